@@ -1,0 +1,30 @@
+# Two entry points on a fresh machine (README "Quick start"):
+#   make demo   create .venv, install dpverify, run the main job and re-verify its output
+#   make test   create .venv, install dpverify with test extras, run the tests and
+#               re-verify every committed certificate
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+OUT    ?= build/certificates
+
+.PHONY: demo test venv clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+venv: $(BIN)/python
+
+demo: venv
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/dpverify reproduce --out $(OUT)
+	$(BIN)/dpverify verify --quiet $(OUT)
+	@echo "all certificates in $(OUT) re-verified independently"
+
+test: venv
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest
+	$(BIN)/dpverify verify --quiet certificates
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .hypothesis

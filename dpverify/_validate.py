@@ -1,0 +1,85 @@
+"""Boundary checks. Each converts a user value to an exact :class:`Fraction`
+(or int) and raises :class:`InvalidParameter` whose message names the
+argument and the allowed range, e.g. ``mu=-1 must be > 0``."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Union
+
+from .ball import parse_exact
+from .errors import InvalidParameter
+
+ExactInput = Union[str, int, Fraction, float]
+
+
+def _show(value: object) -> str:
+    return repr(value) if not isinstance(value, str) else repr(value)
+
+
+def real(name: str, value: ExactInput) -> Fraction:
+    """Any finite real number."""
+    return parse_exact(value, name)
+
+
+def positive(name: str, value: ExactInput) -> Fraction:
+    """A finite real number > 0."""
+    x = parse_exact(value, name)
+    if x <= 0:
+        raise InvalidParameter(name, f"{name}={_show(value)} must be > 0")
+    return x
+
+
+def nonnegative(name: str, value: ExactInput) -> Fraction:
+    """A finite real number >= 0."""
+    x = parse_exact(value, name)
+    if x < 0:
+        raise InvalidParameter(name, f"{name}={_show(value)} must be >= 0")
+    return x
+
+
+def open_unit(name: str, value: ExactInput) -> Fraction:
+    """A probability strictly between 0 and 1."""
+    x = parse_exact(value, name)
+    if not 0 < x < 1:
+        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, 1)")
+    return x
+
+
+def closed_unit(name: str, value: ExactInput) -> Fraction:
+    """A probability in [0, 1]."""
+    x = parse_exact(value, name)
+    if not 0 <= x <= 1:
+        raise InvalidParameter(name, f"{name}={_show(value)} must be in [0, 1]")
+    return x
+
+
+def half_open_unit(name: str, value: ExactInput) -> Fraction:
+    """A probability in (0, 1] (e.g. a sampling rate)."""
+    x = parse_exact(value, name)
+    if not 0 < x <= 1:
+        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, 1]")
+    return x
+
+
+def integer(name: str, value: object, *, lo: int, hi: int) -> int:
+    """An integer in [lo, hi]; strings must be plain decimal integers."""
+    if isinstance(value, bool):
+        raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.lstrip("+-").isdigit() or len(text) > 12:
+            raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+        n = int(text)
+    elif isinstance(value, int):
+        n = value
+    else:
+        raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+    if not lo <= n <= hi:
+        raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+    return n
+
+
+def digits(value: object) -> int:
+    """Requested relative accuracy 10^-digits of an enclosure."""
+    return integer("digits", value, lo=1, hi=300)

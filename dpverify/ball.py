@@ -1,0 +1,449 @@
+"""The numeric core: exact inputs, scoped precision, certified special functions,
+outward-rounded output, certified decisions, precision escalation and root isolation.
+
+Everything here knows nothing about privacy. Balls are python-flint ``arb``
+values: an ``arb`` ``[m +/- r]`` is a proof that the true value lies in
+``[m - r, m + r]``; every function below preserves that invariant.
+
+Rules kept throughout (ARCHITECTURE.md, "Numerics rules"):
+
+* inputs are exact (``Fraction``); a ball is made from them only at the
+  current working precision, and always contains the exact value;
+* a comparison of balls is a proof or it is :class:`~dpverify.errors.Undecided`
+  (``not (x < y)`` is never taken as ``x >= y``: arb answers False when unsure);
+* a result is returned only at the requested accuracy, else
+  :class:`~dpverify.errors.PrecisionExhausted`.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Callable, Iterator, Optional, Union
+
+import flint
+from flint import arb, ctx, fmpq, fmpz
+
+from .errors import InvalidParameter, PrecisionExhausted, Undecided
+
+__all__ = [
+    "Exact",
+    "parse_exact",
+    "exact_str",
+    "working_precision",
+    "bits_for_digits",
+    "ball",
+    "point",
+    "endpoints",
+    "erfc",
+    "normal_cdf",
+    "normal_sf",
+    "normal_logcdf",
+    "normal_pdf",
+    "positive_part",
+    "sign",
+    "is_accurate",
+    "refine",
+    "lower_decimal",
+    "upper_decimal",
+    "isolate_increasing_root",
+    "BACKEND",
+    "DEFAULT_MAX_BITS",
+]
+
+Exact = Union[Fraction, int]
+
+#: Precision cap of every escalation loop unless a caller sets its own (bits).
+DEFAULT_MAX_BITS = 1 << 16
+
+BACKEND = f"python-flint {flint.__version__} arb"
+
+# "0.1", "-3", "1e-5", ".5", "2.5E+3"; fractions "256/60000".
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
+_FRACTION = re.compile(r"([+-]?\d+)/(\d+)")
+# Beyond this a decimal exponent would make Fraction build a gigantic integer
+# (a hang, not an answer). 10^-100000 is far below any meaningful delta.
+_MAX_EXPONENT = 100_000
+_MAX_LENGTH = 2_000
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def parse_exact(value: object, name: str = "value") -> Fraction:
+    """Exact rational value of a user input.
+
+    Accepts decimal strings (``"0.1"`` is exactly 1/10, ``"1e-5"`` exactly
+    1/100000), fractions ``"a/b"``, ints, :class:`Fraction`, and Python floats
+    at their exact binary value (``0.1`` is 0.1000000000000000055...).
+    NaN, infinities, non-numbers and absurd exponents raise
+    :class:`InvalidParameter` naming ``name``.
+    """
+    if isinstance(value, bool):
+        raise InvalidParameter(name, f"{name}={value!r} is not a number")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
+        return Fraction(value)
+    if isinstance(value, (fmpq, fmpz)):
+        return Fraction(str(value))
+    if not isinstance(value, str):
+        raise InvalidParameter(name, f"{name}={value!r} is not a number")
+    text = value.strip()
+    if len(text) > _MAX_LENGTH:
+        raise InvalidParameter(name, f"{name}: a number of {len(text)} characters is too long")
+    m = _DECIMAL.fullmatch(text)
+    if m:
+        if m.group(1) is not None and abs(int(m.group(1))) > _MAX_EXPONENT:
+            raise InvalidParameter(
+                name, f"{name}={value!r}: decimal exponent must be within +-{_MAX_EXPONENT}"
+            )
+        return Fraction(text)
+    m = _FRACTION.fullmatch(text)
+    if m:
+        if int(m.group(2)) == 0:
+            raise InvalidParameter(name, f"{name}={value!r} has a zero denominator")
+        return Fraction(int(m.group(1)), int(m.group(2)))
+    low = text.lower().lstrip("+-")
+    if low in ("inf", "infinity", "nan"):
+        raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
+    raise InvalidParameter(
+        name, f"{name}={value!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)"
+    )
+
+
+def exact_str(x: Fraction) -> str:
+    """Canonical exact text of a rational: a terminating decimal when there is
+    one (``"0.00001"``), else ``"a/b"``."""
+    x = Fraction(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    d = x.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    if d != 1 or max(twos, fives) > 400:
+        return f"{x.numerator}/{x.denominator}"
+    k = max(twos, fives)
+    digits = abs(x.numerator) * 10**k // x.denominator
+    s = str(digits).rjust(k + 1, "0")
+    sign = "-" if x < 0 else ""
+    return f"{sign}{s[:-k]}.{s[-k:]}"
+
+
+# --------------------------------------------------------------------------- precision
+
+
+@contextmanager
+def working_precision(bits: int) -> Iterator[int]:
+    """Scoped arb working precision; restores the previous one on exit."""
+    old = ctx.prec
+    ctx.prec = int(bits)
+    try:
+        yield int(bits)
+    finally:
+        ctx.prec = old
+
+
+def bits_for_digits(digits: int) -> int:
+    """A starting precision for ``digits`` decimal digits, with guard bits."""
+    return int(digits * 3.33) + 40
+
+
+def ball(x: Union[Exact, arb]) -> arb:
+    """Ball containing the exact value ``x`` at the current precision."""
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, int):
+        return arb(x)
+    x = Fraction(x)
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def point(x: arb) -> arb:
+    """The exact midpoint of a ball, as a radius-0 ball (a dyadic number)."""
+    return arb(x.mid())
+
+
+def _exact_bits(x: arb) -> int:
+    """Bits that hold the midpoint of ``x`` exactly, plus room for the radius."""
+    if not x.is_finite() or x.mid().is_zero():
+        return 64
+    return int(x.mid().man_exp()[0].bit_length()) + 64
+
+
+def endpoints(x: arb) -> tuple[arb, arb]:
+    """Exact points lo <= every value of ``x`` <= hi.
+
+    arb's ``lower()``/``upper()`` round (outward) to the *ambient* precision;
+    taken at the default 53 bits they would silently throw away accuracy
+    that a caller paid for, so they are taken at the ball's own precision.
+    """
+    with working_precision(max(ctx.prec, _exact_bits(x))):
+        return x.lower(), x.upper()
+
+
+# --------------------------------------------------------------------------- special functions
+
+
+def erfc(z: arb) -> arb:
+    """Enclosure of erfc(z) for every real ball ``z``.
+
+    arb's own ``erfc`` is accurate at exact points but returns a useless
+    ``[+/- ...]`` for an inexact huge argument (seen at z = 10^6/sqrt(2)).
+    So erfc is evaluated at the exact midpoint m and the radius r is
+    propagated by the mean value theorem:
+    |erfc(t) - erfc(m)| <= r * sup_{|t-m|<=r} (2/sqrt(pi)) e^{-t^2}
+    = r (2/sqrt(pi)) e^{-d^2}, with d = min |t| over the ball.
+    """
+    if not z.is_finite():
+        raise Undecided("erfc of a non-finite ball")
+    r = z.rad()
+    m = point(z)
+    value = m.erfc()
+    if r == 0:
+        return value
+    d = z.abs_lower()
+    slope = 2 / arb.pi().sqrt() * (-(d * d)).exp()
+    err = (arb(r) * slope).upper()
+    return value + arb(0, err)
+
+
+def normal_sf(x: arb) -> arb:
+    """Enclosure of 1 - Phi(x) = erfc(x / sqrt 2) / 2, any real x."""
+    return erfc(x / arb(2).sqrt()) / 2
+
+
+def normal_cdf(x: arb) -> arb:
+    """Enclosure of Phi(x) = erfc(-x / sqrt 2) / 2, any real x (|x| <= 1e6
+    tested; arb's exponent range is unbounded, so tiny values are kept)."""
+    return erfc(-x / arb(2).sqrt()) / 2
+
+
+def normal_logcdf(x: arb) -> arb:
+    """Enclosure of log Phi(x). For x > 0, log1p(-Phi(-x)) avoids rounding
+    Phi(x) to 1; for x <= 0 Phi(x) is small and its log is direct."""
+    if x > 0:
+        return (-normal_cdf(-x)).log1p()
+    return normal_cdf(x).log()
+
+
+def normal_pdf(x: arb) -> arb:
+    """Enclosure of phi(x) = e^{-x^2/2} / sqrt(2 pi)."""
+    return (-(x * x) / 2).exp() / (2 * arb.pi()).sqrt()
+
+
+def positive_part(x: arb) -> arb:
+    """Enclosure of max(x, 0) for every x in the ball."""
+    return x.nonnegative_part()
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+def sign(x: arb) -> int:
+    """Certified sign of the value enclosed by ``x`` (-1, 0 only for an exact
+    zero, +1); raises :class:`Undecided` when the ball straddles zero."""
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    if x.is_zero():
+        return 0
+    raise Undecided(f"sign of {x.str(5)} is not decided at {ctx.prec} bits")
+
+
+def is_accurate(x: arb, digits: int) -> bool:
+    """True when the ball's width is certainly <= 10^-digits times the smallest
+    absolute value it contains (relative width, both endpoints counted)."""
+    if not x.is_finite():
+        return False
+    if x.is_exact():
+        return True
+    lower = x.abs_lower()
+    if lower == 0:
+        return False
+    return bool(2 * arb(x.rad()) <= lower * arb(10) ** (-digits))
+
+
+def refine(
+    compute: Callable[[], arb],
+    *,
+    digits: int,
+    start_bits: Optional[int] = None,
+    max_bits: int = DEFAULT_MAX_BITS,
+    what: str = "the value",
+) -> tuple[arb, int]:
+    """Run ``compute`` at rising precision until its ball has relative width
+    <= 10^-digits; return the ball and the precision used.
+
+    Raises :class:`PrecisionExhausted` past ``max_bits`` and says how close it
+    got, instead of returning an answer that misses the requested accuracy.
+    """
+    bits = start_bits or bits_for_digits(digits)
+    last: Optional[arb] = None
+    while True:
+        with working_precision(bits):
+            try:
+                x = compute()
+            except Undecided:
+                x = None
+            if x is not None:
+                last = x
+                if is_accurate(x, digits):
+                    return x, bits
+        if bits >= max_bits:
+            reached = "nothing" if last is None else last.str(5, radius=True)
+            raise PrecisionExhausted(
+                f"could not enclose {what} to relative width 1e-{digits} within "
+                f"{max_bits} bits of precision (best enclosure: {reached})"
+            )
+        bits = min(2 * bits, max_bits)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
+    """Decimal number with ``digits`` significant digits that is <= every value
+    of the ball (upward=False) or >= every value (upward=True)."""
+    if not x.is_finite():
+        raise Undecided("cannot print a non-finite ball as a bound")
+    lo, hi = endpoints(x)
+    end = hi if upward else lo  # exact arb point
+    if end.is_zero():
+        return "0"
+    negative = bool(end < 0)
+    # Rounding |end| toward zero or away from it depends on side and sign.
+    away = upward != negative
+    with working_precision(_exact_bits(end)):
+        mag = -end if negative else end  # exact: the precision holds end's mantissa
+        # a decimal exponent off by one merely prints one digit more or fewer
+        with working_precision(64 + 4 * len(str(mag.man_exp()[1]))):
+            e = int((mag.log() / arb(10).log()).lower().floor().unique_fmpz())
+        k = digits - 1 - e
+        with working_precision(int(digits * 3.33) + 64 + 4 * len(str(abs(k)))):
+            scaled = mag * arb(10) ** k
+            if away:
+                n = int(scaled.upper().ceil().unique_fmpz())
+            else:
+                n = int(scaled.lower().floor().unique_fmpz())
+    s = str(n)
+    exp10 = -k + len(s) - 1
+    if -5 <= exp10 <= 6:
+        text = exact_str(Fraction(n) * Fraction(10) ** (-k))
+    else:
+        frac = s[1:].rstrip("0")
+        text = f"{s[0]}.{frac}e{exp10}" if frac else f"{s[0]}e{exp10}"
+    return ("-" if negative else "") + text
+
+
+def lower_decimal(x: arb, digits: int = 17) -> str:
+    """A decimal string <= every value in the ball (rounded toward -inf)."""
+    return _decimal_bound(x, digits, upward=False)
+
+
+def upper_decimal(x: arb, digits: int = 17) -> str:
+    """A decimal string >= every value in the ball (rounded toward +inf)."""
+    return _decimal_bound(x, digits, upward=True)
+
+
+# --------------------------------------------------------------------------- roots
+
+
+def isolate_increasing_root(
+    f: Callable[[arb], arb],
+    lo: arb,
+    hi: arb,
+    *,
+    digits: int,
+    start_bits: Optional[int] = None,
+    max_bits: int = DEFAULT_MAX_BITS,
+    what: str = "the root",
+) -> tuple[arb, arb, int]:
+    """Certified bracket [a, b] of the unique root of a strictly increasing f,
+    and the highest precision (bits) the isolation needed.
+
+    ``lo < hi`` are exact points with f(lo) < 0 < f(hi) (checked here, with a
+    proof); f maps an exact point to a ball at the current precision. Every
+    bracket update rests on a certified sign, so the root, which is unique by
+    the caller's monotonicity proof, stays in [a, b]. Proposals come from
+    Illinois regula falsi on the ball midpoints (fast, uncertified: only the
+    *choice* of point), safeguarded by bisection (geometric when the bracket
+    is positive and spans more than a factor 4). Stops when
+    b - a <= 10^-digits * min(|a|, |b|) for a bracket of one sign, or
+    b - a <= 10^-digits when it contains zero.
+    """
+    bits = start_bits or bits_for_digits(digits)
+
+    def signed(x: arb) -> tuple[int, arb]:
+        nonlocal bits
+        while True:
+            with working_precision(bits):
+                v = f(x)
+                try:
+                    return sign(v), v
+                except Undecided:
+                    if bits >= max_bits:
+                        raise PrecisionExhausted(
+                            f"could not decide the sign of the equation for {what} at "
+                            f"{x.str(20)} within {max_bits} bits"
+                        ) from None
+            bits = min(2 * bits, max_bits)
+
+    s_lo, f_lo = signed(lo)
+    s_hi, f_hi = signed(hi)
+    if s_lo >= 0 or s_hi <= 0:
+        raise ValueError(f"not a bracket for {what}: f(lo) sign {s_lo}, f(hi) sign {s_hi}")
+    a, b = lo, hi
+    fa, fb = f_lo.mid(), f_hi.mid()
+    side = 0
+    tol = arb(10) ** (-digits)
+    stalls = 0
+    for _ in range(100_000):
+        with working_precision(max(bits, 128)):
+            same_sign = a > 0 or b < 0
+            scale = min(a.abs_lower(), b.abs_lower()) if same_sign else arb(1)
+            if b - a <= tol * scale:
+                return a, b, bits
+            width = b - a
+            denom = arb(fb) - arb(fa)
+            if stalls >= 2 or not denom > 0:
+                if a > 0 and b > 4 * a:
+                    x = point((a * b).sqrt())
+                else:
+                    x = point((a + b) / 2)
+                stalls = 0
+            else:
+                x = point(a - arb(fa) * width / denom)
+                # keep the probe strictly inside, away from the ends by a hair
+                # so that both ends can move (Illinois halving does the rest)
+                margin = width * arb(2) ** -60
+                if not (x > a + margin and x < b - margin):
+                    x = point((a + b) / 2)
+        s, v = signed(x)
+        if s == 0:
+            return x, x, bits
+        old_width = b - a
+        if s < 0:
+            a, fa = x, v.mid()
+            if side == -1:
+                fb = fb / 2
+            side = -1
+        else:
+            b, fb = x, v.mid()
+            if side == 1:
+                fa = fa / 2
+            side = 1
+        with working_precision(max(bits, 128)):
+            stalls = stalls + 1 if (b - a) > old_width / 2 else 0
+    raise PrecisionExhausted(f"root isolation for {what} did not converge")

@@ -1,0 +1,61 @@
+"""Turn results into certificates: one builder for quantities, one for claims."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..theorems.registry import Claim
+from ..verdict import Enclosure, Verdict
+from .writer import make_certificate
+
+__all__ = ["quantity_certificate", "claim_certificate"]
+
+
+def quantity_certificate(
+    *,
+    quantity: str,
+    statement: str,
+    source: str,
+    inputs: Mapping[str, Any],
+    enclosure: Enclosure,
+    algorithm: str,
+    extra_result: "Mapping[str, Any] | None" = None,
+) -> dict[str, Any]:
+    result: dict[str, Any] = {"enclosure": enclosure.to_json()}
+    if extra_result:
+        result.update(extra_result)
+    return make_certificate(
+        claim={"quantity": quantity, "statement": statement, "source": source},
+        inputs=inputs,
+        result=result,
+        precision_bits=enclosure.precision_bits,
+        algorithm=algorithm,
+    )
+
+
+def claim_certificate(claim: Claim, enclosure: Enclosure, verdict: Verdict) -> dict[str, Any]:
+    """Certificate of one registry claim: the certified value and the verdict
+    on the printed number."""
+    body: dict[str, Any] = {
+        "id": claim.id,
+        "quantity": claim.quantity,
+        "statement": claim.statement,
+        "source": claim.source,
+        "printed": claim.printed,
+        "relation": dict(claim.relation),
+    }
+    if claim.domain:
+        body["domain"] = claim.domain
+    if claim.note:
+        body["note"] = claim.note
+    return make_certificate(
+        claim=body,
+        inputs=dict(claim.inputs),
+        result={
+            "enclosure": enclosure.to_json(),
+            "verdict": verdict.outcome.value,
+            "reason": verdict.reason,
+        },
+        precision_bits=enclosure.precision_bits,
+        algorithm=f"registry claim {claim.id}",
+    )

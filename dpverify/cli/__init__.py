@@ -1,0 +1,51 @@
+"""Command-line interface: ``dpverify <group> <command> [--options]``.
+
+Exit codes: 0 success / claim holds; 1 claim fails or certificate rejected;
+2 bad input or usage (message names the option and the allowed range);
+3 undecided (including "the requested accuracy could not be certified").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence
+
+from .._version import __version__
+from ..errors import DpverifyError, InvalidParameter, PrecisionExhausted, Undecided
+from . import gdp, reproduce, verify
+from ._common import option_name
+
+_GROUPS = (gdp, reproduce, verify)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dpverify",
+        description="Certified differential-privacy accounting: every number is a proven "
+        "enclosure, every verdict holds / fails / undecided.",
+    )
+    parser.add_argument("--version", action="version", version=f"dpverify {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for group in _GROUPS:
+        group.add_parser(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # argparse exits 2 on usage errors
+    try:
+        return int(args.func(args))
+    except InvalidParameter as exc:
+        print(f"dpverify: error: {option_name(exc.name)}: {exc.message}", file=sys.stderr)
+        return 2
+    except (PrecisionExhausted, Undecided) as exc:
+        print(f"dpverify: undecided: {exc}", file=sys.stderr)
+        return 3
+    except DpverifyError as exc:
+        print(f"dpverify: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dpverify: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,64 @@
+"""`dpverify reproduce`: re-derive every registered paper claim."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..certificate import claim_certificate, write
+from ..theorems import check, claims
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser(
+        "reproduce",
+        help="re-derive the papers' claims and write their certificates",
+        description="Run every registered claim, print id / source / printed / certified / "
+        "verdict, and write one certificate per claim. Exit 0 when it ran, whatever "
+        "the verdicts: a claim that fails is a finding about the paper.",
+    )
+    p.add_argument("--out", metavar="DIR", help="write one certificate per claim into DIR")
+    p.add_argument("--only", nargs="+", metavar="ID", help="run only these claim ids")
+    p.add_argument("--json", action="store_true", help="print the JSON array of certificates")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    selected = claims()
+    if args.only:
+        known = {c.id for c in selected}
+        unknown = [i for i in args.only if i not in known]
+        if unknown:
+            print(
+                f"dpverify: error: --only: unknown claim id(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known))}",
+                file=sys.stderr,
+            )
+            return 2
+        selected = [c for c in selected if c.id in set(args.only)]
+    certs = []
+    rows = []
+    for claim in selected:
+        enclosure, verdict = check(claim)
+        cert = claim_certificate(claim, enclosure, verdict)
+        certs.append(cert)
+        rows.append((claim.id, claim.source, claim.printed, enclosure.short(6), verdict.outcome.value))
+        if args.out:
+            write(cert, Path(args.out) / f"{claim.id}.json")
+    if args.json:
+        sys.stdout.write(json.dumps(certs, indent=2, ensure_ascii=False) + "\n")
+    else:
+        _table(rows)
+    return 0
+
+
+def _table(rows: list[tuple[str, ...]]) -> None:
+    header = ("id", "source", "printed", "certified", "verdict")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    counts = {v: sum(1 for r in rows if r[4] == v) for v in ("holds", "fails", "undecided")}
+    print(f"{len(rows)} claims: {counts['holds']} hold, {counts['fails']} fail, "
+          f"{counts['undecided']} undecided")

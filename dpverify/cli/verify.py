@@ -1,0 +1,48 @@
+"""`dpverify verify FILE...`: independent re-check of certificates."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..certificate import verify_file
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser(
+        "verify",
+        help="re-check certificates by an independent route",
+        description="Re-derive each certificate's result with a second implementation "
+        "(mpmath, different precision) and check its digest. Exit 0 when every file is "
+        "confirmed, 1 when any is rejected (false number, wrong verdict, bad digest), "
+        "2 when any is malformed. A directory stands for the *.json files in it.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only rejections")
+    p.set_defaults(func=_run)
+
+
+def _expand(names: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for name in names:
+        path = Path(name)
+        out.extend(sorted(path.glob("*.json")) if path.is_dir() else [path])
+    return out
+
+
+def _run(args: argparse.Namespace) -> int:
+    worst = 0
+    files = _expand(args.files)
+    if not files:
+        print("dpverify: error: no certificate files given", file=sys.stderr)
+        return 2
+    for path in files:
+        code, message = verify_file(path)
+        if code == 2:
+            worst = 2
+        elif code == 1 and worst == 0:
+            worst = 1
+        if code or not args.quiet:
+            print(message, file=sys.stderr if code else sys.stdout)
+    return worst

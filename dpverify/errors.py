@@ -1,0 +1,45 @@
+"""One exception root for everything dpverify raises on purpose.
+
+Every error a user can provoke is a :class:`DpverifyError`; the CLI maps
+:class:`InvalidParameter` to exit code 2 and never shows a traceback for it.
+"""
+
+from __future__ import annotations
+
+
+class DpverifyError(Exception):
+    """Root of all dpverify errors."""
+
+
+class InvalidParameter(DpverifyError, ValueError):
+    """An input is outside the domain where the requested quantity is defined.
+
+    ``name`` is the argument (``"mu"``, ``"delta"``); the CLI turns it into the
+    option (``--mu``). The message states the value and the allowed range.
+    """
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+        self.message = message
+
+
+class PrecisionExhausted(DpverifyError):
+    """The requested accuracy could not be certified within the precision cap.
+
+    Raised instead of returning a wider-than-requested enclosure, so that a
+    caller never receives an answer that silently misses its accuracy target.
+    """
+
+
+class Undecided(DpverifyError):
+    """A certified predicate (sign, comparison) could not be decided at the
+    current precision: the ball straddles the threshold."""
+
+
+class CertificateRejected(DpverifyError):
+    """A certificate failed re-verification (digest, numbers or verdict)."""
+
+
+class MalformedCertificate(DpverifyError):
+    """A file is not a dpverify certificate of a known kind (exit code 2)."""

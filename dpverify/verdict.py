@@ -1,0 +1,137 @@
+"""Value types of every result: :class:`Enclosure` (a proven interval) and
+:class:`Verdict` (holds / fails / undecided, never wrong)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping, Optional, Union
+
+from flint import arb
+
+from . import ball as B
+from .ball import endpoints, lower_decimal, upper_decimal, working_precision
+
+__all__ = ["Enclosure", "Outcome", "Verdict"]
+
+
+@dataclass(frozen=True, eq=False)
+class Enclosure:
+    """A closed interval [lo, hi] proven to contain a true value.
+
+    ``lo`` and ``hi`` are exact arb points (radius 0); ``hi`` may be +inf
+    (for instance "no finite eps meets this delta budget"). ``digits`` is the
+    relative accuracy that was requested; decimal output uses a few more
+    significant digits so that outward rounding does not eat the accuracy.
+    ``precision_bits`` records the working precision that produced it.
+    """
+
+    lo: arb
+    hi: arb
+    digits: int = 15
+    precision_bits: int = 0
+
+    def __post_init__(self) -> None:
+        if not (self.lo.is_exact() and self.hi.is_exact()):
+            raise ValueError("Enclosure endpoints must be exact points")
+        if self.lo > self.hi:
+            raise ValueError("Enclosure with lo > hi")
+
+    @classmethod
+    def from_ball(cls, x: arb, digits: int = 15, precision_bits: int = 0) -> "Enclosure":
+        """The interval [mid - rad, mid + rad] of a ball."""
+        lo, hi = endpoints(x)
+        return cls(lo, hi, digits, precision_bits)
+
+    @classmethod
+    def from_bounds(
+        cls, lo: arb, hi: arb, digits: int = 15, precision_bits: int = 0
+    ) -> "Enclosure":
+        """[lower end of ``lo``, upper end of ``hi``] for balls lo, hi."""
+        return cls(endpoints(lo)[0], endpoints(hi)[1], digits, precision_bits)
+
+    @property
+    def is_infinite(self) -> bool:
+        return not self.hi.is_finite() or not self.lo.is_finite()
+
+    def as_ball(self) -> arb:
+        """The smallest ball containing [lo, hi] (at the current precision,
+        rounded outward by arb)."""
+        return self.lo.union(self.hi)
+
+    def width(self) -> arb:
+        with working_precision(max(128, int(self.digits * 3.4) + 64)):
+            return self.hi - self.lo
+
+    def rel_width(self) -> arb:
+        """(hi - lo) / min(|lo|, |hi|) for an interval of one sign."""
+        with working_precision(max(128, int(self.digits * 3.4) + 64)):
+            scale = self.as_ball().abs_lower()
+            return (self.hi - self.lo) / scale
+
+    def contains(self, x: Union[Fraction, int, arb]) -> bool:
+        """True when the exact value (or whole ball) x lies in [lo, hi]."""
+        with working_precision(max(128, int(self.digits * 3.4) + 64)):
+            v = B.ball(x)
+            return bool(v >= self.lo) and bool(v <= self.hi)
+
+    def print_digits(self) -> int:
+        return max(17, self.digits + 3)
+
+    def lo_str(self) -> str:
+        return lower_decimal(self.lo, self.print_digits()) if self.lo.is_finite() else "-inf"
+
+    def hi_str(self) -> str:
+        return upper_decimal(self.hi, self.print_digits()) if self.hi.is_finite() else "inf"
+
+    def to_json(self) -> dict[str, str]:
+        """Outward-rounded decimal endpoints: lo rounded down, hi rounded up."""
+        return {"lo": self.lo_str(), "hi": self.hi_str()}
+
+    def short(self, sig: int = 6) -> str:
+        """Human-readable ``[lo, hi]`` with ``sig`` digits, still outward."""
+        lo = lower_decimal(self.lo, sig) if self.lo.is_finite() else "-inf"
+        hi = upper_decimal(self.hi, sig) if self.hi.is_finite() else "inf"
+        return f"[{lo}, {hi}]"
+
+    def __repr__(self) -> str:
+        return f"Enclosure{self.short(17)}"
+
+
+class Outcome(str, enum.Enum):
+    """Three-valued answer of a check."""
+
+    HOLDS = "holds"
+    FAILS = "fails"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True, eq=False)
+class Verdict:
+    """The answer to a check, with the enclosures that decided it.
+
+    HOLDS only if the claim holds for every value in the enclosures, FAILS only
+    if it fails for every value; anything else is UNDECIDED.
+    """
+
+    outcome: Outcome
+    reason: str = ""
+    enclosures: Mapping[str, Enclosure] = field(default_factory=dict)
+    details: Optional[Mapping[str, Any]] = None
+
+    @property
+    def holds(self) -> bool:
+        return self.outcome is Outcome.HOLDS
+
+    @property
+    def fails(self) -> bool:
+        return self.outcome is Outcome.FAILS
+
+    @property
+    def undecided(self) -> bool:
+        return self.outcome is Outcome.UNDECIDED
+
+    def exit_code(self) -> int:
+        """CLI convention: 0 holds, 1 fails, 3 undecided."""
+        return {Outcome.HOLDS: 0, Outcome.FAILS: 1, Outcome.UNDECIDED: 3}[self.outcome]

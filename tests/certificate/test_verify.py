@@ -1,0 +1,131 @@
+"""Certificates: digest, independent re-verification, tamper rejection."""
+
+import copy
+import json
+
+import pytest
+
+from dpverify.certificate import compute_digest, verify_certificate, verify_file, write
+from dpverify.cli import main
+from dpverify.errors import CertificateRejected, MalformedCertificate
+
+
+def _cert(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _reseal(cert):
+    """A forger recomputes the digest: it must not help."""
+    cert["digest"] = compute_digest(cert)
+    return cert
+
+
+@pytest.fixture
+def delta_cert(capsys):
+    return _cert(capsys, "gdp", "delta", "--mu", "6", "--eps", "100")
+
+
+@pytest.fixture
+def mu_cert(capsys):
+    return _cert(capsys, "gdp", "mu", "--eps", "1", "--delta", "1e-5")
+
+
+def test_digest_is_sha256_of_canonical_json(delta_cert):
+    import hashlib
+
+    body = {k: v for k, v in delta_cert.items() if k != "digest"}
+    raw = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    assert delta_cert["digest"] == hashlib.sha256(raw).hexdigest()
+
+
+def test_genuine_certificates_verify(delta_cert, mu_cert):
+    assert "confirmed" in verify_certificate(delta_cert)
+    assert "confirmed" in verify_certificate(mu_cert)
+
+
+@pytest.mark.parametrize("which", ["lo", "hi"])
+def test_false_delta_with_consistent_digest_is_rejected(delta_cert, which):
+    forged = copy.deepcopy(delta_cert)
+    # move the enclosure off the truth (2.434e-43) while keeping its width
+    forged["result"]["enclosure"] = {"lo": "2.5e-43", "hi": "2.5000000000000001e-43"}
+    with pytest.raises(CertificateRejected, match="outside"):
+        verify_certificate(_reseal(forged))
+
+
+def test_false_mu_with_consistent_digest_is_rejected(mu_cert):
+    forged = copy.deepcopy(mu_cert)
+    forged["result"]["enclosure"] = {"lo": "0.2680511232112943", "hi": "0.2680511232112944"}
+    with pytest.raises(CertificateRejected, match="bracket"):
+        verify_certificate(_reseal(forged))
+
+
+def test_changed_input_is_rejected(delta_cert):
+    forged = copy.deepcopy(delta_cert)
+    forged["inputs"]["eps"] = "101"
+    with pytest.raises(CertificateRejected):
+        verify_certificate(_reseal(forged))
+
+
+def test_widened_enclosure_breaks_its_accuracy_promise(delta_cert):
+    forged = copy.deepcopy(delta_cert)
+    forged["result"]["enclosure"] = {"lo": "1e-43", "hi": "1e-42"}
+    with pytest.raises(CertificateRejected, match="wider"):
+        verify_certificate(_reseal(forged))
+
+
+def test_stale_digest_is_rejected(delta_cert):
+    forged = copy.deepcopy(delta_cert)
+    forged["claim"]["source"] = "somewhere else"
+    with pytest.raises(CertificateRejected, match="digest"):
+        verify_certificate(forged)
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda c: c.pop("result"),
+        lambda c: c.update(format="other/1"),
+        lambda c: c["claim"].update(quantity="no.such.quantity"),
+        lambda c: c["result"]["enclosure"].update(lo="abc"),
+        lambda c: c["inputs"].update(mu="pi"),
+    ],
+)
+def test_malformed(delta_cert, mutate):
+    bad = copy.deepcopy(delta_cert)
+    mutate(bad)
+    with pytest.raises((MalformedCertificate, CertificateRejected)) as info:
+        verify_certificate(_reseal(bad))
+    assert info.type is MalformedCertificate
+
+
+def test_verify_file_exit_codes(tmp_path, delta_cert):
+    good = write(delta_cert, tmp_path / "good.json")
+    bad = copy.deepcopy(delta_cert)
+    bad["result"]["enclosure"]["lo"] = "2.5e-43"
+    bad["result"]["enclosure"]["hi"] = "2.6e-43"
+    forged = write(_reseal(bad), tmp_path / "forged.json")
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    assert verify_file(good)[0] == 0
+    assert verify_file(forged)[0] == 1
+    assert verify_file(junk)[0] == 2
+    assert verify_file(tmp_path / "missing.json")[0] == 2
+    assert main(["verify", str(good)]) == 0
+    assert main(["verify", str(good), str(forged)]) == 1
+    assert main(["verify", str(good), str(junk)]) == 2
+
+
+def test_claim_verdict_tamper(tmp_path, capsys):
+    assert main(["reproduce", "--only", "gdpt-sec4.2-delta6-200", "--out", str(tmp_path)]) == 0
+    cert = json.loads((tmp_path / "gdpt-sec4.2-delta6-200.json").read_text())
+    assert cert["result"]["verdict"] == "holds"
+    assert "confirmed" in verify_certificate(cert)
+    flipped = copy.deepcopy(cert)
+    flipped["result"]["verdict"] = "fails"
+    with pytest.raises(CertificateRejected, match="verdict"):
+        verify_certificate(_reseal(flipped))
+    moved = copy.deepcopy(cert)
+    moved["claim"]["relation"]["bound"] = "1e-203"  # now the claim would fail
+    with pytest.raises(CertificateRejected, match="verdict"):
+        verify_certificate(_reseal(moved))

@@ -1,0 +1,23 @@
+"""Hypothesis profiles (HYPOTHESIS_PROFILE=dev|ci|thorough) and a precision reset."""
+
+import os
+
+import pytest
+from flint import ctx
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("dev", max_examples=20, deadline=None)
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _reset_precision():
+    """A test that leaks a changed arb precision must not affect the next one."""
+    old = ctx.prec
+    yield
+    assert ctx.prec == old, "arb working precision leaked out of a computation"
+    ctx.prec = old
