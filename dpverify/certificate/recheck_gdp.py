@@ -55,6 +55,8 @@ def stable_value(f: Any, digits: int) -> Recheck:
         v1 = f(dps)
         v2 = f(dps + 20 + dps // 2)
         with mpmath.workdps(dps + 20 + dps // 2):
+            if v1 == 0 and v2 == 0:  # an exact zero (e.g. a profile beyond its support)
+                return Recheck(value=mpf(0), err=mpf(0), dps=dps + 20)
             diff = abs(v1 - v2)
             if v2 != 0 and diff <= abs(v2) * mpf(10) ** (-(digits + 10)):
                 return Recheck(value=v2, err=10 * diff + abs(v2) * mpf(10) ** (-dps), dps=dps + 20)

@@ -59,8 +59,16 @@ def register(quantity: str) -> Callable[[Rechecker], Rechecker]:
 
 
 def _load_recheckers() -> None:
-    # imported for their registrations; kept here so that verify works alone
-    from . import recheck_gdp  # noqa: F401
+    """Import every ``recheck_*`` module of this package (each registers its
+    quantities); a new area adds a module, not a line here."""
+    import importlib
+    import pkgutil
+
+    from .. import certificate
+
+    for info in pkgutil.iter_modules(certificate.__path__):
+        if info.name.startswith("recheck_"):
+            importlib.import_module(f"{certificate.__name__}.{info.name}")
 
 
 def _require(mapping: Any, key: str, where: str) -> Any:

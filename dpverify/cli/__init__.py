@@ -13,10 +13,23 @@ from typing import Optional, Sequence
 
 from .._version import __version__
 from ..errors import DpverifyError, InvalidParameter, PrecisionExhausted, Undecided
-from . import gdp, reproduce, verify
 from ._common import option_name
 
-_GROUPS = (gdp, reproduce, verify)
+
+def _groups() -> list:
+    """Every command-group module of this package (one module per group; a
+    module with ``add_parser`` is a group), ordered by its ``ORDER``."""
+    import importlib
+    import pkgutil
+
+    from .. import cli
+
+    mods = [
+        importlib.import_module(f"{cli.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(cli.__path__)
+        if not info.name.startswith("_")
+    ]
+    return sorted((m for m in mods if hasattr(m, "add_parser")), key=lambda m: getattr(m, "ORDER", 50))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dpverify {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in _GROUPS:
+    for group in _groups():
         group.add_parser(sub)
     return parser
 

@@ -9,6 +9,8 @@ from ..certificate import quantity_certificate
 from ..gdp import delta_mu, mu_gdp
 from ._common import add_digits_option, add_output_options, emit
 
+ORDER = 10
+
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("gdp", help="Gaussian differential privacy", description="Gaussian DP.")

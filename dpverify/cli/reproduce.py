@@ -10,6 +10,8 @@ from pathlib import Path
 from ..certificate import claim_certificate, write
 from ..theorems import check, claims
 
+ORDER = 90
+
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser(

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..certificate import verify_file
 
+ORDER = 95
+
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser(

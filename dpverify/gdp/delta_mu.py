@@ -18,35 +18,11 @@ from flint import arb
 
 from .. import _validate as V
 from .._validate import ExactInput
-from ..ball import ball, normal_cdf, normal_pdf, refine
+from ..ball import ball, refine
+from ..mechanisms.gaussian import ddelta_deps_ball, ddelta_dmu_ball, delta_mu_ball
 from ..verdict import Enclosure
 
 __all__ = ["delta_mu", "delta_mu_ball", "ddelta_dmu_ball", "ddelta_deps_ball"]
-
-
-def delta_mu_ball(mu: arb, eps: arb) -> arb:
-    """Ball enclosure of delta_mu(eps) at the current precision, for balls
-    mu > 0 and eps (GDPT eq. 2). No accuracy guarantee: callers refine."""
-    a = -eps / mu + mu / 2
-    b = -eps / mu - mu / 2
-    return normal_cdf(a) - eps.exp() * normal_cdf(b)
-
-
-def ddelta_dmu_ball(mu: arb, eps: arb) -> arb:
-    """d delta_mu(eps) / d mu = phi(-eps/mu + mu/2) > 0 (GDPT App A.5).
-
-    Derivation: with a = -eps/mu + mu/2 and b = a - mu, b^2 - a^2 = 2 eps, so
-    e^eps phi(b) = phi(a); the derivative phi(a)(eps/mu^2 + 1/2) -
-    e^eps phi(b)(eps/mu^2 - 1/2) collapses to phi(a). Strict positivity is the
-    uniqueness proof used by :func:`dpverify.gdp.mu_gdp`.
-    """
-    return normal_pdf(-eps / mu + mu / 2)
-
-
-def ddelta_deps_ball(mu: arb, eps: arb) -> arb:
-    """d delta_mu(eps) / d eps = -e^eps Phi(-eps/mu - mu/2) < 0 (the phi terms
-    cancel by the same identity as in :func:`ddelta_dmu_ball`)."""
-    return -eps.exp() * normal_cdf(-eps / mu - mu / 2)
 
 
 def delta_mu(mu: ExactInput, eps: ExactInput, digits: int = 15) -> Enclosure:

@@ -53,8 +53,16 @@ def register(claim: Claim) -> Claim:
 
 
 def claims() -> list[Claim]:
-    """Every registered claim, in registration order (loads the claim modules)."""
-    from . import gdp_claims  # noqa: F401  (registers on import)
+    """Every registered claim (loads every ``*_claims`` module of this package,
+    in name order; each registers its claims on import)."""
+    import importlib
+    import pkgutil
+
+    from .. import theorems
+
+    for info in sorted(pkgutil.iter_modules(theorems.__path__), key=lambda i: i.name):
+        if info.name.endswith("_claims"):
+            importlib.import_module(f"{theorems.__name__}.{info.name}")
 
     return list(_REGISTRY.values())
 

@@ -1,0 +1,114 @@
+"""What every mechanism provides: a privacy profile delta(eps) for all real eps.
+
+A *privacy profile* of a pair (P, Q) is the hockey-stick divergence
+delta_{P|Q}(eps) = sup_S P(S) - e^eps Q(S) = E_Q[(dP/dQ - e^eps)_+]
+(GDPT Sec 2; LT eq. 3). A :class:`Profile` encloses it for a ball ``eps`` at
+the current working precision; :func:`profile_delta` refines that to a
+requested relative width.
+
+Mechanism modules register a builder under the CLI name
+(``register_profile("laplace", builder)``); a builder takes the mechanism's
+exact option strings and returns a Profile. :func:`build_profile` looks the
+name up, loading every module of this package first.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+
+from flint import arb
+
+from ..ball import ball, refine
+from ..errors import InvalidParameter
+from ..verdict import Enclosure
+
+__all__ = [
+    "Profile",
+    "MechanismSpec",
+    "register_profile",
+    "build_profile",
+    "profile_names",
+    "profile_delta",
+]
+
+
+@runtime_checkable
+class Profile(Protocol):
+    """A privacy profile, evaluable in ball arithmetic.
+
+    ``delta(eps)`` must return a ball containing delta(e) for every e in the
+    ball ``eps`` (any real eps), at the current working precision; it may be
+    wide at low precision, never wrong. ``params`` are the exact input strings
+    (recorded in certificates); ``name`` is the CLI mechanism name.
+    """
+
+    name: str
+
+    def delta(self, eps: arb) -> arb: ...
+
+    def params(self) -> Mapping[str, str]: ...
+
+
+@dataclass(frozen=True)
+class MechanismSpec:
+    """A mechanism as the user named it: ``--mechanism NAME`` plus options."""
+
+    name: str
+    options: Mapping[str, str]
+
+
+Builder = Callable[[Mapping[str, str]], Any]
+_BUILDERS: dict[str, Builder] = {}
+
+
+def register_profile(name: str) -> Callable[[Builder], Builder]:
+    """Decorator: register a profile builder under the CLI mechanism name."""
+
+    def deco(fn: Builder) -> Builder:
+        if name in _BUILDERS:
+            raise ValueError(f"mechanism {name!r} registered twice")
+        _BUILDERS[name] = fn
+        return fn
+
+    return deco
+
+
+def _load_all() -> None:
+    from .. import mechanisms
+
+    for info in pkgutil.iter_modules(mechanisms.__path__):
+        importlib.import_module(f"{mechanisms.__name__}.{info.name}")
+
+
+def profile_names() -> list[str]:
+    _load_all()
+    return sorted(_BUILDERS)
+
+
+def build_profile(spec: MechanismSpec) -> Profile:
+    """The profile of a named mechanism; InvalidParameter for unknown names
+    and for options out of range (named by the builder)."""
+    _load_all()
+    if spec.name not in _BUILDERS:
+        raise InvalidParameter(
+            "mechanism",
+            f"mechanism={spec.name!r} has no privacy profile here; known: {', '.join(sorted(_BUILDERS))}",
+        )
+    return _BUILDERS[spec.name](spec.options)
+
+
+def profile_delta(profile: Profile, eps: Any, digits: int = 15) -> Enclosure:
+    """Enclosure of the profile at exact ``eps`` with relative width <= 10^-digits.
+
+    A profile that is exactly 0 at eps (finite support, eps beyond it) comes
+    back as the exact point 0.
+    """
+    from ..ball import parse_exact
+
+    e = parse_exact(eps, "eps")
+    x, bits = refine(lambda: profile.delta(ball(e)), digits=digits + 1,
+                     what=f"delta(eps) of {profile.name} at eps={e}")
+    return Enclosure.from_ball(x, digits, bits)
