@@ -43,3 +43,13 @@ def test_registry_ids_unique_and_sourced():
     assert len({c.id for c in cs}) == len(cs) >= 2
     for c in cs:
         assert c.source and c.statement and c.printed
+
+
+def test_every_claim_has_a_committed_certificate():
+    # certificates/ is the curated claim set: regenerate with
+    # `dpverify reproduce --out certificates` when claims are added
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "certificates"
+    committed = {p.stem for p in root.glob("*.json")}
+    assert committed == {c.id for c in claims()}

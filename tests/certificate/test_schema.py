@@ -1,0 +1,56 @@
+"""Every certificate kind validates against the committed JSON Schema."""
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from dpverify.cli import main
+
+jsonschema = pytest.importorskip("jsonschema")
+
+SCHEMA = json.loads(resources.files("dpverify.certificate").joinpath("schema.json").read_text())
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _validate(cert):
+    jsonschema.Draft202012Validator(SCHEMA).validate(cert)
+
+
+def test_schema_is_valid():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["gdp", "delta", "--mu", "0.5", "--eps", "50"],
+        ["gdp", "mu", "--eps", "1", "--delta", "1e-5"],
+        ["dp", "profile", "--mechanism", "approx", "--eps0", "1", "--delta0", "1e-5", "--eps", "-2"],
+    ],
+)
+def test_quantity_certificates_validate(argv, capsys):
+    assert main([*argv, "--json"]) == 0
+    _validate(json.loads(capsys.readouterr().out))
+
+
+def test_claim_certificates_validate(capsys):
+    assert main(["reproduce", "--json"]) == 0
+    for cert in json.loads(capsys.readouterr().out):
+        _validate(cert)
+
+
+def test_committed_certificates_validate():
+    files = sorted((ROOT / "certificates").glob("*.json"))
+    assert files, "certificates/ holds the curated claim set"
+    for f in files:
+        _validate(json.loads(f.read_text()))
+
+
+def test_schema_rejects_a_broken_certificate(capsys):
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    cert["result"]["enclosure"]["lo"] = "0x1p-3"
+    with pytest.raises(jsonschema.ValidationError):
+        _validate(cert)
