@@ -129,3 +129,22 @@ def test_claim_verdict_tamper(tmp_path, capsys):
     moved["claim"]["relation"]["bound"] = "1e-203"  # now the claim would fail
     with pytest.raises(CertificateRejected, match="verdict"):
         verify_certificate(_reseal(moved))
+
+
+@pytest.mark.parametrize(
+    "claim_id, forged_enclosure",
+    [
+        # the LT q < 1 finding: pretend the partial transform is positive
+        ("lt-thm3.3-roc-below-one", {"lo": "0.5", "hi": "0.6"}),
+        # an identity residual moved away from zero
+        ("lt-thm3.2-eq22-gaussian", {"lo": "1e-3", "hi": "2e-3"}),
+    ],
+)
+def test_transform_claims_tamper(tmp_path, claim_id, forged_enclosure):
+    assert main(["reproduce", "--only", claim_id, "--out", str(tmp_path)]) == 0
+    cert = json.loads((tmp_path / f"{claim_id}.json").read_text())
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"] = forged_enclosure
+    with pytest.raises(CertificateRejected):
+        verify_certificate(_reseal(forged))

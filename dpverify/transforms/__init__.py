@@ -1,0 +1,1 @@
+"""Laplace / characteristic-function identities of the privacy loss (LT Sec 3)."""
