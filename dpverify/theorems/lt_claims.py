@@ -118,7 +118,7 @@ register(
         inputs={"mechanism": "gaussian", "param": "1", "q": "1/2", "A": 40, "B": 40},
         compute=lambda: partial("gaussian", "1", "1/2", 40, 40),
         domain="q = 1/2, Gaussian mu = 1",
-        note="fails: delta(t) -> 1 as t -> -inf for every pair, so e^{(q-1)t} delta(t) is positive "
+        note="delta(t) -> 1 as t -> -inf for every pair, so e^{(q-1)t} delta(t) is positive "
         "and not integrable for q < 1; q(q-1) times the partial integrals is negative and tends to "
         "-inf (about -2.4e8 already on [-40, 40]), while E_{1/2} = e^{-1/8} > 0. The transform "
         "converges only for Re q > 1; the q < 1 statement holds for delta_{Q|P} instead (reversal, LT eq. 9).",
