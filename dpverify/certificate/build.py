@@ -8,7 +8,7 @@ from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
 from .writer import make_certificate
 
-__all__ = ["quantity_certificate", "claim_certificate"]
+__all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate"]
 
 
 def quantity_certificate(
@@ -29,6 +29,32 @@ def quantity_certificate(
         inputs=inputs,
         result=result,
         precision_bits=enclosure.precision_bits,
+        algorithm=algorithm,
+    )
+
+
+def verdict_certificate(
+    *,
+    quantity: str,
+    statement: str,
+    source: str,
+    inputs: Mapping[str, Any],
+    verdict: Verdict,
+    enclosure: "Enclosure | None",
+    algorithm: str,
+    extra_result: "Mapping[str, Any] | None" = None,
+) -> dict[str, Any]:
+    """Certificate of a check: ``result.verdict`` plus the deciding enclosure."""
+    result: dict[str, Any] = {"verdict": verdict.outcome.value, "reason": verdict.reason}
+    if enclosure is not None:
+        result["enclosure"] = enclosure.to_json()
+    if extra_result:
+        result.update(extra_result)
+    return make_certificate(
+        claim={"quantity": quantity, "statement": statement, "source": source},
+        inputs=inputs,
+        result=result,
+        precision_bits=enclosure.precision_bits if enclosure is not None else 0,
         algorithm=algorithm,
     )
 

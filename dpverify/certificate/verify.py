@@ -133,7 +133,14 @@ def verify_certificate(cert: Any) -> str:
         raise MalformedCertificate("inputs and result must be JSON objects")
     if digest != compute_digest(cert):
         raise CertificateRejected("digest does not match the certificate's contents")
-    re = RECHECKERS[quantity](inputs, result)
+    try:
+        re = RECHECKERS[quantity](inputs, result)
+    except (CertificateRejected, MalformedCertificate):
+        raise
+    except Exception as exc:  # a crash of the second route confirms nothing: fail closed
+        raise CertificateRejected(
+            f"the independent re-derivation failed ({type(exc).__name__}: {exc})"
+        ) from exc
     digits = inputs.get("digits")
     if digits is not None and not isinstance(digits, int):
         raise MalformedCertificate("inputs.digits must be an integer")

@@ -32,10 +32,10 @@ from ..ball import (
     working_precision,
 )
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
-from ..verdict import Enclosure
+from ..verdict import Enclosure, Outcome, Verdict
 from .delta_mu import delta_mu_ball
 
-__all__ = ["mu_gdp", "dmu_deps_ball"]
+__all__ = ["mu_gdp", "dmu_deps_ball", "check_thm45"]
 
 _MAX_DOUBLINGS = 24  # mu in [2^-(2^24), 2^(2^24)]: far beyond any meaningful input
 
@@ -125,3 +125,28 @@ def mu_gdp(eps: ExactInput, delta: ExactInput, digits: int = 15) -> Enclosure:
         g, lo, hi, digits=d + 1, what=f"mu_GDP(eps={e}, delta={dl})"
     )
     return Enclosure(a, b, d, bits)
+
+
+def check_thm45(eps: ExactInput, delta: ExactInput, max_bits: int = 4096) -> tuple[Verdict, Enclosure]:
+    """GDPT Thm 4.5 at one point: 0 <= d mu_GDP(eps, delta) / d eps <= sqrt(2 pi)/2.
+
+    The derivative (:func:`dmu_deps_ball`) is enclosed over the whole certified
+    mu enclosure, at rising precision until the comparison is decided (near
+    eps = 0 with tiny mu the slope tends to the bound itself). Returns the
+    verdict and the slope enclosure.
+    """
+    e = V.nonnegative("eps", eps)
+    enc = mu_gdp(e, delta)
+    bits = 128
+    while True:
+        with working_precision(bits):
+            slope = dmu_deps_ball(enc.as_ball(), ball(e))
+            bound = (2 * arb.pi()).sqrt() / 2
+            s_enc = Enclosure.from_ball(slope, 15, bits)
+            if slope >= 0 and slope <= bound:
+                return Verdict(Outcome.HOLDS, "0 <= slope <= sqrt(2 pi)/2", {"slope": s_enc}), s_enc
+            if slope < 0 or slope > bound:
+                return Verdict(Outcome.FAILS, "slope outside [0, sqrt(2 pi)/2]", {"slope": s_enc}), s_enc
+        if bits >= max_bits:
+            return Verdict(Outcome.UNDECIDED, f"undecided at {bits} bits", {"slope": s_enc}), s_enc
+        bits *= 2

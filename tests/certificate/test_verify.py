@@ -148,3 +148,34 @@ def test_transform_claims_tamper(tmp_path, claim_id, forged_enclosure):
     forged["result"]["enclosure"] = forged_enclosure
     with pytest.raises(CertificateRejected):
         verify_certificate(_reseal(forged))
+
+
+def test_thm45_verdict_tamper():
+    from dpverify.certificate import verdict_certificate
+    from dpverify.gdp.mu_gdp import check_thm45
+
+    verdict, slope = check_thm45("1", "1e-5")
+    cert = verdict_certificate(
+        quantity="gdp.thm4.5", statement="s", source="GDPT Thm 4.5",
+        inputs={"eps": "1", "delta": "1e-5"}, verdict=verdict, enclosure=slope, algorithm="a",
+    )
+    assert "confirmed" in verify_certificate(cert)
+    flipped = copy.deepcopy(cert)
+    flipped["result"]["verdict"] = "fails"
+    with pytest.raises(CertificateRejected, match="verdict"):
+        verify_certificate(_reseal(flipped))
+    moved = copy.deepcopy(cert)
+    moved["result"]["enclosure"] = {"lo": "1.3", "hi": "1.4"}  # above sqrt(2 pi)/2: false
+    with pytest.raises(CertificateRejected):
+        verify_certificate(_reseal(moved))
+
+
+def test_recheck_crash_fails_closed(delta_cert, monkeypatch):
+    from dpverify.certificate import verify as V
+
+    def boom(inputs, result):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setitem(V.RECHECKERS, "gdp.delta", boom)
+    with pytest.raises(CertificateRejected, match="re-derivation failed"):
+        verify_certificate(delta_cert)

@@ -12,6 +12,10 @@ from dpverify.errors import InvalidParameter
 from dpverify.gdp import delta_mu
 from dpverify.gdp.delta_mu import ddelta_deps_ball, ddelta_dmu_ball, delta_mu_ball
 
+from dpverify.ball import exact_str
+from dpverify.certificate import quantity_certificate
+
+from ..certs import record
 from ..reference import delta_mu_ref, in_enclosure
 
 mus = st.fractions(min_value=Fraction(1, 10**4), max_value=50, max_denominator=10**4)
@@ -27,6 +31,16 @@ epss = st.fractions(min_value=-100, max_value=10**4, max_denominator=10**3)
 def test_contains_mpmath_and_meets_width(mu, eps):
     enc = delta_mu(mu, eps)
     assert in_enclosure(delta_mu_ref(mu, eps, 15), enc)
+    record(
+        quantity_certificate(
+            quantity="gdp.delta",
+            statement="delta_mu(eps) lies in [lo, hi]",
+            source="GDPT eq. (2)",
+            inputs={"mu": exact_str(mu), "eps": exact_str(eps), "digits": 15},
+            enclosure=enc,
+            algorithm="erfc in arb, precision escalation",
+        )
+    )
     assert B.is_accurate(enc.as_ball(), 15) or enc.rel_width() <= mpmath.mpf(10) ** -15
 
 

@@ -12,8 +12,11 @@ from dpverify import ball as B
 from dpverify.errors import InvalidParameter
 from dpverify.gdp import mu_gdp
 from dpverify.gdp.delta_mu import delta_mu_ball
-from dpverify.gdp.mu_gdp import dmu_deps_ball
+from dpverify.ball import exact_str
+from dpverify.certificate import quantity_certificate, verdict_certificate
+from dpverify.gdp.mu_gdp import check_thm45, dmu_deps_ball
 
+from ..certs import record
 from ..reference import delta_mu_ref, mpf_exact
 
 epss = st.fractions(min_value=0, max_value=200, max_denominator=1000)
@@ -31,6 +34,16 @@ def test_inverse_contains_delta_and_is_narrow(eps, delta):
     enc = mu_gdp(eps, delta)
     assert enc.lo > 0
     assert enc.rel_width() <= B.ball(Fraction(1, 10**15))
+    record(
+        quantity_certificate(
+            quantity="gdp.mu",
+            statement="the unique mu > 0 with delta_mu(eps) = delta lies in [lo, hi]",
+            source="GDPT Def 4.1, App A.5",
+            inputs={"eps": exact_str(eps), "delta": exact_str(delta), "digits": 15},
+            enclosure=enc,
+            algorithm="certified root isolation",
+        )
+    )
     # delta_mu evaluated on the whole mu enclosure must contain delta
     with B.working_precision(256):
         d = delta_mu_ball(enc.as_ball(), B.ball(eps))
@@ -61,21 +74,25 @@ def test_negative_eps_domain():
 
 
 @given(epss, deltas)
+@example(Fraction(0), Fraction(1, 10**77))  # slope -> sqrt(2 pi)/2 itself: needs > 256 bits
 def test_gdpt_thm_4_5_slope_bound(eps, delta):
-    # GDPT Thm 4.5: 0 <= d mu_GDP / d eps <= sqrt(2 pi) / 2, checked on the
+    # GDPT Thm 4.5: 0 <= d mu_GDP / d eps <= sqrt(2 pi) / 2, decided on the
     # enclosure of the derivative over the whole mu enclosure
-    # enclosure of the derivative over the whole mu enclosure. Near eps = 0 and
-    # tiny mu the slope tends to the bound itself, so precision is raised until
-    # the comparison is decided (it must never be certainly violated).
-    enc = mu_gdp(eps, delta)
-    for bits in (256, 1024, 4096):
-        with B.working_precision(bits):
-            slope = dmu_deps_ball(enc.as_ball(), B.ball(eps))
-            bound = (2 * arb.pi()).sqrt() / 2
-            assert not (slope < 0) and not (slope > bound)
-            if slope >= 0 and slope <= bound:
-                return
-    raise AssertionError(f"Thm 4.5 undecided at 4096 bits: slope {slope}")
+    verdict, slope = check_thm45(eps, delta)
+    assert verdict.holds, verdict.reason
+    mu = mu_gdp(eps, delta)
+    record(
+        verdict_certificate(
+            quantity="gdp.thm4.5",
+            statement="0 <= d mu_GDP(eps, delta)/d eps <= sqrt(2 pi)/2 at the given point",
+            source="GDPT Thm 4.5",
+            inputs={"eps": exact_str(eps), "delta": exact_str(delta)},
+            verdict=verdict,
+            enclosure=slope,
+            algorithm="Mills-ratio form of the implicit derivative over the mu enclosure",
+            extra_result={"mu": mu.to_json()},
+        )
+    )
 
 
 def test_slope_formula_matches_numerical_derivative():
