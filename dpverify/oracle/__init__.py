@@ -1,0 +1,1 @@
+"""Regression oracle: classify other accountants' epsilons against certified bounds."""
