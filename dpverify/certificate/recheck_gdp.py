@@ -167,3 +167,26 @@ def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
         err = mpf(10) ** -7
         verdict = "holds" if -err <= slope <= bound + err else "fails"
         return Recheck(value=slope, err=err, dps=dps, verdict=verdict)
+
+
+@register("gdp.eps")
+def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """delta_mu is decreasing in eps, so [lo, hi] holds the root iff
+    delta_mu(lo) >= delta >= delta_mu(hi), each evaluated on mpmath."""
+    mu = exact_input(inputs, "mu")
+    delta = exact_input(inputs, "delta")
+    if mu <= 0 or not 0 < delta < 1:
+        raise CertificateRejected("needs mu > 0 and 0 < delta < 1")
+    digits = int(inputs.get("digits", 15))
+    enc = result.get("enclosure")
+    try:
+        lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
+    except (ValueError, TypeError, KeyError):
+        raise MalformedCertificate("result.enclosure endpoints must be decimal strings") from None
+    d_lo = stable_value(lambda p: _delta_mu(mu, lo, p), digits + 5)
+    d_hi = stable_value(lambda p: _delta_mu(mu, hi, p), digits + 5)
+    with mpmath.workdps(d_lo.dps):
+        t = to_mpf(delta)
+        if d_lo.value + d_lo.err < t or d_hi.value - d_hi.err > t:
+            raise CertificateRejected("delta_mu at the recorded eps endpoints does not bracket delta")
+        return Recheck(value=(to_mpf(lo) + to_mpf(hi)) / 2, err=to_mpf(hi - lo), dps=d_lo.dps)

@@ -127,3 +127,20 @@ def test_bad_input(eps, delta, needle):
     with pytest.raises(InvalidParameter) as info:
         mu_gdp(eps, delta)
     assert needle in str(info.value)
+
+
+@given(
+    st.fractions(min_value=Fraction(1, 100), max_value=20, max_denominator=100),
+    deltas,
+)
+def test_eps_for_delta_brackets_in_mpmath(mu, delta):
+    from dpverify.gdp import eps_for_delta
+
+    enc = eps_for_delta(mu, delta)
+    lo, hi = Fraction(enc.lo_str()), Fraction(enc.hi_str())
+    # delta_mu decreasing in eps: delta_mu(lo) >= delta >= delta_mu(hi) (mpmath route)
+    d_lo, d_hi = delta_mu_ref(mu, lo, 20), delta_mu_ref(mu, hi, 20)
+    with mpmath.workdps(80):
+        assert d_lo >= mpf_exact(delta) >= d_hi
+    scale = max(abs(lo), abs(hi), Fraction(1))
+    assert hi - lo <= scale * Fraction(1, 10**15)

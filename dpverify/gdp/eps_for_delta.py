@@ -1,0 +1,63 @@
+"""eps_mu(delta): the unique eps with delta_mu(eps) = delta, certified.
+
+d delta_mu / d eps = -e^eps Phi(-eps/mu - mu/2) < 0 (GDPT App A.5; see
+:func:`dpverify.mechanisms.gaussian.ddelta_deps_ball`), delta_mu -> 1 as
+eps -> -inf and -> 0 as eps -> +inf, so for every 0 < delta < 1 there is
+exactly one real root. It is the tight epsilon of the mu-GDP Gaussian
+mechanism (and of T-fold composition with mu = sqrt(T)/sigma) at delta.
+"""
+
+from __future__ import annotations
+
+from flint import arb
+
+from .. import _validate as V
+from .._validate import ExactInput
+from ..ball import DEFAULT_MAX_BITS, ball, isolate_increasing_root, sign, working_precision
+from ..errors import PrecisionExhausted, Undecided
+from ..mechanisms.gaussian import delta_mu_ball
+from ..verdict import Enclosure
+
+__all__ = ["eps_for_delta"]
+
+
+def eps_for_delta(mu: ExactInput, delta: ExactInput, digits: int = 15) -> Enclosure:
+    """Enclosure of the eps with delta_mu(eps) = delta, relative width <= 10^-digits
+    (absolute when the root is within 10^-digits of 0).
+
+    Raises InvalidParameter for mu <= 0 or delta outside (0, 1).
+    """
+    m = V.positive("mu", mu)
+    dl = V.open_unit("delta", delta)
+    d = V.digits(digits)
+
+    def g(eps: arb) -> arb:
+        # increasing in eps: log delta - log delta_mu(eps)
+        return ball(dl).log() - delta_mu_ball(ball(m), eps).log()
+
+    def s(eps: arb) -> int:
+        bits = 64
+        while True:
+            with working_precision(bits):
+                try:
+                    return sign(g(eps))
+                except Undecided:
+                    if bits >= DEFAULT_MAX_BITS:
+                        raise PrecisionExhausted(f"could not bracket eps for mu={m}, delta={dl}") from None
+            bits *= 2
+
+    lo, hi = arb(-1), arb(1)
+    k = 0
+    while s(lo) >= 0:
+        lo = arb(-(2 ** (2 * k + 1)))
+        k += 1
+        if k > 40:
+            raise PrecisionExhausted("eps below -2^80")
+    k = 0
+    while s(hi) <= 0:
+        hi = arb(2 ** (2 * k + 1))
+        k += 1
+        if k > 40:
+            raise PrecisionExhausted("eps above 2^80")
+    a, b, bits = isolate_increasing_root(g, lo, hi, digits=d + 1, what=f"eps_mu(delta) for mu={m}")
+    return Enclosure(a, b, d, bits)
