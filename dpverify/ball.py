@@ -43,6 +43,7 @@ __all__ = [
     "normal_pdf",
     "positive_part",
     "sign",
+    "sign_at",
     "is_accurate",
     "refine",
     "lower_decimal",
@@ -260,6 +261,29 @@ def sign(x: arb) -> int:
     if x.is_zero():
         return 0
     raise Undecided(f"sign of {x.str(5)} is not decided at {ctx.prec} bits")
+
+
+def sign_at(
+    f: Callable[[arb], arb],
+    x: arb,
+    *,
+    what: str = "the function",
+    start_bits: int = 64,
+    max_bits: int = DEFAULT_MAX_BITS,
+) -> int:
+    """Certified sign of f(x), raising the precision until it is decided;
+    PrecisionExhausted past ``max_bits`` (f(x) may be exactly at a root)."""
+    bits = start_bits
+    while True:
+        with working_precision(bits):
+            try:
+                return sign(f(x))
+            except Undecided:
+                if bits >= max_bits:
+                    raise PrecisionExhausted(
+                        f"could not decide the sign of {what} at {x.str(20)} within {max_bits} bits"
+                    ) from None
+        bits = min(2 * bits, max_bits)
 
 
 def is_accurate(x: arb, digits: int) -> bool:

@@ -4,7 +4,6 @@ E_q closed forms; no flint, no dpverify.transforms."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 import mpmath

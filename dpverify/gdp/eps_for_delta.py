@@ -13,8 +13,8 @@ from flint import arb
 
 from .. import _validate as V
 from .._validate import ExactInput
-from ..ball import DEFAULT_MAX_BITS, ball, isolate_increasing_root, sign, working_precision
-from ..errors import PrecisionExhausted, Undecided
+from ..ball import ball, isolate_increasing_root, sign_at
+from ..errors import PrecisionExhausted
 from ..mechanisms.gaussian import delta_mu_ball
 from ..verdict import Enclosure
 
@@ -36,15 +36,7 @@ def eps_for_delta(mu: ExactInput, delta: ExactInput, digits: int = 15) -> Enclos
         return ball(dl).log() - delta_mu_ball(ball(m), eps).log()
 
     def s(eps: arb) -> int:
-        bits = 64
-        while True:
-            with working_precision(bits):
-                try:
-                    return sign(g(eps))
-                except Undecided:
-                    if bits >= DEFAULT_MAX_BITS:
-                        raise PrecisionExhausted(f"could not bracket eps for mu={m}, delta={dl}") from None
-            bits *= 2
+        return sign_at(g, eps, what=f"the eps_mu(delta) equation for mu={m}, delta={dl}")
 
     lo, hi = arb(-1), arb(1)
     k = 0

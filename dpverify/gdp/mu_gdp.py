@@ -28,10 +28,10 @@ from ..ball import (
     isolate_increasing_root,
     normal_cdf,
     normal_pdf,
-    sign,
+    sign_at,
     working_precision,
 )
-from ..errors import InvalidParameter, PrecisionExhausted, Undecided
+from ..errors import InvalidParameter, PrecisionExhausted
 from ..verdict import Enclosure, Outcome, Verdict
 from .delta_mu import delta_mu_ball
 
@@ -95,17 +95,7 @@ def mu_gdp(eps: ExactInput, delta: ExactInput, digits: int = 15) -> Enclosure:
         return delta_mu_ball(mu, ball(e)).log() - ball(dl).log()
 
     def s(mu: arb) -> int:
-        bits = 64
-        while True:
-            with working_precision(bits):
-                try:
-                    return sign(g(mu))
-                except Undecided:
-                    if bits >= DEFAULT_MAX_BITS:
-                        raise PrecisionExhausted(
-                            f"could not bracket mu_GDP for eps={e}, delta={dl}"
-                        ) from None
-            bits *= 2
+        return sign_at(g, mu, what=f"the mu_GDP equation for eps={e}, delta={dl}")
 
     # galloping bracket in the exponent: mu = 2^(+-2^k)
     lo, hi = arb(1), arb(1)

@@ -4,7 +4,6 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb
 from hypothesis import example, given
 from hypothesis import strategies as st
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import acb, arb
+from flint import acb
 from hypothesis import given
 from hypothesis import strategies as st
 
