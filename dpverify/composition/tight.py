@@ -139,9 +139,15 @@ def _as_guarantee(m: object) -> EpsDelta:
     raise InvalidParameter("mech", f"mech={m!r} must be a pair (eps, delta) or 'E,D'")
 
 
-def _types(mechs: Iterable[object], k: int) -> list[tuple[EpsDelta, int]]:
-    """Distinct guarantees with their multiplicities (the sequence repeated k times)."""
+def _types(mechs: Iterable[object], k: int, group: bool = True) -> list[tuple[EpsDelta, int]]:
+    """Distinct guarantees with their multiplicities (the sequence repeated k
+    times); ``group=False`` keeps one entry per mechanism (the plain recursion)."""
     k = V.integer("k", k, lo=1, hi=MAX_K)
+    if not group:
+        seq = [_as_guarantee(m) for m in mechs] * k
+        if not seq or len(seq) > 5000:
+            raise InvalidParameter("k", "the ungrouped recursion takes 1..5000 mechanisms")
+        return [(g, 1) for g in seq]
     counts: dict[EpsDelta, int] = {}
     order: list[EpsDelta] = []
     for m in mechs:
@@ -183,8 +189,10 @@ class ShiftDistribution:
     """The memo table of the LT Thm 4.6 recursion: the law of S on the lattice
     of reachable shifts, with R = prod (1 - delta_i), built per precision."""
 
-    def __init__(self, mechs: Iterable[object], k: int = 1) -> None:
-        self.types = _types(mechs, k)
+    def __init__(self, mechs: Iterable[object], k: int = 1, *, group: bool = True) -> None:
+        """``group=False``: convolve one mechanism at a time, exactly the LT
+        Thm 4.6 recursion step by step (for cross-checks against Cor 4.7)."""
+        self.types = _types(mechs, k, group)
         est = _support_estimate(self.types)
         if est > MAX_SUPPORT:
             raise InvalidParameter(
