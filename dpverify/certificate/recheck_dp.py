@@ -207,3 +207,53 @@ def _rr(inputs: Mapping[str, Any]) -> Callable[[Fraction], mpf]:
         return mpmath.fsum(max(a - e * b, 0) for a, b in zip(P, Q))
 
     return f
+
+
+def _gdpt_rows(eps0: Fraction, delta0: Fraction, eps: Fraction) -> list[mpf]:
+    """All 32 neighbouring (event, s) rows of GDPT's 4-output mechanism, by brute force."""
+    u = mpmath.exp(to_mpf(eps0))
+    a0 = u / (1 + u)
+    d = to_mpf(delta0)
+    P = {0: [d, mpf(0), (1 - d) * a0, (1 - d) * (1 - a0)], 1: [mpf(0), d, (1 - d) * (1 - a0), (1 - d) * a0]}
+    E = mpmath.exp(to_mpf(eps))
+    return [
+        mpmath.fsum(P[s][i] - E * P[1 - s][i] for i in range(4) if mask >> i & 1)
+        for s in (0, 1) for mask in range(16)
+    ]
+
+
+@register("dp.rr64")
+def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    eps0, delta0, eps = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps"))
+    digits = int(inputs.get("digits", 15))
+    re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
+    with mpmath.workdps(re.dps):
+        u, E = mpmath.exp(to_mpf(eps0)), mpmath.exp(to_mpf(eps))
+        printed = to_mpf(delta0) + (1 - to_mpf(delta0)) * max(u - E, 0) / (1 + u)
+        differs = abs(printed - re.value) > 10 * re.err + abs(re.value) * mpf(10) ** (-digits)
+        if result.get("equals_gdpt_formula") == "holds" and differs:
+            raise CertificateRejected("the supremum differs from GDPT's formula, the certificate says it equals it")
+        if result.get("equals_gdpt_formula") == "fails" and not differs:
+            raise CertificateRejected("the supremum agrees with GDPT's formula, the certificate says it differs")
+    return re
+
+
+def _max_rows(eps0: Fraction, delta0: Fraction, eps: Fraction, dps: int) -> mpf:
+    with mpmath.workdps(dps):
+        return max(_gdpt_rows(eps0, delta0, eps))
+
+
+@register("dp.implies")
+def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    eps0, delta0, eps, delta = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps", "delta"))
+    digits = int(inputs.get("digits", 15))
+    # the required delta is the sup over the 4-output mechanism's events, by brute force
+    re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
+    with mpmath.workdps(re.dps):
+        D = to_mpf(delta)
+        if D > re.value + re.err and result.get("implies") == "fails":
+            raise CertificateRejected("delta exceeds the required delta, the certificate says 'fails'")
+        if D < re.value - re.err and result.get("implies") == "holds":
+            raise CertificateRejected("delta is below the required delta, the certificate says 'holds'")
+    return re
+
