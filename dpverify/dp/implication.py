@@ -26,6 +26,9 @@ from typing import Iterable
 
 from .. import _validate as V
 from .._validate import ExactInput
+from flint import arb
+
+from ..ball import ball, refine, working_precision
 from ..mechanisms.approx_dp import ApproxDPProfile
 from ..mechanisms.base import profile_delta
 from ..verdict import Enclosure, Outcome, Verdict
@@ -50,7 +53,16 @@ def worst_case_delta(eps0: ExactInput, delta0: ExactInput, eps: ExactInput, digi
     e0 = V.nonnegative("eps0", eps0)
     d0 = V.closed_unit("delta0", delta0)
     e = V.real("eps", eps)
+    if e >= e0 or d0 == 1:  # decided on the exact rationals: W(eps) = delta0 (or 1)
+        with working_precision(max(64, d0.numerator.bit_length() + d0.denominator.bit_length() + 64)):
+            x = ball(d0)
+        return Enclosure.from_bounds(x, x, digits, 0) if x.is_exact() else Enclosure.from_ball(
+            _refined(d0, digits), digits, 0)
     return profile_delta(ApproxDPProfile(e0, d0), e, digits)
+
+
+def _refined(d0: Fraction, digits: int) -> arb:
+    return refine(lambda: ball(d0), digits=digits + 1, what="delta0")[0]
 
 
 def implies(frm: Iterable[ExactInput], to: Iterable[ExactInput], digits: int = 15) -> Verdict:
