@@ -257,3 +257,30 @@ def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             raise CertificateRejected("delta is below the required delta, the certificate says 'holds'")
     return re
 
+
+
+@register("dp.sigma_refinement")
+def recheck_sigma(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """GDPT Sec 5.2 / App C re-derived: mpmath findroot of d sigma / d eps0 by
+    numerical differentiation (the arb route uses the closed-form derivative)."""
+    eps = exact_input(inputs, "eps")
+    L = exact_input(inputs, "log_delta")
+    which = inputs.get("which")
+    if which not in ("eps0", "delta0", "sigma"):
+        raise MalformedCertificate("inputs.which must be eps0, delta0 or sigma")
+    digits = int(inputs.get("digits", 15))
+    dps = 2 * digits + 30
+    with mpmath.workdps(dps):
+        a, D = mpmath.exp(to_mpf(eps)), mpmath.exp(to_mpf(L))
+        d0 = lambda x: (D * (1 + mpmath.exp(x)) - mpmath.exp(x) + a) / (1 + a)  # noqa: E731
+        sig = lambda x: -mpmath.log(d0(x)) / x  # noqa: E731
+        emax = mpmath.log((D + a) / (1 - D))
+        # golden-section-free: root of the numerical derivative, bracketed
+        g = lambda x: mpmath.diff(sig, x)  # noqa: E731
+        lo, hi = to_mpf(eps), emax - (emax - to_mpf(eps)) * mpf(10) ** -6
+        if g(lo) >= 0:
+            x = lo
+        else:
+            x = mpmath.findroot(g, (lo, hi), solver="anderson")
+        value = {"eps0": x, "delta0": d0(x), "sigma": sig(x)}[which]
+        return Recheck(value=value, err=abs(value) * mpf(10) ** (-(digits + 5)), dps=dps)

@@ -103,3 +103,27 @@ register(Claim(
     domain="eps0 = 1.187, delta0 = 0.244, eps = 0.5",
     note="equality is proved exactly by dpverify check rr64 (exponential sums); the claim checks the digits",
 ))
+
+
+# GDPT Sec 5.2: (0.2, e^-2) target; printed eps ~ 0.334, delta ~ 0.067, sigma ~ 8.086 C
+def _sigma_claim(which: str, printed: str) -> None:
+    from ..dp.sigma import refine_sigma
+
+    register(Claim(
+        id=f"gdpt-sec5.2-{which}",
+        source="GDPT Sec 5.2 (App C)",
+        statement=f"for sigma = -C log(delta0)/eps0 and target (0.2, e^-2)-DP the optimal refinement has "
+        f"{which} ~ {printed}",
+        printed=printed,
+        relation={"kind": "rounds_to", "printed": printed},
+        quantity="dp.sigma_refinement",
+        inputs={"eps": "0.2", "log_delta": "-2", "which": which, "digits": 15},
+        compute=lambda: getattr(refine_sigma("0.2", log_delta="-2", digits=15), which),
+        domain="eps = 0.2, delta = e^-2",
+        note="sigma in units of C; the naive choice is -log(e^-2)/0.2 = 10",
+    ))
+
+
+_sigma_claim("eps0", "0.334")
+_sigma_claim("delta0", "0.067")
+_sigma_claim("sigma", "8.086")
