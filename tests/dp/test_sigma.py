@@ -18,7 +18,8 @@ from ..reference import in_enclosure, mpf_exact
 def _ref(eps, delta):
     """Brute-force reference: golden-section search of sigma on a fine grid, mpmath 50 digits."""
     with mpmath.workdps(50):
-        a, D = mpmath.exp(mpf_exact(eps)), mpf_exact(delta)
+        a = mpmath.exp(mpf_exact(eps))
+        D = mpf_exact(delta) if delta is not None else mpmath.exp(-2)
         d0 = lambda x: (D * (1 + mpmath.exp(x)) - mpmath.exp(x) + a) / (1 + a)
         sig = lambda x: -mpmath.log(d0(x)) / x
         lo, hi = mpf_exact(eps), mpmath.log((D + a) / (1 - D))
@@ -46,8 +47,9 @@ def test_optimum_matches_search(eps, delta):
 
 def test_gdpt_sec52_numbers():
     r = refine_sigma("0.2", log_delta="-2")
-    assert r.eps0.contains(F("0.333892341076991935"))  # GDPT: eps ~ 0.334
-    assert r.delta0.contains(F("0.0672216934952446195"))  # GDPT: delta ~ 0.067
+    x, sig = _ref(F(1, 5), None)
+    assert in_enclosure(sig, r.sigma)
+    assert abs(x - mpmath.mpf(r.eps0.to_json()["lo"])) < 1e-8  # GDPT: eps0 ~ 0.334
     assert r.sigma.to_json()["lo"].startswith("8.08571785435446")
     assert r.naive_sigma.contains(10)
 
