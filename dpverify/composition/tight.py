@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Optional, Sequence, Union
 
-from flint import arb, ctx, fmpq
+from flint import arb, arb_poly, ctx, fmpq
 
 from .. import _validate as V
 from ..ball import (
@@ -248,23 +248,38 @@ class ShiftDistribution:
         prec = ctx.prec
         if prec in self._cache:
             return self._cache[prec]
+        moving = [(g, c) for g, c in self.types if g.key() != (0, 1)]  # eps = 0: S does not move
+        if all(g.exp_eps is None for g, _ in moving) and len(moving) > 1:
+            items = self._lattice_items(moving)
+        else:
+            items = self._dict_items(moving)
+        rmax = max((arb(s.rad()) for s, _ in items), key=float, default=arb(0))
+        entry = (items, rmax, self._L(), self._R())
+        self._cache[prec] = entry
+        return entry
+
+    @staticmethod
+    def _binomial(g: EpsDelta, c: int) -> list[arb]:
+        """Binomial(c, p) weights, p = e^eps/(1+e^eps), by the exact ratio of
+        consecutive terms (LT Cor 4.7); each term keeps its relative accuracy."""
+        r = g.eps_ball().exp()
+        p = r / (1 + r)
+        q = 1 / (1 + r)
+        ratio = p / q
+        w = q**c
+        out = []
+        for y in range(c + 1):
+            out.append(w)
+            if y < c:
+                w = w * ratio * arb(fmpq(c - y, y + 1))
+        return out
+
+    def _dict_items(self, moving: list) -> list:
+        """Exact keys (a, b) = a + log b; one convolution per type."""
         dist: dict[Key, arb] = {(Fraction(0), Fraction(1)): arb(1)}
-        for g, c in self.types:
+        for g, c in moving:
             a, b = g.key()
-            if (a, b) == (0, 1):
-                continue  # eps = 0: S does not move
-            r = g.eps_ball().exp()
-            p = r / (1 + r)
-            q = 1 / (1 + r)
-            ratio = p / q
-            # Binomial(c, p) by the exact ratio of consecutive terms (LT Cor 4.7)
-            w = q**c
-            binom: dict[Key, arb] = {}
-            for y in range(c + 1):
-                j = 2 * y - c
-                binom[(a * j, b**j)] = w
-                if y < c:
-                    w = w * ratio * arb(fmpq(c - y, y + 1))
+            binom = {(a * (2 * y - c), b ** (2 * y - c)): w for y, w in enumerate(self._binomial(g, c))}
             new: dict[Key, arb] = {}
             for k1, w1 in dist.items():
                 for k2, w2 in binom.items():
@@ -274,14 +289,36 @@ class ShiftDistribution:
             dist = new
             if len(dist) > MAX_SUPPORT:
                 raise InvalidParameter("grid", f"more than {MAX_SUPPORT} reachable shifts; use grid rounding")
-        items = []
-        for (a, b), w in dist.items():
-            items.append((_shift_ball(a, b), w))
+        items = [(_shift_ball(a, b), w) for (a, b), w in dist.items()]
         items.sort(key=lambda sw: float(sw[0].mid()), reverse=True)
-        rmax = max((arb(s.rad()) for s, _ in items), key=float, default=arb(0))
-        entry = (items, rmax, self._L(), self._R())
-        self._cache[prec] = entry
-        return entry
+        return items
+
+    def _lattice_items(self, moving: list) -> list:
+        """Rational eps_i = m_i * g on one integer lattice: S = g (2U - M) with
+        U = sum m_i Y_i, whose law is the polynomial prod_i (q_i + p_i x^{m_i})^{c_i}
+        (multiplied in arb_poly ball arithmetic). Exponents that are exactly zero
+        are unreachable and skipped."""
+        eps = [g.eps for g, _ in moving]
+        den = math.lcm(*(e.denominator for e in eps))
+        nums = [e.numerator * (den // e.denominator) for e in eps]
+        unit = math.gcd(*nums)
+        step = Fraction(unit, den)
+        poly = arb_poly([1])
+        M = 0
+        for (g, c), n in zip(moving, nums):
+            m = n // unit
+            coeffs = [arb(0)] * (c * m + 1)
+            for y, w in enumerate(self._binomial(g, c)):
+                coeffs[y * m] = w
+            poly = poly * arb_poly(coeffs)
+            M += c * m
+        items = []
+        for u in range(M, -1, -1):  # descending shift
+            w = poly[u]
+            if w.is_zero():
+                continue
+            items.append((ball(step * (2 * u - M)), w.nonnegative_part()))
+        return items
 
     def delta(self, t: arb) -> arb:
         """Ball of d_k(t) for a ball t (any real), at the current precision."""

@@ -161,3 +161,21 @@ def test_bad_k():
     with pytest.raises(InvalidParameter) as e:
         compose_eps(["0.1,0"], "0.1", k=0)
     assert e.value.name == "k"
+
+
+@given(mechs=st.lists(pair_s, min_size=2, max_size=5), t=t_s)
+def test_lattice_equals_literal_recursion_in_mpmath(mechs, t):
+    # the arb lattice (arb_poly product) against LT Thm 4.6 evaluated top-down in mpmath
+    from dpverify.certificate.recheck_dp import _recursion
+
+    with mpmath.workdps(60):
+        ref = _recursion(tuple(mechs), t)
+    with working_precision(200):
+        v = ShiftDistribution(mechs).delta(ball(t))
+        assert v.rad() < 1e-40
+        with mpmath.workdps(60):
+            man, ex = v.mid().man_exp() if not v.mid().is_zero() else (0, 0)
+            mid = mpmath.ldexp(int(man), int(ex))
+            rm, re_ = arb(v.rad()).man_exp() if v.rad() != 0 else (0, 0)
+            rad = mpmath.ldexp(int(rm), int(re_))
+            assert abs(mid - ref) <= rad + mpmath.mpf(10) ** -45
