@@ -116,6 +116,8 @@ def rr64_check(eps0: ExactInput, delta0: ExactInput, eps: ExactInput, digits: in
 
 def _printed(e0: Fraction, d0: Fraction, e: Fraction, digits: int) -> Enclosure:
     """GDPT's printed delta0 + (1-delta0)(e^eps0 - e^eps)_+/(1+e^eps0)."""
+    if e >= e0 or d0 == 1:  # exactly delta0 (possibly 0: no ball could refine it)
+        return worst_case_delta(e0, d0, e, digits)
 
     def f() -> arb:
         u, E = ball(e0).exp(), ball(e).exp()

@@ -79,3 +79,26 @@ def test_cli(capsys):
 def test_bad_library_input():
     with pytest.raises(InvalidParameter):
         implies(("1", "0"), ("0", "-0.1"))
+
+
+def test_certificate_and_tamper(capsys):
+    import copy
+    import json
+
+    from dpverify.certificate import compute_digest, verify_certificate
+    from dpverify.errors import CertificateRejected
+
+    assert main(["dp", "implies", "--from", "1,0.1", "--to", "0.5,0.2", "--json"]) == 1
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["result"]["implies"] == "fails"
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    forged["result"]["implies"] = "holds"
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(forged)
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"] = {"lo": "0.3", "hi": "0.3000000000000001"}
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(forged)

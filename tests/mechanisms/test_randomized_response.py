@@ -52,3 +52,21 @@ def test_cli_rr(capsys):
         assert mpmath.mpf(cert["result"]["enclosure"]["lo"]) <= ref <= mpmath.mpf(cert["result"]["enclosure"]["hi"])
     assert main(["dp", "profile", "--mechanism", "rr", "--p", "1", "--eps", "0"]) == 2
     assert "--p" in capsys.readouterr().err
+
+
+def test_rr_certificate_tamper(capsys):
+    import copy
+
+    import pytest
+
+    from dpverify.certificate import compute_digest, verify_certificate
+    from dpverify.errors import CertificateRejected
+
+    assert main(["dp", "profile", "--mechanism", "rr", "--p", "0.75", "--eps", "0.5", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"] = {"lo": "0.338", "hi": "0.3380000000000001"}
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected, match="outside"):
+        verify_certificate(forged)
