@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence
 
 from flint import arb, arb_poly, ctx, fmpq
 
@@ -49,7 +49,6 @@ from ..ball import (
     exact_str,
     isolate_increasing_root,
     parse_exact,
-    point,
     refine,
     sign,
     working_precision,
@@ -61,6 +60,7 @@ __all__ = [
     "EpsDelta",
     "ShiftDistribution",
     "compose_delta",
+    "compose_delta_grid",
     "compose_eps",
     "compose_eps_grid",
     "cor47_delta_ball",

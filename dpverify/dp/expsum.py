@@ -10,14 +10,14 @@ here). This turns "is the profile *equal* to the formula" into a proof.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Iterable
+from typing import Callable, Iterable
 
 from flint import arb
 
 from ..ball import DEFAULT_MAX_BITS, ball, sign, working_precision
 from ..errors import PrecisionExhausted, Undecided
 
-__all__ = ["ExpSum", "exp_sum_sign", "exp_sum_ball"]
+__all__ = ["ExpSum", "escalated_sign", "exp_sum_sign", "exp_sum_ball"]
 
 #: {exponent a: coefficient c} meaning sum c e^a
 ExpSum = dict
@@ -36,18 +36,25 @@ def exp_sum_ball(s: ExpSum) -> arb:
     return sum((ball(c) * ball(a).exp() for a, c in s.items()), arb(0))
 
 
-def exp_sum_sign(s: ExpSum, max_bits: int = DEFAULT_MAX_BITS) -> int:
-    """Exact sign (-1, 0, +1) of a merged exp-sum (see the module docstring)."""
-    s = {a: c for a, c in s.items() if c != 0}
-    if not s:
-        return 0
+def escalated_sign(f: Callable[[], arb], what: str, max_bits: int = DEFAULT_MAX_BITS) -> int:
+    """Certified sign of the ball f() (evaluated at the current precision),
+    doubling the precision while undecided; PrecisionExhausted past max_bits."""
     bits = 64
     while True:
         with working_precision(bits):
             try:
-                return sign(exp_sum_ball(s))
+                return sign(f())
             except Undecided:
                 pass
         if bits >= max_bits:
-            raise PrecisionExhausted("the sign of a nonzero exponential sum was not decided")
+            raise PrecisionExhausted(f"the sign of {what} was not decided within {max_bits} bits")
         bits *= 2
+
+
+def exp_sum_sign(s: ExpSum, max_bits: int = DEFAULT_MAX_BITS) -> int:
+    """Exact sign (-1, 0, +1) of a merged exp-sum (see the module docstring):
+    zero exactly when every coefficient is, else decided by balls."""
+    s = {a: c for a, c in s.items() if c != 0}
+    if not s:
+        return 0
+    return escalated_sign(lambda: exp_sum_ball(s), "a nonzero exponential sum", max_bits)

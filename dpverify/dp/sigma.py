@@ -35,6 +35,7 @@ from .._validate import ExactInput
 from ..ball import ball, endpoints, isolate_increasing_root, refine, sign, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..verdict import Enclosure
+from .expsum import escalated_sign
 
 __all__ = ["SigmaRefinement", "refine_sigma"]
 
@@ -79,7 +80,7 @@ def refine_sigma(eps: ExactInput, delta: Optional[ExactInput] = None, *, log_del
     def sigma(x: arb) -> arb:
         return -delta0(x).log() / x
 
-    s0 = _sign(lambda: h(ball(e)))
+    s0 = escalated_sign(lambda: h(ball(e)), "d sigma/d eps0 at eps")
     if s0 >= 0:  # sigma is non-decreasing from eps on: no refinement possible
         a_pt = b_pt = None
     else:
@@ -107,17 +108,6 @@ def _exact_point(e: Fraction) -> arb:
     with working_precision(e.numerator.bit_length() + e.denominator.bit_length() + 128):
         b = ball(e)
         return b if b.is_exact() else endpoints(b)[1]  # just above eps: h there is still < 0 (checked)
-
-
-def _sign(f) -> int:
-    bits = 128
-    while bits <= 1 << 14:
-        with working_precision(bits):
-            try:
-                return sign(f())
-            except Undecided:
-                bits *= 2
-    raise PrecisionExhausted("undecided sign in the sigma refinement")
 
 
 def _upper_point(e: Fraction, dball, h) -> arb:

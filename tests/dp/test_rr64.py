@@ -2,7 +2,6 @@
 
 import copy
 import json
-from fractions import Fraction as F
 
 import mpmath
 import pytest
@@ -15,7 +14,7 @@ from dpverify.dp import rr64_check
 from dpverify.errors import CertificateRejected
 from dpverify.mechanisms.finite import FiniteMechanism
 
-from ..reference import in_enclosure, mpf_exact
+from ..reference import mpf_exact
 
 
 @given(e0=st.fractions(0, 3, max_denominator=6), d0=st.fractions(0, 1, max_denominator=10),

@@ -3,7 +3,6 @@
 from fractions import Fraction as F
 
 import pytest
-from flint import arb
 from hypothesis import given, strategies as st
 
 from dpverify.ball import ball, working_precision
