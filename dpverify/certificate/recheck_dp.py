@@ -71,20 +71,29 @@ def _profile(types: Types, t: Fraction) -> mpf:
         )
         return 1 - R + R * acc
     seq = [(e, d) for e, d, c in types for _ in range(c)]
-    if len(seq) <= 60:
+    if len(seq) <= 12:
         return _recursion(tuple(seq), t)
-    # forward law of the shift, independent of the arb lattice code
+    law = _law(types, mpmath.mp.prec)
+    acc = mpmath.fsum(w * max(mpf(0), -mpmath.expm1(tt - to_mpf(s))) for s, w in law if s > t)
+    return 1 - R + R * acc
+
+
+@lru_cache(maxsize=8)
+def _law(types: Types, prec: int) -> tuple:
+    """Forward law of the shift S (exact rational keys), built one mechanism at
+    a time in mpmath: independent of the arb lattice/arb_poly code. Cached per
+    precision, since a root search evaluates the profile many times."""
     law: dict[Fraction, mpf] = {Fraction(0): mpf(1)}
-    for e, d in seq:
+    for e, d, c in types:
         E = to_mpf(e)
         p = mpmath.exp(E) / (1 + mpmath.exp(E))
-        new: dict[Fraction, mpf] = {}
-        for s, w in law.items():
-            new[s + e] = new.get(s + e, mpf(0)) + w * p
-            new[s - e] = new.get(s - e, mpf(0)) + w * (1 - p)
-        law = new
-    acc = mpmath.fsum(w * max(mpf(0), -mpmath.expm1(tt - to_mpf(s))) for s, w in law.items())
-    return 1 - R + R * acc
+        for _ in range(c):
+            new: dict[Fraction, mpf] = {}
+            for s, w in law.items():
+                new[s + e] = new.get(s + e, mpf(0)) + w * p
+                new[s - e] = new.get(s - e, mpf(0)) + w * (1 - p)
+            law = new
+    return tuple(law.items())
 
 
 def _recursion(seq: tuple, t: Fraction) -> mpf:

@@ -196,9 +196,11 @@ class ShiftDistribution:
         est = _support_estimate(self.types)
         if est > MAX_SUPPORT:
             raise InvalidParameter(
-                "grid",
+                "k" if len(self.types) == 1 else "grid",
                 f"the composition has up to {est} distinct shifts (limit {MAX_SUPPORT}); "
-                "round the eps_i onto a grid (--grid H, compose_eps_grid) for certified bounds",
+                + ("use k <= " + str(MAX_SUPPORT - 1) + " for one guarantee"
+                   if len(self.types) == 1 else
+                   "round the eps_i onto a grid (--grid H, compose_eps_grid) for certified bounds"),
             )
         self.any_full = any(g.delta == 1 for g, _ in self.types)
         self._cache: dict[int, tuple] = {}
