@@ -14,7 +14,12 @@ from .errors import (
     PrecisionExhausted,
     Undecided,
 )
+from .composition import EpsDelta, compose_delta, compose_eps, compose_eps_grid
+from .dp import implies, rr64_check
+from .dp.sigma import refine_sigma
 from .gdp import delta_mu, mu_gdp
+from .mechanisms.finite import FiniteMechanism
+from .mechanisms.randomized_response import RandomizedResponse
 from .verdict import Enclosure, Outcome, Verdict
 
 __all__ = [
@@ -31,4 +36,14 @@ __all__ = [
     "delta_mu",
     "mu_gdp",
     "parse_exact",
+    # (eps, delta) world, composition (issue 4)
+    "EpsDelta",
+    "FiniteMechanism",
+    "RandomizedResponse",
+    "compose_delta",
+    "compose_eps",
+    "compose_eps_grid",
+    "implies",
+    "refine_sigma",
+    "rr64_check",
 ]

@@ -80,7 +80,9 @@ class Enclosure:
         return max(17, self.digits + 3)
 
     def lo_str(self) -> str:
-        return lower_decimal(self.lo, self.print_digits()) if self.lo.is_finite() else "-inf"
+        if not self.lo.is_finite():
+            return "inf" if self.lo > 0 else "-inf"
+        return lower_decimal(self.lo, self.print_digits())
 
     def hi_str(self) -> str:
         return upper_decimal(self.hi, self.print_digits()) if self.hi.is_finite() else "inf"
@@ -91,7 +93,7 @@ class Enclosure:
 
     def short(self, sig: int = 6) -> str:
         """Human-readable ``[lo, hi]`` with ``sig`` digits, still outward."""
-        lo = lower_decimal(self.lo, sig) if self.lo.is_finite() else "-inf"
+        lo = lower_decimal(self.lo, sig) if self.lo.is_finite() else ("inf" if self.lo > 0 else "-inf")
         hi = upper_decimal(self.hi, sig) if self.hi.is_finite() else "inf"
         return f"[{lo}, {hi}]"
 
