@@ -55,6 +55,10 @@ class ApproxDPProfile:
             return ball(self.delta0)
         return approx_dp_delta_ball(ball(self.eps0), ball(self.delta0), eps)
 
+    def delta_exact(self, eps: Fraction) -> "arb | None":
+        """Exactly delta0 for eps >= eps0, decided on the rationals."""
+        return ball(self.delta0) if eps >= self.eps0 else None
+
     def params(self) -> Mapping[str, str]:
         if self.name == "pure":
             return {"eps0": exact_str(self.eps0)}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from flint import arb
@@ -50,6 +51,20 @@ class Profile(Protocol):
     def delta(self, eps: arb) -> arb: ...
 
     def params(self) -> Mapping[str, str]: ...
+
+
+def _delta_at_exact(profile: Profile, eps: Fraction) -> arb:
+    """The profile at an exact eps. A profile may define ``delta_exact(eps:
+    Fraction) -> arb | None`` to answer exactly where a ball cannot (at a
+    break point such as eps = eps0 of the worst case of (eps0, 0)-DP, where the
+    value 0 is exact but a ball around 1/3 straddles the break); None means
+    "use the ball route"."""
+    exact = getattr(profile, "delta_exact", None)
+    if exact is not None:
+        v = exact(eps)
+        if v is not None:
+            return v
+    return profile.delta(ball(eps))
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,6 @@ def profile_delta(profile: Profile, eps: Any, digits: int = 15) -> Enclosure:
     from ..ball import parse_exact
 
     e = parse_exact(eps, "eps")
-    x, bits = refine(lambda: profile.delta(ball(e)), digits=digits + 1,
+    x, bits = refine(lambda: _delta_at_exact(profile, e), digits=digits + 1,
                      what=f"delta(eps) of {profile.name} at eps={e}")
     return Enclosure.from_ball(x, digits, bits)

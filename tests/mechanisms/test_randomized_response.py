@@ -70,3 +70,15 @@ def test_rr_certificate_tamper(capsys):
     forged["digest"] = compute_digest(forged)
     with pytest.raises(CertificateRejected, match="outside"):
         verify_certificate(forged)
+
+
+def test_worst_case_profile_exact_at_its_break_point():
+    # eps = eps0 = 1/3 is not a dyadic number: a ball around it straddles the
+    # break of (e^eps0 - e^eps)_+, yet the value is exactly delta0 (here 0)
+    from dpverify.mechanisms import MechanismSpec, build_profile, profile_delta
+
+    prof = build_profile(MechanismSpec("approx", {"eps0": "1/3", "delta0": "0"}))
+    enc = profile_delta(prof, "1/3")
+    assert enc.lo.is_zero() and enc.hi.is_zero()
+    prof = build_profile(MechanismSpec("approx", {"eps0": "1/3", "delta0": "1/7"}))
+    assert profile_delta(prof, "1/3").contains(__import__("fractions").Fraction(1, 7))
