@@ -55,7 +55,7 @@ class ApproxDPProfile:
             return ball(self.delta0)
         return approx_dp_delta_ball(ball(self.eps0), ball(self.delta0), eps)
 
-    def delta_exact(self, eps: Fraction) -> "arb | None":
+    def delta_at_rational(self, eps: Fraction) -> "arb | None":
         """Exactly delta0 for eps >= eps0, decided on the rationals."""
         return ball(self.delta0) if eps >= self.eps0 else None
 

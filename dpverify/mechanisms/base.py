@@ -54,12 +54,12 @@ class Profile(Protocol):
 
 
 def _delta_at_exact(profile: Profile, eps: Fraction) -> arb:
-    """The profile at an exact eps. A profile may define ``delta_exact(eps:
+    """The profile at an exact eps. A profile may define ``delta_at_rational(eps:
     Fraction) -> arb | None`` to answer exactly where a ball cannot (at a
     break point such as eps = eps0 of the worst case of (eps0, 0)-DP, where the
     value 0 is exact but a ball around 1/3 straddles the break); None means
     "use the ball route"."""
-    exact = getattr(profile, "delta_exact", None)
+    exact = getattr(profile, "delta_at_rational", None)
     if exact is not None:
         v = exact(eps)
         if v is not None:
