@@ -1,0 +1,133 @@
+"""Reversal identities and LT Thm 5.1 / AFA Lemma 19 as exact property tests
+over random rational pmfs (hypothesis); each checked statement also becomes a
+certificate under DPVERIFY_CERT_DIR (re-checked on mpmath by `make test`)."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from dpverify.certificate import verdict_certificate, verify_certificate
+from dpverify.theorems.identities import IDENTITIES, residual, tradeoff
+from dpverify.verdict import Outcome, Verdict
+
+from ..certs import record
+
+
+@st.composite
+def pmf(draw, n, allow_zero=True):
+    lo = 0 if allow_zero else 1
+    w = draw(st.lists(st.integers(lo, 30), min_size=n, max_size=n))
+    assume(sum(w) > 0)
+    return [Fraction(x, sum(w)) for x in w]
+
+
+@st.composite
+def pairs(draw, allow_zero=True):
+    n = draw(st.integers(1, 6))
+    return draw(pmf(n, allow_zero)), draw(pmf(n, allow_zero))
+
+
+ratios = st.fractions(min_value=Fraction(1, 50), max_value=50, max_denominator=50)
+
+
+def _check(identity, P, Q, *args):
+    r = residual(identity, P, Q, *args)
+    assert r == 0, f"{identity}: residual {r}"
+    cert = certificate(identity, P, Q, args)
+    record(cert)
+    return cert
+
+
+def certificate(identity, P, Q, args):
+    names = {"lt-thm5.1": ["r", "lam"], "lt-eq21": ["q"], "lt-eq12": ["beta"]}.get(identity, ["r"])
+    return verdict_certificate(
+        quantity="finite.identity",
+        statement=f"{identity} holds exactly for these rational pmfs (residual 0)",
+        source=IDENTITIES[identity][0],
+        inputs={"identity": identity, "P": [str(x) for x in P], "Q": [str(x) for x in Q],
+                **{k: str(v) for k, v in zip(names, args)}},
+        verdict=Verdict(Outcome.HOLDS, "exact residual 0"),
+        enclosure=None,
+        algorithm="exact rational arithmetic on the pmfs",
+    )
+
+
+@given(pairs(), ratios)
+def test_lt_eq7_profile_reversal(pq, r):
+    _check("lt-eq7", *pq, r)
+
+
+@given(pairs(), ratios)
+def test_afa_lemma46_hockey_stick_reversal(pq, a):
+    _check("afa-lemma46", *pq, a)
+
+
+@given(pairs(), ratios)
+def test_afa_lemma19_hockey_stick_from_pld_cdfs(pq, a):
+    _check("afa-lemma19", *pq, a)
+
+
+@given(pairs(), ratios)
+def test_lt_eq19_pld_reversal(pq, r):
+    _check("lt-eq19", *pq, r)
+
+
+@given(pairs(allow_zero=False), st.integers(2, 6))
+def test_lt_eq21_renyi_reversal(pq, q):
+    _check("lt-eq21", *pq, Fraction(q))
+
+
+@given(pairs(), st.fractions(min_value=0, max_value=1, max_denominator=60))
+def test_lt_eq12_tradeoff_reversal(pq, beta):
+    _check("lt-eq12", *pq, beta)
+
+
+@given(pairs(), ratios, st.fractions(min_value=Fraction(1, 20), max_value=1, max_denominator=20))
+def test_lt_thm51_poisson_subsampling(pq, r, lam):
+    _check("lt-thm5.1", *pq, r, lam)
+
+
+def test_tradeoff_known_values():
+    # randomized response p = 3/4: f(alpha) = 1 - 3 alpha for alpha <= 1/4
+    # (reject the outcome q favours, randomised), then (1 - alpha)/3
+    P, Q = [Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]
+    assert tradeoff(P, Q, Fraction(0)) == 1
+    assert tradeoff(P, Q, Fraction(1, 8)) == Fraction(5, 8)
+    assert tradeoff(P, Q, Fraction(1, 4)) == Fraction(1, 4)
+    assert tradeoff(P, Q, Fraction(1)) == 0
+
+
+def test_identity_checks_can_fail():
+    # a wrong right-hand side must give a non-zero residual: LT eq. 7 with the
+    # sign of e^eps flipped is false for this pair
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)]
+    r = Fraction(2)
+    from dpverify.mechanisms.finite import FiniteMechanism
+
+    m = FiniteMechanism.of(P, Q)
+    assert m.reversed().delta_exact(r) != 1 + r - r * m.delta_exact(1 / r)
+    assert residual("lt-eq7", P, Q, r) == 0
+
+
+def test_identity_certificates_verify_and_reject_forgeries():
+    import copy
+
+    from dpverify.certificate import compute_digest
+    from dpverify.errors import CertificateRejected
+
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)]
+    cert = certificate("lt-thm5.1", P, Q, (Fraction(3, 2), Fraction(1, 3)))
+    assert "confirmed" in verify_certificate(cert)
+    # a false statement dressed as 'holds': the identity with a wrong pmf sum
+    bad = copy.deepcopy(cert)
+    bad["inputs"]["identity"] = "lt-eq7-wrong-sign"
+    bad["digest"] = compute_digest(bad)
+    with pytest.raises(Exception):
+        verify_certificate(bad)
+    forged = copy.deepcopy(cert)
+    forged["result"]["verdict"] = "fails"
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(forged)
