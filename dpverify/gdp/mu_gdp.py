@@ -35,7 +35,7 @@ from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..verdict import Enclosure
 from .delta_mu import delta_mu_ball
 
-__all__ = ["mu_gdp", "dmu_deps_ball"]
+__all__ = ["mu_gdp", "mu_gdp_exact", "dmu_deps_ball"]
 
 _MAX_DOUBLINGS = 24  # mu in [2^-(2^24), 2^(2^24)]: far beyond any meaningful input
 
@@ -88,6 +88,13 @@ def mu_gdp(eps: ExactInput, delta: ExactInput, digits: int = 15) -> Enclosure:
     e = V.real("eps", eps)
     dl = V.open_unit("delta", delta)
     d = V.digits(digits)
+    return mu_gdp_exact(e, dl, d)
+
+
+def mu_gdp_exact(e: Fraction, dl: Fraction, d: int) -> Enclosure:
+    """:func:`mu_gdp` for already validated exact inputs (0 < dl < 1): the
+    entry point of the GDP transformation (:mod:`dpverify.gdp.transform`),
+    which calls it at exact endpoints of profile enclosures."""
     _check_domain(e, dl)
 
     def g(mu: arb) -> arb:
