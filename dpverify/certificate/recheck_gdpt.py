@@ -446,11 +446,14 @@ def recheck_clip_rectify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -
 def recheck_utility(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """GDPT Sec 5.2 / App C: minimise s(eps) = -log(delta(eps)) / eps where
     delta(eps) solves delta + (1-delta)(e^eps - e^eps_t)/(1+e^eps) = delta_t."""
-    et, dt = to_mpf(exact_input(inputs, "eps_target")), exact_input(inputs, "log_delta_target")
+    et_exact, dt = exact_input(inputs, "eps_target"), exact_input(inputs, "log_delta_target")
     what = inputs.get("what")
+    if what not in ("eps", "delta", "sigma"):
+        raise MalformedCertificate("inputs.what must be eps, delta or sigma")
 
     def value(dps: int) -> mpf:
         with mpmath.workdps(dps):
+            et = to_mpf(et_exact)
             d_t = mpmath.exp(to_mpf(dt))
 
             def delta(e: mpf) -> mpf:
@@ -459,7 +462,11 @@ def recheck_utility(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             def s(e: mpf) -> mpf:
                 return -mpmath.log(delta(e)) / e
 
-            e_star = mpmath.findroot(lambda e: mpmath.diff(s, e), mpf("0.33"))
+            def h(e: mpf) -> mpf:  # s'(e) = 0  <=>  log delta - e delta'/delta = 0
+                dd = (d_t - 1) * mpmath.exp(e) / (1 + mpmath.exp(et))
+                return mpmath.log(delta(e)) - e * dd / delta(e)
+
+            e_star = mpmath.re(mpmath.findroot(h, mpf("0.33")))
             return {"eps": e_star, "delta": delta(e_star), "sigma": s(e_star)}[what]
 
     return stable_value(value, int(inputs.get("digits", 10)))

@@ -59,6 +59,8 @@ class TailModel:
     valid_from: arb = field(default_factory=lambda: arb(0))
     exact_from: Optional[arb] = None
     description: str = ""
+    #: exact start of a ``zero`` tail when it is rational (compared exactly)
+    zero_from_exact: Optional[Fraction] = None
 
     def limit(self) -> Optional[arb]:
         """GDPT Thm 4.4: lim G_f = sqrt(limsup eps^2 / (-2 log f)); None if unknown."""
@@ -113,11 +115,13 @@ def tail_model(profile: Profile) -> TailModel:
                              f"delta_mu0 with mu0 = {exact_str(profile.mu)}")
         if isinstance(profile, LaplaceProfile):
             e0 = ball(profile.eps0)
-            return TailModel("zero", {"from": e0}, e0, e0, f"0 for eps >= D/b = {exact_str(profile.eps0)}")
+            return TailModel("zero", {"from": e0}, e0, e0, f"0 for eps >= D/b = {exact_str(profile.eps0)}",
+                             profile.eps0)
         if isinstance(profile, ApproxDPProfile):
             e0 = ball(profile.eps0)
             if profile.delta0 == 0:
-                return TailModel("zero", {"from": e0}, e0, e0, f"0 for eps >= eps0 = {exact_str(profile.eps0)}")
+                return TailModel("zero", {"from": e0}, e0, e0, f"0 for eps >= eps0 = {exact_str(profile.eps0)}",
+                                 profile.eps0)
             return TailModel("constant", {"c": ball(profile.delta0)}, e0, e0,
                              f"delta0 = {exact_str(profile.delta0)} for eps >= eps0")
         if isinstance(profile, SubsampledProfile):
@@ -165,7 +169,7 @@ def certify_tail(profile: Profile, eps_h: Fraction, mu_hi: Fraction, *, max_brid
         gap = delta_mu_ball(mu, eh) if mu_hi > 0 else None
         if model.kind == "zero":
             z = model.params["from"]
-            if eh >= z:
+            if (eps_h >= model.zero_from_exact) if model.zero_from_exact is not None else bool(eh >= z):
                 return TailResult("certified", "zero", f"the profile is 0 for eps >= {upper_decimal(z, 8)} <= eps_h "
                                   "and delta_mu(eps) > 0", lim)
             return TailResult("unknown", "zero", f"the profile vanishes only from eps = {upper_decimal(z, 8)}; "
