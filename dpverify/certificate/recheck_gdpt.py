@@ -77,8 +77,11 @@ _K_ROOT: dict[tuple[str, int], mpf] = {}
 def _naive(name: str) -> tuple[Callable[[mpf], mpf], Callable[[mpf], mpf]]:
     if name == "sgd-example":
         return (lambda x: mpmath.exp(-x * x)), (lambda x: -2 * x * mpmath.exp(-x * x))
-    K = 4 * mpmath.exp(-2)
-    return (lambda x: min(mpf(1), K / x) if x > 0 else mpf(1)), (lambda x: -K / (x * x))
+    # K = 4 e^-2 at the precision of each call (not of the builder)
+    return (
+        (lambda x: min(mpf(1), 4 * mpmath.exp(-2) / x) if x > 0 else mpf(1)),
+        (lambda x: -4 * mpmath.exp(-2) / (x * x)),
+    )
 
 
 def refinement_point_mp(name: str) -> mpf:
