@@ -157,11 +157,12 @@ def _plot(args: argparse.Namespace) -> int:
     import sys
 
     try:
-        from ..gdp.plot import plot_gdpt
-    except ImportError as exc:  # matplotlib missing
-        print(f"dpverify: error: gdp plot needs matplotlib (pip install 'dpverify[plot]'): {exc}",
-              file=sys.stderr)
+        import matplotlib  # noqa: F401  (optional extra "plot")
+    except ImportError:
+        print("dpverify: error: gdp plot needs matplotlib, the optional extra 'plot' "
+              "(pip install 'dpverify[plot]' or pip install matplotlib)", file=sys.stderr)
         return 2
+    from ..gdp.plot import plot_gdpt
     from ..gdp.certify import certify_gdp
     from ..mechanisms import build_profile
 

@@ -217,3 +217,29 @@ def test_expr_head_only_exit_3(capsys):
     code = main(["gdp", "certify", "--mechanism", "expr", "--profile", "0.5*exp(-eps**2)", "--eps-h", "3",
                  "--margin", "1e-3"])
     assert code == 3
+
+
+def test_plot_without_matplotlib_exits_2(monkeypatch, capsys, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code = main(["gdp", "plot", "--mechanism", "pure", "--eps0", "1", "--eps-h", "1", "--margin", "1e-3",
+                 "--out", str(tmp_path / "g.png")])
+    assert code == 2
+    assert "matplotlib" in capsys.readouterr().err
+
+
+def test_plot_writes_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "g.png"
+    assert main(["gdp", "plot", "--mechanism", "pure", "--eps0", "1", "--eps-h", "2", "--margin", "1e-3",
+                 "--points", "16", "--out", str(out)]) == 0
+    assert out.stat().st_size > 1000
+
+
+def test_thm51_check_holds_and_is_tight():
+    from dpverify.gdp.thm51 import check_thm51
+
+    for eps0 in ("0.5", "2"):
+        v = check_thm51(eps0, "1e-5")
+        assert v.holds, v.reason
