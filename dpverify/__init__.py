@@ -15,6 +15,7 @@ from .errors import (
     Undecided,
 )
 from .gdp import delta_mu, mu_gdp
+from .gdp import certify_gdp, check_thm51, gdpt, head_bound
 from .verdict import Enclosure, Outcome, Verdict
 
 __all__ = [
@@ -31,4 +32,9 @@ __all__ = [
     "delta_mu",
     "mu_gdp",
     "parse_exact",
+    # GDP transformation (issue 3)
+    "certify_gdp",
+    "check_thm51",
+    "gdpt",
+    "head_bound",
 ]
