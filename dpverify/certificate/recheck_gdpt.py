@@ -39,7 +39,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, MalformedCertificate
 from .recheck_gdp import exact_input, stable_value, to_mpf
 from .recheck_profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
-from .verify import Recheck, register
+from .verify import Recheck, parse_bound, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
 
@@ -67,6 +67,20 @@ def _laplace(inputs: Mapping[str, Any]) -> Fn:
             return 1 - mpmath.exp(e)
         x0 = (D - B * e) / 2
         return cdf(x0, mpf(0), B) - mpmath.exp(e) * cdf(x0, D, B)
+
+    return f
+
+
+def _below_zero(nonneg: Callable[[mpf], mpf]) -> Fn:
+    """A guarantee's profile: nonneg for eps >= 0, the worst case of
+    (0, delta(0))-DP, delta0 + (1 - delta0)(1 - e^eps), below 0."""
+
+    def f(eps: Fraction) -> mpf:
+        e = to_mpf(eps)
+        if e >= 0:
+            return nonneg(e)
+        d0 = nonneg(mpf(0))
+        return d0 + (1 - d0) * (1 - mpmath.exp(e))
 
     return f
 
@@ -112,14 +126,7 @@ def _example(name: str) -> Callable[[Mapping[str, Any]], Fn]:
             worst = mpmath.fsum(max(p - mpmath.exp(e) * q, 0) for p, q in zip(P, Q))
             return min(worst, naive(e))
 
-        def f(eps: Fraction) -> mpf:
-            e = to_mpf(eps)
-            if e >= 0:
-                return nonneg(e)
-            d0 = nonneg(mpf(0))
-            return d0 + (1 - d0) * (1 - mpmath.exp(e))
-
-        return f
+        return _below_zero(nonneg)
 
     return build
 
@@ -138,14 +145,7 @@ def _subsampled(inputs: Mapping[str, Any]) -> Fn:
         # base() takes an exact Fraction: hand it a high-precision rational of eb
         return to_mpf(q) * _base_at(base, eb)
 
-    def f(eps: Fraction) -> mpf:
-        e = to_mpf(eps)
-        if e >= 0:
-            return at(e)
-        d0 = at(mpf(0))
-        return d0 + (1 - d0) * (1 - mpmath.exp(e))
-
-    return f
+    return _below_zero(at)
 
 
 def _base_at(base: Fn, e: mpf) -> mpf:
@@ -230,20 +230,6 @@ def mu_gdp_mp(eps: mpf, delta: mpf) -> mpf:
     return (lo + hi) / 2
 
 
-def _dec(text: Any, where: str) -> mpf:
-    if not isinstance(text, str):
-        raise MalformedCertificate(f"{where} must be a decimal string")
-    if text in ("inf", "-inf"):
-        return mpmath.inf if text == "inf" else -mpmath.inf
-    try:
-        if "/" in text:
-            n, d = text.split("/")
-            return mpf(int(n)) / int(d)
-        return mpf(text)
-    except ValueError:
-        raise MalformedCertificate(f"{where}={text!r} is not a number") from None
-
-
 _MONOTONE = {"gaussian", "laplace", "pure", "approx", "sgd-example", "icea-example", "subsampled"}
 
 
@@ -308,8 +294,9 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         henc = head.get("enclosure")
         if not isinstance(henc, dict):
             raise MalformedCertificate("missing result.head.enclosure")
-        lo, hi = _dec(henc.get("lo"), "head.enclosure.lo"), _dec(henc.get("hi"), "head.enclosure.hi")
-        mu_hi = _dec(head.get("mu_hi_exact"), "head.mu_hi_exact")
+        lo = parse_bound(henc.get("lo"), "head.enclosure.lo", dps)
+        hi = parse_bound(henc.get("hi"), "head.enclosure.hi", dps)
+        mu_hi = to_mpf(exact_input(head, "mu_hi_exact"))
         if mu_hi > hi:
             raise CertificateRejected("head.mu_hi_exact exceeds the printed upper end")
         if hi - lo > to_mpf(margin) * (1 + mpf(10) ** -9) + mpf(10) ** -30:
@@ -341,10 +328,10 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         if recorded not in ("certified", "not GDP", "unknown"):
             raise MalformedCertificate("result.tail.status must be certified / not GDP / unknown")
         if recorded == "certified" and again != "certified":
-            bridge = tail.get("bridge_to")
-            if not (name == "sgd-example" and isinstance(bridge, str)
-                    and _mills_conditions(mpf(1), mpf(1), mu_hi, _dec(bridge, "tail.bridge_to"))
-                    and _spot_check(f, to_mpf(eps_h), _dec(bridge, "tail.bridge_to"), mu_hi)):
+            bridge = to_mpf(exact_input(tail, "bridge_to")) if "bridge_to" in tail else None
+            if not (name == "sgd-example" and bridge is not None
+                    and _mills_conditions(mpf(1), mpf(1), mu_hi, bridge)
+                    and _spot_check(f, to_mpf(eps_h), bridge, mu_hi)):
                 raise CertificateRejected("the tail is recorded as certified, but the re-derivation does not confirm it")
         if recorded == "not GDP" and again != "not GDP":
             raise CertificateRejected("the tail is recorded as 'not GDP', but the re-derivation disagrees")

@@ -75,6 +75,8 @@ ALGORITHMS = ("adaptive", "naive", "shuffled")
 #: a rational upper bound of sqrt(2 pi) = 2.50662827...
 SQRT_2PI_UPPER = Fraction(250663, 100000)
 MAX_GRID_CELLS = 2_000_000
+#: cap on adaptive splits (a flat G_f, e.g. the Gaussian's, needs ~eps_h/margin cells)
+MAX_ADAPTIVE_SPLITS = 15_000
 MAX_EPS_H = Fraction(10**4)
 _MAX_DEPTH = 80
 _BITS = 128
@@ -252,7 +254,7 @@ def head_bound(
             hi = core.cell_upper(Fraction(0), Fraction(0))
         return _result(core, lo, hi, eh, m, algorithm, Fraction(0), 1, None, (Fraction(0), Fraction(0)))
     if algorithm == "adaptive":
-        return _adaptive(core, eh, m, record_limit)
+        return _adaptive(core, eh, m, record_limit, min(max_cells, MAX_ADAPTIVE_SPLITS))
     n = grid_size(eh, m)
     if n > max_cells:
         raise InvalidParameter(
@@ -314,7 +316,7 @@ def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, algorithm: str, seed: 
     return _result(core, lo, hi, eh, m, algorithm, best, n, step, bps)
 
 
-def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int) -> HeadBound:
+def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_splits: int) -> HeadBound:
     k0 = 8
     points = [eh * i / k0 for i in range(k0 + 1)]
     with working_precision(_BITS):
@@ -332,16 +334,24 @@ def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int) -> Head
             consider(x)
         cells = [(points[i], points[i + 1]) for i in range(k0)]
         closed: list[tuple[Fraction, Fraction]] = []
-        depth = 0
+        depth = splits = 0
         while cells:
             if not lo.is_finite():
                 return _unbounded(core, eh, m, "adaptive")
             t = arb_to_fraction(lo) + m
-            still = [c for c in cells if not core.cell_le(c[0], c[1], t)]
-            closed.extend(c for c in cells if c not in set(still)) if len(still) != len(cells) else None
+            still = []
+            for c in cells:
+                (closed if core.cell_le(c[0], c[1], t) else still).append(c)
             if not still:
                 break
             depth += 1
+            splits += len(still)
+            if splits > max_splits:
+                raise PrecisionExhausted(
+                    f"the adaptive staircase needs more than {max_splits} cell splits at margin "
+                    f"{exact_str(m)} on [0, {exact_str(eh)}] (G_f is nearly flat over a long range, as for "
+                    "the Gaussian); use a larger --margin or a smaller --eps-h (a closed-form tail covers the rest)"
+                )
             if depth > _MAX_DEPTH:
                 raise PrecisionExhausted(
                     f"the adaptive staircase could not close {len(still)} cell(s) near "

@@ -39,7 +39,7 @@ from ..ball import ball, isolate_increasing_root, working_precision
 from .approx_dp import approx_dp_delta_ball
 from .base import register_profile
 
-__all__ = ["ExampleProfile", "refinement_point", "SGD_A", "SGD_B", "SGD_SIGMA", "ICEA_M", "ICEA_N"]
+__all__ = ["ExampleProfile", "guarantee_profile", "refinement_point", "SGD_A", "SGD_B", "SGD_SIGMA", "ICEA_M", "ICEA_N"]
 
 SGD_A, SGD_B, SGD_SIGMA = Fraction(2), Fraction(1), Fraction(2)
 ICEA_M, ICEA_N = Fraction(20), Fraction(4)
@@ -59,6 +59,19 @@ def _sgd_naive_d(eps: arb) -> arb:
 def icea_k() -> arb:
     """K = n e^{-m/10} (= 4 e^-2 for the paper's m = 20, n = 4)."""
     return ball(ICEA_N) * (-ball(ICEA_M) / 10).exp()
+
+
+def guarantee_profile(nonneg: Callable[[arb], arb], eps: arb) -> arb:
+    """A guarantee's profile at any real eps: ``nonneg`` for eps >= 0, and
+    below 0 the worst case of the (0, delta(0))-DP guarantee (GDPT Thm 3.1);
+    a ball straddling 0 joins both branches (the profile is continuous)."""
+    if eps >= 0:
+        return nonneg(eps)
+    zero = arb(0)
+    below = approx_dp_delta_ball(zero, nonneg(zero), eps)
+    if eps < 0:
+        return below
+    return below.union(nonneg(zero.union(arb(eps.upper()))))
 
 
 def _min_ball(x: arb, y: arb) -> arb:
@@ -132,14 +145,7 @@ class ExampleProfile:
         return ei, self.naive(ei)
 
     def delta(self, eps: arb) -> arb:
-        if eps >= 0:
-            return self._nonneg(eps)
-        zero = arb(0)
-        below = approx_dp_delta_ball(zero, self._nonneg(zero), eps)
-        if eps < 0:
-            return below
-        # a ball straddling 0: join both branches (the profile is continuous)
-        return below.union(self._nonneg(zero.union(arb(eps.upper()))))
+        return guarantee_profile(self._nonneg, eps)
 
     def _nonneg(self, eps: arb) -> arb:
         naive = self.naive(eps)

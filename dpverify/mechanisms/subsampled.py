@@ -27,6 +27,7 @@ from ..ball import ball, exact_str
 from ..errors import InvalidParameter
 from .approx_dp import approx_dp_delta_ball
 from .base import register_profile
+from .examples import guarantee_profile
 
 __all__ = ["SubsampledProfile"]
 
@@ -52,13 +53,7 @@ class SubsampledProfile:
         return q * approx_dp_delta_ball(ball(self.eps0), ball(self.delta0), base_eps)
 
     def delta(self, eps: arb) -> arb:
-        if eps >= 0:
-            return self._nonneg(eps)
-        zero = arb(0)
-        below = approx_dp_delta_ball(zero, self._nonneg(zero), eps)
-        if eps < 0:
-            return below
-        return below.union(self._nonneg(zero.union(arb(eps.upper()))))
+        return guarantee_profile(self._nonneg, eps)
 
     def params(self) -> Mapping[str, str]:
         return {
