@@ -286,8 +286,9 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     dps = 40
     with mpmath.workdps(dps):
         if head.get("unbounded"):
-            if f(Fraction(0)) < 1 - mpf(10) ** (-30):
-                raise CertificateRejected("head.unbounded recorded, but the profile at 0 is below 1")
+            at = exact_input(head, "argmax")
+            if not 0 <= at <= eps_h or f(at) < 1 - mpf(10) ** (-30):
+                raise CertificateRejected("head.unbounded recorded, but the profile at head.argmax is below 1")
             if status != "not GDP":
                 raise CertificateRejected("an unbounded head must give status 'not GDP'")
             return Recheck(value=mpmath.inf, err=mpf(0), dps=dps)

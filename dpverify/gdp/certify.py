@@ -70,7 +70,7 @@ class GdpCertificate:
 
     def short(self) -> str:
         if self.status == "not GDP":
-            return f"not GDP ({self.tail.reason if not self.head.unbounded else 'the profile reaches 1'})"
+            return f"not GDP ({self.tail.reason})"
         what = "mu-GDP with optimal mu" if self.status == "GDP" else "head-only: sup over [0, eps_h] of G_f"
         return f"{what} in {self.head.enclosure.short(10)} (tail: {self.tail.status})"
 
@@ -85,7 +85,8 @@ def certify_gdp(
     """Certify mu-GDP of ``profile`` (GDPT Cor 4.1, Thm 4.6, Sec 4.2)."""
     head = head_bound(profile, eps_h, margin, algorithm, **kwargs)
     if head.unbounded:
-        tail = TailResult("not GDP", "head", "the profile is >= 1 at eps = 0: no mu-GDP bound holds")
+        tail = TailResult("not GDP", "head", f"the profile is >= 1 at eps = {exact_str(head.argmax)}: "
+                          "no mu-GDP bound holds there (delta_mu < 1)")
         return GdpCertificate(head, tail)
     mu_hi = arb_to_fraction(head.enclosure.hi)
     tail = certify_tail(profile, head.eps_h, mu_hi)

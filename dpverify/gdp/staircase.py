@@ -265,9 +265,10 @@ def head_bound(
     return _grid(core, eh, m, n, algorithm, seed, record_limit)
 
 
-def _unbounded(core: _Core, eh: Fraction, m: Fraction, algorithm: str) -> HeadBound:
+def _unbounded(core: _Core, eh: Fraction, m: Fraction, algorithm: str, at: Fraction = Fraction(0)) -> HeadBound:
+    """f(at) >= 1 was proved: G_f(at) = +inf (``argmax`` records ``at``)."""
     enc = Enclosure(INF, INF, 15, _BITS)
-    return HeadBound(enc, eh, m, algorithm, Fraction(0), core.profile_evaluations,
+    return HeadBound(enc, eh, m, algorithm, at, core.profile_evaluations,
                      core.delta_mu_evaluations, core.root_isolations, 0, None, True, None)
 
 
@@ -275,7 +276,7 @@ def _result(core: _Core, lo: arb, hi: arb, eh: Fraction, m: Fraction, algorithm:
             argmax: Fraction, cells: int, step: Optional[Fraction],
             breakpoints: Optional[tuple[Fraction, ...]]) -> HeadBound:
     if not lo.is_finite():
-        return _unbounded(core, eh, m, algorithm)
+        return _unbounded(core, eh, m, algorithm, argmax)
     with working_precision(_BITS):
         hi = hi if (not hi.is_finite() or hi >= lo) else lo
     enc = Enclosure(lo, hi, core.digits, _BITS)
@@ -300,7 +301,7 @@ def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, algorithm: str, seed: 
             if algorithm == "naive" or core.may_exceed(a, arb_to_fraction(lo)):
                 v = core.g_lower(a)
                 if not v.is_finite():
-                    return _unbounded(core, eh, m, algorithm)
+                    return _unbounded(core, eh, m, algorithm, a)
                 if v > lo:
                     lo, best = v, a
             # upper: staircase value mu_GDP(b, f(a))
@@ -325,6 +326,8 @@ def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_spl
 
         def consider(x: Fraction) -> None:
             nonlocal lo, best
+            if not lo.is_finite():  # already unbounded: f >= 1 somewhere
+                return
             if core.may_exceed(x, arb_to_fraction(lo)):
                 v = core.g_lower(x)
                 if v > lo:
@@ -337,7 +340,7 @@ def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_spl
         depth = splits = 0
         while cells:
             if not lo.is_finite():
-                return _unbounded(core, eh, m, "adaptive")
+                return _unbounded(core, eh, m, "adaptive", best)
             t = arb_to_fraction(lo) + m
             still = []
             for c in cells:

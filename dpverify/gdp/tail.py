@@ -236,5 +236,14 @@ def clip_and_rectify_scale(y_minus: Fraction, y_plus: Fraction, eps_h: Fraction)
     b = (y+ - y-)/eps_h. The result is eps_h-DP (sensitivity <= y+ - y-), so
     its profile is 0 beyond eps_h, and by post-processing it stays below the
     (eps_h, mu)-head-GDP bound before: a (eps_h, mu)-head GDP algorithm becomes
-    mu-GDP. Returns b exactly."""
-    return (y_plus - y_minus) / eps_h
+    mu-GDP. Returns b exactly.
+
+    Raises InvalidParameter unless y_minus < y_plus and eps_h > 0."""
+    from .. import _validate as V
+    from ..errors import InvalidParameter
+
+    lo, hi = V.real("y_minus", y_minus), V.real("y_plus", y_plus)
+    eh = V.positive("eps_h", eps_h)
+    if not lo < hi:
+        raise InvalidParameter("y_plus", f"y_plus={exact_str(hi)} must be > y_minus={exact_str(lo)}")
+    return (hi - lo) / eh

@@ -213,6 +213,15 @@ def test_certify_cli_bad_input_exit_2(argv, capsys):
     assert "error" in err and "Traceback" not in err
 
 
+def test_expr_reaching_one_inside_the_head_is_not_gdp(capsys):
+    # 1/(eps - 1) >= 1 on (1, 2]: G_f = +inf there
+    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "min(0.5, 1/abs(eps-1))", "--eps-h", "5",
+                 "--margin", "1e-3"]) in (0, 3)
+    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "0.5 + 0.6*exp(-(eps-2)**2)",
+                 "--eps-h", "5", "--margin", "1e-3"]) == 0
+    assert "not GDP" in capsys.readouterr().out
+
+
 def test_expr_head_only_exit_3(capsys):
     code = main(["gdp", "certify", "--mechanism", "expr", "--profile", "0.5*exp(-eps**2)", "--eps-h", "3",
                  "--margin", "1e-3"])
@@ -243,3 +252,29 @@ def test_thm51_check_holds_and_is_tight():
     for eps0 in ("0.5", "2"):
         v = check_thm51(eps0, "1e-5")
         assert v.holds, v.reason
+
+
+def test_clip_and_rectify_certificate():
+    # GDPT Thm 4.7: b = (y+ - y-)/eps_h, exact; its certificate is re-checked in rationals
+    from dpverify.certificate import quantity_certificate
+    from dpverify.gdp.tail import clip_and_rectify_scale
+    from dpverify.verdict import Enclosure
+    from dpverify.ball import ball
+
+    b = clip_and_rectify_scale(Fraction(-1), Fraction(3), Fraction(128))
+    assert b == Fraction(1, 32)
+    with working_precision(64):
+        enc = Enclosure(ball(b), ball(b), 15, 64)
+    inputs = {"y_minus": "-1", "y_plus": "3", "eps_h": "128", "mu": "1.5"}
+    cert = quantity_certificate(quantity="gdp.clip_rectify", statement="b", source="GDPT Thm 4.7",
+                                inputs=inputs, enclosure=enc, algorithm="exact")
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"] = {"lo": "0.05", "hi": "0.05"}  # true b = 1/32
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(forged)
+    with pytest.raises(InvalidParameter):
+        clip_and_rectify_scale(Fraction(1), Fraction(1), Fraction(1))
+    with pytest.raises(InvalidParameter):
+        clip_and_rectify_scale(Fraction(0), Fraction(1), Fraction(0))
