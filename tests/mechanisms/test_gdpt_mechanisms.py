@@ -75,7 +75,7 @@ def test_refined_constants_of_gdpt_sec3():
 
 
 @given(st.fractions(min_value=0, max_value=20, max_denominator=1000))
-def test_refined_below_naive_and_contains_reference(eps):
+def test_refined_profile_is_below_naive(eps):
     for name in ("sgd-example", "icea-example"):
         ref_p = ExampleProfile(name, True)
         nai = ExampleProfile(name, False)
