@@ -23,8 +23,8 @@ is checked by agreement at two precisions):
   Gaussian mu0 <= mu_hi, the Mills-ratio conditions (i)-(iv) of
   :mod:`dpverify.gdp.tail` for sgd-example, not GDP for power / constant
   tails); a recorded "certified" that the re-derivation cannot confirm is
-  rejected. A bridge [eps_h, eps_t] is only spot-checked on a grid (not a
-  proof).
+  rejected. A bridge [eps_h, eps_t] (tail.bridge_breakpoints) is re-checked
+  cell by cell like the head, and the tail status re-derived from eps_t.
 """
 
 from __future__ import annotations
@@ -314,26 +314,21 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         # upper end: every recorded cell
         bps = head.get("breakpoints")
         if bps is not None and name in _MONOTONE:
-            pts = [exact_input({"x": b}, "x") for b in bps]
-            if pts[0] != 0 or pts[-1] != eps_h or any(b <= a for a, b in zip(pts, pts[1:])) and eps_h > 0:
-                raise CertificateRejected("head.breakpoints do not partition [0, eps_h]")
-            for a, b in zip(pts, pts[1:]):
-                fa = f(a)
-                if fa > delta_mu_mp(mu_hi, to_mpf(b)) * (1 + mpf(10) ** -25) + mpf(10) ** -35:
-                    raise CertificateRejected(
-                        f"cell [{a}, {b}]: f(a) > delta_mu_hi(b), the staircase bound mu_hi fails there"
-                    )
+            _check_cells(f, bps, Fraction(0), eps_h, mu_hi, "head.breakpoints")
         # tail
         again = _tail_status(name, inputs, to_mpf(eps_h), mu_hi)
         recorded = tail.get("status")
         if recorded not in ("certified", "not GDP", "unknown"):
             raise MalformedCertificate("result.tail.status must be certified / not GDP / unknown")
         if recorded == "certified" and again != "certified":
-            bridge = to_mpf(exact_input(tail, "bridge_to")) if "bridge_to" in tail else None
-            if not (name == "sgd-example" and bridge is not None
-                    and _mills_conditions(mpf(1), mpf(1), mu_hi, bridge)
-                    and _spot_check(f, to_mpf(eps_h), bridge, mu_hi)):
+            # a bridge [eps_h, eps_t] of recorded cells, each re-checked, then the tail from eps_t
+            if not ("bridge_to" in tail and isinstance(tail.get("bridge_breakpoints"), list)
+                    and name in _MONOTONE):
                 raise CertificateRejected("the tail is recorded as certified, but the re-derivation does not confirm it")
+            eps_t = exact_input(tail, "bridge_to")
+            _check_cells(f, tail["bridge_breakpoints"], eps_h, eps_t, mu_hi, "tail.bridge_breakpoints")
+            if _tail_status(name, inputs, to_mpf(eps_t), mu_hi) != "certified":
+                raise CertificateRejected("the tail beyond the recorded bridge is not confirmed")
         if recorded == "not GDP" and again != "not GDP":
             raise CertificateRejected("the tail is recorded as 'not GDP', but the re-derivation disagrees")
         expected = {"certified": "GDP", "not GDP": "not GDP", "unknown": "head only"}[recorded]
@@ -344,14 +339,18 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         return Recheck(value=g.value, err=g.err, dps=dps)
 
 
-def _spot_check(f: Fn, a: mpf, b: mpf, mu: mpf, n: int = 400) -> bool:
-    for i in range(n + 1):
-        x = a + (b - a) * i / n
-        man, exp = x.man_exp
-        xf = Fraction(int(man)) * Fraction(2) ** int(exp) if man else Fraction(0)
-        if f(xf) > delta_mu_mp(mu, x):
-            return False
-    return True
+def _check_cells(f: Fn, bps: Any, a0: Fraction, b0: Fraction, mu: mpf, where: str) -> None:
+    """The recorded points partition [a0, b0] and every cell [a, b] has
+    f(a) <= delta_mu(b): with f non-increasing and mu_GDP monotone in both
+    arguments (GDPT Thm 4.5, App A.5) this proves sup_{[a0, b0]} G_f <= mu."""
+    if not isinstance(bps, list) or not bps:
+        raise MalformedCertificate(f"{where} must be a list of numbers")
+    pts = [exact_input({"x": b}, "x") for b in bps]
+    if pts[0] != a0 or pts[-1] != b0 or (b0 > a0 and any(b <= a for a, b in zip(pts, pts[1:]))):
+        raise CertificateRejected(f"{where} do not partition [{a0}, {b0}]")
+    for a, b in zip(pts, pts[1:]):
+        if f(a) > delta_mu_mp(mu, to_mpf(b)) * (1 + mpf(10) ** -25) + mpf(10) ** -35:
+            raise CertificateRejected(f"{where}: cell [{a}, {b}] has f(a) > delta_mu(b): the bound mu fails there")
 
 
 def _at(fn: Callable[[], mpf], dps: int) -> mpf:

@@ -85,6 +85,8 @@ class TailResult:
     limit: Optional[arb] = None
     gap: Optional[arb] = None
     bridge_to: Optional[Fraction] = None
+    #: partition of [eps_h, bridge_to] whose cells [a, b] have f(a) <= delta_mu(b)
+    bridge_breakpoints: Optional[tuple[Fraction, ...]] = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, "kind": self.kind, "reason": self.reason}
@@ -98,6 +100,8 @@ class TailResult:
             out["gap_delta_mu_at_eps_h"] = {"lo": lower_decimal(self.gap, 6), "hi": upper_decimal(self.gap, 6)}
         if self.bridge_to is not None:
             out["bridge_to"] = exact_str(self.bridge_to)
+        if self.bridge_breakpoints is not None:
+            out["bridge_breakpoints"] = [exact_str(x) for x in self.bridge_breakpoints]
         return out
 
 
@@ -172,8 +176,17 @@ def certify_tail(profile: Profile, eps_h: Fraction, mu_hi: Fraction, *, max_brid
             if (eps_h >= model.zero_from_exact) if model.zero_from_exact is not None else bool(eh >= z):
                 return TailResult("certified", "zero", f"the profile is 0 for eps >= {upper_decimal(z, 8)} <= eps_h "
                                   "and delta_mu(eps) > 0", lim)
-            return TailResult("unknown", "zero", f"the profile vanishes only from eps = {upper_decimal(z, 8)}; "
-                              "rerun with --eps-h at least that", lim, gap)
+            t = model.zero_from_exact
+            if t is None:
+                from .transform import arb_to_fraction
+
+                t = arb_to_fraction(endpoints(z)[1])
+            cells = _bridge(profile, eps_h, t, mu_hi, max_bridge_cells) if mu_hi > 0 else None
+            if cells is not None:
+                return TailResult("certified", "zero", f"staircase cells at mu on [eps_h, {exact_str(t)}] "
+                                  "(GDPT Thm 4.6), then the profile is 0", lim, None, t, cells)
+            return TailResult("unknown", "zero", f"the profile vanishes only from eps = {upper_decimal(z, 8)} and "
+                              "the bridge from eps_h could not be closed at mu", lim, gap)
         if model.kind == "gaussian":
             if mu >= model.params["mu"]:
                 return TailResult("certified", "gaussian", "the profile is delta_mu0 with mu0 <= mu, and "
@@ -202,33 +215,37 @@ def certify_tail(profile: Profile, eps_h: Fraction, mu_hi: Fraction, *, max_brid
             if t == eps_h:
                 return TailResult("certified", "gauss_exp", "f <= C exp(-alpha eps^2) <= delta_mu(eps) for "
                                   "eps >= eps_h by the Mills-ratio bounds (GDPT App A Lemma 3)", lim)
-            bridged = _bridge(profile, eps_h, t, mu_hi, max_bridge_cells)
-            if bridged:
+            cells = _bridge(profile, eps_h, t, mu_hi, max_bridge_cells)
+            if cells is not None:
                 return TailResult("certified", "gauss_exp", f"staircase cells at mu on [eps_h, {exact_str(t)}], "
-                                  "then the Mills-ratio bounds (GDPT App A Lemma 3)", lim, None, t)
+                                  "then the Mills-ratio bounds (GDPT App A Lemma 3)", lim, None, t, cells)
             return TailResult("unknown", "gauss_exp", f"could not close the bridge [eps_h, {exact_str(t)}] at mu",
                               lim, gap)
     return TailResult("unknown", model.kind, "no closed-form tail known for this profile; head-only guarantee, "
                       "GDPT Sec 4.2 gap delta_mu(eps_h) reported", None, gap)
 
 
-def _bridge(profile: Profile, a: Fraction, b: Fraction, mu: Fraction, max_cells: int) -> bool:
-    """Prove sup_{[a, b]} G_f <= mu with staircase cells (GDPT Thm 4.6)."""
+def _bridge(profile: Profile, a: Fraction, b: Fraction, mu: Fraction,
+            max_cells: int) -> Optional[tuple[Fraction, ...]]:
+    """Prove sup_{[a, b]} G_f <= mu with staircase cells (GDPT Thm 4.6);
+    returns the partition of [a, b] into proved cells, or None."""
     from .staircase import _Core
 
     core = _Core(profile, Fraction(1, 10**6))
     cells = [(a, b)]
+    done: list[tuple[Fraction, Fraction]] = []
     count = 0
     while cells:
         a0, b0 = cells.pop()
         if core.cell_le(a0, b0, mu):
+            done.append((a0, b0))
             continue
         count += 1
         if count > max_cells:
-            return False
+            return None
         m = (a0 + b0) / 2
         cells += [(a0, m), (m, b0)]
-    return True
+    return tuple(sorted({x for c in done for x in c}))
 
 
 def clip_and_rectify_scale(y_minus: Fraction, y_plus: Fraction, eps_h: Fraction) -> Fraction:

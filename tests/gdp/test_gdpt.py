@@ -142,7 +142,10 @@ def test_full_certificates():
     assert c.status == "not GDP"
     c = certify_gdp(_p("sgd-example"), "10", "1e-6")
     assert c.status == "not GDP" and c.head.unbounded  # naive profile is 1 at eps = 0
+    # eps_h below the end of Laplace's support: the bridge [1, 2] is closed by staircase cells
     c = certify_gdp(_p("laplace", scale="0.5"), "1", "1e-4")
+    assert c.status == "GDP" and c.tail.bridge_to == 2 and c.tail.bridge_breakpoints[0] == 1
+    c = certify_gdp(_p("expr", profile="0.5*exp(-eps**2)"), "2", "1e-4")
     assert c.status == "head only" and c.tail.gap is not None
 
 
@@ -278,3 +281,15 @@ def test_clip_and_rectify_certificate():
         clip_and_rectify_scale(Fraction(1), Fraction(1), Fraction(1))
     with pytest.raises(InvalidParameter):
         clip_and_rectify_scale(Fraction(0), Fraction(1), Fraction(0))
+
+
+def test_forged_bridge_is_rejected(capsys):
+    code, cert = _cert(capsys, "gdp", "certify", "--mechanism", "laplace", "--scale", "0.5", "--eps-h", "1",
+                       "--margin", "1e-4")
+    assert code == 0 and cert["result"]["tail"]["bridge_to"] == "2"
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    forged["result"]["tail"]["bridge_breakpoints"] = ["1", "2"]  # one coarse cell: f(1) > delta_mu(2)
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected, match="bridge"):
+        verify_certificate(forged)
