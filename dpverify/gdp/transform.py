@@ -46,7 +46,7 @@ def mu_of(eps: Fraction, y: arb, digits: int, upper: bool) -> arb:
         return arb(0)
     if y >= 1:
         return INF
-    enc = mu_gdp_exact(eps, arb_to_fraction(y), digits)
+    enc = mu_gdp_exact(eps, y, digits)  # y stays an arb point: it may be 2^-(10^9)
     return enc.hi if upper else enc.lo
 
 
