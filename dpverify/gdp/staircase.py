@@ -277,6 +277,11 @@ def _result(core: _Core, lo: arb, hi: arb, eh: Fraction, m: Fraction, algorithm:
             breakpoints: Optional[tuple[Fraction, ...]]) -> HeadBound:
     if not lo.is_finite():
         return _unbounded(core, eh, m, algorithm, argmax)
+    if not hi.is_finite():
+        raise PrecisionExhausted(
+            f"the {algorithm} staircase could not bound G_f above: the profile may reach 1 on a cell "
+            "although no grid point was proved to (a finer grid or the adaptive algorithm may decide it)"
+        )
     with working_precision(_BITS):
         hi = hi if (not hi.is_finite() or hi >= lo) else lo
     enc = Enclosure(lo, hi, core.digits, _BITS)
@@ -305,7 +310,9 @@ def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, algorithm: str, seed: 
                 if v > lo:
                     lo, best = v, a
             # upper: staircase value mu_GDP(b, f(a))
-            if algorithm == "naive" or not hi.is_finite() or not core.cell_le(a, b, arb_to_fraction(hi)):
+            if not hi.is_finite():
+                continue  # some cell is already unbounded above; only lower bounds can change
+            if algorithm == "naive" or not core.cell_le(a, b, arb_to_fraction(hi)):
                 u = core.cell_upper(a, b)
                 if not u.is_finite() or u > hi:
                     hi = u
