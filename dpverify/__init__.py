@@ -20,6 +20,7 @@ from .dp.sigma import refine_sigma
 from .gdp import delta_mu, mu_gdp
 from .mechanisms.finite import FiniteMechanism
 from .mechanisms.randomized_response import RandomizedResponse
+from .gdp import certify_gdp, check_thm51, gdpt, head_bound
 from .verdict import Enclosure, Outcome, Verdict
 
 __all__ = [
@@ -46,4 +47,9 @@ __all__ = [
     "implies",
     "refine_sigma",
     "rr64_check",
+    # GDP transformation (issue 3)
+    "certify_gdp",
+    "check_thm51",
+    "gdpt",
+    "head_bound",
 ]

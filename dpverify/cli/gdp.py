@@ -8,6 +8,7 @@ from .. import _validate as V
 from ..certificate import quantity_certificate
 from ..gdp import delta_mu, mu_gdp
 from ._common import add_digits_option, add_output_options, emit
+from ._mechanism import add_mechanism_options, mechanism_spec
 
 ORDER = 10
 
@@ -40,6 +41,44 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     add_output_options(m)
     m.set_defaults(func=_mu)
 
+    c = gsub.add_parser(
+        "certify",
+        help="certified mu-GDP of a mechanism: sup of its GDP transformation (GDPT Thm 4.6)",
+        description="Certified enclosure of sup_{eps >= 0} G_f(eps), G_f(eps) = mu_GDP(eps, f(eps)) "
+        "(GDPT Def 4.1, Cor 4.1): the head [0, eps_h] by staircase bounds (Thm 4.6, App D), "
+        "the tail by closed-form Mills-ratio bounds (App A Lemma 3) or Thm 4.4's limit. "
+        "Exit 0 when certified (GDP or not GDP), 3 when only the head is certified.",
+    )
+    _certify_options(c)
+    add_output_options(c)
+    c.set_defaults(func=_certify)
+
+    pl = gsub.add_parser(
+        "plot",
+        help="plot the GDP transformation with its staircase bounds (needs matplotlib)",
+        description="Plot G_f on [0, eps_h] with the upper staircase mu_GDP(x_{i+1}, f(x_i)), "
+        "the certified point values and the certified band [mu_lo, mu_hi] (GDPT Fig. 2). "
+        "Needs the optional extra 'plot' (matplotlib).",
+    )
+    _certify_options(pl)
+    pl.add_argument("--out", required=True, metavar="FILE.png", help="output image file")
+    pl.add_argument("--points", default="64", metavar="N", help="number of plotted cells (2..2000, default 64)")
+    pl.set_defaults(func=_plot)
+
+
+def _certify_options(p: argparse.ArgumentParser) -> None:
+    from ..mechanisms import profile_names
+
+    add_mechanism_options(p, names=profile_names())
+    p.add_argument("--eps-h", required=True, dest="eps_h", help="end of the head interval [0, eps_h], in [0, 10000]")
+    p.add_argument("--margin", default="1e-6", help="width of the certified mu enclosure, in [1e-12, 1] (default 1e-6)")
+    p.add_argument(
+        "--algorithm",
+        default="adaptive",
+        choices=["adaptive", "naive", "shuffled"],
+        help="staircase search: adaptive branch-and-bound (default), naive (GDPT Alg 2) or shuffled (Alg 3)",
+    )
+
 
 def _delta(args: argparse.Namespace) -> int:
     digits = V.digits(args.digits)
@@ -68,4 +107,69 @@ def _mu(args: argparse.Namespace) -> int:
         algorithm="certified root isolation (Illinois + bisection) on log delta_mu - log delta",
     )
     emit(args, cert, f"mu_GDP(eps, delta) in {enc.short(digits + 2)}")
+    return 0
+
+
+def _certify(args: argparse.Namespace) -> int:
+    from ..gdp.certify import certify_gdp
+    from ..mechanisms import build_profile
+
+    spec = mechanism_spec(args)
+    profile = build_profile(spec)
+    cert_result = certify_gdp(profile, args.eps_h, args.margin, args.algorithm)
+    status = cert_result.status
+    statement = {
+        "GDP": "the mechanism is mu-GDP exactly for mu >= mu*, and the optimal mu* lies in [lo, hi]",
+        "not GDP": "the mechanism is not mu-GDP for any finite mu (enclosure [inf, inf])",
+        "head only": "sup over [0, eps_h] of G_f lies in [lo, hi] ((eps_h, mu)-head GDP, GDPT Def 3.1); "
+        "the tail is not certified",
+    }[status]
+    result = {
+        "enclosure": cert_result.enclosure_json(),
+        "status": status,
+        "head": cert_result.head_json(),
+        "tail": cert_result.tail.to_json(),
+    }
+    from ..certificate import make_certificate
+
+    cert = make_certificate(
+        claim={
+            "quantity": "gdp.certify",
+            "statement": statement,
+            "source": "GDPT Def 4.1, Cor 4.1, Thm 4.5, Thm 4.6, Thm 4.4, App A Lemma 3",
+        },
+        inputs={
+            "mechanism": spec.name,
+            **dict(profile.params()),
+            "eps_h": args.eps_h,
+            "margin": args.margin,
+            "algorithm": args.algorithm,
+        },
+        result=result,
+        precision_bits=cert_result.head.enclosure.precision_bits,
+        algorithm=f"staircase head bound ({args.algorithm}), closed-form tail ({cert_result.tail.kind})",
+    )
+    emit(args, cert, cert_result.short())
+    return 3 if status == "head only" else 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    import sys
+
+    try:
+        import matplotlib  # noqa: F401  (optional extra "plot")
+    except ImportError:
+        print("dpverify: error: gdp plot needs matplotlib, the optional extra 'plot' "
+              "(pip install 'dpverify[plot]' or pip install matplotlib)", file=sys.stderr)
+        return 2
+    from ..gdp.plot import plot_gdpt
+    from ..gdp.certify import certify_gdp
+    from ..mechanisms import build_profile
+
+    points = V.integer("points", args.points, lo=2, hi=2000)
+    spec = mechanism_spec(args)
+    profile = build_profile(spec)
+    cert_result = certify_gdp(profile, args.eps_h, args.margin, args.algorithm)
+    plot_gdpt(profile, cert_result, args.out, points=points)
+    print(f"wrote {args.out}: {cert_result.short()}")
     return 0

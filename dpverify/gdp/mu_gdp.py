@@ -35,7 +35,7 @@ from ..errors import InvalidParameter, PrecisionExhausted
 from ..verdict import Enclosure, Outcome, Verdict
 from .delta_mu import delta_mu_ball
 
-__all__ = ["mu_gdp", "dmu_deps_ball", "check_thm45"]
+__all__ = ["mu_gdp", "mu_gdp_exact", "dmu_deps_ball", "check_thm45"]
 
 _MAX_DOUBLINGS = 24  # mu in [2^-(2^24), 2^(2^24)]: far beyond any meaningful input
 
@@ -88,6 +88,24 @@ def mu_gdp(eps: ExactInput, delta: ExactInput, digits: int = 15) -> Enclosure:
     e = V.real("eps", eps)
     dl = V.open_unit("delta", delta)
     d = V.digits(digits)
+    return mu_gdp_exact(e, dl, d)
+
+
+def _show(x: "Fraction | arb") -> str:
+    """A message-sized rendering of an exact input or an exact arb point."""
+    if isinstance(x, arb):
+        return x.str(10, radius=False)
+    return str(x)
+
+
+def mu_gdp_exact(e: Fraction, dl: "Fraction | arb", d: int) -> Enclosure:
+    """:func:`mu_gdp` for already validated exact inputs (0 < dl < 1): the
+    entry point of the GDP transformation (:mod:`dpverify.gdp.transform`),
+    which calls it at exact endpoints of profile enclosures. ``dl`` may be an
+    exact arb point (radius 0): profile values at large eps are dyadics far
+    below any Fraction one would want to build (2^-(10^9))."""
+    if isinstance(dl, arb) and not dl.is_exact():
+        raise ValueError("mu_gdp_exact needs an exact delta")
     _check_domain(e, dl)
 
     def g(mu: arb) -> arb:
@@ -95,24 +113,24 @@ def mu_gdp(eps: ExactInput, delta: ExactInput, digits: int = 15) -> Enclosure:
         return delta_mu_ball(mu, ball(e)).log() - ball(dl).log()
 
     def s(mu: arb) -> int:
-        return sign_at(g, mu, what=f"the mu_GDP equation for eps={e}, delta={dl}")
+        return sign_at(g, mu, what=f"the mu_GDP equation for eps={_show(e)}, delta={_show(dl)}")
 
     # galloping bracket in the exponent: mu = 2^(+-2^k)
     lo, hi = arb(1), arb(1)
     k = 0
     while s(lo) >= 0:
         if k > _MAX_DOUBLINGS:
-            raise PrecisionExhausted(f"mu_GDP(eps={e}, delta={dl}) is below 2^-2^{_MAX_DOUBLINGS}")
+            raise PrecisionExhausted(f"mu_GDP(eps={_show(e)}, delta={_show(dl)}) is below 2^-2^{_MAX_DOUBLINGS}")
         hi, lo = lo, arb(2) ** (-(2**k))
         k += 1
     k = 0
     while s(hi) <= 0:
         if k > _MAX_DOUBLINGS:
-            raise PrecisionExhausted(f"mu_GDP(eps={e}, delta={dl}) is above 2^2^{_MAX_DOUBLINGS}")
+            raise PrecisionExhausted(f"mu_GDP(eps={_show(e)}, delta={_show(dl)}) is above 2^2^{_MAX_DOUBLINGS}")
         lo, hi = hi, arb(2) ** (2**k)
         k += 1
     a, b, bits = isolate_increasing_root(
-        g, lo, hi, digits=d + 1, what=f"mu_GDP(eps={e}, delta={dl})"
+        g, lo, hi, digits=d + 1, what=f"mu_GDP(eps={_show(e)}, delta={_show(dl)})"
     )
     return Enclosure(a, b, d, bits)
 

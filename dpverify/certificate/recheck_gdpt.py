@@ -1,0 +1,432 @@
+"""Second route for the GDP-transformation quantities (GDPT), on mpmath only.
+
+Shares no code with :mod:`dpverify.gdp` or :mod:`dpverify.mechanisms`:
+profiles are re-implemented here (Laplace through its two cdfs instead of the
+closed form, the App B refinement point by mpmath's findroot, the
+subsampled profile through the 4-output mechanism summed output by output,
+user expressions by a separate ast walker on mpmath), and mu_GDP by
+bisection on mpmath's ncdf.
+
+What the ``gdp.certify`` re-check proves (given mpmath's own accuracy, which
+is checked by agreement at two precisions):
+
+* lower end: G_f(x*) at the recorded argmax x* is re-derived, and the
+  generic check confirms lo <= G_f(x*) <= hi; so sup G_f >= lo;
+* upper end: when the certificate lists the partition of [0, eps_h]
+  (``head.breakpoints``) and the profile is non-increasing, every cell
+  [a, b] is re-checked: f(a) <= delta_{mu_hi}(b), which by monotonicity of
+  mu_GDP in both arguments (GDPT Thm 4.5, App A.5) proves
+  sup_{[0, eps_h]} G_f <= mu_hi; without the list (grid algorithms with
+  very many cells, ``expr``) only the lower end and the width are checked;
+* width: hi - lo <= margin;
+* tail: the status is re-derived from the mechanism (zero beyond a point,
+  Gaussian mu0 <= mu_hi, the Mills-ratio conditions (i)-(iv) of
+  :mod:`dpverify.gdp.tail` for sgd-example, not GDP for power / constant
+  tails); a recorded "certified" that the re-derivation cannot confirm is
+  rejected. A bridge [eps_h, eps_t] (tail.bridge_breakpoints) is re-checked
+  cell by cell like the head, and the tail status re-derived from eps_t.
+"""
+
+from __future__ import annotations
+
+import ast
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Optional
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, MalformedCertificate
+from .recheck_gdp import exact_input, stable_value, to_mpf
+from .recheck_profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
+from .verify import Recheck, parse_bound, register
+
+__all__ = ["mu_gdp_mp", "delta_mu_mp"]
+
+Fn = Callable[[Fraction], mpf]
+
+
+# --------------------------------------------------------------------------- profiles
+
+
+@register_profile_recheck("laplace")
+def _laplace(inputs: Mapping[str, Any]) -> Fn:
+    b = exact_input(inputs, "scale")
+    d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
+
+    def cdf(x: mpf, loc: mpf, s: mpf) -> mpf:
+        z = (x - loc) / s
+        return mpmath.exp(z) / 2 if z < 0 else 1 - mpmath.exp(-z) / 2
+
+    def f(eps: Fraction) -> mpf:
+        # loss (|x - D| - |x|)/b > eps  <=>  x < x0 = (D - b eps)/2 when |eps| < D/b
+        B, D, e = to_mpf(b), to_mpf(d), to_mpf(eps)
+        if e >= D / B:
+            return mpf(0)
+        if e < -D / B:
+            return 1 - mpmath.exp(e)
+        x0 = (D - B * e) / 2
+        return cdf(x0, mpf(0), B) - mpmath.exp(e) * cdf(x0, D, B)
+
+    return f
+
+
+def _below_zero(nonneg: Callable[[mpf], mpf]) -> Fn:
+    """A guarantee's profile: nonneg for eps >= 0, the worst case of
+    (0, delta(0))-DP, delta0 + (1 - delta0)(1 - e^eps), below 0."""
+
+    def f(eps: Fraction) -> mpf:
+        e = to_mpf(eps)
+        if e >= 0:
+            return nonneg(e)
+        d0 = nonneg(mpf(0))
+        return d0 + (1 - d0) * (1 - mpmath.exp(e))
+
+    return f
+
+
+_K_ROOT: dict[tuple[str, int], mpf] = {}
+
+
+def _naive(name: str) -> tuple[Callable[[mpf], mpf], Callable[[mpf], mpf]]:
+    if name == "sgd-example":
+        return (lambda x: mpmath.exp(-x * x)), (lambda x: -2 * x * mpmath.exp(-x * x))
+    # K = 4 e^-2 at the precision of each call (not of the builder)
+    return (
+        (lambda x: min(mpf(1), 4 * mpmath.exp(-2) / x) if x > 0 else mpf(1)),
+        (lambda x: -4 * mpmath.exp(-2) / (x * x)),
+    )
+
+
+def refinement_point_mp(name: str) -> mpf:
+    """eps_i: zero of k(x) = f'(x)(1 + e^x) + e^x (1 - f(x)) (GDPT App B), by findroot."""
+    key = (name, mpmath.mp.dps)
+    if key not in _K_ROOT:
+        f, fd = _naive(name)
+        _K_ROOT[key] = mpmath.findroot(
+            lambda x: fd(x) * (1 + mpmath.exp(x)) + mpmath.exp(x) * (1 - f(x)), mpf("1.17")
+        )
+    return _K_ROOT[key]
+
+
+def _example(name: str) -> Callable[[Mapping[str, Any]], Fn]:
+    def build(inputs: Mapping[str, Any]) -> Fn:
+        refined = str(inputs.get("refined", "")).lower() == "true"
+        naive, _ = _naive(name)
+
+        def nonneg(e: mpf) -> mpf:
+            if not refined:
+                return naive(e)
+            ei = refinement_point_mp(name)
+            di = naive(ei)
+            # the 4-output worst case of (eps_i, delta_i), output by output
+            e0 = mpmath.exp(ei)
+            P = [di, (1 - di) * e0 / (1 + e0), (1 - di) / (1 + e0), mpf(0)]
+            Q = [mpf(0), (1 - di) / (1 + e0), (1 - di) * e0 / (1 + e0), di]
+            worst = mpmath.fsum(max(p - mpmath.exp(e) * q, 0) for p, q in zip(P, Q))
+            return min(worst, naive(e))
+
+        return _below_zero(nonneg)
+
+    return build
+
+
+register_profile_recheck("sgd-example")(_example("sgd-example"))
+register_profile_recheck("icea-example")(_example("icea-example"))
+
+
+@register_profile_recheck("subsampled")
+def _subsampled(inputs: Mapping[str, Any]) -> Fn:
+    q = exact_input(inputs, "rate")
+    base = _four_output(exact_input(inputs, "eps0"), exact_input(inputs, "delta0"))
+
+    def at(e: mpf) -> mpf:
+        eb = mpmath.log(1 + mpmath.expm1(e) / to_mpf(q))
+        # base() takes an exact Fraction: hand it a high-precision rational of eb
+        return to_mpf(q) * _base_at(base, eb)
+
+    return _below_zero(at)
+
+
+def _base_at(base: Fn, e: mpf) -> mpf:
+    man, exp = mpmath.mpf(e).man_exp
+    x = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+    return base(x)
+
+
+_MP_FUNCS: dict[str, Callable[..., mpf]] = {
+    "exp": mpmath.exp, "expm1": mpmath.expm1, "log": mpmath.log, "log1p": mpmath.log1p,
+    "sqrt": mpmath.sqrt, "erfc": mpmath.erfc, "Phi": mpmath.ncdf, "abs": abs, "min": min, "max": max,
+}
+
+
+@register_profile_recheck("expr")
+def _expr(inputs: Mapping[str, Any]) -> Fn:
+    text = inputs.get("profile")
+    if not isinstance(text, str) or len(text) > 500:
+        raise MalformedCertificate("inputs.profile must be an expression string")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise MalformedCertificate("inputs.profile is not an expression") from None
+    src = text.strip()
+
+    def ev(node: ast.AST, e: mpf) -> mpf:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            seg = ast.get_source_segment(src, node) or repr(node.value)
+            return mpf(seg)
+        if isinstance(node, ast.Name):
+            return {"eps": e, "e": mpmath.e, "pi": mpmath.pi}[node.id] if node.id in ("eps", "e", "pi") else _bad(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand, e)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp):
+            a, b = ev(node.left, e), ev(node.right, e)
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+            if isinstance(node.op, ast.Div):
+                return a / b
+            if isinstance(node.op, ast.Pow):
+                return a**b
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _MP_FUNCS:
+            return _MP_FUNCS[node.func.id](*[ev(a, e) for a in node.args])
+        return _bad(type(node).__name__)
+
+    return lambda eps: ev(tree.body, to_mpf(eps))
+
+
+def _bad(what: str) -> mpf:
+    raise CertificateRejected(f"inputs.profile uses {what!r}, which is not allowed")
+
+
+# --------------------------------------------------------------------------- GDP
+
+
+def delta_mu_mp(mu: mpf, eps: mpf) -> mpf:
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+def mu_gdp_mp(eps: mpf, delta: mpf) -> mpf:
+    """mu with delta_mu(eps) = delta by bisection (increasing in mu); 0 / inf at the ends."""
+    if delta <= 0:
+        return mpf(0)
+    if delta >= 1:
+        return mpmath.inf
+    lo, hi = mpf(0), mpf(1)
+    while delta_mu_mp(hi, eps) < delta:
+        lo, hi = hi, 2 * hi
+        if hi > 2**60:
+            return mpmath.inf
+    for _ in range(mpmath.mp.prec + 10):
+        mid = (lo + hi) / 2
+        if delta_mu_mp(mid, eps) < delta:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+_MONOTONE = {"gaussian", "laplace", "pure", "approx", "sgd-example", "icea-example", "subsampled"}
+
+
+def _tail_status(name: str, inputs: Mapping[str, Any], eps_h: mpf, mu: mpf) -> Optional[str]:
+    """Independent tail status, or None when it is not decidable here."""
+    if name == "gaussian":
+        mu0 = exact_input(inputs, "mu") if "mu" in inputs else (
+            (exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1))
+            / exact_input(inputs, "noise_multiplier"))
+        return "certified" if mu >= to_mpf(mu0) else None
+    if name == "laplace":
+        d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
+        return "certified" if eps_h >= to_mpf(d / exact_input(inputs, "scale")) else "unknown"
+    if name in ("pure", "approx"):
+        d0 = exact_input(inputs, "delta0") if name == "approx" else Fraction(0)
+        if d0 > 0:
+            return "not GDP"
+        return "certified" if eps_h >= to_mpf(exact_input(inputs, "eps0")) else "unknown"
+    if name == "subsampled":
+        if exact_input(inputs, "delta0") > 0:
+            return "not GDP"
+        q, e0 = to_mpf(exact_input(inputs, "rate")), to_mpf(exact_input(inputs, "eps0"))
+        return "certified" if eps_h >= mpmath.log(1 - q + q * mpmath.exp(e0)) else "unknown"
+    if name == "icea-example":
+        return "not GDP"
+    if name == "sgd-example":
+        return "certified" if _mills_conditions(mpf(1), mpf(1), mu, eps_h) else None
+    return None
+
+
+def _mills_conditions(c: mpf, alpha: mpf, mu: mpf, eps: mpf) -> bool:
+    """Conditions (i)-(iv) of dpverify.gdp.tail, re-evaluated on mpmath."""
+    beta = alpha - 1 / (2 * mu * mu)
+    p = eps / mu - mu / 2
+    if not (beta > 0 and p * mu > 1 and 2 * beta * eps >= (1 + 1 / mu) / mu - mpf(1) / 2):
+        return False
+    psi = (mpmath.log(c) - alpha * eps**2 + eps**2 / (2 * mu**2) - eps / 2 + mu**2 / 8
+           + mpmath.log(2 * mpmath.pi) / 2 + mpmath.log(p * p + 1) + mpmath.log(p + mu) - mpmath.log(p * mu - 1))
+    return psi <= 0
+
+
+@register("gdp.certify")
+def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    name = inputs.get("mechanism")
+    if name not in PROFILE_RECHECKS:
+        raise MalformedCertificate(f"no independent re-check for mechanism {name!r}")
+    head, tail = result.get("head"), result.get("tail")
+    if not isinstance(head, dict) or not isinstance(tail, dict):
+        raise MalformedCertificate("gdp.certify needs result.head and result.tail")
+    status = result.get("status")
+    f = PROFILE_RECHECKS[name](inputs)
+    eps_h = exact_input(inputs, "eps_h")
+    margin = exact_input(inputs, "margin")
+    dps = 40
+    with mpmath.workdps(dps):
+        if head.get("unbounded"):
+            at = exact_input(head, "argmax")
+            if not 0 <= at <= eps_h or f(at) < 1 - mpf(10) ** (-30):
+                raise CertificateRejected("head.unbounded recorded, but the profile at head.argmax is below 1")
+            if status != "not GDP":
+                raise CertificateRejected("an unbounded head must give status 'not GDP'")
+            return Recheck(value=mpmath.inf, err=mpf(0), dps=dps)
+        henc = head.get("enclosure")
+        if not isinstance(henc, dict):
+            raise MalformedCertificate("missing result.head.enclosure")
+        lo = parse_bound(henc.get("lo"), "head.enclosure.lo", dps)
+        hi = parse_bound(henc.get("hi"), "head.enclosure.hi", dps)
+        mu_hi = to_mpf(exact_input(head, "mu_hi_exact"))
+        if mu_hi > hi:
+            raise CertificateRejected("head.mu_hi_exact exceeds the printed upper end")
+        if hi - lo > to_mpf(margin) * (1 + mpf(10) ** -9) + mpf(10) ** -30:
+            raise CertificateRejected("the head enclosure is wider than the margin")
+        xs = exact_input(head, "argmax")
+        if not 0 <= xs <= eps_h:
+            raise CertificateRejected("head.argmax is outside [0, eps_h]")
+        # lower end: G_f at the argmax, by a second route
+        g = stable_value(lambda p: _at(lambda: mu_gdp_mp(to_mpf(xs), f(xs)), p), 12)
+        if g.value < lo - g.err - mpf(10) ** -25:
+            raise CertificateRejected(
+                f"G_f(argmax) = {mpmath.nstr(g.value, 15)} is below the recorded lower end {henc['lo']}"
+            )
+        # upper end: every recorded cell
+        bps = head.get("breakpoints")
+        if bps is not None and name in _MONOTONE:
+            _check_cells(f, bps, Fraction(0), eps_h, mu_hi, "head.breakpoints")
+        # tail
+        again = _tail_status(name, inputs, to_mpf(eps_h), mu_hi)
+        recorded = tail.get("status")
+        if recorded not in ("certified", "not GDP", "unknown"):
+            raise MalformedCertificate("result.tail.status must be certified / not GDP / unknown")
+        if recorded == "certified" and again != "certified":
+            # a bridge [eps_h, eps_t] of recorded cells, each re-checked, then the tail from eps_t
+            if not ("bridge_to" in tail and isinstance(tail.get("bridge_breakpoints"), list)
+                    and name in _MONOTONE):
+                raise CertificateRejected("the tail is recorded as certified, but the re-derivation does not confirm it")
+            eps_t = exact_input(tail, "bridge_to")
+            _check_cells(f, tail["bridge_breakpoints"], eps_h, eps_t, mu_hi, "tail.bridge_breakpoints")
+            if _tail_status(name, inputs, to_mpf(eps_t), mu_hi) != "certified":
+                raise CertificateRejected("the tail beyond the recorded bridge is not confirmed")
+        if recorded == "not GDP" and again != "not GDP":
+            raise CertificateRejected("the tail is recorded as 'not GDP', but the re-derivation disagrees")
+        expected = {"certified": "GDP", "not GDP": "not GDP", "unknown": "head only"}[recorded]
+        if status != expected:
+            raise CertificateRejected(f"status {status!r} does not follow from tail status {recorded!r}")
+        if status == "not GDP":
+            return Recheck(value=mpmath.inf, err=mpf(0), dps=dps)
+        return Recheck(value=g.value, err=g.err, dps=dps)
+
+
+def _check_cells(f: Fn, bps: Any, a0: Fraction, b0: Fraction, mu: mpf, where: str) -> None:
+    """The recorded points partition [a0, b0] and every cell [a, b] has
+    f(a) <= delta_mu(b): with f non-increasing and mu_GDP monotone in both
+    arguments (GDPT Thm 4.5, App A.5) this proves sup_{[a0, b0]} G_f <= mu."""
+    if not isinstance(bps, list) or not bps:
+        raise MalformedCertificate(f"{where} must be a list of numbers")
+    pts = [exact_input({"x": b}, "x") for b in bps]
+    if pts[0] != a0 or pts[-1] != b0 or (b0 > a0 and any(b <= a for a, b in zip(pts, pts[1:]))):
+        raise CertificateRejected(f"{where} do not partition [{a0}, {b0}]")
+    for a, b in zip(pts, pts[1:]):
+        if f(a) > delta_mu_mp(mu, to_mpf(b)) * (1 + mpf(10) ** -25) + mpf(10) ** -35:
+            raise CertificateRejected(f"{where}: cell [{a}, {b}] has f(a) > delta_mu(b): the bound mu fails there")
+
+
+def _at(fn: Callable[[], mpf], dps: int) -> mpf:
+    with mpmath.workdps(dps):
+        return fn()
+
+
+# --------------------------------------------------------------------------- claim quantities
+
+
+@register("gdp.refinement_point")
+def recheck_refinement_point(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """eps_i (what = eps) or delta^(eps_i) (what = delta) of GDPT App B."""
+    name, what = inputs.get("example"), inputs.get("what")
+    if name not in ("sgd-example", "icea-example") or what not in ("eps", "delta"):
+        raise MalformedCertificate("inputs.example / inputs.what not recognised")
+
+    def value(dps: int) -> mpf:
+        with mpmath.workdps(dps):
+            ei = refinement_point_mp(name)
+            return ei if what == "eps" else _naive(name)[0](ei)
+
+    return stable_value(value, int(inputs.get("digits", 12)))
+
+
+@register("gdp.tail_limit")
+def recheck_tail_limit(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """Thm 4.4 limit sqrt(limsup eps^2 / (-2 log f)), per mechanism in closed form."""
+    name = inputs.get("mechanism")
+    with mpmath.workdps(40):
+        if name in ("laplace", "pure"):
+            return Recheck(value=mpf(0), err=mpf(0), dps=40)
+        if name == "sgd-example":
+            # f = exp(-eps^2) for large eps: eps^2 / (2 eps^2) = 1/2; checked at a large eps too
+            e = mpf(10) ** 8
+            approx = mpmath.sqrt(e * e / (-2 * mpmath.log(mpmath.exp(-e * e))))
+            return Recheck(value=approx, err=mpf(10) ** -20, dps=40)
+        if name == "icea-example":
+            return Recheck(value=mpmath.inf, err=mpf(0), dps=40)
+        if name == "gaussian":
+            return Recheck(value=to_mpf(exact_input(inputs, "mu")), err=mpf(0), dps=40)
+    raise MalformedCertificate(f"no tail limit for mechanism {name!r}")
+
+
+@register("gdp.optimal_mu")
+def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """Optimal mu of a mechanism (claims): G_f at the recorded argmax is
+    re-derived and must lie in the enclosure (a consistency check of the
+    lower end; the upper end is proved by the gdp.certify re-check)."""
+    name = inputs.get("mechanism")
+    if name not in PROFILE_RECHECKS:
+        raise MalformedCertificate(f"no independent re-check for mechanism {name!r}")
+    f = PROFILE_RECHECKS[name](inputs)
+    if name == "icea-example":
+        return Recheck(value=mpmath.inf, err=mpf(0), dps=30)
+    x = exact_input(inputs, "argmax")
+    return stable_value(lambda p: _at(lambda: mu_gdp_mp(to_mpf(x), f(x)), p), 10)
+
+
+@register("gdp.thm51")
+def recheck_thm51(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """-2 Phi^-1(1/(1+e^eps)) = 2 sqrt(2) erfinv(tanh(eps/2)) (erfinv, not a root search)."""
+    eps = exact_input(inputs, "eps0")
+
+    def value(dps: int) -> mpf:
+        with mpmath.workdps(dps):
+            return 2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(to_mpf(eps) / 2))
+
+    return stable_value(value, int(inputs.get("digits", 15)))
+
+
+@register("gdp.clip_rectify")
+def recheck_clip_rectify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """Laplace scale b = (y+ - y-)/eps_h of GDPT Thm 4.7, in exact rationals."""
+    ym, yp, eh = (exact_input(inputs, k) for k in ("y_minus", "y_plus", "eps_h"))
+    if not (yp > ym and eh > 0):
+        raise CertificateRejected("Thm 4.7 needs y- < y+ and eps_h > 0")
+    with mpmath.workdps(40):
+        return Recheck(value=to_mpf((yp - ym) / eh), err=mpf(0), dps=40)

@@ -1,0 +1,380 @@
+"""Certified head bound: an enclosure [mu_lo, mu_hi] of sup_{eps in [0, eps_h]} G_f(eps).
+
+One staircase core (GDPT Thm 4.6, App D Alg 2/3) and three algorithms.
+
+The core (what is proved). On a cell [a, b] of [0, eps_h], for a
+non-increasing profile f and eps in [a, b]:
+
+    G_f(eps) = mu_GDP(eps, f(eps)) <= mu_GDP(b, f(a)),
+
+because mu_GDP is non-decreasing in its first argument (GDPT Thm 4.5:
+0 <= d mu_GDP / d eps <= sqrt(2 pi)/2) and increasing in its second (App A.5),
+while f(eps) <= f(a). This is the upper staircase G^+ of Thm 4.6. To *prove*
+mu_GDP(b, f(a)) <= T without isolating a root we test f(a) <= delta_T(b)
+(delta_T is increasing in T), one ball comparison. For a profile not known
+to be non-increasing (``expr``), f(a) is replaced by the enclosure of f over
+the whole cell, which is sound for any function. Lower bounds are certified
+point values G_f(x) >= mu_lo (root isolation at the lower end of f(x)); they
+dominate the paper's lower staircase mu_GDP(x_i, f(x_{i+1})) <= G_f(x_i).
+
+Gap. With point values, mu_GDP(b, f(a)) - G_f(a) =
+mu_GDP(b, f(a)) - mu_GDP(a, f(a)) <= (sqrt(2 pi)/2)(b - a) by Thm 4.5, so
+on a grid of step D the enclosure width is at most sqrt(2 pi) D / 2 plus the
+root-isolation widths; in particular it is <= sqrt(2 pi) D, the bound (3) of
+Thm 4.6.
+
+Grid (corrected). The printed grid is garbled: x_i = iD + eps_h would start
+at eps_h, and n = ceil(sqrt(8 c pi eps_h)) + 1 is not dimensionally right.
+Derived here: x_i = i D for i = 0..n with D = eps_h / n covers [0, eps_h];
+for a margin m (c = 1/m in the paper), spend m/2 on the staircase gap:
+sqrt(2 pi) D <= m/2, i.e. n = ceil(2 sqrt(2 pi) eps_h / m) = ceil(sqrt(8 pi) c eps_h)
+(the paper's sqrt(8 c pi eps_h) is this with c and eps_h pulled under the
+root by extraction). Also note: the paper's Alg 2 assigns
+mu_GDP^+(x^-, delta(x^+)) (the *lower* staircase value, iD vs (i+1)D) to its
+"mu^+" and the upper staircase value to "mu^-"; here the upper bound is
+always mu_GDP(x_{i+1}, f(x_i)).
+
+Algorithms:
+
+* ``naive`` (Alg 2): every cell: one root isolation for the upper staircase
+  value and one for the point value;
+* ``shuffled`` (Alg 3): cells in a random (seeded) order; a root is isolated
+  only when the cheap test shows the cell can beat the current bound, so
+  O(log n) isolations in expectation, but still n + 1 profile evaluations;
+* ``adaptive`` (branch and bound): start from 8 cells; a cell is closed once
+  it is proved <= T = mu_lo + margin; open cells are halved, the midpoint's
+  G_f is isolated only if it can raise mu_lo. mu_hi = T, mu_lo = the best
+  certified point value, so the width is exactly the margin. Profile
+  evaluations scale with the size of the near-optimal set, not with eps_h/m.
+
+Profile evaluations (calls of ``profile.delta``) are counted in every result.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional
+
+from flint import arb
+
+from .. import _validate as V
+from .._validate import ExactInput
+from ..ball import ball, endpoints, exact_str, working_precision
+from ..errors import InvalidParameter, PrecisionExhausted
+from ..mechanisms.base import Profile
+from ..mechanisms.gaussian import delta_mu_ball
+from ..verdict import Enclosure
+from .transform import INF, arb_to_fraction, mu_of
+
+__all__ = ["HeadBound", "head_bound", "is_nonincreasing", "grid_size", "ALGORITHMS", "SQRT_2PI_UPPER"]
+
+ALGORITHMS = ("adaptive", "naive", "shuffled")
+#: a rational upper bound of sqrt(2 pi) = 2.50662827...
+SQRT_2PI_UPPER = Fraction(250663, 100000)
+MAX_GRID_CELLS = 2_000_000
+#: cap on adaptive splits (a flat G_f, e.g. the Gaussian's, needs ~eps_h/margin cells)
+MAX_ADAPTIVE_SPLITS = 15_000
+MAX_EPS_H = Fraction(10**4)
+_MAX_DEPTH = 80
+_BITS = 128
+
+
+@dataclass(frozen=True)
+class HeadBound:
+    """Certified enclosure of sup_{[0, eps_h]} G_f, and how it was found.
+
+    ``argmax`` is a point x* with G_f(x*) >= mu_lo (certified); ``breakpoints``
+    is the partition of [0, eps_h] whose every cell [a, b] was proved to have
+    mu_GDP(b, f(a)) <= mu_hi (recorded when it is not too long), ``unbounded``
+    is True when f(x) >= 1 somewhere (then sup = +inf).
+    """
+
+    enclosure: Enclosure
+    eps_h: Fraction
+    margin: Fraction
+    algorithm: str
+    argmax: Fraction
+    profile_evaluations: int
+    delta_mu_evaluations: int
+    root_isolations: int
+    cells: int
+    grid_step: Optional[Fraction] = None
+    unbounded: bool = False
+    breakpoints: Optional[tuple[Fraction, ...]] = field(default=None, repr=False)
+
+    @property
+    def gap_bound(self) -> Optional[Fraction]:
+        """sqrt(2 pi) D (upper bound) for grid algorithms (GDPT Thm 4.6, eq. 3)."""
+        return None if self.grid_step is None else SQRT_2PI_UPPER * self.grid_step
+
+
+def grid_size(eps_h: Fraction, margin: Fraction) -> int:
+    """n = ceil(2 sqrt(2 pi) eps_h / margin) (derived above), at least 1."""
+    if eps_h == 0:
+        return 1
+    return max(1, math.ceil(2 * SQRT_2PI_UPPER * eps_h / margin))
+
+
+def is_nonincreasing(profile: Profile) -> bool:
+    """Is the profile known to be non-increasing on [0, inf)? Our profiles say
+    so with ``nonincreasing``; the Gaussian (d delta_mu / d eps < 0, GDPT
+    App A.5) and the worst cases of GDPT Thm 3.1 are by their formulas."""
+    from ..mechanisms.approx_dp import ApproxDPProfile
+    from ..mechanisms.gaussian import GaussianProfile
+
+    if isinstance(profile, (GaussianProfile, ApproxDPProfile)):
+        return True
+    return bool(getattr(profile, "nonincreasing", False))
+
+
+class _Core:
+    """Shared staircase machinery: cached, counted profile evaluations and
+    the certified cell / point tests."""
+
+    def __init__(self, profile: Profile, margin: Fraction) -> None:
+        self.profile = profile
+        self.margin = margin
+        self.digits = max(8, math.ceil(-math.log10(float(margin))) + 4)
+        self.cache: dict[Fraction, arb] = {}
+        self.profile_evaluations = 0
+        self.delta_mu_evaluations = 0
+        self.root_isolations = 0
+        self.monotone = is_nonincreasing(profile)
+
+    def f(self, x: Fraction, bits: int = _BITS) -> arb:
+        if bits == _BITS and x in self.cache:
+            return self.cache[x]
+        with working_precision(bits):
+            v = self.profile.delta(ball(x))
+        self.profile_evaluations += 1
+        if bits == _BITS:
+            self.cache[x] = v
+        return v
+
+    def f_cell(self, a: Fraction, b: Fraction, bits: int = _BITS) -> arb:
+        """A ball whose upper end bounds f on [a, b]."""
+        if self.monotone:
+            return self.f(a, bits)
+        with working_precision(bits):
+            cell = ball(a).union(ball(b))
+            v = self.profile.delta(cell)
+        self.profile_evaluations += 1
+        return v
+
+    def cell_le(self, a: Fraction, b: Fraction, t: Fraction) -> bool:
+        """True only if sup_{[a, b]} G_f <= t is proved: f_up <= delta_t(b)."""
+        for bits in (_BITS, 4 * _BITS):
+            fa = self.f_cell(a, b, bits)
+            if not fa.is_finite():
+                return False
+            with working_precision(bits):
+                if t == 0:
+                    return bool(fa <= 0)
+                self.delta_mu_evaluations += 1
+                dt = delta_mu_ball(ball(t), ball(b))
+                if fa <= dt:
+                    return True
+                if fa > dt:
+                    return False
+        return False
+
+    def may_exceed(self, x: Fraction, t: Fraction) -> bool:
+        """False only if G_f(x) <= t is proved (cheap test before a root isolation)."""
+        fx = self.f(x)
+        if not fx.is_finite():
+            return True
+        with working_precision(_BITS):
+            if t == 0:
+                return not bool(fx <= 0)
+            self.delta_mu_evaluations += 1
+            return not bool(fx <= delta_mu_ball(ball(t), ball(x)))
+
+    def g_lower(self, x: Fraction) -> arb:
+        """Exact point <= G_f(x) (0 if f(x) may be 0, +inf if f(x) >= 1)."""
+        fx = self.f(x)
+        if not fx.is_finite():
+            return arb(0)
+        lo, _ = endpoints(fx)
+        if lo > 0 and lo < 1:
+            self.root_isolations += 1
+        return mu_of(x, lo, self.digits, upper=False)
+
+    def cell_upper(self, a: Fraction, b: Fraction) -> arb:
+        """Exact point >= mu_GDP(b, f_up(a)) (+inf when f may reach 1)."""
+        fa = self.f_cell(a, b)
+        if not fa.is_finite():
+            return INF
+        _, hi = endpoints(fa)
+        if hi > 0 and hi < 1:
+            self.root_isolations += 1
+        return mu_of(b, hi, self.digits, upper=True)
+
+
+def _validate(eps_h: ExactInput, margin: ExactInput, algorithm: str) -> tuple[Fraction, Fraction]:
+    eh = V.nonnegative("eps_h", eps_h)
+    if eh > MAX_EPS_H:
+        raise InvalidParameter("eps_h", f"eps_h={eps_h} must be in [0, {MAX_EPS_H}]")
+    m = V.positive("margin", margin)
+    if m > 1 or m < Fraction(1, 10**12):
+        raise InvalidParameter("margin", f"margin={margin} must be in [1e-12, 1]")
+    if algorithm not in ALGORITHMS:
+        raise InvalidParameter("algorithm", f"algorithm={algorithm!r} must be one of {', '.join(ALGORITHMS)}")
+    return eh, m
+
+
+def head_bound(
+    profile: Profile,
+    eps_h: ExactInput,
+    margin: ExactInput,
+    algorithm: str = "adaptive",
+    *,
+    seed: int = 0,
+    max_cells: int = MAX_GRID_CELLS,
+    record_limit: int = 20_000,
+) -> HeadBound:
+    """Certified enclosure of sup_{eps in [0, eps_h]} G_f(eps) (GDPT Thm 4.1, 4.6).
+
+    Returns mu_lo <= sup <= mu_hi with mu_hi - mu_lo <= margin (grid
+    algorithms: <= sqrt(2 pi) D / 2 + root widths <= margin). If f(x) >= 1 at
+    a point the supremum is +inf (``unbounded``). Raises InvalidParameter for
+    a grid of more than ``max_cells`` cells (naive / shuffled), and
+    PrecisionExhausted if a cell cannot be closed.
+    """
+    eh, m = _validate(eps_h, margin, algorithm)
+    core = _Core(profile, m)
+    f0 = core.f(Fraction(0))
+    if f0.is_finite() and f0 >= 1:
+        return _unbounded(core, eh, m, algorithm)
+    if eh == 0:
+        with working_precision(_BITS):
+            lo = core.g_lower(Fraction(0))
+            hi = core.cell_upper(Fraction(0), Fraction(0))
+        return _result(core, lo, hi, eh, m, algorithm, Fraction(0), 1, None, (Fraction(0), Fraction(0)))
+    if algorithm == "adaptive":
+        return _adaptive(core, eh, m, record_limit, min(max_cells, MAX_ADAPTIVE_SPLITS))
+    n = grid_size(eh, m)
+    if n > max_cells:
+        raise InvalidParameter(
+            "margin",
+            f"the {algorithm} algorithm needs a grid of {n} cells for eps_h={exact_str(eh)}, "
+            f"margin={exact_str(m)} (more than {max_cells}); use --algorithm adaptive or a larger margin",
+        )
+    return _grid(core, eh, m, n, algorithm, seed, record_limit)
+
+
+def _unbounded(core: _Core, eh: Fraction, m: Fraction, algorithm: str, at: Fraction = Fraction(0)) -> HeadBound:
+    """f(at) >= 1 was proved: G_f(at) = +inf (``argmax`` records ``at``)."""
+    enc = Enclosure(INF, INF, 15, _BITS)
+    return HeadBound(enc, eh, m, algorithm, at, core.profile_evaluations,
+                     core.delta_mu_evaluations, core.root_isolations, 0, None, True, None)
+
+
+def _result(core: _Core, lo: arb, hi: arb, eh: Fraction, m: Fraction, algorithm: str,
+            argmax: Fraction, cells: int, step: Optional[Fraction],
+            breakpoints: Optional[tuple[Fraction, ...]]) -> HeadBound:
+    if not lo.is_finite():
+        return _unbounded(core, eh, m, algorithm, argmax)
+    if not hi.is_finite():
+        raise PrecisionExhausted(
+            f"the {algorithm} staircase could not bound G_f above: the profile may reach 1 on a cell "
+            "although no grid point was proved to (a finer grid or the adaptive algorithm may decide it)"
+        )
+    with working_precision(_BITS):
+        hi = hi if (not hi.is_finite() or hi >= lo) else lo
+    enc = Enclosure(lo, hi, core.digits, _BITS)
+    return HeadBound(enc, eh, m, algorithm, argmax, core.profile_evaluations,
+                     core.delta_mu_evaluations, core.root_isolations, cells, step, False, breakpoints)
+
+
+def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, algorithm: str, seed: int,
+          record_limit: int) -> HeadBound:
+    step = eh / n
+    xs = [step * i for i in range(n + 1)]
+    order = list(range(n))
+    if algorithm == "shuffled":
+        random.Random(seed).shuffle(order)
+    lo = arb(0)
+    hi = arb(0)
+    best = Fraction(0)
+    with working_precision(_BITS):
+        for i in order:
+            a, b = xs[i], xs[i + 1]
+            # lower: certified point value G_f(a)
+            if algorithm == "naive" or core.may_exceed(a, arb_to_fraction(lo)):
+                v = core.g_lower(a)
+                if not v.is_finite():
+                    return _unbounded(core, eh, m, algorithm, a)
+                if v > lo:
+                    lo, best = v, a
+            # upper: staircase value mu_GDP(b, f(a))
+            if not hi.is_finite():
+                continue  # some cell is already unbounded above; only lower bounds can change
+            if algorithm == "naive" or not core.cell_le(a, b, arb_to_fraction(hi)):
+                u = core.cell_upper(a, b)
+                if not u.is_finite() or u > hi:
+                    hi = u
+        if core.may_exceed(eh, arb_to_fraction(lo)) or algorithm == "naive":
+            v = core.g_lower(eh)
+            if v > lo:
+                lo, best = v, eh
+    bps = tuple(xs) if n + 1 <= record_limit else None
+    return _result(core, lo, hi, eh, m, algorithm, best, n, step, bps)
+
+
+def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_splits: int) -> HeadBound:
+    k0 = 8
+    points = [eh * i / k0 for i in range(k0 + 1)]
+    with working_precision(_BITS):
+        lo = core.g_lower(Fraction(0))
+        best = Fraction(0)
+
+        def consider(x: Fraction) -> None:
+            nonlocal lo, best
+            if not lo.is_finite():  # already unbounded: f >= 1 somewhere
+                return
+            if core.may_exceed(x, arb_to_fraction(lo)):
+                v = core.g_lower(x)
+                if v > lo:
+                    lo, best = v, x
+
+        for x in points[1:]:
+            consider(x)
+        cells = [(points[i], points[i + 1]) for i in range(k0)]
+        closed: list[tuple[Fraction, Fraction]] = []
+        depth = splits = 0
+        while cells:
+            if not lo.is_finite():
+                return _unbounded(core, eh, m, "adaptive", best)
+            t = arb_to_fraction(lo) + m
+            still = []
+            for c in cells:
+                (closed if core.cell_le(c[0], c[1], t) else still).append(c)
+            if not still:
+                break
+            depth += 1
+            splits += len(still)
+            if splits > max_splits:
+                raise PrecisionExhausted(
+                    f"the adaptive staircase needs more than {max_splits} cell splits at margin "
+                    f"{exact_str(m)} on [0, {exact_str(eh)}] (G_f is nearly flat over a long range, as for "
+                    "the Gaussian); use a larger --margin or a smaller --eps-h (a closed-form tail covers the rest)"
+                )
+            if depth > _MAX_DEPTH:
+                raise PrecisionExhausted(
+                    f"the adaptive staircase could not close {len(still)} cell(s) near "
+                    f"eps={float(still[0][0]):.6g} at margin {exact_str(m)}"
+                )
+            cells = []
+            for a, b in still:
+                mid = (a + b) / 2
+                consider(mid)
+                cells.append((a, mid))
+                cells.append((mid, b))
+        hi = endpoints(ball(arb_to_fraction(lo) + m))[1]  # exact point >= mu_lo + m
+    bps = None
+    if len(closed) + 1 <= record_limit:
+        bps = tuple(sorted({c[0] for c in closed} | {c[1] for c in closed}))
+    return _result(core, lo, hi, eh, m, "adaptive", best, len(closed), None, bps)

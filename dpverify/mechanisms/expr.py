@@ -1,0 +1,177 @@
+"""A user privacy profile given as an expression in eps: ``expr --profile "EXPR"``.
+
+The text is parsed with Python's :mod:`ast` (never ``eval``) and only a
+whitelist is accepted: numbers (taken exactly from their text: ``0.1`` is
+1/10), the variable ``eps``, the constants ``e`` and ``pi``, the operators
+``+ - * / **`` and unary ``-``, and the functions ``exp, expm1, log, log1p,
+sqrt, erfc, Phi`` (standard normal cdf), ``abs, min, max``. Anything else
+(attributes, names, calls of other functions, comprehensions, strings, ...)
+is refused with :class:`InvalidParameter` naming ``--profile``. The
+expression is evaluated in ball arithmetic, so the enclosure is sound for
+every ball ``eps``; e.g. a division by a ball containing 0 gives an
+unbounded ball, never a wrong number.
+
+The user asserts that the expression *is* a privacy profile; dpverify does
+not know it to be non-increasing, so the staircase bounds (GDPT Thm 4.6) use
+the enclosure of the expression over each whole cell instead of its value
+at the left end, which is sound for any function.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from flint import arb
+
+from ..ball import ball, normal_cdf, parse_exact
+from ..errors import InvalidParameter
+from .base import register_profile
+
+__all__ = ["ExprProfile", "parse_profile_expr"]
+
+_MAX_TEXT = 500
+_MAX_NODES = 200
+_MAX_INT_POWER = 1000
+
+
+def _min(x: arb, y: arb) -> arb:
+    if x <= y:
+        return x
+    if y <= x:
+        return y
+    return (x + y - abs(x - y)) / 2
+
+
+def _max(x: arb, y: arb) -> arb:
+    if x >= y:
+        return x
+    if y >= x:
+        return y
+    return (x + y + abs(x - y)) / 2
+
+
+_FUNCS: dict[str, tuple[int, Callable[..., arb]]] = {
+    "exp": (1, lambda x: x.exp()),
+    "expm1": (1, lambda x: x.expm1()),
+    "log": (1, lambda x: x.log()),
+    "log1p": (1, lambda x: x.log1p()),
+    "sqrt": (1, lambda x: x.sqrt()),
+    "erfc": (1, lambda x: x.erfc()),
+    "Phi": (1, normal_cdf),
+    "abs": (1, lambda x: abs(x)),
+    "min": (2, _min),
+    "max": (2, _max),
+}
+_CONSTS: dict[str, Callable[[], arb]] = {"e": lambda: arb(1).exp(), "pi": arb.pi}
+_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+
+
+def _refuse(message: str) -> InvalidParameter:
+    return InvalidParameter("profile", f"profile: {message}")
+
+
+def parse_profile_expr(text: str) -> Callable[[arb], arb]:
+    """Validate ``text`` and return a function eps (ball) -> ball.
+
+    Raises InvalidParameter (named ``profile``) for anything outside the
+    whitelist, too long an expression, or a missing ``eps``.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise _refuse("give an expression in eps, e.g. \"exp(-eps**2)\"")
+    if len(text) > _MAX_TEXT:
+        raise _refuse(f"the expression must be at most {_MAX_TEXT} characters")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise _refuse(f"not a valid expression ({exc.msg})") from None
+    nodes = list(ast.walk(tree))
+    if len(nodes) > _MAX_NODES:
+        raise _refuse(f"the expression has more than {_MAX_NODES} parts")
+    source = text.strip()
+    uses_eps = any(isinstance(n, ast.Name) and n.id == "eps" for n in nodes)
+    if not uses_eps:
+        raise _refuse("the expression must use the variable eps")
+    build = _compile(tree.body, source)
+    return build
+
+
+def _compile(node: ast.AST, source: str) -> Callable[[arb], arb]:
+    allowed = "numbers, eps, e, pi, + - * / **, " + ", ".join(sorted(_FUNCS))
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise _refuse(f"{node.value!r} is not allowed (allowed: {allowed})")
+        seg = ast.get_source_segment(source, node) or repr(node.value)
+        value = parse_exact(seg, "profile")  # exact from the text: 0.1 is 1/10
+        return lambda eps, v=value: ball(v)
+    if isinstance(node, ast.Name):
+        if node.id == "eps":
+            return lambda eps: eps
+        if node.id in _CONSTS:
+            c = _CONSTS[node.id]
+            return lambda eps: c()
+        raise _refuse(f"unknown name {node.id!r} (allowed: {allowed})")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _compile(node.operand, source)
+        if isinstance(node.op, ast.USub):
+            return lambda eps: -inner(eps)
+        return inner
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _BINOPS):
+        left = _compile(node.left, source)
+        if isinstance(node.op, ast.Pow):
+            exponent = node.right
+            neg = isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, ast.USub)
+            base_node = exponent.operand if neg else exponent
+            if isinstance(base_node, ast.Constant) and isinstance(base_node.value, int) and not isinstance(base_node.value, bool):
+                n = -base_node.value if neg else base_node.value
+                if abs(n) > _MAX_INT_POWER:
+                    raise _refuse(f"integer powers must be within +-{_MAX_INT_POWER}")
+                return lambda eps: left(eps) ** n
+            right = _compile(node.right, source)
+            return lambda eps: (right(eps) * left(eps).log()).exp()
+        right = _compile(node.right, source)
+        op = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+              ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}[type(node.op)]
+        return lambda eps: op(left(eps), right(eps))
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCS:
+            name = node.func.id if isinstance(node.func, ast.Name) else ast.dump(node.func)[:40]
+            raise _refuse(f"function {name!r} is not allowed (allowed: {allowed})")
+        if node.keywords:
+            raise _refuse("keyword arguments are not allowed")
+        arity, fn = _FUNCS[node.func.id]
+        if len(node.args) != arity:
+            raise _refuse(f"{node.func.id} takes {arity} argument(s)")
+        args = [_compile(a, source) for a in node.args]
+        return lambda eps: fn(*[a(eps) for a in args])
+    raise _refuse(f"{type(node).__name__} is not allowed (allowed: {allowed})")
+
+
+@dataclass(frozen=True)
+class ExprProfile:
+    """A profile given by an expression in eps (the user vouches that it is one)."""
+
+    text: str
+    fn: Callable[[arb], arb] = field(repr=False, compare=False)
+    name: str = "expr"
+    nonincreasing: bool = False
+
+    def delta(self, eps: arb) -> arb:
+        value = self.fn(eps)
+        if not value.is_finite():
+            # an unbounded ball (division by a ball containing 0, log of a
+            # ball reaching 0, ...): nothing is known; keep it unbounded
+            return arb(0, arb("inf"))
+        return value
+
+    def params(self) -> Mapping[str, str]:
+        return {"profile": self.text}
+
+
+@register_profile("expr")
+def _build(options: Mapping[str, str]) -> ExprProfile:
+    if "profile" not in options:
+        raise InvalidParameter("profile", '--mechanism expr needs --profile "EXPR in eps"')
+    text = options["profile"]
+    return ExprProfile(text, parse_profile_expr(text))
