@@ -561,8 +561,23 @@ def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: float) -> floa
 def _search_alpha(curve: RdpCurve, conversion: str, delta: float) -> float:
     """Uncertified minimiser t = alpha - 1 (scan in log t, then golden section)."""
     conv0 = "balle" if conversion == "optimal" else conversion
-    ks = [k / 2 for k in range(-60, 400)]
-    vals = [_float_eps(curve, conv0, 2.0**k, delta) for k in ks]
+    # scan upward in log t; stop once clearly past the minimum (a guess only:
+    # the certification below does not rely on unimodality)
+    ks: list[float] = []
+    vals: list[float] = []
+    best = math.inf
+    rising = 0
+    for j in range(-60, 800):
+        k = j / 2
+        v = _float_eps(curve, conv0, 2.0**k, delta)
+        ks.append(k)
+        vals.append(v)
+        if v < best:
+            best, rising = v, 0
+        elif math.isfinite(best):
+            rising += 1
+            if rising >= 12 or not math.isfinite(v):
+                break
     i = min(range(len(ks)), key=lambda j: vals[j])
     lo, hi = ks[max(i - 2, 0)], ks[min(i + 2, len(ks) - 1)]
     if conversion == "optimal":
