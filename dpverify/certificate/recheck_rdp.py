@@ -1,0 +1,258 @@
+"""Second route for the Renyi-DP quantities, on mpmath only.
+
+Shares no code with :mod:`dpverify.rdp`:
+
+* Renyi divergences are re-derived from their *defining integrals*
+  (E_Q[(dP/dQ)^alpha] by ``mpmath.quad`` for Gaussian, Laplace and fractional
+  orders of the subsampled Gaussian; finite sums for randomized response and
+  for integer orders of the subsampled Gaussian, i.e. the binomial sum the
+  arb route uses, but re-implemented here in mpmath);
+* conversions are re-evaluated at the *recorded* order alpha* (classic and
+  Balle by their closed forms, ABC Thm 3 by mpmath bisection in p and eps).
+  The value at alpha* is an upper bound of the infimum, and the recorded
+  enclosure must contain it; in addition a local golden-section search
+  around alpha* must not find an order whose value falls below the recorded
+  lower end (a forged, too-small lower end is rejected).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, MalformedCertificate
+from .recheck_gdp import exact_input, to_mpf
+from .verify import Recheck, register
+
+_DPS = 40
+
+
+def _opt(inputs: Mapping[str, Any], key: str, default: str) -> Fraction:
+    if key not in inputs:
+        return Fraction(default)
+    return exact_input(inputs, key)
+
+
+def _cgf_fn(inputs: Mapping[str, Any]) -> Callable[[mpf], mpf]:
+    """alpha -> log E_Q[(dP/dQ)^alpha] of one step, on mpmath."""
+    name = inputs.get("mechanism")
+    if name == "gaussian":
+        if "mu" in inputs:
+            mu = to_mpf(exact_input(inputs, "mu"))
+        else:
+            mu = to_mpf(_opt(inputs, "sensitivity", "1")) / to_mpf(exact_input(inputs, "noise_multiplier"))
+
+        def f(a: mpf) -> mpf:
+            g = lambda x: mpmath.npdf(x, mu, 1) ** a * mpmath.npdf(x, 0, 1) ** (1 - a)  # noqa: E731
+            return mpmath.log(mpmath.quad(g, [-mpmath.inf, 0, mu, mpmath.inf]))
+
+        return f
+    if name == "laplace":
+        lam = to_mpf(_opt(inputs, "sensitivity", "1")) / to_mpf(exact_input(inputs, "scale"))
+
+        def f(a: mpf) -> mpf:
+            g = lambda x: mpmath.exp(-a * abs(x) - (1 - a) * abs(x - lam)) / 2  # noqa: E731
+            return mpmath.log(mpmath.quad(g, [-mpmath.inf, 0, lam, mpmath.inf]))
+
+        return f
+    if name in ("rr", "pure"):
+        if name == "rr":
+            p = to_mpf(exact_input(inputs, "p"))
+        else:
+            e0 = to_mpf(exact_input(inputs, "eps0"))
+            p = mpmath.exp(e0) / (1 + mpmath.exp(e0))
+        return lambda a: mpmath.log(p**a * (1 - p) ** (1 - a) + (1 - p) ** a * p ** (1 - a))
+    if name == "subsampled-gaussian":
+        s = to_mpf(exact_input(inputs, "noise_multiplier"))
+        q = to_mpf(exact_input(inputs, "rate"))
+
+        def f(a: mpf) -> mpf:
+            if a == int(a) and a <= 5000:
+                n = int(a)
+                tot = mpf(0)
+                for k in range(n + 1):
+                    tot += mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) * mpmath.exp((k * k - k) / (2 * s * s))
+                return mpmath.log(tot)
+            g = lambda x: mpmath.npdf(x, 0, s) * (1 - q + q * mpmath.exp((2 * x - 1) / (2 * s * s))) ** a  # noqa: E731
+            pts = [-mpmath.inf, -10 * s, 0, mpf(1) / 2, a, a + 10 * s, mpmath.inf]
+            return mpmath.log(mpmath.quad(g, sorted(set(pts))))
+
+        return f
+    raise CertificateRejected(f"no RDP re-checker for mechanism {name!r}")
+
+
+def _curve_fn(inputs: Mapping[str, Any]) -> Callable[[mpf], mpf]:
+    k = int(exact_input(inputs, "compositions")) if "compositions" in inputs else 1
+    f = _cgf_fn(inputs)
+    return lambda a: k * f(a)
+
+
+@register("rdp.divergence")
+def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    a = exact_input(inputs, "alpha")
+    if a <= 0 or a == 1:
+        raise CertificateRejected("alpha must be in (0,1) or (1, inf)")
+    digits = int(inputs.get("digits", 15))
+    with mpmath.workdps(2 * digits + 20):
+        am = to_mpf(a)
+        v = _curve_fn(inputs)(am) / (am - 1)
+    with mpmath.workdps(3 * digits + 30):
+        am = to_mpf(a)
+        v2 = _curve_fn(inputs)(am) / (am - 1)
+        err = 10 * abs(v - v2) + abs(v2) * mpf(10) ** (-(2 * digits + 10))
+    return Recheck(value=v2, err=err, dps=3 * digits + 30)
+
+
+# --------------------------------------------------------------------------- conversions
+
+
+def _classic(a: mpf, g: mpf, d: mpf) -> mpf:
+    return g + mpmath.log(1 / d) / (a - 1)
+
+
+def _balle(a: mpf, g: mpf, d: mpf) -> mpf:
+    return max(mpf(0), g + mpmath.log1p(-1 / a) - (mpmath.log(d) + mpmath.log(a)) / (a - 1))
+
+
+def _s(a: mpf, e: mpf, d: mpf, p: mpf) -> mpf:
+    """ABC eq. (16): p^a (p-d)^(1-a) + (1-p)^a (e^e - p + d)^(1-a)."""
+    return p**a * (p - d) ** (1 - a) + (1 - p) ** a * (mpmath.exp(e) - p + d) ** (1 - a)
+
+
+def _gamma_opt(a: mpf, e: mpf, d: mpf) -> mpf:
+    """min over p of ABC (16) by golden-section search on (d, 1] (convex in p)."""
+    if a * d >= 1:
+        return e - mpmath.log(1 - d)
+    lo, hi = d, mpf(1)
+    # work in t = log(p - d) so that minimisers near d are resolved
+    tl, th = mpmath.log(mpf(10) ** (-mpmath.mp.dps) * d), mpmath.log(1 - d)
+    h = lambda t: mpmath.log(_s(a, e, d, d + mpmath.exp(t)))  # noqa: E731
+    gr = (mpmath.sqrt(5) - 1) / 2
+    x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
+    f1, f2 = h(x1), h(x2)
+    for _ in range(int(mpmath.mp.prec * 1.6) + 40):
+        if f1 <= f2:
+            th, x2, f2 = x2, x1, f1
+            x1 = th - gr * (th - tl)
+            f1 = h(x1)
+        else:
+            tl, x1, f1 = x1, x2, f2
+            x2 = tl + gr * (th - tl)
+            f2 = h(x2)
+    del lo, hi
+    return e + min(f1, f2, h(mpmath.log(1 - d))) / (a - 1)
+
+
+def _optimal(a: mpf, g: mpf, d: mpf) -> mpf:
+    if _gamma_opt(a, mpf(0), d) >= g:
+        return mpf(0)
+    lo, hi = mpf(0), _classic(a, g, d) + 1
+    for _ in range(int(mpmath.mp.prec) + 20):
+        m = (lo + hi) / 2
+        if _gamma_opt(a, m, d) >= g:
+            hi = m
+        else:
+            lo = m
+    return hi
+
+
+_CONV = {"classic": _classic, "balle": _balle, "optimal": _optimal}
+
+
+def _conv(inputs: Mapping[str, Any]) -> Callable[[mpf, mpf, mpf], mpf]:
+    c = inputs.get("conversion")
+    if c not in _CONV:
+        raise MalformedCertificate(f"inputs.conversion={c!r} is not one of {sorted(_CONV)}")
+    return _CONV[c]
+
+
+@register("rdp.epsilon")
+def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    conv = _conv(inputs)
+    d = exact_input(inputs, "delta")
+    if not 0 < d < 1:
+        raise CertificateRejected("delta must be in (0, 1)")
+    alpha_text = result.get("alpha")
+    if not isinstance(alpha_text, str):
+        raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
+    a_star = exact_input({"alpha": alpha_text}, "alpha")
+    if a_star <= 1:
+        raise CertificateRejected("recorded order must be > 1")
+    digits = int(inputs.get("digits", 10))
+    dps = 2 * digits + 15
+    f = _curve_fn(inputs)
+    with mpmath.workdps(dps):
+        dm = to_mpf(d)
+        eps_of = lambda a: conv(a, f(a) / (a - 1), dm)  # noqa: E731
+        am = to_mpf(a_star)
+        v = eps_of(am)
+        # local search: nothing near alpha* may undercut the recorded lower end
+        lo_rec = mpf(result["enclosure"]["lo"]) if isinstance(result.get("enclosure"), dict) else None
+        if lo_rec is not None and inputs.get("conversion") != "optimal":
+            tl, th = mpmath.log(am - 1) - 1, mpmath.log(am - 1) + 1
+            gr = (mpmath.sqrt(5) - 1) / 2
+            h = lambda t: eps_of(1 + mpmath.exp(t))  # noqa: E731
+            x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
+            f1, f2 = h(x1), h(x2)
+            for _ in range(60):
+                if f1 <= f2:
+                    th, x2, f2 = x2, x1, f1
+                    x1 = th - gr * (th - tl)
+                    f1 = h(x1)
+                else:
+                    tl, x1, f1 = x1, x2, f2
+                    x2 = tl + gr * (th - tl)
+                    f2 = h(x2)
+            if min(f1, f2) < lo_rec * (1 - mpf(10) ** (-(digits + 3))):
+                raise CertificateRejected(
+                    f"an order near alpha* gives eps = {mpmath.nstr(min(f1, f2), 15)}, below the "
+                    f"recorded lower end {result['enclosure']['lo']}"
+                )
+        err = abs(v) * mpf(10) ** (-(digits + 4))
+    return Recheck(value=v, err=err, dps=dps)
+
+
+@register("rdp.to_dp_eps")
+def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    conv = _conv(inputs)
+    a, g, d = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "delta")
+    if a <= 1 or g < 0 or not 0 < d < 1:
+        raise CertificateRejected("need alpha > 1, rdp >= 0, delta in (0, 1)")
+    digits = int(inputs.get("digits", 15))
+    dps = 2 * digits + 20
+    with mpmath.workdps(dps):
+        v = conv(to_mpf(a), to_mpf(g), to_mpf(d))
+        return Recheck(value=v, err=abs(v) * mpf(10) ** (-(digits + 5)), dps=dps)
+
+
+@register("rdp.to_dp_delta")
+def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    c = inputs.get("conversion")
+    a, g, e = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "eps")
+    if a <= 1 or g < 0 or e < 0:
+        raise CertificateRejected("need alpha > 1, rdp >= 0, eps >= 0")
+    digits = int(inputs.get("digits", 15))
+    dps = 2 * digits + 20
+    with mpmath.workdps(dps):
+        am, gm, em = to_mpf(a), to_mpf(g), to_mpf(e)
+        if c == "classic":
+            v = min(mpf(1), mpmath.exp(-(am - 1) * (em - gm)))
+        elif c == "balle":
+            zeta = (1 / am) * (1 - 1 / am) ** (am - 1)
+            v = min(mpf(1), zeta * mpmath.exp((am - 1) * (gm - em)))
+        elif c == "optimal":
+            # smallest delta with gamma_alpha^eps(delta) >= rdp: bisection on log delta
+            lo, hi = mpmath.log(mpf(10) ** -300), mpf(0)
+            for _ in range(int(mpmath.mp.prec) + 30):
+                m = (lo + hi) / 2
+                if _gamma_opt(am, em, mpmath.exp(m)) >= gm:
+                    hi = m
+                else:
+                    lo = m
+            v = mpmath.exp(hi)
+        else:
+            raise MalformedCertificate(f"inputs.conversion={c!r} is not one of {sorted(_CONV)}")
+        return Recheck(value=v, err=abs(v) * mpf(10) ** (-(digits + 3)), dps=dps)
