@@ -191,13 +191,16 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         v = eps_of(am)
         # local search: nothing near alpha* may undercut the recorded lower end
         lo_rec = mpf(result["enclosure"]["lo"]) if isinstance(result.get("enclosure"), dict) else None
-        if lo_rec is not None and inputs.get("conversion") != "optimal":
+    if lo_rec is not None and inputs.get("conversion") != "optimal":
+        with mpmath.workdps(digits + 12):
+            dm = to_mpf(d)
+            am = to_mpf(a_star)
             tl, th = mpmath.log(am - 1) - 1, mpmath.log(am - 1) + 1
             gr = (mpmath.sqrt(5) - 1) / 2
-            h = lambda t: eps_of(1 + mpmath.exp(t))  # noqa: E731
+            h = lambda t: conv(1 + mpmath.exp(t), f(1 + mpmath.exp(t)) / mpmath.exp(t), dm)  # noqa: E731
             x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
             f1, f2 = h(x1), h(x2)
-            for _ in range(60):
+            for _ in range(40):
                 if f1 <= f2:
                     th, x2, f2 = x2, x1, f1
                     x1 = th - gr * (th - tl)
@@ -211,6 +214,7 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                     f"an order near alpha* gives eps = {mpmath.nstr(min(f1, f2), 15)}, below the "
                     f"recorded lower end {result['enclosure']['lo']}"
                 )
+    with mpmath.workdps(dps):
         err = abs(v) * mpf(10) ** (-(digits + 4))
     return Recheck(value=v, err=err, dps=dps)
 
