@@ -176,6 +176,18 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     if not 0 < d < 1:
         raise CertificateRejected("delta must be in (0, 1)")
     alpha_text = result.get("alpha")
+    searched = alpha_text is None
+    if alpha_text is None:
+        # claim certificates carry no order: search it here (classic / balle only)
+        if inputs.get("conversion") == "optimal":
+            raise MalformedCertificate("an optimal-conversion rdp.epsilon needs result.alpha")
+        f0 = _curve_fn(inputs)
+        with mpmath.workdps(int(inputs.get("digits", 10)) + 12):
+            dm0 = to_mpf(d)
+            h0 = lambda t: conv(1 + mpmath.exp(t), f0(1 + mpmath.exp(t)) / mpmath.exp(t), dm0)  # noqa: E731
+            grid = [mpf(k) for k in range(-8, 16)]
+            t0 = min(grid, key=h0)
+            alpha_text = mpmath.nstr(1 + mpmath.exp(_golden_argmin(h0, t0 - 1, t0 + 1, 60)), 30)
     if not isinstance(alpha_text, str):
         raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
     a_star = exact_input({"alpha": alpha_text}, "alpha")
@@ -191,7 +203,7 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         v = eps_of(am)
         # local search: nothing near alpha* may undercut the recorded lower end
         lo_rec = mpf(result["enclosure"]["lo"]) if isinstance(result.get("enclosure"), dict) else None
-    if lo_rec is not None and inputs.get("conversion") != "optimal":
+    if lo_rec is not None and not searched and inputs.get("conversion") != "optimal":
         with mpmath.workdps(digits + 12):
             dm = to_mpf(d)
             am = to_mpf(a_star)
@@ -260,3 +272,81 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
         else:
             raise MalformedCertificate(f"inputs.conversion={c!r} is not one of {sorted(_CONV)}")
         return Recheck(value=v, err=abs(v) * mpf(10) ** (-(digits + 3)), dps=dps)
+
+
+# --------------------------------------------------------------------------- ABC Fig 2 quantities
+
+
+def _golden_argmin(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> mpf:
+    gr = (mpmath.sqrt(5) - 1) / 2
+    x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
+    f1, f2 = h(x1), h(x2)
+    for _ in range(iters):
+        if f1 <= f2:
+            th, x2, f2 = x2, x1, f1
+            x1 = th - gr * (th - tl)
+            f1 = h(x1)
+        else:
+            tl, x1, f1 = x1, x2, f2
+            x2 = tl + gr * (th - tl)
+            f2 = h(x2)
+    return (tl + th) / 2
+
+
+def _golden_min(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> mpf:
+    gr = (mpmath.sqrt(5) - 1) / 2
+    x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
+    f1, f2 = h(x1), h(x2)
+    for _ in range(iters):
+        if f1 <= f2:
+            th, x2, f2 = x2, x1, f1
+            x1 = th - gr * (th - tl)
+            f1 = h(x1)
+        else:
+            tl, x1, f1 = x1, x2, f2
+            x2 = tl + gr * (th - tl)
+            f2 = h(x2)
+    return min(f1, f2)
+
+
+def _gauss_balle_inf(sigma: mpf, T: int, d: mpf) -> mpf:
+    """inf over alpha in (1, 1/delta] of Balle's conversion of alpha T/(2 sigma^2)
+    (= ABC Lemma 2's eps_0), by golden-section search in log(alpha - 1) (the
+    function is smooth and unimodal there)."""
+    rho = 1 / (2 * sigma**2)
+    h = lambda t: _balle(1 + mpmath.exp(t), (1 + mpmath.exp(t)) * rho * T, d)  # noqa: E731
+    return _golden_min(h, mpf(-12), mpmath.log(1 / d - 1), 200)
+
+
+def _eps_ma(sigma: mpf, T: int, d: mpf) -> mpf:
+    rho = 1 / (2 * sigma**2)
+    return rho * T + mpmath.sqrt(4 * rho * T * mpmath.log(1 / d))
+
+
+@register("rdp.abc_gain")
+def recheck_abc_gain(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    sigma, d = exact_input(inputs, "noise_multiplier"), exact_input(inputs, "delta")
+    T = int(exact_input(inputs, "compositions"))
+    with mpmath.workdps(40):
+        s, dm = to_mpf(sigma), to_mpf(d)
+        v = _eps_ma(s, T, dm) - _gauss_balle_inf(s, T, dm)
+        return Recheck(value=v, err=mpf(10) ** -25, dps=40)
+
+
+@register("rdp.abc_extra_iterations")
+def recheck_abc_extra(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    sigma, d, e = (exact_input(inputs, k) for k in ("noise_multiplier", "delta", "eps"))
+    with mpmath.workdps(40):
+        s, dm, em = to_mpf(sigma), to_mpf(d), to_mpf(e)
+        L = mpmath.log(1 / dm)
+        tma = int(mpmath.floor(2 * s**2 * (mpmath.sqrt(L + em) - mpmath.sqrt(L)) ** 2))
+        lo, hi = tma, 4 * tma + 10
+        while _gauss_balle_inf(s, hi, dm) <= em:
+            hi *= 2
+        while hi - lo > 1:
+            m = (lo + hi) // 2
+            if _gauss_balle_inf(s, m, dm) <= em:
+                lo = m
+            else:
+                hi = m
+        return Recheck(value=mpf(lo - tma), err=mpf(0), dps=40)
