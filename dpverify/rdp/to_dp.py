@@ -166,6 +166,21 @@ def _ds_ball(alpha: arb, eps: arb, delta: arb, p: arb) -> arb:
     return _ds_sign_ball(alpha, eps, delta, p)
 
 
+def _log_s_t(alpha: arb, eps: arb, delta: arb, t: arb) -> arb:
+    """log S at p = delta + t, written in t so that p - delta never cancels."""
+    w = eps.exp() - t
+    return _logaddexp(t.log() + alpha * ((delta + t) / t).log(), w.log() + alpha * ((1 - delta - t) / w).log())
+
+
+def _ds_sign_t(alpha: arb, eps: arb, delta: arb, t: arb) -> arb:
+    """S'(p) at p = delta + t (same formula as :func:`_ds_sign_ball`)."""
+    u = (delta + t) / t
+    v = (1 - delta - t) / (eps.exp() - t)
+    return ((alpha - 1) * u.log()).exp() * (alpha - (alpha - 1) * u) - (
+        (alpha - 1) * v.log()
+    ).exp() * (alpha - (alpha - 1) * v)
+
+
 def _interior(alpha: arb, delta: arb) -> bool:
     """True iff alpha delta < 1 (certified); raises Undecided at the boundary."""
     x = alpha * delta
@@ -182,43 +197,47 @@ def _min_log_s(alpha: arb, eps: arb, delta: arb, rel: arb) -> arb:
     is below ``rel`` (a ball; only the order of magnitude matters)."""
     if not _interior(alpha, delta):
         return (1 - alpha) * (1 - delta).log()
-    lo, hi = point(delta), arb(1)
-    # hi = 1 is a certified right end: S'(1) > 0 when alpha delta < 1.
+    # bisection on t = p - delta in (0, 1 - delta]; t_hi = 1 - delta is a certified
+    # right end (S'(1) > 0 when alpha delta < 1), and S' -> -inf as t -> 0, so a
+    # certified left end t_lo > 0 is found by shrinking t geometrically.
     from flint import ctx
 
-    for _ in range(2 * ctx.prec + 200):
-        if (hi - lo) <= rel * lo:
-            break
-        if hi > 4 * lo and lo > delta * 2:
-            m = point((lo * hi).sqrt())
-        elif hi - delta > 4 * (lo - delta) and lo > delta:
-            m = point(delta + ((lo - delta) * (hi - delta)).sqrt())
-        else:
-            m = point((lo + hi) / 2)
-        if not (m > lo and m < hi):
-            break
-        s = _ds_sign_ball(alpha, eps, delta, m)
+    t_hi = 1 - delta
+    if not t_hi.is_exact():
+        t_hi = endpoints(t_hi)[0]
+    t_lo = point(t_hi / 2)
+    for _ in range(20000):
+        s = _ds_sign_t(alpha, eps, delta, t_lo)
         if s < 0:
-            lo = m
+            break
+        if s > 0:
+            t_hi = t_lo
+        t_lo = point(t_lo / 16)
+    else:
+        raise Undecided("no certified left end of the p-bracket")
+    for _ in range(4 * ctx.prec + 400):
+        if (t_hi - t_lo) <= rel * t_lo:
+            break
+        if t_hi > 4 * t_lo:
+            m = point((t_lo * t_hi).sqrt())
+        else:
+            m = point((t_lo + t_hi) / 2)
+        if not (m > t_lo and m < t_hi):
+            break
+        s = _ds_sign_t(alpha, eps, delta, m)
+        if s < 0:
+            t_lo = m
         elif s > 0:
-            hi = m
+            t_hi = m
         else:
             break
-    if lo == delta:
-        # never moved off delta: S' < 0 near delta but bracket collapsed; use a
-        # tiny step right of delta as the left end (S' -> -inf there)
-        raise Undecided("p-bracket did not leave delta")
-    m = point((lo + hi) / 2)
-    P = lo.union(hi)
-    # centred form for S, in log space: log S(P) within log S(m) + dlogS(P)(P - m)
-    s_m = _log_s(alpha, eps, delta, m)
-    # d log S / dp = S'(p) / S(p); S'(p) = (p-delta) ... use the raw derivative:
-    u = P / (P - delta)
-    w = eps.exp() - P + delta
-    v = (1 - P) / w
-    logS_P = _logaddexp((P - delta).log() + alpha * u.log(), w.log() + alpha * v.log())
-    dlog = _ds_ball(alpha, eps, delta, P) / logS_P.exp()
-    return s_m + dlog * (P - m)
+    # centred form in t: log S(T) within log S(m) + (d log S/dt)(T) (T - m), and
+    # d log S / dt = S'(p) / S(p)
+    m = point((t_lo + t_hi) / 2)
+    T = t_lo.union(t_hi)
+    s_m = _log_s_t(alpha, eps, delta, m)
+    dlog = _ds_sign_t(alpha, eps, delta, T) / _log_s_t(alpha, eps, delta, T).exp()
+    return s_m + dlog * (T - m)
 
 
 def optimal_gamma_ball(alpha: arb, eps: arb, delta: arb) -> arb:
@@ -246,12 +265,17 @@ def _f_logaddexp(a: float, b: float) -> float:
     return a + math.log1p(math.exp(b - a))
 
 
+def _f_logw(eps: float, p: float, delta: float) -> float:
+    """log(e^eps - p + delta) without overflow for huge eps."""
+    return eps + math.log1p((delta - p) * math.exp(-eps))
+
+
 def _f_log_s(alpha: float, eps: float, delta: float, p: float) -> float:
     first = math.log(p - delta) + alpha * math.log(p / (p - delta))
     if p >= 1:
         return first
-    w = math.exp(eps) - p + delta
-    return _f_logaddexp(first, math.log(w) + alpha * math.log((1 - p) / w))
+    lw = _f_logw(eps, p, delta)
+    return _f_logaddexp(first, lw + alpha * (math.log(1 - p) - lw))
 
 
 def _f_pstar(alpha: float, eps: float, delta: float) -> float:
@@ -273,8 +297,7 @@ def _f_pstar(alpha: float, eps: float, delta: float) -> float:
         if not lo < m < hi:
             break
         u = m / (m - delta)
-        w = math.exp(eps) - m + delta
-        v = (1 - m) / w
+        v = math.exp(math.log(1 - m) - _f_logw(eps, m, delta))
         a1 = alpha - (alpha - 1) * u
         if a1 <= 0:
             lo = m
@@ -333,7 +356,11 @@ def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) 
     bits = bits_for_digits(digits) + 20
     g_lo, g_hi = endpoints(gamma)
     af, df = float(alpha), float(delta)
-    guess = _f_eps_opt(af, float(gamma.mid()), df)
+    try:
+        guess = _f_eps_opt(af, float(gamma.mid()), df)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        # a float guess only: fall back to the classic value (a valid upper bound)
+        guess = float(gamma.mid()) + math.log(1 / df) / (af - 1)
     for _ in range(8):
         with working_precision(bits):
             a, d = ball(alpha), ball(delta)
@@ -376,7 +403,10 @@ def _bracket_eps(a: arb, g_lo: arb, g_hi: arb, d: arb, guess: float, digits: int
     x_lo = max(0.0, guess - step)
     for _ in range(60):
         e = point(arb(x_lo))
-        p = arb(_f_pstar(float(a.mid()), x_lo, float(d.mid())))
+        try:
+            p = arb(_f_pstar(float(a.mid()), x_lo, float(d.mid())))
+        except (OverflowError, ValueError, ZeroDivisionError):
+            p = 2 * d
         if p <= d:
             p = point(d * (1 + arb(2) ** -40))
         if _gamma_upper_at(a, e, d, point(p)) < g_lo:
@@ -427,7 +457,10 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
                 else:
                     break
             # certify lo really is below: G_upper(lo) < g_lo with some p
-            pf = _f_pstar(float(a.mid()), float(e.mid()), float(lo.mid()))
+            try:
+                pf = _f_pstar(float(a.mid()), float(e.mid()), float(lo.mid()))
+            except (OverflowError, ValueError, ZeroDivisionError):
+                pf = 1.0
             p = point(arb(pf))
             if not (p > lo):
                 p = point(lo * (1 + arb(2) ** -30))
@@ -647,7 +680,10 @@ class _Prover:
         return bool(gA + (1 - self.delta).log() > e)
 
     def _p(self, alpha: arb, eps: arb) -> arb:
-        pf = _f_pstar(float(alpha.mid()), float(eps.mid()), self.deltaf)
+        try:
+            pf = _f_pstar(float(alpha.mid()), float(eps.mid()), self.deltaf)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            pf = min(1.0, 2 * self.deltaf)
         p = point(arb(pf))
         if not (p > self.delta):
             p = point(self.delta * (1 + arb(2) ** -40))
