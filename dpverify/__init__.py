@@ -15,6 +15,7 @@ from .errors import (
     Undecided,
 )
 from .gdp import delta_mu, mu_gdp
+from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
 from .verdict import Enclosure, Outcome, Verdict
 
 __all__ = [
@@ -31,4 +32,9 @@ __all__ = [
     "delta_mu",
     "mu_gdp",
     "parse_exact",
+    # Renyi DP (issue 7)
+    "RdpEpsilon",
+    "SubsampledGaussianCurve",
+    "rdp_epsilon",
+    "renyi_divergence",
 ]

@@ -140,24 +140,11 @@ def _gamma_opt(a: mpf, e: mpf, d: mpf) -> mpf:
     """min over p of ABC (16) by golden-section search on (d, 1] (convex in p)."""
     if a * d >= 1:
         return e - mpmath.log(1 - d)
-    lo, hi = d, mpf(1)
     # work in t = log(p - d) so that minimisers near d are resolved
     tl, th = mpmath.log(mpf(10) ** (-mpmath.mp.dps) * d), mpmath.log(1 - d)
     h = lambda t: mpmath.log(_s(a, e, d, d + mpmath.exp(t)))  # noqa: E731
-    gr = (mpmath.sqrt(5) - 1) / 2
-    x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
-    f1, f2 = h(x1), h(x2)
-    for _ in range(int(mpmath.mp.prec * 1.6) + 40):
-        if f1 <= f2:
-            th, x2, f2 = x2, x1, f1
-            x1 = th - gr * (th - tl)
-            f1 = h(x1)
-        else:
-            tl, x1, f1 = x1, x2, f2
-            x2 = tl + gr * (th - tl)
-            f2 = h(x2)
-    del lo, hi
-    return e + min(f1, f2, h(mpmath.log(1 - d))) / (a - 1)
+    best = _golden(h, tl, th, int(mpmath.mp.prec * 1.6) + 40)[1]
+    return e + min(best, h(mpmath.log(1 - d))) / (a - 1)
 
 
 def _optimal(a: mpf, g: mpf, d: mpf) -> mpf:
@@ -201,7 +188,7 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             h0 = lambda t: conv(1 + mpmath.exp(t), f0(1 + mpmath.exp(t)) / mpmath.exp(t), dm0)  # noqa: E731
             grid = [mpf(k) for k in range(-8, 16)]
             t0 = min(grid, key=h0)
-            alpha_text = mpmath.nstr(1 + mpmath.exp(_golden_argmin(h0, t0 - 1, t0 + 1, 60)), 30)
+            alpha_text = mpmath.nstr(1 + mpmath.exp(_golden(h0, t0 - 1, t0 + 1, 60)[0]), 30)
     if not isinstance(alpha_text, str):
         raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
     a_star = exact_input({"alpha": alpha_text}, "alpha")
@@ -221,24 +208,12 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         with mpmath.workdps(digits + 12):
             dm = to_mpf(d)
             am = to_mpf(a_star)
-            tl, th = mpmath.log(am - 1) - 1, mpmath.log(am - 1) + 1
-            gr = (mpmath.sqrt(5) - 1) / 2
             fs = _search_fn(inputs)
             h = lambda t: conv(1 + mpmath.exp(t), fs(1 + mpmath.exp(t)) / mpmath.exp(t), dm)  # noqa: E731
-            x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
-            f1, f2 = h(x1), h(x2)
-            for _ in range(40):
-                if f1 <= f2:
-                    th, x2, f2 = x2, x1, f1
-                    x1 = th - gr * (th - tl)
-                    f1 = h(x1)
-                else:
-                    tl, x1, f1 = x1, x2, f2
-                    x2 = tl + gr * (th - tl)
-                    f2 = h(x2)
-            if min(f1, f2) < lo_rec * (1 - mpf(10) ** (-(digits + 3))):
+            best = _golden(h, mpmath.log(am - 1) - 1, mpmath.log(am - 1) + 1, 40)[1]
+            if best < lo_rec * (1 - mpf(10) ** (-(digits + 3))):
                 raise CertificateRejected(
-                    f"an order near alpha* gives eps = {mpmath.nstr(min(f1, f2), 15)}, below the "
+                    f"an order near alpha* gives eps = {mpmath.nstr(best, 15)}, below the "
                     f"recorded lower end {result['enclosure']['lo']}"
                 )
     with mpmath.workdps(dps):
@@ -292,7 +267,8 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
 # --------------------------------------------------------------------------- ABC Fig 2 quantities
 
 
-def _golden_argmin(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> mpf:
+def _golden(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> tuple[mpf, mpf]:
+    """(argmin, min) of a unimodal h on [tl, th] by golden-section search."""
     gr = (mpmath.sqrt(5) - 1) / 2
     x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
     f1, f2 = h(x1), h(x2)
@@ -305,23 +281,7 @@ def _golden_argmin(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> mpf
             tl, x1, f1 = x1, x2, f2
             x2 = tl + gr * (th - tl)
             f2 = h(x2)
-    return (tl + th) / 2
-
-
-def _golden_min(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> mpf:
-    gr = (mpmath.sqrt(5) - 1) / 2
-    x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
-    f1, f2 = h(x1), h(x2)
-    for _ in range(iters):
-        if f1 <= f2:
-            th, x2, f2 = x2, x1, f1
-            x1 = th - gr * (th - tl)
-            f1 = h(x1)
-        else:
-            tl, x1, f1 = x1, x2, f2
-            x2 = tl + gr * (th - tl)
-            f2 = h(x2)
-    return min(f1, f2)
+    return (tl + th) / 2, min(f1, f2)
 
 
 def _gauss_balle_inf(sigma: mpf, T: int, d: mpf) -> mpf:
@@ -330,7 +290,7 @@ def _gauss_balle_inf(sigma: mpf, T: int, d: mpf) -> mpf:
     function is smooth and unimodal there)."""
     rho = 1 / (2 * sigma**2)
     h = lambda t: _balle(1 + mpmath.exp(t), (1 + mpmath.exp(t)) * rho * T, d)  # noqa: E731
-    return _golden_min(h, mpf(-12), mpmath.log(1 / d - 1), 200)
+    return _golden(h, mpf(-12), mpmath.log(1 / d - 1), 200)[1]
 
 
 def _eps_ma(sigma: mpf, T: int, d: mpf) -> mpf:

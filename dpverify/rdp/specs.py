@@ -13,7 +13,7 @@ from typing import Callable, Mapping
 
 from .. import _validate as V
 from ..errors import InvalidParameter
-from ..mechanisms.base import MechanismSpec
+from ..mechanisms.base import MechanismSpec, build_profile
 from .divergences import GaussianCurve, LaplaceCurve, PureDpCurve, RandomizedResponseCurve, RdpCurve
 from .subsampled_gaussian import SubsampledGaussianCurve
 
@@ -21,18 +21,9 @@ __all__ = ["curve_from_spec", "RDP_MECHANISMS"]
 
 
 def _gaussian(o: Mapping[str, str]) -> RdpCurve:
-    if "mu" in o and "noise_multiplier" in o:
-        raise InvalidParameter("mu", "give either --mu or --noise-multiplier, not both")
-    if "mu" in o:
-        return GaussianCurve(V.positive("mu", o["mu"]), {"mu": o["mu"]})
-    if "noise_multiplier" in o:
-        s = V.positive("noise_multiplier", o["noise_multiplier"])
-        d = V.positive("sensitivity", o.get("sensitivity", "1"))
-        params = {"noise_multiplier": o["noise_multiplier"]}
-        if "sensitivity" in o:
-            params["sensitivity"] = o["sensitivity"]
-        return GaussianCurve(d / s, params)
-    raise InvalidParameter("mu", "--mechanism gaussian needs --mu M or --noise-multiplier S")
+    # the shared Gaussian builder validates --mu / --noise-multiplier / --sensitivity
+    prof = build_profile(MechanismSpec("gaussian", dict(o)))
+    return GaussianCurve(prof.mu, dict(prof.params()))
 
 
 def _laplace(o: Mapping[str, str]) -> RdpCurve:
