@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from fractions import Fraction
 
 from .. import _validate as V
-from ..ball import exact_str, working_precision
+from ..ball import exact_str
 from ..certificate import quantity_certificate
 from ..errors import InvalidParameter
 from ..rdp import CONVERSIONS, compose, conversion_delta, conversion_eps, curve_from_spec, rdp_epsilon, renyi_divergence

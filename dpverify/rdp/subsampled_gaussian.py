@@ -33,7 +33,7 @@ from typing import Dict, Mapping
 
 from flint import acb, arb, ctx, fmpz
 
-from ..ball import ball, normal_cdf, normal_sf, working_precision
+from ..ball import ball, normal_cdf, normal_sf
 from ..errors import InvalidParameter, PrecisionExhausted
 
 __all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_INTEGER_ORDER"]

@@ -54,7 +54,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Optional
 
 from flint import arb
 
@@ -63,7 +62,6 @@ from ..ball import (
     ball,
     bits_for_digits,
     endpoints,
-    is_accurate,
     point,
     refine,
     working_precision,
@@ -151,21 +149,6 @@ def _logaddexp(x: arb, y: arb) -> arb:
     return y + (x - y).exp().log1p()
 
 
-def _ds_sign_ball(alpha: arb, eps: arb, delta: arb, p: arb) -> arb:
-    """A ball with the sign of S'(p) (S' divided by a positive factor):
-    S'(p) = u^{alpha-1}(alpha - (alpha-1)u) - v^{alpha-1}(alpha - (alpha-1)v)."""
-    u = p / (p - delta)
-    w = eps.exp() - p + delta
-    v = (1 - p) / w
-    return ((alpha - 1) * u.log()).exp() * (alpha - (alpha - 1) * u) - (
-        (alpha - 1) * v.log()
-    ).exp() * (alpha - (alpha - 1) * v)
-
-
-def _ds_ball(alpha: arb, eps: arb, delta: arb, p: arb) -> arb:
-    return _ds_sign_ball(alpha, eps, delta, p)
-
-
 def _log_s_t(alpha: arb, eps: arb, delta: arb, t: arb) -> arb:
     """log S at p = delta + t, written in t so that p - delta never cancels."""
     w = eps.exp() - t
@@ -173,7 +156,8 @@ def _log_s_t(alpha: arb, eps: arb, delta: arb, t: arb) -> arb:
 
 
 def _ds_sign_t(alpha: arb, eps: arb, delta: arb, t: arb) -> arb:
-    """S'(p) at p = delta + t (same formula as :func:`_ds_sign_ball`)."""
+    """S'(p) at p = delta + t: u^{alpha-1}(alpha - (alpha-1)u) - v^{alpha-1}(alpha - (alpha-1)v),
+    u = p/(p - delta), v = (1 - p)/(e^eps - p + delta) (module docstring)."""
     u = (delta + t) / t
     v = (1 - delta - t) / (eps.exp() - t)
     return ((alpha - 1) * u.log()).exp() * (alpha - (alpha - 1) * u) - (
@@ -432,9 +416,7 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
             a, e = ball(alpha), ball(eps)
             # G_alpha^eps(delta) is nondecreasing in delta (a weaker DP target);
             # find the smallest delta with G >= gamma.
-            lo, hi = arb(0), arb(1)
-            # certified: delta=1 target trivially met; scan powers of 2 downward
-            x = arb(1)
+            # scan powers of 2 downward for a delta that is not (certainly) enough
             found = None
             for k in range(1, 4000):
                 cand = arb(2) ** (-k)
@@ -442,7 +424,7 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
                     found = k
                     break
             if found is None:
-                return Enclosure(arb(0), arb(2) ** -3999, digits, bits)
+                raise PrecisionExhausted("the optimal delta is below 2^-3999")
             lo, hi = arb(2) ** (-found), arb(2) ** (-found + 1)
             # lo: G(lo) may be undecided; require G_upper(lo) < g_lo
             for _ in range(400):
@@ -559,10 +541,6 @@ class RdpEpsilon:
     cells: int
 
 
-def _cgf_point(curve: RdpCurve, alpha: arb) -> arb:
-    return curve.cgf(alpha)
-
-
 def _eps_at(curve: RdpCurve, conversion: str, alpha: Fraction, delta: Fraction, digits: int) -> arb:
     """Certified upper-end ball of the conversion at one exact order."""
     a = ball(alpha)
@@ -647,7 +625,7 @@ class _Prover:
         self._f: dict[str, arb] = {}
 
     def f(self, x: arb) -> arb:
-        key = x.mid().str(radius=False) if False else repr(x.mid().man_exp())
+        key = repr(x.mid().man_exp())  # exact dyadic point -> cache key
         v = self._f.get(key)
         if v is None:
             v = self.curve.cgf(x)
@@ -775,7 +753,6 @@ def _prove(prover: _Prover, max_cells: int):
         k *= 2
         if k > 4096:
             return False, 0, None
-    t_lo = arb(2) ** (-k)
     # tail [1 + 2^K, inf)
     K = 8
     while not prover.tail(arb(1) + arb(2) ** K):

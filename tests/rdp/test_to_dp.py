@@ -10,7 +10,6 @@ from hypothesis import given, settings, strategies as st
 
 from dpverify.ball import ball, working_precision
 from dpverify.errors import InvalidParameter
-from dpverify.gdp import delta_mu
 from dpverify.rdp import (
     GaussianCurve,
     LaplaceCurve,
