@@ -102,3 +102,45 @@ register(
         "eps at delta = 0.3 is larger: RDP cannot order privacy profiles",
     )
 )
+
+
+def _conv(alpha: str, rdp: str, delta: str, digits: int):
+    from ..rdp import conversion_eps
+
+    return lambda: conversion_eps(alpha, rdp, delta, "optimal", digits)
+
+
+register(
+    Claim(
+        id="abc-thm4-eq17-alpha-delta-ge-1",
+        source="ABC Thm 4 eq. (17) / Lemma 1 eq. (19)",
+        statement="for alpha delta >= 1 the optimal conversion is exactly (gamma + log(1 - delta))_+; "
+        "alpha = 20, gamma = 1, delta = 0.1 gives 1 + log 0.9 = 0.89463948",
+        printed="0.89463948",
+        relation={"kind": "rounds_to", "printed": "0.89463948"},
+        quantity="rdp.to_dp_eps",
+        inputs={"alpha": "20", "rdp": "1", "delta": "0.1", "conversion": "optimal", "digits": 12},
+        compute=_conv("20", "1", "0.1", 12),
+        domain="alpha = 20, gamma = 1, delta = 0.1",
+        note="printed value: the closed form evaluated by us; the certified optimum of ABC (16) "
+        "(p-minimisation at p = 1) reproduces it: Thm 4 is tight in this regime",
+    )
+)
+
+register(
+    Claim(
+        id="abc-remark1-zero-eps",
+        source="ABC Remark 1",
+        statement="an (alpha, gamma)-RDP mechanism is (0, delta)-DP if 1 - e^{-gamma} < 1/alpha and "
+        "delta in [zeta_alpha e^{(alpha-1) gamma}, 1/alpha]; alpha = 2, gamma = 0.1, delta = 0.3 "
+        "(the interval is [0.2763, 0.5]): the optimal eps is 0",
+        printed="0",
+        relation={"kind": "le", "bound": "0"},
+        quantity="rdp.to_dp_eps",
+        inputs={"alpha": "2", "rdp": "0.1", "delta": "0.3", "conversion": "optimal", "digits": 12},
+        compute=_conv("2", "0.1", "0.3", 12),
+        domain="alpha = 2, gamma = 0.1, delta = 0.3",
+        note="the classic conversion (ABC Thm 1) gives 0.1 + log(1/0.3) = 1.304 here and can never "
+        "reach 0; Balle et al. also gives (-0.082)_+ = 0",
+    )
+)

@@ -10,6 +10,8 @@ EXPECTED = {
     "abc-fig2-gain-0.75": "fails",  # certified gap 0.7588 at T = 1000
     "afa-fig1-gaussian-0.277-0.3": "holds",
     "afa-fig1-rr-needs-0.471": "holds",
+    "abc-thm4-eq17-alpha-delta-ge-1": "holds",
+    "abc-remark1-zero-eps": "holds",
 }
 
 
