@@ -39,7 +39,7 @@ from ..errors import InvalidParameter, PrecisionExhausted
 __all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_INTEGER_ORDER"]
 
 #: above this the binomial sum is replaced by the quadrature (same value)
-MAX_INTEGER_ORDER = 5000
+MAX_INTEGER_ORDER = 100_000
 _DEBUG = False
 
 
@@ -107,7 +107,7 @@ def log_a_real(alpha: arb, q: Fraction, sigma: Fraction) -> arb:
     left, right = _tails(alpha, qb, sb, R)
     # pieces no wider than the Gaussian's scale keep Petras' ellipses away
     # from the branch cut (|Im x| = pi s^2) and the dynamic range per piece small
-    width = min(sf, 1.0) * 2
+    width = 2 * sf
     n = max(1, int(2 * R_val / width) + 1)
     if n > 20000:
         raise PrecisionExhausted("subsampled-Gaussian quadrature: order too large for the quadrature")

@@ -90,6 +90,20 @@ __all__ = [
 CONVERSIONS = ("classic", "balle", "optimal")
 
 
+#: the optimal conversion resolves S' ~ delta against O(1) terms; below this
+#: delta the required precision makes it too slow, so it is refused (classic
+#: and balle have no such limit)
+OPTIMAL_MIN_DELTA = Fraction(1, 10**50)
+
+
+def _check_optimal_delta(conversion: str, delta: Fraction) -> None:
+    if conversion == "optimal" and delta < OPTIMAL_MIN_DELTA:
+        raise InvalidParameter(
+            "delta", f"delta={delta} is below 1e-50, the smallest delta the optimal conversion "
+            "supports here; use --conversion balle or classic"
+        )
+
+
 def _check_conversion(conversion: str) -> str:
     if conversion not in CONVERSIONS:
         raise InvalidParameter(
@@ -190,15 +204,17 @@ def _min_log_s(alpha: arb, eps: arb, delta: arb, rel: arb) -> arb:
     if not t_hi.is_exact():
         t_hi = endpoints(t_hi)[0]
     t_lo = point(t_hi / 2)
-    for _ in range(20000):
+    floor = delta * arb(2) ** -256
+    while True:
         s = _ds_sign_t(alpha, eps, delta, t_lo)
         if s < 0:
             break
-        if s > 0:
-            t_hi = t_lo
+        if not s > 0:
+            raise Undecided("sign of S' undecided at this precision")
+        t_hi = t_lo
         t_lo = point(t_lo / 16)
-    else:
-        raise Undecided("no certified left end of the p-bracket")
+        if t_lo < floor:
+            raise Undecided("no certified left end of the p-bracket")
     for _ in range(4 * ctx.prec + 400):
         if (t_hi - t_lo) <= rel * t_lo:
             break
@@ -229,7 +245,9 @@ def optimal_gamma_ball(alpha: arb, eps: arb, delta: arb) -> arb:
     from flint import ctx
 
     # the centred form is quadratic in the bracket width: half the bits suffice
-    rel = arb(2) ** (-(ctx.prec // 2 + 8))
+    # (bits beyond ~256 only resolve the cancellation in S' for tiny delta,
+    # the bracket itself needs no more than that)
+    rel = arb(2) ** (-(min(ctx.prec, 256) // 2 + 8))
     return eps + _min_log_s(alpha, eps, delta, rel) / (alpha - 1)
 
 
@@ -337,7 +355,8 @@ def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) 
     an exact eps with certified G(eps) >= gamma_hi is an upper bound and one with
     certified G_upper(eps) < gamma_lo (G_upper from any p) is a lower bound.
     """
-    bits = bits_for_digits(digits) + 20
+    # S'(p) is O(delta) against O(1) terms: log2(1/delta) extra bits avoid cancellation
+    bits = bits_for_digits(digits) + 20 + _delta_bits(delta)
     g_lo, g_hi = endpoints(gamma)
     af, df = float(alpha), float(delta)
     try:
@@ -348,16 +367,24 @@ def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) 
     for _ in range(8):
         with working_precision(bits):
             a, d = ball(alpha), ball(delta)
-            # exact zero: every (alpha, gamma)-RDP mechanism is (0, delta)-DP
-            if g_hi <= optimal_gamma_ball(a, arb(0), d):
-                return Enclosure(arb(0), arb(0), digits, bits)
-            lo_e, hi_e = _bracket_eps(a, g_lo, g_hi, d, guess, digits)
+            try:
+                # exact zero: every (alpha, gamma)-RDP mechanism is (0, delta)-DP
+                if g_hi <= optimal_gamma_ball(a, arb(0), d):
+                    return Enclosure(arb(0), arb(0), digits, bits)
+                lo_e, hi_e = _bracket_eps(a, g_lo, g_hi, d, guess, digits)
+            except Undecided:
+                lo_e = None
             if lo_e is not None:
                 enc = Enclosure(lo_e, hi_e, digits, bits)
                 if _rel_ok(lo_e, hi_e, digits):
                     return enc
         bits *= 2
     raise PrecisionExhausted(f"optimal conversion at alpha={alpha} not certified to 1e-{digits}")
+
+
+def _delta_bits(delta: Fraction) -> int:
+    """About log2(1/delta): the extra precision the optimal conversion needs."""
+    return max(0, Fraction(delta).denominator.bit_length() - Fraction(delta).numerator.bit_length())
 
 
 def _rel_ok(lo: arb, hi: arb, digits: int) -> bool:
@@ -410,7 +437,7 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
     G_alpha^eps(delta) = gamma (G is nonincreasing in delta: a larger delta is an
     easier target... handled by certified bisection on log delta)."""
     g_lo, g_hi = endpoints(gamma)
-    bits = bits_for_digits(digits) + 20
+    bits = bits_for_digits(digits) + 20 + 64
     for _ in range(6):
         with working_precision(bits):
             a, e = ball(alpha), ball(eps)
@@ -464,6 +491,7 @@ def conversion_eps(
         raise InvalidParameter("alpha", f"alpha={alpha!r} must be > 1")
     g = V.nonnegative("rdp", gamma)
     d = V.open_unit("delta", delta)
+    _check_optimal_delta(conversion, d)
     digits = V.digits(digits)
     if conversion == "optimal":
         with working_precision(bits_for_digits(digits) + 40):
@@ -714,13 +742,14 @@ def rdp_epsilon(
     """
     conversion = _check_conversion(conversion)
     d = V.open_unit("delta", delta)
+    _check_optimal_delta(conversion, d)
     digits = V.digits(digits)
     df = float(d)
     t_star = _search_alpha(curve, conversion, df)
     alpha_star = 1 + Fraction(t_star).limit_denominator(1 << 40) if t_star < 2**40 else Fraction(int(t_star)) + 1
     if alpha_star <= 1:
         alpha_star = 1 + Fraction(1, 1 << 40)
-    bits = bits_for_digits(digits) + 30
+    bits = bits_for_digits(digits) + 30 + (_delta_bits(d) if conversion == "optimal" else 0)
     for attempt in range(4):
         with working_precision(bits):
             U = _eps_at(curve, conversion, alpha_star, d, digits)

@@ -88,6 +88,8 @@ def test_epsilon_forgery_rejected(capsys):
     (["rdp", "divergence", "--mechanism", "rr", "--p", "1", "--alpha", "2"], "--p"),
     (["rdp", "divergence", "--mechanism", "nosuch", "--alpha", "2"], "--mechanism"),
     (["rdp", "to-dp", "--alpha", "0.5", "--rdp", "1", "--delta", "1e-5"], "--alpha"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-300", "--conversion", "optimal"],
+     "--delta"),
     (["rdp", "to-dp", "--alpha", "2", "--rdp", "1", "--eps", "inf"], "--eps"),
 ])
 def test_bad_input_exit_2(capsys, argv, opt):
