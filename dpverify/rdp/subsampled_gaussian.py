@@ -39,7 +39,10 @@ from ..errors import InvalidParameter, PrecisionExhausted
 __all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_INTEGER_ORDER"]
 
 #: above this the binomial sum is replaced by the quadrature (same value)
-MAX_INTEGER_ORDER = 100_000
+MAX_INTEGER_ORDER = 20_000
+#: orders above this are refused (PrecisionExhausted, exit 3) instead of
+#: running for minutes: the sum / quadrature cost grows linearly with alpha
+MAX_ORDER = 20_000
 _DEBUG = False
 
 
@@ -138,6 +141,10 @@ class SubsampledGaussianCurve:
     def cgf(self, alpha: arb) -> arb:
         if not alpha > 1:
             raise InvalidParameter("alpha", "the subsampled-Gaussian curve needs alpha > 1")
+        if alpha > MAX_ORDER and self.q != 1:
+            raise PrecisionExhausted(
+                f"subsampled-Gaussian RDP is evaluated for orders <= {MAX_ORDER} only"
+            )
         if self.q == 1:
             s = ball(self.sigma)
             return (alpha - 1) * alpha / (2 * s * s)

@@ -99,7 +99,7 @@ OPTIMAL_MIN_DELTA = Fraction(1, 10**50)
 def _check_optimal_delta(conversion: str, delta: Fraction) -> None:
     if conversion == "optimal" and delta < OPTIMAL_MIN_DELTA:
         raise InvalidParameter(
-            "delta", f"delta={delta} is below 1e-50, the smallest delta the optimal conversion "
+            "delta", f"delta={float(delta):.3g} is below 1e-50, the smallest delta the optimal conversion "
             "supports here; use --conversion balle or classic"
         )
 
