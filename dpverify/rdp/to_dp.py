@@ -54,6 +54,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
 from flint import arb
 
@@ -480,26 +481,35 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
     raise PrecisionExhausted(f"optimal delta at alpha={alpha} not certified to 1e-{digits}")
 
 
+def _alpha_gamma(alpha: object, gamma: object) -> tuple[Fraction, Fraction]:
+    a = V.positive("alpha", alpha)
+    if a <= 1:
+        raise InvalidParameter("alpha", f"alpha={alpha!r} must be > 1")
+    return a, V.nonnegative("rdp", gamma)
+
+
+def _fixed_order(conversion: str, a: Fraction, g: Fraction, x: Fraction, digits: int,
+                 optimal: Callable[..., Enclosure], closed: Callable[[arb, arb, arb], arb]) -> Enclosure:
+    """Optimal route (its own certified search) or a closed form refined to ``digits``."""
+    if conversion == "optimal":
+        with working_precision(bits_for_digits(digits) + 40):
+            return optimal(a, ball(g), x, digits)
+    v, bits = refine(lambda: closed(ball(a), ball(g), ball(x)), digits=digits + 1,
+                     what=f"{conversion} conversion")
+    return Enclosure.from_ball(v, digits, bits)
+
+
 def conversion_eps(
     alpha: object, gamma: object, delta: object, conversion: str = "classic", digits: int = 15
 ) -> Enclosure:
     """Enclosure of the eps that ``conversion`` gives for an (alpha, gamma)-RDP
     guarantee at this delta (alpha > 1, gamma >= 0, delta in (0, 1); exact inputs)."""
     conversion = _check_conversion(conversion)
-    a = V.positive("alpha", alpha)
-    if a <= 1:
-        raise InvalidParameter("alpha", f"alpha={alpha!r} must be > 1")
-    g = V.nonnegative("rdp", gamma)
+    a, g = _alpha_gamma(alpha, gamma)
     d = V.open_unit("delta", delta)
     _check_optimal_delta(conversion, d)
-    digits = V.digits(digits)
-    if conversion == "optimal":
-        with working_precision(bits_for_digits(digits) + 40):
-            return optimal_eps(a, ball(g), d, digits)
     fn = classic_eps_ball if conversion == "classic" else balle_eps_ball
-    x, bits = refine(lambda: fn(ball(a), ball(g), ball(d)), digits=digits + 1,
-                     what=f"{conversion} conversion")
-    return Enclosure.from_ball(x, digits, bits)
+    return _fixed_order(conversion, a, g, d, V.digits(digits), optimal_eps, fn)
 
 
 def conversion_delta(
@@ -507,19 +517,10 @@ def conversion_delta(
 ) -> Enclosure:
     """Enclosure of the delta that ``conversion`` gives at this eps >= 0."""
     conversion = _check_conversion(conversion)
-    a = V.positive("alpha", alpha)
-    if a <= 1:
-        raise InvalidParameter("alpha", f"alpha={alpha!r} must be > 1")
-    g = V.nonnegative("rdp", gamma)
+    a, g = _alpha_gamma(alpha, gamma)
     e = V.nonnegative("eps", eps)
-    digits = V.digits(digits)
-    if conversion == "optimal":
-        with working_precision(bits_for_digits(digits) + 40):
-            return optimal_delta(a, ball(g), e, digits)
     fn = classic_delta_ball if conversion == "classic" else balle_delta_ball
-    x, bits = refine(lambda: fn(ball(a), ball(g), ball(e)), digits=digits + 1,
-                     what=f"{conversion} conversion")
-    return Enclosure.from_ball(x, digits, bits)
+    return _fixed_order(conversion, a, g, e, V.digits(digits), optimal_delta, fn)
 
 
 def abc_thm4_gamma_lower(alpha: arb, eps: arb, delta: arb) -> arb:
