@@ -1,7 +1,9 @@
 """Poisson-subsampled Gaussian mechanism: RDP at every real order alpha > 1.
 
 Pair (Mironov, Talwar, Zhang 2019 "Renyi DP of the sampled Gaussian
-mechanism", Sec 3; the direction dp_accounting and Opacus use): mu0 = N(0, s^2),
+mechanism", Sec 3; the direction dp_accounting and Opacus use, D(mu || mu0);
+MTZ argue it is the larger of the two directions; dpverify computes this
+direction only, also at fractional orders): mu0 = N(0, s^2),
 mu = (1-q) mu0 + q N(1, s^2) with s the noise multiplier (sensitivity 1),
 D_alpha = log(A_alpha) / (alpha - 1) with A_alpha = E_{mu0}[(mu/mu0)^alpha] and
 mu/mu0 (x) = 1 + q expm1((2x - 1)/(2 s^2)).

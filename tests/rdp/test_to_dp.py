@@ -139,3 +139,16 @@ def test_bad_inputs(kw, name):
     with pytest.raises(InvalidParameter) as ei:
         conversion_eps(**kw)
     assert ei.value.name == name
+
+
+@given(sigma=st.fractions(Fraction(1, 4), Fraction(100)).map(lambda x: x.limit_denominator(30)),
+       T=st.integers(1, 10**6), dexp=st.integers(1, 40))
+def test_classic_infimum_is_eq23_everywhere(sigma, T, dexp):
+    """ABC eq. (23) for any sigma, T, delta: the certified inf over all real orders
+    contains rho T + sqrt(4 rho T log(1/delta))."""
+    d = Fraction(1, 10**dexp)
+    enc = rdp_epsilon(gauss_T(sigma, T), d, "classic", 9).enclosure
+    with mpmath.workdps(60):
+        rho = 1 / (2 * mpf_exact(sigma) ** 2)
+        ref = rho * T + mpmath.sqrt(4 * rho * T * mpmath.log(10**dexp))
+    assert in_enclosure(ref, enc)
