@@ -21,6 +21,7 @@ from .gdp import delta_mu, mu_gdp
 from .mechanisms.finite import FiniteMechanism
 from .mechanisms.randomized_response import RandomizedResponse
 from .gdp import certify_gdp, check_thm51, gdpt, head_bound
+from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
 from .verdict import Enclosure, Outcome, Verdict
 
 __all__ = [
@@ -52,4 +53,9 @@ __all__ = [
     "check_thm51",
     "gdpt",
     "head_bound",
+    # Renyi DP (issue 7)
+    "RdpEpsilon",
+    "SubsampledGaussianCurve",
+    "rdp_epsilon",
+    "renyi_divergence",
 ]

@@ -1,0 +1,327 @@
+"""Second route for the Renyi-DP quantities, on mpmath only.
+
+Shares no code with :mod:`dpverify.rdp`:
+
+* Renyi divergences are re-derived from their *defining integrals*
+  (E_Q[(dP/dQ)^alpha] by ``mpmath.quad`` for Gaussian, Laplace and fractional
+  orders of the subsampled Gaussian; finite sums for randomized response and
+  for integer orders of the subsampled Gaussian, i.e. the binomial sum the
+  arb route uses, but re-implemented here in mpmath);
+* conversions are re-evaluated at the *recorded* order alpha* (classic and
+  Balle by their closed forms, ABC Thm 3 by mpmath bisection in p and eps).
+  The value at alpha* is an upper bound of the infimum, and the recorded
+  enclosure must contain it; in addition a local golden-section search
+  around alpha* must not find an order whose value falls below the recorded
+  lower end (a forged, too-small lower end is rejected).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, MalformedCertificate
+from .recheck_gdp import exact_input, to_mpf
+from .verify import Recheck, register
+
+_DPS = 40
+
+
+def _opt(inputs: Mapping[str, Any], key: str, default: str) -> Fraction:
+    if key not in inputs:
+        return Fraction(default)
+    return exact_input(inputs, key)
+
+
+def _cgf_fn(inputs: Mapping[str, Any]) -> Callable[[mpf], mpf]:
+    """alpha -> log E_Q[(dP/dQ)^alpha] of one step, on mpmath."""
+    name = inputs.get("mechanism")
+    if name == "gaussian":
+        if "mu" in inputs:
+            mu = to_mpf(exact_input(inputs, "mu"))
+        else:
+            mu = to_mpf(_opt(inputs, "sensitivity", "1")) / to_mpf(exact_input(inputs, "noise_multiplier"))
+
+        def f(a: mpf) -> mpf:
+            g = lambda x: mpmath.npdf(x, mu, 1) ** a * mpmath.npdf(x, 0, 1) ** (1 - a)  # noqa: E731
+            return mpmath.log(mpmath.quad(g, [-mpmath.inf, 0, mu, mpmath.inf]))
+
+        return f
+    if name == "laplace":
+        lam = to_mpf(_opt(inputs, "sensitivity", "1")) / to_mpf(exact_input(inputs, "scale"))
+
+        def f(a: mpf) -> mpf:
+            g = lambda x: mpmath.exp(-a * abs(x) - (1 - a) * abs(x - lam)) / 2  # noqa: E731
+            return mpmath.log(mpmath.quad(g, [-mpmath.inf, 0, lam, mpmath.inf]))
+
+        return f
+    if name in ("rr", "pure"):
+        if name == "rr":
+            p = to_mpf(exact_input(inputs, "p"))
+        else:
+            e0 = to_mpf(exact_input(inputs, "eps0"))
+            p = mpmath.exp(e0) / (1 + mpmath.exp(e0))
+        return lambda a: mpmath.log(p**a * (1 - p) ** (1 - a) + (1 - p) ** a * p ** (1 - a))
+    if name == "subsampled-gaussian":
+        s = to_mpf(exact_input(inputs, "noise_multiplier"))
+        q = to_mpf(exact_input(inputs, "rate"))
+
+        def f(a: mpf) -> mpf:
+            if a == int(a) and a <= 5000:
+                n = int(a)
+                tot = mpf(0)
+                for k in range(n + 1):
+                    tot += mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k) * mpmath.exp((k * k - k) / (2 * s * s))
+                return mpmath.log(tot)
+            g = lambda x: mpmath.npdf(x, 0, s) * (1 - q + q * mpmath.exp((2 * x - 1) / (2 * s * s))) ** a  # noqa: E731
+            pts = [-mpmath.inf, -10 * s, 0, mpf(1) / 2, a, a + 10 * s, mpmath.inf]
+            return mpmath.log(mpmath.quad(g, sorted(set(pts))))
+
+        return f
+    raise CertificateRejected(f"no RDP re-checker for mechanism {name!r}")
+
+
+def _curve_fn(inputs: Mapping[str, Any]) -> Callable[[mpf], mpf]:
+    k = int(exact_input(inputs, "compositions")) if "compositions" in inputs else 1
+    f = _cgf_fn(inputs)
+    return lambda a: k * f(a)
+
+
+def _search_fn(inputs: Mapping[str, Any]) -> Callable[[mpf], mpf]:
+    """The curve used only to *choose* orders in searches (never as the
+    re-derived value): for the Gaussian the textbook alpha mu^2 / 2 instead of
+    the (slow) quadrature; other mechanisms use their re-check route."""
+    if inputs.get("mechanism") == "gaussian":
+        k = int(exact_input(inputs, "compositions")) if "compositions" in inputs else 1
+        if "mu" in inputs:
+            mu = to_mpf(exact_input(inputs, "mu"))
+        else:
+            mu = to_mpf(_opt(inputs, "sensitivity", "1")) / to_mpf(exact_input(inputs, "noise_multiplier"))
+        return lambda a: k * (a - 1) * a * mu * mu / 2
+    return _curve_fn(inputs)
+
+
+@register("rdp.divergence")
+def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    a = exact_input(inputs, "alpha")
+    if a <= 0 or a == 1:
+        raise CertificateRejected("alpha must be in (0,1) or (1, inf)")
+    digits = int(inputs.get("digits", 15))
+    with mpmath.workdps(2 * digits + 20):
+        am = to_mpf(a)
+        v = _curve_fn(inputs)(am) / (am - 1)
+    with mpmath.workdps(3 * digits + 30):
+        am = to_mpf(a)
+        v2 = _curve_fn(inputs)(am) / (am - 1)
+        err = 10 * abs(v - v2) + abs(v2) * mpf(10) ** (-(2 * digits + 10))
+    return Recheck(value=v2, err=err, dps=3 * digits + 30)
+
+
+# --------------------------------------------------------------------------- conversions
+
+
+def _classic(a: mpf, g: mpf, d: mpf) -> mpf:
+    return g + mpmath.log(1 / d) / (a - 1)
+
+
+def _balle(a: mpf, g: mpf, d: mpf) -> mpf:
+    return max(mpf(0), g + mpmath.log1p(-1 / a) - (mpmath.log(d) + mpmath.log(a)) / (a - 1))
+
+
+def _s(a: mpf, e: mpf, d: mpf, p: mpf) -> mpf:
+    """ABC eq. (16): p^a (p-d)^(1-a) + (1-p)^a (e^e - p + d)^(1-a)."""
+    return p**a * (p - d) ** (1 - a) + (1 - p) ** a * (mpmath.exp(e) - p + d) ** (1 - a)
+
+
+def _gamma_opt(a: mpf, e: mpf, d: mpf) -> mpf:
+    """min over p of ABC (16) by golden-section search on (d, 1] (convex in p)."""
+    if a * d >= 1:
+        return e - mpmath.log(1 - d)
+    # work in t = log(p - d) so that minimisers near d are resolved
+    tl, th = mpmath.log(mpf(10) ** (-mpmath.mp.dps) * d), mpmath.log(1 - d)
+    h = lambda t: mpmath.log(_s(a, e, d, d + mpmath.exp(t)))  # noqa: E731
+    best = _golden(h, tl, th, int(mpmath.mp.prec * 1.6) + 40)[1]
+    return e + min(best, h(mpmath.log(1 - d))) / (a - 1)
+
+
+def _optimal(a: mpf, g: mpf, d: mpf) -> mpf:
+    if _gamma_opt(a, mpf(0), d) >= g:
+        return mpf(0)
+    lo, hi = mpf(0), _classic(a, g, d) + 1
+    for _ in range(int(mpmath.mp.prec) + 20):
+        m = (lo + hi) / 2
+        if _gamma_opt(a, m, d) >= g:
+            hi = m
+        else:
+            lo = m
+    return hi
+
+
+_CONV = {"classic": _classic, "balle": _balle, "optimal": _optimal}
+
+
+def _conv(inputs: Mapping[str, Any]) -> Callable[[mpf, mpf, mpf], mpf]:
+    c = inputs.get("conversion")
+    if c not in _CONV:
+        raise MalformedCertificate(f"inputs.conversion={c!r} is not one of {sorted(_CONV)}")
+    return _CONV[c]
+
+
+@register("rdp.epsilon")
+def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    conv = _conv(inputs)
+    d = exact_input(inputs, "delta")
+    if not 0 < d < 1:
+        raise CertificateRejected("delta must be in (0, 1)")
+    alpha_text = result.get("alpha")
+    searched = alpha_text is None
+    if alpha_text is None:
+        # claim certificates carry no order: search it here (classic / balle only)
+        if inputs.get("conversion") == "optimal":
+            raise MalformedCertificate("an optimal-conversion rdp.epsilon needs result.alpha")
+        f0 = _search_fn(inputs)
+        with mpmath.workdps(int(inputs.get("digits", 10)) + 12):
+            dm0 = to_mpf(d)
+            h0 = lambda t: conv(1 + mpmath.exp(t), f0(1 + mpmath.exp(t)) / mpmath.exp(t), dm0)  # noqa: E731
+            grid = [mpf(k) for k in range(-8, 16)]
+            t0 = min(grid, key=h0)
+            alpha_text = mpmath.nstr(1 + mpmath.exp(_golden(h0, t0 - 1, t0 + 1, 60)[0]), 30)
+    if not isinstance(alpha_text, str):
+        raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
+    a_star = exact_input({"alpha": alpha_text}, "alpha")
+    if a_star <= 1:
+        raise CertificateRejected("recorded order must be > 1")
+    digits = int(inputs.get("digits", 10))
+    dps = 2 * digits + 15
+    f = _curve_fn(inputs)
+    with mpmath.workdps(dps):
+        dm = to_mpf(d)
+        eps_of = lambda a: conv(a, f(a) / (a - 1), dm)  # noqa: E731
+        am = to_mpf(a_star)
+        v = eps_of(am)
+        # local search: nothing near alpha* may undercut the recorded lower end
+        lo_rec = mpf(result["enclosure"]["lo"]) if isinstance(result.get("enclosure"), dict) else None
+    if lo_rec is not None and not searched and inputs.get("conversion") != "optimal":
+        with mpmath.workdps(digits + 12):
+            dm = to_mpf(d)
+            am = to_mpf(a_star)
+            fs = _search_fn(inputs)
+            h = lambda t: conv(1 + mpmath.exp(t), fs(1 + mpmath.exp(t)) / mpmath.exp(t), dm)  # noqa: E731
+            best = _golden(h, mpmath.log(am - 1) - 1, mpmath.log(am - 1) + 1, 40)[1]
+            if best < lo_rec * (1 - mpf(10) ** (-(digits + 3))):
+                raise CertificateRejected(
+                    f"an order near alpha* gives eps = {mpmath.nstr(best, 15)}, below the "
+                    f"recorded lower end {result['enclosure']['lo']}"
+                )
+    with mpmath.workdps(dps):
+        err = abs(v) * mpf(10) ** (-(digits + 4))
+    return Recheck(value=v, err=err, dps=dps)
+
+
+@register("rdp.to_dp_eps")
+def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    conv = _conv(inputs)
+    a, g, d = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "delta")
+    if a <= 1 or g < 0 or not 0 < d < 1:
+        raise CertificateRejected("need alpha > 1, rdp >= 0, delta in (0, 1)")
+    digits = int(inputs.get("digits", 15))
+    dps = 2 * digits + 20
+    with mpmath.workdps(dps):
+        v = conv(to_mpf(a), to_mpf(g), to_mpf(d))
+        return Recheck(value=v, err=abs(v) * mpf(10) ** (-(digits + 5)), dps=dps)
+
+
+@register("rdp.to_dp_delta")
+def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    c = inputs.get("conversion")
+    a, g, e = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "eps")
+    if a <= 1 or g < 0 or e < 0:
+        raise CertificateRejected("need alpha > 1, rdp >= 0, eps >= 0")
+    digits = int(inputs.get("digits", 15))
+    dps = 2 * digits + 20
+    with mpmath.workdps(dps):
+        am, gm, em = to_mpf(a), to_mpf(g), to_mpf(e)
+        if c == "classic":
+            v = min(mpf(1), mpmath.exp(-(am - 1) * (em - gm)))
+        elif c == "balle":
+            zeta = (1 / am) * (1 - 1 / am) ** (am - 1)
+            v = min(mpf(1), zeta * mpmath.exp((am - 1) * (gm - em)))
+        elif c == "optimal":
+            # smallest delta with gamma_alpha^eps(delta) >= rdp: bisection on log delta
+            lo, hi = mpmath.log(mpf(10) ** -300), mpf(0)
+            for _ in range(int(mpmath.mp.prec) + 30):
+                m = (lo + hi) / 2
+                if _gamma_opt(am, em, mpmath.exp(m)) >= gm:
+                    hi = m
+                else:
+                    lo = m
+            v = mpmath.exp(hi)
+        else:
+            raise MalformedCertificate(f"inputs.conversion={c!r} is not one of {sorted(_CONV)}")
+        return Recheck(value=v, err=abs(v) * mpf(10) ** (-(digits + 3)), dps=dps)
+
+
+# --------------------------------------------------------------------------- ABC Fig 2 quantities
+
+
+def _golden(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> tuple[mpf, mpf]:
+    """(argmin, min) of a unimodal h on [tl, th] by golden-section search."""
+    gr = (mpmath.sqrt(5) - 1) / 2
+    x1, x2 = th - gr * (th - tl), tl + gr * (th - tl)
+    f1, f2 = h(x1), h(x2)
+    for _ in range(iters):
+        if f1 <= f2:
+            th, x2, f2 = x2, x1, f1
+            x1 = th - gr * (th - tl)
+            f1 = h(x1)
+        else:
+            tl, x1, f1 = x1, x2, f2
+            x2 = tl + gr * (th - tl)
+            f2 = h(x2)
+    return (tl + th) / 2, min(f1, f2)
+
+
+def _gauss_balle_inf(sigma: mpf, T: int, d: mpf) -> mpf:
+    """inf over alpha in (1, 1/delta] of Balle's conversion of alpha T/(2 sigma^2)
+    (= ABC Lemma 2's eps_0), by golden-section search in log(alpha - 1) (the
+    function is smooth and unimodal there)."""
+    rho = 1 / (2 * sigma**2)
+    h = lambda t: _balle(1 + mpmath.exp(t), (1 + mpmath.exp(t)) * rho * T, d)  # noqa: E731
+    return _golden(h, mpf(-12), mpmath.log(1 / d - 1), 200)[1]
+
+
+def _eps_ma(sigma: mpf, T: int, d: mpf) -> mpf:
+    rho = 1 / (2 * sigma**2)
+    return rho * T + mpmath.sqrt(4 * rho * T * mpmath.log(1 / d))
+
+
+@register("rdp.abc_gain")
+def recheck_abc_gain(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    sigma, d = exact_input(inputs, "noise_multiplier"), exact_input(inputs, "delta")
+    T = int(exact_input(inputs, "compositions"))
+    with mpmath.workdps(40):
+        s, dm = to_mpf(sigma), to_mpf(d)
+        v = _eps_ma(s, T, dm) - _gauss_balle_inf(s, T, dm)
+        return Recheck(value=v, err=mpf(10) ** -25, dps=40)
+
+
+@register("rdp.abc_extra_iterations")
+def recheck_abc_extra(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    sigma, d, e = (exact_input(inputs, k) for k in ("noise_multiplier", "delta", "eps"))
+    with mpmath.workdps(40):
+        s, dm, em = to_mpf(sigma), to_mpf(d), to_mpf(e)
+        L = mpmath.log(1 / dm)
+        tma = int(mpmath.floor(2 * s**2 * (mpmath.sqrt(L + em) - mpmath.sqrt(L)) ** 2))
+        lo, hi = tma, 4 * tma + 10
+        while _gauss_balle_inf(s, hi, dm) <= em:
+            hi *= 2
+        while hi - lo > 1:
+            m = (lo + hi) // 2
+            if _gauss_balle_inf(s, m, dm) <= em:
+                lo = m
+            else:
+                hi = m
+        return Recheck(value=mpf(lo - tma), err=mpf(0), dps=40)

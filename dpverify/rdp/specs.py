@@ -1,0 +1,85 @@
+"""Map a CLI mechanism spec (``--mechanism NAME`` + options) to an RDP curve.
+
+gaussian --mu M | --noise-multiplier S [--sensitivity D];  laplace --scale B
+[--sensitivity D];  rr --p P;  pure --eps0 E0;  subsampled-gaussian
+--noise-multiplier S --rate Q. Out-of-range options raise InvalidParameter
+naming the option.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Mapping
+
+from .. import _validate as V
+from ..errors import InvalidParameter
+from ..mechanisms.base import MechanismSpec, build_profile
+from .divergences import GaussianCurve, LaplaceCurve, PureDpCurve, RandomizedResponseCurve, RdpCurve
+from .subsampled_gaussian import SubsampledGaussianCurve
+
+__all__ = ["curve_from_spec", "RDP_MECHANISMS"]
+
+
+def _gaussian(o: Mapping[str, str]) -> RdpCurve:
+    # the shared Gaussian builder validates --mu / --noise-multiplier / --sensitivity
+    prof = build_profile(MechanismSpec("gaussian", dict(o)))
+    return GaussianCurve(prof.mu, dict(prof.params()))
+
+
+def _laplace(o: Mapping[str, str]) -> RdpCurve:
+    if "scale" not in o:
+        raise InvalidParameter("scale", "--mechanism laplace needs --scale B (> 0)")
+    b = V.positive("scale", o["scale"])
+    d = V.positive("sensitivity", o.get("sensitivity", "1"))
+    params = {"scale": o["scale"]}
+    if "sensitivity" in o:
+        params["sensitivity"] = o["sensitivity"]
+    return LaplaceCurve(d / b, params)
+
+
+def _rr(o: Mapping[str, str]) -> RdpCurve:
+    if "p" not in o:
+        raise InvalidParameter("p", "--mechanism rr needs --p P in [1/2, 1)")
+    p = V.real("p", o["p"])
+    if not Fraction(1, 2) <= p < 1:
+        raise InvalidParameter("p", f"p={o['p']!r} must be in [1/2, 1)")
+    return RandomizedResponseCurve(p, {"p": o["p"]})
+
+
+def _pure(o: Mapping[str, str]) -> RdpCurve:
+    if "eps0" not in o:
+        raise InvalidParameter("eps0", "--mechanism pure needs --eps0 E0 (>= 0)")
+    e = V.nonnegative("eps0", o["eps0"])
+    if e > 10**6:
+        raise InvalidParameter("eps0", f"eps0={o['eps0']!r} must be <= 1e6")
+    return PureDpCurve(e, {"eps0": o["eps0"]})
+
+
+def _subsampled(o: Mapping[str, str]) -> RdpCurve:
+    if "noise_multiplier" not in o or "rate" not in o:
+        raise InvalidParameter(
+            "noise_multiplier",
+            "--mechanism subsampled-gaussian needs --noise-multiplier S (> 0) and --rate Q in (0, 1]",
+        )
+    s = V.positive("noise_multiplier", o["noise_multiplier"])
+    q = V.half_open_unit("rate", o["rate"])
+    return SubsampledGaussianCurve(s, q, {"noise_multiplier": o["noise_multiplier"], "rate": o["rate"]})
+
+
+RDP_MECHANISMS: dict[str, Callable[[Mapping[str, str]], RdpCurve]] = {
+    "gaussian": _gaussian,
+    "laplace": _laplace,
+    "pure": _pure,
+    "rr": _rr,
+    "subsampled-gaussian": _subsampled,
+}
+
+
+def curve_from_spec(spec: MechanismSpec) -> RdpCurve:
+    """The RDP curve of a named mechanism (one step)."""
+    if spec.name not in RDP_MECHANISMS:
+        raise InvalidParameter(
+            "mechanism",
+            f"mechanism={spec.name!r} has no RDP curve here; known: {', '.join(sorted(RDP_MECHANISMS))}",
+        )
+    return RDP_MECHANISMS[spec.name](spec.options)

@@ -1,0 +1,103 @@
+"""`dpverify rdp ...`: acceptance commands, bad input, certificates and tampering."""
+
+import copy
+import json
+
+import mpmath
+import pytest
+
+from dpverify.certificate import compute_digest, verify_certificate
+from dpverify.cli import main
+from dpverify.errors import CertificateRejected
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _cert(capsys, *argv):
+    code, out, err = _run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _reseal(cert):
+    cert["digest"] = compute_digest(cert)
+    return cert
+
+
+def test_acceptance_classic_eq23(capsys):
+    cert = _cert(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "20",
+                 "--compositions", "1000", "--delta", "1e-5", "--conversion", "classic")
+    with mpmath.workdps(40):
+        rho = mpmath.mpf(1) / 800
+        ref = rho * 1000 + mpmath.sqrt(4 * rho * 1000 * mpmath.log(10**5))
+        lo, hi = mpmath.mpf(cert["result"]["enclosure"]["lo"]), mpmath.mpf(cert["result"]["enclosure"]["hi"])
+        assert lo <= ref <= hi and (hi - lo) / lo <= mpmath.mpf("1e-9")
+    assert "confirmed" in verify_certificate(cert)
+
+
+@pytest.mark.parametrize("argv", [
+    ["rdp", "divergence", "--mechanism", "laplace", "--scale", "2", "--alpha", "3.5", "--compositions", "3"],
+    ["rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "2.5", "--rate", "0.01",
+     "--alpha", "2.5", "--compositions", "50"],
+    ["rdp", "to-dp", "--alpha", "4", "--rdp", "1.25", "--delta", "1e-5", "--conversion", "balle"],
+    ["rdp", "to-dp", "--alpha", "4", "--rdp", "1.25", "--eps", "8", "--conversion", "classic"],
+    ["rdp", "to-dp", "--alpha", "3", "--rdp", "0.5", "--delta", "1e-3", "--conversion", "optimal", "--digits", "6"],
+])
+def test_certificates_verify_and_forgeries_are_rejected(capsys, argv):
+    cert = _cert(capsys, *argv)
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    lo = mpmath.mpf(cert["result"]["enclosure"]["lo"])
+    fake = lo * (1 + mpmath.mpf("1e-3"))
+    forged["result"]["enclosure"] = {"lo": mpmath.nstr(fake, 20), "hi": mpmath.nstr(fake * (1 + mpmath.mpf("1e-16")), 20)}
+    with pytest.raises(CertificateRejected):
+        verify_certificate(_reseal(forged))
+
+
+def test_epsilon_forgery_rejected(capsys):
+    cert = _cert(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--mu", "0.1", "--compositions", "100",
+                 "--delta", "1e-6", "--conversion", "balle", "--digits", "8")
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"] = {"lo": "1.5", "hi": "1.500000001"}
+    with pytest.raises(CertificateRejected):
+        verify_certificate(_reseal(forged))
+    # a lower end that is too low is not caught by containment, so it must keep the width promise
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"]["lo"] = "0.1"
+    with pytest.raises(CertificateRejected):
+        verify_certificate(_reseal(forged))
+
+
+@pytest.mark.parametrize("argv,opt", [
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "-1", "--delta", "1e-5"], "--noise-multiplier"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1", "--delta", "0"], "--delta"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1", "--delta", "1"], "--delta"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "abc", "--delta", "1e-5"], "--noise-multiplier"),
+    (["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--rate", "0",
+      "--delta", "1e-5"], "--rate"),
+    (["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--rate", "1.5",
+      "--delta", "1e-5"], "--rate"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--conversion", "x"], "--conversion"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--compositions", "0"], "--compositions"),
+    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "1"], "--alpha"),
+    (["rdp", "divergence", "--mechanism", "rr", "--p", "1", "--alpha", "2"], "--p"),
+    (["rdp", "divergence", "--mechanism", "nosuch", "--alpha", "2"], "--mechanism"),
+    (["rdp", "to-dp", "--alpha", "0.5", "--rdp", "1", "--delta", "1e-5"], "--alpha"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-300", "--conversion", "optimal"],
+     "--delta"),
+    (["rdp", "to-dp", "--alpha", "2", "--rdp", "1", "--eps", "inf"], "--eps"),
+])
+def test_bad_input_exit_2(capsys, argv, opt):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and opt in err and "Traceback" not in err
+
+
+def test_billion_compositions_are_instant(capsys):
+    code, out, err = _run(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1000",
+                          "--compositions", "1000000000", "--delta", "1e-5")
+    assert code == 0, err
