@@ -1,0 +1,230 @@
+"""Dominating pairs of distributions for the privacy-loss-distribution accountant.
+
+A pair (P, Q) *dominates* a mechanism M under a neighbouring relation when
+H_{e^eps}(M(D) || M(D')) <= H_{e^eps}(P || Q) for every eps in R and every
+neighbouring D ~ D' (AFA Def 7; alpha = e^eps >= 0, so negative eps count too).
+Adaptive composition of mechanisms is dominated by the product of their pairs
+(AFA Thm 10), which is what the accountant composes.
+
+Every pair here is described by its *privacy-loss tails*
+
+    P(L > eps)  and  Q(L > eps),    L = log dP/dQ,
+
+as certified balls for any real ``eps`` (arb, current precision). They give the
+hockey-stick curve  delta(eps) = P(L > eps) - e^eps Q(L > eps)  and the mass of
+P (and Q) on any loss interval, which is all the discretisation needs.
+Probability mass of P at L = +inf (AFA Lemma 37, Prop 38) is reported by
+:meth:`inf_mass`; the Gaussian pairs below have none (their losses are finite
+almost surely), so it is exactly 0.
+
+Implemented (the priority of dpverify issue #6):
+
+* ``SubsampledGaussianPair(sigma, q, "remove")``: P = (1-q) N(0,1) + q N(mu,1),
+  Q = N(0,1), mu = 1/sigma: AFA Thm 11 (1) for Poisson subsampling under the
+  *remove* relation, base pair (N(0, sigma^2), N(1, sigma^2)) of the Gaussian
+  mechanism with sensitivity 1 (rescaled by sigma). Loss
+  L(x) = log(1 - q + q e^{mu x - mu^2/2}) in (log(1-q), inf), increasing in x.
+* ``SubsampledGaussianPair(sigma, q, "add")``: P = N(0,1),
+  Q = (1-q) N(0,1) + q N(mu,1) (AFA Thm 11 (1), add relation);
+  L(x) = -log(1 - q + q e^{mu x - mu^2/2}) in (-inf, -log(1-q)), decreasing in x.
+* q = 1: the Gaussian mechanism itself, L ~ N(mu^2/2, mu^2) under P (both
+  directions have the same curve, delta_mu of GDPT eq. 2).
+
+Both pairs are *tight* (AFA Thm 11, "Remark (Exact optimality)": realised by
+the datasets [0,...,0,1] vs [0,...,0] for a sum query), so a lower bound of
+the composed pair's curve is a lower bound for the mechanism's worst case too.
+
+Replace-one: for q = 1 the pair (N(0,1), N(2 mu, 1)) is tight for the Gaussian
+mechanism with replace-one neighbours (a clipped sum moves by at most 2C; Dong,
+Roth, Su 2019, Sec 2). For Poisson subsampling with q < 1 under replace-one no
+tight dominating pair with a closed form is established in the papers dpverify
+is built on (AFA Sec 4.1 and App. "Proposition 30" leave it open), so it is
+refused with :class:`~dpverify.errors.InvalidParameter`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Union
+
+from flint import arb
+
+from ..ball import ball, normal_cdf, normal_sf
+from ..errors import InvalidParameter
+
+__all__ = ["Neighboring", "SubsampledGaussianPair", "neighboring", "directions"]
+
+
+class Neighboring(str, enum.Enum):
+    """The neighbouring relation of a guarantee; recorded in every certificate."""
+
+    ADD_REMOVE = "add-remove"
+    ADD = "add"
+    REMOVE = "remove"
+    REPLACE_ONE = "replace-one"
+
+
+def neighboring(value: Union[str, Neighboring]) -> Neighboring:
+    """Parse a relation name; unknown names raise InvalidParameter("neighboring")."""
+    if isinstance(value, Neighboring):
+        return value
+    try:
+        return Neighboring(str(value).strip().lower())
+    except ValueError:
+        allowed = ", ".join(n.value for n in Neighboring)
+        raise InvalidParameter(
+            "neighboring", f"neighboring={value!r} is not a relation (allowed: {allowed})"
+        ) from None
+
+
+def directions(rel: Neighboring) -> tuple[str, ...]:
+    """The one-directional pairs whose pointwise maximum is the relation's curve
+    (AFA Sec 4.1: compose "add" and "remove" separately, take the max at the end)."""
+    if rel is Neighboring.ADD_REMOVE:
+        return ("remove", "add")
+    if rel is Neighboring.ADD:
+        return ("add",)
+    if rel is Neighboring.REMOVE:
+        return ("remove",)
+    return ("replace",)
+
+
+@dataclass(frozen=True)
+class SubsampledGaussianPair:
+    """Tight dominating pair of the Poisson-subsampled Gaussian mechanism
+    (noise multiplier ``sigma``, rate ``q``) for one direction
+    (``"remove"``, ``"add"``, or ``"replace"`` which needs q = 1); see the
+    module docstring for the distributions and the source."""
+
+    sigma: Fraction
+    q: Fraction
+    direction: str
+
+    def __post_init__(self) -> None:
+        if self.sigma <= 0:
+            raise InvalidParameter("noise_multiplier", f"noise_multiplier={self.sigma} must be > 0")
+        if not 0 < self.q <= 1:
+            raise InvalidParameter("sampling_rate", f"sampling_rate={self.q} must be in (0, 1]")
+        if self.direction not in ("remove", "add", "replace"):
+            raise ValueError(f"unknown direction {self.direction!r}")
+        if self.direction == "replace" and self.q != 1:
+            raise InvalidParameter(
+                "neighboring",
+                "neighboring='replace-one' with Poisson subsampling (sampling rate < 1) has no "
+                "tight dominating pair established in AFA/LT (AFA App. Prop 30 leaves it open); "
+                "use add-remove, add or remove, or sampling rate 1",
+            )
+
+    @property
+    def mu(self) -> Fraction:
+        """Shift of the Gaussian pair in units of the noise: sensitivity / sigma
+        (sensitivity 2 under replace-one)."""
+        return (2 if self.direction == "replace" else 1) / self.sigma
+
+    def inf_mass(self) -> arb:
+        """P(L = +inf): 0 for Gaussian pairs (P << Q)."""
+        return arb(0)
+
+    def loss_lower(self) -> "Fraction | None":
+        """None: the loss is unbounded below, or the bound is log(1-q) (not rational)."""
+        return None
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        """Balls of (P(L > eps), Q(L > eps)) for any real ball ``eps``.
+
+        Derivation (remove, q < 1): L(x) > eps iff x > x_eps with
+        x_eps = (log((e^eps - 1 + q)/q) + mu^2/2)/mu when e^eps > 1 - q, else
+        every x qualifies; P(X > t) = (1-q) Phi(-t) + q Phi(mu - t),
+        Q(X > t) = Phi(-t). Add: L(x) > eps iff x < x'_eps with the same formula
+        at -eps, P(X < t) = Phi(t), Q(X < t) = (1-q) Phi(t) + q Phi(t - mu).
+        q = 1 (Gaussian): L(x) = mu x - mu^2/2 under the remove orientation,
+        P(L > eps) = Phi(-eps/mu + mu/2), Q(L > eps) = Phi(-eps/mu - mu/2),
+        and the add / replace orientations have the same law of L.
+        """
+        mu = ball(self.mu)
+        q = ball(self.q)
+        if self.q == 1:
+            return normal_cdf(-eps / mu + mu / 2), normal_cdf(-eps / mu - mu / 2)
+        if self.direction == "remove":
+            a = eps.expm1() + q
+            if a <= 0:
+                return arb(1), arb(1)
+            if not a > 0:
+                raise _undecided(eps)
+            x = ((a / q).log() + mu * mu / 2) / mu
+            return (1 - q) * normal_sf(x) + q * normal_sf(x - mu), normal_sf(x)
+        a = (-eps).expm1() + q
+        if a <= 0:
+            return arb(0), arb(0)
+        if not a > 0:
+            raise _undecided(eps)
+        x = ((a / q).log() + mu * mu / 2) / mu
+        return normal_cdf(x), (1 - q) * normal_cdf(x) + q * normal_cdf(x - mu)
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        """:meth:`tails` at the exact points i 2^-m, i = i0..n (same formulas,
+        constants hoisted; arb's own erfc is rigorous on balls and accurate for
+        the moderate arguments met here)."""
+        mu = ball(self.mu)
+        q = ball(self.q)
+        h = arb(2) ** (-m)
+        s2 = arb(2).sqrt()
+        half_mu2 = mu * mu / 2
+        logq = q.log()
+        one_q = 1 - q
+        P_t: list[arb] = []
+        Q_t: list[arb] = []
+        total = n - i0 + 1
+
+        def sf(x: arb) -> arb:
+            return (x / s2).erfc() / 2
+
+        for c, i in enumerate(range(i0, n + 1)):
+            eps = h * i
+            if progress is not None and c % 8192 == 0:
+                progress(c / total)
+            if self.q == 1:
+                P_t.append(sf(eps / mu - mu / 2))
+                Q_t.append(sf(eps / mu + mu / 2))
+                continue
+            if self.direction == "remove":
+                a = eps.expm1() + q
+                if a <= 0:
+                    P_t.append(arb(1))
+                    Q_t.append(arb(1))
+                    continue
+                if not a > 0:
+                    raise _undecided(eps)
+                x = (a.log() - logq + half_mu2) / mu
+                qt = sf(x)
+                P_t.append(one_q * qt + q * sf(x - mu))
+                Q_t.append(qt)
+            else:
+                a = (-eps).expm1() + q
+                if a <= 0:
+                    P_t.append(arb(0))
+                    Q_t.append(arb(0))
+                    continue
+                if not a > 0:
+                    raise _undecided(eps)
+                x = (a.log() - logq + half_mu2) / mu
+                pt = sf(-x)
+                P_t.append(pt)
+                Q_t.append(one_q * pt + q * sf(mu - x))
+        return P_t, Q_t
+
+    def delta(self, eps: arb) -> arb:
+        """Hockey-stick divergence H_{e^eps}(P || Q) = P(L>eps) - e^eps Q(L>eps)."""
+        p, qq = self.tails(eps)
+        return p - eps.exp() * qq + self.inf_mass()
+
+    def describe(self) -> dict[str, str]:
+        return {"pair": "subsampled-gaussian", "direction": self.direction}
+
+
+def _undecided(eps: arb) -> Exception:
+    from ..errors import Undecided
+
+    return Undecided(f"eps={eps.str(10)} is too close to the end of the loss support")
