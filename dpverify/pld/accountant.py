@@ -305,6 +305,7 @@ def refine_query(
     max_length: int = 1 << 23,
     m_start: Optional[int] = None,
     decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
+    delta_scale: Optional[Fraction] = None,
     progress: Optional[Callable[[float, str], None]] = None,
 ) -> PldResult:
     """Refine the grid until the enclosure of epsilon(target) (kind "eps") or
@@ -318,7 +319,7 @@ def refine_query(
     m = m_start if m_start is not None else 9
     levels: list = []
     what = "epsilon(delta)" if kind == "eps" else "delta(eps)"
-    scale = target if kind == "eps" else None  # delta scale for K, tau, budget
+    scale = target if kind == "eps" else delta_scale  # delta scale for K, tau, budget
     while True:
         if scale is not None:
             small = scale * Fraction(1) / max(1, int(1 / rel_width))

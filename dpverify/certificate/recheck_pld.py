@@ -1,0 +1,298 @@
+"""Second route for the PLD accountant's certificates (``pld.epsilon``,
+``pld.delta``, ``pld.claim``), on mpmath and Python integers only.
+
+What is re-proved, exactly: an *independent* pair of bounds [lo', hi'] for
+the same quantity, computed on a coarse grid (h = 2^-9 by default) by a second
+implementation of the mathematics, and the check that the recorded enclosure
+[lo, hi] intersects [lo', hi'] (``verify`` rejects when it does not, i.e. when
+the second route refutes the certificate: e.g. a recorded eps upper end below
+lo' is false). For ``pld.claim`` the re-derived verdict (holds iff hi' <= D,
+fails iff lo' > D) must not contradict the recorded one. The recorded width is
+*not* re-proved to the recorded accuracy (the coarse grid is wider); the
+narrow enclosure rests on the arb route.
+
+Independent parts: the pair's tails with ``mpmath.ncdf`` (the arb route uses
+erfc), the discretisation written again (connect-the-dots upper side,
+quantised (P, Q) lower side: same theorems, different code), the convolution by
+Kronecker substitution into one Python integer (the arb route uses FLINT's
+fmpz_poly), and the queries by full scans instead of binary search. Nothing
+from the arb side is imported. mpmath works at 60 significant digits with
+directed rounding of the final masses (floor/ceil), a precision far beyond the
+2^-K units used; the route is a second opinion, not a proof in the arb sense.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Mapping, Optional
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, MalformedCertificate
+from .recheck_gdp import exact_input, to_mpf
+from .verify import Recheck, parse_bound, register
+
+_DPS = 60
+_M = 9  # grid 2^-9
+
+
+def _tails(sig: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
+    mu = 1 / sig if direction != "replace" else 2 / sig
+    if q == 1:
+        return mpmath.ncdf(-e / mu + mu / 2), mpmath.ncdf(-e / mu - mu / 2)
+    if direction == "remove":
+        a = mpmath.expm1(e) + q
+        if a <= 0:
+            return mpf(1), mpf(1)
+        x = (mpmath.log(a / q) + mu * mu / 2) / mu
+        return (1 - q) * mpmath.ncdf(-x) + q * mpmath.ncdf(mu - x), mpmath.ncdf(-x)
+    a = mpmath.expm1(-e) + q
+    if a <= 0:
+        return mpf(0), mpf(0)
+    x = (mpmath.log(a / q) + mu * mu / 2) / mu
+    pt = mpmath.ncdf(x)
+    return pt, (1 - q) * pt + q * mpmath.ncdf(x - mu)
+
+
+def _range(sig: mpf, q: mpf, direction: str, h: mpf, tau: mpf) -> tuple[int, int]:
+    hi = 1
+    while _tails(sig, q, direction, hi * h)[0] > tau and hi < 10**7:
+        hi *= 2
+    lo = -1
+    while 1 - _tails(sig, q, direction, lo * h)[0] > tau and lo > -(10**7):
+        lo *= 2
+    return lo, hi
+
+
+def _discretise(sig: mpf, q: mpf, direction: str, K: int, tau: mpf):
+    h = mpf(2) ** -_M
+    i0, n = _range(sig, q, direction, h, tau)
+    unit = mpf(2) ** K
+    pts = [_tails(sig, q, direction, i * h) for i in range(i0, n + 1)]
+    xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
+    ds = [p - x * qq for (p, qq), x in zip(pts, xs)]
+    sl = [(ds[0] - 1) / xs[0]] + [(ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1]) for t in range(1, len(ds))] + [mpf(0)]
+    up = [max(0, int(mpmath.ceil(xs[t] * (sl[t + 1] - sl[t]) * unit)) + 1) for t in range(len(ds))]
+    up_inf = int(mpmath.ceil(ds[-1] * unit)) + 1
+    lp = [max(0, int(mpmath.floor((pts[t][0] - pts[t + 1][0]) * unit)) - 1) for t in range(len(ds) - 1)]
+    lq = [int(mpmath.ceil((pts[t][1] - pts[t + 1][1]) * unit)) + 1 for t in range(len(ds) - 1)]
+    return (i0, up, up_inf), (i0, lp, lq)
+
+
+def _kron(a: list[int], b: list[int]) -> list[int]:
+    """Exact product of two nonnegative integer sequences by Kronecker substitution."""
+    if not a or not b:
+        return []
+    bits = max(max(a).bit_length(), 1) + max(max(b).bit_length(), 1) + min(len(a), len(b)).bit_length() + 1
+    w = (bits + 7) // 8 * 8
+
+    def pack(v: list[int]) -> int:
+        return int.from_bytes(b"".join(x.to_bytes(w // 8, "little") for x in v), "little")
+
+    n = len(a) + len(b) - 1
+    raw = (pack(a) * pack(b)).to_bytes(n * w // 8 + 1, "little")
+    k = w // 8
+    return [int.from_bytes(raw[i * k:(i + 1) * k], "little") for i in range(n)]
+
+
+def _trim(v: list[int], budget: int) -> tuple[int, int, int, int]:
+    a, s = 0, 0
+    while a < len(v) - 1 and s + v[a] <= budget:
+        s += v[a]
+        a += 1
+    b, t = len(v), 0
+    while b - 1 > a and t + v[b - 1] <= budget:
+        t += v[b - 1]
+        b -= 1
+    return a, s, b, t
+
+
+def _power_upper(d, T: int, K: int, budget: int):
+    def mul(x, y):
+        off = x[0] + y[0]
+        v = [-((-c) >> K) for c in _kron(x[1], y[1])]
+        a, s, b, t = _trim(v, budget)
+        v = v[a:b]
+        v[0] += s
+        return (off + a, v, x[2] + y[2] + t)
+
+    res, base = None, d
+    while True:
+        if T & 1:
+            res = base if res is None else mul(res, base)
+        T >>= 1
+        if not T:
+            return res
+        base = mul(base, base)
+
+
+def _power_lower(d, T: int, K: int, budget: int):
+    def mul(x, y):
+        P = [c >> K for c in _kron(x[1], y[1])]
+        Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
+        a, _, b, _ = _trim(P, budget)
+        return (x[0] + y[0] + a, P[a:b], Q[a:b])
+
+    res, base = None, d
+    while True:
+        if T & 1:
+            res = base if res is None else mul(res, base)
+        T >>= 1
+        if not T:
+            return res
+        base = mul(base, base)
+
+
+def _compose(events, direction: str, K: int, tau: mpf, budget: int):
+    ups, lows = None, None
+    for sig, q, T in events:
+        u, l = _discretise(sig, q, direction, K, tau)
+        U, L = _power_upper(u, T, K, budget), _power_lower(l, T, K, budget)
+        if ups is None:
+            ups, lows = U, L
+        else:
+            ups = _power_upper_pair(ups, U, K, budget)
+            lows = _power_lower_pair(lows, L, K, budget)
+    return ups, lows
+
+
+def _power_upper_pair(x, y, K, budget):
+    v = [-((-c) >> K) for c in _kron(x[1], y[1])]
+    a, s, b, t = _trim(v, budget)
+    v = v[a:b]
+    v[0] += s
+    return (x[0] + y[0] + a, v, x[2] + y[2] + t)
+
+
+def _power_lower_pair(x, y, K, budget):
+    P = [c >> K for c in _kron(x[1], y[1])]
+    Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
+    a, _, b, _ = _trim(P, budget)
+    return (x[0] + y[0] + a, P[a:b], Q[a:b])
+
+
+def _delta_bounds(U, L, eps: mpf, K: int) -> tuple[mpf, mpf]:
+    h = mpf(2) ** -_M
+    off, v, inf = U
+    up = mpf(inf)
+    for k, c in enumerate(v):
+        s = (off + k) * h
+        if s > eps:
+            up += c * (1 - mpmath.exp(eps - s))
+    off, P, Q = L
+    e = mpmath.exp(eps)
+    best, sp, sq = mpf(0), 0, 0
+    for k in range(len(P) - 1, -1, -1):
+        sp += P[k]
+        sq += Q[k]
+        best = max(best, sp - e * sq)
+    return best / mpf(2) ** K, up / mpf(2) ** K
+
+
+def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
+    h = mpf(2) ** -_M
+    unit = mpf(2) ** K
+    off, v, inf = U
+    # upper: the curve is nonincreasing; scan knots from the top for the crossing
+    hi = mpmath.inf
+    S, V = mpf(inf), mpf(0)
+    for k in range(len(v) - 1, -1, -1):
+        s = (off + k) * h
+        # on (s_{k-1}, s_k] the curve is (S_k - e^eps V_k)/unit with S_k, V_k including k
+        S += v[k]
+        V += v[k] * mpmath.exp(-s)
+        if (S - mpmath.exp(max(s - h, 0)) * V) / unit > delta:
+            root = mpmath.log((S - delta * unit) / V) if S > delta * unit else s
+            hi = max(min(root, s), mpf(0))
+            break
+        hi = max(s - h, mpf(0))
+    off, P, Q = L
+    lo, sp, sq = mpf(0), 0, 0
+    for k in range(len(P) - 1, -1, -1):
+        sp += P[k]
+        sq += Q[k]
+        if sp > delta * unit and sq > 0:
+            lo = max(lo, mpmath.log((sp - delta * unit) / sq))
+    return lo, hi
+
+
+def _events(inputs: Mapping[str, Any]) -> list[tuple[mpf, mpf, int]]:
+    if "events" in inputs:
+        evs = inputs["events"]
+        if not isinstance(evs, list) or not evs:
+            raise MalformedCertificate("inputs.events must be a non-empty list")
+        items = [(exact_input(e, "noise_multiplier"), exact_input(e, "sampling_rate"), e.get("count")) for e in evs]
+    else:
+        items = [(exact_input(inputs, "noise_multiplier"), exact_input(inputs, "sampling_rate"), inputs.get("steps"))]
+    out = []
+    for s, q, t in items:
+        if isinstance(t, str) and t.isdigit():
+            t = int(t)
+        if not isinstance(t, int) or not 1 <= t <= 10**7 or s <= 0 or not 0 < q <= 1:
+            raise CertificateRejected("PLD inputs out of range (sigma > 0, 0 < q <= 1, 1 <= steps <= 1e7)")
+        out.append((to_mpf(s), to_mpf(q), t))
+    return out
+
+
+def _directions(inputs: Mapping[str, Any]) -> list[str]:
+    rel = inputs.get("neighboring", "add-remove")
+    table = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"], "replace-one": ["replace"]}
+    if rel not in table:
+        raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
+    return table[rel]
+
+
+def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf) -> tuple[mpf, mpf]:
+    events = _events(inputs)
+    total = sum(t for _, _, t in events)
+    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48)
+    tau = scale * mpf(10) ** -7 / total
+    budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
+    los, his = [], []
+    for d in _directions(inputs):
+        if d == "replace" and any(q != 1 for _, q, _ in events):
+            raise CertificateRejected("replace-one is only certified for sampling rate 1")
+        U, L = _compose(events, d, K, tau, budget)
+        lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
+        los.append(lo)
+        his.append(hi)
+    return max(los), max(his)
+
+
+def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
+    if hi == mpmath.inf:
+        return Recheck(value=lo, err=mpf(0), dps=_DPS, verdict=verdict)
+    return Recheck(value=(lo + hi) / 2, err=(hi - lo) / 2, dps=_DPS, verdict=verdict)
+
+
+@register("pld.epsilon")
+def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    with mpmath.workdps(_DPS):
+        D = to_mpf(exact_input(inputs, "delta"))
+        if not 0 < D < 1:
+            raise CertificateRejected("delta must be in (0, 1)")
+        lo, hi = _bounds(inputs, "eps", D, D)
+        return _as_recheck(lo, hi)
+
+
+@register("pld.delta")
+def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    with mpmath.workdps(_DPS):
+        E = to_mpf(exact_input(inputs, "eps"))
+        enc = result.get("enclosure", {})
+        rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
+        scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
+        lo, hi = _bounds(inputs, "delta", E, scale)
+        return _as_recheck(lo, hi)
+
+
+@register("pld.claim")
+def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    with mpmath.workdps(_DPS):
+        E = to_mpf(exact_input(inputs, "claimed_eps"))
+        D = to_mpf(exact_input(inputs, "delta"))
+        lo, hi = _bounds(inputs, "delta", E, D)
+        verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
+        return _as_recheck(lo, hi, verdict)
