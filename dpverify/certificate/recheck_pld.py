@@ -244,10 +244,13 @@ def _directions(inputs: Mapping[str, Any]) -> list[str]:
     return table[rel]
 
 
-def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf) -> tuple[mpf, mpf]:
+def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
+            eps_hint: mpf = mpf(0)) -> tuple[mpf, mpf]:
     events = _events(inputs)
     total = sum(t for _, _, t in events)
-    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48)
+    # Q-masses near loss eps are ~e^-eps times the P-masses: resolve them
+    extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
+    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
     tau = scale * mpf(10) ** -7 / total
     budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
     los, his = [], []
@@ -273,7 +276,9 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         D = to_mpf(exact_input(inputs, "delta"))
         if not 0 < D < 1:
             raise CertificateRejected("delta must be in (0, 1)")
-        lo, hi = _bounds(inputs, "eps", D, D)
+        enc = result.get("enclosure", {})
+        hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
+        lo, hi = _bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
         return _as_recheck(lo, hi)
 
 
@@ -284,7 +289,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
         enc = result.get("enclosure", {})
         rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
         scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-        lo, hi = _bounds(inputs, "delta", E, scale)
+        lo, hi = _bounds(inputs, "delta", E, scale, E)
         return _as_recheck(lo, hi)
 
 
@@ -293,6 +298,6 @@ def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     with mpmath.workdps(_DPS):
         E = to_mpf(exact_input(inputs, "claimed_eps"))
         D = to_mpf(exact_input(inputs, "delta"))
-        lo, hi = _bounds(inputs, "delta", E, D)
+        lo, hi = _bounds(inputs, "delta", E, D, E)
         verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
         return _as_recheck(lo, hi, verdict)

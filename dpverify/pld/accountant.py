@@ -321,13 +321,18 @@ def refine_query(
     what = "epsilon(delta)" if kind == "eps" else "delta(eps)"
     scale = target if kind == "eps" else delta_scale  # delta scale for K, tau, budget
     while True:
+        # the optimistic Q-masses near loss eps are about e^-eps times the
+        # P-masses: the unit 2^-K must resolve them (log2 e < 1.45)
+        eps_hint = float(target) if kind == "delta" else float(max(
+            [d.hi for d in dirs if d.hi is not None] + [d.lo for d in dirs if d.lo is not None] + [Fraction(0)]))
+        extra = math.ceil(1.45 * eps_hint) + 16
         if scale is not None:
             small = scale * Fraction(1) / max(1, int(1 / rel_width))
-            K = max(64, (1 / small).__ceil__().bit_length() + 48)
+            K = max(64, (1 / small).__ceil__().bit_length() + 48 + extra)
             tau = float(small) * 1e-3 / total_steps
             budget = int(small * (1 << K) / (1000 * (2 * nm + 2)))
         else:
-            K = 160
+            K = 160 + extra
             tau = 2.0 ** -100 / total_steps
             budget = 1 << 40
         t_level = time.monotonic()

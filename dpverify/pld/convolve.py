@@ -43,12 +43,22 @@ __all__ = ["mul_upper", "mul_lower", "power", "compose"]
 Dist = Union[UpperDist, LowerDist]
 
 
-def _ceil_shift(p: fmpz_poly, K: int) -> fmpz_poly:
-    return -((-p) // (fmpz(1) << K))
-
-
 def _floor_shift(p: fmpz_poly, K: int) -> fmpz_poly:
+    """floor(c / 2^K) of every (nonnegative) coefficient. Only nonnegative
+    polynomials reach here: python-flint 0.9's ``fmpz_poly // fmpz`` rounds
+    negative coefficients toward zero for large divisors (seen: -5 // 2^62 = 0),
+    so negation tricks for the ceiling are not used."""
     return p // (fmpz(1) << K)
+
+
+def _ceil_shift(p: fmpz_poly, K: int) -> fmpz_poly:
+    """An upper bound of ceil(c / 2^K) for every nonnegative coefficient:
+    floor(c / 2^K) + 1 on the whole support (one unit looser where the
+    division is exact; never lower)."""
+    n = p.length()
+    if n == 0:
+        return p
+    return _floor_shift(p, K) + fmpz_poly([1] * n)
 
 
 def _ends(coeffs: Sequence[fmpz], budget: int) -> tuple[int, int, int, int]:
