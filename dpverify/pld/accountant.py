@@ -329,7 +329,7 @@ def refine_query(
         if scale is not None:
             small = scale * Fraction(1) / max(1, int(1 / rel_width))
             K = max(64, (1 / small).__ceil__().bit_length() + 48 + extra)
-            tau = float(small) * 1e-3 / total_steps
+            tau = max(float(small) * 1e-3 / total_steps, 1e-300)
             budget = int(small * (1 << K) / (1000 * (2 * nm + 2)))
         else:
             K = 160 + extra
@@ -361,17 +361,26 @@ def refine_query(
         for d in dirs:
             if d.hi is not None and d.hi <= lo_all:
                 d.active = False  # certified at or below the maximum's lower bound: settled
-        if kind == "delta" and lo_all > 0:
-            scale = lo_all
+        rescaled = False
+        if kind == "delta":
+            # the unit 2^-K must resolve delta itself: adapt it to the magnitude
+            # seen (lower end, else the upper end when the lower end is still 0)
+            new_scale = lo_all if lo_all > 0 else hi_all
+            if new_scale is not None and new_scale > 0 and (scale is None or new_scale < scale / 1024):
+                rescaled = True
+            if new_scale is not None and new_scale > 0:
+                scale = new_scale
         rel = _rel(lo_all, hi_all)
         done = (rel is not None and rel <= rel_width) or (decide is not None and decide(lo_all, hi_all))
         if done:
             return PldResult(lo_all, hi_all, m, K, time.monotonic() - t0, rel,
                              {d.name: (d.lo, d.hi) for d in dirs}, levels)
         inc = 1
-        if rel is not None and rel > 0:
+        if rescaled and lo_all == 0:
+            inc = 0  # the grid was not the problem: the mass unit was too coarse
+        elif rel is not None and rel > 0:
             inc = max(1, min(3, math.ceil(math.log(rel / rel_width * 1.3) / math.log(4))))
-        est = cost * (2.2 ** inc)
+        est = cost * (2.2 ** max(inc, 1))
         elapsed = time.monotonic() - t0
         length = max(d.length for d in dirs)
         if elapsed + est > time_budget:
