@@ -2,7 +2,7 @@
 ``pld.delta``, ``pld.claim``), on mpmath and Python integers only.
 
 What is re-proved, exactly: an *independent* pair of bounds [lo', hi'] for
-the same quantity, computed on a coarse grid (h = 2^-9 by default) by a second
+the same quantity, computed on a coarse grid (h = 2^-8) by a second
 implementation of the mathematics, and the check that the recorded enclosure
 [lo, hi] intersects [lo', hi'] (``verify`` rejects when it does not, i.e. when
 the second route refutes the certificate: e.g. a recorded eps upper end below
@@ -16,7 +16,7 @@ erfc), the discretisation written again (connect-the-dots upper side,
 quantised (P, Q) lower side: same theorems, different code), the convolution by
 Kronecker substitution into one Python integer (the arb route uses FLINT's
 fmpz_poly), and the queries by full scans instead of binary search. Nothing
-from the arb side is imported. mpmath works at 60 significant digits with
+from the arb side is imported. mpmath works at 40 significant digits with
 directed rounding of the final masses (floor/ceil), a precision far beyond the
 2^-K units used; the route is a second opinion, not a proof in the arb sense.
 """
@@ -34,8 +34,8 @@ from ..errors import CertificateRejected, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
 from .verify import Recheck, parse_bound, register
 
-_DPS = 60
-_M = 9  # grid 2^-9
+_DPS = 40
+_M = 8  # grid 2^-8
 
 
 def _tails(sig: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
@@ -109,68 +109,42 @@ def _trim(v: list[int], budget: int) -> tuple[int, int, int, int]:
     return a, s, b, t
 
 
-def _power_upper(d, T: int, K: int, budget: int):
-    def mul(x, y):
-        off = x[0] + y[0]
-        v = [-((-c) >> K) for c in _kron(x[1], y[1])]
-        a, s, b, t = _trim(v, budget)
-        v = v[a:b]
-        v[0] += s
-        return (off + a, v, x[2] + y[2] + t)
-
-    res, base = None, d
-    while True:
-        if T & 1:
-            res = base if res is None else mul(res, base)
-        T >>= 1
-        if not T:
-            return res
-        base = mul(base, base)
-
-
-def _power_lower(d, T: int, K: int, budget: int):
-    def mul(x, y):
-        P = [c >> K for c in _kron(x[1], y[1])]
-        Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
-        a, _, b, _ = _trim(P, budget)
-        return (x[0] + y[0] + a, P[a:b], Q[a:b])
-
-    res, base = None, d
-    while True:
-        if T & 1:
-            res = base if res is None else mul(res, base)
-        T >>= 1
-        if not T:
-            return res
-        base = mul(base, base)
-
-
-def _compose(events, direction: str, K: int, tau: mpf, budget: int):
-    ups, lows = None, None
-    for sig, q, T in events:
-        u, l = _discretise(sig, q, direction, K, tau)
-        U, L = _power_upper(u, T, K, budget), _power_lower(l, T, K, budget)
-        if ups is None:
-            ups, lows = U, L
-        else:
-            ups = _power_upper_pair(ups, U, K, budget)
-            lows = _power_lower_pair(lows, L, K, budget)
-    return ups, lows
-
-
-def _power_upper_pair(x, y, K, budget):
-    v = [-((-c) >> K) for c in _kron(x[1], y[1])]
+def _mul_upper(x, y, K: int, budget: int):
+    v = [-((-c) >> K) for c in _kron(x[1], y[1])]  # Python's >> floors: this is the ceiling
     a, s, b, t = _trim(v, budget)
     v = v[a:b]
     v[0] += s
     return (x[0] + y[0] + a, v, x[2] + y[2] + t)
 
 
-def _power_lower_pair(x, y, K, budget):
+def _mul_lower(x, y, K: int, budget: int):
     P = [c >> K for c in _kron(x[1], y[1])]
     Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
     a, _, b, _ = _trim(P, budget)
     return (x[0] + y[0] + a, P[a:b], Q[a:b])
+
+
+def _power(d, T: int, mul, K: int, budget: int):
+    res, base = None, d
+    while True:
+        if T & 1:
+            res = base if res is None else mul(res, base, K, budget)
+        T >>= 1
+        if not T:
+            return res
+        base = mul(base, base, K, budget)
+
+
+def _compose(events, direction: str, K: int, tau: mpf, budget: int):
+    ups, lows = None, None
+    for sig, q, T in events:
+        u, l = _discretise(sig, q, direction, K, tau)
+        U, L = _power(u, T, _mul_upper, K, budget), _power(l, T, _mul_lower, K, budget)
+        if ups is None:
+            ups, lows = U, L
+        else:
+            ups, lows = _mul_upper(ups, U, K, budget), _mul_lower(lows, L, K, budget)
+    return ups, lows
 
 
 def _delta_bounds(U, L, eps: mpf, K: int) -> tuple[mpf, mpf]:
