@@ -15,20 +15,26 @@ from .errors import (
     Undecided,
 )
 from .gdp import delta_mu, mu_gdp
+from .pld import GaussianSteps, Neighboring, PldAnswer, dpsgd_delta, dpsgd_epsilon
 from .verdict import Enclosure, Outcome, Verdict
 
 __all__ = [
     "CertificateRejected",
     "DpverifyError",
     "Enclosure",
+    "GaussianSteps",
     "InvalidParameter",
     "MalformedCertificate",
+    "Neighboring",
     "Outcome",
+    "PldAnswer",
     "PrecisionExhausted",
     "Undecided",
     "Verdict",
     "__version__",
     "delta_mu",
+    "dpsgd_delta",
+    "dpsgd_epsilon",
     "mu_gdp",
     "parse_exact",
 ]

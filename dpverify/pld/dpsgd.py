@@ -127,6 +127,17 @@ def _enclosure(lo: Fraction, hi: Optional[Fraction], digits: int, bits: int) -> 
         return Enclosure(a, b, digits, bits)
 
 
+def _events(events: Any) -> list[GaussianSteps]:
+    """A list of GaussianSteps as given, or a dp_accounting DpEvent tree converted."""
+    if isinstance(events, GaussianSteps):
+        return [events]
+    if isinstance(events, (list, tuple)):
+        if not events or not all(isinstance(e, GaussianSteps) for e in events):
+            raise InvalidParameter("events", "events must be a non-empty list of GaussianSteps or a DpEvent")
+        return list(events)
+    return from_dp_event(events)
+
+
 def _relation(rel: Union[str, Neighboring], events: Sequence[GaussianSteps]) -> tuple[Neighboring, tuple[str, ...]]:
     r = neighboring(rel)
     if r is Neighboring.REPLACE_ONE:
@@ -154,7 +165,7 @@ def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[
 
 
 def epsilon(
-    events: Sequence[GaussianSteps],
+    events: Any,
     delta_budget: ExactInput,
     *,
     neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
@@ -164,18 +175,25 @@ def epsilon(
     progress: Optional[Callable[[float, str], None]] = None,
 ) -> PldAnswer:
     """Certified enclosure of epsilon(delta) for the composition of ``events``
-    (relative width <= 10^-digits, default 1e-4), else PrecisionExhausted
+    (a list of :class:`GaussianSteps` or a dp_accounting DpEvent tree) (relative width <= 10^-digits, default 1e-4), else PrecisionExhausted
     stating the width reached within ``time_budget`` seconds."""
     D = V.open_unit("delta", delta_budget)
+    return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress)
+
+
+def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Neighboring],
+           digits: Optional[int], rel_width: Optional[float], time_budget: float,
+           progress: Optional[Callable[[float, str], None]]) -> PldAnswer:
     d, w = _digits(rel_width, digits)
-    rel, dirs = _relation(neighboring, events)
-    res = refine_query([e.step() for e in events], dirs, kind="eps", target=D, rel_width=w,
+    evs = _events(events)
+    rel, dirs = _relation(rel_name, evs)
+    res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
                        time_budget=time_budget, progress=progress)
     return _answer(res, rel, d)
 
 
 def delta(
-    events: Sequence[GaussianSteps],
+    events: Any,
     eps: ExactInput,
     *,
     neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
@@ -187,15 +205,11 @@ def delta(
     """Certified enclosure of delta(eps) (the maximum over the relation's
     directions) with relative width <= 10^-digits (default 1e-4)."""
     E = V.nonnegative("eps", eps)
-    d, w = _digits(rel_width, digits)
-    rel, dirs = _relation(neighboring, events)
-    res = refine_query([e.step() for e in events], dirs, kind="delta", target=E, rel_width=w,
-                       time_budget=time_budget, progress=progress)
-    return _answer(res, rel, d)
+    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress)
 
 
 def check_claim(
-    events: Sequence[GaussianSteps],
+    events: Any,
     claimed_eps: ExactInput,
     delta_budget: ExactInput,
     *,
@@ -208,6 +222,7 @@ def check_claim(
     UNDECIDED (the grid is refined until decided or the budget is spent)."""
     E = V.nonnegative("claimed_eps", claimed_eps)
     D = V.open_unit("delta", delta_budget)
+    events = _events(events)
     rel, dirs = _relation(neighboring, events)
 
     def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:

@@ -51,7 +51,7 @@ from typing import Union
 
 from flint import arb
 
-from ..ball import ball, normal_cdf, normal_sf
+from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
 
 __all__ = ["Neighboring", "SubsampledGaussianPair", "neighboring", "directions"]
@@ -127,12 +127,14 @@ class SubsampledGaussianPair:
         """P(L = +inf): 0 for Gaussian pairs (P << Q)."""
         return arb(0)
 
-    def loss_lower(self) -> "Fraction | None":
-        """None: the loss is unbounded below, or the bound is log(1-q) (not rational)."""
-        return None
+    def _constants(self) -> tuple[arb, arb, arb, arb, arb]:
+        mu = ball(self.mu)
+        q = ball(self.q)
+        return mu, q, mu * mu / 2, q.log(), 1 - q
 
-    def tails(self, eps: arb) -> tuple[arb, arb]:
-        """Balls of (P(L > eps), Q(L > eps)) for any real ball ``eps``.
+    def _tails_with(self, eps: arb, c: tuple, sf) -> tuple[arb, arb]:
+        """(P(L > eps), Q(L > eps)) from the constants ``c`` and a normal
+        survival function ``sf`` (both rigorous on balls).
 
         Derivation (remove, q < 1): L(x) > eps iff x > x_eps with
         x_eps = (log((e^eps - 1 + q)/q) + mu^2/2)/mu when e^eps > 1 - q, else
@@ -143,76 +145,47 @@ class SubsampledGaussianPair:
         P(L > eps) = Phi(-eps/mu + mu/2), Q(L > eps) = Phi(-eps/mu - mu/2),
         and the add / replace orientations have the same law of L.
         """
-        mu = ball(self.mu)
-        q = ball(self.q)
+        mu, q, half_mu2, logq, one_q = c
         if self.q == 1:
-            return normal_cdf(-eps / mu + mu / 2), normal_cdf(-eps / mu - mu / 2)
-        if self.direction == "remove":
-            a = eps.expm1() + q
-            if a <= 0:
-                return arb(1), arb(1)
-            if not a > 0:
-                raise _undecided(eps)
-            x = ((a / q).log() + mu * mu / 2) / mu
-            return (1 - q) * normal_sf(x) + q * normal_sf(x - mu), normal_sf(x)
-        a = (-eps).expm1() + q
-        if a <= 0:
-            return arb(0), arb(0)
+            return sf(eps / mu - mu / 2), sf(eps / mu + mu / 2)
+        remove = self.direction == "remove"
+        a = (eps if remove else -eps).expm1() + q
+        if a <= 0:  # beyond the end of the loss support
+            return (arb(1), arb(1)) if remove else (arb(0), arb(0))
         if not a > 0:
             raise _undecided(eps)
-        x = ((a / q).log() + mu * mu / 2) / mu
-        return normal_cdf(x), (1 - q) * normal_cdf(x) + q * normal_cdf(x - mu)
+        x = (a.log() - logq + half_mu2) / mu
+        if remove:
+            qt = sf(x)
+            return one_q * qt + q * sf(x - mu), qt
+        pt = sf(-x)
+        return pt, one_q * pt + q * sf(mu - x)
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        """Balls of (P(L > eps), Q(L > eps)) for any real ball ``eps``
+        (formulas in :meth:`_tails_with`)."""
+        return self._tails_with(eps, self._constants(), normal_sf)
 
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        """:meth:`tails` at the exact points i 2^-m, i = i0..n (same formulas,
-        constants hoisted; arb's own erfc is rigorous on balls and accurate for
-        the moderate arguments met here)."""
-        mu = ball(self.mu)
-        q = ball(self.q)
+        """:meth:`tails` at the exact points i 2^-m, i = i0..n (constants
+        hoisted; arb's own erfc is rigorous on balls and accurate for the
+        moderate arguments met here)."""
+        c = self._constants()
         h = arb(2) ** (-m)
         s2 = arb(2).sqrt()
-        half_mu2 = mu * mu / 2
-        logq = q.log()
-        one_q = 1 - q
-        P_t: list[arb] = []
-        Q_t: list[arb] = []
-        total = n - i0 + 1
 
         def sf(x: arb) -> arb:
             return (x / s2).erfc() / 2
 
-        for c, i in enumerate(range(i0, n + 1)):
-            eps = h * i
-            if progress is not None and c % 8192 == 0:
-                progress(c / total)
-            if self.q == 1:
-                P_t.append(sf(eps / mu - mu / 2))
-                Q_t.append(sf(eps / mu + mu / 2))
-                continue
-            if self.direction == "remove":
-                a = eps.expm1() + q
-                if a <= 0:
-                    P_t.append(arb(1))
-                    Q_t.append(arb(1))
-                    continue
-                if not a > 0:
-                    raise _undecided(eps)
-                x = (a.log() - logq + half_mu2) / mu
-                qt = sf(x)
-                P_t.append(one_q * qt + q * sf(x - mu))
-                Q_t.append(qt)
-            else:
-                a = (-eps).expm1() + q
-                if a <= 0:
-                    P_t.append(arb(0))
-                    Q_t.append(arb(0))
-                    continue
-                if not a > 0:
-                    raise _undecided(eps)
-                x = (a.log() - logq + half_mu2) / mu
-                pt = sf(-x)
-                P_t.append(pt)
-                Q_t.append(one_q * pt + q * sf(mu - x))
+        P_t: list[arb] = []
+        Q_t: list[arb] = []
+        total = n - i0 + 1
+        for k, i in enumerate(range(i0, n + 1)):
+            if progress is not None and k % 8192 == 0:
+                progress(k / total)
+            p, q = self._tails_with(h * i, c, sf)
+            P_t.append(p)
+            Q_t.append(q)
         return P_t, Q_t
 
     def delta(self, eps: arb) -> arb:

@@ -224,3 +224,8 @@ def test_dp_event_trees():
     assert [(s.noise_multiplier, s.sampling_rate, s.count) for s in steps] == [(1, F(1, 4), 30), (8, 1, 1)]
     with pytest.raises(InvalidParameter):
         S.from_dp_event(dpa.LaplaceDpEvent(1.0))
+    # the API takes the tree directly; the result agrees with the explicit schedule
+    tree = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.25, dpa.GaussianDpEvent(2.0)), 10)
+    a = S.epsilon(tree, "1e-5", digits=2).enclosure
+    b = S.dpsgd_epsilon("2", "0.25", 10, "1e-5", digits=2).enclosure
+    assert a.lo <= b.hi and b.lo <= a.hi
