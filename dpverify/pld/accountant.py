@@ -96,6 +96,7 @@ class ComposedBounds:
         self.p_suffix = _suffix(pc)
         self.q_suffix = _suffix(qc)
         self.u_inf = int(upper.inf)
+        self.l_inf = int(lower.inf)
 
     # -- upper curve
     def _k0(self, eps: Fraction, offset: int, length: int) -> int:
@@ -138,7 +139,7 @@ class ComposedBounds:
             lo = endpoints(v)[0]
             if lo > best:
                 best = lo
-        return best / arb(2) ** self.K
+        return (best + self.l_inf) / arb(2) ** self.K
 
     # -- epsilon(delta)
     def eps_upper(self, delta: Fraction) -> Optional[Fraction]:
@@ -191,7 +192,7 @@ class ComposedBounds:
         Dn = delta * (1 << self.K)
         cands: list[tuple[float, int]] = []
         for j in range(len(self.p_suffix) - 1):
-            p, q = self.p_suffix[j], self.q_suffix[j]
+            p, q = self.p_suffix[j] + self.l_inf, self.q_suffix[j]
             if p > Dn and q > 0:
                 cands.append(((float(p) - float(Dn)) / float(q), j))
         if not cands:
@@ -200,7 +201,7 @@ class ComposedBounds:
         D = arb(delta.numerator) / delta.denominator * arb(2) ** self.K
         best: Optional[Fraction] = None
         for j in range(max(0, jbest - 3), min(len(self.p_suffix) - 1, jbest + 4)):
-            p, q = self.p_suffix[j], self.q_suffix[j]
+            p, q = self.p_suffix[j] + self.l_inf, self.q_suffix[j]
             num = arb(fmpz(p)) - D
             if q > 0 and num > 0:
                 g = to_fraction(endpoints((num / arb(fmpz(q))).log())[0])

@@ -24,7 +24,9 @@ Truncation (keeps the arrays short; every step is accounted for exactly):
   low end: coefficients whose total is <= ``budget`` move *up* to the lowest
   kept index (the integrand is nondecreasing in s, and convolution preserves
   the stochastic order, so every later value is still an upper bound).
-* optimistic: classes at either end with P-mass total <= ``budget`` are merged
+* optimistic: the +inf class of a product has P-mass 1 - (1-a)(1-b) = a + b - ab
+  (increasing in a, b), computed from the lower bounds;
+  classes at either end with P-mass total <= ``budget`` are merged
   into the "dropped" class, whose contribution (>= 0) is bounded below by 0.
 
 T-fold composition by binary exponentiation (square-and-multiply).
@@ -108,7 +110,11 @@ def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
         P = P.right_shift(a)
         Q = Q.right_shift(a)
         offset += a
-    return LowerDist(A.m, K, offset, P, Q)
+    # P(some factor at +inf) = a + b - ab, increasing in a and b on [0, 1]:
+    # lower bounds in, lower bound out (ab rounded up)
+    ab = A.inf * B.inf
+    inf = A.inf + B.inf - ((ab + (fmpz(1) << K) - 1) >> K)
+    return LowerDist(A.m, K, offset, P, Q, max(inf, fmpz(0)))
 
 
 def _mul(A: Dist, B: Dist, budget: int) -> Dist:

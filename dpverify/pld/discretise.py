@@ -29,7 +29,8 @@ of the output is a post-processing of (P, Q), so the pair
 (P(L in B_i), Q(L in B_i))_i has a curve <= delta (data processing for the
 hockey-stick divergence). Buckets outside [i0, n] are merged into one extra
 class whose contribution (P - e^eps Q)_+ >= 0 is bounded below by 0, i.e.
-dropped. The lower curve sum_k (P_k - e^eps Q_k)_+ is increasing in every P_k
+dropped; the P-mass at loss +inf (AFA Lemma 37) is its own class with Q = 0,
+contributing its whole P-mass. The lower curve sum_k (P_k - e^eps Q_k)_+ is increasing in every P_k
 and decreasing in every Q_k, so P_k are rounded *down* and Q_k *up* to
 multiples of 2^-K. Tightness: the pair (P, Q) of :mod:`pairs` is tight (AFA
 Thm 11, Remark), so this is a lower bound for the mechanism too.
@@ -82,13 +83,19 @@ class LowerDist:
     offset: int
     P: fmpz_poly
     Q: fmpz_poly
+    inf: fmpz = fmpz(0)  # P-mass at loss +inf (Q = 0 there), rounded down
 
 
 def _ptail_float(pair, eps: float) -> float:
-    """P(L > eps) as a float, only to choose the grid range."""
+    """P(eps < L < inf) as a float, only to choose the grid range."""
     with working_precision(80):
         p, _ = pair.tails(arb(eps))
         return float(p.mid())
+
+
+def _inf_float(pair) -> float:
+    with working_precision(80):
+        return float(pair.inf_mass().mid())
 
 
 def grid_range(pair, m: int, tau: float) -> tuple[int, int]:
@@ -118,9 +125,11 @@ def grid_range(pair, m: int, tau: float) -> tuple[int, int]:
         except Undecided:
             return False
 
+    inf = _inf_float(pair)
+
     def small_lower(e: float) -> bool:
         try:
-            return 1 - _ptail_float(pair, e) <= tau
+            return 1 - inf - _ptail_float(pair, e) <= tau
         except Undecided:
             return False
 
@@ -183,5 +192,5 @@ def _discretise(pair, m: int, K: int, i0: int, n: int, progress) -> tuple[UpperD
     # the index is only a label: classes are merged by index sum, a post-processing
     lp = [_floor_int(P_t[t] - P_t[t + 1], K) for t in range(len(knots) - 1)]
     lq = [_ceil_int(Q_t[t] - Q_t[t + 1], K) for t in range(len(knots) - 1)]
-    lower = LowerDist(m, K, i0, fmpz_poly(lp), fmpz_poly(lq))
+    lower = LowerDist(m, K, i0, fmpz_poly(lp), fmpz_poly(lq), _floor_int(inf, K))
     return upper, lower

@@ -54,7 +54,7 @@ from flint import arb
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
 
-__all__ = ["Neighboring", "SubsampledGaussianPair", "neighboring", "directions"]
+__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "approx_dp_pair_exp", "directions", "neighboring"]
 
 
 class Neighboring(str, enum.Enum):
@@ -201,3 +201,83 @@ def _undecided(eps: arb) -> Exception:
     from ..errors import Undecided
 
     return Undecided(f"eps={eps.str(10)} is too close to the end of the loss support")
+
+
+@dataclass(frozen=True)
+class FinitePair:
+    """A pair of distributions on finitely many outcomes with exact rational
+    masses ``P[i]``, ``Q[i]`` (a finite mechanism's worst-case pair, or a
+    dominating pair such as randomized response). Outcomes with Q = 0 < P carry
+    loss +inf (AFA Lemma 37, Prop 38: that P-mass is :meth:`inf_mass`, counted
+    exactly); outcomes with P = 0 have loss -inf and no P-mass.
+
+    The pair is used as given (for a symmetric relation give it once; add and
+    remove directions are the pair and its swap, AFA Def 7 remark)."""
+
+    P: tuple
+    Q: tuple
+    name: str = "finite"
+
+    def __post_init__(self) -> None:
+        if len(self.P) != len(self.Q) or not self.P:
+            raise InvalidParameter("pair", "P and Q need the same, nonzero number of outcomes")
+        for v in (*self.P, *self.Q):
+            if v < 0:
+                raise InvalidParameter("pair", "probabilities must be >= 0")
+        if sum(self.P) != 1 or sum(self.Q) != 1:
+            raise InvalidParameter("pair", "P and Q must each sum to 1 exactly")
+
+    def swapped(self) -> "FinitePair":
+        return FinitePair(self.Q, self.P, self.name)
+
+    def inf_mass(self) -> arb:
+        return ball(sum((p for p, q in zip(self.P, self.Q) if q == 0 and p > 0), Fraction(0)))
+
+    def _above(self, p: Fraction, q: Fraction, eps: arb) -> bool:
+        """Is log(p/q) > eps (finite loss)? Exact at eps = 0; elsewhere e^eps is
+        irrational at a rational eps != 0 (Lindemann), so arb decides it at
+        enough precision (Undecided makes the caller raise the precision)."""
+        if eps.is_exact() and eps.is_zero():
+            return p > q
+        r = ball(p) / ball(q)
+        e = eps.exp()
+        if r > e:
+            return True
+        if r < e:
+            return False
+        from ..errors import Undecided
+
+        raise Undecided("loss comparison")
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        """(P(eps < L < inf), Q(eps < L < inf)) by summation over outcomes."""
+        pt, qt = Fraction(0), Fraction(0)
+        for p, q in zip(self.P, self.Q):
+            if p > 0 and q > 0 and self._above(p, q, eps):
+                pt += p
+                qt += q
+        return ball(pt), ball(qt)
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        out = [self.tails(h * i) for i in range(i0, n + 1)]
+        return [a for a, _ in out], [b for _, b in out]
+
+    def delta(self, eps: arb) -> arb:
+        p, q = self.tails(eps)
+        return p - eps.exp() * q + self.inf_mass()
+
+
+def approx_dp_pair_exp(exp_eps0: Fraction, delta0: Fraction) -> FinitePair:
+    """The 4-output randomized-response pair that dominates every
+    (eps0, delta0)-DP mechanism, for both directions (LT Thm 4.5; Kairouz, Oh,
+    Viswanath 2015): P = (delta0, (1-delta0) e^eps0/(1+e^eps0),
+    (1-delta0)/(1+e^eps0), 0), Q the reverse. e^eps0 is given exactly (a
+    rational >= 1) so that the masses are rational."""
+    if exp_eps0 < 1:
+        raise InvalidParameter("exp_eps0", f"exp_eps0={exp_eps0} must be >= 1")
+    if not 0 <= delta0 < 1:
+        raise InvalidParameter("delta0", f"delta0={delta0} must be in [0, 1)")
+    a = (1 - delta0) * exp_eps0 / (1 + exp_eps0)
+    b = (1 - delta0) / (1 + exp_eps0)
+    return FinitePair((delta0, a, b, Fraction(0)), (Fraction(0), b, a, delta0), "approx-dp")
