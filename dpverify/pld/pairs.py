@@ -54,7 +54,7 @@ from flint import arb
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
 
-__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "approx_dp_pair_exp", "directions", "neighboring"]
+__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "approx_dp_pair_exp", "directions", "neighboring", "subsample_finite"]
 
 
 class Neighboring(str, enum.Enum):
@@ -281,3 +281,19 @@ def approx_dp_pair_exp(exp_eps0: Fraction, delta0: Fraction) -> FinitePair:
     a = (1 - delta0) * exp_eps0 / (1 + exp_eps0)
     b = (1 - delta0) / (1 + exp_eps0)
     return FinitePair((delta0, a, b, Fraction(0)), (Fraction(0), b, a, delta0), "approx-dp")
+
+
+def subsample_finite(pair: FinitePair, q: Fraction, direction: str) -> FinitePair:
+    """Poisson subsampling of a finite dominating pair (AFA Thm 11 (1)): if
+    (P, Q) dominates M for add neighbours then (P, (1-q) P + q Q) dominates
+    M o Poisson_q for add, and ((1-q) Q + q P, Q) for remove. (For a pair that
+    dominates both directions, such as randomized response, both apply.)
+    Mass at +inf of the result is again exact (AFA Prop 38)."""
+    if not 0 < q <= 1:
+        raise InvalidParameter("sampling_rate", f"sampling_rate={q} must be in (0, 1]")
+    P, Q = pair.P, pair.Q
+    if direction == "add":
+        return FinitePair(P, tuple((1 - q) * p + q * r for p, r in zip(P, Q)), pair.name + "-sub-add")
+    if direction == "remove":
+        return FinitePair(tuple((1 - q) * r + q * p for p, r in zip(P, Q)), Q, pair.name + "-sub-remove")
+    raise InvalidParameter("neighboring", f"direction {direction!r}: subsampling is certified for add / remove")

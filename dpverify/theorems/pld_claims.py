@@ -8,12 +8,21 @@ quantity ``pld.epsilon`` (re-checked by ``certificate/recheck_pld.py``).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..pld import dpsgd as S
+from ..verdict import Enclosure
 from .registry import Claim, register
 
 
+@lru_cache(maxsize=None)
+def _certified(sigma: str, q: str, T: int, delta: str, digits: int) -> Enclosure:
+    """One computation per case, shared by the claims about it."""
+    return S.dpsgd_epsilon(sigma, q, T, delta, digits=digits).enclosure
+
+
 def _eps(sigma: str, q: str, T: int, delta: str, digits: int):
-    return lambda: S.dpsgd_epsilon(sigma, q, T, delta, digits=digits).enclosure
+    return lambda: _certified(sigma, q, T, delta, digits)
 
 
 def _inputs(sigma: str, q: str, T: int, delta: str, digits: int) -> dict:

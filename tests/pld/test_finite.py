@@ -52,3 +52,21 @@ def test_inf_mass_is_exact_and_bad_pairs_refused():
         FinitePair((F(1, 2), F(1, 3)), (F(1, 2), F(1, 2)))
     with pytest.raises(InvalidParameter):
         approx_dp_pair_exp(F(1, 2), F(0))
+
+
+def test_subsampled_approx_dp_profile_matches_the_subsampling_theorem():
+    """Poisson subsampling of an eps0-DP pair (RR, delta0 = 0) under remove:
+    delta(eps') = 0 at eps' = log(1 + q (e^eps0 - 1)) (the classic amplification
+    bound is tight for RR), and delta > 0 just below it."""
+    from dpverify.pld.pairs import subsample_finite
+
+    pair = subsample_finite(approx_dp_pair_exp(F(3), F(0)), F(1, 10), "remove")
+    with working_precision(200):
+        amp = mpmath.log(mpmath.mpf(6) / 5)  # 1 + q (e^eps0 - 1) = 6/5
+        e_at = ball(F(6, 5)).log() + ball(F(1, 10**40))
+        assert pair.delta(e_at).upper() < 1e-30
+        assert pair.delta(ball(F(1, 10))) > 0
+    res = refine_query([Step(lambda d: pair, 5)], ("remove",), kind="eps", target=F(1, 10**6),
+                       rel_width=1e-3, time_budget=60)
+    # 5-fold composition of an eps'-DP pair is at most 5 eps'-DP
+    assert float(res.hi) <= 5 * float(amp) + 1e-12
