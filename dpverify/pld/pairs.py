@@ -54,7 +54,7 @@ from flint import arb
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
 
-__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "approx_dp_pair_exp", "directions", "neighboring", "subsample_finite"]
+__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "directions", "neighboring", "subsample_finite"]
 
 
 class Neighboring(str, enum.Enum):
@@ -297,3 +297,81 @@ def subsample_finite(pair: FinitePair, q: Fraction, direction: str) -> FinitePai
     if direction == "remove":
         return FinitePair(tuple((1 - q) * r + q * p for p, r in zip(P, Q)), Q, pair.name + "-sub-remove")
     raise InvalidParameter("neighboring", f"direction {direction!r}: subsampling is certified for add / remove")
+
+
+@dataclass(frozen=True)
+class SubsampledLaplacePair:
+    """Tight dominating pair of the Poisson-subsampled Laplace mechanism
+    (scale ``b``, sensitivity 1, rate ``q``), one direction (AFA Thm 11 (1)
+    with the base pair (Lap(0, b), Lap(1, b)), which dominates both add and
+    remove by symmetry):
+
+    * remove: P = (1-q) Lap(0,b) + q Lap(1,b), Q = Lap(0,b);
+      L(x) = log(1 - q + q r(x)), r(x) = e^{(|x| - |x-1|)/b}, nondecreasing,
+      with atoms at Lmin = log(1-q+q e^{-1/b}) (x <= 0) and
+      Lmax = log(1-q+q e^{1/b}) (x >= 1);
+    * add: P = Lap(0,b), Q = (1-q) Lap(0,b) + q Lap(1,b); L = -log(1-q+q r(x)).
+
+    Tails use the Laplace survival functions S0(x) = e^{-x/b}/2 (x >= 0) and
+    S1(x) = 1 - e^{(x-1)/b}/2 (x <= 1). The loss atoms make P(L > eps) jump at
+    the ends of the support; the ends are decided by certified comparisons
+    (exact for q = 1, where Lmax = 1/b is rational).
+    """
+
+    b: Fraction
+    q: Fraction
+    direction: str
+
+    def __post_init__(self) -> None:
+        if self.b <= 0:
+            raise InvalidParameter("scale", f"scale={self.b} must be > 0")
+        if not 0 < self.q <= 1:
+            raise InvalidParameter("sampling_rate", f"sampling_rate={self.q} must be in (0, 1]")
+        if self.direction not in ("remove", "add"):
+            raise InvalidParameter("neighboring", f"direction {self.direction!r}: add or remove")
+
+    def inf_mass(self) -> arb:
+        return arb(0)
+
+    def _ends(self) -> tuple[arb, arb]:
+        """(Lmin, Lmax) of the remove orientation, exact for q = 1."""
+        if self.q == 1:
+            return ball(-1 / self.b), ball(1 / self.b)
+        q, ib = ball(self.q), 1 / ball(self.b)
+        return (1 - q + q * (-ib).exp()).log(), (1 - q + q * ib.exp()).log()
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        """(P(L > eps), Q(L > eps)) for any real ball ``eps`` (class docstring)."""
+        from ..errors import Undecided
+
+        lmin, lmax = self._ends()
+        b, q = ball(self.b), ball(self.q)
+        if self.direction == "remove":
+            lo_end, hi_end = lmin, lmax
+        else:
+            lo_end, hi_end = -lmax, -lmin
+        if eps >= hi_end:
+            return arb(0), arb(0)
+        if eps < lo_end:
+            return arb(1), arb(1)
+        if not (eps < hi_end and eps >= lo_end):
+            raise Undecided("eps at an end of the Laplace loss support")
+        s0 = lambda x: (-x / b).exp() / 2  # noqa: E731  (x >= 0)
+        s1 = lambda x: 1 - ((x - 1) / b).exp() / 2  # noqa: E731  (x <= 1)
+        if self.direction == "remove":
+            t = (eps.expm1() + q) / q  # r(x) > t  iff  x > x_t, x_t in [0, 1)
+            x = (b * t.log() + 1) / 2
+            return (1 - q) * s0(x) + q * s1(x), s0(x)
+        t = ((-eps).expm1() + q) / q  # r(x) < t  iff  x < x_t, x_t in (0, 1]
+        x = (b * t.log() + 1) / 2
+        f0, f1 = 1 - s0(x), 1 - s1(x)
+        return f0, (1 - q) * f0 + q * f1
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        out = [self.tails(h * i) for i in range(i0, n + 1)]
+        return [a for a, _ in out], [c for _, c in out]
+
+    def delta(self, eps: arb) -> arb:
+        p, qq = self.tails(eps)
+        return p - eps.exp() * qq

@@ -90,3 +90,51 @@ def test_bad_pair_parameters():
         SubsampledGaussianPair(Fraction(0), Fraction(1, 2), "add")
     with pytest.raises(InvalidParameter):
         SubsampledGaussianPair(Fraction(1), Fraction(3, 2), "add")
+
+
+def _quad_laplace(b: Fraction, q: Fraction, direction: str, eps: Fraction) -> mpmath.mpf:
+    """H_{e^eps}(P || Q) of the subsampled Laplace pair by mpmath.quad on the
+    densities, split at 0, 1 and the crossing."""
+    with mpmath.workdps(30):
+        bb, qq, e = mpf_exact(b), mpf_exact(q), mpmath.exp(mpf_exact(eps))
+        lap = lambda x, c: mpmath.exp(-abs(x - c) / bb) / (2 * bb)  # noqa: E731
+        mix = lambda x: (1 - qq) * lap(x, 0) + qq * lap(x, 1)  # noqa: E731
+        p, r = (mix, lambda x: lap(x, 0)) if direction == "remove" else (lambda x: lap(x, 0), mix)
+        g = lambda x: p(x) - e * r(x)  # noqa: E731
+        pts = [-mpmath.inf, mpf(0), mpf(1), mpmath.inf]
+        if g(mpf(0)) * g(mpf(1)) < 0:
+            pts.insert(2, mpmath.findroot(g, (mpf(0), mpf(1)), solver="bisect"))
+        return mpmath.quad(lambda x: max(g(x), 0), pts)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("b,q", [(Fraction(1), Fraction(1, 10)), (Fraction(1, 2), Fraction(1)),
+                                 (Fraction(2), Fraction(1, 3))])
+@pytest.mark.parametrize("eps", [Fraction(-1, 3), Fraction(0), Fraction(1, 20), Fraction(1, 2), Fraction(2)])
+def test_laplace_profile_matches_numerical_integration(direction, b, q, eps):
+    from dpverify.pld.pairs import SubsampledLaplacePair
+
+    pair = SubsampledLaplacePair(b, q, direction)
+    with working_precision(128):
+        d = pair.delta(ball(eps))
+        ref = _quad_laplace(b, q, direction, eps)
+        with mpmath.workdps(30):
+            lo, hi = mpf(d.lower().str(30, radius=False)), mpf(d.upper().str(30, radius=False))
+            tol = mpf(10) ** -18 + abs(ref) * mpf(10) ** -12
+            assert lo - tol <= ref <= hi + tol
+
+
+def test_laplace_q1_composition_at_the_support_end():
+    """q = 1, b = 1/2: the loss is in [-2, 2] with atoms at the ends (a rational
+    knot); T = 3 composes to delta(6) = 0 exactly at the top, and the accountant
+    must agree at eps just below."""
+    from dpverify.pld.accountant import Step, refine_query
+    from dpverify.pld.pairs import SubsampledLaplacePair
+
+    pair = SubsampledLaplacePair(Fraction(1, 2), Fraction(1), "remove")
+    with working_precision(128):
+        assert pair.delta(ball(Fraction(2))) == 0
+        assert pair.delta(ball(Fraction(199, 100))) > 0
+    res = refine_query([Step(lambda d: SubsampledLaplacePair(Fraction(1, 2), Fraction(1), d), 3)],
+                       ("remove", "add"), kind="delta", target=Fraction(6), rel_width=1e-3, time_budget=30)
+    assert res.lo == 0 and res.hi is not None and res.hi < Fraction(1, 10**20)
