@@ -5,13 +5,16 @@ grid refinement (:mod:`.accountant`), DP-SGD front end (:mod:`.dpsgd`)."""
 
 from .dpsgd import (
     GaussianSteps,
+    PairSteps,
     PldAnswer,
+    approx_dp_steps,
     check_claim,
     delta,
     dpsgd_delta,
     dpsgd_epsilon,
     epsilon,
     from_dp_event,
+    laplace_steps,
     parse_events,
     tf_privacy_schedule,
 )
@@ -20,14 +23,17 @@ from .pairs import Neighboring, SubsampledGaussianPair
 __all__ = [
     "GaussianSteps",
     "Neighboring",
+    "PairSteps",
     "PldAnswer",
     "SubsampledGaussianPair",
+    "approx_dp_steps",
     "check_claim",
     "delta",
     "dpsgd_delta",
     "dpsgd_epsilon",
     "epsilon",
     "from_dp_event",
+    "laplace_steps",
     "parse_events",
     "tf_privacy_schedule",
 ]

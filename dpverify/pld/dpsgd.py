@@ -40,6 +40,9 @@ from .pairs import Neighboring, SubsampledGaussianPair, directions, neighboring
 
 __all__ = [
     "GaussianSteps",
+    "PairSteps",
+    "approx_dp_steps",
+    "laplace_steps",
     "PldAnswer",
     "MAX_STEPS",
     "check_claim",
@@ -92,6 +95,47 @@ class GaussianSteps:
 
 
 @dataclass(frozen=True)
+class PairSteps:
+    """``count`` steps of another mechanism, given by its dominating pair per
+    direction (``make_pair("add" | "remove")``); see :func:`laplace_steps`,
+    :func:`approx_dp_steps`. Python API only (the CLI and certificates cover
+    the Gaussian steps)."""
+
+    make_pair: Callable[[str], Any]
+    count: int
+    label: str
+
+    def step(self) -> Step:
+        return Step(self.make_pair, self.count)
+
+
+def laplace_steps(scale: ExactInput, sampling_rate: ExactInput, count: object) -> PairSteps:
+    """Poisson-subsampled Laplace mechanism (scale b, sensitivity 1), AFA Thm 11."""
+    from .pairs import SubsampledLaplacePair
+
+    b = V.positive("scale", scale)
+    q = V.half_open_unit("sampling_rate", sampling_rate)
+    n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
+    return PairSteps(lambda d: SubsampledLaplacePair(b, q, d), n, f"laplace(b={b}, q={q})")
+
+
+def approx_dp_steps(exp_eps0: ExactInput, delta0: ExactInput, count: object,
+                    sampling_rate: ExactInput = 1) -> PairSteps:
+    """Any (eps0, delta0)-DP mechanism (worst case: randomized response, LT Thm
+    4.5), e^eps0 given exactly, optionally Poisson-subsampled (AFA Thm 11)."""
+    from .pairs import approx_dp_pair_exp, subsample_finite
+
+    e0 = V.positive("exp_eps0", exp_eps0)
+    d0 = V.closed_unit("delta0", delta0)
+    q = V.half_open_unit("sampling_rate", sampling_rate)
+    n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
+    base = approx_dp_pair_exp(e0, d0)
+    if q == 1:
+        return PairSteps(lambda d: base, n, f"approx(e^eps0={e0}, delta0={d0})")
+    return PairSteps(lambda d: subsample_finite(base, q, d), n, f"approx(e^eps0={e0}, delta0={d0}, q={q})")
+
+
+@dataclass(frozen=True)
 class PldAnswer:
     """A certified enclosure with how it was obtained."""
 
@@ -129,11 +173,12 @@ def _enclosure(lo: Fraction, hi: Optional[Fraction], digits: int, bits: int) -> 
 
 def _events(events: Any) -> list[GaussianSteps]:
     """A list of GaussianSteps as given, or a dp_accounting DpEvent tree converted."""
-    if isinstance(events, GaussianSteps):
+    if isinstance(events, (GaussianSteps, PairSteps)):
         return [events]
     if isinstance(events, (list, tuple)):
-        if not events or not all(isinstance(e, GaussianSteps) for e in events):
-            raise InvalidParameter("events", "events must be a non-empty list of GaussianSteps or a DpEvent")
+        if not events or not all(isinstance(e, (GaussianSteps, PairSteps)) for e in events):
+            raise InvalidParameter("events", "events must be a non-empty list of GaussianSteps / "
+                                   "PairSteps or a DpEvent")
         return list(events)
     return from_dp_event(events)
 
@@ -142,6 +187,8 @@ def _relation(rel: Union[str, Neighboring], events: Sequence[GaussianSteps]) -> 
     r = neighboring(rel)
     if r is Neighboring.REPLACE_ONE:
         for e in events:  # raises the documented refusal for q < 1
+            if not isinstance(e, GaussianSteps):
+                raise InvalidParameter("neighboring", f"neighboring='replace-one' is not supported for {e.label}")
             SubsampledGaussianPair(e.noise_multiplier, e.sampling_rate, "replace")
     total = sum(e.count for e in events)
     if total > MAX_STEPS:

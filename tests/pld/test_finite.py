@@ -70,3 +70,16 @@ def test_subsampled_approx_dp_profile_matches_the_subsampling_theorem():
                        rel_width=1e-3, time_budget=60)
     # 5-fold composition of an eps'-DP pair is at most 5 eps'-DP
     assert float(res.lo) <= 5 * float(amp)  # the truth is <= 5 eps', so the lower end is too
+
+
+def test_heterogeneous_api_with_laplace_approx_and_gaussian():
+    from dpverify.pld import dpsgd as S
+
+    mixed = [S.GaussianSteps.of("2", "0.1", 10), S.laplace_steps("4", "0.1", 10),
+             S.approx_dp_steps("2", "1e-7", 3, sampling_rate="0.5")]
+    a = S.epsilon(mixed, "1e-5", digits=2)
+    only_g = S.dpsgd_epsilon("2", "0.1", 10, "1e-5", digits=2)
+    assert a.enclosure.lo > only_g.enclosure.hi  # more mechanisms, more loss
+    with pytest.raises(Exception) as exc:
+        S.epsilon(mixed, "1e-5", neighboring="replace-one")
+    assert getattr(exc.value, "name", "") == "neighboring"
