@@ -78,9 +78,26 @@ def _ends(coeffs: Sequence[fmpz], budget: int) -> tuple[int, int, int, int]:
     return a, s_lo, b, s_hi
 
 
+#: Largest product length attempted (memory budget: about 2^23 coefficients of
+#: ~100 bits each, a few hundred MB at most); beyond it the accountant fails
+#: closed instead of exhausting memory (e.g. 10^7 steps at sigma = 0.5, q = 1).
+MAX_PRODUCT_LENGTH = 1 << 23
+
+
+def _check_length(a: int, b: int) -> None:
+    if a + b - 1 > MAX_PRODUCT_LENGTH:
+        from ..errors import PrecisionExhausted
+
+        raise PrecisionExhausted(
+            f"the composed privacy-loss distribution needs more than {MAX_PRODUCT_LENGTH} grid "
+            f"points (memory budget); no certified enclosure could be formed"
+        )
+
+
 def mul_upper(A: UpperDist, B: UpperDist, budget: int) -> UpperDist:
     """Pessimistic product with truncation (module docstring)."""
     K = A.K
+    _check_length(A.poly.length(), B.poly.length())
     p = _ceil_shift(A.poly * B.poly, K)
     inf = A.inf + B.inf
     coeffs = p.coeffs()
@@ -98,6 +115,7 @@ def mul_upper(A: UpperDist, B: UpperDist, budget: int) -> UpperDist:
 def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
     """Optimistic product with truncation (module docstring)."""
     K = A.K
+    _check_length(A.P.length(), B.P.length())
     P = _floor_shift(A.P * B.P, K)
     Q = _ceil_shift(A.Q * B.Q, K)
     coeffs = P.coeffs()
