@@ -132,9 +132,8 @@ class ComposedBounds:
 
     def delta_lower_ball(self, eps: Fraction) -> arb:
         e = ball(eps).exp()
-        ef = math.exp(min(float(eps), 700.0))
         best = arb(0)
-        for j in self._best_suffixes(lambda p, q: float(p) - ef * float(q)):
+        for j in self._best_suffixes(lambda p, q: _log_score(p, q, float(eps))):
             v = arb(fmpz(self.p_suffix[j])) - e * arb(fmpz(self.q_suffix[j]))
             lo = endpoints(v)[0]
             if lo > best:
@@ -191,10 +190,12 @@ class ComposedBounds:
         lower curve never exceeds delta (no information)."""
         Dn = delta * (1 << self.K)
         cands: list[tuple[float, int]] = []
+        num, den = Dn.numerator, Dn.denominator
         for j in range(len(self.p_suffix) - 1):
             p, q = self.p_suffix[j] + self.l_inf, self.q_suffix[j]
             if p > Dn and q > 0:
-                cands.append(((float(p) - float(Dn)) / float(q), j))
+                # log((p - Dn) / q) in floats of logs: math.log takes huge ints
+                cands.append((math.log(p * den - num) - math.log(den) - math.log(q), j))
         if not cands:
             return Fraction(0)  # epsilon(delta) >= 0 by definition
         jbest = max(cands)[1]
@@ -208,6 +209,19 @@ class ComposedBounds:
                 if best is None or g > best:
                     best = g
         return max(best, Fraction(0)) if best is not None else Fraction(0)
+
+
+def _log_score(p: int, q: int, eps: float) -> float:
+    """log(p - e^eps q) (or -inf when it is <= 0), for choosing a suffix only;
+    works for integers beyond the float range."""
+    if p <= 0:
+        return -math.inf
+    if q <= 0:
+        return math.log(p)
+    d = math.log(q) + eps - math.log(p)
+    if d >= 0:
+        return -math.inf
+    return math.log(p) + math.log1p(-math.exp(d))
 
 
 def _suffix(c: Sequence[int]) -> list[int]:

@@ -140,6 +140,10 @@ def grid_range(pair, m: int, tau: float) -> tuple[int, int]:
     return i0, n
 
 
+#: Largest single-step grid (knots) discretised; beyond it fail closed.
+MAX_KNOTS = 1 << 21
+
+
 def _ceil_int(x: arb, K: int) -> fmpz:
     """Smallest integer >= 2^K * (every value of x), and >= 0."""
     hi = endpoints(x * arb(2) ** K)[1]
@@ -162,6 +166,13 @@ def discretise(pair, m: int, K: int, tau: float, bounds: Optional[tuple[int, int
     with masses in units of 2^-K (module docstring: why each is sound).
     ``tau`` only sets the grid range (mass left outside is accounted for)."""
     i0, n = bounds if bounds is not None else grid_range(pair, m, tau)
+    if n - i0 + 1 > MAX_KNOTS:
+        from ..errors import PrecisionExhausted
+
+        raise PrecisionExhausted(
+            f"one step's privacy loss spans {(n - i0) * 2.0 ** -m:.4g} nats: more than {MAX_KNOTS} "
+            f"grid points at h = 2^-{m} (memory budget); no certified enclosure could be formed"
+        )
     prec = K + 2 * m + 80
     while True:
         try:
