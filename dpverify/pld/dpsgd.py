@@ -350,10 +350,11 @@ def parse_events(obj: Any) -> tuple[list[GaussianSteps], Optional[str]]:
     return out, rel
 
 
-def from_dp_event(event: Any) -> list[GaussianSteps]:
-    """Convert a dp_accounting DpEvent tree (GaussianDpEvent,
-    PoissonSampledDpEvent of a GaussianDpEvent, SelfComposedDpEvent,
-    ComposedDpEvent) to :class:`GaussianSteps`. Floats in the event are taken
+def from_dp_event(event: Any) -> list:
+    """Convert a dp_accounting DpEvent tree (GaussianDpEvent, LaplaceDpEvent
+    (its ``noise_multiplier`` is the scale for sensitivity 1), their
+    PoissonSampledDpEvent versions, SelfComposedDpEvent, ComposedDpEvent) to
+    :class:`GaussianSteps` / :class:`PairSteps`. Floats in the event are taken
     at their exact binary value. Needs the optional dependency dp_accounting
     (extra ``oracle``); other events are refused with InvalidParameter."""
     try:
@@ -371,6 +372,10 @@ def from_dp_event(event: Any) -> list[GaussianSteps]:
             yield GaussianSteps.of(ev.event.noise_multiplier, ev.sampling_probability, times)
         elif isinstance(ev, dpa.GaussianDpEvent):
             yield GaussianSteps.of(ev.noise_multiplier, 1, times)
+        elif isinstance(ev, dpa.PoissonSampledDpEvent) and isinstance(ev.event, dpa.LaplaceDpEvent):
+            yield laplace_steps(ev.event.noise_multiplier, ev.sampling_probability, times)  # type: ignore[misc]
+        elif isinstance(ev, dpa.LaplaceDpEvent):
+            yield laplace_steps(ev.noise_multiplier, 1, times)  # type: ignore[misc]
         elif isinstance(ev, dpa.NoOpDpEvent):
             return
         else:

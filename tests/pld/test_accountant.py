@@ -222,8 +222,10 @@ def test_dp_event_trees():
     ])
     steps = S.from_dp_event(ev)
     assert [(s.noise_multiplier, s.sampling_rate, s.count) for s in steps] == [(1, F(1, 4), 30), (8, 1, 1)]
+    lap = S.from_dp_event(dpa.PoissonSampledDpEvent(0.5, dpa.LaplaceDpEvent(2.0)))
+    assert len(lap) == 1 and lap[0].count == 1 and "laplace" in lap[0].label
     with pytest.raises(InvalidParameter):
-        S.from_dp_event(dpa.LaplaceDpEvent(1.0))
+        S.from_dp_event(dpa.RandomizedResponseDpEvent(0.5, 4))
     # the API takes the tree directly; the result agrees with the explicit schedule
     tree = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.25, dpa.GaussianDpEvent(2.0)), 10)
     a = S.epsilon(tree, "1e-5", digits=2).enclosure
