@@ -56,29 +56,60 @@ def _tails(sig: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
     return pt, (1 - q) * pt + q * mpmath.ncdf(x - mu)
 
 
-def _range(sig: mpf, q: mpf, direction: str, h: mpf, tau: mpf) -> tuple[int, int]:
+def _laplace_tails(b: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
+    """Subsampled Laplace pair (scale b, sensitivity 1), by the same case split
+    as the arb route but written on the densities' survival functions."""
+    lmin = mpmath.log(1 - q + q * mpmath.exp(-1 / b))
+    lmax = mpmath.log(1 - q + q * mpmath.exp(1 / b))
+    lo_end, hi_end = (lmin, lmax) if direction == "remove" else (-lmax, -lmin)
+    if e >= hi_end:
+        return mpf(0), mpf(0)
+    if e < lo_end:
+        return mpf(1), mpf(1)
+    s0 = lambda x: mpmath.exp(-x / b) / 2  # noqa: E731
+    s1 = lambda x: 1 - mpmath.exp((x - 1) / b) / 2  # noqa: E731
+    if direction == "remove":
+        x = (b * mpmath.log((mpmath.expm1(e) + q) / q) + 1) / 2
+        return (1 - q) * s0(x) + q * s1(x), s0(x)
+    x = (b * mpmath.log((mpmath.expm1(-e) + q) / q) + 1) / 2
+    return 1 - s0(x), (1 - q) * (1 - s0(x)) + q * (1 - s1(x))
+
+
+def _finite(P: list, Q: list):
+    """Tails and +inf mass of a finite pair, by summation."""
+
+    def tails(e: mpf) -> tuple[mpf, mpf]:
+        x = mpmath.exp(e)
+        sel = [(p, r) for p, r in zip(P, Q) if p > 0 and r > 0 and p > x * r]
+        return mpmath.fsum(p for p, _ in sel), mpmath.fsum(r for _, r in sel)
+
+    return tails, mpmath.fsum(p for p, r in zip(P, Q) if r == 0)
+
+
+def _range(tails, inf: mpf, h: mpf, tau: mpf) -> tuple[int, int]:
     hi = 1
-    while _tails(sig, q, direction, hi * h)[0] > tau and hi < 10**7:
+    while tails(hi * h)[0] > tau and hi < 10**7:
         hi *= 2
     lo = -1
-    while 1 - _tails(sig, q, direction, lo * h)[0] > tau and lo > -(10**7):
+    while 1 - inf - tails(lo * h)[0] > tau and lo > -(10**7):
         lo *= 2
     return lo, hi
 
 
-def _discretise(sig: mpf, q: mpf, direction: str, K: int, tau: mpf):
+def _discretise(tails, inf: mpf, K: int, tau: mpf):
     h = mpf(2) ** -_M
-    i0, n = _range(sig, q, direction, h, tau)
+    i0, n = _range(tails, inf, h, tau)
     unit = mpf(2) ** K
-    pts = [_tails(sig, q, direction, i * h) for i in range(i0, n + 1)]
+    pts = [tails(i * h) for i in range(i0, n + 1)]
     xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
-    ds = [p - x * qq for (p, qq), x in zip(pts, xs)]
+    ds = [p - x * qq + inf for (p, qq), x in zip(pts, xs)]
     sl = [(ds[0] - 1) / xs[0]] + [(ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1]) for t in range(1, len(ds))] + [mpf(0)]
     up = [max(0, int(mpmath.ceil(xs[t] * (sl[t + 1] - sl[t]) * unit)) + 1) for t in range(len(ds))]
     up_inf = int(mpmath.ceil(ds[-1] * unit)) + 1
     lp = [max(0, int(mpmath.floor((pts[t][0] - pts[t + 1][0]) * unit)) - 1) for t in range(len(ds) - 1)]
     lq = [int(mpmath.ceil((pts[t][1] - pts[t + 1][1]) * unit)) + 1 for t in range(len(ds) - 1)]
-    return (i0, up, up_inf), (i0, lp, lq)
+    l_inf = max(0, int(mpmath.floor(inf * unit)) - 1)
+    return (i0, up, up_inf), (i0, lp, lq, l_inf)
 
 
 def _kron(a: list[int], b: list[int]) -> list[int]:
@@ -121,7 +152,8 @@ def _mul_lower(x, y, K: int, budget: int):
     P = [c >> K for c in _kron(x[1], y[1])]
     Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
     a, _, b, _ = _trim(P, budget)
-    return (x[0] + y[0] + a, P[a:b], Q[a:b])
+    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
+    return (x[0] + y[0] + a, P[a:b], Q[a:b], inf)
 
 
 def _power(d, T: int, mul, K: int, budget: int):
@@ -137,8 +169,9 @@ def _power(d, T: int, mul, K: int, budget: int):
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int):
     ups, lows = None, None
-    for sig, q, T in events:
-        u, l = _discretise(sig, q, direction, K, tau)
+    for make, T in events:
+        tails, inf = make(direction)
+        u, l = _discretise(tails, inf, K, tau)
         U, L = _power(u, T, _mul_upper, K, budget), _power(l, T, _mul_lower, K, budget)
         if ups is None:
             ups, lows = U, L
@@ -155,14 +188,14 @@ def _delta_bounds(U, L, eps: mpf, K: int) -> tuple[mpf, mpf]:
         s = (off + k) * h
         if s > eps:
             up += c * (1 - mpmath.exp(eps - s))
-    off, P, Q = L
+    off, P, Q, linf = L
     e = mpmath.exp(eps)
     best, sp, sq = mpf(0), 0, 0
     for k in range(len(P) - 1, -1, -1):
         sp += P[k]
         sq += Q[k]
         best = max(best, sp - e * sq)
-    return best / mpf(2) ** K, up / mpf(2) ** K
+    return (best + linf) / mpf(2) ** K, up / mpf(2) ** K
 
 
 def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
@@ -182,8 +215,8 @@ def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
             hi = max(min(root, s), mpf(0))
             break
         hi = max(s - h, mpf(0))
-    off, P, Q = L
-    lo, sp, sq = mpf(0), 0, 0
+    off, P, Q, linf = L
+    lo, sp, sq = mpf(0), linf, 0
     for k in range(len(P) - 1, -1, -1):
         sp += P[k]
         sq += Q[k]
@@ -192,22 +225,54 @@ def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
     return lo, hi
 
 
-def _events(inputs: Mapping[str, Any]) -> list[tuple[mpf, mpf, int]]:
+def _count(t: Any) -> int:
+    if isinstance(t, str) and t.isdigit():
+        t = int(t)
+    if not isinstance(t, int) or not 1 <= t <= 10**7:
+        raise CertificateRejected("PLD inputs out of range (1 <= steps <= 1e7)")
+    return t
+
+
+def _event(e: Mapping[str, Any], count_key: str):
+    """(make(direction) -> (tails, inf), count, replace_ok) of one event."""
+    mech = e.get("mechanism", "subsampled-gaussian")
+    q = exact_input(e, "sampling_rate") if "sampling_rate" in e else Fraction(1)
+    if not 0 < q <= 1:
+        raise CertificateRejected("sampling_rate must be in (0, 1]")
+    qm, T = to_mpf(q), _count(e.get(count_key))
+    if mech in ("subsampled-gaussian", "gaussian"):
+        s = exact_input(e, "noise_multiplier")
+        if s <= 0:
+            raise CertificateRejected("noise_multiplier must be > 0")
+        return (lambda d: ((lambda x: _tails(to_mpf(s), qm, d, x)), mpf(0))), T, q == 1
+    if mech == "laplace":
+        b = exact_input(e, "scale")
+        if b <= 0:
+            raise CertificateRejected("scale must be > 0")
+        return (lambda d: ((lambda x: _laplace_tails(to_mpf(b), qm, d, x)), mpf(0))), T, False
+    if mech == "approx":
+        e0, d0 = to_mpf(exact_input(e, "exp_eps0")), to_mpf(exact_input(e, "delta0"))
+        if e0 < 1 or not 0 <= d0 < 1:
+            raise CertificateRejected("approx: exp_eps0 >= 1 and 0 <= delta0 < 1 required")
+        P = [d0, (1 - d0) * e0 / (1 + e0), (1 - d0) / (1 + e0), mpf(0)]
+        Q = list(reversed(P))
+
+        def make(d: str):
+            if d == "add":
+                return _finite(P, [(1 - qm) * p + qm * r for p, r in zip(P, Q)])
+            return _finite([(1 - qm) * r + qm * p for p, r in zip(P, Q)], Q)
+
+        return make, T, False
+    raise MalformedCertificate(f"unknown event mechanism {mech!r}")
+
+
+def _events(inputs: Mapping[str, Any]) -> list:
     if "events" in inputs:
         evs = inputs["events"]
-        if not isinstance(evs, list) or not evs:
-            raise MalformedCertificate("inputs.events must be a non-empty list")
-        items = [(exact_input(e, "noise_multiplier"), exact_input(e, "sampling_rate"), e.get("count")) for e in evs]
-    else:
-        items = [(exact_input(inputs, "noise_multiplier"), exact_input(inputs, "sampling_rate"), inputs.get("steps"))]
-    out = []
-    for s, q, t in items:
-        if isinstance(t, str) and t.isdigit():
-            t = int(t)
-        if not isinstance(t, int) or not 1 <= t <= 10**7 or s <= 0 or not 0 < q <= 1:
-            raise CertificateRejected("PLD inputs out of range (sigma > 0, 0 < q <= 1, 1 <= steps <= 1e7)")
-        out.append((to_mpf(s), to_mpf(q), t))
-    return out
+        if not isinstance(evs, list) or not evs or not all(isinstance(e, dict) for e in evs):
+            raise MalformedCertificate("inputs.events must be a non-empty list of objects")
+        return [_event(e, "count") for e in evs]
+    return [_event(inputs, "steps")]
 
 
 def _directions(inputs: Mapping[str, Any]) -> list[str]:
@@ -221,7 +286,7 @@ def _directions(inputs: Mapping[str, Any]) -> list[str]:
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
             eps_hint: mpf = mpf(0)) -> tuple[mpf, mpf]:
     events = _events(inputs)
-    total = sum(t for _, _, t in events)
+    total = sum(t for _, t, _ in events)
     # Q-masses near loss eps are ~e^-eps times the P-masses: resolve them
     extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
     K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
@@ -229,9 +294,9 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
     budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
     los, his = [], []
     for d in _directions(inputs):
-        if d == "replace" and any(q != 1 for _, q, _ in events):
-            raise CertificateRejected("replace-one is only certified for sampling rate 1")
-        U, L = _compose(events, d, K, tau, budget)
+        if d == "replace" and not all(ok for _, _, ok in events):
+            raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
+        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget)
         lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
         los.append(lo)
         his.append(hi)

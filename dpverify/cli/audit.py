@@ -150,7 +150,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
     inputs["digits"] = digits
     cert = quantity_certificate(
         quantity=quantity,
-        statement=f"{name} of the composed Poisson-subsampled Gaussian mechanism under the "
+        statement=f"{name} of the composed (Poisson-subsampled) mechanisms under the "
         f"{rel.value} relation lies in [lo, hi]",
         source=SOURCE,
         inputs=inputs,

@@ -104,9 +104,13 @@ class PairSteps:
     make_pair: Callable[[str], Any]
     count: int
     label: str
+    spec: Mapping[str, Any] = field(default_factory=dict)
 
     def step(self) -> Step:
         return Step(self.make_pair, self.count)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.spec, "count": self.count}
 
 
 def laplace_steps(scale: ExactInput, sampling_rate: ExactInput, count: object) -> PairSteps:
@@ -116,7 +120,10 @@ def laplace_steps(scale: ExactInput, sampling_rate: ExactInput, count: object) -
     b = V.positive("scale", scale)
     q = V.half_open_unit("sampling_rate", sampling_rate)
     n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
-    return PairSteps(lambda d: SubsampledLaplacePair(b, q, d), n, f"laplace(b={b}, q={q})")
+    from ..ball import exact_str
+
+    return PairSteps(lambda d: SubsampledLaplacePair(b, q, d), n, f"laplace(b={b}, q={q})",
+                     {"mechanism": "laplace", "scale": exact_str(b), "sampling_rate": exact_str(q)})
 
 
 def approx_dp_steps(exp_eps0: ExactInput, delta0: ExactInput, count: object,
@@ -129,10 +136,14 @@ def approx_dp_steps(exp_eps0: ExactInput, delta0: ExactInput, count: object,
     d0 = V.closed_unit("delta0", delta0)
     q = V.half_open_unit("sampling_rate", sampling_rate)
     n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
+    from ..ball import exact_str
+
     base = approx_dp_pair_exp(e0, d0)
+    spec = {"mechanism": "approx", "exp_eps0": exact_str(e0), "delta0": exact_str(d0),
+            "sampling_rate": exact_str(q)}
     if q == 1:
-        return PairSteps(lambda d: base, n, f"approx(e^eps0={e0}, delta0={d0})")
-    return PairSteps(lambda d: subsample_finite(base, q, d), n, f"approx(e^eps0={e0}, delta0={d0}, q={q})")
+        return PairSteps(lambda d: base, n, f"approx(e^eps0={e0}, delta0={d0})", spec)
+    return PairSteps(lambda d: subsample_finite(base, q, d), n, f"approx(e^eps0={e0}, delta0={d0}, q={q})", spec)
 
 
 @dataclass(frozen=True)
@@ -324,8 +335,10 @@ def parse_events(obj: Any) -> tuple[list[GaussianSteps], Optional[str]]:
          "events": [{"mechanism": "subsampled-gaussian", "noise_multiplier": "1",
                      "sampling_rate": "256/60000", "count": 1000}, ...]}
 
-    ``mechanism`` "gaussian" means sampling rate 1. Returns (events, relation
-    or None)."""
+    ``mechanism`` "gaussian" means sampling rate 1; "laplace" takes ``scale``
+    (sensitivity 1) and "approx" (any (eps0, delta0)-DP mechanism) takes
+    ``exp_eps0`` = e^eps0 exactly and ``delta0``, both with an optional
+    ``sampling_rate``. Returns (events, relation or None)."""
     if isinstance(obj, str):
         try:
             obj = json.loads(obj)
@@ -340,12 +353,23 @@ def parse_events(obj: Any) -> tuple[list[GaussianSteps], Optional[str]]:
         if not isinstance(ev, dict):
             raise InvalidParameter("events", f"events[{i}] must be an object")
         mech = ev.get("mechanism", "subsampled-gaussian")
-        if mech not in ("subsampled-gaussian", "gaussian"):
-            raise InvalidParameter("events", f"events[{i}].mechanism={mech!r}: supported: subsampled-gaussian, gaussian")
-        rate = ev.get("sampling_rate", "1") if mech == "subsampled-gaussian" else "1"
-        if "noise_multiplier" not in ev:
-            raise InvalidParameter("events", f"events[{i}] needs noise_multiplier")
-        out.append(GaussianSteps.of(str(ev["noise_multiplier"]), str(rate), ev.get("count", 1)))
+        rate = str(ev.get("sampling_rate", "1")) if mech != "gaussian" else "1"
+        count = ev.get("count", 1)
+        if mech in ("subsampled-gaussian", "gaussian"):
+            if "noise_multiplier" not in ev:
+                raise InvalidParameter("events", f"events[{i}] needs noise_multiplier")
+            out.append(GaussianSteps.of(str(ev["noise_multiplier"]), rate, count))
+        elif mech == "laplace":
+            if "scale" not in ev:
+                raise InvalidParameter("events", f"events[{i}] needs scale")
+            out.append(laplace_steps(str(ev["scale"]), rate, count))
+        elif mech == "approx":
+            if "exp_eps0" not in ev or "delta0" not in ev:
+                raise InvalidParameter("events", f"events[{i}] needs exp_eps0 (= e^eps0, exact) and delta0")
+            out.append(approx_dp_steps(str(ev["exp_eps0"]), str(ev["delta0"]), count, rate))
+        else:
+            raise InvalidParameter("events", f"events[{i}].mechanism={mech!r}: supported: "
+                                   "subsampled-gaussian, gaussian, laplace, approx")
     rel = obj.get("neighboring")
     return out, rel
 

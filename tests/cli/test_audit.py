@@ -88,6 +88,21 @@ def test_tf_privacy_style_and_events_file(tmp_path, capsys):
     c2 = json.loads(out.out)
     assert c2["inputs"]["neighboring"] == "remove" and len(c2["inputs"]["events"]) == 2
     assert "confirmed" in verify_certificate(c2)
+    # heterogeneous: Gaussian, Laplace and an (eps0, delta0)-DP mechanism, all re-checked
+    ev.write_text(json.dumps({"events": [
+        {"noise_multiplier": "2", "sampling_rate": "0.1", "count": 10},
+        {"mechanism": "laplace", "scale": "4", "sampling_rate": "0.1", "count": 10},
+        {"mechanism": "approx", "exp_eps0": "2", "delta0": "1e-8", "sampling_rate": "0.5", "count": 3}]}))
+    code, out = _run(capsys, "audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "2", "--json")
+    assert code == 0, out.err
+    c3 = json.loads(out.out)
+    assert [e["mechanism"] for e in c3["inputs"]["events"]] == ["subsampled-gaussian", "laplace", "approx"]
+    assert "confirmed" in verify_certificate(c3)
+    forged = copy.deepcopy(c3)
+    forged["result"]["enclosure"] = {"lo": "0.1", "hi": "0.1001"}
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(forged)
 
 
 def test_undecided_when_budget_is_tiny(capsys):
