@@ -29,6 +29,14 @@ Implemented (the priority of dpverify issue #6):
   L(x) = -log(1 - q + q e^{mu x - mu^2/2}) in (-inf, -log(1-q)), decreasing in x.
 * q = 1: the Gaussian mechanism itself, L ~ N(mu^2/2, mu^2) under P (both
   directions have the same curve, delta_mu of GDPT eq. 2).
+* ``SubsampledLaplacePair(b, q, direction)``: the same construction with the
+  Laplace base pair (Lap(0,b), Lap(1,b)); loss atoms at both support ends.
+* ``FinitePair(P, Q)``: exact rational finite pairs (finite mechanisms,
+  randomized response); P-mass at loss +inf tracked exactly (AFA Lemma 37);
+  ``approx_dp_pair_exp(e^eps0, delta0)``: the randomized-response pair that
+  dominates every (eps0, delta0)-DP mechanism (LT Thm 4.5);
+  ``subsample_finite(pair, q, direction)``: AFA Thm 11 (1) for finite pairs
+  (mass at +inf of the result exact, AFA Prop 38).
 
 Both pairs are *tight* (AFA Thm 11, "Remark (Exact optimality)": realised by
 the datasets [0,...,0,1] vs [0,...,0] for a sum query), so a lower bound of
