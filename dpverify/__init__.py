@@ -17,10 +17,10 @@ from .errors import (
 from .composition import EpsDelta, compose_delta, compose_eps, compose_eps_grid
 from .dp import implies, rr64_check
 from .dp.sigma import refine_sigma
-from .gdp import delta_mu, mu_gdp
+from .gdp import certify_gdp, check_thm51, delta_mu, eps_for_delta, gdpt, head_bound, mu_gdp
 from .mechanisms.finite import FiniteMechanism
 from .mechanisms.randomized_response import RandomizedResponse
-from .gdp import certify_gdp, check_thm51, gdpt, head_bound
+from .pld import GaussianSteps, Neighboring, PldAnswer, dpsgd_delta, dpsgd_epsilon
 from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
 from .verdict import Enclosure, Outcome, Verdict
 
@@ -28,14 +28,20 @@ __all__ = [
     "CertificateRejected",
     "DpverifyError",
     "Enclosure",
+    "GaussianSteps",
     "InvalidParameter",
     "MalformedCertificate",
+    "Neighboring",
     "Outcome",
+    "PldAnswer",
     "PrecisionExhausted",
     "Undecided",
     "Verdict",
     "__version__",
     "delta_mu",
+    "eps_for_delta",
+    "dpsgd_delta",
+    "dpsgd_epsilon",
     "mu_gdp",
     "parse_exact",
     # (eps, delta) world, composition (issue 4)

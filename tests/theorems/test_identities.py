@@ -131,3 +131,12 @@ def test_identity_certificates_verify_and_reject_forgeries():
     forged["digest"] = compute_digest(forged)
     with pytest.raises(CertificateRejected):
         verify_certificate(forged)
+
+
+def test_tradeoff_reversal_at_beta_zero_with_a_zero_mass_outcome():
+    # found by the DPVERIFY_CERT_DIR run: the inverse at beta = 0 is P(Q > 0) = 39/41,
+    # which the mpmath re-checker first missed by comparing f = 1e-60 with 0
+    P = [Fraction(17, 41), Fraction(6, 41), Fraction(2, 41), Fraction(16, 41)]
+    Q = [Fraction(17, 39), Fraction(2, 13), Fraction(0), Fraction(16, 39)]
+    cert = _check("lt-eq12", P, Q, Fraction(0))
+    assert "confirmed" in verify_certificate(cert)

@@ -1,0 +1,341 @@
+"""Second route for the PLD accountant's certificates (``pld.epsilon``,
+``pld.delta``, ``pld.claim``), on mpmath and Python integers only.
+
+What is re-proved, exactly: an *independent* pair of bounds [lo', hi'] for
+the same quantity, computed on a coarse grid (h = 2^-8) by a second
+implementation of the mathematics, and the check that the recorded enclosure
+[lo, hi] intersects [lo', hi'] (``verify`` rejects when it does not, i.e. when
+the second route refutes the certificate: e.g. a recorded eps upper end below
+lo' is false). For ``pld.claim`` the re-derived verdict (holds iff hi' <= D,
+fails iff lo' > D) must not contradict the recorded one. The recorded width is
+*not* re-proved to the recorded accuracy (the coarse grid is wider); the
+narrow enclosure rests on the arb route.
+
+Independent parts: the pair's tails with ``mpmath.ncdf`` (the arb route uses
+erfc), the discretisation written again (connect-the-dots upper side,
+quantised (P, Q) lower side: same theorems, different code), the convolution by
+Kronecker substitution into one Python integer (the arb route uses FLINT's
+fmpz_poly), and the queries by full scans instead of binary search. Nothing
+from the arb side is imported. mpmath works at 40 significant digits with
+directed rounding of the final masses (floor/ceil), a precision far beyond the
+2^-K units used; the route is a second opinion, not a proof in the arb sense.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Mapping, Optional
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, MalformedCertificate
+from .recheck_gdp import exact_input, to_mpf
+from .verify import Recheck, parse_bound, register
+
+_DPS = 40
+_M = 8  # grid 2^-8
+
+
+def _tails(sig: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
+    mu = 1 / sig if direction != "replace" else 2 / sig
+    if q == 1:
+        return mpmath.ncdf(-e / mu + mu / 2), mpmath.ncdf(-e / mu - mu / 2)
+    if direction == "remove":
+        a = mpmath.expm1(e) + q
+        if a <= 0:
+            return mpf(1), mpf(1)
+        x = (mpmath.log(a / q) + mu * mu / 2) / mu
+        return (1 - q) * mpmath.ncdf(-x) + q * mpmath.ncdf(mu - x), mpmath.ncdf(-x)
+    a = mpmath.expm1(-e) + q
+    if a <= 0:
+        return mpf(0), mpf(0)
+    x = (mpmath.log(a / q) + mu * mu / 2) / mu
+    pt = mpmath.ncdf(x)
+    return pt, (1 - q) * pt + q * mpmath.ncdf(x - mu)
+
+
+def _laplace_tails(b: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
+    """Subsampled Laplace pair (scale b, sensitivity 1), by the same case split
+    as the arb route but written on the densities' survival functions."""
+    lmin = mpmath.log(1 - q + q * mpmath.exp(-1 / b))
+    lmax = mpmath.log(1 - q + q * mpmath.exp(1 / b))
+    lo_end, hi_end = (lmin, lmax) if direction == "remove" else (-lmax, -lmin)
+    if e >= hi_end:
+        return mpf(0), mpf(0)
+    if e < lo_end:
+        return mpf(1), mpf(1)
+    s0 = lambda x: mpmath.exp(-x / b) / 2  # noqa: E731
+    s1 = lambda x: 1 - mpmath.exp((x - 1) / b) / 2  # noqa: E731
+    if direction == "remove":
+        x = (b * mpmath.log((mpmath.expm1(e) + q) / q) + 1) / 2
+        return (1 - q) * s0(x) + q * s1(x), s0(x)
+    x = (b * mpmath.log((mpmath.expm1(-e) + q) / q) + 1) / 2
+    return 1 - s0(x), (1 - q) * (1 - s0(x)) + q * (1 - s1(x))
+
+
+def _finite(P: list, Q: list):
+    """Tails and +inf mass of a finite pair, by summation."""
+
+    def tails(e: mpf) -> tuple[mpf, mpf]:
+        x = mpmath.exp(e)
+        sel = [(p, r) for p, r in zip(P, Q) if p > 0 and r > 0 and p > x * r]
+        return mpmath.fsum(p for p, _ in sel), mpmath.fsum(r for _, r in sel)
+
+    return tails, mpmath.fsum(p for p, r in zip(P, Q) if r == 0)
+
+
+def _range(tails, inf: mpf, h: mpf, tau: mpf) -> tuple[int, int]:
+    hi = 1
+    while tails(hi * h)[0] > tau and hi < 10**7:
+        hi *= 2
+    lo = -1
+    while 1 - inf - tails(lo * h)[0] > tau and lo > -(10**7):
+        lo *= 2
+    return lo, hi
+
+
+def _discretise(tails, inf: mpf, K: int, tau: mpf):
+    h = mpf(2) ** -_M
+    i0, n = _range(tails, inf, h, tau)
+    unit = mpf(2) ** K
+    pts = [tails(i * h) for i in range(i0, n + 1)]
+    xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
+    ds = [p - x * qq + inf for (p, qq), x in zip(pts, xs)]
+    sl = [(ds[0] - 1) / xs[0]] + [(ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1]) for t in range(1, len(ds))] + [mpf(0)]
+    up = [max(0, int(mpmath.ceil(xs[t] * (sl[t + 1] - sl[t]) * unit)) + 1) for t in range(len(ds))]
+    up_inf = int(mpmath.ceil(ds[-1] * unit)) + 1
+    lp = [max(0, int(mpmath.floor((pts[t][0] - pts[t + 1][0]) * unit)) - 1) for t in range(len(ds) - 1)]
+    lq = [int(mpmath.ceil((pts[t][1] - pts[t + 1][1]) * unit)) + 1 for t in range(len(ds) - 1)]
+    l_inf = max(0, int(mpmath.floor(inf * unit)) - 1)
+    return (i0, up, up_inf), (i0, lp, lq, l_inf)
+
+
+def _kron(a: list[int], b: list[int]) -> list[int]:
+    """Exact product of two nonnegative integer sequences by Kronecker substitution."""
+    if not a or not b:
+        return []
+    bits = max(max(a).bit_length(), 1) + max(max(b).bit_length(), 1) + min(len(a), len(b)).bit_length() + 1
+    w = (bits + 7) // 8 * 8
+
+    def pack(v: list[int]) -> int:
+        return int.from_bytes(b"".join(x.to_bytes(w // 8, "little") for x in v), "little")
+
+    n = len(a) + len(b) - 1
+    raw = (pack(a) * pack(b)).to_bytes(n * w // 8 + 1, "little")
+    k = w // 8
+    return [int.from_bytes(raw[i * k:(i + 1) * k], "little") for i in range(n)]
+
+
+def _trim(v: list[int], budget: int) -> tuple[int, int, int, int]:
+    a, s = 0, 0
+    while a < len(v) - 1 and s + v[a] <= budget:
+        s += v[a]
+        a += 1
+    b, t = len(v), 0
+    while b - 1 > a and t + v[b - 1] <= budget:
+        t += v[b - 1]
+        b -= 1
+    return a, s, b, t
+
+
+def _mul_upper(x, y, K: int, budget: int):
+    v = [-((-c) >> K) for c in _kron(x[1], y[1])]  # Python's >> floors: this is the ceiling
+    a, s, b, t = _trim(v, budget)
+    v = v[a:b]
+    v[0] += s
+    return (x[0] + y[0] + a, v, x[2] + y[2] + t)
+
+
+def _mul_lower(x, y, K: int, budget: int):
+    P = [c >> K for c in _kron(x[1], y[1])]
+    Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
+    a, _, b, _ = _trim(P, budget)
+    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
+    return (x[0] + y[0] + a, P[a:b], Q[a:b], inf)
+
+
+def _power(d, T: int, mul, K: int, budget: int):
+    res, base = None, d
+    while True:
+        if T & 1:
+            res = base if res is None else mul(res, base, K, budget)
+        T >>= 1
+        if not T:
+            return res
+        base = mul(base, base, K, budget)
+
+
+def _compose(events, direction: str, K: int, tau: mpf, budget: int):
+    ups, lows = None, None
+    for make, T in events:
+        tails, inf = make(direction)
+        u, l = _discretise(tails, inf, K, tau)
+        U, L = _power(u, T, _mul_upper, K, budget), _power(l, T, _mul_lower, K, budget)
+        if ups is None:
+            ups, lows = U, L
+        else:
+            ups, lows = _mul_upper(ups, U, K, budget), _mul_lower(lows, L, K, budget)
+    return ups, lows
+
+
+def _delta_bounds(U, L, eps: mpf, K: int) -> tuple[mpf, mpf]:
+    h = mpf(2) ** -_M
+    off, v, inf = U
+    up = mpf(inf)
+    for k, c in enumerate(v):
+        s = (off + k) * h
+        if s > eps:
+            up += c * (1 - mpmath.exp(eps - s))
+    off, P, Q, linf = L
+    e = mpmath.exp(eps)
+    best, sp, sq = mpf(0), 0, 0
+    for k in range(len(P) - 1, -1, -1):
+        sp += P[k]
+        sq += Q[k]
+        best = max(best, sp - e * sq)
+    return (best + linf) / mpf(2) ** K, up / mpf(2) ** K
+
+
+def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
+    h = mpf(2) ** -_M
+    unit = mpf(2) ** K
+    off, v, inf = U
+    # upper: the curve is nonincreasing; scan knots from the top for the crossing
+    hi = mpmath.inf
+    S, V = mpf(inf), mpf(0)
+    for k in range(len(v) - 1, -1, -1):
+        s = (off + k) * h
+        # on (s_{k-1}, s_k] the curve is (S_k - e^eps V_k)/unit with S_k, V_k including k
+        S += v[k]
+        V += v[k] * mpmath.exp(-s)
+        if (S - mpmath.exp(max(s - h, 0)) * V) / unit > delta:
+            root = mpmath.log((S - delta * unit) / V) if S > delta * unit else s
+            hi = max(min(root, s), mpf(0))
+            break
+        hi = max(s - h, mpf(0))
+    off, P, Q, linf = L
+    lo, sp, sq = mpf(0), linf, 0
+    for k in range(len(P) - 1, -1, -1):
+        sp += P[k]
+        sq += Q[k]
+        if sp > delta * unit and sq > 0:
+            lo = max(lo, mpmath.log((sp - delta * unit) / sq))
+    return lo, hi
+
+
+def _count(t: Any) -> int:
+    if isinstance(t, str) and t.isdigit():
+        t = int(t)
+    if not isinstance(t, int) or not 1 <= t <= 10**7:
+        raise CertificateRejected("PLD inputs out of range (1 <= steps <= 1e7)")
+    return t
+
+
+def _event(e: Mapping[str, Any], count_key: str):
+    """(make(direction) -> (tails, inf), count, replace_ok) of one event."""
+    mech = e.get("mechanism", "subsampled-gaussian")
+    q = exact_input(e, "sampling_rate") if "sampling_rate" in e else Fraction(1)
+    if not 0 < q <= 1:
+        raise CertificateRejected("sampling_rate must be in (0, 1]")
+    qm, T = to_mpf(q), _count(e.get(count_key))
+    if mech in ("subsampled-gaussian", "gaussian"):
+        s = exact_input(e, "noise_multiplier")
+        if s <= 0:
+            raise CertificateRejected("noise_multiplier must be > 0")
+        return (lambda d: ((lambda x: _tails(to_mpf(s), qm, d, x)), mpf(0))), T, q == 1
+    if mech == "laplace":
+        b = exact_input(e, "scale")
+        if b <= 0:
+            raise CertificateRejected("scale must be > 0")
+        return (lambda d: ((lambda x: _laplace_tails(to_mpf(b), qm, d, x)), mpf(0))), T, False
+    if mech == "approx":
+        e0, d0 = to_mpf(exact_input(e, "exp_eps0")), to_mpf(exact_input(e, "delta0"))
+        if e0 < 1 or not 0 <= d0 < 1:
+            raise CertificateRejected("approx: exp_eps0 >= 1 and 0 <= delta0 < 1 required")
+        P = [d0, (1 - d0) * e0 / (1 + e0), (1 - d0) / (1 + e0), mpf(0)]
+        Q = list(reversed(P))
+
+        def make(d: str):
+            if d == "add":
+                return _finite(P, [(1 - qm) * p + qm * r for p, r in zip(P, Q)])
+            return _finite([(1 - qm) * r + qm * p for p, r in zip(P, Q)], Q)
+
+        return make, T, False
+    raise MalformedCertificate(f"unknown event mechanism {mech!r}")
+
+
+def _events(inputs: Mapping[str, Any]) -> list:
+    if "events" in inputs:
+        evs = inputs["events"]
+        if not isinstance(evs, list) or not evs or not all(isinstance(e, dict) for e in evs):
+            raise MalformedCertificate("inputs.events must be a non-empty list of objects")
+        return [_event(e, "count") for e in evs]
+    return [_event(inputs, "steps")]
+
+
+def _directions(inputs: Mapping[str, Any]) -> list[str]:
+    rel = inputs.get("neighboring", "add-remove")
+    table = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"], "replace-one": ["replace"]}
+    if rel not in table:
+        raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
+    return table[rel]
+
+
+def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
+            eps_hint: mpf = mpf(0)) -> tuple[mpf, mpf]:
+    events = _events(inputs)
+    total = sum(t for _, t, _ in events)
+    # Q-masses near loss eps are ~e^-eps times the P-masses: resolve them
+    extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
+    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
+    tau = scale * mpf(10) ** -7 / total
+    budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
+    los, his = [], []
+    for d in _directions(inputs):
+        if d == "replace" and not all(ok for _, _, ok in events):
+            raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
+        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget)
+        lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
+        los.append(lo)
+        his.append(hi)
+    return max(los), max(his)
+
+
+def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
+    if hi == mpmath.inf:
+        return Recheck(value=lo, err=mpf(0), dps=_DPS, verdict=verdict)
+    return Recheck(value=(lo + hi) / 2, err=(hi - lo) / 2, dps=_DPS, verdict=verdict)
+
+
+@register("pld.epsilon")
+def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    with mpmath.workdps(_DPS):
+        D = to_mpf(exact_input(inputs, "delta"))
+        if not 0 < D < 1:
+            raise CertificateRejected("delta must be in (0, 1)")
+        enc = result.get("enclosure", {})
+        hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
+        lo, hi = _bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
+        return _as_recheck(lo, hi)
+
+
+@register("pld.delta")
+def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    with mpmath.workdps(_DPS):
+        E = to_mpf(exact_input(inputs, "eps"))
+        enc = result.get("enclosure", {})
+        rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
+        scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
+        lo, hi = _bounds(inputs, "delta", E, scale, E)
+        return _as_recheck(lo, hi)
+
+
+@register("pld.claim")
+def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    with mpmath.workdps(_DPS):
+        E = to_mpf(exact_input(inputs, "claimed_eps"))
+        D = to_mpf(exact_input(inputs, "delta"))
+        lo, hi = _bounds(inputs, "delta", E, D, E)
+        verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
+        return _as_recheck(lo, hi, verdict)

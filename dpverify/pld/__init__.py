@@ -1,0 +1,39 @@
+"""Certified privacy-loss-distribution accountant (DP-SGD and heterogeneous
+compositions): dominating pairs (:mod:`.pairs`), certified discretisation
+(:mod:`.discretise`), exact integer convolution (:mod:`.convolve`), queries and
+grid refinement (:mod:`.accountant`), DP-SGD front end (:mod:`.dpsgd`)."""
+
+from .dpsgd import (
+    GaussianSteps,
+    PairSteps,
+    PldAnswer,
+    approx_dp_steps,
+    check_claim,
+    delta,
+    dpsgd_delta,
+    dpsgd_epsilon,
+    epsilon,
+    from_dp_event,
+    laplace_steps,
+    parse_events,
+    tf_privacy_schedule,
+)
+from .pairs import Neighboring, SubsampledGaussianPair
+
+__all__ = [
+    "GaussianSteps",
+    "Neighboring",
+    "PairSteps",
+    "PldAnswer",
+    "SubsampledGaussianPair",
+    "approx_dp_steps",
+    "check_claim",
+    "delta",
+    "dpsgd_delta",
+    "dpsgd_epsilon",
+    "epsilon",
+    "from_dp_event",
+    "laplace_steps",
+    "parse_events",
+    "tf_privacy_schedule",
+]

@@ -1,0 +1,411 @@
+"""DP-SGD accounting: T steps of the Poisson-subsampled Gaussian mechanism,
+and heterogeneous sequences of such steps, certified two-sided.
+
+Public entry points (exact inputs: strings like "0.01", "256/60000", ints,
+Fractions):
+
+* :func:`dpsgd_epsilon` / :func:`dpsgd_delta`: one (sigma, q, T) schedule.
+* :func:`epsilon` / :func:`delta`: a list of :class:`GaussianSteps` (different
+  sigma and q per block of steps), e.g. from :func:`parse_events` (JSON) or
+  :func:`from_dp_event` (dp_accounting DpEvent trees; optional dependency).
+* :func:`check_claim`: the verdict on "(E, D)-DP" (holds iff certified
+  delta(E) <= D).
+* :func:`tf_privacy_schedule`: TF-Privacy style dataset size / batch size /
+  epochs to (q, T) with q = B / N and T = ceil(epochs * N / B) (the step count
+  of TF Privacy's ``compute_dp_sgd_privacy``).
+
+Semantics: epsilon(delta) = inf { eps >= 0 : delta(eps) <= delta } where
+delta(eps) is the hockey-stick curve of the composed dominating pair, the
+maximum over the "add" and "remove" directions for add-remove neighbours
+(AFA Thm 10, Thm 11, Sec 4.1). The pairs are tight (AFA Thm 11 remark), so
+the enclosure is an enclosure of the mechanism's exact worst-case value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+from flint import arb
+
+from .. import _validate as V
+from ..ball import ball, working_precision
+from ..errors import InvalidParameter
+from ..verdict import Enclosure, Outcome, Verdict
+from .accountant import PldResult, Step, refine_query
+from .pairs import Neighboring, SubsampledGaussianPair, directions, neighboring
+
+__all__ = [
+    "GaussianSteps",
+    "PairSteps",
+    "approx_dp_steps",
+    "laplace_steps",
+    "PldAnswer",
+    "MAX_STEPS",
+    "check_claim",
+    "delta",
+    "dpsgd_delta",
+    "dpsgd_epsilon",
+    "epsilon",
+    "from_dp_event",
+    "parse_events",
+    "tf_privacy_schedule",
+]
+
+#: Refuse longer schedules (the composed loss range grows like T; 10^7 steps
+#: of DP-SGD is far beyond any training run, 10^9 would exhaust memory).
+MAX_STEPS = 10**7
+
+ExactInput = Union[str, int, Fraction, float]
+
+
+@dataclass(frozen=True)
+class GaussianSteps:
+    """``count`` steps of the Gaussian mechanism with noise multiplier
+    ``noise_multiplier`` on a Poisson subsample of rate ``sampling_rate``."""
+
+    noise_multiplier: Fraction
+    sampling_rate: Fraction
+    count: int
+
+    @classmethod
+    def of(cls, noise_multiplier: ExactInput, sampling_rate: ExactInput, count: object) -> "GaussianSteps":
+        return cls(
+            V.positive("noise_multiplier", noise_multiplier),
+            V.half_open_unit("sampling_rate", sampling_rate),
+            V.integer("steps", count, lo=1, hi=MAX_STEPS),
+        )
+
+    def step(self) -> Step:
+        s, q = self.noise_multiplier, self.sampling_rate
+        return Step(lambda d: SubsampledGaussianPair(s, q, d), self.count)
+
+    def to_json(self) -> dict[str, Any]:
+        from ..ball import exact_str
+
+        return {
+            "mechanism": "subsampled-gaussian",
+            "noise_multiplier": exact_str(self.noise_multiplier),
+            "sampling_rate": exact_str(self.sampling_rate),
+            "count": self.count,
+        }
+
+
+@dataclass(frozen=True)
+class PairSteps:
+    """``count`` steps of another mechanism, given by its dominating pair per
+    direction (``make_pair("add" | "remove")``); see :func:`laplace_steps`,
+    :func:`approx_dp_steps`. Python API only (the CLI and certificates cover
+    the Gaussian steps)."""
+
+    make_pair: Callable[[str], Any]
+    count: int
+    label: str
+    spec: Mapping[str, Any] = field(default_factory=dict)
+
+    def step(self) -> Step:
+        return Step(self.make_pair, self.count)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.spec, "count": self.count}
+
+
+def laplace_steps(scale: ExactInput, sampling_rate: ExactInput, count: object) -> PairSteps:
+    """Poisson-subsampled Laplace mechanism (scale b, sensitivity 1), AFA Thm 11."""
+    from .pairs import SubsampledLaplacePair
+
+    b = V.positive("scale", scale)
+    q = V.half_open_unit("sampling_rate", sampling_rate)
+    n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
+    from ..ball import exact_str
+
+    return PairSteps(lambda d: SubsampledLaplacePair(b, q, d), n, f"laplace(b={b}, q={q})",
+                     {"mechanism": "laplace", "scale": exact_str(b), "sampling_rate": exact_str(q)})
+
+
+def approx_dp_steps(exp_eps0: ExactInput, delta0: ExactInput, count: object,
+                    sampling_rate: ExactInput = 1) -> PairSteps:
+    """Any (eps0, delta0)-DP mechanism (worst case: randomized response, LT Thm
+    4.5), e^eps0 given exactly, optionally Poisson-subsampled (AFA Thm 11)."""
+    from .pairs import approx_dp_pair_exp, subsample_finite
+
+    e0 = V.positive("exp_eps0", exp_eps0)
+    d0 = V.closed_unit("delta0", delta0)
+    q = V.half_open_unit("sampling_rate", sampling_rate)
+    n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
+    from ..ball import exact_str
+
+    base = approx_dp_pair_exp(e0, d0)
+    spec = {"mechanism": "approx", "exp_eps0": exact_str(e0), "delta0": exact_str(d0),
+            "sampling_rate": exact_str(q)}
+    if q == 1:
+        return PairSteps(lambda d: base, n, f"approx(e^eps0={e0}, delta0={d0})", spec)
+    return PairSteps(lambda d: subsample_finite(base, q, d), n, f"approx(e^eps0={e0}, delta0={d0}, q={q})", spec)
+
+
+@dataclass(frozen=True)
+class PldAnswer:
+    """A certified enclosure with how it was obtained."""
+
+    enclosure: Enclosure
+    neighboring: Neighboring
+    grid_exponent: int  # h = 2^-grid_exponent
+    unit_bits: int  # masses in units of 2^-unit_bits
+    seconds: float
+    rel_width: Optional[float]
+    directions: Mapping[str, tuple] = field(default_factory=dict)
+
+    def details(self) -> dict[str, Any]:
+        dirs = {}
+        for name, (lo, hi) in self.directions.items():
+            e = _enclosure(lo if lo is not None else Fraction(0), hi, self.enclosure.digits, 0)
+            dirs[name] = e.to_json()
+        return {
+            "neighboring": self.neighboring.value,
+            "grid": f"2^-{self.grid_exponent}",
+            "mass_unit": f"2^-{self.unit_bits}",
+            "relative_width": None if self.rel_width is None else f"{self.rel_width:.3g}",
+            "directions": dirs,
+        }
+
+
+def _enclosure(lo: Fraction, hi: Optional[Fraction], digits: int, bits: int) -> Enclosure:
+    with working_precision(256):
+        a = ball(lo)
+        b = ball(hi) if hi is not None else arb("inf")
+        if not (a.is_exact() and b.is_exact()):
+            # outward: endpoints of the balls (dyadic inputs are exact anyway)
+            return Enclosure.from_bounds(a, b, digits, bits)
+        return Enclosure(a, b, digits, bits)
+
+
+def _events(events: Any) -> list[GaussianSteps]:
+    """A list of GaussianSteps as given, or a dp_accounting DpEvent tree converted."""
+    if isinstance(events, (GaussianSteps, PairSteps)):
+        return [events]
+    if isinstance(events, (list, tuple)):
+        if not events or not all(isinstance(e, (GaussianSteps, PairSteps)) for e in events):
+            raise InvalidParameter("events", "events must be a non-empty list of GaussianSteps / "
+                                   "PairSteps or a DpEvent")
+        return list(events)
+    return from_dp_event(events)
+
+
+def _relation(rel: Union[str, Neighboring], events: Sequence[GaussianSteps]) -> tuple[Neighboring, tuple[str, ...]]:
+    r = neighboring(rel)
+    if r is Neighboring.REPLACE_ONE:
+        for e in events:  # raises the documented refusal for q < 1
+            if not isinstance(e, GaussianSteps):
+                raise InvalidParameter("neighboring", f"neighboring='replace-one' is not supported for {e.label}")
+            SubsampledGaussianPair(e.noise_multiplier, e.sampling_rate, "replace")
+    total = sum(e.count for e in events)
+    if total > MAX_STEPS:
+        raise InvalidParameter("steps", f"steps: {total} steps in total; at most {MAX_STEPS} are supported")
+    return r, directions(r)
+
+
+def _answer(res: PldResult, rel: Neighboring, digits: int) -> PldAnswer:
+    return PldAnswer(_enclosure(res.lo, res.hi, digits, res.K), rel, res.m, res.K,
+                     res.seconds, res.rel_width, res.directions)
+
+
+def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[int, float]:
+    if digits is not None:
+        d = V.integer("digits", digits, lo=1, hi=8)
+        return d, 10.0 ** -d
+    w = 1e-4 if rel_width is None else float(rel_width)
+    if not 1e-8 <= w < 1:
+        raise InvalidParameter("rel_width", f"rel_width={rel_width!r} must be in [1e-8, 1)")
+    return max(1, round(-math.log10(w))), w
+
+
+def epsilon(
+    events: Any,
+    delta_budget: ExactInput,
+    *,
+    neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
+    digits: Optional[int] = None,
+    rel_width: Optional[float] = None,
+    time_budget: float = 600.0,
+    progress: Optional[Callable[[float, str], None]] = None,
+) -> PldAnswer:
+    """Certified enclosure of epsilon(delta) for the composition of ``events``
+    (a list of :class:`GaussianSteps` or a dp_accounting DpEvent tree) (relative width <= 10^-digits, default 1e-4), else PrecisionExhausted
+    stating the width reached within ``time_budget`` seconds."""
+    D = V.open_unit("delta", delta_budget)
+    return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress)
+
+
+def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Neighboring],
+           digits: Optional[int], rel_width: Optional[float], time_budget: float,
+           progress: Optional[Callable[[float, str], None]]) -> PldAnswer:
+    d, w = _digits(rel_width, digits)
+    evs = _events(events)
+    rel, dirs = _relation(rel_name, evs)
+    res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
+                       time_budget=time_budget, progress=progress)
+    return _answer(res, rel, d)
+
+
+def delta(
+    events: Any,
+    eps: ExactInput,
+    *,
+    neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
+    digits: Optional[int] = None,
+    rel_width: Optional[float] = None,
+    time_budget: float = 600.0,
+    progress: Optional[Callable[[float, str], None]] = None,
+) -> PldAnswer:
+    """Certified enclosure of delta(eps) (the maximum over the relation's
+    directions) with relative width <= 10^-digits (default 1e-4)."""
+    E = V.nonnegative("eps", eps)
+    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress)
+
+
+def check_claim(
+    events: Any,
+    claimed_eps: ExactInput,
+    delta_budget: ExactInput,
+    *,
+    neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
+    time_budget: float = 600.0,
+    progress: Optional[Callable[[float, str], None]] = None,
+) -> tuple[Verdict, PldAnswer]:
+    """Verdict on "(claimed_eps, delta)-DP": HOLDS when the certified
+    delta(claimed_eps) <= delta, FAILS when it is certainly > delta, else
+    UNDECIDED (the grid is refined until decided or the budget is spent)."""
+    E = V.nonnegative("claimed_eps", claimed_eps)
+    D = V.open_unit("delta", delta_budget)
+    events = _events(events)
+    rel, dirs = _relation(neighboring, events)
+
+    def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
+        return (hi is not None and hi <= D) or lo > D
+
+    from ..errors import PrecisionExhausted
+
+    try:
+        res = refine_query([e.step() for e in events], dirs, kind="delta", target=E,
+                           rel_width=1e-12, time_budget=time_budget, decide=decided,
+                           delta_scale=D, progress=progress)
+    except PrecisionExhausted as exc:
+        return Verdict(Outcome.UNDECIDED, str(exc)), None  # type: ignore[return-value]
+    ans = _answer(res, rel, 6)
+    enc = {"delta": ans.enclosure}
+    if res.hi is not None and res.hi <= D:
+        return Verdict(Outcome.HOLDS, f"certified delta({E}) <= {ans.enclosure.hi_str()} <= {D}", enc), ans
+    if res.lo > D:
+        return Verdict(Outcome.FAILS, f"certified delta({E}) >= {ans.enclosure.lo_str()} > {D}", enc), ans
+    return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
+
+
+def dpsgd_epsilon(noise_multiplier: ExactInput, sampling_rate: ExactInput, steps: object,
+                  delta_budget: ExactInput, **kw: Any) -> PldAnswer:
+    """epsilon(delta) of DP-SGD: ``steps`` Poisson-subsampled Gaussian steps."""
+    return epsilon([GaussianSteps.of(noise_multiplier, sampling_rate, steps)], delta_budget, **kw)
+
+
+def dpsgd_delta(noise_multiplier: ExactInput, sampling_rate: ExactInput, steps: object,
+                eps: ExactInput, **kw: Any) -> PldAnswer:
+    """delta(eps) of DP-SGD: ``steps`` Poisson-subsampled Gaussian steps."""
+    return delta([GaussianSteps.of(noise_multiplier, sampling_rate, steps)], eps, **kw)
+
+
+def tf_privacy_schedule(dataset_size: object, batch_size: object, epochs: ExactInput) -> tuple[Fraction, int]:
+    """(q, T) = (B / N, ceil(epochs * N / B)): TF Privacy's convention
+    (``compute_dp_sgd_privacy``: Poisson rate batch/n, steps =
+    ceil(epochs * n / batch))."""
+    n = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
+    b = V.integer("batch_size", batch_size, lo=1, hi=n)
+    ep = V.positive("epochs", epochs)
+    steps = math.ceil(ep * n / b)
+    if steps > MAX_STEPS:
+        raise InvalidParameter("epochs", f"epochs={epochs}: {steps} steps; at most {MAX_STEPS} are supported")
+    return Fraction(b, n), steps
+
+
+def parse_events(obj: Any) -> tuple[list[GaussianSteps], Optional[str]]:
+    """Events from a JSON description (a dict or its text)::
+
+        {"neighboring": "add-remove",
+         "events": [{"mechanism": "subsampled-gaussian", "noise_multiplier": "1",
+                     "sampling_rate": "256/60000", "count": 1000}, ...]}
+
+    ``mechanism`` "gaussian" means sampling rate 1; "laplace" takes ``scale``
+    (sensitivity 1) and "approx" (any (eps0, delta0)-DP mechanism) takes
+    ``exp_eps0`` = e^eps0 exactly and ``delta0``, both with an optional
+    ``sampling_rate``. Returns (events, relation or None)."""
+    if isinstance(obj, str):
+        try:
+            obj = json.loads(obj)
+        except json.JSONDecodeError as exc:
+            raise InvalidParameter("events", f"events: not JSON ({exc.msg})") from None
+    if isinstance(obj, list):
+        obj = {"events": obj}
+    if not isinstance(obj, dict) or not isinstance(obj.get("events"), list) or not obj["events"]:
+        raise InvalidParameter("events", 'events: expected {"events": [ {...}, ... ]} with at least one event')
+    out = []
+    for i, ev in enumerate(obj["events"]):
+        if not isinstance(ev, dict):
+            raise InvalidParameter("events", f"events[{i}] must be an object")
+        mech = ev.get("mechanism", "subsampled-gaussian")
+        rate = str(ev.get("sampling_rate", "1")) if mech != "gaussian" else "1"
+        count = ev.get("count", 1)
+        if mech in ("subsampled-gaussian", "gaussian"):
+            if "noise_multiplier" not in ev:
+                raise InvalidParameter("events", f"events[{i}] needs noise_multiplier")
+            out.append(GaussianSteps.of(str(ev["noise_multiplier"]), rate, count))
+        elif mech == "laplace":
+            if "scale" not in ev:
+                raise InvalidParameter("events", f"events[{i}] needs scale")
+            out.append(laplace_steps(str(ev["scale"]), rate, count))
+        elif mech == "approx":
+            if "exp_eps0" not in ev or "delta0" not in ev:
+                raise InvalidParameter("events", f"events[{i}] needs exp_eps0 (= e^eps0, exact) and delta0")
+            out.append(approx_dp_steps(str(ev["exp_eps0"]), str(ev["delta0"]), count, rate))
+        else:
+            raise InvalidParameter("events", f"events[{i}].mechanism={mech!r}: supported: "
+                                   "subsampled-gaussian, gaussian, laplace, approx")
+    rel = obj.get("neighboring")
+    return out, rel
+
+
+def from_dp_event(event: Any) -> list:
+    """Convert a dp_accounting DpEvent tree (GaussianDpEvent, LaplaceDpEvent
+    (its ``noise_multiplier`` is the scale for sensitivity 1), their
+    PoissonSampledDpEvent versions, SelfComposedDpEvent, ComposedDpEvent) to
+    :class:`GaussianSteps` / :class:`PairSteps`. Floats in the event are taken
+    at their exact binary value. Needs the optional dependency dp_accounting
+    (extra ``oracle``); other events are refused with InvalidParameter."""
+    try:
+        import dp_accounting as dpa  # lazy: optional
+    except ImportError:  # pragma: no cover - depends on the machine
+        raise InvalidParameter("event", "dp_accounting is not installed (pip install 'dpverify[oracle]')") from None
+
+    def walk(ev: Any, times: int) -> Iterable[GaussianSteps]:
+        if isinstance(ev, dpa.SelfComposedDpEvent):
+            yield from walk(ev.event, times * int(ev.count))
+        elif isinstance(ev, dpa.ComposedDpEvent):
+            for e in ev.events:
+                yield from walk(e, times)
+        elif isinstance(ev, dpa.PoissonSampledDpEvent) and isinstance(ev.event, dpa.GaussianDpEvent):
+            yield GaussianSteps.of(ev.event.noise_multiplier, ev.sampling_probability, times)
+        elif isinstance(ev, dpa.GaussianDpEvent):
+            yield GaussianSteps.of(ev.noise_multiplier, 1, times)
+        elif isinstance(ev, dpa.PoissonSampledDpEvent) and isinstance(ev.event, dpa.LaplaceDpEvent):
+            yield laplace_steps(ev.event.noise_multiplier, ev.sampling_probability, times)  # type: ignore[misc]
+        elif isinstance(ev, dpa.LaplaceDpEvent):
+            yield laplace_steps(ev.noise_multiplier, 1, times)  # type: ignore[misc]
+        elif isinstance(ev, dpa.NoOpDpEvent):
+            return
+        else:
+            raise InvalidParameter("event", f"event: {type(ev).__name__} is not supported by the PLD accountant")
+
+    out = list(walk(event, 1))
+    if not out:
+        raise InvalidParameter("event", "event: nothing to account (only no-op events)")
+    return out

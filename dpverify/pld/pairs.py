@@ -1,0 +1,385 @@
+"""Dominating pairs of distributions for the privacy-loss-distribution accountant.
+
+A pair (P, Q) *dominates* a mechanism M under a neighbouring relation when
+H_{e^eps}(M(D) || M(D')) <= H_{e^eps}(P || Q) for every eps in R and every
+neighbouring D ~ D' (AFA Def 7; alpha = e^eps >= 0, so negative eps count too).
+Adaptive composition of mechanisms is dominated by the product of their pairs
+(AFA Thm 10), which is what the accountant composes.
+
+Every pair here is described by its *privacy-loss tails*
+
+    P(L > eps)  and  Q(L > eps),    L = log dP/dQ,
+
+as certified balls for any real ``eps`` (arb, current precision). They give the
+hockey-stick curve  delta(eps) = P(L > eps) - e^eps Q(L > eps)  and the mass of
+P (and Q) on any loss interval, which is all the discretisation needs.
+Probability mass of P at L = +inf (AFA Lemma 37, Prop 38) is reported by
+:meth:`inf_mass`; the Gaussian pairs below have none (their losses are finite
+almost surely), so it is exactly 0.
+
+Implemented (the priority of dpverify issue #6):
+
+* ``SubsampledGaussianPair(sigma, q, "remove")``: P = (1-q) N(0,1) + q N(mu,1),
+  Q = N(0,1), mu = 1/sigma: AFA Thm 11 (1) for Poisson subsampling under the
+  *remove* relation, base pair (N(0, sigma^2), N(1, sigma^2)) of the Gaussian
+  mechanism with sensitivity 1 (rescaled by sigma). Loss
+  L(x) = log(1 - q + q e^{mu x - mu^2/2}) in (log(1-q), inf), increasing in x.
+* ``SubsampledGaussianPair(sigma, q, "add")``: P = N(0,1),
+  Q = (1-q) N(0,1) + q N(mu,1) (AFA Thm 11 (1), add relation);
+  L(x) = -log(1 - q + q e^{mu x - mu^2/2}) in (-inf, -log(1-q)), decreasing in x.
+* q = 1: the Gaussian mechanism itself, L ~ N(mu^2/2, mu^2) under P (both
+  directions have the same curve, delta_mu of GDPT eq. 2).
+* ``SubsampledLaplacePair(b, q, direction)``: the same construction with the
+  Laplace base pair (Lap(0,b), Lap(1,b)); loss atoms at both support ends.
+* ``FinitePair(P, Q)``: exact rational finite pairs (finite mechanisms,
+  randomized response); P-mass at loss +inf tracked exactly (AFA Lemma 37);
+  ``approx_dp_pair_exp(e^eps0, delta0)``: the randomized-response pair that
+  dominates every (eps0, delta0)-DP mechanism (LT Thm 4.5);
+  ``subsample_finite(pair, q, direction)``: AFA Thm 11 (1) for finite pairs
+  (mass at +inf of the result exact, AFA Prop 38).
+
+Both pairs are *tight* (AFA Thm 11, "Remark (Exact optimality)": realised by
+the datasets [0,...,0,1] vs [0,...,0] for a sum query), so a lower bound of
+the composed pair's curve is a lower bound for the mechanism's worst case too.
+
+Replace-one: for q = 1 the pair (N(0,1), N(2 mu, 1)) is tight for the Gaussian
+mechanism with replace-one neighbours (a clipped sum moves by at most 2C; Dong,
+Roth, Su 2019, Sec 2). For Poisson subsampling with q < 1 under replace-one no
+tight dominating pair with a closed form is established in the papers dpverify
+is built on (AFA Sec 4.1 and App. "Proposition 30" leave it open), so it is
+refused with :class:`~dpverify.errors.InvalidParameter`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Union
+
+from flint import arb
+
+from ..ball import ball, normal_sf
+from ..errors import InvalidParameter
+
+__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "directions", "neighboring", "subsample_finite"]
+
+
+class Neighboring(str, enum.Enum):
+    """The neighbouring relation of a guarantee; recorded in every certificate."""
+
+    ADD_REMOVE = "add-remove"
+    ADD = "add"
+    REMOVE = "remove"
+    REPLACE_ONE = "replace-one"
+
+
+def neighboring(value: Union[str, Neighboring]) -> Neighboring:
+    """Parse a relation name; unknown names raise InvalidParameter("neighboring")."""
+    if isinstance(value, Neighboring):
+        return value
+    try:
+        return Neighboring(str(value).strip().lower())
+    except ValueError:
+        allowed = ", ".join(n.value for n in Neighboring)
+        raise InvalidParameter(
+            "neighboring", f"neighboring={value!r} is not a relation (allowed: {allowed})"
+        ) from None
+
+
+def directions(rel: Neighboring) -> tuple[str, ...]:
+    """The one-directional pairs whose pointwise maximum is the relation's curve
+    (AFA Sec 4.1: compose "add" and "remove" separately, take the max at the end)."""
+    if rel is Neighboring.ADD_REMOVE:
+        return ("remove", "add")
+    if rel is Neighboring.ADD:
+        return ("add",)
+    if rel is Neighboring.REMOVE:
+        return ("remove",)
+    return ("replace",)
+
+
+@dataclass(frozen=True)
+class SubsampledGaussianPair:
+    """Tight dominating pair of the Poisson-subsampled Gaussian mechanism
+    (noise multiplier ``sigma``, rate ``q``) for one direction
+    (``"remove"``, ``"add"``, or ``"replace"`` which needs q = 1); see the
+    module docstring for the distributions and the source."""
+
+    sigma: Fraction
+    q: Fraction
+    direction: str
+
+    def __post_init__(self) -> None:
+        if self.sigma <= 0:
+            raise InvalidParameter("noise_multiplier", f"noise_multiplier={self.sigma} must be > 0")
+        if not 0 < self.q <= 1:
+            raise InvalidParameter("sampling_rate", f"sampling_rate={self.q} must be in (0, 1]")
+        if self.direction not in ("remove", "add", "replace"):
+            raise ValueError(f"unknown direction {self.direction!r}")
+        if self.direction == "replace" and self.q != 1:
+            raise InvalidParameter(
+                "neighboring",
+                "neighboring='replace-one' with Poisson subsampling (sampling rate < 1) has no "
+                "tight dominating pair established in AFA/LT (AFA App. Prop 30 leaves it open); "
+                "use add-remove, add or remove, or sampling rate 1",
+            )
+
+    @property
+    def mu(self) -> Fraction:
+        """Shift of the Gaussian pair in units of the noise: sensitivity / sigma
+        (sensitivity 2 under replace-one)."""
+        return (2 if self.direction == "replace" else 1) / self.sigma
+
+    def inf_mass(self) -> arb:
+        """P(L = +inf): 0 for Gaussian pairs (P << Q)."""
+        return arb(0)
+
+    def _constants(self) -> tuple[arb, arb, arb, arb, arb]:
+        mu = ball(self.mu)
+        q = ball(self.q)
+        return mu, q, mu * mu / 2, q.log(), 1 - q
+
+    def _tails_with(self, eps: arb, c: tuple, sf) -> tuple[arb, arb]:
+        """(P(L > eps), Q(L > eps)) from the constants ``c`` and a normal
+        survival function ``sf`` (both rigorous on balls).
+
+        Derivation (remove, q < 1): L(x) > eps iff x > x_eps with
+        x_eps = (log((e^eps - 1 + q)/q) + mu^2/2)/mu when e^eps > 1 - q, else
+        every x qualifies; P(X > t) = (1-q) Phi(-t) + q Phi(mu - t),
+        Q(X > t) = Phi(-t). Add: L(x) > eps iff x < x'_eps with the same formula
+        at -eps, P(X < t) = Phi(t), Q(X < t) = (1-q) Phi(t) + q Phi(t - mu).
+        q = 1 (Gaussian): L(x) = mu x - mu^2/2 under the remove orientation,
+        P(L > eps) = Phi(-eps/mu + mu/2), Q(L > eps) = Phi(-eps/mu - mu/2),
+        and the add / replace orientations have the same law of L.
+        """
+        mu, q, half_mu2, logq, one_q = c
+        if self.q == 1:
+            return sf(eps / mu - mu / 2), sf(eps / mu + mu / 2)
+        remove = self.direction == "remove"
+        a = (eps if remove else -eps).expm1() + q
+        if a <= 0:  # beyond the end of the loss support
+            return (arb(1), arb(1)) if remove else (arb(0), arb(0))
+        if not a > 0:
+            raise _undecided(eps)
+        x = (a.log() - logq + half_mu2) / mu
+        if remove:
+            qt = sf(x)
+            return one_q * qt + q * sf(x - mu), qt
+        pt = sf(-x)
+        return pt, one_q * pt + q * sf(mu - x)
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        """Balls of (P(L > eps), Q(L > eps)) for any real ball ``eps``
+        (formulas in :meth:`_tails_with`)."""
+        return self._tails_with(eps, self._constants(), normal_sf)
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        """:meth:`tails` at the exact points i 2^-m, i = i0..n (constants
+        hoisted; arb's own erfc is rigorous on balls and accurate for the
+        moderate arguments met here)."""
+        c = self._constants()
+        h = arb(2) ** (-m)
+        s2 = arb(2).sqrt()
+
+        def sf(x: arb) -> arb:
+            return (x / s2).erfc() / 2
+
+        P_t: list[arb] = []
+        Q_t: list[arb] = []
+        total = n - i0 + 1
+        for k, i in enumerate(range(i0, n + 1)):
+            if progress is not None and k % 8192 == 0:
+                progress(k / total)
+            p, q = self._tails_with(h * i, c, sf)
+            P_t.append(p)
+            Q_t.append(q)
+        return P_t, Q_t
+
+    def delta(self, eps: arb) -> arb:
+        """Hockey-stick divergence H_{e^eps}(P || Q) = P(L>eps) - e^eps Q(L>eps)."""
+        p, qq = self.tails(eps)
+        return p - eps.exp() * qq + self.inf_mass()
+
+    def describe(self) -> dict[str, str]:
+        return {"pair": "subsampled-gaussian", "direction": self.direction}
+
+
+def _undecided(eps: arb) -> Exception:
+    from ..errors import Undecided
+
+    return Undecided(f"eps={eps.str(10)} is too close to the end of the loss support")
+
+
+@dataclass(frozen=True)
+class FinitePair:
+    """A pair of distributions on finitely many outcomes with exact rational
+    masses ``P[i]``, ``Q[i]`` (a finite mechanism's worst-case pair, or a
+    dominating pair such as randomized response). Outcomes with Q = 0 < P carry
+    loss +inf (AFA Lemma 37, Prop 38: that P-mass is :meth:`inf_mass`, counted
+    exactly); outcomes with P = 0 have loss -inf and no P-mass.
+
+    The pair is used as given (for a symmetric relation give it once; add and
+    remove directions are the pair and its swap, AFA Def 7 remark)."""
+
+    P: tuple
+    Q: tuple
+    name: str = "finite"
+
+    def __post_init__(self) -> None:
+        if len(self.P) != len(self.Q) or not self.P:
+            raise InvalidParameter("pair", "P and Q need the same, nonzero number of outcomes")
+        for v in (*self.P, *self.Q):
+            if v < 0:
+                raise InvalidParameter("pair", "probabilities must be >= 0")
+        if sum(self.P) != 1 or sum(self.Q) != 1:
+            raise InvalidParameter("pair", "P and Q must each sum to 1 exactly")
+
+    def swapped(self) -> "FinitePair":
+        return FinitePair(self.Q, self.P, self.name)
+
+    def inf_mass(self) -> arb:
+        return ball(sum((p for p, q in zip(self.P, self.Q) if q == 0 and p > 0), Fraction(0)))
+
+    def _above(self, p: Fraction, q: Fraction, eps: arb) -> bool:
+        """Is log(p/q) > eps (finite loss)? Exact at eps = 0; elsewhere e^eps is
+        irrational at a rational eps != 0 (Lindemann), so arb decides it at
+        enough precision (Undecided makes the caller raise the precision)."""
+        if eps.is_exact() and eps.is_zero():
+            return p > q
+        r = ball(p) / ball(q)
+        e = eps.exp()
+        if r > e:
+            return True
+        if r < e:
+            return False
+        from ..errors import Undecided
+
+        raise Undecided("loss comparison")
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        """(P(eps < L < inf), Q(eps < L < inf)) by summation over outcomes."""
+        pt, qt = Fraction(0), Fraction(0)
+        for p, q in zip(self.P, self.Q):
+            if p > 0 and q > 0 and self._above(p, q, eps):
+                pt += p
+                qt += q
+        return ball(pt), ball(qt)
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        out = [self.tails(h * i) for i in range(i0, n + 1)]
+        return [a for a, _ in out], [b for _, b in out]
+
+    def delta(self, eps: arb) -> arb:
+        p, q = self.tails(eps)
+        return p - eps.exp() * q + self.inf_mass()
+
+
+def approx_dp_pair_exp(exp_eps0: Fraction, delta0: Fraction) -> FinitePair:
+    """The 4-output randomized-response pair that dominates every
+    (eps0, delta0)-DP mechanism, for both directions (LT Thm 4.5; Kairouz, Oh,
+    Viswanath 2015): P = (delta0, (1-delta0) e^eps0/(1+e^eps0),
+    (1-delta0)/(1+e^eps0), 0), Q the reverse. e^eps0 is given exactly (a
+    rational >= 1) so that the masses are rational."""
+    if exp_eps0 < 1:
+        raise InvalidParameter("exp_eps0", f"exp_eps0={exp_eps0} must be >= 1")
+    if not 0 <= delta0 < 1:
+        raise InvalidParameter("delta0", f"delta0={delta0} must be in [0, 1)")
+    a = (1 - delta0) * exp_eps0 / (1 + exp_eps0)
+    b = (1 - delta0) / (1 + exp_eps0)
+    return FinitePair((delta0, a, b, Fraction(0)), (Fraction(0), b, a, delta0), "approx-dp")
+
+
+def subsample_finite(pair: FinitePair, q: Fraction, direction: str) -> FinitePair:
+    """Poisson subsampling of a finite dominating pair (AFA Thm 11 (1)): if
+    (P, Q) dominates M for add neighbours then (P, (1-q) P + q Q) dominates
+    M o Poisson_q for add, and ((1-q) Q + q P, Q) for remove. (For a pair that
+    dominates both directions, such as randomized response, both apply.)
+    Mass at +inf of the result is again exact (AFA Prop 38)."""
+    if not 0 < q <= 1:
+        raise InvalidParameter("sampling_rate", f"sampling_rate={q} must be in (0, 1]")
+    P, Q = pair.P, pair.Q
+    if direction == "add":
+        return FinitePair(P, tuple((1 - q) * p + q * r for p, r in zip(P, Q)), pair.name + "-sub-add")
+    if direction == "remove":
+        return FinitePair(tuple((1 - q) * r + q * p for p, r in zip(P, Q)), Q, pair.name + "-sub-remove")
+    raise InvalidParameter("neighboring", f"direction {direction!r}: subsampling is certified for add / remove")
+
+
+@dataclass(frozen=True)
+class SubsampledLaplacePair:
+    """Tight dominating pair of the Poisson-subsampled Laplace mechanism
+    (scale ``b``, sensitivity 1, rate ``q``), one direction (AFA Thm 11 (1)
+    with the base pair (Lap(0, b), Lap(1, b)), which dominates both add and
+    remove by symmetry):
+
+    * remove: P = (1-q) Lap(0,b) + q Lap(1,b), Q = Lap(0,b);
+      L(x) = log(1 - q + q r(x)), r(x) = e^{(|x| - |x-1|)/b}, nondecreasing,
+      with atoms at Lmin = log(1-q+q e^{-1/b}) (x <= 0) and
+      Lmax = log(1-q+q e^{1/b}) (x >= 1);
+    * add: P = Lap(0,b), Q = (1-q) Lap(0,b) + q Lap(1,b); L = -log(1-q+q r(x)).
+
+    Tails use the Laplace survival functions S0(x) = e^{-x/b}/2 (x >= 0) and
+    S1(x) = 1 - e^{(x-1)/b}/2 (x <= 1). The loss atoms make P(L > eps) jump at
+    the ends of the support; the ends are decided by certified comparisons
+    (exact for q = 1, where Lmax = 1/b is rational).
+    """
+
+    b: Fraction
+    q: Fraction
+    direction: str
+
+    def __post_init__(self) -> None:
+        if self.b <= 0:
+            raise InvalidParameter("scale", f"scale={self.b} must be > 0")
+        if not 0 < self.q <= 1:
+            raise InvalidParameter("sampling_rate", f"sampling_rate={self.q} must be in (0, 1]")
+        if self.direction not in ("remove", "add"):
+            raise InvalidParameter("neighboring", f"direction {self.direction!r}: add or remove")
+
+    def inf_mass(self) -> arb:
+        return arb(0)
+
+    def _ends(self) -> tuple[arb, arb]:
+        """(Lmin, Lmax) of the remove orientation, exact for q = 1."""
+        if self.q == 1:
+            return ball(-1 / self.b), ball(1 / self.b)
+        q, ib = ball(self.q), 1 / ball(self.b)
+        return (1 - q + q * (-ib).exp()).log(), (1 - q + q * ib.exp()).log()
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        """(P(L > eps), Q(L > eps)) for any real ball ``eps`` (class docstring)."""
+        from ..errors import Undecided
+
+        lmin, lmax = self._ends()
+        b, q = ball(self.b), ball(self.q)
+        if self.direction == "remove":
+            lo_end, hi_end = lmin, lmax
+        else:
+            lo_end, hi_end = -lmax, -lmin
+        if eps >= hi_end:
+            return arb(0), arb(0)
+        if eps < lo_end:
+            return arb(1), arb(1)
+        if not (eps < hi_end and eps >= lo_end):
+            raise Undecided("eps at an end of the Laplace loss support")
+        s0 = lambda x: (-x / b).exp() / 2  # noqa: E731  (x >= 0)
+        s1 = lambda x: 1 - ((x - 1) / b).exp() / 2  # noqa: E731  (x <= 1)
+        if self.direction == "remove":
+            t = (eps.expm1() + q) / q  # r(x) > t  iff  x > x_t, x_t in [0, 1)
+            x = (b * t.log() + 1) / 2
+            return (1 - q) * s0(x) + q * s1(x), s0(x)
+        t = ((-eps).expm1() + q) / q  # r(x) < t  iff  x < x_t, x_t in (0, 1]
+        x = (b * t.log() + 1) / 2
+        f0, f1 = 1 - s0(x), 1 - s1(x)
+        return f0, (1 - q) * f0 + q * f1
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        out = [self.tails(h * i) for i in range(i0, n + 1)]
+        return [a for a, _ in out], [c for _, c in out]
+
+    def delta(self, eps: arb) -> arb:
+        p, qq = self.tails(eps)
+        return p - eps.exp() * qq
