@@ -251,12 +251,16 @@ class ShiftDistribution:
         if prec in self._cache:
             return self._cache[prec]
         moving = [(g, c) for g, c in self.types if g.key() != (0, 1)]  # eps = 0: S does not move
-        if all(g.exp_eps is None for g, _ in moving) and len(moving) > 1:
-            items = self._lattice_items(moving)
-        else:
-            items = self._dict_items(moving)
-        rmax = max((arb(s.rad()) for s, _ in items), key=float, default=arb(0))
-        entry = (items, rmax, self._L(), self._R())
+        # Only the lattice path lists shifts in exact (descending) order; the
+        # early stop in delta() relies on that order, so the dict path, whose
+        # shifts a + log b are ordered only through float midpoints (which
+        # overflow, underflow or tie), sums every term instead.
+        ordered = all(g.exp_eps is None for g, _ in moving) and len(moving) > 1
+        items = self._lattice_items(moving) if ordered else self._dict_items(moving)
+        rmax = arb(0)
+        for s, _ in items:  # an arb maximum: float keys would underflow to 0
+            rmax = rmax.max(arb(s.rad()))
+        entry = (items, rmax if ordered else None, self._L(), self._R())
         self._cache[prec] = entry
         return entry
 
@@ -292,7 +296,6 @@ class ShiftDistribution:
             if len(dist) > MAX_SUPPORT:
                 raise InvalidParameter("grid", f"more than {MAX_SUPPORT} reachable shifts; use grid rounding")
         items = [(_shift_ball(a, b), w) for (a, b), w in dist.items()]
-        items.sort(key=lambda sw: float(sw[0].mid()), reverse=True)
         return items
 
     def _lattice_items(self, moving: list) -> list:
@@ -329,9 +332,9 @@ class ShiftDistribution:
             return arb(1)
         acc = arb(0)
         for s, w in items:
-            # sorted by midpoint, descending: once mid + rmax < t, every later
-            # shift is < t as well and contributes exactly 0
-            if arb(s.mid()) + rmax < t:
+            # lattice path (rmax set): exact descending order, so once
+            # mid + rmax < t every later true shift is < t and contributes 0
+            if rmax is not None and arb(s.mid()) + rmax < t:
                 break
             acc += w * (-(t - s).expm1()).nonnegative_part()
         return L + R * acc

@@ -179,3 +179,25 @@ def test_lattice_equals_literal_recursion_in_mpmath(mechs, t):
             rm, re_ = arb(v.rad()).man_exp() if v.rad() != 0 else (0, 0)
             rad = mpmath.ldexp(int(rm), int(re_))
             assert abs(mid - ref) <= rad + mpmath.mpf(10) ** -45
+
+
+@pytest.mark.parametrize(
+    "mech, k, eps, lo, hi",
+    [
+        # found by review: shifts ordered by float midpoints overflowed (1e400) or
+        # underflowed (1e-400) and the sum stopped early, returning [0, 0].
+        # Truths: for eps_i = x, k = 3, eps = 2x the composed delta is
+        # 1 - E[(1 - e^{t - S})_+]-complement ~ P(S = 3x)(1 - e^{-x}) ~ 1 for x = 1e400;
+        # for x = 1e-400, k = 2, eps = 0: delta = p^2 (1 - e^{-2x}) + ... = x/2 + O(x^2)
+        (("1e400", "0"), 3, "2e400", "0.99", "1.01"),
+        (("1e-400", "0"), 2, "0", "4.99e-401", "5.01e-401"),
+        (("1e-400", "0"), 3, "1e-400", "2.49e-401", "2.51e-401"),
+    ],
+)
+def test_extreme_eps_shifts_are_not_dropped(mech, k, eps, lo, hi):
+    from dpverify.composition import compose_delta
+
+    enc = compose_delta([mech], eps, k=k)
+    with mpmath.workdps(30):
+        assert mpmath.mpf(enc.lo_str()) >= mpmath.mpf(lo)
+        assert mpmath.mpf(enc.hi_str()) <= mpmath.mpf(hi)
