@@ -123,6 +123,6 @@ def run(name: str, config: Config) -> tuple["float | None", str]:
             )
     except Exception as exc:  # a crash is a result here: it becomes a 'crashed' row
         return None, f"{type(exc).__name__}: {exc}"
-    if eps != eps:
-        return None, "returned NaN"
+    if eps != eps or eps == float("-inf"):
+        return None, f"returned {eps}"
     return eps, ""

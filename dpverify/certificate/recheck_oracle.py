@@ -1,0 +1,79 @@
+"""Second route for ``oracle.rows`` certificates.
+
+Each configuration's certified enclosure is re-checked by the PLD second
+route (:mod:`recheck_pld`: its own coarse discretisation and big-integer
+convolution on mpmath, which must intersect the recorded enclosure), and each
+row's verdict is re-derived from the recorded numbers by mpmath comparisons
+(unsafe: reported < lo; loose: reported > hi (1 + tolerance)).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, MalformedCertificate
+from .recheck_gdp import exact_input, to_mpf
+from .recheck_pld import recheck_epsilon
+from .verify import Recheck, check_enclosure, parse_bound, register
+
+_DPS = 50
+_FIELDS = ("mechanism", "noise_multiplier", "sampling_rate", "steps", "delta")
+
+
+def _row_verdict(reported: mpf, lo: mpf, hi: mpf, tol: mpf) -> str:
+    if reported < lo:
+        return "unsafe"
+    if reported > hi * (1 + tol):
+        return "loose"
+    return "consistent"
+
+
+@register("oracle.rows")
+def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    configs, rows = result.get("configs"), result.get("rows")
+    if not isinstance(configs, list) or not isinstance(rows, list):
+        raise MalformedCertificate("oracle certificates need result.configs and result.rows lists")
+    with mpmath.workdps(_DPS):
+        tol = to_mpf(exact_input(inputs, "tolerance"))
+        certified: dict[tuple, tuple[mpf, mpf]] = {}
+        for c in configs:
+            if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
+                raise MalformedCertificate("a configuration lacks a field")
+            pld_inputs = {k: c[k] for k in ("noise_multiplier", "sampling_rate", "steps", "delta")}
+            pld_inputs["neighboring"] = "add-remove"
+            re = recheck_epsilon(pld_inputs, {"enclosure": c["certified"]})
+            check_enclosure(c["certified"], re, None)
+            key = tuple(str(c[k]) for k in _FIELDS)
+            certified[key] = (
+                parse_bound(c["certified"]["lo"], "certified.lo", _DPS),
+                parse_bound(c["certified"]["hi"], "certified.hi", _DPS),
+            )
+        any_unsafe = False
+        for i, r in enumerate(rows, start=1):
+            if not isinstance(r, dict) or "configuration" not in r or "verdict" not in r:
+                raise MalformedCertificate(f"row {i} is malformed")
+            key = tuple(str(r["configuration"].get(k)) for k in _FIELDS)
+            if key not in certified:
+                raise CertificateRejected(f"row {i} names a configuration without a certified enclosure")
+            lo, hi = certified[key]
+            if not isinstance(r.get("certified"), dict) or not {"lo", "hi"} <= set(r["certified"]):
+                raise MalformedCertificate(f"row {i}: certified must be an object with lo and hi")
+            if (parse_bound(r["certified"]["lo"], "lo", _DPS), parse_bound(r["certified"]["hi"], "hi", _DPS)) != (lo, hi):
+                raise CertificateRejected(f"row {i}: its certified bounds differ from its configuration's")
+            if r["verdict"] == "crashed":
+                continue
+            if r.get("reported") == "inf":
+                if r["verdict"] != "loose":
+                    raise CertificateRejected(f"row {i}: an infinite epsilon is 'loose', not {r['verdict']!r}")
+                continue
+            reported = to_mpf(exact_input({"x": r.get("reported_exact", r.get("reported"))}, "x"))
+            again = _row_verdict(reported, lo, hi, tol)
+            if again != r["verdict"]:
+                raise CertificateRejected(
+                    f"row {i} ({r.get('accountant')}): recorded {r['verdict']!r}, re-derived {again!r}"
+                )
+            any_unsafe |= again == "unsafe"
+        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds")

@@ -1,0 +1,191 @@
+"""The regression oracle: one certified computation per distinct configuration,
+every reported epsilon classified against it.
+
+The certified enclosure of epsilon(delta) comes from the PLD accountant
+(:func:`dpverify.pld.dpsgd_epsilon`, add-remove relation, both directions),
+so "unsafe" is a proof that the mechanism is not (reported, delta)-DP under
+that relation, and "loose" a proof that a smaller epsilon is valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from ..ball import exact_str, parse_exact
+from ..pld import dpsgd_epsilon
+from ..verdict import Enclosure
+from . import accountants as A
+from .classify import classify
+from .rows import Config, Row
+
+__all__ = ["Battery", "BATTERIES", "OracleResult", "run_rows", "run_battery", "DEFAULT_TOLERANCE"]
+
+DEFAULT_TOLERANCE = Fraction(1, 100)
+
+
+@dataclass(frozen=True)
+class Battery:
+    name: str
+    description: str
+    configs: Sequence[tuple[Config, str]]  # (configuration, where it comes from)
+
+
+def _cfg(sigma: str, q: str, T: int, delta: str) -> Config:
+    return Config(
+        "subsampled-gaussian" if Fraction(q) < 1 else "gaussian",
+        Fraction(sigma),
+        Fraction(q),
+        T,
+        Fraction(delta),
+    )
+
+
+BATTERIES: dict[str, Battery] = {
+    b.name: b
+    for b in (
+        Battery(
+            "readme",
+            "DP-SGD configurations from dpverify's README/issues and public bug reports",
+            [
+                (_cfg("1", "0.01", 1000, "1e-5"), "dpverify issue #6 / README (the four accountants disagree)"),
+                (_cfg("1.1", "0.01", 10000, "1e-5"), "dpverify mission statement (auditor's example)"),
+                (_cfg("3", "0.2", 50, "1/48000"), "Opacus #643 (GDP 1.83 vs RDP 2.16)"),
+                (_cfg("4", "0.00033", 10000, "1.1e-18"), "prv_accountant #17 (negative lower bound at tiny delta)"),
+                (_cfg("0.8", "0.125", 1000, "1e-6"), "prv_accountant #36 (crash at large epsilon)"),
+                (_cfg("3", "4096/50000", 2500, "1e-5"), "dpverify issue #6 benchmark case"),
+            ],
+        ),
+        Battery(
+            "smoke",
+            "one fast configuration (tests)",
+            [(_cfg("1", "0.01", 100, "1e-5"), "smoke test")],
+        ),
+    )
+}
+
+
+@dataclass
+class OracleResult:
+    tolerance: Fraction
+    digits: int
+    certified: dict[tuple, Enclosure] = field(default_factory=dict)
+    seconds: dict[tuple, float] = field(default_factory=dict)
+    configs: dict[tuple, tuple[Config, str]] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def any_unsafe(self) -> bool:
+        return any(r["verdict"] == "unsafe" for r in self.rows)
+
+    def configs_json(self) -> list[dict[str, Any]]:
+        out = []
+        for key, (cfg, source) in self.configs.items():
+            out.append({**cfg.to_json(), "source": source, "certified": self.certified[key].to_json()})
+        return out
+
+
+def _certify(result: OracleResult, cfg: Config, source: str, time_budget: float,
+             progress: Optional[Callable[[str], None]]) -> Enclosure:
+    key = cfg.key()
+    if key not in result.certified:
+        if progress:
+            progress(f"certifying {cfg.describe()}")
+        ans = dpsgd_epsilon(
+            cfg.noise_multiplier, cfg.sampling_rate, cfg.steps, cfg.delta,
+            digits=result.digits, time_budget=time_budget,
+        )
+        result.certified[key] = ans.enclosure
+        result.seconds[key] = ans.seconds
+        result.configs[key] = (cfg, source)
+    return result.certified[key]
+
+
+def _row_json(accountant: str, cfg: Config, certified: Enclosure, reported: Optional[Fraction],
+              reported_text: str, tolerance: Fraction, error: str = "") -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "accountant": accountant,
+        "configuration": cfg.to_json(),
+        "reported": reported_text,
+        "certified": certified.to_json(),
+    }
+    if reported is None and reported_text == "inf":
+        # an infinite epsilon is a true but vacuous guarantee
+        row.update(verdict="loose", excess="inf")
+        return row
+    if reported is None:
+        row.update(verdict="crashed", excess=None, error=error)
+        return row
+    if parse_exact(reported_text, "reported") != reported:
+        # a float's repr is not its value: record the exact binary value too
+        row.update(reported_exact=exact_str(reported))
+    c = classify(reported, certified, tolerance)
+    row.update(verdict=c.verdict, excess=c.excess)
+    return row
+
+
+def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4,
+             time_budget: float = 600.0, progress: Optional[Callable[[str], None]] = None) -> OracleResult:
+    """Classify input rows (CSV/JSON): one certified computation per configuration."""
+    result = OracleResult(tolerance, digits)
+    for row in rows:
+        cert = _certify(result, row.config, "input", time_budget, progress)
+        result.rows.append(
+            _row_json(row.accountant, row.config, cert, row.reported, row.reported_text, tolerance, row.error)
+        )
+    return result
+
+
+def run_battery(name: str, *, accountants: Optional[Sequence[str]] = None,
+                tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4, time_budget: float = 600.0,
+                progress: Optional[Callable[[str], None]] = None) -> OracleResult:
+    """Run the installed accountants on a named battery and classify them.
+    Missing libraries are skipped with a note; crashes become 'crashed' rows."""
+    battery = BATTERIES[name]
+    names = list(accountants) if accountants else list(A.RUNNERS)
+    result = OracleResult(tolerance, digits)
+    skipped = [n for n in names if not A.available(n)]
+    for n in skipped:
+        result.notes.append(f"{n}: skipped ({A.RUNNERS[n].module} is not installed)")
+    for cfg, source in battery.configs:
+        cert = _certify(result, cfg, source, time_budget, progress)
+        for n in names:
+            if n in skipped:
+                continue
+            if progress:
+                progress(f"{n} on {cfg.describe()}")
+            eps, err = A.run(n, cfg)
+            if eps is not None and eps == float("inf"):
+                reported, text = None, "inf"
+            else:
+                reported = None if eps is None else Fraction(eps)
+                text = "" if eps is None else repr(eps)
+            result.rows.append(_row_json(n, cfg, cert, reported, text, tolerance, err))
+    return result
+
+
+def markdown_report(result: OracleResult, title: str) -> str:
+    """A Markdown report: per configuration, the certified band and every row."""
+    lines = [f"# {title}", "",
+             f"Certified enclosures of epsilon(delta) by dpverify's PLD accountant "
+             f"(add-remove relation, relative width <= 1e-{result.digits}); verdicts: "
+             f"**unsafe** = reported below the certified lower bound (the guarantee is false), "
+             f"**loose** = above the upper bound by more than {float(result.tolerance):.0%}, "
+             f"consistent otherwise.", ""]
+    for key, (cfg, source) in result.configs.items():
+        enc = result.certified[key]
+        lines += [f"## {cfg.describe()}", "", f"Source: {source}. Certified epsilon in "
+                  f"{enc.short(7)} ({result.seconds.get(key, 0):.1f} s).", "",
+                  "| accountant | reported | verdict | relative excess |", "|---|---|---|---|"]
+        for r in result.rows:
+            if r["configuration"] != cfg.to_json():
+                continue
+            rep = r["reported"] if r["verdict"] != "crashed" else f"crashed: {r.get('error', '')[:80]}"
+            v = r["verdict"] if r["verdict"] == "consistent" else f"**{r['verdict']}**"
+            lines.append(f"| {r['accountant']} | {rep} | {v} | {r['excess'] or ''} |")
+        lines.append("")
+    if result.notes:
+        lines += ["Notes:", ""] + [f"- {n}" for n in result.notes] + [""]
+    return "\n".join(lines)
