@@ -651,10 +651,13 @@ class _Prover:
         self.L = -self.delta.log()
         self.eps_t = eps_t
         self.kappa = curve.kl_lower()
-        self._f: dict[str, arb] = {}
+        self._f: dict[tuple, arb] = {}
 
     def f(self, x: arb) -> arb:
-        key = repr(x.mid().man_exp())  # exact dyadic point -> cache key
+        # the key holds the radius too: a value cached for an exact point must
+        # not be returned for an inexact ball with the same midpoint
+        r = x.rad()
+        key = (repr(x.mid().man_exp()), repr(r.man_exp()) if not r.is_zero() else "0")
         v = self._f.get(key)
         if v is None:
             v = self.curve.cgf(x)
