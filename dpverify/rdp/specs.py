@@ -27,14 +27,9 @@ def _gaussian(o: Mapping[str, str]) -> RdpCurve:
 
 
 def _laplace(o: Mapping[str, str]) -> RdpCurve:
-    if "scale" not in o:
-        raise InvalidParameter("scale", "--mechanism laplace needs --scale B (> 0)")
-    b = V.positive("scale", o["scale"])
-    d = V.positive("sensitivity", o.get("sensitivity", "1"))
-    params = {"scale": o["scale"]}
-    if "sensitivity" in o:
-        params["sensitivity"] = o["sensitivity"]
-    return LaplaceCurve(d / b, params)
+    # one parser for the Laplace options: the profile builder's (same checks)
+    prof = build_profile(MechanismSpec("laplace", dict(o)))
+    return LaplaceCurve(prof.eps0, dict(prof.params()))
 
 
 def _rr(o: Mapping[str, str]) -> RdpCurve:
