@@ -143,3 +143,22 @@ def test_eps_for_delta_brackets_in_mpmath(mu, delta):
         assert d_lo >= mpf_exact(delta) >= d_hi
     scale = max(abs(lo), abs(hi), Fraction(1))
     assert hi - lo <= scale * Fraction(1, 10**15)
+
+
+def test_eps_for_delta_tamper():
+    import copy
+
+    from dpverify.certificate import compute_digest, verify_certificate
+    from dpverify.errors import CertificateRejected
+    from dpverify.gdp import eps_for_delta
+
+    enc = eps_for_delta("1", "1e-5")
+    cert = quantity_certificate(quantity="gdp.eps", statement="s", source="GDPT eq. (2)",
+                                inputs={"mu": "1", "delta": "1e-5", "digits": 15},
+                                enclosure=enc, algorithm="a")
+    assert "confirmed" in verify_certificate(cert)
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"] = {"lo": "4.38", "hi": "4.3800000000000001"}  # truth 4.37718
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(forged)
