@@ -190,3 +190,18 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
         if d_lo.value + d_lo.err < t or d_hi.value - d_hi.err > t:
             raise CertificateRejected("delta_mu at the recorded eps endpoints does not bracket delta")
         return Recheck(value=(to_mpf(lo) + to_mpf(hi)) / 2, err=to_mpf(hi - lo), dps=d_lo.dps)
+
+
+@register("gdp.mills_scaled")
+def recheck_mills(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """sqrt(pi/2) e^{t^2/2} Phi(t) with mpmath's erfc (the arb route uses
+    its own erfc at exact midpoints)."""
+    t = exact_input(inputs, "t")
+    digits = int(inputs.get("digits", 30))
+
+    def f(dps: int) -> mpf:
+        with mpmath.workdps(dps):
+            x = to_mpf(t)
+            return mpmath.sqrt(mpmath.pi / 2) * mpmath.exp(x * x / 2) * mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+
+    return stable_value(f, digits)
