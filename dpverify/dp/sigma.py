@@ -101,7 +101,14 @@ def refine_sigma(eps: ExactInput, delta: Optional[ExactInput] = None, *, log_del
     eps0 = enc(lambda x: x, "eps0") if a_pt is not None else Enclosure.from_ball(
         refine(lambda: ball(e), digits=digits + 1)[0], digits)
     naive_x, nb = refine(lambda: -dball().log() / ball(e), digits=digits + 1, what="naive sigma")
-    return SigmaRefinement(eps0, enc(delta0, "delta0"), enc(sigma, "sigma"), Enclosure.from_ball(naive_x, digits, nb))
+    naive = Enclosure.from_ball(naive_x, digits, nb)
+    best = enc(sigma, "sigma")
+    if best.hi > naive.hi:
+        # the minimum over eps0 >= eps is at most sigma(eps) = the naive value, so the naive
+        # upper end also bounds it; without this a flat optimum next to eps0 = eps could be
+        # reported with a (wider) upper end above the naive one
+        best = Enclosure(best.lo, naive.hi, best.digits, best.precision_bits)
+    return SigmaRefinement(eps0, enc(delta0, "delta0"), best, naive)
 
 
 def _exact_point(e: Fraction) -> arb:
