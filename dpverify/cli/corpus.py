@@ -52,25 +52,25 @@ def _corpus(args: argparse.Namespace) -> int:
                                     "(or pip install matplotlib)") from None
     claims = load_corpus(args.file)
     rows, stats = audit(claims, progress=sys.stderr.isatty())
+    doc = R.document(str(args.file), [r.to_json() for r in rows], stats)
     if args.plot:
-        R.plot(rows, args.plot)
+        R.plot(doc, args.plot)
     if args.report:
         title = f"dpverify audit corpus {Path(args.file).name}"
-        rel_plot = str(Path(args.plot).resolve().relative_to(Path(args.report).resolve().parent)) \
-            if args.plot and Path(args.plot).resolve().is_relative_to(Path(args.report).resolve().parent) else args.plot
-        text = (R.html_report if args.report.lower().endswith((".html", ".htm")) else R.markdown)(
-            rows, stats, title, rel_plot)
+        plot_ref = None
+        if args.plot:
+            plot_path, report_dir = Path(args.plot).resolve(), Path(args.report).resolve().parent
+            plot_ref = str(plot_path.relative_to(report_dir)) if plot_path.is_relative_to(report_dir) else str(plot_path)
+        text = (R.html_report if args.report.lower().endswith((".html", ".htm")) else R.markdown)(doc, title, plot_ref)
         Path(args.report).write_text(text, encoding="utf-8")
     if args.json:
-        sys.stdout.write(json.dumps({"format": "dpverify-corpus-audit/1", "file": str(args.file),
-                                     "counts": R.counts(rows), "stats": stats,
-                                     "rows": [r.to_json() for r in rows]}, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         for r in rows:
             print(f"{r.verdict:9s} {r.claim.id}: {r.reason}")
             for s in r.sensitivity:
                 print(f"          sensitivity: {s}")
-        c = R.counts(rows)
+        c = doc["counts"]
         print(f"{stats['claims']} claims: {c['holds']} hold, {c['fails']} fail, {c['undecided']} undecided "
               f"({stats['configurations_computed']} certified computations, {stats['seconds']} s)")
     return 1 if any(r.verdict == "fails" for r in rows) else 0

@@ -57,6 +57,7 @@ class AuditRow:
             "verdict": self.verdict,
             "claimed_eps": c.record["claimed_eps"],
             "certified": self.enclosure.to_json(),
+            "certified_short": self.enclosure.short(4),
             "tightness": None if self.tightness is None else f"{self.tightness:.4g}",
             "reason": self.reason,
             "sensitivity": list(self.sensitivity),
@@ -68,6 +69,7 @@ class AuditRow:
             "accountant": c.record["accountant"],
             "source": c.record["source"],
             "location": c.record["location"],
+            "quote": c.record["quote"],
         }
 
 

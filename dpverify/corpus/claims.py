@@ -174,8 +174,7 @@ def load_corpus(path: "str | Path") -> list[CorpusClaim]:
     schema = load_schema(SCHEMA)
     out: list[CorpusClaim] = []
     seen: set[str] = set()
-    for number, rec in read_jsonl(path, schema):
-        where = f"{path} record {number}"
+    for where, number, rec in read_jsonl(path, schema):
         if rec["id"] in seen:
             raise InvalidRecord(where, "id", f"duplicate id {rec['id']!r}")
         seen.add(rec["id"])

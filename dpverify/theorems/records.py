@@ -70,8 +70,8 @@ def _did_you_mean(word: str, allowed: Mapping[str, Any]) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
-def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(record number, record) for every record of a JSON Lines file that
+def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """(where, record number, record) for every record of a JSON Lines file that
     passes ``schema``; the first bad record raises :class:`InvalidRecord`."""
     p = Path(path)
     try:
@@ -96,7 +96,7 @@ def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[
         errs = schema_errors(rec, schema)
         if errs:
             raise InvalidRecord(where, *errs[0])
-        yield n, rec
+        yield where, n, rec
     if n == 0:
         raise InvalidRecord(str(p), "", "no records")
 

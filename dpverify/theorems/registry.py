@@ -64,8 +64,7 @@ def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
     out: list[Claim] = []
     seen: dict[str, str] = {}
     for path in paths:
-        for n, rec in read_jsonl(path, schema):
-            where = f"{path} record {n}"
+        for where, n, rec in read_jsonl(path, schema):
             if rec["id"] in seen:
                 raise InvalidRecord(where, "id", f"duplicate claim id {rec['id']!r} (first in {seen[rec['id']]})")
             seen[rec["id"]] = where
