@@ -60,6 +60,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="give up (exit 3, stating the width reached) after about SEC seconds (default 600)")
     add_output_options(d)
     d.set_defaults(func=_dpsgd)
+    from .corpus import add_corpus_parser
+
+    add_corpus_parser(asub)
 
 
 class _Progress:

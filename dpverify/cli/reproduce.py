@@ -1,4 +1,5 @@
-"""`dpverify reproduce`: re-derive every registered paper claim."""
+"""`dpverify reproduce`: re-derive every paper claim of the claims data
+(``claims/*.jsonl``, or ``--claims DIR``) through the quantity registry."""
 
 from __future__ import annotations
 
@@ -17,10 +18,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p = sub.add_parser(
         "reproduce",
         help="re-derive the papers' claims and write their certificates",
-        description="Run every registered claim, print id / source / printed / certified / "
-        "verdict, and write one certificate per claim. Exit 0 when it ran, whatever "
-        "the verdicts: a claim that fails is a finding about the paper.",
+        description="Run every claim of the claims data (claims/*.jsonl; one JSON record per claim: "
+        "quantity + inputs + printed + relation + source + statement), print id / source / printed / "
+        "certified / verdict, and write one certificate per claim. Exit 0 when it ran, whatever "
+        "the verdicts: a claim that fails is a finding about the paper. "
+        "Example: dpverify reproduce --only gdpt-sec3-eps2 --out certs/",
     )
+    p.add_argument("--claims", metavar="DIR", help="directory of *.jsonl claim files (default: the "
+                   "repository's claims/)")
     p.add_argument("--out", metavar="DIR", help="write one certificate per claim into DIR")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these claim ids")
     p.add_argument("--json", action="store_true", help="print the JSON array of certificates")
@@ -28,7 +33,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def _run(args: argparse.Namespace) -> int:
-    selected = claims()
+    selected = claims(args.claims)
     if args.only:
         known = {c.id for c in selected}
         unknown = [i for i in args.only if i not in known]

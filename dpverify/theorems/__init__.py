@@ -1,5 +1,7 @@
-"""Paper statements as checkable predicates returning Verdicts."""
+"""Paper statements as checkable predicates returning Verdicts; the claims
+are data (claims/*.jsonl), computed through the quantity registry."""
 
-from .registry import Claim, check, claims, decide
+from .quantities import QUANTITIES, Quantity, compute
+from .registry import Claim, check, claims, decide, load_claims
 
-__all__ = ["Claim", "check", "claims", "decide"]
+__all__ = ["Claim", "QUANTITIES", "Quantity", "check", "claims", "compute", "decide", "load_claims"]

@@ -1,9 +1,13 @@
 """The claims registry: every statement of the papers that dpverify re-derives.
 
-A :class:`Claim` names its source (paper short name and theorem / section /
-page), the statement, the number *as printed*, a machine-checkable
-``relation`` between the printed number and the certified value, and a
-``compute`` function returning the certified :class:`Enclosure`.
+The claims are data: one JSON Lines record per claim in ``claims/*.jsonl`` at
+the repository root (schema ``dpverify/theorems/claim.schema.json``). A
+record names its source (paper short name and theorem / section / page; the
+short names are expanded in docs/references.md), the statement, the number
+*as printed*, a machine-checkable ``relation`` between the printed number and
+the certified value, and the ``quantity`` + ``inputs`` that the quantity
+registry (:mod:`dpverify.theorems.quantities`) turns into a certified
+:class:`Enclosure`. Adding a claim is adding a record.
 
 Verdict semantics for printed numbers (issue "claims registry"): holds when
 the whole certified enclosure satisfies the relation (for ``rounds_to``: it
@@ -13,21 +17,29 @@ undecided otherwise. A claim that fails is a finding, not an error.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
 
 from flint import arb
 
 from ..ball import ball, parse_exact, working_precision
+from ..errors import InvalidParameter
 from ..verdict import Enclosure, Outcome, Verdict
+from . import quantities
+from .records import InvalidRecord, load_schema, read_jsonl
 
-__all__ = ["Claim", "register", "claims", "decide", "check", "truth_interval"]
+__all__ = ["Claim", "claims", "load_claims", "decide", "check", "truth_interval", "CLAIMS_DIR"]
+
+#: the paper claims shipped with the repository
+CLAIMS_DIR = Path(__file__).resolve().parents[2] / "claims"
+SCHEMA = Path(__file__).resolve().parent / "claim.schema.json"
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One checkable statement from a paper."""
+    """One checkable statement from a paper (a record of ``claims/*.jsonl``)."""
 
     id: str
     source: str
@@ -36,35 +48,47 @@ class Claim:
     relation: Mapping[str, str]
     quantity: str
     inputs: Mapping[str, Any]
-    compute: Callable[[], Enclosure] = field(repr=False, compare=False)
     domain: str = ""
     note: str = ""
 
-
-_REGISTRY: dict[str, Claim] = {}
-
-
-def register(claim: Claim) -> Claim:
-    if claim.id in _REGISTRY:
-        raise ValueError(f"duplicate claim id {claim.id!r}")
-    truth_interval(claim.relation)  # reject malformed relations at import time
-    _REGISTRY[claim.id] = claim
-    return claim
+    def compute(self) -> Enclosure:
+        """The certified value, through the quantity registry."""
+        return quantities.compute(self.quantity, self.inputs)
 
 
-def claims() -> list[Claim]:
-    """Every registered claim (loads every ``*_claims`` module of this package,
-    in name order; each registers its claims on import)."""
-    import importlib
-    import pkgutil
+def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
+    """The claims of the given JSON Lines files (in order), each record checked
+    against the schema, its relation parsed and its inputs checked against its
+    quantity; ids must be unique across the files."""
+    schema = load_schema(SCHEMA)
+    out: list[Claim] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        for where, n, rec in read_jsonl(path, schema):
+            if rec["id"] in seen:
+                raise InvalidRecord(where, "id", f"duplicate claim id {rec['id']!r} (first in {seen[rec['id']]})")
+            seen[rec["id"]] = where
+            try:
+                truth_interval(rec["relation"])
+                quantities.check_inputs(rec["quantity"], rec["inputs"])
+            except InvalidParameter as exc:
+                field = exc.name if exc.name.startswith("inputs.") or exc.name == "quantity" else "relation"
+                raise InvalidRecord(where, field, exc.message) from None
+            out.append(Claim(**rec))
+    return out
 
-    from .. import theorems
 
-    for info in sorted(pkgutil.iter_modules(theorems.__path__), key=lambda i: i.name):
-        if info.name.endswith("_claims"):
-            importlib.import_module(f"{theorems.__name__}.{info.name}")
-
-    return list(_REGISTRY.values())
+def claims(directory: "Optional[str | Path]" = None) -> list[Claim]:
+    """Every claim of ``directory`` (default: the repository's ``claims/``),
+    files in name order, records in file order."""
+    d = Path(directory) if directory is not None else CLAIMS_DIR
+    if not d.is_dir():
+        raise InvalidRecord(str(d), "", "no claims directory (run from a clone of the repository, "
+                            "or give the directory holding claims/*.jsonl)")
+    files = sorted(d.glob("*.jsonl"))
+    if not files:
+        raise InvalidRecord(str(d), "", "no *.jsonl claim files")
+    return load_claims(files)
 
 
 def _half_unit(printed: str) -> Fraction:

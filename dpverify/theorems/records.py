@@ -1,0 +1,105 @@
+"""Strict readers of JSON Lines data files (claims, corpora).
+
+A data file is trusted no more than a certificate: every record is checked
+against a JSON Schema shipped in the package, and an error names the file, the
+record number (1-based, counting non-blank lines), the field path inside the
+record and what is allowed. Blank lines and lines starting with ``//`` are
+skipped (comments), so a corpus can carry a header.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from ..errors import DpverifyError
+
+__all__ = ["InvalidRecord", "read_jsonl", "schema_errors", "load_schema"]
+
+
+class InvalidRecord(DpverifyError):
+    """A data file or one of its records is malformed (CLI exit 2)."""
+
+    def __init__(self, where: str, field: str, message: str) -> None:
+        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+        self.where = where
+        self.field = field
+        self.message = message
+
+
+def load_schema(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _path(err: Any) -> str:
+    out = ""
+    for part in err.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field path, message) of every schema violation, most specific first."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    out = []
+    for err in sorted(validator.iter_errors(record), key=lambda e: (-len(e.absolute_path), str(e.message))):
+        field = _path(err)
+        msg = err.message
+        if err.validator == "additionalProperties":
+            extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            allowed = ", ".join(sorted(err.schema.get("properties", {})))
+            pre = f"{field}." if field else ""
+            return [(f"{pre}{extra[0]}" if extra else field,
+                     f"unknown field{_did_you_mean(extra[0] if extra else '', err.schema.get('properties', {}))} "
+                     f"(allowed: {allowed})")]
+        if err.validator == "required":
+            missing = str(err.message).split("'")[1] if "'" in str(err.message) else ""
+            pre = f"{field}." if field else ""
+            return [(f"{pre}{missing}", "missing (required)")]
+        out.append((field or "(record)", msg))
+    return out
+
+
+def _did_you_mean(word: str, allowed: Mapping[str, Any]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(allowed), n=1)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """(where, record number, record) for every record of a JSON Lines file that
+    passes ``schema``; the first bad record raises :class:`InvalidRecord`."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidRecord(str(p), "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidRecord(str(p), "", f"cannot read ({exc})") from None
+    n = 0
+    for lineno, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith("//"):
+            continue
+        n += 1
+        where = f"{p} record {n} (line {lineno})"
+        try:
+            rec = json.loads(s, parse_constant=_refuse_constant)
+        except ValueError as exc:
+            raise InvalidRecord(where, "", f"not valid JSON ({exc})") from None
+        if not isinstance(rec, dict):
+            raise InvalidRecord(where, "", "a record must be a JSON object")
+        errs = schema_errors(rec, schema)
+        if errs:
+            raise InvalidRecord(where, *errs[0])
+        yield where, n, rec
+    if n == 0:
+        raise InvalidRecord(str(p), "", "no records")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
