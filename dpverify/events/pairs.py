@@ -336,6 +336,7 @@ class MixtureGaussianPair:
     sensitivities: tuple
     probs: tuple
     direction: str
+    _last: list = field(default_factory=lambda: [None], compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.direction not in ("remove", "add"):
@@ -365,26 +366,45 @@ class MixtureGaussianPair:
         """Total probability of the components with sensitivity 0."""
         return sum((p for c, p in zip(self.sensitivities, self.probs) if c == 0), Fraction(0))
 
-    def _root(self, y: arb, comps) -> arb:
-        """Ball containing the unique x with g(x) = y (y above the infimum)."""
+    def _root(self, y: arb, comps, guess: Optional[float] = None) -> arb:
+        """Ball containing the unique x with g(x) = y (y above the infimum);
+        ``guess`` (a float near the root) only speeds up the search."""
         yf = float(y.mid())
-        # float bracket then bisection (a guess only)
-        lo, hi = -1.0, 1.0
-        while self._g_float(lo) > yf:
-            lo *= 2
-            if lo < -1e6:
+        fl = [(math.log(float(p)), float(c / self.sigma)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
+
+        def gf(x: float) -> tuple[float, float]:
+            ts = [lp + mu * x - mu * mu / 2 for lp, mu in fl]
+            mx = max(ts)
+            ws = [math.exp(t - mx) for t in ts]
+            sw = sum(ws)
+            return mx + math.log(sw), sum(w * mu for w, (_, mu) in zip(ws, fl)) / sw
+
+        x = guess if guess is not None and math.isfinite(guess) else 0.0
+        ok = False
+        for _ in range(60):  # safeguarded float Newton (a guess only)
+            v, d = gf(x)
+            if d <= 1e-300:
                 break
-        while self._g_float(hi) < yf:
-            hi *= 2
-            if hi > 1e6:
+            step = (v - yf) / d
+            x -= max(-8.0, min(8.0, step))
+            if abs(step) < 1e-13 * (1 + abs(x)):
+                ok = True
                 break
-        for _ in range(80):
-            mid = (lo + hi) / 2
-            if self._g_float(mid) < yf:
-                lo = mid
-            else:
-                hi = mid
-        t = arb((lo + hi) / 2)
+        if not ok:
+            lo, hi = -1.0, 1.0
+            while gf(lo)[0] > yf and lo > -1e6:
+                lo *= 2
+            while gf(hi)[0] < yf and hi < 1e6:
+                hi *= 2
+            for _ in range(80):
+                mid = (lo + hi) / 2
+                if gf(mid)[0] < yf:
+                    lo = mid
+                else:
+                    hi = mid
+            x = (lo + hi) / 2
+        self._last[0] = x
+        t = arb(x)
         tol = arb(2) ** (-(ctx.prec - 8)) * (1 + abs(t))
         for _ in range(8):
             gv, gd = self._g(t, comps)
@@ -404,6 +424,7 @@ class MixtureGaussianPair:
     def tails(self, eps: arb) -> tuple[arb, arb]:
         comps = self._mus()
         p0 = self._p0()
+        guess = self._last[0]
         y = eps if self.direction == "remove" else -eps
         # g ranges over (log p0, inf); y <= log p0 means every x (remove) /
         # no x (add) satisfies the event
@@ -420,7 +441,7 @@ class MixtureGaussianPair:
                 return (arb(1), arb(1)) if self.direction == "remove" else (arb(0), arb(0))
             if not y > lp0:
                 raise Undecided("eps at the end of the mixture loss range")
-        x = self._root(y, comps)
+        x = self._root(y, comps, guess)
         if self.direction == "remove":
             qt = normal_sf(x)
             pt = sum((p * normal_sf(x - mu) for mu, p in comps), arb(0))
