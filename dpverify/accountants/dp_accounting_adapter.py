@@ -103,8 +103,8 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         return A.check_claim(self._tree(), eps, delta, neighboring=self._rel, time_budget=self._time_budget)[0]
 
     def certificate(self, *, delta: Any = None, eps: Any = None) -> dict:
-        """A dpverify certificate of the enclosure (see :func:`dpverify.events.certify`)."""
-        from ..events.certify import answer_certificate
+        """A dpverify certificate (``events.epsilon`` / ``events.delta``) of the enclosure."""
+        from ..certificate.events_cert import answer_certificate
 
         return answer_certificate(self._tree(), self.answer(delta=delta, eps=eps), delta=delta, eps=eps)
 
