@@ -23,6 +23,7 @@ from .mechanisms.randomized_response import RandomizedResponse
 from .pld import GaussianSteps, Neighboring, PldAnswer, dpsgd_delta, dpsgd_epsilon
 from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
 from .verdict import Enclosure, Outcome, Verdict
+from .events import EventAnswer, check_claim, delta, epsilon, supports
 
 __all__ = [
     "CertificateRejected",
@@ -64,4 +65,10 @@ __all__ = [
     "SubsampledGaussianCurve",
     "rdp_epsilon",
     "renyi_divergence",
+    # event trees and accountants (issue 12)
+    "EventAnswer",
+    "check_claim",
+    "delta",
+    "epsilon",
+    "supports",
 ]

@@ -48,12 +48,22 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N)")
     d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size")
     d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs; steps = ceil(E N / B)")
-    d.add_argument("--events", metavar="FILE", help="JSON event description (heterogeneous steps)")
+    d.add_argument("--events", metavar="FILE",
+                   help="JSON event file: a DpEvent-style tree (docs/events.md; schema "
+                   "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
+                   "{\"type\": \"self_composed\", \"count\": 1000, \"event\": {\"type\": "
+                   "\"sampled_without_replacement\", \"source_dataset_size\": 60000, \"sample_size\": 256, "
+                   "\"event\": {\"type\": \"gaussian\", \"noise_multiplier\": \"1.1\"}}}}; unknown or "
+                   "missing keys are refused (exit 2), nothing defaults")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
     d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP")
     d.add_argument("--neighboring", default=None, metavar="REL",
-                   help="add-remove (default), add, remove, or replace-one (sampling rate 1 only)")
+                   help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1 only; "
+                   "fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
+                   "noise multiplier = sigma / C, C the per-record clipping bound = the sensitivity under "
+                   "add/remove; under replace-one the sensitivity is 2C (factor 2 applied by dpverify: "
+                   "pair N(0,1) vs N(2/z,1))")
     d.add_argument("--digits", default="4", metavar="N",
                    help="requested relative width 10^-N of the enclosure (1..8, default 4)")
     d.add_argument("--time-budget", default="600", metavar="SEC",
@@ -87,13 +97,19 @@ class _Progress:
 def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[str]]:
     """Events and the exact input strings to record."""
     if args.events:
-        if any(getattr(args, k) for k in ("noise_multiplier", "sampling_rate", "steps", "dataset_size")):
+        if any(getattr(args, k) for k in ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs")):
             raise InvalidParameter("events", "give either --events or the schedule options, not both")
         try:
             text = open(args.events, encoding="utf-8").read()
         except OSError as exc:
             raise InvalidParameter("events", f"cannot read {args.events!r} ({exc.strerror})") from None
-        events, rel = S.parse_events(text)
+        from ..events import json_format as J
+
+        tree, rel = J.parse_document(text, where=f"{args.events}: ")  # strict: unknown/missing keys exit 2
+        if not _legacy_only(text):
+            return ("tree", tree), {}, rel
+        # legacy items (all keys present, checked above): the pld.* route and certificates
+        events, _ = S.parse_events(text)
         return events, {"events": [e.to_json() for e in events]}, rel
     if args.noise_multiplier is None:
         raise InvalidParameter("noise_multiplier", "--noise-multiplier S is required (> 0)")
@@ -120,8 +136,17 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
                   "steps": ev.count}, None
 
 
+def _legacy_only(text: str) -> bool:
+    import json
+
+    doc = json.loads(text)
+    return "events" in doc and all(isinstance(e, dict) and "type" not in e for e in doc["events"])
+
+
 def _dpsgd(args: argparse.Namespace) -> int:
     events, inputs, rel_json = _schedule(args)
+    if isinstance(events, tuple) and events and events[0] == "tree":
+        return _tree(args, events[1], rel_json)
     rel = parse_relation(args.neighboring or rel_json or "add-remove")
     budget = float(V.positive("time_budget", args.time_budget))
     inputs["neighboring"] = rel.value
@@ -164,6 +189,45 @@ def _dpsgd(args: argparse.Namespace) -> int:
     )
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; relative width "
                      f"{ans.details()['relative_width']}, {ans.seconds:.1f} s)")
+    return 0
+
+
+def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
+    """The --events path for DpEvent-style trees (issue 12)."""
+    from ..certificate.events_cert import answer_certificate, claim_certificate
+    from ..events import api as A
+    from ..events.dispatch import relation
+
+    rel = relation(args.neighboring) if args.neighboring else None
+    rel = A._relation_of(rel_json, rel)
+    budget = float(V.positive("time_budget", args.time_budget))
+    if args.delta is None and args.eps is None:
+        raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
+    if args.delta is not None and args.eps is not None:
+        raise InvalidParameter("eps", "give either --delta or --eps, not both")
+    progress = _Progress()
+    try:
+        if args.claimed_eps is not None:
+            if args.delta is None:
+                raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
+            V.open_unit("delta", args.delta)
+            verdict, ans = A.check_claim(tree, args.claimed_eps, args.delta, neighboring=rel,
+                                         time_budget=budget, progress=progress)
+            cert = claim_certificate(tree, verdict, ans, rel.value, claimed_eps=args.claimed_eps, delta=args.delta)
+            emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
+                             f"{verdict.outcome.value} ({verdict.reason})")
+            return verdict.exit_code()
+        digits = V.integer("digits", args.digits, lo=1, hi=8)
+        if args.delta is not None:
+            V.open_unit("delta", args.delta)
+            ans = A.epsilon(tree, args.delta, neighboring=rel, digits=digits, time_budget=budget, progress=progress)
+        else:
+            ans = A.delta(tree, args.eps, neighboring=rel, digits=digits, time_budget=budget, progress=progress)
+    finally:
+        progress.close()
+    cert = answer_certificate(tree, ans, delta=args.delta, eps=args.eps, digits=digits)
+    emit(args, cert, f"{ans.quantity} in {ans.enclosure.short(digits + 3)} ({rel.value}; {ans.method}; "
+                     f"relative width {ans.to_json()['relative_width']}, {ans.seconds:.1f} s)")
     return 0
 
 

@@ -41,6 +41,9 @@ ELSEWHERE = {
     "finite.identity": "tests/theorems/test_identities.py::test_identity_certificates_verify_and_reject_forgeries",
     "oracle.rows": "tests/oracle/test_oracle_cli.py::test_certificate_verifies_and_tamper_is_rejected",
     "gdp.clip_rectify": "tests/gdp/test_gdpt.py::test_clip_and_rectify_certificate",
+    "events.epsilon": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
+    "events.delta": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
+    "events.claim": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
 }
 
 

@@ -1,0 +1,254 @@
+"""Certified queries on event trees: :func:`epsilon`, :func:`delta`,
+:func:`check_claim`, :func:`supports`.
+
+An *event* is a model object (:mod:`.model`), a dp_accounting DpEvent, or a
+JSON document (dict or text, :mod:`.json_format`). The event tree is compiled
+into dominating pairs per direction of the neighbouring relation
+(:mod:`.dispatch`) and composed by the certified PLD accountant of
+:mod:`dpverify.pld.accountant` (AFA Thm 10): the enclosure contains
+epsilon(delta) (or delta(eps)) of the composed dominating pair, which is an
+upper bound for the mechanism, and equals the mechanism's value where the
+pairs are tight (all pairs except sampling without replacement under
+replace-one, whose AFA Cor 32 pair is tight for one step only). A tree of
+zCDP (and plain Gaussian) events is converted through the certified optimal
+RDP -> DP conversion (ABC Thm 3, :func:`dpverify.rdp.rdp_epsilon`), an upper
+bound only.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Optional, Union
+
+from flint import arb
+
+from .. import _validate as V
+from ..ball import ball, working_precision
+from ..errors import InvalidParameter, PrecisionExhausted
+from ..pld.accountant import Step, refine_query
+from ..verdict import Enclosure, Outcome, Verdict
+from . import model as E
+from .convert import from_dp_event, is_dp_event
+from .dispatch import Plan, Relation, Unsupported, compile_event, relation
+from .json_format import parse_document
+
+__all__ = ["EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]
+
+ExactInput = Union[str, int, Fraction, float]
+
+
+@dataclass(frozen=True)
+class EventAnswer:
+    """A certified enclosure of ``quantity`` for an event tree."""
+
+    enclosure: Enclosure
+    quantity: str
+    relation: Relation
+    method: str
+    seconds: float
+    rel_width: Optional[float]
+    theorems: tuple = ()
+    convention: str = E.SENSITIVITY_CONVENTION
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (f"EventAnswer({self.quantity} in {self.enclosure.short(10)}, {self.relation.value}, "
+                f"{self.method}, {self.seconds:.2f} s)")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "quantity": self.quantity,
+            "enclosure": self.enclosure.to_json(),
+            "neighboring": self.relation.value,
+            "method": self.method,
+            "relative_width": None if self.rel_width is None else f"{self.rel_width:.3g}",
+            "theorems": list(self.theorems),
+            "sensitivity_convention": self.convention,
+            **dict(self.details),
+        }
+
+
+def as_event(obj: Any) -> tuple[Any, Optional[str]]:
+    """(model event tree, relation named by a JSON document or None)."""
+    if isinstance(obj, (dict, str, bytes)):
+        return parse_document(obj)
+    if is_dp_event(obj):
+        return from_dp_event(obj), None
+    if isinstance(obj, (list, tuple)):
+        if not obj:
+            raise InvalidParameter("event", "event: an empty list of events")
+        evs = [as_event(e)[0] for e in obj]
+        return E.Composed(tuple(evs)), None
+    if type(obj).__module__ == E.__name__ or obj.__class__.__name__ == "ApproxDpExp":
+        return obj, None
+    raise InvalidParameter("event", f"event: {type(obj).__name__} is not an event (give a dpverify.events "
+                           "model object, a dp_accounting DpEvent or a JSON event document)")
+
+
+def _relation_of(obj_rel: Optional[str], neighboring: Any) -> Relation:
+    if neighboring is None:
+        return relation(obj_rel or "add-remove")
+    r = relation(neighboring)
+    if obj_rel is not None and relation(obj_rel) is not r:
+        raise InvalidParameter("neighboring", f"neighboring={r.value!r} contradicts the event document's "
+                               f"neighboring={obj_rel!r}")
+    return r
+
+
+def plan(event: Any, neighboring: Any = None) -> Plan:
+    """The compiled :class:`~.dispatch.Plan` (raises Unsupported)."""
+    ev, rel = as_event(event)
+    return compile_event(ev, _relation_of(rel, neighboring))
+
+
+def supports(event: Any, neighboring: Any = None) -> tuple[bool, str]:
+    """(True, "") when dpverify certifies the event under the relation, else
+    (False, reason). Never approximates."""
+    try:
+        plan(event, neighboring)
+    except Unsupported as exc:
+        return False, exc.reason
+    except InvalidParameter as exc:
+        return False, exc.message
+    return True, ""
+
+
+def _digits(digits: Optional[int], rel_width: Optional[float]) -> tuple[int, float]:
+    if digits is not None and rel_width is not None:
+        raise InvalidParameter("digits", "give digits or rel_width, not both")
+    if digits is not None:
+        d = V.integer("digits", digits, lo=1, hi=8)
+        return d, 10.0 ** -d
+    w = 1e-4 if rel_width is None else float(rel_width)
+    if not 1e-8 <= w < 1:
+        raise InvalidParameter("rel_width", f"rel_width={rel_width!r} must be in [1e-8, 1)")
+    return max(1, round(-math.log10(w))), w
+
+
+def _enc(lo: Fraction, hi: Optional[Fraction], digits: int, bits: int = 0) -> Enclosure:
+    with working_precision(256):
+        a = ball(lo)
+        b = ball(hi) if hi is not None else arb("inf")
+        if a.is_exact() and b.is_exact():
+            return Enclosure(a, b, digits, bits)
+        return Enclosure.from_bounds(a, b, digits, bits)
+
+
+def _const(value: Any, quantity: str, r: Relation, digits: int, method: str, t0: float) -> EventAnswer:
+    with working_precision(64):
+        v = arb("inf") if value == "inf" else ball(value)
+        enc = Enclosure(v, v, digits, 0)
+    return EventAnswer(enc, quantity, r, method, time.monotonic() - t0, 0.0)
+
+
+def _query(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Optional[int],
+           rel_width: Optional[float], time_budget: float, progress: Optional[Callable] = None,
+           decide: Optional[Callable] = None, delta_scale: Optional[Fraction] = None) -> EventAnswer:
+    t0 = time.monotonic()
+    d, w = _digits(digits, rel_width)
+    p = plan(event, neighboring)
+    r = p.relation
+    from ..ball import exact_str
+
+    quantity = f"epsilon(delta={exact_str(target)})" if kind == "eps" else f"delta(eps={exact_str(target)})"
+    if p.non_private:
+        # a NonPrivate event (or zero noise): no finite guarantee; dp_accounting answers the same
+        return _const("inf" if kind == "eps" else 1, quantity, r, d, "non-private event", t0)
+    if p.zcdp is not None:
+        return _zcdp(p, kind, target, d, quantity, t0)
+    if not p.blocks:
+        return _const(0, quantity, r, d, "no privacy cost (no-op events only)", t0)
+    res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
+                       target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
+                       decide=decide, delta_scale=delta_scale, progress=progress)
+    return EventAnswer(_enc(res.lo, res.hi, d, res.K), quantity, r, "pld", time.monotonic() - t0,
+                       res.rel_width, tuple(p.theorems()),
+                       details={"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}",
+                                "directions": {k: [None if v is None else float(v) for v in lh]
+                                               for k, lh in res.directions.items()}})
+
+
+def _zcdp(p: Plan, kind: str, target: Fraction, digits: int, quantity: str, t0: float) -> EventAnswer:
+    rho, xi = p.zcdp  # type: ignore[misc]
+    if kind != "eps":
+        raise Unsupported("delta(eps) of zCDP events is not implemented (ask for epsilon(delta))")
+    if rho == 0 and xi == 0:
+        return _const(0, quantity, p.relation, digits, "zero zCDP", t0)
+    from ..rdp import rdp_epsilon
+
+    res = rdp_epsilon(ZcdpCurve(rho, xi), target, "optimal", digits=max(digits, 6))
+    return EventAnswer(res.enclosure, quantity, p.relation, "rdp (optimal conversion)", time.monotonic() - t0,
+                       None, ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016); composition adds rho and xi; "
+                              "optimal RDP -> DP conversion (ABC Thm 3); an upper bound, not tight",),
+                       details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi)})
+
+
+@dataclass(frozen=True)
+class ZcdpCurve:
+    """RDP curve of (xi, rho)-zCDP: (alpha - 1) D_alpha <= (alpha - 1)(xi + rho alpha)."""
+
+    rho: Fraction
+    xi: Fraction
+    name: str = "zcdp"
+
+    def cgf(self, alpha: arb) -> arb:
+        return (alpha - 1) * (ball(self.xi) + ball(self.rho) * alpha)
+
+    def kl_lower(self) -> arb:
+        return ball(self.xi) + ball(self.rho)
+
+    def params(self) -> Mapping[str, str]:
+        return {"rho": str(self.rho), "xi": str(self.xi)}
+
+
+def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
+            rel_width: Optional[float] = None, time_budget: float = 600.0,
+            progress: Optional[Callable] = None) -> EventAnswer:
+    """Certified enclosure of epsilon(delta) of the composed event tree
+    (relative width <= rel_width, default 1e-4), else PrecisionExhausted
+    stating the width reached. ``neighboring`` defaults to the document's
+    relation, else add-remove."""
+    D = V.open_unit("delta", delta)
+    return _query(event, "eps", D, neighboring, digits, rel_width, time_budget, progress)
+
+
+def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
+          rel_width: Optional[float] = None, time_budget: float = 600.0,
+          progress: Optional[Callable] = None) -> EventAnswer:
+    """Certified enclosure of delta(eps) (maximum over the relation's directions)."""
+    E_ = V.nonnegative("eps", eps)
+    return _query(event, "delta", E_, neighboring, digits, rel_width, time_budget, progress)
+
+
+def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
+                time_budget: float = 600.0, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
+    """Verdict on "(eps, delta)-DP": HOLDS when certified delta(eps) <= delta,
+    FAILS when certainly > delta, else UNDECIDED."""
+    E_ = V.nonnegative("eps", eps)
+    D = V.open_unit("delta", delta)
+    p = plan(event, neighboring)
+    if p.zcdp is not None:
+        ans = epsilon(event, D, neighboring=neighboring, digits=6)
+        if ans.enclosure.hi <= ball(E_):
+            return Verdict(Outcome.HOLDS, f"certified epsilon({D}) <= {ans.enclosure.hi_str()} <= {E_}",
+                           {"epsilon": ans.enclosure}), ans
+        return Verdict(Outcome.UNDECIDED, "the zCDP conversion gives an upper bound only"), ans
+
+    def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
+        return (hi is not None and hi <= D) or lo > D
+
+    try:
+        ans = _query(event, "delta", E_, neighboring, None, None, time_budget, progress, decided, D)
+    except PrecisionExhausted as exc:
+        return Verdict(Outcome.UNDECIDED, str(exc)), None
+    enc = ans.enclosure
+    with working_precision(256):
+        Db = ball(D)
+        if enc.hi <= Db:
+            return Verdict(Outcome.HOLDS, f"certified delta({E_}) <= {enc.hi_str()} <= {D}", {"delta": enc}), ans
+        if enc.lo > Db:
+            return Verdict(Outcome.FAILS, f"certified delta({E_}) >= {enc.lo_str()} > {D}", {"delta": enc}), ans
+    return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", {"delta": enc}), ans

@@ -1,0 +1,389 @@
+"""From an event tree and a neighbouring relation to dominating pairs per
+direction (AFA Def 7), composed by the PLD accountant (AFA Thm 10).
+
+Relations and their directions (the relation's curve is the pointwise maximum
+of its directions' composed curves, AFA Sec 4.1 after Thm 11):
+
+* ``add-remove``: directions "remove" and "add", composed separately;
+* ``add`` / ``remove``: one direction;
+* ``replace-one``: one symmetric direction "replace";
+* ``replace-special``: a record x is replaced by a special record that
+  contributes nothing (dp_accounting REPLACE_SPECIAL). For the additive
+  mechanisms here (a sum of records plus noise, possibly Poisson-sampled)
+  M(S + {bot}) has the law of M(S), so every replace-special pair of
+  neighbours is an add/remove pair and the add/remove pairs dominate; directions
+  "remove" (x -> bot) and "add" (bot -> x). Randomized response has its own
+  replace-special pair (dp_accounting: the special input outputs uniformly).
+
+Which pair for which event (theorem at each line of :func:`_leaf_pair` and
+:func:`_compile`); anything else raises :class:`Unsupported` with the reason.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Optional, Union
+
+from ..errors import InvalidParameter
+from ..pld.pairs import (
+    FinitePair,
+    SubsampledGaussianPair,
+    SubsampledLaplacePair,
+    approx_dp_pair_exp,
+    subsample_finite,
+)
+from . import model as E
+from .json_format import ApproxDpExp
+from .pairs import (
+    AtomPair,
+    MaxCurvePair,
+    MixtureGaussianPair,
+    discrete_gaussian_pair,
+    discrete_laplace_pair,
+    epsilon_delta_pair,
+)
+
+__all__ = ["Plan", "Block", "Relation", "Unsupported", "compile_event", "relation", "RELATION_DIRECTIONS"]
+
+#: Longest schedule (sum of counts) accepted, as for DP-SGD.
+MAX_STEPS = 10**7
+
+
+class Relation(str, enum.Enum):
+    """Neighbouring relations the event accountant knows."""
+
+    ADD_REMOVE = "add-remove"
+    ADD = "add"
+    REMOVE = "remove"
+    REPLACE_ONE = "replace-one"
+    REPLACE_SPECIAL = "replace-special"
+
+
+RELATION_DIRECTIONS = {
+    Relation.ADD_REMOVE: ("remove", "add"),
+    Relation.ADD: ("add",),
+    Relation.REMOVE: ("remove",),
+    Relation.REPLACE_ONE: ("replace",),
+    Relation.REPLACE_SPECIAL: ("remove", "add"),
+}
+
+
+def relation(value: Union[str, Relation, Any]) -> Relation:
+    """Parse a relation: our names, dp_accounting's NeighboringRelation enum,
+    or dpverify.pld's Neighboring."""
+    if isinstance(value, Relation):
+        return value
+    name = getattr(value, "name", None)
+    if name in ("ADD_OR_REMOVE_ONE",):
+        return Relation.ADD_REMOVE
+    if name in ("REPLACE_ONE", "REPLACE_SPECIAL") and not isinstance(value, str):
+        return Relation(name.lower().replace("_", "-"))
+    v = getattr(value, "value", value)
+    try:
+        return Relation(str(v).strip().lower())
+    except ValueError:
+        allowed = ", ".join(r.value for r in Relation)
+        raise InvalidParameter("neighboring", f"neighboring={value!r} is not a relation (allowed: {allowed})") from None
+
+
+class Unsupported(InvalidParameter):
+    """The event (or this event under this relation) has no proved dominating
+    pair in dpverify; ``reason`` says why. Never approximated."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("event", reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Block:
+    """``count`` repetitions of one step: ``make_pair(direction)`` gives its
+    dominating pair; ``theorem`` cites why it dominates."""
+
+    make_pair: Callable[[str], Any]
+    count: int
+    label: str
+    theorem: str
+
+
+@dataclass
+class Plan:
+    """What an event tree amounts to under a relation."""
+
+    relation: Relation
+    blocks: list = field(default_factory=list)
+    non_private: bool = False
+    zcdp: Optional[tuple] = None  # (rho, xi) when the tree is accounted through RDP
+    rdp_only: list = field(default_factory=list)  # labels of events that need RDP
+
+    @property
+    def directions(self) -> tuple:
+        return RELATION_DIRECTIONS[self.relation]
+
+    @property
+    def total_steps(self) -> int:
+        return sum(b.count for b in self.blocks)
+
+    def theorems(self) -> list:
+        seen: list = []
+        for b in self.blocks:
+            if b.theorem not in seen:
+                seen.append(b.theorem)
+        return seen
+
+
+# --------------------------------------------------------------------------- leaves
+
+_SYM = "AFA Def 7: the pair is symmetric under x -> shift - x, so it dominates both directions"
+
+
+def _gaussian(z: Fraction, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any], str]:
+    if rel is Relation.REPLACE_ONE:
+        if q != 1:
+            raise Unsupported(
+                "Poisson sampling under replace-one (sampling probability < 1): no dominating pair is "
+                "proved (AFA App. C.4 leaves it open; dp_accounting's REPLACE_ONE Poisson pair has no "
+                "published proof); use add-remove, or sampling without replacement for fixed batches")
+        return (lambda d: SubsampledGaussianPair(z, Fraction(1), "replace"),
+                "Gaussian mechanism, replace-one: (N(0,1), N(2/z,1)), sensitivity 2C (Dong, Roth, Su 2019 Sec 2)")
+    if q == 1:
+        return (lambda d: SubsampledGaussianPair(z, Fraction(1), "remove"),
+                "Gaussian mechanism: (N(0,1), N(1/z,1)) dominates add and remove (" + _SYM + ")")
+    return (lambda d: SubsampledGaussianPair(z, q, d),
+            "Poisson-subsampled Gaussian: AFA Thm 11 (1), add and remove composed separately")
+
+
+def _laplace(b: Fraction, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any], str]:
+    if rel is Relation.REPLACE_ONE:
+        if q != 1:
+            raise Unsupported("Poisson-sampled Laplace under replace-one: no dominating pair is proved "
+                              "(AFA App. C.4); use add-remove")
+        # sensitivity 2 at scale b is sensitivity 1 at scale b/2 (rescale the output by 1/2)
+        return (lambda d: SubsampledLaplacePair(b / 2, Fraction(1), "remove"),
+                "Laplace mechanism, replace-one: (Lap(0,b), Lap(2,b)), sensitivity 2C (" + _SYM + ")")
+    if q == 1:
+        return (lambda d: SubsampledLaplacePair(b, Fraction(1), "remove"),
+                "Laplace mechanism: (Lap(0,b), Lap(1,b)) dominates add and remove (" + _SYM + ")")
+    return (lambda d: SubsampledLaplacePair(b, q, d),
+            "Poisson-subsampled Laplace: AFA Thm 11 (1), add and remove composed separately")
+
+
+def _rr(p: Fraction, k: int, rel: Relation) -> tuple[Callable[[str], Any], str]:
+    keep = 1 - p + p / k
+    other = p / k
+    if rel is Relation.REPLACE_ONE:
+        # outputs x, x', the rest (merged: same loss 0); a post-processing-
+        # complete description of R(x) vs R(x'), the worst case by symmetry
+        P = (keep, other, (k - 2) * other) if k > 2 else (keep, other)
+        Q = (other, keep, (k - 2) * other) if k > 2 else (other, keep)
+        pair = FinitePair(P, Q, "randomized-response")
+        return (lambda d: pair, "randomized response, replace-one: exact output laws R(x), R(x') (finite pair)")
+    if rel is Relation.REPLACE_SPECIAL:
+        # dp_accounting: the special input outputs a uniform bucket
+        P = (keep, (k - 1) * other)
+        Q = (Fraction(1, k), Fraction(k - 1, k))
+        pair = FinitePair(P, Q, "randomized-response-special")
+        return (lambda d: pair if d == "remove" else pair.swapped(),
+                "randomized response, replace-special: exact laws R(x) vs uniform (finite pair)")
+    raise Unsupported("randomized response is a local randomiser of one record's value: it has a pair for "
+                      "replace-one and replace-special only (as in dp_accounting), not for add/remove")
+
+
+def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[str], Any], str]]:
+    """Pair factory and theorem of a leaf, Poisson-sampled at rate q (q = 1:
+    not sampled); None for a no-op."""
+    if isinstance(ev, E.Gaussian):
+        return _gaussian(ev.noise_multiplier, q, rel)
+    if isinstance(ev, E.Laplace):
+        return _laplace(ev.noise_multiplier, q, rel)
+    if isinstance(ev, (E.DiscreteLaplace, E.DiscreteGaussian)):
+        if q != 1:
+            raise Unsupported(f"Poisson sampling of {type(ev).__name__} is not implemented (only Gaussian, "
+                              "Laplace and EpsilonDelta events can be Poisson-sampled)")
+        sens = ev.sensitivity * (2 if rel is Relation.REPLACE_ONE else 1)
+        if isinstance(ev, E.DiscreteLaplace):
+            pair = discrete_laplace_pair(ev.noise_parameter, sens)
+            th = "discrete Laplace: (DLap(a), DLap(a) + Delta) dominates (AFA Prop 8 remark, log-concave pmf)"
+        else:
+            pair = discrete_gaussian_pair(ev.sigma, sens)
+            th = "discrete Gaussian: (N_Z(0,s^2), N_Z(Delta,s^2)) dominates (AFA Prop 8 remark)"
+        if rel is Relation.REPLACE_ONE:
+            th += "; replace-one sensitivity 2 Delta"
+        return (lambda d: pair, th)
+    if isinstance(ev, E.RandomizedResponse):
+        if q != 1:
+            raise Unsupported("Poisson-sampled randomized response is not supported")
+        if ev.num_buckets == 1:
+            return None
+        return _rr(ev.noise_parameter, ev.num_buckets, rel)
+    if isinstance(ev, E.EpsilonDelta):
+        base = epsilon_delta_pair(ev.epsilon, ev.delta)
+        if q == 1:
+            return (lambda d: base, "(eps0, delta0)-DP: the randomized-response pair dominates (LT Thm 4.5)")
+        if rel not in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
+            raise Unsupported(f"Poisson-sampled (eps, delta)-DP events under {rel.value}: AFA Thm 11 (1) "
+                              "needs a guarantee for add/remove neighbours")
+        return (lambda d: base.subsampled(q, d),
+                "Poisson-subsampled (eps0, delta0)-DP: LT Thm 4.5 pair, AFA Thm 11 (1)")
+    if isinstance(ev, ApproxDpExp):
+        # legacy item: e^eps0 given exactly, rational masses (LT Thm 4.5)
+        fp = approx_dp_pair_exp(ev.exp_eps0, ev.delta0)
+        if q == 1:
+            return (lambda d: fp, "(eps0, delta0)-DP: the randomized-response pair dominates (LT Thm 4.5)")
+        if rel not in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
+            raise Unsupported(f"Poisson-sampled (eps, delta)-DP events under {rel.value}: AFA Thm 11 (1) "
+                              "needs a guarantee for add/remove neighbours")
+        return (lambda d: subsample_finite(fp, q, d),
+                "Poisson-subsampled (eps0, delta0)-DP: LT Thm 4.5 pair, AFA Thm 11 (1)")
+    if isinstance(ev, E.MixtureOfGaussians):
+        if q != 1:
+            raise Unsupported("Poisson sampling of a MixtureOfGaussians event is not supported "
+                              "(put the sampling into the mixture)")
+        if rel is Relation.REPLACE_ONE:
+            raise Unsupported("MixtureOfGaussians defines its pair for add/remove (and replace-special) "
+                              "neighbours only (as in dp_accounting); no replace-one pair is proved")
+        s, cs, ps = ev.standard_deviation, ev.sensitivities, ev.sampling_probs
+        return (lambda d: MixtureGaussianPair(s, cs, ps, d),
+                "mixture of Gaussians: the event's own pair N(0,s^2) vs sum p_i N(c_i,s^2) per direction "
+                "(Choquette-Choo et al. 2023, arXiv 2310.15526)")
+    raise Unsupported(f"{type(ev).__name__} cannot be the inner event here")
+
+
+def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str], Any], str]:
+    n, m, inner = ev.source_dataset_size, ev.sample_size, ev.event
+    if not isinstance(inner, (E.Gaussian, E.Laplace)):
+        raise Unsupported("SampledWithoutReplacement is supported around a Gaussian or Laplace event only "
+                          f"(found {type(inner).__name__})")
+    g = Fraction(m, n)
+    # base pair under replace-one: shift 2 (sensitivity 2C) = sensitivity 1 at half the noise
+    if isinstance(inner, E.Gaussian):
+        half = inner.noise_multiplier / 2
+
+        def base(d: str, gamma: Fraction = g) -> Any:
+            return SubsampledGaussianPair(half, gamma, d)
+        name = "Gaussian"
+    else:
+        halfb = inner.noise_multiplier / 2
+
+        def base(d: str, gamma: Fraction = g) -> Any:
+            return SubsampledLaplacePair(halfb, gamma, d)
+        name = "Laplace"
+    if rel is Relation.REPLACE_ONE:
+        if m == n:
+            # the whole dataset: the base mechanism under replace-one
+            return (lambda d: base("remove", Fraction(1)), f"{name} on the whole dataset, replace-one (sensitivity 2C)")
+        # AFA Prop 30 (second part) bounds the profile of the subset-sampled
+        # mechanism under replace-one by H((1-g)P+gQ || P) for alpha >= 1 and
+        # H(P || (1-g)P+gQ) for alpha < 1, (P, Q) the replace-one base pair;
+        # AFA Cor 32 (via Lemma 9) gives a pair whose curve is the maximum of
+        # the two for every alpha >= 0: a dominating pair that composes
+        # (AFA Thm 10). With (P, Q) = (N(0,1), N(2/z,1)) the two orientations
+        # are the "remove" and "add" Poisson pairs at rate g and shift 2/z.
+        return (lambda d: MaxCurvePair(base("remove"), base("add"), tie_at_zero=True),
+                f"sampling without replacement, replace-one: AFA Prop 30 + Cor 32 (pair with curve "
+                f"max(H_remove, H_add) of the subsampled {name} base pair with sensitivity 2C)")
+    if rel in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
+        if m >= n:
+            raise Unsupported("sampling without replacement under add/remove needs sample_size < "
+                              "source_dataset_size (AFA Thm 11 (2): subsets of size m < n)")
+        # AFA Thm 11 (2): (P, (1-g)P + gQ) for add, ((1-g)P + gQ, P) for remove,
+        # (P, Q) dominating the base mechanism under replace-one
+        return (lambda d: base(d),
+                f"sampling without replacement, add/remove: AFA Thm 11 (2) with the replace-one {name} "
+                "pair (sensitivity 2C)")
+    raise Unsupported("sampling without replacement under replace-special: no dominating pair is proved")
+
+
+# --------------------------------------------------------------------------- tree walk
+
+
+def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
+    """The :class:`Plan` of an event tree (model objects) under a relation;
+    raises :class:`Unsupported` with the reason for anything without a proved
+    pair."""
+    r = relation(rel)
+    plan = Plan(r)
+    zc = [Fraction(0), Fraction(0)]
+    has_zc = False
+    gauss_for_rdp: list = []
+
+    def walk(ev: Any, times: int) -> None:
+        nonlocal has_zc
+        if times > MAX_STEPS:
+            raise InvalidParameter("count", f"count: {times} repetitions; at most {MAX_STEPS} are supported")
+        if times == 0 or isinstance(ev, E.NoOp):
+            return
+        if isinstance(ev, E.NonPrivate):
+            plan.non_private = True
+            return
+        if isinstance(ev, E.SelfComposed):
+            walk(ev.event, times * ev.count)
+            return
+        if isinstance(ev, E.Composed):
+            for e in ev.events:
+                walk(e, times)
+            return
+        if isinstance(ev, E.ZCDp):
+            has_zc = True
+            zc[0] += times * ev.rho
+            zc[1] += times * ev.xi
+            return
+        if isinstance(ev, E.PoissonSampled):
+            q = ev.sampling_probability
+            if q == 0:
+                return  # nothing is ever sampled: no privacy cost
+            inner = ev.event
+            if isinstance(inner, (E.PoissonSampled, E.SampledWithoutReplacement, E.SelfComposed, E.Composed)):
+                raise Unsupported("PoissonSampled must wrap a single mechanism event (sampling once and "
+                                  "composing several mechanisms on the same batch has no pair here)")
+            if isinstance(inner, E.NoOp):
+                return
+            if isinstance(inner, E.NonPrivate):
+                plan.non_private = True
+                return
+            if isinstance(inner, E.ZCDp):
+                raise Unsupported("a Poisson-sampled zCDP event has no dominating pair (RDP does not give one)")
+            got = _leaf_pair(inner, q, r)
+            if got is not None:
+                plan.blocks.append(Block(got[0], times, f"poisson({q}) {type(inner).__name__}", got[1]))
+                if isinstance(inner, E.Gaussian) and q == 1:
+                    gauss_for_rdp.append((inner.noise_multiplier, times))
+                else:
+                    plan.rdp_only.append(type(inner).__name__)
+            return
+        if isinstance(ev, E.SampledWithoutReplacement):
+            if ev.sample_size == 0:
+                return
+            mk, th = _wor(ev, r)
+            plan.blocks.append(Block(mk, times, f"wor({ev.sample_size}/{ev.source_dataset_size}) "
+                                     f"{type(ev.event).__name__}", th))
+            plan.rdp_only.append("SampledWithoutReplacement")
+            return
+        got = _leaf_pair(ev, Fraction(1), r)
+        if got is not None:
+            plan.blocks.append(Block(got[0], times, type(ev).__name__, got[1]))
+            if isinstance(ev, E.Gaussian):
+                gauss_for_rdp.append((ev.noise_multiplier, times))
+            else:
+                plan.rdp_only.append(type(ev).__name__)
+
+    walk(event, 1)
+    if plan.total_steps > MAX_STEPS:
+        raise InvalidParameter("count", f"count: {plan.total_steps} steps in total; at most {MAX_STEPS} are supported")
+    if has_zc:
+        if plan.rdp_only:
+            raise Unsupported(
+                "a zCDP event can only be composed with zCDP and plain Gaussian events: an RDP bound does not "
+                "give a dominating pair (AFA Fig. 1), so it cannot enter the PLD composition with "
+                + ", ".join(sorted(set(plan.rdp_only))))
+        if r is Relation.REPLACE_SPECIAL:
+            raise Unsupported("zCDP events under replace-special are not supported")
+        # Gaussian with shift mu is (mu^2/2)-zCDP exactly (Mironov 2017 Prop 7)
+        for z, t in gauss_for_rdp:
+            mu = (2 if r is Relation.REPLACE_ONE else 1) / z
+            zc[0] += t * mu * mu / 2
+        plan.zcdp = (zc[0], zc[1])
+        plan.blocks = []
+    return plan

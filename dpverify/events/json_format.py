@@ -1,0 +1,323 @@
+"""The JSON event format (schema: ``events.schema.json`` in this package).
+
+A document is ``{"neighboring": REL, "event": EVENT}`` or
+``{"neighboring": REL, "events": [EVENT, ...]}`` (the list is composed in
+order); ``neighboring`` may be omitted when the caller gives the relation.
+An EVENT mirrors dp_accounting's DpEvent tree::
+
+    {"type": "gaussian", "noise_multiplier": "1.1"}
+    {"type": "poisson_sampled", "sampling_probability": "256/60000", "event": EVENT}
+    {"type": "sampled_without_replacement", "source_dataset_size": 60000,
+     "sample_size": 256, "event": EVENT}
+    {"type": "self_composed", "count": 1000, "event": EVENT}
+    {"type": "composed", "events": [EVENT, ...]}
+
+Numbers are exact decimal strings ("0.1" is 1/10), fractions ("a/b"),
+integers, or JSON numbers taken as the literal text written. Every key is
+required, unknown keys are refused with the path, a did-you-mean hint and the
+allowed keys; nothing defaults.
+
+Legacy items (the format of ``audit dpsgd --events`` before issue 12) are
+still read inside ``"events"``: ``{"mechanism": "subsampled-gaussian" |
+"gaussian" | "laplace" | "approx", ...}`` -- but ``count`` and
+``sampling_rate`` are now required (they used to default to 1 silently, a
+soundness bug); ``mechanism`` may be left out only for the subsampled-Gaussian
+shape ``noise_multiplier`` + ``sampling_rate`` + ``count``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from fractions import Fraction
+from typing import Any, Optional
+
+from ..ball import exact_str, parse_exact
+from ..errors import InvalidParameter
+from . import model as E
+
+__all__ = ["parse_document", "event_to_json", "load_schema", "ApproxDpExp", "TYPES"]
+
+
+class _Num(str):
+    """A JSON number kept as the literal text the user wrote."""
+
+
+class ApproxDpExp:
+    """Legacy ``approx`` item: (eps0, delta0)-DP with e^eps0 given exactly."""
+
+    __slots__ = ("exp_eps0", "delta0")
+
+    def __init__(self, exp_eps0: Fraction, delta0: Fraction) -> None:
+        self.exp_eps0, self.delta0 = exp_eps0, delta0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ApproxDpExp) and (self.exp_eps0, self.delta0) == (other.exp_eps0, other.delta0)
+
+    def __hash__(self) -> int:
+        return hash((self.exp_eps0, self.delta0))
+
+
+# kind: "pos" > 0, "nonneg" >= 0, "prob" in [0,1], "int1" int >= 1, "int0" int >= 0,
+# "event", "events", "numlist_nonneg", "numlist_prob"
+TYPES: dict[str, dict[str, str]] = {
+    "gaussian": {"noise_multiplier": "pos"},
+    "laplace": {"noise_multiplier": "pos"},
+    "discrete_laplace": {"noise_parameter": "pos", "sensitivity": "int1"},
+    "discrete_gaussian": {"sigma": "pos", "sensitivity": "int1"},
+    "randomized_response": {"noise_parameter": "prob", "num_buckets": "int1"},
+    "epsilon_delta": {"epsilon": "nonneg", "delta": "prob"},
+    "mixture_of_gaussians": {"standard_deviation": "pos", "sensitivities": "numlist_nonneg",
+                             "sampling_probs": "numlist_prob"},
+    "zcdp": {"rho": "nonneg", "xi": "nonneg"},
+    "non_private": {},
+    "no_op": {},
+    "poisson_sampled": {"sampling_probability": "prob", "event": "event"},
+    "sampled_without_replacement": {"source_dataset_size": "int1", "sample_size": "int0", "event": "event"},
+    "self_composed": {"count": "int0", "event": "event"},
+    "composed": {"events": "events"},
+}
+
+LEGACY: dict[str, dict[str, str]] = {
+    "subsampled-gaussian": {"noise_multiplier": "pos", "sampling_rate": "prob1", "count": "int1"},
+    "gaussian": {"noise_multiplier": "pos", "count": "int1"},
+    "laplace": {"scale": "pos", "sampling_rate": "prob1", "count": "int1"},
+    "approx": {"exp_eps0": "pos", "delta0": "prob", "sampling_rate": "prob1", "count": "int1"},
+}
+
+MAX_DEPTH = 64
+MAX_INT = 10**12
+
+
+def _bad(path: str, msg: str, where: str) -> InvalidParameter:
+    return InvalidParameter("events", f"{where}{path}: {msg}")
+
+
+def _hint(key: str, allowed) -> str:
+    m = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.5)
+    # common synonyms that difflib cannot guess
+    syn = {"steps": "count", "q": "sampling_probability", "sigma": "noise_multiplier",
+           "rate": "sampling_probability", "sampling_rate": "sampling_probability", "epochs": "count"}
+    if not m and syn.get(key) in allowed:
+        m = [syn[key]]
+    return f"; did you mean {m[0]}?" if m else ""
+
+
+def _check_keys(obj: dict, allowed: list, path: str, where: str) -> None:
+    for k in obj:
+        if k not in allowed:
+            raise _bad(f"{path}.{k}", f"unknown key{_hint(k, allowed)} (allowed keys: {', '.join(allowed)})", where)
+    for k in allowed:
+        if k not in obj:
+            raise _bad(path, f"missing key {k!r} (required keys: {', '.join(allowed)}; nothing defaults)", where)
+
+
+def _number(v: Any, path: str, where: str) -> Fraction:
+    if isinstance(v, bool) or not isinstance(v, (str, int)):
+        raise _bad(path, f"{v!r} is not a number (use an exact decimal string like \"0.1\" or a fraction \"a/b\")", where)
+    try:
+        return parse_exact(str(v), path)
+    except InvalidParameter as exc:
+        raise _bad(path, exc.message.split(": ", 1)[-1] if ": " in exc.message else exc.message, where) from None
+
+
+def _value(kind: str, v: Any, path: str, where: str) -> Any:
+    if kind in ("int0", "int1"):
+        if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, _Num):
+            if isinstance(v, _Num) and v.lstrip("+-").isdigit() and len(v) <= 30:
+                v = int(v)
+            else:
+                raise _bad(path, f"{v!r} must be an integer", where)
+        lo = 0 if kind == "int0" else 1
+        if not lo <= v <= MAX_INT:
+            raise _bad(path, f"{v} must be an integer in [{lo}, {MAX_INT}]", where)
+        return int(v)
+    x = _number(v, path, where)
+    if kind == "pos" and not x > 0:
+        raise _bad(path, f"{v} must be > 0", where)
+    if kind == "nonneg" and not x >= 0:
+        raise _bad(path, f"{v} must be >= 0", where)
+    if kind == "prob" and not 0 <= x <= 1:
+        raise _bad(path, f"{v} must be in [0, 1]", where)
+    if kind == "prob1" and not 0 < x <= 1:
+        raise _bad(path, f"{v} must be in (0, 1]", where)
+    return x
+
+
+def _event(obj: Any, path: str, where: str, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise _bad(path, f"events nested deeper than {MAX_DEPTH} levels", where)
+    if not isinstance(obj, dict):
+        raise _bad(path, "must be an object with a \"type\" key", where)
+    if "type" not in obj:
+        if "mechanism" in obj or "noise_multiplier" in obj and "sampling_rate" in obj:
+            return _legacy(obj, path, where)
+        raise _bad(path, f"missing key 'type' (allowed types: {', '.join(TYPES)})", where)
+    t = obj["type"]
+    if t not in TYPES:
+        hint = difflib.get_close_matches(str(t), list(TYPES), n=1, cutoff=0.5)
+        h = f"; did you mean {hint[0]}?" if hint else ""
+        raise _bad(f"{path}.type", f"unknown type {t!r}{h} (allowed types: {', '.join(TYPES)})", where)
+    spec = TYPES[t]
+    _check_keys(obj, ["type", *spec], path, where)
+    v: dict[str, Any] = {}
+    for k, kind in spec.items():
+        p = f"{path}.{k}"
+        if kind == "event":
+            v[k] = _event(obj[k], p, where, depth + 1)
+        elif kind == "events":
+            if not isinstance(obj[k], list):
+                raise _bad(p, "must be a list of events", where)
+            v[k] = tuple(_event(e, f"{p}[{i}]", where, depth + 1) for i, e in enumerate(obj[k]))
+        elif kind.startswith("numlist"):
+            if not isinstance(obj[k], list) or not obj[k]:
+                raise _bad(p, "must be a non-empty list of numbers", where)
+            v[k] = tuple(_value("nonneg" if kind.endswith("nonneg") else "prob", x, f"{p}[{i}]", where)
+                         for i, x in enumerate(obj[k]))
+        else:
+            v[k] = _value(kind, obj[k], p, where)
+    if t == "gaussian":
+        return E.Gaussian(v["noise_multiplier"])
+    if t == "laplace":
+        return E.Laplace(v["noise_multiplier"])
+    if t == "discrete_laplace":
+        return E.DiscreteLaplace(v["noise_parameter"], v["sensitivity"])
+    if t == "discrete_gaussian":
+        return E.DiscreteGaussian(v["sigma"], v["sensitivity"])
+    if t == "randomized_response":
+        return E.RandomizedResponse(v["noise_parameter"], v["num_buckets"])
+    if t == "epsilon_delta":
+        return E.EpsilonDelta(v["epsilon"], v["delta"])
+    if t == "mixture_of_gaussians":
+        cs, ps = v["sensitivities"], v["sampling_probs"]
+        if len(cs) != len(ps):
+            raise _bad(path, "sensitivities and sampling_probs must have the same length", where)
+        if sum(ps) != 1:
+            raise _bad(f"{path}.sampling_probs", f"must sum to exactly 1 (they sum to {exact_str(sum(ps))})", where)
+        return E.MixtureOfGaussians(v["standard_deviation"], cs, ps)
+    if t == "zcdp":
+        return E.ZCDp(v["rho"], v["xi"])
+    if t == "non_private":
+        return E.NonPrivate()
+    if t == "no_op":
+        return E.NoOp()
+    if t == "poisson_sampled":
+        return E.PoissonSampled(v["sampling_probability"], v["event"])
+    if t == "sampled_without_replacement":
+        if v["sample_size"] > v["source_dataset_size"]:
+            raise _bad(f"{path}.sample_size", "must be <= source_dataset_size", where)
+        return E.SampledWithoutReplacement(v["source_dataset_size"], v["sample_size"], v["event"])
+    if t == "self_composed":
+        return E.SelfComposed(v["event"], v["count"])
+    return E.Composed(v["events"])
+
+
+def _legacy(obj: dict, path: str, where: str) -> Any:
+    mech = obj.get("mechanism", "subsampled-gaussian")
+    if mech not in LEGACY:
+        raise _bad(f"{path}.mechanism", f"unknown mechanism {mech!r} (allowed: {', '.join(LEGACY)}; "
+                   f"or use \"type\": one of {', '.join(TYPES)})", where)
+    spec = LEGACY[mech]
+    keys = list(spec) + (["mechanism"] if "mechanism" in obj else [])
+    _check_keys(obj, keys, path, where)
+    v = {k: _value(kind, obj[k], f"{path}.{k}", where) for k, kind in spec.items()}
+    if mech == "gaussian":
+        return E.SelfComposed(E.Gaussian(v["noise_multiplier"]), v["count"])
+    if mech == "subsampled-gaussian":
+        inner: Any = E.Gaussian(v["noise_multiplier"])
+    elif mech == "laplace":
+        inner = E.Laplace(v["scale"])
+    else:
+        inner = ApproxDpExp(v["exp_eps0"], v["delta0"])
+    q = v["sampling_rate"]
+    ev = inner if q == 1 else E.PoissonSampled(q, inner)
+    return E.SelfComposed(ev, v["count"])
+
+
+def parse_document(doc: Any, where: str = "") -> tuple[Any, Optional[str]]:
+    """(event tree, relation name or None) from a JSON text or object;
+    ``where`` (e.g. the file name plus ": ") prefixes every message."""
+    if isinstance(doc, (bytes, bytearray)):
+        try:
+            doc = doc.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidParameter("events", f"{where}not UTF-8 text") from None
+    if isinstance(doc, str):
+        try:
+            doc = json.loads(doc, parse_float=_Num, parse_int=_int)
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+            raise InvalidParameter("events", f"{where}not valid JSON ({getattr(exc, 'msg', exc)})") from None
+    if not isinstance(doc, dict):
+        raise InvalidParameter("events", f'{where}expected an object {{"neighboring": ..., "events": [...]}}')
+    allowed = ["neighboring", "events", "event"]
+    for k in doc:
+        if k not in allowed:
+            raise _bad(k, f"unknown key{_hint(k, allowed)} (allowed keys: {', '.join(allowed)})", where)
+    if ("events" in doc) == ("event" in doc):
+        raise InvalidParameter("events", f'{where}give exactly one of "event" (one event tree) or "events" '
+                               "(a list, composed in order)")
+    rel = doc.get("neighboring")
+    if rel is not None and not isinstance(rel, str):
+        raise _bad("neighboring", "must be a string", where)
+    if "event" in doc:
+        return _event(doc["event"], "event", where, 0), rel
+    evs = doc["events"]
+    if not isinstance(evs, list) or not evs:
+        raise _bad("events", "must be a non-empty list of events", where)
+    tree = tuple(_event(e, f"events[{i}]", where, 0) for i, e in enumerate(evs))
+    return (tree[0] if len(tree) == 1 else E.Composed(tree)), rel
+
+
+def _int(text: str) -> Any:
+    if len(text) > 30:
+        return _Num(text)  # refused later with a message, not a 5,000-digit int
+    return int(text)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def event_to_json(ev: Any) -> dict[str, Any]:
+    """Canonical JSON of a model event (exact strings for numbers)."""
+    s = exact_str
+    if isinstance(ev, E.Gaussian):
+        return {"type": "gaussian", "noise_multiplier": s(ev.noise_multiplier)}
+    if isinstance(ev, E.Laplace):
+        return {"type": "laplace", "noise_multiplier": s(ev.noise_multiplier)}
+    if isinstance(ev, E.DiscreteLaplace):
+        return {"type": "discrete_laplace", "noise_parameter": s(ev.noise_parameter), "sensitivity": ev.sensitivity}
+    if isinstance(ev, E.DiscreteGaussian):
+        return {"type": "discrete_gaussian", "sigma": s(ev.sigma), "sensitivity": ev.sensitivity}
+    if isinstance(ev, E.RandomizedResponse):
+        return {"type": "randomized_response", "noise_parameter": s(ev.noise_parameter), "num_buckets": ev.num_buckets}
+    if isinstance(ev, E.EpsilonDelta):
+        return {"type": "epsilon_delta", "epsilon": s(ev.epsilon), "delta": s(ev.delta)}
+    if isinstance(ev, E.MixtureOfGaussians):
+        return {"type": "mixture_of_gaussians", "standard_deviation": s(ev.standard_deviation),
+                "sensitivities": [s(c) for c in ev.sensitivities], "sampling_probs": [s(p) for p in ev.sampling_probs]}
+    if isinstance(ev, E.ZCDp):
+        return {"type": "zcdp", "rho": s(ev.rho), "xi": s(ev.xi)}
+    if isinstance(ev, E.NonPrivate):
+        return {"type": "non_private"}
+    if isinstance(ev, E.NoOp):
+        return {"type": "no_op"}
+    if isinstance(ev, E.PoissonSampled):
+        return {"type": "poisson_sampled", "sampling_probability": s(ev.sampling_probability),
+                "event": event_to_json(ev.event)}
+    if isinstance(ev, E.SampledWithoutReplacement):
+        return {"type": "sampled_without_replacement", "source_dataset_size": ev.source_dataset_size,
+                "sample_size": ev.sample_size, "event": event_to_json(ev.event)}
+    if isinstance(ev, E.SelfComposed):
+        return {"type": "self_composed", "count": ev.count, "event": event_to_json(ev.event)}
+    if isinstance(ev, E.Composed):
+        return {"type": "composed", "events": [event_to_json(e) for e in ev.events]}
+    if isinstance(ev, ApproxDpExp):
+        raise InvalidParameter("events", "legacy approx items have no type form; use epsilon_delta")
+    raise InvalidParameter("events", f"{type(ev).__name__} is not an event")
+
+
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema of the event format (shipped in the package)."""
+    from importlib.resources import files
+
+    return json.loads(files(__package__).joinpath("events.schema.json").read_text(encoding="utf-8"))

@@ -1,0 +1,522 @@
+"""Dominating pairs added for the event accountant (the pairs of
+:mod:`dpverify.pld.pairs` cover the Poisson-subsampled Gaussian and Laplace
+mechanisms and exact rational finite pairs).
+
+Every pair here offers the interface the certified discretisation of
+:mod:`dpverify.pld.discretise` uses: ``tails(eps)`` = (P(eps < L < inf),
+Q(eps < L < inf)) as arb balls for a real ball ``eps``, ``tails_at_grid``, and
+``inf_mass()`` = P(L = +inf) (AFA Lemma 37). A pair (P, Q) *dominates* a
+mechanism under a relation when H_{e^eps}(M(D) || M(D')) <= H_{e^eps}(P || Q)
+for all real eps and all neighbours (AFA Def 7).
+
+* :class:`AtomPair`: a pair whose privacy loss takes countably many *exact
+  rational* values lambda_j (or +-inf) with ball masses (P_j, Q_j), optionally
+  Poisson-subsampled (AFA Thm 11 (1)); the discrete Laplace and discrete
+  Gaussian pairs (AFA Prop 8, remark: N_Z(0, s^2) vs N_Z(Delta, s^2) dominates
+  the discrete Gaussian mechanism because the pmf is log-concave; the same
+  argument applies to the discrete Laplace pmf e^{-a|x|} tanh(a/2)), and the
+  (eps0, delta0)-DP pair (LT Thm 4.5) with eps0 rational.
+* :class:`MixtureGaussianPair`: the pair of dp_accounting's
+  ``MixtureOfGaussiansDpEvent`` (Choquette-Choo et al. 2023, arXiv 2310.15526):
+  N(0, s^2) vs sum_i p_i N(c_i, s^2), one orientation per direction.
+* :class:`MaxCurvePair`: a pair whose hockey-stick curve is the pointwise
+  maximum of two pairs' curves (AFA Cor 32 with Lemma 9: such a pair exists
+  because the maximum of two curves of pairs is convex, nonincreasing in
+  alpha = e^eps, equals 1 at alpha = 0 and is >= (1 - alpha)_+). Used for
+  sampling without replacement under replace-one (AFA Prop 30, Cor 32).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Optional, Sequence, Union
+
+from flint import arb, ctx
+
+from ..ball import ball, endpoints, normal_sf
+from ..errors import InvalidParameter, Undecided
+
+__all__ = [
+    "AtomPair",
+    "MaxCurvePair",
+    "MixtureGaussianPair",
+    "discrete_gaussian_pair",
+    "discrete_laplace_pair",
+    "epsilon_delta_pair",
+]
+
+INF = math.inf
+Loss = Union[Fraction, float]  # exact rational, or +-math.inf
+
+
+def _exact_point(x: arb) -> Optional[Fraction]:
+    """The exact rational value of an exact arb point, else None."""
+    if not x.is_exact():
+        return None
+    man, exp = x.mid().man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def _above(lam: Loss, theta: arb) -> bool:
+    """Certified lam > theta (lam exact or +-inf; theta a ball)."""
+    if lam == INF:
+        return True
+    if lam == -INF:
+        return False
+    t = _exact_point(theta)
+    if t is not None:
+        return lam > t
+    b = ball(lam)
+    if b > theta:
+        return True
+    if b <= theta:
+        return False
+    raise Undecided("a loss atom lies inside the threshold ball")
+
+
+@dataclass(frozen=True)
+class AtomPair:
+    """Pair with privacy loss on exact atoms lambda_1 < ... < lambda_n (+-inf
+    allowed), masses given by ``masses()`` (a callable evaluated at the current
+    arb precision, returning (P_j, Q_j) balls in the order of ``losses``) plus
+    an optional unresolved tail: ``tail()`` returns (tP, tQ), upper bounds of
+    the P- and Q-mass of atoms *not* listed (their losses unknown), which is
+    added as the ball [0, t] to every tail probability (sound whichever side
+    of eps those atoms lie).
+
+    ``sampling`` = (q, "remove" | "add") applies Poisson subsampling (AFA
+    Thm 11 (1)): remove: (P', Q') = ((1-q) Q + q P, Q), loss
+    L' = log(1 - q + q e^lambda); add: (P', Q') = (P, (1-q) P + q Q),
+    L' = -log(1 - q + q e^-lambda). Both are increasing in lambda, so
+    L' > eps iff lambda > theta(eps) for an explicit threshold theta, and the
+    exact order of the atoms is kept.
+    """
+
+    losses: tuple
+    masses: Callable[[], Sequence[tuple]]
+    name: str
+    tail: Optional[Callable[[], tuple]] = None
+    sampling: Optional[tuple] = None
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def _data(self):
+        key = ctx.prec
+        if key not in self._cache:
+            ms = list(self.masses())
+            if self.sampling is not None:
+                q, d = self.sampling
+                qb = ball(q)
+                if d == "remove":
+                    ms = [((1 - qb) * b + qb * a, b) for a, b in ms]
+                else:
+                    ms = [(a, (1 - qb) * a + qb * b) for a, b in ms]
+            # suffix sums over atoms with finite L' (Q' > 0 and P' > 0 possible)
+            n = len(ms)
+            sp, sq = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
+            inf_p = arb(0)
+            for j in range(n - 1, -1, -1):
+                lam_inf = self._loss_is_plus_inf(j)
+                p, qq = ms[j]
+                if lam_inf:
+                    inf_p += p
+                    sp[j], sq[j] = sp[j + 1], sq[j + 1]
+                else:
+                    sp[j], sq[j] = sp[j + 1] + p, sq[j + 1] + qq
+            t = self.tail() if self.tail is not None else (arb(0), arb(0))
+            self._cache.clear()
+            self._cache[key] = (sp, sq, inf_p, t)
+        return self._cache[key]
+
+    def _loss_is_plus_inf(self, j: int) -> bool:
+        """Is the (subsampled) loss of atom j +inf (Q' = 0 < P')?"""
+        lam = self.losses[j]
+        if self.sampling is None or self.sampling[1] == "remove":
+            return lam == INF
+        return False  # add: Q' = (1-q) P + q Q > 0 wherever P > 0
+
+    def inf_mass(self) -> arb:
+        return self._data()[2]
+
+    def _threshold(self, eps: arb) -> Optional[arb]:
+        """theta with: L' > eps iff lambda > theta; None means every atom
+        with finite loss counts, and "none" is returned as +inf ball."""
+        if self.sampling is None:
+            return eps
+        q, d = self.sampling
+        qb = ball(q)
+        if d == "remove":
+            c = (eps.expm1() + qb) / qb  # e^lambda > c
+        else:
+            c = ((-eps).expm1() + qb) / qb  # e^-lambda < c
+        if c <= 0:
+            return None if d == "remove" else arb("inf")
+        if not c > 0:
+            raise Undecided("eps at the end of the subsampled loss range")
+        lc = c.log()
+        return lc if d == "remove" else -lc
+
+    def _first_above(self, theta: Optional[arb]) -> int:
+        """Smallest j with lambda_j > theta (atoms sorted increasingly)."""
+        n = len(self.losses)
+        if theta is None:
+            # every atom counts, including lambda = -inf under remove sampling
+            # (L' = log(1-q) > eps there, as c <= 0 says)
+            return 0
+        if theta.is_finite() is False and theta > 0:
+            return n
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _above(self.losses[mid], theta):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        sp, sq, _, (tp, tq) = self._data()
+        j = self._first_above(self._threshold(eps))
+        p, q = sp[j], sq[j]
+        # (atoms with lambda = -inf sort first and are never above a finite
+        # threshold, so their Q-mass at loss -inf is never counted)
+        if tp != 0 or tq != 0:
+            p = p + arb(0, 1) * tp / 2 + tp / 2
+            q = q + arb(0, 1) * tq / 2 + tq / 2
+        return p, q
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        out = [self.tails(h * i) for i in range(i0, n + 1)]
+        return [a for a, _ in out], [b for _, b in out]
+
+    def delta(self, eps: arb) -> arb:
+        p, q = self.tails(eps)
+        return p - eps.exp() * q + self.inf_mass()
+
+    def subsampled(self, q: Fraction, direction: str) -> "AtomPair":
+        """Poisson subsampling at rate q (AFA Thm 11 (1)); this pair must
+        dominate the base mechanism for add neighbours and remove neighbours
+        (true for the symmetric pairs built here)."""
+        if self.sampling is not None:
+            raise InvalidParameter("event", "nested subsampling is not supported")
+        if self.tail is not None:
+            raise InvalidParameter("event", f"Poisson subsampling of {self.name} is not supported")
+        if direction not in ("remove", "add"):
+            raise InvalidParameter("neighboring", f"subsampling direction {direction!r}")
+        return AtomPair(self.losses, self.masses, f"{self.name}-poisson-{direction}", None, (q, direction))
+
+
+def epsilon_delta_pair(eps0: Fraction, delta0: Fraction) -> AtomPair:
+    """The pair dominating every (eps0, delta0)-DP mechanism, both
+    directions (LT Thm 4.5; Kairouz, Oh, Viswanath 2015): losses
+    -inf, -eps0, eps0, +inf with P-masses 0, (1-d)/(1+e^eps0),
+    (1-d) e^eps0/(1+e^eps0), d and Q the mirror image."""
+    if eps0 < 0 or not 0 <= delta0 <= 1:
+        raise InvalidParameter("epsilon", "epsilon_delta needs epsilon >= 0 and delta in [0, 1]")
+
+    def masses():
+        e = ball(eps0).exp()
+        d = ball(delta0)
+        a = (1 - d) * e / (1 + e)
+        b = (1 - d) / (1 + e)
+        return [(arb(0), d), (b, a), (a, b), (d, arb(0))]
+
+    if eps0 == 0:
+        # the two middle atoms coincide at loss 0 (exact)
+        def masses0():
+            d = ball(delta0)
+            return [(arb(0), d), (1 - d, 1 - d), (d, arb(0))]
+
+        return AtomPair((-INF, Fraction(0), INF), masses0, "epsilon-delta")
+    return AtomPair((-INF, -eps0, eps0, INF), masses, "epsilon-delta")
+
+
+def discrete_laplace_pair(a: Fraction, sensitivity: int) -> AtomPair:
+    """(DLap(a), DLap(a) + Delta), pmf tanh(a/2) e^{-a|x|} on the integers,
+    Delta = ``sensitivity`` (dp_accounting ``DiscreteLaplaceDpEvent``).
+    Loss L(x) = a (|x - Delta| - |x|): a Delta for x <= 0, a (Delta - 2x) for
+    0 < x < Delta, -a Delta for x >= Delta (finitely many exact atoms).
+    Masses in closed form: P(x <= 0) = 1/(1+e^-a), P(x >= Delta) =
+    e^{-a Delta}/(1+e^-a) (geometric series), and Q(x) = P(x - Delta).
+    Dominates both directions (AFA Prop 8 remark: log-concave pmf)."""
+    D = int(sensitivity)
+    if D < 1 or a <= 0:
+        raise InvalidParameter("sensitivity", "discrete Laplace needs noise_parameter > 0 and sensitivity >= 1")
+    xs = list(range(D, -1, -1))  # x = D (lowest loss) .. 0 (highest loss)
+    losses = tuple(Fraction(a) * (D - 2 * x) for x in xs)
+
+    def masses():
+        A = ball(a)
+        t = (A / 2).tanh()
+        e = (-A).exp()
+        den = 1 + e
+        out = []
+        for x in xs:
+            if x == 0:
+                p = 1 / den
+            elif x == D:
+                p = (-A * D).exp() / den
+            else:
+                p = t * (-A * x).exp()
+            # Q(x) = P(x - D): the mirror atom
+            y = D - x
+            if y == 0:
+                qq = 1 / den
+            elif y == D:
+                qq = (-A * D).exp() / den
+            else:
+                qq = t * (-A * y).exp()
+            out.append((p, qq))
+        # atom x = 0 stands for all x <= 0 and atom x = D for all x >= D
+        return out
+
+    return AtomPair(losses, masses, "discrete-laplace")
+
+
+def discrete_gaussian_pair(sigma: Fraction, sensitivity: int) -> AtomPair:
+    """(N_Z(0, s^2), N_Z(Delta, s^2)) (AFA Prop 8 remark; Canonne, Kamath,
+    Steinke 2020), pmf e^{-x^2/(2 s^2)} / Z on the integers.
+    Loss L(x) = (Delta^2 - 2 Delta x) / (2 s^2), exact rational for rational
+    s^2. Atoms x in [-W, W + Delta] are listed; the rest of both laws is an
+    unresolved tail bounded by 2 t_{W+1} / ((1 - r) Z), r = e^{-(2W+3)/(2s^2)}
+    (ratio test: t_{x+1}/t_x = e^{-(2x+1)/(2 s^2)} <= r for x >= W+1), with W
+    chosen so that the tail is below 2^-(prec + 20) at the working precision."""
+    s2 = Fraction(sigma) ** 2
+    D = int(sensitivity)
+    prec_hint = 400
+    W = int(math.ceil(math.sqrt(2 * float(s2) * (prec_hint + 40) * math.log(2)))) + 1
+    xs = list(range(W + D, -W - 1, -1))  # decreasing x = increasing loss
+    losses = tuple((Fraction(D * D) - 2 * D * x) / (2 * s2) for x in xs)
+
+    def parts():
+        S2 = ball(s2)
+        t = {x: (-(ball(x * x)) / (2 * S2)).exp() for x in range(-W - D, W + D + 1)}
+        core = sum((t[x] for x in range(-W, W + 1)), arb(0))
+        tail_one = (-(ball((W + 1) ** 2)) / (2 * S2)).exp() / (1 - (-(ball(2 * W + 3)) / (2 * S2)).exp())
+        Z = core + tail_one * arb(1, 1)  # Z in [core, core + 2 tail]
+        return t, Z, tail_one, core
+
+    def masses():
+        t, Z, _, _ = parts()
+        return [(t[x] / Z, t[x - D] / Z) for x in xs]
+
+    def tail():
+        _, Z, tail_one, core = parts()
+        # P-mass outside [-W, W + D] <= 2 tail_one / Z, Q likewise
+        b = 2 * tail_one / core
+        return b, b
+
+    return AtomPair(losses, masses, "discrete-gaussian", tail)
+
+
+# --------------------------------------------------------------------------- mixture of Gaussians
+
+
+@dataclass(frozen=True)
+class MixtureGaussianPair:
+    """dp_accounting's mixture-of-Gaussians pair, in units of s (mu_i = c_i/s,
+    all c_i >= 0, probabilities p_i summing to 1):
+
+    * remove: P = sum_i p_i N(mu_i, 1), Q = N(0, 1); loss
+      L(x) = g(x) := log sum_i p_i e^{mu_i x - mu_i^2/2}, increasing in x
+      (log-sum-exp of nondecreasing affine functions), from log p_0 (the mass
+      of the mu_i = 0 components; -inf if none) to +inf;
+    * add: P = N(0, 1), Q = the mixture; L(x) = -g(x), decreasing.
+
+    Tails: L > eps iff x > x_eps (remove, g(x_eps) = eps) or x < x'_eps (add,
+    g(x'_eps) = -eps). The root is found by Newton steps in arb and *proved*
+    by the sign change g(t - r) < y < g(t + r); the tails are then evaluated
+    on the ball [t - r, t + r] (normal_sf is rigorous on balls).
+    """
+
+    sigma: Fraction
+    sensitivities: tuple
+    probs: tuple
+    direction: str
+    _last: list = field(default_factory=lambda: [None], compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.direction not in ("remove", "add"):
+            raise InvalidParameter("neighboring", f"direction {self.direction!r}")
+
+    def inf_mass(self) -> arb:
+        return arb(0)
+
+    def _mus(self):
+        s = ball(self.sigma)
+        return [(ball(c) / s, ball(p)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
+
+    def _g(self, x: arb, comps) -> tuple[arb, arb]:
+        """(g(x), g'(x)) as balls."""
+        ws = [p * (mu * x - mu * mu / 2).exp() for mu, p in comps]
+        s = sum(ws, arb(0))
+        d = sum((w * mu for w, (mu, _) in zip(ws, comps)), arb(0))
+        return s.log(), d / s
+
+    def _g_float(self, x: float) -> float:
+        terms = [math.log(float(p)) + float(c / self.sigma) * x - float(c / self.sigma) ** 2 / 2
+                 for c, p in zip(self.sensitivities, self.probs) if p != 0]
+        mx = max(terms)
+        return mx + math.log(sum(math.exp(t - mx) for t in terms))
+
+    def _p0(self) -> Fraction:
+        """Total probability of the components with sensitivity 0."""
+        return sum((p for c, p in zip(self.sensitivities, self.probs) if c == 0), Fraction(0))
+
+    def _root(self, y: arb, comps, guess: Optional[float] = None) -> arb:
+        """Ball containing the unique x with g(x) = y (y above the infimum);
+        ``guess`` (a float near the root) only speeds up the search."""
+        yf = float(y.mid())
+        fl = [(math.log(float(p)), float(c / self.sigma)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
+
+        def gf(x: float) -> tuple[float, float]:
+            ts = [lp + mu * x - mu * mu / 2 for lp, mu in fl]
+            mx = max(ts)
+            ws = [math.exp(t - mx) for t in ts]
+            sw = sum(ws)
+            return mx + math.log(sw), sum(w * mu for w, (_, mu) in zip(ws, fl)) / sw
+
+        x = guess if guess is not None and math.isfinite(guess) else 0.0
+        ok = False
+        for _ in range(60):  # safeguarded float Newton (a guess only)
+            v, d = gf(x)
+            if d <= 1e-300:
+                break
+            step = (v - yf) / d
+            x -= max(-8.0, min(8.0, step))
+            if abs(step) < 1e-13 * (1 + abs(x)):
+                ok = True
+                break
+        if not ok:
+            lo, hi = -1.0, 1.0
+            while gf(lo)[0] > yf and lo > -1e6:
+                lo *= 2
+            while gf(hi)[0] < yf and hi < 1e6:
+                hi *= 2
+            for _ in range(80):
+                mid = (lo + hi) / 2
+                if gf(mid)[0] < yf:
+                    lo = mid
+                else:
+                    hi = mid
+            x = (lo + hi) / 2
+        self._last[0] = x
+        t = arb(x)
+        tol = arb(2) ** (-(ctx.prec - 8)) * (1 + abs(t))
+        for _ in range(8):
+            gv, gd = self._g(t, comps)
+            step = arb(((gv - y) / gd).mid())
+            t = arb((t - step).mid())
+            if abs(step) < tol:
+                break
+        r = endpoints(arb(2) ** (-(ctx.prec - 12)) * (1 + abs(t)))[1]
+        for _ in range(6):
+            a, _ = self._g(t - r, comps)
+            b, _ = self._g(t + r, comps)
+            if a < y and b > y:
+                return t + arb(0, 1) * r
+            r = r * 16
+        raise Undecided("mixture-of-Gaussians loss inversion")
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        comps = self._mus()
+        p0 = self._p0()
+        guess = self._last[0]
+        y = eps if self.direction == "remove" else -eps
+        # g ranges over (log p0, inf); y <= log p0 means every x (remove) /
+        # no x (add) satisfies the event
+        if p0 == 1:
+            # all components at 0: P = Q, loss identically 0
+            if eps < 0:
+                return arb(1), arb(1)
+            if eps >= 0:
+                return arb(0), arb(0)
+            raise Undecided("eps at 0 for a zero-sensitivity mixture")
+        if p0 > 0:
+            lp0 = ball(p0).log()
+            if y <= lp0:
+                return (arb(1), arb(1)) if self.direction == "remove" else (arb(0), arb(0))
+            if not y > lp0:
+                raise Undecided("eps at the end of the mixture loss range")
+        x = self._root(y, comps, guess)
+        if self.direction == "remove":
+            qt = normal_sf(x)
+            pt = sum((p * normal_sf(x - mu) for mu, p in comps), arb(0))
+            return pt, qt
+        pt = normal_sf(-x)
+        qt = sum((p * normal_sf(mu - x) for mu, p in comps), arb(0))
+        return pt, qt
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        out = [self.tails(h * i) for i in range(i0, n + 1)]
+        return [a for a, _ in out], [b for _, b in out]
+
+    def delta(self, eps: arb) -> arb:
+        p, q = self.tails(eps)
+        return p - eps.exp() * q
+
+
+# --------------------------------------------------------------------------- pointwise maximum
+
+
+@dataclass(frozen=True)
+class MaxCurvePair:
+    """A pair (P~, Q~) whose hockey-stick curve is max(H_R, H_A), the curves
+    of the pairs ``first`` and ``second`` (AFA Cor 32, constructed by Lemma 9).
+
+    Tails of P~: with H(x) = H_x(P~ || Q~), x = e^eps, Q~(L > eps) = -H'(x+)
+    and P~(L > eps) = H(x) - x H'(x+) - P~(L = inf), so on every eps where one
+    curve is strictly larger the tails are that pair's tails. Where the two
+    curves are *equal* (``tie_at_zero``: at eps = 0 exactly, which holds for
+    the replace-one WOR pairs because the base pair is symmetric, so
+    H_A(1) = H_R(1) by AFA Lemma 46), the right derivative of the maximum is
+    the larger right derivative, i.e. the pair with the smaller Q-tail.
+    Elsewhere an undecidable comparison raises Undecided (the discretisation
+    then raises the precision). P~(L = inf) = max of the two inf-masses
+    (the limit of H at x -> inf)."""
+
+    first: object
+    second: object
+    tie_at_zero: bool = True
+
+    def inf_mass(self) -> arb:
+        a, b = self.first.inf_mass(), self.second.inf_mass()  # type: ignore[attr-defined]
+        if a >= b:
+            return a
+        if b >= a:
+            return b
+        raise Undecided("inf masses")
+
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        pr, qr = self.first.tails(eps)  # type: ignore[attr-defined]
+        pa, qa = self.second.tails(eps)  # type: ignore[attr-defined]
+        if self.tie_at_zero and eps.is_exact() and eps.is_zero():
+            if qr <= qa:
+                return pr, qr
+            if qa <= qr:
+                return pa, qa
+            raise Undecided("tie at eps = 0")
+        e = eps.exp()
+        dr = pr - e * qr + self.first.inf_mass()  # type: ignore[attr-defined]
+        da = pa - e * qa + self.second.inf_mass()  # type: ignore[attr-defined]
+        if dr > da:
+            return pr, qr
+        if da > dr:
+            return pa, qa
+        # not ordered at this precision: the true tails are one of the two
+        # pairs' tails (whichever curve is larger, or at a tie the one with
+        # the larger right derivative), so the union of both balls encloses them
+        return pr.union(pa), qr.union(qa)
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        out = [self.tails(h * i) for i in range(i0, n + 1)]
+        return [a for a, _ in out], [b for _, b in out]
+
+    def delta(self, eps: arb) -> arb:
+        p, q = self.tails(eps)
+        return p - eps.exp() * q + self.inf_mass()

@@ -1,0 +1,75 @@
+"""`dpverify audit dpsgd --events FILE` with DpEvent-style trees: certificates
+that verify, forgeries that are refused, strict input errors (exit 2)."""
+
+import copy
+import json
+
+import pytest
+
+from dpverify.certificate.verify import verify_certificate
+from dpverify.certificate.writer import compute_digest
+from dpverify.cli import main
+from dpverify.errors import CertificateRejected
+
+TREE = {"neighboring": "add-remove", "events": [
+    {"type": "self_composed", "count": 10, "event": {"type": "poisson_sampled", "sampling_probability": "0.1",
+                                                      "event": {"type": "gaussian", "noise_multiplier": "2"}}},
+    {"type": "self_composed", "count": 10, "event": {"type": "sampled_without_replacement",
+                                                      "source_dataset_size": 100, "sample_size": 10,
+                                                      "event": {"type": "laplace", "noise_multiplier": "8"}}},
+    {"type": "epsilon_delta", "epsilon": "0.1", "delta": "1e-8"}]}
+
+
+def _run(capsys, tmp_path, doc, *extra):
+    f = tmp_path / "ev.json"
+    f.write_text(json.dumps(doc))
+    try:
+        code = main(["audit", "dpsgd", "--events", str(f), *extra])
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr()
+
+
+def _forge(cert):
+    bad = copy.deepcopy(cert)
+    enc = bad["result"].get("enclosure")
+    if enc and enc["hi"] != "inf":
+        enc.update(lo=repr(3 * float(enc["lo"]) + 1), hi=repr(3 * float(enc["hi"]) + 1))
+    else:
+        bad["result"]["verdict"] = {"holds": "fails", "fails": "holds"}.get(bad["result"]["verdict"], "holds")
+    bad["digest"] = compute_digest(bad)
+    return bad
+
+
+@pytest.mark.parametrize("query, kind", [(["--delta", "1e-5"], "events.epsilon"),
+                                          (["--eps", "1"], "events.delta"),
+                                          (["--delta", "1e-5", "--claimed-eps", "3"], "events.claim")])
+def test_tree_certificates_verify_and_forgeries_are_refused(query, kind, capsys, tmp_path):
+    code, out = _run(capsys, tmp_path, TREE, *query, "--digits", "3", "--json")
+    assert code in (0, 1), out.err
+    cert = json.loads(out.out)
+    assert cert["claim"]["quantity"] == kind
+    assert "2C" in cert["inputs"]["sensitivity_convention"]
+    assert "confirmed" in verify_certificate(cert)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(_forge(cert))
+
+
+@pytest.mark.parametrize("doc, needle", [
+    ({"events": [{"steps": 1000, "noise_multiplier": "1", "sampling_rate": "0.01"}]},
+     "events[0].steps: unknown key; did you mean count?"),
+    ({"events": [{"noise_multiplier": "1", "sampling_rate": "0.01"}]}, "missing key 'count'"),
+    ({"neighboring": "replace-one", "event": {"type": "poisson_sampled", "sampling_probability": "0.1",
+                                              "event": {"type": "gaussian", "noise_multiplier": "1"}}},
+     "replace-one"),
+])
+def test_bad_event_files_exit_2(doc, needle, capsys, tmp_path):
+    code, out = _run(capsys, tmp_path, doc, "--delta", "1e-5")
+    assert code == 2 and needle in out.err and "Traceback" not in out.err
+
+
+def test_help_states_the_sensitivity_convention(capsys):
+    with pytest.raises(SystemExit):
+        main(["audit", "dpsgd", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "2C" in text and "replace-special" in text

@@ -1,0 +1,83 @@
+"""The strict JSON event format: every mistake is refused with the path, a
+hint and the allowed keys; the shipped JSON Schema agrees with the parser."""
+
+import json
+from fractions import Fraction
+
+import jsonschema
+import pytest
+
+from dpverify.errors import InvalidParameter
+from dpverify.events import load_schema, parse_document, event_to_json, model as E
+
+GOOD = [
+    {"neighboring": "replace-one", "event": {"type": "self_composed", "count": 1000, "event": {
+        "type": "sampled_without_replacement", "source_dataset_size": 60000, "sample_size": 256,
+        "event": {"type": "gaussian", "noise_multiplier": "1.1"}}}},
+    {"events": [{"type": "poisson_sampled", "sampling_probability": "256/60000",
+                 "event": {"type": "laplace", "noise_multiplier": 2}},
+                {"type": "mixture_of_gaussians", "standard_deviation": "1", "sensitivities": ["0", "1"],
+                 "sampling_probs": ["0.9", "0.1"]},
+                {"type": "discrete_gaussian", "sigma": "2", "sensitivity": 1},
+                {"type": "zcdp", "rho": "0.1", "xi": "0"}, {"type": "no_op"}, {"type": "non_private"}]},
+    {"events": [{"noise_multiplier": "1", "sampling_rate": "1/20", "count": 20},
+                {"mechanism": "approx", "exp_eps0": "2", "delta0": "1e-8", "sampling_rate": "0.5", "count": 3}]},
+]
+
+BAD = [
+    ('{"events":[{"steps":1000,"noise_multiplier":"1","sampling_rate":"0.01"}]}',
+     "events[0].steps: unknown key; did you mean count?"),
+    ('{"events":[{"type":"self_composed","steps":10,"event":{"type":"no_op"}}]}',
+     "events[0].steps: unknown key; did you mean count? (allowed keys: type, count, event)"),
+    ('{"events":[{"type":"poisson_sampled","q":"0.1","event":{"type":"no_op"}}]}',
+     "events[0].q: unknown key; did you mean sampling_probability?"),
+    ('{"events":[{"noise_multiplier":"1","sampling_rate":"0.01"}]}', "missing key 'count'"),
+    ('{"events":[{"mechanism":"laplace","scale":"1","count":3}]}', "missing key 'sampling_rate'"),
+    ('{"event":{"type":"gausian","noise_multiplier":"1"}}', "did you mean gaussian?"),
+    ('{"event":{"type":"gaussian","noise_multiplier":"-1"}}', "event.noise_multiplier: -1 must be > 0"),
+    ('{"event":{"type":"gaussian","noise_multiplier":"abc"}}', "event.noise_multiplier"),
+    ('{"event":{"type":"poisson_sampled","sampling_probability":"1.5","event":{"type":"no_op"}}}', "must be in [0, 1]"),
+    ('{"event":{"type":"mixture_of_gaussians","standard_deviation":"1","sensitivities":["0","1"],'
+     '"sampling_probs":["0.9","0.2"]}}', "must sum to exactly 1"),
+    ('{"event":{"type":"self_composed","count":1.5,"event":{"type":"no_op"}}}', "must be an integer"),
+    ('{"event":{"type":"gaussian","noise_multiplier":"1"},"events":[]}', "exactly one of"),
+    ('{"evnts":[]}', "did you mean events?"),
+    ("{", "not valid JSON"),
+    ('{"event":{"type":"gaussian","noise_multiplier":"1e-999999"}}', "exponent"),
+    ('{"event":{"type":"self_composed","count":' + "9" * 5000 + ',"event":{"type":"no_op"}}}', "integer"),
+]
+
+
+@pytest.mark.parametrize("doc", GOOD)
+def test_good_documents_parse_and_match_the_schema(doc):
+    jsonschema.validate(doc, load_schema())
+    tree, _ = parse_document(json.dumps(doc))
+    assert tree is not None
+
+
+@pytest.mark.parametrize("text, needle", BAD)
+def test_bad_documents_are_refused_naming_the_path(text, needle):
+    with pytest.raises(InvalidParameter) as exc:
+        parse_document(text, where="f.json: ")
+    assert needle in str(exc.value) and str(exc.value).startswith("f.json: ")
+
+
+@pytest.mark.parametrize("text, needle", BAD[:13])
+def test_schema_refuses_what_the_parser_refuses(text, needle):
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return
+    if "must be > 0" in needle or "sum to exactly" in needle or "[0, 1]" in needle:
+        return  # value ranges are checked by the parser, not the schema
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, load_schema())
+
+
+def test_numbers_are_exact_and_round_trip():
+    tree, rel = parse_document('{"neighboring":"add","event":{"type":"poisson_sampled",'
+                               '"sampling_probability":0.1,"event":{"type":"gaussian","noise_multiplier":"1/3"}}}')
+    assert rel == "add"
+    assert tree == E.PoissonSampled(Fraction(1, 10), E.Gaussian(Fraction(1, 3)))
+    again, _ = parse_document({"event": event_to_json(tree)})
+    assert again == tree
