@@ -127,68 +127,77 @@ def run_sweep(
     result = SweepResult(grid, executor.name, rows, 0.0)
     total, done = len(rows), 0
 
-    def finish(key: str, outcome: Outcome, attempts: int, cached: bool) -> None:
+    def finish_row(i: int, outcome: Outcome, attempts: int, cached: bool, cert_path: str) -> None:
         nonlocal done
-        idxs = by_key[key]
-        params, plan = planned[idxs[0]]
+        r = rows[i]
+        params = planned[i][0]
         fields: dict[str, Any] = {}
+        if outcome.status == "ok" and outcome.cert is not None:
+            fields = task.summarize(params, outcome.cert, outcome.extra)
+        r.status = outcome.status if outcome.status in ("ok", "undecided") else "error"
+        r.seconds, r.cached, r.attempts, r.certificate = outcome.seconds, cached, attempts, cert_path
+        r.error = outcome.message
+        r.quantity = fields.get("quantity", "")
+        r.lo, r.hi = fields.get("lo", ""), fields.get("hi", "")
+        r.verdict = fields.get("verdict", "undecided" if outcome.status == "undecided" else
+                               ("" if outcome.status == "ok" else "error"))
+        r.extra = {k: v for k, v in fields.items() if k not in ("quantity", "lo", "hi", "verdict") and k not in r.params}
+        done += 1
+        if on_row:
+            on_row(r, done, total)
+
+    queue: list[tuple[Any, Job]] = []  # (tag, job); popped from the end
+
+    def certificate_known(key: str, outcome: Outcome, attempts: int, cached: bool) -> None:
+        """A configuration key is settled: store its certificate, then finish
+        its rows (or queue their post steps)."""
+        params, plan = planned[by_key[key][0]]
         cert_path = ""
         if outcome.cert is not None:
             cert = outcome.cert
             if not cached and cache is not None and cert.get("result", {}).get("verdict") != "undecided":
                 cache.put(plan, cert)  # as soon as it exists: an interrupted sweep keeps it
-            cert_file = out / "certificates" / f"{key}.json"
-            cert_file.write_text(dumps(cert), encoding="utf-8")
+            (out / "certificates" / f"{key}.json").write_text(dumps(cert), encoding="utf-8")
             cert_path = f"certificates/{key}.json"
-            fields = task.summarize(params, cert, outcome.extra)
-        for i in idxs:
-            r = rows[i]
-            r.status = outcome.status if outcome.status in ("ok", "undecided") else "error"
-            r.seconds, r.cached, r.attempts, r.certificate = outcome.seconds, cached, attempts, cert_path
-            r.error = outcome.message
-            r.quantity = fields.get("quantity", "")
-            r.lo, r.hi = fields.get("lo", ""), fields.get("hi", "")
-            r.verdict = fields.get("verdict", "undecided" if outcome.status == "undecided" else
-                                   ("" if outcome.status == "ok" else "error"))
-            r.extra = {k: v for k, v in fields.items() if k not in ("quantity", "lo", "hi", "verdict")}
-            done += 1
-            if on_row:
-                on_row(r, done, total)
+        for i in by_key[key]:
+            if task.post is not None and outcome.status == "ok":
+                queue.insert(0, (("post", i, cached, cert_path),
+                                 Job(grid.task, planned[i][0], plan, outcome.cert, timeout, post=True)))
+            else:
+                finish_row(i, outcome, attempts, cached, cert_path)
 
-    jobs: list[tuple[str, Job]] = []
     for key, idxs in by_key.items():
         params, plan = planned[idxs[0]]
-        hit = None
         if cache is not None:
             t = time.monotonic()
             look = cache.get(plan)
             if look.refused:
                 result.cache_refused.append(f"{key[:12]}: {look.refused}")
-            hit = look.cert
-            if hit is not None:
+            if look.cert is not None:
                 result.cache_hits += 1
-                if task.post is None:
-                    finish(key, Outcome("ok", hit, seconds=time.monotonic() - t), 0, True)
-                    continue
-        jobs.append((key, Job(grid.task, params, plan, hit, timeout)))
+                certificate_known(key, Outcome("ok", look.cert, seconds=time.monotonic() - t), 0, True)
+                continue
+        queue.insert(0, (("cert", key), Job(grid.task, params, plan, None, timeout)))
 
-    attempts: dict[str, int] = {}
-    queue = list(reversed(jobs))
+    attempts: dict[Any, int] = {}
     inflight = 0
     while queue or inflight:
         while queue and inflight < executor.slots:
-            key, job = queue.pop()
-            attempts[key] = attempts.get(key, 0) + 1
-            executor.submit(job, (key, job))
+            tag, job = queue.pop()
+            attempts[tag] = attempts.get(tag, 0) + 1
+            executor.submit(job, (tag, job))
             inflight += 1
-        (key, job), outcome = executor.next_done()
+        (tag, job), outcome = executor.next_done()
         inflight -= 1
-        if outcome.status in RETRYABLE and attempts[key] <= retries:
+        if outcome.status in RETRYABLE and attempts[tag] <= retries:
             result.retried += 1
-            queue.append((key, job))
+            queue.append((tag, job))
             continue
-        if job.cached is None:
+        if tag[0] == "cert":
             result.computed += 1
-        finish(key, outcome, attempts[key], job.cached is not None)
+            certificate_known(tag[1], outcome, attempts[tag], False)
+        else:
+            _, i, cached, cert_path = tag
+            finish_row(i, outcome, attempts[tag], cached, cert_path)
     result.seconds = time.monotonic() - t0
     return result

@@ -32,8 +32,9 @@ class Job:
     task: str
     params: Mapping[str, Any]
     plan: Plan
-    cached: Optional[Mapping[str, Any]] = None  # a re-checked certificate from the cache
+    cached: Optional[Mapping[str, Any]] = None  # the certificate, when known (cache or earlier job)
     timeout: Optional[float] = None
+    post: bool = False  # run the task's post step (e.g. the accountant under test) on the certificate
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def _run(job: Job) -> Outcome:
     try:
         task = load_task(job.task)
         cert = job.cached if job.cached is not None else task.compute(job.params, job.plan)
-        extra = task.post(job.params, cert) if task.post is not None else None
+        extra = task.post(job.params, cert) if job.post and task.post is not None else None
     except (PrecisionExhausted, Undecided) as exc:
         return Outcome("undecided", message=str(exc), seconds=time.monotonic() - t0)
     except InvalidParameter as exc:
