@@ -130,7 +130,7 @@ class PoolExecutor(Executor):
 
 class DaskExecutor(Executor):
     def __init__(self, *, workers: Optional[int] = None, scheduler: Optional[str] = None,
-                 connect_timeout: float = 20.0) -> None:
+                 connect_timeout: float = 10.0) -> None:
         try:
             import distributed
         except ImportError:

@@ -106,6 +106,10 @@ def _schema_errors(data: Any, source: str) -> None:
     if not errors:
         return
     e = errors[0]
+    if e.validator == "oneOf":  # an unknown key inside a range says more than "matches no form"
+        inner = [c for c in e.context or () if c.validator == "additionalProperties" and isinstance(c.instance, dict)]
+        if inner:
+            e = inner[0]
     where = list(e.absolute_path)
     if e.validator == "additionalProperties" and isinstance(e.instance, dict):
         allowed = sorted(e.schema.get("properties", {}))
@@ -221,7 +225,8 @@ def parse_grid(data: Any, source: str) -> Grid:
         roles = [heatmap[r] for r in ("x", "y", "facet") if r in heatmap]
         if len(set(roles)) != len(roles):
             raise _err(source, "heatmap", "x, y and facet must be different axes")
-        others = [n for a in axes for n in a.names if n not in roles and len(a.values) > 1]
+        # a zip group is one axis: naming one of its parameters places all of them
+        others = [a.names[0] for a in axes if len(a.values) > 1 and not set(a.names) & set(roles)]
         if others:
             raise _err(source, "heatmap", f"the axes {', '.join(others)} vary but are not x, y or facet: "
                        "one picture would mix several configurations per cell")
