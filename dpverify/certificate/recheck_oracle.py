@@ -66,8 +66,9 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             if r["verdict"] == "crashed":
                 continue
             if r.get("reported") == "inf":
-                if r["verdict"] != "loose":
-                    raise CertificateRejected(f"row {i}: an infinite epsilon is 'loose', not {r['verdict']!r}")
+                # "returned-inf" since the sweep branch (issue 15); "loose" in earlier certificates
+                if r["verdict"] not in ("returned-inf", "loose"):
+                    raise CertificateRejected(f"row {i}: an infinite epsilon is 'returned-inf', not {r['verdict']!r}")
                 continue
             reported = to_mpf(exact_input({"x": r.get("reported_exact", r.get("reported"))}, "x"))
             again = _row_verdict(reported, lo, hi, tol)

@@ -11,7 +11,7 @@ from ..certificate import make_certificate
 from ..errors import InvalidParameter
 from ..oracle import accountants as A
 from ..oracle.rows import parse_rows
-from ..oracle.run import BATTERIES, markdown_report, run_battery, run_rows
+from ..oracle.run import BATTERIES, VERDICTS, markdown_report, run_battery, run_rows
 from ._common import emit
 
 ORDER = 60
@@ -24,7 +24,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Regression oracle. Each reported epsilon is 'unsafe' when it is below the "
         "certified lower bound of epsilon(delta) (the claimed guarantee is false), 'loose' when "
         "it exceeds the certified upper bound by more than the tolerance, 'consistent' otherwise; "
-        "accountants that raise are 'crashed' rows. One certified computation per distinct "
+        "accountants that raise or return NaN are 'crashed' rows, +inf is 'returned-inf'. One certified computation per distinct "
         "configuration (PLD accountant, add-remove). Exit 1 when any row is unsafe, else 0.",
     )
     src = p.add_mutually_exclusive_group(required=True)
@@ -38,6 +38,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                      f"battery ({', '.join(BATTERIES)})")
     p.add_argument("--accountants", metavar="LIST",
                    help=f"comma-separated subset for --battery ({', '.join(A.RUNNERS)}; default all)")
+    p.add_argument("--accountant", action="append", metavar="MODULE:FUNCTION",
+                   help="with --battery: also classify your own accountant, a function (event, delta) -> eps "
+                   "taking a dp_accounting DpEvent (repeatable; without --accountants only these run). "
+                   "Example: dpverify oracle --battery smoke --accountant mypkg.acct:epsilon")
     p.add_argument("--tolerance", default="0.01", metavar="REL",
                    help="relative excess above the certified upper bound still called consistent "
                    "(default 0.01)")
@@ -60,6 +64,9 @@ def _run(args: argparse.Namespace) -> int:
     tol = V.nonnegative("tolerance", args.tolerance)
     digits = V.integer("digits", args.digits, lo=1, hi=8)
     budget = float(V.positive("time_budget", args.time_budget))
+    if args.input and (args.accountant or args.accountants):
+        raise InvalidParameter("accountant" if args.accountant else "accountants",
+                               "--accountant/--accountants apply to --battery, not to --input (rows carry their epsilons)")
     if args.input:
         path = Path(args.input)
         try:
@@ -81,9 +88,12 @@ def _run(args: argparse.Namespace) -> int:
             if unknown or not names:
                 raise InvalidParameter("accountants", f"accountants={args.accountants!r}: unknown "
                                        f"{', '.join(unknown) or '(empty)'}; known: {', '.join(A.RUNNERS)}")
-        result = run_battery(args.battery, accountants=names, tolerance=tol, digits=digits,
+        plugins = [A.load_plugin(spec) for spec in (args.accountant or [])]
+        result = run_battery(args.battery, accountants=names, plugins=plugins, tolerance=tol, digits=digits,
                              time_budget=budget, progress=_progress)
         inputs = {"battery": args.battery, "tolerance": args.tolerance, "digits": digits}
+        if plugins:
+            inputs["accountant"] = [p.spec for p in plugins]
         title = f"dpverify oracle: battery '{args.battery}'"
     if sys.stderr.isatty():
         print("\r\033[K", end="", file=sys.stderr)
@@ -106,11 +116,21 @@ def _run(args: argparse.Namespace) -> int:
     )
     if args.report:
         Path(args.report).write_text(markdown_report(result, title), encoding="utf-8")
-    counts = {v: sum(r["verdict"] == v for r in result.rows) for v in ("consistent", "unsafe", "loose", "crashed")}
-    lines = [f"{r['accountant']:<20} {r['configuration']['noise_multiplier']:>5} "
+    counts = {v: sum(r["verdict"] == v for r in result.rows) for v in VERDICTS}
+    width = max([20] + [len(r["accountant"]) for r in result.rows])
+    lines = [f"{r['accountant']:<{width}} {r['configuration']['noise_multiplier']:>5} "
              f"{r['configuration']['sampling_rate']:>12} {r['configuration']['steps']:>6} "
              f"{r['reported'][:12] or '-':>12}  in {r['certified']['lo'][:9]}..{r['certified']['hi'][:9]}  "
              f"{r['verdict']}" for r in result.rows]
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     emit(args, cert, "\n".join(lines + [f"{len(result.rows)} rows: {summary}"] + result.notes))
-    return 1 if result.any_unsafe else 0
+    if result.any_unsafe:
+        unsafe = [f"{r['accountant']} at {_describe(r['configuration'])} reported {r['reported']} < certified "
+                  f"lower bound {r['certified']['lo'][:12]}" for r in result.rows if r["verdict"] == "unsafe"]
+        print(f"dpverify: {len(unsafe)} unsafe row(s):\n  " + "\n  ".join(unsafe), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _describe(c: dict) -> str:
+    return (f"sigma={c['noise_multiplier']}, q={c['sampling_rate']}, T={c['steps']}, delta={c['delta']}")

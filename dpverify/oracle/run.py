@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
 from ..pld import dpsgd_epsilon
@@ -20,7 +20,8 @@ from . import accountants as A
 from .classify import classify
 from .rows import Config, Row
 
-__all__ = ["Battery", "BATTERIES", "OracleResult", "run_rows", "run_battery", "DEFAULT_TOLERANCE"]
+__all__ = ["Battery", "BATTERIES", "OracleResult", "VERDICTS", "classify_report", "report_row", "run_rows",
+           "run_battery", "DEFAULT_TOLERANCE"]
 
 DEFAULT_TOLERANCE = Fraction(1, 100)
 
@@ -103,17 +104,27 @@ def _certify(result: OracleResult, cfg: Config, source: str, time_budget: float,
     return result.certified[key]
 
 
-def _row_json(accountant: str, cfg: Config, certified: Enclosure, reported: Optional[Fraction],
-              reported_text: str, tolerance: Fraction, error: str = "") -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "accountant": accountant,
+#: verdicts of a row: the first three compare a number with the certified
+#: enclosure; "returned-inf" (a true but vacuous guarantee) and "crashed"
+#: (an exception or NaN) say the accountant gave no number to compare
+VERDICTS = ("consistent", "unsafe", "loose", "returned-inf", "crashed")
+
+
+def classify_report(accountant: str, cfg: Config, certified: Enclosure, reported: Optional[Fraction],
+                    reported_text: str, tolerance: Fraction, error: str = "",
+                    meta: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    """One oracle row (JSON): the report, the certified enclosure, the verdict.
+    ``meta`` (accountant version and settings) is recorded as given."""
+    row: dict[str, Any] = {"accountant": accountant}
+    if meta:
+        row.update(meta)
+    row.update({
         "configuration": cfg.to_json(),
         "reported": reported_text,
         "certified": certified.to_json(),
-    }
+    })
     if reported is None and reported_text == "inf":
-        # an infinite epsilon is a true but vacuous guarantee
-        row.update(verdict="loose", excess="inf")
+        row.update(verdict="returned-inf", excess=None)
         return row
     if reported is None:
         row.update(verdict="crashed", excess=None, error=error)
@@ -126,6 +137,13 @@ def _row_json(accountant: str, cfg: Config, certified: Enclosure, reported: Opti
     return row
 
 
+def report_row(report: "A.Report", cfg: Config, certified: Enclosure, tolerance: Fraction) -> dict[str, Any]:
+    """The row of one accountant report (built-in runner or plug-in)."""
+    value = None if report.value is None else Fraction(report.value)
+    meta = {"accountant_version": report.version, "accountant_settings": dict(report.settings)}
+    return classify_report(report.accountant, cfg, certified, value, report.text, tolerance, report.error, meta)
+
+
 def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4,
              time_budget: float = 600.0, progress: Optional[Callable[[str], None]] = None) -> OracleResult:
     """Classify input rows (CSV/JSON): one certified computation per configuration."""
@@ -133,36 +151,42 @@ def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, di
     for row in rows:
         cert = _certify(result, row.config, "input", time_budget, progress)
         result.rows.append(
-            _row_json(row.accountant, row.config, cert, row.reported, row.reported_text, tolerance, row.error)
+            classify_report(row.accountant, row.config, cert, row.reported, row.reported_text, tolerance, row.error)
         )
     return result
 
 
 def run_battery(name: str, *, accountants: Optional[Sequence[str]] = None,
+                plugins: Sequence["A.Plugin"] = (),
                 tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4, time_budget: float = 600.0,
                 progress: Optional[Callable[[str], None]] = None) -> OracleResult:
-    """Run the installed accountants on a named battery and classify them.
-    Missing libraries are skipped with a note; crashes become 'crashed' rows."""
+    """Run accountants on a named battery and classify them: the built-in
+    runners named in ``accountants`` (all when None and no plug-ins are
+    given, none when only plug-ins are) and every plug-in. Missing libraries
+    are skipped with a note; crashes become 'crashed' rows."""
     battery = BATTERIES[name]
-    names = list(accountants) if accountants else list(A.RUNNERS)
+    if accountants is not None:
+        names = list(accountants)
+    else:
+        names = [] if plugins else list(A.RUNNERS)
     result = OracleResult(tolerance, digits)
     skipped = [n for n in names if not A.available(n)]
     for n in skipped:
         result.notes.append(f"{n}: skipped ({A.RUNNERS[n].module} is not installed)")
     for cfg, source in battery.configs:
         cert = _certify(result, cfg, source, time_budget, progress)
+        reports: list[A.Report] = []
         for n in names:
             if n in skipped:
                 continue
             if progress:
                 progress(f"{n} on {cfg.describe()}")
-            eps, err = A.run(n, cfg)
-            if eps is not None and eps == float("inf"):
-                reported, text = None, "inf"
-            else:
-                reported = None if eps is None else Fraction(eps)
-                text = "" if eps is None else repr(eps)
-            result.rows.append(_row_json(n, cfg, cert, reported, text, tolerance, err))
+            reports += A.run(n, cfg)
+        for plugin in plugins:
+            if progress:
+                progress(f"{plugin.spec} on {cfg.describe()}")
+            reports.append(plugin.run(cfg))
+        result.rows += [report_row(r, cfg, cert, tolerance) for r in reports]
     return result
 
 
@@ -173,7 +197,7 @@ def markdown_report(result: OracleResult, title: str) -> str:
              f"(add-remove relation, relative width <= 1e-{result.digits}); verdicts: "
              f"**unsafe** = reported below the certified lower bound (the guarantee is false), "
              f"**loose** = above the upper bound by more than {float(result.tolerance):.0%}, "
-             f"consistent otherwise.", ""]
+             f"consistent otherwise; **returned-inf** and **crashed**: no number to compare.", ""]
     for key, (cfg, source) in result.configs.items():
         enc = result.certified[key]
         lines += [f"## {cfg.describe()}", "", f"Source: {source}. Certified epsilon in "
@@ -184,7 +208,8 @@ def markdown_report(result: OracleResult, title: str) -> str:
                 continue
             rep = r["reported"] if r["verdict"] != "crashed" else f"crashed: {r.get('error', '')[:80]}"
             v = r["verdict"] if r["verdict"] == "consistent" else f"**{r['verdict']}**"
-            lines.append(f"| {r['accountant']} | {rep} | {v} | {r['excess'] or ''} |")
+            name = r["accountant"] + (f" {r['accountant_version']}" if r.get("accountant_version") else "")
+            lines.append(f"| {name} | {rep} | {v} | {r['excess'] or ''} |")
         lines.append("")
     if result.notes:
         lines += ["Notes:", ""] + [f"- {n}" for n in result.notes] + [""]

@@ -1,0 +1,124 @@
+"""`dpverify sweep GRID`: run a task over a grid of configurations, cached, on many cores or Dask."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from .. import _validate as V
+from ..errors import InvalidParameter
+from ..sweep import Cache, load_grid, make_executor, run_sweep
+from ..sweep.report import require_matplotlib, summary_lines, write_heatmap, write_results
+
+ORDER = 70
+
+_ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}")
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="run a task (audit, oracle) over a grid of configurations, cached, in parallel",
+        description="Run a grid file's task over every configuration (docs/sweep.md). Writes "
+        "OUT/results.csv, OUT/results.json, OUT/certificates/KEY.json and, when the grid has a "
+        "[heatmap] table, OUT/heatmap.png. Certified results are cached by content (folder or "
+        "fsspec URL) and re-checked before reuse; a re-run computes only what is missing. "
+        "Exit 0 all certified, 1 some verdict fails (or an oracle row is unsafe), 3 some "
+        "configuration undecided or failed, 2 bad input. "
+        "Example: dpverify sweep examples/grid-mnist.toml --workers 2",
+    )
+    p.add_argument("grid", metavar="GRID", help="grid file (.toml or .json)")
+    p.add_argument("--workers", metavar="N", help="local process pool of N workers (default: the number "
+                   "of CPUs; 1 runs in this process); with --dask, the LocalCluster's worker count (default 2)")
+    p.add_argument("--dask", action="store_true", help="start a dask.distributed LocalCluster")
+    p.add_argument("--scheduler", metavar="ADDR", help="use an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: ./sweep-<grid name>)")
+    p.add_argument("--cache", metavar="DIR|URL", help="cache folder or fsspec URL (default: OUT/cache)")
+    p.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
+    p.add_argument("--recheck-cache", action="store_true",
+                   help="also re-derive every cache hit with the independent verifier (slower; "
+                   "use when others can write to the cache)")
+    p.add_argument("--task-timeout", metavar="SEC", help="kill a configuration's computation after SEC "
+                   "seconds (then retry); default: no limit beyond the task's own time budget")
+    p.add_argument("--retries", default="2", metavar="N",
+                   help="retries after a timeout or a dead worker (default 2)")
+    p.add_argument("--json", action="store_true", help="print results.json to stdout")
+    p.set_defaults(func=_run)
+
+
+class _Bar:
+    """tqdm on stderr when stderr is a terminal; silent otherwise."""
+
+    def __init__(self, total: int) -> None:
+        self.bar = None
+        self.failures = 0
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, file=sys.stderr, unit="cfg", dynamic_ncols=True)
+
+    def __call__(self, row, done: int, total: int) -> None:
+        if row.status != "ok":
+            self.failures += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(failures=self.failures, refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    grid = load_grid(args.grid)
+    workers = None
+    if args.workers is not None:
+        workers = V.integer("workers", args.workers, lo=1, hi=4096)
+    if args.dask and args.scheduler:
+        raise InvalidParameter("scheduler", "give --dask (start a LocalCluster) or --scheduler ADDR, not both")
+    if args.scheduler:
+        if workers is not None:
+            raise InvalidParameter("workers", "--workers does not apply with --scheduler (the cluster has its workers)")
+        if not _ADDRESS.fullmatch(args.scheduler):
+            raise InvalidParameter("scheduler", f"scheduler={args.scheduler!r} must look like tcp://HOST:PORT")
+    if args.no_cache and (args.cache or args.recheck_cache):
+        raise InvalidParameter("no_cache", "--no-cache does not go with --cache or --recheck-cache")
+    retries = V.integer("retries", args.retries, lo=0, hi=100)
+    timeout = None
+    if args.task_timeout is not None:
+        timeout = float(V.positive("task_timeout", args.task_timeout))
+        if not hasattr(os, "fork"):
+            raise InvalidParameter("task_timeout", "--task-timeout needs os.fork (Linux, macOS)")
+    if grid.heatmap:
+        require_matplotlib()
+    out = Path(args.out) if args.out else Path(f"sweep-{Path(args.grid).stem}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameter("out", f"out={str(out)!r}: cannot create the folder ({exc.strerror})") from None
+    cache = None if args.no_cache else Cache(args.cache or str(out / "cache"), recheck=args.recheck_cache)
+    if workers is None and not args.dask and not args.scheduler:
+        workers = os.cpu_count() or 1
+    bar = _Bar(grid.size)
+    try:
+        with make_executor(workers=workers, dask=args.dask, scheduler=args.scheduler) as executor:
+            res = run_sweep(grid, executor, out, cache=cache, retries=retries, timeout=timeout, on_row=bar)
+    finally:
+        bar.close()
+    csv_path, json_path = write_results(res, out)
+    heat = write_heatmap(res, out) if grid.heatmap else None
+    if args.json:
+        sys.stdout.write(json_path.read_text(encoding="utf-8"))
+    else:
+        lines = summary_lines(res)
+        lines.append(f"results: {csv_path}, {json_path}" + (f"; heatmap: {heat}" if heat else ""))
+        print("\n".join(lines))
+    verdicts = {r.verdict for r in res.rows}
+    if verdicts & {"fails", "unsafe"}:
+        return 1
+    if any(r.status != "ok" for r in res.rows) or "undecided" in verdicts:
+        return 3
+    return 0

@@ -1,0 +1,151 @@
+"""Content-addressed cache of certificates, distrusted on every read.
+
+An entry is a certificate stored under ``<root>/<k[:2]>/<k>.json`` where ``k``
+is :func:`dpverify.sweep.tasks.cache_key` of (dpverify version,
+``claim.quantity``, ``inputs``). ``root`` is a folder or, when fsspec is
+installed, any fsspec URL (``s3://bucket/dpverify-cache``, ``memory://x``).
+
+A cached file is input, so it is checked before use (:meth:`Cache.get`):
+the certificate JSON Schema, the digest, the dpverify version, and that its
+``claim.quantity`` and ``inputs`` are exactly the ones the key was computed
+from (a valid certificate of another configuration, copied under this key,
+is refused). A digest only detects accidents: anyone who can write to the
+cache can forge a self-consistent certificate. ``recheck=True`` therefore
+also runs the independent verifier (:func:`dpverify.certificate.verify_certificate`,
+a second implementation on mpmath) on each hit. A refused entry is a miss:
+the configuration is computed again and the entry overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from .._version import __version__
+from ..certificate import compute_digest, dumps
+from ..errors import DpverifyError, InvalidParameter
+from .tasks import Plan, cache_key
+
+__all__ = ["Cache", "Lookup"]
+
+_MAX_ENTRY = 50_000_000  # bytes; a bigger file is not one of ours
+
+
+def _canonical(x: Any) -> str:
+    return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    cert: Optional[dict]
+    refused: str = ""  # why an existing entry was not used ("" for a plain miss or a hit)
+
+
+class Cache:
+    def __init__(self, url: str, *, recheck: bool = False) -> None:
+        self.url = url
+        self.recheck = recheck
+        self._fs: Any = None
+        if "://" in url:
+            try:
+                import fsspec
+            except ImportError:
+                raise InvalidParameter("cache", f"cache={url!r}: URLs need fsspec (pip install fsspec)") from None
+            try:
+                self._fs, self._root = fsspec.core.url_to_fs(url)
+            except (ValueError, ImportError) as exc:
+                raise InvalidParameter("cache", f"cache={url!r}: {exc}") from None
+        else:
+            self._root = str(Path(url))
+            try:
+                Path(url).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InvalidParameter("cache", f"cache={url!r}: cannot create the folder ({exc.strerror})") from None
+        self._schema: Any = None
+
+    def _path(self, key: str) -> str:
+        return f"{self._root}/{key[:2]}/{key}.json"
+
+    def _read(self, key: str) -> Optional[bytes]:
+        path = self._path(key)
+        try:
+            if self._fs is None:
+                p = Path(path)
+                if not p.is_file():
+                    return None
+                if p.stat().st_size > _MAX_ENTRY:
+                    return b"\0too large"
+                return p.read_bytes()
+            if not self._fs.exists(path):
+                return None
+            return self._fs.cat_file(path)
+        except OSError:
+            return None
+
+    def _validator(self) -> Any:
+        if self._schema is None:
+            import jsonschema
+
+            schema = json.loads(resources.files("dpverify.certificate").joinpath("schema.json").read_text("utf-8"))
+            self._schema = jsonschema.Draft202012Validator(schema)
+        return self._schema
+
+    def check(self, plan: Plan, data: bytes) -> tuple[Optional[dict], str]:
+        """The certificate in ``data`` if it is a valid entry for ``plan``, else (None, reason)."""
+        try:
+            cert = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None, "not JSON"
+        errors = list(self._validator().iter_errors(cert))
+        if errors:
+            return None, f"not a certificate ({errors[0].message[:120]})"
+        if cert.get("digest") != compute_digest(cert):
+            return None, "digest does not match the contents"
+        if cert.get("dpverify") != __version__:
+            return None, f"written by dpverify {cert.get('dpverify')!r}, this is {__version__}"
+        claim = cert.get("claim", {})
+        if claim.get("quantity") != plan.quantity or _canonical(cert.get("inputs")) != _canonical(plan.inputs):
+            return None, "its quantity or inputs are not the ones of its key"
+        if cache_key(claim["quantity"], cert["inputs"]) != plan.key:
+            return None, "stored under a foreign key"
+        if self.recheck:
+            from ..certificate import verify_certificate
+
+            try:
+                verify_certificate(cert)
+            except DpverifyError as exc:
+                return None, f"the independent verifier refused it ({exc})"
+        return cert, ""
+
+    def get(self, plan: Plan) -> Lookup:
+        data = self._read(plan.key)
+        if data is None:
+            return Lookup(None)
+        cert, why = self.check(plan, data)
+        return Lookup(cert, why)
+
+    def put(self, plan: Plan, cert: Mapping[str, Any]) -> None:
+        """Store ``cert`` under ``plan.key`` (atomically on a local folder)."""
+        data = dumps(cert).encode("utf-8")
+        path = self._path(plan.key)
+        if self._fs is None:
+            folder = Path(path).parent
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            return
+        tmp = f"{path}.tmp-{os.getpid()}"
+        self._fs.makedirs(self._fs._parent(path), exist_ok=True)
+        self._fs.pipe_file(tmp, data)
+        self._fs.mv(tmp, path)

@@ -1,0 +1,44 @@
+"""Accountant plug-ins for the oracle tests (``dpverify oracle --accountant tests.fixtures:NAME``).
+
+Each takes a dp_accounting DpEvent and a float delta and returns epsilon,
+the plug-in contract of :mod:`dpverify.oracle.accountants`.
+"""
+
+from __future__ import annotations
+
+
+def _rdp_epsilon(event, delta: float) -> float:
+    from dp_accounting import rdp
+
+    acc = rdp.RdpAccountant()
+    acc.compose(event)
+    return float(acc.get_epsilon(delta))
+
+
+def underreporting_accountant(event, delta: float) -> float:
+    """Half of dp_accounting's RDP epsilon. The RDP bound exceeds the true
+    epsilon(delta) by well under a factor 2 on every battery row (e.g. 0.98 vs
+    the certified [0.7178, 0.7185] on "smoke"), so half of it is below the
+    certified lower bound: an unsafe accountant by construction."""
+    return _rdp_epsilon(event, delta) / 2
+
+
+underreporting_accountant.dpverify_settings = {"rule": "dp_accounting RdpAccountant epsilon / 2"}
+
+
+def rdp_accountant(event, delta: float) -> float:
+    """dp_accounting's RDP epsilon: an upper bound, so never unsafe."""
+    return _rdp_epsilon(event, delta)
+
+
+def infinite_accountant(event, delta: float) -> float:
+    """Gives up: +inf (a true but vacuous guarantee: verdict returned-inf)."""
+    return float("inf")
+
+
+def crashing_accountant(event, delta: float) -> float:
+    raise RuntimeError("this accountant always fails")
+
+
+def nan_accountant(event, delta: float) -> float:
+    return float("nan")

@@ -1,0 +1,71 @@
+"""`dpverify oracle --accountant module:function`: a maintainer's accountant
+classified over a battery (and the battery-runner records)."""
+
+import json
+
+import pytest
+
+from dpverify.certificate import verify_certificate
+from dpverify.cli import main
+
+
+def test_underreporting_accountant_exits_1_and_names_the_row(capsys, tmp_path):
+    cert = tmp_path / "o.json"
+    code = main(["oracle", "--accountant", "tests.fixtures:underreporting_accountant",
+                 "--accountant", "tests.fixtures:infinite_accountant",
+                 "--accountant", "tests.fixtures:crashing_accountant",
+                 "--accountant", "tests.fixtures:rdp_accountant",
+                 "--battery", "smoke", "--certificate", str(cert)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    # the certified lower bound at sigma 1, q 0.01, T 100, delta 1e-5 is 0.7180...; RDP/2 is 0.607
+    assert "1 unsafe row(s)" in err
+    assert "tests.fixtures:underreporting_accountant at sigma=1, q=0.01, T=100, delta=0.00001" in err
+    c = json.loads(cert.read_text())
+    verdicts = {r["accountant"]: r["verdict"] for r in c["result"]["rows"]}
+    assert verdicts == {"tests.fixtures:underreporting_accountant": "unsafe",
+                        "tests.fixtures:infinite_accountant": "returned-inf",
+                        "tests.fixtures:crashing_accountant": "crashed",
+                        "tests.fixtures:rdp_accountant": "loose"}  # RDP 0.98 > 1.01 * 0.7181
+    row = c["result"]["rows"][0]
+    assert row["accountant_settings"] == {"rule": "dp_accounting RdpAccountant epsilon / 2"}
+    assert "accountant_version" in row
+    assert "confirmed" in verify_certificate(c)  # the verifier re-derives every verdict
+
+
+def test_prv_estimate_and_upper_are_separate_rows_with_version(capsys):
+    pytest.importorskip("prv_accountant")
+    from importlib.metadata import version
+
+    assert main(["oracle", "--battery", "smoke", "--accountants", "prv_accountant", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["result"]["rows"]
+    assert [r["accountant"] for r in rows] == ["prv_accountant-estimate", "prv_accountant-upper"]
+    assert all(r["accountant_version"] == version("prv-accountant") for r in rows)
+    assert rows[0]["accountant_settings"]["eps_error"] == "0.01"
+    # the upper bound is at least the estimate
+    assert float(rows[1]["reported"]) >= float(rows[0]["reported"])
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--battery", "smoke", "--accountant", "nocolon"], "module:function"),
+    (["--battery", "smoke", "--accountant", "no_such_module_xyz:f"], "cannot import"),
+    (["--battery", "smoke", "--accountant", "tests.fixtures:missing"], "has no function"),
+    (["--input", "rows.csv", "--accountant", "tests.fixtures:rdp_accountant"], "--battery"),
+])
+def test_bad_accountant_exits_2(capsys, argv, needle):
+    assert main(["oracle", *argv]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_oracle_sweep_task_with_dpsgd_alias(tmp_path, capsys):
+    g = tmp_path / "o.toml"
+    g.write_text('task = "oracle"\n[fixed]\nmechanism = "dpsgd"\ndelta = "1e-5"\ndigits = 2\n'
+                 'tolerance = "0.01"\nsampling_rate = "0.01"\nsteps = 100\nnoise_multiplier = 1\n'
+                 '[product]\naccountant = ["tests.fixtures:underreporting_accountant", '
+                 '"tests.fixtures:nan_accountant", "tests.fixtures:rdp_accountant"]\n')
+    code = main(["sweep", str(g), "--workers", "1", "--out", str(tmp_path / "o")])
+    assert code == 1  # an unsafe row
+    body = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert [r["verdict"] for r in body["rows"]] == ["unsafe", "crashed", "loose"]
+    assert body["summary"]["computed"] == 1  # one certified computation for three accountants
+    assert body["rows"][1]["accountant_error"] == "returned nan"

@@ -1,0 +1,100 @@
+"""Grid files: strict validation (exit 2 naming file, path, allowed values) and exact axes."""
+
+from fractions import Fraction
+
+import pytest
+
+from dpverify.cli import main
+from dpverify.errors import InvalidParameter
+from dpverify.sweep import load_grid, plan_grid
+
+
+def _grid(tmp_path, text, name="g.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_product_zip_and_exact_ranges(tmp_path):
+    g = load_grid(_grid(tmp_path, """
+task = "audit"
+[fixed]
+delta = 1e-5
+digits = 2
+[product]
+noise_multiplier = {start = 0.1, stop = 0.3, step = 0.1}
+[[zip]]
+sampling_rate = ["0.01", "1/3"]
+steps = {start = 10, stop = 20, num = 2}
+"""))
+    cfgs = g.configurations()
+    assert g.size == len(cfgs) == 6
+    # 0.1 + 0.1 + 0.1 is exactly 0.3 in exact arithmetic (3 values, stop included)
+    assert [c["noise_multiplier"] for c in cfgs[::2]] == ["0.1", "0.2", "0.3"]
+    assert [(c["sampling_rate"], c["steps"]) for c in cfgs[:2]] == [("0.01", 10), ("1/3", 20)]
+    assert cfgs[0]["delta"] == "1e-5"  # a TOML float is read as the decimal text written
+
+
+def test_geometric_range(tmp_path):
+    g = load_grid(_grid(tmp_path, 'task = "audit"\n[product]\ndelta = {start = "1e-8", stop = "1e-5", factor = 10}\n'))
+    assert [Fraction(c["delta"]) for c in g.configurations()] == [Fraction(1, 10**k) for k in (8, 7, 6, 5)]
+
+
+@pytest.mark.parametrize("text, needles", [
+    ('task = "audit"\n[fixd]\ndelta = 1\n', ["g.toml", "fixd: unknown key", "did you mean fixed?", "allowed: "]),
+    ('task = "audti"\n', ["task: unknown task", "did you mean audit?"]),
+    ('task = "audit"\n[product]\nnoise_multipler = [1]\n', ["product.noise_multipler", "did you mean noise_multiplier?"]),
+    ('task = "audit"\n[fixed]\nsteps = 1\n[product]\nsteps = [1, 2]\n', ["product.steps", "given twice"]),
+    ('task = "audit"\n[[zip]]\nsteps = [1, 2]\nsampling_rate = ["0.1"]\n', ["zip[0]", "equal lengths"]),
+    ('task = "audit"\n[product]\nsteps = {start = 1, stop = 5}\n', ["product.steps", "exactly one of step, num, factor"]),
+    ('task = "audit"\n[product]\nsteps = {start = 1, stop = 5, stepp = 1}\n', ["product.steps.stepp: unknown key", "did you mean step?"]),
+    ('task = "audit"\n[product]\nsteps = {start = 1, stop = 1e9, step = 1}\n', ["at most"]),
+    ('task = "audit"\n[product]\nsteps = [1, 2]\n[heatmap]\nx = "steps"\ny = "sigma"\n', ["heatmap.y", "not an axis"]),
+    ('task = "audit"\n[product]\nsteps = []\n', ["product.steps"]),
+    ('task = [\n', ["not TOML"]),
+])
+def test_bad_grids_are_refused_with_file_and_path(tmp_path, text, needles):
+    with pytest.raises(InvalidParameter) as info:
+        load_grid(_grid(tmp_path, text))
+    for n in needles:
+        assert n in info.value.message
+
+
+def test_bad_configuration_value_names_the_configuration(tmp_path, capsys):
+    p = _grid(tmp_path, """
+task = "audit"
+[fixed]
+delta = "1e-5"
+digits = 2
+steps = 10
+[product]
+sampling_rate = ["0.5", "1.5"]
+noise_multiplier = ["1"]
+""")
+    with pytest.raises(InvalidParameter) as info:
+        plan_grid(load_grid(p))
+    assert "configuration 1 (sampling_rate=1.5, noise_multiplier=1)" in info.value.message
+    assert main(["sweep", str(p), "--workers", "1", "--out", str(tmp_path / "o")]) == 2
+    assert "must be in (0, 1]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--dask", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
+    (["--scheduler", "localhost"], "tcp://HOST:PORT"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "--workers"),
+    (["--no-cache", "--recheck-cache"], "--no-cache"),
+    (["--workers", "0"], "--workers"),
+    (["--task-timeout", "-1"], "--task-timeout"),
+    (["--retries", "abc"], "--retries"),
+])
+def test_cli_option_conflicts_exit_2(tmp_path, capsys, argv, needle):
+    p = _grid(tmp_path, 'task = "audit"\n[fixed]\nnoise_multiplier = 1\nsampling_rate = 1\nsteps = 1\ndelta = "0.5"\ndigits = 1\n')
+    assert main(["sweep", str(p), "--out", str(tmp_path / "o"), *argv]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_missing_grid_file_and_wrong_suffix(tmp_path, capsys):
+    assert main(["sweep", str(tmp_path / "nope" / "g.toml")]) == 2
+    (tmp_path / "g.yaml").write_text("task: audit")
+    assert main(["sweep", str(tmp_path / "g.yaml")]) == 2
+    assert ".toml or .json" in capsys.readouterr().err
