@@ -51,6 +51,9 @@ __all__ = [
     "isolate_increasing_root",
     "BACKEND",
     "DEFAULT_MAX_BITS",
+    "MAX_NUMBER_CHARS",
+    "MAX_EXPONENT",
+    "NUMBER_CAPS",
 ]
 
 Exact = Union[Fraction, int]
@@ -60,13 +63,28 @@ DEFAULT_MAX_BITS = 1 << 16
 
 BACKEND = f"python-flint {flint.__version__} arb"
 
-# "0.1", "-3", "1e-5", ".5", "2.5E+3"; fractions "256/60000".
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
-_FRACTION = re.compile(r"([+-]?\d+)/(\d+)")
-# Beyond this a decimal exponent would make Fraction build a gigantic integer
-# (a hang, not an answer). 10^-100000 is far below any meaningful delta.
-_MAX_EXPONENT = 100_000
-_MAX_LENGTH = 2_000
+# "0.1", "-3", "1e-5", ".5", "2.5E+3"; fractions "256/60000". ASCII digits only
+# (re.ASCII): a user who types a full-width digit gets an error, not a surprise.
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
+_FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
+
+#: Caps on one input number (stated in every command's --help). Together they keep
+#: the numerator and the denominator of the exact value below 4,000 decimal digits,
+#: under Python's 4,300-digit int/str conversion limit, so that every number can
+#: be printed in a message or a certificate (a 4,301-digit denominator used to
+#: crash `gdp mu --delta 1e-4301` with a traceback). 10^-3000 is far below any
+#: meaningful delta and 10^3000 far above any meaningful epsilon.
+MAX_NUMBER_CHARS = 1000
+MAX_EXPONENT = 3000
+#: the same bound for ints and Fractions handed to the library directly
+_MAX_INT_DIGITS = 4000
+_MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
+
+#: One sentence for --help texts and docs/inputs.md.
+NUMBER_CAPS = (
+    f"numbers are exact decimals (0.1, 1e-5) or fractions (1/3) of at most {MAX_NUMBER_CHARS} "
+    f"characters with a decimal exponent within +-{MAX_EXPONENT}"
+)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -83,39 +101,51 @@ def parse_exact(value: object, name: str = "value") -> Fraction:
     """
     if isinstance(value, bool):
         raise InvalidParameter(name, f"{name}={value!r} is not a number")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, int):
-        return Fraction(value)
+    if isinstance(value, (int, Fraction)):
+        x = Fraction(value)
+        if max(x.numerator.bit_length(), x.denominator.bit_length()) > _MAX_INT_BITS:
+            raise InvalidParameter(
+                name, f"{name}: a number with more than {_MAX_INT_DIGITS} digits is too long"
+            )
+        return x
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
         return Fraction(value)
     if isinstance(value, (fmpq, fmpz)):
-        return Fraction(str(value))
+        return parse_exact(Fraction(int(value.p), int(value.q)) if isinstance(value, fmpq)
+                           else int(value), name)
     if not isinstance(value, str):
-        raise InvalidParameter(name, f"{name}={value!r} is not a number")
+        raise InvalidParameter(name, f"{name}={_clip(repr(value))} is not a number")
     text = value.strip()
-    if len(text) > _MAX_LENGTH:
-        raise InvalidParameter(name, f"{name}: a number of {len(text)} characters is too long")
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InvalidParameter(
+            name, f"{name}: a number of {len(text)} characters is too long "
+            f"(at most {MAX_NUMBER_CHARS})"
+        )
     m = _DECIMAL.fullmatch(text)
     if m:
-        if m.group(1) is not None and abs(int(m.group(1))) > _MAX_EXPONENT:
+        if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
             raise InvalidParameter(
-                name, f"{name}={value!r}: decimal exponent must be within +-{_MAX_EXPONENT}"
+                name, f"{name}={_clip(value)!r}: decimal exponent must be within +-{MAX_EXPONENT}"
             )
         return Fraction(text)
     m = _FRACTION.fullmatch(text)
     if m:
         if int(m.group(2)) == 0:
-            raise InvalidParameter(name, f"{name}={value!r} has a zero denominator")
+            raise InvalidParameter(name, f"{name}={_clip(value)!r} has a zero denominator")
         return Fraction(int(m.group(1)), int(m.group(2)))
     low = text.lower().lstrip("+-")
     if low in ("inf", "infinity", "nan"):
         raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
     raise InvalidParameter(
-        name, f"{name}={value!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)"
+        name, f"{name}={_clip(value)!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)"
     )
+
+
+def _clip(text: str, n: int = 60) -> str:
+    """A long user text shortened for a message (the message must stay readable)."""
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 def exact_str(x: Fraction) -> str:

@@ -22,7 +22,7 @@ from ..certificate import make_certificate, quantity_certificate
 from ..errors import InvalidParameter
 from ..pld import dpsgd as S
 from ..pld.pairs import neighboring as parse_relation
-from ._common import add_output_options, emit
+from ._common import add_output_options, emit, refuse_inapplicable
 
 ORDER = 60
 
@@ -117,7 +117,36 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
                   "steps": ev.count}, None
 
 
+#: the options that belong to one way of giving the schedule or one query
+#: (every other option applies to all); docs/inputs.md, "refusal rules"
+_APPLIES = {
+    "events": {"events"},
+    "noise_multiplier": {"steps", "tf"},
+    "sampling_rate": {"steps"},
+    "steps": {"steps"},
+    "dataset_size": {"tf"},
+    "batch_size": {"tf"},
+    "epochs": {"tf"},
+    "digits": {"enclosure"},
+}
+_MODES = {
+    "schedule": {
+        "events": "--events FILE",
+        "steps": "--noise-multiplier/--sampling-rate/--steps",
+        "tf": "--noise-multiplier/--dataset-size/--batch-size/--epochs",
+    },
+    "query": {"enclosure": "--delta D or --eps E (an enclosure)", "claim": "--claimed-eps E (a verdict)"},
+}
+
+
+def _modes(args: argparse.Namespace) -> dict[str, str]:
+    tf = any(x is not None for x in (args.dataset_size, args.batch_size, args.epochs))
+    return {"schedule": "events" if args.events else ("tf" if tf else "steps"),
+            "query": "claim" if args.claimed_eps is not None else "enclosure"}
+
+
 def _dpsgd(args: argparse.Namespace) -> int:
+    refuse_inapplicable(args, _APPLIES, _MODES, _modes(args))
     events, inputs, rel_json = _schedule(args)
     rel = parse_relation(args.neighboring or rel_json or "add-remove")
     budget = float(V.positive("time_budget", args.time_budget))

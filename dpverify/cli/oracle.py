@@ -12,7 +12,7 @@ from ..errors import InvalidParameter
 from ..oracle import accountants as A
 from ..oracle.rows import parse_rows
 from ..oracle.run import BATTERIES, markdown_report, run_battery, run_rows
-from ._common import emit
+from ._common import add_output_options, emit, output_file, refuse_inapplicable
 
 ORDER = 60
 
@@ -45,9 +45,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="relative width 10^-N of the certified enclosures (1..8, default 4)")
     p.add_argument("--time-budget", default="600", metavar="SECONDS",
                    help="time budget per certified configuration (default 600)")
-    p.add_argument("--report", metavar="FILE.md", help="also write a Markdown report")
-    p.add_argument("--json", action="store_true", help="print the certificate (JSON) to stdout")
-    p.add_argument("--certificate", metavar="FILE", help="write the certificate to FILE")
+    p.add_argument("--report", metavar="FILE.md", type=output_file,
+                   help="also write a Markdown report (its folder must exist)")
+    add_output_options(p)
     p.set_defaults(func=_run)
 
 
@@ -57,6 +57,9 @@ def _progress(msg: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    refuse_inapplicable(args, {"accountants": {"battery"}},
+                        {"source": {"input": "--input FILE", "battery": "--battery NAME"}},
+                        {"source": "input" if args.input else "battery"})
     tol = V.nonnegative("tolerance", args.tolerance)
     digits = V.integer("digits", args.digits, lo=1, hi=8)
     budget = float(V.positive("time_budget", args.time_budget))
