@@ -48,6 +48,7 @@ __all__ = [
     "refine",
     "lower_decimal",
     "upper_decimal",
+    "round_decimal_text",
     "isolate_increasing_root",
     "BACKEND",
     "DEFAULT_MAX_BITS",
@@ -409,6 +410,25 @@ def lower_decimal(x: arb, digits: int = 17) -> str:
 def upper_decimal(x: arb, digits: int = 17) -> str:
     """A decimal string >= every value in the ball (rounded toward +inf)."""
     return _decimal_bound(x, digits, upward=True)
+
+
+def round_decimal_text(text: str, digits: int, *, upward: bool) -> str:
+    """A decimal string (an endpoint from a certificate) shortened to ``digits``
+    significant digits, rounded outward: the result is >= the value when
+    ``upward``, else <=. "inf"/"-inf" pass through. Cutting the text instead
+    (``hi[:9]``) would round an upper bound down."""
+    t = text.strip()
+    if t.lower().lstrip("+-") in ("inf", "infinity"):
+        return t
+    m = _DECIMAL.fullmatch(t)
+    if m is not None:
+        mantissa = t.lstrip("+-").split("e")[0].split("E")[0].replace(".", "")
+        if len(mantissa.strip("0")) <= digits:  # already short: exact as it is
+            return t
+    # arb_set_str encloses the decimal rigorously; enough bits for every digit given
+    with working_precision(64 + 4 * len(t)):
+        x = arb(t)
+    return _decimal_bound(x, digits, upward)
 
 
 # --------------------------------------------------------------------------- roots

@@ -7,10 +7,12 @@ import sys
 from pathlib import Path
 
 from .. import _validate as V
+from ..ball import round_decimal_text
 from ..certificate import make_certificate
 from ..errors import InvalidParameter
 from ..oracle import accountants as A
 from ..oracle.rows import parse_rows
+from ..schemas import read_text
 from ..oracle.run import BATTERIES, markdown_report, run_battery, run_rows
 from ._common import add_output_options, emit, output_file, refuse_inapplicable
 
@@ -65,12 +67,10 @@ def _run(args: argparse.Namespace) -> int:
     budget = float(V.positive("time_budget", args.time_budget))
     if args.input:
         path = Path(args.input)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InvalidParameter("input", f"input={args.input!r}: cannot read ({exc.strerror})") from None
-        fmt = "json" if path.suffix.lower() == ".json" or text.lstrip().startswith("[") else "csv"
-        rows = parse_rows(text, fmt)
+        text, name = read_text(path, "input")
+        suffix = path.suffix.lower()
+        fmt = "json" if suffix == ".json" or (suffix != ".csv" and text.lstrip().startswith("[")) else "csv"
+        rows = parse_rows(text, fmt, file=name, option="input")
         result = run_rows(rows, tolerance=tol, digits=digits, time_budget=budget, progress=_progress)
         inputs = {"input": path.name, "tolerance": args.tolerance, "digits": digits}
         title = f"dpverify oracle: {path.name}"
@@ -110,10 +110,17 @@ def _run(args: argparse.Namespace) -> int:
     if args.report:
         Path(args.report).write_text(markdown_report(result, title), encoding="utf-8")
     counts = {v: sum(r["verdict"] == v for r in result.rows) for v in ("consistent", "unsafe", "loose", "crashed")}
-    lines = [f"{r['accountant']:<20} {r['configuration']['noise_multiplier']:>5} "
-             f"{r['configuration']['sampling_rate']:>12} {r['configuration']['steps']:>6} "
-             f"{r['reported'][:12] or '-':>12}  in {r['certified']['lo'][:9]}..{r['certified']['hi'][:9]}  "
-             f"{r['verdict']}" for r in result.rows]
+    lines = [_line(r) for r in result.rows]
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     emit(args, cert, "\n".join(lines + [f"{len(result.rows)} rows: {summary}"] + result.notes))
     return 1 if result.any_unsafe else 0
+
+
+def _line(r: dict) -> str:
+    """One row for people: the reported value as given, the certified band rounded
+    outward to 7 digits (never cut: a cut upper end is not an upper bound)."""
+    c = r["configuration"]
+    lo = round_decimal_text(r["certified"]["lo"], 7, upward=False)
+    hi = round_decimal_text(r["certified"]["hi"], 7, upward=True)
+    return (f"{r['accountant']:<20} {c['noise_multiplier']:>5} {c['sampling_rate']:>12} {c['steps']:>6} "
+            f"{r['reported'] or '-':>12}  in [{lo}, {hi}]  {r['verdict']}")
