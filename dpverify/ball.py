@@ -25,7 +25,7 @@ from typing import Callable, Iterator, Optional, Union
 import flint
 from flint import arb, ctx, fmpq, fmpz
 
-from .errors import InvalidParameter, PrecisionExhausted, Undecided
+from .errors import InvalidParameter, PrecisionExhausted, Undecided, ValueOutOfRange
 
 __all__ = [
     "Exact",
@@ -80,6 +80,9 @@ MAX_EXPONENT = 3000
 #: the same bound for ints and Fractions handed to the library directly
 _MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
+
+#: Results printed as decimals have a binary exponent of at most this many bits.
+_MAX_EXPONENT_BITS = 3300
 
 #: One sentence for --help texts and docs/inputs.md.
 NUMBER_CAPS = (
@@ -377,6 +380,14 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
     end = hi if upward else lo  # exact arb point
     if end.is_zero():
         return "0"
+    if int(end.man_exp()[1]).bit_length() > _MAX_EXPONENT_BITS:
+        # |end| is beyond 10^(+-10^990): its decimal exponent alone would have
+        # about a thousand digits or more (and past 4,300 digits Python cannot
+        # even print it); no dpverify quantity of a sensible input gets there
+        raise ValueOutOfRange(
+            "a result is beyond the printable range: its magnitude is outside "
+            "10^(+-10^990), so its decimal exponent alone would have a thousand digits"
+        )
     negative = bool(end < 0)
     # Rounding |end| toward zero or away from it depends on side and sign.
     away = upward != negative

@@ -57,7 +57,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--digits", default="4", metavar="N",
                    help="requested relative width 10^-N of the enclosure (1..8, default 4)")
     d.add_argument("--time-budget", default="600", metavar="SEC",
-                   help="give up (exit 3, stating the width reached) after about SEC seconds (default 600)")
+                   help="give up (exit 3, stating the width reached) after about SEC seconds "
+                   f"(at most {V.MAX_SECONDS}, default 600)")
     add_output_options(d)
     d.set_defaults(func=_dpsgd)
 
@@ -149,7 +150,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
     refuse_inapplicable(args, _APPLIES, _MODES, _modes(args))
     events, inputs, rel_json = _schedule(args)
     rel = parse_relation(args.neighboring or rel_json or "add-remove")
-    budget = float(V.positive("time_budget", args.time_budget))
+    budget = V.seconds("time_budget", args.time_budget)
     inputs["neighboring"] = rel.value
     if args.delta is None and args.eps is None:
         raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")

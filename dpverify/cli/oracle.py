@@ -46,7 +46,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--digits", default="4", metavar="N",
                    help="relative width 10^-N of the certified enclosures (1..8, default 4)")
     p.add_argument("--time-budget", default="600", metavar="SECONDS",
-                   help="time budget per certified configuration (default 600)")
+                   help=f"time budget per certified configuration, seconds (at most {V.MAX_SECONDS}, default 600)")
     p.add_argument("--report", metavar="FILE.md", type=output_file,
                    help="also write a Markdown report (its folder must exist)")
     add_output_options(p)
@@ -64,7 +64,7 @@ def _run(args: argparse.Namespace) -> int:
                         {"source": "input" if args.input else "battery"})
     tol = V.nonnegative("tolerance", args.tolerance)
     digits = V.integer("digits", args.digits, lo=1, hi=8)
-    budget = float(V.positive("time_budget", args.time_budget))
+    budget = V.seconds("time_budget", args.time_budget)
     if args.input:
         path = Path(args.input)
         text, name = read_text(path, "input")

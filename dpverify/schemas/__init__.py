@@ -307,6 +307,14 @@ def _message(err: jsonschema.ValidationError) -> tuple[list, str]:
     """(path, message) of one schema error, in dpverify's words."""
     path = list(err.absolute_path)
     s, v, x = err.schema, err.validator, err.instance
+    if v in ("oneOf", "anyOf") and err.context:
+        # the branch meant for this kind of value says what is wrong with it;
+        # if no branch takes this kind of value, say which kinds are allowed
+        meant = [e for e in err.context if not (e.validator == "type" and list(e.absolute_path) == path)]
+        if meant:
+            best = min(meant, key=lambda e: (len(e.absolute_path), _PRIORITY.get(e.validator, 3)))
+            return _message(best)
+        return path, f"must be {s.get('description', 'one of the allowed forms')}, not {_kind(x)}"
     if v == "additionalProperties":
         allowed = list(s.get("properties", {}))
         extra = [k for k in x if k not in allowed]
