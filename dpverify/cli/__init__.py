@@ -71,6 +71,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("dpverify: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `dpverify ... | head`: the reader left; nothing to say
+        try:  # and nothing more to flush at exit (that would be a second error)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
         return 0
     except RecursionError:
         print("dpverify: error: the input is nested too deeply", file=sys.stderr)
