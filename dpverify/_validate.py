@@ -14,7 +14,8 @@ ExactInput = Union[str, int, Fraction, float]
 
 
 def _show(value: object) -> str:
-    return repr(value) if not isinstance(value, str) else repr(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def real(name: str, value: ExactInput) -> Fraction:
@@ -83,3 +84,16 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
 def digits(value: object) -> int:
     """Requested relative accuracy 10^-digits of an enclosure."""
     return integer("digits", value, lo=1, hi=300)
+
+
+#: Longest time budget accepted (seconds): a week. A budget is a promise to stop.
+MAX_SECONDS = 7 * 24 * 3600
+
+
+def seconds(name: str, value: ExactInput) -> float:
+    """A time budget in seconds, in (0, MAX_SECONDS] (a float from here on:
+    it only bounds wall-clock time, never a certified number)."""
+    x = parse_exact(value, name)
+    if not 0 < x <= MAX_SECONDS:
+        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, {MAX_SECONDS}] seconds")
+    return float(x)

@@ -25,7 +25,7 @@ from typing import Callable, Iterator, Optional, Union
 import flint
 from flint import arb, ctx, fmpq, fmpz
 
-from .errors import InvalidParameter, PrecisionExhausted, Undecided
+from .errors import InvalidParameter, PrecisionExhausted, Undecided, ValueOutOfRange
 
 __all__ = [
     "Exact",
@@ -48,9 +48,13 @@ __all__ = [
     "refine",
     "lower_decimal",
     "upper_decimal",
+    "round_decimal_text",
     "isolate_increasing_root",
     "BACKEND",
     "DEFAULT_MAX_BITS",
+    "MAX_NUMBER_CHARS",
+    "MAX_EXPONENT",
+    "NUMBER_CAPS",
 ]
 
 Exact = Union[Fraction, int]
@@ -60,13 +64,31 @@ DEFAULT_MAX_BITS = 1 << 16
 
 BACKEND = f"python-flint {flint.__version__} arb"
 
-# "0.1", "-3", "1e-5", ".5", "2.5E+3"; fractions "256/60000".
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
-_FRACTION = re.compile(r"([+-]?\d+)/(\d+)")
-# Beyond this a decimal exponent would make Fraction build a gigantic integer
-# (a hang, not an answer). 10^-100000 is far below any meaningful delta.
-_MAX_EXPONENT = 100_000
-_MAX_LENGTH = 2_000
+# "0.1", "-3", "1e-5", ".5", "2.5E+3"; fractions "256/60000". ASCII digits only
+# (re.ASCII): a user who types a full-width digit gets an error, not a surprise.
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
+_FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
+
+#: Caps on one input number (stated in every command's --help). Together they keep
+#: the numerator and the denominator of the exact value below 4,000 decimal digits,
+#: under Python's 4,300-digit int/str conversion limit, so that every number can
+#: be printed in a message or a certificate (a 4,301-digit denominator used to
+#: crash `gdp mu --delta 1e-4301` with a traceback). 10^-3000 is far below any
+#: meaningful delta and 10^3000 far above any meaningful epsilon.
+MAX_NUMBER_CHARS = 1000
+MAX_EXPONENT = 3000
+#: the same bound for ints and Fractions handed to the library directly
+_MAX_INT_DIGITS = 4000
+_MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
+
+#: Results printed as decimals have a binary exponent of at most this many bits.
+_MAX_EXPONENT_BITS = 3300
+
+#: One sentence for --help texts and docs/inputs.md.
+NUMBER_CAPS = (
+    f"numbers are exact decimals (0.1, 1e-5) or fractions (1/3) of at most {MAX_NUMBER_CHARS} "
+    f"characters with a decimal exponent within +-{MAX_EXPONENT}"
+)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -83,39 +105,51 @@ def parse_exact(value: object, name: str = "value") -> Fraction:
     """
     if isinstance(value, bool):
         raise InvalidParameter(name, f"{name}={value!r} is not a number")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, int):
-        return Fraction(value)
+    if isinstance(value, (int, Fraction)):
+        x = Fraction(value)
+        if max(x.numerator.bit_length(), x.denominator.bit_length()) > _MAX_INT_BITS:
+            raise InvalidParameter(
+                name, f"{name}: a number with more than {_MAX_INT_DIGITS} digits is too long"
+            )
+        return x
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
         return Fraction(value)
     if isinstance(value, (fmpq, fmpz)):
-        return Fraction(str(value))
+        return parse_exact(Fraction(int(value.p), int(value.q)) if isinstance(value, fmpq)
+                           else int(value), name)
     if not isinstance(value, str):
-        raise InvalidParameter(name, f"{name}={value!r} is not a number")
+        raise InvalidParameter(name, f"{name}={_clip(repr(value))} is not a number")
     text = value.strip()
-    if len(text) > _MAX_LENGTH:
-        raise InvalidParameter(name, f"{name}: a number of {len(text)} characters is too long")
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InvalidParameter(
+            name, f"{name}: a number of {len(text)} characters is too long "
+            f"(at most {MAX_NUMBER_CHARS})"
+        )
     m = _DECIMAL.fullmatch(text)
     if m:
-        if m.group(1) is not None and abs(int(m.group(1))) > _MAX_EXPONENT:
+        if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
             raise InvalidParameter(
-                name, f"{name}={value!r}: decimal exponent must be within +-{_MAX_EXPONENT}"
+                name, f"{name}={_clip(value)!r}: decimal exponent must be within +-{MAX_EXPONENT}"
             )
         return Fraction(text)
     m = _FRACTION.fullmatch(text)
     if m:
         if int(m.group(2)) == 0:
-            raise InvalidParameter(name, f"{name}={value!r} has a zero denominator")
+            raise InvalidParameter(name, f"{name}={_clip(value)!r} has a zero denominator")
         return Fraction(int(m.group(1)), int(m.group(2)))
     low = text.lower().lstrip("+-")
     if low in ("inf", "infinity", "nan"):
         raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
     raise InvalidParameter(
-        name, f"{name}={value!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)"
+        name, f"{name}={_clip(value)!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)"
     )
+
+
+def _clip(text: str, n: int = 60) -> str:
+    """A long user text shortened for a message (the message must stay readable)."""
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 def exact_str(x: Fraction) -> str:
@@ -346,6 +380,14 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
     end = hi if upward else lo  # exact arb point
     if end.is_zero():
         return "0"
+    if int(end.man_exp()[1]).bit_length() > _MAX_EXPONENT_BITS:
+        # |end| is beyond 10^(+-10^990): its decimal exponent alone would have
+        # about a thousand digits or more (and past 4,300 digits Python cannot
+        # even print it); no dpverify quantity of a sensible input gets there
+        raise ValueOutOfRange(
+            "a result is beyond the printable range: its magnitude is outside "
+            "10^(+-10^990), so its decimal exponent alone would have a thousand digits"
+        )
     negative = bool(end < 0)
     # Rounding |end| toward zero or away from it depends on side and sign.
     away = upward != negative
@@ -379,6 +421,25 @@ def lower_decimal(x: arb, digits: int = 17) -> str:
 def upper_decimal(x: arb, digits: int = 17) -> str:
     """A decimal string >= every value in the ball (rounded toward +inf)."""
     return _decimal_bound(x, digits, upward=True)
+
+
+def round_decimal_text(text: str, digits: int, *, upward: bool) -> str:
+    """A decimal string (an endpoint from a certificate) shortened to ``digits``
+    significant digits, rounded outward: the result is >= the value when
+    ``upward``, else <=. "inf"/"-inf" pass through. Cutting the text instead
+    (``hi[:9]``) would round an upper bound down."""
+    t = text.strip()
+    if t.lower().lstrip("+-") in ("inf", "infinity"):
+        return t
+    m = _DECIMAL.fullmatch(t)
+    if m is not None:
+        mantissa = t.lstrip("+-").split("e")[0].split("E")[0].replace(".", "")
+        if len(mantissa.strip("0")) <= digits:  # already short: exact as it is
+            return t
+    # arb_set_str encloses the decimal rigorously; enough bits for every digit given
+    with working_precision(64 + 4 * len(t)):
+        x = arb(t)
+    return _decimal_bound(x, digits, upward)
 
 
 # --------------------------------------------------------------------------- roots

@@ -43,3 +43,8 @@ class CertificateRejected(DpverifyError):
 
 class MalformedCertificate(DpverifyError):
     """A file is not a dpverify certificate of a known kind (exit code 2)."""
+
+
+class ValueOutOfRange(DpverifyError):
+    """A result too large or too small to be written as a decimal (its decimal
+    exponent would have about a thousand digits); exit code 2."""

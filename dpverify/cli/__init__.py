@@ -3,17 +3,25 @@
 Exit codes: 0 success / claim holds; 1 claim fails or certificate rejected;
 2 bad input or usage (message names the option and the allowed range);
 3 undecided (including "the requested accuracy could not be certified").
+
+Every error ends as one line on stderr and one of these codes, never a
+traceback: the input rules (caps, refusals, error format) are in
+docs/inputs.md. An exception that escapes every command's own checks is a
+bug; :func:`main` still answers with exit 2 and "internal error" (set
+DPVERIFY_TRACEBACK=1 to see the traceback) rather than exit 1, which means
+"fails".
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Optional, Sequence
 
 from .._version import __version__
 from ..errors import DpverifyError, InvalidParameter, PrecisionExhausted, Undecided
-from ._common import option_name
+from ._common import Parser, option_name
 
 
 def _groups() -> list:
@@ -33,7 +41,7 @@ def _groups() -> list:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="dpverify",
         description="Certified differential-privacy accounting: every number is a proven "
         "enclosure, every verdict holds / fails / undecided.",
@@ -62,3 +70,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("dpverify: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `dpverify ... | head`: the reader left; nothing to say
+        try:  # and nothing more to flush at exit (that would be a second error)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+    except RecursionError:
+        print("dpverify: error: the input is nested too deeply", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("dpverify: error: out of memory; the input asks for too large a computation",
+              file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: never a traceback with exit 1 ("fails")
+        if os.environ.get("DPVERIFY_TRACEBACK"):
+            raise
+        print(f"dpverify: internal error: {type(exc).__name__}: {str(exc)[:300]} "
+              "(a bug; please report it with the command line)", file=sys.stderr)
+        return 2

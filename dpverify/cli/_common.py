@@ -1,19 +1,138 @@
-"""Shared CLI plumbing: output of certificates, error mapping to exit codes."""
+"""Shared CLI plumbing: the parser class, output of certificates, output-path
+checks, and the refusal of options that do not apply (docs/inputs.md)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Collection, Mapping
 
+from ..ball import NUMBER_CAPS
 from ..certificate import dumps, write
+from ..errors import InvalidParameter
 
-__all__ = ["add_output_options", "add_digits_option", "emit", "option_name"]
+__all__ = [
+    "Parser",
+    "add_output_options",
+    "add_digits_option",
+    "emit",
+    "option_name",
+    "given_options",
+    "refuse_inapplicable",
+    "output_file",
+    "output_dir",
+    "image_file",
+]
+
+#: attribute of the parsed namespace: {dest: option string} of the options the user typed
+_GIVEN = "_dpverify_given"
+
+EPILOG = (
+    f"Inputs: {NUMBER_CAPS}; an option given twice, an abbreviated option or an option "
+    "that does not apply to the chosen mechanism or mode is refused. Exit codes: 0 success / "
+    "holds, 1 fails, 2 bad input or usage, 3 undecided. See docs/inputs.md."
+)
+
+# argparse reads "-1e-5" and "-1/3" as options (its own pattern knows only "-1" and
+# "-1.5"); dpverify's numbers include exponents and fractions.
+_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$|^-\d+/\d+$", re.ASCII)
+
+
+def _tracking(base: type) -> type:
+    """An argparse action class that records the option string in the namespace
+    (so that an option can be told from its default) and refuses a repeated
+    option: argparse would silently keep the last value."""
+
+    class Tracked(base):  # type: ignore[misc, valid-type]
+        def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+            if option_string is not None:
+                given = dict(getattr(namespace, _GIVEN, {}))
+                if self.dest in given and not isinstance(self, argparse._AppendAction):
+                    parser.error(f"argument {option_string}: given twice")
+                given[self.dest] = option_string
+                setattr(namespace, _GIVEN, given)
+            super().__call__(parser, namespace, values, option_string)
+
+    Tracked.__name__ = f"Tracked{base.__name__}"
+    return Tracked
+
+
+_TRACKED = {
+    None: _tracking(argparse._StoreAction),
+    "store": _tracking(argparse._StoreAction),
+    "store_true": _tracking(argparse._StoreTrueAction),
+    "store_false": _tracking(argparse._StoreFalseAction),
+    "store_const": _tracking(argparse._StoreConstAction),
+    "append": _tracking(argparse._AppendAction),
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with dpverify's input rules: options are never abbreviated
+    (a later option must not change what an old command line means), negative
+    numbers with exponents are values, every option given is recorded, and
+    the help states the caps on numbers. Sub-command parsers inherit the class."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("epilog", EPILOG)
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
+        for name, cls in _TRACKED.items():
+            self.register("action", name, cls)
+
+
+def given_options(args: argparse.Namespace) -> Mapping[str, str]:
+    """{dest: option string} of the options typed on the command line (empty
+    for a namespace that did not come from :class:`Parser`)."""
+    return getattr(args, _GIVEN, {})
+
+
+def refuse_inapplicable(
+    args: argparse.Namespace,
+    applies: Mapping[str, Collection[str]],
+    modes: Mapping[str, Mapping[str, str]],
+    chosen: Mapping[str, str],
+) -> None:
+    """Refuse an option the user gave that does not apply to the chosen modes.
+
+    A command's modes come in independent axes (``modes``: axis -> {mode:
+    how it is chosen}, e.g. the schedule is given by --events or by
+    --sampling-rate/--steps); ``chosen`` names the mode in force on each axis.
+    ``applies`` maps an option (its dest) to the modes, all on one axis, it
+    belongs to; an option not listed applies in every mode. The message
+    names the option, the mode in force and where the option does apply:
+    ``--batch-size does not apply with --events FILE; it applies with ...``.
+    """
+    for dest, option in given_options(args).items():
+        if dest not in applies:
+            continue
+        axis = next(a for a, ms in modes.items() if set(applies[dest]) <= set(ms))
+        if chosen[axis] in applies[dest]:
+            continue
+        where = " or ".join(modes[axis][m] for m in applies[dest])
+        raise InvalidParameter(
+            _dest_name(option),
+            f"{option} does not apply with {modes[axis][chosen[axis]]}; it applies with {where}",
+        )
+
+
+def _dest_name(option: str) -> str:
+    """The library name of an option string (inverse of :func:`option_name`)."""
+    return option.lstrip("-").replace("-", "_")
 
 
 def add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the certificate (JSON) to stdout")
-    p.add_argument("--certificate", metavar="FILE", help="write the certificate to FILE")
+    p.add_argument(
+        "--certificate",
+        metavar="FILE",
+        type=output_file,
+        help="write the certificate to FILE (its folder must exist)",
+    )
 
 
 def add_digits_option(p: argparse.ArgumentParser) -> None:
@@ -28,6 +147,64 @@ def add_digits_option(p: argparse.ArgumentParser) -> None:
 def option_name(param: str) -> str:
     """The CLI option of a library parameter name: eps_h -> --eps-h."""
     return "--" + param.replace("_", "-")
+
+
+# --------------------------------------------------------------------------- output paths
+# argparse ``type=`` functions: they run while the command line is parsed, so a
+# path that cannot be written is refused (exit 2, naming the option) before
+# any work starts, instead of a traceback after it.
+
+
+def output_file(text: str) -> str:
+    """A file that can be written: its folder exists and is writable, and it
+    is not a folder itself."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty file name")
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text!r}: folder {str(folder)!r} does not exist (create it first)"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied")
+    return text
+
+
+def output_dir(text: str) -> str:
+    """A folder to write files into: an existing writable folder, or a new one
+    (created with its parents) under an existing writable folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty folder name")
+    path = Path(text)
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write into {text!r}: {str(probe)!r} is a file")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write into {text!r}: permission denied")
+    return text
+
+
+def image_file(text: str) -> str:
+    """An image file matplotlib can write: a writable path whose suffix names a
+    format it knows (the format is never guessed)."""
+    output_file(text)
+    suffix = Path(text).suffix.lower().lstrip(".")
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:  # the command itself reports the missing extra
+        return text
+    known = sorted(FigureCanvasBase.get_supported_filetypes())
+    if suffix not in known:
+        what = f"unknown image format {suffix!r}" if suffix else "no image format (file suffix)"
+        raise argparse.ArgumentTypeError(f"{text!r}: {what}; known: {', '.join(known)}")
+    return text
 
 
 def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from ..mechanisms import MechanismSpec
+from ..mechanisms.expr import CAPS as EXPR_CAPS
 
 __all__ = ["add_mechanism_options", "mechanism_spec", "MECHANISM_OPTIONS"]
 
@@ -24,7 +25,8 @@ MECHANISM_OPTIONS: dict[str, str] = {
     "delta0": "delta of the guarantee, in [0, 1] (approx, subsampled)",
     "p": "randomized-response probability of answering truthfully, in [1/2, 1)",
     "rate": "Poisson sampling rate q, in (0, 1] (subsampled, subsampled-gaussian)",
-    "profile": 'privacy profile as an expression in eps, e.g. "exp(-eps**2/2)"',
+    "profile": 'privacy profile as an expression in eps, e.g. "exp(-eps**2/2)" (expr; at most '
+    f"{EXPR_CAPS}; values outside [0, 1] are refused)",
 }
 
 

@@ -22,7 +22,7 @@ from ..certificate import make_certificate, quantity_certificate
 from ..errors import InvalidParameter
 from ..pld import dpsgd as S
 from ..pld.pairs import neighboring as parse_relation
-from ._common import add_output_options, emit
+from ._common import add_output_options, emit, refuse_inapplicable
 
 ORDER = 60
 
@@ -67,7 +67,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--digits", default="4", metavar="N",
                    help="requested relative width 10^-N of the enclosure (1..8, default 4)")
     d.add_argument("--time-budget", default="600", metavar="SEC",
-                   help="give up (exit 3, stating the width reached) after about SEC seconds (default 600)")
+                   help="give up (exit 3, stating the width reached) after about SEC seconds "
+                   f"(at most {V.MAX_SECONDS}, default 600)")
     add_output_options(d)
     d.set_defaults(func=_dpsgd)
     from .corpus import add_corpus_parser
@@ -143,12 +144,41 @@ def _legacy_only(text: str) -> bool:
     return "events" in doc and all(isinstance(e, dict) and "type" not in e for e in doc["events"])
 
 
+#: the options that belong to one way of giving the schedule or one query
+#: (every other option applies to all); docs/inputs.md, "refusal rules"
+_APPLIES = {
+    "events": {"events"},
+    "noise_multiplier": {"steps", "tf"},
+    "sampling_rate": {"steps"},
+    "steps": {"steps"},
+    "dataset_size": {"tf"},
+    "batch_size": {"tf"},
+    "epochs": {"tf"},
+    "digits": {"enclosure"},
+}
+_MODES = {
+    "schedule": {
+        "events": "--events FILE",
+        "steps": "--noise-multiplier/--sampling-rate/--steps",
+        "tf": "--noise-multiplier/--dataset-size/--batch-size/--epochs",
+    },
+    "query": {"enclosure": "--delta D or --eps E (an enclosure)", "claim": "--claimed-eps E (a verdict)"},
+}
+
+
+def _modes(args: argparse.Namespace) -> dict[str, str]:
+    tf = any(x is not None for x in (args.dataset_size, args.batch_size, args.epochs))
+    return {"schedule": "events" if args.events else ("tf" if tf else "steps"),
+            "query": "claim" if args.claimed_eps is not None else "enclosure"}
+
+
 def _dpsgd(args: argparse.Namespace) -> int:
+    refuse_inapplicable(args, _APPLIES, _MODES, _modes(args))
     events, inputs, rel_json = _schedule(args)
     if isinstance(events, tuple) and events and events[0] == "tree":
         return _tree(args, events[1], rel_json)
     rel = parse_relation(args.neighboring or rel_json or "add-remove")
-    budget = float(V.positive("time_budget", args.time_budget))
+    budget = V.seconds("time_budget", args.time_budget)
     inputs["neighboring"] = rel.value
     if args.delta is None and args.eps is None:
         raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
 from .. import _validate as V
 from ..ball import exact_str, parse_exact
 from ..certificate import quantity_certificate
 from ..composition import compose_delta, compose_delta_grid, compose_eps, compose_eps_grid, parse_mech
+from ..composition.tight import MAX_K, MAX_SUPPORT
 from ..errors import InvalidParameter
+from ..schemas import JsonNumber, at, load_json, read_text
 from ._common import add_digits_option, add_output_options, emit
 
 ORDER = 40
@@ -29,7 +29,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="one (eps, delta)-DP guarantee, E >= 0, D in [0, 1]; repeatable")
     p.add_argument("--mechs-file", metavar="FILE",
                    help='JSON list of mechanisms: "E,D" strings, [E, D] pairs or {"eps": E, "delta": D}')
-    p.add_argument("--k", default="1", help="repeat the sequence K times (integer >= 1, default 1)")
+    p.add_argument("--k", default="1", help=f"repeat the sequence K times (integer in [1, {MAX_K}], default 1; "
+                   f"at most {MAX_SUPPORT} distinct composed shifts)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="delta budget in [0, 1]: report the smallest eps >= 0 meeting it")
     g.add_argument("--eps", help="epsilon (any real): report the composed delta(eps)")
@@ -42,38 +43,35 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def _load_file(path: str) -> list[str]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text, parse_float=str, parse_int=str)  # keep exact decimals
-    except OSError as exc:
-        raise InvalidParameter("mechs_file", f"cannot read {path!r} ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidParameter("mechs_file", f"{path!r} is not JSON ({exc.msg})") from None
-    if not isinstance(data, list) or not data:
-        raise InvalidParameter("mechs_file", "must be a non-empty JSON list of mechanisms")
+    """The guarantees of a --mechs-file as "E,D" texts, validated against the
+    shipped schema ``compose_mechs`` and then range-checked, every error naming
+    the file and the entry (``mechs[2].delta: ...``)."""
+    text, name = read_text(path, "mechs_file")
+    data = load_json(text, "compose_mechs", file=name, option="mechs_file", root="mechs")
     out = []
-    for item in data:
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, list) and len(item) == 2:
-            out.append(f"{item[0]},{item[1]}")
-        elif isinstance(item, dict) and set(item) == {"eps", "delta"}:
-            out.append(f"{item['eps']},{item['delta']}")
+    for i, item in enumerate(data):
+        if isinstance(item, str) and not isinstance(item, JsonNumber):
+            t = item
+        elif isinstance(item, list):
+            t = f"{item[0]},{item[1]}"
         else:
-            raise InvalidParameter("mechs_file", f"entry {item!r} is not E,D / [E, D] / {{eps, delta}}")
+            t = f"{item['eps']},{item['delta']}"
+        try:
+            parse_mech(t, "mechs_file")
+        except InvalidParameter as exc:
+            raise at(name, "mechs", [i], "mechs_file", exc) from None
+        out.append(t)
     return out
 
 
 def _run(args: argparse.Namespace) -> int:
     digits = V.digits(args.digits)
-    k = V.integer("k", args.k, lo=1, hi=10_000_000)
+    k = V.integer("k", args.k, lo=1, hi=MAX_K)
     texts = list(args.mech)
     for t in texts:
         parse_mech(t, "mech")
     if args.mechs_file:
-        for t in _load_file(args.mechs_file):
-            parse_mech(t, "mechs_file")
-            texts.append(t)
+        texts.extend(_load_file(args.mechs_file))
     if not texts:
         raise InvalidParameter("mech", "give at least one --mech E,D (or --mechs-file)")
     mechs = [",".join(x.strip() for x in t.split(",")) for t in texts]  # the exact strings given

@@ -7,7 +7,7 @@ import argparse
 from .. import _validate as V
 from ..certificate import quantity_certificate
 from ..gdp import delta_mu, mu_gdp
-from ._common import add_digits_option, add_output_options, emit
+from ._common import add_digits_option, add_output_options, emit, image_file
 from ._mechanism import add_mechanism_options, mechanism_spec
 
 ORDER = 10
@@ -61,7 +61,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "Needs the optional extra 'plot' (matplotlib).",
     )
     _certify_options(pl)
-    pl.add_argument("--out", required=True, metavar="FILE.png", help="output image file")
+    pl.add_argument("--out", required=True, metavar="FILE.png", type=image_file,
+                    help="output image file; the suffix names the format (png, pdf, svg, ...)")
     pl.add_argument("--points", default="64", metavar="N", help="number of plotted cells (2..2000, default 64)")
     pl.set_defaults(func=_plot)
 

@@ -7,12 +7,14 @@ import sys
 from pathlib import Path
 
 from .. import _validate as V
+from ..ball import round_decimal_text
 from ..certificate import make_certificate
 from ..errors import InvalidParameter
 from ..oracle import accountants as A
 from ..oracle.rows import parse_rows
+from ..schemas import read_text
 from ..oracle.run import BATTERIES, VERDICTS, markdown_report, run_battery, run_rows
-from ._common import emit
+from ._common import add_output_options, emit, output_file, refuse_inapplicable
 
 ORDER = 60
 
@@ -48,10 +50,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--digits", default="4", metavar="N",
                    help="relative width 10^-N of the certified enclosures (1..8, default 4)")
     p.add_argument("--time-budget", default="600", metavar="SECONDS",
-                   help="time budget per certified configuration (default 600)")
-    p.add_argument("--report", metavar="FILE.md", help="also write a Markdown report")
-    p.add_argument("--json", action="store_true", help="print the certificate (JSON) to stdout")
-    p.add_argument("--certificate", metavar="FILE", help="write the certificate to FILE")
+                   help=f"time budget per certified configuration, seconds (at most {V.MAX_SECONDS}, default 600)")
+    p.add_argument("--report", metavar="FILE.md", type=output_file,
+                   help="also write a Markdown report (its folder must exist)")
+    add_output_options(p)
     p.set_defaults(func=_run)
 
 
@@ -61,20 +63,18 @@ def _progress(msg: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    refuse_inapplicable(args, {"accountants": {"battery"}, "accountant": {"battery"}},
+                        {"source": {"input": "--input FILE", "battery": "--battery NAME"}},
+                        {"source": "input" if args.input else "battery"})
     tol = V.nonnegative("tolerance", args.tolerance)
     digits = V.integer("digits", args.digits, lo=1, hi=8)
-    budget = float(V.positive("time_budget", args.time_budget))
-    if args.input and (args.accountant or args.accountants):
-        raise InvalidParameter("accountant" if args.accountant else "accountants",
-                               "--accountant/--accountants apply to --battery, not to --input (rows carry their epsilons)")
+    budget = V.seconds("time_budget", args.time_budget)
     if args.input:
         path = Path(args.input)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InvalidParameter("input", f"input={args.input!r}: cannot read ({exc.strerror})") from None
-        fmt = "json" if path.suffix.lower() == ".json" or text.lstrip().startswith("[") else "csv"
-        rows = parse_rows(text, fmt)
+        text, name = read_text(path, "input")
+        suffix = path.suffix.lower()
+        fmt = "json" if suffix == ".json" or (suffix != ".csv" and text.lstrip().startswith("[")) else "csv"
+        rows = parse_rows(text, fmt, file=name, option="input")
         result = run_rows(rows, tolerance=tol, digits=digits, time_budget=budget, progress=_progress)
         inputs = {"input": path.name, "tolerance": args.tolerance, "digits": digits}
         title = f"dpverify oracle: {path.name}"
@@ -118,15 +118,12 @@ def _run(args: argparse.Namespace) -> int:
         Path(args.report).write_text(markdown_report(result, title), encoding="utf-8")
     counts = {v: sum(r["verdict"] == v for r in result.rows) for v in VERDICTS}
     width = max([20] + [len(r["accountant"]) for r in result.rows])
-    lines = [f"{r['accountant']:<{width}} {r['configuration']['noise_multiplier']:>5} "
-             f"{r['configuration']['sampling_rate']:>12} {r['configuration']['steps']:>6} "
-             f"{r['reported'][:12] or '-':>12}  in {r['certified']['lo'][:9]}..{r['certified']['hi'][:9]}  "
-             f"{r['verdict']}" for r in result.rows]
+    lines = [_line(r, width) for r in result.rows]
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     emit(args, cert, "\n".join(lines + [f"{len(result.rows)} rows: {summary}"] + result.notes))
     if result.any_unsafe:
         unsafe = [f"{r['accountant']} at {_describe(r['configuration'])} reported {r['reported']} < certified "
-                  f"lower bound {r['certified']['lo'][:12]}" for r in result.rows if r["verdict"] == "unsafe"]
+                  f"lower bound {r['certified']['lo']}" for r in result.rows if r["verdict"] == "unsafe"]
         print(f"dpverify: {len(unsafe)} unsafe row(s):\n  " + "\n  ".join(unsafe), file=sys.stderr)
         return 1
     return 0
@@ -134,3 +131,13 @@ def _run(args: argparse.Namespace) -> int:
 
 def _describe(c: dict) -> str:
     return (f"sigma={c['noise_multiplier']}, q={c['sampling_rate']}, T={c['steps']}, delta={c['delta']}")
+
+
+def _line(r: dict, width: int = 20) -> str:
+    """One row for people: the reported value as given, the certified band rounded
+    outward to 7 digits (never cut: a cut upper end is not an upper bound)."""
+    c = r["configuration"]
+    lo = round_decimal_text(r["certified"]["lo"], 7, upward=False)
+    hi = round_decimal_text(r["certified"]["hi"], 7, upward=True)
+    return (f"{r['accountant']:<{width}} {c['noise_multiplier']:>5} {c['sampling_rate']:>12} {c['steps']:>6} "
+            f"{r['reported'] or '-':>12}  in [{lo}, {hi}]  {r['verdict']}")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..certificate import claim_certificate, write
 from ..theorems import check, claims
+from ._common import output_dir
 
 ORDER = 90
 
@@ -26,7 +27,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     )
     p.add_argument("--claims", metavar="DIR", help="directory of *.jsonl claim files (default: the "
                    "repository's claims/)")
-    p.add_argument("--out", metavar="DIR", help="write one certificate per claim into DIR")
+    p.add_argument("--out", metavar="DIR", type=output_dir,
+                   help="write one certificate per claim into DIR (created if missing)")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these claim ids")
     p.add_argument("--json", action="store_true", help="print the JSON array of certificates")
     p.set_defaults(func=_run)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ..ball import ball, working_precision
+from ..ball import ball, lower_decimal, upper_decimal, working_precision
 from ..mechanisms.base import Profile
 from .transform import gdpt_bounds
 
@@ -48,7 +48,8 @@ def plot_gdpt(profile: Profile, cert: Any, out: str, *, points: int = 64) -> Non
     if not cert.head.unbounded:
         lo, hi = float(cert.head.enclosure.lo.mid()), float(cert.head.enclosure.hi.mid())
         ax.axhspan(lo, hi if hi > lo else lo * (1 + 1e-9), color="tab:green", alpha=0.3,
-                   label=f"certified sup in [{lo:.6g}, {hi:.6g}]")
+                   label=f"certified sup in [{lower_decimal(cert.head.enclosure.lo, 6)}, "
+                   f"{upper_decimal(cert.head.enclosure.hi, 6)}]")  # outward, not %g
     ax.set_xlabel("eps")
     ax.set_ylabel("mu")
     ax.set_title(f"GDPT of {profile.name} (tail: {cert.tail.status})")

@@ -18,7 +18,7 @@ import importlib
 import pkgutil
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Mapping, Protocol, runtime_checkable
 
 from flint import arb
 
@@ -33,6 +33,7 @@ __all__ = [
     "build_profile",
     "profile_names",
     "profile_delta",
+    "call_builder",
 ]
 
 
@@ -112,7 +113,57 @@ def build_profile(spec: MechanismSpec) -> Profile:
             "mechanism",
             f"mechanism={spec.name!r} has no privacy profile here; known: {', '.join(sorted(_BUILDERS))}",
         )
-    return _BUILDERS[spec.name](spec.options)
+    return call_builder(_BUILDERS[spec.name], spec)
+
+
+class _ReadOptions(Mapping[str, Any]):
+    """The options of a spec, remembering which ones a builder read (``[]`` or
+    ``get``; a membership test ``in`` does not count as a use)."""
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self._options = dict(options)
+        self.used: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._options[key]
+        self.used.add(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._options
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._options)
+
+    def __len__(self) -> int:
+        return len(self._options)
+
+
+def call_builder(builder: Callable[[Mapping[str, Any]], Any], spec: MechanismSpec) -> Any:
+    """``builder(spec.options)``, refusing every option the builder did not use.
+
+    This is the one rule for "an option that does not apply to the chosen
+    mechanism is refused" (docs/inputs.md): whatever a registered builder
+    reads is what the mechanism accepts, so the rule holds for every
+    mechanism, including ones registered later, and for combinations
+    (``gaussian --mu M --sensitivity D``: with --mu the sensitivity is not
+    used). A builder that delegates to another (the RDP curves to the
+    profile builders) passes the same mapping on; the outermost call checks.
+    """
+    if isinstance(spec.options, _ReadOptions):
+        return builder(spec.options)
+    options = _ReadOptions(spec.options)
+    built = builder(options)
+    unused = [key for key in spec.options if key not in options.used]
+    if unused:
+        flag = "--" + unused[0].replace("_", "-")
+        used = ", ".join("--" + k.replace("_", "-") for k in spec.options if k in options.used)
+        raise InvalidParameter(
+            unused[0],
+            f"{flag} does not apply to --mechanism {spec.name}"
+            + (f" as given (it uses {used})" if used else ""),
+        )
+    return built
 
 
 def profile_delta(profile: Profile, eps: Any, digits: int = 15) -> Enclosure:

@@ -23,17 +23,21 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from flint import arb
+from fractions import Fraction
 
-from ..ball import ball, normal_cdf, parse_exact
+from flint import arb, ctx
+
+from ..ball import ball, lower_decimal, normal_cdf, parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
 from .base import register_profile
 
-__all__ = ["ExprProfile", "parse_profile_expr"]
+__all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
 
 _MAX_TEXT = 500
 _MAX_NODES = 200
 _MAX_INT_POWER = 1000
+#: the caps, for --help and docs/inputs.md
+CAPS = f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +-{_MAX_INT_POWER}"
 
 
 def _min(x: arb, y: arb) -> arb:
@@ -52,12 +56,41 @@ def _max(x: arb, y: arb) -> arb:
     return (x + y + abs(x - y)) / 2
 
 
+def _real(what: str, x: arb, bad: bool) -> None:
+    """Refuse a value that is certainly outside a function's real domain (the
+    result would be complex or undefined); a ball that only touches the edge
+    is left to arb, whose answer is then an unbounded ball (undecided)."""
+    if bad:
+        raise _refuse(f"{what} of {_short(x)} is not a real number (the expression is undefined there)")
+
+
+def _log(x: arb) -> arb:
+    _real("log", x, bool(x < 0))
+    return x.log()
+
+
+def _log1p(x: arb) -> arb:
+    _real("log1p", x, bool(x < -1))
+    return x.log1p()
+
+
+def _sqrt(x: arb) -> arb:
+    _real("sqrt", x, bool(x < 0))
+    return x.sqrt()
+
+
+def _power(base: arb, exponent: arb) -> arb:
+    """base ** exponent for a non-integer exponent: exp(exponent log base), real for base > 0."""
+    _real("a power with a non-integer exponent", base, bool(base < 0))
+    return (exponent * base.log()).exp()
+
+
 _FUNCS: dict[str, tuple[int, Callable[..., arb]]] = {
     "exp": (1, lambda x: x.exp()),
     "expm1": (1, lambda x: x.expm1()),
-    "log": (1, lambda x: x.log()),
-    "log1p": (1, lambda x: x.log1p()),
-    "sqrt": (1, lambda x: x.sqrt()),
+    "log": (1, _log),
+    "log1p": (1, _log1p),
+    "sqrt": (1, _sqrt),
     "erfc": (1, lambda x: x.erfc()),
     "Phi": (1, normal_cdf),
     "abs": (1, lambda x: abs(x)),
@@ -129,7 +162,7 @@ def _compile(node: ast.AST, source: str) -> Callable[[arb], arb]:
                     raise _refuse(f"integer powers must be within +-{_MAX_INT_POWER}")
                 return lambda eps: left(eps) ** n
             right = _compile(node.right, source)
-            return lambda eps: (right(eps) * left(eps).log()).exp()
+            return lambda eps: _power(left(eps), right(eps))
         right = _compile(node.right, source)
         op = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
               ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}[type(node.op)]
@@ -148,6 +181,20 @@ def _compile(node: ast.AST, source: str) -> Callable[[arb], arb]:
     raise _refuse(f"{type(node).__name__} is not allowed (allowed: {allowed})")
 
 
+def _short(x: arb) -> str:
+    """Outward decimal text of a ball for a message, with enough digits to show
+    on which side of 0 or 1 it lies (up to 60)."""
+    if not x.is_finite():
+        return x.str(6)
+    for digits in (6, 12, 24, 60):
+        lo, hi = lower_decimal(x, digits), upper_decimal(x, digits)
+        if lo == hi:
+            return lo
+        if all(Fraction(t) < 0 or Fraction(t) > 1 for t in (lo, hi)) or not (x < 0 or x > 1):
+            break
+    return f"[{lo}, {hi}]"
+
+
 @dataclass(frozen=True)
 class ExprProfile:
     """A profile given by an expression in eps (the user vouches that it is one)."""
@@ -158,12 +205,34 @@ class ExprProfile:
     nonincreasing: bool = False
 
     def delta(self, eps: arb) -> arb:
+        """The expression's ball at ``eps``; refused (InvalidParameter naming
+        --profile) where its value is certainly outside [0, 1], where no privacy
+        profile can be (the user vouches that it is one; this is where the
+        claim is checked, at every eps it is used)."""
         value = self.fn(eps)
         if not value.is_finite():
             # an unbounded ball (division by a ball containing 0, log of a
             # ball reaching 0, ...): nothing is known; keep it unbounded
             return arb(0, arb("inf"))
+        if value < 0 or value > 1:
+            raise _refuse(
+                f"delta(eps) = {_short(value)} at eps = {_short(eps)} is outside [0, 1]; "
+                "a privacy profile takes values in [0, 1]"
+            )
         return value
+
+    def delta_at_rational(self, eps: Fraction) -> "arb | None":
+        """At an exact eps (``dp profile``): a value whose ball still straddles
+        0 or 1 is decided with more precision, so that a value just outside
+        [0, 1] is refused too; None hands over to the ball route."""
+        value = self.delta(ball(eps))
+        if value.is_finite() and not (value >= 0 and value <= 1):
+            for bits in (4 * ctx.prec, 16 * ctx.prec):
+                with working_precision(bits):
+                    v = self.delta(ball(eps))  # raises once certainly outside
+                if v >= 0 and v <= 1:
+                    break
+        return None
 
     def params(self) -> Mapping[str, str]:
         return {"profile": self.text}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..ball import ball, working_precision
+from ..ball import ball, lower_decimal, upper_decimal, working_precision
 from ..verdict import Enclosure
 
 __all__ = ["Classification", "classify"]
@@ -25,19 +25,22 @@ __all__ = ["Classification", "classify"]
 @dataclass(frozen=True)
 class Classification:
     verdict: str  # consistent | unsafe | loose
-    excess: str  # (reported - nearest bound) / nearest bound, as a short decimal
+    excess: str  # (reported - nearest bound) / nearest bound, a short decimal rounded so that
+    # it stays a bound on the true relative excess (up for unsafe, down otherwise)
 
 
 def classify(reported: Fraction, certified: Enclosure, tolerance: Fraction) -> Classification:
     with working_precision(256):
         r = ball(reported)
         if r < certified.lo:
+            # eps* >= lo, so the true relative shortfall is <= ex: round up
             ex = (r - certified.lo) / certified.lo
-            return Classification("unsafe", ex.str(4, radius=False))
+            return Classification("unsafe", upper_decimal(ex, 4))
         if certified.hi.is_finite() and r > certified.hi * (1 + ball(tolerance)):
+            # eps* <= hi, so the true relative excess is >= ex: round down
             ex = (r - certified.hi) / certified.hi
-            return Classification("loose", ex.str(4, radius=False))
+            return Classification("loose", lower_decimal(ex, 4))
         if certified.hi.is_finite() and r > certified.hi:
             ex = (r - certified.hi) / certified.hi
-            return Classification("consistent", ex.str(4, radius=False))
+            return Classification("consistent", lower_decimal(ex, 4))
         return Classification("consistent", "0")

@@ -1,23 +1,22 @@
-"""Oracle input rows: parsing (CSV / JSON) with errors that name the row.
+"""Oracle input rows: parsing (CSV / JSON, against a shipped JSON Schema) with
+errors that name the file and the row.
 
 A row is one accountant's reported epsilon for one configuration. Numbers are
-kept exact (the reported epsilon too: "1.82824" is 182824/100000, a float
-from an accountant is taken at its binary value), so that the classification
-compares exact numbers with certified bounds.
+kept exact, from the text of the file (the reported epsilon too: "1.82824" is
+182824/100000, in CSV and in JSON alike), so that the classification compares
+exact numbers with certified bounds.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
+from ..schemas import at, load_csv, load_json
 
 __all__ = ["Config", "Row", "parse_rows", "FIELDS", "MAX_STEPS"]
 
@@ -70,73 +69,45 @@ class Row:
     error: str = ""
 
 
-def _row_error(number: int, exc: InvalidParameter) -> InvalidParameter:
-    return InvalidParameter(exc.name, f"row {number}: {exc.message}")
-
-
-def make_row(number: int, record: Mapping[str, Any]) -> Row:
-    """Validate one record (a dict with FIELDS); errors name the row."""
-    missing = [f for f in FIELDS if f not in record or record[f] in (None, "")]
-    if missing:
-        raise InvalidParameter("input", f"row {number}: missing column(s) {', '.join(missing)}")
+def make_row(number: int, record: Mapping[str, Any], *, file: str = "input",
+             option: str = "input") -> Row:
+    """Validate one record (an object with FIELDS, already checked against the
+    schema ``oracle_rows``); value errors name the file and ``rows[number]``."""
     try:
         mech = str(record["mechanism"]).strip()
         if mech not in MECHANISMS:
             raise InvalidParameter(
                 "mechanism", f"mechanism={mech!r} must be one of {', '.join(MECHANISMS)}"
             )
-        sigma = V.positive("noise_multiplier", _text(record["noise_multiplier"]))
-        q = V.half_open_unit("sampling_rate", _text(record["sampling_rate"]))
+        sigma = V.positive("noise_multiplier", record["noise_multiplier"])
+        q = V.half_open_unit("sampling_rate", record["sampling_rate"])
         if mech == "gaussian" and q != 1:
             raise InvalidParameter("sampling_rate", "sampling_rate must be 1 for mechanism 'gaussian'")
-        steps = V.integer("steps", _int_text(record["steps"]), lo=1, hi=MAX_STEPS)
-        delta = V.open_unit("delta", _text(record["delta"]))
-        reported = V.nonnegative("reported_eps", _text(record["reported_eps"]))
+        steps = V.integer("steps", str(record["steps"]), lo=1, hi=MAX_STEPS)
+        delta = V.open_unit("delta", record["delta"])
+        reported = V.nonnegative("reported_eps", record["reported_eps"])
     except InvalidParameter as exc:
-        raise _row_error(number, exc) from None
+        raise at(file, "rows", [number, exc.name], option, exc) from None
     return Row(
         number,
         str(record["accountant"]).strip(),
         Config(mech, sigma, q, steps, delta),
         reported,
-        _text(record["reported_eps"]),
+        str(record["reported_eps"]).strip(),
     )
 
 
-def _text(v: Any) -> Any:
-    # floats from JSON stay floats (exact binary value); strings stay strings
-    return v.strip() if isinstance(v, str) else v
-
-
-def _int_text(v: Any) -> Any:
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return v.strip() if isinstance(v, str) else v
-
-
-def parse_rows(text: str, fmt: str) -> list[Row]:
-    """Rows from CSV (header FIELDS, any order, extra columns ignored) or JSON
-    (a list of objects with FIELDS). Row numbers count data rows from 1."""
-    records: Iterable[Mapping[str, Any]]
+def parse_rows(text: str, fmt: str, *, file: str = "input", option: str = "input") -> list[Row]:
+    """Rows from CSV (a header line naming FIELDS, in any order) or JSON (a list
+    of objects with FIELDS), validated against the shipped schema
+    ``dpverify/schemas/oracle_rows.schema.json``: an unknown or missing column
+    or key, a wrong type or an out-of-range value is refused with the file and
+    ``rows[i].field`` (i counts data rows from 0). JSON numbers are exact from
+    their text (``1.82824`` is 182824/100000), as CSV cells are."""
     if fmt == "csv":
-        reader = csv.DictReader(io.StringIO(text))
-        if reader.fieldnames is None:
-            raise InvalidParameter("input", "empty CSV file")
-        absent = [f for f in FIELDS if f not in [h.strip() for h in reader.fieldnames]]
-        if absent:
-            raise InvalidParameter("input", f"CSV header lacks column(s) {', '.join(absent)}")
-        records = [{(k or "").strip(): v for k, v in r.items()} for r in reader]
+        records = load_csv(text, "oracle_rows", file=file, option=option, root="rows")
     elif fmt == "json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidParameter("input", f"not JSON ({exc.msg} at line {exc.lineno})") from None
-        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-            raise InvalidParameter("input", "JSON input must be a list of objects")
-        records = data
+        records = load_json(text, "oracle_rows", file=file, option=option, root="rows")
     else:
-        raise InvalidParameter("input", f"unknown input format {fmt!r}")
-    rows = [make_row(i, r) for i, r in enumerate(records, start=1)]
-    if not rows:
-        raise InvalidParameter("input", "no rows in the input")
-    return rows
+        raise InvalidParameter(option, f"unknown input format {fmt!r} (csv or json)")
+    return [make_row(i, r, file=file, option=option) for i, r in enumerate(records)]

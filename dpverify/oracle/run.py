@@ -196,7 +196,7 @@ def markdown_report(result: OracleResult, title: str) -> str:
              f"Certified enclosures of epsilon(delta) by dpverify's PLD accountant "
              f"(add-remove relation, relative width <= 1e-{result.digits}); verdicts: "
              f"**unsafe** = reported below the certified lower bound (the guarantee is false), "
-             f"**loose** = above the upper bound by more than {float(result.tolerance):.0%}, "
+             f"**loose** = above the upper bound by more than {exact_str(100 * result.tolerance)}%, "
              f"consistent otherwise; **returned-inf** and **crashed**: no number to compare.", ""]
     for key, (cfg, source) in result.configs.items():
         enc = result.certified[key]

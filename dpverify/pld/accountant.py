@@ -43,7 +43,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from flint import arb, fmpz
 
-from ..ball import ball, endpoints, working_precision
+from ..ball import ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
 from .convolve import compose, mul_count
 from .discretise import LowerDist, UpperDist, discretise
@@ -298,10 +298,13 @@ def _rel(lo: Fraction, hi: Optional[Fraction]) -> Optional[float]:
 
 def _budget_fail(what: str, lo: Fraction, hi: Optional[Fraction], m: int, why: str) -> PrecisionExhausted:
     rel = _rel(lo, hi)
-    shown = "inf" if hi is None else f"{float(hi):.10g}"
+    # printed for people: outward (a rounded-to-nearest end would not be a bound)
+    with working_precision(128):
+        shown = "inf" if hi is None else upper_decimal(ball(hi), 10)
+        shown_lo = lower_decimal(ball(lo), 10)
     width = "unbounded" if rel is None else f"{rel:.3g}"
     return PrecisionExhausted(
-        f"{what}: {why}; best certified enclosure [{float(lo):.10g}, {shown}] "
+        f"{what}: {why}; best certified enclosure [{shown_lo}, {shown}] "
         f"(relative width {width}) on the grid h = 2^-{m}"
     )
 

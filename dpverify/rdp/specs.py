@@ -13,7 +13,7 @@ from typing import Callable, Mapping
 
 from .. import _validate as V
 from ..errors import InvalidParameter
-from ..mechanisms.base import MechanismSpec, build_profile
+from ..mechanisms.base import MechanismSpec, build_profile, call_builder
 from .divergences import GaussianCurve, LaplaceCurve, PureDpCurve, RandomizedResponseCurve, RdpCurve
 from .subsampled_gaussian import SubsampledGaussianCurve
 
@@ -22,13 +22,13 @@ __all__ = ["curve_from_spec", "RDP_MECHANISMS"]
 
 def _gaussian(o: Mapping[str, str]) -> RdpCurve:
     # the shared Gaussian builder validates --mu / --noise-multiplier / --sensitivity
-    prof = build_profile(MechanismSpec("gaussian", dict(o)))
+    prof = build_profile(MechanismSpec("gaussian", o))
     return GaussianCurve(prof.mu, dict(prof.params()))
 
 
 def _laplace(o: Mapping[str, str]) -> RdpCurve:
     # one parser for the Laplace options: the profile builder's (same checks)
-    prof = build_profile(MechanismSpec("laplace", dict(o)))
+    prof = build_profile(MechanismSpec("laplace", o))
     return LaplaceCurve(prof.eps0, dict(prof.params()))
 
 
@@ -77,4 +77,4 @@ def curve_from_spec(spec: MechanismSpec) -> RdpCurve:
             "mechanism",
             f"mechanism={spec.name!r} has no RDP curve here; known: {', '.join(sorted(RDP_MECHANISMS))}",
         )
-    return RDP_MECHANISMS[spec.name](spec.options)
+    return call_builder(RDP_MECHANISMS[spec.name], spec)

@@ -219,9 +219,18 @@ def test_expr_reaching_one_inside_the_head_is_not_gdp(capsys):
     # 1/(eps - 1) >= 1 on (1, 2]: G_f = +inf there
     assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "min(0.5, 1/abs(eps-1))", "--eps-h", "5",
                  "--margin", "1e-3"]) in (0, 3)
-    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "0.5 + 0.6*exp(-(eps-2)**2)",
+    # reaches 1 on an interval around eps = 2 (the min keeps it a profile: without it the
+    # expression exceeds 1, which no profile does, and is refused, see the next test)
+    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "min(1, 0.5 + 0.6*exp(-(eps-2)**2))",
                  "--eps-h", "5", "--margin", "1e-3"]) == 0
     assert "not GDP" in capsys.readouterr().out
+
+
+def test_expr_above_one_is_refused_where_used(capsys):
+    # 0.5 + 0.6 e^{-(eps-2)^2} = 1.1 at eps = 2: not a privacy profile (issue #11)
+    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "0.5 + 0.6*exp(-(eps-2)**2)",
+                 "--eps-h", "5", "--margin", "1e-3"]) == 2
+    assert "outside [0, 1]" in capsys.readouterr().err
 
 
 def test_expr_head_only_exit_3(capsys):

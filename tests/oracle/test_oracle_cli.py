@@ -90,4 +90,5 @@ def test_malformed_row_names_the_row(tmp_path, capsys):
     f = tmp_path / "rows.csv"
     f.write_text(HEADER + "a,subsampled-gaussian,1,0.01,1000,1e-5,1.9\nb,subsampled-gaussian,-1,0.01,1000,1e-5,1\n")
     assert main(["oracle", "--input", str(f)]) == 2
-    assert "row 2: noise_multiplier='-1' must be > 0" in capsys.readouterr().err
+    # the file, the row (from 0) and the key, then the value check
+    assert "rows.csv: rows[1].noise_multiplier: noise_multiplier='-1' must be > 0" in capsys.readouterr().err

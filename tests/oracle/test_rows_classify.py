@@ -22,50 +22,64 @@ def test_csv_rows_are_exact():
     assert r.reported == Fraction(16177, 10000)
 
 
-def test_json_rows_take_floats_at_their_binary_value():
+def test_json_numbers_are_exact_from_their_text_like_csv_cells():
+    # a JSON number is text: 0.1 in a file means 1/10, as the same cell in a CSV
+    # file does (the same rows in either format give the same verdicts)
     (r,) = parse_rows(
         '[{"accountant": "a", "mechanism": "subsampled-gaussian", "noise_multiplier": 1.1, '
         '"sampling_rate": "0.01", "steps": 10, "delta": "1e-5", "reported_eps": 0.1}]',
         "json",
     )
-    assert r.config.noise_multiplier == Fraction(1.1)
-    assert r.reported == Fraction(0.1) != Fraction(1, 10)
+    assert r.config.noise_multiplier == Fraction(11, 10)
+    assert r.reported == Fraction(1, 10) != Fraction(0.1)
+    (c,) = parse_rows(HEADER + "a,subsampled-gaussian,1.1,0.01,10,1e-5,0.1\n", "csv")
+    assert c.config == r.config and c.reported == r.reported
 
 
 @pytest.mark.parametrize(
     "line, needle",
     [
-        ("a,subsampled-gaussian,-1,0.01,1000,1e-5,1", "row 2: noise_multiplier='-1' must be > 0"),
-        ("a,subsampled-gaussian,1,1.5,1000,1e-5,1", "row 2: sampling_rate='1.5' must be in (0, 1]"),
-        ("a,subsampled-gaussian,1,0,1000,1e-5,1", "row 2: sampling_rate='0'"),
-        ("a,subsampled-gaussian,1,0.01,0,1e-5,1", "row 2: steps='0'"),
-        ("a,subsampled-gaussian,1,0.01,1000000000,1e-5,1", "row 2: steps="),
-        ("a,subsampled-gaussian,1,0.01,1000,0,1", "row 2: delta='0' must be in (0, 1)"),
-        ("a,subsampled-gaussian,1,0.01,1000,1e-5,abc", "row 2: reported_eps='abc'"),
-        ("a,laplace,1,0.01,1000,1e-5,1", "row 2: mechanism='laplace'"),
-        ("a,subsampled-gaussian,1,0.01,1000,1e-5,", "row 2: missing column(s) reported_eps"),
+        ("a,subsampled-gaussian,-1,0.01,1000,1e-5,1", "rows[1].noise_multiplier: noise_multiplier='-1' must be > 0"),
+        ("a,subsampled-gaussian,1,1.5,1000,1e-5,1", "rows[1].sampling_rate: sampling_rate='1.5' must be in (0, 1]"),
+        ("a,subsampled-gaussian,1,0,1000,1e-5,1", "rows[1].sampling_rate: sampling_rate='0'"),
+        ("a,subsampled-gaussian,1,0.01,0,1e-5,1", "rows[1].steps: steps='0'"),
+        ("a,subsampled-gaussian,1,0.01,1000000000,1e-5,1", "rows[1].steps: steps="),
+        ("a,subsampled-gaussian,1,0.01,10.5,1e-5,1", "rows[1].steps: must be an integer"),
+        ("a,subsampled-gaussian,1,0.01,1000,0,1", "rows[1].delta: delta='0' must be in (0, 1)"),
+        ("a,subsampled-gaussian,1,0.01,1000,1e-5,abc", "rows[1].reported_eps: reported_eps='abc'"),
+        ("a,laplace,1,0.01,1000,1e-5,1", "rows[1].mechanism: the string 'laplace' is not allowed"),
+        ("a,subsampled-gaussian,1,0.01,1000,1e-5,", "rows[1].reported_eps: must not be empty"),
+        ("a,subsampled-gaussian,1,0.01,1000,1e-5", "line 3: rows[1]: 6 cells, but the header has 7"),
+        ("a,subsampled-gaussian,1,0.01,1000,1e-5,1,7", "line 3: rows[1]: 8 cells, but the header has 7"),
     ],
 )
 def test_malformed_rows_name_the_row(line, needle):
     good = "a,subsampled-gaussian,1,0.01,1000,1e-5,1\n"
     with pytest.raises(InvalidParameter) as info:
-        parse_rows(HEADER + good + line + "\n", "csv")
-    assert needle in str(info.value)
+        parse_rows(HEADER + good + line + "\n", "csv", file="rows.csv")
+    assert f"rows.csv{' ' if needle.startswith('line') else ': '}{needle}" in str(info.value)
 
 
 @pytest.mark.parametrize(
     "text, fmt, needle",
     [
-        ("accountant,mechanism\nx,y\n", "csv", "lacks column"),
+        ("accountant,mechanism\nx,y\n", "csv", "header: missing required column(s) noise_multiplier"),
+        (HEADER.replace("steps", "step") + "x\n", "csv", "unknown column 'step'; did you mean 'steps'?"),
+        (HEADER.strip() + ",note\n", "csv", "unknown column 'note'"),
+        (HEADER.strip() + ",delta\n", "csv", "column 'delta' appears twice"),
         ("", "csv", "empty"),
         ("{not json", "json", "not JSON"),
-        ('{"a": 1}', "json", "list of objects"),
-        ("[]", "json", "no rows"),
+        ('{"a": 1}', "json", "f: rows: must be a list, not an object"),
+        ("[]", "json", "f: rows: must have at least 1 entries (it has 0)"),
+        ('[{"a": 1}]', "json", "rows[0].a: unknown key"),
+        ("[1]", "json", "rows[0]: must be an object, not the number 1"),
+        ('[{"accountant": "a"}] ', "json", "rows[0].mechanism: missing required key"),
     ],
 )
 def test_malformed_files(text, fmt, needle):
-    with pytest.raises(InvalidParameter, match=needle):
-        parse_rows(text, fmt)
+    with pytest.raises(InvalidParameter) as info:
+        parse_rows(text, fmt, file="f")
+    assert needle in str(info.value)
 
 
 def _enc(lo, hi):

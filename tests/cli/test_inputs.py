@@ -1,0 +1,283 @@
+"""Strict inputs (issue #11, docs/inputs.md): a table of bad command lines per
+command, each answered with exit 2 and a message naming the option; the cases
+of the issue's "Why" section; the caps stated in --help; outward-rounded
+human output of the oracle.
+
+Every case here failed before issue #11 in one of three ways: exit 0 with a
+silently ignored or misread input, a traceback with exit 1 (the code for
+"fails"), or a file error after the work was done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from dpverify.cli import build_parser, main
+
+ROWS_HEADER = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+ROW = "a,subsampled-gaussian,1,0.01,10,1e-5,0.5\n"
+
+
+@pytest.fixture()
+def files(tmp_path):
+    """Input files for the table: a good and a non-UTF-8 rows file, bad JSON."""
+    good = tmp_path / "rows.csv"
+    good.write_text(ROWS_HEADER + ROW)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes((ROWS_HEADER + "caf\xe9," + ROW.split(",", 1)[1]).encode("latin-1"))
+    bad_json = tmp_path / "mechs.json"
+    bad_json.write_text('["1,0", {"eps": 1, "delt": 0}]')
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    return {"GOOD": str(good), "LATIN": str(latin), "BADJSON": str(bad_json), "FILE": str(a_file),
+            "DIR": str(tmp_path), "MISSING": str(tmp_path / "no-such-folder" / "x.json")}
+
+
+DIGITS_5000 = "9" * 5000
+GD = ["gdp", "delta", "--mu", "1", "--eps", "1"]
+CERT = ["gdp", "certify", "--eps-h", "1"]
+PROF = ["dp", "profile", "--eps", "1"]
+DPSGD = ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10"]
+ORACLE = ["oracle", "--input", "{GOOD}"]
+
+# (argv, the option the message must name). {NAME} is a path from the fixture.
+BAD = [
+    # gdp delta / mu: numbers, caps, repeats, abbreviations, output paths
+    (["gdp", "delta", "--mu", "-1", "--eps", "1"], "--mu"),
+    (["gdp", "delta", "--mu", DIGITS_5000, "--eps", "1"], "--mu"),
+    (["gdp", "delta", "--mu", "1e-3001", "--eps", "1"], "--mu"),
+    (["gdp", "delta", "--mu", "\uff11", "--eps", "1"], "--mu"),  # a full-width digit one
+    (["gdp", "delta", "--mu", "1", "--eps", "nan"], "--eps"),
+    (["gdp", "delta", "--mu", "1", "--eps", "1e999999999"], "--eps"),
+    (GD + ["--digits", "301"], "--digits"),
+    (GD + ["--digits", "1e3"], "--digits"),
+    (GD + ["--mu", "2"], "--mu"),  # given twice: argparse would keep the last one
+    (GD + ["--dig", "3"], "--dig"),  # abbreviations are not expanded
+    (GD + ["--certificate", "{MISSING}"], "--certificate"),
+    (GD + ["--certificate", "{DIR}"], "--certificate"),
+    (["gdp", "mu", "--eps", "50", "--delta", "1e-4301"], "--delta"),
+    (["gdp", "mu", "--eps", "1", "--delta", "0"], "--delta"),
+    (["gdp", "mu", "--eps", "1e3001", "--delta", "0.5"], "--eps"),
+    # gdp certify / plot: mechanism options that do not apply, ranges, image formats
+    (CERT + ["--mechanism", "laplace", "--scale", "1", "--mu", "1"], "--mu"),
+    (CERT + ["--mechanism", "gaussian", "--mu", "1", "--sensitivity", "2"], "--sensitivity"),
+    (CERT + ["--mechanism", "gaussian", "--mu", "1", "--refined"], "--refined"),
+    (CERT + ["--mechanism", "expr", "--profile", "2+eps"], "--profile"),
+    (CERT + ["--mechanism", "pure", "--eps0", "1", "--margin", "2"], "--margin"),
+    (["gdp", "certify", "--mechanism", "pure", "--eps0", "1", "--eps-h", "1e5"], "--eps-h"),
+    (CERT + ["--mechanism", "pure", "--eps0", "1", "--algorithm", "fast"], "--algorithm"),
+    (["gdp", "plot", "--mechanism", "pure", "--eps0", "1", "--eps-h", "1", "--out", "{DIR}/g.bmpx"], "--out"),
+    (["gdp", "plot", "--mechanism", "pure", "--eps0", "1", "--eps-h", "1", "--out", "{DIR}/g"], "--out"),
+    (["gdp", "plot", "--mechanism", "pure", "--eps0", "1", "--eps-h", "1", "--out", "{MISSING}.png"], "--out"),
+    # dp profile / implies
+    (PROF[:3] + ["-1", "--mechanism", "expr", "--profile", "exp(-eps)"], "--profile"),
+    (PROF[:3] + ["-1", "--mechanism", "expr", "--profile", "log(eps)"], "--profile"),
+    (PROF + ["--mechanism", "expr", "--profile", "(-1)**0.5*eps"], "--profile"),
+    (PROF + ["--mechanism", "expr", "--profile", "eps" + "+eps" * 300], "--profile"),
+    (PROF + ["--mechanism", "expr", "--profile", "eps**1001"], "--profile"),
+    (PROF + ["--mechanism", "expr", "--profile", "__import__('os')"], "--profile"),
+    (PROF + ["--mechanism", "rr", "--p", "0.75", "--scale", "1"], "--scale"),
+    (PROF + ["--mechanism", "sgd-example", "--p", "0.75"], "--p"),
+    (PROF + ["--mechanism", "nosuch"], "--mechanism"),
+    (["dp", "implies", "--from", "1", "--to", "1,0"], "--from"),
+    (["dp", "implies", "--from", "1,0", "--to", "1,2"], "--to"),
+    (["dp", "implies", "--from", "1e4000,0", "--to", "1,0"], "--from"),
+    # check rr64
+    (["check", "rr64", "--eps0", "1", "--delta0", "2", "--eps", "1"], "--delta0"),
+    (["check", "rr64", "--eps0", "-1", "--delta0", "0", "--eps", "1"], "--eps0"),
+    (["check", "rr64", "--eps0", "1", "--delta0", "0", "--eps", "abc"], "--eps"),
+    # compose
+    (["compose", "--mech", "1", "--eps", "1"], "--mech"),
+    (["compose", "--mech", "1,2", "--eps", "1"], "--mech"),
+    (["compose", "--mech", "1,0", "--k", "0", "--eps", "1"], "--k"),
+    (["compose", "--mech", "1,0", "--k", "10000001", "--eps", "1"], "--k"),
+    (["compose", "--mech", "1,0", "--eps", "1", "--grid", "0"], "--grid"),
+    (["compose", "--mech", "1,0", "--delta", "2"], "--delta"),
+    (["compose", "--mech", "1,0", "--eps", "1", "--delta", "0.1"], "--delta"),
+    (["compose", "--mechs-file", "{BADJSON}", "--eps", "1"], "--mechs-file"),
+    (["compose", "--mechs-file", "{DIR}/none.json", "--eps", "1"], "--mechs-file"),
+    # audit dpsgd: 10^9 steps, ranges, options of another mode
+    (["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "1000000000",
+      "--delta", "1e-5"], "--steps"),
+    (["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0", "--steps", "10", "--delta", "1e-5"],
+     "--sampling-rate"),
+    (["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "1.5", "--steps", "10", "--delta", "1e-5"],
+     "--sampling-rate"),
+    (["audit", "dpsgd", "--noise-multiplier", "0", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5"],
+     "--noise-multiplier"),
+    (DPSGD + ["--delta", "1"], "--delta"),
+    (DPSGD + ["--delta", "1e-5", "--batch-size", "5"], "--batch-size"),
+    (DPSGD + ["--delta", "1e-5", "--epochs", "1"], "--epochs"),
+    (["audit", "dpsgd", "--events", "{GOOD}", "--batch-size", "5", "--delta", "1e-5"], "--batch-size"),
+    (["audit", "dpsgd", "--events", "{GOOD}", "--steps", "5", "--delta", "1e-5"], "--steps"),
+    (DPSGD + ["--delta", "1e-5", "--claimed-eps", "1", "--digits", "6"], "--digits"),
+    (DPSGD + ["--delta", "1e-5", "--time-budget", "1e3000"], "--time-budget"),
+    (DPSGD + ["--delta", "1e-5", "--time-budget", "0"], "--time-budget"),
+    (DPSGD + ["--delta", "1e-5", "--neighboring", "neighbours"], "--neighboring"),
+    (DPSGD + ["--delta", "1e-5", "--certificate", "{MISSING}"], "--certificate"),
+    # rdp
+    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "1"], "--alpha"),
+    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2", "--compositions", "0"],
+     "--compositions"),
+    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--rate", "0.1", "--alpha", "2"], "--rate"),
+    (["rdp", "epsilon", "--mechanism", "laplace", "--scale", "1", "--mu", "1", "--delta", "1e-5"], "--mu"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--conversion", "best"],
+     "--conversion"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "0"], "--delta"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--digits", "31"], "--digits"),
+    (["rdp", "to-dp", "--alpha", "0.5", "--rdp", "1", "--delta", "0.1"], "--alpha"),
+    (["rdp", "to-dp", "--alpha", "2", "--rdp", "-1", "--delta", "0.1"], "--rdp"),
+    # oracle: files, modes, report paths (checked before any certified computation)
+    (ORACLE + ["--accountants", "opacus-gdp"], "--accountants"),
+    (["oracle", "--input", "{LATIN}"], "--input"),
+    (["oracle", "--input", "{DIR}/none.csv"], "--input"),
+    (["oracle", "--input", "{DIR}"], "--input"),
+    (ORACLE + ["--report", "{MISSING}"], "--report"),
+    (ORACLE + ["--time-budget", "0"], "--time-budget"),
+    (ORACLE + ["--tolerance", "-1"], "--tolerance"),
+    (ORACLE + ["--digits", "9"], "--digits"),
+    (["oracle", "--battery", "nope"], "--battery"),
+    (["oracle", "--battery", "smoke", "--input", "{GOOD}"], "--input"),
+    # reproduce
+    (["reproduce", "--only", "no-such-claim"], "--only"),
+    (["reproduce", "--out", "{FILE}", "--only", "no-such-claim"], "--out"),
+]
+
+
+def _fill(argv, files):
+    return [a.format(**files) if "{" in a and "}" in a and "__import__" not in a else a for a in argv]
+
+
+def run(argv) -> int:
+    """main(argv), with argparse's own exits (SystemExit(2)) as exit codes."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
+
+
+@pytest.mark.parametrize("argv, option", BAD, ids=[" ".join(a)[:70] for a, _ in BAD])
+def test_bad_command_line_exits_2_naming_the_option(argv, option, files, capsys):
+    code = run(_fill(argv, files))
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert option in err, err
+    assert "Traceback" not in err and "internal error" not in err
+
+
+# --------------------------------------------------------------------------- the issue's cases
+
+
+def test_long_number_is_exit_2_not_a_traceback(capsys):
+    # before: ValueError (Python's 4,300-digit int/str limit), traceback, exit 1
+    assert main(["gdp", "mu", "--eps", "50", "--delta", "1e-4301"]) == 2
+    assert "--delta" in capsys.readouterr().err
+    # 1e-3000 is inside the caps and is computed (mu = 0.0085..., eps = 1)
+    assert main(["gdp", "mu", "--eps", "1", "--delta", "1e-3000"]) == 0
+    assert capsys.readouterr().out.startswith("mu_GDP(eps, delta) in [0.0085168624")
+
+
+def test_expr_profile_outside_unit_interval_is_refused(capsys):
+    # before: delta = 2.718 (exp(1)), exit 0
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", "exp(-eps)", "--eps", "-1"]) == 2
+    assert "outside [0, 1]" in capsys.readouterr().err
+    # a value above 1 by 1e-40 is decided with more precision and refused too
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", "1+1e-40*exp(-eps)", "--eps", "1"]) == 2
+    assert "outside [0, 1]" in capsys.readouterr().err
+    # 1 - 1e-40 e^-1 is a value in [0, 1]: computed
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", "1-1e-40*exp(-eps)", "--eps", "1"]) == 0
+
+
+def test_options_of_another_mechanism_or_mode_are_refused(files, capsys):
+    # before: each was silently ignored (exit 0)
+    assert main(["dp", "profile", "--mechanism", "laplace", "--scale", "1", "--mu", "3", "--eps", "1"]) == 2
+    assert "--mu does not apply to --mechanism laplace" in capsys.readouterr().err
+    assert main(["audit", "dpsgd", "--events", files["GOOD"], "--batch-size", "5", "--delta", "1e-5"]) == 2
+    assert "--batch-size does not apply with --events FILE" in capsys.readouterr().err
+    assert main(["oracle", "--input", files["GOOD"], "--accountants", "opacus-gdp"]) == 2
+    assert "--accountants does not apply with --input FILE" in capsys.readouterr().err
+
+
+def test_output_paths_are_checked_before_the_work(files, capsys, monkeypatch):
+    # before: the oracle ran its certified computation, then crashed writing --report
+    import dpverify.oracle.run as oracle_run
+
+    monkeypatch.setattr(oracle_run, "dpsgd_epsilon", _must_not_run)
+    assert run(["oracle", "--input", files["GOOD"], "--report", files["MISSING"]]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not Path(files["MISSING"]).parent.exists()  # nothing created either
+
+
+def _must_not_run(*args, **kwargs):
+    raise AssertionError("the certified computation ran before the output path was checked")
+
+
+def test_negative_numbers_with_exponents_are_values(capsys):
+    # argparse reads "-1e-5" as an option unless told otherwise
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "-1e-5"]) == 0
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "-1/3"]) == 0
+
+
+def test_result_beyond_printable_range_is_exit_2(capsys):
+    # erfc(10^3000) ~ 10^(-4.3 * 10^5999): no decimal exponent of sensible size exists
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", "erfc(eps*1e3000)", "--eps", "1"]) == 2
+    assert "printable range" in capsys.readouterr().err
+
+
+def test_last_resort_handler_is_exit_2_with_a_message(monkeypatch, capsys):
+    import dpverify.cli.gdp as g
+
+    def boom(*a, **k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(g, "delta_mu", boom)
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpverify: internal error: RuntimeError: simulated bug")
+
+
+# --------------------------------------------------------------------------- --help states the caps
+
+
+def _parsers(parser: argparse.ArgumentParser, prefix=()):
+    yield prefix, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, prefix + (name,))
+
+
+def test_every_help_states_the_number_caps():
+    for path, p in _parsers(build_parser()):
+        text = re.sub(r"\s+", " ", p.format_help())
+        assert "at most 1000 characters" in text and "+-3000" in text, path
+
+
+def test_help_states_the_other_caps():
+    helps = {" ".join(path): re.sub(r"\s+", " ", p.format_help()) for path, p in _parsers(build_parser())}
+    assert "1..10000000" in helps["audit dpsgd"]  # steps
+    assert "at most 604800" in helps["audit dpsgd"]  # time budget
+    assert "500 characters and 200 parts, integer powers within +-1000" in helps["dp profile"]
+    assert "[1, 10000000]" in helps["compose"]
+    assert "1..300" in helps["gdp delta"]
+
+
+# --------------------------------------------------------------------------- outward rounding
+
+
+def test_oracle_human_band_is_rounded_outward(files, capsys, tmp_path):
+    # before: hi[:9] cut the certified upper end downward
+    cert = tmp_path / "o.json"
+    assert main(["oracle", "--input", files["GOOD"], "--certificate", str(cert)]) == 0  # loose
+    line = capsys.readouterr().out.splitlines()[0]
+    lo_p, hi_p = re.search(r"in \[([^,]+), ([^\]]+)\]", line).groups()
+    band = json.loads(cert.read_text())["result"]["rows"][0]["certified"]
+    assert Fraction(lo_p) <= Fraction(band["lo"]) and Fraction(band["hi"]) <= Fraction(hi_p)
+    # and it is the band, to 7 digits: within one unit of the 7th digit
+    assert Fraction(hi_p) - Fraction(band["hi"]) <= Fraction(hi_p) * Fraction(1, 10**6)
