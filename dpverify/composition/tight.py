@@ -81,7 +81,7 @@ __all__ = [
 MAX_SUPPORT = 400_000
 #: Lattice size used when dpverify picks the grid itself (automatic fallback):
 #: the arb_poly product and the prefix sums stay at a few seconds.
-AUTO_GRID_BUDGET = 1 << 17
+AUTO_GRID_BUDGET = 1 << 16
 #: Largest total number of composed mechanisms.
 MAX_K = 10_000_000
 
