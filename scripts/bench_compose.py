@@ -1,5 +1,6 @@
 """Benchmark: certified eps(delta) of tight (eps, delta) composition (LT Thm 4.6)
-for k in {10, 100, 1000, 10000} homogeneous and 200 distinct (eps_i, delta_i),
+for k in {10, 100, 1000, 10000} homogeneous, 200 and 1000 distinct (eps_i, delta_i)
+(the latter on the automatic grid), the issue-16 pair (0.1, 0.123456789),
 next to dp_accounting's PLD accountant when installed (optional), with the
 float accountant's error against the certified enclosure.
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpverify.composition import compose_eps, compose_eps_grid  # noqa: E402
+from dpverify.composition import compose_eps, compose_eps_auto, compose_eps_grid  # noqa: E402
 
 
 def pld_eps(mechs: list[tuple[str, str]], k: int, delta: float, interval: float = 1e-4):
@@ -44,7 +45,11 @@ def row(label: str, mechs: list[tuple[str, str]], k: int, delta: str, digits: in
         grid: "str | None" = None) -> None:
     texts = [f"{e},{d}" for e, d in mechs]
     t = time.perf_counter()
-    if grid:
+    if grid == "auto":
+        res = compose_eps_auto(texts, delta, k=k, digits=digits)
+        enc = res.enclosure
+        extra = "" if res.exact else f" auto grid {float(res.grid):.3g}: gap {float(enc.width()):.3g}"
+    elif grid:
         gb = compose_eps_grid(texts, delta, grid, k=k, digits=digits)
         enc = gb.enclosure
         extra = f" grid {grid}: gap {float(gb.gap()):.3g}"
@@ -78,6 +83,10 @@ def main() -> None:
     distinct = [(f"{0.05 + i / 1000:.3f}", "1e-10") for i in range(200)]
     row("200 distinct, grid 0.01", distinct, 1, "1e-5", a.digits, use_pld, grid="0.01")
     row("200 distinct, grid 0.002", distinct, 1, "1e-5", a.digits, use_pld, grid="0.002")
+    thousand = [(f"{0.01 + i / 100000:.5f}", "1e-10") for i in range(1000)]
+    row("1000 distinct, automatic", thousand, 1, "1e-5", a.digits, use_pld, grid="auto")
+    row("0.1 + 0.123456789 (issue 16)", [("0.1", "1e-5"), ("0.123456789", "0")], 1, "1e-5", a.digits,
+        use_pld, grid="auto")
     if a.exact_distinct:
         row("200 distinct, exact", distinct, 1, "1e-5", a.digits, use_pld)
 

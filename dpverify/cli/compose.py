@@ -8,7 +8,7 @@ from typing import Any
 from .. import _validate as V
 from ..ball import exact_str, parse_exact
 from ..certificate import quantity_certificate
-from ..composition import compose_delta, compose_delta_grid, compose_eps, compose_eps_grid, parse_mech
+from ..composition import compose_delta_auto, compose_delta_grid, compose_eps_auto, compose_eps_grid, parse_mech
 from ..composition.tight import MAX_K, MAX_SUPPORT
 from ..errors import InvalidParameter
 from ..schemas import JsonNumber, at, load_json, read_text
@@ -23,7 +23,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         help="tight composition of (eps_i, delta_i)-DP guarantees (LT Thm 4.6)",
         description="Certified delta(eps) or smallest eps meeting a delta budget of the adaptive "
         "composition of (eps_i, delta_i)-DP mechanisms (LT Thm 4.6 / Cor 4.7: exactly tight). "
-        "eps is 'inf' when no finite eps meets the budget (delta < 1 - prod(1 - delta_i)).",
+        "eps is 'inf' when no finite eps meets the budget (delta < 1 - prod(1 - delta_i)). "
+        f"When the exact lattice of shifts would exceed {MAX_SUPPORT} points (many distinct eps_i), "
+        "the eps_i are rounded down / up onto an automatic grid and the certified bounds and their "
+        "gap are printed (--exact refuses instead). "
+        "Example: dpverify compose --mech 0.1,1e-5 --mech 0.123456789,0 --eps 1",
     )
     p.add_argument("--mech", action="append", default=[], metavar="E,D",
                    help="one (eps, delta)-DP guarantee, E >= 0, D in [0, 1]; repeatable")
@@ -34,9 +38,13 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="delta budget in [0, 1]: report the smallest eps >= 0 meeting it")
     g.add_argument("--eps", help="epsilon (any real): report the composed delta(eps)")
-    p.add_argument("--grid", metavar="H",
-                   help="round every eps_i down / up onto multiples of H > 0: certified lower and "
-                   "upper bounds and their gap (for many distinct eps_i)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--grid", metavar="H",
+                     help="round every eps_i down / up onto multiples of H > 0: certified lower and "
+                     "upper bounds and their gap (for many distinct eps_i)")
+    how.add_argument("--exact", action="store_true",
+                     help=f"insist on the exact lattice of shifts: exit 2 when it would exceed {MAX_SUPPORT} "
+                     "points (default: fall back to an automatic grid, with its gap, and say so)")
     add_digits_option(p)
     add_output_options(p)
     p.set_defaults(func=_run)
@@ -85,21 +93,31 @@ def _run(args: argparse.Namespace) -> int:
         inputs["eps"] = args.eps
         what = f"composed delta(eps={args.eps})"
     extra = None
+    is_eps = quantity == "composition.eps"
+    grid = None
     if args.grid is not None:
         grid = V.positive("grid", args.grid)
-        inputs["grid"] = args.grid
-        inputs["accuracy_digits"] = digits
-        fn = compose_eps_grid if quantity == "composition.eps" else compose_delta_grid
+        fn = compose_eps_grid if is_eps else compose_delta_grid
         gb = fn(mechs, target, grid, k=k, digits=digits)
-        enc = gb.enclosure
-        extra = {"lower": gb.lower.to_json(), "upper": gb.upper.to_json(),
-                 "gap": gb.enclosure.to_json()["hi"] if gb.enclosure.is_infinite else _gap(gb)}
-        line = (f"{what} in {enc.short(digits + 2)} (grid {exact_str(grid)}: rounded down "
-                f"{gb.lower.short(8)}, up {gb.upper.short(8)}, gap <= {extra['gap']})")
+        enc, lower, upper, note = gb.enclosure, gb.lower, gb.upper, f"grid {exact_str(grid)}"
+    else:
+        fn2 = compose_eps_auto if is_eps else compose_delta_auto
+        res = fn2(mechs, target, k=k, digits=digits, exact=args.exact)
+        enc, lower, upper = res.enclosure, res.lower, res.upper
+        if res.grid is not None:
+            grid = res.grid
+            note = (f"the exact lattice would have about {res.lattice_estimate} shifts (budget "
+                    f"{MAX_SUPPORT}), so the eps_i were rounded onto the automatic grid "
+                    f"{float(grid):.6g}; --exact insists on the lattice")
+    if grid is not None:
+        inputs["grid"] = exact_str(grid)
+        inputs["accuracy_digits"] = digits
+        gap = enc.to_json()["hi"] if enc.is_infinite else _gap(enc)
+        extra = {"lower": lower.to_json(), "upper": upper.to_json(), "gap": gap}
+        line = (f"{what} in {enc.short(digits + 2)} ({note}: rounded down "
+                f"{lower.short(8)}, up {upper.short(8)}, gap <= {gap})")
     else:
         inputs["digits"] = digits
-        fn2 = compose_eps if quantity == "composition.eps" else compose_delta
-        enc = fn2(mechs, target, k=k, digits=digits)
         line = f"{what} in {enc.short(digits + 2)}"
     cert = quantity_certificate(
         quantity=quantity,
@@ -110,14 +128,16 @@ def _run(args: argparse.Namespace) -> int:
         enclosure=enc,
         algorithm="LT Thm 4.6 recursion unrolled on the exact lattice of reachable shifts in arb; "
         + ("certified monotone root isolation" if quantity == "composition.eps" else "precision escalation")
-        + ("; eps_i rounded down/up onto the grid (monotonicity, LT Thm 4.5)" if args.grid else ""),
+        + ("; eps_i rounded down/up onto the grid (monotonicity, LT Thm 4.5)"
+           + ("" if args.grid is not None else ", grid chosen automatically (exact lattice over budget)")
+           if grid is not None else ""),
         extra_result=extra,
     )
     emit(args, cert, line)
     return 0
 
 
-def _gap(gb: Any) -> str:
+def _gap(enc: Any) -> str:
     from ..ball import upper_decimal
 
-    return upper_decimal(gb.gap(), 6)
+    return upper_decimal(enc.width(), 6)

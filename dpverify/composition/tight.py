@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Optional, Sequence
 
-from flint import arb, arb_poly, ctx, fmpq
+from flint import arb, arb_poly, ctx, fmpq, fmpz_poly
 
 from .. import _validate as V
 from ..ball import (
@@ -68,11 +68,20 @@ __all__ = [
     "GridBounds",
     "MAX_SUPPORT",
     "MAX_K",
+    "AUTO_GRID_BUDGET",
+    "ComposeResult",
+    "LatticeTooLarge",
+    "auto_grid",
+    "compose_delta_auto",
+    "compose_eps_auto",
 ]
 
-#: Largest number of lattice points of the shift distribution built (beyond it:
-#: refuse and ask for grid rounding instead of hanging).
+#: Largest number of lattice points of the shift distribution built for an
+#: exact composition (beyond it: grid rounding, or exit 2 with --exact).
 MAX_SUPPORT = 400_000
+#: Lattice size used when dpverify picks the grid itself (automatic fallback):
+#: the arb_poly product and the prefix sums stay at a few seconds.
+AUTO_GRID_BUDGET = 1 << 16
 #: Largest total number of composed mechanisms.
 MAX_K = 10_000_000
 
@@ -163,47 +172,82 @@ def _types(mechs: Iterable[object], k: int, group: bool = True) -> list[tuple[Ep
     return [(g, counts[g]) for g in order]
 
 
-def _support_estimate(types: Sequence[tuple[EpsDelta, int]]) -> int:
-    """Upper bound on the number of reachable shifts (product of binomial
-    supports, and for rational eps also the lattice span / gcd)."""
-    prod = 1
-    for g, c in types:
-        if g.key() != (0, 1):
-            prod *= c + 1
-        if prod > 10**12:
-            break
-    if all(g.exp_eps is None for g, _ in types):
-        eps = [g.eps for g, _ in types if g.eps]
-        if eps:
-            den = math.lcm(*(e.denominator for e in eps))
-            nums = [e.numerator * (den // e.denominator) for e in eps]
-            unit = math.gcd(*nums)
-            span = sum(c * n // unit for (g, c), n in zip([t for t in types if t[0].eps], nums))
-            prod = min(prod, span + 1)
-        else:
-            prod = 1
-    return prod
+class LatticeTooLarge(InvalidParameter):
+    """The exact table of reachable shifts would exceed the size budget.
+
+    ``estimate`` is the size the table would have (an upper bound);
+    :func:`compose_eps_auto` / :func:`compose_delta_auto` catch it and fall
+    back to grid rounding unless the exact lattice was asked for."""
+
+    def __init__(self, message: str, estimate: int, budget: int, single: bool) -> None:
+        super().__init__("k" if single else "exact", message)
+        self.estimate = estimate
+        self.budget = budget
+        self.single = single
+
+
+def _rational_unit(eps: Sequence[Fraction]) -> tuple[Fraction, list[int]]:
+    """The largest g with every eps_i = m_i g, m_i integer (g = gcd / lcm)."""
+    den = math.lcm(*(e.denominator for e in eps))
+    nums = [e.numerator * (den // e.denominator) for e in eps]
+    unit = math.gcd(*nums)
+    return Fraction(unit, den), [n // unit for n in nums]
+
+
+def _plan(moving: Sequence[tuple[EpsDelta, int]], budget: int) -> tuple[str, int]:
+    """Which table to build, and its size, *before* building anything.
+
+    * ``lattice``: every eps_i rational and the lattice span M = sum c_i m_i
+      (eps_i = m_i g) has M + 1 <= budget points: one arb_poly product of size M.
+      The span, not the number of reachable shifts, is what this route costs:
+      eps = (0.1, 0.123456789) reach 4 shifts but span 223456789 lattice points
+      (the runaway of issue 16), so the span is estimated first.
+    * ``dict``: the reachable shifts are few (prod (c_i + 1) <= budget and the
+      convolution work sum_l |table_l| (c_l + 1) <= 8 budget): exact keys.
+    * otherwise :class:`LatticeTooLarge`.
+    Returns (route, size estimate)."""
+    if not moving:
+        return "dict", 1
+    reach = 1
+    work = 0
+    for g, c in moving:
+        work += min(reach, budget + 1) * (c + 1)
+        reach = min(reach * (c + 1), 10**18)
+    span = None
+    if all(g.exp_eps is None for g, _ in moving):
+        _, ms = _rational_unit([g.eps for g, _ in moving])
+        span = sum(c * m for (g, c), m in zip(moving, ms))
+        reach = min(reach, span + 1)
+        if span + 1 <= budget:
+            return "lattice", span + 1
+    if reach <= budget and work <= 8 * budget:
+        return "dict", reach
+    size = reach if span is None else min(reach, span + 1)
+    single = len(moving) == 1
+    raise LatticeTooLarge(
+        f"the exact composition needs a table of about {size} shifts (budget {budget}); "
+        + (f"use k <= {budget - 1} for one guarantee" if single else
+           "drop --exact to let dpverify round the eps_i onto a grid (certified lower and upper "
+           "bounds with their gap), or give --grid H"),
+        size, budget, single)
 
 
 class ShiftDistribution:
     """The memo table of the LT Thm 4.6 recursion: the law of S on the lattice
     of reachable shifts, with R = prod (1 - delta_i), built per precision."""
 
-    def __init__(self, mechs: Iterable[object], k: int = 1, *, group: bool = True) -> None:
+    def __init__(self, mechs: Iterable[object], k: int = 1, *, group: bool = True,
+                 budget: int = MAX_SUPPORT) -> None:
         """``group=False``: convolve one mechanism at a time, exactly the LT
-        Thm 4.6 recursion step by step (for cross-checks against Cor 4.7)."""
+        Thm 4.6 recursion step by step (for cross-checks against Cor 4.7).
+        Raises :class:`LatticeTooLarge` (an InvalidParameter) when the table
+        would exceed ``budget`` entries; nothing is built before that check."""
         self.types = _types(mechs, k, group)
-        est = _support_estimate(self.types)
-        if est > MAX_SUPPORT:
-            raise InvalidParameter(
-                "k" if len(self.types) == 1 else "grid",
-                f"the composition has up to {est} distinct shifts (limit {MAX_SUPPORT}); "
-                + ("use k <= " + str(MAX_SUPPORT - 1) + " for one guarantee"
-                   if len(self.types) == 1 else
-                   "round the eps_i onto a grid (--grid H, compose_eps_grid) for certified bounds"),
-            )
+        moving = [(g, c) for g, c in self.types if g.key() != (0, 1)]
+        self.route, self.size_estimate = _plan(moving, budget)
+        self.budget = budget
         self.any_full = any(g.delta == 1 for g, _ in self.types)
-        self._cache: dict[int, tuple] = {}
+        self._cache: dict[int, "_Table"] = {}
 
     # -- exact facts
     def one_minus_R_exact_cmp(self, delta: Fraction) -> int:
@@ -246,23 +290,22 @@ class ShiftDistribution:
             return arb(0)
         return self._log_R().exp()
 
-    def _table(self) -> tuple:
+    def _table(self) -> "_Table":
         prec = ctx.prec
         if prec in self._cache:
             return self._cache[prec]
         moving = [(g, c) for g, c in self.types if g.key() != (0, 1)]  # eps = 0: S does not move
-        # Only the lattice path lists shifts in exact (descending) order; the
-        # early stop in delta() relies on that order, so the dict path, whose
-        # shifts a + log b are ordered only through float midpoints (which
-        # overflow, underflow or tie), sums every term instead.
-        ordered = all(g.exp_eps is None for g, _ in moving) and len(moving) > 1
-        items = self._lattice_items(moving) if ordered else self._dict_items(moving)
-        rmax = arb(0)
-        for s, _ in items:  # an arb maximum: float keys would underflow to 0
-            rmax = rmax.max(arb(s.rad()))
-        entry = (items, rmax if ordered else None, self._L(), self._R())
-        self._cache[prec] = entry
-        return entry
+        if all(g.exp_eps is None for g, _ in moving):
+            # rational shifts: exact integer keys n (shift = n * step), sorted
+            if self.route == "lattice":
+                step, ns, ws = self._lattice_items(moving)
+            else:
+                step, ns, ws = self._rational_dict_items(moving)
+            table = _Table(self._L(), self._R(), step=step, ns=ns, ws=ws)
+        else:  # shifts a + log b: no exact order, every term is summed
+            table = _Table(self._L(), self._R(), items=self._dict_items(moving))
+        self._cache[prec] = table
+        return table
 
     @staticmethod
     def _binomial(g: EpsDelta, c: int) -> list[arb]:
@@ -293,51 +336,185 @@ class ShiftDistribution:
                     v = w1 * w2
                     new[kk] = new[kk] + v if kk in new else v
             dist = new
-            if len(dist) > MAX_SUPPORT:
-                raise InvalidParameter("grid", f"more than {MAX_SUPPORT} reachable shifts; use grid rounding")
-        items = [(_shift_ball(a, b), w) for (a, b), w in dist.items()]
-        return items
+        return [(_shift_ball(a, b), w) for (a, b), w in dist.items()]
 
-    def _lattice_items(self, moving: list) -> list:
+    def _rational_dict_items(self, moving: list) -> tuple[Fraction, list[int], list[arb]]:
+        """Few reachable shifts on a huge lattice: convolve with exact integer
+        keys (shift = n * step) and sort them descending."""
+        step, ms = _rational_unit([g.eps for g, _ in moving]) if moving else (Fraction(1), [])
+        dist: dict[int, arb] = {0: arb(1)}
+        for (g, c), m in zip(moving, ms):
+            binom = [(m * (2 * y - c), w) for y, w in enumerate(self._binomial(g, c))]
+            new: dict[int, arb] = {}
+            for n1, w1 in dist.items():
+                for n2, w2 in binom:
+                    v = w1 * w2
+                    n = n1 + n2
+                    new[n] = new[n] + v if n in new else v
+            dist = new
+        ns = sorted(dist, reverse=True)
+        return step, ns, [dist[n] for n in ns]
+
+    def _lattice_items(self, moving: list) -> tuple[Fraction, list[int], list[arb]]:
         """Rational eps_i = m_i * g on one integer lattice: S = g (2U - M) with
-        U = sum m_i Y_i, whose law is the polynomial prod_i (q_i + p_i x^{m_i})^{c_i}
-        (multiplied in arb_poly ball arithmetic). Exponents that are exactly zero
-        are unreachable and skipped."""
-        eps = [g.eps for g, _ in moving]
-        den = math.lcm(*(e.denominator for e in eps))
-        nums = [e.numerator * (den // e.denominator) for e in eps]
-        unit = math.gcd(*nums)
-        step = Fraction(unit, den)
-        poly = arb_poly([1])
+        U = sum m_i Y_i, whose law is the polynomial prod_i (q_i + p_i x^{m_i})^{c_i}.
+
+        The product is taken in exact integer arithmetic (FLINT fmpz_poly, a
+        balanced product tree) on fixed-point bounds: with P = prec + 32 bits,
+        each binomial weight w is bracketed by integers floor(w 2^P) <= w 2^P
+        <= ceil(w 2^P), and since every coefficient is >= 0 the product of the
+        lower (upper) polynomials, rounded down (up) to P bits after each
+        multiplication, is a lower (upper) bound of every true coefficient.
+        Hence each weight lies in [lo, hi] 2^-P with hi - lo = O(levels) units
+        (absolute error ~ 2^-P, far below what the requested width can see; the
+        caller's precision escalation raises P when it is not). Exponents whose
+        upper bound is 0 are unreachable (or below 2^-P: then [0, 0] is not
+        claimed, they are kept as [0, hi]) and skipped only when hi = 0, which
+        proves the weight is exactly 0 (the product of nonnegative terms)."""
+        step, ms = _rational_unit([g.eps for g, _ in moving])
+        span = sum(c * m for (g, c), m in zip(moving, ms))
+        if len(moving) == 1 or span < 1 << 12:
+            return step, *self._arb_lattice(moving, ms, span)
+        P = ctx.prec + 32
+        scale = arb(2) ** P
+        lows, highs = [], []
         M = 0
-        for (g, c), n in zip(moving, nums):
-            m = n // unit
+        for (g, c), m in zip(moving, ms):
+            lo = [0] * (c * m + 1)
+            hi = [0] * (c * m + 1)
+            for y, w in enumerate(self._binomial(g, c)):
+                x = w * scale
+                if x.is_finite():
+                    lo[y * m] = max(0, math.floor(_arb_to_fraction(x.lower())))
+                    hi[y * m] = min(1 << P, math.ceil(_arb_to_fraction(x.upper())))
+                else:  # a probability: [0, 1] is always true
+                    lo[y * m], hi[y * m] = 0, 1 << P
+            lows.append(fmpz_poly(lo))
+            highs.append(fmpz_poly(hi))
+            M += c * m
+        low = _product_tree(lows, P, up=False)
+        high = _product_tree(highs, P, up=True)
+        lc, hc = low.coeffs(), high.coeffs()
+        ns, ws = [], []
+        unit = arb(2) ** (-P)
+        for u in range(M, -1, -1):  # descending shift
+            h = int(hc[u]) if u < len(hc) else 0
+            if h == 0:
+                continue  # the upper bound of a sum of nonnegative products is 0: unreachable
+            lo_u = int(lc[u]) if u < len(lc) else 0
+            ns.append(2 * u - M)
+            ws.append(arb(lo_u).union(arb(h)) * unit)
+        return step, ns, ws
+
+    def _arb_lattice(self, moving: list, ms: list[int], M: int) -> tuple[list[int], list[arb]]:
+        """Small lattices (or one type, no product at all): arb_poly products,
+        which keep the relative accuracy of tiny weights (fixed point would not,
+        e.g. e^{-3 * 10^400} at eps = 10^400)."""
+        polys = []
+        for (g, c), m in zip(moving, ms):
             coeffs = [arb(0)] * (c * m + 1)
             for y, w in enumerate(self._binomial(g, c)):
                 coeffs[y * m] = w
-            poly = poly * arb_poly(coeffs)
-            M += c * m
-        items = []
+            polys.append(arb_poly(coeffs))
+        while len(polys) > 1:
+            polys = [polys[i] * polys[i + 1] if i + 1 < len(polys) else polys[i]
+                     for i in range(0, len(polys), 2)]
+        poly = polys[0]
+        ns, ws = [], []
         for u in range(M, -1, -1):  # descending shift
             w = poly[u]
             if w.is_zero():
                 continue
-            items.append((ball(step * (2 * u - M)), w.nonnegative_part()))
-        return items
+            ns.append(2 * u - M)
+            ws.append(w.nonnegative_part())
+        return ns, ws
 
     def delta(self, t: arb) -> arb:
         """Ball of d_k(t) for a ball t (any real), at the current precision."""
-        items, rmax, L, R = self._table()
+        table = self._table()
         if self.any_full:
             return arb(1)
-        acc = arb(0)
-        for s, w in items:
-            # lattice path (rmax set): exact descending order, so once
-            # mid + rmax < t every later true shift is < t and contributes 0
-            if rmax is not None and arb(s.mid()) + rmax < t:
-                break
-            acc += w * (-(t - s).expm1()).nonnegative_part()
-        return L + R * acc
+        return table.L + table.R * table.expectation(t)
+
+
+class _Table:
+    """E[(1 - e^{t - S})_+] for the law of S at one precision.
+
+    Rational shifts (``ns`` descending, shift n * step, exact): with the
+    prefix sums W_j = sum_{i<j} w_i and V_j = sum_{i<j} w_i e^{-s_i},
+
+        E[(1 - e^{t - S})_+] = (W_J - e^t V_J) + sum_{J <= i < J'} w_i (1 - e^{t - s_i})_+,
+
+    where J counts the shifts proved > every point of the ball t (exact
+    comparison of rationals with the ball's exact endpoints), and J' those not
+    proved < it (the few shifts inside the ball are summed term by term; the
+    rest contribute exactly 0). W_J - e^t V_J is a sum of terms >= 0, so its
+    nonnegative part still contains it. This makes one evaluation O(log n)
+    instead of O(n): a root isolation evaluates it dozens of times.
+    """
+
+    def __init__(self, L: arb, R: arb, *, step: Optional[Fraction] = None,
+                 ns: Optional[list[int]] = None, ws: Optional[list[arb]] = None,
+                 items: Optional[list] = None) -> None:
+        self.L, self.R = L, R
+        self.items = items
+        if items is not None:
+            return
+        assert step is not None and ns is not None and ws is not None
+        self.step, self.ns, self.ws = step, ns, ws
+        self.neg = [-n for n in ns]  # ascending, for bisect
+        W, V = [arb(0)], [arb(0)]
+        z = ball(step).exp()  # e^{-s_i} = z^{-n_i}: exact integer powers of one ball
+        for n, w in zip(ns, ws):
+            W.append(W[-1] + w)
+            V.append(V[-1] + w * z ** (-n))
+        self.W, self.V = W, V
+
+    def expectation(self, t: arb) -> arb:
+        if self.items is not None:
+            acc = arb(0)
+            for s, w in self.items:
+                acc += w * (-(t - s).expm1()).nonnegative_part()
+            return acc
+        import bisect
+
+        if not t.is_finite():
+            raise Undecided("the argument of the composed profile is not a finite ball")
+        lo, hi = (_arb_to_fraction(x) for x in endpoints(t))
+        # J: shifts n step > hi  <=>  -n < -hi/step ; J': shifts n step >= lo
+        J = bisect.bisect_left(self.neg, -hi / self.step)
+        J2 = bisect.bisect_right(self.neg, -lo / self.step)
+        acc = (self.W[J] - t.exp() * self.V[J]).nonnegative_part() if J else arb(0)
+        for i in range(J, J2):
+            s = ball(self.step * self.ns[i])
+            acc += self.ws[i] * (-(t - s).expm1()).nonnegative_part()
+        return acc
+
+
+def _product_tree(polys: list, P: int, up: bool):
+    """Product of nonnegative fixed-point polynomials (scale 2^P), balanced,
+    rounding every product back to scale 2^P downward (``up=False``: floor)
+    or upward (ceil), so the result bounds the exact product from that side."""
+    while len(polys) > 1:
+        nxt = []
+        for i in range(0, len(polys), 2):
+            if i + 1 == len(polys):
+                nxt.append(polys[i])
+                continue
+            prod = polys[i] * polys[i + 1]
+            if up:
+                nxt.append(fmpz_poly([-((-int(v)) >> P) for v in prod.coeffs()]))
+            else:
+                nxt.append(fmpz_poly([int(v) >> P for v in prod.coeffs()]))
+        polys = nxt
+    return polys[0]
+
+
+def _arb_to_fraction(x: arb) -> Fraction:
+    """The exact value of a finite exact arb point."""
+    m, e = x.mid().man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
 def cor47_delta_ball(eps: arb, delta: arb, k: int, t: arb) -> arb:
@@ -464,3 +641,99 @@ def compose_delta_grid(
     upper = compose_delta(round_to_grid(mechs, h, True), eps, k=k, digits=digits)
     enc = Enclosure(lower.lo, upper.hi, digits, max(lower.precision_bits, upper.precision_bits))
     return GridBounds(lower, upper, enc, h)
+
+
+def auto_grid(mechs: Iterable[object], k: int = 1, budget: int = AUTO_GRID_BUDGET) -> Fraction:
+    """The finest grid h = E / n (E = sum of the distinct eps_i times their
+    counts, n an integer) on which the rounded-up composition has a lattice of
+    at most ``budget`` points: sum_i c_i ceil(eps_i / h) + 1 <= budget. Rounding
+    up is the larger of the two lattices (ceil >= floor), so the rounded-down
+    one fits as well. Raises InvalidParameter when even a grid of one step per
+    mechanism is too large (more than ``budget`` mechanisms with eps_i > 0)."""
+    types = [(g, c) for g, c in _types(mechs, k) if g.exp_eps is None and g.eps > 0]
+    if any(g.exp_eps is not None for g, _ in _types(mechs, k)):
+        raise InvalidParameter("grid", "grid rounding needs rational eps_i")
+    count = sum(c for _, c in types)
+    if count + 1 > budget:
+        raise InvalidParameter(
+            "k", f"{count} mechanisms with eps_i > 0: even the coarsest grid needs more than "
+            f"{budget} lattice points; compose fewer mechanisms or group equal guarantees")
+    total = sum(c * g.eps for g, c in types)
+
+    def size(h: Fraction) -> int:
+        return sum(c * math.ceil(g.eps / h) for g, c in types) + 1
+
+    # sum c_i ceil(eps_i/h) <= total/h + count, so n = budget - 1 - count steps of
+    # total/n always fit; then refine n upward while it still fits (binary search)
+    lo_n = max(1, budget - 1 - count)
+    hi_n = 2 * budget
+    if size(total / hi_n) <= budget:
+        lo_n = hi_n
+    while hi_n - lo_n > 1:
+        mid = (lo_n + hi_n) // 2
+        if size(total / mid) <= budget:
+            lo_n = mid
+        else:
+            hi_n = mid
+    return _round_up_2_digits(total / lo_n)
+
+
+def _round_up_2_digits(h: Fraction) -> Fraction:
+    """h rounded up to two significant decimal digits (a readable grid; a
+    coarser grid has a lattice no larger, since ceil(eps/h) is non-increasing in h)."""
+    e = math.floor(math.log10(h.numerator) - math.log10(h.denominator)) - 1
+    unit = Fraction(10) ** e
+    out = math.ceil(h / unit) * unit
+    while out / unit >= 100:  # log10 rounding at a power of ten
+        unit *= 10
+        out = math.ceil(h / unit) * unit
+    return out
+
+
+@dataclass(frozen=True)
+class ComposeResult:
+    """An exact composition (``grid`` None) or, when the exact lattice would
+    exceed its budget, certified grid bounds: ``enclosure`` = [lower.lo, upper.hi]
+    with ``lower``/``upper`` the compositions with every eps_i rounded down/up
+    onto multiples of ``grid``, and ``lattice_estimate`` the size the exact
+    table would have had."""
+
+    enclosure: Enclosure
+    grid: Optional[Fraction] = None
+    lower: Optional[Enclosure] = None
+    upper: Optional[Enclosure] = None
+    lattice_estimate: Optional[int] = None
+
+    @property
+    def exact(self) -> bool:
+        return self.grid is None
+
+
+def _auto(exact_fn, grid_fn, mechs: Sequence[object], target: object, k: int, digits: int,
+          exact: bool, budget: int) -> ComposeResult:
+    mechs = list(mechs)
+    try:
+        dist = ShiftDistribution(mechs, k, budget=budget)
+    except LatticeTooLarge as exc:
+        if exact or exc.single:
+            raise
+        h = auto_grid(mechs, k)
+        gb = grid_fn(mechs, target, h, k=k, digits=digits)
+        return ComposeResult(gb.enclosure, h, gb.lower, gb.upper, exc.estimate)
+    return ComposeResult(exact_fn(dist, target, digits=digits))
+
+
+def compose_eps_auto(mechs: Sequence[object], delta: object, *, k: int = 1, digits: int = 15,
+                     exact: bool = False, budget: int = MAX_SUPPORT) -> ComposeResult:
+    """:func:`compose_eps` when the exact lattice fits ``budget`` points (its
+    size is estimated before anything is built, :func:`_plan`); otherwise,
+    unless ``exact``, certified grid bounds on the grid :func:`auto_grid`
+    (:func:`compose_eps_grid`: monotone in every eps_i, LT Thm 4.5). With
+    ``exact=True`` an oversized lattice raises :class:`LatticeTooLarge` (exit 2)."""
+    return _auto(compose_eps, compose_eps_grid, mechs, delta, k, digits, exact, budget)
+
+
+def compose_delta_auto(mechs: Sequence[object], eps: object, *, k: int = 1, digits: int = 15,
+                       exact: bool = False, budget: int = MAX_SUPPORT) -> ComposeResult:
+    """As :func:`compose_eps_auto`, for the composed delta(eps)."""
+    return _auto(compose_delta, compose_delta_grid, mechs, eps, k, digits, exact, budget)

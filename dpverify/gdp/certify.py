@@ -58,6 +58,8 @@ class GdpCertificate:
             "delta_mu_evaluations": h.delta_mu_evaluations,
             "root_isolations": h.root_isolations,
             "cells": h.cells,
+            "taylor_cells": h.taylor_cells,
+            "closed_form": h.closed_form,
         }
         if not h.unbounded:
             out["mu_hi_exact"] = exact_str(arb_to_fraction(h.enclosure.hi))

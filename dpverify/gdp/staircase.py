@@ -104,6 +104,10 @@ class HeadBound:
     grid_step: Optional[Fraction] = None
     unbounded: bool = False
     breakpoints: Optional[tuple[Fraction, ...]] = field(default=None, repr=False)
+    #: cells closed by the Taylor model (:mod:`dpverify.gdp.taylor`) rather than the staircase
+    taylor_cells: int = 0
+    #: the head came from a closed form (the Gaussian: G_f = mu0), no cells
+    closed_form: bool = False
 
     @property
     def gap_bound(self) -> Optional[Fraction]:
@@ -125,8 +129,10 @@ def is_nonincreasing(profile: Profile) -> bool:
     from ..mechanisms.approx_dp import ApproxDPProfile
     from ..mechanisms.gaussian import GaussianProfile
 
-    if isinstance(profile, (GaussianProfile, ApproxDPProfile)):
-        return True
+    from ..mechanisms.randomized_response import _RRProfile
+
+    if isinstance(profile, (GaussianProfile, ApproxDPProfile, _RRProfile)):
+        return True  # RR: LT Thm 3.4's pieces are non-increasing in t
     return bool(getattr(profile, "nonincreasing", False))
 
 
@@ -143,6 +149,10 @@ class _Core:
         self.delta_mu_evaluations = 0
         self.root_isolations = 0
         self.monotone = is_nonincreasing(profile)
+        from .taylor import profile_series
+
+        self.series = profile_series(profile)
+        self.taylor_cells = 0
 
     def f(self, x: Fraction, bits: int = _BITS) -> arb:
         if bits == _BITS and x in self.cache:
@@ -164,8 +174,10 @@ class _Core:
         self.profile_evaluations += 1
         return v
 
-    def cell_le(self, a: Fraction, b: Fraction, t: Fraction) -> bool:
-        """True only if sup_{[a, b]} G_f <= t is proved: f_up <= delta_t(b)."""
+    def cell_le(self, a: Fraction, b: Fraction, t: Fraction, taylor: bool = True) -> bool:
+        """True only if sup_{[a, b]} G_f <= t is proved: f_up <= delta_t(b)
+        (GDPT Thm 4.6 staircase), else by the Taylor model of H = log delta_t - log f
+        (:mod:`dpverify.gdp.taylor`)."""
         for bits in (_BITS, 4 * _BITS):
             fa = self.f_cell(a, b, bits)
             if not fa.is_finite():
@@ -178,8 +190,21 @@ class _Core:
                 if fa <= dt:
                     return True
                 if fa > dt:
-                    return False
-        return False
+                    break  # the staircase cannot close this cell; the Taylor model may
+        return taylor and self._taylor_le(a, b, t)
+
+    def _taylor_le(self, a: Fraction, b: Fraction, t: Fraction) -> bool:
+        """The Taylor-model test (:mod:`dpverify.gdp.taylor`): proves cells of
+        width ~ margin^(1/13) where G_f is flat, instead of ~ margin."""
+        if self.series is None or t <= 0:
+            return False
+        from .taylor import cell_le_taylor
+
+        with working_precision(2 * _BITS):
+            self.delta_mu_evaluations += 2
+            ok = cell_le_taylor(self.series, a, b, t)
+        self.taylor_cells += ok
+        return ok
 
     def may_exceed(self, x: Fraction, t: Fraction) -> bool:
         """False only if G_f(x) <= t is proved (cheap test before a root isolation)."""
@@ -245,6 +270,18 @@ def head_bound(
     """
     eh, m = _validate(eps_h, margin, algorithm)
     core = _Core(profile, m)
+    from ..mechanisms.gaussian import GaussianProfile
+
+    if isinstance(profile, GaussianProfile):
+        # G_f is constant: f = delta_mu0 gives mu_GDP(eps, f(eps)) = mu0 for every
+        # eps, since delta_mu(eps) is strictly increasing in mu (GDPT Def 4.1,
+        # App A.5). The head is exactly [mu0, mu0] at every eps_h, no cells.
+        with working_precision(_BITS):
+            # exact points around mu0, widened by 2^-100 mu0 so that an independent
+            # re-derivation with its own error bar lands inside
+            lo0, hi0 = endpoints(ball(profile.mu) * (1 + arb(0, 2.0**-100)))
+        return HeadBound(Enclosure(lo0, hi0, core.digits, _BITS), eh, m, algorithm, Fraction(0),
+                         0, 0, 0, 0, None, False, None, closed_form=True)
     f0 = core.f(Fraction(0))
     if f0.is_finite() and f0 >= 1:
         return _unbounded(core, eh, m, algorithm)
@@ -286,7 +323,8 @@ def _result(core: _Core, lo: arb, hi: arb, eh: Fraction, m: Fraction, algorithm:
         hi = hi if (not hi.is_finite() or hi >= lo) else lo
     enc = Enclosure(lo, hi, core.digits, _BITS)
     return HeadBound(enc, eh, m, algorithm, argmax, core.profile_evaluations,
-                     core.delta_mu_evaluations, core.root_isolations, cells, step, False, breakpoints)
+                     core.delta_mu_evaluations, core.root_isolations, cells, step, False, breakpoints,
+                     taylor_cells=core.taylor_cells)
 
 
 def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, algorithm: str, seed: int,
@@ -325,6 +363,9 @@ def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, algorithm: str, seed: 
 
 
 def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_splits: int) -> HeadBound:
+    # a hair inside the margin, so that the outward-rounded decimals of
+    # [mu_lo, mu_lo + m_in] still have width <= m
+    m_in = m - m / 2**20
     k0 = 8
     points = [eh * i / k0 for i in range(k0 + 1)]
     with working_precision(_BITS):
@@ -348,7 +389,7 @@ def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_spl
         while cells:
             if not lo.is_finite():
                 return _unbounded(core, eh, m, "adaptive", best)
-            t = arb_to_fraction(lo) + m
+            t = arb_to_fraction(lo) + m_in
             still = []
             for c in cells:
                 (closed if core.cell_le(c[0], c[1], t) else still).append(c)
@@ -373,8 +414,10 @@ def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_spl
                 consider(mid)
                 cells.append((a, mid))
                 cells.append((mid, b))
-        hi = endpoints(ball(arb_to_fraction(lo) + m))[1]  # exact point >= mu_lo + m
+        hi = endpoints(ball(arb_to_fraction(lo) + m_in))[1]  # exact point >= mu_lo + m_in
     bps = None
-    if len(closed) + 1 <= record_limit:
+    # the recorded partition is re-checked cell by cell with the staircase
+    # rule f(a) <= delta_mu_hi(b); a Taylor-closed cell need not pass it
+    if len(closed) + 1 <= record_limit and core.taylor_cells == 0:
         bps = tuple(sorted({c[0] for c in closed} | {c[1] for c in closed}))
     return _result(core, lo, hi, eh, m, "adaptive", best, len(closed), None, bps)

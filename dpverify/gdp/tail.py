@@ -6,7 +6,8 @@ of the profile, an upper bound f(eps) <= model(eps) valid from ``valid_from``
 on (and an equality from ``exact_from`` on, which is what a "not GDP"
 conclusion needs):
 
-* ``zero`` (f = 0 from a point, e.g. pure eps0-DP, Laplace): certified when
+* ``zero`` (f = 0 from a point, e.g. pure eps0-DP, Laplace, randomized
+  response ``rr --p P`` past log(p/(1-p)), LT Thm 3.4): certified when
   eps_h >= that point (delta_mu > 0); Thm 4.4 limit 0.
 * ``gaussian`` (f = delta_mu0): certified when mu >= mu0 (delta_mu is
   increasing in mu, GDPT App A.5); limit mu0.
@@ -111,6 +112,7 @@ def tail_model(profile: Profile) -> TailModel:
     from ..mechanisms.examples import ExampleProfile, SGD_A, SGD_B, SGD_SIGMA, icea_k
     from ..mechanisms.gaussian import GaussianProfile
     from ..mechanisms.laplace import LaplaceProfile
+    from ..mechanisms.randomized_response import _RRProfile
     from ..mechanisms.subsampled import SubsampledProfile
 
     with working_precision(_BITS):
@@ -134,6 +136,15 @@ def tail_model(profile: Profile) -> TailModel:
                 return TailModel("zero", {"from": z}, z, z, "0 for eps >= log(1 - q + q e^eps0)")
             c = ball(profile.rate * profile.delta0)
             return TailModel("constant", {"c": c}, z, z, "q delta0 for eps >= log(1 - q + q e^eps0)")
+        if isinstance(profile, _RRProfile):
+            # LT Thm 3.4: RR(eps, delta) has profile delta for t > eps, i.e. 0 past
+            # eps = log(e^eps) when delta = 0 (``--mechanism rr --p P``: log(p/(1-p)))
+            rr = profile.rr
+            z = rr._exp_eps_ball().log()
+            if rr.delta == 0:
+                return TailModel("zero", {"from": z}, z, z, "0 for eps >= log(p / (1 - p))",
+                                 rr.eps if rr.exp_eps is None else None)
+            return TailModel("constant", {"c": ball(rr.delta)}, z, z, "delta for eps > eps0")
         if isinstance(profile, ExampleProfile):
             exact = endpoints(profile.refinement()[0])[1] if profile.refined else None
             if profile.name == "sgd-example":
@@ -178,9 +189,8 @@ def certify_tail(profile: Profile, eps_h: Fraction, mu_hi: Fraction, *, max_brid
                                   "and delta_mu(eps) > 0", lim)
             t = model.zero_from_exact
             if t is None:
-                from .transform import arb_to_fraction
 
-                t = arb_to_fraction(endpoints(z)[1])
+                t = Fraction(upper_decimal(z, 17))  # a short exact point >= the zero point
             cells = _bridge(profile, eps_h, t, mu_hi, max_bridge_cells) if mu_hi > 0 else None
             if cells is not None:
                 return TailResult("certified", "zero", f"staircase cells at mu on [eps_h, {exact_str(t)}] "
@@ -237,7 +247,7 @@ def _bridge(profile: Profile, a: Fraction, b: Fraction, mu: Fraction,
     count = 0
     while cells:
         a0, b0 = cells.pop()
-        if core.cell_le(a0, b0, mu):
+        if core.cell_le(a0, b0, mu, taylor=False):  # bridge cells are re-checked as staircase cells
             done.append((a0, b0))
             continue
         count += 1

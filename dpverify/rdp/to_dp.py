@@ -372,7 +372,12 @@ def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) 
                 # exact zero: every (alpha, gamma)-RDP mechanism is (0, delta)-DP
                 if g_hi <= optimal_gamma_ball(a, arb(0), d):
                     return Enclosure(arb(0), arb(0), digits, bits)
-                lo_e, hi_e = _bracket_eps(a, g_lo, g_hi, d, guess, digits)
+                # float steps cannot resolve 15 digits (a double carries ~16, and the
+                # float p* makes the lower test lose a few more): bracket to 11 digits
+                # from the float guess, then bisect with certified tests only
+                lo_e, hi_e = _bracket_eps(a, g_lo, g_hi, d, guess, min(digits, 11))
+                if lo_e is not None:
+                    lo_e, hi_e = _bisect_eps(a, g_lo, g_hi, d, lo_e, hi_e, digits)
             except Undecided:
                 lo_e = None
             if lo_e is not None:
@@ -393,6 +398,27 @@ def _rel_ok(lo: arb, hi: arb, digits: int) -> bool:
         if lo <= 0:
             return bool(hi - lo <= arb(10) ** (-digits)) or bool(hi == 0)
         return bool(hi - lo <= lo * arb(10) ** (-digits))
+
+
+def _bisect_eps(a: arb, g_lo: arb, g_hi: arb, d: arb, lo: arb, hi: arb, digits: int) -> tuple[arb, arb]:
+    """Narrow a certified bracket [lo, hi] of eps_opt by bisection: a midpoint m
+    replaces hi when the enclosure of G(m) is >= gamma_hi (G nondecreasing),
+    lo when it is < gamma_lo (the ball contains G(m)); stops when undecided
+    (the caller raises the precision) or when the width meets 10^-digits."""
+    for _ in range(200):
+        if _rel_ok(lo, hi, digits):
+            break
+        m = point((lo + hi) / 2)
+        if not (m > lo and m < hi):
+            break
+        g = optimal_gamma_ball(a, m, d)
+        if g >= g_hi:
+            hi = m
+        elif g < g_lo:
+            lo = m
+        else:
+            break
+    return lo, hi
 
 
 def _bracket_eps(a: arb, g_lo: arb, g_hi: arb, d: arb, guess: float, digits: int):

@@ -93,3 +93,20 @@ def test_bad_input_exits_2_naming_option(argv, option, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert option in err and "Traceback" not in err
+
+
+def test_exact_lattice_over_budget_is_exit_2(capsys):
+    argv = ["compose", "--mech", "0.1,1e-5", "--mech", "0.123456789,0", "--mech", "0.2222223,0",
+            "--k", "200", "--delta", "1e-2"]
+    assert main([*argv, "--exact"]) == 2
+    assert "--exact" in capsys.readouterr().err
+    cert = _cert(capsys, *argv)
+    assert set(cert["result"]) >= {"enclosure", "lower", "upper", "gap"} and "grid" in cert["inputs"]
+    lo, hi = float(cert["result"]["enclosure"]["lo"]), float(cert["result"]["enclosure"]["hi"])
+    assert 0 < hi - lo < 0.2  # the gap is reported and small
+
+
+def test_exact_and_grid_are_exclusive(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["compose", "--mech", "0.1,0", "--eps", "1", "--exact", "--grid", "0.1"])
+    assert e.value.code == 2

@@ -201,3 +201,41 @@ def test_extreme_eps_shifts_are_not_dropped(mech, k, eps, lo, hi):
     with mpmath.workdps(30):
         assert mpmath.mpf(enc.lo_str()) >= mpmath.mpf(lo)
         assert mpmath.mpf(enc.hi_str()) <= mpmath.mpf(hi)
+
+
+def test_few_shifts_on_a_huge_lattice_are_exact():
+    """Issue 16: eps = (0.1, 0.123456789) reach 4 shifts but span 2.2e8 lattice
+    points. Brute force over the 4 outcomes in mpmath (LT Thm 4.6 unrolled)."""
+    from dpverify.composition import compose_delta_auto
+
+    mechs = [("0.1", "1e-5"), ("0.123456789", "0")]
+    res = compose_delta_auto(["0.1,1e-5", "0.123456789,0"], "0.05")
+    assert res.exact
+    with mpmath.workdps(50):
+        e = [mpmath.mpf(1) / 10, mpmath.mpf(123456789) / 10**9]
+        p = [mpmath.exp(x) / (1 + mpmath.exp(x)) for x in e]
+        acc = mpmath.mpf(0)
+        for y1 in (0, 1):
+            for y2 in (0, 1):
+                w = (p[0] if y1 else 1 - p[0]) * (p[1] if y2 else 1 - p[1])
+                s = e[0] * (2 * y1 - 1) + e[1] * (2 * y2 - 1)
+                acc += w * max(0, 1 - mpmath.exp(mpmath.mpf(1) / 20 - s))
+        R = 1 - mpmath.mpf(10) ** -5
+        ref = 1 - R + R * acc
+        assert mpmath.mpf(res.enclosure.lo_str()) <= ref <= mpmath.mpf(res.enclosure.hi_str())
+    assert mechs
+
+
+def test_automatic_grid_brackets_the_exact_value():
+    """Forced fallback (tiny budget): the grid bounds contain the exact value."""
+    from dpverify.composition import LatticeTooLarge, compose_eps_auto
+
+    mechs = [f"0.{i + 11},1e-9" for i in range(8)]  # 0.11..0.18: lattice span 116 * 5
+    exact = compose_eps_auto(mechs, "1e-5", k=5)
+    assert exact.exact
+    with pytest.raises(LatticeTooLarge):
+        compose_eps_auto(mechs, "1e-5", k=5, budget=100, exact=True)
+    # the automatic grid works with AUTO_GRID_BUDGET; emulate a small exact budget
+    approx = compose_eps_auto(mechs, "1e-5", k=5, budget=100)
+    assert approx.grid is not None and approx.lattice_estimate > 100
+    assert approx.enclosure.lo <= exact.enclosure.lo and exact.enclosure.hi <= approx.enclosure.hi

@@ -101,3 +101,12 @@ def test_billion_compositions_are_instant(capsys):
     code, out, err = _run(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1000",
                           "--compositions", "1000000000", "--delta", "1e-5")
     assert code == 0, err
+
+
+def test_fractional_subsampled_order_cap_is_exit_2(capsys):
+    from dpverify.cli import main
+
+    argv = ["rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1",
+            "--rate", "0.01", "--alpha"]
+    assert main([*argv, "10000.5"]) == 2
+    assert "fractional orders" in capsys.readouterr().err

@@ -152,3 +152,37 @@ def test_classic_infimum_is_eq23_everywhere(sigma, T, dexp):
         rho = 1 / (2 * mpf_exact(sigma) ** 2)
         ref = rho * T + mpmath.sqrt(4 * rho * T * mpmath.log(10**dexp))
     assert in_enclosure(ref, enc)
+
+
+def test_optimal_reaches_15_digits_issue16():
+    """Issue 16: alpha 2, gamma 0.05, delta 1e-5 was undecided at 15 digits
+    (float steps cannot resolve the last digits). Independent route: ABC Thm 3
+    in mpmath at 50 digits, G(eps) = eps + min_p log S(p)/(alpha-1) increasing
+    in eps, root of G(eps) = gamma by bisection."""
+    import mpmath
+
+    from dpverify.rdp.to_dp import optimal_eps
+    from flint import arb
+
+    enc = optimal_eps(Fraction(2), arb("0.05"), Fraction(1, 10**5), 15)
+    with mpmath.workdps(50):
+        d = mpmath.mpf(10) ** -5
+
+        def G(e):
+            E = mpmath.exp(e)
+            S = lambda p: p**2 / (p - d) + (1 - p) ** 2 / (E - p + d)  # noqa: E731
+            # S is convex in p (both terms are): bisect on the sign of S'
+            dS = lambda p: (2 * p / (p - d) - p**2 / (p - d) ** 2  # noqa: E731
+                            - 2 * (1 - p) / (E - p + d) + (1 - p) ** 2 / (E - p + d) ** 2)
+            a, b = d * (1 + mpmath.mpf(10) ** -30), mpmath.mpf(1)
+            for _ in range(200):
+                m = (a + b) / 2
+                a, b = (m, b) if dS(m) < 0 else (a, m)
+            return e + mpmath.log(S((a + b) / 2))
+
+        lo, hi = mpmath.mpf(5), mpmath.mpf(9)
+        for _ in range(120):
+            m = (lo + hi) / 2
+            lo, hi = (m, hi) if G(m) < mpmath.mpf("0.05") else (lo, m)
+        assert mpmath.mpf(enc.lo_str()) <= lo and hi <= mpmath.mpf(enc.hi_str())
+        assert (mpmath.mpf(enc.hi_str()) - mpmath.mpf(enc.lo_str())) / lo <= mpmath.mpf("1e-15")
