@@ -53,6 +53,18 @@ def _floor_shift(p: fmpz_poly, K: int) -> fmpz_poly:
     return p // (fmpz(1) << K)
 
 
+_ONES = fmpz_poly([1])
+
+
+def _ones(n: int) -> fmpz_poly:
+    """The polynomial 1 + x + ... + x^(n-1), cut from a cached longer one
+    (building it from a Python list costs more than the product it rounds)."""
+    global _ONES
+    if _ONES.length() < n:
+        _ONES = fmpz_poly([1] * max(n, 2 * _ONES.length()))
+    return _ONES.truncate(n)
+
+
 def _ceil_shift(p: fmpz_poly, K: int) -> fmpz_poly:
     """An upper bound of ceil(c / 2^K) for every nonnegative coefficient:
     floor(c / 2^K) + 1 on the whole support (one unit looser where the
@@ -60,20 +72,28 @@ def _ceil_shift(p: fmpz_poly, K: int) -> fmpz_poly:
     n = p.length()
     if n == 0:
         return p
-    return _floor_shift(p, K) + fmpz_poly([1] * n)
+    return _floor_shift(p, K) + _ones(n)
 
 
-def _ends(coeffs: Sequence[fmpz], budget: int) -> tuple[int, int, int, int]:
-    """(a, s_lo, b, s_hi): coeffs[:a] sum to s_lo <= budget, coeffs[b:] sum to
-    s_hi <= budget, with a <= b (each end taken as far as the budget allows)."""
-    n = len(coeffs)
+def _ends(p: fmpz_poly, budget: int) -> tuple[int, int, int, int]:
+    """(a, s_lo, b, s_hi): coefficients [0, a) sum to s_lo <= budget, [b, n)
+    sum to s_hi <= budget, with a <= b (each end taken as far as the budget
+    allows). Reads coefficients one by one from the ends only: the list of
+    all coefficients would cost more than the product itself."""
+    n = p.length()
     a, s_lo = 0, 0
-    while a < n - 1 and s_lo + int(coeffs[a]) <= budget:
-        s_lo += int(coeffs[a])
+    while a < n - 1:
+        c = int(p[a])
+        if s_lo + c > budget:
+            break
+        s_lo += c
         a += 1
     b, s_hi = n, 0
-    while b - 1 > a and s_hi + int(coeffs[b - 1]) <= budget:
-        s_hi += int(coeffs[b - 1])
+    while b - 1 > a:
+        c = int(p[b - 1])
+        if s_hi + c > budget:
+            break
+        s_hi += c
         b -= 1
     return a, s_lo, b, s_hi
 
@@ -100,10 +120,9 @@ def mul_upper(A: UpperDist, B: UpperDist, budget: int) -> UpperDist:
     _check_length(A.poly.length(), B.poly.length())
     p = _ceil_shift(A.poly * B.poly, K)
     inf = A.inf + B.inf
-    coeffs = p.coeffs()
-    a, s_lo, b, s_hi = _ends(coeffs, budget)
+    a, s_lo, b, s_hi = _ends(p, budget)
     offset = A.offset + B.offset
-    if b < len(coeffs):
+    if b < p.length():
         p = p.truncate(b)
         inf += s_hi
     if a > 0:
@@ -118,10 +137,9 @@ def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
     _check_length(A.P.length(), B.P.length())
     P = _floor_shift(A.P * B.P, K)
     Q = _ceil_shift(A.Q * B.Q, K)
-    coeffs = P.coeffs()
-    a, _, b, _ = _ends(coeffs, budget)
+    a, _, b, _ = _ends(P, budget)
     offset = A.offset + B.offset
-    if b < len(coeffs):
+    if b < P.length():
         P = P.truncate(b)
         Q = Q.truncate(b)
     if a > 0:
