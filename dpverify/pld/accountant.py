@@ -151,12 +151,18 @@ class ComposedBounds:
         h = 2.0 ** -self.m
 
         def above(k: int) -> bool:
-            p, q = int(L.P[k]), int(L.Q[k]) if k < L.Q.length() else 0
-            if p <= 0:
-                return k > n // 2  # empty classes: decide by side
+            # empty classes (sparse finite pairs): decide on the nearest
+            # nonempty class above (else below)
+            for kk in list(range(k, min(n, k + 4096))) + list(range(k - 1, max(-1, k - 4096), -1)):
+                p = int(L.P[kk])
+                if p > 0:
+                    break
+            else:
+                return k > n // 2
+            q = int(L.Q[kk]) if kk < L.Q.length() else 0
             if q <= 0:
                 return True
-            return (L.offset + k) * h + math.log(p) - math.log(q) > eps
+            return (L.offset + kk) * h + math.log(p) - math.log(q) > eps
 
         lo, hi = 0, n
         while lo < hi:
@@ -313,7 +319,7 @@ def product_rate() -> float:
 def _moments(u: UpperDist) -> tuple[float, float]:
     """Float mean and variance (in grid units) of one discretised step's loss
     (pessimistic masses; only for the length estimate)."""
-    c = [float(x) for x in u.poly.coeffs()]
+    c = [int(x) / (1 << u.K) for x in u.poly.coeffs()]  # int / int: no overflow
     tot = sum(c) or 1.0
     mean = sum(i * x for i, x in enumerate(c)) / tot
     var = sum((i - mean) ** 2 * x for i, x in enumerate(c)) / tot
@@ -340,9 +346,10 @@ def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int
     polynomials (pessimistic P, optimistic P and tilted Q), each about
     (2 + popcount T) products at the final length (square-and-multiply: the
     squarings' lengths double, so they sum to about twice the last one), at
-    product_rate() per coefficient-bit plus the same again for rounding."""
+    product_rate() per coefficient-bit (rounding and truncation are cheaper
+    than the product and measured to fit within the model's slack)."""
     products = sum(2 + bin(s.count).count("1") for s in steps) + len(steps)
-    return 2 * product_rate() * length * (2 * K + 32) * products * 3 * directions
+    return product_rate() * length * (2 * K + 32) * products * 3 * directions
 
 
 # --------------------------------------------------------------------------- refinement
@@ -398,6 +405,13 @@ def _budget_fail(what: str, lo: Fraction, hi: Optional[Fraction], m: Optional[in
 
 class _Deadline(Exception):
     """Raised inside a grid level when the time budget is spent."""
+
+
+class _Coarser(Exception):
+    """The first grid's estimated cost exceeds the budget: start coarser."""
+
+    def __init__(self, m: int) -> None:
+        self.m = m
 
 
 #: A width within this factor of the requested one counts as "narrowly
@@ -491,19 +505,22 @@ def refine_query(
 
     while True:
         # the unit 2^-K: rounding adds at most one unit per coefficient per
-        # product (<= nm * length units in all) and truncation moves at most
-        # 'budget' units per end per product; both are kept ~1% of 'small'
+        # product (<= nm * length units in all, 2^-16 small) and truncation
+        # moves at most budget * T units per end per product into the final
+        # result (convolve.power); both are kept ~1% of 'small'
         length_est = prev["length"] << (m - prev["m"]) if prev else 1 << 20
-        margin = max(1, nm + 2).bit_length() + max(1, length_est).bit_length() + 16
+        margin = max(1, nm + 2).bit_length() + max(1, length_est).bit_length() + 16 \
+            + total_steps.bit_length()
         if scale is not None:
             small = scale * Fraction(1) / max(1, int(1 / rel_width))
             K = max(48, (1 / small).__ceil__().bit_length() + margin)
             tau = small / (1000 * total_steps)
-            budget = int(small * (1 << K) / (100 * (2 * nm + 2)))
+            # per step (convolve.power): at most small / 100 reaches +inf in all
+            budget = int(small * (1 << K) / (100 * total_steps * (2 * nm + 2)))
         else:
             K = 160
             tau = Fraction(1, (1 << 100) * total_steps)
-            budget = 1 << 40
+            budget = 1 << 20
         t_level = time.monotonic()
         active = [d for d in dirs if d.active]
         if prev is not None:
@@ -521,7 +538,12 @@ def refine_query(
                 ups, lows = _discretise_all(steps, d.name, m, K, tau, tick)
                 if prev is None and di == 0:
                     est = estimate_seconds(estimate_length(ups), K, steps, len(active))
-                    if time.monotonic() + est > deadline + 0.5 * time_budget:
+                    left = deadline - time.monotonic()
+                    if est > left:
+                        # the cost halves with every coarser halving of h
+                        coarser = max(4, m - max(1, math.ceil(math.log2(est / max(left, 1e-3)))) - 1)
+                        if coarser < m:
+                            raise _Coarser(coarser)
                         return stop(f"the first grid (2^-{m}) alone would take about {est:.3g} s, "
                                     f"more than the time budget of {time_budget:g} s")
                 with working_precision(K + 64):
@@ -539,6 +561,9 @@ def refine_query(
                 results.append((d, lo, hi))
         except _Deadline:
             return stop(f"the time budget of {time_budget:g} s ran out during grid 2^-{m}")
+        except _Coarser as c:
+            m = c.m
+            continue
         for d, lo, hi in results:
             if lo is not None and (d.lo is None or lo > d.lo):
                 d.lo = lo
@@ -574,6 +599,10 @@ def refine_query(
             inc -= 1
         if inc == 0 and not rescaled:
             return stop(f"the next grid would hold more than {max_length} points (memory budget)")
+        # largest affordable step in time (cost ~ 2^inc; the check at the top
+        # of the loop refuses when even one halving does not fit)
+        while inc > 1 and time.monotonic() + cost * (1 << inc) > deadline:
+            inc -= 1
         m += inc
 
 

@@ -159,19 +159,36 @@ def _mul(A: Dist, B: Dist, budget: int) -> Dist:
     return mul_lower(A, B, budget)  # type: ignore[arg-type]
 
 
-def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = None) -> Dist:
-    """T-fold self-composition by square-and-multiply (T >= 1)."""
+def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = None,
+          steps_before: int = 0) -> Dist:
+    """T-fold self-composition by square-and-multiply (T >= 1).
+
+    ``budget`` is a truncation budget *per step*: a product whose result
+    covers k steps may truncate ``budget * k`` units at each end. Why: mass
+    moved to +inf in a product covering k steps is counted again by every
+    later product that uses it (the union bound doubles the +inf mass at each
+    squaring), T / k times in the final result, so each product contributes
+    at most ``budget * T`` units there, and the total is at most
+    ``budget * T * (number of products)`` (likewise for the dropped classes
+    of the optimistic side)."""
     result: Optional[Dist] = None
+    r_steps = 0
     base = D
+    b_steps = 1
     while True:
         if T & 1:
-            result = base if result is None else _mul(result, base, budget)
+            if result is None:
+                result, r_steps = base, b_steps
+            else:
+                r_steps += b_steps
+                result = _mul(result, base, budget * (steps_before + r_steps))
             if tick:
                 tick()
         T >>= 1
         if not T:
             break
-        base = _mul(base, base, budget)
+        b_steps *= 2
+        base = _mul(base, base, budget * b_steps)
         if tick:
             tick()
     assert result is not None
@@ -181,11 +198,13 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
 def compose(parts: Sequence[tuple[Dist, int]], budget: int,
             tick: Optional[Callable[[], None]] = None) -> Dist:
     """Heterogeneous composition: the product of D_j^{T_j} over the parts
-    (all on the same grid and unit 2^-K)."""
+    (all on the same grid and unit 2^-K); ``budget`` per step (:func:`power`)."""
     out: Optional[Dist] = None
+    done = 0
     for D, T in parts:
         P = power(D, T, budget, tick)
-        out = P if out is None else _mul(out, P, budget)
+        done += T
+        out = P if out is None else _mul(out, P, budget * done)
     assert out is not None
     return out
 

@@ -108,7 +108,8 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
     """Knot indices (i0, n): P(L > n h) <= tau and P(L <= (i0 - 1/2) h) <= tau,
     found by a search on low-precision balls (only tightness depends on it).
     ``tau`` may be a float, a Fraction or an arb: it is compared as a ball, so
-    tail budgets far below the float range (delta down to 1e-300 and beyond)
+    tail budgets far below the float range (midpoints are compared: only
+    tightness depends on the range) (delta down to 1e-300 and beyond)
     size the range correctly instead of stopping at 1e-308."""
     h = 2.0 ** -m
     with working_precision(80):
@@ -133,7 +134,7 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
 
     def small_upper(e: float) -> bool:
         try:
-            return bool(_ptail_ball(pair, e) <= tau_b)
+            return bool(_ptail_ball(pair, e).mid() <= tau_b.mid())
         except Undecided:
             return False
 
@@ -143,7 +144,7 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
     def small_lower(e: float) -> bool:
         try:
             with working_precision(80):
-                return bool(1 - inf - _ptail_ball(pair, e) <= tau_b)
+                return bool((1 - inf - _ptail_ball(pair, e)).mid() <= tau_b.mid())
         except Undecided:
             return False
 
