@@ -13,7 +13,10 @@ upper bound of the true curve (discretise / convolve docstrings).
 
 For the optimistic classes (P_k, Q_k), any set of classes S gives
 sum_{k in S} (P_k - e^eps Q_k) <= sum_k (P_k - e^eps Q_k)_+ <= true curve;
-we use the suffix sets {k >= j} and take the best of a few j.
+we use the suffix sets {k >= j} and take the best of a few j near the first
+class with P_k > e^eps Q_k. Q is stored tilted (Qt_k = Q_k e^{s_k},
+discretise docstring), so e^eps Q_{>=j} = e^{eps - s_j} Qt_{>=j}(e^{-h}), a
+positive-term polynomial evaluation like V.
 
 epsilon(delta) = inf { eps : delta(eps) <= delta } (the curve is nonincreasing):
 
@@ -24,10 +27,14 @@ epsilon(delta) = inf { eps : delta(eps) <= delta } (the curve is nonincreasing):
   eps < log((P_{>=j} - delta 2^K) / Q_{>=j}) has lower curve > delta, so
   epsilon(delta) >= that log (take the lower end of its ball).
 
-The refinement loop halves h (m -> m + 1 or + 2) until the relative width of
-the enclosure is <= ``rel_width`` or the time budget would be exceeded; then
-it fails closed with :class:`~dpverify.errors.PrecisionExhausted` stating the
-width reached. Bounds from every level are valid, so each direction keeps the
+Grid choice (:func:`refine_query`): a probe two halvings coarser than the
+a-priori guess m* = log2 sqrt(T / rel_width), then the grid predicted by the
+measured h^2 law of the width (usually the last level). The cost of each
+level is estimated before it starts and the deadline is checked inside it;
+when the budget ends, an enclosure within NARROW_FACTOR of the requested width
+is returned with a note, else PrecisionExhausted states the width reached.
+The grid choice and the estimates affect only speed: every level's bounds are
+certified on their own. Bounds from every level are valid, so each direction keeps the
 best lower / upper bound seen so far; a direction whose upper bound is already
 below the other's lower bound is not refined further (add-remove is the
 pointwise maximum of add and remove, AFA Sec 4.1).

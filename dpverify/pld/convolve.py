@@ -29,6 +29,14 @@ Truncation (keeps the arrays short; every step is accounted for exactly):
   classes at either end with P-mass total <= ``budget`` are merged
   into the "dropped" class, whose contribution (>= 0) is bounded below by 0.
 
+The budget is given per step: a product covering k steps truncates at most
+``budget * k`` units per end (:func:`power` says why: truncated mass is recounted
+T / k times by the later products).
+
+Optimistic Q polynomials hold the *tilted* masses Q_k e^{s_k} (discretise
+docstring); the product is the same integer convolution, because
+e^{s_i} e^{s_j} = e^{s_{i+j}} on the product's grid.
+
 T-fold composition by binary exponentiation (square-and-multiply).
 """
 
