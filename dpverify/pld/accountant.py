@@ -544,7 +544,12 @@ def refine_query(
                     progress(di / max(1, len(active)), f"grid 2^-{m}, {d.name}")
                 ups, lows = _discretise_all(steps, d.name, m, K, tau, tick)
                 if prev is None and di == 0:
-                    est = estimate_seconds(estimate_length(ups), K, steps, len(active))
+                    n_est = estimate_length(ups)
+                    if n_est > max_length // 8 and m > 4 and m_start is None:
+                        # a-priori m* assumes eps ~ 1; long schedules (T = 1e6:
+                        # eps ~ 150, a 180-nat range) need a coarser probe
+                        raise _Coarser(max(4, m - math.ceil(math.log2(8 * n_est / max_length))))
+                    est = estimate_seconds(n_est, K, steps, len(active))
                     left = deadline - time.monotonic()
                     if est > left:
                         # the cost halves with every coarser halving of h
@@ -571,6 +576,11 @@ def refine_query(
         except _Coarser as c:
             m = c.m
             continue
+        except PrecisionExhausted:
+            if prev is None and m > 4 and m_start is None:  # probe outgrew memory: coarser
+                m = max(4, m - 3)
+                continue
+            raise
         for d, lo, hi in results:
             if lo is not None and (d.lo is None or lo > d.lo):
                 d.lo = lo
