@@ -1,22 +1,30 @@
 #!/usr/bin/env python3
-"""DP-SGD benchmark: dpverify's certified PLD accountant next to the float
-accountants (dp_accounting PLD, prv_accountant), one run, side by side.
+"""DP-SGD benchmark: dpverify's certified PLD accountant against dp_accounting's
+PLD accountant, in one run, in-process, as time ratios.
 
-Usage: python3 scripts/bench_dpsgd.py [--cases N ...] [--no-float] [--digits 4]
+Usage: python3 scripts/bench_dpsgd.py [--only A B ...] [--big] [--no-fine] [--budget S]
 
-For each (sigma, q, T) at delta = 1e-5 it prints dpverify's certified
-[lo, hi] of epsilon, its relative width and wall time; dp_accounting's PLD
-estimate (default settings and value_discretization_interval = 1e-5) with its
-time; prv_accountant's [lower, upper] bracket for eps_error = 1e-2 and 1e-3
-with times; and the time ratio dpverify / PRV(1e-3). Comparison libraries are
-imported lazily (pip install dp-accounting prv-accountant); missing ones are
-reported, not fatal. Floats appear here only for printing.
+Rows: A (1, 0.01, 1000), B (4, 0.01, 1e4), C (0.8, 0.004, 2e4),
+D (3, 4096/50000, 2500), MNIST (1.1, 256/60000, 14063) and the series
+T1e3..T1e5 of (1, 0.01, T); ``--big`` adds T1e6 and T1e7 (each in a forked
+child so that its peak memory can be reported; minutes, not seconds).
+
+For each row at delta = 1e-5: dp_accounting PLD (value_discretization_interval
+1e-4, pessimistic_estimate=True) eps and its compute time; dpverify's
+certified eps at relative width 1e-3 and (unless --no-fine, or for T >= 1e5)
+1e-4 with time and ratio to dp_accounting; then the delta query
+delta(eps0) at eps0 = dp_accounting's eps rounded to 3 digits, both
+accountants, width 1e-3, with the ratio of dpverify's delta time to its own
+eps time (goal: <= 1). "inside" checks dp_accounting's float eps against the
+certified enclosure (a pessimistic estimate should be >= the certified lower
+end). Floats appear here only for printing.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 import warnings
@@ -25,13 +33,18 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from dpverify.pld import dpsgd as S  # noqa: E402
 
-CASES = [
-    ("1", "0.01", 1000),
-    ("4", "0.01", 10000),
-    ("0.8", "0.004", 20000),
-    ("3", "4096/50000", 2500),
-]
 DELTA = "1e-5"
+ROWS = {
+    "A": ("1", "0.01", 1000),
+    "B": ("4", "0.01", 10000),
+    "C": ("0.8", "0.004", 20000),
+    "D": ("3", "4096/50000", 2500),
+    "MNIST": ("1.1", "256/60000", 14063),
+    "T1e3": ("1", "0.01", 10**3),
+    "T1e4": ("1", "0.01", 10**4),
+    "T1e5": ("1", "0.01", 10**5),
+}
+BIG = {"T1e6": ("1", "0.01", 10**6), "T1e7": ("1", "0.01", 10**7)}
 
 
 def _q(text: str) -> float:
@@ -41,83 +54,108 @@ def _q(text: str) -> float:
     return float(text)
 
 
-def run_dpa(sigma: str, q: str, T: int, vdi):
+def dpa(sigma: str, q: str, T: int, *, eps: float | None = None):
+    """dp_accounting PLD at vdi 1e-4, pessimistic: (value, seconds) or None."""
     try:
-        import dp_accounting as dpa
+        import dp_accounting as D
     except ImportError:
-        return None, None, "dp_accounting not installed"
-    ev = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(_q(q), dpa.GaussianDpEvent(float(sigma))), T)
+        return None
+    ev = D.SelfComposedDpEvent(D.PoissonSampledDpEvent(_q(q), D.GaussianDpEvent(float(sigma))), T)
     t = time.perf_counter()
-    acc = dpa.pld.PLDAccountant(value_discretization_interval=vdi) if vdi else dpa.pld.PLDAccountant()
+    acc = D.pld.PLDAccountant(value_discretization_interval=1e-4)
     acc.compose(ev)
-    eps = acc.get_epsilon(float(DELTA))
-    return eps, time.perf_counter() - t, ""
+    val = acc.get_epsilon(float(DELTA)) if eps is None else acc.get_delta(eps)
+    return val, time.perf_counter() - t
 
 
-def run_prv(sigma: str, q: str, T: int, eps_error: float):
-    try:
-        from prv_accountant import PRVAccountant
-        from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
-    except ImportError:
-        return None, None, "prv_accountant not installed"
+def ours(fn, *args, width: float, budget: float):
     t = time.perf_counter()
     try:
-        prv = PoissonSubsampledGaussianMechanism(noise_multiplier=float(sigma), sampling_probability=_q(q))
-        acc = PRVAccountant(prvs=[prv], max_self_compositions=[T], eps_error=eps_error, delta_error=1e-10)
-        lo, _, hi = acc.compute_epsilon(delta=float(DELTA), num_self_compositions=[T])
-    except Exception as exc:  # PRV raises on some inputs (prv_accountant #36)
-        return None, time.perf_counter() - t, f"error: {exc}"
-    return (lo, hi), time.perf_counter() - t, ""
+        ans = fn(*args, rel_width=width, time_budget=budget)
+    except Exception as exc:  # reported, not fatal: the table shows what failed
+        return None, time.perf_counter() - t, f"{type(exc).__name__}: {str(exc)[:120]}"
+    return ans, time.perf_counter() - t, ans.note or ""
+
+
+def _fmt_enc(ans) -> str:
+    return f"[{ans.enclosure.lo_str()[:11]}, {ans.enclosure.hi_str()[:11]}]"
+
+
+def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) -> list[str]:
+    out = [f"{name} (sigma={sigma}, q={q}, T={T}), delta={DELTA}"]
+    ref = dpa(sigma, q, T)
+    if ref is None:
+        out.append("  dp_accounting not installed: no ratios")
+        ref_eps, ref_t = None, None
+    else:
+        ref_eps, ref_t = ref
+        out.append(f"  dp_accounting PLD 1e-4     eps = {ref_eps:.6f}                  {ref_t:8.2f} s")
+    t_eps = None
+    for w in ((1e-3, 1e-4) if fine else (1e-3,)):
+        ans, tt, note = ours(S.dpsgd_epsilon, sigma, q, T, DELTA, width=w, budget=budget)
+        ratio = f"ratio {tt / ref_t:6.2f}" if ref_t else ""
+        if ans is None:
+            out.append(f"  dpverify eps width {w:g}  FAILED after {tt:.2f} s: {note}")
+            continue
+        if w == 1e-3:
+            t_eps = tt
+        inside = ""
+        if ref_eps is not None:
+            inside = "  dpa >= lo" if ref_eps >= float(ans.enclosure.lo_str()) else "  dpa BELOW certified lo"
+        out.append(f"  dpverify eps width {w:g}  {_fmt_enc(ans)} 2^-{ans.grid_exponent:<2d} {tt:8.2f} s  "
+                   f"{ratio}{inside}{'  note: ' + note if note else ''}")
+    if ref_eps is not None:
+        e0 = round(ref_eps, 3)
+        rd = dpa(sigma, q, T, eps=e0)
+        ans, tt, note = ours(S.dpsgd_delta, sigma, q, T, str(e0), width=1e-3, budget=budget)
+        if ans is None:
+            out.append(f"  delta({e0}) dpverify FAILED after {tt:.2f} s: {note}")
+        else:
+            r1 = f"ratio {tt / rd[1]:6.2f}" if rd else ""
+            r2 = f"delta/eps time {tt / t_eps:5.2f}" if t_eps else ""
+            dval = f"{rd[0]:.4e} {rd[1]:6.2f} s" if rd else ""
+            out.append(f"  delta({e0}) dpa {dval}  dpverify {_fmt_enc(ans)} {tt:6.2f} s  {r1}  {r2}")
+    return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", nargs="+", type=int, help="case numbers 1..4 (default all)")
-    ap.add_argument("--no-float", action="store_true", help="skip dp_accounting and PRV")
-    ap.add_argument("--digits", type=int, default=4, help="relative width 10^-digits (default 4)")
+    ap.add_argument("--only", nargs="+", help=f"rows among {', '.join(list(ROWS) + list(BIG))}")
+    ap.add_argument("--big", action="store_true", help="add T = 1e6 and 1e7 (minutes; peak memory shown)")
+    ap.add_argument("--no-fine", action="store_true", help="skip the width 1e-4 runs")
+    ap.add_argument("--budget", type=float, default=120.0, help="dpverify time budget per query (s)")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
-    chosen = [CASES[i - 1] for i in (args.cases or range(1, 5))]
-    rows = []
-    for sigma, q, T in chosen:
-        t = time.perf_counter()
-        try:
-            ans = S.dpsgd_epsilon(sigma, q, T, DELTA, digits=args.digits)
-            enc, rel = ans.enclosure, ans.rel_width
-            ours = f"[{enc.lo_str()[:10]}, {enc.hi_str()[:10]}]"
-            width = f"{rel:.2e}" if rel is not None else "-"
-            lo_f, hi_f = float(enc.lo_str()), float(enc.hi_str())
-        except Exception as exc:
-            ours, width, lo_f, hi_f = f"FAILED: {exc}", "-", None, None
-        t_ours = time.perf_counter() - t
-        print(f"\n(sigma, q, T) = ({sigma}, {q}, {T}), delta = {DELTA}")
-        print(f"  dpverify certified     eps in {ours}  rel width {width}  time {t_ours:7.2f} s")
-        prv3_time = None
-        if not args.no_float:
-            for vdi in (None, 1e-5):
-                eps, tt, note = run_dpa(sigma, q, T, vdi)
-                label = "default" if vdi is None else "vdi=1e-5"
-                if eps is None and note:
-                    print(f"  dp_accounting PLD {label:8s} {note}")
-                    continue
-                inside = "" if lo_f is None else ("  (>= certified lo)" if eps >= lo_f else "  (BELOW certified lo: unsafe)")
-                print(f"  dp_accounting PLD {label:8s} eps = {eps:.6f}{inside}  time {tt:7.2f} s")
-            for ee in (1e-2, 1e-3):
-                br, tt, note = run_prv(sigma, q, T, ee)
-                if br is None:
-                    print(f"  prv_accountant {ee:g}     {note}")
-                    continue
-                ok = "" if lo_f is None else (
-                    "  (contains certified)" if br[0] <= lo_f and hi_f <= br[1] else "  (does NOT contain certified)")
-                print(f"  prv_accountant {ee:g}  [{br[0]:.6f}, {br[1]:.6f}]{ok}  time {tt:7.2f} s")
-                if ee == 1e-3:
-                    prv3_time = tt
-        ratio = f"{t_ours / prv3_time:.2f}" if prv3_time else "-"
-        print(f"  time ratio dpverify / PRV(eps_error=1e-3) = {ratio}")
-        rows.append((sigma, q, T, ours, width, f"{t_ours:.2f}", ratio))
-    print("\nsummary: sigma, q, T, certified eps, rel width, time (s), time / PRV(1e-3)")
-    for r in rows:
-        print("  " + " | ".join(str(x) for x in r))
+    rows = dict(ROWS)
+    if args.big:
+        rows.update(BIG)
+    names = args.only or list(rows)
+    allrows = {**ROWS, **BIG}
+    for name in names:
+        if name not in allrows:
+            print(f"unknown row {name!r}; choose from {', '.join(allrows)}", file=sys.stderr)
+            return 2
+        sigma, q, T = allrows[name]
+        fine = not args.no_fine and T < 10**5
+        if name in BIG:
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # child: run, send the lines, exit
+                os.close(r)
+                lines = run_row(name, sigma, q, T, False, max(args.budget, 120.0))
+                os.write(w, "\n".join(lines).encode())
+                os._exit(0)
+            os.close(w)
+            data = b""
+            while chunk := os.read(r, 65536):
+                data += chunk
+            os.waitpid(pid, 0)
+            print(data.decode())
+            rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            print(f"  peak memory of the child (largest so far): {rss:.0f} MB")
+        else:
+            print("\n".join(run_row(name, sigma, q, T, fine, args.budget)))
+        sys.stdout.flush()
     return 0
 
 

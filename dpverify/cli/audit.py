@@ -69,6 +69,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--time-budget", default="600", metavar="SEC",
                    help="give up (exit 3, stating the width reached) after about SEC seconds "
                    f"(at most {V.MAX_SECONDS}, default 600)")
+    d.add_argument("--strict-width", action="store_true",
+                   help="exit 3 when the budget ends with the width missed, even narrowly (by default a "
+                        "certified enclosure within 10x of the requested width is printed with a note, "
+                        "exit 0); e.g. --digits 4 --time-budget 30 --strict-width")
     add_output_options(d)
     d.set_defaults(func=_dpsgd)
     from .corpus import add_corpus_parser
@@ -189,17 +193,20 @@ def _dpsgd(args: argparse.Namespace) -> int:
         if args.claimed_eps is not None:
             if args.delta is None:
                 raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
+            if args.strict_width:
+                raise InvalidParameter("strict_width", "--strict-width applies to enclosures, not to "
+                                       "--claimed-eps verdicts")
             return _claim(args, events, inputs, rel, budget, progress)
         digits = V.integer("digits", args.digits, lo=1, hi=8)
         if args.delta is not None:
             V.open_unit("delta", args.delta)
             ans = S.epsilon(events, args.delta, neighboring=rel, digits=digits,
-                            time_budget=budget, progress=progress)
+                            time_budget=budget, progress=progress, strict_width=args.strict_width)
             quantity, name = "pld.epsilon", "epsilon(delta)"
             inputs["delta"] = args.delta
         else:
             ans = S.delta(events, args.eps, neighboring=rel, digits=digits,
-                          time_budget=budget, progress=progress)
+                          time_budget=budget, progress=progress, strict_width=args.strict_width)
             quantity, name = "pld.delta", "delta(eps)"
             inputs["eps"] = args.eps
     finally:
@@ -219,6 +226,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
     )
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; relative width "
                      f"{ans.details()['relative_width']}, {ans.seconds:.1f} s)")
+    if ans.note:
+        print(f"note: {ans.note}", file=sys.stderr)
     return 0
 
 

@@ -29,6 +29,14 @@ Truncation (keeps the arrays short; every step is accounted for exactly):
   classes at either end with P-mass total <= ``budget`` are merged
   into the "dropped" class, whose contribution (>= 0) is bounded below by 0.
 
+The budget is given per step: a product covering k steps truncates at most
+``budget * k`` units per end (:func:`power` says why: truncated mass is recounted
+T / k times by the later products).
+
+Optimistic Q polynomials hold the *tilted* masses Q_k e^{s_k} (discretise
+docstring); the product is the same integer convolution, because
+e^{s_i} e^{s_j} = e^{s_{i+j}} on the product's grid.
+
 T-fold composition by binary exponentiation (square-and-multiply).
 """
 
@@ -53,6 +61,18 @@ def _floor_shift(p: fmpz_poly, K: int) -> fmpz_poly:
     return p // (fmpz(1) << K)
 
 
+_ONES = fmpz_poly([1])
+
+
+def _ones(n: int) -> fmpz_poly:
+    """The polynomial 1 + x + ... + x^(n-1), cut from a cached longer one
+    (building it from a Python list costs more than the product it rounds)."""
+    global _ONES
+    if _ONES.length() < n:
+        _ONES = fmpz_poly([1] * max(n, 2 * _ONES.length()))
+    return _ONES.truncate(n)
+
+
 def _ceil_shift(p: fmpz_poly, K: int) -> fmpz_poly:
     """An upper bound of ceil(c / 2^K) for every nonnegative coefficient:
     floor(c / 2^K) + 1 on the whole support (one unit looser where the
@@ -60,20 +80,28 @@ def _ceil_shift(p: fmpz_poly, K: int) -> fmpz_poly:
     n = p.length()
     if n == 0:
         return p
-    return _floor_shift(p, K) + fmpz_poly([1] * n)
+    return _floor_shift(p, K) + _ones(n)
 
 
-def _ends(coeffs: Sequence[fmpz], budget: int) -> tuple[int, int, int, int]:
-    """(a, s_lo, b, s_hi): coeffs[:a] sum to s_lo <= budget, coeffs[b:] sum to
-    s_hi <= budget, with a <= b (each end taken as far as the budget allows)."""
-    n = len(coeffs)
+def _ends(p: fmpz_poly, budget: int) -> tuple[int, int, int, int]:
+    """(a, s_lo, b, s_hi): coefficients [0, a) sum to s_lo <= budget, [b, n)
+    sum to s_hi <= budget, with a <= b (each end taken as far as the budget
+    allows). Reads coefficients one by one from the ends only: the list of
+    all coefficients would cost more than the product itself."""
+    n = p.length()
     a, s_lo = 0, 0
-    while a < n - 1 and s_lo + int(coeffs[a]) <= budget:
-        s_lo += int(coeffs[a])
+    while a < n - 1:
+        c = int(p[a])
+        if s_lo + c > budget:
+            break
+        s_lo += c
         a += 1
     b, s_hi = n, 0
-    while b - 1 > a and s_hi + int(coeffs[b - 1]) <= budget:
-        s_hi += int(coeffs[b - 1])
+    while b - 1 > a:
+        c = int(p[b - 1])
+        if s_hi + c > budget:
+            break
+        s_hi += c
         b -= 1
     return a, s_lo, b, s_hi
 
@@ -100,10 +128,9 @@ def mul_upper(A: UpperDist, B: UpperDist, budget: int) -> UpperDist:
     _check_length(A.poly.length(), B.poly.length())
     p = _ceil_shift(A.poly * B.poly, K)
     inf = A.inf + B.inf
-    coeffs = p.coeffs()
-    a, s_lo, b, s_hi = _ends(coeffs, budget)
+    a, s_lo, b, s_hi = _ends(p, budget)
     offset = A.offset + B.offset
-    if b < len(coeffs):
+    if b < p.length():
         p = p.truncate(b)
         inf += s_hi
     if a > 0:
@@ -118,10 +145,9 @@ def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
     _check_length(A.P.length(), B.P.length())
     P = _floor_shift(A.P * B.P, K)
     Q = _ceil_shift(A.Q * B.Q, K)
-    coeffs = P.coeffs()
-    a, _, b, _ = _ends(coeffs, budget)
+    a, _, b, _ = _ends(P, budget)
     offset = A.offset + B.offset
-    if b < len(coeffs):
+    if b < P.length():
         P = P.truncate(b)
         Q = Q.truncate(b)
     if a > 0:
@@ -141,19 +167,36 @@ def _mul(A: Dist, B: Dist, budget: int) -> Dist:
     return mul_lower(A, B, budget)  # type: ignore[arg-type]
 
 
-def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = None) -> Dist:
-    """T-fold self-composition by square-and-multiply (T >= 1)."""
+def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = None,
+          steps_before: int = 0) -> Dist:
+    """T-fold self-composition by square-and-multiply (T >= 1).
+
+    ``budget`` is a truncation budget *per step*: a product whose result
+    covers k steps may truncate ``budget * k`` units at each end. Why: mass
+    moved to +inf in a product covering k steps is counted again by every
+    later product that uses it (the union bound doubles the +inf mass at each
+    squaring), T / k times in the final result, so each product contributes
+    at most ``budget * T`` units there, and the total is at most
+    ``budget * T * (number of products)`` (likewise for the dropped classes
+    of the optimistic side)."""
     result: Optional[Dist] = None
+    r_steps = 0
     base = D
+    b_steps = 1
     while True:
         if T & 1:
-            result = base if result is None else _mul(result, base, budget)
+            if result is None:
+                result, r_steps = base, b_steps
+            else:
+                r_steps += b_steps
+                result = _mul(result, base, budget * (steps_before + r_steps))
             if tick:
                 tick()
         T >>= 1
         if not T:
             break
-        base = _mul(base, base, budget)
+        b_steps *= 2
+        base = _mul(base, base, budget * b_steps)
         if tick:
             tick()
     assert result is not None
@@ -163,11 +206,13 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
 def compose(parts: Sequence[tuple[Dist, int]], budget: int,
             tick: Optional[Callable[[], None]] = None) -> Dist:
     """Heterogeneous composition: the product of D_j^{T_j} over the parts
-    (all on the same grid and unit 2^-K)."""
+    (all on the same grid and unit 2^-K); ``budget`` per step (:func:`power`)."""
     out: Optional[Dist] = None
+    done = 0
     for D, T in parts:
         P = power(D, T, budget, tick)
-        out = P if out is None else _mul(out, P, budget)
+        done += T
+        out = P if out is None else _mul(out, P, budget * done)
     assert out is not None
     return out
 

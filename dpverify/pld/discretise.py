@@ -32,7 +32,15 @@ class whose contribution (P - e^eps Q)_+ >= 0 is bounded below by 0, i.e.
 dropped; the P-mass at loss +inf (AFA Lemma 37) is its own class with Q = 0,
 contributing its whole P-mass. The lower curve sum_k (P_k - e^eps Q_k)_+ is increasing in every P_k
 and decreasing in every Q_k, so P_k are rounded *down* and Q_k *up* to
-multiples of 2^-K. Tightness: the pair (P, Q) of :mod:`pairs` is tight (AFA
+multiples of 2^-K. The Q-masses are stored *tilted*: Qt_k = Q_k e^{s_k} with
+s_k = (offset + k) h the lower end of class k's losses. Tilting commutes with
+convolution exactly (s_i + s_j is the lower end of the product class i + j,
+so (Qt_A * Qt_B)_k = sum Q_A,i Q_B,j e^{s_i + s_j} = (Q_A * Q_B)_k e^{s_k}), and
+multiplying by the positive e^{s_k} keeps "rounded up" true. Why: near the
+query the untilted Q_k is about e^{-eps} P_k, so a unit that resolves it would
+need 1.45 eps more bits (the old "extra" bits); tilted, Qt_k <= P_k (every
+loss of class k exceeds s_k, so Q_k <= e^{-s_k} P_k) and one unit serves all
+three polynomials. Tightness: the pair (P, Q) of :mod:`pairs` is tight (AFA
 Thm 11, Remark), so this is a lower bound for the mechanism too.
 
 All masses are computed in arb (erfc-based tails, no floats) at a precision
@@ -75,8 +83,9 @@ class UpperDist:
 class LowerDist:
     """Optimistic pair of classes: class k (losses in about
     ((offset + k) h, (offset + k + 1) h] for one step) has P-mass ``P[k] / 2^K``
-    (rounded down) and Q-mass ``Q[k] / 2^K`` (rounded up), so
-    sum_k (P_k - e^eps Q_k)_+ is a lower bound of the true curve."""
+    (rounded down) and *tilted* Q-mass ``Q[k] / 2^K`` = Q_k e^{(offset + k) h}
+    (rounded up; module docstring), so sum_k (P_k - e^eps Q_k)_+ is a lower
+    bound of the true curve."""
 
     m: int
     K: int
@@ -86,22 +95,26 @@ class LowerDist:
     inf: fmpz = fmpz(0)  # P-mass at loss +inf (Q = 0 there), rounded down
 
 
-def _ptail_float(pair, eps: float) -> float:
-    """P(eps < L < inf) as a float, only to choose the grid range."""
+def _ptail_ball(pair, eps: float) -> arb:
+    """P(eps < L < inf) as a low-precision ball (arb's exponent range is
+    unbounded, so tails far below 1e-308 are still compared correctly); only
+    to choose the grid range."""
     with working_precision(80):
         p, _ = pair.tails(arb(eps))
-        return float(p.mid())
+        return p
 
 
-def _inf_float(pair) -> float:
-    with working_precision(80):
-        return float(pair.inf_mass().mid())
-
-
-def grid_range(pair, m: int, tau: float) -> tuple[int, int]:
+def grid_range(pair, m: int, tau) -> tuple[int, int]:
     """Knot indices (i0, n): P(L > n h) <= tau and P(L <= (i0 - 1/2) h) <= tau,
-    found by float search (only tightness depends on it)."""
+    found by a search on low-precision balls (only tightness depends on it).
+    ``tau`` may be a float, a Fraction or an arb: it is compared as a ball, so
+    tail budgets far below the float range (midpoints are compared: only
+    tightness depends on the range) (delta down to 1e-300 and beyond)
+    size the range correctly instead of stopping at 1e-308."""
     h = 2.0 ** -m
+    with working_precision(80):
+        tau_b = tau if isinstance(tau, arb) else (
+            arb(tau.numerator) / tau.denominator if hasattr(tau, "denominator") else arb(tau))
 
     def find(pred: Callable[[float], bool], start: float, step: float) -> float:
         x = start
@@ -121,15 +134,17 @@ def grid_range(pair, m: int, tau: float) -> tuple[int, int]:
 
     def small_upper(e: float) -> bool:
         try:
-            return _ptail_float(pair, e) <= tau
+            return bool(_ptail_ball(pair, e).mid() <= tau_b.mid())
         except Undecided:
             return False
 
-    inf = _inf_float(pair)
+    with working_precision(80):
+        inf = pair.inf_mass()
 
     def small_lower(e: float) -> bool:
         try:
-            return 1 - inf - _ptail_float(pair, e) <= tau
+            with working_precision(80):
+                return bool((1 - inf - _ptail_ball(pair, e)).mid() <= tau_b.mid())
         except Undecided:
             return False
 
@@ -145,16 +160,19 @@ MAX_KNOTS = 1 << 21
 
 
 def _ceil_int(x: arb, K: int) -> fmpz:
-    """Smallest integer >= 2^K * (every value of x), and >= 0."""
-    hi = endpoints(x * arb(2) ** K)[1]
+    """Smallest integer >= 2^K * (every value of x), and >= 0. ``upper()``
+    rounds up (arb_get_ubound_arf) at the working precision, which exceeds K
+    bits here, so the integer part is kept."""
+    hi = (x * arb(2) ** K).upper()
     if hi <= 0:
         return fmpz(0)
     return hi.ceil().unique_fmpz()
 
 
 def _floor_int(x: arb, K: int) -> fmpz:
-    """Largest integer <= 2^K * (every value of x), and >= 0."""
-    lo = endpoints(x * arb(2) ** K)[0]
+    """Largest integer <= 2^K * (every value of x), and >= 0 (``lower()``
+    rounds down)."""
+    lo = (x * arb(2) ** K).lower()
     if lo <= 0:
         return fmpz(0)
     return lo.floor().unique_fmpz()
@@ -173,13 +191,17 @@ def discretise(pair, m: int, K: int, tau: float, bounds: Optional[tuple[int, int
             f"one step's privacy loss spans {(n - i0) * 2.0 ** -m:.4g} nats: more than {MAX_KNOTS} "
             f"grid points at h = 2^-{m} (memory budget); no certified enclosure could be formed"
         )
-    prec = K + 2 * m + 80
+    # second differences lose about m bits, the slopes are scaled by up to
+    # x_n = e^{n h} (1.45 bits per nat), the masses need K bits: prec covers
+    # all three with 40 guard bits (a shortfall would only loosen the rounding)
+    base = K + 2 * m + 40 + max(0, math.ceil(1.45 * max(n, -i0) * 2.0 ** -m))
+    prec = base
     while True:
         try:
             with working_precision(prec):
                 return _discretise(pair, m, K, i0, n, progress)
         except Undecided:
-            if prec > 4 * (K + 2 * m + 80):
+            if prec > 4 * base:
                 raise
             prec *= 2
 
@@ -202,6 +224,7 @@ def _discretise(pair, m: int, K: int, i0: int, n: int, progress) -> tuple[UpperD
     # --- optimistic: buckets (i h, (i+1) h], i = i0 .. n-1 (class index i - i0);
     # the index is only a label: classes are merged by index sum, a post-processing
     lp = [_floor_int(P_t[t] - P_t[t + 1], K) for t in range(len(knots) - 1)]
-    lq = [_ceil_int(Q_t[t] - Q_t[t + 1], K) for t in range(len(knots) - 1)]
+    # tilted Q (module docstring): Qt_t = Q(bucket t) e^{s_t}, s_t = (i0 + t) h = log x_t
+    lq = [_ceil_int((Q_t[t] - Q_t[t + 1]) * xs[t], K) for t in range(len(knots) - 1)]
     lower = LowerDist(m, K, i0, fmpz_poly(lp), fmpz_poly(lq), _floor_int(inf, K))
     return upper, lower

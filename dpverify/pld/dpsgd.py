@@ -157,6 +157,7 @@ class PldAnswer:
     seconds: float
     rel_width: Optional[float]
     directions: Mapping[str, tuple] = field(default_factory=dict)
+    note: Optional[str] = None  # set when the requested width was narrowly missed
 
     def details(self) -> dict[str, Any]:
         dirs = {}
@@ -169,6 +170,7 @@ class PldAnswer:
             "mass_unit": f"2^-{self.unit_bits}",
             "relative_width": None if self.rel_width is None else f"{self.rel_width:.3g}",
             "directions": dirs,
+            **({"note": self.note} if self.note else {}),
         }
 
 
@@ -209,7 +211,7 @@ def _relation(rel: Union[str, Neighboring], events: Sequence[GaussianSteps]) -> 
 
 def _answer(res: PldResult, rel: Neighboring, digits: int) -> PldAnswer:
     return PldAnswer(_enclosure(res.lo, res.hi, digits, res.K), rel, res.m, res.K,
-                     res.seconds, res.rel_width, res.directions)
+                     res.seconds, res.rel_width, res.directions, res.note)
 
 
 def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[int, float]:
@@ -231,22 +233,27 @@ def epsilon(
     rel_width: Optional[float] = None,
     time_budget: float = 600.0,
     progress: Optional[Callable[[float, str], None]] = None,
+    strict_width: bool = False,
 ) -> PldAnswer:
     """Certified enclosure of epsilon(delta) for the composition of ``events``
-    (a list of :class:`GaussianSteps` or a dp_accounting DpEvent tree) (relative width <= 10^-digits, default 1e-4), else PrecisionExhausted
-    stating the width reached within ``time_budget`` seconds."""
+    (a list of :class:`GaussianSteps` or a dp_accounting DpEvent tree) with
+    relative width <= 10^-digits (default 1e-4). If the budget
+    (``time_budget`` seconds, memory) ends with a width within a factor 10 of
+    the request, that certified enclosure is returned with ``note`` set
+    (``strict_width=True`` refuses instead); otherwise PrecisionExhausted
+    states the width reached."""
     D = V.open_unit("delta", delta_budget)
-    return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress)
+    return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress, strict_width)
 
 
 def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Neighboring],
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
-           progress: Optional[Callable[[float, str], None]]) -> PldAnswer:
+           progress: Optional[Callable[[float, str], None]], strict_width: bool = False) -> PldAnswer:
     d, w = _digits(rel_width, digits)
     evs = _events(events)
     rel, dirs = _relation(rel_name, evs)
     res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
-                       time_budget=time_budget, progress=progress)
+                       time_budget=time_budget, progress=progress, strict_width=strict_width)
     return _answer(res, rel, d)
 
 
@@ -259,11 +266,13 @@ def delta(
     rel_width: Optional[float] = None,
     time_budget: float = 600.0,
     progress: Optional[Callable[[float, str], None]] = None,
+    strict_width: bool = False,
 ) -> PldAnswer:
     """Certified enclosure of delta(eps) (the maximum over the relation's
-    directions) with relative width <= 10^-digits (default 1e-4)."""
+    directions) with relative width <= 10^-digits (default 1e-4); a narrowly
+    missed width is handled as in :func:`epsilon`."""
     E = V.nonnegative("eps", eps)
-    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress)
+    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress, strict_width)
 
 
 def check_claim(

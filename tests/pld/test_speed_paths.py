@@ -1,0 +1,119 @@
+"""The fast paths of the PLD accountant (tilted Q, per-step truncation budget,
+h^2 grid model, deadline and narrow-miss handling, tiny tail budgets),
+checked against independent brackets: the known golden enclosure, mpmath
+tails, and dp_accounting's optimistic / pessimistic PLD at a fine grid."""
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import fmpz, fmpz_poly
+
+from dpverify.ball import ball
+from dpverify.errors import PrecisionExhausted
+from dpverify.pld import dpsgd as S
+from dpverify.pld.accountant import Step, refine_query
+from dpverify.pld.convolve import power
+from dpverify.pld.discretise import UpperDist, discretise, grid_range
+from dpverify.pld.pairs import SubsampledGaussianPair
+
+F = Fraction
+GOLDEN_A = (F("1.8282156"), F("1.8282784"))  # (1, 0.01, 1000), delta 1e-5, certified before
+
+
+def test_golden_a_inside_the_fast_enclosure():
+    ans = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5", rel_width=1e-3)
+    enc = ans.enclosure
+    # the golden interval contains the truth; ours must contain the truth, and
+    # at width 1e-3 it is wider than the golden one, so it must cover it
+    assert enc.lo <= ball(GOLDEN_A[0]) and ball(GOLDEN_A[1]) <= enc.hi
+    assert ans.rel_width is not None and ans.rel_width <= 1e-3
+
+
+def _dpa_bracket(sigma, q, T, *, delta=None, eps=None, vdi=1e-4):
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    out = []
+    for pess in (False, True):
+        d = pld.from_gaussian_mechanism(sigma, value_discretization_interval=vdi, pessimistic_estimate=pess,
+                                        sampling_prob=q).self_compose(T)
+        out.append(d.get_epsilon_for_delta(delta) if eps is None else d.get_delta_for_epsilon(eps))
+    return out  # [optimistic, pessimistic] estimates around the truth
+
+
+def test_eps_and_delta_queries_meet_dp_accounting_fine_bracket():
+    opt, pess = _dpa_bracket(1.0, 0.05, 100, delta=1e-6)
+    enc = S.dpsgd_epsilon("1", "0.05", 100, "1e-6", rel_width=1e-3).enclosure
+    lo, hi = float(enc.lo_str()), float(enc.hi_str())
+    # the truth lies in both: they must overlap (dp_accounting's float slack 1e-6)
+    assert lo <= pess + 1e-6 and opt - 1e-6 <= hi
+    d_opt, d_pess = _dpa_bracket(1.0, 0.05, 100, eps=1.5)
+    denc = S.dpsgd_delta("1", "0.05", 100, "1.5", rel_width=1e-3).enclosure
+    dlo, dhi = float(denc.lo_str()), float(denc.hi_str())
+    assert dlo <= d_pess * (1 + 1e-6) and d_opt * (1 - 1e-6) <= dhi
+
+
+def test_per_step_truncation_budget_bounds_the_mass_sent_to_inf():
+    """power() with a per-step budget b: every product covering k steps moves
+    at most b k units per end; each is counted T / k times in the result, so
+    the +inf mass grows by at most b T (2 log2 T) units over the exact one."""
+    K = 40
+    a = [1, 3, 2**(K - 2), 2**(K - 1), 2**(K - 2) - 200, 5, 1]
+    A = UpperDist(8, K, -3, fmpz_poly(a), fmpz(0))
+    T, b = 16, 50
+    exact = power(A, T, budget=0)
+    trunc = power(A, T, budget=b)
+    assert int(exact.inf) == 0
+    assert 0 < int(trunc.inf) <= b * T * 2 * 4
+    assert trunc.poly.length() < exact.poly.length()
+
+
+def test_tiny_tail_budget_sizes_the_grid_beyond_the_float_range():
+    pair = SubsampledGaussianPair(F(1), F(1, 100), "remove")
+    tau = F(1, 10**320)
+    i0, n = grid_range(pair, 4, tau)
+    top = F(n, 16)
+    # mpmath: P(L > top) for the remove pair (pairs.py docstring formula)
+    with mpmath.workdps(60):
+        mu, q = mpmath.mpf(1), mpmath.mpf(1) / 100
+        x = (mpmath.log((mpmath.expm1(mpmath.mpf(top.numerator) / top.denominator) + q) / q) + mu**2 / 2) / mu
+        sf = lambda t: mpmath.erfc(t / mpmath.sqrt(2)) / 2  # noqa: E731
+        tail = (1 - q) * sf(x) + q * sf(x - mu)
+    assert tail <= 2 * mpmath.mpf(1) / mpmath.mpf(10)**320
+    assert tail > 0 and n > grid_range(pair, 4, 1e-300)[1]
+    K = 1100
+    u, _ = discretise(pair, 4, K, tau)
+    assert int(u.inf) <= int(2 * tau * 2**K) + 1  # the +inf mass is sized for tau
+
+
+def _probe():
+    step = Step(lambda d: SubsampledGaussianPair(F(1), F(1, 20), d), 40)
+    return step, refine_query([step], ("remove", "add"), kind="eps", target=F(1, 10**5),
+                              rel_width=0.5, m_start=7)
+
+
+def test_narrow_miss_returns_the_certified_enclosure_with_a_note_unless_strict():
+    step, first = _probe()
+    r = first.rel_width
+    assert r is not None and r > 0
+    # max_length=1: no second grid fits; within 10x of the request -> note
+    res = refine_query([step], ("remove", "add"), kind="eps", target=F(1, 10**5),
+                       rel_width=r / 3, m_start=7, max_length=1)
+    assert res.note and "not reached" in res.note
+    assert res.rel_width is not None and res.rel_width <= 10 * (r / 3)
+    with pytest.raises(PrecisionExhausted, match="memory budget"):
+        refine_query([step], ("remove", "add"), kind="eps", target=F(1, 10**5),
+                     rel_width=r / 3, m_start=7, max_length=1, strict_width=True)
+    with pytest.raises(PrecisionExhausted, match="relative width"):
+        refine_query([step], ("remove", "add"), kind="eps", target=F(1, 10**5),
+                     rel_width=r / 30, m_start=7, max_length=1)
+
+
+def test_deadline_is_enforced_inside_a_grid_level():
+    import time
+
+    t = time.monotonic()
+    with pytest.raises(PrecisionExhausted, match="time budget"):
+        S.dpsgd_epsilon("1", "0.01", 100000, "1e-5", rel_width=1e-4, time_budget=0.3)
+    assert time.monotonic() - t < 10  # the old loop only checked between levels
