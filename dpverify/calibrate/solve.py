@@ -218,9 +218,9 @@ def calibrate_template(
     hi_v = math.log(float(t.upper)) * s if t.upper is not None else math.inf * s
     vmin, vmax = min(lo_v, hi_v), max(lo_v, hi_v)
 
-    def at(v: float, up: bool) -> Fraction:
+    def at(v: float, up: bool, fine: bool = False) -> Fraction:
         x = math.exp(s * min(max(v, vmin), vmax))
-        return _snap(t, x, up if s > 0 else not up, w)
+        return _snap(t, x, up if s > 0 else not up, w / 100 if fine else w)
 
     x0 = t.guess(E, D) if t.guess is not None else None
     if x0 is None or not math.isfinite(x0) or x0 <= 0:
@@ -232,8 +232,12 @@ def calibrate_template(
     pts: list[tuple[float, float]] = []  # (v, g) on the model grid
     slope: Optional[float] = None
     widths: dict[int, float] = {}
+    seen: set = set()
     for _ in range(40):
-        x = at(v, True)
+        x = at(v, True, fine=True)
+        if x in seen:
+            break  # the model cannot resolve a finer step
+        seen.add(x)
         v = s * math.log(float(x))
         g, rw = model.g(x, M_MODEL)
         widths[M_MODEL] = rw
@@ -256,7 +260,7 @@ def calibrate_template(
     if slope is None:
         slope = 1.0
     # bias correction: one evaluation one grid finer, then Richardson (error O(h^2))
-    x = at(v, True)
+    x = at(v, True, fine=True)
     g1, rw1 = model.g(x, M_MODEL + 1)
     widths[M_MODEL + 1] = rw1
     v_fine = s * math.log(float(x)) - g1 / slope

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any, Optional
 
 from .. import _validate as V
 from ..ball import exact_str
 from ..certificate import make_certificate, quantity_certificate
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, PrecisionExhausted
 from ..pld import dpsgd as S
 from ..pld.pairs import neighboring as parse_relation
+from ..progress import Progress
 from ._common import add_output_options, emit
 
 ORDER = 60
@@ -58,27 +58,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="requested relative width 10^-N of the enclosure (1..8, default 4)")
     d.add_argument("--time-budget", default="600", metavar="SEC",
                    help="give up (exit 3, stating the width reached) after about SEC seconds (default 600)")
+    d.add_argument("--statement", choices=("md", "tex", "txt"),
+                   help="also print a ready-to-paste privacy statement (with --delta, or a claim that holds)")
     add_output_options(d)
     d.set_defaults(func=_dpsgd)
-
-
-class _Progress:
-    """A tiny progress line on stderr, only when stderr is a terminal."""
-
-    def __init__(self) -> None:
-        self.on = sys.stderr.isatty()
-        self.t0 = time.monotonic()
-
-    def __call__(self, frac: float, msg: str) -> None:
-        if self.on:
-            bar = "#" * int(20 * frac)
-            sys.stderr.write(f"\r[{bar:<20}] {msg} ({time.monotonic() - self.t0:.1f} s)   ")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.on:
-            sys.stderr.write("\r" + " " * 78 + "\r")
-            sys.stderr.flush()
 
 
 def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[str]]:
@@ -126,7 +109,10 @@ def _dpsgd(args: argparse.Namespace) -> int:
         raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
     if args.delta is not None and args.eps is not None:
         raise InvalidParameter("eps", "give either --delta or --eps, not both")
-    progress = _Progress()
+    if args.statement and (args.eps is not None or args.events):
+        raise InvalidParameter("statement", "--statement needs one DP-SGD schedule and --delta "
+                               "(a statement gives epsilon for a delta)")
+    progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
             if args.delta is None:
@@ -161,7 +147,15 @@ def _dpsgd(args: argparse.Namespace) -> int:
     )
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; relative width "
                      f"{ans.details()['relative_width']}, {ans.seconds:.1f} s)")
+    _statement(args, cert)
     return 0
+
+
+def _statement(args: argparse.Namespace, cert: dict) -> None:
+    if getattr(args, "statement", None):
+        from ..statement import statement
+
+        print(statement(cert, args.statement), end="")
 
 
 def _claim(args, events, inputs, rel, budget, progress) -> int:
@@ -182,6 +176,16 @@ def _claim(args, events, inputs, rel, budget, progress) -> int:
         precision_bits=ans.unit_bits if ans is not None else 0,
         algorithm="PLD accountant, grid refined until the verdict is decided",
     )
-    emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
-                     f"{verdict.outcome.value} ({verdict.reason})")
+    line = (f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
+            f"{verdict.outcome.value} ({verdict.reason})")
+    try:  # the certified epsilon itself, not only delta at the claimed eps
+        eps_ans = S.epsilon(events, args.delta, neighboring=rel, digits=3, time_budget=budget)
+        line += f"; certified eps({args.delta}) in {eps_ans.enclosure.short(6)}"
+    except PrecisionExhausted as exc:
+        line += f"; certified eps({args.delta}): not resolved ({exc})"
+    emit(args, cert, line)
+    if verdict.outcome.value == "holds":
+        _statement(args, cert)
+    elif getattr(args, "statement", None):
+        print("dpverify: no statement: the claim is not proved", file=sys.stderr)
     return verdict.exit_code()

@@ -41,6 +41,7 @@ ELSEWHERE = {
     "finite.identity": "tests/theorems/test_identities.py::test_identity_certificates_verify_and_reject_forgeries",
     "oracle.rows": "tests/oracle/test_oracle_cli.py::test_certificate_verifies_and_tamper_is_rejected",
     "gdp.clip_rectify": "tests/gdp/test_gdpt.py::test_clip_and_rectify_certificate",
+    "calibrate.bracket": "tests/calibrate/test_calibrate.py::test_certificate_verifies_and_forgeries_are_rejected",
 }
 
 
