@@ -58,6 +58,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="requested relative width 10^-N of the enclosure (1..8, default 4)")
     d.add_argument("--time-budget", default="600", metavar="SEC",
                    help="give up (exit 3, stating the width reached) after about SEC seconds (default 600)")
+    d.add_argument("--plot-eps", metavar="FILE", help="draw eps over training steps with its certified band (.png/.svg)")
+    d.add_argument("--plot-profile", metavar="FILE", help="draw delta(eps) on a log scale with its band (.png/.svg)")
+    d.add_argument("--plot-tradeoff", metavar="FILE", help="draw the f-DP trade-off curve with its band (.png/.svg)")
     d.add_argument("--statement", choices=("md", "tex", "txt"),
                    help="also print a ready-to-paste privacy statement (with --delta, or a claim that holds)")
     add_output_options(d)
@@ -112,6 +115,16 @@ def _dpsgd(args: argparse.Namespace) -> int:
     if args.statement and (args.eps is not None or args.events):
         raise InvalidParameter("statement", "--statement needs one DP-SGD schedule and --delta "
                                "(a statement gives epsilon for a delta)")
+    plots = {k: getattr(args, f"plot_{k}") for k in ("eps", "profile", "tradeoff") if getattr(args, f"plot_{k}")}
+    if plots:
+        from ..plots import check_output
+
+        if args.events:
+            raise InvalidParameter("plot_eps", "pictures cover one DP-SGD schedule (not --events)")
+        if "eps" in plots and args.delta is None:
+            raise InvalidParameter("plot_eps", "--plot-eps needs --delta D")
+        for k, f in plots.items():
+            check_output(f, f"plot_{k}")
     progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
@@ -148,7 +161,23 @@ def _dpsgd(args: argparse.Namespace) -> int:
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; relative width "
                      f"{ans.details()['relative_width']}, {ans.seconds:.1f} s)")
     _statement(args, cert)
+    _plots(args, events, rel.value, inputs)
     return 0
+
+
+def _plots(args: argparse.Namespace, events: list, rel: str, inputs: dict) -> None:
+    from ..plots import figures as F
+
+    per = None
+    if "batch_size" in inputs:
+        per = int(inputs["batch_size"]) / int(inputs["dataset_size"])
+    for key, draw in (("eps", lambda f: F.eps_over_steps(events, args.delta, rel, f, per)),
+                      ("profile", lambda f: F.privacy_profile(events, rel, f)),
+                      ("tradeoff", lambda f: F.tradeoff_curve(events, rel, f))):
+        f = getattr(args, f"plot_{key}", None)
+        if f:
+            draw(f)
+            print(f"wrote {f}", file=sys.stderr)
 
 
 def _statement(args: argparse.Namespace, cert: dict) -> None:
