@@ -43,19 +43,21 @@ def _plain(message: str) -> str:
 class Progress:
     """A monotone tqdm bar on ``stream`` (stderr), silent unless it is a terminal.
 
-    ``total`` counts items (``update``); without it the bar shows a fraction
+    ``total`` counts items (``update``; ``counted=True`` with no total: a count
+    and a rate, no estimate); otherwise the bar shows a fraction
     (``width`` or the PLD callback). Use as a context manager or call
     :meth:`close`.
     """
 
     def __init__(self, desc: str, total: Optional[int] = None, unit: str = "item",
-                 stream: Optional[IO[str]] = None, enabled: Optional[bool] = None) -> None:
+                 stream: Optional[IO[str]] = None, enabled: Optional[bool] = None,
+                 counted: bool = False) -> None:
         self.stream = stream if stream is not None else sys.stderr
         if enabled is None:
             isatty = getattr(self.stream, "isatty", None)
             enabled = bool(isatty and isatty())
         self.enabled = enabled
-        self.counted = total is not None
+        self.counted = total is not None or counted
         self._frac = 0.0
         self._level = 0
         self._last_inner = -1.0
@@ -74,6 +76,11 @@ class Progress:
                              bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
 
     # -- counted work
+    def note(self, text: str) -> None:
+        """A message for the item now under way (a callback for message-only loops)."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(text)
+
     def update(self, n: int = 1, note: Optional[str] = None) -> None:
         if self._bar is None:
             return
