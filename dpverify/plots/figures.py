@@ -85,7 +85,17 @@ def calibration_curve(cal: Any, path: str) -> None:
     ax.set_ylabel(f"eps at delta = {float(cal.delta):g}")
     fixed = ", ".join(f"{k}={v}" for k, v in t.fixed.items())
     ax.set_title(f"Calibration of the {t.parameter.replace('_', ' ')} ({fixed})", fontsize=9)
-    ax.legend(fontsize=7.5)
+    ax.legend(fontsize=7.5, loc="upper right")
+    # the bracket is far narrower than the curve's range: a zoom shows it
+    ins = ax.inset_axes([0.08, 0.08, 0.34, 0.34])
+    pad = 1.5 * (hi - lo) or 1e-6 * hi
+    ins.axvspan(lo, hi, color="C3", alpha=0.25)
+    ins.axvline(float(cal.safe.value), color="C2", lw=1.5)
+    ins.axvline(float(cal.unsafe.value) if cal.unsafe is not None else lo, color="C3", lw=1.5)
+    ins.set_xlim(lo - pad, hi + pad)
+    ins.set_yticks([])
+    ins.tick_params(labelsize=6)
+    ins.set_title(f"zoom: width {(hi - lo) / lo:.2g} (relative)", fontsize=6.5)
     _save(fig, path, "The safe end is PROVED to give eps <= target (certified upper end of delta(target) <= delta); "
           "the other end is PROVED to give eps > target. eps is monotone in this parameter (proved), so the "
           "optimal value lies in the red bracket. Points: certified eps enclosures (2 digits).")
