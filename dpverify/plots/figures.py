@@ -12,7 +12,7 @@ from ..ball import endpoints, working_precision
 from ..pld.accountant import compose_direction, to_fraction
 from ..pld.pairs import directions, neighboring
 
-__all__ = ["calibration_curve", "eps_over_steps", "privacy_profile", "tradeoff_curve"]
+__all__ = ["calibration_curve", "eps_over_steps", "privacy_profile", "tradeoff_bounds", "tradeoff_curve"]
 
 
 def _plt():
@@ -183,6 +183,27 @@ def tradeoff_curve(events: Sequence, rel: str, path: str) -> None:
     takes the pointwise minimum over the two directions.
     """
     plt = _plt()
+    alphas, lower, upper = tradeoff_bounds(events, rel)
+    fig, ax = plt.subplots(figsize=(5.6, 5.6))
+    fig.subplots_adjust(bottom=0.22)
+    ax.fill_between(alphas, lower, upper, color="C0", alpha=0.4, label="certified band")
+    ax.plot(alphas, lower, "C0-", lw=1, label="lower side: guaranteed trade-off (from upper delta)")
+    ax.plot(alphas, upper, "C1--", lw=1, label="upper side (from lower delta)")
+    ax.plot([0, 1], [1, 0], "k:", lw=0.8, label="perfect privacy (1 - alpha)")
+    ax.set_xlabel("type I error alpha")
+    ax.set_ylabel("type II error beta")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title("f-DP trade-off. " + _title(events, rel), fontsize=8)
+    ax.legend(fontsize=7)
+    _save(fig, path, "Any test of 'was this example in the data' has type II error >= the lower side at type I "
+          "error alpha. Sides from the certified profile band on eps in [-6, 6] (AFA conversions; grid "
+          "terms bounded on each interval).")
+
+
+def tradeoff_bounds(events: Sequence, rel: str) -> tuple[list, list, list]:
+    """(alphas, lower side, upper side) of the trade-off curve (see
+    :func:`tradeoff_curve`); floats, for drawing."""
     cbs = _composed(events, rel)
     es = [-6 + 0.05 * i for i in range(241)]
     curves = []
@@ -201,18 +222,4 @@ def tradeoff_curve(events: Sequence, rel: str, path: str) -> None:
             ups.append(max(up_f, lo_f))
         lower.append(min(los))
         upper.append(min(ups))
-    fig, ax = plt.subplots(figsize=(5.6, 5.6))
-    fig.subplots_adjust(bottom=0.22)
-    ax.fill_between(alphas, lower, upper, color="C0", alpha=0.4, label="certified band")
-    ax.plot(alphas, lower, "C0-", lw=1, label="lower side: guaranteed trade-off (from upper delta)")
-    ax.plot(alphas, upper, "C1--", lw=1, label="upper side (from lower delta)")
-    ax.plot([0, 1], [1, 0], "k:", lw=0.8, label="perfect privacy (1 - alpha)")
-    ax.set_xlabel("type I error alpha")
-    ax.set_ylabel("type II error beta")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_title("f-DP trade-off. " + _title(events, rel), fontsize=8)
-    ax.legend(fontsize=7)
-    _save(fig, path, "Any test of 'was this example in the data' has type II error >= the lower side at type I "
-          "error alpha. Sides from the certified profile band on eps in [-6, 6] (AFA conversions; grid "
-          "terms bounded on each interval).")
+    return alphas, lower, upper
