@@ -94,6 +94,7 @@ def calibration_curve(cal: Any, path: str) -> None:
     ins.axvline(float(cal.unsafe.value) if cal.unsafe is not None else lo, color="C3", lw=1.5)
     ins.set_xlim(lo - pad, hi + pad)
     ins.set_yticks([])
+    ins.set_xticks([lo, hi], [f"{lo:.6g}", f"{hi:.6g}"])
     ins.tick_params(labelsize=6)
     ins.set_title(f"zoom: width {(hi - lo) / lo:.2g} (relative)", fontsize=6.5)
     _save(fig, path, "The safe end is PROVED to give eps <= target (certified upper end of delta(target) <= delta); "
@@ -201,11 +202,13 @@ def tradeoff_curve(events: Sequence, rel: str, path: str) -> None:
           "terms bounded on each interval).")
 
 
-def tradeoff_bounds(events: Sequence, rel: str) -> tuple[list, list, list]:
+def tradeoff_bounds(events: Sequence, rel: str, step: float = 0.05) -> tuple[list, list, list]:
     """(alphas, lower side, upper side) of the trade-off curve (see
-    :func:`tradeoff_curve`); floats, for drawing."""
+    :func:`tradeoff_curve`) from the profile band at eps = -6, -6 + step, ..., 6;
+    floats, for drawing."""
     cbs = _composed(events, rel)
-    es = [-6 + 0.05 * i for i in range(241)]
+    n = round(12 / step)
+    es = [-6 + 12 * i / n for i in range(n + 1)]
     curves = []
     for cb in cbs:
         b = [_delta_bounds([cb], e) for e in es]

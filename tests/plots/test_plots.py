@@ -40,8 +40,8 @@ def test_tradeoff_band_contains_the_gaussian_curve():
     # one Gaussian step, sigma = 1, q = 1: f(a) = Phi(Phi^-1(1 - a) - 1) (1-GDP, Dong-Roth-Su)
     from dpverify.plots.figures import tradeoff_bounds
 
-    alphas, lower, upper = tradeoff_bounds([S.GaussianSteps.of(1, 1, 1)], "add-remove")
+    alphas, lower, upper = tradeoff_bounds([S.GaussianSteps.of(1, 1, 1)], "add-remove", step=0.25)
     for a, lo, hi in list(zip(alphas, lower, upper))[5:-5:20]:
         exact = float(mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1) - 1))
         assert lo - 1e-9 <= exact <= hi + 1e-9, (a, lo, exact, hi)
-    assert max(h - l for l, h in zip(lower, upper)) < 0.05
+    assert max(h - l for l, h in zip(lower, upper)) < 0.1
