@@ -23,6 +23,7 @@ from .mechanisms.randomized_response import RandomizedResponse
 from .pld import GaussianSteps, Neighboring, PldAnswer, dpsgd_delta, dpsgd_epsilon
 from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
 from .verdict import Enclosure, Outcome, Verdict
+from .calibrate import Calibration, calibrate  # noqa: E402  (the function shadows the subpackage name)
 
 __all__ = [
     "CertificateRejected",
@@ -64,4 +65,7 @@ __all__ = [
     "SubsampledGaussianCurve",
     "rdp_epsilon",
     "renyi_divergence",
+    # certified calibration (issue 13)
+    "Calibration",
+    "calibrate",
 ]
