@@ -24,6 +24,7 @@ from .pld import GaussianSteps, Neighboring, PldAnswer, dpsgd_delta, dpsgd_epsil
 from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
 from .verdict import Enclosure, Outcome, Verdict
 from .events import EventAnswer, check_claim, delta, epsilon, supports
+from .calibrate import Calibration, calibrate  # noqa: E402  (the function shadows the subpackage name)
 
 __all__ = [
     "CertificateRejected",
@@ -71,4 +72,7 @@ __all__ = [
     "delta",
     "epsilon",
     "supports",
+    # certified calibration (issue 13)
+    "Calibration",
+    "calibrate",
 ]

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any, Optional
 
 from .. import _validate as V
 from ..ball import exact_str
 from ..certificate import make_certificate, quantity_certificate
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, PrecisionExhausted
 from ..pld import dpsgd as S
 from ..pld.pairs import neighboring as parse_relation
+from ..progress import Progress
 from ._common import add_output_options, emit, refuse_inapplicable
 
 ORDER = 60
@@ -73,30 +73,16 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="exit 3 when the budget ends with the width missed, even narrowly (by default a "
                         "certified enclosure within 10x of the requested width is printed with a note, "
                         "exit 0); e.g. --digits 4 --time-budget 30 --strict-width")
+    d.add_argument("--plot-eps", metavar="FILE", help="draw eps over training steps with its certified band (.png/.svg)")
+    d.add_argument("--plot-profile", metavar="FILE", help="draw delta(eps) on a log scale with its band (.png/.svg)")
+    d.add_argument("--plot-tradeoff", metavar="FILE", help="draw the f-DP trade-off curve with its band (.png/.svg)")
+    d.add_argument("--statement", choices=("md", "tex", "txt"),
+                   help="also print a ready-to-paste privacy statement (with --delta, or a claim that holds)")
     add_output_options(d)
     d.set_defaults(func=_dpsgd)
     from .corpus import add_corpus_parser
 
     add_corpus_parser(asub)
-
-
-class _Progress:
-    """A tiny progress line on stderr, only when stderr is a terminal."""
-
-    def __init__(self) -> None:
-        self.on = sys.stderr.isatty()
-        self.t0 = time.monotonic()
-
-    def __call__(self, frac: float, msg: str) -> None:
-        if self.on:
-            bar = "#" * int(20 * frac)
-            sys.stderr.write(f"\r[{bar:<20}] {msg} ({time.monotonic() - self.t0:.1f} s)   ")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.on:
-            sys.stderr.write("\r" + " " * 78 + "\r")
-            sys.stderr.flush()
 
 
 def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[str]]:
@@ -188,7 +174,20 @@ def _dpsgd(args: argparse.Namespace) -> int:
         raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
     if args.delta is not None and args.eps is not None:
         raise InvalidParameter("eps", "give either --delta or --eps, not both")
-    progress = _Progress()
+    if args.statement and (args.eps is not None or args.events):
+        raise InvalidParameter("statement", "--statement needs one DP-SGD schedule and --delta "
+                               "(a statement gives epsilon for a delta)")
+    plots = {k: getattr(args, f"plot_{k}") for k in ("eps", "profile", "tradeoff") if getattr(args, f"plot_{k}")}
+    if plots:
+        from ..plots import check_output
+
+        if args.events:
+            raise InvalidParameter("plot_eps", "pictures cover one DP-SGD schedule (not --events)")
+        if "eps" in plots and args.delta is None:
+            raise InvalidParameter("plot_eps", "--plot-eps needs --delta D")
+        for k, f in plots.items():
+            check_output(f, f"plot_{k}")
+    progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
             if args.delta is None:
@@ -228,6 +227,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
                      f"{ans.details()['relative_width']}, {ans.seconds:.1f} s)")
     if ans.note:
         print(f"note: {ans.note}", file=sys.stderr)
+    _statement(args, cert)
+    _plots(args, events, rel.value, inputs)
     return 0
 
 
@@ -239,12 +240,16 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
 
     rel = relation(args.neighboring) if args.neighboring else None
     rel = A._relation_of(rel_json, rel)
-    budget = float(V.positive("time_budget", args.time_budget))
+    budget = V.seconds("time_budget", args.time_budget)
     if args.delta is None and args.eps is None:
         raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
     if args.delta is not None and args.eps is not None:
         raise InvalidParameter("eps", "give either --delta or --eps, not both")
-    progress = _Progress()
+    for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff"):
+        if getattr(args, opt, None):
+            raise InvalidParameter(opt, f"--{opt.replace('_', '-')} does not apply to DpEvent-tree --events files "
+                                        "(only to Poisson-subsampled Gaussian schedules)")
+    progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
             if args.delta is None:
@@ -270,6 +275,28 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
     return 0
 
 
+def _plots(args: argparse.Namespace, events: list, rel: str, inputs: dict) -> None:
+    from ..plots import figures as F
+
+    per = None
+    if "batch_size" in inputs:
+        per = int(inputs["batch_size"]) / int(inputs["dataset_size"])
+    for key, draw in (("eps", lambda f: F.eps_over_steps(events, args.delta, rel, f, per)),
+                      ("profile", lambda f: F.privacy_profile(events, rel, f)),
+                      ("tradeoff", lambda f: F.tradeoff_curve(events, rel, f))):
+        f = getattr(args, f"plot_{key}", None)
+        if f:
+            draw(f)
+            print(f"wrote {f}", file=sys.stderr)
+
+
+def _statement(args: argparse.Namespace, cert: dict) -> None:
+    if getattr(args, "statement", None):
+        from ..statement import statement
+
+        print(statement(cert, args.statement), end="")
+
+
 def _claim(args, events, inputs, rel, budget, progress) -> int:
     verdict, ans = S.check_claim(events, args.claimed_eps, args.delta, neighboring=rel,
                                  time_budget=budget, progress=progress)
@@ -288,6 +315,16 @@ def _claim(args, events, inputs, rel, budget, progress) -> int:
         precision_bits=ans.unit_bits if ans is not None else 0,
         algorithm="PLD accountant, grid refined until the verdict is decided",
     )
-    emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
-                     f"{verdict.outcome.value} ({verdict.reason})")
+    line = (f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
+            f"{verdict.outcome.value} ({verdict.reason})")
+    try:  # the certified epsilon itself, not only delta at the claimed eps
+        eps_ans = S.epsilon(events, args.delta, neighboring=rel, digits=3, time_budget=budget)
+        line += f"; certified eps({args.delta}) in {eps_ans.enclosure.short(6)}"
+    except PrecisionExhausted as exc:
+        line += f"; certified eps({args.delta}): not resolved ({exc})"
+    emit(args, cert, line)
+    if verdict.outcome.value == "holds":
+        _statement(args, cert)
+    elif getattr(args, "statement", None):
+        print("dpverify: no statement: the claim is not proved", file=sys.stderr)
     return verdict.exit_code()

@@ -58,8 +58,16 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def _progress(msg: str) -> None:
-    if sys.stderr.isatty():
-        print(f"\r\033[K{msg}", end="", file=sys.stderr, flush=True)
+    """One item of the shared progress display per message of the oracle loop."""
+    global _BAR
+    from ..progress import Progress
+
+    if _BAR is None:
+        _BAR = Progress("oracle", counted=True, unit="step")
+    _BAR.update(1, msg)
+
+
+_BAR = None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -95,8 +103,10 @@ def _run(args: argparse.Namespace) -> int:
         if plugins:
             inputs["accountant"] = [p.spec for p in plugins]
         title = f"dpverify oracle: battery '{args.battery}'"
-    if sys.stderr.isatty():
-        print("\r\033[K", end="", file=sys.stderr)
+    global _BAR
+    if _BAR is not None:
+        _BAR.close()
+        _BAR = None
     cert = make_certificate(
         claim={
             "quantity": "oracle.rows",

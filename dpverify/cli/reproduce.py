@@ -49,13 +49,19 @@ def _run(args: argparse.Namespace) -> int:
         selected = [c for c in selected if c.id in set(args.only)]
     certs = []
     rows = []
+    from ..progress import Progress
+
+    bar = Progress("reproduce", total=len(selected), unit="claim")
     for claim in selected:
+        bar.update(0, claim.id)
         enclosure, verdict = check(claim)
+        bar.update(1)
         cert = claim_certificate(claim, enclosure, verdict)
         certs.append(cert)
         rows.append((claim.id, claim.source, claim.printed, enclosure.short(6), verdict.outcome.value))
         if args.out:
             write(cert, Path(args.out) / f"{claim.id}.json")
+    bar.close()
     if args.json:
         sys.stdout.write(json.dumps(certs, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -39,12 +39,18 @@ def _run(args: argparse.Namespace) -> int:
     if not files:
         print("dpverify: error: no certificate files given", file=sys.stderr)
         return 2
+    from ..progress import Progress
+
+    bar = Progress("verify", total=len(files), unit="file")
     for path in files:
+        bar.update(0, path.name)
         code, message = verify_file(path)
+        bar.update(1)
         if code == 2:
             worst = 2
         elif code == 1 and worst == 0:
             worst = 1
         if code or not args.quiet:
             print(message, file=sys.stderr if code else sys.stdout)
+    bar.close()
     return worst

@@ -52,8 +52,28 @@ def plot_gdpt(profile: Profile, cert: Any, out: str, *, points: int = 64) -> Non
                    f"{upper_decimal(cert.head.enclosure.hi, 6)}]")  # outward, not %g
     ax.set_xlabel("eps")
     ax.set_ylabel("mu")
-    ax.set_title(f"GDPT of {profile.name} (tail: {cert.tail.status})")
+    status = cert.tail.status
+    why = {"head": " (unbounded as eps -> 0, see below)"}.get(cert.tail.kind, " (see below)")
+    ax.set_title(f"GDPT of {profile.name} on [0, {float(eh):g}]: {status}{why if status != 'certified' else ''}",
+                 fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    # every claim on the figure is explained on it (issue 13)
+    if status == "not GDP" and cert.tail.kind == "head":
+        note = ("Not GDP although the drawn curve looks bounded: " + cert.tail.reason + ". Since "
+                "delta_mu(0) < 1 for every finite mu, G_f(eps) -> inf as eps -> 0: the curve starts at the "
+                "first grid point and rises without bound to its left.")
+    elif status == "not GDP":
+        note = (f"Only the head [0, {float(eh):g}] is drawn, where the GDPT is bounded. Beyond it the profile "
+                f"({cert.tail.kind}) decays more slowly than any delta_mu, so G_f(eps) -> inf as eps -> inf "
+                "(GDPT Thm 4.3/4.4): the mechanism is not mu-GDP for any finite mu.")
+    elif status == "certified":
+        note = (f"Head [0, {float(eh):g}] drawn; the tail beyond it is certified below the band "
+                "(GDPT Def 3.2 tail condition), so the band encloses mu_GDP.")
+    else:
+        note = f"Head [0, {float(eh):g}] drawn; tail beyond it not decided: {cert.tail.reason}"
+    import textwrap
+
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    fig.text(0.01, 0.01, textwrap.fill(note, 110), fontsize=7.5, va="bottom")
     fig.savefig(out, dpi=120)
     plt.close(fig)

@@ -44,6 +44,7 @@ ELSEWHERE = {
     "events.epsilon": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
     "events.delta": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
     "events.claim": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
+    "calibrate.bracket": "tests/calibrate/test_calibrate.py::test_certificate_verifies_and_forgeries_are_rejected",
 }
 
 

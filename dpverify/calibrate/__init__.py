@@ -1,0 +1,44 @@
+"""Certified calibration of a free parameter of an event template
+(issue 13): a bracket whose one end provably meets a target (eps, delta) and
+whose other end provably does not (:mod:`.solve`), with the monotonicity
+that makes it a bracket proved in :mod:`.template`."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from .solve import Calibration, End, calibrate_template
+from .template import MONOTONICITY, PARAMETERS, Template, dpsgd_template
+
+__all__ = ["Calibration", "End", "MONOTONICITY", "PARAMETERS", "Template", "calibrate",
+           "calibrate_template", "dpsgd_template"]
+
+
+def calibrate(
+    target_eps: Any,
+    delta: Any,
+    *,
+    template: Optional[Template] = None,
+    noise_multiplier: Any = None,
+    sampling_rate: Any = None,
+    steps: Any = None,
+    epochs: Any = None,
+    batch_size: Any = None,
+    dataset_size: Any = None,
+    neighboring: str = "add-remove",
+    rel_width: Union[float, str] = 1e-3,
+    time_budget: float = 600.0,
+    progress: Any = None,
+) -> Calibration:
+    """Certified bracket for the one DP-SGD parameter left out (or for the
+    free parameter of ``template``) meeting (target_eps, delta)-DP.
+
+    >>> c = calibrate(3, "1e-5", sampling_rate="256/60000", steps=14063)  # doctest: +SKIP
+    >>> c.safe.value   # a noise multiplier proved to give eps <= 3  # doctest: +SKIP
+    """
+    if template is None:
+        template = dpsgd_template(noise_multiplier=noise_multiplier, sampling_rate=sampling_rate,
+                                  steps=steps, epochs=epochs, batch_size=batch_size,
+                                  dataset_size=dataset_size, neighboring=neighboring)
+    return calibrate_template(template, target_eps, delta, rel_width=rel_width,
+                              time_budget=time_budget, progress=progress)

@@ -1,0 +1,357 @@
+"""Certified calibration: a bracket [lo, hi] for the free parameter of a
+template such that (target_eps, delta)-DP is *proved* at the safe end and
+*refuted* at the other end.
+
+What is proved at an end x: the PLD accountant's certified enclosure of
+delta(target_eps) at x (upper curve of the pessimistic connect-the-dots
+discretisation, lower curve of the optimistic quantisation; AFA Thm 10/11,
+see :mod:`dpverify.pld.accountant`) lies entirely at or below delta (safe:
+epsilon(delta) <= target_eps, since epsilon(delta) = inf{eps : delta(eps) <=
+delta}) or entirely above delta (unsafe: delta(eps) >= delta(target_eps) >
+delta for every eps <= target_eps, so epsilon(delta) >= target_eps and the
+claim (target_eps, delta)-DP is false). With the template's monotonicity proof
+(:mod:`.template`) every value beyond the safe end is safe too and every value
+beyond the unsafe end is unsafe; the optimal parameter lies in the bracket.
+
+How (no blind bisection of certified runs):
+
+1. Float proposal. Secant steps in log x on the midpoint of one coarse PLD
+   level (loss grid 2^-10), started from the template's float guess (the
+   Gaussian CLT for DP-SGD); one evaluation on the next grid (2^-11) and
+   Richardson extrapolation (the discretisation error is O(h^2)) remove most
+   of the grid's bias. Floats only choose where to look.
+2. Certified sign checks at two exact rational points 0.4 w (relative) on
+   either side of the proposal, rounded outward to short decimals, each on the
+   coarsest grid whose predicted enclosure width (measured on the two coarse
+   grids, shrinking about 4x per halving of the grid) is below the expected
+   gap. A check that proves the *other* sign still narrows the bracket; an
+   undecided one is repeated one grid finer, then moved outward.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Optional, Union
+
+from .. import _validate as V
+from ..ball import exact_str
+from ..errors import InvalidParameter, PrecisionExhausted, Undecided
+from ..pld.accountant import refine_query
+from ..pld.pairs import directions, neighboring
+from ..verdict import Outcome
+from .template import Template
+
+__all__ = ["Calibration", "End", "calibrate_template"]
+
+M_MODEL = 10  # coarse grid of the float model
+M_MAX = 16  # finest grid tried for one end (about 2^6 = 64x the model's cost)
+
+
+@dataclass(frozen=True)
+class End:
+    """One proved end: the exact value, the verdict of (target_eps, delta)-DP
+    there (HOLDS or FAILS) and the certified enclosure [delta_lo, delta_hi] of
+    delta(target_eps) that decided it, on the loss grid 2^-grid_exponent."""
+
+    value: Fraction
+    outcome: Outcome
+    delta_lo: Fraction
+    delta_hi: Fraction
+    grid_exponent: int
+
+    def to_json(self, integer: bool) -> dict[str, Any]:
+        from ..ball import lower_decimal, upper_decimal, working_precision, ball
+
+        with working_precision(256):
+            lo, hi = lower_decimal(ball(self.delta_lo), 17), upper_decimal(ball(self.delta_hi), 17)
+        return {
+            "value": int(self.value) if integer else exact_str(self.value),
+            "verdict": self.outcome.value,
+            "delta_at_target": {"lo": lo, "hi": hi},
+            "grid": f"2^-{self.grid_exponent}",
+        }
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A certified bracket for the template's free parameter (module docstring).
+
+    ``safe`` is the end where (target_eps, delta)-DP is proved; ``unsafe`` the
+    end where it is refuted (None when every value up to the domain's limit is
+    safe, e.g. sampling rate 1). ``lo`` <= ``hi`` are the two values in
+    increasing order.
+    """
+
+    template: Template
+    target_eps: Fraction
+    delta: Fraction
+    safe: End
+    unsafe: Optional[End]
+    requested_rel_width: float
+    proposal: Optional[float]
+    seconds: float
+    evaluations: int
+    log: list = field(default_factory=list, repr=False)
+
+    @property
+    def parameter(self) -> str:
+        return self.template.parameter
+
+    @property
+    def lo(self) -> Fraction:
+        return self.safe.value if self.unsafe is None else min(self.safe.value, self.unsafe.value)
+
+    @property
+    def hi(self) -> Fraction:
+        return self.safe.value if self.unsafe is None else max(self.safe.value, self.unsafe.value)
+
+    @property
+    def rel_width(self) -> Optional[float]:
+        if self.unsafe is None:
+            return None
+        return float((self.hi - self.lo) / self.lo)
+
+    def __repr__(self) -> str:
+        show = (lambda x: str(int(x))) if self.template.integer else (lambda x: f"{float(x):.7g}")
+        if self.unsafe is None:
+            return (f"Calibration({self.parameter}: safe {show(self.safe.value)}, every value up to the "
+                    f"domain limit meets ({exact_str(self.target_eps)}, {exact_str(self.delta)})-DP)")
+        return (f"Calibration({self.parameter} in [{show(self.lo)}, {show(self.hi)}], safe end "
+                f"{show(self.safe.value)}, relative width {self.rel_width:.3g})")
+
+
+class _Model:
+    """Float view of the certified accountant at one grid level."""
+
+    def __init__(self, t: Template, eps: Fraction, D: Fraction, deadline: float,
+                 tick: Callable[[], None]) -> None:
+        self.t, self.eps, self.D = t, eps, D
+        self.dirs = directions(neighboring(t.neighboring))
+        self.deadline = deadline
+        self.tick = tick
+        self.count = 0
+        self.log: list = []
+
+    def bounds(self, x: Fraction, m: int) -> tuple[Fraction, Fraction]:
+        """Certified [lo, hi] of delta(target_eps) at the exact x on the grid 2^-m."""
+        if time.monotonic() > self.deadline:
+            raise PrecisionExhausted("calibrate: the time budget was spent before the bracket was proved")
+        steps = [e.step() for e in self.t.build(x)]
+        res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
+                           m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
+                           time_budget=max(1.0, self.deadline - time.monotonic()))
+        self.count += 1
+        self.tick()
+        hi = res.hi if res.hi is not None else Fraction(1)
+        self.log.append({"value": float(x), "grid": m, "delta_lo": float(res.lo), "delta_hi": float(hi)})
+        return res.lo, hi
+
+    def g(self, x: Fraction, m: int) -> tuple[float, float]:
+        """(log of the enclosure's midpoint - log delta, relative width)."""
+        lo, hi = self.bounds(x, m)
+        mid = (lo + hi) / 2
+        if mid <= 0:
+            return -700.0, math.inf
+        return _log(mid) - _log(self.D), float((hi - lo) / mid)
+
+
+def _log(x: Fraction) -> float:
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _snap(t: Template, x: float, toward_up: bool, w: float) -> Fraction:
+    """An exact short value near x, rounded up (``toward_up``) or down, within the template's domain."""
+    if t.integer:
+        v = Fraction(math.ceil(x) if toward_up else math.floor(x))
+        v = max(v, t.lower)
+    else:
+        digits = max(3, math.ceil(-math.log10(w)) + 2)
+        e = math.floor(math.log10(abs(x))) - digits + 1
+        unit = Fraction(10) ** e
+        k = Fraction(x) / unit
+        v = (math.ceil(k) if toward_up else math.floor(k)) * unit
+        if v <= t.lower:
+            v = t.lower + unit
+    if t.upper is not None and v > t.upper:
+        v = t.upper
+    return v
+
+
+def calibrate_template(
+    t: Template,
+    target_eps: Any,
+    delta: Any,
+    *,
+    rel_width: Union[float, str] = 1e-3,
+    time_budget: float = 600.0,
+    progress: Optional[Any] = None,
+) -> Calibration:
+    """Certified bracket for ``t``'s free parameter (module docstring).
+
+    Raises InvalidParameter for bad targets, :class:`~dpverify.errors.Undecided`
+    when no value of the domain meets the target (with the proof in the
+    message), PrecisionExhausted when the budget ends first.
+    """
+    t0 = time.monotonic()
+    E = V.positive("target_eps", target_eps)
+    D = V.open_unit("delta", delta)
+    w = float(V.positive("rel_width", rel_width))
+    if not 1e-6 <= w <= 0.5:
+        raise InvalidParameter("rel_width", f"rel_width={rel_width} must be in [1e-6, 0.5]")
+    if not t.monotone:
+        # Without a proof of monotonicity a bracket says nothing about the
+        # values in between or beyond; refuse rather than over-claim.
+        raise InvalidParameter("template", f"{t.name}: eps is not known to be monotone in "
+                               f"{t.parameter}; calibration needs a monotone template")
+    s = 1 if t.eps_increasing else -1  # v = s log x: delta(target) increases with v
+    model = _Model(t, E, D, t0 + time_budget, lambda: None)
+
+    def show(width: Optional[float], note: str) -> None:
+        if progress is not None:
+            progress.width(width, w, note)
+
+    # ---- 1. float proposal: secant in v on the coarse model ------------------
+    lo_v = math.log(float(t.lower)) * s if t.lower > 0 else -math.inf * s
+    hi_v = math.log(float(t.upper)) * s if t.upper is not None else math.inf * s
+    vmin, vmax = min(lo_v, hi_v), max(lo_v, hi_v)
+
+    def at(v: float, up: bool, fine: bool = False) -> Fraction:
+        x = math.exp(s * min(max(v, vmin), vmax))
+        return _snap(t, x, up if s > 0 else not up, w / 100 if fine else w)
+
+    x0 = t.guess(E, D) if t.guess is not None else None
+    if x0 is None or not math.isfinite(x0) or x0 <= 0:
+        x0 = {"noise_multiplier": 1.0, "steps": 1000.0, "sampling_rate": 0.01}.get(t.parameter, 1.0)
+        if t.upper is not None:
+            x0 = min(x0, float(t.upper))
+    v = s * math.log(x0)
+    show(None, "proposal")
+    pts: list[tuple[float, float]] = []  # (v, g) on the model grid
+    slope: Optional[float] = None
+    widths: dict[int, float] = {}
+    seen: set = set()
+    for _ in range(40):
+        x = at(v, True, fine=True)
+        if x in seen:
+            break  # the model cannot resolve a finer step
+        seen.add(x)
+        v = s * math.log(float(x))
+        g, rw = model.g(x, M_MODEL)
+        widths[M_MODEL] = rw
+        pts.append((v, g))
+        if len(pts) >= 2:
+            (va, ga), (vb, gb) = pts[-2], pts[-1]
+            if vb != va and (gb - ga) / (vb - va) > 0:
+                slope = (gb - ga) / (vb - va)
+        if slope is None:
+            # a 1% probe gives the local slope (Newton from then on); a wrong
+            # sign (model noise) falls back to a fixed step downhill
+            step = -0.01 * math.copysign(1.0, g) if len(pts) == 1 else -math.copysign(0.5, g)
+        else:
+            step = -g / slope
+        step = max(-2.0, min(2.0, step))
+        nxt = min(max(v + step, vmin), vmax)
+        if abs(nxt - v) < w / 50 or (nxt == v):
+            break
+        v = nxt
+    if slope is None:
+        slope = 1.0
+    # bias correction: one evaluation one grid finer, then Richardson (error O(h^2))
+    x = at(v, True, fine=True)
+    g1, rw1 = model.g(x, M_MODEL + 1)
+    widths[M_MODEL + 1] = rw1
+    v_fine = s * math.log(float(x)) - g1 / slope
+    v_est = v_fine + (v_fine - v) / 3
+    proposal = math.exp(s * v_est)
+    ratio = max(2.0, min(8.0, widths[M_MODEL] / rw1)) if rw1 > 0 else 4.0
+
+    def grid_for(gap: float) -> int:
+        m = M_MODEL + 1
+        pred = rw1
+        while pred > gap and m < M_MAX:
+            m += 1
+            pred /= ratio
+        return max(m, M_MODEL)
+
+    # ---- 2. certified ends ------------------------------------------------------
+    safe: Optional[End] = None
+    unsafe: Optional[End] = None
+    tries: dict[Fraction, int] = {}
+
+    def width_now() -> Optional[float]:
+        if safe is None or unsafe is None:
+            return None
+        a, b = sorted((safe.value, unsafe.value))
+        return float((b - a) / a)
+
+    offset = {"safe": 0.4 * w, "unsafe": 0.4 * w}
+    for _ in range(60):
+        cur = width_now()
+        show(cur, "proving the ends")
+        if cur is not None and cur <= w:
+            break
+        if safe is not None and unsafe is None and t.upper is not None and safe.value == (t.upper if s > 0 else t.lower):
+            break  # the whole domain is safe
+        want = "safe" if safe is None or (unsafe is not None and
+                                           abs(s * math.log(float(safe.value)) - v_est) >=
+                                           abs(s * math.log(float(unsafe.value)) - v_est)) else "unsafe"
+        sign = -1 if want == "safe" else 1
+        target_v = v_est + sign * offset[want]
+        x = at(target_v, up=(want == "unsafe"))
+        if safe is not None and unsafe is not None:
+            # stay strictly inside the current bracket
+            a, b = sorted((safe.value, unsafe.value))
+            if not a < x < b:
+                if t.integer and b - a <= 1:
+                    break
+                x = (a + b) / 2 if not t.integer else Fraction((a + b) // 2)
+        if t.integer and unsafe is not None and want == "safe" and x == unsafe.value:
+            x = unsafe.value - s
+        if t.integer and safe is not None and want == "unsafe" and x == safe.value:
+            x = safe.value + s
+        vx = s * math.log(float(x))
+        gap = abs(slope * (vx - v_est))
+        m = grid_for(gap) + tries.get(x, 0)
+        lo, hi = model.bounds(x, m)
+        limit = t.lower if s > 0 else t.upper
+        if lo > D and want == "safe" and limit is not None and x == limit:
+            raise Undecided(f"calibrate: proved that no {t.parameter} meets ({exact_str(E)}, "
+                            f"{exact_str(D)})-DP: even {t.parameter}={exact_str(x)} fails "
+                            f"(delta({exact_str(E)}) >= {float(lo):.6g} > {exact_str(D)}), and "
+                            f"{t.monotonicity}")
+        if hi <= D:
+            end = End(x, Outcome.HOLDS, lo, hi, m)
+            if safe is None or s * (x - safe.value) > 0:
+                safe = end
+        elif lo > D:
+            end = End(x, Outcome.FAILS, lo, hi, m)
+            if unsafe is None or s * (x - unsafe.value) < 0:
+                unsafe = end
+        else:
+            tries[x] = tries.get(x, 0) + 1
+            if m + 1 > M_MAX or tries[x] > 2:
+                offset[want] *= 1.5  # cheaper to step outward than to refine further
+        mid = (lo + hi) / 2
+        if mid > 0 and (lo > D or hi <= D or hi - lo < mid / 4):
+            # a finer grid's midpoint improves the estimate of the root (Newton step)
+            v_est_new = vx - (_log(mid) - _log(D)) / slope
+            if safe is not None:
+                v_est_new = max(v_est_new, s * math.log(float(safe.value)))
+            if unsafe is not None:
+                v_est_new = min(v_est_new, s * math.log(float(unsafe.value)))
+            v_est = v_est_new
+        if (safe is None and want == "safe" and lo > D) or (unsafe is None and want == "unsafe" and hi <= D):
+            offset[want] *= 2  # the proposal was off: look further out
+    else:
+        raise PrecisionExhausted(f"calibrate: no bracket of relative width {w:g} after 60 certified checks")
+    if safe is None:
+        raise Undecided(f"calibrate: no value of {t.parameter} in its domain was proved to meet "
+                        f"({exact_str(E)}, {exact_str(D)})-DP")
+    cur = width_now()
+    if unsafe is not None and cur is not None and cur > w and not t.integer:
+        raise PrecisionExhausted(f"calibrate: bracket of relative width {cur:.3g} > {w:g}")
+    show(cur if cur is not None else w, "done")
+    return Calibration(t, E, D, safe, unsafe, w, proposal, time.monotonic() - t0, model.count, model.log)

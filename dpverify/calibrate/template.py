@@ -1,0 +1,250 @@
+"""Event templates: an accounting event with one free parameter.
+
+A :class:`Template` maps a value x of its free parameter to the list of
+steps the PLD accountant composes (:mod:`dpverify.pld.dpsgd`), and says how
+epsilon moves with x and why. Any template whose ``build`` returns steps the
+accountant accepts (``GaussianSteps``, ``PairSteps`` or another step kind with
+``step()`` and ``to_json()``) can be calibrated: a without-replacement
+DP-SGD template plugs in by giving its own ``build``, ``monotonicity`` text
+and float ``guess`` (none is needed: the solver then searches geometrically).
+
+Monotonicity (what the solver may rely on; ``monotone=True`` only with a proof):
+
+* noise multiplier: for s' > s the Gaussian pair at s' is the pair at s
+  followed by adding independent N(0, s'^2 - s^2) noise, a post-processing of
+  both distributions (a mixture of shifted Gaussians convolved with a Gaussian
+  is the mixture at the larger variance); the hockey-stick divergence cannot
+  grow under post-processing (data processing), in both directions, and the
+  T-fold product of post-processed pairs is a post-processing of the product.
+  So delta(eps) is nonincreasing in s for every eps, and eps(delta) too.
+* steps: the T-fold product is the marginal of the (T+1)-fold one (drop the
+  last coordinate, a post-processing), so delta(eps) is nondecreasing in T.
+* Poisson sampling rate: for q' < q, P_q' = (q'/q) P_q + (1 - q'/q) Q. The
+  hockey-stick divergence H_a is jointly convex and H_a(Q || Q) = (1 - a)_+ <=
+  H_a(P_q || Q) for every a = e^eps >= 0, so H_a(P_q' || Q) <= H_a(P_q || Q)
+  for all a >= 0, and likewise H_a(Q || P_q') <= H_a(Q || P_q) (convexity in
+  the second argument): the pair at q dominates the (tight) pair at q' in the
+  sense of AFA Def 7, for both directions, and by AFA Thm 10 the T-fold
+  product at q dominates the T-fold composition at q'. So delta(eps) is
+  nondecreasing in q. (Batch size B with q = B / N is the same statement.)
+* epochs: the solver works on whole steps; with N and B known, T steps are
+  T B / N epochs (T = ceil(epochs N / B) is nondecreasing in the epochs).
+
+The add-remove value is the maximum over the two directions (AFA Sec 4.1) of
+functions that are each monotone in the same sense, hence monotone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Optional
+
+from .. import _validate as V
+from ..ball import exact_str
+from ..errors import InvalidParameter
+from ..pld import dpsgd as S
+
+__all__ = ["Template", "dpsgd_template", "PARAMETERS", "MONOTONICITY"]
+
+#: free parameters of the DP-SGD template and their CLI options
+PARAMETERS = ("noise_multiplier", "steps", "sampling_rate", "batch_size")
+
+MONOTONICITY = {
+    "noise_multiplier": "eps is nonincreasing in the noise multiplier: adding independent Gaussian "
+    "noise is a post-processing of the pair (data processing for the hockey-stick divergence, "
+    "both directions, preserved by composition)",
+    "steps": "eps is nondecreasing in the steps: T steps are a marginal (post-processing) of T+1",
+    "sampling_rate": "eps is nondecreasing in the Poisson rate q: P_q' = (q'/q) P_q + (1-q'/q) Q, joint "
+    "convexity of the hockey-stick divergence gives domination of the pair at q' by the pair at q "
+    "for every e^eps >= 0 in both directions (AFA Def 7), composed by AFA Thm 10",
+    "batch_size": "eps is nondecreasing in the expected batch size (q = B / N): the sampling-rate "
+    "argument (joint convexity, AFA Def 7, Thm 10)",
+}
+
+
+@dataclass(frozen=True)
+class Template:
+    """An event with one free parameter.
+
+    ``build(x)`` gives the accountant's steps at the exact value x;
+    ``eps_increasing`` says whether eps grows with x; ``monotone`` is True only
+    when ``monotonicity`` states a proof (else the solver checks both ends and
+    claims nothing in between); ``integer`` parameters take integer values in
+    [``lower``, ``upper``] (``upper`` None: unbounded); real ones lie in
+    (``lower``, ``upper``]. ``fixed`` holds the exact input strings of the
+    other parameters (for certificates and statements); ``inputs(x)`` the
+    schedule an ``audit`` of the value x would take.
+    """
+
+    name: str
+    parameter: str
+    build: Callable[[Fraction], list]
+    eps_increasing: bool
+    monotone: bool
+    monotonicity: str
+    integer: bool
+    lower: Fraction
+    upper: Optional[Fraction]
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    neighboring: str = "add-remove"
+    guess: Optional[Callable[[Fraction, Fraction], Optional[float]]] = None
+    to_steps: Optional[Callable[[Fraction], Mapping[str, Any]]] = None
+
+    def inputs(self, x: Fraction) -> dict[str, Any]:
+        """The full schedule at x (exact strings), as an audit would record it."""
+        out = dict(self.fixed)
+        out[self.parameter] = exact_str(x) if not self.integer else int(x)
+        if self.to_steps is not None:
+            out.update(self.to_steps(x))
+        return out
+
+    def check_value(self, x: Fraction) -> Fraction:
+        if self.integer and x.denominator != 1:
+            raise InvalidParameter(self.parameter, f"{self.parameter}={x} must be an integer")
+        if x < self.lower or (not self.integer and x == self.lower) or (self.upper is not None and x > self.upper):
+            hi = "inf" if self.upper is None else exact_str(self.upper)
+            raise InvalidParameter(self.parameter, f"{self.parameter}={exact_str(x)} is outside "
+                                   f"{'[' if self.integer else '('}{exact_str(self.lower)}, {hi}]")
+        return x
+
+
+# --------------------------------------------------------------------------- float model
+
+
+def _delta_mu(eps: float, mu: float) -> float:
+    """delta of mu-GDP at eps, in floats (GDPT eq. (2)); a proposal only."""
+    ncdf = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))  # noqa: E731
+    return ncdf(-eps / mu + mu / 2) - math.exp(eps) * ncdf(-eps / mu - mu / 2)
+
+
+def _mu_for(eps: float, delta: float) -> float:
+    lo, hi = 1e-6, 1e3
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        if _delta_mu(eps, mid) > delta:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def _clt_guess(parameter: str, known: Mapping[str, float]) -> Callable[[Fraction, Fraction], Optional[float]]:
+    """A float starting point from the Gaussian CLT of Poisson-subsampled
+    Gaussian steps: mu = q sqrt(T (e^{1/s^2} - 1)) (Bu, Dong, Long, Su 2020).
+    Only a proposal: every end of the bracket is then proved."""
+
+    def guess(eps: Fraction, delta: Fraction) -> Optional[float]:
+        try:
+            mu = _mu_for(float(eps), float(delta))
+            s, q, T = known.get("s"), known.get("q"), known.get("T")
+            if parameter == "noise_multiplier":
+                return 1 / math.sqrt(math.log1p(mu * mu / (q * q * T)))
+            g = math.expm1(1 / (s * s))
+            if parameter in ("steps", "epochs"):
+                return (mu / q) ** 2 / g
+            return mu / math.sqrt(T * g)
+        except (ArithmeticError, TypeError, ValueError):
+            return None
+
+    return guess
+
+
+# --------------------------------------------------------------------------- DP-SGD
+
+
+def dpsgd_template(
+    *,
+    noise_multiplier: Any = None,
+    sampling_rate: Any = None,
+    steps: Any = None,
+    epochs: Any = None,
+    batch_size: Any = None,
+    dataset_size: Any = None,
+    neighboring: str = "add-remove",
+) -> Template:
+    """DP-SGD (Poisson sampling, Gaussian noise) with exactly one free
+    parameter: the one of noise_multiplier / steps-or-epochs /
+    sampling_rate-or-batch_size that is not given. Epochs and batch size use
+    TF Privacy's convention (q = B / N, T = ceil(epochs N / B)) and need
+    ``dataset_size``."""
+    from ..pld.pairs import neighboring as parse_relation
+
+    rel = parse_relation(neighboring).value
+    if rel == "replace-one":
+        raise InvalidParameter("neighboring", "calibrate: neighboring='replace-one' is refused "
+                               "(it is certified only at sampling rate 1); use add-remove, add or remove")
+    if steps is not None and epochs is not None:
+        raise InvalidParameter("epochs", "give --steps or --epochs, not both")
+    if sampling_rate is not None and batch_size is not None:
+        raise InvalidParameter("batch_size", "give --sampling-rate or --batch-size, not both")
+    N = None
+    if dataset_size is not None:
+        N = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
+    elif epochs is not None or batch_size is not None:
+        raise InvalidParameter("dataset_size", "--dataset-size N is required with --epochs or --batch-size")
+    roles = {"noise": noise_multiplier is not None, "length": steps is not None or epochs is not None,
+             "rate": sampling_rate is not None or batch_size is not None}
+    missing = [r for r, given in roles.items() if not given]
+    if len(missing) != 1:
+        raise InvalidParameter("noise_multiplier", "calibrate dpsgd: give all but exactly one of "
+                               "noise multiplier, steps (or epochs), sampling rate (or batch size); "
+                               f"the one left out is the free parameter (missing now: {', '.join(missing) or 'none'})")
+    free_role = missing[0]
+    if epochs is not None and batch_size is None:
+        raise InvalidParameter("epochs", "--epochs needs --batch-size and --dataset-size "
+                               "(steps = ceil(epochs N / B)); with the batch size free give --steps")
+    if free_role == "length":
+        free = "steps"  # with N and B known the answer is also shown in epochs (T B / N)
+    elif free_role == "rate":
+        free = "batch_size" if N is not None else "sampling_rate"
+    else:
+        free = "noise_multiplier"
+    if N is not None and free != "batch_size" and batch_size is None:
+        raise InvalidParameter("dataset_size", "--dataset-size applies only with --batch-size or "
+                               "--epochs, or to calibrate the batch size")
+
+    fixed: dict[str, Any] = {"neighboring": rel}
+    s = q = None
+    T: Optional[int] = None
+    if noise_multiplier is not None:
+        s = V.positive("noise_multiplier", noise_multiplier)
+        fixed["noise_multiplier"] = exact_str(s)
+    if sampling_rate is not None:
+        q = V.half_open_unit("sampling_rate", sampling_rate)
+        fixed["sampling_rate"] = exact_str(q)
+    if batch_size is not None:
+        assert N is not None
+        B = V.integer("batch_size", batch_size, lo=1, hi=N)
+        q = Fraction(B, N)
+        fixed.update({"batch_size": B, "dataset_size": N, "sampling_rate": exact_str(q)})
+    if steps is not None:
+        T = V.integer("steps", steps, lo=1, hi=S.MAX_STEPS)
+        fixed["steps"] = T
+    if epochs is not None:
+        assert N is not None and q is not None
+        ep = V.positive("epochs", epochs)
+        T = math.ceil(ep * N / int(batch_size))
+        if T > S.MAX_STEPS:
+            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {S.MAX_STEPS}")
+        fixed.update({"epochs": exact_str(ep), "steps": T})
+    if N is not None:
+        fixed["dataset_size"] = N
+
+    known = {"s": float(s) if s else None, "q": float(q) if q else None, "T": float(T) if T else None}
+    common = dict(name="dpsgd", parameter=free, monotone=True, monotonicity=MONOTONICITY[free],
+                  fixed=fixed, neighboring=rel, guess=_clt_guess(free, known))
+    if free == "noise_multiplier":
+        return Template(build=lambda x: [S.GaussianSteps.of(x, q, T)], eps_increasing=False,
+                        integer=False, lower=Fraction(0), upper=None, **common)
+    if free == "steps":
+        return Template(build=lambda x: [S.GaussianSteps.of(s, q, int(x))], eps_increasing=True,
+                        integer=True, lower=Fraction(1), upper=Fraction(S.MAX_STEPS), **common)
+    if free == "sampling_rate":
+        return Template(build=lambda x: [S.GaussianSteps.of(s, x, T)], eps_increasing=True,
+                        integer=False, lower=Fraction(0), upper=Fraction(1), **common)
+    assert N is not None
+    return Template(build=lambda x: [S.GaussianSteps.of(s, Fraction(int(x), N), T)], eps_increasing=True,
+                    integer=True, lower=Fraction(1), upper=Fraction(N),
+                    to_steps=lambda x: {"sampling_rate": exact_str(Fraction(int(x), N))}, **common)

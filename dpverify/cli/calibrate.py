@@ -1,0 +1,135 @@
+"""`dpverify calibrate dpsgd`: a certified bracket for the one DP-SGD parameter
+left out (noise multiplier, steps, sampling rate or batch size) meeting a
+target (eps, delta).
+
+Example::
+
+    dpverify calibrate dpsgd --target-eps 3 --delta 1e-5 \\
+        --sampling-rate 256/60000 --steps 14063
+
+Exit 0: bracket proved; 2: bad input; 3: budget spent or no value meets the
+target (the message says which, with its proof).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..ball import exact_str
+from ..calibrate import Calibration, calibrate
+from ..certificate import make_certificate
+from ..progress import Progress
+from ._common import add_output_options, emit
+
+ORDER = 62
+
+SOURCE = "AFA Def 7, Thm 10, Thm 11; data processing for the hockey-stick divergence"
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("calibrate", help="certified calibration: which sigma / steps / rate meets (eps, delta)",
+                       description="Certified calibration of one free parameter.")
+    csub = p.add_subparsers(dest="calibrate_command", metavar="TEMPLATE", required=True)
+    d = csub.add_parser(
+        "dpsgd",
+        help="DP-SGD (Poisson sampling, add-remove): leave out the parameter to calibrate",
+        description="Leave out exactly one of --noise-multiplier, --steps (or --epochs), "
+        "--sampling-rate (or --batch-size with --dataset-size): dpverify returns a bracket "
+        "[lo, hi] for it with (target-eps, delta)-DP PROVED at the safe end and REFUTED at the "
+        "other (certified PLD enclosures of delta(target-eps)); eps is monotone in each "
+        "parameter (proved), so the optimum lies inside. Example: dpverify calibrate dpsgd "
+        "--target-eps 3 --delta 1e-5 --sampling-rate 256/60000 --steps 14063",
+    )
+    d.add_argument("--target-eps", metavar="E", required=True, help="target epsilon > 0")
+    d.add_argument("--delta", metavar="D", required=True, help="delta in (0, 1)")
+    d.add_argument("--noise-multiplier", metavar="S", help="noise multiplier sigma > 0")
+    d.add_argument("--sampling-rate", metavar="Q", help="Poisson rate q in (0, 1]")
+    d.add_argument("--steps", metavar="T", help="number of steps")
+    d.add_argument("--epochs", metavar="E", help="epochs (with --batch-size and --dataset-size)")
+    d.add_argument("--batch-size", metavar="B", help="expected batch size (q = B / N)")
+    d.add_argument("--dataset-size", metavar="N", help="dataset size N")
+    d.add_argument("--neighboring", default="add-remove", metavar="REL",
+                   help="add-remove (default), add or remove")
+    d.add_argument("--rel-width", default="1e-3", metavar="W",
+                   help="relative width of the bracket, (hi - lo) / lo (default 1e-3)")
+    d.add_argument("--time-budget", default="600", metavar="SEC", help="give up after about SEC s")
+    d.add_argument("--statement", choices=("md", "tex", "txt"),
+                   help="print a ready-to-paste privacy statement for the safe end")
+    d.add_argument("--plot", metavar="FILE", help="draw the calibration curve (eps vs the parameter), .png or .svg")
+    add_output_options(d)
+    d.set_defaults(func=_dpsgd)
+
+
+def certificate(cal: Calibration) -> dict[str, Any]:
+    """The calibration certificate: inputs define the template and target;
+    result.bracket is the claim re-proved end by end by ``verify``."""
+    t = cal.template
+    fixed = {k: v for k, v in t.fixed.items()}
+    inputs: dict[str, Any] = {"template": t.name, "parameter": t.parameter, "target_eps": exact_str(cal.target_eps),
+                              "delta": exact_str(cal.delta), **fixed}
+    ends = {"safe": cal.safe.to_json(t.integer)}
+    if cal.unsafe is not None:
+        ends["unsafe"] = cal.unsafe.to_json(t.integer)
+    statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
+                 f"result.ends.safe.value and fails at result.ends.unsafe.value")
+    result = {
+        "verdict": "holds",
+        "ends": ends,
+        "monotonicity": t.monotonicity,
+        "relative_width": None if cal.rel_width is None else f"{cal.rel_width:.3g}",
+        "proposal": None if cal.proposal is None else f"{cal.proposal:.10g}",
+    }
+    return make_certificate(
+        claim={"quantity": "calibrate.bracket", "statement": statement, "source": SOURCE},
+        inputs=inputs, result=result, precision_bits=0,
+        algorithm="float proposal (coarse PLD, Richardson), certified PLD enclosures of "
+        "delta(target_eps) at the two exact ends",
+    )
+
+
+def _dpsgd(args: argparse.Namespace) -> int:
+    if args.plot:
+        from ..plots import check_output
+
+        check_output(args.plot)
+    from .. import _validate as V
+
+    budget = float(V.positive("time_budget", args.time_budget))
+    with Progress("calibrate") as bar:
+        cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
+                        sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,
+                        batch_size=args.batch_size, dataset_size=args.dataset_size,
+                        neighboring=args.neighboring, rel_width=args.rel_width,
+                        time_budget=budget, progress=bar)
+    cert = certificate(cal)
+    t = cal.template
+    show = (lambda x: str(int(x))) if t.integer else exact_str
+    if cal.unsafe is None:
+        line = (f"{t.parameter}: every value up to {show(cal.safe.value)} meets "
+                f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP (proved at the limit)")
+    else:
+        side = "largest" if t.eps_increasing else "smallest"
+        line = (f"{t.parameter} in [{show(cal.lo)}, {show(cal.hi)}] (relative width {cal.rel_width:.3g}): "
+                f"{show(cal.safe.value)} is proved to give eps <= {exact_str(cal.target_eps)} "
+                f"(delta({exact_str(cal.target_eps)}) <= {cal.safe.to_json(t.integer)['delta_at_target']['hi']}), "
+                f"{show(cal.unsafe.value)} is proved to give eps > {exact_str(cal.target_eps)}; "
+                f"the {side} admissible value lies in between ({cal.seconds:.1f} s)")
+        if t.parameter == "steps" and "batch_size" in t.fixed:
+            from fractions import Fraction
+
+            per = Fraction(int(t.fixed["batch_size"]), int(t.fixed["dataset_size"]))
+            line += f"; in epochs: {float(cal.safe.value * per):.6g} safe"
+    if args.statement:
+        from ..statement import statement
+
+        emit(args, cert, line)
+        print(statement(cert, args.statement))
+    else:
+        emit(args, cert, line)
+    if args.plot:
+        from ..plots import calibration_curve
+
+        calibration_curve(cal, args.plot)
+        print(f"wrote {args.plot}")
+    return 0

@@ -1,0 +1,117 @@
+"""Ready-to-paste privacy statements (Markdown, LaTeX, plain text) from a
+certificate of ``audit dpsgd`` (epsilon or a claim) or ``calibrate dpsgd``.
+
+A statement gives: the certified guarantee (the enclosure's upper end rounded
+*up*, so the printed epsilon is still proved), the neighbouring relation, the
+sampling scheme, the noise multiplier and its sensitivity convention, the
+steps, delta, the tool version, the certificate's digest with the command that
+re-checks it, and what the guarantee does not cover.
+"""
+
+from __future__ import annotations
+
+
+from decimal import ROUND_CEILING, Decimal
+from typing import Any, Mapping
+
+from .errors import InvalidParameter
+
+__all__ = ["statement", "round_up"]
+
+RELATIONS = {
+    "add-remove": "add-or-remove-one (datasets differing by adding or removing one example)",
+    "add": "add-one only",
+    "remove": "remove-one only",
+    "replace-one": "replace-one (substitution of one example)",
+}
+
+
+def round_up(text: str, digits: int = 3) -> str:
+    """A decimal upper end rounded up to ``digits`` significant digits."""
+    d = Decimal(text)
+    if d == 0:
+        return "0"
+    q = Decimal(1).scaleb(d.adjusted() - digits + 1)
+    return format(d.quantize(q, rounding=ROUND_CEILING).normalize(), "f")
+
+
+def _facts(cert: Mapping[str, Any]) -> dict[str, Any]:
+    quantity = cert.get("claim", {}).get("quantity")
+    inp = cert.get("inputs", {})
+    res = cert.get("result", {})
+    f: dict[str, Any] = {"version": cert.get("dpverify", "?"), "digest": cert.get("digest", "?"),
+                         "relation": inp.get("neighboring", "add-remove"), "delta": inp.get("delta")}
+    if "events" in inp:
+        raise InvalidParameter("statement", "--statement covers one DP-SGD schedule (not --events)")
+    if quantity == "pld.epsilon":
+        f.update(eps=round_up(res["enclosure"]["hi"]), sigma=inp["noise_multiplier"],
+                 q=inp["sampling_rate"], steps=inp["steps"])
+    elif quantity == "pld.claim":
+        if res.get("verdict") != "holds":
+            raise InvalidParameter("statement", "no statement for a claim that is not proved "
+                                   f"(verdict: {res.get('verdict')})")
+        f.update(eps=inp["claimed_eps"], sigma=inp["noise_multiplier"], q=inp["sampling_rate"],
+                 steps=inp["steps"])
+    elif quantity == "calibrate.bracket":
+        safe = res["ends"]["safe"]["value"]
+        par = inp["parameter"]
+        vals = {"noise_multiplier": inp.get("noise_multiplier"), "sampling_rate": inp.get("sampling_rate"),
+                "steps": inp.get("steps")}
+        if par == "batch_size":
+            vals["sampling_rate"] = f"{safe}/{inp['dataset_size']}"
+        else:
+            vals[par] = safe
+        f.update(eps=inp["target_eps"], sigma=vals["noise_multiplier"], q=vals["sampling_rate"],
+                 steps=vals["steps"], calibrated=par)
+    else:
+        raise InvalidParameter("statement", f"no privacy statement for a {quantity!r} certificate")
+    for k in ("dataset_size", "batch_size", "epochs"):
+        if k in inp:
+            f[k] = inp[k]
+    return f
+
+
+def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
+    """The statement for ``cert`` in ``fmt`` ("md", "tex" or "txt")."""
+    if fmt not in ("md", "tex", "txt"):
+        raise InvalidParameter("statement", f"--statement {fmt!r}: allowed: md, tex, txt")
+    f = _facts(cert)
+    rel = RELATIONS.get(f["relation"], f["relation"])
+    batch = f" (expected batch size {f['batch_size']} of {f['dataset_size']} examples)" if "batch_size" in f else ""
+    calibrated = (f" The {f['calibrated'].replace('_', ' ')} was chosen with `dpverify calibrate`, "
+                  "which proved the target at this value.") if "calibrated" in f else ""
+    if fmt == "tex":
+        calibrated = calibrated.replace("`dpverify calibrate`", r"\texttt{dpverify calibrate}")
+    eps, delta = f["eps"], f["delta"]
+    lines = {
+        "guarantee": (f"The training procedure satisfies ({eps}, {delta})-differential privacy under the "
+                      f"{rel} relation."),
+        "mechanism": (f"It runs {f['steps']} steps of DP-SGD; each step samples every example "
+                      f"independently with probability q = {f['q']} (Poisson sampling){batch}, clips each "
+                      f"example's gradient to L2 norm at most C, and adds Gaussian noise of standard "
+                      f"deviation sigma * C with noise multiplier sigma = {f['sigma']} (the noise "
+                      f"multiplier is the noise standard deviation divided by the L2 sensitivity C of "
+                      f"the summed clipped gradients under add/remove of one example).{calibrated}"),
+        "proof": (f"The epsilon is a certified upper bound (privacy-loss-distribution accounting with "
+                  f"rigorous error bounds, rounded up) computed by dpverify {f['version']}; the "
+                  f"certificate's digest is sha256 {f['digest']}, and anyone can re-check it "
+                  f"independently with `dpverify verify CERTIFICATE.json`."),
+        "scope": ("The guarantee does not cover: gradients clipped per batch or per microbatch "
+                  "instead of per example; a data loader that does not sample as stated (shuffling "
+                  "into fixed-size batches is sampling without replacement, not Poisson sampling); "
+                  "hyperparameter tuning or any other use of the data outside these steps; "
+                  "floating-point noise generation."),
+    }
+    if fmt == "md":
+        return "**Privacy guarantee.** " + " ".join(lines.values()) + "\n"
+    if fmt == "tex":
+        body = " ".join(lines.values()).replace("`dpverify verify CERTIFICATE.json`",
+                                                r"\texttt{dpverify verify CERTIFICATE.json}")
+        body = body.replace("sigma * C", r"$\sigma C$").replace("sigma =", r"$\sigma$ =")
+        body = body.replace("%", r"\%").replace("_", r"\_")
+        return r"\paragraph{Privacy guarantee.} " + body + "\n"
+    import textwrap
+
+    return "\n".join(textwrap.fill(v, 88) for v in lines.values()) + "\n"
+
+

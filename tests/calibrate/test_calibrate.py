@@ -1,0 +1,137 @@
+"""Certified calibration: brackets checked against an independent route.
+
+The cheap case (sampling rate 1, 10 Gaussian steps) is mu-GDP with
+mu = sqrt(10) / sigma exactly (composition of Gaussians), so delta(eps) has the
+closed form of GDPT eq. (2), evaluated here on mpmath at 50 digits.
+"""
+
+import copy
+import io
+import json
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from dpverify.calibrate import calibrate, dpsgd_template
+from dpverify.certificate import compute_digest, verify_certificate
+from dpverify.cli import main
+from dpverify.cli.calibrate import certificate
+from dpverify.errors import CertificateRejected, InvalidParameter, MalformedCertificate
+
+
+def delta_mu(eps, mu):
+    with mpmath.workdps(50):
+        return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+@pytest.fixture(scope="module")
+def gauss():
+    return calibrate(1, "1e-5", sampling_rate=1, steps=10, rel_width="1e-2")
+
+
+def test_gaussian_bracket_against_closed_form(gauss):
+    c = gauss
+    assert c.parameter == "noise_multiplier" and c.safe.value == c.hi and c.unsafe.value == c.lo
+    assert c.rel_width <= 1e-2
+    with mpmath.workdps(50):
+        D = mpmath.mpf(1) / 10**5
+        safe = delta_mu(1, mpmath.sqrt(10) / mpmath.mpf(c.safe.value.numerator) * c.safe.value.denominator)
+        unsafe = delta_mu(1, mpmath.sqrt(10) / mpmath.mpf(c.unsafe.value.numerator) * c.unsafe.value.denominator)
+        assert safe <= D < unsafe
+        # the recorded enclosures of delta(1) contain the closed form
+        assert c.safe.delta_lo <= Fraction(str(safe)) * (1 + Fraction(1, 10**12)) and Fraction(str(safe)) <= c.safe.delta_hi * (1 + Fraction(1, 10**12))
+
+
+def test_certificate_verifies_and_forgeries_are_rejected(gauss):
+    cert = certificate(gauss)
+    assert "confirmed" in verify_certificate(cert)
+
+    def reseal(c):
+        c["digest"] = compute_digest(c)
+        return c
+
+    swapped = copy.deepcopy(cert)
+    e = swapped["result"]["ends"]
+    e["safe"]["value"], e["unsafe"]["value"] = e["unsafe"]["value"], e["safe"]["value"]
+    with pytest.raises(CertificateRejected):
+        verify_certificate(reseal(swapped))
+    # a "safe" end well below the optimum: the second route refutes it
+    low = copy.deepcopy(cert)
+    low["result"]["ends"]["safe"]["value"] = "11"
+    low["result"]["ends"].pop("unsafe")
+    with pytest.raises(CertificateRejected):
+        verify_certificate(reseal(low))
+    extra = copy.deepcopy(cert)
+    extra["inputs"]["stepz"] = 10
+    with pytest.raises(MalformedCertificate):
+        verify_certificate(reseal(extra))
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(sampling_rate="0.01"), "noise_multiplier"),  # two parameters missing
+    (dict(sampling_rate="0.01", steps=10, noise_multiplier=1), "noise_multiplier"),  # none missing
+    (dict(sampling_rate="0.01", steps=10, epochs=1), "epochs"),
+    (dict(noise_multiplier=1, sampling_rate="0.01", dataset_size=100), "dataset_size"),
+    (dict(sampling_rate="0.01", steps=10, neighboring="replace-one"), "neighboring"),
+    (dict(sampling_rate="1.5", steps=10), "sampling_rate"),
+    (dict(sampling_rate="0.01", steps=10**9), "steps"),
+])
+def test_bad_templates_are_refused(kw, name):
+    with pytest.raises(InvalidParameter) as exc:
+        dpsgd_template(**kw)
+    assert exc.value.name == name
+
+
+@pytest.mark.parametrize("args", [
+    ["--target-eps", "0", "--delta", "1e-5"],
+    ["--target-eps", "abc", "--delta", "1e-5"],
+    ["--target-eps", "1", "--delta", "1"],
+    ["--target-eps", "1", "--delta", "0"],
+    ["--target-eps", "1", "--delta", "1e-5", "--rel-width", "2"],
+    ["--target-eps", "1", "--delta", "1e-5", "--plot", "x.jpg"],
+    ["--target-eps", "1", "--delta", "1e-5", "--plot", "/no/such/folder/x.png"],
+])
+def test_cli_refuses_bad_input(args, capsys):
+    code = main(["calibrate", "dpsgd", "--sampling-rate", "1", "--steps", "10", *args])
+    assert code == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_steps_bracket_is_exact_integers():
+    # sigma = 40, q = 1: T steps are mu-GDP with mu = sqrt(T) / 40 (closed form)
+    c = calibrate(1, "1e-5", noise_multiplier=40, sampling_rate=1, rel_width="0.05")
+    assert c.parameter == "steps" and c.safe.value < c.unsafe.value
+    D = mpmath.mpf(1) / 10**5
+    assert delta_mu(1, mpmath.sqrt(int(c.safe.value)) / 40) <= D < delta_mu(1, mpmath.sqrt(int(c.unsafe.value)) / 40)
+    assert (c.unsafe.value - c.safe.value) / c.safe.value <= Fraction(5, 100)
+
+
+@pytest.mark.slow
+def test_done_when_noise_bracket_and_audit_at_both_ends():
+    """Issue 13: (q, T, delta) = (256/60000, 14063, 1e-5), target eps 3."""
+    c = calibrate(3, "1e-5", sampling_rate="256/60000", steps=14063)
+    assert c.rel_width <= 1e-3
+    base = ["audit", "dpsgd", "--sampling-rate", "256/60000", "--steps", "14063", "--delta", "1e-5",
+            "--claimed-eps", "3", "--noise-multiplier"]
+    assert main(base + [str(float(c.hi))]) == 0  # holds at sigma_hi
+    assert main(base + [str(float(c.lo))]) == 1  # fails at sigma_lo
+
+
+@pytest.mark.slow
+def test_done_when_steps_bracket_and_audit_at_both_ends():
+    c = calibrate(3, "1e-5", noise_multiplier="1.1", sampling_rate="256/60000")
+    assert c.rel_width <= 1e-3
+    base = ["audit", "dpsgd", "--sampling-rate", "256/60000", "--noise-multiplier", "1.1", "--delta", "1e-5",
+            "--claimed-eps", "3", "--steps"]
+    assert main(base + [str(int(c.safe.value))]) == 0
+    assert main(base + [str(int(c.unsafe.value))]) == 1
+
+
+def test_infeasible_target_is_proved_and_reported():
+    # sigma = 2, q = 1, one step is 0.5-GDP: delta(1) = 0.0068... > 1e-5 (closed form)
+    from dpverify.errors import Undecided
+
+    assert delta_mu(1, mpmath.mpf("0.5")) > mpmath.mpf("1e-5")
+    with pytest.raises(Undecided, match="proved that no steps"):
+        calibrate(1, "1e-5", noise_multiplier=2, sampling_rate=1, rel_width="0.05")
