@@ -95,7 +95,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
         check_output(args.plot)
     from .. import _validate as V
 
-    budget = float(V.positive("time_budget", args.time_budget))
+    budget = V.seconds("time_budget", args.time_budget)
     with Progress("calibrate") as bar:
         cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
                         sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,

@@ -102,7 +102,7 @@ class AuditTask:
         ev, _ = _schedule(params)
         inputs = dict(plan.inputs)
         rel = parse_relation(inputs["neighboring"])
-        budget = float(V.positive("time_budget", _text(params, "time_budget"))) if "time_budget" in params else 600.0
+        budget = V.seconds("time_budget", _text(params, "time_budget")) if "time_budget" in params else 600.0
         if plan.quantity == "pld.claim":
             verdict, ans = S.check_claim([ev], inputs["claimed_eps"], inputs["delta"], neighboring=rel,
                                          time_budget=budget)
