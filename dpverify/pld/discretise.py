@@ -104,6 +104,16 @@ def _ptail_ball(pair, eps: float) -> arb:
         return p
 
 
+def _maybe_at_most(x: arb, tau: arb) -> bool:
+    """x may be <= tau (its lower end is). Only the grid range depends on it, and the
+    mass left outside is accounted for, so erring toward "small" costs tightness at
+    most. A lower tail of exactly 0 computed as 1 - inf - P(L > x) is a ball around 0
+    whose midpoint can be a rounding error far above a tiny tau; comparing midpoints
+    then never finds the end of the range ((eps, delta) pairs ran to 10^6 nats)."""
+    with working_precision(80):
+        return bool(x.mid() - x.rad() <= tau.mid())
+
+
 def grid_range(pair, m: int, tau) -> tuple[int, int]:
     """Knot indices (i0, n): P(L > n h) <= tau and P(L <= (i0 - 1/2) h) <= tau,
     found by a search on low-precision balls (only tightness depends on it).
@@ -134,7 +144,7 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
 
     def small_upper(e: float) -> bool:
         try:
-            return bool(_ptail_ball(pair, e).mid() <= tau_b.mid())
+            return _maybe_at_most(_ptail_ball(pair, e), tau_b)
         except Undecided:
             return False
 
@@ -144,7 +154,7 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
     def small_lower(e: float) -> bool:
         try:
             with working_precision(80):
-                return bool((1 - inf - _ptail_ball(pair, e)).mid() <= tau_b.mid())
+                return _maybe_at_most(1 - inf - _ptail_ball(pair, e), tau_b)
         except Undecided:
             return False
 
