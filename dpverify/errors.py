@@ -43,3 +43,8 @@ class CertificateRejected(DpverifyError):
 
 class MalformedCertificate(DpverifyError):
     """A file is not a dpverify certificate of a known kind (exit code 2)."""
+
+
+class CouldNotReprove(DpverifyError):
+    """``verify`` could neither confirm nor refute a certificate within its
+    budget (exit code 3): never an accept."""

@@ -303,9 +303,33 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
 
 
 def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
-    if hi == mpmath.inf:
-        return Recheck(value=lo, err=mpf(0), dps=_DPS, verdict=verdict)
-    return Recheck(value=(lo + hi) / 2, err=(hi - lo) / 2, dps=_DPS, verdict=verdict)
+    return Recheck(lo=lo, hi=hi, dps=_DPS, verdict=verdict)
+
+
+#: finest grid exponent the second route tries (2^-_M_MAX); beyond: exit 3
+_M_MAX = 13
+
+
+def _refined(compute: Any, result: Mapping[str, Any]) -> tuple[mpf, mpf]:
+    """Re-derive [lo', hi'] on grids 2^-8, 2^-9, ... until it lies inside the
+    recorded enclosure (or is disjoint from it): containment at the recorded
+    accuracy or better, not intersection."""
+    global _M
+    enc = result.get("enclosure")
+    rec = None
+    if isinstance(enc, dict):
+        from .verify import enclosure_of
+
+        rec = enclosure_of(enc, "result.enclosure", _DPS)
+    try:
+        for m in range(8, _M_MAX + 1):
+            _M = m
+            lo, hi = compute()
+            if rec is None or (rec[0] <= lo and hi <= rec[1]) or hi < rec[0] or lo > rec[1]:
+                return lo, hi
+        return lo, hi
+    finally:
+        _M = 8
 
 
 @register("pld.epsilon")
@@ -316,7 +340,8 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             raise CertificateRejected("delta must be in (0, 1)")
         enc = result.get("enclosure", {})
         hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
-        lo, hi = _bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
+        h = hint if mpmath.isfinite(hint) else mpf(0)
+        lo, hi = _refined(lambda: _bounds(inputs, "eps", D, D, h), result)
         return _as_recheck(lo, hi)
 
 
@@ -327,7 +352,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
         enc = result.get("enclosure", {})
         rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
         scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-        lo, hi = _bounds(inputs, "delta", E, scale, E)
+        lo, hi = _refined(lambda: _bounds(inputs, "delta", E, scale, E), result)
         return _as_recheck(lo, hi)
 
 
@@ -336,6 +361,9 @@ def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     with mpmath.workdps(_DPS):
         E = to_mpf(exact_input(inputs, "claimed_eps"))
         D = to_mpf(exact_input(inputs, "delta"))
-        lo, hi = _bounds(inputs, "delta", E, D, E)
+        enc = result.get("enclosure", {})
+        rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else D
+        scale = min(max(min(rec_hi, D), mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else D
+        lo, hi = _refined(lambda: _bounds(inputs, "delta", E, scale, E), result)
         verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
         return _as_recheck(lo, hi, verdict)

@@ -69,7 +69,10 @@ def _run(args: argparse.Namespace) -> int:
         fmt = "json" if path.suffix.lower() == ".json" or text.lstrip().startswith("[") else "csv"
         rows = parse_rows(text, fmt)
         result = run_rows(rows, tolerance=tol, digits=digits, time_budget=budget, progress=_progress)
-        inputs = {"input": path.name, "tolerance": args.tolerance, "digits": digits}
+        import hashlib
+
+        inputs = {"input": path.name, "input_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                  "tolerance": args.tolerance, "digits": digits}
         title = f"dpverify oracle: {path.name}"
     else:
         if args.battery not in BATTERIES:
@@ -87,6 +90,13 @@ def _run(args: argparse.Namespace) -> int:
         title = f"dpverify oracle: battery '{args.battery}'"
     if sys.stderr.isatty():
         print("\r\033[K", end="", file=sys.stderr)
+    # format 2: the row count is part of the claim, and every row names the software
+    # that produced its reported number (rows read from a file: the file did)
+    inputs["row_count"] = len(result.rows)
+    for r in result.rows:
+        r["software"] = (A.software(r["accountant"]) if not args.input else
+                         {"name": r["accountant"], "version": "not recorded (read from the input file)",
+                          "settings": {}})
     cert = make_certificate(
         claim={
             "quantity": "oracle.rows",

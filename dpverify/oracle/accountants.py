@@ -107,6 +107,32 @@ RUNNERS: dict[str, Runner] = {
 }
 
 
+#: the call settings each runner uses (recorded in oracle certificates, format 2)
+SETTINGS: dict[str, dict[str, str]] = {
+    "dp_accounting-pld": {"call": "PLDAccountant().compose(SelfComposed(PoissonSampled(q, Gaussian(sigma)), T)).get_epsilon(delta)"},
+    "dp_accounting-rdp": {"call": "RdpAccountant().compose(SelfComposed(PoissonSampled(q, Gaussian(sigma)), T)).get_epsilon(delta)"},
+    "prv_accountant": {"call": "PRVAccountant(PoissonSubsampledGaussianMechanism(sigma, q), T).compute_epsilon(delta)",
+                       "eps_error": "1e-2", "delta_error": "delta/1000", "reported": "estimate"},
+    "opacus-rdp": {"call": "opacus.accountants.RDPAccountant with history [(sigma, q, T)]; get_epsilon(delta)"},
+    "opacus-prv": {"call": "opacus.accountants.PRVAccountant with history [(sigma, q, T)]; get_epsilon(delta)"},
+    "opacus-gdp": {"call": "opacus.accountants.GaussianAccountant with history [(sigma, q, T)]; get_epsilon(delta)"},
+    "autodp": {"call": "rdp_acct.anaRDPacct compose_poisson_subsampled_mechanisms(RDP_gaussian(sigma), q, T).get_eps(delta)"},
+}
+
+
+def software(name: str) -> dict:
+    """Name, installed version and call settings of a runner's library."""
+    from importlib import metadata
+
+    module = RUNNERS[name].module if name in RUNNERS else name
+    dist = {"dp_accounting": "dp-accounting", "prv_accountant": "prv-accountant"}.get(module, module)
+    try:
+        version = metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        version = "not installed"
+    return {"name": module, "version": version, "settings": dict(SETTINGS.get(name, {}))}
+
+
 def available(name: str) -> bool:
     return importlib.util.find_spec(RUNNERS[name].module) is not None
 
