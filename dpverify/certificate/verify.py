@@ -132,7 +132,10 @@ def register(quantity: str, explain: "str | None" = None) -> Callable[[Rechecker
 
     def deco(fn: Rechecker) -> Rechecker:
         RECHECKERS[quantity] = fn
-        text = explain or (fn.__doc__ or "").strip() or "re-derived by its registered re-checker"
+        import sys
+
+        mod_doc = (getattr(sys.modules.get(fn.__module__), "__doc__", None) or "").strip().split("\n\n")
+        text = explain or (fn.__doc__ or "").strip() or " ".join(mod_doc[:2]) or "re-derived by its re-checker"
         EXPLAIN[quantity] = " ".join(text.split())
         return fn
 
@@ -361,6 +364,16 @@ def _verdict_of(cert: Mapping[str, Any], fmt: str) -> Any:
     return None
 
 
+def _verdict_key_present(cert: Mapping[str, Any], fmt: str) -> bool:
+    result = cert["result"]
+    if "verdict" in result:
+        return True
+    q = cert["claim"]["quantity"]
+    return fmt == FORMAT_1 and (
+        (q == "dp.implies" and "implies" in result) or (q == "dp.rr64" and "equals_gdpt_formula" in result)
+        or (q == "gdp.certify" and "status" in result))
+
+
 def _check_claim_fields(claim: Mapping[str, Any]) -> None:
     """``claim.printed`` must state the number ``claim.relation`` compares
     with (for ``rounds_to`` and ``order_of_magnitude``, where the printed
@@ -447,7 +460,9 @@ def verify_certificate(cert: Any, *, budget_seconds: "float | None" = None) -> s
             raise CouldNotReprove(f"{quantity}: the independent route gave no enclosure")
         accept_enclosure(recorded, ind, "result.enclosure")
         shown = f" (independent enclosure [{_s(ind[0])}, {_s(ind[1])}])"
-    if recorded_verdict is not None:
+    if recorded_verdict is None and re.verdict is not None and _verdict_key_present(cert, fmt) is False:
+        raise MalformedCertificate(f"{quantity} is a check: result.verdict is missing")
+    if recorded_verdict is not None or _verdict_key_present(cert, fmt):
         independent = re.verdict
         if independent is None and isinstance(claim.get("relation"), dict):
             independent = _claim_verdict(claim, result, re, recorded, recorded_verdict)
