@@ -308,7 +308,9 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
 
         lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", dps)
         if lo == mpmath.inf:
-            raise CouldNotReprove("an infinite optimal mu with a bounded head: not re-provable here")
+            if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) == "not GDP":
+                return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails")
+            raise CouldNotReprove("an infinite optimal mu: the tail is not re-proved 'not GDP' here")
         xs = exact_input(head, "argmax") if "argmax" in head else Fraction(0)
         if not 0 <= xs <= eps_h:
             xs = Fraction(0)  # a hint outside the head is ignored
@@ -323,7 +325,19 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         fbound = _cell_bound(name, inputs, f)
         hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
         if mu is not None:
-            _prove_cells(f, fbound, Fraction(0), eps_h, mu, hints, "head")
+            # first try a tight upper end just above G_f(argmax) (right when the hint
+            # is honest); it only guides: on failure, prove the recorded upper end
+            tight = None
+            if mpmath.isfinite(lo):
+                tight = g.value + g.err + (hi - lo) / 100
+            if tight is not None and tight < hi:
+                try:
+                    _prove_cells(f, fbound, Fraction(0), eps_h, tight, hints, "head")
+                    mu = tight
+                except (CouldNotReprove, CertificateRejected):
+                    tight = None
+            if tight is None:
+                _prove_cells(f, fbound, Fraction(0), eps_h, mu, hints, "head")
         # tail
         again = _tail_status(name, inputs, to_mpf(eps_h), mu if mu is not None else mpmath.inf)
         recorded = tail.get("status")
@@ -337,7 +351,7 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
         if verdict == "fails":
             return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict)
-        return Recheck(lo=g_lo, hi=hi if verdict == "holds" else hi, dps=dps, verdict=verdict)
+        return Recheck(lo=g_lo, hi=mu if mu is not None else hi, dps=dps, verdict=verdict)
 
 
 def _cell_bound(name: str, inputs: Mapping[str, Any], f: Fn) -> Callable[[Fraction, Fraction], mpf]:
