@@ -321,6 +321,8 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             raise CertificateRejected(
                 f"G_f(argmax) = {mpmath.nstr(g.value, 15)} is above the recorded upper end: sup G_f > hi"
             )
+        if hi == mpmath.inf:
+            raise CouldNotReprove("a finite lower end with an infinite upper end: the sup is not re-proved infinite")
         mu = hi if hi < mpmath.inf else None
         fbound = _cell_bound(name, inputs, f)
         hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
