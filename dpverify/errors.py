@@ -41,6 +41,12 @@ class CertificateRejected(DpverifyError):
     """A certificate failed re-verification (digest, numbers or verdict)."""
 
 
+class CouldNotReprove(CertificateRejected):
+    """The independent route cannot decide a certificate (it does not cover the case,
+    or its budget ran out): never an accept, but not a proof that the certificate is
+    false either, so ``verify`` answers exit 3, not 1."""
+
+
 class MalformedCertificate(DpverifyError):
     """A file is not a dpverify certificate of a known kind (exit code 2)."""
 

@@ -30,7 +30,7 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import recheck_pld as P
 from .recheck_gdp import exact_input, to_mpf
 from .verify import Recheck, register
@@ -212,7 +212,7 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                 if decided:
                     break
                 if m >= 13:
-                    raise CertificateRejected(
+                    raise CouldNotReprove(
                         f"could not re-prove the {name} end {parameter}={value} on the grid 2^-13 "
                         f"(delta in [{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}])")
                 m += 1

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
 from .recheck_pld import _DPS, _as_recheck, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails
 from .verify import Recheck, parse_bound, register
@@ -33,8 +33,8 @@ def _num(obj: Mapping[str, Any], key: str) -> Fraction:
     return exact_input(obj, key)
 
 
-def _cannot(what: str) -> CertificateRejected:
-    return CertificateRejected(f"could not re-prove: the independent route does not cover {what}")
+def _cannot(what: str) -> CouldNotReprove:
+    return CouldNotReprove(f"could not re-prove: the independent route does not cover {what}")
 
 
 def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import relations
 from .writer import FORMAT, compute_digest
 
@@ -154,7 +154,8 @@ def verify_certificate(cert: Any) -> str:
 
 
 def verify_file(path: "str | Path") -> tuple[int, str]:
-    """Exit code and message for one file: 0 confirmed, 1 rejected, 2 malformed."""
+    """Exit code and message for one file: 0 confirmed, 1 rejected, 2 malformed,
+    3 could not re-prove (never an accept)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -165,6 +166,8 @@ def verify_file(path: "str | Path") -> tuple[int, str]:
         return 2, f"{path}: not JSON ({exc.msg} at line {exc.lineno})"
     try:
         return 0, f"{path}: {verify_certificate(cert)}"
+    except CouldNotReprove as exc:
+        return 3, f"{path}: NOT CONFIRMED (exit 3): {exc}"
     except CertificateRejected as exc:
         return 1, f"{path}: REJECTED: {exc}"
     except MalformedCertificate as exc:

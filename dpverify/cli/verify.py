@@ -9,6 +9,8 @@ from pathlib import Path
 from ..certificate import verify_file
 
 ORDER = 95
+#: which outcome wins when files disagree: a refusal, then a malformed file, then undecided
+_SEVERITY = {0: 0, 3: 1, 2: 2, 1: 3}
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -18,7 +20,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Re-derive each certificate's result with a second implementation "
         "(mpmath, different precision) and check its digest. Exit 0 when every file is "
         "confirmed, 1 when any is rejected (false number, wrong verdict, bad digest), "
-        "2 when any is malformed. A directory stands for the *.json files in it.",
+        "2 when any is malformed, 3 when the independent route could not re-prove one "
+        "(never an accept); the worst outcome wins (1 > 2 > 3 > 0). A directory stands "
+        "for the *.json files in it. Example: dpverify verify certificates/",
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--quiet", "-q", action="store_true", help="print only rejections")
@@ -46,10 +50,7 @@ def _run(args: argparse.Namespace) -> int:
         bar.update(0, path.name)
         code, message = verify_file(path)
         bar.update(1)
-        if code == 2:
-            worst = 2
-        elif code == 1 and worst == 0:
-            worst = 1
+        worst = max(worst, code, key=_SEVERITY.__getitem__)
         if code or not args.quiet:
             print(message, file=sys.stderr if code else sys.stdout)
     bar.close()

@@ -179,3 +179,27 @@ def test_recheck_crash_fails_closed(delta_cert, monkeypatch):
     monkeypatch.setitem(V.RECHECKERS, "gdp.delta", boom)
     with pytest.raises(CertificateRejected, match="re-derivation failed"):
         verify_certificate(delta_cert)
+
+
+def test_could_not_reprove_is_exit_3_and_loses_to_a_refusal(tmp_path, capsys):
+    # an events certificate of a mixture of Gaussians: the mpmath route does not cover MoG
+    # yet, so verify must say "not confirmed" (exit 3), never "confirmed" and never
+    # "rejected" (the certificate is not shown false); a forged file next to it still wins
+    import json
+
+    from dpverify.cli import main
+
+    tree = {"type": "mixture_of_gaussians", "standard_deviation": "2",
+            "sensitivities": ["0", "1"], "sampling_probs": ["1/2", "1/2"]}
+    events = tmp_path / "mog-events.json"
+    events.write_text(json.dumps({"neighboring": "add-remove", "events": [tree]}))
+    good = tmp_path / "mog.json"
+    assert main(["audit", "dpsgd", "--events", str(events), "--delta", "1e-5", "--digits", "2",
+                 "--certificate", str(good)]) == 0
+    cert = json.loads(good.read_text())
+    assert main(["verify", str(good)]) == 3
+    bad = dict(cert, result=dict(cert["result"], enclosure={"lo": "0", "hi": "0.001"}))
+    forged = tmp_path / "forged.json"  # digest left stale: refused outright
+    forged.write_text(json.dumps(bad))
+    assert main(["verify", str(good), str(forged)]) == 1
+    assert main(["verify", str(forged), str(good)]) == 1
