@@ -78,7 +78,8 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
     f = _facts(cert)
     rel = RELATIONS.get(f["relation"], f["relation"])
     batch = f" (expected batch size {f['batch_size']} of {f['dataset_size']} examples)" if "batch_size" in f else ""
-    calibrated = (f" The {f['calibrated'].replace('_', ' ')} was chosen with `dpverify calibrate`, "
+    what = {"steps": "number of steps"}.get(f.get("calibrated"), str(f.get("calibrated", "")).replace("_", " "))
+    calibrated = (f" The {what} was chosen with `dpverify calibrate`, "
                   "which proved the target at this value.") if "calibrated" in f else ""
     if fmt == "tex":
         calibrated = calibrated.replace("`dpverify calibrate`", r"\texttt{dpverify calibrate}")

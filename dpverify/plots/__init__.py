@@ -20,7 +20,7 @@ def check_output(path: str, option: str = "plot") -> Path:
     if p.suffix.lower() not in FORMATS:
         raise InvalidParameter(option, f"--{option} {path!r}: the file name must end in .png or .svg")
     if not p.parent.is_dir():
-        raise InvalidParameter(option, f"--{option} {path!r}: the folder {str(p.parent)!r} does not exist")
+        raise InvalidParameter(option, f"--{option.replace('_', '-')} {path!r}: the folder {str(p.parent)!r} does not exist")
     require_matplotlib(option)
     return p
 
