@@ -21,7 +21,9 @@ from ..schemas import at, load_csv, load_json
 __all__ = ["Config", "Row", "parse_rows", "FIELDS", "MAX_STEPS"]
 
 FIELDS = ("accountant", "mechanism", "noise_multiplier", "sampling_rate", "steps", "delta", "reported_eps")
-MECHANISMS = ("subsampled-gaussian", "gaussian")
+MECHANISMS = ("subsampled-gaussian", "gaussian", "dpsgd")
+#: names that mean the same configuration (one vocabulary with `sweep` grids and the corpus)
+ALIASES = {"dpsgd": "subsampled-gaussian"}
 #: a bound on the work one row may ask for (the certified accountant refuses more too)
 MAX_STEPS = 10**7
 
@@ -83,6 +85,7 @@ def make_row(number: int, record: Mapping[str, Any], *, file: str = "input",
         q = V.half_open_unit("sampling_rate", record["sampling_rate"])
         if mech == "gaussian" and q != 1:
             raise InvalidParameter("sampling_rate", "sampling_rate must be 1 for mechanism 'gaussian'")
+        mech = ALIASES.get(mech, mech)
         steps = V.integer("steps", str(record["steps"]), lo=1, hi=MAX_STEPS)
         delta = V.open_unit("delta", record["delta"])
         reported = V.nonnegative("reported_eps", record["reported_eps"])

@@ -101,3 +101,13 @@ def test_classify(reported, verdict):
     # certified [lo, hi] as exact rationals: the comparison must be exact
     enc = _enc(Fraction(182824, 100000), Fraction(182826, 100000))
     assert classify(reported, enc, Fraction(1, 100)).verdict == verdict
+
+
+def test_dpsgd_is_an_alias_of_the_subsampled_gaussian():
+    # one vocabulary with sweep grids: a row written "dpsgd" is the same configuration
+    # (same key, so computed once) as "subsampled-gaussian"
+    head = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+    a, b = parse_rows(head + "x,dpsgd,1,0.01,1000,1e-5,1.83\n"
+                      "y,subsampled-gaussian,1,0.01,1000,1e-5,1.83\n", "csv")
+    assert a.config == b.config and a.config.key() == b.config.key()
+    assert a.config.mechanism == "subsampled-gaussian"
