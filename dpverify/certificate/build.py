@@ -8,7 +8,11 @@ from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
 from .writer import make_certificate
 
-__all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate"]
+__all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
+           "PLD_SOURCE"]
+
+#: what the PLD accountant's enclosures rest on (dominating pairs, composition, discretisation)
+PLD_SOURCE = "AFA Def 7, Thm 10, Thm 11; Doroshenko et al. 2022 (connect-the-dots)"
 
 
 def quantity_certificate(
@@ -84,4 +88,22 @@ def claim_certificate(claim: Claim, enclosure: Enclosure, verdict: Verdict) -> d
         },
         precision_bits=enclosure.precision_bits,
         algorithm=f"registry claim {claim.id}",
+    )
+
+
+def pld_answer_certificate(*, quantity: str, relation: str, inputs: Mapping[str, Any], answer: Any) -> dict[str, Any]:
+    """Certificate of a DP-SGD PLD enclosure (``pld.epsilon`` or ``pld.delta``): the one
+    builder behind ``audit dpsgd`` and the sweep's audit task, so both write the same bytes."""
+    name = {"pld.epsilon": "epsilon(delta)", "pld.delta": "delta(eps)"}[quantity]
+    return quantity_certificate(
+        quantity=quantity,
+        statement=f"{name} of the composed (Poisson-subsampled) mechanisms under the "
+        f"{relation} relation lies in [lo, hi]",
+        source=PLD_SOURCE,
+        inputs=inputs,
+        enclosure=answer.enclosure,
+        algorithm="pessimistic connect-the-dots and optimistic quantised pairs on the grid "
+        f"2^-{answer.grid_exponent}, exact fmpz_poly convolution in units of 2^-{answer.unit_bits}, "
+        "square-and-multiply, certified suffix-sum queries",
+        extra_result=answer.details(),
     )

@@ -17,7 +17,8 @@ from typing import Any, Optional
 
 from .. import _validate as V
 from ..ball import exact_str
-from ..certificate import make_certificate, quantity_certificate
+from ..certificate import make_certificate
+from ..certificate.build import PLD_SOURCE, pld_answer_certificate
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..pld import dpsgd as S
 from ..pld.pairs import neighboring as parse_relation
@@ -26,7 +27,7 @@ from ._common import add_output_options, emit, refuse_inapplicable
 
 ORDER = 60
 
-SOURCE = "AFA Def 7, Thm 10, Thm 11; Doroshenko et al. 2022 (connect-the-dots)"
+SOURCE = PLD_SOURCE
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -211,18 +212,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     inputs["digits"] = digits
-    cert = quantity_certificate(
-        quantity=quantity,
-        statement=f"{name} of the composed (Poisson-subsampled) mechanisms under the "
-        f"{rel.value} relation lies in [lo, hi]",
-        source=SOURCE,
-        inputs=inputs,
-        enclosure=ans.enclosure,
-        algorithm="pessimistic connect-the-dots and optimistic quantised pairs on the grid "
-        f"2^-{ans.grid_exponent}, exact fmpz_poly convolution in units of 2^-{ans.unit_bits}, "
-        "square-and-multiply, certified suffix-sum queries",
-        extra_result=ans.details(),
-    )
+    cert = pld_answer_certificate(quantity=quantity, relation=rel.value, inputs=inputs, answer=ans)
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; relative width "
                      f"{ans.details()['relative_width']}, {ans.seconds:.1f} s)")
     if ans.note:

@@ -15,7 +15,8 @@ from typing import Any, Mapping, Optional
 
 from .. import _validate as V
 from ..ball import exact_str
-from ..certificate import make_certificate, quantity_certificate
+from ..certificate import make_certificate
+from ..certificate.build import PLD_SOURCE, pld_answer_certificate
 from ..errors import InvalidParameter
 from ..pld import dpsgd as S
 from ..pld.pairs import neighboring as parse_relation
@@ -23,7 +24,7 @@ from .tasks import Plan
 
 __all__ = ["TASK", "AuditTask"]
 
-SOURCE = "AFA Def 7, Thm 10, Thm 11; Doroshenko et al. 2022 (connect-the-dots)"
+SOURCE = PLD_SOURCE
 _TF = ("dataset_size", "batch_size", "epochs")
 
 
@@ -124,22 +125,9 @@ class AuditTask:
         digits = inputs["digits"]
         if plan.quantity == "pld.epsilon":
             ans = S.epsilon([ev], inputs["delta"], neighboring=rel, digits=digits, time_budget=budget)
-            name = "epsilon(delta)"
         else:
             ans = S.delta([ev], inputs["eps"], neighboring=rel, digits=digits, time_budget=budget)
-            name = "delta(eps)"
-        return quantity_certificate(
-            quantity=plan.quantity,
-            statement=f"{name} of the composed (Poisson-subsampled) mechanisms under the "
-            f"{rel.value} relation lies in [lo, hi]",
-            source=SOURCE,
-            inputs=inputs,
-            enclosure=ans.enclosure,
-            algorithm="pessimistic connect-the-dots and optimistic quantised pairs on the grid "
-            f"2^-{ans.grid_exponent}, exact fmpz_poly convolution in units of 2^-{ans.unit_bits}, "
-            "square-and-multiply, certified suffix-sum queries",
-            extra_result=ans.details(),
-        )
+        return pld_answer_certificate(quantity=plan.quantity, relation=rel.value, inputs=inputs, answer=ans)
 
     def summarize(self, params: Mapping[str, Any], cert: Mapping[str, Any],
                   extra: Optional[Mapping[str, Any]]) -> dict:
