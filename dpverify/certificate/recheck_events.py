@@ -22,8 +22,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
-from .recheck_pld import _DPS, _as_recheck, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails
-from .verify import Recheck, parse_bound, register
+from .recheck_pld import _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails, register_queries
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -129,34 +128,4 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     return max(los), max(his)
 
 
-@register("events.epsilon")
-def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    with mpmath.workdps(_DPS):
-        D = to_mpf(exact_input(inputs, "delta"))
-        if not 0 < D < 1:
-            raise CertificateRejected("delta must be in (0, 1)")
-        enc = result.get("enclosure", {})
-        hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
-        lo, hi = _bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
-        return _as_recheck(lo, hi)
-
-
-@register("events.delta")
-def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    with mpmath.workdps(_DPS):
-        E = to_mpf(exact_input(inputs, "eps"))
-        enc = result.get("enclosure", {})
-        rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
-        scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-        lo, hi = _bounds(inputs, "delta", E, scale, E)
-        return _as_recheck(lo, hi)
-
-
-@register("events.claim")
-def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    with mpmath.workdps(_DPS):
-        E = to_mpf(exact_input(inputs, "claimed_eps"))
-        D = to_mpf(exact_input(inputs, "delta"))
-        lo, hi = _bounds(inputs, "delta", E, D, E)
-        verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
-        return _as_recheck(lo, hi, verdict)
+register_queries("events", _bounds)

@@ -24,7 +24,7 @@ directed rounding of the final masses (floor/ceil), a precision far beyond the
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import mpmath
 from mpmath import mpf
@@ -308,34 +308,42 @@ def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
     return Recheck(value=(lo + hi) / 2, err=(hi - lo) / 2, dps=_DPS, verdict=verdict)
 
 
-@register("pld.epsilon")
-def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    with mpmath.workdps(_DPS):
-        D = to_mpf(exact_input(inputs, "delta"))
-        if not 0 < D < 1:
-            raise CertificateRejected("delta must be in (0, 1)")
-        enc = result.get("enclosure", {})
-        hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
-        lo, hi = _bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
-        return _as_recheck(lo, hi)
+def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callable, Callable, Callable]:
+    """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
+    ``bounds(inputs, kind, target, delta_scale, eps_hint) -> (lo, hi)``: the recorded upper
+    end is only a hint for the grid (its scale), never a bound that is believed."""
+
+    @register(f"{prefix}.epsilon")
+    def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+        with mpmath.workdps(_DPS):
+            D = to_mpf(exact_input(inputs, "delta"))
+            if not 0 < D < 1:
+                raise CertificateRejected("delta must be in (0, 1)")
+            enc = result.get("enclosure", {})
+            hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
+            lo, hi = bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
+            return _as_recheck(lo, hi)
+
+    @register(f"{prefix}.delta")
+    def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+        with mpmath.workdps(_DPS):
+            E = to_mpf(exact_input(inputs, "eps"))
+            enc = result.get("enclosure", {})
+            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
+            scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
+            lo, hi = bounds(inputs, "delta", E, scale, E)
+            return _as_recheck(lo, hi)
+
+    @register(f"{prefix}.claim")
+    def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+        with mpmath.workdps(_DPS):
+            E = to_mpf(exact_input(inputs, "claimed_eps"))
+            D = to_mpf(exact_input(inputs, "delta"))
+            lo, hi = bounds(inputs, "delta", E, D, E)
+            verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
+            return _as_recheck(lo, hi, verdict)
+
+    return recheck_epsilon, recheck_delta, recheck_claim
 
 
-@register("pld.delta")
-def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    with mpmath.workdps(_DPS):
-        E = to_mpf(exact_input(inputs, "eps"))
-        enc = result.get("enclosure", {})
-        rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
-        scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-        lo, hi = _bounds(inputs, "delta", E, scale, E)
-        return _as_recheck(lo, hi)
-
-
-@register("pld.claim")
-def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    with mpmath.workdps(_DPS):
-        E = to_mpf(exact_input(inputs, "claimed_eps"))
-        D = to_mpf(exact_input(inputs, "delta"))
-        lo, hi = _bounds(inputs, "delta", E, D, E)
-        verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
-        return _as_recheck(lo, hi, verdict)
+recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds)
