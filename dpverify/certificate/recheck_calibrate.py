@@ -75,47 +75,6 @@ def _mul_lower(x, y, K: int, budget: int):
     return (x[0] + y[0] + a, Pm[a:b], Qm[a:b], inf)
 
 
-def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int):
-    """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m
-    (the mathematics of :func:`recheck_pld._discretise`, at a chosen grid)."""
-    h = mpf(2) ** -m
-    lo, hi = 1, 1
-    while tails(hi * h)[0] > tau and hi < 10**8:
-        hi *= 2
-    lo = -1
-    while 1 - inf - tails(lo * h)[0] > tau and lo > -(10**8):
-        lo *= 2
-    unit = mpf(2) ** K
-    pts = [tails(i * h) for i in range(lo, hi + 1)]
-    xs = [mpmath.exp(i * h) for i in range(lo, hi + 1)]
-    ds = [p - x * qq + inf for (p, qq), x in zip(pts, xs)]
-    sl = [(ds[0] - 1) / xs[0]] + [(ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1]) for t in range(1, len(ds))] + [mpf(0)]
-    up = [max(0, int(mpmath.ceil(xs[t] * (sl[t + 1] - sl[t]) * unit)) + 1) for t in range(len(ds))]
-    up_inf = int(mpmath.ceil(ds[-1] * unit)) + 1
-    lp = [max(0, int(mpmath.floor((pts[t][0] - pts[t + 1][0]) * unit)) - 1) for t in range(len(ds) - 1)]
-    lq = [int(mpmath.ceil((pts[t][1] - pts[t + 1][1]) * unit)) + 1 for t in range(len(ds) - 1)]
-    l_inf = max(0, int(mpmath.floor(inf * unit)) - 1)
-    return (lo, up, up_inf), (lo, lp, lq, l_inf)
-
-
-def _delta_bounds(U, L, eps: mpf, K: int, m: int) -> tuple[mpf, mpf]:
-    h = mpf(2) ** -m
-    off, v, inf = U
-    up = mpf(inf)
-    for k, c in enumerate(v):
-        s = (off + k) * h
-        if s > eps and c:
-            up += c * -mpmath.expm1(eps - s)
-    off, Pm, Qm, linf = L
-    e = mpmath.exp(eps)
-    best, sp, sq = mpf(0), 0, 0
-    for k in range(len(Pm) - 1, -1, -1):
-        sp += Pm[k]
-        sq += Qm[k]
-        best = max(best, sp - e * sq)
-    return (best + linf) / mpf(2) ** K, up / mpf(2) ** K
-
-
 def _end_inputs(inputs: Mapping[str, Any], parameter: str, value: Any) -> dict[str, Any]:
     """The schedule at one end, in recheck_pld's input form."""
     ev = {k: inputs[k] for k in ("noise_multiplier", "sampling_rate", "steps") if k in inputs}
@@ -144,10 +103,10 @@ def _delta_at(ev: Mapping[str, Any], eps: mpf, D: mpf, m: int) -> tuple[mpf, mpf
         ups = lows = None
         for make, T, _ in events:
             tails, inf = make(d)
-            u, l = _discretise(tails, inf, K, tau, m)
+            u, l = P._discretise(tails, inf, K, tau, m, cap=10**8)
             U, L = P._power(u, T, _mul_upper, K, budget), P._power(l, T, _mul_lower, K, budget)
             ups, lows = (U, L) if ups is None else (_mul_upper(ups, U, K, budget), _mul_lower(lows, L, K, budget))
-        lo, hi = _delta_bounds(ups, lows, eps, K, m)
+        lo, hi = P._delta_bounds(ups, lows, eps, K, m)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)

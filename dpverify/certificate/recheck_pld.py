@@ -85,19 +85,21 @@ def _finite(P: list, Q: list):
     return tails, mpmath.fsum(p for p, r in zip(P, Q) if r == 0)
 
 
-def _range(tails, inf: mpf, h: mpf, tau: mpf) -> tuple[int, int]:
+def _range(tails, inf: mpf, h: mpf, tau: mpf, cap: int = 10**7) -> tuple[int, int]:
     hi = 1
-    while tails(hi * h)[0] > tau and hi < 10**7:
+    while tails(hi * h)[0] > tau and hi < cap:
         hi *= 2
     lo = -1
-    while 1 - inf - tails(lo * h)[0] > tau and lo > -(10**7):
+    while 1 - inf - tails(lo * h)[0] > tau and lo > -cap:
         lo *= 2
     return lo, hi
 
 
-def _discretise(tails, inf: mpf, K: int, tau: mpf):
-    h = mpf(2) ** -_M
-    i0, n = _range(tails, inf, h, tau)
+def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7):
+    """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
+    index range capped at +-``cap`` (the calibration re-check uses finer grids)."""
+    h = mpf(2) ** -m
+    i0, n = _range(tails, inf, h, tau, cap)
     unit = mpf(2) ** K
     pts = [tails(i * h) for i in range(i0, n + 1)]
     xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
@@ -179,14 +181,14 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int):
     return ups, lows
 
 
-def _delta_bounds(U, L, eps: mpf, K: int) -> tuple[mpf, mpf]:
-    h = mpf(2) ** -_M
+def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
+    h = mpf(2) ** -m
     off, v, inf = U
     up = mpf(inf)
     for k, c in enumerate(v):
         s = (off + k) * h
-        if s > eps:
-            up += c * (1 - mpmath.exp(eps - s))
+        if s > eps and c:
+            up += c * -mpmath.expm1(eps - s)
     off, P, Q, linf = L
     e = mpmath.exp(eps)
     best, sp, sq = mpf(0), 0, 0
