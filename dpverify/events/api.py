@@ -17,7 +17,6 @@ bound only.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -29,6 +28,7 @@ from .. import _validate as V
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..pld.accountant import Step, refine_query
+from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
 from .convert import from_dp_event, is_dp_event
@@ -119,13 +119,7 @@ def supports(event: Any, neighboring: Any = None) -> tuple[bool, str]:
 def _digits(digits: Optional[int], rel_width: Optional[float]) -> tuple[int, float]:
     if digits is not None and rel_width is not None:
         raise InvalidParameter("digits", "give digits or rel_width, not both")
-    if digits is not None:
-        d = V.integer("digits", digits, lo=1, hi=8)
-        return d, 10.0 ** -d
-    w = 1e-4 if rel_width is None else float(rel_width)
-    if not 1e-8 <= w < 1:
-        raise InvalidParameter("rel_width", f"rel_width={rel_width!r} must be in [1e-8, 1)")
-    return max(1, round(-math.log10(w))), w
+    return _pld_digits(rel_width, digits)
 
 
 def _enc(lo: Fraction, hi: Optional[Fraction], digits: int, bits: int = 0) -> Enclosure:
