@@ -2,23 +2,43 @@
 ``events.delta``, ``events.claim``), on mpmath only (nothing from the arb
 side, not even the event parser: the canonical JSON tree is walked here).
 
-Covered: gaussian, laplace, their poisson_sampled and (add/remove)
-sampled_without_replacement versions (AFA Thm 11 (2): the Poisson pair at
-the replace-one shift 2C), epsilon_delta (LT Thm 4.5 pair, also Poisson-
-sampled), randomized_response (exact finite laws), no_op, self_composed,
-composed. The same coarse-grid mpmath PLD as ``pld.*`` (recheck_pld) gives
-[lo', hi']. Anything else (mixtures of Gaussians, discrete Laplace/Gaussian,
-replace-one without-replacement, zCDP, non-private) is not re-derived: the
-certificate is refused with "could not re-prove" (fail closed).
+Covered, each by its own pair written again here:
+
+* gaussian, laplace, their poisson_sampled versions (AFA Thm 11 (1)) and
+  sampled_without_replacement: add/remove by AFA Thm 11 (2) (the Poisson pair
+  at the replace-one shift 2C), replace-one by AFA Prop 30 + Cor 32 (the pair
+  whose curve is the maximum of the "remove" and "add" curves, :func:`_max_curve`);
+* epsilon_delta (LT Thm 4.5 pair, also Poisson-sampled), randomized_response
+  (exact finite laws);
+* mixture_of_gaussians (:func:`_mog`): N(0, s^2) vs sum_i p_i N(c_i, s^2) per
+  direction, the loss inverted by a root whose bracket is certified in
+  ``mpmath.iv`` interval arithmetic;
+* discrete_laplace (:func:`_dlap`, exact rational loss atoms, closed-form
+  geometric masses) and discrete_gaussian (:func:`_dgauss`, atoms on a window
+  with a certified geometric bound of the rest);
+* zcdp (with plain Gaussian events) through the optimal RDP -> DP conversion
+  (:mod:`.recheck_events_zcdp`), no_op, non_private, self_composed, composed.
+
+The same coarse-grid mpmath PLD as ``pld.*`` (recheck_pld) gives [lo', hi'].
+Anything else is refused with "could not re-prove" (fail closed).
+
+Precision: the PLD route rounds every mass outward to units 2^-K (one unit
+of margin each way) and forms second differences of the curve (which lose
+about m = 8 bits). Every tail handed to it here is computed at a working
+precision of at least K + 64 bits, so its error (evaluation, the certified
+root bracket, the Gaussian series' tail) stays below 2^-(K + 30), far inside
+the unit margin.
 """
 
 from __future__ import annotations
 
+import bisect
+import math
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import mpmath
-from mpmath import mpf
+from mpmath import iv, mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
@@ -27,13 +47,285 @@ from .recheck_pld import _compose, _delta_bounds, _eps_bounds, _finite, _laplace
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
 
+#: Largest discrete-Gaussian window (atoms) enumerated before failing closed.
+MAX_ATOMS = 200_000
+
 
 def _num(obj: Mapping[str, Any], key: str) -> Fraction:
     return exact_input(obj, key)
 
 
+def _int(obj: Mapping[str, Any], key: str) -> int:
+    v = obj.get(key)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise MalformedCertificate(f"inputs.event: {key} must be an integer")
+    return v
+
+
 def _cannot(what: str) -> CouldNotReprove:
     return CouldNotReprove(f"could not re-prove: the independent route does not cover {what}")
+
+
+def _dyadic(x: mpf) -> Fraction:
+    """The exact value of a finite mpf (grid points i 2^-8 are exact)."""
+    sign, man, exp, _ = x._mpf_
+    if not mpmath.isfinite(x):
+        raise ValueError("not finite")
+    v = Fraction(int(man)) * (Fraction(2) ** int(exp))
+    return -v if sign else v
+
+
+def _ivq(x: Fraction):
+    """A rational as an mpmath.iv interval (outward rounded)."""
+    return iv.mpf(x.numerator) / x.denominator
+
+
+# --------------------------------------------------------------------------- finite atoms
+
+
+def _atoms(losses: list, P: list, Q: list, inf_p: mpf):
+    """Tails of a pair whose loss takes the exact rational values ``losses``
+    (any order) with masses P, Q, plus P-mass ``inf_p`` at loss +inf: the
+    comparison loss > eps is exact (eps is a dyadic grid point)."""
+    order = sorted(range(len(losses)), key=lambda j: losses[j])
+    ls = [losses[j] for j in order]
+    sp, sq = [mpf(0)] * (len(ls) + 1), [mpf(0)] * (len(ls) + 1)
+    for k in range(len(ls) - 1, -1, -1):
+        sp[k], sq[k] = sp[k + 1] + P[order[k]], sq[k + 1] + Q[order[k]]
+
+    def tails(e: mpf) -> tuple[mpf, mpf]:
+        j = bisect.bisect_right(ls, _dyadic(e))  # first atom with loss > e
+        return sp[j], sq[j]
+
+    return tails, inf_p
+
+
+def _dlap(a: Fraction, D: int):
+    """(DLap(a), DLap(a) + D), pmf e^{-a|x|} / Z, Z = (1 + r)/(1 - r), r = e^-a
+    (the sum of the two geometric series). Loss a(|x - D| - |x|): a D for
+    x <= 0, a (D - 2x) for 0 < x < D, -a D for x >= D. Lumped ends by the
+    geometric series: P(x <= 0) = 1/((1 - r) Z), P(x >= D) = r^D/((1 - r) Z);
+    Q(x) = P(x - D). The pair is symmetric (x -> D - x), so one orientation
+    serves every direction (AFA Prop 8 remark: log-concave pmf)."""
+    if a <= 0 or D < 1:
+        raise CertificateRejected("discrete_laplace needs noise_parameter > 0 and sensitivity >= 1")
+    r = mpmath.exp(-to_mpf(a))
+    Z = (1 + r) / (1 - r)
+
+    def point(x: int) -> mpf:  # P(X = x)
+        return r ** abs(x) / Z
+
+    def low(k: int) -> mpf:  # P(X <= k), k <= 0
+        return r ** (-k) / ((1 - r) * Z)
+
+    def high(k: int) -> mpf:  # P(X >= k), k >= 0
+        return r ** k / ((1 - r) * Z)
+
+    # atom x = 0 stands for all x <= 0 and atom x = D for all x >= D; Y = X + D
+    losses = [a * (D - 2 * x) for x in range(D + 1)]
+    P = [low(0)] + [point(x) for x in range(1, D)] + [high(D)]
+    Q = [low(-D)] + [point(x - D) for x in range(1, D)] + [high(0)]
+    return _atoms(losses, P, Q, mpf(0))
+
+
+def _dgauss(s: Fraction, D: int):
+    """(N_Z(0, s^2), N_Z(D, s^2)), pmf t_x / Z with t_x = e^{-x^2/(2 s^2)}.
+    Loss (D^2 - 2 D x)/(2 s^2), exact rational. Atoms x in [-W, W + D] are
+    listed. Z = sum_{|x| <= M} t_x + rest, M = W + D, with
+    0 <= rest <= 2 t_{M+1}/(1 - rho), rho = e^{-(2M+3)/(2 s^2)} (ratio test:
+    t_{x+1}/t_x = e^{-(2x+1)/(2 s^2)} <= rho for x >= M + 1); the midpoint is
+    used, its error rest/2 <= t_{W+1}/(1 - rho) relative. The unlisted P-mass
+    above the window (x < -W, the largest losses) is at most the same bound and
+    is put at loss +inf (a pair that dominates: the original is a
+    post-processing of it); the unlisted mass below (x > W + D) never reaches
+    a grid point above the range. W is chosen so that t_{W+1} < 2^-(prec + 20)."""
+    if s <= 0 or D < 1:
+        raise CertificateRejected("discrete_gaussian needs sigma > 0 and sensitivity >= 1")
+    s2 = s * s
+    prec = mpmath.mp.prec
+    W = int(math.ceil(math.sqrt(2 * float(s2) * (prec + 24) * math.log(2)))) + 1
+    if 2 * W + D > MAX_ATOMS:
+        raise _cannot(f"discrete_gaussian with sigma {float(s):.3g} (more than {MAX_ATOMS} atoms)")
+    M = W + D
+    S2 = to_mpf(2 * s2)
+    t = {x: mpmath.exp(-mpf(x * x) / S2) for x in range(-M - 1, M + 2)}
+    rho = mpmath.exp(-mpf(2 * M + 3) / S2)
+    rest = 2 * t[M + 1] / (1 - rho)
+    Z = mpmath.fsum(t[x] for x in range(-M, M + 1)) + rest / 2
+    xs = list(range(-W, W + D + 1))
+    losses = [(Fraction(D * D) - 2 * D * x) / (2 * s2) for x in xs]
+    P = [t[x] / Z for x in xs]
+    Q = [t[x - D] / Z for x in xs]
+    above = t[W + 1] / (1 - mpmath.exp(-mpf(2 * W + 3) / S2)) / Z
+    return _atoms(losses, P, Q, above)
+
+
+# --------------------------------------------------------------------------- mixture of Gaussians
+
+
+def _mog(s: Fraction, cs: list, ps: list, direction: str):
+    """dp_accounting's MixtureOfGaussiansDpEvent pair in units of s
+    (mu_i = c_i/s): remove: P = sum_i p_i N(mu_i, 1), Q = N(0, 1), loss
+    g(x) = log sum_i p_i e^{mu_i x - mu_i^2/2}, nondecreasing (log-sum-exp of
+    nondecreasing affine maps; increasing when some mu_i > 0) with range
+    (log p_0, inf), p_0 = the mass of the mu_i = 0 components; add: P = N(0, 1),
+    Q = the mixture, loss -g(x).
+
+    L > eps iff x > x_y (remove, y = eps) or x < x_y (add, y = -eps), x_y the
+    root of g(x) = y. The root is proposed by float, then mpmath Newton steps,
+    and *certified*: g(t - r) < y < g(t + r) is checked in ``mpmath.iv``
+    interval arithmetic (outward rounding), so the root lies in (t - r, t + r)
+    with r = 2^-(prec - 12)(1 + |t|). The tails are normal tails at t; each
+    moves by at most r/sqrt(2 pi) over the bracket (density bound)."""
+    comps = [(Fraction(c) / s, Fraction(p)) for c, p in zip(cs, ps) if p != 0]
+    if s <= 0 or not comps or any(c < 0 for c, _ in comps) or any(p < 0 for p in ps) or sum(ps) != 1:
+        raise CertificateRejected("mixture_of_gaussians needs standard_deviation > 0, sensitivities >= 0, "
+                                  "sampling_probs >= 0 summing to 1")
+    p0 = sum((p for mu, p in comps if mu == 0), Fraction(0))
+    remove = direction == "remove"
+    if p0 == 1:  # every component at 0: P = Q, loss identically 0
+        return (lambda e: (mpf(1), mpf(1)) if e < 0 else (mpf(0), mpf(0))), mpf(0)
+    mus = [(to_mpf(mu), to_mpf(p)) for mu, p in comps]
+    fl = [(math.log(float(p)), float(mu)) for mu, p in comps]
+    state = {"guess": 0.0}
+
+    def g_float(x: float) -> float:
+        ts = [lp + mu * x - mu * mu / 2 for lp, mu in fl]
+        mx = max(ts)
+        return mx + math.log(sum(math.exp(v - mx) for v in ts))
+
+    def g_mp(x: mpf) -> tuple[mpf, mpf]:
+        ws = [p * mpmath.exp(mu * x - mu * mu / 2) for mu, p in mus]
+        sw = mpmath.fsum(ws)
+        return mpmath.log(sw), mpmath.fsum(w * mu for w, (mu, _) in zip(ws, mus)) / sw
+
+    ivc: dict = {}
+
+    def g_iv(x: mpf):
+        """g(x) in interval arithmetic at iv.prec (constants cached per precision)."""
+        if iv.prec not in ivc:
+            ivc.clear()
+            ivc[iv.prec] = [(iv.log(_ivq(p)) - _ivq(mu) * _ivq(mu) / 2, _ivq(mu)) for mu, p in comps]
+        xi = iv.mpf(x)
+        return iv.log(sum((iv.exp(c + m * xi) for c, m in ivc[iv.prec]), iv.mpf(0)))
+
+    def gd_float(x: float) -> tuple[float, float]:
+        ts = [lp + mu * x - mu * mu / 2 for lp, mu in fl]
+        mx = max(ts)
+        ws = [math.exp(v - mx) for v in ts]
+        sw = sum(ws)
+        return mx + math.log(sw), sum(w * mu for w, (_, mu) in zip(ws, fl)) / sw
+
+    def float_root(yf: float) -> float:
+        """A double near the root (a proposal only): Newton from the previous
+        knot's root (the roots of neighbouring knots are close), else bisection."""
+        x = state["guess"]
+        for _ in range(8):
+            v, d = gd_float(x)
+            if d <= 1e-12:
+                break
+            step = (v - yf) / d
+            x -= step
+            if abs(step) <= 1e-15 * (1 + abs(x)):
+                return x
+        lo, hi = state["guess"] - 1.0, state["guess"] + 1.0
+        step = 1.0
+        while g_float(lo) > yf:
+            step *= 2
+            lo -= step
+        step = 1.0
+        while g_float(hi) < yf:
+            step *= 2
+            hi += step
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if mid in (lo, hi):
+                break
+            if g_float(mid) < yf:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    def root(y: mpf) -> mpf:
+        t = mpf(float_root(float(y)))
+        prec = mpmath.mp.prec
+        # Newton from a double, doubling the working precision with the
+        # correct bits (53 -> 106 -> 212 ...); the last step at full precision
+        bits = 100
+        while True:
+            with mpmath.workprec(min(bits, prec) + 10):
+                v, d = g_mp(t)
+                if d <= 0:
+                    break
+                t = t - (v - y) / d
+            if bits >= prec:
+                break
+            bits *= 2
+        state["guess"] = float(t)
+        r = mpf(2) ** -(prec - 12) * (1 + abs(t))
+        old = iv.prec
+        iv.prec = prec + 30
+        try:
+            yi = iv.mpf(y)
+            for _ in range(6):
+                if g_iv(t - r).b < yi.a and g_iv(t + r).a > yi.b:
+                    return t
+                r *= 16
+        finally:
+            iv.prec = old
+        raise _cannot("a mixture-of-Gaussians loss whose inverse could not be bracketed")
+
+    def below_range(y: mpf) -> bool:
+        """Is y <= log p_0 (certified in iv)?"""
+        if p0 == 0:
+            return False
+        old = iv.prec
+        iv.prec = mpmath.mp.prec + 30
+        try:
+            lp, yi = iv.log(_ivq(p0)), iv.mpf(y)
+            if yi.b <= lp.a:
+                return True
+            if yi.a > lp.b:
+                return False
+        finally:
+            iv.prec = old
+        raise _cannot("eps at the end of a mixture-of-Gaussians loss range")
+
+    def tails(e: mpf) -> tuple[mpf, mpf]:
+        y = e if remove else -e
+        if below_range(y):
+            return (mpf(1), mpf(1)) if remove else (mpf(0), mpf(0))
+        x = root(y)
+        if remove:
+            return mpmath.fsum(p * mpmath.ncdf(mu - x) for mu, p in mus), mpmath.ncdf(-x)
+        return mpmath.ncdf(x), mpmath.fsum(p * mpmath.ncdf(x - mu) for mu, p in mus)
+
+    return tails, mpf(0)
+
+
+def _max_curve(first, second):
+    """Tails of the pair whose curve is max(H_first, H_second) (AFA Cor 32 via
+    Lemma 9): on every eps the tails of the pair with the larger curve; at
+    eps = 0, where the two curves of a symmetric base pair are equal (AFA
+    Lemma 46), the right derivative of the maximum is the larger one, i.e. the
+    pair with the smaller Q-tail. A near-tie elsewhere fails closed."""
+    (t1, i1), (t2, i2) = first, second
+
+    def tails(e: mpf) -> tuple[mpf, mpf]:
+        a, b = t1(e), t2(e)
+        if e == 0:
+            return a if a[1] <= b[1] else b
+        x = mpmath.exp(e)
+        d1, d2 = a[0] - x * a[1] + i1, b[0] - x * b[1] + i2
+        if abs(d1 - d2) <= mpf(2) ** -(mpmath.mp.prec - 24):
+            raise _cannot("a without-replacement replace-one curve at a near-tie")
+        return a if d1 > d2 else b
+
+    return tails, max(i1, i2)
+
+
+# --------------------------------------------------------------------------- tree walk
 
 
 def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
@@ -65,7 +357,7 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
             return _finite([(1 - qm) * r + qm * p for p, r in zip(P, Q)], Q)
         return make
     if t == "randomized_response" and q == 1:
-        p, k = to_mpf(_num(ev, "noise_parameter")), int(ev["num_buckets"])
+        p, k = to_mpf(_num(ev, "noise_parameter")), _int(ev, "num_buckets")
         keep, other = 1 - p + p / k, p / k
         if rel == "replace-one":
             P, Q = [keep, other, (k - 2) * other], [other, keep, (k - 2) * other]
@@ -73,10 +365,61 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
         if rel == "replace-special":
             P, Q = [keep, (k - 1) * other], [mpf(1) / k, mpf(k - 1) / k]
             return lambda d: _finite(P, Q) if d == "remove" else _finite(Q, P)
+    if t in ("discrete_laplace", "discrete_gaussian") and q == 1:
+        D = _int(ev, "sensitivity") * (2 if rel == "replace-one" else 1)
+        if t == "discrete_laplace":
+            a = _num(ev, "noise_parameter")
+            return lambda d: _dlap(a, D)
+        s = _num(ev, "sigma")
+        return lambda d: _dgauss(s, D)
+    if t == "mixture_of_gaussians" and q == 1 and rel != "replace-one":
+        s = _num(ev, "standard_deviation")
+        cs, ps = ev.get("sensitivities"), ev.get("sampling_probs")
+        if not isinstance(cs, list) or not isinstance(ps, list) or len(cs) != len(ps) or not 0 < len(cs) <= 10**4:
+            raise MalformedCertificate("mixture_of_gaussians needs equal-length lists sensitivities, sampling_probs")
+        cf = [_num({"c": c}, "c") for c in cs]
+        pf = [_num({"p": p}, "p") for p in ps]
+        return lambda d: _mog(s, cf, pf, d)
     raise _cannot(f"{t} (sampling {q}) under {rel}")
 
 
-def _flatten(ev: Any, times: int, rel: str, out: list, depth: int = 0) -> None:
+def _wor(ev: Mapping[str, Any], rel: str):
+    n, m = _int(ev, "source_dataset_size"), _int(ev, "sample_size")
+    inner = ev.get("event", {})
+    if not isinstance(inner, dict) or inner.get("type") not in ("gaussian", "laplace") or not 0 < m <= n:
+        raise _cannot(f"sampled_without_replacement under {rel}")
+    s = _num(inner, "noise_multiplier") / 2  # replace-one base pair: shift 2C
+    if s <= 0:
+        raise CertificateRejected("noise_multiplier must be > 0")
+    f = _tails if inner["type"] == "gaussian" else _laplace_tails
+    g = to_mpf(Fraction(m, n))
+
+    def pair(d: str, gamma: mpf = g):
+        return (lambda x: f(to_mpf(s), gamma, d, x)), mpf(0)
+
+    if rel in ("add-remove", "add", "remove") and m < n:
+        return lambda d: pair(d)  # AFA Thm 11 (2)
+    if rel == "replace-one":
+        if m == n:
+            return lambda d: pair("remove", mpf(1))
+        return lambda d: _max_curve(pair("remove"), pair("add"))  # AFA Prop 30 + Cor 32
+    raise _cannot(f"sampled_without_replacement ({m}/{n}) under {rel}")
+
+
+class _Tree:
+    """The flattened tree: PLD blocks (make, times), zCDP totals, and whether a
+    non-private event occurs."""
+
+    def __init__(self) -> None:
+        self.blocks: list = []
+        self.zcdp = [Fraction(0), Fraction(0)]
+        self.has_zcdp = False
+        self.gauss: list = []  # (noise multiplier, times) of plain Gaussian leaves (for zCDP)
+        self.others = False  # any PLD leaf that is not a plain Gaussian
+        self.non_private = False
+
+
+def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
     if depth > 64 or not isinstance(ev, dict):
         raise MalformedCertificate("inputs.event is not an event tree")
     t = ev.get("type")
@@ -84,48 +427,86 @@ def _flatten(ev: Any, times: int, rel: str, out: list, depth: int = 0) -> None:
         raise CertificateRejected("more than 1e7 steps")
     if t == "no_op" or times == 0:
         return
-    if t == "self_composed":
-        _flatten(ev.get("event"), times * int(ev.get("count", -1)), rel, out, depth + 1)
+    if t == "non_private":
+        out.non_private = True
+    elif t == "self_composed":
+        c = _int(ev, "count")
+        if c < 0:
+            raise CertificateRejected("count must be >= 0")
+        _flatten(ev.get("event"), times * c, rel, out, depth + 1)
     elif t == "composed":
-        for e in ev.get("events", []):
+        evs = ev.get("events")
+        if not isinstance(evs, list):
+            raise MalformedCertificate("composed needs a list of events")
+        for e in evs:
             _flatten(e, times, rel, out, depth + 1)
+    elif t == "zcdp":
+        rho, xi = _num(ev, "rho"), _num(ev, "xi")
+        if rho < 0 or xi < 0:
+            raise CertificateRejected("zcdp needs rho, xi >= 0")
+        out.has_zcdp = True
+        out.zcdp[0] += times * rho
+        out.zcdp[1] += times * xi
     elif t == "poisson_sampled":
         q = _num(ev, "sampling_probability")
-        if q != 0:
-            out.append((_leaf(ev.get("event", {}), q, rel), times))
-    elif t == "sampled_without_replacement":
-        n, m = int(ev["source_dataset_size"]), int(ev["sample_size"])
+        if not 0 <= q <= 1:
+            raise CertificateRejected("sampling_probability must be in [0, 1]")
         inner = ev.get("event", {})
-        if rel not in ("add-remove", "add", "remove") or inner.get("type") not in ("gaussian", "laplace") or not 0 < m < n:
-            raise _cannot(f"sampled_without_replacement under {rel}")
-        s = _num(inner, "noise_multiplier") / 2  # replace-one base pair: shift 2C
-        f = _tails if inner["type"] == "gaussian" else _laplace_tails
-        g = to_mpf(Fraction(m, n))
-        out.append(((lambda d, s=s, f=f, g=g: ((lambda x: f(to_mpf(s), g, d, x)), mpf(0))), times))
+        if q == 0 or (isinstance(inner, dict) and inner.get("type") == "no_op"):
+            return
+        if isinstance(inner, dict) and inner.get("type") == "non_private":
+            out.non_private = True
+            return
+        out.blocks.append((_leaf(inner if isinstance(inner, dict) else {}, q, rel), times))
+        if q == 1 and inner.get("type") == "gaussian":
+            out.gauss.append((_num(inner, "noise_multiplier"), times))
+        else:
+            out.others = True
+    elif t == "sampled_without_replacement":
+        if _int(ev, "sample_size") == 0:
+            return
+        out.blocks.append((_wor(ev, rel), times))
+        out.others = True
     else:
-        out.append((_leaf(ev, Fraction(1), rel), times))
+        out.blocks.append((_leaf(ev, Fraction(1), rel), times))
+        if t == "gaussian":
+            out.gauss.append((_num(ev, "noise_multiplier"), times))
+        else:
+            out.others = True
 
 
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf) -> tuple[mpf, mpf]:
     rel = inputs.get("neighboring")
     if rel not in _DIRS:
         raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
-    events: list = []
-    _flatten(inputs.get("event"), 1, rel, events)
+    tree = _Tree()
+    _flatten(inputs.get("event"), 1, rel, tree)
+    if tree.non_private:
+        return (mpmath.inf, mpmath.inf) if kind == "eps" else (mpf(1), mpf(1))
+    if tree.has_zcdp:
+        if tree.others or rel == "replace-special":
+            raise _cannot("a zCDP event composed with events other than plain Gaussians")
+        rho, xi = tree.zcdp
+        for z, t in tree.gauss:
+            mu = Fraction(2 if rel == "replace-one" else 1) / z
+            rho += t * mu * mu / 2  # the Gaussian is exactly (mu^2/2)-zCDP (Mironov 2017 Prop 7)
+        raise _cannot("zCDP events")
+    events = tree.blocks
     if not events:
         return mpf(0), mpf(0)
     total = sum(t for _, t in events)
     extra = int(mpmath.ceil(mpf("1.45") * min(max(hint, mpf(0)), mpf(2000)))) + 16
     K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
-    tau = scale * mpf(10) ** -7 / total
-    budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
-    los, his = [], []
-    for d in _DIRS[rel]:
-        U, L = _compose(events, d, K, tau, budget)
-        lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
-        los.append(lo)
-        his.append(hi)
-    return max(los), max(his)
+    with mpmath.workprec(max(mpmath.mp.prec, K + 64)):
+        tau = scale * mpf(10) ** -7 / total
+        budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
+        los, his = [], []
+        for d in _DIRS[rel]:
+            U, L = _compose(events, d, K, tau, budget)
+            lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
+            los.append(lo)
+            his.append(hi)
+        return max(los), max(his)
 
 
 register_queries("events", _bounds)
