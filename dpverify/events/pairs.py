@@ -36,7 +36,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from flint import arb, ctx
 
-from ..ball import ball, endpoints, normal_sf
+from ..ball import ball, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
 
 __all__ = [
@@ -77,8 +77,31 @@ def _above(lam: Loss, theta: arb) -> bool:
     raise Undecided("a loss atom lies inside the threshold ball")
 
 
+class _FromTails:
+    """``tails_at_grid`` and ``delta`` of a pair from its ``tails`` and
+    ``inf_mass`` (the interface :mod:`dpverify.pld.discretise` uses):
+    delta(eps) = P(L > eps) - e^eps Q(L > eps) + P(L = inf) (AFA Lemma 37)."""
+
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        h = arb(2) ** (-m)
+        P_t: list = []
+        Q_t: list = []
+        total = n - i0 + 1
+        for k, i in enumerate(range(i0, n + 1)):
+            if progress is not None and k % 8192 == 0:
+                progress(k / total)
+            p, q = self.tails(h * i)  # type: ignore[attr-defined]
+            P_t.append(p)
+            Q_t.append(q)
+        return P_t, Q_t
+
+    def delta(self, eps: arb) -> arb:
+        p, q = self.tails(eps)  # type: ignore[attr-defined]
+        return p - eps.exp() * q + self.inf_mass()  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
-class AtomPair:
+class AtomPair(_FromTails):
     """Pair with privacy loss on exact atoms lambda_1 < ... < lambda_n (+-inf
     allowed), masses given by ``masses()`` (a callable evaluated at the current
     arb precision, returning (P_j, Q_j) balls in the order of ``losses``) plus
@@ -187,14 +210,6 @@ class AtomPair:
             q = q + arb(0, 1) * tq / 2 + tq / 2
         return p, q
 
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        out = [self.tails(h * i) for i in range(i0, n + 1)]
-        return [a for a, _ in out], [b for _, b in out]
-
-    def delta(self, eps: arb) -> arb:
-        p, q = self.tails(eps)
-        return p - eps.exp() * q + self.inf_mass()
 
     def subsampled(self, q: Fraction, direction: str) -> "AtomPair":
         """Poisson subsampling at rate q (AFA Thm 11 (1)); this pair must
@@ -316,7 +331,7 @@ def discrete_gaussian_pair(sigma: Fraction, sensitivity: int) -> AtomPair:
 
 
 @dataclass(frozen=True)
-class MixtureGaussianPair:
+class MixtureGaussianPair(_FromTails):
     """dp_accounting's mixture-of-Gaussians pair, in units of s (mu_i = c_i/s,
     all c_i >= 0, probabilities p_i summing to 1):
 
@@ -327,16 +342,20 @@ class MixtureGaussianPair:
     * add: P = N(0, 1), Q = the mixture; L(x) = -g(x), decreasing.
 
     Tails: L > eps iff x > x_eps (remove, g(x_eps) = eps) or x < x'_eps (add,
-    g(x'_eps) = -eps). The root is found by Newton steps in arb and *proved*
-    by the sign change g(t - r) < y < g(t + r); the tails are then evaluated
-    on the ball [t - r, t + r] (normal_sf is rigorous on balls).
+    g(x'_eps) = -eps). The root is *proposed* in floats (along a grid, Newton
+    from the neighbouring knot's root), polished by Newton steps in arb at
+    doubling precision, and *proved* by the sign change g(t - r) < y < g(t + r)
+    in arb; the tails are then evaluated on the ball [t - r, t + r]
+    (normal_sf is rigorous on balls). A proposal that cannot be proved falls
+    back to a scalar search, then to Undecided (the discretisation raises the
+    precision).
     """
 
     sigma: Fraction
     sensitivities: tuple
     probs: tuple
     direction: str
-    _last: list = field(default_factory=lambda: [None], compare=False, repr=False)
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.direction not in ("remove", "add"):
@@ -345,31 +364,33 @@ class MixtureGaussianPair:
     def inf_mass(self) -> arb:
         return arb(0)
 
-    def _mus(self):
-        s = ball(self.sigma)
-        return [(ball(c) / s, ball(p)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
+    def _p0(self) -> Fraction:
+        """Total probability of the components with sensitivity 0."""
+        return sum((p for c, p in zip(self.sensitivities, self.probs) if c == 0), Fraction(0))
 
-    def _g(self, x: arb, comps) -> tuple[arb, arb]:
+    def _consts(self) -> tuple:
+        """(components [(mu_i, p_i)] as balls, log p0 ball or None), cached per precision."""
+        if ctx.prec not in self._cache:
+            s = ball(self.sigma)
+            comps = [(ball(c) / s, ball(p)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
+            p0 = self._p0()
+            self._cache.clear()
+            self._cache[ctx.prec] = (comps, ball(p0).log() if 0 < p0 < 1 else None)
+        return self._cache[ctx.prec]
+
+    @staticmethod
+    def _g(x: arb, comps) -> tuple[arb, arb]:
         """(g(x), g'(x)) as balls."""
         ws = [p * (mu * x - mu * mu / 2).exp() for mu, p in comps]
         s = sum(ws, arb(0))
         d = sum((w * mu for w, (mu, _) in zip(ws, comps)), arb(0))
         return s.log(), d / s
 
-    def _g_float(self, x: float) -> float:
-        terms = [math.log(float(p)) + float(c / self.sigma) * x - float(c / self.sigma) ** 2 / 2
-                 for c, p in zip(self.sensitivities, self.probs) if p != 0]
-        mx = max(terms)
-        return mx + math.log(sum(math.exp(t - mx) for t in terms))
-
-    def _p0(self) -> Fraction:
-        """Total probability of the components with sensitivity 0."""
-        return sum((p for c, p in zip(self.sensitivities, self.probs) if c == 0), Fraction(0))
-
-    def _root(self, y: arb, comps, guess: Optional[float] = None) -> arb:
-        """Ball containing the unique x with g(x) = y (y above the infimum);
-        ``guess`` (a float near the root) only speeds up the search."""
-        yf = float(y.mid())
+    def _float_roots(self, ys: Sequence[float]) -> list:
+        """Doubles near the roots of g(x) = y for increasing or decreasing y
+        (proposals only; NaN where the search failed): safeguarded Newton from
+        the previous root (neighbouring grid points have close roots), else
+        bisection on a doubling bracket."""
         fl = [(math.log(float(p)), float(c / self.sigma)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
 
         def gf(x: float) -> tuple[float, float]:
@@ -379,92 +400,123 @@ class MixtureGaussianPair:
             sw = sum(ws)
             return mx + math.log(sw), sum(w * mu for w, (_, mu) in zip(ws, fl)) / sw
 
-        x = guess if guess is not None and math.isfinite(guess) else 0.0
-        ok = False
-        for _ in range(60):  # safeguarded float Newton (a guess only)
-            v, d = gf(x)
-            if d <= 1e-300:
-                break
-            step = (v - yf) / d
-            x -= max(-8.0, min(8.0, step))
-            if abs(step) < 1e-13 * (1 + abs(x)):
-                ok = True
-                break
-        if not ok:
-            lo, hi = -1.0, 1.0
-            while gf(lo)[0] > yf and lo > -1e6:
-                lo *= 2
-            while gf(hi)[0] < yf and hi < 1e6:
-                hi *= 2
-            for _ in range(80):
-                mid = (lo + hi) / 2
-                if gf(mid)[0] < yf:
-                    lo = mid
-                else:
-                    hi = mid
-            x = (lo + hi) / 2
-        self._last[0] = x
-        t = arb(x)
-        tol = arb(2) ** (-(ctx.prec - 8)) * (1 + abs(t))
-        for _ in range(8):
-            gv, gd = self._g(t, comps)
-            step = arb(((gv - y) / gd).mid())
-            t = arb((t - step).mid())
-            if abs(step) < tol:
-                break
-        r = endpoints(arb(2) ** (-(ctx.prec - 12)) * (1 + abs(t)))[1]
-        for _ in range(6):
+        out: list = []
+        x = 0.0
+        for y in ys:
+            ok = False
+            for _ in range(30):
+                v, d = gf(x)
+                if d <= 1e-300:
+                    break
+                step = max(-8.0, min(8.0, (v - y) / d))
+                x -= step
+                if abs(step) < 1e-14 * (1 + abs(x)):
+                    ok = True
+                    break
+            if not ok:
+                lo, hi = -1.0, 1.0
+                while gf(lo)[0] > y and lo > -1e12:
+                    lo *= 2
+                while gf(hi)[0] < y and hi < 1e12:
+                    hi *= 2
+                for _ in range(120):
+                    mid = (lo + hi) / 2
+                    if mid in (lo, hi):
+                        break
+                    lo, hi = (mid, hi) if gf(mid)[0] < y else (lo, mid)
+                x = (lo + hi) / 2
+            out.append(x if math.isfinite(x) else math.nan)
+            if not math.isfinite(x):
+                x = 0.0
+        return out
+
+    def _prove_root(self, y: arb, comps, x0: float) -> Optional[arb]:
+        """Ball containing the root of g(x) = y, from the proposal x0: Newton
+        in arb at doubling precision (53 -> 106 -> ... bits, midpoints only),
+        then the certified sign change g(t - r) < y < g(t + r); None if the
+        sign change cannot be shown."""
+        prec = ctx.prec
+        t = arb(x0)
+        bits = 53
+        while bits < prec:
+            bits = min(2 * bits, prec)
+            with working_precision(bits + 16):
+                gv, gd = self._g(t, comps)
+                if not gd > 0:
+                    return None
+                t = arb((t - (gv - y) / gd).mid())
+        r = endpoints(arb(2) ** (-(prec - 12)) * (1 + abs(t)))[1]
+        for _ in range(4):
             a, _ = self._g(t - r, comps)
             b, _ = self._g(t + r, comps)
             if a < y and b > y:
                 return t + arb(0, 1) * r
-            r = r * 16
-        raise Undecided("mixture-of-Gaussians loss inversion")
+            r = r * 256
+        return None
 
-    def tails(self, eps: arb) -> tuple[arb, arb]:
-        comps = self._mus()
-        p0 = self._p0()
-        guess = self._last[0]
-        y = eps if self.direction == "remove" else -eps
-        # g ranges over (log p0, inf); y <= log p0 means every x (remove) /
-        # no x (add) satisfies the event
-        if p0 == 1:
+    def _root(self, y: arb, comps, guess: Optional[float]) -> arb:
+        x = self._prove_root(y, comps, guess) if guess is not None and math.isfinite(guess) else None
+        if x is None:
+            g = float(self._float_roots([float(y.mid())])[0])
+            x = self._prove_root(y, comps, g) if math.isfinite(g) else None
+        if x is None:
+            raise Undecided("mixture-of-Gaussians loss inversion")
+        return x
+
+    def _tails_with(self, eps: arb, guess: Optional[float]) -> tuple[arb, arb]:
+        comps, lp0 = self._consts()
+        remove = self.direction == "remove"
+        if self._p0() == 1:
             # all components at 0: P = Q, loss identically 0
             if eps < 0:
                 return arb(1), arb(1)
             if eps >= 0:
                 return arb(0), arb(0)
             raise Undecided("eps at 0 for a zero-sensitivity mixture")
-        if p0 > 0:
-            lp0 = ball(p0).log()
+        y = eps if remove else -eps
+        # g ranges over (log p0, inf); y <= log p0 means every x (remove) /
+        # no x (add) satisfies the event
+        if lp0 is not None:
             if y <= lp0:
-                return (arb(1), arb(1)) if self.direction == "remove" else (arb(0), arb(0))
+                return (arb(1), arb(1)) if remove else (arb(0), arb(0))
             if not y > lp0:
                 raise Undecided("eps at the end of the mixture loss range")
         x = self._root(y, comps, guess)
-        if self.direction == "remove":
+        # components with mu = 0 (exactly) share the base law's tail
+        if remove:
             qt = normal_sf(x)
-            pt = sum((p * normal_sf(x - mu) for mu, p in comps), arb(0))
+            pt = sum((p * (qt if mu == 0 else normal_sf(x - mu)) for mu, p in comps), arb(0))
             return pt, qt
         pt = normal_sf(-x)
-        qt = sum((p * normal_sf(mu - x) for mu, p in comps), arb(0))
+        qt = sum((p * (pt if mu == 0 else normal_sf(mu - x)) for mu, p in comps), arb(0))
         return pt, qt
 
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        out = [self.tails(h * i) for i in range(i0, n + 1)]
-        return [a for a, _ in out], [b for _, b in out]
+    def tails(self, eps: arb) -> tuple[arb, arb]:
+        return self._tails_with(eps, None)
 
-    def delta(self, eps: arb) -> arb:
-        p, q = self.tails(eps)
-        return p - eps.exp() * q
+    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
+        """:meth:`tails` at i 2^-m, i = i0..n, with all float root proposals
+        made first (each Newton run starts from the previous knot's root)."""
+        sign = 1.0 if self.direction == "remove" else -1.0
+        guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(i0, n + 1)])
+        h = arb(2) ** (-m)
+        P_t: list = []
+        Q_t: list = []
+        total = n - i0 + 1
+        for k, i in enumerate(range(i0, n + 1)):
+            if progress is not None and k % 8192 == 0:
+                progress(k / total)
+            p, q = self._tails_with(h * i, float(guesses[k]))
+            P_t.append(p)
+            Q_t.append(q)
+        return P_t, Q_t
 
 
 # --------------------------------------------------------------------------- pointwise maximum
 
 
 @dataclass(frozen=True)
-class MaxCurvePair:
+class MaxCurvePair(_FromTails):
     """A pair (P~, Q~) whose hockey-stick curve is max(H_R, H_A), the curves
     of the pairs ``first`` and ``second`` (AFA Cor 32, constructed by Lemma 9).
 
@@ -512,11 +564,3 @@ class MaxCurvePair:
         # the larger right derivative), so the union of both balls encloses them
         return pr.union(pa), qr.union(qa)
 
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        out = [self.tails(h * i) for i in range(i0, n + 1)]
-        return [a for a, _ in out], [b for _, b in out]
-
-    def delta(self, eps: arb) -> arb:
-        p, q = self.tails(eps)
-        return p - eps.exp() * q + self.inf_mass()
