@@ -77,23 +77,28 @@ def _above(lam: Loss, theta: arb) -> bool:
     raise Undecided("a loss atom lies inside the threshold ball")
 
 
+def _on_grid(m: int, i0: int, n: int, progress, at: Callable[[int, arb], tuple]) -> tuple[list, list]:
+    """(P tails, Q tails) of ``at(k, eps)`` at the knots eps = i 2^-m, i = i0..n (k = i - i0)."""
+    h = arb(2) ** (-m)
+    P_t: list = []
+    Q_t: list = []
+    total = n - i0 + 1
+    for k, i in enumerate(range(i0, n + 1)):
+        if progress is not None and k % 8192 == 0:
+            progress(k / total)
+        p, q = at(k, h * i)
+        P_t.append(p)
+        Q_t.append(q)
+    return P_t, Q_t
+
+
 class _FromTails:
     """``tails_at_grid`` and ``delta`` of a pair from its ``tails`` and
     ``inf_mass`` (the interface :mod:`dpverify.pld.discretise` uses):
     delta(eps) = P(L > eps) - e^eps Q(L > eps) + P(L = inf) (AFA Lemma 37)."""
 
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        P_t: list = []
-        Q_t: list = []
-        total = n - i0 + 1
-        for k, i in enumerate(range(i0, n + 1)):
-            if progress is not None and k % 8192 == 0:
-                progress(k / total)
-            p, q = self.tails(h * i)  # type: ignore[attr-defined]
-            P_t.append(p)
-            Q_t.append(q)
-        return P_t, Q_t
+        return _on_grid(m, i0, n, progress, lambda k, eps: self.tails(eps))  # type: ignore[attr-defined]
 
     def delta(self, eps: arb) -> arb:
         p, q = self.tails(eps)  # type: ignore[attr-defined]
@@ -499,17 +504,7 @@ class MixtureGaussianPair(_FromTails):
         made first (each Newton run starts from the previous knot's root)."""
         sign = 1.0 if self.direction == "remove" else -1.0
         guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(i0, n + 1)])
-        h = arb(2) ** (-m)
-        P_t: list = []
-        Q_t: list = []
-        total = n - i0 + 1
-        for k, i in enumerate(range(i0, n + 1)):
-            if progress is not None and k % 8192 == 0:
-                progress(k / total)
-            p, q = self._tails_with(h * i, float(guesses[k]))
-            P_t.append(p)
-            Q_t.append(q)
-        return P_t, Q_t
+        return _on_grid(m, i0, n, progress, lambda k, eps: self._tails_with(eps, guesses[k]))
 
 
 # --------------------------------------------------------------------------- pointwise maximum
