@@ -48,6 +48,12 @@ def from_dp_event(ev: Any, path: str = "event") -> Any:
             raise InvalidParameter(name, f"{path}.{name}={v!r} must be >= 0")
         return x
 
+    def count(name: str, v: Any, least: int) -> int:
+        k = _int(f"{path}.{name}", v)
+        if k < least:
+            raise InvalidParameter(name, f"{path}.{name}={k} must be >= {least}")
+        return k
+
     if isinstance(ev, dpa.NoOpDpEvent):
         return E.NoOp()
     if isinstance(ev, dpa.NonPrivateDpEvent):
@@ -60,9 +66,7 @@ def from_dp_event(ev: Any, path: str = "event") -> Any:
         return E.NonPrivate() if b == 0 else E.Laplace(b)
     if isinstance(ev, dpa.DiscreteLaplaceDpEvent):
         a = pos("noise_parameter", ev.noise_parameter)
-        s = _int(f"{path}.sensitivity", ev.sensitivity)
-        if s < 0:
-            raise InvalidParameter("sensitivity", f"{path}.sensitivity={s} must be >= 0")
+        s = count("sensitivity", ev.sensitivity, 0)
         if s == 0:
             return E.NoOp()
         return E.NonPrivate() if a == 0 else E.DiscreteLaplace(a, s)
@@ -70,9 +74,7 @@ def from_dp_event(ev: Any, path: str = "event") -> Any:
         p = pos("noise_parameter", ev.noise_parameter)
         if p > 1:
             raise InvalidParameter("noise_parameter", f"{path}.noise_parameter={ev.noise_parameter!r} must be in [0, 1]")
-        k = _int(f"{path}.num_buckets", ev.num_buckets)
-        if k < 1:
-            raise InvalidParameter("num_buckets", f"{path}.num_buckets={k} must be >= 1")
+        k = count("num_buckets", ev.num_buckets, 1)
         if k == 1:
             return E.NoOp()
         return E.NonPrivate() if p == 0 else E.RandomizedResponse(p, k)
@@ -103,10 +105,7 @@ def from_dp_event(ev: Any, path: str = "event") -> Any:
             raise InvalidParameter("sample_size", f"{path}: need 0 <= sample_size <= source_dataset_size, n >= 1")
         return E.SampledWithoutReplacement(n, m, from_dp_event(ev.event, f"{path}.event"))
     if isinstance(ev, dpa.SelfComposedDpEvent):
-        c = _int(f"{path}.count", ev.count)
-        if c < 0:
-            raise InvalidParameter("count", f"{path}.count={c} must be >= 0")
-        return E.SelfComposed(from_dp_event(ev.event, f"{path}.event"), c)
+        return E.SelfComposed(from_dp_event(ev.event, f"{path}.event"), count("count", ev.count, 0))
     if isinstance(ev, dpa.ComposedDpEvent):
         return E.Composed(tuple(from_dp_event(e, f"{path}.events[{i}]") for i, e in enumerate(ev.events)))
     reasons = {

@@ -139,35 +139,31 @@ class Plan:
 _SYM = "AFA Def 7: the pair is symmetric under x -> shift - x, so it dominates both directions"
 
 
-def _gaussian(z: Fraction, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any], str]:
+#: Gaussian and Laplace leaves: (pair class, name, the pair at shift k, why it dominates both directions)
+_ADDITIVE = {
+    E.Gaussian: (SubsampledGaussianPair, "Gaussian", "N(0,1), N({k}/z,1)", "Dong, Roth, Su 2019 Sec 2; " + _SYM),
+    E.Laplace: (SubsampledLaplacePair, "Laplace", "Lap(0,b), Lap({k},b)", _SYM),
+}
+
+
+def _additive(ev: Any, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any], str]:
+    """A Gaussian or Laplace leaf (noise multiplier z = sigma/C, or scale b/C),
+    Poisson-sampled at rate q (q = 1: not sampled)."""
+    Pair, name, law, why = _ADDITIVE[type(ev)]
+    z = ev.noise_multiplier
     if rel is Relation.REPLACE_ONE:
         if q != 1:
             raise Unsupported(
-                "Poisson sampling under replace-one (sampling probability < 1): no dominating pair is "
+                f"Poisson-sampled {name} under replace-one (sampling probability < 1): no dominating pair is "
                 "proved (AFA App. C.4 leaves it open; dp_accounting's REPLACE_ONE Poisson pair has no "
                 "published proof); use add-remove, or sampling without replacement for fixed batches")
-        return (lambda d: SubsampledGaussianPair(z, Fraction(1), "replace"),
-                "Gaussian mechanism, replace-one: (N(0,1), N(2/z,1)), sensitivity 2C (Dong, Roth, Su 2019 Sec 2)")
+        # sensitivity 2C at noise z is sensitivity C at noise z/2 (rescale the output by 1/2)
+        return (lambda d: Pair(z / 2, Fraction(1), "remove"),
+                f"{name} mechanism, replace-one: ({law.format(k=2)}), sensitivity 2C ({why})")
     if q == 1:
-        return (lambda d: SubsampledGaussianPair(z, Fraction(1), "remove"),
-                "Gaussian mechanism: (N(0,1), N(1/z,1)) dominates add and remove (" + _SYM + ")")
-    return (lambda d: SubsampledGaussianPair(z, q, d),
-            "Poisson-subsampled Gaussian: AFA Thm 11 (1), add and remove composed separately")
-
-
-def _laplace(b: Fraction, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any], str]:
-    if rel is Relation.REPLACE_ONE:
-        if q != 1:
-            raise Unsupported("Poisson-sampled Laplace under replace-one: no dominating pair is proved "
-                              "(AFA App. C.4); use add-remove")
-        # sensitivity 2 at scale b is sensitivity 1 at scale b/2 (rescale the output by 1/2)
-        return (lambda d: SubsampledLaplacePair(b / 2, Fraction(1), "remove"),
-                "Laplace mechanism, replace-one: (Lap(0,b), Lap(2,b)), sensitivity 2C (" + _SYM + ")")
-    if q == 1:
-        return (lambda d: SubsampledLaplacePair(b, Fraction(1), "remove"),
-                "Laplace mechanism: (Lap(0,b), Lap(1,b)) dominates add and remove (" + _SYM + ")")
-    return (lambda d: SubsampledLaplacePair(b, q, d),
-            "Poisson-subsampled Laplace: AFA Thm 11 (1), add and remove composed separately")
+        return (lambda d: Pair(z, Fraction(1), "remove"),
+                f"{name} mechanism: ({law.format(k=1)}) dominates add and remove ({why})")
+    return (lambda d: Pair(z, q, d), f"Poisson-subsampled {name}: AFA Thm 11 (1), add and remove composed separately")
 
 
 def _rr(p: Fraction, k: int, rel: Relation) -> tuple[Callable[[str], Any], str]:
@@ -194,10 +190,8 @@ def _rr(p: Fraction, k: int, rel: Relation) -> tuple[Callable[[str], Any], str]:
 def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[str], Any], str]]:
     """Pair factory and theorem of a leaf, Poisson-sampled at rate q (q = 1:
     not sampled); None for a no-op."""
-    if isinstance(ev, E.Gaussian):
-        return _gaussian(ev.noise_multiplier, q, rel)
-    if isinstance(ev, E.Laplace):
-        return _laplace(ev.noise_multiplier, q, rel)
+    if isinstance(ev, (E.Gaussian, E.Laplace)):
+        return _additive(ev, q, rel)
     if isinstance(ev, (E.DiscreteLaplace, E.DiscreteGaussian)):
         if q != 1:
             raise Unsupported(f"Poisson sampling of {type(ev).__name__} is not implemented (only Gaussian, "
@@ -218,25 +212,19 @@ def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[
         if ev.num_buckets == 1:
             return None
         return _rr(ev.noise_parameter, ev.num_buckets, rel)
-    if isinstance(ev, E.EpsilonDelta):
-        base = epsilon_delta_pair(ev.epsilon, ev.delta)
+    if isinstance(ev, (E.EpsilonDelta, ApproxDpExp)):
+        if isinstance(ev, E.EpsilonDelta):
+            base: Any = epsilon_delta_pair(ev.epsilon, ev.delta)
+            sample: Callable[[str], Any] = lambda d: base.subsampled(q, d)  # noqa: E731
+        else:  # legacy item: e^eps0 given exactly, rational masses
+            base = approx_dp_pair_exp(ev.exp_eps0, ev.delta0)
+            sample = lambda d: subsample_finite(base, q, d)  # noqa: E731
         if q == 1:
             return (lambda d: base, "(eps0, delta0)-DP: the randomized-response pair dominates (LT Thm 4.5)")
         if rel not in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
             raise Unsupported(f"Poisson-sampled (eps, delta)-DP events under {rel.value}: AFA Thm 11 (1) "
                               "needs a guarantee for add/remove neighbours")
-        return (lambda d: base.subsampled(q, d),
-                "Poisson-subsampled (eps0, delta0)-DP: LT Thm 4.5 pair, AFA Thm 11 (1)")
-    if isinstance(ev, ApproxDpExp):
-        # legacy item: e^eps0 given exactly, rational masses (LT Thm 4.5)
-        fp = approx_dp_pair_exp(ev.exp_eps0, ev.delta0)
-        if q == 1:
-            return (lambda d: fp, "(eps0, delta0)-DP: the randomized-response pair dominates (LT Thm 4.5)")
-        if rel not in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
-            raise Unsupported(f"Poisson-sampled (eps, delta)-DP events under {rel.value}: AFA Thm 11 (1) "
-                              "needs a guarantee for add/remove neighbours")
-        return (lambda d: subsample_finite(fp, q, d),
-                "Poisson-subsampled (eps0, delta0)-DP: LT Thm 4.5 pair, AFA Thm 11 (1)")
+        return (sample, "Poisson-subsampled (eps0, delta0)-DP: LT Thm 4.5 pair, AFA Thm 11 (1)")
     if isinstance(ev, E.MixtureOfGaussians):
         if q != 1:
             raise Unsupported("Poisson sampling of a MixtureOfGaussians event is not supported "
@@ -258,18 +246,12 @@ def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str]
                           f"(found {type(inner).__name__})")
     g = Fraction(m, n)
     # base pair under replace-one: shift 2 (sensitivity 2C) = sensitivity 1 at half the noise
-    if isinstance(inner, E.Gaussian):
-        half = inner.noise_multiplier / 2
+    Pair, name, _, _ = _ADDITIVE[type(inner)]
+    half = inner.noise_multiplier / 2
 
-        def base(d: str, gamma: Fraction = g) -> Any:
-            return SubsampledGaussianPair(half, gamma, d)
-        name = "Gaussian"
-    else:
-        halfb = inner.noise_multiplier / 2
+    def base(d: str, gamma: Fraction = g) -> Any:
+        return Pair(half, gamma, d)
 
-        def base(d: str, gamma: Fraction = g) -> Any:
-            return SubsampledLaplacePair(halfb, gamma, d)
-        name = "Laplace"
     if rel is Relation.REPLACE_ONE:
         if m == n:
             # the whole dataset: the base mechanism under replace-one
