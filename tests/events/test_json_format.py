@@ -33,6 +33,12 @@ BAD = [
      "events[0].q: unknown key; did you mean sampling_probability?"),
     ('{"events":[{"noise_multiplier":"1","sampling_rate":"0.01"}]}', "missing key 'count'"),
     ('{"events":[{"mechanism":"laplace","scale":"1","count":3}]}', "missing key 'sampling_rate'"),
+    # legacy (pre-issue-12) items are as strict as the typed ones
+    ('{"events":[{"mechanism":"laplace","scal":"1","sampling_rate":"1","count":3}]}',
+     "events[0].scal: unknown key; did you mean scale?"),
+    ('{"events":[{"mechanism":"approx","exp_eps0":"2","delta0":"0","sampling_rate":"1","count":3,"q":"0.1"}]}',
+     "events[0].q: unknown key"),
+    ('{"events":[{"mechanism":"approx","exp_eps0":"2","delta0":"0","sampling_rate":"1"}]}', "missing key 'count'"),
     ('{"event":{"type":"gausian","noise_multiplier":"1"}}', "did you mean gaussian?"),
     ('{"event":{"type":"gaussian","noise_multiplier":"-1"}}', "event.noise_multiplier: -1 must be > 0"),
     ('{"event":{"type":"gaussian","noise_multiplier":"abc"}}', "event.noise_multiplier"),
@@ -81,3 +87,12 @@ def test_numbers_are_exact_and_round_trip():
     assert tree == E.PoissonSampled(Fraction(1, 10), E.Gaussian(Fraction(1, 3)))
     again, _ = parse_document({"event": event_to_json(tree)})
     assert again == tree
+
+
+def test_the_library_path_is_as_strict_as_the_cli():
+    # dpverify.epsilon on a legacy document: the misspelled key is refused, not defaulted
+    from dpverify.events import epsilon
+
+    with pytest.raises(InvalidParameter) as exc:
+        epsilon({"events": [{"steps": 1000, "noise_multiplier": "1", "sampling_rate": "0.01"}]}, "1e-5")
+    assert "events[0].steps: unknown key; did you mean count?" in str(exc.value)
