@@ -42,13 +42,15 @@ from mpmath import iv, mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
-from .recheck_pld import _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails, register_queries
+from .recheck_pld import _M, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _range, _tails, register_queries
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
 
-#: Largest discrete-Gaussian window (atoms) enumerated before failing closed.
+#: Largest discrete-Gaussian window / discrete-Laplace sensitivity (atoms) enumerated before failing closed.
 MAX_ATOMS = 200_000
+#: Largest one-step grid (knots at 2^-8) the second route discretises before failing closed.
+MAX_KNOTS = 1 << 21
 
 
 def _num(obj: Mapping[str, Any], key: str) -> Fraction:
@@ -109,6 +111,8 @@ def _dlap(a: Fraction, D: int):
     serves every direction (AFA Prop 8 remark: log-concave pmf)."""
     if a <= 0 or D < 1:
         raise CertificateRejected("discrete_laplace needs noise_parameter > 0 and sensitivity >= 1")
+    if D > MAX_ATOMS:
+        raise _cannot(f"discrete_laplace with sensitivity above {MAX_ATOMS}")
     r = mpmath.exp(-to_mpf(a))
     Z = (1 + r) / (1 - r)
 
@@ -346,6 +350,8 @@ def _zcdp_delta(rho: Fraction, xi: Fraction, eps: mpf) -> tuple[mpf, mpf]:
         return x - e + r * (2 * a - 1) + mpmath.log1p(-1 / a)
 
     lo, hi = mpf(-200), mpf(8)
+    if not fprime(1 + mpmath.exp(lo)) < 0:
+        raise _cannot("a zCDP conversion whose optimal order is below 1 + e^-200")
     while fprime(1 + mpmath.exp(hi)) < 0:
         hi += 8
         if hi > 10**4:
@@ -404,8 +410,11 @@ def _zcdp_eps(rho: Fraction, xi: Fraction, delta: mpf) -> tuple[mpf, mpf]:
 def _zcdp_bounds(rho: Fraction, xi: Fraction, kind: str, target: mpf) -> tuple[mpf, mpf]:
     if rho == 0 and xi == 0:
         return mpf(0), mpf(0)
-    with mpmath.workprec(max(mpmath.mp.prec, 160)):
-        return _zcdp_delta(rho, xi, target) if kind == "delta" else _zcdp_eps(rho, xi, target)
+    try:
+        with mpmath.workprec(max(mpmath.mp.prec, 160)):
+            return _zcdp_delta(rho, xi, target) if kind == "delta" else _zcdp_eps(rho, xi, target)
+    except (ArithmeticError, ValueError) as exc:  # extreme parameters: fail closed, not "rejected"
+        raise _cannot(f"this zCDP conversion ({type(exc).__name__})") from exc
 
 
 # --------------------------------------------------------------------------- tree walk
@@ -460,8 +469,8 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
         cs, ps = ev.get("sensitivities"), ev.get("sampling_probs")
         if not isinstance(cs, list) or not isinstance(ps, list) or len(cs) != len(ps) or not 0 < len(cs) <= 10**4:
             raise MalformedCertificate("mixture_of_gaussians needs equal-length lists sensitivities, sampling_probs")
-        cf = [_num({"c": c}, "c") for c in cs]
-        pf = [_num({"p": p}, "p") for p in ps]
+        cf = [_num({f"event.sensitivities[{i}]": c}, f"event.sensitivities[{i}]") for i, c in enumerate(cs)]
+        pf = [_num({f"event.sampling_probs[{i}]": p}, f"event.sampling_probs[{i}]") for i, p in enumerate(ps)]
         return lambda d: _mog(s, cf, pf, d)
     raise _cannot(f"{t} (sampling {q}) under {rel}")
 
@@ -587,6 +596,10 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
         budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
         los, his = [], []
         for d in _DIRS[rel]:
+            for make, _ in events:  # a loss range beyond the memory budget fails closed, not slowly
+                i0, n = _range(*make(d), mpf(2) ** -_M, tau, MAX_KNOTS)
+                if n - i0 >= MAX_KNOTS:
+                    raise _cannot(f"a step whose privacy loss spans more than {MAX_KNOTS} grid points")
             U, L = _compose(events, d, K, tau, budget)
             lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
             los.append(lo)

@@ -173,8 +173,9 @@ def _zcdp(p: Plan, kind: str, target: Fraction, digits: int, quantity: str, t0: 
         from .zcdp import zcdp_delta
 
         enc = zcdp_delta(rho, xi, target, digits=max(digits, 6))
+        rw = float((enc.hi - enc.lo) / enc.hi) if enc.hi > 0 else 0.0
         return EventAnswer(enc, quantity, p.relation, "zcdp (CKS 2020 Prop 12 conversion)", time.monotonic() - t0,
-                           None, ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016 Def 1.1); composition adds "
+                           rw, ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016 Def 1.1); composition adds "
                                   "rho and xi (BS16 Lemma 2.3); delta = inf over alpha of the RDP -> DP bound of "
                                   "Canonne, Kamath, Steinke 2020 Prop 12 (convex in alpha); an upper bound, not tight",),
                            details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi)})

@@ -50,9 +50,10 @@ def _float_root(rho: float, xi: float, eps: float) -> float:
     """A double near the root of f' (a proposal only): bisection in t = log(alpha - 1)."""
     def fp(t: float) -> float:
         a = 1 + math.exp(t)
-        return xi - eps + rho * (2 * a - 1) + math.log1p(-1 / a)
+        # log(1 - 1/a) = log((a - 1)/a) = t - log(1 + e^t), without cancellation near a = 1
+        return xi - eps + rho * (2 * a - 1) + t - math.log1p(math.exp(t))
 
-    lo, hi = -60.0, 0.0
+    lo, hi = -700.0, 0.0
     while fp(hi) < 0 and hi < 700:
         hi += 8
     for _ in range(200):
@@ -73,14 +74,28 @@ def zcdp_delta(rho: Fraction, xi: Fraction, eps: Fraction, digits: int = 15) -> 
         with working_precision(64):
             return Enclosure(arb(0), arb(0), digits, 0)
     bits = bits_for_digits(digits) + 64
-    a_f = _float_root(float(rho), float(xi), float(eps))
-    if not math.isfinite(a_f):
-        raise PrecisionExhausted("zCDP conversion: the optimal order is beyond the float range")
-    w = Fraction(1, 1 << 40)  # the double is good to ~2^-50; the tangent error is O(w^2)
+    try:
+        a_f = _float_root(float(rho), float(xi), float(eps))
+    except (OverflowError, ValueError):
+        a_f = math.nan
+    if not math.isfinite(a_f) or a_f <= 1:
+        raise PrecisionExhausted("zCDP conversion: the optimal order is outside the float range")
+    w = Fraction(1, 1 << 40)
     for _ in range(5):
         with working_precision(bits):
             R, X, E = ball(rho), ball(xi), ball(eps)
-            c = Fraction(a_f)
+            # polish the proposal by Newton steps on f' (f'' = 2 rho + 1/(a(a-1))), midpoints only:
+            # the bracket below is what is proved, the polish only makes it narrow
+            t = arb(a_f)
+            for _ in range(8):
+                _, d1 = _f(t, R, X, E)
+                t2 = t - d1 / (2 * R + 1 / (t * (t - 1)))
+                if not t2 > 1:
+                    break
+                t = arb(t2.mid())
+            man, ex = t.mid().man_exp()
+            c = Fraction(int(man)) * Fraction(2) ** int(ex)
+            w = min(w, Fraction(1, 1 << max(40, bits // 2 - 8)))
             a, b = max(c - w * c, 1 + (c - 1) / 2), c + w * c
             fa, da = _f(ball(a), R, X, E)
             fb, db = _f(ball(b), R, X, E)
