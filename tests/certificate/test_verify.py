@@ -182,16 +182,16 @@ def test_recheck_crash_fails_closed(delta_cert, monkeypatch):
 
 
 def test_could_not_reprove_is_exit_3_and_loses_to_a_refusal(tmp_path, capsys):
-    # an events certificate of a mixture of Gaussians: the mpmath route does not cover MoG
-    # yet, so verify must say "not confirmed" (exit 3), never "confirmed" and never
-    # "rejected" (the certificate is not shown false); a forged file next to it still wins
+    # an events certificate of epsilon for a (xi, 0)-zCDP event: the mpmath route does not
+    # cover rho = 0 (its order search starts from the classic optimum, at infinity here), so
+    # verify must say "not confirmed" (exit 3), never "confirmed" and never "rejected" (the
+    # certificate is not shown false); a forged file next to it still wins
     import json
 
     from dpverify.cli import main
 
-    tree = {"type": "mixture_of_gaussians", "standard_deviation": "2",
-            "sensitivities": ["0", "1"], "sampling_probs": ["1/2", "1/2"]}
-    events = tmp_path / "mog-events.json"
+    tree = {"type": "zcdp", "rho": "0", "xi": "1"}
+    events = tmp_path / "zcdp-events.json"
     events.write_text(json.dumps({"neighboring": "add-remove", "events": [tree]}))
     good = tmp_path / "mog.json"
     assert main(["audit", "dpsgd", "--events", str(events), "--delta", "1e-5", "--digits", "2",
