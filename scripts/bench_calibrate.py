@@ -117,10 +117,12 @@ def _wor(dpa, rel_width: str) -> None:
         3.0, float(Fraction(DELTA)),
         bracket_interval=dpa.ExplicitBracketInterval(0.5, 20.0))  # its default lower end 0 divides by 0
     t_rdp = time.perf_counter() - t0
-    x = Fraction(s)
+    # dp_accounting's noise multiplier is std / (replace-one sensitivity 2C); dpverify's is std / C
+    x = 2 * Fraction(s)
     verdict = ("UNSAFE (mechanism proved to fail)" if mu is not None and x <= mu.value else
                "safe (proved)" if x >= c.safe.value else "not proved by the Cor 32 pair")
-    print(f"  dp_accounting RDP (replace-one): sigma {s:.6f} in {t_rdp:.1f} s: {verdict}")
+    print(f"  dp_accounting RDP (replace-one): z = {s:.6f} (std / 2C), i.e. sigma = std / C = {float(x):.6f}, "
+          f"in {t_rdp:.1f} s: {verdict}")
 
 
 if __name__ == "__main__":

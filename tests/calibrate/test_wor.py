@@ -139,3 +139,31 @@ def test_bad_wor_templates_are_refused(kw, name):
 def test_cli_refuses_bad_wor_input(args, capsys):
     assert main(["calibrate", "dpsgd", "--target-eps", "1", "--delta", "1e-5", *args]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path):
+    """Issue 13 for fixed batches: B = 256 of N = 60000, T = 14063, target (3, 1e-5).
+    The accountant's bracket has relative width <= 1e-3; audit --events (the Cor 32
+    pair) certifies eps <= 3 at the safe end and eps > 3 at the pair's limit; the
+    realised pair (Poisson add-remove at sigma/2) proves the mechanism fails at the
+    unsafe end."""
+    import json
+
+    c = calibrate(3, "1e-5", sampling="without-replacement", batch_size=256, dataset_size=60000, steps=14063)
+    assert c.rel_width <= 1e-3 and c.mechanism_unsafe is not None
+
+    def events_file(sigma):
+        p = tmp_path / f"{sigma}.json"
+        p.write_text(json.dumps({"neighboring": "replace-one", "event": {
+            "type": "self_composed", "count": 14063, "event": {
+                "type": "sampled_without_replacement", "source_dataset_size": 60000, "sample_size": 256,
+                "event": {"type": "gaussian", "noise_multiplier": str(sigma)}}}}))
+        return str(p)
+
+    claim = ["--delta", "1e-5", "--claimed-eps", "3"]
+    assert main(["audit", "dpsgd", "--events", events_file(c.safe.value), *claim]) == 0
+    assert main(["audit", "dpsgd", "--events", events_file(c.unsafe.value), *claim]) == 1  # the pair fails
+    half = c.mechanism_unsafe.value / 2
+    assert main(["audit", "dpsgd", "--noise-multiplier", f"{half.numerator}/{half.denominator}",
+                 "--sampling-rate", "256/60000", "--steps", "14063", *claim]) == 1  # the mechanism fails
