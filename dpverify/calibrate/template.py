@@ -80,9 +80,10 @@ class Template:
     When ``build`` gives a dominating pair that is not known to be tight
     (fixed batches), ``mechanism_lower`` is a template whose certified
     *lower* bound is a lower bound on the mechanism's delta (a realised
-    pair), at the value x / ``mechanism_lower_scale``: the solver proves the
-    mechanism's failure there, and the end where ``build``'s pair exceeds the
-    target is only the accountant's limit.
+    pair); its value y stands for this template's value
+    y * ``mechanism_lower_scale``. The solver proves the mechanism's failure
+    with it, and the end where ``build``'s pair exceeds the target is only
+    the accountant's limit.
     """
 
     name: str

@@ -154,7 +154,7 @@ def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path):
     assert c.rel_width <= 1e-3 and c.mechanism_unsafe is not None
 
     def events_file(sigma):
-        p = tmp_path / f"{sigma}.json"
+        p = tmp_path / f"{sigma.numerator}-{sigma.denominator}.json"
         p.write_text(json.dumps({"neighboring": "replace-one", "event": {
             "type": "self_composed", "count": 14063, "event": {
                 "type": "sampled_without_replacement", "source_dataset_size": 60000, "sample_size": 256,
