@@ -61,6 +61,10 @@ def _facts(cert: Mapping[str, Any]) -> dict[str, Any]:
             vals["sampling_rate"] = f"{safe}/{inp['dataset_size']}"
         else:
             vals[par] = safe
+        if inp.get("sampling") == "without-replacement":
+            b = safe if par == "batch_size" else inp["batch_size"]
+            vals["sampling_rate"] = f"{b}/{inp['dataset_size']}"
+            f["wor_batch"] = b
         f.update(eps=inp["target_eps"], sigma=vals["noise_multiplier"], q=vals["sampling_rate"],
                  steps=vals["steps"], calibrated=par)
     else:
@@ -78,6 +82,17 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
     f = _facts(cert)
     rel = RELATIONS.get(f["relation"], f["relation"])
     batch = f" (expected batch size {f['batch_size']} of {f['dataset_size']} examples)" if "batch_size" in f else ""
+    sampling = (f"samples every example independently with probability q = {f['q']} (Poisson sampling){batch}"
+                if "wor_batch" not in f else
+                f"draws a batch of exactly {f['wor_batch']} of the {f['dataset_size']} examples uniformly at "
+                "random without replacement, independently of the other steps (not one shuffle per epoch)")
+    sensitivity = ("add/remove of one example" if "wor_batch" not in f else
+                   "add/remove of one example; under replace-one the sum's sensitivity is 2C, which the "
+                   "accounting applies")
+    loader = ("shuffling into fixed-size batches is sampling without replacement, not Poisson sampling"
+              if "wor_batch" not in f else
+              "shuffling once per epoch into disjoint batches is not independent sampling without "
+              "replacement per step")
     what = {"steps": "number of steps"}.get(f.get("calibrated"), str(f.get("calibrated", "")).replace("_", " "))
     calibrated = (f" The {what} was chosen with `dpverify calibrate`, "
                   "which proved the target at this value.") if "calibrated" in f else ""
@@ -87,19 +102,17 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
     lines = {
         "guarantee": (f"The training procedure satisfies ({eps}, {delta})-differential privacy under the "
                       f"{rel} relation."),
-        "mechanism": (f"It runs {f['steps']} steps of DP-SGD; each step samples every example "
-                      f"independently with probability q = {f['q']} (Poisson sampling){batch}, clips each "
+        "mechanism": (f"It runs {f['steps']} steps of DP-SGD; each step {sampling}, clips each "
                       f"example's gradient to L2 norm at most C, and adds Gaussian noise of standard "
                       f"deviation sigma * C with noise multiplier sigma = {f['sigma']} (the noise "
                       f"multiplier is the noise standard deviation divided by the L2 sensitivity C of "
-                      f"the summed clipped gradients under add/remove of one example).{calibrated}"),
+                      f"the summed clipped gradients under {sensitivity}).{calibrated}"),
         "proof": (f"The epsilon is a certified upper bound (privacy-loss-distribution accounting with "
                   f"rigorous error bounds, rounded up) computed by dpverify {f['version']}; the "
                   f"certificate's digest is sha256 {f['digest']}, and anyone can re-check it "
                   f"independently with `dpverify verify CERTIFICATE.json`."),
         "scope": ("The guarantee does not cover: gradients clipped per batch or per microbatch "
-                  "instead of per example; a data loader that does not sample as stated (shuffling "
-                  "into fixed-size batches is sampling without replacement, not Poisson sampling); "
+                  f"instead of per example; a data loader that does not sample as stated ({loader}); "
                   "hyperparameter tuning or any other use of the data outside these steps; "
                   "floating-point noise generation."),
     }

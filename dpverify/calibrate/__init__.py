@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from .solve import Calibration, End, calibrate_template
-from .template import MONOTONICITY, PARAMETERS, Template, dpsgd_template
+from .template import MONOTONICITY, PARAMETERS, SAMPLINGS, Template, dpsgd_template, wor_template
 
-__all__ = ["Calibration", "End", "MONOTONICITY", "PARAMETERS", "Template", "calibrate",
-           "calibrate_template", "dpsgd_template"]
+__all__ = ["Calibration", "End", "MONOTONICITY", "PARAMETERS", "SAMPLINGS", "Template", "calibrate",
+           "calibrate_template", "dpsgd_template", "wor_template"]
 
 
 def calibrate(
@@ -25,7 +25,8 @@ def calibrate(
     epochs: Any = None,
     batch_size: Any = None,
     dataset_size: Any = None,
-    neighboring: str = "add-remove",
+    neighboring: Optional[str] = None,
+    sampling: str = "poisson",
     rel_width: Union[float, str] = 1e-3,
     time_budget: float = 600.0,
     progress: Any = None,
@@ -35,10 +36,25 @@ def calibrate(
 
     >>> c = calibrate(3, "1e-5", sampling_rate="256/60000", steps=14063)  # doctest: +SKIP
     >>> c.safe.value   # a noise multiplier proved to give eps <= 3  # doctest: +SKIP
+
+    ``sampling``: "poisson" (default; neighbouring add-remove unless given)
+    or "without-replacement" (fixed batches of ``batch_size`` out of
+    ``dataset_size``, neighbouring replace-one; :func:`.template.wor_template`).
     """
-    if template is None:
+    from ..errors import InvalidParameter
+
+    if sampling not in SAMPLINGS:
+        raise InvalidParameter("sampling", f"sampling={sampling!r}; allowed: {', '.join(SAMPLINGS)}")
+    if template is None and sampling == "without-replacement":
+        if sampling_rate is not None:
+            raise InvalidParameter("sampling_rate", "--sampling-rate is Poisson's rate; with --sampling "
+                                   "without-replacement give --batch-size and --dataset-size")
+        template = wor_template(noise_multiplier=noise_multiplier, steps=steps, epochs=epochs,
+                                batch_size=batch_size, dataset_size=dataset_size,
+                                neighboring=neighboring or "replace-one")
+    elif template is None:
         template = dpsgd_template(noise_multiplier=noise_multiplier, sampling_rate=sampling_rate,
                                   steps=steps, epochs=epochs, batch_size=batch_size,
-                                  dataset_size=dataset_size, neighboring=neighboring)
+                                  dataset_size=dataset_size, neighboring=neighboring or "add-remove")
     return calibrate_template(template, target_eps, delta, rel_width=rel_width,
                               time_budget=time_budget, progress=progress)

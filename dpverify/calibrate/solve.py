@@ -83,6 +83,12 @@ class Calibration:
     end where it is refuted (None when every value up to the domain's limit is
     safe, e.g. sampling rate 1). ``lo`` <= ``hi`` are the two values in
     increasing order.
+
+    For a template whose pair is not known to be tight (``template.mechanism_lower``,
+    fixed batches), ``unsafe`` is only the accountant's *limit* (its pair
+    certifies eps > target there; nothing beyond can be certified with it)
+    and ``mechanism_unsafe`` is the value where the mechanism itself is
+    proved to fail (a realised pair), or None.
     """
 
     template: Template
@@ -95,6 +101,12 @@ class Calibration:
     seconds: float
     evaluations: int
     log: list = field(default_factory=list, repr=False)
+    mechanism_unsafe: Optional[End] = None
+
+    @property
+    def tight(self) -> bool:
+        """True when ``unsafe`` proves the mechanism fails (a tight pair)."""
+        return self.template.mechanism_lower is None
 
     @property
     def parameter(self) -> str:
@@ -119,8 +131,12 @@ class Calibration:
         if self.unsafe is None:
             return (f"Calibration({self.parameter}: safe {show(self.safe.value)}, every value up to the "
                     f"domain limit meets ({exact_str(self.target_eps)}, {exact_str(self.delta)})-DP)")
+        extra = ""
+        if not self.tight:
+            extra = (", below it the pair certifies nothing; the mechanism is proved to fail at "
+                     + (show(self.mechanism_unsafe.value) if self.mechanism_unsafe is not None else "no value"))
         return (f"Calibration({self.parameter} in [{show(self.lo)}, {show(self.hi)}], safe end "
-                f"{show(self.safe.value)}, relative width {self.rel_width:.3g})")
+                f"{show(self.safe.value)}, relative width {self.rel_width:.3g}{extra})")
 
 
 class _Model:
@@ -353,5 +369,21 @@ def calibrate_template(
     cur = width_now()
     if unsafe is not None and cur is not None and cur > w and not t.integer:
         raise PrecisionExhausted(f"calibrate: bracket of relative width {cur:.3g} > {w:g}")
+    mech: Optional[End] = None
+    count = model.count
+    if t.mechanism_lower is not None:
+        # the pair is not known to be tight: prove the mechanism's failure with
+        # the realised lower pair (its own certified calibration; only its
+        # unsafe end is kept, the value scaled back to this template's)
+        show(cur, "proving the mechanism's failure (lower pair)")
+        remaining = max(1.0, t0 + time_budget - time.monotonic())
+        try:
+            low = calibrate_template(t.mechanism_lower, E, D, rel_width=w, time_budget=remaining)
+        except Undecided:
+            low = None
+        if low is not None and low.unsafe is not None:
+            u = low.unsafe
+            mech = End(u.value * t.mechanism_lower_scale, u.outcome, u.delta_lo, u.delta_hi, u.grid_exponent)
+            count += low.evaluations
     show(cur if cur is not None else w, "done")
-    return Calibration(t, E, D, safe, unsafe, w, proposal, time.monotonic() - t0, model.count, model.log)
+    return Calibration(t, E, D, safe, unsafe, w, proposal, time.monotonic() - t0, count, model.log, mech)

@@ -46,7 +46,7 @@ from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..pld import dpsgd as S
 
-__all__ = ["Template", "dpsgd_template", "PARAMETERS", "MONOTONICITY"]
+__all__ = ["Template", "dpsgd_template", "wor_template", "PARAMETERS", "MONOTONICITY", "SAMPLINGS"]
 
 #: free parameters of the DP-SGD template and their CLI options
 PARAMETERS = ("noise_multiplier", "steps", "sampling_rate", "batch_size")
@@ -76,6 +76,14 @@ class Template:
     (``lower``, ``upper``]. ``fixed`` holds the exact input strings of the
     other parameters (for certificates and statements); ``inputs(x)`` the
     schedule an ``audit`` of the value x would take.
+
+    When ``build`` gives a dominating pair that is not known to be tight
+    (fixed batches), ``mechanism_lower`` is a template whose certified
+    *lower* bound is a lower bound on the mechanism's delta (a realised
+    pair); its value y stands for this template's value
+    y * ``mechanism_lower_scale``. The solver proves the mechanism's failure
+    with it, and the end where ``build``'s pair exceeds the target is only
+    the accountant's limit.
     """
 
     name: str
@@ -91,6 +99,8 @@ class Template:
     neighboring: str = "add-remove"
     guess: Optional[Callable[[Fraction, Fraction], Optional[float]]] = None
     to_steps: Optional[Callable[[Fraction], Mapping[str, Any]]] = None
+    mechanism_lower: Optional["Template"] = None
+    mechanism_lower_scale: Fraction = Fraction(1)
 
     def inputs(self, x: Fraction) -> dict[str, Any]:
         """The full schedule at x (exact strings), as an audit would record it."""
@@ -248,3 +258,154 @@ def dpsgd_template(
     return Template(build=lambda x: [S.GaussianSteps.of(s, Fraction(int(x), N), T)], eps_increasing=True,
                     integer=True, lower=Fraction(1), upper=Fraction(N),
                     to_steps=lambda x: {"sampling_rate": exact_str(Fraction(int(x), N))}, **common)
+
+
+# --------------------------------------------------------------------------- DP-SGD, fixed batches
+
+#: the one sampling vocabulary of ``calibrate`` (events JSON: "poisson_sampled",
+#: "sampled_without_replacement")
+SAMPLINGS = ("poisson", "without-replacement")
+
+WOR_PAIRS = (
+    "upper (safe end): AFA Prop 30 + Cor 32: per step the pair whose curve is max(H_remove, "
+    "H_add) of the Poisson-subsampled Gaussian pairs at rate g = B/N and noise sigma/2 (shift 2C: "
+    "replace-one sensitivity), composed by AFA Thm 10 (a dominating pair, not known to be tight "
+    "for more than one step); lower (unsafe end): the realised dataset pair below, whose T-fold "
+    "product is exactly the Poisson add-remove DP-SGD pair at noise sigma/2 and rate B/N"
+)
+
+WOR_MONOTONICITY = {
+    "noise_multiplier": "both bounds are nonincreasing in sigma: each component pair at sigma' > sigma is "
+    "the pair at sigma post-processed by independent Gaussian noise (data processing), so is the "
+    "pointwise maximum of the two curves (AFA Def 7 domination), and AFA Thm 10 carries it through "
+    "the composition",
+    "steps": "both bounds are nondecreasing in the steps: T steps are a marginal (post-processing) of T+1",
+    "batch_size": "both bounds are nondecreasing in B: each component pair at rate g = B/N dominates the "
+    "pair at g' < g (joint convexity of the hockey-stick divergence, P_g' = (g'/g) P_g + (1 - g'/g) Q), "
+    "so does their pointwise maximum (AFA Def 7), composed by AFA Thm 10",
+}
+
+
+def _wor_monotonicity(free: str) -> str:
+    return (f"{WOR_MONOTONICITY[free]}. The mechanism's own epsilon lies between the two bounds; its "
+            "monotonicity is not assumed: every value beyond the safe end is safe because the upper "
+            "bound is monotone, every value beyond the unsafe end fails because the lower bound is")
+
+
+def wor_template(
+    *,
+    noise_multiplier: Any = None,
+    steps: Any = None,
+    epochs: Any = None,
+    batch_size: Any = None,
+    dataset_size: Any = None,
+    neighboring: str = "replace-one",
+) -> Template:
+    """DP-SGD on fixed-size batches: every step draws an independent uniformly
+    random subset of exactly B of the N examples (sampling without
+    replacement, dp_accounting's ``SampledWithoutReplacement``; NOT one
+    shuffle per epoch into disjoint batches), clips per example to norm C and
+    adds N(0, sigma^2 C^2 I). Neighbouring: replace-one (same N; sensitivity
+    2C). Exactly one of noise multiplier / steps-or-epochs / batch size is free.
+
+    Two certified bounds enclose the mechanism's epsilon:
+
+    * upper: the AFA Cor 32 pair per step (curve max(H_remove, H_add) of the
+      Poisson-subsampled Gaussian pairs at rate g = B/N with shift 2/sigma,
+      AFA Prop 30), composed by AFA Thm 10. It dominates the mechanism; it is
+      tight for one step but not known to be for T steps, so its lower
+      enclosure does NOT prove the mechanism fails: the value where it exceeds
+      the target is recorded as the accountant's *limit* (nothing below it can
+      be certified with this pair), not as an unsafe value.
+    * lower (a realised pair, hence a proof of failure): a linear loss whose
+      clipped gradient is -C e1 for every example but x, with +C e1 for x and
+      -C e1 for its replacement x'. Under x' every step releases
+      N(-BC e1, sigma^2 C^2 I); under x it adds 2C e1 exactly when x is in
+      the batch (probability g). In units of sigma C / 2 that is
+      ((1-g) N(0,1) + g N(2/sigma, 1), N(0,1)), the Poisson "remove" pair at
+      noise sigma/2, and the swapped datasets give the "add" pair; gradients
+      are constant, so the T steps are independent and delta_M(eps) >= the
+      larger of the two T-fold products' curves = Poisson add-remove DP-SGD at
+      (sigma/2, B/N, T). Add/remove neighbours change N and are refused here
+      (no proved lower pair for fixed batches).
+
+    ``mechanism_lower`` is the Poisson template of the lower bound, its free
+    value scaled by ``mechanism_lower_scale`` (sigma: its noise is sigma/2).
+    """
+    from ..events.pairs import MaxCurvePair
+    from ..pld.pairs import SubsampledGaussianPair, neighboring as parse_relation
+
+    rel = parse_relation(neighboring).value
+    if rel != "replace-one":
+        raise InvalidParameter("neighboring", f"calibrate --sampling without-replacement: neighboring={rel!r} "
+                               "is refused; allowed: replace-one (fixed batches of B out of the same N; "
+                               "add/remove changes N and has no proved lower pair here)")
+    if steps is not None and epochs is not None:
+        raise InvalidParameter("epochs", "give --steps or --epochs, not both")
+    if dataset_size is None:
+        raise InvalidParameter("dataset_size", "--sampling without-replacement needs --dataset-size N")
+    N = V.integer("dataset_size", dataset_size, lo=2, hi=10**12)
+    roles = {"noise": noise_multiplier is not None, "length": steps is not None or epochs is not None,
+             "batch": batch_size is not None}
+    missing = [r for r, given in roles.items() if not given]
+    if len(missing) != 1:
+        raise InvalidParameter("noise_multiplier", "calibrate --sampling without-replacement: give all but "
+                               "exactly one of noise multiplier, steps (or epochs), batch size; the one "
+                               f"left out is the free parameter (missing now: {', '.join(missing) or 'none'})")
+    if epochs is not None and batch_size is None:
+        raise InvalidParameter("epochs", "--epochs needs --batch-size (steps = ceil(epochs N / B)); "
+                               "with the batch size free give --steps")
+    free = {"noise": "noise_multiplier", "length": "steps", "batch": "batch_size"}[missing[0]]
+    fixed: dict[str, Any] = {"neighboring": rel, "sampling": "without-replacement", "dataset_size": N}
+    s: Optional[Fraction] = None
+    B: Optional[int] = None
+    T: Optional[int] = None
+    if noise_multiplier is not None:
+        s = V.positive("noise_multiplier", noise_multiplier)
+        fixed["noise_multiplier"] = exact_str(s)
+    if batch_size is not None:
+        B = V.integer("batch_size", batch_size, lo=1, hi=N)
+        fixed["batch_size"] = B
+    if steps is not None:
+        T = V.integer("steps", steps, lo=1, hi=S.MAX_STEPS)
+        fixed["steps"] = T
+    if epochs is not None:
+        assert B is not None
+        ep = V.positive("epochs", epochs)
+        T = math.ceil(ep * N / B)
+        if T > S.MAX_STEPS:
+            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {S.MAX_STEPS}")
+        fixed.update({"epochs": exact_str(ep), "steps": T})
+
+    def upper(sig: Fraction, b: int, t: int) -> list:
+        g, half = Fraction(b, N), sig / 2
+        pair = lambda d: MaxCurvePair(SubsampledGaussianPair(half, g, "remove"),  # noqa: E731
+                                      SubsampledGaussianPair(half, g, "add"), tie_at_zero=True)
+        return [S.PairSteps(pair, t, "wor-gaussian", {"mechanism": "wor-gaussian", "noise_multiplier": exact_str(sig),
+                                                      "batch_size": b, "dataset_size": N})]
+
+    # the lower bound is Poisson DP-SGD at (sigma/2, B/N, T), add-remove
+    half = {"noise_multiplier": None if s is None else s / 2, "steps": T,
+            "batch_size": B, "dataset_size": N}
+    lower = dpsgd_template(**{k: v for k, v in half.items() if v is not None})
+    # the CLT guess of the Poisson pair at sigma/2 and twice the shift: mu(sigma) for the upper
+    # pair is larger; start from the lower template's guess (only a proposal)
+    known = {"s": float(s) / 2 if s else None, "q": float(Fraction(B, N)) if B else None,
+             "T": float(T) if T else None}
+    base_guess = _clt_guess(free, known)
+    guess = (lambda e, d: (lambda v: None if v is None else 2 * v)(base_guess(e, d))) \
+        if free == "noise_multiplier" else base_guess
+    common = dict(name="dpsgd-wor", parameter=free, monotone=True, monotonicity=_wor_monotonicity(free),
+                  fixed=fixed, neighboring=rel, guess=guess, mechanism_lower=lower,
+                  mechanism_lower_scale=Fraction(2) if free == "noise_multiplier" else Fraction(1))
+    if free == "noise_multiplier":
+        assert B is not None and T is not None
+        return Template(build=lambda x: upper(x, B, T), eps_increasing=False, integer=False,
+                        lower=Fraction(0), upper=None, **common)
+    if free == "steps":
+        assert s is not None and B is not None
+        return Template(build=lambda x: upper(s, B, int(x)), eps_increasing=True, integer=True,
+                        lower=Fraction(1), upper=Fraction(S.MAX_STEPS), **common)
+    assert s is not None and T is not None
+    return Template(build=lambda x: upper(s, int(x), T), eps_increasing=True, integer=True,
+                    lower=Fraction(1), upper=Fraction(N), **common)

@@ -2,28 +2,32 @@
 integers only (nothing from the arb side is imported).
 
 The claim: (target_eps, delta)-DP holds at ``result.ends.safe.value`` and
-fails at ``result.ends.unsafe.value`` of the template's free parameter. Both
-ends are re-proved independently: delta(target_eps) at the safe end is
-bounded above by at most delta and at the unsafe end bounded below by more
-than delta, with the PLD re-check route of :mod:`.recheck_pld` (its mpmath
-tails and events, its square-and-multiply) on a finer grid than that
-module's fixed 2^-8 (the ends lie within a fraction of a percent of the
-optimum, so the coarse grid cannot separate them): the grid starts at the
-recorded hint (untrusted; clamped to 2^-10 .. 2^-13) and is refined until
-both ends are decided. Products use Kronecker substitution into Python's
-``decimal`` integers (libmpdec's number-theoretic transform), exact like the
-Python-int route and much faster for long sequences.
+fails at ``result.ends.unsafe.value`` of the template's free parameter (for
+fixed batches, template ``dpsgd-wor``, also: the AFA Cor 32 pair's curve
+exceeds delta at ``result.ends.pair_limit.value``). Every end is re-proved
+independently with the PLD re-check route of :mod:`.recheck_pld` (its mpmath
+tails, discretisation and bounds; the fixed-batch pair's tails from
+:mod:`.recheck_wor`) on a grid finer than that module's fixed 2^-8 (the ends
+lie within a fraction of a percent of the optimum): the grid starts at the
+recorded hint (untrusted; clamped to 2^-10 .. 2^-16) and is refined until the
+end is decided. A safe end needs only the upper curve (max over the
+directions), an unsafe end only the lower curve (one direction above delta
+suffices); the other side is computed only to tell a refuted end from an
+undecided one. Ends that share a pair (a steps bracket) share its
+discretisation. Products use Kronecker substitution into Python's
+``decimal`` integers (libmpdec's number-theoretic transform).
 
-An end that cannot be decided on the finest grid is not accepted: the
-certificate is rejected as "could not re-prove" (fail closed). The order of
-the ends must agree with the template's monotonicity (for the noise multiplier
-the safe end is the larger one; for steps, sampling rate and batch size the
-smaller one), else the bracket is not a bracket and is refused.
+An end that cannot be decided on the finest grid is not accepted ("could
+not re-prove", fail closed). The order of the ends must agree with the
+monotonicity of the bounds (for the noise multiplier the safe end is the
+larger one; for steps, sampling rate and batch size the smaller one), else
+the bracket is refused.
 """
 
 from __future__ import annotations
 
 import decimal
+import json
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -32,13 +36,19 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import recheck_pld as P
+from . import recheck_wor as W
 from .recheck_gdp import exact_input, to_mpf
 from .verify import Recheck, register
 
 _DPS = 40
 _ALLOWED = {"template", "parameter", "target_eps", "delta", "neighboring", "noise_multiplier",
-            "sampling_rate", "steps", "epochs", "batch_size", "dataset_size"}
-_FREE = {"noise_multiplier": False, "steps": True, "sampling_rate": True, "batch_size": True}
+            "sampling_rate", "steps", "epochs", "batch_size", "dataset_size", "sampling"}
+#: template -> free parameter -> does eps increase with it
+_FREE = {"dpsgd": {"noise_multiplier": False, "steps": True, "sampling_rate": True, "batch_size": True},
+         "dpsgd-wor": {"noise_multiplier": False, "steps": True, "batch_size": True}}
+_M_MIN, _M_MAX = 10, 16  # grids tried (the calibration itself goes up to 2^-16)
+_EMPTY_U = (0, [], 0)  # a zero upper curve / lower curve: stands in for the side not computed
+_EMPTY_L = (0, [0], [0], 0)
 _CTX = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
 
@@ -76,7 +86,7 @@ def _mul_lower(x, y, K: int, budget: int):
 
 
 def _end_inputs(inputs: Mapping[str, Any], parameter: str, value: Any) -> dict[str, Any]:
-    """The schedule at one end, in recheck_pld's input form."""
+    """The Poisson schedule at one end, in recheck_pld's input form."""
     ev = {k: inputs[k] for k in ("noise_multiplier", "sampling_rate", "steps") if k in inputs}
     if parameter == "batch_size":
         n = inputs.get("dataset_size")
@@ -89,34 +99,128 @@ def _end_inputs(inputs: Mapping[str, Any], parameter: str, value: Any) -> dict[s
     return ev
 
 
-def _delta_at(ev: Mapping[str, Any], eps: mpf, D: mpf, m: int) -> tuple[mpf, mpf]:
-    events = P._events(ev)
-    total = sum(t for _, t, _ in events)
-    extra = int(mpmath.ceil(mpf("1.45") * min(eps, mpf(2000)))) + 16
-    K = max(64, int(-mpmath.log(D * mpf(10) ** -6, 2)) + 48 + extra)
-    tau = D * mpf(10) ** -8 / total
-    budget = int(D * mpf(10) ** -8 * mpf(2) ** K / (4 * total.bit_length() + 4))
-    los, his = [], []
-    for d in P._directions(ev):
-        if d == "replace":
-            raise CertificateRejected("calibrate: replace-one is not certified")
-        ups = lows = None
-        for make, T, _ in events:
-            tails, inf = make(d)
-            u, l = P._discretise(tails, inf, K, tau, m, cap=10**8)
-            U, L = P._power(u, T, _mul_upper, K, budget), P._power(l, T, _mul_lower, K, budget)
-            ups, lows = (U, L) if ups is None else (_mul_upper(ups, U, K, budget), _mul_lower(lows, L, K, budget))
-        lo, hi = P._delta_bounds(ups, lows, eps, K, m)
-        los.append(lo)
-        his.append(hi)
-    return max(los), max(his)
+def _wor_schedule(inputs: Mapping[str, Any], parameter: str, value: Fraction) -> tuple[Fraction, int, int, int]:
+    """(sigma, B, N, T) of a fixed-batch end."""
+    if inputs.get("neighboring") != "replace-one" or inputs.get("sampling") != "without-replacement":
+        raise MalformedCertificate("dpsgd-wor: inputs.neighboring must be 'replace-one' and "
+                                   "inputs.sampling 'without-replacement'")
+    vals: dict[str, Any] = {}
+    for k in ("noise_multiplier", "batch_size", "steps", "dataset_size"):
+        if k == parameter:
+            continue
+        if k not in inputs:
+            raise MalformedCertificate(f"inputs.{k} is missing")
+        vals[k] = exact_input(inputs, k) if k == "noise_multiplier" else inputs[k]
+    vals[parameter] = value if parameter == "noise_multiplier" else int(value)
+    n, b, t = vals["dataset_size"], vals["batch_size"], vals["steps"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (n, b, t)):
+        raise CertificateRejected("dpsgd-wor: dataset_size, batch_size and steps must be integers")
+    if not (1 <= b <= n and 1 <= t <= 10**7 and vals["noise_multiplier"] > 0):
+        raise CertificateRejected("dpsgd-wor: need 1 <= batch_size <= dataset_size, 1 <= steps <= 1e7, sigma > 0")
+    return vals["noise_multiplier"], b, n, t
+
+
+class _Route:
+    """The PLD re-check at one (target_eps, delta): discretisations are cached
+    per (pair, direction, grid), so ends that share a pair (a steps bracket)
+    discretise it once; each end computes only the side it needs (the upper
+    curve for a safe end, the lower curve for an unsafe one), the other side
+    only when the first leaves the end undecided (to tell a refuted end from
+    an undecided one)."""
+
+    def __init__(self, E: mpf, D: mpf, total: int) -> None:
+        self.E, self.D = E, D
+        extra = int(mpmath.ceil(mpf("1.45") * min(E, mpf(2000)))) + 16
+        self.K = max(64, int(-mpmath.log(D * mpf(10) ** -6, 2)) + 48 + extra)
+        # tau and the trimming budget only set the width (truncated mass is
+        # moved up for the upper curve and dropped for the lower one); both
+        # use the longest schedule of the certificate so that ends share them
+        self.tau = D * mpf(10) ** -8 / total
+        self.budget = int(D * mpf(10) ** -8 * mpf(2) ** self.K / (4 * total.bit_length() + 4))
+        self.cache: dict = {}
+
+    def curve(self, blocks: list, d: str, m: int, side: str):
+        acc = None
+        for key, make, T in blocks:
+            ck = (key, d, m)
+            if ck not in self.cache:
+                tails, inf = make(d)
+                self.cache[ck] = P._discretise(tails, inf, self.K, self.tau, m, cap=10**8)
+            u, l = self.cache[ck]
+            if side == "upper":
+                X = P._power(u, T, _mul_upper, self.K, self.budget)
+                acc = X if acc is None else _mul_upper(acc, X, self.K, self.budget)
+            else:
+                X = P._power(l, T, _mul_lower, self.K, self.budget)
+                acc = X if acc is None else _mul_lower(acc, X, self.K, self.budget)
+        return acc
+
+    def side(self, blocks: list, dirs: list, m: int, side: str) -> mpf:
+        """Upper: max over directions of the upper bound of delta(E). Lower: a
+        lower bound of the max (stops at the first direction above D)."""
+        vals = []
+        for d in dirs:
+            acc = self.curve(blocks, d, m, side)
+            if side == "upper":
+                vals.append(P._delta_bounds(acc, _EMPTY_L, self.E, self.K, m)[1])
+                if vals[-1] > self.D:
+                    break  # the maximum is already above D: not decided at this grid
+            else:
+                vals.append(P._delta_bounds(_EMPTY_U, acc, self.E, self.K, m)[0])
+                if vals[-1] > self.D:
+                    break  # one direction above D proves the failure
+        return max(vals)
+
+    def prove(self, what: str, blocks: list, dirs: list, want: str, m: int) -> int:
+        """Prove delta(E) <= D (``want`` "upper") or > D ("lower") for the
+        composition of ``blocks``, from the grid 2^-m up to 2^-16; returns the
+        grid that decided. Rejects on a contradiction, CouldNotReprove when no
+        grid decides."""
+        other = "lower" if want == "upper" else "upper"
+        while True:
+            v = self.side(blocks, dirs, m, want)
+            if (v <= self.D) if want == "upper" else (v > self.D):
+                return m
+            w = self.side(blocks, dirs, m, other)
+            if (w > self.D) if want == "upper" else (w <= self.D):
+                lo, hi = (w, v) if want == "upper" else (v, w)
+                raise CertificateRejected(
+                    f"{what}: the re-derived delta({mpmath.nstr(self.E, 8)}) in [{mpmath.nstr(lo, 8)}, "
+                    f"{mpmath.nstr(hi, 8)}] contradicts the recorded end")
+            if m >= _M_MAX:
+                raise CouldNotReprove(f"could not re-prove {what} on the grid 2^-{_M_MAX} "
+                                      f"(delta({mpmath.nstr(self.E, 8)}) bound {mpmath.nstr(v, 8)})")
+            m += 1
 
 
 def _grid_hint(end: Mapping[str, Any]) -> int:
+    """The recorded grid (untrusted: only where the search starts), clamped."""
     g = end.get("grid")
     if isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit():
-        return min(max(int(g[3:]), 10), 13)
-    return 10
+        return min(max(int(g[3:]), _M_MIN), _M_MAX)
+    return _M_MIN
+
+
+def _plans(template: str, inputs: Mapping[str, Any], parameter: str, name: str, value: Any,
+           exact: Fraction) -> tuple[list, list, str, int]:
+    """(blocks, directions, side wanted, steps) of one end: ``blocks`` are
+    (pair key, make(direction) -> (tails, inf), count)."""
+    want = "upper" if name == "safe" else "lower"
+    if template == "dpsgd":
+        ev = _end_inputs(inputs, parameter, value)
+        dirs = P._directions(ev)
+        if "replace" in dirs:
+            raise CertificateRejected("calibrate: replace-one is not certified for Poisson sampling")
+        key = json.dumps({k: v for k, v in ev.items() if k != "steps"}, sort_keys=True)
+        blocks = [(key, make, T) for make, T, _ in P._events(ev)]
+        return blocks, dirs, want, sum(T for _, _, T in blocks)
+    sig, b, n, t = _wor_schedule(inputs, parameter, exact)
+    if name == "unsafe":  # the realised pair: Poisson add-remove at (sigma/2, B/N, T)
+        ev = W.lower_inputs(sig, b, n, t)
+        key = json.dumps({k: v for k, v in ev.items() if k != "steps"}, sort_keys=True)
+        return [(key, make, T) for make, T, _ in P._events(ev)], P._directions(ev), want, t
+    # safe: upper curve of the Cor 32 pair <= D; pair_limit: its lower curve > D
+    return [(("wor", sig, b, n), W.wor_make(sig, b, n), t)], ["wor"], want, t
 
 
 @register("calibrate.bracket")
@@ -124,20 +228,27 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     unknown = sorted(set(inputs) - _ALLOWED)
     if unknown:
         raise MalformedCertificate(f"inputs.{unknown[0]}: unknown key; allowed: {', '.join(sorted(_ALLOWED))}")
-    if inputs.get("template") != "dpsgd":
-        raise MalformedCertificate(f"inputs.template={inputs.get('template')!r}: allowed: 'dpsgd'")
+    template = inputs.get("template")
+    if template not in _FREE:
+        raise MalformedCertificate(f"inputs.template={template!r}: allowed: {', '.join(_FREE)}")
+    if template == "dpsgd" and "sampling" in inputs:
+        raise MalformedCertificate("inputs.sampling: unknown key for template 'dpsgd' (Poisson)")
     parameter = inputs.get("parameter")
-    if parameter not in _FREE:
-        raise MalformedCertificate(f"inputs.parameter={parameter!r}: allowed: {', '.join(_FREE)}")
+    if parameter not in _FREE[template]:
+        raise MalformedCertificate(f"inputs.parameter={parameter!r}: allowed: {', '.join(_FREE[template])}")
     ends = result.get("ends")
     if not isinstance(ends, dict) or not isinstance(ends.get("safe"), dict):
         raise MalformedCertificate("result.ends.safe is missing")
+    names = ("safe", "unsafe") + (("pair_limit",) if template == "dpsgd-wor" else ())
+    extra = sorted(set(ends) - set(names))
+    if extra:
+        raise MalformedCertificate(f"result.ends.{extra[0]}: unknown key; allowed: {', '.join(names)}")
     with mpmath.workdps(_DPS):
         E = to_mpf(exact_input(inputs, "target_eps"))
         D = to_mpf(exact_input(inputs, "delta"))
         if not (E > 0 and 0 < D < 1):
             raise CertificateRejected("target_eps must be > 0 and delta in (0, 1)")
-        todo = [("safe", ends["safe"])] + ([("unsafe", ends["unsafe"])] if "unsafe" in ends else [])
+        todo = [(n, ends[n]) for n in names if n in ends]
         values = {}
         for name, end in todo:
             if not isinstance(end, dict) or "value" not in end:
@@ -150,29 +261,16 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             if end.get("verdict") != ("holds" if name == "safe" else "fails"):
                 raise CertificateRejected(f"result.ends.{name}.verdict must be "
                                           f"{'holds' if name == 'safe' else 'fails'}")
-        if "unsafe" in values:
-            increasing = _FREE[parameter]
-            if (values["safe"] >= values["unsafe"]) if increasing else (values["safe"] <= values["unsafe"]):
-                raise CertificateRejected(f"the ends are in the wrong order for {parameter} "
-                                          "(eps is monotone in it)")
+        increasing = _FREE[template][parameter]
+        for name in ("unsafe", "pair_limit"):
+            if name in values:
+                bad = (values["safe"] >= values[name]) if increasing else (values["safe"] <= values[name])
+                if bad:
+                    raise CertificateRejected(f"the ends are in the wrong order for {parameter} "
+                                              f"(safe vs {name}; the bounds are monotone in it)")
+        plans = {name: _plans(template, inputs, parameter, name, end["value"], values[name]) for name, end in todo}
+        route = _Route(E, D, max(p[3] for p in plans.values()))
         for name, end in todo:
-            value: Any = end["value"]
-            ev = _end_inputs(inputs, parameter, value)
-            m = _grid_hint(end)
-            while True:
-                lo, hi = _delta_at(ev, E, D, m)
-                decided = hi <= D if name == "safe" else lo > D
-                refuted = lo > D if name == "safe" else hi <= D
-                if refuted:
-                    raise CertificateRejected(
-                        f"{parameter}={value}: the re-derived delta({mpmath.nstr(E, 8)}) in "
-                        f"[{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}] contradicts the recorded "
-                        f"{'safe' if name == 'safe' else 'unsafe'} end")
-                if decided:
-                    break
-                if m >= 13:
-                    raise CouldNotReprove(
-                        f"could not re-prove the {name} end {parameter}={value} on the grid 2^-13 "
-                        f"(delta in [{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}])")
-                m += 1
+            blocks, dirs, want, _ = plans[name]
+            route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, _grid_hint(end))
         return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds")

@@ -49,8 +49,16 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--epochs", metavar="E", help="epochs (with --batch-size and --dataset-size)")
     d.add_argument("--batch-size", metavar="B", help="expected batch size (q = B / N)")
     d.add_argument("--dataset-size", metavar="N", help="dataset size N")
-    d.add_argument("--neighboring", default="add-remove", metavar="REL",
-                   help="add-remove (default), add or remove")
+    d.add_argument("--sampling", default="poisson", choices=("poisson", "without-replacement"),
+                   help="poisson (default: each example independently with rate q) or without-replacement "
+                   "(every step an independent uniformly random batch of exactly --batch-size of "
+                   "--dataset-size examples; neighbouring replace-one; the eps-matching value lies between a "
+                   "safe end (AFA Cor 32 pair) and an unsafe end (a realised dataset pair). Example: "
+                   "dpverify calibrate dpsgd --sampling without-replacement --batch-size 256 "
+                   "--dataset-size 60000 --steps 1000 --target-eps 3 --delta 1e-5")
+    d.add_argument("--neighboring", default=None, metavar="REL",
+                   help="poisson: add-remove (default), add or remove; without-replacement: replace-one "
+                   "(default and only choice; sensitivity 2C)")
     d.add_argument("--rel-width", default="1e-3", metavar="W",
                    help="relative width of the bracket, (hi - lo) / lo (default 1e-3)")
     d.add_argument("--time-budget", default="600", metavar="SEC", help="give up after about SEC s")
@@ -69,16 +77,35 @@ def certificate(cal: Calibration) -> dict[str, Any]:
     inputs: dict[str, Any] = {"template": t.name, "parameter": t.parameter, "target_eps": exact_str(cal.target_eps),
                               "delta": exact_str(cal.delta), **fixed}
     ends = {"safe": cal.safe.to_json(t.integer)}
-    if cal.unsafe is not None:
-        ends["unsafe"] = cal.unsafe.to_json(t.integer)
-    statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
-                 f"result.ends.safe.value and fails at result.ends.unsafe.value")
+    extra: dict[str, Any] = {}
+    if cal.tight:
+        if cal.unsafe is not None:
+            ends["unsafe"] = cal.unsafe.to_json(t.integer)
+        statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
+                     f"result.ends.safe.value and fails at result.ends.unsafe.value")
+    else:
+        # fixed batches: the dominating pair is not known to be tight, so its
+        # end is the accountant's limit; the mechanism's failure is proved by
+        # the realised pair at result.ends.unsafe
+        if cal.unsafe is not None:
+            ends["pair_limit"] = cal.unsafe.to_json(t.integer)
+        if cal.mechanism_unsafe is not None:
+            ends["unsafe"] = cal.mechanism_unsafe.to_json(t.integer)
+            w = abs(cal.safe.value - cal.mechanism_unsafe.value) / min(cal.safe.value, cal.mechanism_unsafe.value)
+            extra["mechanism_relative_width"] = f"{float(w):.3g}"
+        from ..calibrate.template import WOR_PAIRS
+
+        extra["pairs"] = WOR_PAIRS
+        statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
+                     f"result.ends.safe.value (AFA Cor 32 pair) and fails at result.ends.unsafe.value "
+                     f"(realised pair); the Cor 32 pair exceeds the target at result.ends.pair_limit.value")
     result = {
         "verdict": "holds",
         "ends": ends,
         "monotonicity": t.monotonicity,
         "relative_width": None if cal.rel_width is None else f"{cal.rel_width:.3g}",
         "proposal": None if cal.proposal is None else f"{cal.proposal:.10g}",
+        **extra,
     }
     return make_certificate(
         claim={"quantity": "calibrate.bracket", "statement": statement, "source": SOURCE},
@@ -100,7 +127,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
         cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
                         sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,
                         batch_size=args.batch_size, dataset_size=args.dataset_size,
-                        neighboring=args.neighboring, rel_width=args.rel_width,
+                        neighboring=args.neighboring, sampling=args.sampling, rel_width=args.rel_width,
                         time_budget=budget, progress=bar)
     cert = certificate(cal)
     t = cal.template
@@ -113,8 +140,16 @@ def _dpsgd(args: argparse.Namespace) -> int:
         line = (f"{t.parameter} in [{show(cal.lo)}, {show(cal.hi)}] (relative width {cal.rel_width:.3g}): "
                 f"{show(cal.safe.value)} is proved to give eps <= {exact_str(cal.target_eps)} "
                 f"(delta({exact_str(cal.target_eps)}) <= {cal.safe.to_json(t.integer)['delta_at_target']['hi']}), "
-                f"{show(cal.unsafe.value)} is proved to give eps > {exact_str(cal.target_eps)}; "
-                f"the {side} admissible value lies in between ({cal.seconds:.1f} s)")
+                + (f"{show(cal.unsafe.value)} is proved to give eps > {exact_str(cal.target_eps)}; "
+                   f"the {side} admissible value lies in between ({cal.seconds:.1f} s)" if cal.tight else
+                   f"at {show(cal.unsafe.value)} the pair's eps is proved > {exact_str(cal.target_eps)} "
+                   f"({cal.seconds:.1f} s)"))
+        if not cal.tight:
+            mu = cal.mechanism_unsafe
+            line += ("; fixed batches: the AFA Cor 32 pair certifies nothing beyond "
+                     f"{show(cal.unsafe.value)}, and the mechanism is proved to FAIL at "
+                     + (f"{show(mu.value)} (realised pair: Poisson add-remove at noise sigma/2, rate B/N)"
+                        if mu is not None else "no value found"))
         if t.parameter == "steps" and "batch_size" in t.fixed:
             from fractions import Fraction
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from .. import _validate as V
 from ..errors import InvalidParameter
+from ..progress import Progress
 from ..sweep import Cache, load_grid, make_executor, run_sweep
+from ..sweep.engine import row_progress
 from ..sweep.report import require_matplotlib, summary_lines, write_heatmap, write_results
 
 ORDER = 70
@@ -49,29 +51,6 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.set_defaults(func=_run)
 
 
-class _Bar:
-    """tqdm on stderr when stderr is a terminal; silent otherwise."""
-
-    def __init__(self, total: int) -> None:
-        self.bar = None
-        self.failures = 0
-        if sys.stderr.isatty():
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, file=sys.stderr, unit="cfg", dynamic_ncols=True)
-
-    def __call__(self, row, done: int, total: int) -> None:
-        if row.status != "ok":
-            self.failures += 1
-        if self.bar is not None:
-            self.bar.update(1)
-            self.bar.set_postfix(failures=self.failures, refresh=False)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def _run(args: argparse.Namespace) -> int:
     grid = load_grid(args.grid)
     workers = None
@@ -102,12 +81,10 @@ def _run(args: argparse.Namespace) -> int:
     cache = None if args.no_cache else Cache(args.cache or str(out / "cache"), recheck=args.recheck_cache)
     if workers is None and not args.dask and not args.scheduler:
         workers = os.cpu_count() or 1
-    bar = _Bar(grid.size)
-    try:
-        with make_executor(workers=workers, dask=args.dask, scheduler=args.scheduler) as executor:
-            res = run_sweep(grid, executor, out, cache=cache, retries=retries, timeout=timeout, on_row=bar)
-    finally:
-        bar.close()
+    with Progress("sweep", total=grid.size, unit="cfg") as bar, \
+            make_executor(workers=workers, dask=args.dask, scheduler=args.scheduler) as executor:
+        res = run_sweep(grid, executor, out, cache=cache, retries=retries, timeout=timeout,
+                        on_row=row_progress(bar))
     csv_path, json_path = write_results(res, out)
     heat = write_heatmap(res, out) if grid.heatmap else None
     if args.json:

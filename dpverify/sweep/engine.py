@@ -29,7 +29,7 @@ from .grid import Grid
 from .tasks import Plan, load_task
 from .worker import RETRYABLE, Job, Outcome
 
-__all__ = ["Row", "SweepResult", "run_sweep", "plan_grid"]
+__all__ = ["Row", "SweepResult", "row_progress", "run_sweep", "plan_grid"]
 
 
 @dataclass
@@ -101,6 +101,21 @@ def plan_grid(grid: Grid) -> list[tuple[dict, Plan]]:
         more = f" (and {len(bad) - 1} more invalid configurations)" if len(bad) > 1 else ""
         raise InvalidParameter("grid", f"{grid.source}: {bad[0]}{more}")
     return out
+
+
+def row_progress(progress: Any) -> Callable[[Row, int, int], None]:
+    """An ``on_row`` callback driving a counted :class:`dpverify.progress.Progress`
+    (one display for every long command): one step per finished row, cached
+    or computed, so the count only grows and tqdm's estimate of the time left
+    follows; the note counts cache hits and failures."""
+    seen = {"cached": 0, "failed": 0}
+
+    def on_row(row: Row, done: int, total: int) -> None:
+        seen["cached"] += bool(row.cached)
+        seen["failed"] += row.status != "ok"
+        progress.update(1, note=f"{seen['cached']} cached, {seen['failed']} not certified")
+
+    return on_row
 
 
 def run_sweep(
