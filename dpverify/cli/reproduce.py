@@ -1,5 +1,5 @@
 """`dpverify reproduce`: re-derive every paper claim of the claims data
-(``claims/*.jsonl``, or ``--claims DIR``) through the quantity registry."""
+(``dpverify/theorems/claims/*.jsonl``, or ``--claims DIR``) through the quantity registry."""
 
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p = sub.add_parser(
         "reproduce",
         help="re-derive the papers' claims and write their certificates",
-        description="Run every claim of the claims data (claims/*.jsonl; one JSON record per claim: "
+        description="Run every claim of the claims data (dpverify/theorems/claims/*.jsonl, shipped with the package; one JSON record per claim: "
         "quantity + inputs + printed + relation + source + statement), print id / source / printed / "
         "certified / verdict, and write one certificate per claim. Exit 0 when it ran, whatever "
         "the verdicts: a claim that fails is a finding about the paper. "
         "Example: dpverify reproduce --only gdpt-sec3-eps2 --out certs/",
     )
     p.add_argument("--claims", metavar="DIR", help="directory of *.jsonl claim files (default: the "
-                   "repository's claims/)")
+                   "package's theorems/claims/)")
     p.add_argument("--out", metavar="DIR", type=output_dir,
                    help="write one certificate per claim into DIR (created if missing)")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these claim ids")

@@ -1,13 +1,21 @@
 """Audit a corpus of published DP-SGD claims: a verdict with reasons per claim.
 
-For each claim the certified PLD accountant (:func:`dpverify.pld.dpsgd.epsilon`,
-AFA Thm 10/11) encloses epsilon(delta) of the stated configuration; then
+For each claim the certified PLD accountant (:func:`dpverify.pld.dpsgd.epsilon`
+/ :func:`~dpverify.pld.dpsgd.delta`, AFA Thm 10/11) encloses the claimed
+quantity of the stated configuration: epsilon(delta) for a ``claimed_eps``
+claim, delta(eps) for a ``claimed_delta`` claim; then
 
-* ``holds``: certified upper end <= claimed eps (the claim is a valid guarantee:
-  eps(delta) <= E implies delta(E) <= delta, as delta(.) is non-increasing);
-* ``fails``: certified lower end > claimed eps (the stated parameters do not
+* ``holds``: certified upper end <= claimed value (the claim is a valid
+  guarantee: eps(delta) <= E implies delta(E) <= delta, as delta(.) is
+  non-increasing; delta(eps) <= D is the guarantee itself);
+* ``fails``: certified lower end > claimed value (the stated parameters do not
   give that guarantee);
 * ``undecided``: the enclosure straddles the claim even after refining.
+
+A record with ``other_version`` (the same printed number elsewhere with other
+parameters, e.g. an earlier commit) is certified under both parameter sets and
+the reason says which one the number fits: the verdict is about the stated
+parameters only.
 
 A printed interval "(a, b)" is read as the guarantee eps <= b; whether the
 interval also contains the certified value is reported separately.
@@ -49,28 +57,37 @@ class AuditRow:
     sensitivity: tuple[str, ...]
     interval_contains: Optional[str]  # for printed intervals: yes / no / undecided
 
+    other: Optional[dict[str, Any]] = None  # the other_version's certified value, when given
+
     def to_json(self) -> dict[str, Any]:
         c = self.claim
         return {
             "id": c.id,
             "record": c.number,
             "verdict": self.verdict,
-            "claimed_eps": c.record["claimed_eps"],
+            "target": c.target,
+            "claimed": c.claimed_text,
             "certified": self.enclosure.to_json(),
             "certified_short": self.enclosure.short(4),
             "tightness": None if self.tightness is None else f"{self.tightness:.4g}",
             "reason": self.reason,
             "sensitivity": list(self.sensitivity),
             "interval_contains_certified": self.interval_contains,
-            "quantity": "pld.epsilon",
-            "inputs": {"noise_multiplier": exact_str(c.noise_multiplier), "sampling_rate": exact_str(c.sampling_rate),
-                       "steps": c.steps, "delta": exact_str(c.delta), "neighboring": c.neighboring},
+            "quantity": c.quantity,
+            "inputs": _inputs(c),
+            **({"other_version": self.other} if self.other is not None else {}),
             "neighboring_defaulted": c.neighboring_defaulted,
             "accountant": c.record["accountant"],
             "source": c.record["source"],
             "location": c.record["location"],
             "quote": c.record["quote"],
         }
+
+
+def _inputs(c: CorpusClaim) -> dict[str, Any]:
+    return {"noise_multiplier": exact_str(c.noise_multiplier), "sampling_rate": exact_str(c.sampling_rate),
+            "steps": c.steps, ("delta" if c.target == "eps" else "eps"): exact_str(c.given),
+            "neighboring": c.neighboring}
 
 
 def _cmp(enc_lo: arb, enc_hi: arb, claimed: Fraction) -> str:
@@ -85,7 +102,7 @@ def _cmp(enc_lo: arb, enc_hi: arb, claimed: Fraction) -> str:
 
 
 class _Engine:
-    """Certified eps(delta) per configuration, each computed once."""
+    """Certified eps(delta) or delta(eps) per configuration, each computed once."""
 
     def __init__(self, tick: Callable[[], None]) -> None:
         self.cache: dict[tuple, S.PldAnswer] = {}
@@ -93,14 +110,15 @@ class _Engine:
         self.computations = 0
 
     def answer(self, c: CorpusClaim, steps: int, digits: int, rel: Optional[str] = None) -> S.PldAnswer:
-        key = (c.noise_multiplier, c.sampling_rate, steps, c.delta, rel or c.neighboring, digits)
+        key = (c.noise_multiplier, c.sampling_rate, steps, c.target, c.given, rel or c.neighboring, digits)
         if key not in self.cache:
-            better = [a for k, a in self.cache.items() if k[:5] == key[:5] and k[5] >= digits]
+            better = [a for k, a in self.cache.items() if k[:6] == key[:6] and k[6] >= digits]
             if better:
                 return better[0]
             self.computations += 1
-            self.cache[key] = S.dpsgd_epsilon(c.noise_multiplier, c.sampling_rate, steps, c.delta,
-                                              neighboring=rel or c.neighboring, digits=digits)
+            compute = S.dpsgd_epsilon if c.target == "eps" else S.dpsgd_delta
+            self.cache[key] = compute(c.noise_multiplier, c.sampling_rate, steps, c.given,
+                                      neighboring=rel or c.neighboring, digits=digits)
             self.tick()
         return self.cache[key]
 
@@ -123,41 +141,82 @@ def _direction_verdicts(ans: S.PldAnswer, claimed: Fraction) -> dict[str, str]:
     return out
 
 
+def _tightness(claimed: Fraction, enc: Enclosure) -> Optional[float]:
+    """claimed / certified upper end (a float: it is only displayed)."""
+    with working_precision(128):
+        hi = float(enc.hi.mid()) if enc.hi.is_finite() else None
+    return float(claimed) / hi if hi else None
+
+
+def _loose(tight: Optional[float]) -> str:
+    if tight is None or tight <= 1.01:
+        return ""
+    return f", loose by {100 * (tight - 1):.0f} %" if tight < 2 else f", loose by a factor {tight:.3g}"
+
+
+def _other(engine: _Engine, c: CorpusClaim, tight: Optional[float]) -> tuple[str, dict[str, Any]]:
+    """Certify the claim under the other version's parameters and say which
+    parameter set the printed number fits."""
+    o = c.other
+    assert o is not None
+    v, ans = engine.verdict(o, o.steps)
+    enc = ans.enclosure
+    t2 = _tightness(o.claimed, enc)
+    name = "eps" if c.target == "eps" else f"delta(eps={exact_str(c.given)})"
+    inside = o.claimed_lo is None and bool(enc.contains(o.claimed))
+    where = c.record["other_version"]["location"]
+    text = (f"the same {c.claimed_text} is printed with {c.other_changes} ({o.derivation}) at {where}: "
+            f"certified {name} there {enc.short(4)}")
+    if inside:
+        text += ", which contains the printed number: it is the value for those parameters, not for the stated ones"
+    elif t2 is not None and tight is not None and abs(t2 - 1) < abs(tight - 1):
+        text += (f", claimed / certified {t2:.3g} there against {tight:.3g} here: the number fits those "
+                 "parameters, not the stated ones")
+    else:
+        text += f", claimed / certified {t2:.3g} there" if t2 is not None else ""
+    return text, {"location": where, "changes": c.other_changes, "inputs": _inputs(o), "verdict": v,
+                  "certified": enc.to_json(), "certified_short": enc.short(4),
+                  "tightness": None if t2 is None else f"{t2:.4g}", "contains_claimed": inside}
+
+
 def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
     v, ans = engine.verdict(c, c.steps)
     enc = ans.enclosure
-    with working_precision(128):
-        hi = float(enc.hi.mid()) if enc.hi.is_finite() else None
-    tight = float(c.claimed) / hi if hi else None
-    claimed_txt = c.record["claimed_eps"].strip()
+    tight = _tightness(c.claimed, enc)
+    claimed_txt = c.claimed_text
     cert_txt = enc.short(4)
+    name = "eps" if c.target == "eps" else f"delta(eps={exact_str(c.given)})"
     head = {
-        "holds": f"certified eps {cert_txt} <= claimed {claimed_txt}: a valid guarantee",
-        "fails": f"certified eps {cert_txt} > claimed {claimed_txt}: the stated parameters do not give it",
-        "undecided": f"certified eps {cert_txt} straddles the claimed {claimed_txt}",
+        "holds": f"certified {name} {cert_txt} <= claimed {claimed_txt}: a valid guarantee",
+        "fails": f"certified {name} {cert_txt} > claimed {claimed_txt}: the stated parameters do not give it",
+        "undecided": f"certified {name} {cert_txt} straddles the claimed {claimed_txt}",
     }[v]
-    if v == "holds" and tight is not None and tight > 1.01:
-        head += f", loose by {100 * (tight - 1):.0f} %"
+    if v == "holds":
+        head += _loose(tight)
     reason = f"{head} ({c.derivation}; {describe(c)})"
     sens = []
     for rule, t in c.alternatives:
         v2, a2 = engine.verdict(c, t)
         if v2 != v:
-            sens.append(f"flips to {v2} with steps by {rule} (T = {t}: eps {a2.enclosure.short(4)})")
+            sens.append(f"flips to {v2} with steps by {rule} (T = {t}: {name} {a2.enclosure.short(4)})")
     if c.neighboring == "add-remove":
-        for name, v2 in _direction_verdicts(ans, c.claimed).items():
+        for dname, v2 in _direction_verdicts(ans, c.claimed).items():
             if v2 != v and v2 != "undecided":
-                sens.append(f"flips to {v2} under the {name} relation alone")
+                sens.append(f"flips to {v2} under the {dname} relation alone")
     contains = None
     if c.claimed_lo is not None:
         inside = _cmp(enc.lo, enc.hi, c.claimed)
-        below = _cmp(enc.lo, enc.hi, c.claimed_lo)  # "holds" here means eps <= lo: below the interval
+        below = _cmp(enc.lo, enc.hi, c.claimed_lo)  # "holds" here means value <= lo: below the interval
         contains = "no" if inside == "fails" or below == "holds" else (
             "yes" if inside == "holds" and below == "fails" else "undecided")
         reason += f"; the printed interval {claimed_txt} " + {
             "yes": "contains the certified value", "no": "misses the certified value",
             "undecided": "may or may not contain the certified value"}[contains]
-    return AuditRow(c, v, enc, tight, reason, tuple(sens), contains)
+    other = None
+    if c.other is not None:
+        text, other = _other(engine, c, tight)
+        reason += "; " + text
+    return AuditRow(c, v, enc, tight, reason, tuple(sens), contains, other)
 
 
 def audit(claims: Iterable[CorpusClaim], progress: bool = False) -> tuple[list[AuditRow], dict[str, Any]]:

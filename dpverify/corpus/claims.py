@@ -57,7 +57,12 @@ STEPS_RULES: dict[str, tuple[Callable[[Fraction, int, int], int], str]] = {
 
 @dataclass(frozen=True)
 class CorpusClaim:
-    """A corpus record resolved to exact inputs."""
+    """A corpus record resolved to exact inputs.
+
+    ``target`` is what the source claims: ``"eps"`` (claimed_eps at the given
+    delta) or ``"delta"`` (claimed_delta at the given eps); ``given`` is the
+    other parameter. ``other`` is the same printed number resolved with the
+    parameters of another version of the source (``other_version``), if any."""
 
     record: Mapping[str, Any] = field(repr=False)
     number: int
@@ -66,67 +71,77 @@ class CorpusClaim:
     noise_multiplier: Fraction
     sampling_rate: Fraction
     steps: int
-    delta: Fraction
+    target: str  # "eps" | "delta": the claimed quantity
+    given: Fraction  # delta for an eps claim, eps for a delta claim
     neighboring: str
     neighboring_defaulted: bool
     claimed_lo: Optional[Fraction]  # lower end of a printed interval, else None
-    claimed: Fraction  # the guarantee: claimed eps (upper end of an interval)
+    claimed: Fraction  # the guarantee: claimed value (upper end of an interval)
     derivation: str  # how T and q were obtained, in words
     alternatives: tuple[tuple[str, int], ...]  # (rule, steps) for every other plausible rule
+    other: Optional["CorpusClaim"] = None
+    other_changes: str = ""  # what the other version changes, in words
 
     @property
     def config(self) -> tuple:
         """What the certified number depends on (identical configurations share it)."""
-        return (self.mechanism, self.noise_multiplier, self.sampling_rate, self.steps, self.delta, self.neighboring)
+        return (self.mechanism, self.noise_multiplier, self.sampling_rate, self.steps, self.target, self.given,
+                self.neighboring)
+
+    @property
+    def claimed_text(self) -> str:
+        return self.record["claimed_eps" if self.target == "eps" else "claimed_delta"].strip()
+
+    @property
+    def quantity(self) -> str:
+        """What is enclosed, in the certificate vocabulary: "epsilon" or "delta(eps=E)"."""
+        return "epsilon" if self.target == "eps" else f"delta(eps={exact_str(self.given)})"
 
 
-def _exact(rec: Mapping[str, Any], key: str, check: Callable[[str, Any], Fraction]) -> Fraction:
-    return check(key, rec[key])
-
-
-def _claimed(text: str) -> tuple[Optional[Fraction], Fraction]:
+def _claimed(key: str, text: str, value: Callable[[str, str], Fraction]) -> tuple[Optional[Fraction], Fraction]:
     t = text.strip()
     if t[0] in "([":
         parts = t[1:-1].split(",")
         if len(parts) != 2:
-            raise InvalidParameter("claimed_eps", f"claimed_eps={text!r}: an interval is \"(lo, hi)\"")
-        lo = V.nonnegative("claimed_eps", parts[0].strip())
-        hi = V.positive("claimed_eps", parts[1].strip())
+            raise InvalidParameter(key, f"{key}={text!r}: an interval is \"(lo, hi)\"")
+        lo = V.nonnegative(key, parts[0].strip())
+        hi = value(key, parts[1].strip())
         if lo > hi:
-            raise InvalidParameter("claimed_eps", f"claimed_eps={text!r}: lo > hi")
+            raise InvalidParameter(key, f"{key}={text!r}: lo > hi")
         return lo, hi
-    return None, V.positive("claimed_eps", t)
+    return None, value(key, t)
 
 
 _FLOAT_LIKE = re.compile(r"^[+-]?\d*\.(\d{15,})$")
 
 
-def _dpsgd(rec: Mapping[str, Any], number: int) -> CorpusClaim:
-    sigma = _exact(rec, "noise_multiplier", V.positive)
-    delta = _exact(rec, "delta", V.open_unit)
+def _rate(rec: Mapping[str, Any]) -> tuple[Fraction, Optional[int], Optional[int], str]:
+    """(q, B, N, words) from sampling_rate or batch_size + dataset_size."""
     has_q, has_bn = "sampling_rate" in rec, ("batch_size" in rec or "dataset_size" in rec)
     if has_q and has_bn:
         raise InvalidParameter("sampling_rate", "give sampling_rate or batch_size + dataset_size, not both")
-    words = []
-    b = n = None
     if has_q:
         text = rec["sampling_rate"]
         if _FLOAT_LIKE.match(text.strip()):
             raise InvalidParameter("sampling_rate", f"sampling_rate={text!r} looks like a printed binary float; "
                                    "write the exact rate, e.g. \"256/60000\"")
-        q = V.half_open_unit("sampling_rate", text)
-        words.append(f"q = {text}")
-    elif has_bn:
+        return V.half_open_unit("sampling_rate", text), None, None, f"q = {text}"
+    if has_bn:
         for k in ("batch_size", "dataset_size"):
             if k not in rec:
                 raise InvalidParameter(k, "batch_size and dataset_size come together")
         b, n = rec["batch_size"], rec["dataset_size"]
         if b > n:
             raise InvalidParameter("batch_size", f"batch_size={b} must be <= dataset_size={n}")
-        q = Fraction(b, n)
-        words.append(f"q = {b}/{n}")
-    else:
-        raise InvalidParameter("sampling_rate", "missing: give sampling_rate (exact) or batch_size + dataset_size")
+        return Fraction(b, n), b, n, f"q = {b}/{n}"
+    raise InvalidParameter("sampling_rate", "missing: give sampling_rate (exact) or batch_size + dataset_size")
+
+
+def _schedule(rec: Mapping[str, Any]) -> tuple[Fraction, Fraction, int, str, tuple[tuple[str, int], ...]]:
+    """(sigma, q, T, derivation in words, other plausible (rule, T)) of a record."""
+    sigma = V.positive("noise_multiplier", rec["noise_multiplier"])
+    q, b, n, qwords = _rate(rec)
+    words = [qwords]
     alternatives: list[tuple[str, int]] = []
     if "steps" in rec and "epochs" in rec:
         raise InvalidParameter("epochs", "give steps or epochs + steps_rule, not both")
@@ -140,7 +155,7 @@ def _dpsgd(rec: Mapping[str, Any], number: int) -> CorpusClaim:
             raise InvalidParameter("steps_rule", f"steps_rule={rule!r}: with epochs it must be one of "
                                    f"{', '.join(STEPS_RULES)}")
         e = V.positive("epochs", rec["epochs"])
-        if n is None:  # epochs with an exact rate: N / B = 1 / q
+        if n is None or b is None:  # epochs with an exact rate: N / B = 1 / q
             n, b = q.denominator, q.numerator
         steps = STEPS_RULES[rule][0](e, n, b)
         if not 1 <= steps <= MAX_STEPS:
@@ -157,10 +172,57 @@ def _dpsgd(rec: Mapping[str, Any], number: int) -> CorpusClaim:
             words[-1] += "; with " + ", ".join(f"{r}, {t}" for r, t in alternatives)
     else:
         raise InvalidParameter("steps", "missing: give steps, or epochs + steps_rule")
+    return sigma, q, steps, "; ".join(words), tuple(alternatives)
+
+
+def _target(rec: Mapping[str, Any]) -> tuple[str, Fraction]:
+    """("eps", delta) for a claimed_eps record, ("delta", eps) for a claimed_delta one."""
+    has_e, has_d = "claimed_eps" in rec, "claimed_delta" in rec
+    if has_e and has_d:
+        raise InvalidParameter("claimed_delta", "give claimed_eps (with delta) or claimed_delta (with eps), not both")
+    if not (has_e or has_d):
+        raise InvalidParameter("claimed_eps", "missing: give claimed_eps (with delta) or claimed_delta (with eps)")
+    given, other = ("delta", "eps") if has_e else ("eps", "delta")
+    if other in rec:
+        raise InvalidParameter(other, f"a claimed_{'eps' if has_e else 'delta'} claim takes {given}, not {other}")
+    if given not in rec:
+        raise InvalidParameter(given, f"missing: a claimed_{'eps' if has_e else 'delta'} claim needs {given}")
+    if has_e:
+        return "eps", V.open_unit("delta", rec["delta"])
+    return "delta", V.nonnegative("eps", rec["eps"])
+
+
+#: the parameter fields an ``other_version`` may change, and the fields each one replaces
+_OVERRIDES = {"noise_multiplier": (), "sampling_rate": ("batch_size", "dataset_size"),
+              "batch_size": ("sampling_rate",), "dataset_size": ("sampling_rate",),
+              "steps": ("epochs", "steps_rule"), "epochs": ("steps",), "steps_rule": (),
+              "delta": (), "eps": ()}
+
+
+def _dpsgd(rec: Mapping[str, Any], number: int) -> CorpusClaim:
+    target, given = _target(rec)
+    sigma, q, steps, words, alternatives = _schedule(rec)
     rel = rec.get("neighboring", "add-remove")
-    lo, claimed = _claimed(rec["claimed_eps"])
-    return CorpusClaim(rec, number, rec["id"], rec["mechanism"], sigma, q, steps, delta, rel,
-                       "neighboring" not in rec, lo, claimed, "; ".join(words), tuple(alternatives))
+    key = "claimed_eps" if target == "eps" else "claimed_delta"
+    value = V.positive if target == "eps" else V.open_unit
+    lo, claimed = _claimed(key, rec[key], value)
+    other, changes = None, ""
+    if "other_version" in rec:
+        ov = rec["other_version"]
+        changed = [k for k in ov if k in _OVERRIDES]
+        if not changed:
+            raise InvalidParameter("other_version", "other_version must change at least one parameter (allowed: "
+                                   + ", ".join(_OVERRIDES) + ")")
+        merged = {k: v for k, v in rec.items() if k != "other_version"
+                  and not any(k in _OVERRIDES[c] for c in changed)}
+        merged.update({k: ov[k] for k in changed})
+        try:
+            other = _dpsgd(merged, number)
+        except InvalidParameter as exc:
+            raise InvalidParameter(f"other_version.{exc.name}", exc.message) from None
+        changes = ", ".join(f"{k} = {ov[k]}" for k in changed)
+    return CorpusClaim(rec, number, rec["id"], rec["mechanism"], sigma, q, steps, target, given, rel,
+                       "neighboring" not in rec, lo, claimed, words, alternatives, other, changes)
 
 
 #: mechanism kind -> resolver(record, number). Extension point: the event kinds of
@@ -188,4 +250,5 @@ def load_corpus(path: "str | Path") -> list[CorpusClaim]:
 def describe(c: CorpusClaim) -> str:
     """The resolved configuration in one line."""
     return (f"sigma = {exact_str(c.noise_multiplier)}, q = {exact_str(c.sampling_rate)}, T = {c.steps}, "
-            f"delta = {exact_str(c.delta)}, {c.neighboring}" + (" (default)" if c.neighboring_defaulted else ""))
+            f"{'delta' if c.target == 'eps' else 'eps'} = {exact_str(c.given)}, {c.neighboring}"
+            + (" (default)" if c.neighboring_defaulted else ""))

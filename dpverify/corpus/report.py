@@ -32,12 +32,12 @@ def document(file: str, rows: Sequence[Mapping[str, Any]], stats: Mapping[str, A
     return {"format": FORMAT, "file": file, "counts": counts(rows), "stats": dict(stats), "rows": list(rows)}
 
 
-HEADER = ["id", "accountant", "claimed", "certified eps", "claimed / certified", "verdict", "reason"]
+HEADER = ["id", "accountant", "quantity", "claimed", "certified", "claimed / certified", "verdict", "reason"]
 
 
 def _cells(r: Mapping[str, Any]) -> list[str]:
-    return [r["id"], r["accountant"], r["claimed_eps"], r["certified_short"], r["tightness"] or "-", r["verdict"],
-            r["reason"] + "".join(f"; sensitivity: {s}" for s in r["sensitivity"])]
+    return [r["id"], r["accountant"], r["quantity"], r["claimed"], r["certified_short"], r["tightness"] or "-",
+            r["verdict"], r["reason"] + "".join(f"; sensitivity: {s}" for s in r["sensitivity"])]
 
 
 def table_rows(doc: Mapping[str, Any]) -> list[str]:
@@ -47,7 +47,7 @@ def table_rows(doc: Mapping[str, Any]) -> list[str]:
         cells = [x.replace("|", "\\|").replace("\n", " ") for x in _cells(r)]
         cells[0] = f"`{cells[0]}`"
         if r["verdict"] != "holds":
-            cells[5] = f"**{cells[5]}**"
+            cells[6] = f"**{cells[6]}**"
         out.append("| " + " | ".join(cells) + " |")
     return out
 
@@ -58,10 +58,13 @@ def markdown(doc: Mapping[str, Any], title: str, plot_name: "str | None" = None)
            f"{st['claims']} claims: **{c['holds']} hold, {c['fails']} fail, {c['undecided']} undecided**. "
            f"{st['distinct_claim_configurations']} distinct claimed configurations; "
            f"{st['configurations_computed']} certified computations including the sensitivity check.", "",
-           "Verdicts: holds = certified eps upper end <= claimed (a valid guarantee); fails = certified lower "
+           "Verdicts: holds = certified upper end <= claimed (a valid guarantee); fails = certified lower "
            "end > claimed (the stated parameters do not give it); claimed / certified = tightness "
-           "(1 = tight, > 1 = valid but loose). A printed interval is read as the guarantee eps <= its upper "
-           "end. Relation add-remove unless the claim states another (marked \"(default)\").", ""]
+           "(1 = tight, > 1 = valid but loose). The quantity is epsilon at the stated delta, or delta at the "
+           "stated eps for a claimed delta. A printed interval is read as the guarantee value <= its upper "
+           "end. Relation add-remove unless the claim states another (marked \"(default)\"). A claim whose "
+           "number is also printed elsewhere with other parameters (another version of the source) is "
+           "certified under both; the reason says which parameters the number fits.", ""]
     if plot_name:
         out += [f"![claimed against certified epsilon]({plot_name})", ""]
     out += table_rows(doc)
@@ -69,6 +72,9 @@ def markdown(doc: Mapping[str, Any], title: str, plot_name: "str | None" = None)
     for r in doc["rows"]:
         quote = r["quote"].replace("\n", " / ")
         out.append(f"- `{r['id']}`: {r['source']}, <{r['location']}>: \"{quote}\"")
+        if "other_version" in r:
+            ov = r["other_version"]
+            out.append(f"  - other version ({ov['changes']}): <{ov['location']}>")
     return "\n".join(out) + "\n"
 
 
@@ -96,8 +102,9 @@ def _claimed_floats(text: str) -> tuple["float | None", float]:
 
 
 def plot(doc: Mapping[str, Any], path: "str | Path") -> None:
-    """One row per claim: the certified interval (black bar) and the claimed eps
-    (dot), coloured by verdict; log-scaled eps axis. Floats are fine here (a picture)."""
+    """One row per claim: the certified interval (black bar) and the claimed
+    value (dot), coloured by verdict; log-scaled axis; epsilon claims and delta
+    claims in separate panels. Floats are fine here (a picture)."""
     try:
         import matplotlib
 
@@ -106,25 +113,33 @@ def plot(doc: Mapping[str, Any], path: "str | Path") -> None:
     except ImportError:
         raise MissingPlotting("--plot needs matplotlib: pip install 'dpverify[plot]' (or pip install matplotlib)") from None
     colours = {"holds": "tab:green", "fails": "tab:red", "undecided": "tab:orange"}
-    rows = list(reversed(doc["rows"]))
-    fig, ax = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.3))
-    for y, r in enumerate(rows):
-        lo, hi = float(r["certified"]["lo"]), float(r["certified"]["hi"])
-        a, b = _claimed_floats(r["claimed_eps"])
-        # a thin line from the certified value to the claim shows the gap; the enclosure itself
-        # is usually far narrower than a pixel, so it is drawn as a bar marker too
-        ax.plot([min(lo, b), max(hi, b)], [y, y], color="0.75", linewidth=1, zorder=1)
-        ax.plot([lo, hi], [y, y], color="black", linewidth=5, solid_capstyle="butt", zorder=2)
-        ax.plot([(lo + hi) / 2], [y], marker="|", markersize=13, markeredgewidth=2.5, color="black", zorder=2)
-        if a is not None:
-            ax.plot([max(a, 1e-3), b], [y, y], color=colours[r["verdict"]], alpha=0.5, linewidth=2)
-        ax.plot([b], [y], "o", color=colours[r["verdict"]], markersize=6, zorder=3)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([r["id"] for r in rows], fontsize=7)
-    ax.set_xscale("log")
-    ax.set_xlabel("epsilon  (black bar: certified enclosure; dot: claimed; green holds, red fails, orange undecided)",
-                  fontsize=8)
-    ax.grid(axis="x", alpha=0.3)
+    panels = [(t, list(reversed([r for r in doc["rows"] if r["target"] == t]))) for t in ("eps", "delta")]
+    panels = [(t, rows) for t, rows in panels if rows]
+    heights = [len(rows) + 1.5 for _, rows in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 0.3 * sum(heights) + 0.6), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for (target, rows), ax in zip(panels, axes[:, 0]):
+        for y, r in enumerate(rows):
+            lo, hi = float(r["certified"]["lo"]), float(r["certified"]["hi"])
+            a, b = _claimed_floats(r["claimed"])
+            lo_shown = max(lo, 1e-300)  # a log axis cannot show 0
+            # a thin line from the certified value to the claim shows the gap; the enclosure itself
+            # is usually far narrower than a pixel, so it is drawn as a bar marker too
+            ax.plot([min(lo_shown, b), max(hi, b)], [y, y], color="0.75", linewidth=1, zorder=1)
+            ax.plot([lo_shown, hi], [y, y], color="black", linewidth=5, solid_capstyle="butt", zorder=2)
+            ax.plot([(lo_shown + hi) / 2], [y], marker="|", markersize=13, markeredgewidth=2.5, color="black",
+                    zorder=2)
+            if a is not None:
+                ax.plot([max(a, b * 1e-3), b], [y, y], color=colours[r["verdict"]], alpha=0.5, linewidth=2)
+            ax.plot([b], [y], "o", color=colours[r["verdict"]], markersize=6, zorder=3)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([r["id"] for r in rows], fontsize=7)
+        ax.set_xscale("log")
+        what = "epsilon (at the stated delta)" if target == "eps" else "delta (at the stated eps)"
+        ax.set_xlabel(what, fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0, 0].set_title("black bar: certified enclosure; dot: claimed (green holds, red fails, orange undecided)",
+                         fontsize=8)
     fig.tight_layout()
     fig.savefig(str(path), dpi=100)
     plt.close(fig)

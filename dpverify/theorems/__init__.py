@@ -1,5 +1,5 @@
 """Paper statements as checkable predicates returning Verdicts; the claims
-are data (claims/*.jsonl), computed through the quantity registry."""
+are data (dpverify/theorems/claims/*.jsonl), computed through the quantity registry."""
 
 from .quantities import QUANTITIES, Quantity, compute
 from .registry import Claim, check, claims, decide, load_claims

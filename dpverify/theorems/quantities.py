@@ -1,7 +1,7 @@
 """The quantity registry: quantity name -> compute function.
 
 One dispatch for every certified number dpverify can produce from a
-certificate's ``inputs``: a claim record (``claims/*.jsonl``), a corpus claim
+certificate's ``inputs``: a claim record (``theorems/claims/*.jsonl``), a corpus claim
 (``corpus/*.jsonl``) and a certificate share the same ``quantity`` name and the
 same ``inputs`` keys, and :func:`compute` turns them into an
 :class:`~dpverify.verdict.Enclosure` by calling the library function the CLI

@@ -1,7 +1,8 @@
 """The claims registry: every statement of the papers that dpverify re-derives.
 
-The claims are data: one JSON Lines record per claim in ``claims/*.jsonl`` at
-the repository root (schema ``dpverify/theorems/claim.schema.json``). A
+The claims are data: one JSON Lines record per claim in
+``dpverify/theorems/claims/*.jsonl`` (package data, so an installed dpverify
+has them; schema ``dpverify/theorems/claim.schema.json``). A
 record names its source (paper short name and theorem / section / page; the
 short names are expanded in docs/references.md), the statement, the number
 *as printed*, a machine-checkable ``relation`` between the printed number and
@@ -32,14 +33,14 @@ from .records import InvalidRecord, load_schema, read_jsonl
 
 __all__ = ["Claim", "claims", "load_claims", "decide", "check", "truth_interval", "CLAIMS_DIR"]
 
-#: the paper claims shipped with the repository
-CLAIMS_DIR = Path(__file__).resolve().parents[2] / "claims"
+#: the paper claims shipped with the package (package data: theorems/claims/*.jsonl)
+CLAIMS_DIR = Path(__file__).resolve().parent / "claims"
 SCHEMA = Path(__file__).resolve().parent / "claim.schema.json"
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One checkable statement from a paper (a record of ``claims/*.jsonl``)."""
+    """One checkable statement from a paper (a record of ``theorems/claims/*.jsonl``)."""
 
     id: str
     source: str
@@ -79,12 +80,12 @@ def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
 
 
 def claims(directory: "Optional[str | Path]" = None) -> list[Claim]:
-    """Every claim of ``directory`` (default: the repository's ``claims/``),
+    """Every claim of ``directory`` (default: the package's ``theorems/claims/``),
     files in name order, records in file order."""
     d = Path(directory) if directory is not None else CLAIMS_DIR
     if not d.is_dir():
-        raise InvalidRecord(str(d), "", "no claims directory (run from a clone of the repository, "
-                            "or give the directory holding claims/*.jsonl)")
+        raise InvalidRecord(str(d), "", "no such claims directory (give the directory holding the "
+                            "*.jsonl claim files)")
     files = sorted(d.glob("*.jsonl"))
     if not files:
         raise InvalidRecord(str(d), "", "no *.jsonl claim files")

@@ -69,6 +69,38 @@ def test_steps_rule_sensitivity_is_reported_when_the_verdict_flips(tmp_path):
     assert any("flips to holds with steps by floor (T = 2" in s for s in row.sensitivity), row.sensitivity
 
 
+def test_delta_claims_and_other_versions(tmp_path):
+    # delta(eps = 1) of sigma 3, q 0.2, T 50 (remove direction); the claimed values bracket the
+    # certified enclosure, so the verdicts follow by exact comparison of the endpoints
+    from dpverify.pld.dpsgd import dpsgd_delta
+
+    d50 = dpsgd_delta("3", "0.2", 50, "1", neighboring="remove", digits=6).enclosure
+    lo, hi = Fraction(d50.lo_str()), Fraction(d50.hi_str())
+    # the midpoint of this 1e-6 enclosure straddles the audit's first 1e-3 enclosure (both hold the
+    # truth), so the audit refines to 1e-6 for the stale claim's T = 50 and then contains it
+    rec = {k: v for k, v in BASE.items() if k != "delta"}
+    rec.update(eps="1", neighboring="remove")
+    p = tmp_path / "d.jsonl"
+    p.write_text(json.dumps(dict(rec, id="above", claimed_delta=str(float(hi * 2)))) + "\n"
+                 + json.dumps(dict(rec, id="below", claimed_delta=str(float(lo / 2)))) + "\n"
+                 # the number certified for T = 50, printed with T = 5: it fits the other version
+                 + json.dumps(dict(rec, id="stale", steps=5, claimed_delta=str(float((lo + hi) / 2)),
+                                   other_version={"location": "https://example.org/v1", "quote": "T = 50",
+                                                  "steps": 50})) + "\n")
+    rows, stats = audit(load_corpus(p))
+    v = {r.claim.id: r for r in rows}
+    assert v["above"].verdict == "holds" and v["below"].verdict == "fails"
+    assert v["above"].to_json()["quantity"] == "delta(eps=1)" and "certified delta(eps=1)" in v["above"].reason
+    # at T = 5 delta(1) is far smaller than at T = 50, so the stale claim holds, very loosely
+    assert v["stale"].verdict == "holds" and v["stale"].tightness > 10
+    other = v["stale"].to_json()["other_version"]
+    assert other["contains_claimed"] is True and other["inputs"]["steps"] == 50
+    assert "it is the value for those parameters, not for the stated ones" in v["stale"].reason
+    # T = 50 is shared by the three claims (the other version included): T = 5 once, T = 50 at
+    # 1e-3 and once refined to 1e-6
+    assert stats["configurations_computed"] == 3
+
+
 def test_dp_accounting_pld_lies_in_the_enclosure(tmp_path):
     dp_accounting = pytest.importorskip("dp_accounting")
     (row,), _ = audit(load_corpus(corpus(tmp_path, ("rdp", "2.16"))))

@@ -77,6 +77,25 @@ STEPLESS = {k: v for k, v in BASE.items() if k not in ("epochs", "steps_rule")}
     (dict(BASE, epochs="1e9"), "epochs", "steps; allowed"),
     (dict(BASE, neighboring="add_remove"), "neighboring", "is not one of"),
     (dict(BASE, mechanism="dpsgd"), "mechanism", "is not one of"),
+    # exactly one of claimed_eps (with delta) / claimed_delta (with eps)
+    (dict(BASE, claimed_delta="1e-6"), "claimed_delta", "not both"),
+    ({k: v for k, v in BASE.items() if k != "claimed_eps"}, "claimed_eps", "missing"),
+    (dict({k: v for k, v in BASE.items() if k not in ("claimed_eps", "delta")}, claimed_delta="1e-6"),
+     "eps", "missing"),
+    (dict({k: v for k, v in BASE.items() if k != "claimed_eps"}, claimed_delta="1e-6", eps="1"), "delta",
+     "takes eps, not delta"),
+    (dict(BASE, eps="1"), "eps", "takes delta, not eps"),
+    (dict({k: v for k, v in BASE.items() if k not in ("claimed_eps", "delta")}, claimed_delta="1", eps="1"),
+     "claimed_delta", "must be in (0, 1)"),
+    (dict({k: v for k, v in BASE.items() if k not in ("claimed_eps", "delta")}, claimed_delta="1e-6", eps="-1"),
+     "eps", ">= 0"),
+    # other_version: location + quote + at least one changed parameter, each checked like the record's
+    (dict(BASE, other_version={"location": "u", "quote": "q"}), "other_version", "change at least one"),
+    (dict(BASE, other_version={"location": "u", "epochs": "15"}), "other_version.quote", "missing"),
+    (dict(BASE, other_version={"location": "u", "quote": "q", "epoch": "15"}), "other_version.epoch",
+     "unknown field; did you mean epochs?"),
+    (dict(BASE, other_version={"location": "u", "quote": "q", "epochs": "-15"}), "other_version.epochs",
+     "must be > 0"),
 ])
 def test_bad_records_name_record_and_field(tmp_path, record, field, text):
     path = write(tmp_path, dict(BASE, id="ok"), dict(record, id="bad"))
@@ -84,6 +103,22 @@ def test_bad_records_name_record_and_field(tmp_path, record, field, text):
         load_corpus(path)
     assert "record 2 (line 4)" in str(e.value), str(e.value)
     assert e.value.field == field and text in str(e.value), str(e.value)
+
+
+def test_delta_claims_and_other_versions_resolve_exactly(tmp_path):
+    rec = {k: v for k, v in BASE.items() if k not in ("claimed_eps", "delta")}
+    rec.update(claimed_delta="4.243484012034273e-06", eps="1.0", neighboring="remove",
+               other_version={"location": "https://example.org/old", "quote": "epochs = 15", "epochs": "15"})
+    (c,) = load_corpus(write(tmp_path, rec))
+    assert (c.target, c.given, c.claimed) == ("delta", Fraction(1), Fraction("4.243484012034273e-06"))
+    assert c.quantity == "delta(eps=1)" and c.claimed_text == "4.243484012034273e-06"
+    # the other version keeps everything but the changed epochs: ceil(15 * 60000 / 256) = 3516
+    assert c.steps == 14063 and c.other is not None and c.other.steps == 3516
+    assert c.other.target == "delta" and c.other.neighboring == "remove" and c.other_changes == "epochs = 15"
+    # a changed rate replaces batch_size + dataset_size (and the steps rule then uses N / B = 1 / q)
+    (c,) = load_corpus(write(tmp_path, dict(BASE, other_version={"location": "u", "quote": "q",
+                                                                 "sampling_rate": "1/250"})))
+    assert c.other.sampling_rate == Fraction(1, 250) and c.other.steps == 15000
 
 
 def test_cli_refuses_bad_files_with_exit_2(tmp_path, capsys):

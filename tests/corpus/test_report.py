@@ -44,7 +44,18 @@ def test_committed_results_cover_the_corpus_and_verdicts_follow_from_the_numbers
         assert r["inputs"]["steps"] == c.steps and Fraction(r["inputs"]["sampling_rate"]) == c.sampling_rate
         want = "holds" if hi <= c.claimed else "fails" if lo > c.claimed else "undecided"
         assert r["verdict"] == want, r["id"]
+        assert r["quantity"] == c.quantity and r["claimed"] == c.claimed_text
+        if c.other is not None:  # the other version's numbers are as consistent
+            ov = r["other_version"]
+            lo2, hi2 = Fraction(ov["certified"]["lo"]), Fraction(ov["certified"]["hi"])
+            assert ov["inputs"]["steps"] == c.other.steps
+            assert ov["contains_claimed"] == (c.claimed_lo is None and lo2 <= c.claimed <= hi2), r["id"]
     assert doc["counts"]["fails"] >= 3  # the CLT / PRV-estimate claims below the truth
+    # the findings: the stale-epochs tutorial number fits its 15-epoch version, and
+    # Koskela's README delta is the value for ncomp = 10^4, not for the printed ncomp = 1000
+    rows = {r["id"]: r for r in doc["rows"]}
+    assert "fits those parameters, not the stated ones" in rows["tf-classification-notebook-2020-1.18-stale-epochs"]["reason"]
+    assert rows["koskela-fourier-accountant-readme-delta"]["other_version"]["contains_claimed"] is True
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The paper claims are data (claims/*.jsonl) computed through the quantity
+"""The paper claims are data (dpverify/theorems/claims/*.jsonl) computed through the quantity
 registry; `reproduce` must write exactly the committed certificates, so the
 move out of Python is provably lossless."""
 
@@ -148,4 +148,4 @@ def test_duplicate_ids_and_missing_files_are_refused(tmp_path, capsys):
     with pytest.raises(InvalidRecord, match="duplicate claim id"):
         load_claims([_write(tmp_path, GOOD, GOOD)])
     assert main(["reproduce", "--claims", str(tmp_path / "missing")]) == 2
-    assert "no claims directory" in capsys.readouterr().err
+    assert "no such claims directory" in capsys.readouterr().err
