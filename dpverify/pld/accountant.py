@@ -414,12 +414,7 @@ def plan_query(steps: Sequence[Step], directions: Sequence[str], kind: str,
             spread = 0.0
             for st in steps:
                 u, _ = discretise(st.make_pair(d), 6, 64, 1e-15)
-                c = [int(x) / (1 << u.K) for x in u.poly.coeffs()]
-                tot = sum(c)
-                if tot <= 0:
-                    return None
-                mean = sum(i * x for i, x in enumerate(c)) / tot
-                var = sum((i - mean) ** 2 * x for i, x in enumerate(c)) / tot
+                mean, var = _moments(u)
                 M += st.count * (mean + u.offset) / 64
                 V += st.count * var / 4096
                 spread = max(spread, u.poly.length() / 64)

@@ -125,7 +125,8 @@ def _gauss_eps(mu, delta):
     mu = mpmath.mpf(mu)
     f = lambda e: (mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)  # noqa: E731
                    - mpmath.mpf(delta))
-    lo, hi = mpmath.mpf(0), mu * mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta))) + 10
+    lo, hi = mpmath.mpf(0), mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta))) + 10
+    assert f(hi) < 0 < f(lo)  # the root is bracketed
     for _ in range(220):  # bisection: the curve is decreasing in eps
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if f(mid) > 0 else (lo, mid)
@@ -159,3 +160,19 @@ def test_plan_estimates_the_answer_and_sizes_the_delta_unit_up_front():
     d = mpmath.ncdf(-3 + mpmath.mpf(1) / 2) - mpmath.exp(3) * mpmath.ncdf(-3 - mpmath.mpf(1) / 2)
     d = F(mpmath.nstr(d, 35, min_fixed=-1000, max_fixed=1000))
     assert res.lo <= d * (1 - F(1, 10**30)) and d * (1 + F(1, 10**30)) <= res.hi
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=6, deadline=None)
+@given(sigma_tenths=st.integers(8, 40), T=st.integers(1, 64), delta_exp=st.sampled_from([3, 5, 10, 40]))
+def test_midpoint_tilt_and_plan_keep_the_closed_form_inside(sigma_tenths, T, delta_exp):
+    # T Gaussian steps at noise sigma compose to mu = sqrt(T) / sigma GDP
+    # exactly (GDPT Cor 3.3): the enclosure (lower end from the tilted
+    # optimistic side, grid from the plan) must hold the mpmath root
+    sigma = F(sigma_tenths, 10)
+    a = S.dpsgd_epsilon(sigma, "1", T, F(1, 10**delta_exp), rel_width=1e-2, time_budget=60)
+    mpmath.mp.dps = 60
+    truth = _gauss_eps(mpmath.sqrt(T) / mpmath.mpf(sigma_tenths) * 10, mpmath.mpf(10) ** -delta_exp)
+    assert mpmath.mpf(a.enclosure.lo_str()) <= truth <= mpmath.mpf(a.enclosure.hi_str())
