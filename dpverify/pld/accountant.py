@@ -15,7 +15,7 @@ For the optimistic classes (P_k, Q_k), any set of classes S gives
 sum_{k in S} (P_k - e^eps Q_k) <= sum_k (P_k - e^eps Q_k)_+ <= true curve;
 we use the suffix sets {k >= j} and take the best of a few j near the first
 class with P_k > e^eps Q_k. Q is stored tilted (Qt_k = Q_k e^{s_k},
-discretise docstring), so e^eps Q_{>=j} = e^{eps - s_j} Qt_{>=j}(e^{-h}), a
+discretise docstring), so e^eps Q_{>=j} = e^{eps - s_j - tilt} Qt_{>=j}(e^{-h}), a
 positive-term polynomial evaluation like V.
 
 epsilon(delta) = inf { eps : delta(eps) <= delta } (the curve is nonincreasing):
@@ -119,8 +119,8 @@ class ComposedBounds:
         return v
 
     def _qt_eval(self, j: int) -> arb:
-        """sum_{k >= j} Qt_k e^{-(k - j) h}: e^{s_j} times the Q-mass of the
-        classes k >= j (times 2^K), an upper bound (Qt rounded up)."""
+        """sum_{k >= j} Qt_k e^{-(k - j) h}: e^{s_j + tilt} times the Q-mass
+        of the classes k >= j (times 2^K), an upper bound (Qt rounded up)."""
         q = self.lower.Q
         if j >= q.length():
             return arb(0)
@@ -169,7 +169,7 @@ class ComposedBounds:
             q = int(L.Q[kk]) if kk < L.Q.length() else 0
             if q <= 0:
                 return True
-            return (L.offset + kk) * h + math.log(p) - math.log(q) > eps
+            return (L.offset + kk) * h + float(L.tilt) + math.log(p) - math.log(q) > eps
 
         lo, hi = 0, n
         while lo < hi:
@@ -194,7 +194,7 @@ class ComposedBounds:
         best = arb(0)
         for j in self._suffix_window(float(eps)):
             w = self._qt_eval(j)
-            v = arb(fmpz(self._p_suffix(j))) - ball(eps - (L.offset + j) * h).exp() * w
+            v = arb(fmpz(self._p_suffix(j))) - ball(eps - (L.offset + j) * h - L.tilt).exp() * w
             lo = endpoints(v)[0]
             if lo > best:
                 best = lo
@@ -265,8 +265,8 @@ class ComposedBounds:
             num = arb(fmpz(self._p_suffix(j) + self.l_inf)) - D
             w = self._qt_eval(j)
             if num > 0 and w > 0:
-                # Q_{>=j} 2^K = e^{-s_j} w: eps < log(num / w) + s_j
-                g = to_fraction(endpoints((num / w).log() + ball((L.offset + j) * h))[0])
+                # Q_{>=j} 2^K = e^{-s_j - tilt} w: eps < log(num / w) + s_j + tilt
+                g = to_fraction(endpoints((num / w).log() + ball((L.offset + j) * h + L.tilt))[0])
                 if best is None or g > best:
                     best = g
         return max(best, Fraction(0)) if best is not None else Fraction(0)
@@ -357,6 +357,113 @@ def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int
     than the product and measured to fit within the model's slack)."""
     products = sum(2 + bin(s.count).count("1") for s in steps) + len(steps)
     return product_rate() * length * (2 * K + 32) * products * 3 * directions
+
+
+# --------------------------------------------------------------------------- a-priori plan
+
+
+def _log_sf(x: float) -> float:
+    """log of the standard normal survival function (float; estimates only)."""
+    if x < 5:
+        return math.log(max(0.5 * math.erfc(x / math.sqrt(2)), 1e-300))
+    return -x * x / 2 - math.log(x * math.sqrt(2 * math.pi)) + math.log1p(-1 / (x * x) + 3 / x ** 4)
+
+
+def _log_delta_gauss(eps: float, M: float, V: float) -> float:
+    """log delta(eps) for a loss L ~ N(M, V) under P (central-limit model):
+    delta = P(L > eps) - e^eps E[e^-L; L > eps]
+          = Sf(a) - e^{eps - M + V/2} Sf(a + s),  a = (eps - M)/s.
+    Float estimate (grid planning only); log-space so 1e-300 is reachable."""
+    s = math.sqrt(max(V, 1e-300))
+    a = (eps - M) / s
+    l1 = _log_sf(a)
+    l2 = eps - M + V / 2 + _log_sf(a + s)
+    r = l2 - l1
+    return l1 + math.log(-math.expm1(min(r, -1e-12)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Float a-priori estimates for one query (speed only, never soundness):
+    the central-limit model N(M, V) of the composed loss per direction (moments
+    of one coarse discretisation of each step), the estimated answer
+    (epsilon(delta) or delta(eps)), the slope d log delta / d eps there, and
+    the loss range (nats) the composition must hold."""
+
+    eps: float
+    log_delta: float
+    slope: float
+    range_nats: float
+
+
+def plan_query(steps: Sequence[Step], directions: Sequence[str], kind: str,
+               target: Fraction) -> Optional[Plan]:
+    """Estimate the answer before any fine grid is built: discretise each step
+    once on the coarse grid 2^-6 (one step's range, at most a few hundred
+    knots), take the mean and variance of its loss, compose them (T M, T V)
+    and solve the Gaussian model. Used to choose the first grid from the
+    *answer's* scale (abs width ~ T h^2 must be compared with rel_width * eps,
+    and with rel_width / slope for a delta query), the delta unit before the
+    first level (instead of a 160-bit guess) and the first level's length
+    before it is discretised. Returns None when the model does not apply
+    (the refinement then starts from :func:`first_grid` as before)."""
+    try:
+        plans = []
+        for d in directions:
+            M = V = 0.0
+            spread = 0.0
+            for st in steps:
+                u, _ = discretise(st.make_pair(d), 6, 64, 1e-15)
+                mean, var = _moments(u)
+                M += st.count * (mean + u.offset) / 64
+                V += st.count * var / 4096
+                spread = max(spread, u.poly.length() / 64)
+            if V <= 0:
+                return None
+            if kind == "eps":
+                ld = math.log(float(target))
+                lo, hi = 0.0, M + 60 * math.sqrt(V) + 60
+                if _log_delta_gauss(lo, M, V) <= ld:
+                    e = 0.0
+                else:
+                    for _ in range(200):
+                        mid = (lo + hi) / 2
+                        if _log_delta_gauss(mid, M, V) > ld:
+                            lo = mid
+                        else:
+                            hi = mid
+                    e = hi
+            else:
+                e = float(target)
+                ld = _log_delta_gauss(e, M, V)
+            de = 1e-4 * max(1.0, e)
+            slope = abs(_log_delta_gauss(e + de, M, V) - _log_delta_gauss(e, M, V)) / de
+            z = math.sqrt(2 * max(1.0, -ld)) + 4
+            plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread))
+        worst = Plan(max(p.eps for p in plans), max(p.log_delta for p in plans),
+                     max(p.slope for p in plans), max(p.range_nats for p in plans))
+        if not all(map(math.isfinite, (worst.eps, worst.log_delta, worst.slope, worst.range_nats))):
+            return None
+        if worst.log_delta < -2000:  # beyond any unit worth planning (delta < e^-2000)
+            return None
+        return worst
+    except Exception:  # only a speed hint: any failure falls back to the old start
+        return None
+
+
+def planned_grid(plan: Plan, total_steps: int, kind: str, rel_width: float) -> int:
+    """Probe grid from the plan: the absolute width in eps is about T h^2
+    (measured c in [0.2, 2.3] on A-D, MNIST, T = 1e5, 1e6), the absolute width
+    a query needs is rel_width * max(1, eps / 4) for an eps query (the /4
+    keeps short schedules on the probe that measured best) and rel_width /
+    slope for a delta query (relative width in delta = slope * absolute width
+    in eps); probe two halvings coarser than that, as :func:`first_grid`."""
+    if kind == "eps":
+        w = rel_width * max(1.0, plan.eps / 4)
+    else:
+        w = rel_width / max(plan.slope, 1e-3)
+    m_star = math.ceil(0.5 * math.log2(max(1, total_steps) / w))
+    return max(4, min(14, m_star - 2))
 
 
 # --------------------------------------------------------------------------- refinement
@@ -488,10 +595,34 @@ def refine_query(
     total_steps = sum(s.count for s in steps)
     nm = total_muls(steps)
     dirs = [_Dir(d) for d in directions]
-    m = m_start if m_start is not None else first_grid(total_steps, rel_width)
+    plan = plan_query(steps, directions, kind, target) if m_start is None else None
+    if m_start is not None:
+        m = m_start
+    elif plan is not None:
+        m = planned_grid(plan, total_steps, kind, rel_width)
+    else:
+        m = first_grid(total_steps, rel_width)
     levels: list = []
     what = "epsilon(delta)" if kind == "eps" else "delta(eps)"
     scale = target if kind == "eps" else delta_scale  # delta scale for K, tau, budget
+    if scale is None and plan is not None:
+        # the unit must resolve delta: a power of two 2^7 below the model's
+        # estimate (a wrong estimate costs bits or a rescaled level, never
+        # soundness; the rescale below still applies)
+        scale = Fraction(1, 1 << (7 + max(0, math.ceil(-plan.log_delta / math.log(2)))))
+    if plan is not None:
+        # the first level's length from the plan, *before* it is discretised
+        # (a probe that would outgrow memory or time is coarsened up front)
+        while m > 4:
+            n_est = int(plan.range_nats * (1 << m))
+            if n_est > max_length // 8:
+                m -= 1
+                continue
+            K_est = 48 + max(1, int(-plan.log_delta / math.log(2)) + 14)
+            if estimate_seconds(n_est, K_est, steps, len(directions)) > time_budget:
+                m -= 1
+                continue
+            break
     prev: Optional[dict] = None
     lo_all: Fraction = Fraction(0)
     hi_all: Optional[Fraction] = None
@@ -515,11 +646,12 @@ def refine_query(
 
     while True:
         # the unit 2^-K: rounding adds at most one unit per coefficient per
-        # product (<= nm * length units in all, 2^-16 small) and truncation
+        # product (<= nm * length units in all, 2^-8 small) and truncation
         # moves at most budget * T units per end per product into the final
         # result (convolve.power); both are kept ~1% of 'small'
-        length_est = prev["length"] << (m - prev["m"]) if prev else 1 << 20
-        margin = max(1, nm + 2).bit_length() + max(1, length_est).bit_length() + 16 \
+        length_est = prev["length"] << (m - prev["m"]) if prev else (
+            int(plan.range_nats * (1 << m)) + 1 if plan is not None else 1 << 20)
+        margin = max(1, nm + 2).bit_length() + max(1, length_est).bit_length() + 8 \
             + total_steps.bit_length()
         if scale is not None:
             small = scale * Fraction(1) / max(1, int(1 / rel_width))

@@ -35,7 +35,8 @@ T / k times by the later products).
 
 Optimistic Q polynomials hold the *tilted* masses Q_k e^{s_k} (discretise
 docstring); the product is the same integer convolution, because
-e^{s_i} e^{s_j} = e^{s_{i+j}} on the product's grid.
+e^{s_i} e^{s_j} = e^{s_{i+j}} on the product's grid (the per-step tilt
+offsets add: ``tilt`` of the product is the sum).
 
 T-fold composition by binary exponentiation (square-and-multiply).
 """
@@ -158,7 +159,7 @@ def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
     # lower bounds in, lower bound out (ab rounded up)
     ab = A.inf * B.inf
     inf = A.inf + B.inf - ((ab + (fmpz(1) << K) - 1) >> K)
-    return LowerDist(A.m, K, offset, P, Q, max(inf, fmpz(0)))
+    return LowerDist(A.m, K, offset, P, Q, max(inf, fmpz(0)), A.tilt + B.tilt)
 
 
 def _mul(A: Dist, B: Dist, budget: int) -> Dist:

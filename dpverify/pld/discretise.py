@@ -36,11 +36,18 @@ multiples of 2^-K. The Q-masses are stored *tilted*: Qt_k = Q_k e^{s_k} with
 s_k = (offset + k) h the lower end of class k's losses. Tilting commutes with
 convolution exactly (s_i + s_j is the lower end of the product class i + j,
 so (Qt_A * Qt_B)_k = sum Q_A,i Q_B,j e^{s_i + s_j} = (Q_A * Q_B)_k e^{s_k}), and
-multiplying by the positive e^{s_k} keeps "rounded up" true. Why: near the
-query the untilted Q_k is about e^{-eps} P_k, so a unit that resolves it would
-need 1.45 eps more bits (the old "extra" bits); tilted, Qt_k <= P_k (every
-loss of class k exceeds s_k, so Q_k <= e^{-s_k} P_k) and one unit serves all
-three polynomials. Tightness: the pair (P, Q) of :mod:`pairs` is tight (AFA
+multiplying by the positive e^{s_k} keeps "rounded up" true. The tilt uses the
+bucket's *midpoint* s_k + h/2 (any per-step constant theta commutes the same
+way: after n steps class k carries e^{s_k + n theta}, recorded as ``tilt``;
+the queries divide it out exactly, so soundness does not depend on theta).
+Why: near the query the untilted Q_k is about e^{-eps} P_k, so a unit that
+resolves it would need 1.45 eps more bits; tilted, Qt_k is about P_k and one
+unit serves all three polynomials. With the lower end (theta = 0) a class of
+n composed steps holds losses about n h / 2 above its label, so Qt_k ~
+P_k e^{-n h / 2}: at T = 10^6, h = 2^-13 that is e^-61, far below any unit,
+and the rounded-up Qt (one unit) swamped the lower bound (measured: lower
+end 0 at 2^-11 and 2^-13 for (1, 0.01, 10^6)). At the midpoint the class's
+losses sit within about sqrt(n / 12) h of the label (central limit). Tightness: the pair (P, Q) of :mod:`pairs` is tight (AFA
 Thm 11, Remark), so this is a lower bound for the mechanism too.
 
 All masses are computed in arb (erfc-based tails, no floats) at a precision
@@ -52,6 +59,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Optional
 
 from flint import arb, fmpz, fmpz_poly
@@ -93,6 +101,8 @@ class LowerDist:
     P: fmpz_poly
     Q: fmpz_poly
     inf: fmpz = fmpz(0)  # P-mass at loss +inf (Q = 0 there), rounded down
+    #: total tilt offset theta_total (nats): Q[k] / 2^K = Q_k e^{(offset + k) h + tilt}
+    tilt: Fraction = Fraction(0)
 
 
 def _ptail_ball(pair, eps: float) -> arb:
@@ -234,7 +244,8 @@ def _discretise(pair, m: int, K: int, i0: int, n: int, progress) -> tuple[UpperD
     # --- optimistic: buckets (i h, (i+1) h], i = i0 .. n-1 (class index i - i0);
     # the index is only a label: classes are merged by index sum, a post-processing
     lp = [_floor_int(P_t[t] - P_t[t + 1], K) for t in range(len(knots) - 1)]
-    # tilted Q (module docstring): Qt_t = Q(bucket t) e^{s_t}, s_t = (i0 + t) h = log x_t
-    lq = [_ceil_int((Q_t[t] - Q_t[t + 1]) * xs[t], K) for t in range(len(knots) - 1)]
-    lower = LowerDist(m, K, i0, fmpz_poly(lp), fmpz_poly(lq), _floor_int(inf, K))
+    # tilted Q (module docstring): Qt_t = Q(bucket t) e^{s_t + h/2}, the bucket's midpoint
+    mid = (h / 2).exp()
+    lq = [_ceil_int((Q_t[t] - Q_t[t + 1]) * xs[t] * mid, K) for t in range(len(knots) - 1)]
+    lower = LowerDist(m, K, i0, fmpz_poly(lp), fmpz_poly(lq), _floor_int(inf, K), Fraction(1, 1 << (m + 1)))
     return upper, lower

@@ -117,3 +117,62 @@ def test_deadline_is_enforced_inside_a_grid_level():
     with pytest.raises(PrecisionExhausted, match="time budget"):
         S.dpsgd_epsilon("1", "0.01", 100000, "1e-5", rel_width=1e-4, time_budget=0.3)
     assert time.monotonic() - t < 10  # the old loop only checked between levels
+
+
+def _gauss_eps(mu, delta):
+    """epsilon(delta) of mu-GDP (GDPT eq. 2) in mpmath at 60 digits."""
+    mpmath.mp.dps = 60
+    mu = mpmath.mpf(mu)
+    f = lambda e: (mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)  # noqa: E731
+                   - mpmath.mpf(delta))
+    lo, hi = mpmath.mpf(0), mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta))) + 10
+    assert f(hi) < 0 < f(lo)  # the root is bracketed
+    for _ in range(220):  # bisection: the curve is decreasing in eps
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) > 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_delta_1e_300_is_certified_and_encloses_the_closed_form():
+    # 4 Gaussian steps at sigma = 2 compose to mu = 1 GDP exactly (GDPT Cor 3.3),
+    # so epsilon(1e-300) is the root of the closed form, computed in mpmath
+    from dpverify.pld import dpsgd as S
+
+    a = S.dpsgd_epsilon("2", "1", 4, "1e-300", rel_width=1e-3, time_budget=60)
+    truth = _gauss_eps(1, "1e-300")
+    assert mpmath.mpf(a.enclosure.lo_str()) <= truth <= mpmath.mpf(a.enclosure.hi_str())
+    assert a.rel_width is not None and a.rel_width <= 1e-3
+
+
+def test_plan_estimates_the_answer_and_sizes_the_delta_unit_up_front():
+    from dpverify.pld.accountant import plan_query
+
+    step = Step(lambda d: SubsampledGaussianPair(F(2), F(1), d), 4)
+    p = plan_query([step], ("remove", "add"), "eps", F(1, 10**5))
+    truth = float(_gauss_eps(1, "1e-5"))
+    # a float estimate only (it picks the grid): the Gaussian model is exact here
+    assert p is not None and abs(p.eps - truth) < 0.05 * truth
+    # a delta query's first level uses the planned unit, not the 160-bit guess,
+    # and its enclosure holds the closed form delta_1(eps)
+    res = refine_query([step], ("remove", "add"), kind="delta", target=F(3), rel_width=1e-3)
+    assert res.levels[0]["K"] < 160
+    mpmath.mp.dps = 40
+    d = mpmath.ncdf(-3 + mpmath.mpf(1) / 2) - mpmath.exp(3) * mpmath.ncdf(-3 - mpmath.mpf(1) / 2)
+    d = F(mpmath.nstr(d, 35, min_fixed=-1000, max_fixed=1000))
+    assert res.lo <= d * (1 - F(1, 10**30)) and d * (1 + F(1, 10**30)) <= res.hi
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=6, deadline=None)
+@given(sigma_tenths=st.integers(8, 40), T=st.integers(1, 64), delta_exp=st.sampled_from([3, 5, 10, 40]))
+def test_midpoint_tilt_and_plan_keep_the_closed_form_inside(sigma_tenths, T, delta_exp):
+    # T Gaussian steps at noise sigma compose to mu = sqrt(T) / sigma GDP
+    # exactly (GDPT Cor 3.3): the enclosure (lower end from the tilted
+    # optimistic side, grid from the plan) must hold the mpmath root
+    sigma = F(sigma_tenths, 10)
+    a = S.dpsgd_epsilon(sigma, "1", T, F(1, 10**delta_exp), rel_width=1e-2, time_budget=60)
+    mpmath.mp.dps = 60
+    truth = _gauss_eps(mpmath.sqrt(T) / mpmath.mpf(sigma_tenths) * 10, mpmath.mpf(10) ** -delta_exp)
+    assert mpmath.mpf(a.enclosure.lo_str()) <= truth <= mpmath.mpf(a.enclosure.hi_str())
