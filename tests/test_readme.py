@@ -39,7 +39,7 @@ def test_readme_has_examples():
 def test_readme_example_runs(command, code, capsys, tmp_path, monkeypatch):
     # run where a fresh clone would, but write into tmp_path: the repository's data folders
     # are linked in
-    for name in ("docs", "examples", "corpus", "claims"):
+    for name in ("docs", "examples", "corpus"):
         (tmp_path / name).symlink_to(ROOT / name)
     monkeypatch.chdir(tmp_path)
     argv = shlex.split(command)[1:]

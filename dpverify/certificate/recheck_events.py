@@ -509,6 +509,7 @@ class _Tree:
         self.gauss: list = []  # (noise multiplier, times) of plain Gaussian leaves (for zCDP)
         self.others = False  # any PLD leaf that is not a plain Gaussian
         self.non_private = False
+        self.upper_only = False  # a pair that bounds the mechanism from above only (WOR replace-one)
 
 
 def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
@@ -559,6 +560,8 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             return
         out.blocks.append((_wor(ev, rel), times))
         out.others = True
+        if rel == "replace-one" and _int(ev, "sample_size") < _int(ev, "source_dataset_size"):
+            out.upper_only = True  # AFA Cor 32: tight for one step only
     else:
         out.blocks.append((_leaf(ev, Fraction(1), rel), times))
         if t == "gaussian":
@@ -604,7 +607,8 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
             lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
             los.append(lo)
             his.append(hi)
-        return max(los), max(his)
+        # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi])
+        return (mpf(0) if tree.upper_only else max(los)), max(his)
 
 
 register_queries("events", _bounds)

@@ -158,11 +158,18 @@ def _query(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Op
     res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
                        target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
                        decide=decide, delta_scale=delta_scale, progress=progress)
-    return EventAnswer(_enc(res.lo, res.hi, d, res.K), quantity, r, "pld", time.monotonic() - t0,
-                       res.rel_width, tuple(p.theorems()),
-                       details={"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}",
-                                "directions": {k: [None if v is None else float(v) for v in lh]
-                                               for k, lh in res.directions.items()}})
+    details: dict = {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}",
+                     "directions": {k: [None if v is None else float(v) for v in lh]
+                                    for k, lh in res.directions.items()}}
+    lo = res.lo
+    if p.upper_only:
+        # the pair's lower end bounds the pair, not the mechanism: report [0, hi]
+        details["upper_bound_only"] = True
+        details["why_upper_only"] = "; ".join(p.upper_only)
+        details["dominating_pair_lower_end"] = exact_str(res.lo)
+        lo = Fraction(0)
+    return EventAnswer(_enc(lo, res.hi, d, res.K), quantity, r, "pld", time.monotonic() - t0,
+                       res.rel_width, tuple(p.theorems()), details=details)
 
 
 def _zcdp(p: Plan, kind: str, target: Fraction, digits: int, quantity: str, t0: float) -> EventAnswer:
@@ -243,7 +250,8 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
         return Verdict(Outcome.UNDECIDED, "the zCDP conversion gives an upper bound only"), ans
 
     def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
-        return (hi is not None and hi <= D) or lo > D
+        # with a pair that bounds the mechanism from above only, lo > D proves nothing
+        return (hi is not None and hi <= D) or (lo > D and not p.upper_only)
 
     try:
         ans = _query(event, "delta", E_, neighboring, None, None, time_budget, progress, decided, D)

@@ -117,6 +117,9 @@ class Plan:
     non_private: bool = False
     zcdp: Optional[tuple] = None  # (rho, xi) when the tree is accounted through RDP
     rdp_only: list = field(default_factory=list)  # labels of events that need RDP
+    #: why the composed pair only bounds the mechanism from above (empty: the pairs are tight,
+    #: so the pair's lower end is a lower end for the mechanism too)
+    upper_only: list = field(default_factory=list)
 
     @property
     def directions(self) -> tuple:
@@ -339,6 +342,12 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
             if ev.sample_size == 0:
                 return
             mk, th = _wor(ev, r)
+            if r is Relation.REPLACE_ONE and ev.sample_size < ev.source_dataset_size:
+                # AFA Cor 32's pair has the curve max(H_remove, H_add): tight for one step
+                # alone, but the maximum of two curves realised by different neighbours, so
+                # its composition is not known to be attained by any pair of datasets
+                plan.upper_only.append("sampling without replacement under replace-one (AFA Cor 32 "
+                                       "pair: tight for one step only)")
             plan.blocks.append(Block(mk, times, f"wor({ev.sample_size}/{ev.source_dataset_size}) "
                                      f"{type(ev.event).__name__}", th))
             plan.rdp_only.append("SampledWithoutReplacement")

@@ -10,6 +10,7 @@ from dp_accounting import dp_event as dpe
 from dp_accounting.pld import privacy_loss_distribution as PLD
 
 from dpverify.events import check_claim, delta, epsilon, model as E, supports
+from dpverify.ball import ball
 from dpverify.verdict import Outcome
 
 D = "1e-5"
@@ -73,10 +74,26 @@ def test_wor_replace_one_dominates_poisson_add_remove():
     z, n, m, T = F(3, 2), 1000, 10, 40
     wor = E.SelfComposed(E.SampledWithoutReplacement(n, m, E.Gaussian(z)), T)
     poi = E.SelfComposed(E.PoissonSampled(F(m, n), E.Gaussian(z)), T)
-    a = epsilon(wor, D, neighboring="replace-one", rel_width=1e-3).enclosure
+    wa = epsilon(wor, D, neighboring="replace-one", rel_width=1e-3)
     b = epsilon(poi, D, neighboring="add-remove", rel_width=1e-3).enclosure
     c = epsilon(wor, D, neighboring="add-remove", rel_width=1e-3).enclosure
-    assert a.lo >= c.lo and c.lo >= b.hi
+    # the Cor 32 pair bounds the mechanism from above only: the reported lower end is 0,
+    # the pair's own lower end is kept in the details
+    assert wa.enclosure.lo == 0 and wa.details["upper_bound_only"]
+    assert ball(F(wa.details["dominating_pair_lower_end"])) >= c.lo and c.lo >= b.hi
+
+
+def test_wor_replace_one_never_fails():
+    """A claim the composed Cor 32 pair violates is not shown false for the mechanism
+    (the pair is tight for one step only), so the verdict is undecided, never fails;
+    the same tree under add/remove (a tight pair, AFA Thm 11 (2)) does fail. The
+    claim (0.1, 1e-5) is far below the pair's eps (above 1 here: 40 steps at 10/1000)."""
+    z, n, m, T = F(3, 2), 1000, 10, 40
+    wor = E.SelfComposed(E.SampledWithoutReplacement(n, m, E.Gaussian(z)), T)
+    v, _ = check_claim(wor, "0.01", D, neighboring="replace-one")
+    assert v.outcome is Outcome.UNDECIDED
+    v, _ = check_claim(wor, "0.01", D, neighboring="add-remove")
+    assert v.outcome is Outcome.FAILS
 
 
 def test_group_of_size_one_is_no_group():

@@ -144,9 +144,15 @@ def test_genuine_certificates_confirm_and_moved_enclosures_are_refused(doc, quer
     with mpmath.workdps(40):
         rec_lo, rec_hi = (mpmath.mpf(cert["result"]["enclosure"][k]) for k in ("lo", "hi"))
         assert lo <= rec_hi and rec_lo <= hi  # the two routes overlap (the truth is in both)
-        assert hi - lo <= mpmath.mpf("1e-3") * hi  # and the second route is not vacuous
         w = mpmath.mpf("1e-6")
-        forged = (_moved(cert, hi * (1 + w), hi * (1 + 2 * w)), _moved(cert, lo * (1 - 2 * w), lo * (1 - w)))
+        forged = [_moved(cert, hi * (1 + w), hi * (1 + 2 * w))]
+        if cert["result"].get("upper_bound_only"):
+            # WOR under replace-one: the Cor 32 pair bounds the mechanism from above only,
+            # so both routes report 0 as the lower end
+            assert lo == 0 and rec_lo == 0
+        else:
+            assert hi - lo <= mpmath.mpf("1e-3") * hi  # and the second route is not vacuous
+            forged.append(_moved(cert, lo * (1 - 2 * w), lo * (1 - w)))
     for bad in forged:
         with pytest.raises(CertificateRejected):
             verify_certificate(bad)
