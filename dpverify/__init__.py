@@ -5,7 +5,6 @@ value for the exact inputs; every check as a three-valued :class:`Verdict`.
 """
 
 from ._version import __version__
-from .ball import parse_exact
 from .errors import (
     CertificateRejected,
     DpverifyError,
@@ -14,17 +13,42 @@ from .errors import (
     PrecisionExhausted,
     Undecided,
 )
-from .composition import EpsDelta, compose_delta, compose_eps, compose_eps_grid
-from .dp import implies, rr64_check
-from .dp.sigma import refine_sigma
-from .gdp import certify_gdp, check_thm51, delta_mu, eps_for_delta, gdpt, head_bound, mu_gdp
-from .mechanisms.finite import FiniteMechanism
-from .mechanisms.randomized_response import RandomizedResponse
-from .pld import GaussianSteps, Neighboring, PldAnswer, dpsgd_delta, dpsgd_epsilon
-from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
-from .verdict import Enclosure, Outcome, Verdict
-from .events import EventAnswer, check_claim, delta, epsilon, supports
-from .calibrate import Calibration, calibrate  # noqa: E402  (the function shadows the subpackage name)
+
+#: public name -> the module that defines it, imported on first use (PEP 562), so
+#: that ``import dpverify`` (and with it ``dpverify verify``, whose re-checkers run
+#: on mpmath alone) does not load python-flint
+_LAZY = {
+    **dict.fromkeys(("parse_exact",), ".ball"),
+    **dict.fromkeys(("EpsDelta", "compose_delta", "compose_eps", "compose_eps_grid"), ".composition"),
+    **dict.fromkeys(("implies", "rr64_check"), ".dp"),
+    "refine_sigma": ".dp.sigma",
+    **dict.fromkeys(("certify_gdp", "check_thm51", "delta_mu", "eps_for_delta", "gdpt", "head_bound",
+                     "mu_gdp"), ".gdp"),
+    "FiniteMechanism": ".mechanisms.finite",
+    "RandomizedResponse": ".mechanisms.randomized_response",
+    **dict.fromkeys(("GaussianSteps", "Neighboring", "PldAnswer", "dpsgd_delta", "dpsgd_epsilon"), ".pld"),
+    **dict.fromkeys(("RdpEpsilon", "SubsampledGaussianCurve", "rdp_epsilon", "renyi_divergence"), ".rdp"),
+    **dict.fromkeys(("Enclosure", "Outcome", "Verdict"), ".verdict"),
+    **dict.fromkeys(("EventAnswer", "check_claim", "delta", "epsilon", "supports"), ".events"),
+    # the function shadows its subpackage's name; the subpackage is callable too (calibrate/__init__)
+    **dict.fromkeys(("Calibration", "calibrate"), ".calibrate"),
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dpverify' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "CertificateRejected",

@@ -5,6 +5,8 @@ that makes it a bracket proved in :mod:`.template`."""
 
 from __future__ import annotations
 
+import sys as _sys
+import types as _types
 from typing import Any, Optional, Union
 
 from .solve import Calibration, End, calibrate_template
@@ -58,3 +60,15 @@ def calibrate(
                                   dataset_size=dataset_size, neighboring=neighboring or "add-remove")
     return calibrate_template(template, target_eps, delta, rel_width=rel_width,
                               time_budget=time_budget, progress=progress)
+
+
+class _CallableModule(_types.ModuleType):
+    """``dpverify.calibrate`` is both this subpackage and the function above: the public
+    API resolves it lazily, and once the subpackage is imported the import system binds
+    the module to that name, so the module forwards calls to the function."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> "Calibration":
+        return calibrate(*args, **kwargs)
+
+
+_sys.modules[__name__].__class__ = _CallableModule

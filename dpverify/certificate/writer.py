@@ -15,11 +15,17 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .._version import __version__
-from ..ball import BACKEND
 
 __all__ = ["FORMAT", "canonical_bytes", "compute_digest", "make_certificate", "dumps", "write"]
 
 FORMAT = "dpverify-certificate/1"
+
+
+def _backend() -> str:
+    # read on use: verify imports this module and must not load python-flint
+    from ..ball import BACKEND
+
+    return BACKEND
 
 
 def canonical_bytes(cert: Mapping[str, Any]) -> bytes:
@@ -52,7 +58,7 @@ def make_certificate(
         if key not in claim:
             raise ValueError(f"certificate claim lacks {key!r}")
     method: dict[str, Any] = {
-        "backend": BACKEND,
+        "backend": _backend(),
         "precision_bits": int(precision_bits),
         "algorithm": algorithm,
     }
