@@ -260,8 +260,12 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
     finally:
         progress.close()
     cert = answer_certificate(tree, ans, delta=args.delta, eps=args.eps, digits=digits)
+    if ans.details.get("upper_bound_only"):
+        width = f"an upper bound only: {ans.details.get('why_upper_only', 'not tight')}"
+    else:
+        width = f"relative width {ans.to_json()['relative_width']}"
     emit(args, cert, f"{ans.quantity} in {ans.enclosure.short(digits + 3)} ({rel.value}; {ans.method}; "
-                     f"relative width {ans.to_json()['relative_width']}, {ans.seconds:.1f} s)")
+                     f"{width}, {ans.seconds:.1f} s)")
     return 0
 
 

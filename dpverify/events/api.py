@@ -181,18 +181,30 @@ def _zcdp(p: Plan, kind: str, target: Fraction, digits: int, quantity: str, t0: 
 
         enc = zcdp_delta(rho, xi, target, digits=max(digits, 6))
         rw = float((enc.hi - enc.lo) / enc.hi) if enc.hi > 0 else 0.0
+        low, enc = enc.lo_str(), _upper_only(enc)
         return EventAnswer(enc, quantity, p.relation, "zcdp (CKS 2020 Prop 12 conversion)", time.monotonic() - t0,
                            rw, ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016 Def 1.1); composition adds "
                                   "rho and xi (BS16 Lemma 2.3); delta = inf over alpha of the RDP -> DP bound of "
                                   "Canonne, Kamath, Steinke 2020 Prop 12 (convex in alpha); an upper bound, not tight",),
-                           details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi)})
+                           details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi),
+                                    "why_upper_only": _ZCDP_WHY, "conversion_lower_end": low})
     from ..rdp import rdp_epsilon
 
     res = rdp_epsilon(ZcdpCurve(rho, xi), target, "optimal", digits=max(digits, 6))
-    return EventAnswer(res.enclosure, quantity, p.relation, "rdp (optimal conversion)", time.monotonic() - t0,
+    return EventAnswer(_upper_only(res.enclosure), quantity, p.relation, "rdp (optimal conversion)", time.monotonic() - t0,
                        None, ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016); composition adds rho and xi; "
                               "optimal RDP -> DP conversion (ABC Thm 3); an upper bound, not tight",),
-                       details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi)})
+                       details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi),
+                                "why_upper_only": _ZCDP_WHY, "conversion_lower_end": res.enclosure.lo_str()})
+
+
+_ZCDP_WHY = "zCDP fixes the Renyi curve, not the privacy profile; the conversion bounds it from above"
+
+
+def _upper_only(enc: Enclosure) -> Enclosure:
+    """[0, hi]: the lower end of an upper bound's enclosure bounds the bound, not the mechanism."""
+    with working_precision(64):
+        return Enclosure(arb(0), enc.hi, enc.digits, enc.precision_bits)
 
 
 @dataclass(frozen=True)
