@@ -106,7 +106,7 @@ def _flatten(ev: Any, times: int, rel: str, out: list, depth: int = 0) -> None:
         out.append((_leaf(ev, Fraction(1), rel), times))
 
 
-def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf) -> tuple[mpf, mpf]:
+def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int = 8) -> tuple[mpf, mpf]:
     rel = inputs.get("neighboring")
     if rel not in _DIRS:
         raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
@@ -121,8 +121,8 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
     los, his = [], []
     for d in _DIRS[rel]:
-        U, L = _compose(events, d, K, tau, budget)
-        lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
+        U, L = _compose(events, d, K, tau, budget, m)
+        lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)

@@ -168,11 +168,11 @@ def _power(d, T: int, mul, K: int, budget: int):
         base = mul(base, base, K, budget)
 
 
-def _compose(events, direction: str, K: int, tau: mpf, budget: int):
+def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M):
     ups, lows = None, None
     for make, T in events:
         tails, inf = make(direction)
-        u, l = _discretise(tails, inf, K, tau)
+        u, l = _discretise(tails, inf, K, tau, m)
         U, L = _power(u, T, _mul_upper, K, budget), _power(l, T, _mul_lower, K, budget)
         if ups is None:
             ups, lows = U, L
@@ -199,8 +199,8 @@ def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
     return (best + linf) / mpf(2) ** K, up / mpf(2) ** K
 
 
-def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
-    h = mpf(2) ** -_M
+def _eps_bounds(U, L, delta: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
+    h = mpf(2) ** -m
     unit = mpf(2) ** K
     off, v, inf = U
     # upper: the curve is nonincreasing; scan knots from the top for the crossing
@@ -285,35 +285,79 @@ def _directions(inputs: Mapping[str, Any]) -> list[str]:
 
 
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
-            eps_hint: mpf = mpf(0)) -> tuple[mpf, mpf]:
+            eps_hint: mpf = mpf(0), m: int = _M) -> tuple[mpf, mpf]:
     events = _events(inputs)
-    total = sum(t for _, t, _ in events)
-    # Q-masses near loss eps are ~e^-eps times the P-masses: resolve them
-    extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
-    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
-    tau = scale * mpf(10) ** -7 / total
-    budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
+    K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
     los, his = [], []
     for d in _directions(inputs):
         if d == "replace" and not all(ok for _, _, ok in events):
             raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
-        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget)
-        lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
+        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget, m)
+        lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
 
 
+#: relative truncation error (of the delta scale) the second route allows itself
+_TAU_REL = mpf(10) ** -7
+
+
+def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
+    """Integer unit 2^-K, per-step tail budget tau and trimming budget (in units) of
+    one re-derivation whose delta is of size ``scale``; Q-masses near loss eps are
+    ~e^-eps times the P-masses, so ``eps_hint`` adds bits to resolve them."""
+    extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
+    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
+    tau = scale * _TAU_REL / total
+    budget = int(scale * _TAU_REL * mpf(2) ** K / (4 * total.bit_length() + 4))
+    return K, tau, budget
+
+
 def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
-    if hi == mpmath.inf:
-        return Recheck(value=lo, err=mpf(0), dps=_DPS, verdict=verdict)
-    return Recheck(value=(lo + hi) / 2, err=(hi - lo) / 2, dps=_DPS, verdict=verdict)
+    return Recheck(lo=lo, hi=hi, dps=_DPS, verdict=verdict)
+
+
+#: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3
+_M_MIN, _M_MAX = 8, 13
+
+
+def _grid_for_width(compute: Callable[[int], tuple], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
+    """[lo', hi'] at the recorded accuracy, not finer: a probe on the grid 2^-8
+    gives the route's own gap g_8; the gap of the two discretisations shrinks
+    like h^2 (a quarter per halving of h), so the grid is the coarsest one whose
+    predicted gap is at most half the recorded width. One more halving is tried
+    when that grid's enclosure is neither inside the recorded one nor disjoint
+    from it. The recorded enclosure only chooses the grid: acceptance is decided
+    by :func:`~dpverify.certificate.verify.accept_enclosure` on what is returned."""
+    from .verify import enclosure_of
+
+    enc = result.get("enclosure")
+    rec = enclosure_of(enc, "result.enclosure", _DPS) if isinstance(enc, dict) else None
+    lo, hi = compute(_M_MIN)
+
+    def settled(a: mpf, b: mpf) -> bool:
+        return rec is None or (rec[0] <= a and b <= rec[1]) or b < rec[0] or a > rec[1]
+
+    if settled(lo, hi) or not mpmath.isfinite(hi - lo):
+        return lo, hi
+    width = rec[1] - rec[0]
+    if not mpmath.isfinite(width) or width <= 0:
+        return lo, hi
+    gap = hi - lo
+    m = _M_MIN + max(1, int(mpmath.ceil(mpmath.log(gap / (width / 2), 4))) if gap > 0 else 1)
+    for m in range(min(m, _M_MAX), min(m + 1, _M_MAX) + 1):
+        lo, hi = compute(m)
+        if settled(lo, hi):
+            break
+    return lo, hi
 
 
 def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
-    ``bounds(inputs, kind, target, delta_scale, eps_hint) -> (lo, hi)``: the recorded upper
-    end is only a hint for the grid (its scale), never a bound that is believed."""
+    ``bounds(inputs, kind, target, delta_scale, eps_hint, m) -> (lo, hi)`` on the grid 2^-m,
+    chosen from the recorded width (:func:`_grid_for_width`): the recorded enclosure is
+    only a hint for the grid and the scale, never a bound that is believed."""
 
     @register(f"{prefix}.epsilon")
     def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
@@ -323,7 +367,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callabl
                 raise CertificateRejected("delta must be in (0, 1)")
             enc = result.get("enclosure", {})
             hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
-            lo, hi = bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
+            h = hint if mpmath.isfinite(hint) else mpf(0)
+            lo, hi = _grid_for_width(lambda m: bounds(inputs, "eps", D, D, h, m), result)
             return _as_recheck(lo, hi)
 
     @register(f"{prefix}.delta")
@@ -331,9 +376,9 @@ def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callabl
         with mpmath.workdps(_DPS):
             E = to_mpf(exact_input(inputs, "eps"))
             enc = result.get("enclosure", {})
-            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
+            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(1)
             scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-            lo, hi = bounds(inputs, "delta", E, scale, E)
+            lo, hi = _grid_for_width(lambda m: bounds(inputs, "delta", E, scale, E, m), result)
             return _as_recheck(lo, hi)
 
     @register(f"{prefix}.claim")
@@ -341,7 +386,10 @@ def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callabl
         with mpmath.workdps(_DPS):
             E = to_mpf(exact_input(inputs, "claimed_eps"))
             D = to_mpf(exact_input(inputs, "delta"))
-            lo, hi = bounds(inputs, "delta", E, D, E)
+            enc = result.get("enclosure", {})
+            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else D
+            scale = min(max(min(rec_hi, D), mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else D
+            lo, hi = _grid_for_width(lambda m: bounds(inputs, "delta", E, scale, E, m), result)
             verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
             return _as_recheck(lo, hi, verdict)
 
