@@ -5,7 +5,6 @@ value for the exact inputs; every check as a three-valued :class:`Verdict`.
 """
 
 from ._version import __version__
-from .ball import parse_exact
 from .errors import (
     CertificateRejected,
     DpverifyError,
@@ -14,17 +13,84 @@ from .errors import (
     PrecisionExhausted,
     Undecided,
 )
-from .composition import EpsDelta, compose_delta, compose_eps, compose_eps_grid
-from .dp import implies, rr64_check
-from .dp.sigma import refine_sigma
-from .gdp import certify_gdp, check_thm51, delta_mu, eps_for_delta, gdpt, head_bound, mu_gdp
-from .mechanisms.finite import FiniteMechanism
-from .mechanisms.randomized_response import RandomizedResponse
-from .pld import GaussianSteps, Neighboring, PldAnswer, dpsgd_delta, dpsgd_epsilon
-from .rdp import RdpEpsilon, SubsampledGaussianCurve, rdp_epsilon, renyi_divergence
-from .verdict import Enclosure, Outcome, Verdict
-from .events import EventAnswer, check_claim, delta, epsilon, supports
-from .calibrate import Calibration, calibrate  # noqa: E402  (the function shadows the subpackage name)
+
+#: public name -> module that defines it: imported on first use (PEP 562), so that
+#: ``import dpverify`` (and ``dpverify verify``) does not load python-flint
+_LAZY = {
+    "from": ".composition",
+    ".ball": "._version",
+    "import": ".composition",
+    "parse_exact": "._version",
+    ".errors": "._version",
+    "(": "._version",
+    "CertificateRejected": "._version",
+    "DpverifyError": "._version",
+    "InvalidParameter": "._version",
+    "MalformedCertificate": "._version",
+    "PrecisionExhausted": "._version",
+    "Undecided": "._version",
+    "EpsDelta": ".composition",
+    "compose_delta": ".composition",
+    "compose_eps": ".composition",
+    "compose_eps_grid": ".composition",
+    ".dp": ".composition",
+    "implies": ".composition",
+    "rr64_check": ".composition",
+    ".dp.sigma": ".composition",
+    "refine_sigma": ".composition",
+    ".gdp": ".composition",
+    "certify_gdp": ".composition",
+    "check_thm51": ".composition",
+    "delta_mu": ".composition",
+    "eps_for_delta": ".composition",
+    "gdpt": ".composition",
+    "head_bound": ".composition",
+    "mu_gdp": ".composition",
+    ".mechanisms.finite": ".composition",
+    "FiniteMechanism": ".composition",
+    ".mechanisms.randomized_response": ".composition",
+    "RandomizedResponse": ".composition",
+    ".pld": ".composition",
+    "GaussianSteps": ".composition",
+    "Neighboring": ".composition",
+    "PldAnswer": ".composition",
+    "dpsgd_delta": ".composition",
+    "dpsgd_epsilon": ".composition",
+    ".rdp": ".composition",
+    "RdpEpsilon": ".composition",
+    "SubsampledGaussianCurve": ".composition",
+    "rdp_epsilon": ".composition",
+    "renyi_divergence": ".composition",
+    ".verdict": ".composition",
+    "Enclosure": ".composition",
+    "Outcome": ".composition",
+    "Verdict": ".composition",
+    ".events": ".composition",
+    "EventAnswer": ".composition",
+    "check_claim": ".composition",
+    "delta": ".composition",
+    "epsilon": ".composition",
+    "supports": ".composition",
+    ".calibrate": ".composition",
+    "Calibration": ".composition",
+    "calibrate": ".composition",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dpverify' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "CertificateRejected",

@@ -266,6 +266,10 @@ def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     with mpmath.workdps(re.dps):
         D = to_mpf(delta)
         verdict = "holds" if D > re.value + re.err else "fails" if D < re.value - re.err else "undecided"
+    if verdict == "undecided" and eps >= eps0 and delta >= delta0:
+        # equality cases such as (0.5, 0.1) => (1, 0.1): by the definition of DP alone
+        # (every event's bound e^eps0 P + delta0 is at most e^eps P + delta), decided exactly
+        verdict = "holds"
     return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict)
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .._version import __version__
-from ..ball import BACKEND
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
            "dumps", "write"]
@@ -61,6 +60,8 @@ def make_certificate(
     for key in ("quantity", "statement", "source"):
         if key not in claim:
             raise ValueError(f"certificate claim lacks {key!r}")
+    from ..ball import BACKEND  # here, not at import: verify reads this module without python-flint
+
     method: dict[str, Any] = {
         "backend": BACKEND,
         "precision_bits": int(precision_bits),

@@ -23,10 +23,15 @@ from .._version import __version__
 from ..errors import DpverifyError, InvalidParameter, PrecisionExhausted, Undecided
 from ._common import Parser, option_name
 
+#: command groups whose parser is built alone when they are the command: ``verify``
+#: must not import the arb side (python-flint) through the other groups' modules
+_ALONE = ("verify",)
 
-def _groups() -> list:
+
+def _groups(only: Optional[str] = None) -> list:
     """Every command-group module of this package (one module per group; a
-    module with ``add_parser`` is a group), ordered by its ``ORDER``."""
+    module with ``add_parser`` is a group), ordered by its ``ORDER``; with
+    ``only``, just that module."""
     import importlib
     import pkgutil
 
@@ -35,12 +40,12 @@ def _groups() -> list:
     mods = [
         importlib.import_module(f"{cli.__name__}.{info.name}")
         for info in pkgutil.iter_modules(cli.__path__)
-        if not info.name.startswith("_")
+        if not info.name.startswith("_") and (only is None or info.name == only)
     ]
     return sorted((m for m in mods if hasattr(m, "add_parser")), key=lambda m: getattr(m, "ORDER", 50))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     parser = Parser(
         prog="dpverify",
         description="Certified differential-privacy accounting: every number is a proven "
@@ -48,14 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dpverify {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in _groups():
+    for group in _groups(only):
         group.add_parser(sub)
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)  # argparse exits 2 on usage errors
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words and words[0] in _ALONE else None)
+    args = parser.parse_args(words)  # argparse exits 2 on usage errors
     try:
         return int(args.func(args))
     except InvalidParameter as exc:

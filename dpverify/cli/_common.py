@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any, Collection, Mapping
 
-from ..ball import NUMBER_CAPS
 from ..certificate import dumps, write
 from ..errors import InvalidParameter
 
@@ -30,11 +29,16 @@ __all__ = [
 #: attribute of the parsed namespace: {dest: option string} of the options the user typed
 _GIVEN = "_dpverify_given"
 
-EPILOG = (
-    f"Inputs: {NUMBER_CAPS}; an option given twice, an abbreviated option or an option "
-    "that does not apply to the chosen mechanism or mode is refused. Exit codes: 0 success / "
-    "holds, 1 fails, 2 bad input or usage, 3 undecided. See docs/inputs.md."
-)
+def _epilog() -> str:
+    """The common --help epilog (ball's caps read on use: ``verify`` builds its parser
+    without loading python-flint)."""
+    from ..ball import NUMBER_CAPS
+
+    return (
+        f"Inputs: {NUMBER_CAPS}; an option given twice, an abbreviated option or an option "
+        "that does not apply to the chosen mechanism or mode is refused. Exit codes: 0 success / "
+        "holds, 1 fails, 2 bad input or usage, 3 undecided. See docs/inputs.md."
+    )
 
 # argparse reads "-1e-5" and "-1/3" as options (its own pattern knows only "-1" and
 # "-1.5"); dpverify's numbers include exponents and fractions.
@@ -78,11 +82,17 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
-        kwargs.setdefault("epilog", EPILOG)
+        self._default_epilog = "epilog" not in kwargs
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_NUMBER
         for name, cls in _TRACKED.items():
             self.register("action", name, cls)
+
+
+    def format_help(self) -> str:
+        if self._default_epilog and self.epilog is None:
+            self.epilog = _epilog()
+        return super().format_help()
 
 
 def given_options(args: argparse.Namespace) -> Mapping[str, str]:

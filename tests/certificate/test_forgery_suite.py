@@ -31,12 +31,12 @@ def outcome(cert) -> int:
     try:
         verify_certificate(cert, budget_seconds=60)
         return 0
+    except CouldNotReprove:  # a CertificateRejected subclass: first
+        return 3
     except CertificateRejected:
         return 1
     except MalformedCertificate:
         return 2
-    except CouldNotReprove:
-        return 3
 
 
 def reseal(c):
