@@ -44,6 +44,8 @@ def test_sweep_progress_counts_every_row_once_and_only_grows(tmp_path):
             seen.append(bar._bar.n)
 
         run_sweep(load_grid(tmp_path / "g.toml"), SequentialExecutor(), tmp_path / "o", cache=None, on_row=on_row)
+        # tqdm draws at most every 0.1 s, so the last count may not be on screen yet: draw it
+        bar._bar.refresh()
     assert seen == [1, 2]
     text = stream.getvalue()
     assert "2/2" in text and "0 cached, 0 not certified" in text
