@@ -4,6 +4,7 @@ Every quantity is returned as an :class:`Enclosure` proven to contain the true
 value for the exact inputs; every check as a three-valued :class:`Verdict`.
 """
 
+from ._lazy import lazy_getattr as _lazy_getattr
 from ._version import __version__
 from .errors import (
     CertificateRejected,
@@ -35,15 +36,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dpverify' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_getattr(__name__, _LAZY, globals())
 
 
 def __dir__() -> list:

@@ -3,6 +3,8 @@
 Names are imported on first use (PEP 562): ``verify`` reaches the re-checkers
 without loading the builders (and with them python-flint)."""
 
+from .._lazy import lazy_getattr as _lazy_getattr
+
 _LAZY = {
     **dict.fromkeys(("claim_certificate", "quantity_certificate", "verdict_certificate"), ".build"),
     **dict.fromkeys(("verify_certificate", "verify_file"), ".verify"),
@@ -12,12 +14,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dpverify.certificate' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_getattr(__name__, _LAZY, globals())

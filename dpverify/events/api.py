@@ -161,14 +161,14 @@ def _query(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Op
     details: dict = {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}",
                      "directions": {k: [None if v is None else float(v) for v in lh]
                                     for k, lh in res.directions.items()}}
-    lo = res.lo
+    enc = _enc(res.lo, res.hi, d, res.K)
     if p.upper_only:
         # the pair's lower end bounds the pair, not the mechanism: report [0, hi]
         details["upper_bound_only"] = True
         details["why_upper_only"] = "; ".join(p.upper_only)
         details["dominating_pair_lower_end"] = exact_str(res.lo)
-        lo = Fraction(0)
-    return EventAnswer(_enc(lo, res.hi, d, res.K), quantity, r, "pld", time.monotonic() - t0,
+        enc = _upper_only(enc)
+    return EventAnswer(enc, quantity, r, "pld", time.monotonic() - t0,
                        res.rel_width, tuple(p.theorems()), details=details)
 
 
