@@ -9,10 +9,43 @@ from ..verdict import Enclosure, Verdict
 from .writer import make_certificate
 
 __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
-           "PLD_SOURCE"]
+           "PLD_SOURCE", "ENCLOSES", "encloses"]
 
 #: what the PLD accountant's enclosures rest on (dominating pairs, composition, discretisation)
 PLD_SOURCE = "AFA Def 7, Thm 10, Thm 11; Doroshenko et al. 2022 (connect-the-dots)"
+
+#: what ``result.enclosure`` encloses, per kind (format 2: ``result.quantity``);
+#: ``{name}`` fields are filled from the inputs
+ENCLOSES = {
+    "gdp.delta": "delta_mu(eps={eps})",
+    "gdp.mu": "mu_GDP(eps={eps}, delta={delta})",
+    "gdp.eps": "eps with delta_mu(eps) = {delta}",
+    "gdp.certify": "mu* = sup G_f (optimal GDP parameter)",
+    "gdp.optimal_mu": "mu* = sup G_f (optimal GDP parameter)",
+    "dp.profile": "delta(eps={eps})",
+    "dp.implies": "required delta(eps={eps})",
+    "dp.rr64": "sup over the 64 event rows of delta(eps={eps})",
+    "composition.delta": "composed delta(eps={eps})",
+    "composition.eps": "epsilon(delta={delta})",
+    "pld.epsilon": "epsilon(delta={delta})",
+    "pld.delta": "delta(eps={eps})",
+    "pld.claim": "delta(eps={claimed_eps})",
+    "rdp.divergence": "D_alpha (alpha={alpha})",
+    "rdp.epsilon": "epsilon(delta={delta})",
+    "rdp.to_dp_eps": "epsilon(delta={delta})",
+    "rdp.to_dp_delta": "delta(eps={eps})",
+}
+
+
+def encloses(quantity: str, inputs: Mapping[str, Any]) -> str:
+    """The ``result.quantity`` text of a kind (the kind's name when it has no entry)."""
+    template = ENCLOSES.get(quantity)
+    if template is None:
+        return quantity
+    try:
+        return template.format(**{k: v for k, v in inputs.items() if isinstance(v, (str, int))})
+    except (KeyError, IndexError, ValueError):
+        return template.split("(")[0].strip() or quantity
 
 
 def quantity_certificate(
@@ -25,7 +58,7 @@ def quantity_certificate(
     algorithm: str,
     extra_result: "Mapping[str, Any] | None" = None,
 ) -> dict[str, Any]:
-    result: dict[str, Any] = {"enclosure": enclosure.to_json()}
+    result: dict[str, Any] = {"quantity": encloses(quantity, inputs), "enclosure": enclosure.to_json()}
     if extra_result:
         result.update(extra_result)
     return make_certificate(
@@ -51,6 +84,7 @@ def verdict_certificate(
     """Certificate of a check: ``result.verdict`` plus the deciding enclosure."""
     result: dict[str, Any] = {"verdict": verdict.outcome.value, "reason": verdict.reason}
     if enclosure is not None:
+        result["quantity"] = encloses(quantity, inputs)
         result["enclosure"] = enclosure.to_json()
     if extra_result:
         result.update(extra_result)
@@ -82,6 +116,7 @@ def claim_certificate(claim: Claim, enclosure: Enclosure, verdict: Verdict) -> d
         claim=body,
         inputs=dict(claim.inputs),
         result={
+            "quantity": encloses(claim.quantity, claim.inputs),
             "enclosure": enclosure.to_json(),
             "verdict": verdict.outcome.value,
             "reason": verdict.reason,

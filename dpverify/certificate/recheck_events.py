@@ -42,7 +42,7 @@ from mpmath import iv, mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
-from .recheck_pld import _M, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _range, _tails, register_queries
+from .recheck_pld import _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _range, _tails, register_queries
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -570,7 +570,8 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             out.others = True
 
 
-def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf) -> tuple[mpf, mpf]:
+def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int = 8,
+            sides: str = "both", direction: "str | None" = None) -> tuple[mpf, mpf]:
     rel = inputs.get("neighboring")
     if rel not in _DIRS:
         raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
@@ -598,17 +599,24 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
         tau = scale * mpf(10) ** -7 / total
         budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
         los, his = [], []
-        for d in _DIRS[rel]:
+        for d in ([direction] if direction else _DIRS[rel]):
             for make, _ in events:  # a loss range beyond the memory budget fails closed, not slowly
-                i0, n = _range(*make(d), mpf(2) ** -_M, tau, MAX_KNOTS)
+                i0, n = _range(*make(d), mpf(2) ** -m, tau, MAX_KNOTS)
                 if n - i0 >= MAX_KNOTS:
                     raise _cannot(f"a step whose privacy loss spans more than {MAX_KNOTS} grid points")
-            U, L = _compose(events, d, K, tau, budget)
-            lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
+            U, L = _compose(events, d, K, tau, budget, m, sides)
+            lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
             los.append(lo)
             his.append(hi)
         # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi])
         return (mpf(0) if tree.upper_only else max(los)), max(his)
 
 
-register_queries("events", _bounds)
+def _directions(inputs: Mapping[str, Any]) -> list:
+    rel = inputs.get("neighboring")
+    if rel not in _DIRS:
+        raise MalformedCertificate(f"inputs.neighboring={str(rel)[:40]!r} is not a relation (allowed: {', '.join(_DIRS)})")
+    return _DIRS[rel]
+
+
+register_queries("events", _bounds, _directions)

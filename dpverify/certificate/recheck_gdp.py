@@ -15,8 +15,8 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
-from .verify import Recheck, register
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from .verify import Recheck, needed_digits, register
 
 
 def exact_input(inputs: Mapping[str, Any], key: str) -> Fraction:
@@ -24,6 +24,8 @@ def exact_input(inputs: Mapping[str, Any], key: str) -> Fraction:
     if key not in inputs:
         raise MalformedCertificate(f"missing inputs.{key}")
     text = inputs[key]
+    if isinstance(text, int) and not isinstance(text, bool) and abs(text) < 10**1000:
+        return Fraction(text)  # a count
     if not isinstance(text, str) or len(text) > 2000:
         raise MalformedCertificate(f"inputs.{key} must be a number string")
     try:
@@ -31,7 +33,7 @@ def exact_input(inputs: Mapping[str, Any], key: str) -> Fraction:
             n, d = text.split("/")
             return Fraction(int(n), int(d))
         if "e" in text.lower() and abs(int(text.lower().split("e")[1])) > 100000:
-            raise ValueError
+            raise MalformedCertificate(f"inputs.{key}={text[:40]!r}: exponent beyond the cap 1e100000")
         return Fraction(text)
     except (ValueError, ZeroDivisionError):
         raise MalformedCertificate(f"inputs.{key}={text!r} is not an exact number") from None
@@ -39,6 +41,57 @@ def exact_input(inputs: Mapping[str, Any], key: str) -> Fraction:
 
 def to_mpf(x: Fraction) -> mpf:
     return mpf(x.numerator) / x.denominator
+
+
+def mpf_to_fraction(x: mpf) -> Fraction:
+    """The exact rational value of a finite mpf."""
+    man, exp = mpmath.mpf(x).man_exp
+    return Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+
+
+def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing: bool,
+                 what: str) -> Recheck:
+    """Prove that the root r of the monotone f(x) = target lies in the
+    recorded enclosure [lo, hi] by two evaluations of f on mpmath: at a binary
+    point lo' >= lo (f(lo') on the root's near side proves r >= lo' >= lo) and
+    at hi' <= hi. The independent enclosure is then [lo', hi'] itself. An
+    evaluation on the far side refutes the certificate; anything else is
+    "could not re-prove". ``f(x: Fraction, dps) -> mpf``."""
+    from .verify import enclosure_of
+
+    enc = result.get("enclosure")
+    digits = needed_digits(result) + 5
+    lo, hi = enclosure_of(enc, "result.enclosure", digits + 20)
+    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
+        raise CouldNotReprove(f"{what}: infinite endpoints cannot bracket a finite root")
+    with mpmath.workdps(digits + 20):
+        t = to_mpf(target)
+        # lo, hi are already rounded outward to binary; nudge inward by nothing: lo' = lo, hi' = hi
+        a, b = mpf_to_fraction(lo), mpf_to_fraction(hi)
+    ra = stable_value(lambda p: f(a, p), digits)
+    rb = stable_value(lambda p: f(b, p), digits)
+    with mpmath.workdps(max(ra.dps, rb.dps) + 10):
+        sa = _sign(ra, t)
+        sb = _sign(rb, t)
+    near, far = (-1, 1) if increasing else (1, -1)
+    if sa == far:
+        raise CertificateRejected(f"{what}: the value at the recorded lower end is already past the target: the root is below it")
+    if sb == near:
+        raise CertificateRejected(f"{what}: the value at the recorded upper end has not reached the target: the root is above it")
+    if sa == near and sb == far:
+        return Recheck(lo=lo, hi=hi, dps=digits + 20)
+    if sa == 0 and sb == far or sa == near and sb == 0 or sa == 0 and sb == 0:
+        raise CouldNotReprove(f"{what}: the target is within the second route's error at a recorded end")
+    raise CouldNotReprove(f"{what}: could not bracket the root")
+
+
+def _sign(r: Recheck, t: mpf) -> int:
+    """-1 / +1 when value -+ err is certainly below / above t, else 0."""
+    if r.value + r.err < t:
+        return -1
+    if r.value - r.err > t:
+        return 1
+    return 0
 
 
 def _delta_mu(mu: Fraction, eps: Fraction, dps: int) -> mpf:
@@ -79,7 +132,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     eps = exact_input(inputs, "eps")
     if mu <= 0:
         raise CertificateRejected(f"mu={inputs['mu']} is not > 0")
-    digits = int(inputs.get("digits", 15))
+    digits = needed_digits(result)
     return stable_value(lambda dps: _delta_mu(mu, eps, dps), digits)
 
 
@@ -89,7 +142,10 @@ def recheck_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     delta = exact_input(inputs, "delta")
     if not 0 < delta < 1:
         raise CertificateRejected(f"delta={inputs['delta']} is not in (0, 1)")
-    digits = int(inputs.get("digits", 15))
+    if result.get("enclosure") is not None and eps >= 0:
+        return bracket_root(lambda m, p: _delta_mu(m, eps, p) if m > 0 else mpf(0), delta, result, True,
+                            "mu_GDP")
+    digits = needed_digits(result)
     dps = 2 * digits + 30
     enc = result.get("enclosure")
     if not isinstance(enc, dict) or "lo" not in enc or "hi" not in enc:
@@ -148,25 +204,42 @@ def _mu_by_bisection(eps: mpf, delta: mpf, dps: int) -> mpf:
 
 @register("gdp.thm4.5")
 def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """Slope d mu_GDP / d eps by a finite difference of mu_GDP computed by
-    bisection on mpmath (not by the Mills-ratio formula of the arb route); the
-    verdict is re-derived from it."""
+    """Slope d mu_GDP / d eps = e^eps Phi(-eps/mu - mu/2) / phi(eps/mu - mu/2)
+    (implicit differentiation of delta_mu(eps) = delta; the arb route uses the
+    Mills-ratio form), with mu_GDP found by bisection on mpmath at each
+    precision and the value stabilised across two precisions; the verdict
+    0 <= slope <= sqrt(2 pi)/2 is re-decided from it."""
     eps = exact_input(inputs, "eps")
     delta = exact_input(inputs, "delta")
     if not 0 < delta < 1 or eps < 0:
         raise CertificateRejected("GDPT Thm 4.5 needs eps >= 0 and 0 < delta < 1")
-    dps = 40
-    with mpmath.workdps(dps):
-        t, e0 = to_mpf(delta), to_mpf(eps)
-        mu0 = _mu_by_bisection(e0, t, dps)
-        # one-sided difference (mu_GDP is defined here for eps >= 0) with a step
-        # relative to mu: the slope varies on the scale of mu (1e-77 for tiny delta)
-        h = mu0 * mpf(10) ** -12
-        slope = (_mu_by_bisection(e0 + h, t, dps) - mu0) / h
+
+    def slope(dps: int) -> mpf:
+        with mpmath.workdps(dps):
+            e, t = to_mpf(eps), to_mpf(delta)
+            f = lambda m: mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)  # noqa: E731
+            lo, hi = mpf(0), mpf(1)
+            while f(hi) < t:
+                lo, hi = hi, 2 * hi
+            for _ in range(mpmath.mp.prec + 8):
+                mid = (lo + hi) / 2
+                if f(mid) < t:
+                    lo = mid
+                else:
+                    hi = mid
+            m = (lo + hi) / 2
+            return mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2) / mpmath.npdf(e / m - m / 2)
+
+    re = stable_value(slope, needed_digits(result))
+    with mpmath.workdps(re.dps + 10):
         bound = mpmath.sqrt(2 * mpmath.pi) / 2
-        err = mpf(10) ** -7
-        verdict = "holds" if -err <= slope <= bound + err else "fails"
-        return Recheck(value=slope, err=err, dps=dps, verdict=verdict)
+        if re.value - re.err >= 0 and re.value + re.err <= bound:
+            verdict = "holds"
+        elif re.value + re.err < 0 or re.value - re.err > bound:
+            verdict = "fails"
+        else:
+            verdict = "undecided"
+    return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict)
 
 
 @register("gdp.eps")
@@ -177,7 +250,8 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
     delta = exact_input(inputs, "delta")
     if mu <= 0 or not 0 < delta < 1:
         raise CertificateRejected("needs mu > 0 and 0 < delta < 1")
-    digits = int(inputs.get("digits", 15))
+    return bracket_root(lambda e, p: _delta_mu(mu, e, p), delta, result, False, "eps(delta)")
+    digits = needed_digits(result)
     enc = result.get("enclosure")
     try:
         lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
@@ -197,7 +271,7 @@ def recheck_mills(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     """sqrt(pi/2) e^{t^2/2} Phi(t) with mpmath's erfc (the arb route uses
     its own erfc at exact midpoints)."""
     t = exact_input(inputs, "t")
-    digits = int(inputs.get("digits", 30))
+    digits = needed_digits(result)
 
     def f(dps: int) -> mpf:
         with mpmath.workdps(dps):

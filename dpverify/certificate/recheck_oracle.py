@@ -1,10 +1,13 @@
 """Second route for ``oracle.rows`` certificates.
 
-Each configuration's certified enclosure is re-checked by the PLD second
-route (:mod:`recheck_pld`: its own coarse discretisation and big-integer
-convolution on mpmath, which must intersect the recorded enclosure), and each
-row's verdict is re-derived from the recorded numbers by mpmath comparisons
-(unsafe: reported < lo; loose: reported > hi (1 + tolerance)).
+Each configuration's certified enclosure is re-derived by the PLD second
+route (:mod:`recheck_pld`: its own discretisation and big-integer convolution
+on mpmath, grid refined until its enclosure lies inside the recorded one:
+containment, not intersection). Every row is re-classified from its reported
+number by exact comparisons (unsafe: reported < lo; loose: reported > hi (1 +
+tolerance)); ``crashed`` is accepted only for a row without a reported number,
+so it cannot hide one; format 2 records ``inputs.row_count`` and a row count
+that differs is refused. The overall verdict is fails iff a row is unsafe.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 parse_bound(c["certified"]["lo"], "certified.lo", _DPS),
                 parse_bound(c["certified"]["hi"], "certified.hi", _DPS),
             )
+        if "row_count" in inputs and inputs["row_count"] != len(rows):
+            raise CertificateRejected(
+                f"inputs.row_count = {inputs['row_count']} but result.rows has {len(rows)} rows: a row was dropped or added"
+            )
         any_unsafe = False
         for i, r in enumerate(rows, start=1):
             if not isinstance(r, dict) or "configuration" not in r or "verdict" not in r:
@@ -64,6 +71,8 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             if (parse_bound(r["certified"]["lo"], "lo", _DPS), parse_bound(r["certified"]["hi"], "hi", _DPS)) != (lo, hi):
                 raise CertificateRejected(f"row {i}: its certified bounds differ from its configuration's")
             if r["verdict"] == "crashed":
+                if str(r.get("reported", "")).strip() or r.get("reported_exact"):
+                    raise CertificateRejected(f"row {i}: labelled 'crashed' but it reports a number")
                 continue
             if r.get("reported") == "inf":
                 # "returned-inf" since the sweep branch (issue 15); "loose" in earlier certificates

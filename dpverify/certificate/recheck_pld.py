@@ -23,18 +23,27 @@ directed rounding of the final masses (floor/ceil), a precision far beyond the
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional
 
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
 from .verify import Recheck, parse_bound, register
 
+try:  # GMP's packing and multiplication for the one big product of each convolution
+    import gmpy2 as _gmpy2
+except ImportError:  # pragma: no cover - gmpy2 is a declared dependency
+    _gmpy2 = None
+
 _DPS = 40
 _M = 8  # grid 2^-8
+_F = 1 << 64
+#: the most grid points one step's loss range may span on the chosen grid; beyond: exit 3
+MAX_KNOTS = 1 << 22
 
 
 def _tails(sig: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
@@ -86,12 +95,28 @@ def _finite(P: list, Q: list):
 
 
 def _range(tails, inf: mpf, h: mpf, tau: mpf, cap: int = 10**7) -> tuple[int, int]:
+    """Knot indices [lo, hi] outside which each tail is at most ``tau``: doubling, then
+    bisection (the tails are monotone), so the range is not up to twice too long."""
+    def above(i: int) -> bool:
+        return tails(i * h)[0] > tau
+
+    def below(i: int) -> bool:
+        return 1 - inf - tails(i * h)[0] > tau
+
     hi = 1
-    while tails(hi * h)[0] > tau and hi < cap:
+    while above(hi) and hi < cap:
         hi *= 2
+    a = hi // 2  # above(a) holds (or a = 0)
+    while hi - a > 1 and hi < cap:
+        mid = (a + hi) // 2
+        a, hi = (mid, hi) if above(mid) else (a, mid)
     lo = -1
-    while 1 - inf - tails(lo * h)[0] > tau and lo > -cap:
+    while below(lo) and lo > -cap:
         lo *= 2
+    b = lo // 2
+    while b - lo > 1 and lo > -cap:
+        mid = -((-(b + lo)) // 2)
+        lo, b = (lo, mid) if below(mid) else (mid, b)
     return lo, hi
 
 
@@ -100,6 +125,8 @@ def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7
     index range capped at +-``cap`` (the calibration re-check uses finer grids)."""
     h = mpf(2) ** -m
     i0, n = _range(tails, inf, h, tau, cap)
+    if n - i0 > MAX_KNOTS:  # fail closed before the work, not slowly or out of memory
+        raise CouldNotReprove(f"one step's privacy loss spans more than {MAX_KNOTS} points of the grid 2^-{m}")
     unit = mpf(2) ** K
     pts = [tails(i * h) for i in range(i0, n + 1)]
     xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
@@ -114,18 +141,26 @@ def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7
 
 
 def _kron(a: list[int], b: list[int]) -> list[int]:
-    """Exact product of two nonnegative integer sequences by Kronecker substitution."""
+    """Exact product of two nonnegative integer sequences by Kronecker substitution:
+    pack each into one integer (fixed-width fields wide enough that no field carries),
+    multiply once, unpack. With gmpy2 (a declared dependency) packing, the product and
+    unpacking are GMP's; without it, Python's own integers give the same exact result,
+    slower."""
     if not a or not b:
         return []
     bits = max(max(a).bit_length(), 1) + max(max(b).bit_length(), 1) + min(len(a), len(b)).bit_length() + 1
-    w = (bits + 7) // 8 * 8
+    n = len(a) + len(b) - 1
+    if _gmpy2 is not None:
+        x = _gmpy2.pack(a, bits)
+        y = x if b is a else _gmpy2.pack(b, bits)  # x * x: GMP squares, about 1.5x faster
+        out = [int(c) for c in _gmpy2.unpack(x * y, bits)]
+        return out + [0] * (n - len(out))  # unpack omits trailing zero fields
+    k = (bits + 7) // 8
 
     def pack(v: list[int]) -> int:
-        return int.from_bytes(b"".join(x.to_bytes(w // 8, "little") for x in v), "little")
+        return int.from_bytes(b"".join(x.to_bytes(k, "little") for x in v), "little")
 
-    n = len(a) + len(b) - 1
-    raw = (pack(a) * pack(b)).to_bytes(n * w // 8 + 1, "little")
-    k = w // 8
+    raw = (pack(a) * pack(b)).to_bytes(n * k + 1, "little")
     return [int.from_bytes(raw[i * k:(i + 1) * k], "little") for i in range(n)]
 
 
@@ -168,20 +203,48 @@ def _power(d, T: int, mul, K: int, budget: int):
         base = mul(base, base, K, budget)
 
 
-def _compose(events, direction: str, K: int, tau: mpf, budget: int):
+def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both"):
+    """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
+    ``sides`` = "upper" or "lower" skips the other one (None in its place)."""
+    want_u, want_l = sides != "lower", sides != "upper"
     ups, lows = None, None
     for make, T in events:
         tails, inf = make(direction)
-        u, l = _discretise(tails, inf, K, tau)
-        U, L = _power(u, T, _mul_upper, K, budget), _power(l, T, _mul_lower, K, budget)
-        if ups is None:
-            ups, lows = U, L
-        else:
-            ups, lows = _mul_upper(ups, U, K, budget), _mul_lower(lows, L, K, budget)
+        u, l = _discretise(tails, inf, K, tau, m)
+        U = _power(u, T, _mul_upper, K, budget) if want_u else None
+        L = _power(l, T, _mul_lower, K, budget) if want_l else None
+        ups = U if ups is None else (_mul_upper(ups, U, K, budget) if want_u else None)
+        lows = L if lows is None else (_mul_lower(lows, L, K, budget) if want_l else None)
     return ups, lows
 
 
+def _lower_delta(L, eps: mpf) -> int:
+    """sum_k (P_k - e^eps Q_k)+ over the lower pair's classes, in units (rounded down).
+
+    Each class of the lower pair groups whole outcomes of the composed mechanism
+    (a loss bucket of each step; products of buckets merged by index; classes
+    trimmed away drop whole groups), with P rounded down and Q rounded up. For a
+    group G, (P(G) - e^eps Q(G))+ <= sum over its outcomes of (P - e^eps Q)+, so the
+    sum over groups is at most the hockey-stick divergence delta(eps) (AFA Def 2 /
+    the data-processing inequality); it is exact for the grouped pair, so its
+    error is only the merging within a class, O(T h^2) in delta for a smooth loss,
+    not O(sqrt(T) h) as for a suffix of classes ordered by index."""
+    off, P, Q, linf = L
+    # e^eps 2^64 rounded up, by far more than mpmath's own relative error
+    E = int(mpmath.ceil(mpmath.exp(eps) * _F * (1 + mpf(10) ** (5 - _DPS)))) + 1
+    s = 0
+    for p, q in zip(P, Q):
+        d = (p << 64) - q * E
+        if d > 0:
+            s += d
+    return (s >> 64) + linf
+
+
 def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
+    """[lower, upper] of delta(eps); a side that was not computed (None) is -inf / +inf."""
+    lo = mpf(_lower_delta(L, eps)) / mpf(2) ** K if L is not None else -mpmath.inf
+    if U is None:
+        return lo, mpmath.inf
     h = mpf(2) ** -m
     off, v, inf = U
     up = mpf(inf)
@@ -189,18 +252,52 @@ def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
         s = (off + k) * h
         if s > eps and c:
             up += c * -mpmath.expm1(eps - s)
+    return lo, up / mpf(2) ** K
+
+
+def _lower_eps(L, delta: mpf, K: int) -> mpf:
+    """A lower bound of eps(delta) from the lower pair: for any set S of classes,
+    delta(eps) >= P(S) - e^eps Q(S) (the hockey-stick divergence is a supremum over
+    events), so eps(delta) >= log((P(S) - delta) / Q(S)) whenever P(S) > delta.
+    S runs over the sets {P_k / Q_k > t} (ordered by a float ratio: the order only
+    chooses S); the best one is found in floats and its bound computed exactly."""
     off, P, Q, linf = L
-    e = mpmath.exp(eps)
-    best, sp, sq = mpf(0), 0, 0
-    for k in range(len(P) - 1, -1, -1):
+    unit = mpf(2) ** K
+    Du = delta * unit
+    order = sorted((k for k in range(len(P)) if P[k] > 0),
+                   key=lambda k: -(P[k] / Q[k]) if Q[k] else -math.inf)
+    Di = int(mpmath.ceil(Du))
+    sp, sq, best, best_j = linf, 0, -math.inf, -1
+    if linf > Du:
+        return mpmath.inf  # mass at +infinity alone exceeds delta: no finite eps
+    for j, k in enumerate(order):
         sp += P[k]
         sq += Q[k]
-        best = max(best, sp - e * sq)
-    return (best + linf) / mpf(2) ** K, up / mpf(2) ** K
+        if sp > Di:
+            try:
+                v = math.log((sp - Di) / sq) if sq else math.inf
+            except OverflowError:
+                v = math.inf
+            if v > best:
+                best, best_j = v, j
+    if best_j < 0:
+        return mpf(0)
+    sp = linf + sum(P[k] for k in order[:best_j + 1])
+    sq = sum(Q[k] for k in order[:best_j + 1])
+    if sp <= Di:
+        return mpf(0)
+    if sq == 0:
+        return mpmath.inf
+    val = mpmath.log(mpf(sp - Di) / sq)  # Di >= delta 2^K: the numerator is rounded down
+    return max(mpf(0), val - abs(val) * mpf(10) ** (5 - _DPS))  # outward by far more than mpmath's error
 
 
-def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
-    h = mpf(2) ** -_M
+def _eps_bounds(U, L, delta: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
+    """[lower, upper] of eps(delta); a side that was not computed (None) is -inf / +inf."""
+    lo = _lower_eps(L, delta, K) if L is not None else -mpmath.inf
+    if U is None:
+        return lo, mpmath.inf
+    h = mpf(2) ** -m
     unit = mpf(2) ** K
     off, v, inf = U
     # upper: the curve is nonincreasing; scan knots from the top for the crossing
@@ -216,13 +313,6 @@ def _eps_bounds(U, L, delta: mpf, K: int) -> tuple[mpf, mpf]:
             hi = max(min(root, s), mpf(0))
             break
         hi = max(s - h, mpf(0))
-    off, P, Q, linf = L
-    lo, sp, sq = mpf(0), linf, 0
-    for k in range(len(P) - 1, -1, -1):
-        sp += P[k]
-        sq += Q[k]
-        if sp > delta * unit and sq > 0:
-            lo = max(lo, mpmath.log((sp - delta * unit) / sq))
     return lo, hi
 
 
@@ -285,35 +375,153 @@ def _directions(inputs: Mapping[str, Any]) -> list[str]:
 
 
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
-            eps_hint: mpf = mpf(0)) -> tuple[mpf, mpf]:
+            eps_hint: mpf = mpf(0), m: int = _M, sides: str = "both",
+            direction: "str | None" = None) -> tuple[mpf, mpf]:
     events = _events(inputs)
-    total = sum(t for _, t, _ in events)
-    # Q-masses near loss eps are ~e^-eps times the P-masses: resolve them
-    extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
-    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
-    tau = scale * mpf(10) ** -7 / total
-    budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
+    K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
     los, his = [], []
-    for d in _directions(inputs):
+    for d in ([direction] if direction else _directions(inputs)):
         if d == "replace" and not all(ok for _, _, ok in events):
             raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
-        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget)
-        lo, hi = _eps_bounds(U, L, target, K) if kind == "eps" else _delta_bounds(U, L, target, K)
+        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget, m, sides)
+        lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
 
 
+#: relative truncation error (of the delta scale) the second route allows itself
+_TAU_REL = mpf(10) ** -7
+
+
+def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
+    """Integer unit 2^-K, per-step tail budget tau and trimming budget (in units) of
+    one re-derivation whose delta is of size ``scale``; Q-masses near loss eps are
+    ~e^-eps times the P-masses, so ``eps_hint`` adds bits to resolve them."""
+    extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
+    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
+    tau = scale * _TAU_REL / total
+    budget = int(scale * _TAU_REL * mpf(2) ** K / (4 * total.bit_length() + 4))
+    return K, tau, budget
+
+
 def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
-    if hi == mpmath.inf:
-        return Recheck(value=lo, err=mpf(0), dps=_DPS, verdict=verdict)
-    return Recheck(value=(lo + hi) / 2, err=(hi - lo) / 2, dps=_DPS, verdict=verdict)
+    return Recheck(lo=lo, hi=hi, dps=_DPS, verdict=verdict)
 
 
-def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callable, Callable, Callable]:
+#: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3
+_M_MIN, _M_MAX = 8, 24
+#: at most this many grids are tried for one re-derivation
+_TRIES = 4
+
+
+def grid_hint(result: Mapping[str, Any]) -> "int | None":
+    """The producer's recorded grid ``"2^-m"`` (untrusted: it only chooses where the
+    search starts), or None."""
+    g = result.get("grid") if isinstance(result, Mapping) else None
+    if isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit() and len(g) <= 6:
+        return int(g[3:])
+    return None
+
+
+def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, result: Mapping[str, Any]) -> tuple[mpf, mpf]:
+    """[lo', hi'] = [max_d lo_d, max_d hi_d] over the directions d (the quantity is the
+    larger of the directions' values), each direction's ends being the best over the
+    grids tried for it (every end is a bound on its own, so keeping the best is sound).
+    Stops once the recorded enclosure is settled (contains [lo', hi'] or is disjoint).
+
+    The first grid is the recorded one (a hint) or 2^-8. Then only what is unsettled is
+    refined: the upper side of each direction whose upper end is above the recorded
+    one (one product per step), and the lower side of the direction with the largest
+    lower end when it is below the recorded one (two products per step), each on the
+    grid predicted from that direction's own gap g: the gap of the two discretisations
+    shrinks like h^2 (a quarter per halving), so the next grid is the one whose predicted
+    gap is half the recorded width, at least one halving finer. Grids stay within
+    2^-8 .. 2^-24 and at most :data:`_TRIES` rounds are computed; a forged grid costs
+    time, never acceptance: acceptance is decided by
+    :func:`~dpverify.certificate.verify.accept_enclosure` on what is returned."""
+    from .verify import enclosure_of
+
+    enc = result.get("enclosure")
+    rec = enclosure_of(enc, "result.enclosure", _DPS) if isinstance(enc, dict) else None
+    hint = grid_hint(result)
+    m0 = min(max(hint if hint is not None else _M_MIN, _M_MIN), _M_MAX)
+    lo_d = {d: -mpmath.inf for d in dirs}
+    hi_d = {d: mpmath.inf for d in dirs}
+    m_d = {d: m0 for d in dirs}
+    todo = {d: "both" for d in dirs}
+    lo, hi = -mpmath.inf, mpmath.inf
+    for _ in range(_TRIES):
+        for d, sides in todo.items():
+            a, b = compute(m_d[d], sides, d)
+            lo_d[d], hi_d[d] = max(lo_d[d], a), min(hi_d[d], b)
+        lo, hi = max(lo_d.values()), max(hi_d.values())
+        if rec is None or hi < rec[0] or lo > rec[1]:
+            return lo, hi
+        width = rec[1] - rec[0]
+        if not mpmath.isfinite(width) or width <= 0:
+            return lo, hi
+        todo = {d: "upper" for d in dirs if hi_d[d] > rec[1]}
+        if lo < rec[0]:
+            top = max(dirs, key=lambda d: lo_d[d])
+            todo[top] = "both" if top in todo else "lower"
+        if not todo:
+            return lo, hi
+        for d in todo:
+            gap = hi_d[d] - lo_d[d]
+            if m_d[d] >= _M_MAX or not mpmath.isfinite(gap):
+                return lo, hi
+            step = int(mpmath.ceil(mpmath.log(gap / (width / 2), 4) - mpf("0.05"))) if gap > 0 else 1
+            m_d[d] = min(m_d[d] + max(1, step), _M_MAX)
+    return lo, hi
+
+
+def _accuracy_factor(enc: Any) -> mpf:
+    """For a delta enclosure of relative width w (a hint), the factor min(1, w 10^7 / 64)
+    that shrinks the route's own truncation and unit error (both 10^-7 of the delta
+    scale) below w / 64, so that a narrow recorded enclosure can be contained."""
+    from .verify import enclosure_of
+
+    try:
+        lo, hi = enclosure_of(enc, "result.enclosure", _DPS)
+    except (MalformedCertificate, CertificateRejected):
+        return mpf(1)
+    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)) or hi <= 0:
+        return mpf(1)
+    w = (hi - lo) / hi
+    return min(mpf(1), max(w * mpf(10) ** 7 / 64, mpf(10) ** -30))
+
+
+def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
+    memo: dict = {}
+
+    def call(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int,
+             sides: str, direction: str) -> tuple:
+        import json
+
+        key = (json.dumps(inputs, sort_keys=True, default=str), kind, repr(target), repr(scale),
+               repr(hint), m, direction, mpmath.mp.prec)
+        for s in (sides, "both"):  # a "both" result serves either side
+            if (key, s) in memo:
+                return memo[(key, s)]
+        out = memo[(key, sides)] = bounds(inputs, kind, target, scale, hint, m, sides, direction)
+        if len(memo) > 256:
+            memo.pop(next(iter(memo)))
+        return out
+
+    return call
+
+
+def register_queries(prefix: str, bounds: Callable[..., tuple],
+                     directions: Callable[[Mapping[str, Any]], list]) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
-    ``bounds(inputs, kind, target, delta_scale, eps_hint) -> (lo, hi)``: the recorded upper
-    end is only a hint for the grid (its scale), never a bound that is believed."""
+    ``bounds(inputs, kind, target, delta_scale, eps_hint, m, sides, direction) -> (lo, hi)``
+    (one direction of ``directions(inputs)``, on the grid 2^-m),
+    chosen from the recorded width (:func:`_grid_for_width`): the recorded enclosure is
+    only a hint for the grid and the scale, never a bound that is believed. Results are
+    remembered for the process (certificates of one run often share a configuration:
+    a claim and its estimate, an oracle battery and its claims)."""
+    bounds = _remembered(bounds)
 
     @register(f"{prefix}.epsilon")
     def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
@@ -323,7 +531,9 @@ def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callabl
                 raise CertificateRejected("delta must be in (0, 1)")
             enc = result.get("enclosure", {})
             hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
-            lo, hi = bounds(inputs, "eps", D, D, hint if mpmath.isfinite(hint) else mpf(0))
+            h = hint if mpmath.isfinite(hint) else mpf(0)
+            lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "eps", D, D, h, m, sides, d),
+                                     directions(inputs), result)
             return _as_recheck(lo, hi)
 
     @register(f"{prefix}.delta")
@@ -331,9 +541,11 @@ def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callabl
         with mpmath.workdps(_DPS):
             E = to_mpf(exact_input(inputs, "eps"))
             enc = result.get("enclosure", {})
-            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS)
+            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(1)
             scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-            lo, hi = bounds(inputs, "delta", E, scale, E)
+            scale *= _accuracy_factor(enc)
+            lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                                     directions(inputs), result)
             return _as_recheck(lo, hi)
 
     @register(f"{prefix}.claim")
@@ -341,11 +553,16 @@ def register_queries(prefix: str, bounds: Callable[..., tuple]) -> tuple[Callabl
         with mpmath.workdps(_DPS):
             E = to_mpf(exact_input(inputs, "claimed_eps"))
             D = to_mpf(exact_input(inputs, "delta"))
-            lo, hi = bounds(inputs, "delta", E, D, E)
+            enc = result.get("enclosure", {})
+            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else D
+            scale = min(max(min(rec_hi, D), mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else D
+            scale *= _accuracy_factor(enc)
+            lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                                     directions(inputs), result)
             verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
             return _as_recheck(lo, hi, verdict)
 
     return recheck_epsilon, recheck_delta, recheck_claim
 
 
-recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds)
+recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions)

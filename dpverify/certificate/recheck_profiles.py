@@ -15,7 +15,7 @@ from mpmath import mpf
 
 from ..errors import MalformedCertificate
 from .recheck_gdp import exact_input, stable_value, to_mpf
-from .verify import Recheck, register
+from .verify import Recheck, needed_digits, register
 
 __all__ = ["register_profile_recheck", "PROFILE_RECHECKS"]
 
@@ -39,7 +39,7 @@ def recheck_profile(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         raise MalformedCertificate(f"no independent re-check for mechanism {name!r}")
     eps = exact_input(inputs, "eps")
     profile = PROFILE_RECHECKS[name](inputs)
-    digits = int(inputs.get("digits", 15))
+    digits = needed_digits(result)
     return stable_value(lambda dps: _at(profile, eps, dps), digits)
 
 

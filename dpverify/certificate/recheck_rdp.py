@@ -23,9 +23,9 @@ from typing import Any, Callable, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
-from .verify import Recheck, register
+from .verify import Recheck, needed_digits, register
 
 _DPS = 40
 
@@ -109,7 +109,7 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     a = exact_input(inputs, "alpha")
     if a <= 0 or a == 1:
         raise CertificateRejected("alpha must be in (0,1) or (1, inf)")
-    digits = int(inputs.get("digits", 15))
+    digits = needed_digits(result)
     with mpmath.workdps(2 * digits + 20):
         am = to_mpf(a)
         v = _curve_fn(inputs)(am) / (am - 1)
@@ -117,7 +117,26 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
         am = to_mpf(a)
         v2 = _curve_fn(inputs)(am) / (am - 1)
         err = 10 * abs(v - v2) + abs(v2) * mpf(10) ** (-(2 * digits + 10))
+        if inputs.get("mechanism") == "gaussian":
+            # the quadrature agrees with the closed form alpha mu^2 / 2 to its error:
+            # the exact rational closed form is the value (a point enclosure)
+            fs = _search_fn(inputs)(am) / (am - 1)
+            if abs(fs - v2) <= err + abs(v2) * mpf(10) ** -(2 * digits):
+                mu = (exact_input(inputs, "mu") if "mu" in inputs else
+                      _opt(inputs, "sensitivity", "1") / exact_input(inputs, "noise_multiplier"))
+                k = exact_input(inputs, "compositions") if "compositions" in inputs else 1
+                exact = k * a * mu * mu / 2
+                if True:
+                    return Recheck(lo=_floor(exact), hi=_ceil(exact), dps=3 * digits + 30)
     return Recheck(value=v2, err=err, dps=3 * digits + 30)
+
+
+def _floor(x: Fraction) -> mpf:
+    return mpf(mpmath.libmp.from_rational(x.numerator, x.denominator, 400, "f"))
+
+
+def _ceil(x: Fraction) -> mpf:
+    return mpf(mpmath.libmp.from_rational(x.numerator, x.denominator, 400, "c"))
 
 
 # --------------------------------------------------------------------------- conversions
@@ -176,6 +195,21 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     d = exact_input(inputs, "delta")
     if not 0 < d < 1:
         raise CertificateRejected("delta must be in (0, 1)")
+    if inputs.get("mechanism") == "gaussian" and inputs.get("conversion") == "classic":
+        # inf over real alpha > 1 of c alpha + L/(alpha - 1) (convex) = c + 2 sqrt(c L),
+        # c = k mu^2 / 2, L = log(1/delta): the infimum in closed form, no alpha trusted
+        k = exact_input(inputs, "compositions") if "compositions" in inputs else Fraction(1)
+        mu = (exact_input(inputs, "mu") if "mu" in inputs else
+              _opt(inputs, "sensitivity", "1") / exact_input(inputs, "noise_multiplier"))
+        from .recheck_gdp import stable_value
+
+        def closed(dps: int) -> mpf:
+            with mpmath.workdps(dps):
+                c = to_mpf(k * mu * mu / 2)
+                L = -mpmath.log(to_mpf(d))
+                return c + 2 * mpmath.sqrt(c * L)
+
+        return stable_value(closed, needed_digits(result))
     alpha_text = result.get("alpha")
     searched = alpha_text is None
     if alpha_text is None:
@@ -183,18 +217,18 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         if inputs.get("conversion") == "optimal":
             raise MalformedCertificate("an optimal-conversion rdp.epsilon needs result.alpha")
         f0 = _search_fn(inputs)
-        with mpmath.workdps(int(inputs.get("digits", 10)) + 12):
+        with mpmath.workdps(needed_digits(result) + 12):
             dm0 = to_mpf(d)
             h0 = lambda t: conv(1 + mpmath.exp(t), f0(1 + mpmath.exp(t)) / mpmath.exp(t), dm0)  # noqa: E731
             grid = [mpf(k) for k in range(-8, 16)]
             t0 = min(grid, key=h0)
-            alpha_text = mpmath.nstr(1 + mpmath.exp(_golden(h0, t0 - 1, t0 + 1, 60)[0]), 30)
+            alpha_text = mpmath.nstr(1 + mpmath.exp(_golden(h0, t0 - 1, t0 + 1, 4 * mpmath.mp.dps + 40)[0]), mpmath.mp.dps + 10)
     if not isinstance(alpha_text, str):
         raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
     a_star = exact_input({"alpha": alpha_text}, "alpha")
     if a_star <= 1:
         raise CertificateRejected("recorded order must be > 1")
-    digits = int(inputs.get("digits", 10))
+    digits = needed_digits(result)
     dps = 2 * digits + 15
     f = _curve_fn(inputs)
     with mpmath.workdps(dps):
@@ -227,7 +261,7 @@ def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
     a, g, d = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "delta")
     if a <= 1 or g < 0 or not 0 < d < 1:
         raise CertificateRejected("need alpha > 1, rdp >= 0, delta in (0, 1)")
-    digits = int(inputs.get("digits", 15))
+    digits = needed_digits(result)
     dps = 2 * digits + 20
     with mpmath.workdps(dps):
         v = conv(to_mpf(a), to_mpf(g), to_mpf(d))
@@ -240,7 +274,7 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
     a, g, e = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "eps")
     if a <= 1 or g < 0 or e < 0:
         raise CertificateRejected("need alpha > 1, rdp >= 0, eps >= 0")
-    digits = int(inputs.get("digits", 15))
+    digits = needed_digits(result)
     dps = 2 * digits + 20
     with mpmath.workdps(dps):
         am, gm, em = to_mpf(a), to_mpf(g), to_mpf(e)

@@ -1,58 +1,142 @@
-"""Independent re-verification of certificates.
+"""Independent re-verification of certificates: one acceptance rule for every kind.
 
-``verify_certificate`` checks the format and the digest, then hands the
-certificate to the re-checker registered for its ``claim.quantity``. A
-re-checker is a *second implementation* of the mathematics on mpmath, at its
-own precision; it never calls the arb code that produced the certificate.
-It returns the re-derived value with an error estimate, and this module
-checks that the recorded enclosure contains it, that the enclosure is as
-narrow as the recorded accuracy promises, and, for claim certificates, that
-the recorded verdict follows from the numbers.
+Trust boundary. ``verify`` trusts only the claim: ``claim.quantity`` and the
+inputs that define the quantity. Accuracy fields (``inputs.digits``), method
+fields, hints (breakpoints, argmax, alpha*, grid exponents, cell lists) and
+free text are untrusted: a hint may guide the search, and everything it
+implies is re-proved, so a forged hint can make ``verify`` slow or undecided,
+never accepting.
 
-Exit codes (CLI): 0 confirmed, 1 rejected (false number, wrong verdict, bad
-digest), 2 malformed (not JSON, not a certificate, unknown kind).
+Order of checks for one certificate (:func:`verify_certificate`):
+
+1. the JSON Schema of its format (``schema.json`` for format 1,
+   ``schema-2.json`` for format 2, both shipped in this package); unknown
+   fields of a format-2 certificate are refused (exit 2, naming the JSON path
+   and the allowed keys);
+2. the digest (it only detects accidents);
+3. the re-checker registered for ``claim.quantity`` runs on mpmath within a
+   budget (time and precision caps, :data:`BUDGET_SECONDS`, :data:`MAX_DIGITS`);
+4. the acceptance rule (:func:`accept_enclosure`, :func:`accept_verdict`):
+
+   * quantities: the independent enclosure [lo', hi'] must lie inside the
+     recorded [lo, hi] -> accepted; disjoint -> refused (exit 1); otherwise
+     "could not re-prove" (exit 3, never an accept). An infinite recorded
+     endpoint asserts that the value is infinite: it is refused when the
+     independent route shows a finite value there;
+   * checks: the independent verdict must equal the recorded
+     ``result.verdict`` -> accepted; the opposite decided verdict -> refused;
+     an undecided re-derivation -> exit 3. Claim certificates additionally
+     need the recorded verdict to follow from the recorded enclosure and the
+     relation, and ``claim.printed`` to match ``claim.relation``.
+
+The re-checker API (for authors of a new kind)
+----------------------------------------------
+Write ``dpverify/certificate/recheck_<topic>.py`` importing nothing from the
+arb side (mpmath and the standard library only) and register a function::
+
+    @register("topic.quantity", explain="what is re-proved, by which route")
+    def recheck(inputs, result) -> Recheck: ...
+
+Return either
+
+* ``Recheck(lo=..., hi=...)``: an independent enclosure of the quantity
+  (mpf endpoints; ``mpmath.inf`` allowed), or
+* ``Recheck(value=v, err=e, dps=p)``: the format-1-era form, read as the
+  enclosure [v - e, v + e] (so ``err`` must bound the error of ``v``), and/or
+* ``verdict="holds" | "fails" | "undecided"``: an independent verdict.
+
+Choose the working precision from :func:`needed_digits` (derived from the
+recorded enclosure's width), never from ``inputs.digits``. Raise
+:class:`~dpverify.errors.CertificateRejected` when the route refutes the
+certificate, :class:`~dpverify.errors.CouldNotReprove` when it cannot decide,
+:class:`~dpverify.errors.MalformedCertificate` for a field it cannot read.
+Parse numbers with :func:`dpverify.certificate.recheck_gdp.exact_input` (it
+caps sizes). A re-checker that crashes is reported as "could not re-prove".
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import json
-from dataclasses import dataclass
+import signal
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import relations
-from .writer import FORMAT, compute_digest
+from .writer import FORMAT, FORMAT_1, compute_digest
 
-__all__ = ["Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS"]
+__all__ = [
+    "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
+    "needed_digits", "parse_bound", "accept_enclosure", "accept_verdict", "BUDGET_SECONDS",
+    "MAX_DIGITS", "MAX_FILE_BYTES", "explain_text",
+]
+
+#: wall-clock budget for one certificate's re-derivation (seconds); beyond: exit 3
+BUDGET_SECONDS = 300.0
+#: the largest number of significant digits a re-checker is asked for; a
+#: recorded enclosure narrower than 10^-MAX_DIGITS (relative) cannot be re-proved
+MAX_DIGITS = 2000
+#: certificates larger than this are refused unread (exit 2)
+MAX_FILE_BYTES = 64 * 2**20
+#: decimal exponents beyond this magnitude are refused (exit 2)
+MAX_EXPONENT = 10**8
+
+SCHEMAS = {FORMAT_1: "schema.json", FORMAT: "schema-2.json"}
+VERDICTS = ("holds", "fails", "undecided")
 
 
 @dataclass(frozen=True)
 class Recheck:
-    """The re-derived value and a bound on its error, from the second route.
+    """What the second route re-derived: an enclosure and/or a verdict.
 
-    ``value`` is None for results that are not a single number (for instance
-    a verdict re-derived directly); then ``verdict`` carries the re-derived
-    verdict, if any.
+    ``lo``/``hi`` give the independent enclosure directly; otherwise
+    ``value`` +- ``err`` is read as one (the format-1-era form). ``dps`` is
+    the decimal precision the numbers were computed at.
     """
 
-    value: "mpf | None"
-    err: "mpf"
-    dps: int
+    value: "mpf | None" = None
+    err: "mpf" = field(default_factory=lambda: mpf(0))
+    dps: int = 30
     verdict: "str | None" = None
+    lo: "mpf | None" = None
+    hi: "mpf | None" = None
+
+    def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
+        if self.lo is not None and self.hi is not None:
+            return self.lo, self.hi
+        if self.value is None:
+            return None
+        with mpmath.workdps(self.dps + 10):
+            return self.value - abs(self.err), self.value + abs(self.err)
 
 
 Rechecker = Callable[[Mapping[str, Any], Mapping[str, Any]], Recheck]
 #: quantity name -> re-checker(inputs, result) ; filled by the recheck_* modules
 RECHECKERS: dict[str, Rechecker] = {}
+#: quantity name -> one paragraph: what is re-proved and by which route
+EXPLAIN: dict[str, str] = {}
 
 
-def register(quantity: str) -> Callable[[Rechecker], Rechecker]:
+def register(quantity: str, explain: "str | None" = None) -> Callable[[Rechecker], Rechecker]:
+    """Register the re-checker of ``quantity`` (``explain``: for ``verify --explain``;
+    default: the function's docstring)."""
+
     def deco(fn: Rechecker) -> Rechecker:
         RECHECKERS[quantity] = fn
+        import sys
+
+        mod_doc = (getattr(sys.modules.get(fn.__module__), "__doc__", None) or "").strip().split("\n\n")
+        text = explain or (fn.__doc__ or "").strip() or " ".join(mod_doc[:2]) or "re-derived by its re-checker"
+        EXPLAIN[quantity] = " ".join(text.split())
         return fn
 
     return deco
@@ -71,104 +155,416 @@ def _load_recheckers() -> None:
             importlib.import_module(f"{certificate.__name__}.{info.name}")
 
 
-def _require(mapping: Any, key: str, where: str) -> Any:
-    if not isinstance(mapping, dict) or key not in mapping:
-        raise MalformedCertificate(f"missing {where}.{key}")
-    return mapping[key]
+# --------------------------------------------------------------------------- numbers
 
 
-def parse_bound(text: Any, where: str, dps: int) -> mpf:
-    """A recorded decimal endpoint (or "inf"/"-inf") as an mpf at ``dps``."""
-    if not isinstance(text, str):
-        raise MalformedCertificate(f"{where} must be a decimal string, got {text!r}")
-    with mpmath.workdps(dps):
-        if text in ("inf", "-inf"):
-            return mpmath.inf if text == "inf" else -mpmath.inf
-        try:
-            return mpf(text)
-        except (ValueError, TypeError):
-            raise MalformedCertificate(f"{where}={text!r} is not a decimal number") from None
+def _split_decimal(text: str) -> tuple[str, int]:
+    mant, _, exp = text.lower().partition("e")
+    e = int(exp) if exp else 0
+    if abs(e) > MAX_EXPONENT:
+        raise MalformedCertificate(f"{text[:40]!r}: decimal exponent beyond the cap 1e{MAX_EXPONENT}")
+    return mant, e
 
 
-def check_enclosure(enclosure: Any, re: Recheck, digits: "int | None") -> None:
-    """Reject unless [lo, hi] contains the re-derived value (within the second
-    route's own error) and is as narrow as the recorded accuracy says."""
-    lo = parse_bound(_require(enclosure, "lo", "result.enclosure"), "result.enclosure.lo", re.dps)
-    hi = parse_bound(_require(enclosure, "hi", "result.enclosure"), "result.enclosure.hi", re.dps)
-    with mpmath.workdps(re.dps):
-        if lo > hi:
-            raise CertificateRejected(f"enclosure has lo > hi ({lo} > {hi})")
-        if re.value is None:
+def parse_bound(text: Any, where: str, dps: int = 30, rounding: str = "n") -> mpf:
+    """A recorded decimal endpoint (or "inf"/"-inf") as an mpf; ``rounding``
+    'f' / 'c' rounds toward -inf / +inf (for proofs at a nearby binary point)."""
+    if not isinstance(text, str) or not text or len(text) > 10000:
+        raise MalformedCertificate(f"{where} must be a decimal string, got {str(text)[:40]!r}")
+    if text in ("inf", "-inf"):
+        return mpmath.inf if text == "inf" else -mpmath.inf
+    if text.strip().lower() in ("nan", "+nan", "-nan", "+inf", "infinity", "-infinity"):
+        raise MalformedCertificate(f"{where}={text!r} is not a finite decimal or inf")
+    _split_decimal(text)
+    try:
+        # a fixed function of the text (not of dps): the same endpoint always
+        # becomes the same binary number, outward by at most 2^-prec relative
+        prec = max(256, int(len(text) * 3.33) + 64)
+        with mpmath.workprec(prec):  # mpf() rounds to the context precision
+            return mpf(mpmath.libmp.from_str(text, prec, rounding))
+    except (ValueError, TypeError):
+        raise MalformedCertificate(f"{where}={text!r} is not a decimal number") from None
+
+
+def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:
+    if not isinstance(obj, dict) or "lo" not in obj or "hi" not in obj:
+        raise MalformedCertificate(f"{where} must be an object with lo and hi")
+    lo = parse_bound(obj["lo"], f"{where}.lo", dps, "f")
+    hi = parse_bound(obj["hi"], f"{where}.hi", dps, "c")
+    if lo > hi:
+        raise CertificateRejected(f"{where} has lo > hi ({obj['lo']} > {obj['hi']})")
+    return lo, hi
+
+
+def needed_digits(result: Mapping[str, Any], extra: int = 4, floor: int = 15) -> int:
+    """Significant digits a re-checker needs for its enclosure to fit inside
+    the recorded one: from the recorded enclosure's relative width (never
+    from ``inputs.digits``), plus ``extra``. Raises CouldNotReprove beyond
+    :data:`MAX_DIGITS`."""
+    enc = result.get("enclosure") if isinstance(result, Mapping) else None
+    if not isinstance(enc, dict):
+        return floor
+    try:
+        lo, hi = enclosure_of(enc, "result.enclosure", 40)
+    except (MalformedCertificate, CertificateRejected):
+        return floor
+    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
+        return floor
+    with mpmath.workdps(40):
+        scale = max(abs(lo), abs(hi))
+        if scale == 0:
+            return floor
+        width = hi - lo
+        if width == 0:
+            return floor + extra
+        digits = int(mpmath.ceil(-mpmath.log10(width / scale))) + extra
+    if digits > MAX_DIGITS:
+        raise CouldNotReprove(
+            f"the recorded enclosure is narrower than 1e-{MAX_DIGITS} (relative): beyond the precision cap"
+        )
+    return max(floor, digits)
+
+
+# --------------------------------------------------------------------------- acceptance rule
+
+
+def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], what: str) -> None:
+    """The one acceptance rule for quantities. Returns when [lo', hi'] lies
+    inside [lo, hi]; raises CertificateRejected when they are disjoint or an
+    infinite recorded endpoint meets a finite value, CouldNotReprove otherwise."""
+    lo, hi = recorded
+    a, b = independent
+    if any(mpmath.isnan(x) for x in (a, b)) or a > b:
+        raise CouldNotReprove(f"the independent route gave no enclosure of {what}")
+    if (hi == mpmath.inf and b < mpmath.inf) or (lo == -mpmath.inf and a > -mpmath.inf):
+        raise CertificateRejected(
+            f"{what}: an infinite recorded endpoint asserts an infinite value, but the "
+            f"independent route shows it is finite ([{_s(a)}, {_s(b)}])"
+        )
+    if lo <= a and b <= hi:
+        return
+    if b < lo or a > hi:
+        raise CertificateRejected(
+            f"{what}: the independent enclosure [{_s(a)}, {_s(b)}] is disjoint from the recorded "
+            f"[{_s(lo)}, {_s(hi)}]"
+        )
+    raise CouldNotReprove(
+        f"{what}: the independent enclosure [{_s(a)}, {_s(b)}] is not inside the recorded "
+        f"[{_s(lo)}, {_s(hi)}] and not disjoint from it"
+    )
+
+
+def accept_verdict(recorded: Any, independent: Optional[str], what: str) -> None:
+    """The one acceptance rule for checks: equal verdicts."""
+    if recorded not in VERDICTS:
+        raise MalformedCertificate(f"{what}={recorded!r} is not one of {', '.join(VERDICTS)}")
+    if independent is None or independent == "undecided":
+        if recorded == "undecided":
             return
-        v = re.value
-        if v < lo - re.err or v > hi + re.err:
-            raise CertificateRejected(
-                f"the re-derived value {mpmath.nstr(v, 20)} (+- {mpmath.nstr(re.err, 3)}) "
-                f"is outside the recorded enclosure [{enclosure['lo']}, {enclosure['hi']}]"
-            )
-        if digits is not None and mpmath.isfinite(lo) and mpmath.isfinite(hi):
-            scale = min(abs(lo), abs(hi)) if lo * hi > 0 else mpf(1)
-            if hi - lo > mpf(10) ** (-digits) * scale * (1 + mpf(10) ** -6):
-                raise CertificateRejected(
-                    f"the enclosure is wider than the recorded accuracy 1e-{digits}"
-                )
+        raise CouldNotReprove(f"{what}: the independent route could not decide {recorded!r}")
+    if independent == recorded:
+        return
+    if recorded == "undecided":
+        raise CouldNotReprove(f"{what}: recorded 'undecided', the independent route decides {independent!r}")
+    raise CertificateRejected(f"{what}: recorded {recorded!r}, the independent route decides {independent!r}")
 
 
-def verify_certificate(cert: Any) -> str:
-    """Re-verify one certificate (parsed JSON). Returns a one-line summary;
-    raises CertificateRejected or MalformedCertificate."""
-    _load_recheckers()
+def _s(x: mpf) -> str:
+    return mpmath.nstr(x, 17) if mpmath.isfinite(x) else str(x)
+
+
+# --------------------------------------------------------------------------- schema
+
+
+@lru_cache(maxsize=None)
+def _schema(name: str) -> dict:
+    return json.loads(resources.files("dpverify.certificate").joinpath(name).read_text(encoding="utf-8"))
+
+
+def _path(parts: Any) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def _schema_error(err: Any) -> str:
+    where = _path(err.absolute_path)
+    if err.validator == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {}))
+        extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
+        key = extra[0] if extra else "?"
+        near = difflib.get_close_matches(key, allowed, n=1)
+        hint = f"; did you mean {near[0]}?" if near else ""
+        base = f"{where}.{key}" if where != "(top level)" else key
+        return f"{base}: unknown key{hint} (allowed: {', '.join(allowed)})"
+    if err.validator == "required":
+        return f"{where}: {err.message}"
+    if err.validator in ("enum", "const"):
+        allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
+        return f"{where}: {str(err.instance)[:60]!r} is not allowed (allowed: {', '.join(map(str, allowed))})"
+    return f"{where}: {err.message[:200]}"
+
+
+def check_schema(cert: Any) -> str:
+    """Validate against the schema of the certificate's format; returns the format."""
+    import jsonschema
+
     if not isinstance(cert, dict):
         raise MalformedCertificate("not a JSON object")
-    if cert.get("format") != FORMAT:
-        raise MalformedCertificate(f"format is {cert.get('format')!r}, expected {FORMAT!r}")
-    claim = _require(cert, "claim", "certificate")
-    inputs = _require(cert, "inputs", "certificate")
-    result = _require(cert, "result", "certificate")
-    digest = _require(cert, "digest", "certificate")
-    quantity = _require(claim, "quantity", "claim")
-    if quantity not in RECHECKERS:
-        raise MalformedCertificate(f"unknown quantity {quantity!r}")
-    if not isinstance(inputs, dict) or not isinstance(result, dict):
-        raise MalformedCertificate("inputs and result must be JSON objects")
-    if digest != compute_digest(cert):
-        raise CertificateRejected("digest does not match the certificate's contents")
+    fmt = cert.get("format")
+    if fmt not in SCHEMAS:
+        raise MalformedCertificate(f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})")
+    validator = jsonschema.Draft202012Validator(_schema(SCHEMAS[fmt]))
+    errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    if errors:
+        raise MalformedCertificate(_schema_error(errors[0]))
+    return fmt
+
+
+# --------------------------------------------------------------------------- budget
+
+
+@contextlib.contextmanager
+def budget(seconds: float) -> Iterator[None]:
+    """Raise CouldNotReprove after ``seconds`` of wall time (main thread only,
+    via SIGALRM; elsewhere no time cap, the precision caps still apply)."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise CouldNotReprove(f"not re-proved within the budget of {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        re = RECHECKERS[quantity](inputs, result)
-    except (CertificateRejected, MalformedCertificate):
-        raise
-    except Exception as exc:  # a crash of the second route confirms nothing: fail closed
-        raise CertificateRejected(
-            f"the independent re-derivation failed ({type(exc).__name__}: {exc})"
-        ) from exc
-    digits = inputs.get("digits")
-    if digits is not None and not isinstance(digits, int):
-        raise MalformedCertificate("inputs.digits must be an integer")
-    if "enclosure" in result:
-        check_enclosure(result["enclosure"], re, digits)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+# --------------------------------------------------------------------------- verify
+
+
+def _verdict_of(cert: Mapping[str, Any], fmt: str) -> Any:
+    """The recorded verdict; format 1 kept some under other names."""
+    result = cert["result"]
     if "verdict" in result:
-        relations.check_recorded_verdict(claim, result, re)
+        return result["verdict"]
+    if fmt == FORMAT_1:
+        q = cert["claim"]["quantity"]
+        if q == "dp.implies" and "implies" in result:
+            return result["implies"]
+        if q == "dp.rr64" and "equals_gdpt_formula" in result:
+            return result["equals_gdpt_formula"]
+        if q == "gdp.certify" and "status" in result:
+            return {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}.get(result["status"], result["status"])
+    return None
+
+
+def _verdict_key_present(cert: Mapping[str, Any], fmt: str) -> bool:
+    result = cert["result"]
+    if "verdict" in result:
+        return True
+    q = cert["claim"]["quantity"]
+    return fmt == FORMAT_1 and (
+        (q == "dp.implies" and "implies" in result) or (q == "dp.rr64" and "equals_gdpt_formula" in result)
+        or (q == "gdp.certify" and "status" in result))
+
+
+def _check_claim_fields(claim: Mapping[str, Any]) -> None:
+    """``claim.printed`` must state the number ``claim.relation`` compares
+    with (for ``rounds_to`` and ``order_of_magnitude``, where the printed
+    number *is* the relation; '10^-43' and '1e-43' are one number)."""
+    rel = claim.get("relation")
+    if not isinstance(rel, dict) or "printed" not in claim:
+        return
+    if rel.get("kind") in ("rounds_to", "order_of_magnitude"):
+        printed = str(claim["printed"]).replace("10^", "1e").replace("\u2212", "-")
+        if not _mentions(printed, [rel.get("printed")]):
+            raise CertificateRejected(
+                f"claim.printed={claim['printed']!r} does not state claim.relation.printed={rel.get('printed')!r}"
+            )
+
+
+def _mentions(printed: str, numbers: list) -> bool:
+    """Every number appears in the printed text (as written, or as the same
+    value: '1e-5' and '0.00001' are one number)."""
+    import re
+    from fractions import Fraction
+
+    found = set()
+    for tok in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,6})?", printed):
+        try:
+            found.add(Fraction(tok))
+        except (ValueError, ZeroDivisionError):
+            pass
+    for n in numbers:
+        if not isinstance(n, str):
+            return False
+        if n in printed:
+            continue
+        try:
+            _split_decimal(n)
+            if Fraction(n) not in found:
+                return False
+        except (ValueError, ZeroDivisionError, MalformedCertificate):
+            return False
+    return True
+
+
+def verify_certificate(cert: Any, *, budget_seconds: "float | None" = None) -> str:
+    """Re-verify one certificate (parsed JSON). Returns a one-line summary;
+    raises CertificateRejected (exit 1), MalformedCertificate (exit 2) or
+    CouldNotReprove (exit 3)."""
+    _load_recheckers()
+    fmt = check_schema(cert)
+    claim, inputs, result = cert["claim"], cert["inputs"], cert["result"]
+    quantity = claim["quantity"]
+    if quantity not in RECHECKERS:
+        raise MalformedCertificate(
+            f"claim.quantity: {quantity!r} is not a known kind (known: {', '.join(sorted(RECHECKERS))})"
+        )
+    if cert["digest"] != compute_digest(cert):
+        raise CertificateRejected("digest does not match the certificate's contents")
+    digits = inputs.get("digits")
+    if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool) or not 0 < digits <= 10**4):
+        raise MalformedCertificate(f"inputs.digits={str(digits)[:40]!r} must be an integer in [1, 10000]")
+    _check_claim_fields(claim)
+    recorded_verdict = _verdict_of(cert, fmt)
+    enc = result.get("enclosure")
+    if enc is None and recorded_verdict is None:
+        raise MalformedCertificate("result has neither an enclosure nor a verdict")
+    recorded = enclosure_of(enc, "result.enclosure", 60) if enc is not None else None
+    if recorded is not None and digits is not None:
+        _check_width(recorded, digits, enc)
+    with budget(BUDGET_SECONDS if budget_seconds is None else budget_seconds):
+        try:
+            re = RECHECKERS[quantity](inputs, result)
+        except (CertificateRejected, MalformedCertificate, CouldNotReprove):
+            raise
+        except RecursionError:
+            raise CouldNotReprove("the independent re-derivation exceeded the recursion limit") from None
+        except Exception as exc:  # a crash of the second route confirms nothing
+            raise CouldNotReprove(
+                f"the independent re-derivation failed ({type(exc).__name__}: {str(exc)[:200]})"
+            ) from None
+    if not isinstance(re, Recheck):
+        raise CouldNotReprove("the re-checker returned no result")
+    shown = ""
+    if recorded is not None:
+        ind = re.enclosure()
+        if ind is None:
+            raise CouldNotReprove(f"{quantity}: the independent route gave no enclosure")
+        accept_enclosure(recorded, ind, "result.enclosure")
+        shown = f" (independent enclosure [{_s(ind[0])}, {_s(ind[1])}])"
+    if recorded_verdict is None and re.verdict is not None and _verdict_key_present(cert, fmt) is False:
+        raise MalformedCertificate(f"{quantity} is a check: result.verdict is missing")
+    if recorded_verdict is not None or _verdict_key_present(cert, fmt):
+        independent = re.verdict
+        if independent is None and isinstance(claim.get("relation"), dict):
+            independent = _claim_verdict(claim, result, re, recorded, recorded_verdict)
+        accept_verdict(recorded_verdict, independent, "result.verdict")
     what = claim.get("id") or quantity
-    shown = "" if re.value is None else f" (re-derived {mpmath.nstr(re.value, 12)})"
     return f"{what}: confirmed{shown}"
 
 
-def verify_file(path: "str | Path") -> tuple[int, str]:
-    """Exit code and message for one file: 0 confirmed, 1 rejected, 2 malformed,
-    3 could not re-prove (never an accept)."""
+def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Recheck,
+                   recorded: "Optional[tuple[mpf, mpf]]", recorded_verdict: Any) -> str:
+    """A claim certificate's verdict: the relation decided on the independent
+    enclosure; the recorded verdict must also follow from the recorded one."""
+    relation = claim["relation"]
+    ind = re.enclosure()
+    if ind is None:
+        raise CouldNotReprove("no independent enclosure to decide the claim on")
+    dps = max(re.dps, 30)
+    with mpmath.workdps(dps):
+        again = relations.decide(ind[0], ind[1], relation, dps)
+        if recorded is not None and recorded_verdict in ("holds", "fails"):
+            if relations.decide(recorded[0], recorded[1], relation, dps) != recorded_verdict:
+                raise CertificateRejected(
+                    f"recorded verdict {recorded_verdict!r} does not follow from the recorded enclosure"
+                )
+    return again
+
+
+def _check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any]) -> None:
+    """``inputs.digits`` can only refuse: an enclosure wider than the accuracy
+    it records is not what it says it is."""
+    lo, hi = recorded
+    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
+        return
+    with mpmath.workdps(60):
+        scale = min(abs(lo), abs(hi)) if lo * hi > 0 else mpf(1)
+        if hi - lo > mpf(10) ** (-min(digits, 10**4)) * scale * (1 + mpf(10) ** -6):
+            raise CertificateRejected(
+                f"the enclosure [{enc['lo']}, {enc['hi']}] is wider than its recorded accuracy 1e-{digits}"
+            )
+
+
+def _load(path: Path) -> Any:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        size = path.stat().st_size
     except OSError as exc:
-        return 2, f"{path}: cannot read ({exc.strerror})"
+        raise MalformedCertificate(f"cannot read ({exc.strerror})") from None
+    if size > MAX_FILE_BYTES:
+        raise MalformedCertificate(f"file is larger than the cap of {MAX_FILE_BYTES // 2**20} MiB")
     try:
-        cert = json.loads(text)
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise MalformedCertificate(f"cannot read ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedCertificate(f"not UTF-8 (byte {exc.start})") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        return 2, f"{path}: not JSON ({exc.msg} at line {exc.lineno})"
+        raise MalformedCertificate(f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise MalformedCertificate("JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
+        raise MalformedCertificate(f"not acceptable JSON ({str(exc)[:120]})") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise MalformedCertificate(f"JSON constant {name} is not allowed (numbers are decimal strings)")
+
+
+def verify_file(path: "str | Path", *, budget_seconds: "float | None" = None) -> tuple[int, str]:
+    """Exit code and message for one file: 0 accepted, 1 refused, 2 malformed,
+    3 could not re-prove. Never raises for a bad file."""
     try:
-        return 0, f"{path}: {verify_certificate(cert)}"
-    except CouldNotReprove as exc:
-        return 3, f"{path}: NOT CONFIRMED (exit 3): {exc}"
+        cert = _load(Path(path))
+        return 0, f"{path}: {verify_certificate(cert, budget_seconds=budget_seconds)}"
+    except CouldNotReprove as exc:  # a CertificateRejected subclass: caught first
+        return 3, f"{path}: could not re-prove (exit 3, never an accept): {exc}"
     except CertificateRejected as exc:
-        return 1, f"{path}: REJECTED: {exc}"
+        return 1, f"{path}: REFUSED: {exc}"
     except MalformedCertificate as exc:
         return 2, f"{path}: malformed certificate: {exc}"
+    except RecursionError:
+        return 2, f"{path}: malformed certificate: nested too deeply"
+    except MemoryError:
+        return 3, f"{path}: could not re-prove: out of memory"
+
+
+def explain_text() -> str:
+    """What each kind re-proves and by which route (``verify --explain``)."""
+    _load_recheckers()
+    lines = []
+    for q in sorted(EXPLAIN):
+        lines.append(f"{q}:\n  {EXPLAIN[q]}")
+    return "\n".join(lines)
+
+
+# the name used before format 2
+def check_enclosure(enclosure: Any, re: Recheck, digits: "int | None" = None) -> None:
+    """Apply the acceptance rule to one recorded enclosure object."""
+    ind = re.enclosure()
+    if ind is None:
+        raise CouldNotReprove("no independent enclosure")
+    accept_enclosure(enclosure_of(enclosure, "enclosure", max(re.dps, 30)), ind, "enclosure")
+

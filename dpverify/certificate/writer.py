@@ -16,9 +16,16 @@ from typing import Any, Mapping, Optional
 
 from .._version import __version__
 
-__all__ = ["FORMAT", "canonical_bytes", "compute_digest", "make_certificate", "dumps", "write"]
+__all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
+           "dumps", "write"]
 
-FORMAT = "dpverify-certificate/1"
+#: the format every writer emits (schema: ``schema-2.json``)
+FORMAT = "dpverify-certificate/2"
+#: the format of dpverify 0.1.0 (schema: ``schema.json``); still verified
+FORMAT_1 = "dpverify-certificate/1"
+#: inputs that are counts: written as JSON integers (every other number is an
+#: exact decimal string)
+COUNT_KEYS = frozenset({"steps", "count", "k", "compositions", "digits", "accuracy_digits", "A", "B", "row_count"})
 
 
 def _backend() -> str:
@@ -48,15 +55,20 @@ def make_certificate(
     precision_bits: int,
     algorithm: str,
     extra_method: Optional[Mapping[str, Any]] = None,
+    software: Optional[list] = None,
 ) -> dict[str, Any]:
-    """Assemble a certificate and seal it with its digest.
+    """Assemble a format-2 certificate and seal it with its digest.
 
     ``claim`` needs at least ``quantity``, ``statement`` and ``source``;
-    ``inputs`` holds the exact input strings as the user gave them.
+    ``inputs`` holds the exact input strings as the user gave them (counts as
+    integers: :data:`COUNT_KEYS`). ``software`` lists every other program that
+    produced a number in the certificate: ``{"name", "version", "settings"}``.
     """
     for key in ("quantity", "statement", "source"):
         if key not in claim:
             raise ValueError(f"certificate claim lacks {key!r}")
+    from ..ball import BACKEND  # here, not at import: verify reads this module without python-flint
+
     method: dict[str, Any] = {
         "backend": _backend(),
         "precision_bits": int(precision_bits),
@@ -64,16 +76,31 @@ def make_certificate(
     }
     if extra_method:
         method.update(extra_method)
+    if software:
+        method["software"] = [dict(s) for s in software]
     cert: dict[str, Any] = {
         "format": FORMAT,
         "dpverify": __version__,
         "claim": dict(claim),
-        "inputs": dict(inputs),
+        "inputs": _typed_inputs(inputs),
         "result": dict(result),
         "method": method,
     }
     cert["digest"] = compute_digest(cert)
     return cert
+
+
+def _typed_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Inputs typed one way: counts as integers, every other number as an
+    exact decimal string (a bool stays a bool, lists and objects are kept)."""
+    out: dict[str, Any] = {}
+    for key, v in inputs.items():
+        if key in COUNT_KEYS and isinstance(v, str) and v.strip().isdigit():
+            v = int(v)
+        elif key not in COUNT_KEYS and isinstance(v, int) and not isinstance(v, bool):
+            v = str(v)
+        out[key] = v
+    return out
 
 
 def dumps(cert: Mapping[str, Any]) -> str:

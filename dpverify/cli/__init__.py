@@ -23,15 +23,15 @@ from .._version import __version__
 from ..errors import DpverifyError, InvalidParameter, PrecisionExhausted, Undecided
 from ._common import Parser, option_name
 
-
 #: command groups whose parser is built alone when they are the command: ``verify``
-#: must not load python-flint through the other groups' modules
+#: must not import the arb side (python-flint) through the other groups' modules
 _ALONE = ("verify",)
 
 
 def _groups(only: Optional[str] = None) -> list:
     """Every command-group module of this package (one module per group; a
-    module with ``add_parser`` is a group), ordered by its ``ORDER``."""
+    module with ``add_parser`` is a group), ordered by its ``ORDER``; with
+    ``only``, just that module."""
     import importlib
     import pkgutil
 

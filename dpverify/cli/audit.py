@@ -297,6 +297,7 @@ def _claim(args, events, inputs, rel, budget, progress) -> int:
     inputs.update({"claimed_eps": args.claimed_eps, "delta": args.delta})
     result: dict[str, Any] = {"verdict": verdict.outcome.value, "reason": verdict.reason}
     if ans is not None:
+        result["quantity"] = f"delta(eps={args.claimed_eps})"
         result["enclosure"] = ans.enclosure.to_json()
         result.update(ans.details())
     cert = make_certificate(

@@ -87,12 +87,12 @@ def _implies(args: argparse.Namespace) -> int:
     cert = quantity_certificate(
         quantity="dp.implies",
         statement="the smallest delta with (eps0, delta0)-DP => (eps, delta)-DP lies in [lo, hi]; "
-        "result.implies says whether the given delta reaches it",
+        "result.verdict says whether the given delta reaches it",
         source="GDPT Thm 3.1, Cor 3.1, Cor 3.2",
         inputs={"eps0": e0, "delta0": d0, "eps": e, "delta": d, "digits": digits},
         enclosure=need,
         algorithm="exact sign of an exponential sum (Lindemann-Weierstrass) + arb enclosure",
-        extra_result={"implies": verdict.outcome.value},
+        extra_result={"verdict": verdict.outcome.value},
     )
     emit(args, cert, f"{verdict.outcome.value}: {verdict.reason}")
     return verdict.exit_code()

@@ -119,6 +119,7 @@ def _certify(args: argparse.Namespace) -> int:
     profile = build_profile(spec)
     cert_result = certify_gdp(profile, args.eps_h, args.margin, args.algorithm)
     status = cert_result.status
+    # result.verdict: is the mechanism mu-GDP for a finite mu? (holds / fails / undecided = head only)
     statement = {
         "GDP": "the mechanism is mu-GDP exactly for mu >= mu*, and the optimal mu* lies in [lo, hi]",
         "not GDP": "the mechanism is not mu-GDP for any finite mu (enclosure [inf, inf])",
@@ -126,6 +127,8 @@ def _certify(args: argparse.Namespace) -> int:
         "the tail is not certified",
     }[status]
     result = {
+        "verdict": {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}[status],
+        "quantity": "mu* = sup G_f (optimal GDP parameter)",
         "enclosure": cert_result.enclosure_json(),
         "status": status,
         "head": cert_result.head_json(),

@@ -84,7 +84,10 @@ def _run(args: argparse.Namespace) -> int:
         fmt = "json" if suffix == ".json" or (suffix != ".csv" and text.lstrip().startswith("[")) else "csv"
         rows = parse_rows(text, fmt, file=name, option="input")
         result = run_rows(rows, tolerance=tol, digits=digits, time_budget=budget, progress=_progress)
-        inputs = {"input": path.name, "tolerance": args.tolerance, "digits": digits}
+        import hashlib
+
+        inputs = {"input": path.name, "input_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                  "tolerance": args.tolerance, "digits": digits}
         title = f"dpverify oracle: {path.name}"
     else:
         if args.battery not in BATTERIES:
@@ -107,6 +110,9 @@ def _run(args: argparse.Namespace) -> int:
     if _BAR is not None:
         _BAR.close()
         _BAR = None
+    # format 2: the row count is part of the claim (no row can be dropped silently);
+    # battery rows carry accountant_version / accountant_settings (oracle.run)
+    inputs["row_count"] = len(result.rows)
     cert = make_certificate(
         claim={
             "quantity": "oracle.rows",

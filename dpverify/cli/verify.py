@@ -6,26 +6,40 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..certificate import verify_file
+from ..certificate import verify as V
 
 ORDER = 95
-#: which outcome wins when files disagree: a refusal, then a malformed file, then undecided
-_SEVERITY = {0: 0, 3: 1, 2: 2, 1: 3}
+#: worst outcome first: a refused certificate outranks a malformed one, which
+#: outranks one that could not be re-proved
+_SEVERITY = {1: 3, 2: 2, 3: 1, 0: 0}
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser(
         "verify",
         help="re-check certificates by an independent route",
-        description="Re-derive each certificate's result with a second implementation "
-        "(mpmath, different precision) and check its digest. Exit 0 when every file is "
-        "confirmed, 1 when any is rejected (false number, wrong verdict, bad digest), "
-        "2 when any is malformed, 3 when the independent route could not re-prove one "
-        "(never an accept); the worst outcome wins (1 > 2 > 3 > 0). A directory stands "
-        "for the *.json files in it. Example: dpverify verify certificates/",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Re-derive each certificate's result with a second implementation (mpmath, "
+        "its own precision chosen from the recorded enclosure's width) after checking its "
+        "JSON Schema (format 1 or 2) and digest. Accepted only if the independent enclosure "
+        "lies inside the recorded one (checks: the same verdict).\n\n"
+        "Exit codes: 0 every file accepted; 1 a certificate refused (false number or verdict, "
+        "bad digest); 2 a file malformed (not JSON, not UTF-8, schema violation, unknown "
+        "field or kind); 3 a certificate could not be re-proved within the budget (never an "
+        "accept). Every file is checked; the exit code is the worst outcome (1 > 2 > 3 > 0). "
+        "A directory stands for the *.json files in it.\n\n"
+        f"Caps: {V.BUDGET_SECONDS:g} s per certificate (--budget), {V.MAX_DIGITS} significant "
+        f"digits, decimal exponents up to 1e{V.MAX_EXPONENT}, files up to "
+        f"{V.MAX_FILE_BYTES // 2**20} MiB, expression profiles up to 500 characters.\n\n"
+        "Example: dpverify verify certificates/",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--quiet", "-q", action="store_true", help="print only rejections")
+    p.add_argument("files", nargs="*", metavar="FILE")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only files that are not accepted")
+    p.add_argument("--explain", action="store_true",
+                   help="state what each certificate kind re-proves and by which route, then exit")
+    p.add_argument("--budget", metavar="SECONDS", default=None,
+                   help=f"time budget per certificate in seconds (default {V.BUDGET_SECONDS:g}; "
+                   "beyond it: exit 3)")
     p.set_defaults(func=_run)
 
 
@@ -38,19 +52,36 @@ def _expand(names: list[str]) -> list[Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    worst = 0
+    if args.explain:
+        if args.files:
+            print("dpverify: error: --explain takes no files", file=sys.stderr)
+            return 2
+        print(V.explain_text())
+        return 0
+    budget = None
+    if args.budget is not None:
+        try:
+            budget = float(args.budget)
+            if not 0 < budget <= 86400:
+                raise ValueError
+        except ValueError:
+            print(f"dpverify: error: --budget={args.budget!r} must be a number of seconds in (0, 86400]",
+                  file=sys.stderr)
+            return 2
     files = _expand(args.files)
     if not files:
         print("dpverify: error: no certificate files given", file=sys.stderr)
         return 2
     from ..progress import Progress
 
+    worst = 0
     bar = Progress("verify", total=len(files), unit="file")
     for path in files:
-        bar.update(0, path.name)
-        code, message = verify_file(path)
+        bar.note(path.name)
+        code, message = V.verify_file(path, budget_seconds=budget)
         bar.update(1)
-        worst = max(worst, code, key=_SEVERITY.__getitem__)
+        if _SEVERITY[code] > _SEVERITY[worst]:
+            worst = code
         if code or not args.quiet:
             print(message, file=sys.stderr if code else sys.stdout)
     bar.close()

@@ -11,15 +11,18 @@ from dpverify.cli import main
 jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMA = json.loads(resources.files("dpverify.certificate").joinpath("schema.json").read_text())
+SCHEMA2 = json.loads(resources.files("dpverify.certificate").joinpath("schema-2.json").read_text())
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _validate(cert):
-    jsonschema.Draft202012Validator(SCHEMA).validate(cert)
+    schema = SCHEMA2 if cert.get("format") == "dpverify-certificate/2" else SCHEMA
+    jsonschema.Draft202012Validator(schema).validate(cert)
 
 
 def test_schema_is_valid():
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.Draft202012Validator.check_schema(SCHEMA2)
 
 
 @pytest.mark.parametrize(

@@ -90,10 +90,10 @@ def test_certificate_and_tamper(capsys):
 
     assert main(["dp", "implies", "--from", "1,0.1", "--to", "0.5,0.2", "--json"]) == 1
     cert = json.loads(capsys.readouterr().out)
-    assert cert["result"]["implies"] == "fails"
+    assert cert["result"]["verdict"] == "fails"
     assert "confirmed" in verify_certificate(cert)
     forged = copy.deepcopy(cert)
-    forged["result"]["implies"] = "holds"
+    forged["result"]["verdict"] = "holds"
     forged["digest"] = compute_digest(forged)
     with pytest.raises(CertificateRejected):
         verify_certificate(forged)

@@ -57,7 +57,7 @@ def test_cli_table_and_certificate(capsys):
     with pytest.raises(CertificateRejected):
         verify_certificate(forged)
     forged = copy.deepcopy(cert)
-    forged["result"]["equals_gdpt_formula"] = "fails"
+    forged["result"]["verdict"] = "fails"
     forged["digest"] = compute_digest(forged)
     with pytest.raises(CertificateRejected):
         verify_certificate(forged)

@@ -1,0 +1,149 @@
+"""Format-2 fixtures: one certificate of every kind as today's CLI (or API) writes it.
+
+``python tests/certificate/format2_fixtures.py`` (from the repository root, with
+PYTHONPATH set) rewrites ``tests/certificate/format2/*.json``. The tests read
+the frozen files (so a forgery is always tried against a known-genuine
+certificate) and :data:`CLI` lets a test re-run the cheap command lines to check
+that the writer still emits what the schema and the verifier accept.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "format2"
+
+#: events file of the events.* fixtures: every leaf family the second route covers
+TREE = {"neighboring": "add-remove", "events": [
+    {"type": "self_composed", "count": 10, "event": {"type": "poisson_sampled", "sampling_probability": "0.1",
+                                                      "event": {"type": "gaussian", "noise_multiplier": "2"}}},
+    {"type": "epsilon_delta", "epsilon": "0.1", "delta": "1e-8"}]}
+
+#: oracle rows read from a file: one consistent, one unsafe
+ROWS = [
+    {"accountant": "a", "mechanism": "subsampled-gaussian", "noise_multiplier": "1", "sampling_rate": "0.01",
+     "steps": 100, "delta": "1e-5", "reported_eps": "0.6"},
+    {"accountant": "b", "mechanism": "subsampled-gaussian", "noise_multiplier": "1", "sampling_rate": "0.01",
+     "steps": 100, "delta": "1e-5", "reported_eps": "0.1"},
+]
+
+#: fixture name -> command line (``{tree}`` / ``{rows}``: the files above)
+CLI = {
+    "gdp-delta": ["gdp", "delta", "--mu", "2", "--eps", "1"],
+    "gdp-mu": ["gdp", "mu", "--eps", "1", "--delta", "1e-3"],
+    "gdp-certify-pure": ["gdp", "certify", "--mechanism", "pure", "--eps0", "1", "--eps-h", "5", "--margin", "1e-3"],
+    "gdp-certify-laplace": ["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "5",
+                            "--margin", "1e-3"],
+    "gdp-certify-gaussian": ["gdp", "certify", "--mechanism", "gaussian", "--mu", "1", "--eps-h", "5",
+                             "--margin", "1e-3"],
+    "gdp-certify-expr": ["gdp", "certify", "--mechanism", "expr", "--profile", "exp(-eps)", "--eps-h", "3",
+                         "--margin", "1e-2"],
+    "gdp-certify-icea": ["gdp", "certify", "--mechanism", "icea-example", "--eps-h", "3", "--margin", "1e-3"],
+    "gdp-certify-sgd": ["gdp", "certify", "--mechanism", "sgd-example", "--eps-h", "3", "--margin", "1e-3"],
+    "gdp-delta-tiny": ["gdp", "delta", "--mu", "0.5", "--eps", "50"],
+    "dp-profile-gaussian": ["dp", "profile", "--mechanism", "gaussian", "--mu", "1", "--eps", "0.5"],
+    "dp-profile-rr": ["dp", "profile", "--mechanism", "rr", "--p", "0.7", "--eps", "0.1"],
+    "compose-grid": ["compose", "--mech", "0.1,1e-8", "--k", "10", "--delta", "1e-6", "--grid", "0.03"],
+    "compose-auto-grid": ["compose", "--mech", "0.1,1e-5", "--mech", "0.123456789,0", "--k", "40", "--eps", "1"],
+    "compose-hetero": ["compose", "--mech", "0.1,1e-8", "--mech", "0.2,0", "--k", "3", "--delta", "1e-6"],
+    "rdp-epsilon-balle-ssg": ["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1",
+                              "--rate", "0.01", "--compositions", "100", "--delta", "1e-5", "--conversion", "balle"],
+    "rdp-to-dp-optimal": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--delta", "0.3", "--conversion",
+                          "optimal"],
+    "dp-profile": ["dp", "profile", "--mechanism", "laplace", "--scale", "1", "--eps", "0.5"],
+    "dp-implies-holds": ["dp", "implies", "--from", "0.5,0.1", "--to", "1,0.1"],
+    "dp-implies-fails": ["dp", "implies", "--from", "1,0.1", "--to", "0.5,0.1"],
+    "dp-rr64": ["check", "rr64", "--eps0", "1", "--delta0", "0.1", "--eps", "0.5"],
+    "compose-delta": ["compose", "--mech", "0.1,1e-8", "--k", "10", "--eps", "0.5"],
+    "compose-eps": ["compose", "--mech", "0.1,1e-8", "--k", "10", "--delta", "1e-6"],
+    "pld-epsilon": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                    "--delta", "1e-5"],
+    "pld-delta": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                  "--eps", "1"],
+    "pld-claim": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                  "--delta", "1e-5", "--claimed-eps", "2"],
+    "events-epsilon": ["audit", "dpsgd", "--events", "{tree}", "--delta", "1e-5", "--digits", "3"],
+    "events-delta": ["audit", "dpsgd", "--events", "{tree}", "--eps", "1", "--digits", "3"],
+    "events-claim": ["audit", "dpsgd", "--events", "{tree}", "--delta", "1e-5", "--claimed-eps", "3"],
+    "calibrate-bracket": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--sampling-rate", "1",
+                          "--steps", "10", "--rel-width", "1e-2"],
+    "rdp-divergence": ["rdp", "divergence", "--mechanism", "gaussian", "--noise-multiplier", "2", "--alpha", "3"],
+    "rdp-epsilon": ["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "2", "--compositions", "10",
+                    "--delta", "1e-5"],
+    "rdp-epsilon-optimal": ["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "2",
+                            "--compositions", "10", "--delta", "1e-5", "--conversion", "optimal"],
+    "rdp-to-dp-eps": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--delta", "0.3"],
+    "rdp-to-dp-delta": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--eps", "0.5"],
+    "oracle-input": ["oracle", "--input", "{rows}"],
+    "oracle-battery-smoke": ["oracle", "--battery", "smoke", "--accountants", "opacus-gdp,dp_accounting-rdp"],
+}
+
+
+def api_fixtures() -> dict:
+    """Kinds only the Python API writes (GDPT Thm 4.5 check, clip/rectify, identities)."""
+    from fractions import Fraction
+
+    from dpverify.certificate import verdict_certificate
+    from dpverify.gdp.mu_gdp import check_thm45
+
+    from dpverify.certificate import quantity_certificate
+    from dpverify.gdp import eps_for_delta
+
+    out = {}
+    out["gdp-eps"] = quantity_certificate(
+        quantity="gdp.eps", statement="eps with delta_mu(eps) = delta", source="GDPT eq. (2)",
+        inputs={"mu": "1", "delta": "1e-5", "digits": 15}, enclosure=eps_for_delta("1", "1e-5"),
+        algorithm="bracketed root of delta_mu(eps) - delta")
+    verdict, slope = check_thm45("1", "1e-5")
+    out["gdp-thm45"] = verdict_certificate(
+        quantity="gdp.thm4.5", statement="GDPT Thm 4.5 at eps=1, delta=1e-5", source="GDPT Thm 4.5",
+        inputs={"eps": "1", "delta": "1e-5"}, verdict=verdict, enclosure=slope,
+        algorithm="check_thm45")
+    sys.path.insert(0, str(HERE.parents[1]))
+    from tests.theorems.test_identities import certificate as identity_certificate
+
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)]
+    out["finite-identity"] = identity_certificate("lt-thm5.1", P, Q, (Fraction(3, 2), Fraction(1, 3)))
+    return out
+
+
+def run_cli(argv: list[str], tmp: Path) -> dict:
+    """Run one command line of :data:`CLI` and return the certificate it writes."""
+    import contextlib
+    import io
+
+    from dpverify.cli import main
+
+    tree, rows = tmp / "tree.json", tmp / "rows.json"
+    tree.write_text(json.dumps(TREE))
+    rows.write_text(json.dumps(ROWS))
+    cert_path = tmp / "cert.json"
+    argv = [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)) for a in argv]
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main([*argv, "--certificate", str(cert_path)])
+    if code not in (0, 1):
+        raise RuntimeError(f"{argv}: exit {code}")
+    cert = json.loads(cert_path.read_text())
+    # the file name of an input file is recorded; make it independent of the temp folder
+    return cert
+
+
+def main() -> None:
+    import tempfile
+
+    OUT.mkdir(exist_ok=True)
+    from dpverify.certificate import dumps
+
+    with tempfile.TemporaryDirectory() as d:
+        certs = {name: run_cli(argv, Path(d)) for name, argv in CLI.items()}
+    certs.update(api_fixtures())
+    for name, cert in certs.items():
+        (OUT / f"{name}.json").write_text(dumps(cert), encoding="utf-8")
+        print(name, cert["claim"]["quantity"])
+
+
+if __name__ == "__main__":
+    main()
