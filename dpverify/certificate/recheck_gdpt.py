@@ -230,16 +230,13 @@ def mu_gdp_mp(eps: mpf, delta: mpf) -> mpf:
     return (lo + hi) / 2
 
 
-_MONOTONE = {"gaussian", "laplace", "pure", "approx", "sgd-example", "icea-example", "subsampled"}
+_MONOTONE = {"gaussian", "laplace", "pure", "approx", "sgd-example", "icea-example", "subsampled", "rr"}
 
 
 def _tail_status(name: str, inputs: Mapping[str, Any], eps_h: mpf, mu: mpf) -> Optional[str]:
     """Independent tail status, or None when it is not decidable here."""
     if name == "gaussian":
-        mu0 = exact_input(inputs, "mu") if "mu" in inputs else (
-            (exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1))
-            / exact_input(inputs, "noise_multiplier"))
-        return "certified" if mu >= to_mpf(mu0) else None
+        return "certified" if mu >= to_mpf(_gaussian_mu0(inputs)) else None
     if name == "laplace":
         d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
         return "certified" if eps_h >= to_mpf(d / exact_input(inputs, "scale")) else "unknown"
@@ -255,9 +252,24 @@ def _tail_status(name: str, inputs: Mapping[str, Any], eps_h: mpf, mu: mpf) -> O
         return "certified" if eps_h >= mpmath.log(1 - q + q * mpmath.exp(e0)) else "unknown"
     if name == "icea-example":
         return "not GDP"
+    if name == "rr":
+        p = exact_input(inputs, "p")
+        if p in (0, 1):
+            return "not GDP"  # a certain output: f = 1 for every eps
+        # f(eps) = 0 for eps >= |log(p / (1 - p))| (LT Thm 3.4), where every delta_mu > 0
+        return "certified" if eps_h >= abs(mpmath.log(to_mpf(p) / (1 - to_mpf(p)))) else "unknown"
     if name == "sgd-example":
         return "certified" if _mills_conditions(mpf(1), mpf(1), mu, eps_h) else None
     return None
+
+
+def _gaussian_mu0(inputs: Mapping[str, Any]) -> Fraction:
+    mu0 = exact_input(inputs, "mu") if "mu" in inputs else (
+        (exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1))
+        / exact_input(inputs, "noise_multiplier"))
+    if mu0 <= 0:
+        raise CertificateRejected("the Gaussian mechanism needs mu > 0")
+    return mu0
 
 
 def _mills_conditions(c: mpf, alpha: mpf, mu: mpf, eps: mpf) -> bool:
@@ -311,6 +323,12 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) == "not GDP":
                 return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails")
             raise CouldNotReprove("an infinite optimal mu: the tail is not re-proved 'not GDP' here")
+        if name == "gaussian":
+            # f = delta_mu0 exactly, so G_f(x) = mu_GDP(x, delta_mu0(x)) = mu0 for every x
+            # (GDPT Def 4.1; delta_mu(x) is strictly increasing in mu, App A.5): the sup
+            # is mu0, whatever the head's cells, and the tail is mu0 as well
+            mu0 = to_mpf(_gaussian_mu0(inputs))
+            return Recheck(lo=mu0, hi=mu0, dps=dps, verdict="holds")
         xs = exact_input(head, "argmax") if "argmax" in head else Fraction(0)
         if not 0 <= xs <= eps_h:
             xs = Fraction(0)  # a hint outside the head is ignored
