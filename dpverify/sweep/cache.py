@@ -91,7 +91,8 @@ class Cache:
         if self._schema is None:
             import jsonschema
 
-            schema = json.loads(resources.files("dpverify.certificate").joinpath("schema.json").read_text("utf-8"))
+            # the writer's format: the cache holds entries this version wrote
+            schema = json.loads(resources.files("dpverify.certificate").joinpath("schema-2.json").read_text("utf-8"))
             self._schema = jsonschema.Draft202012Validator(schema)
         return self._schema
 

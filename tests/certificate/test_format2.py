@@ -25,11 +25,7 @@ SCHEMA2 = json.loads(resources.files("dpverify.certificate").joinpath("schema-2.
 SLOW = {"pld-claim", "pld-delta", "pld-epsilon", "events-delta", "events-claim", "calibrate-bracket",
         "oracle-input", "oracle-battery-smoke", "rdp-epsilon-optimal", "rdp-epsilon-balle-ssg"}
 #: genuine certificates the second route does not reach yet: exit 3 (never an accept)
-NOT_REPROVED = {
-    "gdp-certify-gaussian",  # the closed-form Gaussian head (main's Taylor/closed-form cells)
-    "events-claim",  # recorded width 3e-12 relative; the events route truncates at 1e-7
-    "pld-claim",  # recorded width 1.5e-6 relative at delta 1e-13; the route's grid cap 2^-13
-}
+NOT_REPROVED: set = set()
 
 
 def _param(p):
