@@ -25,7 +25,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
-from .verify import Recheck, needed_digits, register
+from .verify import Recheck, needed_digits, parse_bound, register
 
 _DPS = 40
 
@@ -230,29 +230,168 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         raise CertificateRejected("recorded order must be > 1")
     digits = needed_digits(result)
     dps = 2 * digits + 15
-    f = _curve_fn(inputs)
     with mpmath.workdps(dps):
+        f = _curve_fn(inputs)  # built at this precision: it captures its parameters as mpf
         dm = to_mpf(d)
         eps_of = lambda a: conv(a, f(a) / (a - 1), dm)  # noqa: E731
         am = to_mpf(a_star)
+        if inputs.get("conversion") != "optimal":
+            # the recorded order is a rounded hint: polish it (any order's value bounds the
+            # infimum from above, so the search only tightens the upper end)
+            g = _cell_curve(inputs, f)
+            h = lambda t: conv(1 + mpmath.exp(t), g(1 + mpmath.exp(t)) / mpmath.exp(t), dm)  # noqa: E731
+            t_star = mpmath.log(am - 1)
+            t_best = _golden(h, t_star - mpf(10) ** -3, t_star + mpf(10) ** -3, 2 * dps + 20)[0]
+            if h(t_best) < h(t_star):
+                am = 1 + mpmath.exp(t_best)
         v = eps_of(am)
-        # local search: nothing near alpha* may undercut the recorded lower end
-        lo_rec = mpf(result["enclosure"]["lo"]) if isinstance(result.get("enclosure"), dict) else None
-    if lo_rec is not None and not searched and inputs.get("conversion") != "optimal":
-        with mpmath.workdps(digits + 12):
-            dm = to_mpf(d)
-            am = to_mpf(a_star)
-            fs = _search_fn(inputs)
-            h = lambda t: conv(1 + mpmath.exp(t), fs(1 + mpmath.exp(t)) / mpmath.exp(t), dm)  # noqa: E731
-            best = _golden(h, mpmath.log(am - 1) - 1, mpmath.log(am - 1) + 1, 40)[1]
-            if best < lo_rec * (1 - mpf(10) ** (-(digits + 3))):
-                raise CertificateRejected(
-                    f"an order near alpha* gives eps = {mpmath.nstr(best, 15)}, below the "
-                    f"recorded lower end {result['enclosure']['lo']}"
-                )
+    lo_rec = parse_bound(result["enclosure"]["lo"], "result.enclosure.lo", dps, "f") \
+        if isinstance(result.get("enclosure"), dict) else None
     with mpmath.workdps(dps):
         err = abs(v) * mpf(10) ** (-(digits + 4))
-    return Recheck(value=v, err=err, dps=dps)
+        if lo_rec is None or lo_rec <= 0:
+            return Recheck(value=v, err=err, dps=dps)  # eps >= 0 always: nothing to prove below
+        # the lower end: inf over every real alpha > 1 is >= the recorded lo, by cells
+        _prove_infimum_at_least(inputs, lo_rec, dm, f, digits)
+        # [lo_rec, v + err] encloses the infimum (lo proved, v an upper bound at alpha*)
+        return Recheck(lo=lo_rec, hi=v + err, dps=dps)
+
+
+def _gaussian_mu(inputs: Mapping[str, Any]) -> Fraction:
+    return exact_input(inputs, "mu") if "mu" in inputs else (
+        _opt(inputs, "sensitivity", "1") / exact_input(inputs, "noise_multiplier"))
+
+
+def _cell_curve(inputs: Mapping[str, Any], f: Callable[[mpf], mpf]) -> Callable[[mpf], mpf]:
+    """alpha -> (alpha - 1) D_alpha of the composed mechanism, as used by the cell proof:
+    the Gaussian's closed form k alpha (alpha - 1) mu^2 / 2 (Mironov 2017 Prop 7), else the
+    re-check route's own curve (quadrature or finite sums)."""
+    if inputs.get("mechanism") == "gaussian":
+        k = int(exact_input(inputs, "compositions")) if "compositions" in inputs else 1
+        mu = to_mpf(_gaussian_mu(inputs))
+        return lambda a: k * a * (a - 1) * mu * mu / 2
+    return f
+
+
+def _prove_infimum_at_least(inputs: Mapping[str, Any], lo: mpf, d: mpf, f: Callable[[mpf], mpf],
+                            digits: int) -> None:
+    """Prove inf_{alpha > 1} conv(alpha, D_alpha, delta) >= lo, or refute it, or raise
+    CouldNotReprove. No order is trusted.
+
+    Used: f(alpha) = (alpha - 1) D_alpha is convex (Hoelder: the cumulant generating
+    function of the privacy loss), f(1) = 0, and D_alpha = f / (alpha - 1) is
+    non-decreasing (van Erven, Harremoes 2014 Thm 3). On a cell [a, b] of orders f is
+    bounded below by the line f(a) + s (alpha - a), s the chord slope over [a - w, a]
+    (convexity), an error O(w^2), so cells near the optimum stay wide. Then, with
+    L = log(1/delta):
+
+    * classic: eps >= (f(a) + s (alpha - a) + L) / (alpha - 1), a Moebius function of
+      alpha, monotone on the cell: checked at both ends;
+    * balle: (alpha - 1) eps = f + L + k(alpha), k = -log alpha + (alpha - 1) log(1 - 1/alpha)
+      convex with k' = log(1 - 1/alpha), so k lies above its tangent at the cell centre:
+      again linear over (alpha - 1), checked at both ends;
+    * optimal (ABC Thm 3): eps_opt(alpha, r) >= lo iff gamma_alpha(lo, delta) < r, and
+      (alpha - 1) gamma_alpha(lo) <= (alpha - 1) lo + log S_alpha(p) for any fixed p, a
+      convex function of alpha (log-sum-exp of affine terms): below the line of f on the
+      cell if it is at both ends.
+
+    The orders (1, 1 + e^t0] use D_alpha >= KL >= -f(1 - u) / u (f convex, f(1) = 0) with
+    the conversion's bound at the cell's far end (classic and optimal are non-increasing
+    in alpha at fixed RDP value; Balle's terms are bounded one by one); [1 + e^t1, inf)
+    uses D_alpha >= D_{1 + e^t1} and each conversion's limit. A cell whose midpoint order
+    converts below ``lo`` refutes it (the infimum is at most any order's value)."""
+    conv_name = inputs.get("conversion")
+    curve = _cell_curve(inputs, f)
+    L = -mpmath.log(d)
+    slack = lo * mpf(10) ** (-(digits + 6))  # the route's own rounding, far below the widths
+    target = lo + slack
+
+    def D(a: mpf) -> mpf:
+        return curve(a) / (a - 1)
+
+    def cell_ok(a: mpf, b: mpf) -> bool:
+        w = b - a
+        x0 = a - w if a - w > 1 else (1 + a) / 2
+        fa = curve(a)
+        sl = (fa - curve(x0)) / (a - x0)
+        line = lambda x: fa + sl * (x - a)  # noqa: E731  (f >= line on [a, b])
+        if conv_name == "classic":
+            return min((line(x) + L) / (x - 1) for x in (a, b)) >= target
+        if conv_name == "balle":
+            c = (a + b) / 2
+            kc, kp = -mpmath.log(c) + (c - 1) * mpmath.log1p(-1 / c), mpmath.log1p(-1 / c)
+            return min((line(x) + L + kc + kp * (x - c)) / (x - 1) for x in (a, b)) >= target
+        p = _p_star((a + b) / 2, target, d)
+        return all((x - 1) * target + mpmath.log(_s(x, target, d, p)) < line(x) for x in (a, b))
+
+    def below(a: mpf) -> bool:
+        """Is the conversion at the order a below lo (then so is the infimum)?"""
+        if conv_name == "optimal":  # eps_opt(a, r) <= x iff gamma_a(x, delta) >= r
+            return _gamma_opt(a, lo - slack, d) >= D(a)
+        return _CONV[conv_name](a, D(a), d) < lo - slack
+
+    # the end near alpha = 1
+    t0 = mpf(-14)
+    u0 = mpmath.exp(t0)
+    kl = -curve(1 - u0) / u0
+    a0 = 1 + u0
+    if conv_name == "classic":
+        near = kl + L / u0 >= target
+    elif conv_name == "balle":
+        near = kl + mpmath.log(u0) - mpmath.log(a0) + (L - mpmath.log(a0)) / u0 >= target
+    else:
+        near = _gamma_upper(a0, target, d) < kl
+    if not near:
+        raise CouldNotReprove("the orders alpha near 1 are not re-proved above the recorded lower end")
+    # the far end: double t1 until D_A alone (with the conversion's limit) clears lo
+    t1 = mpf(2)
+    while True:
+        A = 1 + mpmath.exp(t1)
+        r = D(A)
+        far = {"classic": r, "balle": r + mpmath.log1p(-1 / A) - mpmath.log(A) / (A - 1),
+               "optimal": r + mpmath.log1p(-d)}[conv_name]
+        if far >= target:
+            break
+        if t1 > 64:
+            raise CouldNotReprove("the orders alpha -> inf are not re-proved above the recorded lower end")
+        t1 *= 2
+    stack = [(t0 + (t1 - t0) * i / 64, t0 + (t1 - t0) * (i + 1) / 64) for i in range(64)][::-1]
+    min_w = mpf(10) ** (-(digits + 8))
+    cells = 0
+    while stack:
+        ta, tb = stack.pop()
+        cells += 1
+        if cells > 20000:
+            raise CouldNotReprove("the infimum over alpha needs more than 20000 cells")
+        a, b = 1 + mpmath.exp(ta), 1 + mpmath.exp(tb)
+        if cell_ok(a, b):
+            continue
+        tm = (ta + tb) / 2
+        if below(1 + mpmath.exp(tm)):
+            raise CertificateRejected(
+                f"the order alpha = {mpmath.nstr(1 + mpmath.exp(tm), 12)} gives an eps below the recorded "
+                f"lower end {mpmath.nstr(lo, 15)}: the infimum over alpha is smaller"
+            )
+        if tb - ta < min_w:
+            raise CouldNotReprove(f"the cell of orders near alpha = {mpmath.nstr(a, 12)} is not re-proved")
+        stack.append((tm, tb))
+        stack.append((ta, tm))
+
+
+def _p_star(a: mpf, e: mpf, d: mpf) -> mpf:
+    """A p near the minimiser of ABC's S_alpha(p) (golden section in log(p - delta));
+    any p in (delta, 1] gives an upper bound of the minimum."""
+    if a * d >= 1:
+        return mpf(1)
+    tl, th = mpmath.log(mpf(10) ** (-mpmath.mp.dps) * d), mpmath.log(1 - d)
+    h = lambda t: mpmath.log(_s(a, e, d, d + mpmath.exp(t)))  # noqa: E731
+    t_star = _golden(h, tl, th, int(mpmath.mp.prec) + 20)[0]
+    return d + mpmath.exp(t_star) if h(t_star) < h(th) else mpf(1)
+
+
+def _gamma_upper(a: mpf, e: mpf, d: mpf) -> mpf:
+    """An upper bound of ABC's gamma_alpha(e, delta) = e + min_p log S(p) / (alpha - 1)."""
+    return e + mpmath.log(_s(a, e, d, _p_star(a, e, d))) / (a - 1)
 
 
 @register("rdp.to_dp_eps")
