@@ -85,11 +85,18 @@ def _mul_lower(x, y, K: int, budget: int):
     return (x[0] + y[0] + a, Pm[a:b], Qm[a:b], inf)
 
 
+def _count(v: Any) -> Any:
+    """A count as an int: format 2 writes integers, format 1 wrote digit strings."""
+    if isinstance(v, str) and v.isdigit() and len(v) <= 12:
+        return int(v)
+    return v
+
+
 def _end_inputs(inputs: Mapping[str, Any], parameter: str, value: Any) -> dict[str, Any]:
     """The Poisson schedule at one end, in recheck_pld's input form."""
     ev = {k: inputs[k] for k in ("noise_multiplier", "sampling_rate", "steps") if k in inputs}
     if parameter == "batch_size":
-        n = inputs.get("dataset_size")
+        n, value = _count(inputs.get("dataset_size")), _count(value)
         if not isinstance(n, int) or not isinstance(value, int) or not 1 <= value <= n:
             raise CertificateRejected("batch_size ends must be integers in [1, dataset_size]")
         ev["sampling_rate"] = f"{value}/{n}"
@@ -110,7 +117,7 @@ def _wor_schedule(inputs: Mapping[str, Any], parameter: str, value: Fraction) ->
             continue
         if k not in inputs:
             raise MalformedCertificate(f"inputs.{k} is missing")
-        vals[k] = exact_input(inputs, k) if k == "noise_multiplier" else inputs[k]
+        vals[k] = exact_input(inputs, k) if k == "noise_multiplier" else _count(inputs[k])
     vals[parameter] = value if parameter == "noise_multiplier" else int(value)
     n, b, t = vals["dataset_size"], vals["batch_size"], vals["steps"]
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (n, b, t)):

@@ -520,6 +520,12 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         raise CertificateRejected("more than 1e7 steps")
     if t == "no_op" or times == 0:
         return
+    if t == "randomized_response":
+        k, pr = _int(ev, "num_buckets"), _num(ev, "noise_parameter")
+        if k < 1 or not 0 <= pr <= 1:
+            raise CertificateRejected("randomized_response needs num_buckets >= 1 and noise_parameter in [0, 1]")
+        if k == 1:
+            return  # one bucket: the output is constant, no privacy cost
     if t == "non_private":
         out.non_private = True
     elif t == "self_composed":
@@ -587,8 +593,9 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
             mu = Fraction(2 if rel == "replace-one" else 1) / z
             rho += t * mu * mu / 2  # the Gaussian is exactly (mu^2/2)-zCDP (Mironov 2017 Prop 7)
         lo, hi = _zcdp_bounds(rho, xi, kind, target)
-        # a claim on a zCDP tree is decided on an upper bound only: never "fails"
-        return (mpf(0), hi) if "claimed_eps" in inputs else (lo, hi)
+        # the conversion bounds the mechanism from above only (zCDP fixes the Renyi curve,
+        # not the privacy profile): its lower end says nothing about the mechanism
+        return mpf(0), hi
     events = tree.blocks
     if not events:
         return mpf(0), mpf(0)

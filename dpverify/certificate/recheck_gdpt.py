@@ -39,7 +39,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, stable_value, to_mpf
 from .recheck_profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
-from .verify import Recheck, needed_digits, parse_bound, register
+from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
 
@@ -264,6 +264,11 @@ def _tail_status(name: str, inputs: Mapping[str, Any], eps_h: mpf, mu: mpf) -> O
 
 
 def _gaussian_mu0(inputs: Mapping[str, Any]) -> Fraction:
+    if ("mu" in inputs) == ("noise_multiplier" in inputs) or ("mu" in inputs and "sensitivity" in inputs):
+        raise MalformedCertificate("the Gaussian mechanism takes either inputs.mu or inputs.noise_multiplier "
+                                   "(with an optional inputs.sensitivity), not both")
+    if "sensitivity" in inputs and exact_input(inputs, "sensitivity") <= 0:
+        raise CertificateRejected("the Gaussian mechanism needs sensitivity > 0")
     mu0 = exact_input(inputs, "mu") if "mu" in inputs else (
         (exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1))
         / exact_input(inputs, "noise_multiplier"))
@@ -354,6 +359,8 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                 try:
                     _prove_cells(f, fbound, Fraction(0), eps_h, tight, hints, "head")
                     mu = tight
+                except BudgetExceeded:
+                    raise
                 except (CouldNotReprove, CertificateRejected):
                     tight = None
             if tight is None:

@@ -327,6 +327,8 @@ def _count(t: Any) -> int:
 def _event(e: Mapping[str, Any], count_key: str):
     """(make(direction) -> (tails, inf), count, replace_ok) of one event."""
     mech = e.get("mechanism", "subsampled-gaussian")
+    if "sensitivity" in e and exact_input(e, "sensitivity") != 1:
+        raise CouldNotReprove("a PLD step with sensitivity other than 1 is not re-derived here")
     q = exact_input(e, "sampling_rate") if "sampling_rate" in e else Fraction(1)
     if not 0 < q <= 1:
         raise CertificateRejected("sampling_rate must be in (0, 1]")
@@ -480,9 +482,10 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
 
 
 def _accuracy_factor(enc: Any) -> mpf:
-    """For a delta enclosure of relative width w (a hint), the factor min(1, w 10^7 / 64)
+    """For a delta enclosure of relative width w (a hint), the factor min(1, 10^3 w)
     that shrinks the route's own truncation and unit error (both 10^-7 of the delta
-    scale) below w / 64, so that a narrow recorded enclosure can be contained."""
+    scale) to 10^-4 w: the producer's enclosure is as tight as its grid allows, so the
+    route's lower end must not lose to truncation what the grid gains."""
     from .verify import enclosure_of
 
     try:
@@ -492,7 +495,7 @@ def _accuracy_factor(enc: Any) -> mpf:
     if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)) or hi <= 0:
         return mpf(1)
     w = (hi - lo) / hi
-    return min(mpf(1), max(w * mpf(10) ** 7 / 64, mpf(10) ** -30))
+    return min(mpf(1), max(w * mpf(10) ** 3, mpf(10) ** -30))
 
 
 def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:

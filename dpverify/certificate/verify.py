@@ -325,6 +325,11 @@ def check_schema(cert: Any) -> str:
 # --------------------------------------------------------------------------- budget
 
 
+class BudgetExceeded(CouldNotReprove):
+    """The time budget ran out: re-checkers that catch CouldNotReprove to try another
+    route must re-raise this one."""
+
+
 @contextlib.contextmanager
 def budget(seconds: float) -> Iterator[None]:
     """Raise CouldNotReprove after ``seconds`` of wall time (main thread only,
@@ -334,7 +339,7 @@ def budget(seconds: float) -> Iterator[None]:
         return
 
     def on_alarm(signum: int, frame: Any) -> None:
-        raise CouldNotReprove(f"not re-proved within the budget of {seconds:g} s")
+        raise BudgetExceeded(f"not re-proved within the budget of {seconds:g} s")
 
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -520,13 +525,23 @@ def _load(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise MalformedCertificate(f"not UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise MalformedCertificate(f"not JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise MalformedCertificate("JSON nested too deeply") from None
     except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
         raise MalformedCertificate(f"not acceptable JSON ({str(exc)[:120]})") from None
+
+
+def _no_duplicates(pairs: list) -> dict:
+    """An object whose keys repeat reads differently in different parsers: refused."""
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise MalformedCertificate(f"key {str(k)[:40]!r} appears twice in one object")
+        out[k] = v
+    return out
 
 
 def _no_constant(name: str) -> Any:

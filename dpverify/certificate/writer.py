@@ -25,7 +25,8 @@ FORMAT = "dpverify-certificate/2"
 FORMAT_1 = "dpverify-certificate/1"
 #: inputs that are counts: written as JSON integers (every other number is an
 #: exact decimal string)
-COUNT_KEYS = frozenset({"steps", "count", "k", "compositions", "digits", "accuracy_digits", "A", "B", "row_count"})
+COUNT_KEYS = frozenset({"steps", "count", "k", "compositions", "digits", "accuracy_digits", "A", "B", "row_count",
+                        "batch_size", "dataset_size"})
 
 
 def _backend() -> str:
@@ -83,7 +84,8 @@ def make_certificate(
         "dpverify": __version__,
         "claim": dict(claim),
         "inputs": _typed_inputs(inputs),
-        "result": dict(result),
+        # an absent detail is left out, not written as null (the schema types every field)
+        "result": {k: v for k, v in result.items() if v is not None},
         "method": method,
     }
     cert["digest"] = compute_digest(cert)
