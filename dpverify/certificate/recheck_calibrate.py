@@ -14,8 +14,8 @@ end is decided. A safe end needs only the upper curve (max over the
 directions), an unsafe end only the lower curve (one direction above delta
 suffices); the other side is computed only to tell a refuted end from an
 undecided one. Ends that share a pair (a steps bracket) share its
-discretisation. Products use Kronecker substitution into Python's
-``decimal`` integers (libmpdec's number-theoretic transform).
+discretisation. Products are :mod:`.recheck_pld`'s (Kronecker substitution into one
+GMP integer).
 
 An end that cannot be decided on the finest grid is not accepted ("could
 not re-prove", fail closed). The order of the ends must agree with the
@@ -26,7 +26,6 @@ the bracket is refused.
 
 from __future__ import annotations
 
-import decimal
 import json
 from fractions import Fraction
 from typing import Any, Mapping
@@ -49,40 +48,6 @@ _FREE = {"dpsgd": {"noise_multiplier": False, "steps": True, "sampling_rate": Tr
 _M_MIN, _M_MAX = 10, 16  # grids tried (the calibration itself goes up to 2^-16)
 _EMPTY_U = (0, [], 0)  # a zero upper curve / lower curve: stands in for the side not computed
 _EMPTY_L = (0, [0], [0], 0)
-_CTX = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
-
-
-def _kron(a: list[int], b: list[int]) -> list[int]:
-    """Exact product of two nonnegative integer sequences (decimal Kronecker substitution)."""
-    if not a or not b:
-        return []
-    W = len(str(max(a) * max(b) * min(len(a), len(b)))) + 1
-
-    def pack(v: list[int]) -> decimal.Decimal:
-        return decimal.Decimal("".join(str(x).zfill(W) for x in reversed(v)))
-
-    n = len(a) + len(b) - 1
-    with decimal.localcontext(_CTX):
-        s = str(pack(a) * pack(b))
-    s = s.zfill(n * W)
-    L = len(s)
-    return [int(s[L - (i + 1) * W:L - i * W]) for i in range(n)]
-
-
-def _mul_upper(x, y, K: int, budget: int):
-    v = [-((-c) >> K) for c in _kron(x[1], y[1])]  # ceiling of c / 2^K
-    a, s, b, t = P._trim(v, budget)
-    v = v[a:b]
-    v[0] += s
-    return (x[0] + y[0] + a, v, x[2] + y[2] + t)
-
-
-def _mul_lower(x, y, K: int, budget: int):
-    Pm = [c >> K for c in _kron(x[1], y[1])]
-    Qm = [-((-c) >> K) for c in _kron(x[2], y[2])]
-    a, _, b, _ = P._trim(Pm, budget)
-    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))
-    return (x[0] + y[0] + a, Pm[a:b], Qm[a:b], inf)
 
 
 def _count(v: Any) -> Any:
@@ -155,11 +120,11 @@ class _Route:
                 self.cache[ck] = P._discretise(tails, inf, self.K, self.tau, m, cap=10**8)
             u, l = self.cache[ck]
             if side == "upper":
-                X = P._power(u, T, _mul_upper, self.K, self.budget)
-                acc = X if acc is None else _mul_upper(acc, X, self.K, self.budget)
+                X = P._power(u, T, P._mul_upper, self.K, self.budget)
+                acc = X if acc is None else P._mul_upper(acc, X, self.K, self.budget)
             else:
-                X = P._power(l, T, _mul_lower, self.K, self.budget)
-                acc = X if acc is None else _mul_lower(acc, X, self.K, self.budget)
+                X = P._power(l, T, P._mul_lower, self.K, self.budget)
+                acc = X if acc is None else P._mul_lower(acc, X, self.K, self.budget)
         return acc
 
     def side(self, blocks: list, dirs: list, m: int, side: str) -> mpf:
