@@ -42,7 +42,7 @@ from mpmath import iv, mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
-from .recheck_pld import _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _range, _tails, register_queries
+from .recheck_pld import _units, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _range, _tails, register_queries
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -322,7 +322,10 @@ def _max_curve(first, second):
             return a if a[1] <= b[1] else b
         x = mpmath.exp(e)
         d1, d2 = a[0] - x * a[1] + i1, b[0] - x * b[1] + i2
-        if abs(d1 - d2) <= mpf(2) ** -(mpmath.mp.prec - 24):
+        if d1 == d2 == 0:
+            return a if a[0] >= b[0] else b  # both curves are 0 here: either pair serves
+        # relative: far in the tails both curves are tiny and an absolute test sees a tie
+        if abs(d1 - d2) <= mpf(2) ** -(mpmath.mp.prec - 24) * max(abs(d1), abs(d2)):
             raise _cannot("a without-replacement replace-one curve at a near-tie")
         return a if d1 > d2 else b
 
@@ -434,7 +437,7 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
                 return lambda d: ((lambda x: _tails(to_mpf(s), mpf(1), "replace", x)), mpf(0))
             return lambda d: ((lambda x: _laplace_tails(to_mpf(s) / 2, mpf(1), "remove", x)), mpf(0))
         f = _tails if t == "gaussian" else _laplace_tails
-        return lambda d: ((lambda x: f(to_mpf(s), qm, d if q != 1 else "remove", x)), mpf(0))
+        return lambda d: ((lambda x: f(to_mpf(s), to_mpf(q), d if q != 1 else "remove", x)), mpf(0))
     if t == "epsilon_delta":
         e0, d0 = to_mpf(_num(ev, "epsilon")), to_mpf(_num(ev, "delta"))
         ex = mpmath.exp(e0)
@@ -599,12 +602,8 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     events = tree.blocks
     if not events:
         return mpf(0), mpf(0)
-    total = sum(t for _, t in events)
-    extra = int(mpmath.ceil(mpf("1.45") * min(max(hint, mpf(0)), mpf(2000)))) + 16
-    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
+    K, tau, budget = _units(scale, hint, sum(t for _, t in events))
     with mpmath.workprec(max(mpmath.mp.prec, K + 64)):
-        tau = scale * mpf(10) ** -7 / total
-        budget = int(scale * mpf(10) ** -7 * mpf(2) ** K / (4 * total.bit_length() + 4))
         los, his = [], []
         for d in ([direction] if direction else _DIRS[rel]):
             for make, _ in events:  # a loss range beyond the memory budget fails closed, not slowly

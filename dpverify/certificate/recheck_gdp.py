@@ -46,6 +46,8 @@ def to_mpf(x: Fraction) -> mpf:
 def mpf_to_fraction(x: mpf) -> Fraction:
     """The exact rational value of a finite mpf."""
     man, exp = mpmath.mpf(x).man_exp
+    if man and abs(int(exp)) > 10**6:  # 2^(10^6) is ~ 10^301030: beyond every quantity here
+        raise CouldNotReprove(f"a recorded number of binary exponent {int(exp)} is beyond the second route's range")
     return Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
 
 

@@ -122,7 +122,18 @@ def _range(tails, inf: mpf, h: mpf, tau: mpf, cap: int = 10**7) -> tuple[int, in
 
 def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7):
     """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
-    index range capped at +-``cap`` (the calibration re-check uses finer grids)."""
+    index range capped at +-``cap`` (the calibration re-check uses finer grids).
+
+    Worked at K + 2m + 64 bits: a connect-the-dots mass is a second difference of the
+    curve over knots h apart, so the tails lose about 2m bits to cancellation, and the
+    masses must still be right to well under one unit 2^-K before they are rounded
+    outward by a unit. The ``tails`` must evaluate their parameters at the ambient
+    precision (not capture them rounded)."""
+    with mpmath.workprec(max(mpmath.mp.prec, K + 2 * m + 64)):
+        return _discretise_at(tails, inf, K, tau, m, cap)
+
+
+def _discretise_at(tails, inf: mpf, K: int, tau: mpf, m: int, cap: int):
     h = mpf(2) ** -m
     i0, n = _range(tails, inf, h, tau, cap)
     if n - i0 > MAX_KNOTS:  # fail closed before the work, not slowly or out of memory
@@ -337,12 +348,12 @@ def _event(e: Mapping[str, Any], count_key: str):
         s = exact_input(e, "noise_multiplier")
         if s <= 0:
             raise CertificateRejected("noise_multiplier must be > 0")
-        return (lambda d: ((lambda x: _tails(to_mpf(s), qm, d, x)), mpf(0))), T, q == 1
+        return (lambda d: ((lambda x: _tails(to_mpf(s), to_mpf(q), d, x)), mpf(0))), T, q == 1
     if mech == "laplace":
         b = exact_input(e, "scale")
         if b <= 0:
             raise CertificateRejected("scale must be > 0")
-        return (lambda d: ((lambda x: _laplace_tails(to_mpf(b), qm, d, x)), mpf(0))), T, False
+        return (lambda d: ((lambda x: _laplace_tails(to_mpf(b), to_mpf(q), d, x)), mpf(0))), T, False
     if mech == "approx":
         e0, d0 = to_mpf(exact_input(e, "exp_eps0")), to_mpf(exact_input(e, "delta0"))
         if e0 < 1 or not 0 <= d0 < 1:
@@ -392,8 +403,9 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
     return max(los), max(his)
 
 
-#: relative truncation error (of the delta scale) the second route allows itself
-_TAU_REL = mpf(10) ** -7
+#: relative truncation error (of the delta scale) the second route allows itself: at
+#: 10^-7 the tail mass sent to +inf cost prv_accountant #17 a whole grid halving
+_TAU_REL = mpf(10) ** -10
 
 
 def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
@@ -483,9 +495,9 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
 
 def _accuracy_factor(enc: Any) -> mpf:
     """For a delta enclosure of relative width w (a hint), the factor min(1, 10^3 w)
-    that shrinks the route's own truncation and unit error (both 10^-7 of the delta
-    scale) to 10^-4 w: the producer's enclosure is as tight as its grid allows, so the
-    route's lower end must not lose to truncation what the grid gains."""
+    that shrinks the route's own truncation and unit error (both 10^-10 of the delta
+    scale) to 10^-7 w: the producer's enclosure is as tight as its grid allows, so the
+    route must not lose to truncation what the grid gains."""
     from .verify import enclosure_of
 
     try:

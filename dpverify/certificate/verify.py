@@ -88,7 +88,7 @@ MAX_DIGITS = 2000
 #: certificates larger than this are refused unread (exit 2)
 MAX_FILE_BYTES = 64 * 2**20
 #: decimal exponents beyond this magnitude are refused (exit 2)
-MAX_EXPONENT = 10**8
+MAX_EXPONENT = 10**18  # delta_mu(eps) at large eps / mu is ~ e^-(eps/mu)^2/2: exponents of 10^12 are genuine
 
 SCHEMAS = {FORMAT_1: "schema.json", FORMAT: "schema-2.json"}
 VERDICTS = ("holds", "fails", "undecided")
