@@ -232,16 +232,22 @@ def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
             m = (lo + hi) / 2
             return mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2) / mpmath.npdf(e / m - m / 2)
 
-    re = stable_value(slope, needed_digits(result))
-    with mpmath.workdps(re.dps + 10):
-        bound = mpmath.sqrt(2 * mpmath.pi) / 2
-        if re.value - re.err >= 0 and re.value + re.err <= bound:
-            verdict = "holds"
-        elif re.value + re.err < 0 or re.value - re.err > bound:
-            verdict = "fails"
-        else:
-            verdict = "undecided"
-    return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict)
+    # at eps = 0 the slope tends to the bound itself as mu -> 0 (Phi(0) / phi(0)): the
+    # verdict may need far more digits than the enclosure, so precision rises until decided
+    digits = needed_digits(result)
+    while True:
+        re = stable_value(slope, digits)
+        with mpmath.workdps(re.dps + 10):
+            bound = mpmath.sqrt(2 * mpmath.pi) / 2
+            if re.value - re.err >= 0 and re.value + re.err <= bound:
+                verdict = "holds"
+            elif re.value + re.err < 0 or re.value - re.err > bound:
+                verdict = "fails"
+            else:
+                verdict = "undecided"
+        if verdict != "undecided" or digits >= 1200:
+            return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict)
+        digits *= 2
 
 
 @register("gdp.eps")
