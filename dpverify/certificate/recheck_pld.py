@@ -1,24 +1,24 @@
-"""Second route for the PLD accountant's certificates (``pld.epsilon``,
-``pld.delta``, ``pld.claim``), on mpmath and Python integers only.
+"""Second route for the PLD accountant's certificates (``pld.epsilon``, ``pld.delta``,
+``pld.claim``; the event trees' ``events.*`` and the oracle reuse it), on mpmath and GMP
+integers only: nothing from the arb side is imported.
 
-What is re-proved, exactly: an *independent* pair of bounds [lo', hi'] for
-the same quantity, computed on a coarse grid (h = 2^-8) by a second
-implementation of the mathematics, and the check that the recorded enclosure
-[lo, hi] intersects [lo', hi'] (``verify`` rejects when it does not, i.e. when
-the second route refutes the certificate: e.g. a recorded eps upper end below
-lo' is false). For ``pld.claim`` the re-derived verdict (holds iff hi' <= D,
-fails iff lo' > D) must not contradict the recorded one. The recorded width is
-*not* re-proved to the recorded accuracy (the coarse grid is wider); the
-narrow enclosure rests on the arb route.
+What is re-proved: an independent enclosure [lo', hi'] of the same quantity, which
+``verify`` accepts only if it lies inside the recorded [lo, hi] (containment; disjoint:
+refused; neither: exit 3). The upper end comes from the connect-the-dots pair of each
+step (a chord of the convex privacy curve lies above it; Doroshenko et al. 2022), the lower
+end from the pair of loss buckets (a post-processing, so its hockey-stick divergence is
+below the mechanism's; bounded by the sum over classes of (P_k - e^eps Q_k)+), both
+composed exactly by Kronecker substitution into one integer product (GMP via gmpy2),
+with directed rounding to units of 2^-K and tail truncation charged to the bounds. For
+``pld.claim`` the verdict (holds iff hi' <= delta, fails iff lo' > delta) must equal the
+recorded one.
 
-Independent parts: the pair's tails with ``mpmath.ncdf`` (the arb route uses
-erfc), the discretisation written again (connect-the-dots upper side,
-quantised (P, Q) lower side: same theorems, different code), the convolution by
-Kronecker substitution into one Python integer (the arb route uses FLINT's
-fmpz_poly), and the queries by full scans instead of binary search. Nothing
-from the arb side is imported. mpmath works at 40 significant digits with
-directed rounding of the final masses (floor/ceil), a precision far beyond the
-2^-K units used; the route is a second opinion, not a proof in the arb sense.
+Independent parts: the pair's tails with ``mpmath.ncdf`` (the arb route uses erfc), the
+discretisation written again at K + 2m + 64 bits, the queries by scans instead of binary
+search. The grid starts four halvings below the recorded one (a hint) and only the
+directions and sides not yet inside the recorded enclosure are refined
+(:func:`_grid_for_width`). mpmath's own roundings are not directed: the route is a second
+opinion at a precision far beyond the units, not a proof in the arb sense.
 """
 
 from __future__ import annotations

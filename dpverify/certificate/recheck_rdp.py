@@ -7,12 +7,12 @@ Shares no code with :mod:`dpverify.rdp`:
   orders of the subsampled Gaussian; finite sums for randomized response and
   for integer orders of the subsampled Gaussian, i.e. the binomial sum the
   arb route uses, but re-implemented here in mpmath);
-* conversions are re-evaluated at the *recorded* order alpha* (classic and
-  Balle by their closed forms, ABC Thm 3 by mpmath bisection in p and eps).
-  The value at alpha* is an upper bound of the infimum, and the recorded
-  enclosure must contain it; in addition a local golden-section search
-  around alpha* must not find an order whose value falls below the recorded
-  lower end (a forged, too-small lower end is rejected).
+* fixed-order conversions (``rdp.to_dp_*``) by their closed forms (classic, Balle) and
+  ABC Thm 3 by mpmath bisection in p and eps;
+* ``rdp.epsilon``, the infimum over every real alpha > 1: the upper end is the conversion
+  at one order (the recorded alpha*, a hint, polished by a local search), the lower end is
+  proved on cells of log(alpha - 1) (:func:`_prove_infimum_at_least`); an order that
+  converts below the recorded lower end refutes it.
 """
 
 from __future__ import annotations
@@ -189,7 +189,15 @@ def _conv(inputs: Mapping[str, Any]) -> Callable[[mpf, mpf, mpf], mpf]:
     return _CONV[c]
 
 
-@register("rdp.epsilon")
+@register("rdp.epsilon", explain=(
+    "The infimum over every real alpha > 1 of the conversion of D_alpha. Upper end: the "
+    "conversion at one order (the recorded alpha*, a hint, polished by golden-section search), "
+    "D_alpha by mpmath quadrature or finite sums (Gaussian + classic: the closed form c + 2 sqrt(cL)). "
+    "Lower end: cells of log(alpha - 1); convexity of (alpha - 1) D_alpha gives a linear minorant "
+    "per cell; classic and Balle are Moebius functions of alpha on a cell (checked at its ends), the "
+    "optimal conversion is bounded through ABC's gamma at a fixed p (convex in alpha); alpha near 1 "
+    "uses KL >= -f(1 - u)/u, large alpha the monotonicity of D_alpha. An order converting below the "
+    "recorded lower end refutes the certificate."))
 def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     conv = _conv(inputs)
     d = exact_input(inputs, "delta")
