@@ -385,10 +385,33 @@ def _cell_bound(name: str, inputs: Mapping[str, Any], f: Fn) -> Callable[[Fracti
     """An upper bound of sup_[a, b] f: f(a) for the non-increasing profiles,
     interval arithmetic over the cell for ``expr``."""
     if name in _MONOTONE:
-        return lambda a, b: f(a) * (1 + mpf(10) ** -25) + mpf(10) ** -35
+        z = _support_end(name, inputs)
+        z_up = None if z is None else z * (1 + mpf(10) ** -30) + mpf(10) ** -30
+
+        def bound(a: Fraction, b: Fraction) -> mpf:
+            if z_up is not None and to_mpf(a) >= z_up:
+                return mpf(0)  # beyond the support of the privacy loss the profile is exactly 0
+            return f(a) * (1 + mpf(10) ** -25) + mpf(10) ** -35
+
+        return bound
     if name == "expr":
         return _expr_interval(inputs)
     raise CouldNotReprove(f"no cell bound for mechanism {name!r}")
+
+
+def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
+    """The loss bound L with f(eps) = 0 for eps >= L (the largest privacy loss), or None:
+    pure and (eps0, 0): eps0; randomized response: |log(p / (1 - p))| (LT Thm 3.4);
+    subsampled (eps0, 0): log(1 - q + q e^eps0) (amplification by subsampling)."""
+    if name in ("pure", "approx") and (name == "pure" or exact_input(inputs, "delta0") == 0):
+        return to_mpf(exact_input(inputs, "eps0"))
+    if name == "rr":
+        p = exact_input(inputs, "p")
+        return abs(mpmath.log(to_mpf(p) / (1 - to_mpf(p)))) if 0 < p < 1 else None
+    if name == "subsampled" and exact_input(inputs, "delta0") == 0:
+        q, e0 = to_mpf(exact_input(inputs, "rate")), to_mpf(exact_input(inputs, "eps0"))
+        return mpmath.log(1 - q + q * mpmath.exp(e0))
+    return None
 
 
 def _prove_cells(f: Fn, fbound: Callable[[Fraction, Fraction], mpf], a0: Fraction, b0: Fraction, mu: mpf,
@@ -414,8 +437,9 @@ def _prove_cells(f: Fn, fbound: Callable[[Fraction, Fraction], mpf], a0: Fractio
     stack = [(a, b) for a, b in zip(pts, pts[1:])][::-1]
     while stack:
         a, b = stack.pop()
-        if fbound(a, b) <= delta_mu_mp(mu, to_mpf(b)) * (1 - mpf(10) ** -25):
-            continue
+        fb = fbound(a, b)
+        if fb == 0 or fb <= delta_mu_mp(mu, to_mpf(b)) * (1 - mpf(10) ** -25):
+            continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
         if b - a < min_w:
             if f(a) > delta_mu_mp(mu, to_mpf(a)) * (1 + mpf(10) ** -20):
                 raise CertificateRejected(
