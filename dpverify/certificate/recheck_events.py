@@ -42,7 +42,7 @@ from mpmath import iv, mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .recheck_gdp import exact_input, to_mpf
-from .recheck_pld import _units, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _range, _tails, register_queries
+from .recheck_pld import _units, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails, register_queries
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -606,11 +606,8 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     with mpmath.workprec(max(mpmath.mp.prec, K + 64)):
         los, his = [], []
         for d in ([direction] if direction else _DIRS[rel]):
-            for make, _ in events:  # a loss range beyond the memory budget fails closed, not slowly
-                i0, n = _range(*make(d), mpf(2) ** -m, tau, MAX_KNOTS)
-                if n - i0 >= MAX_KNOTS:
-                    raise _cannot(f"a step whose privacy loss spans more than {MAX_KNOTS} grid points")
-            U, L = _compose(events, d, K, tau, budget, m, sides)
+            # a loss range beyond the memory budget fails closed before the work
+            U, L = _compose(events, d, K, tau, budget, m, sides, MAX_KNOTS)
             lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
             los.append(lo)
             his.append(hi)

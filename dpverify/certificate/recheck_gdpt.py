@@ -240,24 +240,16 @@ def _tail_status(name: str, inputs: Mapping[str, Any], eps_h: mpf, mu: mpf) -> O
     if name == "laplace":
         d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
         return "certified" if eps_h >= to_mpf(d / exact_input(inputs, "scale")) else "unknown"
-    if name in ("pure", "approx"):
-        d0 = exact_input(inputs, "delta0") if name == "approx" else Fraction(0)
-        if d0 > 0:
-            return "not GDP"
-        return "certified" if eps_h >= to_mpf(exact_input(inputs, "eps0")) else "unknown"
-    if name == "subsampled":
-        if exact_input(inputs, "delta0") > 0:
-            return "not GDP"
-        q, e0 = to_mpf(exact_input(inputs, "rate")), to_mpf(exact_input(inputs, "eps0"))
-        return "certified" if eps_h >= mpmath.log(1 - q + q * mpmath.exp(e0)) else "unknown"
     if name == "icea-example":
         return "not GDP"
-    if name == "rr":
-        p = exact_input(inputs, "p")
-        if p in (0, 1):
-            return "not GDP"  # a certain output: f = 1 for every eps
-        # f(eps) = 0 for eps >= |log(p / (1 - p))| (LT Thm 3.4), where every delta_mu > 0
-        return "certified" if eps_h >= abs(mpmath.log(to_mpf(p) / (1 - to_mpf(p)))) else "unknown"
+    if name in ("pure", "approx", "subsampled", "rr"):
+        # with delta0 > 0 (approx, subsampled) or p in {0, 1} (rr) an output has infinite
+        # loss, so f >= that mass > 0 for every eps: not GDP. Otherwise f(eps) = 0 beyond
+        # the largest loss (LT Thm 3.4 for rr), where every delta_mu > 0
+        z = _support_end(name, inputs)
+        if z is None:
+            return "not GDP"
+        return "certified" if eps_h >= z else "unknown"
     if name == "sgd-example":
         return "certified" if _mills_conditions(mpf(1), mpf(1), mu, eps_h) else None
     return None
@@ -403,12 +395,14 @@ def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
     """The loss bound L with f(eps) = 0 for eps >= L (the largest privacy loss), or None:
     pure and (eps0, 0): eps0; randomized response: |log(p / (1 - p))| (LT Thm 3.4);
     subsampled (eps0, 0): log(1 - q + q e^eps0) (amplification by subsampling)."""
-    if name in ("pure", "approx") and (name == "pure" or exact_input(inputs, "delta0") == 0):
+    if name in ("pure", "approx") and (name == "pure" or exact_input(inputs, "delta0") <= 0):
         return to_mpf(exact_input(inputs, "eps0"))
     if name == "rr":
         p = exact_input(inputs, "p")
+        if not 0 <= p <= 1:
+            raise CertificateRejected(f"randomized response needs p in [0, 1], not {inputs['p']}")
         return abs(mpmath.log(to_mpf(p) / (1 - to_mpf(p)))) if 0 < p < 1 else None
-    if name == "subsampled" and exact_input(inputs, "delta0") == 0:
+    if name == "subsampled" and exact_input(inputs, "delta0") <= 0:
         q, e0 = to_mpf(exact_input(inputs, "rate")), to_mpf(exact_input(inputs, "eps0"))
         return mpmath.log(1 - q + q * mpmath.exp(e0))
     return None

@@ -23,6 +23,7 @@ opinion at a precision far beyond the units, not a proof in the arb sense.
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional
@@ -120,9 +121,11 @@ def _range(tails, inf: mpf, h: mpf, tau: mpf, cap: int = 10**7) -> tuple[int, in
     return lo, hi
 
 
-def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7):
+def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
+                max_knots: int = MAX_KNOTS):
     """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
-    index range capped at +-``cap`` (the calibration re-check uses finer grids).
+    index range capped at +-``cap`` (the calibration re-check uses finer grids); a range
+    of ``max_knots`` points or more fails closed (exit 3) before the work.
 
     Worked at K + 2m + 64 bits: a connect-the-dots mass is a second difference of the
     curve over knots h apart, so the tails lose about 2m bits to cancellation, and the
@@ -130,14 +133,14 @@ def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7
     outward by a unit. The ``tails`` must evaluate their parameters at the ambient
     precision (not capture them rounded)."""
     with mpmath.workprec(max(mpmath.mp.prec, K + 2 * m + 64)):
-        return _discretise_at(tails, inf, K, tau, m, cap)
+        return _discretise_at(tails, inf, K, tau, m, cap, max_knots)
 
 
-def _discretise_at(tails, inf: mpf, K: int, tau: mpf, m: int, cap: int):
+def _discretise_at(tails, inf: mpf, K: int, tau: mpf, m: int, cap: int, max_knots: int):
     h = mpf(2) ** -m
     i0, n = _range(tails, inf, h, tau, cap)
-    if n - i0 > MAX_KNOTS:  # fail closed before the work, not slowly or out of memory
-        raise CouldNotReprove(f"one step's privacy loss spans more than {MAX_KNOTS} points of the grid 2^-{m}")
+    if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
+        raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
     unit = mpf(2) ** K
     pts = [tails(i * h) for i in range(i0, n + 1)]
     xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
@@ -214,14 +217,15 @@ def _power(d, T: int, mul, K: int, budget: int):
         base = mul(base, base, K, budget)
 
 
-def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both"):
+def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
+             max_knots: int = MAX_KNOTS):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place)."""
     want_u, want_l = sides != "lower", sides != "upper"
     ups, lows = None, None
     for make, T in events:
         tails, inf = make(direction)
-        u, l = _discretise(tails, inf, K, tau, m)
+        u, l = _discretise(tails, inf, K, tau, m, max_knots=max_knots)
         U = _power(u, T, _mul_upper, K, budget) if want_u else None
         L = _power(l, T, _mul_lower, K, budget) if want_l else None
         ups = U if ups is None else (_mul_upper(ups, U, K, budget) if want_u else None)
@@ -278,10 +282,10 @@ def _lower_eps(L, delta: mpf, K: int) -> mpf:
     order = sorted((k for k in range(len(P)) if P[k] > 0),
                    key=lambda k: -(P[k] / Q[k]) if Q[k] else -math.inf)
     Di = int(mpmath.ceil(Du))
-    sp, sq, best, best_j = linf, 0, -math.inf, -1
     if linf > Du:
         return mpmath.inf  # mass at +infinity alone exceeds delta: no finite eps
-    for j, k in enumerate(order):
+    sp, sq, best, chosen = linf, 0, -math.inf, None
+    for k in order:  # the prefix sums are exact integers; only the choice is in floats
         sp += P[k]
         sq += Q[k]
         if sp > Di:
@@ -290,13 +294,10 @@ def _lower_eps(L, delta: mpf, K: int) -> mpf:
             except OverflowError:
                 v = math.inf
             if v > best:
-                best, best_j = v, j
-    if best_j < 0:
+                best, chosen = v, (sp, sq)
+    if chosen is None:
         return mpf(0)
-    sp = linf + sum(P[k] for k in order[:best_j + 1])
-    sq = sum(Q[k] for k in order[:best_j + 1])
-    if sp <= Di:
-        return mpf(0)
+    sp, sq = chosen
     if sq == 0:
         return mpmath.inf
     val = mpmath.log(mpf(sp - Di) / sq)  # Di >= delta 2^K: the numerator is rounded down
@@ -515,8 +516,6 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
 
     def call(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int,
              sides: str, direction: str) -> tuple:
-        import json
-
         key = (json.dumps(inputs, sort_keys=True, default=str), kind, repr(target), repr(scale),
                repr(hint), m, direction, mpmath.mp.prec)
         for s in (sides, "both"):  # a "both" result serves either side

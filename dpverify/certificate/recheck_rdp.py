@@ -155,15 +155,24 @@ def _s(a: mpf, e: mpf, d: mpf, p: mpf) -> mpf:
     return p**a * (p - d) ** (1 - a) + (1 - p) ** a * (mpmath.exp(e) - p + d) ** (1 - a)
 
 
-def _gamma_opt(a: mpf, e: mpf, d: mpf) -> mpf:
-    """min over p of ABC (16) by golden-section search on (d, 1] (convex in p)."""
+def _min_log_s(a: mpf, e: mpf, d: mpf, iters: int) -> tuple[mpf, mpf]:
+    """(p, value): min over p in (d, 1] of log ABC (16) by golden-section search in
+    t = log(p - d), so that minimisers near d are resolved (S is convex in p). The value
+    is log S at an evaluated point, so e + value / (a - 1) bounds gamma from above; p is
+    the search's point (any p in (d, 1] gives such a bound). For a d >= 1 the minimum is
+    at p = 1 (ABC Thm 4 eq. 17)."""
     if a * d >= 1:
-        return e - mpmath.log(1 - d)
-    # work in t = log(p - d) so that minimisers near d are resolved
+        return mpf(1), (1 - a) * mpmath.log(1 - d)
     tl, th = mpmath.log(mpf(10) ** (-mpmath.mp.dps) * d), mpmath.log(1 - d)
     h = lambda t: mpmath.log(_s(a, e, d, d + mpmath.exp(t)))  # noqa: E731
-    best = _golden(h, tl, th, int(mpmath.mp.prec * 1.6) + 40)[1]
-    return e + min(best, h(mpmath.log(1 - d))) / (a - 1)
+    t_star, best = _golden(h, tl, th, iters)
+    edge = h(th)
+    return (d + mpmath.exp(t_star), best) if best < edge else (mpf(1), edge)
+
+
+def _gamma_opt(a: mpf, e: mpf, d: mpf) -> mpf:
+    """ABC's gamma_alpha(e, delta) = e + min_p log S(p) / (alpha - 1)."""
+    return e + _min_log_s(a, e, d, int(mpmath.mp.prec * 1.6) + 40)[1] / (a - 1)
 
 
 def _optimal(a: mpf, g: mpf, d: mpf) -> mpf:
@@ -219,7 +228,6 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
 
         return stable_value(closed, needed_digits(result))
     alpha_text = result.get("alpha")
-    searched = alpha_text is None
     if alpha_text is None:
         # claim certificates carry no order: search it here (classic / balle only)
         if inputs.get("conversion") == "optimal":
@@ -329,7 +337,7 @@ def _prove_infimum_at_least(inputs: Mapping[str, Any], lo: mpf, d: mpf, f: Calla
             c = (a + b) / 2
             kc, kp = -mpmath.log(c) + (c - 1) * mpmath.log1p(-1 / c), mpmath.log1p(-1 / c)
             return min((line(x) + L + kc + kp * (x - c)) / (x - 1) for x in (a, b)) >= target
-        p = _p_star((a + b) / 2, target, d)
+        p = _min_log_s((a + b) / 2, target, d, int(mpmath.mp.prec) + 20)[0]
         return all((x - 1) * target + mpmath.log(_s(x, target, d, p)) < line(x) for x in (a, b))
 
     def below(a: mpf) -> bool:
@@ -348,7 +356,7 @@ def _prove_infimum_at_least(inputs: Mapping[str, Any], lo: mpf, d: mpf, f: Calla
     elif conv_name == "balle":
         near = kl + mpmath.log(u0) - mpmath.log(a0) + (L - mpmath.log(a0)) / u0 >= target
     else:
-        near = _gamma_upper(a0, target, d) < kl
+        near = _gamma_opt(a0, target, d) < kl  # an upper bound of gamma (value at a point)
     if not near:
         raise CouldNotReprove("the orders alpha near 1 are not re-proved above the recorded lower end")
     # the far end: double t1 until D_A alone (with the conversion's limit) clears lo
@@ -384,22 +392,6 @@ def _prove_infimum_at_least(inputs: Mapping[str, Any], lo: mpf, d: mpf, f: Calla
             raise CouldNotReprove(f"the cell of orders near alpha = {mpmath.nstr(a, 12)} is not re-proved")
         stack.append((tm, tb))
         stack.append((ta, tm))
-
-
-def _p_star(a: mpf, e: mpf, d: mpf) -> mpf:
-    """A p near the minimiser of ABC's S_alpha(p) (golden section in log(p - delta));
-    any p in (delta, 1] gives an upper bound of the minimum."""
-    if a * d >= 1:
-        return mpf(1)
-    tl, th = mpmath.log(mpf(10) ** (-mpmath.mp.dps) * d), mpmath.log(1 - d)
-    h = lambda t: mpmath.log(_s(a, e, d, d + mpmath.exp(t)))  # noqa: E731
-    t_star = _golden(h, tl, th, int(mpmath.mp.prec) + 20)[0]
-    return d + mpmath.exp(t_star) if h(t_star) < h(th) else mpf(1)
-
-
-def _gamma_upper(a: mpf, e: mpf, d: mpf) -> mpf:
-    """An upper bound of ABC's gamma_alpha(e, delta) = e + min_p log S(p) / (alpha - 1)."""
-    return e + mpmath.log(_s(a, e, d, _p_star(a, e, d))) / (a - 1)
 
 
 @register("rdp.to_dp_eps")

@@ -68,8 +68,6 @@ def make_certificate(
     for key in ("quantity", "statement", "source"):
         if key not in claim:
             raise ValueError(f"certificate claim lacks {key!r}")
-    from ..ball import BACKEND  # here, not at import: verify reads this module without python-flint
-
     method: dict[str, Any] = {
         "backend": _backend(),
         "precision_bits": int(precision_bits),
