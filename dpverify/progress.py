@@ -122,6 +122,16 @@ class Progress:
         done = 1 - 0.5 ** self._level * (1 - 0.5 * frac)
         self.fraction(done, f"level {self._level + 1}: {_plain(message)}")
 
+    def write(self, text: str, file: Optional[IO[str]] = None) -> None:
+        """Print a line without tearing the bar (tqdm clears and redraws it)."""
+        out = file if file is not None else sys.stdout
+        if self._bar is None:
+            print(text, file=out)
+        else:
+            from tqdm import tqdm
+
+            tqdm.write(text, file=out)
+
     # -- lifetime
     def close(self) -> None:
         if self._bar is not None:

@@ -83,6 +83,6 @@ def _run(args: argparse.Namespace) -> int:
         if _SEVERITY[code] > _SEVERITY[worst]:
             worst = code
         if code or not args.quiet:
-            print(message, file=sys.stderr if code else sys.stdout)
+            bar.write(message, file=sys.stderr if code else sys.stdout)
     bar.close()
     return worst
