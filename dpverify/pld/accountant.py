@@ -97,7 +97,8 @@ class ComposedBounds:
         self.K = upper.K
         self.m = upper.m
         self.u_inf = int(upper.inf)
-        self.l_inf = int(lower.inf)
+        # P at +inf, less the mass the Fourier wrap may have added to the classes
+        self.l_inf = int(lower.inf) - int(lower.deficit)
         self._us: dict[int, int] = {}
         self._ps: dict[int, int] = {}
 
@@ -198,7 +199,8 @@ class ComposedBounds:
             lo = endpoints(v)[0]
             if lo > best:
                 best = lo
-        return (best + self.l_inf) / arb(2) ** self.K
+        v = (best + self.l_inf) / arb(2) ** self.K
+        return v if v >= 0 else arb(0)  # a deficit can push the bound below 0
 
     # -- epsilon(delta)
     def eps_upper(self, delta: Fraction) -> Optional[Fraction]:
@@ -659,7 +661,11 @@ def refine_query(
             tau = small / (1000 * total_steps)
             # per step (convolve.power): at most small / 100 reaches +inf in all
             budget = int(small * (1 << K) / (100 * total_steps * (2 * nm + 2)))
+            # proven float error the Fourier route may add per polynomial
+            # (fourier.py): 2% of the target width each
+            allowance: Optional[int] = int(small * (1 << K) / 50)
         else:
+            allowance = None
             K = 160
             tau = Fraction(1, (1 << 100) * total_steps)
             budget = 1 << 20
@@ -694,8 +700,8 @@ def refine_query(
                         return stop(f"the first grid (2^-{m}) alone would take about {est:.3g} s, "
                                     f"more than the time budget of {time_budget:g} s")
                 with working_precision(K + 64):
-                    U = compose(ups, budget, tick)
-                    L = compose(lows, budget, tick)
+                    U = compose(ups, budget, tick, allowance)
+                    L = compose(lows, budget, tick, allowance)
                 cb = ComposedBounds(U, L)  # type: ignore[arg-type]
                 d.length = cb.upper.poly.length()
                 with working_precision(K + 96):

@@ -43,13 +43,14 @@ T-fold composition by binary exponentiation (square-and-multiply).
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Optional, Sequence, Union
 
 from flint import fmpz, fmpz_poly
 
 from .discretise import LowerDist, UpperDist
 
-__all__ = ["mul_upper", "mul_lower", "power", "compose"]
+__all__ = ["mul_upper", "mul_lower", "power", "compose", "trim_upper", "trim_lower"]
 
 Dist = Union[UpperDist, LowerDist]
 
@@ -128,16 +129,22 @@ def mul_upper(A: UpperDist, B: UpperDist, budget: int) -> UpperDist:
     K = A.K
     _check_length(A.poly.length(), B.poly.length())
     p = _ceil_shift(A.poly * B.poly, K)
-    inf = A.inf + B.inf
+    return trim_upper(UpperDist(A.m, K, A.offset + B.offset, p, A.inf + B.inf), budget)
+
+
+def trim_upper(U: UpperDist, budget: int) -> UpperDist:
+    """Pessimistic truncation of both ends, at most ``budget`` units each
+    (module docstring): the top moves to +inf, the bottom up to the lowest
+    kept index."""
+    p, inf, offset = U.poly, U.inf, U.offset
     a, s_lo, b, s_hi = _ends(p, budget)
-    offset = A.offset + B.offset
     if b < p.length():
         p = p.truncate(b)
         inf += s_hi
     if a > 0:
         p = p.right_shift(a) + fmpz_poly([s_lo])
         offset += a
-    return UpperDist(A.m, K, offset, p, fmpz(inf))
+    return UpperDist(U.m, U.K, offset, p, fmpz(inf))
 
 
 def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
@@ -146,8 +153,20 @@ def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
     _check_length(A.P.length(), B.P.length())
     P = _floor_shift(A.P * B.P, K)
     Q = _ceil_shift(A.Q * B.Q, K)
+    # P(some factor at +inf) = a + b - ab, increasing in a and b on [0, 1]:
+    # lower bounds in, lower bound out (ab rounded up)
+    ab = A.inf * B.inf
+    inf = A.inf + B.inf - ((ab + (fmpz(1) << K) - 1) >> K)
+    # a missing P-mass d_A (Fourier wrap) becomes at most d_A * mass(B) <= d_A
+    return trim_lower(LowerDist(A.m, K, A.offset + B.offset, P, Q, max(inf, fmpz(0)),
+                                A.tilt + B.tilt, A.deficit + B.deficit), budget)
+
+
+def trim_lower(L: LowerDist, budget: int) -> LowerDist:
+    """Optimistic truncation: end classes with P-mass at most ``budget``
+    units each are dropped (module docstring)."""
+    P, Q, offset = L.P, L.Q, L.offset
     a, _, b, _ = _ends(P, budget)
-    offset = A.offset + B.offset
     if b < P.length():
         P = P.truncate(b)
         Q = Q.truncate(b)
@@ -155,11 +174,7 @@ def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
         P = P.right_shift(a)
         Q = Q.right_shift(a)
         offset += a
-    # P(some factor at +inf) = a + b - ab, increasing in a and b on [0, 1]:
-    # lower bounds in, lower bound out (ab rounded up)
-    ab = A.inf * B.inf
-    inf = A.inf + B.inf - ((ab + (fmpz(1) << K) - 1) >> K)
-    return LowerDist(A.m, K, offset, P, Q, max(inf, fmpz(0)), A.tilt + B.tilt)
+    return LowerDist(L.m, L.K, offset, P, Q, L.inf, L.tilt, L.deficit)
 
 
 def _mul(A: Dist, B: Dist, budget: int) -> Dist:
@@ -168,9 +183,62 @@ def _mul(A: Dist, B: Dist, budget: int) -> Dist:
     return mul_lower(A, B, budget)  # type: ignore[arg-type]
 
 
+#: fewest steps for which the Fourier route is tried (below it the exact
+#: products are short and cheap)
+FOURIER_MIN_STEPS = 64
+
+
+def _power_fourier(D: Dist, T: int, budget: int, allowance: int,
+                   tick: Optional[Callable[[], None]], steps_before: int) -> Dist:
+    """D^{*T} as (D^{*2^j})^{*a} * D^{*(T mod 2^j)}, a = T >> j: j exact
+    squarings, one certified Fourier power (:mod:`fourier`), one exact product
+    with the remainder. The Fourier error bound grows about linearly in a, so
+    when it exceeds ``allowance`` j is raised by the reported factor.
+    Truncation budgets follow :func:`power` (each product covering k steps
+    truncates at most budget * k; a power of a leaves its input's +inf
+    mass multiplied by at most a, as T / k squarings would)."""
+    from .fourier import FourierDeclined, fourier_power, steps_per_power
+
+    base, b_steps = D, 1
+    a0 = steps_per_power(D, T, allowance)
+    while T // b_steps > max(2, a0):  # the float estimate of the largest a that fits
+        b_steps *= 2
+        base = _mul(base, base, budget * b_steps)
+        if tick:
+            tick()
+    while True:
+        a = T // b_steps
+        if a < 2:
+            raise FourierDeclined("too few steps left for a power")
+        try:
+            F = fourier_power(base, a, allowance)
+            break
+        except FourierDeclined as e:
+            if e.factor is None:
+                raise
+            for _ in range(max(1, math.ceil(math.log2(max(e.factor, 1.0))))):
+                b_steps *= 2
+                if T // b_steps < 2:
+                    raise
+                base = _mul(base, base, budget * b_steps)
+                if tick:
+                    tick()
+    F = trim_upper(F, budget * a * b_steps) if isinstance(F, UpperDist) else \
+        trim_lower(F, budget * a * b_steps)  # type: ignore[arg-type]
+    rem = T - a * b_steps
+    if rem:
+        R = power(D, rem, budget, tick, steps_before + a * b_steps)
+        F = _mul(F, R, budget * (steps_before + T))
+    if tick:
+        tick()
+    return F
+
+
 def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = None,
-          steps_before: int = 0) -> Dist:
-    """T-fold self-composition by square-and-multiply (T >= 1).
+          steps_before: int = 0, allowance: Optional[int] = None) -> Dist:
+    """T-fold self-composition by square-and-multiply (T >= 1); with an
+    ``allowance`` (units of 2^-K of proven float error the caller accepts),
+    by :func:`_power_fourier` when it certifies within it.
 
     ``budget`` is a truncation budget *per step*: a product whose result
     covers k steps may truncate ``budget * k`` units at each end. Why: mass
@@ -180,6 +248,13 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
     at most ``budget * T`` units there, and the total is at most
     ``budget * T * (number of products)`` (likewise for the dropped classes
     of the optimistic side)."""
+    if allowance is not None and T >= FOURIER_MIN_STEPS:
+        from .fourier import FourierDeclined
+
+        try:
+            return _power_fourier(D, T, budget, allowance, tick, steps_before)
+        except FourierDeclined:
+            pass
     result: Optional[Dist] = None
     r_steps = 0
     base = D
@@ -205,13 +280,14 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
 
 
 def compose(parts: Sequence[tuple[Dist, int]], budget: int,
-            tick: Optional[Callable[[], None]] = None) -> Dist:
+            tick: Optional[Callable[[], None]] = None, allowance: Optional[int] = None) -> Dist:
     """Heterogeneous composition: the product of D_j^{T_j} over the parts
-    (all on the same grid and unit 2^-K); ``budget`` per step (:func:`power`)."""
+    (all on the same grid and unit 2^-K); ``budget`` per step, ``allowance``
+    per power (:func:`power`)."""
     out: Optional[Dist] = None
     done = 0
     for D, T in parts:
-        P = power(D, T, budget, tick)
+        P = power(D, T, budget, tick, allowance=allowance)
         done += T
         out = P if out is None else _mul(out, P, budget * done)
     assert out is not None

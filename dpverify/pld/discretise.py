@@ -103,6 +103,10 @@ class LowerDist:
     inf: fmpz = fmpz(0)  # P-mass at loss +inf (Q = 0 there), rounded down
     #: total tilt offset theta_total (nats): Q[k] / 2^K = Q_k e^{(offset + k) h + tilt}
     tilt: Fraction = Fraction(0)
+    #: P-mass (units 2^-K) that may be missing from the classes as a whole
+    #: although not from any one class's bound: the Fourier route's
+    #: circular wrap (:mod:`fourier`, 2 and 5). Every suffix bound subtracts it.
+    deficit: fmpz = fmpz(0)
 
 
 def _ptail_ball(pair, eps: float) -> arb:

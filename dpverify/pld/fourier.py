@@ -1,0 +1,496 @@
+"""Certified a-fold self-convolution in the Fourier domain (issue 16).
+
+dp_accounting composes T steps with one FFT, a pointwise power and one inverse
+FFT. This module does the same in binary64 and proves how far the floats can
+be from the exact result, so that the output is again a rigorous bound of the
+kind :mod:`convolve` produces (pessimistic masses rounded up, optimistic P down,
+tilted Q up). The exact products remain the route for everything this one
+declines (its error bound is checked against an allowance; heterogeneous
+schedules, tiny deltas and huge units go the exact way).
+
+Let x be the vector fed to the FFT (length n, index i = loss (offset + i) h,
+masses >= 0) and y = x^{*a} its a-fold convolution. Every statement below is
+for the exact y of that x; the float route only approximates y, and the bound
+Err (per coefficient) covers the difference.
+
+1. **Inputs in the sound direction.** The integer masses c_i / 2^K become doubles
+   rounded up (pessimistic U, tilted Q) or down (optimistic P): nextafter of
+   the converted value, valid whether the conversion rounds to nearest or
+   toward zero (error < 1 ulp). Convolution of nonnegative vectors is monotone,
+   so the a-fold product of the rounded vector bounds that of the integer one
+   in the same direction (:mod:`convolve`, module docstring). Up-rounding
+   changes a mass by at most a factor 1 + 2^-52 (used in 5).
+
+2. **Circular wrap.** With N = 2^L, the cyclic convolution y_c[r] =
+   sum_j y[r + jN] is >= y[k] for every k = r mod N (all terms >= 0): the
+   circular result is an *upper* bound on any window of N consecutive
+   indices [W, W + N). For a lower bound the wrapped-in mass a_k >= 0 is
+   subtracted in total: sum_k a_k = y-mass outside the window (5).
+
+3. **FFT error** (radix-2 decimation in time, real and imaginary parts in
+   separate arrays, every operation one IEEE binary64 operation in round to
+   nearest; numpy's element-wise ufuncs do not fuse). One butterfly
+   computes fl(a +- fl(w^ b)) with |w^ - w| <= mu (twiddles computed in arb and
+   their error bounded there, :func:`_twiddles`). With the complex product's
+   bound |fl(w^ b) - w^ b| <= sqrt2 gamma_2 |w^||b| (Higham, *Accuracy and
+   Stability of Numerical Algorithms*, 2nd ed., Lemma 3.5) and a rounded sum
+   per real component, an output of the stage is within
+   eta (|a| + |b|), eta = mu + 4u + O(u^2) <= mu + 5u (u = 2^-53), of the exact butterfly of the computed inputs.
+   Writing stage k as the matrix A_k, the computed v_k satisfies
+   |v_k - A_k v_{k-1}| <= eta |A_k| |v_{k-1}| componentwise, and by induction
+   |v_L - F x| <= ((1 + eta)^L - 1) |A_L| ... |A_1| |x| (the argument of Higham
+   Thm 24.2, kept componentwise). In the radix-2 FFT each input reaches each
+   output along exactly one path of modulus-1 weights, so |A_L|...|A_1| is
+   the all-ones matrix (after the exact bit-reversal): every Fourier
+   coefficient is within e = ((1 + eta)^L - 1) ||x||_1 (+ an underflow term) of
+   the exact DFT.
+
+4. **Power and inverse.** z^a is computed by binary powering; each complex
+   product has relative error <= nu = sqrt2 gamma_2 < 3u, so the computed p
+   satisfies |p - z^^a| <= ((1 + nu)^c - 1) |z^|^a with c the exponent count of the
+   multiplication chain (c -> 2c + 1 per squaring, c1 + c2 + 1 per product).
+   For |z^ - z| <= e, |z^^a - z^a| <= (|z^| + e)^a - |z^|^a (telescoping the
+   product of a factors). Both bounds increase with |z^|; they are summed over
+   the frequencies by counting |z^|^2 in bins (exact comparisons) and evaluating
+   the bounds at each bin's upper edge in arb. The inverse transform is
+   conj(FFT(conj(p))) / N (conjugation and the power-of-two division are
+   exact), so each output coefficient is within
+
+       Err = [((1 + eta)^L - 1) sum_f |p_f| + sum_f |p_f - z_f^a|] / N
+
+   of y_c (plus underflow terms; the real part is taken, which only helps).
+
+5. **Outside the window** (Chernoff): for lambda > 0 and any threshold t,
+   sum_{k >= t} y_k <= e^{-lambda t} M(lambda)^a and
+   sum_{k <= t} y_k <= e^{lambda t} M(-lambda)^a with M(lambda) = sum_i x_i e^{lambda i}
+   (valid for any nonnegative measure). M is the integer polynomial evaluated
+   at the ball e^lambda in arb, times 2^-K and the rounding factor of 1. The
+   floats only choose lambda and the window.
+
+Pessimistic output: ceil(2^K (y_c + Err)) on the window, the mass below the
+window added at its first index (moving mass to a higher loss only raises the
+curve), the mass above moved to +inf. Optimistic: P = floor(2^K (y_c - Err))_+,
+tilted Q = ceil(2^K (y_c + Err)), and the P-mass outside the window recorded
+as ``deficit``: for any set of classes S, sum_S (P_k - e^eps Q_k) >= sum_S
+(P'_k - e^eps Q'_k) - deficit, so the queries subtract it (accountant).
+The +inf masses compose exactly: 1 - (1 - alpha)^a, increasing in alpha,
+evaluated in arb in the needed direction.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Optional, Union
+
+import numpy as np
+from flint import arb, fmpq, fmpz, fmpz_poly
+
+from ..ball import endpoints, working_precision
+from .discretise import LowerDist, UpperDist
+
+__all__ = ["fourier_power", "FourierDeclined"]
+
+Dist = Union[UpperDist, LowerDist]
+
+_UBITS = 53  # unit roundoff of binary64, round to nearest: u = 2^-53
+#: output resolution before rescaling to 2^-K (int64 holds 2^60 * masses < 8)
+_S = 60
+#: largest transform (memory: a few complex arrays of this length)
+MAX_N = 1 << 23
+#: an absolute term that dominates every underflow contribution (each IEEE
+#: operation with a subnormal result errs by at most 2^-1075 in absolute value;
+#: at most 2^23 * 64 operations feed one output)
+_UF_BITS = 1040
+_PREC = 128
+
+
+def _u() -> arb:
+    return arb(2) ** -_UBITS
+
+
+def _hi(x: arb) -> arb:
+    """The exact upper end of a ball (a point)."""
+    return endpoints(x)[1]
+
+
+def _ceil_units(x: arb, K: int) -> int:
+    """An integer >= 2^K x for every value of the ball."""
+    return int(((_hi(x)) * arb(2) ** K).ceil().unique_fmpz())
+
+
+class FourierDeclined(Exception):
+    """The Fourier route cannot certify within the allowance; the caller
+    falls back to exact products. ``factor`` estimates how much too large
+    the error bound is (None: not a matter of the power's size)."""
+
+    def __init__(self, why: str, factor: Optional[float] = None) -> None:
+        super().__init__(why)
+        self.factor = factor
+
+
+_TW: dict = {"N": 0}
+
+
+def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, Fraction]:
+    """cos, sin of 2 pi k / N for k < n as doubles (arb at 128 bits, then the
+    midpoint as a double), with a proven bound of |w^ - w| over the table."""
+    c = np.empty(n)
+    s = np.empty(n)
+    worst = Fraction(0)
+    with working_precision(_PREC):
+        for k in range(n):
+            s_, c_ = arb.sin_cos_pi_fmpq(fmpq(2 * k, N))
+            fc, fs = float(c_.mid()), float(s_.mid())
+            c[k], s[k] = fc, fs
+            man, exp = _hi((arb(fc) - c_).abs_upper() + (arb(fs) - s_).abs_upper()).mid().man_exp()
+            f = Fraction(int(man)) * Fraction(2) ** int(exp)
+            if f > worst:
+                worst = f
+    return c, s, worst
+
+
+def _twiddles(N: int) -> tuple[np.ndarray, np.ndarray, arb]:
+    """cos(2 pi k / N), sin(2 pi k / N) for k < N/2 as doubles, and mu: a
+    proven bound of |w^_k - w_k| over all k.
+
+    Two tables of about sqrt(N/2) entries each are computed in arb (errors
+    mu_h, mu_l measured there); entry k = k_h B + k_l is the binary64 complex
+    product of w_h(k_h) and w_l(k_l) (standard formula, one rounding per real
+    operation), so |w^_k - w_k| <= mu_h (1 + mu_l) + mu_l
+    + sqrt2 gamma_2 (1 + mu_h)(1 + mu_l) (Higham Lemma 3.5 for the product).
+    Cached for the largest N seen; a smaller N takes every (Nmax/N)-th entry."""
+    if _TW["N"] >= N:
+        step = _TW["N"] // N
+        return _TW["c"][::step], _TW["s"][::step], _TW["mu"]
+    half = max(1, N // 2)
+    bits = max(0, (half - 1).bit_length())
+    B = 1 << ((bits + 1) // 2)
+    ch, sh, mh = _table((half + B - 1) // B, N // B if N >= B else 1) if B > 1 else (None, None, None)
+    cl, sl, ml = _table(min(B, half), N)
+    if B > 1 and ch is not None:
+        c = (np.outer(ch, cl) - np.outer(sh, sl)).ravel()[:half]
+        s = (np.outer(sh, cl) + np.outer(ch, sl)).ravel()[:half]
+        with working_precision(_PREC):
+            fh = arb(fmpq(mh.numerator, mh.denominator))
+            fl_ = arb(fmpq(ml.numerator, ml.denominator))
+            gamma2 = 2 * _u() / (1 - 2 * _u())
+            mu = _hi(fh * (1 + fl_) + fl_ + arb(2).sqrt() * gamma2 * (1 + fh) * (1 + fl_))
+    else:
+        c, s = cl[:half], sl[:half]
+        mu = arb(fmpq(ml.numerator, ml.denominator))
+    _TW.update(N=N, c=c, s=s, mu=mu)
+    return c, s, mu
+
+
+_REV: dict = {}
+
+
+def _bitrev(L: int) -> np.ndarray:
+    r = _REV.get(L)
+    if r is None:
+        r = np.zeros(1, dtype=np.int64)
+        for _ in range(L):
+            r = np.concatenate([2 * r, 2 * r + 1])
+        _REV.clear()
+        _REV[L] = r
+    return r
+
+
+def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
+    """Forward DFT sum_i x_i e^{-2 pi i k f / N}, radix 2, in binary64
+    (module docstring 3). Returns (re, im, mu)."""
+    N = re.size
+    L = N.bit_length() - 1
+    perm = _bitrev(L)
+    re = re[perm]
+    im = im[perm]
+    cos, sin, mu = _twiddles(N)
+    for s in range(1, L + 1):
+        half = 1 << (s - 1)
+        stride = N >> s
+        wr = cos[::stride][:half]
+        wi = -sin[::stride][:half]  # w = e^{-2 pi i j / 2^s}
+        R = re.reshape(-1, 2 * half)
+        I = im.reshape(-1, 2 * half)
+        br, bi = R[:, half:], I[:, half:]
+        tr = wr * br - wi * bi
+        ti = wr * bi + wi * br
+        bot_r = R[:, :half] - tr
+        bot_i = I[:, :half] - ti
+        R[:, :half] += tr
+        I[:, :half] += ti
+        R[:, half:] = bot_r
+        I[:, half:] = bot_i
+    return re, im, mu
+
+
+def _floats(p: fmpz_poly, K: int, up: bool) -> np.ndarray:
+    """c_i 2^-K as doubles rounded up (``up``) or down: one nextafter from the
+    converted value, which is within 1 ulp whatever the conversion's rounding
+    (module docstring 1). K <= 1000 keeps every nonzero mass normal."""
+    f = np.array(p.coeffs(), dtype=np.float64)
+    nz = f != 0
+    f = np.where(nz, np.nextafter(f, np.inf if up else 0.0), 0.0)
+    return np.ldexp(f, -K)
+
+
+def _bins(r2: np.ndarray, a: int) -> tuple[list, list]:
+    """Bins of the values |z^|^2: edges e_0 = max > e_1 > ... > e_J > 0
+    (exact doubles, chosen so that r^a falls by about 2^-1/4 per bin near the
+    top; floats choose, counting is exact). Bin j < J holds the values in
+    (e_{j+1}, e_j], bin J those <= e_J; every value is <= its bin's edge."""
+    srt = np.sort(r2)
+    top = float(srt[-1])
+    if not top > 0:
+        return [0.0], [r2.size]
+    edges = [top]
+    j = 1
+    while j / 4.0 <= 1100:
+        e = top * 2.0 ** (-j / (2.0 * a))
+        if not e > 0:
+            break
+        if e < edges[-1]:
+            edges.append(e)
+        j = j + 1 if j < 64 else int(j * 1.25)
+    le = np.searchsorted(srt, np.array(edges), side="right")  # values <= e_j
+    counts = [int(le[i] - le[i + 1]) for i in range(len(edges) - 1)] + [int(le[-1])]
+    return edges, counts
+
+
+def _power_bounds(re: np.ndarray, im: np.ndarray, a: int, e: arb, c: int) -> tuple[arb, arb]:
+    """(S1, SE): upper bounds of sum_f |p_f| and sum_f |p_f - z_f^a| (module
+    docstring 4), with |z^_f - z_f| <= e and c the multiplication-chain count."""
+    r2 = re * re + im * im  # fl(|z^|^2); |z^|^2 <= (fl + 2^-1070) (1 + 3u)
+    edges, counts = _bins(r2, a)
+    S1 = arb(0)
+    SE = arb(0)
+    with working_precision(_PREC):
+        growth = (1 + 3 * _u()) ** c  # nu = sqrt2 gamma_2 < 3u
+        slack = 1 + 3 * _u()
+        tiny = arb(2) ** -1070
+        for edge, n in zip(edges, counts):
+            if n == 0:
+                continue
+            r = ((arb(edge) + tiny) * slack).sqrt()
+            ra = r ** a
+            S1 += n * growth * ra
+            SE += n * ((growth - 1) * ra + (r + e) ** a - ra)
+        base = ((arb(edges[0]) + tiny) * slack).sqrt() + e
+        grow_uf = arb(1) if base <= 1 else base ** (c + 1)
+        uf = re.size * (c + 1) * arb(2) ** -_UF_BITS * grow_uf
+        return _hi(S1 + uf), _hi(SE + uf)
+
+
+def _pow(re: np.ndarray, im: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """z^a element-wise by binary powering with the standard complex product
+    (module docstring 4); returns the chain count c."""
+    rr, ri, rc = None, None, 0
+    br, bi, bc = re, im, 0
+    while True:
+        if a & 1:
+            if rr is None:
+                rr, ri, rc = br, bi, bc
+            else:
+                rr, ri = rr * br - ri * bi, rr * bi + ri * br
+                rc = rc + bc + 1
+        a >>= 1
+        if not a:
+            break
+        br, bi = br * br - bi * bi, 2.0 * (br * bi)  # 2 x is exact
+        bc = 2 * bc + 1
+    assert rr is not None and ri is not None
+    return rr, ri, rc
+
+
+class _Transform:
+    """One vector's forward transform on a length-N window, its a-th power
+    and the proven error of each step (module docstring 3-4)."""
+
+    def __init__(self, poly: fmpz_poly, K: int, up: bool, N: int) -> None:
+        x = _floats(poly, K, up)
+        pad = np.zeros(N)
+        pad[: x.size] = x
+        self.re, self.im, mu = _fft(pad, np.zeros(N))
+        L = N.bit_length() - 1
+        with working_precision(_PREC + K):
+            mass = arb(int(poly(1))) / arb(2) ** K * (1 + 2 * _u() if up else 1)
+            eta = mu + 5 * _u()
+            self.grow = _hi((1 + eta) ** L - 1)
+            self.e = _hi(self.grow * mass + arb(2) ** -_UF_BITS)
+
+    def power(self, a: int) -> arb:
+        """Computes the power; returns Err, the bound per output coefficient."""
+        self.pr, self.pi, c = _pow(self.re, self.im, a)
+        S1, SE = _power_bounds(self.re, self.im, a, self.e, c)
+        with working_precision(_PREC):
+            return _hi((self.grow * S1 + SE) / self.re.size + 2 * arb(2) ** -_UF_BITS)
+
+    def inverse(self) -> np.ndarray:
+        N = self.re.size
+        re, _im, _ = _fft(self.pr, -self.pi)
+        return re / N  # real part of conj(FFT(conj p)) / N; division by 2^L exact
+
+
+def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
+    """(t, lambda): a float estimate of the first composed index t beyond
+    which (``above``: at or above; else at or below) the Chernoff bound
+    e^{-+lambda t} M(+-lambda)^a is below e^log_target. For each lambda on a
+    geometric grid the tilted mean t(lambda) = a E_lambda[i] is the point where
+    that lambda is optimal; the smallest such t that meets the target is kept.
+    Floats choose; :func:`_chernoff_at` proves."""
+    idx = np.arange(xf.size, dtype=np.float64)
+    logx = np.log(np.where(xf > 0, xf, 1e-300))
+    sgn = 1.0 if above else -1.0
+    best = None
+    for lam in np.geomspace(1e-7, 50.0, 160):
+        z = logx + sgn * lam * idx
+        zmax = float(z.max())
+        e = np.exp(z - zmax)
+        s0 = float(e.sum())
+        logM = zmax + math.log(s0)
+        m1 = float((e * idx).sum()) / s0
+        t = a * m1
+        expo = a * logM - sgn * lam * t
+        if expo <= log_target:
+            tt = math.ceil(t) if above else math.floor(t)
+            if best is None or (tt < best[0] if above else tt > best[0]):
+                best = (tt, float(lam))
+            break  # t(lambda) is monotone in lambda: the first hit is the nearest
+    if best is None:  # beyond the support: the end of the support
+        return (a * (xf.size - 1) + 1, 1.0) if above else (-1, 1.0)
+    return best
+
+
+def _chernoff_at(p: fmpz_poly, K: int, rho: arb, a: int, t: int, above: bool, lam: float) -> arb:
+    """A proven upper bound of the mass of x^{*a} at indices >= t (``above``)
+    or <= t, where x <= rho c 2^-K coefficientwise (module docstring 5)."""
+    lam_q = Fraction(lam).limit_denominator(1 << 40)
+    if lam_q <= 0:
+        return arb(1)
+    sgn = 1 if above else -1
+    with working_precision(_PREC + K):
+        L = arb(fmpq(lam_q.numerator, lam_q.denominator)) * sgn
+        M = p(L.exp()) * rho / arb(2) ** K
+        return _hi((a * M.log() - L * t).exp())
+
+
+def _inf_power(inf: fmpz, K: int, a: int, up: bool) -> fmpz:
+    """2^K (1 - (1 - alpha)^a) for alpha = inf / 2^K, rounded in the given
+    direction (it increases with alpha)."""
+    if inf == 0:
+        return fmpz(0)
+    with working_precision(K + 64 + a.bit_length()):
+        v = (1 - (1 - arb(inf) / arb(2) ** K) ** a) * arb(2) ** K
+        lo, hi = endpoints(v)
+        return fmpz(hi.ceil().unique_fmpz()) if up else max(fmpz(0), lo.floor().unique_fmpz())
+
+
+def _scaled(vals: np.ndarray, err: arb, K: int, up: bool) -> fmpz_poly:
+    """ceil(2^K (v + err)) (``up``) or floor(2^K (v - err))_+ for doubles
+    0 <= v < 7: exact in int64 at 2^-60 first (scaling by 2^60 is exact,
+    ceil/floor of a double is exact), then rescaled in the same direction."""
+    from .convolve import _ceil_shift, _floor_shift
+
+    e = _ceil_units(err, _S)
+    s = np.ldexp(vals, _S)
+    ints = np.ceil(s).astype(np.int64) + e if up else np.floor(s).astype(np.int64) - e
+    p = fmpz_poly(np.maximum(ints, 0).tolist())
+    if K >= _S:
+        return p * (fmpz(1) << (K - _S))
+    return _ceil_shift(p, _S - K) if up else _floor_shift(p, _S - K)
+
+
+def steps_per_power(D: Dist, T: int, allowance: int) -> int:
+    """A float estimate of the largest a = T / 2^j whose error bound fits the
+    allowance: sum_f a e |z_f|^(a-1) ~ a e N / sqrt(2 pi T var) with var the
+    step's variance in grid units (Gaussian characteristic function). Only
+    the first try depends on it; :func:`fourier_power` proves the bound."""
+    main = D.poly if isinstance(D, UpperDist) else D.P
+    n = main.length()
+    if n == 0 or D.K > 1000:
+        return T
+    x = _floats(main, D.K, isinstance(D, UpperDist))
+    idx = np.arange(x.size, dtype=np.float64)
+    w = x / max(float(x.sum()), 1e-300)
+    var = max(float((w * (idx - float((w * idx).sum())) ** 2).sum()), 1e-12)
+    log_target = math.log(max(allowance, 1)) - D.K * math.log(2) - math.log(16)
+    span = _tail_point(x, T, log_target, True)[0] - _tail_point(x, T, log_target, False)[0]
+    N = 1 << max(1, (max(2, span) - 1).bit_length())
+    e = (N.bit_length() - 1) * 10 * 2.0 ** -53
+    limit = allowance * 2.0 ** -D.K
+    a = 0.8 * limit * math.sqrt(2 * math.pi * T * var) / (e * N)
+    return max(2, int(a))
+
+
+def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
+    """D^{*a} (a >= 2) as a rigorous bound of the same kind (module docstring),
+    or FourierDeclined when the proven float error plus the mass outside the
+    window exceeds ``allowance`` units of 2^-K (for each polynomial)."""
+    K = D.K
+    if K > 1000:
+        raise FourierDeclined("unit below the binary64 range")
+    upper = isinstance(D, UpperDist)
+    main = D.poly if isinstance(D, UpperDist) else D.P
+    n = main.length()
+    if n == 0:
+        raise FourierDeclined("empty distribution")
+    xf = _floats(main, K, upper)
+    full = a * (n - 1) + 1
+    with working_precision(_PREC + K):
+        limit = arb(allowance) / arb(2) ** K
+        rho = 1 + 2 * _u() if upper else arb(1)
+    # the window: indices beyond which the Chernoff bound of each end is below
+    # limit / 16 (floats choose), then proven (module docstring 5)
+    log_target = math.log(max(allowance, 1)) - K * math.log(2) - math.log(16)
+    t_hi, lam_hi = _tail_point(xf, a, log_target, True)
+    t_lo, lam_lo = _tail_point(xf, a, log_target, False)
+    lo_m = hi_m = arb(0)
+    if t_lo < 0 and t_hi >= full:
+        N, W = max(2, 1 << (full - 1).bit_length()), 0
+    else:
+        t_lo, t_hi = max(t_lo, -1), min(t_hi, full)
+        N = max(2, 1 << (t_hi - t_lo - 1).bit_length())
+        if N >= full:
+            N, W = max(2, 1 << (full - 1).bit_length()), 0
+        else:
+            W = max(0, min(full - N, t_lo + 1 - (N - (t_hi - t_lo - 1)) // 2))
+            if W + N < full:
+                hi_m = _chernoff_at(main, K, rho, a, W + N, True, lam_hi)
+            if W > 0:
+                lo_m = _chernoff_at(main, K, rho, a, W - 1, False, lam_lo)
+            if not hi_m + lo_m <= limit / 4:
+                raise FourierDeclined("the mass outside the window exceeds the allowance")
+    if N > MAX_N:
+        raise FourierDeclined("transform longer than the memory budget")
+    vecs = [(main, upper)] if upper else [(main, False), (D.Q, True)]
+    outs = []
+    for poly, up in vecs:
+        if poly.length() > N:
+            raise FourierDeclined("distribution longer than the window")
+        tr = _Transform(poly, K, up, N)
+        err = tr.power(a)
+        with working_precision(_PREC + K):
+            spent = N * err + arb(N) / arb(2) ** _S + hi_m + lo_m
+            if not spent <= limit:
+                raise FourierDeclined("the float error bound exceeds the allowance",
+                                      float(spent.mid()) / max(float(limit.mid()), 1e-300))
+        out = tr.inverse()
+        if not (np.all(np.isfinite(out)) and float(np.max(np.abs(out))) + float(err.mid()) < 6.0):
+            raise FourierDeclined("transform out of range")
+        outs.append((out[np.arange(W, W + N) % N], err, up))  # window [W, W + N)
+    offset = a * D.offset + W
+    if isinstance(D, UpperDist):
+        vals, err, _ = outs[0]
+        p = _scaled(vals, err, K, True)
+        low = _ceil_units(lo_m, K)
+        if low:
+            p = p + fmpz_poly([low])  # mass below the window, moved up to its start
+        inf = _inf_power(D.inf, K, a, True) + _ceil_units(hi_m, K)
+        return UpperDist(D.m, K, offset, p, fmpz(inf))
+    (pv, perr, _), (qv, qerr, _) = outs
+    P = _scaled(pv, perr, K, False)
+    Q = _scaled(qv, qerr, K, True)
+    deficit = D.deficit + _ceil_units(hi_m + lo_m, K)
+    return LowerDist(D.m, K, offset, P, Q, _inf_power(D.inf, K, a, False), D.tilt * a,
+                     fmpz(deficit))

@@ -1,0 +1,159 @@
+"""The certified Fourier power (dpverify/pld/fourier.py) against independent routes:
+twiddles and transforms against mpmath at 40 digits, powers against FLINT's
+exact integer power of the same polynomial (no floats at all), and whole
+queries against the exact-product route."""
+
+import random
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from flint import fmpz, fmpz_poly
+
+from dpverify.pld import fourier as F
+from dpverify.pld.convolve import power
+from dpverify.pld.discretise import LowerDist, UpperDist
+
+K = 48
+
+
+def _exact(x) -> Fraction:
+    m, e = mpmath.mpf(x).man_exp
+    return Fraction(int(m)) * Fraction(2) ** int(e)
+
+
+def test_twiddle_error_bound_holds_against_mpmath():
+    F._TW["N"] = 0  # rebuild for this N
+    N = 1 << 12
+    c, s, mu = F._twiddles(N)
+    mu_f = float(mu.mid()) * (1 + 1e-9)
+    worst = 0.0
+    with mpmath.workdps(40):
+        for k in range(0, N // 2, 7):
+            t = 2 * mpmath.pi * k / N
+            err = mpmath.sqrt((mpmath.mpf(c[k]) - mpmath.cos(t)) ** 2 + (mpmath.mpf(s[k]) - mpmath.sin(t)) ** 2)
+            worst = max(worst, float(err))
+    assert worst <= mu_f
+    assert mu_f < 12 * 2.0 ** -53  # the two-level table costs a few ulps, not more
+    F._TW["N"] = 0
+
+
+def test_fft_componentwise_bound_against_mpmath():
+    rng = np.random.default_rng(1)
+    N = 128
+    x = rng.random(N) ** 4
+    x[rng.random(N) < 0.3] = 0.0
+    re, im, mu = F._fft(x.copy(), np.zeros(N))
+    L = 7
+    eta = float(mu.mid()) + 5 * 2.0 ** -53
+    bound = ((1 + eta) ** L - 1) * float(np.sum(x)) * (1 + 1e-6)
+    with mpmath.workdps(40):
+        xs = [mpmath.mpf(v) for v in x]
+        for f in range(0, N, 3):
+            y = mpmath.fsum(xs[i] * mpmath.expjpi(mpmath.mpf(-2 * i * f) / N) for i in range(N))
+            assert abs(mpmath.mpc(re[f], im[f]) - y) <= bound
+
+
+def _random_upper(rng: random.Random, n: int, off: int) -> UpperDist:
+    # a bumpy distribution with a long thin right tail, total mass <= 1
+    w = [rng.random() * (0.5 if i < n // 3 else 1e-6 * rng.random()) for i in range(n)]
+    tot = sum(w) * 1.001
+    c = [int(v / tot * 2**K) + 1 for v in w]
+    return UpperDist(10, K, off, fmpz_poly(c), fmpz(2**K // 10**7))
+
+
+def _coeffs(p: fmpz_poly) -> list:
+    return [int(v) for v in p.coeffs()]
+
+
+@pytest.mark.parametrize("n,a", [(30, 40), (60, 400)])
+def test_upper_power_dominates_the_exact_power(n, a):
+    """Every tail sum (including +inf) of the Fourier result is >= that of
+    the exact a-fold power: the pessimistic curve is increasing in this order
+    (module docstrings of convolve and fourier). (60, 400) has a window
+    shorter than the support, so the Chernoff terms are exercised."""
+    D = _random_upper(random.Random(n), n, -3)
+    R = F.fourier_power(D, a, allowance=2**K // 10**6)
+    exact = _coeffs(D.poly ** a)  # units 2^-(K a), exact
+    scale = 2 ** (K * (a - 1))
+    inf_exact = 2 ** (K * a) - (2**K - int(D.inf)) ** a  # 1 - (1 - alpha)^a, exact
+    got = _coeffs(R.poly)
+    shift = R.offset - a * D.offset
+    if a == 400:
+        assert len(got) < len(exact) // 4  # a window, not the whole support
+    # suffix sums, from the top
+    tail_e = inf_exact
+    tail_g = int(R.inf) * scale
+    j_top = max(len(exact), shift + len(got))
+    for k in range(j_top - 1, -1, -1):
+        if k < len(exact):
+            tail_e += exact[k]
+        if 0 <= k - shift < len(got):
+            tail_g += got[k - shift] * scale
+        if k >= shift:
+            assert tail_g >= tail_e, k
+    assert tail_g >= tail_e  # whole mass too
+    # tight: the bound is close to the exact law (width of the allowance)
+    assert tail_g - tail_e <= 2 ** (K * a) // 10**5
+
+
+@pytest.mark.parametrize("n,a", [(30, 40), (60, 400)])
+def test_lower_power_is_below_the_exact_power(n, a):
+    rng = random.Random(7 * n)
+    U = _random_upper(rng, n, 2)
+    P = fmpz_poly([max(0, int(c) - 3) for c in U.poly.coeffs()])
+    Q = fmpz_poly([int(c) // 3 + 1 for c in U.poly.coeffs()])
+    D = LowerDist(10, K, 2, P, Q, fmpz(5), Fraction(1, 2048))
+    R = F.fourier_power(D, a, allowance=2**K // 10**6)
+    eP, eQ = _coeffs(P ** a), _coeffs(Q ** a)
+    gP, gQ = _coeffs(R.P), _coeffs(R.Q)
+    shift = R.offset - a * D.offset
+    scale = 2 ** (K * (a - 1))
+    assert R.tilt == a * D.tilt
+    # Q: coefficientwise upper bound on the window
+    for i, q in enumerate(gQ):
+        assert q * scale >= (eQ[i + shift] if i + shift < len(eQ) else 0)
+    # P: every suffix of the window, less the deficit, is below the exact suffix
+    # (window classes only: the classes above it are not counted)
+    suf_g, suf_e = -int(R.deficit) * scale, 0
+    for i in range(len(gP) - 1, -1, -1):
+        suf_g += gP[i] * scale
+        suf_e += eP[i + shift] if i + shift < len(eP) else 0
+        assert suf_g <= suf_e
+    # +inf: 1 - (1 - alpha)^a from below
+    assert int(R.inf) * scale <= 2 ** (K * a) - (2**K - 5) ** a
+
+
+def test_declined_when_the_allowance_is_too_small():
+    D = _random_upper(random.Random(3), 40, 0)
+    with pytest.raises(F.FourierDeclined):
+        F.fourier_power(D, 5000, allowance=1)
+
+
+def test_power_falls_back_to_exact_products_when_declined():
+    """power() with a hopeless allowance gives exactly the exact route's result."""
+    D = _random_upper(random.Random(4), 20, 0)
+    a = power(D, 100, budget=0)
+    b = power(D, 100, budget=0, allowance=0)
+    assert a == b
+
+
+def test_queries_agree_with_the_exact_route():
+    """eps(1e-5) of DP-SGD (1, 0.01, 1000): the Fourier route (used for T >= 64)
+    and the exact products give overlapping certified enclosures of the same
+    width class; mpmath's second route is exercised by the certificate tests."""
+    from dpverify.pld import accountant as A
+    from dpverify.pld import dpsgd as S
+
+    fast = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5", rel_width=1e-3)
+    orig = A.compose
+    try:
+        A.compose = lambda parts, budget, tick=None, allowance=None: orig(parts, budget, tick, None)
+        exact = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5", rel_width=1e-3)
+    finally:
+        A.compose = orig
+    lo_f, hi_f = fast.enclosure.lo, fast.enclosure.hi
+    lo_e, hi_e = exact.enclosure.lo, exact.enclosure.hi
+    assert max(lo_f, lo_e) <= min(hi_f, hi_e)
+    assert (hi_f - lo_f) <= 1.2 * (hi_e - lo_e)
