@@ -197,15 +197,9 @@ def _power_fourier(D: Dist, T: int, budget: int, allowance: int,
     Truncation budgets follow :func:`power` (each product covering k steps
     truncates at most budget * k; a power of a leaves its input's +inf
     mass multiplied by at most a, as T / k squarings would)."""
-    from .fourier import FourierDeclined, fourier_power, steps_per_power
+    from .fourier import FourierDeclined, fourier_power
 
     base, b_steps = D, 1
-    a0 = steps_per_power(D, T, allowance)
-    while T // b_steps > max(2, a0):  # the float estimate of the largest a that fits
-        b_steps *= 2
-        base = _mul(base, base, budget * b_steps)
-        if tick:
-            tick()
     while True:
         a = T // b_steps
         if a < 2:

@@ -84,7 +84,7 @@ from fractions import Fraction
 from typing import Optional, Union
 
 import numpy as np
-from flint import arb, fmpq, fmpz, fmpz_poly
+from flint import acb, arb, fmpq, fmpz, fmpz_poly
 
 from ..ball import endpoints, working_precision
 from .discretise import LowerDist, UpperDist
@@ -261,6 +261,8 @@ def _bins(r2: np.ndarray, a: int) -> tuple[list, list]:
 def _power_bounds(re: np.ndarray, im: np.ndarray, a: int, e: arb, c: int) -> tuple[arb, arb]:
     """(S1, SE): upper bounds of sum_f |p_f| and sum_f |p_f - z_f^a| (module
     docstring 4), with |z^_f - z_f| <= e and c the multiplication-chain count."""
+    if re.size == 0:
+        return arb(0), arb(0)
     r2 = re * re + im * im  # fl(|z^|^2); |z^|^2 <= (fl + 2^-1070) (1 + 3u)
     edges, counts = _bins(r2, a)
     S1 = arb(0)
@@ -303,12 +305,17 @@ def _pow(re: np.ndarray, im: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray
     return rr, ri, rc
 
 
+#: at most this many frequencies are evaluated in arb (:meth:`_Transform.power`)
+MAX_EXACT_FREQUENCIES = 4096
+
+
 class _Transform:
     """One vector's forward transform on a length-N window, its a-th power
     and the proven error of each step (module docstring 3-4)."""
 
     def __init__(self, poly: fmpz_poly, K: int, up: bool, N: int) -> None:
         x = _floats(poly, K, up)
+        self.x, self.K = x, K
         pad = np.zeros(N)
         pad[: x.size] = x
         self.re, self.im, mu = _fft(pad, np.zeros(N))
@@ -319,12 +326,53 @@ class _Transform:
             self.grow = _hi((1 + eta) ** L - 1)
             self.e = _hi(self.grow * mass + arb(2) ** -_UF_BITS)
 
+    def _exact_poly(self) -> fmpz_poly:
+        """The input doubles times 2^(K + 53), as exact integers: each nonzero
+        entry is 2^-K times a double >= 1 - 2^-53, whose ulp is >= 2^-53."""
+        v = np.ldexp(self.x, self.K + 53)
+        if not bool(np.all(np.floor(v) == v)):
+            raise FourierDeclined("inputs not on the expected binary grid")
+        return fmpz_poly([int(t) for t in v.tolist()])
+
     def power(self, a: int) -> arb:
-        """Computes the power; returns Err, the bound per output coefficient."""
-        self.pr, self.pi, c = _pow(self.re, self.im, a)
-        S1, SE = _power_bounds(self.re, self.im, a, self.e, c)
+        """Computes p ~ z^a and returns Err, the bound per output coefficient
+        (module docstring 4). The frequencies where |z|^a is not negligible
+        (a few dozen: those below about N / (2 pi sd) of the composed law)
+        carry nearly all of the float bound a e |z|^(a-1), so they are
+        recomputed in arb: z_f is the exact input polynomial evaluated at the
+        ball e^{-2 pi i f / N}, raised to the a-th power in acb, and p_f is
+        the double nearest its midpoint, with |p_f - z_f^a| taken from the
+        ball. The remaining frequencies keep the binned float bound."""
+        N = self.re.size
+        pr, pi, c = _pow(self.re, self.im, a)
+        r2 = self.re * self.re + self.im * self.im
+        # floats choose the set: |z|^a above 2^-40 (and at most the cap)
+        with np.errstate(divide="ignore"):
+            keep = 0.5 * a * np.log2(np.maximum(r2, 1e-300)) > -40.0
+        S = np.nonzero(keep)[0]
+        if S.size > MAX_EXACT_FREQUENCIES:
+            S = S[np.argsort(-r2[S])[:MAX_EXACT_FREQUENCIES]]
+        rest = np.ones(N, dtype=bool)
+        rest[S] = False
+        SE_S = arb(0)
+        S1_S = arb(0)
+        if S.size:
+            P = self._exact_poly()
+            prec = _PREC + 2 * a.bit_length() + 64
+            with working_precision(prec):
+                scale = arb(2) ** (self.K + 53)
+                for f in S.tolist():
+                    sn, cs = arb.sin_cos_pi_fmpq(fmpq(2 * f, N))
+                    w = acb(cs, -sn)  # e^{-2 pi i f / N}
+                    za = (P(w) / scale) ** a
+                    fr, fi = float(za.real.mid()), float(za.imag.mid())
+                    pr[f], pi[f] = fr, fi
+                    SE_S += _hi((acb(fr, fi) - za).abs_upper())
+                    S1_S += _hi(acb(fr, fi).abs_upper())
+        S1, SE = _power_bounds(self.re[rest], self.im[rest], a, self.e, c)
+        self.pr, self.pi = pr, pi
         with working_precision(_PREC):
-            return _hi((self.grow * S1 + SE) / self.re.size + 2 * arb(2) ** -_UF_BITS)
+            return _hi((self.grow * (S1 + S1_S) + SE + SE_S) / N + 2 * arb(2) ** -_UF_BITS)
 
     def inverse(self) -> np.ndarray:
         N = self.re.size
@@ -399,28 +447,6 @@ def _scaled(vals: np.ndarray, err: arb, K: int, up: bool) -> fmpz_poly:
     if K >= _S:
         return p * (fmpz(1) << (K - _S))
     return _ceil_shift(p, _S - K) if up else _floor_shift(p, _S - K)
-
-
-def steps_per_power(D: Dist, T: int, allowance: int) -> int:
-    """A float estimate of the largest a = T / 2^j whose error bound fits the
-    allowance: sum_f a e |z_f|^(a-1) ~ a e N / sqrt(2 pi T var) with var the
-    step's variance in grid units (Gaussian characteristic function). Only
-    the first try depends on it; :func:`fourier_power` proves the bound."""
-    main = D.poly if isinstance(D, UpperDist) else D.P
-    n = main.length()
-    if n == 0 or D.K > 1000:
-        return T
-    x = _floats(main, D.K, isinstance(D, UpperDist))
-    idx = np.arange(x.size, dtype=np.float64)
-    w = x / max(float(x.sum()), 1e-300)
-    var = max(float((w * (idx - float((w * idx).sum())) ** 2).sum()), 1e-12)
-    log_target = math.log(max(allowance, 1)) - D.K * math.log(2) - math.log(16)
-    span = _tail_point(x, T, log_target, True)[0] - _tail_point(x, T, log_target, False)[0]
-    N = 1 << max(1, (max(2, span) - 1).bit_length())
-    e = (N.bit_length() - 1) * 10 * 2.0 ** -53
-    limit = allowance * 2.0 ** -D.K
-    a = 0.8 * limit * math.sqrt(2 * math.pi * T * var) / (e * N)
-    return max(2, int(a))
 
 
 def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
