@@ -98,11 +98,33 @@ _UBITS = 53  # unit roundoff of binary64, round to nearest: u = 2^-53
 _S = 60
 #: largest transform (memory: a few complex arrays of this length)
 MAX_N = 1 << 23
-#: an absolute term that dominates every underflow contribution (each IEEE
-#: operation with a subnormal result errs by at most 2^-1075 in absolute value;
-#: at most 2^23 * 64 operations feed one output)
-_UF_BITS = 1040
+#: an absolute term that dominates every underflow contribution: an IEEE
+#: operation whose result is below 2^-1022 errs by at most 2^-1075 in gradual
+#: underflow and by at most 2^-1022 if the process flushes subnormals to zero
+#: (a library may switch that on); at most 2^23 * 64 operations feed one
+#: output, so 2^-960 per output covers either mode
+_UF_BITS = 960
 _PREC = 128
+
+
+_IEEE: dict = {}
+
+
+def ieee_round_to_nearest() -> bool:
+    """numpy's binary64 +, -, * round to nearest here (the error model of the
+    module docstring). Probed on ties and near-ties in both signs; a process
+    whose rounding mode was changed gets the exact products instead."""
+    if "ok" not in _IEEE:
+        one = np.array([1.0, -1.0])
+        t = 2.0 ** -53
+        sg = np.sign(one)
+        ok = (bool(np.all(one + t * sg == one))  # a tie goes to even: stays
+              and bool(np.all(one + 2.5 * t * sg == one * (1 + 2 * t)))  # nearest is below
+              and bool(np.all(one + 3.5 * t * sg == one * (1 + 4 * t)))  # nearest is above
+              and bool(np.all((one * (1 + 2 * t)) * (1 + 2 * t) == one * (1 + 4 * t)))
+              and bool(np.all(one - (t / 2) * sg == one)))  # tie below 1: to even
+        _IEEE["ok"] = ok
+    return _IEEE["ok"]
 
 
 def _u() -> arb:
@@ -454,8 +476,10 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
     or FourierDeclined when the proven float error plus the mass outside the
     window exceeds ``allowance`` units of 2^-K (for each polynomial)."""
     K = D.K
-    if K > 1000:
+    if K > 900:
         raise FourierDeclined("unit below the binary64 range")
+    if not ieee_round_to_nearest():
+        raise FourierDeclined("binary64 arithmetic does not round to nearest in this process")
     upper = isinstance(D, UpperDist)
     main = D.poly if isinstance(D, UpperDist) else D.P
     n = main.length()

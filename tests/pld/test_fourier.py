@@ -157,3 +157,28 @@ def test_queries_agree_with_the_exact_route():
     lo_e, hi_e = exact.enclosure.lo, exact.enclosure.hi
     assert max(lo_f, lo_e) <= min(hi_f, hi_e)
     assert (hi_f - lo_f) <= 1.2 * (hi_e - lo_e)
+
+
+def test_rounding_mode_probe_refuses_directed_rounding():
+    """The error model needs round to nearest; with the x86 rounding mode set
+    upward / downward / toward zero (fesetround through ctypes) the probe says
+    no and fourier_power declines (the exact products take over)."""
+    import ctypes
+    import ctypes.util
+    import platform
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("FE_* constants below are x86's")
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    D = _random_upper(random.Random(5), 20, 0)
+    try:
+        for mode in (0x800, 0x400, 0xC00):  # FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO
+            assert libm.fesetround(mode) == 0
+            F._IEEE.clear()
+            assert not F.ieee_round_to_nearest()
+            with pytest.raises(F.FourierDeclined):
+                F.fourier_power(D, 100, allowance=2**K)
+    finally:
+        libm.fesetround(0)
+        F._IEEE.clear()
+    assert F.ieee_round_to_nearest()
