@@ -717,10 +717,12 @@ def refine_query(
         except _Coarser as c:
             m = c.m
             continue
-        except PrecisionExhausted:
+        except PrecisionExhausted as exc:
             if prev is None and m > 4 and m_start is None:  # probe outgrew memory: coarser
                 m = max(4, m - 3)
                 continue
+            if prev is not None:  # a finer grid outgrew memory: report the best so far
+                return stop(f"grid 2^-{m} outgrew the memory budget ({exc})")
             raise
         for d, lo, hi in results:
             if lo is not None and (d.lo is None or lo > d.lo):

@@ -210,6 +210,8 @@ def _power_fourier(D: Dist, T: int, budget: int, allowance: int,
         except FourierDeclined as e:
             if e.factor is None:
                 raise
+            if not math.isfinite(e.factor):
+                raise
             for _ in range(max(1, math.ceil(math.log2(max(e.factor, 1.0))))):
                 b_steps *= 2
                 if T // b_steps < 2:
@@ -243,9 +245,11 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
     ``budget * T * (number of products)`` (likewise for the dropped classes
     of the optimistic side)."""
     if allowance is not None and T >= FOURIER_MIN_STEPS:
-        from .fourier import FourierDeclined
+        from .fourier import FourierDeclined, cheaper_than_exact
 
         try:
+            if not cheaper_than_exact(D, T):
+                raise FourierDeclined("the exact products are expected to be faster")
             return _power_fourier(D, T, budget, allowance, tick, steps_before)
         except FourierDeclined:
             pass

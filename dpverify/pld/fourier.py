@@ -19,7 +19,8 @@ Err (per coefficient) covers the difference.
    toward zero (error < 1 ulp). Convolution of nonnegative vectors is monotone,
    so the a-fold product of the rounded vector bounds that of the integer one
    in the same direction (:mod:`convolve`, module docstring). Up-rounding
-   changes a mass by at most a factor 1 + 2^-52 (used in 5).
+   changes a mass by at most a factor 1 + 4u (conversion to nearest, then one
+   ulp up), which enters ||x||_1 in 3.
 
 2. **Circular wrap.** With N = 2^L, the cyclic convolution y_c[r] =
    sum_j y[r + jN] is >= y[k] for every k = r mod N (all terms >= 0): the
@@ -34,8 +35,9 @@ Err (per coefficient) covers the difference.
    their error bounded there, :func:`_twiddles`). With the complex product's
    bound |fl(w^ b) - w^ b| <= sqrt2 gamma_2 |w^||b| (Higham, *Accuracy and
    Stability of Numerical Algorithms*, 2nd ed., Lemma 3.5) and a rounded sum
-   per real component, an output of the stage is within
-   eta (|a| + |b|), eta = mu + 4u + O(u^2) <= mu + 5u (u = 2^-53), of the exact butterfly of the computed inputs.
+   per real component, an output of the stage is within eta (|a| + |b|) of
+   the exact butterfly of the computed inputs, eta = mu + (1 + 2 sqrt2) u +
+   O(u mu) <= mu + 5u (u = 2^-53).
    Writing stage k as the matrix A_k, the computed v_k satisfies
    |v_k - A_k v_{k-1}| <= eta |A_k| |v_{k-1}| componentwise, and by induction
    |v_L - F x| <= ((1 + eta)^L - 1) |A_L| ... |A_1| |x| (the argument of Higham
@@ -52,7 +54,12 @@ Err (per coefficient) covers the difference.
    For |z^ - z| <= e, |z^^a - z^a| <= (|z^| + e)^a - |z^|^a (telescoping the
    product of a factors). Both bounds increase with |z^|; they are summed over
    the frequencies by counting |z^|^2 in bins (exact comparisons) and evaluating
-   the bounds at each bin's upper edge in arb. The inverse transform is
+   the bounds at each bin's upper edge in arb. The few frequencies where
+   |z^|^a is not negligible carry nearly all of a e |z^|^(a-1); they are
+   recomputed in arb instead (the exact input polynomial at the ball
+   e^{-2 pi i f / N}, its a-th power in acb, p_f = the double nearest the
+   midpoint, |p_f - z_f^a| read off the ball) and left out of the bins. This
+   is what lets a = T: the float bound alone would grow like T e. The inverse transform is
    conj(FFT(conj(p))) / N (conjugation and the power-of-two division are
    exact), so each output coefficient is within
 
@@ -60,16 +67,24 @@ Err (per coefficient) covers the difference.
 
    of y_c (plus underflow terms; the real part is taken, which only helps).
 
-5. **Outside the window** (Chernoff): for lambda > 0 and any threshold t,
-   sum_{k >= t} y_k <= e^{-lambda t} M(lambda)^a and
-   sum_{k <= t} y_k <= e^{lambda t} M(-lambda)^a with M(lambda) = sum_i x_i e^{lambda i}
-   (valid for any nonnegative measure). M is the integer polynomial evaluated
-   at the ball e^lambda in arb, times 2^-K and the rounding factor of 1. The
-   floats only choose lambda and the window.
+5. **Outside the window**: the mass of y(c) (c = the integer masses; the
+   window's circular values already dominate y(c) on the pessimistic side,
+   and x <= c on the optimistic side) outside [W, W + N). The step's vector
+   is split into a main part [c_lo, c_hi) and two thin ends. Sequences with
+   at least one step in an end weigh at most a * ends * total^(a-1) (union
+   bound), wherever they land; the main-only ones are bounded by Chernoff:
+   for lambda > 0, sum_{k >= t} y_k <= e^{-lambda t} M(lambda)^a and
+   sum_{k <= t} y_k <= e^{lambda t} M(-lambda)^a, M(lambda) = sum_i c_i 2^-K
+   e^{lambda i} (any nonnegative measure), evaluated as the integer
+   polynomial at the ball e^lambda in arb. Why the split: a tail of one unit
+   per knot makes M grow so fast that a single Chernoff bound overshoots the
+   true quantile by many nats. The floats only choose c_lo, c_hi, lambda and
+   the window.
 
-Pessimistic output: ceil(2^K (y_c + Err)) on the window, the mass below the
-window added at its first index (moving mass to a higher loss only raises the
-curve), the mass above moved to +inf. Optimistic: P = floor(2^K (y_c - Err))_+,
+Pessimistic output: ceil(2^K (y_c + Err)) on the window, the Chernoff mass
+below the window added at its first index (moving mass to a higher loss only
+raises the curve), the Chernoff mass above and the union-bounded mass moved
+to +inf. Optimistic: P = floor(2^K (y_c - Err))_+,
 tilted Q = ceil(2^K (y_c + Err)), and the P-mass outside the window recorded
 as ``deficit``: for any set of classes S, sum_S (P_k - e^eps Q_k) >= sum_S
 (P'_k - e^eps Q'_k) - deficit, so the queries subtract it (accountant).
@@ -89,7 +104,7 @@ from flint import acb, arb, fmpq, fmpz, fmpz_poly
 from ..ball import endpoints, working_precision
 from .discretise import LowerDist, UpperDist
 
-__all__ = ["fourier_power", "FourierDeclined"]
+__all__ = ["fourier_power", "FourierDeclined", "cheaper_than_exact", "ieee_round_to_nearest"]
 
 Dist = Union[UpperDist, LowerDist]
 
@@ -107,24 +122,19 @@ _UF_BITS = 960
 _PREC = 128
 
 
-_IEEE: dict = {}
-
-
 def ieee_round_to_nearest() -> bool:
     """numpy's binary64 +, -, * round to nearest here (the error model of the
-    module docstring). Probed on ties and near-ties in both signs; a process
-    whose rounding mode was changed gets the exact products instead."""
-    if "ok" not in _IEEE:
-        one = np.array([1.0, -1.0])
-        t = 2.0 ** -53
-        sg = np.sign(one)
-        ok = (bool(np.all(one + t * sg == one))  # a tie goes to even: stays
-              and bool(np.all(one + 2.5 * t * sg == one * (1 + 2 * t)))  # nearest is below
-              and bool(np.all(one + 3.5 * t * sg == one * (1 + 4 * t)))  # nearest is above
-              and bool(np.all((one * (1 + 2 * t)) * (1 + 2 * t) == one * (1 + 4 * t)))
-              and bool(np.all(one - (t / 2) * sg == one)))  # tie below 1: to even
-        _IEEE["ok"] = ok
-    return _IEEE["ok"]
+    module docstring). Probed on every call (a few operations) on ties and
+    near-ties in both signs; a process whose rounding mode was changed gets
+    the exact products instead."""
+    one = np.array([1.0, -1.0])
+    t = 2.0 ** -53
+    sg = np.sign(one)
+    return (bool(np.all(one + t * sg == one))  # a tie goes to even: stays
+            and bool(np.all(one + 2.5 * t * sg == one * (1 + 2 * t)))  # nearest is below
+            and bool(np.all(one + 3.5 * t * sg == one * (1 + 4 * t)))  # nearest is above
+            and bool(np.all((one * (1 + 2 * t)) * (1 + 2 * t) == one * (1 + 4 * t)))
+            and bool(np.all(one - (t / 2) * sg == one)))  # tie below 1: to even
 
 
 def _u() -> arb:
@@ -137,8 +147,11 @@ def _hi(x: arb) -> arb:
 
 
 def _ceil_units(x: arb, K: int) -> int:
-    """An integer >= 2^K x for every value of the ball."""
-    return int(((_hi(x)) * arb(2) ** K).ceil().unique_fmpz())
+    """An integer >= 2^K x for every value of the ball (the scaling is exact
+    at a precision that holds the upper end's mantissa and K more bits)."""
+    hi = _hi(x)
+    with working_precision(hi.mid().man_exp()[0].bit_length() + K + 64):
+        return int((hi * arb(2) ** K).ceil().unique_fmpz())
 
 
 class FourierDeclined(Exception):
@@ -250,7 +263,8 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
 def _floats(p: fmpz_poly, K: int, up: bool) -> np.ndarray:
     """c_i 2^-K as doubles rounded up (``up``) or down: one nextafter from the
     converted value, which is within 1 ulp whatever the conversion's rounding
-    (module docstring 1). K <= 1000 keeps every nonzero mass normal."""
+    (module docstring 1). K <= 900 keeps every nonzero mass normal and
+    2^(K + 53) x finite (:meth:`_Transform._exact_poly`)."""
     f = np.array(p.coeffs(), dtype=np.float64)
     nz = f != 0
     f = np.where(nz, np.nextafter(f, np.inf if up else 0.0), 0.0)
@@ -343,7 +357,8 @@ class _Transform:
         self.re, self.im, mu = _fft(pad, np.zeros(N))
         L = N.bit_length() - 1
         with working_precision(_PREC + K):
-            mass = arb(int(poly(1))) / arb(2) ** K * (1 + 2 * _u() if up else 1)
+            # up: nearest (or toward zero) then one ulp up: x <= c 2^-K (1 + 4u)
+            mass = arb(int(poly(1))) / arb(2) ** K * (1 + 4 * _u() if up else 1)
             eta = mu + 5 * _u()
             self.grow = _hi((1 + eta) ** L - 1)
             self.e = _hi(self.grow * mass + arb(2) ** -_UF_BITS)
@@ -356,7 +371,7 @@ class _Transform:
             raise FourierDeclined("inputs not on the expected binary grid")
         return fmpz_poly([int(t) for t in v.tolist()])
 
-    def power(self, a: int) -> arb:
+    def power(self, a: int, target: float) -> arb:
         """Computes p ~ z^a and returns Err, the bound per output coefficient
         (module docstring 4). The frequencies where |z|^a is not negligible
         (a few dozen: those below about N / (2 pi sd) of the composed law)
@@ -366,14 +381,19 @@ class _Transform:
         the double nearest its midpoint, with |p_f - z_f^a| taken from the
         ball. The remaining frequencies keep the binned float bound."""
         N = self.re.size
-        pr, pi, c = _pow(self.re, self.im, a)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: the bound is inf, declined
+            pr, pi, c = _pow(self.re, self.im, a)
         r2 = self.re * self.re + self.im * self.im
-        # floats choose the set: |z|^a above 2^-40 (and at most the cap)
-        with np.errstate(divide="ignore"):
-            keep = 0.5 * a * np.log2(np.maximum(r2, 1e-300)) > -40.0
-        S = np.nonzero(keep)[0]
-        if S.size > MAX_EXACT_FREQUENCIES:
-            S = S[np.argsort(-r2[S])[:MAX_EXACT_FREQUENCIES]]
+        # floats choose the set: the fewest largest |z| whose removal leaves
+        # the float estimate (a e + 3 u c) |z|^(a-1) of the others' sum
+        # below target (at most the cap)
+        order = np.argsort(-r2)
+        with np.errstate(divide="ignore", over="ignore"):
+            est = (a * float(self.e.mid()) + 3 * 2.0 ** -53 * c) * \
+                np.exp(0.5 * (a - 1) * np.log(np.maximum(r2[order], 1e-300)))
+        rest_sum = np.cumsum(est[::-1])[::-1]  # rest_sum[k] = sum of est[k:]
+        k = int(np.searchsorted(-rest_sum, -target, side="left"))
+        S = order[: min(k, MAX_EXACT_FREQUENCIES)]
         rest = np.ones(N, dtype=bool)
         rest[S] = False
         SE_S = arb(0)
@@ -403,45 +423,46 @@ class _Transform:
 
 
 def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
-    """(t, lambda): a float estimate of the first composed index t beyond
+    """(t, lambda): a float estimate of the nearest composed index t beyond
     which (``above``: at or above; else at or below) the Chernoff bound
-    e^{-+lambda t} M(+-lambda)^a is below e^log_target. For each lambda on a
-    geometric grid the tilted mean t(lambda) = a E_lambda[i] is the point where
-    that lambda is optimal; the smallest such t that meets the target is kept.
+    e^{-+lambda t} M(+-lambda)^a is below e^log_target: for each lambda on a
+    geometric grid the required t is (a log M(+-lambda) - log_target) / lambda
+    (above; mirrored below), and the best lambda is kept. (The tilted mean
+    a E_lambda[i] is not used: on a vector with a long thin tail it jumps
+    from the bulk to the end of the support between neighbouring lambdas.)
     Floats choose; :func:`_chernoff_at` proves."""
     idx = np.arange(xf.size, dtype=np.float64)
-    logx = np.log(np.where(xf > 0, xf, 1e-300))
+    with np.errstate(divide="ignore"):
+        logx = np.where(xf > 0, np.log(np.where(xf > 0, xf, 1.0)), -np.inf)
     sgn = 1.0 if above else -1.0
-    best = None
-    for lam in np.geomspace(1e-7, 50.0, 160):
+    best: Optional[tuple[int, float]] = None
+    for lam in np.geomspace(1e-7, 50.0, 240):
         z = logx + sgn * lam * idx
         zmax = float(z.max())
-        e = np.exp(z - zmax)
-        s0 = float(e.sum())
-        logM = zmax + math.log(s0)
-        m1 = float((e * idx).sum()) / s0
-        t = a * m1
-        expo = a * logM - sgn * lam * t
-        if expo <= log_target:
-            tt = math.ceil(t) if above else math.floor(t)
-            if best is None or (tt < best[0] if above else tt > best[0]):
-                best = (tt, float(lam))
-            break  # t(lambda) is monotone in lambda: the first hit is the nearest
-    if best is None:  # beyond the support: the end of the support
-        return (a * (xf.size - 1) + 1, 1.0) if above else (-1, 1.0)
+        logM = zmax + math.log(float(np.exp(z - zmax).sum()))
+        if above:
+            t = math.ceil((a * logM - log_target) / lam)
+            if best is None or t < best[0]:
+                best = (t, float(lam))
+        else:
+            t = math.floor((log_target - a * logM) / lam)
+            if best is None or t > best[0]:
+                best = (t, float(lam))
+    assert best is not None
     return best
 
 
-def _chernoff_at(p: fmpz_poly, K: int, rho: arb, a: int, t: int, above: bool, lam: float) -> arb:
-    """A proven upper bound of the mass of x^{*a} at indices >= t (``above``)
-    or <= t, where x <= rho c 2^-K coefficientwise (module docstring 5)."""
+def _chernoff_at(p: fmpz_poly, K: int, a: int, t: int, above: bool, lam: float) -> arb:
+    """A proven upper bound of the mass of (c 2^-K)^{*a} at indices >= t
+    (``above``) or <= t, c = the integer polynomial ``p`` (module docstring 5);
+    lambda comes from the floats."""
     lam_q = Fraction(lam).limit_denominator(1 << 40)
     if lam_q <= 0:
-        return arb(1)
+        raise FourierDeclined("no usable Chernoff parameter")
     sgn = 1 if above else -1
-    with working_precision(_PREC + K):
+    with working_precision(_PREC + K + a.bit_length()):
         L = arb(fmpq(lam_q.numerator, lam_q.denominator)) * sgn
-        M = p(L.exp()) * rho / arb(2) ** K
+        M = p(L.exp()) / arb(2) ** K
         return _hi((a * M.log() - L * t).exp())
 
 
@@ -471,6 +492,55 @@ def _scaled(vals: np.ndarray, err: arb, K: int, up: bool) -> fmpz_poly:
     return _ceil_shift(p, _S - K) if up else _floor_shift(p, _S - K)
 
 
+_RATES: dict = {}
+
+
+def _rates() -> tuple[float, float]:
+    """(seconds per coefficient-bit of one exact FLINT squaring, seconds per
+    point-stage of :func:`_fft`), measured once per process on small inputs.
+    Cost model only."""
+    if not _RATES:
+        import time
+
+        p = fmpz_poly([(1 << 63) - 1 - 7 * i for i in range(4096)])
+        t = time.perf_counter()
+        for _ in range(3):
+            p * p
+        _RATES["exact"] = (time.perf_counter() - t) / (3 * 4096 * 64)
+        x = np.zeros(1 << 14)
+        t = time.perf_counter()
+        for _ in range(3):
+            _fft(x, x)
+        _RATES["fft"] = (time.perf_counter() - t) / (3 * 14 * (1 << 14))
+    return _RATES["exact"], _RATES["fft"]
+
+
+def cheaper_than_exact(D: Dist, T: int) -> bool:
+    """Whether the Fourier power is expected to beat square-and-multiply for
+    D^{*T} (floats, speed only): exact products cost about
+    (2 + popcount T) products at the final length L (squarings double the
+    length), each L (2K + 32) coefficient-bits; the Fourier power about four
+    transforms of the next power of two above 1.25 L (the window adds the
+    tails a truncated product drops)."""
+    main = D.poly if isinstance(D, UpperDist) else D.P
+    n = main.length()
+    if n == 0:
+        return False
+    x = np.array(main.coeffs(), dtype=np.float64)
+    tot = float(x.sum())
+    if not tot > 0:
+        return False
+    idx = np.arange(n, dtype=np.float64)
+    mean = float((x * idx).sum()) / tot
+    var = float((x * (idx - mean) ** 2).sum()) / tot
+    L = min(T * (n - 1) + 1, int(16 * math.sqrt(max(var, 0.0) * T)) + n)
+    N = 1 << max(1, int(1.25 * L).bit_length())
+    exact_rate, fft_rate = _rates()
+    exact = (2 + bin(T).count("1")) * L * (2 * D.K + 32) * exact_rate
+    fourier = 4 * N * (N.bit_length() - 1) * fft_rate
+    return fourier < exact
+
+
 def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
     """D^{*a} (a >= 2) as a rigorous bound of the same kind (module docstring),
     or FourierDeclined when the proven float error plus the mass outside the
@@ -481,6 +551,10 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
     if not ieee_round_to_nearest():
         raise FourierDeclined("binary64 arithmetic does not round to nearest in this process")
     upper = isinstance(D, UpperDist)
+    if not upper and D.deficit != 0:  # type: ignore[union-attr]
+        # a missing mass d would become up to about a d in the power; the
+        # inputs here are discretised steps and their exact squares (d = 0)
+        raise FourierDeclined("the input already carries a wrap deficit")
     main = D.poly if isinstance(D, UpperDist) else D.P
     n = main.length()
     if n == 0:
@@ -489,12 +563,23 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
     full = a * (n - 1) + 1
     with working_precision(_PREC + K):
         limit = arb(allowance) / arb(2) ** K
-        rho = 1 + 2 * _u() if upper else arb(1)
-    # the window: indices beyond which the Chernoff bound of each end is below
-    # limit / 16 (floats choose), then proven (module docstring 5)
-    log_target = math.log(max(allowance, 1)) - K * math.log(2) - math.log(16)
-    t_hi, lam_hi = _tail_point(xf, a, log_target, True)
-    t_lo, lam_lo = _tail_point(xf, a, log_target, False)
+    # the window (module docstring 5): the step's vector is split into a main
+    # part [c_lo, c_hi) and thin ends whose mass, times a, is below target;
+    # sequences with a step in an end are union-bounded, the main-only ones
+    # by Chernoff (a floor of one unit on every knot of a long tail makes a
+    # single Chernoff bound far too loose). Floats choose c_lo, c_hi and t.
+    target = max(allowance, 1) * 2.0 ** -K / 16
+    cum = np.cumsum(xf)
+    c_lo = int(np.searchsorted(cum, target / (4 * a), side="right"))  # a * mass[:c_lo] <= target/4
+    rcum = np.cumsum(xf[::-1])
+    c_hi = n - int(np.searchsorted(rcum, target / (4 * a), side="right"))
+    if c_hi <= c_lo:
+        c_lo, c_hi = 0, n
+    xm = xf[c_lo:c_hi]
+    log_target = math.log(target / 2)
+    t_hi, lam_hi = _tail_point(xm, a, log_target, True)
+    t_lo, lam_lo = _tail_point(xm, a, log_target, False)
+    t_hi, t_lo = t_hi + a * c_lo, t_lo + a * c_lo
     lo_m = hi_m = arb(0)
     if t_lo < 0 and t_hi >= full:
         N, W = max(2, 1 << (full - 1).bit_length()), 0
@@ -505,10 +590,18 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
             N, W = max(2, 1 << (full - 1).bit_length()), 0
         else:
             W = max(0, min(full - N, t_lo + 1 - (N - (t_hi - t_lo - 1)) // 2))
+            pm = main.truncate(c_hi).right_shift(c_lo) if c_lo else main.truncate(c_hi)
+            with working_precision(_PREC + K + a.bit_length()):
+                total = arb(int(main(1)))
+                ends = total - arb(int(pm(1)))  # exact integers
+                # sequences with at least one step in an end: a * ends * total^(a-1)
+                union = a * ends / arb(2) ** K * (total / arb(2) ** K) ** (a - 1)
+            # main-only sequences: indices (a c_lo + sum of main-relative indices)
             if W + N < full:
-                hi_m = _chernoff_at(main, K, rho, a, W + N, True, lam_hi)
+                hi_m = _chernoff_at(pm, K, a, W + N - a * c_lo, True, lam_hi)
             if W > 0:
-                lo_m = _chernoff_at(main, K, rho, a, W - 1, False, lam_lo)
+                lo_m = _chernoff_at(pm, K, a, W - 1 - a * c_lo, False, lam_lo)
+            hi_m = _hi(hi_m + union)  # wherever they land: counted above the window
             if not hi_m + lo_m <= limit / 4:
                 raise FourierDeclined("the mass outside the window exceeds the allowance")
     if N > MAX_N:
@@ -519,12 +612,13 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
         if poly.length() > N:
             raise FourierDeclined("distribution longer than the window")
         tr = _Transform(poly, K, up, N)
-        err = tr.power(a)
+        err = tr.power(a, float(limit.mid()) / 8)
         with working_precision(_PREC + K):
             spent = N * err + arb(N) / arb(2) ** _S + hi_m + lo_m
             if not spent <= limit:
+                ratio = float(spent.mid()) / max(float(limit.mid()), 1e-300)
                 raise FourierDeclined("the float error bound exceeds the allowance",
-                                      float(spent.mid()) / max(float(limit.mid()), 1e-300))
+                                      ratio if math.isfinite(ratio) else None)
         out = tr.inverse()
         if not (np.all(np.isfinite(out)) and float(np.max(np.abs(out))) + float(err.mid()) < 6.0):
             raise FourierDeclined("transform out of range")
@@ -541,6 +635,6 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
     (pv, perr, _), (qv, qerr, _) = outs
     P = _scaled(pv, perr, K, False)
     Q = _scaled(qv, qerr, K, True)
-    deficit = D.deficit + _ceil_units(hi_m + lo_m, K)
+    deficit = _ceil_units(hi_m + lo_m, K)
     return LowerDist(D.m, K, offset, P, Q, _inf_power(D.inf, K, a, False), D.tilt * a,
                      fmpz(deficit))
