@@ -180,3 +180,80 @@ def test_rounding_mode_probe_refuses_directed_rounding():
     finally:
         libm.fesetround(0)
     assert F.ieee_round_to_nearest()
+
+
+# -- properties and the cases an adversarial review found ---------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 2**20), min_size=2, max_size=24), st.sampled_from([30, 53, 60, 70]),
+       st.integers(64, 160), st.integers(0, 2**10), st.booleans())
+def test_upper_power_dominates_exact_power_property(w, k, a, inf, spike):
+    """Random shapes (zeros, spikes, flat tails) at units below, at and above
+    the 53-bit mantissa and the 60-bit output scale: every tail sum of the
+    Fourier power is >= the exact one (FLINT's integer power)."""
+    if spike:
+        w = [0] * (len(w) - 1) + [2**20]
+    tot = sum(w) or 1
+    c = [v * (2**k - inf) // tot for v in w]
+    if not any(c):
+        return
+    D = UpperDist(6, k, -2, fmpz_poly(c), fmpz(inf))
+    try:
+        R = F.fourier_power(D, a, allowance=2**k // 10**4)
+    except F.FourierDeclined:
+        return  # declining is always sound (the caller takes exact products)
+    exact = _coeffs(D.poly ** a)
+    scale = 2 ** (k * (a - 1))
+    got = _coeffs(R.poly)
+    shift = R.offset - a * D.offset
+    tail_e = 2 ** (k * a) - (2**k - inf) ** a
+    tail_g = int(R.inf) * scale
+    for idx in range(max(len(exact), shift + len(got)) - 1, -1, -1):
+        if idx < len(exact):
+            tail_e += exact[idx]
+        if 0 <= idx - shift < len(got):
+            tail_g += got[idx - shift] * scale
+        if idx >= shift:
+            assert tail_g >= tail_e
+
+
+def test_an_input_with_a_deficit_is_declined():
+    U = _random_upper(random.Random(9), 20, 0)
+    D = LowerDist(10, K, 0, U.poly, U.poly, fmpz(0), Fraction(0), fmpz(5))
+    with pytest.raises(F.FourierDeclined):
+        F.fourier_power(D, 100, allowance=2**K)
+
+
+def test_unit_conversion_at_the_default_precision():
+    """K = 90 at python-flint's default 53 bits used to round 2^K x to a ball
+    without a unique ceiling (TypeError)."""
+    rng = random.Random(11)
+    c = [rng.randrange(1, 2**60) for _ in range(40)]
+    D = UpperDist(10, 90, 0, fmpz_poly(c), fmpz(0))
+    R = F.fourier_power(D, 700, allowance=2**90 // 10**6)
+    assert R.poly.length() > 0
+
+
+def test_overflowing_power_declines_instead_of_raising():
+    """A tilted Q of mass 2 raised to a = 10^6 overflows binary64: the error
+    ratio is not finite, and the Fourier power declines (it raised
+    OverflowError in convolve's retry loop)."""
+    from dpverify.pld.convolve import _power_fourier
+
+    U = _random_upper(random.Random(12), 30, 0)
+    Q = fmpz_poly([2 * int(c) for c in U.poly.coeffs()])
+    D = LowerDist(10, K, 0, U.poly, Q, fmpz(0), Fraction(0))
+    with pytest.raises(F.FourierDeclined):
+        _power_fourier(D, 10**6, 0, 2**K // 10**6, None, 0)
+
+
+@pytest.mark.slow
+def test_overflowing_tilted_mass_falls_back_to_exact_products():
+    """End to end (36 s): sigma 0.6, q 0.05, 2e6 steps at a coarse width."""
+    from dpverify.pld import dpsgd as S
+
+    r = S.dpsgd_epsilon("0.6", "0.05", 2_000_000, "1e-5", rel_width=0.3, time_budget=60)
+    assert r.enclosure.lo > 20000
