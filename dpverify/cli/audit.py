@@ -40,7 +40,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Certified enclosure of epsilon(delta) (--delta) or delta(eps) (--eps) of T "
         "steps of the Poisson-subsampled Gaussian mechanism, from a privacy-loss-distribution "
         "accountant whose every number is an upper or lower bound with a proof (AFA Thm 10/11, "
-        "connect-the-dots discretisation, exact integer convolution). With --claimed-eps E and "
+        "connect-the-dots discretisation, composition by a Fourier power with a proven "
+        "floating-point error bound or by exact integer convolution). With --claimed-eps E and "
         "--delta D: the verdict on the claim (E, D)-DP: exit 0 holds, 1 fails, 3 undecided.",
     )
     d.add_argument("--noise-multiplier", metavar="S", help="noise multiplier sigma, > 0")

@@ -435,21 +435,23 @@ def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple
     with np.errstate(divide="ignore"):
         logx = np.where(xf > 0, np.log(np.where(xf > 0, xf, 1.0)), -np.inf)
     sgn = 1.0 if above else -1.0
-    best: Optional[tuple[int, float]] = None
-    for lam in np.geomspace(1e-7, 50.0, 240):
+
+    def required(lam: float) -> int:
         z = logx + sgn * lam * idx
         zmax = float(z.max())
         logM = zmax + math.log(float(np.exp(z - zmax).sum()))
         if above:
-            t = math.ceil((a * logM - log_target) / lam)
-            if best is None or t < best[0]:
-                best = (t, float(lam))
-        else:
-            t = math.floor((log_target - a * logM) / lam)
-            if best is None or t > best[0]:
-                best = (t, float(lam))
-    assert best is not None
-    return best
+            return math.ceil((a * logM - log_target) / lam)
+        return -math.floor((log_target - a * logM) / lam)  # negated: smaller is better
+
+    # a coarse geometric scan, then a finer one around the best point
+    lams = np.geomspace(1e-7, 50.0, 48)
+    ts = [required(float(v)) for v in lams]
+    i = int(np.argmin(ts))
+    fine = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 16)
+    cand = [(t, float(v)) for t, v in zip(ts, lams)] + [(required(float(v)), float(v)) for v in fine]
+    t, lam = min(cand)
+    return (t, lam) if above else (-t, lam)
 
 
 def _chernoff_at(p: fmpz_poly, K: int, a: int, t: int, above: bool, lam: float) -> arb:
