@@ -52,7 +52,7 @@ from flint import arb, fmpz
 
 from ..ball import ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
-from .convolve import compose, mul_count
+from .convolve import FOURIER_MIN_STEPS, compose, mul_count
 from .discretise import LowerDist, UpperDist, discretise
 
 __all__ = [
@@ -358,7 +358,16 @@ def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int
     product_rate() per coefficient-bit (rounding and truncation are cheaper
     than the product and measured to fit within the model's slack)."""
     products = sum(2 + bin(s.count).count("1") for s in steps) + len(steps)
-    return product_rate() * length * (2 * K + 32) * products * 3 * directions
+    exact = product_rate() * length * (2 * K + 32) * products * 3 * directions
+    if len(steps) == 1 and steps[0].count >= FOURIER_MIN_STEPS:
+        # the Fourier power (fourier.cheaper_than_exact's model): about four
+        # transforms of the next power of two above 1.25 length per polynomial
+        from .fourier import _rates
+
+        N = 1 << max(1, int(1.25 * length).bit_length())
+        fourier = 4 * N * (N.bit_length() - 1) * _rates()[1] * 3 * directions
+        return min(exact, fourier)
+    return exact
 
 
 # --------------------------------------------------------------------------- a-priori plan

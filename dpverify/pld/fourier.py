@@ -565,6 +565,15 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
     full = a * (n - 1) + 1
     with working_precision(_PREC + K):
         limit = arb(allowance) / arb(2) ** K
+    # the error floor no retry can lower: the inverse transform alone errs by
+    # about L * eta * mass^a in total (the zero frequency), and the 2^-60
+    # output grid adds N / 2^60; a tiny delta (allowance) is the exact
+    # products' job (floats choose here: a wrong guess only costs the try)
+    mass = float(xf.sum())
+    L_est = max(1, (max(2, min(full, 4 * n)) - 1).bit_length())
+    floor = L_est * 12 * 2.0 ** -53 * (math.exp(min(700.0, a * math.log(mass))) if mass > 0 else 0.0)
+    if floor + 2.0 ** -60 * min(full, MAX_N) > float(limit.mid()) / 2:
+        raise FourierDeclined("the target is below the binary64 error floor")
     # the window (module docstring 5): the step's vector is split into a main
     # part [c_lo, c_hi) and thin ends whose mass, times a, is below target;
     # sequences with a step in an end are union-bounded, the main-only ones
