@@ -52,7 +52,7 @@ from flint import arb, fmpz
 
 from ..ball import ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
-from .convolve import FOURIER_MIN_STEPS, compose, mul_count
+from .convolve import FOURIER_MIN_STEPS, compose, mul_count, product_rate
 from .discretise import LowerDist, UpperDist, discretise
 
 __all__ = [
@@ -305,26 +305,6 @@ def total_muls(steps: Sequence[Step]) -> int:
 
 # --------------------------------------------------------------------------- cost model
 
-_RATE: Optional[float] = None
-
-
-def product_rate() -> float:
-    """Seconds per (coefficient x bit) of one exact FLINT squaring on this
-    machine right now, measured once per process on a 4096 x 64-bit
-    polynomial (about a millisecond). Used only to *estimate* the cost of a
-    grid level before it starts (the deadline is enforced during the level)."""
-    global _RATE
-    if _RATE is None:
-        from flint import fmpz_poly
-
-        p = fmpz_poly([(1 << 63) - 1 - 7 * i for i in range(4096)])
-        t = time.perf_counter()
-        for _ in range(3):
-            p * p
-        _RATE = (time.perf_counter() - t) / (3 * 4096 * 64)
-    return _RATE
-
-
 def _moments(u: UpperDist) -> tuple[float, float]:
     """Float mean and variance (in grid units) of one discretised step's loss
     (pessimistic masses; only for the length estimate)."""
@@ -362,10 +342,10 @@ def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int
     if len(steps) == 1 and steps[0].count >= FOURIER_MIN_STEPS:
         # the Fourier power (fourier.cheaper_than_exact's model): about four
         # transforms of the next power of two above 1.25 length per polynomial
-        from .fourier import _rates
+        from .fourier import fft_rate
 
         N = 1 << max(1, int(1.25 * length).bit_length())
-        fourier = 4 * N * (N.bit_length() - 1) * _rates()[1] * 3 * directions
+        fourier = 4 * N * (N.bit_length() - 1) * fft_rate() * 3 * directions
         return min(exact, fourier)
     return exact
 

@@ -102,6 +102,7 @@ import numpy as np
 from flint import acb, arb, fmpq, fmpz, fmpz_poly
 
 from ..ball import endpoints, working_precision
+from .convolve import _ceil_shift, _floor_shift, product_rate
 from .discretise import LowerDist, UpperDist
 
 __all__ = ["fourier_power", "FourierDeclined", "cheaper_than_exact", "ieee_round_to_nearest"]
@@ -299,14 +300,14 @@ def _power_bounds(re: np.ndarray, im: np.ndarray, a: int, e: arb, c: int) -> tup
     docstring 4), with |z^_f - z_f| <= e and c the multiplication-chain count."""
     if re.size == 0:
         return arb(0), arb(0)
-    r2 = re * re + im * im  # fl(|z^|^2); |z^|^2 <= (fl + 2^-1070) (1 + 3u)
+    r2 = re * re + im * im  # fl(|z^|^2); |z^|^2 <= (fl + 2^-1000) (1 + 3u), FTZ included
     edges, counts = _bins(r2, a)
     S1 = arb(0)
     SE = arb(0)
     with working_precision(_PREC):
         growth = (1 + 3 * _u()) ** c  # nu = sqrt2 gamma_2 < 3u
         slack = 1 + 3 * _u()
-        tiny = arb(2) ** -1070
+        tiny = arb(2) ** -1000
         for edge, n in zip(edges, counts):
             if n == 0:
                 continue
@@ -483,8 +484,6 @@ def _scaled(vals: np.ndarray, err: arb, K: int, up: bool) -> fmpz_poly:
     """ceil(2^K (v + err)) (``up``) or floor(2^K (v - err))_+ for doubles
     0 <= v < 7: exact in int64 at 2^-60 first (scaling by 2^60 is exact,
     ceil/floor of a double is exact), then rescaled in the same direction."""
-    from .convolve import _ceil_shift, _floor_shift
-
     e = _ceil_units(err, _S)
     s = np.ldexp(vals, _S)
     ints = np.ceil(s).astype(np.int64) + e if up else np.floor(s).astype(np.int64) - e
@@ -494,27 +493,21 @@ def _scaled(vals: np.ndarray, err: arb, K: int, up: bool) -> fmpz_poly:
     return _ceil_shift(p, _S - K) if up else _floor_shift(p, _S - K)
 
 
-_RATES: dict = {}
+_FFT_RATE: dict = {}
 
 
-def _rates() -> tuple[float, float]:
-    """(seconds per coefficient-bit of one exact FLINT squaring, seconds per
-    point-stage of :func:`_fft`), measured once per process on small inputs.
-    Cost model only."""
-    if not _RATES:
+def fft_rate() -> float:
+    """Seconds per point-stage of :func:`_fft`, measured once per process on
+    2^14 points. Cost model only."""
+    if not _FFT_RATE:
         import time
 
-        p = fmpz_poly([(1 << 63) - 1 - 7 * i for i in range(4096)])
-        t = time.perf_counter()
-        for _ in range(3):
-            p * p
-        _RATES["exact"] = (time.perf_counter() - t) / (3 * 4096 * 64)
         x = np.zeros(1 << 14)
         t = time.perf_counter()
         for _ in range(3):
             _fft(x, x)
-        _RATES["fft"] = (time.perf_counter() - t) / (3 * 14 * (1 << 14))
-    return _RATES["exact"], _RATES["fft"]
+        _FFT_RATE["s"] = (time.perf_counter() - t) / (3 * 14 * (1 << 14))
+    return _FFT_RATE["s"]
 
 
 def cheaper_than_exact(D: Dist, T: int) -> bool:
@@ -537,9 +530,8 @@ def cheaper_than_exact(D: Dist, T: int) -> bool:
     var = float((x * (idx - mean) ** 2).sum()) / tot
     L = min(T * (n - 1) + 1, int(16 * math.sqrt(max(var, 0.0) * T)) + n)
     N = 1 << max(1, int(1.25 * L).bit_length())
-    exact_rate, fft_rate = _rates()
-    exact = (2 + bin(T).count("1")) * L * (2 * D.K + 32) * exact_rate
-    fourier = 4 * N * (N.bit_length() - 1) * fft_rate
+    exact = (2 + bin(T).count("1")) * L * (2 * D.K + 32) * product_rate()
+    fourier = 4 * N * (N.bit_length() - 1) * fft_rate()
     return fourier < exact
 
 
