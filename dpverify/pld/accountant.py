@@ -53,7 +53,7 @@ from flint import arb, fmpz
 from ..ball import ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
 from .convolve import FOURIER_MIN_STEPS, compose, mul_count, product_rate
-from .discretise import LowerDist, UpperDist, discretise
+from .discretise import LowerDist, UpperDist, discretise, grid_range
 
 __all__ = [
     "ComposedBounds",
@@ -404,7 +404,13 @@ def plan_query(steps: Sequence[Step], directions: Sequence[str], kind: str,
             M = V = 0.0
             spread = 0.0
             for st in steps:
-                u, _ = discretise(st.make_pair(d), 6, 64, 1e-15)
+                pair = st.make_pair(d)
+                bounds = grid_range(pair, 6, 1e-15)
+                if bounds[1] - bounds[0] > 4096:
+                    # a step spanning more than 64 nats (sigma ~ 0.1 and below):
+                    # the model's one cheap discretisation would not be cheap
+                    return None
+                u, _ = discretise(pair, 6, 64, 1e-15, bounds=bounds)
                 mean, var = _moments(u)
                 M += st.count * (mean + u.offset) / 64
                 V += st.count * var / 4096

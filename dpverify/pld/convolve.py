@@ -206,7 +206,7 @@ def _power_fourier(D: Dist, T: int, budget: int, allowance: int,
         if a < 2:
             raise FourierDeclined("too few steps left for a power")
         try:
-            F = fourier_power(base, a, allowance)
+            F = fourier_power(base, a, allowance, tick)
             break
         except FourierDeclined as e:
             if e.factor is None:

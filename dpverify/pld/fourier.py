@@ -96,7 +96,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import numpy as np
 from flint import acb, arb, fmpq, fmpz, fmpz_poly
@@ -535,7 +535,7 @@ def cheaper_than_exact(D: Dist, T: int) -> bool:
     return fourier < exact
 
 
-def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
+def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], None]] = None) -> Dist:
     """D^{*a} (a >= 2) as a rigorous bound of the same kind (module docstring),
     or FourierDeclined when the proven float error plus the mass outside the
     window exceeds ``allowance`` units of 2^-K (for each polynomial)."""
@@ -615,6 +615,8 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
         if poly.length() > N:
             raise FourierDeclined("distribution longer than the window")
         tr = _Transform(poly, K, up, N)
+        if tick:
+            tick()  # the caller's deadline, between transforms
         err = tr.power(a, float(limit.mid()) / 8)
         with working_precision(_PREC + K):
             spent = N * err + arb(N) / arb(2) ** _S + hi_m + lo_m
@@ -623,6 +625,8 @@ def fourier_power(D: Dist, a: int, allowance: int) -> Dist:
                 raise FourierDeclined("the float error bound exceeds the allowance",
                                       ratio if math.isfinite(ratio) else None)
         out = tr.inverse()
+        if tick:
+            tick()
         if not (np.all(np.isfinite(out)) and float(np.max(np.abs(out))) + float(err.mid()) < 6.0):
             raise FourierDeclined("transform out of range")
         outs.append((out[np.arange(W, W + N) % N], err, up))  # window [W, W + N)

@@ -189,7 +189,7 @@ class SubsampledGaussianPair:
         Q_t: list[arb] = []
         total = n - i0 + 1
         for k, i in enumerate(range(i0, n + 1)):
-            if progress is not None and k % 8192 == 0:
+            if progress is not None and k % 256 == 0:
                 progress(k / total)
             p, q = self._tails_with(h * i, c, sf)
             P_t.append(p)
