@@ -305,6 +305,14 @@ def total_muls(steps: Sequence[Step]) -> int:
 
 # --------------------------------------------------------------------------- cost model
 
+def fourier_usable(K: int, scale: Optional[Fraction], rel_width: float) -> bool:
+    """Whether the Fourier power can be expected to certify at unit 2^-K for
+    a target of scale * rel_width (its allowance is 1/50 of that; its
+    binary64 error floor is ~1e-12 at 2^23 points; fourier.py declines
+    K > 900). Cost model only: a wrong guess misplans a level, nothing else."""
+    return scale is not None and K <= 900 and float(scale) * rel_width / 50 > 2e-12
+
+
 def _moments(u: UpperDist) -> tuple[float, float]:
     """Float mean and variance (in grid units) of one discretised step's loss
     (pessimistic masses; only for the length estimate)."""
@@ -330,7 +338,8 @@ def estimate_length(parts: Sequence[tuple[UpperDist, int]], z: float = 8.0) -> i
     return int(min(full + 1, 2 * z * math.sqrt(var) + n1))
 
 
-def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int) -> float:
+def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int,
+                     fourier: bool = False) -> float:
     """A-priori cost of composing one grid level: per direction three
     polynomials (pessimistic P, optimistic P and tilted Q), each about
     (2 + popcount T) products at the final length (square-and-multiply: the
@@ -339,8 +348,9 @@ def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int
     than the product and measured to fit within the model's slack)."""
     products = sum(2 + bin(s.count).count("1") for s in steps) + len(steps)
     exact = product_rate() * length * (2 * K + 32) * products * 3 * directions
-    if len(steps) == 1 and steps[0].count >= FOURIER_MIN_STEPS:
-        # the Fourier power (fourier.cheaper_than_exact's model): about four
+    if fourier and len(steps) == 1 and steps[0].count >= FOURIER_MIN_STEPS:
+        # the Fourier power (fourier.cheaper_than_exact's model), when the
+        # caller expects it to certify (fourier_usable): about four
         # transforms of the next power of two above 1.25 length per polynomial
         from .fourier import fft_rate
 
@@ -616,7 +626,8 @@ def refine_query(
                 m -= 1
                 continue
             K_est = 48 + max(1, int(-plan.log_delta / math.log(2)) + 14)
-            if estimate_seconds(n_est, K_est, steps, len(directions)) > time_budget:
+            if estimate_seconds(n_est, K_est, steps, len(directions),
+                                fourier_usable(K_est, scale, rel_width)) > time_budget:
                 m -= 1
                 continue
             break
@@ -685,7 +696,8 @@ def refine_query(
                         # a-priori m* assumes eps ~ 1; long schedules (T = 1e6:
                         # eps ~ 150, a 180-nat range) need a coarser probe
                         raise _Coarser(max(4, m - math.ceil(math.log2(8 * n_est / max_length))))
-                    est = estimate_seconds(n_est, K, steps, len(active))
+                    est = estimate_seconds(n_est, K, steps, len(active),
+                                           fourier_usable(K, scale, rel_width))
                     left = deadline - time.monotonic()
                     if est > left:
                         # the cost halves with every coarser halving of h
