@@ -257,3 +257,14 @@ def test_overflowing_tilted_mass_falls_back_to_exact_products():
 
     r = S.dpsgd_epsilon("0.6", "0.05", 2_000_000, "1e-5", rel_width=0.3, time_budget=60)
     assert r.enclosure.lo > 20000
+
+
+def test_units_beyond_binary64_go_to_exact_products_without_overflow():
+    """delta 1e-300 needs ~1050-bit units: the cost model and the power both
+    step aside (the float conversion of such masses overflowed: internal
+    error on `audit dpsgd --delta 1e-300`)."""
+    K = 1050
+    D = UpperDist(10, K, 0, fmpz_poly([2**K // 3, 2**K // 3, 2**K // 3]), fmpz(0))
+    assert not F.cheaper_than_exact(D, 10**4)
+    with pytest.raises(F.FourierDeclined):
+        F.fourier_power(D, 10**4, allowance=2**(K - 20))
