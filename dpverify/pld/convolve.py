@@ -38,7 +38,11 @@ docstring); the product is the same integer convolution, because
 e^{s_i} e^{s_j} = e^{s_{i+j}} on the product's grid (the per-step tilt
 offsets add: ``tilt`` of the product is the sum).
 
-T-fold composition by binary exponentiation (square-and-multiply).
+T-fold composition by binary exponentiation (square-and-multiply), or - when
+the caller gives an error allowance, T >= FOURIER_MIN_STEPS and the cost model
+prefers it - by the certified Fourier power of :mod:`fourier` (one binary64
+FFT, a pointwise power and one inverse FFT with a proven error bound), which
+returns the same kind of bound; anything it declines comes back here.
 """
 
 from __future__ import annotations
