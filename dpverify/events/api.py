@@ -262,8 +262,11 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
         return Verdict(Outcome.UNDECIDED, "the zCDP conversion gives an upper bound only"), ans
 
     def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
-        # with a pair that bounds the mechanism from above only, lo > D proves nothing
-        return (hi is not None and hi <= D) or (lo > D and not p.upper_only)
+        # lo > D settles the question either way: FAILS for a tight pair; for a pair
+        # that bounds the mechanism from above only it proves nothing about the
+        # mechanism, but no finer grid can bring the pair's upper end below D
+        # (refining on ran to the memory budget, about a minute)
+        return (hi is not None and hi <= D) or lo > D
 
     try:
         ans = _query(event, "delta", E_, neighboring, None, None, time_budget, progress, decided, D)
@@ -276,4 +279,15 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
             return Verdict(Outcome.HOLDS, f"certified delta({E_}) <= {enc.hi_str()} <= {D}", {"delta": enc}), ans
         if enc.lo > Db:
             return Verdict(Outcome.FAILS, f"certified delta({E_}) >= {enc.lo_str()} > {D}", {"delta": enc}), ans
+    if p.upper_only:
+        low = ans.details.get("dominating_pair_lower_end")
+        if low is not None and Fraction(low) > D:
+            from ..ball import lower_decimal
+
+            with working_precision(256):
+                shown = lower_decimal(ball(Fraction(low)), 17)  # rounded down
+            return Verdict(Outcome.UNDECIDED,
+                           f"the dominating pair's delta({E_}) >= {shown} > {D}, but the pair bounds the "
+                           f"mechanism from above only ({'; '.join(p.upper_only)}): no verdict on the "
+                           f"mechanism", {"delta": enc}), ans
     return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", {"delta": enc}), ans

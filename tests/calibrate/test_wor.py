@@ -145,7 +145,8 @@ def test_cli_refuses_bad_wor_input(args, capsys):
 def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path):
     """Issue 13 for fixed batches: B = 256 of N = 60000, T = 14063, target (3, 1e-5).
     The accountant's bracket has relative width <= 1e-3; audit --events (the Cor 32
-    pair) certifies eps <= 3 at the safe end and eps > 3 at the pair's limit; the
+    pair) certifies eps <= 3 at the safe end; at the pair's limit the pair's delta exceeds
+    1e-5 but, bounding the mechanism from above only, gives no verdict (exit 3); the
     realised pair (Poisson add-remove at sigma/2) proves the mechanism fails at the
     unsafe end."""
     import json
@@ -163,7 +164,13 @@ def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path):
 
     claim = ["--delta", "1e-5", "--claimed-eps", "3"]
     assert main(["audit", "dpsgd", "--events", events_file(c.safe.value), *claim]) == 0
-    assert main(["audit", "dpsgd", "--events", events_file(c.unsafe.value), *claim]) == 1  # the pair fails
+    # the pair's curve exceeds delta at its limit, but the pair bounds the mechanism from
+    # above only: undecided (exit 3), settled at once instead of refining to the memory budget
+    import time
+
+    t = time.monotonic()
+    assert main(["audit", "dpsgd", "--events", events_file(c.unsafe.value), *claim]) == 3
+    assert time.monotonic() - t < 30
     half = c.mechanism_unsafe.value / 2
     assert main(["audit", "dpsgd", "--noise-multiplier", f"{half.numerator}/{half.denominator}",
                  "--sampling-rate", "256/60000", "--steps", "14063", *claim]) == 1  # the mechanism fails
