@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, Optional, Union
 from flint import arb
 
 from .. import _validate as V
-from ..ball import ball, working_precision
+from ..ball import ball, lower_decimal, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..pld.accountant import Step, refine_query
 from ..pld.dpsgd import _digits as _pld_digits
@@ -282,8 +282,6 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     if p.upper_only:
         low = ans.details.get("dominating_pair_lower_end")
         if low is not None and Fraction(low) > D:
-            from ..ball import lower_decimal
-
             with working_precision(256):
                 shown = lower_decimal(ball(Fraction(low)), 17)  # rounded down
             return Verdict(Outcome.UNDECIDED,

@@ -52,7 +52,7 @@ from flint import arb, fmpz
 
 from ..ball import ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
-from .convolve import FOURIER_MIN_STEPS, compose, mul_count, product_rate
+from .convolve import FOURIER_MIN_STEPS, compose, mul_count, product_seconds
 from .discretise import LowerDist, UpperDist, discretise, grid_range
 
 __all__ = [
@@ -305,12 +305,19 @@ def total_muls(steps: Sequence[Step]) -> int:
 
 # --------------------------------------------------------------------------- cost model
 
+#: the Fourier power may add proven float error of 1/_FOURIER_SHARE of the
+#: target width (scale * rel_width) per polynomial (refine_query's allowance)
+_FOURIER_SHARE = 50
+
+
 def fourier_usable(K: int, scale: Optional[Fraction], rel_width: float) -> bool:
     """Whether the Fourier power can be expected to certify at unit 2^-K for
-    a target of scale * rel_width (its allowance is 1/50 of that; its
-    binary64 error floor is ~1e-12 at 2^23 points; fourier.py declines
-    K > 900). Cost model only: a wrong guess misplans a level, nothing else."""
-    return scale is not None and K <= 900 and float(scale) * rel_width / 50 > 2e-12
+    a target of scale * rel_width: its allowance must clear its binary64
+    error floor (~1e-12 at 2^23 points), and it declines K > MAX_K. Cost
+    model only: a wrong guess misplans a level, nothing else."""
+    from .fourier import MAX_K
+
+    return scale is not None and K <= MAX_K and float(scale) * rel_width / _FOURIER_SHARE > 2e-12
 
 
 def _moments(u: UpperDist) -> tuple[float, float]:
@@ -344,19 +351,16 @@ def estimate_seconds(length: int, K: int, steps: Sequence[Step], directions: int
     polynomials (pessimistic P, optimistic P and tilted Q), each about
     (2 + popcount T) products at the final length (square-and-multiply: the
     squarings' lengths double, so they sum to about twice the last one), at
-    product_rate() per coefficient-bit (rounding and truncation are cheaper
-    than the product and measured to fit within the model's slack)."""
+    product_seconds() each (rounding and truncation are cheaper than the
+    product and measured to fit within the model's slack); with ``fourier``
+    (the caller expects the Fourier power to certify: fourier_usable) a single
+    step kind may cost fourier.transform_seconds per polynomial instead."""
     products = sum(2 + bin(s.count).count("1") for s in steps) + len(steps)
-    exact = product_rate() * length * (2 * K + 32) * products * 3 * directions
+    exact = product_seconds(length, K) * products * 3 * directions
     if fourier and len(steps) == 1 and steps[0].count >= FOURIER_MIN_STEPS:
-        # the Fourier power (fourier.cheaper_than_exact's model), when the
-        # caller expects it to certify (fourier_usable): about four
-        # transforms of the next power of two above 1.25 length per polynomial
-        from .fourier import fft_rate
+        from .fourier import transform_seconds
 
-        N = 1 << max(1, int(1.25 * length).bit_length())
-        fourier = 4 * N * (N.bit_length() - 1) * fft_rate() * 3 * directions
-        return min(exact, fourier)
+        return min(exact, transform_seconds(length) * 3 * directions)
     return exact
 
 
@@ -669,7 +673,7 @@ def refine_query(
             budget = int(small * (1 << K) / (100 * total_steps * (2 * nm + 2)))
             # proven float error the Fourier route may add per polynomial
             # (fourier.py): 2% of the target width each
-            allowance: Optional[int] = int(small * (1 << K) / 50)
+            allowance: Optional[int] = int(small * (1 << K) / _FOURIER_SHARE)
         else:
             allowance = None
             K = 160

@@ -213,9 +213,7 @@ def _power_fourier(D: Dist, T: int, budget: int, allowance: int,
             F = fourier_power(base, a, allowance, tick)
             break
         except FourierDeclined as e:
-            if e.factor is None:
-                raise
-            if not math.isfinite(e.factor):
+            if e.factor is None:  # (fourier_power reports a non-finite ratio as None)
                 raise
             for _ in range(max(1, math.ceil(math.log2(max(e.factor, 1.0))))):
                 b_steps *= 2
@@ -313,6 +311,13 @@ def product_rate() -> float:
             p * p
         _RATE = (time.perf_counter() - t) / (3 * 4096 * 64)
     return _RATE
+
+
+def product_seconds(length: int, K: int) -> float:
+    """Estimated cost of one exact product whose result has ``length``
+    coefficients of about 2K + 32 bits (before the rounding to 2^-K).
+    Cost model only."""
+    return product_rate() * length * (2 * K + 32)
 
 
 def mul_count(T: int) -> int:

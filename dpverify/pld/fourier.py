@@ -102,7 +102,7 @@ import numpy as np
 from flint import acb, arb, fmpq, fmpz, fmpz_poly
 
 from ..ball import endpoints, working_precision
-from .convolve import _ceil_shift, _floor_shift, product_rate
+from .convolve import _ceil_shift, _floor_shift, product_seconds
 from .discretise import LowerDist, UpperDist
 
 __all__ = ["fourier_power", "FourierDeclined", "cheaper_than_exact", "ieee_round_to_nearest"]
@@ -114,6 +114,9 @@ _UBITS = 53  # unit roundoff of binary64, round to nearest: u = 2^-53
 _S = 60
 #: largest transform (memory: a few complex arrays of this length)
 MAX_N = 1 << 23
+#: largest unit exponent K: every nonzero mass c 2^-K (c >= 1) stays a normal
+#: double and 2^(K + 53) x stays finite (:meth:`_Transform._exact_poly`)
+MAX_K = 900
 #: an absolute term that dominates every underflow contribution: an IEEE
 #: operation whose result is below 2^-1022 errs by at most 2^-1075 in gradual
 #: underflow and by at most 2^-1022 if the process flushes subnormals to zero
@@ -168,21 +171,21 @@ class FourierDeclined(Exception):
 _TW: dict = {"N": 0}
 
 
-def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, Fraction]:
+def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, arb]:
     """cos, sin of 2 pi k / N for k < n as doubles (arb at 128 bits, then the
-    midpoint as a double), with a proven bound of |w^ - w| over the table."""
+    midpoint as a double), with a proven bound of |w^ - w| over the table (an
+    exact point: the maximum of exact upper ends, compared exactly)."""
     c = np.empty(n)
     s = np.empty(n)
-    worst = Fraction(0)
+    worst = arb(0)
     with working_precision(_PREC):
         for k in range(n):
             s_, c_ = arb.sin_cos_pi_fmpq(fmpq(2 * k, N))
             fc, fs = float(c_.mid()), float(s_.mid())
             c[k], s[k] = fc, fs
-            man, exp = _hi((arb(fc) - c_).abs_upper() + (arb(fs) - s_).abs_upper()).mid().man_exp()
-            f = Fraction(int(man)) * Fraction(2) ** int(exp)
-            if f > worst:
-                worst = f
+            err = _hi((arb(fc) - c_).abs_upper() + (arb(fs) - s_).abs_upper())
+            if err > worst:
+                worst = err
     return c, s, worst
 
 
@@ -200,21 +203,17 @@ def _twiddles(N: int) -> tuple[np.ndarray, np.ndarray, arb]:
         step = _TW["N"] // N
         return _TW["c"][::step], _TW["s"][::step], _TW["mu"]
     half = max(1, N // 2)
-    bits = max(0, (half - 1).bit_length())
-    B = 1 << ((bits + 1) // 2)
-    ch, sh, mh = _table((half + B - 1) // B, N // B if N >= B else 1) if B > 1 else (None, None, None)
-    cl, sl, ml = _table(min(B, half), N)
-    if B > 1 and ch is not None:
+    B = 1 << (((half - 1).bit_length() + 1) // 2)
+    if B == 1:  # N <= 2: one entry
+        c, s, mu = _table(half, N)
+    else:
+        ch, sh, mh = _table((half + B - 1) // B, N // B)
+        cl, sl, ml = _table(B, N)
         c = (np.outer(ch, cl) - np.outer(sh, sl)).ravel()[:half]
         s = (np.outer(sh, cl) + np.outer(ch, sl)).ravel()[:half]
         with working_precision(_PREC):
-            fh = arb(fmpq(mh.numerator, mh.denominator))
-            fl_ = arb(fmpq(ml.numerator, ml.denominator))
             gamma2 = 2 * _u() / (1 - 2 * _u())
-            mu = _hi(fh * (1 + fl_) + fl_ + arb(2).sqrt() * gamma2 * (1 + fh) * (1 + fl_))
-    else:
-        c, s = cl[:half], sl[:half]
-        mu = arb(fmpq(ml.numerator, ml.denominator))
+            mu = _hi(mh * (1 + ml) + ml + arb(2).sqrt() * gamma2 * (1 + mh) * (1 + ml))
     _TW.update(N=N, c=c, s=s, mu=mu)
     return c, s, mu
 
@@ -264,8 +263,7 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
 def _floats(p: fmpz_poly, K: int, up: bool) -> np.ndarray:
     """c_i 2^-K as doubles rounded up (``up``) or down: one nextafter from the
     converted value, which is within 1 ulp whatever the conversion's rounding
-    (module docstring 1). K <= 900 keeps every nonzero mass normal and
-    2^(K + 53) x finite (:meth:`_Transform._exact_poly`)."""
+    (module docstring 1); K <= MAX_K."""
     f = np.array(p.coeffs(), dtype=np.float64)
     nz = f != 0
     f = np.where(nz, np.nextafter(f, np.inf if up else 0.0), 0.0)
@@ -295,12 +293,13 @@ def _bins(r2: np.ndarray, a: int) -> tuple[list, list]:
     return edges, counts
 
 
-def _power_bounds(re: np.ndarray, im: np.ndarray, a: int, e: arb, c: int) -> tuple[arb, arb]:
+def _power_bounds(r2: np.ndarray, a: int, e: arb, c: int) -> tuple[arb, arb]:
     """(S1, SE): upper bounds of sum_f |p_f| and sum_f |p_f - z_f^a| (module
-    docstring 4), with |z^_f - z_f| <= e and c the multiplication-chain count."""
-    if re.size == 0:
+    docstring 4) over the frequencies whose r2 = fl(|z^_f|^2) are given
+    (|z^|^2 <= (r2 + 2^-1000) (1 + 3u), flush-to-zero included), with
+    |z^_f - z_f| <= e and c the multiplication-chain count."""
+    if r2.size == 0:
         return arb(0), arb(0)
-    r2 = re * re + im * im  # fl(|z^|^2); |z^|^2 <= (fl + 2^-1000) (1 + 3u), FTZ included
     edges, counts = _bins(r2, a)
     S1 = arb(0)
     SE = arb(0)
@@ -317,7 +316,7 @@ def _power_bounds(re: np.ndarray, im: np.ndarray, a: int, e: arb, c: int) -> tup
             SE += n * ((growth - 1) * ra + (r + e) ** a - ra)
         base = ((arb(edges[0]) + tiny) * slack).sqrt() + e
         grow_uf = arb(1) if base <= 1 else base ** (c + 1)
-        uf = re.size * (c + 1) * arb(2) ** -_UF_BITS * grow_uf
+        uf = r2.size * (c + 1) * arb(2) ** -_UF_BITS * grow_uf
         return _hi(S1 + uf), _hi(SE + uf)
 
 
@@ -350,8 +349,10 @@ class _Transform:
     """One vector's forward transform on a length-N window, its a-th power
     and the proven error of each step (module docstring 3-4)."""
 
-    def __init__(self, poly: fmpz_poly, K: int, up: bool, N: int) -> None:
-        x = _floats(poly, K, up)
+    def __init__(self, poly: fmpz_poly, K: int, up: bool, N: int,
+                 x: Optional[np.ndarray] = None) -> None:
+        """``x``: ``_floats(poly, K, up)`` when the caller already has it."""
+        x = _floats(poly, K, up) if x is None else x
         self.x, self.K = x, K
         pad = np.zeros(N)
         pad[: x.size] = x
@@ -412,7 +413,7 @@ class _Transform:
                     pr[f], pi[f] = fr, fi
                     SE_S += _hi((acb(fr, fi) - za).abs_upper())
                     S1_S += _hi(acb(fr, fi).abs_upper())
-        S1, SE = _power_bounds(self.re[rest], self.im[rest], a, self.e, c)
+        S1, SE = _power_bounds(r2[rest], a, self.e, c)
         self.pr, self.pi = pr, pi
         with working_precision(_PREC):
             return _hi((self.grow * (S1 + S1_S) + SE + SE_S) / N + 2 * arb(2) ** -_UF_BITS)
@@ -510,16 +511,22 @@ def fft_rate() -> float:
     return _FFT_RATE["s"]
 
 
+def transform_seconds(length: int) -> float:
+    """Estimated cost of one Fourier power whose result spans ``length`` grid
+    points: about four transforms of the next power of two above 1.25 length
+    (the window keeps the tails a truncated product drops). Cost model only."""
+    N = 1 << max(1, int(1.25 * length).bit_length())
+    return 4 * N * (N.bit_length() - 1) * fft_rate()
+
+
 def cheaper_than_exact(D: Dist, T: int) -> bool:
     """Whether the Fourier power is expected to beat square-and-multiply for
     D^{*T} (floats, speed only): exact products cost about
     (2 + popcount T) products at the final length L (squarings double the
-    length), each L (2K + 32) coefficient-bits; the Fourier power about four
-    transforms of the next power of two above 1.25 L (the window adds the
-    tails a truncated product drops)."""
+    length); the Fourier power :func:`transform_seconds`."""
     main = D.poly if isinstance(D, UpperDist) else D.P
     n = main.length()
-    if n == 0 or D.K > 900:  # (fourier_power declines such units; masses beyond binary64)
+    if n == 0 or D.K > MAX_K:  # (fourier_power declines such units; masses beyond binary64)
         return False
     x = np.array(main.coeffs(), dtype=np.float64)
     tot = float(x.sum())
@@ -529,10 +536,54 @@ def cheaper_than_exact(D: Dist, T: int) -> bool:
     mean = float((x * idx).sum()) / tot
     var = float((x * (idx - mean) ** 2).sum()) / tot
     L = min(T * (n - 1) + 1, int(16 * math.sqrt(max(var, 0.0) * T)) + n)
-    N = 1 << max(1, int(1.25 * L).bit_length())
-    exact = (2 + bin(T).count("1")) * L * (2 * D.K + 32) * product_rate()
-    fourier = 4 * N * (N.bit_length() - 1) * fft_rate()
-    return fourier < exact
+    return transform_seconds(L) < (2 + bin(T).count("1")) * product_seconds(L, D.K)
+
+
+def _window(main: fmpz_poly, xf: np.ndarray, K: int, a: int, allowance: int,
+            limit: arb) -> tuple[int, int, arb, arb]:
+    """(N, W, lo_m, hi_m): the transform length, the first composed index of
+    the window [W, W + N), and proven bounds of the mass of the a-fold power
+    below and above it (module docstring 5). The step's vector is split into
+    a main part [c_lo, c_hi) and thin ends whose mass, times a, is below the
+    target; sequences with a step in an end are union-bounded (counted in
+    hi_m, wherever they land), the main-only ones by Chernoff (a floor of one
+    unit on every knot of a long tail makes a single Chernoff bound far too
+    loose). Floats choose c_lo, c_hi, lambda and the window."""
+    n = main.length()
+    full = a * (n - 1) + 1
+    target = max(allowance, 1) * 2.0 ** -K / 16
+    cum = np.cumsum(xf)
+    c_lo = int(np.searchsorted(cum, target / (4 * a), side="right"))  # a * mass[:c_lo] <= target/4
+    rcum = np.cumsum(xf[::-1])
+    c_hi = n - int(np.searchsorted(rcum, target / (4 * a), side="right"))
+    if c_hi <= c_lo:
+        c_lo, c_hi = 0, n
+    xm = xf[c_lo:c_hi]
+    log_target = math.log(target / 2)
+    t_hi, lam_hi = _tail_point(xm, a, log_target, True)
+    t_lo, lam_lo = _tail_point(xm, a, log_target, False)
+    t_hi, t_lo = t_hi + a * c_lo, t_lo + a * c_lo
+    whole = (max(2, 1 << (full - 1).bit_length()), 0, arb(0), arb(0))
+    if t_lo < 0 and t_hi >= full:
+        return whole
+    t_lo, t_hi = max(t_lo, -1), min(t_hi, full)
+    N = max(2, 1 << (t_hi - t_lo - 1).bit_length())
+    if N >= full:
+        return whole
+    W = max(0, min(full - N, t_lo + 1 - (N - (t_hi - t_lo - 1)) // 2))
+    pm = main.truncate(c_hi).right_shift(c_lo) if c_lo else main.truncate(c_hi)
+    with working_precision(_PREC + K + a.bit_length()):
+        total = arb(int(main(1)))
+        ends = total - arb(int(pm(1)))  # exact integers
+        # sequences with at least one step in an end: a * ends * total^(a-1)
+        union = a * ends / arb(2) ** K * (total / arb(2) ** K) ** (a - 1)
+    # main-only sequences: indices (a c_lo + sum of main-relative indices)
+    hi_m = _chernoff_at(pm, K, a, W + N - a * c_lo, True, lam_hi) if W + N < full else arb(0)
+    lo_m = _chernoff_at(pm, K, a, W - 1 - a * c_lo, False, lam_lo) if W > 0 else arb(0)
+    hi_m = _hi(hi_m + union)
+    if not hi_m + lo_m <= limit / 4:
+        raise FourierDeclined("the mass outside the window exceeds the allowance")
+    return N, W, lo_m, hi_m
 
 
 def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], None]] = None) -> Dist:
@@ -540,7 +591,7 @@ def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], N
     or FourierDeclined when the proven float error plus the mass outside the
     window exceeds ``allowance`` units of 2^-K (for each polynomial)."""
     K = D.K
-    if K > 900:
+    if K > MAX_K:
         raise FourierDeclined("unit below the binary64 range")
     if not ieee_round_to_nearest():
         raise FourierDeclined("binary64 arithmetic does not round to nearest in this process")
@@ -566,55 +617,15 @@ def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], N
     floor = L_est * 12 * 2.0 ** -53 * (math.exp(min(700.0, a * math.log(mass))) if mass > 0 else 0.0)
     if floor + 2.0 ** -60 * min(full, MAX_N) > float(limit.mid()) / 2:
         raise FourierDeclined("the target is below the binary64 error floor")
-    # the window (module docstring 5): the step's vector is split into a main
-    # part [c_lo, c_hi) and thin ends whose mass, times a, is below target;
-    # sequences with a step in an end are union-bounded, the main-only ones
-    # by Chernoff (a floor of one unit on every knot of a long tail makes a
-    # single Chernoff bound far too loose). Floats choose c_lo, c_hi and t.
-    target = max(allowance, 1) * 2.0 ** -K / 16
-    cum = np.cumsum(xf)
-    c_lo = int(np.searchsorted(cum, target / (4 * a), side="right"))  # a * mass[:c_lo] <= target/4
-    rcum = np.cumsum(xf[::-1])
-    c_hi = n - int(np.searchsorted(rcum, target / (4 * a), side="right"))
-    if c_hi <= c_lo:
-        c_lo, c_hi = 0, n
-    xm = xf[c_lo:c_hi]
-    log_target = math.log(target / 2)
-    t_hi, lam_hi = _tail_point(xm, a, log_target, True)
-    t_lo, lam_lo = _tail_point(xm, a, log_target, False)
-    t_hi, t_lo = t_hi + a * c_lo, t_lo + a * c_lo
-    lo_m = hi_m = arb(0)
-    if t_lo < 0 and t_hi >= full:
-        N, W = max(2, 1 << (full - 1).bit_length()), 0
-    else:
-        t_lo, t_hi = max(t_lo, -1), min(t_hi, full)
-        N = max(2, 1 << (t_hi - t_lo - 1).bit_length())
-        if N >= full:
-            N, W = max(2, 1 << (full - 1).bit_length()), 0
-        else:
-            W = max(0, min(full - N, t_lo + 1 - (N - (t_hi - t_lo - 1)) // 2))
-            pm = main.truncate(c_hi).right_shift(c_lo) if c_lo else main.truncate(c_hi)
-            with working_precision(_PREC + K + a.bit_length()):
-                total = arb(int(main(1)))
-                ends = total - arb(int(pm(1)))  # exact integers
-                # sequences with at least one step in an end: a * ends * total^(a-1)
-                union = a * ends / arb(2) ** K * (total / arb(2) ** K) ** (a - 1)
-            # main-only sequences: indices (a c_lo + sum of main-relative indices)
-            if W + N < full:
-                hi_m = _chernoff_at(pm, K, a, W + N - a * c_lo, True, lam_hi)
-            if W > 0:
-                lo_m = _chernoff_at(pm, K, a, W - 1 - a * c_lo, False, lam_lo)
-            hi_m = _hi(hi_m + union)  # wherever they land: counted above the window
-            if not hi_m + lo_m <= limit / 4:
-                raise FourierDeclined("the mass outside the window exceeds the allowance")
+    N, W, lo_m, hi_m = _window(main, xf, K, a, allowance, limit)
     if N > MAX_N:
         raise FourierDeclined("transform longer than the memory budget")
-    vecs = [(main, upper)] if upper else [(main, False), (D.Q, True)]
+    vecs = [(main, upper, xf)] if upper else [(main, False, xf), (D.Q, True, None)]
     outs = []
-    for poly, up in vecs:
+    for poly, up, x in vecs:
         if poly.length() > N:
             raise FourierDeclined("distribution longer than the window")
-        tr = _Transform(poly, K, up, N)
+        tr = _Transform(poly, K, up, N, x)
         if tick:
             tick()  # the caller's deadline, between transforms
         err = tr.power(a, float(limit.mid()) / 8)
