@@ -26,6 +26,7 @@ import flint
 from flint import arb, ctx, fmpq, fmpz
 
 from .errors import InvalidParameter, PrecisionExhausted, Undecided, ValueOutOfRange
+from .limits import DEFAULT_MAX_BITS, MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
 
 __all__ = [
     "Exact",
@@ -53,14 +54,11 @@ __all__ = [
     "BACKEND",
     "DEFAULT_MAX_BITS",
     "MAX_NUMBER_CHARS",
-    "MAX_EXPONENT",
+    "MAX_DECIMAL_EXPONENT",
     "NUMBER_CAPS",
 ]
 
 Exact = Union[Fraction, int]
-
-#: Precision cap of every escalation loop unless a caller sets its own (bits).
-DEFAULT_MAX_BITS = 1 << 16
 
 BACKEND = f"python-flint {flint.__version__} arb"
 
@@ -69,15 +67,12 @@ BACKEND = f"python-flint {flint.__version__} arb"
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
 _FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
 
-#: Caps on one input number (stated in every command's --help). Together they keep
-#: the numerator and the denominator of the exact value below 4,000 decimal digits,
-#: under Python's 4,300-digit int/str conversion limit, so that every number can
-#: be printed in a message or a certificate (a 4,301-digit denominator used to
-#: crash `gdp mu --delta 1e-4301` with a traceback). 10^-3000 is far below any
-#: meaningful delta and 10^3000 far above any meaningful epsilon.
-MAX_NUMBER_CHARS = 1000
-MAX_EXPONENT = 3000
-#: the same bound for ints and Fractions handed to the library directly
+#: Caps on one input number (stated in every command's --help): MAX_NUMBER_CHARS and
+#: MAX_DECIMAL_EXPONENT (dpverify.limits) keep the numerator and the denominator of the
+#: exact value below 4,000 decimal digits, under Python's 4,300-digit int/str
+#: conversion limit, so that every number can be printed in a message or a
+#: certificate (a 4,301-digit denominator used to crash `gdp mu --delta 1e-4301`).
+#: The same bound for ints and Fractions handed to the library directly
 _MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
 
@@ -87,7 +82,7 @@ _MAX_EXPONENT_BITS = 3300
 #: One sentence for --help texts and docs/inputs.md.
 NUMBER_CAPS = (
     f"numbers are exact decimals (0.1, 1e-5) or fractions (1/3) of at most {MAX_NUMBER_CHARS} "
-    f"characters with a decimal exponent within +-{MAX_EXPONENT}"
+    f"characters with a decimal exponent within +-{MAX_DECIMAL_EXPONENT}"
 )
 
 
@@ -129,9 +124,9 @@ def parse_exact(value: object, name: str = "value") -> Fraction:
         )
     m = _DECIMAL.fullmatch(text)
     if m:
-        if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
+        if m.group(1) is not None and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
             raise InvalidParameter(
-                name, f"{name}={_clip(value)!r}: decimal exponent must be within +-{MAX_EXPONENT}"
+                name, f"{name}={_clip(value)!r}: decimal exponent must be within +-{MAX_DECIMAL_EXPONENT}"
             )
         return Fraction(text)
     m = _FRACTION.fullmatch(text)

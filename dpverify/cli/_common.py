@@ -94,12 +94,6 @@ class Parser(argparse.ArgumentParser):
         return super().format_help()
 
 
-    def format_help(self) -> str:
-        if self._default_epilog and self.epilog is None:
-            self.epilog = _epilog()
-        return super().format_help()
-
-
 def given_options(args: argparse.Namespace) -> Mapping[str, str]:
     """{dest: option string} of the options typed on the command line (empty
     for a namespace that did not come from :class:`Parser`)."""

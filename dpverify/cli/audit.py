@@ -24,6 +24,7 @@ from ..pld import dpsgd as S
 from ..pld.pairs import neighboring as parse_relation
 from ..progress import Progress
 from ._common import add_output_options, emit, refuse_inapplicable
+from ..limits import MAX_STEPS, MAX_TIME_BUDGET_SECONDS
 
 ORDER = 60
 
@@ -46,7 +47,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     )
     d.add_argument("--noise-multiplier", metavar="S", help="noise multiplier sigma, > 0")
     d.add_argument("--sampling-rate", metavar="Q", help='Poisson rate q in (0, 1]; fractions like "256/60000"')
-    d.add_argument("--steps", metavar="T", help=f"number of steps, 1..{S.MAX_STEPS}")
+    d.add_argument("--steps", metavar="T", help=f"number of steps, 1..{MAX_STEPS}")
     d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N)")
     d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size")
     d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs; steps = ceil(E N / B)")
@@ -70,7 +71,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="requested relative width 10^-N of the enclosure (1..8, default 4)")
     d.add_argument("--time-budget", default="600", metavar="SEC",
                    help="give up (exit 3, stating the width reached) after about SEC seconds "
-                   f"(at most {V.MAX_SECONDS}, default 600)")
+                   f"(at most {MAX_TIME_BUDGET_SECONDS}, default 600)")
     d.add_argument("--strict-width", action="store_true",
                    help="exit 3 when the budget ends with the width missed, even narrowly (by default a "
                         "certified enclosure within 10x of the requested width is printed with a note, "
@@ -123,7 +124,7 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
     if args.sampling_rate is None:
         raise InvalidParameter("sampling_rate", "--sampling-rate Q is required (in (0, 1])")
     if args.steps is None:
-        raise InvalidParameter("steps", f"--steps T is required (an integer in [1, {S.MAX_STEPS}])")
+        raise InvalidParameter("steps", f"--steps T is required (an integer in [1, {MAX_STEPS}])")
     ev = S.GaussianSteps.of(args.noise_multiplier, args.sampling_rate, args.steps)
     return [ev], {"noise_multiplier": args.noise_multiplier, "sampling_rate": args.sampling_rate,
                   "steps": ev.count}, None

@@ -15,6 +15,7 @@ from ..oracle.rows import parse_rows
 from ..schemas import read_text
 from ..oracle.run import BATTERIES, VERDICTS, markdown_report, run_battery, run_rows
 from ._common import add_output_options, emit, output_file, refuse_inapplicable
+from ..limits import MAX_TIME_BUDGET_SECONDS
 
 ORDER = 60
 
@@ -50,7 +51,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--digits", default="4", metavar="N",
                    help="relative width 10^-N of the certified enclosures (1..8, default 4)")
     p.add_argument("--time-budget", default="600", metavar="SECONDS",
-                   help=f"time budget per certified configuration, seconds (at most {V.MAX_SECONDS}, default 600)")
+                   help=f"time budget per certified configuration, seconds (at most {MAX_TIME_BUDGET_SECONDS}, default 600)")
     p.add_argument("--report", metavar="FILE.md", type=output_file,
                    help="also write a Markdown report (its folder must exist)")
     add_output_options(p)

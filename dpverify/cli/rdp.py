@@ -9,7 +9,7 @@ from ..ball import exact_str
 from ..certificate import quantity_certificate
 from ..errors import InvalidParameter
 from ..rdp import CONVERSIONS, compose, conversion_delta, conversion_eps, curve_from_spec, rdp_epsilon, renyi_divergence
-from ..rdp.composition import MAX_COMPOSITIONS
+from ..limits import MAX_RDP_COMPOSITIONS
 from ..rdp.specs import RDP_MECHANISMS
 from ._common import add_digits_option, add_output_options, emit
 from ._mechanism import add_mechanism_options, mechanism_spec
@@ -39,7 +39,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--alpha", required=True,
                    help="order alpha in (0, 1) or (1, 1e9]; subsampled-gaussian: alpha > 1, an integer "
                    f"<= 20000 or a fractional order <= {FRACTIONAL_CAP} (quadrature cost grows like alpha^2)")
-    d.add_argument("--compositions", default="1", help=f"number of compositions K, 1..{MAX_COMPOSITIONS}")
+    d.add_argument("--compositions", default="1", help=f"number of compositions K, 1..{MAX_RDP_COMPOSITIONS}")
     add_digits_option(d)
     add_output_options(d)
     d.set_defaults(func=_divergence)
@@ -52,7 +52,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "proved on a cover of (1, inf) by cells (convexity of (alpha-1) D_alpha).",
     )
     add_mechanism_options(e, names=names)
-    e.add_argument("--compositions", default="1", help=f"number of compositions K, 1..{MAX_COMPOSITIONS}")
+    e.add_argument("--compositions", default="1", help=f"number of compositions K, 1..{MAX_RDP_COMPOSITIONS}")
     e.add_argument("--delta", required=True, help="delta in (0, 1)")
     e.add_argument("--conversion", default="classic", help=f"one of {', '.join(CONVERSIONS)} (default classic)")
     e.add_argument("--digits", default="10", metavar="N",
@@ -79,7 +79,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def _curve(args: argparse.Namespace):
     spec = mechanism_spec(args)
-    k = V.integer("compositions", args.compositions, lo=1, hi=MAX_COMPOSITIONS)
+    k = V.integer("compositions", args.compositions, lo=1, hi=MAX_RDP_COMPOSITIONS)
     curve = curve_from_spec(spec)
     return spec, k, compose([curve], [k])
 

@@ -44,11 +44,11 @@ from .pairs import (
     discrete_laplace_pair,
     epsilon_delta_pair,
 )
+from ..limits import MAX_STEPS
 
 __all__ = ["Plan", "Block", "Relation", "Unsupported", "compile_event", "relation", "RELATION_DIRECTIONS"]
 
 #: Longest schedule (sum of counts) accepted, as for DP-SGD.
-MAX_STEPS = 10**7
 
 
 class Relation(str, enum.Enum):
