@@ -56,6 +56,7 @@ __all__ = [
     "MAX_NUMBER_CHARS",
     "MAX_DECIMAL_EXPONENT",
     "NUMBER_CAPS",
+    "arb_to_fraction",
 ]
 
 Exact = Union[Fraction, int]
@@ -145,6 +146,13 @@ def parse_exact(value: object, name: str = "value") -> Fraction:
 def _clip(text: str, n: int = 60) -> str:
     """A long user text shortened for a message (the message must stay readable)."""
     return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def arb_to_fraction(x: arb) -> Fraction:
+    """The exact rational value of an exact (radius 0) finite arb point."""
+    m, e = x.mid().man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
 def exact_str(x: Fraction) -> str:

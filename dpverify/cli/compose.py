@@ -8,11 +8,18 @@ from typing import Any
 from .. import _validate as V
 from ..ball import exact_str, parse_exact
 from ..certificate import quantity_certificate
-from ..composition import compose_delta_auto, compose_delta_grid, compose_eps_auto, compose_eps_grid, parse_mech
-from ..limits import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
+from ..composition import (
+    compose_delta_auto,
+    compose_delta_grid,
+    compose_eps_auto,
+    compose_eps_grid,
+    parse_mech,
+)
 from ..errors import InvalidParameter
+from ..limits import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
 from ..schemas import JsonNumber, at, load_json, read_text
-from ._common import add_digits_option, add_output_options, emit
+from ..vocabulary import STEPS_COMPOSE
+from ._common import add_concept, add_digits_option, add_output_options, emit
 
 ORDER = 40
 
@@ -33,8 +40,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="one (eps, delta)-DP guarantee, E >= 0, D in [0, 1]; repeatable")
     p.add_argument("--mechs-file", metavar="FILE",
                    help='JSON list of mechanisms: "E,D" strings, [E, D] pairs or {"eps": E, "delta": D}')
-    p.add_argument("--k", default="1", help=f"repeat the sequence K times (integer in [1, {MAX_COMPOSED_MECHANISMS}], default 1; "
-                   f"at most {MAX_LATTICE_SUPPORT} distinct composed shifts)")
+    add_concept(p, STEPS_COMPOSE, dest="k", old=("--k",))
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="delta budget in [0, 1]: report the smallest eps >= 0 meeting it")
     g.add_argument("--eps", help="epsilon (any real): report the composed delta(eps)")
@@ -74,7 +80,7 @@ def _load_file(path: str) -> list[str]:
 
 def _run(args: argparse.Namespace) -> int:
     digits = V.digits(args.digits)
-    k = V.integer("k", args.k, lo=1, hi=MAX_COMPOSED_MECHANISMS)
+    k = V.integer("steps", args.k, lo=1, hi=MAX_COMPOSED_MECHANISMS)
     texts = list(args.mech)
     for t in texts:
         parse_mech(t, "mech")

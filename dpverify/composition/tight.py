@@ -42,6 +42,7 @@ from flint import arb, arb_poly, ctx, fmpq, fmpz_poly
 from .. import _validate as V
 from ..ball import (
     DEFAULT_MAX_BITS,
+    arb_to_fraction,
     ball,
     bits_for_digits,
     endpoints,
@@ -279,8 +280,8 @@ class ShiftDistribution:
             for y, w in enumerate(self._binomial(g, c)):
                 x = w * scale
                 if x.is_finite():
-                    lo[y * m] = max(0, math.floor(_arb_to_fraction(x.lower())))
-                    hi[y * m] = min(1 << P, math.ceil(_arb_to_fraction(x.upper())))
+                    lo[y * m] = max(0, math.floor(arb_to_fraction(x.lower())))
+                    hi[y * m] = min(1 << P, math.ceil(arb_to_fraction(x.upper())))
                 else:  # a probability: [0, 1] is always true
                     lo[y * m], hi[y * m] = 0, 1 << P
             lows.append(fmpz_poly(lo))
@@ -374,7 +375,7 @@ class _Table:
 
         if not t.is_finite():
             raise Undecided("the argument of the composed profile is not a finite ball")
-        lo, hi = (_arb_to_fraction(x) for x in endpoints(t))
+        lo, hi = (arb_to_fraction(x) for x in endpoints(t))
         # J: shifts n step > hi  <=>  -n < -hi/step ; J': shifts n step >= lo
         J = bisect.bisect_left(self.neg, -hi / self.step)
         J2 = bisect.bisect_right(self.neg, -lo / self.step)
@@ -402,13 +403,6 @@ def _product_tree(polys: list, P: int, up: bool):
                 nxt.append(fmpz_poly([int(v) >> P for v in prod.coeffs()]))
         polys = nxt
     return polys[0]
-
-
-def _arb_to_fraction(x: arb) -> Fraction:
-    """The exact value of a finite exact arb point."""
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
-    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
 def cor47_delta_ball(eps: arb, delta: arb, k: int, t: arb) -> arb:

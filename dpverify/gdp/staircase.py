@@ -62,12 +62,12 @@ from flint import arb
 
 from .. import _validate as V
 from .._validate import ExactInput
-from ..ball import ball, endpoints, exact_str, working_precision
+from ..ball import arb_to_fraction, ball, endpoints, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..mechanisms.base import Profile
 from ..mechanisms.gaussian import delta_mu_ball
 from ..verdict import Enclosure
-from .transform import INF, arb_to_fraction, mu_of
+from .transform import INF, mu_of
 from ..limits import MAX_EPS_H, MAX_STAIRCASE_CELLS, MAX_STAIRCASE_DEPTH, MAX_STAIRCASE_SPLITS
 
 __all__ = ["HeadBound", "head_bound", "is_nonincreasing", "grid_size", "ALGORITHMS", "SQRT_2PI_UPPER"]
