@@ -150,8 +150,8 @@ def _clip(text: str, n: int = 60) -> str:
 
 def arb_to_fraction(x: arb) -> Fraction:
     """The exact rational value of an exact (radius 0) finite arb point."""
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
+    man, exp = x.mid().man_exp()
+    m, e = int(man), int(exp)
     return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
@@ -398,14 +398,14 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
         mag = -end if negative else end  # exact: the precision holds end's mantissa
         # a decimal exponent off by one merely prints one digit more or fewer
         with working_precision(64 + 4 * len(str(mag.man_exp()[1]))):
-            e = int((mag.log() / arb(10).log()).lower().floor().unique_fmpz())
+            e = _floor_int((mag.log() / arb(10).log()).lower())
         k = digits - 1 - e
         with working_precision(int(digits * 3.33) + 64 + 4 * len(str(abs(k)))):
             scaled = mag * arb(10) ** k
             if away:
-                n = int(scaled.upper().ceil().unique_fmpz())
+                n = -_floor_int(-scaled.upper())
             else:
-                n = int(scaled.lower().floor().unique_fmpz())
+                n = _floor_int(scaled.lower())
     s = str(n)
     exp10 = -k + len(s) - 1
     if -5 <= exp10 <= 6:
@@ -414,6 +414,14 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
         frac = s[1:].rstrip("0")
         text = f"{s[0]}.{frac}e{exp10}" if frac else f"{s[0]}e{exp10}"
     return ("-" if negative else "") + text
+
+
+def _floor_int(x: arb) -> int:
+    """floor of an exact point (an endpoint from .lower() / .upper()): exact, so unique."""
+    n = x.floor().unique_fmpz()
+    if n is None:  # only a non-exact ball could straddle an integer
+        raise PrecisionExhausted(f"no unique floor of {x} at {ctx.prec} bits")
+    return int(n)
 
 
 def lower_decimal(x: arb, digits: int = 17) -> str:

@@ -37,7 +37,6 @@ from ..pld.pairs import (
 from . import model as E
 from .json_format import ApproxDpExp
 from .pairs import (
-    AtomPair,
     MaxCurvePair,
     MixtureGaussianPair,
     discrete_gaussian_pair,

@@ -28,7 +28,6 @@ for all real eps and all neighbours (AFA Def 7).
 
 from __future__ import annotations
 
-import bisect
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
