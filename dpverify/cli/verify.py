@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..certificate import verify as V
+from ..recheck import verify as V
 
 ORDER = 95
 #: worst outcome first: a refused certificate outranks a malformed one, which

@@ -52,7 +52,6 @@ refused with :class:`~dpverify.errors.InvalidParameter`.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
@@ -62,41 +61,7 @@ from flint import arb
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
 
-__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "directions", "neighboring", "subsample_finite"]
-
-
-class Neighboring(str, enum.Enum):
-    """The neighbouring relation of a guarantee; recorded in every certificate."""
-
-    ADD_REMOVE = "add-remove"
-    ADD = "add"
-    REMOVE = "remove"
-    REPLACE_ONE = "replace-one"
-
-
-def neighboring(value: Union[str, Neighboring]) -> Neighboring:
-    """Parse a relation name; unknown names raise InvalidParameter("neighboring")."""
-    if isinstance(value, Neighboring):
-        return value
-    try:
-        return Neighboring(str(value).strip().lower())
-    except ValueError:
-        allowed = ", ".join(n.value for n in Neighboring)
-        raise InvalidParameter(
-            "neighboring", f"neighboring={value!r} is not a relation (allowed: {allowed})"
-        ) from None
-
-
-def directions(rel: Neighboring) -> tuple[str, ...]:
-    """The one-directional pairs whose pointwise maximum is the relation's curve
-    (AFA Sec 4.1: compose "add" and "remove" separately, take the max at the end)."""
-    if rel is Neighboring.ADD_REMOVE:
-        return ("remove", "add")
-    if rel is Neighboring.ADD:
-        return ("add",)
-    if rel is Neighboring.REMOVE:
-        return ("remove",)
-    return ("replace",)
+__all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from hypothesis import given, strategies as st
 from dpverify.ball import ball, working_precision
 from dpverify.errors import InvalidParameter
 from dpverify.gdp import delta_mu
-from dpverify.pld.pairs import Neighboring, SubsampledGaussianPair, directions, neighboring
+from dpverify.pld.pairs import SubsampledGaussianPair
+from dpverify.relation import SCHEDULE_RELATIONS, Relation, directions, relation
 
 from ..reference import mpf_exact
 
@@ -78,10 +79,10 @@ def test_replace_one_only_for_q1():
 
 
 def test_relations():
-    assert directions(neighboring("add-remove")) == ("remove", "add")
-    assert neighboring(" ADD ") is Neighboring.ADD
+    assert directions(relation("add-remove")) == ("remove", "add")
+    assert relation(" ADD ") is Relation.ADD
     with pytest.raises(InvalidParameter) as exc:
-        neighboring("swap")
+        relation("swap")
     assert exc.value.name == "neighboring"
 
 
