@@ -25,7 +25,7 @@ from .errors import (
 _LAZY = {
     **dict.fromkeys(("Enclosure", "Outcome", "Verdict"), ".verdict"),
     "parse_exact": ".ball",
-    **dict.fromkeys(("GaussianSteps", "Neighboring", "PldAnswer"), ".pld"),
+    **dict.fromkeys(("GaussianSteps", "PldAnswer"), ".pld"),
     **dict.fromkeys(("EventAnswer", "check_claim", "delta", "epsilon", "supports"), ".events"),
     **dict.fromkeys(("Calibration", "Template"), ".calibration"),
     **dict.fromkeys(("delta_mu", "eps_for_delta", "mu_gdp", "certify_gdp", "check_thm51", "gdpt",
@@ -39,6 +39,7 @@ _LAZY = {
     "RandomizedResponse": ".mechanisms.randomized_response",
     **dict.fromkeys(("ComposeResult", "EpsDelta", "GridBounds", "compose_delta", "compose_eps",
                      "compose_eps_grid"), ".composition"),
+    **dict.fromkeys(("Relation", "Direction"), ".relation"),
     **dict.fromkeys(("RdpEpsilon", "SubsampledGaussianCurve", "rdp_epsilon", "renyi_divergence"), ".rdp"),
 }
 
@@ -63,12 +64,14 @@ __all__ = [
     "CertificateRejected",
     "MalformedCertificate",
     "parse_exact",
+    # neighbouring relations and their directions
+    "Relation",
+    "Direction",
     # DP-SGD and event trees: the PLD accountant
     "dpsgd_epsilon",
     "dpsgd_delta",
     "PldAnswer",
     "GaussianSteps",
-    "Neighboring",
     "epsilon",
     "delta",
     "check_claim",

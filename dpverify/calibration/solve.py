@@ -41,7 +41,7 @@ from ..ball import exact_str
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
-from ..pld.pairs import directions, neighboring
+from ..relation import SCHEDULE_RELATIONS, directions, relation
 from ..verdict import Outcome
 from .template import Template
 
@@ -146,7 +146,7 @@ class _Model:
     def __init__(self, t: Template, eps: Fraction, D: Fraction, deadline: float,
                  tick: Callable[[], None]) -> None:
         self.t, self.eps, self.D = t, eps, D
-        self.dirs = directions(neighboring(t.neighboring))
+        self.dirs = directions(relation(t.neighboring, allowed=SCHEDULE_RELATIONS))
         self.deadline = deadline
         self.tick = tick
         self.count = 0

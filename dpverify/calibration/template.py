@@ -180,9 +180,9 @@ def dpsgd_template(
     sampling_rate-or-batch_size that is not given. Epochs and batch size use
     TF Privacy's convention (q = B / N, T = ceil(epochs N / B)) and need
     ``dataset_size``."""
-    from ..pld.pairs import neighboring as parse_relation
+    from ..relation import SCHEDULE_RELATIONS, relation
 
-    rel = parse_relation(neighboring).value
+    rel = relation(neighboring, allowed=SCHEDULE_RELATIONS).value
     if rel == "replace-one":
         raise InvalidParameter("neighboring", "calibrate: neighboring='replace-one' is refused "
                                "(it is certified only at sampling rate 1); use add-remove, add or remove")
@@ -334,9 +334,10 @@ def wor_template(
     value scaled by ``mechanism_lower_scale`` (sigma: its noise is sigma/2).
     """
     from ..events.pairs import MaxCurvePair
-    from ..pld.pairs import SubsampledGaussianPair, neighboring as parse_relation
+    from ..pld.pairs import SubsampledGaussianPair
+    from ..relation import SCHEDULE_RELATIONS, relation
 
-    rel = parse_relation(neighboring).value
+    rel = relation(neighboring, allowed=SCHEDULE_RELATIONS).value
     if rel != "replace-one":
         raise InvalidParameter("neighboring", f"calibrate --sampling without-replacement: neighboring={rel!r} "
                                "is refused; allowed: replace-one (fixed batches of B out of the same N; "

@@ -22,8 +22,9 @@ from ..certificate.build import PLD_SOURCE, pld_answer_certificate
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_STEPS
 from ..pld import dpsgd as S
-from ..pld.pairs import neighboring as parse_relation
+from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from ..progress import Progress
+from ..certificate.format import TF_STEPS_RULE
 from ..vocabulary import DIGITS_PLD, NOISE_MULTIPLIER, SAMPLING_RATE, STEPS, TIME_BUDGET
 from ._common import add_concept, add_output_options, emit, refuse_inapplicable
 
@@ -98,7 +99,7 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
         from ..events import json_format as J
 
         tree, rel = J.parse_document(text, where=f"{args.events}: ")  # strict: unknown/missing keys exit 2
-        if not _legacy_only(text):
+        if not J.legacy_only(text):
             return ("tree", tree), {}, rel
         # legacy items (all keys present, checked above): the pld.* route and certificates
         events, _ = S.parse_events(text)
@@ -117,7 +118,7 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
         ev = S.GaussianSteps.of(args.noise_multiplier, q, steps)
         rec = {"noise_multiplier": args.noise_multiplier, "sampling_rate": exact_str(q), "steps": steps,
                "dataset_size": args.dataset_size, "batch_size": args.batch_size, "epochs": args.epochs,
-               "steps_rule": "steps = ceil(epochs * dataset_size / batch_size), q = batch_size / dataset_size"}
+               "steps_rule": TF_STEPS_RULE}
         return [ev], rec, None
     if args.sampling_rate is None:
         raise InvalidParameter("sampling_rate", "--sampling-rate Q is required (in (0, 1])")
@@ -126,13 +127,6 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
     ev = S.GaussianSteps.of(args.noise_multiplier, args.sampling_rate, args.steps)
     return [ev], {"noise_multiplier": args.noise_multiplier, "sampling_rate": args.sampling_rate,
                   "steps": ev.count}, None
-
-
-def _legacy_only(text: str) -> bool:
-    import json
-
-    doc = json.loads(text)
-    return "events" in doc and all(isinstance(e, dict) and "type" not in e for e in doc["events"])
 
 
 #: the options that belong to one way of giving the schedule or one query
@@ -168,7 +162,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
     events, inputs, rel_json = _schedule(args)
     if isinstance(events, tuple) and events and events[0] == "tree":
         return _tree(args, events[1], rel_json)
-    rel = parse_relation(args.neighboring or rel_json or "add-remove")
+    rel = _relation(args.neighboring or rel_json or "add-remove", allowed=SCHEDULE_RELATIONS)
     budget = V.seconds("time_budget", args.time_budget)
     inputs["neighboring"] = rel.value
     if args.delta is None and args.eps is None:
@@ -226,7 +220,7 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
     """The --events path for DpEvent-style trees (issue 12)."""
     from ..certificate.events_cert import answer_certificate, claim_certificate
     from ..events import api as A
-    from ..events.dispatch import relation
+    from ..relation import relation
 
     rel = relation(args.neighboring) if args.neighboring else None
     rel = A._relation_of(rel_json, rel)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..certificate import verify as V
+from ..recheck import verify as V
 from ..vocabulary import TIME_BUDGET
 from ._common import add_concept
 

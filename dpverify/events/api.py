@@ -33,7 +33,8 @@ from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
 from .convert import from_dp_event, is_dp_event
-from .dispatch import Plan, Relation, Unsupported, compile_event, relation
+from ..relation import Relation, relation
+from .dispatch import Plan, Unsupported, compile_event
 from .json_format import parse_document
 
 __all__ = ["EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]

@@ -37,7 +37,7 @@ from ..errors import InvalidParameter
 from . import model as E
 from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
 
-__all__ = ["parse_document", "event_to_json", "load_schema", "ApproxDpExp", "TYPES"]
+__all__ = ["parse_document", "legacy_only", "event_to_json", "load_schema", "ApproxDpExp", "TYPES"]
 
 
 class _Num(str):
@@ -231,6 +231,13 @@ def _legacy(obj: dict, path: str, where: str) -> Any:
     q = v["sampling_rate"]
     ev = inner if q == 1 else E.PoissonSampled(q, inner)
     return E.SelfComposed(ev, v["count"])
+
+
+def legacy_only(text: "str | bytes | bytearray") -> bool:
+    """True when a document (already accepted by :func:`parse_document`) is a
+    list of legacy items only (no ``"type"`` anywhere at the top level)."""
+    doc = json.loads(text)
+    return "events" in doc and all(isinstance(e, dict) and "type" not in e for e in doc["events"])
 
 
 def parse_document(doc: Any, where: str = "") -> tuple[Any, Optional[str]]:

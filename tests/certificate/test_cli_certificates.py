@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.certificate.verify import check_schema, verify_certificate
+from dpverify.recheck.verify import check_schema, verify_certificate
 from dpverify.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dpverify.certificate import compute_digest, verify_certificate
-from dpverify.certificate.verify import RECHECKERS, _load_recheckers
+from dpverify.recheck.verify import RECHECKERS, _load_recheckers
 from dpverify.cli import main
 from dpverify.errors import CertificateRejected
 

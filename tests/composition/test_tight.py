@@ -166,7 +166,7 @@ def test_bad_k():
 @given(mechs=st.lists(pair_s, min_size=2, max_size=5), t=t_s)
 def test_lattice_equals_literal_recursion_in_mpmath(mechs, t):
     # the arb lattice (arb_poly product) against LT Thm 4.6 evaluated top-down in mpmath
-    from dpverify.certificate.recheck_dp import _recursion
+    from dpverify.recheck.dp import _recursion
 
     with mpmath.workdps(60):
         ref = _recursion(tuple(mechs), t)

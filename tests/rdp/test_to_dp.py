@@ -43,7 +43,7 @@ def test_abc_eq23_classic_encloses_closed_form_to_1e9():
 def test_abc_optimal_contains_thm3_infimum_at_recorded_order():
     res = rdp_epsilon(gauss_T(Fraction(20), 1000), "1e-5", "optimal", digits=8)
     # mpmath: ABC (16) at the recorded order, by golden search in p and bisection in eps
-    from dpverify.certificate.recheck_rdp import _optimal
+    from dpverify.recheck.rdp import _optimal
 
     with mpmath.workdps(30):
         a = mpf_exact(res.alpha)
