@@ -80,7 +80,7 @@ _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
 #: Results printed as decimals have a binary exponent of at most this many bits.
 _MAX_EXPONENT_BITS = 3300
 
-#: One sentence for --help texts and docs/inputs.md.
+#: One sentence for --help texts and docs/reference/inputs.md.
 NUMBER_CAPS = (
     f"numbers are exact decimals (0.1, 1e-5) or fractions (1/3) of at most {MAX_NUMBER_CHARS} "
     f"characters with a decimal exponent within +-{MAX_DECIMAL_EXPONENT}"

@@ -4,7 +4,7 @@ under a name that says what it bounds.
 A limit is a promise that work is bounded before it starts (no input makes a
 command run without end or exhaust memory): the check that enforces it names
 the parameter and quotes the number from here, and ``--help`` and
-``docs/inputs.md`` read it from here. Stdlib only, imported by anything.
+``docs/reference/inputs.md`` read it from here. Stdlib only, imported by anything.
 
 Not here: the independent re-check (``dpverify verify``) keeps its own caps,
 because it may import nothing of the producing side; the PLD accountant's

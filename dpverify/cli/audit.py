@@ -54,7 +54,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size")
     d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs; steps = ceil(E N / B)")
     d.add_argument("--events", metavar="FILE",
-                   help="JSON event file: a DpEvent-style tree (docs/events.md; schema "
+                   help="JSON event file: a DpEvent-style tree (docs/guide/events.md; schema "
                    "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
                    "{\"type\": \"self_composed\", \"count\": 1000, \"event\": {\"type\": "
                    "\"sampled_without_replacement\", \"source_dataset_size\": 60000, \"sample_size\": 256, "
@@ -130,7 +130,7 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
 
 
 #: the options that belong to one way of giving the schedule or one query
-#: (every other option applies to all); docs/inputs.md, "refusal rules"
+#: (every other option applies to all); docs/reference/inputs.md, "refusal rules"
 _APPLIES = {
     "events": {"events"},
     "noise_multiplier": {"steps", "tf"},

@@ -26,7 +26,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p = sub.add_parser(
         "sweep",
         help="run a task (audit, oracle) over a grid of configurations, cached, in parallel",
-        description="Run a grid file's task over every configuration (docs/sweep.md). Writes "
+        description="Run a grid file's task over every configuration (docs/guide/sweep.md). Writes "
         "OUT/results.csv, OUT/results.json, OUT/certificates/KEY.json and, when the grid has a "
         "[heatmap] table, OUT/heatmap.png. Certified results are cached by content (folder or "
         "fsspec URL) and re-checked before reuse; a re-run computes only what is missing. "

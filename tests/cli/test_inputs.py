@@ -1,4 +1,4 @@
-"""Strict inputs (issue #11, docs/inputs.md): a table of bad command lines per
+"""Strict inputs (issue #11, docs/reference/inputs.md): a table of bad command lines per
 command, each answered with exit 2 and a message naming the option; the cases
 of the issue's "Why" section; the caps stated in --help; outward-rounded
 human output of the oracle.
