@@ -1,6 +1,6 @@
 """Time of the certified event accountant on the new events at T steps versus
-the Poisson-subsampled Gaussian at the same T and accuracy (issue 12 goal:
-ratio <= 2), plus the issue's done-when tree (mixed events, rel. width 1e-4).
+the Poisson-subsampled Gaussian at the same T and accuracy (goal:
+ratio <= 2), plus a tree of mixed events at relative width 1e-4.
 
     PYTHONPATH=. python scripts/bench_events.py [--steps 10000] [--rel-width 1e-4] [--quick]
 

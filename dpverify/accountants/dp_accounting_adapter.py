@@ -42,7 +42,7 @@ def _float_up(x: Any) -> float:
 
 
 class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
-    """Certified PLD accountant for DpEvent trees (dpverify issue 12).
+    """Certified PLD accountant for DpEvent trees (a drop-in for dp_accounting's PLD accountant).
 
     ``neighboring_relation``: dp_accounting's ADD_OR_REMOVE_ONE, REPLACE_ONE or
     REPLACE_SPECIAL. ``rel_width``: requested relative width of the

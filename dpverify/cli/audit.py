@@ -217,7 +217,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
 
 
 def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
-    """The --events path for DpEvent-style trees (issue 12)."""
+    """The --events path for DpEvent-style trees."""
     from ..certificate.events_cert import answer_certificate, claim_certificate
     from ..events import api as A
     from ..relation import relation

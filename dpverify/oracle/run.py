@@ -51,12 +51,12 @@ BATTERIES: dict[str, Battery] = {
             "readme",
             "DP-SGD configurations from dpverify's README/issues and public bug reports",
             [
-                (_cfg("1", "0.01", 1000, "1e-5"), "dpverify issue #6 / README (the four accountants disagree)"),
+                (_cfg("1", "0.01", 1000, "1e-5"), "README's first example: the four accountants disagree"),
                 (_cfg("1.1", "0.01", 10000, "1e-5"), "dpverify mission statement (auditor's example)"),
                 (_cfg("3", "0.2", 50, "1/48000"), "Opacus #643 (GDP 1.83 vs RDP 2.16)"),
                 (_cfg("4", "0.00033", 10000, "1.1e-18"), "prv_accountant #17 (negative lower bound at tiny delta)"),
                 (_cfg("0.8", "0.125", 1000, "1e-6"), "prv_accountant #36 (crash at large epsilon)"),
-                (_cfg("3", "4096/50000", 2500, "1e-5"), "dpverify issue #6 benchmark case"),
+                (_cfg("3", "4096/50000", 2500, "1e-5"), "a large-batch benchmark case (CIFAR-10 size)"),
             ],
         ),
         Battery(

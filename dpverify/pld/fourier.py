@@ -1,4 +1,4 @@
-"""Certified a-fold self-convolution in the Fourier domain (issue 16).
+"""Certified a-fold self-convolution in the Fourier domain (dp_accounting's speed, with a proof).
 
 dp_accounting composes T steps with one FFT, a pointwise power and one inverse
 FFT. This module does the same in binary64 and proves how far the floats can

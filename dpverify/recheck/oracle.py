@@ -78,7 +78,8 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                     raise CertificateRejected(f"row {i}: labelled 'crashed' but it reports a number")
                 continue
             if r.get("reported") == "inf":
-                # "returned-inf" since the sweep branch (issue 15); "loose" in earlier certificates
+                # "returned-inf" since an infinite epsilon got its own verdict (it is no number to compare);
+                # "loose" in earlier certificates
                 if r["verdict"] not in ("returned-inf", "loose"):
                     raise CertificateRejected(f"row {i}: an infinite epsilon is 'returned-inf', not {r['verdict']!r}")
                 continue

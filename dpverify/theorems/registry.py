@@ -10,7 +10,7 @@ the certified value, and the ``quantity`` + ``inputs`` that the quantity
 registry (:mod:`dpverify.theorems.quantities`) turns into a certified
 :class:`Enclosure`. Adding a claim is adding a record.
 
-Verdict semantics for printed numbers (issue "claims registry"): holds when
+Verdict semantics for printed numbers (a printed number is a claim, never an input): holds when
 the whole certified enclosure satisfies the relation (for ``rounds_to``: it
 rounds to the printed digits), fails when the whole enclosure violates it,
 undecided otherwise. A claim that fails is a finding, not an error.

@@ -1,9 +1,9 @@
-"""Strict inputs (issue #11, docs/reference/inputs.md): a table of bad command lines per
+"""Strict inputs (docs/reference/inputs.md): a table of bad command lines per
 command, each answered with exit 2 and a message naming the option; the cases
-of the issue's "Why" section; the caps stated in --help; outward-rounded
+that motivated the strict boundary; the caps stated in --help; outward-rounded
 human output of the oracle.
 
-Every case here failed before issue #11 in one of three ways: exit 0 with a
+Every case here failed before the strict boundary in one of three ways: exit 0 with a
 silently ignored or misread input, a traceback with exit 1 (the code for
 "fails"), or a file error after the work was done.
 """

@@ -10,7 +10,7 @@ from dpverify.cli import main
 from dpverify.errors import CertificateRejected
 
 HEADER = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
-# sigma=1, q=0.01, T=1000, delta=1e-5: the values quoted in dpverify issue #8 (Opacus
+# sigma=1, q=0.01, T=1000, delta=1e-5: four accountants' published answers (Opacus
 # GDP 1.6177, dp_accounting PLD 1.82824, PRV estimate 1.82824, RDP 2.10)
 ROWS = [
     ("opacus-gdp", "1.6177", "unsafe"),

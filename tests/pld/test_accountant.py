@@ -77,7 +77,7 @@ def test_q1_equals_exact_gaussian_composition(sigma, T, eps):
 
 
 def test_acceptance_case_inside_float_brackets():
-    """Issue #6: (sigma, q, T) = (1, 0.01, 1000), delta = 1e-5 lies inside both
+    """The configuration where the float accountants disagree: (sigma, q, T) = (1, 0.01, 1000), delta = 1e-5 lies inside both
     float brackets: dp_accounting PLD 1.82824 and PRV [1.82711, 1.82937]."""
     ans = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5")
     enc = ans.enclosure
