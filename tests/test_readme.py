@@ -47,6 +47,18 @@ def test_readme_example_runs_and_prints_what_is_shown(block):
                 + "\n".join(printed))
 
 
+# the reference's one command per capability (the reader's own rows.csv is not run)
+REFERENCE = [[e for e in b if "rows.csv" not in e.text]
+             for b in regen.blocks((ROOT / "docs" / "reference" / "methods.md").read_text())]
+
+
+@pytest.mark.parametrize("block", REFERENCE, ids=[f"methods-line{b[0].line + 1}" for b in REFERENCE])
+def test_reference_commands_run(block):
+    assert len(block) >= 10
+    for ex, code, _ in regen.run_block(block):
+        assert code == ex.code, f"`{ex.text}` exited {code}"
+
+
 def test_regenerate_rewrites_a_stale_output_and_keeps_durations():
     # a stale number is replaced by the run's output and reported; a shown output that
     # differs only in a duration is kept as it is
