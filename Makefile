@@ -23,7 +23,7 @@ demo: venv
 	@echo "all certificates in $(OUT) re-verified independently"
 
 test: venv
-	$(BIN)/python -m pip install --quiet -e '.[test,opacus]'
+	$(BIN)/python -m pip install --quiet -e '.[test,opacus]' torch==2.13.0
 	rm -rf build/property-certificates
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} DPVERIFY_CERT_DIR=build/property-certificates \
 		$(BIN)/python -m pytest
