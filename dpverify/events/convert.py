@@ -28,9 +28,10 @@ MISSING_THEOREM = {
         "enter the batch several times; AFA Thm 11 covers Poisson sampling and sampling without "
         "replacement only)"),
     "SingleEpochTreeAggregationDpEvent": (
-        "tree aggregation is bounded through its Renyi curve only (Kairouz et al. 2021, arXiv "
-        "2103.00039, App. D); a Renyi bound is not a dominating pair (AFA Fig. 1), and no theorem "
-        "giving the pair of the online tree release is implemented"),
+        "no dominating pair is implemented for the online tree release: dp_accounting accounts it "
+        "through its Renyi curve under REPLACE_SPECIAL only (Kairouz et al. 2021, arXiv 2103.00039, "
+        "App. D: a record enters ceil(log2(n + 1)) nodes), and a Renyi bound is not a dominating pair "
+        "(AFA Fig. 1)"),
     "RepeatAndSelectDpEvent": (
         "repeat-and-select with a random number of runs is bounded through its Renyi curve only "
         "(Papernot, Steinke 2022, arXiv 2110.03620, Thm 2); no dominating pair is proved"),
