@@ -31,8 +31,9 @@ from ..errors import InvalidParameter, PrecisionExhausted
 from ..events import api as A
 from ..events import model as E
 from ..events.convert import from_dp_event
-from ..events.dispatch import Plan, Relation, Unsupported, compile_event, relation
+from ..events.dispatch import Plan, Unsupported, compile_event
 from ..events.pairs import AtomPair, MaxCurvePair
+from ..relation import Relation, relation
 from ..pld.pairs import FinitePair, SubsampledLaplacePair
 
 __all__ = ["CertifiedPLDAccountant"]

@@ -6,7 +6,7 @@ pytester with the plugin loaded by name."""
 import json
 import subprocess
 import sys
-import tomllib
+
 from pathlib import Path
 
 import pytest
@@ -110,6 +110,7 @@ def test_a_maintainers_suite_fails_on_the_under_reporting_accountant(pytester, t
 
 
 def test_the_plugin_is_registered_as_a_pytest11_entry_point():
+    tomllib = pytest.importorskip("tomllib")  # stdlib from Python 3.11
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert meta["project"]["entry-points"]["pytest11"] == {"dpverify": "dpverify.testing.plugin"}
 
