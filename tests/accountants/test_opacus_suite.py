@@ -106,6 +106,8 @@ def test_get_noise_multiplier_epochs_and_the_upstream_multipliers():
     assert _certified(1.416, 0.04, 2250)[1] < 8  # rdp: valid, loose
     assert _certified(1.34765625, 0.04, 2250)[1] < 8  # prv: valid
     assert _certified(1.3232421875, 0.04, 2250)[0] > 8  # gdp: finding, eps above the target
+    # test_get_noise_multiplier_{rdp,prv}_steps: 2000 steps
+    assert _certified(1.3562, 0.04, 2000)[1] < 8 and _certified(1.2915, 0.04, 2000)[1] < 8
 
 
 @settings(deadline=None, phases=[Phase.explicit])
