@@ -20,6 +20,7 @@ The ends of the domain follow dp_accounting's contract, each proved
 from __future__ import annotations
 
 import math
+import numbers
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -231,7 +232,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> "CertifiedPLDAccountant":
         """As dp_accounting: UnsupportedEventError for an event without a proved
         pair; ValueError (InvalidParameter) for a count < 1 or a bad parameter."""
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
             raise InvalidParameter("count", f"count={count!r} must be an integer >= 1")
         if isinstance(event, dp_event.DpEvent):
             self._refusal(event)  # a bad parameter raises here, as a ValueError

@@ -22,6 +22,8 @@ Example (docs/ecosystem.md)::
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any, Callable
 
 __all__ = ["UnsoundEpsilon", "assert_sound", "certified_epsilon", "deciding_answer", "judge"]
@@ -64,24 +66,39 @@ def deciding_answer(reported: Any, event: Any, delta: Any, *, neighboring: Any =
     its lower end or at or above its upper end; the requested ``rel_width``
     only when the report falls inside it (a maintainer's suite, and
     hypothesis' shrinking, then pay for the fine grid only where it matters)."""
-    from ..ball import ball, working_precision
+    from ..ball import working_precision
 
     if rel_width < 0.1 and reported == reported:
         coarse = certified_epsilon(event, delta, neighboring=neighboring, rel_width=0.1, time_budget=time_budget)
         with working_precision(256):
-            r = ball(reported)
+            r = _point(reported)
             if r < coarse.enclosure.lo or r >= coarse.enclosure.hi:
                 return coarse
     return certified_epsilon(event, delta, neighboring=neighboring, rel_width=rel_width, time_budget=time_budget)
 
 
+def _point(reported: Any) -> Any:
+    """The reported number as an exact arb point (+-inf kept; numpy scalars at
+    their exact binary value)."""
+    from flint import arb
+
+    from ..ball import ball
+
+    if isinstance(reported, (int, Fraction)):
+        return ball(reported)
+    x = float(reported)  # exact for binary64 and narrower floats
+    if math.isinf(x):
+        return arb("inf") if x > 0 else -arb("inf")
+    return ball(x)
+
+
 def judge(reported: Any, ans: Any, event: Any, delta: Any) -> None:
     """Raise :class:`UnsoundEpsilon` when ``reported`` is below the lower end
     of the certified answer ``ans`` (a NaN is never sound)."""
-    from ..ball import ball, working_precision
+    from ..ball import working_precision
 
     with working_precision(256):
-        below = reported != reported or ball(reported) < ans.enclosure.lo
+        below = reported != reported or _point(reported) < ans.enclosure.lo
     if below:
         raise UnsoundEpsilon(
             f"reported epsilon {reported!r} is below the certified lower end {ans.enclosure.lo_str()} "

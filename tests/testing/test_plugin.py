@@ -9,6 +9,7 @@ import sys
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from dp_accounting import dp_event as d
 from dp_accounting.pld import PLDAccountant
@@ -68,6 +69,9 @@ def test_an_under_reporting_accountant_fails_with_the_lower_end():
         assert_sound(lambda e, dl: 0.99 * lo, _schedule(), DELTA)
     with pytest.raises(UnsoundEpsilon):
         assert_sound(lambda e, dl: float("nan"), _schedule(), DELTA)
+    with pytest.raises(UnsoundEpsilon):
+        assert_sound(lambda e, dl: np.float32(0.5 * lo), _schedule(), DELTA)
+    assert_sound(lambda e, dl: float("inf"), _schedule(), DELTA)  # no guarantee claimed: sound
 
 
 MAINTAINER_SUITE = '''
