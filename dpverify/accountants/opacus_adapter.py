@@ -97,7 +97,9 @@ class DpverifyOpacusAccountant(IAccountant):
         hi = _float_up(enc.hi)
         if hi == float("inf") or hi - float(enc.lo.mid()) <= err:
             return hi
-        return _float_up(self.answer(delta, max(1e-8, min(1e-3, err / (2 * hi)))).enclosure.hi)
+        # relative width err / hi suffices: the fine enclosure's absolute width is at most
+        # rel * (its lower end) <= rel * (true eps) <= rel * hi = err
+        return _float_up(self.answer(delta, max(1e-8, min(1e-3, err / hi))).enclosure.hi)
 
     def __len__(self) -> int:
         """Number of history entries, as Opacus' RDP and PRV accountants count."""

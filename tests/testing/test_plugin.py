@@ -3,6 +3,7 @@ Opacus' RDP and PRV accountants: one configuration each, all sound) and against
 a deliberately under-reporting accountant, run as a maintainer would, through
 pytester with the plugin loaded by name."""
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -99,8 +100,12 @@ def test_recorded(dpverify_certificates):
 def test_a_maintainers_suite_fails_on_the_under_reporting_accountant(pytester, tmp_path):
     pytester.makepyfile(test_maintainer=MAINTAINER_SUITE)
     out = tmp_path / "certs"
-    res = pytester.runpytest_subprocess("-p", "dpverify.testing.plugin", "-p", "no:cacheprovider",
-                                        f"--dpverify-certificates={out}", "-q")
+    # an installed dpverify loads the plugin through its pytest11 entry point; a
+    # source tree on PYTHONPATH names it (naming it twice would register it twice)
+    installed = any(ep.value == "dpverify.testing.plugin"
+                    for ep in importlib.metadata.entry_points(group="pytest11", name="dpverify"))
+    load = [] if installed else ["-p", "dpverify.testing.plugin"]
+    res = pytester.runpytest_subprocess(*load, "-p", "no:cacheprovider", f"--dpverify-certificates={out}", "-q")
     res.assert_outcomes(failed=2)
     res.stdout.fnmatch_lines(["*UnsoundEpsilon: reported epsilon * is below the certified lower end *"])
     files = sorted(out.glob("*.json"))
