@@ -28,8 +28,8 @@ MISSING_THEOREM = {
         "enter the batch several times; AFA Thm 11 covers Poisson sampling and sampling without "
         "replacement only)"),
     "SingleEpochTreeAggregationDpEvent": (
-        "no dominating pair is implemented for the online tree release: dp_accounting accounts it "
-        "through its Renyi curve under REPLACE_SPECIAL only (Kairouz et al. 2021, arXiv 2103.00039, "
+        "no dominating pair is implemented for tree aggregation (the online tree release): dp_accounting "
+        "accounts it through its Renyi curve under REPLACE_SPECIAL only (Kairouz et al. 2021, arXiv 2103.00039, "
         "App. D: a record enters ceil(log2(n + 1)) nodes), and a Renyi bound is not a dominating pair "
         "(AFA Fig. 1)"),
     "RepeatAndSelectDpEvent": (
