@@ -77,8 +77,11 @@ _FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
 _MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
 
-#: Results printed as decimals have a binary exponent of at most this many bits.
-_MAX_EXPONENT_BITS = 3300
+#: Results printed as decimals have a binary exponent of at most this many bits:
+#: |exponent| < 2^59, so the decimal exponent is below 2^59 log10(2) < 1.8e17 and has
+#: at most 18 digits, the most the certificate schema's decimal spelling allows
+#: (a longer one made the writer refuse its own certificate, an internal error).
+_MAX_EXPONENT_BITS = 59
 
 #: One sentence for --help texts and docs/inputs.md.
 NUMBER_CAPS = (
@@ -384,12 +387,13 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
     if end.is_zero():
         return "0"
     if int(end.man_exp()[1]).bit_length() > _MAX_EXPONENT_BITS:
-        # |end| is beyond 10^(+-10^990): its decimal exponent alone would have
-        # about a thousand digits or more (and past 4,300 digits Python cannot
-        # even print it); no dpverify quantity of a sensible input gets there
+        # |end| is beyond 10^(+-10^17): its decimal exponent alone would have
+        # more than 18 digits, more than a certificate's decimal may carry; no
+        # dpverify quantity of a sensible input gets there (delta_mu(1) for
+        # mu = 1e-300 is about 10^(-2e599))
         raise ValueOutOfRange(
             "a result is beyond the printable range: its magnitude is outside "
-            "10^(+-10^990), so its decimal exponent alone would have a thousand digits"
+            "10^(+-10^17), so its decimal exponent alone would have more than 18 digits"
         )
     negative = bool(end < 0)
     # Rounding |end| toward zero or away from it depends on side and sign.

@@ -43,8 +43,11 @@ def _epilog() -> str:
     )
 
 # argparse reads "-1e-5" and "-1/3" as options (its own pattern knows only "-1" and
-# "-1.5"); dpverify's numbers include exponents and fractions.
-_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$|^-\d+/\d+$", re.ASCII)
+# "-1.5"); dpverify's numbers include exponents and fractions. "-inf" and "-nan" are
+# values too, so that the number check names them (argparse would say "expected one
+# argument", which hides why).
+_NEGATIVE_NUMBER = re.compile(
+    r"^-(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$|^-\d+/\d+$|^-(?i:inf|infinity|nan)$", re.ASCII)
 
 
 def _tracking(base: type) -> type:

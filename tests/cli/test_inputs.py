@@ -300,3 +300,37 @@ def test_oracle_human_band_is_rounded_outward(files, capsys, tmp_path):
     assert Fraction(lo_p) <= Fraction(band["lo"]) and Fraction(band["hi"]) <= Fraction(hi_p)
     # and it is the band, to 7 digits: within one unit of the 7th digit
     assert Fraction(hi_p) - Fraction(band["hi"]) <= Fraction(hi_p) * Fraction(1, 10**6)
+
+
+# --------------------------------------------------------------------------- found by fuzzing the producer side
+
+
+def test_other_spellings_of_a_number_are_recorded_in_the_schema_spelling(capsys):
+    # before: "+1", " 1", ".5", "1.e-05" were parsed as numbers, then recorded as given and
+    # refused by the writer's own schema check: exit 4 ("internal error") for a valid input
+    assert main(["gdp", "delta", "--mu", "+1", "--eps", " .5", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["inputs"]["mu"] == "1" and cert["inputs"]["eps"] == "0.5"
+    assert main(["dp", "implies", "--from", "1.,1.e-05", "--to", "+1,+1/100000", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert {k: cert["inputs"][k] for k in ("eps0", "delta0", "eps", "delta")} == {
+        "eps0": "1", "delta0": "1e-5", "eps": "1", "delta": "1/100000"}
+
+
+@pytest.mark.parametrize("argv", [
+    ["gdp", "delta", "--mu", "1e-300", "--eps", "1"],  # delta ~ 10^(-2e599)
+    ["gdp", "delta", "--mu", "1e-20", "--eps", "1"],  # delta ~ 10^(-2e39): exponent of 40 digits
+])
+def test_result_whose_exponent_has_more_than_18_digits_is_exit_2(argv, capsys):
+    # before: printed exponents up to a thousand digits, which the certificate schema
+    # (at most 18) refused at write time: exit 4 ("internal error")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "printable range" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("text", ["-inf", "-Infinity", "-nan"])
+def test_negative_infinity_is_named_as_not_finite(text, capsys):
+    # before: argparse took "-inf" for an option: "expected one argument"
+    assert run(["gdp", "delta", "--mu", "1", "--eps", text]) == 2
+    assert "must be a finite real number" in capsys.readouterr().err
