@@ -334,3 +334,17 @@ def test_negative_infinity_is_named_as_not_finite(text, capsys):
     # before: argparse took "-inf" for an option: "expected one argument"
     assert run(["gdp", "delta", "--mu", "1", "--eps", text]) == 2
     assert "must be a finite real number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("budget", ["1e3000", "604801"])
+def test_sweep_time_budget_above_the_cap_is_exit_2(budget, tmp_path, capsys):
+    # before: 1e3000 passed the "> 0" check and float() overflowed: a traceback (exit 4);
+    # the shared time budget's range (0, 604800] now holds for sweep too
+    grid = tmp_path / "g.toml"
+    grid.write_text('task = "audit"\n[fixed]\nsampling_rate = "0.01"\nsteps = 10\ndelta = "1e-5"\n'
+                    'digits = 1\nnoise_multiplier = "1"\n')
+    argv = ["sweep", str(grid), "--workers", "1", "--no-cache", "--out", str(tmp_path / "o"),
+            "--time-budget", budget]
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert "--time-budget" in err and "604800" in err and "internal error" not in err
