@@ -348,3 +348,24 @@ def test_sweep_time_budget_above_the_cap_is_exit_2(budget, tmp_path, capsys):
     assert run(argv) == 2
     err = capsys.readouterr().err
     assert "--time-budget" in err and "604800" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("expr", ["9**9**9**9*eps", "exp(exp(exp(1000)))*eps", "10**10**10**10*exp(-eps)",
+                                  "1/0*eps", "log(eps-eps)"])
+def test_expr_profile_undefined_or_overflowing_at_a_point_is_refused(expr, capsys):
+    # before: exit 3 "could not enclose ... within 65536 bits" (dp profile) or "the adaptive
+    # staircase needs more than 15000 cell splits ... use a larger --margin" (gdp certify):
+    # hints at precision or margin for an expression that has no value there at all
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", expr, "--eps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--profile" in err and "undefined or too large" in err
+    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", expr, "--eps-h", "1"]) == 2
+    assert "undefined or too large" in capsys.readouterr().err
+
+
+def test_expr_profile_needing_more_precision_at_a_point_is_still_computed(capsys):
+    # a denominator that the first precision cannot tell from 0 is not "undefined":
+    # 1 - (1 - 2^-200) = 2^-200 at eps = 1, so the profile is 2^-200 * 2^200 / 2 = 1/2
+    expr = "2**-200/(1-(1-2**-200)*eps)/2"
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", expr, "--eps", "1", "--digits", "5"]) == 0
+    assert "[0.5, 0.5]" in capsys.readouterr().out
