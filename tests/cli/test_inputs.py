@@ -369,3 +369,14 @@ def test_expr_profile_needing_more_precision_at_a_point_is_still_computed(capsys
     expr = "2**-200/(1-(1-2**-200)*eps)/2"
     assert main(["dp", "profile", "--mechanism", "expr", "--profile", expr, "--eps", "1", "--digits", "5"]) == 0
     assert "[0.5, 0.5]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["gdp", "certify", "--mechanism", "laplace", "--scale", "1e-3000", "--eps-h", "1"], "--scale"),
+    (["gdp", "mu", "--eps", "-1", "--delta", "1e-3000"], "--delta"),
+])
+def test_refusal_of_a_tiny_number_is_one_short_line(argv, option, capsys):
+    # before: the message spelled the exact value, a 3,000-digit fraction 1/1000...0
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert option in err and len(err.splitlines()) == 1 and len(err) < 300, err[:400]
