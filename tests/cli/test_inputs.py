@@ -380,3 +380,16 @@ def test_refusal_of_a_tiny_number_is_one_short_line(argv, option, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert option in err and len(err.splitlines()) == 1 and len(err) < 300, err[:400]
+
+
+def test_the_largest_step_count_of_the_range_is_accepted(capsys):
+    # before: --steps 1000000000000 (13 characters) was refused by a 12-character cap with
+    # "must be an integer in [1, 1000000000000]"; D_alpha of N(1, 1) vs N(0, 1) is alpha/2,
+    # so 10^12 compositions at alpha = 2 give exactly 10^12
+    assert main(["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2",
+                 "--steps", "1000000000000", "--digits", "5"]) == 0
+    lo, hi = re.search(r"in \[([^,]+), ([^\]]+)\]", capsys.readouterr().out).groups()
+    assert Fraction(lo) <= 10**12 <= Fraction(hi)
+    assert main(["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2",
+                 "--steps", "1000000000001"]) == 2
+    assert "--steps" in capsys.readouterr().err
