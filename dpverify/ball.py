@@ -32,6 +32,7 @@ __all__ = [
     "Exact",
     "parse_exact",
     "exact_str",
+    "brief_str",
     "working_precision",
     "bits_for_digits",
     "ball",
@@ -179,6 +180,21 @@ def exact_str(x: Fraction) -> str:
     s = str(digits).rjust(k + 1, "0")
     sign = "-" if x < 0 else ""
     return f"{sign}{s[:-k]}.{s[-k:]}"
+
+
+def brief_str(x: Fraction) -> str:
+    """An exact value for a one-line message: :func:`exact_str` when short, else six
+    significant digits, preceded by "about" when rounded (the exact value of 1e-3000
+    is a 3,000-digit fraction, and float() of it is 0)."""
+    text = exact_str(x)
+    if len(text) <= 40:
+        return text
+    import decimal
+
+    c = decimal.Context(prec=6, Emax=10**6, Emin=-(10**6), traps=[])
+    d = c.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+    short = str(d.normalize(c)).lower().replace("e+", "e")
+    return short if c.flags[decimal.Inexact] == 0 else "about " + short
 
 
 # --------------------------------------------------------------------------- precision

@@ -23,6 +23,7 @@ from .._validate import ExactInput
 from ..ball import (
     DEFAULT_MAX_BITS,
     ball,
+    brief_str,
     exact_str,
     upper_decimal,
     isolate_increasing_root,
@@ -53,13 +54,6 @@ def dmu_deps_ball(mu: arb, eps: arb) -> arb:
     return normal_cdf(b) / normal_pdf(b)
 
 
-def _brief(x: Fraction) -> str:
-    """An exact input for a one-line message: its exact text when short, else six
-    digits (the exact value of 1e-3000 is a 3,000-digit fraction)."""
-    text = exact_str(x)
-    return text if len(text) <= 40 else "about " + upper_decimal(ball(x), 6)
-
-
 def _check_domain(eps: Fraction, delta: Fraction) -> None:
     """delta must exceed (1 - e^eps)_+ (the mu -> 0 limit); decided with proof."""
     if eps >= 0:
@@ -73,9 +67,9 @@ def _check_domain(eps: Fraction, delta: Fraction) -> None:
             if ball(delta) <= floor:
                 raise InvalidParameter(
                     "delta",
-                    f"delta={_brief(delta)} must be in (1 - e^eps, 1) = "
+                    f"delta={brief_str(delta)} must be in (1 - e^eps, 1) = "
                     f"({upper_decimal(floor, 6)}, 1) "
-                    f"for eps={_brief(eps)}: no mu-GDP mechanism has a smaller delta at negative eps",
+                    f"for eps={brief_str(eps)}: no mu-GDP mechanism has a smaller delta at negative eps",
                 )
         bits *= 2
         if bits > DEFAULT_MAX_BITS:  # delta = 1 - e^eps is impossible for rational eps != 0

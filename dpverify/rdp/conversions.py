@@ -36,7 +36,7 @@ from typing import Callable
 from flint import arb
 
 from .. import _validate as V
-from ..ball import ball, bits_for_digits, endpoints, point, refine, working_precision
+from ..ball import ball, bits_for_digits, brief_str, endpoints, point, refine, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..verdict import Enclosure
 from .float_search import float_eps_opt, float_pstar
@@ -69,7 +69,7 @@ OPTIMAL_MIN_DELTA = Fraction(1, 10**50)
 def check_optimal_delta(conversion: str, delta: Fraction) -> None:
     if conversion == "optimal" and delta < OPTIMAL_MIN_DELTA:
         raise InvalidParameter(
-            "delta", f"delta={float(delta):.3g} is below 1e-50, the smallest delta the optimal conversion "
+            "delta", f"delta={brief_str(delta)} is below 1e-50, the smallest delta the optimal conversion "
             "supports here; use --conversion balle or classic"
         )
 

@@ -374,12 +374,15 @@ def test_expr_profile_needing_more_precision_at_a_point_is_still_computed(capsys
 @pytest.mark.parametrize("argv, option", [
     (["gdp", "certify", "--mechanism", "laplace", "--scale", "1e-3000", "--eps-h", "1"], "--scale"),
     (["gdp", "mu", "--eps", "-1", "--delta", "1e-3000"], "--delta"),
+    (["rdp", "to-dp", "--alpha", "2", "--rdp", "1", "--delta", "1e-3000", "--conversion", "optimal"], "--delta"),
 ])
 def test_refusal_of_a_tiny_number_is_one_short_line(argv, option, capsys):
-    # before: the message spelled the exact value, a 3,000-digit fraction 1/1000...0
+    # before: the message spelled the exact value, a 3,000-digit fraction 1/1000...0,
+    # or float() of it: "delta=0 is below 1e-50" for the 1e-3000 typed
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert option in err and len(err.splitlines()) == 1 and len(err) < 300, err[:400]
+    assert "1e-3000" in err, err
 
 
 def test_the_largest_step_count_of_the_range_is_accepted(capsys):
