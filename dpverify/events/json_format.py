@@ -126,7 +126,7 @@ def _value(kind: str, v: Any, path: str, where: str) -> Any:
             if isinstance(v, _Num) and v.lstrip("+-").isdigit() and len(v) <= 30:
                 v = int(v)
             else:
-                raise _bad(path, f"{v!r} must be an integer", where)
+                raise _bad(path, f"{v!r} must be an integer in [{int(kind == 'int1')}, {MAX_EVENT_INTEGER}]", where)
         lo = 0 if kind == "int0" else 1
         if not lo <= v <= MAX_EVENT_INTEGER:
             raise _bad(path, f"{v} must be an integer in [{lo}, {MAX_EVENT_INTEGER}]", where)

@@ -396,3 +396,13 @@ def test_the_largest_step_count_of_the_range_is_accepted(capsys):
     assert main(["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2",
                  "--steps", "1000000000001"]) == 2
     assert "--steps" in capsys.readouterr().err
+
+
+def test_event_count_beyond_the_range_names_the_range(tmp_path, capsys):
+    # before: a 31-digit count was refused with "must be an integer" (it is one)
+    ev = tmp_path / "ev.json"
+    ev.write_text('{"neighboring": "add-remove", "event": {"type": "self_composed", "count": '
+                  '1000000000000000000000000000000, "event": {"type": "gaussian", "noise_multiplier": "1"}}}')
+    assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--events" in err and "event.count" in err and "[0, 1000000000000]" in err, err
