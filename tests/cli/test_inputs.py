@@ -406,3 +406,14 @@ def test_event_count_beyond_the_range_names_the_range(tmp_path, capsys):
     assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
     err = capsys.readouterr().err
     assert "--events" in err and "event.count" in err and "[0, 1000000000000]" in err, err
+
+
+def test_a_pair_with_a_negative_first_number_is_a_value(capsys):
+    # before: argparse took "-1,0" for an option: "argument --to: expected one argument";
+    # (1, 1/10)-DP does not imply (-1, 0)-DP (GDPT Thm 3.1: a delta of 0 at eps < 0)
+    assert main(["dp", "implies", "--from", "1,0.1", "--to", "-1,0"]) == 1
+    assert main(["dp", "implies", "--from", "1,0.1", "--to", "-1e3000,0"]) == 1
+    out, err = capsys.readouterr()
+    assert "expected one argument" not in err
+    # and the verdict line names -1e3000 in its own short spelling, not as a 3,001-digit integer
+    assert "(-1e3000, 0)-DP" in out and len(out) < 300, out[:400]
