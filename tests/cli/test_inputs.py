@@ -417,3 +417,13 @@ def test_a_pair_with_a_negative_first_number_is_a_value(capsys):
     assert "expected one argument" not in err
     # and the verdict line names -1e3000 in its own short spelling, not as a 3,001-digit integer
     assert "(-1e3000, 0)-DP" in out and len(out) < 300, out[:400]
+
+
+def test_event_file_with_a_key_given_twice_is_refused(tmp_path, capsys):
+    # before: {"noise_multiplier": "1", "noise_multiplier": "2"} silently used sigma = 2
+    ev = tmp_path / "ev.json"
+    ev.write_text('{"neighboring": "add-remove", "event": {"type": "gaussian", '
+                  '"noise_multiplier": "1", "noise_multiplier": "2"}}')
+    assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--events" in err and "'noise_multiplier' appears twice" in err, err
