@@ -92,11 +92,12 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
     if args.events:
         if any(getattr(args, k) for k in ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs")):
             raise InvalidParameter("events", "give either --events or the schedule options, not both")
-        try:
-            text = open(args.events, encoding="utf-8").read()
-        except OSError as exc:
-            raise InvalidParameter("events", f"cannot read {args.events!r} ({exc.strerror})") from None
         from ..events import json_format as J
+        from ..schemas import read_text
+
+        # the one input-file reader: size cap, folder, byte-order mark and bytes that
+        # are not UTF-8 (a UnicodeDecodeError here was an internal error, exit 4)
+        text, _ = read_text(args.events, "events")
 
         tree, rel = J.parse_document(text, where=f"{args.events}: ")  # strict: unknown/missing keys exit 2
         if not J.legacy_only(text):

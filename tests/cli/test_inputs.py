@@ -427,3 +427,25 @@ def test_event_file_with_a_key_given_twice_is_refused(tmp_path, capsys):
     assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
     err = capsys.readouterr().err
     assert "--events" in err and "'noise_multiplier' appears twice" in err, err
+
+
+@pytest.mark.parametrize("data, says", [
+    (b'{"event": {"type": "gaussian", "noise_multiplier": "1\xed\xa0\x80"}}', "not UTF-8"),  # a raw surrogate
+    (b"\xef\xbb\xbf" + b'{"event": {"type": "gaussian", "noise_multiplier": "1"}}', None),  # BOM: read
+])
+def test_event_file_bytes(data, says, tmp_path, capsys):
+    # before: bytes that are not UTF-8 were an internal error (UnicodeDecodeError, exit 4)
+    # and a leading byte-order mark was "not valid JSON"
+    ev = tmp_path / "ev.json"
+    ev.write_bytes(data)
+    code = main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"])
+    err = capsys.readouterr().err
+    if says:
+        assert code == 2 and "--events" in err and says in err, err
+    else:
+        assert code == 0, err
+
+
+def test_event_file_that_is_a_folder(tmp_path, capsys):
+    assert main(["audit", "dpsgd", "--events", str(tmp_path), "--delta", "1e-5"]) == 2
+    assert "--events" in capsys.readouterr().err
