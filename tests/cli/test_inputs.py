@@ -449,3 +449,15 @@ def test_event_file_bytes(data, says, tmp_path, capsys):
 def test_event_file_that_is_a_folder(tmp_path, capsys):
     assert main(["audit", "dpsgd", "--events", str(tmp_path), "--delta", "1e-5"]) == 2
     assert "--events" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["a\nb", "a|b", "a\x1b[31m"])
+def test_oracle_accountant_name_that_breaks_the_table_is_refused(name, tmp_path, capsys):
+    # before: a newline, '|' or an escape sequence in the name went into the printed
+    # table and the Markdown report (a row split over lines, a cell split in two)
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps([{"accountant": name, "mechanism": "subsampled-gaussian", "noise_multiplier": "1",
+                                 "sampling_rate": "0.01", "steps": 10, "delta": "1e-5", "reported_eps": "0.5"}]))
+    assert main(["oracle", "--input", str(rows), "--digits", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--input" in err and "rows[0].accountant" in err, err
