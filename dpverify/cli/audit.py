@@ -50,9 +50,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     add_concept(d, NOISE_MULTIPLIER)
     add_concept(d, SAMPLING_RATE)
     add_concept(d, STEPS)
-    d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N)")
-    d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size")
-    d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs; steps = ceil(E N / B)")
+    d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N), an integer in 1..1000000000000")
+    d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size, an integer in 1..N")
+    d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs > 0 (fractions allowed); steps = ceil(E N / B) "
+                   "must be at most 10000000")
     d.add_argument("--events", metavar="FILE",
                    help="JSON event file: a DpEvent-style tree (docs/events.md; schema "
                    "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
@@ -62,7 +63,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    "missing keys are refused (exit 2), nothing defaults")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
-    d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP")
+    d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP, E >= 0")
     d.add_argument("--neighboring", default=None, metavar="REL",
                    help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1 only; "
                    "fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
