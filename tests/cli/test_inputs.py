@@ -474,3 +474,18 @@ def test_event_tree_with_too_many_repetitions_names_the_events_file(tmp_path, ca
     assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("dpverify: error: --events:") and "16777216" in err and "--count" not in err, err
+
+
+def test_plot_path_that_is_a_folder_is_refused_before_the_work(tmp_path, capsys):
+    # before: a folder named x.png passed the checks, the accounting ran, and drawing the
+    # picture raised IsADirectoryError: an internal error (exit 4) after the work;
+    # and the suffix message spelled the option --plot_eps
+    folder = tmp_path / "x.png"
+    folder.mkdir()
+    base = ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
+            "--delta", "1e-5", "--digits", "1"]
+    assert main(base + ["--plot-eps", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "--plot-eps" in err and "is a folder" in err and "internal error" not in err, err
+    assert main(base + ["--plot-eps", str(tmp_path / "x.bmp")]) == 2
+    assert "--plot_eps" not in capsys.readouterr().err
