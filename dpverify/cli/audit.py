@@ -45,7 +45,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "accountant whose every number is an upper or lower bound with a proof (AFA Thm 10/11, "
         "connect-the-dots discretisation, composition by a Fourier power with a proven "
         "floating-point error bound or by exact integer convolution). With --claimed-eps E and "
-        "--delta D: the verdict on the claim (E, D)-DP: exit 0 holds, 1 fails, 3 undecided.",
+        "--delta D: the verdict on the claim (E, D)-DP: exit 0 holds, 1 fails, 3 undecided. "
+        "Example: dpverify audit dpsgd --noise-multiplier 1.1 --dataset-size 60000 --batch-size 256 "
+        "--epochs 60 --delta 1e-5 --claimed-eps 3",
     )
     add_concept(d, NOISE_MULTIPLIER)
     add_concept(d, SAMPLING_RATE)
