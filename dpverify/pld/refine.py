@@ -148,6 +148,12 @@ NARROW_FACTOR = 10.0
 _MARGIN = 0.7
 
 
+#: halvings per level while a ``decide`` query refines: 16x narrower each
+#: level at 4x the cost, so the levels before the deciding one cost at most a
+#: third of it
+_DECIDE_STEP = 2
+
+
 def _inc_for(rel: Optional[float], rel_width: float) -> int:
     """Grid halvings from a level of relative width ``rel`` to the target."""
     if rel is None:
@@ -216,7 +222,10 @@ def refine_query(
     if m_start is not None:
         m = m_start
     elif plan is not None:
-        m = planned_grid(plan, kind, rel_width)
+        # with ``decide`` the width that settles the question is unknown (it
+        # depends on how far the claim is from the truth): start at the grid
+        # of a 1e-3 enclosure and refine from there (_DECIDE_STEP halvings)
+        m = planned_grid(plan, kind, rel_width if decide is None else max(rel_width, 1e-3))
     else:
         m = first_grid(total_steps, rel_width)
     levels: list = []
@@ -337,6 +346,8 @@ def refine_query(
         if done:
             return finish()
         inc = 0 if (rescaled and lo_all == 0) else _inc_for(rel, rel_width)
+        if decide is not None:
+            inc = min(inc, _DECIDE_STEP)
         # largest affordable step in memory (the length doubles per halving)
         while inc > 0 and prev["length"] << inc > max_length:
             inc -= 1
