@@ -54,3 +54,9 @@ class MalformedCertificate(DpverifyError):
 class ValueOutOfRange(DpverifyError):
     """A result too large or too small to be written as a decimal (its decimal
     exponent would have about a thousand digits); exit code 2."""
+
+
+class InternalError(DpverifyError):
+    """A bug of dpverify itself, such as a certificate the writer built that does
+    not validate against the shipped schema (exit code 4, "a bug; please report
+    it"); never caused by the user's input."""

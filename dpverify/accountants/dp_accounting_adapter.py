@@ -20,7 +20,8 @@ from dp_accounting import dp_event, privacy_accountant
 
 from ..events import api as A
 from ..events.convert import from_dp_event
-from ..events.dispatch import Relation, Unsupported, compile_event, relation
+from ..events.dispatch import Unsupported, compile_event
+from ..relation import Relation, relation
 from ..events import model as E
 
 __all__ = ["CertifiedPLDAccountant"]

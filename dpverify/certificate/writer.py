@@ -1,32 +1,25 @@
-"""Certificate writer: canonical JSON and its sha256 digest (ARCHITECTURE.md,
-"Certificates").
+"""Certificate writer: assembles a format-2 certificate, seals it with its
+digest (:mod:`.format`) and validates it against the shipped schema before it
+leaves the process (docs/architecture.md, "Certificates").
 
-The digest is sha256 of ``json.dumps(cert_without_digest, sort_keys=True,
-separators=(",", ":"), ensure_ascii=False).encode("utf-8")``. It only detects
-accidents; :mod:`dpverify.certificate.verify` re-derives the numbers.
+Write-time contract: a certificate that would not validate is a bug of the
+writer, raised as :class:`~dpverify.errors.InternalError` (exit 4), never
+written to a file; :mod:`dpverify.recheck.verify` re-derives the numbers.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .._version import __version__
+from ..errors import InternalError
+from .format import COUNT_KEYS, FORMAT, FORMAT_1, canonical_bytes, compute_digest, schema_errors
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
-           "dumps", "write"]
-
-#: the format every writer emits (schema: ``schema-2.json``)
-FORMAT = "dpverify-certificate/2"
-#: the format of dpverify 0.1.0 (schema: ``schema.json``); still verified
-FORMAT_1 = "dpverify-certificate/1"
-#: inputs that are counts: written as JSON integers (every other number is an
-#: exact decimal string)
-COUNT_KEYS = frozenset({"steps", "count", "k", "compositions", "digits", "accuracy_digits", "A", "B", "row_count",
-                        "batch_size", "dataset_size"})
+           "validate_written", "dumps", "write"]
 
 
 def _backend() -> str:
@@ -34,18 +27,6 @@ def _backend() -> str:
     from ..ball import BACKEND
 
     return BACKEND
-
-
-def canonical_bytes(cert: Mapping[str, Any]) -> bytes:
-    """The bytes the digest is taken of: every field except ``digest``."""
-    body = {k: v for k, v in cert.items() if k != "digest"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8"
-    )
-
-
-def compute_digest(cert: Mapping[str, Any]) -> str:
-    return hashlib.sha256(canonical_bytes(cert)).hexdigest()
 
 
 def make_certificate(
@@ -87,7 +68,20 @@ def make_certificate(
         "method": method,
     }
     cert["digest"] = compute_digest(cert)
+    validate_written(cert)
     return cert
+
+
+def validate_written(cert: Mapping[str, Any]) -> None:
+    """The write-time contract: ``cert`` validates against its format's shipped
+    schema, or it is a bug of the writer (:class:`InternalError`), never a file."""
+    errors = schema_errors(cert)
+    if errors:
+        kind = (cert.get("claim") or {}).get("quantity", "?") if isinstance(cert, Mapping) else "?"
+        raise InternalError(
+            f"dpverify wrote a {kind} certificate that does not validate against its schema: "
+            + "; ".join(errors[:3])
+        )
 
 
 def _typed_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -109,6 +103,7 @@ def dumps(cert: Mapping[str, Any]) -> str:
 
 
 def write(cert: Mapping[str, Any], path: "os.PathLike[str] | str") -> Path:
+    validate_written(cert)
     p = Path(path)
     if p.parent and not p.parent.exists():
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -2,14 +2,16 @@
 
 Exit codes: 0 success / claim holds; 1 claim fails or certificate rejected;
 2 bad input or usage (message names the option and the allowed range);
-3 undecided (including "the requested accuracy could not be certified").
+3 undecided (including "the requested accuracy could not be certified");
+4 internal error: a bug of dpverify (a certificate that would not validate
+against its shipped schema, an exception no check anticipated).
 
 Every error ends as one line on stderr and one of these codes, never a
 traceback: the input rules (caps, refusals, error format) are in
 docs/inputs.md. An exception that escapes every command's own checks is a
-bug; :func:`main` still answers with exit 2 and "internal error" (set
-DPVERIFY_TRACEBACK=1 to see the traceback) rather than exit 1, which means
-"fails".
+bug; :func:`main` answers with exit 4 and "internal error" (set
+DPVERIFY_TRACEBACK=1 to see the traceback), never exit 1 ("fails") and never a
+file.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ import sys
 from typing import Optional, Sequence
 
 from .._version import __version__
-from ..errors import DpverifyError, InvalidParameter, PrecisionExhausted, Undecided
+from ..errors import DpverifyError, InternalError, InvalidParameter, PrecisionExhausted, Undecided
 from ._common import Parser, option_name
 
 #: command groups whose parser is built alone when they are the command: ``verify``
 #: must not import the arb side (python-flint) through the other groups' modules
 _ALONE = ("verify",)
+#: exit code of a bug of dpverify (distinct from 2, bad input)
+EXIT_INTERNAL = 4
 
 
 def _groups(only: Optional[str] = None) -> list:
@@ -70,6 +74,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (PrecisionExhausted, Undecided) as exc:
         print(f"dpverify: undecided: {exc}", file=sys.stderr)
         return 3
+    except InternalError as exc:
+        print(f"dpverify: internal error: {exc} (a bug; please report it with the command line)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
     except DpverifyError as exc:
         print(f"dpverify: error: {exc}", file=sys.stderr)
         return 2
@@ -94,4 +102,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         print(f"dpverify: internal error: {type(exc).__name__}: {str(exc)[:300]} "
               "(a bug; please report it with the command line)", file=sys.stderr)
-        return 2
+        return EXIT_INTERNAL

@@ -12,7 +12,8 @@
 
 from . import model
 from .api import EventAnswer, as_event, check_claim, delta, epsilon, plan, supports
-from .dispatch import Relation, Unsupported
+from ..relation import Relation
+from .dispatch import Unsupported
 from .json_format import event_to_json, load_schema, parse_document
 from .model import SENSITIVITY_CONVENTION
 

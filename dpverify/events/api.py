@@ -27,12 +27,14 @@ from flint import arb
 from .. import _validate as V
 from ..ball import ball, lower_decimal, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
 from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
 from .convert import from_dp_event, is_dp_event
-from .dispatch import Plan, Relation, Unsupported, compile_event, relation
+from ..relation import Relation, relation
+from .dispatch import Plan, Unsupported, compile_event
 from .json_format import parse_document
 
 __all__ = ["EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]
@@ -226,7 +228,7 @@ class ZcdpCurve:
 
 
 def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
-            rel_width: Optional[float] = None, time_budget: float = 600.0,
+            rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
             progress: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of epsilon(delta) of the composed event tree
     (relative width <= rel_width, default 1e-4), else PrecisionExhausted
@@ -237,7 +239,7 @@ def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: O
 
 
 def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
-          rel_width: Optional[float] = None, time_budget: float = 600.0,
+          rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
           progress: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of delta(eps) (maximum over the relation's directions)."""
     E_ = V.nonnegative("eps", eps)
@@ -245,7 +247,7 @@ def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optio
 
 
 def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
-                time_budget: float = 600.0, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
+                time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
     """Verdict on "(eps, delta)-DP": HOLDS when certified delta(eps) <= delta,
     FAILS when certainly > delta, else UNDECIDED."""
     E_ = V.nonnegative("eps", eps)

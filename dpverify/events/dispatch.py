@@ -21,12 +21,12 @@ Which pair for which event (theorem at each line of :func:`_leaf_pair` and
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
 from ..errors import InvalidParameter
+from ..relation import DIRECTIONS, Relation, relation
 from ..pld.pairs import (
     FinitePair,
     SubsampledGaussianPair,
@@ -37,55 +37,17 @@ from ..pld.pairs import (
 from . import model as E
 from .json_format import ApproxDpExp
 from .pairs import (
-    AtomPair,
     MaxCurvePair,
     MixtureGaussianPair,
     discrete_gaussian_pair,
     discrete_laplace_pair,
     epsilon_delta_pair,
 )
+from ..limits import MAX_STEPS
 
-__all__ = ["Plan", "Block", "Relation", "Unsupported", "compile_event", "relation", "RELATION_DIRECTIONS"]
+__all__ = ["Plan", "Block", "Unsupported", "compile_event"]
 
 #: Longest schedule (sum of counts) accepted, as for DP-SGD.
-MAX_STEPS = 10**7
-
-
-class Relation(str, enum.Enum):
-    """Neighbouring relations the event accountant knows."""
-
-    ADD_REMOVE = "add-remove"
-    ADD = "add"
-    REMOVE = "remove"
-    REPLACE_ONE = "replace-one"
-    REPLACE_SPECIAL = "replace-special"
-
-
-RELATION_DIRECTIONS = {
-    Relation.ADD_REMOVE: ("remove", "add"),
-    Relation.ADD: ("add",),
-    Relation.REMOVE: ("remove",),
-    Relation.REPLACE_ONE: ("replace",),
-    Relation.REPLACE_SPECIAL: ("remove", "add"),
-}
-
-
-def relation(value: Union[str, Relation, Any]) -> Relation:
-    """Parse a relation: our names, dp_accounting's NeighboringRelation enum,
-    or dpverify.pld's Neighboring."""
-    if isinstance(value, Relation):
-        return value
-    name = getattr(value, "name", None)
-    if name in ("ADD_OR_REMOVE_ONE",):
-        return Relation.ADD_REMOVE
-    if name in ("REPLACE_ONE", "REPLACE_SPECIAL") and not isinstance(value, str):
-        return Relation(name.lower().replace("_", "-"))
-    v = getattr(value, "value", value)
-    try:
-        return Relation(str(v).strip().lower())
-    except ValueError:
-        allowed = ", ".join(r.value for r in Relation)
-        raise InvalidParameter("neighboring", f"neighboring={value!r} is not a relation (allowed: {allowed})") from None
 
 
 class Unsupported(InvalidParameter):
@@ -123,7 +85,7 @@ class Plan:
 
     @property
     def directions(self) -> tuple:
-        return RELATION_DIRECTIONS[self.relation]
+        return DIRECTIONS[self.relation]
 
     @property
     def total_steps(self) -> int:

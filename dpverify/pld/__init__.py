@@ -21,11 +21,12 @@ from .dpsgd import (
     parse_events,
     tf_privacy_schedule,
 )
-from .pairs import Neighboring, SubsampledGaussianPair
+from ..relation import Relation
+from .pairs import SubsampledGaussianPair
 
 __all__ = [
     "GaussianSteps",
-    "Neighboring",
+    "Relation",
     "PairSteps",
     "PldAnswer",
     "SubsampledGaussianPair",

@@ -27,7 +27,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from flint import arb
 
@@ -36,7 +36,8 @@ from ..ball import ball, working_precision
 from ..errors import InvalidParameter
 from ..verdict import Enclosure, Outcome, Verdict
 from .accountant import PldResult, Step, refine_query
-from .pairs import Neighboring, SubsampledGaussianPair, directions, neighboring
+from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
+from .pairs import SubsampledGaussianPair
 
 __all__ = [
     "GaussianSteps",
@@ -57,7 +58,7 @@ __all__ = [
 
 #: Refuse longer schedules (the composed loss range grows like T; 10^7 steps
 #: of DP-SGD is far beyond any training run, 10^9 would exhaust memory).
-MAX_STEPS = 10**7
+from ..limits import MAX_STEPS  # noqa: E402  re-exported for callers of the PLD front end
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -151,7 +152,7 @@ class PldAnswer:
     """A certified enclosure with how it was obtained."""
 
     enclosure: Enclosure
-    neighboring: Neighboring
+    neighboring: Relation
     grid_exponent: int  # h = 2^-grid_exponent
     unit_bits: int  # masses in units of 2^-unit_bits
     seconds: float
@@ -196,9 +197,9 @@ def _events(events: Any) -> list[GaussianSteps]:
     return from_dp_event(events)
 
 
-def _relation(rel: Union[str, Neighboring], events: Sequence[GaussianSteps]) -> tuple[Neighboring, tuple[str, ...]]:
-    r = neighboring(rel)
-    if r is Neighboring.REPLACE_ONE:
+def _relation(rel: Union[str, Relation], events: Sequence[GaussianSteps]) -> tuple[Relation, tuple[str, ...]]:
+    r = relation(rel, allowed=SCHEDULE_RELATIONS)
+    if r is Relation.REPLACE_ONE:
         for e in events:  # raises the documented refusal for q < 1
             if not isinstance(e, GaussianSteps):
                 raise InvalidParameter("neighboring", f"neighboring='replace-one' is not supported for {e.label}")
@@ -209,7 +210,7 @@ def _relation(rel: Union[str, Neighboring], events: Sequence[GaussianSteps]) -> 
     return r, directions(r)
 
 
-def _answer(res: PldResult, rel: Neighboring, digits: int) -> PldAnswer:
+def _answer(res: PldResult, rel: Relation, digits: int) -> PldAnswer:
     return PldAnswer(_enclosure(res.lo, res.hi, digits, res.K), rel, res.m, res.K,
                      res.seconds, res.rel_width, res.directions, res.note)
 
@@ -228,7 +229,7 @@ def epsilon(
     events: Any,
     delta_budget: ExactInput,
     *,
-    neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
+    neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
     digits: Optional[int] = None,
     rel_width: Optional[float] = None,
     time_budget: float = 600.0,
@@ -246,7 +247,7 @@ def epsilon(
     return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress, strict_width)
 
 
-def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Neighboring],
+def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relation],
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
            progress: Optional[Callable[[float, str], None]], strict_width: bool = False) -> PldAnswer:
     d, w = _digits(rel_width, digits)
@@ -261,7 +262,7 @@ def delta(
     events: Any,
     eps: ExactInput,
     *,
-    neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
+    neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
     digits: Optional[int] = None,
     rel_width: Optional[float] = None,
     time_budget: float = 600.0,
@@ -280,7 +281,7 @@ def check_claim(
     claimed_eps: ExactInput,
     delta_budget: ExactInput,
     *,
-    neighboring: Union[str, Neighboring] = Neighboring.ADD_REMOVE,
+    neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
     time_budget: float = 600.0,
     progress: Optional[Callable[[float, str], None]] = None,
 ) -> tuple[Verdict, PldAnswer]:
@@ -337,84 +338,80 @@ def tf_privacy_schedule(dataset_size: object, batch_size: object, epochs: ExactI
     return Fraction(b, n), steps
 
 
-def parse_events(obj: Any) -> tuple[list[GaussianSteps], Optional[str]]:
-    """Events from a JSON description (a dict or its text)::
+def parse_events(obj: Any) -> tuple[list, Optional[str]]:
+    """Schedules in the legacy list format, as :class:`GaussianSteps` /
+    :class:`PairSteps` (a dict, a list of items, or their JSON text)::
 
         {"neighboring": "add-remove",
          "events": [{"mechanism": "subsampled-gaussian", "noise_multiplier": "1",
                      "sampling_rate": "256/60000", "count": 1000}, ...]}
 
-    ``mechanism`` "gaussian" means sampling rate 1; "laplace" takes ``scale``
-    (sensitivity 1) and "approx" (any (eps0, delta0)-DP mechanism) takes
-    ``exp_eps0`` = e^eps0 exactly and ``delta0``, both with an optional
-    ``sampling_rate``. Returns (events, relation or None)."""
-    if isinstance(obj, str):
-        try:
-            obj = json.loads(obj)
-        except json.JSONDecodeError as exc:
-            raise InvalidParameter("events", f"events: not JSON ({exc.msg})") from None
+    A thin wrapper over the one strict front end,
+    :func:`dpverify.events.json_format.parse_document`: every key the item's
+    mechanism needs is required (``count`` and ``sampling_rate`` included),
+    unknown keys are refused with their path, nothing defaults. DpEvent-style
+    trees (items with ``"type"``) are refused here: account them with
+    :func:`dpverify.events.epsilon` / :func:`dpverify.events.delta`. Returns
+    (events, relation name or None)."""
+    from ..events import json_format as J
+
     if isinstance(obj, list):
         obj = {"events": obj}
-    if not isinstance(obj, dict) or not isinstance(obj.get("events"), list) or not obj["events"]:
-        raise InvalidParameter("events", 'events: expected {"events": [ {...}, ... ]} with at least one event')
-    out = []
-    for i, ev in enumerate(obj["events"]):
-        if not isinstance(ev, dict):
-            raise InvalidParameter("events", f"events[{i}] must be an object")
-        mech = ev.get("mechanism", "subsampled-gaussian")
-        rate = str(ev.get("sampling_rate", "1")) if mech != "gaussian" else "1"
-        count = ev.get("count", 1)
-        if mech in ("subsampled-gaussian", "gaussian"):
-            if "noise_multiplier" not in ev:
-                raise InvalidParameter("events", f"events[{i}] needs noise_multiplier")
-            out.append(GaussianSteps.of(str(ev["noise_multiplier"]), rate, count))
-        elif mech == "laplace":
-            if "scale" not in ev:
-                raise InvalidParameter("events", f"events[{i}] needs scale")
-            out.append(laplace_steps(str(ev["scale"]), rate, count))
-        elif mech == "approx":
-            if "exp_eps0" not in ev or "delta0" not in ev:
-                raise InvalidParameter("events", f"events[{i}] needs exp_eps0 (= e^eps0, exact) and delta0")
-            out.append(approx_dp_steps(str(ev["exp_eps0"]), str(ev["delta0"]), count, rate))
+    text = obj if isinstance(obj, (str, bytes, bytearray)) else json.dumps(obj)
+    tree, rel = J.parse_document(text, where="events: ")
+    if not J.legacy_only(text):
+        raise InvalidParameter("events", "events: a DpEvent-style tree (items with \"type\") is accounted by "
+                               "dpverify.events.epsilon / delta, not by the schedule front end")
+    return _steps_of(tree, "events"), rel
+
+
+def _steps_of(tree: Any, name: str) -> list:
+    """The strict front end's model tree (:mod:`dpverify.events.model`) as blocks of
+    steps: compositions flattened in order, Poisson-sampled Gaussian / Laplace /
+    approx-DP leaves as :class:`GaussianSteps` / :class:`PairSteps`; anything else
+    is refused (it belongs to :mod:`dpverify.events`)."""
+    from ..events import json_format as J
+    from ..events import model as M
+
+    out: list = []
+
+    def walk(ev: Any, times: int) -> None:
+        if isinstance(ev, tuple):
+            for e in ev:
+                walk(e, times)
+        elif isinstance(ev, M.Composed):
+            walk(ev.events, times)
+        elif isinstance(ev, M.SelfComposed):
+            if ev.count:
+                walk(ev.event, times * ev.count)
+        elif isinstance(ev, M.NoOp):
+            return
         else:
-            raise InvalidParameter("events", f"events[{i}].mechanism={mech!r}: supported: "
-                                   "subsampled-gaussian, gaussian, laplace, approx")
-    rel = obj.get("neighboring")
-    return out, rel
+            q, inner = (ev.sampling_probability, ev.event) if isinstance(ev, M.PoissonSampled) else (Fraction(1), ev)
+            if isinstance(inner, M.Gaussian):
+                out.append(GaussianSteps.of(inner.noise_multiplier, q, times))
+            elif isinstance(inner, M.Laplace):
+                out.append(laplace_steps(inner.noise_multiplier, q, times))
+            elif isinstance(inner, J.ApproxDpExp):
+                out.append(approx_dp_steps(inner.exp_eps0, inner.delta0, times, q))
+            else:
+                raise InvalidParameter(name, f"{name}: {type(inner).__name__} is not supported by the DP-SGD "
+                                       "schedule accountant; use dpverify.events.epsilon / delta")
+
+    walk(tree, 1)
+    if not out:
+        raise InvalidParameter(name, f"{name}: nothing to account (only no-op events)")
+    return out
 
 
 def from_dp_event(event: Any) -> list:
-    """Convert a dp_accounting DpEvent tree (GaussianDpEvent, LaplaceDpEvent
-    (its ``noise_multiplier`` is the scale for sensitivity 1), their
-    PoissonSampledDpEvent versions, SelfComposedDpEvent, ComposedDpEvent) to
-    :class:`GaussianSteps` / :class:`PairSteps`. Floats in the event are taken
-    at their exact binary value. Needs the optional dependency dp_accounting
-    (extra ``oracle``); other events are refused with InvalidParameter."""
-    try:
-        import dp_accounting as dpa  # lazy: optional
-    except ImportError:  # pragma: no cover - depends on the machine
-        raise InvalidParameter("event", "dp_accounting is not installed (pip install 'dpverify[oracle]')") from None
+    """A dp_accounting DpEvent tree of Poisson-sampled Gaussian / Laplace steps
+    (and their compositions) as :class:`GaussianSteps` / :class:`PairSteps`: a
+    thin wrapper over the one strict converter,
+    :func:`dpverify.events.convert.from_dp_event` (floats taken at their exact
+    binary value). Other events are refused with InvalidParameter; the event
+    accountant (:mod:`dpverify.events`) covers the rest of the tree."""
+    from ..events.convert import from_dp_event as convert
 
-    def walk(ev: Any, times: int) -> Iterable[GaussianSteps]:
-        if isinstance(ev, dpa.SelfComposedDpEvent):
-            yield from walk(ev.event, times * int(ev.count))
-        elif isinstance(ev, dpa.ComposedDpEvent):
-            for e in ev.events:
-                yield from walk(e, times)
-        elif isinstance(ev, dpa.PoissonSampledDpEvent) and isinstance(ev.event, dpa.GaussianDpEvent):
-            yield GaussianSteps.of(ev.event.noise_multiplier, ev.sampling_probability, times)
-        elif isinstance(ev, dpa.GaussianDpEvent):
-            yield GaussianSteps.of(ev.noise_multiplier, 1, times)
-        elif isinstance(ev, dpa.PoissonSampledDpEvent) and isinstance(ev.event, dpa.LaplaceDpEvent):
-            yield laplace_steps(ev.event.noise_multiplier, ev.sampling_probability, times)  # type: ignore[misc]
-        elif isinstance(ev, dpa.LaplaceDpEvent):
-            yield laplace_steps(ev.noise_multiplier, 1, times)  # type: ignore[misc]
-        elif isinstance(ev, dpa.NoOpDpEvent):
-            return
-        else:
-            raise InvalidParameter("event", f"event: {type(ev).__name__} is not supported by the PLD accountant")
+    return _steps_of(convert(event), "event")
 
-    out = list(walk(event, 1))
-    if not out:
-        raise InvalidParameter("event", "event: nothing to account (only no-op events)")
-    return out

@@ -52,55 +52,20 @@ refused with :class:`~dpverify.errors.InvalidParameter`.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
 from flint import arb
 
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
+from .dominating import PairFromTails, tails_on_grid
 
-__all__ = ["FinitePair", "Neighboring", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "directions", "neighboring", "subsample_finite"]
-
-
-class Neighboring(str, enum.Enum):
-    """The neighbouring relation of a guarantee; recorded in every certificate."""
-
-    ADD_REMOVE = "add-remove"
-    ADD = "add"
-    REMOVE = "remove"
-    REPLACE_ONE = "replace-one"
-
-
-def neighboring(value: Union[str, Neighboring]) -> Neighboring:
-    """Parse a relation name; unknown names raise InvalidParameter("neighboring")."""
-    if isinstance(value, Neighboring):
-        return value
-    try:
-        return Neighboring(str(value).strip().lower())
-    except ValueError:
-        allowed = ", ".join(n.value for n in Neighboring)
-        raise InvalidParameter(
-            "neighboring", f"neighboring={value!r} is not a relation (allowed: {allowed})"
-        ) from None
-
-
-def directions(rel: Neighboring) -> tuple[str, ...]:
-    """The one-directional pairs whose pointwise maximum is the relation's curve
-    (AFA Sec 4.1: compose "add" and "remove" separately, take the max at the end)."""
-    if rel is Neighboring.ADD_REMOVE:
-        return ("remove", "add")
-    if rel is Neighboring.ADD:
-        return ("add",)
-    if rel is Neighboring.REMOVE:
-        return ("remove",)
-    return ("replace",)
+__all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
 
 @dataclass(frozen=True)
-class SubsampledGaussianPair:
+class SubsampledGaussianPair(PairFromTails):
     """Tight dominating pair of the Poisson-subsampled Gaussian mechanism
     (noise multiplier ``sigma``, rate ``q``) for one direction
     (``"remove"``, ``"add"``, or ``"replace"`` which needs q = 1); see the
@@ -175,66 +140,16 @@ class SubsampledGaussianPair:
         return self._tails_with(eps, self._constants(), normal_sf)
 
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        """:meth:`tails` at the exact points i 2^-m, i = i0..n, with the
-        constants folded (arb's own erfc is rigorous on balls and accurate
-        for the moderate arguments met here). With y = x / sqrt2 (x of
-        :meth:`_tails_with`): y = log(a) / (mu sqrt2) + (mu^2/2 - log q) /
-        (mu sqrt2), Phi(-x) = erfc(y) / 2, Phi(mu - x) = erfc(y - mu/sqrt2) / 2,
-        and for the add direction Phi(x) = erfc(-y) / 2,
-        Phi(x - mu) = erfc(mu/sqrt2 - y) / 2: the same values as
-        :meth:`_tails_with`, with fewer ball operations per knot."""
+        """:meth:`tails` at the exact points i 2^-m, i = i0..n (constants
+        hoisted; arb's own erfc is rigorous on balls and accurate for the
+        moderate arguments met here)."""
         c = self._constants()
-        h = arb(2) ** (-m)
-        total = n - i0 + 1
-        P_t: list[arb] = []
-        Q_t: list[arb] = []
-        if self.q == 1:
-            s2 = arb(2).sqrt()
+        s2 = arb(2).sqrt()
 
-            def sf(x: arb) -> arb:
-                return (x / s2).erfc() / 2
+        def sf(x: arb) -> arb:
+            return (x / s2).erfc() / 2
 
-            for k, i in enumerate(range(i0, n + 1)):
-                if progress is not None and k % 256 == 0:
-                    progress(k / total)
-                p, q = self._tails_with(h * i, c, sf)
-                P_t.append(p)
-                Q_t.append(q)
-            return P_t, Q_t
-        mu, q, half_mu2, logq, one_q = c
-        inv = 1 / (mu * arb(2).sqrt())
-        off = (half_mu2 - logq) * inv
-        mus = mu * inv * mu  # mu / sqrt2
-        half_q = q / 2
-        half_1q = one_q / 2
-        remove = self.direction == "remove"
-        for k, i in enumerate(range(i0, n + 1)):
-            if progress is not None and k % 256 == 0:
-                progress(k / total)
-            e = h * i
-            a = (e if remove else -e).expm1() + q
-            if a <= 0:  # beyond the end of the loss support
-                one = arb(1) if remove else arb(0)
-                P_t.append(one)
-                Q_t.append(one)
-                continue
-            if not a > 0:
-                raise _undecided(e)
-            y = a.log() * inv + off
-            if remove:
-                t = y.erfc()
-                P_t.append(half_1q * t + half_q * (y - mus).erfc())
-                Q_t.append(t / 2)
-            else:
-                t = (-y).erfc()
-                P_t.append(t / 2)
-                Q_t.append(half_1q * t + half_q * (mus - y).erfc())
-        return P_t, Q_t
-
-    def delta(self, eps: arb) -> arb:
-        """Hockey-stick divergence H_{e^eps}(P || Q) = P(L>eps) - e^eps Q(L>eps)."""
-        p, qq = self.tails(eps)
-        return p - eps.exp() * qq + self.inf_mass()
+        return tails_on_grid(m, i0, n, progress, lambda k, eps: self._tails_with(eps, c, sf))
 
     def describe(self) -> dict[str, str]:
         return {"pair": "subsampled-gaussian", "direction": self.direction}
@@ -247,7 +162,7 @@ def _undecided(eps: arb) -> Exception:
 
 
 @dataclass(frozen=True)
-class FinitePair:
+class FinitePair(PairFromTails):
     """A pair of distributions on finitely many outcomes with exact rational
     masses ``P[i]``, ``Q[i]`` (a finite mechanism's worst-case pair, or a
     dominating pair such as randomized response). Outcomes with Q = 0 < P carry
@@ -301,14 +216,6 @@ class FinitePair:
                 qt += q
         return ball(pt), ball(qt)
 
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        out = [self.tails(h * i) for i in range(i0, n + 1)]
-        return [a for a, _ in out], [b for _, b in out]
-
-    def delta(self, eps: arb) -> arb:
-        p, q = self.tails(eps)
-        return p - eps.exp() * q + self.inf_mass()
 
 
 def approx_dp_pair_exp(exp_eps0: Fraction, delta0: Fraction) -> FinitePair:
@@ -343,7 +250,7 @@ def subsample_finite(pair: FinitePair, q: Fraction, direction: str) -> FinitePai
 
 
 @dataclass(frozen=True)
-class SubsampledLaplacePair:
+class SubsampledLaplacePair(PairFromTails):
     """Tight dominating pair of the Poisson-subsampled Laplace mechanism
     (scale ``b``, sensitivity 1, rate ``q``), one direction (AFA Thm 11 (1)
     with the base pair (Lap(0, b), Lap(1, b)), which dominates both add and
@@ -410,11 +317,3 @@ class SubsampledLaplacePair:
         f0, f1 = 1 - s0(x), 1 - s1(x)
         return f0, (1 - q) * f0 + q * f1
 
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        out = [self.tails(h * i) for i in range(i0, n + 1)]
-        return [a for a, _ in out], [c for _, c in out]
-
-    def delta(self, eps: arb) -> arb:
-        p, qq = self.tails(eps)
-        return p - eps.exp() * qq

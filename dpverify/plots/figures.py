@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 
 from ..ball import endpoints, working_precision
 from ..pld.accountant import compose_direction, to_fraction
-from ..pld.pairs import directions, neighboring
+from ..relation import directions, relation
 
 __all__ = ["calibration_curve", "eps_over_steps", "privacy_profile", "tradeoff_bounds", "tradeoff_curve"]
 
@@ -36,7 +36,7 @@ def _composed(events: Sequence, rel: str, m: int = 10) -> list:
     steps = [e.step() for e in events]
     total = sum(s.count for s in steps)
     return [compose_direction(steps, d, m, 190, 2.0 ** -110 / total, 1 << 40)
-            for d in directions(neighboring(rel))]
+            for d in directions(relation(rel))]
 
 
 def _delta_bounds(cbs: list, eps: float) -> tuple[float, float]:

@@ -11,7 +11,7 @@ the certificate JSON Schema, the digest, the dpverify version, and that its
 from (a valid certificate of another configuration, copied under this key,
 is refused). A digest only detects accidents: anyone who can write to the
 cache can forge a self-consistent certificate. ``recheck=True`` therefore
-also runs the independent verifier (:func:`dpverify.certificate.verify_certificate`,
+also runs the independent verifier (:func:`dpverify.recheck.verify.verify_certificate`,
 a second implementation on mpmath) on each hit. A refused entry is a miss:
 the configuration is computed again and the entry overwritten.
 """
@@ -22,12 +22,12 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .._version import __version__
-from ..certificate import compute_digest, dumps
+from ..certificate import dumps
+from ..certificate.format import FORMAT, compute_digest, schema_errors
 from ..errors import DpverifyError, InvalidParameter
 from .tasks import Plan, cache_key
 
@@ -66,7 +66,6 @@ class Cache:
                 Path(url).mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise InvalidParameter("cache", f"cache={url!r}: cannot create the folder ({exc.strerror})") from None
-        self._schema: Any = None
 
     def _path(self, key: str) -> str:
         return f"{self._root}/{key[:2]}/{key}.json"
@@ -87,24 +86,18 @@ class Cache:
         except OSError:
             return None
 
-    def _validator(self) -> Any:
-        if self._schema is None:
-            import jsonschema
-
-            # the writer's format: the cache holds entries this version wrote
-            schema = json.loads(resources.files("dpverify.certificate").joinpath("schema-2.json").read_text("utf-8"))
-            self._schema = jsonschema.Draft202012Validator(schema)
-        return self._schema
-
     def check(self, plan: Plan, data: bytes) -> tuple[Optional[dict], str]:
         """The certificate in ``data`` if it is a valid entry for ``plan``, else (None, reason)."""
         try:
             cert = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
             return None, "not JSON"
-        errors = list(self._validator().iter_errors(cert))
+        # the writer's format: the cache holds entries this version wrote
+        if not isinstance(cert, dict) or cert.get("format") != FORMAT:
+            return None, f"not a format-2 certificate (format {str(cert.get('format') if isinstance(cert, dict) else None)[:40]!r})"
+        errors = schema_errors(cert)
         if errors:
-            return None, f"not a certificate ({errors[0].message[:120]})"
+            return None, f"not a certificate ({errors[0][:160]})"
         if cert.get("digest") != compute_digest(cert):
             return None, "digest does not match the contents"
         if cert.get("dpverify") != __version__:

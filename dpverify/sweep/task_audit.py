@@ -18,9 +18,11 @@ from ..ball import exact_str
 from ..certificate import make_certificate
 from ..certificate.build import PLD_SOURCE, pld_answer_certificate
 from ..errors import InvalidParameter
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd as S
-from ..pld.pairs import neighboring as parse_relation
+from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from .tasks import Plan
+from ..certificate.format import TF_STEPS_RULE
 
 __all__ = ["TASK", "AuditTask"]
 
@@ -53,7 +55,7 @@ def _schedule(params: Mapping[str, Any]) -> tuple[S.GaussianSteps, dict[str, Any
         ev = S.GaussianSteps.of(sigma, q, steps)
         return ev, {"noise_multiplier": sigma, "sampling_rate": exact_str(q), "steps": steps,
                     "dataset_size": n, "batch_size": b, "epochs": e,
-                    "steps_rule": "steps = ceil(epochs * dataset_size / batch_size), q = batch_size / dataset_size"}
+                    "steps_rule": TF_STEPS_RULE}
     for k in ("sampling_rate", "steps"):
         if k not in params:
             raise InvalidParameter(k, f"{k} is required (or dataset_size, batch_size and epochs)")
@@ -68,7 +70,7 @@ class AuditTask:
 
     def plan(self, params: Mapping[str, Any]) -> Plan:
         _, inputs = _schedule(params)
-        rel = parse_relation(params.get("neighboring", "add-remove"))
+        rel = _relation(params.get("neighboring", "add-remove"), allowed=SCHEDULE_RELATIONS)
         inputs["neighboring"] = rel.value
         has = [k for k in ("delta", "eps") if k in params]
         if len(has) != 1:
@@ -102,8 +104,8 @@ class AuditTask:
     def compute(self, params: Mapping[str, Any], plan: Plan) -> dict:
         ev, _ = _schedule(params)
         inputs = dict(plan.inputs)
-        rel = parse_relation(inputs["neighboring"])
-        budget = V.seconds("time_budget", _text(params, "time_budget")) if "time_budget" in params else 600.0
+        rel = _relation(inputs["neighboring"], allowed=SCHEDULE_RELATIONS)
+        budget = V.seconds("time_budget", _text(params, "time_budget")) if "time_budget" in params else DEFAULT_TIME_BUDGET_SECONDS
         if plan.quantity == "pld.claim":
             verdict, ans = S.check_claim([ev], inputs["claimed_eps"], inputs["delta"], neighboring=rel,
                                          time_budget=budget)

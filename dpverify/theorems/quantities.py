@@ -8,7 +8,7 @@ same ``inputs`` keys, and :func:`compute` turns them into an
 calls for that quantity (``gdp.delta`` is :func:`dpverify.gdp.delta_mu`,
 ``pld.epsilon`` is :func:`dpverify.pld.dpsgd.epsilon`, ...). The independent
 re-checkers of ``dpverify verify`` are registered under the same names in
-``dpverify/certificate/recheck_*.py``.
+``dpverify/recheck/*.py``.
 
 Each :class:`Quantity` declares its input keys (required and optional), so a
 record with a misspelled or missing key is refused before anything runs. Input
@@ -157,7 +157,7 @@ def _gdp_refinement(i: Mapping[str, Any]) -> Enclosure:
 
 
 # the worked examples' tail limits are those of their exact (refined, GDPT App B)
-# profiles, as in GDPT Sec 4; the re-checker (recheck_gdpt.gdp.tail_limit) uses the same reading
+# profiles, as in GDPT Sec 4; the re-checker (recheck.gdpt.gdp.tail_limit) uses the same reading
 _REFINED_BY_DEFAULT = ("sgd-example", "icea-example")
 
 
@@ -356,7 +356,7 @@ def _pld_epsilon(i: Mapping[str, Any]) -> Enclosure:
     of ``steps`` Poisson-subsampled Gaussian steps under the recorded relation
     (add-remove when the record does not name one)."""
     from .. import _validate as V
-    from ..pld.dpsgd import MAX_STEPS
+    from ..limits import MAX_STEPS
 
     return _pld_cached(i["noise_multiplier"], i["sampling_rate"], V.integer("steps", i["steps"], lo=1, hi=MAX_STEPS),
                        i["delta"], str(i.get("neighboring", "add-remove")), _digits(i, 4))
@@ -370,10 +370,10 @@ def _pld_cached(sigma: Any, q: Any, steps: int, delta: Any, rel: str, digits: in
     the key is the exact values, so "0.01" and "1/100" share too)."""
     from .. import _validate as V
     from ..pld import dpsgd as S
-    from ..pld.pairs import neighboring
+    from ..relation import SCHEDULE_RELATIONS, relation
 
     key = (V.positive("noise_multiplier", sigma), V.half_open_unit("sampling_rate", q), steps,
-           V.open_unit("delta", delta), neighboring(rel), digits)
+           V.open_unit("delta", delta), relation(rel, allowed=SCHEDULE_RELATIONS), digits)
     if key not in _PLD_CACHE:
         _PLD_CACHE[key] = S.dpsgd_epsilon(sigma, q, steps, delta, neighboring=rel, digits=digits).enclosure
     return _PLD_CACHE[key]

@@ -11,9 +11,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from dpverify.calibrate import calibrate
+from dpverify import calibrate
 from dpverify.certificate import compute_digest, verify_certificate
-from dpverify.certificate.recheck_wor import wor_tails
+from dpverify.recheck.wor import wor_tails
 from dpverify.cli import main
 from dpverify.cli.calibrate import certificate
 from dpverify.errors import CertificateRejected, InvalidParameter

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.certificate.verify import check_schema, verify_certificate
+from dpverify.recheck.verify import check_schema, verify_certificate
 from dpverify.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
@@ -24,12 +24,12 @@ COMMANDS = [
     "gdp certify --mechanism approx --eps0 1 --delta0 0.1 --eps-h 3",
     "gdp certify --mechanism gaussian --noise-multiplier 2 --sensitivity 3 --eps-h 3",
     "gdp certify --mechanism rr --p 0.75 --eps-h 2",
-    "dp profile --mechanism subsampled --rate 0.1 --eps0 1 --delta0 1e-5 --eps 0.05",
+    "dp profile --mechanism subsampled --sampling-rate 0.1 --eps0 1 --delta0 1e-5 --eps 0.05",
     "dp profile --mechanism expr --profile 0.5*exp(-eps) --eps 1",
     "dp implies --from 1,0.1 --to 0.5,0.5",
     "check rr64 --eps0 1 --delta0 0.1 --eps 0.5",
-    "compose --mech 0.1,1e-8 --mech 0.3,0 --k 5 --eps 1",
-    "compose --mech 0.1,1e-8 --k 10 --delta 1e-6 --grid 0.01",
+    "compose --mech 0.1,1e-8 --mech 0.3,0 --steps 5 --eps 1",
+    "compose --mech 0.1,1e-8 --steps 10 --delta 1e-6 --grid 0.01",
     "compose --mech 0.1,1e-5 --mech 0.123456789,0 --eps 1",
     "rdp divergence --mechanism rr --p 0.75 --alpha 3",
     "rdp to-dp --alpha 2 --rdp 0.1 --eps 0.5 --conversion optimal",

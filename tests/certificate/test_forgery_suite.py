@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dpverify.certificate import compute_digest
-from dpverify.certificate.verify import RECHECKERS, _load_recheckers, verify_certificate
+from dpverify.recheck.verify import RECHECKERS, _load_recheckers, verify_certificate
 from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 FIX = Path(__file__).parent / "format1"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.certificate.verify import RECHECKERS, _load_recheckers
+from dpverify.recheck.verify import RECHECKERS, _load_recheckers
 
 from .test_forgery_suite import _forgeries, outcome
 

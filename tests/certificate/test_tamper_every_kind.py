@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dpverify.certificate import compute_digest, verify_certificate
-from dpverify.certificate.verify import RECHECKERS, _load_recheckers
+from dpverify.recheck.verify import RECHECKERS, _load_recheckers
 from dpverify.cli import main
 from dpverify.errors import CertificateRejected
 
@@ -24,13 +24,13 @@ CLI = {
     "dp.profile": ["dp", "profile", "--mechanism", "laplace", "--scale", "1", "--eps", "0.5"],
     "dp.implies": ["dp", "implies", "--from", "1,0.1", "--to", "0.5,0.5"],
     "dp.rr64": ["check", "rr64", "--eps0", "1", "--delta0", "0.1", "--eps", "0.5"],
-    "composition.delta": ["compose", "--mech", "0.1,1e-8", "--k", "10", "--eps", "0.5"],
-    "composition.eps": ["compose", "--mech", "0.1,1e-8", "--k", "10", "--delta", "1e-6"],
+    "composition.delta": ["compose", "--mech", "0.1,1e-8", "--steps", "10", "--eps", "0.5"],
+    "composition.eps": ["compose", "--mech", "0.1,1e-8", "--steps", "10", "--delta", "1e-6"],
     "pld.epsilon": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5"],
     "pld.delta": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10", "--eps", "1"],
     "pld.claim": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5", "--claimed-eps", "2"],
     "rdp.divergence": ["rdp", "divergence", "--mechanism", "gaussian", "--noise-multiplier", "2", "--alpha", "3"],
-    "rdp.epsilon": ["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "2", "--compositions", "10", "--delta", "1e-5"],
+    "rdp.epsilon": ["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "2", "--steps", "10", "--delta", "1e-5"],
     "rdp.to_dp_eps": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--delta", "0.3"],
     "rdp.to_dp_delta": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--eps", "0.5"],
 }

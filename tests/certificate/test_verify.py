@@ -171,7 +171,7 @@ def test_thm45_verdict_tamper():
 
 
 def test_recheck_crash_fails_closed(delta_cert, monkeypatch):
-    from dpverify.certificate import verify as V
+    from dpverify.recheck import verify as V
 
     def boom(inputs, result):
         raise ZeroDivisionError("boom")

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpverify.certificate import compute_digest
-from dpverify.certificate.verify import verify_file
+from dpverify.recheck.verify import verify_file
 from dpverify.cli import main
 
 FIX = Path(__file__).parent / "format1"
@@ -75,7 +75,7 @@ def test_each_bad_file_has_its_own_message_and_later_files_are_checked(tmp_path,
         expected[name] = code
     good = tmp_path / "zz-good.json"
     good.write_text(GOOD.read_text())
-    code = main(["verify", "--budget", "20", *paths, str(good)])
+    code = main(["verify", "--time-budget", "20", *paths, str(good)])
     out, err = capsys.readouterr()
     assert "zz-good.json: gdp.delta: confirmed" in out  # the files after the bad ones are still checked
     assert code == (1 if 1 in expected.values() else 2)
@@ -84,9 +84,18 @@ def test_each_bad_file_has_its_own_message_and_later_files_are_checked(tmp_path,
 def test_unknown_field_names_path_and_allowed_keys(tmp_path):
     c = json.loads((FIX / "cli-pld-eps.json").read_text())
     from dpverify.certificate import make_certificate
+    from dpverify.certificate.format import compute_digest
+    from dpverify.errors import InternalError
 
-    cert = make_certificate(claim=c["claim"], inputs={**c["inputs"], "stepz": 3}, result=c["result"] | {
+    # the writer refuses to build it (write-time contract: exit 4, never a file) ...
+    with pytest.raises(InternalError, match="inputs.stepz: unknown key"):
+        make_certificate(claim=c["claim"], inputs={**c["inputs"], "stepz": 3}, result=c["result"] | {
+            "quantity": "epsilon(delta=1e-5)"}, precision_bits=64, algorithm="a")
+    # ... and a hand-made one, sealed with a recomputed digest, is refused by verify
+    good = make_certificate(claim=c["claim"], inputs=c["inputs"], result=c["result"] | {
         "quantity": "epsilon(delta=1e-5)"}, precision_bits=64, algorithm="a")
+    cert = {**good, "inputs": {**good["inputs"], "stepz": 3}}
+    cert["digest"] = compute_digest(cert)
     code, msg = verify_file(_write(tmp_path, "x.json", cert))
     assert code == 2 and "inputs.stepz: unknown key; did you mean steps?" in msg and "allowed:" in msg
 
@@ -99,7 +108,7 @@ def test_format2_cli_certificates_round_trip(capsys):
         cert = json.loads(capsys.readouterr().out)
         assert cert["format"] == "dpverify-certificate/2"
         assert "verdict" in cert["result"] or "quantity" in cert["result"]
-        from dpverify.certificate.verify import verify_certificate
+        from dpverify.recheck.verify import verify_certificate
 
         assert "confirmed" in verify_certificate(cert)
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dpverify.certificate.verify import verify_certificate
+from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.cli import main
 from dpverify.errors import CertificateRejected

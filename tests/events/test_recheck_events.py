@@ -14,8 +14,8 @@ import pytest
 from flint import arb
 
 from dpverify.ball import working_precision
-from dpverify.certificate import recheck_events as R
-from dpverify.certificate.verify import verify_certificate
+from dpverify.recheck import events as R
+from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.errors import CertificateRejected
 from dpverify.events import api

@@ -8,9 +8,9 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from dpverify.certificate import recheck_events as R
+from dpverify.recheck import events as R
 from dpverify.certificate.events_cert import answer_certificate, claim_certificate
-from dpverify.certificate.verify import verify_certificate
+from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.errors import CertificateRejected
 from dpverify.events import api

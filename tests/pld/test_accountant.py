@@ -206,12 +206,21 @@ def test_tf_privacy_schedule():
 def test_parse_events():
     events, rel = S.parse_events('{"neighboring": "remove", "events": ['
                                  '{"noise_multiplier": "1", "sampling_rate": "256/60000", "count": 5},'
-                                 '{"mechanism": "gaussian", "noise_multiplier": "10"}]}')
+                                 '{"mechanism": "gaussian", "noise_multiplier": "10", "count": 1}]}')
     assert rel == "remove" and events[0].sampling_rate == F(256, 60000) and events[1].sampling_rate == 1
+    assert [e.count for e in events] == [5, 1]
     for bad in ("[]", "{", '{"events": [{"sampling_rate": "0.1"}]}',
-                '{"events": [{"mechanism": "laplace", "noise_multiplier": "1"}]}'):
+                '{"events": [{"mechanism": "laplace", "noise_multiplier": "1"}]}',
+                # the library front end is the strict one: a missing count or rate used to
+                # default to 1 here (a 9x under-report of 9 steps of rate 1/9 read as one of rate 1)
+                '{"events": [{"noise_multiplier": "1", "sampling_rate": "1/9"}]}',
+                '{"events": [{"noise_multiplier": "1", "count": 9}]}',
+                '{"events": [{"noise_multiplier": "1", "sampling_rate": "1/9", "count": 9, "steps": 9}]}',
+                '{"events": [{"type": "gaussian", "noise_multiplier": "1"}]}'):
         with pytest.raises(InvalidParameter):
             S.parse_events(bad)
+    # a dict and a list of items are read like their JSON text
+    assert S.parse_events({"events": [{"noise_multiplier": "1", "sampling_rate": "0.5", "count": 3}]})[0][0].count == 3
 
 
 def test_dp_event_trees():

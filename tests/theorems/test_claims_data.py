@@ -72,7 +72,7 @@ def test_reproduce_writes_every_committed_certificate(tmp_path, capsys):
 
 
 def test_every_claim_quantity_is_registered_and_rechecked():
-    from dpverify.certificate.verify import RECHECKERS, _load_recheckers
+    from dpverify.recheck.verify import RECHECKERS, _load_recheckers
 
     _load_recheckers()
     for c in claims():

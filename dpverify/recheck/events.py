@@ -17,9 +17,9 @@ Covered, each by its own pair written again here:
   geometric masses) and discrete_gaussian (:func:`_dgauss`, atoms on a window
   with a certified geometric bound of the rest);
 * zcdp (with plain Gaussian events) through the optimal RDP -> DP conversion
-  (:mod:`.recheck_events_zcdp`), no_op, non_private, self_composed, composed.
+  (:mod:`.events_zcdp`), no_op, non_private, self_composed, composed.
 
-The same coarse-grid mpmath PLD as ``pld.*`` (recheck_pld) gives [lo', hi'].
+The same coarse-grid mpmath PLD as ``pld.*`` (recheck.pld) gives [lo', hi'].
 Anything else is refused with "could not re-prove" (fail closed).
 
 Precision: the PLD route rounds every mass outward to units 2^-K (one unit
@@ -35,14 +35,14 @@ from __future__ import annotations
 import bisect
 import math
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import mpmath
 from mpmath import iv, mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .recheck_gdp import exact_input, to_mpf
-from .recheck_pld import _units, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails, register_queries
+from .gdp import exact_input, to_mpf
+from .pld import _units, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails, register_queries
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -389,13 +389,13 @@ def _zcdp_delta(rho: Fraction, xi: Fraction, eps: mpf) -> tuple[mpf, mpf]:
 
 def _zcdp_eps(rho: Fraction, xi: Fraction, delta: mpf) -> tuple[mpf, mpf]:
     """Second opinion on the product's zCDP epsilon: inf over alpha of the
-    optimal RDP -> DP conversion (ABC Thm 3; recheck_rdp's mpmath route),
+    optimal RDP -> DP conversion (ABC Thm 3; recheck.rdp's mpmath route),
     evaluated at the best order found by golden-section search in
     log(alpha - 1) (started at the classic conversion's optimum, where the
     curve is flat): the value is an upper end of the infimum, accurate to
     about 1e-10 relative. As for ``rdp.epsilon``, the infimum over all orders
     is not re-proved by this route; [v (1 - 1e-9), v] is returned."""
-    from .recheck_rdp import _golden, _optimal
+    from .rdp import _golden, _optimal
 
     r, x = to_mpf(rho), to_mpf(xi)
     if rho == 0:

@@ -1,6 +1,6 @@
 """Second route for DP-SGD on fixed-size batches (sampling without
 replacement, replace-one neighbours), on mpmath only: nothing from the arb
-side is imported. Used by :mod:`.recheck_calibrate` for ``dpsgd-wor``
+side is imported. Used by :mod:`.calibrate` for ``dpsgd-wor``
 brackets; registers no certificate kind of its own.
 
 The pair re-derived here (the arb route is :class:`dpverify.events.pairs.MaxCurvePair`
@@ -18,9 +18,9 @@ curves meet (H_remove(1) = H_add(1): the base pair is symmetric, AFA Lemma
 the smaller Q-tail.
 
 The lower bound of the mechanism (the realised dataset pair of
-:func:`dpverify.calibrate.template.wor_template`) is Poisson add-remove
+:func:`dpverify.calibration.template.wor_template`) is Poisson add-remove
 DP-SGD at (sigma/2, B/N, T): :func:`lower_inputs` gives its schedule in the
-form of :mod:`.recheck_pld`.
+form of :mod:`.pld`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any, Callable
 import mpmath
 from mpmath import mpf
 
-from . import recheck_pld as P
+from . import pld as P
 
 __all__ = ["wor_tails", "wor_make", "lower_inputs"]
 
@@ -50,7 +50,7 @@ def wor_tails(sig: mpf, g: mpf, e: mpf) -> tuple[mpf, mpf]:
 
 def wor_make(sig: Fraction, batch: int, n: int) -> Callable[[str], tuple[Callable[[mpf], tuple[mpf, mpf]], mpf]]:
     """``make(direction) -> (tails, inf mass)`` of the Cor 32 pair, in the
-    form :mod:`.recheck_pld` discretises (one direction: the pair already is
+    form :mod:`.pld` discretises (one direction: the pair already is
     the maximum over the relation's two orientations)."""
     s = mpf(sig.numerator) / sig.denominator
     g = mpf(batch) / n

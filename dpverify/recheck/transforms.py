@@ -10,7 +10,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import MalformedCertificate
-from .recheck_gdp import exact_input, to_mpf
+from .gdp import exact_input, to_mpf
 from .verify import Recheck, register
 
 _DPS = 60

@@ -14,7 +14,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import MalformedCertificate
-from .recheck_gdp import exact_input, stable_value, to_mpf
+from .gdp import exact_input, stable_value, to_mpf
 from .verify import Recheck, needed_digits, register
 
 __all__ = ["register_profile_recheck", "PROFILE_RECHECKS"]

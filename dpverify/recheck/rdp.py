@@ -24,7 +24,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .recheck_gdp import exact_input, to_mpf
+from .gdp import exact_input, to_mpf
 from .verify import Recheck, needed_digits, parse_bound, register
 
 _DPS = 40
@@ -218,7 +218,7 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         k = exact_input(inputs, "compositions") if "compositions" in inputs else Fraction(1)
         mu = (exact_input(inputs, "mu") if "mu" in inputs else
               _opt(inputs, "sensitivity", "1") / exact_input(inputs, "noise_multiplier"))
-        from .recheck_gdp import stable_value
+        from .gdp import stable_value
 
         def closed(dps: int) -> mpf:
             with mpmath.workdps(dps):

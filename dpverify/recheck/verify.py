@@ -31,7 +31,7 @@ Order of checks for one certificate (:func:`verify_certificate`):
 
 The re-checker API (for authors of a new kind)
 ----------------------------------------------
-Write ``dpverify/certificate/recheck_<topic>.py`` importing nothing from the
+Write ``dpverify/recheck/<topic>.py`` importing nothing from the
 arb side (mpmath and the standard library only) and register a function::
 
     @register("topic.quantity", explain="what is re-proved, by which route")
@@ -50,20 +50,17 @@ recorded enclosure's width), never from ``inputs.digits``. Raise
 :class:`~dpverify.errors.CertificateRejected` when the route refutes the
 certificate, :class:`~dpverify.errors.CouldNotReprove` when it cannot decide,
 :class:`~dpverify.errors.MalformedCertificate` for a field it cannot read.
-Parse numbers with :func:`dpverify.certificate.recheck_gdp.exact_input` (it
+Parse numbers with :func:`dpverify.recheck.gdp.exact_input` (it
 caps sizes). A re-checker that crashes is reported as "could not re-prove".
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import signal
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional
 
@@ -72,7 +69,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import relations
-from .writer import FORMAT, FORMAT_1, compute_digest
+from ..certificate.format import FORMAT_1, check_schema, compute_digest
 
 __all__ = [
     "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
@@ -90,7 +87,6 @@ MAX_FILE_BYTES = 64 * 2**20
 #: decimal exponents beyond this magnitude are refused (exit 2)
 MAX_EXPONENT = 10**18  # delta_mu(eps) at large eps / mu is ~ e^-(eps/mu)^2/2: exponents of 10^12 are genuine
 
-SCHEMAS = {FORMAT_1: "schema.json", FORMAT: "schema-2.json"}
 VERDICTS = ("holds", "fails", "undecided")
 
 
@@ -120,7 +116,7 @@ class Recheck:
 
 
 Rechecker = Callable[[Mapping[str, Any], Mapping[str, Any]], Recheck]
-#: quantity name -> re-checker(inputs, result) ; filled by the recheck_* modules
+#: quantity name -> re-checker(inputs, result) ; filled by this package's re-checker modules
 RECHECKERS: dict[str, Rechecker] = {}
 #: quantity name -> one paragraph: what is re-proved and by which route
 EXPLAIN: dict[str, str] = {}
@@ -142,17 +138,21 @@ def register(quantity: str, explain: "str | None" = None) -> Callable[[Rechecker
     return deco
 
 
+#: modules of this package that hold the acceptance rule, not re-checkers
+_CORE_MODULES = frozenset({"verify", "relations", "kinds"})
+
+
 def _load_recheckers() -> None:
-    """Import every ``recheck_*`` module of this package (each registers its
+    """Import every re-checker module of this package (each registers its
     quantities); a new area adds a module, not a line here."""
     import importlib
     import pkgutil
 
-    from .. import certificate
+    from .. import recheck
 
-    for info in pkgutil.iter_modules(certificate.__path__):
-        if info.name.startswith("recheck_"):
-            importlib.import_module(f"{certificate.__name__}.{info.name}")
+    for info in pkgutil.iter_modules(recheck.__path__):
+        if info.name not in _CORE_MODULES and not info.name.startswith("_"):
+            importlib.import_module(f"{recheck.__name__}.{info.name}")
 
 
 # --------------------------------------------------------------------------- numbers
@@ -271,55 +271,6 @@ def accept_verdict(recorded: Any, independent: Optional[str], what: str) -> None
 
 def _s(x: mpf) -> str:
     return mpmath.nstr(x, 17) if mpmath.isfinite(x) else str(x)
-
-
-# --------------------------------------------------------------------------- schema
-
-
-@lru_cache(maxsize=None)
-def _schema(name: str) -> dict:
-    return json.loads(resources.files("dpverify.certificate").joinpath(name).read_text(encoding="utf-8"))
-
-
-def _path(parts: Any) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
-
-
-def _schema_error(err: Any) -> str:
-    where = _path(err.absolute_path)
-    if err.validator == "additionalProperties":
-        allowed = sorted(err.schema.get("properties", {}))
-        extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
-        key = extra[0] if extra else "?"
-        near = difflib.get_close_matches(key, allowed, n=1)
-        hint = f"; did you mean {near[0]}?" if near else ""
-        base = f"{where}.{key}" if where != "(top level)" else key
-        return f"{base}: unknown key{hint} (allowed: {', '.join(allowed)})"
-    if err.validator == "required":
-        return f"{where}: {err.message}"
-    if err.validator in ("enum", "const"):
-        allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
-        return f"{where}: {str(err.instance)[:60]!r} is not allowed (allowed: {', '.join(map(str, allowed))})"
-    return f"{where}: {err.message[:200]}"
-
-
-def check_schema(cert: Any) -> str:
-    """Validate against the schema of the certificate's format; returns the format."""
-    import jsonschema
-
-    if not isinstance(cert, dict):
-        raise MalformedCertificate("not a JSON object")
-    fmt = cert.get("format")
-    if fmt not in SCHEMAS:
-        raise MalformedCertificate(f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})")
-    validator = jsonschema.Draft202012Validator(_schema(SCHEMAS[fmt]))
-    errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
-    if errors:
-        raise MalformedCertificate(_schema_error(errors[0]))
-    return fmt
 
 
 # --------------------------------------------------------------------------- budget

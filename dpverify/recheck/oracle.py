@@ -1,7 +1,7 @@
 """Second route for ``oracle.rows`` certificates.
 
 Each configuration's certified enclosure is re-derived by the PLD second
-route (:mod:`recheck_pld`: its own discretisation and big-integer convolution
+route (:mod:`.pld`: its own discretisation and big-integer convolution
 on mpmath, grid refined until its enclosure lies inside the recorded one:
 containment, not intersection). Every row is re-classified from its reported
 number by exact comparisons (unsafe: reported < lo; loose: reported > hi (1 +
@@ -18,8 +18,8 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, MalformedCertificate
-from .recheck_gdp import exact_input, to_mpf
-from .recheck_pld import recheck_epsilon
+from .gdp import exact_input, to_mpf
+from .pld import recheck_epsilon
 from .verify import Recheck, check_enclosure, parse_bound, register
 
 _DPS = 50

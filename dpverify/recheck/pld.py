@@ -31,8 +31,9 @@ from typing import Any, Callable, Mapping, Optional
 import mpmath
 from mpmath import mpf
 
+from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .recheck_gdp import exact_input, to_mpf
+from .gdp import exact_input, to_mpf
 from .verify import Recheck, parse_bound, register
 
 try:  # GMP's packing and multiplication for the one big product of each convolution
@@ -371,7 +372,39 @@ def _event(e: Mapping[str, Any], count_key: str):
     raise MalformedCertificate(f"unknown event mechanism {mech!r}")
 
 
+_TF_KEYS = ("dataset_size", "batch_size", "epochs", "steps_rule")
+
+
+def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
+    """A schedule given as epochs, dataset size N and batch size B must define
+    the ``steps`` and ``sampling_rate`` the certificate computed with:
+    q = B / N and T = ceil(epochs N / B) (:data:`TF_STEPS_RULE`), re-derived in
+    exact rationals. Either all four keys are present or none."""
+    present = [k for k in _TF_KEYS if k in inputs]
+    if not present:
+        return
+    if len(present) != len(_TF_KEYS):
+        missing = [k for k in _TF_KEYS if k not in inputs]
+        raise MalformedCertificate(f"inputs: {', '.join(present)} given without {', '.join(missing)}")
+    if inputs["steps_rule"] != TF_STEPS_RULE:
+        raise MalformedCertificate(f"inputs.steps_rule: unknown rule (allowed: {TF_STEPS_RULE!r})")
+    n, b = inputs["dataset_size"], inputs["batch_size"]
+    if not (isinstance(n, int) and isinstance(b, int) and 1 <= b <= n <= 10**12):
+        raise MalformedCertificate("inputs.dataset_size and batch_size must be counts with 1 <= batch_size <= dataset_size <= 1e12")
+    ep = exact_input(inputs, "epochs")
+    if ep <= 0:
+        raise CertificateRejected("inputs.epochs must be > 0")
+    q_rec = exact_input(inputs, "sampling_rate")
+    if q_rec != Fraction(b, n):
+        raise CertificateRejected(f"inputs.sampling_rate={inputs['sampling_rate']} is not batch_size / dataset_size = {b}/{n}")
+    t = ep * n / b
+    steps = t.numerator // t.denominator + (1 if t.denominator != 1 else 0)
+    if inputs.get("steps") != steps:
+        raise CertificateRejected(f"inputs.steps={inputs.get('steps')!r} is not ceil(epochs * dataset_size / batch_size) = {steps}")
+
+
 def _events(inputs: Mapping[str, Any]) -> list:
+    check_tf_schedule(inputs)
     if "events" in inputs:
         evs = inputs["events"]
         if not isinstance(evs, list) or not evs or not all(isinstance(e, dict) for e in evs):
@@ -455,7 +488,7 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     predicted gap is half the recorded width, at least one halving finer. Grids stay within
     2^-8 .. 2^-24 and at most :data:`_TRIES` rounds are computed; a forged grid costs
     time, never acceptance: acceptance is decided by
-    :func:`~dpverify.certificate.verify.accept_enclosure` on what is returned."""
+    :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned."""
     from .verify import enclosure_of
 
     enc = result.get("enclosure")

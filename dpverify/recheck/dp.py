@@ -23,8 +23,8 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .recheck_gdp import exact_input, stable_value, to_mpf
-from .recheck_profiles import register_profile_recheck
+from .gdp import exact_input, stable_value, to_mpf
+from .profiles import register_profile_recheck
 from .verify import Recheck, needed_digits, parse_bound, register
 
 Types = tuple  # ((eps, delta, count), ...)
@@ -165,7 +165,7 @@ def _eps_recheck(types: Types, delta: Fraction, result: Mapping[str, Any]) -> Re
     """eps(delta) of a composition: the exact special cases (no finite eps,
     0, the total eps) decided in rationals; otherwise the recorded enclosure is
     bracketed by the composed profile (non-increasing in eps) on mpmath."""
-    from .recheck_gdp import bracket_root
+    from .gdp import bracket_root
 
     R = Fraction(1)
     for _, d, c in types:

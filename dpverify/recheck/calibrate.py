@@ -5,16 +5,16 @@ The claim: (target_eps, delta)-DP holds at ``result.ends.safe.value`` and
 fails at ``result.ends.unsafe.value`` of the template's free parameter (for
 fixed batches, template ``dpsgd-wor``, also: the AFA Cor 32 pair's curve
 exceeds delta at ``result.ends.pair_limit.value``). Every end is re-proved
-independently with the PLD re-check route of :mod:`.recheck_pld` (its mpmath
+independently with the PLD re-check route of :mod:`.pld` (its mpmath
 tails, discretisation and bounds; the fixed-batch pair's tails from
-:mod:`.recheck_wor`) on a grid finer than that module's fixed 2^-8 (the ends
+:mod:`.wor`) on a grid finer than that module's fixed 2^-8 (the ends
 lie within a fraction of a percent of the optimum): the grid starts at the
 recorded hint (untrusted; clamped to 2^-10 .. 2^-16) and is refined until the
 end is decided. A safe end needs only the upper curve (max over the
 directions), an unsafe end only the lower curve (one direction above delta
 suffices); the other side is computed only to tell a refuted end from an
 undecided one. Ends that share a pair (a steps bracket) share its
-discretisation. Products are :mod:`.recheck_pld`'s (Kronecker substitution into one
+discretisation. Products are :mod:`.pld`'s (Kronecker substitution into one
 GMP integer).
 
 An end that cannot be decided on the finest grid is not accepted ("could
@@ -34,9 +34,9 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from . import recheck_pld as P
-from . import recheck_wor as W
-from .recheck_gdp import exact_input, to_mpf
+from . import pld as P
+from . import wor as W
+from .gdp import exact_input, to_mpf
 from .verify import Recheck, register
 
 _DPS = 40
@@ -58,7 +58,7 @@ def _count(v: Any) -> Any:
 
 
 def _end_inputs(inputs: Mapping[str, Any], parameter: str, value: Any) -> dict[str, Any]:
-    """The Poisson schedule at one end, in recheck_pld's input form."""
+    """The Poisson schedule at one end, in recheck.pld's input form."""
     ev = {k: inputs[k] for k in ("noise_multiplier", "sampling_rate", "steps") if k in inputs}
     if parameter == "batch_size":
         n, value = _count(inputs.get("dataset_size")), _count(value)

@@ -39,8 +39,9 @@ from typing import Any, Callable, Optional, Union
 from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
-from ..pld.pairs import directions, neighboring
+from ..relation import SCHEDULE_RELATIONS, directions, relation
 from ..verdict import Outcome
 from .template import Template
 
@@ -63,7 +64,7 @@ class End:
     grid_exponent: int
 
     def to_json(self, integer: bool) -> dict[str, Any]:
-        from ..ball import lower_decimal, upper_decimal, working_precision, ball
+        from ..ball import ball, lower_decimal, upper_decimal, working_precision
 
         with working_precision(256):
             lo, hi = lower_decimal(ball(self.delta_lo), 17), upper_decimal(ball(self.delta_hi), 17)
@@ -145,7 +146,7 @@ class _Model:
     def __init__(self, t: Template, eps: Fraction, D: Fraction, deadline: float,
                  tick: Callable[[], None]) -> None:
         self.t, self.eps, self.D = t, eps, D
-        self.dirs = directions(neighboring(t.neighboring))
+        self.dirs = directions(relation(t.neighboring, allowed=SCHEDULE_RELATIONS))
         self.deadline = deadline
         self.tick = tick
         self.count = 0
@@ -202,7 +203,7 @@ def calibrate_template(
     delta: Any,
     *,
     rel_width: Union[float, str] = 1e-3,
-    time_budget: float = 600.0,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Any] = None,
 ) -> Calibration:
     """Certified bracket for ``t``'s free parameter (module docstring).
