@@ -472,16 +472,22 @@ class MixtureGaussianPair(PairFromTails):
         g(t - r) < y < g(t + r) after Newton to full precision (the former
         route); None if neither can be shown."""
         prec = ctx.prec
-        t = arb(x0)
-        bits = 53
-        half = prec // 2 + 12
-        while bits < half:
-            bits = min(2 * bits, prec)
-            with working_precision(bits + 16):
-                gv, gd = self._g(t, comps)
-                if not gd > 0:
-                    return None
-                t = arb((t - (gv - y) / gd).mid())
+
+        def polish(t: arb, bits: int, upto: int) -> tuple[Optional[arb], int]:
+            # Newton on midpoints, doubling the precision, until ``upto`` bits
+            while bits < upto:
+                bits = min(2 * bits, prec)
+                with working_precision(bits + 16):
+                    gv, gd = self._g(t, comps)
+                    if not gd > 0:
+                        return None, bits
+                    t = arb((t - (gv - y) / gd).mid())
+            return t, bits
+
+        t0, bits = polish(arb(x0), 53, prec // 2 + 12)
+        if t0 is None:
+            return None
+        t = t0
         X = arb(t, 2.0 ** -(bits - 8) * (1 + abs(x0)))  # any radius: the step below decides
         gv, _ = self._g(t, comps)
         _, gd = self._g(X, comps)
@@ -489,13 +495,10 @@ class MixtureGaussianPair(PairFromTails):
             N = t - (gv - y) / gd
             if X.contains(N):
                 return N
-        while bits < prec:
-            bits = min(2 * bits, prec)
-            with working_precision(bits + 16):
-                gv, gd = self._g(t, comps)
-                if not gd > 0:
-                    return None
-                t = arb((t - (gv - y) / gd).mid())
+        t1, bits = polish(t, bits, prec)
+        if t1 is None:
+            return None
+        t = t1
         r = endpoints(arb(2) ** (-(prec - 12)) * (1 + abs(t)))[1]
         for _ in range(4):
             a, _ = self._g(t - r, comps)

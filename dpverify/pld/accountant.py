@@ -5,26 +5,8 @@ choice between the exact and Fourier kernels in :mod:`.compose`."""
 
 from __future__ import annotations
 
-from .compose import compose
-from .plan import Plan, estimate_length, estimate_units, first_grid, fourier_usable, plan_query, planned_grid
+from .plan import plan_query
 from .queries import ComposedBounds, to_fraction
-from .refine import NARROW_FACTOR, PldResult, Step, compose_direction, refine_query, total_muls
+from .refine import PldResult, Step, compose_direction, refine_query
 
-__all__ = [
-    "NARROW_FACTOR",
-    "ComposedBounds",
-    "Plan",
-    "PldResult",
-    "Step",
-    "compose",
-    "compose_direction",
-    "estimate_length",
-    "estimate_units",
-    "first_grid",
-    "fourier_usable",
-    "plan_query",
-    "planned_grid",
-    "refine_query",
-    "to_fraction",
-    "total_muls",
-]
+__all__ = ["ComposedBounds", "PldResult", "Step", "compose_direction", "plan_query", "refine_query", "to_fraction"]
