@@ -196,6 +196,9 @@ class Plan:
     slope: float
     range_nats: float
     width_h2: float = 0.0
+    #: (direction, eps or log delta, width_h2) per direction: the refinement
+    #: computes the largest first and the others on a grid that settles them
+    per_direction: tuple = ()
 
 
 #: knots a step's loss range spans in the plan's discretisation (a coarser
@@ -256,10 +259,11 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
             de = 1e-4 * max(1.0, e)
             slope = abs(_log_delta_gauss(e + de, M, V) - _log_delta_gauss(e, M, V)) / de
             z = math.sqrt(2 * max(1.0, -ld)) + 4
-            plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread, _GAMMA * T * abs(dX)))
+            plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread, _GAMMA * T * abs(dX),
+                              ((d, e if kind == "eps" else ld, _GAMMA * T * abs(dX)),)))
         worst = Plan(max(p.eps for p in plans), max(p.log_delta for p in plans),
                      max(p.slope for p in plans), max(p.range_nats for p in plans),
-                     max(p.width_h2 for p in plans))
+                     max(p.width_h2 for p in plans), tuple(p.per_direction[0] for p in plans))
         if not all(map(math.isfinite, (worst.eps, worst.log_delta, worst.slope, worst.range_nats,
                                        worst.width_h2))):
             return None

@@ -281,28 +281,25 @@ def refine_query(
         try:
             tick()
             results = []
-            for di, d in enumerate(active):
+            order = active
+            if prev is None and plan is not None and plan.per_direction and m_start is None:
+                # the plan's largest answer first: the others are only needed
+                # below its certified lower end (the maximum, AFA Sec 4.1)
+                key = {name: x for name, x, _ in plan.per_direction}
+                order = sorted(active, key=lambda d: -key.get(d.name, math.inf))
+            for di, d in enumerate(order):
                 if progress:
-                    progress(di / max(1, len(active)), f"grid 2^-{m}, {d.name}")
-                ups, lows = _discretise_all(steps, d.name, m, K, tau, tick)
-                if prev is None and di == 0 and m_start is None and m > 4:
-                    n_est = estimate_length(ups)
-                    if n_est > max_length // 2:
-                        # the plan's range was too short (or there was no
-                        # plan): coarser, by the memory model only
-                        raise _Coarser(max(4, m - math.ceil(math.log2(2 * n_est / max_length))))
-                with working_precision(K + 64):
-                    U = compose(ups, budget, tick, allowance)
-                    L = compose(lows, budget, tick, allowance)
-                cb = ComposedBounds(U, L)  # type: ignore[arg-type]
-                d.length = cb.upper.poly.length()
-                with working_precision(K + 96):
-                    if kind == "eps":
-                        hi = cb.eps_upper(target)
-                        lo = cb.eps_lower(target, None if hi is None else float(hi))
-                    else:
-                        lo = to_fraction(endpoints(cb.delta_lower_ball(target))[0])
-                        hi = to_fraction(endpoints(cb.delta_upper_ball(target))[1])
+                    progress(di / max(1, len(order)), f"grid 2^-{m}, {d.name}")
+                md = m if di == 0 or prev is not None else _settling_grid(plan, kind, order[0].name, d.name, m)
+                lo, hi = _direction(steps, d, kind, target, md, K, tau, budget, allowance, tick,
+                                    max_length if (prev is None and di == 0 and m_start is None and m > 4)
+                                    else None)
+                lo_first = max((r[1] for r in results if r[1] is not None), default=None)
+                if md < m and not (hi is not None and lo_first is not None and hi <= lo_first):
+                    # the coarse grid did not settle it below the maximum: the full grid
+                    lo2, hi2 = _direction(steps, d, kind, target, m, K, tau, budget, allowance, tick, None)
+                    lo = lo2 if lo is None or (lo2 is not None and lo2 > lo) else lo
+                    hi = hi2 if hi is None or (hi2 is not None and hi2 < hi) else hi
                 results.append((d, lo, hi))
         except _Deadline:
             return stop(f"the time budget of {time_budget:g} s ran out during grid 2^-{m}")
@@ -354,6 +351,52 @@ def refine_query(
         if inc == 0 and not rescaled:
             return stop(f"the next grid would hold more than {max_length} points (memory budget)")
         m += inc
+
+
+def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:
+    """A grid for a direction whose planned answer lies below the top one's:
+    coarse enough to be cheap, fine enough (by the width model) that its
+    certified upper end should fall below the top direction's lower end,
+    which settles it (a guess: if it does not settle, the full grid runs).
+    Never finer than two halvings below ``m``."""
+    per = {n: (x, w) for n, x, w in plan.per_direction}
+    if top not in per or name not in per:
+        return m - 2
+    gap = per[top][0] - per[name][0]  # nats (eps) or log delta (delta)
+    w = per[name][1]
+    if not (gap > 0 and w > 0):
+        return m - 2
+    # at most 2 halvings below the top's grid: a quarter of its cost, so a
+    # guess that does not settle adds at most a quarter (the model's gap is
+    # a float estimate of a difference, often off by more than itself)
+    return max(4, min(m - 2, math.ceil(0.5 * math.log2(4 * w / gap))))
+
+
+def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: int, K: int, tau,
+               budget: int, allowance: Optional[int], tick: Callable[[], None],
+               max_length: Optional[int]) -> tuple[Optional[Fraction], Optional[Fraction]]:
+    """Certified (lo, hi) of one direction on the grid 2^-m; with
+    ``max_length``, _Coarser when the composed length would exceed half of it
+    (memory model only)."""
+    ups, lows = _discretise_all(steps, d.name, m, K, tau, tick)
+    if max_length is not None:
+        n_est = estimate_length(ups)
+        if n_est > max_length // 2:
+            # the plan's range was too short (or there was no plan): coarser
+            raise _Coarser(max(4, m - math.ceil(math.log2(2 * n_est / max_length))))
+    with working_precision(K + 64):
+        U = compose(ups, budget, tick, allowance)
+        L = compose(lows, budget, tick, allowance)
+    cb = ComposedBounds(U, L)  # type: ignore[arg-type]
+    d.length = max(d.length, cb.upper.poly.length())
+    with working_precision(K + 96):
+        if kind == "eps":
+            hi = cb.eps_upper(target)
+            lo = cb.eps_lower(target, None if hi is None else float(hi))
+        else:
+            lo = to_fraction(endpoints(cb.delta_lower_ball(target))[0])
+            hi = to_fraction(endpoints(cb.delta_upper_ball(target))[1])
+    return lo, hi
 
 
 def _discretise_all(steps: Sequence[Step], direction: str, m: int, K: int, tau,
