@@ -282,7 +282,8 @@ def refine_query(
             tick()
             results = []
             order = active
-            if prev is None and plan is not None and plan.per_direction and m_start is None:
+            settle = prev is None and plan is not None and bool(plan.per_direction) and m_start is None
+            if settle:
                 # the plan's largest answer first: the others are only needed
                 # below its certified lower end (the maximum, AFA Sec 4.1)
                 key = {name: x for name, x, _ in plan.per_direction}
@@ -290,7 +291,7 @@ def refine_query(
             for di, d in enumerate(order):
                 if progress:
                     progress(di / max(1, len(order)), f"grid 2^-{m}, {d.name}")
-                md = m if di == 0 or prev is not None else _settling_grid(plan, kind, order[0].name, d.name, m)
+                md = _settling_grid(plan, kind, order[0].name, d.name, m) if settle and di > 0 else m
                 lo, hi = _direction(steps, d, kind, target, md, K, tau, budget, allowance, tick,
                                     max_length if (prev is None and di == 0 and m_start is None and m > 4)
                                     else None)
