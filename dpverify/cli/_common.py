@@ -39,7 +39,7 @@ def _epilog() -> str:
     return (
         f"Inputs: {NUMBER_CAPS}; an option given twice, an abbreviated option or an option "
         "that does not apply to the chosen mechanism or mode is refused. Exit codes: 0 success / "
-        "holds, 1 fails, 2 bad input or usage, 3 undecided. See docs/inputs.md."
+        "holds, 1 fails, 2 bad input or usage, 3 undecided, 4 internal error (a bug of dpverify). See docs/inputs.md."
     )
 
 # argparse reads "-1e-5" and "-1/3" as options (its own pattern knows only "-1" and
