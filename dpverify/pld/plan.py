@@ -199,6 +199,8 @@ class Plan:
     #: (direction, eps or log delta, width_h2) per direction: the refinement
     #: computes the largest first and the others on a grid that settles them
     per_direction: tuple = ()
+    #: the number of composed steps
+    steps: int = 0
 
 
 #: knots a step's loss range spans in the plan's discretisation (a coarser
@@ -263,7 +265,8 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                               ((d, e if kind == "eps" else ld, _GAMMA * T * abs(dX)),)))
         worst = Plan(max(p.eps for p in plans), max(p.log_delta for p in plans),
                      max(p.slope for p in plans), max(p.range_nats for p in plans),
-                     max(p.width_h2 for p in plans), tuple(p.per_direction[0] for p in plans))
+                     max(p.width_h2 for p in plans), tuple(p.per_direction[0] for p in plans),
+                     sum(st.count for st in steps))
         if not all(map(math.isfinite, (worst.eps, worst.log_delta, worst.slope, worst.range_nats,
                                        worst.width_h2))):
             return None
@@ -283,6 +286,11 @@ def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
     if plan.width_h2 <= 0:
         return first_grid(1, rel_width)
     m = math.ceil(0.5 * math.log2(plan.width_h2 / need))
+    # the optimistic side labels a composed class by the sum of its steps'
+    # labels: its losses spread about sqrt(T / 12) h around the label, and
+    # beyond about half a nat the lower end collapses to 0 whatever the width
+    # model says (measured: T = 1e7 at 2^-9; 2^-11 is fine)
+    m = max(m, math.ceil(math.log2(2 * math.sqrt(max(1, plan.steps) / 12))))
     return max(4, min(20, m))
 
 

@@ -291,7 +291,10 @@ def refine_query(
             for di, d in enumerate(order):
                 if progress:
                     progress(di / max(1, len(order)), f"grid 2^-{m}, {d.name}")
-                md = _settling_grid(plan, kind, order[0].name, d.name, m) if settle and di > 0 else m
+                lo_top = max((r[1] for r in results if r[1] is not None), default=None)
+                # a coarse try can only settle below a positive lower end
+                md = _settling_grid(plan, kind, order[0].name, d.name, m) \
+                    if settle and di > 0 and lo_top is not None and lo_top > 0 else m
                 lo, hi = _direction(steps, d, kind, target, md, K, tau, budget, allowance, tick,
                                     max_length if (prev is None and di == 0 and m_start is None and m > 4)
                                     else None)
