@@ -139,7 +139,7 @@ def register(quantity: str, explain: "str | None" = None) -> Callable[[Rechecker
 
 
 #: modules of this package that hold the acceptance rule, not re-checkers
-_CORE_MODULES = frozenset({"verify", "relations", "kinds"})
+_CORE_MODULES = frozenset({"verify", "relations", "kinds", "core"})
 
 
 def _load_recheckers() -> None:
