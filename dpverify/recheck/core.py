@@ -290,7 +290,7 @@ class Arith:
             raise ValueError("upper_tail needs t >= 1")
         dn, up = self.dn, self.up
         # phi(t) = e^{-t^2/2} / sqrt(2 pi)
-        h = (dn.mul_2exp(up.square(t), -1), up.mul_2exp(dn.square(t), -1))  # [lo, hi] of t^2 / 2
+        h = (dn.mul_2exp(dn.square(t), -1), up.mul_2exp(up.square(t), -1))  # [lo, hi] of t^2 / 2
         phi = (dn.div(dn.exp(dn.minus(h[1])), self._sqrt2pi[1]), up.div(up.exp(up.minus(h[0])), self._sqrt2pi[0]))
         n = int(((self.prec * 0.75) / float(t)) ** 2 / 2) + 8
         target = self.prec - 6

@@ -55,6 +55,22 @@ def test_exp_expm1_erfc_ncdf(x: Fraction, prec: int) -> None:
     _check(A.ncdf(X), _ref(mpmath.ncdf, x), prec, units=12 + cond)
 
 
+@pytest.mark.parametrize("prec", [53, 64, 160, 300])
+@pytest.mark.parametrize("x", ["-5.01", "-7.3", "-12.9", "-17.3", "-25.1", "-37.7", "16.2", "6.5"])
+def test_ncdf_continued_fraction_and_taylor_paths(x: str, prec: int) -> None:
+    """Both fast paths of Phi (the continued fraction beyond |x| = 5 and the Taylor
+    anchors below |x| = 16) at points where a one-ulp slip in x^2 / 2 would show:
+    x^2 / 2 is large, so phi's relative error would be x^2 / 2 times the unit."""
+    A = arith(prec)
+    X = A.q(Fraction(x))
+    ref = _ref(mpmath.ncdf, Fraction(x))
+    _check(A.ncdf(X), ref, prec, units=12 + int(Fraction(x) ** 2 + 2).bit_length())
+    lo, hi = A.ncdf_abs(X)
+    with mpmath.workprec(HP + 20):
+        assert to_mpf(lo) <= ref <= to_mpf(hi)
+        assert to_mpf(hi) - to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)  # absolute accuracy
+
+
 @given(x=st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**9), max_denominator=10**6),
        prec=precs)
 def test_log_log1p_sqrt(x: Fraction, prec: int) -> None:
