@@ -230,16 +230,35 @@ def test_result_beyond_printable_range_is_exit_2(capsys):
     assert "printable range" in capsys.readouterr().err
 
 
-def test_last_resort_handler_is_exit_2_with_a_message(monkeypatch, capsys):
+def test_last_resort_handler_is_exit_4_with_a_message(monkeypatch, capsys):
+    # a bug is exit 4 ("internal error"), distinct from 2 (bad input) and never 1 ("fails")
     import dpverify.cli.gdp as g
 
     def boom(*a, **k):
         raise RuntimeError("simulated bug")
 
     monkeypatch.setattr(g, "delta_mu", boom)
-    assert main(["gdp", "delta", "--mu", "1", "--eps", "1"]) == 2
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1"]) == 4
     err = capsys.readouterr().err
     assert err.startswith("dpverify: internal error: RuntimeError: simulated bug")
+    assert "a bug; please report it" in err
+
+
+def test_a_certificate_that_would_not_validate_is_exit_4_and_no_file(monkeypatch, capsys, tmp_path):
+    # the write-time contract: the writer validates against the shipped schema before
+    # anything leaves the process; a field the schema does not know is a writer bug
+    import dpverify.certificate.writer as w
+
+    real = w.make_certificate
+
+    def with_unknown_field(**kw):
+        return real(**{**kw, "inputs": {**kw["inputs"], "not_in_the_schema": "1"}})
+
+    monkeypatch.setattr("dpverify.certificate.build.make_certificate", with_unknown_field)
+    out = tmp_path / "c.json"
+    code = main(["gdp", "delta", "--mu", "1", "--eps", "1", "--certificate", str(out)])
+    err = capsys.readouterr().err
+    assert code == 4 and "inputs.not_in_the_schema: unknown key" in err and not out.exists()
 
 
 # --------------------------------------------------------------------------- --help states the caps
