@@ -219,11 +219,12 @@ class Arith:
         He_n(x) = 2^{-n/2} H_n(x / sqrt 2)): |Q^(n+1)| <= 1.0866 sqrt(n!) / sqrt(2 pi)
         < sqrt(n!) / 2, so |R| <= sqrt(n!) |d|^(n+1) / (2 (n+1)!), with n chosen so
         that this is below 2^-(prec+2) (:meth:`_anchor`)."""
-        j = floor_int(self.up.mul_2exp(x, 4) + mpfr(0.5))
-        Qa, clo, chi, rem, P = self._anchor(j)
-        # d = x - j/16 exactly, as D / 2^E: the Horner scheme runs on integers in
-        # fixed point 2^-P, the lower chain rounded down, the upper chain up
+        # the nearest anchor j/16, in exact integers (so that |d| <= 1/32 holds exactly:
+        # the remainder bound assumes it); d = x - j/16 exactly, as D / 2^E: the Horner
+        # scheme runs on integers in fixed point 2^-P, the lower chain rounded down, the upper up
         n, den = x.as_integer_ratio()
+        j = int((32 * n + den) // (2 * den))
+        Qa, clo, chi, rem, P = self._anchor(j)
         E = int(den).bit_length() - 1 + 4
         D = int(n) * 16 - j * int(den)
         lo, hi = clo[-1], chi[-1]

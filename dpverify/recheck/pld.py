@@ -487,7 +487,7 @@ def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
     e_lo = _target(A, eps)[0]
     # first knot strictly above the lower end of eps
     k0 = max(0, floor_int(dn.mul_2exp(e_lo, m)) + 1 - off)
-    acc = mpfr(inf)
+    acc = mpfr(mpz(inf), A.prec, up)  # not mpfr(inf): that rounds to 53 bits, to nearest
     if k0 < len(v):
         y = dn.exp(dn.sub(e_lo, A.dyadic(off + k0, m)[1]))  # e^{eps_lo - s_k0}, rounded down
         r = dn.exp(A.dyadic(-1, m)[0])  # e^{-h} rounded down
