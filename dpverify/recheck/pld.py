@@ -276,11 +276,12 @@ def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7
 def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int):
     """:func:`_discretise` on interval tails: every mass is an enclosure rounded outward
     to units 2^-K (upper masses and Q-masses up, P-masses of the lower pair down), so the
-    integer pairs are proved. Precision K + m + 48 bits: a connect-the-dots mass is a
+    integer pairs are proved. Precision K + m + 32 bits: a connect-the-dots mass is a
     difference of slopes, each a difference of curve values divided by x_t - x_{t-1}
-    ~ h x, which scales an absolute error by 2^m; 48 bits keep the enclosures far
-    narrower than a unit (a wider one would only round to a looser integer)."""
-    A = arith(K + m + 48)
+    ~ h x, which scales an absolute error by 2^m, and the chain of x_t widens by one unit
+    per knot (log2 of the knot count, 15 bits at 30000 knots); what remains keeps the
+    enclosures narrower than a unit (a wider one would only round to a looser integer)."""
+    A = arith(K + m + 32)
     inf = tails.inf
     INF = A.q(inf)
     tau_f = mpfr(float(tau) * (1 - 1e-9))  # the knot range only chooses: a float suffices
