@@ -39,7 +39,7 @@ import gmpy2
 import mpmath
 from gmpy2 import mpfr, mpq, mpz
 
-__all__ = ["Arith", "arith", "Iv", "to_fraction", "to_mpf", "floor_int", "ceil_int",
+__all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "to_mpf", "floor_int", "ceil_int",
            "STEPS", "PROOF", "ESTIMATE", "accept_rests_on", "explain_steps"]
 
 Iv = tuple  # (lo: mpfr, hi: mpfr)
@@ -91,8 +91,10 @@ class Arith:
 
     def dyadic(self, i: int, m: int) -> Iv:
         """i 2^-m (a grid point), exact unless i has more than ``prec`` bits."""
-        return (self.dn.mul_2exp(mpfr(mpz(i), self.prec, self.dn), -m),
-                self.up.mul_2exp(mpfr(mpz(i), self.prec, self.up), -m))
+        # one directed division each way (gmpy2's mul_2exp and mpfr(mpz, prec, ctx)
+        # are several times slower than a context division by an integer)
+        two_m = _pow2(m)
+        return (self.dn.div(mpz(i), two_m), self.up.div(mpz(i), two_m))
 
     # ---------------------------------------------------------------- arithmetic
 
@@ -307,6 +309,15 @@ class Arith:
 
     def log2_const(self) -> Iv:
         return self._log2
+
+
+@lru_cache(maxsize=256)
+def _pow2(k: int) -> mpz:
+    """2^k as a GMP integer (cached): multiplying by it scales an mpfr exactly."""
+    return mpz(1) << k
+
+
+pow2 = _pow2
 
 
 @lru_cache(maxsize=64)
