@@ -651,7 +651,9 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
         raise MalformedCertificate(f"inputs: {', '.join(present)} given without {', '.join(missing)}")
     if inputs["steps_rule"] != TF_STEPS_RULE:
         raise MalformedCertificate(f"inputs.steps_rule: unknown rule (allowed: {TF_STEPS_RULE!r})")
-    n, b = inputs["dataset_size"], inputs["batch_size"]
+    # format 1 (0.1.0) wrote these counts as digit strings; format 2 writes integers
+    n, b = (int(v) if isinstance(v, str) and v.isdigit() and len(v) <= 13 else v
+            for v in (inputs["dataset_size"], inputs["batch_size"]))
     if not (isinstance(n, int) and isinstance(b, int) and 1 <= b <= n <= 10**12):
         raise MalformedCertificate("inputs.dataset_size and batch_size must be counts with 1 <= batch_size <= dataset_size <= 1e12")
     ep = exact_input(inputs, "epochs")
@@ -662,7 +664,10 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
         raise CertificateRejected(f"inputs.sampling_rate={inputs['sampling_rate']} is not batch_size / dataset_size = {b}/{n}")
     t = ep * n / b
     steps = t.numerator // t.denominator + (1 if t.denominator != 1 else 0)
-    if inputs.get("steps") != steps:
+    rec_steps = inputs.get("steps")
+    if isinstance(rec_steps, str) and rec_steps.isdigit() and len(rec_steps) <= 13:
+        rec_steps = int(rec_steps)
+    if rec_steps != steps:
         raise CertificateRejected(f"inputs.steps={inputs.get('steps')!r} is not ceil(epochs * dataset_size / batch_size) = {steps}")
 
 

@@ -272,8 +272,12 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         err = abs(v) * mpf(10) ** (-(digits + 4))
         if lo_rec is None or lo_rec <= 0:
             return Recheck(value=v, err=err, dps=dps)  # eps >= 0 always: nothing to prove below
-        # the lower end: inf over every real alpha > 1 is >= the recorded lo, by cells
-        _prove_infimum_at_least(inputs, lo_rec, dm, f, digits)
+        # the lower end: inf over every real alpha > 1 is >= the recorded lo, by cells. Each
+        # cell compares with a slack of 10^-(digits + 6) relative: 12 guard digits beyond
+        # the recorded width suffice (the route's values at 2 digits + 15 were wasted on
+        # quadratures, most of the time of a Balle certificate)
+        with mpmath.workdps(min(dps, digits + 12)):
+            _prove_infimum_at_least(inputs, lo_rec, dm, f, digits)
         # [lo_rec, v + err] encloses the infimum (lo proved, v an upper bound at alpha*)
         return Recheck(lo=lo_rec, hi=v + err, dps=dps)
 

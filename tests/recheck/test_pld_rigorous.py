@@ -121,3 +121,20 @@ def test_discretisation_agrees_with_the_mpmath_route_to_its_margin() -> None:
     assert all(0 <= o - n <= 2 for n, o in zip(new_u[1], old_u[1]))  # old rounds up one more
     assert all(0 <= n - o <= 2 for n, o in zip(new_l[1], old_l[1]))  # old rounds P down one more
     assert all(0 <= o - n <= 2 for n, o in zip(new_l[2], old_l[2]))
+
+
+def test_format1_schedule_counts_as_digit_strings() -> None:
+    """Format 1 (0.1.0) wrote dataset_size and batch_size as digit strings: the frozen
+    certificate tests/certificate/format1/main-pld-epsilon-epochs.json was refused as
+    malformed (exit 2) once the schedule check wanted integers."""
+    import json
+    from pathlib import Path
+
+    from dpverify.errors import CertificateRejected
+
+    path = Path(__file__).parents[1] / "certificate" / "format1" / "main-pld-epsilon-epochs.json"
+    inputs = json.loads(path.read_text())["inputs"]
+    assert isinstance(inputs["dataset_size"], str)
+    P.check_tf_schedule(inputs)  # the recorded schedule is consistent
+    with pytest.raises(CertificateRejected):
+        P.check_tf_schedule({**inputs, "steps": str(inputs["steps"] + 1)})
