@@ -375,8 +375,10 @@ def _steps(kinds: Iterable[str], steps: list[tuple[str, str, bool]]) -> None:
 
 
 _PLD_STEPS = [
-    ("per-step pair tails (Gaussian: erfc, expm1, log; Laplace: exp, log; finite pairs: sums) "
-     "in MPFR with directed rounding", PROOF, True),
+    ("per-step pair tails in MPFR with directed rounding (Gaussian: erfc at anchors j/16 and "
+     "a Taylor expansion with a Cramer-inequality remainder between them, Laplace's continued "
+     "fraction beyond |x| = 16, expm1, log; Laplace: exp, log; finite pairs: exact sums)",
+     PROOF, True),
     ("connect-the-dots and bucket masses rounded outward to integer units 2^-K", PROOF, True),
     ("T-fold composition: exact integer products (Kronecker substitution on GMP integers)", PROOF, True),
     ("delta(eps) / eps(delta) read off the composed integers with directed exp, expm1, log", PROOF, True),
