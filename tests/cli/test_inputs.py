@@ -489,3 +489,12 @@ def test_plot_path_that_is_a_folder_is_refused_before_the_work(tmp_path, capsys)
     assert "--plot-eps" in err and "is a folder" in err and "internal error" not in err, err
     assert main(base + ["--plot-eps", str(tmp_path / "x.bmp")]) == 2
     assert "--plot_eps" not in capsys.readouterr().err
+
+
+def test_too_many_steps_of_one_guarantee_names_the_option_not_the_library_keyword(capsys):
+    # before: "--steps: ... use k <= 399999 for one guarantee": the CLI user has no k
+    # 0.1 = 1 * (1/10): the lattice of 500000 steps spans 500001 points > budget 400000
+    assert main(["compose", "--mech", "0.1,1e-6", "--steps", "500000", "--eps", "1", "--exact"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpverify: error: --steps:") and "399999" in err, err
+    assert "use k" not in err and " k " not in err, err
