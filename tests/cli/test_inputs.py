@@ -498,3 +498,17 @@ def test_too_many_steps_of_one_guarantee_names_the_option_not_the_library_keywor
     err = capsys.readouterr().err
     assert err.startswith("dpverify: error: --steps:") and "399999" in err, err
     assert "use k" not in err and " k " not in err, err
+
+
+@pytest.mark.parametrize("text, says", [
+    ("task = \n", "not TOML"),
+    ('task = "audit"\n[fixed]\nsteps = 0\n', "configuration"),
+])
+def test_bad_grid_file_is_named_as_the_positional_grid_file(text, says, tmp_path, capsys):
+    # before: "dpverify: error: --grid: ...", but sweep has no --grid option (GRID is positional)
+    grid = tmp_path / "g.toml"
+    grid.write_text(text)
+    assert run(["sweep", str(grid), "--workers", "1", "--no-cache", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpverify: error: GRID FILE: g.toml: ") and says in err, err
+    assert "--grid" not in err, err
