@@ -17,9 +17,10 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..schemas import at, load_csv, load_json
-from ..limits import MAX_STEPS
+from ..limits import MAX_ORACLE_CONFIGURATIONS, MAX_STEPS
 
-__all__ = ["Config", "Row", "parse_rows", "FIELDS", "MAX_STEPS"]
+__all__ = ["Config", "Row", "check_configurations", "parse_rows", "FIELDS", "MAX_ORACLE_CONFIGURATIONS",
+           "MAX_STEPS"]
 
 FIELDS = ("accountant", "mechanism", "noise_multiplier", "sampling_rate", "steps", "delta", "reported_eps")
 MECHANISMS = ("subsampled-gaussian", "gaussian", "dpsgd")
@@ -121,4 +122,18 @@ def parse_rows(text: str, fmt: str, *, file: str = "input", option: str = "input
         records = load_json(text, "oracle_rows", file=file, option=option, root="rows")
     else:
         raise InvalidParameter(option, f"unknown input format {fmt!r} (csv or json)")
-    return [make_row(i, r, file=file, option=option) for i, r in enumerate(records)]
+    rows = [make_row(i, r, file=file, option=option) for i, r in enumerate(records)]
+    check_configurations(rows, file=file, option=option)
+    return rows
+
+
+def check_configurations(rows: "list[Row]", *, file: str = "input", option: str = "input") -> None:
+    """Bound the work before it starts: every distinct configuration costs one
+    certified computation (up to a time budget each), so at most
+    MAX_ORACLE_CONFIGURATIONS of them; rows are cheap (100,000 allowed)."""
+    keys = {r.config.key() for r in rows}
+    if len(keys) > MAX_ORACLE_CONFIGURATIONS:
+        raise InvalidParameter(
+            option, f"{file}: {len(keys)} distinct configurations; at most {MAX_ORACLE_CONFIGURATIONS} "
+            "in one run (each is one certified computation); split the file, or use `dpverify sweep` "
+            "with the oracle task (cached, parallel)")

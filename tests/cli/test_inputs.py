@@ -512,3 +512,28 @@ def test_bad_grid_file_is_named_as_the_positional_grid_file(text, says, tmp_path
     err = capsys.readouterr().err
     assert err.startswith("dpverify: error: GRID FILE: g.toml: ") and says in err, err
     assert "--grid" not in err, err
+
+
+def test_oracle_input_with_too_many_distinct_configurations_is_refused_before_the_work(
+        tmp_path, capsys, monkeypatch):
+    # before: 10,000 distinct rows (the schema allows 100,000) ran one certified computation
+    # each, up to --time-budget apiece: the run was not bounded before it started
+    import dpverify.oracle.run as oracle_run
+    from dpverify.limits import MAX_ORACLE_CONFIGURATIONS
+    from dpverify.oracle.rows import parse_rows
+
+    head = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+    lines = [f"a,subsampled-gaussian,1,0.01,{t},1e-5,1\n" for t in range(1, MAX_ORACLE_CONFIGURATIONS + 2)]
+    many = tmp_path / "many.csv"
+    many.write_text(head + "".join(lines) + lines[0] * 5)  # repeats of a configuration are free
+    monkeypatch.setattr(oracle_run, "dpsgd_epsilon", _must_not_run)
+    assert run(["oracle", "--input", str(many)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dpverify: error: --input: {many}:") and "101 distinct configurations" in err, err
+    assert f"at most {MAX_ORACLE_CONFIGURATIONS}" in err and "internal error" not in err, err
+    # the cap itself is accepted, repeats included, and stated in --help and the schema
+    assert len(parse_rows(head + "".join(lines[:-1]) + lines[0] * 5, "csv")) == MAX_ORACLE_CONFIGURATIONS + 5
+    helps = {" ".join(path): re.sub(r"\s+", " ", p.format_help()) for path, p in _parsers(build_parser())}
+    assert f"at most {MAX_ORACLE_CONFIGURATIONS} distinct configurations" in helps["oracle"]
+    from dpverify.schemas import schema
+    assert f"At most {MAX_ORACLE_CONFIGURATIONS} distinct" in schema("oracle_rows")["description"]
