@@ -195,7 +195,11 @@ def _deprecated(concept: Concept) -> type:
 
 def option_name(param: str) -> str:
     """The CLI option of a library parameter name: the concept's flag where the
-    name is a concept's (k -> --steps), else eps_h -> --eps-h."""
+    name is a concept's (k -> --steps), else eps_h -> --eps-h. A name in upper
+    case is a positional argument's metavar (``GRID FILE``) and is printed as
+    it is: there is no option to name."""
+    if param.isupper():
+        return param
     return flag_for(param) or "--" + param.replace("_", "-")
 
 

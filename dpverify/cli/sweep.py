@@ -55,6 +55,17 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The library names the grid file ``grid``; on the command line it is the
+    positional GRID, not an option ``--grid``, so its errors say ``GRID FILE``."""
+    try:
+        return _sweep(args)
+    except InvalidParameter as exc:
+        if exc.name != "grid":
+            raise
+        raise InvalidParameter("GRID FILE", exc.message) from None
+
+
+def _sweep(args: argparse.Namespace) -> int:
     grid = load_grid(args.grid)
     workers = None
     if args.workers is not None:

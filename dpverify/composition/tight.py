@@ -121,7 +121,7 @@ def _plan(moving: Sequence[tuple[EpsDelta, int]], budget: int) -> tuple[str, int
     single = len(moving) == 1
     raise LatticeTooLarge(
         f"the exact composition needs a table of about {size} shifts (budget {budget}); "
-        + (f"use k <= {budget - 1} for one guarantee" if single else
+        + (f"at most {budget - 1} steps of one guarantee fit" if single else
            "drop --exact to let dpverify round the eps_i onto a grid (certified lower and upper "
            "bounds with their gap), or give --grid H"),
         size, budget, single)

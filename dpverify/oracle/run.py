@@ -19,7 +19,7 @@ from ..pld import dpsgd_epsilon
 from ..verdict import Enclosure
 from . import accountants as A
 from .classify import classify
-from .rows import Config, Row
+from .rows import Config, Row, check_configurations
 
 __all__ = ["Battery", "BATTERIES", "OracleResult", "VERDICTS", "classify_report", "report_row", "run_rows",
            "run_battery", "DEFAULT_TOLERANCE"]
@@ -147,7 +147,10 @@ def report_row(report: "A.Report", cfg: Config, certified: Enclosure, tolerance:
 
 def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4,
              time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable[[str], None]] = None) -> OracleResult:
-    """Classify input rows (CSV/JSON): one certified computation per configuration."""
+    """Classify input rows (CSV/JSON): one certified computation per configuration,
+    at most MAX_ORACLE_CONFIGURATIONS of them (checked before any is computed)."""
+    rows = list(rows)
+    check_configurations(rows)
     result = OracleResult(tolerance, digits)
     for row in rows:
         cert = _certify(result, row.config, "input", time_budget, progress)
