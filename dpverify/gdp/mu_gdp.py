@@ -25,7 +25,6 @@ from ..ball import (
     ball,
     bits_for_digits,
     brief_str,
-    exact_str,
     upper_decimal,
     isolate_increasing_root,
     normal_cdf,
