@@ -77,6 +77,13 @@ CLI = {
                             "--compositions", "10", "--delta", "1e-5", "--conversion", "optimal"],
     "rdp-to-dp-eps": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--delta", "0.3"],
     "rdp-to-dp-delta": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--eps", "0.5"],
+    "shuffle-epsilon": ["audit", "dpsgd", "--sampling", "shuffle", "--noise-multiplier", "0.9", "--dataset-size",
+                        "1000", "--batch-size", "100", "--epochs", "5", "--delta", "1e-5"],
+    "shuffle-delta": ["audit", "dpsgd", "--sampling", "shuffle-persistent", "--noise-multiplier", "0.9",
+                      "--dataset-size", "1000", "--batch-size", "100", "--epochs", "5", "--eps", "2",
+                      "--neighboring", "replace-one"],
+    "shuffle-claim": ["audit", "dpsgd", "--sampling", "shuffle", "--noise-multiplier", "0.9", "--dataset-size",
+                      "1000", "--batch-size", "100", "--epochs", "5", "--delta", "1e-5", "--claimed-eps", "1"],
     "oracle-input": ["oracle", "--input", "{rows}"],
     "oracle-battery-smoke": ["oracle", "--battery", "smoke", "--accountants", "opacus-gdp,dp_accounting-rdp"],
 }
