@@ -423,8 +423,24 @@ def _zcdp_bounds(rho: Fraction, xi: Fraction, kind: str, target: mpf) -> tuple[m
 # --------------------------------------------------------------------------- tree walk
 
 
+def _poisson_relation_covered(t: Any, q: Fraction, rel: str) -> None:
+    """Refuse a Poisson-sampled leaf under a relation no theorem covers, as the
+    producer does: AFA Thm 11 (1) turns a base pair into Poisson-sampled pairs
+    for add and remove neighbours only. Replace-special reduces to add/remove for
+    the additive leaves (a special record that contributes nothing), not for an
+    (eps, delta)-DP leaf, whose guarantee says nothing about the special record;
+    replace-one under Poisson sampling has no proved pair for any leaf."""
+    if q == 1 or rel in ("add-remove", "add", "remove"):
+        return
+    if rel == "replace-special" and t in ("gaussian", "laplace"):
+        return
+    raise CertificateRejected(f"a Poisson-sampled {t} event under {rel}: no theorem gives a dominating pair "
+                              "(AFA Thm 11 (1) covers add and remove neighbours)")
+
+
 def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
     t = ev.get("type")
+    _poisson_relation_covered(t, q, rel)
     qm = to_mpf(q)
     if t in ("gaussian", "laplace"):
         s = _num(ev, "noise_multiplier")
