@@ -69,8 +69,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
     d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP")
     d.add_argument("--neighboring", default=None, metavar="REL",
-                   help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1 only; "
-                   "fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
+                   help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1: the tight "
+                   "pair; rate < 1: a bracket of epsilon(delta), group privacy above, a zero-gradient replacement "
+                   "below; fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
                    "noise multiplier = sigma / C, C the per-record clipping bound = the sensitivity under "
                    "add/remove; under replace-one the sensitivity is 2C (factor 2 applied by dpverify: "
                    "pair N(0,1) vs N(2/z,1))")
@@ -192,6 +193,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
             raise InvalidParameter("plot_eps", "--plot-eps needs --delta D")
         for k, f in plots.items():
             check_output(f, f"plot_{k}")
+    if rel.value == "replace-one" and any(getattr(e, "sampling_rate", 1) != 1 for e in events):
+        return _poisson_replace_one(args, events, inputs, budget)
     progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
@@ -381,4 +384,33 @@ def _other_sampling(args: argparse.Namespace) -> int:
                      f"{r.epochs} epochs) in [{b['lo']}, {b['hi']}]: lower end from a concrete dataset pair "
                      "(max of batch sums), upper end without amplification (mu = "
                      f"{SH.sensitivity(r.relation)} sqrt(E)/sigma)")
+    return 0
+
+
+def _poisson_replace_one(args: argparse.Namespace, events: list, inputs: dict, budget: float) -> int:
+    """Poisson sampling under replace-one: no dominating pair is proved, so a bracket
+    from two theorems about the whole run (:mod:`dpverify.sampling.replace`)."""
+    from ..certificate import replace_cert as RC
+    from ..sampling import replace as R
+
+    if args.delta is None or args.events:
+        raise InvalidParameter("neighboring", "Poisson sampling under replace-one answers an epsilon(delta) "
+                               "bracket for one schedule: give --delta D (with --claimed-eps E for a verdict)")
+    for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff", "strict_width"):
+        if getattr(args, opt, None):
+            raise InvalidParameter(opt, f"--{opt.replace('_', '-')} does not apply to the replace-one bracket "
+                                        "of Poisson sampling")
+    V.open_unit("delta", args.delta)
+    b = R.poisson_replace_one_epsilon(events, args.delta, time_budget=budget)
+    if args.claimed_eps is not None:
+        V.real("claimed_eps", args.claimed_eps)
+        verdict, why = RC.decide(b, args.claimed_eps)
+        cert = RC.claim_certificate(inputs, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
+        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under replace-one (Poisson sampling): "
+                         f"{verdict} ({why})")
+        return {"holds": 0, "fails": 1}.get(verdict, 3)
+    cert = RC.bracket_certificate(inputs, b, args.delta)
+    emit(args, cert, f"epsilon({args.delta}) under replace-one (Poisson sampling) in [{b['lo']}, {b['hi']}]: "
+                     "lower end from a zero-gradient replacement (the remove direction), upper end by group "
+                     f"privacy over add/remove ({b['seconds']:.1f} s)")
     return 0

@@ -84,6 +84,10 @@ CLI = {
                       "--neighboring", "replace-one"],
     "shuffle-claim": ["audit", "dpsgd", "--sampling", "shuffle", "--noise-multiplier", "0.9", "--dataset-size",
                       "1000", "--batch-size", "100", "--epochs", "5", "--delta", "1e-5", "--claimed-eps", "1"],
+    "replace-epsilon": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                        "--delta", "1e-5", "--neighboring", "replace-one"],
+    "replace-claim": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                      "--delta", "1e-5", "--neighboring", "replace-one", "--claimed-eps", "3"],
     "oracle-input": ["oracle", "--input", "{rows}"],
     "oracle-battery-smoke": ["oracle", "--battery", "smoke", "--accountants", "opacus-gdp,dp_accounting-rdp"],
 }
