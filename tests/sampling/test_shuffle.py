@@ -139,3 +139,15 @@ def test_refusals(capsys):
                         "--epochs", "2"]) == 2
     with pytest.raises(InvalidParameter):
         S.run("1", 1000, 100, 0, "shuffle")
+
+
+def test_adapter_entry_point_returns_the_bracket_and_a_verifiable_certificate():
+    from dpverify.sampling import shuffle_bracket
+
+    out = shuffle_bracket("0.9", 1000, 100, 5, delta="1e-5")
+    r = S.run("0.9", 1000, 100, 5, "shuffle")
+    b = S.bracket_eps(r, "1e-5")
+    assert (out["lo"], out["hi"]) == (b["lo"], b["hi"]) and out["sampling"] == "shuffle"
+    assert "confirmed" in verify_certificate(out["certificate"])
+    with pytest.raises(InvalidParameter):
+        shuffle_bracket("0.9", 1000, 100, 5)
