@@ -258,7 +258,36 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
     if c.other is not None:
         text, other = _other(engine, c, tight)
         reason += "; " + text
+    impl = c.record.get("implementation_sampling")
+    if impl in ("shuffle", "shuffle-persistent"):
+        try:
+            v, enc, text = _as_run(c, impl, v)
+        except (InvalidParameter, PrecisionExhausted) as exc:
+            v, text = "undecided", f"the implementation drew {impl} batches and no certified answer covers it ({exc})"
+        reason += "; " + text
     return AuditRow(c, v, enc, tight, reason, tuple(sens), contains, other)
+
+
+def _as_run(c: CorpusClaim, impl: str, poisson_verdict: str) -> tuple[str, Enclosure, str]:
+    """The verdict for what was run when the implementation shuffled: decided on the certified
+    shuffled bracket (lower end from a concrete dataset pair, so a claim below it fails)."""
+    from ..errors import InvalidParameter
+    from ..sampling import shuffle as SH
+
+    rec = c.record
+    if c.target != "eps" or not all(k in rec for k in ("dataset_size", "batch_size", "epochs")):
+        raise InvalidParameter("implementation_sampling", f"implementation_sampling={impl!r} needs an eps claim "
+                                                          "with dataset_size, batch_size and epochs")
+    r = SH.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"], impl, c.neighboring)
+    b = SH.bracket_eps(r, c.given)
+    lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
+    v = "holds" if hi <= c.claimed else "fails" if lo > c.claimed else "undecided"
+    with working_precision(256):
+        enc = Enclosure.from_bounds(ball(lo), ball(hi), 3, 256)
+    text = (f"the implementation drew {impl} batches (the number was computed for Poisson sampling, "
+            f"{poisson_verdict} there): certified eps for what was run in [{b['lo']}, {b['hi']}] (lower end: a "
+            f"concrete dataset pair; upper end: no amplification), so for what was run the claim: {v}")
+    return v, enc, text
 
 
 def audit(claims: Iterable[CorpusClaim], progress: bool = False) -> tuple[list[AuditRow], dict[str, Any]]:

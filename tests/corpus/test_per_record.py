@@ -27,3 +27,19 @@ def test_unsupported_record_is_an_undecided_row_and_the_rest_is_audited(tmp_path
     assert rows["replace-one-delta"]["verdict"] == "undecided"
     assert "no certified answer" in rows["replace-one-delta"]["reason"]
     assert code == 1  # one claim fails; nothing refused the file
+
+
+def test_a_poisson_number_below_the_shuffled_lower_end_fails_for_what_was_run(tmp_path, capsys):
+    # MNIST tutorial settings (TF Privacy prints 3.01 for Poisson sampling); a persistent shuffle's
+    # certified lower end (a concrete dataset pair, about 48) is far above it
+    rec = {"id": "mnist-shuffled", "source": "test", "location": "here", "quote": "q", "mechanism": "dpsgd-poisson",
+           "noise_multiplier": "1.1", "batch_size": 256, "dataset_size": 60000, "epochs": "60",
+           "steps_rule": "per-epoch-floor", "delta": "1e-5", "claimed_eps": "3.01", "accountant": "rdp"}
+    f = tmp_path / "s.jsonl"
+    f.write_text("\n".join(json.dumps(dict(rec, id=f"m-{k}", implementation_sampling=k))
+                           for k in ("poisson", "shuffle-persistent", "shuffle")) + "\n")
+    assert main(["audit", "corpus", str(f), "--json"]) == 1
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert rows["m-poisson"]["verdict"] == "holds"
+    assert rows["m-shuffle-persistent"]["verdict"] == "fails" and "for what was run" in rows["m-shuffle-persistent"]["reason"]
+    assert rows["m-shuffle"]["verdict"] == "undecided"  # 3.01 lies inside the dynamic bracket [1.13, 54.05]
