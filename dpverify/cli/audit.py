@@ -51,9 +51,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     add_concept(d, NOISE_MULTIPLIER)
     add_concept(d, SAMPLING_RATE)
     add_concept(d, STEPS)
-    d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N)")
-    d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size")
-    d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs; steps = ceil(E N / B)")
+    d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N), an integer in 1..1000000000000")
+    d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size, an integer in 1..N")
+    d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs > 0 (fractions allowed); steps = ceil(E N / B) "
+                   "must be at most 10000000")
     d.add_argument("--events", metavar="FILE",
                    help="JSON event file: a DpEvent-style tree (docs/events.md; schema "
                    "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
@@ -69,7 +70,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    "without-replacement (fixed batches: give --events); balls-in-bins (not yet certified: refused)")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
-    d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP")
+    d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP, E >= 0")
     d.add_argument("--neighboring", default=None, metavar="REL",
                    help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1: the tight "
                    "pair; rate < 1: a bracket of epsilon(delta), group privacy above, a zero-gradient replacement "
@@ -100,11 +101,12 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
     if args.events:
         if any(getattr(args, k) for k in ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs")):
             raise InvalidParameter("events", "give either --events or the schedule options, not both")
-        try:
-            text = open(args.events, encoding="utf-8").read()
-        except OSError as exc:
-            raise InvalidParameter("events", f"cannot read {args.events!r} ({exc.strerror})") from None
         from ..events import json_format as J
+        from ..schemas import read_text
+
+        # the one input-file reader: size cap, folder, byte-order mark and bytes that
+        # are not UTF-8 (a UnicodeDecodeError here was an internal error, exit 4)
+        text, _ = read_text(args.events, "events")
 
         tree, rel = J.parse_document(text, where=f"{args.events}: ")  # strict: unknown/missing keys exit 2
         if not J.legacy_only(text):
