@@ -407,8 +407,24 @@ def _zcdp_bounds(rho: Fraction, xi: Fraction, kind: str, target: mpf) -> tuple[m
 # --------------------------------------------------------------------------- tree walk
 
 
+def _poisson_relation_covered(t: Any, q: Fraction, rel: str) -> None:
+    """Refuse a Poisson-sampled leaf under a relation no theorem covers, as the
+    producer does: AFA Thm 11 (1) turns a base pair into Poisson-sampled pairs
+    for add and remove neighbours only. Replace-special reduces to add/remove for
+    the additive leaves (a special record that contributes nothing), not for an
+    (eps, delta)-DP leaf, whose guarantee says nothing about the special record;
+    replace-one under Poisson sampling has no proved pair for any leaf."""
+    if q == 1 or rel in ("add-remove", "add", "remove"):
+        return
+    if rel == "replace-special" and t in ("gaussian", "laplace"):
+        return
+    raise CertificateRejected(f"a Poisson-sampled {t} event under {rel}: no theorem gives a dominating pair "
+                              "(AFA Thm 11 (1) covers add and remove neighbours)")
+
+
 def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
     t = ev.get("type")
+    _poisson_relation_covered(t, q, rel)
     qm = to_mpf(q)
     if t in ("gaussian", "laplace"):
         s = _num(ev, "noise_multiplier")
@@ -498,6 +514,9 @@ class _Tree:
         self.others = False  # any PLD leaf that is not a plain Gaussian
         self.non_private = False
         self.upper_only = False  # a pair that bounds the mechanism from above only (WOR replace-one)
+        #: replace-one: (make, times) of the pairs one concrete dataset pair attains, or None
+        self.realised: "list | None" = []
+        self.wor_sizes: set = set()
 
 
 def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
@@ -545,6 +564,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             out.non_private = True
             return
         out.blocks.append((_leaf(inner if isinstance(inner, dict) else {}, q, rel), times))
+        _realise_whole(inner.get("type") if q == 1 and isinstance(inner, dict) else None, times, out)
         if q == 1 and inner.get("type") == "gaussian":
             out.gauss.append((_num(inner, "noise_multiplier"), times))
         else:
@@ -554,14 +574,43 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             return
         out.blocks.append((_wor(ev, rel), times))
         out.others = True
+        _realise_wor(ev, rel, times, out)
         if rel == "replace-one" and _int(ev, "sample_size") < _int(ev, "source_dataset_size"):
             out.upper_only = True  # AFA Cor 32: tight for one step only
     else:
         out.blocks.append((_leaf(ev, Fraction(1), rel), times))
+        _realise_whole(t, times, out)
         if t == "gaussian":
             out.gauss.append((_num(ev, "noise_multiplier"), times))
         else:
             out.others = True
+
+
+def _realise_wor(ev: Mapping[str, Any], rel: str, times: int, out: "_Tree") -> None:
+    """Replace-one, m of n without replacement: the dataset pair x -> +e, x' and all others -e
+    (linear loss) makes each step's laws the Poisson pair at rate m/n and noise z/2 after a known
+    shift, in the remove (D, D') and add (D', D) orientation: a lower bound that is attained."""
+    inner = ev.get("event", {})
+    if out.realised is None or rel != "replace-one" or inner.get("type") not in ("gaussian", "laplace"):
+        out.realised = None
+        return
+    n, m = _int(ev, "source_dataset_size"), _int(ev, "sample_size")
+    out.wor_sizes.add(n)
+    s = _num(inner, "noise_multiplier") / 2
+    f = _tails if inner["type"] == "gaussian" else _laplace_tails
+    g = Fraction(m, n)
+    out.realised.append(((lambda d: ((lambda x: f(to_mpf(s), to_mpf(g), d, x)), mpf(0))), times))
+
+
+def _realise_whole(t: Any, times: int, out: "_Tree") -> None:
+    """A Gaussian or Laplace step on the whole dataset: its (tight) replace-one pair is attained by
+    the same dataset pair; anything else leaves no realised lower end."""
+    if out.realised is None:
+        return
+    if t in ("gaussian", "laplace"):
+        out.realised.append((out.blocks[-1][0], times))
+    else:
+        out.realised = None
 
 
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int = 8,
@@ -596,8 +645,22 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
             lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
             los.append(lo)
             his.append(hi)
-        # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi])
-        return (mpf(0) if tree.upper_only else max(los)), max(his)
+        # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi]
+        # or, where one concrete dataset pair attains a lower curve, [its lower end, hi])
+        if tree.upper_only:
+            return _realised_lower(tree, rel, kind, target, K, tau, budget, m, sides), max(his)
+        return max(los), max(his)
+
+
+def _realised_lower(tree: "_Tree", rel: str, kind: str, target: mpf, K: int, tau: mpf, budget: int, m: int,
+                    sides: str) -> mpf:
+    if rel != "replace-one" or not tree.realised or len(tree.wor_sizes) > 1 or sides == "upper":
+        return mpf(0)
+    lows = []
+    for d in ("remove", "add"):
+        _, L = _compose(tree.realised, d, K, tau, budget, m, "lower", MAX_KNOTS)
+        lows.append(_eps_bounds(None, L, target, K, m)[0] if kind == "eps" else _delta_bounds(None, L, target, K, m)[0])
+    return max(lows)
 
 
 def _directions(inputs: Mapping[str, Any]) -> list:
