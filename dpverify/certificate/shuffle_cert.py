@@ -7,7 +7,7 @@ theorem behind each end is named in ``result.theorems``. Re-checked by
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ..ball import exact_str, parse_exact
 from ..sampling import shuffle as S

@@ -597,9 +597,9 @@ def _realise_wor(ev: Mapping[str, Any], rel: str, times: int, out: "_Tree") -> N
     n, m = _int(ev, "source_dataset_size"), _int(ev, "sample_size")
     out.wor_sizes.add(n)
     s = _num(inner, "noise_multiplier") / 2
-    f = _tails if inner["type"] == "gaussian" else _laplace_tails
+    f = gauss_tails if inner["type"] == "gaussian" else laplace_tails
     g = Fraction(m, n)
-    out.realised.append(((lambda d: ((lambda x: f(to_mpf(s), to_mpf(g), d, x)), mpf(0))), times))
+    out.realised.append(((lambda d: (f(s, g, d), mpf(0))), times))
 
 
 def _realise_whole(t: Any, times: int, out: "_Tree") -> None:

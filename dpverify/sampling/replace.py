@@ -29,9 +29,8 @@ bracket from two theorems about the whole T-step mechanism M:
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any
 
-from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, exact_str, lower_decimal, round_decimal_text, working_precision

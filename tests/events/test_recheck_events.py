@@ -160,3 +160,25 @@ def test_genuine_certificates_confirm_and_moved_enclosures_are_refused(doc, quer
     for bad in forged:
         with pytest.raises(CertificateRejected):
             verify_certificate(bad)
+
+
+def test_fixed_batches_under_replace_one_two_sided_certificate_verifies(tmp_path):
+    """The lower end of fixed batches under replace-one is a realised dataset pair; verify
+    re-proves it on its own tails (a merge once left it calling removed helpers, so every such
+    certificate answered "could not re-prove")."""
+    import json
+
+    from dpverify.cli import main
+    from dpverify.recheck.verify import verify_certificate
+
+    events = tmp_path / "wor.json"
+    events.write_text(json.dumps({"neighboring": "replace-one", "event": {
+        "type": "self_composed", "count": 20, "event": {
+            "type": "sampled_without_replacement", "source_dataset_size": 1000, "sample_size": 10,
+            "event": {"type": "gaussian", "noise_multiplier": "1"}}}}))
+    out = tmp_path / "c.json"
+    assert main(["audit", "dpsgd", "--events", str(events), "--delta", "1e-5", "--digits", "2",
+                 "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert float(cert["result"]["enclosure"]["lo"]) > 0  # two-sided: no [0, hi] answer
+    assert "confirmed" in verify_certificate(cert)
