@@ -56,6 +56,14 @@ class Plan:
     quantity: str
     inputs: Mapping[str, Any]
 
+    def __post_init__(self) -> None:
+        # typed as the writer records them (counts as integers, other numbers as
+        # decimal strings): the cache compares a stored certificate's inputs with
+        # these, so "512" here and 512 in the certificate would never match
+        from ..certificate.writer import _typed_inputs
+
+        object.__setattr__(self, "inputs", _typed_inputs(self.inputs))
+
     @property
     def key(self) -> str:
         return cache_key(self.quantity, self.inputs)
