@@ -375,6 +375,13 @@ def _event(e: Mapping[str, Any], count_key: str):
 _TF_KEYS = ("dataset_size", "batch_size", "epochs", "steps_rule")
 
 
+def _count(v: Any) -> Any:
+    """A count as an int: an int, or a string of at most 13 decimal digits (format 1)."""
+    if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 13:
+        return int(v)
+    return None if isinstance(v, bool) else v
+
+
 def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
     """A schedule given as epochs, dataset size N and batch size B must define
     the ``steps`` and ``sampling_rate`` the certificate computed with:
@@ -388,7 +395,9 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
         raise MalformedCertificate(f"inputs: {', '.join(present)} given without {', '.join(missing)}")
     if inputs["steps_rule"] != TF_STEPS_RULE:
         raise MalformedCertificate(f"inputs.steps_rule: unknown rule (allowed: {TF_STEPS_RULE!r})")
-    n, b = inputs["dataset_size"], inputs["batch_size"]
+    # counts are JSON integers in format 2 (its schema says so, checked first); the
+    # 0.1.0 writer (format 1) recorded them as digit strings ("60000")
+    n, b = (_count(inputs[k]) for k in ("dataset_size", "batch_size"))
     if not (isinstance(n, int) and isinstance(b, int) and 1 <= b <= n <= 10**12):
         raise MalformedCertificate("inputs.dataset_size and batch_size must be counts with 1 <= batch_size <= dataset_size <= 1e12")
     ep = exact_input(inputs, "epochs")
