@@ -116,7 +116,7 @@ CLI = {
                               "balle"],
     "rdp-to-dp-capped-delta": ["rdp", "to-dp", "--alpha", "5", "--rdp", "0.3", "--eps", "0.1"],
     "compose-exact": ["compose", "--mech", "0.1,1e-8", "--k", "10", "--delta", "1e-6", "--exact"],
-    "pld-epsilon-replace-one": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps",
+    "pld-epsilon-replace-one": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "1", "--steps",
                                 "10", "--delta", "1e-5", "--neighboring", "replace-one", "--digits", "3"],
     "pld-epsilon-add": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
                         "--delta", "1e-5", "--neighboring", "add", "--digits", "3"],
