@@ -39,7 +39,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .gdp import exact_input, stable_value, to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
-from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register
+from .verify import BudgetExceeded, Recheck, needed_digits, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
 
