@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
