@@ -294,17 +294,24 @@ def fixed_accountant(event, delta):
 
 @st.composite
 def calibrate_dpsgd(draw, tmp):
-    free = draw(st.sampled_from(["noise-multiplier", "steps", "sampling-rate", "epochs", "batch-size"]))
-    fixed = {"noise-multiplier": draw(dec(100, 200)), "sampling-rate": "0.01", "steps": str(draw(st.integers(5, 20)))}
-    if free in ("epochs", "batch-size"):
-        fixed = {"noise-multiplier": fixed["noise-multiplier"], "dataset-size": "1000", "batch-size": "10", "epochs": "1"}
-    argv = ["calibrate", "dpsgd", "--target-eps", draw(dec(100, 300)), "--delta", "1e-5", "--rel-width", "0.05"]
+    """Each free parameter in a regime of a few PLD evaluations: full batches or a few
+    steps, noise 2-4, so that the bracket's ends are seconds to audit."""
+    sampling = _option_choices("calibrate dpsgd", "--sampling")
+    assert set(sampling) == {"poisson", "without-replacement"}, "a new sampling scheme needs a draw here"
+    free = draw(st.sampled_from(["noise-multiplier", "steps", "sampling-rate", "epochs", "batch-size", "wor"]))
+    sigma, steps = draw(dec(200, 400)), str(draw(st.integers(1, 10)))
+    fixed = {"noise-multiplier": {"sampling-rate": "1", "steps": steps},
+             "steps": {"sampling-rate": "1", "noise-multiplier": sigma},
+             "sampling-rate": {"steps": steps, "noise-multiplier": sigma},
+             "epochs": {"dataset-size": "100", "batch-size": "100", "noise-multiplier": sigma},
+             "batch-size": {"dataset-size": "100", "epochs": "1", "noise-multiplier": sigma},
+             # fixed-size batches without replacement: the noise is calibrated
+             "wor": {"dataset-size": "100", "batch-size": "50", "epochs": "1", "sampling": "without-replacement"},
+             }[free]
+    argv = ["calibrate", "dpsgd", "--target-eps", draw(dec(100, 300)), "--delta", "1e-5", "--digits", "2"]
     for k, v in fixed.items():
-        if k != free:
-            argv += [f"--{k}", v]
-    if free not in ("epochs", "batch-size"):
-        argv += ["--sampling", draw(st.sampled_from(_option_choices("calibrate dpsgd", "--sampling")))]
-    return argv + ["--time-budget", "120"]
+        argv += [f"--{k}", v]
+    return argv + ["--time-budget", "60"]
 
 
 @st.composite
