@@ -128,8 +128,6 @@ OPTIONS = {
                          "--eps", "1", "--neighboring", "remove", "--digits", "3"],
     "pld-epsilon-epochs": ["audit", "dpsgd", "--noise-multiplier", "2", "--dataset-size", "1000", "--batch-size",
                            "100", "--epochs", "1", "--delta", "1e-5", "--digits", "3"],
-    "events-epsilon-zcdp": ["audit", "dpsgd", "--events", "{docs}/zcdp-events.json", "--delta", "1e-5",
-                            "--digits", "3"],
     "events-epsilon-wor": ["audit", "dpsgd", "--events", "{docs}/wor-events.json", "--delta", "1e-5",
                            "--digits", "2"],
     "events-epsilon-mog": ["audit", "dpsgd", "--events", "{docs}/mog-events.json", "--delta", "1e-5",
