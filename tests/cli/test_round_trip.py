@@ -430,7 +430,7 @@ def test_written_certificates_validate_and_verify(command):
             for path in written(argv, Path(tmp)):
                 cert = json.loads(path.read_text())
                 check_schema(cert)
-                code, message = verify_file(path, budget_seconds=120)
+                code, message = verify_file(path, budget_seconds=1800)  # genuine: no timer decides
                 assert code == 0, (argv, path.name, message)
 
         check()
