@@ -29,7 +29,7 @@ lint:
 	$(BIN)/python -m mypy
 
 test: venv
-	$(BIN)/python -m pip install --quiet -e '.[test,opacus]'
+	$(BIN)/python -m pip install --quiet -e '.[test,opacus]' torch==2.13.0
 	$(MAKE) lint
 	rm -rf build/property-certificates
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} DPVERIFY_CERT_DIR=build/property-certificates \

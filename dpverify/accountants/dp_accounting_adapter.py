@@ -1,32 +1,48 @@
 """``CertifiedPLDAccountant``: a ``dp_accounting.PrivacyAccountant`` whose
 answers are the *upper ends* of certified enclosures (rounded up to the next
 float), so that a float it returns is never below the truth for the exact
-event parameters (floats in DpEvents are taken at their exact binary value).
+event parameters (floats in DpEvents are taken at their exact binary value;
+probability vectors by the rule of :func:`dpverify.events.convert.probability_vector`).
 
 Interface as dp_accounting's own accountants: ``supports(event)`` (a dry run
-that never approximates: False with a reason for anything without a proved
-dominating pair), ``compose(event, count=1)``, ``get_epsilon(delta)``,
+that never approximates: False for anything without a proved dominating
+pair), ``compose(event, count=1)`` (raises dp_accounting's
+``UnsupportedEventError`` naming the unsupported *leaf* and, under a relation
+the event has no pair for, the relations it has one for, in dp_accounting's
+words, followed by dpverify's reason), ``get_epsilon(delta)``,
 ``get_delta(eps)``; plus ``enclosure(delta=... | eps=...)``,
 ``check(eps, delta)`` and ``certificate(delta=... | eps=...)``.
+
+The ends of the domain follow dp_accounting's contract, each proved
+(:meth:`CertifiedPLDAccountant.get_epsilon`, :meth:`~CertifiedPLDAccountant.get_delta`).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from fractions import Fraction
 from typing import Any, Optional
 
 from dp_accounting import dp_event, privacy_accountant
+from flint import arb
 
+from ..ball import ball, parse_exact, working_precision
+from ..errors import InvalidParameter, PrecisionExhausted
 from ..events import api as A
-from ..events.convert import from_dp_event
-from ..events.dispatch import Unsupported, compile_event
-from ..relation import Relation, relation
 from ..events import model as E
+from ..events.convert import from_dp_event
+from ..events.dispatch import Plan, Unsupported, compile_event
+from ..events.pairs import AtomPair, MaxCurvePair
+from ..relation import Relation, relation
+from ..pld.pairs import FinitePair, SubsampledLaplacePair
 
 __all__ = ["CertifiedPLDAccountant"]
 
 NeighborRel = privacy_accountant.NeighboringRelation
+_HOST_NAME = {Relation.ADD_REMOVE: NeighborRel.ADD_OR_REMOVE_ONE, Relation.REPLACE_ONE: NeighborRel.REPLACE_ONE,
+              Relation.REPLACE_SPECIAL: NeighborRel.REPLACE_SPECIAL}
+_INF = math.inf
 
 
 def _float_up(x: Any) -> float:
@@ -34,15 +50,114 @@ def _float_up(x: Any) -> float:
     if not x.is_finite():
         return math.inf
     man, exp = x.mid().man_exp()
-    f = Fraction(int(man)) * Fraction(2) ** int(exp)
+    return _fraction_up(Fraction(int(man)) * Fraction(2) ** int(exp))
+
+
+def _fraction_up(f: Fraction) -> float:
+    """Smallest float >= f."""
     v = float(f)
     while Fraction(v) < f:
         v = math.nextafter(v, math.inf)
     return v
 
 
+def _upper(x: arb) -> arb:
+    """The upper end of a ball as an exact point (+inf for a non-finite ball)."""
+    return x.upper() if x.is_finite() else arb("inf")
+
+
+# --------------------------------------------------------------------------- ends of the domain
+
+
+def _pair_sup(pair: Any) -> Optional[arb]:
+    """A ball whose upper end bounds the essential supremum of the privacy loss
+    L = log(dP/dQ) under P of one step's dominating pair; None when the loss is
+    (or may be) unbounded. Then delta(eps) = E_P[(1 - e^{eps - L})_+] = 0 for
+    every eps at or above it (AFA Lemma 37 with P(L = inf) = 0)."""
+    if isinstance(pair, SubsampledLaplacePair):
+        # the loss is monotone in the output between its two atoms (class docstring)
+        lmin, lmax = pair._ends()
+        return lmax if pair.direction == "remove" else -lmin
+    if isinstance(pair, FinitePair):
+        ratios = []
+        for p, q in zip(pair.P, pair.Q):
+            if p > 0:
+                if q == 0:
+                    return None  # mass at +inf
+                ratios.append(Fraction(p) / Fraction(q))
+        return ball(max(ratios)).log()
+    if isinstance(pair, AtomPair):
+        if pair.tail is not None:
+            return None  # atoms not listed: their losses are unknown
+        m = pair.inf_mass()
+        if not (m.is_exact() and m.is_zero()):
+            return None
+        d = None if pair.sampling is None else pair.sampling[1]
+        # a +inf atom with zero mass is no support point, except under add
+        # sampling where its loss becomes -log(1-q) (AtomPair docstring)
+        lams = [lam for lam in pair.losses if lam != -_INF and (lam != _INF or d == "add")]
+        if not lams:
+            return arb(0)
+        top = max(lams)
+        if d is None:
+            return ball(top)
+        q = ball(pair.sampling[0])
+        if d == "remove":  # L' = log(1 - q + q e^lambda), increasing in lambda
+            return (1 - q + q * ball(top).exp()).log()
+        # add: L' = -log(1 - q + q e^-lambda), increasing in lambda (e^-inf = 0)
+        return -(1 - q + (q * (-ball(top)).exp() if top != _INF else arb(0))).log()
+    if isinstance(pair, MaxCurvePair):
+        # max(H_1, H_2)(e^eps) = 0 exactly when both curves are 0 there
+        a, b = _pair_sup(pair.first), _pair_sup(pair.second)
+        if a is None or b is None:
+            return None
+        ua, ub = _upper(a), _upper(b)
+        return ua if ua >= ub else ub
+    return None  # Gaussian-type pairs: the loss is unbounded above
+
+
+def _sup_loss(plan: Plan) -> Optional[arb]:
+    """An exact point >= eps(0), the essential supremum of the composed loss,
+    maximised over the relation's directions (the loss of a composition is
+    the sum of the independent steps' losses, so its supremum is the sum of
+    theirs, AFA Thm 10); None when unbounded (or not known to be bounded)."""
+    if plan.zcdp is not None:
+        rho, xi = plan.zcdp
+        # zero zCDP: D_alpha = 0 for all alpha, so P = Q and L = 0
+        return arb(0) if rho == 0 and xi == 0 else None
+    best = arb(0)
+    for d in plan.directions:
+        total = arb(0)
+        for b in plan.blocks:
+            s = _pair_sup(b.make_pair(d))
+            if s is None:
+                return None
+            total += b.count * _upper(s)
+        t = _upper(total)
+        best = t if t >= best else best
+    return best
+
+
+def _inf_mass(plan: Plan) -> arb:
+    """A ball containing delta(inf) = P(L = +inf) of the composition,
+    maximised over the directions: the composed loss is +inf exactly when one
+    step's loss is (independent steps), so P(L = inf) = 1 - prod_i (1 - m_i)^count_i."""
+    if plan.zcdp is not None:
+        # a finite Renyi divergence of some order > 1 forces P << Q: no mass at +inf
+        return arb(0)
+    best = arb(0)
+    for d in plan.directions:
+        keep = arb(1)
+        for b in plan.blocks:
+            keep *= (1 - b.make_pair(d).inf_mass()) ** b.count
+        t = _upper(1 - keep)
+        best = t if t >= best else best
+    return best
+
+
 class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
-    """Certified PLD accountant for DpEvent trees (dpverify issue 12).
+    """Certified PLD accountant for DpEvent trees, a drop-in for
+    ``dp_accounting.pld.PLDAccountant``.
 
     ``neighboring_relation``: dp_accounting's ADD_OR_REMOVE_ONE, REPLACE_ONE or
     REPLACE_SPECIAL. ``rel_width``: requested relative width of the
@@ -60,30 +175,153 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         self._last_reason = ""
 
     # -- PrivacyAccountant
+    def _refusal(self, event: dp_event.DpEvent) -> Optional[str]:
+        """None when the event compiles under this relation, else dpverify's
+        reason (InvalidParameter propagates: a bad parameter is a ValueError)."""
+        try:
+            compile_event(from_dp_event(event), self._rel)
+        except Unsupported as exc:
+            return exc.reason
+        return None
+
+    def _leaf(self, event: dp_event.DpEvent) -> dp_event.DpEvent:
+        """The innermost event that is refused on its own (dp_accounting reports
+        the offending subevent); a composite is reported itself when each of
+        its parts is supported alone (e.g. zCDP composed with a Laplace event)."""
+        if isinstance(event, dp_event.ComposedDpEvent):
+            for e in event.events:
+                if self._refusal(e) is not None:
+                    return self._leaf(e)
+        if isinstance(event, dp_event.SelfComposedDpEvent) and self._refusal(event.event) is not None:
+            return self._leaf(event.event)
+        return event
+
+    def _message(self, leaf: dp_event.DpEvent, reason: str) -> str:
+        """dp_accounting's wording: the relations the event is supported under
+        when there are any, then dpverify's reason."""
+        ok = []
+        for r, host in _HOST_NAME.items():
+            if r is not self._rel:
+                try:
+                    compile_event(from_dp_event(leaf), r)
+                    ok.append(f"`{host.name}`")
+                except (Unsupported, InvalidParameter):
+                    pass
+        if not ok:
+            return f"Unsupported event. dpverify: {reason}"
+        what = f"`{type(leaf).__name__}`"
+        if isinstance(leaf, dp_event.PoissonSampledDpEvent):
+            what += f" of a `{type(leaf.event).__name__}`"
+        return (f"neighboring_relation must be {' or '.join(ok)} for {what}. Found "
+                f"{self._neighboring_relation}. dpverify: {reason}")
+
     def _maybe_compose(self, event: dp_event.DpEvent, count: int, do_compose: bool
                        ) -> Optional[privacy_accountant.PrivacyAccountant.CompositionErrorDetails]:
         try:
-            ev = from_dp_event(event)
-            compile_event(ev, self._rel)
-        except (Unsupported, ValueError) as exc:
-            self._last_reason = str(exc)
+            reason = self._refusal(event)
+        except InvalidParameter as exc:  # supports(): False; compose() raised it already
             return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
+        if reason is not None:
+            leaf = self._leaf(event)
+            self._last_reason = reason
+            return self.CompositionErrorDetails(invalid_event=leaf, error_message=self._message(leaf, reason))
         if do_compose:
-            self._events.append(E.SelfComposed(ev, int(count)))
+            self._events.append(E.SelfComposed(from_dp_event(event), int(count)))
         return None
+
+    def compose(self, event: dp_event.DpEvent, count: int = 1) -> "CertifiedPLDAccountant":
+        """As dp_accounting: UnsupportedEventError for an event without a proved
+        pair; ValueError (InvalidParameter) for a count < 1 or a bad parameter."""
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
+            raise InvalidParameter("count", f"count={count!r} must be an integer >= 1")
+        if isinstance(event, dp_event.DpEvent):
+            self._refusal(event)  # a bad parameter raises here, as a ValueError
+        return super().compose(event, count)
 
     def _tree(self) -> Any:
         return E.Composed(tuple(self._events))
 
+    def _plan(self) -> Plan:
+        return compile_event(self._tree(), self._rel)
+
     def get_epsilon(self, target_delta: float) -> float:
-        """Upper end of the certified enclosure of epsilon(target_delta), as a
-        float rounded up."""
-        return _float_up(self.enclosure(delta=target_delta).hi)
+        """Smallest float >= the upper end of a certified enclosure of
+        epsilon(target_delta), the least eps with delta(eps) <= target_delta.
+
+        Ends of the domain (each proved, no PLD needed):
+
+        * a non-private event: inf for every delta (dp_accounting's contract
+          for NonPrivateDpEvent; a sound upper end);
+        * delta >= 1: 0, since delta(0) = H_1(P || Q) = TV(P, Q) <= 1;
+        * delta = 0: the essential supremum of the composed privacy loss
+          (delta(eps) = 0 exactly from there on, AFA Lemma 37), which is the
+          eps of a pure-DP tree (sum of the steps' maximal losses); inf where
+          the loss is unbounded (Gaussian noise) or has mass at +inf.
+
+        When the requested width cannot be reached within the budget, the
+        upper end of the best certified enclosure is returned (the host's
+        contract is a sound upper bound, not a width); PrecisionExhausted only
+        when no finite upper end was certified. Any finite essential supremum
+        also bounds epsilon(delta) for every delta, and the smaller bound is
+        returned."""
+        D = parse_exact(target_delta, "target_delta")
+        if D < 0:
+            raise InvalidParameter("target_delta", f"target_delta={target_delta!r} must be >= 0")
+        plan = self._plan()
+        if plan.non_private:
+            return math.inf
+        if D >= 1:
+            return 0.0
+        with working_precision(128):
+            sup = _sup_loss(plan)
+            cap = math.inf if sup is None else _float_up(sup)
+        if D == 0:
+            return cap
+        try:
+            hi = _float_up(self.enclosure(delta=D).hi)
+        except PrecisionExhausted as exc:
+            hi = self._best_upper(exc, cap)
+        return min(hi, cap)
 
     def get_delta(self, target_epsilon: float) -> float:
-        """Upper end of the certified enclosure of delta(target_epsilon),
-        rounded up (1 for non-private events, as dp_accounting)."""
-        return _float_up(self.enclosure(eps=target_epsilon).hi)
+        """Smallest float >= the upper end of a certified enclosure of
+        delta(target_epsilon), maximised over the relation's directions.
+
+        Ends of the domain (each proved): a non-private event gives 1
+        (dp_accounting's contract); eps = inf gives the mass of the composed
+        loss at +inf, 1 - prod_i (1 - P_i(L = inf))^count_i (AFA Lemma 37); an
+        eps at or above the essential supremum of the composed loss gives 0.
+        When the requested width cannot be reached the upper end of the best
+        certified enclosure is returned (see :meth:`get_epsilon`)."""
+        if isinstance(target_epsilon, float) and math.isinf(target_epsilon) and target_epsilon > 0:
+            plan = self._plan()
+            if plan.non_private:
+                return 1.0
+            with working_precision(128):
+                return _float_up(_inf_mass(plan))
+        Ep = parse_exact(target_epsilon, "target_epsilon")
+        if Ep < 0:
+            raise InvalidParameter("target_epsilon", f"target_epsilon={target_epsilon!r} must be >= 0")
+        plan = self._plan()
+        if plan.non_private:
+            return 1.0
+        with working_precision(128):
+            sup = _sup_loss(plan)
+            if sup is not None and ball(Ep) >= sup:
+                return 0.0
+        try:
+            return _float_up(self.enclosure(eps=Ep).hi)
+        except PrecisionExhausted as exc:
+            return self._best_upper(exc, math.inf)
+
+    @staticmethod
+    def _best_upper(exc: PrecisionExhausted, cap: float) -> float:
+        best = getattr(exc, "best_enclosure", None)
+        if best is not None and best[1] is not None:
+            return _fraction_up(best[1])
+        if cap < math.inf:
+            return cap
+        raise exc
 
     # -- certified extras
     def answer(self, *, delta: Any = None, eps: Any = None) -> A.EventAnswer:

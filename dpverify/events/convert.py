@@ -1,7 +1,13 @@
 """Conversion of real dp_accounting DpEvent objects (dp_accounting 0.6,
 ``dp_event.py``) into the event model. Floats in a DpEvent are taken at their
 exact binary value (0.1 is 0.1000000000000000055...); the certificate records
-that exact value. dp_accounting is imported lazily (optional extra)."""
+that exact value. One stated exception, for probability vectors (the
+``sampling_probs`` of a mixture of Gaussians), see :func:`probability_vector`.
+dp_accounting is imported lazily (optional extra).
+
+Every DpEvent class of dp_accounting 0.6 is either converted or refused with
+:class:`~.dispatch.Unsupported` naming the theorem that is missing
+(:data:`MISSING_THEOREM`; the table in docs/ecosystem.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +19,29 @@ from ..errors import InvalidParameter
 from . import model as E
 from .dispatch import Unsupported
 
-__all__ = ["from_dp_event", "is_dp_event"]
+__all__ = ["MISSING_THEOREM", "from_dp_event", "is_dp_event", "probability_vector"]
+
+#: DpEvent classes no theorem in dpverify covers, with the theorem that is missing.
+MISSING_THEOREM = {
+    "SampledWithReplacementDpEvent": (
+        "no dominating pair is proved for sampling a fixed-size batch with replacement (a record can "
+        "enter the batch several times; AFA Thm 11 covers Poisson sampling and sampling without "
+        "replacement only)"),
+    "SingleEpochTreeAggregationDpEvent": (
+        "no dominating pair is implemented for tree aggregation (the online tree release): dp_accounting "
+        "accounts it through its Renyi curve under REPLACE_SPECIAL only (Kairouz et al. 2021, arXiv 2103.00039, "
+        "App. D: a record enters ceil(log2(n + 1)) nodes), and a Renyi bound is not a dominating pair "
+        "(AFA Fig. 1)"),
+    "RepeatAndSelectDpEvent": (
+        "repeat-and-select with a random number of runs is bounded through its Renyi curve only "
+        "(Papernot, Steinke 2022, arXiv 2110.03620, Thm 2); no dominating pair is proved"),
+    "TruncatedSubsampledGaussianDpEvent": (
+        "no dominating pair is proved for truncated Poisson sampling: dp_accounting mixes the "
+        "sensitivity-1 Poisson pair with a replace-one pair at a conditional rate (arXiv 2508.15089, "
+        "Sec. 4.3 of its supplement), and that mixture theorem is not implemented in certified "
+        "arithmetic here"),
+    "UnsupportedDpEvent": "the event is marked unsupported by its author (dp_accounting UnsupportedDpEvent)",
+}
 
 
 def is_dp_event(obj: Any) -> bool:
@@ -22,7 +50,64 @@ def is_dp_event(obj: Any) -> bool:
 
 
 def _num(name: str, v: Any) -> Fraction:
+    if _is_numpy_float(v):
+        v = Fraction(*v.as_integer_ratio())  # exact value of a numpy scalar of any width
     return parse_exact(v, name)
+
+
+def _is_numpy_float(v: Any) -> bool:
+    return type(v).__module__ == "numpy" and hasattr(v, "as_integer_ratio") and not isinstance(v, float)
+
+
+def _shortest(v: Any) -> Fraction:
+    """The shortest decimal that reads back as the same float of ``v``'s own
+    format (binary64 for a Python float, binary32 for np.float32, ...)."""
+    if isinstance(v, float) or _is_numpy_float(v):
+        import numpy as np
+
+        return Fraction(np.format_float_positional(v, unique=True, trim="0"))
+    return parse_exact(v, "sampling_probs")
+
+
+def _rounds_to_one(total: Fraction, values: Any) -> bool:
+    """Does the exact sum round to 1 in the narrowest float format among the values?"""
+    import numpy as np
+
+    kinds = [np.dtype(type(v)) for v in values if isinstance(v, float) or _is_numpy_float(v)]
+    if not kinds:
+        return False
+    narrow = min(kinds, key=lambda k: np.finfo(k).nmant)
+    # float(Fraction) rounds correctly to binary64; a narrower format then rounds
+    # that (a double rounding could only differ at an exact tie; either way this
+    # only decides how the floats are read, and the certificate shows the reading)
+    return bool(narrow.type(float(total)) == 1)
+
+
+def probability_vector(values: Any, path: str) -> tuple:
+    """The exact probabilities a float probability vector stands for.
+
+    Rule (stated, so that a certificate shows what was certified): a float
+    vector whose exact values sum to 1 after rounding to its own format
+    (binary64, or binary32 for np.float32) is read as its shortest round-trip
+    decimals when those sum to exactly 1 ([0.33, 0.34, 0.33] is read as
+    33/100, 34/100, 33/100); otherwise it is taken at its exact binary values
+    if those sum to exactly 1 (dyadic probabilities); anything else is refused.
+    The event's other parameters keep their exact binary values. The
+    certificate's ``inputs.event`` records the exact values used."""
+    exact = tuple(_num(f"{path}[{i}]", p) for i, p in enumerate(values))
+    for i, p in enumerate(exact):
+        if p < 0 or p > 1:
+            raise InvalidParameter("sampling_probs", f"{path}[{i}]={values[i]!r} must be in [0, 1]")
+    if _rounds_to_one(sum(exact, Fraction(0)), values):
+        dec = tuple(_shortest(p) for p in values)
+        if sum(dec) == 1:
+            return dec
+    if sum(exact) == 1:
+        return exact
+    raise InvalidParameter(
+        "sampling_probs", f"{path} sum to {float(sum(exact))!r} at their exact binary values and their "
+        "shortest decimals do not sum to exactly 1 either (give probabilities that sum to 1, e.g. "
+        "[0.25, 0.75], or use the JSON format with exact decimals)")
 
 
 def _int(name: str, v: Any) -> int:
@@ -81,13 +166,9 @@ def from_dp_event(ev: Any, path: str = "event") -> Any:
     if isinstance(ev, dpa.MixtureOfGaussiansDpEvent):
         s = pos("standard_deviation", ev.standard_deviation)
         cs = tuple(pos("sensitivities", c) for c in ev.sensitivities)
-        ps = tuple(pos("sampling_probs", p) for p in ev.sampling_probs)
-        if len(cs) != len(ps) or not cs:
+        if len(cs) != len(ev.sampling_probs) or not cs:
             raise InvalidParameter("sensitivities", f"{path}: sensitivities and sampling_probs need the same nonzero length")
-        if sum(ps) != 1:
-            raise InvalidParameter("sampling_probs", f"{path}.sampling_probs sum to {float(sum(ps))!r} at their exact "
-                                   "binary values, not exactly 1 (give exact probabilities, e.g. dyadic ones, "
-                                   "or use the JSON format with exact decimals)")
+        ps = probability_vector(list(ev.sampling_probs), f"{path}.sampling_probs")
         if all(c == 0 for c, p in zip(cs, ps) if p > 0):
             return E.NoOp()
         return E.NonPrivate() if s == 0 else E.MixtureOfGaussians(s, cs, ps)
@@ -108,12 +189,15 @@ def from_dp_event(ev: Any, path: str = "event") -> Any:
         return E.SelfComposed(from_dp_event(ev.event, f"{path}.event"), count("count", ev.count, 0))
     if isinstance(ev, dpa.ComposedDpEvent):
         return E.Composed(tuple(from_dp_event(e, f"{path}.events[{i}]") for i, e in enumerate(ev.events)))
-    reasons = {
-        "SampledWithReplacementDpEvent": "sampling with replacement has no dominating pair implemented",
-        "SingleEpochTreeAggregationDpEvent": "tree aggregation has no proved dominating pair here (only RDP bounds)",
-        "RepeatAndSelectDpEvent": "repeat-and-select is only bounded through RDP (Papernot, Steinke 2022)",
-        "TruncatedSubsampledGaussianDpEvent": "truncated Poisson sampling has no certified pair here",
-        "UnsupportedDpEvent": "the event is marked unsupported",
-    }
     name = type(ev).__name__
-    raise Unsupported(f"{path}: {name} is not supported: {reasons.get(name, 'unknown DpEvent class')}")
+    if name == "TruncatedSubsampledGaussianDpEvent":
+        # the degenerate cases need no pair: nothing is sampled (no privacy cost), or
+        # no noise (no guarantee; the host's convention, eps = inf is a sound upper end)
+        if _num(f"{path}.sampling_probability", ev.sampling_probability) == 0 \
+                or count("truncated_batch_size", ev.truncated_batch_size, 0) == 0 \
+                or count("dataset_size", ev.dataset_size, 0) == 0:
+            return E.NoOp()
+        if pos("noise_multiplier", ev.noise_multiplier) == 0:
+            return E.NonPrivate()
+    why = MISSING_THEOREM.get(name, "not a DpEvent class of dp_accounting 0.6: nothing is known about it")
+    raise Unsupported(f"{path}: {name} is not supported: {why}")

@@ -196,7 +196,8 @@ def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[
                               "(put the sampling into the mixture)")
         if rel is Relation.REPLACE_ONE:
             raise Unsupported("MixtureOfGaussians defines its pair for add/remove (and replace-special) "
-                              "neighbours only (as in dp_accounting); no replace-one pair is proved")
+                              "neighbours only (Choquette-Choo et al. 2023, arXiv 2310.15526, state it for "
+                              "adding or removing a record, as dp_accounting does); no replace-one pair is proved")
         s, cs, ps = ev.standard_deviation, ev.sensitivities, ev.sampling_probs
         return (lambda d: MixtureGaussianPair(s, cs, ps, d),
                 "mixture of Gaussians: the event's own pair N(0,s^2) vs sum p_i N(c_i,s^2) per direction "
@@ -240,7 +241,9 @@ def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str]
         return (lambda d: base(d),
                 f"sampling without replacement, add/remove: AFA Thm 11 (2) with the replace-one {name} "
                 "pair (sensitivity 2C)")
-    raise Unsupported("sampling without replacement under replace-special: no dominating pair is proved")
+    raise Unsupported("sampling without replacement under replace-special: no dominating pair is proved (AFA "
+                      "Thm 11 (2) is stated for add/remove and Prop 30 / Cor 32 for replacing a record by "
+                      "another; the replacement by dp_accounting's special record is not covered here)")
 
 
 # --------------------------------------------------------------------------- tree walk
@@ -259,7 +262,7 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
     def walk(ev: Any, times: int) -> None:
         nonlocal has_zc
         if times > MAX_STEPS:
-            raise InvalidParameter("count", f"count: {times} repetitions; at most {MAX_STEPS} are supported")
+            raise InvalidParameter("events", f"the event tree repeats a mechanism {times} times (the counts multiplied along its nesting); at most {MAX_STEPS} are supported")
         if times == 0 or isinstance(ev, E.NoOp):
             return
         if isinstance(ev, E.NonPrivate):
@@ -332,7 +335,9 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                 "give a dominating pair (AFA Fig. 1), so it cannot enter the PLD composition with "
                 + ", ".join(sorted(set(plan.rdp_only))))
         if r is Relation.REPLACE_SPECIAL:
-            raise Unsupported("zCDP events under replace-special are not supported")
+            raise Unsupported("zCDP events under replace-special are not supported: a ZCDpEvent states its "
+                              "Renyi bound for the neighbours of its author (Bun, Steinke 2016 Def 1.1), and no "
+                              "theorem carries it to the replace-special relation")
         # Gaussian with shift mu is (mu^2/2)-zCDP exactly (Mironov 2017 Prop 7)
         for z, t in gauss_for_rdp:
             mu = (2 if r is Relation.REPLACE_ONE else 1) / z

@@ -525,10 +525,14 @@ def _budget_fail(what: str, lo: Fraction, hi: Optional[Fraction], m: Optional[in
         shown_lo = lower_decimal(ball(lo), 10)
     width = "unbounded" if rel is None else f"{rel:.3g}"
     grid = "no grid finished" if m is None else f"on the grid h = 2^-{m}"
-    return PrecisionExhausted(
+    exc = PrecisionExhausted(
         f"{what}: {why}; best certified enclosure [{shown_lo}, {shown}] "
         f"(relative width {width}) {grid}"
     )
+    # the ends themselves, for callers whose contract is a sound one-sided answer
+    # (the adapters return the upper end); None: no finite upper end was certified
+    exc.best_enclosure = (lo, hi)  # type: ignore[attr-defined]
+    return exc
 
 
 class _Deadline(Exception):

@@ -1,0 +1,103 @@
+"""hypothesis strategies for the configurations where accountants are known to
+go wrong: tiny delta, large epsilon (little noise), many steps, sampling rates
+near 1 (and replace-one trees, for accountants that support them).
+
+:func:`dpsgd_configs` draws :class:`DpsgdConfig` (Opacus / PRV style
+(noise multiplier, sampling rate, steps, delta)); :func:`event_trees` draws
+dp_accounting DpEvent trees of Poisson-subsampled Gaussian and Laplace steps,
+plain Gaussian and Laplace events, self-composed and composed. Every drawn
+configuration is one dpverify certifies (its lower end decides
+:func:`dpverify.testing.assert_sound`) within seconds: the ranges are bounded
+so that a maintainer's suite stays fast (at most 10^5 steps, delta >= 1e-14).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+__all__ = ["DpsgdConfig", "dpsgd_configs", "event_trees", "HARD_REGIONS"]
+
+#: The regions and what goes wrong there (for the docs and for ``region=``).
+HARD_REGIONS = {
+    "tiny-delta": "delta 1e-14 .. 1e-10: tails discretised or truncated too coarsely",
+    "large-eps": "noise multiplier 0.3 .. 0.6: epsilon in the tens, loss ranges of many nats",
+    "many-steps": "10^4 .. 10^5 steps: discretisation error accumulated over the composition",
+    "q-near-1": "sampling rate 0.9 .. 1: the subsampled loss is nearly the Gaussian one, heavy right tail",
+    "ordinary": "noise 0.8 .. 4, rate 1e-3 .. 0.1, 1 .. 2000 steps, delta 1e-5 .. 1e-8",
+}
+
+
+@dataclass(frozen=True)
+class DpsgdConfig:
+    """``steps`` Poisson-subsampled Gaussian steps (Opacus' history entry)."""
+
+    noise_multiplier: float
+    sampling_rate: float
+    steps: int
+    delta: float
+    region: str
+
+    def event(self) -> Any:
+        """The dp_accounting DpEvent of the schedule."""
+        from dp_accounting import dp_event as d
+
+        inner = d.GaussianDpEvent(self.noise_multiplier)
+        step = inner if self.sampling_rate == 1 else d.PoissonSampledDpEvent(self.sampling_rate, inner)
+        return d.SelfComposedDpEvent(step, self.steps)
+
+    def history(self) -> list:
+        """Opacus' accountant history for the schedule."""
+        return [(self.noise_multiplier, self.sampling_rate, self.steps)]
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.3g}")  # short decimals: a failure is easy to read and to replay
+
+
+def _config(region: str, z: Any, q: Any, t: Any, d: Any) -> st.SearchStrategy:
+    return st.builds(lambda a, b, c, e: DpsgdConfig(_round(a), _round(b), c, e, region), z, q, t, d)
+
+
+def dpsgd_configs(regions: Any = None) -> st.SearchStrategy:
+    """DP-SGD schedules drawn from the hard regions (:data:`HARD_REGIONS`),
+    one region per draw (``regions`` restricts them)."""
+    floats = st.floats
+    parts = {
+        "tiny-delta": _config("tiny-delta", floats(0.8, 4), floats(1e-3, 0.1), st.integers(1, 1000),
+                              st.sampled_from([1e-10, 1e-12, 1e-14])),
+        "large-eps": _config("large-eps", floats(0.3, 0.6), floats(0.01, 0.2), st.integers(1, 200),
+                             st.sampled_from([1e-5, 1e-6])),
+        "many-steps": _config("many-steps", floats(1, 4), floats(1e-3, 1e-2), st.integers(10_000, 100_000),
+                              st.sampled_from([1e-5, 1e-6])),
+        "q-near-1": _config("q-near-1", floats(0.7, 3), floats(0.9, 1.0), st.integers(1, 100),
+                            st.sampled_from([1e-5, 1e-7])),
+        "ordinary": _config("ordinary", floats(0.8, 4), floats(1e-3, 0.1), st.integers(1, 2000),
+                            st.sampled_from([1e-5, 1e-6, 1e-8])),
+    }
+    names = list(parts) if regions is None else list(regions)
+    for n in names:
+        if n not in parts:
+            raise ValueError(f"region {n!r} is not one of {sorted(parts)}")
+    return st.one_of([parts[n] for n in names])
+
+
+def event_trees(max_leaves: int = 3) -> st.SearchStrategy:
+    """dp_accounting DpEvent trees: Poisson-subsampled Gaussian / Laplace
+    leaves (rates up to 1), plain Gaussian / Laplace leaves, self-composed up
+    to 500 times, composed by up to ``max_leaves`` parts."""
+    from dp_accounting import dp_event as d
+
+    z = st.floats(0.5, 4).map(_round)
+    q = st.one_of(st.floats(1e-3, 0.1), st.floats(0.9, 1.0)).map(_round)
+    leaf = st.one_of(
+        z.map(d.GaussianDpEvent),
+        st.floats(0.5, 4).map(_round).map(d.LaplaceDpEvent),
+        st.builds(lambda a, b: d.PoissonSampledDpEvent(a, d.GaussianDpEvent(b)), q, z),
+        st.builds(lambda a, b: d.PoissonSampledDpEvent(a, d.LaplaceDpEvent(b)), q, z),
+    )
+    block = st.builds(d.SelfComposedDpEvent, leaf, st.integers(1, 500))
+    return st.lists(block, min_size=1, max_size=max_leaves).map(
+        lambda xs: xs[0] if len(xs) == 1 else d.ComposedDpEvent(xs))
