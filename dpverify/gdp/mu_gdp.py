@@ -24,7 +24,6 @@ from ..ball import (
     DEFAULT_MAX_BITS,
     ball,
     brief_str,
-    exact_str,
     upper_decimal,
     isolate_increasing_root,
     normal_cdf,
