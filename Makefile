@@ -34,7 +34,7 @@ test: venv
 	rm -rf build/property-certificates
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} DPVERIFY_CERT_DIR=build/property-certificates \
 		$(BIN)/python -m pytest
-	$(BIN)/dpverify verify --quiet certificates docs/oracle-battery.json build/property-certificates
+	$(BIN)/dpverify verify --quiet certificates docs/reports/oracle-battery.json build/property-certificates
 	$(BIN)/dpverify verify --quiet tests/certificate/format1 tests/certificate/format2
 
 clean:

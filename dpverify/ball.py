@@ -84,7 +84,7 @@ _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
 #: (a longer one made the writer refuse its own certificate, an internal error).
 _MAX_EXPONENT_BITS = 59
 
-#: One sentence for --help texts and docs/inputs.md.
+#: One sentence for --help texts and docs/reference/inputs.md.
 NUMBER_CAPS = (
     f"numbers are exact decimals (0.1, 1e-5) or fractions (1/3) of at most {MAX_NUMBER_CHARS} "
     f"characters with a decimal exponent within +-{MAX_DECIMAL_EXPONENT}"

@@ -4,7 +4,7 @@ under a name that says what it bounds.
 A limit is a promise that work is bounded before it starts (no input makes a
 command run without end or exhaust memory): the check that enforces it names
 the parameter and quotes the number from here, and ``--help`` and
-``docs/inputs.md`` read it from here. Stdlib only, imported by anything.
+``docs/reference/inputs.md`` read it from here. Stdlib only, imported by anything.
 
 Not here: the independent re-check (``dpverify verify``) keeps its own caps,
 because it may import nothing of the producing side; the PLD accountant's
@@ -65,6 +65,10 @@ MAX_LATTICE_SUPPORT = 400_000
 AUTO_GRID_LATTICE = 1 << 16
 #: n of a finite mechanism enumerated exhaustively over its 2^n events
 MAX_ENUMERATION_EXPONENT = 20
+#: distinct configurations of one `oracle --input` file: each is one certified PLD
+#: computation of up to --time-budget seconds, so the run is bounded by this many
+#: budgets before it starts (more: `dpverify sweep` with the oracle task, cached)
+MAX_ORACLE_CONFIGURATIONS = 100
 #: configurations of one sweep grid (ranges can be huge by accident)
 MAX_SWEEP_CONFIGURATIONS = 100_000
 

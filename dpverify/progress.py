@@ -1,7 +1,7 @@
 """One progress display for every long command (audit, calibrate, reproduce,
 verify, oracle), built on tqdm.
 
-Promises (issue 13): the bar never moves backwards; it shows either a count
+Promises (so that a long run can be trusted at a glance): the bar never moves backwards; it shows either a count
 done ("12/55 claims") or the current certified width against the requested
 one; tqdm estimates the time left; and nothing at all is written when the
 stream (stderr by default) is not a terminal, so logs and pipes stay clean.

@@ -89,7 +89,11 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
     sensitivity = ("add/remove of one example" if "wor_batch" not in f else
                    "add/remove of one example; under replace-one the sum's sensitivity is 2C, which the "
                    "accounting applies")
-    loader = ("shuffling into fixed-size batches is sampling without replacement, not Poisson sampling"
+    # shuffle-and-iterate partitions the data (each example in exactly one batch per epoch): it is
+    # neither Poisson sampling nor the per-step independent draws without replacement accounted here
+    loader = ("shuffling into fixed-size batches partitions the data once per epoch; it is neither Poisson "
+              "sampling nor independent sampling without replacement (`dpverify audit dpsgd --sampling shuffle` "
+              "brackets it)"
               if "wor_batch" not in f else
               "shuffling once per epoch into disjoint batches is not independent sampling without "
               "replacement per step")

@@ -5,7 +5,7 @@ number of steps, ...), with every name it goes by: the library keyword (also
 its key in input files and in certificate ``inputs``), the command-line
 option, the option's metavar, the allowed range, the default and the help.
 The commands build their options from here (``dpverify.cli._common.add_concept``)
-and ``docs/inputs.md`` is generated from here (:func:`inputs_tables`), so that
+and ``docs/reference/inputs.md`` is generated from here (:func:`inputs_tables`), so that
 a concept has one spelling everywhere. Old spellings stay accepted for one
 release as deprecated aliases: hidden from ``--help``, and a warning on stderr
 names the new spelling.
@@ -14,9 +14,9 @@ A concept used with a narrower range or another default in one command (the
 PLD accountant's accuracy, 1..8 digits) is declared here too, as a
 :meth:`Concept.where` variant: same names, its own range and default.
 
-Regenerate the tables of docs/inputs.md::
+Regenerate the tables of docs/reference/inputs.md::
 
-    python -m dpverify.vocabulary docs/inputs.md
+    python -m dpverify.vocabulary docs/reference/inputs.md
 
 Stdlib only (``verify`` builds its parser without loading python-flint).
 """
@@ -176,9 +176,9 @@ def deprecation_message(old: str, concept: Concept) -> str:
             f"use {concept.flag} {concept.metavar}")
 
 
-# --------------------------------------------------------------------------- docs/inputs.md
+# --------------------------------------------------------------------------- docs/reference/inputs.md
 
-_BEGIN = "<!-- BEGIN GENERATED: python -m dpverify.vocabulary docs/inputs.md -->"
+_BEGIN = "<!-- BEGIN GENERATED: python -m dpverify.vocabulary docs/reference/inputs.md -->"
 _END = "<!-- END GENERATED -->"
 
 
@@ -187,7 +187,7 @@ def _cell(text: Optional[str]) -> str:
 
 
 def inputs_tables() -> str:
-    """The generated part of docs/inputs.md: the vocabulary and the limits."""
+    """The generated part of docs/reference/inputs.md: the vocabulary and the limits."""
     out = [_BEGIN, "", "## Vocabulary (one name per concept)", "",
            "| option | library keyword / JSON key | range | default | meaning | old spellings (deprecated) |",
            "|---|---|---|---|---|---|"]
@@ -245,5 +245,5 @@ def regenerate(path: str) -> bool:
 
 
 if __name__ == "__main__":  # pragma: no cover - the documented regeneration command
-    for target in sys.argv[1:] or ["docs/inputs.md"]:
+    for target in sys.argv[1:] or ["docs/reference/inputs.md"]:
         print(f"{target}: {'rewritten' if regenerate(target) else 'up to date'}")

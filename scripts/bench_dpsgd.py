@@ -17,7 +17,11 @@ delta(eps0) at eps0 = dp_accounting's eps rounded to 3 digits, both
 accountants, width 1e-3, with the ratio of dpverify's delta time to its own
 eps time (goal: <= 1). "inside" checks dp_accounting's float eps against the
 certified enclosure (a pessimistic estimate should be >= the certified lower
-end). Floats appear here only for printing.
+end). prv_accountant (eps_error 1e-2, its default use) is timed too where it
+answers, with dpverify's width-1e-3 time as a ratio to it. The machine's load
+average (os.getloadavg) is printed before and after every row: the ratios
+are taken in one process, one after the other, so load moves both sides.
+Floats appear here only for printing.
 """
 
 from __future__ import annotations
@@ -63,18 +67,58 @@ def dpa(sigma: str, q: str, T: int, *, eps: float | None = None):
         return None
     ev = D.SelfComposedDpEvent(D.PoissonSampledDpEvent(_q(q), D.GaussianDpEvent(float(sigma))), T)
     t = time.perf_counter()
+    c = time.process_time()
     acc = D.pld.PLDAccountant(value_discretization_interval=1e-4)
     acc.compose(ev)
     val = acc.get_epsilon(float(DELTA)) if eps is None else acc.get_delta(eps)
+    _CPU["dpa"] = time.process_time() - c
     return val, time.perf_counter() - t
+
+
+#: prv_accountant's grid grows with T at a fixed eps_error: at T = 1e5 it
+#: took 386 s and 3.2 GB (load 19 on 2 cores), at T = 1e7 it passed 14 GB
+#: (killed); it is not run beyond this
+PRV_MAX_STEPS = 10**4
+
+
+def prv(sigma: str, q: str, T: int):
+    """prv_accountant's eps at eps_error 1e-2: (upper, seconds) or None."""
+    if T > PRV_MAX_STEPS:
+        return None
+    try:
+        from prv_accountant import PRVAccountant
+        from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+    except ImportError:
+        return None
+    t = time.perf_counter()
+    try:
+        acc = PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(noise_multiplier=float(sigma),
+                                                                      sampling_probability=_q(q))],
+                            max_self_compositions=[T], eps_error=1e-2, delta_error=float(DELTA) / 1000)
+        _, _, upper = acc.compute_epsilon(delta=float(DELTA), num_self_compositions=[T])
+    except Exception:  # PRV does not answer everywhere (large eps, tiny delta)
+        return None
+    return float(upper), time.perf_counter() - t
+
+
+def _load() -> str:
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
+#: CPU seconds of the last run of each side: a second ratio that load moves
+#: less than wall time (both sides are single-threaded here)
+_CPU: dict = {}
 
 
 def ours(fn, *args, width: float, budget: float):
     t = time.perf_counter()
+    c = time.process_time()
     try:
         ans = fn(*args, rel_width=width, time_budget=budget)
     except Exception as exc:  # reported, not fatal: the table shows what failed
+        _CPU["ours"] = time.process_time() - c
         return None, time.perf_counter() - t, f"{type(exc).__name__}: {str(exc)[:120]}"
+    _CPU["ours"] = time.process_time() - c
     return ans, time.perf_counter() - t, ans.note or ""
 
 
@@ -83,23 +127,29 @@ def _fmt_enc(ans) -> str:
 
 
 def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) -> list[str]:
-    out = [f"{name} (sigma={sigma}, q={q}, T={T}), delta={DELTA}"]
+    out = [f"{name} (sigma={sigma}, q={q}, T={T}), delta={DELTA}   [{_load()}]"]
     ref = dpa(sigma, q, T)
+    ref_cpu = _CPU.get("dpa")
+    pv = prv(sigma, q, T)
     if ref is None:
         out.append("  dp_accounting not installed: no ratios")
         ref_eps, ref_t = None, None
     else:
         ref_eps, ref_t = ref
         out.append(f"  dp_accounting PLD 1e-4     eps = {ref_eps:.6f}                  {ref_t:8.2f} s")
+    if pv is not None:
+        out.append(f"  prv_accountant (1e-2)      eps <= {pv[0]:.6f}                 {pv[1]:8.2f} s")
     t_eps = None
     for w in ((1e-3, 1e-4) if fine else (1e-3,)):
         ans, tt, note = ours(S.dpsgd_epsilon, sigma, q, T, DELTA, width=w, budget=budget)
-        ratio = f"ratio {tt / ref_t:6.2f}" if ref_t else ""
+        ratio = f"ratio {tt / ref_t:6.2f} (cpu {_CPU['ours'] / ref_cpu:5.2f})" if ref_t and ref_cpu else ""
         if ans is None:
             out.append(f"  dpverify eps width {w:g}  FAILED after {tt:.2f} s: {note}")
             continue
         if w == 1e-3:
             t_eps = tt
+            if pv is not None:
+                ratio += f" (prv {tt / pv[1]:5.2f})"
         inside = ""
         if ref_eps is not None:
             inside = "  dpa >= lo" if ref_eps >= float(ans.enclosure.lo_str()) else "  dpa BELOW certified lo"
@@ -116,6 +166,7 @@ def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) ->
             r2 = f"delta/eps time {tt / t_eps:5.2f}" if t_eps else ""
             dval = f"{rd[0]:.4e} {rd[1]:6.2f} s" if rd else ""
             out.append(f"  delta({e0}) dpa {dval}  dpverify {_fmt_enc(ans)} {tt:6.2f} s  {r1}  {r2}")
+    out.append(f"  [{_load()}]")
     return out
 
 
@@ -137,7 +188,7 @@ def main() -> int:
             print(f"unknown row {name!r}; choose from {', '.join(allrows)}", file=sys.stderr)
             return 2
         sigma, q, T = allrows[name]
-        fine = not args.no_fine and T < 10**5
+        fine = not args.no_fine and T <= 10**5
         if name in BIG:
             r, w = os.pipe()
             pid = os.fork()

@@ -87,7 +87,7 @@ def main() -> int:
 
 
 def full_certify_rows() -> None:
-    """Issue 16: the full certificate (head + tail, adaptive + Taylor cells) at
+    """The full certificate (head + tail, adaptive + Taylor cells) at
     margin 1e-9, the input users type; before the Taylor cells the first two
     were undecided (more than 15000 splits) and the Gaussian took 58 s at eps_h 10."""
     from dpverify.gdp.certify import certify_gdp

@@ -7,7 +7,7 @@
   Opacus is installed (Opacus and torch are then imported here).
 
 Both delegate to :mod:`dpverify.events` and import their host library only
-when it is installed. docs/ecosystem.md lists what each host's own test suite
+when it is installed. docs/guide/ecosystem.md lists what each host's own test suite
 says about them.
 """
 

@@ -23,8 +23,8 @@ SOURCE = ("AFA Def 7, Thm 10, Thm 11, Prop 30, Cor 32; LT Thm 4.5; Doroshenko et
 def _inputs(tree: Any, ans: EventAnswer, digits: Optional[int]) -> dict[str, Any]:
     out = {"event": event_to_json(tree), "neighboring": ans.relation.value,
            "sensitivity_convention": SENSITIVITY_CONVENTION}
-    # the accuracy is the dominating pair's; a non-tight pair reports [0, hi] for the mechanism
-    if digits is not None and not ans.details.get("upper_bound_only"):
+    # the accuracy is the dominating pair's; a non-tight pair reports [0, hi] or [realised lower end, hi]
+    if digits is not None and not ans.details.get("upper_bound_only") and "realised_lower_end" not in ans.details:
         out["digits"] = digits
     return out
 

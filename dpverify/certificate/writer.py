@@ -1,6 +1,6 @@
 """Certificate writer: assembles a format-2 certificate, seals it with its
 digest (:mod:`.format`) and validates it against the shipped schema before it
-leaves the process (docs/architecture.md, "Certificates").
+leaves the process (docs/reference/architecture.md, "Certificates").
 
 Write-time contract: a certificate that would not validate is a bug of the
 writer, raised as :class:`~dpverify.errors.InternalError` (exit 4), never

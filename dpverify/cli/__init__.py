@@ -8,7 +8,7 @@ against its shipped schema, an exception no check anticipated).
 
 Every error ends as one line on stderr and one of these codes, never a
 traceback: the input rules (caps, refusals, error format) are in
-docs/inputs.md. An exception that escapes every command's own checks is a
+docs/reference/inputs.md. An exception that escapes every command's own checks is a
 bug; :func:`main` answers with exit 4 and "internal error" (set
 DPVERIFY_TRACEBACK=1 to see the traceback), never exit 1 ("fails") and never a
 file.

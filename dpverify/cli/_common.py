@@ -1,5 +1,5 @@
 """Shared CLI plumbing: the parser class, output of certificates, output-path
-checks, and the refusal of options that do not apply (docs/inputs.md)."""
+checks, and the refusal of options that do not apply (docs/reference/inputs.md)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def _epilog() -> str:
     return (
         f"Inputs: {NUMBER_CAPS}; an option given twice, an abbreviated option or an option "
         "that does not apply to the chosen mechanism or mode is refused. Exit codes: 0 success / "
-        "holds, 1 fails, 2 bad input or usage, 3 undecided, 4 internal error (a bug of dpverify). See docs/inputs.md."
+        "holds, 1 fails, 2 bad input or usage, 3 undecided, 4 internal error (a bug of dpverify). See docs/reference/inputs.md."
     )
 
 # argparse reads "-1e-5" and "-1/3" as options (its own pattern knows only "-1" and
@@ -195,7 +195,11 @@ def _deprecated(concept: Concept) -> type:
 
 def option_name(param: str) -> str:
     """The CLI option of a library parameter name: the concept's flag where the
-    name is a concept's (k -> --steps), else eps_h -> --eps-h."""
+    name is a concept's (k -> --steps), else eps_h -> --eps-h. A name in upper
+    case is a positional argument's metavar (``GRID FILE``) and is printed as
+    it is: there is no option to name."""
+    if param.isupper():
+        return param
     return flag_for(param) or "--" + param.replace("_", "-")
 
 

@@ -29,6 +29,7 @@ from ..vocabulary import DIGITS_PLD, NOISE_MULTIPLIER, SAMPLING_RATE, STEPS, TIM
 from ._common import add_concept, add_output_options, emit, refuse_inapplicable
 
 ORDER = 60
+SAMPLINGS = ("poisson", "shuffle", "shuffle-persistent", "balls-in-bins", "without-replacement")
 
 SOURCE = PLD_SOURCE
 
@@ -57,18 +58,25 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs > 0 (fractions allowed); steps = ceil(E N / B) "
                    "must be at most 10000000")
     d.add_argument("--events", metavar="FILE",
-                   help="JSON event file: a DpEvent-style tree (docs/events.md; schema "
+                   help="JSON event file: a DpEvent-style tree (docs/guide/events.md; schema "
                    "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
                    "{\"type\": \"self_composed\", \"count\": 1000, \"event\": {\"type\": "
                    "\"sampled_without_replacement\", \"source_dataset_size\": 60000, \"sample_size\": 256, "
                    "\"event\": {\"type\": \"gaussian\", \"noise_multiplier\": \"1.1\"}}}}; unknown or "
                    "missing keys are refused (exit 2), nothing defaults")
+    d.add_argument("--sampling", default="poisson", choices=SAMPLINGS,
+                   help="how batches were drawn (default poisson): poisson (Poisson subsampling, the "
+                   "accountant's enclosure); shuffle / shuffle-persistent (shuffle-and-iterate with a new / one "
+                   "reused permutation per epoch, --dataset-size/--batch-size/--epochs: a certified bracket, "
+                   "lower end from a concrete dataset pair, upper end without amplification); "
+                   "without-replacement (fixed batches: give --events); balls-in-bins (not yet certified: refused)")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
     d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP, E >= 0")
     d.add_argument("--neighboring", default=None, metavar="REL",
-                   help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1 only; "
-                   "fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
+                   help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1: the tight "
+                   "pair; rate < 1: a bracket of epsilon(delta), group privacy above, a zero-gradient replacement "
+                   "below; fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
                    "noise multiplier = sigma / C, C the per-record clipping bound = the sensitivity under "
                    "add/remove; under replace-one the sensitivity is 2C (factor 2 applied by dpverify: "
                    "pair N(0,1) vs N(2/z,1))")
@@ -134,7 +142,7 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
 
 
 #: the options that belong to one way of giving the schedule or one query
-#: (every other option applies to all); docs/inputs.md, "refusal rules"
+#: (every other option applies to all); docs/reference/inputs.md, "refusal rules"
 _APPLIES = {
     "events": {"events"},
     "noise_multiplier": {"steps", "tf"},
@@ -163,6 +171,8 @@ def _modes(args: argparse.Namespace) -> dict[str, str]:
 
 def _dpsgd(args: argparse.Namespace) -> int:
     refuse_inapplicable(args, _APPLIES, _MODES, _modes(args))
+    if args.sampling != "poisson":
+        return _other_sampling(args)
     events, inputs, rel_json = _schedule(args)
     if isinstance(events, tuple) and events and events[0] == "tree":
         return _tree(args, events[1], rel_json)
@@ -186,6 +196,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
             raise InvalidParameter("plot_eps", "--plot-eps needs --delta D")
         for k, f in plots.items():
             check_output(f, f"plot_{k}")
+    if rel.value == "replace-one" and any(getattr(e, "sampling_rate", 1) != 1 for e in events):
+        return _poisson_replace_one(args, events, inputs, budget)
     progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
@@ -221,7 +233,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
 
 
 def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
-    """The --events path for DpEvent-style trees (issue 12)."""
+    """The --events path for DpEvent-style trees."""
     from ..certificate.events_cert import answer_certificate, claim_certificate
     from ..events import api as A
     from ..relation import relation
@@ -321,3 +333,87 @@ def _claim(args, events, inputs, rel, budget, progress) -> int:
     elif getattr(args, "statement", None):
         print("dpverify: no statement: the claim is not proved", file=sys.stderr)
     return verdict.exit_code()
+
+
+def _other_sampling(args: argparse.Namespace) -> int:
+    """``--sampling`` other than Poisson: shuffling answers a certified bracket
+    (:mod:`dpverify.sampling.shuffle`); the rest is refused with the route that covers it."""
+    if args.sampling == "without-replacement":
+        raise InvalidParameter("sampling", "fixed batches drawn independently at every step: give them as --events "
+                               "(a sampled_without_replacement event); --sampling without-replacement takes no "
+                               "schedule options here")
+    if args.sampling == "balls-in-bins":
+        raise InvalidParameter("sampling", "balls-in-bins batches have no certified route yet (allowed here: "
+                               "poisson, shuffle, shuffle-persistent)")
+    from ..certificate import shuffle_cert as C
+    from ..sampling import shuffle as SH
+
+    for opt in ("events", "sampling_rate", "steps"):
+        if getattr(args, opt):
+            raise InvalidParameter(opt, f"--sampling {args.sampling} takes --noise-multiplier, --dataset-size, "
+                                        "--batch-size and --epochs (every record in exactly one batch per epoch)")
+    for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff"):
+        if getattr(args, opt, None):
+            raise InvalidParameter(opt, f"--{opt.replace('_', '-')} covers Poisson sampling only (not --sampling "
+                                        f"{args.sampling})")
+    for name in ("noise_multiplier", "dataset_size", "batch_size", "epochs"):
+        if getattr(args, name) is None:
+            raise InvalidParameter(name, f"--{name.replace('_', '-')} is required with --sampling {args.sampling}")
+    if args.delta is None and args.eps is None:
+        raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
+    if args.delta is not None and args.eps is not None:
+        raise InvalidParameter("eps", "give either --delta or --eps, not both")
+    r = SH.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs, args.sampling,
+               args.neighboring or "add-remove")
+    if args.claimed_eps is not None:
+        if args.delta is None:
+            raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
+        V.real("claimed_eps", args.claimed_eps)
+        b = SH.bracket_eps(r, args.delta)
+        verdict, why = C.decide(b, args.claimed_eps)
+        cert = C.claim_certificate(r, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
+        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP with {r.sampling} batches under "
+                         f"{r.relation.value}: {verdict} ({why})")
+        return {"holds": 0, "fails": 1}.get(verdict, 3)
+    if args.delta is not None:
+        b = SH.bracket_eps(r, args.delta)
+        cert = C.bracket_certificate(r, b, delta=args.delta)
+        name = f"epsilon({args.delta})"
+    else:
+        b = SH.bracket_delta(r, args.eps)
+        cert = C.bracket_certificate(r, b, eps=args.eps)
+        name = f"delta({args.eps})"
+    emit(args, cert, f"{name} with {r.sampling} batches ({r.relation.value}, T={r.batches} batches x "
+                     f"{r.epochs} epochs) in [{b['lo']}, {b['hi']}]: lower end from a concrete dataset pair "
+                     "(max of batch sums), upper end without amplification (mu = "
+                     f"{SH.sensitivity(r.relation)} sqrt(E)/sigma)")
+    return 0
+
+
+def _poisson_replace_one(args: argparse.Namespace, events: list, inputs: dict, budget: float) -> int:
+    """Poisson sampling under replace-one: no dominating pair is proved, so a bracket
+    from two theorems about the whole run (:mod:`dpverify.sampling.replace`)."""
+    from ..certificate import replace_cert as RC
+    from ..sampling import replace as R
+
+    if args.delta is None or args.events:
+        raise InvalidParameter("neighboring", "Poisson sampling under replace-one answers an epsilon(delta) "
+                               "bracket for one schedule: give --delta D (with --claimed-eps E for a verdict)")
+    for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff", "strict_width"):
+        if getattr(args, opt, None):
+            raise InvalidParameter(opt, f"--{opt.replace('_', '-')} does not apply to the replace-one bracket "
+                                        "of Poisson sampling")
+    V.open_unit("delta", args.delta)
+    b = R.poisson_replace_one_epsilon(events, args.delta, time_budget=budget)
+    if args.claimed_eps is not None:
+        V.real("claimed_eps", args.claimed_eps)
+        verdict, why = RC.decide(b, args.claimed_eps)
+        cert = RC.claim_certificate(inputs, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
+        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under replace-one (Poisson sampling): "
+                         f"{verdict} ({why})")
+        return {"holds": 0, "fails": 1}.get(verdict, 3)
+    cert = RC.bracket_certificate(inputs, b, args.delta)
+    emit(args, cert, f"epsilon({args.delta}) under replace-one (Poisson sampling) in [{b['lo']}, {b['hi']}]: "
+                     "lower end from a zero-gradient replacement (the remove direction), upper end by group "
+                     f"privacy over add/remove ({b['seconds']:.1f} s)")
+    return 0

@@ -21,7 +21,7 @@ def add_corpus_parser(asub: "argparse._SubParsersAction[argparse.ArgumentParser]
         "corpus",
         help="verdicts on a file of published DP-SGD claims (JSON Lines)",
         description="Audit every claim of a corpus file (JSON Lines, schema dpverify/corpus/schema.json, "
-        "documented in docs/corpus.md): holds (certified eps <= claimed), fails (certified lower end > "
+        "documented in docs/guide/corpus.md): holds (certified eps <= claimed), fails (certified lower end > "
         "claimed) or undecided, with the certified enclosure, the tightness claimed / certified, a reason "
         "and a sensitivity check (other plausible step counts, add / remove relation). Identical "
         "configurations are computed once. Exit 0 when no claim fails, 1 when any fails, 2 on a bad file. "

@@ -11,7 +11,7 @@ from ..ball import round_decimal_text
 from ..certificate import make_certificate
 from ..errors import InvalidParameter
 from ..oracle import accountants as A
-from ..oracle.rows import parse_rows
+from ..oracle.rows import MAX_ORACLE_CONFIGURATIONS, parse_rows
 from ..oracle.run import BATTERIES, VERDICTS, markdown_report, run_battery, run_rows
 from ..schemas import read_text
 from ..vocabulary import DIGITS_PLD, TIME_BUDGET
@@ -35,7 +35,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "--input",
         metavar="FILE",
         help="CSV with header accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,"
-        "reported_eps (mechanism: subsampled-gaussian | gaussian), or a JSON list of such objects",
+        "reported_eps (mechanism: subsampled-gaussian | gaussian), or a JSON list of such objects; "
+        f"at most {MAX_ORACLE_CONFIGURATIONS} distinct configurations (each one certified computation "
+        "of up to --time-budget seconds)",
     )
     src.add_argument("--battery", metavar="NAME", help=f"run the installed accountants on a named "
                      f"battery ({', '.join(BATTERIES)})")

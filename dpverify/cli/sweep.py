@@ -26,7 +26,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p = sub.add_parser(
         "sweep",
         help="run a task (audit, oracle) over a grid of configurations, cached, in parallel",
-        description="Run a grid file's task over every configuration (docs/sweep.md). Writes "
+        description="Run a grid file's task over every configuration (docs/guide/sweep.md). Writes "
         "OUT/results.csv, OUT/results.json, OUT/certificates/KEY.json and, when the grid has a "
         "[heatmap] table, OUT/heatmap.png. Certified results are cached by content (folder or "
         "fsspec URL) and re-checked before reuse; a re-run computes only what is missing. "
@@ -55,6 +55,17 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The library names the grid file ``grid``; on the command line it is the
+    positional GRID, not an option ``--grid``, so its errors say ``GRID FILE``."""
+    try:
+        return _sweep(args)
+    except InvalidParameter as exc:
+        if exc.name != "grid":
+            raise
+        raise InvalidParameter("GRID FILE", exc.message) from None
+
+
+def _sweep(args: argparse.Namespace) -> int:
     grid = load_grid(args.grid)
     workers = None
     if args.workers is not None:

@@ -96,7 +96,7 @@ def _plan(moving: Sequence[tuple[EpsDelta, int]], budget: int) -> tuple[str, int
       (eps_i = m_i g) has M + 1 <= budget points: one arb_poly product of size M.
       The span, not the number of reachable shifts, is what this route costs:
       eps = (0.1, 0.123456789) reach 4 shifts but span 223456789 lattice points
-      (the runaway of issue 16), so the span is estimated first.
+      (building it ran away to 10.7 GB), so the span is estimated first.
     * ``dict``: the reachable shifts are few (prod (c_i + 1) <= budget and the
       convolution work sum_l |table_l| (c_l + 1) <= 8 budget): exact keys.
     * otherwise :class:`LatticeTooLarge`.
@@ -121,7 +121,7 @@ def _plan(moving: Sequence[tuple[EpsDelta, int]], budget: int) -> tuple[str, int
     single = len(moving) == 1
     raise LatticeTooLarge(
         f"the exact composition needs a table of about {size} shifts (budget {budget}); "
-        + (f"use k <= {budget - 1} for one guarantee" if single else
+        + (f"at most {budget - 1} steps of one guarantee fit" if single else
            "drop --exact to let dpverify round the eps_i onto a grid (certified lower and upper "
            "bounds with their gap), or give --grid H"),
         size, budget, single)

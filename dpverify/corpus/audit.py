@@ -101,6 +101,37 @@ def _cmp(enc_lo: arb, enc_hi: arb, claimed: Fraction) -> str:
     return "undecided"
 
 
+@dataclass(frozen=True)
+class _Bracket:
+    """A certified bracket that is not a PLD enclosure (no per-direction split)."""
+
+    enclosure: Enclosure
+    directions: dict
+
+
+def _replace_one(c: CorpusClaim, steps: int) -> _Bracket:
+    """Poisson sampling under replace-one: the group-privacy / zero-gradient bracket
+    (:mod:`dpverify.sampling.replace`); epsilon claims only."""
+    from ..errors import InvalidParameter
+    from ..sampling.replace import poisson_replace_one_epsilon
+
+    if c.target != "eps":
+        raise InvalidParameter("neighboring", "Poisson sampling under replace-one is bracketed for epsilon(delta) "
+                                              "claims only (group privacy bounds epsilon at a given delta)")
+    b = poisson_replace_one_epsilon([S.GaussianSteps.of(c.noise_multiplier, c.sampling_rate, steps)], c.given)
+    with working_precision(256):
+        return _Bracket(Enclosure.from_bounds(ball(Fraction(b["lo"])), ball(Fraction(b["hi"])), 3, 256), {})
+
+
+def _unanswered(c: CorpusClaim, why: str) -> "AuditRow":
+    """A record no certified route covers: an undecided row with the reason (the rest of the
+    file is still audited; a malformed record is refused earlier, when the file is read)."""
+    with working_precision(64):
+        enc = Enclosure(arb(0), arb("inf"), 3, 0)
+    return AuditRow(c, "undecided", enc, None, f"no certified answer for this record: {why} ({describe(c)})",
+                    (), None, None)
+
+
 class _Engine:
     """Certified eps(delta) or delta(eps) per configuration, each computed once."""
 
@@ -116,9 +147,12 @@ class _Engine:
             if better:
                 return better[0]
             self.computations += 1
-            compute = S.dpsgd_epsilon if c.target == "eps" else S.dpsgd_delta
-            self.cache[key] = compute(c.noise_multiplier, c.sampling_rate, steps, c.given,
-                                      neighboring=rel or c.neighboring, digits=digits)
+            if (rel or c.neighboring) == "replace-one" and c.sampling_rate != 1:
+                self.cache[key] = _replace_one(c, steps)
+            else:
+                compute = S.dpsgd_epsilon if c.target == "eps" else S.dpsgd_delta
+                self.cache[key] = compute(c.noise_multiplier, c.sampling_rate, steps, c.given,
+                                          neighboring=rel or c.neighboring, digits=digits)
             self.tick()
         return self.cache[key]
 
@@ -180,7 +214,12 @@ def _other(engine: _Engine, c: CorpusClaim, tight: Optional[float]) -> tuple[str
 
 
 def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
-    v, ans = engine.verdict(c, c.steps)
+    from ..errors import InvalidParameter, PrecisionExhausted
+
+    try:
+        v, ans = engine.verdict(c, c.steps)
+    except (InvalidParameter, PrecisionExhausted) as exc:
+        return _unanswered(c, str(exc))
     enc = ans.enclosure
     tight = _tightness(c.claimed, enc)
     claimed_txt = c.claimed_text
@@ -196,7 +235,10 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
     reason = f"{head} ({c.derivation}; {describe(c)})"
     sens = []
     for rule, t in c.alternatives:
-        v2, a2 = engine.verdict(c, t)
+        try:
+            v2, a2 = engine.verdict(c, t)
+        except (InvalidParameter, PrecisionExhausted):
+            continue  # a variant without a certified answer flips nothing that is known
         if v2 != v:
             sens.append(f"flips to {v2} with steps by {rule} (T = {t}: {name} {a2.enclosure.short(4)})")
     if c.neighboring == "add-remove":
@@ -216,7 +258,36 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
     if c.other is not None:
         text, other = _other(engine, c, tight)
         reason += "; " + text
+    impl = c.record.get("implementation_sampling")
+    if impl in ("shuffle", "shuffle-persistent"):
+        try:
+            v, enc, text = _as_run(c, impl, v)
+        except (InvalidParameter, PrecisionExhausted) as exc:
+            v, text = "undecided", f"the implementation drew {impl} batches and no certified answer covers it ({exc})"
+        reason += "; " + text
     return AuditRow(c, v, enc, tight, reason, tuple(sens), contains, other)
+
+
+def _as_run(c: CorpusClaim, impl: str, poisson_verdict: str) -> tuple[str, Enclosure, str]:
+    """The verdict for what was run when the implementation shuffled: decided on the certified
+    shuffled bracket (lower end from a concrete dataset pair, so a claim below it fails)."""
+    from ..errors import InvalidParameter
+    from ..sampling import shuffle as SH
+
+    rec = c.record
+    if c.target != "eps" or not all(k in rec for k in ("dataset_size", "batch_size", "epochs")):
+        raise InvalidParameter("implementation_sampling", f"implementation_sampling={impl!r} needs an eps claim "
+                                                          "with dataset_size, batch_size and epochs")
+    r = SH.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"], impl, c.neighboring)
+    b = SH.bracket_eps(r, c.given)
+    lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
+    v = "holds" if hi <= c.claimed else "fails" if lo > c.claimed else "undecided"
+    with working_precision(256):
+        enc = Enclosure.from_bounds(ball(lo), ball(hi), 3, 256)
+    text = (f"the implementation drew {impl} batches (the number was computed for Poisson sampling, "
+            f"{poisson_verdict} there): certified eps for what was run in [{b['lo']}, {b['hi']}] (lower end: a "
+            f"concrete dataset pair; upper end: no amplification), so for what was run the claim: {v}")
+    return v, enc, text
 
 
 def audit(claims: Iterable[CorpusClaim], progress: bool = False) -> tuple[list[AuditRow], dict[str, Any]]:

@@ -1,7 +1,7 @@
 """Published DP-SGD claims as data: reading and resolving corpus records.
 
 A record (schema ``dpverify/corpus/schema.json``, documented in
-docs/corpus.md) states the parameters as the source printed them. Resolving
+docs/guide/corpus.md) states the parameters as the source printed them. Resolving
 it gives the exact (sigma, q, T, delta, relation) the audit certifies, plus
 the derivation in words and every other plausible step count (the
 sensitivity check). Nothing silently defaults except the one default the

@@ -1,4 +1,4 @@
-"""Certified accounting of dp_accounting-style event trees (issue 12).
+"""Certified accounting of dp_accounting-style event trees (any DpEvent tree, not only Poisson-subsampled Gaussians).
 
 * :mod:`.model`: the events (frozen value objects mirroring DpEvent);
 * :mod:`.json_format`: the strict JSON event format (``events.schema.json``);

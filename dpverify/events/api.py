@@ -157,14 +157,32 @@ def _query(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Op
         return _zcdp(p, kind, target, d, quantity, t0)
     if not p.blocks:
         return _const(0, quantity, r, d, "no privacy cost (no-op events only)", t0)
-    res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
-                       target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
-                       decide=decide, delta_scale=delta_scale, progress=progress)
+    realised = p.realised_steps() if p.upper_only else None
+    if realised is not None:
+        # the upper pair's own lower end decides nothing about the mechanism: refine it to the
+        # width asked (a claim is decided by the realised lower end or by this upper end)
+        res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
+                           target=target, rel_width=max(w, 1e-3), time_budget=time_budget,
+                           delta_scale=delta_scale, progress=progress)
+    else:
+        res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
+                           target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
+                           decide=decide, delta_scale=delta_scale, progress=progress)
     details: dict = {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}",
                      "directions": {k: [None if v is None else float(v) for v in lh]
                                     for k, lh in res.directions.items()}}
     enc = _enc(res.lo, res.hi, d, res.K)
-    if p.upper_only:
+    if realised is not None:
+        # the upper pair (AFA Cor 32) is not attained; the lower end comes from a concrete dataset pair
+        low = refine_query([Step(mk, n) for mk, n in realised], ("remove", "add"), kind=kind, target=target,
+                           rel_width=max(w, 1e-3), time_budget=time_budget, delta_scale=delta_scale)
+        details["dominating_pair_lower_end"] = exact_str(res.lo)
+        with working_precision(256):
+            details["realised_lower_end"] = lower_decimal(ball(low.lo), 17)  # rounded down
+        details["why_upper_only"] = ("; ".join(p.upper_only) + "; the lower end is attained by a concrete dataset "
+                                     "pair (+-1 gradients: Poisson pairs at noise z/2, rate m/n, remove and add)")
+        enc = _enc(low.lo, res.hi, d, res.K)
+    elif p.upper_only:
         # the pair's lower end bounds the pair, not the mechanism: report [0, hi]
         details["upper_bound_only"] = True
         details["why_upper_only"] = "; ".join(p.upper_only)

@@ -7,7 +7,7 @@ dp_accounting is imported lazily (optional extra).
 
 Every DpEvent class of dp_accounting 0.6 is either converted or refused with
 :class:`~.dispatch.Unsupported` naming the theorem that is missing
-(:data:`MISSING_THEOREM`; the table in docs/ecosystem.md)."""
+(:data:`MISSING_THEOREM`; the table in docs/guide/ecosystem.md)."""
 
 from __future__ import annotations
 

@@ -68,6 +68,9 @@ class Block:
     count: int
     label: str
     theorem: str
+    #: under replace-one: the pair per direction ("remove", "add") realised by one concrete
+    #: dataset pair for every block at once (see :meth:`Plan.realised_steps`); None: not known
+    realised: Optional[Callable[[str], Any]] = None
 
 
 @dataclass
@@ -82,6 +85,8 @@ class Plan:
     #: why the composed pair only bounds the mechanism from above (empty: the pairs are tight,
     #: so the pair's lower end is a lower end for the mechanism too)
     upper_only: list = field(default_factory=list)
+    #: source_dataset_size of every sampled_without_replacement event (the realised pair needs one dataset)
+    wor_sizes: set = field(default_factory=set)
 
     @property
     def directions(self) -> tuple:
@@ -90,6 +95,25 @@ class Plan:
     @property
     def total_steps(self) -> int:
         return sum(b.count for b in self.blocks)
+
+    def realised_steps(self) -> Optional[list]:
+        """(pair factory, count) per block of a lower bound for the mechanism under replace-one,
+        or None. The dataset pair: x with clipped gradient +1 (a unit vector e), x' and every
+        other record -e, at every model (a linear loss). Under D' a batch of b records sums to
+        -b e (known); under D to -b e + 2e when x is in it. A sampled_without_replacement step
+        (m of n) then releases (1-g) N(-m e) + g N(-m e + 2e) against N(-m e), g = m/n: after
+        the known shift, the Poisson "remove" pair at rate g and noise z/2 (sensitivity 2C);
+        a step on the whole dataset the pair (N(0), N(2/z)). Steps draw their batches
+        independently and the gradients do not depend on the model, so the run's laws are the
+        products of these pairs, attained by (D, D') ("remove") and (D', D) ("add"); so their
+        composed curves are lower bounds of the mechanism's (AFA Thm 11 Remark, exact
+        optimality, for the single pairs; products of attained laws for the composition).
+        One dataset needs one n for every without-replacement event."""
+        if self.relation is not Relation.REPLACE_ONE or len(self.wor_sizes) > 1:
+            return None
+        if not self.blocks or any(b.realised is None for b in self.blocks):
+            return None
+        return [(b.realised, b.count) for b in self.blocks]
 
     def theorems(self) -> list:
         seen: list = []
@@ -205,6 +229,14 @@ def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[
     raise Unsupported(f"{type(ev).__name__} cannot be the inner event here")
 
 
+def _realised_wor(ev: E.SampledWithoutReplacement) -> Callable[[str], Any]:
+    """Replace-one, m of n records without replacement: the Poisson pair at rate m/n and half
+    the noise, per direction, that the dataset pair of :meth:`Plan.realised_steps` attains."""
+    Pair = _ADDITIVE[type(ev.event)][0]
+    half, g = ev.event.noise_multiplier / 2, Fraction(ev.sample_size, ev.source_dataset_size)
+    return lambda d: Pair(half, g, d)
+
+
 def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str], Any], str]:
     n, m, inner = ev.source_dataset_size, ev.sample_size, ev.event
     if not isinstance(inner, (E.Gaussian, E.Laplace)):
@@ -313,13 +345,20 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                 # its composition is not known to be attained by any pair of datasets
                 plan.upper_only.append("sampling without replacement under replace-one (AFA Cor 32 "
                                        "pair: tight for one step only)")
+            realised = None
+            if r is Relation.REPLACE_ONE and isinstance(ev.event, (E.Gaussian, E.Laplace)):
+                plan.wor_sizes.add(ev.source_dataset_size)
+                realised = _realised_wor(ev)
             plan.blocks.append(Block(mk, times, f"wor({ev.sample_size}/{ev.source_dataset_size}) "
-                                     f"{type(ev.event).__name__}", th))
+                                     f"{type(ev.event).__name__}", th, realised))
             plan.rdp_only.append("SampledWithoutReplacement")
             return
         got = _leaf_pair(ev, Fraction(1), r)
         if got is not None:
-            plan.blocks.append(Block(got[0], times, type(ev).__name__, got[1]))
+            # a Gaussian or Laplace step on the whole dataset: its replace-one pair is attained by
+            # the same dataset pair as the without-replacement steps (Plan.realised_steps)
+            tight = got[0] if isinstance(ev, (E.Gaussian, E.Laplace)) else None
+            plan.blocks.append(Block(got[0], times, type(ev).__name__, got[1], tight))
             if isinstance(ev, E.Gaussian):
                 gauss_for_rdp.append((ev.noise_multiplier, times))
             else:

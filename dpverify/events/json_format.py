@@ -17,7 +17,7 @@ integers, or JSON numbers taken as the literal text written. Every key is
 required, unknown keys are refused with the path, a did-you-mean hint and the
 allowed keys; nothing defaults.
 
-Legacy items (the format of ``audit dpsgd --events`` before issue 12) are
+Legacy items (the format of ``audit dpsgd --events`` before typed DpEvent trees) are
 still read inside ``"events"``: ``{"mechanism": "subsampled-gaussian" |
 "gaussian" | "laplace" | "approx", ...}`` -- but ``count`` and
 ``sampling_rate`` are now required (they used to default to 1 silently, a

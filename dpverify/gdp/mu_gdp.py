@@ -23,6 +23,7 @@ from .._validate import ExactInput
 from ..ball import (
     DEFAULT_MAX_BITS,
     ball,
+    bits_for_digits,
     brief_str,
     upper_decimal,
     isolate_increasing_root,
@@ -91,6 +92,59 @@ def mu_gdp(eps: ExactInput, delta: ExactInput, digits: int = 15) -> Enclosure:
     return mu_gdp_exact(e, dl, d)
 
 
+#: eps from which the bracket of :func:`_large_eps_bracket` is tried first: there
+#: the general route's signs need e^eps and ~log2(eps) bits of cancellation per
+#: evaluation (eps = 1e3000: tens of seconds), the bracket a few evaluations of Phi
+_LARGE_EPS = Fraction(2) ** 256
+
+
+def _large_eps_bracket(e: Fraction, dl: "Fraction | arb", d: int) -> "Enclosure | None":
+    """A certified bracket of mu_GDP(eps, delta) for large eps without e^eps,
+    or None when it is not narrow enough (the caller then isolates the root).
+
+    Proof. Write a = -eps/mu + mu/2 and b = -eps/mu - mu/2 < 0 (eps >= 0,
+    mu > 0), so delta_mu(eps) = Phi(a) - e^eps Phi(b) (GDPT Cor 2.13). Since
+    a^2 - b^2 = (a - b)(a + b) = mu (-2 eps/mu) = -2 eps, e^eps phi(b) = phi(a),
+    and the Mills-ratio bound Phi(b) <= phi(b)/|b| for b < 0 (Gordon 1941) gives
+        Phi(a) - phi(a)/|b| <= delta_mu(eps) <= Phi(a).
+    delta_mu(eps) is strictly increasing in mu (module docstring), so a point
+    mu_lo with Phi(a(mu_lo)) < delta lies below the root and a point mu_hi with
+    Phi(a) - phi(a)/|b| > delta at mu_hi lies above it. Both are certified
+    comparisons of balls; floats only propose the points: a = z -+ 2^-20 with
+    Phi(z) ~ delta, mu(a) = a + sqrt(a^2 + 2 eps) (the root of mu/2 - eps/mu = a).
+    Relative width ~ 2^-19 / sqrt(2 eps)."""
+    bits = 2 * e.numerator.bit_length() - 2 * e.denominator.bit_length() + bits_for_digits(d) + 128
+    with working_precision(bits):
+        E, D = ball(e), ball(dl)
+        logd = D.log()
+        # propose z with Phi(z) ~ delta: bisection on midpoints (no proof needed here)
+        lo_z, hi_z = arb(-(2**20)), arb(64)
+        for _ in range(80):
+            mid = ((lo_z + hi_z) / 2).mid()
+            v = normal_cdf(mid).log() - logd
+            if v.mid() < 0:
+                lo_z = mid
+            else:
+                hi_z = mid
+        z = lo_z.mid()
+        step = arb(2) ** -20
+
+        def point(a: arb) -> arb:
+            return (a + (a * a + 2 * E).sqrt()).mid()
+
+        mu_lo, mu_hi = point(z - step), point(z + step)
+        if not (mu_lo > 0 and mu_hi > mu_lo):
+            return None
+        a_lo = -E / mu_lo + mu_lo / 2
+        a_hi = -E / mu_hi + mu_hi / 2
+        below = normal_cdf(a_lo) < D
+        above = normal_cdf(a_hi) - normal_pdf(a_hi) / (E / mu_hi + mu_hi / 2) > D
+        narrow = (mu_hi - mu_lo) <= mu_lo / arb(10) ** d
+        if not (below and above and narrow):
+            return None
+        return Enclosure(mu_lo, mu_hi, d, bits)
+
+
 def _show(x: "Fraction | arb") -> str:
     """A message-sized rendering of an exact input or an exact arb point."""
     if isinstance(x, arb):
@@ -107,6 +161,10 @@ def mu_gdp_exact(e: Fraction, dl: "Fraction | arb", d: int) -> Enclosure:
     if isinstance(dl, arb) and not dl.is_exact():
         raise ValueError("mu_gdp_exact needs an exact delta")
     _check_domain(e, dl)
+    if e >= _LARGE_EPS:
+        quick = _large_eps_bracket(e, dl, d)
+        if quick is not None:
+            return quick
 
     def g(mu: arb) -> arb:
         # log keeps the equation well scaled over delta's huge range

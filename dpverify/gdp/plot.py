@@ -57,7 +57,7 @@ def plot_gdpt(profile: Profile, cert: Any, out: str, *, points: int = 64) -> Non
     ax.set_title(f"GDPT of {profile.name} on [0, {float(eh):g}]: {status}{why if status != 'certified' else ''}",
                  fontsize=9)
     ax.legend(fontsize=7)
-    # every claim on the figure is explained on it (issue 13)
+    # every claim on the figure is explained on it: a verdict without its reason misleads
     if status == "not GDP" and cert.tail.kind == "head":
         note = ("Not GDP although the drawn curve looks bounded: " + cert.tail.reason + ". Since "
                 "delta_mu(0) < 1 for every finite mu, G_f(eps) -> inf as eps -> 0: the curve starts at the "

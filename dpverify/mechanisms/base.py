@@ -143,7 +143,7 @@ def call_builder(builder: Callable[[Mapping[str, Any]], Any], spec: MechanismSpe
     """``builder(spec.options)``, refusing every option the builder did not use.
 
     This is the one rule for "an option that does not apply to the chosen
-    mechanism is refused" (docs/inputs.md): whatever a registered builder
+    mechanism is refused" (docs/reference/inputs.md): whatever a registered builder
     reads is what the mechanism accepts, so the rule holds for every
     mechanism, including ones registered later, and for combinations
     (``gaussian --mu M --sensitivity D``: with --mu the sensitivity is not

@@ -36,7 +36,7 @@ __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
 _MAX_TEXT = 500
 _MAX_NODES = 200
 _MAX_INT_POWER = 1000
-#: the caps, for --help and docs/inputs.md
+#: the caps, for --help and docs/reference/inputs.md
 CAPS = f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +-{_MAX_INT_POWER}"
 
 

@@ -17,15 +17,18 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..schemas import at, load_csv, load_json
-from ..limits import MAX_STEPS
+from ..limits import MAX_ORACLE_CONFIGURATIONS, MAX_STEPS
 
-__all__ = ["Config", "Row", "parse_rows", "FIELDS", "MAX_STEPS"]
+__all__ = ["Config", "Row", "check_configurations", "parse_rows", "FIELDS", "MAX_ORACLE_CONFIGURATIONS",
+           "MAX_STEPS"]
 
 FIELDS = ("accountant", "mechanism", "noise_multiplier", "sampling_rate", "steps", "delta", "reported_eps")
 MECHANISMS = ("subsampled-gaussian", "gaussian", "dpsgd")
 #: names that mean the same configuration (one vocabulary with `sweep` grids and the corpus)
 ALIASES = {"dpsgd": "subsampled-gaussian"}
-#: a bound on the work one row may ask for (the certified accountant refuses more too)
+#: spellings of a reported +inf (Python's str(float("inf")), and what JSON writers print);
+#: the shipped schema oracle_rows lists the same
+INFINITY = ("inf", "+inf", "infinity", "+infinity")
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,13 @@ def make_row(number: int, record: Mapping[str, Any], *, file: str = "input",
         mech = ALIASES.get(mech, mech)
         steps = V.integer("steps", str(record["steps"]), lo=1, hi=MAX_STEPS)
         delta = V.open_unit("delta", record["delta"])
-        reported = V.nonnegative("reported_eps", record["reported_eps"])
+        text = str(record["reported_eps"]).strip()
+        if text.lower() in INFINITY:
+            # the accountant returned +inf: a true but vacuous guarantee, the
+            # "returned-inf" verdict of the oracle (no number to compare)
+            reported, text = None, "inf"
+        else:
+            reported = V.nonnegative("reported_eps", record["reported_eps"])
     except InvalidParameter as exc:
         raise at(file, "rows", [number, exc.name], option, exc) from None
     return Row(
@@ -96,7 +105,7 @@ def make_row(number: int, record: Mapping[str, Any], *, file: str = "input",
         str(record["accountant"]).strip(),
         Config(mech, sigma, q, steps, delta),
         reported,
-        str(record["reported_eps"]).strip(),
+        text,
     )
 
 
@@ -113,4 +122,18 @@ def parse_rows(text: str, fmt: str, *, file: str = "input", option: str = "input
         records = load_json(text, "oracle_rows", file=file, option=option, root="rows")
     else:
         raise InvalidParameter(option, f"unknown input format {fmt!r} (csv or json)")
-    return [make_row(i, r, file=file, option=option) for i, r in enumerate(records)]
+    rows = [make_row(i, r, file=file, option=option) for i, r in enumerate(records)]
+    check_configurations(rows, file=file, option=option)
+    return rows
+
+
+def check_configurations(rows: "list[Row]", *, file: str = "input", option: str = "input") -> None:
+    """Bound the work before it starts: every distinct configuration costs one
+    certified computation (up to a time budget each), so at most
+    MAX_ORACLE_CONFIGURATIONS of them; rows are cheap (100,000 allowed)."""
+    keys = {r.config.key() for r in rows}
+    if len(keys) > MAX_ORACLE_CONFIGURATIONS:
+        raise InvalidParameter(
+            option, f"{file}: {len(keys)} distinct configurations; at most {MAX_ORACLE_CONFIGURATIONS} "
+            "in one run (each is one certified computation); split the file, or use `dpverify sweep` "
+            "with the oracle task (cached, parallel)")

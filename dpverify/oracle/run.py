@@ -19,7 +19,7 @@ from ..pld import dpsgd_epsilon
 from ..verdict import Enclosure
 from . import accountants as A
 from .classify import classify
-from .rows import Config, Row
+from .rows import Config, Row, check_configurations
 
 __all__ = ["Battery", "BATTERIES", "OracleResult", "VERDICTS", "classify_report", "report_row", "run_rows",
            "run_battery", "DEFAULT_TOLERANCE"]
@@ -51,12 +51,12 @@ BATTERIES: dict[str, Battery] = {
             "readme",
             "DP-SGD configurations from dpverify's README/issues and public bug reports",
             [
-                (_cfg("1", "0.01", 1000, "1e-5"), "dpverify issue #6 / README (the four accountants disagree)"),
+                (_cfg("1", "0.01", 1000, "1e-5"), "README's first example: the four accountants disagree"),
                 (_cfg("1.1", "0.01", 10000, "1e-5"), "dpverify mission statement (auditor's example)"),
                 (_cfg("3", "0.2", 50, "1/48000"), "Opacus #643 (GDP 1.83 vs RDP 2.16)"),
                 (_cfg("4", "0.00033", 10000, "1.1e-18"), "prv_accountant #17 (negative lower bound at tiny delta)"),
                 (_cfg("0.8", "0.125", 1000, "1e-6"), "prv_accountant #36 (crash at large epsilon)"),
-                (_cfg("3", "4096/50000", 2500, "1e-5"), "dpverify issue #6 benchmark case"),
+                (_cfg("3", "4096/50000", 2500, "1e-5"), "a large-batch benchmark case (CIFAR-10 size)"),
             ],
         ),
         Battery(
@@ -147,7 +147,10 @@ def report_row(report: "A.Report", cfg: Config, certified: Enclosure, tolerance:
 
 def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4,
              time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable[[str], None]] = None) -> OracleResult:
-    """Classify input rows (CSV/JSON): one certified computation per configuration."""
+    """Classify input rows (CSV/JSON): one certified computation per configuration,
+    at most MAX_ORACLE_CONFIGURATIONS of them (checked before any is computed)."""
+    rows = list(rows)
+    check_configurations(rows)
     result = OracleResult(tolerance, digits)
     for row in rows:
         cert = _certify(result, row.config, "input", time_budget, progress)

@@ -1,7 +1,10 @@
 """Certified privacy-loss-distribution accountant (DP-SGD and heterogeneous
 compositions): dominating pairs (:mod:`.pairs`), certified discretisation
-(:mod:`.discretise`), exact integer convolution (:mod:`.convolve`), queries and
-grid refinement (:mod:`.accountant`), DP-SGD front end (:mod:`.dpsgd`)."""
+(:mod:`.discretise`), two composition kernels (exact integer products,
+:mod:`.convolve`; the certified Fourier power, :mod:`.fourier`) chosen by
+:mod:`.compose`, certified queries (:mod:`.queries`), float planning and the
+static cost model (:mod:`.plan`), grid refinement (:mod:`.refine`), DP-SGD
+front end (:mod:`.dpsgd`)."""
 
 from .dpsgd import (
     GaussianSteps,

@@ -38,56 +38,23 @@ docstring); the product is the same integer convolution, because
 e^{s_i} e^{s_j} = e^{s_{i+j}} on the product's grid (the per-step tilt
 offsets add: ``tilt`` of the product is the sum).
 
-T-fold composition by binary exponentiation (square-and-multiply), or - when
-the caller gives an error allowance, T >= FOURIER_MIN_STEPS and the cost model
-prefers it - by the certified Fourier power of :mod:`fourier` (one binary64
-FFT, a pointwise power and one inverse FFT with a proven error bound), which
-returns the same kind of bound; anything it declines comes back here.
+T-fold composition by binary exponentiation (square-and-multiply). This
+module is a leaf kernel, like :mod:`.fourier`; :mod:`.compose` chooses
+between the two.
 """
 
 from __future__ import annotations
 
-import math
-import time
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Union
 
 from flint import fmpz, fmpz_poly
 
 from .discretise import LowerDist, UpperDist
+from .units import ceil_shift, floor_shift
 
-__all__ = ["mul_upper", "mul_lower", "power", "compose", "trim_upper", "trim_lower"]
+__all__ = ["mul", "mul_upper", "mul_lower", "power", "trim_upper", "trim_lower", "mul_count"]
 
 Dist = Union[UpperDist, LowerDist]
-
-
-def _floor_shift(p: fmpz_poly, K: int) -> fmpz_poly:
-    """floor(c / 2^K) of every (nonnegative) coefficient. Only nonnegative
-    polynomials reach here: python-flint 0.9's ``fmpz_poly // fmpz`` rounds
-    negative coefficients toward zero for large divisors (seen: -5 // 2^62 = 0),
-    so negation tricks for the ceiling are not used."""
-    return p // (fmpz(1) << K)
-
-
-_ONES = fmpz_poly([1])
-
-
-def _ones(n: int) -> fmpz_poly:
-    """The polynomial 1 + x + ... + x^(n-1), cut from a cached longer one
-    (building it from a Python list costs more than the product it rounds)."""
-    global _ONES
-    if _ONES.length() < n:
-        _ONES = fmpz_poly([1] * max(n, 2 * _ONES.length()))
-    return _ONES.truncate(n)
-
-
-def _ceil_shift(p: fmpz_poly, K: int) -> fmpz_poly:
-    """An upper bound of ceil(c / 2^K) for every nonnegative coefficient:
-    floor(c / 2^K) + 1 on the whole support (one unit looser where the
-    division is exact; never lower)."""
-    n = p.length()
-    if n == 0:
-        return p
-    return _floor_shift(p, K) + _ones(n)
 
 
 def _ends(p: fmpz_poly, budget: int) -> tuple[int, int, int, int]:
@@ -133,7 +100,7 @@ def mul_upper(A: UpperDist, B: UpperDist, budget: int) -> UpperDist:
     """Pessimistic product with truncation (module docstring)."""
     K = A.K
     _check_length(A.poly.length(), B.poly.length())
-    p = _ceil_shift(A.poly * B.poly, K)
+    p = ceil_shift(A.poly * B.poly, K)
     return trim_upper(UpperDist(A.m, K, A.offset + B.offset, p, A.inf + B.inf), budget)
 
 
@@ -156,8 +123,8 @@ def mul_lower(A: LowerDist, B: LowerDist, budget: int) -> LowerDist:
     """Optimistic product with truncation (module docstring)."""
     K = A.K
     _check_length(A.P.length(), B.P.length())
-    P = _floor_shift(A.P * B.P, K)
-    Q = _ceil_shift(A.Q * B.Q, K)
+    P = floor_shift(A.P * B.P, K)
+    Q = ceil_shift(A.Q * B.Q, K)
     # P(some factor at +inf) = a + b - ab, increasing in a and b on [0, 1]:
     # lower bounds in, lower bound out (ab rounded up)
     ab = A.inf * B.inf
@@ -182,62 +149,17 @@ def trim_lower(L: LowerDist, budget: int) -> LowerDist:
     return LowerDist(L.m, L.K, offset, P, Q, L.inf, L.tilt, L.deficit)
 
 
-def _mul(A: Dist, B: Dist, budget: int) -> Dist:
+def mul(A: Dist, B: Dist, budget: int) -> Dist:
+    """The pessimistic or optimistic product, whichever kind A and B are."""
     if isinstance(A, UpperDist):
         return mul_upper(A, B, budget)  # type: ignore[arg-type]
     return mul_lower(A, B, budget)  # type: ignore[arg-type]
 
 
-#: fewest steps for which the Fourier route is tried (below it the exact
-#: products are short and cheap)
-FOURIER_MIN_STEPS = 64
-
-
-def _power_fourier(D: Dist, T: int, budget: int, allowance: int,
-                   tick: Optional[Callable[[], None]], steps_before: int) -> Dist:
-    """D^{*T} as (D^{*2^j})^{*a} * D^{*(T mod 2^j)}, a = T >> j: j exact
-    squarings, one certified Fourier power (:mod:`fourier`), one exact product
-    with the remainder. The Fourier error bound grows about linearly in a, so
-    when it exceeds ``allowance`` j is raised by the reported factor.
-    Truncation budgets follow :func:`power` (each product covering k steps
-    truncates at most budget * k; a power of a leaves its input's +inf
-    mass multiplied by at most a, as T / k squarings would)."""
-    from .fourier import FourierDeclined, fourier_power
-
-    base, b_steps = D, 1
-    while True:
-        a = T // b_steps
-        if a < 2:
-            raise FourierDeclined("too few steps left for a power")
-        try:
-            F = fourier_power(base, a, allowance, tick)
-            break
-        except FourierDeclined as e:
-            if e.factor is None:  # (fourier_power reports a non-finite ratio as None)
-                raise
-            for _ in range(max(1, math.ceil(math.log2(max(e.factor, 1.0))))):
-                b_steps *= 2
-                if T // b_steps < 2:
-                    raise
-                base = _mul(base, base, budget * b_steps)
-                if tick:
-                    tick()
-    F = trim_upper(F, budget * a * b_steps) if isinstance(F, UpperDist) else \
-        trim_lower(F, budget * a * b_steps)  # type: ignore[arg-type]
-    rem = T - a * b_steps
-    if rem:
-        R = power(D, rem, budget, tick, steps_before + a * b_steps)
-        F = _mul(F, R, budget * (steps_before + T))
-    if tick:
-        tick()
-    return F
-
-
 def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = None,
-          steps_before: int = 0, allowance: Optional[int] = None) -> Dist:
-    """T-fold self-composition by square-and-multiply (T >= 1); with an
-    ``allowance`` (units of 2^-K of proven float error the caller accepts),
-    by :func:`_power_fourier` when it certifies within it.
+          steps_before: int = 0) -> Dist:
+    """T-fold self-composition by square-and-multiply (T >= 1), exact
+    products only (:mod:`.compose` chooses between this and the Fourier power).
 
     ``budget`` is a truncation budget *per step*: a product whose result
     covers k steps may truncate ``budget * k`` units at each end. Why: mass
@@ -246,16 +168,8 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
     squaring), T / k times in the final result, so each product contributes
     at most ``budget * T`` units there, and the total is at most
     ``budget * T * (number of products)`` (likewise for the dropped classes
-    of the optimistic side)."""
-    if allowance is not None and T >= FOURIER_MIN_STEPS:
-        from .fourier import FourierDeclined, cheaper_than_exact
-
-        try:
-            if not cheaper_than_exact(D, T):
-                raise FourierDeclined("the exact products are expected to be faster")
-            return _power_fourier(D, T, budget, allowance, tick, steps_before)
-        except FourierDeclined:
-            pass
+    of the optimistic side). ``steps_before``: steps already composed into
+    the result this power will be multiplied with (their budget share)."""
     result: Optional[Dist] = None
     r_steps = 0
     base = D
@@ -266,58 +180,18 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
                 result, r_steps = base, b_steps
             else:
                 r_steps += b_steps
-                result = _mul(result, base, budget * (steps_before + r_steps))
+                result = mul(result, base, budget * (steps_before + r_steps))
             if tick:
                 tick()
         T >>= 1
         if not T:
             break
         b_steps *= 2
-        base = _mul(base, base, budget * b_steps)
+        base = mul(base, base, budget * b_steps)
         if tick:
             tick()
     assert result is not None
     return result
-
-
-def compose(parts: Sequence[tuple[Dist, int]], budget: int,
-            tick: Optional[Callable[[], None]] = None, allowance: Optional[int] = None) -> Dist:
-    """Heterogeneous composition: the product of D_j^{T_j} over the parts
-    (all on the same grid and unit 2^-K); ``budget`` per step, ``allowance``
-    per power (:func:`power`)."""
-    out: Optional[Dist] = None
-    done = 0
-    for D, T in parts:
-        P = power(D, T, budget, tick, allowance=allowance)
-        done += T
-        out = P if out is None else _mul(out, P, budget * done)
-    assert out is not None
-    return out
-
-
-_RATE: Optional[float] = None
-
-
-def product_rate() -> float:
-    """Seconds per (coefficient x bit) of one exact FLINT squaring on this
-    machine right now, measured once per process on a 4096 x 64-bit
-    polynomial (about a millisecond). Used only to *estimate* the cost of a
-    grid level before it starts (the deadline is enforced during the level)."""
-    global _RATE
-    if _RATE is None:
-        p = fmpz_poly([(1 << 63) - 1 - 7 * i for i in range(4096)])
-        t = time.perf_counter()
-        for _ in range(3):
-            p * p
-        _RATE = (time.perf_counter() - t) / (3 * 4096 * 64)
-    return _RATE
-
-
-def product_seconds(length: int, K: int) -> float:
-    """Estimated cost of one exact product whose result has ``length``
-    coefficients of about 2K + 32 bits (before the rounding to 2^-K).
-    Cost model only."""
-    return product_rate() * length * (2 * K + 32)
 
 
 def mul_count(T: int) -> int:

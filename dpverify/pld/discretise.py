@@ -148,7 +148,10 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
             if abs(x) > 1e6:
                 break
         lo, hi = x - step / 2, x
+        # the ends are used rounded outward to knots: a quarter knot is enough
         for _ in range(60):
+            if hi - lo <= h / 4:
+                break
             mid = (lo + hi) / 2
             if pred(mid) == pred(hi):
                 hi = mid

@@ -23,8 +23,11 @@ from flint import arb
 
 __all__ = ["DominatingPair", "PairFromTails", "tails_on_grid"]
 
-#: progress is reported every this many knots (a callback per knot costs more than an erfc)
-_PROGRESS_EVERY = 256
+#: progress (and with it the caller's deadline) is reported every this many
+#: knots: a callback per knot costs more than an erfc, but a tail at a huge
+#: argument and thousands of bits takes milliseconds (sigma 0.01: 64 ms per
+#: erfc on a loaded machine), so 256 knots let a 3 s budget run 24 s
+_PROGRESS_EVERY = 16
 
 
 @runtime_checkable

@@ -1,4 +1,4 @@
-"""Certified a-fold self-convolution in the Fourier domain (issue 16).
+"""Certified a-fold self-convolution in the Fourier domain (dp_accounting's speed, with a proof).
 
 dp_accounting composes T steps with one FFT, a pointwise power and one inverse
 FFT. This module does the same in binary64 and proves how far the floats can
@@ -102,10 +102,10 @@ import numpy as np
 from flint import acb, arb, fmpq, fmpz, fmpz_poly
 
 from ..ball import endpoints, working_precision
-from .convolve import _ceil_shift, _floor_shift, product_seconds
 from .discretise import LowerDist, UpperDist
+from .units import ceil_shift, floor_shift
 
-__all__ = ["fourier_power", "FourierDeclined", "cheaper_than_exact", "ieee_round_to_nearest"]
+__all__ = ["fourier_power", "FourierDeclined", "ieee_round_to_nearest"]
 
 Dist = Union[UpperDist, LowerDist]
 
@@ -491,52 +491,7 @@ def _scaled(vals: np.ndarray, err: arb, K: int, up: bool) -> fmpz_poly:
     p = fmpz_poly(np.maximum(ints, 0).tolist())
     if K >= _S:
         return p * (fmpz(1) << (K - _S))
-    return _ceil_shift(p, _S - K) if up else _floor_shift(p, _S - K)
-
-
-_FFT_RATE: dict = {}
-
-
-def fft_rate() -> float:
-    """Seconds per point-stage of :func:`_fft`, measured once per process on
-    2^14 points. Cost model only."""
-    if not _FFT_RATE:
-        import time
-
-        x = np.zeros(1 << 14)
-        t = time.perf_counter()
-        for _ in range(3):
-            _fft(x, x)
-        _FFT_RATE["s"] = (time.perf_counter() - t) / (3 * 14 * (1 << 14))
-    return _FFT_RATE["s"]
-
-
-def transform_seconds(length: int) -> float:
-    """Estimated cost of one Fourier power whose result spans ``length`` grid
-    points: about four transforms of the next power of two above 1.25 length
-    (the window keeps the tails a truncated product drops). Cost model only."""
-    N = 1 << max(1, int(1.25 * length).bit_length())
-    return 4 * N * (N.bit_length() - 1) * fft_rate()
-
-
-def cheaper_than_exact(D: Dist, T: int) -> bool:
-    """Whether the Fourier power is expected to beat square-and-multiply for
-    D^{*T} (floats, speed only): exact products cost about
-    (2 + popcount T) products at the final length L (squarings double the
-    length); the Fourier power :func:`transform_seconds`."""
-    main = D.poly if isinstance(D, UpperDist) else D.P
-    n = main.length()
-    if n == 0 or D.K > MAX_K:  # (fourier_power declines such units; masses beyond binary64)
-        return False
-    x = np.array(main.coeffs(), dtype=np.float64)
-    tot = float(x.sum())
-    if not tot > 0:
-        return False
-    idx = np.arange(n, dtype=np.float64)
-    mean = float((x * idx).sum()) / tot
-    var = float((x * (idx - mean) ** 2).sum()) / tot
-    L = min(T * (n - 1) + 1, int(16 * math.sqrt(max(var, 0.0) * T)) + n)
-    return transform_seconds(L) < (2 + bin(T).count("1")) * product_seconds(L, D.K)
+    return ceil_shift(p, _S - K) if up else floor_shift(p, _S - K)
 
 
 def _window(main: fmpz_poly, xf: np.ndarray, K: int, a: int, allowance: int,
@@ -605,19 +560,18 @@ def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], N
     if n == 0:
         raise FourierDeclined("empty distribution")
     xf = _floats(main, K, upper)
-    full = a * (n - 1) + 1
     with working_precision(_PREC + K):
         limit = arb(allowance) / arb(2) ** K
+    N, W, lo_m, hi_m = _window(main, xf, K, a, allowance, limit)
     # the error floor no retry can lower: the inverse transform alone errs by
     # about L * eta * mass^a in total (the zero frequency), and the 2^-60
     # output grid adds N / 2^60; a tiny delta (allowance) is the exact
     # products' job (floats choose here: a wrong guess only costs the try)
     mass = float(xf.sum())
-    L_est = max(1, (max(2, min(full, 4 * n)) - 1).bit_length())
+    L_est = max(1, (N - 1).bit_length())
     floor = L_est * 12 * 2.0 ** -53 * (math.exp(min(700.0, a * math.log(mass))) if mass > 0 else 0.0)
-    if floor + 2.0 ** -60 * min(full, MAX_N) > float(limit.mid()) / 2:
+    if floor + 2.0 ** -60 * N > float(limit.mid()) / 2:
         raise FourierDeclined("the target is below the binary64 error floor")
-    N, W, lo_m, hi_m = _window(main, xf, K, a, allowance, limit)
     if N > MAX_N:
         raise FourierDeclined("transform longer than the memory budget")
     vecs = [(main, upper, xf)] if upper else [(main, False, xf), (D.Q, True, None)]

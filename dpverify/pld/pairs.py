@@ -17,7 +17,7 @@ Probability mass of P at L = +inf (AFA Lemma 37, Prop 38) is reported by
 :meth:`inf_mass`; the Gaussian pairs below have none (their losses are finite
 almost surely), so it is exactly 0.
 
-Implemented (the priority of dpverify issue #6):
+Implemented (the pairs DP-SGD needs, where the float accountants disagree):
 
 * ``SubsampledGaussianPair(sigma, q, "remove")``: P = (1-q) N(0,1) + q N(mu,1),
   Q = N(0,1), mu = 1/sigma: AFA Thm 11 (1) for Poisson subsampling under the

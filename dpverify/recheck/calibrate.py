@@ -1,12 +1,13 @@
-"""Second route for ``calibrate.bracket`` certificates, on mpmath and Python
-integers only (nothing from the arb side is imported).
+"""Second route for ``calibrate.bracket`` certificates, on MPFR with directed
+rounding (through :mod:`.pld` and :mod:`.wor`) and Python integers (nothing from
+the arb side is imported); every end's verdict is decided against the exact delta.
 
 The claim: (target_eps, delta)-DP holds at ``result.ends.safe.value`` and
 fails at ``result.ends.unsafe.value`` of the template's free parameter (for
 fixed batches, template ``dpsgd-wor``, also: the AFA Cor 32 pair's curve
 exceeds delta at ``result.ends.pair_limit.value``). Every end is re-proved
-independently with the PLD re-check route of :mod:`.pld` (its mpmath
-tails, discretisation and bounds; the fixed-batch pair's tails from
+independently with the PLD re-check route of :mod:`.pld` (its interval
+tails, discretisation and bounds, a proof; the fixed-batch pair's tails from
 :mod:`.wor`) on a grid finer than that module's fixed 2^-8 (the ends
 lie within a fraction of a percent of the optimum): the grid starts at the
 recorded hint (untrusted; clamped to 2^-10 .. 2^-16) and is refined until the
@@ -36,7 +37,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import pld as P
 from . import wor as W
-from .gdp import exact_input, to_mpf
+from .gdp import exact_input, mpf_to_fraction, to_mpf
 from .verify import Recheck, register
 
 _DPS = 40
@@ -100,8 +101,8 @@ class _Route:
     only when the first leaves the end undecided (to tell a refuted end from
     an undecided one)."""
 
-    def __init__(self, E: mpf, D: mpf, total: int) -> None:
-        self.E, self.D = E, D
+    def __init__(self, E: mpf, D: mpf, total: int, Dx: Fraction) -> None:
+        self.E, self.D, self.Dx = E, D, Dx
         extra = int(mpmath.ceil(mpf("1.45") * min(E, mpf(2000)))) + 16
         self.K = max(64, int(-mpmath.log(D * mpf(10) ** -6, 2)) + 48 + extra)
         # tau and the trimming budget only set the width (truncated mass is
@@ -151,10 +152,10 @@ class _Route:
         other = "lower" if want == "upper" else "upper"
         while True:
             v = self.side(blocks, dirs, m, want)
-            if (v <= self.D) if want == "upper" else (v > self.D):
+            if _le(v, self.Dx) if want == "upper" else not _le(v, self.Dx):
                 return m
             w = self.side(blocks, dirs, m, other)
-            if (w > self.D) if want == "upper" else (w <= self.D):
+            if not _le(w, self.Dx) if want == "upper" else _le(w, self.Dx):
                 lo, hi = (w, v) if want == "upper" else (v, w)
                 raise CertificateRejected(
                     f"{what}: the re-derived delta({mpmath.nstr(self.E, 8)}) in [{mpmath.nstr(lo, 8)}, "
@@ -163,6 +164,13 @@ class _Route:
                 raise CouldNotReprove(f"could not re-prove {what} on the grid 2^-{_M_MAX} "
                                       f"(delta({mpmath.nstr(self.E, 8)}) bound {mpmath.nstr(v, 8)})")
             m += 1
+
+
+def _le(v: mpf, Dx: Fraction) -> bool:
+    """v <= delta, decided exactly against the exact input (the mpf delta is rounded)."""
+    if not mpmath.isfinite(v):
+        return v < 0
+    return mpf_to_fraction(v) <= Dx
 
 
 def _grid_hint(end: Mapping[str, Any]) -> int:
@@ -241,7 +249,7 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                     raise CertificateRejected(f"the ends are in the wrong order for {parameter} "
                                               f"(safe vs {name}; the bounds are monotone in it)")
         plans = {name: _plans(template, inputs, parameter, name, end["value"], values[name]) for name, end in todo}
-        route = _Route(E, D, max(p[3] for p in plans.values()))
+        route = _Route(E, D, max(p[3] for p in plans.values()), exact_input(inputs, "delta"))
         for name, end in todo:
             blocks, dirs, want, _ = plans[name]
             route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, _grid_hint(end))

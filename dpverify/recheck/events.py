@@ -7,7 +7,7 @@ Covered, each by its own pair written again here:
 * gaussian, laplace, their poisson_sampled versions (AFA Thm 11 (1)) and
   sampled_without_replacement: add/remove by AFA Thm 11 (2) (the Poisson pair
   at the replace-one shift 2C), replace-one by AFA Prop 30 + Cor 32 (the pair
-  whose curve is the maximum of the "remove" and "add" curves, :func:`_max_curve`);
+  whose curve is the maximum of the "remove" and "add" curves, :func:`.wor.max_curve_tails`);
 * epsilon_delta (LT Thm 4.5 pair, also Poisson-sampled), randomized_response
   (exact finite laws);
 * mixture_of_gaussians (:func:`_mog`): N(0, s^2) vs sum_i p_i N(c_i, s^2) per
@@ -19,10 +19,16 @@ Covered, each by its own pair written again here:
 * zcdp (with plain Gaussian events) through the optimal RDP -> DP conversion
   (:mod:`.events_zcdp`), no_op, non_private, self_composed, composed.
 
-The same coarse-grid mpmath PLD as ``pld.*`` (recheck.pld) gives [lo', hi'].
+The same PLD as ``pld.*`` (recheck.pld) gives [lo', hi'].
 Anything else is refused with "could not re-prove" (fail closed).
 
-Precision: the PLD route rounds every mass outward to units 2^-K (one unit
+Proof and estimate: Gaussian and Laplace leaves (also Poisson-sampled and
+without replacement, and the Cor 32 maximum) hand :mod:`.pld` interval tails in
+directed rounding (:func:`.pld.gauss_tails`, :func:`.pld.laplace_tails`,
+:func:`.wor.max_curve_tails`): a proof. The other leaves below still hand it
+mpmath tails: an estimate (``verify --explain``, :data:`.core.STEPS`).
+
+Precision of the mpmath tails: the PLD route rounds every such mass outward to units 2^-K (one unit
 of margin each way) and forms second differences of the curve (which lose
 about m = 8 bits). Every tail handed to it here is computed at a working
 precision of at least K + 64 bits, so its error (evaluation, the certified
@@ -42,7 +48,9 @@ from mpmath import iv, mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .gdp import exact_input, to_mpf
-from .pld import _units, _compose, _delta_bounds, _eps_bounds, _finite, _laplace_tails, _tails, register_queries
+from .pld import (_units, _compose, _delta_bounds, _eps_bounds, _finite, gauss_tails, laplace_tails,
+                  register_queries)
+from .wor import max_curve_tails
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -308,30 +316,6 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str):
     return tails, mpf(0)
 
 
-def _max_curve(first, second):
-    """Tails of the pair whose curve is max(H_first, H_second) (AFA Cor 32 via
-    Lemma 9): on every eps the tails of the pair with the larger curve; at
-    eps = 0, where the two curves of a symmetric base pair are equal (AFA
-    Lemma 46), the right derivative of the maximum is the larger one, i.e. the
-    pair with the smaller Q-tail. A near-tie elsewhere fails closed."""
-    (t1, i1), (t2, i2) = first, second
-
-    def tails(e: mpf) -> tuple[mpf, mpf]:
-        a, b = t1(e), t2(e)
-        if e == 0:
-            return a if a[1] <= b[1] else b
-        x = mpmath.exp(e)
-        d1, d2 = a[0] - x * a[1] + i1, b[0] - x * b[1] + i2
-        if d1 == d2 == 0:
-            return a if a[0] >= b[0] else b  # both curves are 0 here: either pair serves
-        # relative: far in the tails both curves are tiny and an absolute test sees a tie
-        if abs(d1 - d2) <= mpf(2) ** -(mpmath.mp.prec - 24) * max(abs(d1), abs(d2)):
-            raise _cannot("a without-replacement replace-one curve at a near-tie")
-        return a if d1 > d2 else b
-
-    return tails, max(i1, i2)
-
-
 # --------------------------------------------------------------------------- zCDP
 
 
@@ -423,8 +407,24 @@ def _zcdp_bounds(rho: Fraction, xi: Fraction, kind: str, target: mpf) -> tuple[m
 # --------------------------------------------------------------------------- tree walk
 
 
+def _poisson_relation_covered(t: Any, q: Fraction, rel: str) -> None:
+    """Refuse a Poisson-sampled leaf under a relation no theorem covers, as the
+    producer does: AFA Thm 11 (1) turns a base pair into Poisson-sampled pairs
+    for add and remove neighbours only. Replace-special reduces to add/remove for
+    the additive leaves (a special record that contributes nothing), not for an
+    (eps, delta)-DP leaf, whose guarantee says nothing about the special record;
+    replace-one under Poisson sampling has no proved pair for any leaf."""
+    if q == 1 or rel in ("add-remove", "add", "remove"):
+        return
+    if rel == "replace-special" and t in ("gaussian", "laplace"):
+        return
+    raise CertificateRejected(f"a Poisson-sampled {t} event under {rel}: no theorem gives a dominating pair "
+                              "(AFA Thm 11 (1) covers add and remove neighbours)")
+
+
 def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
     t = ev.get("type")
+    _poisson_relation_covered(t, q, rel)
     qm = to_mpf(q)
     if t in ("gaussian", "laplace"):
         s = _num(ev, "noise_multiplier")
@@ -434,10 +434,10 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
             if q != 1:
                 raise CertificateRejected("Poisson sampling under replace-one is not certified")
             if t == "gaussian":
-                return lambda d: ((lambda x: _tails(to_mpf(s), mpf(1), "replace", x)), mpf(0))
-            return lambda d: ((lambda x: _laplace_tails(to_mpf(s) / 2, mpf(1), "remove", x)), mpf(0))
-        f = _tails if t == "gaussian" else _laplace_tails
-        return lambda d: ((lambda x: f(to_mpf(s), to_mpf(q), d if q != 1 else "remove", x)), mpf(0))
+                return lambda d: (gauss_tails(s, Fraction(1), "replace"), mpf(0))
+            return lambda d: (laplace_tails(s / 2, Fraction(1), "remove"), mpf(0))
+        f = gauss_tails if t == "gaussian" else laplace_tails
+        return lambda d: (f(s, q, d if q != 1 else "remove"), mpf(0))
     if t == "epsilon_delta":
         e0, d0 = to_mpf(_num(ev, "epsilon")), to_mpf(_num(ev, "delta"))
         ex = mpmath.exp(e0)
@@ -486,18 +486,19 @@ def _wor(ev: Mapping[str, Any], rel: str):
     s = _num(inner, "noise_multiplier") / 2  # replace-one base pair: shift 2C
     if s <= 0:
         raise CertificateRejected("noise_multiplier must be > 0")
-    f = _tails if inner["type"] == "gaussian" else _laplace_tails
-    g = to_mpf(Fraction(m, n))
+    f = gauss_tails if inner["type"] == "gaussian" else laplace_tails
+    g = Fraction(m, n)
 
-    def pair(d: str, gamma: mpf = g):
-        return (lambda x: f(to_mpf(s), gamma, d, x)), mpf(0)
+    def pair(d: str, gamma: Fraction = g):
+        return f(s, gamma, d), mpf(0)
 
     if rel in ("add-remove", "add", "remove") and m < n:
         return lambda d: pair(d)  # AFA Thm 11 (2)
     if rel == "replace-one":
         if m == n:
-            return lambda d: pair("remove", mpf(1))
-        return lambda d: _max_curve(pair("remove"), pair("add"))  # AFA Prop 30 + Cor 32
+            return lambda d: pair("remove", Fraction(1))
+        # AFA Prop 30 + Cor 32
+        return lambda d: (max_curve_tails(pair("remove")[0], pair("add")[0]), mpf(0))
     raise _cannot(f"sampled_without_replacement ({m}/{n}) under {rel}")
 
 
@@ -513,6 +514,9 @@ class _Tree:
         self.others = False  # any PLD leaf that is not a plain Gaussian
         self.non_private = False
         self.upper_only = False  # a pair that bounds the mechanism from above only (WOR replace-one)
+        #: replace-one: (make, times) of the pairs one concrete dataset pair attains, or None
+        self.realised: "list | None" = []
+        self.wor_sizes: set = set()
 
 
 def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
@@ -560,6 +564,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             out.non_private = True
             return
         out.blocks.append((_leaf(inner if isinstance(inner, dict) else {}, q, rel), times))
+        _realise_whole(inner.get("type") if q == 1 and isinstance(inner, dict) else None, times, out)
         if q == 1 and inner.get("type") == "gaussian":
             out.gauss.append((_num(inner, "noise_multiplier"), times))
         else:
@@ -569,14 +574,43 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             return
         out.blocks.append((_wor(ev, rel), times))
         out.others = True
+        _realise_wor(ev, rel, times, out)
         if rel == "replace-one" and _int(ev, "sample_size") < _int(ev, "source_dataset_size"):
             out.upper_only = True  # AFA Cor 32: tight for one step only
     else:
         out.blocks.append((_leaf(ev, Fraction(1), rel), times))
+        _realise_whole(t, times, out)
         if t == "gaussian":
             out.gauss.append((_num(ev, "noise_multiplier"), times))
         else:
             out.others = True
+
+
+def _realise_wor(ev: Mapping[str, Any], rel: str, times: int, out: "_Tree") -> None:
+    """Replace-one, m of n without replacement: the dataset pair x -> +e, x' and all others -e
+    (linear loss) makes each step's laws the Poisson pair at rate m/n and noise z/2 after a known
+    shift, in the remove (D, D') and add (D', D) orientation: a lower bound that is attained."""
+    inner = ev.get("event", {})
+    if out.realised is None or rel != "replace-one" or inner.get("type") not in ("gaussian", "laplace"):
+        out.realised = None
+        return
+    n, m = _int(ev, "source_dataset_size"), _int(ev, "sample_size")
+    out.wor_sizes.add(n)
+    s = _num(inner, "noise_multiplier") / 2
+    f = _tails if inner["type"] == "gaussian" else _laplace_tails
+    g = Fraction(m, n)
+    out.realised.append(((lambda d: ((lambda x: f(to_mpf(s), to_mpf(g), d, x)), mpf(0))), times))
+
+
+def _realise_whole(t: Any, times: int, out: "_Tree") -> None:
+    """A Gaussian or Laplace step on the whole dataset: its (tight) replace-one pair is attained by
+    the same dataset pair; anything else leaves no realised lower end."""
+    if out.realised is None:
+        return
+    if t in ("gaussian", "laplace"):
+        out.realised.append((out.blocks[-1][0], times))
+    else:
+        out.realised = None
 
 
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int = 8,
@@ -611,8 +645,22 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
             lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
             los.append(lo)
             his.append(hi)
-        # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi])
-        return (mpf(0) if tree.upper_only else max(los)), max(his)
+        # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi]
+        # or, where one concrete dataset pair attains a lower curve, [its lower end, hi])
+        if tree.upper_only:
+            return _realised_lower(tree, rel, kind, target, K, tau, budget, m, sides), max(his)
+        return max(los), max(his)
+
+
+def _realised_lower(tree: "_Tree", rel: str, kind: str, target: mpf, K: int, tau: mpf, budget: int, m: int,
+                    sides: str) -> mpf:
+    if rel != "replace-one" or not tree.realised or len(tree.wor_sizes) > 1 or sides == "upper":
+        return mpf(0)
+    lows = []
+    for d in ("remove", "add"):
+        _, L = _compose(tree.realised, d, K, tau, budget, m, "lower", MAX_KNOTS)
+        lows.append(_eps_bounds(None, L, target, K, m)[0] if kind == "eps" else _delta_bounds(None, L, target, K, m)[0])
+    return max(lows)
 
 
 def _directions(inputs: Mapping[str, Any]) -> list:

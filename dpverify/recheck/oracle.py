@@ -1,10 +1,10 @@
 """Second route for ``oracle.rows`` certificates.
 
 Each configuration's certified enclosure is re-derived by the PLD second
-route (:mod:`.pld`: its own discretisation and big-integer convolution
-on mpmath, grid refined until its enclosure lies inside the recorded one:
+route (:mod:`.pld`: its own discretisation in directed rounding and big-integer
+convolution, grid refined until its enclosure lies inside the recorded one:
 containment, not intersection). Every row is re-classified from its reported
-number by exact comparisons (unsafe: reported < lo; loose: reported > hi (1 +
+number by exact comparisons of rationals (unsafe: reported < lo; loose: reported > hi (1 +
 tolerance)); ``crashed`` is accepted only for a row without a reported number,
 so it cannot hide one; format 2 records ``inputs.row_count`` and a row count
 that differs is refused. The overall verdict is fails iff a row is unsafe.
@@ -12,13 +12,14 @@ that differs is refused. The overall verdict is fails iff a row is unsafe.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Mapping
 
 import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, MalformedCertificate
-from .gdp import exact_input, to_mpf
+from .gdp import exact_input
 from .pld import recheck_epsilon
 from .verify import Recheck, check_enclosure, parse_bound, register
 
@@ -26,12 +27,25 @@ _DPS = 50
 _FIELDS = ("mechanism", "noise_multiplier", "sampling_rate", "steps", "delta")
 
 
-def _row_verdict(reported: mpf, lo: mpf, hi: mpf, tol: mpf) -> str:
+def _row_verdict(reported: Fraction, lo: Fraction, hi: "Fraction | None", tol: Fraction) -> str:
+    """Exact rationals (hi None: +inf): a rounded comparison could move a row that sits
+    on a bound into the other class."""
     if reported < lo:
         return "unsafe"
-    if reported > hi * (1 + tol):
+    if hi is not None and reported > hi * (1 + tol):
         return "loose"
     return "consistent"
+
+
+def _exact_bound(text: Any, where: str) -> "Fraction | None":
+    """A recorded decimal bound as an exact rational ("inf": None), size-checked by
+    :func:`parse_bound` first."""
+    parse_bound(text, where, _DPS)
+    if text == "inf":
+        return None
+    if text == "-inf":
+        raise CertificateRejected(f"{where} = -inf is not an epsilon bound")
+    return exact_input({where: text}, where)
 
 
 @register("oracle.rows")
@@ -40,7 +54,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
     if not isinstance(configs, list) or not isinstance(rows, list):
         raise MalformedCertificate("oracle certificates need result.configs and result.rows lists")
     with mpmath.workdps(_DPS):
-        tol = to_mpf(exact_input(inputs, "tolerance"))
+        tol = exact_input(inputs, "tolerance")
         certified: dict[tuple, tuple[mpf, mpf]] = {}
         for c in configs:
             if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
@@ -53,10 +67,10 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             re = recheck_epsilon(pld_inputs, {"enclosure": c["certified"]})
             check_enclosure(c["certified"], re, None)
             key = tuple(str(c[k]) for k in _FIELDS)
-            certified[key] = (
-                parse_bound(c["certified"]["lo"], "certified.lo", _DPS),
-                parse_bound(c["certified"]["hi"], "certified.hi", _DPS),
-            )
+            lo_x = _exact_bound(c["certified"]["lo"], "certified.lo")
+            if lo_x is None:
+                raise CertificateRejected("certified.lo = inf is not an enclosure's lower end")
+            certified[key] = (lo_x, _exact_bound(c["certified"]["hi"], "certified.hi"))
         if "row_count" in inputs and inputs["row_count"] != len(rows):
             raise CertificateRejected(
                 f"inputs.row_count = {inputs['row_count']} but result.rows has {len(rows)} rows: a row was dropped or added"
@@ -71,18 +85,19 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             lo, hi = certified[key]
             if not isinstance(r.get("certified"), dict) or not {"lo", "hi"} <= set(r["certified"]):
                 raise MalformedCertificate(f"row {i}: certified must be an object with lo and hi")
-            if (parse_bound(r["certified"]["lo"], "lo", _DPS), parse_bound(r["certified"]["hi"], "hi", _DPS)) != (lo, hi):
+            if (_exact_bound(r["certified"]["lo"], "lo"), _exact_bound(r["certified"]["hi"], "hi")) != (lo, hi):
                 raise CertificateRejected(f"row {i}: its certified bounds differ from its configuration's")
             if r["verdict"] == "crashed":
                 if str(r.get("reported", "")).strip() or r.get("reported_exact"):
                     raise CertificateRejected(f"row {i}: labelled 'crashed' but it reports a number")
                 continue
             if r.get("reported") == "inf":
-                # "returned-inf" since the sweep branch (issue 15); "loose" in earlier certificates
+                # "returned-inf" since an infinite epsilon got its own verdict (it is no number to compare);
+                # "loose" in earlier certificates
                 if r["verdict"] not in ("returned-inf", "loose"):
                     raise CertificateRejected(f"row {i}: an infinite epsilon is 'returned-inf', not {r['verdict']!r}")
                 continue
-            reported = to_mpf(exact_input({"x": r.get("reported_exact", r.get("reported"))}, "x"))
+            reported = exact_input({"x": r.get("reported_exact", r.get("reported"))}, "x")
             again = _row_verdict(reported, lo, hi, tol)
             if again != r["verdict"]:
                 raise CertificateRejected(

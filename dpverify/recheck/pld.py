@@ -13,12 +13,17 @@ with directed rounding to units of 2^-K and tail truncation charged to the bound
 ``pld.claim`` the verdict (holds iff hi' <= delta, fails iff lo' > delta) must equal the
 recorded one.
 
-Independent parts: the pair's tails with ``mpmath.ncdf`` (the arb route uses erfc), the
-discretisation written again at K + 2m + 64 bits, the queries by scans instead of binary
-search. The grid starts four halvings below the recorded one (a hint) and only the
-directions and sides not yet inside the recorded enclosure are refined
-(:func:`_grid_for_width`). mpmath's own roundings are not directed: the route is a second
-opinion at a precision far beyond the units, not a proof in the arb sense.
+Proof arithmetic (:mod:`.core`): the pairs' tails are enclosures in MPFR with
+directed rounding (:class:`IvTails`: :func:`gauss_tails`, :func:`laplace_tails`,
+:func:`finite_tails`; the arb route uses arb's erfc, this one MPFR's erfc and a
+Taylor expansion of the normal tail with a Cramer-inequality remainder), every mass
+is rounded outward to integer units, the products are exact, and delta(eps) and
+eps(delta) are read off the integers with directed exp, expm1 and log, so an accept
+is a proof. Leaves that still hand in mpmath tails (some event kinds, see
+:mod:`.events`) take the older path (:func:`_discretise_at`, one unit of margin,
+an estimate). The grid starts four halvings below the recorded one (a hint) and
+only the directions and sides not yet inside the recorded enclosure are refined
+(:func:`_grid_for_width`): hints choose, they never prove.
 """
 
 from __future__ import annotations
@@ -31,9 +36,13 @@ from typing import Any, Callable, Mapping, Optional
 import mpmath
 from mpmath import mpf
 
+import gmpy2
+from gmpy2 import mpfr, mpz
+
 from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, to_mpf
+from .core import Arith, arith, ceil_int, floor_int, pow2, to_mpf as _exact_mpf
+from .gdp import exact_input, mpf_to_fraction, to_mpf
 from .verify import Recheck, parse_bound, register
 
 try:  # GMP's packing and multiplication for the one big product of each convolution
@@ -41,9 +50,10 @@ try:  # GMP's packing and multiplication for the one big product of each convolu
 except ImportError:  # pragma: no cover - gmpy2 is a declared dependency
     _gmpy2 = None
 
+_ZERO = mpz(0)
+
 _DPS = 40
 _M = 8  # grid 2^-8
-_F = 1 << 64
 #: the most grid points one step's loss range may span on the chosen grid; beyond: exit 3
 MAX_KNOTS = 1 << 22
 
@@ -96,6 +106,124 @@ def _finite(P: list, Q: list):
     return tails, mpmath.fsum(p for p, r in zip(P, Q) if r == 0)
 
 
+class IvTails:
+    """Tails of a pair in directed-rounding intervals: ``fn(A, e) -> (P(L > e), Q(L > e))``,
+    each an enclosure (:mod:`.core`) for the exact point e (an interval, a grid point
+    i 2^-m in practice). ``inf`` is the exact P-mass at loss +inf. The discretisation
+    of such tails is a proof; plain mpmath tails (a callable of an mpf) are still
+    accepted from leaves without an interval route, and are an estimate."""
+
+    __slots__ = ("fn", "inf")
+
+    def __init__(self, fn: Callable[[Arith, tuple], tuple], inf: Fraction = Fraction(0)) -> None:
+        self.fn, self.inf = fn, inf
+
+    def __call__(self, A: Arith, e: tuple) -> tuple:
+        (p0, p1), (q0, q1) = self.fn(A, e)
+        # tails are probabilities: intersecting with [0, 1] keeps the enclosure
+        return ((max(p0, mpfr(0)), min(p1, mpfr(1))), (max(q0, mpfr(0)), min(q1, mpfr(1))))
+
+
+_UNIT = ((mpfr(0), mpfr(1)), (mpfr(0), mpfr(1)))  # "somewhere in [0, 1]": sound, only loose
+
+
+def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
+    """(P(L > e), Q(L > e)) of the Poisson-subsampled Gaussian pair (noise ``sig``,
+    rate ``q``, sensitivity 1; ``replace``: shift 2), in directed rounding.
+
+    Remove (P = (1-q) N(0,1) + q N(mu,1), Q = N(0,1)): L > e iff x > x_e with
+    x_e = (log((e^e - 1 + q)/q) + mu^2/2)/mu, so P = (1-q) Phi(-x_e) + q Phi(mu - x_e),
+    Q = Phi(-x_e); when e^e - 1 + q <= 0 every outcome qualifies. Add is the mirror
+    (P = N(0,1), Q the mixture, L > e iff x < x_{-e}). q = 1: a shifted Gaussian,
+    L = mu x - mu^2/2 under the centred law."""
+    mu = (Fraction(2) if direction == "replace" else Fraction(1)) / sig
+    one_q = Fraction(1) - q
+    consts: dict = {}
+
+    def fn(A: Arith, e: tuple) -> tuple:
+        c = consts.get(A.prec)
+        if c is None:
+            c = consts[A.prec] = (A.q(mu), A.q(mu * mu / 2), A.q(q), A.q(one_q), A.q(mu / 2))
+        M, M2, Qr, Q1, H = c
+        if q == 1:
+            t = A.div(e, M)
+            return A.ncdf_abs(A.sub(H, t)), A.ncdf_abs(A.sub(A.neg(t), H))
+        a = A.add(A.expm1(e if direction == "remove" else A.neg(e)), Qr)
+        if a[1] <= 0:
+            full = (mpfr(1), mpfr(1)) if direction == "remove" else (mpfr(0), mpfr(0))
+            return full, full
+        if a[0] <= 0:
+            return _UNIT
+        x = A.div(A.add(A.log(A.div(a, Qr)), M2), M)
+        if direction == "remove":
+            qt = A.ncdf_abs(A.neg(x))
+            return A.add(A.mul(Q1, qt), A.mul(Qr, A.ncdf_abs(A.sub(M, x)))), qt
+        pt = A.ncdf_abs(x)
+        return pt, A.add(A.mul(Q1, pt), A.mul(Qr, A.ncdf_abs(A.sub(x, M))))
+
+    return IvTails(fn)
+
+
+def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
+    """The subsampled Laplace pair (scale ``b``, sensitivity 1) of :func:`_laplace_tails`,
+    in directed rounding: L ranges over [lmin, lmax], lmin = log(1 - q + q e^{-1/b}),
+    lmax = log(1 - q + q e^{1/b}) (remove; add: [-lmax, -lmin]); inside, L > e iff
+    x > x_e with x_e in [0, 1], s0(x) = e^{-x/b}/2, s1(x) = 1 - e^{(x-1)/b}/2. An e whose
+    side of an end is not decided by the intervals gets [0, 1] (sound, loose)."""
+    consts: dict = {}
+
+    def fn(A: Arith, e: tuple) -> tuple:
+        c = consts.get(A.prec)
+        if c is None:
+            B, Qr, Q1 = A.q(b), A.q(q), A.q(1 - q)
+            inv = A.q(1 / b)
+            lmin = A.log(A.add(Q1, A.mul(Qr, A.exp(A.neg(inv)))))
+            lmax = A.log(A.add(Q1, A.mul(Qr, A.exp(inv))))
+            ends = (lmin, lmax) if direction == "remove" else (A.neg(lmax), A.neg(lmin))
+            c = consts[A.prec] = (B, Qr, Q1, ends)
+        B, Qr, Q1, (lo_end, hi_end) = c
+        if e[0] >= hi_end[1]:
+            z = (mpfr(0), mpfr(0))
+            return z, z
+        if e[1] < lo_end[0]:
+            o = (mpfr(1), mpfr(1))
+            return o, o
+        if e[1] >= hi_end[0] or e[0] < lo_end[1]:
+            return _UNIT
+        one, half = A.q(1), A.q(Fraction(1, 2))
+        a = A.add(A.expm1(e if direction == "remove" else A.neg(e)), Qr)
+        if a[0] <= 0:
+            return _UNIT
+        x = A.mul(A.add(A.mul(B, A.log(A.div(a, Qr))), one), half)
+        s0 = A.mul(A.exp(A.div(A.neg(x), B)), half)
+        s1 = A.sub(one, A.mul(A.exp(A.div(A.sub(x, one), B)), half))
+        if direction == "remove":
+            return A.add(A.mul(Q1, s0), A.mul(Qr, s1)), s0
+        r0 = A.sub(one, s0)
+        return r0, A.add(A.mul(Q1, r0), A.mul(Qr, A.sub(one, s1)))
+
+    return IvTails(fn)
+
+
+def finite_tails(P: list, Q: list) -> IvTails:
+    """Tails of a finite pair with exact rational masses (the +inf atoms, Q = 0, carried
+    as ``inf``): L > e iff p > e^e r, decided exactly against the interval of e^e; an
+    atom that the interval does not decide counts in the upper ends only."""
+    atoms = [(Fraction(p), Fraction(r)) for p, r in zip(P, Q) if p > 0 and r > 0]
+    inf = sum((Fraction(p) for p, r in zip(P, Q) if r == 0), Fraction(0))
+    from .core import to_fraction
+
+    def fn(A: Arith, e: tuple) -> tuple:
+        x = A.exp(e)
+        xl, xh = to_fraction(x[0]), to_fraction(x[1])
+        sure = [(p, r) for p, r in atoms if p > xh * r]
+        maybe = [(p, r) for p, r in atoms if p > xl * r]
+        return (A.q(sum((p for p, _ in sure), Fraction(0)))[0], A.q(sum((p for p, _ in maybe), Fraction(0)))[1]), \
+               (A.q(sum((r for _, r in sure), Fraction(0)))[0], A.q(sum((r for _, r in maybe), Fraction(0)))[1])
+
+    return IvTails(fn, inf)
+
+
 def _range(tails, inf: mpf, h: mpf, tau: mpf, cap: int = 10**7) -> tuple[int, int]:
     """Knot indices [lo, hi] outside which each tail is at most ``tau``: doubling, then
     bisection (the tails are monotone), so the range is not up to twice too long."""
@@ -105,6 +233,12 @@ def _range(tails, inf: mpf, h: mpf, tau: mpf, cap: int = 10**7) -> tuple[int, in
     def below(i: int) -> bool:
         return 1 - inf - tails(i * h)[0] > tau
 
+    return _range_by(above, below, cap)
+
+
+def _range_by(above: Callable[[int], bool], below: Callable[[int], bool], cap: int) -> tuple[int, int]:
+    """The search of :func:`_range` on two monotone predicates of the knot index (a
+    choice only: any range gives sound masses, a short one only looser bounds)."""
     hi = 1
     while above(hi) and hi < cap:
         hi *= 2
@@ -133,8 +267,57 @@ def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7
     masses must still be right to well under one unit 2^-K before they are rounded
     outward by a unit. The ``tails`` must evaluate their parameters at the ambient
     precision (not capture them rounded)."""
+    if isinstance(tails, IvTails):
+        return _discretise_iv(tails, K, tau, m, cap, max_knots)
     with mpmath.workprec(max(mpmath.mp.prec, K + 2 * m + 64)):
         return _discretise_at(tails, inf, K, tau, m, cap, max_knots)
+
+
+def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int):
+    """:func:`_discretise` on interval tails: every mass is an enclosure rounded outward
+    to units 2^-K (upper masses and Q-masses up, P-masses of the lower pair down), so the
+    integer pairs are proved. Precision K + m + 32 bits: a connect-the-dots mass is a
+    difference of slopes, each a difference of curve values divided by x_t - x_{t-1}
+    ~ h x, which scales an absolute error by 2^m, and the chain of x_t widens by one unit
+    per knot (log2 of the knot count, 15 bits at 30000 knots); what remains keeps the
+    enclosures narrower than a unit (a wider one would only round to a looser integer)."""
+    A = arith(K + m + 32)
+    inf = tails.inf
+    INF = A.q(inf)
+    tau_f = mpfr(float(tau) * (1 - 1e-9))  # the knot range only chooses: a float suffices
+
+    def above(i: int) -> bool:
+        return tails(A, A.dyadic(i, m))[0][1] > tau_f
+
+    def below(i: int) -> bool:
+        return A.sub(A.sub(A.q(1), INF), tails(A, A.dyadic(i, m))[0])[1] > tau_f
+
+    i0, n = _range_by(above, below, cap)
+    if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
+        raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
+    pts = [tails(A, A.dyadic(i, m)) for i in range(i0, n + 1)]
+    # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
+    # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation
+    r, em = A.exp(A.dyadic(1, m)), A.expm1(A.dyadic(1, m))
+    xs = [A.exp(A.dyadic(i0, m))]
+    for _ in range(n - i0):
+        xs.append(A.mul(xs[-1], r))
+    ds = [A.add(A.sub(p, A.mul(x, qq)), INF) for (p, qq), x in zip(pts, xs)]
+    one = A.q(1)
+    sl = [A.div(A.sub(ds[0], one), xs[0])]
+    for t in range(1, len(ds)):
+        sl.append(A.div(A.sub(ds[t], ds[t - 1]), A.mul(xs[t - 1], em)))
+    sl.append((mpfr(0), mpfr(0)))
+    up_ctx, dn_ctx = A.up, A.dn
+    UK = pow2(K)  # multiplying by 2^K is exact (and faster than mul_2exp in gmpy2)
+    up = [max(0, ceil_int(up_ctx.mul(A.mul(xs[t], A.sub(sl[t + 1], sl[t]))[1], UK))) for t in range(len(ds))]
+    up_inf = max(0, ceil_int(up_ctx.mul(ds[-1][1], UK)))
+    lp, lq = [], []
+    for t in range(len(ds) - 1):
+        lp.append(max(0, floor_int(dn_ctx.mul(A.sub(pts[t][0], pts[t + 1][0])[0], UK))))
+        lq.append(max(0, ceil_int(up_ctx.mul(A.sub(pts[t][1], pts[t + 1][1])[1], UK))))
+    l_inf = max(0, (inf.numerator << K) // inf.denominator)
+    return (i0, up, up_inf), (i0, lp, lq, l_inf)
 
 
 def _discretise_at(tails, inf: mpf, K: int, tau: mpf, m: int, cap: int, max_knots: int):
@@ -168,8 +351,10 @@ def _kron(a: list[int], b: list[int]) -> list[int]:
     if _gmpy2 is not None:
         x = _gmpy2.pack(a, bits)
         y = x if b is a else _gmpy2.pack(b, bits)  # x * x: GMP squares, about 1.5x faster
-        out = [int(c) for c in _gmpy2.unpack(x * y, bits)]
-        return out + [0] * (n - len(out))  # unpack omits trailing zero fields
+        # GMP integers throughout (converting every field to a Python int cost a
+        # fifth of the product's time); unpack omits trailing zero fields
+        out = _gmpy2.unpack(x * y, bits)
+        return out + [_ZERO] * (n - len(out))
     k = (bits + 7) // 8
 
     def pack(v: list[int]) -> int:
@@ -234,6 +419,35 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     return ups, lows
 
 
+#: a target (eps or delta) arrives as an mpf made from an exact rational by mpmath at
+#: 40 digits or more (133 bits, each step correctly rounded to nearest): widened by
+#: 2^-120 relative it is an enclosure of the exact input
+_TARGET_SLACK = -120
+
+
+def _target(A: Arith, t: mpf) -> tuple:
+    """An enclosure of the exact input behind the mpf ``t`` (see :data:`_TARGET_SLACK`)."""
+    if t == 0:
+        return (mpfr(0), mpfr(0))
+    man, exp = mpmath.mpf(t).man_exp
+    v = gmpy2.mpfr(mpz(int(man)), max(int(abs(man)).bit_length(), 2))  # exact
+    lo, hi = A.dn.mul_2exp(v, int(exp)), A.up.mul_2exp(v, int(exp))
+    shrink = A.dn.sub(1, A.up.mul_2exp(mpfr(1), _TARGET_SLACK))
+    grow = A.up.add(1, A.up.mul_2exp(mpfr(1), _TARGET_SLACK))
+    if lo > 0:
+        return (A.dn.mul(lo, shrink), A.up.mul(hi, grow))
+    return (A.dn.mul(lo, grow), A.up.mul(hi, shrink))
+
+
+def _prec_of(K: int) -> int:
+    return K + 96
+
+
+def _units_mpf(n: int, K: int) -> mpf:
+    """n 2^-K as an exact mpmath number (no rounding)."""
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(n), -K)) if n else mpf(0)
+
+
 def _lower_delta(L, eps: mpf) -> int:
     """sum_k (P_k - e^eps Q_k)+ over the lower pair's classes, in units (rounded down).
 
@@ -244,10 +458,13 @@ def _lower_delta(L, eps: mpf) -> int:
     sum over groups is at most the hockey-stick divergence delta(eps) (AFA Def 2 /
     the data-processing inequality); it is exact for the grouped pair, so its
     error is only the merging within a class, O(T h^2) in delta for a smooth loss,
-    not O(sqrt(T) h) as for a suffix of classes ordered by index."""
+    not O(sqrt(T) h) as for a suffix of classes ordered by index.
+
+    Proof arithmetic: E >= e^eps 2^64 (MPFR exp rounded up at the upper end of the
+    target's enclosure, then the ceiling), the rest exact integers floored."""
     off, P, Q, linf = L
-    # e^eps 2^64 rounded up, by far more than mpmath's own relative error
-    E = int(mpmath.ceil(mpmath.exp(eps) * _F * (1 + mpf(10) ** (5 - _DPS)))) + 1
+    A = arith(128)
+    E = ceil_int(A.up.mul_2exp(A.up.exp(_target(A, eps)[1]), 64))
     s = 0
     for p, q in zip(P, Q):
         d = (p << 64) - q * E
@@ -257,18 +474,31 @@ def _lower_delta(L, eps: mpf) -> int:
 
 
 def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
-    """[lower, upper] of delta(eps); a side that was not computed (None) is -inf / +inf."""
-    lo = mpf(_lower_delta(L, eps)) / mpf(2) ** K if L is not None else -mpmath.inf
+    """[lower, upper] of delta(eps); a side that was not computed (None) is -inf / +inf.
+
+    Upper: inf + sum over knots s_k > eps of c_k (1 - e^{eps - s_k}), in units; every
+    term rounded up (MPFR), e^{eps - s_k} by a chain of products rounded down from the
+    lower end of eps (a knot whose side of eps the enclosure does not decide counts
+    with that lower end: more, never less)."""
+    lo = _units_mpf(_lower_delta(L, eps), K) if L is not None else -mpmath.inf
     if U is None:
         return lo, mpmath.inf
-    h = mpf(2) ** -m
     off, v, inf = U
-    up = mpf(inf)
-    for k, c in enumerate(v):
-        s = (off + k) * h
-        if s > eps and c:
-            up += c * -mpmath.expm1(eps - s)
-    return lo, up / mpf(2) ** K
+    A = arith(_prec_of(K))
+    dn, up = A.dn, A.up
+    e_lo = _target(A, eps)[0]
+    # first knot strictly above the lower end of eps
+    k0 = max(0, floor_int(dn.mul_2exp(e_lo, m)) + 1 - off)
+    acc = mpfr(mpz(inf), A.prec, up)  # not mpfr(inf): that rounds to 53 bits, to nearest
+    if k0 < len(v):
+        y = dn.exp(dn.sub(e_lo, A.dyadic(off + k0, m)[1]))  # e^{eps_lo - s_k0}, rounded down
+        r = dn.exp(A.dyadic(-1, m)[0])  # e^{-h} rounded down
+        for k in range(k0, len(v)):
+            c = v[k]
+            if c:
+                acc = up.add(acc, up.mul(c, up.sub(1, y)))
+            y = dn.mul(y, r)
+    return lo, _exact_mpf(up.mul_2exp(acc, -K))
 
 
 def _lower_eps(L, delta: mpf, K: int) -> mpf:
@@ -276,14 +506,16 @@ def _lower_eps(L, delta: mpf, K: int) -> mpf:
     delta(eps) >= P(S) - e^eps Q(S) (the hockey-stick divergence is a supremum over
     events), so eps(delta) >= log((P(S) - delta) / Q(S)) whenever P(S) > delta.
     S runs over the sets {P_k / Q_k > t} (ordered by a float ratio: the order only
-    chooses S); the best one is found in floats and its bound computed exactly."""
+    chooses S); the best one is found in floats and its bound computed with the
+    logarithm rounded down (MPFR) of an exact rational whose numerator uses
+    ceil(delta 2^K) from the upper end of delta's enclosure."""
     off, P, Q, linf = L
-    unit = mpf(2) ** K
-    Du = delta * unit
+    A = arith(_prec_of(K))
+    d_hi = A.up.mul_2exp(_target(A, delta)[1], K)
+    Di = ceil_int(d_hi)
     order = sorted((k for k in range(len(P)) if P[k] > 0),
                    key=lambda k: -(P[k] / Q[k]) if Q[k] else -math.inf)
-    Di = int(mpmath.ceil(Du))
-    if linf > Du:
+    if linf > d_hi:
         return mpmath.inf  # mass at +infinity alone exceeds delta: no finite eps
     sp, sq, best, chosen = linf, 0, -math.inf, None
     for k in order:  # the prefix sums are exact integers; only the choice is in floats
@@ -291,41 +523,72 @@ def _lower_eps(L, delta: mpf, K: int) -> mpf:
         sq += Q[k]
         if sp > Di:
             try:
-                v = math.log((sp - Di) / sq) if sq else math.inf
+                val = math.log((sp - Di) / sq) if sq else math.inf
             except OverflowError:
-                v = math.inf
-            if v > best:
-                best, chosen = v, (sp, sq)
+                val = math.inf
+            if val > best:
+                best, chosen = val, (sp, sq)
     if chosen is None:
         return mpf(0)
     sp, sq = chosen
     if sq == 0:
         return mpmath.inf
-    val = mpmath.log(mpf(sp - Di) / sq)  # Di >= delta 2^K: the numerator is rounded down
-    return max(mpf(0), val - abs(val) * mpf(10) ** (5 - _DPS))  # outward by far more than mpmath's error
+    val = A.dn.log(A.q(Fraction(sp - Di, sq))[0])
+    return max(mpf(0), _exact_mpf(val))
 
 
 def _eps_bounds(U, L, delta: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
-    """[lower, upper] of eps(delta); a side that was not computed (None) is -inf / +inf."""
+    """[lower, upper] of eps(delta); a side that was not computed (None) is -inf / +inf.
+
+    Upper: the composed upper curve is nonincreasing; on (s_{k-1}, s_k] it is
+    (S_k - e^eps V_k) 2^-K with S_k = inf + sum_{j >= k} v_j, V_k = sum_{j >= k} v_j e^{-s_j}.
+    With W_k = e^{s_{k-1}} V_k = e^{-h} (W_{k+1} + v_k) (an interval recursion, no
+    large exponentials) the curve at s_{k-1} is (S_k - W_k) 2^-K. Scanning down from
+    the top knot keeps the invariant "curve(s_k) <= delta, proved": a knot whose
+    value is proved <= delta moves it down; one proved > delta puts the root in
+    (s_{k-1}, s_k], where it is s_{k-1} + log((S_k - delta 2^K) / W_k), rounded up;
+    one the enclosures do not decide stops at s_k (sound by the invariant)."""
     lo = _lower_eps(L, delta, K) if L is not None else -mpmath.inf
     if U is None:
         return lo, mpmath.inf
-    h = mpf(2) ** -m
-    unit = mpf(2) ** K
     off, v, inf = U
-    # upper: the curve is nonincreasing; scan knots from the top for the crossing
-    hi = mpmath.inf
-    S, V = mpf(inf), mpf(0)
+    A = arith(_prec_of(K))
+    dn, up = A.dn, A.up
+    dlt = _target(A, delta)
+    dU = (dn.mul_2exp(dlt[0], K), up.mul_2exp(dlt[1], K))
+    h = mpmath.mpf(2) ** -m
+    if inf > dU[0]:
+        return lo, mpmath.inf  # curve(s) >= inf 2^-K > delta for every s: no finite bound proved
+    rh = (dn.exp(A.dyadic(-1, m)[0]), up.exp(A.dyadic(-1, m)[1]))  # e^{-h}
+    W = (mpfr(0), mpfr(0))
+    S = inf
+    hi = None
     for k in range(len(v) - 1, -1, -1):
-        s = (off + k) * h
-        # on (s_{k-1}, s_k] the curve is (S_k - e^eps V_k)/unit with S_k, V_k including k
-        S += v[k]
-        V += v[k] * mpmath.exp(-s)
-        if (S - mpmath.exp(max(s - h, 0)) * V) / unit > delta:
-            root = mpmath.log((S - delta * unit) / V) if S > delta * unit else s
-            hi = max(min(root, s), mpf(0))
+        sk = off + k  # s_k = sk h
+        if sk <= 0:
+            hi = mpf(0)  # curve(s_k) <= delta with s_k <= 0: eps(delta) = 0 is proved
             break
-        hi = max(s - h, mpf(0))
+        S += v[k]
+        W = (dn.mul(dn.add(W[0], v[k]), rh[0]), up.mul(up.add(W[1], v[k]), rh[1]))
+        if sk - 1 < 0:
+            # the curve at 0 instead of at s_{k-1} < 0: (S_k - e^{-s_{k-1}} W_k) 2^-K
+            f = A.exp(A.dyadic(-(sk - 1), m))
+            Wv = (dn.mul(W[0], f[0]), up.mul(W[1], f[1]))
+        else:
+            Wv = W
+        c_up, c_lo = up.sub(S, Wv[0]), dn.sub(S, Wv[1])
+        if c_up <= dU[0]:
+            continue  # curve(max(s_{k-1}, 0)) <= delta: the invariant moves down
+        if c_lo > dU[1] and W[0] > 0 and S > dU[1]:
+            num = up.sub(S, dU[0])
+            root = up.add(A.dyadic(sk - 1, m)[1], up.log(up.div(num, W[0])))
+            hi = min(_exact_mpf(root), sk * h)
+        else:
+            hi = sk * h  # undecided here: s_k itself, proved by the invariant
+        hi = max(hi, mpf(0))
+        break
+    if hi is None:
+        hi = max((off - 1) * h, mpf(0))  # every knot passed: the invariant holds at s_{-1}
     return lo, hi
 
 
@@ -345,41 +608,34 @@ def _event(e: Mapping[str, Any], count_key: str):
     q = exact_input(e, "sampling_rate") if "sampling_rate" in e else Fraction(1)
     if not 0 < q <= 1:
         raise CertificateRejected("sampling_rate must be in (0, 1]")
-    qm, T = to_mpf(q), _count(e.get(count_key))
+    T = _count(e.get(count_key))
     if mech in ("subsampled-gaussian", "gaussian"):
         s = exact_input(e, "noise_multiplier")
         if s <= 0:
             raise CertificateRejected("noise_multiplier must be > 0")
-        return (lambda d: ((lambda x: _tails(to_mpf(s), to_mpf(q), d, x)), mpf(0))), T, q == 1
+        return (lambda d: (gauss_tails(s, q, d), mpf(0))), T, q == 1
     if mech == "laplace":
         b = exact_input(e, "scale")
         if b <= 0:
             raise CertificateRejected("scale must be > 0")
-        return (lambda d: ((lambda x: _laplace_tails(to_mpf(b), to_mpf(q), d, x)), mpf(0))), T, False
+        return (lambda d: (laplace_tails(b, q, d), mpf(0))), T, False
     if mech == "approx":
-        e0, d0 = to_mpf(exact_input(e, "exp_eps0")), to_mpf(exact_input(e, "delta0"))
+        e0, d0 = exact_input(e, "exp_eps0"), exact_input(e, "delta0")
         if e0 < 1 or not 0 <= d0 < 1:
             raise CertificateRejected("approx: exp_eps0 >= 1 and 0 <= delta0 < 1 required")
-        P = [d0, (1 - d0) * e0 / (1 + e0), (1 - d0) / (1 + e0), mpf(0)]
+        P = [d0, (1 - d0) * e0 / (1 + e0), (1 - d0) / (1 + e0), Fraction(0)]
         Q = list(reversed(P))
 
         def make(d: str):
             if d == "add":
-                return _finite(P, [(1 - qm) * p + qm * r for p, r in zip(P, Q)])
-            return _finite([(1 - qm) * r + qm * p for p, r in zip(P, Q)], Q)
+                return finite_tails(P, [(1 - q) * p + q * r for p, r in zip(P, Q)]), mpf(0)
+            return finite_tails([(1 - q) * r + q * p for p, r in zip(P, Q)], Q), mpf(0)
 
         return make, T, False
     raise MalformedCertificate(f"unknown event mechanism {mech!r}")
 
 
 _TF_KEYS = ("dataset_size", "batch_size", "epochs", "steps_rule")
-
-
-def _count(v: Any) -> Any:
-    """A count as an int: an int, or a string of at most 13 decimal digits (format 1)."""
-    if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 13:
-        return int(v)
-    return None if isinstance(v, bool) else v
 
 
 def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
@@ -395,9 +651,9 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
         raise MalformedCertificate(f"inputs: {', '.join(present)} given without {', '.join(missing)}")
     if inputs["steps_rule"] != TF_STEPS_RULE:
         raise MalformedCertificate(f"inputs.steps_rule: unknown rule (allowed: {TF_STEPS_RULE!r})")
-    # counts are JSON integers in format 2 (its schema says so, checked first); the
-    # 0.1.0 writer (format 1) recorded them as digit strings ("60000")
-    n, b = (_count(inputs[k]) for k in ("dataset_size", "batch_size"))
+    # format 1 (0.1.0) wrote these counts as digit strings; format 2 writes integers
+    n, b = (int(v) if isinstance(v, str) and v.isdigit() and len(v) <= 13 else v
+            for v in (inputs["dataset_size"], inputs["batch_size"]))
     if not (isinstance(n, int) and isinstance(b, int) and 1 <= b <= n <= 10**12):
         raise MalformedCertificate("inputs.dataset_size and batch_size must be counts with 1 <= batch_size <= dataset_size <= 1e12")
     ep = exact_input(inputs, "epochs")
@@ -408,7 +664,10 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
         raise CertificateRejected(f"inputs.sampling_rate={inputs['sampling_rate']} is not batch_size / dataset_size = {b}/{n}")
     t = ep * n / b
     steps = t.numerator // t.denominator + (1 if t.denominator != 1 else 0)
-    if inputs.get("steps") != steps:
+    rec_steps = inputs.get("steps")
+    if isinstance(rec_steps, str) and rec_steps.isdigit() and len(rec_steps) <= 13:
+        rec_steps = int(rec_steps)
+    if rec_steps != steps:
         raise CertificateRejected(f"inputs.steps={inputs.get('steps')!r} is not ceil(epochs * dataset_size / batch_size) = {steps}")
 
 
@@ -618,7 +877,10 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
             scale *= _accuracy_factor(enc)
             lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
                                      directions(inputs), result)
-            verdict = "holds" if hi <= D else "fails" if lo > D else "undecided"
+            # decided against the exact delta (D above is rounded to nearest)
+            Dx = exact_input(inputs, "delta")
+            verdict = ("holds" if hi <= D and mpf_to_fraction(hi) <= Dx else
+                       "fails" if lo > D and mpf_to_fraction(lo) > Dx else "undecided")
             return _as_recheck(lo, hi, verdict)
 
     return recheck_epsilon, recheck_delta, recheck_claim

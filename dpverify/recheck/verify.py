@@ -139,7 +139,7 @@ def register(quantity: str, explain: "str | None" = None) -> Callable[[Rechecker
 
 
 #: modules of this package that hold the acceptance rule, not re-checkers
-_CORE_MODULES = frozenset({"verify", "relations", "kinds"})
+_CORE_MODULES = frozenset({"verify", "relations", "kinds", "core"})
 
 
 def _load_recheckers() -> None:
@@ -521,11 +521,15 @@ def verify_file(path: "str | Path", *, budget_seconds: "float | None" = None) ->
 
 
 def explain_text() -> str:
-    """What each kind re-proves and by which route (``verify --explain``)."""
+    """What each kind re-proves and by which route, and which of its steps are
+    proofs and which estimates (``verify --explain``)."""
+    from .core import explain_steps
+
     _load_recheckers()
     lines = []
     for q in sorted(EXPLAIN):
-        lines.append(f"{q}:\n  {EXPLAIN[q]}")
+        # which steps are proofs (directed rounding, exact) and which remain estimates
+        lines.append(f"{q}:\n  {EXPLAIN[q]}\n{explain_steps(q)}")
     return "\n".join(lines)
 
 

@@ -1,5 +1,5 @@
 """Second route for DP-SGD on fixed-size batches (sampling without
-replacement, replace-one neighbours), on mpmath only: nothing from the arb
+replacement, replace-one neighbours), in MPFR with directed rounding: nothing from the arb
 side is imported. Used by :mod:`.calibrate` for ``dpsgd-wor``
 brackets; registers no certificate kind of its own.
 
@@ -33,7 +33,7 @@ from mpmath import mpf
 
 from . import pld as P
 
-__all__ = ["wor_tails", "wor_make", "lower_inputs"]
+__all__ = ["wor_tails", "wor_make", "lower_inputs", "max_curve_tails"]
 
 
 def wor_tails(sig: mpf, g: mpf, e: mpf) -> tuple[mpf, mpf]:
@@ -48,15 +48,44 @@ def wor_tails(sig: mpf, g: mpf, e: mpf) -> tuple[mpf, mpf]:
     return (pr, qr) if pr - x * qr >= pa - x * qa else (pa, qa)
 
 
-def wor_make(sig: Fraction, batch: int, n: int) -> Callable[[str], tuple[Callable[[mpf], tuple[mpf, mpf]], mpf]]:
+def max_curve_tails(first: "P.IvTails", second: "P.IvTails") -> "P.IvTails":
+    """Interval tails of the pair whose curve is max(H_first, H_second) (AFA Cor 32 via
+    Lemma 9; both pairs without mass at +inf): at each e the tails of the pair whose
+    curve H = P(L > e) - e^e Q(L > e) is proved larger; at e = 0 (the curves of the
+    symmetric base pair meet, AFA Lemma 46) the pair with the proved smaller Q-tail (the
+    larger right derivative of the maximum). Where the intervals decide neither, the
+    hull of the two pairs' tails: the true tails are one of them, so the hull encloses
+    them (sound, only looser)."""
+    def fn(A, e):
+        a, b = first(A, e), second(A, e)
+        if e[0] == 0 and e[1] == 0:
+            if a[1][1] < b[1][0]:
+                return a
+            if b[1][1] < a[1][0]:
+                return b
+        else:
+            x = A.exp(e)
+            d1 = A.sub(a[0], A.mul(x, a[1]))
+            d2 = A.sub(b[0], A.mul(x, b[1]))
+            if d1[0] > d2[1]:
+                return a
+            if d2[0] > d1[1]:
+                return b
+        return A.hull(a[0], b[0]), A.hull(a[1], b[1])
+
+    return P.IvTails(fn)
+
+
+def wor_make(sig: Fraction, batch: int, n: int) -> Callable[[str], tuple["P.IvTails", mpf]]:
     """``make(direction) -> (tails, inf mass)`` of the Cor 32 pair, in the
     form :mod:`.pld` discretises (one direction: the pair already is
-    the maximum over the relation's two orientations)."""
-    s = mpf(sig.numerator) / sig.denominator
-    g = mpf(batch) / n
+    the maximum over the relation's two orientations), in directed rounding:
+    the Poisson pairs at noise sigma/2, rate B/N (:func:`.pld.gauss_tails`)."""
+    half, g = Fraction(sig) / 2, Fraction(batch, n)
+    tails = max_curve_tails(P.gauss_tails(half, g, "remove"), P.gauss_tails(half, g, "add"))
 
     def make(_direction: str):
-        return (lambda e: wor_tails(s, g, e)), mpf(0)
+        return tails, mpf(0)
 
     return make
 

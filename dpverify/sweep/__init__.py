@@ -1,5 +1,5 @@
 """Sweeps: a task over a grid of configurations, on a process pool or Dask,
-with a content-addressed, distrusted result cache (docs/sweep.md)."""
+with a content-addressed, distrusted result cache (docs/guide/sweep.md)."""
 
 from .cache import Cache
 from .engine import Row, SweepResult, plan_grid, run_sweep

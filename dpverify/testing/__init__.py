@@ -9,7 +9,7 @@
 * :mod:`.strategies` -- hypothesis strategies for DP-SGD configurations and
   DpEvent trees in the regions where accountants are known to go wrong.
 
-Example (docs/ecosystem.md)::
+Example (docs/guide/ecosystem.md)::
 
     from dpverify.testing import assert_sound
     from dpverify.testing.strategies import dpsgd_configs

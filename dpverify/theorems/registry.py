@@ -4,13 +4,13 @@ The claims are data: one JSON Lines record per claim in
 ``dpverify/theorems/claims/*.jsonl`` (package data, so an installed dpverify
 has them; schema ``dpverify/theorems/claim.schema.json``). A
 record names its source (paper short name and theorem / section / page; the
-short names are expanded in docs/references.md), the statement, the number
+short names are expanded in docs/reference/references.md), the statement, the number
 *as printed*, a machine-checkable ``relation`` between the printed number and
 the certified value, and the ``quantity`` + ``inputs`` that the quantity
 registry (:mod:`dpverify.theorems.quantities`) turns into a certified
 :class:`Enclosure`. Adding a claim is adding a record.
 
-Verdict semantics for printed numbers (issue "claims registry"): holds when
+Verdict semantics for printed numbers (a printed number is a claim, never an input): holds when
 the whole certified enclosure satisfies the relation (for ``rounds_to``: it
 rounds to the printed digits), fails when the whole enclosure violates it,
 undecided otherwise. A claim that fails is a finding, not an error.

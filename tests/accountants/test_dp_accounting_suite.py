@@ -5,7 +5,7 @@
 the class below inherits every upstream test and swaps the accountant class in
 the upstream module for the duration of each test.
 
-The overrides are the exceptions listed in docs/ecosystem.md, each asserting
+The overrides are the exceptions listed in docs/guide/ecosystem.md, each asserting
 what dpverify does instead and why:
 
 * events dpverify certifies where dp_accounting refuses them (Laplace and

@@ -149,7 +149,7 @@ CITES = ("AFA", "arXiv", "Thm", "Def", "Prop", "marked unsupported", "local rand
 def test_every_dp_event_class_is_certified_or_refused_naming_what_is_missing():
     classes = {n for n, c in inspect.getmembers(d, inspect.isclass)
                if issubclass(c, d.DpEvent) and c is not d.DpEvent}
-    assert classes == set(EXAMPLES), "a DpEvent class without a row: add it here and to docs/ecosystem.md"
+    assert classes == set(EXAMPLES), "a DpEvent class without a row: add it here and to docs/guide/ecosystem.md"
     certified = 0
     for name, ev in EXAMPLES.items():
         for rel in NR:

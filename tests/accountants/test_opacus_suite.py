@@ -6,7 +6,7 @@ The registry tests run unchanged (inherited). The numeric tests of
 GDP in (6.59, 6.6), the noise multipliers of each bisection); here the same
 calls run with the dpverify accountant and the numbers are checked against
 certified enclosures from the event API; the upstream numbers a certified
-enclosure contradicts are listed in docs/ecosystem.md (findings).
+enclosure contradicts are listed in docs/guide/ecosystem.md (findings).
 """
 
 import subprocess

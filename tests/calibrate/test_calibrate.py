@@ -111,7 +111,7 @@ def test_steps_bracket_is_exact_integers():
 
 @pytest.mark.slow
 def test_done_when_noise_bracket_and_audit_at_both_ends():
-    """Issue 13: (q, T, delta) = (256/60000, 14063, 1e-5), target eps 3."""
+    """The MNIST calibration: (q, T, delta) = (256/60000, 14063, 1e-5), target eps 3."""
     c = calibrate(3, "1e-5", sampling_rate="256/60000", steps=14063)
     assert c.rel_width <= 1e-3
     base = ["audit", "dpsgd", "--sampling-rate", "256/60000", "--steps", "14063", "--delta", "1e-5",

@@ -143,7 +143,7 @@ def test_cli_refuses_bad_wor_input(args, capsys):
 
 @pytest.mark.slow
 def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path):
-    """Issue 13 for fixed batches: B = 256 of N = 60000, T = 14063, target (3, 1e-5).
+    """The MNIST calibration for fixed batches: B = 256 of N = 60000, T = 14063, target (3, 1e-5).
     The accountant's bracket has relative width <= 1e-3; audit --events (the Cor 32
     pair) certifies eps <= 3 at the safe end; at the pair's limit the pair's delta exceeds
     1e-5 but, bounding the mechanism from above only, gives no verdict (exit 3); the

@@ -1,4 +1,5 @@
-"""Forgery suite, table-driven over every certificate kind (issue 11, item 5).
+"""Forgery suite, table-driven over every certificate kind (a kind without a forgery test
+would be a kind whose re-check nobody has seen refuse anything).
 
 Each forgery recomputes the digest, so only the re-derivation can catch it.
 Expected: never accepted (exit 0); refused (1) where the second route refutes

@@ -45,6 +45,11 @@ ELSEWHERE = {
     "events.delta": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
     "events.claim": "tests/events/test_cli_events.py::test_tree_certificates_verify_and_forgeries_are_refused",
     "calibrate.bracket": "tests/calibrate/test_calibrate.py::test_certificate_verifies_and_forgeries_are_rejected",
+    "shuffle.epsilon": "tests/sampling/test_shuffle.py::test_forged_ends_are_not_accepted",
+    "shuffle.delta": "tests/sampling/test_shuffle.py::test_forged_ends_are_not_accepted",
+    "shuffle.claim": "tests/sampling/test_shuffle.py::test_forged_ends_are_not_accepted",
+    "replace.epsilon": "tests/sampling/test_replace.py::test_bracket_verifies_and_is_ordered",
+    "replace.claim": "tests/sampling/test_replace.py::test_claim_verdicts",
 }
 
 

@@ -1,6 +1,6 @@
 """``dpverify verify`` re-derives certificates on mpmath alone: python-flint (the
-arb side being checked) must not even be loaded (issue 11: the second route is
-independent of the product numerics)."""
+arb side being checked) must not even be loaded: the second route is
+independent of the product numerics only if it shares none of its code."""
 
 import subprocess
 import sys

@@ -133,7 +133,8 @@ BAD = [
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10"], "--delta"),
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5",
       "--neighboring", "swap"], "--neighboring"),
-    (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5",
+    # Poisson sampling under replace-one answers an epsilon(delta) bracket only (no delta(eps) route)
+    (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--eps", "1",
       "--neighboring", "replace-one"], "--neighboring"),
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5",
       "--digits", "0"], "--digits"),

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 
 def test_gdp_delta_acceptance(capsys):
-    # issue #2: width <= 1e-15 relative around ~4.7e-2166
+    # float64 underflows here; the certified width is <= 1e-15 relative around ~4.7e-2166
     assert main(["gdp", "delta", "--mu", "0.5", "--eps", "50", "--json"]) == 0
     cert = json.loads(capsys.readouterr().out)
     enc = cert["result"]["enclosure"]

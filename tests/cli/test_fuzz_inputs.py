@@ -1,4 +1,4 @@
-"""Fuzzing the input boundary (issue #11): random oracle input files and random
+"""Fuzzing the input boundary (bad input is exit 2 with a message, never a traceback): random oracle input files and random
 command-line values must end with exit 0, 1, 2 or 3 and a message, never a
 traceback, an "internal error" (the last-resort handler) or a hang.
 

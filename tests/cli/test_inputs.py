@@ -1,9 +1,9 @@
-"""Strict inputs (issue #11, docs/inputs.md): a table of bad command lines per
+"""Strict inputs (docs/reference/inputs.md): a table of bad command lines per
 command, each answered with exit 2 and a message naming the option; the cases
-of the issue's "Why" section; the caps stated in --help; outward-rounded
+that motivated the strict boundary; the caps stated in --help; outward-rounded
 human output of the oracle.
 
-Every case here failed before issue #11 in one of three ways: exit 0 with a
+Every case here failed before the strict boundary in one of three ways: exit 0 with a
 silently ignored or misread input, a traceback with exit 1 (the code for
 "fails"), or a file error after the work was done.
 """
@@ -489,3 +489,51 @@ def test_plot_path_that_is_a_folder_is_refused_before_the_work(tmp_path, capsys)
     assert "--plot-eps" in err and "is a folder" in err and "internal error" not in err, err
     assert main(base + ["--plot-eps", str(tmp_path / "x.bmp")]) == 2
     assert "--plot_eps" not in capsys.readouterr().err
+
+
+def test_too_many_steps_of_one_guarantee_names_the_option_not_the_library_keyword(capsys):
+    # before: "--steps: ... use k <= 399999 for one guarantee": the CLI user has no k
+    # 0.1 = 1 * (1/10): the lattice of 500000 steps spans 500001 points > budget 400000
+    assert main(["compose", "--mech", "0.1,1e-6", "--steps", "500000", "--eps", "1", "--exact"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpverify: error: --steps:") and "399999" in err, err
+    assert "use k" not in err and " k " not in err, err
+
+
+@pytest.mark.parametrize("text, says", [
+    ("task = \n", "not TOML"),
+    ('task = "audit"\n[fixed]\nsteps = 0\n', "configuration"),
+])
+def test_bad_grid_file_is_named_as_the_positional_grid_file(text, says, tmp_path, capsys):
+    # before: "dpverify: error: --grid: ...", but sweep has no --grid option (GRID is positional)
+    grid = tmp_path / "g.toml"
+    grid.write_text(text)
+    assert run(["sweep", str(grid), "--workers", "1", "--no-cache", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpverify: error: GRID FILE: g.toml: ") and says in err, err
+    assert "--grid" not in err, err
+
+
+def test_oracle_input_with_too_many_distinct_configurations_is_refused_before_the_work(
+        tmp_path, capsys, monkeypatch):
+    # before: 10,000 distinct rows (the schema allows 100,000) ran one certified computation
+    # each, up to --time-budget apiece: the run was not bounded before it started
+    import dpverify.oracle.run as oracle_run
+    from dpverify.limits import MAX_ORACLE_CONFIGURATIONS
+    from dpverify.oracle.rows import parse_rows
+
+    head = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+    lines = [f"a,subsampled-gaussian,1,0.01,{t},1e-5,1\n" for t in range(1, MAX_ORACLE_CONFIGURATIONS + 2)]
+    many = tmp_path / "many.csv"
+    many.write_text(head + "".join(lines) + lines[0] * 5)  # repeats of a configuration are free
+    monkeypatch.setattr(oracle_run, "dpsgd_epsilon", _must_not_run)
+    assert run(["oracle", "--input", str(many)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dpverify: error: --input: {many}:") and "101 distinct configurations" in err, err
+    assert f"at most {MAX_ORACLE_CONFIGURATIONS}" in err and "internal error" not in err, err
+    # the cap itself is accepted, repeats included, and stated in --help and the schema
+    assert len(parse_rows(head + "".join(lines[:-1]) + lines[0] * 5, "csv")) == MAX_ORACLE_CONFIGURATIONS + 5
+    helps = {" ".join(path): re.sub(r"\s+", " ", p.format_help()) for path, p in _parsers(build_parser())}
+    assert f"at most {MAX_ORACLE_CONFIGURATIONS} distinct configurations" in helps["oracle"]
+    from dpverify.schemas import schema
+    assert f"At most {MAX_ORACLE_CONFIGURATIONS} distinct" in schema("oracle_rows")["description"]

@@ -114,9 +114,9 @@ def test_library_error_names_the_flag(capsys):
 
 def test_docs_inputs_is_generated_from_the_vocabulary(tmp_path):
     target = tmp_path / "inputs.md"
-    shutil.copy("docs/inputs.md", target)
+    shutil.copy("docs/reference/inputs.md", target)
     assert not VOC.regenerate(str(target)), (
-        "docs/inputs.md is out of date: run python -m dpverify.vocabulary docs/inputs.md")
+        "docs/reference/inputs.md is out of date: run python -m dpverify.vocabulary docs/reference/inputs.md")
 
 
 @pytest.mark.parametrize("words,parser", COMMANDS, ids=[" ".join(p) for p, _ in COMMANDS])

@@ -204,7 +204,7 @@ def test_extreme_eps_shifts_are_not_dropped(mech, k, eps, lo, hi):
 
 
 def test_few_shifts_on_a_huge_lattice_are_exact():
-    """Issue 16: eps = (0.1, 0.123456789) reach 4 shifts but span 2.2e8 lattice
+    """eps = (0.1, 0.123456789) (a lattice build once ran away to 10.7 GB) reach 4 shifts but span 2.2e8 lattice
     points. Brute force over the 4 outcomes in mpmath (LT Thm 4.6 unrolled)."""
     from dpverify.composition import compose_delta_auto
 

@@ -1,6 +1,6 @@
-"""The committed corpus report (docs/corpus-report.md) is what
+"""The committed corpus report (docs/reports/corpus-report.md) is what
 scripts/corpus_report.py renders from the committed results
-(docs/corpus-results.json), and those results are consistent: every verdict
+(docs/reports/corpus-results.json), and those results are consistent: every verdict
 follows from its certified enclosure and the claim by exact comparison."""
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ def _script():
 
 
 def _committed() -> dict:
-    return json.loads((ROOT / "docs" / "corpus-results.json").read_text())
+    return json.loads((ROOT / "docs" / "reports" / "corpus-results.json").read_text())
 
 
 def test_committed_report_matches_committed_results():
     mod = _script()
-    assert (ROOT / "docs" / "corpus-report.md").read_text() == mod.render(_committed())
-    assert (ROOT / "docs" / "corpus-report.png").stat().st_size > 10_000
+    assert (ROOT / "docs" / "reports" / "corpus-report.md").read_text() == mod.render(_committed())
+    assert (ROOT / "docs" / "reports" / "corpus-report.png").stat().st_size > 10_000
 
 
 def test_committed_results_cover_the_corpus_and_verdicts_follow_from_the_numbers():

@@ -77,20 +77,28 @@ def test_wor_replace_one_dominates_poisson_add_remove():
     wa = epsilon(wor, D, neighboring="replace-one", rel_width=1e-3)
     b = epsilon(poi, D, neighboring="add-remove", rel_width=1e-3).enclosure
     c = epsilon(wor, D, neighboring="add-remove", rel_width=1e-3).enclosure
-    # the Cor 32 pair bounds the mechanism from above only: the reported lower end is 0,
-    # the pair's own lower end is kept in the details
-    assert wa.enclosure.lo == 0 and wa.details["upper_bound_only"]
+    # the Cor 32 pair bounds the mechanism from above only; the reported lower end is the
+    # realised dataset pair's (Poisson add-remove at noise z/2, rate m/n), the pair's own
+    # lower end is kept in the details
     assert ball(F(wa.details["dominating_pair_lower_end"])) >= c.lo and c.lo >= b.hi
+    half = epsilon(E.SelfComposed(E.PoissonSampled(F(m, n), E.Gaussian(z / 2)), T), D,
+                   neighboring="add-remove", rel_width=1e-3).enclosure
+    assert half.lo <= wa.enclosure.lo <= half.hi  # the realised pair's curve, by the arb route
+    assert wa.enclosure.lo <= ball(F(wa.details["dominating_pair_lower_end"]))
 
 
-def test_wor_replace_one_never_fails():
-    """A claim the composed Cor 32 pair violates is not shown false for the mechanism
-    (the pair is tight for one step only), so the verdict is undecided, never fails;
-    the same tree under add/remove (a tight pair, AFA Thm 11 (2)) does fail. The
-    claim (0.1, 1e-5) is far below the pair's eps (above 1 here: 40 steps at 10/1000)."""
+def test_wor_replace_one_fails_only_below_the_realised_pair():
+    """A claim the composed Cor 32 pair violates is shown false for the mechanism only
+    when the realised dataset pair (Poisson add-remove at z/2) violates it too: a claim
+    between the realised eps and the pair's eps is undecided; far below, it fails. The
+    same tree under add/remove (a tight pair, AFA Thm 11 (2)) fails as well."""
     z, n, m, T = F(3, 2), 1000, 10, 40
     wor = E.SelfComposed(E.SampledWithoutReplacement(n, m, E.Gaussian(z)), T)
     v, _ = check_claim(wor, "0.01", D, neighboring="replace-one")
+    assert v.outcome is Outcome.FAILS
+    wa = epsilon(wor, D, neighboring="replace-one", rel_width=1e-3)
+    mid = (F(wa.enclosure.lo_str()) + F(wa.details["dominating_pair_lower_end"])) / 2
+    v, _ = check_claim(wor, str(mid), D, neighboring="replace-one")
     assert v.outcome is Outcome.UNDECIDED
     v, _ = check_claim(wor, "0.01", D, neighboring="add-remove")
     assert v.outcome is Outcome.FAILS

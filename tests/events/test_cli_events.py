@@ -45,7 +45,7 @@ def _forge(cert):
                                           (["--eps", "1"], "events.delta"),
                                           (["--delta", "1e-5", "--claimed-eps", "3"], "events.claim")])
 def test_tree_certificates_verify_and_forgeries_are_refused(query, kind, capsys, tmp_path):
-    # --digits sets an enclosure's width; a --claimed-eps verdict refuses it (docs/inputs.md)
+    # --digits sets an enclosure's width; a --claimed-eps verdict refuses it (docs/reference/inputs.md)
     digits = [] if "--claimed-eps" in query else ["--digits", "3"]
     code, out = _run(capsys, tmp_path, TREE, *query, *digits, "--json")
     assert code in (0, 1), out.err

@@ -33,7 +33,7 @@ BAD = [
      "events[0].q: unknown key; did you mean sampling_probability?"),
     ('{"events":[{"noise_multiplier":"1","sampling_rate":"0.01"}]}', "missing key 'count'"),
     ('{"events":[{"mechanism":"laplace","scale":"1","count":3}]}', "missing key 'sampling_rate'"),
-    # legacy (pre-issue-12) items are as strict as the typed ones
+    # legacy (untyped) items are as strict as the typed ones
     ('{"events":[{"mechanism":"laplace","scal":"1","sampling_rate":"1","count":3}]}',
      "events[0].scal: unknown key; did you mean scale?"),
     ('{"events":[{"mechanism":"approx","exp_eps0":"2","delta0":"0","sampling_rate":"1","count":3,"q":"0.1"}]}',

@@ -228,7 +228,7 @@ def test_expr_reaching_one_inside_the_head_is_not_gdp(capsys):
 
 
 def test_expr_above_one_is_refused_where_used(capsys):
-    # 0.5 + 0.6 e^{-(eps-2)^2} = 1.1 at eps = 2: not a privacy profile (issue #11)
+    # 0.5 + 0.6 e^{-(eps-2)^2} = 1.1 at eps = 2: not a privacy profile, refused where it is used
     assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "0.5 + 0.6*exp(-(eps-2)**2)",
                  "--eps-h", "5", "--margin", "1e-3"]) == 2
     assert "outside [0, 1]" in capsys.readouterr().err

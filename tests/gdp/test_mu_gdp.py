@@ -162,3 +162,45 @@ def test_eps_for_delta_tamper():
     forged["digest"] = compute_digest(forged)
     with pytest.raises(CertificateRejected):
         verify_certificate(forged)
+
+
+def _fraction(x):
+    return B.arb_to_fraction(x)
+
+
+@pytest.mark.parametrize("eps", ["1e100", "1e400", "1e3000"])
+@pytest.mark.parametrize("delta", ["1e-5", "1e-300", "1/2", "0.999"])
+def test_huge_eps_is_bracketed_without_the_root_isolation(eps, delta, monkeypatch):
+    # before: eps = 1e3000 isolated the root by signs of delta_mu, each needing e^eps and
+    # ~2 log2(eps) bits of cancellation (tens of seconds to minutes); the Mills-ratio
+    # bracket (mu_gdp._large_eps_bracket) answers from a few Phi evaluations.
+    # Independent route: mpmath's ncdf and exp at enough digits for the cancellation in
+    # -eps/mu + mu/2 say delta_mu(eps) < delta at lo and > delta at hi.
+    import importlib
+
+    M = importlib.import_module("dpverify.gdp.mu_gdp")  # the module, not the function
+
+    def no_isolation(*args, **kwargs):
+        raise AssertionError("the large-eps bracket should have answered")
+
+    monkeypatch.setattr(M, "isolate_increasing_root", no_isolation)
+    enc = mu_gdp(eps, delta, digits=15)
+    lo, hi = _fraction(enc.lo), _fraction(enc.hi)
+    assert 0 < hi - lo <= lo / 10**15
+    e, d = Fraction(eps), Fraction(delta)
+    if e > 10**400:
+        return  # mpmath's exp(1e3000) at 3000+ digits is too slow for the suite
+    with mpmath.workdps(2 * int(eps.split("e")[1]) + 80):  # the cancellation in -eps/mu + mu/2
+        def dmu(mu):
+            m, x = mpf_exact(mu), mpf_exact(e)
+            return mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+        assert dmu(lo) < mpf_exact(d) < dmu(hi)
+
+
+def test_huge_eps_bracket_refuses_what_it_cannot_prove():
+    # at eps = 10^6 the proposed points a = z -+ 2^-20 are ~2^-19/sqrt(2e6) ~ 1e-9 apart
+    # relatively: not the 1e-15 asked for, so None (the general route answers instead)
+    import importlib
+
+    M = importlib.import_module("dpverify.gdp.mu_gdp")
+    assert M._large_eps_bracket(Fraction(10**6), Fraction(1, 10**5), 15) is None

@@ -1,4 +1,4 @@
-"""Taylor-model cells (dpverify.gdp.taylor) and the issue-16 GDP cases.
+"""Taylor-model cells (dpverify.gdp.taylor) and the GDP cases that were undecided or slow before them.
 
 Known answers: Laplace D/b = 2 and pure eps0 = 1 from GDPT's tables (printed
 intervals [1.800905193, 1.800906194] and [1.232035385, 1.232036386]); the

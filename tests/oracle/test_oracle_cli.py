@@ -10,7 +10,7 @@ from dpverify.cli import main
 from dpverify.errors import CertificateRejected
 
 HEADER = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
-# sigma=1, q=0.01, T=1000, delta=1e-5: the values quoted in dpverify issue #8 (Opacus
+# sigma=1, q=0.01, T=1000, delta=1e-5: four accountants' published answers (Opacus
 # GDP 1.6177, dp_accounting PLD 1.82824, PRV estimate 1.82824, RDP 2.10)
 ROWS = [
     ("opacus-gdp", "1.6177", "unsafe"),
@@ -92,3 +92,16 @@ def test_malformed_row_names_the_row(tmp_path, capsys):
     assert main(["oracle", "--input", str(f)]) == 2
     # the file, the row (from 0) and the key, then the value check
     assert "rows.csv: rows[1].noise_multiplier: noise_multiplier='-1' must be > 0" in capsys.readouterr().err
+
+
+def test_input_row_reporting_inf_is_classified_returned_inf(tmp_path, capsys):
+    # the help: "+inf is 'returned-inf'": an input row saying inf gets that verdict
+    # (a true, vacuous guarantee: not unsafe), and the certificate re-checks
+    f = tmp_path / "rows.csv"
+    f.write_text(HEADER + "a,subsampled-gaussian,1,0.01,100,1e-5,inf\n")
+    cert_path = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(f), "--digits", "2", "--certificate", str(cert_path)]) == 0
+    cert = json.loads(cert_path.read_text())
+    (row,) = cert["result"]["rows"]
+    assert row["verdict"] == "returned-inf" and row["reported"] == "inf"
+    assert "confirmed" in verify_certificate(cert)

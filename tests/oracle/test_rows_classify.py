@@ -111,3 +111,22 @@ def test_dpsgd_is_an_alias_of_the_subsampled_gaussian():
                       "y,subsampled-gaussian,1,0.01,1000,1e-5,1.83\n", "csv")
     assert a.config == b.config and a.config.key() == b.config.key()
     assert a.config.mechanism == "subsampled-gaussian"
+
+
+@pytest.mark.parametrize("text", ["inf", "+inf", "Infinity", "INF"])
+def test_reported_inf_is_a_returned_inf_row_not_a_refusal(text):
+    # before: the help says an accountant returning +inf is a "returned-inf" row, but
+    # the row parser refused reported_eps=inf ("must be a finite real number")
+    (c,) = parse_rows(HEADER + f"a,subsampled-gaussian,1,0.01,10,1e-5,{text}\n", "csv")
+    (j,) = parse_rows('[{"accountant": "a", "mechanism": "subsampled-gaussian", "noise_multiplier": 1, '
+                      f'"sampling_rate": "0.01", "steps": 10, "delta": "1e-5", "reported_eps": "{text}"}}]',
+                      "json")
+    for r in (c, j):
+        assert r.reported is None and r.reported_text == "inf"
+
+
+@pytest.mark.parametrize("text", ["-inf", "nan", "infx"])
+def test_other_non_finite_reported_eps_is_still_refused(text):
+    with pytest.raises(InvalidParameter) as info:
+        parse_rows(HEADER + f"a,subsampled-gaussian,1,0.01,10,1e-5,{text}\n", "csv", file="f")
+    assert "rows[0].reported_eps" in str(info.value)

@@ -77,7 +77,7 @@ def test_q1_equals_exact_gaussian_composition(sigma, T, eps):
 
 
 def test_acceptance_case_inside_float_brackets():
-    """Issue #6: (sigma, q, T) = (1, 0.01, 1000), delta = 1e-5 lies inside both
+    """The configuration where the float accountants disagree: (sigma, q, T) = (1, 0.01, 1000), delta = 1e-5 lies inside both
     float brackets: dp_accounting PLD 1.82824 and PRV [1.82711, 1.82937]."""
     ans = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5")
     enc = ans.enclosure
@@ -249,6 +249,6 @@ def test_prv_issue_36_is_certified():
     enc = S.dpsgd_epsilon("0.8", "0.125", 1000, "1e-6", digits=3).enclosure
     # 3 digits asked: relative width <= 1e-3 (the old bracket [56.72, 56.73] was tighter
     # than that promise and broke when the grid plan changed); the 6-digit enclosure
-    # [56.725946, 56.725958] (width 1e-6 run, README) lies inside
+    # [56.725946, 56.725958] (width 1e-6 run, docs/design/measurements.md) lies inside
     assert enc.lo <= ball(F(56725946, 10**6)) and ball(F(56725958, 10**6)) <= enc.hi
     assert (enc.hi - enc.lo) <= ball(F(1, 1000)) * enc.lo

@@ -12,7 +12,8 @@ import pytest
 from flint import fmpz, fmpz_poly
 
 from dpverify.pld import fourier as F
-from dpverify.pld.convolve import power
+from dpverify.pld.compose import power
+from dpverify.pld.plan import cheaper_than_exact
 from dpverify.pld.discretise import LowerDist, UpperDist
 
 K = 48
@@ -143,8 +144,8 @@ def test_queries_agree_with_the_exact_route():
     """eps(1e-5) of DP-SGD (1, 0.01, 1000): the Fourier route (used for T >= 64)
     and the exact products give overlapping certified enclosures of the same
     width class; mpmath's second route is exercised by the certificate tests."""
-    from dpverify.pld import accountant as A
     from dpverify.pld import dpsgd as S
+    from dpverify.pld import refine as A
 
     fast = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5", rel_width=1e-3)
     orig = A.compose
@@ -241,7 +242,7 @@ def test_overflowing_power_declines_instead_of_raising():
     """A tilted Q of mass 2 raised to a = 10^6 overflows binary64: the error
     ratio is not finite, and the Fourier power declines (it raised
     OverflowError in convolve's retry loop)."""
-    from dpverify.pld.convolve import _power_fourier
+    from dpverify.pld.compose import _power_fourier
 
     U = _random_upper(random.Random(12), 30, 0)
     Q = fmpz_poly([2 * int(c) for c in U.poly.coeffs()])
@@ -270,6 +271,6 @@ def test_units_beyond_binary64_go_to_exact_products_without_overflow():
     error on `audit dpsgd --delta 1e-300`)."""
     K = 1050
     D = UpperDist(10, K, 0, fmpz_poly([2**K // 3, 2**K // 3, 2**K // 3]), fmpz(0))
-    assert not F.cheaper_than_exact(D, 10**4)
+    assert not cheaper_than_exact(D, 10**4)
     with pytest.raises(F.FourierDeclined):
         F.fourier_power(D, 10**4, allowance=2**(K - 20))

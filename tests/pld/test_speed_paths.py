@@ -116,7 +116,9 @@ def test_deadline_is_enforced_inside_a_grid_level():
     t = time.monotonic()
     with pytest.raises(PrecisionExhausted, match="time budget"):
         S.dpsgd_epsilon("1", "0.01", 100000, "1e-5", rel_width=1e-4, time_budget=0.3)
-    assert time.monotonic() - t < 10  # the old loop only checked between levels
+    # a bound on a hang, not a speed target: the old loop only checked the deadline between
+    # grid levels and ran for minutes; generous so that a loaded machine cannot trip it
+    assert time.monotonic() - t < 30
 
 
 def test_deadline_holds_for_a_step_spanning_thousands_of_nats():
@@ -129,7 +131,7 @@ def test_deadline_holds_for_a_step_spanning_thousands_of_nats():
     t = time.monotonic()
     with pytest.raises(PrecisionExhausted, match="time budget"):
         S.dpsgd_epsilon("0.01", "0.01", 1000, "1e-5", time_budget=3)
-    assert time.monotonic() - t < 8
+    assert time.monotonic() - t < 45  # a bound on the hang (it ran past 120 s), not a speed target
 
 
 def _gauss_eps(mu, delta):

@@ -155,8 +155,8 @@ def test_classic_infimum_is_eq23_everywhere(sigma, T, dexp):
     assert in_enclosure(ref, enc)
 
 
-def test_optimal_reaches_15_digits_issue16():
-    """Issue 16: alpha 2, gamma 0.05, delta 1e-5 was undecided at 15 digits
+def test_optimal_reaches_15_digits_where_it_was_undecided():
+    """alpha 2, gamma 0.05, delta 1e-5 was undecided at 15 digits
     (float steps cannot resolve the last digits). Independent route: ABC Thm 3
     in mpmath at 50 digits, G(eps) = eps + min_p log S(p)/(alpha-1) increasing
     in eps, root of G(eps) = gamma by bisection."""

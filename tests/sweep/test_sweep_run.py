@@ -144,7 +144,7 @@ def test_cache_entries_are_distrusted(tmp_path, grid):
     _entry(cache_dir, k2).write_text(dumps(forged))
     res = run_sweep(grid, SequentialExecutor(), tmp_path / "b", cache=Cache(str(cache_dir)))
     assert len(res.cache_refused) == 2 and res.computed == 2
-    assert res.rows[2].hi == "0.011"  # digest + schema checks cannot catch a forger (docs/sweep.md)
+    assert res.rows[2].hi == "0.011"  # digest + schema checks cannot catch a forger (docs/guide/sweep.md)
     # --recheck-cache: the independent verifier refuses the forgery; recomputed and overwritten
     res = run_sweep(grid, SequentialExecutor(), tmp_path / "c", cache=Cache(str(cache_dir), recheck=True))
     assert res.computed == 1 and "independent verifier refused" in res.cache_refused[0]

@@ -1,0 +1,90 @@
+"""Composition of discretised steps: chooses, per power, between the two
+kernels - exact integer products (:mod:`.convolve`) and the certified Fourier
+power (:mod:`.fourier`) - which return the same kind of rigorous bound, so
+the choice affects speed only. It is made by the static cost model of
+:mod:`.plan` (operation counts), never by a timing, so the same inputs take
+the same path on every machine and under any load."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional, Sequence, Union
+
+from .convolve import mul, trim_lower, trim_upper
+from .convolve import power as exact_power
+from .discretise import LowerDist, UpperDist
+from .fourier import FourierDeclined, fourier_power
+from .plan import FOURIER_MIN_STEPS, cheaper_than_exact
+
+__all__ = ["compose", "power"]
+
+Dist = Union[UpperDist, LowerDist]
+
+
+def _power_fourier(D: Dist, T: int, budget: int, allowance: int,
+                   tick: Optional[Callable[[], None]], steps_before: int) -> Dist:
+    """D^{*T} as (D^{*2^j})^{*a} * D^{*(T mod 2^j)}, a = T >> j: j exact
+    squarings, one certified Fourier power (:mod:`.fourier`), one exact product
+    with the remainder. The Fourier error bound grows about linearly in a, so
+    when it exceeds ``allowance`` j is raised by the reported factor (a
+    proven bound, not a timing: deterministic).
+    Truncation budgets follow :func:`.convolve.power` (each product covering
+    k steps truncates at most budget * k; a power of a leaves its input's
+    +inf mass multiplied by at most a, as T / k squarings would)."""
+    base, b_steps = D, 1
+    while True:
+        a = T // b_steps
+        if a < 2:
+            raise FourierDeclined("too few steps left for a power")
+        try:
+            F = fourier_power(base, a, allowance, tick)
+            break
+        except FourierDeclined as e:
+            if e.factor is None:  # (fourier_power reports a non-finite ratio as None)
+                raise
+            for _ in range(max(1, math.ceil(math.log2(max(e.factor, 1.0))))):
+                b_steps *= 2
+                if T // b_steps < 2:
+                    raise
+                base = mul(base, base, budget * b_steps)
+                if tick:
+                    tick()
+    F = trim_upper(F, budget * a * b_steps) if isinstance(F, UpperDist) else \
+        trim_lower(F, budget * a * b_steps)  # type: ignore[arg-type]
+    rem = T - a * b_steps
+    if rem:
+        R = exact_power(D, rem, budget, tick, steps_before + a * b_steps)
+        F = mul(F, R, budget * (steps_before + T))
+    if tick:
+        tick()
+    return F
+
+
+def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = None,
+          steps_before: int = 0, allowance: Optional[int] = None) -> Dist:
+    """D^{*T} (T >= 1). With an ``allowance`` (units of 2^-K of proven float
+    error the caller accepts), T >= FOURIER_MIN_STEPS and the static cost
+    model preferring it, by the Fourier power; otherwise, or when it
+    declines, by exact square-and-multiply (``budget`` per step, as
+    :func:`.convolve.power`)."""
+    if allowance is not None and T >= FOURIER_MIN_STEPS and cheaper_than_exact(D, T):
+        try:
+            return _power_fourier(D, T, budget, allowance, tick, steps_before)
+        except FourierDeclined:
+            pass
+    return exact_power(D, T, budget, tick, steps_before)
+
+
+def compose(parts: Sequence[tuple[Dist, int]], budget: int,
+            tick: Optional[Callable[[], None]] = None, allowance: Optional[int] = None) -> Dist:
+    """Heterogeneous composition: the product of D_j^{T_j} over the parts
+    (all on the same grid and unit 2^-K); ``budget`` per step, ``allowance``
+    per power (:func:`power`)."""
+    out: Optional[Dist] = None
+    done = 0
+    for D, T in parts:
+        P = power(D, T, budget, tick, allowance=allowance)
+        done += T
+        out = P if out is None else mul(out, P, budget * done)
+    assert out is not None
+    return out

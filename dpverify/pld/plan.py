@@ -1,0 +1,304 @@
+"""Float planning and the static cost model of the PLD accountant.
+
+Nothing here is certified and nothing here is timed: every function returns a
+float estimate from the inputs alone (operation counts, a central-limit
+model), so the same query always takes the same algorithmic path whatever the
+machine's load, core count or clock. The estimates choose grids, units and
+kernels (speed and tightness); every choice is certified on its own by the
+code that uses it (:mod:`.queries`, :mod:`.convolve`, :mod:`.fourier`).
+
+Cost unit: one coefficient-bit of an exact FLINT product (a product whose
+result has n coefficients of b bits costs n b units). A radix-2 transform
+stage over N points costs FFT_STAGE_UNITS * N units (the ratio of the two
+rates measured on the development machine, 0.68-0.84; a constant, so that
+the choice is the same on every machine). Seconds are units times
+NOMINAL_SECONDS_PER_UNIT: only printed in budget messages and compared with
+the time budget to stop early, never to choose an algorithm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from .discretise import LowerDist, UpperDist, discretise, grid_range
+
+__all__ = [
+    "FOURIER_MIN_STEPS",
+    "Plan",
+    "cheaper_than_exact",
+    "estimate_length",
+    "estimate_units",
+    "first_grid",
+    "fourier_usable",
+    "plan_query",
+    "planned_grid",
+    "unit_seconds",
+]
+
+Dist = Union[UpperDist, LowerDist]
+
+#: fewest steps for which the Fourier power is tried (below it the exact
+#: products are short and cheap)
+FOURIER_MIN_STEPS = 64
+#: the Fourier power may add proven float error of 1/FOURIER_SHARE of the
+#: target width per polynomial (the refinement's allowance)
+FOURIER_SHARE = 50
+#: one transform point-stage, in product coefficient-bits (module docstring)
+FFT_STAGE_UNITS = 0.7
+#: seconds per unit on the development machine: budget messages only
+NOMINAL_SECONDS_PER_UNIT = 1.2e-8
+
+
+def unit_seconds(units: float) -> float:
+    """Nominal seconds of ``units`` (messages and early stops only)."""
+    return units * NOMINAL_SECONDS_PER_UNIT
+
+
+def product_units(length: int, K: int) -> float:
+    """One exact product whose result has ``length`` coefficients of about
+    2K + 32 bits (before the rounding to 2^-K)."""
+    return float(length) * (2 * K + 32)
+
+
+def transform_units(length: int) -> float:
+    """One Fourier power whose result spans ``length`` grid points: about four
+    transforms of the next power of two above 1.25 length (the window keeps
+    the tails a truncated product drops)."""
+    N = 1 << max(1, int(1.25 * length).bit_length())
+    return 4.0 * N * (N.bit_length() - 1) * FFT_STAGE_UNITS
+
+
+def fourier_usable(K: int, scale: Optional[Fraction], rel_width: float) -> bool:
+    """Whether the Fourier power can be expected to certify at unit 2^-K for
+    a target of scale * rel_width: its allowance must clear its binary64
+    error floor (~1e-12 at 2^23 points), and it declines K > MAX_K."""
+    from .fourier import MAX_K
+
+    return scale is not None and K <= MAX_K and float(scale) * rel_width / FOURIER_SHARE > 2e-12
+
+
+def cheaper_than_exact(D: Dist, T: int) -> bool:
+    """Whether the Fourier power is expected to beat square-and-multiply for
+    D^{*T}: exact products cost about (2 + popcount T) products at the final
+    length L (squarings double the length), the Fourier power
+    :func:`transform_units`. L from the central limit (16 sd) or the support."""
+    from .fourier import MAX_K
+
+    main = D.poly if isinstance(D, UpperDist) else D.P
+    n = main.length()
+    if n == 0 or D.K > MAX_K:  # (fourier_power declines such units; masses beyond binary64)
+        return False
+    x = np.array(main.coeffs(), dtype=np.float64)
+    tot = float(x.sum())
+    if not (tot > 0 and math.isfinite(tot)):
+        return False
+    idx = np.arange(n, dtype=np.float64)
+    mean = float((x * idx).sum()) / tot
+    var = float((x * (idx - mean) ** 2).sum()) / tot
+    L = min(T * (n - 1) + 1, int(16 * math.sqrt(max(var, 0.0) * T)) + n)
+    return transform_units(L) < (2 + bin(T).count("1")) * product_units(L, D.K)
+
+
+def _moments(u: UpperDist) -> tuple[float, float]:
+    """Float mean and variance (in grid units) of one discretised step's loss
+    (pessimistic masses; only for estimates)."""
+    c = [int(x) / (1 << u.K) for x in u.poly.coeffs()]  # int / int: no overflow
+    tot = sum(c) or 1.0
+    mean = sum(i * x for i, x in enumerate(c)) / tot
+    var = sum((i - mean) ** 2 * x for i, x in enumerate(c)) / tot
+    return mean, var
+
+
+def estimate_length(parts: Sequence[tuple[UpperDist, int]], z: float = 8.0) -> int:
+    """Estimated length of the composed distribution: z standard deviations
+    each side of the composed loss (central limit), never more than the
+    untruncated support."""
+    var = 0.0
+    full = 0
+    n1 = 1
+    for u, T in parts:
+        _, v = _moments(u)
+        var += T * v
+        full += T * (u.poly.length() - 1)
+        n1 = max(n1, u.poly.length())
+    return int(min(full + 1, 2 * z * math.sqrt(var) + n1))
+
+
+def estimate_units(length: int, K: int, counts: Sequence[int], directions: int,
+                   fourier: bool = False) -> float:
+    """Cost of composing one grid level: per direction three polynomials
+    (pessimistic P, optimistic P and tilted Q), each about (2 + popcount T)
+    products at the final length (square-and-multiply: the squarings' lengths
+    double, so they sum to about twice the last one); with ``fourier`` (the
+    caller expects the Fourier power to certify: :func:`fourier_usable`) a
+    single step kind may cost one Fourier power per polynomial instead."""
+    products = sum(2 + bin(c).count("1") for c in counts) + len(counts)
+    exact = product_units(length, K) * products * 3 * directions
+    if fourier and len(counts) == 1 and counts[0] >= FOURIER_MIN_STEPS:
+        return min(exact, transform_units(length) * 3 * directions)
+    return exact
+
+
+# --------------------------------------------------------------------------- a-priori plan
+
+
+def _log_sf(x: float) -> float:
+    """log of the standard normal survival function."""
+    if x < 5:
+        return math.log(max(0.5 * math.erfc(x / math.sqrt(2)), 1e-300))
+    return -x * x / 2 - math.log(x * math.sqrt(2 * math.pi)) + math.log1p(-1 / (x * x) + 3 / x ** 4)
+
+
+def _log_delta_gauss(eps: float, M: float, V: float) -> float:
+    """log delta(eps) for a loss L ~ N(M, V) under P (central-limit model):
+    delta = P(L > eps) - e^eps E[e^-L; L > eps]
+          = Sf(a) - e^{eps - M + V/2} Sf(a + s),  a = (eps - M)/s.
+    Log-space so 1e-300 is reachable."""
+    s = math.sqrt(max(V, 1e-300))
+    a = (eps - M) / s
+    l1 = _log_sf(a)
+    l2 = eps - M + V / 2 + _log_sf(a + s)
+    r = l2 - l1
+    return l1 + math.log(-math.expm1(min(r, -1e-12)))
+
+
+def _eps_gauss(ld: float, M: float, V: float) -> float:
+    """The eps >= 0 where the model's log delta falls to ``ld`` (bisection;
+    the curve is nonincreasing)."""
+    lo, hi = 0.0, M + 60 * math.sqrt(V) + 60
+    if _log_delta_gauss(lo, M, V) <= ld:
+        return 0.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _log_delta_gauss(mid, M, V) > ld:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A-priori estimates for one query: the central-limit model N(M, V) of
+    the composed loss per direction, the estimated answer (epsilon(delta) or
+    delta(eps)), the slope d log delta / d eps there, the loss range (nats)
+    the composition must hold, and ``width_h2``: the modelled width of the
+    certified enclosure per h^2 (nats for an eps query, relative for a delta
+    query; :func:`planned_grid`)."""
+
+    eps: float
+    log_delta: float
+    slope: float
+    range_nats: float
+    width_h2: float = 0.0
+    #: (direction, eps or log delta, width_h2) per direction: the refinement
+    #: computes the largest first and the others on a grid that settles them
+    per_direction: tuple = ()
+    #: the number of composed steps
+    steps: int = 0
+
+
+#: knots a step's loss range spans in the plan's discretisation (a coarser
+#: grid inflates the variance of a narrow step: connect-the-dots spreads each
+#: mass over two knots, up to h^2 / 4 per step)
+_PLAN_KNOTS = 256
+
+#: width model: the pessimistic side spreads each step's loss over two knots
+#: (variance + ~h^2/6 per step), the optimistic side merges each bucket and
+#: then each composed class (variance - ~h^2/12 each), so the certified
+#: enclosure is about GAMMA T h^2 dX/dV wide (X = eps or log delta, V the
+#: composed variance). Fitted to the benchmark rows A-D, MNIST, T = 1e3..1e5
+#: (measured 0.13-0.33 with h^2 dX/dV from the plan; 0.35 keeps a margin: a miss costs one more level)
+_GAMMA = 0.35
+
+
+def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
+               target: Fraction) -> Optional[Plan]:
+    """Estimate the answer before any fine grid is built: discretise each step
+    once on a grid where its loss range spans about _PLAN_KNOTS knots (2^-6
+    or finer), take the mean and variance of its loss, compose them (T M,
+    T V) and solve the Gaussian model; its derivative in V gives the width
+    model. Returns None when the model does not apply (the refinement then
+    starts from :func:`first_grid`)."""
+    try:
+        plans = []
+        for d in directions:
+            M = V = 0.0
+            spread = 0.0
+            T = 0
+            for st in steps:
+                pair = st.make_pair(d)
+                i0, n = grid_range(pair, 6, 1e-15)
+                if n - i0 > 4096:
+                    # a step spanning more than 64 nats (sigma ~ 0.1 and below):
+                    # the model's one cheap discretisation would not be cheap
+                    return None
+                up = min(10, max(0, math.ceil(math.log2(_PLAN_KNOTS / max(1, n - i0)))))
+                mp = 6 + up
+                u, _ = discretise(pair, mp, 64, 1e-15, bounds=(i0 << up, n << up))
+                mean, var = _moments(u)
+                M += st.count * (mean + u.offset) / (1 << mp)
+                V += st.count * var / (1 << (2 * mp))
+                spread = max(spread, u.poly.length() / (1 << mp))
+                T += st.count
+            if V <= 0:
+                return None
+            if kind == "eps":
+                ld = math.log(float(target))
+                e = _eps_gauss(ld, M, V)
+                r = 1e-3
+                dX = (_eps_gauss(ld, M, V * (1 + r)) - _eps_gauss(ld, M, V * (1 - r))) / (2 * r * V)
+            else:
+                e = float(target)
+                ld = _log_delta_gauss(e, M, V)
+                r = 1e-3
+                dX = (_log_delta_gauss(e, M, V * (1 + r)) - _log_delta_gauss(e, M, V * (1 - r))) / (2 * r * V)
+            de = 1e-4 * max(1.0, e)
+            slope = abs(_log_delta_gauss(e + de, M, V) - _log_delta_gauss(e, M, V)) / de
+            z = math.sqrt(2 * max(1.0, -ld)) + 4
+            plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread, _GAMMA * T * abs(dX),
+                              ((d, e if kind == "eps" else ld, _GAMMA * T * abs(dX)),)))
+        worst = Plan(max(p.eps for p in plans), max(p.log_delta for p in plans),
+                     max(p.slope for p in plans), max(p.range_nats for p in plans),
+                     max(p.width_h2 for p in plans), tuple(p.per_direction[0] for p in plans),
+                     sum(st.count for st in steps))
+        if not all(map(math.isfinite, (worst.eps, worst.log_delta, worst.slope, worst.range_nats,
+                                       worst.width_h2))):
+            return None
+        if worst.log_delta < -2000:  # beyond any unit worth planning (delta < e^-2000)
+            return None
+        return worst
+    except Exception:  # only a speed hint: any failure falls back to first_grid
+        return None
+
+
+def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
+    """The one grid level the width model says meets ``rel_width``: the
+    smallest m with width_h2 * 2^-2m <= the width needed (rel_width * eps in
+    nats for an eps query, at least rel_width * 0.05; rel_width for a delta
+    query). A model that is off costs one more level, never soundness."""
+    need = rel_width * max(plan.eps, 0.05) if kind == "eps" else rel_width
+    if plan.width_h2 <= 0:
+        return first_grid(1, rel_width)
+    m = math.ceil(0.5 * math.log2(plan.width_h2 / need))
+    # the optimistic side labels a composed class by the sum of its steps'
+    # labels: its losses spread about sqrt(T / 12) h around the label, and
+    # beyond about half a nat the lower end collapses to 0 whatever the width
+    # model says (measured: T = 1e7 at 2^-9; 2^-11 is fine)
+    m = max(m, math.ceil(math.log2(2 * math.sqrt(max(1, plan.steps) / 12))))
+    return max(4, min(20, m))
+
+
+def first_grid(total_steps: int, rel_width: float) -> int:
+    """A grid when no plan applies: the model abs width ~ T h^2 (measured c in
+    [0.3, 2] on the benchmark schedules) at eps ~ 1 suggests
+    m* = log2(sqrt(T / rel_width)); start 2 halvings coarser (1/4 of the
+    cost of m*), then refine by the measured h^2 law."""
+    m_star = math.ceil(0.5 * math.log2(max(1, total_steps) / rel_width))
+    return max(4, min(14, m_star - 2))
+

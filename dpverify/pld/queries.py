@@ -1,0 +1,246 @@
+"""Certified queries on one composed discretisation (upper and lower curves,
+epsilon(delta) ends).
+
+For a composed pessimistic distribution U (masses u_k / 2^K at loss
+s_k = (offset + k) h, plus u_inf / 2^K at +inf) the upper curve is
+
+    delta_U(eps) = 2^-K [ sum_{s_k > eps} u_k (1 - e^{eps - s_k}) + u_inf ]
+                 = 2^-K [ S_k0 - e^eps V_k0 + u_inf ],
+
+with S_k0 = sum_{k >= k0} u_k (exact integer) and
+V_k0 = e^{-s_k0} sum_{j >= 0} u_{k0+j} e^{-j h} (an integer polynomial evaluated
+at the ball e^{-h}: all terms positive, so arb's bound is tight). It is an
+upper bound of the true curve (discretise / convolve docstrings).
+
+For the optimistic classes (P_k, Q_k), any set of classes S gives
+sum_{k in S} (P_k - e^eps Q_k) <= sum_k (P_k - e^eps Q_k)_+ <= true curve;
+we use the suffix sets {k >= j} and take the best of a few j near the first
+class with P_k > e^eps Q_k. Q is stored tilted (Qt_k = Q_k e^{s_k},
+discretise docstring), so e^eps Q_{>=j} = e^{eps - s_j - tilt} Qt_{>=j}(e^{-h}), a
+positive-term polynomial evaluation like V.
+
+epsilon(delta) = inf { eps : delta(eps) <= delta } (the curve is nonincreasing):
+
+* upper end: any exact eps_hi with delta_U(eps_hi) <= delta (certified) has
+  epsilon(delta) <= eps_hi. On (s_{k0-1}, s_k0] delta_U is
+  2^-K (S - e^eps V + u_inf) and the crossing is log((S + u_inf - delta 2^K) / V).
+* lower end: for each j with P_{>=j} > delta 2^K, every
+  eps < log((P_{>=j} - delta 2^K) / Q_{>=j}) has lower curve > delta, so
+  epsilon(delta) >= that log (take the lower end of its ball).
+
+Floats (:mod:`.plan`) choose only which suffixes are tried; every bound
+returned is certified on its own.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Optional, Sequence
+
+from flint import arb, fmpz
+
+from ..ball import ball, endpoints
+from .discretise import LowerDist, UpperDist
+
+__all__ = ["ComposedBounds", "to_fraction"]
+
+
+def to_fraction(x: arb) -> Fraction:
+    """Exact value of an exact arb point."""
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man) * (Fraction(2) ** exp)
+
+
+class ComposedBounds:
+    """Composed pessimistic and optimistic distributions of one direction.
+
+    Suffix sums are exact integers obtained by evaluating the shifted integer
+    polynomial at 1 (FLINT, C speed); tilted Q-sums are the shifted tilted
+    polynomial evaluated at the ball e^{-h} (all terms positive, so arb's
+    enclosure is tight). No query walks the coefficients in Python: the
+    suffix that gives the best optimistic bound is located by a binary search
+    on a handful of coefficients (tightness only, every suffix is sound)."""
+
+    def __init__(self, upper: UpperDist, lower: LowerDist) -> None:
+        self.upper = upper
+        self.lower = lower
+        self.K = upper.K
+        self.m = upper.m
+        self.u_inf = int(upper.inf)
+        # P at +inf, less the mass the Fourier wrap may have added to the classes
+        self.l_inf = int(lower.inf) - int(lower.deficit)
+        self._us: dict[int, int] = {}
+        self._ps: dict[int, int] = {}
+
+    # -- exact suffix sums
+    def _u_suffix(self, k: int) -> int:
+        v = self._us.get(k)
+        if v is None:
+            p = self.upper.poly
+            v = int((p.right_shift(k) if k else p)(1)) if k < p.length() else 0
+            self._us[k] = v
+        return v
+
+    def _p_suffix(self, j: int) -> int:
+        v = self._ps.get(j)
+        if v is None:
+            p = self.lower.P
+            v = int((p.right_shift(j) if j else p)(1)) if j < p.length() else 0
+            self._ps[j] = v
+        return v
+
+    def _qt_eval(self, j: int) -> arb:
+        """sum_{k >= j} Qt_k e^{-(k - j) h}: e^{s_j + tilt} times the Q-mass
+        of the classes k >= j (times 2^K), an upper bound (Qt rounded up)."""
+        q = self.lower.Q
+        if j >= q.length():
+            return arb(0)
+        h = arb(1) / arb(2) ** self.m
+        return (q.right_shift(j) if j else q)((-h).exp())
+
+    # -- upper curve
+    def _k0(self, eps: Fraction, offset: int, length: int) -> int:
+        k0 = math.floor(eps * (1 << self.m)) - offset + 1
+        return min(max(k0, 0), length)
+
+    def _upper_at(self, eps: Fraction, k0: int) -> arb:
+        """2^K delta_U(eps) for eps in (s_{k0-1}, s_k0] (module docstring)."""
+        U = self.upper
+        if k0 >= U.poly.length():
+            return arb(self.u_inf)
+        S = self._u_suffix(k0)
+        tail = U.poly.right_shift(k0) if k0 else U.poly
+        h = arb(1) / arb(2) ** self.m
+        V = (-(h * (U.offset + k0))).exp() * tail((-h).exp())
+        return arb(fmpz(S)) - ball(eps).exp() * V + self.u_inf
+
+    def delta_upper_ball(self, eps: Fraction) -> arb:
+        n = self.upper.poly.length()
+        return self._upper_at(eps, self._k0(eps, self.upper.offset, n)) / arb(2) ** self.K
+
+    # -- lower curve
+    def _j_star(self, eps: float) -> int:
+        """First class whose effective loss s_k + log(P_k / Qt_k) exceeds
+        ``eps`` (binary search; the effective loss is about nondecreasing).
+        Including exactly the classes with P_k > e^eps Q_k maximises the
+        suffix bound, so the best suffix starts near here. Tightness only."""
+        L = self.lower
+        n = L.P.length()
+        h = 2.0 ** -self.m
+
+        def above(k: int) -> bool:
+            # empty classes (sparse finite pairs): decide on the nearest
+            # nonempty class above (else below)
+            for kk in list(range(k, min(n, k + 4096))) + list(range(k - 1, max(-1, k - 4096), -1)):
+                p = int(L.P[kk])
+                if p > 0:
+                    break
+            else:
+                return k > n // 2
+            q = int(L.Q[kk]) if kk < L.Q.length() else 0
+            if q <= 0:
+                return True
+            return (L.offset + kk) * h + float(L.tilt) + math.log(p) - math.log(q) > eps
+
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if above(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def _suffix_window(self, eps: float) -> range:
+        n = self.lower.P.length()
+        j = self._j_star(eps)
+        return range(max(0, j - 6), min(n, j + 4))
+
+    def delta_lower_ball(self, eps: Fraction) -> arb:
+        """A lower bound of 2^-K sum over a suffix of (P_k - e^eps Q_k), plus
+        the +inf class (module docstring); the suffix is chosen near
+        :meth:`_j_star` and every suffix is valid."""
+        L = self.lower
+        h = Fraction(1, 1 << self.m)
+        best = arb(0)
+        for j in self._suffix_window(float(eps)):
+            w = self._qt_eval(j)
+            v = arb(fmpz(self._p_suffix(j))) - ball(eps - (L.offset + j) * h - L.tilt).exp() * w
+            lo = endpoints(v)[0]
+            if lo > best:
+                best = lo
+        v = (best + self.l_inf) / arb(2) ** self.K
+        return v if v >= 0 else arb(0)  # a deficit can push the bound below 0
+
+    # -- epsilon(delta)
+    def eps_upper(self, delta: Fraction) -> Optional[Fraction]:
+        """An exact eps with certified upper curve <= delta, near the crossing;
+        None if none exists (mass at +inf already exceeds delta)."""
+        U = self.upper
+        D = arb(delta.numerator) / delta.denominator * arb(2) ** self.K
+        n = U.poly.length()
+        if not arb(self.u_inf) < D:
+            return None
+        h = Fraction(1, 1 << self.m)
+
+        def ok_at(j: int) -> bool:
+            # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j
+            return bool(self._upper_at((U.offset + j) * h, min(max(j, 0), n)) <= D)
+
+        # smallest knot index j (loss (offset + j) h) with upper curve <= delta
+        if self.delta_upper_ball(Fraction(0)) * arb(2) ** self.K <= D:
+            return Fraction(0)  # epsilon(delta) is taken over eps >= 0
+        lo, hi = -1, n  # ok at hi (loss beyond the last knot: only +inf mass)
+        if not ok_at(hi):
+            return None
+        if U.offset < 0:  # search only eps >= 0; the knot of loss 0 is not ok
+            lo = min(-U.offset, n - 1)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if ok_at(mid):
+                hi = mid
+            else:
+                lo = mid
+        # on (s_{hi-1}, s_hi] the curve is 2^-K (S - e^eps V + u_inf), k0 = hi
+        best = (U.offset + hi) * h
+        if hi >= 1:
+            S = self._u_suffix(hi)
+            tail = U.poly.right_shift(hi)
+            hb = arb(1) / arb(2) ** self.m
+            V = (-(hb * (U.offset + hi))).exp() * tail((-hb).exp())
+            num = arb(fmpz(S)) + self.u_inf - D
+            if num > 0 and V > 0:
+                root = (num / V).log()
+                # nudge above the exact crossing, where the check is decidable
+                cand = to_fraction(endpoints(root)[1])
+                cand += abs(cand) * Fraction(1, 1 << 64) + Fraction(1, 1 << 200)
+                if cand < best and self.delta_upper_ball(cand) * arb(2) ** self.K <= D:
+                    best = cand
+        return best
+
+    def eps_lower(self, delta: Fraction, hint: Optional[float] = None) -> Optional[Fraction]:
+        """An exact eps with epsilon(delta) >= eps (certified): for a suffix
+        j with P_{>=j} + P_inf > delta, every eps below
+        log((P_{>=j} + P_inf - delta) / Q_{>=j}) has lower curve > delta.
+        ``hint`` (a float near epsilon(delta), e.g. the upper end) only
+        chooses the suffixes tried."""
+        L = self.lower
+        D = arb(delta.numerator) / delta.denominator * arb(2) ** self.K
+        h = Fraction(1, 1 << self.m)
+        n = L.P.length()
+        if hint is None:
+            js: Sequence[int] = range(0, n, max(1, n // 64))
+        else:
+            js = self._suffix_window(hint)
+        best: Optional[Fraction] = None
+        for j in js:
+            num = arb(fmpz(self._p_suffix(j) + self.l_inf)) - D
+            w = self._qt_eval(j)
+            if num > 0 and w > 0:
+                # Q_{>=j} 2^K = e^{-s_j - tilt} w: eps < log(num / w) + s_j + tilt
+                g = to_fraction(endpoints((num / w).log() + ball((L.offset + j) * h + L.tilt))[0])
+                if best is None or g > best:
+                    best = g
+        return max(best, Fraction(0)) if best is not None else Fraction(0)

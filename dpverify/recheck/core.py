@@ -1,0 +1,445 @@
+"""The rigorous core of the re-check: enclosures on MPFR with directed rounding.
+
+Every number here is a closed interval ``(lo, hi)`` of two ``gmpy2.mpfr``
+values with lo <= true value <= hi, produced by MPFR in the rounding mode that
+keeps it so: the lower end in ``RoundDown`` (toward -inf), the upper end in
+``RoundUp`` (toward +inf). MPFR rounds every operation and every elementary
+function it provides (exp, expm1, log, log1p, erfc, sqrt, ...) *correctly* in
+the chosen mode (MPFR manual, section 4.4 "Rounding Modes": "the result is the
+exact result rounded in the given direction"), so
+
+* a monotone function is enclosed by evaluating it at the interval's ends,
+  each in its own direction (:meth:`Arith.exp`, :meth:`Arith.erfc`, ...);
+* an arithmetic operation takes the min / max over the ends' combinations,
+  each rounded outward (:meth:`Arith.mul`, :meth:`Arith.div`);
+* a sum of many terms is MPFR's ``mpfr_sum`` (one correct rounding of the
+  exact sum) of the lower ends down and of the upper ends up
+  (:meth:`Arith.fsum`).
+
+The error bound of every enclosure is therefore its own width: nothing is
+estimated, and underflow or overflow only widens (RoundDown underflows to 0,
+RoundUp to the least positive number; overflow goes to the largest number or
+inf in the safe direction). An accept decided on these intervals is a proof by
+a second implementation (MPFR through gmpy2), independent of the arb code.
+
+This module also holds :data:`STEPS`, the classification of every kind's
+re-check steps into proofs (directed rounding or exact integers / rationals)
+and estimates (mpmath quadrature, mpmath's non-directed evaluation, float
+searches), for ``verify --explain``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+from typing import Iterable, Union
+
+import gmpy2
+import mpmath
+from gmpy2 import mpfr, mpq, mpz
+
+__all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "to_mpf", "floor_int", "ceil_int",
+           "STEPS", "PROOF", "ESTIMATE", "accept_rests_on", "explain_steps"]
+
+Iv = tuple  # (lo: mpfr, hi: mpfr)
+
+#: |x| from which Phi(x) goes through the continued fraction instead of MPFR's erfc
+CF_FROM = 5
+_PHI_MAX = mpfr("0.4")  # > 1/sqrt(2 pi) = 0.3989...; as a binary number 0.4000000000000000222
+#: |x| below which Phi(x) to absolute accuracy goes through Taylor expansions at anchors
+TAYLOR_TO = 16
+Exact = Union[int, Fraction]
+
+# MPFR's default exponent range (about 2^+-10^9) is kept: widening it to the maximum
+# makes every operation 4x slower in gmpy2, and what underflows still rounds in the
+# safe direction (RoundDown to 0, RoundUp to the least positive number)
+
+
+class Arith:
+    """Interval arithmetic at ``prec`` bits with MPFR's directed rounding.
+
+    ``dn`` rounds toward -inf, ``up`` toward +inf; every method returns an
+    enclosure of the exact result of its exact (interval) arguments."""
+
+    __slots__ = ("prec", "dn", "up", "_rsqrt2", "_log2", "_sqrt2pi", "_anchors")
+
+    def __init__(self, prec: int) -> None:
+        self.prec = int(prec)
+        self.dn = gmpy2.context(precision=self.prec, round=gmpy2.RoundDown)
+        self.up = gmpy2.context(precision=self.prec, round=gmpy2.RoundUp)
+        self._rsqrt2 = (self.dn.rec_sqrt(mpfr(2)), self.up.rec_sqrt(mpfr(2)))
+        self._log2 = (self.dn.const_log2(), self.up.const_log2())
+        self._anchors: dict = {}
+        self._sqrt2pi = (self.dn.sqrt(self.dn.mul_2exp(self.dn.const_pi(), 1)),
+                         self.up.sqrt(self.up.mul_2exp(self.up.const_pi(), 1)))
+
+    # ---------------------------------------------------------------- construction
+
+    def q(self, x: Exact) -> Iv:
+        """The exact rational (or integer) ``x``, rounded outward (one correct rounding
+        each way: ``mpfr_set_q``)."""
+        if isinstance(x, int):
+            v = mpq(x)
+        else:
+            v = mpq(x.numerator, x.denominator)
+        return (mpfr(v, self.prec, self.dn), mpfr(v, self.prec, self.up))
+
+    def point(self, x: mpfr) -> Iv:
+        """An mpfr value widened to this precision outward (exact when it fits)."""
+        return (mpfr(x, self.prec, self.dn), mpfr(x, self.prec, self.up))
+
+    def dyadic(self, i: int, m: int) -> Iv:
+        """i 2^-m (a grid point), exact unless i has more than ``prec`` bits."""
+        # one directed division each way (gmpy2's mul_2exp and mpfr(mpz, prec, ctx)
+        # are several times slower than a context division by an integer)
+        two_m = _pow2(m)
+        return (self.dn.div(mpz(i), two_m), self.up.div(mpz(i), two_m))
+
+    # ---------------------------------------------------------------- arithmetic
+
+    def add(self, a: Iv, b: Iv) -> Iv:
+        return (self.dn.add(a[0], b[0]), self.up.add(a[1], b[1]))
+
+    def sub(self, a: Iv, b: Iv) -> Iv:
+        return (self.dn.sub(a[0], b[1]), self.up.sub(a[1], b[0]))
+
+    def neg(self, a: Iv) -> Iv:
+        # not Python's unary minus: that rounds to the global context's 53 bits
+        return (self.dn.minus(a[1]), self.up.minus(a[0]))
+
+    def mul(self, a: Iv, b: Iv) -> Iv:
+        if a[0] >= 0 and b[0] >= 0:  # the common case: masses, tails, exponentials
+            return (self.dn.mul(a[0], b[0]), self.up.mul(a[1], b[1]))
+        dn, up = self.dn, self.up
+        lo = min(dn.mul(a[0], b[0]), dn.mul(a[0], b[1]), dn.mul(a[1], b[0]), dn.mul(a[1], b[1]))
+        hi = max(up.mul(a[0], b[0]), up.mul(a[0], b[1]), up.mul(a[1], b[0]), up.mul(a[1], b[1]))
+        return (lo, hi)
+
+    def div(self, a: Iv, b: Iv) -> Iv:
+        """a / b for an interval b that excludes 0 (else ZeroDivisionError: the caller
+        must not divide by what it cannot bound away from zero)."""
+        if not (b[0] > 0 or b[1] < 0):
+            raise ZeroDivisionError("interval divisor contains 0")
+        dn, up = self.dn, self.up
+        if a[0] >= 0 and b[0] > 0:
+            return (dn.div(a[0], b[1]), up.div(a[1], b[0]))
+        lo = min(dn.div(a[0], b[0]), dn.div(a[0], b[1]), dn.div(a[1], b[0]), dn.div(a[1], b[1]))
+        hi = max(up.div(a[0], b[0]), up.div(a[0], b[1]), up.div(a[1], b[0]), up.div(a[1], b[1]))
+        return (lo, hi)
+
+    def scale2(self, a: Iv, k: int) -> Iv:
+        """a 2^k (exact unless the exponent range is left)."""
+        return (self.dn.mul_2exp(a[0], k), self.up.mul_2exp(a[1], k))
+
+    def fsum(self, terms: Iterable[Iv]) -> Iv:
+        """The sum, each end one correct directed rounding of the exact sum of the
+        ends (``mpfr_sum``)."""
+        ts = list(terms)
+        if not ts:
+            return (mpfr(0), mpfr(0))
+        return (self.dn.fsum([t[0] for t in ts]), self.up.fsum([t[1] for t in ts]))
+
+    @staticmethod
+    def hull(a: Iv, b: Iv) -> Iv:
+        return (min(a[0], b[0]), max(a[1], b[1]))
+
+    # ---------------------------------------------------------------- functions
+
+    def exp(self, a: Iv) -> Iv:
+        return (self.dn.exp(a[0]), self.up.exp(a[1]))
+
+    def expm1(self, a: Iv) -> Iv:
+        return (self.dn.expm1(a[0]), self.up.expm1(a[1]))
+
+    def log(self, a: Iv) -> Iv:
+        if not a[0] > 0:
+            raise ValueError("log of an interval that reaches 0")
+        return (self.dn.log(a[0]), self.up.log(a[1]))
+
+    def log1p(self, a: Iv) -> Iv:
+        if not a[0] > -1:
+            raise ValueError("log1p of an interval that reaches -1")
+        return (self.dn.log1p(a[0]), self.up.log1p(a[1]))
+
+    def sqrt(self, a: Iv) -> Iv:
+        if a[0] < 0:
+            raise ValueError("sqrt of an interval that reaches below 0")
+        return (self.dn.sqrt(a[0]), self.up.sqrt(a[1]))
+
+    def erfc(self, a: Iv) -> Iv:
+        """erfc is decreasing: the lower end at the upper argument."""
+        return (self.dn.erfc(a[1]), self.up.erfc(a[0]))
+
+    def ncdf(self, a: Iv) -> Iv:
+        """Phi(x), the standard normal cdf (increasing in x): the lower end is a lower
+        bound of Phi(a.lo), the upper end an upper bound of Phi(a.hi).
+
+        For |x| < :data:`CF_FROM` it is erfc(-x / sqrt 2) / 2 by MPFR; beyond, MPFR's
+        erfc is slow (about 1 ms at 200 bits for 4 < x / sqrt 2 < 14, where the
+        re-check evaluates most of its tails) and the Mills ratio's continued
+        fraction is used instead (:meth:`upper_tail`)."""
+        return (self._ncdf_point(a[0])[0], self._ncdf_point(a[1])[1])
+
+    def _ncdf_point(self, x: mpfr) -> Iv:
+        if x <= -CF_FROM:
+            return self.upper_tail(self.dn.minus(x))
+        if x >= CF_FROM:
+            t = self.upper_tail(x)
+            return (self.dn.sub(1, t[1]), self.up.sub(1, t[0]))
+        t = self.mul((self.dn.minus(x), self.up.minus(x)), self._rsqrt2)
+        e = self.erfc(t)
+        return (self.dn.mul_2exp(e[0], -1), self.up.mul_2exp(e[1], -1))
+
+    def ncdf_abs(self, a: Iv) -> Iv:
+        """Phi on an interval to *absolute* accuracy about 2^-prec (what a mass rounded
+        to units needs), much faster than :meth:`ncdf` where most tails are evaluated:
+        a Taylor expansion around the nearest anchor j/16 (:meth:`_taylor_q`). One
+        evaluation at the lower end; the upper end adds (hi - lo) / sqrt(2 pi) < 0.4 (hi - lo)
+        (the mean value theorem: Phi' <= 1 / sqrt(2 pi))."""
+        lo, hi = self._ncdf_abs_point(a[0])
+        if a[1] == a[0]:
+            return (lo, hi)
+        w = self.up.mul(self.up.sub(a[1], a[0]), _PHI_MAX)
+        return (lo, min(self.up.add(hi, w), mpfr(1)))
+
+    def _ncdf_abs_point(self, x: mpfr) -> Iv:
+        if not (-TAYLOR_TO < x < TAYLOR_TO):
+            return self._ncdf_point(x)
+        if x <= 0:
+            return self._taylor_q(self.dn.minus(x))
+        t = self._taylor_q(x)
+        return (self.dn.sub(1, t[1]), self.up.sub(1, t[0]))
+
+    def _taylor_q(self, x: mpfr) -> Iv:
+        """Q(x) = 1 - Phi(x), 0 <= x < TAYLOR_TO, as
+        Q(a + d) = Q(a) - phi(a) sum_{k=1..n} (-1)^(k-1) He_{k-1}(a) d^k / k! + R
+        around the anchor a = j/16 nearest x (|d| <= 1/32), since
+        Q^(k)(x) = -(-1)^(k-1) He_{k-1}(x) phi(x) (He: probabilists' Hermite
+        polynomials). Remainder (Taylor, Lagrange form) with Cramer's inequality
+        |He_n(x)| <= 1.0866 sqrt(n!) e^{x^2/4} (DLMF 18.14.9 for H_n, with
+        He_n(x) = 2^{-n/2} H_n(x / sqrt 2)): |Q^(n+1)| <= 1.0866 sqrt(n!) / sqrt(2 pi)
+        < sqrt(n!) / 2, so |R| <= sqrt(n!) |d|^(n+1) / (2 (n+1)!), with n chosen so
+        that this is below 2^-(prec+2) (:meth:`_anchor`)."""
+        # the nearest anchor j/16, in exact integers (so that |d| <= 1/32 holds exactly:
+        # the remainder bound assumes it); d = x - j/16 exactly, as D / 2^E: the Horner
+        # scheme runs on integers in fixed point 2^-P, the lower chain rounded down, the upper up
+        n, den = x.as_integer_ratio()
+        j = int((32 * n + den) // (2 * den))
+        Qa, clo, chi, rem, P = self._anchor(j)
+        E = int(den).bit_length() - 1 + 4
+        D = int(n) * 16 - j * int(den)
+        lo, hi = clo[-1], chi[-1]
+        for k in range(len(clo) - 2, -2, -1):
+            lo, hi = (lo * D, hi * D) if D >= 0 else (hi * D, lo * D)
+            lo, hi = lo >> E, -((-hi) >> E)
+            if k >= 0:
+                lo, hi = lo + clo[k], hi + chi[k]
+        lo, hi = lo - rem, hi + rem
+        dn, up = self.dn, self.up
+        s_lo = dn.div(mpz(lo), mpz(1) << P)  # one directed rounding of lo 2^-P
+        s_hi = up.div(mpz(hi), mpz(1) << P)
+        return (dn.add(Qa[0], s_lo), up.add(Qa[1], s_hi))
+
+    def _anchor(self, j: int):
+        got = self._anchors.get(j)
+        if got is not None:
+            return got
+        a = mpfr(j) / 16  # exact: j has few bits
+        A = (a, a)
+        Qa = self.neg_ncdf_erfc(a)
+        h = (self.dn.mul_2exp(self.dn.square(a), -1), self.up.mul_2exp(self.up.square(a), -1))
+        phi = self.div(self.exp(self.neg(h)), self._sqrt2pi)
+        # n: sqrt(n!) (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2), in exact integers
+        n, target = 1, 1 << (self.prec + 2)
+        while True:
+            # bound^2 = n! / (4 (n+1)!^2 32^(2n+2)) <= 2^-2(prec+2)
+            if math.factorial(n) * target * target <= 4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2):
+                break
+            n += 1
+        P = self.prec + 8
+        rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // (2 * math.factorial(n + 1) * 32 ** (n + 1))) + 1
+        he = [(mpfr(1), mpfr(1)), A]
+        while len(he) < n:
+            k = len(he) - 1
+            he.append(self.sub(self.mul(A, he[k]), self.mul(self.q(k), he[k - 1])))
+        clo, chi = [], []
+        for k in range(1, n + 1):  # coefficient of d^k: -phi (-1)^(k-1) He_{k-1} / k!
+            c = self.div(self.mul(phi, he[k - 1]), self.q(math.factorial(k)))
+            if k % 2 == 1:
+                c = self.neg(c)
+            clo.append(floor_int(self.dn.mul_2exp(c[0], P)))
+            chi.append(ceil_int(self.up.mul_2exp(c[1], P)))
+        got = self._anchors[j] = (Qa, clo, chi, rem, P)
+        return got
+
+    def neg_ncdf_erfc(self, t: mpfr) -> Iv:
+        """Q(t) = erfc(t / sqrt 2) / 2 at a point, by MPFR."""
+        e = self.erfc(self.mul((t, t), self._rsqrt2))
+        return (self.dn.mul_2exp(e[0], -1), self.up.mul_2exp(e[1], -1))
+
+    def upper_tail(self, t: mpfr) -> Iv:
+        """Q(t) = 1 - Phi(t) for a point t >= 1, as phi(t) M(t), M the Mills ratio.
+
+        M(t) = 1/z_0 with z_k = t + (k + 1)/z_{k+1}: Laplace's continued fraction
+        (Abramowitz & Stegun 26.2.14; it converges for t > 0, all its elements
+        positive). Every true tail z_k exceeds t (it is t plus a positive number), so
+        starting from z_N in [t, +inf] (N/z_N in [0, N/t]) and running the recursion
+        backward in interval arithmetic encloses z_0 without any truncation estimate:
+        the truncation shows as width, and N is doubled until the width is a few
+        units of the working precision (at most 2^16 levels; beyond, the enclosure is
+        returned as wide as it is, still sound)."""
+        if t < 1:
+            raise ValueError("upper_tail needs t >= 1")
+        dn, up = self.dn, self.up
+        # phi(t) = e^{-t^2/2} / sqrt(2 pi)
+        h = (dn.mul_2exp(dn.square(t), -1), up.mul_2exp(up.square(t), -1))  # [lo, hi] of t^2 / 2
+        phi = (dn.div(dn.exp(dn.minus(h[1])), self._sqrt2pi[1]), up.div(up.exp(up.minus(h[0])), self._sqrt2pi[0]))
+        n = int(((self.prec * 0.75) / float(t)) ** 2 / 2) + 8
+        target = self.prec - 6
+        while True:
+            zlo, zhi = t, up.add(t, up.div(n, t))  # z_{n-1}: t + n / z_n with z_n in [t, inf]
+            for k in range(n - 1, 0, -1):  # z_{k-1} = t + k / z_k
+                zlo, zhi = dn.add(t, dn.div(k, zhi)), up.add(t, up.div(k, zlo))
+            m = (dn.div(1, zhi), up.div(1, zlo))
+            if n >= 1 << 16 or up.sub(m[1], m[0]) <= dn.mul_2exp(m[0], -target):
+                break
+            n *= 2
+        return (dn.mul(phi[0], m[0]), up.mul(phi[1], m[1]))
+
+    def log2_const(self) -> Iv:
+        return self._log2
+
+
+@lru_cache(maxsize=256)
+def _pow2(k: int) -> mpz:
+    """2^k as a GMP integer (cached): multiplying by it scales an mpfr exactly."""
+    return mpz(1) << k
+
+
+pow2 = _pow2
+
+
+@lru_cache(maxsize=64)
+def arith(prec: int) -> Arith:
+    """The (cached) :class:`Arith` of ``prec`` bits."""
+    return Arith(prec)
+
+
+def to_fraction(x: mpfr) -> Fraction:
+    """The exact rational value of a finite mpfr."""
+    n, d = x.as_integer_ratio()
+    return Fraction(int(n), int(d))
+
+
+def floor_int(x: mpfr) -> int:
+    """floor(x) of a finite mpfr, exactly."""
+    n, d = x.as_integer_ratio()
+    return int(n // d)
+
+
+def ceil_int(x: mpfr) -> int:
+    """ceil(x) of a finite mpfr, exactly."""
+    n, d = x.as_integer_ratio()
+    return int(-((-n) // d))
+
+
+def to_mpf(x: mpfr) -> "mpmath.mpf":
+    """The mpfr's exact value as an mpmath number (no rounding: the mantissa is kept)."""
+    if gmpy2.is_nan(x):
+        raise ValueError("NaN")
+    if gmpy2.is_infinite(x):
+        return mpmath.inf if x > 0 else -mpmath.inf
+    if x == 0:
+        return mpmath.mpf(0)
+    man, exp = x.as_mantissa_exp()
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
+
+
+# --------------------------------------------------------------------------- proof / estimate table
+
+PROOF = "proof"
+ESTIMATE = "estimate"
+
+#: kind -> steps of its re-check, each (what, PROOF | ESTIMATE, on_accept_path). A step on
+#: the accept path is one an accept depends on; an estimate there means the kind's accept
+#: rests on an estimate (``tests/recheck/test_core.py`` lists the kinds where that is so
+#: and fails once one of them is proved, so the list only shrinks). Steps off the accept
+#: path only choose (grids, orders, brackets) or only refute.
+STEPS: dict[str, list[tuple[str, str, bool]]] = {}
+
+
+def _steps(kinds: Iterable[str], steps: list[tuple[str, str, bool]]) -> None:
+    for k in kinds:
+        STEPS[k] = steps
+
+
+_PLD_STEPS = [
+    ("per-step pair tails in MPFR with directed rounding (Gaussian: erfc at anchors j/16 and "
+     "a Taylor expansion with a Cramer-inequality remainder between them, Laplace's continued "
+     "fraction beyond |x| = 16, expm1, log; Laplace: exp, log; finite pairs: exact sums)",
+     PROOF, True),
+    ("connect-the-dots and bucket masses rounded outward to integer units 2^-K", PROOF, True),
+    ("T-fold composition: exact integer products (Kronecker substitution on GMP integers)", PROOF, True),
+    ("delta(eps) / eps(delta) read off the composed integers with directed exp, expm1, log", PROOF, True),
+    ("grid, knot range and scale chosen from the recorded enclosure (untrusted hints)", ESTIMATE, False),
+]
+_steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
+_steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
+    ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
+     "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
+    ("other leaves (mixture of Gaussians, discrete Laplace / Gaussian, epsilon_delta, "
+     "randomized response, zCDP conversion): mpmath tails, not directed", ESTIMATE, True),
+])
+_steps(["calibrate.bracket"], _PLD_STEPS + [
+    ("without-replacement (Cor 32) pair: the larger of two Poisson curves, chosen only where "
+     "the intervals prove it, else the hull of both pairs' tails", PROOF, True),
+    ("each end's verdict compared with the exact delta (rationals)", PROOF, True),
+])
+_steps(["oracle.rows"], [
+    ("certified enclosure per row by the PLD route", PROOF, True),
+    ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),
+])
+_steps(["rdp.epsilon"], [
+    ("Gaussian + classic: closed form c + 2 sqrt(cL) in mpmath at two precisions", ESTIMATE, True),
+    ("upper end: conversion at the recorded order; D_alpha by mpmath quadrature or binomial "
+     "sums in mpmath (not directed)", ESTIMATE, True),
+    ("lower end: cells of log(alpha - 1) evaluated in mpmath (not directed)", ESTIMATE, True),
+])
+_steps(["rdp.divergence", "rdp.to_dp_eps", "rdp.to_dp_delta", "rdp.abc_gain",
+        "rdp.abc_extra_iterations"], [
+    ("closed forms, sums or quadrature in mpmath (not directed)", ESTIMATE, True),
+])
+_steps(["gdp.delta", "gdp.mu", "gdp.eps", "gdp.thm4.5", "gdp.mills_scaled"], [
+    ("delta_mu by mpmath.ncdf at two precisions (agreement test, not directed)", ESTIMATE, True),
+])
+_steps(["gdp.certify", "gdp.refinement_point", "gdp.tail_limit", "gdp.optimal_mu", "gdp.thm51",
+        "gdp.clip_rectify"], [
+    ("mpmath evaluation of the GDP transformation and its bounds (not directed)", ESTIMATE, True),
+])
+_steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
+        "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform"], [
+    ("mpmath evaluation (exact rationals where the kind is combinatorial), not directed",
+     ESTIMATE, True),
+])
+
+
+def accept_rests_on(kind: str) -> str:
+    """PROOF when every step on ``kind``'s accept path is a proof, else ESTIMATE
+    (also for a kind missing from :data:`STEPS`: unclassified is not proved)."""
+    steps = STEPS.get(kind)
+    if not steps:
+        return ESTIMATE
+    return PROOF if all(s == PROOF for _, s, on in steps if on) else ESTIMATE
+
+
+def explain_steps(kind: str) -> str:
+    """The lines ``verify --explain`` prints under a kind."""
+    steps = STEPS.get(kind)
+    if not steps:
+        return "  steps: not classified (an accept of this kind is not a proof)"
+    out = [f"  accept rests on: {accept_rests_on(kind)}"]
+    for what, status, on in steps:
+        tag = status if on else f"{status}, only chooses or refutes"
+        out.append(f"  - [{tag}] {what}")
+    return "\n".join(out)

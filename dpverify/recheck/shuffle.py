@@ -1,0 +1,272 @@
+"""Second route for shuffle-and-iterate DP-SGD brackets (``shuffle.epsilon``,
+``shuffle.delta``, ``shuffle.claim``), on mpmath and GMP integers only: nothing
+from the arb side is imported.
+
+Both ends are re-proved (the mathematics is stated in the producer's module,
+``dpverify.sampling.shuffle``; this is a second implementation of it):
+
+* upper end: the Gaussian pair with mu = Delta sqrt(E) / sigma (Delta = 2 under
+  replace-one, else 1; no amplification, AFA Thm 10 per permutation, joint
+  convexity over permutations): delta_mu(eps) = Phi(-eps/mu + mu/2) -
+  e^eps Phi(-eps/mu - mu/2) (GDPT eq. 2) at 50+ digits, its eps root by
+  bisection of the decreasing delta_mu;
+* lower end: the max-of-batch-sums pair of one epoch, Q(M <= x) = Phi(x)^T,
+  P(M <= x) = Phi(x - mu) Phi(x)^(T-1) (persistent shuffling: mu sqrt(E), one
+  epoch), cut at the recorded edges (a hint: any edges give a lower bound),
+  grouped by this route's own class indices, composed E times (dynamic) by
+  Kronecker substitution into GMP products with P rounded down and Q rounded up
+  to units 2^-128 after each product; for a class set J,
+  delta(eps) >= (A_J - e^eps B_J) 2^-128. The recorded lower end of epsilon is
+  accepted only when some prefix J (classes by decreasing P/Q) gives
+  A_J - e^lo B_J > delta 2^128, i.e. delta(lo) > delta.
+
+mpmath's roundings are not directed: as for the PLD re-check, this is a second
+opinion at a precision far beyond the units, not a proof in the arb sense.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Mapping
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from .gdp import exact_input, to_mpf
+from .verify import Recheck, parse_bound, register
+
+try:
+    import gmpy2 as _gmpy2
+except ImportError:  # pragma: no cover - gmpy2 is a declared dependency
+    _gmpy2 = None
+
+_K = 128
+_DPS = 60
+_MAX_CELLS = 4096
+_MAX_CLASSES = 1 << 19
+_SCHEMES = {"shuffle": False, "shuffle-persistent": True}
+_RELATIONS = ("add-remove", "add", "remove", "replace-one", "replace-special")
+
+
+def _count(inputs: Mapping[str, Any], key: str, hi: int) -> int:
+    v = inputs.get(key)
+    if isinstance(v, str) and v.isdigit():
+        v = int(v)
+    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= hi:
+        raise MalformedCertificate(f"inputs.{key} must be an integer in [1, {hi}]")
+    return v
+
+
+def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    sig = exact_input(inputs, "noise_multiplier")
+    if sig <= 0:
+        raise MalformedCertificate("inputs.noise_multiplier must be > 0")
+    n = _count(inputs, "dataset_size", 10**12)
+    b = _count(inputs, "batch_size", n)
+    E = _count(inputs, "epochs", 100_000)
+    samp = inputs.get("sampling")
+    if samp not in _SCHEMES:
+        raise MalformedCertificate(f"inputs.sampling={samp!r} (allowed: {', '.join(_SCHEMES)})")
+    rel = inputs.get("neighboring")
+    if rel not in _RELATIONS:
+        raise MalformedCertificate(f"inputs.neighboring={rel!r} (allowed: {', '.join(_RELATIONS)})")
+    if rel in ("add-remove", "add", "remove") and n > 1 and b > 1 and (n - 1) % b == 0:
+        raise CertificateRejected(f"{rel} with B dividing n - 1 changes the number of batches: no bracket "
+                                  "covers it")
+    return {"sig": sig, "n": n, "b": b, "E": E, "persistent": _SCHEMES[samp], "rel": rel,
+            "T": -(-n // b), "Delta": 2 if rel == "replace-one" else 1}
+
+
+def _mu_gauss(r: Mapping[str, Any]) -> mpf:
+    return r["Delta"] * mpmath.sqrt(r["E"]) / to_mpf(r["sig"])
+
+
+def _delta_mu(mu: mpf, e: mpf) -> mpf:
+    return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+
+def _eps_upper(r: Mapping[str, Any], delta: mpf) -> mpf:
+    """A point above the root of delta_mu(eps) = delta (bisection; delta_mu decreases)."""
+    mu = _mu_gauss(r)
+    lo, hi = mpf(-1), mpf(1)
+    while _delta_mu(mu, lo) <= delta:
+        lo *= 2
+    while _delta_mu(mu, hi) > delta:
+        hi *= 2
+        if hi > 2**40:
+            raise CouldNotReprove("the upper end's root is beyond 2^40")
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _delta_mu(mu, mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi * (1 + mpf(10) ** -30) + mpf(10) ** -40
+
+
+def _hints(result: Mapping[str, Any]) -> tuple[Fraction, Fraction, int, int]:
+    h = result.get("shuffle_lower")
+    if not isinstance(h, Mapping):
+        raise MalformedCertificate("result.shuffle_lower is missing")
+    try:
+        a, s = Fraction(h["edge_from"]), Fraction(h["edge_step"])
+        cells, grid = h["cells"], h["grid"]
+    except (KeyError, ValueError, ZeroDivisionError, TypeError):
+        raise MalformedCertificate("result.shuffle_lower: edge_from, edge_step (numbers), cells, grid") from None
+    if not (isinstance(cells, int) and 2 <= cells <= _MAX_CELLS and isinstance(grid, int) and 0 <= grid <= 16
+            and s > 0 and abs(a) < 10**6 and s < 10**6):
+        raise MalformedCertificate(f"result.shuffle_lower out of range (cells 2..{_MAX_CELLS}, grid 0..16, "
+                                   "edge_step > 0)")
+    return a, s, cells, grid
+
+
+def _cells(r: Mapping[str, Any], a: Fraction, s: Fraction, K: int) -> tuple[list[mpf], list[mpf]]:
+    T = r["T"]
+    mu = r["Delta"] / to_mpf(r["sig"])
+    if r["persistent"]:
+        mu *= mpmath.sqrt(r["E"])
+    Fp, Fq = [mpf(0)], [mpf(0)]
+    for i in range(K - 1):
+        x = to_mpf(a + i * s)
+        c = mpmath.ncdf(x)
+        Fq.append(c ** T)
+        Fp.append(mpmath.ncdf(x - mu) * c ** (T - 1))
+    Fp.append(mpf(1))
+    Fq.append(mpf(1))
+    return [Fp[k + 1] - Fp[k] for k in range(K)], [Fq[k + 1] - Fq[k] for k in range(K)]
+
+
+def _kron(a: list[int], b: list[int]) -> list[int]:
+    bits = max(max(a).bit_length(), 1) + max(max(b).bit_length(), 1) + min(len(a), len(b)).bit_length() + 1
+    n = len(a) + len(b) - 1
+    if _gmpy2 is not None:
+        x = _gmpy2.pack(a, bits)
+        y = x if a is b else _gmpy2.pack(b, bits)
+        out = [int(c) for c in _gmpy2.unpack(x * y, bits)]
+        return out + [0] * (n - len(out))
+    out = [0] * n  # pragma: no cover - schoolbook fallback
+    for i, u in enumerate(a):
+        for j, v in enumerate(b):
+            out[i + j] += u * v
+    return out
+
+
+def _power(c: list[int], E: int, up: bool) -> list[int]:
+    def mul(x: list[int], y: list[int]) -> list[int]:
+        z = _kron(x, y)
+        return [-((-v) >> _K) for v in z] if up else [v >> _K for v in z]
+
+    res, base = None, c
+    while True:
+        if E & 1:
+            res = base if res is None else mul(res, base)
+        E >>= 1
+        if not E:
+            return res
+        base = mul(base, base)
+
+
+def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> list[tuple[int, int]]:
+    a, s, cells, grid = _hints(result)
+    with mpmath.workdps(_DPS):
+        p, q = _cells(r, a, s, cells)
+        if swap:
+            p, q = q, p
+        unit = mpf(2) ** _K
+        P = [max(0, int(mpmath.floor(x * unit))) for x in p]
+        Q = [max(0, int(mpmath.ceil(x * unit))) for x in q]
+    E = 1 if r["persistent"] else r["E"]
+    if E > 1:
+        idx = [math.floor(math.log(x / y) * 2.0**grid) if x > 0 and y > 0 else None for x, y in zip(P, Q)]
+        fin = [i for i in idx if i is not None]
+        lo, hi = min(fin), max(fin)
+        if E * (hi - lo + 1) > _MAX_CLASSES:
+            sc = math.ceil(E * (hi - lo + 1) / _MAX_CLASSES)
+            idx = [None if i is None else (i - lo) // sc for i in idx]
+            lo, hi = 0, max(i for i in idx if i is not None)
+        cp, cq = [0] * (hi - lo + 1), [0] * (hi - lo + 1)
+        for i, x, y in zip(idx, P, Q):
+            if i is not None:  # outcomes with a dropped cell form a class outside every J
+                cp[i - lo] += x
+                cq[i - lo] += y
+        P, Q = _power(cp, E, False), _power(cq, E, True)
+    order = sorted((j for j in range(len(P)) if P[j] > 0 and Q[j] > 0), key=lambda j: Fraction(-P[j], Q[j]))
+    out, A, B = [], 0, 0
+    for j in order:
+        A += P[j]
+        B += Q[j]
+        out.append((A, B))
+    return out
+
+
+def _swaps(rel: str) -> tuple[bool, ...]:
+    return {"remove": (False,), "add": (True,)}.get(rel, (False, True))
+
+
+def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fraction, eps: mpf) -> bool:
+    """Some prefix J gives A_J - e^eps B_J > delta 2^K (then delta(eps) > delta)."""
+    with mpmath.workdps(_DPS):
+        x = mpmath.exp(eps)
+        dl = to_mpf(delta) * mpf(2) ** _K
+        for swap in _swaps(r["rel"]):
+            for A, B in _prefixes(r, result, swap):
+                if A - x * B > dl * (1 + mpf(10) ** -40):
+                    return True
+    return False
+
+
+def _lower_delta(r: Mapping[str, Any], result: Mapping[str, Any], eps: Fraction) -> mpf:
+    with mpmath.workdps(_DPS):
+        x = mpmath.exp(to_mpf(eps))
+        best = mpf(0)
+        for swap in _swaps(r["rel"]):
+            for A, B in _prefixes(r, result, swap):
+                best = max(best, (A - x * B) / mpf(2) ** _K)
+        return best * (1 - mpf(10) ** -40)
+
+
+def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
+    r = _run(inputs)
+    delta = exact_input(inputs, "delta")
+    if not 0 < delta < 1:
+        raise MalformedCertificate("inputs.delta must be in (0, 1)")
+    enc = result.get("enclosure")
+    if not isinstance(enc, Mapping):
+        raise MalformedCertificate("result.enclosure is missing")
+    lo = parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
+    with mpmath.workdps(_DPS):
+        hi = _eps_upper(r, to_mpf(delta))
+    if lo <= 0:
+        return mpf(0), hi
+    if not _lower_eps_holds(r, result, delta, lo):
+        raise CouldNotReprove(f"the lower end {enc.get('lo')} is not re-proved by the max-statistic pair")
+    return lo, hi
+
+
+@register("shuffle.epsilon", explain="shuffle-and-iterate DP-SGD, bracket of epsilon(delta): the upper end "
+          "re-derived from the no-amplification Gaussian (mu = Delta sqrt(E)/sigma) by bisection on mpmath, "
+          "the lower end re-proved as delta(lo) > delta for the max-of-batch-sums dataset pair, composed over "
+          "epochs by exact GMP products (units 2^-128, P down, Q up)")
+def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    lo, hi = _eps_bracket(inputs, result)
+    return Recheck(lo=lo, hi=hi, dps=_DPS)
+
+
+# a claim is decided on the same bracket (verify derives the verdict from claim.relation)
+recheck_claim = register("shuffle.claim", explain="shuffle-and-iterate DP-SGD, verdict on a claimed (eps, delta): "
+                         "the epsilon bracket re-derived as for shuffle.epsilon; holds iff its upper end <= claimed "
+                         "eps, fails iff its lower end > claimed eps")(recheck_eps)
+
+
+@register("shuffle.delta", explain="shuffle-and-iterate DP-SGD, bracket of delta(eps): delta_mu(eps) of the "
+          "no-amplification Gaussian above, the max-of-batch-sums pair composed over epochs below")
+def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    r = _run(inputs)
+    eps = exact_input(inputs, "eps")
+    with mpmath.workdps(_DPS):
+        hi = _delta_mu(_mu_gauss(r), to_mpf(eps))
+        hi = hi * (1 + mpf(10) ** -30)
+    lo = _lower_delta(r, result, eps)
+    return Recheck(lo=max(lo, mpf(0)), hi=hi, dps=_DPS)

@@ -1,0 +1,436 @@
+"""Shuffle-and-iterate DP-SGD: a certified bracket [lower, upper] for epsilon(delta)
+and delta(eps).
+
+The mechanism. A dataset of n records is cut, at the start of an epoch, into
+T = ceil(n / B) batches by a uniformly random permutation (sizes B, the last one
+n - (T - 1) B: every record is in exactly one batch per epoch; a dropped last
+batch is not covered). Each step releases the sum of the batch's per-record
+gradients, each clipped to norm C, plus N(0, sigma^2 C^2 I). ``dynamic``
+shuffling draws a new permutation every epoch; ``persistent`` shuffling draws
+one and reuses it for all E epochs. Units: C = 1, noise multiplier sigma.
+
+Relations (the sensitivity Delta of one batch sum):
+
+* replace-one: one record swapped, Delta = 2 (both clipped gradients in the
+  unit ball). The dataset size and the batch layout do not change.
+* replace-special (dp_accounting's REPLACE_SPECIAL): one record replaced by a
+  special record whose clipped gradient is 0, Delta = 1.
+* add-remove / add / remove: adding or removing a record changes n, hence a
+  batch size (or the number of batches when B divides n - 1). Handled as the
+  *fixed-layout* convention: n is the size of the larger dataset, its layout
+  (T batches) is kept, and the smaller dataset leaves the removed record's slot
+  empty, which is replace-special with a zero gradient, Delta = 1. An
+  implementation that re-cuts its batches after a removal changes the
+  composition of every later batch; no theorem here bounds it from above, so
+  the upper end is stated for the fixed layout only (the lower end holds for
+  both: its other records have gradient 0, so a re-cut changes nothing while T
+  is unchanged; :func:`run` refuses add-remove when B divides n - 1, where T
+  itself would change).
+
+Upper end (no amplification). Condition on the permutation(s). The records'
+positions are then fixed, the two datasets differ in one record, and that record
+is in exactly one batch per epoch: each epoch is an adaptive composition of T
+Gaussian steps of which one has sensitivity <= Delta and the others 0, so
+(AFA Thm 10, the steps' dominating pairs composed adaptively) the E epochs are
+dominated by the product of E pairs (N(0,1), N(Delta/sigma, 1)), i.e. by the
+Gaussian pair with mu = Delta sqrt(E) / sigma (a product of unit Gaussians
+shifted along one direction is that pair after a rotation). Un-conditioning is a
+mixture over the permutations, and the hockey-stick divergence is jointly convex,
+so the bound survives it. This holds for dynamic and persistent shuffling alike
+(persistent: one permutation for all epochs, the same argument).
+
+Lower end (a concrete pair; Chua et al. ICML 2024, Sec 4, the "max of the
+batch sums" statistic). One-dimensional gradients, a loss whose gradient does
+not depend on the model (so the steps are non-adaptive): under D the distinguished
+record x* has gradient +1 and every other record 0 (replace-one: every other
+record -1 and x* +1 in D, -1 in D'; the batch sums under D' are then known
+constants -|B_t| and the difference is 2 in x*'s batch). After subtracting the
+known constants and dividing by sigma, one epoch's output is
+
+  Q: Y ~ N(0, I_T),   P: Y ~ N(mu e_t, I_T) with t = x*'s batch,   mu = Delta / sigma,
+
+and the statistic M = max_t Y_t has, whatever the law of t (every record is in
+exactly one batch),
+
+  Q(M <= x) = Phi(x)^T,    P(M <= x) = Phi(x - mu) Phi(x)^(T - 1).
+
+M cut into K cells by edges x_1 < ... < x_{K-1} is a post-processing, so the
+hockey-stick divergence of the cell laws is below the mechanism's (data
+processing). Dynamic shuffling: the E epochs use independent permutations and
+the gradients do not depend on the model, so the E epochs' outputs are i.i.d.
+under P and under Q, and (M_1, ..., M_E) binned is a post-processing of the
+whole run: its law is the E-fold product of the one-epoch cell laws. Persistent
+shuffling: x* sits in the same batch t in every epoch, so Z_t = sum_e Y_{e,t} /
+sqrt(E) is N(sqrt(E) mu e_t, I_T) under P and N(0, I_T) under Q: one epoch with
+mu sqrt(E) (and no composition).
+
+The E-fold product is grouped into classes (a class index per cell, composed
+by adding indices: any grouping is a post-processing, so the choice of the
+indices, made in floating point from the cells' privacy losses, affects only
+tightness, never soundness). Class masses are composed exactly as integer
+polynomials (:mod:`flint.fmpz_poly`), P rounded down and Q rounded up to units
+2^-U after every product, so the result is a sub-measure of P's class law and a
+super-measure of Q's. For every set J of classes
+
+  delta(eps) >= P(J) - e^eps Q(J) >= (A_J - e^eps B_J) / 2^U,
+
+with A_J, B_J the integer sums, and eps(delta) > eps0 whenever the right side
+exceeds delta at eps0 (delta(eps) is non-increasing). The best J for a given
+eps is a prefix of the classes sorted by decreasing P/Q; all prefixes are
+scanned.
+
+A lower bound for one pair of datasets and one loss is a lower bound of the
+mechanism's worst case: a claimed (eps, delta) with eps below the lower end is
+false for this implementation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from flint import arb, fmpz_poly
+
+from .. import _validate as V
+from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
+from ..errors import InvalidParameter
+from ..relation import Relation, relation as _relation
+
+__all__ = ["ShuffleRun", "run", "lower_eps", "lower_delta", "upper_eps", "upper_delta", "bracket_eps",
+           "bracket_delta", "SCHEMES", "LowerHints", "cell_masses", "sensitivity"]
+
+#: sampling names (CLI, JSON, certificates) -> persistent?
+SCHEMES = {"shuffle": False, "shuffle-persistent": True}
+#: the most epochs accepted (work is bounded before it starts)
+MAX_EPOCHS = 100_000
+#: the most composed classes (length of the E-fold class polynomial)
+MAX_CLASSES = 1 << 19
+_PREC = 256
+_UNIT_BITS = 96
+
+SOURCE = ("upper end: no amplification (each record in exactly one batch per epoch; AFA Thm 10 "
+          "adaptive composition of the Gaussian steps, joint convexity of the hockey-stick divergence "
+          "over the permutations); lower end: a concrete dataset pair and the max of each epoch's batch "
+          "sums (Chua et al., ICML 2024, Sec 4), binned, composed over independent epochs (dynamic "
+          "shuffling) or summed over epochs (persistent shuffling)")
+
+
+@dataclass(frozen=True)
+class ShuffleRun:
+    """One shuffled DP-SGD run (exact inputs)."""
+
+    sigma: Fraction
+    n: int
+    batch: int
+    epochs: int
+    persistent: bool
+    relation: Relation
+
+    @property
+    def batches(self) -> int:
+        """T = ceil(n / B) batches per epoch (the last one partial when B does not divide n)."""
+        return -(-self.n // self.batch)
+
+    @property
+    def sampling(self) -> str:
+        return "shuffle-persistent" if self.persistent else "shuffle"
+
+    def inputs(self) -> dict[str, Any]:
+        return {"noise_multiplier": str(self.sigma) if self.sigma.denominator != 1 else str(self.sigma.numerator),
+                "dataset_size": self.n, "batch_size": self.batch, "epochs": str(self.epochs),
+                "sampling": self.sampling, "neighboring": self.relation.value}
+
+
+def sensitivity(rel: Relation) -> int:
+    """Delta of one batch sum in units of C: 2 under replace-one, else 1."""
+    return 2 if rel is Relation.REPLACE_ONE else 1
+
+
+def relation_note(rel: Relation) -> str:
+    if rel is Relation.REPLACE_ONE:
+        return "replace-one: one record swapped, batch-sum sensitivity 2C, layout unchanged"
+    if rel is Relation.REPLACE_SPECIAL:
+        return "replace-special: one record replaced by a special record with zero gradient, sensitivity C"
+    return (f"{rel.value}: fixed-layout convention (the layout of the larger dataset is kept and a removed "
+            "record leaves its slot empty, sensitivity C); an implementation that re-cuts its batches after "
+            "a removal is not covered by the upper end")
+
+
+def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, sampling: str,
+        neighboring: Any = "add-remove") -> ShuffleRun:
+    """Validate and build a :class:`ShuffleRun` (InvalidParameter naming the argument)."""
+    sig = V.positive("noise_multiplier", noise_multiplier)
+    n = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
+    b = V.integer("batch_size", batch_size, lo=1, hi=n)
+    e = V.integer("epochs", epochs, lo=1, hi=MAX_EPOCHS)
+    if sampling not in SCHEMES:
+        raise InvalidParameter("sampling", f"sampling={sampling!r} is not a shuffling scheme "
+                                           f"(allowed: {', '.join(SCHEMES)})")
+    rel = _relation(neighboring)
+    if rel in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE) and n > 1 and (n - 1) % b == 0 and b > 1:
+        raise InvalidParameter(
+            "neighboring", f"{rel.value} with shuffling is ambiguous here: B={b} divides n-1={n - 1}, so removing "
+            "a record changes the number of batches per epoch (an observable change); give --neighboring "
+            "replace-one or replace-special, or a dataset size where the batch count does not change")
+    return ShuffleRun(sig, n, b, e, SCHEMES[sampling], rel)
+
+
+# --------------------------------------------------------------------------- upper end
+
+
+def _mu_upper(r: ShuffleRun) -> Fraction:
+    """A rational >= Delta sqrt(E) / sigma (the no-amplification Gaussian's mu), 40 digits."""
+    with working_precision(_PREC):
+        m = ball(sensitivity(r.relation)) * arb(r.epochs).sqrt() / ball(r.sigma)
+        hi = endpoints(m)[1]
+        s = 10**40
+        return Fraction(int((hi * s).upper().ceil().unique_fmpz()), s)
+
+
+def upper_eps(r: ShuffleRun, delta: Fraction, digits: int = 8) -> tuple[arb, Fraction]:
+    """Upper end of epsilon(delta) (an exact point) and the mu used.
+
+    eps_mu(delta) increases with mu (d delta_mu / d mu > 0, GDPT App A.5), so
+    the root at a rational mu above the true one is above the true root."""
+    from ..gdp.eps_for_delta import eps_for_delta
+
+    mu = _mu_upper(r)
+    return eps_for_delta(mu, delta, digits=digits).hi, mu
+
+
+def upper_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, Fraction]:
+    """Upper end of delta(eps): delta_mu(eps) at the rational mu above the true one
+    (delta_mu increases with mu)."""
+    from ..gdp.delta_mu import delta_mu
+
+    mu = _mu_upper(r)
+    return delta_mu(mu, eps, digits=10).hi, mu
+
+
+# --------------------------------------------------------------------------- lower end
+
+
+@dataclass(frozen=True)
+class LowerHints:
+    """How the lower end was computed (hints: any values give a valid bound)."""
+
+    edge_from: Fraction
+    edge_step: Fraction
+    cells: int
+    grid: int  # class index grid 2^-grid (dynamic shuffling with E > 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"edge_from": str(self.edge_from), "edge_step": str(self.edge_step), "cells": self.cells,
+                "grid": self.grid}
+
+
+def _mu_ball(r: ShuffleRun) -> arb:
+    m = ball(sensitivity(r.relation)) / ball(r.sigma)
+    if r.persistent:
+        m = m * arb(r.epochs).sqrt()
+    return m
+
+
+def _compose_count(r: ShuffleRun) -> int:
+    return 1 if r.persistent else r.epochs
+
+
+def choose_hints(r: ShuffleRun, cells: Optional[int] = None) -> LowerHints:
+    """Float proposal of the cell edges: from where Q's max has CDF 1e-9 to 9 noise
+    units above mu (beyond: masses far below any delta of interest)."""
+    from statistics import NormalDist
+
+    T = r.batches
+    mu = float(sensitivity(r.relation)) / float(r.sigma) * (math.sqrt(r.epochs) if r.persistent else 1.0)
+    a = NormalDist().inv_cdf(math.exp(math.log(1e-9) / T))
+    b = max(a + 1.0, mu + 9.0)
+    E = _compose_count(r)
+    K = cells or (160 if E > 1 else 1024)
+    step = Fraction(math.ceil((b - a) / (K - 1) * 4096), 4096)
+    start = Fraction(math.floor(a * 64), 64)
+    grid = 12
+    if E > 1:  # class losses span about [-1, mu b]; keep E * span * 2^grid under the cap
+        span = 2.0 + mu * b
+        while grid > 2 and E * span * 2**grid > MAX_CLASSES / 2:
+            grid -= 1
+    return LowerHints(start, step, K, grid)
+
+
+def cell_masses(r: ShuffleRun, hints: LowerHints) -> tuple[list[arb], list[arb]]:
+    """Balls of P(M in cell k) and Q(M in cell k), k = 0..K-1, cells (-inf, x_1],
+    (x_1, x_2], ..., (x_{K-1}, inf), x_i = edge_from + (i - 1) edge_step; one epoch's
+    max statistic (persistent: the epoch sums' statistic with mu sqrt(E))."""
+    T = r.batches
+    mu = _mu_ball(r)
+    Fp, Fq = [arb(0)], [arb(0)]
+    for i in range(hints.cells - 1):
+        x = ball(hints.edge_from + i * hints.edge_step)
+        c = normal_cdf(x)
+        Fq.append(c ** T)
+        Fp.append(normal_cdf(x - mu) * c ** (T - 1))
+    Fp.append(arb(1))
+    Fq.append(arb(1))
+    return ([Fp[k + 1] - Fp[k] for k in range(hints.cells)], [Fq[k + 1] - Fq[k] for k in range(hints.cells)])
+
+
+def _units(x: arb, up: bool) -> int:
+    y = x * arb(2) ** _UNIT_BITS
+    v = int((y.upper().ceil() if up else y.lower().floor()).unique_fmpz())
+    return max(v, 0)
+
+
+def _poly_power(coeffs: list[int], E: int, up: bool) -> list[int]:
+    """E-th power of sum_i c_i z^i (coefficients in units 2^-U), rescaled to units
+    after every product: floor for P (a sub-measure), ceiling for Q (a super-measure)."""
+
+    def rescale(p: fmpz_poly) -> fmpz_poly:
+        cs = [int(c) for c in p.coeffs()]
+        if up:
+            return fmpz_poly([-((-c) >> _UNIT_BITS) for c in cs])
+        return fmpz_poly([c >> _UNIT_BITS for c in cs])
+
+    base = fmpz_poly(coeffs)
+    res: Optional[fmpz_poly] = None
+    while True:
+        if E & 1:
+            res = base if res is None else rescale(res * base)
+        E >>= 1
+        if not E:
+            break
+        base = rescale(base * base)
+    assert res is not None
+    out = [int(c) for c in res.coeffs()]
+    return out
+
+
+@dataclass
+class _Classes:
+    """Composed class masses of one orientation, in units 2^-U."""
+
+    P: list[int]
+    Q: list[int]
+
+
+def _classes(r: ShuffleRun, hints: LowerHints, swap: bool) -> _Classes:
+    with working_precision(_PREC):
+        p, q = cell_masses(r, hints)
+    if swap:
+        p, q = q, p
+    P = [_units(x, up=False) for x in p]
+    Q = [_units(x, up=True) for x in q]
+    E = _compose_count(r)
+    if E == 1:
+        return _Classes(P, Q)
+    # class index of each cell: its privacy loss on the grid 2^-grid (a proposal)
+    h = 2.0 ** hints.grid
+    idx = []
+    for a, b in zip(P, Q):
+        if a == 0:
+            idx.append(None)
+            continue
+        idx.append(math.floor(math.log(a / b) * h) if b > 0 else None)
+    finite = [i for i in idx if i is not None]
+    lo, hi = min(finite), max(finite)
+    if E * (hi - lo + 1) > MAX_CLASSES:  # a coarser grouping is still a post-processing
+        scale = math.ceil(E * (hi - lo + 1) / MAX_CLASSES)
+        idx = [None if i is None else (i - lo) // scale for i in idx]
+        lo, hi = 0, max(i for i in idx if i is not None)
+    width = hi - lo + 1
+    cp, cq = [0] * width, [0] * width
+    for i, a, b in zip(idx, P, Q):
+        if i is None:  # P-mass 0 (drops nothing) or Q-mass 0 (never: Phi > 0)
+            continue
+        cp[i - lo] += a
+        cq[i - lo] += b
+    return _Classes(_poly_power(cp, E, up=False), _poly_power(cq, E, up=True))
+
+
+def _prefixes(c: _Classes) -> list[tuple[int, int]]:
+    """(A_k, B_k): sums over the k classes of largest P/Q (float order: a choice only)."""
+    order = sorted((j for j in range(len(c.P)) if c.P[j] > 0),
+                   key=lambda j: -(c.P[j] / c.Q[j]) if c.Q[j] else -math.inf)
+    out, A, B = [], 0, 0
+    for j in order:
+        A += c.P[j]
+        B += c.Q[j]
+        out.append((A, B))
+    return out
+
+
+def _orientations(rel: Relation) -> tuple[bool, ...]:
+    """False: P = the dataset with x* (remove); True: swapped (add)."""
+    if rel is Relation.REMOVE:
+        return (False,)
+    if rel is Relation.ADD:
+        return (True,)
+    return (False, True)
+
+
+def lower_eps(r: ShuffleRun, delta: Fraction, hints: Optional[LowerHints] = None,
+              digits: int = 6) -> tuple[str, LowerHints]:
+    """A decimal eps0 with certified delta(eps0) > delta, hence epsilon(delta) > eps0
+    ("0" when no prefix exceeds delta); and the hints used."""
+    hints = hints or choose_hints(r)
+    best: Optional[arb] = None
+    with working_precision(_PREC):
+        unit = arb(2) ** _UNIT_BITS
+        dl = ball(delta) * unit
+        for swap in _orientations(r.relation):
+            pre = _prefixes(_classes(r, hints, swap))
+            # float choice of the best prefix, then one certified evaluation
+            cand = [(math.log((A - float(delta) * 2.0**_UNIT_BITS) / B), k) for k, (A, B) in enumerate(pre)
+                    if B > 0 and A > float(delta) * 2.0**_UNIT_BITS * (1 + 1e-9)]
+            if not cand:
+                continue
+            _, k = max(cand)
+            A, B = pre[k]
+            v = ((arb(A) - dl) / arb(B)).log()
+            if best is None or v.lower() > best.lower():
+                best = v
+        if best is None or not best.lower() > 0:
+            return "0", hints
+        text = lower_decimal(best, digits)
+        return text, hints
+
+
+def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None) -> tuple[arb, LowerHints]:
+    """A certified lower bound of delta(eps) (an exact point, >= 0)."""
+    hints = hints or choose_hints(r)
+    best = arb(0)
+    with working_precision(_PREC):
+        x = ball(eps).exp()
+        xf = math.exp(float(eps)) if float(eps) < 700 else math.inf
+        for swap in _orientations(r.relation):
+            pre = _prefixes(_classes(r, hints, swap))
+            cand = [(A - xf * B, k) for k, (A, B) in enumerate(pre)]
+            if not cand:
+                continue
+            _, k = max(cand)
+            A, B = pre[k]
+            v = (arb(A) - x * arb(B)) / arb(2) ** _UNIT_BITS
+            lo = endpoints(v)[0]
+            if lo > best:
+                best = lo
+    return best, hints
+
+
+# --------------------------------------------------------------------------- brackets
+
+
+def bracket_eps(r: ShuffleRun, delta: Any, hints: Optional[LowerHints] = None) -> dict[str, Any]:
+    """The certified bracket of epsilon(delta): {lo, hi, mu, hints}."""
+    d = V.open_unit("delta", delta)
+    lo, hints = lower_eps(r, d, hints)
+    hi, mu = upper_eps(r, d)
+    return {"lo": lo, "hi": upper_decimal(hi, 10), "mu": mu, "hints": hints}
+
+
+def bracket_delta(r: ShuffleRun, eps: Any, hints: Optional[LowerHints] = None) -> dict[str, Any]:
+    """The certified bracket of delta(eps): {lo, hi, mu, hints}."""
+    e = V.real("eps", eps)
+    lo, hints = lower_delta(r, e, hints)
+    hi, mu = upper_delta(r, e)
+    return {"lo": lower_decimal(lo, 10) if lo > 0 else "0", "hi": upper_decimal(hi, 10), "mu": mu,
+            "hints": hints}

@@ -1,0 +1,136 @@
+"""Verify time against compute time, for every committed certificate and one freshly
+written certificate of each kind the CLI writes.
+
+    PYTHONPATH=. python scripts/bench_verify.py [--only SUBSTRING ...] [--no-compute]
+                                                [--no-fresh] [--json FILE]
+
+Each command runs in its own process (``python -m dpverify ...``), as a user runs it:
+the times include the interpreter start and imports on both sides. Per row it prints
+the compute command's time where the command is known (the claim set: ``reproduce
+--only ID``; the oracle battery: ``oracle --battery``; format-2 fixtures and fresh
+certificates: the fixture's command line), the verify time, the ratio verify / compute
+and ``os.getloadavg()`` at the end of the row. Times are CPU seconds of the child
+(user + system, from ``getrusage``), which a loaded machine inflates far less than
+wall time; wall seconds are printed too. A ratio above 1 is a row where the re-check
+is slower than the computation. Rows that fail to verify are marked with their exit
+code. No assertion: this script reports, the tests decide correctness.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.certificate.format2_fixtures import CLI, ROWS, TREE  # noqa: E402
+
+#: seconds one command may take before it is stopped (reported as a timeout)
+TIMEOUT = 900
+
+
+def run(argv: list[str]) -> tuple[float, float, int]:
+    """(cpu seconds, wall seconds, exit code) of ``python -m dpverify ARGV`` in a child."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    try:
+        code = subprocess.run([sys.executable, "-m", "dpverify", *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=TIMEOUT).returncode
+    except subprocess.TimeoutExpired:
+        code = -1
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, code
+
+
+def committed(tmp: Path) -> list[tuple[str, Path, "list[str] | None"]]:
+    """(label, certificate, compute argv or None) of every committed certificate."""
+    rows = []
+    for f in sorted((ROOT / "certificates").glob("*.json")):
+        rows.append((f"certificates/{f.name}", f, ["reproduce", "--only", f.stem, "--out", str(tmp / "repro")]))
+    battery = ROOT / "docs" / "reports" / "oracle-battery.json"
+    name = json.loads(battery.read_text())["inputs"].get("battery", "readme")
+    rows.append(("docs/reports/oracle-battery.json", battery,
+                 ["oracle", "--battery", name, "--certificate", str(tmp / "battery.json")]))
+    for f in sorted((ROOT / "tests" / "certificate" / "format2").glob("*.json")):
+        argv = CLI.get(f.stem)
+        rows.append((f"format2/{f.name}", f, _fill(argv, tmp) + ["--certificate", str(tmp / "f2.json")]
+                     if argv else None))
+    claim_ids = {f.stem for f in (ROOT / "certificates").glob("*.json")}
+    for f in sorted((ROOT / "tests" / "certificate" / "format1").glob("*.json")):
+        stem = f.stem.removeprefix("main-committed-")
+        argv = ["reproduce", "--only", stem, "--out", str(tmp / "repro")] if stem in claim_ids else None
+        rows.append((f"format1/{f.name}", f, argv))
+    return rows
+
+
+def _fill(argv: "list[str] | None", tmp: Path) -> list[str]:
+    tree, rows = tmp / "tree.json", tmp / "rows.json"
+    tree.write_text(json.dumps(TREE))
+    rows.write_text(json.dumps(ROWS))
+    return [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)) for a in (argv or [])]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", nargs="+", default=None, help="rows whose label contains one of these")
+    ap.add_argument("--no-compute", action="store_true", help="time verify only")
+    ap.add_argument("--no-fresh", action="store_true", help="skip the freshly written certificates")
+    ap.add_argument("--no-committed", action="store_true", help="skip the committed certificates")
+    ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON")
+    args = ap.parse_args()
+    out = []
+    print(f"load at start {os.getloadavg()}; python {sys.executable}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
+    print(f"{'certificate':58s} {'compute':>9s} {'verify':>9s} {'ratio':>7s} {'wall c/v':>13s}  load")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        plan = []
+        if not args.no_committed:
+            plan += [(label, cert, argv, False) for label, cert, argv in committed(tmp)]
+        if not args.no_fresh:
+            for name, argv in CLI.items():
+                plan.append((f"fresh/{name}", tmp / f"fresh-{name}.json",
+                             _fill(argv, tmp) + ["--certificate", str(tmp / f"fresh-{name}.json")], True))
+        for label, cert, argv, fresh in plan:
+            if args.only and not any(s in label for s in args.only):
+                continue
+            c_cpu = c_wall = None
+            note = ""
+            if argv is not None and (fresh or not args.no_compute):
+                c_cpu, c_wall, code = run(argv)
+                if code not in (0, 1, 3):
+                    note += f" compute exit {code}"
+            if not cert.exists():
+                print(f"{label:58s} compute wrote nothing{note}")
+                continue
+            v_cpu, v_wall, vcode = run(["verify", str(cert)])
+            if vcode != 0:
+                note += f" VERIFY EXIT {vcode}"
+            ratio = f"{v_cpu / c_cpu:7.2f}" if c_cpu else "      -"
+            cs = f"{c_cpu:9.2f}" if c_cpu is not None else "        -"
+            cw = f"{c_wall:.1f}" if c_wall is not None else "-"
+            load = os.getloadavg()
+            print(f"{label:58s} {cs} {v_cpu:9.2f} {ratio} {cw:>6s}/{v_wall:<6.1f}  "
+                  f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}{note}", flush=True)
+            out.append({"certificate": label, "compute_cpu": c_cpu, "compute_wall": c_wall, "verify_cpu": v_cpu,
+                        "verify_wall": v_wall, "verify_exit": vcode, "load": load})
+    slower = [r for r in out if r["compute_cpu"] and r["verify_cpu"] > r["compute_cpu"]]
+    print(f"\n{len(out)} rows; verify slower than compute (CPU) on {len(slower)}: "
+          + ", ".join(r["certificate"] for r in slower))
+    print(f"load at end {os.getloadavg()}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

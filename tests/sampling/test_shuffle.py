@@ -1,0 +1,153 @@
+"""Shuffled DP-SGD brackets: each piece checked against an independent route.
+
+* the max statistic's CDF (a product of normal CDFs) against a numerical
+  integral of the mixture's joint law at tiny T (mpmath.quad);
+* the composed, grouped lower end against brute-force enumeration of every
+  E-tuple of cells of the binned pair at tiny K and E (exact hockey-stick sum
+  in mpmath at 50 digits): the certified lower end may not exceed it;
+* the upper end against delta_mu at mpmath precision (GDPT eq. 2);
+* the certificates through ``verify`` (accepted; forged ends not accepted).
+"""
+
+import copy
+import itertools
+import json
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from dpverify.certificate import compute_digest, verify_certificate
+from dpverify.certificate import shuffle_cert as C
+from dpverify.cli import main
+from dpverify.errors import CertificateRejected, CouldNotReprove, InvalidParameter
+from dpverify.sampling import shuffle as S
+
+
+def test_max_cdf_is_the_product_of_normal_cdfs():
+    # T = 2, x* in batch 1 or 2 with probability 1/2 each: P(max <= x) by integrating the
+    # mixture's density over (-inf, x]^2 must equal Phi(x - mu) Phi(x) (the formula's claim)
+    mu, x = mpmath.mpf("0.7"), mpmath.mpf("0.4")
+    with mpmath.workdps(30):
+        dens = lambda a, s: mpmath.npdf(a - s)  # noqa: E731
+        both = 0
+        for t in (0, 1):
+            shift = (mu if t == 0 else 0, mu if t == 1 else 0)
+            both += mpmath.quad(lambda a: dens(a, shift[0]), [-mpmath.inf, x]) * \
+                mpmath.quad(lambda a: dens(a, shift[1]), [-mpmath.inf, x]) / 2
+        r = S.ShuffleRun(Fraction(10, 7), 20, 10, 1, False, S.Relation.REMOVE)
+        h = S.LowerHints(Fraction(2, 5), Fraction(1), 2, 4)
+        p, q = S.cell_masses(r, h)
+        assert abs(both - mpmath.ncdf(x - mu) * mpmath.ncdf(x)) < mpmath.mpf(10) ** -20
+        assert abs(mpmath.mpf(p[0].str(30, radius=False)) - both) < mpmath.mpf(10) ** -15
+        assert abs(mpmath.mpf(q[0].str(30, radius=False)) - mpmath.ncdf(x) ** 2) < mpmath.mpf(10) ** -15
+
+
+def _brute_delta(r, h, eps, swap):
+    """Exact hockey stick of the E-fold product of the binned pair, by enumeration."""
+    with mpmath.workdps(50):
+        mu = S.sensitivity(r.relation) / mpmath.mpf(r.sigma.numerator) * r.sigma.denominator
+        xs = [mpmath.mpf((h.edge_from + i * h.edge_step).numerator) / (h.edge_from + i * h.edge_step).denominator
+              for i in range(h.cells - 1)]
+        Fp = [0] + [mpmath.ncdf(x - mu) * mpmath.ncdf(x) ** (r.batches - 1) for x in xs] + [1]
+        Fq = [0] + [mpmath.ncdf(x) ** r.batches for x in xs] + [1]
+        p = [Fp[k + 1] - Fp[k] for k in range(h.cells)]
+        q = [Fq[k + 1] - Fq[k] for k in range(h.cells)]
+        if swap:
+            p, q = q, p
+        x = mpmath.exp(eps)
+        E = 1 if r.persistent else r.epochs
+        return mpmath.fsum(max(0, mpmath.fprod(p[k] for k in ks) - x * mpmath.fprod(q[k] for k in ks))
+                           for ks in itertools.product(range(h.cells), repeat=E))
+
+
+@pytest.mark.parametrize("E,eps,rel", [(3, "0.5", "remove"), (4, "1", "add"), (2, "0.2", "replace-one")])
+def test_grouped_lower_end_is_below_the_brute_force_hockey_stick(E, eps, rel):
+    r = S.run("0.7", 40, 10, E, "shuffle", rel)
+    h = S.LowerHints(Fraction(1), Fraction(1, 2), 5, 3)
+    lo, _ = S.lower_delta(r, Fraction(eps), h)
+    swaps = {"remove": (False,), "add": (True,)}.get(rel, (False, True))
+    with mpmath.workdps(50):
+        exact = max(_brute_delta(r, h, mpmath.mpf(eps), s) for s in swaps)
+        got = mpmath.mpf(lo.str(45, radius=False))
+        assert 0 < got <= exact
+        assert got > exact * mpmath.mpf("0.5")  # grouping on 2^-3 loses little at these sizes
+
+
+def test_upper_end_is_the_no_amplification_gaussian():
+    r = S.run("1.1", 60000, 256, 60, "shuffle", "add-remove")
+    hi, mu = S.upper_delta(r, Fraction(20))
+    with mpmath.workdps(40):
+        m = mpmath.sqrt(60) / mpmath.mpf("1.1")
+        ref = mpmath.ncdf(-20 / m + m / 2) - mpmath.exp(20) * mpmath.ncdf(-20 / m - m / 2)
+        got = mpmath.mpf(hi.str(35, radius=False))
+        assert ref <= got <= ref * (1 + mpmath.mpf(10) ** -8)
+        assert m <= mpmath.mpf(mu.numerator) / mu.denominator <= m + mpmath.mpf(10) ** -39
+
+
+@pytest.mark.parametrize("samp,rel", [("shuffle", "add-remove"), ("shuffle-persistent", "replace-one"),
+                                      ("shuffle", "replace-special")])
+def test_bracket_is_ordered_and_verifies(samp, rel):
+    r = S.run("0.9", 1000, 100, 5, samp, rel)
+    b = S.bracket_eps(r, "1e-5")
+    assert 0 < Fraction(b["lo"]) < Fraction(b["hi"])
+    cert = C.bracket_certificate(r, b, delta="1e-5")
+    assert "confirmed" in verify_certificate(cert)
+    d = S.bracket_delta(r, Fraction(b["lo"]))
+    assert Fraction(d["lo"]) > Fraction(1, 10**5)  # the lower end of eps is where delta_lo exceeds delta
+    assert "confirmed" in verify_certificate(C.bracket_certificate(r, d, eps=b["lo"]))
+
+
+def _forge(cert, end, value):
+    bad = copy.deepcopy(cert)
+    bad["result"]["enclosure"][end] = value
+    bad.pop("digest")
+    bad["digest"] = compute_digest(bad)
+    return bad
+
+
+def test_forged_ends_are_not_accepted():
+    r = S.run("0.9", 1000, 100, 5, "shuffle", "add-remove")
+    b = S.bracket_eps(r, "1e-5")
+    cert = C.bracket_certificate(r, b, delta="1e-5")
+    with pytest.raises(CouldNotReprove):  # a lower end beyond what the pair proves
+        verify_certificate(_forge(cert, "lo", f"{float(b['hi']) - 1:.6f}"))
+    with pytest.raises((CertificateRejected, CouldNotReprove)):  # an upper end below the Gaussian's
+        verify_certificate(_forge(cert, "hi", f"{float(b['lo']) + 0.5:.6f}"))
+
+
+def test_cli_claim_below_the_lower_end_fails(capsys):
+    base = ["audit", "dpsgd", "--sampling", "shuffle", "--noise-multiplier", "1.1", "--dataset-size", "60000",
+            "--batch-size", "256", "--epochs", "60", "--delta", "1e-5"]
+    assert main(base + ["--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    lo, hi = Fraction(cert["result"]["enclosure"]["lo"]), Fraction(cert["result"]["enclosure"]["hi"])
+    assert Fraction(1) < lo < Fraction(2) and Fraction(50) < hi < Fraction(60)
+    assert main(base + ["--claimed-eps", "1.0", "--json"]) == 1
+    claim = json.loads(capsys.readouterr().out)
+    assert claim["result"]["verdict"] == "fails" and "confirmed" in verify_certificate(claim)
+    assert main(base + ["--claimed-eps", "60"]) == 0
+    assert main(base + ["--claimed-eps", "3"]) == 3
+
+
+def test_refusals(capsys):
+    base = ["audit", "dpsgd", "--noise-multiplier", "1", "--delta", "1e-5"]
+    assert main(base + ["--sampling", "shuffle", "--dataset-size", "1001", "--batch-size", "100",
+                        "--epochs", "2"]) == 2  # add-remove: B divides n - 1
+    assert main(base + ["--sampling", "shuffle", "--sampling-rate", "0.1", "--steps", "3"]) == 2
+    assert main(base + ["--sampling", "balls-in-bins", "--dataset-size", "1000", "--batch-size", "100",
+                        "--epochs", "2"]) == 2
+    with pytest.raises(InvalidParameter):
+        S.run("1", 1000, 100, 0, "shuffle")
+
+
+def test_adapter_entry_point_returns_the_bracket_and_a_verifiable_certificate():
+    from dpverify.sampling import shuffle_bracket
+
+    out = shuffle_bracket("0.9", 1000, 100, 5, delta="1e-5")
+    r = S.run("0.9", 1000, 100, 5, "shuffle")
+    b = S.bracket_eps(r, "1e-5")
+    assert (out["lo"], out["hi"]) == (b["lo"], b["hi"]) and out["sampling"] == "shuffle"
+    assert "confirmed" in verify_certificate(out["certificate"])
+    with pytest.raises(InvalidParameter):
+        shuffle_bracket("0.9", 1000, 100, 5)
