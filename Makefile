@@ -35,6 +35,7 @@ test: venv
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} DPVERIFY_CERT_DIR=build/property-certificates \
 		$(BIN)/python -m pytest
 	$(BIN)/dpverify verify --quiet certificates docs/reports/oracle-battery.json build/property-certificates
+	$(BIN)/dpverify verify --quiet tests/certificate/format1 tests/certificate/format2
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

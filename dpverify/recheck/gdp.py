@@ -148,7 +148,6 @@ def recheck_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         return bracket_root(lambda m, p: _delta_mu(m, eps, p) if m > 0 else mpf(0), delta, result, True,
                             "mu_GDP")
     digits = needed_digits(result)
-    dps = 2 * digits + 30
     enc = result.get("enclosure")
     if not isinstance(enc, dict) or "lo" not in enc or "hi" not in enc:
         raise MalformedCertificate("gdp.mu needs result.enclosure with lo and hi")
@@ -169,11 +168,15 @@ def recheck_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
                 "delta_mu at the recorded mu endpoints does not bracket delta "
                 f"({mpmath.nstr(d_lo.value, 17)} .. {mpmath.nstr(d_hi.value, 17)} vs {inputs['delta']})"
             )
-    # the bracket check above is the independent proof; the value reported for
-    # the containment check is the recorded midpoint, with the width as error
-    with mpmath.workdps(dps):
-        m_lo, m_hi = to_mpf(lo), to_mpf(hi)
-        return Recheck(value=(m_lo + m_hi) / 2, err=(m_hi - m_lo), dps=dps)
+    # the bracket check above is the independent proof that the root lies in the
+    # recorded [lo, hi] (delta_mu is increasing in mu): that interval is the
+    # independent enclosure. (It was the midpoint with the width as error, an
+    # interval twice as wide that the recorded one could never contain: exit 3
+    # for every genuine certificate at eps < 0.)
+    from .verify import enclosure_of
+
+    r_lo, r_hi = enclosure_of(enc, "result.enclosure", 60)  # rounded outward, as the recorded one is read
+    return Recheck(lo=r_lo, hi=r_hi, dps=60)
 
 
 def _mu_by_bisection(eps: mpf, delta: mpf, dps: int) -> mpf:

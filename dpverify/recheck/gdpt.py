@@ -394,7 +394,13 @@ def _cell_bound(name: str, inputs: Mapping[str, Any], f: Fn) -> Callable[[Fracti
 def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
     """The loss bound L with f(eps) = 0 for eps >= L (the largest privacy loss), or None:
     pure and (eps0, 0): eps0; randomized response: |log(p / (1 - p))| (LT Thm 3.4);
-    subsampled (eps0, 0): log(1 - q + q e^eps0) (amplification by subsampling)."""
+    subsampled (eps0, 0): log(1 - q + q e^eps0) (amplification by subsampling); Laplace
+    of scale b and sensitivity D: D / b (the loss (|x - D| - |x|) / b lies in [-D/b, D/b],
+    so f(eps) = 0 for eps >= D/b, GDPT Sec 4, Laplace example). Without it a head longer than
+    D/b could not be proved where delta_mu(eps) falls below the cell bound's 1e-35 term."""
+    if name == "laplace":
+        d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
+        return to_mpf(d / exact_input(inputs, "scale"))
     if name in ("pure", "approx") and (name == "pure" or exact_input(inputs, "delta0") <= 0):
         return to_mpf(exact_input(inputs, "eps0"))
     if name == "rr":

@@ -426,11 +426,18 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
     dps = 2 * digits + 20
     with mpmath.workdps(dps):
         am, gm, em = to_mpf(a), to_mpf(g), to_mpf(e)
+        # a delta capped at 1 is exactly 1 (a delta is a probability): the enclosure is the
+        # point [1, 1], not 1 +- err (which the producer's exact [1, 1] could never contain)
         if c == "classic":
-            v = min(mpf(1), mpmath.exp(-(am - 1) * (em - gm)))
+            if e <= g:  # exp(-(alpha - 1)(eps - rdp)) >= 1, decided on the exact rationals
+                return Recheck(lo=mpf(1), hi=mpf(1), dps=dps)
+            v = mpmath.exp(-(am - 1) * (em - gm))
         elif c == "balle":
             zeta = (1 / am) * (1 - 1 / am) ** (am - 1)
-            v = min(mpf(1), zeta * mpmath.exp((am - 1) * (gm - em)))
+            v = zeta * mpmath.exp((am - 1) * (gm - em))
+            if v * (1 - mpf(10) ** (-(digits + 3))) >= 1:
+                return Recheck(lo=mpf(1), hi=mpf(1), dps=dps)
+            v = min(mpf(1), v)
         elif c == "optimal":
             # smallest delta with gamma_alpha^eps(delta) >= rdp: bisection on log delta
             lo, hi = mpmath.log(mpf(10) ** -300), mpf(0)

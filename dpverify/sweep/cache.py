@@ -1,12 +1,13 @@
 """Content-addressed cache of certificates, distrusted on every read.
 
 An entry is a certificate stored under ``<root>/<k[:2]>/<k>.json`` where ``k``
-is :func:`dpverify.sweep.tasks.cache_key` of (dpverify version,
-``claim.quantity``, ``inputs``). ``root`` is a folder or, when fsspec is
+is :func:`dpverify.sweep.tasks.cache_key` of (``claim.quantity``, ``inputs``),
+so that a later release finds the entries of an earlier one. ``root`` is a folder or, when fsspec is
 installed, any fsspec URL (``s3://bucket/dpverify-cache``, ``memory://x``).
 
 A cached file is input, so it is checked before use (:meth:`Cache.get`):
-the certificate JSON Schema, the digest, the dpverify version, and that its
+the certificate JSON Schema, the digest, the dpverify version (see
+:meth:`Cache.check` for which versions are used), and that its
 ``claim.quantity`` and ``inputs`` are exactly the ones the key was computed
 from (a valid certificate of another configuration, copied under this key,
 is refused). A digest only detects accidents: anyone who can write to the
@@ -34,6 +35,22 @@ from .tasks import Plan, cache_key
 __all__ = ["Cache", "Lookup"]
 
 _MAX_ENTRY = 50_000_000  # bytes; a bigger file is not one of ours
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """(major, minor, patch) of a release version "X.Y.Z"; ValueError for anything else."""
+    parts = version.split(".")
+    if len(parts) != 3 or not all(p.isdigit() and len(p) <= 6 for p in parts):
+        raise ValueError(version)
+    return tuple(int(p) for p in parts)
+
+
+def _older_release(version: Any) -> bool:
+    """Is ``version`` a release version older than this one?"""
+    try:
+        return isinstance(version, str) and _release(version) < _release(__version__)
+    except ValueError:
+        return False
 
 
 def _canonical(x: Any) -> str:
@@ -87,28 +104,38 @@ class Cache:
             return None
 
     def check(self, plan: Plan, data: bytes) -> tuple[Optional[dict], str]:
-        """The certificate in ``data`` if it is a valid entry for ``plan``, else (None, reason)."""
+        """The certificate in ``data`` if it is a valid entry for ``plan``, else (None, reason).
+
+        Which versions are used: an entry of this version (in this version's
+        format) after the checks above; an entry of an older release (any format
+        the verifier reads) only once the independent verifier has confirmed it,
+        whatever ``recheck`` says, since that release's producer may have had a
+        defect this one fixed; an entry of a newer or unreadable version never
+        (this release cannot know that version's rules)."""
         try:
             cert = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
             return None, "not JSON"
-        # the writer's format: the cache holds entries this version wrote
-        if not isinstance(cert, dict) or cert.get("format") != FORMAT:
-            return None, f"not a format-2 certificate (format {str(cert.get('format') if isinstance(cert, dict) else None)[:40]!r})"
+        if not isinstance(cert, dict):
+            return None, "not a certificate (not a JSON object)"
+        version = cert.get("dpverify")
+        older = version != __version__
+        if older and not _older_release(version):
+            return None, f"written by dpverify {str(version)[:40]!r}, this is {__version__} (used: this or an older release)"
+        if not older and cert.get("format") != FORMAT:
+            return None, f"not a format-2 certificate (format {str(cert.get('format'))[:40]!r})"
         errors = schema_errors(cert)
         if errors:
             return None, f"not a certificate ({errors[0][:160]})"
         if cert.get("digest") != compute_digest(cert):
             return None, "digest does not match the contents"
-        if cert.get("dpverify") != __version__:
-            return None, f"written by dpverify {cert.get('dpverify')!r}, this is {__version__}"
         claim = cert.get("claim", {})
         if claim.get("quantity") != plan.quantity or _canonical(cert.get("inputs")) != _canonical(plan.inputs):
             return None, "its quantity or inputs are not the ones of its key"
         if cache_key(claim["quantity"], cert["inputs"]) != plan.key:
             return None, "stored under a foreign key"
-        if self.recheck:
-            from ..certificate import verify_certificate
+        if self.recheck or older:
+            from ..recheck.verify import verify_certificate
 
             try:
                 verify_certificate(cert)

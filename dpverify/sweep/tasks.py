@@ -33,7 +33,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Protocol
 
-from .._version import __version__
 from ..errors import InvalidParameter
 from .grid import task_table
 
@@ -41,9 +40,11 @@ __all__ = ["Plan", "Task", "cache_key", "load_task"]
 
 
 def cache_key(quantity: str, inputs: Mapping[str, Any]) -> str:
-    """sha256 of the canonical JSON of (dpverify version, quantity, inputs):
-    the content address of a certificate in the cache."""
-    body = {"dpverify": __version__, "quantity": quantity, "inputs": dict(inputs)}
+    """sha256 of the canonical JSON of (quantity, inputs): the content address of
+    a certificate in the cache. The version is not part of the address, so the
+    next release finds the entries of this one (and decides whether to use them:
+    :meth:`dpverify.sweep.cache.Cache.check`)."""
+    body = {"quantity": quantity, "inputs": dict(inputs)}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -54,6 +55,14 @@ class Plan:
 
     quantity: str
     inputs: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        # typed as the writer records them (counts as integers, other numbers as
+        # decimal strings): the cache compares a stored certificate's inputs with
+        # these, so "512" here and 512 in the certificate would never match
+        from ..certificate.writer import _typed_inputs
+
+        object.__setattr__(self, "inputs", _typed_inputs(self.inputs))
 
     @property
     def key(self) -> str:

@@ -1,7 +1,9 @@
 """Format-2 fixtures: one certificate of every kind as today's CLI (or API) writes it.
 
 ``python tests/certificate/format2_fixtures.py`` (from the repository root, with
-PYTHONPATH set) rewrites ``tests/certificate/format2/*.json``. The tests read
+PYTHONPATH set) writes the fixtures that are missing from ``tests/certificate/format2/``;
+it never rewrites one: they are frozen, and every later release must accept them
+(as tests/certificate/format1/ holds the 0.1.0 certificates). The tests read
 the frozen files (so a forgery is always tried against a known-genuine
 certificate) and :data:`CLI` lets a test re-run the cheap command lines to check
 that the writer still emits what the schema and the verifier accept.
@@ -92,6 +94,62 @@ CLI = {
     "oracle-battery-smoke": ["oracle", "--battery", "smoke", "--accountants", "opacus-gdp,dp_accounting-rdp"],
 }
 
+#: one per remaining option of this release's writer (frozen with the rest; the tests
+#: check that each is accepted, the forgeries run on the one-per-kind fixtures above)
+OPTIONS = {
+    "gdp-certify-laplace-past-support": ["gdp", "certify", "--mechanism", "laplace", "--scale", "0.5",
+                                         "--eps-h", "30", "--margin", "1e-3"],
+    "gdp-certify-laplace-naive": ["gdp", "certify", "--mechanism", "laplace", "--scale", "0.5", "--eps-h", "3",
+                                  "--margin", "1e-2", "--algorithm", "naive"],
+    "gdp-certify-laplace-shuffled": ["gdp", "certify", "--mechanism", "laplace", "--scale", "0.5", "--eps-h", "3",
+                                     "--margin", "1e-2", "--algorithm", "shuffled"],
+    "gdp-certify-approx": ["gdp", "certify", "--mechanism", "approx", "--eps0", "1", "--delta0", "0.1",
+                           "--eps-h", "3"],
+    "gdp-certify-rr": ["gdp", "certify", "--mechanism", "rr", "--p", "0.75", "--eps-h", "2"],
+    "gdp-certify-subsampled": ["gdp", "certify", "--mechanism", "subsampled", "--rate", "0.1", "--eps0", "1",
+                               "--delta0", "0", "--eps-h", "3", "--margin", "1e-3"],
+    "gdp-certify-gaussian-sigma": ["gdp", "certify", "--mechanism", "gaussian", "--noise-multiplier", "2",
+                                   "--sensitivity", "3", "--eps-h", "3"],
+    "gdp-certify-sgd-refined": ["gdp", "certify", "--mechanism", "sgd-example", "--refined", "--eps-h", "3",
+                                "--margin", "1e-3"],
+    "dp-profile-approx": ["dp", "profile", "--mechanism", "approx", "--eps0", "1", "--delta0", "0.1", "--eps", "0.5"],
+    "dp-profile-pure": ["dp", "profile", "--mechanism", "pure", "--eps0", "1", "--eps", "0.5"],
+    "dp-profile-subsampled": ["dp", "profile", "--mechanism", "subsampled", "--rate", "0.1", "--eps0", "1",
+                              "--delta0", "1e-5", "--eps", "0.05"],
+    "dp-profile-expr": ["dp", "profile", "--mechanism", "expr", "--profile", "0.5*exp(-eps)", "--eps", "1"],
+    "dp-profile-sgd": ["dp", "profile", "--mechanism", "sgd-example", "--eps", "1"],
+    "dp-profile-icea-refined": ["dp", "profile", "--mechanism", "icea-example", "--refined", "--eps", "1"],
+    "dp-rr64-fails": ["check", "rr64", "--eps0", "1", "--delta0", "0.1", "--eps", "0.01"],
+    "rdp-divergence-laplace": ["rdp", "divergence", "--mechanism", "laplace", "--scale", "1", "--alpha", "2"],
+    "rdp-divergence-pure": ["rdp", "divergence", "--mechanism", "pure", "--eps0", "1", "--alpha", "3"],
+    "rdp-divergence-rr": ["rdp", "divergence", "--mechanism", "rr", "--p", "0.75", "--alpha", "0.5"],
+    "rdp-divergence-ssg": ["rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "2",
+                           "--rate", "0.1", "--alpha", "3", "--compositions", "10"],
+    "rdp-epsilon-rr": ["rdp", "epsilon", "--mechanism", "rr", "--p", "0.7", "--compositions", "3", "--delta",
+                       "1e-3", "--conversion", "balle", "--digits", "2"],
+    "rdp-to-dp-balle-delta": ["rdp", "to-dp", "--alpha", "2", "--rdp", "0.1", "--eps", "0.5", "--conversion",
+                              "balle"],
+    "rdp-to-dp-capped-delta": ["rdp", "to-dp", "--alpha", "5", "--rdp", "0.3", "--eps", "0.1"],
+    "compose-exact": ["compose", "--mech", "0.1,1e-8", "--k", "10", "--delta", "1e-6", "--exact"],
+    "pld-epsilon-replace-one": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "1", "--steps",
+                                "10", "--delta", "1e-5", "--neighboring", "replace-one", "--digits", "3"],
+    "pld-epsilon-add": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                        "--delta", "1e-5", "--neighboring", "add", "--digits", "3"],
+    "pld-delta-remove": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                         "--eps", "1", "--neighboring", "remove", "--digits", "3"],
+    "pld-epsilon-epochs": ["audit", "dpsgd", "--noise-multiplier", "2", "--dataset-size", "1000", "--batch-size",
+                           "100", "--epochs", "1", "--delta", "1e-5", "--digits", "3"],
+    "events-epsilon-wor": ["audit", "dpsgd", "--events", "{docs}/wor-events.json", "--delta", "1e-5",
+                           "--digits", "2"],
+    "events-epsilon-mog": ["audit", "dpsgd", "--events", "{docs}/mog-events.json", "--delta", "1e-5",
+                           "--digits", "2"],
+    "calibrate-steps": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--sampling-rate", "1",
+                        "--noise-multiplier", "3", "--rel-width", "0.05"],
+    "calibrate-sampling-rate": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--steps", "10",
+                                "--noise-multiplier", "3", "--rel-width", "0.05"],
+}
+CLI.update(OPTIONS)
+
 
 def api_fixtures() -> dict:
     """Kinds only the Python API writes (GDPT Thm 4.5 check, clip/rectify, identities)."""
@@ -132,7 +190,8 @@ def run_cli(argv: list[str], tmp: Path) -> dict:
     tree.write_text(json.dumps(TREE))
     rows.write_text(json.dumps(ROWS))
     cert_path = tmp / "cert.json"
-    argv = [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)) for a in argv]
+    docs = HERE.parents[1] / "docs" / "examples"
+    argv = [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)).replace("{docs}", str(docs)) for a in argv]
     with contextlib.redirect_stdout(io.StringIO()):
         code = main([*argv, "--certificate", str(cert_path)])
     if code not in (0, 1):
@@ -148,9 +207,10 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     from dpverify.certificate import dumps
 
+    missing = {name: argv for name, argv in CLI.items() if not (OUT / f"{name}.json").exists()}
     with tempfile.TemporaryDirectory() as d:
-        certs = {name: run_cli(argv, Path(d)) for name, argv in CLI.items()}
-    certs.update(api_fixtures())
+        certs = {name: run_cli(argv, Path(d)) for name, argv in missing.items()}
+    certs.update({k: v for k, v in api_fixtures().items() if not (OUT / f"{k}.json").exists()})
     for name, cert in certs.items():
         (OUT / f"{name}.json").write_text(dumps(cert), encoding="utf-8")
         print(name, cert["claim"]["quantity"])

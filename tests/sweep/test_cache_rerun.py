@@ -1,0 +1,100 @@
+"""The cache serves re-runs, end to end through the CLI: a second run of the
+shipped example grid computes nothing (every row a cache hit), and the entries
+this release writes are used by the next release once the independent verifier
+has confirmed them; entries of a newer release, and forged older ones, are not.
+
+Work is counted (computed configurations, cache hits in results.json), never timed.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpverify import _version
+from dpverify.certificate import compute_digest, dumps
+from dpverify.cli import main
+from dpverify.sweep import cache as cache_module
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grid-mnist.toml"
+
+# two fast configurations (a second each)
+GRID = 'task = "audit"\n[fixed]\ndelta = "1e-5"\ndigits = 2\nsampling_rate = "0.01"\n' \
+       '[product]\nnoise_multiplier = ["1", "2"]\nsteps = [30]\n'
+
+
+def sweep(grid: Path, out: Path, cache: Path, *extra: str) -> dict:
+    code = main(["sweep", str(grid), "--out", str(out), "--cache", str(cache), *extra])
+    assert code == 0, code
+    return json.loads((out / "results.json").read_text())["summary"]
+
+
+def certs(out: Path) -> dict:
+    return {f.name: f.read_bytes() for f in sorted((out / "certificates").iterdir())}
+
+
+def test_grid_mnist_rerun_is_served_from_the_cache(tmp_path, capsys):
+    first = sweep(EXAMPLE, tmp_path / "a", tmp_path / "cache", "--workers", "2")
+    assert first["configurations"] == 27 and first["computed"] == 27 and first["cache_hits"] == 0
+    again = sweep(EXAMPLE, tmp_path / "b", tmp_path / "cache", "--workers", "2")
+    assert again["cache_refused"] == []
+    assert again["cache_hits"] == 27
+    assert again["computed"] <= first["computed"] // 10  # under 10% of the first run's work (here: none)
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+
+
+@pytest.fixture
+def grid(tmp_path):
+    p = tmp_path / "g.toml"
+    p.write_text(GRID)
+    return p
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*/*.json"))
+
+
+def _next_release(monkeypatch) -> str:
+    """Run the cache as the next release would: this version's entries are then 'older'."""
+    major, minor, patch = (int(x) for x in _version.__version__.split("."))
+    nxt = f"{major}.{minor + 1}.0"
+    monkeypatch.setattr(cache_module, "__version__", nxt)
+    return nxt
+
+
+def test_next_release_uses_this_release_entries_after_the_recheck(tmp_path, grid, monkeypatch):
+    first = sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    assert first["computed"] == 2
+    _next_release(monkeypatch)
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"], again["cache_refused"]) == (2, 0, [])
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+
+
+def test_next_release_refuses_a_forged_older_entry(tmp_path, grid, monkeypatch):
+    """Without --recheck-cache, an older entry still goes through the independent
+    verifier: a forgery with a recomputed digest is recomputed, not served."""
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    entry = _entries(tmp_path / "cache")[0]
+    forged = json.loads(entry.read_text())
+    forged["result"]["enclosure"] = {"lo": "0.01", "hi": "0.011"}
+    forged["digest"] = compute_digest(forged)
+    entry.write_text(dumps(forged))
+    _next_release(monkeypatch)
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"]) == (1, 1)
+    assert "independent verifier refused" in again["cache_refused"][0]
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+
+
+@pytest.mark.parametrize("version", ["9.0.0", "0.1.0.dev1", "", None])
+def test_entry_of_a_newer_or_unreadable_version_is_not_used(tmp_path, grid, version):
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    entry = _entries(tmp_path / "cache")[0]
+    cert = json.loads(entry.read_text())
+    cert["dpverify"] = version
+    cert["digest"] = compute_digest(cert)
+    entry.write_text(dumps(cert))
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"]) == (1, 1)
+    assert len(again["cache_refused"]) == 1
