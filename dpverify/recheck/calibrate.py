@@ -241,8 +241,45 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                     raise CertificateRejected(f"the ends are in the wrong order for {parameter} "
                                               f"(safe vs {name}; the bounds are monotone in it)")
         plans = {name: _plans(template, inputs, parameter, name, end["value"], values[name]) for name, end in todo}
-        route = _Route(E, D, max(p[3] for p in plans.values()))
+        total = max(p[3] for p in plans.values())
+        # one unit 2^-K for every bound proved (sized from the smallest), so that the
+        # discretisations are shared by the ends and by their delta_at_target bounds
+        from .verify import enclosure_of
+
+        floor = D
+        for _, end in todo:
+            if isinstance(end.get("delta_at_target"), dict):
+                a, _b = enclosure_of(end["delta_at_target"], "delta_at_target", _DPS)
+                if 0 < a < floor:
+                    floor = max(a, D * mpf(10) ** -6)
+        route = _Route(E, floor, total)
+        route.D = D
+        proved = set()
         for name, end in todo:
             blocks, dirs, want, _ = plans[name]
             route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, _grid_hint(end))
-        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds")
+            proved |= {f"ends.{name}.value", f"ends.{name}.verdict"}
+            if "delta_at_target" in end:
+                _prove_enclosure(f"result.ends.{name}.delta_at_target", end["delta_at_target"], route,
+                                 blocks, dirs, _grid_hint(end))
+                route.D = D
+                proved.add(f"ends.{name}.delta_at_target")
+        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved))
+
+
+def _prove_enclosure(where: str, enc: Any, route: "_Route", blocks: list, dirs: list, m: int) -> None:
+    """Re-prove a recorded enclosure [lo, hi] of delta(E) at one end: the upper curve
+    is <= hi and the lower curve is > lo (or lo = 0), by the same route as the ends
+    (a route whose unit is sized from the bound it proves). A contradiction refutes
+    the certificate; an undecided side answers exit 3."""
+    from .verify import enclosure_of
+
+    lo, hi = enclosure_of(enc, where, _DPS)
+    if not (0 <= lo <= hi <= 1):
+        raise CertificateRejected(f"{where} is not inside [0, 1]")
+    if hi < 1:
+        route.D = hi
+        route.prove(f"{where}.hi", blocks, dirs, "upper", m)
+    if lo > 0:
+        route.D = lo
+        route.prove(f"{where}.lo", blocks, dirs, "lower", m)

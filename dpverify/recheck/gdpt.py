@@ -678,17 +678,38 @@ def recheck_tail_limit(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
 
 @register("gdp.optimal_mu")
 def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """Optimal mu of a mechanism (claims): G_f at the recorded argmax is
-    re-derived and must lie in the enclosure (a consistency check of the
-    lower end; the upper end is proved by the gdp.certify re-check)."""
+    """Optimal mu of a mechanism (claims), both ends: the lower end is G_f at the
+    recorded argmax (a hint; G_f(x) <= sup), the upper end is proved as in
+    ``gdp.certify``: every cell of the head [0, eps_h] at mu = hi, and the tail
+    beyond eps_h re-derived per mechanism (a tail that is not certified at hi leaves
+    the upper end unproved: exit 3). An infinite recorded upper end needs a
+    not-GDP tail re-derived from the mechanism."""
     name = inputs.get("mechanism")
     if name not in PROFILE_RECHECKS:
         raise MalformedCertificate(f"no independent re-check for mechanism {name!r}")
+    from .verify import enclosure_of
+
+    lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
+    eps_h = exact_input(inputs, "eps_h")
+    if not 0 <= eps_h <= 10**6:
+        raise CertificateRejected("eps_h must be in [0, 1e6]")
     f = PROFILE_RECHECKS[name](inputs)
-    if name == "icea-example":
-        return Recheck(value=mpmath.inf, err=mpf(0), dps=30)
-    x = exact_input(inputs, "argmax")
-    return stable_value(lambda p: _at(lambda: mu_gdp_mp(to_mpf(x), f(x)), p), 10)
+    head = {"argmax": inputs["argmax"]} if "argmax" in inputs else {}
+    dps = _certify_dps(hi)
+    if hi == mpmath.inf:
+        with mpmath.workdps(dps):
+            if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) != "not GDP":
+                raise CouldNotReprove("an infinite optimal mu: the mechanism is not re-proved 'not GDP' here")
+            if lo > 0 and lo < mpmath.inf:
+                return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps)
+            raise CouldNotReprove("an infinite optimal mu needs a finite recorded lower end")
+    with mpmath.workdps(dps):
+        re = _certify(name, inputs, {"enclosure": result.get("enclosure")}, head, {"status": "certified"}, f,
+                      eps_h, lo, hi, dps)
+    if re.verdict != "holds":
+        raise CouldNotReprove("the tail beyond eps_h is not re-proved at the recorded upper end: "
+                              "the sup over all eps is not bounded")
+    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps)
 
 
 @register("gdp.thm51")

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..certificate.format import UNVERIFIABLE_DETAILS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
@@ -167,16 +168,16 @@ _ROWS: list[Kind] = [
     Kind("events.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
-         unverifiable=("directions", "dominating_pair_lower_end", "conversion_lower_end")),
+         unverifiable=UNVERIFIABLE_DETAILS),
     Kind("events.delta", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
-         unverifiable=("directions", "dominating_pair_lower_end", "conversion_lower_end")),
+         unverifiable=UNVERIFIABLE_DETAILS),
     Kind("events.claim", _PLD_LO, _PLD_HI, verdict=P("claimed delta against the independent enclosure"),
          hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
-         unverifiable=("directions", "dominating_pair_lower_end", "conversion_lower_end")),
+         unverifiable=UNVERIFIABLE_DETAILS),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
                    "curve), > delta at the unsafe end (lower curve)"),

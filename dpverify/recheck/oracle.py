@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .gdp import exact_input, to_mpf
 from .pld import recheck_epsilon
 from .verify import Recheck, check_enclosure, parse_bound, register
@@ -42,6 +42,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
     with mpmath.workdps(_DPS):
         tol = to_mpf(exact_input(inputs, "tolerance"))
         certified: dict[tuple, tuple[mpf, mpf]] = {}
+        independent: dict[tuple, tuple[mpf, mpf]] = {}
         for c in configs:
             if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
                 raise MalformedCertificate("a configuration lacks a field")
@@ -53,6 +54,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             re = recheck_epsilon(pld_inputs, {"enclosure": c["certified"]})
             check_enclosure(c["certified"], re, None)
             key = tuple(str(c[k]) for k in _FIELDS)
+            independent[key] = re.enclosure()
             certified[key] = (
                 parse_bound(c["certified"]["lo"], "certified.lo", _DPS),
                 parse_bound(c["certified"]["hi"], "certified.hi", _DPS),
@@ -88,5 +90,18 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 raise CertificateRejected(
                     f"row {i} ({r.get('accountant')}): recorded {r['verdict']!r}, re-derived {again!r}"
                 )
+            # the verdict must also hold on the independent enclosure (inside the recorded
+            # one): a vacuous recorded enclosure such as [0, 100] cannot make an unsafe
+            # number "consistent"
+            a, b = independent[key]
+            if reported < a and again != "unsafe":
+                raise CertificateRejected(
+                    f"row {i} ({r.get('accountant')}): reported {mpmath.nstr(reported, 10)} is below the independent "
+                    f"lower bound {mpmath.nstr(a, 10)} of epsilon: unsafe, recorded {again!r}")
+            if _row_verdict(reported, a, b, tol) != again:
+                raise CouldNotReprove(
+                    f"row {i}: its verdict {again!r} rests on the recorded enclosure's width; on the independent "
+                    f"enclosure [{mpmath.nstr(a, 10)}, {mpmath.nstr(b, 10)}] it is not decided the same way")
             any_unsafe |= again == "unsafe"
-        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds")
+        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds",
+                       proved=frozenset({"configs", "rows"}))
