@@ -33,13 +33,14 @@ docs/certificates.md carries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Mapping
 
 from ..certificate.format import UNVERIFIABLE_DETAILS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
-           "markdown_table", "MECHANISM_OPTIONS", "check_mechanism_options", "PROVING"]
+           "markdown_table", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING"]
 
 #: route statuses that can accept
 PROVING = ("proved", "exact")
@@ -229,12 +230,12 @@ def _paths(result: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def classify_result(kind: Kind, result: Mapping[str, Any]) -> list[str]:
+def classify_result(kind: Kind, result: Mapping[str, Any], refuse: bool = True) -> list[str]:
     """The certified paths present in ``result``; refuses a field the table
     calls unverifiable (exit 1)."""
     present = _paths(result)
     for p in present:
-        if p.split(".")[0] in kind.unverifiable:
+        if p.split(".")[0] in kind.unverifiable and refuse:
             raise CertificateRejected(
                 f"result.{p}: a number the second route does not re-prove (unverifiable for {kind.name}); "
                 "a certificate must not present it as certified")
@@ -243,7 +244,7 @@ def classify_result(kind: Kind, result: Mapping[str, Any]) -> list[str]:
 
 def check_details(kind: Kind, result: Mapping[str, Any], proved: "frozenset[str]") -> None:
     """Every certified field present must have been re-proved by the re-checker."""
-    for p in classify_result(kind, result):
+    for p in classify_result(kind, result, refuse=False):
         if not any(_match(q, p) or p.startswith(q + ".") for q in proved):
             raise CouldNotReprove(f"result.{p} is presented as certified but was not re-proved "
                                   f"by the second route of {kind.name}")
@@ -268,13 +269,25 @@ MECHANISM_OPTIONS: dict[str, tuple[frozenset, ...]] = {
 _ALL_OPTIONS = frozenset().union(*(s for sets in MECHANISM_OPTIONS.values() for s in sets))
 
 
+#: the ranges the producer's builders enforce: (low, low inclusive, high, high inclusive)
+_RANGES = {
+    "mu": (0, False, None, False), "noise_multiplier": (0, False, None, False), "sensitivity": (0, False, None, False),
+    "scale": (0, False, None, False), "eps0": (0, True, 10**6, True), "delta0": (0, True, 1, True),
+    "p": (Fraction(1, 2), True, 1, False), "rate": (0, False, 1, True),
+}
+#: kinds whose inputs name a mechanism of this table
+MECHANISM_KINDS = frozenset({"dp.profile", "gdp.certify", "gdp.optimal_mu", "gdp.tail_limit", "rdp.divergence",
+                             "rdp.epsilon"})
+
+
 def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
     """Refuse (exit 2) a mechanism whose options are not one of the sets its
-    producer reads: both ``mu`` and ``noise_multiplier``, ``sensitivity`` with
-    ``mu``, an option another mechanism takes."""
+    producer reads (both ``mu`` and ``noise_multiplier``, ``sensitivity`` with
+    ``mu``, an option another mechanism takes) or lie outside the ranges its
+    builder enforces (randomized response needs p in [1/2, 1))."""
     name = inputs.get("mechanism")
     if name not in MECHANISM_OPTIONS:
-        raise MalformedCertificate(f"inputs.mechanism={str(name)[:40]!r}: allowed: {', '.join(sorted(MECHANISM_OPTIONS))}")
+        return  # the kind's re-checker names the mechanisms it knows
     given = frozenset(k for k in inputs if k in _ALL_OPTIONS)
     allowed = MECHANISM_OPTIONS[name]
     if given not in allowed:
@@ -282,6 +295,24 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
         raise MalformedCertificate(
             f"inputs: mechanism {name!r} takes exactly one of the option sets {forms}; got "
             f"{{{', '.join(sorted(given))}}} (an option the mechanism does not read defines nothing)")
+    for key in sorted(given):
+        if key not in _RANGES:
+            continue
+        text = inputs[key]
+        try:
+            if not isinstance(text, str) or len(text) > 1000 or "e" in text.lower() and abs(
+                    int(text.lower().split("e")[1])) > 3000:
+                raise ValueError
+            x = Fraction(text)
+        except (ValueError, ZeroDivisionError, IndexError):
+            raise MalformedCertificate(f"inputs.{key}={str(text)[:40]!r} is not an exact number") from None
+        lo, lo_in, hi, hi_in = _RANGES[key]
+        ok = (x >= lo if lo_in else x > lo) and (hi is None or (x <= hi if hi_in else x < hi))
+        if not ok:
+            span = f"{'[' if lo_in else '('}{lo}, {'inf' if hi is None else hi}{']' if hi_in else ')'}"
+            raise MalformedCertificate(f"inputs.{key}={text}: mechanism {name!r} needs {key} in {span}")
+    if "refined" in given and inputs["refined"] not in ("true", "false"):
+        raise MalformedCertificate("inputs.refined must be 'true' or 'false'")
 
 
 # --------------------------------------------------------------------------- docs

@@ -417,6 +417,9 @@ def _verify(cert: Any) -> str:
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
     ignored = _unverifiable(kind, result, fmt)
     limits.check_work(quantity, claim, inputs, result)
+    if quantity in kinds.MECHANISM_KINDS:
+        kinds.check_mechanism_options(inputs)
+    _check_result_quantity(result, inputs)
     try:
         re = RECHECKERS[quantity](inputs, result)
     except (CertificateRejected, MalformedCertificate, CouldNotReprove):
@@ -454,6 +457,42 @@ def _verify(cert: Any) -> str:
     if ignored:
         shown += f"; not re-proved and not part of what is confirmed (format 1): {', '.join(ignored)}"
     return f"{what}: confirmed{shown}"
+
+
+def _check_result_quantity(result: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+    """``result.quantity`` names what the enclosure encloses ("delta(eps=1)"): every
+    ``name=value`` in it must be the value of ``inputs.name`` (or ``inputs.claimed_name``);
+    compared as decimals, so "0.00001" and "1e-5" are one number."""
+    import re
+    from decimal import Decimal, InvalidOperation
+
+    text = result.get("quantity")
+    if not isinstance(text, str):
+        return
+    for name, value in re.findall(r"\b([a-z_]+)=([^,)\s]+)", text[:2000]):
+        given = [inputs[k] for k in (name, f"claimed_{name}") if isinstance(inputs.get(k), (str, int))]
+        if not given:
+            continue
+        try:
+            _split_decimal(value)
+            v = Decimal(value)
+            if not any(_same_number(v, g) for g in given):
+                raise CertificateRejected(f"result.quantity={text[:80]!r} names {name}={value}, not the inputs' "
+                                          f"{name}={given[0]}")
+        except (InvalidOperation, MalformedCertificate):
+            raise CertificateRejected(f"result.quantity={text[:80]!r}: {name}={value[:40]} is not a number") from None
+
+
+def _same_number(v: Any, given: Any) -> bool:
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        if isinstance(given, str) and "/" in given:
+            n, d = given.split("/")
+            return v * Decimal(int(d)) == Decimal(int(n))
+        return v == Decimal(str(given))
+    except (InvalidOperation, ValueError, ZeroDivisionError):
+        return False
 
 
 def _field(result: Mapping[str, Any], path: str) -> Any:
