@@ -36,8 +36,29 @@ __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
 _MAX_TEXT = 500
 _MAX_NODES = 200
 _MAX_INT_POWER = 1000
+#: |x| of every exp(x) and of every b * log(a) of a power a ** b: beyond it the value
+#: has an exponent of more than 434,000 decimal digits (no privacy profile needs one),
+#: and a tower such as 9**9**9**9 would make GMP abort the process
+_MAX_EXP_ARGUMENT = 10**6
 #: the caps, for --help and docs/inputs.md
-CAPS = f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +-{_MAX_INT_POWER}"
+CAPS = (f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +-{_MAX_INT_POWER}, "
+        f"exponentials and powers within e^+-{_MAX_EXP_ARGUMENT:.0e}")
+
+
+def _bounded_exponent(t: arb, what: str) -> None:
+    """Refuse an exponential argument beyond the cap before arb evaluates it."""
+    if not t.is_finite() or abs(t).upper() > _MAX_EXP_ARGUMENT:
+        raise _refuse(f"{what} is beyond e^{_MAX_EXP_ARGUMENT:.0e} (the cap on expression profiles)")
+
+
+def _exp(x: arb) -> arb:
+    _bounded_exponent(x, "an exponential")
+    return x.exp()
+
+
+def _expm1(x: arb) -> arb:
+    _bounded_exponent(x, "an exponential")
+    return x.expm1()
 
 
 def _min(x: arb, y: arb) -> arb:
@@ -82,12 +103,14 @@ def _sqrt(x: arb) -> arb:
 def _power(base: arb, exponent: arb) -> arb:
     """base ** exponent for a non-integer exponent: exp(exponent log base), real for base > 0."""
     _real("a power with a non-integer exponent", base, bool(base < 0))
-    return (exponent * base.log()).exp()
+    t = exponent * base.log()
+    _bounded_exponent(t, "a power")
+    return t.exp()
 
 
 _FUNCS: dict[str, tuple[int, Callable[..., arb]]] = {
-    "exp": (1, lambda x: x.exp()),
-    "expm1": (1, lambda x: x.expm1()),
+    "exp": (1, _exp),
+    "expm1": (1, _expm1),
     "log": (1, _log),
     "log1p": (1, _log1p),
     "sqrt": (1, _sqrt),
@@ -160,7 +183,14 @@ def _compile(node: ast.AST, source: str) -> Callable[[arb], arb]:
                 n = -base_node.value if neg else base_node.value
                 if abs(n) > _MAX_INT_POWER:
                     raise _refuse(f"integer powers must be within +-{_MAX_INT_POWER}")
-                return lambda eps: left(eps) ** n
+                def int_power(eps: arb, n: int = n) -> arb:
+                    b = left(eps)
+                    # log|b| * n bounds the result's magnitude (a zero base is fine)
+                    if b.is_finite() and not b.contains(0):
+                        _bounded_exponent(abs(b).log() * n, "a power")
+                    return b ** n
+
+                return int_power
             right = _compile(node.right, source)
             return lambda eps: _power(left(eps), right(eps))
         right = _compile(node.right, source)
