@@ -1,6 +1,7 @@
 # Two entry points on a fresh machine (README "Quick start"):
 #   make demo   create .venv, install dpverify, run the main job and re-verify its output
-#   make test   create .venv, install dpverify with test extras, run the tests (the
+#   make test   create .venv, install dpverify with test extras, lint (ruff, mypy),
+#               run the tests (the
 #               property tests write the certificates of what they checked) and
 #               re-verify those and every committed certificate independently
 PYTHON ?= python3
@@ -8,7 +9,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 OUT    ?= build/certificates
 
-.PHONY: demo test venv clean
+.PHONY: demo test lint venv clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +23,14 @@ demo: venv
 	$(BIN)/dpverify verify --quiet $(OUT)
 	@echo "all certificates in $(OUT) re-verified independently"
 
+# ruff on the package; mypy strict on the files listed in pyproject.toml [tool.mypy]
+lint:
+	$(BIN)/python -m ruff check dpverify
+	$(BIN)/python -m mypy
+
 test: venv
 	$(BIN)/python -m pip install --quiet -e '.[test,opacus]'
+	$(MAKE) lint
 	rm -rf build/property-certificates
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} DPVERIFY_CERT_DIR=build/property-certificates \
 		$(BIN)/python -m pytest

@@ -9,6 +9,7 @@ from typing import Union
 
 from .ball import parse_exact
 from .errors import InvalidParameter
+from .limits import MAX_ACCURACY_DIGITS, MAX_TIME_BUDGET_SECONDS
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -83,17 +84,15 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
 
 def digits(value: object) -> int:
     """Requested relative accuracy 10^-digits of an enclosure."""
-    return integer("digits", value, lo=1, hi=300)
+    return integer("digits", value, lo=1, hi=MAX_ACCURACY_DIGITS)
 
 
-#: Longest time budget accepted (seconds): a week. A budget is a promise to stop.
-MAX_SECONDS = 7 * 24 * 3600
 
 
 def seconds(name: str, value: ExactInput) -> float:
-    """A time budget in seconds, in (0, MAX_SECONDS] (a float from here on:
+    """A time budget in seconds, in (0, MAX_TIME_BUDGET_SECONDS] (a float from here on:
     it only bounds wall-clock time, never a certified number)."""
     x = parse_exact(value, name)
-    if not 0 < x <= MAX_SECONDS:
-        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, {MAX_SECONDS}] seconds")
+    if not 0 < x <= MAX_TIME_BUDGET_SECONDS:
+        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, {MAX_TIME_BUDGET_SECONDS}] seconds")
     return float(x)

@@ -26,6 +26,7 @@ import flint
 from flint import arb, ctx, fmpq, fmpz
 
 from .errors import InvalidParameter, PrecisionExhausted, Undecided, ValueOutOfRange
+from .limits import DEFAULT_MAX_BITS, MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
 
 __all__ = [
     "Exact",
@@ -53,14 +54,12 @@ __all__ = [
     "BACKEND",
     "DEFAULT_MAX_BITS",
     "MAX_NUMBER_CHARS",
-    "MAX_EXPONENT",
+    "MAX_DECIMAL_EXPONENT",
     "NUMBER_CAPS",
+    "arb_to_fraction",
 ]
 
 Exact = Union[Fraction, int]
-
-#: Precision cap of every escalation loop unless a caller sets its own (bits).
-DEFAULT_MAX_BITS = 1 << 16
 
 BACKEND = f"python-flint {flint.__version__} arb"
 
@@ -69,15 +68,12 @@ BACKEND = f"python-flint {flint.__version__} arb"
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
 _FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
 
-#: Caps on one input number (stated in every command's --help). Together they keep
-#: the numerator and the denominator of the exact value below 4,000 decimal digits,
-#: under Python's 4,300-digit int/str conversion limit, so that every number can
-#: be printed in a message or a certificate (a 4,301-digit denominator used to
-#: crash `gdp mu --delta 1e-4301` with a traceback). 10^-3000 is far below any
-#: meaningful delta and 10^3000 far above any meaningful epsilon.
-MAX_NUMBER_CHARS = 1000
-MAX_EXPONENT = 3000
-#: the same bound for ints and Fractions handed to the library directly
+#: Caps on one input number (stated in every command's --help): MAX_NUMBER_CHARS and
+#: MAX_DECIMAL_EXPONENT (dpverify.limits) keep the numerator and the denominator of the
+#: exact value below 4,000 decimal digits, under Python's 4,300-digit int/str
+#: conversion limit, so that every number can be printed in a message or a
+#: certificate (a 4,301-digit denominator used to crash `gdp mu --delta 1e-4301`).
+#: The same bound for ints and Fractions handed to the library directly
 _MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
 
@@ -87,7 +83,7 @@ _MAX_EXPONENT_BITS = 3300
 #: One sentence for --help texts and docs/inputs.md.
 NUMBER_CAPS = (
     f"numbers are exact decimals (0.1, 1e-5) or fractions (1/3) of at most {MAX_NUMBER_CHARS} "
-    f"characters with a decimal exponent within +-{MAX_EXPONENT}"
+    f"characters with a decimal exponent within +-{MAX_DECIMAL_EXPONENT}"
 )
 
 
@@ -129,9 +125,9 @@ def parse_exact(value: object, name: str = "value") -> Fraction:
         )
     m = _DECIMAL.fullmatch(text)
     if m:
-        if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
+        if m.group(1) is not None and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
             raise InvalidParameter(
-                name, f"{name}={_clip(value)!r}: decimal exponent must be within +-{MAX_EXPONENT}"
+                name, f"{name}={_clip(value)!r}: decimal exponent must be within +-{MAX_DECIMAL_EXPONENT}"
             )
         return Fraction(text)
     m = _FRACTION.fullmatch(text)
@@ -150,6 +146,13 @@ def parse_exact(value: object, name: str = "value") -> Fraction:
 def _clip(text: str, n: int = 60) -> str:
     """A long user text shortened for a message (the message must stay readable)."""
     return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def arb_to_fraction(x: arb) -> Fraction:
+    """The exact rational value of an exact (radius 0) finite arb point."""
+    man, exp = x.mid().man_exp()
+    m, e = int(man), int(exp)
+    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
 def exact_str(x: Fraction) -> str:
@@ -395,14 +398,14 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
         mag = -end if negative else end  # exact: the precision holds end's mantissa
         # a decimal exponent off by one merely prints one digit more or fewer
         with working_precision(64 + 4 * len(str(mag.man_exp()[1]))):
-            e = int((mag.log() / arb(10).log()).lower().floor().unique_fmpz())
+            e = _floor_int((mag.log() / arb(10).log()).lower())
         k = digits - 1 - e
         with working_precision(int(digits * 3.33) + 64 + 4 * len(str(abs(k)))):
             scaled = mag * arb(10) ** k
             if away:
-                n = int(scaled.upper().ceil().unique_fmpz())
+                n = -_floor_int(-scaled.upper())
             else:
-                n = int(scaled.lower().floor().unique_fmpz())
+                n = _floor_int(scaled.lower())
     s = str(n)
     exp10 = -k + len(s) - 1
     if -5 <= exp10 <= 6:
@@ -411,6 +414,14 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
         frac = s[1:].rstrip("0")
         text = f"{s[0]}.{frac}e{exp10}" if frac else f"{s[0]}e{exp10}"
     return ("-" if negative else "") + text
+
+
+def _floor_int(x: arb) -> int:
+    """floor of an exact point (an endpoint from .lower() / .upper()): exact, so unique."""
+    n = x.floor().unique_fmpz()
+    if n is None:  # only a non-exact ball could straddle an integer
+        raise PrecisionExhausted(f"no unique floor of {x} at {ctx.prec} bits")
+    return int(n)
 
 
 def lower_decimal(x: arb, digits: int = 17) -> str:

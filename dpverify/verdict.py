@@ -11,7 +11,7 @@ from typing import Any, Mapping, Optional, Union
 from flint import arb
 
 from . import ball as B
-from .ball import endpoints, lower_decimal, upper_decimal, working_precision
+from .ball import arb_to_fraction, endpoints, lower_decimal, upper_decimal, working_precision
 
 __all__ = ["Enclosure", "Outcome", "Verdict"]
 
@@ -76,16 +76,49 @@ class Enclosure:
             v = B.ball(x)
             return bool(v >= self.lo) and bool(v <= self.hi)
 
+    @property
+    def lo_fraction(self) -> Fraction:
+        """The lower end as an exact rational (it is an exact binary point).
+
+        Raises:
+            ValueError: the lower end is infinite.
+        """
+        if not self.lo.is_finite():
+            raise ValueError(f"the lower end of {self!r} is infinite: no Fraction")
+        return arb_to_fraction(self.lo)
+
+    @property
+    def hi_fraction(self) -> Fraction:
+        """The upper end as an exact rational (it is an exact binary point).
+
+        Raises:
+            ValueError: the upper end is infinite (e.g. no finite eps meets the budget).
+        """
+        if not self.hi.is_finite():
+            raise ValueError(f"the upper end of {self!r} is infinite: no Fraction")
+        return arb_to_fraction(self.hi)
+
+    def decimals(self, digits: Optional[int] = None) -> tuple[str, str]:
+        """(lo, hi) as decimal strings with ``digits`` significant digits (default: enough
+        for the requested accuracy), rounded outward: lo down, hi up, so that
+        [lo, hi] as decimals still contains the true value."""
+        n = self.print_digits() if digits is None else digits
+        if n < 1:
+            raise ValueError(f"digits={n} must be >= 1")
+        lo = lower_decimal(self.lo, n) if self.lo.is_finite() else ("inf" if self.lo > 0 else "-inf")
+        hi = upper_decimal(self.hi, n) if self.hi.is_finite() else "inf"
+        return lo, hi
+
     def print_digits(self) -> int:
         return max(17, self.digits + 3)
 
     def lo_str(self) -> str:
-        if not self.lo.is_finite():
-            return "inf" if self.lo > 0 else "-inf"
-        return lower_decimal(self.lo, self.print_digits())
+        """The lower end as a decimal rounded down."""
+        return self.decimals()[0]
 
     def hi_str(self) -> str:
-        return upper_decimal(self.hi, self.print_digits()) if self.hi.is_finite() else "inf"
+        """The upper end as a decimal rounded up."""
+        return self.decimals()[1]
 
     def to_json(self) -> dict[str, str]:
         """Outward-rounded decimal endpoints: lo rounded down, hi rounded up."""
@@ -93,8 +126,7 @@ class Enclosure:
 
     def short(self, sig: int = 6) -> str:
         """Human-readable ``[lo, hi]`` with ``sig`` digits, still outward."""
-        lo = lower_decimal(self.lo, sig) if self.lo.is_finite() else ("inf" if self.lo > 0 else "-inf")
-        hi = upper_decimal(self.hi, sig) if self.hi.is_finite() else "inf"
+        lo, hi = self.decimals(sig)
         return f"[{lo}, {hi}]"
 
     def __repr__(self) -> str:

@@ -20,7 +20,7 @@ import time
 import warnings
 from fractions import Fraction
 
-from dpverify.calibrate import calibrate
+from dpverify import calibrate
 
 Q, T, DELTA = "256/60000", 14063, "1e-5"
 

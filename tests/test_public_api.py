@@ -1,4 +1,21 @@
+"""The public API: what ``import dpverify`` offers and how its headline functions are called.
+
+Independent references: the signatures are read with :mod:`inspect`; the
+Enclosure ends are checked against mpmath at 60 digits and against exact
+rational arithmetic (``Fraction``)."""
+
+import importlib
+import inspect
+import typing
+from fractions import Fraction
+
+import mpmath
+import pytest
+
 import dpverify
+from dpverify import api
+
+HEADLINE = (dpverify.dpsgd_epsilon, dpverify.dpsgd_delta, dpverify.calibrate)
 
 
 def test_all_matches_exports():
@@ -7,3 +24,92 @@ def test_all_matches_exports():
         assert hasattr(dpverify, name), name
     public = {n for n in vars(dpverify) if not n.startswith("_") and not isinstance(getattr(dpverify, n), type(dpverify))}
     assert public <= set(dpverify.__all__), public - set(dpverify.__all__)
+
+
+def test_returned_types_are_exported():
+    """Every class a headline or exported function returns can be named from dpverify."""
+    for name in ("Enclosure", "Verdict", "PldAnswer", "Calibration", "GdpCertificate", "GridBounds",
+                 "ComposeResult", "RdpEpsilon", "EventAnswer", "HeadBound", "RR64Result", "SigmaRefinement"):
+        assert name in dpverify.__all__ and isinstance(getattr(dpverify, name), type), name
+    hints = typing.get_type_hints(dpverify.certify_gdp)
+    assert hints["return"] is dpverify.GdpCertificate
+    assert typing.get_type_hints(dpverify.compose_eps_grid)["return"] is dpverify.GridBounds
+
+
+def test_all_is_grouped_by_concept_not_by_issue():
+    source = inspect.getsource(dpverify)
+    assert "issue" not in source.lower()
+
+
+def test_calibrate_is_a_function():
+    assert inspect.isfunction(dpverify.calibrate)
+    importlib.import_module("dpverify.calibration")  # the subpackage must not shadow the function
+    assert inspect.isfunction(dpverify.calibrate)
+
+
+@pytest.mark.parametrize("fn", HEADLINE, ids=lambda f: f.__name__)
+def test_headline_options_are_keyword_only_typed_and_documented(fn):
+    sig = inspect.signature(fn)
+    kinds = [p.kind for p in sig.parameters.values()]
+    assert inspect.Parameter.VAR_KEYWORD not in kinds and inspect.Parameter.VAR_POSITIONAL not in kinds
+    hints = typing.get_type_hints(fn, vars(api) | {"PldAnswer": object, "Calibration": object,
+                                                    "Template": object, "Progress": object})
+    for name, p in sig.parameters.items():
+        assert name in hints, f"{fn.__name__}({name}) has no annotation"
+        assert hints[name] is not typing.Any, f"{fn.__name__}({name}) is Any"
+        assert f"        {name}:" in fn.__doc__, f"{fn.__name__}: Args: does not document {name}"
+        if p.default is not inspect.Parameter.empty:
+            assert p.kind is inspect.Parameter.KEYWORD_ONLY, f"{fn.__name__}({name}) is an option, not keyword-only"
+    assert "Args:" in fn.__doc__ and "Returns:" in fn.__doc__ and "Raises:" in fn.__doc__
+
+
+def test_dpsgd_epsilon_signature_names_the_vocabulary():
+    params = list(inspect.signature(dpverify.dpsgd_epsilon).parameters)
+    assert params == ["noise_multiplier", "sampling_rate", "steps", "delta", "neighboring", "digits",
+                      "time_budget"]
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(noise_multiplier="-1", sampling_rate="0.01", steps=10, delta="1e-5"), "noise_multiplier"),
+    (dict(noise_multiplier="1", sampling_rate="2", steps=10, delta="1e-5"), "sampling_rate"),
+    (dict(noise_multiplier="1", sampling_rate="0.01", steps=0, delta="1e-5"), "steps"),
+    (dict(noise_multiplier="1", sampling_rate="0.01", steps=10, delta="1"), "delta"),
+])
+def test_library_errors_name_the_parameter(kwargs, name):
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.dpsgd_epsilon(**kwargs)
+    assert exc.value.name == name
+
+
+def test_calibrate_errors_name_the_parameter():
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.calibrate(1, "1e-5", sampling_rate="0.01", steps=10, digits=7)
+    assert exc.value.name == "digits"
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.calibrate(1, "1e-5", sampling_rate="0.01", steps=10, digits=2, rel_width="0.01")
+    assert exc.value.name == "digits"
+
+
+def test_enclosure_ends_as_fractions_and_outward_decimals():
+    """delta_mu(eps) for mu = 1, eps = 1/3 (GDPT eq. 2: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)),
+    against mpmath at 60 digits: the exact ends bracket it, and the decimals lie outside the exact ends."""
+    enc = dpverify.delta_mu(1, "1/3", digits=12)
+    lo, hi = enc.lo_fraction, enc.hi_fraction
+    assert isinstance(lo, Fraction) and isinstance(hi, Fraction) and lo <= hi
+    with mpmath.workdps(60):
+        e = mpmath.mpf(1) / 3
+        truth = mpmath.ncdf(-e + mpmath.mpf(1) / 2) - mpmath.exp(e) * mpmath.ncdf(-e - mpmath.mpf(1) / 2)
+        assert mpmath.mpf(lo.numerator) / lo.denominator <= truth <= mpmath.mpf(hi.numerator) / hi.denominator
+    for digits in (3, 8, None):
+        d_lo, d_hi = enc.decimals(digits)
+        assert Fraction(d_lo) <= lo and Fraction(d_hi) >= hi
+    assert enc.decimals() == (enc.lo_str(), enc.hi_str())
+    # 3 significant digits of 0.2838...: one unit of 10^-3 on each side at most
+    assert Fraction(enc.decimals(3)[1]) - Fraction(enc.decimals(3)[0]) <= Fraction(2, 10**3)
+
+
+def test_enclosure_infinite_end_has_no_fraction():
+    enc = dpverify.compose_eps([("1", "0.5")], "0.1")  # delta < 1 - prod(1 - delta_i): no finite eps
+    assert enc.decimals() == ("inf", "inf")
+    with pytest.raises(ValueError):
+        enc.hi_fraction

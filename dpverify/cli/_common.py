@@ -8,15 +8,17 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import Any, Collection, Mapping, Optional, Sequence
 
 from ..certificate import dumps, write
 from ..errors import InvalidParameter
+from ..vocabulary import DIGITS, Concept, deprecation_message, flag_for
 
 __all__ = [
     "Parser",
     "add_output_options",
     "add_digits_option",
+    "add_concept",
     "emit",
     "option_name",
     "given_options",
@@ -37,7 +39,7 @@ def _epilog() -> str:
     return (
         f"Inputs: {NUMBER_CAPS}; an option given twice, an abbreviated option or an option "
         "that does not apply to the chosen mechanism or mode is refused. Exit codes: 0 success / "
-        "holds, 1 fails, 2 bad input or usage, 3 undecided. See docs/inputs.md."
+        "holds, 1 fails, 2 bad input or usage, 3 undecided, 4 internal error (a bug of dpverify). See docs/inputs.md."
     )
 
 # argparse reads "-1e-5" and "-1/3" as options (its own pattern knows only "-1" and
@@ -87,12 +89,6 @@ class Parser(argparse.ArgumentParser):
         self._negative_number_matcher = _NEGATIVE_NUMBER
         for name, cls in _TRACKED.items():
             self.register("action", name, cls)
-
-    def format_help(self) -> str:
-        if self._default_epilog and self.epilog is None:
-            self.epilog = _epilog()
-        return super().format_help()
-
 
     def format_help(self) -> str:
         if self._default_epilog and self.epilog is None:
@@ -151,17 +147,51 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_digits_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--digits",
-        default="15",
-        metavar="N",
-        help="requested relative width 10^-N of every enclosure (1..300, default 15)",
-    )
+    add_concept(p, DIGITS)
+
+
+def add_concept(
+    p: Any,
+    concept: Concept,
+    *,
+    dest: Optional[str] = None,
+    old: Sequence[str] = (),
+    old_dest: Optional[str] = None,
+    required: bool = False,
+    help: Optional[str] = None,
+) -> None:
+    """Add ``concept``'s option to the parser (or group) ``p`` with its declared metavar,
+    default and help (dpverify.vocabulary), and each spelling in ``old`` (one of the
+    concept's deprecated ones) as a hidden alias that warns on stderr; ``old_dest``
+    gives the aliases their own destination (an old spelling whose value means
+    something else, e.g. --rel-width W for --digits N)."""
+    for o in old:
+        if o not in concept.deprecated:
+            raise ValueError(f"{o} is not a declared old spelling of {concept.flag}")
+    p.add_argument(concept.flag, dest=dest or concept.key, metavar=concept.metavar,
+                   default=None if required else concept.default, required=required,
+                   help=help or concept.help_text())
+    for o in old:
+        p.add_argument(o, dest=old_dest or dest or concept.key, default=argparse.SUPPRESS,
+                       help=argparse.SUPPRESS, action=_deprecated(concept))
+
+
+def _deprecated(concept: Concept) -> type:
+    """A tracked store action that warns that its option string is an old spelling."""
+    base = _TRACKED["store"]
+
+    class Deprecated(base):  # type: ignore[misc, valid-type]
+        def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+            print(deprecation_message(option_string, concept), file=sys.stderr)
+            super().__call__(parser, namespace, values, option_string)
+
+    return Deprecated
 
 
 def option_name(param: str) -> str:
-    """The CLI option of a library parameter name: eps_h -> --eps-h."""
-    return "--" + param.replace("_", "-")
+    """The CLI option of a library parameter name: the concept's flag where the
+    name is a concept's (k -> --steps), else eps_h -> --eps-h."""
+    return flag_for(param) or "--" + param.replace("_", "-")
 
 
 # --------------------------------------------------------------------------- output paths

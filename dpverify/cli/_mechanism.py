@@ -12,22 +12,28 @@ import argparse
 
 from ..mechanisms import MechanismSpec
 from ..mechanisms.expr import CAPS as EXPR_CAPS
+from ..vocabulary import NOISE_MULTIPLIER, SAMPLING_RATE
+from ._common import add_concept
 
 __all__ = ["add_mechanism_options", "mechanism_spec", "MECHANISM_OPTIONS"]
 
 #: option -> help; every mechanism takes the subset it needs
 MECHANISM_OPTIONS: dict[str, str] = {
     "mu": "GDP parameter of the Gaussian mechanism, > 0",
-    "noise_multiplier": "Gaussian noise multiplier sigma (noise std / sensitivity), > 0",
+    "noise_multiplier": NOISE_MULTIPLIER.help_text(),
     "scale": "Laplace scale b, > 0",
     "sensitivity": "sensitivity D, > 0 (default 1)",
     "eps0": "epsilon of the guarantee, >= 0 (pure, approx, subsampled)",
     "delta0": "delta of the guarantee, in [0, 1] (approx, subsampled)",
     "p": "randomized-response probability of answering truthfully, in [1/2, 1)",
-    "rate": "Poisson sampling rate q, in (0, 1] (subsampled, subsampled-gaussian)",
+    "rate": SAMPLING_RATE.help_text() + " (subsampled, subsampled-gaussian)",
     "profile": 'privacy profile as an expression in eps, e.g. "exp(-eps**2/2)" (expr; at most '
     f"{EXPR_CAPS}; values outside [0, 1] are refused)",
 }
+
+
+#: mechanism options that are vocabulary concepts (declared in dpverify.vocabulary)
+_CONCEPTS = {"noise_multiplier": NOISE_MULTIPLIER, "rate": SAMPLING_RATE}
 
 
 def add_mechanism_options(p: argparse.ArgumentParser, *, names: "list[str] | None" = None) -> None:
@@ -40,6 +46,12 @@ def add_mechanism_options(p: argparse.ArgumentParser, *, names: "list[str] | Non
         help="mechanism name" + (f" ({', '.join(names)})" if names else ""),
     )
     for key, help_text in MECHANISM_OPTIONS.items():
+        if key in _CONCEPTS:
+            # the mechanism's key stays "rate" (certificate inputs keep their format);
+            # the option is the concept's (--sampling-rate, --rate deprecated)
+            c = _CONCEPTS[key]
+            add_concept(g, c, dest=f"mech_{key}", old=c.deprecated, help=help_text)
+            continue
         g.add_argument("--" + key.replace("_", "-"), dest=f"mech_{key}", metavar="X", help=help_text)
     g.add_argument("--refined", action="store_true", help="sgd-example / icea-example: refined profile (GDPT App B)")
 

@@ -20,11 +20,13 @@ from ..ball import exact_str
 from ..certificate import make_certificate
 from ..certificate.build import PLD_SOURCE, pld_answer_certificate
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..limits import MAX_STEPS
 from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from ..progress import Progress
-from ._common import add_output_options, emit, refuse_inapplicable
 from ..certificate.format import TF_STEPS_RULE
+from ..vocabulary import DIGITS_PLD, NOISE_MULTIPLIER, SAMPLING_RATE, STEPS, TIME_BUDGET
+from ._common import add_concept, add_output_options, emit, refuse_inapplicable
 
 ORDER = 60
 
@@ -45,9 +47,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "floating-point error bound or by exact integer convolution). With --claimed-eps E and "
         "--delta D: the verdict on the claim (E, D)-DP: exit 0 holds, 1 fails, 3 undecided.",
     )
-    d.add_argument("--noise-multiplier", metavar="S", help="noise multiplier sigma, > 0")
-    d.add_argument("--sampling-rate", metavar="Q", help='Poisson rate q in (0, 1]; fractions like "256/60000"')
-    d.add_argument("--steps", metavar="T", help=f"number of steps, 1..{S.MAX_STEPS}")
+    add_concept(d, NOISE_MULTIPLIER)
+    add_concept(d, SAMPLING_RATE)
+    add_concept(d, STEPS)
     d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N)")
     d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size")
     d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs; steps = ceil(E N / B)")
@@ -67,11 +69,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    "noise multiplier = sigma / C, C the per-record clipping bound = the sensitivity under "
                    "add/remove; under replace-one the sensitivity is 2C (factor 2 applied by dpverify: "
                    "pair N(0,1) vs N(2/z,1))")
-    d.add_argument("--digits", default="4", metavar="N",
-                   help="requested relative width 10^-N of the enclosure (1..8, default 4)")
-    d.add_argument("--time-budget", default="600", metavar="SEC",
-                   help="give up (exit 3, stating the width reached) after about SEC seconds "
-                   f"(at most {V.MAX_SECONDS}, default 600)")
+    add_concept(d, DIGITS_PLD)
+    add_concept(d, TIME_BUDGET)
     d.add_argument("--strict-width", action="store_true",
                    help="exit 3 when the budget ends with the width missed, even narrowly (by default a "
                         "certified enclosure within 10x of the requested width is printed with a note, "
@@ -124,7 +123,7 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
     if args.sampling_rate is None:
         raise InvalidParameter("sampling_rate", "--sampling-rate Q is required (in (0, 1])")
     if args.steps is None:
-        raise InvalidParameter("steps", f"--steps T is required (an integer in [1, {S.MAX_STEPS}])")
+        raise InvalidParameter("steps", f"--steps T is required (an integer in [1, {MAX_STEPS}])")
     ev = S.GaussianSteps.of(args.noise_multiplier, args.sampling_rate, args.steps)
     return [ev], {"noise_multiplier": args.noise_multiplier, "sampling_rate": args.sampling_rate,
                   "steps": ev.count}, None
@@ -192,7 +191,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
                 raise InvalidParameter("strict_width", "--strict-width applies to enclosures, not to "
                                        "--claimed-eps verdicts")
             return _claim(args, events, inputs, rel, budget, progress)
-        digits = V.integer("digits", args.digits, lo=1, hi=8)
+        digits = V.integer("digits", args.digits, lo=1, hi=DIGITS_PLD.hi)
         if args.delta is not None:
             V.open_unit("delta", args.delta)
             ans = S.epsilon(events, args.delta, neighboring=rel, digits=digits,
@@ -246,7 +245,7 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
             emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
                              f"{verdict.outcome.value} ({verdict.reason})")
             return verdict.exit_code()
-        digits = V.integer("digits", args.digits, lo=1, hi=8)
+        digits = V.integer("digits", args.digits, lo=1, hi=DIGITS_PLD.hi)
         if args.delta is not None:
             V.open_unit("delta", args.delta)
             ans = A.epsilon(tree, args.delta, neighboring=rel, digits=digits, time_budget=budget, progress=progress)

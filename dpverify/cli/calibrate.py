@@ -16,11 +16,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import _validate as V
 from ..ball import exact_str
-from ..calibrate import Calibration, calibrate
+from ..api import calibrate
+from ..calibration import Calibration
 from ..certificate import make_certificate
+from ..errors import InvalidParameter
 from ..progress import Progress
-from ._common import add_output_options, emit
+from ..vocabulary import DIGITS_CALIBRATE, NOISE_MULTIPLIER, SAMPLING_RATE, STEPS, TIME_BUDGET
+from ._common import add_concept, add_output_options, emit, given_options
 
 ORDER = 62
 
@@ -43,9 +47,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     )
     d.add_argument("--target-eps", metavar="E", required=True, help="target epsilon > 0")
     d.add_argument("--delta", metavar="D", required=True, help="delta in (0, 1)")
-    d.add_argument("--noise-multiplier", metavar="S", help="noise multiplier sigma > 0")
-    d.add_argument("--sampling-rate", metavar="Q", help="Poisson rate q in (0, 1]")
-    d.add_argument("--steps", metavar="T", help="number of steps")
+    add_concept(d, NOISE_MULTIPLIER)
+    add_concept(d, SAMPLING_RATE)
+    add_concept(d, STEPS)
     d.add_argument("--epochs", metavar="E", help="epochs (with --batch-size and --dataset-size)")
     d.add_argument("--batch-size", metavar="B", help="expected batch size (q = B / N)")
     d.add_argument("--dataset-size", metavar="N", help="dataset size N")
@@ -59,14 +63,24 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     d.add_argument("--neighboring", default=None, metavar="REL",
                    help="poisson: add-remove (default), add or remove; without-replacement: replace-one "
                    "(default and only choice; sensitivity 2C)")
-    d.add_argument("--rel-width", default="1e-3", metavar="W",
-                   help="relative width of the bracket, (hi - lo) / lo (default 1e-3)")
-    d.add_argument("--time-budget", default="600", metavar="SEC", help="give up after about SEC s")
+    add_concept(d, DIGITS_CALIBRATE, old=("--rel-width",), old_dest="rel_width",
+                help="relative width 10^-N of the bracket, (hi - lo) / lo "
+                f"({DIGITS_CALIBRATE.range}, default {DIGITS_CALIBRATE.default})")
+    add_concept(d, TIME_BUDGET)
     d.add_argument("--statement", choices=("md", "tex", "txt"),
                    help="print a ready-to-paste privacy statement for the safe end")
     d.add_argument("--plot", metavar="FILE", help="draw the calibration curve (eps vs the parameter), .png or .svg")
     add_output_options(d)
     d.set_defaults(func=_dpsgd)
+
+
+def _rel_width(args: argparse.Namespace) -> str:
+    """The bracket's relative width: 10^-digits, or the deprecated --rel-width W as given."""
+    if getattr(args, "rel_width", None) is not None:
+        if "digits" in given_options(args):
+            raise InvalidParameter("digits", "give --digits N (or the deprecated --rel-width W), not both")
+        return str(args.rel_width)
+    return f"1e-{V.integer('digits', args.digits, lo=DIGITS_CALIBRATE.lo or 1, hi=DIGITS_CALIBRATE.hi or 6)}"
 
 
 def certificate(cal: Calibration) -> dict[str, Any]:
@@ -93,7 +107,7 @@ def certificate(cal: Calibration) -> dict[str, Any]:
             ends["unsafe"] = cal.mechanism_unsafe.to_json(t.integer)
             w = abs(cal.safe.value - cal.mechanism_unsafe.value) / min(cal.safe.value, cal.mechanism_unsafe.value)
             extra["mechanism_relative_width"] = f"{float(w):.3g}"
-        from ..calibrate.template import WOR_PAIRS
+        from ..calibration.template import WOR_PAIRS
 
         extra["pairs"] = WOR_PAIRS
         statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
@@ -120,14 +134,13 @@ def _dpsgd(args: argparse.Namespace) -> int:
         from ..plots import check_output
 
         check_output(args.plot)
-    from .. import _validate as V
 
     budget = V.seconds("time_budget", args.time_budget)
     with Progress("calibrate") as bar:
         cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
                         sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,
                         batch_size=args.batch_size, dataset_size=args.dataset_size,
-                        neighboring=args.neighboring, sampling=args.sampling, rel_width=args.rel_width,
+                        neighboring=args.neighboring, sampling=args.sampling, rel_width=_rel_width(args),
                         time_budget=budget, progress=bar)
     cert = certificate(cal)
     t = cal.template

@@ -8,11 +8,18 @@ from typing import Any
 from .. import _validate as V
 from ..ball import exact_str, parse_exact
 from ..certificate import quantity_certificate
-from ..composition import compose_delta_auto, compose_delta_grid, compose_eps_auto, compose_eps_grid, parse_mech
-from ..composition.tight import MAX_K, MAX_SUPPORT
+from ..composition import (
+    compose_delta_auto,
+    compose_delta_grid,
+    compose_eps_auto,
+    compose_eps_grid,
+    parse_mech,
+)
 from ..errors import InvalidParameter
+from ..limits import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
 from ..schemas import JsonNumber, at, load_json, read_text
-from ._common import add_digits_option, add_output_options, emit
+from ..vocabulary import STEPS_COMPOSE
+from ._common import add_concept, add_digits_option, add_output_options, emit
 
 ORDER = 40
 
@@ -24,7 +31,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Certified delta(eps) or smallest eps meeting a delta budget of the adaptive "
         "composition of (eps_i, delta_i)-DP mechanisms (LT Thm 4.6 / Cor 4.7: exactly tight). "
         "eps is 'inf' when no finite eps meets the budget (delta < 1 - prod(1 - delta_i)). "
-        f"When the exact lattice of shifts would exceed {MAX_SUPPORT} points (many distinct eps_i), "
+        f"When the exact lattice of shifts would exceed {MAX_LATTICE_SUPPORT} points (many distinct eps_i), "
         "the eps_i are rounded down / up onto an automatic grid and the certified bounds and their "
         "gap are printed (--exact refuses instead). "
         "Example: dpverify compose --mech 0.1,1e-5 --mech 0.123456789,0 --eps 1",
@@ -33,8 +40,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="one (eps, delta)-DP guarantee, E >= 0, D in [0, 1]; repeatable")
     p.add_argument("--mechs-file", metavar="FILE",
                    help='JSON list of mechanisms: "E,D" strings, [E, D] pairs or {"eps": E, "delta": D}')
-    p.add_argument("--k", default="1", help=f"repeat the sequence K times (integer in [1, {MAX_K}], default 1; "
-                   f"at most {MAX_SUPPORT} distinct composed shifts)")
+    add_concept(p, STEPS_COMPOSE, dest="k", old=("--k",))
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="delta budget in [0, 1]: report the smallest eps >= 0 meeting it")
     g.add_argument("--eps", help="epsilon (any real): report the composed delta(eps)")
@@ -43,7 +49,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                      help="round every eps_i down / up onto multiples of H > 0: certified lower and "
                      "upper bounds and their gap (for many distinct eps_i)")
     how.add_argument("--exact", action="store_true",
-                     help=f"insist on the exact lattice of shifts: exit 2 when it would exceed {MAX_SUPPORT} "
+                     help=f"insist on the exact lattice of shifts: exit 2 when it would exceed {MAX_LATTICE_SUPPORT} "
                      "points (default: fall back to an automatic grid, with its gap, and say so)")
     add_digits_option(p)
     add_output_options(p)
@@ -74,7 +80,7 @@ def _load_file(path: str) -> list[str]:
 
 def _run(args: argparse.Namespace) -> int:
     digits = V.digits(args.digits)
-    k = V.integer("k", args.k, lo=1, hi=MAX_K)
+    k = V.integer("steps", args.k, lo=1, hi=MAX_COMPOSED_MECHANISMS)
     texts = list(args.mech)
     for t in texts:
         parse_mech(t, "mech")
@@ -107,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         if res.grid is not None:
             grid = res.grid
             note = (f"the exact lattice would have about {res.lattice_estimate} shifts (budget "
-                    f"{MAX_SUPPORT}), so the eps_i were rounded onto the automatic grid "
+                    f"{MAX_LATTICE_SUPPORT}), so the eps_i were rounded onto the automatic grid "
                     f"{float(grid):.6g}; --exact insists on the lattice")
     if grid is not None:
         inputs["grid"] = exact_str(grid)

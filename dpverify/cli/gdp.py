@@ -7,7 +7,8 @@ import argparse
 from .. import _validate as V
 from ..certificate import quantity_certificate
 from ..gdp import delta_mu, mu_gdp
-from ._common import add_digits_option, add_output_options, emit, image_file
+from ..vocabulary import MARGIN
+from ._common import add_concept, add_digits_option, add_output_options, emit, image_file
 from ._mechanism import add_mechanism_options, mechanism_spec
 
 ORDER = 10
@@ -72,7 +73,7 @@ def _certify_options(p: argparse.ArgumentParser) -> None:
 
     add_mechanism_options(p, names=profile_names())
     p.add_argument("--eps-h", required=True, dest="eps_h", help="end of the head interval [0, eps_h], in [0, 10000]")
-    p.add_argument("--margin", default="1e-6", help="width of the certified mu enclosure, in [1e-12, 1] (default 1e-6)")
+    add_concept(p, MARGIN)
     p.add_argument(
         "--algorithm",
         default="adaptive",

@@ -12,9 +12,10 @@ from ..certificate import make_certificate
 from ..errors import InvalidParameter
 from ..oracle import accountants as A
 from ..oracle.rows import parse_rows
-from ..schemas import read_text
 from ..oracle.run import BATTERIES, VERDICTS, markdown_report, run_battery, run_rows
-from ._common import add_output_options, emit, output_file, refuse_inapplicable
+from ..schemas import read_text
+from ..vocabulary import DIGITS_PLD, TIME_BUDGET
+from ._common import add_concept, add_output_options, emit, output_file, refuse_inapplicable
 
 ORDER = 60
 
@@ -47,10 +48,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--tolerance", default="0.01", metavar="REL",
                    help="relative excess above the certified upper bound still called consistent "
                    "(default 0.01)")
-    p.add_argument("--digits", default="4", metavar="N",
-                   help="relative width 10^-N of the certified enclosures (1..8, default 4)")
-    p.add_argument("--time-budget", default="600", metavar="SECONDS",
-                   help=f"time budget per certified configuration, seconds (at most {V.MAX_SECONDS}, default 600)")
+    add_concept(p, DIGITS_PLD)
+    add_concept(p, TIME_BUDGET, help=f"time budget per certified configuration ({TIME_BUDGET.range}, "
+                f"default {TIME_BUDGET.default})")
     p.add_argument("--report", metavar="FILE.md", type=output_file,
                    help="also write a Markdown report (its folder must exist)")
     add_output_options(p)
@@ -75,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
                         {"source": {"input": "--input FILE", "battery": "--battery NAME"}},
                         {"source": "input" if args.input else "battery"})
     tol = V.nonnegative("tolerance", args.tolerance)
-    digits = V.integer("digits", args.digits, lo=1, hi=8)
+    digits = V.integer("digits", args.digits, lo=1, hi=DIGITS_PLD.hi)
     budget = V.seconds("time_budget", args.time_budget)
     if args.input:
         path = Path(args.input)

@@ -8,10 +8,19 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..certificate import quantity_certificate
 from ..errors import InvalidParameter
-from ..rdp import CONVERSIONS, compose, conversion_delta, conversion_eps, curve_from_spec, rdp_epsilon, renyi_divergence
-from ..rdp.composition import MAX_COMPOSITIONS
+from ..limits import MAX_RDP_COMPOSITIONS
+from ..rdp import (
+    CONVERSIONS,
+    compose,
+    conversion_delta,
+    conversion_eps,
+    curve_from_spec,
+    rdp_epsilon,
+    renyi_divergence,
+)
 from ..rdp.specs import RDP_MECHANISMS
-from ._common import add_digits_option, add_output_options, emit
+from ..vocabulary import DIGITS_RDP_EPSILON, STEPS_RDP
+from ._common import add_concept, add_digits_option, add_output_options, emit
 from ._mechanism import add_mechanism_options, mechanism_spec
 
 ORDER = 40
@@ -33,13 +42,13 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "divergence",
         help="enclosure of the Renyi divergence D_alpha of a mechanism",
         description="Certified enclosure of D_alpha(P || Q) = log E_Q[(dP/dQ)^alpha] / (alpha - 1) "
-        "of a mechanism's pair, times --compositions.",
+        "of a mechanism's pair, times --steps.",
     )
     add_mechanism_options(d, names=names)
     d.add_argument("--alpha", required=True,
                    help="order alpha in (0, 1) or (1, 1e9]; subsampled-gaussian: alpha > 1, an integer "
                    f"<= 20000 or a fractional order <= {FRACTIONAL_CAP} (quadrature cost grows like alpha^2)")
-    d.add_argument("--compositions", default="1", help=f"number of compositions K, 1..{MAX_COMPOSITIONS}")
+    add_concept(d, STEPS_RDP, dest="compositions", old=("--compositions",))
     add_digits_option(d)
     add_output_options(d)
     d.set_defaults(func=_divergence)
@@ -52,11 +61,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "proved on a cover of (1, inf) by cells (convexity of (alpha-1) D_alpha).",
     )
     add_mechanism_options(e, names=names)
-    e.add_argument("--compositions", default="1", help=f"number of compositions K, 1..{MAX_COMPOSITIONS}")
+    add_concept(e, STEPS_RDP, dest="compositions", old=("--compositions",))
     e.add_argument("--delta", required=True, help="delta in (0, 1)")
     e.add_argument("--conversion", default="classic", help=f"one of {', '.join(CONVERSIONS)} (default classic)")
-    e.add_argument("--digits", default="10", metavar="N",
-                   help="requested relative width 10^-N of the enclosure (1..30, default 10)")
+    add_concept(e, DIGITS_RDP_EPSILON)
     add_output_options(e)
     e.set_defaults(func=_epsilon)
 
@@ -79,7 +87,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def _curve(args: argparse.Namespace):
     spec = mechanism_spec(args)
-    k = V.integer("compositions", args.compositions, lo=1, hi=MAX_COMPOSITIONS)
+    k = V.integer("steps", args.compositions, lo=1, hi=MAX_RDP_COMPOSITIONS)
     curve = curve_from_spec(spec)
     return spec, k, compose([curve], [k])
 
@@ -123,7 +131,7 @@ def _conversion(text: str) -> str:
 
 
 def _epsilon(args: argparse.Namespace) -> int:
-    digits = V.integer("digits", args.digits, lo=1, hi=30)
+    digits = V.integer("digits", args.digits, lo=1, hi=DIGITS_RDP_EPSILON.hi)
     conversion = _conversion(args.conversion)
     V.open_unit("delta", args.delta)
     spec, k, curve = _curve(args)

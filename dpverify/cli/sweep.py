@@ -14,6 +14,8 @@ from ..progress import Progress
 from ..sweep import Cache, load_grid, make_executor, run_sweep
 from ..sweep.engine import row_progress
 from ..sweep.report import require_matplotlib, summary_lines, write_heatmap, write_results
+from ..vocabulary import TIME_BUDGET
+from ._common import add_concept
 
 ORDER = 70
 
@@ -43,8 +45,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--recheck-cache", action="store_true",
                    help="also re-derive every cache hit with the independent verifier (slower; "
                    "use when others can write to the cache)")
-    p.add_argument("--task-timeout", metavar="SEC", help="kill a configuration's computation after SEC "
-                   "seconds (then retry); default: no limit beyond the task's own time budget")
+    add_concept(p, TIME_BUDGET.where("sweep", default=None), dest="task_timeout", old=("--task-timeout",),
+                help="kill a configuration's computation after SEC seconds (then retry); default: no "
+                "limit beyond each task's own time_budget in the grid")
     p.add_argument("--retries", default="2", metavar="N",
                    help="retries after a timeout or a dead worker (default 2)")
     p.add_argument("--json", action="store_true", help="print results.json to stdout")
@@ -68,9 +71,9 @@ def _run(args: argparse.Namespace) -> int:
     retries = V.integer("retries", args.retries, lo=0, hi=100)
     timeout = None
     if args.task_timeout is not None:
-        timeout = float(V.positive("task_timeout", args.task_timeout))
+        timeout = float(V.positive("time_budget", args.task_timeout))
         if not hasattr(os, "fork"):
-            raise InvalidParameter("task_timeout", "--task-timeout needs os.fork (Linux, macOS)")
+            raise InvalidParameter("time_budget", "--time-budget needs os.fork (Linux, macOS)")
     if grid.heatmap:
         require_matplotlib()
     out = Path(args.out) if args.out else Path(f"sweep-{Path(args.grid).stem}")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..recheck import limits as L
 from ..recheck import verify as V
+from ..vocabulary import TIME_BUDGET
+from ._common import add_concept
 
 ORDER = 95
 #: worst outcome first: a refused certificate outranks a malformed one, which
@@ -29,7 +31,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "field or kind); 3 a certificate could not be re-proved within the budget (never an "
         "accept). Every file is checked; the exit code is the worst outcome (1 > 2 > 3 > 0). "
         "A directory stands for the *.json files in it.\n\n"
-        f"Caps: {V.BUDGET_SECONDS:g} s per certificate (--budget), {V.MAX_DIGITS} significant "
+        f"Caps: {V.BUDGET_SECONDS:g} s per certificate (--time-budget), {V.MAX_DIGITS} significant "
         f"digits, decimal exponents up to 1e{V.MAX_EXPONENT}, files up to "
         f"{V.MAX_FILE_BYTES // 2**20} MiB; {L.CAPS_TEXT}. These bounds are checked before any "
         "work starts: beyond a cap the producer also enforces, exit 2; beyond the second route's "
@@ -40,9 +42,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--quiet", "-q", action="store_true", help="print only files that are not accepted")
     p.add_argument("--explain", action="store_true",
                    help="state what each certificate kind re-proves and by which route, then exit")
-    p.add_argument("--budget", metavar="SECONDS", default=None,
-                   help=f"time budget per certificate in seconds (default {V.BUDGET_SECONDS:g}; "
-                   "beyond it: exit 3)")
+    add_concept(p, TIME_BUDGET.where("verify", default=None), dest="budget", old=("--budget",),
+                help=f"time budget per certificate in seconds, in (0, 86400] (default {V.BUDGET_SECONDS:g}; "
+                "beyond it: exit 3)")
     p.set_defaults(func=_run)
 
 
@@ -68,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
             if not 0 < budget <= 86400:
                 raise ValueError
         except ValueError:
-            print(f"dpverify: error: --budget={args.budget!r} must be a number of seconds in (0, 86400]",
+            print(f"dpverify: error: --time-budget={args.budget!r} must be a number of seconds in (0, 86400]",
                   file=sys.stderr)
             return 2
     files = _expand(args.files)

@@ -34,7 +34,6 @@ isolated with certified signs (:func:`dpverify.ball.isolate_increasing_root`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Optional, Sequence
 
@@ -43,10 +42,10 @@ from flint import arb, arb_poly, ctx, fmpq, fmpz_poly
 from .. import _validate as V
 from ..ball import (
     DEFAULT_MAX_BITS,
+    arb_to_fraction,
     ball,
     bits_for_digits,
     endpoints,
-    exact_str,
     isolate_increasing_root,
     parse_exact,
     refine,
@@ -55,121 +54,17 @@ from ..ball import (
 )
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..verdict import Enclosure
+from ..limits import MAX_LATTICE_SUPPORT
+from .guarantee import EpsDelta, Key, guarantee_types
 
 __all__ = [
-    "EpsDelta",
+    "LatticeTooLarge",
     "ShiftDistribution",
     "compose_delta",
-    "compose_delta_grid",
     "compose_eps",
-    "compose_eps_grid",
     "cor47_delta_ball",
-    "parse_mech",
-    "GridBounds",
-    "MAX_SUPPORT",
-    "MAX_K",
-    "AUTO_GRID_BUDGET",
-    "ComposeResult",
-    "LatticeTooLarge",
-    "auto_grid",
-    "compose_delta_auto",
-    "compose_eps_auto",
+    "shift_ball",
 ]
-
-#: Largest number of lattice points of the shift distribution built for an
-#: exact composition (beyond it: grid rounding, or exit 2 with --exact).
-MAX_SUPPORT = 400_000
-#: Lattice size used when dpverify picks the grid itself (automatic fallback):
-#: the arb_poly product and the prefix sums stay at a few seconds.
-AUTO_GRID_BUDGET = 1 << 16
-#: Largest total number of composed mechanisms.
-MAX_K = 10_000_000
-
-Key = tuple  # (a: Fraction, b: Fraction): the shift a + log b
-
-
-@dataclass(frozen=True)
-class EpsDelta:
-    """An (eps, delta)-DP guarantee with exact eps >= 0 and delta in [0, 1].
-
-    ``exp_eps`` (optional) gives eps as log of an exact rational r >= 1
-    instead (then ``eps`` is None): randomized response with rational
-    probabilities r / (1 + r), used for exact brute-force cross-checks.
-    """
-
-    eps: Optional[Fraction]
-    delta: Fraction
-    exp_eps: Optional[Fraction] = None
-
-    def key(self) -> Key:
-        """Exact shift eps = a + log b."""
-        if self.exp_eps is not None:
-            return (Fraction(0), self.exp_eps)
-        return (self.eps, Fraction(1))
-
-    def eps_ball(self) -> arb:
-        if self.exp_eps is not None:
-            return ball(self.exp_eps).log()
-        return ball(self.eps)
-
-    def text(self) -> str:
-        e = exact_str(self.eps) if self.exp_eps is None else f"log({exact_str(self.exp_eps)})"
-        return f"{e},{exact_str(self.delta)}"
-
-
-def make(eps: object, delta: object, name: str = "mech") -> EpsDelta:
-    """Validated guarantee: eps >= 0 and delta in [0, 1] (exact inputs)."""
-    e = parse_exact(eps, name)
-    d = parse_exact(delta, name)
-    if e < 0:
-        raise InvalidParameter(name, f"{name}: eps={eps!r} must be >= 0 (LT Thm 4.6 needs eps_i >= 0)")
-    if not 0 <= d <= 1:
-        raise InvalidParameter(name, f"{name}: delta={delta!r} must be in [0, 1]")
-    return EpsDelta(e, d)
-
-
-def parse_mech(text: str, name: str = "mech") -> EpsDelta:
-    """``"E,D"`` (exact decimals or fractions) as a guarantee."""
-    if not isinstance(text, str) or text.count(",") != 1:
-        raise InvalidParameter(name, f"{name}={text!r} must be E,D (e.g. 0.1,1e-8) with E >= 0, D in [0, 1]")
-    e, d = (s.strip() for s in text.split(","))
-    return make(e, d, name)
-
-
-def _as_guarantee(m: object) -> EpsDelta:
-    if isinstance(m, EpsDelta):
-        if m.exp_eps is not None and m.exp_eps < 1:
-            raise InvalidParameter("mech", f"exp_eps={m.exp_eps} must be >= 1")
-        return m
-    if isinstance(m, str):
-        return parse_mech(m)
-    if isinstance(m, (tuple, list)) and len(m) == 2:
-        return make(m[0], m[1])
-    raise InvalidParameter("mech", f"mech={m!r} must be a pair (eps, delta) or 'E,D'")
-
-
-def _types(mechs: Iterable[object], k: int, group: bool = True) -> list[tuple[EpsDelta, int]]:
-    """Distinct guarantees with their multiplicities (the sequence repeated k
-    times); ``group=False`` keeps one entry per mechanism (the plain recursion)."""
-    k = V.integer("k", k, lo=1, hi=MAX_K)
-    if not group:
-        seq = [_as_guarantee(m) for m in mechs] * k
-        if not seq or len(seq) > 5000:
-            raise InvalidParameter("k", "the ungrouped recursion takes 1..5000 mechanisms")
-        return [(g, 1) for g in seq]
-    counts: dict[EpsDelta, int] = {}
-    order: list[EpsDelta] = []
-    for m in mechs:
-        g = _as_guarantee(m)
-        if g not in counts:
-            order.append(g)
-            counts[g] = 0
-        counts[g] += k
-    if not order:
-        raise InvalidParameter("mech", "give at least one mechanism (--mech E,D)")
-    if sum(counts.values()) > MAX_K:
-        raise InvalidParameter("k", f"k: at most {MAX_K} composed mechanisms in total")
-    return [(g, counts[g]) for g in order]
 
 
 class LatticeTooLarge(InvalidParameter):
@@ -237,12 +132,12 @@ class ShiftDistribution:
     of reachable shifts, with R = prod (1 - delta_i), built per precision."""
 
     def __init__(self, mechs: Iterable[object], k: int = 1, *, group: bool = True,
-                 budget: int = MAX_SUPPORT) -> None:
+                 budget: int = MAX_LATTICE_SUPPORT) -> None:
         """``group=False``: convolve one mechanism at a time, exactly the LT
         Thm 4.6 recursion step by step (for cross-checks against Cor 4.7).
         Raises :class:`LatticeTooLarge` (an InvalidParameter) when the table
         would exceed ``budget`` entries; nothing is built before that check."""
-        self.types = _types(mechs, k, group)
+        self.types = guarantee_types(mechs, k, group)
         moving = [(g, c) for g, c in self.types if g.key() != (0, 1)]
         self.route, self.size_estimate = _plan(moving, budget)
         self.budget = budget
@@ -336,7 +231,7 @@ class ShiftDistribution:
                     v = w1 * w2
                     new[kk] = new[kk] + v if kk in new else v
             dist = new
-        return [(_shift_ball(a, b), w) for (a, b), w in dist.items()]
+        return [(shift_ball(a, b), w) for (a, b), w in dist.items()]
 
     def _rational_dict_items(self, moving: list) -> tuple[Fraction, list[int], list[arb]]:
         """Few reachable shifts on a huge lattice: convolve with exact integer
@@ -385,8 +280,8 @@ class ShiftDistribution:
             for y, w in enumerate(self._binomial(g, c)):
                 x = w * scale
                 if x.is_finite():
-                    lo[y * m] = max(0, math.floor(_arb_to_fraction(x.lower())))
-                    hi[y * m] = min(1 << P, math.ceil(_arb_to_fraction(x.upper())))
+                    lo[y * m] = max(0, math.floor(arb_to_fraction(x.lower())))
+                    hi[y * m] = min(1 << P, math.ceil(arb_to_fraction(x.upper())))
                 else:  # a probability: [0, 1] is always true
                     lo[y * m], hi[y * m] = 0, 1 << P
             lows.append(fmpz_poly(lo))
@@ -480,7 +375,7 @@ class _Table:
 
         if not t.is_finite():
             raise Undecided("the argument of the composed profile is not a finite ball")
-        lo, hi = (_arb_to_fraction(x) for x in endpoints(t))
+        lo, hi = (arb_to_fraction(x) for x in endpoints(t))
         # J: shifts n step > hi  <=>  -n < -hi/step ; J': shifts n step >= lo
         J = bisect.bisect_left(self.neg, -hi / self.step)
         J2 = bisect.bisect_right(self.neg, -lo / self.step)
@@ -508,13 +403,6 @@ def _product_tree(polys: list, P: int, up: bool):
                 nxt.append(fmpz_poly([int(v) >> P for v in prod.coeffs()]))
         polys = nxt
     return polys[0]
-
-
-def _arb_to_fraction(x: arb) -> Fraction:
-    """The exact value of a finite exact arb point."""
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
-    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
 def cor47_delta_ball(eps: arb, delta: arb, k: int, t: arb) -> arb:
@@ -560,7 +448,7 @@ def compose_eps(mechs: Iterable[object], delta: object, *, k: int = 1, digits: i
     if a == 0 and b == 1:  # every eps_i = 0: d_k(t) = 1 - R for all t >= 0
         return Enclosure(arb(0), arb(0), digits, 0)
     if c == 0:  # delta = 1 - R exactly: d_k > 1 - R below T, = 1 - R from T on
-        x, bits = refine(lambda: _shift_ball(a, b), digits=digits + 1, what="sum of eps_i")
+        x, bits = refine(lambda: shift_ball(a, b), digits=digits + 1, what="sum of eps_i")
         return Enclosure.from_ball(x, digits, bits)
     # delta > 1 - R and T > 0: is delta(0) already within budget?
     bits = bits_for_digits(digits)
@@ -577,7 +465,7 @@ def compose_eps(mechs: Iterable[object], delta: object, *, k: int = 1, digits: i
     if s0 <= 0:
         return Enclosure(arb(0), arb(0), digits, bits)
     with working_precision(128):
-        hi = endpoints(_shift_ball(a, b))[1]  # an exact point >= T, where d_k = 1 - R < delta
+        hi = endpoints(shift_ball(a, b))[1]  # an exact point >= T, where d_k = 1 - R < delta
 
     def g(x: arb) -> arb:
         return ball(d) - dist.delta(x)
@@ -586,154 +474,5 @@ def compose_eps(mechs: Iterable[object], delta: object, *, k: int = 1, digits: i
     return Enclosure(lo_pt, hi_pt, digits, used)
 
 
-def _shift_ball(a: Fraction, b: Fraction) -> arb:
+def shift_ball(a: Fraction, b: Fraction) -> arb:
     return ball(a) + (ball(b).log() if b != 1 else arb(0))
-
-
-@dataclass(frozen=True)
-class GridBounds:
-    """Certified bounds from rounding every eps_i down / up onto the grid h:
-    the true value lies in ``enclosure`` = [lower.lo, upper.hi]; ``gap`` =
-    upper.hi - lower.lo is what the rounding costs."""
-
-    lower: Enclosure
-    upper: Enclosure
-    enclosure: Enclosure
-    grid: Fraction
-
-    def gap(self) -> arb:
-        return self.enclosure.width()
-
-
-def round_to_grid(mechs: Iterable[object], grid: Fraction, up: bool) -> list[EpsDelta]:
-    out = []
-    for m in mechs:
-        g = _as_guarantee(m)
-        if g.exp_eps is not None:
-            raise InvalidParameter("grid", "grid rounding needs rational eps_i")
-        n = g.eps / grid
-        n = math.ceil(n) if up else math.floor(n)
-        out.append(EpsDelta(n * grid, g.delta))
-    return out
-
-
-def compose_eps_grid(
-    mechs: Sequence[object], delta: object, grid: object, *, k: int = 1, digits: int = 15
-) -> GridBounds:
-    """Certified bounds on the composed eps(delta) when the eps_i are many and
-    distinct: a (eps_i, delta_i)-DP mechanism is (eps', delta_i)-DP for eps' >= eps_i,
-    and the tight composition is monotone in every eps_i (RR(eps') dominates
-    RR(eps), LT Thm 4.5), so rounding down gives a lower and rounding up an
-    upper bound on the exact value."""
-    h = V.positive("grid", grid)
-    lower = compose_eps(round_to_grid(mechs, h, False), delta, k=k, digits=digits)
-    upper = compose_eps(round_to_grid(mechs, h, True), delta, k=k, digits=digits)
-    enc = Enclosure(lower.lo, upper.hi, digits, max(lower.precision_bits, upper.precision_bits))
-    return GridBounds(lower, upper, enc, h)
-
-
-def compose_delta_grid(
-    mechs: Sequence[object], eps: object, grid: object, *, k: int = 1, digits: int = 15
-) -> GridBounds:
-    """As :func:`compose_eps_grid`, for delta(eps)."""
-    h = V.positive("grid", grid)
-    lower = compose_delta(round_to_grid(mechs, h, False), eps, k=k, digits=digits)
-    upper = compose_delta(round_to_grid(mechs, h, True), eps, k=k, digits=digits)
-    enc = Enclosure(lower.lo, upper.hi, digits, max(lower.precision_bits, upper.precision_bits))
-    return GridBounds(lower, upper, enc, h)
-
-
-def auto_grid(mechs: Iterable[object], k: int = 1, budget: int = AUTO_GRID_BUDGET) -> Fraction:
-    """The finest grid h = E / n (E = sum of the distinct eps_i times their
-    counts, n an integer) on which the rounded-up composition has a lattice of
-    at most ``budget`` points: sum_i c_i ceil(eps_i / h) + 1 <= budget. Rounding
-    up is the larger of the two lattices (ceil >= floor), so the rounded-down
-    one fits as well. Raises InvalidParameter when even a grid of one step per
-    mechanism is too large (more than ``budget`` mechanisms with eps_i > 0)."""
-    types = [(g, c) for g, c in _types(mechs, k) if g.exp_eps is None and g.eps > 0]
-    if any(g.exp_eps is not None for g, _ in _types(mechs, k)):
-        raise InvalidParameter("grid", "grid rounding needs rational eps_i")
-    count = sum(c for _, c in types)
-    if count + 1 > budget:
-        raise InvalidParameter(
-            "k", f"{count} mechanisms with eps_i > 0: even the coarsest grid needs more than "
-            f"{budget} lattice points; compose fewer mechanisms or group equal guarantees")
-    total = sum(c * g.eps for g, c in types)
-
-    def size(h: Fraction) -> int:
-        return sum(c * math.ceil(g.eps / h) for g, c in types) + 1
-
-    # sum c_i ceil(eps_i/h) <= total/h + count, so n = budget - 1 - count steps of
-    # total/n always fit; then refine n upward while it still fits (binary search)
-    lo_n = max(1, budget - 1 - count)
-    hi_n = 2 * budget
-    if size(total / hi_n) <= budget:
-        lo_n = hi_n
-    while hi_n - lo_n > 1:
-        mid = (lo_n + hi_n) // 2
-        if size(total / mid) <= budget:
-            lo_n = mid
-        else:
-            hi_n = mid
-    return _round_up_2_digits(total / lo_n)
-
-
-def _round_up_2_digits(h: Fraction) -> Fraction:
-    """h rounded up to two significant decimal digits (a readable grid; a
-    coarser grid has a lattice no larger, since ceil(eps/h) is non-increasing in h)."""
-    e = math.floor(math.log10(h.numerator) - math.log10(h.denominator)) - 1
-    unit = Fraction(10) ** e
-    out = math.ceil(h / unit) * unit
-    while out / unit >= 100:  # log10 rounding at a power of ten
-        unit *= 10
-        out = math.ceil(h / unit) * unit
-    return out
-
-
-@dataclass(frozen=True)
-class ComposeResult:
-    """An exact composition (``grid`` None) or, when the exact lattice would
-    exceed its budget, certified grid bounds: ``enclosure`` = [lower.lo, upper.hi]
-    with ``lower``/``upper`` the compositions with every eps_i rounded down/up
-    onto multiples of ``grid``, and ``lattice_estimate`` the size the exact
-    table would have had."""
-
-    enclosure: Enclosure
-    grid: Optional[Fraction] = None
-    lower: Optional[Enclosure] = None
-    upper: Optional[Enclosure] = None
-    lattice_estimate: Optional[int] = None
-
-    @property
-    def exact(self) -> bool:
-        return self.grid is None
-
-
-def _auto(exact_fn, grid_fn, mechs: Sequence[object], target: object, k: int, digits: int,
-          exact: bool, budget: int) -> ComposeResult:
-    mechs = list(mechs)
-    try:
-        dist = ShiftDistribution(mechs, k, budget=budget)
-    except LatticeTooLarge as exc:
-        if exact or exc.single:
-            raise
-        h = auto_grid(mechs, k)
-        gb = grid_fn(mechs, target, h, k=k, digits=digits)
-        return ComposeResult(gb.enclosure, h, gb.lower, gb.upper, exc.estimate)
-    return ComposeResult(exact_fn(dist, target, digits=digits))
-
-
-def compose_eps_auto(mechs: Sequence[object], delta: object, *, k: int = 1, digits: int = 15,
-                     exact: bool = False, budget: int = MAX_SUPPORT) -> ComposeResult:
-    """:func:`compose_eps` when the exact lattice fits ``budget`` points (its
-    size is estimated before anything is built, :func:`_plan`); otherwise,
-    unless ``exact``, certified grid bounds on the grid :func:`auto_grid`
-    (:func:`compose_eps_grid`: monotone in every eps_i, LT Thm 4.5). With
-    ``exact=True`` an oversized lattice raises :class:`LatticeTooLarge` (exit 2)."""
-    return _auto(compose_eps, compose_eps_grid, mechs, delta, k, digits, exact, budget)
-
-
-def compose_delta_auto(mechs: Sequence[object], eps: object, *, k: int = 1, digits: int = 15,
-                       exact: bool = False, budget: int = MAX_SUPPORT) -> ComposeResult:
-    """As :func:`compose_eps_auto`, for the composed delta(eps)."""
-    return _auto(compose_delta, compose_delta_grid, mechs, eps, k, digits, exact, budget)

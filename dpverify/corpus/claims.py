@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Optional
 from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
-from ..pld.dpsgd import MAX_STEPS
+from ..limits import MAX_STEPS
 from ..theorems.records import InvalidRecord, load_schema, read_jsonl
 
 __all__ = ["CorpusClaim", "load_corpus", "STEPS_RULES", "MECHANISMS", "SCHEMA"]

@@ -27,6 +27,7 @@ from flint import arb
 from .. import _validate as V
 from ..ball import ball, lower_decimal, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
 from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
@@ -227,7 +228,7 @@ class ZcdpCurve:
 
 
 def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
-            rel_width: Optional[float] = None, time_budget: float = 600.0,
+            rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
             progress: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of epsilon(delta) of the composed event tree
     (relative width <= rel_width, default 1e-4), else PrecisionExhausted
@@ -238,7 +239,7 @@ def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: O
 
 
 def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
-          rel_width: Optional[float] = None, time_budget: float = 600.0,
+          rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
           progress: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of delta(eps) (maximum over the relation's directions)."""
     E_ = V.nonnegative("eps", eps)
@@ -246,7 +247,7 @@ def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optio
 
 
 def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
-                time_budget: float = 600.0, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
+                time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
     """Verdict on "(eps, delta)-DP": HOLDS when certified delta(eps) <= delta,
     FAILS when certainly > delta, else UNDECIDED."""
     E_ = V.nonnegative("eps", eps)

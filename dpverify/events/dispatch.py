@@ -37,18 +37,17 @@ from ..pld.pairs import (
 from . import model as E
 from .json_format import ApproxDpExp
 from .pairs import (
-    AtomPair,
     MaxCurvePair,
     MixtureGaussianPair,
     discrete_gaussian_pair,
     discrete_laplace_pair,
     epsilon_delta_pair,
 )
+from ..limits import MAX_STEPS
 
 __all__ = ["Plan", "Block", "Unsupported", "compile_event"]
 
 #: Longest schedule (sum of counts) accepted, as for DP-SGD.
-MAX_STEPS = 10**7
 
 
 class Unsupported(InvalidParameter):

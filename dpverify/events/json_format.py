@@ -35,6 +35,7 @@ from typing import Any, Optional
 from ..ball import exact_str, parse_exact
 from ..errors import InvalidParameter
 from . import model as E
+from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
 
 __all__ = ["parse_document", "legacy_only", "event_to_json", "load_schema", "ApproxDpExp", "TYPES"]
 
@@ -67,8 +68,6 @@ LEGACY: dict[str, dict[str, str]] = {
     "approx": {"exp_eps0": "pos", "delta0": "prob", "sampling_rate": "prob1", "count": "int1"},
 }
 
-MAX_DEPTH = 64
-MAX_INT = 10**12
 
 
 def _bad(path: str, msg: str, where: str) -> InvalidParameter:
@@ -111,8 +110,8 @@ def _value(kind: str, v: Any, path: str, where: str) -> Any:
             else:
                 raise _bad(path, f"{v!r} must be an integer", where)
         lo = 0 if kind == "int0" else 1
-        if not lo <= v <= MAX_INT:
-            raise _bad(path, f"{v} must be an integer in [{lo}, {MAX_INT}]", where)
+        if not lo <= v <= MAX_EVENT_INTEGER:
+            raise _bad(path, f"{v} must be an integer in [{lo}, {MAX_EVENT_INTEGER}]", where)
         return int(v)
     x = _number(v, path, where)
     if kind == "pos" and not x > 0:
@@ -127,8 +126,8 @@ def _value(kind: str, v: Any, path: str, where: str) -> Any:
 
 
 def _event(obj: Any, path: str, where: str, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise _bad(path, f"events nested deeper than {MAX_DEPTH} levels", where)
+    if depth > MAX_EVENT_TREE_DEPTH:
+        raise _bad(path, f"events nested deeper than {MAX_EVENT_TREE_DEPTH} levels", where)
     if not isinstance(obj, dict):
         raise _bad(path, "must be an object with a \"type\" key", where)
     if "type" not in obj:

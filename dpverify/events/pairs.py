@@ -28,7 +28,6 @@ for all real eps and all neighbours (AFA Def 7).
 
 from __future__ import annotations
 
-import bisect
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,6 +37,7 @@ from flint import arb, ctx
 
 from ..ball import ball, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
+from ..pld.dominating import PairFromTails, tails_on_grid
 
 __all__ = [
     "AtomPair",
@@ -77,36 +77,8 @@ def _above(lam: Loss, theta: arb) -> bool:
     raise Undecided("a loss atom lies inside the threshold ball")
 
 
-def _on_grid(m: int, i0: int, n: int, progress, at: Callable[[int, arb], tuple]) -> tuple[list, list]:
-    """(P tails, Q tails) of ``at(k, eps)`` at the knots eps = i 2^-m, i = i0..n (k = i - i0)."""
-    h = arb(2) ** (-m)
-    P_t: list = []
-    Q_t: list = []
-    total = n - i0 + 1
-    for k, i in enumerate(range(i0, n + 1)):
-        if progress is not None and k % 8192 == 0:
-            progress(k / total)
-        p, q = at(k, h * i)
-        P_t.append(p)
-        Q_t.append(q)
-    return P_t, Q_t
-
-
-class _FromTails:
-    """``tails_at_grid`` and ``delta`` of a pair from its ``tails`` and
-    ``inf_mass`` (the interface :mod:`dpverify.pld.discretise` uses):
-    delta(eps) = P(L > eps) - e^eps Q(L > eps) + P(L = inf) (AFA Lemma 37)."""
-
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        return _on_grid(m, i0, n, progress, lambda k, eps: self.tails(eps))  # type: ignore[attr-defined]
-
-    def delta(self, eps: arb) -> arb:
-        p, q = self.tails(eps)  # type: ignore[attr-defined]
-        return p - eps.exp() * q + self.inf_mass()  # type: ignore[attr-defined]
-
-
 @dataclass(frozen=True)
-class AtomPair(_FromTails):
+class AtomPair(PairFromTails):
     """Pair with privacy loss on exact atoms lambda_1 < ... < lambda_n (+-inf
     allowed), masses given by ``masses()`` (a callable evaluated at the current
     arb precision, returning (P_j, Q_j) balls in the order of ``losses``) plus
@@ -336,7 +308,7 @@ def discrete_gaussian_pair(sigma: Fraction, sensitivity: int) -> AtomPair:
 
 
 @dataclass(frozen=True)
-class MixtureGaussianPair(_FromTails):
+class MixtureGaussianPair(PairFromTails):
     """dp_accounting's mixture-of-Gaussians pair, in units of s (mu_i = c_i/s,
     all c_i >= 0, probabilities p_i summing to 1):
 
@@ -504,14 +476,14 @@ class MixtureGaussianPair(_FromTails):
         made first (each Newton run starts from the previous knot's root)."""
         sign = 1.0 if self.direction == "remove" else -1.0
         guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(i0, n + 1)])
-        return _on_grid(m, i0, n, progress, lambda k, eps: self._tails_with(eps, guesses[k]))
+        return tails_on_grid(m, i0, n, progress, lambda k, eps: self._tails_with(eps, guesses[k]))
 
 
 # --------------------------------------------------------------------------- pointwise maximum
 
 
 @dataclass(frozen=True)
-class MaxCurvePair(_FromTails):
+class MaxCurvePair(PairFromTails):
     """A pair (P~, Q~) whose hockey-stick curve is max(H_R, H_A), the curves
     of the pairs ``first`` and ``second`` (AFA Cor 32, constructed by Lemma 9).
 

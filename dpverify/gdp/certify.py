@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._validate import ExactInput
-from ..ball import exact_str
+from ..ball import arb_to_fraction, exact_str
 from ..mechanisms.base import Profile
 from .staircase import HeadBound, head_bound, is_nonincreasing
 from .tail import TailResult, certify_tail
-from .transform import arb_to_fraction
 
 __all__ = ["GdpCertificate", "certify_gdp"]
 

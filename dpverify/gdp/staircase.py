@@ -62,23 +62,20 @@ from flint import arb
 
 from .. import _validate as V
 from .._validate import ExactInput
-from ..ball import ball, endpoints, exact_str, working_precision
+from ..ball import arb_to_fraction, ball, endpoints, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..mechanisms.base import Profile
 from ..mechanisms.gaussian import delta_mu_ball
 from ..verdict import Enclosure
-from .transform import INF, arb_to_fraction, mu_of
+from .transform import INF, mu_of
+from ..limits import MAX_EPS_H, MAX_STAIRCASE_CELLS, MAX_STAIRCASE_DEPTH, MAX_STAIRCASE_SPLITS
 
 __all__ = ["HeadBound", "head_bound", "is_nonincreasing", "grid_size", "ALGORITHMS", "SQRT_2PI_UPPER"]
 
 ALGORITHMS = ("adaptive", "naive", "shuffled")
 #: a rational upper bound of sqrt(2 pi) = 2.50662827...
 SQRT_2PI_UPPER = Fraction(250663, 100000)
-MAX_GRID_CELLS = 2_000_000
 #: cap on adaptive splits (a flat G_f, e.g. the Gaussian's, needs ~eps_h/margin cells)
-MAX_ADAPTIVE_SPLITS = 15_000
-MAX_EPS_H = Fraction(10**4)
-_MAX_DEPTH = 80
 _BITS = 128
 
 
@@ -257,7 +254,7 @@ def head_bound(
     algorithm: str = "adaptive",
     *,
     seed: int = 0,
-    max_cells: int = MAX_GRID_CELLS,
+    max_cells: int = MAX_STAIRCASE_CELLS,
     record_limit: int = 20_000,
 ) -> HeadBound:
     """Certified enclosure of sup_{eps in [0, eps_h]} G_f(eps) (GDPT Thm 4.1, 4.6).
@@ -291,7 +288,7 @@ def head_bound(
             hi = core.cell_upper(Fraction(0), Fraction(0))
         return _result(core, lo, hi, eh, m, algorithm, Fraction(0), 1, None, (Fraction(0), Fraction(0)))
     if algorithm == "adaptive":
-        return _adaptive(core, eh, m, record_limit, min(max_cells, MAX_ADAPTIVE_SPLITS))
+        return _adaptive(core, eh, m, record_limit, min(max_cells, MAX_STAIRCASE_SPLITS))
     n = grid_size(eh, m)
     if n > max_cells:
         raise InvalidParameter(
@@ -403,7 +400,7 @@ def _adaptive(core: _Core, eh: Fraction, m: Fraction, record_limit: int, max_spl
                     f"{exact_str(m)} on [0, {exact_str(eh)}] (G_f is nearly flat over a long range, as for "
                     "the Gaussian); use a larger --margin or a smaller --eps-h (a closed-form tail covers the rest)"
                 )
-            if depth > _MAX_DEPTH:
+            if depth > MAX_STAIRCASE_DEPTH:
                 raise PrecisionExhausted(
                     f"the adaptive staircase could not close {len(still)} cell(s) near "
                     f"eps={float(still[0][0]):.6g} at margin {exact_str(m)}"

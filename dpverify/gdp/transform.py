@@ -27,16 +27,9 @@ from ..mechanisms.base import Profile, profile_delta
 from ..verdict import Enclosure
 from .mu_gdp import mu_gdp_exact
 
-__all__ = ["gdpt", "gdpt_bounds", "arb_to_fraction", "INF"]
+__all__ = ["gdpt", "gdpt_bounds", "INF"]
 
 INF = arb("inf")
-
-
-def arb_to_fraction(x: arb) -> Fraction:
-    """The exact rational value of an exact (radius 0) finite arb point."""
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
-    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
 def mu_of(eps: Fraction, y: arb, digits: int, upper: bool) -> arb:

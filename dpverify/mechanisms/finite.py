@@ -27,12 +27,12 @@ from flint import arb
 
 from ..ball import ball
 from ..errors import InvalidParameter
+from ..limits import MAX_ENUMERATION_EXPONENT
 
-__all__ = ["FiniteMechanism", "MAX_ENUMERATION"]
+__all__ = ["FiniteMechanism", "MAX_ENUMERATION_EXPONENT"]
 
 Prob = Union[Fraction, arb]
 #: Largest n for exhaustive enumeration of the 2^n events.
-MAX_ENUMERATION = 20
 
 
 def _is_exact(xs: Sequence[Prob]) -> bool:
@@ -96,8 +96,8 @@ class FiniteMechanism:
     # ---------------------------------------------------------------- (b) enumeration
     def _gray(self, terms: Sequence) -> tuple:
         """max over all 2^n events of sum_{i in S} terms[i], and the best mask."""
-        if self.n > MAX_ENUMERATION:
-            raise InvalidParameter("pmf", f"exhaustive enumeration needs n <= {MAX_ENUMERATION} outcomes, got {self.n}")
+        if self.n > MAX_ENUMERATION_EXPONENT:
+            raise InvalidParameter("pmf", f"exhaustive enumeration needs n <= {MAX_ENUMERATION_EXPONENT} outcomes, got {self.n}")
         zero = terms[0] - terms[0]
         cur, best, mask, best_mask = zero, zero, 0, 0
         exact = not isinstance(zero, arb)

@@ -68,7 +68,7 @@ def _build(options: Mapping[str, str]) -> SubsampledProfile:
     for key in ("rate", "eps0", "delta0"):
         if key not in options:
             raise InvalidParameter(
-                key, "--mechanism subsampled needs --rate Q --eps0 E0 --delta0 D0"
+                key, "--mechanism subsampled needs --sampling-rate Q --eps0 E0 --delta0 D0"
             )
     q = V.half_open_unit("rate", options["rate"])
     e0 = V.nonnegative("eps0", options["eps0"])

@@ -30,7 +30,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping
 
 from ..errors import InvalidParameter
 from .rows import Config

@@ -17,6 +17,7 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..schemas import at, load_csv, load_json
+from ..limits import MAX_STEPS
 
 __all__ = ["Config", "Row", "parse_rows", "FIELDS", "MAX_STEPS"]
 
@@ -25,7 +26,6 @@ MECHANISMS = ("subsampled-gaussian", "gaussian", "dpsgd")
 #: names that mean the same configuration (one vocabulary with `sweep` grids and the corpus)
 ALIASES = {"dpsgd": "subsampled-gaussian"}
 #: a bound on the work one row may ask for (the certified accountant refuses more too)
-MAX_STEPS = 10**7
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd_epsilon
 from ..verdict import Enclosure
 from . import accountants as A
@@ -145,7 +146,7 @@ def report_row(report: "A.Report", cfg: Config, certified: Enclosure, tolerance:
 
 
 def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4,
-             time_budget: float = 600.0, progress: Optional[Callable[[str], None]] = None) -> OracleResult:
+             time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable[[str], None]] = None) -> OracleResult:
     """Classify input rows (CSV/JSON): one certified computation per configuration."""
     result = OracleResult(tolerance, digits)
     for row in rows:
@@ -158,7 +159,7 @@ def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, di
 
 def run_battery(name: str, *, accountants: Optional[Sequence[str]] = None,
                 plugins: Sequence["A.Plugin"] = (),
-                tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4, time_budget: float = 600.0,
+                tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
                 progress: Optional[Callable[[str], None]] = None) -> OracleResult:
     """Run accountants on a named battery and classify them: the built-in
     runners named in ``accountants`` (all when None and no plug-ins are

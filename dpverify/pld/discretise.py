@@ -64,7 +64,7 @@ from typing import Callable, Optional
 
 from flint import arb, fmpz, fmpz_poly
 
-from ..ball import endpoints, working_precision
+from ..ball import working_precision
 from ..errors import Undecided
 
 __all__ = ["UpperDist", "LowerDist", "discretise", "grid_range"]

@@ -27,7 +27,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from flint import arb
 
@@ -58,7 +58,7 @@ __all__ = [
 
 #: Refuse longer schedules (the composed loss range grows like T; 10^7 steps
 #: of DP-SGD is far beyond any training run, 10^9 would exhaust memory).
-MAX_STEPS = 10**7
+from ..limits import MAX_STEPS  # noqa: E402  re-exported for callers of the PLD front end
 
 ExactInput = Union[str, int, Fraction, float]
 

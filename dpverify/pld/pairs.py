@@ -54,18 +54,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
 from flint import arb
 
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
+from .dominating import PairFromTails, tails_on_grid
 
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
 
 @dataclass(frozen=True)
-class SubsampledGaussianPair:
+class SubsampledGaussianPair(PairFromTails):
     """Tight dominating pair of the Poisson-subsampled Gaussian mechanism
     (noise multiplier ``sigma``, rate ``q``) for one direction
     (``"remove"``, ``"add"``, or ``"replace"`` which needs q = 1); see the
@@ -144,27 +144,12 @@ class SubsampledGaussianPair:
         hoisted; arb's own erfc is rigorous on balls and accurate for the
         moderate arguments met here)."""
         c = self._constants()
-        h = arb(2) ** (-m)
         s2 = arb(2).sqrt()
 
         def sf(x: arb) -> arb:
             return (x / s2).erfc() / 2
 
-        P_t: list[arb] = []
-        Q_t: list[arb] = []
-        total = n - i0 + 1
-        for k, i in enumerate(range(i0, n + 1)):
-            if progress is not None and k % 256 == 0:
-                progress(k / total)
-            p, q = self._tails_with(h * i, c, sf)
-            P_t.append(p)
-            Q_t.append(q)
-        return P_t, Q_t
-
-    def delta(self, eps: arb) -> arb:
-        """Hockey-stick divergence H_{e^eps}(P || Q) = P(L>eps) - e^eps Q(L>eps)."""
-        p, qq = self.tails(eps)
-        return p - eps.exp() * qq + self.inf_mass()
+        return tails_on_grid(m, i0, n, progress, lambda k, eps: self._tails_with(eps, c, sf))
 
     def describe(self) -> dict[str, str]:
         return {"pair": "subsampled-gaussian", "direction": self.direction}
@@ -177,7 +162,7 @@ def _undecided(eps: arb) -> Exception:
 
 
 @dataclass(frozen=True)
-class FinitePair:
+class FinitePair(PairFromTails):
     """A pair of distributions on finitely many outcomes with exact rational
     masses ``P[i]``, ``Q[i]`` (a finite mechanism's worst-case pair, or a
     dominating pair such as randomized response). Outcomes with Q = 0 < P carry
@@ -231,14 +216,6 @@ class FinitePair:
                 qt += q
         return ball(pt), ball(qt)
 
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        out = [self.tails(h * i) for i in range(i0, n + 1)]
-        return [a for a, _ in out], [b for _, b in out]
-
-    def delta(self, eps: arb) -> arb:
-        p, q = self.tails(eps)
-        return p - eps.exp() * q + self.inf_mass()
 
 
 def approx_dp_pair_exp(exp_eps0: Fraction, delta0: Fraction) -> FinitePair:
@@ -273,7 +250,7 @@ def subsample_finite(pair: FinitePair, q: Fraction, direction: str) -> FinitePai
 
 
 @dataclass(frozen=True)
-class SubsampledLaplacePair:
+class SubsampledLaplacePair(PairFromTails):
     """Tight dominating pair of the Poisson-subsampled Laplace mechanism
     (scale ``b``, sensitivity 1, rate ``q``), one direction (AFA Thm 11 (1)
     with the base pair (Lap(0, b), Lap(1, b)), which dominates both add and
@@ -340,11 +317,3 @@ class SubsampledLaplacePair:
         f0, f1 = 1 - s0(x), 1 - s1(x)
         return f0, (1 - q) * f0 + q * f1
 
-    def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        h = arb(2) ** (-m)
-        out = [self.tails(h * i) for i in range(i0, n + 1)]
-        return [a for a, _ in out], [c for _, c in out]
-
-    def delta(self, eps: arb) -> arb:
-        p, qq = self.tails(eps)
-        return p - eps.exp() * qq

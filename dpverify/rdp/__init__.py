@@ -24,7 +24,8 @@ from .divergences import (
 )
 from .specs import curve_from_spec
 from .subsampled_gaussian import SubsampledGaussianCurve
-from .to_dp import CONVERSIONS, RdpEpsilon, conversion_delta, conversion_eps, rdp_epsilon
+from .conversions import CONVERSIONS, conversion_delta, conversion_eps
+from .infimum import RdpEpsilon, rdp_epsilon
 
 __all__ = [
     "CONVERSIONS",

@@ -22,7 +22,7 @@ from ..errors import PrecisionExhausted
 from ..verdict import Enclosure
 from .composition import compose
 from .divergences import GaussianCurve
-from .to_dp import rdp_epsilon
+from .infimum import rdp_epsilon
 
 __all__ = ["eps_ma_ball", "abc_gain", "abc_extra_iterations", "t_ma"]
 

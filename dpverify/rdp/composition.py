@@ -17,12 +17,12 @@ from flint import arb
 
 from .. import _validate as V
 from .divergences import RdpCurve
+from ..limits import MAX_RDP_COMPOSITIONS
 
-__all__ = ["ComposedCurve", "compose", "MAX_COMPOSITIONS"]
+__all__ = ["ComposedCurve", "compose", "MAX_RDP_COMPOSITIONS"]
 
 #: compositions are a multiplier, not a loop, so even huge counts cost nothing;
 #: the cap only keeps inputs meaningful.
-MAX_COMPOSITIONS = 10**12
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def compose(curves: Sequence[RdpCurve], counts: "Sequence[int] | None" = None) -
         raise ValueError("compose needs one count per curve and at least one curve")
     parts = []
     for curve, k in zip(curves, counts):
-        k = V.integer("compositions", k, lo=1, hi=MAX_COMPOSITIONS)
+        k = V.integer("compositions", k, lo=1, hi=MAX_RDP_COMPOSITIONS)
         parts.append((curve, k))
     if len(parts) == 1 and parts[0][1] == 1:
         return parts[0][0]

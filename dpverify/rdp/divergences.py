@@ -5,7 +5,7 @@ D_alpha(P || Q) = (1 / (alpha - 1)) log E_Q[(dP/dQ)^alpha]   (ABC Sec II; Mirono
 Every curve here works with f(alpha) = (alpha - 1) D_alpha = log E_Q[(dP/dQ)^alpha],
 the cumulant generating function of the privacy loss at alpha - 1. Two facts
 are used throughout and are what make the order optimisation of
-:mod:`dpverify.rdp.to_dp` certifiable over *all* real alpha > 1:
+:mod:`dpverify.rdp.infimum` certifiable over *all* real alpha > 1:
 
 * f is convex in alpha (log of a moment generating function; ABC (4), van
   Erven & Harremoes 2014 Cor 2), and f(1) = 0;

@@ -2,7 +2,7 @@
 
 gaussian --mu M | --noise-multiplier S [--sensitivity D];  laplace --scale B
 [--sensitivity D];  rr --p P;  pure --eps0 E0;  subsampled-gaussian
---noise-multiplier S --rate Q. Out-of-range options raise InvalidParameter
+--noise-multiplier S --sampling-rate Q. Out-of-range options raise InvalidParameter
 naming the option.
 """
 
@@ -54,7 +54,7 @@ def _subsampled(o: Mapping[str, str]) -> RdpCurve:
     if "noise_multiplier" not in o or "rate" not in o:
         raise InvalidParameter(
             "noise_multiplier",
-            "--mechanism subsampled-gaussian needs --noise-multiplier S (> 0) and --rate Q in (0, 1]",
+            "--mechanism subsampled-gaussian needs --noise-multiplier S (> 0) and --sampling-rate Q in (0, 1]",
         )
     s = V.positive("noise_multiplier", o["noise_multiplier"])
     q = V.half_open_unit("rate", o["rate"])

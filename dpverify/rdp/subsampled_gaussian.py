@@ -37,14 +37,13 @@ from flint import acb, arb, ctx, fmpz
 
 from ..ball import ball, normal_cdf, normal_sf
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..limits import MAX_SUBSAMPLED_INTEGER_ORDER, MAX_SUBSAMPLED_ORDER
 
-__all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_INTEGER_ORDER"]
+__all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_SUBSAMPLED_INTEGER_ORDER"]
 
 #: above this the binomial sum is replaced by the quadrature (same value)
-MAX_INTEGER_ORDER = 20_000
 #: orders above this are refused (PrecisionExhausted, exit 3) instead of
 #: running for minutes: the sum / quadrature cost grows linearly with alpha
-MAX_ORDER = 20_000
 _DEBUG = False
 
 
@@ -143,9 +142,9 @@ class SubsampledGaussianCurve:
     def cgf(self, alpha: arb) -> arb:
         if not alpha > 1:
             raise InvalidParameter("alpha", "the subsampled-Gaussian curve needs alpha > 1")
-        if alpha > MAX_ORDER and self.q != 1:
+        if alpha > MAX_SUBSAMPLED_ORDER and self.q != 1:
             raise PrecisionExhausted(
-                f"subsampled-Gaussian RDP is evaluated for orders <= {MAX_ORDER} only"
+                f"subsampled-Gaussian RDP is evaluated for orders <= {MAX_SUBSAMPLED_ORDER} only"
             )
         if self.q == 1:
             s = ball(self.sigma)
@@ -161,7 +160,7 @@ class SubsampledGaussianCurve:
         if hit is not None:
             return hit
         is_int = alpha.is_integer()
-        if is_int and int(alpha.unique_fmpz()) <= MAX_INTEGER_ORDER:
+        if is_int and int(alpha.unique_fmpz()) <= MAX_SUBSAMPLED_INTEGER_ORDER:
             v = log_a_integer(int(alpha.unique_fmpz()), self.q, self.sigma)
         else:
             v = log_a_real(alpha, self.q, self.sigma)

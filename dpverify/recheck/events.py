@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import math
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import mpmath
 from mpmath import iv, mpf

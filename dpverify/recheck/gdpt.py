@@ -40,7 +40,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .gdp import exact_input, stable_value, to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
 from .limits import check_expression, guard_exponent
-from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register
+from .verify import BudgetExceeded, Recheck, needed_digits, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
 

@@ -69,7 +69,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
-from ..certificate.format import FORMAT, FORMAT_1, SCHEMAS, check_schema, compute_digest
+from ..certificate.format import FORMAT_1, check_schema, compute_digest
 
 __all__ = [
     "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",

@@ -18,7 +18,7 @@ curves meet (H_remove(1) = H_add(1): the base pair is symmetric, AFA Lemma
 the smaller Q-tail.
 
 The lower bound of the mechanism (the realised dataset pair of
-:func:`dpverify.calibrate.template.wor_template`) is Poisson add-remove
+:func:`dpverify.calibration.template.wor_template`) is Poisson add-remove
 DP-SGD at (sigma/2, B/N, T): :func:`lower_inputs` gives its schedule in the
 form of :mod:`.pld`.
 """

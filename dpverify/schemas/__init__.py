@@ -36,10 +36,11 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from ..errors import InvalidParameter
+from ..limits import MAX_INPUT_FILE_BYTES, MAX_JSON_NESTING
 
 __all__ = [
     "JsonNumber",
-    "MAX_FILE_BYTES",
+    "MAX_INPUT_FILE_BYTES",
     "schema",
     "read_text",
     "load_json",
@@ -50,9 +51,7 @@ __all__ = [
 ]
 
 #: Largest input file read (bytes); a larger one is refused before it is read.
-MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Deepest JSON nesting accepted (no dpverify input needs more than a few levels).
-MAX_DEPTH = 32
 
 _INTEGER = re.compile(r"-?(?:0|[1-9]\d*)", re.ASCII)
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?", re.ASCII)
@@ -105,16 +104,16 @@ def schema(kind: str) -> Mapping[str, Any]:
 
 def read_text(path: "str | Path", option: str) -> tuple[str, str]:
     """(text, display name) of an input file: UTF-8 (a leading byte-order mark
-    is allowed), at most :data:`MAX_FILE_BYTES`. Errors name ``option``."""
+    is allowed), at most :data:`MAX_INPUT_FILE_BYTES`. Errors name ``option``."""
     p = Path(path)
     name = str(path)
     try:
         size = p.stat().st_size
         if p.is_dir():
             raise InvalidParameter(option, f"{name}: is a folder, not a file")
-        if size > MAX_FILE_BYTES:
+        if size > MAX_INPUT_FILE_BYTES:
             raise InvalidParameter(
-                option, f"{name}: {size} bytes is too large (at most {MAX_FILE_BYTES})"
+                option, f"{name}: {size} bytes is too large (at most {MAX_INPUT_FILE_BYTES})"
             )
         data = p.read_bytes()
     except OSError as exc:
@@ -164,7 +163,7 @@ def load_json(text: str, kind: str, *, file: str, option: str, root: str) -> Any
 
     ``root`` names the top level in messages (``rows`` gives ``rows[3].delta``).
     Refused (InvalidParameter naming ``option``): invalid JSON, NaN/Infinity,
-    a key twice in one object, nesting deeper than :data:`MAX_DEPTH`, and
+    a key twice in one object, nesting deeper than :data:`MAX_JSON_NESTING`, and
     anything the schema does not allow.
     """
     try:
@@ -180,11 +179,11 @@ def load_json(text: str, kind: str, *, file: str, option: str, root: str) -> Any
             option, f"{file}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
         ) from None
     except RecursionError:
-        raise InvalidParameter(option, f"{file}: nested too deeply (at most {MAX_DEPTH} levels)") from None
+        raise InvalidParameter(option, f"{file}: nested too deeply (at most {MAX_JSON_NESTING} levels)") from None
     except ValueError as exc:
         raise InvalidParameter(option, f"{file}: not accepted JSON ({exc})") from None
-    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
-        raise InvalidParameter(option, f"{file}: nested too deeply (at most {MAX_DEPTH} levels)")
+    if _depth(data, MAX_JSON_NESTING) > MAX_JSON_NESTING:
+        raise InvalidParameter(option, f"{file}: nested too deeply (at most {MAX_JSON_NESTING} levels)")
     validate(data, kind, file=file, option=option, root=root)
     return data
 

@@ -26,11 +26,11 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
 from ..errors import InvalidParameter
+from ..limits import MAX_SWEEP_CONFIGURATIONS
 
-__all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_CONFIGURATIONS"]
+__all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_SWEEP_CONFIGURATIONS"]
 
 #: a bound on the work one grid file may ask for (ranges can be huge by accident)
-MAX_CONFIGURATIONS = 100_000
 
 Scalar = Any  # str | int | bool, as read from the file
 
@@ -146,13 +146,13 @@ def _range(spec: Mapping[str, Any], source: str, where: str) -> list[Scalar]:
         if step <= 0:
             raise _err(source, where + ".step", f"step={spec['step']!r} must be > 0")
         n = int((stop - start) // step) + 1
-        if n > MAX_CONFIGURATIONS:
-            raise _err(source, where, f"the range has {n} values; at most {MAX_CONFIGURATIONS}")
+        if n > MAX_SWEEP_CONFIGURATIONS:
+            raise _err(source, where, f"the range has {n} values; at most {MAX_SWEEP_CONFIGURATIONS}")
         values = [start + i * step for i in range(n)]
     elif "num" in spec:
         n = spec["num"]
-        if n > MAX_CONFIGURATIONS:
-            raise _err(source, where + ".num", f"num={n} must be <= {MAX_CONFIGURATIONS}")
+        if n > MAX_SWEEP_CONFIGURATIONS:
+            raise _err(source, where + ".num", f"num={n} must be <= {MAX_SWEEP_CONFIGURATIONS}")
         values = [start] if n == 1 else [start + i * (stop - start) / (n - 1) for i in range(n)]
     else:
         try:
@@ -164,8 +164,8 @@ def _range(spec: Mapping[str, Any], source: str, where: str) -> list[Scalar]:
         values, v = [], start
         while v <= stop:
             values.append(v)
-            if len(values) > MAX_CONFIGURATIONS:
-                raise _err(source, where, f"the range has more than {MAX_CONFIGURATIONS} values")
+            if len(values) > MAX_SWEEP_CONFIGURATIONS:
+                raise _err(source, where, f"the range has more than {MAX_SWEEP_CONFIGURATIONS} values")
             v *= factor
     ints = all(isinstance(spec.get(k), int) for k in ("start", "stop", "step", "factor") if k in spec)
     if ints and all(v.denominator == 1 for v in values):
@@ -213,8 +213,8 @@ def parse_grid(data: Any, source: str) -> Grid:
                        f"(got {', '.join(f'{k}: {len(c)}' for k, c in zip(group, cols))})")
         axes.append(Axis(tuple(group), tuple(zip(*cols))))
     size = math.prod(len(a.values) for a in axes)
-    if size > MAX_CONFIGURATIONS:
-        raise _err(source, "", f"the grid has {size} configurations; at most {MAX_CONFIGURATIONS}")
+    if size > MAX_SWEEP_CONFIGURATIONS:
+        raise _err(source, "", f"the grid has {size} configurations; at most {MAX_SWEEP_CONFIGURATIONS}")
     heatmap = data.get("heatmap")
     if heatmap is not None:
         names = [n for a in axes for n in a.names]

@@ -18,6 +18,7 @@ from ..ball import exact_str
 from ..certificate import make_certificate
 from ..certificate.build import PLD_SOURCE, pld_answer_certificate
 from ..errors import InvalidParameter
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from .tasks import Plan
@@ -104,7 +105,7 @@ class AuditTask:
         ev, _ = _schedule(params)
         inputs = dict(plan.inputs)
         rel = _relation(inputs["neighboring"], allowed=SCHEDULE_RELATIONS)
-        budget = V.seconds("time_budget", _text(params, "time_budget")) if "time_budget" in params else 600.0
+        budget = V.seconds("time_budget", _text(params, "time_budget")) if "time_budget" in params else DEFAULT_TIME_BUDGET_SECONDS
         if plan.quantity == "pld.claim":
             verdict, ans = S.check_claim([ev], inputs["claimed_eps"], inputs["delta"], neighboring=rel,
                                          time_budget=budget)

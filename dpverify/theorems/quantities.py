@@ -356,7 +356,7 @@ def _pld_epsilon(i: Mapping[str, Any]) -> Enclosure:
     of ``steps`` Poisson-subsampled Gaussian steps under the recorded relation
     (add-remove when the record does not name one)."""
     from .. import _validate as V
-    from ..pld.dpsgd import MAX_STEPS
+    from ..limits import MAX_STEPS
 
     return _pld_cached(i["noise_multiplier"], i["sampling_rate"], V.integer("steps", i["steps"], lo=1, hi=MAX_STEPS),
                        i["delta"], str(i.get("neighboring", "add-remove")), _digits(i, 4))

@@ -13,7 +13,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from dpverify.calibrate import calibrate, dpsgd_template
+from dpverify import calibrate
+from dpverify.calibration import dpsgd_template
 from dpverify.certificate import compute_digest, verify_certificate
 from dpverify.cli import main
 from dpverify.cli.calibrate import certificate
@@ -89,6 +90,7 @@ def test_bad_templates_are_refused(kw, name):
     ["--target-eps", "1", "--delta", "1"],
     ["--target-eps", "1", "--delta", "0"],
     ["--target-eps", "1", "--delta", "1e-5", "--rel-width", "2"],
+    ["--target-eps", "1", "--delta", "1e-5", "--digits", "7"],
     ["--target-eps", "1", "--delta", "1e-5", "--plot", "x.jpg"],
     ["--target-eps", "1", "--delta", "1e-5", "--plot", "/no/such/folder/x.png"],
 ])

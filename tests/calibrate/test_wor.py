@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from dpverify.calibrate import calibrate
+from dpverify import calibrate
 from dpverify.certificate import compute_digest, verify_certificate
 from dpverify.recheck.wor import wor_tails
 from dpverify.cli import main

@@ -42,7 +42,7 @@ def test_paper_findings_fail():
     [["--mechanism", "laplace", "--scale", "0.5", "--eps", "0.3"],
      ["--mechanism", "sgd-example", "--refined", "--eps", "0.5"],
      ["--mechanism", "icea-example", "--refined", "--eps", "0.5"],
-     ["--mechanism", "subsampled", "--rate", "0.1", "--eps0", "1", "--delta0", "0.01", "--eps", "0.05"],
+     ["--mechanism", "subsampled", "--sampling-rate", "0.1", "--eps0", "1", "--delta0", "0.01", "--eps", "0.05"],
      ["--mechanism", "expr", "--profile", "0.5*exp(-eps**2)", "--eps", "1"]],
 )
 def test_profile_certificates_confirm_and_forgeries_fail(argv, capsys):

@@ -75,7 +75,7 @@ def test_each_bad_file_has_its_own_message_and_later_files_are_checked(tmp_path,
         expected[name] = code
     good = tmp_path / "zz-good.json"
     good.write_text(GOOD.read_text())
-    code = main(["verify", "--budget", "20", *paths, str(good)])
+    code = main(["verify", "--time-budget", "20", *paths, str(good)])
     out, err = capsys.readouterr()
     assert "zz-good.json: gdp.delta: confirmed" in out  # the files after the bad ones are still checked
     assert code == (1 if 1 in expected.values() else 2)

@@ -98,8 +98,8 @@ BAD = [
     # compose
     (["compose", "--mech", "1", "--eps", "1"], "--mech"),
     (["compose", "--mech", "1,2", "--eps", "1"], "--mech"),
-    (["compose", "--mech", "1,0", "--k", "0", "--eps", "1"], "--k"),
-    (["compose", "--mech", "1,0", "--k", "10000001", "--eps", "1"], "--k"),
+    (["compose", "--mech", "1,0", "--steps", "0", "--eps", "1"], "--steps"),
+    (["compose", "--mech", "1,0", "--steps", "10000001", "--eps", "1"], "--steps"),
     (["compose", "--mech", "1,0", "--eps", "1", "--grid", "0"], "--grid"),
     (["compose", "--mech", "1,0", "--delta", "2"], "--delta"),
     (["compose", "--mech", "1,0", "--eps", "1", "--delta", "0.1"], "--delta"),
@@ -126,9 +126,9 @@ BAD = [
     (DPSGD + ["--delta", "1e-5", "--certificate", "{MISSING}"], "--certificate"),
     # rdp
     (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "1"], "--alpha"),
-    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2", "--compositions", "0"],
-     "--compositions"),
-    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--rate", "0.1", "--alpha", "2"], "--rate"),
+    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2", "--steps", "0"],
+     "--steps"),
+    (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--sampling-rate", "0.1", "--alpha", "2"], "--sampling-rate"),
     (["rdp", "epsilon", "--mechanism", "laplace", "--scale", "1", "--mu", "1", "--delta", "1e-5"], "--mu"),
     (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--conversion", "best"],
      "--conversion"),
@@ -233,16 +233,35 @@ def test_result_beyond_printable_range_is_exit_2(capsys):
     assert "printable range" in capsys.readouterr().err
 
 
-def test_last_resort_handler_is_exit_2_with_a_message(monkeypatch, capsys):
+def test_last_resort_handler_is_exit_4_with_a_message(monkeypatch, capsys):
+    # a bug is exit 4 ("internal error"), distinct from 2 (bad input) and never 1 ("fails")
     import dpverify.cli.gdp as g
 
     def boom(*a, **k):
         raise RuntimeError("simulated bug")
 
     monkeypatch.setattr(g, "delta_mu", boom)
-    assert main(["gdp", "delta", "--mu", "1", "--eps", "1"]) == 2
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1"]) == 4
     err = capsys.readouterr().err
     assert err.startswith("dpverify: internal error: RuntimeError: simulated bug")
+    assert "a bug; please report it" in err
+
+
+def test_a_certificate_that_would_not_validate_is_exit_4_and_no_file(monkeypatch, capsys, tmp_path):
+    # the write-time contract: the writer validates against the shipped schema before
+    # anything leaves the process; a field the schema does not know is a writer bug
+    import dpverify.certificate.writer as w
+
+    real = w.make_certificate
+
+    def with_unknown_field(**kw):
+        return real(**{**kw, "inputs": {**kw["inputs"], "not_in_the_schema": "1"}})
+
+    monkeypatch.setattr("dpverify.certificate.build.make_certificate", with_unknown_field)
+    out = tmp_path / "c.json"
+    code = main(["gdp", "delta", "--mu", "1", "--eps", "1", "--certificate", str(out)])
+    err = capsys.readouterr().err
+    assert code == 4 and "inputs.not_in_the_schema: unknown key" in err and not out.exists()
 
 
 # --------------------------------------------------------------------------- --help states the caps
@@ -265,9 +284,9 @@ def test_every_help_states_the_number_caps():
 def test_help_states_the_other_caps():
     helps = {" ".join(path): re.sub(r"\s+", " ", p.format_help()) for path, p in _parsers(build_parser())}
     assert "1..10000000" in helps["audit dpsgd"]  # steps
-    assert "at most 604800" in helps["audit dpsgd"]  # time budget
+    assert "(0, 604800]" in helps["audit dpsgd"]  # time budget
     assert "500 characters and 200 parts, integer powers within +-1000" in helps["dp profile"]
-    assert "[1, 10000000]" in helps["compose"]
+    assert "1..10000000" in helps["compose"]
     assert "1..300" in helps["gdp delta"]
 
 

@@ -17,7 +17,7 @@ def _cert(capsys, *argv):
 
 
 def test_acceptance_k100(capsys):
-    cert = _cert(capsys, "compose", "--mech", "0.1,1e-8", "--k", "100", "--delta", "1e-6")
+    cert = _cert(capsys, "compose", "--mech", "0.1,1e-8", "--steps", "100", "--delta", "1e-6")
     enc = cert["result"]["enclosure"]
     with mpmath.workdps(40):
         lo, hi = mpmath.mpf(enc["lo"]), mpmath.mpf(enc["hi"])
@@ -26,7 +26,7 @@ def test_acceptance_k100(capsys):
 
 
 def test_inf_and_its_verification(capsys):
-    cert = _cert(capsys, "compose", "--mech", "0.1,1e-8", "--k", "1000", "--delta", "1e-6")
+    cert = _cert(capsys, "compose", "--mech", "0.1,1e-8", "--steps", "1000", "--delta", "1e-6")
     assert cert["result"]["enclosure"] == {"lo": "inf", "hi": "inf"}
     assert "confirmed" in verify_certificate(cert)
     forged = copy.deepcopy(cert)
@@ -37,7 +37,7 @@ def test_inf_and_its_verification(capsys):
 
 
 def test_heterogeneous_delta_and_tamper(capsys):
-    cert = _cert(capsys, "compose", "--mech", "0.1,1e-8", "--mech", "0.3,0", "--k", "5", "--eps", "1")
+    cert = _cert(capsys, "compose", "--mech", "0.1,1e-8", "--mech", "0.3,0", "--steps", "5", "--eps", "1")
     assert "confirmed" in verify_certificate(cert)
     forged = copy.deepcopy(cert)
     lo = forged["result"]["enclosure"]["lo"]
@@ -50,7 +50,7 @@ def test_heterogeneous_delta_and_tamper(capsys):
 
 
 def test_eps_tamper(capsys):
-    cert = _cert(capsys, "compose", "--mech", "0.2,1e-7", "--k", "20", "--delta", "1e-5")
+    cert = _cert(capsys, "compose", "--mech", "0.2,1e-7", "--steps", "20", "--delta", "1e-5")
     assert "confirmed" in verify_certificate(cert)
     forged = copy.deepcopy(cert)
     forged["result"]["enclosure"] = {"lo": "2.5", "hi": "2.500000000000001"}
@@ -62,7 +62,7 @@ def test_eps_tamper(capsys):
 def test_file_and_grid(tmp_path, capsys):
     f = tmp_path / "m.json"
     f.write_text(json.dumps(["0.11,1e-7", [0.137, 0], {"eps": "0.2", "delta": "1e-8"}]))
-    cert = _cert(capsys, "compose", "--mechs-file", str(f), "--k", "3", "--delta", "1e-5", "--grid", "0.05")
+    cert = _cert(capsys, "compose", "--mechs-file", str(f), "--steps", "3", "--delta", "1e-5", "--grid", "0.05")
     assert set(cert["result"]) >= {"enclosure", "lower", "upper", "gap"}
     assert "confirmed" in verify_certificate(cert)
     forged = copy.deepcopy(cert)
@@ -77,8 +77,8 @@ BAD = [
     (["compose", "--mech=-0.1,0", "--delta", "1e-6"], "--mech"),
     (["compose", "--mech", "0.1", "--delta", "1e-6"], "--mech"),
     (["compose", "--mech", "a,b", "--delta", "1e-6"], "--mech"),
-    (["compose", "--mech", "0.1,0", "--k", "0", "--delta", "1e-6"], "--k"),
-    (["compose", "--mech", "0.1,0", "--k", "1e9", "--delta", "1e-6"], "--k"),
+    (["compose", "--mech", "0.1,0", "--steps", "0", "--delta", "1e-6"], "--steps"),
+    (["compose", "--mech", "0.1,0", "--steps", "1e9", "--delta", "1e-6"], "--steps"),
     (["compose", "--mech", "0.1,0", "--delta", "2"], "--delta"),
     (["compose", "--mech", "0.1,0", "--delta", "-1"], "--delta"),
     (["compose", "--mech", "0.1,0", "--eps", "inf"], "--eps"),
@@ -97,7 +97,7 @@ def test_bad_input_exits_2_naming_option(argv, option, capsys):
 
 def test_exact_lattice_over_budget_is_exit_2(capsys):
     argv = ["compose", "--mech", "0.1,1e-5", "--mech", "0.123456789,0", "--mech", "0.2222223,0",
-            "--k", "200", "--delta", "1e-2"]
+            "--steps", "200", "--delta", "1e-2"]
     assert main([*argv, "--exact"]) == 2
     assert "--exact" in capsys.readouterr().err
     cert = _cert(capsys, *argv)

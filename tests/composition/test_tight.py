@@ -235,7 +235,7 @@ def test_automatic_grid_brackets_the_exact_value():
     assert exact.exact
     with pytest.raises(LatticeTooLarge):
         compose_eps_auto(mechs, "1e-5", k=5, budget=100, exact=True)
-    # the automatic grid works with AUTO_GRID_BUDGET; emulate a small exact budget
+    # the automatic grid works with AUTO_GRID_LATTICE (dpverify.limits); emulate a small exact budget
     approx = compose_eps_auto(mechs, "1e-5", k=5, budget=100)
     assert approx.grid is not None and approx.lattice_estimate > 100
     assert approx.enclosure.lo <= exact.enclosure.lo and exact.enclosure.hi <= approx.enclosure.hi

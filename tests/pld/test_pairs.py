@@ -10,7 +10,7 @@ from dpverify.ball import ball, working_precision
 from dpverify.errors import InvalidParameter
 from dpverify.gdp import delta_mu
 from dpverify.pld.pairs import SubsampledGaussianPair
-from dpverify.relation import SCHEDULE_RELATIONS, Relation, directions, relation
+from dpverify.relation import Relation, directions, relation
 
 from ..reference import mpf_exact
 
@@ -139,3 +139,31 @@ def test_laplace_q1_composition_at_the_support_end():
     res = refine_query([Step(lambda d: SubsampledLaplacePair(Fraction(1, 2), Fraction(1), d), 3)],
                        ("remove", "add"), kind="delta", target=Fraction(6), rel_width=1e-3, time_budget=30)
     assert res.lo == 0 and res.hi is not None and res.hi < Fraction(1, 10**20)
+
+
+def test_every_pair_class_is_a_dominating_pair():
+    """One interface for the six pair classes (tails, mass at infinity, tails on a
+    grid, delta): the protocol is structural, and delta follows AFA Lemma 37 from
+    the tails for every class (checked at one point against the class's tails)."""
+    from dpverify.events import pairs as EP
+    from dpverify.pld import pairs as PP
+    from dpverify.pld.dominating import DominatingPair
+
+    pairs = [
+        SubsampledGaussianPair(Fraction(1), Fraction(1, 10), "remove"),
+        PP.approx_dp_pair_exp(Fraction(3), Fraction(1, 100)),
+        PP.SubsampledLaplacePair(Fraction(1), Fraction(1, 5), "add"),
+    ]
+    classes = {PP.SubsampledGaussianPair, PP.FinitePair, PP.SubsampledLaplacePair,
+               EP.AtomPair, EP.MixtureGaussianPair, EP.MaxCurvePair}
+    for cls in classes:
+        assert all(callable(getattr(cls, name, None)) for name in ("tails", "inf_mass", "tails_at_grid", "delta")), cls
+    with working_precision(120):
+        e = ball(Fraction(1, 4))
+        for pair in pairs:
+            assert isinstance(pair, DominatingPair)
+            p, q = pair.tails(e)
+            want = p - e.exp() * q + pair.inf_mass()
+            assert pair.delta(e).overlaps(want)
+            P, Q = pair.tails_at_grid(2, 1, 1)  # the knot eps = 1/4
+            assert P[0].overlaps(p) and Q[0].overlaps(q)

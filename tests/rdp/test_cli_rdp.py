@@ -30,7 +30,7 @@ def _reseal(cert):
 
 def test_acceptance_classic_eq23(capsys):
     cert = _cert(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "20",
-                 "--compositions", "1000", "--delta", "1e-5", "--conversion", "classic")
+                 "--steps", "1000", "--delta", "1e-5", "--conversion", "classic")
     with mpmath.workdps(40):
         rho = mpmath.mpf(1) / 800
         ref = rho * 1000 + mpmath.sqrt(4 * rho * 1000 * mpmath.log(10**5))
@@ -40,9 +40,9 @@ def test_acceptance_classic_eq23(capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["rdp", "divergence", "--mechanism", "laplace", "--scale", "2", "--alpha", "3.5", "--compositions", "3"],
-    ["rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "2.5", "--rate", "0.01",
-     "--alpha", "2.5", "--compositions", "50"],
+    ["rdp", "divergence", "--mechanism", "laplace", "--scale", "2", "--alpha", "3.5", "--steps", "3"],
+    ["rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "2.5", "--sampling-rate", "0.01",
+     "--alpha", "2.5", "--steps", "50"],
     ["rdp", "to-dp", "--alpha", "4", "--rdp", "1.25", "--delta", "1e-5", "--conversion", "balle"],
     ["rdp", "to-dp", "--alpha", "4", "--rdp", "1.25", "--eps", "8", "--conversion", "classic"],
     ["rdp", "to-dp", "--alpha", "3", "--rdp", "0.5", "--delta", "1e-3", "--conversion", "optimal", "--digits", "6"],
@@ -59,7 +59,7 @@ def test_certificates_verify_and_forgeries_are_rejected(capsys, argv):
 
 
 def test_epsilon_forgery_rejected(capsys):
-    cert = _cert(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--mu", "0.1", "--compositions", "100",
+    cert = _cert(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--mu", "0.1", "--steps", "100",
                  "--delta", "1e-6", "--conversion", "balle", "--digits", "8")
     assert "confirmed" in verify_certificate(cert)
     forged = copy.deepcopy(cert)
@@ -78,12 +78,12 @@ def test_epsilon_forgery_rejected(capsys):
     (["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1", "--delta", "0"], "--delta"),
     (["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1", "--delta", "1"], "--delta"),
     (["rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "abc", "--delta", "1e-5"], "--noise-multiplier"),
-    (["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--rate", "0",
-      "--delta", "1e-5"], "--rate"),
-    (["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--rate", "1.5",
-      "--delta", "1e-5"], "--rate"),
+    (["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--sampling-rate", "0",
+      "--delta", "1e-5"], "--sampling-rate"),
+    (["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--sampling-rate", "1.5",
+      "--delta", "1e-5"], "--sampling-rate"),
     (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--conversion", "x"], "--conversion"),
-    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--compositions", "0"], "--compositions"),
+    (["rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--delta", "1e-5", "--steps", "0"], "--steps"),
     (["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "1"], "--alpha"),
     (["rdp", "divergence", "--mechanism", "rr", "--p", "1", "--alpha", "2"], "--p"),
     (["rdp", "divergence", "--mechanism", "nosuch", "--alpha", "2"], "--mechanism"),
@@ -99,7 +99,7 @@ def test_bad_input_exit_2(capsys, argv, opt):
 
 def test_billion_compositions_are_instant(capsys):
     code, out, err = _run(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "1000",
-                          "--compositions", "1000000000", "--delta", "1e-5")
+                          "--steps", "1000000000", "--delta", "1e-5")
     assert code == 0, err
 
 
@@ -107,6 +107,6 @@ def test_fractional_subsampled_order_cap_is_exit_2(capsys):
     from dpverify.cli import main
 
     argv = ["rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1",
-            "--rate", "0.01", "--alpha"]
+            "--sampling-rate", "0.01", "--alpha"]
     assert main([*argv, "10000.5"]) == 2
     assert "fractional orders" in capsys.readouterr().err

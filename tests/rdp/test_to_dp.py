@@ -19,7 +19,8 @@ from dpverify.rdp import (
     conversion_eps,
     rdp_epsilon,
 )
-from dpverify.rdp.to_dp import _Prover, _prove, abc_lemma1_eps_upper, abc_thm4_gamma_lower, optimal_gamma_ball
+from dpverify.rdp.conversions import abc_lemma1_eps_upper, abc_thm4_gamma_lower, optimal_gamma_ball
+from dpverify.rdp.infimum import _Prover, _prove
 from tests.reference import in_enclosure, mpf_exact
 
 
@@ -161,7 +162,7 @@ def test_optimal_reaches_15_digits_issue16():
     in eps, root of G(eps) = gamma by bisection."""
     import mpmath
 
-    from dpverify.rdp.to_dp import optimal_eps
+    from dpverify.rdp.conversions import optimal_eps
     from flint import arb
 
     enc = optimal_eps(Fraction(2), arb("0.05"), Fraction(1, 10**5), 15)

@@ -84,7 +84,7 @@ noise_multiplier = ["1"]
     (["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "--workers"),
     (["--no-cache", "--recheck-cache"], "--no-cache"),
     (["--workers", "0"], "--workers"),
-    (["--task-timeout", "-1"], "--task-timeout"),
+    (["--time-budget", "-1"], "--time-budget"),
     (["--retries", "abc"], "--retries"),
 ])
 def test_cli_option_conflicts_exit_2(tmp_path, capsys, argv, needle):

@@ -1,5 +1,4 @@
-"""RDP -> (eps, delta) conversions, certified, and their optimisation over
-*all* real orders alpha > 1.
+"""RDP -> (eps, delta) conversions at one exact order, certified.
 
 Fixed-order conversions of an (alpha, gamma)-RDP guarantee, L = log(1/delta):
 
@@ -23,69 +22,39 @@ the minimum is S(1) = (1-delta)^{1-alpha} (ABC Thm 4 eq. 17), otherwise the
 minimiser lies in every bracket [p1, p2] with certified S'(p1) < 0 < S'(p2), and
 the centred form S(m) + S'([p1,p2])([p1,p2] - m) bounds S there from below.
 
-Optimisation over orders (what accountants do on a float grid): the reported
-quantity is inf_{alpha > 1} eps(alpha). Its upper end is the certified
-conversion at one exact order alpha*; its lower end eps_t is proved by
-covering (1, inf) with cells and showing eps(alpha) >= eps_t on each cell,
-using only f(alpha) = (alpha - 1) D_alpha at exact points and
-
-* convexity of f: on [a, b] with x0 < a, f(alpha) >= f(a) + s (alpha - a), s the
-  chord slope over [x0, a] (a linear minorant, error O(h^2));
-* monotonicity of D_alpha: D_alpha >= KL >= curve.kl_lower() near alpha = 1 and
-  D_alpha >= D_A for alpha >= A;
-* classic: eps >= eps_t iff f + L - eps_t(alpha - 1) >= 0: linear in alpha after the
-  minorant, so checked at the two cell ends;
-* balle: (alpha-1) eps = f + L - log alpha + (alpha-1) log(1 - 1/alpha); the last two
-  terms form a convex function with derivative log(1 - 1/alpha), replaced by its
-  tangent at the cell centre: again linear, checked at the ends;
-* optimal: eps_opt(alpha, gamma) >= eps_t as soon as G_alpha(eps_t) < gamma, and
-  G_alpha(eps_t) <= eps_t + log S_alpha(p) / (alpha - 1) for any fixed p; the
-  function (alpha - 1) eps_t + log S_alpha(p) is convex in alpha (log-sum-exp of
-  affine functions), so it lies below the linear minorant of f on the cell if
-  it does at both ends. eps_opt is nonincreasing in alpha at fixed gamma (the
-  RDP classes shrink as alpha grows) and nondecreasing in gamma, which handles
-  the end cells.
-
-Every conversion result is clipped below at 0 (eps is an inf over eps >= 0).
+The infimum over all real orders is proved in :mod:`dpverify.rdp.infimum`; the float
+proposals both use (p*, eps_opt, the order that minimises) are in
+:mod:`dpverify.rdp.float_search`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
 from flint import arb
 
 from .. import _validate as V
-from ..ball import (
-    ball,
-    bits_for_digits,
-    endpoints,
-    point,
-    refine,
-    working_precision,
-)
+from ..ball import ball, bits_for_digits, endpoints, point, refine, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..verdict import Enclosure
-from .divergences import RdpCurve
+from .float_search import float_eps_opt, float_pstar
 
 __all__ = [
     "CONVERSIONS",
-    "RdpEpsilon",
     "classic_eps_ball",
     "balle_eps_ball",
     "classic_delta_ball",
     "balle_delta_ball",
     "optimal_gamma_ball",
+    "gamma_upper_at",
     "optimal_eps",
     "optimal_delta",
     "conversion_eps",
     "conversion_delta",
     "abc_thm4_gamma_lower",
     "abc_lemma1_eps_upper",
-    "rdp_epsilon",
 ]
 
 CONVERSIONS = ("classic", "balle", "optimal")
@@ -97,7 +66,7 @@ CONVERSIONS = ("classic", "balle", "optimal")
 OPTIMAL_MIN_DELTA = Fraction(1, 10**50)
 
 
-def _check_optimal_delta(conversion: str, delta: Fraction) -> None:
+def check_optimal_delta(conversion: str, delta: Fraction) -> None:
     if conversion == "optimal" and delta < OPTIMAL_MIN_DELTA:
         raise InvalidParameter(
             "delta", f"delta={float(delta):.3g} is below 1e-50, the smallest delta the optimal conversion "
@@ -105,7 +74,7 @@ def _check_optimal_delta(conversion: str, delta: Fraction) -> None:
         )
 
 
-def _check_conversion(conversion: str) -> str:
+def check_conversion(conversion: str) -> str:
     if conversion not in CONVERSIONS:
         raise InvalidParameter(
             "conversion", f"conversion={conversion!r} must be one of {', '.join(CONVERSIONS)}"
@@ -148,7 +117,7 @@ def _min1(x: arb) -> arb:
     return lo.union(arb(1))
 
 
-def _log_s(alpha: arb, eps: arb, delta: arb, p: arb) -> arb:
+def log_s(alpha: arb, eps: arb, delta: arb, p: arb) -> arb:
     """log S(p) of ABC Thm 3 (p in (delta, 1]); at p = 1 the second term is 0."""
     w = eps.exp() - p + delta
     first = (p - delta).log() + alpha * (p / (p - delta)).log()
@@ -180,7 +149,7 @@ def _ds_sign_t(alpha: arb, eps: arb, delta: arb, t: arb) -> arb:
     ).exp() * (alpha - (alpha - 1) * v)
 
 
-def _interior(alpha: arb, delta: arb) -> bool:
+def interior(alpha: arb, delta: arb) -> bool:
     """True iff alpha delta < 1 (certified); raises Undecided at the boundary."""
     x = alpha * delta
     if x < 1:
@@ -190,11 +159,11 @@ def _interior(alpha: arb, delta: arb) -> bool:
     raise Undecided("alpha * delta = 1 is not decided")
 
 
-def _min_log_s(alpha: arb, eps: arb, delta: arb, rel: arb) -> arb:
+def _minlog_s(alpha: arb, eps: arb, delta: arb, rel: arb) -> arb:
     """Ball containing min_{p in (delta,1]} log S(p) (ABC Thm 3), at the
     current precision; the p-bracket is narrowed until its relative width
     is below ``rel`` (a ball; only the order of magnitude matters)."""
-    if not _interior(alpha, delta):
+    if not interior(alpha, delta):
         return (1 - alpha) * (1 - delta).log()
     # bisection on t = p - delta in (0, 1 - delta]; t_hi = 1 - delta is a certified
     # right end (S'(1) > 0 when alpha delta < 1), and S' -> -inf as t -> 0, so a
@@ -249,102 +218,12 @@ def optimal_gamma_ball(alpha: arb, eps: arb, delta: arb) -> arb:
     # (bits beyond ~256 only resolve the cancellation in S' for tiny delta,
     # the bracket itself needs no more than that)
     rel = arb(2) ** (-(min(ctx.prec, 256) // 2 + 8))
-    return eps + _min_log_s(alpha, eps, delta, rel) / (alpha - 1)
+    return eps + _minlog_s(alpha, eps, delta, rel) / (alpha - 1)
 
 
-def _gamma_upper_at(alpha: arb, eps: arb, delta: arb, p: arb) -> arb:
+def gamma_upper_at(alpha: arb, eps: arb, delta: arb, p: arb) -> arb:
     """eps + log S(p)/(alpha-1) >= gamma_alpha^eps(delta) for any p in (delta, 1]."""
-    return eps + _log_s(alpha, eps, delta, p) / (alpha - 1)
-
-
-# ---------------------------------------------------------------- float guesses (uncertified)
-
-
-def _f_logaddexp(a: float, b: float) -> float:
-    if a < b:
-        a, b = b, a
-    if b == -math.inf:
-        return a
-    return a + math.log1p(math.exp(b - a))
-
-
-def _f_logw(eps: float, p: float, delta: float) -> float:
-    """log(e^eps - p + delta) without overflow for huge eps."""
-    return eps + math.log1p((delta - p) * math.exp(-eps))
-
-
-def _f_log_s(alpha: float, eps: float, delta: float, p: float) -> float:
-    first = math.log(p - delta) + alpha * math.log(p / (p - delta))
-    if p >= 1:
-        return first
-    lw = _f_logw(eps, p, delta)
-    return _f_logaddexp(first, lw + alpha * (math.log(1 - p) - lw))
-
-
-def _f_pstar(alpha: float, eps: float, delta: float) -> float:
-    """Uncertified minimiser of S (bisection on the sign of S', log space)."""
-    if alpha * delta >= 1:
-        return 1.0
-    lo, hi = delta, 1.0
-    for _ in range(200):
-        if hi - lo <= 1e-15 * hi:
-            break
-        if lo > 0 and hi > 4 * lo and lo > 2 * delta:
-            m = math.sqrt(lo * hi)
-        elif lo > delta and (hi - delta) > 4 * (lo - delta):
-            m = delta + math.sqrt((lo - delta) * (hi - delta))
-        else:
-            m = 0.5 * (lo + hi)
-        if m == delta:
-            m = delta * (1 + 1e-12) + 1e-300
-        if not lo < m < hi:
-            break
-        u = m / (m - delta)
-        v = math.exp(math.log(1 - m) - _f_logw(eps, m, delta))
-        a1 = alpha - (alpha - 1) * u
-        if a1 <= 0:
-            lo = m
-            continue
-        t1 = (alpha - 1) * math.log(u) + math.log(a1)
-        t2 = (alpha - 1) * math.log(v) + math.log(alpha - (alpha - 1) * v) if v > 0 else -math.inf
-        if t1 < t2:
-            lo = m
-        else:
-            hi = m
-    return 0.5 * (lo + hi) if lo > delta else hi
-
-
-def _f_gamma_opt(alpha: float, eps: float, delta: float) -> float:
-    p = _f_pstar(alpha, eps, delta)
-    return eps + _f_log_s(alpha, eps, delta, p) / (alpha - 1)
-
-
-def _f_eps_opt(alpha: float, gamma: float, delta: float) -> float:
-    """Uncertified eps_opt(alpha, gamma): bisection of G(eps) = gamma."""
-    if _f_gamma_opt(alpha, 0.0, delta) >= gamma:
-        return 0.0
-    lo, hi = 0.0, gamma + math.log(1 / delta) / (alpha - 1) + 1e-9
-    for _ in range(200):
-        if hi - lo <= 1e-16 * hi:
-            break
-        m = 0.5 * (lo + hi)
-        if _f_gamma_opt(alpha, m, delta) >= gamma:
-            hi = m
-        else:
-            lo = m
-    return hi
-
-
-def _f_conversion(conversion: str, alpha: float, gamma: float, delta: float) -> float:
-    L = -math.log(delta)
-    if conversion == "classic":
-        return gamma + L / (alpha - 1)
-    if conversion == "balle":
-        return max(0.0, gamma + math.log1p(-1 / alpha) + (L - math.log(alpha)) / (alpha - 1))
-    return _f_eps_opt(alpha, gamma, delta)
-
-
-# --------------------------------------------------------------------------- certified fixed order
+    return eps + log_s(alpha, eps, delta, p) / (alpha - 1)
 
 
 def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) -> Enclosure:
@@ -357,11 +236,11 @@ def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) 
     certified G_upper(eps) < gamma_lo (G_upper from any p) is a lower bound.
     """
     # S'(p) is O(delta) against O(1) terms: log2(1/delta) extra bits avoid cancellation
-    bits = bits_for_digits(digits) + 20 + _delta_bits(delta)
+    bits = bits_for_digits(digits) + 20 + delta_bits(delta)
     g_lo, g_hi = endpoints(gamma)
     af, df = float(alpha), float(delta)
     try:
-        guess = _f_eps_opt(af, float(gamma.mid()), df)
+        guess = float_eps_opt(af, float(gamma.mid()), df)
     except (OverflowError, ValueError, ZeroDivisionError):
         # a float guess only: fall back to the classic value (a valid upper bound)
         guess = float(gamma.mid()) + math.log(1 / df) / (af - 1)
@@ -388,7 +267,7 @@ def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) 
     raise PrecisionExhausted(f"optimal conversion at alpha={alpha} not certified to 1e-{digits}")
 
 
-def _delta_bits(delta: Fraction) -> int:
+def delta_bits(delta: Fraction) -> int:
     """About log2(1/delta): the extra precision the optimal conversion needs."""
     return max(0, Fraction(delta).denominator.bit_length() - Fraction(delta).numerator.bit_length())
 
@@ -442,12 +321,12 @@ def _bracket_eps(a: arb, g_lo: arb, g_hi: arb, d: arb, guess: float, digits: int
     for _ in range(60):
         e = point(arb(x_lo))
         try:
-            p = arb(_f_pstar(float(a.mid()), x_lo, float(d.mid())))
+            p = arb(float_pstar(float(a.mid()), x_lo, float(d.mid())))
         except (OverflowError, ValueError, ZeroDivisionError):
             p = 2 * d
         if p <= d:
             p = point(d * (1 + arb(2) ** -40))
-        if _gamma_upper_at(a, e, d, point(p)) < g_lo:
+        if gamma_upper_at(a, e, d, point(p)) < g_lo:
             lo = e
             break
         if x_lo == 0.0:
@@ -474,7 +353,7 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
             found = None
             for k in range(1, 4000):
                 cand = arb(2) ** (-k)
-                if _interior(a, cand) and not (optimal_gamma_ball(a, e, cand) >= g_hi):
+                if interior(a, cand) and not (optimal_gamma_ball(a, e, cand) >= g_hi):
                     found = k
                     break
             if found is None:
@@ -494,13 +373,13 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
                     break
             # certify lo really is below: G_upper(lo) < g_lo with some p
             try:
-                pf = _f_pstar(float(a.mid()), float(e.mid()), float(lo.mid()))
+                pf = float_pstar(float(a.mid()), float(e.mid()), float(lo.mid()))
             except (OverflowError, ValueError, ZeroDivisionError):
                 pf = 1.0
             p = point(arb(pf))
             if not (p > lo):
                 p = point(lo * (1 + arb(2) ** -30))
-            if _gamma_upper_at(a, e, lo, p) < g_lo and optimal_gamma_ball(a, e, hi) >= g_hi:
+            if gamma_upper_at(a, e, lo, p) < g_lo and optimal_gamma_ball(a, e, hi) >= g_hi:
                 if _rel_ok(lo, hi, digits):
                     return Enclosure(lo, hi, digits, bits)
         bits *= 2
@@ -530,10 +409,10 @@ def conversion_eps(
 ) -> Enclosure:
     """Enclosure of the eps that ``conversion`` gives for an (alpha, gamma)-RDP
     guarantee at this delta (alpha > 1, gamma >= 0, delta in (0, 1); exact inputs)."""
-    conversion = _check_conversion(conversion)
+    conversion = check_conversion(conversion)
     a, g = _alpha_gamma(alpha, gamma)
     d = V.open_unit("delta", delta)
-    _check_optimal_delta(conversion, d)
+    check_optimal_delta(conversion, d)
     fn = classic_eps_ball if conversion == "classic" else balle_eps_ball
     return _fixed_order(conversion, a, g, d, V.digits(digits), optimal_eps, fn)
 
@@ -542,7 +421,7 @@ def conversion_delta(
     alpha: object, gamma: object, eps: object, conversion: str = "classic", digits: int = 15
 ) -> Enclosure:
     """Enclosure of the delta that ``conversion`` gives at this eps >= 0."""
-    conversion = _check_conversion(conversion)
+    conversion = check_conversion(conversion)
     a, g = _alpha_gamma(alpha, gamma)
     e = V.nonnegative("eps", eps)
     fn = classic_delta_ball if conversion == "classic" else balle_delta_ball
@@ -554,7 +433,7 @@ def abc_thm4_gamma_lower(alpha: arb, eps: arb, delta: arb) -> arb:
     g = eps - log(zeta_alpha / delta)/(alpha - 1) and
     f = eps + log((e^eps - alpha delta)((delta - 1)/(delta - e^eps))^alpha + alpha delta)/(alpha - 1);
     for alpha delta >= 1 it returns the exact value eps - log(1 - delta) (eq. 17)."""
-    if not _interior(alpha, delta):
+    if not interior(alpha, delta):
         return eps - (1 - delta).log()
     log_zeta = -alpha.log() + (alpha - 1) * (-1 / alpha).log1p()
     g = eps - (log_zeta - delta.log()) / (alpha - 1)
@@ -568,284 +447,10 @@ def abc_lemma1_eps_upper(alpha: arb, gamma: arb, delta: arb) -> arb:
     """ABC Lemma 1: eps_alpha^delta(gamma) = (gamma + log(1 - delta))_+ if alpha delta >= 1,
     else <= (1/(alpha-1)) min{((alpha-1)gamma - log(delta/zeta_alpha))_+,
     log((alpha-1) chi(gamma)/(alpha delta) + 1)}, chi(gamma) = (e^{(alpha-1)gamma} - 1)/(alpha - 1)."""
-    if not _interior(alpha, delta):
+    if not interior(alpha, delta):
         return (gamma + (1 - delta).log()).nonnegative_part()
     log_zeta = -alpha.log() + (alpha - 1) * (-1 / alpha).log1p()
     first = ((alpha - 1) * gamma - delta.log() + log_zeta).nonnegative_part()
     second = (((alpha - 1) * gamma).expm1() / (alpha * delta)).log1p()
     m = first if first < second else (second if second < first else first.union(second))
     return m / (alpha - 1)
-
-
-# --------------------------------------------------------------------------- optimisation over alpha
-
-
-@dataclass(frozen=True)
-class RdpEpsilon:
-    """Certified inf over all real alpha > 1 of a conversion of an RDP curve.
-
-    ``enclosure`` contains inf_{alpha > 1} eps_conv(alpha, D_alpha); ``alpha`` is
-    the exact order at which the upper end is attained; ``cells`` is the number
-    of order cells whose lower bounds were proved.
-    """
-
-    enclosure: Enclosure
-    alpha: Fraction
-    conversion: str
-    delta: Fraction
-    cells: int
-
-
-def _eps_at(curve: RdpCurve, conversion: str, alpha: Fraction, delta: Fraction, digits: int) -> arb:
-    """Certified upper-end ball of the conversion at one exact order."""
-    a = ball(alpha)
-    gamma = curve.cgf(a) / (a - 1)
-    if conversion == "classic":
-        return classic_eps_ball(a, gamma, ball(delta))
-    if conversion == "balle":
-        return balle_eps_ball(a, gamma, ball(delta))
-    enc = optimal_eps(alpha, gamma, delta, digits + 2)
-    return enc.hi
-
-
-def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: float) -> float:
-    """Uncertified conversion at alpha = 1 + t (guess only)."""
-    with working_precision(64):
-        a = arb(1) + arb(t)
-        try:
-            g = float((curve.cgf(a) / (a - 1)).mid())
-        except Exception:  # noqa: BLE001 - a guess, any failure means "skip"
-            return math.inf
-    if not math.isfinite(g):
-        return math.inf
-    try:
-        return _f_conversion(conversion, 1 + t, g, delta)
-    except (ValueError, OverflowError, ZeroDivisionError):
-        return math.inf
-
-
-def _search_alpha(curve: RdpCurve, conversion: str, delta: float) -> float:
-    """Uncertified minimiser t = alpha - 1 (scan in log t, then golden section)."""
-    conv0 = "balle" if conversion == "optimal" else conversion
-    # scan upward in log t; stop once clearly past the minimum (a guess only:
-    # the certification below does not rely on unimodality)
-    ks: list[float] = []
-    vals: list[float] = []
-    best = math.inf
-    rising = 0
-    for j in range(-60, 800):
-        k = j / 2
-        v = _float_eps(curve, conv0, 2.0**k, delta)
-        ks.append(k)
-        vals.append(v)
-        if v < best:
-            best, rising = v, 0
-        elif math.isfinite(best):
-            rising += 1
-            if rising >= 12 or not math.isfinite(v):
-                break
-    i = min(range(len(ks)), key=lambda j: vals[j])
-    lo, hi = ks[max(i - 2, 0)], ks[min(i + 2, len(ks) - 1)]
-    if conversion == "optimal":
-        lo, hi = lo - 2, hi + 2
-    g = (math.sqrt(5) - 1) / 2
-    f = lambda k: _float_eps(curve, conversion, 2.0**k, delta)  # noqa: E731
-    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
-    f1, f2 = f(x1), f(x2)
-    for _ in range(80 if conversion != "optimal" else 50):
-        if hi - lo < 1e-12:
-            break
-        if f1 <= f2:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - g * (hi - lo)
-            f1 = f(x1)
-        else:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + g * (hi - lo)
-            f2 = f(x2)
-    return 2.0 ** ((lo + hi) / 2)
-
-
-class _Prover:
-    """Proves eps(alpha) >= eps_t on cells of (1, inf) for one curve/conversion."""
-
-    def __init__(self, curve: RdpCurve, conversion: str, delta: Fraction, eps_t: arb):
-        self.curve = curve
-        self.conversion = conversion
-        self.delta = ball(delta)
-        self.deltaf = float(delta)
-        self.L = -self.delta.log()
-        self.eps_t = eps_t
-        self.kappa = curve.kl_lower()
-        self._f: dict[tuple, arb] = {}
-
-    def f(self, x: arb) -> arb:
-        # the key holds the radius too: a value cached for an exact point must
-        # not be returned for an inexact ball with the same midpoint
-        r = x.rad()
-        key = (repr(x.mid().man_exp()), repr(r.man_exp()) if not r.is_zero() else "0")
-        v = self._f.get(key)
-        if v is None:
-            v = self.curve.cgf(x)
-            self._f[key] = v
-        return v
-
-    # -- end cells
-    def near_one(self, a0: arb) -> bool:
-        t0 = a0 - 1
-        k, e = self.kappa, self.eps_t
-        if self.conversion == "classic":
-            return bool(k + self.L / t0 > e)
-        if self.conversion == "balle":
-            if not t0 < self.L:
-                return False
-            return bool(k + t0.log() + self.L / t0 - t0 - 1 > e)
-        # optimal: eps_opt(alpha, gamma(alpha)) >= eps_opt(a0, kappa) >= eps_t iff G_a0(eps_t) < kappa
-        if not k > 0:
-            return False
-        p = self._p(a0, e)
-        return bool(_gamma_upper_at(a0, e, self.delta, p) < k)
-
-    def tail(self, A: arb) -> bool:
-        gA = self.f(A) / (A - 1)
-        e = self.eps_t
-        if self.conversion == "classic":
-            return bool(gA > e)
-        if self.conversion == "balle":
-            return bool(gA + (-1 / A).log1p() - A.log() / (A - 1) > e)
-        return bool(gA + (1 - self.delta).log() > e)
-
-    def _p(self, alpha: arb, eps: arb) -> arb:
-        try:
-            pf = _f_pstar(float(alpha.mid()), float(eps.mid()), self.deltaf)
-        except (OverflowError, ValueError, ZeroDivisionError):
-            pf = min(1.0, 2 * self.deltaf)
-        p = point(arb(pf))
-        if not (p > self.delta):
-            p = point(self.delta * (1 + arb(2) ** -40))
-        if p > 1:
-            p = arb(1)
-        return p
-
-    # -- interior cells [a, b], with x0 < a the left chord point (x0 = 1 allowed: f(1) = 0)
-    def cell(self, x0: arb, a: arb, b: arb) -> bool:
-        fa = self.f(a)
-        f0 = arb(0) if x0 == 1 else self.f(x0)
-        s = (fa - f0) / (a - x0)
-
-        def line(x: arb) -> arb:
-            return fa + s * (x - a)
-
-        e = self.eps_t
-        if self.conversion == "classic":
-            return all(bool(line(x) + self.L - e * (x - 1) > 0) for x in (a, b))
-        if self.conversion == "balle":
-            m = point((a + b) / 2)
-            cm = -m.log() + (m - 1) * (-1 / m).log1p()
-            dm = (-1 / m).log1p()
-            return all(
-                bool(line(x) + self.L + cm + dm * (x - m) - e * (x - 1) > 0) for x in (a, b)
-            )
-        m = point((a + b) / 2)
-        p = self._p(m, e)
-        for x in (a, b):
-            lhs = (x - 1) * e + _log_s(x, e, self.delta, p)
-            if not bool(lhs < line(x)):
-                return False
-        return True
-
-
-def rdp_epsilon(
-    curve: RdpCurve,
-    delta: object,
-    conversion: str = "classic",
-    digits: int = 10,
-    *,
-    max_cells: int = 20000,
-) -> RdpEpsilon:
-    """Enclosure of inf_{alpha > 1} eps_conv(alpha, D_alpha(curve)) over ALL real
-    orders (not a grid), with relative width <= 10^-digits.
-
-    The upper end is the certified conversion at one exact order alpha*; the
-    lower end is proved on a cover of (1, inf) by cells (module docstring).
-    Raises PrecisionExhausted when ``max_cells`` cells do not suffice.
-    """
-    conversion = _check_conversion(conversion)
-    d = V.open_unit("delta", delta)
-    _check_optimal_delta(conversion, d)
-    digits = V.digits(digits)
-    df = float(d)
-    t_star = _search_alpha(curve, conversion, df)
-    alpha_star = 1 + Fraction(t_star).limit_denominator(1 << 40) if t_star < 2**40 else Fraction(int(t_star)) + 1
-    if alpha_star <= 1:
-        alpha_star = 1 + Fraction(1, 1 << 40)
-    bits = bits_for_digits(digits) + 30 + (_delta_bits(d) if conversion == "optimal" else 0)
-    for attempt in range(4):
-        with working_precision(bits):
-            U = _eps_at(curve, conversion, alpha_star, d, digits)
-            _, U_hi = endpoints(U)
-            if not U_hi.is_finite():
-                bits *= 2
-                continue
-            if U_hi <= 0:
-                return RdpEpsilon(Enclosure(arb(0), arb(0), digits, bits), alpha_star, conversion, d, 0)
-            tau = U_hi * arb(10) ** (-digits) * arb(0.45)
-            eps_t = point(U_hi - tau)
-            prover = _Prover(curve, conversion, d, eps_t)
-            ok, cells, better = _prove(prover, max_cells)
-            if ok:
-                return RdpEpsilon(Enclosure(eps_t, U_hi, digits, bits), alpha_star, conversion, d, cells)
-            if better is not None:
-                alpha_star = better
-                continue
-        bits *= 2
-    raise PrecisionExhausted(
-        f"could not certify inf over alpha of the {conversion} conversion to 1e-{digits}"
-    )
-
-
-def _prove(prover: _Prover, max_cells: int):
-    """Cover (1, inf) by cells and prove each; returns (ok, cells, better_alpha)."""
-    # near-one cell (1, 1 + 2^-k]
-    k = 8
-    while not prover.near_one(arb(1) + arb(2) ** (-k)):
-        k *= 2
-        if k > 4096:
-            return False, 0, None
-    # tail [1 + 2^K, inf)
-    K = 8
-    while not prover.tail(arb(1) + arb(2) ** K):
-        K *= 2
-        if K > 4096:
-            return False, 0, None
-    # geometric cells in t = alpha - 1 between 2^-k and 2^K, ratio 2
-    stack = []
-    e = -k
-    while e < K:
-        a = arb(1) + arb(2) ** e
-        b = arb(1) + arb(2) ** (e + 1)
-        stack.append((a, b))
-        e += 1
-    done = 0
-    while stack:
-        a, b = stack.pop()
-        done += 1
-        if done > max_cells:
-            # the hardest cell: maybe alpha* was not the optimum there
-            m = (a + b) / 2
-            return False, done, None
-        h = b - a
-        x0 = a - h
-        if not x0 > 1:
-            x0 = arb(1)
-        try:
-            ok = prover.cell(x0, a, b)
-        except Undecided:
-            ok = False
-        if not ok:
-            m = point((a + b) / 2)
-            if not (m > a and m < b):
-                return False, done, None
-            stack.append((a, m))
-            stack.append((m, b))
-    return True, done, None

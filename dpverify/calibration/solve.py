@@ -39,6 +39,7 @@ from typing import Any, Callable, Optional, Union
 from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
 from ..relation import SCHEDULE_RELATIONS, directions, relation
 from ..verdict import Outcome
@@ -63,7 +64,7 @@ class End:
     grid_exponent: int
 
     def to_json(self, integer: bool) -> dict[str, Any]:
-        from ..ball import lower_decimal, upper_decimal, working_precision, ball
+        from ..ball import ball, lower_decimal, upper_decimal, working_precision
 
         with working_precision(256):
             lo, hi = lower_decimal(ball(self.delta_lo), 17), upper_decimal(ball(self.delta_hi), 17)
@@ -202,7 +203,7 @@ def calibrate_template(
     delta: Any,
     *,
     rel_width: Union[float, str] = 1e-3,
-    time_budget: float = 600.0,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Any] = None,
 ) -> Calibration:
     """Certified bracket for ``t``'s free parameter (module docstring).

@@ -45,6 +45,7 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..pld import dpsgd as S
+from ..limits import MAX_STEPS
 
 __all__ = ["Template", "dpsgd_template", "wor_template", "PARAMETERS", "MONOTONICITY", "SAMPLINGS"]
 
@@ -230,14 +231,14 @@ def dpsgd_template(
         q = Fraction(B, N)
         fixed.update({"batch_size": B, "dataset_size": N, "sampling_rate": exact_str(q)})
     if steps is not None:
-        T = V.integer("steps", steps, lo=1, hi=S.MAX_STEPS)
+        T = V.integer("steps", steps, lo=1, hi=MAX_STEPS)
         fixed["steps"] = T
     if epochs is not None:
         assert N is not None and q is not None
         ep = V.positive("epochs", epochs)
         T = math.ceil(ep * N / int(batch_size))
-        if T > S.MAX_STEPS:
-            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {S.MAX_STEPS}")
+        if T > MAX_STEPS:
+            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {MAX_STEPS}")
         fixed.update({"epochs": exact_str(ep), "steps": T})
     if N is not None:
         fixed["dataset_size"] = N
@@ -250,7 +251,7 @@ def dpsgd_template(
                         integer=False, lower=Fraction(0), upper=None, **common)
     if free == "steps":
         return Template(build=lambda x: [S.GaussianSteps.of(s, q, int(x))], eps_increasing=True,
-                        integer=True, lower=Fraction(1), upper=Fraction(S.MAX_STEPS), **common)
+                        integer=True, lower=Fraction(1), upper=Fraction(MAX_STEPS), **common)
     if free == "sampling_rate":
         return Template(build=lambda x: [S.GaussianSteps.of(s, x, T)], eps_increasing=True,
                         integer=False, lower=Fraction(0), upper=Fraction(1), **common)
@@ -368,14 +369,14 @@ def wor_template(
         B = V.integer("batch_size", batch_size, lo=1, hi=N)
         fixed["batch_size"] = B
     if steps is not None:
-        T = V.integer("steps", steps, lo=1, hi=S.MAX_STEPS)
+        T = V.integer("steps", steps, lo=1, hi=MAX_STEPS)
         fixed["steps"] = T
     if epochs is not None:
         assert B is not None
         ep = V.positive("epochs", epochs)
         T = math.ceil(ep * N / B)
-        if T > S.MAX_STEPS:
-            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {S.MAX_STEPS}")
+        if T > MAX_STEPS:
+            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {MAX_STEPS}")
         fixed.update({"epochs": exact_str(ep), "steps": T})
 
     def upper(sig: Fraction, b: int, t: int) -> list:
@@ -406,7 +407,7 @@ def wor_template(
     if free == "steps":
         assert s is not None and B is not None
         return Template(build=lambda x: upper(s, B, int(x)), eps_increasing=True, integer=True,
-                        lower=Fraction(1), upper=Fraction(S.MAX_STEPS), **common)
+                        lower=Fraction(1), upper=Fraction(MAX_STEPS), **common)
     assert s is not None and T is not None
     return Template(build=lambda x: upper(s, int(x), T), eps_increasing=True, integer=True,
                     lower=Fraction(1), upper=Fraction(N), **common)

@@ -1,0 +1,105 @@
+"""(eps, delta)-DP guarantees as composition inputs: the exact value type
+:class:`EpsDelta`, the parsing of ``"E,D"`` texts and pairs, and the grouping of
+a sequence repeated k times into distinct guarantees with multiplicities (the
+types the LT Cor 4.7 binomial step composes at once)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Optional
+
+from flint import arb
+
+from .. import _validate as V
+from ..ball import ball, exact_str, parse_exact
+from ..errors import InvalidParameter
+from ..limits import MAX_COMPOSED_MECHANISMS, MAX_UNGROUPED_MECHANISMS
+
+__all__ = ["EpsDelta", "Key", "as_guarantee", "guarantee_types", "make", "parse_mech"]
+
+Key = tuple  # (a: Fraction, b: Fraction): the shift a + log b
+
+
+@dataclass(frozen=True)
+class EpsDelta:
+    """An (eps, delta)-DP guarantee with exact eps >= 0 and delta in [0, 1].
+
+    ``exp_eps`` (optional) gives eps as log of an exact rational r >= 1
+    instead (then ``eps`` is None): randomized response with rational
+    probabilities r / (1 + r), used for exact brute-force cross-checks.
+    """
+
+    eps: Optional[Fraction]
+    delta: Fraction
+    exp_eps: Optional[Fraction] = None
+
+    def key(self) -> Key:
+        """Exact shift eps = a + log b."""
+        if self.exp_eps is not None:
+            return (Fraction(0), self.exp_eps)
+        return (self.eps, Fraction(1))
+
+    def eps_ball(self) -> arb:
+        if self.exp_eps is not None:
+            return ball(self.exp_eps).log()
+        return ball(self.eps)
+
+    def text(self) -> str:
+        e = exact_str(self.eps) if self.exp_eps is None else f"log({exact_str(self.exp_eps)})"
+        return f"{e},{exact_str(self.delta)}"
+
+
+def make(eps: object, delta: object, name: str = "mech") -> EpsDelta:
+    """Validated guarantee: eps >= 0 and delta in [0, 1] (exact inputs)."""
+    e = parse_exact(eps, name)
+    d = parse_exact(delta, name)
+    if e < 0:
+        raise InvalidParameter(name, f"{name}: eps={eps!r} must be >= 0 (LT Thm 4.6 needs eps_i >= 0)")
+    if not 0 <= d <= 1:
+        raise InvalidParameter(name, f"{name}: delta={delta!r} must be in [0, 1]")
+    return EpsDelta(e, d)
+
+
+def parse_mech(text: str, name: str = "mech") -> EpsDelta:
+    """``"E,D"`` (exact decimals or fractions) as a guarantee."""
+    if not isinstance(text, str) or text.count(",") != 1:
+        raise InvalidParameter(name, f"{name}={text!r} must be E,D (e.g. 0.1,1e-8) with E >= 0, D in [0, 1]")
+    e, d = (s.strip() for s in text.split(","))
+    return make(e, d, name)
+
+
+def as_guarantee(m: object) -> EpsDelta:
+    if isinstance(m, EpsDelta):
+        if m.exp_eps is not None and m.exp_eps < 1:
+            raise InvalidParameter("mech", f"exp_eps={m.exp_eps} must be >= 1")
+        return m
+    if isinstance(m, str):
+        return parse_mech(m)
+    if isinstance(m, (tuple, list)) and len(m) == 2:
+        return make(m[0], m[1])
+    raise InvalidParameter("mech", f"mech={m!r} must be a pair (eps, delta) or 'E,D'")
+
+
+def guarantee_types(mechs: Iterable[object], k: int, group: bool = True) -> list[tuple[EpsDelta, int]]:
+    """Distinct guarantees with their multiplicities (the sequence repeated k
+    times); ``group=False`` keeps one entry per mechanism (the plain recursion)."""
+    k = V.integer("k", k, lo=1, hi=MAX_COMPOSED_MECHANISMS)
+    if not group:
+        seq = [as_guarantee(m) for m in mechs] * k
+        if not seq or len(seq) > MAX_UNGROUPED_MECHANISMS:
+            raise InvalidParameter("k", f"the ungrouped recursion takes 1..{MAX_UNGROUPED_MECHANISMS} mechanisms")
+        return [(g, 1) for g in seq]
+    counts: dict[EpsDelta, int] = {}
+    order: list[EpsDelta] = []
+    for m in mechs:
+        g = as_guarantee(m)
+        if g not in counts:
+            order.append(g)
+            counts[g] = 0
+        counts[g] += k
+    if not order:
+        raise InvalidParameter("mech", "give at least one mechanism (--mech E,D)")
+    if sum(counts.values()) > MAX_COMPOSED_MECHANISMS:
+        raise InvalidParameter("k", f"k: at most {MAX_COMPOSED_MECHANISMS} composed mechanisms in total")
+    return [(g, counts[g]) for g in order]

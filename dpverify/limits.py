@@ -1,0 +1,87 @@
+"""Every bound on work or input size dpverify enforces, declared once, each
+under a name that says what it bounds.
+
+A limit is a promise that work is bounded before it starts (no input makes a
+command run without end or exhaust memory): the check that enforces it names
+the parameter and quotes the number from here, and ``--help`` and
+``docs/inputs.md`` read it from here. Stdlib only, imported by anything.
+
+Not here: the independent re-check (``dpverify verify``) keeps its own caps,
+because it may import nothing of the producing side; the PLD accountant's
+internal sizes (knots, product lengths, the Fourier power's unit exponent) are
+engineering constants of that route and live beside the code they size.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+# --------------------------------------------------------------------------- numbers in
+#: characters of one input number ("0.1", "1e-5", "1/3")
+MAX_NUMBER_CHARS = 1000
+#: |decimal exponent| of one input number: 1e-3000 is far below any meaningful
+#: delta and 1e3000 far above any meaningful epsilon; with MAX_NUMBER_CHARS it keeps
+#: numerator and denominator under Python's 4,300-digit int/str conversion limit
+MAX_DECIMAL_EXPONENT = 3000
+#: requested relative accuracy 10^-digits: the largest digits accepted anywhere
+MAX_ACCURACY_DIGITS = 300
+#: precision (bits) up to which a quantity is refined before PrecisionExhausted
+DEFAULT_MAX_BITS = 1 << 16
+
+# --------------------------------------------------------------------------- input files
+#: bytes of one input file (grid, events, mechanisms, oracle rows), refused before reading
+MAX_INPUT_FILE_BYTES = 16 * 1024 * 1024
+#: nesting depth of a JSON input file (no dpverify input needs more than a few levels)
+MAX_JSON_NESTING = 32
+#: nesting depth of a DpEvent tree (compositions inside compositions)
+MAX_EVENT_TREE_DEPTH = 64
+#: an integer field of an event (a count, a batch or dataset size)
+MAX_EVENT_INTEGER = 10**12
+
+# --------------------------------------------------------------------------- time
+#: the default time budget of a certified query (seconds)
+DEFAULT_TIME_BUDGET_SECONDS = 600.0
+#: the longest time budget accepted (seconds): a week. A budget is a promise to stop.
+MAX_TIME_BUDGET_SECONDS = 7 * 24 * 3600
+
+# --------------------------------------------------------------------------- counts of steps
+#: DP-SGD steps, or repetitions of an event, in one accounting query (the composed
+#: loss range grows like T; 10^7 steps is far beyond any training run, 10^9 would
+#: exhaust memory)
+MAX_STEPS = 10**7
+#: compositions of one Renyi curve (RDP composes by addition, so the count is cheap)
+MAX_RDP_COMPOSITIONS = 10**12
+#: mechanisms in one tight (eps, delta) composition, repetitions included (LT Thm 4.6)
+MAX_COMPOSED_MECHANISMS = 10_000_000
+#: mechanisms of the ungrouped LT Thm 4.6 recursion (cross-checks only: one step each)
+MAX_UNGROUPED_MECHANISMS = 5000
+
+# --------------------------------------------------------------------------- table sizes
+#: lattice points of the shift distribution of an exact composition (beyond it:
+#: grid rounding, or exit 2 with --exact)
+MAX_LATTICE_SUPPORT = 400_000
+#: lattice points when dpverify picks the grid itself: the arb_poly product and its
+#: prefix sums stay at a few seconds
+AUTO_GRID_LATTICE = 1 << 16
+#: n of a finite mechanism enumerated exhaustively over its 2^n events
+MAX_ENUMERATION_EXPONENT = 20
+#: configurations of one sweep grid (ranges can be huge by accident)
+MAX_SWEEP_CONFIGURATIONS = 100_000
+
+# --------------------------------------------------------------------------- Renyi orders
+#: integer order of the subsampled-Gaussian RDP binomial sum (beyond it: quadrature)
+MAX_SUBSAMPLED_INTEGER_ORDER = 20_000
+#: any order at which the subsampled-Gaussian RDP is evaluated (q < 1)
+MAX_SUBSAMPLED_ORDER = 20_000
+
+# --------------------------------------------------------------------------- GDP staircase
+#: cells of the uniform staircase grid (GDPT Alg 2)
+MAX_STAIRCASE_CELLS = 2_000_000
+#: adaptive splits (a flat G_f, e.g. the Gaussian's, needs ~eps_h/margin cells)
+MAX_STAIRCASE_SPLITS = 15_000
+#: the end eps_h of the head interval [0, eps_h]
+MAX_EPS_H = Fraction(10**4)
+#: bisection depth of one adaptive staircase cell
+MAX_STAIRCASE_DEPTH = 80
+
+__all__ = [name for name in dict(globals()) if name.isupper()]

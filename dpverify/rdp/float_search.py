@@ -1,0 +1,166 @@
+"""Float proposals for the RDP conversions: uncertified, used only to choose
+where the certified code looks.
+
+* :func:`float_pstar`: the minimiser p* of S(p) of ABC Thm 3 (bisection on the
+  sign of S', in log space);
+* :func:`float_eps_opt`: eps_opt(alpha, gamma) (bisection of G(eps) = gamma);
+* :func:`search_order`: the order alpha that minimises a conversion of a
+  curve (scan in log(alpha - 1), then golden section).
+
+Nothing here is a bound: a wrong proposal costs time (more cells, a retry), never
+soundness, because :mod:`dpverify.rdp.conversions` and
+:mod:`dpverify.rdp.infimum` certify every end they report.
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import arb
+
+from ..ball import working_precision
+from .divergences import RdpCurve
+
+__all__ = ["float_eps_opt", "float_pstar", "search_order"]
+
+
+def _float_logaddexp(a: float, b: float) -> float:
+    if a < b:
+        a, b = b, a
+    if b == -math.inf:
+        return a
+    return a + math.log1p(math.exp(b - a))
+
+
+def _float_logw(eps: float, p: float, delta: float) -> float:
+    """log(e^eps - p + delta) without overflow for huge eps."""
+    return eps + math.log1p((delta - p) * math.exp(-eps))
+
+
+def _float_log_s(alpha: float, eps: float, delta: float, p: float) -> float:
+    first = math.log(p - delta) + alpha * math.log(p / (p - delta))
+    if p >= 1:
+        return first
+    lw = _float_logw(eps, p, delta)
+    return _float_logaddexp(first, lw + alpha * (math.log(1 - p) - lw))
+
+
+def float_pstar(alpha: float, eps: float, delta: float) -> float:
+    """Uncertified minimiser of S (bisection on the sign of S', log space)."""
+    if alpha * delta >= 1:
+        return 1.0
+    lo, hi = delta, 1.0
+    for _ in range(200):
+        if hi - lo <= 1e-15 * hi:
+            break
+        if lo > 0 and hi > 4 * lo and lo > 2 * delta:
+            m = math.sqrt(lo * hi)
+        elif lo > delta and (hi - delta) > 4 * (lo - delta):
+            m = delta + math.sqrt((lo - delta) * (hi - delta))
+        else:
+            m = 0.5 * (lo + hi)
+        if m == delta:
+            m = delta * (1 + 1e-12) + 1e-300
+        if not lo < m < hi:
+            break
+        u = m / (m - delta)
+        v = math.exp(math.log(1 - m) - _float_logw(eps, m, delta))
+        a1 = alpha - (alpha - 1) * u
+        if a1 <= 0:
+            lo = m
+            continue
+        t1 = (alpha - 1) * math.log(u) + math.log(a1)
+        t2 = (alpha - 1) * math.log(v) + math.log(alpha - (alpha - 1) * v) if v > 0 else -math.inf
+        if t1 < t2:
+            lo = m
+        else:
+            hi = m
+    return 0.5 * (lo + hi) if lo > delta else hi
+
+
+def _float_gamma_opt(alpha: float, eps: float, delta: float) -> float:
+    p = float_pstar(alpha, eps, delta)
+    return eps + _float_log_s(alpha, eps, delta, p) / (alpha - 1)
+
+
+def float_eps_opt(alpha: float, gamma: float, delta: float) -> float:
+    """Uncertified eps_opt(alpha, gamma): bisection of G(eps) = gamma."""
+    if _float_gamma_opt(alpha, 0.0, delta) >= gamma:
+        return 0.0
+    lo, hi = 0.0, gamma + math.log(1 / delta) / (alpha - 1) + 1e-9
+    for _ in range(200):
+        if hi - lo <= 1e-16 * hi:
+            break
+        m = 0.5 * (lo + hi)
+        if _float_gamma_opt(alpha, m, delta) >= gamma:
+            hi = m
+        else:
+            lo = m
+    return hi
+
+
+def _float_conversion(conversion: str, alpha: float, gamma: float, delta: float) -> float:
+    L = -math.log(delta)
+    if conversion == "classic":
+        return gamma + L / (alpha - 1)
+    if conversion == "balle":
+        return max(0.0, gamma + math.log1p(-1 / alpha) + (L - math.log(alpha)) / (alpha - 1))
+    return float_eps_opt(alpha, gamma, delta)
+
+
+def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: float) -> float:
+    """Uncertified conversion at alpha = 1 + t (guess only)."""
+    with working_precision(64):
+        a = arb(1) + arb(t)
+        try:
+            g = float((curve.cgf(a) / (a - 1)).mid())
+        except Exception:  # noqa: BLE001 - a guess, any failure means "skip"
+            return math.inf
+    if not math.isfinite(g):
+        return math.inf
+    try:
+        return _float_conversion(conversion, 1 + t, g, delta)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return math.inf
+
+
+def search_order(curve: RdpCurve, conversion: str, delta: float) -> float:
+    """Uncertified minimiser t = alpha - 1 (scan in log t, then golden section)."""
+    conv0 = "balle" if conversion == "optimal" else conversion
+    # scan upward in log t; stop once clearly past the minimum (a guess only:
+    # the certification below does not rely on unimodality)
+    ks: list[float] = []
+    vals: list[float] = []
+    best = math.inf
+    rising = 0
+    for j in range(-60, 800):
+        k = j / 2
+        v = _float_eps(curve, conv0, 2.0**k, delta)
+        ks.append(k)
+        vals.append(v)
+        if v < best:
+            best, rising = v, 0
+        elif math.isfinite(best):
+            rising += 1
+            if rising >= 12 or not math.isfinite(v):
+                break
+    i = min(range(len(ks)), key=lambda j: vals[j])
+    lo, hi = ks[max(i - 2, 0)], ks[min(i + 2, len(ks) - 1)]
+    if conversion == "optimal":
+        lo, hi = lo - 2, hi + 2
+    g = (math.sqrt(5) - 1) / 2
+    f = lambda k: _float_eps(curve, conversion, 2.0**k, delta)  # noqa: E731
+    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+    f1, f2 = f(x1), f(x2)
+    for _ in range(80 if conversion != "optimal" else 50):
+        if hi - lo < 1e-12:
+            break
+        if f1 <= f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - g * (hi - lo)
+            f1 = f(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + g * (hi - lo)
+            f2 = f(x2)
+    return 2.0 ** ((lo + hi) / 2)

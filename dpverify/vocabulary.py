@@ -1,0 +1,249 @@
+"""dpverify's user-facing vocabulary, declared once.
+
+Each :class:`Concept` is one thing a user gives (an accuracy, a time budget, a
+number of steps, ...), with every name it goes by: the library keyword (also
+its key in input files and in certificate ``inputs``), the command-line
+option, the option's metavar, the allowed range, the default and the help.
+The commands build their options from here (``dpverify.cli._common.add_concept``)
+and ``docs/inputs.md`` is generated from here (:func:`inputs_tables`), so that
+a concept has one spelling everywhere. Old spellings stay accepted for one
+release as deprecated aliases: hidden from ``--help``, and a warning on stderr
+names the new spelling.
+
+A concept used with a narrower range or another default in one command (the
+PLD accountant's accuracy, 1..8 digits) is declared here too, as a
+:meth:`Concept.where` variant: same names, its own range and default.
+
+Regenerate the tables of docs/inputs.md::
+
+    python -m dpverify.vocabulary docs/inputs.md
+
+Stdlib only (``verify`` builds its parser without loading python-flint).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+from . import limits as L
+
+__all__ = [
+    "CONCEPTS",
+    "Concept",
+    "DIGITS",
+    "DIGITS_PLD",
+    "DIGITS_RDP_EPSILON",
+    "MARGIN",
+    "NOISE_MULTIPLIER",
+    "RELATIVE_WIDTH",
+    "SAMPLING_RATE",
+    "STEPS",
+    "TIME_BUDGET",
+    "deprecation_message",
+    "flag_for",
+    "inputs_tables",
+    "regenerate",
+]
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One user-facing input and every name it goes by.
+
+    ``key`` is the library keyword and the key in input files and certificates;
+    ``flag`` the command-line option; ``deprecated`` the old option spellings
+    still accepted (with a warning) for one release; ``lo``/``hi`` an integer range the
+    callers validate with (None: the range is stated in ``range`` only)."""
+
+    key: str
+    flag: str
+    metavar: str
+    range: str
+    default: Optional[str]
+    help: str
+    deprecated: tuple[str, ...] = ()
+    lo: Optional[int] = None
+    hi: Optional[int] = None
+    variant: str = ""
+    #: other library parameter names that mean this concept in older functions
+    #: (``compose_eps(k=...)``, ``compose(curves, compositions)``, a mechanism's
+    #: ``rate``): the CLI names the flag when their errors reach the user
+    library_aliases: tuple[str, ...] = ()
+
+    def where(self, variant: str, **changes: object) -> "Concept":
+        """The same concept with another range or default (``variant`` says where)."""
+        return dataclasses.replace(self, variant=variant, **changes)  # type: ignore[arg-type]
+
+    def help_text(self) -> str:
+        """The ``--help`` line: meaning, range, default."""
+        default = f", default {self.default}" if self.default is not None else ""
+        return f"{self.help} ({self.range}{default})"
+
+
+# --------------------------------------------------------------------------- accuracy
+
+DIGITS = Concept(
+    key="digits", flag="--digits", metavar="N",
+    range=f"an integer in 1..{L.MAX_ACCURACY_DIGITS}", default="15", lo=1, hi=L.MAX_ACCURACY_DIGITS,
+    help="requested relative width 10^-N of every enclosure",
+    deprecated=("--rel-width",),
+)
+#: the PLD accountant refines a grid, not a precision: a few digits, each one costly
+DIGITS_PLD = DIGITS.where("audit dpsgd, oracle", range="an integer in 1..8", default="4", hi=8)
+#: the infimum over all orders is proved on a cover of cells: their number grows with N
+DIGITS_RDP_EPSILON = DIGITS.where("rdp epsilon", range="an integer in 1..30", default="10", hi=30)
+#: a calibration bracket: (hi - lo) / lo <= 10^-N, N in 1..6 (a bracket narrower than
+#: 1e-6 asks the PLD accountant for more than it certifies in a budget)
+DIGITS_CALIBRATE = DIGITS.where("calibrate dpsgd", range="an integer in 1..6", default="3", hi=6)
+
+#: the library's alternative to digits (a width that is not a power of ten); on the
+#: command line --rel-width W is a deprecated spelling of --digits
+RELATIVE_WIDTH = Concept(
+    key="rel_width", flag="", metavar="W",
+    range="a number in [1e-8, 1) (calibrate: [1e-6, 0.5])", default=None,
+    help="alternative to digits in the library (rel_width=W): relative width (hi - lo) / lo "
+    "of the enclosure, for a width that is not a power of ten",
+)
+MARGIN = Concept(
+    key="margin", flag="--margin", metavar="M",
+    range="a number in [1e-12, 1]", default="1e-6",
+    help="absolute width of the certified mu enclosure (the alternative to --digits where a "
+    "relative width makes no sense: mu is searched on a staircase of absolute cells)",
+)
+
+# --------------------------------------------------------------------------- time
+
+TIME_BUDGET = Concept(
+    key="time_budget", flag="--time-budget", metavar="SEC",
+    range=f"seconds in (0, {L.MAX_TIME_BUDGET_SECONDS}]", default=f"{L.DEFAULT_TIME_BUDGET_SECONDS:g}",
+    help="give up after about SEC seconds (exit 3, stating how far it got)",
+    deprecated=("--task-timeout", "--budget"),
+)
+
+# --------------------------------------------------------------------------- DP-SGD schedule
+
+STEPS = Concept(
+    key="steps", flag="--steps", metavar="T",
+    range=f"an integer in 1..{L.MAX_STEPS}", default=None, lo=1, hi=L.MAX_STEPS,
+    help="number of steps (compositions)",
+    deprecated=("--compositions", "--k"),
+    library_aliases=("k", "compositions"),
+)
+#: RDP composes by adding Renyi curves: many more compositions are cheap
+STEPS_RDP = STEPS.where("rdp divergence, rdp epsilon", range=f"an integer in 1..{L.MAX_RDP_COMPOSITIONS}",
+                        default="1", hi=L.MAX_RDP_COMPOSITIONS,
+                        help="number of compositions of the mechanism")
+#: compose repeats the whole sequence of --mech guarantees
+STEPS_COMPOSE = STEPS.where(
+    "compose", range=f"an integer in 1..{L.MAX_COMPOSED_MECHANISMS}, at most {L.MAX_LATTICE_SUPPORT} "
+    "distinct composed shifts", default="1", hi=L.MAX_COMPOSED_MECHANISMS,
+    help="repeat the sequence of --mech guarantees T times")
+
+SAMPLING_RATE = Concept(
+    key="sampling_rate", flag="--sampling-rate", metavar="Q",
+    range='a number in (0, 1]; fractions like "256/60000"', default=None,
+    help="Poisson sampling rate q",
+    deprecated=("--rate",),
+    library_aliases=("rate",),
+)
+NOISE_MULTIPLIER = Concept(
+    key="noise_multiplier", flag="--noise-multiplier", metavar="S",
+    range="a number > 0", default=None,
+    help="Gaussian noise multiplier sigma (noise std / sensitivity)",
+)
+
+#: every concept once (variants share their concept's names)
+CONCEPTS: tuple[Concept, ...] = (DIGITS, RELATIVE_WIDTH, MARGIN, TIME_BUDGET, STEPS, SAMPLING_RATE,
+                                 NOISE_MULTIPLIER)
+#: every declared variant, for the generated tables
+VARIANTS: tuple[Concept, ...] = (DIGITS_PLD, DIGITS_RDP_EPSILON, DIGITS_CALIBRATE, STEPS_RDP, STEPS_COMPOSE)
+
+
+def flag_for(name: str) -> Optional[str]:
+    """The command-line option of a library parameter name, if it is a concept's."""
+    for c in CONCEPTS:
+        if c.flag and (name == c.key or name in c.library_aliases):
+            return c.flag
+    return None
+
+
+def deprecation_message(old: str, concept: Concept) -> str:
+    """The one warning an old spelling prints on stderr."""
+    return (f"dpverify: warning: {old} is deprecated and will be removed in the next release; "
+            f"use {concept.flag} {concept.metavar}")
+
+
+# --------------------------------------------------------------------------- docs/inputs.md
+
+_BEGIN = "<!-- BEGIN GENERATED: python -m dpverify.vocabulary docs/inputs.md -->"
+_END = "<!-- END GENERATED -->"
+
+
+def _cell(text: Optional[str]) -> str:
+    return "-" if text is None else text.replace("|", "\\|")
+
+
+def inputs_tables() -> str:
+    """The generated part of docs/inputs.md: the vocabulary and the limits."""
+    out = [_BEGIN, "", "## Vocabulary (one name per concept)", "",
+           "| option | library keyword / JSON key | range | default | meaning | old spellings (deprecated) |",
+           "|---|---|---|---|---|---|"]
+    for c in CONCEPTS:
+        old = ", ".join(f"`{o}`" for o in c.deprecated) or "-"
+        flag = f"`{c.flag} {c.metavar}`" if c.flag else "(library only)"
+        out.append(f"| {flag} | `{c.key}` | {_cell(c.range)} | {_cell(c.default)} | "
+                   f"{_cell(c.help)} | {old} |")
+    out += ["", "Where a command uses a narrower range or another default:", "",
+            "| option | where | range | default |", "|---|---|---|---|"]
+    for v in VARIANTS:
+        out.append(f"| `{v.flag}` | {v.variant} | {_cell(v.range)} | {_cell(v.default)} |")
+    out += ["", "An old spelling still works for one release and prints", "",
+            f"    {deprecation_message('--k', STEPS)}", "",
+            "## Limits (dpverify/limits.py)", "", "| name | value | what it bounds |", "|---|---|---|"]
+    for name, value, doc in _limits():
+        out.append(f"| `{name}` | {value} | {_cell(doc)} |")
+    out += ["", _END]
+    return "\n".join(out)
+
+
+def _limits() -> list[tuple[str, str, str]]:
+    """(name, value, comment) of every limit, read from limits.py's ``#:`` comments."""
+    import inspect
+
+    rows = []
+    comment: list[str] = []
+    for line in inspect.getsource(L).splitlines():
+        if line.startswith("#: "):
+            comment.append(line[3:].strip())
+        elif comment and "=" in line and line.split("=")[0].strip().isupper():
+            name = line.split("=")[0].strip()
+            value = getattr(L, name)
+            rows.append((name, f"{value:,}" if isinstance(value, int) else str(value), " ".join(comment)))
+            comment = []
+        elif not line.startswith("#"):
+            comment = []
+    return rows
+
+
+def regenerate(path: str) -> bool:
+    """Rewrite the generated block of the Markdown file ``path``; True if it changed."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    if _BEGIN in text and _END in text:
+        head, rest = text.split(_BEGIN, 1)
+        tail = rest.split(_END, 1)[1]
+    else:
+        head, tail = text.rstrip("\n") + "\n\n", "\n"
+    new = head + inputs_tables() + tail
+    if new != text:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(new)
+    return new != text
+
+
+if __name__ == "__main__":  # pragma: no cover - the documented regeneration command
+    for target in sys.argv[1:] or ["docs/inputs.md"]:
+        print(f"{target}: {'rewritten' if regenerate(target) else 'up to date'}")
