@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from ..ball import exact_str, parse_exact
+from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..errors import InvalidParameter
 from . import model as E
 from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
@@ -59,7 +60,6 @@ class ApproxDpExp:
         return hash((self.exp_eps0, self.delta0))
 
 
-from ..certificate.format import EVENT_FIELDS as TYPES  # one table of event node fields (verify reads it too)
 
 LEGACY: dict[str, dict[str, str]] = {
     "subsampled-gaussian": {"noise_multiplier": "pos", "sampling_rate": "prob1", "count": "int1"},
