@@ -29,6 +29,7 @@ from flint import arb, ctx
 
 from ..ball import ball, lower_decimal, normal_cdf, parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
+from ..limits import MAX_EXPR_EXP_ARGUMENT
 from .base import register_profile
 
 __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
@@ -36,10 +37,7 @@ __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
 _MAX_TEXT = 500
 _MAX_NODES = 200
 _MAX_INT_POWER = 1000
-#: |x| of every exp(x) and of every b * log(a) of a power a ** b: beyond it the value
-#: has an exponent of more than 434,000 decimal digits (no privacy profile needs one),
-#: and a tower such as 9**9**9**9 would make GMP abort the process
-_MAX_EXP_ARGUMENT = 10**6
+_MAX_EXP_ARGUMENT = MAX_EXPR_EXP_ARGUMENT
 #: the caps, for --help and docs/inputs.md
 CAPS = (f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +-{_MAX_INT_POWER}, "
         f"exponentials and powers within e^+-{_MAX_EXP_ARGUMENT:.0e}")
