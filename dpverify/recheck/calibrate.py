@@ -67,7 +67,9 @@ def _end_inputs(inputs: Mapping[str, Any], parameter: str, value: Any) -> dict[s
         ev["sampling_rate"] = f"{value}/{n}"
     else:
         ev[parameter] = value
-    ev["neighboring"] = inputs.get("neighboring", "add-remove")
+    if "neighboring" not in inputs:
+        raise MalformedCertificate("inputs.neighboring is missing (allowed: add-remove, add, remove, replace-one)")
+    ev["neighboring"] = inputs["neighboring"]
     return ev
 
 
