@@ -6,7 +6,6 @@ from typing import Any, Mapping
 
 from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
-from .format import UNVERIFIABLE_DETAILS
 from .writer import make_certificate
 
 __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
@@ -61,7 +60,7 @@ def quantity_certificate(
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"quantity": encloses(quantity, inputs), "enclosure": enclosure.to_json()}
     if extra_result:
-        result.update({k: v for k, v in extra_result.items() if k not in UNVERIFIABLE_DETAILS})
+        result.update(extra_result)
     return make_certificate(
         claim={"quantity": quantity, "statement": statement, "source": source},
         inputs=inputs,
@@ -88,7 +87,7 @@ def verdict_certificate(
         result["quantity"] = encloses(quantity, inputs)
         result["enclosure"] = enclosure.to_json()
     if extra_result:
-        result.update({k: v for k, v in extra_result.items() if k not in UNVERIFIABLE_DETAILS})
+        result.update(extra_result)
     return make_certificate(
         claim={"quantity": quantity, "statement": statement, "source": source},
         inputs=inputs,

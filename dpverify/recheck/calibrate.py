@@ -210,6 +210,8 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     parameter = inputs.get("parameter")
     if parameter not in _FREE[template]:
         raise MalformedCertificate(f"inputs.parameter={parameter!r}: allowed: {', '.join(_FREE[template])}")
+    if template == "dpsgd":
+        _check_dpsgd_schedule(inputs, parameter)
     ends = result.get("ends")
     if not isinstance(ends, dict) or not isinstance(ends.get("safe"), dict):
         raise MalformedCertificate("result.ends.safe is missing")
@@ -267,6 +269,36 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                 route.D = D
                 proved.add(f"ends.{name}.delta_at_target")
         return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved))
+
+
+def _check_dpsgd_schedule(inputs: Mapping[str, Any], parameter: str) -> None:
+    """The schedule keys of the Poisson template define the schedule exactly as the
+    producer does (TF Privacy's convention): ``epochs`` needs ``batch_size`` and
+    ``dataset_size`` and steps = ceil(epochs N / B); ``batch_size`` needs ``dataset_size``
+    and sampling_rate = B / N; ``dataset_size`` alone defines nothing. A key that
+    defines nothing is refused (exit 2), a mismatch is refused (exit 1)."""
+    import math
+
+    if parameter in inputs:
+        raise MalformedCertificate(f"inputs.{parameter} is the free parameter: its values are the ends")
+    n, b = _count(inputs.get("dataset_size")), _count(inputs.get("batch_size"))
+    if "epochs" in inputs and ("batch_size" not in inputs or "dataset_size" not in inputs):
+        raise MalformedCertificate("inputs.epochs needs inputs.batch_size and inputs.dataset_size "
+                                   "(steps = ceil(epochs N / B)); it defines nothing alone")
+    if "batch_size" in inputs and "dataset_size" not in inputs:
+        raise MalformedCertificate("inputs.batch_size needs inputs.dataset_size (q = B / N)")
+    if "dataset_size" in inputs and "batch_size" not in inputs and parameter != "batch_size":
+        raise MalformedCertificate("inputs.dataset_size applies only with inputs.batch_size or to calibrate "
+                                   "the batch size")
+    if "batch_size" in inputs:
+        if not (isinstance(n, int) and isinstance(b, int) and 1 <= b <= n):
+            raise MalformedCertificate("inputs.batch_size and inputs.dataset_size must be integers, 1 <= B <= N")
+        if "sampling_rate" in inputs and exact_input(inputs, "sampling_rate") != Fraction(b, n):
+            raise CertificateRejected(f"inputs.sampling_rate is not batch_size / dataset_size = {Fraction(b, n)}")
+        if "epochs" in inputs:
+            t = exact_input(inputs, "epochs") * n / b
+            if _count(inputs.get("steps")) != math.ceil(t):
+                raise CertificateRejected(f"inputs.steps is not ceil(epochs N / B) = {math.ceil(t)}")
 
 
 def _prove_enclosure(where: str, enc: Any, route: "_Route", blocks: list, dirs: list, m: int) -> None:
