@@ -389,6 +389,10 @@ def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) ->
         return m, m
     if name == "laplace" or _support_end(name, inputs) is not None:
         return mpf(0), mpf(0)
+    if verdict == "fails" and name in ("icea-example", "approx", "subsampled", "rr"):
+        # an output of infinite loss with positive mass (or ICEA's K/eps tail): f stays
+        # above a positive level or decays like 1/eps, so eps^2 / (-2 log f) -> inf
+        return mpmath.inf, mpmath.inf
     return None
 
 
@@ -410,7 +414,22 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
                        proved=frozenset({"head.unbounded"}), details={"head.enclosure": inf})
     if lo == mpmath.inf:
         if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) == "not GDP":
-            return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails")
+            details, proved = {}, set()
+            henc = head.get("enclosure")
+            if isinstance(henc, dict):
+                # a not-GDP tail with a bounded head: the head's own enclosure is re-proved
+                # like a GDP head (G_f at the argmax, cells at its upper end)
+                from .verify import enclosure_of
+
+                h_lo, h_hi = enclosure_of(henc, "result.head.enclosure", dps)
+                if mpmath.isfinite(h_hi):
+                    with mpmath.workdps(_certify_dps(h_hi)):
+                        h = _certify(name, inputs, {"enclosure": henc}, head, {}, f, eps_h, h_lo, h_hi,
+                                     _certify_dps(h_hi))
+                    details = {k: v for k, v in h.details.items() if k == "head.enclosure"}
+                    proved = set(h.proved)
+            return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails", details=details,
+                           proved=frozenset(proved))
         raise CouldNotReprove("an infinite optimal mu: the tail is not re-proved 'not GDP' here")
     if name == "gaussian":
         # f = delta_mu0 exactly, so G_f(x) = mu_GDP(x, delta_mu0(x)) = mu0 for every x
@@ -486,7 +505,8 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
         again = _tail_status(name, inputs, to_mpf(eps_t), mu)
     verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
     if verdict == "fails":
-        return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict)
+        return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict, proved=frozenset(proved),
+                       details={"head.enclosure": (g_lo, head_hi)})
     return Recheck(lo=g_lo, hi=mu, dps=dps, verdict=verdict, proved=frozenset(proved),
                    details={"head.enclosure": (g_lo, head_hi)})
 

@@ -428,7 +428,7 @@ def _verify(cert: Any) -> str:
         raise CouldNotReprove("the independent re-derivation exceeded the recursion limit") from None
     except (OverflowError, ZeroDivisionError, ArithmeticError) as exc:
         # an overflow or underflow of the second route confirms nothing (never a floor)
-        raise CouldNotReprove(f"the independent re-derivation left its range ({type(exc).__name__})") from None
+        raise CouldNotReprove(f"the independent re-derivation failed: it left its range ({type(exc).__name__})") from None
     except Exception as exc:  # a crash of the second route confirms nothing
         raise CouldNotReprove(
             f"the independent re-derivation failed ({type(exc).__name__}: {str(exc)[:200]})"
