@@ -70,7 +70,9 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
         raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
     if isinstance(value, str):
         text = value.strip()
-        if not text.lstrip("+-").isdigit() or len(text) > 12:
+        # the length cap bounds int()'s work; it must admit every integer of the range
+        # (12 characters refused hi = 10^12 itself, 13 characters)
+        if not text.lstrip("+-").isdigit() or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
             raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
         n = int(text)
     elif isinstance(value, int):

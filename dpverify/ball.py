@@ -32,6 +32,7 @@ __all__ = [
     "Exact",
     "parse_exact",
     "exact_str",
+    "brief_str",
     "working_precision",
     "bits_for_digits",
     "ball",
@@ -77,8 +78,11 @@ _FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
 _MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.3219280948873626)
 
-#: Results printed as decimals have a binary exponent of at most this many bits.
-_MAX_EXPONENT_BITS = 3300
+#: Results printed as decimals have a binary exponent of at most this many bits:
+#: |exponent| < 2^59, so the decimal exponent is below 2^59 log10(2) < 1.8e17 and has
+#: at most 18 digits, the most the certificate schema's decimal spelling allows
+#: (a longer one made the writer refuse its own certificate, an internal error).
+_MAX_EXPONENT_BITS = 59
 
 #: One sentence for --help texts and docs/inputs.md.
 NUMBER_CAPS = (
@@ -176,6 +180,21 @@ def exact_str(x: Fraction) -> str:
     s = str(digits).rjust(k + 1, "0")
     sign = "-" if x < 0 else ""
     return f"{sign}{s[:-k]}.{s[-k:]}"
+
+
+def brief_str(x: Fraction) -> str:
+    """An exact value for a one-line message: :func:`exact_str` when short, else six
+    significant digits, preceded by "about" when rounded (the exact value of 1e-3000
+    is a 3,000-digit fraction, and float() of it is 0)."""
+    text = exact_str(x)
+    if len(text) <= 40:
+        return text
+    import decimal
+
+    c = decimal.Context(prec=6, Emax=10**6, Emin=-(10**6), traps=[])
+    d = c.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+    short = str(d.normalize(c)).lower().replace("e+", "e")
+    return short if c.flags[decimal.Inexact] == 0 else "about " + short
 
 
 # --------------------------------------------------------------------------- precision
@@ -384,12 +403,13 @@ def _decimal_bound(x: arb, digits: int, upward: bool) -> str:
     if end.is_zero():
         return "0"
     if int(end.man_exp()[1]).bit_length() > _MAX_EXPONENT_BITS:
-        # |end| is beyond 10^(+-10^990): its decimal exponent alone would have
-        # about a thousand digits or more (and past 4,300 digits Python cannot
-        # even print it); no dpverify quantity of a sensible input gets there
+        # |end| is beyond 10^(+-10^17): its decimal exponent alone would have
+        # more than 18 digits, more than a certificate's decimal may carry; no
+        # dpverify quantity of a sensible input gets there (delta_mu(1) for
+        # mu = 1e-300 is about 10^(-2e599))
         raise ValueOutOfRange(
             "a result is beyond the printable range: its magnitude is outside "
-            "10^(+-10^990), so its decimal exponent alone would have a thousand digits"
+            "10^(+-10^17), so its decimal exponent alone would have more than 18 digits"
         )
     negative = bool(end < 0)
     # Rounding |end| toward zero or away from it depends on side and sign.

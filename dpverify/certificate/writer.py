@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -86,15 +87,44 @@ def validate_written(cert: Mapping[str, Any]) -> None:
         )
 
 
+#: the schema's spelling of an input number (schema-2.json, $defs/number)
+_SCHEMA_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]{1,18})?|-?[0-9]+/[1-9][0-9]*|-?inf",
+                            re.ASCII)
+# the other spellings dpverify.ball.parse_exact reads as the same exact value:
+# surrounding blanks, a "+" sign, ".5", "5.", exponents with leading zeros
+_LOOSE_DECIMAL = re.compile(r"\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*", re.ASCII)
+_LOOSE_FRACTION = re.compile(r"\s*([+-]?)(\d+)/0*([1-9]\d*)\s*", re.ASCII)
+
+
+def _schema_spelling(text: str) -> str:
+    """``text`` in the schema's spelling of a number, when it is another spelling of
+    the same exact value that the input parser accepts ("+1" -> "1", " .5" -> "0.5",
+    "1.e-05" -> "1e-5"); anything else unchanged (the schema then names it)."""
+    if _SCHEMA_NUMBER.fullmatch(text):
+        return text
+    m = _LOOSE_FRACTION.fullmatch(text)
+    if m:
+        return ("-" if m.group(1) == "-" else "") + f"{m.group(2)}/{m.group(3)}"
+    m = _LOOSE_DECIMAL.fullmatch(text)
+    if not m or not (m.group(2) or m.group(3)):
+        return text
+    sign, whole, frac, exp = m.groups()
+    out = ("-" if sign == "-" else "") + (whole or "0") + (f".{frac}" if frac else "")
+    return out + (f"e{int(exp)}" if exp is not None else "")
+
+
 def _typed_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Inputs typed one way: counts as integers, every other number as an
-    exact decimal string (a bool stays a bool, lists and objects are kept)."""
+    exact decimal string in the schema's spelling (a bool stays a bool, lists
+    and objects are kept)."""
     out: dict[str, Any] = {}
     for key, v in inputs.items():
         if key in COUNT_KEYS and isinstance(v, str) and v.strip().isdigit():
             v = int(v)
         elif key not in COUNT_KEYS and isinstance(v, int) and not isinstance(v, bool):
             v = str(v)
+        elif isinstance(v, str):
+            v = _schema_spelling(v)
         out[key] = v
     return out
 

@@ -43,8 +43,13 @@ def _epilog() -> str:
     )
 
 # argparse reads "-1e-5" and "-1/3" as options (its own pattern knows only "-1" and
-# "-1.5"); dpverify's numbers include exponents and fractions.
-_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$|^-\d+/\d+$", re.ASCII)
+# "-1.5"); dpverify's numbers include exponents and fractions. "-inf" and "-nan" are
+# values too, so that the number check names them (argparse would say "expected one
+# argument", which hides why).
+# The pairs "E,D" of dp implies / compose --mech may start with a minus too ("-1,0").
+_NUM = r"(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|\d+/\d+)"
+_NEGATIVE_NUMBER = re.compile(
+    rf"^-{_NUM}$|^-(?i:inf|infinity|nan)$|^-{_NUM}\s*,\s*[+-]?{_NUM}$", re.ASCII)
 
 
 def _tracking(base: type) -> type:

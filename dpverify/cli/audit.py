@@ -45,14 +45,17 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "accountant whose every number is an upper or lower bound with a proof (AFA Thm 10/11, "
         "connect-the-dots discretisation, composition by a Fourier power with a proven "
         "floating-point error bound or by exact integer convolution). With --claimed-eps E and "
-        "--delta D: the verdict on the claim (E, D)-DP: exit 0 holds, 1 fails, 3 undecided.",
+        "--delta D: the verdict on the claim (E, D)-DP: exit 0 holds, 1 fails, 3 undecided. "
+        "Example: dpverify audit dpsgd --noise-multiplier 1.1 --dataset-size 60000 --batch-size 256 "
+        "--epochs 60 --delta 1e-5 --claimed-eps 3",
     )
     add_concept(d, NOISE_MULTIPLIER)
     add_concept(d, SAMPLING_RATE)
     add_concept(d, STEPS)
-    d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N)")
-    d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size")
-    d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs; steps = ceil(E N / B)")
+    d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N), an integer in 1..1000000000000")
+    d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size, an integer in 1..N")
+    d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs > 0 (fractions allowed); steps = ceil(E N / B) "
+                   "must be at most 10000000")
     d.add_argument("--events", metavar="FILE",
                    help="JSON event file: a DpEvent-style tree (docs/events.md; schema "
                    "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
@@ -62,7 +65,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    "missing keys are refused (exit 2), nothing defaults")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
-    d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP")
+    d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP, E >= 0")
     d.add_argument("--neighboring", default=None, metavar="REL",
                    help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1 only; "
                    "fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
@@ -92,11 +95,12 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
     if args.events:
         if any(getattr(args, k) for k in ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs")):
             raise InvalidParameter("events", "give either --events or the schedule options, not both")
-        try:
-            text = open(args.events, encoding="utf-8").read()
-        except OSError as exc:
-            raise InvalidParameter("events", f"cannot read {args.events!r} ({exc.strerror})") from None
         from ..events import json_format as J
+        from ..schemas import read_text
+
+        # the one input-file reader: size cap, folder, byte-order mark and bytes that
+        # are not UTF-8 (a UnicodeDecodeError here was an internal error, exit 4)
+        text, _ = read_text(args.events, "events")
 
         tree, rel = J.parse_document(text, where=f"{args.events}: ")  # strict: unknown/missing keys exit 2
         if not J.legacy_only(text):

@@ -50,9 +50,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     add_concept(d, NOISE_MULTIPLIER)
     add_concept(d, SAMPLING_RATE)
     add_concept(d, STEPS)
-    d.add_argument("--epochs", metavar="E", help="epochs (with --batch-size and --dataset-size)")
-    d.add_argument("--batch-size", metavar="B", help="expected batch size (q = B / N)")
-    d.add_argument("--dataset-size", metavar="N", help="dataset size N")
+    d.add_argument("--epochs", metavar="E", help="epochs > 0 (with --batch-size and --dataset-size)")
+    d.add_argument("--batch-size", metavar="B", help="expected batch size (q = B / N), an integer in 1..N")
+    d.add_argument("--dataset-size", metavar="N", help="dataset size N, an integer in 1..1000000000000 (without-replacement: 2..)")
     d.add_argument("--sampling", default="poisson", choices=("poisson", "without-replacement"),
                    help="poisson (default: each example independently with rate q) or without-replacement "
                    "(every step an independent uniformly random batch of exactly --batch-size of "

@@ -22,7 +22,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Enumerate the 64 combinations of GDPT's necessity proof (16 events x 4 "
         "ordered pairs (s, s'); the 32 with s' = 1 - s are the DP condition), show the table, "
         "and prove that the supremum equals delta0 + (1-delta0)(e^eps0 - e^eps)_+/(1+e^eps0) "
-        "(exit 0), or that it does not (exit 1; happens for eps < -eps0, outside GDPT's eps >= 0).",
+        "(exit 0), or that it does not (exit 1; happens for eps < -eps0, outside GDPT's eps >= 0). "
+        "Example: dpverify check rr64 --eps0 1 --delta0 0.1 --eps 0.5",
     )
     r.add_argument("--eps0", required=True, help="eps0 >= 0")
     r.add_argument("--delta0", required=True, help="delta0 in [0, 1]")

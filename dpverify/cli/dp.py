@@ -21,7 +21,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     pr = dsub.add_parser(
         "profile",
         help="enclosure of a mechanism's privacy profile delta(eps)",
-        description="Certified enclosure of delta(eps) = sup_S P(S) - e^eps Q(S) of a mechanism.",
+        description="Certified enclosure of delta(eps) = sup_S P(S) - e^eps Q(S) of a mechanism. "
+        "Example: dpverify dp profile --mechanism rr --p 0.75 --eps 0.5",
     )
     add_mechanism_options(pr, names=profile_names())
     pr.add_argument("--eps", required=True, help="epsilon, any real number")
@@ -34,7 +35,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         help="verdict: (E0, D0)-DP implies (E, D)-DP (GDPT Thm 3.1)",
         description="Exact verdict of the implication order (GDPT Thm 3.1): (E0, D0)-DP implies "
         "(E, D)-DP iff D >= D0 + (1-D0)[(e^E0 - e^E)_+ + (1 - e^(E+E0))_+]/(1+e^E0). "
-        "Exit 0 when it holds, 1 when it fails.",
+        "Exit 0 when it holds, 1 when it fails. "
+        "Example: dpverify dp implies --from 1,0.1 --to 0.5,0.5",
     )
     im.add_argument("--from", dest="frm", required=True, metavar="E0,D0",
                     help="the guarantee given: E0 >= 0, D0 in [0, 1]")

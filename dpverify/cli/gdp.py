@@ -22,7 +22,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "delta",
         help="enclosure of delta_mu(eps) (GDPT eq. 2)",
         description="Certified enclosure of delta_mu(eps) = Phi(-eps/mu + mu/2) - "
-        "e^eps Phi(-eps/mu - mu/2) (GDPT eq. 2), for mu > 0 and any real eps.",
+        "e^eps Phi(-eps/mu - mu/2) (GDPT eq. 2), for mu > 0 and any real eps. "
+        "Example: dpverify gdp delta --mu 0.5 --eps 50 --digits 20 --json > c.json",
     )
     d.add_argument("--mu", required=True, help="GDP parameter, > 0 (exact: 0.5, 1/3, 1e-4)")
     d.add_argument("--eps", required=True, help="epsilon, any real number")
@@ -34,7 +35,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "mu",
         help="enclosure of mu_GDP(eps, delta) (GDPT Def 4.1)",
         description="Certified enclosure of the unique mu > 0 with delta_mu(eps) = delta "
-        "(GDPT Def 4.1, App D Alg 1; uniqueness from d delta_mu/d mu > 0, App A.5).",
+        "(GDPT Def 4.1, App D Alg 1; uniqueness from d delta_mu/d mu > 0, App A.5). "
+        "Example: dpverify gdp mu --eps 1 --delta 1e-5",
     )
     m.add_argument("--eps", required=True, help="epsilon, any real number")
     m.add_argument("--delta", required=True, help="delta in (0, 1) (above 1 - e^eps for eps < 0)")
@@ -48,7 +50,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Certified enclosure of sup_{eps >= 0} G_f(eps), G_f(eps) = mu_GDP(eps, f(eps)) "
         "(GDPT Def 4.1, Cor 4.1): the head [0, eps_h] by staircase bounds (Thm 4.6, App D), "
         "the tail by closed-form Mills-ratio bounds (App A Lemma 3) or Thm 4.4's limit. "
-        "Exit 0 when certified (GDP or not GDP), 3 when only the head is certified.",
+        "Exit 0 when certified (GDP or not GDP), 3 when only the head is certified. "
+        "Example: dpverify gdp certify --mechanism laplace --scale 0.5 --eps-h 100 --margin 1e-6",
     )
     _certify_options(c)
     add_output_options(c)
@@ -59,7 +62,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         help="plot the GDP transformation with its staircase bounds (needs matplotlib)",
         description="Plot G_f on [0, eps_h] with the upper staircase mu_GDP(x_{i+1}, f(x_i)), "
         "the certified point values and the certified band [mu_lo, mu_hi] (GDPT Fig. 2). "
-        "Needs the optional extra 'plot' (matplotlib).",
+        "Needs the optional extra 'plot' (matplotlib). "
+        "Example: dpverify gdp plot --mechanism laplace --scale 0.5 --eps-h 10 --out gdpt.png",
     )
     _certify_options(pl)
     pl.add_argument("--out", required=True, metavar="FILE.png", type=image_file,

@@ -46,8 +46,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    "taking a dp_accounting DpEvent (repeatable; without --accountants only these run). "
                    "Example: dpverify oracle --battery smoke --accountant mypkg.acct:epsilon")
     p.add_argument("--tolerance", default="0.01", metavar="REL",
-                   help="relative excess above the certified upper bound still called consistent "
-                   "(default 0.01)")
+                   help="relative excess above the certified upper bound still called consistent, "
+                   "a number >= 0 (default 0.01)")
     add_concept(p, DIGITS_PLD)
     add_concept(p, TIME_BUDGET, help=f"time budget per certified configuration ({TIME_BUDGET.range}, "
                 f"default {TIME_BUDGET.default})")

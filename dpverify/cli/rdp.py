@@ -42,7 +42,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "divergence",
         help="enclosure of the Renyi divergence D_alpha of a mechanism",
         description="Certified enclosure of D_alpha(P || Q) = log E_Q[(dP/dQ)^alpha] / (alpha - 1) "
-        "of a mechanism's pair, times --steps.",
+        "of a mechanism's pair, times --steps. Example: dpverify rdp divergence --mechanism "
+        "subsampled-gaussian --noise-multiplier 2.5 --sampling-rate 0.01 --alpha 1.5 --steps 50",
     )
     add_mechanism_options(d, names=names)
     d.add_argument("--alpha", required=True,
@@ -58,7 +59,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         help="certified inf over ALL real orders alpha > 1 of an RDP -> DP conversion",
         description="Enclosure of inf_{alpha > 1} eps_conv(alpha, K D_alpha) over every real "
         "order (not a grid): the upper end is attained at a recorded order, the lower end is "
-        "proved on a cover of (1, inf) by cells (convexity of (alpha-1) D_alpha).",
+        "proved on a cover of (1, inf) by cells (convexity of (alpha-1) D_alpha). Example: dpverify rdp "
+        "epsilon --mechanism gaussian --noise-multiplier 20 --steps 1000 --delta 1e-5 --conversion optimal",
     )
     add_mechanism_options(e, names=names)
     add_concept(e, STEPS_RDP, dest="compositions", old=("--compositions",))
@@ -72,7 +74,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "to-dp",
         help="convert one (alpha, gamma)-RDP guarantee to (eps, delta)-DP",
         description="Enclosure of the eps (given --delta) or delta (given --eps) that a "
-        "conversion gives for one (alpha, gamma)-RDP guarantee.",
+        "conversion gives for one (alpha, gamma)-RDP guarantee. "
+        "Example: dpverify rdp to-dp --alpha 2 --rdp 0.05 --delta 1e-5 --conversion optimal",
     )
     t.add_argument("--alpha", required=True, help="order alpha > 1")
     t.add_argument("--rdp", required=True, help="RDP value gamma >= 0")

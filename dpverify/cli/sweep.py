@@ -35,7 +35,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "Example: dpverify sweep examples/grid-mnist.toml --workers 2",
     )
     p.add_argument("grid", metavar="GRID", help="grid file (.toml or .json)")
-    p.add_argument("--workers", metavar="N", help="local process pool of N workers (default: the number "
+    p.add_argument("--workers", metavar="N", help="local process pool of N workers, an integer in 1..4096 (default: the number "
                    "of CPUs; 1 runs in this process); with --dask, the LocalCluster's worker count (default 2)")
     p.add_argument("--dask", action="store_true", help="start a dask.distributed LocalCluster")
     p.add_argument("--scheduler", metavar="ADDR", help="use an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
@@ -46,10 +46,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="also re-derive every cache hit with the independent verifier (slower; "
                    "use when others can write to the cache)")
     add_concept(p, TIME_BUDGET.where("sweep", default=None), dest="task_timeout", old=("--task-timeout",),
-                help="kill a configuration's computation after SEC seconds (then retry); default: no "
-                "limit beyond each task's own time_budget in the grid")
+                help=f"kill a configuration's computation after SEC seconds (then retry), {TIME_BUDGET.range}; "
+                "default: no limit beyond each task's own time_budget in the grid")
     p.add_argument("--retries", default="2", metavar="N",
-                   help="retries after a timeout or a dead worker (default 2)")
+                   help="retries after a timeout or a dead worker (an integer in 0..100, default 2)")
     p.add_argument("--json", action="store_true", help="print results.json to stdout")
     p.set_defaults(func=_run)
 
@@ -71,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
     retries = V.integer("retries", args.retries, lo=0, hi=100)
     timeout = None
     if args.task_timeout is not None:
-        timeout = float(V.positive("time_budget", args.task_timeout))
+        timeout = V.seconds("time_budget", args.task_timeout)
         if not hasattr(os, "fork"):
             raise InvalidParameter("time_budget", "--time-budget needs os.fork (Linux, macOS)")
     if grid.heatmap:

@@ -28,7 +28,7 @@ from .. import _validate as V
 from .._validate import ExactInput
 from flint import arb
 
-from ..ball import ball, refine, working_precision
+from ..ball import ball, brief_str, refine, working_precision
 from ..mechanisms.approx_dp import ApproxDPProfile
 from ..mechanisms.base import profile_delta
 from ..verdict import Enclosure, Outcome, Verdict
@@ -84,6 +84,8 @@ def implies(frm: Iterable[ExactInput], to: Iterable[ExactInput], digits: int = 1
     s = exp_sum_sign(diff)
     outcome = Outcome.HOLDS if s >= 0 else Outcome.FAILS
     rel = {1: ">", 0: "=", -1: "<"}[s]
-    reason = (f"delta {rel} W(eps) = {need.short(digits)}: ({e0}, {d0})-DP "
-              f"{'implies' if s >= 0 else 'does not imply'} ({e}, {d})-DP (GDPT Thm 3.1)")
+    # brief_str: the exact value of 1e-3000 is a 3,000-digit fraction, too long for a line
+    b = brief_str
+    reason = (f"delta {rel} W(eps) = {need.short(digits)}: ({b(e0)}, {b(d0)})-DP "
+              f"{'implies' if s >= 0 else 'does not imply'} ({b(e)}, {b(d)})-DP (GDPT Thm 3.1)")
     return Verdict(outcome, reason, {"required_delta": need}, {"sign": s})

@@ -259,7 +259,7 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
     def walk(ev: Any, times: int) -> None:
         nonlocal has_zc
         if times > MAX_STEPS:
-            raise InvalidParameter("count", f"count: {times} repetitions; at most {MAX_STEPS} are supported")
+            raise InvalidParameter("events", f"the event tree repeats a mechanism {times} times (the counts multiplied along its nesting); at most {MAX_STEPS} are supported")
         if times == 0 or isinstance(ev, E.NoOp):
             return
         if isinstance(ev, E.NonPrivate):

@@ -37,6 +37,7 @@ from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fiel
 from ..errors import InvalidParameter
 from . import model as E
 from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
+from ..schemas import _no_duplicates  # a key given twice is refused, never last-wins
 
 __all__ = ["parse_document", "legacy_only", "event_to_json", "load_schema", "ApproxDpExp", "TYPES"]
 
@@ -108,7 +109,7 @@ def _value(kind: str, v: Any, path: str, where: str) -> Any:
             if isinstance(v, _Num) and v.lstrip("+-").isdigit() and len(v) <= 30:
                 v = int(v)
             else:
-                raise _bad(path, f"{v!r} must be an integer", where)
+                raise _bad(path, f"{v!r} must be an integer in [{int(kind == 'int1')}, {MAX_EVENT_INTEGER}]", where)
         lo = 0 if kind == "int0" else 1
         if not lo <= v <= MAX_EVENT_INTEGER:
             raise _bad(path, f"{v} must be an integer in [{lo}, {MAX_EVENT_INTEGER}]", where)
@@ -232,7 +233,7 @@ def parse_document(doc: Any, where: str = "") -> tuple[Any, Optional[str]]:
             raise InvalidParameter("events", f"{where}not UTF-8 text") from None
     if isinstance(doc, str):
         try:
-            doc = json.loads(doc, parse_float=_Num, parse_int=_int)
+            doc = json.loads(doc, parse_float=_Num, parse_int=_int, object_pairs_hook=_no_duplicates)
         except (json.JSONDecodeError, RecursionError, ValueError) as exc:
             raise InvalidParameter("events", f"{where}not valid JSON ({getattr(exc, 'msg', exc)})") from None
     if not isinstance(doc, dict):

@@ -23,6 +23,7 @@ from .._validate import ExactInput
 from ..ball import (
     DEFAULT_MAX_BITS,
     ball,
+    brief_str,
     exact_str,
     upper_decimal,
     isolate_increasing_root,
@@ -66,9 +67,9 @@ def _check_domain(eps: Fraction, delta: Fraction) -> None:
             if ball(delta) <= floor:
                 raise InvalidParameter(
                     "delta",
-                    f"delta={exact_str(delta)} must be in (1 - e^eps, 1) = "
+                    f"delta={brief_str(delta)} must be in (1 - e^eps, 1) = "
                     f"({upper_decimal(floor, 6)}, 1) "
-                    f"for eps={eps}: no mu-GDP mechanism has a smaller delta at negative eps",
+                    f"for eps={brief_str(eps)}: no mu-GDP mechanism has a smaller delta at negative eps",
                 )
         bits *= 2
         if bits > DEFAULT_MAX_BITS:  # delta = 1 - e^eps is impossible for rational eps != 0

@@ -238,6 +238,21 @@ class ExprProfile:
         profile can be (the user vouches that it is one; this is where the
         claim is checked, at every eps it is used)."""
         value = self.fn(eps)
+        if not value.is_finite() and eps.is_exact() and eps.is_finite():
+            # at an exact point an unbounded value that stays unbounded with 16x the
+            # precision is not a rounding effect: the expression is undefined there
+            # (1/0, log(0)) or beyond arb's range (a power tower): refused, instead of
+            # "undecided" with a hint to refine the precision or the margin
+            for bits in (4 * ctx.prec, 16 * ctx.prec):
+                with working_precision(bits):
+                    value = self.fn(eps)
+                if value.is_finite():
+                    break
+            else:
+                raise _refuse(
+                    f"delta(eps) at eps = {_short(eps)} is undefined or too large to compute "
+                    "(a division by 0, a log of 0, or an overflow such as a power tower)"
+                )
         if not value.is_finite():
             # an unbounded ball (division by a ball containing 0, log of a
             # ball reaching 0, ...): nothing is known; keep it unbounded

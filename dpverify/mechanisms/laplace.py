@@ -26,7 +26,7 @@ from typing import Mapping
 from flint import arb
 
 from .. import _validate as V
-from ..ball import ball, exact_str
+from ..ball import ball
 from ..errors import InvalidParameter
 from .base import register_profile
 
@@ -86,6 +86,7 @@ def _build(options: Mapping[str, str]) -> LaplaceProfile:
         params["sensitivity"] = options["sensitivity"]
     if b / d < Fraction(1, 10**6):
         raise InvalidParameter(
-            "scale", f"scale={exact_str(b)} must be >= 1e-6 * sensitivity (eps0 = D/b <= 1e6)"
+            # the text as given: the exact value of 1e-3000 is a 3,000-digit fraction
+            "scale", f"scale={options['scale']!r} must be >= 1e-6 * sensitivity (eps0 = D/b <= 1e6)"
         )
     return LaplaceProfile(b, d, params)

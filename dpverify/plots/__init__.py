@@ -17,10 +17,13 @@ INSTALL_HINT = "pip install 'dpverify[plot]'"
 def check_output(path: str, option: str = "plot") -> Path:
     """Refuse an unknown image format or a missing folder (before any work)."""
     p = Path(path)
+    flag = "--" + option.replace("_", "-")
     if p.suffix.lower() not in FORMATS:
-        raise InvalidParameter(option, f"--{option} {path!r}: the file name must end in .png or .svg")
+        raise InvalidParameter(option, f"{flag} {path!r}: the file name must end in .png or .svg")
     if not p.parent.is_dir():
-        raise InvalidParameter(option, f"--{option.replace('_', '-')} {path!r}: the folder {str(p.parent)!r} does not exist")
+        raise InvalidParameter(option, f"{flag} {path!r}: the folder {str(p.parent)!r} does not exist")
+    if p.is_dir():  # "x.png/" would fail only once the picture is drawn, after the work
+        raise InvalidParameter(option, f"{flag} {path!r} is a folder; give a file name")
     require_matplotlib(option)
     return p
 

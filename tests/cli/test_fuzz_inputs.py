@@ -200,3 +200,18 @@ def test_fuzz_oracle_input_files(f):
     _check(code, err, argv)
     if code == 2:
         assert "--input" in err  # the option and the file are named
+
+
+# --------------------------------------------------------------------------- known hangs, pinned
+
+
+def test_optimal_conversion_at_rdp_zero_answers():
+    # before: the search for a delta bracket tried every 2^-k, k = 1..3999, each with a
+    # bisection inside, and ran for hours: at gamma = 0 the optimal delta is 0 and no
+    # 2^-k is ever "not enough". Now a gallop + bisection over k: an answer (here
+    # "undecided", exit 3) after a few dozen evaluations; for gamma = 1e-3000 likewise
+    for rdp in ("0", "1e-3000"):
+        argv = ["rdp", "to-dp", "--alpha", "2", "--rdp", rdp, "--eps", "0", "--conversion", "optimal"]
+        code, err = run(argv)
+        _check(code, err, argv)
+        assert code == 3, err

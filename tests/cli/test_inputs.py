@@ -303,3 +303,192 @@ def test_oracle_human_band_is_rounded_outward(files, capsys, tmp_path):
     assert Fraction(lo_p) <= Fraction(band["lo"]) and Fraction(band["hi"]) <= Fraction(hi_p)
     # and it is the band, to 7 digits: within one unit of the 7th digit
     assert Fraction(hi_p) - Fraction(band["hi"]) <= Fraction(hi_p) * Fraction(1, 10**6)
+
+
+# --------------------------------------------------------------------------- found by fuzzing the producer side
+
+
+def test_other_spellings_of_a_number_are_recorded_in_the_schema_spelling(capsys):
+    # before: "+1", " 1", ".5", "1.e-05" were parsed as numbers, then recorded as given and
+    # refused by the writer's own schema check: exit 4 ("internal error") for a valid input
+    assert main(["gdp", "delta", "--mu", "+1", "--eps", " .5", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["inputs"]["mu"] == "1" and cert["inputs"]["eps"] == "0.5"
+    assert main(["dp", "implies", "--from", "1.,1.e-05", "--to", "+1,+1/100000", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert {k: cert["inputs"][k] for k in ("eps0", "delta0", "eps", "delta")} == {
+        "eps0": "1", "delta0": "1e-5", "eps": "1", "delta": "1/100000"}
+
+
+@pytest.mark.parametrize("argv", [
+    ["gdp", "delta", "--mu", "1e-300", "--eps", "1"],  # delta ~ 10^(-2e599)
+    ["gdp", "delta", "--mu", "1e-20", "--eps", "1"],  # delta ~ 10^(-2e39): exponent of 40 digits
+])
+def test_result_whose_exponent_has_more_than_18_digits_is_exit_2(argv, capsys):
+    # before: printed exponents up to a thousand digits, which the certificate schema
+    # (at most 18) refused at write time: exit 4 ("internal error")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "printable range" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("text", ["-inf", "-Infinity", "-nan"])
+def test_negative_infinity_is_named_as_not_finite(text, capsys):
+    # before: argparse took "-inf" for an option: "expected one argument"
+    assert run(["gdp", "delta", "--mu", "1", "--eps", text]) == 2
+    assert "must be a finite real number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("budget", ["1e3000", "604801"])
+def test_sweep_time_budget_above_the_cap_is_exit_2(budget, tmp_path, capsys):
+    # before: 1e3000 passed the "> 0" check and float() overflowed: a traceback (exit 4);
+    # the shared time budget's range (0, 604800] now holds for sweep too
+    grid = tmp_path / "g.toml"
+    grid.write_text('task = "audit"\n[fixed]\nsampling_rate = "0.01"\nsteps = 10\ndelta = "1e-5"\n'
+                    'digits = 1\nnoise_multiplier = "1"\n')
+    argv = ["sweep", str(grid), "--workers", "1", "--no-cache", "--out", str(tmp_path / "o"),
+            "--time-budget", budget]
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert "--time-budget" in err and "604800" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("expr", ["9**9**9**9*eps", "exp(exp(exp(1000)))*eps", "10**10**10**10*exp(-eps)",
+                                  "1/0*eps", "log(eps-eps)"])
+def test_expr_profile_undefined_or_overflowing_at_a_point_is_refused(expr, capsys):
+    # before: exit 3 "could not enclose ... within 65536 bits" (dp profile) or "the adaptive
+    # staircase needs more than 15000 cell splits ... use a larger --margin" (gdp certify):
+    # hints at precision or margin for an expression that has no value there at all
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", expr, "--eps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--profile" in err and "undefined or too large" in err
+    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", expr, "--eps-h", "1"]) == 2
+    assert "undefined or too large" in capsys.readouterr().err
+
+
+def test_expr_profile_needing_more_precision_at_a_point_is_still_computed(capsys):
+    # a denominator that the first precision cannot tell from 0 is not "undefined":
+    # 1 - (1 - 2^-200) = 2^-200 at eps = 1, so the profile is 2^-200 * 2^200 / 2 = 1/2
+    expr = "2**-200/(1-(1-2**-200)*eps)/2"
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", expr, "--eps", "1", "--digits", "5"]) == 0
+    assert "[0.5, 0.5]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["gdp", "certify", "--mechanism", "laplace", "--scale", "1e-3000", "--eps-h", "1"], "--scale"),
+    (["gdp", "mu", "--eps", "-1", "--delta", "1e-3000"], "--delta"),
+    (["rdp", "to-dp", "--alpha", "2", "--rdp", "1", "--delta", "1e-3000", "--conversion", "optimal"], "--delta"),
+])
+def test_refusal_of_a_tiny_number_is_one_short_line(argv, option, capsys):
+    # before: the message spelled the exact value, a 3,000-digit fraction 1/1000...0,
+    # or float() of it: "delta=0 is below 1e-50" for the 1e-3000 typed
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert option in err and len(err.splitlines()) == 1 and len(err) < 300, err[:400]
+    assert "1e-3000" in err, err
+
+
+def test_the_largest_step_count_of_the_range_is_accepted(capsys):
+    # before: --steps 1000000000000 (13 characters) was refused by a 12-character cap with
+    # "must be an integer in [1, 1000000000000]"; D_alpha of N(1, 1) vs N(0, 1) is alpha/2,
+    # so 10^12 compositions at alpha = 2 give exactly 10^12
+    assert main(["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2",
+                 "--steps", "1000000000000", "--digits", "5"]) == 0
+    lo, hi = re.search(r"in \[([^,]+), ([^\]]+)\]", capsys.readouterr().out).groups()
+    assert Fraction(lo) <= 10**12 <= Fraction(hi)
+    assert main(["rdp", "divergence", "--mechanism", "gaussian", "--mu", "1", "--alpha", "2",
+                 "--steps", "1000000000001"]) == 2
+    assert "--steps" in capsys.readouterr().err
+
+
+_TWICE = ('{"neighboring": "add-remove", "event": {"type": "gaussian", '
+          '"noise_multiplier": "1", "noise_multiplier": "2"}}')
+_HUGE_COUNT = ('{"neighboring": "add-remove", "event": {"type": "self_composed", "count": '
+               '1000000000000000000000000000000, "event": {"type": "gaussian", "noise_multiplier": "1"}}}')
+
+
+@pytest.mark.parametrize("text, says", [
+    # before: "must be an integer" for a 31-digit count (it is one)
+    (_HUGE_COUNT, "event.count: '1000000000000000000000000000000' must be an integer in [0, 1000000000000]"),
+    # before: the last of two "noise_multiplier" keys was used silently (sigma = 2)
+    (_TWICE, "'noise_multiplier' appears twice"),
+])
+def test_bad_event_file_is_refused_naming_the_file(text, says, tmp_path, capsys):
+    ev = tmp_path / "ev.json"
+    ev.write_text(text)
+    assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--events" in err and says in err, err
+
+
+def test_a_pair_with_a_negative_first_number_is_a_value(capsys):
+    # before: argparse took "-1,0" for an option: "argument --to: expected one argument";
+    # (1, 1/10)-DP does not imply (-1, 0)-DP (GDPT Thm 3.1: a delta of 0 at eps < 0)
+    assert main(["dp", "implies", "--from", "1,0.1", "--to", "-1,0"]) == 1
+    assert main(["dp", "implies", "--from", "1,0.1", "--to", "-1e3000,0"]) == 1
+    out, err = capsys.readouterr()
+    assert "expected one argument" not in err
+    # and the verdict line names -1e3000 in its own short spelling, not as a 3,001-digit integer
+    assert "(-1e3000, 0)-DP" in out and len(out) < 300, out[:400]
+
+
+@pytest.mark.parametrize("data, says", [
+    (b'{"event": {"type": "gaussian", "noise_multiplier": "1\xed\xa0\x80"}}', "not UTF-8"),  # a raw surrogate
+    (b"\xef\xbb\xbf" + b'{"event": {"type": "gaussian", "noise_multiplier": "1"}}', None),  # BOM: read
+])
+def test_event_file_bytes(data, says, tmp_path, capsys):
+    # before: bytes that are not UTF-8 were an internal error (UnicodeDecodeError, exit 4)
+    # and a leading byte-order mark was "not valid JSON"
+    ev = tmp_path / "ev.json"
+    ev.write_bytes(data)
+    code = main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"])
+    err = capsys.readouterr().err
+    if says:
+        assert code == 2 and "--events" in err and says in err, err
+    else:
+        assert code == 0, err
+
+
+def test_event_file_that_is_a_folder(tmp_path, capsys):
+    assert main(["audit", "dpsgd", "--events", str(tmp_path), "--delta", "1e-5"]) == 2
+    assert "--events" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["a\nb", "a|b", "a\x1b[31m"])
+def test_oracle_accountant_name_that_breaks_the_table_is_refused(name, tmp_path, capsys):
+    # before: a newline, '|' or an escape sequence in the name went into the printed
+    # table and the Markdown report (a row split over lines, a cell split in two)
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps([{"accountant": name, "mechanism": "subsampled-gaussian", "noise_multiplier": "1",
+                                 "sampling_rate": "0.01", "steps": 10, "delta": "1e-5", "reported_eps": "0.5"}]))
+    assert main(["oracle", "--input", str(rows), "--digits", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--input" in err and "rows[0].accountant" in err, err
+
+
+def test_event_tree_with_too_many_repetitions_names_the_events_file(tmp_path, capsys):
+    # before: "--count: count: 16777216 repetitions" named an option that does not exist;
+    # 2^24 = 16777216 > 10^7 repetitions from 24 nested self_composed of count 2
+    inner: dict = {"type": "gaussian", "noise_multiplier": "1"}
+    for _ in range(24):
+        inner = {"type": "self_composed", "count": 2, "event": inner}
+    ev = tmp_path / "ev.json"
+    ev.write_text(json.dumps({"neighboring": "add-remove", "event": inner}))
+    assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpverify: error: --events:") and "16777216" in err and "--count" not in err, err
+
+
+def test_plot_path_that_is_a_folder_is_refused_before_the_work(tmp_path, capsys):
+    # before: a folder named x.png passed the checks, the accounting ran, and drawing the
+    # picture raised IsADirectoryError: an internal error (exit 4) after the work;
+    # and the suffix message spelled the option --plot_eps
+    folder = tmp_path / "x.png"
+    folder.mkdir()
+    base = ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
+            "--delta", "1e-5", "--digits", "1"]
+    assert main(base + ["--plot-eps", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "--plot-eps" in err and "is a folder" in err and "internal error" not in err, err
+    assert main(base + ["--plot-eps", str(tmp_path / "x.bmp")]) == 2
+    assert "--plot_eps" not in capsys.readouterr().err

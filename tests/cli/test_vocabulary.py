@@ -117,3 +117,10 @@ def test_docs_inputs_is_generated_from_the_vocabulary(tmp_path):
     shutil.copy("docs/inputs.md", target)
     assert not VOC.regenerate(str(target)), (
         "docs/inputs.md is out of date: run python -m dpverify.vocabulary docs/inputs.md")
+
+
+@pytest.mark.parametrize("words,parser", COMMANDS, ids=[" ".join(p) for p, _ in COMMANDS])
+def test_help_has_an_example_of_its_own_command(words, parser):
+    """A new user copies a working line from --help: each command shows one."""
+    text = " ".join(parser.format_help().split())
+    assert re.search(rf"(Example|e\.g\.)[:,]? +dpverify {' '.join(words)}\b", text), " ".join(words)
