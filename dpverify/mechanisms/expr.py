@@ -46,7 +46,8 @@ CAPS = (f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +
 def _bounded_exponent(t: arb, what: str) -> None:
     """Refuse an exponential argument beyond the cap before arb evaluates it."""
     if not t.is_finite() or abs(t).upper() > _MAX_EXP_ARGUMENT:
-        raise _refuse(f"{what} is beyond e^{_MAX_EXP_ARGUMENT:.0e} (the cap on expression profiles)")
+        raise _refuse(f"the expression is undefined or too large to compute: {what} is beyond "
+                      f"e^{_MAX_EXP_ARGUMENT:.0e} (the cap on expression profiles)")
 
 
 def _exp(x: arb) -> arb:
