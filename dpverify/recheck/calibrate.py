@@ -252,7 +252,7 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
 
         floor = D
         for _, end in todo:
-            if isinstance(end.get("delta_at_target"), dict):
+            if template == "dpsgd" and isinstance(end.get("delta_at_target"), dict):
                 a, _b = enclosure_of(end["delta_at_target"], "delta_at_target", _DPS)
                 if 0 < a < floor:
                     floor = max(a, D * mpf(10) ** -6)
