@@ -86,6 +86,9 @@ MAX_STAIRCASE_SPLITS = 15_000
 #: the end eps_h of the head interval [0, eps_h]
 MAX_EPS_H = Fraction(10**4)
 #: bisection depth of one adaptive staircase cell
-MAX_STAIRCASE_DEPTH = 80
+MAX_STAIRCASE_DEPTH = 80#: |x| of every exp(x) and of every b * log(a) in a power a ** b of an expression
+#: profile: beyond it the value's exponent has more than 434,000 decimal digits (no
+#: privacy profile needs one) and a tower such as 9**9**9**9 makes GMP abort the process
+MAX_EXPR_EXP_ARGUMENT = 10**6
 
 __all__ = [name for name in dict(globals()) if name.isupper()]

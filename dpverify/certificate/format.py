@@ -22,7 +22,47 @@ from typing import Any, Mapping
 from ..errors import MalformedCertificate
 
 __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "compute_digest",
-           "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE"]
+           "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
+           "EVENT_FIELDS", "UNVERIFIABLE_DETAILS"]
+
+#: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
+#: events.* certificates): verify refuses any other text, since it defines the pairs
+SENSITIVITY_CONVENTION = (
+    "noise_multiplier z = sigma / C with C the per-record bound (the sensitivity of a sum under "
+    "add/remove and replace-special); under replace-one the sensitivity is 2C (replacing +C by -C), "
+    "so the Gaussian pair is N(0,1) vs N(2/z,1); Laplace scale and discrete sensitivities likewise "
+    "(sensitivity doubled under replace-one)"
+)
+
+# kind: "pos" > 0, "nonneg" >= 0, "prob" in [0,1], "int1" int >= 1, "int0" int >= 0,
+# "event", "events", "numlist_nonneg", "numlist_prob"
+#: event node type -> its fields (besides "type") and their kinds; the strict event
+#: reader and the verifier both use it, so a key the producer would refuse is refused by verify
+EVENT_FIELDS: dict[str, dict[str, str]] = {
+    "gaussian": {"noise_multiplier": "pos"},
+    "laplace": {"noise_multiplier": "pos"},
+    "discrete_laplace": {"noise_parameter": "pos", "sensitivity": "int1"},
+    "discrete_gaussian": {"sigma": "pos", "sensitivity": "int1"},
+    "randomized_response": {"noise_parameter": "prob", "num_buckets": "int1"},
+    "epsilon_delta": {"epsilon": "nonneg", "delta": "prob"},
+    "mixture_of_gaussians": {"standard_deviation": "pos", "sensitivities": "numlist_nonneg",
+                             "sampling_probs": "numlist_prob"},
+    "zcdp": {"rho": "nonneg", "xi": "nonneg"},
+    "non_private": {},
+    "no_op": {},
+    "poisson_sampled": {"sampling_probability": "prob", "event": "event"},
+    "sampled_without_replacement": {"source_dataset_size": "int1", "sample_size": "int0", "event": "event"},
+    "self_composed": {"count": "int0", "event": "event"},
+    "composed": {"events": "events"},
+}
+
+
+#: result details the second route cannot re-prove (a per-direction enclosure is as
+#: narrow as the producer's grid made it, at a scale other than the quantity's; the
+#: lower end of a pair that only bounds the mechanism from above says nothing about
+#: it): writers keep them out of certificates, and verify refuses a format-2
+#: certificate that carries one
+UNVERIFIABLE_DETAILS = ("directions", "dominating_pair_lower_end", "conversion_lower_end")
 
 #: the format every writer emits (schema: ``schema-2.json``)
 FORMAT = "dpverify-certificate/2"

@@ -17,7 +17,8 @@ from typing import Any, Mapping, Optional
 
 from .._version import __version__
 from ..errors import InternalError
-from .format import COUNT_KEYS, FORMAT, FORMAT_1, canonical_bytes, compute_digest, schema_errors
+from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonical_bytes, compute_digest,
+                     schema_errors)
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
            "validate_written", "dumps", "write"]
@@ -64,8 +65,9 @@ def make_certificate(
         "dpverify": __version__,
         "claim": dict(claim),
         "inputs": _typed_inputs(inputs),
-        # an absent detail is left out, not written as null (the schema types every field)
-        "result": {k: v for k, v in result.items() if v is not None},
+        # an absent detail is left out, not written as null (the schema types every field);
+        # details the second route cannot re-prove stay out of every certificate
+        "result": {k: v for k, v in result.items() if v is not None and k not in UNVERIFIABLE_DETAILS},
         "method": method,
     }
     cert["digest"] = compute_digest(cert)

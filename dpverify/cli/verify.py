@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..recheck import limits as L
 from ..recheck import verify as V
 from ..vocabulary import TIME_BUDGET
 from ._common import add_concept
@@ -32,7 +33,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "A directory stands for the *.json files in it.\n\n"
         f"Caps: {V.BUDGET_SECONDS:g} s per certificate (--time-budget), {V.MAX_DIGITS} significant "
         f"digits, decimal exponents up to 1e{V.MAX_EXPONENT}, files up to "
-        f"{V.MAX_FILE_BYTES // 2**20} MiB, expression profiles up to 500 characters.\n\n"
+        f"{V.MAX_FILE_BYTES // 2**20} MiB; {L.CAPS_TEXT}. These bounds are checked before any "
+        "work starts: beyond a cap the producer also enforces, exit 2; beyond the second route's "
+        "work caps, exit 3.\n\n"
         "Example: dpverify verify certificates/",
     )
     p.add_argument("files", nargs="*", metavar="FILE")
@@ -81,6 +84,8 @@ def _run(args: argparse.Namespace) -> int:
     for path in files:
         bar.note(path.name)
         code, message = V.verify_file(path, budget_seconds=budget)
+        # a certificate's text may hold anything (lone surrogates, control characters)
+        message = message.encode("utf-8", "backslashreplace").decode("utf-8")
         bar.update(1)
         if _SEVERITY[code] > _SEVERITY[worst]:
             worst = code

@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from ..ball import exact_str, parse_exact
+from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..errors import InvalidParameter
 from . import model as E
 from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
@@ -60,25 +61,6 @@ class ApproxDpExp:
         return hash((self.exp_eps0, self.delta0))
 
 
-# kind: "pos" > 0, "nonneg" >= 0, "prob" in [0,1], "int1" int >= 1, "int0" int >= 0,
-# "event", "events", "numlist_nonneg", "numlist_prob"
-TYPES: dict[str, dict[str, str]] = {
-    "gaussian": {"noise_multiplier": "pos"},
-    "laplace": {"noise_multiplier": "pos"},
-    "discrete_laplace": {"noise_parameter": "pos", "sensitivity": "int1"},
-    "discrete_gaussian": {"sigma": "pos", "sensitivity": "int1"},
-    "randomized_response": {"noise_parameter": "prob", "num_buckets": "int1"},
-    "epsilon_delta": {"epsilon": "nonneg", "delta": "prob"},
-    "mixture_of_gaussians": {"standard_deviation": "pos", "sensitivities": "numlist_nonneg",
-                             "sampling_probs": "numlist_prob"},
-    "zcdp": {"rho": "nonneg", "xi": "nonneg"},
-    "non_private": {},
-    "no_op": {},
-    "poisson_sampled": {"sampling_probability": "prob", "event": "event"},
-    "sampled_without_replacement": {"source_dataset_size": "int1", "sample_size": "int0", "event": "event"},
-    "self_composed": {"count": "int0", "event": "event"},
-    "composed": {"events": "events"},
-}
 
 LEGACY: dict[str, dict[str, str]] = {
     "subsampled-gaussian": {"noise_multiplier": "pos", "sampling_rate": "prob1", "count": "int1"},

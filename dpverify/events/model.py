@@ -38,12 +38,7 @@ __all__ = [
     "SENSITIVITY_CONVENTION",
 ]
 
-SENSITIVITY_CONVENTION = (
-    "noise_multiplier z = sigma / C with C the per-record bound (the sensitivity of a sum under "
-    "add/remove and replace-special); under replace-one the sensitivity is 2C (replacing +C by -C), "
-    "so the Gaussian pair is N(0,1) vs N(2/z,1); Laplace scale and discrete sensitivities likewise "
-    "(sensitivity doubled under replace-one)"
-)
+from ..certificate.format import SENSITIVITY_CONVENTION  # noqa: E402  (one text, read by verify too)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from flint import arb, ctx
 
 from ..ball import ball, lower_decimal, normal_cdf, parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
+from ..limits import MAX_EXPR_EXP_ARGUMENT
 from .base import register_profile
 
 __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
@@ -36,8 +37,27 @@ __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
 _MAX_TEXT = 500
 _MAX_NODES = 200
 _MAX_INT_POWER = 1000
+_MAX_EXP_ARGUMENT = MAX_EXPR_EXP_ARGUMENT
 #: the caps, for --help and docs/reference/inputs.md
-CAPS = f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +-{_MAX_INT_POWER}"
+CAPS = (f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +-{_MAX_INT_POWER}, "
+        f"exponentials and powers within e^+-{_MAX_EXP_ARGUMENT:.0e}")
+
+
+def _bounded_exponent(t: arb, what: str) -> None:
+    """Refuse an exponential argument beyond the cap before arb evaluates it."""
+    if not t.is_finite() or abs(t).upper() > _MAX_EXP_ARGUMENT:
+        raise _refuse(f"the expression is undefined or too large to compute: {what} is beyond "
+                      f"e^{_MAX_EXP_ARGUMENT:.0e} (the cap on expression profiles)")
+
+
+def _exp(x: arb) -> arb:
+    _bounded_exponent(x, "an exponential")
+    return x.exp()
+
+
+def _expm1(x: arb) -> arb:
+    _bounded_exponent(x, "an exponential")
+    return x.expm1()
 
 
 def _min(x: arb, y: arb) -> arb:
@@ -82,12 +102,14 @@ def _sqrt(x: arb) -> arb:
 def _power(base: arb, exponent: arb) -> arb:
     """base ** exponent for a non-integer exponent: exp(exponent log base), real for base > 0."""
     _real("a power with a non-integer exponent", base, bool(base < 0))
-    return (exponent * base.log()).exp()
+    t = exponent * base.log()
+    _bounded_exponent(t, "a power")
+    return t.exp()
 
 
 _FUNCS: dict[str, tuple[int, Callable[..., arb]]] = {
-    "exp": (1, lambda x: x.exp()),
-    "expm1": (1, lambda x: x.expm1()),
+    "exp": (1, _exp),
+    "expm1": (1, _expm1),
     "log": (1, _log),
     "log1p": (1, _log1p),
     "sqrt": (1, _sqrt),
@@ -160,7 +182,14 @@ def _compile(node: ast.AST, source: str) -> Callable[[arb], arb]:
                 n = -base_node.value if neg else base_node.value
                 if abs(n) > _MAX_INT_POWER:
                     raise _refuse(f"integer powers must be within +-{_MAX_INT_POWER}")
-                return lambda eps: left(eps) ** n
+                def int_power(eps: arb, n: int = n) -> arb:
+                    b = left(eps)
+                    # log|b| * n bounds the result's magnitude (a zero base is fine)
+                    if b.is_finite() and not b.contains(0):
+                        _bounded_exponent(abs(b).log() * n, "a power")
+                    return b ** n
+
+                return int_power
             right = _compile(node.right, source)
             return lambda eps: _power(left(eps), right(eps))
         right = _compile(node.right, source)

@@ -23,7 +23,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, stable_value, to_mpf
+from .gdp import exact_input, mpf_to_fraction, stable_value, to_mpf
 from .profiles import register_profile_recheck
 from .verify import Recheck, needed_digits, parse_bound, register
 
@@ -141,7 +141,8 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
         slack = 4 * mpf(10) ** -17 * max(abs(upper[1]), abs(lower[0]))
         if mpmath.isfinite(upper[1]) and gap < upper[1] - lower[0] - slack:
             raise CertificateRejected("result.gap is smaller than upper.hi - lower.lo")
-    return Recheck(lo=d[0], hi=u[1], dps=max(down.dps, up.dps))
+    # lower and upper are re-proved above (containment); gap is an upper bound, checked
+    return Recheck(lo=d[0], hi=u[1], dps=max(down.dps, up.dps), proved=frozenset({"lower", "upper", "gap"}))
 
 
 @register("composition.delta")
@@ -236,20 +237,51 @@ def _gdpt_rows(eps0: Fraction, delta0: Fraction, eps: Fraction) -> list[mpf]:
 @register("dp.rr64")
 def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """The supremum over all 32 neighbouring (event, input) rows of GDPT's
-    4-output mechanism by brute force on mpmath (enclosure); the verdict
-    "equals GDPT's formula delta0 + (1-delta0)(e^eps0 - e^eps)_+/(1+e^eps0)"
-    holds when the two agree to the second route's error, fails when they
-    differ beyond it."""
+    4-output mechanism by brute force on mpmath (enclosure). The verdict "the
+    sup equals GDPT's formula delta0 + (1-delta0)(e^eps0 - e^eps)_+/(1+e^eps0)"
+    is decided in exact rationals: the sup is the worst-case profile
+    W(eps) = formula + (1-delta0)(1 - e^(eps+eps0))_+/(1+e^eps0) (GDPT Cor 3.2:
+    below eps = -eps0 the event {1, 3, 4} under s = 1 adds the second term), so
+    they are equal iff delta0 = 1 or eps >= -eps0; agreement of two floating
+    values never decides an equality. ``result.gdpt_formula`` is re-derived
+    (closed form on mpmath) and ``result.rows`` must count the 64 rows."""
     eps0, delta0, eps = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps"))
+    if eps0 < 0 or not 0 <= delta0 <= 1:
+        raise MalformedCertificate("dp.rr64 needs eps0 >= 0 and delta0 in [0, 1]")
     digits = needed_digits(result)
     re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
-    with mpmath.workdps(re.dps):
+    verdict = "holds" if (delta0 == 1 or eps + eps0 >= 0) else "fails"
+    details = {}
+    proved = set()
+    if "gdpt_formula" in result and (delta0 == 1 or eps >= eps0):
+        # the formula is exactly delta0: compared in exact rationals
+        from .verify import enclosure_of
+
+        flo, fhi = enclosure_of(result["gdpt_formula"], "result.gdpt_formula", 60)
+        if not (mpf_to_fraction(flo) <= delta0 <= mpf_to_fraction(fhi)):
+            raise CertificateRejected(f"result.gdpt_formula does not contain its exact value delta0 = {delta0}")
+        proved.add("gdpt_formula")
+    elif "gdpt_formula" in result:
+        f = stable_value(lambda dps: _formula(eps0, delta0, eps, dps), needed_digits(
+            {"enclosure": result["gdpt_formula"]} if isinstance(result["gdpt_formula"], dict) else {}))
+        details["gdpt_formula"] = f.enclosure()
+    if "rows" in result:
+        if result["rows"] not in (64, "64"):
+            raise CertificateRejected(f"result.rows={str(result['rows'])[:20]!r}: the check enumerates 64 rows")
+        proved.add("rows")
+    if "equals_gdpt_formula" in result:
+        if result["equals_gdpt_formula"] != verdict:
+            raise CertificateRejected(f"result.equals_gdpt_formula={result['equals_gdpt_formula']!r}: the "
+                                      f"sup equals GDPT's formula is {verdict!r} (exact)")
+        proved.add("equals_gdpt_formula")
+    return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict, details=details,
+                   proved=frozenset(proved))
+
+
+def _formula(eps0: Fraction, delta0: Fraction, eps: Fraction, dps: int) -> mpf:
+    with mpmath.workdps(dps):
         u, E = mpmath.exp(to_mpf(eps0)), mpmath.exp(to_mpf(eps))
-        printed = to_mpf(delta0) + (1 - to_mpf(delta0)) * max(u - E, 0) / (1 + u)
-        diff = abs(printed - re.value)
-        verdict = "holds" if diff <= 10 * re.err + abs(re.value) * mpf(10) ** (-(re.dps - 5)) else (
-            "fails" if diff > 100 * re.err + abs(re.value) * mpf(10) ** (-digits) else "undecided")
-    return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict)
+        return to_mpf(delta0) + (1 - to_mpf(delta0)) * max(u - E, 0) / (1 + u)
 
 
 def _max_rows(eps0: Fraction, delta0: Fraction, eps: Fraction, dps: int) -> mpf:

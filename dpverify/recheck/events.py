@@ -51,6 +51,8 @@ from .gdp import exact_input, to_mpf
 from .pld import (_units, _compose, _delta_bounds, _eps_bounds, _finite, gauss_tails, laplace_tails,
                   register_queries)
 from .wor import max_curve_tails
+from ..certificate.format import EVENT_FIELDS, SENSITIVITY_CONVENTION
+from .verify import RECHECKERS, Recheck
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -670,4 +672,82 @@ def _directions(inputs: Mapping[str, Any]) -> list:
     return _DIRS[rel]
 
 
-register_queries("events", _bounds, _directions)
+_QUERIES = register_queries("events", _bounds, _directions)
+
+
+def _check_nodes(ev: Any, path: str, depth: int = 0) -> None:
+    """Every node has exactly the fields its type defines (the producer's strict reader
+    refuses others: a ``count`` on a Gaussian, ``steps`` or ``sensitivity`` where the
+    type has none would be ignored here and mean something to a reader)."""
+    if depth > 64 or not isinstance(ev, dict):
+        raise MalformedCertificate(f"{path} is not an event node")
+    t = ev.get("type")
+    if t not in EVENT_FIELDS:
+        raise MalformedCertificate(f"{path}.type={str(t)[:40]!r}: allowed: {', '.join(EVENT_FIELDS)}")
+    fields = EVENT_FIELDS[t]
+    extra = sorted(set(ev) - set(fields) - {"type"})
+    if extra:
+        raise MalformedCertificate(f"{path}.{extra[0]}: unknown key for type {t!r} (allowed: "
+                                   f"{', '.join(['type', *fields]) })")
+    missing = sorted(set(fields) - set(ev))
+    if missing:
+        raise MalformedCertificate(f"{path}.{missing[0]}: missing for type {t!r}")
+    for k, kind in fields.items():
+        if kind == "event":
+            _check_nodes(ev[k], f"{path}.{k}", depth + 1)
+        elif kind == "events":
+            if not isinstance(ev[k], list):
+                raise MalformedCertificate(f"{path}.{k} must be a list of events")
+            for i, e in enumerate(ev[k]):
+                _check_nodes(e, f"{path}.{k}[{i}]", depth + 1)
+
+
+def _with_fields(inner: Any) -> Any:
+    """An events.* re-checker that also refuses inputs the producer would refuse and
+    re-proves the certified detail fields: ``neighboring`` and ``sensitivity_convention``
+    echo the inputs, ``upper_bound_only`` is re-derived from the tree, ``rho`` / ``xi``
+    are the exact zCDP totals (composition adds them, BS16 Lemma 2.3)."""
+
+    def recheck(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+        if inputs.get("sensitivity_convention") != SENSITIVITY_CONVENTION:
+            raise CertificateRejected("inputs.sensitivity_convention is not the convention the event pairs are "
+                                      "built with (it defines what a noise multiplier means)")
+        _check_nodes(inputs.get("event"), "inputs.event")
+        rel = inputs.get("neighboring")
+        _directions(inputs)
+        tree = _Tree()
+        _flatten(inputs.get("event"), 1, rel, tree)
+        proved = set()
+        for key, want in (("neighboring", rel), ("sensitivity_convention", SENSITIVITY_CONVENTION)):
+            if key in result:
+                if result[key] != want:
+                    raise CertificateRejected(f"result.{key} differs from inputs.{key}")
+                proved.add(key)
+        upper_only = tree.upper_only or (tree.has_zcdp and not tree.non_private)
+        if "upper_bound_only" in result:
+            if bool(result["upper_bound_only"]) != upper_only:
+                raise CertificateRejected(f"result.upper_bound_only={result['upper_bound_only']!r}, but the "
+                                          f"tree's pairs are {'not ' if not upper_only else ''}upper bounds only")
+            proved.add("upper_bound_only")
+        if tree.has_zcdp:
+            rho, xi = tree.zcdp
+            for z, t in tree.gauss:
+                mu = Fraction(2 if rel == "replace-one" else 1) / z
+                rho += t * mu * mu / 2
+            for key, want in (("rho", rho), ("xi", xi)):
+                if key in result:
+                    got = _num(result, key)
+                    if got != want:
+                        raise CertificateRejected(f"result.{key}={str(result[key])[:40]} is not the exact zCDP "
+                                                  f"total {want}")
+                    proved.add(key)
+        re = inner(inputs, result)
+        return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=re.verdict, lo=re.lo, hi=re.hi,
+                       proved=frozenset(proved) | re.proved, details=re.details)
+
+    recheck.__doc__ = inner.__doc__
+    return recheck
+
+
+for _name, _fn in zip(("epsilon", "delta", "claim"), _QUERIES):
+    RECHECKERS[f"events.{_name}"] = _with_fields(_fn)

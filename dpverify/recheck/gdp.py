@@ -144,7 +144,10 @@ def recheck_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     delta = exact_input(inputs, "delta")
     if not 0 < delta < 1:
         raise CertificateRejected(f"delta={inputs['delta']} is not in (0, 1)")
-    if result.get("enclosure") is not None and eps >= 0:
+    if result.get("enclosure") is not None:
+        # mu -> delta_mu(eps) is strictly increasing for every real eps (the pair
+        # N(0,1), N(mu,1) is a post-processing of N(0,1), N(mu',1) for mu < mu':
+        # data processing for the hockey-stick divergence), negative eps included
         return bracket_root(lambda m, p: _delta_mu(m, eps, p) if m > 0 else mpf(0), delta, result, True,
                             "mu_GDP")
     digits = needed_digits(result)

@@ -39,6 +39,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .gdp import exact_input, stable_value, to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
+from .limits import check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
@@ -163,12 +164,7 @@ _MP_FUNCS: dict[str, Callable[..., mpf]] = {
 @register_profile_recheck("expr")
 def _expr(inputs: Mapping[str, Any]) -> Fn:
     text = inputs.get("profile")
-    if not isinstance(text, str) or len(text) > 500:
-        raise MalformedCertificate("inputs.profile must be an expression string")
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        raise MalformedCertificate("inputs.profile is not an expression") from None
+    tree = check_expression(text)
     src = text.strip()
 
     def ev(node: ast.AST, e: mpf) -> mpf:
@@ -191,9 +187,13 @@ def _expr(inputs: Mapping[str, Any]) -> Fn:
             if isinstance(node.op, ast.Div):
                 return a / b
             if isinstance(node.op, ast.Pow):
+                guard_exponent(abs(b) * mpmath.log(max(abs(a), mpf(2))))
                 return a**b
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _MP_FUNCS:
-            return _MP_FUNCS[node.func.id](*[ev(a, e) for a in node.args])
+            args = [ev(a, e) for a in node.args]
+            if node.func.id in ("exp", "expm1"):
+                guard_exponent(args[0])
+            return _MP_FUNCS[node.func.id](*args)
         return _bad(type(node).__name__)
 
     return lambda eps: ev(tree.body, to_mpf(eps))
@@ -294,6 +294,42 @@ _GDPT_EXPLAIN = (
 )
 
 
+def _one_at(name: str, inputs: Mapping[str, Any], at: Fraction) -> Optional[bool]:
+    """Is f(at) = 1 (the head is unbounded there: delta_mu < 1 for every finite mu)?
+    Decided exactly where the mechanism's parameters decide it; None where they do not.
+    Non-increasing profiles are at most f(0) for at >= 0, and f(0) < 1 unless an output
+    has infinite privacy loss with probability 1: Gaussian, Laplace and pure eps0 never
+    (f(0) = 2 Phi(mu/2) - 1, 1 - e^(-D/(2b)), tanh(eps0/2)); approx iff delta0 = 1;
+    subsampled iff rate = 1 and delta0 = 1; randomized response iff p = 1; the App B
+    examples (not refined) at 0: exp(-0) = min(1, K/0) = 1. An expression: its
+    interval enclosure at the point must be >= 1."""
+    if name in ("gaussian", "laplace", "pure"):
+        return False
+    if name == "approx":
+        return exact_input(inputs, "delta0") == 1
+    if name == "subsampled":
+        return exact_input(inputs, "delta0") == 1 and exact_input(inputs, "rate") == 1
+    if name == "rr":
+        return exact_input(inputs, "p") == 1
+    if name in ("sgd-example", "icea-example"):
+        if str(inputs.get("refined", "")).lower() == "true":
+            return None
+        return at == 0 or None
+    if name == "expr":
+        lo = _expr_interval(inputs, lower=True)(at, at)
+        return True if lo >= 1 else None
+    return None
+
+
+def _certify_dps(hi: mpf) -> int:
+    """Working digits for the head proof at mu = hi: near eps = 0 both f and delta_mu
+    are within 2 Phi(-mu/2) ~ e^(-mu^2/8) of 1, and the comparison must resolve that gap
+    (Laplace of scale 1/140 has mu* = 23.2: 1 - f(0) = e^-70)."""
+    if not mpmath.isfinite(hi) or hi <= 0:
+        return 40
+    return min(40 + int(hi * hi / 18) + 10, 4000)
+
+
 @register("gdp.certify", explain=_GDPT_EXPLAIN)
 def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     name = inputs.get("mechanism")
@@ -306,71 +342,173 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     eps_h = exact_input(inputs, "eps_h")
     if not 0 <= eps_h <= 10**6:
         raise CertificateRejected("eps_h must be in [0, 1e6]")
-    dps = 40
+    from .verify import enclosure_of
+
+    lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
+    dps = _certify_dps(hi)
     with mpmath.workdps(dps):
-        if head.get("unbounded"):
-            at = exact_input(head, "argmax")
-            if not 0 <= at <= eps_h or f(at) < 1 - mpf(10) ** (-30):
-                raise CouldNotReprove("head.unbounded recorded, but the profile at head.argmax is not >= 1")
-            return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails")
+        re = _certify(name, inputs, result, head, tail, f, eps_h, lo, hi, dps)
+    return _certify_details(name, inputs, result, head, tail, re)
+
+
+def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], head: Mapping[str, Any],
+                     tail: Mapping[str, Any], re: Recheck) -> Recheck:
+    """The detail fields of a gdp.certify result, each re-proved against the
+    independent answer ``re``: status / tail.status follow the verdict, head.unbounded
+    the head's finiteness, tail.limit GDPT Thm 4.4's limit per mechanism."""
+    proved = set(re.proved)
+    v = re.verdict
+    status = {"holds": "GDP", "fails": "not GDP", "undecided": "head only"}[v or "undecided"]
+    if "status" in result:
+        if result["status"] != status and v != "undecided":
+            raise CertificateRejected(f"result.status={result['status']!r}, the independent route decides {status!r}")
+        if result["status"] == status:
+            proved.add("status")
+    ts = tail.get("status")
+    if v == "holds" and ts == "certified" or v == "fails" and ts == "not GDP" or v == "undecided" and ts not in (
+            "certified", "not GDP"):
+        proved.add("tail.status")
+    if "limit" in tail:
+        lim = _tail_limit(name, inputs, v)
+        if lim is not None:
+            proved.discard("tail.limit")
+            details = dict(re.details)
+            details["tail.limit"] = lim
+            re = Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=re.verdict, proved=frozenset(proved),
+                         details=details)
+    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=re.verdict, proved=frozenset(proved),
+                   details=re.details)
+
+
+def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) -> Optional[tuple[mpf, mpf]]:
+    """GDPT Thm 4.4's limit sqrt(limsup eps^2 / (-2 log f(eps))): 0 for a profile that
+    vanishes beyond the largest privacy loss (Laplace, pure, approx and subsampled with
+    delta0 = 0, randomized response with p < 1), mu0 for the Gaussian (f = delta_mu0)."""
+    if name == "gaussian":
+        m = to_mpf(_gaussian_mu0(inputs))
+        return m, m
+    if name == "laplace" or _support_end(name, inputs) is not None:
+        return mpf(0), mpf(0)
+    if verdict == "fails" and name in ("icea-example", "approx", "subsampled", "rr"):
+        # an output of infinite loss with positive mass (or ICEA's K/eps tail): f stays
+        # above a positive level or decays like 1/eps, so eps^2 / (-2 log f) -> inf
+        return mpmath.inf, mpmath.inf
+    return None
+
+
+def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], head: Mapping[str, Any],
+             tail: Mapping[str, Any], f: Fn, eps_h: Fraction, lo: mpf, hi: mpf, dps: int) -> Recheck:
+    if head.get("unbounded"):
+        at = exact_input(head, "argmax")
+        if not 0 <= at <= eps_h:
+            raise CertificateRejected("head.unbounded: head.argmax is outside the head [0, eps_h]")
+        one = _one_at(name, inputs, at)
+        if one is False:
+            raise CertificateRejected(
+                f"head.unbounded recorded, but the {name} profile is < 1 everywhere (exactly, from its "
+                "parameters): G_f is finite on the head")
+        if one is None:
+            raise CouldNotReprove("head.unbounded recorded, but f(head.argmax) = 1 is not proved here")
+        inf = (mpmath.inf, mpmath.inf)
+        return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails",
+                       proved=frozenset({"head.unbounded"}), details={"head.enclosure": inf})
+    if lo == mpmath.inf:
+        if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) == "not GDP":
+            details, proved = {}, set()
+            henc = head.get("enclosure")
+            if isinstance(henc, dict):
+                # a not-GDP tail with a bounded head: the head's own enclosure is re-proved
+                # like a GDP head (G_f at the argmax, cells at its upper end)
+                from .verify import enclosure_of
+
+                h_lo, h_hi = enclosure_of(henc, "result.head.enclosure", dps)
+                if mpmath.isfinite(h_hi):
+                    with mpmath.workdps(_certify_dps(h_hi)):
+                        h = _certify(name, inputs, {"enclosure": henc}, head, {}, f, eps_h, h_lo, h_hi,
+                                     _certify_dps(h_hi))
+                    details = {k: v for k, v in h.details.items() if k == "head.enclosure"}
+                    proved = set(h.proved)
+            return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails", details=details,
+                           proved=frozenset(proved))
+        raise CouldNotReprove("an infinite optimal mu: the tail is not re-proved 'not GDP' here")
+    if name == "gaussian":
+        # f = delta_mu0 exactly, so G_f(x) = mu_GDP(x, delta_mu0(x)) = mu0 for every x
+        # (GDPT Def 4.1; delta_mu(x) is strictly increasing in mu, App A.5): the sup
+        # is mu0, whatever the head's cells, and the tail is mu0 as well
+        m0 = _gaussian_mu0(inputs)
+        mu0 = to_mpf(m0)
+        proved = {"head.unbounded"}
+        if "mu_hi_exact" in head:
+            if exact_input(head, "mu_hi_exact") < m0:
+                raise CertificateRejected("head.mu_hi_exact is below the Gaussian's mu0 = sup G_f")
+            proved.add("head.mu_hi_exact")
+        return Recheck(lo=mu0, hi=mu0, dps=dps, verdict="holds", proved=frozenset(proved),
+                       details={"head.enclosure": (mu0, mu0)})
+    xs = exact_input(head, "argmax") if "argmax" in head else Fraction(0)
+    if not 0 <= xs <= eps_h:
+        xs = Fraction(0)  # a hint outside the head is ignored
+    # lower end: G_f at the (hinted) argmax, by a second route; G_f(x) <= sup
+    g = stable_value(lambda p: _at(lambda: mu_gdp_mp(to_mpf(xs), f(xs)), p), max(12, dps // 2 - 10))
+    g_lo = g.value - g.err
+    if g_lo > hi:
+        raise CertificateRejected(
+            f"G_f(argmax) = {mpmath.nstr(g.value, 15)} is above the recorded upper end: sup G_f > hi"
+        )
+    if hi == mpmath.inf:
+        raise CouldNotReprove("a finite lower end with an infinite upper end: the sup is not re-proved infinite")
+    mu = hi
+    fbound = _cell_bound(name, inputs, f)
+    hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
+    # first try a tight upper end just above G_f(argmax) (right when the hint
+    # is honest); it only guides: on failure, prove the recorded upper end
+    tight = None
+    if mpmath.isfinite(lo):
+        tight = g.value + g.err + (hi - lo) / 100
+    if tight is not None and tight < hi:
+        try:
+            _prove_cells(f, fbound, Fraction(0), eps_h, tight, hints, "head")
+            mu = tight
+        except BudgetExceeded:
+            raise
+        except (CouldNotReprove, CertificateRejected):
+            tight = None
+    if tight is None:
+        _prove_cells(f, fbound, Fraction(0), eps_h, mu, hints, "head")
+    head_hi = mu  # sup over the head <= head_hi, proved
+    for key in ("mu_hi_exact",):
+        if key in head:
+            x = to_mpf(exact_input(head, key))
+            if x < head_hi:
+                _prove_cells(f, fbound, Fraction(0), eps_h, x, hints, "head (head.mu_hi_exact)")
+                head_hi = x
+    henc = head.get("enclosure")
+    if isinstance(henc, dict):
         from .verify import enclosure_of
 
-        lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", dps)
-        if lo == mpmath.inf:
-            if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) == "not GDP":
-                return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails")
-            raise CouldNotReprove("an infinite optimal mu: the tail is not re-proved 'not GDP' here")
-        if name == "gaussian":
-            # f = delta_mu0 exactly, so G_f(x) = mu_GDP(x, delta_mu0(x)) = mu0 for every x
-            # (GDPT Def 4.1; delta_mu(x) is strictly increasing in mu, App A.5): the sup
-            # is mu0, whatever the head's cells, and the tail is mu0 as well
-            mu0 = to_mpf(_gaussian_mu0(inputs))
-            return Recheck(lo=mu0, hi=mu0, dps=dps, verdict="holds")
-        xs = exact_input(head, "argmax") if "argmax" in head else Fraction(0)
-        if not 0 <= xs <= eps_h:
-            xs = Fraction(0)  # a hint outside the head is ignored
-        # lower end: G_f at the (hinted) argmax, by a second route; G_f(x) <= sup
-        g = stable_value(lambda p: _at(lambda: mu_gdp_mp(to_mpf(xs), f(xs)), p), 12)
-        g_lo = g.value - g.err
-        if g_lo > hi:
-            raise CertificateRejected(
-                f"G_f(argmax) = {mpmath.nstr(g.value, 15)} is above the recorded upper end: sup G_f > hi"
-            )
-        if hi == mpmath.inf:
-            raise CouldNotReprove("a finite lower end with an infinite upper end: the sup is not re-proved infinite")
-        mu = hi if hi < mpmath.inf else None
-        fbound = _cell_bound(name, inputs, f)
-        hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
-        if mu is not None:
-            # first try a tight upper end just above G_f(argmax) (right when the hint
-            # is honest); it only guides: on failure, prove the recorded upper end
-            tight = None
-            if mpmath.isfinite(lo):
-                tight = g.value + g.err + (hi - lo) / 100
-            if tight is not None and tight < hi:
-                try:
-                    _prove_cells(f, fbound, Fraction(0), eps_h, tight, hints, "head")
-                    mu = tight
-                except BudgetExceeded:
-                    raise
-                except (CouldNotReprove, CertificateRejected):
-                    tight = None
-            if tight is None:
-                _prove_cells(f, fbound, Fraction(0), eps_h, mu, hints, "head")
-        # tail
-        again = _tail_status(name, inputs, to_mpf(eps_h), mu if mu is not None else mpmath.inf)
-        recorded = tail.get("status")
-        if recorded == "certified" and again != "certified" and "bridge_to" in tail and mu is not None:
-            eps_t = exact_input(tail, "bridge_to")
-            if not eps_h <= eps_t <= 10**6:
-                raise CouldNotReprove("tail.bridge_to outside [eps_h, 1e6]")
-            bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
+        h_lo, h_hi = enclosure_of(henc, "result.head.enclosure", dps)
+        if mpmath.isfinite(h_hi) and h_hi < head_hi:
+            _prove_cells(f, fbound, Fraction(0), eps_h, h_hi, hints, "head (head.enclosure)")
+            head_hi = h_hi
+    proved = {"head.unbounded", "head.mu_hi_exact"} if "mu_hi_exact" in head else {"head.unbounded"}
+    # tail
+    again = _tail_status(name, inputs, to_mpf(eps_h), mu)
+    recorded = tail.get("status")
+    if recorded == "certified" and again != "certified" and "bridge_to" in tail:
+        eps_t = exact_input(tail, "bridge_to")
+        if not eps_h <= eps_t <= 10**6:
+            raise CouldNotReprove("tail.bridge_to outside [eps_h, 1e6]")
+        bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
+        # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
+        # (sized for eps = 0) are not needed, the slack follows the working precision
+        with mpmath.workdps(min(dps, 50)):
             _prove_cells(f, fbound, eps_h, eps_t, mu, bb, "tail bridge")
-            again = _tail_status(name, inputs, to_mpf(eps_t), mu)
-        verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
-        if verdict == "fails":
-            return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict)
-        return Recheck(lo=g_lo, hi=mu if mu is not None else hi, dps=dps, verdict=verdict)
+        again = _tail_status(name, inputs, to_mpf(eps_t), mu)
+    verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
+    if verdict == "fails":
+        return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict, proved=frozenset(proved),
+                       details={"head.enclosure": (g_lo, head_hi)})
+    return Recheck(lo=g_lo, hi=mu, dps=dps, verdict=verdict, proved=frozenset(proved),
+                   details={"head.enclosure": (g_lo, head_hi)})
 
 
 def _cell_bound(name: str, inputs: Mapping[str, Any], f: Fn) -> Callable[[Fraction, Fraction], mpf]:
@@ -383,7 +521,8 @@ def _cell_bound(name: str, inputs: Mapping[str, Any], f: Fn) -> Callable[[Fracti
         def bound(a: Fraction, b: Fraction) -> mpf:
             if z_up is not None and to_mpf(a) >= z_up:
                 return mpf(0)  # beyond the support of the privacy loss the profile is exactly 0
-            return f(a) * (1 + mpf(10) ** -25) + mpf(10) ** -35
+            # mpmath's evaluation error, relative to the working precision (15 digits of margin)
+            return f(a) * (1 + mpf(10) ** (15 - mpmath.mp.dps)) + mpf(10) ** (5 - mpmath.mp.dps)
 
         return bound
     if name == "expr":
@@ -438,7 +577,7 @@ def _prove_cells(f: Fn, fbound: Callable[[Fraction, Fraction], mpf], a0: Fractio
     while stack:
         a, b = stack.pop()
         fb = fbound(a, b)
-        if fb == 0 or fb <= delta_mu_mp(mu, to_mpf(b)) * (1 - mpf(10) ** -25):
+        if fb == 0 or fb <= delta_mu_mp(mu, to_mpf(b)) * (1 - mpf(10) ** (15 - mpmath.mp.dps)):
             continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
         if b - a < min_w:
             if f(a) > delta_mu_mp(mu, to_mpf(a)) * (1 + mpf(10) ** -20):
@@ -463,13 +602,12 @@ def _dyadic_mid(a: Fraction, b: Fraction) -> Fraction:
 _IV_FUNCS = {"exp", "expm1", "log", "log1p", "sqrt", "abs", "min", "max", "erfc", "Phi"}
 
 
-def _expr_interval(inputs: Mapping[str, Any]) -> Callable[[Fraction, Fraction], mpf]:
-    """Upper bound of an expr profile over [a, b] by mpmath interval arithmetic
-    (erfc / Phi through their monotonicity)."""
+def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[Fraction, Fraction], mpf]:
+    """Upper bound (``lower``: lower bound) of an expr profile over [a, b] by mpmath
+    interval arithmetic (erfc / Phi through their monotonicity); every exponential and
+    power is bounded first (:func:`.limits.guard_exponent`)."""
     text = inputs.get("profile")
-    if not isinstance(text, str) or len(text) > 500:
-        raise MalformedCertificate("inputs.profile must be an expression string")
-    tree = ast.parse(text.strip(), mode="eval")
+    tree = check_expression(text)
     iv = mpmath.iv
     src = text.strip()
 
@@ -492,6 +630,8 @@ def _expr_interval(inputs: Mapping[str, Any]) -> Callable[[Fraction, Fraction], 
             if isinstance(node.op, ast.Pow):
                 if y.b > 10**6 or abs(x.b) > mpf(10) ** 10**6:
                     raise CouldNotReprove("a power in the profile is beyond the cap")
+                big = max(abs(mpf(x.a)), abs(mpf(x.b)), mpf(2))
+                guard_exponent(max(abs(mpf(y.a)), abs(mpf(y.b))) * mpmath.log(big))
                 return x**y
             return {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}.get(type(node.op)) if not isinstance(
                 node.op, ast.Div) else x / y
@@ -508,6 +648,8 @@ def _expr_interval(inputs: Mapping[str, Any]) -> Callable[[Fraction, Fraction], 
                 return iv.mpf([pick(los), pick(his)])
             if fid == "abs":
                 return abs(args[0])
+            if fid in ("exp", "expm1"):
+                guard_exponent(args[0])
             return getattr(iv, fid)(args[0])
         raise CouldNotReprove(f"inputs.profile uses {type(node).__name__}: no interval bound")
 
@@ -516,7 +658,7 @@ def _expr_interval(inputs: Mapping[str, Any]) -> Callable[[Fraction, Fraction], 
             v = ev(tree.body, iv.mpf([to_mpf(a), to_mpf(b)]))
         if isinstance(v, mpmath.ctx_iv.ivmpc) if hasattr(mpmath.ctx_iv, "ivmpc") else False:
             raise CouldNotReprove("the profile is complex on a cell")
-        return mpf(v.b)
+        return mpf(v.a) if lower else mpf(v.b)
 
     return bound
 
@@ -565,17 +707,38 @@ def recheck_tail_limit(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
 
 @register("gdp.optimal_mu")
 def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """Optimal mu of a mechanism (claims): G_f at the recorded argmax is
-    re-derived and must lie in the enclosure (a consistency check of the
-    lower end; the upper end is proved by the gdp.certify re-check)."""
+    """Optimal mu of a mechanism (claims), both ends: the lower end is G_f at the
+    recorded argmax (a hint; G_f(x) <= sup), the upper end is proved as in
+    ``gdp.certify``: every cell of the head [0, eps_h] at mu = hi, and the tail
+    beyond eps_h re-derived per mechanism (a tail that is not certified at hi leaves
+    the upper end unproved: exit 3). An infinite recorded upper end needs a
+    not-GDP tail re-derived from the mechanism."""
     name = inputs.get("mechanism")
     if name not in PROFILE_RECHECKS:
         raise MalformedCertificate(f"no independent re-check for mechanism {name!r}")
+    from .verify import enclosure_of
+
+    lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
+    eps_h = exact_input(inputs, "eps_h")
+    if not 0 <= eps_h <= 10**6:
+        raise CertificateRejected("eps_h must be in [0, 1e6]")
     f = PROFILE_RECHECKS[name](inputs)
-    if name == "icea-example":
-        return Recheck(value=mpmath.inf, err=mpf(0), dps=30)
-    x = exact_input(inputs, "argmax")
-    return stable_value(lambda p: _at(lambda: mu_gdp_mp(to_mpf(x), f(x)), p), 10)
+    head = {"argmax": inputs["argmax"]} if "argmax" in inputs else {}
+    dps = _certify_dps(hi)
+    if hi == mpmath.inf:
+        with mpmath.workdps(dps):
+            if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) != "not GDP":
+                raise CouldNotReprove("an infinite optimal mu: the mechanism is not re-proved 'not GDP' here")
+            if lo > 0 and lo < mpmath.inf:
+                return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps)
+            raise CouldNotReprove("an infinite optimal mu needs a finite recorded lower end")
+    with mpmath.workdps(dps):
+        re = _certify(name, inputs, {"enclosure": result.get("enclosure")}, head, {"status": "certified"}, f,
+                      eps_h, lo, hi, dps)
+    if re.verdict != "holds":
+        raise CouldNotReprove("the tail beyond eps_h is not re-proved at the recorded upper end: "
+                              "the sup over all eps is not bounded")
+    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps)
 
 
 @register("gdp.thm51")

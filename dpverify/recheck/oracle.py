@@ -18,8 +18,8 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
-from .gdp import exact_input
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from .gdp import exact_input, mpf_to_fraction
 from .pld import recheck_epsilon
 from .verify import Recheck, check_enclosure, parse_bound, register
 
@@ -56,6 +56,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
     with mpmath.workdps(_DPS):
         tol = exact_input(inputs, "tolerance")
         certified: dict[tuple, tuple[mpf, mpf]] = {}
+        independent: dict[tuple, tuple[Fraction, "Fraction | None"]] = {}
         for c in configs:
             if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
                 raise MalformedCertificate("a configuration lacks a field")
@@ -71,6 +72,8 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             if lo_x is None:
                 raise CertificateRejected("certified.lo = inf is not an enclosure's lower end")
             certified[key] = (lo_x, _exact_bound(c["certified"]["hi"], "certified.hi"))
+            a, b = re.enclosure()
+            independent[key] = (mpf_to_fraction(a), None if mpmath.isinf(b) else mpf_to_fraction(b))
         if "row_count" in inputs and inputs["row_count"] != len(rows):
             raise CertificateRejected(
                 f"inputs.row_count = {inputs['row_count']} but result.rows has {len(rows)} rows: a row was dropped or added"
@@ -103,5 +106,18 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 raise CertificateRejected(
                     f"row {i} ({r.get('accountant')}): recorded {r['verdict']!r}, re-derived {again!r}"
                 )
+            # the verdict must also hold on the independent enclosure (inside the recorded
+            # one): a vacuous recorded enclosure such as [0, 100] cannot make an unsafe
+            # number "consistent"
+            a, b = independent[key]
+            if reported < a and again != "unsafe":
+                raise CertificateRejected(
+                    f"row {i} ({r.get('accountant')}): reported {float(reported):.10g} is below the independent "
+                    f"lower bound {float(a):.10g} of epsilon: unsafe, recorded {again!r}")
+            if _row_verdict(reported, a, b, tol) != again:
+                raise CouldNotReprove(
+                    f"row {i}: its verdict {again!r} rests on the recorded enclosure's width; on the independent "
+                    f"enclosure [{float(a):.10g}, {float(b) if b is not None else 'inf'}] it is not decided the same way")
             any_unsafe |= again == "unsafe"
-        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds")
+        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds",
+                       proved=frozenset({"configs", "rows"}))

@@ -602,10 +602,15 @@ def _count(t: Any) -> int:
 
 def _event(e: Mapping[str, Any], count_key: str):
     """(make(direction) -> (tails, inf), count, replace_ok) of one event."""
-    mech = e.get("mechanism", "subsampled-gaussian")
+    if "mechanism" in e:
+        mech = e["mechanism"]
+    elif count_key == "steps":
+        mech = "subsampled-gaussian"  # the pld.* kinds are the Poisson-subsampled Gaussian (no key to read)
+    else:
+        raise MalformedCertificate("inputs.events[].mechanism is missing (nothing defaults)")
     if "sensitivity" in e and exact_input(e, "sensitivity") != 1:
         raise CouldNotReprove("a PLD step with sensitivity other than 1 is not re-derived here")
-    q = exact_input(e, "sampling_rate") if "sampling_rate" in e else Fraction(1)
+    q = exact_input(e, "sampling_rate")  # missing: exit 2 (a rate of 1 was a 9x under-report)
     if not 0 < q <= 1:
         raise CertificateRejected("sampling_rate must be in (0, 1]")
     T = _count(e.get(count_key))
@@ -682,7 +687,9 @@ def _events(inputs: Mapping[str, Any]) -> list:
 
 
 def _directions(inputs: Mapping[str, Any]) -> list[str]:
-    rel = inputs.get("neighboring", "add-remove")
+    if "neighboring" not in inputs:
+        raise MalformedCertificate("inputs.neighboring is missing (allowed: add-remove, add, remove, replace-one)")
+    rel = inputs["neighboring"]
     table = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"], "replace-one": ["replace"]}
     if rel not in table:
         raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")

@@ -27,14 +27,20 @@ __all__ = ["interval_of_truth", "check_recorded_verdict", "decide"]
 def _dec(text: Any, dps: int) -> mpf:
     if not isinstance(text, str):
         raise MalformedCertificate(f"relation bound {text!r} must be a string")
+    if len(text) > 1000:
+        raise MalformedCertificate(f"relation bound {text[:40]!r}...: longer than 1000 characters")
     with mpmath.workdps(dps):
         try:
             if "/" in text:
                 n, d = text.split("/")
+                if int(d) == 0:
+                    raise MalformedCertificate(f"relation bound {text!r}: division by zero")
                 return mpf(int(n)) / int(d)
-            return mpf(text)
+            from .verify import parse_bound
+
+            return parse_bound(text, "claim.relation", dps)
         except ValueError:
-            raise MalformedCertificate(f"relation bound {text!r} is not a number") from None
+            raise MalformedCertificate(f"relation bound {text[:40]!r} is not a number") from None
 
 
 def _half_unit(printed: str) -> str:

@@ -68,7 +68,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from . import relations
+from . import kinds, limits, relations
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
 
 __all__ = [
@@ -105,6 +105,10 @@ class Recheck:
     verdict: "str | None" = None
     lo: "mpf | None" = None
     hi: "mpf | None" = None
+    #: result fields (paths such as ``head.enclosure``) the re-checker re-proved itself
+    proved: frozenset = frozenset()
+    #: result field path -> independent (lo, hi) enclosure, checked by the acceptance rule
+    details: Mapping[str, tuple] = field(default_factory=dict)
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
         if self.lo is not None and self.hi is not None:
@@ -139,7 +143,7 @@ def register(quantity: str, explain: "str | None" = None) -> Callable[[Rechecker
 
 
 #: modules of this package that hold the acceptance rule, not re-checkers
-_CORE_MODULES = frozenset({"verify", "relations", "kinds", "core"})
+_CORE_MODULES = frozenset({"verify", "relations", "kinds", "core", "limits"})
 
 
 def _load_recheckers() -> None:
@@ -160,7 +164,12 @@ def _load_recheckers() -> None:
 
 def _split_decimal(text: str) -> tuple[str, int]:
     mant, _, exp = text.lower().partition("e")
-    e = int(exp) if exp else 0
+    if len(exp) > 24:  # int() of a 5000-digit exponent is itself refused by Python
+        raise MalformedCertificate(f"{text[:40]!r}: decimal exponent beyond the cap 1e{MAX_EXPONENT}")
+    try:
+        e = int(exp) if exp else 0
+    except ValueError:
+        raise MalformedCertificate(f"{text[:40]!r} is not a decimal number") from None
     if abs(e) > MAX_EXPONENT:
         raise MalformedCertificate(f"{text[:40]!r}: decimal exponent beyond the cap 1e{MAX_EXPONENT}")
     return mant, e
@@ -352,13 +361,15 @@ def _mentions(printed: str, numbers: list) -> bool:
     """Every number appears in the printed text (as written, or as the same
     value: '1e-5' and '0.00001' are one number)."""
     import re
-    from fractions import Fraction
+    from decimal import Decimal, InvalidOperation
 
-    found = set()
-    for tok in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,6})?", printed):
+    # Decimal compares 1e-5 with 0.00001 without expanding 10^exponent (a Fraction of
+    # "1e999999999999999999" would build a 10^18-digit integer)
+    found = []
+    for tok in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,6})?", printed[:10000]):
         try:
-            found.add(Fraction(tok))
-        except (ValueError, ZeroDivisionError):
+            found.append(Decimal(tok))
+        except InvalidOperation:
             pass
     for n in numbers:
         if not isinstance(n, str):
@@ -367,9 +378,10 @@ def _mentions(printed: str, numbers: list) -> bool:
             continue
         try:
             _split_decimal(n)
-            if Fraction(n) not in found:
+            d = Decimal(n)
+            if not d.is_finite() or not any(d == f for f in found):
                 return False
-        except (ValueError, ZeroDivisionError, MalformedCertificate):
+        except (InvalidOperation, MalformedCertificate):
             return False
     return True
 
@@ -379,6 +391,12 @@ def verify_certificate(cert: Any, *, budget_seconds: "float | None" = None) -> s
     raises CertificateRejected (exit 1), MalformedCertificate (exit 2) or
     CouldNotReprove (exit 3)."""
     _load_recheckers()
+    with budget(BUDGET_SECONDS if budget_seconds is None else budget_seconds):
+        return _verify(cert)
+
+
+def _verify(cert: Any) -> str:
+    _no_surrogates(cert, "")
     fmt = check_schema(cert)
     claim, inputs, result = cert["claim"], cert["inputs"], cert["result"]
     quantity = claim["quantity"]
@@ -399,19 +417,31 @@ def verify_certificate(cert: Any, *, budget_seconds: "float | None" = None) -> s
     recorded = enclosure_of(enc, "result.enclosure", 60) if enc is not None else None
     if recorded is not None and digits is not None:
         _check_width(recorded, digits, enc)
-    with budget(BUDGET_SECONDS if budget_seconds is None else budget_seconds):
-        try:
-            re = RECHECKERS[quantity](inputs, result)
-        except (CertificateRejected, MalformedCertificate, CouldNotReprove):
-            raise
-        except RecursionError:
-            raise CouldNotReprove("the independent re-derivation exceeded the recursion limit") from None
-        except Exception as exc:  # a crash of the second route confirms nothing
-            raise CouldNotReprove(
-                f"the independent re-derivation failed ({type(exc).__name__}: {str(exc)[:200]})"
-            ) from None
+    kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
+    ignored = _unverifiable(kind, result, fmt)
+    limits.check_work(quantity, claim, inputs, result)
+    if quantity in kinds.MECHANISM_KINDS:
+        kinds.check_mechanism_options(inputs)
+    _check_result_quantity(result, inputs)
+    try:
+        re = RECHECKERS[quantity](inputs, result)
+    except (CertificateRejected, MalformedCertificate, CouldNotReprove):
+        raise
+    except RecursionError:
+        raise CouldNotReprove("the independent re-derivation exceeded the recursion limit") from None
+    except (OverflowError, ZeroDivisionError, ArithmeticError) as exc:
+        # an overflow or underflow of the second route confirms nothing (never a floor)
+        raise CouldNotReprove(f"the independent re-derivation failed: it left its range ({type(exc).__name__})") from None
+    except Exception as exc:  # a crash of the second route confirms nothing
+        raise CouldNotReprove(
+            f"the independent re-derivation failed ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
     if not isinstance(re, Recheck):
         raise CouldNotReprove("the re-checker returned no result")
+    for path, ind in re.details.items():
+        accept_enclosure(enclosure_of(_field(result, path), f"result.{path}", 60), ind, f"result.{path}")
+    proved = frozenset(re.proved) | frozenset(re.details) | _verdict_aliases(cert, fmt)
+    kinds.check_details(kind, result, proved)
     shown = ""
     if recorded is not None:
         ind = re.enclosure()
@@ -427,7 +457,69 @@ def verify_certificate(cert: Any, *, budget_seconds: "float | None" = None) -> s
             independent = _claim_verdict(claim, result, re, recorded, recorded_verdict)
         accept_verdict(recorded_verdict, independent, "result.verdict")
     what = claim.get("id") or quantity
+    if ignored:
+        shown += f"; not re-proved and not part of what is confirmed (format 1): {', '.join(ignored)}"
     return f"{what}: confirmed{shown}"
+
+
+def _check_result_quantity(result: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+    """``result.quantity`` names what the enclosure encloses ("delta(eps=1)"): every
+    ``name=value`` in it must be the value of ``inputs.name`` (or ``inputs.claimed_name``);
+    compared as decimals, so "0.00001" and "1e-5" are one number."""
+    import re
+    from decimal import Decimal, InvalidOperation
+
+    text = result.get("quantity")
+    if not isinstance(text, str):
+        return
+    for name, value in re.findall(r"\b([a-z_]+)=([^,)\s]+)", text[:2000]):
+        given = [inputs[k] for k in (name, f"claimed_{name}") if isinstance(inputs.get(k), (str, int))]
+        if not given:
+            continue
+        try:
+            _split_decimal(value)
+            v = Decimal(value)
+            if not any(_same_number(v, g) for g in given):
+                raise CertificateRejected(f"result.quantity={text[:80]!r} names {name}={value}, not the inputs' "
+                                          f"{name}={given[0]}")
+        except (InvalidOperation, MalformedCertificate):
+            raise CertificateRejected(f"result.quantity={text[:80]!r}: {name}={value[:40]} is not a number") from None
+
+
+def _same_number(v: Any, given: Any) -> bool:
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        if isinstance(given, str) and "/" in given:
+            n, d = given.split("/")
+            return v * Decimal(int(d)) == Decimal(int(n))
+        return v == Decimal(str(given))
+    except (InvalidOperation, ValueError, ZeroDivisionError):
+        return False
+
+
+def _field(result: Mapping[str, Any], path: str) -> Any:
+    obj: Any = result
+    for part in path.split("."):
+        obj = obj.get(part) if isinstance(obj, dict) else None
+    return obj
+
+
+def _verdict_aliases(cert: Mapping[str, Any], fmt: str) -> frozenset:
+    """Format-1 names of the verdict (compared by :func:`accept_verdict` like the verdict)."""
+    if fmt != FORMAT_1:
+        return frozenset()
+    return frozenset(k for k in ("implies", "equals_gdpt_formula", "status") if k in cert["result"])
+
+
+def _unverifiable(kind: "kinds.Kind", result: Mapping[str, Any], fmt: str) -> list:
+    """Format 2: a field the table calls unverifiable is refused. Format 1 (the frozen
+    0.1.0 writer's output, which must stay verifiable): such fields are named as not
+    re-proved and excluded from what is confirmed."""
+    if fmt != FORMAT_1:
+        kinds.classify_result(kind, result)
+        return []
+    return [f"result.{k}" for k in kind.unverifiable if k in result]
 
 
 def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Recheck,
@@ -518,6 +610,26 @@ def verify_file(path: "str | Path", *, budget_seconds: "float | None" = None) ->
         return 2, f"{path}: malformed certificate: nested too deeply"
     except MemoryError:
         return 3, f"{path}: could not re-prove: out of memory"
+    except Exception as exc:  # never let one file hide the others: a crash confirms nothing
+        return 3, (f"{path}: could not re-prove (exit 3, never an accept): the verifier failed "
+                   f"({type(exc).__name__}: {str(exc)[:200]!r})")
+
+
+def _no_surrogates(obj: Any, where: str) -> None:
+    """A lone UTF-16 surrogate (JSON "\\ud800") is no Unicode text: the digest's UTF-8
+    encoding is undefined for it. Refused, naming the JSON path."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MalformedCertificate(f"{where or '(top)'}: a lone UTF-16 surrogate is not text") from None
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _no_surrogates(k, f"{where}.{str(k).encode('utf-8', 'backslashreplace').decode()}")
+            _no_surrogates(v, f"{where}.{str(k).encode('utf-8', 'backslashreplace').decode()}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _no_surrogates(v, f"{where}[{i}]")
 
 
 def explain_text() -> str:

@@ -81,6 +81,9 @@ BAD = [
     (PROF + ["--mechanism", "expr", "--profile", "(-1)**0.5*eps"], "--profile"),
     (PROF + ["--mechanism", "expr", "--profile", "eps" + "+eps" * 300], "--profile"),
     (PROF + ["--mechanism", "expr", "--profile", "eps**1001"], "--profile"),
+    # power towers: bounded before arb evaluates them (9**9**9**9 made GMP abort the process)
+    (PROF + ["--mechanism", "expr", "--profile", "9**9**9**9*eps"], "--profile"),
+    (PROF + ["--mechanism", "expr", "--profile", "exp(exp(exp(exp(eps+3))))*eps"], "--profile"),
     (PROF + ["--mechanism", "expr", "--profile", "__import__('os')"], "--profile"),
     (PROF + ["--mechanism", "rr", "--p", "0.75", "--scale", "1"], "--scale"),
     (PROF + ["--mechanism", "sgd-example", "--p", "0.75"], "--p"),

@@ -1,0 +1,338 @@
+"""The kind table: for every certificate kind, how ``verify`` re-proves each end.
+
+One row per quantity kind and claim kind the writer can emit (the names of
+:mod:`dpverify.theorems.quantities` and the CLI writers; every key of
+:data:`~dpverify.recheck.verify.RECHECKERS` has a row, a test reads both).
+A row states
+
+* ``lower`` / ``upper``: the route that re-proves the lower end and the upper
+  end of the recorded enclosure, or (``verdict``) the route that re-decides a
+  recorded verdict. Each is a :class:`Route` whose ``status`` is ``"proved"``
+  (an independent bound that the acceptance rule compares with the recorded
+  end), ``"exact"`` (decided in exact rational arithmetic), or
+  ``"consistency"`` (only checked to agree with a recorded hint, which proves
+  nothing). The acceptance rule (:func:`require_proving_routes`) refuses to
+  accept a kind whose needed end is not ``proved`` or ``exact``: such a
+  certificate answers exit 3, never 0.
+* ``certified``: result fields besides ``enclosure`` / ``verdict`` that the
+  certificate presents as certified numbers or verdicts. The re-checker must
+  report each one it re-proved in :attr:`Recheck.proved` (or an independent
+  enclosure in :attr:`Recheck.details`); one that is present but was not
+  re-proved makes the certificate exit 3.
+* ``hints``: untrusted guidance (argmax, breakpoints, grids, alpha*); they may
+  steer the search, everything they imply is re-proved.
+* ``info``: free text, counters and echoes of the inputs that state no number
+  of the claim (reasons, theorem names, evaluation counts).
+* ``unverifiable``: fields that would state a number the second route cannot
+  re-prove; a certificate that carries one is refused (exit 1).
+
+Run ``python -m dpverify.recheck.kinds`` for the Markdown table that
+docs/certificates.md carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from ..certificate.format import UNVERIFIABLE_DETAILS
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+
+__all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
+           "markdown_table", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING"]
+
+#: route statuses that can accept
+PROVING = ("proved", "exact")
+
+
+@dataclass(frozen=True)
+class Route:
+    """How one end (or the verdict) is re-derived: ``status`` in proved /
+    exact / consistency, ``how`` one sentence naming the route."""
+
+    status: str
+    how: str
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    lower: "Route | None" = None
+    upper: "Route | None" = None
+    verdict: "Route | None" = None
+    certified: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
+    info: tuple[str, ...] = ()
+    unverifiable: tuple[str, ...] = ()
+    claim: bool = False
+
+    def routes(self) -> dict[str, Route]:
+        return {k: v for k, v in (("lower", self.lower), ("upper", self.upper), ("verdict", self.verdict))
+                if v is not None}
+
+
+def P(how: str) -> Route:
+    return Route("proved", how)
+
+
+def X(how: str) -> Route:
+    return Route("exact", how)
+
+
+_STABLE = "mpmath evaluation at two rising precisions, their difference (x10) charged as the error"
+_CLAIM_V = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
+_COMMON_INFO = ("quantity", "reason", "note")
+_PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimistic P), exact big-integer "
+            "convolution on GMP, directed rounding to units 2^-K; delta (or eps) read off as a lower bound")
+_PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
+            "mass charged upward")
+_PLD_HINTS = ("grid", "mass_unit", "relative_width")
+_GDPT_LO = P("G_f at head.argmax (a hint) re-derived by mpmath bisection on ncdf; G_f(x) <= sup G_f")
+_GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi (GDPT Thm 4.6, monotone "
+             "mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
+
+_ROWS: list[Kind] = [
+    Kind("gdp.delta", P("delta_mu(eps) with mpmath.ncdf; " + _STABLE), P("same evaluation, upper end"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.mu", P("delta_mu(lo) <= delta by mpmath (monotone in mu: the root is >= lo)"),
+         P("delta_mu(hi) >= delta by mpmath (monotone in mu: the root is <= hi)"), verdict=_CLAIM_V,
+         info=_COMMON_INFO),
+    Kind("gdp.eps", P("delta_mu(lo) >= delta (decreasing in eps)"), P("delta_mu(hi) <= delta"),
+         info=_COMMON_INFO),
+    Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) with mpmath erfc; " + _STABLE),
+         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.refinement_point", P("findroot of GDPT App B's k(x) on mpmath; " + _STABLE),
+         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.tail_limit", X("GDPT Thm 4.4 limit in closed form per mechanism"),
+         X("GDPT Thm 4.4 limit in closed form per mechanism"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.optimal_mu", _GDPT_LO, _GDPT_HI, verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.thm51", P("2 sqrt(2) erfinv(tanh(eps/2)); " + _STABLE), P("same evaluation, upper end"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.thm4.5", P("slope e^eps Phi(-eps/mu - mu/2)/phi(eps/mu - mu/2); " + _STABLE),
+         P("same evaluation, upper end"), verdict=P("0 <= slope <= sqrt(2 pi)/2 re-decided on the enclosure"),
+         info=_COMMON_INFO),
+    Kind("gdp.clip_rectify", X("(y+ - y-)/eps_h in exact rationals"), X("(y+ - y-)/eps_h in exact rationals"),
+         info=_COMMON_INFO),
+    Kind("gdp.certify", _GDPT_LO, _GDPT_HI,
+         verdict=P("tail re-derived (support end, Gaussian mu0, Mills conditions, not-GDP tails); head.unbounded "
+                   "only where f(argmax) = 1 is decided exactly"),
+         certified=("status", "head.enclosure", "head.unbounded", "head.mu_hi_exact", "tail.status",
+                    "tail.limit"),
+         hints=("head.argmax", "head.breakpoints", "tail.bridge_to", "tail.bridge_breakpoints"),
+         info=_COMMON_INFO + ("head.eps_h", "head.margin", "head.algorithm", "head.profile_evaluations",
+                              "head.delta_mu_evaluations", "head.root_isolations", "head.cells",
+                              "head.taylor_cells", "head.closed_form", "tail.kind", "tail.reason")),
+    Kind("dp.profile", P("the mechanism's profile re-implemented on mpmath; " + _STABLE),
+         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("dp.implies", P("sup over the 4-output mechanism's events by brute force on mpmath"),
+         P("same evaluation, upper end"),
+         verdict=P("given delta against the enclosure; equality only by the DP definition (eps >= eps0, "
+                   "delta >= delta0)"), certified=("implies",), info=_COMMON_INFO),
+    Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force on mpmath"), P("same evaluation"),
+         verdict=X("the sup equals GDPT's formula iff delta0 = 1 or eps >= -eps0 (GDPT Cor 3.2: the missing term "
+                   "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals"),
+         certified=("gdpt_formula", "equals_gdpt_formula", "rows"), info=_COMMON_INFO),
+    Kind("dp.sigma_refinement", P("mpmath findroot of d sigma / d eps0; " + _STABLE), P("same evaluation"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / forward convolution on mpmath"),
+         P("same evaluation; grid certificates: both rounded compositions"),
+         certified=("lower", "upper", "gap"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("composition.eps", P("composed profile at lo >= delta (monotone bracket)"),
+         P("composed profile at hi <= delta"), certified=("lower", "upper", "gap"), verdict=_CLAIM_V,
+         info=_COMMON_INFO),
+    Kind("rdp.divergence", P("D_alpha by mpmath quadrature or finite sums; " + _STABLE), P("same evaluation"),
+         info=_COMMON_INFO),
+    Kind("rdp.epsilon", P("cells of log(alpha - 1) with convex minorants of (alpha-1) D_alpha"),
+         P("the conversion at one order (alpha*, a hint)"), hints=("alpha",), verdict=_CLAIM_V,
+         info=_COMMON_INFO),
+    Kind("rdp.to_dp_eps", P("the conversion formula on mpmath; " + _STABLE), P("same evaluation"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("rdp.to_dp_delta", P("the conversion formula on mpmath; " + _STABLE + "; an underflow answers exit 3"),
+         P("same evaluation"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("rdp.abc_gain", P("ratio of the optimal and classic conversions on mpmath"), P("same evaluation"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("rdp.abc_extra_iterations", P("compositions at equal eps on mpmath"), P("same evaluation"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("lt.residual", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"), verdict=_CLAIM_V,
+         info=_COMMON_INFO),
+    Kind("lt.partial-transform", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("finite.identity", verdict=P("both sides re-computed on mpmath (60 digits) from the pmfs"),
+         info=_COMMON_INFO),
+    Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
+         info=_COMMON_INFO + ("neighboring",), unverifiable=("directions",)),
+    Kind("pld.delta", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
+         info=_COMMON_INFO + ("neighboring",), unverifiable=("directions",)),
+    Kind("pld.claim", _PLD_LO, _PLD_HI, verdict=P("claimed delta against the independent enclosure"),
+         hints=_PLD_HINTS, info=_COMMON_INFO + ("neighboring",), unverifiable=("directions",)),
+    Kind("events.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
+         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
+         info=_COMMON_INFO + ("theorems", "why_upper_only"),
+         unverifiable=UNVERIFIABLE_DETAILS),
+    Kind("events.delta", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
+         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
+         info=_COMMON_INFO + ("theorems", "why_upper_only"),
+         unverifiable=UNVERIFIABLE_DETAILS),
+    Kind("events.claim", _PLD_LO, _PLD_HI, verdict=P("claimed delta against the independent enclosure"),
+         hints=_PLD_HINTS + ("method",),
+         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
+         info=_COMMON_INFO + ("theorems", "why_upper_only"),
+         unverifiable=UNVERIFIABLE_DETAILS),
+    Kind("calibrate.bracket",
+         verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
+                   "curve), > delta at the unsafe end (lower curve)"),
+         certified=("ends.*.value", "ends.*.verdict", "ends.*.delta_at_target"),
+         hints=("ends.*.grid", "proposal", "relative_width"), info=_COMMON_INFO + ("monotonicity",)),
+    Kind("oracle.rows",
+         verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
+                   "from its reported number by exact comparisons against the independent enclosure"),
+         certified=("configs", "rows"), info=_COMMON_INFO + ("notes",)),
+]
+
+KINDS: dict[str, Kind] = {k.name: k for k in _ROWS}
+
+
+def require_proving_routes(quantity: str, has_enclosure: bool, has_verdict: bool) -> Kind:
+    """The row of ``quantity``; CouldNotReprove when an end the certificate
+    records has no proving route (a consistency check cannot accept)."""
+    kind = KINDS.get(quantity)
+    if kind is None:
+        raise MalformedCertificate(f"claim.quantity: {quantity!r} has no row in the kind table")
+    needed = []
+    if has_enclosure:
+        needed += [("lower end", kind.lower), ("upper end", kind.upper)]
+    if has_verdict and kind.verdict is not None:
+        needed.append(("verdict", kind.verdict))
+    for what, route in needed:
+        if route is None or route.status not in PROVING:
+            raise CouldNotReprove(f"{quantity}: the {what} has no proving route "
+                                  f"({'none' if route is None else route.status}); it cannot be accepted")
+    return kind
+
+
+def _match(pattern: str, path: str) -> bool:
+    a, b = pattern.split("."), path.split(".")
+    return len(a) == len(b) and all(x == "*" or x == y for x, y in zip(a, b))
+
+
+def _paths(result: Mapping[str, Any]) -> list[str]:
+    """Top-level result keys and, for object-valued ones, their sub-keys
+    (``head.enclosure``, ``ends.safe.value``)."""
+    out = []
+    for k, v in result.items():
+        out.append(k)
+        if isinstance(v, dict) and k not in ("enclosure",):
+            for k2, v2 in v.items():
+                out.append(f"{k}.{k2}")
+                if isinstance(v2, dict) and k == "ends":
+                    out.extend(f"{k}.{k2}.{k3}" for k3 in v2)
+    return out
+
+
+def classify_result(kind: Kind, result: Mapping[str, Any], refuse: bool = True) -> list[str]:
+    """The certified paths present in ``result``; refuses a field the table
+    calls unverifiable (exit 1)."""
+    present = _paths(result)
+    for p in present:
+        if p.split(".")[0] in kind.unverifiable and refuse:
+            raise CertificateRejected(
+                f"result.{p}: a number the second route does not re-prove (unverifiable for {kind.name}); "
+                "a certificate must not present it as certified")
+    return [p for p in present if any(_match(c, p) for c in kind.certified)]
+
+
+def check_details(kind: Kind, result: Mapping[str, Any], proved: "frozenset[str]") -> None:
+    """Every certified field present must have been re-proved by the re-checker."""
+    for p in classify_result(kind, result, refuse=False):
+        if not any(_match(q, p) or p.startswith(q + ".") for q in proved):
+            raise CouldNotReprove(f"result.{p} is presented as certified but was not re-proved "
+                                  f"by the second route of {kind.name}")
+
+
+# --------------------------------------------------------------------------- mechanisms
+
+#: mechanism name -> the option sets its producer accepts (exactly one must match):
+#: an option the producer would not read defines nothing, so verify refuses it
+MECHANISM_OPTIONS: dict[str, tuple[frozenset, ...]] = {
+    "gaussian": (frozenset({"mu"}), frozenset({"noise_multiplier"}), frozenset({"noise_multiplier", "sensitivity"})),
+    "laplace": (frozenset({"scale"}), frozenset({"scale", "sensitivity"})),
+    "pure": (frozenset({"eps0"}),),
+    "approx": (frozenset({"eps0", "delta0"}),),
+    "rr": (frozenset({"p"}),),
+    "subsampled": (frozenset({"rate", "eps0", "delta0"}),),
+    "subsampled-gaussian": (frozenset({"noise_multiplier", "rate"}),),
+    "sgd-example": (frozenset(), frozenset({"refined"})),
+    "icea-example": (frozenset(), frozenset({"refined"})),
+    "expr": (frozenset({"profile"}),),
+}
+_ALL_OPTIONS = frozenset().union(*(s for sets in MECHANISM_OPTIONS.values() for s in sets))
+
+
+#: the ranges the producer's builders enforce: (low, low inclusive, high, high inclusive)
+_RANGES = {
+    "mu": (0, False, None, False), "noise_multiplier": (0, False, None, False), "sensitivity": (0, False, None, False),
+    "scale": (0, False, None, False), "eps0": (0, True, 10**6, True), "delta0": (0, True, 1, True),
+    "p": (Fraction(1, 2), True, 1, False), "rate": (0, False, 1, True),
+}
+#: kinds whose inputs name a mechanism of this table
+MECHANISM_KINDS = frozenset({"dp.profile", "gdp.certify", "gdp.optimal_mu", "gdp.tail_limit", "rdp.divergence",
+                             "rdp.epsilon"})
+
+
+def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
+    """Refuse (exit 2) a mechanism whose options are not one of the sets its
+    producer reads (both ``mu`` and ``noise_multiplier``, ``sensitivity`` with
+    ``mu``, an option another mechanism takes) or lie outside the ranges its
+    builder enforces (randomized response needs p in [1/2, 1))."""
+    name = inputs.get("mechanism")
+    if name not in MECHANISM_OPTIONS:
+        return  # the kind's re-checker names the mechanisms it knows
+    given = frozenset(k for k in inputs if k in _ALL_OPTIONS)
+    allowed = MECHANISM_OPTIONS[name]
+    if given not in allowed:
+        forms = " | ".join("{" + ", ".join(sorted(s)) + "}" for s in allowed)
+        raise MalformedCertificate(
+            f"inputs: mechanism {name!r} takes exactly one of the option sets {forms}; got "
+            f"{{{', '.join(sorted(given))}}} (an option the mechanism does not read defines nothing)")
+    for key in sorted(given):
+        if key not in _RANGES:
+            continue
+        text = inputs[key]
+        try:
+            if not isinstance(text, str) or len(text) > 1000 or "e" in text.lower() and abs(
+                    int(text.lower().split("e")[1])) > 3000:
+                raise ValueError
+            x = Fraction(text)
+        except (ValueError, ZeroDivisionError, IndexError):
+            raise MalformedCertificate(f"inputs.{key}={str(text)[:40]!r} is not an exact number") from None
+        lo, lo_in, hi, hi_in = _RANGES[key]
+        ok = (x >= lo if lo_in else x > lo) and (hi is None or (x <= hi if hi_in else x < hi))
+        if not ok:
+            span = f"{'[' if lo_in else '('}{lo}, {'inf' if hi is None else hi}{']' if hi_in else ')'}"
+            raise MalformedCertificate(f"inputs.{key}={text}: mechanism {name!r} needs {key} in {span}")
+    if "refined" in given and inputs["refined"] not in ("true", "false"):
+        raise MalformedCertificate("inputs.refined must be 'true' or 'false'")
+
+
+# --------------------------------------------------------------------------- docs
+
+
+def markdown_table() -> str:
+    """The table of docs/certificates.md (``python -m dpverify.recheck.kinds``)."""
+    lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable |",
+             "|---|---|---|---|---|---|"]
+
+    def r(x: "Route | None") -> str:
+        return "-" if x is None else f"**{x.status}**: {x.how}"
+
+    for k in sorted(KINDS):
+        row = KINDS[k]
+        lines.append(f"| `{k}` | {r(row.lower)} | {r(row.upper)} | {r(row.verdict)} | "
+                     f"{', '.join(f'`{c}`' for c in row.certified) or '-'} | "
+                     f"{', '.join(f'`{c}`' for c in row.unverifiable) or '-'} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown_table())

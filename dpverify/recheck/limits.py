@@ -1,0 +1,163 @@
+"""Work bounds, checked before any re-derivation starts.
+
+A certificate of a few hundred bytes can name a number whose decimal
+expansion has 10^18 digits, a power tower, or a composition whose exact law
+has 2^40 atoms. Before computing, ``verify`` reads what the inputs imply and
+answers at once:
+
+* exit 2 for inputs beyond a cap the producer enforces too (so a certificate
+  the producer could not have written): numbers longer than
+  :data:`MAX_NUMBER_CHARS` characters or with a decimal exponent beyond
+  +-:data:`MAX_INPUT_EXPONENT`; expression profiles longer than
+  :data:`MAX_EXPR_CHARS` characters, with more than :data:`MAX_EXPR_NODES`
+  parts or nested deeper than :data:`MAX_EXPR_DEPTH`;
+* exit 3 for inputs the producer accepts but whose re-derivation is beyond
+  the second route's work caps (:data:`MAX_LAW_ATOMS` atoms of an exact
+  composition law).
+
+Expression profiles are also bounded while they are evaluated: every
+exponential and every power must have a natural-log magnitude of at most
+:data:`MAX_EXP_ARGUMENT` (:func:`guard_exponent`), so no step builds a number
+with more than about 434,000 decimal digits of exponent.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Mapping
+
+from ..errors import CouldNotReprove, MalformedCertificate
+
+__all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
+           "MAX_NUMBER_CHARS", "MAX_INPUT_EXPONENT", "MAX_EXPR_CHARS", "MAX_EXPR_NODES", "MAX_EXPR_DEPTH",
+           "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS"]
+
+#: the producer's caps on input numbers (dpverify.ball: 1000 characters, exponents within +-3000)
+MAX_NUMBER_CHARS = 1000
+MAX_INPUT_EXPONENT = 3000
+#: the producer's caps on expression profiles (dpverify.mechanisms.expr), and a nesting cap
+MAX_EXPR_CHARS = 500
+MAX_EXPR_NODES = 200
+MAX_EXPR_DEPTH = 40
+#: |x| of every exp(x) and of every b * log(a) in a power a ** b of an expression profile
+MAX_EXP_ARGUMENT = 10**6
+#: atoms of the exact law of a heterogeneous composition (product of count + 1 over types)
+MAX_LAW_ATOMS = 2 * 10**6
+
+CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
+             f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
+             f"{MAX_EXPR_NODES} parts and nesting depth {MAX_EXPR_DEPTH}, every exp / power argument within "
+             f"+-{MAX_EXP_ARGUMENT:.0e} (natural log); exact composition laws up to {MAX_LAW_ATOMS:.0e} atoms "
+             "(beyond: exit 3)")
+
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_FRACTION = re.compile(r"[-+]?\d+/[-+]?\d+")
+_EXPONENT = re.compile(r"[eE]([-+]?\d+)$")
+
+
+def check_number_text(text: str, where: str) -> None:
+    """Refuse (exit 2) a number string beyond the producer's caps; other strings pass."""
+    if _FRACTION.fullmatch(text):
+        if len(text) > MAX_NUMBER_CHARS:
+            raise MalformedCertificate(f"{where}: a number longer than {MAX_NUMBER_CHARS} characters")
+        if int(text.split("/")[1]) == 0:
+            raise MalformedCertificate(f"{where}={text[:40]!r}: division by zero")
+        return
+    if not _NUMBER.fullmatch(text):
+        return
+    if len(text) > MAX_NUMBER_CHARS:
+        raise MalformedCertificate(f"{where}: a number longer than {MAX_NUMBER_CHARS} characters")
+    m = _EXPONENT.search(text)
+    if m and (len(m.group(1)) > 8 or abs(int(m.group(1))) > MAX_INPUT_EXPONENT):
+        raise MalformedCertificate(f"{where}={text[:40]!r}: decimal exponent beyond +-{MAX_INPUT_EXPONENT} "
+                                   "(the producer's cap)")
+
+
+def _walk_numbers(obj: Any, where: str) -> None:
+    if isinstance(obj, str):
+        if where.endswith((".profile", "sensitivity_convention", ".input", "sha256", "steps_rule")):
+            return
+        for i, part in enumerate(obj.split(",") if "," in obj and len(obj) < 4 * MAX_NUMBER_CHARS else [obj]):
+            check_number_text(part.strip(), where)
+    elif isinstance(obj, bool):
+        return
+    elif isinstance(obj, int):
+        if abs(obj) > 10**12:
+            raise MalformedCertificate(f"{where}={str(obj)[:40]}: a count beyond 1e12")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _walk_numbers(v, f"{where}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _walk_numbers(v, f"{where}[{i}]")
+
+
+def check_expression(text: Any, where: str = "inputs.profile") -> ast.AST:
+    """The parsed expression profile, after the size and depth caps (exit 2)."""
+    if not isinstance(text, str) or not text.strip():
+        raise MalformedCertificate(f"{where} must be an expression string")
+    if len(text) > MAX_EXPR_CHARS:
+        raise MalformedCertificate(f"{where}: more than {MAX_EXPR_CHARS} characters")
+    if text.count("(") > MAX_EXPR_DEPTH or text.count("**") > MAX_EXPR_DEPTH:
+        raise MalformedCertificate(f"{where}: nested deeper than {MAX_EXPR_DEPTH}")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        raise MalformedCertificate(f"{where} is not an expression") from None
+    nodes = list(ast.walk(tree))
+    if len(nodes) > MAX_EXPR_NODES:
+        raise MalformedCertificate(f"{where}: more than {MAX_EXPR_NODES} parts")
+    for node in nodes:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            seg = ast.get_source_segment(text.strip(), node) or ""
+            check_number_text(seg, where)
+    if _depth(tree.body) > MAX_EXPR_DEPTH:
+        raise MalformedCertificate(f"{where}: nested deeper than {MAX_EXPR_DEPTH}")
+    return tree
+
+
+def _depth(node: ast.AST) -> int:
+    kids = list(ast.iter_child_nodes(node))
+    return 1 + (max(_depth(k) for k in kids) if kids else 0)
+
+
+def guard_exponent(t: Any, where: str = "inputs.profile") -> None:
+    """Refuse (exit 2) an exp / power whose natural-log magnitude ``t`` is beyond
+    :data:`MAX_EXP_ARGUMENT`: the value would have an exponent of more than
+    434,000 decimal digits (no privacy profile needs one)."""
+    try:
+        big = not abs(t) <= MAX_EXP_ARGUMENT
+    except TypeError:  # an interval: its ends
+        big = not (abs(t.a) <= MAX_EXP_ARGUMENT and abs(t.b) <= MAX_EXP_ARGUMENT)
+    if big:
+        raise MalformedCertificate(f"{where}: an exponential or power of magnitude beyond e^{MAX_EXP_ARGUMENT:.0e} "
+                                   "(the cap on expression profiles)")
+
+
+def _law_atoms(inputs: Mapping[str, Any]) -> int:
+    """Upper bound on the atoms of the exact composed law: prod (count + 1) over
+    distinct (eps, delta) types (each type's binomial contributes count + 1 sums)."""
+    mechs, k = inputs.get("mechs"), inputs.get("k")
+    if not isinstance(mechs, list) or not isinstance(k, int) or isinstance(k, bool):
+        return 1
+    counts: dict = {}
+    for m in mechs:
+        counts[str(m).replace(" ", "")] = counts.get(str(m).replace(" ", ""), 0) + k
+    atoms = 1
+    for c in counts.values():
+        atoms *= c + 1
+        if atoms > MAX_LAW_ATOMS:
+            break
+    return atoms if len(counts) > 1 else 1
+
+
+def check_work(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str, Any],
+               result: Mapping[str, Any]) -> None:
+    """Bound the work a certificate implies, before any re-derivation."""
+    _walk_numbers(inputs, "inputs")
+    if "profile" in inputs:
+        check_expression(inputs["profile"])
+    if quantity.startswith("composition.") and "grid" not in inputs and _law_atoms(inputs) > MAX_LAW_ATOMS:
+        raise CouldNotReprove(f"the exact composition law has more than {MAX_LAW_ATOMS:.0e} atoms "
+                              "(distinct eps_i): beyond the second route's work cap")
