@@ -396,6 +396,15 @@ _steps(["calibrate.bracket"], _PLD_STEPS + [
      "the intervals prove it, else the hull of both pairs' tails", PROOF, True),
     ("each end's verdict compared with the exact delta (rationals)", PROOF, True),
 ])
+_steps(["shuffle.epsilon", "shuffle.delta", "shuffle.claim"], [
+    ("upper end: delta_mu of the no-amplification Gaussian on mpmath (not directed)", ESTIMATE, True),
+    ("lower end: normal-cdf cell masses on mpmath at 60 digits (not directed), then exact GMP products with "
+     "P rounded down and Q up to units 2^-128", ESTIMATE, True),
+    ("result.mu: Delta^2 E / sigma^2 against the recorded [lo, hi] squared, in exact rationals", PROOF, True),
+])
+_steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [
+    ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, on mpmath at 40 digits", ESTIMATE, True),
+])
 _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
     ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),

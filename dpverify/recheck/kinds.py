@@ -27,7 +27,7 @@ A row states
   re-prove; a certificate that carries one is refused (exit 1).
 
 Run ``python -m dpverify.recheck.kinds`` for the Markdown table that
-docs/certificates.md carries.
+docs/reference/certificates.md carries.
 """
 
 from __future__ import annotations
@@ -179,6 +179,21 @@ _ROWS: list[Kind] = [
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
+    *[Kind(name, P("the max-of-batch-sums dataset pair (Chua et al. 2024) cut into cells at the recorded edges "
+                   "(a hint), composed over epochs by exact GMP products, P rounded down and Q up: delta(lo) > delta "
+                   "(eps kinds) or the composed lower curve (delta)"),
+           P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
+             "permutations): delta_mu on mpmath"),
+           verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
+           certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+      for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
+    *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route (a zero-gradient replacement "
+                   "realises removal; tight pair, AFA Thm 11 remark)"),
+           P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
+             "second route"),
+           verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
+           certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+      for name in ("replace.epsilon", "replace.claim")],
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
                    "curve), > delta at the unsafe end (lower curve)"),
@@ -319,7 +334,7 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
 
 
 def markdown_table() -> str:
-    """The table of docs/certificates.md (``python -m dpverify.recheck.kinds``)."""
+    """The table of docs/reference/certificates.md (``python -m dpverify.recheck.kinds``)."""
     lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable |",
              "|---|---|---|---|---|---|"]
 

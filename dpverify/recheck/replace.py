@@ -22,7 +22,7 @@ from mpmath import mpf
 from ..errors import CouldNotReprove, MalformedCertificate
 from . import pld as P
 from .gdp import exact_input, to_mpf
-from .verify import Recheck, parse_bound, register
+from .verify import Recheck, check_enclosure, parse_bound, register
 
 _KEYS = ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs", "steps_rule")
 
@@ -49,7 +49,10 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
         if not total <= to_mpf(delta):
             raise CouldNotReprove(f"(1 + e^eps*) delta_add-remove(eps*) = {mpmath.nstr(total, 8)} is not "
                                   f"re-proved <= delta at eps* = hi/2")
+    # the recorded details are certified numbers too: each independent enclosure must lie inside
+    check_enclosure(dict(up), up_re)
     lo_re = P.recheck_epsilon(dict(base, neighboring="remove", delta=inputs["delta"]), {"enclosure": dict(low)})
+    check_enclosure(dict(low), lo_re)
     lo = lo_re.enclosure()[0]
     rec_lo = parse_bound(enc.get("lo"), "result.enclosure.lo", 40)
     if lo < rec_lo:
@@ -62,7 +65,7 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
           "remove direction's epsilon (PLD re-check)")
 def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     lo, hi = _bracket(inputs, result)
-    return Recheck(lo=lo, hi=hi, dps=40)
+    return Recheck(lo=lo, hi=hi, dps=40, proved=frozenset({"lower", "upper"}))
 
 
 # a claim is decided on the same bracket (verify derives the verdict from claim.relation)

@@ -79,6 +79,23 @@ def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
             "T": -(-n // b), "Delta": 2 if rel == "replace-one" else 1}
 
 
+def _check_mu(r: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+    """The recorded ``result.mu`` = [lo, hi] must enclose mu = Delta sqrt(E) / sigma, decided
+    exactly: lo^2 <= Delta^2 E / sigma^2 <= hi^2 in rationals (0 <= lo)."""
+    rec = result.get("mu")
+    if rec is None:
+        return
+    if not isinstance(rec, Mapping) or not {"lo", "hi"} <= set(rec):
+        raise MalformedCertificate("result.mu must be an object with lo and hi")
+    try:
+        lo, hi = Fraction(rec["lo"]), Fraction(rec["hi"])
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise MalformedCertificate("result.mu.lo and hi must be decimals") from None
+    mu2 = Fraction(r["Delta"] ** 2 * r["E"]) / r["sig"] ** 2
+    if lo < 0 or lo > hi or not lo * lo <= mu2 <= hi * hi:
+        raise CertificateRejected(f"result.mu = [{rec['lo']}, {rec['hi']}] does not enclose Delta sqrt(E) / sigma")
+
+
 def _mu_gauss(r: Mapping[str, Any]) -> mpf:
     return r["Delta"] * mpmath.sqrt(r["E"]) / to_mpf(r["sig"])
 
@@ -251,7 +268,8 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
           "epochs by exact GMP products (units 2^-128, P down, Q up)")
 def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     lo, hi = _eps_bracket(inputs, result)
-    return Recheck(lo=lo, hi=hi, dps=_DPS)
+    _check_mu(_run(inputs), result)
+    return Recheck(lo=lo, hi=hi, dps=_DPS, proved=frozenset({"mu"}))
 
 
 # a claim is decided on the same bracket (verify derives the verdict from claim.relation)
@@ -269,4 +287,5 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
         hi = _delta_mu(_mu_gauss(r), to_mpf(eps))
         hi = hi * (1 + mpf(10) ** -30)
     lo = _lower_delta(r, result, eps)
-    return Recheck(lo=max(lo, mpf(0)), hi=hi, dps=_DPS)
+    _check_mu(r, result)
+    return Recheck(lo=max(lo, mpf(0)), hi=hi, dps=_DPS, proved=frozenset({"mu"}))
