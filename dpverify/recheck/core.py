@@ -22,10 +22,8 @@ RoundUp to the least positive number; overflow goes to the largest number or
 inf in the safe direction). An accept decided on these intervals is a proof by
 a second implementation (MPFR through gmpy2), independent of the arb code.
 
-This module also holds :data:`STEPS`, the classification of every kind's
-re-check steps into proofs (directed rounding or exact integers / rationals)
-and estimates (mpmath quadrature, mpmath's non-directed evaluation, float
-searches), for ``verify --explain``.
+The classification of every kind's re-check steps into proofs and estimates
+lives with the rest of the kind table, in :mod:`.kinds`.
 """
 
 from __future__ import annotations
@@ -39,8 +37,7 @@ import gmpy2
 import mpmath
 from gmpy2 import mpfr, mpq, mpz
 
-__all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "to_mpf", "floor_int", "ceil_int",
-           "STEPS", "PROOF", "ESTIMATE", "accept_rests_on", "explain_steps"]
+__all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "to_mpf", "floor_int", "ceil_int"]
 
 Iv = tuple  # (lo: mpfr, hi: mpfr)
 
@@ -354,101 +351,3 @@ def to_mpf(x: mpfr) -> "mpmath.mpf":
         return mpmath.mpf(0)
     man, exp = x.as_mantissa_exp()
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
-
-
-# --------------------------------------------------------------------------- proof / estimate table
-
-PROOF = "proof"
-ESTIMATE = "estimate"
-
-#: kind -> steps of its re-check, each (what, PROOF | ESTIMATE, on_accept_path). A step on
-#: the accept path is one an accept depends on; an estimate there means the kind's accept
-#: rests on an estimate (``tests/recheck/test_core.py`` lists the kinds where that is so
-#: and fails once one of them is proved, so the list only shrinks). Steps off the accept
-#: path only choose (grids, orders, brackets) or only refute.
-STEPS: dict[str, list[tuple[str, str, bool]]] = {}
-
-
-def _steps(kinds: Iterable[str], steps: list[tuple[str, str, bool]]) -> None:
-    for k in kinds:
-        STEPS[k] = steps
-
-
-_PLD_STEPS = [
-    ("per-step pair tails in MPFR with directed rounding (Gaussian: erfc at anchors j/16 and "
-     "a Taylor expansion with a Cramer-inequality remainder between them, Laplace's continued "
-     "fraction beyond |x| = 16, expm1, log; Laplace: exp, log; finite pairs: exact sums)",
-     PROOF, True),
-    ("connect-the-dots and bucket masses rounded outward to integer units 2^-K", PROOF, True),
-    ("T-fold composition: exact integer products (Kronecker substitution on GMP integers)", PROOF, True),
-    ("delta(eps) / eps(delta) read off the composed integers with directed exp, expm1, log", PROOF, True),
-    ("grid, knot range and scale chosen from the recorded enclosure (untrusted hints)", ESTIMATE, False),
-]
-_steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
-_steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
-    ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
-     "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
-    ("other leaves (mixture of Gaussians, discrete Laplace / Gaussian, epsilon_delta, "
-     "randomized response, zCDP conversion): mpmath tails, not directed", ESTIMATE, True),
-])
-_steps(["calibrate.bracket"], _PLD_STEPS + [
-    ("without-replacement (Cor 32) pair: the larger of two Poisson curves, chosen only where "
-     "the intervals prove it, else the hull of both pairs' tails", PROOF, True),
-    ("each end's verdict compared with the exact delta (rationals)", PROOF, True),
-])
-_steps(["shuffle.epsilon", "shuffle.delta", "shuffle.claim"], [
-    ("upper end: delta_mu of the no-amplification Gaussian on mpmath (not directed)", ESTIMATE, True),
-    ("lower end: normal-cdf cell masses on mpmath at 60 digits (not directed), then exact GMP products with "
-     "P rounded down and Q up to units 2^-128", ESTIMATE, True),
-    ("result.mu: Delta^2 E / sigma^2 against the recorded [lo, hi] squared, in exact rationals", PROOF, True),
-])
-_steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [
-    ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, on mpmath at 40 digits", ESTIMATE, True),
-])
-_steps(["oracle.rows"], [
-    ("certified enclosure per row by the PLD route", PROOF, True),
-    ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),
-])
-_steps(["rdp.epsilon"], [
-    ("Gaussian + classic: closed form c + 2 sqrt(cL) in mpmath at two precisions", ESTIMATE, True),
-    ("upper end: conversion at the recorded order; D_alpha by mpmath quadrature or binomial "
-     "sums in mpmath (not directed)", ESTIMATE, True),
-    ("lower end: cells of log(alpha - 1) evaluated in mpmath (not directed)", ESTIMATE, True),
-])
-_steps(["rdp.divergence", "rdp.to_dp_eps", "rdp.to_dp_delta", "rdp.abc_gain",
-        "rdp.abc_extra_iterations"], [
-    ("closed forms, sums or quadrature in mpmath (not directed)", ESTIMATE, True),
-])
-_steps(["gdp.delta", "gdp.mu", "gdp.eps", "gdp.thm4.5", "gdp.mills_scaled"], [
-    ("delta_mu by mpmath.ncdf at two precisions (agreement test, not directed)", ESTIMATE, True),
-])
-_steps(["gdp.certify", "gdp.refinement_point", "gdp.tail_limit", "gdp.optimal_mu", "gdp.thm51",
-        "gdp.clip_rectify"], [
-    ("mpmath evaluation of the GDP transformation and its bounds (not directed)", ESTIMATE, True),
-])
-_steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
-        "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform"], [
-    ("mpmath evaluation (exact rationals where the kind is combinatorial), not directed",
-     ESTIMATE, True),
-])
-
-
-def accept_rests_on(kind: str) -> str:
-    """PROOF when every step on ``kind``'s accept path is a proof, else ESTIMATE
-    (also for a kind missing from :data:`STEPS`: unclassified is not proved)."""
-    steps = STEPS.get(kind)
-    if not steps:
-        return ESTIMATE
-    return PROOF if all(s == PROOF for _, s, on in steps if on) else ESTIMATE
-
-
-def explain_steps(kind: str) -> str:
-    """The lines ``verify --explain`` prints under a kind."""
-    steps = STEPS.get(kind)
-    if not steps:
-        return "  steps: not classified (an accept of this kind is not a proof)"
-    out = [f"  accept rests on: {accept_rests_on(kind)}"]
-    for what, status, on in steps:
-        tag = status if on else f"{status}, only chooses or refutes"
-        out.append(f"  - [{tag}] {what}")
-    return "\n".join(out)

@@ -26,7 +26,7 @@ Proof and estimate: Gaussian and Laplace leaves (also Poisson-sampled and
 without replacement, and the Cor 32 maximum) hand :mod:`.pld` interval tails in
 directed rounding (:func:`.pld.gauss_tails`, :func:`.pld.laplace_tails`,
 :func:`.wor.max_curve_tails`): a proof. The other leaves below still hand it
-mpmath tails: an estimate (``verify --explain``, :data:`.core.STEPS`).
+mpmath tails: an estimate (``verify --explain``, :data:`.kinds.STEPS`).
 
 Precision of the mpmath tails: the PLD route rounds every such mass outward to units 2^-K (one unit
 of margin each way) and forms second differences of the curve (which lose

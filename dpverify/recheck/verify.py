@@ -635,7 +635,7 @@ def _no_surrogates(obj: Any, where: str) -> None:
 def explain_text() -> str:
     """What each kind re-proves and by which route, and which of its steps are
     proofs and which estimates (``verify --explain``)."""
-    from .core import explain_steps
+    from .kinds import explain_steps
 
     _load_recheckers()
     lines = []

@@ -16,7 +16,7 @@ import mpmath
 import pytest
 from hypothesis import given, strategies as st
 
-from dpverify.recheck import core
+from dpverify.recheck import core, kinds
 from dpverify.recheck.core import arith, ceil_int, floor_int, to_fraction, to_mpf
 
 HP = 1000  # bits of the reference
@@ -141,7 +141,7 @@ def test_every_registered_kind_is_classified() -> None:
     from dpverify.recheck.verify import RECHECKERS, _load_recheckers
 
     _load_recheckers()
-    missing = sorted(set(RECHECKERS) - set(core.STEPS))
+    missing = sorted(set(RECHECKERS) - set(kinds.STEPS))
     assert not missing, f"kinds without a proof/estimate classification: {missing}"
 
 
@@ -171,4 +171,10 @@ def _kinds() -> list:
     pytest.param(k, marks=pytest.mark.xfail(strict=True, reason="accept still rests on an mpmath estimate"))
     if k in NOT_YET_PROVED else k for k in _kinds()])
 def test_no_accept_rests_on_an_estimate(kind: str) -> None:
-    assert core.accept_rests_on(kind) == core.PROOF, core.explain_steps(kind)
+    assert kinds.accept_rests_on(kind) == kinds.PROOF, kinds.explain_steps(kind)
+
+
+def test_the_kind_table_has_both_facets_for_the_same_kinds():
+    """One table of kinds (recheck/kinds.py): the routes per end and the proof/estimate steps
+    name exactly the same kinds, so neither can grow a kind the other lacks."""
+    assert set(kinds.KINDS) == set(kinds.STEPS)
