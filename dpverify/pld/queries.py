@@ -165,7 +165,9 @@ class ComposedBounds:
         L = self.lower
         h = Fraction(1, 1 << self.m)
         best = arb(0)
-        for j in self._suffix_window(float(eps)):
+        # float(eps) only proposes the window (every suffix is valid); an eps beyond any
+        # float (1e3000) lies past the whole loss grid, so a clamped proposal is as good
+        for j in self._suffix_window(float(min(eps, Fraction(10) ** 300))):
             w = self._qt_eval(j)
             v = arb(fmpz(self._p_suffix(j))) - ball(eps - (L.offset + j) * h - L.tilt).exp() * w
             lo = endpoints(v)[0]

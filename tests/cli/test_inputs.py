@@ -540,3 +540,11 @@ def test_oracle_input_with_too_many_distinct_configurations_is_refused_before_th
     assert f"at most {MAX_ORACLE_CONFIGURATIONS} distinct configurations" in helps["oracle"]
     from dpverify.schemas import schema
     assert f"At most {MAX_ORACLE_CONFIGURATIONS} distinct" in schema("oracle_rows")["description"]
+
+
+def test_audit_eps_beyond_every_float_is_a_budget_stop_not_an_internal_error(capsys):
+    # float(eps) only proposes a window in the PLD query; 1e3000 overflowed it (exit 4). delta(1e3000)
+    # is positive and far below any width the grid can certify: an honest undecided within the budget
+    code = main(["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
+                 "--eps", "1e3000", "--time-budget", "2"])
+    assert code == 3 and "internal error" not in capsys.readouterr().err

@@ -238,6 +238,13 @@ def _event(draw, depth: int = 0) -> dict:
 EVENT_TYPES_NOT_DRAWN = {"non_private": "infinite epsilon: a certificate of an unbounded loss has no enclosure to verify"}
 
 
+#: audit's --sampling schemes drawn by the epochs form (the shuffled brackets write shuffle.* kinds)
+AUDIT_SAMPLING_DRAWN = ("poisson", "shuffle", "shuffle-persistent")
+#: schemes not drawn, with the reason
+AUDIT_SAMPLING_NOT_DRAWN = {"balls-in-bins": "refused with the reason (no certified route yet)",
+                            "without-replacement": "an --events tree (sampled_without_replacement) is drawn instead"}
+
+
 @st.composite
 def audit_dpsgd(draw, tmp):
     form = draw(st.sampled_from(["steps", "epochs", "events"]))
@@ -248,6 +255,10 @@ def audit_dpsgd(draw, tmp):
         n = draw(st.integers(100, 2000))
         argv = ["--noise-multiplier", draw(dec(80, 300)), "--dataset-size", str(n),
                 "--batch-size", str(draw(st.integers(1, n // 10))), "--epochs", str(draw(st.integers(1, 2)))]
+        schemes = _option_choices("audit dpsgd", "--sampling")
+        assert set(schemes) == set(AUDIT_SAMPLING_DRAWN) | set(AUDIT_SAMPLING_NOT_DRAWN), \
+            "a new sampling scheme needs a draw here"
+        argv += ["--sampling", draw(st.sampled_from(AUDIT_SAMPLING_DRAWN))]
     else:
         doc = {"event": _event(draw)}
         rel = draw(st.sampled_from([r.value for r in Relation]))
@@ -391,6 +402,8 @@ def written(argv: list, tmp: Path) -> list[Path]:
     code = run([*argv, "--certificate", str(path)])
     if code == 2 and ("--events" in argv or "--neighboring" in argv) and _NO_PAIR.search(run.stderr):
         reject()  # an event / relation pair without a proved dominating pair: refused by design
+    if code == 2 and "--sampling" in argv and "changes the number of batches" in run.stderr:
+        reject()  # shuffling under add-remove when B divides n - 1: refused as ambiguous, by design
     assert code in (0, 1, 3), (argv, code, run.stderr)  # type: ignore[attr-defined]
     assert code == 3 or path.exists(), (argv, "no certificate written")
     return [path] if path.exists() else []
