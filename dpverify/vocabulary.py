@@ -32,6 +32,7 @@ from . import limits as L
 
 __all__ = [
     "CONCEPTS",
+    "describe",
     "Concept",
     "DIGITS",
     "DIGITS_PLD",
@@ -168,6 +169,19 @@ def flag_for(name: str) -> Optional[str]:
         if c.flag and (name == c.key or name in c.library_aliases):
             return c.flag
     return None
+
+
+def describe(key: str, command: str, *, required: bool = False) -> Optional[str]:
+    """The description of input ``key`` where ``command`` reads it (a sweep task's
+    parameter, a table row): the help text of the variant declared for that command,
+    else of the concept (``required``: without the default, which then does not
+    apply); None when ``key`` is no declared concept."""
+    found = [c for c in VARIANTS if c.key == key and command in [w.strip() for w in c.variant.split(",")]]
+    found += [c for c in CONCEPTS if c.key == key]
+    if not found:
+        return None
+    c = found[0]
+    return f"{c.help} ({c.range}; required)" if required else c.help_text()
 
 
 def deprecation_message(old: str, concept: Concept) -> str:

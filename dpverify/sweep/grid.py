@@ -77,8 +77,23 @@ def _load_json_resource(name: str) -> Any:
 
 
 def task_table() -> dict[str, Any]:
-    """The task registry (``tasks.json``): name -> entry point, description, parameters."""
-    return _load_json_resource("tasks.json")
+    """The task registry (``tasks.json``): name -> entry point, description, parameters.
+
+    A parameter described as ``null`` (or ``"required"``) there is a concept of
+    :mod:`dpverify.vocabulary` (noise multiplier, sampling rate, steps, digits, time
+    budget): its description is the vocabulary's, for the command the task runs
+    (``command``), declared once."""
+    from ..vocabulary import describe
+
+    table = _load_json_resource("tasks.json")
+    for task in table.values():
+        for key, text in task["parameters"].items():
+            if text is None or text == "required":
+                text = describe(key, task["command"], required=text == "required")
+                if text is None:  # a null that names no concept is a packaging bug
+                    raise RuntimeError(f"tasks.json: {key} has no description and is no vocabulary concept")
+                task["parameters"][key] = text
+    return table
 
 
 def _err(source: str, where: str, message: str) -> InvalidParameter:

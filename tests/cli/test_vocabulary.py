@@ -124,3 +124,18 @@ def test_help_has_an_example_of_its_own_command(words, parser):
     """A new user copies a working line from --help: each command shows one."""
     text = " ".join(parser.format_help().split())
     assert re.search(rf"(Example|e\.g\.)[:,]? +dpverify {' '.join(words)}\b", text), " ".join(words)
+
+
+def test_sweep_task_parameters_that_are_concepts_read_the_vocabulary():
+    """The sweep tasks describe noise multiplier, sampling rate, steps, digits and time budget
+    in the vocabulary's words (declared once), with the range of the command each task runs."""
+    from dpverify.sweep.grid import task_table
+
+    table = task_table()
+    for name, command in (("audit", "audit dpsgd"), ("oracle", "oracle")):
+        params = table[name]["parameters"]
+        assert params["noise_multiplier"] == VOC.NOISE_MULTIPLIER.help_text()
+        assert params["steps"] == VOC.STEPS.help_text()
+        assert params["time_budget"] == VOC.TIME_BUDGET.help_text()
+        # the sweep requires digits: the PLD range, and no default claimed
+        assert VOC.DIGITS_PLD.range in params["digits"] and "default" not in params["digits"]
