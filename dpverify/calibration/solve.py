@@ -68,6 +68,13 @@ class End:
 
         with working_precision(256):
             lo, hi = lower_decimal(ball(self.delta_lo), 17), upper_decimal(ball(self.delta_hi), 17)
+        # only the side that decided the end is recorded as a bound (the safe end: delta <= hi;
+        # a failing end: delta >= lo); the other side is the trivial 0 or 1, so that verify is
+        # never asked to re-prove a bound that decided nothing at a width it cannot reach
+        if self.outcome is Outcome.HOLDS:
+            lo = "0"
+        elif self.outcome is Outcome.FAILS:
+            hi = "1"
         return {
             "value": int(self.value) if integer else exact_str(self.value),
             "verdict": self.outcome.value,

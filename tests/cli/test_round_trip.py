@@ -119,7 +119,10 @@ def gdp_delta(draw, tmp):
 
 @st.composite
 def gdp_mu(draw, tmp):
-    return ["gdp", "mu", "--eps", draw(dec(-100, 400)), "--delta", draw(dec(1, 90, 100)), "--digits", draw(DIGITS)]
+    eps = draw(dec(-100, 400))
+    # at eps < 0 a mu-GDP mechanism has delta > 1 - e^eps (>= 0.63 at eps = -1): the producer refuses less
+    delta = draw(dec(91, 99, 100)) if eps.startswith("-") else draw(dec(1, 90, 100))
+    return ["gdp", "mu", "--eps", eps, "--delta", delta, "--digits", draw(DIGITS)]
 
 
 @st.composite
