@@ -63,7 +63,7 @@ class End:
     delta_hi: Fraction
     grid_exponent: int
 
-    def to_json(self, integer: bool) -> dict[str, Any]:
+    def to_json(self, integer: bool, delta: Optional[Fraction] = None) -> dict[str, Any]:
         from ..ball import ball, lower_decimal, upper_decimal, working_precision
 
         with working_precision(256):
@@ -75,6 +75,11 @@ class End:
             lo = "0"
         elif self.outcome is Outcome.FAILS:
             hi = "1"
+            if delta is not None:
+                # a failing end is proved as delta(target) > delta: recorded as that bound, which
+                # verify re-proves by the same comparison as the end (a tighter recorded lower
+                # end asked it for a width its grid could not reach: exit 3 on a genuine bracket)
+                lo = exact_str(delta)
         return {
             "value": int(self.value) if integer else exact_str(self.value),
             "verdict": self.outcome.value,

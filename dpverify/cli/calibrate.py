@@ -94,7 +94,7 @@ def certificate(cal: Calibration) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if cal.tight:
         if cal.unsafe is not None:
-            ends["unsafe"] = cal.unsafe.to_json(t.integer)
+            ends["unsafe"] = cal.unsafe.to_json(t.integer, cal.delta)
         statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
                      f"result.ends.safe.value and fails at result.ends.unsafe.value")
     else:
@@ -102,9 +102,9 @@ def certificate(cal: Calibration) -> dict[str, Any]:
         # end is the accountant's limit; the mechanism's failure is proved by
         # the realised pair at result.ends.unsafe
         if cal.unsafe is not None:
-            ends["pair_limit"] = cal.unsafe.to_json(t.integer)
+            ends["pair_limit"] = cal.unsafe.to_json(t.integer, cal.delta)
         if cal.mechanism_unsafe is not None:
-            ends["unsafe"] = cal.mechanism_unsafe.to_json(t.integer)
+            ends["unsafe"] = cal.mechanism_unsafe.to_json(t.integer, cal.delta)
             w = abs(cal.safe.value - cal.mechanism_unsafe.value) / min(cal.safe.value, cal.mechanism_unsafe.value)
             extra["mechanism_relative_width"] = f"{float(w):.3g}"
         from ..calibration.template import WOR_PAIRS
