@@ -23,9 +23,9 @@ demo: venv
 	$(BIN)/dpverify verify --quiet $(OUT)
 	@echo "all certificates in $(OUT) re-verified independently"
 
-# ruff on the package; mypy strict on the files listed in pyproject.toml [tool.mypy]
+# ruff on the package, its tests and scripts; mypy strict on the files listed in pyproject.toml [tool.mypy]
 lint:
-	$(BIN)/python -m ruff check dpverify
+	$(BIN)/python -m ruff check dpverify tests scripts
 	$(BIN)/python -m mypy
 
 test: venv

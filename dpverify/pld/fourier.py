@@ -168,7 +168,10 @@ class FourierDeclined(Exception):
         self.factor = factor
 
 
-_TW: dict = {"N": 0}
+#: twiddle tables by exact N. Never cut from a larger table: that table's entries and
+#: its mu differ from N's own, and the certificate's bytes would depend on what the
+#: process computed before (a worker process, or a long pytest run, gave other digits).
+_TW: dict[int, tuple[np.ndarray, np.ndarray, arb]] = {}
 
 
 def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, arb]:
@@ -198,10 +201,10 @@ def _twiddles(N: int) -> tuple[np.ndarray, np.ndarray, arb]:
     product of w_h(k_h) and w_l(k_l) (standard formula, one rounding per real
     operation), so |w^_k - w_k| <= mu_h (1 + mu_l) + mu_l
     + sqrt2 gamma_2 (1 + mu_h)(1 + mu_l) (Higham Lemma 3.5 for the product).
-    Cached for the largest N seen; a smaller N takes every (Nmax/N)-th entry."""
-    if _TW["N"] >= N:
-        step = _TW["N"] // N
-        return _TW["c"][::step], _TW["s"][::step], _TW["mu"]
+    Cached by N (the same N always gives the same table and mu)."""
+    hit = _TW.get(N)
+    if hit is not None:
+        return hit
     half = max(1, N // 2)
     B = 1 << (((half - 1).bit_length() + 1) // 2)
     if B == 1:  # N <= 2: one entry
@@ -214,7 +217,9 @@ def _twiddles(N: int) -> tuple[np.ndarray, np.ndarray, arb]:
         with working_precision(_PREC):
             gamma2 = 2 * _u() / (1 - 2 * _u())
             mu = _hi(mh * (1 + ml) + ml + arb(2).sqrt() * gamma2 * (1 + mh) * (1 + ml))
-    _TW.update(N=N, c=c, s=s, mu=mu)
+    if len(_TW) >= 4:
+        _TW.pop(next(iter(_TW)))
+    _TW[N] = (c, s, mu)
     return c, s, mu
 
 

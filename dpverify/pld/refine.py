@@ -10,9 +10,11 @@ a clock, the load or the core count, so a completed answer is the same bytes
 on every run. The time budget can only stop a run: the deadline is checked
 between products and discretisation chunks inside a level, and a further
 level whose time (the last level's, scaled) would overrun the budget is not
-started. When a run stops, an enclosure within NARROW_FACTOR of the requested
-width is returned with a note, else PrecisionExhausted states the width
-reached. Bounds from every level are valid, so each direction keeps the best
+started; a run the clock stopped raises PrecisionExhausted with the best
+enclosure reached (never a certificate, whose bytes would follow the load).
+When the memory cap stops a run (a static count), an enclosure within
+NARROW_FACTOR of the requested width is returned with a note, else
+PrecisionExhausted states the width reached. Bounds from every level are valid, so each direction keeps the best
 lower / upper bound seen so far; a direction whose upper bound is already
 below the other's lower bound is not refined further (add-remove is the
 pointwise maximum of add and remove, AFA Sec 4.1).
@@ -210,7 +212,8 @@ def refine_query(
 
     Grid choice (module docstring): one level from the plan's width model,
     further levels only if the model missed, memory-capped; nothing depends
-    on time but the decision to stop. When no further level fits: if the
+    on time but the decision to stop (which is never an answer). When the
+    memory cap leaves no further level: if the
     best enclosure's width is within NARROW_FACTOR of ``rel_width`` (and not
     ``strict_width``) it is returned with a ``note``; otherwise
     PrecisionExhausted states the best certified enclosure reached. Bounds
@@ -260,9 +263,11 @@ def refine_query(
                          time.monotonic() - t0, _rel(lo_all, hi_all),
                          {d.name: (d.lo, d.hi) for d in dirs}, levels, note)
 
-    def stop(why: str) -> PldResult:
+    def stop(why: str, timed: bool = False) -> PldResult:
         rel = _rel(lo_all, hi_all)
-        if (prev is not None and rel is not None and rel <= NARROW_FACTOR * rel_width
+        # a clock may end a run but never shape a completed answer: an enclosure
+        # the time budget cut short would differ with the load (issue 22, item 5)
+        if (not timed and prev is not None and rel is not None and rel <= NARROW_FACTOR * rel_width
                 and not strict_width and decide is None):
             return finish(f"the requested relative width {rel_width:g} was not reached ({why}); "
                           f"this certified enclosure has relative width {rel:.3g}")
@@ -281,7 +286,7 @@ def refine_query(
                 * len(active) / max(1, prev["dirs"])
             if t_level + est > deadline:
                 return stop(f"the next grid (2^-{m}) would exceed the time budget of "
-                            f"{time_budget:g} s (estimated {est:.3g} s more)")
+                            f"{time_budget:g} s (estimated {est:.3g} s more)", timed=True)
         try:
             tick()
             results = []
@@ -310,7 +315,7 @@ def refine_query(
                     hi = hi2 if hi is None or (hi2 is not None and hi2 < hi) else hi
                 results.append((d, lo, hi))
         except _Deadline:
-            return stop(f"the time budget of {time_budget:g} s ran out during grid 2^-{m}")
+            return stop(f"the time budget of {time_budget:g} s ran out during grid 2^-{m}", timed=True)
         except _Coarser as c:
             m = c.m
             continue

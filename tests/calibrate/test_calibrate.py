@@ -6,8 +6,6 @@ closed form of GDPT eq. (2), evaluated here on mpmath at 50 digits.
 """
 
 import copy
-import io
-import json
 from fractions import Fraction
 
 import mpmath

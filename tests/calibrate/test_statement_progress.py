@@ -5,7 +5,7 @@ import io
 import pytest
 
 from dpverify.progress import Progress
-from dpverify.statement import round_up, statement
+from dpverify.statement import round_up
 from dpverify.cli import main
 
 

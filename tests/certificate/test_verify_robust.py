@@ -3,8 +3,6 @@ files after it are still checked, and the exit code is the worst outcome."""
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest

@@ -322,7 +322,9 @@ def calibrate_dpsgd(draw, tmp):
              "steps": {"sampling-rate": "1", "noise-multiplier": sigma},
              "sampling-rate": {"steps": steps, "noise-multiplier": sigma},
              "epochs": {"dataset-size": "100", "batch-size": "100", "noise-multiplier": sigma},
-             "batch-size": {"dataset-size": "100", "epochs": "1", "noise-multiplier": sigma},
+             # with the batch size free the step count is given (with --epochs it would move with B,
+             # and the CLI refuses that: eps is not monotone in B at fixed epochs)
+             "batch-size": {"dataset-size": "100", "steps": steps, "noise-multiplier": sigma},
              # fixed-size batches without replacement: the noise is calibrated
              "wor": {"dataset-size": "100", "batch-size": "50", "epochs": "1", "sampling": "without-replacement"},
              }[free]

@@ -150,7 +150,7 @@ def test_randomized_response_replace_one_counts_every_step():
     import math
     ans = epsilon(E.SelfComposed(E.RandomizedResponse(F(1, 2), 4), 10), D, neighboring="replace-one", rel_width=1e-6)
     # brute force: losses are (a - b) log 5 with a ~ #x, b ~ #x' outputs; delta(eps) by enumeration
-    P, Q = [F(5, 8), F(1, 8), F(1, 4)], [F(1, 8), F(5, 8), F(1, 4)]
+    P, _Q = [F(5, 8), F(1, 8), F(1, 4)], [F(1, 8), F(5, 8), F(1, 4)]
     from collections import Counter
     law = Counter({(0, 0): F(1)})
     for _ in range(10):

@@ -63,7 +63,7 @@ def test_mixture_of_gaussians_pair_matches_quadrature(eps):
 def test_wor_replace_one_pair_is_the_max_of_both_orientations(eps):
     """AFA Prop 30 / Cor 32: one step's curve is max(H((1-g)P+gQ||P), H(P||(1-g)P+gQ))
     with (P, Q) = (N(0,1), N(2/z,1)), computed here by quadrature."""
-    z, g = F(3, 2), F(1, 10)
+    z, _g = F(3, 2), F(1, 10)
     mu = 2 / mpmath.mpf(1.5)
     P = lambda x: mpmath.npdf(x)  # noqa: E731
     M = lambda x: (1 - mpmath.mpf("0.1")) * mpmath.npdf(x) + mpmath.mpf("0.1") * mpmath.npdf(x, mu)  # noqa: E731

@@ -93,3 +93,24 @@ def test_kernel_modules_are_leaves():
     assert "fourier" not in imports("convolve.py")
     assert "convolve" not in imports("fourier.py")
     assert {"convolve", "fourier"} <= imports("compose.py")
+
+
+def test_an_answer_does_not_depend_on_what_the_process_computed_before():
+    """The Fourier route caches twiddle tables; once it cut a table for N from the
+    largest one built so far, so the same query gave other digits after a bigger one
+    (a worker process, or the corpus report late in a pytest run: the 10th digit of
+    TF's 60-epoch MNIST eps moved). Route: the same query before and after building
+    a 2^21-point table, compared as exact decimals."""
+    from fractions import Fraction
+
+    from dpverify.pld import dpsgd, fourier
+
+    def query() -> tuple:
+        a = dpsgd.dpsgd_epsilon(Fraction(1), Fraction(1, 100), 1000, Fraction(1, 10**5),
+                                neighboring="add-remove", digits=4)
+        return a.enclosure.lo.str(30, radius=False), a.enclosure.hi.str(30, radius=False)
+
+    fourier._TW.clear()
+    first = query()
+    fourier._twiddles(1 << 21)
+    assert query() == first

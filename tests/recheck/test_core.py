@@ -16,7 +16,7 @@ import mpmath
 import pytest
 from hypothesis import given, strategies as st
 
-from dpverify.recheck import core, kinds
+from dpverify.recheck import kinds
 from dpverify.recheck.core import arith, ceil_int, floor_int, to_fraction, to_mpf
 
 HP = 1000  # bits of the reference

@@ -12,8 +12,7 @@ import pytest
 
 from dpverify.certificate import compute_digest, dumps, verify_certificate
 from dpverify.cli import main
-from dpverify.sweep import (Cache, DaskExecutor, PoolExecutor, SequentialExecutor, load_grid, plan_grid,
-                            run_sweep)
+from dpverify.sweep import (Cache, DaskExecutor, PoolExecutor, SequentialExecutor, load_grid, run_sweep)
 
 # tiny, fast configurations: 0.1-0.4 s each
 GRID = """
