@@ -69,7 +69,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    "accountant's enclosure); shuffle / shuffle-persistent (shuffle-and-iterate with a new / one "
                    "reused permutation per epoch, --dataset-size/--batch-size/--epochs: a certified bracket, "
                    "lower end from a concrete dataset pair, upper end without amplification); "
-                   "without-replacement (fixed batches: give --events); balls-in-bins (not yet certified: refused)")
+                   "without-replacement (fixed batches: give --events); balls-in-bins (each record in one uniformly random "
+                   "batch of the epoch's T = N/B, B dividing N, one epoch: a certified enclosure from the pair of "
+                   "Chua et al. 2025)")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
     d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP, E >= 0")
@@ -343,8 +345,7 @@ def _other_sampling(args: argparse.Namespace) -> int:
                                "(a sampled_without_replacement event); --sampling without-replacement takes no "
                                "schedule options here")
     if args.sampling == "balls-in-bins":
-        raise InvalidParameter("sampling", "balls-in-bins batches have no certified route yet (allowed here: "
-                               "poisson, shuffle, shuffle-persistent)")
+        return _balls_in_bins(args)
     from ..certificate import shuffle_cert as C
     from ..sampling import shuffle as SH
 
@@ -387,6 +388,52 @@ def _other_sampling(args: argparse.Namespace) -> int:
                      f"{r.epochs} epochs) in [{b['lo']}, {b['hi']}]: lower end from a concrete dataset pair "
                      "(max of batch sums), upper end without amplification (mu = "
                      f"{SH.sensitivity(r.relation)} sqrt(E)/sigma)")
+    return 0
+
+
+def _balls_in_bins(args: argparse.Namespace) -> int:
+    """One epoch of balls-in-bins batches: the certified enclosure of the pair of
+    Chua et al. (AISTATS 2025), :mod:`dpverify.sampling.balls`."""
+    from ..certificate import bins_cert as C
+    from ..sampling import balls as BB
+
+    for opt in ("events", "sampling_rate", "steps"):
+        if getattr(args, opt):
+            raise InvalidParameter(opt, "--sampling balls-in-bins takes --noise-multiplier, --dataset-size, "
+                                        "--batch-size and --epochs (T = N/B batches per epoch)")
+    for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff"):
+        if getattr(args, opt, None):
+            raise InvalidParameter(opt, f"--{opt.replace('_', '-')} covers Poisson sampling only (not --sampling "
+                                        "balls-in-bins)")
+    for name in ("noise_multiplier", "dataset_size", "batch_size", "epochs"):
+        if getattr(args, name) is None:
+            raise InvalidParameter(name, f"--{name.replace('_', '-')} is required with --sampling balls-in-bins")
+    if args.delta is None and args.eps is None:
+        raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
+    if args.delta is not None and args.eps is not None:
+        raise InvalidParameter("eps", "give either --delta or --eps, not both")
+    r = BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
+               args.neighboring or "add-remove")
+    where = f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, 1 epoch)"
+    if args.claimed_eps is not None:
+        if args.delta is None:
+            raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
+        V.real("claimed_eps", args.claimed_eps)
+        b = BB.enclose_eps(r, args.delta)
+        verdict, why = C.decide(b, args.claimed_eps)
+        cert = C.claim_certificate(r, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
+        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP with {where}: {verdict} ({why})")
+        return {"holds": 0, "fails": 1}.get(verdict, 3)
+    if args.delta is not None:
+        b = BB.enclose_eps(r, args.delta)
+        cert = C.enclosure_certificate(r, b, delta=args.delta)
+        name = f"epsilon({args.delta})"
+    else:
+        b = BB.enclose_delta(r, args.eps)
+        cert = C.enclosure_certificate(r, b, eps=args.eps)
+        name = f"delta({args.eps})"
+    emit(args, cert, f"{name} with {where} in [{b['lo']}, {b['hi']}]: the dominating pair of Chua et al. "
+                     "(AISTATS 2025), enclosed on a linear grid with outward rounding")
     return 0
 
 

@@ -50,9 +50,9 @@ from typing import Callable, Optional, Union
 from flint import fmpz, fmpz_poly
 
 from .discretise import LowerDist, UpperDist
-from .units import ceil_shift, floor_shift
+from .units import _ones, ceil_shift, floor_shift
 
-__all__ = ["mul", "mul_upper", "mul_lower", "power", "trim_upper", "trim_lower", "mul_count"]
+__all__ = ["mul", "mul_upper", "mul_lower", "power", "trim_upper", "trim_lower", "mul_count", "poly_power"]
 
 Dist = Union[UpperDist, LowerDist]
 
@@ -197,3 +197,38 @@ def power(D: Dist, T: int, budget: int, tick: Optional[Callable[[], None]] = Non
 def mul_count(T: int) -> int:
     """Number of products :func:`power` performs (for progress bars)."""
     return T.bit_length() - 1 + bin(T).count("1")
+
+
+def poly_power(coeffs: list[int], T: int, bits: int, up: bool, keep: Optional[int] = None) -> fmpz_poly:
+    """T-th power (T >= 1) of sum_i c_i z^i, the c_i >= 0 being masses in units
+    2^-bits, by square-and-multiply with every product rescaled to units: the
+    exact ceiling when ``up`` (a super-measure of the true T-fold law, since
+    products of nonnegative sequences are monotone in each factor), the floor
+    otherwise (a sub-measure).
+
+    ``keep``: only degrees < keep are kept after every product. Exact for those
+    degrees: the coefficients are nonnegative and degrees only add, so a dropped
+    term never reaches a lower degree."""
+    one = fmpz(1) << bits
+
+    def rescale(p: fmpz_poly) -> fmpz_poly:
+        if keep is not None:
+            p = p.truncate(keep)
+        if up and p.length():  # exact ceiling: floor((c + 2^bits - 1) / 2^bits)
+            p = p + _ones(p.length()) * (one - 1)
+        return floor_shift(p, bits)
+
+    base = fmpz_poly(coeffs)
+    if keep is not None:
+        base = base.truncate(keep)
+    res: Optional[fmpz_poly] = None
+    while True:
+        if T & 1:
+            res = base if res is None else rescale(res * base)
+        T >>= 1
+        if not T:
+            break
+        _check_length(base.length(), base.length())
+        base = rescale(base * base)
+    assert res is not None
+    return res

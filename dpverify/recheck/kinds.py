@@ -188,6 +188,15 @@ _ROWS: list[Kind] = [
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
            certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
+    *[Kind(name, P("the balls-in-bins pair (Chua et al. 2025) on the recorded grid (a hint): cells rounded to "
+                   "their lower edge, masses and T-fold GMP products rounded down, delta_remove = E[Y_dn] - c + "
+                   "E[(c - S_dn/T)_+] and delta_add = E[(1 - c S_up/T)_+] on MPFR intervals: delta(lo) > delta "
+                   "(eps kinds) or the re-derived lower end (delta)"),
+           P("the same pair with cells rounded to their upper edge, masses and products rounded up (tail at the "
+             "top edge): delta(hi) <= delta (eps kinds) or the re-derived upper end (delta)"),
+           verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
+           hints=("bins_grid",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+      for name in ("bins.epsilon", "bins.delta", "bins.claim")],
     *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route (a zero-gradient replacement "
                    "realises removal; tight pair, AFA Thm 11 remark)"),
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
@@ -402,6 +411,14 @@ _steps(["shuffle.epsilon", "shuffle.delta", "shuffle.claim"], [
     ("lower end: normal-cdf cell masses on mpmath at 60 digits (not directed), then exact GMP products with "
      "P rounded down and Q up to units 2^-128", ESTIMATE, True),
     ("result.mu: Delta^2 E / sigma^2 against the recorded [lo, hi] squared, in exact rationals", PROOF, True),
+])
+_steps(["bins.epsilon", "bins.delta", "bins.claim"], [
+    ("cell masses Phi(sigma log y + 1/(2 sigma)) and the log-normal tail means on MPFR intervals (directed)",
+     PROOF, True),
+    ("masses rounded outward to units 2^-128, T-fold exact GMP products rounded the same way, cut at the "
+     "degree where the integrands vanish", PROOF, True),
+    ("hinge sums from exact integer prefix sums, e^eps and the means on MPFR intervals", PROOF, True),
+    ("grid chosen from the recorded hints (untrusted: any grid gives valid bounds)", ESTIMATE, False),
 ])
 _steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [
     ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, on mpmath at 40 digits", ESTIMATE, True),

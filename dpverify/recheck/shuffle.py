@@ -170,12 +170,17 @@ def _kron(a: list[int], b: list[int]) -> list[int]:
     return out
 
 
-def _power(c: list[int], E: int, up: bool) -> list[int]:
+def _power(c: list[int], E: int, up: bool, bits: int = _K, keep: "int | None" = None) -> list[int]:
+    """E-th power of sum_i c_i z^i (units 2^-bits), every product rounded up
+    (``up``) or down to units; ``keep``: only degrees < keep are kept (exact for
+    them: nonnegative coefficients, degrees only add)."""
     def mul(x: list[int], y: list[int]) -> list[int]:
         z = _kron(x, y)
-        return [-((-v) >> _K) for v in z] if up else [v >> _K for v in z]
+        if keep is not None:
+            z = z[:keep]
+        return [-((-v) >> bits) for v in z] if up else [v >> bits for v in z]
 
-    res, base = None, c
+    res, base = None, (c if keep is None else c[:keep])
     while True:
         if E & 1:
             res = base if res is None else mul(res, base)

@@ -91,7 +91,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from flint import arb, fmpz_poly
+from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
@@ -284,25 +284,9 @@ def _units(x: arb, up: bool) -> int:
 def _poly_power(coeffs: list[int], E: int, up: bool) -> list[int]:
     """E-th power of sum_i c_i z^i (coefficients in units 2^-U), rescaled to units
     after every product: floor for P (a sub-measure), ceiling for Q (a super-measure)."""
+    from ..pld.convolve import poly_power
 
-    def rescale(p: fmpz_poly) -> fmpz_poly:
-        cs = [int(c) for c in p.coeffs()]
-        if up:
-            return fmpz_poly([-((-c) >> _UNIT_BITS) for c in cs])
-        return fmpz_poly([c >> _UNIT_BITS for c in cs])
-
-    base = fmpz_poly(coeffs)
-    res: Optional[fmpz_poly] = None
-    while True:
-        if E & 1:
-            res = base if res is None else rescale(res * base)
-        E >>= 1
-        if not E:
-            break
-        base = rescale(base * base)
-    assert res is not None
-    out = [int(c) for c in res.coeffs()]
-    return out
+    return [int(c) for c in poly_power(coeffs, E, _UNIT_BITS, up).coeffs()]
 
 
 @dataclass

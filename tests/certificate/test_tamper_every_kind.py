@@ -48,6 +48,9 @@ ELSEWHERE = {
     "shuffle.epsilon": "tests/sampling/test_shuffle.py::test_forged_ends_are_not_accepted",
     "shuffle.delta": "tests/sampling/test_shuffle.py::test_forged_ends_are_not_accepted",
     "shuffle.claim": "tests/sampling/test_shuffle.py::test_forged_ends_are_not_accepted",
+    "bins.epsilon": "tests/sampling/test_balls.py::test_forged_ends_are_not_accepted",
+    "bins.delta": "tests/sampling/test_balls.py::test_forged_ends_are_not_accepted",
+    "bins.claim": "tests/sampling/test_balls.py::test_forged_ends_are_not_accepted",
     "replace.epsilon": "tests/sampling/test_replace.py::test_bracket_verifies_and_is_ordered",
     "replace.claim": "tests/sampling/test_replace.py::test_claim_verdicts",
 }

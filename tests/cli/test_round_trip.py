@@ -242,10 +242,9 @@ EVENT_TYPES_NOT_DRAWN = {"non_private": "infinite epsilon: a certificate of an u
 
 
 #: audit's --sampling schemes drawn by the epochs form (the shuffled brackets write shuffle.* kinds)
-AUDIT_SAMPLING_DRAWN = ("poisson", "shuffle", "shuffle-persistent")
+AUDIT_SAMPLING_DRAWN = ("poisson", "shuffle", "shuffle-persistent", "balls-in-bins")
 #: schemes not drawn, with the reason
-AUDIT_SAMPLING_NOT_DRAWN = {"balls-in-bins": "refused with the reason (no certified route yet)",
-                            "without-replacement": "an --events tree (sampled_without_replacement) is drawn instead"}
+AUDIT_SAMPLING_NOT_DRAWN = {"without-replacement": "an --events tree (sampled_without_replacement) is drawn instead"}
 
 
 @st.composite
@@ -262,6 +261,9 @@ def audit_dpsgd(draw, tmp):
         assert set(schemes) == set(AUDIT_SAMPLING_DRAWN) | set(AUDIT_SAMPLING_NOT_DRAWN), \
             "a new sampling scheme needs a draw here"
         argv += ["--sampling", draw(st.sampled_from(AUDIT_SAMPLING_DRAWN))]
+        if argv[-1] == "balls-in-bins":  # one epoch of T = N/B batches, B dividing N (bins.* kinds)
+            b, t = draw(st.integers(1, 50)), draw(st.integers(2, 12))
+            argv[3], argv[5], argv[7] = str(b * t), str(b), "1"
     else:
         doc = {"event": _event(draw)}
         rel = draw(st.sampled_from([r.value for r in Relation]))
@@ -272,6 +274,8 @@ def audit_dpsgd(draw, tmp):
     if form != "events":
         # replace-special is an event-tree relation (dpverify.relation.SCHEDULE_RELATIONS)
         rel = draw(st.sampled_from([r.value for r in SCHEDULE_RELATIONS]))
+        if "balls-in-bins" in argv and rel == "replace-one":
+            rel = "add-remove"  # the balls-in-bins pair covers add/remove (refusal tested in test_balls.py)
         if rel.startswith("replace") and form == "steps":
             argv[3] = "1"  # no Poisson pair under replace-one is proved: full batches
         argv += ["--neighboring", rel]

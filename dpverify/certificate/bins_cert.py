@@ -1,0 +1,83 @@
+"""Certificates of balls-in-bins DP-SGD enclosures, one epoch (``bins.epsilon``,
+``bins.delta``, ``bins.claim``). Both ends come from the dominating pair of
+Chua et al. (AISTATS 2025), enclosed on the recorded grid (a hint); the
+theorems are named in ``result.theorems``. Re-checked by
+:mod:`dpverify.recheck.bins`."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..ball import exact_str, parse_exact
+from ..sampling import balls as S
+from .writer import make_certificate
+
+__all__ = ["enclosure_certificate", "claim_certificate", "theorems", "decide"]
+
+_ALGORITHM = ("cell masses of the log-normal Y (arb), rounded up / down to units 2^-128; T-fold exact integer "
+              "powers (flint fmpz_poly) rounded the same way, cut at degree T c / h; hinge sums read off as exact "
+              "integers")
+
+
+def theorems(r: "S.BinsRun") -> list[str]:
+    return [
+        f"dominating pair of one balls-and-bins epoch (Chua et al., AISTATS 2025): P = (1/T) sum_t N(e_t, sigma^2 I), "
+        f"Q = N(0, sigma^2 I), T = {r.batches}; add/remove and zeroing-out (replace-special); remove is (P, Q), "
+        "add is (Q, P)",
+        "under Q, dP/dQ = (1/T) sum_t Y_t, Y_t i.i.d. log-normal: delta_remove = E[L] - c + E[(c - L)_+] with "
+        "E[L] = 1, delta_add = E[(1 - cL)_+]; Y rounded to the edges of its cell (couplings), masses and "
+        "products rounded outward",
+        "one epoch only (the E-fold composition, AFA Thm 10 over independently re-allocated epochs, is not "
+        "used)",
+    ]
+
+
+def _result(r: "S.BinsRun", b: dict[str, Any], name: str) -> dict[str, Any]:
+    return {"quantity": name, "enclosure": {"lo": b["lo"], "hi": b["hi"]}, "neighboring": r.relation.value,
+            "theorems": theorems(r), "bins_grid": b["grid"].to_json()}
+
+
+def enclosure_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
+                          eps: Any = None) -> dict[str, Any]:
+    inputs = r.inputs()
+    if delta is not None:
+        quantity, name = "bins.epsilon", f"epsilon(delta={delta})"
+        inputs["delta"] = exact_str(parse_exact(delta, "delta"))
+    else:
+        quantity, name = "bins.delta", f"delta(eps={eps})"
+        inputs["eps"] = exact_str(parse_exact(eps, "eps"))
+    return make_certificate(
+        claim={"quantity": quantity,
+               "statement": f"{name} of one epoch of DP-SGD with balls-in-bins batches ({r.relation.value}) lies "
+                            "in [lo, hi]",
+               "source": S.SOURCE},
+        inputs=inputs, result=_result(r, b, name), precision_bits=S._PREC, algorithm=_ALGORITHM)
+
+
+def claim_certificate(r: "S.BinsRun", b: dict[str, Any], verdict: str, reason: str, *, claimed_eps: str,
+                      delta: str) -> dict[str, Any]:
+    inputs = r.inputs()
+    inputs.update({"claimed_eps": exact_str(parse_exact(claimed_eps, "claimed_eps")),
+                   "delta": exact_str(parse_exact(delta, "delta"))})
+    res = _result(r, b, f"epsilon(delta={delta})")
+    res.update({"verdict": verdict, "reason": reason})
+    return make_certificate(
+        claim={"quantity": "bins.claim",
+               "statement": "one epoch of DP-SGD with balls-in-bins batches is (claimed_eps, delta)-DP under "
+                            f"{r.relation.value}: certified epsilon(delta) <= claimed_eps",
+               "source": S.SOURCE,
+               "relation": {"kind": "le", "bound": inputs["claimed_eps"]}},
+        inputs=inputs, result=res, precision_bits=S._PREC,
+        algorithm="the epsilon enclosure of bins.epsilon, compared with the claimed epsilon")
+
+
+def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
+    """holds iff the enclosure's upper end <= claimed; fails iff its lower end > claimed."""
+    c = parse_exact(claimed_eps, "claimed_eps")
+    lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
+    if hi <= c:
+        return "holds", f"certified upper end {b['hi']} <= claimed {claimed_eps}"
+    if lo > c:
+        return "fails", f"certified lower end {b['lo']} > claimed {claimed_eps}"
+    return "undecided", f"claimed {claimed_eps} lies in the certified enclosure [{b['lo']}, {b['hi']}]"
