@@ -192,7 +192,7 @@ def edges(grid: Grid) -> list[int]:
     """0 = k_0 < k_1 < ... < k_m = top (the rule the re-check repeats)."""
     out, k, w, i = [0], 0, 1, 0
     while k < grid.top:
-        if i >= grid.fine and (i - grid.fine) % grid.per == 0 and i > grid.fine:
+        if i > grid.fine and (i - grid.fine) % grid.per == 0:
             w *= 2
         k = min(k + w, grid.top)
         out.append(k)
@@ -220,7 +220,8 @@ def _gauss_eps_float(sigma: float, delta: float) -> float:
 
 def choose_grid(sigma: Fraction, T: int, c_max: float, degree: int) -> Grid:
     """Float proposal: h = 2^-g with T c_max / h at most about ``degree`` and at
-    most ``_UNITS`` unit cells below the 1 - 1e-6 quantile of Y; wider cells
+    most ``_UNITS`` unit cells below the 1 - 1e-6 quantile of Y (or below T c_max,
+    beyond which no cell reaches the integrands); wider cells
     (width doubling every ``_PER`` cells) up to the 1 - 1e-40 quantile; nothing
     beyond the degrees kept (those never reach the integrands)."""
     s = float(sigma)
@@ -228,7 +229,7 @@ def choose_grid(sigma: Fraction, T: int, c_max: float, degree: int) -> Grid:
     def quant(z: float) -> float:  # Y at the upper z-quantile of log Y ~ N(-1/(2 s^2), 1/s^2)
         return math.exp(min(z / s - 0.5 / s**2, 700.0))
 
-    g = min(math.floor(math.log2(degree / (T * c_max))), math.floor(math.log2(_UNITS / quant(4.75))))
+    g = min(math.floor(math.log2(degree / (T * c_max))), math.floor(math.log2(_UNITS / min(quant(4.75), T * c_max))))
     g = max(-30, min(g, 40))
     h = 2.0**-g
     keep = math.ceil(T * c_max / h) + 2
