@@ -31,10 +31,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping
 
-from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Iv, arith, ceil_int, floor_int, to_mpf
+from .core import arith, ceil_int, floor_int, to_mpf
 from .gdp import exact_input
 from .shuffle import _count, _power
 from .verify import Recheck, parse_bound, register
@@ -107,7 +106,7 @@ class _Laws:
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
 
-        def F(y: Iv) -> Iv:  # Phi(sigma log y + 1/(2 sigma)), increasing in y
+        def F(y: tuple[Any, Any]) -> tuple[Any, Any]:  # Phi(sigma log y + 1/(2 sigma)), increasing in y
             return A.ncdf(A.add(A.mul(s, A.log(y)), half))
 
         Fs = [A.q(0)] + [F(A.q(h * k)) for k in ks[1:]]
@@ -136,7 +135,7 @@ class _Laws:
         self.up_lo = _power(poly(lo, 1, 0), T, False, _U, keep)
         self.dn_lo = _power(poly(lo, 0, 0), T, False, _U, keep)
 
-    def hinge(self, C: list[int], a: Iv, b: Iv, up: bool) -> Iv:
+    def hinge(self, C: list[int], a: tuple[Any, Any], b: tuple[Any, Any], up: bool) -> tuple[Any, Any]:
         """sum_j C_j (a - b j)_+ 2^-U: exact over the j with a - b j > 0 proved (j < x.lo,
         x = a / b); the undecided j add their positive part to the upper end only."""
         A = self.A

@@ -259,8 +259,10 @@ class _Laws:
 
 
 def _int(x: arb, up: bool) -> int:
-    v = x.upper().ceil() if up else x.lower().floor()
-    return int(v.unique_fmpz())
+    v = (x.upper().ceil() if up else x.lower().floor()).unique_fmpz()
+    if v is None:  # an exact point's floor / ceiling is an integer: never reached
+        raise PrecisionExhausted("a grid index could not be decided")
+    return int(v)
 
 
 def laws(sigma: Fraction, T: int, grid: Grid) -> _Laws:
