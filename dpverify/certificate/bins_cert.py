@@ -6,14 +6,14 @@ theorems are named in ``result.theorems``. Re-checked by
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from ..ball import exact_str, parse_exact
 from ..sampling import balls as S
+from .shuffle_cert import decide  # the same rule: holds iff hi <= claimed, fails iff lo > claimed
 from .writer import make_certificate
 
-__all__ = ["enclosure_certificate", "claim_certificate", "theorems", "decide"]
+__all__ = ["bracket_certificate", "claim_certificate", "theorems", "decide"]
 
 _ALGORITHM = ("cell masses of the log-normal Y (arb), rounded up / down to units 2^-128; T-fold exact integer "
               "powers (flint fmpz_poly) rounded the same way, cut at degree T c / h; hinge sums read off as exact "
@@ -38,7 +38,7 @@ def _result(r: "S.BinsRun", b: dict[str, Any], name: str) -> dict[str, Any]:
             "theorems": theorems(r), "bins_grid": b["grid"].to_json()}
 
 
-def enclosure_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
+def bracket_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
                           eps: Any = None) -> dict[str, Any]:
     inputs = r.inputs()
     if delta is not None:
@@ -70,14 +70,3 @@ def claim_certificate(r: "S.BinsRun", b: dict[str, Any], verdict: str, reason: s
                "relation": {"kind": "le", "bound": inputs["claimed_eps"]}},
         inputs=inputs, result=res, precision_bits=S._PREC,
         algorithm="the epsilon enclosure of bins.epsilon, compared with the claimed epsilon")
-
-
-def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
-    """holds iff the enclosure's upper end <= claimed; fails iff its lower end > claimed."""
-    c = parse_exact(claimed_eps, "claimed_eps")
-    lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
-    if hi <= c:
-        return "holds", f"certified upper end {b['hi']} <= claimed {claimed_eps}"
-    if lo > c:
-        return "fails", f"certified lower end {b['lo']} > claimed {claimed_eps}"
-    return "undecided", f"claimed {claimed_eps} lies in the certified enclosure [{b['lo']}, {b['hi']}]"

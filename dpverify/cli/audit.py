@@ -349,6 +349,18 @@ def _other_sampling(args: argparse.Namespace) -> int:
     from ..certificate import shuffle_cert as C
     from ..sampling import shuffle as SH
 
+    _epoch_form(args)
+    r = SH.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs, args.sampling,
+               args.neighboring or "add-remove")
+    return _epoch_answer(
+        args, C, lambda: SH.bracket_eps(r, args.delta), lambda: SH.bracket_delta(r, args.eps), r,
+        f"{r.sampling} batches ({r.relation.value}, T={r.batches} batches x {r.epochs} epochs)",
+        "lower end from a concrete dataset pair (max of batch sums), upper end without amplification (mu = "
+        f"{SH.sensitivity(r.relation)} sqrt(E)/sigma)")
+
+
+def _epoch_form(args: argparse.Namespace) -> None:
+    """The options of the epochs form (--sampling other than poisson), checked before any work."""
     for opt in ("events", "sampling_rate", "steps"):
         if getattr(args, opt):
             raise InvalidParameter(opt, f"--sampling {args.sampling} takes --noise-multiplier, --dataset-size, "
@@ -364,30 +376,31 @@ def _other_sampling(args: argparse.Namespace) -> int:
         raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
     if args.delta is not None and args.eps is not None:
         raise InvalidParameter("eps", "give either --delta or --eps, not both")
-    r = SH.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs, args.sampling,
-               args.neighboring or "add-remove")
     if args.claimed_eps is not None:
         if args.delta is None:
             raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
         V.real("claimed_eps", args.claimed_eps)
-        b = SH.bracket_eps(r, args.delta)
+
+
+def _epoch_answer(args: argparse.Namespace, C: Any, eps_of: Any, delta_of: Any, r: Any, where: str,
+                  note: str) -> int:
+    """Answer a verdict (--claimed-eps), epsilon(delta) or delta(eps) from a certificate module
+    ``C`` (bracket_certificate, claim_certificate, decide) and the two enclosure functions."""
+    if args.claimed_eps is not None:
+        b = eps_of()
         verdict, why = C.decide(b, args.claimed_eps)
         cert = C.claim_certificate(r, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
-        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP with {r.sampling} batches under "
-                         f"{r.relation.value}: {verdict} ({why})")
+        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP with {where}: {verdict} ({why})")
         return {"holds": 0, "fails": 1}.get(verdict, 3)
     if args.delta is not None:
-        b = SH.bracket_eps(r, args.delta)
+        b = eps_of()
         cert = C.bracket_certificate(r, b, delta=args.delta)
         name = f"epsilon({args.delta})"
     else:
-        b = SH.bracket_delta(r, args.eps)
+        b = delta_of()
         cert = C.bracket_certificate(r, b, eps=args.eps)
         name = f"delta({args.eps})"
-    emit(args, cert, f"{name} with {r.sampling} batches ({r.relation.value}, T={r.batches} batches x "
-                     f"{r.epochs} epochs) in [{b['lo']}, {b['hi']}]: lower end from a concrete dataset pair "
-                     "(max of batch sums), upper end without amplification (mu = "
-                     f"{SH.sensitivity(r.relation)} sqrt(E)/sigma)")
+    emit(args, cert, f"{name} with {where} in [{b['lo']}, {b['hi']}]: {note}")
     return 0
 
 
@@ -397,44 +410,13 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
     from ..certificate import bins_cert as C
     from ..sampling import balls as BB
 
-    for opt in ("events", "sampling_rate", "steps"):
-        if getattr(args, opt):
-            raise InvalidParameter(opt, "--sampling balls-in-bins takes --noise-multiplier, --dataset-size, "
-                                        "--batch-size and --epochs (T = N/B batches per epoch)")
-    for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff"):
-        if getattr(args, opt, None):
-            raise InvalidParameter(opt, f"--{opt.replace('_', '-')} covers Poisson sampling only (not --sampling "
-                                        "balls-in-bins)")
-    for name in ("noise_multiplier", "dataset_size", "batch_size", "epochs"):
-        if getattr(args, name) is None:
-            raise InvalidParameter(name, f"--{name.replace('_', '-')} is required with --sampling balls-in-bins")
-    if args.delta is None and args.eps is None:
-        raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
-    if args.delta is not None and args.eps is not None:
-        raise InvalidParameter("eps", "give either --delta or --eps, not both")
+    _epoch_form(args)
     r = BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
                args.neighboring or "add-remove")
-    where = f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, 1 epoch)"
-    if args.claimed_eps is not None:
-        if args.delta is None:
-            raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
-        V.real("claimed_eps", args.claimed_eps)
-        b = BB.enclose_eps(r, args.delta)
-        verdict, why = C.decide(b, args.claimed_eps)
-        cert = C.claim_certificate(r, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
-        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP with {where}: {verdict} ({why})")
-        return {"holds": 0, "fails": 1}.get(verdict, 3)
-    if args.delta is not None:
-        b = BB.enclose_eps(r, args.delta)
-        cert = C.enclosure_certificate(r, b, delta=args.delta)
-        name = f"epsilon({args.delta})"
-    else:
-        b = BB.enclose_delta(r, args.eps)
-        cert = C.enclosure_certificate(r, b, eps=args.eps)
-        name = f"delta({args.eps})"
-    emit(args, cert, f"{name} with {where} in [{b['lo']}, {b['hi']}]: the dominating pair of Chua et al. "
-                     "(AISTATS 2025), enclosed on a linear grid with outward rounding")
-    return 0
+    return _epoch_answer(
+        args, C, lambda: BB.enclose_eps(r, args.delta), lambda: BB.enclose_delta(r, args.eps), r,
+        f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, 1 epoch)",
+        "the dominating pair of Chua et al. (AISTATS 2025), enclosed on a linear grid with outward rounding")
 
 
 def _poisson_replace_one(args: argparse.Namespace, events: list, inputs: dict, budget: float) -> int:

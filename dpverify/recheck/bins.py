@@ -80,9 +80,9 @@ def _grid(result: Mapping[str, Any]) -> dict[str, int]:
     return dict(g)
 
 
-def _edges(g: Mapping[str, int]) -> list[int]:
+def edges(g: Mapping[str, int]) -> list[int]:
     """0 = k_0 < ... < k_m = top: unit steps for the first ``fine`` cells, then the
-    width doubles every ``per`` cells (the producer's rule, written again)."""
+    width doubles every ``per`` cells (the producer reads its grid by this rule too)."""
     ks, width, k, i = [0], 1, 0, 0
     while k < g["top"]:
         if i > g["fine"] and (i - g["fine"]) % g["per"] == 0:
@@ -102,7 +102,7 @@ class _Laws:
         self.A, self.T, self.keep = A, run["T"], g["keep"]
         h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
         self.h = h
-        ks = _edges(g)
+        ks = edges(g)
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
 

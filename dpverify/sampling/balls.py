@@ -189,15 +189,11 @@ class Grid:
 
 
 def edges(grid: Grid) -> list[int]:
-    """0 = k_0 < k_1 < ... < k_m = top (the rule the re-check repeats)."""
-    out, k, w, i = [0], 0, 1, 0
-    while k < grid.top:
-        if i > grid.fine and (i - grid.fine) % grid.per == 0:
-            w *= 2
-        k = min(k + w, grid.top)
-        out.append(k)
-        i += 1
-    return out
+    """0 = k_0 < k_1 < ... < k_m = top: the rule the re-check reads the recorded grid
+    by (one copy, in :func:`dpverify.recheck.bins.edges`; a hint's meaning, not a proof)."""
+    from ..recheck.bins import edges as rule
+
+    return rule(grid.to_json())
 
 
 def _gauss_eps_float(sigma: float, delta: float) -> float:

@@ -9,7 +9,6 @@
 * bad inputs: exit 2 naming the flag.
 """
 
-import copy
 import json
 from fractions import Fraction
 
@@ -17,11 +16,12 @@ import mpmath
 import pytest
 
 from dpverify.certificate import bins_cert as C
-from dpverify.certificate import compute_digest, verify_certificate
+from dpverify.certificate import verify_certificate
 from dpverify.cli import main
 from dpverify.errors import CertificateRejected, CouldNotReprove, InvalidParameter
 from dpverify.relation import Relation
 from dpverify.sampling import balls as B
+from tests.sampling.test_shuffle import _forge
 
 
 def _t2(sigma: str, eps: str) -> tuple:
@@ -88,18 +88,10 @@ def test_more_batches_amplify_below_the_gaussian():
     assert his[0] > his[1] > his[2]
 
 
-def _forge(cert, key, value):
-    bad = copy.deepcopy(cert)
-    bad["result"]["enclosure"][key] = value
-    bad.pop("digest")
-    bad["digest"] = compute_digest(bad)
-    return bad
-
-
 def test_certificates_verify_and_forged_ends_are_not_accepted():
     r = B.run("1.1", 60, 10, 1)
     b = B.enclose_eps(r, "1e-5", digits=5)
-    cert = C.enclosure_certificate(r, b, delta="1e-5")
+    cert = C.bracket_certificate(r, b, delta="1e-5")
     assert "confirmed" in verify_certificate(cert)
     lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
     assert 0 < lo < hi < lo * Fraction(101, 100)
@@ -108,7 +100,7 @@ def test_certificates_verify_and_forged_ends_are_not_accepted():
     with pytest.raises((CertificateRejected, CouldNotReprove)):  # an upper end below the truth
         verify_certificate(_forge(cert, "hi", f"{float(lo) - 0.01:.6f}"))
     d = B.enclose_delta(r, "1")
-    dcert = C.enclosure_certificate(r, d, eps="1")
+    dcert = C.bracket_certificate(r, d, eps="1")
     assert "confirmed" in verify_certificate(dcert)
     with pytest.raises(CertificateRejected):  # an enclosure disjoint from the re-derived one
         verify_certificate(_forge(dcert, "hi", f"{float(d['lo']) / 2:.3e}"))
