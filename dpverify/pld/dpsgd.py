@@ -34,7 +34,7 @@ from flint import arb
 from .. import _validate as V
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter
-from ..limits import DEFAULT_TIME_BUDGET_SECONDS
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
 from .accountant import PldResult, Step, refine_query
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
@@ -383,7 +383,7 @@ def tf_privacy_schedule(dataset_size: object, batch_size: object, epochs: ExactI
     """(q, T) = (B / N, ceil(epochs * N / B)): TF Privacy's convention
     (``compute_dp_sgd_privacy``: Poisson rate batch/n, steps =
     ceil(epochs * n / batch))."""
-    n = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
+    n = V.integer("dataset_size", dataset_size, lo=1, hi=MAX_DATASET_SIZE)
     b = V.integer("batch_size", batch_size, lo=1, hi=n)
     ep = V.positive("epochs", epochs)
     steps = math.ceil(ep * n / b)
