@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ball import exact_str, parse_exact
 from ..sampling import balls as S
-from .shuffle_cert import decide  # the same rule: holds iff hi <= claimed, fails iff lo > claimed
+from .shuffle_cert import claim_inputs, decide, query  # decide: holds iff hi <= claimed, fails iff lo > claimed
 from .writer import make_certificate
 
 __all__ = ["bracket_certificate", "claim_certificate", "theorems", "decide"]
@@ -41,12 +40,7 @@ def _result(r: "S.BinsRun", b: dict[str, Any], name: str) -> dict[str, Any]:
 def bracket_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
                           eps: Any = None) -> dict[str, Any]:
     inputs = r.inputs()
-    if delta is not None:
-        quantity, name = "bins.epsilon", f"epsilon(delta={delta})"
-        inputs["delta"] = exact_str(parse_exact(delta, "delta"))
-    else:
-        quantity, name = "bins.delta", f"delta(eps={eps})"
-        inputs["eps"] = exact_str(parse_exact(eps, "eps"))
+    quantity, name = query(inputs, "bins", delta, eps)
     return make_certificate(
         claim={"quantity": quantity,
                "statement": f"{name} of one epoch of DP-SGD with balls-in-bins batches ({r.relation.value}) lies "
@@ -57,9 +51,7 @@ def bracket_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
 
 def claim_certificate(r: "S.BinsRun", b: dict[str, Any], verdict: str, reason: str, *, claimed_eps: str,
                       delta: str) -> dict[str, Any]:
-    inputs = r.inputs()
-    inputs.update({"claimed_eps": exact_str(parse_exact(claimed_eps, "claimed_eps")),
-                   "delta": exact_str(parse_exact(delta, "delta"))})
+    inputs = claim_inputs(r.inputs(), claimed_eps, delta)
     res = _result(r, b, f"epsilon(delta={delta})")
     res.update({"verdict": verdict, "reason": reason})
     return make_certificate(

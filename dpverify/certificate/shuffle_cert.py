@@ -36,14 +36,25 @@ def _result(r: "S.ShuffleRun", b: dict[str, Any], name: str) -> dict[str, Any]:
             "mu": {"lo": "0", "hi": exact_str(b["mu"]) if b["mu"].denominator != 1 else str(b["mu"])}}
 
 
+def query(inputs: dict[str, Any], prefix: str, delta: Any, eps: Any) -> tuple[str, str]:
+    """Record the query (--delta or --eps) exactly in ``inputs``; the kind and the quantity's name."""
+    if delta is not None:
+        inputs["delta"] = exact_str(parse_exact(delta, "delta"))
+        return f"{prefix}.epsilon", f"epsilon(delta={delta})"
+    inputs["eps"] = exact_str(parse_exact(eps, "eps"))
+    return f"{prefix}.delta", f"delta(eps={eps})"
+
+
+def claim_inputs(inputs: dict[str, Any], claimed_eps: Any, delta: Any) -> dict[str, Any]:
+    """``inputs`` with the claim (claimed_eps, delta) recorded exactly."""
+    inputs.update({"claimed_eps": exact_str(parse_exact(claimed_eps, "claimed_eps")),
+                   "delta": exact_str(parse_exact(delta, "delta"))})
+    return inputs
+
+
 def bracket_certificate(r: "S.ShuffleRun", b: dict[str, Any], *, delta: Any = None, eps: Any = None) -> dict[str, Any]:
     inputs = r.inputs()
-    if delta is not None:
-        quantity, name = "shuffle.epsilon", f"epsilon(delta={delta})"
-        inputs["delta"] = exact_str(parse_exact(delta, "delta"))
-    else:
-        quantity, name = "shuffle.delta", f"delta(eps={eps})"
-        inputs["eps"] = exact_str(parse_exact(eps, "eps"))
+    quantity, name = query(inputs, "shuffle", delta, eps)
     return make_certificate(
         claim={"quantity": quantity,
                "statement": f"{name} of DP-SGD with {r.sampling} batches ({r.relation.value}) lies in [lo, hi]: "
@@ -56,9 +67,7 @@ def bracket_certificate(r: "S.ShuffleRun", b: dict[str, Any], *, delta: Any = No
 
 def claim_certificate(r: "S.ShuffleRun", b: dict[str, Any], verdict: str, reason: str, *, claimed_eps: str,
                       delta: str) -> dict[str, Any]:
-    inputs = r.inputs()
-    inputs.update({"claimed_eps": exact_str(parse_exact(claimed_eps, "claimed_eps")),
-                   "delta": exact_str(parse_exact(delta, "delta"))})
+    inputs = claim_inputs(r.inputs(), claimed_eps, delta)
     res = _result(r, b, f"epsilon(delta={delta})")
     res.update({"verdict": verdict, "reason": reason})
     return make_certificate(

@@ -95,6 +95,16 @@ def edges(g: Mapping[str, int]) -> list[int]:
     return ks
 
 
+def place(ks: list[int], masses: list[int], shift: int, tail_units: int) -> list[int]:
+    """Coefficients of sum_i masses[i] z^(ks[i + shift]) + tail_units z^(ks[-1]): cell i's mass
+    at its upper edge (shift 1) or lower edge (shift 0), the tail at the top edge."""
+    c = [0] * (ks[-1] + 1)
+    for i, m in enumerate(masses):
+        c[ks[i + shift]] += m
+    c[ks[-1]] += tail_units
+    return c
+
+
 class _Laws:
     def __init__(self, run: Mapping[str, Any], g: Mapping[str, int]) -> None:
         A = arith(_PREC)
@@ -123,11 +133,7 @@ class _Laws:
         t_hi = max(0, ceil_int(up.mul(tail[1], unit)))
 
         def poly(masses: list[int], shift: int, tail_units: int) -> list[int]:
-            c = [0] * (ks[-1] + 1)
-            for i, m in enumerate(masses):
-                c[ks[i + shift]] += m
-            c[ks[-1]] += tail_units
-            return c
+            return place(ks, masses, shift, tail_units)
 
         T, keep = self.T, self.keep
         self.up_hi = _power(poly(hi, 1, t_hi), T, True, _U, keep)

@@ -282,12 +282,10 @@ def laws(sigma: Fraction, T: int, grid: Grid) -> _Laws:
         lo = [max(0, _int(x * unit, False)) for x in w]
         t_hi = max(0, _int(tail * unit, True))
 
+    from ..recheck.bins import place  # the coefficient layout (exact integers, no proof in it)
+
     def poly(masses: list[int], shift: int, tail_units: int) -> list[int]:
-        c = [0] * (ks[-1] + 1)
-        for i, m in enumerate(masses):
-            c[ks[i + shift]] += m
-        c[ks[-1]] += tail_units
-        return c
+        return place(ks, masses, shift, tail_units)
 
     def pw(c: list[int], up: bool) -> fmpz_poly:
         return poly_power(c, T, UNIT_BITS, up, keep=grid.keep)
