@@ -206,12 +206,21 @@ def _gauss_eps_float(sigma: float, delta: float) -> float:
         return N.cdf(-e / mu + mu / 2) - math.exp(e) * N.cdf(-e / mu - mu / 2)
 
     lo, hi = 0.0, 1.0
-    while d(hi) > delta and hi < 1e4:
+    while hi < 512 and d(hi) > delta:  # beyond: the work cap refuses anyway (_c_max)
         hi *= 2
     for _ in range(100):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
     return hi
+
+
+def _c_max(eps: float) -> float:
+    """e^eps for the largest eps searched; beyond e^40 the grid T e^eps / h would need more
+    than MAX_DEGREE degrees at any step h this module accepts, so the work cap answers first."""
+    if eps > 40:
+        raise PrecisionExhausted(f"eps up to {eps:.3g} would need a balls-in-bins grid beyond the work cap "
+                                 f"{MAX_DEGREE} (noise too small for this enclosure)")
+    return math.exp(eps)
 
 
 def choose_grid(sigma: Fraction, T: int, c_max: float, degree: int) -> Grid:
@@ -411,11 +420,11 @@ def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] 
     T = r.batches
     if grid is None:
         cap = _gauss_eps_float(float(r.sigma), float(d)) * 1.02 + 1e-6
-        g1 = choose_grid(r.sigma, T, math.exp(cap), _COARSE)
+        g1 = choose_grid(r.sigma, T, _c_max(cap), _COARSE)
         L1 = laws(r.sigma, T, g1)
         hi1 = _search(L1, r.relation, d, 3, True, 0.0, cap)
         c2 = float(hi1) * 1.001 + 1e-9 if hi1 is not None else cap
-        grid = choose_grid(r.sigma, T, math.exp(c2), _FINE)
+        grid = choose_grid(r.sigma, T, _c_max(c2), _FINE)
     L = laws(r.sigma, T, grid)
     cap = math.log(grid.keep * float(grid.h) / T)
     hi = _search(L, r.relation, d, digits, True, 0.0, cap)
@@ -429,10 +438,10 @@ def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None) -> dict[s
     """Certified [lo, hi] of delta(eps): {lo, hi (decimal strings), grid}."""
     e = V.nonnegative("eps", eps)
     if e > 50:
-        raise InvalidParameter("eps", "eps > 50: delta(eps) of one balls-in-bins epoch is below 1e-21 there; "
-                                      "give eps <= 50")
+        raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure (its grid needs T e^eps / h "
+                                      "degrees); give eps <= 50")
     T = r.batches
-    grid = grid or choose_grid(r.sigma, T, math.exp(float(e)) * 1.001, _FINE)
+    grid = grid or choose_grid(r.sigma, T, _c_max(float(e)) * 1.001, _FINE)
     L = laws(r.sigma, T, grid)
     lo, hi = delta_bounds(L, r.relation, e)
     return {"lo": lower_decimal(lo, 10) if lo > 0 else "0", "hi": upper_decimal(hi, 10), "grid": grid}

@@ -172,3 +172,15 @@ def test_eight_batches_against_monte_carlo():
         lo, hi = float(out["lo"]), float(out["hi"])
         assert lo - 6 * se <= est <= hi + 6 * se, (rel, lo, est, hi, se)
         assert hi - lo < 12 * se  # narrower than the Monte Carlo interval
+
+
+@pytest.mark.parametrize("argv,code", [
+    (["--noise-multiplier", "0.001", "--delta", "1e-5"], 3),  # the grid is beyond the work cap: undecided
+    (["--noise-multiplier", "1", "--eps", "60"], 2),
+])
+def test_work_is_bounded_before_it_starts(argv, code, capsys):
+    rc = main(["audit", "dpsgd", "--sampling", "balls-in-bins", "--dataset-size", "100", "--batch-size", "10",
+               "--epochs", "1", *argv])
+    assert rc == code
+    err = capsys.readouterr().err
+    assert "work cap" in err or "--eps" in err
