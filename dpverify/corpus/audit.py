@@ -273,7 +273,7 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
         text, other = _other(engine, c, tight)
         reason += "; " + text
     impl = c.record.get("implementation_sampling")
-    if impl in ("shuffle", "shuffle-persistent"):
+    if impl in ("shuffle", "shuffle-persistent", "balls-in-bins"):
         try:
             v, enc, text = _as_run(c, impl, v)
         except (InvalidParameter, PrecisionExhausted) as exc:
@@ -283,23 +283,32 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
 
 
 def _as_run(c: CorpusClaim, impl: str, poisson_verdict: str) -> tuple[str, Enclosure, str]:
-    """The verdict for what was run when the implementation shuffled: decided on the certified
-    shuffled bracket (lower end from a concrete dataset pair, so a claim below it fails)."""
+    """The verdict for what was run when the implementation shuffled or drew balls-in-bins batches:
+    decided on the certified shuffled bracket (lower end from a concrete dataset pair, so a claim
+    below it fails) or the balls-in-bins enclosure (one epoch)."""
     from ..sampling import shuffle as SH
 
     rec = c.record
     if c.target != "eps" or not all(k in rec for k in ("dataset_size", "batch_size", "epochs")):
         raise InvalidParameter("implementation_sampling", f"implementation_sampling={impl!r} needs an eps claim "
                                                           "with dataset_size, batch_size and epochs")
-    r = SH.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"], impl, c.neighboring)
-    b = SH.bracket_eps(r, c.given)
+    if impl == "balls-in-bins":  # one epoch, the pair of Chua et al. 2025 (dpverify.sampling.balls)
+        from ..sampling import balls as BB
+
+        b = BB.enclose_eps(BB.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"],
+                                  c.neighboring), c.given)
+        how = "both ends from the balls-and-bins dominating pair (Chua et al. 2025)"
+    else:
+        r = SH.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"], impl, c.neighboring)
+        b = SH.bracket_eps(r, c.given)
+        how = "lower end: a concrete dataset pair; upper end: no amplification"
     lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
     v = "holds" if hi <= c.claimed else "fails" if lo > c.claimed else "undecided"
     with working_precision(256):
         enc = Enclosure.from_bounds(ball(lo), ball(hi), 3, 256)
     text = (f"the implementation drew {impl} batches (the number was computed for Poisson sampling, "
-            f"{poisson_verdict} there): certified eps for what was run in [{b['lo']}, {b['hi']}] (lower end: a "
-            f"concrete dataset pair; upper end: no amplification), so for what was run the claim: {v}")
+            f"{poisson_verdict} there): certified eps for what was run in [{b['lo']}, {b['hi']}] ({how}), so for "
+            f"what was run the claim: {v}")
     return v, enc, text
 
 

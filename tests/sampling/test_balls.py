@@ -184,3 +184,23 @@ def test_work_is_bounded_before_it_starts(argv, code, capsys):
     assert rc == code
     err = capsys.readouterr().err
     assert "work cap" in err or "--eps" in err
+
+
+def test_corpus_record_decided_for_balls_in_bins(tmp_path, capsys):
+    # a record whose number was computed for Poisson sampling, run with balls-in-bins batches: the verdict is
+    # decided on the certified one-epoch enclosure (here T = 30, eps(1e-5) about 0.82 by the enclosure's own
+    # numbers); two epochs are not covered and become an undecided row with the reason
+    rec = {"source": "test", "location": "here", "quote": "q", "mechanism": "dpsgd-poisson",
+           "noise_multiplier": "1.1", "batch_size": 20, "dataset_size": 600, "epochs": "1",
+           "steps_rule": "per-epoch-floor", "delta": "1e-5", "accountant": "rdp",
+           "implementation_sampling": "balls-in-bins"}
+    b = B.enclose_eps(B.run("1.1", 600, 20, 1), "1e-5")
+    recs = [dict(rec, id="holds", claimed_eps=b["hi"]), dict(rec, id="fails", claimed_eps=str(Fraction(b["lo"]) / 2)),
+            dict(rec, id="two-epochs", epochs="2", claimed_eps="5")]
+    f = tmp_path / "b.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    main(["audit", "corpus", str(f), "--json"])
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert rows["holds"]["verdict"] == "holds" and "balls-and-bins" in rows["holds"]["reason"]
+    assert rows["fails"]["verdict"] == "fails"
+    assert rows["two-epochs"]["verdict"] == "undecided" and "one epoch" in rows["two-epochs"]["reason"]
