@@ -37,7 +37,9 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, stable_value, to_mpf
+from .core import Arith, Iv, arith
+from .core import to_mpf as mpfr_to_mpf
+from .gdp import exact_input, mpf_to_fraction, side, stable_value, start_bits, to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
 from .limits import check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
@@ -754,14 +756,36 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
 
 @register("gdp.thm51")
 def recheck_thm51(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """-2 Phi^-1(1/(1+e^eps)) = 2 sqrt(2) erfinv(tanh(eps/2)) (erfinv, not a root search)."""
+    """mu = -2 Phi^-1(1/(1+e^eps)) (GDPT Thm 5.1) in MPFR directed rounding: a proposal
+    2 sqrt(2) erfinv(tanh(eps/2)) (mpmath, not trusted) is widened to [m-, m+] and proved
+    to bracket the root by Phi(-m-/2) > 1/(1+e^eps) > Phi(-m+/2) (Phi(-mu/2) is
+    decreasing in mu), each side enclosed with directed rounding; that bracket is the
+    independent enclosure. eps = 0 gives mu = 0 exactly."""
     eps = exact_input(inputs, "eps0")
+    if eps == 0:
+        return Recheck(lo=mpf(0), hi=mpf(0), dps=30)
+    if abs(eps) > 10**6:
+        raise CouldNotReprove("gdp.thm51: |eps0| > 1e6 is beyond the second route's range")
+    digits = needed_digits(result)
+    bits = start_bits(digits)
+    dps = digits + 30 + int(abs(eps) / 2)  # 1 - tanh(eps/2) ~ 2 e^-eps cancels eps / ln 10 digits
+    with mpmath.workdps(dps):
+        m = mpf_to_fraction(2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(to_mpf(eps) / 2)))
 
-    def value(dps: int) -> mpf:
-        with mpmath.workdps(dps):
-            return 2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(to_mpf(eps) / 2))
+    def p(A: Arith) -> Iv:  # 1 / (1 + e^eps)
+        return A.div(A.q(1), A.add(A.q(1), A.exp(A.q(eps))))
 
-    return stable_value(value, needed_digits(result))
+    def g(x: Fraction) -> "Any":
+        return lambda A: A.ncdf(A.q(-x / 2))
+
+    for widen in (16, 64, 256):
+        w = abs(m) * Fraction(1, 2 ** max(bits - widen, 8))
+        lo, hi = m - w, m + w
+        if side(g(lo), p, digits) == 1 and side(g(hi), p, digits) == -1:
+            with mpmath.workdps(digits + 30):
+                A = arith(bits)
+                return Recheck(lo=mpfr_to_mpf(A.q(lo)[0]), hi=mpfr_to_mpf(A.q(hi)[1]), dps=digits + 30)
+    raise CouldNotReprove("gdp.thm51: the root could not be bracketed in directed rounding")
 
 
 @register("gdp.clip_rectify")
