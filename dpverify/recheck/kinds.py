@@ -190,10 +190,10 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
     *[Kind(name, P("the max-of-batch-sums dataset pair (Chua et al. 2024) cut into cells at the recorded edges "
-                   "(a hint), composed over epochs by exact GMP products, P rounded down and Q up: delta(lo) > delta "
-                   "(eps kinds) or the composed lower curve (delta)"),
+                   "(a hint), cell masses in MPFR directed rounding, composed over epochs by exact GMP products, "
+                   "P rounded down and Q up: delta(lo) > delta (eps kinds) or the composed lower curve (delta)"),
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
-             "permutations): delta_mu on mpmath"),
+             "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
            certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
@@ -407,9 +407,14 @@ _steps(["calibrate.bracket"], _PLD_STEPS + [
     ("each end's verdict compared with the exact delta (rationals)", PROOF, True),
 ])
 _steps(["shuffle.epsilon", "shuffle.delta", "shuffle.claim"], [
-    ("upper end: delta_mu of the no-amplification Gaussian on mpmath (not directed)", ESTIMATE, True),
-    ("lower end: normal-cdf cell masses on mpmath at 60 digits (not directed), then exact GMP products with "
-     "P rounded down and Q up to units 2^-128", ESTIMATE, True),
+    ("upper end: delta_mu of the no-amplification Gaussian in MPFR directed rounding at a rational mu+ >= mu "
+     "(delta_mu increases in mu); for epsilon, a proposed end (mpmath bisection) proved above the root by "
+     "delta_mu < delta", PROOF, True),
+    ("epsilon's upper end proposed by mpmath bisection, classes grouped and ordered by floats (untrusted)",
+     ESTIMATE, False),
+    ("lower end: normal-cdf cell masses in MPFR directed rounding (Phi to absolute accuracy, pow correctly "
+     "rounded), P rounded down and Q up to units 2^-128, exact GMP products; A_J - e^eps B_J against delta "
+     "in exact integers with e^eps rounded up", PROOF, True),
     ("result.mu: Delta^2 E / sigma^2 against the recorded [lo, hi] squared, in exact rationals", PROOF, True),
 ])
 _steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [

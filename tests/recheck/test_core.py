@@ -155,7 +155,6 @@ NOT_YET_PROVED = {
     "gdp.certify", "gdp.refinement_point", "gdp.tail_limit", "gdp.optimal_mu", "gdp.clip_rectify",
     "composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
     "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform",
-    "shuffle.epsilon", "shuffle.delta", "shuffle.claim",
 }
 
 
