@@ -25,7 +25,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith
+from .core import CF_FROM, Arith, Iv, arith
 from .core import to_mpf as mpfr_to_mpf
 from .verify import Recheck, needed_digits, register
 
@@ -55,11 +55,17 @@ def to_mpf(x: Fraction) -> mpf:
 
 
 def mpf_to_fraction(x: mpf) -> Fraction:
-    """The exact rational value of a finite mpf."""
-    man, exp = mpmath.mpf(x).man_exp
+    """The exact rational value of a finite mpf: its own mantissa (an mpf is not rounded
+    to the working precision first) with its sign (``man_exp`` gives |mantissa|)."""
+    if not isinstance(x, mpf):
+        x = mpmath.mpf(x)
+    sign, man, exp, _ = x._mpf_
+    if not man and exp:  # mpmath's special values (inf, nan) have a zero mantissa
+        raise CouldNotReprove("a recorded number is not finite")
     if man and abs(int(exp)) > 10**6:  # 2^(10^6) is ~ 10^301030: beyond every quantity here
         raise CouldNotReprove(f"a recorded number of binary exponent {int(exp)} is beyond the second route's range")
-    return Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+    v = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+    return -v if sign else v
 
 
 def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing: bool,
@@ -428,12 +434,12 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
 
 
 def mills_scaled_iv(A: Arith, t: Fraction) -> Iv:
-    """sqrt(pi/2) e^(t^2/2) Phi(t) (GDPT App B.2) in directed rounding. For t <= -1 it
+    """sqrt(pi/2) e^(t^2/2) Phi(t) (GDPT App B.2) in directed rounding. For t <= -5 it
     is M(-t) / 2 exactly (Phi(t) = phi(-t) M(-t), M the Mills ratio, and
     sqrt(pi/2) / sqrt(2 pi) = 1/2), with M from the continued fraction
     (:meth:`Arith.mills`; M decreasing: the lower end at the larger argument), which
     never overflows; otherwise the product of MPFR's exp and :meth:`Arith.ncdf`."""
-    if t <= -1:
+    if t <= -CF_FROM:  # (the fraction converges slowly near t = -1: erfc is faster there)
         x = A.q(-t)
         return (A.dn.mul_2exp(A.mills(x[1])[0], -1), A.up.mul_2exp(A.mills(x[0])[1], -1))
     x = A.q(t)

@@ -103,7 +103,7 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO),
     Kind("gdp.eps", P("delta_mu(lo) > delta in " + _MPFR + " (decreasing in eps)"),
          P("delta_mu(hi) < delta in " + _MPFR), info=_COMMON_INFO),
-    Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) in " + _MPFR + " (t <= -1: M(-t)/2, the Mills "
+    Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) in " + _MPFR + " (t <= -5: M(-t)/2, the Mills "
                                "ratio's continued fraction)"),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.refinement_point", P("findroot of GDPT App B's k(x) on mpmath; " + _STABLE),
@@ -457,7 +457,7 @@ _steps(["gdp.thm4.5"], [
      "the verdict against sqrt(2 pi)/2 decided on it", PROOF, True),
 ])
 _steps(["gdp.mills_scaled"], [
-    ("sqrt(pi/2) e^(t^2/2) Phi(t) in MPFR directed rounding; t <= -1 as M(-t)/2 with the Mills ratio's "
+    ("sqrt(pi/2) e^(t^2/2) Phi(t) in MPFR directed rounding; t <= -5 as M(-t)/2 with the Mills ratio's "
      "continued fraction enclosed by backward recursion", PROOF, True),
 ])
 _steps(["gdp.thm51"], [

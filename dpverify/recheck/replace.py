@@ -22,7 +22,7 @@ from mpmath import mpf
 from ..errors import CouldNotReprove, MalformedCertificate
 from . import pld as P
 from .core import arith
-from .gdp import exact_input
+from .gdp import exact_input, mpf_to_fraction
 from .verify import Recheck, check_enclosure, parse_bound, register
 
 #: working precision of the group-privacy product (bits): one rounding of the factor and one of
@@ -54,9 +54,8 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
     up_hi = up_re.enclosure()[1]
     if not mpmath.isfinite(up_hi):
         raise CouldNotReprove("the add-remove upper end at eps* = hi/2 is not finite")
-    man, exp = up_hi.man_exp  # the mpf's exact binary value, no rounding
     factor = A.add(A.q(1), A.exp(A.q(eps_star)))
-    total = A.up.mul(factor[1], A.q(Fraction(int(man)) * Fraction(2) ** int(exp) if man else Fraction(0))[1])
+    total = A.up.mul(factor[1], A.q(mpf_to_fraction(up_hi))[1])  # the mpf's exact value, no rounding
     if not total <= A.q(delta)[0]:
         raise CouldNotReprove(f"(1 + e^eps*) delta_add-remove(eps*) <= {float(total):.8g} is not "
                               f"re-proved <= delta at eps* = hi/2")

@@ -41,7 +41,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Iv, arith
 from .core import to_mpf as mpfr_to_mpf
-from .gdp import delta_mu_iv, exact_input, side, to_mpf
+from .gdp import delta_mu_iv, exact_input, mpf_to_fraction, side, to_mpf
 from .verify import Recheck, parse_bound, register
 
 try:
@@ -316,8 +316,7 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
     lo = parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
     with mpmath.workdps(_DPS):
         prop = _eps_upper(r, to_mpf(delta))  # a proposal: proved above the root next
-        man, ex = prop.man_exp
-        h = Fraction(int(man)) * Fraction(2) ** int(ex)
+    h = mpf_to_fraction(prop)
     mu_hi = _mu_bracket(r)[1]
     # delta_mu(mu+, h) < delta proves eps(delta) <= h: delta_mu decreases in eps and
     # increases in mu (mu <= mu+)
@@ -326,9 +325,7 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
     hi = prop
     if lo <= 0:
         return mpf(0), hi
-    with mpmath.workdps(_DPS):
-        man, ex = lo.man_exp
-        lo_q = Fraction(int(man)) * Fraction(2) ** int(ex)
+    lo_q = mpf_to_fraction(lo)
     if not _lower_eps_holds(r, result, delta, lo_q):
         raise CouldNotReprove(f"the lower end {enc.get('lo')} is not re-proved by the max-statistic pair")
     return lo, hi
