@@ -39,7 +39,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Iv, arith
+from .core import Iv, arith, ceil_int, floor_int
 from .core import to_mpf as mpfr_to_mpf
 from .gdp import delta_mu_iv, exact_input, mpf_to_fraction, side, to_mpf
 from .verify import Recheck, parse_bound, register
@@ -224,14 +224,22 @@ def _power(c: list[int], E: int, up: bool) -> list[int]:
         base = mul(base, base)
 
 
+def _units(p: list[Iv], q: list[Iv]) -> tuple[list[int], list[int]]:
+    """P rounded down and Q rounded up to integer units 2^-K, from the enclosures' lower
+    and upper ends (mul_2exp is exact: only the exponent moves; a Python '*' would round
+    in gmpy2's global context, to nearest at 53 bits)."""
+    A = arith(_BITS)
+    return ([max(0, floor_int(A.dn.mul_2exp(x[0], _K))) for x in p],
+            [max(0, ceil_int(A.up.mul_2exp(x[1], _K))) for x in q])
+
+
 def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> list[tuple[int, int]]:
     a, s, cells, grid = _hints(result)
     p, q = _cells(r, a, s, cells)
     if swap:
         p, q = q, p
     # P rounded down, Q up, to units 2^-K: floor / ceil of the enclosure's end times 2^K, exactly
-    P = [max(0, _floor(x[0] * (1 << _K))) for x in p]
-    Q = [max(0, _ceil(x[1] * (1 << _K))) for x in q]
+    P, Q = _units(p, q)
     E = 1 if r["persistent"] else r["E"]
     if E > 1:
         idx = [math.floor(math.log(x / y) * 2.0**grid) if x > 0 and y > 0 else None for x, y in zip(P, Q)]
@@ -257,16 +265,6 @@ def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> li
         B += Q[j]
         out.append((A, B))
     return out
-
-
-def _floor(x: mpfr) -> int:
-    n, d = x.as_integer_ratio()
-    return int(n // d)
-
-
-def _ceil(x: mpfr) -> int:
-    n, d = x.as_integer_ratio()
-    return int(-((-n) // d))
 
 
 def _exp_up(eps: Fraction) -> tuple[int, int]:

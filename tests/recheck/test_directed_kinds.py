@@ -212,11 +212,16 @@ def test_shuffle_cell_masses_enclose_the_high_precision_masses() -> None:
             Fp.append(mpmath.ncdf(x - mu) * mpmath.ncdf(x) ** 9)
         Fp.append(mpmath.mpf(1))
         Fq.append(mpmath.mpf(1))
+        P, Q = shuffle._units(p, q)
+        unit = mpmath.mpf(2) ** shuffle._K
         for k in range(K):
             for iv, F in ((p[k], Fp), (q[k], Fq)):
                 lo, hi = to_mpf(iv[0]), to_mpf(iv[1])
                 assert lo <= F[k + 1] - F[k] <= hi
                 assert hi - lo < mpmath.mpf(2) ** -150
+            # units: P at most one below floor(mass 2^K), Q at most one above ceil(mass 2^K)
+            assert 0 <= int(mpmath.floor((Fp[k + 1] - Fp[k]) * unit)) - P[k] <= 1
+            assert 0 <= Q[k] - int(mpmath.ceil((Fq[k + 1] - Fq[k]) * unit)) <= 1
 
 
 def test_thm45_refuses_inputs_outside_the_theorem() -> None:
