@@ -1,4 +1,4 @@
-"""Second route for the Renyi-DP quantities, on mpmath only.
+"""Second route for the Renyi-DP quantities, on mpmath and MPFR (gmpy2).
 
 Shares no code with :mod:`dpverify.rdp`:
 
@@ -7,8 +7,9 @@ Shares no code with :mod:`dpverify.rdp`:
   orders of the subsampled Gaussian; finite sums for randomized response and
   for integer orders of the subsampled Gaussian, i.e. the binomial sum the
   arb route uses, but re-implemented here in mpmath);
-* fixed-order conversions (``rdp.to_dp_*``) by their closed forms (classic, Balle) and
-  ABC Thm 3 by mpmath bisection in p and eps;
+* fixed-order conversions (``rdp.to_dp_*``) by their closed forms (classic, Balle) in
+  MPFR directed rounding (:mod:`.core`: an enclosure, not an estimate), and ABC Thm 3
+  by mpmath bisection in p and eps (an estimate);
 * ``rdp.epsilon``, the infimum over every real alpha > 1: the upper end is the conversion
   at one order (the recorded alpha*, a hint, polished by a local search), the lower end is
   proved on cells of log(alpha - 1) (:func:`_prove_infimum_at_least`); an order that
