@@ -465,8 +465,14 @@ _steps(["gdp.thm51"], [
     ("a bracket [m-, m+] proved by Phi(-m/2) against 1/(1+e^eps) at its ends in MPFR directed rounding "
      "(Phi(-mu/2) decreasing in mu)", PROOF, True),
 ])
-_steps(["gdp.certify", "gdp.refinement_point", "gdp.tail_limit", "gdp.optimal_mu",
-        "gdp.clip_rectify"], [
+_steps(["gdp.tail_limit"], [
+    ("GDPT Thm 4.4's limit per mechanism in closed form: 0 (Laplace, pure), +inf (ICEA example), 1/sqrt(2) "
+     "(SGD example, MPFR's sqrt rounded outward) or the Gaussian's exact mu rounded outward", PROOF, True),
+])
+_steps(["gdp.clip_rectify"], [
+    ("b = (y+ - y-)/eps_h (GDPT Thm 4.7) in exact rationals, rounded outward once", PROOF, True),
+])
+_steps(["gdp.certify", "gdp.refinement_point", "gdp.optimal_mu"], [
     ("mpmath evaluation of the GDP transformation and its bounds (not directed)", ESTIMATE, True),
 ])
 _steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",

@@ -152,7 +152,7 @@ NOT_YET_PROVED = {
     "events.epsilon", "events.delta", "events.claim",
     "rdp.epsilon", "rdp.divergence", "rdp.to_dp_eps", "rdp.to_dp_delta", "rdp.abc_gain",
     "rdp.abc_extra_iterations",
-    "gdp.certify", "gdp.refinement_point", "gdp.tail_limit", "gdp.optimal_mu", "gdp.clip_rectify",
+    "gdp.certify", "gdp.refinement_point", "gdp.optimal_mu",
     "composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
     "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform",
 }

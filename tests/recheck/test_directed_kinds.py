@@ -247,3 +247,16 @@ def test_a_negative_recorded_end_keeps_its_sign() -> None:
     gdp.recheck_eps({"mu": "1", "delta": "1/2"}, _bracket(root, "1e-28"))
     with pytest.raises(CertificateRejected):
         gdp.recheck_eps({"mu": "1", "delta": "1/2"}, _bracket(-root, "1e-28"))
+
+
+def test_tail_limit_and_clip_rectify_are_outward_enclosures() -> None:
+    """Exact rationals and 1/sqrt(2) are enclosed, not rounded to nearest: 3/10, 1/3 and
+    1/sqrt(2) are not binary numbers, so lo < value < hi, decided in exact rationals
+    (for 1/sqrt(2): lo^2 < 1/2 < hi^2)."""
+    q = gdp.mpf_to_fraction
+    r = gdpt.recheck_tail_limit({"mechanism": "gaussian", "mu": "3/10"}, {})
+    assert q(r.lo) < Fraction(3, 10) < q(r.hi)
+    r = gdpt.recheck_tail_limit({"mechanism": "sgd-example"}, {})
+    assert q(r.lo) ** 2 < Fraction(1, 2) < q(r.hi) ** 2 and q(r.hi) - q(r.lo) < Fraction(1, 10**40)
+    r = gdpt.recheck_clip_rectify({"y_minus": "0", "y_plus": "1", "eps_h": "3"}, {})
+    assert q(r.lo) < Fraction(1, 3) < q(r.hi)
