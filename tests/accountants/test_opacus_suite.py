@@ -141,26 +141,19 @@ def test_keywords_are_honoured_or_refused():
         acc.get_epsilon(1e-5, eps_eror=0.1)
 
 
-def test_shuffling_is_refused_and_make_private_with_epsilon_is_certified():
+def test_make_private_with_epsilon_is_certified():
+    """(make_private(poisson_sampling=False) is answered by the shuffle bracket:
+    tests/accountants/test_opacus_shuffle.py.)"""
     import torch
     from opacus import PrivacyEngine
 
     torch.manual_seed(0)
     data = torch.utils.data.TensorDataset(torch.randn(64, 4), torch.randint(0, 2, (64,)))
-
-    def parts():
-        model = torch.nn.Linear(4, 2)
-        return model, torch.optim.SGD(model.parameters(), lr=0.1), \
-            torch.utils.data.DataLoader(data, batch_size=16)
-
-    model, opt, loader = parts()
-    with pytest.raises(InvalidParameter, match="shuffling"):
-        PrivacyEngine(accountant="dpverify").make_private(
-            module=model, optimizer=opt, data_loader=loader, noise_multiplier=1.0, max_grad_norm=1.0,
-            poisson_sampling=False)
-    model, opt, loader = parts()
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
     engine = PrivacyEngine(accountant="dpverify")
-    _, opt, _ = engine.make_private_with_epsilon(module=model, optimizer=opt, data_loader=loader,
+    _, opt, _ = engine.make_private_with_epsilon(module=model, optimizer=opt,
+                                                 data_loader=torch.utils.data.DataLoader(data, batch_size=16),
                                                  target_epsilon=2.0, target_delta=1e-5, epochs=5,
                                                  max_grad_norm=1.0)
     # q = 1/len(loader) = 1/4, 5 epochs = 20 steps: the multiplier certainly meets eps = 2
