@@ -41,8 +41,8 @@ Refused, with the reason (InvalidParameter, a ValueError as Opacus raises):
 a sampler other than RandomSampler without replacement or SequentialSampler,
 ``drop_last`` with a partial last batch, gradient accumulation over shuffled
 batches, a history that mixes Poisson and shuffled steps or several shuffled
-configurations, and ``make_private_with_epsilon(poisson_sampling=False)``
-(Opacus' bisection calibrates a Poisson rate).
+configurations. ``make_private_with_epsilon(poisson_sampling=False)`` calibrates
+the noise on the certified shuffle upper end, not on Opacus' Poisson rate.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ from ..events import api as A
 from ..events import model as E
 from .dp_accounting_adapter import _float_up, _fraction_up
 
-__all__ = ["DpverifyOpacusAccountant", "register_opacus", "data_loader_sampling"]
+__all__ = ["DpverifyOpacusAccountant", "register_opacus", "data_loader_sampling", "shuffle_noise_multiplier"]
 
 #: Opacus' PRV accountant's default accuracy, used here too (absolute width of eps).
 DEFAULT_EPS_ERROR = 0.01
@@ -313,14 +313,50 @@ class DpverifyOpacusAccountant(IAccountant):
         self.shuffled = out
 
 
+def shuffle_noise_multiplier(target_epsilon: Any, target_delta: Any, sampling: tuple, epochs: Any,
+                             neighboring: str = "replace-special", epsilon_tolerance: float = 0.01) -> float:
+    """A noise multiplier whose certified shuffle upper end for ``epochs`` full
+    epochs is <= target_epsilon, within epsilon_tolerance of it (Opacus'
+    bisection, on certified upper ends: the upper end is the Gaussian eps of
+    mu = Delta sqrt(E) / sigma, decreasing in sigma, so the float bisection only
+    chooses; each kept value is proved to meet the target)."""
+    from ..sampling import shuffle as S
+
+    scheme, n, B = sampling
+    target = float(target_epsilon)
+    D = parse_exact(target_delta, "target_delta")
+
+    def upper(z: float) -> float:
+        hi, _ = S.upper_eps(S.run(z, n, B, epochs, _SCHEMES[scheme], neighboring), D)
+        with working_precision(256):
+            return _fraction_up(Fraction(upper_decimal(hi, 10)))
+
+    low, high, eps_high = 0.0, 10.0, upper(10.0)
+    while eps_high > target:
+        high *= 2
+        if high > 1e6:
+            raise InvalidParameter("target_epsilon", f"target_epsilon={target_epsilon!r} needs a noise "
+                                   "multiplier above 1e6 for this shuffled run (Opacus' limit)")
+        eps_high = upper(high)
+    while target - eps_high > epsilon_tolerance:
+        mid = (low + high) / 2
+        e = upper(mid)
+        if e <= target:
+            high, eps_high = mid, e
+        else:
+            low = mid
+    return high
+
+
 def _engine_wrappers() -> None:
     """Wrap PrivacyEngine.make_private and make_private_with_epsilon (idempotent).
 
     make_private: after Opacus' own body, the data loader it returns is handed to
     the hooks it created on this accountant (the only honest witness of the
     sampling: DPDataLoader or the caller's loader). make_private_with_epsilon
-    with poisson_sampling=False is refused: Opacus' bisection calibrates a
-    Poisson sample rate, which says nothing about the shuffled run."""
+    with poisson_sampling=False and a shuffling loader calibrates on the
+    certified shuffle upper end (:func:`shuffle_noise_multiplier`) instead of
+    Opacus' Poisson bisection, whose multiplier would not meet the target."""
     from opacus import PrivacyEngine
 
     if getattr(PrivacyEngine.make_private, "_dpverify_wrapped", False):
@@ -340,13 +376,18 @@ def _engine_wrappers() -> None:
 
     @functools.wraps(with_epsilon)
     def wrapped_eps(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(getattr(self, "accountant", None), DpverifyOpacusAccountant) \
-                and kwargs.get("poisson_sampling", True) is False:
-            raise InvalidParameter("poisson_sampling", "make_private_with_epsilon calibrates the noise for "
-                                   "Poisson sampling at rate 1/len(data_loader); that multiplier does not "
-                                   "meet the target for shuffled batches. Use make_private with a noise "
-                                   "multiplier and read get_epsilon (the certified shuffle bound)")
-        return with_epsilon(self, *args, **kwargs)
+        acc = getattr(self, "accountant", None)
+        if not isinstance(acc, DpverifyOpacusAccountant) or kwargs.get("poisson_sampling", True) is not False \
+                or args or "data_loader" not in kwargs:
+            return with_epsilon(self, *args, **kwargs)
+        sampling = data_loader_sampling(kwargs["data_loader"])
+        if sampling[0] == "poisson":  # a DPDataLoader handed in: Opacus' Poisson calibration applies
+            return with_epsilon(self, *args, **kwargs)
+        rest = dict(kwargs)
+        target_epsilon, target_delta, epochs = rest.pop("target_epsilon"), rest.pop("target_delta"), rest.pop("epochs")
+        z = shuffle_noise_multiplier(target_epsilon, target_delta, sampling, epochs, acc.shuffle_neighboring,
+                                     rest.pop("epsilon_tolerance", 0.01))
+        return self.make_private(noise_multiplier=z, **rest)
 
     wrapped._dpverify_wrapped = True  # type: ignore[attr-defined]
     PrivacyEngine.make_private = wrapped

@@ -120,12 +120,6 @@ def test_what_no_theorem_covers_is_refused_with_the_reason():
     with pytest.raises(InvalidParameter, match="with replacement"):
         _train(1, loader=torch.utils.data.DataLoader(
             DATA, batch_size=B, sampler=torch.utils.data.RandomSampler(DATA, replacement=True)))
-    model = torch.nn.Linear(4, 2)
-    with pytest.raises(InvalidParameter, match="Poisson sampling at rate"):
-        PrivacyEngine(accountant="dpverify").make_private_with_epsilon(
-            module=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
-            data_loader=torch.utils.data.DataLoader(DATA, batch_size=B), target_epsilon=2.0,
-            target_delta=1e-5, epochs=2, max_grad_norm=1.0, poisson_sampling=False)
     acc = _train(4, shuffle=True).accountant
     acc.step(noise_multiplier=1.0, sample_rate=0.25)
     with pytest.raises(InvalidParameter, match="mixed run"):
@@ -138,3 +132,25 @@ def test_what_no_theorem_covers_is_refused_with_the_reason():
                 [[1.0, N, B, "shuffle", 1, 8.5]], "x"):
         with pytest.raises(ValueError, match="shuffled"):
             DpverifyOpacusAccountant().load_state_dict({"history": [], "mechanism": "dpverify", "shuffled": bad})
+
+
+def test_make_private_with_epsilon_calibrates_shuffling_on_the_certified_upper_end():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2)
+    engine = PrivacyEngine(accountant="dpverify")
+    model, opt, loader = engine.make_private_with_epsilon(
+        module=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+        data_loader=torch.utils.data.DataLoader(DATA, batch_size=B, shuffle=True), target_epsilon=4.0,
+        target_delta=1e-5, epochs=3, max_grad_norm=1.0, poisson_sampling=False)
+    z = opt.noise_multiplier
+    # mpmath: 3 epochs at z are dominated by the Gaussian pair of mu = sqrt(3)/z, which
+    # meets (4, 1e-5); at z minus Opacus' bisection tolerance's worth it would be near
+    assert _gaussian_delta(mpmath.sqrt(3) / z, 4) <= mpmath.mpf("1e-5")
+    assert _gaussian_delta(mpmath.sqrt(3) / (z * 0.98), 4 - 0.05) > mpmath.mpf("1e-5")
+    for _ in range(3):
+        for xb, yb in loader:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            opt.step()
+    assert engine.accountant.shuffled == [[z, N, B, "shuffle", 1, 12]]
+    assert engine.get_epsilon(1e-5) <= 4.0
