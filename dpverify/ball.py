@@ -153,7 +153,17 @@ def _clip(text: str, n: int = 60) -> str:
 
 
 def arb_to_fraction(x: arb) -> Fraction:
-    """The exact rational value of an exact (radius 0) finite arb point."""
+    """The exact rational value of an exact (radius 0) finite arb point.
+
+    The one conversion from arb to ``Fraction``: every end of a ball turned into a
+    rational goes through here (take :func:`endpoints` first for a wide ball).
+
+    Raises:
+        ValueError: ``x`` has a radius or is not finite; its midpoint is not its value,
+            so returning it would lose the enclosure.
+    """
+    if not (x.is_exact() and x.is_finite()):
+        raise ValueError(f"arb_to_fraction needs an exact finite point, not {x!r}")
     man, exp = x.mid().man_exp()
     m, e = int(man), int(exp)
     return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))

@@ -37,6 +37,8 @@ MAX_JSON_NESTING = 32
 MAX_EVENT_TREE_DEPTH = 64
 #: an integer field of an event (a count, a batch or dataset size)
 MAX_EVENT_INTEGER = 10**12
+#: a DP-SGD dataset size N (TF-Privacy style schedules, fixed batches, shuffling)
+MAX_DATASET_SIZE = 10**12
 
 # --------------------------------------------------------------------------- time
 #: the default time budget of a certified query (seconds)

@@ -31,7 +31,15 @@ from typing import Optional
 from . import limits as L
 
 __all__ = [
+    "BATCH_SIZE",
     "CONCEPTS",
+    "DATASET_SIZE",
+    "DPSGD_SCHEDULE",
+    "EPOCHS",
+    "NEIGHBORING",
+    "NEIGHBORING_CALIBRATE",
+    "SAMPLING",
+    "SAMPLING_CALIBRATE",
     "describe",
     "Concept",
     "DIGITS",
@@ -69,6 +77,8 @@ class Concept:
     lo: Optional[int] = None
     hi: Optional[int] = None
     variant: str = ""
+    #: the values a word-valued option takes (``--sampling``), in the order shown
+    choices: tuple[str, ...] = ()
     #: other library parameter names that mean this concept in older functions
     #: (``compose_eps(k=...)``, ``compose(curves, compositions)``, a mechanism's
     #: ``rate``): the CLI names the flag when their errors reach the user
@@ -156,11 +166,67 @@ NOISE_MULTIPLIER = Concept(
     help="Gaussian noise multiplier sigma (noise std / sensitivity)",
 )
 
+#: TF-Privacy style schedule: q = B / N, T = ceil(E N / B) (``compute_dp_sgd_privacy``)
+DATASET_SIZE = Concept(
+    key="dataset_size", flag="--dataset-size", metavar="N",
+    range=f"an integer in 1..{L.MAX_DATASET_SIZE} (fixed batches: 2..)", default=None,
+    lo=1, hi=L.MAX_DATASET_SIZE,
+    help="dataset size N (q = B / N)",
+)
+BATCH_SIZE = Concept(
+    key="batch_size", flag="--batch-size", metavar="B",
+    range="an integer in 1..N", default=None,
+    help="expected batch size B (q = B / N; with --sampling without-replacement the exact one)",
+)
+EPOCHS = Concept(
+    key="epochs", flag="--epochs", metavar="E",
+    range=f"a number > 0, fractions allowed (shuffle: a whole number); steps = ceil(E N / B) at most {L.MAX_STEPS}",
+    default=None,
+    help="epochs instead of --steps (with --batch-size and --dataset-size)",
+)
+SAMPLING = Concept(
+    key="sampling", flag="--sampling", metavar="HOW",
+    range="poisson, shuffle, shuffle-persistent, balls-in-bins, without-replacement", default="poisson",
+    choices=("poisson", "shuffle", "shuffle-persistent", "balls-in-bins", "without-replacement"),
+    help="how batches were drawn: poisson (Poisson subsampling, the accountant's enclosure); shuffle / "
+    "shuffle-persistent (shuffle-and-iterate with a new / one reused permutation per epoch, "
+    "--dataset-size/--batch-size/--epochs: a certified bracket, lower end from a concrete dataset pair, "
+    "upper end without amplification); without-replacement (fixed batches: give --events); "
+    "balls-in-bins (not yet certified: refused)",
+)
+#: calibration has a monotone template for two samplings only
+SAMPLING_CALIBRATE = SAMPLING.where(
+    "calibrate dpsgd", range="poisson, without-replacement", choices=("poisson", "without-replacement"),
+    help="poisson (each example independently with rate q) or without-replacement (every step an "
+    "independent uniformly random batch of exactly --batch-size of --dataset-size examples; neighbouring "
+    "replace-one; the eps-matching value lies between a safe end (AFA Cor 32 pair) and an unsafe end "
+    "(a realised dataset pair))",
+)
+NEIGHBORING = Concept(
+    key="neighboring", flag="--neighboring", metavar="REL",
+    range="add-remove (the default), add, remove, replace-one, replace-special", default=None,
+    help="the neighbouring relation: replace-one with Poisson sampling rate 1 is the tight pair; rate < 1: "
+    "a bracket of epsilon(delta), group privacy above, a zero-gradient replacement below; fixed batches "
+    "via --events; replace-special with --events only. Sensitivity convention: noise multiplier = "
+    "sigma / C, C the per-record clipping bound = the sensitivity under add/remove; under replace-one "
+    "the sensitivity is 2C (factor 2 applied by dpverify: pair N(0,1) vs N(2/z,1))",
+)
+#: calibration's monotonicity proofs cover these relations only
+NEIGHBORING_CALIBRATE = NEIGHBORING.where(
+    "calibrate dpsgd", range="poisson: add-remove (the default), add, remove; without-replacement: "
+    "replace-one (the default and only choice; sensitivity 2C)",
+    help="the neighbouring relation",
+)
+
 #: every concept once (variants share their concept's names)
 CONCEPTS: tuple[Concept, ...] = (DIGITS, RELATIVE_WIDTH, MARGIN, TIME_BUDGET, STEPS, SAMPLING_RATE,
-                                 NOISE_MULTIPLIER)
+                                 NOISE_MULTIPLIER, DATASET_SIZE, BATCH_SIZE, EPOCHS, SAMPLING, NEIGHBORING)
 #: every declared variant, for the generated tables
-VARIANTS: tuple[Concept, ...] = (DIGITS_PLD, DIGITS_RDP_EPSILON, DIGITS_CALIBRATE, STEPS_RDP, STEPS_COMPOSE)
+VARIANTS: tuple[Concept, ...] = (DIGITS_PLD, DIGITS_RDP_EPSILON, DIGITS_CALIBRATE, STEPS_RDP, STEPS_COMPOSE,
+                                 SAMPLING_CALIBRATE, NEIGHBORING_CALIBRATE)
+#: how a DP-SGD schedule is given to ``audit dpsgd`` and ``calibrate dpsgd``: sigma, and
+#: either the rate and the steps or TF-Privacy's dataset size, batch size and epochs
+DPSGD_SCHEDULE: tuple[Concept, ...] = (NOISE_MULTIPLIER, SAMPLING_RATE, STEPS, DATASET_SIZE, BATCH_SIZE, EPOCHS)
 
 
 def flag_for(name: str) -> Optional[str]:

@@ -146,3 +146,21 @@ def test_isolate_increasing_root_cube_root(c):
 def test_isolate_rejects_non_bracket():
     with pytest.raises(ValueError):
         B.isolate_increasing_root(lambda x: x - 5, arb(0), arb(1), digits=10)
+
+
+@given(st.integers(-(2**80), 2**80), st.integers(-1200, 1200))
+def test_arb_to_fraction_is_exact_on_dyadic_points(m, e):
+    """Reference: the dyadic m * 2^e written as a Fraction by hand (exact rationals)."""
+    want = Fraction(m) * Fraction(2) ** e
+    with B.working_precision(200):
+        x = arb(m) * arb(2) ** e  # exact: |m| < 2^81 fits in 200 bits, a power of two is exact
+        assert x.is_exact()
+        assert B.arb_to_fraction(x) == want
+
+
+@pytest.mark.parametrize("x", [arb(1) / 3, arb("inf"), arb("nan")], ids=["third", "inf", "nan"])
+def test_arb_to_fraction_refuses_a_ball_it_cannot_state_exactly(x):
+    """1/3 is a ball with a radius: its midpoint is not its value, so the conversion
+    must refuse rather than hand back a rational the ball only approximates."""
+    with pytest.raises(ValueError):
+        B.arb_to_fraction(x)

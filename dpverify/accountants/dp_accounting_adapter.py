@@ -27,7 +27,7 @@ from typing import Any, Optional
 from dp_accounting import dp_event, privacy_accountant
 from flint import arb
 
-from ..ball import ball, parse_exact, working_precision
+from ..ball import arb_to_fraction, ball, parse_exact, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..events import api as A
 from ..events import model as E
@@ -49,8 +49,7 @@ def _float_up(x: Any) -> float:
     """Smallest float >= the exact value of the arb point x (inf stays inf)."""
     if not x.is_finite():
         return math.inf
-    man, exp = x.mid().man_exp()
-    return _fraction_up(Fraction(int(man)) * Fraction(2) ** int(exp))
+    return _fraction_up(arb_to_fraction(x))
 
 
 def _fraction_up(f: Fraction) -> float:

@@ -45,7 +45,8 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..pld import dpsgd as S
-from ..limits import MAX_STEPS
+from ..limits import MAX_DATASET_SIZE, MAX_STEPS
+from ..vocabulary import SAMPLING_CALIBRATE
 
 __all__ = ["Template", "dpsgd_template", "wor_template", "PARAMETERS", "MONOTONICITY", "SAMPLINGS"]
 
@@ -192,7 +193,7 @@ def dpsgd_template(
         raise InvalidParameter("batch_size", "give --sampling-rate or --batch-size, not both")
     N = None
     if dataset_size is not None:
-        N = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
+        N = V.integer("dataset_size", dataset_size, lo=1, hi=MAX_DATASET_SIZE)
     elif epochs is not None or batch_size is not None:
         raise InvalidParameter("dataset_size", "--dataset-size N is required with --epochs or --batch-size")
     roles = {"noise": noise_multiplier is not None, "length": steps is not None or epochs is not None,
@@ -263,9 +264,9 @@ def dpsgd_template(
 
 # --------------------------------------------------------------------------- DP-SGD, fixed batches
 
-#: the one sampling vocabulary of ``calibrate`` (events JSON: "poisson_sampled",
-#: "sampled_without_replacement")
-SAMPLINGS = ("poisson", "without-replacement")
+#: the one sampling vocabulary of ``calibrate``, declared in dpverify.vocabulary (events
+#: JSON: "poisson_sampled", "sampled_without_replacement")
+SAMPLINGS = SAMPLING_CALIBRATE.choices
 
 WOR_PAIRS = (
     "upper (safe end): AFA Prop 30 + Cor 32: per step the pair whose curve is max(H_remove, "
@@ -346,7 +347,7 @@ def wor_template(
         raise InvalidParameter("epochs", "give --steps or --epochs, not both")
     if dataset_size is None:
         raise InvalidParameter("dataset_size", "--sampling without-replacement needs --dataset-size N")
-    N = V.integer("dataset_size", dataset_size, lo=2, hi=10**12)
+    N = V.integer("dataset_size", dataset_size, lo=2, hi=MAX_DATASET_SIZE)
     roles = {"noise": noise_multiplier is not None, "length": steps is not None or epochs is not None,
              "batch": batch_size is not None}
     missing = [r for r, given in roles.items() if not given]

@@ -59,15 +59,7 @@ def quantity_certificate(
     extra_result: "Mapping[str, Any] | None" = None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"quantity": encloses(quantity, inputs), "enclosure": enclosure.to_json()}
-    if extra_result:
-        result.update(extra_result)
-    return make_certificate(
-        claim={"quantity": quantity, "statement": statement, "source": source},
-        inputs=inputs,
-        result=result,
-        precision_bits=enclosure.precision_bits,
-        algorithm=algorithm,
-    )
+    return _seal(quantity, statement, source, inputs, result, extra_result, enclosure.precision_bits, algorithm)
 
 
 def verdict_certificate(
@@ -86,13 +78,21 @@ def verdict_certificate(
     if enclosure is not None:
         result["quantity"] = encloses(quantity, inputs)
         result["enclosure"] = enclosure.to_json()
+    bits = enclosure.precision_bits if enclosure is not None else 0
+    return _seal(quantity, statement, source, inputs, result, extra_result, bits, algorithm)
+
+
+def _seal(quantity: str, statement: str, source: str, inputs: Mapping[str, Any], result: dict[str, Any],
+          extra_result: "Mapping[str, Any] | None", precision_bits: int, algorithm: str) -> dict[str, Any]:
+    """The claim block and the kind-specific extra result fields, sealed by the writer
+    (one place, so a quantity and a verdict certificate of a kind cannot differ in it)."""
     if extra_result:
         result.update(extra_result)
     return make_certificate(
         claim={"quantity": quantity, "statement": statement, "source": source},
         inputs=inputs,
         result=result,
-        precision_bits=enclosure.precision_bits if enclosure is not None else 0,
+        precision_bits=precision_bits,
         algorithm=algorithm,
     )
 

@@ -12,7 +12,7 @@ from typing import Any, Collection, Mapping, Optional, Sequence
 
 from ..certificate import dumps, write
 from ..errors import InvalidParameter
-from ..vocabulary import DIGITS, Concept, deprecation_message, flag_for
+from ..vocabulary import DIGITS, DPSGD_SCHEDULE, Concept, deprecation_message, flag_for
 
 __all__ = [
     "Parser",
@@ -175,10 +175,19 @@ def add_concept(
             raise ValueError(f"{o} is not a declared old spelling of {concept.flag}")
     p.add_argument(concept.flag, dest=dest or concept.key, metavar=concept.metavar,
                    default=None if required else concept.default, required=required,
-                   help=help or concept.help_text())
+                   choices=concept.choices or None, help=help or concept.help_text())
     for o in old:
         p.add_argument(o, dest=old_dest or dest or concept.key, default=argparse.SUPPRESS,
                        help=argparse.SUPPRESS, action=_deprecated(concept))
+
+
+def add_schedule_options(p: Any, *, sampling: Concept, neighboring: Concept) -> None:
+    """The DP-SGD schedule options (``vocabulary.DPSGD_SCHEDULE``), ``--sampling`` and
+    ``--neighboring``, declared once for every command that reads a schedule
+    (``audit dpsgd``, ``calibrate dpsgd``); ``sampling`` and ``neighboring`` are the
+    command's variants (the samplings and relations it has a proof for)."""
+    for concept in (*DPSGD_SCHEDULE, sampling, neighboring):
+        add_concept(p, concept)
 
 
 def _deprecated(concept: Concept) -> type:

@@ -25,11 +25,11 @@ from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from ..progress import Progress
 from ..certificate.format import TF_STEPS_RULE
-from ..vocabulary import DIGITS_PLD, NOISE_MULTIPLIER, SAMPLING_RATE, STEPS, TIME_BUDGET
-from ._common import add_concept, add_output_options, emit, refuse_inapplicable
+from ..vocabulary import DIGITS_PLD, NEIGHBORING, SAMPLING, TIME_BUDGET
+from ._common import add_concept, add_output_options, add_schedule_options, emit, refuse_inapplicable
 
 ORDER = 60
-SAMPLINGS = ("poisson", "shuffle", "shuffle-persistent", "balls-in-bins", "without-replacement")
+SAMPLINGS = SAMPLING.choices
 
 SOURCE = PLD_SOURCE
 
@@ -50,13 +50,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "Example: dpverify audit dpsgd --noise-multiplier 1.1 --dataset-size 60000 --batch-size 256 "
         "--epochs 60 --delta 1e-5 --claimed-eps 3",
     )
-    add_concept(d, NOISE_MULTIPLIER)
-    add_concept(d, SAMPLING_RATE)
-    add_concept(d, STEPS)
-    d.add_argument("--dataset-size", metavar="N", help="TF-Privacy style: dataset size (q = B/N), an integer in 1..1000000000000")
-    d.add_argument("--batch-size", metavar="B", help="TF-Privacy style: expected batch size, an integer in 1..N")
-    d.add_argument("--epochs", metavar="E", help="TF-Privacy style: epochs > 0 (fractions allowed); steps = ceil(E N / B) "
-                   "must be at most 10000000")
+    add_schedule_options(d, sampling=SAMPLING, neighboring=NEIGHBORING)
     d.add_argument("--events", metavar="FILE",
                    help="JSON event file: a DpEvent-style tree (docs/guide/events.md; schema "
                    "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
@@ -64,22 +58,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    "\"sampled_without_replacement\", \"source_dataset_size\": 60000, \"sample_size\": 256, "
                    "\"event\": {\"type\": \"gaussian\", \"noise_multiplier\": \"1.1\"}}}}; unknown or "
                    "missing keys are refused (exit 2), nothing defaults")
-    d.add_argument("--sampling", default="poisson", choices=SAMPLINGS,
-                   help="how batches were drawn (default poisson): poisson (Poisson subsampling, the "
-                   "accountant's enclosure); shuffle / shuffle-persistent (shuffle-and-iterate with a new / one "
-                   "reused permutation per epoch, --dataset-size/--batch-size/--epochs: a certified bracket, "
-                   "lower end from a concrete dataset pair, upper end without amplification); "
-                   "without-replacement (fixed batches: give --events); balls-in-bins (not yet certified: refused)")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
     d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP, E >= 0")
-    d.add_argument("--neighboring", default=None, metavar="REL",
-                   help="add-remove (default), add, remove, replace-one (Poisson sampling rate 1: the tight "
-                   "pair; rate < 1: a bracket of epsilon(delta), group privacy above, a zero-gradient replacement "
-                   "below; fixed batches via --events), or replace-special (--events only). Sensitivity convention: "
-                   "noise multiplier = sigma / C, C the per-record clipping bound = the sensitivity under "
-                   "add/remove; under replace-one the sensitivity is 2C (factor 2 applied by dpverify: "
-                   "pair N(0,1) vs N(2/z,1))")
     add_concept(d, DIGITS_PLD)
     add_concept(d, TIME_BUDGET)
     d.add_argument("--strict-width", action="store_true",

@@ -23,8 +23,8 @@ from ..calibration import Calibration
 from ..certificate import make_certificate
 from ..errors import InvalidParameter
 from ..progress import Progress
-from ..vocabulary import DIGITS_CALIBRATE, NOISE_MULTIPLIER, SAMPLING_RATE, STEPS, TIME_BUDGET
-from ._common import add_concept, add_output_options, emit, given_options
+from ..vocabulary import DIGITS_CALIBRATE, NEIGHBORING_CALIBRATE, SAMPLING_CALIBRATE, TIME_BUDGET
+from ._common import add_concept, add_output_options, add_schedule_options, emit, given_options
 
 ORDER = 62
 
@@ -47,22 +47,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     )
     d.add_argument("--target-eps", metavar="E", required=True, help="target epsilon > 0")
     d.add_argument("--delta", metavar="D", required=True, help="delta in (0, 1)")
-    add_concept(d, NOISE_MULTIPLIER)
-    add_concept(d, SAMPLING_RATE)
-    add_concept(d, STEPS)
-    d.add_argument("--epochs", metavar="E", help="epochs > 0 (with --batch-size and --dataset-size)")
-    d.add_argument("--batch-size", metavar="B", help="expected batch size (q = B / N), an integer in 1..N")
-    d.add_argument("--dataset-size", metavar="N", help="dataset size N, an integer in 1..1000000000000 (without-replacement: 2..)")
-    d.add_argument("--sampling", default="poisson", choices=("poisson", "without-replacement"),
-                   help="poisson (default: each example independently with rate q) or without-replacement "
-                   "(every step an independent uniformly random batch of exactly --batch-size of "
-                   "--dataset-size examples; neighbouring replace-one; the eps-matching value lies between a "
-                   "safe end (AFA Cor 32 pair) and an unsafe end (a realised dataset pair). Example: "
-                   "dpverify calibrate dpsgd --sampling without-replacement --batch-size 256 "
-                   "--dataset-size 60000 --steps 1000 --target-eps 3 --delta 1e-5")
-    d.add_argument("--neighboring", default=None, metavar="REL",
-                   help="poisson: add-remove (default), add or remove; without-replacement: replace-one "
-                   "(default and only choice; sensitivity 2C)")
+    add_schedule_options(d, sampling=SAMPLING_CALIBRATE, neighboring=NEIGHBORING_CALIBRATE)
     add_concept(d, DIGITS_CALIBRATE, old=("--rel-width",), old_dest="rel_width",
                 help="relative width 10^-N of the bracket, (hi - lo) / lo "
                 f"({DIGITS_CALIBRATE.range}, default {DIGITS_CALIBRATE.default})")

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Optional
 from flint import arb
 
 from ..ball import ball, exact_str, working_precision
+from ..errors import InvalidParameter, PrecisionExhausted
 from ..pld import dpsgd as S
 from ..verdict import Enclosure
 from .claims import CorpusClaim, describe
@@ -112,7 +113,6 @@ class _Bracket:
 def _replace_one(c: CorpusClaim, steps: int) -> _Bracket:
     """Poisson sampling under replace-one: the group-privacy / zero-gradient bracket
     (:mod:`dpverify.sampling.replace`); epsilon claims only."""
-    from ..errors import InvalidParameter
     from ..sampling.replace import poisson_replace_one_epsilon
 
     if c.target != "eps":
@@ -156,11 +156,23 @@ class _Engine:
             self.tick()
         return self.cache[key]
 
-    def verdict(self, c: CorpusClaim, steps: int, rel: Optional[str] = None) -> tuple[str, S.PldAnswer]:
+    def verdict(self, c: CorpusClaim, steps: int, rel: Optional[str] = None) -> tuple[str, Any]:
         ans = self.answer(c, steps, FIRST_DIGITS, rel)
         v = _cmp(ans.enclosure.lo, ans.enclosure.hi, c.claimed)
         if v == "undecided":
-            ans = self.answer(c, steps, REFINE_DIGITS, rel)
+            try:
+                ans = self.answer(c, steps, REFINE_DIGITS, rel)
+            except PrecisionExhausted as exc:
+                # the refinement was stopped (time or memory): every enclosure it reached
+                # is certified, so the best one decides the claim when it can; else the
+                # completed first answer stands, undecided (never a lost row)
+                best = getattr(exc, "best_enclosure", None)
+                if best is not None and best[1] is not None:
+                    with working_precision(256):
+                        enc = Enclosure.from_bounds(ball(best[0]), ball(best[1]), REFINE_DIGITS, 256)
+                    if _cmp(enc.lo, enc.hi, c.claimed) != "undecided":
+                        return _cmp(enc.lo, enc.hi, c.claimed), _Bracket(enc, {})
+                return v, ans
             v = _cmp(ans.enclosure.lo, ans.enclosure.hi, c.claimed)
         return v, ans
 
@@ -193,7 +205,11 @@ def _other(engine: _Engine, c: CorpusClaim, tight: Optional[float]) -> tuple[str
     parameter set the printed number fits."""
     o = c.other
     assert o is not None
-    v, ans = engine.verdict(o, o.steps)
+    try:
+        v, ans = engine.verdict(o, o.steps)
+    except (InvalidParameter, PrecisionExhausted) as exc:
+        return (f"the same {c.claimed_text} is printed with {c.other_changes}: no certified answer for "
+                f"those parameters ({exc})"), None
     enc = ans.enclosure
     t2 = _tightness(o.claimed, enc)
     name = "eps" if c.target == "eps" else f"delta(eps={exact_str(c.given)})"
@@ -214,8 +230,6 @@ def _other(engine: _Engine, c: CorpusClaim, tight: Optional[float]) -> tuple[str
 
 
 def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
-    from ..errors import InvalidParameter, PrecisionExhausted
-
     try:
         v, ans = engine.verdict(c, c.steps)
     except (InvalidParameter, PrecisionExhausted) as exc:
@@ -271,7 +285,6 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
 def _as_run(c: CorpusClaim, impl: str, poisson_verdict: str) -> tuple[str, Enclosure, str]:
     """The verdict for what was run when the implementation shuffled: decided on the certified
     shuffled bracket (lower end from a concrete dataset pair, so a claim below it fails)."""
-    from ..errors import InvalidParameter
     from ..sampling import shuffle as SH
 
     rec = c.record

@@ -35,7 +35,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from flint import arb, ctx
 
-from ..ball import ball, endpoints, normal_sf, working_precision
+from ..ball import arb_to_fraction, ball, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
 from ..pld.dominating import PairFromTails, tails_on_grid
 
@@ -52,23 +52,14 @@ INF = math.inf
 Loss = Union[Fraction, float]  # exact rational, or +-math.inf
 
 
-def _exact_point(x: arb) -> Optional[Fraction]:
-    """The exact rational value of an exact arb point, else None."""
-    if not x.is_exact():
-        return None
-    man, exp = x.mid().man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
-
-
 def _above(lam: Loss, theta: arb) -> bool:
     """Certified lam > theta (lam exact or +-inf; theta a ball)."""
     if lam == INF:
         return True
     if lam == -INF:
         return False
-    t = _exact_point(theta)
-    if t is not None:
-        return lam > t
+    if theta.is_exact():  # an exact point: compare rationals, no ball can straddle it
+        return lam > arb_to_fraction(theta)
     b = ball(lam)
     if b > theta:
         return True

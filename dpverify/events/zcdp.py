@@ -32,7 +32,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from ..ball import ball, bits_for_digits, working_precision
+from ..ball import arb_to_fraction, ball, bits_for_digits, working_precision
 from ..errors import PrecisionExhausted
 from ..verdict import Enclosure
 
@@ -93,8 +93,7 @@ def zcdp_delta(rho: Fraction, xi: Fraction, eps: Fraction, digits: int = 15) -> 
                 if not t2 > 1:
                     break
                 t = arb(t2.mid())
-            man, ex = t.mid().man_exp()
-            c = Fraction(int(man)) * Fraction(2) ** int(ex)
+            c = arb_to_fraction(t)
             w = min(w, Fraction(1, 1 << max(40, bits // 2 - 8)))
             a, b = max(c - w * c, 1 + (c - 1) / 2), c + w * c
             fa, da = _f(ball(a), R, X, E)

@@ -6,7 +6,7 @@ choice between the exact and Fourier kernels in :mod:`.compose`."""
 from __future__ import annotations
 
 from .plan import plan_query
-from .queries import ComposedBounds, to_fraction
+from .queries import ComposedBounds
 from .refine import PldResult, Step, compose_direction, refine_query
 
-__all__ = ["ComposedBounds", "PldResult", "Step", "compose_direction", "plan_query", "refine_query", "to_fraction"]
+__all__ = ["ComposedBounds", "PldResult", "Step", "compose_direction", "plan_query", "refine_query"]

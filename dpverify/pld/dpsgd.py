@@ -34,6 +34,7 @@ from flint import arb
 from .. import _validate as V
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
 from .accountant import PldResult, Step, refine_query
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
@@ -232,7 +233,7 @@ def epsilon(
     neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
     digits: Optional[int] = None,
     rel_width: Optional[float] = None,
-    time_budget: float = 600.0,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
 ) -> PldAnswer:
@@ -265,7 +266,7 @@ def delta(
     neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
     digits: Optional[int] = None,
     rel_width: Optional[float] = None,
-    time_budget: float = 600.0,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
 ) -> PldAnswer:
@@ -282,7 +283,7 @@ def check_claim(
     delta_budget: ExactInput,
     *,
     neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
-    time_budget: float = 600.0,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
 ) -> tuple[Verdict, PldAnswer]:
     """Verdict on "(claimed_eps, delta)-DP": HOLDS when the certified
@@ -313,23 +314,76 @@ def check_claim(
     return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
 
 
-def dpsgd_epsilon(noise_multiplier: ExactInput, sampling_rate: ExactInput, steps: object,
-                  delta_budget: ExactInput, **kw: Any) -> PldAnswer:
-    """epsilon(delta) of DP-SGD: ``steps`` Poisson-subsampled Gaussian steps."""
-    return epsilon([GaussianSteps.of(noise_multiplier, sampling_rate, steps)], delta_budget, **kw)
+def dpsgd_epsilon(
+    noise_multiplier: ExactInput,
+    sampling_rate: ExactInput,
+    steps: int,
+    delta: ExactInput,
+    *,
+    neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
+    digits: Optional[int] = None,
+    rel_width: Optional[float] = None,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
+) -> PldAnswer:
+    """epsilon(delta) of DP-SGD: ``steps`` Poisson-subsampled Gaussian steps, as
+    :func:`epsilon` of one :class:`GaussianSteps` block (AFA Thm 10/11).
+
+    Args:
+        noise_multiplier: the noise standard deviation over the sensitivity, > 0.
+        sampling_rate: the Poisson sampling rate q, in (0, 1].
+        steps: the number of steps T, an integer in 1..MAX_STEPS.
+        delta: the delta budget, in (0, 1).
+        neighboring: ``"add-remove"``, ``"add"``, ``"remove"`` or ``"replace-one"``
+            (sampling rate 1 only), or a :class:`Relation`.
+        digits: relative width 10^-digits of the enclosure, 1..8 (default 4).
+        rel_width: instead of digits, the relative width itself, in [1e-8, 1).
+        time_budget: seconds after which the refinement stops (see :func:`epsilon`).
+
+    Raises:
+        InvalidParameter: an argument out of range; ``name`` is the parameter.
+        PrecisionExhausted: the requested width was not certified in the budget.
+    """
+    return epsilon([GaussianSteps.of(noise_multiplier, sampling_rate, steps)], delta,
+                   neighboring=neighboring, digits=digits, rel_width=rel_width, time_budget=time_budget)
 
 
-def dpsgd_delta(noise_multiplier: ExactInput, sampling_rate: ExactInput, steps: object,
-                eps: ExactInput, **kw: Any) -> PldAnswer:
-    """delta(eps) of DP-SGD: ``steps`` Poisson-subsampled Gaussian steps."""
-    return delta([GaussianSteps.of(noise_multiplier, sampling_rate, steps)], eps, **kw)
+def dpsgd_delta(
+    noise_multiplier: ExactInput,
+    sampling_rate: ExactInput,
+    steps: int,
+    eps: ExactInput,
+    *,
+    neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
+    digits: Optional[int] = None,
+    rel_width: Optional[float] = None,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
+) -> PldAnswer:
+    """delta(eps) of DP-SGD (the maximum over the relation's directions), as
+    :func:`delta` of one :class:`GaussianSteps` block.
+
+    Args:
+        noise_multiplier: the noise standard deviation over the sensitivity, > 0.
+        sampling_rate: the Poisson sampling rate q, in (0, 1].
+        steps: the number of steps T, an integer in 1..MAX_STEPS.
+        eps: the epsilon at which delta is wanted, >= 0.
+        neighboring: as in :func:`dpsgd_epsilon`.
+        digits: relative width 10^-digits of the enclosure, 1..8 (default 4).
+        rel_width: instead of digits, the relative width itself, in [1e-8, 1).
+        time_budget: seconds after which the refinement stops (see :func:`epsilon`).
+
+    Raises:
+        InvalidParameter: an argument out of range; ``name`` is the parameter.
+        PrecisionExhausted: the requested width was not certified in the budget.
+    """
+    return delta([GaussianSteps.of(noise_multiplier, sampling_rate, steps)], eps,
+                 neighboring=neighboring, digits=digits, rel_width=rel_width, time_budget=time_budget)
 
 
 def tf_privacy_schedule(dataset_size: object, batch_size: object, epochs: ExactInput) -> tuple[Fraction, int]:
     """(q, T) = (B / N, ceil(epochs * N / B)): TF Privacy's convention
     (``compute_dp_sgd_privacy``: Poisson rate batch/n, steps =
     ceil(epochs * n / batch))."""
-    n = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
+    n = V.integer("dataset_size", dataset_size, lo=1, hi=MAX_DATASET_SIZE)
     b = V.integer("batch_size", batch_size, lo=1, hi=n)
     ep = V.positive("epochs", epochs)
     steps = math.ceil(ep * n / b)

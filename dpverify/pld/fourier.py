@@ -394,7 +394,9 @@ class _Transform:
         # floats choose the set: the fewest largest |z| whose removal leaves
         # the float estimate (a e + 3 u c) |z|^(a-1) of the others' sum
         # below target (at most the cap)
-        order = np.argsort(-r2)
+        # a stable sort: equal |z|^2 (conjugate frequencies) keep index order on every
+        # CPU (the default sort is a vectorised one on AVX-512, and ties could land apart)
+        order = np.argsort(-r2, kind="stable")
         with np.errstate(divide="ignore", over="ignore"):
             est = (a * float(self.e.mid()) + 3 * 2.0 ** -53 * c) * \
                 np.exp(0.5 * (a - 1) * np.log(np.maximum(r2[order], 1e-300)))

@@ -40,17 +40,10 @@ from typing import Optional, Sequence
 
 from flint import arb, fmpz
 
-from ..ball import ball, endpoints
+from ..ball import arb_to_fraction, ball, endpoints
 from .discretise import LowerDist, UpperDist
 
-__all__ = ["ComposedBounds", "to_fraction"]
-
-
-def to_fraction(x: arb) -> Fraction:
-    """Exact value of an exact arb point."""
-    man, exp = x.mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man) * (Fraction(2) ** exp)
+__all__ = ["ComposedBounds"]
 
 
 class ComposedBounds:
@@ -216,7 +209,7 @@ class ComposedBounds:
             if num > 0 and V > 0:
                 root = (num / V).log()
                 # nudge above the exact crossing, where the check is decidable
-                cand = to_fraction(endpoints(root)[1])
+                cand = arb_to_fraction(endpoints(root)[1])
                 cand += abs(cand) * Fraction(1, 1 << 64) + Fraction(1, 1 << 200)
                 if cand < best and self.delta_upper_ball(cand) * arb(2) ** self.K <= D:
                     best = cand
@@ -242,7 +235,7 @@ class ComposedBounds:
             w = self._qt_eval(j)
             if num > 0 and w > 0:
                 # Q_{>=j} 2^K = e^{-s_j - tilt} w: eps < log(num / w) + s_j + tilt
-                g = to_fraction(endpoints((num / w).log() + ball((L.offset + j) * h + L.tilt))[0])
+                g = arb_to_fraction(endpoints((num / w).log() + ball((L.offset + j) * h + L.tilt))[0])
                 if best is None or g > best:
                     best = g
         return max(best, Fraction(0)) if best is not None else Fraction(0)

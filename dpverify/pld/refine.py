@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
-from ..ball import ball, endpoints, lower_decimal, upper_decimal, working_precision
+from ..ball import arb_to_fraction, ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
 from .compose import compose
 from .convolve import mul_count
 from .discretise import discretise
 from .plan import FOURIER_SHARE, estimate_length, first_grid, plan_query, planned_grid
-from .queries import ComposedBounds, to_fraction
+from .queries import ComposedBounds
 
 __all__ = ["PldResult", "Step", "compose_direction", "refine_query", "total_muls"]
 
@@ -407,8 +407,8 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
             hi = cb.eps_upper(target)
             lo = cb.eps_lower(target, None if hi is None else float(hi))
         else:
-            lo = to_fraction(endpoints(cb.delta_lower_ball(target))[0])
-            hi = to_fraction(endpoints(cb.delta_upper_ball(target))[1])
+            lo = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
+            hi = arb_to_fraction(endpoints(cb.delta_upper_ball(target))[1])
     return lo, hi
 
 

@@ -8,8 +8,8 @@ import math
 from fractions import Fraction
 from typing import Any, Optional, Sequence
 
-from ..ball import endpoints, working_precision
-from ..pld.accountant import compose_direction, to_fraction
+from ..ball import arb_to_fraction, endpoints, working_precision
+from ..pld.accountant import compose_direction
 from ..relation import directions, relation
 
 __all__ = ["calibration_curve", "eps_over_steps", "privacy_profile", "tradeoff_bounds", "tradeoff_curve"]
@@ -44,8 +44,8 @@ def _delta_bounds(cbs: list, eps: float) -> tuple[float, float]:
     lo = hi = 0.0
     with working_precision(300):
         for cb in cbs:
-            lo = max(lo, float(to_fraction(endpoints(cb.delta_lower_ball(e))[0])))
-            hi = max(hi, float(to_fraction(endpoints(cb.delta_upper_ball(e))[1])))
+            lo = max(lo, float(arb_to_fraction(endpoints(cb.delta_lower_ball(e))[0])))
+            hi = max(hi, float(arb_to_fraction(endpoints(cb.delta_upper_ball(e))[1])))
     return lo, hi
 
 
@@ -74,7 +74,7 @@ def calibration_curve(cal: Any, path: str) -> None:
     for x in xs:
         val = Fraction(x).limit_denominator(10**6) if not t.integer else Fraction(int(x))
         ans = S.epsilon(t.build(val), cal.delta, neighboring=rel, digits=2, time_budget=120)
-        pts.append((x, float(to_fraction(ans.enclosure.lo)), float(to_fraction(ans.enclosure.hi))))
+        pts.append((x, float(arb_to_fraction(ans.enclosure.lo)), float(arb_to_fraction(ans.enclosure.hi))))
     fig, ax = plt.subplots(figsize=(7, 4.6))
     fig.subplots_adjust(bottom=0.27)
     tight = getattr(cal, "tight", True)
@@ -135,7 +135,7 @@ def eps_over_steps(events: Sequence, delta: Any, rel: str, path: str, epochs_per
     for c in cps:
         a = S.epsilon([S.GaussianSteps(ev.noise_multiplier, ev.sampling_rate, c)], delta, neighboring=rel,
                       digits=2, time_budget=120)
-        band.append((float(to_fraction(a.enclosure.lo)), float(to_fraction(a.enclosure.hi))))
+        band.append((float(arb_to_fraction(a.enclosure.lo)), float(arb_to_fraction(a.enclosure.hi))))
     fig, ax = plt.subplots(figsize=(7, 4.6))
     fig.subplots_adjust(bottom=0.24)
     scale = epochs_per_step or 1.0

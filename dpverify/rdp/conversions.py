@@ -280,17 +280,27 @@ def _rel_ok(lo: arb, hi: arb, digits: int) -> bool:
 
 
 def _bisect_eps(a: arb, g_lo: arb, g_hi: arb, d: arb, lo: arb, hi: arb, digits: int) -> tuple[arb, arb]:
-    """Narrow a certified bracket [lo, hi] of eps_opt by bisection: a midpoint m
-    replaces hi when the enclosure of G(m) is >= gamma_hi (G nondecreasing),
-    lo when it is < gamma_lo (the ball contains G(m)); stops when undecided
-    (the caller raises the precision) or when the width meets 10^-digits."""
-    for _ in range(200):
-        if _rel_ok(lo, hi, digits):
+    """Narrow a certified bracket [lo, hi] of eps_opt (G(eps) = optimal_gamma(alpha, eps,
+    delta) is nondecreasing in eps) until its relative width meets 10^-digits."""
+    return _bisect_increasing(lambda m: optimal_gamma_ball(a, m, d), g_lo, g_hi, lo, hi,
+                              lambda lo, hi: _rel_ok(lo, hi, digits), 200)
+
+
+def _bisect_increasing(G: Callable[[arb], arb], g_lo: arb, g_hi: arb, lo: arb, hi: arb,
+                       narrow: Callable[[arb, arb], bool], steps: int) -> tuple[arb, arb]:
+    """Narrow a certified bracket [lo, hi] of the crossing of a nondecreasing G with
+    gamma in [g_lo, g_hi]: a midpoint m replaces hi when the enclosure of G(m) is
+    >= g_hi, lo when it is < g_lo (the ball contains G(m), so each end keeps its
+    side); stops when ``narrow(lo, hi)``, when G(m) is undecided (the caller raises
+    the precision), when the midpoint rounds onto an end (no progress is possible at
+    this precision), or after ``steps`` halvings."""
+    for _ in range(steps):
+        if narrow(lo, hi):
             break
         m = point((lo + hi) / 2)
         if not (m > lo and m < hi):
             break
-        g = optimal_gamma_ball(a, m, d)
+        g = G(m)
         if g >= g_hi:
             hi = m
         elif g < g_lo:
@@ -372,17 +382,8 @@ def optimal_delta(alpha: Fraction, gamma: arb, eps: Fraction, digits: int = 15) 
             found = k
             lo, hi = arb(2) ** (-found), arb(2) ** (-found + 1)
             # lo: G(lo) may be undecided; require G_upper(lo) < g_lo
-            for _ in range(400):
-                if hi - lo <= lo * arb(10) ** (-digits) / 2:
-                    break
-                m = point((lo + hi) / 2)
-                gm = optimal_gamma_ball(a, e, m)
-                if gm >= g_hi:
-                    hi = m
-                elif gm < g_lo:
-                    lo = m
-                else:
-                    break
+            lo, hi = _bisect_increasing(lambda m: optimal_gamma_ball(a, e, m), g_lo, g_hi, lo, hi,
+                                        lambda lo, hi: bool(hi - lo <= lo * arb(10) ** (-digits) / 2), 400)
             # certify lo really is below: G_upper(lo) < g_lo with some p
             try:
                 pf = float_pstar(float(a.mid()), float(e.mid()), float(lo.mid()))

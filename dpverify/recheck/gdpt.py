@@ -389,6 +389,17 @@ def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) ->
         return m, m
     if name == "laplace" or _support_end(name, inputs) is not None:
         return mpf(0), mpf(0)
+    if name == "sgd-example":
+        # naive f = exp(-eps^2), so eps^2 / (-2 log f) = 1/2 for every eps > 0. The refined
+        # profile (GDPT App B) is min(worst case of (eps_i, delta_i)-DP, naive); past eps_i
+        # the first term is the constant delta_i = exp(-eps_i^2) >= exp(-eps^2), so the
+        # refined profile equals the naive one there and the limit is the same: 1/sqrt(2),
+        # enclosed here with MPFR's directed rounding.
+        from .core import arith, to_mpf as mpfr_to_mpf
+
+        A = arith(160)
+        lo, hi = A.sqrt(A.q(Fraction(1, 2)))
+        return mpfr_to_mpf(lo), mpfr_to_mpf(hi)
     if verdict == "fails" and name in ("icea-example", "approx", "subsampled", "rr"):
         # an output of infinite loss with positive mass (or ICEA's K/eps tail): f stays
         # above a positive level or decays like 1/eps, so eps^2 / (-2 log f) -> inf

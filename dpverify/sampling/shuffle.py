@@ -96,6 +96,7 @@ from flint import arb, fmpz_poly
 from .. import _validate as V
 from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
 from ..errors import InvalidParameter
+from ..limits import MAX_DATASET_SIZE
 from ..relation import Relation, relation as _relation
 
 __all__ = ["ShuffleRun", "run", "lower_eps", "lower_delta", "upper_eps", "upper_delta", "bracket_eps",
@@ -162,7 +163,7 @@ def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, 
         neighboring: Any = "add-remove") -> ShuffleRun:
     """Validate and build a :class:`ShuffleRun` (InvalidParameter naming the argument)."""
     sig = V.positive("noise_multiplier", noise_multiplier)
-    n = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
+    n = V.integer("dataset_size", dataset_size, lo=1, hi=MAX_DATASET_SIZE)
     b = V.integer("batch_size", batch_size, lo=1, hi=n)
     e = V.integer("epochs", epochs, lo=1, hi=MAX_EPOCHS)
     if sampling not in SCHEMES:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.certificate import compute_digest
-from dpverify.recheck.verify import RECHECKERS, _load_recheckers, verify_certificate
-from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from dpverify.recheck.verify import RECHECKERS, _load_recheckers
+
+from ..certs import outcome, reseal
 
 FIX = Path(__file__).parent / "format1"
 SLOW_KINDS = {"pld.epsilon", "pld.delta", "pld.claim", "oracle.rows"}
@@ -34,23 +34,6 @@ FORGERY_BUDGET = 60
 #: for a genuine certificate, which must be accepted: a budget that a loaded CI machine
 #: cannot exhaust (an exit 3 from a timer there would be a timed assertion)
 GENUINE_BUDGET = 1800
-
-
-def outcome(cert, budget: float = FORGERY_BUDGET) -> int:
-    try:
-        verify_certificate(cert, budget_seconds=budget)
-        return 0
-    except CouldNotReprove:  # a CertificateRejected subclass: first
-        return 3
-    except CertificateRejected:
-        return 1
-    except MalformedCertificate:
-        return 2
-
-
-def reseal(c):
-    c["digest"] = compute_digest(c)
-    return c
 
 
 def _fixtures():
@@ -172,5 +155,5 @@ def test_genuine_accepted_and_every_forgery_refused(path):
     assert outcome(cert, GENUINE_BUDGET) == 0, path.name
     forgeries = _forgeries(cert)
     assert forgeries, f"no forgery applies to {path.name}"
-    accepted = [name for name, c in forgeries if outcome(c) == 0]
+    accepted = [name for name, c in forgeries if outcome(c, FORGERY_BUDGET) == 0]
     assert not accepted, f"{path.name}: forgeries accepted: {accepted}"

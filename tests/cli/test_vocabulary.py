@@ -139,3 +139,37 @@ def test_sweep_task_parameters_that_are_concepts_read_the_vocabulary():
         assert params["time_budget"] == VOC.TIME_BUDGET.help_text()
         # the sweep requires digits: the PLD range, and no default claimed
         assert VOC.DIGITS_PLD.range in params["digits"] and "default" not in params["digits"]
+
+
+def _actions(words: tuple[str, ...]) -> dict:
+    parser = dict(COMMANDS)[words]
+    return {a.dest: a for a in parser._actions if a.option_strings}
+
+
+def test_schedule_options_are_one_declaration():
+    """`audit dpsgd` and `calibrate dpsgd` read a DP-SGD schedule with the same options:
+    flag, metavar, default and help of each are the vocabulary's, so the two commands
+    cannot drift apart (they had, in the help of --epochs and --dataset-size). Route: the
+    declaration in dpverify.vocabulary against each parser's actions."""
+    audit, calibrate = _actions(("audit", "dpsgd")), _actions(("calibrate", "dpsgd"))
+    for c in VOC.DPSGD_SCHEDULE:
+        for actions in (audit, calibrate):
+            a = actions[c.key]
+            assert (a.option_strings, a.metavar, a.default, a.help) == ([c.flag], c.metavar, c.default,
+                                                                        c.help_text())
+    for actions, sampling, rel in ((audit, VOC.SAMPLING, VOC.NEIGHBORING),
+                                   (calibrate, VOC.SAMPLING_CALIBRATE, VOC.NEIGHBORING_CALIBRATE)):
+        assert tuple(actions["sampling"].choices) == sampling.choices
+        assert actions["sampling"].default == "poisson"
+        assert actions["neighboring"].default is None and actions["neighboring"].help == rel.help_text()
+
+
+def test_calibrate_accepts_exactly_the_samplings_its_parser_offers():
+    """The library's calibrate and the command agree on the samplings: one tuple."""
+    from dpverify.calibration import SAMPLINGS
+
+    assert tuple(_actions(("calibrate", "dpsgd"))["sampling"].choices) == SAMPLINGS
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(["calibrate", "dpsgd", "--target-eps", "1", "--delta", "1e-5",
+                                   "--sampling", "shuffle"])
+    assert exc.value.code == 2

@@ -2,6 +2,7 @@
 its reason, and the rest of the file is still audited (exit 2 only for malformed files).
 A Poisson replace-one epsilon claim is decided by the group-privacy bracket."""
 
+import importlib
 import json
 
 from dpverify.cli import main
@@ -43,3 +44,44 @@ def test_a_poisson_number_below_the_shuffled_lower_end_fails_for_what_was_run(tm
     assert rows["m-poisson"]["verdict"] == "holds"
     assert rows["m-shuffle-persistent"]["verdict"] == "fails" and "for what was run" in rows["m-shuffle-persistent"]["reason"]
     assert rows["m-shuffle"]["verdict"] == "undecided"  # 3.01 lies inside the dynamic bracket [1.13, 54.05]
+
+
+def test_a_stopped_refinement_keeps_the_row_and_its_best_enclosure_decides(tmp_path, capsys, monkeypatch):
+    """A claim within the 3-digit enclosure needs the 6-digit refinement. When that
+    refinement is stopped (time or memory), the row stays: the best enclosure the stopped
+    run reached decides the claim if it can (every level's bounds are certified), else
+    the completed 3-digit answer stands as undecided. The stopped run is simulated around
+    the real accountant: no enclosure at all, or the real 6-digit enclosure handed back as
+    the stopped run's best. Independent route: exact comparison of the claim with that
+    6-digit enclosure, computed without any stop."""
+    from fractions import Fraction
+
+    from dpverify.ball import arb_to_fraction, endpoints
+    from dpverify.errors import PrecisionExhausted
+
+    A = importlib.import_module("dpverify.corpus.audit")  # the module (the package exports a function)
+    real = A.S.dpsgd_epsilon
+    six = real(Fraction(1), Fraction(1, 100), 100, Fraction(1, 10**5), neighboring="add-remove", digits=6)
+    lo, hi = arb_to_fraction(endpoints(six.enclosure.lo)[0]), arb_to_fraction(endpoints(six.enclosure.hi)[1])
+    claimed = hi + (hi - lo)  # above the 6-digit enclosure, inside the 3-digit one (checked below)
+    f = tmp_path / "n.jsonl"
+    f.write_text(json.dumps(dict(BASE, id="near", claimed_eps=f"{claimed.numerator}/{claimed.denominator}")) + "\n")
+
+    def stopped(best):
+        def run(*args, digits, **kw):
+            if digits == A.REFINE_DIGITS:
+                exc = PrecisionExhausted("stopped by the test")
+                exc.best_enclosure = best  # type: ignore[attr-defined]
+                raise exc
+            return real(*args, digits=digits, **kw)
+        return run
+
+    monkeypatch.setattr(A.S, "dpsgd_epsilon", stopped((Fraction(0), None)))
+    main(["audit", "corpus", str(f), "--json"])
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["verdict"] == "undecided"  # the completed 3-digit enclosure straddles the claim
+
+    monkeypatch.setattr(A.S, "dpsgd_epsilon", stopped((lo, hi)))
+    assert main(["audit", "corpus", str(f), "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["verdict"] == "holds" and Fraction(row["certified"]["hi"]) <= claimed

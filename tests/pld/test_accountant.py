@@ -252,3 +252,24 @@ def test_prv_issue_36_is_certified():
     # [56.725946, 56.725958] (width 1e-6 run, docs/design/measurements.md) lies inside
     assert enc.lo <= ball(F(56725946, 10**6)) and ball(F(56725958, 10**6)) <= enc.hi
     assert (enc.hi - enc.lo) <= ball(F(1, 1000)) * enc.lo
+
+
+@pytest.mark.parametrize("fn", [S.dpsgd_epsilon, S.dpsgd_delta], ids=lambda f: f.__name__)
+def test_schedule_entry_points_declare_every_option(fn):
+    """The options of the one-schedule entry points are declared, keyword-only and
+    documented: a hidden ``**kw`` forwarded to :func:`epsilon` let a reader see none of
+    them (route: the signature itself, read by inspect)."""
+    import inspect
+
+    params = inspect.signature(fn).parameters
+    assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in params.values())
+    for name, p in params.items():
+        assert p.annotation is not inspect.Parameter.empty, name
+        assert f"        {name}:" in fn.__doc__, f"Args: does not document {name}"
+        if p.default is not inspect.Parameter.empty:
+            assert p.kind is inspect.Parameter.KEYWORD_ONLY, name
+    assert list(params)[:4] == ["noise_multiplier", "sampling_rate", "steps",
+                                "delta" if fn is S.dpsgd_epsilon else "eps"]
+    with pytest.raises(InvalidParameter) as exc:
+        fn("1", "0.01", 10, "-1")
+    assert exc.value.name == ("delta" if fn is S.dpsgd_epsilon else "eps")

@@ -187,3 +187,29 @@ def test_optimal_reaches_15_digits_where_it_was_undecided():
             lo, hi = (m, hi) if G(m) < mpmath.mpf("0.05") else (lo, m)
         assert mpmath.mpf(enc.lo_str()) <= lo and hi <= mpmath.mpf(enc.hi_str())
         assert (mpmath.mpf(enc.hi_str()) - mpmath.mpf(enc.lo_str())) / lo <= mpmath.mpf("1e-15")
+
+
+def test_certified_bisection_keeps_the_crossing_and_stops_when_stuck():
+    """The one bisection of the optimal conversions (eps and delta routes shared it
+    written twice; the delta copy had no stop for a midpoint that rounds onto an end,
+    so at a low precision it spent all 400 steps evaluating G without moving).
+    Route: G(x) = x crosses gamma = 1/3 exactly at 1/3, compared as rationals."""
+    from fractions import Fraction
+
+    from flint import arb
+
+    from dpverify.ball import arb_to_fraction, endpoints, working_precision
+    from dpverify.rdp.conversions import _bisect_increasing
+
+    calls = []
+
+    def G(m):
+        calls.append(m)
+        return m
+
+    with working_precision(200):
+        g_lo, g_hi = endpoints(arb(1) / 3)
+    with working_precision(24):
+        lo, hi = _bisect_increasing(G, g_lo, g_hi, arb(0), arb(1), lambda lo, hi: False, 400)
+    assert arb_to_fraction(lo) < Fraction(1, 3) < arb_to_fraction(hi)
+    assert len(calls) <= 30  # 24 bits of mantissa: the halvings run out after about 24 steps

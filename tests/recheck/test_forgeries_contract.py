@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.certificate.format import compute_digest
-from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from dpverify.recheck.kinds import KINDS, PROVING
-from dpverify.recheck.verify import RECHECKERS, _load_recheckers, verify_certificate
+from dpverify.recheck.verify import RECHECKERS, _load_recheckers
+
+from ..certs import outcome, reseal
 
 ROOT = Path(__file__).resolve().parents[2]
 F2 = ROOT / "tests" / "certificate" / "format2"
@@ -32,23 +32,6 @@ CLAIMS = ROOT / "certificates"
 
 def fixture(name: str) -> dict:
     return json.loads((F2 / f"{name}.json").read_text())
-
-
-def reseal(c: dict) -> dict:
-    c["digest"] = compute_digest(c)
-    return c
-
-
-def outcome(cert: dict, budget: float = 120) -> int:
-    try:
-        verify_certificate(cert, budget_seconds=budget)
-        return 0
-    except CouldNotReprove:  # a CertificateRejected subclass: first
-        return 3
-    except CertificateRejected:
-        return 1
-    except MalformedCertificate:
-        return 2
 
 
 def cli_cert(argv: list, tmp_path: Path) -> dict:
