@@ -20,15 +20,18 @@ rate, so registering the accountant also wraps ``PrivacyEngine.make_private``
 data loader make_private *returns* is handed to the accountant. An Opacus
 ``DPDataLoader`` is Poisson sampling; a plain DataLoader is read for its
 dataset size n, batch size B and sampler, and its optimizer steps are recorded
-in :attr:`shuffled`, never as Poisson steps. ``get_epsilon`` then returns the
+in :attr:`shuffled`, never as Poisson steps, with the passes over the loader
+they were taken in (its batch sampler counts the passes started). ``get_epsilon`` then returns the
 upper end of the certified shuffle bracket of :func:`dpverify.sampling.shuffle_bracket`
 (no amplification: every record is in exactly one batch per epoch, AFA Thm 10;
 see :mod:`dpverify.sampling.shuffle`), never the Poisson number, which does not
 bound a shuffled run (Chua et al., ICML 2024). :meth:`bracket` gives both ends
-and their certificates. A run of k steps with T batches per epoch is bounded
-above by ceil(k / T) epochs (its transcript is a prefix of that run's, a
-post-processing) and below by floor(k / T) epochs (that run's transcript is a
-prefix of this one's).
+and their certificates. A pass over the loader (a new permutation) puts a
+record in at most one of its batches, so a run whose steps fell into P passes
+is bounded above by P epochs (dropping the batches a pass did not reach is a
+post-processing); its F complete passes (T = ceil(n / B) steps each) are a
+part of its transcript, so the F-epoch lower end bounds it below. A pass with
+more than T steps (batches of several passes interleaved) is refused.
 
 The relation of a shuffled run is replace-special by default (one record's
 clipped gradient replaced by 0; n and the batch layout unchanged, sensitivity
@@ -85,6 +88,34 @@ def _poisson_enclosure(history: tuple, delta: float, rel_width: float) -> Any:
     return A.epsilon(E.Composed(tuple(parts)), delta, neighboring="add-remove", rel_width=rel_width)
 
 
+class _Passes:
+    """Passes started over one batch sampler (``iter`` calls)."""
+
+    def __init__(self) -> None:
+        self.started = 0
+
+
+def _count_passes(bs: Any) -> _Passes:
+    """Make a BatchSampler count its passes (idempotent): its class becomes a
+    subclass whose ``__iter__`` counts, then iterates as before."""
+    counter = getattr(bs, "_dpverify_passes", None)
+    if counter is None:
+        counter = _Passes()
+        base = type(bs)
+
+        def __iter__(self: Any) -> Any:
+            counter.started += 1
+            return base.__iter__(self)
+
+        bs.__class__ = type("PassCountingBatchSampler", (base,), {"__iter__": __iter__})
+        bs._dpverify_passes = counter
+    return counter
+
+
+def _plain_type(bs: Any) -> type:
+    return type(bs).__mro__[1] if hasattr(bs, "_dpverify_passes") else type(bs)
+
+
 def data_loader_sampling(loader: Any) -> tuple:
     """How a data loader samples its batches, from its objects:
     ("poisson", q) for Opacus' DPDataLoader; ("shuffle" | "fixed-order", n, B)
@@ -100,7 +131,7 @@ def data_loader_sampling(loader: Any) -> tuple:
     if isinstance(getattr(loader, "dataset", None), IterableDataset):
         raise InvalidParameter(what, "an IterableDataset has no fixed size: no bound on its batches is proved")
     bs = getattr(loader, "batch_sampler", None)
-    if type(bs) is not BatchSampler:
+    if _plain_type(bs) is not BatchSampler:
         raise InvalidParameter(what, f"the data loader's batch sampler is {type(bs).__name__}; the shuffle "
                                      "bracket covers torch's BatchSampler (fixed batch size) only")
     s = bs.sampler
@@ -130,6 +161,9 @@ class _Stream:
     def __init__(self, sample_rate: float) -> None:
         self.sample_rate = sample_rate
         self.sampling: Optional[tuple] = None
+        self.passes: Optional[_Passes] = None
+        self.last_pass = -1  # the pass of the previous step
+        self.in_pass = 0  # steps so far in that pass
 
 
 class DpverifyOpacusAccountant(IAccountant):
@@ -142,7 +176,8 @@ class DpverifyOpacusAccountant(IAccountant):
 
     def __init__(self) -> None:
         super().__init__()
-        #: shuffled steps: [noise_multiplier, dataset_size, batch_size, scheme, accumulated, steps]
+        #: shuffled steps: [noise_multiplier, dataset_size, batch_size, scheme, accumulated, steps,
+        #: passes with a step, complete passes, most steps in one pass]
         self.shuffled: list[list] = []
         self._streams: list[_Stream] = []
 
@@ -153,12 +188,22 @@ class DpverifyOpacusAccountant(IAccountant):
         else:
             self.history.append((noise_multiplier, sample_rate, 1))
 
-    def _shuffled_step(self, noise_multiplier: float, sampling: tuple, accumulated: int) -> None:
-        key = [noise_multiplier, sampling[1], sampling[2], sampling[0], int(accumulated)]
-        if self.shuffled and self.shuffled[-1][:5] == key:
-            self.shuffled[-1][5] += 1
-        else:
-            self.shuffled.append(key + [1])
+    def _shuffled_step(self, noise_multiplier: float, stream: _Stream, accumulated: int) -> None:
+        scheme, n, B = stream.sampling  # type: ignore[misc]
+        key = [noise_multiplier, n, B, scheme, int(accumulated)]
+        if not (self.shuffled and self.shuffled[-1][:5] == key):
+            self.shuffled.append(key + [0, 0, 0, 0])
+            stream.last_pass = -1  # a new entry counts its passes afresh
+        e = self.shuffled[-1]
+        e[5] += 1
+        p = stream.passes.started  # type: ignore[union-attr]
+        if p != stream.last_pass:
+            stream.last_pass, stream.in_pass = p, 0
+            e[6] += 1
+        stream.in_pass += 1
+        e[8] = max(e[8], stream.in_pass)
+        if stream.in_pass == -(-n // B):
+            e[7] += 1
 
     def answer(self, delta: float, rel_width: float = 1e-4) -> A.EventAnswer:
         """The certified answer (enclosure, theorems) for the Poisson history at a relative width."""
@@ -176,13 +221,16 @@ class DpverifyOpacusAccountant(IAccountant):
         if len(self.shuffled) > 1:
             raise InvalidParameter("poisson_sampling", "shuffled steps with several noise multipliers or data "
                                    "loaders; the shuffle bracket covers one configuration per run")
-        z, n, B, scheme, acc, steps = self.shuffled[0]
+        z, n, B, scheme, acc, steps, passes, full, most = self.shuffled[0]
         if acc != 1:
             raise InvalidParameter("poisson_sampling", f"gradient accumulation over {acc} shuffled batches: one "
                                    "noisy step then sums several batches, and across epochs a record's batches "
                                    "may fall into one step, which the shuffle bracket does not cover")
-        T = -(-n // B)
-        return self.shuffled[0], -(-steps // T), steps // T
+        if most > -(-n // B):
+            raise InvalidParameter("poisson_sampling", f"{most} steps in one pass over a loader of "
+                                   f"{-(-n // B)} batches: batches of several passes were interleaved, so a "
+                                   "record may be in more batches than passes, which the bound counts")
+        return self.shuffled[0], passes, full
 
     def bracket(self, delta: Any) -> dict[str, Any]:
         """Certified bracket {lo, hi} of epsilon(delta) of the shuffled run so far
@@ -192,7 +240,7 @@ class DpverifyOpacusAccountant(IAccountant):
         pair (Chua et al. 2024): a claimed epsilon below it is false for this run."""
         from ..sampling import shuffle_bracket
 
-        (z, n, B, scheme, _, steps), e_hi, e_lo = self._shuffle_runs()
+        (z, n, B, scheme, _, steps, *_), e_hi, e_lo = self._shuffle_runs()
         kw = dict(delta=delta, persistent=_SCHEMES[scheme] == "shuffle-persistent",
                   neighboring=self.shuffle_neighboring)
         hi = shuffle_bracket(z, n, B, e_hi, **kw)
@@ -206,7 +254,7 @@ class DpverifyOpacusAccountant(IAccountant):
         without computing the lower end), rounded up to a float."""
         from ..sampling import shuffle as S
 
-        (z, n, B, scheme, _, _), e_hi, _ = self._shuffle_runs()
+        (z, n, B, scheme, *_), e_hi, _ = self._shuffle_runs()
         r = S.run(z, n, B, e_hi, _SCHEMES[scheme], self.shuffle_neighboring)
         hi, _ = S.upper_eps(r, parse_exact(delta, "delta"))
         with working_precision(256):
@@ -278,7 +326,7 @@ class DpverifyOpacusAccountant(IAccountant):
         def hook_fn(optim: Any) -> None:
             k = optim.accumulated_iterations
             if stream.sampling is not None and stream.sampling[0] != "poisson":
-                self._shuffled_step(optim.noise_multiplier, stream.sampling, k)
+                self._shuffled_step(optim.noise_multiplier, stream, k)
             else:
                 self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * k)
 
@@ -286,6 +334,8 @@ class DpverifyOpacusAccountant(IAccountant):
 
     def _bind(self, stream: _Stream, loader: Any) -> None:
         stream.sampling = data_loader_sampling(loader)
+        if stream.sampling[0] != "poisson":
+            stream.passes = _count_passes(loader.batch_sampler)
 
     def state_dict(self, destination: Any = None) -> Any:
         destination = super().state_dict(destination)
@@ -301,14 +351,17 @@ class DpverifyOpacusAccountant(IAccountant):
             raise InvalidParameter("shuffled", "state_dict['shuffled'] must be a list")
         out = []
         for i, e in enumerate(shuffled):
-            ok = (isinstance(e, (list, tuple)) and len(e) == 6 and isinstance(e[0], (int, float))
+            ok = (isinstance(e, (list, tuple)) and len(e) == 9 and isinstance(e[0], (int, float))
                   and not isinstance(e[0], bool) and e[0] > 0
-                  and all(type(v) is int and v >= 1 for v in (e[1], e[2], e[4], e[5])) and e[2] <= e[1]
-                  and e[3] in _SCHEMES)
+                  and all(type(v) is int and v >= 1 for v in (e[1], e[2], e[4], e[5], e[6], e[8]))
+                  and type(e[7]) is int and e[2] <= e[1] and e[3] in _SCHEMES
+                  and 0 <= e[7] <= e[6] <= e[5] and e[8] <= e[5])
             if not ok:
                 raise InvalidParameter(f"shuffled[{i}]", f"state_dict['shuffled'][{i}]={e!r} is not "
                                        "[noise_multiplier > 0, dataset_size, batch_size <= dataset_size, "
-                                       f"scheme in {sorted(_SCHEMES)}, accumulated >= 1, steps >= 1]")
+                                       f"scheme in {sorted(_SCHEMES)}, accumulated >= 1, steps >= 1, "
+                                       "passes in [1, steps], complete passes in [0, passes], "
+                                       "most steps in a pass in [1, steps]]")
             out.append(list(e))
         self.shuffled = out
 

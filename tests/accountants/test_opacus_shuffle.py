@@ -58,11 +58,11 @@ def _gaussian_delta(mu, eps):
 
 
 def test_shuffled_run_reports_the_shuffle_upper_end_not_the_poisson_number():
-    engine = _train(10, shuffle=True)  # 10 steps = 2.5 epochs of 4 batches
+    engine = _train(10, shuffle=True)  # 10 steps: passes of 4, 4 and 2 batches
     acc = engine.accountant
-    assert acc.history == [] and acc.shuffled == [[1.0, N, B, "shuffle", 1, 10]] and len(acc) == 1
+    assert acc.history == [] and acc.shuffled == [[1.0, N, B, "shuffle", 1, 10, 3, 2, 4]] and len(acc) == 1
     eps = engine.get_epsilon(1e-5)
-    # the library's bracket for ceil(10/4) = 3 epochs, directly
+    # the library's bracket for the 3 passes, directly
     direct = shuffle_bracket(1.0, N, B, 3, delta="1e-5", neighboring="replace-special")
     # the decimal upper end rounded up to the next float, no further
     assert Fraction(direct["hi"]) <= Fraction(eps) < Fraction(direct["hi"]) + Fraction(1, 10**12)
@@ -73,7 +73,7 @@ def test_shuffled_run_reports_the_shuffle_upper_end_not_the_poisson_number():
     poisson = epsilon(E.SelfComposed(E.PoissonSampled(Fraction(1, 4), E.Gaussian(1)), 10), "1e-5",
                       rel_width=1e-3).enclosure
     assert float(poisson.hi.mid()) < eps - 1
-    # the bracket: lower end from the 2 full epochs, upper end from 3, both re-checked
+    # the bracket: lower end from the 2 complete passes, upper end from 3, both re-checked
     b = acc.bracket("1e-5")
     assert (b["epochs_lo"], b["epochs_hi"], b["sampling"], b["neighboring"]) == (2, 3, "shuffle", "replace-special")
     assert b["hi"] == direct["hi"]
@@ -86,7 +86,7 @@ def test_shuffled_run_reports_the_shuffle_upper_end_not_the_poisson_number():
 def test_fixed_order_is_the_persistent_bracket_and_state_dict_round_trips():
     engine = _train(8, shuffle=False)  # SequentialSampler: the same batches every epoch
     acc = engine.accountant
-    assert acc.shuffled == [[1.0, N, B, "fixed-order", 1, 8]]
+    assert acc.shuffled == [[1.0, N, B, "fixed-order", 1, 8, 2, 2, 4]]
     b = acc.bracket("1e-5")
     direct = shuffle_bracket(1.0, N, B, 2, delta="1e-5", persistent=True, neighboring="replace-special")
     assert (b["lo"], b["hi"], b["sampling"]) == (direct["lo"], direct["hi"], "shuffle-persistent")
@@ -125,11 +125,20 @@ def test_what_no_theorem_covers_is_refused_with_the_reason():
     with pytest.raises(InvalidParameter, match="mixed run"):
         acc.get_epsilon(1e-5)
     acc = DpverifyOpacusAccountant()
-    acc.load_state_dict({"history": [], "mechanism": "dpverify", "shuffled": [[1.0, N, B, "shuffle", 2, 8]]})
+    acc.load_state_dict({"history": [], "mechanism": "dpverify", "shuffled": [[1.0, N, B, "shuffle", 2, 8, 2, 2, 4]]})
     with pytest.raises(InvalidParameter, match="gradient accumulation"):
         acc.get_epsilon(1e-5)
-    for bad in ([[1.0, N, N + 1, "shuffle", 1, 8]], [[1.0, N, B, "poisson", 1, 8]], [[-1.0, N, B, "shuffle", 1, 8]],
-                [[1.0, N, B, "shuffle", 1, 8.5]], "x"):
+    acc = DpverifyOpacusAccountant()
+    acc.load_state_dict({"history": [], "mechanism": "dpverify", "shuffled": [[1.0, N, B, "shuffle", 1, 8, 1, 1, 8]]})
+    with pytest.raises(InvalidParameter, match="interleaved"):
+        acc.get_epsilon(1e-5)
+    good = [1.0, N, B, "shuffle", 1, 8, 2, 2, 4]
+    for i, v in ((2, N + 1), (3, "poisson"), (0, -1.0), (5, 8.5), (6, 9), (7, 3), (8, 0), (6, 0)):
+        bad = list(good)
+        bad[i] = v
+        with pytest.raises(ValueError, match="shuffled"):
+            DpverifyOpacusAccountant().load_state_dict({"history": [], "mechanism": "dpverify", "shuffled": [bad]})
+    for bad in ([good[:6]], "x"):
         with pytest.raises(ValueError, match="shuffled"):
             DpverifyOpacusAccountant().load_state_dict({"history": [], "mechanism": "dpverify", "shuffled": bad})
 
@@ -152,5 +161,29 @@ def test_make_private_with_epsilon_calibrates_shuffling_on_the_certified_upper_e
             opt.zero_grad()
             torch.nn.functional.cross_entropy(model(xb), yb).backward()
             opt.step()
-    assert engine.accountant.shuffled == [[z, N, B, "shuffle", 1, 12]]
+    assert engine.accountant.shuffled == [[z, N, B, "shuffle", 1, 12, 3, 3, 4]]
     assert engine.get_epsilon(1e-5) <= 4.0
+
+
+def test_each_pass_over_the_loader_counts_as_an_epoch():
+    """Four passes of one batch each: a new permutation per pass, so a record may be in
+    all four steps; the upper end is the 4-epoch bound (not ceil(4/4) = 1 epoch) and no
+    pass is complete, so the lower end is 0."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2)
+    engine = PrivacyEngine(accountant="dpverify")
+    model, opt, loader = engine.make_private(
+        module=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+        data_loader=torch.utils.data.DataLoader(DATA, batch_size=B, shuffle=True), noise_multiplier=1.0,
+        max_grad_norm=1.0, poisson_sampling=False)
+    for _ in range(4):
+        xb, yb = next(iter(loader))
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(xb), yb).backward()
+        opt.step()
+    acc = engine.accountant
+    assert acc.shuffled == [[1.0, N, B, "shuffle", 1, 4, 4, 0, 1]]
+    eps = acc.get_epsilon(1e-5)
+    assert _gaussian_delta(2, eps) <= mpmath.mpf("1e-5") < _gaussian_delta(2, eps * (1 - 1e-8))  # mu = sqrt(4)
+    b = acc.bracket("1e-5")
+    assert (b["lo"], b["epochs_hi"], b["epochs_lo"]) == ("0", 4, 0)
