@@ -237,7 +237,10 @@ class DpverifyOpacusAccountant(IAccountant):
         (decimal strings: lo rounded down, hi rounded up), with the scheme, the
         relation, the epochs each end is for, and the certificates that
         ``dpverify verify`` re-checks. ``lo`` is attained by a concrete dataset
-        pair (Chua et al. 2024): a claimed epsilon below it is false for this run."""
+        pair (Chua et al. 2024): a claimed epsilon below it is false for this run.
+        For "shuffle" it assumes each pass draws a fresh permutation (the sampler's
+        own randomness); a generator re-seeded to one state every epoch runs
+        persistent shuffling, for which ``hi`` (and get_epsilon) still holds."""
         from ..sampling import shuffle_bracket
 
         (z, n, B, scheme, _, steps, *_), e_hi, e_lo = self._shuffle_runs()
