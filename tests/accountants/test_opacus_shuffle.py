@@ -30,23 +30,33 @@ N, B = 64, 16  # 4 batches per epoch
 DATA = torch.utils.data.TensorDataset(torch.randn(N, 4), torch.randint(0, 2, (N,)))
 
 
-def _train(steps, noise=1.0, poisson_sampling=False, **loader_kw):
+def _private(method, loader, poisson_sampling=False, **kw):
+    """engine.make_private or make_private_with_epsilon on a fresh tiny model:
+    (engine, model, optimizer, loader)."""
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 2)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    loader = loader_kw.pop("loader", None) or torch.utils.data.DataLoader(DATA, batch_size=B, **loader_kw)
     engine = PrivacyEngine(accountant="dpverify")
-    model, opt, loader = engine.make_private(module=model, optimizer=opt, data_loader=loader,
-                                             noise_multiplier=noise, max_grad_norm=1.0,
-                                             poisson_sampling=poisson_sampling)
+    model, opt, loader = getattr(engine, method)(
+        module=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1), data_loader=loader,
+        max_grad_norm=1.0, poisson_sampling=poisson_sampling, **kw)
+    return engine, model, opt, loader
+
+
+def _step(model, opt, xb, yb):
+    opt.zero_grad()
+    torch.nn.functional.cross_entropy(model(xb), yb).backward()
+    opt.step()
+
+
+def _train(steps, poisson_sampling=False, **loader_kw):
+    loader = loader_kw.pop("loader", None) or torch.utils.data.DataLoader(DATA, batch_size=B, **loader_kw)
+    engine, model, opt, loader = _private("make_private", loader, poisson_sampling, noise_multiplier=1.0)
     done = 0
     while done < steps:
         for xb, yb in loader:
             if done == steps:
                 break
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(model(xb), yb).backward()
-            opt.step()
+            _step(model, opt, xb, yb)
             done += 1
     return engine
 
@@ -144,13 +154,9 @@ def test_what_no_theorem_covers_is_refused_with_the_reason():
 
 
 def test_make_private_with_epsilon_calibrates_shuffling_on_the_certified_upper_end():
-    torch.manual_seed(0)
-    model = torch.nn.Linear(4, 2)
-    engine = PrivacyEngine(accountant="dpverify")
-    model, opt, loader = engine.make_private_with_epsilon(
-        module=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
-        data_loader=torch.utils.data.DataLoader(DATA, batch_size=B, shuffle=True), target_epsilon=4.0,
-        target_delta=1e-5, epochs=3, max_grad_norm=1.0, poisson_sampling=False)
+    engine, model, opt, loader = _private("make_private_with_epsilon",
+                                          torch.utils.data.DataLoader(DATA, batch_size=B, shuffle=True),
+                                          target_epsilon=4.0, target_delta=1e-5, epochs=3)
     z = opt.noise_multiplier
     # mpmath: 3 epochs at z are dominated by the Gaussian pair of mu = sqrt(3)/z, which
     # meets (4, 1e-5); at z minus Opacus' bisection tolerance's worth it would be near
@@ -158,9 +164,7 @@ def test_make_private_with_epsilon_calibrates_shuffling_on_the_certified_upper_e
     assert _gaussian_delta(mpmath.sqrt(3) / (z * 0.98), 4 - 0.05) > mpmath.mpf("1e-5")
     for _ in range(3):
         for xb, yb in loader:
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(model(xb), yb).backward()
-            opt.step()
+            _step(model, opt, xb, yb)
     assert engine.accountant.shuffled == [[z, N, B, "shuffle", 1, 12, 3, 3, 4]]
     assert engine.get_epsilon(1e-5) <= 4.0
 
@@ -169,18 +173,11 @@ def test_each_pass_over_the_loader_counts_as_an_epoch():
     """Four passes of one batch each: a new permutation per pass, so a record may be in
     all four steps; the upper end is the 4-epoch bound (not ceil(4/4) = 1 epoch) and no
     pass is complete, so the lower end is 0."""
-    torch.manual_seed(0)
-    model = torch.nn.Linear(4, 2)
-    engine = PrivacyEngine(accountant="dpverify")
-    model, opt, loader = engine.make_private(
-        module=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
-        data_loader=torch.utils.data.DataLoader(DATA, batch_size=B, shuffle=True), noise_multiplier=1.0,
-        max_grad_norm=1.0, poisson_sampling=False)
+    engine, model, opt, loader = _private("make_private",
+                                          torch.utils.data.DataLoader(DATA, batch_size=B, shuffle=True),
+                                          noise_multiplier=1.0)
     for _ in range(4):
-        xb, yb = next(iter(loader))
-        opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(xb), yb).backward()
-        opt.step()
+        _step(model, opt, *next(iter(loader)))
     acc = engine.accountant
     assert acc.shuffled == [[1.0, N, B, "shuffle", 1, 4, 4, 0, 1]]
     eps = acc.get_epsilon(1e-5)
