@@ -14,6 +14,11 @@ and ``os.getloadavg()`` at the end of the row. Times are CPU seconds of the chil
 wall time; wall seconds are printed too. A ratio above 1 is a row where the re-check
 is slower than the computation. Rows that fail to verify are marked with their exit
 code. No assertion: this script reports, the tests decide correctness.
+
+``--in-process`` times the re-check alone, without interpreter start and imports (which
+dominate the closed-form kinds): each certificate in its own child with the re-check
+modules imported, the CPU milliseconds of the first ``verify_certificate`` (cold caches)
+and the mean of repeats (at least 3 and 1 s; warm caches). ``--kinds gdp.delta ...`` keeps the rows of those kinds.
 """
 
 from __future__ import annotations
@@ -52,6 +57,55 @@ def run(argv: list[str]) -> tuple[float, float, int]:
     return cpu, wall, code
 
 
+_IN_PROCESS = r"""
+import json, sys, time
+from dpverify.recheck.verify import verify_certificate
+cert = json.load(open(sys.argv[1]))
+from dpverify.recheck.verify import _load_recheckers
+_load_recheckers()  # the imports are not the re-check's time
+t_first = time.process_time()
+try:
+    verify_certificate(cert)
+    code = 0
+except Exception as e:  # the exit class is what the row reports
+    code = type(e).__name__
+first = time.process_time() - t_first
+t0, n = time.process_time(), 0
+while n < 3 or time.process_time() - t0 < 1.0:
+    try:
+        verify_certificate(cert)
+    except Exception:
+        pass
+    n += 1
+print(json.dumps({"first": 1000 * first, "ms": 1000 * (time.process_time() - t0) / n, "code": code, "n": n}))
+"""
+
+
+def in_process(cert: Path) -> dict:
+    """Mean CPU ms of one warm ``verify_certificate`` of ``cert``, in a fresh child."""
+    out = subprocess.run([sys.executable, "-c", _IN_PROCESS, str(cert)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=TIMEOUT)
+    try:
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"first": float("nan"), "ms": float("nan"), "code": f"child failed: {out.stderr.strip()[-200:]}", "n": 0}
+
+
+def in_process_main(rows: list, kinds: "list[str] | None", only: "list[str] | None") -> None:
+    print(f"{'certificate':66s} {'kind':18s} {'first ms':>10s} {'warm ms':>10s}  result")
+    for label, cert, _argv in rows:
+        if only and not any(s in label for s in only):
+            continue
+        try:
+            kind = json.loads(cert.read_text())["claim"]["quantity"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if kinds and kind not in kinds:
+            continue
+        r = in_process(cert)
+        print(f"{label:66s} {kind:18s} {r['first']:10.2f} {r['ms']:10.2f}  {r['code']}", flush=True)
+
+
 def committed(tmp: Path) -> list[tuple[str, Path, "list[str] | None"]]:
     """(label, certificate, compute argv or None) of every committed certificate."""
     rows = []
@@ -87,7 +141,16 @@ def main() -> int:
     ap.add_argument("--no-fresh", action="store_true", help="skip the freshly written certificates")
     ap.add_argument("--no-committed", action="store_true", help="skip the committed certificates")
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON")
+    ap.add_argument("--in-process", action="store_true",
+                    help="time the warm re-check alone (committed certificates), in milliseconds")
+    ap.add_argument("--kinds", nargs="+", default=None, help="with --in-process: only these claim kinds")
     args = ap.parse_args()
+    if args.in_process:
+        print(f"load at start {os.getloadavg()}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
+        with tempfile.TemporaryDirectory() as d:
+            in_process_main(committed(Path(d)), args.kinds, args.only)
+        print(f"load at end {os.getloadavg()}")
+        return 0
     out = []
     print(f"load at start {os.getloadavg()}; python {sys.executable}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
     print(f"{'certificate':58s} {'compute':>9s} {'verify':>9s} {'ratio':>7s} {'wall c/v':>13s}  load")

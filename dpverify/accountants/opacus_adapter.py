@@ -3,46 +3,183 @@ registers it whenever Opacus is installed): ``PrivacyEngine(accountant="dpverify
 ``make_private_with_epsilon`` and ``opacus.accountants.utils.get_noise_multiplier(...,
 accountant="dpverify")`` then run on certified enclosures.
 
-History has Opacus' own shape [(noise_multiplier, sample_rate, steps)], merged
-as Opacus' RDP and PRV accountants merge it, so ``len()`` counts history entries
-as theirs does and ``state_dict`` works unchanged. Each entry is ``steps``
-Poisson-subsampled Gaussian steps under add-remove (Opacus' noise multiplier =
-sigma / max_grad_norm, the per-record bound); ``get_epsilon`` returns the upper
-end of a certified enclosure, rounded up. ``make_private_with_epsilon`` calls
-Opacus' bisection with this accountant, so every comparison it makes is against
-a certified upper end: the noise multiplier it returns certainly meets the
-target. ``poisson_sampling=False`` (shuffled fixed batches) is refused.
+Poisson sampling. History has Opacus' own shape [(noise_multiplier, sample_rate,
+steps)], merged as Opacus' RDP and PRV accountants merge it, so ``state_dict``
+works unchanged. Each entry is ``steps`` Poisson-subsampled Gaussian steps
+under add-remove (Opacus' noise multiplier = sigma / max_grad_norm, the
+per-record bound); ``get_epsilon`` returns the upper end of a certified
+enclosure, rounded up. ``make_private_with_epsilon`` calls Opacus' bisection
+with this accountant, so every comparison it makes is against a certified upper
+end: the noise multiplier it returns certainly meets the target.
+
+Shuffling. ``make_private(poisson_sampling=False)`` keeps the caller's
+DataLoader: a permutation per epoch cut into fixed batches (RandomSampler), or
+a fixed order (SequentialSampler). Opacus tells its accountant only a sample
+rate, so registering the accountant also wraps ``PrivacyEngine.make_private``
+(for engines whose accountant is this one; other engines are untouched): the
+data loader make_private *returns* is handed to the accountant. An Opacus
+``DPDataLoader`` is Poisson sampling; a plain DataLoader is read for its
+dataset size n, batch size B and sampler, and its optimizer steps are recorded
+in :attr:`shuffled`, never as Poisson steps, with the passes over the loader
+they were taken in (its batch sampler counts the passes started). ``get_epsilon`` then returns the
+upper end of the certified shuffle bracket of :func:`dpverify.sampling.shuffle_bracket`
+(no amplification: every record is in exactly one batch per epoch, AFA Thm 10;
+see :mod:`dpverify.sampling.shuffle`), never the Poisson number, which does not
+bound a shuffled run (Chua et al., ICML 2024). :meth:`bracket` gives both ends
+and their certificates. A pass over the loader (a new permutation) puts a
+record in at most one of its batches, so a run whose steps fell into P passes
+is bounded above by P epochs (dropping the batches a pass did not reach is a
+post-processing); its F complete passes (T = ceil(n / B) steps each) are a
+part of its transcript, so the F-epoch lower end bounds it below. A pass with
+more than T steps (batches of several passes interleaved) is refused.
+
+The relation of a shuffled run is replace-special by default (one record's
+clipped gradient replaced by 0; n and the batch layout unchanged, sensitivity
+C): a DataLoader re-cuts its batches when a record is removed, which the
+add-remove bound of :mod:`dpverify.sampling.shuffle` does not cover (it assumes
+a fixed layout). Set :attr:`shuffle_neighboring` to "replace-one"
+(sensitivity 2C) or "add-remove" (fixed-layout convention) to choose another.
+
+Refused, with the reason (InvalidParameter, a ValueError as Opacus raises):
+a sampler other than RandomSampler without replacement or SequentialSampler,
+``drop_last`` with a partial last batch, gradient accumulation over shuffled
+batches, a history that mixes Poisson and shuffled steps or several shuffled
+configurations. ``make_private_with_epsilon(poisson_sampling=False)`` calibrates
+the noise on the certified shuffle upper end, not on Opacus' Poisson rate.
 """
 
 from __future__ import annotations
 
-import sys
+import functools
+from fractions import Fraction
 from typing import Any, Callable, Optional
 
 from opacus.accountants import IAccountant, register_accountant
 
-from ..ball import parse_exact
+from ..ball import parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
 from ..events import api as A
 from ..events import model as E
-from .dp_accounting_adapter import _float_up
+from .dp_accounting_adapter import _float_up, _fraction_up
 
-__all__ = ["DpverifyOpacusAccountant", "register_opacus"]
+__all__ = ["DpverifyOpacusAccountant", "register_opacus", "data_loader_sampling", "shuffle_noise_multiplier"]
 
 #: Opacus' PRV accountant's default accuracy, used here too (absolute width of eps).
 DEFAULT_EPS_ERROR = 0.01
+#: relative width of the first (cheap) enclosure; a finer one follows only when
+#: this one is wider than eps_error in absolute terms
+_COARSE_REL_WIDTH = 1e-1
+#: shuffled runs' schemes: DataLoader sampler -> dpverify.sampling scheme whose bracket applies
+_SCHEMES = {"shuffle": "shuffle", "fixed-order": "shuffle-persistent"}
+_SHUFFLE_RELATIONS = ("replace-special", "replace-one", "add-remove")
 
-_SHUFFLE = ("poisson_sampling=False draws fixed-size batches by shuffling the data once per epoch; "
-            "the dpverify accountant certifies Poisson sampling only (no certified bound for shuffled "
-            "batches is implemented yet), and reporting the Poisson number for shuffling would not be "
-            "a proved guarantee: use poisson_sampling=True, or another accountant knowingly")
+_CACHE_SIZE = 256
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _poisson_enclosure(history: tuple, delta: float, rel_width: float) -> Any:
+    """Certified enclosure for a Poisson history (a pure function of exact inputs:
+    Opacus' bisection asks the same history twice, and the answer is deterministic)."""
+    parts = []
+    for z, q, n in history:
+        zz, qq = parse_exact(z, "noise_multiplier"), parse_exact(q, "sample_rate")
+        inner = E.NonPrivate() if zz == 0 else E.Gaussian(zz)
+        parts.append(E.SelfComposed(inner if qq == 1 else E.PoissonSampled(qq, inner), int(n)))
+    return A.epsilon(E.Composed(tuple(parts)), delta, neighboring="add-remove", rel_width=rel_width)
+
+
+class _Passes:
+    """Passes started over one batch sampler (``iter`` calls)."""
+
+    def __init__(self) -> None:
+        self.started = 0
+
+
+def _count_passes(bs: Any) -> _Passes:
+    """Make a BatchSampler count its passes (idempotent): its class becomes a
+    subclass whose ``__iter__`` counts, then iterates as before."""
+    counter = getattr(bs, "_dpverify_passes", None)
+    if counter is None:
+        counter = _Passes()
+        base = type(bs)
+
+        def __iter__(self: Any) -> Any:
+            counter.started += 1
+            return base.__iter__(self)
+
+        bs.__class__ = type("PassCountingBatchSampler", (base,), {"__iter__": __iter__})
+        bs._dpverify_passes = counter
+    return counter
+
+
+def _plain_type(bs: Any) -> type:
+    return type(bs).__mro__[1] if hasattr(bs, "_dpverify_passes") else type(bs)
+
+
+def data_loader_sampling(loader: Any) -> tuple:
+    """How a data loader samples its batches, from its objects:
+    ("poisson", q) for Opacus' DPDataLoader; ("shuffle" | "fixed-order", n, B)
+    for a plain DataLoader whose batch sampler is torch's BatchSampler over a
+    RandomSampler without replacement (a new permutation each epoch) or a
+    SequentialSampler. Anything else raises InvalidParameter with the reason."""
+    from opacus.data_loader import DPDataLoader
+    from torch.utils.data import BatchSampler, IterableDataset, RandomSampler, SequentialSampler
+
+    if isinstance(loader, DPDataLoader):
+        return ("poisson", loader.sample_rate)
+    what = "poisson_sampling=False"
+    if isinstance(getattr(loader, "dataset", None), IterableDataset):
+        raise InvalidParameter(what, "an IterableDataset has no fixed size: no bound on its batches is proved")
+    bs = getattr(loader, "batch_sampler", None)
+    if _plain_type(bs) is not BatchSampler:
+        raise InvalidParameter(what, f"the data loader's batch sampler is {type(bs).__name__}; the shuffle "
+                                     "bracket covers torch's BatchSampler (fixed batch size) only")
+    s = bs.sampler
+    n = len(loader.dataset)
+    if type(s) is RandomSampler:
+        if s.replacement or s.num_samples != n:
+            raise InvalidParameter(what, "a RandomSampler with replacement or num_samples != len(dataset) does "
+                                         "not put every record in exactly one batch per epoch, which the shuffle "
+                                         "bracket assumes")
+        scheme = "shuffle"
+    elif type(s) is SequentialSampler:
+        scheme = "fixed-order"
+    else:
+        raise InvalidParameter(what, f"the sampler is {type(s).__name__}; the shuffle bracket covers "
+                                     "RandomSampler (shuffle=True) and SequentialSampler (shuffle=False)")
+    B = int(bs.batch_size)
+    if bs.drop_last and n % B:
+        raise InvalidParameter(what, f"drop_last=True drops {n % B} records per epoch (n={n}, batch size {B}): "
+                                     "a record may be in no batch of an epoch, which the shuffle bracket does "
+                                     "not cover; use drop_last=False")
+    return (scheme, n, B)
+
+
+class _Stream:
+    """One optimizer hook from make_private, and what the returned loader says."""
+
+    def __init__(self, sample_rate: float) -> None:
+        self.sample_rate = sample_rate
+        self.sampling: Optional[tuple] = None
+        self.passes: Optional[_Passes] = None
+        self.last_pass = -1  # the pass of the previous step
+        self.in_pass = 0  # steps so far in that pass
 
 
 class DpverifyOpacusAccountant(IAccountant):
-    """Certified PLD accountant for Opacus (Poisson sampling, add-remove)."""
+    """Certified accountant for Opacus: Poisson sampling (add-remove) as a
+    certified PLD enclosure, shuffled batches as the certified shuffle bracket's
+    upper end (see the module docstring)."""
+
+    #: relation of shuffled runs (see the module docstring)
+    shuffle_neighboring: str = "replace-special"
 
     def __init__(self) -> None:
         super().__init__()
+        #: shuffled steps: [noise_multiplier, dataset_size, batch_size, scheme, accumulated, steps,
+        #: passes with a step, complete passes, most steps in one pass]
+        self.shuffled: list[list] = []
+        self._streams: list[_Stream] = []
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
         if self.history and self.history[-1][0] == noise_multiplier and self.history[-1][1] == sample_rate:
@@ -51,27 +188,95 @@ class DpverifyOpacusAccountant(IAccountant):
         else:
             self.history.append((noise_multiplier, sample_rate, 1))
 
-    def _tree(self) -> Any:
-        parts = []
-        for z, q, n in self.history:
-            zz, qq = parse_exact(z, "noise_multiplier"), parse_exact(q, "sample_rate")
-            inner = E.NonPrivate() if zz == 0 else E.Gaussian(zz)
-            parts.append(E.SelfComposed(inner if qq == 1 else E.PoissonSampled(qq, inner), int(n)))
-        return E.Composed(tuple(parts))
+    def _shuffled_step(self, noise_multiplier: float, stream: _Stream, accumulated: int) -> None:
+        scheme, n, B = stream.sampling  # type: ignore[misc]
+        key = [noise_multiplier, n, B, scheme, int(accumulated)]
+        if not (self.shuffled and self.shuffled[-1][:5] == key):
+            self.shuffled.append(key + [0, 0, 0, 0])
+            stream.last_pass = -1  # a new entry counts its passes afresh
+        e = self.shuffled[-1]
+        e[5] += 1
+        p = stream.passes.started  # type: ignore[union-attr]
+        if p != stream.last_pass:
+            stream.last_pass, stream.in_pass = p, 0
+            e[6] += 1
+        stream.in_pass += 1
+        e[8] = max(e[8], stream.in_pass)
+        if stream.in_pass == -(-n // B):
+            e[7] += 1
 
     def answer(self, delta: float, rel_width: float = 1e-4) -> A.EventAnswer:
-        """The certified answer (enclosure, theorems) at a relative width."""
-        return A.epsilon(self._tree(), delta, neighboring="add-remove", rel_width=rel_width)
+        """The certified answer (enclosure, theorems) for the Poisson history at a relative width."""
+        if self.shuffled:
+            raise InvalidParameter("history", "this run has shuffled batches: use bracket(delta)")
+        return _poisson_enclosure(tuple(tuple(h) for h in self.history), delta, rel_width)
+
+    # ----------------------------------------------------------------- shuffled runs
+
+    def _shuffle_runs(self) -> tuple[Any, int, int]:
+        """(the entry, epochs above, epochs below) of the one shuffled configuration."""
+        if self.history:
+            raise InvalidParameter("poisson_sampling", "this accountant recorded Poisson steps and shuffled steps; "
+                                   "no bound for such a mixed run is implemented")
+        if len(self.shuffled) > 1:
+            raise InvalidParameter("poisson_sampling", "shuffled steps with several noise multipliers or data "
+                                   "loaders; the shuffle bracket covers one configuration per run")
+        z, n, B, scheme, acc, steps, passes, full, most = self.shuffled[0]
+        if acc != 1:
+            raise InvalidParameter("poisson_sampling", f"gradient accumulation over {acc} shuffled batches: one "
+                                   "noisy step then sums several batches, and across epochs a record's batches "
+                                   "may fall into one step, which the shuffle bracket does not cover")
+        if most > -(-n // B):
+            raise InvalidParameter("poisson_sampling", f"{most} steps in one pass over a loader of "
+                                   f"{-(-n // B)} batches: batches of several passes were interleaved, so a "
+                                   "record may be in more batches than passes, which the bound counts")
+        return self.shuffled[0], passes, full
+
+    def bracket(self, delta: Any) -> dict[str, Any]:
+        """Certified bracket {lo, hi} of epsilon(delta) of the shuffled run so far
+        (decimal strings: lo rounded down, hi rounded up), with the scheme, the
+        relation, the epochs each end is for, and the certificates that
+        ``dpverify verify`` re-checks. ``lo`` is attained by a concrete dataset
+        pair (Chua et al. 2024): a claimed epsilon below it is false for this run.
+        For "shuffle" it assumes each pass draws a fresh permutation (the sampler's
+        own randomness); a generator re-seeded to one state every epoch runs
+        persistent shuffling, for which ``hi`` (and get_epsilon) still holds."""
+        from ..sampling import shuffle_bracket
+
+        (z, n, B, scheme, _, steps, *_), e_hi, e_lo = self._shuffle_runs()
+        kw = dict(delta=delta, persistent=_SCHEMES[scheme] == "shuffle-persistent",
+                  neighboring=self.shuffle_neighboring)
+        hi = shuffle_bracket(z, n, B, e_hi, **kw)
+        lo = hi if e_lo == e_hi else (shuffle_bracket(z, n, B, e_lo, **kw) if e_lo >= 1 else None)
+        return {"lo": "0" if lo is None else lo["lo"], "hi": hi["hi"], "sampling": hi["sampling"],
+                "neighboring": hi["neighboring"], "steps": steps, "epochs_hi": e_hi, "epochs_lo": e_lo,
+                "certificates": [hi["certificate"]] + ([] if lo is None or lo is hi else [lo["certificate"]])}
+
+    def _shuffled_epsilon(self, delta: Any) -> float:
+        """Upper end of the shuffle bracket (the same number as ``bracket(delta)["hi"]``,
+        without computing the lower end), rounded up to a float."""
+        from ..sampling import shuffle as S
+
+        (z, n, B, scheme, *_), e_hi, _ = self._shuffle_runs()
+        r = S.run(z, n, B, e_hi, _SCHEMES[scheme], self.shuffle_neighboring)
+        hi, _ = S.upper_eps(r, parse_exact(delta, "delta"))
+        with working_precision(256):
+            return _fraction_up(Fraction(upper_decimal(hi, 10)))
+
+    # ----------------------------------------------------------------- Opacus' interface
 
     def get_epsilon(self, delta: float, eps_error: Optional[float] = None, rel_width: Optional[float] = None,
                     alphas: Any = None, delta_error: Any = None, **kwargs: Any) -> float:
-        """Upper end of the certified epsilon(delta) so far, rounded up (0 before any step).
+        """Certified upper bound of epsilon(delta) so far, rounded up (0 before any step).
 
-        Accuracy: ``eps_error`` (absolute, as Opacus' PRV accountant; default
-        0.01) or ``rel_width`` (relative): the enclosure whose upper end is
-        returned is at most that wide. ``alphas`` (RDP orders) and
-        ``delta_error`` have no meaning for a certified PLD and are refused
-        rather than ignored, as is any other keyword."""
+        Poisson history: the upper end of a certified enclosure at most
+        ``eps_error`` wide (absolute, as Opacus' PRV accountant; default 0.01)
+        or ``rel_width`` wide (relative). Shuffled run: the upper end of the
+        certified shuffle bracket (its width is the gap between the proved
+        ends, not an accuracy; eps_error and rel_width do not change it).
+        ``alphas`` (RDP orders) and ``delta_error`` have no meaning for a
+        certified answer and are refused rather than ignored, as is any other
+        keyword."""
         if alphas is not None:
             raise InvalidParameter("alphas", "alphas are RDP orders; the dpverify accountant composes privacy "
                                    "loss distributions with certified error and has no orders to choose: "
@@ -85,43 +290,171 @@ class DpverifyOpacusAccountant(IAccountant):
                                    "accountant's get_epsilon (allowed: delta, eps_error, rel_width)")
         if eps_error is not None and rel_width is not None:
             raise InvalidParameter("eps_error", "give eps_error or rel_width, not both")
+        err = DEFAULT_EPS_ERROR if eps_error is None else float(eps_error)
+        if not err > 0:
+            raise InvalidParameter("eps_error", f"eps_error={eps_error!r} must be > 0")
+        if self.shuffled:
+            return self._shuffled_epsilon(delta)
         if not self.history:
             return 0.0
         if rel_width is not None:
             return _float_up(self.answer(delta, rel_width).enclosure.hi)
-        err = DEFAULT_EPS_ERROR if eps_error is None else float(eps_error)
-        if not err > 0:
-            raise InvalidParameter("eps_error", f"eps_error={eps_error!r} must be > 0")
-        # a coarse enclosure first; a finer one only when it is wider than eps_error
-        enc = self.answer(delta, 1e-2).enclosure
+        # a coarse enclosure first: when epsilon is small its absolute width is already
+        # below eps_error (a relative 1e-2 on eps = 0.05 cost minutes at 10^5 steps)
+        enc = self.answer(delta, _COARSE_REL_WIDTH).enclosure
         hi = _float_up(enc.hi)
         if hi == float("inf") or hi - float(enc.lo.mid()) <= err:
             return hi
         # relative width err / hi suffices: the fine enclosure's absolute width is at most
         # rel * (its lower end) <= rel * (true eps) <= rel * hi = err
-        return _float_up(self.answer(delta, max(1e-8, min(1e-3, err / hi))).enclosure.hi)
+        return _float_up(self.answer(delta, max(1e-8, min(1e-2, err / hi))).enclosure.hi)
 
     def __len__(self) -> int:
-        """Number of history entries, as Opacus' RDP and PRV accountants count."""
-        return len(self.history)
+        """Number of history entries (Poisson and shuffled), as Opacus' RDP and PRV accountants count."""
+        return len(self.history) + len(self.shuffled)
 
     @classmethod
     def mechanism(cls) -> str:
         return "dpverify"
 
     def get_optimizer_hook_fn(self, sample_rate: float) -> Callable:
-        """Opacus' hook, after refusing a PrivacyEngine that samples by shuffling
-        (make_private's ``poisson_sampling`` is read from its frame: the
-        accountant is not told otherwise)."""
-        caller = sys._getframe(1)
-        if caller.f_code.co_name == "make_private" and caller.f_locals.get("poisson_sampling") is False:
-            raise InvalidParameter("poisson_sampling", _SHUFFLE)
-        return super().get_optimizer_hook_fn(sample_rate)
+        """Opacus' hook. A hook from make_private learns the data loader make_private
+        returned (see :func:`register_opacus`): shuffled batches are recorded as a
+        shuffled run, never as Poisson steps. A hook whose loader is unknown (built
+        outside make_private) records Poisson steps at ``sample_rate``, Opacus'
+        contract for this hook."""
+        stream = _Stream(sample_rate)
+        self._streams.append(stream)
+
+        def hook_fn(optim: Any) -> None:
+            k = optim.accumulated_iterations
+            if stream.sampling is not None and stream.sampling[0] != "poisson":
+                self._shuffled_step(optim.noise_multiplier, stream, k)
+            else:
+                self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * k)
+
+        return hook_fn
+
+    def _bind(self, stream: _Stream, loader: Any) -> None:
+        stream.sampling = data_loader_sampling(loader)
+        if stream.sampling[0] != "poisson":
+            stream.passes = _count_passes(loader.batch_sampler)
+
+    def state_dict(self, destination: Any = None) -> Any:
+        destination = super().state_dict(destination)
+        destination["shuffled"] = [list(e) for e in self.shuffled]
+        return destination
+
+    def load_state_dict(self, state_dict: Any) -> None:
+        """Opacus' checks, and the shuffled entries checked one by one (ValueError
+        naming the entry): a checkpoint is input, not trusted."""
+        super().load_state_dict(state_dict)
+        shuffled = state_dict.get("shuffled", [])
+        if not isinstance(shuffled, list):
+            raise InvalidParameter("shuffled", "state_dict['shuffled'] must be a list")
+        out = []
+        for i, e in enumerate(shuffled):
+            ok = (isinstance(e, (list, tuple)) and len(e) == 9 and isinstance(e[0], (int, float))
+                  and not isinstance(e[0], bool) and e[0] > 0
+                  and all(type(v) is int and v >= 1 for v in (e[1], e[2], e[4], e[5], e[6], e[8]))
+                  and type(e[7]) is int and e[2] <= e[1] and e[3] in _SCHEMES
+                  and 0 <= e[7] <= e[6] <= e[5] and e[8] <= e[5])
+            if not ok:
+                raise InvalidParameter(f"shuffled[{i}]", f"state_dict['shuffled'][{i}]={e!r} is not "
+                                       "[noise_multiplier > 0, dataset_size, batch_size <= dataset_size, "
+                                       f"scheme in {sorted(_SCHEMES)}, accumulated >= 1, steps >= 1, "
+                                       "passes in [1, steps], complete passes in [0, passes], "
+                                       "most steps in a pass in [1, steps]]")
+            out.append(list(e))
+        self.shuffled = out
+
+
+def shuffle_noise_multiplier(target_epsilon: Any, target_delta: Any, sampling: tuple, epochs: Any,
+                             neighboring: str = "replace-special", epsilon_tolerance: float = 0.01) -> float:
+    """A noise multiplier whose certified shuffle upper end for ``epochs`` full
+    epochs is <= target_epsilon, within epsilon_tolerance of it (Opacus'
+    bisection, on certified upper ends: the upper end is the Gaussian eps of
+    mu = Delta sqrt(E) / sigma, decreasing in sigma, so the float bisection only
+    chooses; each kept value is proved to meet the target)."""
+    from ..sampling import shuffle as S
+
+    scheme, n, B = sampling
+    target = float(target_epsilon)
+    D = parse_exact(target_delta, "target_delta")
+
+    def upper(z: float) -> float:
+        hi, _ = S.upper_eps(S.run(z, n, B, epochs, _SCHEMES[scheme], neighboring), D)
+        with working_precision(256):
+            return _fraction_up(Fraction(upper_decimal(hi, 10)))
+
+    low, high, eps_high = 0.0, 10.0, upper(10.0)
+    while eps_high > target:
+        high *= 2
+        if high > 1e6:
+            raise InvalidParameter("target_epsilon", f"target_epsilon={target_epsilon!r} needs a noise "
+                                   "multiplier above 1e6 for this shuffled run (Opacus' limit)")
+        eps_high = upper(high)
+    while target - eps_high > epsilon_tolerance:
+        mid = (low + high) / 2
+        e = upper(mid)
+        if e <= target:
+            high, eps_high = mid, e
+        else:
+            low = mid
+    return high
+
+
+def _engine_wrappers() -> None:
+    """Wrap PrivacyEngine.make_private and make_private_with_epsilon (idempotent).
+
+    make_private: after Opacus' own body, the data loader it returns is handed to
+    the hooks it created on this accountant (the only honest witness of the
+    sampling: DPDataLoader or the caller's loader). make_private_with_epsilon
+    with poisson_sampling=False and a shuffling loader calibrates on the
+    certified shuffle upper end (:func:`shuffle_noise_multiplier`) instead of
+    Opacus' Poisson bisection, whose multiplier would not meet the target."""
+    from opacus import PrivacyEngine
+
+    if getattr(PrivacyEngine.make_private, "_dpverify_wrapped", False):
+        return
+    make_private, with_epsilon = PrivacyEngine.make_private, PrivacyEngine.make_private_with_epsilon
+
+    @functools.wraps(make_private)
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        acc = getattr(self, "accountant", None)
+        if not isinstance(acc, DpverifyOpacusAccountant):
+            return make_private(self, *args, **kwargs)
+        start = len(acc._streams)
+        out = make_private(self, *args, **kwargs)
+        for stream in acc._streams[start:]:
+            acc._bind(stream, out[-1])
+        return out
+
+    @functools.wraps(with_epsilon)
+    def wrapped_eps(self: Any, *args: Any, **kwargs: Any) -> Any:
+        acc = getattr(self, "accountant", None)
+        if not isinstance(acc, DpverifyOpacusAccountant) or kwargs.get("poisson_sampling", True) is not False \
+                or args or "data_loader" not in kwargs:
+            return with_epsilon(self, *args, **kwargs)
+        sampling = data_loader_sampling(kwargs["data_loader"])
+        if sampling[0] == "poisson":  # a DPDataLoader handed in: Opacus' Poisson calibration applies
+            return with_epsilon(self, *args, **kwargs)
+        rest = dict(kwargs)
+        target_epsilon, target_delta, epochs = rest.pop("target_epsilon"), rest.pop("target_delta"), rest.pop("epochs")
+        z = shuffle_noise_multiplier(target_epsilon, target_delta, sampling, epochs, acc.shuffle_neighboring,
+                                     rest.pop("epsilon_tolerance", 0.01))
+        return self.make_private(noise_multiplier=z, **rest)
+
+    wrapped._dpverify_wrapped = True  # type: ignore[attr-defined]
+    PrivacyEngine.make_private = wrapped
+    PrivacyEngine.make_private_with_epsilon = wrapped_eps
 
 
 def register_opacus() -> None:
-    """Register the accountant in Opacus' registry (idempotent)."""
+    """Register the accountant in Opacus' registry and hand make_private's data
+    loader to it (both idempotent)."""
     register_accountant("dpverify", DpverifyOpacusAccountant, force=True)
+    _engine_wrappers()
 
 
 register_opacus()

@@ -237,9 +237,7 @@ def dpsgd_template(
     if epochs is not None:
         assert N is not None and q is not None
         ep = V.positive("epochs", epochs)
-        T = math.ceil(ep * N / int(batch_size))
-        if T > MAX_STEPS:
-            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {MAX_STEPS}")
+        _, T = S.tf_privacy_schedule(N, batch_size, ep)  # the one steps rule
         fixed.update({"epochs": exact_str(ep), "steps": T})
     if N is not None:
         fixed["dataset_size"] = N
@@ -375,9 +373,7 @@ def wor_template(
     if epochs is not None:
         assert B is not None
         ep = V.positive("epochs", epochs)
-        T = math.ceil(ep * N / B)
-        if T > MAX_STEPS:
-            raise InvalidParameter("epochs", f"epochs={epochs}: {T} steps; at most {MAX_STEPS}")
+        _, T = S.tf_privacy_schedule(N, B, ep)  # the one steps rule
         fixed.update({"epochs": exact_str(ep), "steps": T})
 
     def upper(sig: Fraction, b: int, t: int) -> list:

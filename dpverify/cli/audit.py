@@ -24,7 +24,6 @@ from ..limits import MAX_STEPS
 from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from ..progress import Progress
-from ..certificate.format import TF_STEPS_RULE
 from ..vocabulary import DIGITS_PLD, NEIGHBORING, SAMPLING, TIME_BUDGET
 from ._common import add_concept, add_output_options, add_schedule_options, emit, refuse_inapplicable
 
@@ -107,11 +106,7 @@ def _schedule(args: argparse.Namespace) -> tuple[list, dict[str, Any], Optional[
         for name, x in zip(("dataset_size", "batch_size", "epochs"), tf):
             if x is None:
                 raise InvalidParameter(name, f"--{name.replace('_', '-')} is required with the TF-Privacy style options")
-        q, steps = S.tf_privacy_schedule(args.dataset_size, args.batch_size, args.epochs)
-        ev = S.GaussianSteps.of(args.noise_multiplier, q, steps)
-        rec = {"noise_multiplier": args.noise_multiplier, "sampling_rate": exact_str(q), "steps": steps,
-               "dataset_size": args.dataset_size, "batch_size": args.batch_size, "epochs": args.epochs,
-               "steps_rule": TF_STEPS_RULE}
+        ev, rec = S.tf_privacy_inputs(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs)
         return [ev], rec, None
     if args.sampling_rate is None:
         raise InvalidParameter("sampling_rate", "--sampling-rate Q is required (in (0, 1])")

@@ -392,6 +392,22 @@ def tf_privacy_schedule(dataset_size: object, batch_size: object, epochs: ExactI
     return Fraction(b, n), steps
 
 
+def tf_privacy_inputs(noise_multiplier: ExactInput, dataset_size: object, batch_size: object,
+                      epochs: ExactInput) -> tuple["GaussianSteps", dict[str, Any]]:
+    """The event of a TF-Privacy style schedule and the inputs a certificate records for
+    it: the given strings, the derived q and T, and the steps rule verify re-derives them
+    by (``certificate.format.TF_STEPS_RULE``). One copy for `audit dpsgd` and the sweep's
+    audit task, so that both write the same bytes."""
+    from ..ball import exact_str
+    from ..certificate.format import TF_STEPS_RULE
+
+    q, steps = tf_privacy_schedule(dataset_size, batch_size, epochs)
+    ev = GaussianSteps.of(noise_multiplier, q, steps)
+    return ev, {"noise_multiplier": noise_multiplier, "sampling_rate": exact_str(q), "steps": steps,
+                "dataset_size": dataset_size, "batch_size": batch_size, "epochs": epochs,
+                "steps_rule": TF_STEPS_RULE}
+
+
 def parse_events(obj: Any) -> tuple[list, Optional[str]]:
     """Schedules in the legacy list format, as :class:`GaussianSteps` /
     :class:`PairSteps` (a dict, a list of items, or their JSON text)::

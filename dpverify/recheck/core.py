@@ -292,6 +292,16 @@ class Arith:
         # phi(t) = e^{-t^2/2} / sqrt(2 pi)
         h = (dn.mul_2exp(dn.square(t), -1), up.mul_2exp(up.square(t), -1))  # [lo, hi] of t^2 / 2
         phi = (dn.div(dn.exp(dn.minus(h[1])), self._sqrt2pi[1]), up.div(up.exp(up.minus(h[0])), self._sqrt2pi[0]))
+        m = self.mills(t)
+        return (dn.mul(phi[0], m[0]), up.mul(phi[1], m[1]))
+
+    def mills(self, t: mpfr) -> Iv:
+        """The Mills ratio M(t) = Q(t) / phi(t) at a point t >= 1, enclosed by the
+        backward recursion of Laplace's continued fraction described in
+        :meth:`upper_tail` (no truncation estimate: the truncation shows as width)."""
+        if t < 1:
+            raise ValueError("mills needs t >= 1")
+        dn, up = self.dn, self.up
         n = int(((self.prec * 0.75) / float(t)) ** 2 / 2) + 8
         target = self.prec - 6
         while True:
@@ -302,7 +312,7 @@ class Arith:
             if n >= 1 << 16 or up.sub(m[1], m[0]) <= dn.mul_2exp(m[0], -target):
                 break
             n *= 2
-        return (dn.mul(phi[0], m[0]), up.mul(phi[1], m[1]))
+        return m
 
     def log2_const(self) -> Iv:
         return self._log2

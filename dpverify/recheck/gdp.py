@@ -1,21 +1,32 @@
-"""Second route for the Gaussian-DP quantities, on mpmath only.
+"""Second route for the Gaussian-DP quantities, on MPFR with directed rounding.
 
 Deliberately shares no code with :mod:`dpverify.gdp`: inputs are re-parsed
-here, delta_mu is re-implemented with ``mpmath.ncdf`` (the arb route uses
-``erfc``), the working precision is chosen by an agreement test between two
-precisions, and mu_GDP is re-derived by evaluating delta_mu at the recorded endpoints (monotonicity
-makes that a proof that they bracket the root).
+here, and delta_mu (GDPT Thm 3.2 / eq. 2) is re-implemented as an interval
+function on :mod:`.core` (MPFR through gmpy2, every end rounded outward), so
+that each enclosure provably contains the true value at the exact inputs;
+precision rises until the enclosure is narrow enough (its width is its own
+error bound, nothing is estimated). mu_GDP and eps(delta) are re-derived by
+evaluating delta_mu at the recorded endpoints (monotonicity makes that a
+proof that they bracket the root).
+
+:func:`stable_value` and :func:`bracket_root` (mpmath at two rising precisions,
+an agreement test, not a proof) remain for the kinds of other modules that
+have no directed-rounding route yet.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
+import gmpy2
 import mpmath
+from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from .core import CF_FROM, Arith, Iv, arith
+from .core import to_mpf as mpfr_to_mpf
 from .verify import Recheck, needed_digits, register
 
 
@@ -44,11 +55,17 @@ def to_mpf(x: Fraction) -> mpf:
 
 
 def mpf_to_fraction(x: mpf) -> Fraction:
-    """The exact rational value of a finite mpf."""
-    man, exp = mpmath.mpf(x).man_exp
+    """The exact rational value of a finite mpf: its own mantissa (an mpf is not rounded
+    to the working precision first) with its sign (``man_exp`` gives |mantissa|)."""
+    if not isinstance(x, mpf):
+        x = mpmath.mpf(x)
+    sign, man, exp, _ = x._mpf_
+    if not man and exp:  # mpmath's special values (inf, nan) have a zero mantissa
+        raise CouldNotReprove("a recorded number is not finite")
     if man and abs(int(exp)) > 10**6:  # 2^(10^6) is ~ 10^301030: beyond every quantity here
         raise CouldNotReprove(f"a recorded number of binary exponent {int(exp)} is beyond the second route's range")
-    return Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+    v = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+    return -v if sign else v
 
 
 def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing: bool,
@@ -128,168 +145,312 @@ def stable_value(f: Any, digits: int, max_dps: int = 20000) -> Recheck:
     raise CertificateRejected("the mpmath re-derivation did not stabilise")
 
 
+# --------------------------------------------------------------------------- directed rounding
+
+#: precision cap of the directed-rounding evaluations (bits); beyond it the enclosure is
+#: returned as wide as it is (sound) and the acceptance rule decides (exit 3 when not inside)
+MAX_BITS = 1 << 14
+
+
+def start_bits(digits: int) -> int:
+    """Working precision for an enclosure of ``digits`` significant digits (log2 10 < 3.33),
+    with 64 guard bits for the cancellation in delta_mu's difference."""
+    return int(digits * 3.33) + 64
+
+
+def _bad(v: Iv) -> bool:
+    return gmpy2.is_nan(v[0]) or gmpy2.is_nan(v[1])
+
+
+def narrow(v: Iv, digits: int) -> bool:
+    """Is the enclosure finite and of relative width <= 10^-(digits + 1)?"""
+    lo, hi = v
+    if _bad(v) or gmpy2.is_infinite(lo) or gmpy2.is_infinite(hi):
+        return False
+    if lo == hi:
+        return True
+    scale = max(abs(lo), abs(hi))
+    return (hi - lo) <= scale * mpfr(2) ** -int((digits + 1) * 3.33 + 1)
+
+
+def enclose(f: Callable[[Arith], Iv], digits: int) -> Recheck:
+    """f evaluated in directed rounding at rising precision until its enclosure is
+    narrow (:func:`narrow`) or :data:`MAX_BITS` is reached; the enclosure returned
+    contains the true value at every precision, so stopping early only costs width."""
+    bits = start_bits(digits)
+    while True:
+        v = f(arith(bits))
+        if narrow(v, digits) or bits >= MAX_BITS:
+            break
+        bits = min(2 * bits, MAX_BITS)
+    if _bad(v):
+        raise CouldNotReprove("the directed-rounding evaluation gave no enclosure (overflow)")
+    return Recheck(lo=mpfr_to_mpf(v[0]), hi=mpfr_to_mpf(v[1]), dps=digits + 20)
+
+
+def side(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int) -> int:
+    """-1 / +1 when f's enclosure lies wholly below / above the target's, at the
+    first precision (rising from :func:`start_bits` to :data:`MAX_BITS`) that
+    separates them; 0 when none does (the value is within the route's width of
+    the target, or over/underflow left the enclosures overlapping)."""
+    bits = start_bits(digits)
+    while True:
+        A = arith(bits)
+        v, t = f(A), target(A)
+        if not (_bad(v) or _bad(t)):
+            if v[1] < t[0]:
+                return -1
+            if v[0] > t[1]:
+                return 1
+        if bits >= MAX_BITS:
+            return 0
+        bits = min(2 * bits, MAX_BITS)
+
+
+def delta_mu_iv(A: Arith, mu: Fraction, eps: Fraction) -> Iv:
+    """An enclosure of delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
+    (GDPT Thm 3.2 / eq. 2), mu > 0, at the exact rationals mu and eps: the arguments are
+    exact rationals rounded outward once, Phi is :meth:`Arith.ncdf` (MPFR's erfc, or
+    the Mills ratio's continued fraction in the tails), e^eps MPFR's exp, each rounded
+    outward. The result is intersected with [max(0, 1 - e^eps), 1], where every
+    hockey-stick divergence e^eps of two probability measures lies (the whole space as
+    the event gives 1 - e^eps; a probability is <= 1): sound, and what keeps an
+    overflowing e^eps (a nan-free [-inf, x]) from reaching below 0."""
+    dn, up = A.dn, A.up
+    a = A.ncdf(A.q(-eps / mu + mu / 2))
+    b = A.ncdf(A.q(-eps / mu - mu / 2))
+    e = A.exp(A.q(eps))
+    lo, hi = A.sub(a, A.mul(e, b))
+    floor = (max(mpfr(0), dn.sub(1, e[1])), max(mpfr(0), up.sub(1, e[0])))  # (1 - e^eps)_+
+    if gmpy2.is_nan(lo):
+        lo = floor[0]
+    if gmpy2.is_nan(hi):
+        hi = mpfr(1)
+    return (max(lo, floor[0]), min(hi, mpfr(1)))
+
+
+def delta_mu_limit0(A: Arith, eps: Fraction) -> Iv:
+    """lim_{mu -> 0+} delta_mu(eps) = (1 - e^eps)_+ (N(0,1) against itself)."""
+    e = A.exp(A.q(eps))
+    return (max(mpfr(0), A.dn.sub(1, e[1])), max(mpfr(0), A.up.sub(1, e[0])))
+
+
+def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: Fraction, result: Mapping[str, Any],
+                    increasing: bool, what: str) -> Recheck:
+    """Prove that the root r of the monotone f(x) = target lies in the recorded
+    enclosure [lo, hi], by f's directed-rounding enclosure at lo and at hi (each
+    read as a binary number rounded outward from the recorded decimal): f(lo) on
+    the root's near side proves r >= lo, f(hi) on the far side r <= hi (f
+    monotone). The independent enclosure is then [lo, hi] itself. An evaluation
+    on the wrong side refutes the certificate; one that no precision up to
+    :data:`MAX_BITS` separates from the target is "could not re-prove".
+    ``f(A, x: Fraction) -> Iv``."""
+    from .verify import enclosure_of
+
+    enc = result.get("enclosure")
+    digits = needed_digits(result) + 5
+    lo, hi = enclosure_of(enc, "result.enclosure", digits + 20)
+    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
+        raise CouldNotReprove(f"{what}: infinite endpoints cannot bracket a finite root")
+    with mpmath.workdps(digits + 20):  # mpf() inside rounds to the working precision
+        a, b = mpf_to_fraction(lo), mpf_to_fraction(hi)
+
+    def t(A: Arith) -> Iv:
+        return A.q(target)
+
+    sa = side(lambda A: f(A, a), t, digits)
+    sb = side(lambda A: f(A, b), t, digits)
+    near, far = (-1, 1) if increasing else (1, -1)
+    if sa == far:
+        raise CertificateRejected(f"{what}: the value at the recorded lower end is already past the target: "
+                                  "the root is below it")
+    if sb == near:
+        raise CertificateRejected(f"{what}: the value at the recorded upper end has not reached the target: "
+                                  "the root is above it")
+    if sa == near and sb == far:
+        return Recheck(lo=lo, hi=hi, dps=digits + 20)
+    raise CouldNotReprove(f"{what}: the target is within the second route's width at a recorded end")
+
+
+def _positive(x: Fraction, what: str) -> None:
+    if x <= 0:
+        raise CertificateRejected(f"{what} is not > 0")
+
+
 @register("gdp.delta")
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """delta_mu(eps) (GDPT Thm 3.2 / eq. 2) enclosed in MPFR directed rounding
+    (:func:`delta_mu_iv`), precision rising until the enclosure is narrow."""
     mu = exact_input(inputs, "mu")
     eps = exact_input(inputs, "eps")
     if mu <= 0:
         raise CertificateRejected(f"mu={inputs['mu']} is not > 0")
-    digits = needed_digits(result)
-    return stable_value(lambda dps: _delta_mu(mu, eps, dps), digits)
+    return enclose(lambda A: delta_mu_iv(A, mu, eps), needed_digits(result))
 
 
 @register("gdp.mu")
 def recheck_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """mu_GDP(eps, delta): the recorded [lo, hi] brackets the root of
+    delta_mu(eps) = delta, proved by delta_mu(lo) < delta < delta_mu(hi) in MPFR
+    directed rounding. mu -> delta_mu(eps) is strictly increasing for every real eps
+    (the pair N(0,1), N(mu,1) is a post-processing of N(0,1), N(mu',1) for mu < mu':
+    data processing for the hockey-stick divergence), negative eps included; at an end
+    mu <= 0 its infimum (1 - e^eps)_+ stands in."""
     eps = exact_input(inputs, "eps")
     delta = exact_input(inputs, "delta")
     if not 0 < delta < 1:
         raise CertificateRejected(f"delta={inputs['delta']} is not in (0, 1)")
-    if result.get("enclosure") is not None:
-        # mu -> delta_mu(eps) is strictly increasing for every real eps (the pair
-        # N(0,1), N(mu,1) is a post-processing of N(0,1), N(mu',1) for mu < mu':
-        # data processing for the hockey-stick divergence), negative eps included
-        return bracket_root(lambda m, p: _delta_mu(m, eps, p) if m > 0 else mpf(0), delta, result, True,
-                            "mu_GDP")
-    digits = needed_digits(result)
-    enc = result.get("enclosure")
-    if not isinstance(enc, dict) or "lo" not in enc or "hi" not in enc:
+    if not isinstance(result.get("enclosure"), dict):
         raise MalformedCertificate("gdp.mu needs result.enclosure with lo and hi")
-    # mu -> delta_mu(eps) is increasing (d/dmu = phi(...) > 0), so [lo, hi]
-    # contains the root iff delta_mu(lo) <= delta <= delta_mu(hi).
-    try:
-        lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
-    except (ValueError, TypeError):
-        raise MalformedCertificate("result.enclosure endpoints must be decimal strings") from None
-    if lo <= 0:
-        raise CertificateRejected("mu enclosure must be positive")
-    d_lo = stable_value(lambda p: _delta_mu(lo, eps, p), digits + 5)
-    d_hi = stable_value(lambda p: _delta_mu(hi, eps, p), digits + 5)
-    with mpmath.workdps(d_lo.dps):
-        target = to_mpf(delta)
-        if d_lo.value - d_lo.err > target or d_hi.value + d_hi.err < target:
-            raise CertificateRejected(
-                "delta_mu at the recorded mu endpoints does not bracket delta "
-                f"({mpmath.nstr(d_lo.value, 17)} .. {mpmath.nstr(d_hi.value, 17)} vs {inputs['delta']})"
-            )
-    # the bracket check above is the independent proof that the root lies in the
-    # recorded [lo, hi] (delta_mu is increasing in mu): that interval is the
-    # independent enclosure. (It was the midpoint with the width as error, an
-    # interval twice as wide that the recorded one could never contain: exit 3
-    # for every genuine certificate at eps < 0.)
-    from .verify import enclosure_of
 
-    r_lo, r_hi = enclosure_of(enc, "result.enclosure", 60)  # rounded outward, as the recorded one is read
-    return Recheck(lo=r_lo, hi=r_hi, dps=60)
+    def f(A: Arith, m: Fraction) -> Iv:
+        return delta_mu_iv(A, m, eps) if m > 0 else delta_mu_limit0(A, eps)
+
+    return bracket_root_iv(f, delta, result, True, "mu_GDP")
 
 
-def _mu_by_bisection(eps: mpf, delta: mpf, dps: int) -> mpf:
-    """mu_GDP by plain bisection on log mu (mpmath), with each delta_mu value
-    taken from :func:`stable_value` so cancellation cannot flip a sign."""
-    eps_f = Fraction(mpmath.nstr(eps, dps + 10, strip_zeros=False)) if eps != 0 else Fraction(0)
+def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
+    """A proposal (not a proof) of mu_GDP: bisection on log mu at 20 digits, then Newton
+    with d delta_mu / d mu = phi(-eps/mu + mu/2) at ``dps`` digits. The caller proves a
+    bracket around it in directed rounding."""
+    def f(m: mpf) -> mpf:
+        e = to_mpf(eps)
+        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
-    def above(mu: mpf) -> bool:
-        m = Fraction(mpmath.nstr(mu, dps + 10, strip_zeros=False))
-        v = stable_value(lambda p: _delta_mu(m, eps_f, p), 12).value
-        with mpmath.workdps(dps):
-            return v > delta
-
-    with mpmath.workdps(dps):
+    with mpmath.workdps(20):
+        t = to_mpf(delta)
         lo, hi = mpf(1), mpf(1)
-        while above(lo):
-            lo /= mpf(2) ** 64
-        while not above(hi):
-            hi *= 16
-        for _ in range(400):
+        n = 0
+        while f(lo) > t and n < 64:
+            lo /= 16
+            n += 1
+        while f(hi) < t and n < 128:
+            hi *= 2
+            n += 1
+        for _ in range(80):
             mid = mpmath.sqrt(lo * hi)
-            if above(mid):
-                hi = mid
-            else:
+            if f(mid) < t:
                 lo = mid
-            if hi - lo <= hi * mpf(10) ** (-(dps - 10)):
+            else:
+                hi = mid
+        m = (lo + hi) / 2
+    with mpmath.workdps(dps + 10):
+        t = to_mpf(delta)
+        e = to_mpf(eps)
+        m = mpf(m)
+        for _ in range(60):
+            d = mpmath.npdf(-e / m + m / 2)
+            if d == 0:
                 break
-        return (lo + hi) / 2
+            step = (f(m) - t) / d
+            m -= step
+            if abs(step) <= abs(m) * mpf(10) ** (-dps):
+                break
+        return m
+
+
+def _square(A: Arith, x: Iv) -> Iv:
+    if x[0] >= 0:
+        return (A.dn.square(x[0]), A.up.square(x[1]))
+    if x[1] <= 0:
+        return (A.dn.square(x[1]), A.up.square(x[0]))
+    return (mpfr(0), max(A.up.square(x[0]), A.up.square(x[1])))
+
+
+def _slope_iv(A: Arith, eps: Fraction, M: Iv) -> Iv:
+    """e^eps Phi(-eps/mu - mu/2) / phi(eps/mu - mu/2) on the interval M of mu (> 0)."""
+    E = A.q(eps)
+    inv = A.div(E, M)
+    half = A.scale2(M, -1)
+    num = A.mul(A.exp(E), A.ncdf(A.sub(A.neg(inv), half)))
+    sq = _square(A, A.sub(inv, half))
+    phi = A.div(A.exp(A.neg(A.scale2(sq, -1))), A._sqrt2pi)
+    return A.div(num, phi)
 
 
 @register("gdp.thm4.5")
 def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """Slope d mu_GDP / d eps = e^eps Phi(-eps/mu - mu/2) / phi(eps/mu - mu/2)
-    (implicit differentiation of delta_mu(eps) = delta; the arb route uses the
-    Mills-ratio form), with mu_GDP found by bisection on mpmath at each
-    precision and the value stabilised across two precisions; the verdict
-    0 <= slope <= sqrt(2 pi)/2 is re-decided from it."""
+    (implicit differentiation of delta_mu(eps) = delta, GDPT Thm 4.5), in MPFR
+    directed rounding on an interval of mu: a proposal of mu_GDP (mpmath Newton, not
+    trusted) is widened to [m-, m+] and proved to bracket the root by
+    delta_mu(m-) < delta < delta_mu(m+) (monotone in mu), then the slope is enclosed
+    on all of [m-, m+]. The verdict 0 <= slope <= sqrt(2 pi)/2 is decided on that
+    enclosure, precision rising until it is decided (at eps = 0 the slope tends to
+    the bound itself as mu -> 0)."""
     eps = exact_input(inputs, "eps")
     delta = exact_input(inputs, "delta")
     if not 0 < delta < 1 or eps < 0:
         raise CertificateRejected("GDPT Thm 4.5 needs eps >= 0 and 0 < delta < 1")
-
-    def slope(dps: int) -> mpf:
-        with mpmath.workdps(dps):
-            e, t = to_mpf(eps), to_mpf(delta)
-            f = lambda m: mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)  # noqa: E731
-            lo, hi = mpf(0), mpf(1)
-            while f(hi) < t:
-                lo, hi = hi, 2 * hi
-            for _ in range(mpmath.mp.prec + 8):
-                mid = (lo + hi) / 2
-                if f(mid) < t:
-                    lo = mid
-                else:
-                    hi = mid
-            m = (lo + hi) / 2
-            return mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2) / mpmath.npdf(e / m - m / 2)
-
-    # at eps = 0 the slope tends to the bound itself as mu -> 0 (Phi(0) / phi(0)): the
-    # verdict may need far more digits than the enclosure, so precision rises until decided
     digits = needed_digits(result)
     while True:
-        re = stable_value(slope, digits)
-        with mpmath.workdps(re.dps + 10):
-            bound = mpmath.sqrt(2 * mpmath.pi) / 2
-            if re.value - re.err >= 0 and re.value + re.err <= bound:
-                verdict = "holds"
-            elif re.value + re.err < 0 or re.value - re.err > bound:
-                verdict = "fails"
-            else:
-                verdict = "undecided"
-        if verdict != "undecided" or digits >= 1200:
-            return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict)
+        bits = start_bits(digits)
+        with mpmath.workdps(digits + 40):  # mpf() inside rounds to the working precision
+            m = mpf_to_fraction(_propose_mu(eps, delta, digits + 20))
+        if m <= 0:
+            raise CouldNotReprove("gdp.thm4.5: no positive proposal of mu_GDP")
+        for widen in (16, 64, 256):
+            w = m * Fraction(1, 2 ** max(bits - widen, 8))
+            lo_m, hi_m = m - w, m + w
+
+            def t(A: Arith) -> Iv:
+                return A.q(delta)
+
+            if lo_m > 0 and side(lambda A: delta_mu_iv(A, lo_m, eps), t, digits) == -1 and \
+                    side(lambda A: delta_mu_iv(A, hi_m, eps), t, digits) == 1:
+                break
+        else:
+            raise CouldNotReprove("gdp.thm4.5: mu_GDP could not be bracketed in directed rounding")
+        A = arith(bits)
+        M = (A.q(lo_m)[0], A.q(hi_m)[1])
+        try:
+            s = _slope_iv(A, eps, M)
+        except ZeroDivisionError:
+            raise CouldNotReprove("gdp.thm4.5: phi(eps/mu - mu/2) underflows the second route's range") from None
+        if _bad(s):
+            raise CouldNotReprove("gdp.thm4.5: the slope over/underflows the second route's range")
+        bound = A.scale2((A.dn.sqrt(A.dn.mul_2exp(A.dn.const_pi(), 1)),
+                          A.up.sqrt(A.up.mul_2exp(A.up.const_pi(), 1))), -1)
+        if s[0] >= 0 and s[1] <= bound[0]:
+            verdict = "holds"
+        elif s[1] < 0 or s[0] > bound[1]:
+            verdict = "fails"
+        else:
+            verdict = "undecided"
+        if verdict != "undecided" and narrow(s, needed_digits(result)) or bits >= MAX_BITS // 4:
+            return Recheck(lo=mpfr_to_mpf(s[0]), hi=mpfr_to_mpf(s[1]), dps=digits + 20, verdict=verdict)
         digits *= 2
 
 
 @register("gdp.eps")
 def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """delta_mu is decreasing in eps, so [lo, hi] holds the root iff
-    delta_mu(lo) >= delta >= delta_mu(hi), each evaluated on mpmath."""
+    delta_mu(lo) > delta > delta_mu(hi), each enclosed in MPFR directed rounding."""
     mu = exact_input(inputs, "mu")
     delta = exact_input(inputs, "delta")
     if mu <= 0 or not 0 < delta < 1:
         raise CertificateRejected("needs mu > 0 and 0 < delta < 1")
-    return bracket_root(lambda e, p: _delta_mu(mu, e, p), delta, result, False, "eps(delta)")
-    digits = needed_digits(result)
-    enc = result.get("enclosure")
-    try:
-        lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
-    except (ValueError, TypeError, KeyError):
-        raise MalformedCertificate("result.enclosure endpoints must be decimal strings") from None
-    d_lo = stable_value(lambda p: _delta_mu(mu, lo, p), digits + 5)
-    d_hi = stable_value(lambda p: _delta_mu(mu, hi, p), digits + 5)
-    with mpmath.workdps(d_lo.dps):
-        t = to_mpf(delta)
-        if d_lo.value + d_lo.err < t or d_hi.value - d_hi.err > t:
-            raise CertificateRejected("delta_mu at the recorded eps endpoints does not bracket delta")
-        return Recheck(value=(to_mpf(lo) + to_mpf(hi)) / 2, err=to_mpf(hi - lo), dps=d_lo.dps)
+    return bracket_root_iv(lambda A, e: delta_mu_iv(A, mu, e), delta, result, False, "eps(delta)")
+
+
+def mills_scaled_iv(A: Arith, t: Fraction) -> Iv:
+    """sqrt(pi/2) e^(t^2/2) Phi(t) (GDPT App B.2) in directed rounding. For t <= -5 it
+    is M(-t) / 2 exactly (Phi(t) = phi(-t) M(-t), M the Mills ratio, and
+    sqrt(pi/2) / sqrt(2 pi) = 1/2), with M from the continued fraction
+    (:meth:`Arith.mills`; M decreasing: the lower end at the larger argument), which
+    never overflows; otherwise the product of MPFR's exp and :meth:`Arith.ncdf`."""
+    if t <= -CF_FROM:  # (the fraction converges slowly near t = -1: erfc is faster there)
+        x = A.q(-t)
+        return (A.dn.mul_2exp(A.mills(x[1])[0], -1), A.up.mul_2exp(A.mills(x[0])[1], -1))
+    x = A.q(t)
+    h = A.scale2(_square(A, x), -1)
+    c = (A.dn.sqrt(A.dn.mul_2exp(A.dn.const_pi(), -1)), A.up.sqrt(A.up.mul_2exp(A.up.const_pi(), -1)))
+    return A.mul(A.mul(c, A.exp(h)), A.ncdf(x))
 
 
 @register("gdp.mills_scaled")
 def recheck_mills(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """sqrt(pi/2) e^{t^2/2} Phi(t) with mpmath's erfc (the arb route uses
-    its own erfc at exact midpoints)."""
+    """sqrt(pi/2) e^{t^2/2} Phi(t) in MPFR directed rounding (:func:`mills_scaled_iv`;
+    the arb route uses its own erfc at exact midpoints)."""
     t = exact_input(inputs, "t")
-    digits = needed_digits(result)
-
-    def f(dps: int) -> mpf:
-        with mpmath.workdps(dps):
-            x = to_mpf(t)
-            return mpmath.sqrt(mpmath.pi / 2) * mpmath.exp(x * x / 2) * mpmath.erfc(-x / mpmath.sqrt(2)) / 2
-
-    return stable_value(f, digits)
+    return enclose(lambda A: mills_scaled_iv(A, t), needed_digits(result))

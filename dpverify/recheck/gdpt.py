@@ -37,7 +37,9 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, stable_value, to_mpf
+from .core import Arith, Iv, arith
+from .core import to_mpf as mpfr_to_mpf
+from .gdp import exact_input, mpf_to_fraction, side, stable_value, start_bits, to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
 from .limits import check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
@@ -380,13 +382,20 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
                    details=re.details)
 
 
+def _exact_enclosure(x: Fraction) -> tuple[mpf, mpf]:
+    """An exact rational rounded outward once at 512 bits (MPFR's mpfr_set_q in each
+    direction): far inside a recorded enclosure read at 60 digits, and an enclosure,
+    not a nearest rounding."""
+    lo, hi = arith(512).q(x)
+    return mpfr_to_mpf(lo), mpfr_to_mpf(hi)
+
+
 def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) -> Optional[tuple[mpf, mpf]]:
     """GDPT Thm 4.4's limit sqrt(limsup eps^2 / (-2 log f(eps))): 0 for a profile that
     vanishes beyond the largest privacy loss (Laplace, pure, approx and subsampled with
     delta0 = 0, randomized response with p < 1), mu0 for the Gaussian (f = delta_mu0)."""
     if name == "gaussian":
-        m = to_mpf(_gaussian_mu0(inputs))
-        return m, m
+        return _exact_enclosure(_gaussian_mu0(inputs))
     if name == "laplace" or _support_end(name, inputs) is not None:
         return mpf(0), mpf(0)
     if name == "sgd-example":
@@ -395,8 +404,6 @@ def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) ->
         # the first term is the constant delta_i = exp(-eps_i^2) >= exp(-eps^2), so the
         # refined profile equals the naive one there and the limit is the same: 1/sqrt(2),
         # enclosed here with MPFR's directed rounding.
-        from .core import arith, to_mpf as mpfr_to_mpf
-
         A = arith(160)
         lo, hi = A.sqrt(A.q(Fraction(1, 2)))
         return mpfr_to_mpf(lo), mpfr_to_mpf(hi)
@@ -699,20 +706,21 @@ def recheck_refinement_point(inputs: Mapping[str, Any], result: Mapping[str, Any
 
 @register("gdp.tail_limit")
 def recheck_tail_limit(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """Thm 4.4 limit sqrt(limsup eps^2 / (-2 log f)), per mechanism in closed form."""
+    """Thm 4.4 limit sqrt(limsup eps^2 / (-2 log f)), per mechanism in closed form: 0 for
+    Laplace and pure (f vanishes beyond the largest privacy loss), +inf for the ICEA example
+    (f decays like 1/eps), 1/sqrt(2) for the SGD example (f = exp(-eps^2) there), enclosed
+    in MPFR directed rounding, and the exact mu for the Gaussian, rounded outward."""
     name = inputs.get("mechanism")
-    with mpmath.workdps(40):
-        if name in ("laplace", "pure"):
-            return Recheck(value=mpf(0), err=mpf(0), dps=40)
-        if name == "sgd-example":
-            # f = exp(-eps^2) for large eps: eps^2 / (2 eps^2) = 1/2; checked at a large eps too
-            e = mpf(10) ** 8
-            approx = mpmath.sqrt(e * e / (-2 * mpmath.log(mpmath.exp(-e * e))))
-            return Recheck(value=approx, err=mpf(10) ** -20, dps=40)
-        if name == "icea-example":
-            return Recheck(value=mpmath.inf, err=mpf(0), dps=40)
-        if name == "gaussian":
-            return Recheck(value=to_mpf(exact_input(inputs, "mu")), err=mpf(0), dps=40)
+    if name in ("laplace", "pure"):
+        return Recheck(lo=mpf(0), hi=mpf(0), dps=40)
+    if name == "sgd-example":
+        lo, hi = _tail_limit("sgd-example", inputs, None)
+        return Recheck(lo=lo, hi=hi, dps=40)
+    if name == "icea-example":
+        return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=40)
+    if name == "gaussian":
+        lo, hi = _exact_enclosure(exact_input(inputs, "mu"))
+        return Recheck(lo=lo, hi=hi, dps=40)
     raise MalformedCertificate(f"no tail limit for mechanism {name!r}")
 
 
@@ -754,14 +762,36 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
 
 @register("gdp.thm51")
 def recheck_thm51(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """-2 Phi^-1(1/(1+e^eps)) = 2 sqrt(2) erfinv(tanh(eps/2)) (erfinv, not a root search)."""
+    """mu = -2 Phi^-1(1/(1+e^eps)) (GDPT Thm 5.1) in MPFR directed rounding: a proposal
+    2 sqrt(2) erfinv(tanh(eps/2)) (mpmath, not trusted) is widened to [m-, m+] and proved
+    to bracket the root by Phi(-m-/2) > 1/(1+e^eps) > Phi(-m+/2) (Phi(-mu/2) is
+    decreasing in mu), each side enclosed with directed rounding; that bracket is the
+    independent enclosure. eps = 0 gives mu = 0 exactly."""
     eps = exact_input(inputs, "eps0")
+    if eps == 0:
+        return Recheck(lo=mpf(0), hi=mpf(0), dps=30)
+    if abs(eps) > 10**6:
+        raise CouldNotReprove("gdp.thm51: |eps0| > 1e6 is beyond the second route's range")
+    digits = needed_digits(result)
+    bits = start_bits(digits)
+    dps = digits + 30 + int(abs(eps) / 2)  # 1 - tanh(eps/2) ~ 2 e^-eps cancels eps / ln 10 digits
+    with mpmath.workdps(dps):
+        m = mpf_to_fraction(2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(to_mpf(eps) / 2)))
 
-    def value(dps: int) -> mpf:
-        with mpmath.workdps(dps):
-            return 2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(to_mpf(eps) / 2))
+    def p(A: Arith) -> Iv:  # 1 / (1 + e^eps)
+        return A.div(A.q(1), A.add(A.q(1), A.exp(A.q(eps))))
 
-    return stable_value(value, needed_digits(result))
+    def g(x: Fraction) -> "Any":
+        return lambda A: A.ncdf(A.q(-x / 2))
+
+    for widen in (16, 64, 256):
+        w = abs(m) * Fraction(1, 2 ** max(bits - widen, 8))
+        lo, hi = m - w, m + w
+        if side(g(lo), p, digits) == 1 and side(g(hi), p, digits) == -1:
+            with mpmath.workdps(digits + 30):
+                A = arith(bits)
+                return Recheck(lo=mpfr_to_mpf(A.q(lo)[0]), hi=mpfr_to_mpf(A.q(hi)[1]), dps=digits + 30)
+    raise CouldNotReprove("gdp.thm51: the root could not be bracketed in directed rounding")
 
 
 @register("gdp.clip_rectify")
@@ -770,5 +800,5 @@ def recheck_clip_rectify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -
     ym, yp, eh = (exact_input(inputs, k) for k in ("y_minus", "y_plus", "eps_h"))
     if not (yp > ym and eh > 0):
         raise CertificateRejected("Thm 4.7 needs y- < y+ and eps_h > 0")
-    with mpmath.workdps(40):
-        return Recheck(value=to_mpf((yp - ym) / eh), err=mpf(0), dps=40)
+    lo, hi = _exact_enclosure((yp - ym) / eh)
+    return Recheck(lo=lo, hi=hi, dps=40)

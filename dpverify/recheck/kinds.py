@@ -82,6 +82,8 @@ def X(how: str) -> Route:
 
 
 _STABLE = "mpmath evaluation at two rising precisions, their difference (x10) charged as the error"
+_MPFR = ("MPFR directed rounding (gmpy2: erfc, exp, log correctly rounded outward; Phi's tails by the "
+         "Mills ratio's continued fraction), precision raised until narrow")
 _CLAIM_V = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
 _COMMON_INFO = ("quantity", "reason", "note")
 _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimistic P), exact big-integer "
@@ -94,24 +96,28 @@ _GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = 
              "mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
 
 _ROWS: list[Kind] = [
-    Kind("gdp.delta", P("delta_mu(eps) with mpmath.ncdf; " + _STABLE), P("same evaluation, upper end"),
+    Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.mu", P("delta_mu(lo) <= delta by mpmath (monotone in mu: the root is >= lo)"),
-         P("delta_mu(hi) >= delta by mpmath (monotone in mu: the root is <= hi)"), verdict=_CLAIM_V,
+    Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo)"),
+         P("delta_mu(hi) > delta in " + _MPFR + " (the root is <= hi)"), verdict=_CLAIM_V,
          info=_COMMON_INFO),
-    Kind("gdp.eps", P("delta_mu(lo) >= delta (decreasing in eps)"), P("delta_mu(hi) <= delta"),
-         info=_COMMON_INFO),
-    Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) with mpmath erfc; " + _STABLE),
-         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.eps", P("delta_mu(lo) > delta in " + _MPFR + " (decreasing in eps)"),
+         P("delta_mu(hi) < delta in " + _MPFR), info=_COMMON_INFO),
+    Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) in " + _MPFR + " (t <= -5: M(-t)/2, the Mills "
+                               "ratio's continued fraction)"),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.refinement_point", P("findroot of GDPT App B's k(x) on mpmath; " + _STABLE),
          P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.tail_limit", X("GDPT Thm 4.4 limit in closed form per mechanism"),
          X("GDPT Thm 4.4 limit in closed form per mechanism"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.optimal_mu", _GDPT_LO, _GDPT_HI, verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.thm51", P("2 sqrt(2) erfinv(tanh(eps/2)); " + _STABLE), P("same evaluation, upper end"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.thm4.5", P("slope e^eps Phi(-eps/mu - mu/2)/phi(eps/mu - mu/2); " + _STABLE),
-         P("same evaluation, upper end"), verdict=P("0 <= slope <= sqrt(2 pi)/2 re-decided on the enclosure"),
+    Kind("gdp.thm51", P("mu = -2 Phi^-1(1/(1+e^eps)) bracketed: Phi(-lo/2) > 1/(1+e^eps) in " + _MPFR
+                        + " (proposal by mpmath erfinv, untrusted)"),
+         P("Phi(-hi/2) < 1/(1+e^eps) in " + _MPFR), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.thm4.5", P("slope e^eps Phi(-eps/mu - mu/2)/phi(eps/mu - mu/2) in " + _MPFR + " over a bracket "
+                         "of mu_GDP proved by delta_mu at its ends"),
+         P("same enclosure, upper end"),
+         verdict=P("0 <= slope <= sqrt(2 pi)/2 re-decided on the directed-rounding enclosure"),
          info=_COMMON_INFO),
     Kind("gdp.clip_rectify", X("(y+ - y-)/eps_h in exact rationals"), X("(y+ - y-)/eps_h in exact rationals"),
          info=_COMMON_INFO),
@@ -147,9 +153,12 @@ _ROWS: list[Kind] = [
     Kind("rdp.epsilon", P("cells of log(alpha - 1) with convex minorants of (alpha-1) D_alpha"),
          P("the conversion at one order (alpha*, a hint)"), hints=("alpha",), verdict=_CLAIM_V,
          info=_COMMON_INFO),
-    Kind("rdp.to_dp_eps", P("the conversion formula on mpmath; " + _STABLE), P("same evaluation"),
+    Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: ABC Thm 3 by mpmath "
+                            "bisection (estimate)"), P("same evaluation"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("rdp.to_dp_delta", P("the conversion formula on mpmath; " + _STABLE + "; an underflow answers exit 3"),
+    Kind("rdp.to_dp_delta", P("classic, Balle: the closed form in " + _MPFR + ", the cap at 1 decided exactly "
+                              "or on the exponent's enclosure, an underflow gives [0, tiny] (exit 3 against a "
+                              "positive recorded end); optimal: mpmath bisection (estimate)"),
          P("same evaluation"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.abc_gain", P("ratio of the optimal and classic conversions on mpmath"), P("same evaluation"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
@@ -181,10 +190,10 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
     *[Kind(name, P("the max-of-batch-sums dataset pair (Chua et al. 2024) cut into cells at the recorded edges "
-                   "(a hint), composed over epochs by exact GMP products, P rounded down and Q up: delta(lo) > delta "
-                   "(eps kinds) or the composed lower curve (delta)"),
+                   "(a hint), cell masses in MPFR directed rounding, composed over epochs by exact GMP products, "
+                   "P rounded down and Q up: delta(lo) > delta (eps kinds) or the composed lower curve (delta)"),
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
-             "permutations): delta_mu on mpmath"),
+             "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
            certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
@@ -200,7 +209,7 @@ _ROWS: list[Kind] = [
     *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route (a zero-gradient replacement "
                    "realises removal; tight pair, AFA Thm 11 remark)"),
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
-             "second route"),
+             "second route, the factor and the product rounded up in MPFR"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
            certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("replace.epsilon", "replace.claim")],
@@ -407,9 +416,14 @@ _steps(["calibrate.bracket"], _PLD_STEPS + [
     ("each end's verdict compared with the exact delta (rationals)", PROOF, True),
 ])
 _steps(["shuffle.epsilon", "shuffle.delta", "shuffle.claim"], [
-    ("upper end: delta_mu of the no-amplification Gaussian on mpmath (not directed)", ESTIMATE, True),
-    ("lower end: normal-cdf cell masses on mpmath at 60 digits (not directed), then exact GMP products with "
-     "P rounded down and Q up to units 2^-128", ESTIMATE, True),
+    ("upper end: delta_mu of the no-amplification Gaussian in MPFR directed rounding at a rational mu+ >= mu "
+     "(delta_mu increases in mu); for epsilon, a proposed end (mpmath bisection) proved above the root by "
+     "delta_mu < delta", PROOF, True),
+    ("epsilon's upper end proposed by mpmath bisection, classes grouped and ordered by floats (untrusted)",
+     ESTIMATE, False),
+    ("lower end: normal-cdf cell masses in MPFR directed rounding (Phi to absolute accuracy, pow correctly "
+     "rounded), P rounded down and Q up to units 2^-128, exact GMP products; A_J - e^eps B_J against delta "
+     "in exact integers with e^eps rounded up", PROOF, True),
     ("result.mu: Delta^2 E / sigma^2 against the recorded [lo, hi] squared, in exact rationals", PROOF, True),
 ])
 _steps(["bins.epsilon", "bins.delta", "bins.claim"], [
@@ -421,7 +435,8 @@ _steps(["bins.epsilon", "bins.delta", "bins.claim"], [
     ("grid chosen from the recorded hints (untrusted: any grid gives valid bounds)", ESTIMATE, False),
 ])
 _steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [
-    ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, on mpmath at 40 digits", ESTIMATE, True),
+    ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, rounded up in MPFR against delta rounded "
+     "down", PROOF, True),
 ])
 _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
@@ -433,15 +448,48 @@ _steps(["rdp.epsilon"], [
      "sums in mpmath (not directed)", ESTIMATE, True),
     ("lower end: cells of log(alpha - 1) evaluated in mpmath (not directed)", ESTIMATE, True),
 ])
-_steps(["rdp.divergence", "rdp.to_dp_eps", "rdp.to_dp_delta", "rdp.abc_gain",
-        "rdp.abc_extra_iterations"], [
+_steps(["rdp.to_dp_eps", "rdp.to_dp_delta"], [
+    ("classic and Balle conversions: closed forms in MPFR directed rounding (exp, log, log1p outward; the cap "
+     "delta <= 1 decided on exact rationals or an enclosure excluding it)", PROOF, True),
+    ("optimal conversion (ABC Thm 3): mpmath bisection and golden-section search in p (not directed)",
+     ESTIMATE, True),
+])
+_steps(["rdp.divergence", "rdp.abc_gain", "rdp.abc_extra_iterations"], [
     ("closed forms, sums or quadrature in mpmath (not directed)", ESTIMATE, True),
 ])
-_steps(["gdp.delta", "gdp.mu", "gdp.eps", "gdp.thm4.5", "gdp.mills_scaled"], [
-    ("delta_mu by mpmath.ncdf at two precisions (agreement test, not directed)", ESTIMATE, True),
+_DELTA_MU_STEP = ("delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) enclosed in MPFR "
+                  "directed rounding (erfc for |x| < 5, the Mills ratio's continued fraction beyond, exp; "
+                  "arguments exact rationals rounded outward once), precision raised until narrow", PROOF, True)
+_steps(["gdp.delta"], [_DELTA_MU_STEP])
+_steps(["gdp.mu", "gdp.eps"], [
+    _DELTA_MU_STEP,
+    ("the recorded ends bracket the root: delta_mu at each end on its side of delta (monotone in mu and "
+     "in eps), compared with delta rounded outward", PROOF, True),
 ])
-_steps(["gdp.certify", "gdp.refinement_point", "gdp.tail_limit", "gdp.optimal_mu", "gdp.thm51",
-        "gdp.clip_rectify"], [
+_steps(["gdp.thm4.5"], [
+    ("mu_GDP proposed by mpmath bisection and Newton (untrusted)", ESTIMATE, False),
+    _DELTA_MU_STEP,
+    ("a bracket [m-, m+] of mu_GDP proved by delta_mu at its ends (monotone in mu)", PROOF, True),
+    ("the slope e^eps Phi(-eps/mu - mu/2) / phi(eps/mu - mu/2) enclosed over the bracket in directed rounding; "
+     "the verdict against sqrt(2 pi)/2 decided on it", PROOF, True),
+])
+_steps(["gdp.mills_scaled"], [
+    ("sqrt(pi/2) e^(t^2/2) Phi(t) in MPFR directed rounding; t <= -5 as M(-t)/2 with the Mills ratio's "
+     "continued fraction enclosed by backward recursion", PROOF, True),
+])
+_steps(["gdp.thm51"], [
+    ("mu proposed by mpmath erfinv (untrusted)", ESTIMATE, False),
+    ("a bracket [m-, m+] proved by Phi(-m/2) against 1/(1+e^eps) at its ends in MPFR directed rounding "
+     "(Phi(-mu/2) decreasing in mu)", PROOF, True),
+])
+_steps(["gdp.tail_limit"], [
+    ("GDPT Thm 4.4's limit per mechanism in closed form: 0 (Laplace, pure), +inf (ICEA example), 1/sqrt(2) "
+     "(SGD example, MPFR's sqrt rounded outward) or the Gaussian's exact mu rounded outward", PROOF, True),
+])
+_steps(["gdp.clip_rectify"], [
+    ("b = (y+ - y-)/eps_h (GDPT Thm 4.7) in exact rationals, rounded outward once", PROOF, True),
+])
+_steps(["gdp.certify", "gdp.refinement_point", "gdp.optimal_mu"], [
     ("mpmath evaluation of the GDP transformation and its bounds (not directed)", ESTIMATE, True),
 ])
 _steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",

@@ -1,4 +1,4 @@
-"""Second route for the Renyi-DP quantities, on mpmath only.
+"""Second route for the Renyi-DP quantities, on mpmath and MPFR (gmpy2).
 
 Shares no code with :mod:`dpverify.rdp`:
 
@@ -7,8 +7,9 @@ Shares no code with :mod:`dpverify.rdp`:
   orders of the subsampled Gaussian; finite sums for randomized response and
   for integer orders of the subsampled Gaussian, i.e. the binomial sum the
   arb route uses, but re-implemented here in mpmath);
-* fixed-order conversions (``rdp.to_dp_*``) by their closed forms (classic, Balle) and
-  ABC Thm 3 by mpmath bisection in p and eps;
+* fixed-order conversions (``rdp.to_dp_*``) by their closed forms (classic, Balle) in
+  MPFR directed rounding (:mod:`.core`: an enclosure, not an estimate), and ABC Thm 3
+  by mpmath bisection in p and eps (an estimate);
 * ``rdp.epsilon``, the infimum over every real alpha > 1: the upper end is the conversion
   at one order (the recorded alpha*, a hint, polished by a local search), the lower end is
   proved on cells of log(alpha - 1) (:func:`_prove_infimum_at_least`); an order that
@@ -21,10 +22,12 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 import mpmath
+from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, to_mpf
+from .core import Arith, Iv
+from .gdp import enclose, exact_input, to_mpf
 from .verify import Recheck, needed_digits, parse_bound, register
 
 _DPS = 40
@@ -403,13 +406,40 @@ def _prove_infimum_at_least(inputs: Mapping[str, Any], lo: mpf, d: mpf, f: Calla
         stack.append((ta, tm))
 
 
+def _classic_iv(A: Arith, a: Fraction, g: Fraction, d: Fraction) -> Iv:
+    """rdp + log(1/delta) / (alpha - 1) (Mironov 2017 Prop 3), directed rounding."""
+    return A.add(A.q(g), A.div(A.neg(A.log(A.q(d))), A.q(a - 1)))
+
+
+def _balle_iv(A: Arith, a: Fraction, g: Fraction, d: Fraction) -> Iv:
+    """max(0, rdp + log1p(-1/alpha) - (log delta + log alpha) / (alpha - 1)) (Balle et al.
+    2020 Thm 21), directed rounding; max(0, .) is monotone, applied to both ends."""
+    v = A.sub(A.add(A.q(g), A.log1p(A.q(-1 / a))), A.div(A.add(A.log(A.q(d)), A.log(A.q(a))), A.q(a - 1)))
+    return (max(mpfr(0), v[0]), max(mpfr(0), v[1]))
+
+
+def _balle_delta_exponent(A: Arith, a: Fraction, g: Fraction, e: Fraction) -> Iv:
+    """log of zeta e^((alpha-1)(rdp-eps)), zeta = (1/alpha)(1-1/alpha)^(alpha-1) (Balle et al.
+    2020 Thm 21 solved for delta): -log alpha + (alpha-1) log1p(-1/alpha) + (alpha-1)(rdp-eps)."""
+    return A.add(A.sub(A.mul(A.q(a - 1), A.log1p(A.q(-1 / a))), A.log(A.q(a))), A.q((a - 1) * (g - e)))
+
+
+_CONV_IV = {"classic": _classic_iv, "balle": _balle_iv}
+
+
 @register("rdp.to_dp_eps")
 def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """eps at one order: classic and Balle by their closed forms in MPFR directed
+    rounding (:func:`_classic_iv`, :func:`_balle_iv`); optimal (ABC Thm 3) by mpmath
+    bisection in eps and golden-section search in p (an estimate)."""
     conv = _conv(inputs)
     a, g, d = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "delta")
     if a <= 1 or g < 0 or not 0 < d < 1:
         raise CertificateRejected("need alpha > 1, rdp >= 0, delta in (0, 1)")
     digits = needed_digits(result)
+    c = inputs.get("conversion")
+    if c in _CONV_IV:
+        return enclose(lambda A: _CONV_IV[c](A, a, g, d), digits)
     dps = 2 * digits + 20
     with mpmath.workdps(dps):
         v = conv(to_mpf(a), to_mpf(g), to_mpf(d))
@@ -418,27 +448,38 @@ def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
 
 @register("rdp.to_dp_delta")
 def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    """delta at one order: classic exp(-(alpha-1)(eps-rdp)) and Balle
+    zeta e^((alpha-1)(rdp-eps)), each capped at 1 (a delta is a probability), in MPFR
+    directed rounding: the cap is decided on the exact rationals (classic) or on an
+    enclosure of the exponent that excludes 0 (Balle); an exponent below MPFR's range
+    gives [0, least positive], never a floor. Optimal (ABC Thm 3): mpmath bisection on
+    log delta (an estimate)."""
     c = inputs.get("conversion")
     a, g, e = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "eps")
     if a <= 1 or g < 0 or e < 0:
         raise CertificateRejected("need alpha > 1, rdp >= 0, eps >= 0")
     digits = needed_digits(result)
+    one = Recheck(lo=mpf(1), hi=mpf(1), dps=30)
+    # a delta capped at 1 is exactly 1: the enclosure is the point [1, 1], not 1 +- err
+    # (which the producer's exact [1, 1] could never contain)
+    if c == "classic":
+        if e <= g:  # exp(-(alpha - 1)(eps - rdp)) >= 1, decided on the exact rationals
+            return one
+        return enclose(lambda A: A.exp(A.q(-(a - 1) * (e - g))), digits)
+    if c == "balle":
+        def f(A: Arith) -> Iv:
+            x = _balle_delta_exponent(A, a, g, e)
+            if x[0] >= 0:
+                return (mpfr(1), mpfr(1))
+            v = A.exp(x)
+            return (v[0], min(v[1], mpfr(1)))
+
+        r = enclose(f, digits)
+        return one if r.lo == 1 else r
     dps = 2 * digits + 20
     with mpmath.workdps(dps):
         am, gm, em = to_mpf(a), to_mpf(g), to_mpf(e)
-        # a delta capped at 1 is exactly 1 (a delta is a probability): the enclosure is the
-        # point [1, 1], not 1 +- err (which the producer's exact [1, 1] could never contain)
-        if c == "classic":
-            if e <= g:  # exp(-(alpha - 1)(eps - rdp)) >= 1, decided on the exact rationals
-                return Recheck(lo=mpf(1), hi=mpf(1), dps=dps)
-            v = mpmath.exp(-(am - 1) * (em - gm))
-        elif c == "balle":
-            zeta = (1 / am) * (1 - 1 / am) ** (am - 1)
-            v = zeta * mpmath.exp((am - 1) * (gm - em))
-            if v * (1 - mpf(10) ** (-(digits + 3))) >= 1:
-                return Recheck(lo=mpf(1), hi=mpf(1), dps=dps)
-            v = min(mpf(1), v)
-        elif c == "optimal":
+        if c == "optimal":
             # smallest delta with gamma_alpha^eps(delta) >= rdp: bisection on log delta
             lo, hi = mpmath.log(mpf(10) ** -300), mpf(0)
             for _ in range(int(mpmath.mp.prec) + 30):

@@ -3,7 +3,7 @@
 and GMP integers; nothing from the arb side).
 
 * upper end hi: with eps* = hi / 2 (exact), the independent upper end of
-  delta_add-remove(eps*) times (1 + e^eps*) must be <= delta; then group privacy
+  delta_add-remove(eps*) times (1 + e^eps*), rounded up in MPFR, must be <= delta; then group privacy
   (delta_replace(2 eps) <= delta_remove(eps) + e^eps delta_add(eps), Dwork and Roth
   2014 Thm 2.2) gives epsilon_replace(delta) <= hi;
 * lower end lo: the independent enclosure of the remove direction's epsilon(delta)
@@ -21,9 +21,13 @@ from mpmath import mpf
 
 from ..errors import CouldNotReprove, MalformedCertificate
 from . import pld as P
-from .gdp import exact_input, to_mpf
+from .core import arith
+from .gdp import exact_input, mpf_to_fraction
 from .verify import Recheck, check_enclosure, parse_bound, register
 
+#: working precision of the group-privacy product (bits): one rounding of the factor and one of
+#: the product, far below the margin a genuine bracket leaves
+_BITS = 128
 _KEYS = ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs", "steps_rule")
 
 
@@ -44,11 +48,17 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
         raise MalformedCertificate("result.enclosure.hi out of range [0, 2e6]")
     up_re = P.recheck_delta(dict(base, neighboring="add-remove", eps=str(eps_star.numerator) + "/" +
                                  str(eps_star.denominator)), {"enclosure": dict(up)})
-    with mpmath.workdps(40):
-        total = (1 + mpmath.exp(to_mpf(eps_star))) * up_re.enclosure()[1]
-        if not total <= to_mpf(delta):
-            raise CouldNotReprove(f"(1 + e^eps*) delta_add-remove(eps*) = {mpmath.nstr(total, 8)} is not "
-                                  f"re-proved <= delta at eps* = hi/2")
+    # (1 + e^eps*) times the independent upper end, rounded up in MPFR (the factor's exp
+    # correctly rounded upward, the product too), against delta rounded down
+    A = arith(_BITS)
+    up_hi = up_re.enclosure()[1]
+    if not mpmath.isfinite(up_hi):
+        raise CouldNotReprove("the add-remove upper end at eps* = hi/2 is not finite")
+    factor = A.add(A.q(1), A.exp(A.q(eps_star)))
+    total = A.up.mul(factor[1], A.q(mpf_to_fraction(up_hi))[1])  # the mpf's exact value, no rounding
+    if not total <= A.q(delta)[0]:
+        raise CouldNotReprove(f"(1 + e^eps*) delta_add-remove(eps*) <= {float(total):.8g} is not "
+                              f"re-proved <= delta at eps* = hi/2")
     # the recorded details are certified numbers too: each independent enclosure must lie inside
     check_enclosure(dict(up), up_re)
     lo_re = P.recheck_epsilon(dict(base, neighboring="remove", delta=inputs["delta"]), {"enclosure": dict(low)})

@@ -8,8 +8,10 @@ Both ends are re-proved (the mathematics is stated in the producer's module,
 * upper end: the Gaussian pair with mu = Delta sqrt(E) / sigma (Delta = 2 under
   replace-one, else 1; no amplification, AFA Thm 10 per permutation, joint
   convexity over permutations): delta_mu(eps) = Phi(-eps/mu + mu/2) -
-  e^eps Phi(-eps/mu - mu/2) (GDPT eq. 2) at 50+ digits, its eps root by
-  bisection of the decreasing delta_mu;
+  e^eps Phi(-eps/mu - mu/2) (GDPT eq. 2) enclosed in MPFR directed rounding
+  (:func:`.gdp.delta_mu_iv`) at a rational mu_+ >= mu (delta_mu increases in mu);
+  for epsilon, a proposed eps (mpmath bisection, untrusted) is proved to lie above
+  the root by delta_mu(eps) < delta (delta_mu decreases in eps);
 * lower end: the max-of-batch-sums pair of one epoch, Q(M <= x) = Phi(x)^T,
   P(M <= x) = Phi(x - mu) Phi(x)^(T-1) (persistent shuffling: mu sqrt(E), one
   epoch), cut at the recorded edges (a hint: any edges give a lower bound),
@@ -18,23 +20,28 @@ Both ends are re-proved (the mathematics is stated in the producer's module,
   to units 2^-128 after each product; for a class set J,
   delta(eps) >= (A_J - e^eps B_J) 2^-128. The recorded lower end of epsilon is
   accepted only when some prefix J (classes by decreasing P/Q) gives
-  A_J - e^lo B_J > delta 2^128, i.e. delta(lo) > delta.
-
-mpmath's roundings are not directed: as for the PLD re-check, this is a second
-opinion at a precision far beyond the units, not a proof in the arb sense.
+  A_J - e^lo B_J > delta 2^128, i.e. delta(lo) > delta. The cell masses are
+  differences of Phi(x)^T and Phi(x - mu) Phi(x)^(T-1) enclosed in MPFR directed
+  rounding (mu as a rational bracket), P rounded down and Q up to the units; the
+  comparison with e^lo (rounded up) is exact in rationals.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cmp_to_key, lru_cache
 from fractions import Fraction
 from typing import Any, Mapping
 
 import mpmath
+from gmpy2 import is_finite as mpfr_is_finite
+from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, to_mpf
+from .core import Iv, arith, ceil_int, floor_int
+from .core import to_mpf as mpfr_to_mpf
+from .gdp import delta_mu_iv, exact_input, mpf_to_fraction, side, to_mpf
 from .verify import Recheck, parse_bound, register
 
 try:
@@ -44,6 +51,9 @@ except ImportError:  # pragma: no cover - gmpy2 is a declared dependency
 
 _K = 128
 _DPS = 60
+#: bits of the directed-rounding cell masses: far below the units 2^-128 even after the
+#: power Phi^T (relative error about T 2^-_BITS)
+_BITS = 192
 _MAX_CELLS = 4096
 _MAX_CLASSES = 1 << 19
 _SCHEMES = {"shuffle": False, "shuffle-persistent": True}
@@ -96,6 +106,20 @@ def _check_mu(r: Mapping[str, Any], result: Mapping[str, Any]) -> None:
         raise CertificateRejected(f"result.mu = [{rec['lo']}, {rec['hi']}] does not enclose Delta sqrt(E) / sigma")
 
 
+def _mu_bracket(r: Mapping[str, Any], persistent_only: bool = False) -> tuple[Fraction, Fraction]:
+    """Rationals mu- <= mu <= mu+ for mu = Delta sqrt(E) / sigma (or Delta / sigma for
+    the one-epoch pair of a non-persistent scheme when ``persistent_only``), from an
+    integer square root: s = isqrt(E 4^k) gives s 2^-k <= sqrt(E) < (s + 1) 2^-k."""
+    base = Fraction(r["Delta"]) / r["sig"]
+    if persistent_only and not r["persistent"]:
+        return base, base
+    k = 200
+    s = math.isqrt(r["E"] << (2 * k))
+    if s * s == r["E"] << (2 * k):
+        return base * Fraction(s, 1 << k), base * Fraction(s, 1 << k)
+    return base * Fraction(s, 1 << k), base * Fraction(s + 1, 1 << k)
+
+
 def _mu_gauss(r: Mapping[str, Any]) -> mpf:
     return r["Delta"] * mpmath.sqrt(r["E"]) / to_mpf(r["sig"])
 
@@ -139,20 +163,35 @@ def _hints(result: Mapping[str, Any]) -> tuple[Fraction, Fraction, int, int]:
     return a, s, cells, grid
 
 
-def _cells(r: Mapping[str, Any], a: Fraction, s: Fraction, K: int) -> tuple[list[mpf], list[mpf]]:
-    T = r["T"]
-    mu = r["Delta"] / to_mpf(r["sig"])
-    if r["persistent"]:
-        mu *= mpmath.sqrt(r["E"])
-    Fp, Fq = [mpf(0)], [mpf(0)]
+def _cells(r: Mapping[str, Any], a: Fraction, s: Fraction, K: int) -> tuple[list[Iv], list[Iv]]:
+    # both directions (add, remove) use the same masses, swapped: computed once
+    return _cells_of(r["T"], r["Delta"], r["sig"], r["persistent"], r["E"], a, s, K)
+
+
+@lru_cache(maxsize=4)
+def _cells_of(T: int, Delta: int, sig: Fraction, persistent: bool, E: int, a: Fraction, s: Fraction,
+              K: int) -> tuple[list[Iv], list[Iv]]:
+    """Enclosures of the K cell masses of P (M <= x: Phi(x - mu) Phi(x)^(T-1)) and Q
+    (Phi(x)^T) between the edges a + i s, in MPFR directed rounding: Phi by
+    :meth:`Arith.ncdf_abs` (absolute accuracy 2^-_BITS), the powers by MPFR's correctly
+    rounded pow (Phi in [0, 1]: pow is increasing in it), mu as its rational bracket
+    (Phi(x - mu) decreasing in mu); a cell mass is the difference of the enclosures."""
+    A = arith(_BITS)
+    m_lo, m_hi = _mu_bracket({"Delta": Delta, "sig": sig, "persistent": persistent, "E": E}, persistent_only=True)
+    one = (mpfr(1), mpfr(1))
+    Fp: list[Iv] = [(mpfr(0), mpfr(0))]
+    Fq: list[Iv] = [(mpfr(0), mpfr(0))]
     for i in range(K - 1):
-        x = to_mpf(a + i * s)
-        c = mpmath.ncdf(x)
-        Fq.append(c ** T)
-        Fp.append(mpmath.ncdf(x - mu) * c ** (T - 1))
-    Fp.append(mpf(1))
-    Fq.append(mpf(1))
-    return [Fp[k + 1] - Fp[k] for k in range(K)], [Fq[k + 1] - Fq[k] for k in range(K)]
+        x = a + i * s
+        c = A.ncdf_abs(A.q(x))
+        c = (max(c[0], mpfr(0)), min(c[1], mpfr(1)))
+        Fq.append((A.dn.pow(c[0], T), A.up.pow(c[1], T)))
+        d = A.ncdf_abs((A.q(x - m_hi)[0], A.q(x - m_lo)[1]))
+        d = (max(d[0], mpfr(0)), min(d[1], mpfr(1)))
+        Fp.append(A.mul(d, (A.dn.pow(c[0], T - 1), A.up.pow(c[1], T - 1))))
+    Fp.append(one)
+    Fq.append(one)
+    return ([A.sub(Fp[k + 1], Fp[k]) for k in range(K)], [A.sub(Fq[k + 1], Fq[k]) for k in range(K)])
 
 
 def _kron(a: list[int], b: list[int]) -> list[int]:
@@ -190,15 +229,22 @@ def _power(c: list[int], E: int, up: bool, bits: int = _K, keep: "int | None" = 
         base = mul(base, base)
 
 
+def _units(p: list[Iv], q: list[Iv]) -> tuple[list[int], list[int]]:
+    """P rounded down and Q rounded up to integer units 2^-K, from the enclosures' lower
+    and upper ends (mul_2exp is exact: only the exponent moves; a Python '*' would round
+    in gmpy2's global context, to nearest at 53 bits)."""
+    A = arith(_BITS)
+    return ([max(0, floor_int(A.dn.mul_2exp(x[0], _K))) for x in p],
+            [max(0, ceil_int(A.up.mul_2exp(x[1], _K))) for x in q])
+
+
 def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> list[tuple[int, int]]:
     a, s, cells, grid = _hints(result)
-    with mpmath.workdps(_DPS):
-        p, q = _cells(r, a, s, cells)
-        if swap:
-            p, q = q, p
-        unit = mpf(2) ** _K
-        P = [max(0, int(mpmath.floor(x * unit))) for x in p]
-        Q = [max(0, int(mpmath.ceil(x * unit))) for x in q]
+    p, q = _cells(r, a, s, cells)
+    if swap:
+        p, q = q, p
+    # P rounded down, Q up, to units 2^-K: floor / ceil of the enclosure's end times 2^K, exactly
+    P, Q = _units(p, q)
     E = 1 if r["persistent"] else r["E"]
     if E > 1:
         idx = [math.floor(math.log(x / y) * 2.0**grid) if x > 0 and y > 0 else None for x, y in zip(P, Q)]
@@ -214,7 +260,10 @@ def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> li
                 cp[i - lo] += x
                 cq[i - lo] += y
         P, Q = _power(cp, E, False), _power(cq, E, True)
-    order = sorted((j for j in range(len(P)) if P[j] > 0 and Q[j] > 0), key=lambda j: Fraction(-P[j], Q[j]))
+    # classes by decreasing P/Q, compared by exact cross-multiplication (Fraction keys cost
+    # more than the products); the order only chooses the prefixes J, each one a lower bound
+    order = sorted((j for j in range(len(P)) if P[j] > 0 and Q[j] > 0),
+                   key=cmp_to_key(lambda i, j: P[j] * Q[i] - P[i] * Q[j]))
     out, A, B = [], 0, 0
     for j in order:
         A += P[j]
@@ -223,30 +272,40 @@ def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> li
     return out
 
 
+def _exp_up(eps: Fraction) -> tuple[int, int]:
+    """An upper bound X / D of e^eps (MPFR's exp rounded up), as exact integers (D > 0)."""
+    v = arith(_BITS).exp(arith(_BITS).q(eps))[1]
+    if not mpfr_is_finite(v):
+        raise CouldNotReprove("e^eps overflows the second route's range")
+    n, d = v.as_integer_ratio()
+    return int(n), int(d)
+
+
 def _swaps(rel: str) -> tuple[bool, ...]:
     return {"remove": (False,), "add": (True,)}.get(rel, (False, True))
 
 
-def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fraction, eps: mpf) -> bool:
-    """Some prefix J gives A_J - e^eps B_J > delta 2^K (then delta(eps) > delta)."""
-    with mpmath.workdps(_DPS):
-        x = mpmath.exp(eps)
-        dl = to_mpf(delta) * mpf(2) ** _K
-        for swap in _swaps(r["rel"]):
-            for A, B in _prefixes(r, result, swap):
-                if A - x * B > dl * (1 + mpf(10) ** -40):
-                    return True
+def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fraction, eps: Fraction) -> bool:
+    """Some prefix J gives A_J - e^eps B_J > delta 2^K (then delta(eps) > delta), decided
+    in exact rationals with e^eps rounded up."""
+    X, D = _exp_up(eps)
+    dl = delta * (1 << _K)
+    bound = dl.numerator * D  # A - (X/D) B > n/d  <=>  (A D - X B) d > n D, in integers
+    for swap in _swaps(r["rel"]):
+        for A, B in _prefixes(r, result, swap):
+            if (A * D - X * B) * dl.denominator > bound:
+                return True
     return False
 
 
 def _lower_delta(r: Mapping[str, Any], result: Mapping[str, Any], eps: Fraction) -> mpf:
-    with mpmath.workdps(_DPS):
-        x = mpmath.exp(to_mpf(eps))
-        best = mpf(0)
-        for swap in _swaps(r["rel"]):
-            for A, B in _prefixes(r, result, swap):
-                best = max(best, (A - x * B) / mpf(2) ** _K)
-        return best * (1 - mpf(10) ** -40)
+    """max_J (A_J - e^eps B_J) 2^-K, e^eps rounded up, in exact rationals, then rounded down."""
+    X, D = _exp_up(eps)
+    best = 0  # max_J (A_J D - X B_J), over the common denominator D 2^K
+    for swap in _swaps(r["rel"]):
+        for A, B in _prefixes(r, result, swap):
+            best = max(best, A * D - X * B)
+    return mpfr_to_mpf(arith(_BITS).q(Fraction(best, D << _K))[0])
 
 
 def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
@@ -259,10 +318,18 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
         raise MalformedCertificate("result.enclosure is missing")
     lo = parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
     with mpmath.workdps(_DPS):
-        hi = _eps_upper(r, to_mpf(delta))
+        prop = _eps_upper(r, to_mpf(delta))  # a proposal: proved above the root next
+    h = mpf_to_fraction(prop)
+    mu_hi = _mu_bracket(r)[1]
+    # delta_mu(mu+, h) < delta proves eps(delta) <= h: delta_mu decreases in eps and
+    # increases in mu (mu <= mu+)
+    if side(lambda A: delta_mu_iv(A, mu_hi, h), lambda A: A.q(delta), 20) != -1:
+        raise CouldNotReprove("the no-amplification Gaussian's eps is not re-proved below the proposed upper end")
+    hi = prop
     if lo <= 0:
         return mpf(0), hi
-    if not _lower_eps_holds(r, result, delta, lo):
+    lo_q = mpf_to_fraction(lo)
+    if not _lower_eps_holds(r, result, delta, lo_q):
         raise CouldNotReprove(f"the lower end {enc.get('lo')} is not re-proved by the max-statistic pair")
     return lo, hi
 
@@ -288,9 +355,8 @@ recheck_claim = register("shuffle.claim", explain="shuffle-and-iterate DP-SGD, v
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     r = _run(inputs)
     eps = exact_input(inputs, "eps")
-    with mpmath.workdps(_DPS):
-        hi = _delta_mu(_mu_gauss(r), to_mpf(eps))
-        hi = hi * (1 + mpf(10) ** -30)
+    # delta_mu increases in mu: its value at mu+ >= mu, rounded up, is an upper end
+    hi = mpfr_to_mpf(delta_mu_iv(arith(_BITS), _mu_bracket(r)[1], eps)[1])
     lo = _lower_delta(r, result, eps)
     _check_mu(r, result)
     return Recheck(lo=max(lo, mpf(0)), hi=hi, dps=_DPS, proved=frozenset({"mu"}))

@@ -22,7 +22,6 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from .tasks import Plan
-from ..certificate.format import TF_STEPS_RULE
 
 __all__ = ["TASK", "AuditTask"]
 
@@ -51,11 +50,7 @@ def _schedule(params: Mapping[str, Any]) -> tuple[S.GaussianSteps, dict[str, Any
             if k not in params:
                 raise InvalidParameter(k, f"{k} is required with the TF-Privacy style parameters")
         n, b, e = (_text(params, k) for k in _TF)
-        q, steps = S.tf_privacy_schedule(n, b, e)
-        ev = S.GaussianSteps.of(sigma, q, steps)
-        return ev, {"noise_multiplier": sigma, "sampling_rate": exact_str(q), "steps": steps,
-                    "dataset_size": n, "batch_size": b, "epochs": e,
-                    "steps_rule": TF_STEPS_RULE}
+        return S.tf_privacy_inputs(sigma, n, b, e)
     for k in ("sampling_rate", "steps"):
         if k not in params:
             raise InvalidParameter(k, f"{k} is required (or dataset_size, batch_size and epochs)")

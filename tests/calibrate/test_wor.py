@@ -12,11 +12,13 @@ import mpmath
 import pytest
 
 from dpverify import calibrate
-from dpverify.certificate import compute_digest, verify_certificate
+from dpverify.certificate import verify_certificate
 from dpverify.recheck.wor import wor_tails
 from dpverify.cli import main
 from dpverify.cli.calibrate import certificate
 from dpverify.errors import CertificateRejected, InvalidParameter
+
+from ..certs import reseal
 
 
 def hockey(p, q, eps):
@@ -91,10 +93,6 @@ def test_wor_certificate_verifies_and_forgeries_are_rejected(one_step):
     assert set(cert["result"]["ends"]) == {"safe", "unsafe", "pair_limit"}
     assert cert["inputs"]["sampling"] == "without-replacement" and cert["inputs"]["neighboring"] == "replace-one"
     assert "confirmed" in verify_certificate(cert)
-
-    def reseal(c):
-        c["digest"] = compute_digest(c)
-        return c
 
     low = copy.deepcopy(cert)  # a safe end where one step already fails
     low["result"]["ends"]["safe"]["value"] = "2"

@@ -5,20 +5,16 @@ import json
 
 import pytest
 
-from dpverify.certificate import compute_digest, verify_certificate, verify_file, write
+from dpverify.certificate import verify_certificate, verify_file, write
 from dpverify.cli import main
 from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+
+from ..certs import reseal
 
 
 def _cert(capsys, *argv):
     assert main([*argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
-
-
-def _reseal(cert):
-    """A forger recomputes the digest: it must not help."""
-    cert["digest"] = compute_digest(cert)
-    return cert
 
 
 @pytest.fixture
@@ -50,28 +46,28 @@ def test_false_delta_with_consistent_digest_is_rejected(delta_cert, which):
     # move the enclosure off the truth (2.434e-43) while keeping its width
     forged["result"]["enclosure"] = {"lo": "2.5e-43", "hi": "2.5000000000000001e-43"}
     with pytest.raises(CertificateRejected, match="disjoint"):
-        verify_certificate(_reseal(forged))
+        verify_certificate(reseal(forged))
 
 
 def test_false_mu_with_consistent_digest_is_rejected(mu_cert):
     forged = copy.deepcopy(mu_cert)
     forged["result"]["enclosure"] = {"lo": "0.2680511232112943", "hi": "0.2680511232112944"}
     with pytest.raises(CertificateRejected, match="root is"):
-        verify_certificate(_reseal(forged))
+        verify_certificate(reseal(forged))
 
 
 def test_changed_input_is_rejected(delta_cert):
     forged = copy.deepcopy(delta_cert)
     forged["inputs"]["eps"] = "101"
     with pytest.raises(CertificateRejected):
-        verify_certificate(_reseal(forged))
+        verify_certificate(reseal(forged))
 
 
 def test_widened_enclosure_breaks_its_accuracy_promise(delta_cert):
     forged = copy.deepcopy(delta_cert)
     forged["result"]["enclosure"] = {"lo": "1e-43", "hi": "1e-42"}
     with pytest.raises(CertificateRejected, match="wider"):
-        verify_certificate(_reseal(forged))
+        verify_certificate(reseal(forged))
 
 
 def test_stale_digest_is_rejected(delta_cert):
@@ -95,7 +91,7 @@ def test_malformed(delta_cert, mutate):
     bad = copy.deepcopy(delta_cert)
     mutate(bad)
     with pytest.raises((MalformedCertificate, CertificateRejected)) as info:
-        verify_certificate(_reseal(bad))
+        verify_certificate(reseal(bad))
     assert info.type is MalformedCertificate
 
 
@@ -104,7 +100,7 @@ def test_verify_file_exit_codes(tmp_path, delta_cert):
     bad = copy.deepcopy(delta_cert)
     bad["result"]["enclosure"]["lo"] = "2.5e-43"
     bad["result"]["enclosure"]["hi"] = "2.6e-43"
-    forged = write(_reseal(bad), tmp_path / "forged.json")
+    forged = write(reseal(bad), tmp_path / "forged.json")
     junk = tmp_path / "junk.json"
     junk.write_text("{not json")
     assert verify_file(good)[0] == 0
@@ -124,11 +120,11 @@ def test_claim_verdict_tamper(tmp_path, capsys):
     flipped = copy.deepcopy(cert)
     flipped["result"]["verdict"] = "fails"
     with pytest.raises(CertificateRejected, match="verdict"):
-        verify_certificate(_reseal(flipped))
+        verify_certificate(reseal(flipped))
     moved = copy.deepcopy(cert)
     moved["claim"]["relation"]["bound"] = "1e-203"  # now the claim would fail
     with pytest.raises(CertificateRejected, match="verdict"):
-        verify_certificate(_reseal(moved))
+        verify_certificate(reseal(moved))
 
 
 @pytest.mark.parametrize(
@@ -147,7 +143,7 @@ def test_transform_claims_tamper(tmp_path, claim_id, forged_enclosure):
     forged = copy.deepcopy(cert)
     forged["result"]["enclosure"] = forged_enclosure
     with pytest.raises(CertificateRejected):
-        verify_certificate(_reseal(forged))
+        verify_certificate(reseal(forged))
 
 
 def test_thm45_verdict_tamper():
@@ -163,11 +159,11 @@ def test_thm45_verdict_tamper():
     flipped = copy.deepcopy(cert)
     flipped["result"]["verdict"] = "fails"
     with pytest.raises(CertificateRejected, match="verdict"):
-        verify_certificate(_reseal(flipped))
+        verify_certificate(reseal(flipped))
     moved = copy.deepcopy(cert)
     moved["result"]["enclosure"] = {"lo": "1.3", "hi": "1.4"}  # above sqrt(2 pi)/2: false
     with pytest.raises(CertificateRejected):
-        verify_certificate(_reseal(moved))
+        verify_certificate(reseal(moved))
 
 
 def test_recheck_crash_fails_closed(delta_cert, monkeypatch):

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpverify.certificate import compute_digest
 from dpverify.recheck.verify import verify_file
 from dpverify.cli import main
+
+from ..certs import reseal
 
 FIX = Path(__file__).parent / "format1"
 GOOD = FIX / "cli-gdp-delta.json"
@@ -25,18 +26,13 @@ def _write(tmp_path, name, obj):
     return p
 
 
-def _reseal(c):
-    c["digest"] = compute_digest(c)
-    return c
-
-
 def _cert():
     return json.loads(GOOD.read_text())
 
 
 def _bad_files(tmp_path):
     c = _cert()
-    huge = _reseal({**copy.deepcopy(c), "result": {**c["result"], "enclosure": {"lo": "1e-999999999", "hi": "1"}}})
+    huge = reseal({**copy.deepcopy(c), "result": {**c["result"], "enclosure": {"lo": "1e-999999999", "hi": "1"}}})
     mu = json.loads((FIX / "cli-gdp-mu.json").read_text())
     mu["result"]["enclosure"] = {"lo": "1e-999999999", "hi": "1e-999999998"}
     expr = json.loads((FIX / "cli-gdp-certify-laplace.json").read_text())
@@ -47,17 +43,17 @@ def _bad_files(tmp_path):
     digits = copy.deepcopy(c)
     digits["inputs"]["digits"] = 100000
     return {
-        "huge-exponent": (_reseal(huge), {1, 2, 3}),
-        "mu-huge-exponent": (_reseal(mu), {1, 2, 3}),
-        "expr-tower": (_reseal(expr), {1, 2, 3}),
-        "expr-complex": (_reseal(cplx), {1, 2, 3}),
-        "digits-1e5": (_reseal(digits), {1, 2, 3}),
+        "huge-exponent": (reseal(huge), {1, 2, 3}),
+        "mu-huge-exponent": (reseal(mu), {1, 2, 3}),
+        "expr-tower": (reseal(expr), {1, 2, 3}),
+        "expr-complex": (reseal(cplx), {1, 2, 3}),
+        "digits-1e5": (reseal(digits), {1, 2, 3}),
         "deep": ("[" * 100000 + "]" * 100000, {2}),
         "bigint": ('{"format": ' + "9" * 5000 + "}", {2}),
         "not-utf8": (b'{"format": "\xff\xfe"}', {2}),
         "nan-literal": ('{"format": NaN}', {2}),
-        "empty-result": (_reseal({**_cert(), "result": {}}), {2}),
-        "unknown-field": (_reseal({**_cert(), "extra": 1}), {2}),
+        "empty-result": (reseal({**_cert(), "result": {}}), {2}),
+        "unknown-field": (reseal({**_cert(), "extra": 1}), {2}),
     }
 
 
@@ -131,7 +127,7 @@ def test_fuzzed_certificates_never_traceback(tmp_path, path, value):
         node = node[k]
     node[last] = value
     p = tmp_path / "f.json"
-    p.write_text(json.dumps(_reseal(c)))
+    p.write_text(json.dumps(reseal(c)))
     code, msg = verify_file(p, budget_seconds=10)
     assert code in (0, 1, 2, 3) and "Traceback" not in msg
     if code == 0:

@@ -152,11 +152,9 @@ NOT_YET_PROVED = {
     "events.epsilon", "events.delta", "events.claim",
     "rdp.epsilon", "rdp.divergence", "rdp.to_dp_eps", "rdp.to_dp_delta", "rdp.abc_gain",
     "rdp.abc_extra_iterations",
-    "gdp.delta", "gdp.mu", "gdp.eps", "gdp.thm4.5", "gdp.mills_scaled", "gdp.certify",
-    "gdp.refinement_point", "gdp.tail_limit", "gdp.optimal_mu", "gdp.thm51", "gdp.clip_rectify",
+    "gdp.certify", "gdp.refinement_point", "gdp.optimal_mu",
     "composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
     "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform",
-    "shuffle.epsilon", "shuffle.delta", "shuffle.claim", "replace.epsilon", "replace.claim",
 }
 
 
