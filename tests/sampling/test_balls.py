@@ -89,7 +89,7 @@ def test_more_batches_amplify_below_the_gaussian():
 
 
 def test_certificates_verify_and_forged_ends_are_not_accepted():
-    r = B.run("1.1", 60, 10, 1)
+    r = B.run("1.1", 30, 10, 1)
     b = B.enclose_eps(r, "1e-5", digits=5)
     cert = C.bracket_certificate(r, b, delta="1e-5")
     assert "confirmed" in verify_certificate(cert)
