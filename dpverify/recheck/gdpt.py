@@ -362,13 +362,18 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
     v = re.verdict
     status = {"holds": "GDP", "fails": "not GDP", "undecided": "head only"}[v or "undecided"]
     if "status" in result:
-        if result["status"] != status and v != "undecided":
+        if result["status"] == "head only":
+            # asserts neither GDP nor not GDP (the 0.1.0 writer's answer where its tail
+            # bound was weaker than this route's), so it is never false
+            proved.add("status")
+        elif result["status"] != status and v != "undecided":
             raise CertificateRejected(f"result.status={result['status']!r}, the independent route decides {status!r}")
-        if result["status"] == status:
+        elif result["status"] == status:
             proved.add("status")
     ts = tail.get("status")
-    if v == "holds" and ts == "certified" or v == "fails" and ts == "not GDP" or v == "undecided" and ts not in (
+    if v == "holds" and ts == "certified" or v == "fails" and ts == "not GDP" or ts not in (
             "certified", "not GDP"):
+        # a tail status other than certified / not GDP ("unknown", "head only") asserts nothing
         proved.add("tail.status")
     if "limit" in tail:
         lim = _tail_limit(name, inputs, v)

@@ -463,11 +463,11 @@ def _verify(cert: Any) -> str:
 
 
 def _check_result_quantity(result: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
-    """``result.quantity`` names what the enclosure encloses ("delta(eps=1)"): every
-    ``name=value`` in it must be the value of ``inputs.name`` (or ``inputs.claimed_name``);
-    compared as decimals, so "0.00001" and "1e-5" are one number."""
+    """``result.quantity`` names what the enclosure encloses ("delta(eps=1)",
+    "composed delta(eps=3/5)"): every ``name=value`` in it must be the value of
+    ``inputs.name`` (or ``inputs.claimed_name``); compared as exact rationals, so
+    "0.00001", "1e-5" and "1/100000" are one number."""
     import re
-    from decimal import Decimal, InvalidOperation
 
     text = result.get("quantity")
     if not isinstance(text, str):
@@ -477,25 +477,51 @@ def _check_result_quantity(result: Mapping[str, Any], inputs: Mapping[str, Any])
         if not given:
             continue
         try:
-            _split_decimal(value)
-            v = Decimal(value)
-            if not any(_same_number(v, g) for g in given):
-                raise CertificateRejected(f"result.quantity={text[:80]!r} names {name}={value}, not the inputs' "
-                                          f"{name}={given[0]}")
-        except (InvalidOperation, MalformedCertificate):
+            v = _ratio(value)
+        except MalformedCertificate:
             raise CertificateRejected(f"result.quantity={text[:80]!r}: {name}={value[:40]} is not a number") from None
+        if not any(_same_number(v, g) for g in given):
+            raise CertificateRejected(f"result.quantity={text[:80]!r} names {name}={value}, not the inputs' "
+                                      f"{name}={given[0]}")
 
 
-def _same_number(v: Any, given: Any) -> bool:
+def _ratio(text: str) -> tuple[Any, Any]:
+    """A recorded number ("0.6", "6e-1", "3/5") as (numerator, denominator) exact Decimals;
+    exponents are capped (:func:`_split_decimal`) and integers are short (the text is cut
+    at 2000 characters), so the comparisons below are exact and bounded."""
+    import re
     from decimal import Decimal, InvalidOperation
 
+    if "/" in text:
+        n, _, d = text.partition("/")
+        if not re.fullmatch(r"[+-]?\d{1,2000}", n) or not re.fullmatch(r"\d{1,2000}", d) or int(d) == 0:
+            raise MalformedCertificate(f"{text[:40]!r} is not a fraction n/d")
+        return Decimal(n), Decimal(d)
+    _split_decimal(text)
     try:
-        if isinstance(given, str) and "/" in given:
-            n, d = given.split("/")
-            return v * Decimal(int(d)) == Decimal(int(n))
-        return v == Decimal(str(given))
-    except (InvalidOperation, ValueError, ZeroDivisionError):
+        v = Decimal(text)
+    except InvalidOperation:
+        raise MalformedCertificate(f"{text[:40]!r} is not a decimal number") from None
+    if not v.is_finite():
+        raise MalformedCertificate(f"{text[:40]!r} is not a finite number")
+    return v, Decimal(1)
+
+
+def _same_number(v: tuple[Any, Any], given: Any) -> bool:
+    """n1 / d1 == n2 / d2 by cross-multiplication in a context wide enough to be exact."""
+    from decimal import MAX_EMAX, MIN_EMIN, Inexact, localcontext
+
+    try:
+        g = _ratio(str(given))
+    except MalformedCertificate:
         return False
+    with localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = 10_000, MAX_EMAX, MIN_EMIN
+        ctx.traps[Inexact] = True
+        try:
+            return v[0] * g[1] == g[0] * v[1]
+        except ArithmeticError:  # inexact, or an exponent past Decimal's range: not shown equal
+            return False
 
 
 def _field(result: Mapping[str, Any], path: str) -> Any:

@@ -133,3 +133,20 @@ def test_fuzzed_certificates_never_traceback(tmp_path, path, value):
     if code == 0:
         # only an unchanged true statement can be accepted
         assert json.loads(p.read_text())["result"]["enclosure"] == _cert()["result"]["enclosure"]
+
+
+def test_a_head_only_status_of_the_010_writer_is_accepted_and_a_false_status_refused():
+    """The 0.1.0 writer answered 'head only' for a shuffled RR profile whose tail it could
+    not bound; today's second route decides GDP. 'head only' asserts neither answer, so
+    it is never false and the frozen certificate verifies (it was refused, and only the
+    Makefile's format-1 sweep ran it); 'not GDP' in its place is refused."""
+    from dpverify.errors import CertificateRejected
+    from dpverify.recheck.verify import verify_certificate
+
+    path = FIX / "v010-gdp-certify-rr-shuffled.json"
+    code, message = verify_file(path)
+    assert code == 0, message
+    forged = json.loads(path.read_text())
+    forged["result"]["status"] = "not GDP"
+    with pytest.raises(CertificateRejected):
+        verify_certificate(reseal(forged))

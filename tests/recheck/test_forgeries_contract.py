@@ -245,6 +245,23 @@ def test_result_quantity_naming_another_delta_is_refused():
     assert outcome(reseal(c)) == 1
 
 
+def test_result_quantity_compares_numbers_exactly_in_any_notation():
+    """The composition writer names eps as a fraction ("composed delta(eps=3/5)"); three
+    committed certificates were refused as "not a number". Independent route: the same
+    number as a fraction, a decimal and an exponent is one rational; a neighbour that
+    differs in the 31st digit is another."""
+    from dpverify.errors import CertificateRejected
+    from dpverify.recheck.verify import _check_result_quantity
+
+    for text in ("delta(eps=3/5)", "delta(eps=0.6)", "delta(eps=6e-1)", "delta(eps=60/100)"):
+        for given in ("3/5", "0.6", "6E-1"):
+            _check_result_quantity({"quantity": text}, {"eps": given})
+    for text in ("delta(eps=0.6000000000000000000000000000001)", "delta(eps=3/4)", "delta(eps=1/0)",
+                 "delta(eps=1e99999999999999999999)", "delta(eps=nan)"):
+        with pytest.raises(CertificateRejected):
+            _check_result_quantity({"quantity": text}, {"eps": "3/5"})
+
+
 @pytest.mark.parametrize("key,value", [("epochs", "1"), ("batch_size", 10)])
 def test_calibrate_bracket_with_extra_schedule_keys_is_refused(key, value):
     c = fixture("calibrate-bracket")
