@@ -249,7 +249,17 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
     if eps0 < 0 or not 0 <= delta0 <= 1:
         raise MalformedCertificate("dp.rr64 needs eps0 >= 0 and delta0 in [0, 1]")
     digits = needed_digits(result)
-    re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
+    if delta0 == 1 or eps >= eps0:
+        # the sup is delta0 exactly: with e^eps >= e^eps0 every term of a row is <= 0 but
+        # P_0[0] - e^eps P_1[0] = delta0 (outputs 2 and 3 give (1-delta0)(e^eps0 - e^eps)/(1+e^eps0)
+        # <= 0 and its mirror, output 1 gives -e^eps delta0), so the row {0} under s = 0 attains
+        # it; an exact point, rounded outward once (a recorded exact "0.25" is then re-proved)
+        from .core import arith, to_mpf as mpfr_to_mpf
+
+        lo, hi = arith(512).q(delta0)
+        re = Recheck(lo=mpfr_to_mpf(lo), hi=mpfr_to_mpf(hi), dps=60)
+    else:
+        re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
     verdict = "holds" if (delta0 == 1 or eps + eps0 >= 0) else "fails"
     details = {}
     proved = set()
@@ -274,8 +284,8 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
             raise CertificateRejected(f"result.equals_gdpt_formula={result['equals_gdpt_formula']!r}: the "
                                       f"sup equals GDPT's formula is {verdict!r} (exact)")
         proved.add("equals_gdpt_formula")
-    return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict, details=details,
-                   proved=frozenset(proved))
+    enc_lo, enc_hi = re.enclosure()
+    return Recheck(lo=enc_lo, hi=enc_hi, dps=re.dps, verdict=verdict, details=details, proved=frozenset(proved))
 
 
 def _formula(eps0: Fraction, delta0: Fraction, eps: Fraction, dps: int) -> mpf:

@@ -52,3 +52,30 @@ def test_cli_certificate_is_format2_valid_and_accepted(command):
     assert cert["format"] == "dpverify-certificate/2"
     check_schema(cert)
     assert "confirmed" in verify_certificate(cert, budget_seconds=120)
+
+
+@pytest.mark.parametrize("delta0", ["0.25", "0.13", "1"])
+def test_rr64_past_eps0_is_delta0_exactly_and_verifies(delta0, tmp_path):
+    """For eps >= eps0 the sup over the 4-output mechanism's rows is delta0 exactly (every
+    term of a row is <= 0 except P_0[0] = delta0). The writer records an exact "0.25"; the
+    second route once charged an mpmath error around it and answered exit 3 (found by the
+    round trip's random draws). Independent route: the exact value delta0, compared as a
+    rational; a forged value one part in 10^12 above is refused."""
+    from fractions import Fraction
+
+    from dpverify.errors import CertificateRejected
+
+    from ..certs import reseal
+
+    path = tmp_path / "rr.json"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["check", "rr64", "--eps0", "1.18", "--delta0", delta0, "--eps", "2.74",
+                     "--certificate", str(path)]) == 0
+    cert = json.loads(path.read_text())
+    enc = cert["result"]["enclosure"]
+    assert Fraction(enc["lo"]) <= Fraction(delta0) <= Fraction(enc["hi"])
+    assert "confirmed" in verify_certificate(cert)
+    cert["result"]["enclosure"] = {"lo": str(float(Fraction(delta0) * (1 + Fraction(1, 10**12)))),
+                                   "hi": str(float(Fraction(delta0) * (1 + Fraction(2, 10**12))))}
+    with pytest.raises(CertificateRejected):
+        verify_certificate(reseal(cert))
