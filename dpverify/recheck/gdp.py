@@ -285,7 +285,13 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     eps = exact_input(inputs, "eps")
     if mu <= 0:
         raise CertificateRejected(f"mu={inputs['mu']} is not > 0")
-    return enclose(lambda A: delta_mu_iv(A, mu, eps), needed_digits(result))
+    re = enclose(lambda A: delta_mu_iv(A, mu, eps), needed_digits(result))
+    if re.lo == 0 and re.hi is not None and re.hi < mpf(2) ** -(2**29):
+        # below MPFR's exponent range (about 10^-(3.2e8)) the directed route underflows to
+        # [0, 2^-(2^30)]; there the value comes from mpmath at two rising precisions, an
+        # estimate (kinds.STEPS says so), rather than refusing a genuine certificate
+        return stable_value(lambda dps: _delta_mu(mu, eps, dps), needed_digits(result))
+    return re
 
 
 @register("gdp.mu")
@@ -317,14 +323,18 @@ def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
         e = to_mpf(eps)
         return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
-    with mpmath.workdps(20):
+    # delta_mu(eps) cancels about log10(1/delta) digits near eps = 0 (Phi(m/2) - Phi(-m/2)
+    # for a tiny mu): the proposal works above that many digits
+    lost = max(0, len(str(delta.denominator)) - len(str(delta.numerator))) + 5
+    dps = dps + lost
+    with mpmath.workdps(20 + lost):
         t = to_mpf(delta)
         lo, hi = mpf(1), mpf(1)
         n = 0
-        while f(lo) > t and n < 64:
+        while f(lo) > t and n < 400:
             lo /= 16
             n += 1
-        while f(hi) < t and n < 128:
+        while f(hi) < t and n < 800:
             hi *= 2
             n += 1
         for _ in range(80):

@@ -460,7 +460,9 @@ _steps(["rdp.divergence", "rdp.abc_gain", "rdp.abc_extra_iterations"], [
 _DELTA_MU_STEP = ("delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) enclosed in MPFR "
                   "directed rounding (erfc for |x| < 5, the Mills ratio's continued fraction beyond, exp; "
                   "arguments exact rationals rounded outward once), precision raised until narrow", PROOF, True)
-_steps(["gdp.delta"], [_DELTA_MU_STEP])
+_steps(["gdp.delta"], [_DELTA_MU_STEP,
+    ("below MPFR's exponent range (delta_mu under about 10^-(3.2e8), where the directed route "
+     "underflows to [0, 2^-(2^30)]): mpmath at two rising precisions, not directed", ESTIMATE, True)])
 _steps(["gdp.mu", "gdp.eps"], [
     _DELTA_MU_STEP,
     ("the recorded ends bracket the root: delta_mu at each end on its side of delta (monotone in mu and "

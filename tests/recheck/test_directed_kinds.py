@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from pathlib import Path
+
 import mpmath
 import pytest
 
@@ -56,10 +58,16 @@ def test_delta_mu_encloses_the_high_precision_value(mu: str, eps: str) -> None:
 
 def test_delta_mu_underflow_is_never_a_floor() -> None:
     """delta_mu(1e6) at mu = 1 is about e^(-5 10^11), below MPFR's exponent range: the
-    lower end is 0 (RoundDown underflows to 0), the upper end a tiny positive number, so a
-    recorded positive floor can never be confirmed."""
+    directed enclosure's lower end is 0 (RoundDown underflows to 0) and its upper end a
+    tiny positive number, never a positive floor. recheck_delta then takes mpmath's value
+    (an estimate, so classified), which the Mills-ratio bound phi(x)/x, x = eps - 1/2,
+    caps from above."""
+    lo, hi = gdp.delta_mu_iv(arith(120), Fraction(1), Fraction(10**6))
+    assert lo == 0 and 0 < hi < mpmath.mpf(10) ** -300000
     r = gdp.recheck_delta({"mu": "1", "eps": "1000000"}, _THIRTY)
-    assert r.lo == 0 and 0 < r.hi < mpmath.mpf(10) ** -300000
+    with mpmath.workdps(40):
+        x = mpmath.mpf(10**6) - mpmath.mpf(1) / 2
+        assert 0 < r.value <= mpmath.npdf(x) / x
 
 
 def test_delta_mu_overflowing_exp_stays_a_sound_enclosure() -> None:
@@ -260,3 +268,54 @@ def test_tail_limit_and_clip_rectify_are_outward_enclosures() -> None:
     assert q(r.lo) ** 2 < Fraction(1, 2) < q(r.hi) ** 2 and q(r.hi) - q(r.lo) < Fraction(1, 10**40)
     r = gdpt.recheck_clip_rectify({"y_minus": "0", "y_plus": "1", "eps_h": "3"}, {})
     assert q(r.lo) < Fraction(1, 3) < q(r.hi)
+
+
+def test_delta_mu_below_mpfr_exponent_range_is_accepted_not_exit_3(tmp_path):
+    """gmpy2 caps MPFR's exponent near 2^-(2^30), so delta_mu(1e5) at mu = 1 (about
+    10^-2171450706) underflowed the directed route to [0, 2^-(2^30)] and a genuine
+    certificate answered exit 3 (found by CI's property certificates). Below that range
+    the second route is mpmath at rising precision (classified an estimate in kinds.STEPS).
+    Independent route: with x = eps - 1/2 and mu = 1, e^eps phi(x + 1) = phi(x), so the
+    Mills-ratio bounds t/(t^2+1) phi(t) < Phi(-t) < phi(t)/t give
+    phi(x)(x-1)/((x^2+1)(x+1)) < delta < phi(x)(x+2)/(x((x+1)^2+1)), a relative gap of
+    about 3/x = 3e-5, evaluated in mpmath at 40 digits."""
+    import json
+
+    import mpmath
+
+    from dpverify.cli import main
+    from dpverify.recheck.verify import verify_file
+
+    path = tmp_path / "d.json"
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "100000", "--certificate", str(path)]) == 0
+    code, message = verify_file(path)
+    assert code == 0, message
+    with mpmath.workdps(40):
+        x = mpmath.mpf(100000) - mpmath.mpf(1) / 2
+        below = mpmath.npdf(x) * (x - 1) / ((x * x + 1) * (x + 1))
+        above = mpmath.npdf(x) * (x + 2) / (x * ((x + 1) ** 2 + 1))
+        enc = json.loads(path.read_text())["result"]["enclosure"]
+        assert below <= mpmath.mpf(enc["lo"]) <= mpmath.mpf(enc["hi"]) <= above
+
+
+def test_thm45_at_eps_zero_with_a_tiny_delta_is_re_proved(tmp_path):
+    """At eps = 0, delta = 1e-77 gives mu ~ 2.5e-77, and delta_mu(0) = Phi(mu/2) - Phi(-mu/2)
+    cancels 77 digits: the 20-digit proposal of mu found nothing ('no positive proposal')
+    and a genuine property certificate answered exit 3. Independent route: the slope at
+    eps = 0 is sqrt(pi/2) exactly (GDPT Thm 4.5: e^0 Phi(-mu/2) / phi(mu/2) -> sqrt(2 pi)/2
+    as mu -> 0), compared with the certified enclosure."""
+    import json
+
+    import mpmath
+
+    from dpverify.recheck.verify import verify_file
+
+    src = Path(__file__).resolve().parents[2] / "tests" / "recheck" / "data"
+    cert = json.loads((src / "gdp-thm45-tiny-delta.json").read_text())
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(cert))
+    code, message = verify_file(path)
+    assert code == 0, message
+    enc = cert["result"]["enclosure"]
+    with mpmath.workdps(40):
+        assert mpmath.mpf(enc["lo"]) <= mpmath.sqrt(mpmath.pi / 2) <= mpmath.mpf(enc["hi"])
