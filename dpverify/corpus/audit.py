@@ -170,8 +170,9 @@ class _Engine:
                 if best is not None and best[1] is not None:
                     with working_precision(256):
                         enc = Enclosure.from_bounds(ball(best[0]), ball(best[1]), REFINE_DIGITS, 256)
-                    if _cmp(enc.lo, enc.hi, c.claimed) != "undecided":
-                        return _cmp(enc.lo, enc.hi, c.claimed), _Bracket(enc, {})
+                    decided = _cmp(enc.lo, enc.hi, c.claimed)
+                    if decided != "undecided":
+                        return decided, _Bracket(enc, {})
                 return v, ans
             v = _cmp(ans.enclosure.lo, ans.enclosure.hi, c.claimed)
         return v, ans

@@ -361,3 +361,11 @@ def to_mpf(x: mpfr) -> "mpmath.mpf":
         return mpmath.mpf(0)
     man, exp = x.as_mantissa_exp()
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
+
+
+def exact_enclosure(x: Exact) -> "tuple[mpmath.mpf, mpmath.mpf]":
+    """An exact rational rounded outward once at 512 bits (MPFR's mpfr_set_q in each
+    direction): far inside a recorded enclosure read at 60 digits, and an enclosure,
+    not a nearest rounding (a dyadic x stays a point)."""
+    lo, hi = arith(512).q(x)
+    return to_mpf(lo), to_mpf(hi)

@@ -254,10 +254,10 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
         # P_0[0] - e^eps P_1[0] = delta0 (outputs 2 and 3 give (1-delta0)(e^eps0 - e^eps)/(1+e^eps0)
         # <= 0 and its mirror, output 1 gives -e^eps delta0), so the row {0} under s = 0 attains
         # it; an exact point, rounded outward once (a recorded exact "0.25" is then re-proved)
-        from .core import arith, to_mpf as mpfr_to_mpf
+        from .core import exact_enclosure
 
-        lo, hi = arith(512).q(delta0)
-        re = Recheck(lo=mpfr_to_mpf(lo), hi=mpfr_to_mpf(hi), dps=60)
+        lo, hi = exact_enclosure(delta0)
+        re = Recheck(lo=lo, hi=hi, dps=60)
     else:
         re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
     verdict = "holds" if (delta0 == 1 or eps + eps0 >= 0) else "fails"

@@ -37,7 +37,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith
+from .core import Arith, Iv, arith, exact_enclosure
 from .core import to_mpf as mpfr_to_mpf
 from .gdp import exact_input, mpf_to_fraction, side, stable_value, start_bits, to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
@@ -387,20 +387,12 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
                    details=re.details)
 
 
-def _exact_enclosure(x: Fraction) -> tuple[mpf, mpf]:
-    """An exact rational rounded outward once at 512 bits (MPFR's mpfr_set_q in each
-    direction): far inside a recorded enclosure read at 60 digits, and an enclosure,
-    not a nearest rounding."""
-    lo, hi = arith(512).q(x)
-    return mpfr_to_mpf(lo), mpfr_to_mpf(hi)
-
-
 def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) -> Optional[tuple[mpf, mpf]]:
     """GDPT Thm 4.4's limit sqrt(limsup eps^2 / (-2 log f(eps))): 0 for a profile that
     vanishes beyond the largest privacy loss (Laplace, pure, approx and subsampled with
     delta0 = 0, randomized response with p < 1), mu0 for the Gaussian (f = delta_mu0)."""
     if name == "gaussian":
-        return _exact_enclosure(_gaussian_mu0(inputs))
+        return exact_enclosure(_gaussian_mu0(inputs))
     if name == "laplace" or _support_end(name, inputs) is not None:
         return mpf(0), mpf(0)
     if name == "sgd-example":
@@ -724,7 +716,7 @@ def recheck_tail_limit(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     if name == "icea-example":
         return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=40)
     if name == "gaussian":
-        lo, hi = _exact_enclosure(exact_input(inputs, "mu"))
+        lo, hi = exact_enclosure(exact_input(inputs, "mu"))
         return Recheck(lo=lo, hi=hi, dps=40)
     raise MalformedCertificate(f"no tail limit for mechanism {name!r}")
 
@@ -805,5 +797,5 @@ def recheck_clip_rectify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -
     ym, yp, eh = (exact_input(inputs, k) for k in ("y_minus", "y_plus", "eps_h"))
     if not (yp > ym and eh > 0):
         raise CertificateRejected("Thm 4.7 needs y- < y+ and eps_h > 0")
-    lo, hi = _exact_enclosure((yp - ym) / eh)
+    lo, hi = exact_enclosure((yp - ym) / eh)
     return Recheck(lo=lo, hi=hi, dps=40)
