@@ -1,8 +1,10 @@
-"""Certificates of balls-in-bins DP-SGD enclosures, one epoch (``bins.epsilon``,
+"""Certificates of balls-in-bins DP-SGD enclosures (``bins.epsilon``,
 ``bins.delta``, ``bins.claim``). Both ends come from the dominating pair of
-Chua et al. (AISTATS 2025), enclosed on the recorded grid (a hint); the
-theorems are named in ``result.theorems``. Re-checked by
-:mod:`dpverify.recheck.bins`."""
+Chua et al. (AISTATS 2025) of one epoch, enclosed on the recorded grid (a hint,
+``result.bins_grid``); E >= 2 epochs, each re-allocated independently, by its
+E-fold adaptive composition (AFA Thm 10) on the recorded grids
+(``result.bins_epochs``). The theorems are named in ``result.theorems``.
+Re-checked by :mod:`dpverify.recheck.bins`."""
 
 from __future__ import annotations
 
@@ -20,6 +22,19 @@ _ALGORITHM = ("cell masses of the log-normal Y (arb), rounded up / down to units
 
 
 def theorems(r: "S.BinsRun") -> list[str]:
+    if r.epochs > 1:
+        return [
+            f"dominating pair of one balls-and-bins epoch (Chua et al., AISTATS 2025): P = (1/T) sum_t "
+            f"N(e_t, sigma^2 I), Q = N(0, sigma^2 I), T = {r.batches}; add/remove and zeroing-out "
+            "(replace-special); remove is (P, Q), add is (Q, P)",
+            f"adaptive composition of dominating pairs (AFA Thm 10): E = {r.epochs} epochs, each re-allocating "
+            "every record to a uniformly random batch independently of the earlier epochs, the same T, sigma "
+            "and relation in every epoch, so (P^E, Q^E) dominates the run (per direction)",
+            "delta = E[(1 - e^{eps - X})_+] over the sum X of E i.i.d. losses (AFA Lemma 37): upper end from a "
+            "super-measure of a loss >= X (cells at upper edges, loss grid rounded up, unrepresented mass at "
+            "+inf or the window's end), lower end from a sub-measure of a loss <= X; E-fold integer products "
+            "rounded outward",
+        ]
     return [
         f"dominating pair of one balls-and-bins epoch (Chua et al., AISTATS 2025): P = (1/T) sum_t N(e_t, sigma^2 I), "
         f"Q = N(0, sigma^2 I), T = {r.batches}; add/remove and zeroing-out (replace-special); remove is (P, Q), "
@@ -33,8 +48,25 @@ def theorems(r: "S.BinsRun") -> list[str]:
 
 
 def _result(r: "S.BinsRun", b: dict[str, Any], name: str) -> dict[str, Any]:
-    return {"quantity": name, "enclosure": {"lo": b["lo"], "hi": b["hi"]}, "neighboring": r.relation.value,
-            "theorems": theorems(r), "bins_grid": b["grid"].to_json()}
+    out = {"quantity": name, "enclosure": {"lo": b["lo"], "hi": b["hi"]}, "neighboring": r.relation.value,
+           "theorems": theorems(r)}
+    if r.epochs > 1:
+        out["bins_epochs"] = {"grids": {d: g.to_json() for d, g in b["grids"].items()}, "loss": b["loss"].to_json()}
+    else:
+        out["bins_grid"] = b["grid"].to_json()
+    return out
+
+
+def _span(r: "S.BinsRun") -> str:
+    return "one epoch" if r.epochs == 1 else f"{r.epochs} independently re-allocated epochs"
+
+
+def _source(r: "S.BinsRun") -> str:
+    if r.epochs == 1:
+        return S.SOURCE
+    from ..sampling import balls_epochs
+
+    return balls_epochs.SOURCE
 
 
 def bracket_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
@@ -43,9 +75,9 @@ def bracket_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
     quantity, name = query(inputs, "bins", delta, eps)
     return make_certificate(
         claim={"quantity": quantity,
-               "statement": f"{name} of one epoch of DP-SGD with balls-in-bins batches ({r.relation.value}) lies "
-                            "in [lo, hi]",
-               "source": S.SOURCE},
+               "statement": f"{name} of {_span(r)} of DP-SGD with balls-in-bins batches ({r.relation.value}) "
+                            "lies in [lo, hi]",
+               "source": _source(r)},
         inputs=inputs, result=_result(r, b, name), precision_bits=S._PREC, algorithm=_ALGORITHM)
 
 
@@ -56,9 +88,9 @@ def claim_certificate(r: "S.BinsRun", b: dict[str, Any], verdict: str, reason: s
     res.update({"verdict": verdict, "reason": reason})
     return make_certificate(
         claim={"quantity": "bins.claim",
-               "statement": "one epoch of DP-SGD with balls-in-bins batches is (claimed_eps, delta)-DP under "
-                            f"{r.relation.value}: certified epsilon(delta) <= claimed_eps",
-               "source": S.SOURCE,
+               "statement": f"DP-SGD with balls-in-bins batches, {_span(r)}, is (claimed_eps, delta)-DP "
+                            f"under {r.relation.value}: certified epsilon(delta) <= claimed_eps",
+               "source": _source(r),
                "relation": {"kind": "le", "bound": inputs["claimed_eps"]}},
         inputs=inputs, result=res, precision_bits=S._PREC,
         algorithm="the epsilon enclosure of bins.epsilon, compared with the claimed epsilon")

@@ -379,8 +379,9 @@ def _epoch_answer(args: argparse.Namespace, C: Any, eps_of: Any, delta_of: Any, 
 
 
 def _balls_in_bins(args: argparse.Namespace) -> int:
-    """One epoch of balls-in-bins batches: the certified enclosure of the pair of
-    Chua et al. (AISTATS 2025), :mod:`dpverify.sampling.balls`."""
+    """Balls-in-bins batches: the certified enclosure of the pair of Chua et al. (AISTATS
+    2025) for one epoch (:mod:`dpverify.sampling.balls`), composed over E independently
+    re-allocated epochs by AFA Thm 10 (:mod:`dpverify.sampling.balls_epochs`)."""
     from ..certificate import bins_cert as C
     from ..sampling import balls as BB
 
@@ -389,8 +390,10 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
                args.neighboring or "add-remove")
     return _epoch_answer(
         args, C, lambda: BB.enclose_eps(r, args.delta), lambda: BB.enclose_delta(r, args.eps), r,
-        f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, 1 epoch)",
-        "the dominating pair of Chua et al. (AISTATS 2025), enclosed on a linear grid with outward rounding")
+        f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, "
+        + ("1 epoch)" if r.epochs == 1 else f"{r.epochs} epochs, each re-allocated independently)"),
+        "the dominating pair of Chua et al. (AISTATS 2025), enclosed on a linear grid with outward rounding"
+        + ("" if r.epochs == 1 else f", composed over {r.epochs} epochs (AFA Thm 10)"))
 
 
 def _poisson_replace_one(args: argparse.Namespace, events: list, inputs: dict, budget: float) -> int:

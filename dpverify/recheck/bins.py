@@ -33,9 +33,9 @@ from typing import Any, Mapping
 
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import arith, ceil_int, floor_int, to_mpf
+from .core import arith, ceil_int, floor_int
 from .gdp import exact_input
-from .shuffle import _count, _power
+from .shuffle import _count, _kron, _power
 from .verify import Recheck, parse_bound, register
 
 _U = 128
@@ -46,6 +46,9 @@ _RELATIONS = {"add-remove": ("remove", "add"), "replace-special": ("remove", "ad
 _MAX_BATCHES = 100_000
 _MAX_DEGREE = 1 << 21
 _MAX_CELLS = 1 << 16
+_MAX_EPOCHS = 10_000
+_MAX_COMPOSED = 1 << 22
+_W_BITS = 200
 
 
 def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,14 +59,15 @@ def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
     b = _count(inputs, "batch_size", n)
     if n % b or not 2 <= n // b <= _MAX_BATCHES:
         raise MalformedCertificate(f"inputs.batch_size must divide dataset_size with 2 <= T <= {_MAX_BATCHES}")
-    if exact_input(inputs, "epochs") != 1:
-        raise MalformedCertificate("inputs.epochs must be 1 (one balls-in-bins epoch)")
+    E = exact_input(inputs, "epochs")
+    if E.denominator != 1 or not 1 <= E <= _MAX_EPOCHS:
+        raise MalformedCertificate(f"inputs.epochs must be a whole number in [1, {_MAX_EPOCHS}]")
     if inputs.get("sampling") != "balls-in-bins":
         raise MalformedCertificate(f"inputs.sampling={inputs.get('sampling')!r} (allowed: balls-in-bins)")
     rel = inputs.get("neighboring")
     if rel not in _RELATIONS:
         raise MalformedCertificate(f"inputs.neighboring={rel!r} (allowed: {', '.join(_RELATIONS)})")
-    return {"sig": sig, "T": n // b, "dirs": _RELATIONS[rel]}
+    return {"sig": sig, "T": n // b, "dirs": _RELATIONS[rel], "E": int(E)}
 
 
 def _grid(result: Mapping[str, Any]) -> dict[str, int]:
@@ -180,6 +184,172 @@ class _Laws:
         return max(max(los), 0), max(his)
 
 
+# --------------------------------------------------------------------------- E >= 2 epochs
+
+
+def _epochs_hints(result: Mapping[str, Any], dirs: tuple[str, ...]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """The recorded linear grid of each direction and the loss grid (hints, range-checked)."""
+    h = result.get("bins_epochs")
+    if not isinstance(h, Mapping) or set(h) != {"grids", "loss"}:
+        raise MalformedCertificate("result.bins_epochs must be an object with grids and loss (E > 1)")
+    grids = h["grids"]
+    if not isinstance(grids, Mapping) or set(grids) != set(dirs):
+        raise MalformedCertificate(f"result.bins_epochs.grids must have exactly the keys {', '.join(dirs)}")
+    out = {d: _grid({"bins_grid": grids[d]}) for d in dirs}
+    loss = h["loss"]
+    keys = {"m", "remove_lo", "remove_hi", "add_lo", "add_hi"}
+    if not isinstance(loss, Mapping) or set(loss) != keys or not all(
+            isinstance(loss[k], int) and not isinstance(loss[k], bool) for k in keys):
+        raise MalformedCertificate(f"result.bins_epochs.loss must have the integers {', '.join(sorted(keys))}")
+    if not 1 <= loss["m"] <= 24 or any(abs(loss[k]) > 1 << 30 for k in keys - {"m"}):
+        raise MalformedCertificate("result.bins_epochs.loss out of range (m in [1, 24], |window| <= 2^30)")
+    for d in ("remove", "add"):
+        if loss[f"{d}_lo"] > loss[f"{d}_hi"]:
+            raise MalformedCertificate(f"result.bins_epochs.loss: {d}_lo > {d}_hi")
+    return out, dict(loss)
+
+
+def _mul1(a: list[int], b: list[int], up: bool, keep: int) -> list[int]:
+    z = _kron(a, b)[:keep]
+    return [-((-v) >> _U) for v in z] if up else [v >> _U for v in z]
+
+
+class _Epochs:
+    """E epochs (see :mod:`dpverify.sampling.balls_epochs` for the argument): per direction the
+    loss law of one epoch on 2^-m Z (super-measure with a +inf atom, sub-measure), composed E
+    times by exact GMP products rounded to units 2^-128; delta = E[(1 - e^{eps - X})_+]."""
+
+    def __init__(self, run: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]], loss: Mapping[str, int]) -> None:
+        self.A = A = arith(_PREC)
+        self.m, self.E, self.T = loss["m"], run["E"], run["T"]
+        self.parts = {}
+        for d in run["dirs"]:
+            lo, hi = loss[f"{d}_lo"], loss[f"{d}_hi"]
+            if self.E * (hi - lo + 1) > _MAX_COMPOSED:
+                raise MalformedCertificate(f"result.bins_epochs.loss: E x window = {self.E * (hi - lo + 1)} > "
+                                           f"{_MAX_COMPOSED} (work cap)")
+            self.parts[d] = self._compose(self._epoch(run, grids[d], d, lo, hi), lo)
+
+    def _cells(self, run: Mapping[str, Any], g: Mapping[str, int], ks: list[int], tilt: bool):
+        """Cell masses of Y (tilt: the P-coordinate, F_1(y) = Phi(sigma log y - 1/(2 sigma))) in
+        units: (up, down, tail up)."""
+        A = self.A
+        h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
+        s = A.q(run["sig"])
+        half = A.div(A.q(1), A.scale2(s, 1))
+        if tilt:
+            half = A.neg(half)
+        Fs = [A.q(0)] + [A.ncdf(A.add(A.mul(s, A.log(A.q(h * k))), half)) for k in ks[1:]]
+        w = [(max(A.dn.sub(Fs[i][0], Fs[i - 1][1]), 0), A.up.sub(Fs[i][1], Fs[i - 1][0])) for i in range(1, len(ks))]
+        tail = A.ncdf(A.neg(A.add(A.mul(s, A.log(A.q(h * ks[-1]))), half)))
+        unit = 2**_U
+        return ([max(0, ceil_int(A.up.mul(x[1], unit))) for x in w],
+                [max(0, floor_int(A.dn.mul(x[0], unit))) for x in w],
+                max(0, ceil_int(A.up.mul(tail[1], unit))))
+
+    def _index(self, j: int, hT: Fraction) -> tuple[int, int]:
+        """floor and ceil of log(j h / T) 2^m, exact where MPFR decides them."""
+        x = hT * j
+        if x == 1:
+            return 0, 0
+        for prec in (_PREC, 1024, 4096):
+            A = arith(prec)
+            v = A.scale2(A.log(A.q(x)), self.m)
+            f, c = floor_int(v[0]), ceil_int(v[1])
+            if c - f == 1:
+                return f, c
+        return f, c  # undecided: the sound sides (floor of the lower end, ceil of the upper)
+
+    def _epoch(self, run: Mapping[str, Any], g: Mapping[str, int], d: str, lo: int, hi: int):
+        T, keep = self.T, g["keep"]
+        ks = edges(g)
+        h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
+        hT = h / T
+        q_hi, q_lo, q_tail = self._cells(run, g, ks, False)
+        n = hi - lo + 1
+        up, low, inf = [0] * n, [0] * n, 0
+        one = 1 << _U
+        cache: dict[int, tuple[int, int]] = {}
+
+        def idx(j: int) -> tuple[int, int]:
+            if j not in cache:
+                cache[j] = self._index(j, hT)
+            return cache[j]
+
+        def put_up(i: "int | None", mass: int) -> None:
+            nonlocal inf
+            if mass > 0:
+                if i is None or i > hi:
+                    inf += mass
+                else:
+                    up[max(i, lo) - lo] += mass
+
+        def put_low(i: int, mass: int) -> None:
+            if mass > 0 and lo <= i <= hi:
+                low[i - lo] += mass
+
+        if d == "remove":  # P-law: one tilted coordinate, T - 1 as under Q
+            p_hi, p_lo, _ = self._cells(run, g, ks, True)
+            up_hi = _mul1(place(ks, p_hi, 1, 0), _power(place(ks, q_hi, 1, 0), T - 1, True, _U, keep), True, keep)
+            up_lo = _mul1(place(ks, p_lo, 1, 0), _power(place(ks, q_lo, 1, 0), T - 1, False, _U, keep), False, keep)
+            dn_lo = _mul1(place(ks, p_lo, 0, 0), _power(place(ks, q_lo, 0, 0), T - 1, False, _U, keep), False, keep)
+            for j in range(1, len(up_hi)):
+                put_up(idx(j)[1], up_hi[j])
+            put_up(None, one - sum(up_lo))
+            for j in range(1, len(dn_lo)):
+                put_low(idx(j)[0], dn_lo[j])
+        else:  # Q-law, loss Z = -log L
+            dn_hi = _power(place(ks, q_hi, 0, q_tail), T, True, _U, keep)
+            dn_lo = _power(place(ks, q_lo, 0, 0), T, False, _U, keep)
+            up_lo = _power(place(ks, q_lo, 1, 0), T, False, _U, keep)
+            if dn_hi:
+                put_up(None, dn_hi[0])
+            for j in range(1, len(dn_hi)):
+                put_up(-idx(j)[0], dn_hi[j])
+            far = min(keep, g["top"])
+            put_up(-idx(far)[1], one - sum(dn_lo))
+            for j in range(1, len(up_lo)):
+                put_low(-idx(j)[1], up_lo[j])
+        return up, inf, low
+
+    def _compose(self, law, lo: int) -> dict[str, Any]:
+        up, inf, low = law
+        E = self.E
+        fin = sum(up)
+        tot = fin + inf
+        return {"base": E * lo, "up": _power(up, E, True, _U), "low": _power(low, E, False, _U),
+                "inf": Fraction(tot**E - fin**E, 1 << (_U * E))}
+
+    def _w(self, up: bool) -> int:
+        """floor (up) or ceil of e^{-2^-m} 2^W."""
+        A = self.A
+        w = A.scale2(A.exp(A.neg(A.dyadic(1, self.m))), _W_BITS)
+        return floor_int(w[0]) if up else ceil_int(w[1])
+
+    def _hinge(self, C: list[int], base: int, eps: Fraction, w: int, up: bool) -> Fraction:
+        m = self.m
+        k0 = max(0, (eps * 2**m).__floor__() - base + 1)
+        if k0 >= len(C):
+            return Fraction(0)
+        tail = C[k0:]
+        S0 = sum(tail)
+        g = 0
+        for c in reversed(tail):
+            g = ((g * w) >> _W_BITS if up else -((-g * w) >> _W_BITS)) + c
+        A = self.A
+        f = A.exp(A.neg(A.q(Fraction(base + k0, 2**m) - eps)))
+        val = A.scale2(A.sub(A.q(S0), A.mul(f, A.q(g))), -_U)
+        return Fraction(*(val[1] if up else val[0]).as_integer_ratio())
+
+    def delta(self, eps: Fraction) -> tuple[Fraction, Fraction]:
+        wu, wl = self._w(True), self._w(False)
+        his, los = [], []
+        for c in self.parts.values():
+            his.append(self._hinge(c["up"], c["base"], eps, wu, True) + c["inf"])
+            los.append(max(Fraction(0), self._hinge(c["low"], c["base"], eps, wl, False)))
+        return max(los), max(his)
+
+
 def _fraction(text: Any, where: str) -> Fraction:
     if not isinstance(text, str) or len(text) > 200:
         raise MalformedCertificate(f"{where} must be a decimal string")
@@ -199,6 +369,32 @@ def _enclosure(result: Mapping[str, Any]) -> tuple[Fraction, Fraction]:
     return lo, hi
 
 
+def _dir_mpf(x: Fraction, up: bool) -> Any:
+    """The rational x as an mpmath number at 200 bits, rounded up or down."""
+    import mpmath
+    from mpmath.libmp import from_rational
+
+    return mpmath.mpf(from_rational(x.numerator, x.denominator, 200, "c" if up else "f"))
+
+
+def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any]):
+    """eps -> (lo, hi) exact rationals bounding delta(eps) of the run: one epoch on the recorded
+    ``bins_grid``, E >= 2 epochs on the recorded ``bins_epochs`` (the other hint must be absent)."""
+    if r["E"] == 1:
+        if "bins_epochs" in result:
+            raise MalformedCertificate("result.bins_epochs is for E > 1 epochs; one epoch records bins_grid")
+        L = _Laws(r, _grid(result))
+
+        def one(eps: Fraction) -> tuple[Fraction, Fraction]:
+            lo, hi = L.delta(r["dirs"], eps)
+            return Fraction(*lo.as_integer_ratio()), Fraction(*hi.as_integer_ratio())
+        return one
+    if "bins_grid" in result:
+        raise MalformedCertificate("result.bins_grid is for one epoch; E > 1 epochs record bins_epochs")
+    grids, loss = _epochs_hints(result, r["dirs"])
+    return _Epochs(r, grids, loss).delta
+
+
 @register("bins.epsilon", explain="balls-in-bins DP-SGD (one epoch), enclosure of epsilon(delta): the pair of "
           "Chua et al. 2025 re-derived on MPFR intervals and exact GMP products at the recorded grid; hi accepted "
           "when delta_upper(hi) <= delta, lo when delta_lower(lo) > delta")
@@ -208,12 +404,10 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
     if not 0 < delta < 1:
         raise MalformedCertificate("inputs.delta must be in (0, 1)")
     lo, hi = _enclosure(result)
-    L = _Laws(r, _grid(result))
-    A = L.A
-    dl = A.q(delta)
-    if not L.delta(r["dirs"], hi)[1] <= dl[0]:
+    bounds = _delta_route(r, result)
+    if not bounds(hi)[1] <= delta:
         raise CouldNotReprove(f"the upper end {hi} is not re-proved: delta_upper(hi) > delta on the recorded grid")
-    if lo > 0 and not L.delta(r["dirs"], lo)[0] > dl[1]:
+    if lo > 0 and not bounds(lo)[0] > delta:
         raise CouldNotReprove(f"the lower end {lo} is not re-proved: delta_lower(lo) <= delta on the recorded grid")
     enc = result["enclosure"]  # the re-proved ends are the recorded ones, read as verify reads them
     return Recheck(lo=parse_bound(enc["lo"], "result.enclosure.lo", 60, "f"),
@@ -232,8 +426,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     eps = exact_input(inputs, "eps")
     if not 0 <= eps <= 50:
         raise MalformedCertificate("inputs.eps must be in [0, 50]")
-    L = _Laws(r, _grid(result))
-    lo, hi = L.delta(r["dirs"], eps)
+    lo, hi = _delta_route(r, result)(eps)
     if not lo <= hi:
         raise CertificateRejected("the re-derived bounds cross")
-    return Recheck(lo=to_mpf(lo), hi=to_mpf(hi), dps=60)
+    return Recheck(lo=_dir_mpf(lo, False), hi=_dir_mpf(hi, True), dps=60)

@@ -199,12 +199,16 @@ _ROWS: list[Kind] = [
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
     *[Kind(name, P("the balls-in-bins pair (Chua et al. 2025) on the recorded grid (a hint): cells rounded to "
                    "their lower edge, masses and T-fold GMP products rounded down, delta_remove = E[Y_dn] - c + "
-                   "E[(c - S_dn/T)_+] and delta_add = E[(1 - c S_up/T)_+] on MPFR intervals: delta(lo) > delta "
-                   "(eps kinds) or the re-derived lower end (delta)"),
+                   "E[(c - S_dn/T)_+] and delta_add = E[(1 - c S_up/T)_+] on MPFR intervals; E > 1 epochs: "
+                   "a sub-measure of the per-epoch loss (rounded down to the loss grid), composed E times (AFA "
+                   "Thm 10), E[(1 - e^(eps - X))_+]: delta(lo) > delta (eps kinds) or the re-derived lower end "
+                   "(delta)"),
            P("the same pair with cells rounded to their upper edge, masses and products rounded up (tail at the "
-             "top edge): delta(hi) <= delta (eps kinds) or the re-derived upper end (delta)"),
+             "top edge); E > 1: a super-measure of a per-epoch loss rounded up, unrepresented mass at +inf, "
+             "composed E times, the +inf part bounded by |nu|^E - |nu_f|^E: delta(hi) <= delta (eps kinds) or "
+             "the re-derived upper end (delta)"),
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
-           hints=("bins_grid",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+           hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
     *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route (a zero-gradient replacement "
                    "realises removal; tight pair, AFA Thm 11 remark)"),
@@ -432,6 +436,9 @@ _steps(["bins.epsilon", "bins.delta", "bins.claim"], [
     ("masses rounded outward to units 2^-128, T-fold exact GMP products rounded the same way, cut at the "
      "degree where the integrands vanish", PROOF, True),
     ("hinge sums from exact integer prefix sums, e^eps and the means on MPFR intervals", PROOF, True),
+    ("E > 1 epochs: log(j h / T) 2^m floored / ceiled on MPFR intervals (raised precision where undecided), "
+     "E-fold exact GMP powers rounded outward, sum C_k (1 - e^(eps - s_k))_+ by exact suffix sums and a "
+     "fixed-point Horner sum with e^(-2^-m) rounded the sound way", PROOF, True),
     ("grid chosen from the recorded hints (untrusted: any grid gives valid bounds)", ESTIMATE, False),
 ])
 _steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [

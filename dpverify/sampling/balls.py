@@ -56,8 +56,9 @@ decide adds its positive part to the upper bound and nothing to the lower.
 
 Epochs: the pair is for one epoch. Where every epoch re-allocates the records
 independently, E epochs are an adaptive composition and the E-fold product of
-the pair dominates them (AFA Thm 10); that composition is not implemented here,
-so E > 1 is refused.
+the pair dominates them (AFA Thm 10): :mod:`dpverify.sampling.balls_epochs`
+composes the loss law of the epoch on a log grid. This module answers E = 1
+(:func:`enclose_eps` / :func:`enclose_delta` dispatch E > 1 there).
 """
 
 from __future__ import annotations
@@ -76,12 +77,14 @@ from ..errors import InvalidParameter, PrecisionExhausted
 from ..relation import Relation, relation as _relation
 
 __all__ = ["BinsRun", "Grid", "run", "enclose_delta", "enclose_eps", "edges", "SOURCE", "RELATIONS",
-           "MAX_BATCHES", "MAX_DEGREE", "UNIT_BITS"]
+           "MAX_BATCHES", "MAX_DEGREE", "MAX_EPOCHS", "UNIT_BITS"]
 
 #: relations the pair covers (Chua et al. 2025: add / remove, zeroing-out = replace-special)
 RELATIONS = (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE, Relation.REPLACE_SPECIAL)
 #: most batches per epoch accepted (the grid's degree cap T c / h must stay below MAX_DEGREE)
 MAX_BATCHES = 100_000
+#: most epochs accepted (each epoch re-allocates independently; AFA Thm 10 composes them)
+MAX_EPOCHS = 10_000
 #: most degrees kept in a composed polynomial (work bound, checked before any product)
 MAX_DEGREE = 1 << 21
 #: masses in units 2^-UNIT_BITS
@@ -137,9 +140,15 @@ def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any,
     n = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
     b = V.integer("batch_size", batch_size, lo=1, hi=n)
     if n % b:
-        raise InvalidParameter("batch_size", f"balls-in-bins needs the number of batches T = N/B to be an integer: "
-                                             f"B={b} does not divide N={n} (give the batch size that divides the "
-                                             "dataset size, i.e. the T the implementation uses)")
+        # The pair depends on T alone (each record lands in one of T bins, uniformly), so the run is
+        # defined by the number of bins the sampler draws; with B not dividing N, "N/B batches" does not
+        # say whether it is floor(N/B) or ceil(N/B) (and a dropped last batch is a different sampler:
+        # its records are not released, which the pair does not model). Refuse rather than guess.
+        raise InvalidParameter("batch_size", f"balls-in-bins needs the number of bins T = N/B to be an integer: "
+                                             f"B={b} does not divide N={n}. The dominating pair depends only on "
+                                             "T, the number of bins your sampler assigns records to: give the "
+                                             "sizes whose quotient is that T (e.g. --dataset-size T "
+                                             "--batch-size 1); a sampler that drops records is not balls-in-bins")
     T = n // b
     if T < 2:
         raise InvalidParameter("batch_size", "balls-in-bins with one batch per epoch (B = N) is the Gaussian "
@@ -148,15 +157,11 @@ def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any,
         raise InvalidParameter("batch_size", f"T = N/B = {T} batches per epoch is above the work cap "
                                              f"{MAX_BATCHES} of the balls-in-bins enclosure")
     try:
-        e = V.integer("epochs", epochs, lo=1, hi=10**6)
+        e = V.integer("epochs", epochs, lo=1, hi=MAX_EPOCHS)
     except InvalidParameter:
-        raise InvalidParameter("epochs", f"epochs={epochs!r}: balls-in-bins takes a whole number of epochs "
-                                         "(here only 1)") from None
-    if e != 1:
-        raise InvalidParameter("epochs", "balls-in-bins is certified for one epoch only: the dominating pair "
-                                         "(Chua et al. 2025) is for one epoch, and its E-fold composition (AFA Thm "
-                                         "10, epochs re-allocated independently) is not implemented; give "
-                                         "--epochs 1")
+        raise InvalidParameter("epochs", f"epochs={epochs!r}: balls-in-bins takes a whole number of epochs in "
+                                         f"[1, {MAX_EPOCHS}], each one re-allocating the records to the bins "
+                                         "independently (E > 1: adaptive composition, AFA Thm 10)") from None
     rel = _relation(neighboring)
     if rel not in RELATIONS:
         raise InvalidParameter("neighboring", f"{rel.value}: the balls-in-bins pair is proved for add/remove and "
@@ -415,7 +420,12 @@ def _search(L: _Laws, rel: Relation, delta: Fraction, digits: int, upper: bool, 
 
 
 def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of epsilon(delta): {lo, hi (decimal strings), grid}."""
+    """Certified [lo, hi] of epsilon(delta): {lo, hi (decimal strings), grid} (E > 1: also
+    ``loss``, :func:`dpverify.sampling.balls_epochs.enclose_eps`)."""
+    if r.epochs > 1:
+        from . import balls_epochs
+
+        return balls_epochs.enclose_eps(r, delta, digits=min(digits, 4))
     d = V.open_unit("delta", delta)
     T = r.batches
     if grid is None:
@@ -435,7 +445,12 @@ def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] 
 
 
 def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of delta(eps): {lo, hi (decimal strings), grid}."""
+    """Certified [lo, hi] of delta(eps): {lo, hi (decimal strings), grid} (E > 1: also ``loss``,
+    :func:`dpverify.sampling.balls_epochs.enclose_delta`)."""
+    if r.epochs > 1:
+        from . import balls_epochs
+
+        return balls_epochs.enclose_delta(r, eps)
     e = V.nonnegative("eps", eps)
     if e > 50:
         raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure (its grid needs T e^eps / h "
