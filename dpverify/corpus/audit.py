@@ -286,19 +286,21 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
 def _as_run(c: CorpusClaim, impl: str, poisson_verdict: str) -> tuple[str, Enclosure, str]:
     """The verdict for what was run when the implementation shuffled or drew balls-in-bins batches:
     decided on the certified shuffled bracket (lower end from a concrete dataset pair, so a claim
-    below it fails) or the balls-in-bins enclosure (one epoch)."""
+    below it fails) or the balls-in-bins enclosure (E epochs each re-allocated independently:
+    the one-epoch pair composed by AFA Thm 10)."""
     from ..sampling import shuffle as SH
 
     rec = c.record
     if c.target != "eps" or not all(k in rec for k in ("dataset_size", "batch_size", "epochs")):
         raise InvalidParameter("implementation_sampling", f"implementation_sampling={impl!r} needs an eps claim "
                                                           "with dataset_size, batch_size and epochs")
-    if impl == "balls-in-bins":  # one epoch, the pair of Chua et al. 2025 (dpverify.sampling.balls)
+    if impl == "balls-in-bins":  # the pair of Chua et al. 2025 per epoch (dpverify.sampling.balls), AFA Thm 10
         from ..sampling import balls as BB
 
         b = BB.enclose_eps(BB.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"],
                                   c.neighboring), c.given)
-        how = "both ends from the balls-and-bins dominating pair (Chua et al. 2025)"
+        how = "both ends from the balls-and-bins dominating pair (Chua et al. 2025)" + (
+            "" if str(rec["epochs"]) == "1" else ", composed over independently re-allocated epochs (AFA Thm 10)")
     else:
         r = SH.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"], impl, c.neighboring)
         b = SH.bracket_eps(r, c.given)

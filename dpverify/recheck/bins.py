@@ -252,7 +252,7 @@ class _Epochs:
         x = hT * j
         if x == 1:
             return 0, 0
-        for prec in (_PREC, 1024, 4096):
+        for prec in (64, _PREC, 1024, 4096):
             A = arith(prec)
             v = A.scale2(A.log(A.q(x)), self.m)
             f, c = floor_int(v[0]), ceil_int(v[1])
@@ -290,9 +290,12 @@ class _Epochs:
 
         if d == "remove":  # P-law: one tilted coordinate, T - 1 as under Q
             p_hi, p_lo, _ = self._cells(run, g, ks, True)
-            up_hi = _mul1(place(ks, p_hi, 1, 0), _power(place(ks, q_hi, 1, 0), T - 1, True, _U, keep), True, keep)
-            up_lo = _mul1(place(ks, p_lo, 1, 0), _power(place(ks, q_lo, 1, 0), T - 1, False, _U, keep), False, keep)
-            dn_lo = _mul1(place(ks, p_lo, 0, 0), _power(place(ks, q_lo, 0, 0), T - 1, False, _U, keep), False, keep)
+            def rest(c: list[int], up_: bool) -> list[int]:  # the T - 1 coordinates as under Q
+                return [1 << _U] if T == 1 else _power(c, T - 1, up_, _U, keep)
+
+            up_hi = _mul1(place(ks, p_hi, 1, 0), rest(place(ks, q_hi, 1, 0), True), True, keep)
+            up_lo = _mul1(place(ks, p_lo, 1, 0), rest(place(ks, q_lo, 1, 0), False), False, keep)
+            dn_lo = _mul1(place(ks, p_lo, 0, 0), rest(place(ks, q_lo, 0, 0), False), False, keep)
             for j in range(1, len(up_hi)):
                 put_up(idx(j)[1], up_hi[j])
             put_up(None, one - sum(up_lo))

@@ -79,6 +79,8 @@ __all__ = ["LossGrid", "enclose_eps", "enclose_delta", "MAX_COMPOSED", "SOURCE"]
 MAX_COMPOSED = 1 << 22
 #: bits of the fixed-point weights e^{-Delta} in the hinge sums
 _W_BITS = 200
+#: composed points the proposed loss grid aims at
+_POINTS = 1 << 20
 #: per-epoch mass (float proposal) left outside the loss window at each end
 _WINDOW_TAIL = 1e-30
 
@@ -146,6 +148,8 @@ def _linear_laws(sigma: Fraction, T: int, grid: "B.Grid", dirs: tuple[str, ...])
         p_hi, p_lo, _ = masses(-half) if "remove" in dirs else (None, None, 0)
 
     def pw(c: list[int], n: int, up: bool) -> fmpz_poly:
+        if n == 0:  # T = 1: no other coordinate (the unit mass at degree 0)
+            return fmpz_poly([1 << B.UNIT_BITS])
         return poly_power(c, n, B.UNIT_BITS, up, keep=keep)
 
     out: dict[str, Any] = {}
@@ -166,7 +170,7 @@ def _log_index(j: int, hT: arb, m: int) -> tuple[int, int]:
     ball holds an integer; log(j h / T) is 0 exactly when j h = T)."""
     if hT * j == 1:
         return 0, 0
-    for prec in (128, 256, 512, 2048):
+    for prec in (64, 256, 512, 2048):
         with working_precision(prec):
             v = (hT * j).log() * (arb(2) ** m)
             lo, hi = B._int(v, False), B._int(v, True)
@@ -326,13 +330,13 @@ class EpochsLaws:
 
 
 def laws(r: "B.BinsRun", grids: Optional[dict[str, "B.Grid"]] = None,
-         loss: Optional[LossGrid] = None) -> EpochsLaws:
+         loss: Optional[LossGrid] = None, points: int = _POINTS) -> EpochsLaws:
     """The composed laws on the linear grids (one per direction) and the loss grid
-    (proposed when None)."""
+    (proposed when None, aiming at ``points`` composed points)."""
     dirs = B._directions(r.relation)
     grids = grids or choose_grids(r)
     lin = {d: _linear_laws(r.sigma, r.batches, grids[d], (d,))[d] for d in dirs}
-    loss = loss or choose_loss(r, grids, lin)
+    loss = loss or choose_loss(r, grids, lin, points)
     parts = {d: _compose(_epoch_law(lin[d], d, r.batches, grids[d], loss), r.epochs, loss.m) for d in dirs}
     return EpochsLaws(r, grids, loss, parts)
 
@@ -365,10 +369,12 @@ def _j_range(C: fmpz_poly, tol: float) -> tuple[int, int]:
     return a, max(a, b)
 
 
-def choose_loss(r: "B.BinsRun", grids: dict[str, "B.Grid"], lin: dict[str, Any]) -> LossGrid:
+def choose_loss(r: "B.BinsRun", grids: dict[str, "B.Grid"], lin: dict[str, Any],
+                points: int = _POINTS) -> LossGrid:
     """Float proposal of the loss grid: per direction the window that carries all but
-    about 1e-30 of the epoch's law, and the finest 2^-m (m <= 16) whose E-fold law stays
-    near 2^21 points (module docstring: any window and any m are sound)."""
+    about 1e-30 of the epoch's law, and the finest 2^-m (m <= 12: the loss rounding then
+    costs at most E 2^-12 in eps, below the linear grid's share) whose E-fold law stays
+    within about ``points`` points (module docstring: any window and any m are sound)."""
     spans: dict[str, tuple[float, float]] = {"remove": (0.0, 0.0), "add": (0.0, 0.0)}
     for d in lin:
         hT = float(grids[d].h) / r.batches
@@ -377,7 +383,7 @@ def choose_loss(r: "B.BinsRun", grids: dict[str, "B.Grid"], lin: dict[str, Any])
         x0, x1 = math.log(a * hT), math.log(b * hT)
         spans[d] = (x0 - 1e-3, x1 + 1e-3) if d == "remove" else (-x1 - 1e-3, -x0 + 1e-3)
     span = max(b - a for a, b in spans.values())
-    m = max(4, min(16, math.floor(math.log2(MAX_COMPOSED / 2 / (r.epochs * max(span, 1e-3))))))
+    m = max(1, min(12, math.floor(math.log2(points / (r.epochs * max(span, 1e-3))))))
     f = 2.0**m
     (r0, r1), (a0, a1) = spans["remove"], spans["add"]
     return LossGrid(m, math.floor(r0 * f), math.ceil(r1 * f), math.floor(a0 * f), math.ceil(a1 * f))
@@ -388,7 +394,7 @@ def choose_loss(r: "B.BinsRun", grids: dict[str, "B.Grid"], lin: dict[str, Any])
 _ADD_CUT = 4.0
 
 
-def choose_grids(r: "B.BinsRun", degree: int = B._FINE) -> dict[str, "B.Grid"]:
+def choose_grids(r: "B.BinsRun", degree: int = 1 << 16) -> dict[str, "B.Grid"]:
     """Float proposal of the linear grid per direction: remove (P-law of L, up to the loss
     where the Gaussian tail bound of :func:`_gauss_tail_cut` leaves about 1e-10 / E), add
     (Q-law of L up to e^4: beyond, Z = -log L < -4 only raises to the window)."""
@@ -464,10 +470,11 @@ def _search(L: EpochsLaws, delta: Fraction, digits: int, upper: bool) -> Optiona
 
 
 def enclose_eps(r: "B.BinsRun", delta: Any, digits: int = 4,
-                grids: Optional[tuple[dict[str, "B.Grid"], LossGrid]] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of epsilon(delta) of E epochs: {lo, hi, grid, loss}."""
+                grids: Optional[tuple[dict[str, "B.Grid"], Optional[LossGrid]]] = None,
+                points: int = _POINTS) -> dict[str, Any]:
+    """Certified [lo, hi] of epsilon(delta) of E epochs: {lo, hi, grids, loss}."""
     d = V.open_unit("delta", delta)
-    L = laws(r, *(grids or (None, None)))
+    L = laws(r, *(grids or (None, None)), points=points)
     hi = _search(L, d, digits, True)
     if hi is None:
         raise PrecisionExhausted("no certified upper end of epsilon(delta) for the balls-in-bins epochs on this grid")
@@ -477,12 +484,13 @@ def enclose_eps(r: "B.BinsRun", delta: Any, digits: int = 4,
     return {"lo": "0" if lo is None else B.V_exact(lo), "hi": B.V_exact(hi), "grids": L.grids, "loss": L.loss}
 
 
-def enclose_delta(r: "B.BinsRun", eps: Any, grids: Optional[tuple[dict[str, "B.Grid"], LossGrid]] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of delta(eps) of E epochs: {lo, hi, grid, loss}."""
+def enclose_delta(r: "B.BinsRun", eps: Any, grids: Optional[tuple[dict[str, "B.Grid"], Optional[LossGrid]]] = None,
+                  points: int = _POINTS) -> dict[str, Any]:
+    """Certified [lo, hi] of delta(eps) of E epochs: {lo, hi, grids, loss}."""
     e = V.nonnegative("eps", eps)
     if e > 50:
         raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure; give eps <= 50")
-    L = laws(r, *(grids or (None, None)))
+    L = laws(r, *(grids or (None, None)), points=points)
     lo, hi = L.delta_bounds(e)
     return {"lo": B.lower_decimal(ball(lo), 10) if lo > 0 else "0", "hi": B.upper_decimal(ball(hi), 10),
             "grids": L.grids, "loss": L.loss}

@@ -138,7 +138,7 @@ def test_cli_round_trip_and_claims(capsys, tmp_path):
     (["--dataset-size", "60000", "--batch-size", "256", "--epochs", "1"], "--batch-size"),  # B does not divide N
     (["--dataset-size", "100", "--batch-size", "100", "--epochs", "1"], "--batch-size"),  # T = 1
     (["--dataset-size", "1000000", "--batch-size", "1", "--epochs", "1"], "--batch-size"),  # T above the cap
-    (["--dataset-size", "100", "--batch-size", "10", "--epochs", "2"], "--epochs"),  # no composition
+    (["--dataset-size", "100", "--batch-size", "10", "--epochs", "20000"], "--epochs"),  # above the cap
     (["--dataset-size", "100", "--batch-size", "10", "--epochs", "0.5"], "--epochs"),
     (["--dataset-size", "100", "--batch-size", "10", "--epochs", "1", "--neighboring", "replace-one"],
      "--neighboring"),
@@ -189,18 +189,19 @@ def test_work_is_bounded_before_it_starts(argv, code, capsys):
 def test_corpus_record_decided_for_balls_in_bins(tmp_path, capsys):
     # a record whose number was computed for Poisson sampling, run with balls-in-bins batches: the verdict is
     # decided on the certified one-epoch enclosure (here T = 30, eps(1e-5) about 0.82 by the enclosure's own
-    # numbers); two epochs are not covered and become an undecided row with the reason
+    # numbers); a batch size that does not divide the dataset size leaves T undefined and becomes an
+    # undecided row with the reason
     rec = {"source": "test", "location": "here", "quote": "q", "mechanism": "dpsgd-poisson",
            "noise_multiplier": "1.1", "batch_size": 20, "dataset_size": 600, "epochs": "1",
            "steps_rule": "per-epoch-floor", "delta": "1e-5", "accountant": "rdp",
            "implementation_sampling": "balls-in-bins"}
     b = B.enclose_eps(B.run("1.1", 600, 20, 1), "1e-5")
     recs = [dict(rec, id="holds", claimed_eps=b["hi"]), dict(rec, id="fails", claimed_eps=str(Fraction(b["lo"]) / 2)),
-            dict(rec, id="two-epochs", epochs="2", claimed_eps="5")]
+            dict(rec, id="no-T", dataset_size=601, claimed_eps="5")]
     f = tmp_path / "b.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
     main(["audit", "corpus", str(f), "--json"])
     rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows["holds"]["verdict"] == "holds" and "balls-and-bins" in rows["holds"]["reason"]
     assert rows["fails"]["verdict"] == "fails"
-    assert rows["two-epochs"]["verdict"] == "undecided" and "one epoch" in rows["two-epochs"]["reason"]
+    assert rows["no-T"]["verdict"] == "undecided" and "number of bins" in rows["no-T"]["reason"]

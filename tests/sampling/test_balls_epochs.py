@@ -1,0 +1,196 @@
+"""Balls-in-bins DP-SGD over E >= 2 independently re-allocated epochs (AFA Thm 10 composition
+of the one-epoch pair): the certified enclosure against independent routes.
+
+* T = 1: one batch per epoch is the Gaussian mechanism with mu = 1/sigma, so E epochs are the
+  Gaussian mechanism with mu = sqrt(E)/sigma: delta_mu (GDPT eq. 2) in mpmath at 30 digits,
+  nothing shared with the grids (this exercises the P-law, the Q-law, the loss rounding, the
+  E-fold power and the hinge sums);
+* the E-fold composition and the hinge sums against brute-force enumeration of all E-tuples of
+  a small discrete law, in exact rationals and mpmath exponentials;
+* E = 2, T = 8 against a seeded Monte Carlo estimate of E_Q[(L_1 L_2 - c)_+] (6 standard errors);
+* certificates through ``verify``: accepted; a forged E, a forged end, a missing or foreign hint
+  refused; the CLI round trip;
+* bad inputs: exit 2 naming the flag and saying what to do.
+"""
+
+import copy
+import itertools
+import json
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from dpverify.certificate import bins_cert as C
+from dpverify.certificate import verify_certificate
+from dpverify.certificate.format import compute_digest
+from dpverify.cli import main
+from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from dpverify.relation import Relation
+from dpverify.sampling import balls as B
+from dpverify.sampling import balls_epochs as BE
+
+# small grids keep every test within seconds (any grid gives valid bounds: tightness only)
+_DEG, _PTS = 1 << 13, 1 << 15
+
+
+def _small(r):
+    return BE.choose_grids(r, _DEG), None
+
+
+def _gauss_delta(mu, eps):
+    with mpmath.workdps(30):
+        mu, e = mpmath.mpf(mu), mpmath.mpf(eps)
+        return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+
+@pytest.mark.parametrize("E,eps,rel", [(2, "0.5", Relation.ADD_REMOVE), (3, "1.5", Relation.REMOVE),
+                                       (4, "1", Relation.ADD)])
+def test_one_batch_epochs_are_the_gaussian_mechanism(E, eps, rel):
+    r = B.BinsRun(Fraction(3, 2), 1, 1, E, rel)  # T = 1, below run()'s T >= 2: the library accepts it
+    out = BE.enclose_delta(r, eps, grids=_small(r), points=_PTS)
+    with mpmath.workdps(30):
+        ref = _gauss_delta(mpmath.sqrt(E) / mpmath.mpf(1.5), eps)
+    lo, hi = mpmath.mpf(out["lo"]), mpmath.mpf(out["hi"])
+    assert lo <= ref <= hi, (lo, ref, hi)
+    assert hi - lo <= ref * mpmath.mpf("0.1")  # and informative
+
+
+def _law(seed):
+    import random
+
+    rnd = random.Random(seed)
+    n = 7
+    up = [rnd.randrange(0, 1 << B.UNIT_BITS) // n for _ in range(n)]
+    low = [x // 2 for x in up]
+    return BE._EpochLaw(lo=-3, up=up, up_inf=rnd.randrange(0, 1 << 100), low=low)
+
+
+@pytest.mark.parametrize("E,eps,m", [(2, Fraction(1, 3), 2), (3, Fraction(0), 1), (3, Fraction(5, 4), 2)])
+def test_composition_and_hinge_against_brute_force(E, eps, m):
+    law = _law(E * 10 + m)
+    comp = BE._compose(law, E, m)
+    one = Fraction(1, 1 << B.UNIT_BITS)
+    with mpmath.workdps(60):
+        def brute(masses, inf):
+            atoms = [(law.lo + i, Fraction(c) * one) for i, c in enumerate(masses)]
+            total = mpmath.mpf(0)
+            for tup in itertools.product(atoms, repeat=E):
+                s = Fraction(sum(i for i, _ in tup), 2**m)
+                w = 1
+                for _, p in tup:
+                    w *= p
+                if s > eps:
+                    total += mpmath.mpf(w.numerator) / w.denominator * (1 - mpmath.exp(mpmath.mpf((eps - s).numerator) / (eps - s).denominator))
+            fin = sum(masses) * one
+            tot = fin + Fraction(inf) * one
+            return total + (mpmath.mpf((tot**E - fin**E).numerator) / (tot**E - fin**E).denominator)
+
+        ref_up, ref_low = brute(law.up, law.up_inf), brute(law.low, 0)
+        hi = BE._hinge(comp.up, comp.base, m, eps, BE._w_fix(m, True), True) + comp.up_inf
+        lo = BE._hinge(comp.low, comp.base, m, eps, BE._w_fix(m, False), False)
+        hi_m, lo_m = mpmath.mpf(hi.numerator) / hi.denominator, mpmath.mpf(lo.numerator) / lo.denominator
+        # rounding outward: the computed upper bound is above the exact super-measure's curve, the
+        # lower below the exact sub-measure's, each by at most a few units 2^-128 per product
+        slack = mpmath.mpf(2) ** -100
+        assert ref_up <= hi_m <= ref_up + slack, (ref_up, hi_m)
+        assert ref_low - slack <= lo_m <= ref_low, (ref_low, lo_m)
+
+
+def test_two_epochs_against_monte_carlo():
+    # E_Q^2[(L_1 L_2 - c)_+] (remove) and E_Q^2[(1 - c L_1 L_2)_+] (add) as sample means over 200000
+    # draws of two independent epochs x ~ N(0, sigma^2 I_8) (fixed seed: deterministic)
+    import numpy as np
+
+    sigma, T, eps = 1.0, 8, 0.5
+    rng = np.random.default_rng(20261126)
+    L = [np.exp((rng.normal(0.0, sigma, size=(200_000, T)) - 0.5) / sigma**2).mean(axis=1) for _ in range(2)]
+    prod, c = L[0] * L[1], np.exp(eps)
+    for rel, sample in (("remove", np.maximum(prod - c, 0)), ("add", np.maximum(1 - c * prod, 0))):
+        est, se = sample.mean(), sample.std() / np.sqrt(sample.size)
+        r = B.run(str(sigma), T, 1, 2, rel)
+        out = BE.enclose_delta(r, str(eps), grids=_small(r), points=_PTS)
+        lo, hi = float(out["lo"]), float(out["hi"])
+        assert lo - 6 * se <= est <= hi + 6 * se, (rel, lo, est, hi, se)
+
+
+def _forge(cert, path, value):
+    bad = copy.deepcopy(cert)
+    node = bad
+    for k in path[:-1]:
+        node = node[k]
+    if value is None:
+        node.pop(path[-1])
+    else:
+        node[path[-1]] = value
+    bad.pop("digest")
+    bad["digest"] = compute_digest(bad)
+    return bad
+
+
+@pytest.fixture(scope="module")
+def certs():
+    r = B.run("2", 3, 1, 2, "add-remove")
+    b = BE.enclose_eps(r, "1e-3", grids=_small(r), points=_PTS)
+    d = BE.enclose_delta(r, "0.5", grids=_small(r), points=_PTS)
+    return r, b, C.bracket_certificate(r, b, delta="1e-3"), C.bracket_certificate(r, d, eps="0.5")
+
+
+def test_certificates_verify(certs):
+    r, b, ecert, dcert = certs
+    assert ecert["claim"]["quantity"] == "bins.epsilon" and ecert["inputs"]["epochs"] == "2"
+    assert "bins_epochs" in ecert["result"] and "bins_grid" not in ecert["result"]
+    assert any("AFA Thm 10" in t for t in ecert["result"]["theorems"])
+    assert 0 < Fraction(b["lo"]) < Fraction(b["hi"])
+    assert "confirmed" in verify_certificate(ecert)
+    assert "confirmed" in verify_certificate(dcert)
+    # E epochs lie above one epoch (the composition only adds loss): the one-epoch upper end is
+    # below the E-epoch lower end here
+    one = B.enclose_eps(B.run("2", 3, 1, 1), "1e-3", digits=4, grid=B.choose_grid(Fraction(2), 3, 8.0, _DEG))
+    assert Fraction(one["hi"]) < Fraction(b["lo"])
+
+
+def test_forged_certificates_are_refused(certs):
+    r, b, ecert, dcert = certs
+    with pytest.raises((CertificateRejected, CouldNotReprove)):  # more epochs than were certified
+        verify_certificate(_forge(ecert, ["inputs", "epochs"], "4"))
+    with pytest.raises(CouldNotReprove):  # a lower end at the upper end
+        verify_certificate(_forge(ecert, ["result", "enclosure", "lo"], b["hi"]))
+    with pytest.raises((CertificateRejected, CouldNotReprove)):  # an upper end below the truth
+        verify_certificate(_forge(ecert, ["result", "enclosure", "hi"], f"{float(b['lo']) * 0.9:.6f}"))
+    with pytest.raises(CertificateRejected):  # a delta enclosure disjoint from the re-derived one
+        verify_certificate(_forge(dcert, ["result", "enclosure", "hi"], "1e-9"))
+    with pytest.raises((MalformedCertificate, CertificateRejected)):  # the E-epoch hint missing
+        verify_certificate(_forge(ecert, ["result", "bins_epochs"], None))
+    with pytest.raises((MalformedCertificate, CertificateRejected)):  # a one-epoch hint on E epochs
+        verify_certificate(_forge(ecert, ["result", "bins_grid"], ecert["result"]["bins_epochs"]["grids"]["add"]))
+    with pytest.raises((MalformedCertificate, CertificateRejected)):  # a window beyond the work cap
+        big = copy.deepcopy(ecert["result"]["bins_epochs"])
+        big["loss"]["add_lo"], big["loss"]["add_hi"] = -(1 << 30), 1 << 30
+        verify_certificate(_forge(ecert, ["result", "bins_epochs"], big))
+
+
+def test_cli_round_trip(capsys, tmp_path):
+    base = ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "4", "--dataset-size", "2",
+            "--batch-size", "1", "--epochs", "2", "--eps", "0.25"]
+    path = tmp_path / "c.json"
+    assert main(base + ["--certificate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 epochs" in out and "AFA Thm 10" in out
+    assert main(["verify", str(path)]) == 0
+    cert = json.loads(path.read_text())
+    path.write_text(json.dumps(_forge(cert, ["inputs", "epochs"], "3")))
+    assert main(["verify", str(path)]) != 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv,flag,words", [
+    (["--dataset-size", "60000", "--batch-size", "256", "--epochs", "2"], "--batch-size", "number of bins"),
+    (["--dataset-size", "100", "--batch-size", "10", "--epochs", "20000"], "--epochs", "independently"),
+    (["--dataset-size", "100", "--batch-size", "10", "--epochs", "1.5"], "--epochs", "whole number"),
+])
+def test_bad_inputs_exit_2_and_say_what_to_do(argv, flag, words, capsys):
+    rc = main(["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "1", "--delta", "1e-5", *argv])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert flag in err and words in err
