@@ -192,8 +192,10 @@ SAMPLING = Concept(
     "shuffle-persistent (shuffle-and-iterate with a new / one reused permutation per epoch, "
     "--dataset-size/--batch-size/--epochs: a certified bracket, lower end from a concrete dataset pair, "
     "upper end without amplification); without-replacement (fixed batches: give --events); "
-    "balls-in-bins (each record in one uniformly random batch of the epoch's T = N/B, B dividing N, one "
-    "epoch: a certified enclosure from the pair of Chua et al. 2025)",
+    "balls-in-bins (each record in one uniformly random batch of the epoch's T = N/B, B dividing N, "
+    "re-allocated independently every epoch: a certified enclosure from the one-epoch pair of Chua et al. "
+    "2025, E epochs composed by AFA Thm 10; e.g. --sampling balls-in-bins --noise-multiplier 1.1 "
+    "--dataset-size 100 --batch-size 10 --epochs 2 --delta 1e-5)",
 )
 #: calibration has a monotone template for two samplings only
 SAMPLING_CALIBRATE = SAMPLING.where(
