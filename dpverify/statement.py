@@ -67,6 +67,14 @@ def _facts(cert: Mapping[str, Any]) -> dict[str, Any]:
             f["wor_batch"] = b
         f.update(eps=inp["target_eps"], sigma=vals["noise_multiplier"], q=vals["sampling_rate"],
                  steps=vals["steps"], calibrated=par)
+    elif quantity in ("bins.epsilon", "bins.claim"):
+        if quantity == "bins.claim" and res.get("verdict") != "holds":
+            raise InvalidParameter("statement", "no statement for a claim that is not proved "
+                                   f"(verdict: {res.get('verdict')})")
+        n, b, e = inp["dataset_size"], inp["batch_size"], int(inp["epochs"])
+        f.update(eps=inp["claimed_eps"] if quantity == "bins.claim" else round_up(res["enclosure"]["hi"]),
+                 sigma=inp["noise_multiplier"], steps=e * (n // b), bins=n // b, lower=res["enclosure"]["lo"],
+                 epochs_n=e)
     else:
         raise InvalidParameter("statement", f"no privacy statement for a {quantity!r} certificate")
     for k in ("dataset_size", "batch_size", "epochs"):
@@ -83,7 +91,12 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
     rel = RELATIONS.get(f["relation"], f["relation"])
     batch = f" (expected batch size {f['batch_size']} of {f['dataset_size']} examples)" if "batch_size" in f else ""
     sampling = (f"samples every example independently with probability q = {f['q']} (Poisson sampling){batch}"
-                if "wor_batch" not in f else
+                if "wor_batch" not in f and "bins" not in f else
+                f"processes one of T = {f.get('bins')} batches, in turn; at the start of every epoch each of the "
+                f"{f.get('dataset_size')} examples is assigned to one of the T batches uniformly at random, "
+                "independently of the other examples and of the earlier epochs (balls-in-bins sampling; batch "
+                f"sizes are random, {f.get('batch_size')} in expectation)"
+                if "bins" in f else
                 f"draws a batch of exactly {f['wor_batch']} of the {f['dataset_size']} examples uniformly at "
                 "random without replacement, independently of the other steps (not one shuffle per epoch)")
     sensitivity = ("add/remove of one example" if "wor_batch" not in f else
@@ -91,7 +104,10 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
                    "accounting applies")
     # shuffle-and-iterate partitions the data (each example in exactly one batch per epoch): it is
     # neither Poisson sampling nor the per-step independent draws without replacement accounted here
-    loader = ("shuffling into fixed-size batches partitions the data once per epoch; it is neither Poisson "
+    loader = ("shuffling into fixed-size batches, Poisson sampling, and one balls-in-bins assignment reused "
+              "across epochs are different schemes with different bounds"
+              if "bins" in f else
+              "shuffling into fixed-size batches partitions the data once per epoch; it is neither Poisson "
               "sampling nor independent sampling without replacement (`dpverify audit dpsgd --sampling shuffle` "
               "brackets it)"
               if "wor_batch" not in f else
@@ -111,10 +127,19 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
                       f"deviation sigma * C with noise multiplier sigma = {f['sigma']} (the noise "
                       f"multiplier is the noise standard deviation divided by the L2 sensitivity C of "
                       f"the summed clipped gradients under {sensitivity}).{calibrated}"),
-        "proof": (f"The epsilon is a certified upper bound (privacy-loss-distribution accounting with "
-                  f"rigorous error bounds, rounded up) computed by dpverify {f['version']}; the "
-                  f"certificate's digest is sha256 {f['digest']}, and anyone can re-check it "
-                  f"independently with `dpverify verify CERTIFICATE.json`."),
+        "proof": ((f"The epsilon is a certified upper bound: the upper end, rounded up, of a certified "
+                   "enclosure of the epsilon of the dominating pair that Chua et al. (AISTATS 2025) prove for one "
+                   "balls-in-bins epoch"
+                   + (f", composed over the {f['epochs_n']} independently assigned epochs by adaptive composition "
+                      "of dominating pairs (Zhu, Dong and Wang, AISTATS 2022, Thm 10)" if f.get("epochs_n", 1) > 1
+                      else "")
+                   + f"; the enclosure's lower end, {f['lower']}, is a lower bound for that pair's epsilon. "
+                   f"Computed by dpverify {f['version']}; the "
+                   if "bins" in f else
+                   f"The epsilon is a certified upper bound (privacy-loss-distribution accounting with "
+                   f"rigorous error bounds, rounded up) computed by dpverify {f['version']}; the ")
+                  + f"certificate's digest is sha256 {f['digest']}, and anyone can re-check it "
+                  "independently with `dpverify verify CERTIFICATE.json`."),
         "scope": ("The guarantee does not cover: gradients clipped per batch or per microbatch "
                   f"instead of per example; a data loader that does not sample as stated ({loader}); "
                   "hyperparameter tuning or any other use of the data outside these steps; "

@@ -340,9 +340,13 @@ def _epoch_form(args: argparse.Namespace) -> None:
             raise InvalidParameter(opt, f"--sampling {args.sampling} takes --noise-multiplier, --dataset-size, "
                                         "--batch-size and --epochs (every record in exactly one batch per epoch)")
     for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff"):
+        if opt == "statement" and args.sampling == "balls-in-bins":
+            continue  # a statement states the certified upper end (:mod:`dpverify.statement`)
         if getattr(args, opt, None):
             raise InvalidParameter(opt, f"--{opt.replace('_', '-')} covers Poisson sampling only (not --sampling "
                                         f"{args.sampling})")
+    if getattr(args, "statement", None) and args.delta is None:
+        raise InvalidParameter("statement", "--statement needs --delta (a statement gives epsilon for a delta)")
     for name in ("noise_multiplier", "dataset_size", "batch_size", "epochs"):
         if getattr(args, name) is None:
             raise InvalidParameter(name, f"--{name.replace('_', '-')} is required with --sampling {args.sampling}")
@@ -365,6 +369,10 @@ def _epoch_answer(args: argparse.Namespace, C: Any, eps_of: Any, delta_of: Any, 
         verdict, why = C.decide(b, args.claimed_eps)
         cert = C.claim_certificate(r, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
         emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP with {where}: {verdict} ({why})")
+        if verdict == "holds":
+            _statement(args, cert)
+        elif getattr(args, "statement", None):
+            print("dpverify: no statement: the claim is not proved", file=sys.stderr)
         return {"holds": 0, "fails": 1}.get(verdict, 3)
     if args.delta is not None:
         b = eps_of()
@@ -375,6 +383,8 @@ def _epoch_answer(args: argparse.Namespace, C: Any, eps_of: Any, delta_of: Any, 
         cert = C.bracket_certificate(r, b, eps=args.eps)
         name = f"delta({args.eps})"
     emit(args, cert, f"{name} with {where} in [{b['lo']}, {b['hi']}]: {note}")
+    if args.delta is not None:
+        _statement(args, cert)
     return 0
 
 

@@ -62,6 +62,7 @@ Delta = 2^-m and any linear grid give valid bounds; the floats only choose them.
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -344,13 +345,6 @@ def laws(r: "B.BinsRun", grids: Optional[dict[str, "B.Grid"]] = None,
 # --------------------------------------------------------------------------- choices (floats: hints only)
 
 
-def _gauss_tail_cut(sigma: float, E: int) -> float:
-    """Float proposal of the largest per-epoch loss kept on the linear grid: the
-    Gaussian (no-amplification) epsilon at 1e-10 / E, plus 1 (P(X > x + 1) <=
-    delta(x) / (1 - e^-1), and the epoch's delta is at most the Gaussian one)."""
-    return B._gauss_eps_float(sigma, 1e-10 / E) + 1.0
-
-
 def _j_range(C: fmpz_poly, tol: float) -> tuple[int, int]:
     """Float: the degrees [a, b] outside which the law C (units 2^-U) has at most tol per end."""
     p = [int(c) / 2.0**B.UNIT_BITS for c in C.coeffs()]
@@ -389,17 +383,35 @@ def choose_loss(r: "B.BinsRun", grids: dict[str, "B.Grid"], lin: dict[str, Any],
     return LossGrid(m, math.floor(r0 * f), math.ceil(r1 * f), math.floor(a0 * f), math.ceil(a1 * f))
 
 
-#: largest per-epoch L = e^{-Z} the add direction's linear grid resolves (beyond: raised to the window's
-#: low end, sound); the remove direction needs the P-law of large L instead
+#: largest per-epoch L = e^{-Z} the add direction's linear grid resolves at most (beyond: raised to the
+#: window's low end, sound); the remove direction needs the P-law of large L instead
 _ADD_CUT = 4.0
 
 
+def _s_max(sigma: float, T: int, E: int, d: str) -> float:
+    """Float proposal of the largest S = T L the linear grid of direction ``d`` covers.
+    Remove (P-law): the tilted coordinate, log Y_1 ~ N(1/(2 sigma^2), 1/sigma^2), at its
+    upper 1e-10 / E quantile, plus the other T - 1 (mean 1 each) at 8 standard deviations
+    plus one of them at its 1e-12 / T quantile. Add (Q-law): the T coordinates alike, at most
+    T e^4. Soundness does not depend on it (mass beyond goes to +inf or to the window's end)."""
+    m, sd = 0.5 / sigma**2, 1.0 / sigma
+    var = math.expm1(min(1.0 / sigma**2, 700.0))
+
+    def q(mean: float, p: float) -> float:  # upper p-quantile of a log-normal
+        z = -NormalDist().inv_cdf(p) if p > 1e-300 else 37.0
+        return math.exp(min(mean + z * sd, 700.0))
+
+    others = (T - 1) + 8 * math.sqrt(max(T - 1, 0) * var) + (q(-m, 1e-12 / T) if T > 1 else 0.0)
+    if d == "remove":
+        return min(q(m, 1e-10 / E) + others, 1e15)
+    return min(T + 8 * math.sqrt(T * var) + q(-m, 1e-12 / T), T * math.exp(_ADD_CUT))
+
+
 def choose_grids(r: "B.BinsRun", degree: int = 1 << 16) -> dict[str, "B.Grid"]:
-    """Float proposal of the linear grid per direction: remove (P-law of L, up to the loss
-    where the Gaussian tail bound of :func:`_gauss_tail_cut` leaves about 1e-10 / E), add
-    (Q-law of L up to e^4: beyond, Z = -log L < -4 only raises to the window)."""
-    cut = {"remove": _gauss_tail_cut(float(r.sigma), r.epochs), "add": _ADD_CUT}
-    return {d: _grid(r.sigma, r.batches, B._c_max(cut[d]), degree) for d in B._directions(r.relation)}
+    """Float proposal of the linear grid per direction, covering S up to :func:`_s_max`."""
+    sig = float(r.sigma)
+    return {d: _grid(r.sigma, r.batches, _s_max(sig, r.batches, r.epochs, d) / r.batches, degree)
+            for d in B._directions(r.relation)}
 
 
 #: most unit cells of a proposed grid (the re-check caps a grid at 2^16 cells)

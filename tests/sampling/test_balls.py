@@ -197,11 +197,11 @@ def test_corpus_record_decided_for_balls_in_bins(tmp_path, capsys):
            "implementation_sampling": "balls-in-bins"}
     b = B.enclose_eps(B.run("1.1", 600, 20, 1), "1e-5")
     recs = [dict(rec, id="holds", claimed_eps=b["hi"]), dict(rec, id="fails", claimed_eps=str(Fraction(b["lo"]) / 2)),
-            dict(rec, id="no-T", dataset_size=601, claimed_eps="5")]
+            dict(rec, id="no-bins", dataset_size=601, claimed_eps="5")]
     f = tmp_path / "b.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
     main(["audit", "corpus", str(f), "--json"])
     rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows["holds"]["verdict"] == "holds" and "balls-and-bins" in rows["holds"]["reason"]
     assert rows["fails"]["verdict"] == "fails"
-    assert rows["no-T"]["verdict"] == "undecided" and "number of bins" in rows["no-T"]["reason"]
+    assert rows["no-bins"]["verdict"] == "undecided" and "number of bins" in rows["no-bins"]["reason"]

@@ -194,3 +194,26 @@ def test_bad_inputs_exit_2_and_say_what_to_do(argv, flag, words, capsys):
     assert rc == 2
     err = capsys.readouterr().err
     assert flag in err and words in err
+
+
+def test_statement_names_the_scheme_and_each_end(certs):
+    from dpverify.statement import statement
+
+    r, b, ecert, dcert = certs
+    text = statement(ecert, "txt").replace("\n", " ")
+    # the stated epsilon is the certified upper end rounded up; the lower end is named as such
+    import re
+
+    eps = Fraction(re.search(r"satisfies \(([0-9.]+), ", text).group(1))
+    assert eps >= Fraction(b["hi"])
+    assert "balls-in-bins" in text and "Thm 10" in text and "2 independently assigned epochs" in text
+    assert f"lower end, {b['lo']}, is a lower bound" in text
+    with pytest.raises(Exception):  # a delta(eps) enclosure states no epsilon
+        statement(dcert, "md")
+
+
+def test_cli_statement_for_balls_in_bins(capsys):
+    argv = ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "1.1", "--dataset-size", "600",
+            "--batch-size", "100", "--epochs", "1", "--statement", "md"]
+    assert main(argv + ["--eps", "1"]) == 2  # a statement gives epsilon for a delta
+    assert "--statement" in capsys.readouterr().err
