@@ -6,7 +6,9 @@ byte for byte), so a sweep's certificates are re-checked by the ``pld.*``
 re-checkers and can be compared with single runs. What is proved: the
 enclosure of epsilon(delta) or delta(eps) of T Poisson-subsampled Gaussian
 steps under the neighbouring relation (AFA Thm 10, 11), or the verdict on
-(claimed_eps, delta)-DP.
+(claimed_eps, delta)-DP. With ``sampling: balls-in-bins`` the configuration is the
+balls-in-bins run of ``audit dpsgd --sampling balls-in-bins`` (the one-epoch pair of
+Chua et al. 2025, E epochs composed by AFA Thm 10) and the certificate its bins.* one.
 """
 
 from __future__ import annotations
@@ -58,12 +60,84 @@ def _schedule(params: Mapping[str, Any]) -> tuple[S.GaussianSteps, dict[str, Any
     return ev, {"noise_multiplier": sigma, "sampling_rate": _text(params, "sampling_rate"), "steps": ev.count}
 
 
+_SAMPLINGS = ("poisson", "balls-in-bins")
+
+
+def _sampling(params: Mapping[str, Any]) -> str:
+    s = params.get("sampling", "poisson")
+    if s not in _SAMPLINGS:
+        raise InvalidParameter("sampling", f"sampling={s!r}; allowed: {', '.join(_SAMPLINGS)}")
+    return s
+
+
+def _bins_run(params: Mapping[str, Any]) -> Any:
+    """The balls-in-bins run of a configuration (the same validation as audit dpsgd)."""
+    from ..sampling import balls as BB
+
+    for k in ("noise_multiplier", *_TF):
+        if k not in params:
+            raise InvalidParameter(k, f"{k} is required with sampling balls-in-bins")
+    for k in ("sampling_rate", "steps"):
+        if k in params:
+            raise InvalidParameter(k, f"{k} does not apply to sampling balls-in-bins (give dataset_size, "
+                                      "batch_size and epochs)")
+    return BB.run(_text(params, "noise_multiplier"), _text(params, "dataset_size"), _text(params, "batch_size"),
+                  _text(params, "epochs"), params.get("neighboring", "add-remove"))
+
+
+def _bins_plan(params: Mapping[str, Any]) -> Plan:
+    """The bins.* certificate's kind and inputs, as bins_cert records them."""
+    from ..certificate.shuffle_cert import claim_inputs, query
+
+    r = _bins_run(params)
+    has = [k for k in ("delta", "eps") if k in params]
+    if len(has) != 1:
+        raise InvalidParameter("delta", "give exactly one of delta (certify epsilon) and eps (certify delta)")
+    if "digits" in params:
+        raise InvalidParameter("digits", "digits does not apply to sampling balls-in-bins (its enclosure is "
+                                         "certified to 4 significant digits for E > 1 epochs, 6 for one)")
+    if "time_budget" in params:
+        raise InvalidParameter("time_budget", "time_budget does not apply to sampling balls-in-bins (its work is "
+                                              "bounded by its grid caps before it starts)")
+    inputs = r.inputs()
+    if "claimed_eps" in params:
+        if "delta" not in params:
+            raise InvalidParameter("claimed_eps", "claimed_eps needs delta")
+        V.nonnegative("claimed_eps", _text(params, "claimed_eps"))
+        V.open_unit("delta", _text(params, "delta"))
+        return Plan("bins.claim", claim_inputs(inputs, _text(params, "claimed_eps"), _text(params, "delta")))
+    if "delta" in params:
+        V.open_unit("delta", _text(params, "delta"))
+        kind, _ = query(inputs, "bins", _text(params, "delta"), None)
+    else:
+        V.nonnegative("eps", _text(params, "eps"))
+        kind, _ = query(inputs, "bins", None, _text(params, "eps"))
+    return Plan(kind, inputs)
+
+
+def _bins_compute(params: Mapping[str, Any], plan: Plan) -> dict:
+    from ..certificate import bins_cert as C
+    from ..sampling import balls as BB
+
+    r = _bins_run(params)
+    if plan.quantity == "bins.claim":
+        b = BB.enclose_eps(r, _text(params, "delta"))
+        verdict, why = C.decide(b, _text(params, "claimed_eps"))
+        return C.claim_certificate(r, b, verdict, why, claimed_eps=_text(params, "claimed_eps"),
+                                   delta=_text(params, "delta"))
+    if plan.quantity == "bins.epsilon":
+        return C.bracket_certificate(r, BB.enclose_eps(r, _text(params, "delta")), delta=_text(params, "delta"))
+    return C.bracket_certificate(r, BB.enclose_delta(r, _text(params, "eps")), eps=_text(params, "eps"))
+
+
 class AuditTask:
     name = "audit"
     settings = ("time_budget",)
     post = None
 
     def plan(self, params: Mapping[str, Any]) -> Plan:
+        if _sampling(params) == "balls-in-bins":
+            return _bins_plan(params)
         _, inputs = _schedule(params)
         rel = _relation(params.get("neighboring", "add-remove"), allowed=SCHEDULE_RELATIONS)
         inputs["neighboring"] = rel.value
@@ -97,6 +171,8 @@ class AuditTask:
         return Plan(quantity, inputs)
 
     def compute(self, params: Mapping[str, Any], plan: Plan) -> dict:
+        if plan.quantity.startswith("bins."):
+            return _bins_compute(params, plan)
         ev, _ = _schedule(params)
         inputs = dict(plan.inputs)
         rel = _relation(inputs["neighboring"], allowed=SCHEDULE_RELATIONS)
@@ -130,7 +206,9 @@ class AuditTask:
                   extra: Optional[Mapping[str, Any]]) -> dict:
         result = cert["result"]
         enc = result.get("enclosure") or {}
-        names = {"pld.epsilon": "epsilon(delta)", "pld.delta": "delta(eps)", "pld.claim": "delta(claimed_eps)"}
+        names = {"pld.epsilon": "epsilon(delta)", "pld.delta": "delta(eps)", "pld.claim": "delta(claimed_eps)",
+                 "bins.epsilon": "epsilon(delta), balls-in-bins", "bins.delta": "delta(eps), balls-in-bins",
+                 "bins.claim": "epsilon(delta) vs claimed, balls-in-bins"}
         return {
             "quantity": names.get(cert["claim"]["quantity"], cert["claim"]["quantity"]),
             "lo": enc.get("lo", ""),

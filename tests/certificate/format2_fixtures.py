@@ -155,6 +155,9 @@ OPTIONS = {
                         "--noise-multiplier", "3", "--rel-width", "0.05"],
     "calibrate-sampling-rate": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--steps", "10",
                                 "--noise-multiplier", "3", "--rel-width", "0.05"],
+    # balls-in-bins over two independently re-allocated epochs (result.bins_epochs, AFA Thm 10)
+    "bins-epsilon-epochs": ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "2",
+                            "--dataset-size", "4", "--batch-size", "1", "--epochs", "2", "--delta", "1e-5"],
 }
 CLI.update(OPTIONS)
 

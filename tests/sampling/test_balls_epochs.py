@@ -217,3 +217,27 @@ def test_cli_statement_for_balls_in_bins(capsys):
             "--batch-size", "100", "--epochs", "1", "--statement", "md"]
     assert main(argv + ["--eps", "1"]) == 2  # a statement gives epsilon for a delta
     assert "--statement" in capsys.readouterr().err
+
+
+def test_sweep_task_draws_balls_in_bins_byte_identical_to_audit(tmp_path, capsys):
+    # the sweep's audit task with sampling = balls-in-bins writes the certificate `audit dpsgd --json`
+    # prints, which verify re-proves; an option the scheme does not take names itself
+    from dpverify.sweep import SequentialExecutor, load_grid, run_sweep
+
+    (tmp_path / "g.toml").write_text('task = "audit"\n[fixed]\nsampling = "balls-in-bins"\nnoise_multiplier = "1.1"\n'
+                                     'dataset_size = 600\nbatch_size = 100\nepochs = "1"\ndelta = "1e-5"\n')
+    res = run_sweep(load_grid(tmp_path / "g.toml"), SequentialExecutor(), tmp_path / "out", cache=None)
+    assert [r.status for r in res.rows] == ["ok"]
+    body = (tmp_path / "out" / "certificates" / f"{res.rows[0].key}.json").read_bytes()
+    assert "confirmed" in verify_certificate(json.loads(body))
+    assert main(["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "1.1", "--dataset-size",
+                 "600", "--batch-size", "100", "--epochs", "1", "--delta", "1e-5", "--json"]) == 0
+    assert capsys.readouterr().out.encode() == body
+    from dpverify.errors import InvalidParameter
+    from dpverify.sweep.task_audit import TASK
+
+    with pytest.raises(InvalidParameter, match="sampling_rate"):
+        TASK.plan({"sampling": "balls-in-bins", "noise_multiplier": "1", "dataset_size": 10, "batch_size": 2,
+                   "epochs": "1", "sampling_rate": "0.1", "delta": "1e-5"})
+    with pytest.raises(InvalidParameter, match="allowed: poisson, balls-in-bins"):
+        TASK.plan({"sampling": "shuffle", "noise_multiplier": "1", "delta": "1e-5"})
