@@ -241,3 +241,13 @@ def test_sweep_task_draws_balls_in_bins_byte_identical_to_audit(tmp_path, capsys
                    "epochs": "1", "sampling_rate": "0.1", "delta": "1e-5"})
     with pytest.raises(InvalidParameter, match="allowed: poisson, balls-in-bins"):
         TASK.plan({"sampling": "shuffle", "noise_multiplier": "1", "delta": "1e-5"})
+
+
+def test_one_epoch_through_the_loss_law_meets_the_one_epoch_enclosure():
+    # E = 1 through this module (P-law of log L on the loss grid, AFA Lemma 37) against the one-epoch
+    # module (Q-law of L, the hinge identity with E[L] = 1): two routes to one number must overlap
+    r = B.run("1.1", 30, 10, 1)
+    a = B.enclose_delta(r, "1", grid=B.choose_grid(Fraction(11, 10), 3, 3.0, _DEG))
+    b = BE.enclose_delta(r, "1", grids=_small(r), points=_PTS)
+    assert Fraction(b["lo"]) <= Fraction(a["hi"]) and Fraction(a["lo"]) <= Fraction(b["hi"])
+    assert Fraction(b["hi"]) - Fraction(b["lo"]) <= Fraction(b["hi"]) / 5  # tiny test grids: about 11%
