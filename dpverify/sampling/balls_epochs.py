@@ -407,8 +407,13 @@ def _s_max(sigma: float, T: int, E: int, d: str) -> float:
     return min(T + 8 * math.sqrt(T * var) + q(-m, 1e-12 / T), T * math.exp(_ADD_CUT))
 
 
-def choose_grids(r: "B.BinsRun", degree: int = 1 << 16) -> dict[str, "B.Grid"]:
-    """Float proposal of the linear grid per direction, covering S up to :func:`_s_max`."""
+def choose_grids(r: "B.BinsRun", degree: Optional[int] = None) -> dict[str, "B.Grid"]:
+    """Float proposal of the linear grid per direction, covering S up to :func:`_s_max`
+    with about ``degree`` cells of S. By default 2^16, 2^17 from E = 3, 2^18 from E = 9: every
+    epoch's loss is rounded outward by about h / L and the roundings add over the epochs
+    (measured, T = 10, sigma 1.1, E = 20: width 6% at 2^16, 1.6% at 2^18, twice the time)."""
+    if degree is None:
+        degree = 1 << (16 if r.epochs < 3 else 17 if r.epochs < 9 else 18)
     sig = float(r.sigma)
     return {d: _grid(r.sigma, r.batches, _s_max(sig, r.batches, r.epochs, d) / r.batches, degree)
             for d in B._directions(r.relation)}
