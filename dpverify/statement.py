@@ -127,7 +127,7 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
                       f"deviation sigma * C with noise multiplier sigma = {f['sigma']} (the noise "
                       f"multiplier is the noise standard deviation divided by the L2 sensitivity C of "
                       f"the summed clipped gradients under {sensitivity}).{calibrated}"),
-        "proof": ((f"The epsilon is a certified upper bound: the upper end, rounded up, of a certified "
+        "proof": (("The epsilon is a certified upper bound: the upper end, rounded up, of a certified "
                    "enclosure of the epsilon of the dominating pair that Chua et al. (AISTATS 2025) prove for one "
                    "balls-in-bins epoch"
                    + (f", composed over the {f['epochs_n']} independently assigned epochs by adaptive composition "

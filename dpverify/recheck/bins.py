@@ -220,7 +220,7 @@ class _Epochs:
     times by exact GMP products rounded to units 2^-128; delta = E[(1 - e^{eps - X})_+]."""
 
     def __init__(self, run: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]], loss: Mapping[str, int]) -> None:
-        self.A = A = arith(_PREC)
+        self.A = arith(_PREC)
         self.m, self.E, self.T = loss["m"], run["E"], run["T"]
         self.parts = {}
         for d in run["dirs"]:
