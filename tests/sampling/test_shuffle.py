@@ -136,7 +136,7 @@ def test_refusals(capsys):
                         "--epochs", "2"]) == 2  # add-remove: B divides n - 1
     assert main(base + ["--sampling", "shuffle", "--sampling-rate", "0.1", "--steps", "3"]) == 2
     assert main(base + ["--sampling", "balls-in-bins", "--dataset-size", "1000", "--batch-size", "100",
-                        "--epochs", "2"]) == 2
+                        "--epochs", "1.5"]) == 2  # balls-in-bins composes whole epochs only
     with pytest.raises(InvalidParameter):
         S.run("1", 1000, 100, 0, "shuffle")
 
