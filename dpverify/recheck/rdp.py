@@ -38,7 +38,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, exact_enclosure, to_fraction
 from .core import to_mpf as mpfr_to_mpf
-from .gdp import bracket_root_iv, enclose, exact_input, mpf_to_fraction, start_bits
+from .gdp import enclose, exact_input, mpf_to_fraction, start_bits
 from .verify import Recheck, needed_digits, parse_bound, register
 
 #: the integer-order binomial sum of the subsampled Gaussian is summed up to this order
@@ -351,7 +351,8 @@ def _gamma_iv(A: Arith, a: Fraction, eps: Fraction, d: Fraction) -> tuple[Iv, Fr
     else:
         raise CouldNotReprove("the minimiser over p of ABC (16) is not bracketed")
     if m is None:
-        stop = Fraction(1, 1 << (A.prec // 2 + 8))
+        # (beyond 1024 bits the bound's error S'' w^2 stays at 2^-1040: bounded work)
+        stop = Fraction(1, 1 << (min(A.prec, 1024) // 2 + 8))
         for _ in range(4 * A.prec + 64):
             if t_hi - t_lo <= t_lo * stop:
                 break
@@ -793,11 +794,13 @@ def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
         return enclose(lambda A: _CONV_IV[c](A, a, g, d), digits)
 
     def gam(A: Arith, e: Fraction) -> Iv:
+        if e < 0:  # gamma is non-decreasing in eps: below 0 it is at most gamma(0)
+            return (mpfr("-inf"), _gamma_iv(A, a, Fraction(0), d)[0][1])
         return _gamma_iv(A, a, e, d)[0]
 
     if g == 0 or _decide(lambda A: gam(A, Fraction(0)), lambda A: A.q(g), digits) > 0:
         return Recheck(lo=mpf(0), hi=mpf(0), dps=30)  # gamma(0) >= rdp: the infimum is eps = 0
-    return bracket_root_iv(gam, g, result, True, "the optimal conversion's eps")
+    return _bracket(gam, g, result, "the optimal conversion's eps")
 
 
 @register("rdp.to_dp_delta")
@@ -836,9 +839,33 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
         return Recheck(lo=mpf(0), hi=mpf(0), dps=30)
 
     def gam(A: Arith, x: Fraction) -> Iv:
+        if x >= 1:
+            raise CouldNotReprove("a recorded optimal delta >= 1 is not a bracket of the root")
         return _gamma_iv(A, a, e, x)[0]
 
-    return bracket_root_iv(gam, g, result, True, "the optimal conversion's delta")
+    return _bracket(gam, g, result, "the optimal conversion's delta")
+
+
+def _bracket(f: Callable[[Arith, Fraction], Iv], target: Fraction, result: Mapping[str, Any], what: str) -> Recheck:
+    """The root r = inf{x : f(x) >= target} of a non-decreasing f lies in the recorded
+    [lo, hi] (read as binary numbers rounded inward): f(lo) < target proves r >= lo, f(hi) >
+    target proves r <= hi; each decided on enclosures up to 4096 bits (:func:`_decide`:
+    bounded work). The far side at an end refutes the certificate."""
+    lo, hi = _frac_bound(result, "lo", "c"), _frac_bound(result, "hi", "f")
+    if lo is None or hi is None:
+        raise CouldNotReprove(f"{what}: the recorded enclosure has no finite ends to bracket the root")
+    digits = needed_digits(result) + 5
+    sa = _decide(lambda A: f(A, lo), lambda A: A.q(target), digits)
+    sb = _decide(lambda A: f(A, hi), lambda A: A.q(target), digits)
+    if sa > 0:
+        raise CertificateRejected(f"{what}: the value at the recorded lower end is already past the target: "
+                                  "the root is below it")
+    if sb < 0:
+        raise CertificateRejected(f"{what}: the value at the recorded upper end has not reached the target: "
+                                  "the root is above it")
+    if sa < 0 and sb > 0:
+        return Recheck(lo=exact_enclosure(lo)[0], hi=exact_enclosure(hi)[1], dps=digits + 20)
+    raise CouldNotReprove(f"{what}: the target is within the second route's width at a recorded end")
 
 
 # --------------------------------------------------------------------------- ABC Fig 2 quantities
