@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable, Mapping, Optional
 
 import gmpy2
@@ -39,7 +40,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, exact_enclosure, to_fraction
 from .core import to_mpf as mpfr_to_mpf
 from .gdp import enclose, exact_input, mpf_to_fraction, start_bits
-from .verify import Recheck, needed_digits, parse_bound, register
+from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register
 
 #: the integer-order binomial sum of the subsampled Gaussian is summed up to this order
 #: (beyond, the certificate answers exit 3: the work is bounded before it starts)
@@ -212,40 +213,87 @@ def _ssg_series(A: Arith, a: Fraction, s: Fraction, q: Fraction, tol: Optional[i
 
     u = (2x - 1)/(2 s^2) (each by completing the square in the Gaussian integral).
 
-    Truncation bound (proved, not estimated): m1_i and m2_i are non-increasing in i (the
-    ratios are <= 1 on their half-lines), and for N > a the signs of C(a, i), i > N, alternate
-    in lockstep with (-1)^i, so sum_{i>N} |C(a,i)| = |sum_{i>N} (-1)^i C(a,i)| = |C(a-1, N)|
-    (from sum_{i<=N} (-1)^i C(a,i) = (-1)^N C(a-1,N) and (1 - 1)^a = 0). Hence
-    |tail| <= (m1_{N+1} + m2_{N+1}) |C(a,N)| |a - N| / a. The sum stops when that is below
-    2^-tol of the partial sum (or after MAX_SERIES_TERMS terms: then as wide as it is)."""
+    The tail from i0 = floor(a) + 1 on (proved, not estimated): for i > a the sign of C(a, i)
+    alternates and |C(a, i)| = (|sin(pi a)| / pi) B(i - a, a + 1) = int_0^1 t^i w(t) dt with
+    w(t) = |sin(pi a)| t^(-a-1) (1 - t)^a / pi >= 0 (reflection formula); m1_i + m2_i is
+    E[r^i; x <= z1] + E[(q e^u)^a r^-i; x > z1], the moments of a positive measure on [0, 1]
+    (the ratios r <= 1 and 1/r <= 1 on their half-lines). A product of two moment sequences
+    is one, so the tail is sign * sum_k (-1)^k a_k with a_k = int_0^1 x^k d mu, mu >= 0: Cohen,
+    Rodriguez Villegas, Zagier (Exp. Math. 2000, Prop. 1) with the shifted Chebyshev
+    polynomial P_n(x) = T_n(1 - 2x) gives S_n = sum_k b_k a_k / P_n(-1) (integers b_k,
+    :func:`_cvz`) and |S - S_n| <= int |P_n| / (P_n(-1) (1 + x)) d mu <= a_0 / T_n(3),
+    T_n(3) >= (3 + sqrt 8)^n / 2: about 2.54 bits per term, so n is chosen from ``tol``
+    (bits relative to the sum). Past MAX_SERIES_TERMS it raises :class:`_SlowSeries`."""
     tol = A.prec - 8 if tol is None else tol
     S = A.q(s)
     lq, l1q = A.log(A.q(q)), A.log1p(A.q(-q))
     two_s2 = A.q(2 * s * s)
     z1 = A.add(A.mul(A.q(s * s), A.log(A.q(1 / q - 1))), A.q(Fraction(1, 2)))
-    total = (mpfr(0), mpfr(0))
-    C = (mpfr(1), mpfr(1))  # C(a, 0)
-    C_prev = C
-    i = 0
-    while True:
+
+    def moment(i: int) -> Iv:
         j = a - i
         e1 = A.add(A.add(A.mul(A.q(j), l1q), A.mul(A.q(i), lq)), A.div(A.q(i * i - i), two_s2))
         m1 = A.mul(A.exp(e1), A.ncdf(A.div(A.sub(z1, A.q(i)), S)))
         e2 = A.add(A.add(A.mul(A.q(i), l1q), A.mul(A.q(j), lq)), A.div(A.q(j * j - j), two_s2))
         m2 = A.mul(A.exp(e2), A.ncdf(A.div(A.sub(A.q(j), z1), S)))
-        m = A.add(m1, m2)
-        if i - 1 > a:  # N = i - 1 > a: the tail beyond N is bounded by m_{N+1} |C(a-1, N)|
-            cn = max(abs(C_prev[0]), abs(C_prev[1]))
-            bound = A.up.mul(A.up.mul(m[1], cn), A.q(abs(a - (i - 1)) / a)[1])
-            if bound <= A.dn.mul_2exp(total[0], -tol):
-                return (A.dn.sub(total[0], bound), A.up.add(total[1], bound))
-            if i >= MAX_SERIES_TERMS:
-                raise _SlowSeries(f"the fractional-order series at alpha = {float(a):.6g} needs more than "
-                                  f"{MAX_SERIES_TERMS} terms for 2^-{tol}")
-        total = A.add(total, A.mul(C, m))
-        C_prev = C
+        return A.add(m1, m2)
+
+    i0 = math.floor(a) + 1
+    total = (mpfr(0), mpfr(0))
+    C = (mpfr(1), mpfr(1))  # C(a, 0)
+    for i in range(i0):
+        total = A.add(total, A.mul(C, moment(i)))
         C = A.mul(C, A.div(A.q(a - i), A.q(i + 1)))
-        i += 1
+    sign = 1 if C[0] > 0 else -1  # the sign of C(a, i0) (C never contains 0: a is not an integer)
+    absC = C if sign > 0 else A.neg(C)
+    a0 = A.mul(absC, moment(i0))
+    if not total[0] > 0:
+        raise _SlowSeries("the fractional-order series' head is not bounded away from 0")
+    # n with a_0 / T_n(3) <= 2^-tol total, T_n(3) >= 5.828^n / 2
+    ratio = float(A.up.div(a0[1], total[0]))
+    n = max(2, math.ceil((tol + 1 + max(0.0, math.log2(ratio) if ratio > 0 else 0.0)) / 2.54) + 1)
+    if n > MAX_SERIES_TERMS:
+        raise _SlowSeries(f"the fractional-order series at alpha = {float(a):.6g} needs more than "
+                          f"{MAX_SERIES_TERMS} terms for 2^-{tol}")
+    b, D = _cvz(n)
+    terms = [A.mul(A.q(b[0]), a0)]
+    for k in range(1, n):
+        i = i0 + k
+        absC = A.mul(absC, A.div(A.q(i - 1 - a), A.q(i)))  # |C(a,i)| = |C(a,i-1)| (i-1-a)/i
+        terms.append(A.mul(A.q(b[k]), A.mul(absC, moment(i))))
+    sn = A.div(A.fsum(terms), A.q(D))
+    err = A.up.div(a0[1], A.q(D)[0])
+    tail = (A.dn.sub(sn[0], err), A.up.add(sn[1], err))
+    if sign < 0:
+        tail = A.neg(tail)
+    return A.add(total, tail)
+
+
+@lru_cache(maxsize=128)
+def _cvz(n: int) -> tuple[tuple, int]:
+    """(b_0..b_(n-1), D) with sum_k b_k x^k = (D - P(x)) / (1 + x), P(x) = T_n(1 - 2x) (integer
+    coefficients, by the Chebyshev recurrence T_(m+1) = 2 y T_m - T_(m-1)) and D = P(-1) = T_n(3):
+    the weights of Cohen, Rodriguez Villegas, Zagier's acceleration, exact integers."""
+    p0, p1 = [1], [1, -2]  # T_0, T_1(1 - 2x)
+    for _ in range(n - 1):
+        y_p1 = [0] * (len(p1) + 1)
+        for k, c in enumerate(p1):  # (1 - 2x) p1
+            y_p1[k] += c
+            y_p1[k + 1] -= 2 * c
+        p2 = [2 * c for c in y_p1]
+        for k, c in enumerate(p0):
+            p2[k] -= c
+        p0, p1 = p1, p2
+    P = p1 if n >= 1 else p0
+    D = sum(c if k % 2 == 0 else -c for k, c in enumerate(P))
+    r = [D - P[0]] + [-c for c in P[1:]]  # D - P(x), divisible by (x + 1)
+    m = len(r) - 1
+    q = [0] * m
+    q[m - 1] = r[m]
+    for k in range(m - 1, 0, -1):  # synthetic division by x - (-1)
+        q[k - 1] = r[k] - q[k]
+    assert r[0] - q[0] == 0
+    return tuple(q), D
 
 
 # --------------------------------------------------------------------------- closed-form conversions
@@ -711,9 +759,20 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     if mech.exact:
         lo, hi = exact_enclosure(mech.k * mech.c * a)
         return Recheck(lo=lo, hi=hi, dps=60)
-    digits = needed_digits(result)
-    tol = _series_tol(mech, digits + 3)
-    return enclose(lambda A: A.div(mech.curve(A, a, tol), A.q(a - 1)), digits)
+    lo_rec, hi_rec = _frac_bound(result, "lo", "c"), _frac_bound(result, "hi", "f")
+    for last, dg in _ladder(result):
+        try:
+            tol = _series_tol(mech, dg + 3)
+            r = enclose(lambda A: A.div(mech.curve(A, a, tol), A.q(a - 1)), dg)
+        except _SlowSeries:
+            if last:
+                raise
+            continue
+        inside = (lo_rec is None or lo_rec <= mpf_to_fraction(r.lo)) and (
+            hi_rec is None or mpf_to_fraction(r.hi) <= hi_rec)
+        if inside or last:
+            return r
+    raise AssertionError("unreachable: the ladder's last rung returns")
 
 
 @register("rdp.epsilon", explain=(
@@ -757,25 +816,50 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     if a_star <= 1:
         raise CertificateRejected("recorded order must be > 1")
     lo_rec = _frac_bound(result, "lo", "c")
-    if conv == "optimal":
-        hi_rec = _frac_bound(result, "hi", "f")
-        if hi_rec is None or hi_rec < 0:
-            raise CouldNotReprove("an optimal-conversion rdp.epsilon needs a finite recorded upper end")
-        tol = _series_tol(mech, digits + 6)
-        s = _decide(lambda A: _gamma_iv(A, a_star, hi_rec, d)[0],
-                    lambda A: A.div(mech.curve(A, a_star, tol), A.q(a_star - 1)), digits + 4)
-        if s <= 0:
-            raise CouldNotReprove("the optimal conversion at the recorded order is not proved below the "
-                                  "recorded upper end")
-        hi = exact_enclosure(hi_rec)[1]  # hi_rec is a binary number: exact at 512 bits
-    else:
-        tol = _series_tol(mech, digits + 3)
-        hi = enclose(lambda A: _eps_at(A, mech, conv, a_star, d, tol), digits).hi
+    hi_rec = _frac_bound(result, "hi", "f")
+    hi = None
+    for last, dg in _ladder(result):
+        # the recorded width's digits first (cheap: the series at the order needs fewer
+        # terms), the precision floor's only where the first does not fit inside
+        try:
+            if conv == "optimal":
+                if hi_rec is None or hi_rec < 0:
+                    raise CouldNotReprove("an optimal-conversion rdp.epsilon needs a finite recorded upper end")
+                tol = _series_tol(mech, dg + 6)
+                if _decide(lambda A: _gamma_iv(A, a_star, hi_rec, d)[0],
+                           lambda A: A.div(mech.curve(A, a_star, tol), A.q(a_star - 1)), dg + 4) > 0:
+                    hi = exact_enclosure(hi_rec)[1]  # hi_rec is a binary number: exact at 512 bits
+            else:
+                tol = _series_tol(mech, dg + 3)
+                v = enclose(lambda A: _eps_at(A, mech, conv, a_star, d, tol), dg).hi
+                if hi_rec is None or mpf_to_fraction(v) <= hi_rec or last:
+                    hi = v
+        except _SlowSeries:
+            if last:
+                raise
+        if hi is not None:
+            break
+    if hi is None:
+        raise CouldNotReprove("the conversion at the recorded order is not proved below the recorded upper end")
     if lo_rec is None or lo_rec <= 0:
         return Recheck(lo=mpf(0), hi=hi, dps=digits + 20)  # eps >= 0 always: nothing to prove below
-    _prove_inf_at_least(mech, conv, lo_rec, d, digits)
+    for last, dg in _ladder(result):
+        try:
+            _prove_inf_at_least(mech, conv, lo_rec, d, dg)
+            break
+        except BudgetExceeded:
+            raise
+        except CouldNotReprove:
+            if last:
+                raise
     # [lo_rec, hi] encloses the infimum (lo proved on the cells, hi a value at one order)
     return Recheck(lo=exact_enclosure(lo_rec)[0], hi=hi, dps=digits + 20)
+
+
+def _ladder(result: Mapping[str, Any]) -> list:
+    """(is last, digits): the recorded width's digits, then the precision floor's if larger."""
+    ds = sorted({needed_digits(result, floor=4), needed_digits(result)})
+    return [(i == len(ds) - 1, x) for i, x in enumerate(ds)]
 
 
 @register("rdp.to_dp_eps")
