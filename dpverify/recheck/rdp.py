@@ -224,6 +224,8 @@ def _ssg_series(A: Arith, a: Fraction, s: Fraction, q: Fraction, tol: Optional[i
     :func:`_cvz`) and |S - S_n| <= int |P_n| / (P_n(-1) (1 + x)) d mu <= a_0 / T_n(3),
     T_n(3) >= (3 + sqrt 8)^n / 2: about 2.54 bits per term, so n is chosen from ``tol``
     (bits relative to the sum). Past MAX_SERIES_TERMS it raises :class:`_SlowSeries`."""
+    if a > MAX_INT_ORDER:
+        raise CouldNotReprove(f"an order {float(a):.6g} of the subsampled Gaussian is beyond the cap {MAX_INT_ORDER}")
     tol = A.prec - 8 if tol is None else tol
     S = A.q(s)
     lq, l1q = A.log(A.q(q)), A.log1p(A.q(-q))
