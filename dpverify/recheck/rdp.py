@@ -39,7 +39,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, exact_enclosure, to_fraction
 from .core import to_mpf as mpfr_to_mpf
-from .gdp import enclose, exact_input, mpf_to_fraction, start_bits
+from .gdp import enclose, exact_input, mpf_to_fraction, side, start_bits
 from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register
 
 #: the integer-order binomial sum of the subsampled Gaussian is summed up to this order
@@ -464,20 +464,10 @@ def _alpha_at(t: Fraction, bits: int) -> Fraction:
     return 1 + to_fraction(ctx.exp2(ctx.div(gmpy2.mpz(t.numerator), gmpy2.mpz(t.denominator))))
 
 
-def _decide(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int, max_bits: int = 4096) -> int:
-    """side() with a lower precision cap: -1 / +1 when f's enclosure is wholly below / above
-    the target's at some precision up to ``max_bits``, else 0."""
-    bits = start_bits(digits)
-    while True:
-        A = arith(bits)
-        v, t = f(A), target(A)
-        if v[1] < t[0]:
-            return -1
-        if v[0] > t[1]:
-            return 1
-        if bits >= max_bits:
-            return 0
-        bits = min(2 * bits, max_bits)
+def _decide(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int) -> int:
+    """:func:`side` capped at 4096 bits (bounded work: the gamma enclosure's bisection grows
+    with the precision)."""
+    return side(f, target, digits, max_bits=4096)
 
 
 def _p_proposal(a: Fraction, eps: Fraction, d: Fraction) -> Fraction:
@@ -716,15 +706,9 @@ def _search_order(mech: _Mech, conv: str, d: Fraction) -> Fraction:
             return float("inf")
 
     t0 = min(range(-10, 15), key=lambda t: h(float(t)))
-    lo_t, hi_t = t0 - 1.0, t0 + 1.0
-    gr = (math.sqrt(5) - 1) / 2
-    for _ in range(60):
-        x1, x2 = hi_t - gr * (hi_t - lo_t), lo_t + gr * (hi_t - lo_t)
-        if h(x1) <= h(x2):
-            hi_t = x2
-        else:
-            lo_t = x1
-    return Fraction(1 + 2.0 ** ((lo_t + hi_t) / 2))
+    with mpmath.workdps(15):  # a proposal on doubles' worth of digits
+        t = float(_golden(lambda x: h(float(x)), mpf(t0 - 1), mpf(t0 + 1), 60)[0])
+    return Fraction(1 + 2.0 ** t)
 
 
 def _conv_name(inputs: Mapping[str, Any]) -> str:
@@ -971,15 +955,9 @@ def _balle_float_inf(rho_t: float, d: float) -> float:
         a = 1 + 2.0 ** t
         return rho_t * a + math.log1p(-1 / a) - (math.log(d) + math.log(a)) / (a - 1)
 
-    lo_t = -20.0
-    gr = (math.sqrt(5) - 1) / 2
-    for _ in range(120):
-        x1, x2 = hi_t - gr * (hi_t - lo_t), lo_t + gr * (hi_t - lo_t)
-        if h(x1) <= h(x2):
-            hi_t = x2
-        else:
-            lo_t = x1
-    return min(1 + 2.0 ** ((lo_t + hi_t) / 2), 1 / d)
+    with mpmath.workdps(15):  # a proposal on doubles' worth of digits
+        t = float(_golden(lambda x: h(float(x)), mpf(-20), mpf(hi_t), 120)[0])
+    return min(1 + 2.0 ** t, 1 / d)
 
 
 def _abc_upper(A: Arith, sigma: Fraction, T: int, d: Fraction) -> Iv:

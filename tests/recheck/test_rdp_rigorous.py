@@ -26,6 +26,12 @@ def _mp(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
+def _golden_mp(h, lo_t, hi_t, iters: int):
+    """argmin of a unimodal h by golden-section search at mpmath's precision (the mpmath
+    helper the events route proposes with; here it only locates a reference minimum)."""
+    return rdp._golden(h, lo_t, hi_t, iters)[0]
+
+
 def _inside(iv, ref, rel, ref_digits: int = 35) -> None:
     """[lo, hi] meets the reference to the reference's own accuracy (10^-ref_digits relative;
     the enclosures are far narrower) and is narrow."""
@@ -133,15 +139,7 @@ def _gamma_ref(a: Fraction, e: Fraction, d: Fraction) -> mpmath.mpf:
             p = dm + mpmath.exp(t)
             return mpmath.log(p**am * (p - dm) ** (1 - am) + (1 - p) ** am * (mpmath.exp(em) - p + dm) ** (1 - am))
 
-        lo_t, hi_t = mpmath.log(dm) - 60, mpmath.log(1 - dm)
-        gr = (mpmath.sqrt(5) - 1) / 2
-        for _ in range(400):
-            x1, x2 = hi_t - gr * (hi_t - lo_t), lo_t + gr * (hi_t - lo_t)
-            if h(x1) <= h(x2):
-                hi_t = x2
-            else:
-                lo_t = x1
-        return em + h((lo_t + hi_t) / 2) / (am - 1)
+        return em + h(_golden_mp(h, mpmath.log(dm) - 60, mpmath.log(1 - dm), 400)) / (am - 1)
 
 
 @pytest.mark.parametrize("a,e,d", [("2", "0", "3/10"), ("2", "1/2", "1/100000"), ("20", "1", "1/10"),
@@ -247,15 +245,7 @@ def test_the_infimum_lower_end_is_proved_and_a_too_high_one_is_not_accepted(inpu
                 a = Fraction(mpmath.nstr(1 + mpmath.exp(t), 30))
                 return to_mpf(rdp._eps_at(A, mech, conv, a, d, 80)[1]), a
 
-            lo_t, hi_t = mpmath.mpf(-3), mpmath.mpf(6)
-            gr = (mpmath.sqrt(5) - 1) / 2
-            for _ in range(70):
-                x1, x2 = hi_t - gr * (hi_t - lo_t), lo_t + gr * (hi_t - lo_t)
-                if h(x1)[0] <= h(x2)[0]:
-                    hi_t = x2
-                else:
-                    lo_t = x1
-            v, a_best = h((lo_t + hi_t) / 2)
+            v, a_best = h(_golden_mp(lambda t: h(t)[0], mpmath.mpf(-3), mpmath.mpf(6), 70))
             alpha = f"{a_best.numerator}/{a_best.denominator}"
         else:
             v = mpmath.mpf(truth)
@@ -272,15 +262,7 @@ def test_abc_gain_encloses_an_mpmath_minimisation() -> None:
         rho_t, dm = mpmath.mpf(1000) / 800, mpmath.mpf(10) ** -5
         f = lambda t: (rho_t * (1 + mpmath.exp(t)) + mpmath.log1p(-1 / (1 + mpmath.exp(t)))  # noqa: E731
                        - (mpmath.log(dm) + mpmath.log(1 + mpmath.exp(t))) / mpmath.exp(t))
-        lo_t, hi_t = mpmath.mpf(-5), mpmath.mpf(5)
-        gr = (mpmath.sqrt(5) - 1) / 2
-        for _ in range(200):
-            x1, x2 = hi_t - gr * (hi_t - lo_t), lo_t + gr * (hi_t - lo_t)
-            if f(x1) <= f(x2):
-                hi_t = x2
-            else:
-                lo_t = x1
-        ref = rho_t + mpmath.sqrt(4 * rho_t * mpmath.log(1 / dm)) - f((lo_t + hi_t) / 2)
+        ref = rho_t + mpmath.sqrt(4 * rho_t * mpmath.log(1 / dm)) - f(_golden_mp(f, mpmath.mpf(-5), mpmath.mpf(5), 200))
     r = rdp.recheck_abc_gain({"noise_multiplier": "20", "compositions": 1000, "delta": "1e-5"},
                              {"enclosure": {"lo": "0.758", "hi": "0.759"}})
     with mpmath.workdps(50):
