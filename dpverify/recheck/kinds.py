@@ -455,8 +455,8 @@ _RDP_CURVE_STEP = (
     "D_alpha in MPFR directed rounding: the Gaussian's exact rational alpha mu^2 / 2; Laplace, randomized "
     "response and pure eps0 in closed form (exp, expm1, log1p outward); the subsampled Gaussian by the exact "
     "binomial sum at integer orders and, at fractional ones, the two binomial series of the split integral "
-    "(Phi by MPFR's erfc or the Mills ratio's continued fraction) with a proved tail bound "
-    "|C(alpha - 1, N)| times the next term", PROOF, True)
+    "(Phi by MPFR's erfc or the Mills ratio's continued fraction), their tail a Hausdorff moment sequence "
+    "summed by Cohen-Rodriguez Villegas-Zagier acceleration with its proved bound a_0 / T_n(3)", PROOF, True)
 _GAMMA_STEP = ("ABC Thm 3's gamma_alpha^eps(delta): at one p an upper bound; below, a bracket of the minimiser "
                "over p by proved signs of S'(p) and the tangent at a point of it (S convex in p); alpha delta >= 1 "
                "by ABC Thm 4 eq. 17", PROOF, True)
