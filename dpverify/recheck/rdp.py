@@ -303,14 +303,13 @@ def _cvz(n: int) -> tuple[tuple, int]:
 
 def _classic_iv(A: Arith, a: Fraction, g: Fraction, d: Fraction) -> Iv:
     """rdp + log(1/delta) / (alpha - 1) (Mironov 2017 Prop 3), directed rounding."""
-    return A.add(A.q(g), A.div(A.neg(A.log(A.q(d))), A.q(a - 1)))
+    return _classic_eps(A, a, A.q(g), A.neg(A.log(A.q(d))))
 
 
 def _balle_iv(A: Arith, a: Fraction, g: Fraction, d: Fraction) -> Iv:
     """max(0, rdp + log1p(-1/alpha) - (log delta + log alpha) / (alpha - 1)) (Balle et al.
-    2020 Thm 21), directed rounding; max(0, .) is monotone, applied to both ends."""
-    v = A.sub(A.add(A.q(g), A.log1p(A.q(-1 / a))), A.div(A.add(A.log(A.q(d)), A.log(A.q(a))), A.q(a - 1)))
-    return (max(mpfr(0), v[0]), max(mpfr(0), v[1]))
+    2020 Thm 21), directed rounding."""
+    return _balle_eps(A, a, A.q(g), A.neg(A.log(A.q(d))))
 
 
 def _balle_delta_exponent(A: Arith, a: Fraction, g: Fraction, e: Fraction) -> Iv:
@@ -1027,7 +1026,7 @@ def recheck_abc_extra(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
     while True:
         A = arith(bits)
         L = A.neg(A.log(A.q(d)))
-        x = A.mul(A.q(2 * sigma * sigma), _sq(A, A.sub(A.sqrt(A.add(L, A.q(e))), A.sqrt(L))))
+        x = A.mul(A.q(2 * sigma * sigma), _square_nonneg(A, A.sub(A.sqrt(A.add(L, A.q(e))), A.sqrt(L))))
         if math.floor(to_fraction(x[0])) == math.floor(to_fraction(x[1])):
             t_ma = math.floor(to_fraction(x[0]))
             break
@@ -1068,8 +1067,9 @@ def recheck_abc_extra(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
 
 
 
-def _sq(A: Arith, x: Iv) -> Iv:
-    return A.mul(x, x)
+def _square_nonneg(A: Arith, x: Iv) -> Iv:
+    """x^2 of an enclosure of a non-negative number (sqrt(L + eps) > sqrt(L) here)."""
+    return A.mul((max(x[0], mpfr(0)), x[1]), (max(x[0], mpfr(0)), x[1]))
 
 
 # --------------------------------------------------------------------------- mpmath helpers (estimates)

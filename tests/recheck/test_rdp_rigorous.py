@@ -116,6 +116,18 @@ def test_subsampled_gaussian_fractional_series_encloses_the_integral(a: str, s: 
         assert to_mpf(hi) - to_mpf(lo) <= to_mpf(hi) * mpmath.mpf(2) ** -(tol - 2)
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 12, 40])
+def test_accelerated_alternating_sum_meets_its_bound(n: int) -> None:
+    """sum_k (-1)^k / (k + 1) = log 2 (a_k = 1/(k+1), the moments of Lebesgue measure on
+    [0, 1]): the weights of :func:`_cvz` give S_n within a_0 / T_n(3) of it, in exact
+    rationals, and T_n(3) is the Chebyshev value ((3 + sqrt 8)^n + (3 - sqrt 8)^n) / 2."""
+    b, D = rdp._cvz(n)
+    sn = sum(Fraction(bk, k + 1) for k, bk in enumerate(b)) / D
+    with mpmath.workdps(60):
+        assert abs(_mp(sn) - mpmath.log(2)) <= mpmath.mpf(1) / D
+        assert D == mpmath.nint(((3 + mpmath.sqrt(8)) ** n + (3 - mpmath.sqrt(8)) ** n) / 2)
+
+
 @pytest.mark.parametrize("tol", [2, 4, 8])
 def test_fractional_series_tail_bound_holds_when_truncated_early(tol: int) -> None:
     """With a few accelerated terms the enclosure is wide but still contains the integral:
