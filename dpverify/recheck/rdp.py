@@ -388,7 +388,12 @@ def _gamma_iv(A: Arith, a: Fraction, eps: Fraction, d: Fraction) -> tuple[Iv, Fr
     t_hi = 1 - d
     m: Optional[Fraction] = None
     t = t_hi / 2
-    for _ in range(4 * A.prec + 64):
+    seed = _t_float(a, eps, d)  # a float proposal: kept only where the signs prove it a bracket
+    if seed is not None:
+        s_lo, s_hi = seed * (1 - Fraction(1, 1 << 24)), min(seed * (1 + Fraction(1, 1 << 24)), t_hi)
+        if s_lo < s_hi and sign(s_lo) < 0 and sign(s_hi) > 0:
+            t_lo, t_hi = s_lo, s_hi
+    for _ in range(0 if t_lo is not None else 4 * A.prec + 64):
         sg = sign(t)
         if sg < 0:
             t_lo = t
@@ -398,7 +403,8 @@ def _gamma_iv(A: Arith, a: Fraction, eps: Fraction, d: Fraction) -> tuple[Iv, Fr
             break
         t_hi, t = t, t / 2
     else:
-        raise CouldNotReprove("the minimiser over p of ABC (16) is not bracketed")
+        if t_lo is None:
+            raise CouldNotReprove("the minimiser over p of ABC (16) is not bracketed")
     if m is None:
         # (beyond 1024 bits the bound's error S'' w^2 stays at 2^-1040: bounded work)
         stop = Fraction(1, 1 << (min(A.prec, 1024) // 2 + 8))
@@ -433,6 +439,41 @@ def _gamma_iv(A: Arith, a: Fraction, eps: Fraction, d: Fraction) -> tuple[Iv, Fr
     hi = A.up.add(A.q(eps)[1], A.div(A.log(s), am1)[1])
     lo = A.dn.add(A.q(eps)[0], A.div(A.log((smin, smin)), am1)[0]) if smin > 0 else mpfr("-inf")
     return (lo, hi), m
+
+
+def _t_float(a: Fraction, eps: Fraction, d: Fraction) -> Optional[Fraction]:
+    """p - delta at the minimiser of ABC (16) on doubles (the sign of S'(p), bisected in
+    log t): a proposal only, None where doubles overflow or lose the sign."""
+    try:
+        af, ef, df = float(a), math.exp(float(eps)), float(d)
+
+        def ds(t: float) -> float:
+            p = df + t
+            lu = math.log(p) - math.log(t)
+            d1 = math.exp((af - 1) * lu) * (af - (af - 1) * math.exp(lu))
+            if p >= 1:
+                return d1
+            lv = math.log(1 - p) - math.log(ef - t)
+            return d1 - math.exp((af - 1) * lv) * (af - (af - 1) * math.exp(lv))
+
+        hi = 1 - df
+        lo = hi / 2
+        for _ in range(1100):
+            if ds(lo) < 0:
+                break
+            hi, lo = lo, lo / 2
+        else:
+            return None
+        for _ in range(80):
+            mid = math.sqrt(lo * hi)
+            if ds(mid) < 0:
+                lo = mid
+            else:
+                hi = mid
+        t = math.sqrt(lo * hi)
+        return Fraction(t) if 0 < t < 1 - df else None
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None
 
 
 def _dyadic_round(x: Fraction, bits: int) -> Fraction:
@@ -471,10 +512,8 @@ def _decide(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int
 
 def _p_proposal(a: Fraction, eps: Fraction, d: Fraction) -> Fraction:
     """p - delta near the minimiser of ABC (16) (only chooses: any p gives an upper bound)."""
-    try:
-        return _gamma_iv(arith(64), a, eps, d)[1]
-    except (CouldNotReprove, ValueError, ZeroDivisionError):
-        return 1 - d
+    t = _t_float(a, eps, d)
+    return t if t is not None else 1 - d
 
 
 def _prove_inf_at_least(mech: _Mech, conv: str, lo: Fraction, d: Fraction, digits: int,
