@@ -188,7 +188,7 @@ def enclose(f: Callable[[Arith], Iv], digits: int) -> Recheck:
     return Recheck(lo=mpfr_to_mpf(v[0]), hi=mpfr_to_mpf(v[1]), dps=digits + 20)
 
 
-def side(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int) -> int:
+def side(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int, max_bits: int = MAX_BITS) -> int:
     """-1 / +1 when f's enclosure lies wholly below / above the target's, at the
     first precision (rising from :func:`start_bits` to :data:`MAX_BITS`) that
     separates them; 0 when none does (the value is within the route's width of
@@ -202,9 +202,9 @@ def side(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int) -
                 return -1
             if v[0] > t[1]:
                 return 1
-        if bits >= MAX_BITS:
+        if bits >= max_bits:
             return 0
-        bits = min(2 * bits, MAX_BITS)
+        bits = min(2 * bits, max_bits)
 
 
 def delta_mu_iv(A: Arith, mu: Fraction, eps: Fraction) -> Iv:

@@ -148,22 +148,31 @@ _ROWS: list[Kind] = [
     Kind("composition.eps", P("composed profile at lo >= delta (monotone bracket)"),
          P("composed profile at hi <= delta"), certified=("lower", "upper", "gap"), verdict=_CLAIM_V,
          info=_COMMON_INFO),
-    Kind("rdp.divergence", P("D_alpha by mpmath quadrature or finite sums; " + _STABLE), P("same evaluation"),
+    Kind("rdp.divergence", P("k K(alpha) / (alpha - 1) in " + _MPFR + ": Gaussian exact rational, Laplace / rr / "
+                             "pure closed forms, subsampled Gaussian by the exact binomial sum (integer alpha) "
+                             "or the two binomial series with a proved tail bound (fractional alpha)"),
+         P("same enclosure, upper end"), info=_COMMON_INFO),
+    Kind("rdp.epsilon", P("cells of log2(alpha - 1) with convex minorants of (alpha-1) D_alpha, every bound "
+                          "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL)"),
+         P("the conversion at one order (alpha*, a hint) in " + _MPFR + "; optimal: ABC's gamma at the "
+           "recorded upper end proved >= D_alpha*"), hints=("alpha",), verdict=_CLAIM_V,
          info=_COMMON_INFO),
-    Kind("rdp.epsilon", P("cells of log(alpha - 1) with convex minorants of (alpha-1) D_alpha"),
-         P("the conversion at one order (alpha*, a hint)"), hints=("alpha",), verdict=_CLAIM_V,
-         info=_COMMON_INFO),
-    Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: ABC Thm 3 by mpmath "
-                            "bisection (estimate)"), P("same evaluation"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: gamma(lo) < rdp "
+                            "(gamma at one p, an upper bound)"),
+         P("classic, Balle: same enclosure; optimal: gamma(hi) > rdp (the p-minimum bounded below by "
+           "convexity, ABC Thm 3)"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.to_dp_delta", P("classic, Balle: the closed form in " + _MPFR + ", the cap at 1 decided exactly "
                               "or on the exponent's enclosure, an underflow gives [0, tiny] (exit 3 against a "
-                              "positive recorded end); optimal: mpmath bisection (estimate)"),
-         P("same evaluation"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("rdp.abc_gain", P("ratio of the optimal and classic conversions on mpmath"), P("same evaluation"),
+                              "positive recorded end); optimal: gamma at the recorded lo below rdp"),
+         P("same enclosure; optimal: gamma at the recorded hi above rdp (convexity in p)"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("rdp.abc_extra_iterations", P("compositions at equal eps on mpmath"), P("same evaluation"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("rdp.abc_gain", P("eps_MA (closed form) minus an upper bound of eps_0 (Balle at one order), in "
+                           + _MPFR),
+         P("eps_MA minus eps_0's lower end proved on cells of orders <= 1/delta"), verdict=_CLAIM_V,
+         info=_COMMON_INFO),
+    Kind("rdp.abc_extra_iterations", P("T_MA's floor decided on an enclosure; T_0 by eps_0(T_0) <= eps (one "
+                                       "order) and eps_0(T_0 + 1) > eps (cells), exact integers"),
+         P("same integers"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("lt.residual", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"), verdict=_CLAIM_V,
          info=_COMMON_INFO),
     Kind("lt.partial-transform", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"),
@@ -442,20 +451,39 @@ _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
     ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),
 ])
+_RDP_CURVE_STEP = (
+    "D_alpha in MPFR directed rounding: the Gaussian's exact rational alpha mu^2 / 2; Laplace, randomized "
+    "response and pure eps0 in closed form (exp, expm1, log1p outward); the subsampled Gaussian by the exact "
+    "binomial sum at integer orders and, at fractional ones, the two binomial series of the split integral "
+    "(Phi by MPFR's erfc or the Mills ratio's continued fraction), their tail a Hausdorff moment sequence "
+    "summed by Cohen-Rodriguez Villegas-Zagier acceleration with its proved bound a_0 / T_n(3)", PROOF, True)
+_GAMMA_STEP = ("ABC Thm 3's gamma_alpha^eps(delta): at one p an upper bound; below, a bracket of the minimiser "
+               "over p by proved signs of S'(p) and the tangent at a point of it (S convex in p); alpha delta >= 1 "
+               "by ABC Thm 4 eq. 17", PROOF, True)
+_steps(["rdp.divergence"], [_RDP_CURVE_STEP])
 _steps(["rdp.epsilon"], [
-    ("Gaussian + classic: closed form c + 2 sqrt(cL) in mpmath at two precisions", ESTIMATE, True),
-    ("upper end: conversion at the recorded order; D_alpha by mpmath quadrature or binomial "
-     "sums in mpmath (not directed)", ESTIMATE, True),
-    ("lower end: cells of log(alpha - 1) evaluated in mpmath (not directed)", ESTIMATE, True),
+    ("Gaussian + classic: the closed form c + 2 sqrt(cL) (AM-GM) in MPFR directed rounding", PROOF, True),
+    _RDP_CURVE_STEP,
+    ("upper end: the conversion at the recorded order (classic, Balle: closed forms outward; optimal: gamma at "
+     "the recorded upper end proved >= D_alpha*)", PROOF, True),
+    ("lower end: cells of log2(alpha - 1) at exact dyadic orders, linear minorants of the convex (alpha - 1) "
+     "D_alpha with rounded-down coefficients, the conversions' Moebius / convex bounds at the cell ends, the "
+     "ends near alpha = 1 and alpha -> inf by monotonicity", PROOF, True),
+    _GAMMA_STEP,
+    ("order of the upper end when none is recorded, and the cells' grid (untrusted: any order bounds the "
+     "infimum from above, any grid is sound)", ESTIMATE, False),
 ])
 _steps(["rdp.to_dp_eps", "rdp.to_dp_delta"], [
     ("classic and Balle conversions: closed forms in MPFR directed rounding (exp, log, log1p outward; the cap "
      "delta <= 1 decided on exact rationals or an enclosure excluding it)", PROOF, True),
-    ("optimal conversion (ABC Thm 3): mpmath bisection and golden-section search in p (not directed)",
-     ESTIMATE, True),
+    _GAMMA_STEP,
+    ("optimal: the root bracketed at the recorded ends (gamma non-decreasing in eps and in delta)", PROOF, True),
 ])
-_steps(["rdp.divergence", "rdp.abc_gain", "rdp.abc_extra_iterations"], [
-    ("closed forms, sums or quadrature in mpmath (not directed)", ESTIMATE, True),
+_steps(["rdp.abc_gain", "rdp.abc_extra_iterations"], [
+    ("eps_MA = rho T + sqrt(4 rho T L) and T_MA's floor in MPFR directed rounding", PROOF, True),
+    ("eps_0 (ABC Lemma 2): Balle's conversion at one order <= 1/delta as the upper end, the lower end on "
+     "cells (exact Gaussian curve), T_0 by the two proofs at T_0 and T_0 + 1", PROOF, True),
+    ("orders and counts proposed on floats (untrusted)", ESTIMATE, False),
 ])
 _DELTA_MU_STEP = ("delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) enclosed in MPFR "
                   "directed rounding (erfc for |x| < 5, the Mills ratio's continued fraction beyond, exp; "
