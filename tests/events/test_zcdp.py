@@ -49,7 +49,7 @@ def test_zcdp_delta_encloses_the_infimum(rho, xi, eps):
         assert lo <= truth + tol and truth - hi <= hi * mpmath.mpf(10) ** -15
         assert hi - lo <= hi * mpmath.mpf(10) ** -12
         # the mpmath second route agrees and encloses the same value
-        rlo, rhi = R._zcdp_bounds(rho, xi, "delta", mpmath.mpf(eps.numerator) / eps.denominator)
+        rlo, rhi = R._zcdp_bounds(rho, xi, "delta", eps)
         assert rlo <= truth + tol and truth - rhi <= rhi * mpmath.mpf(10) ** -15 and rhi - rlo <= rhi * mpmath.mpf(10) ** -12
 
 
