@@ -1,6 +1,7 @@
 """Second route for event-tree certificates (``events.epsilon``,
-``events.delta``, ``events.claim``), on mpmath only (nothing from the arb
-side, not even the event parser: the canonical JSON tree is walked here).
+``events.delta``, ``events.claim``), on MPFR with directed rounding (gmpy2) and
+exact rationals only (nothing from the arb side, not even the event parser: the
+canonical JSON tree is walked here).
 
 Covered, each by its own pair written again here:
 
@@ -8,32 +9,24 @@ Covered, each by its own pair written again here:
   sampled_without_replacement: add/remove by AFA Thm 11 (2) (the Poisson pair
   at the replace-one shift 2C), replace-one by AFA Prop 30 + Cor 32 (the pair
   whose curve is the maximum of the "remove" and "add" curves, :func:`.wor.max_curve_tails`);
-* epsilon_delta (LT Thm 4.5 pair, also Poisson-sampled), randomized_response
-  (exact finite laws);
+* epsilon_delta (LT Thm 4.5 pair, also Poisson-sampled: :func:`_eps_delta`),
+  randomized_response (exact finite laws: :func:`.pld.finite_tails`);
 * mixture_of_gaussians (:func:`_mog`): N(0, s^2) vs sum_i p_i N(c_i, s^2) per
-  direction, the loss inverted by a root whose bracket is certified in
-  ``mpmath.iv`` interval arithmetic;
-* discrete_laplace (:func:`_dlap`, exact rational loss atoms, closed-form
-  geometric masses) and discrete_gaussian (:func:`_dgauss`, atoms on a window
-  with a certified geometric bound of the rest);
-* zcdp (with plain Gaussian events) through the optimal RDP -> DP conversion
-  (:mod:`.events_zcdp`), no_op, non_private, self_composed, composed.
+  direction, the loss inverted at a root whose bracket is proved in directed rounding;
+* discrete_laplace (:func:`_dlap`) and discrete_gaussian (:func:`_dgauss`): exact
+  rational loss atoms with enclosed masses (:func:`_atoms_iv`), the discrete
+  Gaussian's unlisted mass bounded by a ratio test;
+* zcdp (with plain Gaussian events): delta by CKS20 Prop 12 (:func:`_zcdp_delta`),
+  epsilon by the optimal RDP -> DP conversion (ABC Thm 3) proved at one order
+  (:func:`_zcdp_eps`); no_op, non_private, self_composed, composed.
 
 The same PLD as ``pld.*`` (recheck.pld) gives [lo', hi'].
 Anything else is refused with "could not re-prove" (fail closed).
 
-Proof and estimate: Gaussian and Laplace leaves (also Poisson-sampled and
-without replacement, and the Cor 32 maximum) hand :mod:`.pld` interval tails in
-directed rounding (:func:`.pld.gauss_tails`, :func:`.pld.laplace_tails`,
-:func:`.wor.max_curve_tails`): a proof. The other leaves below still hand it
-mpmath tails: an estimate (``verify --explain``, :data:`.kinds.STEPS`).
-
-Precision of the mpmath tails: the PLD route rounds every such mass outward to units 2^-K (one unit
-of margin each way) and forms second differences of the curve (which lose
-about m = 8 bits). Every tail handed to it here is computed at a working
-precision of at least K + 64 bits, so its error (evaluation, the certified
-root bracket, the Gaussian series' tail) stays below 2^-(K + 30), far inside
-the unit margin.
+Proof: every leaf hands :mod:`.pld` interval tails (:class:`.pld.IvTails`) that
+enclose the exact pair's tails, whose discretisation rounds outward to units
+2^-K; searches (roots, orders, minimisers) only propose points, and what an
+accept uses is proved at those points (``verify --explain``, :data:`.kinds.STEPS`).
 """
 
 from __future__ import annotations

@@ -407,8 +407,14 @@ _steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
-    ("other leaves (mixture of Gaussians, discrete Laplace / Gaussian, epsilon_delta, "
-     "randomized response, zCDP conversion): mpmath tails, not directed", ESTIMATE, True),
+    ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "
+     "sums rounded outward, the discrete Gaussian's unlisted mass bounded by a ratio test; epsilon_delta "
+     "and randomized response: finite pairs decided exactly or on the enclosures", PROOF, True),
+    ("mixture of Gaussians: the loss root proposed by Newton (untrusted) and bracketed by S(t - r) < e^eps "
+     "< S(t + r) in directed rounding, normal tails over the bracket", PROOF, True),
+    ("zCDP conversion: delta by CKS20 Prop 12 at orders whose sign of f' is proved (convexity gives "
+     "the lower end); epsilon by ABC Thm 3 at one order, gamma > rdp proved through a tangent of the "
+     "convex S(p) at a proved bracket of its minimiser; order, value and p* proposed in floats", PROOF, True),
 ])
 _steps(["calibrate.bracket"], _PLD_STEPS + [
     ("without-replacement (Cor 32) pair: the larger of two Poisson curves, chosen only where "
