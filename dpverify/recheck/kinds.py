@@ -467,8 +467,9 @@ _DELTA_MU_STEP = ("delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/
                   "directed rounding (erfc for |x| < 5, the Mills ratio's continued fraction beyond, exp; "
                   "arguments exact rationals rounded outward once), precision raised until narrow", PROOF, True)
 _steps(["gdp.delta"], [_DELTA_MU_STEP,
-    ("below MPFR's exponent range (delta_mu under about 10^-(3.2e8), where the directed route "
-     "underflows to [0, 2^-(2^30)]): mpmath at two rising precisions, not directed", ESTIMATE, True)])
+    ("below MPFR's exponent range (delta_mu under about 10^-(3.2e8)): log delta_mu = -x^2/2 - log sqrt(2 pi) "
+     "+ log(M(x) - M(x + mu)), x = eps/mu - mu/2, the Mills ratios by their continued fraction, in directed "
+     "rounding; exponentiated as 2^k e^(L - k log 2) (an exact shift of the exponent)", PROOF, True)])
 _steps(["gdp.mu", "gdp.eps"], [
     _DELTA_MU_STEP,
     ("the recorded ends bracket the root: delta_mu at each end on its side of delta (monotone in mu and "
