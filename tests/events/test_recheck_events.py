@@ -42,7 +42,7 @@ A200 = arith(200)
 
 def _iv_tails(tails, eps: str):
     """The interval tails at the exact point eps (a dyadic here), as mpmath pairs."""
-    e = A200.q(F(eps))
+    e = A200.q(F(eps))  # exact for a dyadic eps, else outward
     (p0, p1), (q0, q1) = tails(A200, e)
     with mpmath.workprec(400):
         return (to_mpf(p0), to_mpf(p1)), (to_mpf(q0), to_mpf(q1))
@@ -204,3 +204,46 @@ def test_fixed_batches_under_replace_one_two_sided_certificate_verifies(tmp_path
     cert = json.loads(out.read_text())
     assert float(cert["result"]["enclosure"]["lo"]) > 0  # two-sided: no [0, hi] answer
     assert "confirmed" in verify_certificate(cert)
+
+
+def _brute_tails(P, Q, losses, eps: F):
+    """P(L > eps), Q(L > eps) of a finite pair by listing its atoms (mpmath, 300 bits); the
+    losses are given exactly where they are rational (None: compared as p > e^eps r)."""
+    with mpmath.workprec(300):
+        e = mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
+        sp = sq = mpmath.mpf(0)
+        for p, r, L in zip(P, Q, losses):
+            if r == 0 or p == 0:
+                continue
+            if (L > eps) if L is not None else (p > e * r):
+                sp, sq = sp + p, sq + r
+        return sp, sq
+
+
+@pytest.mark.parametrize("q", [F(1), F(1, 10)])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("eps", [F(-1), F(-1, 3), F(0), F(1, 5), F(1), F(9, 8)])
+def test_epsilon_delta_tails_enclose_the_listed_pair(q, direction, eps):
+    """The (eps0, delta0) pair (LT Thm 4.5), Poisson-sampled (AFA Thm 11 (1)), against its
+    four atoms listed in mpmath at 300 bits; eps = eps0 = 1 is a tie that must not count."""
+    e0, d0 = F(1), F(1, 1000)
+    with mpmath.workprec(300):
+        ex = mpmath.exp(mpmath.mpf(1))
+        P = [mpmath.mpf(d0.numerator) / d0.denominator, (1 - mpmath.mpf(1) / 1000) * ex / (1 + ex),
+             (1 - mpmath.mpf(1) / 1000) / (1 + ex), mpmath.mpf(0)]
+        Q = list(reversed(P))
+        qm = mpmath.mpf(q.numerator) / q.denominator
+        losses = [None, e0, -e0, None] if q == 1 else [None] * 4
+        if direction == "remove":
+            P = [(1 - qm) * r + qm * p for p, r in zip(P, Q)]
+        elif q != 1:
+            Q = [(1 - qm) * p + qm * r for p, r in zip(P, Q)]
+        sp, sq = _brute_tails(P, Q, losses, eps)
+        inf = sum(p for p, r in zip(P, Q) if r == 0)
+    tails = R._eps_delta(e0, d0, q, direction)
+    (p0, p1), (q0, q1) = _iv_tails(tails, str(eps))
+    with mpmath.workprec(300):
+        tol = mpmath.mpf(2) ** -280  # the listing's own rounding at 300 bits
+        assert p0 - tol <= sp <= p1 + tol and q0 - tol <= sq <= q1 + tol
+        assert p1 - p0 <= mpmath.mpf(2) ** -150 and q1 - q0 <= mpmath.mpf(2) ** -150
+        assert abs(mpmath.mpf(tails.inf.numerator) / tails.inf.denominator - inf) <= mpmath.mpf(2) ** -280
