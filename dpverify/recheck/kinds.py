@@ -91,9 +91,10 @@ _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimist
 _PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
             "mass charged upward")
 _PLD_HINTS = ("grid", "mass_unit", "relative_width")
-_GDPT_LO = P("G_f at head.argmax (a hint) re-derived by mpmath bisection on ncdf; G_f(x) <= sup G_f")
-_GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi (GDPT Thm 4.6, monotone "
-             "mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
+_GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
+             "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
+_GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi in MPFR directed rounding "
+             "(GDPT Thm 4.6, monotone mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
@@ -106,8 +107,9 @@ _ROWS: list[Kind] = [
     Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) in " + _MPFR + " (t <= -5: M(-t)/2, the Mills "
                                "ratio's continued fraction)"),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.refinement_point", P("findroot of GDPT App B's k(x) on mpmath; " + _STABLE),
-         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.refinement_point", P("GDPT App B's k(x): signs at a bracket proved in " + _MPFR + " (the positive "
+                                   "zero is unique; findroot only proposes); delta^ = naive(eps_i) decreasing"),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.tail_limit", X("GDPT Thm 4.4 limit in closed form per mechanism"),
          X("GDPT Thm 4.4 limit in closed form per mechanism"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.optimal_mu", _GDPT_LO, _GDPT_HI, verdict=_CLAIM_V, info=_COMMON_INFO),
@@ -498,8 +500,21 @@ _steps(["gdp.tail_limit"], [
 _steps(["gdp.clip_rectify"], [
     ("b = (y+ - y-)/eps_h (GDPT Thm 4.7) in exact rationals, rounded outward once", PROOF, True),
 ])
-_steps(["gdp.certify", "gdp.refinement_point", "gdp.optimal_mu"], [
-    ("mpmath evaluation of the GDP transformation and its bounds (not directed)", ESTIMATE, True),
+_steps(["gdp.certify", "gdp.optimal_mu"], [
+    ("argmax, breakpoints and mu_GDP at the argmax proposed (hints, mpmath bisection; untrusted)", ESTIMATE, False),
+    ("profiles as MPFR directed-rounding enclosures at exact eps (closed forms, finite pairs, the App B "
+     "refinement point bracketed by proved signs; expr: mpmath.iv interval arithmetic, erfc / Phi in MPFR)",
+     PROOF, True),
+    ("lower end: delta_m(argmax) < f(argmax) proved, so G_f(argmax) >= m", PROOF, True),
+    ("upper end: each cell's sup f below delta_mu(b) at mu = hi, directed erfc / Mills ratio at the matching "
+     "end", PROOF, True),
+    ("tail status and limit in exact rationals or directed rounding (support ends, mu0, Mills-ratio "
+     "conditions)", PROOF, True),
+])
+_steps(["gdp.refinement_point"], [
+    ("eps_i proposed by mpmath findroot (untrusted)", ESTIMATE, False),
+    ("k's signs at the bracket ends in MPFR directed rounding; the positive zero is unique (monotonicity, "
+     "derived in recheck.gdpt.refinement_bracket); delta^ = naive(eps_i) on the bracket", PROOF, True),
 ])
 _steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
         "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform"], [
