@@ -794,8 +794,8 @@ def _bits(dps: int) -> int:
 
 
 def _frac(x: mpf) -> Fraction:
-    """A recorded (or proposed) binary number, exactly."""
-    return mpf_to_fraction(mpmath.mpf(x))
+    """A recorded (or proposed) binary number, exactly (not rounded to the ambient precision)."""
+    return mpf_to_fraction(x)
 
 
 def _g_lower(fiv: IvFn, x: Fraction, dps: int) -> tuple[mpf, mpf]:
@@ -814,9 +814,9 @@ def _g_lower(fiv: IvFn, x: Fraction, dps: int) -> tuple[mpf, mpf]:
         return mpf(0), mpf(0)
     with mpmath.workdps(dps):
         m = mu_gdp_mp(to_mpf(x), mpfr_to_mpf(fx[0]))
-    if not mpmath.isfinite(m) or m <= 0:
-        return mpf(0), mpf(0)
-    mf = _frac(m)
+        if not mpmath.isfinite(m) or m <= 0:
+            return mpf(0), mpf(0)
+        mf = _frac(m)
     good = int(dps * 3.32)  # the proposal's correct bits, about (bisection at dps digits)
     for k in (good - 12, good // 2, 40, 20, 8):
         cand = mf * (1 - Fraction(1, 2 ** max(k, 4)))
