@@ -558,26 +558,15 @@ def _zcdp_eps(rho: Fraction, xi: Fraction, delta: Fraction) -> tuple[mpf, mpf]:
     r, x, dm = float(rho), float(xi), float(delta)
     if not (r > 0 and dm > 0):
         raise _cannot("a zCDP epsilon beyond double range (proposal)")
+    from .rdp import _golden
+
     t0 = math.log(math.sqrt(math.log(1 / dm) / r))
-    g1 = (math.sqrt(5) - 1) / 2
-    tl, th = t0 - 1.5, t0 + 1.5
 
     def h(t: float) -> float:
-        a = 1 + math.exp(t)
+        a = 1 + math.exp(float(t))
         return _abc_float(a, x + r * a, dm)[0]
 
-    x1, x2 = th - g1 * (th - tl), tl + g1 * (th - tl)
-    f1, f2 = h(x1), h(x2)
-    for _ in range(40):
-        if f1 <= f2:
-            th, x2, f2 = x2, x1, f1
-            x1 = th - g1 * (th - tl)
-            f1 = h(x1)
-        else:
-            tl, x1, f1 = x1, x2, f2
-            x2 = tl + g1 * (th - tl)
-            f2 = h(x2)
-    al = Fraction(1 + math.exp((tl + th) / 2))
+    al = Fraction(1 + math.exp(float(_golden(h, t0 - 1.5, t0 + 1.5, 40)[0])))
     g = xi + rho * al
     v, p_prop = _abc_float(float(al), float(g), dm)
     A = arith(160)
