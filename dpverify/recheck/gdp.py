@@ -113,12 +113,6 @@ def _sign(r: Recheck, t: mpf) -> int:
     return 0
 
 
-def _delta_mu(mu: Fraction, eps: Fraction, dps: int) -> mpf:
-    with mpmath.workdps(dps):
-        m, e = to_mpf(mu), to_mpf(eps)
-        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
-
-
 def stable_value(f: Any, digits: int, max_dps: int = 20000) -> Recheck:
     """Evaluate f(dps) at rising precision until two precisions agree to
     digits + 10 significant digits; the difference (times 10) is the error.
@@ -277,21 +271,76 @@ def _positive(x: Fraction, what: str) -> None:
         raise CertificateRejected(f"{what} is not > 0")
 
 
+#: from this x = eps/mu - mu/2 on, delta_mu < phi(x)/x < e^(-x^2/2) is below 2^-(2^30), MPFR's
+#: least exponent in gmpy2 (x^2/2 >= 8 10^8 > 2^30 log 2): the direct enclosure is skipped
+_UNDERFLOW_X = 40000
+
+
+def log_delta_mu_iv(A: Arith, mu: Fraction, eps: Fraction) -> "Iv | None":
+    """An enclosure of log delta_mu(eps) for x = eps/mu - mu/2 >= 1, in directed rounding,
+    without forming delta_mu itself (which leaves MPFR's exponent range, about
+    2^-(2^30), for x beyond about 38600). With y = x + mu = eps/mu + mu/2,
+    Phi(-x) = phi(x) M(x) and e^eps Phi(-y) = e^eps phi(y) M(y) = phi(x) M(y)
+    (x^2 - y^2 = -2 eps: e^eps phi(y) = phi(x)), M the Mills ratio, so
+    delta_mu(eps) = phi(x) (M(x) - M(y)) and
+    log delta_mu(eps) = -x^2/2 - log(2 pi)/2 + log(M(x) - M(y)),
+    M enclosed by its continued fraction (:meth:`Arith.mills`, decreasing: each end at the
+    other end of its argument). None when the difference is not proved positive at this
+    precision (the caller raises it)."""
+    x, y = A.q(eps / mu - mu / 2), A.q(eps / mu + mu / 2)
+    if not x[0] >= 1:
+        return None
+    mx = (A.mills(x[1])[0], A.mills(x[0])[1])
+    my = (A.mills(y[1])[0], A.mills(y[0])[1])
+    diff = A.sub(mx, my)
+    if not diff[0] > 0:
+        return None
+    half_sq = A.scale2((A.dn.square(x[0]), A.up.square(x[1])), -1)
+    return A.sub(A.sub(A.log(diff), half_sq), A.log(A._sqrt2pi))
+
+
+def exp_to_mpf(A: Arith, L: Iv) -> "tuple[mpf, mpf]":
+    """[e^L0, e^L1] as mpmath numbers, for L far below MPFR's exponent range: with an integer
+    k near L0 / log 2, e^L = 2^k e^(L - k log 2), the second factor in range and enclosed in
+    MPFR (directed), the first an exact shift of the exponent (mpmath.ldexp is exact)."""
+    lg = A.log2_const()
+    k = int(A.dn.floor(A.dn.div(L[0], lg[1])))
+    r = A.sub(L, A.mul(A.q(k), lg))
+    m = A.exp(r)
+    return mpmath.ldexp(mpfr_to_mpf(m[0]), k), mpmath.ldexp(mpfr_to_mpf(m[1]), k)
+
+
 @register("gdp.delta")
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """delta_mu(eps) (GDPT Thm 3.2 / eq. 2) enclosed in MPFR directed rounding
-    (:func:`delta_mu_iv`), precision rising until the enclosure is narrow."""
+    (:func:`delta_mu_iv`), precision rising until the enclosure is narrow. Below MPFR's
+    exponent range (the enclosure underflows to [0, 2^-(2^30)]) the logarithm is enclosed
+    instead (:func:`log_delta_mu_iv`) and exponentiated by an exact power of two
+    (:func:`exp_to_mpf`): directed rounding throughout, no estimate."""
     mu = exact_input(inputs, "mu")
     eps = exact_input(inputs, "eps")
     if mu <= 0:
         raise CertificateRejected(f"mu={inputs['mu']} is not > 0")
-    re = enclose(lambda A: delta_mu_iv(A, mu, eps), needed_digits(result))
-    if re.lo == 0 and re.hi is not None and re.hi < mpf(2) ** -(2**29):
-        # below MPFR's exponent range (about 10^-(3.2e8)) the directed route underflows to
-        # [0, 2^-(2^30)]; there the value comes from mpmath at two rising precisions, an
-        # estimate (kinds.STEPS says so), rather than refusing a genuine certificate
-        return stable_value(lambda dps: _delta_mu(mu, eps, dps), needed_digits(result))
-    return re
+    digits = needed_digits(result)
+    x = eps / mu - mu / 2
+    re = None
+    if x < _UNDERFLOW_X:
+        re = enclose(lambda A: delta_mu_iv(A, mu, eps), digits)
+        if not (re.lo == 0 and re.hi is not None and re.hi < mpf(2) ** -(2**29)):
+            return re
+    # log delta_mu is about -x^2/2: its own bits add to the precision its exponential needs
+    bits = start_bits(digits) + max(x.numerator.bit_length() - x.denominator.bit_length(), 0) * 2 + 8
+    while True:
+        A = arith(min(bits, MAX_BITS))
+        L = log_delta_mu_iv(A, mu, eps)
+        if L is not None:
+            lo, hi = exp_to_mpf(A, L)
+            if bits >= MAX_BITS or hi - lo <= hi * mpf(2) ** -int((digits + 1) * 3.33 + 1):
+                return Recheck(lo=lo, hi=hi, dps=digits + 20)
+        elif bits >= MAX_BITS:
+            # [0, the least positive number]: sound; exit 3 against a positive recorded end
+            return re or Recheck(lo=mpf(0), hi=mpf(2) ** -(2**30), dps=digits + 20)
+        bits *= 2
 
 
 @register("gdp.mu")

@@ -91,9 +91,10 @@ _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimist
 _PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
             "mass charged upward")
 _PLD_HINTS = ("grid", "mass_unit", "relative_width")
-_GDPT_LO = P("G_f at head.argmax (a hint) re-derived by mpmath bisection on ncdf; G_f(x) <= sup G_f")
-_GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi (GDPT Thm 4.6, monotone "
-             "mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
+_GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
+             "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
+_GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi in MPFR directed rounding "
+             "(GDPT Thm 4.6, monotone mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
@@ -106,8 +107,9 @@ _ROWS: list[Kind] = [
     Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) in " + _MPFR + " (t <= -5: M(-t)/2, the Mills "
                                "ratio's continued fraction)"),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.refinement_point", P("findroot of GDPT App B's k(x) on mpmath; " + _STABLE),
-         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.refinement_point", P("GDPT App B's k(x): signs at a bracket proved in " + _MPFR + " (the positive "
+                                   "zero is unique; findroot only proposes); delta^ = naive(eps_i) decreasing"),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.tail_limit", X("GDPT Thm 4.4 limit in closed form per mechanism"),
          X("GDPT Thm 4.4 limit in closed form per mechanism"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.optimal_mu", _GDPT_LO, _GDPT_HI, verdict=_CLAIM_V, info=_COMMON_INFO),
@@ -416,8 +418,14 @@ _steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
-    ("other leaves (mixture of Gaussians, discrete Laplace / Gaussian, epsilon_delta, "
-     "randomized response, zCDP conversion): mpmath tails, not directed", ESTIMATE, True),
+    ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "
+     "sums rounded outward, the discrete Gaussian's unlisted mass bounded by a ratio test; epsilon_delta "
+     "and randomized response: finite pairs decided exactly or on the enclosures", PROOF, True),
+    ("mixture of Gaussians: the loss root proposed by Newton (untrusted) and bracketed by S(t - r) < e^eps "
+     "< S(t + r) in directed rounding, normal tails over the bracket", PROOF, True),
+    ("zCDP conversion: delta by CKS20 Prop 12 at orders whose sign of f' is proved (convexity gives "
+     "the lower end); epsilon by ABC Thm 3 at one order, gamma > rdp proved through a tangent of the "
+     "convex S(p) at a proved bracket of its minimiser; order, value and p* proposed in floats", PROOF, True),
 ])
 _steps(["calibrate.bracket"], _PLD_STEPS + [
     ("without-replacement (Cor 32) pair: the larger of two Poisson curves, chosen only where "
@@ -489,8 +497,9 @@ _DELTA_MU_STEP = ("delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/
                   "directed rounding (erfc for |x| < 5, the Mills ratio's continued fraction beyond, exp; "
                   "arguments exact rationals rounded outward once), precision raised until narrow", PROOF, True)
 _steps(["gdp.delta"], [_DELTA_MU_STEP,
-    ("below MPFR's exponent range (delta_mu under about 10^-(3.2e8), where the directed route "
-     "underflows to [0, 2^-(2^30)]): mpmath at two rising precisions, not directed", ESTIMATE, True)])
+    ("below MPFR's exponent range (delta_mu under about 10^-(3.2e8)): log delta_mu = -x^2/2 - log sqrt(2 pi) "
+     "+ log(M(x) - M(x + mu)), x = eps/mu - mu/2, the Mills ratios by their continued fraction, in directed "
+     "rounding; exponentiated as 2^k e^(L - k log 2) (an exact shift of the exponent)", PROOF, True)])
 _steps(["gdp.mu", "gdp.eps"], [
     _DELTA_MU_STEP,
     ("the recorded ends bracket the root: delta_mu at each end on its side of delta (monotone in mu and "
@@ -519,8 +528,21 @@ _steps(["gdp.tail_limit"], [
 _steps(["gdp.clip_rectify"], [
     ("b = (y+ - y-)/eps_h (GDPT Thm 4.7) in exact rationals, rounded outward once", PROOF, True),
 ])
-_steps(["gdp.certify", "gdp.refinement_point", "gdp.optimal_mu"], [
-    ("mpmath evaluation of the GDP transformation and its bounds (not directed)", ESTIMATE, True),
+_steps(["gdp.certify", "gdp.optimal_mu"], [
+    ("argmax, breakpoints and mu_GDP at the argmax proposed (hints, mpmath bisection; untrusted)", ESTIMATE, False),
+    ("profiles as MPFR directed-rounding enclosures at exact eps (closed forms, finite pairs, the App B "
+     "refinement point bracketed by proved signs; expr: mpmath.iv interval arithmetic, erfc / Phi in MPFR)",
+     PROOF, True),
+    ("lower end: delta_m(argmax) < f(argmax) proved, so G_f(argmax) >= m", PROOF, True),
+    ("upper end: each cell's sup f below delta_mu(b) at mu = hi, directed erfc / Mills ratio at the matching "
+     "end", PROOF, True),
+    ("tail status and limit in exact rationals or directed rounding (support ends, mu0, Mills-ratio "
+     "conditions)", PROOF, True),
+])
+_steps(["gdp.refinement_point"], [
+    ("eps_i proposed by mpmath findroot (untrusted)", ESTIMATE, False),
+    ("k's signs at the bracket ends in MPFR directed rounding; the positive zero is unique (monotonicity, "
+     "derived in recheck.gdpt.refinement_bracket); delta^ = naive(eps_i) on the bracket", PROOF, True),
 ])
 _steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
         "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform"], [

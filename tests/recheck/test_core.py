@@ -149,9 +149,6 @@ def test_every_registered_kind_is_classified() -> None:
 #: still to be written); strict: proving one of them turns its case into a failure until
 #: it is removed from this set, so the set can only shrink
 NOT_YET_PROVED = {
-    "events.epsilon", "events.delta", "events.claim",
-    "gdp.certify", "gdp.refinement_point", "gdp.optimal_mu",
-    "gdp.delta",  # only below MPFR's exponent range (about 10^-(3.2e8)): gmpy2 caps the exponent
     "composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
     "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform",
 }
