@@ -170,10 +170,13 @@ _ROWS: list[Kind] = [
          verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.abc_extra_iterations", P("compositions at equal eps on mpmath"), P("same evaluation"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("lt.residual", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"), verdict=_CLAIM_V,
-         info=_COMMON_INFO),
-    Kind("lt.partial-transform", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("lt.residual", P("each integral in closed form (piecewise exponentials between the kinks; the Gaussian "
+                          "by parts) and each side from its own formula, in " + _MPFR + "; complex orders as "
+                          "rectangles, cos / sin widened by the argument's width"),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("lt.partial-transform", P("the integral over [-A, B] in closed form (piecewise exponentials; the "
+                                   "Gaussian by parts) in " + _MPFR),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("finite.identity", verdict=X("both sides re-computed from the rational pmfs in exact rationals, "
                                       "|residual| <= 1e-40 decided exactly"),
          info=_COMMON_INFO),
@@ -539,7 +542,11 @@ _steps(["finite.identity"], [
      "|residual| <= 1e-40 decided exactly", PROOF, True),
 ])
 _steps(["lt.residual", "lt.partial-transform"], [
-    ("mpmath evaluation (quadrature with heuristic error estimates), not directed", ESTIMATE, True),
+    ("integrals of e^(kt) delta(t) and of the PLD tails in closed form between the kinks (exact rational "
+     "exponents and bounds; the Gaussian's two integrals by parts, derived in recheck/transforms.py), "
+     "outside the region of convergence exit 3", PROOF, True),
+    ("exp, expm1, Phi, log, cos / sin (widened by the argument's width) and the complex rectangle "
+     "arithmetic in MPFR directed rounding; the profile and E_q from their own formulas", PROOF, True),
 ])
 
 

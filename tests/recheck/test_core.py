@@ -154,7 +154,6 @@ NOT_YET_PROVED = {
     "rdp.abc_extra_iterations",
     "gdp.certify", "gdp.refinement_point", "gdp.optimal_mu",
     "gdp.delta",  # only below MPFR's exponent range (about 10^-(3.2e8)): gmpy2 caps the exponent
-    "lt.residual", "lt.partial-transform",
 }
 
 
