@@ -382,6 +382,8 @@ def _expr(inputs: Mapping[str, Any]) -> IvProfile:
                 b = ev(A, node.right, e)
                 if abs(b[0]) > MAX_EXP_ARGUMENT or abs(b[1]) > MAX_EXP_ARGUMENT:
                     guard_exponent(mpmath.inf)
+                if a[0] == 0 == a[1] and b[0] > 0:
+                    return _ZERO  # 0^b = 0 for b > 0 (eps**0.5 at eps = 0)
                 t = A.mul(b, A.log(a))  # a^b = e^(b log a), a > 0 (ValueError otherwise)
                 _guard_iv(t)
                 return A.exp(t)
