@@ -25,8 +25,8 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, exact_enclosure
-from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, mpf_to_fraction, side, stable_value, to_mpf
-from .profiles import _ONE, _ZERO, four_output_iv, pos, register_profile_recheck
+from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, mpf_to_fraction, side, to_mpf
+from .profiles import _ONE, _ZERO, pos, register_profile_recheck
 from .verify import Recheck, needed_digits, parse_bound, register
 
 Types = tuple  # ((eps, delta, count), ...)

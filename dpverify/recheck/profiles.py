@@ -49,7 +49,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv
-from .gdp import delta_mu_iv, enclose, exact_input, side, to_mpf
+from .gdp import _square, delta_mu_iv, enclose, exact_input, side, to_mpf
 from .limits import MAX_EXP_ARGUMENT, check_expression, guard_exponent
 from .verify import Recheck, needed_digits, register
 
@@ -328,9 +328,7 @@ def _ipow(A: Arith, x: Iv, n: int) -> Iv:
     if n == 0:
         return _ONE
     if n % 2 == 0:
-        h = _ipow(A, x, n // 2)
-        a = _abs(A, h)
-        return (A.dn.square(a[0]), A.up.square(a[1]))
+        return _square(A, _ipow(A, x, n // 2))
     return A.mul(x, _ipow(A, x, n - 1))
 
 

@@ -39,8 +39,8 @@ from gmpy2 import mpfr
 from ..errors import CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith
 from .core import to_mpf as mpfr_to_mpf
-from .gdp import MAX_BITS, delta_mu_iv, enclose, exact_input
-from .profiles import _ONE, _ZERO, hinge_sum, pos
+from .gdp import MAX_BITS, _square, delta_mu_iv, enclose, exact_input
+from .profiles import _ONE, _ZERO, hinge_sum
 from .verify import Recheck, needed_digits, register
 
 F = Fraction
@@ -66,17 +66,9 @@ def cmul(A: Arith, x: C, y: C) -> C:
 
 def cdiv(A: Arith, x: C, y: C) -> C:
     """x / y = x conj(y) / |y|^2 (ZeroDivisionError when |y|^2's enclosure reaches 0)."""
-    n = A.add(_sq(A, y[0]), _sq(A, y[1]))
+    n = A.add(_square(A, y[0]), _square(A, y[1]))
     num = cmul(A, x, (y[0], A.neg(y[1])))
     return (A.div(num[0], n), A.div(num[1], n))
-
-
-def _sq(A: Arith, x: Iv) -> Iv:
-    if x[0] >= 0:
-        return (A.dn.square(x[0]), A.up.square(x[1]))
-    if x[1] <= 0:
-        return (A.dn.square(x[1]), A.up.square(x[0]))
-    return (mpfr(0), max(A.up.square(x[0]), A.up.square(x[1])))
 
 
 def _trig(A: Arith, y: Iv) -> tuple[Iv, Iv]:
@@ -258,7 +250,7 @@ def tail_integral(A: Arith, name: str, a: F, eps: F, ident: str) -> Iv:
 
 
 def _cabs(A: Arith, z: C) -> Iv:
-    return A.sqrt(A.add(_sq(A, z[0]), _sq(A, z[1])))
+    return A.sqrt(A.add(_square(A, z[0]), _square(A, z[1])))
 
 
 def moment(A: Arith, name: str, a: F, q: tuple) -> C:
