@@ -312,14 +312,15 @@ def _guard_iv(x: Iv) -> None:
             guard_exponent(mpmath.inf)
 
 
-def _int_exponent(node: ast.AST) -> "int | None":
-    """The exponent when it is an integer literal (possibly negated), else None."""
+def _int_exponent(node: ast.AST, consts: "dict[int, Fraction]") -> "int | None":
+    """The exponent when it is a literal of an exact integer value (possibly negated), else None."""
     sign = 1
     while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         sign = -sign if isinstance(node.op, ast.USub) else sign
         node = node.operand
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return sign * node.value
+    v = consts.get(id(node)) if isinstance(node, ast.Constant) else None
+    if v is not None and v.denominator == 1:
+        return sign * int(v)  # "2.0" is the integer 2 (a power of a negative base stays real)
     return None
 
 
@@ -370,7 +371,7 @@ def _expr(inputs: Mapping[str, Any]) -> IvProfile:
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
             a = ev(A, node.left, e)
             if isinstance(node.op, ast.Pow):
-                n = _int_exponent(node.right)
+                n = _int_exponent(node.right, consts)
                 if n is not None:
                     # the cap before the work: |n| log max(|a|, 2) (a power tower stops here)
                     if abs(n) * _log_mag(a) > MAX_EXP_ARGUMENT:
