@@ -36,6 +36,8 @@ from ..events.dispatch import Plan, Unsupported, compile_event
 from ..events.pairs import AtomPair, MaxCurvePair
 from ..relation import Relation, relation
 from ..pld.pairs import FinitePair, SubsampledLaplacePair
+from ..sampling import replace as GP
+from ..verdict import Enclosure, Outcome, Verdict
 
 __all__ = ["CertifiedPLDAccountant"]
 
@@ -154,6 +156,40 @@ def _inf_mass(plan: Plan) -> arb:
     return best
 
 
+def _additive(ev: Any) -> bool:
+    """True for a tree of additive-noise steps only (Gaussian or Laplace, Poisson-sampled
+    or not, composed, no-ops): the trees whose replace-one curve the group-privacy
+    bracket of :mod:`dpverify.sampling.replace` covers (a record of zero contribution
+    exists for every step, which the lower end needs)."""
+    if isinstance(ev, (E.Gaussian, E.Laplace, E.NoOp)):
+        return True
+    if isinstance(ev, E.PoissonSampled):
+        return isinstance(ev.event, (E.Gaussian, E.Laplace, E.NoOp))
+    if isinstance(ev, E.SelfComposed):
+        return _additive(ev.event)
+    if isinstance(ev, E.Composed):
+        return all(_additive(e) for e in ev.events)
+    return False
+
+
+def _group_privacy_applies(tree: Any, rel: Relation) -> bool:
+    """Replace-one for an additive tree that has no replace-one pair of its own (a
+    Poisson-sampled step): answered by the group-privacy bracket over its add/remove
+    curves (:mod:`dpverify.sampling.replace`)."""
+    if rel is not Relation.REPLACE_ONE or not _additive(tree):
+        return False
+    try:
+        compile_event(tree, Relation.REPLACE_ONE)
+        return False
+    except Unsupported:
+        pass
+    try:
+        compile_event(tree, Relation.ADD_REMOVE)
+    except Unsupported:
+        return False
+    return True
+
+
 class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     """Certified PLD accountant for DpEvent trees, a drop-in for
     ``dp_accounting.pld.PLDAccountant``.
@@ -178,9 +214,13 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         """None when the event compiles under this relation, else dpverify's
         reason (InvalidParameter propagates: a bad parameter is a ValueError)."""
         try:
-            compile_event(from_dp_event(event), self._rel)
+            tree = from_dp_event(event)
         except Unsupported as exc:
             return exc.reason
+        try:
+            compile_event(tree, self._rel)
+        except Unsupported as exc:
+            return None if _group_privacy_applies(tree, self._rel) else exc.reason
         return None
 
     def _leaf(self, event: dp_event.DpEvent) -> dp_event.DpEvent:
@@ -240,8 +280,20 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     def _tree(self) -> Any:
         return E.Composed(tuple(self._events))
 
+    def _grouped(self) -> bool:
+        """Replace-one answered by group privacy over the add/remove curves."""
+        return _group_privacy_applies(self._tree(), self._rel)
+
     def _plan(self) -> Plan:
+        """The plan of the composed tree; under group privacy, its add/remove plan."""
+        if self._grouped():
+            return compile_event(self._tree(), Relation.ADD_REMOVE)
         return compile_event(self._tree(), self._rel)
+
+    def _curve(self, kind: str, rel: Relation, target: Fraction, digits: int) -> A.EventAnswer:
+        """One certified answer on the add/remove curves (the group-privacy bracket's input)."""
+        f = A.epsilon if kind == "eps" else A.delta
+        return f(self._tree(), target, neighboring=rel, digits=digits, time_budget=self._time_budget)
 
     def get_epsilon(self, target_delta: float) -> float:
         """Smallest float >= the upper end of a certified enclosure of
@@ -271,11 +323,15 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
             return math.inf
         if D >= 1:
             return 0.0
+        grouped = self._grouped()
         with working_precision(128):
             sup = _sup_loss(plan)
-            cap = math.inf if sup is None else _float_up(sup)
+            # replace-one is two add/remove steps: pure eps doubles (group privacy)
+            cap = math.inf if sup is None else _float_up(2 * sup if grouped else sup)
         if D == 0:
             return cap
+        if grouped:
+            return min(_fraction_up(Fraction(GP.group_privacy_epsilon(self._curve, D)["hi"])), cap)
         try:
             hi = _float_up(self.enclosure(delta=D).hi)
         except PrecisionExhausted as exc:
@@ -304,10 +360,13 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         plan = self._plan()
         if plan.non_private:
             return 1.0
+        grouped = self._grouped()
         with working_precision(128):
             sup = _sup_loss(plan)
-            if sup is not None and ball(Ep) >= sup:
+            if sup is not None and ball(Ep) >= (2 * sup if grouped else sup):
                 return 0.0
+        if grouped:
+            return _float_up(GP.group_privacy_delta(self._curve, Ep, lower=False)[1])
         try:
             return _float_up(self.enclosure(eps=Ep).hi)
         except PrecisionExhausted as exc:
@@ -326,11 +385,28 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     def answer(self, *, delta: Any = None, eps: Any = None) -> A.EventAnswer:
         if (delta is None) == (eps is None):
             raise ValueError("give exactly one of delta= or eps=")
+        if self._grouped():
+            return self._grouped_answer(delta=delta, eps=eps)
         if delta is not None:
             return A.epsilon(self._tree(), delta, neighboring=self._rel, rel_width=self._rel_width,
                              time_budget=self._time_budget)
         return A.delta(self._tree(), eps, neighboring=self._rel, rel_width=self._rel_width,
                        time_budget=self._time_budget)
+
+    def _grouped_answer(self, *, delta: Any, eps: Any) -> A.EventAnswer:
+        """The group-privacy bracket as an answer: the lower end from the remove curve
+        (a zero-contribution replacement), the upper end by group privacy."""
+        if delta is not None:
+            b = GP.group_privacy_epsilon(self._curve, delta)
+            with working_precision(256):
+                lo, hi = ball(Fraction(b["lo"])).lower(), ball(Fraction(b["hi"])).upper()
+            quantity, secs = f"epsilon(delta={delta})", b["seconds"]
+        else:
+            lo, hi = GP.group_privacy_delta(self._curve, eps)
+            quantity, secs = f"delta(eps={eps})", 0.0
+        return A.EventAnswer(Enclosure(lo, hi, 3, 256), quantity, Relation.REPLACE_ONE,
+                             "group-privacy bracket over the add/remove curves", secs, None,
+                             theorems=tuple(GP.THEOREMS))
 
     def enclosure(self, *, delta: Any = None, eps: Any = None):
         """The certified :class:`~dpverify.Enclosure` of epsilon(delta) or delta(eps)."""
@@ -338,10 +414,23 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
 
     def check(self, eps: Any, delta: Any):
         """Three-valued verdict on "(eps, delta)-DP" for the composed events."""
+        if self._grouped():
+            # decided on the epsilon(delta) bracket: its eps queries are the fast ones
+            b = GP.group_privacy_epsilon(self._curve, delta)
+            c = parse_exact(eps, "eps")
+            if Fraction(b["hi"]) <= c:
+                return Verdict(Outcome.HOLDS, f"group privacy: epsilon(delta) <= {b['hi']} <= {eps}")
+            if Fraction(b["lo"]) > c:
+                return Verdict(Outcome.FAILS, f"zero-contribution replacement: epsilon(delta) >= {b['lo']} > {eps}")
+            return Verdict(Outcome.UNDECIDED, f"epsilon(delta) in the bracket [{b['lo']}, {b['hi']}]")
         return A.check_claim(self._tree(), eps, delta, neighboring=self._rel, time_budget=self._time_budget)[0]
 
     def certificate(self, *, delta: Any = None, eps: Any = None) -> dict:
         """A dpverify certificate (``events.epsilon`` / ``events.delta``) of the enclosure."""
+        if self._grouped():
+            raise InvalidParameter("neighboring_relation", "no certificate kind records the group-privacy bracket "
+                                   "of an event tree under REPLACE_ONE; `dpverify audit dpsgd --neighboring "
+                                   "replace-one` writes one for a DP-SGD run (kind replace.epsilon)")
         from ..certificate.events_cert import answer_certificate
 
         return answer_certificate(self._tree(), self.answer(delta=delta, eps=eps), delta=delta, eps=eps)

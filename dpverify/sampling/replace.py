@@ -1,12 +1,18 @@
-"""Poisson-sampled DP-SGD under replace-one: a certified bracket for epsilon(delta).
+"""Replace-one neighbours under Poisson sampling: a certified bracket from
+the add/remove curves.
 
 No dominating pair of the Poisson-subsampled Gaussian under replace-one is proved
 in the papers dpverify is built on (AFA Thm 11 covers add and remove neighbours;
 Prop 30 / Cor 32 pair Poisson sampling with add/remove and subset sampling with
-replace), and dp_accounting has none either: its PLD and RDP accountants refuse a
-PoissonSampledDpEvent under REPLACE_ONE (they accept ADD_OR_REMOVE_ONE and
-REPLACE_SPECIAL, the latter with the add/remove pairs). So the answer here is a
-bracket from two theorems about the whole T-step mechanism M:
+replace). dp_accounting 0.6's PLD accountant does answer a Poisson-sampled
+Gaussian under REPLACE_ONE, with the pair ((1-q) N(0,s^2) + q N(-1,s^2),
+(1-q) N(0,s^2) + q N(1,s^2)) (``AdjacencyType.REPLACE`` in
+``privacy_loss_mechanism``), whose domination under composition has no published
+proof (Lebeda et al. 2024 show that a per-step worst case need not survive
+composition); its RDP accountant and its PLD accountant for Laplace refuse the
+event. So the answer here is a bracket from two theorems about the whole
+mechanism M, which hold for any tree of additive-noise steps (Gaussian or
+Laplace, Poisson-sampled or not):
 
 * upper end, group privacy (Dwork and Roth 2014, Thm 2.2 in its (eps, delta)
   form): replace-one neighbours D, D' are two add/remove steps apart through
@@ -28,8 +34,9 @@ bracket from two theorems about the whole T-step mechanism M:
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 
 from .. import _validate as V
@@ -37,7 +44,7 @@ from ..ball import ball, exact_str, lower_decimal, round_decimal_text, working_p
 from ..errors import PrecisionExhausted
 from ..relation import Relation
 
-__all__ = ["poisson_replace_one_epsilon", "THEOREMS", "SOURCE"]
+__all__ = ["group_privacy_epsilon", "group_privacy_delta", "poisson_replace_one_epsilon", "THEOREMS", "SOURCE"]
 
 SOURCE = ("group privacy (Dwork and Roth 2014, Thm 2.2) over the add/remove curves of AFA Thm 11 (1) + Thm 10 "
           "(upper end); the remove direction realised by a zero-gradient replacement (lower end, AFA Thm 11 "
@@ -48,32 +55,34 @@ THEOREMS = [
     "Thm 11 (1))",
     "lower end: replacing x by a record of zero clipped gradient has the law of removing x under Poisson "
     "sampling, so the remove-direction curve (tight, AFA Thm 11 Remark) is a lower bound",
-    "dp_accounting has no pair for PoissonSampledDpEvent under REPLACE_ONE (its accountants refuse it)",
+    "dp_accounting's PLD accountant answers a Poisson-sampled Gaussian under REPLACE_ONE with a pair whose "
+    "domination under composition has no published proof; its RDP accountant refuses the event",
 ]
 
 
-def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float = 600.0,
-                                digits: int = 3) -> dict[str, Any]:
-    """Certified bracket of epsilon(delta) under replace-one for Poisson-sampled
-    Gaussian steps: {lo, hi, eps_star = hi / 2, lower (the remove curve's eps
-    enclosure), upper (the add/remove curve's delta enclosure at eps_star)}."""
-    from ..pld import dpsgd as S
+#: an answer function: (kind "eps" | "delta", relation, target, digits) -> an answer with
+#: ``.enclosure`` (certified) and ``.seconds``; the PLD accountant of the mechanism's curves
+Answer = Callable[[str, Relation, Fraction, int], Any]
 
+
+def group_privacy_epsilon(answer: Answer, delta: Any, *, digits: int = 3) -> dict[str, Any]:
+    """Certified bracket of the replace-one epsilon(delta): {lo, hi, eps_star = hi / 2,
+    lower (the remove curve's eps enclosure), upper (the add/remove curve's delta
+    enclosure at eps_star), seconds}. ``hi`` is proved by group privacy (module
+    docstring): (1 + e^eps*) delta_add-remove(eps*) <= delta, checked in arb on the
+    certified upper end; ``lo`` is the remove curve's certified lower end."""
     D = V.open_unit("delta", delta)
-    low = S.epsilon(events, D, neighboring=Relation.REMOVE, digits=digits, time_budget=time_budget)
+    low = answer("eps", Relation.REMOVE, D, digits)
     # float-guided fixed point for eps with delta_AR(eps) (1 + e^eps) <= delta; then certified
-    import math
-
     guess = float(low.enclosure.hi.mid())
     for _ in range(2):
         target = D / (1 + Fraction(math.exp(min(guess, 700.0))))
-        guess = float(S.epsilon(events, target, neighboring=Relation.ADD_REMOVE, digits=2,
-                                time_budget=time_budget).enclosure.hi.mid())
+        guess = float(answer("eps", Relation.ADD_REMOVE, target, 2).enclosure.hi.mid())
     for attempt in range(6):
         eps_star = Fraction(round_decimal_text(repr(guess * (1 + 1e-3 * 2**attempt)), 6, upward=True))
         # delta_remove + e^eps delta_add <= (1 + e^eps) max(delta_remove, delta_add): one query of the
         # add/remove curve (its relative width is that of the larger direction, so it is cheap)
-        dar = S.delta(events, eps_star, neighboring=Relation.ADD_REMOVE, digits=2, time_budget=time_budget)
+        dar = answer("delta", Relation.ADD_REMOVE, eps_star, 2)
         with working_precision(256):
             total = (1 + ball(eps_star).exp()) * dar.enclosure.hi
             if total <= ball(D):
@@ -86,3 +95,31 @@ def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float 
     return {"lo": lo_text, "hi": exact_str(2 * eps_star), "eps_star": eps_star,
             "lower": low.enclosure.to_json(), "upper": dar.enclosure.to_json(),
             "seconds": low.seconds + dar.seconds}
+
+
+def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: bool = True) -> tuple[Any, Any]:
+    """Certified bracket (lo, hi) of the replace-one delta(eps) as arb points:
+    hi = (1 + e^(eps/2)) delta_add-remove(eps/2) capped at 1 (group privacy at
+    eps/2 + eps/2, module docstring) and lo = the remove curve's delta(eps) (a
+    zero-contribution replacement), or 0 when ``lower`` is False (the remove
+    curve's delta at a tiny value is the slow query, and an upper bound needs none)."""
+    E_ = V.nonnegative("eps", eps)
+    dar = answer("delta", Relation.ADD_REMOVE, E_ / 2, digits)
+    lo = answer("delta", Relation.REMOVE, E_, digits).enclosure.lo if lower else None
+    with working_precision(256):
+        hi = ((1 + ball(E_ / 2).exp()) * dar.enclosure.hi).upper()
+        hi = hi if hi < 1 else ball(1)
+        return (ball(0) if lo is None else lo), hi
+
+
+def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float = 600.0,
+                                digits: int = 3) -> dict[str, Any]:
+    """:func:`group_privacy_epsilon` for a list of Poisson-sampled Gaussian steps
+    (:class:`dpverify.pld.GaussianSteps`), the DP-SGD run of ``audit dpsgd``."""
+    from ..pld import dpsgd as S
+
+    def answer(kind: str, rel: Relation, target: Fraction, d: int) -> Any:
+        f = S.epsilon if kind == "eps" else S.delta
+        return f(events, target, neighboring=rel, digits=d, time_budget=time_budget)
+
+    return group_privacy_epsilon(answer, delta, digits=digits)

@@ -23,7 +23,9 @@ def test_is_a_real_privacy_accountant_and_supports_self_composed_events():
     assert not acc.supports(dpa.UnsupportedDpEvent())
     with pytest.raises(dpa.UnsupportedEventError):
         acc.compose(dpa.UnsupportedDpEvent())
-    assert not CertifiedPLDAccountant(NR.REPLACE_ONE).supports(ev)  # Poisson, replace-one: refused
+    assert CertifiedPLDAccountant(NR.REPLACE_ONE).supports(ev)  # Poisson, replace-one: group privacy
+    rr = dpa.ComposedDpEvent([ev, dpa.RandomizedResponseDpEvent(0.1, 3)])
+    assert not CertifiedPLDAccountant(NR.REPLACE_ONE).supports(rr)  # no add/remove pair for RR: refused
 
 
 def test_compose_count_equals_self_composed_and_epsilon_is_rounded_up():
@@ -63,3 +65,62 @@ def test_randomized_response_count_is_honoured():
     ref = dpa.pld.PLDAccountant(NR.REPLACE_ONE)
     ref.compose(ev)
     assert acc.get_epsilon(1e-5) > 9 * ref.get_epsilon(1e-5)
+
+
+# ----------------------------------------------------------------- replace-one under Poisson sampling
+# One Poisson-sampled Gaussian step (rate q, noise 1), checked in mpmath against closed forms:
+# Phi-tails of the mixtures at the crossing point x* where the privacy loss equals a.
+
+def _hockey(a, q):
+    from mpmath import exp, findroot, log, mpf, ncdf
+
+    q = mpf(q)
+    # remove: P = (1-q) N(0,1) + q N(1,1), Q = N(0,1); loss log(1-q + q e^(x - 1/2)) increasing
+    xr = mpf(1) / 2 + log((exp(a) - (1 - q)) / q)
+    rem = (1 - q) * ncdf(-xr) + q * ncdf(1 - xr) - exp(a) * ncdf(-xr)
+    # add: P = N(0,1), Q = the mixture; loss -log(1-q + q e^(x - 1/2)) decreasing
+    add = mpf(0)
+    if exp(-a) > 1 - q:
+        xa = mpf(1) / 2 + log((exp(-a) - (1 - q)) / q)
+        add = ncdf(xa) - exp(a) * ((1 - q) * ncdf(xa) + q * ncdf(xa - 1))
+    # a realised replace pair (x = -1 replaced by x' = +1): P = (1-q) N(0) + q N(-1), Q = (1-q) N(0) + q N(1)
+    loss = lambda x: log(1 - q + q * exp(-x - mpf(1) / 2)) - log(1 - q + q * exp(x - mpf(1) / 2))  # noqa: E731
+    xs = findroot(lambda x: loss(x) - a, 0)
+    rep = ((1 - q) * ncdf(xs) + q * ncdf(xs + 1)) - exp(a) * ((1 - q) * ncdf(xs) + q * ncdf(xs - 1))
+    return rem, add, rep
+
+
+def test_poisson_gaussian_under_replace_one_is_bracketed_by_group_privacy():
+    """get_delta(eps) is the group-privacy bound (1 + e^(eps/2)) delta_AR(eps/2) (Dwork-Roth
+    Thm 2.2 through D minus x), and at least the delta of a realised replace pair."""
+    from mpmath import exp, mp, mpf
+
+    mp.dps = 30
+    acc = CertifiedPLDAccountant(NR.REPLACE_ONE)
+    acc.compose(dpe.PoissonSampledDpEvent(0.25, dpe.GaussianDpEvent(1.0)))
+    eps = mpf(1)
+    rem, add, _ = _hockey(eps / 2, mpf(0.25))
+    bound = (1 + exp(eps / 2)) * max(rem, add)
+    got = acc.get_delta(1.0)
+    assert bound <= got <= bound * (1 + 3e-3)
+    assert got >= _hockey(eps, mpf(0.25))[2]  # the realised pair's delta is a lower bound of the truth
+    enc = acc.enclosure(eps=1)
+    rem1 = _hockey(eps, mpf(0.25))[0]
+    assert float(enc.lo.mid()) <= rem1 <= float(enc.hi.mid())  # the lower end: the remove curve's
+
+
+def test_poisson_gaussian_under_replace_one_epsilon_and_verdicts():
+    acc = CertifiedPLDAccountant(NR.REPLACE_ONE)
+    acc.compose(dpe.PoissonSampledDpEvent(0.25, dpe.GaussianDpEvent(1.0)))
+    e = acc.get_epsilon(1e-3)
+    # the upper end meets delta at half of it by group privacy: (1 + e^(e/2)) delta_AR(e/2) <= 1e-3
+    from mpmath import exp, mpf
+
+    rem, add, rep = _hockey(mpf(e) / 2, mpf(0.25))
+    assert (1 + exp(mpf(e) / 2)) * max(rem, add) <= 1e-3
+    assert _hockey(mpf(e), mpf(0.25))[2] <= 1e-3  # and the realised pair does not contradict it
+    assert acc.check(e, 1e-3).outcome.value == "holds"
+    lo = float(acc.enclosure(delta=1e-3).lo.mid())
+    assert acc.check(lo * 0.99, 1e-3).outcome.value == "fails"
+    with pytest.raises(ValueError, match="no certificate kind records the group-privacy bracket"):
+        acc.certificate(delta=1e-3)

@@ -9,10 +9,14 @@ The overrides are the exceptions listed in docs/guide/ecosystem.md, each asserti
 what dpverify does instead and why:
 
 * events dpverify certifies where dp_accounting refuses them (Laplace and
-  discrete Laplace under REPLACE_ONE: sensitivity 2C, a proved pair);
-* events no theorem here covers (truncated Poisson sampling; Poisson sampling
-  under REPLACE_ONE until its pair lands): refused with the reason, and the
-  upstream test runs unchanged as soon as dpverify supports the event;
+  discrete Laplace under REPLACE_ONE: sensitivity 2C, a proved pair; Poisson-sampled
+  Laplace under REPLACE_ONE: the group-privacy bracket of
+  :mod:`dpverify.sampling.replace`);
+* Poisson-sampled Gaussian under REPLACE_ONE: no dominating pair is proved, so
+  dpverify answers the group-privacy bracket's upper end (supported, as upstream
+  expects); composed with randomized response, which has no add/remove pair for
+  the bracket to use, it is refused with the reason;
+* events no theorem here covers (truncated Poisson sampling): refused with the reason;
 * the mixture-of-Gaussians test asks for a relative accuracy of 1e-6 on delta
   and 6e-8 on eps, finer than the default width 1e-4: the default answer is
   checked against the expectation's interval, and the upstream body runs at
@@ -72,28 +76,34 @@ class CertifiedAsPLDAccountant(upstream.PldPrivacyAccountantTest):
         self.assertEqual(Fraction(acc.get_epsilon(0)), 2 * Fraction(0.1))
         self.assertEqual(acc.get_delta(2 * 0.1), 0.0)
 
-    # -- Poisson sampling under replace-one: refused until its dominating pair lands
-    def _refused_or_upstream(self, event, upstream_test):
+    def test_composition_errors_for_neighboring_relation2(self):
+        # dp_accounting refuses Poisson-sampled Laplace under REPLACE_ONE; dpverify answers the
+        # group-privacy bracket. One step of Lap(b) at rate q: the add/remove loss is at most
+        # lmax = log(1 - q + q e^(1/b)) (attained, see test_finding_subsampled_laplace_delta_is_not_1e_14)
+        # and the add direction's sup is not larger (AFA Thm 11 (1)), so replace-one is pure
+        # 2 lmax-DP by group privacy: eps(0) = 2 lmax rounded up, delta(2 lmax) = 0
         acc = CertifiedPLDAccountant(NR.REPLACE_ONE)
-        if acc.supports(event):
-            return upstream_test()
-        with self.assertRaisesRegex(privacy_accountant.UnsupportedEventError, "Poisson-sampled Gaussian under "
-                                    "replace-one.*no dominating pair is proved"):
-            acc.compose(event)
+        acc.compose(dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0)))
+        mp.dps = 40
+        lmax = log(1 - _exact(0.1) + _exact(0.1) * exp(1))
+        self.assertGreaterEqual(acc.get_epsilon(0), float(2 * lmax))
+        self.assertLessEqual(acc.get_epsilon(0), float(2 * lmax) * (1 + 1e-12))
+        self.assertEqual(acc.get_delta(float(2 * lmax) * (1 + 1e-9)), 0.0)
 
-    def test_supports_gaussian10(self):
-        ev = dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0))
-        self._refused_or_upstream(ev, super().test_supports_gaussian10)
-
-    def test_supports_gaussian13(self):
-        ev = dp_event.ComposedDpEvent([dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0)),
-                                       dp_event.GaussianDpEvent(2.0)])
-        self._refused_or_upstream(ev, super().test_supports_gaussian13)
+    def test_poisson_subsampling_laplace_not_supported_for_replace_one(self):
+        acc = CertifiedPLDAccountant(NR.REPLACE_ONE)
+        self.assertTrue(acc.supports(dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0))))
 
     def test_supports_subsampled_gaussian_and_rr_composition0(self):
+        # randomized response has no add/remove pair, so the group-privacy bracket cannot
+        # cover the composition; the Poisson-sampled Gaussian leaf is named with the reason
         ev = dp_event.ComposedDpEvent([dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0)),
                                        dp_event.RandomizedResponseDpEvent(noise_parameter=0.1, num_buckets=3)])
-        self._refused_or_upstream(ev, super().test_supports_subsampled_gaussian_and_rr_composition0)
+        acc = CertifiedPLDAccountant(NR.REPLACE_ONE)
+        self.assertFalse(acc.supports(ev))
+        with self.assertRaisesRegex(privacy_accountant.UnsupportedEventError, "Poisson-sampled Gaussian under "
+                                    "replace-one.*no dominating pair is proved"):
+            acc.compose(ev)
 
     # -- no theorem: truncated Poisson sampling
     def test_truncated_subsampled_gaussian_basic(self):
