@@ -132,24 +132,30 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO + ("head.eps_h", "head.margin", "head.algorithm", "head.profile_evaluations",
                               "head.delta_mu_evaluations", "head.root_isolations", "head.cells",
                               "head.taylor_cells", "head.closed_form", "tail.kind", "tail.reason")),
-    Kind("dp.profile", P("the mechanism's profile re-implemented on mpmath; " + _STABLE),
-         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("dp.implies", P("sup over the 4-output mechanism's events by brute force on mpmath"),
-         P("same evaluation, upper end"),
-         verdict=P("given delta against the enclosure; equality only by the DP definition (eps >= eps0, "
-                   "delta >= delta0)"), certified=("implies",), info=_COMMON_INFO),
-    Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force on mpmath"), P("same evaluation"),
+    Kind("dp.profile", P("the mechanism's closed-form profile (GDPT eq. 2, Laplace cdfs, 4-output and rr sums, "
+                         "subsampling, App B refinement, interval walk of an expression) in " + _MPFR),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("dp.implies", P("sup over the 4-output mechanism's 32 rows by brute force in MPFR directed rounding "
+                         "(delta0 exactly when eps >= eps0)"),
+         P("same enclosure, upper end"),
+         verdict=P("given delta against the directed enclosure; for eps >= eps0 against delta0 in exact "
+                   "rationals"), certified=("implies",), info=_COMMON_INFO),
+    Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force in MPFR directed rounding"),
+         P("same enclosure"),
          verdict=X("the sup equals GDPT's formula iff delta0 = 1 or eps >= -eps0 (GDPT Cor 3.2: the missing term "
                    "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals"),
          certified=("gdpt_formula", "equals_gdpt_formula", "rows"), info=_COMMON_INFO),
-    Kind("dp.sigma_refinement", P("mpmath findroot of d sigma / d eps0; " + _STABLE), P("same evaluation"),
+    Kind("dp.sigma_refinement", P("the minimiser of sigma bracketed by bisection on the proved sign of the "
+                                  "numerator of d sigma / d eps0 (strictly increasing), delta0 and sigma "
+                                  "enclosed over the bracket in MPFR directed rounding"), P("same enclosure"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / forward convolution on mpmath"),
-         P("same evaluation; grid certificates: both rounded compositions"),
+    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / forward convolution in MPFR "
+                                "directed rounding (exact shifts, binomials and (1 - delta)^k)"),
+         P("same enclosure; grid certificates: both rounded compositions"),
          certified=("lower", "upper", "gap"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("composition.eps", P("composed profile at lo >= delta (monotone bracket)"),
-         P("composed profile at hi <= delta"), certified=("lower", "upper", "gap"), verdict=_CLAIM_V,
-         info=_COMMON_INFO),
+    Kind("composition.eps", P("composed profile at lo > delta in directed rounding (monotone bracket)"),
+         P("composed profile at hi < delta in directed rounding"), certified=("lower", "upper", "gap"),
+         verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.divergence", P("k K(alpha) / (alpha - 1) in " + _MPFR + ": Gaussian exact rational, Laplace / rr / "
                              "pure closed forms, subsampled Gaussian by the exact binomial sum (integer alpha) "
                              "or the two binomial series with a proved tail bound (fractional alpha)"),
@@ -175,11 +181,15 @@ _ROWS: list[Kind] = [
     Kind("rdp.abc_extra_iterations", P("T_MA's floor decided on an enclosure; T_0 by eps_0(T_0) <= eps (one "
                                        "order) and eps_0(T_0 + 1) > eps (cells), exact integers"),
          P("same integers"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("lt.residual", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"), verdict=_CLAIM_V,
-         info=_COMMON_INFO),
-    Kind("lt.partial-transform", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("finite.identity", verdict=P("both sides re-computed on mpmath (60 digits) from the pmfs"),
+    Kind("lt.residual", P("each integral in closed form (piecewise exponentials between the kinks; the Gaussian "
+                          "by parts) and each side from its own formula, in " + _MPFR + "; complex orders as "
+                          "rectangles, cos / sin widened by the argument's width"),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("lt.partial-transform", P("the integral over [-A, B] in closed form (piecewise exponentials; the "
+                                   "Gaussian by parts) in " + _MPFR),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("finite.identity", verdict=X("both sides re-computed from the rational pmfs in exact rationals, "
+                                      "|residual| <= 1e-40 decided exactly"),
          info=_COMMON_INFO),
     Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
          info=_COMMON_INFO + ("neighboring",), unverifiable=("directions",)),
@@ -544,10 +554,49 @@ _steps(["gdp.refinement_point"], [
     ("k's signs at the bracket ends in MPFR directed rounding; the positive zero is unique (monotonicity, "
      "derived in recheck.gdpt.refinement_bracket); delta^ = naive(eps_i) on the bracket", PROOF, True),
 ])
-_steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
-        "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform"], [
-    ("mpmath evaluation (exact rationals where the kind is combinatorial), not directed",
-     ESTIMATE, True),
+_steps(["composition.delta"], [
+    ("composed profile: exact rational shifts, binomial coefficients and (1 - delta_i)^k_i; p, 1 - p, "
+     "p^y (MPFR pow), expm1 and the sums in MPFR directed rounding (LT Cor 4.7, Thm 4.6 or a forward "
+     "convolution)", PROOF, True),
+    ("grid certificates: both rounded compositions re-derived, each inside its recorded enclosure; "
+     "the gap compared with the rounded ends", PROOF, True),
+])
+_steps(["composition.eps"], [
+    ("no finite eps, eps = 0 and eps = the total eps decided in exact rationals; d(0) <= delta proved "
+     "in directed rounding for eps = 0", PROOF, True),
+    ("the recorded ends bracket the root: the composed profile (directed rounding, as for "
+     "composition.delta) above delta at lo and below at hi (non-increasing in eps)", PROOF, True),
+])
+_steps(["dp.rr64", "dp.implies"], [
+    ("the 32 rows of GDPT's 4-output mechanism summed in MPFR directed rounding, the max taken end "
+     "by end; delta0 exactly where eps >= eps0", PROOF, True),
+    ("verdicts in exact rationals (rr64: delta0 = 1 or eps >= -eps0; implies for eps >= eps0: "
+     "delta >= delta0) or on the directed enclosure against delta (implies)", PROOF, True),
+])
+_steps(["dp.sigma_refinement"], [
+    ("the minimiser bracketed by bisection on the sign of h = x (1-D) e^x / N + log(N / (1+a)), "
+     "each sign proved in directed rounding (h strictly increasing: a unique root)", PROOF, True),
+    ("delta0 = N / (1 + a) and sigma = -log(delta0) / x enclosed over the bracket in directed rounding",
+     PROOF, True),
+])
+_steps(["dp.profile"], [
+    ("each mechanism's closed form (GDPT eq. 2 with erfc / the Mills ratio, Laplace cdfs, 4-output and "
+     "randomized-response hinge sums, subsampling, GDPT App B's eps_i by bisection on k's proved sign) "
+     "in MPFR directed rounding", PROOF, True),
+    ("expression profiles walked on MPFR intervals; an operation undefined on its enclosure answers "
+     "exit 3", PROOF, True),
+])
+_steps(["finite.identity"], [
+    ("both sides from the rational pmfs in exact rational arithmetic (hinge sums, PLD masses, the "
+     "Neyman-Pearson trade-off and its inverse along its linear pieces, integer-order moments); "
+     "|residual| <= 1e-40 decided exactly", PROOF, True),
+])
+_steps(["lt.residual", "lt.partial-transform"], [
+    ("integrals of e^(kt) delta(t) and of the PLD tails in closed form between the kinks (exact rational "
+     "exponents and bounds; the Gaussian's two integrals by parts, derived in recheck/transforms.py), "
+     "outside the region of convergence exit 3", PROOF, True),
+    ("exp, expm1, Phi, log, cos / sin (widened by the argument's width) and the complex rectangle "
+     "arithmetic in MPFR directed rounding; the profile and E_q from their own formulas", PROOF, True),
 ])
 
 

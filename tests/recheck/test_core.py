@@ -145,13 +145,11 @@ def test_every_registered_kind_is_classified() -> None:
     assert not missing, f"kinds without a proof/estimate classification: {missing}"
 
 
-#: kinds whose accept still rests on an mpmath estimate (a directed-rounding route is
-#: still to be written); strict: proving one of them turns its case into a failure until
+#: kinds whose accept still rests on an mpmath estimate (none since every re-check moved to
+#: directed rounding or exact rationals; a new kind may enter here only with a route to write);
+#: strict: proving one of them turns its case into a failure until
 #: it is removed from this set, so the set can only shrink
-NOT_YET_PROVED = {
-    "composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
-    "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform",
-}
+NOT_YET_PROVED: set[str] = set()
 
 
 def _kinds() -> list:
