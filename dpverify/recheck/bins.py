@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import arith, ceil_int, floor_int, to_mpf
+from .core import arith, ceil_int, floor_int, mpfr_to_mpf
 from .gdp import exact_input
 from .shuffle import _count, _power
 from .verify import Recheck, parse_bound, register
@@ -236,4 +236,4 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     lo, hi = L.delta(r["dirs"], eps)
     if not lo <= hi:
         raise CertificateRejected("the re-derived bounds cross")
-    return Recheck(lo=to_mpf(lo), hi=to_mpf(hi), dps=60)
+    return Recheck(lo=mpfr_to_mpf(lo), hi=mpfr_to_mpf(hi), dps=60)

@@ -24,8 +24,8 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, exact_enclosure
-from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, mpf_to_fraction, side, to_mpf
+from .core import Arith, Iv, arith, exact_enclosure, mpf_to_fraction
+from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, side, fraction_to_mpf
 from .profiles import _ONE, _ZERO, pos, register_profile_recheck
 from .verify import Recheck, needed_digits, parse_bound, register
 
@@ -221,8 +221,8 @@ def _rr(inputs: Mapping[str, Any]) -> Callable[[Fraction], mpf]:
     p = exact_input(inputs, "p")
 
     def f(t: Fraction) -> mpf:
-        P, Q = [to_mpf(p), 1 - to_mpf(p)], [1 - to_mpf(p), to_mpf(p)]
-        e = mpmath.exp(to_mpf(t))
+        P, Q = [fraction_to_mpf(p), 1 - fraction_to_mpf(p)], [1 - fraction_to_mpf(p), fraction_to_mpf(p)]
+        e = mpmath.exp(fraction_to_mpf(t))
         return mpmath.fsum(max(a - e * b, 0) for a, b in zip(P, Q))
 
     return f

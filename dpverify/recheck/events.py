@@ -42,9 +42,8 @@ from gmpy2 import mpfr, mpz
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, to_fraction
-from .core import to_mpf as _exact_mpf
-from .gdp import exact_input, mpf_to_fraction, to_mpf
+from .core import Arith, Iv, arith, to_fraction, mpfr_to_mpf, mpf_to_fraction
+from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   laplace_tails,
                   register_queries)
@@ -414,7 +413,7 @@ def _zcdp_delta(rho: Fraction, xi: Fraction, eps: Fraction) -> tuple[mpf, mpf]:
     (untrusted: a wrong one fails the sign check)."""
     if rho == 0 and xi <= eps:
         return mpf(0), mpf(0)  # f' < 0 everywhere and f -> -inf
-    r, x, e = to_mpf(rho), to_mpf(xi), to_mpf(eps)
+    r, x, e = fraction_to_mpf(rho), fraction_to_mpf(xi), fraction_to_mpf(eps)
 
     def fprime(a: mpf) -> mpf:
         return x - e + r * (2 * a - 1) + mpmath.log1p(-1 / a)
@@ -452,7 +451,7 @@ def _zcdp_delta(rho: Fraction, xi: Fraction, eps: Fraction) -> tuple[mpf, mpf]:
         raise _cannot("the zCDP conversion's optimal order (sign check failed)")
     low = A.add(fa, A.mul(da, A.sub((b, b), (a, a))))
     d_lo, d_hi = A.exp(low)[0], min(A.exp(fa)[1], A.exp(fb)[1])
-    return min(_exact_mpf(d_lo), mpf(1)), min(_exact_mpf(d_hi), mpf(1))
+    return min(mpfr_to_mpf(d_lo), mpf(1)), min(mpfr_to_mpf(d_hi), mpf(1))
 
 
 def _abc_gamma_above(A: Arith, al: Fraction, E: Fraction, d: Fraction, g: Fraction, pf: Fraction) -> bool:
@@ -573,7 +572,7 @@ def _zcdp_eps(rho: Fraction, xi: Fraction, delta: Fraction) -> tuple[mpf, mpf]:
     for k in (44, 36, 28, 20):
         E = Fraction(v) * (1 + Fraction(1, 2 ** k)) + Fraction(1, 2 ** (k + 20))
         if _abc_gamma_above(A, al, E, delta, g, Fraction(p_prop)):
-            return mpf(0), _exact_mpf(A.q(E)[1])
+            return mpf(0), mpfr_to_mpf(A.q(E)[1])
     raise _cannot("the zCDP conversion at the proposed order (ABC Thm 3 not proved at its value)")
 
 
@@ -594,7 +593,7 @@ def _exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> Fraction
     for key in (("delta",) if kind == "eps" else ("eps", "claimed_eps")):
         if key in inputs:
             x = _num(inputs, key)
-            if to_mpf(x) == target:
+            if fraction_to_mpf(x) == target:
                 return x
     raise _cannot("a zCDP conversion at a target that is not an input of the certificate")
 

@@ -25,8 +25,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import CF_FROM, Arith, Iv, arith
-from .core import to_mpf as mpfr_to_mpf
+from .core import CF_FROM, Arith, Iv, arith, mpf_to_fraction, mpfr_to_mpf
 from .verify import Recheck, needed_digits, register
 
 
@@ -50,22 +49,9 @@ def exact_input(inputs: Mapping[str, Any], key: str) -> Fraction:
         raise MalformedCertificate(f"inputs.{key}={text!r} is not an exact number") from None
 
 
-def to_mpf(x: Fraction) -> mpf:
+def fraction_to_mpf(x: Fraction) -> mpf:
+    """x as an mpf at the working precision (rounded to nearest: a proposal's input)."""
     return mpf(x.numerator) / x.denominator
-
-
-def mpf_to_fraction(x: mpf) -> Fraction:
-    """The exact rational value of a finite mpf: its own mantissa (an mpf is not rounded
-    to the working precision first) with its sign (``man_exp`` gives |mantissa|)."""
-    if not isinstance(x, mpf):
-        x = mpmath.mpf(x)
-    sign, man, exp, _ = x._mpf_
-    if not man and exp:  # mpmath's special values (inf, nan) have a zero mantissa
-        raise CouldNotReprove("a recorded number is not finite")
-    if man and abs(int(exp)) > 10**6:  # 2^(10^6) is ~ 10^301030: beyond every quantity here
-        raise CouldNotReprove(f"a recorded number of binary exponent {int(exp)} is beyond the second route's range")
-    v = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
-    return -v if sign else v
 
 
 def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing: bool,
@@ -84,7 +70,7 @@ def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing
     if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
         raise CouldNotReprove(f"{what}: infinite endpoints cannot bracket a finite root")
     with mpmath.workdps(digits + 20):
-        t = to_mpf(target)
+        t = fraction_to_mpf(target)
         # lo, hi are already rounded outward to binary; nudge inward by nothing: lo' = lo, hi' = hi
         a, b = mpf_to_fraction(lo), mpf_to_fraction(hi)
     ra = stable_value(lambda p: f(a, p), digits)
@@ -369,7 +355,7 @@ def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
     with d delta_mu / d mu = phi(-eps/mu + mu/2) at ``dps`` digits. The caller proves a
     bracket around it in directed rounding."""
     def f(m: mpf) -> mpf:
-        e = to_mpf(eps)
+        e = fraction_to_mpf(eps)
         return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
     # delta_mu(eps) cancels about log10(1/delta) digits near eps = 0 (Phi(m/2) - Phi(-m/2)
@@ -377,7 +363,7 @@ def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
     lost = max(0, len(str(delta.denominator)) - len(str(delta.numerator))) + 5
     dps = dps + lost
     with mpmath.workdps(20 + lost):
-        t = to_mpf(delta)
+        t = fraction_to_mpf(delta)
         lo, hi = mpf(1), mpf(1)
         n = 0
         while f(lo) > t and n < 400:
@@ -394,8 +380,8 @@ def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
                 hi = mid
         m = (lo + hi) / 2
     with mpmath.workdps(dps + 10):
-        t = to_mpf(delta)
-        e = to_mpf(eps)
+        t = fraction_to_mpf(delta)
+        e = fraction_to_mpf(eps)
         m = mpf(m)
         for _ in range(60):
             d = mpmath.npdf(-e / m + m / 2)

@@ -37,9 +37,8 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import CF_FROM, Arith, Iv, arith, exact_enclosure
-from .core import to_mpf as mpfr_to_mpf
-from .gdp import exact_input, mpf_to_fraction, side, start_bits, to_mpf
+from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, mpfr_to_mpf, mpf_to_fraction
+from .gdp import exact_input, side, start_bits, fraction_to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
 from .limits import check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
@@ -63,7 +62,7 @@ def _laplace(inputs: Mapping[str, Any]) -> Fn:
 
     def f(eps: Fraction) -> mpf:
         # loss (|x - D| - |x|)/b > eps  <=>  x < x0 = (D - b eps)/2 when |eps| < D/b
-        B, D, e = to_mpf(b), to_mpf(d), to_mpf(eps)
+        B, D, e = fraction_to_mpf(b), fraction_to_mpf(d), fraction_to_mpf(eps)
         if e >= D / B:
             return mpf(0)
         if e < -D / B:
@@ -79,7 +78,7 @@ def _below_zero(nonneg: Callable[[mpf], mpf]) -> Fn:
     (0, delta(0))-DP, delta0 + (1 - delta0)(1 - e^eps), below 0."""
 
     def f(eps: Fraction) -> mpf:
-        e = to_mpf(eps)
+        e = fraction_to_mpf(eps)
         if e >= 0:
             return nonneg(e)
         d0 = nonneg(mpf(0))
@@ -144,9 +143,9 @@ def _subsampled(inputs: Mapping[str, Any]) -> Fn:
     base = _four_output(exact_input(inputs, "eps0"), exact_input(inputs, "delta0"))
 
     def at(e: mpf) -> mpf:
-        eb = mpmath.log(1 + mpmath.expm1(e) / to_mpf(q))
+        eb = mpmath.log(1 + mpmath.expm1(e) / fraction_to_mpf(q))
         # base() takes an exact Fraction: hand it a high-precision rational of eb
-        return to_mpf(q) * _base_at(base, eb)
+        return fraction_to_mpf(q) * _base_at(base, eb)
 
     return _below_zero(at)
 
@@ -198,7 +197,7 @@ def _expr(inputs: Mapping[str, Any]) -> Fn:
             return _MP_FUNCS[node.func.id](*args)
         return _bad(type(node).__name__)
 
-    return lambda eps: ev(tree.body, to_mpf(eps))
+    return lambda eps: ev(tree.body, fraction_to_mpf(eps))
 
 
 def _bad(what: str) -> mpf:
@@ -462,7 +461,7 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
     head_hi = mu  # sup over the head <= head_hi, proved
     for key in ("mu_hi_exact",):
         if key in head:
-            x = to_mpf(exact_input(head, key))
+            x = fraction_to_mpf(exact_input(head, key))
             if x < head_hi:
                 _prove_cells_iv(f, fbound, Fraction(0), eps_h, x, hints, "head (head.mu_hi_exact)", dps)
                 head_hi = x
@@ -504,16 +503,16 @@ def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
     D/b could not be proved where delta_mu(eps) falls below the cell bound's 1e-35 term."""
     if name == "laplace":
         d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
-        return to_mpf(d / exact_input(inputs, "scale"))
+        return fraction_to_mpf(d / exact_input(inputs, "scale"))
     if name in ("pure", "approx") and (name == "pure" or exact_input(inputs, "delta0") <= 0):
-        return to_mpf(exact_input(inputs, "eps0"))
+        return fraction_to_mpf(exact_input(inputs, "eps0"))
     if name == "rr":
         p = exact_input(inputs, "p")
         if not 0 <= p <= 1:
             raise CertificateRejected(f"randomized response needs p in [0, 1], not {inputs['p']}")
-        return abs(mpmath.log(to_mpf(p) / (1 - to_mpf(p)))) if 0 < p < 1 else None
+        return abs(mpmath.log(fraction_to_mpf(p) / (1 - fraction_to_mpf(p)))) if 0 < p < 1 else None
     if name == "subsampled" and exact_input(inputs, "delta0") <= 0:
-        q, e0 = to_mpf(exact_input(inputs, "rate")), to_mpf(exact_input(inputs, "eps0"))
+        q, e0 = fraction_to_mpf(exact_input(inputs, "rate")), fraction_to_mpf(exact_input(inputs, "eps0"))
         return mpmath.log(1 - q + q * mpmath.exp(e0))
     return None
 
@@ -813,7 +812,7 @@ def _g_lower(fiv: IvFn, x: Fraction, dps: int) -> tuple[mpf, mpf]:
     if not fx[0] > 0:
         return mpf(0), mpf(0)
     with mpmath.workdps(dps):
-        m = mu_gdp_mp(to_mpf(x), mpfr_to_mpf(fx[0]))
+        m = mu_gdp_mp(fraction_to_mpf(x), mpfr_to_mpf(fx[0]))
         if not mpmath.isfinite(m) or m <= 0:
             return mpf(0), mpf(0)
         mf = _frac(m)
@@ -914,9 +913,9 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
         if b - a < min_w:
             if fiv(A, a)[0] > dm.upper(a):
                 raise CertificateRejected(
-                    f"{where}: G_f({mpmath.nstr(to_mpf(a), 12)}) exceeds the recorded upper end: sup G_f > hi"
+                    f"{where}: G_f({mpmath.nstr(fraction_to_mpf(a), 12)}) exceeds the recorded upper end: sup G_f > hi"
                 )
-            raise CouldNotReprove(f"{where}: the cell at eps = {mpmath.nstr(to_mpf(a), 12)} cannot be proved")
+            raise CouldNotReprove(f"{where}: the cell at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} cannot be proved")
         m = _dyadic_mid(a, b)
         stack.append((m, b))
         stack.append((a, m))
@@ -1081,7 +1080,7 @@ def recheck_thm51(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     bits = start_bits(digits)
     dps = digits + 30 + int(abs(eps) / 2)  # 1 - tanh(eps/2) ~ 2 e^-eps cancels eps / ln 10 digits
     with mpmath.workdps(dps):
-        m = mpf_to_fraction(2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(to_mpf(eps) / 2)))
+        m = mpf_to_fraction(2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(fraction_to_mpf(eps) / 2)))
 
     def p(A: Arith) -> Iv:  # 1 / (1 + e^eps)
         return A.div(A.q(1), A.add(A.q(1), A.exp(A.q(eps))))

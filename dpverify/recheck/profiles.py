@@ -49,7 +49,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv
-from .gdp import _square, delta_mu_iv, enclose, exact_input, side, to_mpf
+from .gdp import _square, delta_mu_iv, enclose, exact_input, side, fraction_to_mpf
 from .limits import MAX_EXP_ARGUMENT, check_expression, guard_exponent
 from .verify import Recheck, needed_digits, register
 
@@ -427,11 +427,11 @@ def _four_output(eps0: Fraction, delta0: Fraction) -> Callable[[Fraction], mpf]:
     (sum_i (p_i - e^eps q_i)_+), for the GDP-transformation re-check."""
 
     def f(eps: Fraction) -> mpf:
-        e0 = mpmath.exp(to_mpf(eps0))
-        d0 = to_mpf(delta0)
+        e0 = mpmath.exp(fraction_to_mpf(eps0))
+        d0 = fraction_to_mpf(delta0)
         P = [d0, (1 - d0) * e0 / (1 + e0), (1 - d0) / (1 + e0), mpf(0)]
         Q = [mpf(0), (1 - d0) / (1 + e0), (1 - d0) * e0 / (1 + e0), d0]
-        ee = mpmath.exp(to_mpf(eps))
+        ee = mpmath.exp(fraction_to_mpf(eps))
         return mpmath.fsum(max(p - ee * q, 0) for p, q in zip(P, Q))
 
     return f
@@ -446,7 +446,7 @@ def _gaussian_mp(inputs: Mapping[str, Any]) -> Callable[[Fraction], mpf]:
         mu = sens / exact_input(inputs, "noise_multiplier")
 
     def f(eps: Fraction) -> mpf:
-        m, e = to_mpf(mu), to_mpf(eps)
+        m, e = fraction_to_mpf(mu), fraction_to_mpf(eps)
         return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
     return f

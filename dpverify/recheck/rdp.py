@@ -37,9 +37,8 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, exact_enclosure, to_fraction
-from .core import to_mpf as mpfr_to_mpf
-from .gdp import enclose, exact_input, mpf_to_fraction, side, start_bits
+from .core import Arith, Iv, arith, exact_enclosure, to_fraction, mpfr_to_mpf, mpf_to_fraction
+from .gdp import enclose, exact_input, side, start_bits
 from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register
 
 #: the integer-order binomial sum of the subsampled Gaussian is summed up to this order

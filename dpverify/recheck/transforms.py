@@ -37,8 +37,7 @@ import gmpy2
 from gmpy2 import mpfr
 
 from ..errors import CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith
-from .core import to_mpf as mpfr_to_mpf
+from .core import Arith, Iv, arith, mpfr_to_mpf
 from .gdp import MAX_BITS, _square, delta_mu_iv, enclose, exact_input
 from .profiles import _ONE, _ZERO, hinge_sum
 from .verify import Recheck, needed_digits, register

@@ -167,12 +167,12 @@ def test_bad_k():
 def test_lattice_equals_literal_recursion_in_mpmath(mechs, t):
     # the arb lattice (arb_poly product) against LT Thm 4.6 evaluated top-down in MPFR
     # directed rounding (the verifier's second route): the ball must meet the enclosure
-    from dpverify.recheck.core import arith, to_mpf
+    from dpverify.recheck.core import arith, mpfr_to_mpf
     from dpverify.recheck.dp import _recursion_iv
 
     lo, hi = _recursion_iv(arith(256), tuple(mechs), t)
     with mpmath.workdps(60):
-        ref_lo, ref_hi = to_mpf(lo), to_mpf(hi)
+        ref_lo, ref_hi = mpfr_to_mpf(lo), mpfr_to_mpf(hi)
         assert ref_hi - ref_lo <= mpmath.mpf(10) ** -60
     with working_precision(200):
         v = ShiftDistribution(mechs).delta(ball(t))

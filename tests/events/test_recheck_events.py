@@ -15,7 +15,7 @@ from flint import arb
 
 from dpverify.ball import working_precision
 from dpverify.recheck import events as R
-from dpverify.recheck.core import arith, to_mpf
+from dpverify.recheck.core import arith, mpfr_to_mpf
 from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.errors import CertificateRejected
@@ -45,7 +45,7 @@ def _iv_tails(tails, eps: str):
     e = A200.q(F(eps))  # exact for a dyadic eps, else outward
     (p0, p1), (q0, q1) = tails(A200, e)
     with mpmath.workprec(400):
-        return (to_mpf(p0), to_mpf(p1)), (to_mpf(q0), to_mpf(q1))
+        return (mpfr_to_mpf(p0), mpfr_to_mpf(p1)), (mpfr_to_mpf(q0), mpfr_to_mpf(q1))
 
 
 def _curve(tails, eps: str):

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from dpverify.recheck import kinds
-from dpverify.recheck.core import arith, ceil_int, floor_int, to_fraction, to_mpf
+from dpverify.recheck.core import arith, ceil_int, floor_int, to_fraction, mpfr_to_mpf
 
 HP = 1000  # bits of the reference
 
@@ -30,7 +30,7 @@ def _ref(fn, *args: Fraction) -> mpmath.mpf:
 def _check(iv, ref: mpmath.mpf, prec: int, units: int = 8) -> None:
     lo, hi = iv
     with mpmath.workprec(HP + 20):
-        a, b = to_mpf(lo), to_mpf(hi)
+        a, b = mpfr_to_mpf(lo), mpfr_to_mpf(hi)
         slack = abs(ref) * mpmath.mpf(2) ** -(HP - 10)
         assert a <= ref + slack, (a, ref)  # lower end on the low side
         assert b >= ref - slack, (b, ref)  # upper end on the high side
@@ -67,8 +67,8 @@ def test_ncdf_continued_fraction_and_taylor_paths(x: str, prec: int) -> None:
     _check(A.ncdf(X), ref, prec, units=12 + int(Fraction(x) ** 2 + 2).bit_length())
     lo, hi = A.ncdf_abs(X)
     with mpmath.workprec(HP + 20):
-        assert to_mpf(lo) <= ref <= to_mpf(hi)
-        assert to_mpf(hi) - to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)  # absolute accuracy
+        assert mpfr_to_mpf(lo) <= ref <= mpfr_to_mpf(hi)
+        assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)  # absolute accuracy
 
 
 @given(x=st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**9), max_denominator=10**6),
@@ -120,8 +120,8 @@ def test_deep_tails_do_not_flip_sides() -> None:
     x = Fraction(10**6)
     lo, hi = A.erfc(A.q(x))
     ref = _ref(mpmath.erfc, x)
-    assert lo == 0 or to_mpf(lo) <= ref
-    assert hi > 0 and to_mpf(hi) >= ref
+    assert lo == 0 or mpfr_to_mpf(lo) <= ref
+    assert hi > 0 and mpfr_to_mpf(hi) >= ref
 
 
 def test_floor_ceil_exact() -> None:

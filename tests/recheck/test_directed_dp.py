@@ -14,7 +14,7 @@ import pytest
 
 from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from dpverify.recheck import dp, identities, profiles, transforms
-from dpverify.recheck.core import arith, to_mpf
+from dpverify.recheck.core import arith, mpfr_to_mpf
 
 REF = 80
 
@@ -160,7 +160,7 @@ def test_composed_profile_encloses_the_brute_force_sum(types, t) -> None:
     with mpmath.workdps(REF):
         ref = _brute_composition(types, t)
     lo, hi = dp._profile_iv(arith(256), types, t)
-    _inside(to_mpf(lo), to_mpf(hi), ref, rel=1e-60)
+    _inside(mpfr_to_mpf(lo), mpfr_to_mpf(hi), ref, rel=1e-60)
 
 
 def test_composition_eps_bracket_is_proved_or_refused() -> None:
@@ -305,7 +305,7 @@ def test_eq22_eq23_integrals_against_quadrature(name, param, eps) -> None:
                                     [-k - E for k in kinks])
         for ident, ref in (("eq22", v22), ("eq23", v23)):
             lo, hi = transforms.tail_integral(A, name, a, e, ident)
-            assert to_mpf(lo) - mpmath.mpf(10) ** -30 <= ref <= to_mpf(hi) + mpmath.mpf(10) ** -30
+            assert mpfr_to_mpf(lo) - mpmath.mpf(10) ** -30 <= ref <= mpfr_to_mpf(hi) + mpmath.mpf(10) ** -30
             assert hi - lo < 1e-60
             # and LT Thm 3.2: the integral is the profile
             assert abs(ref - prof(E)) < mpmath.mpf(10) ** -30
@@ -343,8 +343,8 @@ def test_whole_line_transform_against_quadrature(name, param, q) -> None:
         ref = mpmath.quad(f, [-mpmath.inf, *pts]) + mpmath.quad(f, [50, mpmath.inf])
         re, im = transforms.weighted_profile_integral(A, name, a, qc, None, None)
         tol = abs(ref) * mpmath.mpf(10) ** -25
-        assert to_mpf(re[0]) - tol <= ref.real <= to_mpf(re[1]) + tol
-        assert to_mpf(im[0]) - tol <= ref.imag <= to_mpf(im[1]) + tol
+        assert mpfr_to_mpf(re[0]) - tol <= ref.real <= mpfr_to_mpf(re[1]) + tol
+        assert mpfr_to_mpf(im[0]) - tol <= ref.imag <= mpfr_to_mpf(im[1]) + tol
     r = transforms.recheck_residual({"identity": "eq27", "mechanism": name, "param": param,
                                      "q_re": q[0], "q_im": q[1]}, {})
     assert r.lo == 0 and r.hi < 1e-60

@@ -16,7 +16,7 @@ import pytest
 
 from dpverify.errors import CertificateRejected, CouldNotReprove
 from dpverify.recheck import gdp, gdpt, rdp, shuffle
-from dpverify.recheck.core import arith, to_mpf
+from dpverify.recheck.core import arith, mpfr_to_mpf
 
 REF_DPS = 130
 
@@ -234,7 +234,7 @@ def test_shuffle_cell_masses_enclose_the_high_precision_masses() -> None:
         unit = mpmath.mpf(2) ** shuffle._K
         for k in range(K):
             for iv, F in ((p[k], Fp), (q[k], Fq)):
-                lo, hi = to_mpf(iv[0]), to_mpf(iv[1])
+                lo, hi = mpfr_to_mpf(iv[0]), mpfr_to_mpf(iv[1])
                 assert lo <= F[k + 1] - F[k] <= hi
                 assert hi - lo < mpmath.mpf(2) ** -150
             # units: P at most one below floor(mass 2^K), Q at most one above ceil(mass 2^K)

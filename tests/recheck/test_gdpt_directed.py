@@ -10,7 +10,7 @@ import mpmath
 import pytest
 
 from dpverify.recheck import gdpt as G
-from dpverify.recheck.core import arith, to_mpf
+from dpverify.recheck.core import arith, mpfr_to_mpf
 from dpverify.recheck.verify import _load_recheckers
 
 _load_recheckers()  # the randomized-response profile registers from recheck.dp
@@ -76,7 +76,7 @@ def test_directed_profiles_enclose_the_mpmath_profiles(name: str, opts: dict, ep
     with mpmath.workdps(DPS):
         ref = PROFILE_RECHECKS[name](inputs)(eps)
         tol = abs(ref) * mpmath.mpf(10) ** -(DPS - 15) + mpmath.mpf(10) ** -(DPS - 10)
-        a, b = to_mpf(lo), to_mpf(hi)
+        a, b = mpfr_to_mpf(lo), mpfr_to_mpf(hi)
         assert a - tol <= ref <= b + tol, (a, ref, b)
         # narrow (expr runs in mpmath.iv at 53 bits: a double's width)
         width = mpmath.mpf(10) ** -12 if name == "expr" else mpmath.mpf(10) ** -60
@@ -87,7 +87,7 @@ def test_directed_profiles_enclose_the_mpmath_profiles(name: str, opts: dict, ep
 @pytest.mark.parametrize("eps", [F(0), F(1, 7), F(3), F(-2), F(40), F(201, 10), F(-1, 1000)])
 def test_delta_mu_ends_enclose_mpmath(mu: F, eps: F) -> None:
     d = G._DeltaMuEnds(arith(220), mu)
-    lo, hi = to_mpf(d.lower(eps)), to_mpf(d.upper(eps))
+    lo, hi = mpfr_to_mpf(d.lower(eps)), mpfr_to_mpf(d.upper(eps))
     with mpmath.workdps(DPS):
         m, e = _mp(mu), _mp(eps)
         ref = mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)

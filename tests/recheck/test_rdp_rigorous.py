@@ -19,7 +19,7 @@ import pytest
 
 from dpverify.errors import CertificateRejected, CouldNotReprove
 from dpverify.recheck import rdp
-from dpverify.recheck.core import arith, to_mpf
+from dpverify.recheck.core import arith, mpfr_to_mpf
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
@@ -36,7 +36,7 @@ def _inside(iv, ref, rel, ref_digits: int = 35) -> None:
     """[lo, hi] meets the reference to the reference's own accuracy (10^-ref_digits relative;
     the enclosures are far narrower) and is narrow."""
     with mpmath.workdps(80):
-        lo, hi = to_mpf(iv[0]), to_mpf(iv[1])
+        lo, hi = mpfr_to_mpf(iv[0]), mpfr_to_mpf(iv[1])
         err = abs(ref) * mpmath.mpf(10) ** -ref_digits
         assert lo <= ref + err and ref - err <= hi, (lo, ref, hi)
         assert hi - lo <= max(abs(ref) * mpmath.mpf(rel), mpmath.mpf(10) ** -55), (lo, hi, ref)
@@ -112,8 +112,8 @@ def test_subsampled_gaussian_fractional_series_encloses_the_integral(a: str, s: 
     with mpmath.workdps(60):
         e = mpmath.exp(ref)
         slack = e * mpmath.mpf(10) ** -30
-        assert to_mpf(lo) <= e + slack and e - slack <= to_mpf(hi), (to_mpf(lo), e, to_mpf(hi))
-        assert to_mpf(hi) - to_mpf(lo) <= to_mpf(hi) * mpmath.mpf(2) ** -(tol - 2)
+        assert mpfr_to_mpf(lo) <= e + slack and e - slack <= mpfr_to_mpf(hi), (mpfr_to_mpf(lo), e, mpfr_to_mpf(hi))
+        assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpfr_to_mpf(hi) * mpmath.mpf(2) ** -(tol - 2)
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 12, 40])
@@ -136,8 +136,8 @@ def test_fractional_series_tail_bound_holds_when_truncated_early(tol: int) -> No
     ref = _ssg_quad(a_, s_, q_)
     lo, hi = rdp._ssg_series(arith(120), a_, s_, q_, tol)
     with mpmath.workdps(40):
-        assert to_mpf(lo) <= mpmath.exp(ref) <= to_mpf(hi)
-        assert to_mpf(hi) - to_mpf(lo) > 0
+        assert mpfr_to_mpf(lo) <= mpmath.exp(ref) <= mpfr_to_mpf(hi)
+        assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) > 0
 
 
 def _gamma_ref(a: Fraction, e: Fraction, d: Fraction) -> mpmath.mpf:
@@ -255,7 +255,7 @@ def test_the_infimum_lower_end_is_proved_and_a_too_high_one_is_not_accepted(inpu
 
             def h(t):
                 a = Fraction(mpmath.nstr(1 + mpmath.exp(t), 30))
-                return to_mpf(rdp._eps_at(A, mech, conv, a, d, 80)[1]), a
+                return mpfr_to_mpf(rdp._eps_at(A, mech, conv, a, d, 80)[1]), a
 
             v, a_best = h(_golden_mp(lambda t: h(t)[0], mpmath.mpf(-3), mpmath.mpf(6), 70))
             alpha = f"{a_best.numerator}/{a_best.denominator}"
