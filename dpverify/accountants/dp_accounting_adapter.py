@@ -38,6 +38,7 @@ from ..relation import Relation, relation
 from ..pld.pairs import FinitePair, SubsampledLaplacePair
 from ..sampling import replace as GP
 from ..verdict import Enclosure, Outcome, Verdict
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 
 __all__ = ["CertifiedPLDAccountant"]
 
@@ -201,7 +202,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     """
 
     def __init__(self, neighboring_relation: NeighborRel = NeighborRel.ADD_OR_REMOVE_ONE,
-                 rel_width: float = 1e-4, time_budget: float = 600.0) -> None:
+                 rel_width: float = 1e-4, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS) -> None:
         super().__init__(neighboring_relation)
         self._rel = relation(neighboring_relation)
         self._events: list = []

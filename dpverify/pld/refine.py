@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..ball import arb_to_fraction, ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from .compose import compose
 from .convolve import mul_count
 from .discretise import discretise
@@ -198,7 +199,7 @@ def refine_query(
     kind: str,
     target: Fraction,
     rel_width: float = 1e-4,
-    time_budget: float = 600.0,
+    time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     max_length: int = 1 << 23,
     m_start: Optional[int] = None,
     decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,

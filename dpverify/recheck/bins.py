@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import arith, ceil_int, floor_int
+from .core import arith, ceil_int, exact_enclosure, floor_int
 from .gdp import exact_input
 from .shuffle import _count, _kron, _power
 from .verify import Recheck, parse_bound, register
@@ -374,14 +374,6 @@ def _enclosure(result: Mapping[str, Any]) -> tuple[Fraction, Fraction]:
     return lo, hi
 
 
-def _dir_mpf(x: Fraction, up: bool) -> Any:
-    """The rational x as an mpmath number at 200 bits, rounded up or down."""
-    import mpmath
-    from mpmath.libmp import from_rational
-
-    return mpmath.mpf(from_rational(x.numerator, x.denominator, 200, "c" if up else "f"))
-
-
 def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any]):
     """eps -> (lo, hi) exact rationals bounding delta(eps) of the run: one epoch on the recorded
     ``bins_grid``, E >= 2 epochs on the recorded ``bins_epochs`` (the other hint must be absent)."""
@@ -434,4 +426,4 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     lo, hi = _delta_route(r, result)(eps)
     if not lo <= hi:
         raise CertificateRejected("the re-derived bounds cross")
-    return Recheck(lo=_dir_mpf(lo, False), hi=_dir_mpf(hi, True), dps=60)
+    return Recheck(lo=exact_enclosure(lo)[0], hi=exact_enclosure(hi)[1], dps=60)

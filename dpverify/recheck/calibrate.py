@@ -37,7 +37,8 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import pld as P
 from . import wor as W
-from .gdp import exact_input, mpf_to_fraction, to_mpf
+from .core import mpf_to_fraction
+from .gdp import exact_input, fraction_to_mpf
 from .verify import Recheck, register
 
 _DPS = 40
@@ -228,8 +229,8 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     if extra:
         raise MalformedCertificate(f"result.ends.{extra[0]}: unknown key; allowed: {', '.join(names)}")
     with mpmath.workdps(_DPS):
-        E = to_mpf(exact_input(inputs, "target_eps"))
-        D = to_mpf(exact_input(inputs, "delta"))
+        E = fraction_to_mpf(exact_input(inputs, "target_eps"))
+        D = fraction_to_mpf(exact_input(inputs, "delta"))
         if not (E > 0 and 0 < D < 1):
             raise CertificateRejected("target_eps must be > 0 and delta in (0, 1)")
         todo = [(n, ends[n]) for n in names if n in ends]

@@ -37,7 +37,10 @@ import gmpy2
 import mpmath
 from gmpy2 import mpfr, mpq, mpz
 
-__all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "to_mpf", "floor_int", "ceil_int"]
+from ..errors import CouldNotReprove
+
+__all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "mpf_to_fraction", "mpfr_to_mpf", "floor_int",
+           "ceil_int"]
 
 Iv = tuple  # (lo: mpfr, hi: mpfr)
 
@@ -339,6 +342,20 @@ def to_fraction(x: mpfr) -> Fraction:
     return Fraction(int(n), int(d))
 
 
+def mpf_to_fraction(x: "mpmath.mpf") -> Fraction:
+    """The exact rational value of a finite mpf: its own mantissa (an mpf is not rounded
+    to the working precision first) with its sign (``man_exp`` gives |mantissa|)."""
+    if not isinstance(x, mpmath.mpf):
+        x = mpmath.mpf(x)
+    sign, man, exp, _ = x._mpf_
+    if not man and exp:  # mpmath's special values (inf, nan) have a zero mantissa
+        raise CouldNotReprove("a recorded number is not finite")
+    if man and abs(int(exp)) > 10**6:  # 2^(10^6) is ~ 10^301030: beyond every quantity here
+        raise CouldNotReprove(f"a recorded number of binary exponent {int(exp)} is beyond the second route's range")
+    v = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+    return -v if sign else v
+
+
 def floor_int(x: mpfr) -> int:
     """floor(x) of a finite mpfr, exactly."""
     n, d = x.as_integer_ratio()
@@ -351,7 +368,7 @@ def ceil_int(x: mpfr) -> int:
     return int(-((-n) // d))
 
 
-def to_mpf(x: mpfr) -> "mpmath.mpf":
+def mpfr_to_mpf(x: mpfr) -> "mpmath.mpf":
     """The mpfr's exact value as an mpmath number (no rounding: the mantissa is kept)."""
     if gmpy2.is_nan(x):
         raise ValueError("NaN")
@@ -368,4 +385,4 @@ def exact_enclosure(x: Exact) -> "tuple[mpmath.mpf, mpmath.mpf]":
     direction): far inside a recorded enclosure read at 60 digits, and an enclosure,
     not a nearest rounding (a dyadic x stays a point)."""
     lo, hi = arith(512).q(x)
-    return to_mpf(lo), to_mpf(hi)
+    return mpfr_to_mpf(lo), mpfr_to_mpf(hi)

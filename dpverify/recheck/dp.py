@@ -20,11 +20,13 @@ from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 import mpmath
+from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, mpf_to_fraction, stable_value, to_mpf
-from .profiles import register_profile_recheck
+from .core import Arith, Iv, arith, exact_enclosure, mpf_to_fraction
+from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, side, fraction_to_mpf
+from .profiles import _ONE, _ZERO, pos, register_profile_recheck
 from .verify import Recheck, needed_digits, parse_bound, register
 
 Types = tuple  # ((eps, delta, count), ...)
@@ -54,66 +56,82 @@ def _types(inputs: Mapping[str, Any], grid_mode: str = "") -> Types:
     return tuple((e, d, c) for (e, d), c in counts.items())
 
 
-def _profile(types: Types, t: Fraction) -> mpf:
-    """Composed profile at t, at the ambient mpmath precision."""
-    tt = to_mpf(t)
-    R = mpf(1)
-    for e, d, c in types:
-        R *= (1 - to_mpf(d)) ** c
+def _hinge(A: Arith, x: Fraction) -> Iv:
+    """(1 - e^x)_+ = max(0, -expm1(x)) at an exact x: 0 for x >= 0."""
+    if x >= 0:
+        return _ZERO
+    return pos(A.neg(A.expm1(A.q(x))))
+
+
+def _profile_iv(A: Arith, types: Types, t: Fraction) -> Iv:
+    """The composed profile at t, enclosed in MPFR directed rounding: the exact
+    product R = prod (1 - delta_i)^k_i, then 1 - R + R E[(1 - e^(t - S))_+] with
+    the law of the shift S (LT Cor 4.7 for one type, the Thm 4.6 recursion for up
+    to 12 mechanisms, a forward convolution otherwise)."""
+    R = Fraction(1)
+    for _, d, c in types:
+        R *= (1 - d) ** c
+    if R == 0:
+        return _ONE
     if len(types) == 1:
         e, d, c = types[0]
-        E = to_mpf(e)
-        p = mpmath.exp(E) / (1 + mpmath.exp(E))
-        # LT Cor 4.7: 1 - (1-delta)^k (1 - E[(1 - e^{t - eps(2Y-k)})_+])
-        acc = mpmath.fsum(
-            mpmath.binomial(c, y) * p**y * (1 - p) ** (c - y) * max(mpf(0), -mpmath.expm1(tt - E * (2 * y - c)))
-            for y in range(c + 1)
-        )
-        return 1 - R + R * acc
-    seq = [(e, d) for e, d, c in types for _ in range(c)]
-    if len(seq) <= 12:
-        return _recursion(tuple(seq), t)
-    law = _law(types, mpmath.mp.prec)
-    acc = mpmath.fsum(w * max(mpf(0), -mpmath.expm1(tt - to_mpf(s))) for s, w in law if s > t)
-    return 1 - R + R * acc
+        # LT Cor 4.7: 1 - (1-delta)^k (1 - E[(1 - e^{t - eps(2Y-k)})_+]), Y ~ Bin(k, p),
+        # p = e^eps/(1 + e^eps) = 1/(1 + e^-eps), 1 - p = 1/(1 + e^eps)
+        p = A.div(_ONE, A.add(_ONE, A.exp(A.q(-e))))
+        pm = A.div(_ONE, A.add(_ONE, A.exp(A.q(e))))
+        terms = []
+        for y in range(c + 1):
+            h = _hinge(A, t - e * (2 * y - c))
+            if h[1] == 0:
+                continue
+            w = (A.dn.pow(p[0], y), A.up.pow(p[1], y))
+            w = A.mul(w, (A.dn.pow(pm[0], c - y), A.up.pow(pm[1], c - y)))
+            terms.append(A.mul(A.mul(A.q(math.comb(c, y)), w), h))
+        acc = A.fsum(terms)
+    else:
+        seq = tuple((e, d) for e, d, c in types for _ in range(c))
+        if len(seq) <= 12:
+            return _recursion_iv(A, seq, t)
+        acc = A.fsum([A.mul(w, _hinge(A, t - s)) for s, w in _law_iv(types, A.prec) if s > t])
+    return A.add(A.q(1 - R), A.mul(A.q(R), acc))
 
 
 @lru_cache(maxsize=8)
-def _law(types: Types, prec: int) -> tuple:
-    """Forward law of the shift S (exact rational keys), built one mechanism at
-    a time in mpmath: independent of the arb lattice/arb_poly code. Cached per
-    precision, since a root search evaluates the profile many times."""
-    law: dict[Fraction, mpf] = {Fraction(0): mpf(1)}
+def _law_iv(types: Types, prec: int) -> tuple:
+    """Forward law of the shift S (exact rational keys, weights enclosed in directed
+    rounding), built one mechanism at a time: independent of the arb lattice code.
+    Cached per precision, since a root bracket evaluates the profile twice."""
+    A = arith(prec)
+    law: dict[Fraction, Iv] = {Fraction(0): _ONE}
     for e, d, c in types:
-        E = to_mpf(e)
-        p = mpmath.exp(E) / (1 + mpmath.exp(E))
+        p = A.div(_ONE, A.add(_ONE, A.exp(A.q(-e))))
+        pm = A.div(_ONE, A.add(_ONE, A.exp(A.q(e))))
         for _ in range(c):
-            new: dict[Fraction, mpf] = {}
+            new: dict[Fraction, list] = {}
             for s, w in law.items():
-                new[s + e] = new.get(s + e, mpf(0)) + w * p
-                new[s - e] = new.get(s - e, mpf(0)) + w * (1 - p)
-            law = new
+                new.setdefault(s + e, []).append(A.mul(w, p))
+                new.setdefault(s - e, []).append(A.mul(w, pm))
+            law = {s: A.fsum(ws) for s, ws in new.items()}
     return tuple(law.items())
 
 
-def _recursion(seq: tuple, t: Fraction) -> mpf:
-    """LT Thm 4.6 literally: d_l(t) = delta_l + (1-delta_l)/(e^eps_l+1)
-    [e^eps_l d_{l-1}(t - eps_l) + d_{l-1}(t + eps_l)], d_0(t) = (1 - e^t)_+."""
+def _recursion_iv(A: Arith, seq: tuple, t: Fraction) -> Iv:
+    """LT Thm 4.6 literally: d_l(t) = delta_l + (1 - delta_l)[a_l d_{l-1}(t - eps_l) +
+    b_l d_{l-1}(t + eps_l)], a_l = e^eps_l/(e^eps_l + 1), b_l = 1/(e^eps_l + 1),
+    d_0(t) = (1 - e^t)_+, in directed rounding."""
+    coef = {e: (A.div(_ONE, A.add(_ONE, A.exp(A.q(-e)))), A.div(_ONE, A.add(_ONE, A.exp(A.q(e)))))
+            for e, _ in seq}
 
     @lru_cache(maxsize=None)
-    def d(l: int, s: Fraction) -> mpf:
+    def d(l: int, s: Fraction) -> Iv:
         if l == 0:
-            return max(mpf(0), -mpmath.expm1(to_mpf(s)))
+            return _hinge(A, s)
         e, de = seq[l - 1]
-        E = mpmath.exp(to_mpf(e))
-        return to_mpf(de) + (1 - to_mpf(de)) / (E + 1) * (E * d(l - 1, s - e) + d(l - 1, s + e))
+        a, b = coef[e]
+        inner = A.add(A.mul(a, d(l - 1, s - e)), A.mul(b, d(l - 1, s + e)))
+        return A.add(A.q(de), A.mul(A.q(1 - de), inner))
 
     return d(len(seq), t)
-
-
-def _at(types: Types, t: Fraction, dps: int) -> mpf:
-    with mpmath.workdps(dps):
-        return _profile(types, t)
 
 
 def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
@@ -148,14 +166,15 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
 @register("composition.delta")
 def recheck_composition_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """Composed delta(eps): LT Cor 4.7 binomial sum (one type), the LT Thm 4.6
-    recursion (few mechanisms) or a forward mpmath convolution, stabilised
-    across two precisions; grid certificates: both rounded compositions."""
+    recursion (few mechanisms) or a forward convolution, enclosed in MPFR directed
+    rounding (exact rational shifts and products, e^eps and expm1 rounded outward);
+    grid certificates: both rounded compositions."""
     eps = exact_input(inputs, "eps")
 
     def one(types: Types, res: Mapping[str, Any]) -> Recheck:
         if all(d == 0 for _, d, _ in types) and eps >= sum(e * c for e, _, c in types):
             return Recheck(value=mpf(0), err=mpf(0), dps=30)
-        return stable_value(lambda dps: _at(types, eps, dps), needed_digits(res))
+        return enclose(lambda A: _profile_iv(A, types, eps), needed_digits(res))
 
     if "grid" in inputs:
         return _check_grid(inputs, result, one)
@@ -164,10 +183,9 @@ def recheck_composition_delta(inputs: Mapping[str, Any], result: Mapping[str, An
 
 def _eps_recheck(types: Types, delta: Fraction, result: Mapping[str, Any]) -> Recheck:
     """eps(delta) of a composition: the exact special cases (no finite eps,
-    0, the total eps) decided in rationals; otherwise the recorded enclosure is
-    bracketed by the composed profile (non-increasing in eps) on mpmath."""
-    from .gdp import bracket_root
-
+    0, the total eps) decided in rationals; eps = 0 when d(0) <= delta is proved;
+    otherwise the recorded enclosure is bracketed by the composed profile
+    (non-increasing in eps) in MPFR directed rounding."""
     R = Fraction(1)
     for _, d, c in types:
         R *= (1 - d) ** c
@@ -177,29 +195,18 @@ def _eps_recheck(types: Types, delta: Fraction, result: Mapping[str, Any]) -> Re
     if R == 0 or T == 0:
         return Recheck(lo=mpf(0), hi=mpf(0))
     if delta == 1 - R:
-        return Recheck(lo=to_mpf(T), hi=to_mpf(T), dps=60) if T.denominator == 1 else \
-            stable_value(lambda p: _at_dps(lambda: to_mpf(T), p), 30)
-    with mpmath.workdps(60):
-        if _profile(types, Fraction(0)) <= to_mpf(delta) * (1 - mpf(10) ** -50):
-            return Recheck(lo=mpf(0), hi=mpf(0))
-    return bracket_root(lambda x, p: _at(types, x, p), delta, result, False, "composed eps(delta)")
-
-
-def _at_dps(fn: Callable[[], mpf], dps: int) -> mpf:
-    with mpmath.workdps(dps):
-        return fn()
-
-
-def _to_frac(x: mpf) -> Fraction:
-    m, e = mpmath.mpf(x).man_exp
-    return Fraction(int(m)) * (Fraction(2) ** e if e >= 0 else Fraction(1, 2 ** (-e)))
+        lo, hi = exact_enclosure(T)
+        return Recheck(lo=lo, hi=hi, dps=60)
+    if side(lambda A: _profile_iv(A, types, Fraction(0)), lambda A: A.q(delta), 15) == -1:
+        return Recheck(lo=mpf(0), hi=mpf(0))
+    return bracket_root_iv(lambda A, x: _profile_iv(A, types, x), delta, result, False, "composed eps(delta)")
 
 
 @register("composition.eps")
 def recheck_composition_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """Composed eps(delta): exact special cases in rationals, otherwise the
-    recorded enclosure bracketed by the composed profile on mpmath (LT Cor 4.7
-    / Thm 4.6 / forward convolution); grid certificates: both rounded
+    recorded enclosure bracketed by the composed profile in MPFR directed rounding
+    (LT Cor 4.7 / Thm 4.6 / forward convolution); grid certificates: both rounded
     compositions, each inside its recorded sub-enclosure."""
     delta = exact_input(inputs, "delta")
     if not 0 <= delta <= 1:
@@ -214,37 +221,46 @@ def _rr(inputs: Mapping[str, Any]) -> Callable[[Fraction], mpf]:
     p = exact_input(inputs, "p")
 
     def f(t: Fraction) -> mpf:
-        P, Q = [to_mpf(p), 1 - to_mpf(p)], [1 - to_mpf(p), to_mpf(p)]
-        e = mpmath.exp(to_mpf(t))
+        P, Q = [fraction_to_mpf(p), 1 - fraction_to_mpf(p)], [1 - fraction_to_mpf(p), fraction_to_mpf(p)]
+        e = mpmath.exp(fraction_to_mpf(t))
         return mpmath.fsum(max(a - e * b, 0) for a, b in zip(P, Q))
 
     return f
 
 
-def _gdpt_rows(eps0: Fraction, delta0: Fraction, eps: Fraction) -> list[mpf]:
-    """All 32 neighbouring (event, s) rows of GDPT's 4-output mechanism, by brute force."""
-    u = mpmath.exp(to_mpf(eps0))
-    a0 = u / (1 + u)
-    d = to_mpf(delta0)
-    P = {0: [d, mpf(0), (1 - d) * a0, (1 - d) * (1 - a0)], 1: [mpf(0), d, (1 - d) * (1 - a0), (1 - d) * a0]}
-    E = mpmath.exp(to_mpf(eps))
-    return [
-        mpmath.fsum(P[s][i] - E * P[1 - s][i] for i in range(4) if mask >> i & 1)
-        for s in (0, 1) for mask in range(16)
-    ]
+def _rows_iv(A: Arith, eps0: Fraction, delta0: Fraction, eps: Fraction) -> Iv:
+    """The largest of all 32 neighbouring (event, s) rows of GDPT's 4-output mechanism,
+    by brute force: each row sum_{i in event} (P_s[i] - e^eps P_{1-s}[i]) enclosed in
+    MPFR directed rounding, the max taken end by end (max is monotone in each row)."""
+    a0 = A.div(_ONE, A.add(_ONE, A.exp(A.q(-eps0))))  # e^eps0 / (1 + e^eps0)
+    b0 = A.div(_ONE, A.add(_ONE, A.exp(A.q(eps0))))  # 1 / (1 + e^eps0)
+    d, c = A.q(delta0), A.q(1 - delta0)
+    P = {0: [d, _ZERO, A.mul(c, a0), A.mul(c, b0)], 1: [_ZERO, d, A.mul(c, b0), A.mul(c, a0)]}
+    E = A.exp(A.q(eps))
+    diff = {s: [A.sub(P[s][i], _ZERO if P[1 - s][i][1] == 0 else A.mul(E, P[1 - s][i])) for i in range(4)]
+            for s in (0, 1)}
+    rows = [A.fsum([diff[s][i] for i in range(4) if mask >> i & 1]) for s in (0, 1) for mask in range(16)]
+    return (max(r[0] for r in rows), max(r[1] for r in rows))
+
+
+def _formula_iv(A: Arith, eps0: Fraction, delta0: Fraction, eps: Fraction) -> Iv:
+    """GDPT's formula delta0 + (1 - delta0)(e^eps0 - e^eps)_+ / (1 + e^eps0)."""
+    u = A.exp(A.q(eps0))
+    gap = pos(A.sub(u, A.exp(A.q(eps))))
+    return A.add(A.q(delta0), A.mul(A.q(1 - delta0), A.div(gap, A.add(_ONE, u))))
 
 
 @register("dp.rr64")
 def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """The supremum over all 32 neighbouring (event, input) rows of GDPT's
-    4-output mechanism by brute force on mpmath (enclosure). The verdict "the
+    4-output mechanism by brute force in MPFR directed rounding (enclosure). The verdict "the
     sup equals GDPT's formula delta0 + (1-delta0)(e^eps0 - e^eps)_+/(1+e^eps0)"
     is decided in exact rationals: the sup is the worst-case profile
     W(eps) = formula + (1-delta0)(1 - e^(eps+eps0))_+/(1+e^eps0) (GDPT Cor 3.2:
     below eps = -eps0 the event {1, 3, 4} under s = 1 adds the second term), so
     they are equal iff delta0 = 1 or eps >= -eps0; agreement of two floating
     values never decides an equality. ``result.gdpt_formula`` is re-derived
-    (closed form on mpmath) and ``result.rows`` must count the 64 rows."""
+    (closed form in directed rounding) and ``result.rows`` must count the 64 rows."""
     eps0, delta0, eps = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps"))
     if eps0 < 0 or not 0 <= delta0 <= 1:
         raise MalformedCertificate("dp.rr64 needs eps0 >= 0 and delta0 in [0, 1]")
@@ -259,7 +275,7 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
         lo, hi = exact_enclosure(delta0)
         re = Recheck(lo=lo, hi=hi, dps=60)
     else:
-        re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
+        re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
     verdict = "holds" if (delta0 == 1 or eps + eps0 >= 0) else "fails"
     details = {}
     proved = set()
@@ -272,7 +288,7 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
             raise CertificateRejected(f"result.gdpt_formula does not contain its exact value delta0 = {delta0}")
         proved.add("gdpt_formula")
     elif "gdpt_formula" in result:
-        f = stable_value(lambda dps: _formula(eps0, delta0, eps, dps), needed_digits(
+        f = enclose(lambda A: _formula_iv(A, eps0, delta0, eps), needed_digits(
             {"enclosure": result["gdpt_formula"]} if isinstance(result["gdpt_formula"], dict) else {}))
         details["gdpt_formula"] = f.enclosure()
     if "rows" in result:
@@ -288,58 +304,122 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
     return Recheck(lo=enc_lo, hi=enc_hi, dps=re.dps, verdict=verdict, details=details, proved=frozenset(proved))
 
 
-def _formula(eps0: Fraction, delta0: Fraction, eps: Fraction, dps: int) -> mpf:
-    with mpmath.workdps(dps):
-        u, E = mpmath.exp(to_mpf(eps0)), mpmath.exp(to_mpf(eps))
-        return to_mpf(delta0) + (1 - to_mpf(delta0)) * max(u - E, 0) / (1 + u)
-
-
-def _max_rows(eps0: Fraction, delta0: Fraction, eps: Fraction, dps: int) -> mpf:
-    with mpmath.workdps(dps):
-        return max(_gdpt_rows(eps0, delta0, eps))
-
-
 @register("dp.implies")
 def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """The required delta = sup over the 4-output mechanism's events (GDPT
-    Thm 3.1), by brute force on mpmath (enclosure); the verdict holds iff the
-    given delta reaches it, decided outside the second route's error
-    (equality is left undecided: exit 3)."""
+    Thm 3.1), by brute force over its 32 rows in MPFR directed rounding
+    (enclosure); (eps0, delta0)-DP implies (eps, delta)-DP iff delta >= that sup.
+    For eps >= eps0 (or delta0 = 1) the sup is delta0 exactly (see dp.rr64) and the
+    verdict is decided in exact rationals; otherwise it is decided when the
+    enclosure, at a precision rising to the cap, lies on one side of delta (a
+    delta equal to the sup stays undecided: exit 3)."""
     eps0, delta0, eps, delta = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps", "delta"))
+    if eps0 < 0 or not 0 <= delta0 <= 1:
+        raise MalformedCertificate("dp.implies needs eps0 >= 0 and delta0 in [0, 1]")
     digits = needed_digits(result)
-    re = stable_value(lambda dps: _max_rows(eps0, delta0, eps, dps), digits)
-    with mpmath.workdps(re.dps):
-        D = to_mpf(delta)
-        verdict = "holds" if D > re.value + re.err else "fails" if D < re.value - re.err else "undecided"
-    if verdict == "undecided" and eps >= eps0 and delta >= delta0:
-        # equality cases such as (0.5, 0.1) => (1, 0.1): by the definition of DP alone
-        # (every event's bound e^eps0 P + delta0 is at most e^eps P + delta), decided exactly
-        verdict = "holds"
-    return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=verdict)
+    if delta0 == 1 or eps >= eps0:
+        lo, hi = exact_enclosure(delta0)
+        return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if delta >= delta0 else "fails")
+    re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
+    s = side(lambda A: _rows_iv(A, eps0, delta0, eps), lambda A: A.q(delta), digits)
+    verdict = "holds" if s < 0 else "fails" if s > 0 else "undecided"
+    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=verdict)
+
+
+def _sigma_parts(A: Arith, a: Iv, D: Iv, X: Iv) -> "tuple[Iv, Iv] | None":
+    """N(x) = a + D - (1 - D) e^x = (1 + a) delta0(x) and e^x on an interval X; None
+    when N's enclosure reaches 0 (beyond or at emax, where delta0 vanishes)."""
+    ex = A.exp(X)
+    N = A.sub(A.add(a, D), A.mul(A.sub(_ONE, D), ex))
+    return (N, ex) if N[0] > 0 else None
+
+
+def _h_state(eps: Fraction, L: Fraction, x: Fraction, digits: int) -> int:
+    """The sign of h(x) = x (1 - D) e^x / N(x) + log(N(x) / (1 + a)), the numerator of
+    d sigma / d x = h(x) / x^2 (sigma = -log(delta0(x)) / x, delta0' = -(1 - D) e^x / (1 + a)).
+    h is strictly increasing where N > 0 (h' = x c e^x / N + x c^2 e^2x / N^2 > 0,
+    c = 1 - D, for x > 0), so its root is sigma's unique minimiser. -1 / +1 proved in
+    directed rounding (+1 also when N(x) <= 0 is proved: x lies past emax, where
+    h -> +inf), 0 when no precision up to the cap decides."""
+    bits = start_bits(digits)
+    while True:
+        A = arith(bits)
+        a, D, X = A.exp(A.q(eps)), A.exp(A.q(L)), A.q(x)
+        parts = _sigma_parts(A, a, D, X)
+        if parts is None:
+            N = A.sub(A.add(a, D), A.mul(A.sub(_ONE, D), A.exp(X)))
+            if N[1] <= 0:
+                return 1
+        else:
+            N, ex = parts
+            h = A.add(A.div(A.mul(A.mul(X, A.sub(_ONE, D)), ex), N), A.log(A.div(N, A.add(_ONE, a))))
+            if h[1] < 0:
+                return -1
+            if h[0] > 0:
+                return 1
+        if bits >= MAX_BITS:
+            return 0
+        bits = min(2 * bits, MAX_BITS)
+
+
+@lru_cache(maxsize=32)
+def _sigma_argmin(eps: Fraction, L: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """[lo, hi] holding the minimiser x* of sigma over x >= eps (GDPT Sec 5.2), of width
+    <= hi 2^-bits, by bisection on the proved sign of h (:func:`_h_state`); [eps, eps]
+    when h(eps) >= 0 (sigma increasing from eps on)."""
+    digits = max(15, int(bits / 3.33))
+    s = _h_state(eps, L, eps, digits)
+    if s > 0:
+        return eps, eps
+    if s == 0:
+        raise CouldNotReprove("dp.sigma_refinement: the sign of d sigma/d eps0 at eps is not decided")
+    lo, step = eps, Fraction(1)
+    hi = lo + step
+    while _h_state(eps, L, hi, digits) < 0:  # emax is finite (D < 1): h > 0 or N <= 0 comes
+        lo, step = hi, 2 * step
+        hi = lo + step
+        if step > 2 ** 64:
+            raise CouldNotReprove("dp.sigma_refinement: no upper bracket of the minimiser")
+    while hi - lo > abs(hi) / 2 ** bits:
+        m = (lo + hi) / 2
+        s = _h_state(eps, L, m, digits)
+        if s == 0:
+            break
+        lo, hi = (m, hi) if s < 0 else (lo, m)
+    return lo, hi
 
 
 @register("dp.sigma_refinement")
 def recheck_sigma(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """GDPT Sec 5.2 / App C re-derived: mpmath findroot of d sigma / d eps0 by
-    numerical differentiation (the arb route uses the closed-form derivative)."""
+    """GDPT Sec 5.2 / App C re-derived in MPFR directed rounding: sigma(x) =
+    -log(delta0(x)) / x with delta0(x) = (D(1 + e^x) - e^x + a) / (1 + a), a = e^eps,
+    D = e^log_delta, is minimised over x >= eps at the unique root of the numerator h
+    of its derivative (h strictly increasing, :func:`_h_state`), bracketed by bisection
+    on h's proved sign; eps0 is that bracket, delta0 and sigma are enclosed over it
+    (the arb route solves its own closed-form derivative)."""
     eps = exact_input(inputs, "eps")
     L = exact_input(inputs, "log_delta")
     which = inputs.get("which")
     if which not in ("eps0", "delta0", "sigma"):
         raise MalformedCertificate("inputs.which must be eps0, delta0 or sigma")
+    if not (eps > 0 and L < 0):
+        raise CertificateRejected("dp.sigma_refinement needs eps > 0 and log_delta < 0")
     digits = needed_digits(result)
-    dps = 2 * digits + 30
-    with mpmath.workdps(dps):
-        a, D = mpmath.exp(to_mpf(eps)), mpmath.exp(to_mpf(L))
-        d0 = lambda x: (D * (1 + mpmath.exp(x)) - mpmath.exp(x) + a) / (1 + a)  # noqa: E731
-        sig = lambda x: -mpmath.log(d0(x)) / x  # noqa: E731
-        emax = mpmath.log((D + a) / (1 - D))
-        # golden-section-free: root of the numerical derivative, bracketed
-        g = lambda x: mpmath.diff(sig, x)  # noqa: E731
-        lo, hi = to_mpf(eps), emax - (emax - to_mpf(eps)) * mpf(10) ** -6
-        if g(lo) >= 0:
-            x = lo
-        else:
-            x = mpmath.findroot(g, (lo, hi), solver="anderson")
-        value = {"eps0": x, "delta0": d0(x), "sigma": sig(x)}[which]
-        return Recheck(value=value, err=abs(value) * mpf(10) ** (-(digits + 5)), dps=dps)
+    if -L > 10 ** 6 or eps > 10 ** 6:
+        raise CouldNotReprove("dp.sigma_refinement: eps or -log_delta beyond 10^6, outside the second route's range")
+
+    def f(A: Arith) -> Iv:
+        lo, hi = _sigma_argmin(eps, L, A.prec + 8)
+        X = (A.q(lo)[0], A.q(hi)[1])
+        if which == "eps0":
+            return X
+        a, D = A.exp(A.q(eps)), A.exp(A.q(L))
+        parts = _sigma_parts(A, a, D, X)
+        if parts is None:
+            return (mpfr("-inf"), mpfr("inf"))  # as wide as it is; enclose raises the precision
+        d0 = A.div(parts[0], A.add(_ONE, a))
+        if which == "delta0":
+            return d0
+        return A.div(A.neg(A.log(d0)), X)
+
+    return enclose(f, digits)

@@ -1,6 +1,7 @@
 """Second route for event-tree certificates (``events.epsilon``,
-``events.delta``, ``events.claim``), on mpmath only (nothing from the arb
-side, not even the event parser: the canonical JSON tree is walked here).
+``events.delta``, ``events.claim``), on MPFR with directed rounding (gmpy2) and
+exact rationals only (nothing from the arb side, not even the event parser: the
+canonical JSON tree is walked here).
 
 Covered, each by its own pair written again here:
 
@@ -8,32 +9,24 @@ Covered, each by its own pair written again here:
   sampled_without_replacement: add/remove by AFA Thm 11 (2) (the Poisson pair
   at the replace-one shift 2C), replace-one by AFA Prop 30 + Cor 32 (the pair
   whose curve is the maximum of the "remove" and "add" curves, :func:`.wor.max_curve_tails`);
-* epsilon_delta (LT Thm 4.5 pair, also Poisson-sampled), randomized_response
-  (exact finite laws);
+* epsilon_delta (LT Thm 4.5 pair, also Poisson-sampled: :func:`_eps_delta`),
+  randomized_response (exact finite laws: :func:`.pld.finite_tails`);
 * mixture_of_gaussians (:func:`_mog`): N(0, s^2) vs sum_i p_i N(c_i, s^2) per
-  direction, the loss inverted by a root whose bracket is certified in
-  ``mpmath.iv`` interval arithmetic;
-* discrete_laplace (:func:`_dlap`, exact rational loss atoms, closed-form
-  geometric masses) and discrete_gaussian (:func:`_dgauss`, atoms on a window
-  with a certified geometric bound of the rest);
-* zcdp (with plain Gaussian events) through the optimal RDP -> DP conversion
-  (:mod:`.events_zcdp`), no_op, non_private, self_composed, composed.
+  direction, the loss inverted at a root whose bracket is proved in directed rounding;
+* discrete_laplace (:func:`_dlap`) and discrete_gaussian (:func:`_dgauss`): exact
+  rational loss atoms with enclosed masses (:func:`_atoms_iv`), the discrete
+  Gaussian's unlisted mass bounded by a ratio test;
+* zcdp (with plain Gaussian events): delta by CKS20 Prop 12 (:func:`_zcdp_delta`),
+  epsilon by the optimal RDP -> DP conversion (ABC Thm 3) proved at one order
+  (:func:`_zcdp_eps`); no_op, non_private, self_composed, composed.
 
 The same PLD as ``pld.*`` (recheck.pld) gives [lo', hi'].
 Anything else is refused with "could not re-prove" (fail closed).
 
-Proof and estimate: Gaussian and Laplace leaves (also Poisson-sampled and
-without replacement, and the Cor 32 maximum) hand :mod:`.pld` interval tails in
-directed rounding (:func:`.pld.gauss_tails`, :func:`.pld.laplace_tails`,
-:func:`.wor.max_curve_tails`): a proof. The other leaves below still hand it
-mpmath tails: an estimate (``verify --explain``, :data:`.kinds.STEPS`).
-
-Precision of the mpmath tails: the PLD route rounds every such mass outward to units 2^-K (one unit
-of margin each way) and forms second differences of the curve (which lose
-about m = 8 bits). Every tail handed to it here is computed at a working
-precision of at least K + 64 bits, so its error (evaluation, the certified
-root bracket, the Gaussian series' tail) stays below 2^-(K + 30), far inside
-the unit margin.
+Proof: every leaf hands :mod:`.pld` interval tails (:class:`.pld.IvTails`) that
+enclose the exact pair's tails, whose discretisation rounds outward to units
+2^-K; searches (roots, orders, minimisers) only propose points, and what an
+accept uses is proved at those points (``verify --explain``, :data:`.kinds.STEPS`).
 """
 
 from __future__ import annotations
@@ -41,14 +34,18 @@ from __future__ import annotations
 import bisect
 import math
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
+import gmpy2
 import mpmath
-from mpmath import iv, mpf
+from gmpy2 import mpfr, mpz
+from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, to_mpf
-from .pld import (_units, _compose, _delta_bounds, _eps_bounds, _finite, gauss_tails, laplace_tails,
+from .core import Arith, Iv, arith, to_fraction, mpfr_to_mpf, mpf_to_fraction
+from .gdp import exact_input, fraction_to_mpf
+from .pld import (_UNIT, IvTails, _units, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
+                  laplace_tails,
                   register_queries)
 from .wor import max_curve_tails
 from ..certificate.format import EVENT_FIELDS, SENSITIVITY_CONVENTION
@@ -78,150 +75,240 @@ def _cannot(what: str) -> CouldNotReprove:
     return CouldNotReprove(f"could not re-prove: the independent route does not cover {what}")
 
 
-def _dyadic(x: mpf) -> Fraction:
-    """The exact value of a finite mpf (grid points i 2^-8 are exact)."""
-    sign, man, exp, _ = x._mpf_
-    if not mpmath.isfinite(x):
-        raise ValueError("not finite")
-    v = Fraction(int(man)) * (Fraction(2) ** int(exp))
-    return -v if sign else v
-
-
-def _ivq(x: Fraction):
-    """A rational as an mpmath.iv interval (outward rounded)."""
-    return iv.mpf(x.numerator) / x.denominator
-
-
 # --------------------------------------------------------------------------- finite atoms
 
 
-def _atoms(losses: list, P: list, Q: list, inf_p: mpf):
-    """Tails of a pair whose loss takes the exact rational values ``losses``
-    (any order) with masses P, Q, plus P-mass ``inf_p`` at loss +inf: the
-    comparison loss > eps is exact (eps is a dyadic grid point)."""
+def _atoms_iv(losses: list, masses: Callable[[Arith], tuple], inf: Fraction = Fraction(0)) -> IvTails:
+    """Interval tails of a pair whose loss takes the exact rational values ``losses`` (any
+    order). ``masses(A)`` returns (P, Q, slack): the atoms' masses as enclosures and an
+    upper bound of the mass left unlisted (each of P and Q), added to the upper ends only:
+    the true tail lies between the listed atoms' tail and that plus all unlisted mass.
+
+    The comparison loss > e is decided exactly against the ends of e's enclosure (a grid
+    point i 2^-m: a point): an atom above the upper end counts in both ends, one between
+    them in the upper ends only. Suffix sums of the sorted atoms are formed once per
+    precision, the lower ends rounded down and the upper ends up (MPFR), at 24 bits above
+    the working precision plus the bits of the atom count, so the accumulated rounding
+    stays far below the units 2^-K the discretisation rounds to."""
     order = sorted(range(len(losses)), key=lambda j: losses[j])
     ls = [losses[j] for j in order]
-    sp, sq = [mpf(0)] * (len(ls) + 1), [mpf(0)] * (len(ls) + 1)
-    for k in range(len(ls) - 1, -1, -1):
-        sp[k], sq[k] = sp[k + 1] + P[order[k]], sq[k + 1] + Q[order[k]]
+    cache: dict = {}
 
-    def tails(e: mpf) -> tuple[mpf, mpf]:
-        j = bisect.bisect_right(ls, _dyadic(e))  # first atom with loss > e
-        return sp[j], sq[j]
+    def sums(A: Arith):
+        got = cache.get(A.prec)
+        if got is None:
+            B = arith(A.prec + 24 + len(ls).bit_length())
+            P, Q, slack = masses(B)
+            n = len(ls)
+            zero = mpfr(0)
+            spl, sph, sql, sqh = [zero] * (n + 1), [zero] * (n + 1), [zero] * (n + 1), [zero] * (n + 1)
+            dn, up = B.dn, B.up
+            for k in range(n - 1, -1, -1):
+                j = order[k]
+                spl[k], sph[k] = dn.add(spl[k + 1], P[j][0]), up.add(sph[k + 1], P[j][1])
+                sql[k], sqh[k] = dn.add(sql[k + 1], Q[j][0]), up.add(sqh[k + 1], Q[j][1])
+            got = cache[A.prec] = (spl, sph, sql, sqh, slack, up)
+        return got
 
-    return tails, inf_p
+    def fn(A: Arith, e: tuple) -> tuple:
+        spl, sph, sql, sqh, (sp, sq), up = sums(A)
+        sure = bisect.bisect_right(ls, to_fraction(e[1]))  # first atom with loss > e's upper end
+        maybe = bisect.bisect_right(ls, to_fraction(e[0]))
+        return (spl[sure], up.add(sph[maybe], sp)), (sql[sure], up.add(sqh[maybe], sq))
+
+    return IvTails(fn, inf)
 
 
-def _dlap(a: Fraction, D: int):
+def _powers(A: Arith, r: Iv, n: int) -> list:
+    """[r^0, ..., r^n] for 0 < r: chains of directed products (each end stays on its side)."""
+    out = [(mpfr(1), mpfr(1))]
+    for _ in range(n):
+        out.append(A.mul(out[-1], r))
+    return out
+
+
+def _dlap(a: Fraction, D: int) -> IvTails:
     """(DLap(a), DLap(a) + D), pmf e^{-a|x|} / Z, Z = (1 + r)/(1 - r), r = e^-a
     (the sum of the two geometric series). Loss a(|x - D| - |x|): a D for
     x <= 0, a (D - 2x) for 0 < x < D, -a D for x >= D. Lumped ends by the
-    geometric series: P(x <= 0) = 1/((1 - r) Z), P(x >= D) = r^D/((1 - r) Z);
-    Q(x) = P(x - D). The pair is symmetric (x -> D - x), so one orientation
-    serves every direction (AFA Prop 8 remark: log-concave pmf)."""
+    geometric series: P(x <= 0) = 1/((1 - r) Z) = 1/(1 + r), P(x >= D) = r^D/(1 + r);
+    atoms P(x) = r^|x| (1 - r)/(1 + r); Q(x) = P(x - D). The pair is symmetric
+    (x -> D - x), so one orientation serves every direction (AFA Prop 8 remark:
+    log-concave pmf). Losses exact rationals, masses in directed rounding
+    (:func:`_atoms_iv`), nothing unlisted."""
     if a <= 0 or D < 1:
         raise CertificateRejected("discrete_laplace needs noise_parameter > 0 and sensitivity >= 1")
     if D > MAX_ATOMS:
         raise _cannot(f"discrete_laplace with sensitivity above {MAX_ATOMS}")
-    r = mpmath.exp(-to_mpf(a))
-    Z = (1 + r) / (1 - r)
 
-    def point(x: int) -> mpf:  # P(X = x)
-        return r ** abs(x) / Z
-
-    def low(k: int) -> mpf:  # P(X <= k), k <= 0
-        return r ** (-k) / ((1 - r) * Z)
-
-    def high(k: int) -> mpf:  # P(X >= k), k >= 0
-        return r ** k / ((1 - r) * Z)
+    def masses(A: Arith) -> tuple:
+        one = A.q(1)
+        r = A.exp(A.q(-a))
+        pw = _powers(A, r, D)
+        inv = A.div(one, A.add(one, r))  # 1/(1 + r)
+        c = A.mul(A.sub(one, r), inv)  # (1 - r)/(1 + r)
+        P = [inv] + [A.mul(pw[x], c) for x in range(1, D)] + [A.mul(pw[D], inv)]
+        Q = [A.mul(pw[D], inv)] + [A.mul(pw[D - x], c) for x in range(1, D)] + [inv]
+        return P, Q, (mpfr(0), mpfr(0))
 
     # atom x = 0 stands for all x <= 0 and atom x = D for all x >= D; Y = X + D
-    losses = [a * (D - 2 * x) for x in range(D + 1)]
-    P = [low(0)] + [point(x) for x in range(1, D)] + [high(D)]
-    Q = [low(-D)] + [point(x - D) for x in range(1, D)] + [high(0)]
-    return _atoms(losses, P, Q, mpf(0))
+    return _atoms_iv([a * (D - 2 * x) for x in range(D + 1)], masses)
 
 
-def _dgauss(s: Fraction, D: int):
+def _dgauss_window(s2: Fraction, prec: int) -> int:
+    """W with e^{-(W+1)^2/(2 s^2)} below about 2^-(prec + 16): the unlisted mass is then far
+    below a unit (a choice only: every W gives a sound enclosure)."""
+    return int(math.ceil(math.sqrt(2 * float(s2) * (prec + 16) * math.log(2)))) + 1
+
+
+def _dgauss(s: Fraction, D: int) -> IvTails:
     """(N_Z(0, s^2), N_Z(D, s^2)), pmf t_x / Z with t_x = e^{-x^2/(2 s^2)}.
     Loss (D^2 - 2 D x)/(2 s^2), exact rational. Atoms x in [-W, W + D] are
     listed. Z = sum_{|x| <= M} t_x + rest, M = W + D, with
     0 <= rest <= 2 t_{M+1}/(1 - rho), rho = e^{-(2M+3)/(2 s^2)} (ratio test:
-    t_{x+1}/t_x = e^{-(2x+1)/(2 s^2)} <= rho for x >= M + 1); the midpoint is
-    used, its error rest/2 <= t_{W+1}/(1 - rho) relative. The unlisted P-mass
-    above the window (x < -W, the largest losses) is at most the same bound and
-    is put at loss +inf (a pair that dominates: the original is a
-    post-processing of it); the unlisted mass below (x > W + D) never reaches
-    a grid point above the range. W is chosen so that t_{W+1} < 2^-(prec + 20)."""
+    t_{x+1}/t_x = e^{-(2x+1)/(2 s^2)} <= rho for x >= M + 1), so Z is enclosed. The
+    unlisted mass of each law (P: x < -W or x > W + D; Q: the same atoms shifted by D)
+    is at most 2 t_{W+1}/((1 - rho_W) Z), rho_W = e^{-(2W+3)/(2 s^2)}, by the same ratio
+    test; it widens the upper ends of the tails (:func:`_atoms_iv`), never a guess. W is
+    chosen from the working precision (:func:`_dgauss_window`)."""
     if s <= 0 or D < 1:
         raise CertificateRejected("discrete_gaussian needs sigma > 0 and sensitivity >= 1")
     s2 = s * s
-    prec = mpmath.mp.prec
-    W = int(math.ceil(math.sqrt(2 * float(s2) * (prec + 24) * math.log(2)))) + 1
-    if 2 * W + D > MAX_ATOMS:
+    W0 = _dgauss_window(s2, 160)
+    if 2 * W0 + D > MAX_ATOMS:
         raise _cannot(f"discrete_gaussian with sigma {float(s):.3g} (more than {MAX_ATOMS} atoms)")
-    M = W + D
-    S2 = to_mpf(2 * s2)
-    t = {x: mpmath.exp(-mpf(x * x) / S2) for x in range(-M - 1, M + 2)}
-    rho = mpmath.exp(-mpf(2 * M + 3) / S2)
-    rest = 2 * t[M + 1] / (1 - rho)
-    Z = mpmath.fsum(t[x] for x in range(-M, M + 1)) + rest / 2
-    xs = list(range(-W, W + D + 1))
-    losses = [(Fraction(D * D) - 2 * D * x) / (2 * s2) for x in xs]
-    P = [t[x] / Z for x in xs]
-    Q = [t[x - D] / Z for x in xs]
-    above = t[W + 1] / (1 - mpmath.exp(-mpf(2 * W + 3) / S2)) / Z
-    return _atoms(losses, P, Q, above)
+    by_prec: dict = {}
+
+    def tails_at(A: Arith) -> IvTails:
+        W = _dgauss_window(s2, A.prec)
+        if 2 * W + D > MAX_ATOMS:
+            raise _cannot(f"discrete_gaussian with sigma {float(s):.3g} (more than {MAX_ATOMS} atoms)")
+        M = W + D
+
+        def masses(B: Arith) -> tuple:
+            S2 = B.q(2 * s2)
+            t = [B.exp(B.neg(B.div(B.q(x * x), S2))) for x in range(M + 2)]  # t_x = t_{-x}
+            rho = B.exp(B.neg(B.div(B.q(2 * M + 3), S2)))
+            one = B.q(1)
+            rest = B.div(B.scale2(t[M + 1], 1), B.sub(one, rho))
+            body = B.fsum([t[0]] + [B.scale2(t[x], 1) for x in range(1, M + 1)])
+            Z = (body[0], B.add(body, rest)[1])
+            rho_w = B.exp(B.neg(B.div(B.q(2 * W + 3), S2)))
+            out = B.div(B.scale2(t[W + 1], 1), B.mul(B.sub(one, rho_w), Z))[1]
+            xs = range(-W, W + D + 1)
+            P = [B.div(t[abs(x)], Z) for x in xs]
+            Q = [B.div(t[abs(x - D)], Z) for x in xs]
+            return P, Q, (out, out)
+
+        return _atoms_iv([(Fraction(D * D) - 2 * D * x) / (2 * s2) for x in range(-W, W + D + 1)], masses)
+
+    def fn(A: Arith, e: tuple) -> tuple:
+        tl = by_prec.get(A.prec)
+        if tl is None:
+            tl = by_prec[A.prec] = tails_at(A)
+        return tl.fn(A, e)
+
+    return IvTails(fn)
+
+
+def _eps_delta(e0: Fraction, d0: Fraction, q: Fraction, direction: str) -> IvTails:
+    """The (eps0, delta0)-DP pair (LT Thm 4.5: P = (delta0, (1-delta0) s, (1-delta0)(1-s), 0),
+    Q its reverse, s = e^eps0/(1+e^eps0)), Poisson-sampled at rate q by AFA Thm 11 (1):
+    remove P' = (1-q) Q + q P, add Q' = (1-q) P + q Q. At q = 1 the losses are +inf, eps0,
+    -eps0, -inf (exact: :func:`_atoms_iv`); at q < 1 they are logs of interval ratios, so
+    loss > e is decided per atom by p > e^e r on the enclosures (an undecided atom counts
+    in the upper ends only)."""
+    if q == 1:
+        def masses(A: Arith) -> tuple:
+            one = A.q(1)
+            s = A.div(one, A.add(one, A.exp(A.q(-e0))))
+            t = A.div(one, A.add(one, A.exp(A.q(e0))))  # 1 - s, without cancellation
+            c = A.q(1 - d0)
+            return [A.mul(c, s), A.mul(c, t)], [A.mul(c, t), A.mul(c, s)], (mpfr(0), mpfr(0))
+
+        return _atoms_iv([e0, -e0], masses, d0)
+    cache: dict = {}
+
+    def atoms(A: Arith) -> list:
+        got = cache.get(A.prec)
+        if got is None:
+            one = A.q(1)
+            s = A.div(one, A.add(one, A.exp(A.q(-e0))))
+            t = A.div(one, A.add(one, A.exp(A.q(e0))))
+            c, D0 = A.q(1 - d0), A.q(d0)
+            P, Q = [D0, A.mul(c, s), A.mul(c, t), (mpfr(0), mpfr(0))], [(mpfr(0), mpfr(0)), A.mul(c, t), A.mul(c, s), D0]
+            Qr, Q1 = A.q(q), A.q(1 - q)
+            if direction == "remove":
+                P = [A.add(A.mul(Q1, r), A.mul(Qr, p)) for p, r in zip(P, Q)]
+            else:
+                Q = [A.add(A.mul(Q1, p), A.mul(Qr, r)) for p, r in zip(P, Q)]
+            got = cache[A.prec] = [(p, r) for p, r in zip(P, Q) if p[1] > 0 and r[1] > 0]
+        return got
+
+    def fn(A: Arith, e: tuple) -> tuple:
+        x = A.exp(e)
+        dn, up = A.dn, A.up
+        pl, ph, ql, qh = [], [], [], []
+        for p, r in atoms(A):
+            if p[0] > up.mul(x[1], r[1]):  # loss > e for sure
+                pl.append(p[0]), ql.append(r[0])
+            if p[1] > dn.mul(x[0], r[0]):  # possibly
+                ph.append(p[1]), qh.append(r[1])
+        return (dn.fsum(pl), up.fsum(ph)), (dn.fsum(ql), up.fsum(qh))
+
+    # the remove direction's atom (delta0, 0) keeps P-mass q delta0 at +inf; add has none
+    return IvTails(fn, q * d0 if direction == "remove" else Fraction(0))
 
 
 # --------------------------------------------------------------------------- mixture of Gaussians
 
 
-def _mog(s: Fraction, cs: list, ps: list, direction: str):
+def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     """dp_accounting's MixtureOfGaussiansDpEvent pair in units of s
     (mu_i = c_i/s): remove: P = sum_i p_i N(mu_i, 1), Q = N(0, 1), loss
-    g(x) = log sum_i p_i e^{mu_i x - mu_i^2/2}, nondecreasing (log-sum-exp of
+    g(x) = log S(x), S(x) = sum_i p_i e^{mu_i x - mu_i^2/2}, nondecreasing (log-sum-exp of
     nondecreasing affine maps; increasing when some mu_i > 0) with range
     (log p_0, inf), p_0 = the mass of the mu_i = 0 components; add: P = N(0, 1),
     Q = the mixture, loss -g(x).
 
-    L > eps iff x > x_y (remove, y = eps) or x < x_y (add, y = -eps), x_y the
-    root of g(x) = y. The root is proposed by float, then mpmath Newton steps,
-    and *certified*: g(t - r) < y < g(t + r) is checked in ``mpmath.iv``
-    interval arithmetic (outward rounding), so the root lies in (t - r, t + r)
-    with r = 2^-(prec - 12)(1 + |t|). The tails are normal tails at t; each
-    moves by at most r/sqrt(2 pi) over the bracket (density bound)."""
+    L > e iff x > x_y (remove, y = e) or x < x_y (add, y = -e), x_y the root of
+    g(x) = y. The root is proposed (float Newton from the previous knot's root, then
+    Newton in MPFR at the working precision: untrusted) and *proved* to lie in
+    [t - r, t + r] by S(t - r) < e^y < S(t + r) in directed rounding (S increasing).
+    The tails are then sum_i p_i Phi(mu_i - x) and Phi(-x) (remove) or Phi(x) and
+    sum_i p_i Phi(x - mu_i) (add) on that interval of x (Phi monotone:
+    :meth:`Arith.ncdf_abs` on an interval encloses its range)."""
     comps = [(Fraction(c) / s, Fraction(p)) for c, p in zip(cs, ps) if p != 0]
     if s <= 0 or not comps or any(c < 0 for c, _ in comps) or any(p < 0 for p in ps) or sum(ps) != 1:
         raise CertificateRejected("mixture_of_gaussians needs standard_deviation > 0, sensitivities >= 0, "
                                   "sampling_probs >= 0 summing to 1")
     p0 = sum((p for mu, p in comps if mu == 0), Fraction(0))
     remove = direction == "remove"
+    one, zero = (mpfr(1), mpfr(1)), (mpfr(0), mpfr(0))
     if p0 == 1:  # every component at 0: P = Q, loss identically 0
-        return (lambda e: (mpf(1), mpf(1)) if e < 0 else (mpf(0), mpf(0))), mpf(0)
-    mus = [(to_mpf(mu), to_mpf(p)) for mu, p in comps]
+
+        def flat(A: Arith, e: tuple) -> tuple:
+            if e[1] < 0:
+                return one, one
+            return (zero, zero) if e[0] >= 0 else _UNIT
+
+        return IvTails(flat)
     fl = [(math.log(float(p)), float(mu)) for mu, p in comps]
     state = {"guess": 0.0}
+    consts: dict = {}
 
-    def g_float(x: float) -> float:
-        ts = [lp + mu * x - mu * mu / 2 for lp, mu in fl]
-        mx = max(ts)
-        return mx + math.log(sum(math.exp(v - mx) for v in ts))
-
-    def g_mp(x: mpf) -> tuple[mpf, mpf]:
-        ws = [p * mpmath.exp(mu * x - mu * mu / 2) for mu, p in mus]
-        sw = mpmath.fsum(ws)
-        return mpmath.log(sw), mpmath.fsum(w * mu for w, (mu, _) in zip(ws, mus)) / sw
-
-    ivc: dict = {}
-
-    def g_iv(x: mpf):
-        """g(x) in interval arithmetic at iv.prec (constants cached per precision)."""
-        if iv.prec not in ivc:
-            ivc.clear()
-            ivc[iv.prec] = [(iv.log(_ivq(p)) - _ivq(mu) * _ivq(mu) / 2, _ivq(mu)) for mu, p in comps]
-        xi = iv.mpf(x)
-        return iv.log(sum((iv.exp(c + m * xi) for c, m in ivc[iv.prec]), iv.mpf(0)))
+    def const(A: Arith):
+        c = consts.get(A.prec)
+        if c is None:
+            iv = [(A.q(mu), A.q(mu * mu / 2), A.q(p)) for mu, p in comps]
+            ctx = gmpy2.context(precision=A.prec + 16)  # the proposal's Newton (round to nearest)
+            near = [(ctx.div(mpz(mu.numerator), mpz(mu.denominator)),
+                     ctx.sub(ctx.log(ctx.div(mpz(p.numerator), mpz(p.denominator))),
+                             ctx.div(mpz((mu * mu).numerator), mpz(2 * (mu * mu).denominator))))
+                    for mu, p in comps]
+            lp0 = A.log(A.q(p0)) if p0 > 0 else None
+            c = consts[A.prec] = (iv, ctx, near, lp0)
+        return c
 
     def gd_float(x: float) -> tuple[float, float]:
         ts = [lp + mu * x - mu * mu / 2 for lp, mu in fl]
@@ -244,96 +331,89 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str):
                 return x
         lo, hi = state["guess"] - 1.0, state["guess"] + 1.0
         step = 1.0
-        while g_float(lo) > yf:
+        while gd_float(lo)[0] > yf:
             step *= 2
             lo -= step
         step = 1.0
-        while g_float(hi) < yf:
+        while gd_float(hi)[0] < yf:
             step *= 2
             hi += step
         for _ in range(200):
             mid = (lo + hi) / 2
             if mid in (lo, hi):
                 break
-            if g_float(mid) < yf:
+            if gd_float(mid)[0] < yf:
                 lo = mid
             else:
                 hi = mid
         return (lo + hi) / 2
 
-    def root(y: mpf) -> mpf:
-        t = mpf(float_root(float(y)))
-        prec = mpmath.mp.prec
-        # Newton from a double, doubling the working precision with the
-        # correct bits (53 -> 106 -> 212 ...); the last step at full precision
-        bits = 100
-        while True:
-            with mpmath.workprec(min(bits, prec) + 10):
-                v, d = g_mp(t)
-                if d <= 0:
-                    break
-                t = t - (v - y) / d
-            if bits >= prec:
+    def S(A: Arith, iv: list, x: mpfr) -> Iv:
+        X = (x, x)
+        return A.fsum([A.mul(P, A.exp(A.sub(A.mul(M, X), H))) for M, H, P in iv])
+
+    def root(A: Arith, y: tuple) -> Iv:
+        iv, ctx, near, _ = const(A)
+        ym = ctx.div(ctx.add(y[0], y[1]), 2)  # only steers the proposal
+        t = mpfr(float_root(float(ym)), A.prec + 16)
+        for _ in range(4 + A.prec.bit_length()):  # Newton doubles the correct bits from 53
+            ws = [ctx.exp(ctx.add(ctx.mul(mu, t), c)) for mu, c in near]
+            sw = ctx.fsum(ws)
+            d = ctx.div(ctx.fsum([ctx.mul(w, mu) for w, (mu, _) in zip(ws, near)]), sw)
+            if not d > 0:
                 break
-            bits *= 2
+            step = ctx.div(ctx.sub(ctx.log(sw), ym), d)
+            t = ctx.sub(t, step)
+            if step == 0 or abs(step) <= abs(t) * mpfr(2) ** -(A.prec + 8) + mpfr(2) ** -(A.prec + 40):
+                break
         state["guess"] = float(t)
-        r = mpf(2) ** -(prec - 12) * (1 + abs(t))
-        old = iv.prec
-        iv.prec = prec + 30
-        try:
-            yi = iv.mpf(y)
-            for _ in range(6):
-                if g_iv(t - r).b < yi.a and g_iv(t + r).a > yi.b:
-                    return t
-                r *= 16
-        finally:
-            iv.prec = old
+        r = A.up.mul(A.up.mul_2exp(mpfr(1), -(A.prec - 12)), A.up.add(1, abs(t)))
+        ey = A.exp(y)
+        for _ in range(6):
+            a, b = A.dn.sub(t, r), A.up.add(t, r)
+            if S(A, iv, a)[1] < ey[0] and S(A, iv, b)[0] > ey[1]:
+                return (a, b)
+            r = A.up.mul_2exp(r, 4)
         raise _cannot("a mixture-of-Gaussians loss whose inverse could not be bracketed")
 
-    def below_range(y: mpf) -> bool:
-        """Is y <= log p_0 (certified in iv)?"""
-        if p0 == 0:
-            return False
-        old = iv.prec
-        iv.prec = mpmath.mp.prec + 30
-        try:
-            lp, yi = iv.log(_ivq(p0)), iv.mpf(y)
-            if yi.b <= lp.a:
-                return True
-            if yi.a > lp.b:
-                return False
-        finally:
-            iv.prec = old
-        raise _cannot("eps at the end of a mixture-of-Gaussians loss range")
-
-    def tails(e: mpf) -> tuple[mpf, mpf]:
-        y = e if remove else -e
-        if below_range(y):
-            return (mpf(1), mpf(1)) if remove else (mpf(0), mpf(0))
-        x = root(y)
+    def fn(A: Arith, e: tuple) -> tuple:
+        iv, _, _, lp0 = const(A)
+        y = e if remove else A.neg(e)
+        if lp0 is not None:  # is y <= log p_0 (every outcome has loss above it)?
+            if y[1] <= lp0[0]:
+                return (one, one) if remove else (zero, zero)
+            if not y[0] > lp0[1]:
+                return _UNIT
+        X = root(A, y)
         if remove:
-            return mpmath.fsum(p * mpmath.ncdf(mu - x) for mu, p in mus), mpmath.ncdf(-x)
-        return mpmath.ncdf(x), mpmath.fsum(p * mpmath.ncdf(x - mu) for mu, p in mus)
+            return A.fsum([A.mul(P, A.ncdf_abs(A.sub(M, X))) for M, _, P in iv]), A.ncdf_abs(A.neg(X))
+        pt = A.ncdf_abs(X)
+        return pt, A.fsum([A.mul(P, A.ncdf_abs(A.sub(X, M))) for M, _, P in iv])
 
-    return tails, mpf(0)
+    return IvTails(fn)
 
 
 # --------------------------------------------------------------------------- zCDP
 
 
-def _zcdp_delta(rho: Fraction, xi: Fraction, eps: mpf) -> tuple[mpf, mpf]:
+def _point(A: Arith, x: mpf) -> mpfr:
+    """An mpf proposal as an exact mpfr point (rounded down once: any point serves)."""
+    return A.q(mpf_to_fraction(x))[0]
+
+
+def _zcdp_delta(rho: Fraction, xi: Fraction, eps: Fraction) -> tuple[mpf, mpf]:
     """[lo', hi'] of min(1, inf_{alpha > 1} exp(f(alpha))),
     f(alpha) = (alpha - 1)(xi + rho alpha - eps) + (alpha - 1) log(1 - 1/alpha) - log alpha
-    (Canonne, Kamath, Steinke 2020 Prop 12 at tau = xi + rho alpha). f is
-    strictly convex (f'' = 2 rho + 1/(alpha(alpha - 1)) > 0), so a bracket
-    a < b with f'(a) < 0 < f'(b), both signs checked in ``mpmath.iv``, holds
-    the minimiser, and inf f lies in [f(a) + f'(a)(b - a), min(f(a), f(b))]
-    (tangent at a; f decreasing left of a, increasing right of b), evaluated
-    in interval arithmetic. The bracket is found by bisection in t = log(alpha - 1)."""
-    E = _dyadic(eps) if isinstance(eps, mpf) else Fraction(eps)
-    if rho == 0 and xi <= E:
+    (Canonne, Kamath, Steinke 2020 Prop 12 at tau = xi + rho alpha), in MPFR directed
+    rounding at the exact inputs. Every alpha gives an upper end (the proposition holds at
+    each order). f is strictly convex (f'' = 2 rho + 1/(alpha(alpha - 1)) > 0), so a bracket
+    a < b with f'(a) < 0 < f'(b), both signs proved, holds the minimiser, and inf f lies in
+    [f(a) + f'(a)(b - a), min(f(a), f(b))] (tangent at a; f decreasing left of a, increasing
+    right of b). The bracket is proposed by mpmath bisection in t = log(alpha - 1)
+    (untrusted: a wrong one fails the sign check)."""
+    if rho == 0 and xi <= eps:
         return mpf(0), mpf(0)  # f' < 0 everywhere and f -> -inf
-    r, x, e = to_mpf(rho), to_mpf(xi), eps
+    r, x, e = fraction_to_mpf(rho), fraction_to_mpf(xi), fraction_to_mpf(eps)
 
     def fprime(a: mpf) -> mpf:
         return x - e + r * (2 * a - 1) + mpmath.log1p(-1 / a)
@@ -351,52 +431,153 @@ def _zcdp_delta(rho: Fraction, xi: Fraction, eps: mpf) -> tuple[mpf, mpf]:
             lo = mid
         else:
             hi = mid
-    a, b = 1 + mpmath.exp(lo), 1 + mpmath.exp(hi)
-    old = iv.prec
-    iv.prec = mpmath.mp.prec + 30
-    try:
-        R, X, Ei = _ivq(rho), _ivq(xi), iv.mpf(e)
+    A = arith(int(mpmath.mp.prec) + 30)
+    one, R, X, E = A.q(1), A.q(rho), A.q(xi), A.q(eps)
+    XE = A.sub(X, E)
 
-        def f_iv(al: mpf):
-            A = iv.mpf(al)
-            l1 = iv.log(1 - 1 / A)
-            return (A - 1) * (X + R * A - Ei) + (A - 1) * l1 - iv.log(A), X - Ei + R * (2 * A - 1) + l1
+    def f_iv(al: mpfr) -> tuple:
+        Al = (al, al)
+        l1 = A.log1p(A.neg(A.div(one, Al)))
+        am1 = A.sub(Al, one)
+        f = A.sub(A.add(A.mul(am1, A.add(XE, A.mul(R, Al))), A.mul(am1, l1)), A.log(Al))
+        return f, A.add(A.add(XE, A.mul(R, A.sub(A.scale2(Al, 1), one))), l1)
 
-        fa, da = f_iv(a)
-        fb, db = f_iv(b)
-        if not (da.b < 0 and db.a > 0):
-            raise _cannot("the zCDP conversion's optimal order (sign check failed)")
-        low = fa + da * (iv.mpf(b) - iv.mpf(a))
-        d_lo, d_hi = iv.exp(low).a, min(iv.exp(fa).b, iv.exp(fb).b)
-    finally:
-        iv.prec = old
-    return min(mpf(d_lo), mpf(1)), min(mpf(d_hi), mpf(1))
+    a, b = _point(A, 1 + mpmath.exp(lo)), _point(A, 1 + mpmath.exp(hi))
+    if not 1 < a < b:
+        raise _cannot("the zCDP conversion's optimal order (bracket)")
+    fa, da = f_iv(a)
+    fb, db = f_iv(b)
+    if not (da[1] < 0 and db[0] > 0):
+        raise _cannot("the zCDP conversion's optimal order (sign check failed)")
+    low = A.add(fa, A.mul(da, A.sub((b, b), (a, a))))
+    d_lo, d_hi = A.exp(low)[0], min(A.exp(fa)[1], A.exp(fb)[1])
+    return min(mpfr_to_mpf(d_lo), mpf(1)), min(mpfr_to_mpf(d_hi), mpf(1))
 
 
-def _zcdp_eps(rho: Fraction, xi: Fraction, delta: mpf) -> tuple[mpf, mpf]:
-    """Second opinion on the product's zCDP epsilon: inf over alpha of the
-    optimal RDP -> DP conversion (ABC Thm 3; recheck.rdp's mpmath route),
-    evaluated at the best order found by golden-section search in
-    log(alpha - 1) (started at the classic conversion's optimum, where the
-    curve is flat): the value is an upper end of the infimum, accurate to
-    about 1e-10 relative. As for ``rdp.epsilon``, the infimum over all orders
-    is not re-proved by this route; [v (1 - 1e-9), v] is returned."""
-    from .rdp import _golden, _optimal
+def _abc_gamma_above(A: Arith, al: Fraction, E: Fraction, d: Fraction, g: Fraction, pf: Fraction) -> bool:
+    """Is ABC's gamma_alpha^E(d) > g proved (ABC Thm 3)? gamma = E + inf_{p in (d, 1)}
+    log S(p) / (alpha - 1), S(p) = p^alpha (p - d)^(1 - alpha) + (1 - p)^alpha (e^E - p + d)^(1 - alpha),
+    so it is min S > e^((alpha - 1)(g - E)). S is convex in p (each term is a perspective
+    y (u / y)^alpha of the convex u^alpha, u and y affine in p). If alpha d >= 1, S'(1-) =
+    (1 - d)^(-alpha)(1 - alpha d) <= 0 and the infimum is S(1) = (1 - d)^(1 - alpha) (ABC Thm 4
+    eq. 17). Else the minimiser is inside: around the proposal p* (untrusted) points
+    p_a < p_b with S'(p_a) < 0 < S'(p_b) are proved, and min S >= S(p_a) + S'(p_a)(p_b - p_a)
+    (the tangent at p_a lies below S; S decreases left of p_a, increases right of p_b)."""
+    one, Al, D = A.q(1), A.q(al), A.q(d)
+    am1 = A.q(al - 1)
+    need = A.exp(A.mul(am1, A.q(g - E)))
+    if al * d >= 1:
+        inf_s = A.exp(A.neg(A.mul(am1, A.log1p(A.neg(D)))))
+        return inf_s[0] > need[1]
+    x = A.exp(A.q(E))
 
-    r, x = to_mpf(rho), to_mpf(xi)
+    def s_ds(p: mpfr) -> tuple:
+        P = (p, p)
+        pd, u = A.sub(P, D), A.sub(one, P)
+        v = A.add(A.sub(x, P), D)
+        if not (pd[0] > 0 and u[0] > 0 and v[0] > 0):
+            return None
+        t1 = A.exp(A.sub(A.mul(Al, A.log(P)), A.mul(am1, A.log(pd))))
+        t2 = A.exp(A.sub(A.mul(Al, A.log(u)), A.mul(am1, A.log(v))))
+        d1 = A.sub(A.div(Al, P), A.div(am1, pd))
+        d2 = A.sub(A.div(am1, v), A.div(Al, u))
+        return A.add(t1, t2), A.add(A.mul(t1, d1), A.mul(t2, d2))
+
+    for k in (48, 36, 24, 12, 6):
+        w = (pf - d) / 2 ** k
+        pa, pb = A.q(pf - w)[0], A.q(min(pf + w, (pf + 1) / 2))[1]
+        sa, sb = s_ds(pa), s_ds(pb)
+        if sa is None or sb is None or not pa < pb:
+            continue
+        if sa[1][1] < 0 and sb[1][0] > 0:
+            lb = A.add(sa[0], A.mul(sa[1], A.sub((pb, pb), (pa, pa))))
+            return max(lb[0], A.sub(sb[0], A.mul(sb[1], A.sub((pb, pb), (pa, pa))))[0]) > need[1]
+    return False
+
+
+def _abc_float(a: float, g: float, d: float) -> tuple[float, float]:
+    """A proposal (floats, untrusted) of the optimal conversion at order a (ABC Thm 3):
+    (eps, p*), eps the smallest e >= 0 with gamma_a^e(d) >= g (bisection; gamma increases
+    in e), p* the minimiser of S at that eps (bisection on the sign of S', S convex, in
+    t = log(p - d) so that minimisers near d are resolved). Logs throughout: S's terms
+    overflow doubles at large orders."""
+    if a * d >= 1:  # ABC Thm 4 eq. 17: gamma = e - log(1 - d)
+        return max(0.0, g + math.log1p(-d)), 1.0
+
+    def parts(e: float, t: float) -> tuple[float, float, float, float]:
+        pd = math.exp(t)
+        p = d + pd
+        l1 = a * math.log(p) + (1 - a) * t
+        lv = e + math.log1p((d - p) * math.exp(-e))  # log(e^e - p + d)
+        l2 = a * math.log1p(-p) + (1 - a) * lv
+        return l1, l2, p, math.exp(lv)
+
+    def slope_sign(e: float, t: float) -> float:
+        l1, l2, p, v = parts(e, t)
+        m = max(l1, l2)
+        return math.exp(l1 - m) * (a / p - (a - 1) / (p - d)) + math.exp(l2 - m) * ((a - 1) / v - a / (1 - p))
+
+    def argmin(e: float) -> float:
+        lo, hi = math.log(d) - 40.0, math.log1p(-d) + math.log1p(-1e-15)
+        if slope_sign(e, hi) < 0:
+            return hi
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if mid in (lo, hi):
+                break
+            lo, hi = (mid, hi) if slope_sign(e, mid) < 0 else (lo, mid)
+        return (lo + hi) / 2
+
+    def gamma(e: float) -> float:
+        l1, l2, _, _ = parts(e, argmin(e))
+        m = max(l1, l2)
+        return e + (m + math.log(math.exp(l1 - m) + math.exp(l2 - m))) / (a - 1)
+
+    if gamma(0.0) >= g:
+        return 0.0, d + math.exp(argmin(0.0))
+    lo, hi = 0.0, g + math.log(1 / d) / (a - 1) + 1  # the classic conversion is above
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (lo, mid) if gamma(mid) >= g else (mid, hi)
+    return hi, d + math.exp(argmin(hi))
+
+
+def _zcdp_eps(rho: Fraction, xi: Fraction, delta: Fraction) -> tuple[mpf, mpf]:
+    """An upper end of the zCDP epsilon: the optimal RDP -> DP conversion (ABC Thm 3) at one
+    order alpha (any order gives an upper bound of the mechanism's epsilon; the infimum
+    over orders is not claimed), proved in MPFR directed rounding: the order alpha, the
+    value E and the minimiser p* are proposed in floats (golden-section search in
+    log(alpha - 1), :func:`_abc_float`; untrusted), then gamma_alpha^E(delta) >
+    xi + rho alpha is proved (:func:`_abc_gamma_above`), which makes the mechanism
+    (E, delta)-DP. The lower end is 0 (zCDP fixes the Renyi curve, not the privacy profile)."""
     if rho == 0:
         raise _cannot("a zCDP epsilon with rho = 0")
-    with mpmath.workdps(15):
-        t0 = mpmath.log(mpmath.sqrt(mpmath.log(1 / delta) / r))
-        h = lambda t: _optimal(1 + mpmath.exp(t), x + r * (1 + mpmath.exp(t)), delta)  # noqa: E731
-        t_best = _golden(h, t0 - mpf("1.5"), t0 + mpf("1.5"), 26)[0]
-    with mpmath.workdps(25):
-        a = 1 + mpmath.exp(t_best)
-        v = _optimal(a, x + r * a, delta)
-    return v * (1 - mpf(10) ** -9), v
+    r, x, dm = float(rho), float(xi), float(delta)
+    if not (r > 0 and dm > 0):
+        raise _cannot("a zCDP epsilon beyond double range (proposal)")
+    from .rdp import _golden
+
+    t0 = math.log(math.sqrt(math.log(1 / dm) / r))
+
+    def h(t: float) -> float:
+        a = 1 + math.exp(float(t))
+        return _abc_float(a, x + r * a, dm)[0]
+
+    al = Fraction(1 + math.exp(float(_golden(h, t0 - 1.5, t0 + 1.5, 40)[0])))
+    g = xi + rho * al
+    v, p_prop = _abc_float(float(al), float(g), dm)
+    A = arith(160)
+    for k in (44, 36, 28, 20):
+        E = Fraction(v) * (1 + Fraction(1, 2 ** k)) + Fraction(1, 2 ** (k + 20))
+        if _abc_gamma_above(A, al, E, delta, g, Fraction(p_prop)):
+            return mpf(0), mpfr_to_mpf(A.q(E)[1])
+    raise _cannot("the zCDP conversion at the proposed order (ABC Thm 3 not proved at its value)")
 
 
-def _zcdp_bounds(rho: Fraction, xi: Fraction, kind: str, target: mpf) -> tuple[mpf, mpf]:
+def _zcdp_bounds(rho: Fraction, xi: Fraction, kind: str, target: Fraction) -> tuple[mpf, mpf]:
+    """The zCDP conversion at the exact target (eps for delta, delta for eps)."""
     if rho == 0 and xi == 0:
         return mpf(0), mpf(0)
     try:
@@ -404,6 +585,17 @@ def _zcdp_bounds(rho: Fraction, xi: Fraction, kind: str, target: mpf) -> tuple[m
             return _zcdp_delta(rho, xi, target) if kind == "delta" else _zcdp_eps(rho, xi, target)
     except (ArithmeticError, ValueError) as exc:  # extreme parameters: fail closed, not "rejected"
         raise _cannot(f"this zCDP conversion ({type(exc).__name__})") from exc
+
+
+def _exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> Fraction:
+    """The exact input behind the mpf ``target`` (made from it by :func:`to_mpf` at the
+    same precision): the zCDP conversion is evaluated at exact rationals."""
+    for key in (("delta",) if kind == "eps" else ("eps", "claimed_eps")):
+        if key in inputs:
+            x = _num(inputs, key)
+            if fraction_to_mpf(x) == target:
+                return x
+    raise _cannot("a zCDP conversion at a target that is not an input of the certificate")
 
 
 # --------------------------------------------------------------------------- tree walk
@@ -427,7 +619,6 @@ def _poisson_relation_covered(t: Any, q: Fraction, rel: str) -> None:
 def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
     t = ev.get("type")
     _poisson_relation_covered(t, q, rel)
-    qm = to_mpf(q)
     if t in ("gaussian", "laplace"):
         s = _num(ev, "noise_multiplier")
         if s <= 0:
@@ -441,34 +632,24 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
         f = gauss_tails if t == "gaussian" else laplace_tails
         return lambda d: (f(s, q, d if q != 1 else "remove"), mpf(0))
     if t == "epsilon_delta":
-        e0, d0 = to_mpf(_num(ev, "epsilon")), to_mpf(_num(ev, "delta"))
-        ex = mpmath.exp(e0)
-        P = [d0, (1 - d0) * ex / (1 + ex), (1 - d0) / (1 + ex), mpf(0)]
-        Q = list(reversed(P))
-
-        def make(d: str):
-            if q == 1:
-                return _finite(P, Q)
-            if d == "add":
-                return _finite(P, [(1 - qm) * p + qm * r for p, r in zip(P, Q)])
-            return _finite([(1 - qm) * r + qm * p for p, r in zip(P, Q)], Q)
-        return make
+        e0, d0 = _num(ev, "epsilon"), _num(ev, "delta")
+        return lambda d: (_eps_delta(e0, d0, q, d), mpf(0))
     if t == "randomized_response" and q == 1:
-        p, k = to_mpf(_num(ev, "noise_parameter")), _int(ev, "num_buckets")
-        keep, other = 1 - p + p / k, p / k
+        p, k = _num(ev, "noise_parameter"), _int(ev, "num_buckets")
+        keep, other = 1 - p + p / k, p / k  # exact rationals: the pair's masses
         if rel == "replace-one":
             P, Q = [keep, other, (k - 2) * other], [other, keep, (k - 2) * other]
-            return lambda d: _finite(P, Q)
+            return lambda d: (finite_tails(P, Q), mpf(0))
         if rel == "replace-special":
-            P, Q = [keep, (k - 1) * other], [mpf(1) / k, mpf(k - 1) / k]
-            return lambda d: _finite(P, Q) if d == "remove" else _finite(Q, P)
+            P, Q = [keep, (k - 1) * other], [Fraction(1, k), Fraction(k - 1, k)]
+            return lambda d: (finite_tails(P, Q), mpf(0)) if d == "remove" else (finite_tails(Q, P), mpf(0))
     if t in ("discrete_laplace", "discrete_gaussian") and q == 1:
         D = _int(ev, "sensitivity") * (2 if rel == "replace-one" else 1)
         if t == "discrete_laplace":
             a = _num(ev, "noise_parameter")
-            return lambda d: _dlap(a, D)
+            return lambda d: (_dlap(a, D), mpf(0))
         s = _num(ev, "sigma")
-        return lambda d: _dgauss(s, D)
+        return lambda d: (_dgauss(s, D), mpf(0))
     if t == "mixture_of_gaussians" and q == 1 and rel != "replace-one":
         s = _num(ev, "standard_deviation")
         cs, ps = ev.get("sensitivities"), ev.get("sampling_probs")
@@ -476,7 +657,7 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
             raise MalformedCertificate("mixture_of_gaussians needs equal-length lists sensitivities, sampling_probs")
         cf = [_num({f"event.sensitivities[{i}]": c}, f"event.sensitivities[{i}]") for i, c in enumerate(cs)]
         pf = [_num({f"event.sampling_probs[{i}]": p}, f"event.sampling_probs[{i}]") for i, p in enumerate(ps)]
-        return lambda d: _mog(s, cf, pf, d)
+        return lambda d: (_mog(s, cf, pf, d), mpf(0))
     raise _cannot(f"{t} (sampling {q}) under {rel}")
 
 
@@ -631,7 +812,7 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
         for z, t in tree.gauss:
             mu = Fraction(2 if rel == "replace-one" else 1) / z
             rho += t * mu * mu / 2  # the Gaussian is exactly (mu^2/2)-zCDP (Mironov 2017 Prop 7)
-        lo, hi = _zcdp_bounds(rho, xi, kind, target)
+        lo, hi = _zcdp_bounds(rho, xi, kind, _exact_target(inputs, kind, target))
         # the conversion bounds the mechanism from above only (zCDP fixes the Renyi curve,
         # not the privacy profile): its lower end says nothing about the mechanism
         return mpf(0), hi

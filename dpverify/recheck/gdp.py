@@ -25,8 +25,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import CF_FROM, Arith, Iv, arith
-from .core import to_mpf as mpfr_to_mpf
+from .core import CF_FROM, Arith, Iv, arith, mpf_to_fraction, mpfr_to_mpf
 from .verify import Recheck, needed_digits, register
 
 
@@ -50,22 +49,9 @@ def exact_input(inputs: Mapping[str, Any], key: str) -> Fraction:
         raise MalformedCertificate(f"inputs.{key}={text!r} is not an exact number") from None
 
 
-def to_mpf(x: Fraction) -> mpf:
+def fraction_to_mpf(x: Fraction) -> mpf:
+    """x as an mpf at the working precision (rounded to nearest: a proposal's input)."""
     return mpf(x.numerator) / x.denominator
-
-
-def mpf_to_fraction(x: mpf) -> Fraction:
-    """The exact rational value of a finite mpf: its own mantissa (an mpf is not rounded
-    to the working precision first) with its sign (``man_exp`` gives |mantissa|)."""
-    if not isinstance(x, mpf):
-        x = mpmath.mpf(x)
-    sign, man, exp, _ = x._mpf_
-    if not man and exp:  # mpmath's special values (inf, nan) have a zero mantissa
-        raise CouldNotReprove("a recorded number is not finite")
-    if man and abs(int(exp)) > 10**6:  # 2^(10^6) is ~ 10^301030: beyond every quantity here
-        raise CouldNotReprove(f"a recorded number of binary exponent {int(exp)} is beyond the second route's range")
-    v = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
-    return -v if sign else v
 
 
 def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing: bool,
@@ -84,7 +70,7 @@ def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing
     if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
         raise CouldNotReprove(f"{what}: infinite endpoints cannot bracket a finite root")
     with mpmath.workdps(digits + 20):
-        t = to_mpf(target)
+        t = fraction_to_mpf(target)
         # lo, hi are already rounded outward to binary; nudge inward by nothing: lo' = lo, hi' = hi
         a, b = mpf_to_fraction(lo), mpf_to_fraction(hi)
     ra = stable_value(lambda p: f(a, p), digits)
@@ -111,12 +97,6 @@ def _sign(r: Recheck, t: mpf) -> int:
     if r.value - r.err > t:
         return 1
     return 0
-
-
-def _delta_mu(mu: Fraction, eps: Fraction, dps: int) -> mpf:
-    with mpmath.workdps(dps):
-        m, e = to_mpf(mu), to_mpf(eps)
-        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
 
 def stable_value(f: Any, digits: int, max_dps: int = 20000) -> Recheck:
@@ -188,7 +168,7 @@ def enclose(f: Callable[[Arith], Iv], digits: int) -> Recheck:
     return Recheck(lo=mpfr_to_mpf(v[0]), hi=mpfr_to_mpf(v[1]), dps=digits + 20)
 
 
-def side(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int) -> int:
+def side(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int, max_bits: int = MAX_BITS) -> int:
     """-1 / +1 when f's enclosure lies wholly below / above the target's, at the
     first precision (rising from :func:`start_bits` to :data:`MAX_BITS`) that
     separates them; 0 when none does (the value is within the route's width of
@@ -202,9 +182,9 @@ def side(f: Callable[[Arith], Iv], target: Callable[[Arith], Iv], digits: int) -
                 return -1
             if v[0] > t[1]:
                 return 1
-        if bits >= MAX_BITS:
+        if bits >= max_bits:
             return 0
-        bits = min(2 * bits, MAX_BITS)
+        bits = min(2 * bits, max_bits)
 
 
 def delta_mu_iv(A: Arith, mu: Fraction, eps: Fraction) -> Iv:
@@ -277,21 +257,76 @@ def _positive(x: Fraction, what: str) -> None:
         raise CertificateRejected(f"{what} is not > 0")
 
 
+#: from this x = eps/mu - mu/2 on, delta_mu < phi(x)/x < e^(-x^2/2) is below 2^-(2^30), MPFR's
+#: least exponent in gmpy2 (x^2/2 >= 8 10^8 > 2^30 log 2): the direct enclosure is skipped
+_UNDERFLOW_X = 40000
+
+
+def log_delta_mu_iv(A: Arith, mu: Fraction, eps: Fraction) -> "Iv | None":
+    """An enclosure of log delta_mu(eps) for x = eps/mu - mu/2 >= 1, in directed rounding,
+    without forming delta_mu itself (which leaves MPFR's exponent range, about
+    2^-(2^30), for x beyond about 38600). With y = x + mu = eps/mu + mu/2,
+    Phi(-x) = phi(x) M(x) and e^eps Phi(-y) = e^eps phi(y) M(y) = phi(x) M(y)
+    (x^2 - y^2 = -2 eps: e^eps phi(y) = phi(x)), M the Mills ratio, so
+    delta_mu(eps) = phi(x) (M(x) - M(y)) and
+    log delta_mu(eps) = -x^2/2 - log(2 pi)/2 + log(M(x) - M(y)),
+    M enclosed by its continued fraction (:meth:`Arith.mills`, decreasing: each end at the
+    other end of its argument). None when the difference is not proved positive at this
+    precision (the caller raises it)."""
+    x, y = A.q(eps / mu - mu / 2), A.q(eps / mu + mu / 2)
+    if not x[0] >= 1:
+        return None
+    mx = (A.mills(x[1])[0], A.mills(x[0])[1])
+    my = (A.mills(y[1])[0], A.mills(y[0])[1])
+    diff = A.sub(mx, my)
+    if not diff[0] > 0:
+        return None
+    half_sq = A.scale2((A.dn.square(x[0]), A.up.square(x[1])), -1)
+    return A.sub(A.sub(A.log(diff), half_sq), A.log(A._sqrt2pi))
+
+
+def exp_to_mpf(A: Arith, L: Iv) -> "tuple[mpf, mpf]":
+    """[e^L0, e^L1] as mpmath numbers, for L far below MPFR's exponent range: with an integer
+    k near L0 / log 2, e^L = 2^k e^(L - k log 2), the second factor in range and enclosed in
+    MPFR (directed), the first an exact shift of the exponent (mpmath.ldexp is exact)."""
+    lg = A.log2_const()
+    k = int(A.dn.floor(A.dn.div(L[0], lg[1])))
+    r = A.sub(L, A.mul(A.q(k), lg))
+    m = A.exp(r)
+    return mpmath.ldexp(mpfr_to_mpf(m[0]), k), mpmath.ldexp(mpfr_to_mpf(m[1]), k)
+
+
 @register("gdp.delta")
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """delta_mu(eps) (GDPT Thm 3.2 / eq. 2) enclosed in MPFR directed rounding
-    (:func:`delta_mu_iv`), precision rising until the enclosure is narrow."""
+    (:func:`delta_mu_iv`), precision rising until the enclosure is narrow. Below MPFR's
+    exponent range (the enclosure underflows to [0, 2^-(2^30)]) the logarithm is enclosed
+    instead (:func:`log_delta_mu_iv`) and exponentiated by an exact power of two
+    (:func:`exp_to_mpf`): directed rounding throughout, no estimate."""
     mu = exact_input(inputs, "mu")
     eps = exact_input(inputs, "eps")
     if mu <= 0:
         raise CertificateRejected(f"mu={inputs['mu']} is not > 0")
-    re = enclose(lambda A: delta_mu_iv(A, mu, eps), needed_digits(result))
-    if re.lo == 0 and re.hi is not None and re.hi < mpf(2) ** -(2**29):
-        # below MPFR's exponent range (about 10^-(3.2e8)) the directed route underflows to
-        # [0, 2^-(2^30)]; there the value comes from mpmath at two rising precisions, an
-        # estimate (kinds.STEPS says so), rather than refusing a genuine certificate
-        return stable_value(lambda dps: _delta_mu(mu, eps, dps), needed_digits(result))
-    return re
+    digits = needed_digits(result)
+    x = eps / mu - mu / 2
+    re = None
+    if x < _UNDERFLOW_X:
+        re = enclose(lambda A: delta_mu_iv(A, mu, eps), digits)
+        if not (re.lo == 0 and re.hi is not None and re.hi < mpf(2) ** -(2**29)):
+            return re
+    # log delta_mu is about -x^2/2: its own bits add to the precision its exponential needs
+    bits = start_bits(digits) + max(x.numerator.bit_length() - x.denominator.bit_length(), 0) * 2 + 8
+    while True:
+        A = arith(min(bits, MAX_BITS))
+        L = log_delta_mu_iv(A, mu, eps)
+        if L is not None:
+            lo, hi = exp_to_mpf(A, L)
+            if bits >= MAX_BITS or hi - lo <= hi * mpf(2) ** -int((digits + 1) * 3.33 + 1):
+                return Recheck(lo=lo, hi=hi, dps=digits + 20)
+        elif bits >= MAX_BITS:
+            # [0, the least positive number]: sound; exit 3 against a positive recorded end
+            return re or Recheck(lo=mpf(0), hi=mpf(2) ** -(2**30), dps=digits + 20)
+        bits *= 2
 
 
 @register("gdp.mu")
@@ -320,7 +355,7 @@ def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
     with d delta_mu / d mu = phi(-eps/mu + mu/2) at ``dps`` digits. The caller proves a
     bracket around it in directed rounding."""
     def f(m: mpf) -> mpf:
-        e = to_mpf(eps)
+        e = fraction_to_mpf(eps)
         return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
     # delta_mu(eps) cancels about log10(1/delta) digits near eps = 0 (Phi(m/2) - Phi(-m/2)
@@ -328,7 +363,7 @@ def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
     lost = max(0, len(str(delta.denominator)) - len(str(delta.numerator))) + 5
     dps = dps + lost
     with mpmath.workdps(20 + lost):
-        t = to_mpf(delta)
+        t = fraction_to_mpf(delta)
         lo, hi = mpf(1), mpf(1)
         n = 0
         while f(lo) > t and n < 400:
@@ -345,8 +380,8 @@ def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:
                 hi = mid
         m = (lo + hi) / 2
     with mpmath.workdps(dps + 10):
-        t = to_mpf(delta)
-        e = to_mpf(eps)
+        t = fraction_to_mpf(delta)
+        e = fraction_to_mpf(eps)
         m = mpf(m)
         for _ in range(60):
             d = mpmath.npdf(-e / m + m / 2)

@@ -1,30 +1,29 @@
-"""Second route for the GDP-transformation quantities (GDPT), on mpmath only.
+"""Second route for the GDP-transformation quantities (GDPT), on MPFR with
+directed rounding (gmpy2) and exact rationals.
 
 Shares no code with :mod:`dpverify.gdp` or :mod:`dpverify.mechanisms`:
-profiles are re-implemented here (Laplace through its two cdfs instead of the
-closed form, the App B refinement point by mpmath's findroot, the
-subsampled profile through the 4-output mechanism summed output by output,
-user expressions by a separate ast walker on mpmath), and mu_GDP by
-bisection on mpmath's ncdf.
+profiles are re-implemented here as enclosures at exact eps (:func:`_iv_profile`:
+Laplace in the closed form 1 - e^((eps - D/b)/2), the 4-output mechanism summed
+output by output, the App B refinement point bracketed by proved signs of k,
+subsampling through e^eb = 1 + (e^eps - 1)/q, user expressions in ``mpmath.iv``
+interval arithmetic with erfc / Phi in MPFR). The mpmath profiles above serve
+``dp.profile`` and the proposals (mu_GDP by bisection on mpmath's ncdf).
 
-What the ``gdp.certify`` re-check proves (given mpmath's own accuracy, which
-is checked by agreement at two precisions):
+What the ``gdp.certify`` re-check proves (every comparison on directed enclosures):
 
-* lower end: G_f(x*) at the recorded argmax x* is re-derived, and the
-  generic check confirms lo <= G_f(x*) <= hi; so sup G_f >= lo;
-* upper end: when the certificate lists the partition of [0, eps_h]
-  (``head.breakpoints``) and the profile is non-increasing, every cell
-  [a, b] is re-checked: f(a) <= delta_{mu_hi}(b), which by monotonicity of
-  mu_GDP in both arguments (GDPT Thm 4.5, App A.5) proves
-  sup_{[0, eps_h]} G_f <= mu_hi; without the list (grid algorithms with
-  very many cells, ``expr``) only the lower end and the width are checked;
-* width: hi - lo <= margin;
-* tail: the status is re-derived from the mechanism (zero beyond a point,
-  Gaussian mu0 <= mu_hi, the Mills-ratio conditions (i)-(iv) of
-  :mod:`dpverify.gdp.tail` for sgd-example, not GDP for power / constant
-  tails); a recorded "certified" that the re-derivation cannot confirm is
-  rejected. A bridge [eps_h, eps_t] (tail.bridge_breakpoints) is re-checked
-  cell by cell like the head, and the tail status re-derived from eps_t.
+* lower end: G_f(x*) >= m at the recorded argmax x* (a hint), m proposed by
+  mpmath bisection and proved by delta_m(x*) < f(x*) (delta_mu increases in mu);
+  so sup G_f >= m;
+* upper end: every cell [a, b] of [0, eps_h] (an adaptive partition seeded by
+  ``head.breakpoints``) is proved by sup_[a,b] f <= delta_{mu_hi}(b), which by
+  monotonicity of mu_GDP in both arguments (GDPT Thm 4.5, App A.5) proves
+  sup_{[0, eps_h]} G_f <= mu_hi;
+* tail: the status is re-derived from the mechanism in exact rationals or directed
+  rounding (zero beyond the largest privacy loss, Gaussian mu0 <= mu_hi, the
+  Mills-ratio conditions (i)-(iv) of :mod:`dpverify.gdp.tail` for sgd-example, not
+  GDP for infinite-loss outputs and ICEA's K/eps tail); a recorded "certified" that
+  the re-derivation cannot confirm is rejected. A bridge [eps_h, eps_t]
+  (tail.bridge_breakpoints) is proved cell by cell like the head.
 """
 
 from __future__ import annotations
@@ -34,12 +33,12 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional
 
 import mpmath
+from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, exact_enclosure
-from .core import to_mpf as mpfr_to_mpf
-from .gdp import exact_input, mpf_to_fraction, side, stable_value, start_bits, to_mpf
+from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, mpfr_to_mpf, mpf_to_fraction
+from .gdp import exact_input, side, start_bits, fraction_to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
 from .limits import check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
@@ -63,7 +62,7 @@ def _laplace(inputs: Mapping[str, Any]) -> Fn:
 
     def f(eps: Fraction) -> mpf:
         # loss (|x - D| - |x|)/b > eps  <=>  x < x0 = (D - b eps)/2 when |eps| < D/b
-        B, D, e = to_mpf(b), to_mpf(d), to_mpf(eps)
+        B, D, e = fraction_to_mpf(b), fraction_to_mpf(d), fraction_to_mpf(eps)
         if e >= D / B:
             return mpf(0)
         if e < -D / B:
@@ -79,7 +78,7 @@ def _below_zero(nonneg: Callable[[mpf], mpf]) -> Fn:
     (0, delta(0))-DP, delta0 + (1 - delta0)(1 - e^eps), below 0."""
 
     def f(eps: Fraction) -> mpf:
-        e = to_mpf(eps)
+        e = fraction_to_mpf(eps)
         if e >= 0:
             return nonneg(e)
         d0 = nonneg(mpf(0))
@@ -144,9 +143,9 @@ def _subsampled(inputs: Mapping[str, Any]) -> Fn:
     base = _four_output(exact_input(inputs, "eps0"), exact_input(inputs, "delta0"))
 
     def at(e: mpf) -> mpf:
-        eb = mpmath.log(1 + mpmath.expm1(e) / to_mpf(q))
+        eb = mpmath.log(1 + mpmath.expm1(e) / fraction_to_mpf(q))
         # base() takes an exact Fraction: hand it a high-precision rational of eb
-        return to_mpf(q) * _base_at(base, eb)
+        return fraction_to_mpf(q) * _base_at(base, eb)
 
     return _below_zero(at)
 
@@ -198,7 +197,7 @@ def _expr(inputs: Mapping[str, Any]) -> Fn:
             return _MP_FUNCS[node.func.id](*args)
         return _bad(type(node).__name__)
 
-    return lambda eps: ev(tree.body, to_mpf(eps))
+    return lambda eps: ev(tree.body, fraction_to_mpf(eps))
 
 
 def _bad(what: str) -> mpf:
@@ -235,28 +234,6 @@ def mu_gdp_mp(eps: mpf, delta: mpf) -> mpf:
 _MONOTONE = {"gaussian", "laplace", "pure", "approx", "sgd-example", "icea-example", "subsampled", "rr"}
 
 
-def _tail_status(name: str, inputs: Mapping[str, Any], eps_h: mpf, mu: mpf) -> Optional[str]:
-    """Independent tail status, or None when it is not decidable here."""
-    if name == "gaussian":
-        return "certified" if mu >= to_mpf(_gaussian_mu0(inputs)) else None
-    if name == "laplace":
-        d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
-        return "certified" if eps_h >= to_mpf(d / exact_input(inputs, "scale")) else "unknown"
-    if name == "icea-example":
-        return "not GDP"
-    if name in ("pure", "approx", "subsampled", "rr"):
-        # with delta0 > 0 (approx, subsampled) or p in {0, 1} (rr) an output has infinite
-        # loss, so f >= that mass > 0 for every eps: not GDP. Otherwise f(eps) = 0 beyond
-        # the largest loss (LT Thm 3.4 for rr), where every delta_mu > 0
-        z = _support_end(name, inputs)
-        if z is None:
-            return "not GDP"
-        return "certified" if eps_h >= z else "unknown"
-    if name == "sgd-example":
-        return "certified" if _mills_conditions(mpf(1), mpf(1), mu, eps_h) else None
-    return None
-
-
 def _gaussian_mu0(inputs: Mapping[str, Any]) -> Fraction:
     if ("mu" in inputs) == ("noise_multiplier" in inputs) or ("mu" in inputs and "sensitivity" in inputs):
         raise MalformedCertificate("the Gaussian mechanism takes either inputs.mu or inputs.noise_multiplier "
@@ -271,23 +248,14 @@ def _gaussian_mu0(inputs: Mapping[str, Any]) -> Fraction:
     return mu0
 
 
-def _mills_conditions(c: mpf, alpha: mpf, mu: mpf, eps: mpf) -> bool:
-    """Conditions (i)-(iv) of dpverify.gdp.tail, re-evaluated on mpmath."""
-    beta = alpha - 1 / (2 * mu * mu)
-    p = eps / mu - mu / 2
-    if not (beta > 0 and p * mu > 1 and 2 * beta * eps >= (1 + 1 / mu) / mu - mpf(1) / 2):
-        return False
-    psi = (mpmath.log(c) - alpha * eps**2 + eps**2 / (2 * mu**2) - eps / 2 + mu**2 / 8
-           + mpmath.log(2 * mpmath.pi) / 2 + mpmath.log(p * p + 1) + mpmath.log(p + mu) - mpmath.log(p * mu - 1))
-    return psi <= 0
-
-
 _GDPT_EXPLAIN = (
-    "Lower end: G_f at head.argmax (a hint) re-derived by mpmath bisection on ncdf; G_f(x) <= sup. "
+    "All comparisons on MPFR directed-rounding enclosures. "
+    "Lower end: G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by "
+    "delta_m(argmax) < f(argmax); G_f(x) <= sup. "
     "Upper end: every cell of [0, eps_h] re-proved by a streamed adaptive partition of the "
     "second route's own (the recorded breakpoints only seed it): a cell [a, b] is proved when "
     "sup_[a,b] f <= delta_mu(b) with mu the recorded upper end (f non-increasing: f(a); expr: "
-    "mpmath interval arithmetic over the cell), so sup G_f <= mu by monotonicity of mu_GDP "
+    "mpmath.iv interval arithmetic over the cell), so sup G_f <= mu by monotonicity of mu_GDP "
     "(GDPT Thm 4.5, App A.5); a cell that cannot be proved down to 2^-40 refutes the upper end if "
     "G_f(a) > mu, else the certificate is undecided. Tail beyond eps_h re-derived per mechanism "
     "(support end, Gaussian mu0, Mills conditions, power tails); a bridge is re-proved cell by cell. "
@@ -340,7 +308,6 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     head, tail = result.get("head"), result.get("tail")
     if not isinstance(head, dict) or not isinstance(tail, dict):
         raise MalformedCertificate("gdp.certify needs result.head and result.tail")
-    f = PROFILE_RECHECKS[name](inputs)
     eps_h = exact_input(inputs, "eps_h")
     if not 0 <= eps_h <= 10**6:
         raise CertificateRejected("eps_h must be in [0, 1e6]")
@@ -348,6 +315,7 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
 
     lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
     dps = _certify_dps(hi)
+    f = _iv_profile(name, inputs, _bits(dps))
     with mpmath.workdps(dps):
         re = _certify(name, inputs, result, head, tail, f, eps_h, lo, hi, dps)
     return _certify_details(name, inputs, result, head, tail, re)
@@ -412,7 +380,9 @@ def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) ->
 
 
 def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], head: Mapping[str, Any],
-             tail: Mapping[str, Any], f: Fn, eps_h: Fraction, lo: mpf, hi: mpf, dps: int) -> Recheck:
+             tail: Mapping[str, Any], f: IvFn, eps_h: Fraction, lo: mpf, hi: mpf, dps: int) -> Recheck:
+    """The head and tail of a gdp.certify / gdp.optimal_mu result, re-proved in directed
+    rounding (``f`` the profile's enclosure, :func:`_iv_profile`)."""
     if head.get("unbounded"):
         at = exact_input(head, "argmax")
         if not 0 <= at <= eps_h:
@@ -428,7 +398,7 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
         return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails",
                        proved=frozenset({"head.unbounded"}), details={"head.enclosure": inf})
     if lo == mpmath.inf:
-        if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) == "not GDP":
+        if _tail_status_iv(name, inputs, eps_h, mpmath.inf) == "not GDP":
             details, proved = {}, set()
             henc = head.get("enclosure")
             if isinstance(henc, dict):
@@ -451,50 +421,49 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
         # (GDPT Def 4.1; delta_mu(x) is strictly increasing in mu, App A.5): the sup
         # is mu0, whatever the head's cells, and the tail is mu0 as well
         m0 = _gaussian_mu0(inputs)
-        mu0 = to_mpf(m0)
+        enc0 = exact_enclosure(m0)  # mu0 rounded outward (a point when it is a binary number)
         proved = {"head.unbounded"}
         if "mu_hi_exact" in head:
             if exact_input(head, "mu_hi_exact") < m0:
                 raise CertificateRejected("head.mu_hi_exact is below the Gaussian's mu0 = sup G_f")
             proved.add("head.mu_hi_exact")
-        return Recheck(lo=mu0, hi=mu0, dps=dps, verdict="holds", proved=frozenset(proved),
-                       details={"head.enclosure": (mu0, mu0)})
+        return Recheck(lo=enc0[0], hi=enc0[1], dps=dps, verdict="holds", proved=frozenset(proved),
+                       details={"head.enclosure": enc0})
     xs = exact_input(head, "argmax") if "argmax" in head else Fraction(0)
     if not 0 <= xs <= eps_h:
         xs = Fraction(0)  # a hint outside the head is ignored
-    # lower end: G_f at the (hinted) argmax, by a second route; G_f(x) <= sup
-    g = stable_value(lambda p: _at(lambda: mu_gdp_mp(to_mpf(xs), f(xs)), p), max(12, dps // 2 - 10))
-    g_lo = g.value - g.err
+    # lower end: G_f at the (hinted) argmax, proved from below in directed rounding; G_f(x) <= sup
+    g_lo, g_prop = _g_lower(f, xs, dps)
     if g_lo > hi:
         raise CertificateRejected(
-            f"G_f(argmax) = {mpmath.nstr(g.value, 15)} is above the recorded upper end: sup G_f > hi"
+            f"G_f(argmax) >= {mpmath.nstr(g_lo, 15)} is above the recorded upper end: sup G_f > hi"
         )
     if hi == mpmath.inf:
         raise CouldNotReprove("a finite lower end with an infinite upper end: the sup is not re-proved infinite")
     mu = hi
-    fbound = _cell_bound(name, inputs, f)
+    fbound = _cell_bound_iv(name, inputs, f)
     hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
     # first try a tight upper end just above G_f(argmax) (right when the hint
     # is honest); it only guides: on failure, prove the recorded upper end
     tight = None
-    if mpmath.isfinite(lo):
-        tight = g.value + g.err + (hi - lo) / 100
+    if mpmath.isfinite(lo) and mpmath.isfinite(g_prop):
+        tight = g_prop * (1 + mpf(10) ** (10 - dps)) + (hi - lo) / 100
     if tight is not None and tight < hi:
         try:
-            _prove_cells(f, fbound, Fraction(0), eps_h, tight, hints, "head")
+            _prove_cells_iv(f, fbound, Fraction(0), eps_h, tight, hints, "head", dps)
             mu = tight
         except BudgetExceeded:
             raise
         except (CouldNotReprove, CertificateRejected):
             tight = None
     if tight is None:
-        _prove_cells(f, fbound, Fraction(0), eps_h, mu, hints, "head")
+        _prove_cells_iv(f, fbound, Fraction(0), eps_h, mu, hints, "head", dps)
     head_hi = mu  # sup over the head <= head_hi, proved
     for key in ("mu_hi_exact",):
         if key in head:
-            x = to_mpf(exact_input(head, key))
+            x = fraction_to_mpf(exact_input(head, key))
             if x < head_hi:
-                _prove_cells(f, fbound, Fraction(0), eps_h, x, hints, "head (head.mu_hi_exact)")
+                _prove_cells_iv(f, fbound, Fraction(0), eps_h, x, hints, "head (head.mu_hi_exact)", dps)
                 head_hi = x
     henc = head.get("enclosure")
     if isinstance(henc, dict):
@@ -502,11 +471,11 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
 
         h_lo, h_hi = enclosure_of(henc, "result.head.enclosure", dps)
         if mpmath.isfinite(h_hi) and h_hi < head_hi:
-            _prove_cells(f, fbound, Fraction(0), eps_h, h_hi, hints, "head (head.enclosure)")
+            _prove_cells_iv(f, fbound, Fraction(0), eps_h, h_hi, hints, "head (head.enclosure)", dps)
             head_hi = h_hi
     proved = {"head.unbounded", "head.mu_hi_exact"} if "mu_hi_exact" in head else {"head.unbounded"}
     # tail
-    again = _tail_status(name, inputs, to_mpf(eps_h), mu)
+    again = _tail_status_iv(name, inputs, eps_h, mu)
     recorded = tail.get("status")
     if recorded == "certified" and again != "certified" and "bridge_to" in tail:
         eps_t = exact_input(tail, "bridge_to")
@@ -515,34 +484,14 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
         bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
         # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
         # (sized for eps = 0) are not needed, the slack follows the working precision
-        with mpmath.workdps(min(dps, 50)):
-            _prove_cells(f, fbound, eps_h, eps_t, mu, bb, "tail bridge")
-        again = _tail_status(name, inputs, to_mpf(eps_t), mu)
+        _prove_cells_iv(f, fbound, eps_h, eps_t, mu, bb, "tail bridge", min(dps, 50))
+        again = _tail_status_iv(name, inputs, eps_t, mu)
     verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
     if verdict == "fails":
         return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict, proved=frozenset(proved),
                        details={"head.enclosure": (g_lo, head_hi)})
     return Recheck(lo=g_lo, hi=mu, dps=dps, verdict=verdict, proved=frozenset(proved),
                    details={"head.enclosure": (g_lo, head_hi)})
-
-
-def _cell_bound(name: str, inputs: Mapping[str, Any], f: Fn) -> Callable[[Fraction, Fraction], mpf]:
-    """An upper bound of sup_[a, b] f: f(a) for the non-increasing profiles,
-    interval arithmetic over the cell for ``expr``."""
-    if name in _MONOTONE:
-        z = _support_end(name, inputs)
-        z_up = None if z is None else z * (1 + mpf(10) ** -30) + mpf(10) ** -30
-
-        def bound(a: Fraction, b: Fraction) -> mpf:
-            if z_up is not None and to_mpf(a) >= z_up:
-                return mpf(0)  # beyond the support of the privacy loss the profile is exactly 0
-            # mpmath's evaluation error, relative to the working precision (15 digits of margin)
-            return f(a) * (1 + mpf(10) ** (15 - mpmath.mp.dps)) + mpf(10) ** (5 - mpmath.mp.dps)
-
-        return bound
-    if name == "expr":
-        return _expr_interval(inputs)
-    raise CouldNotReprove(f"no cell bound for mechanism {name!r}")
 
 
 def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
@@ -554,55 +503,18 @@ def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
     D/b could not be proved where delta_mu(eps) falls below the cell bound's 1e-35 term."""
     if name == "laplace":
         d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
-        return to_mpf(d / exact_input(inputs, "scale"))
+        return fraction_to_mpf(d / exact_input(inputs, "scale"))
     if name in ("pure", "approx") and (name == "pure" or exact_input(inputs, "delta0") <= 0):
-        return to_mpf(exact_input(inputs, "eps0"))
+        return fraction_to_mpf(exact_input(inputs, "eps0"))
     if name == "rr":
         p = exact_input(inputs, "p")
         if not 0 <= p <= 1:
             raise CertificateRejected(f"randomized response needs p in [0, 1], not {inputs['p']}")
-        return abs(mpmath.log(to_mpf(p) / (1 - to_mpf(p)))) if 0 < p < 1 else None
+        return abs(mpmath.log(fraction_to_mpf(p) / (1 - fraction_to_mpf(p)))) if 0 < p < 1 else None
     if name == "subsampled" and exact_input(inputs, "delta0") <= 0:
-        q, e0 = to_mpf(exact_input(inputs, "rate")), to_mpf(exact_input(inputs, "eps0"))
+        q, e0 = fraction_to_mpf(exact_input(inputs, "rate")), fraction_to_mpf(exact_input(inputs, "eps0"))
         return mpmath.log(1 - q + q * mpmath.exp(e0))
     return None
-
-
-def _prove_cells(f: Fn, fbound: Callable[[Fraction, Fraction], mpf], a0: Fraction, b0: Fraction, mu: mpf,
-                 hints: Any, where: str) -> None:
-    """Prove sup_[a0, b0] G_f <= mu on a streamed adaptive partition: cell
-    [a, b] is proved by sup f <= delta_mu(b) (then f(x) <= delta_mu(b) <=
-    delta_mu(x) on the cell: G_f(x) <= mu). Hinted points seed it; unproved
-    cells are halved down to 2^-40 (relative to the head)."""
-    pts = [a0, b0]
-    if hints:
-        seeds = []
-        for h in hints[:10**6]:
-            try:
-                x = exact_input({"x": h}, "x")
-            except (MalformedCertificate, CertificateRejected):
-                continue
-            if a0 < x < b0:
-                seeds.append(x)
-        pts = [a0, *sorted(set(seeds)), b0]
-    elif b0 > a0:
-        pts = [a0 + (b0 - a0) * Fraction(i, 64) for i in range(65)]
-    min_w = (b0 - a0 + 1) / Fraction(2**40)
-    stack = [(a, b) for a, b in zip(pts, pts[1:])][::-1]
-    while stack:
-        a, b = stack.pop()
-        fb = fbound(a, b)
-        if fb == 0 or fb <= delta_mu_mp(mu, to_mpf(b)) * (1 - mpf(10) ** (15 - mpmath.mp.dps)):
-            continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
-        if b - a < min_w:
-            if f(a) > delta_mu_mp(mu, to_mpf(a)) * (1 + mpf(10) ** -20):
-                raise CertificateRejected(
-                    f"{where}: G_f({mpmath.nstr(to_mpf(a), 12)}) exceeds the recorded upper end: sup G_f > hi"
-                )
-            raise CouldNotReprove(f"{where}: the cell at eps = {mpmath.nstr(to_mpf(a), 12)} cannot be proved")
-        m = _dyadic_mid(a, b)
-        stack.append((m, b))
-        stack.append((a, m))
 
 
 def _dyadic_mid(a: Fraction, b: Fraction) -> Fraction:
@@ -619,17 +531,27 @@ _IV_FUNCS = {"exp", "expm1", "log", "log1p", "sqrt", "abs", "min", "max", "erfc"
 
 def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[Fraction, Fraction], mpf]:
     """Upper bound (``lower``: lower bound) of an expr profile over [a, b] by mpmath
-    interval arithmetic (erfc / Phi through their monotonicity); every exponential and
-    power is bounded first (:func:`.limits.guard_exponent`)."""
+    interval arithmetic (``mpmath.iv``: every operation and elementary function rounded
+    outward), erfc / Phi through their monotonicity in MPFR directed rounding; every
+    exponential and power is bounded first (:func:`.limits.guard_exponent`)."""
     text = inputs.get("profile")
     tree = check_expression(text)
     iv = mpmath.iv
     src = text.strip()
 
-    def mono(fn: Callable[[mpf], mpf], x: Any, increasing: bool) -> Any:
-        lo, hi = fn(mpf(x.a)), fn(mpf(x.b))
-        lo, hi = (lo, hi) if increasing else (hi, lo)
-        return iv.mpf([lo * (1 - mpf(10) ** -30) - mpf(10) ** -60, hi * (1 + mpf(10) ** -30) + mpf(10) ** -60])
+    A = arith(160)
+
+    def mono(fid: str, x: Any) -> Any:
+        """erfc (decreasing) or Phi (increasing) over the interval x, each end one directed
+        MPFR evaluation at the matching end of x (read exactly, then rounded outward)."""
+        if not (mpmath.isfinite(x.a) and mpmath.isfinite(x.b)):
+            raise CouldNotReprove("a profile argument of erfc / Phi is not finite on a cell")
+        xa, xb = A.q(mpf_to_fraction(mpf(x.a)))[0], A.q(mpf_to_fraction(mpf(x.b)))[1]
+        if fid == "erfc":
+            lo, hi = A.dn.erfc(xb), A.up.erfc(xa)
+        else:
+            lo, hi = A.ncdf((xa, xa))[0], A.ncdf((xb, xb))[1]
+        return iv.mpf([mpfr_to_mpf(lo), mpfr_to_mpf(hi)])
 
     def ev(node: ast.AST, e: Any) -> Any:
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
@@ -653,10 +575,8 @@ def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _IV_FUNCS:
             args = [ev(a, e) for a in node.args]
             fid = node.func.id
-            if fid == "erfc":
-                return mono(mpmath.erfc, args[0], False)
-            if fid == "Phi":
-                return mono(mpmath.ncdf, args[0], True)
+            if fid in ("erfc", "Phi"):
+                return mono(fid, args[0])
             if fid in ("min", "max"):
                 los, his = [mpf(a.a) for a in args], [mpf(a.b) for a in args]
                 pick = min if fid == "min" else max
@@ -670,7 +590,8 @@ def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[
 
     def bound(a: Fraction, b: Fraction) -> mpf:
         with mpmath.workdps(40):
-            v = ev(tree.body, iv.mpf([to_mpf(a), to_mpf(b)]))
+            # [a, b] from the exact rationals by outward-rounded divisions (not via a nearest mpf)
+            v = ev(tree.body, iv.mpf([(iv.mpf(a.numerator) / a.denominator).a, (iv.mpf(b.numerator) / b.denominator).b]))
         if isinstance(v, mpmath.ctx_iv.ivmpc) if hasattr(mpmath.ctx_iv, "ivmpc") else False:
             raise CouldNotReprove("the profile is complex on a cell")
         return mpf(v.a) if lower else mpf(v.b)
@@ -678,9 +599,389 @@ def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[
     return bound
 
 
-def _at(fn: Callable[[], mpf], dps: int) -> mpf:
+# --------------------------------------------------------------------------- directed profiles
+# The gdp.certify / gdp.optimal_mu route evaluates every profile as an enclosure in MPFR
+# directed rounding at the exact eps (IvFn), so that every comparison it makes is a proof.
+
+IvFn = Callable[[Arith, Fraction], Iv]
+_ZERO = (mpfr(0), mpfr(0))
+
+
+def _pos(A: Arith, x: Iv) -> Iv:
+    """max(0, x), monotone: applied to both ends."""
+    return (max(mpfr(0), x[0]), max(mpfr(0), x[1]))
+
+
+def _pair_profile(A: Arith, P: list, Q: list, E: Iv) -> Iv:
+    """sum_i (p_i - E q_i)_+ of a finite pair with interval masses (the hockey-stick
+    divergence at e^eps = E; an atom whose sign the intervals do not decide contributes
+    [0, its upper end])."""
+    return A.fsum([_pos(A, A.sub(p, A.mul(E, q))) for p, q in zip(P, Q)])
+
+
+def _four_output_iv(A: Arith, E0: Iv, D0: Iv, E: Iv) -> Iv:
+    """GDPT's 4-output mechanism of (eps0, delta0)-DP (LT Thm 4.5 pair), E0 = e^eps0,
+    E = e^eps, summed output by output."""
+    one = A.q(1)
+    s = A.div(E0, A.add(one, E0))
+    t = A.div(one, A.add(one, E0))
+    c = A.sub(one, D0)
+    P = [D0, A.mul(c, s), A.mul(c, t), _ZERO]
+    Q = [_ZERO, A.mul(c, t), A.mul(c, s), D0]
+    return _pair_profile(A, P, Q, E)
+
+
+def _below_zero_iv(nonneg: IvFn) -> IvFn:
+    """nonneg for eps >= 0; below 0 the worst case of (0, f(0))-DP, f(0) + (1 - f(0))(1 - e^eps)."""
+
+    def f(A: Arith, eps: Fraction) -> Iv:
+        if eps >= 0:
+            return nonneg(A, eps)
+        d0 = nonneg(A, Fraction(0))
+        one = A.q(1)
+        return A.add(d0, A.mul(A.sub(one, d0), A.neg(A.expm1(A.q(eps)))))
+
+    return f
+
+
+def _icea_k(A: Arith) -> Iv:
+    """K = 4 e^-2 of the ICEA example (GDPT App B)."""
+    return A.scale2(A.exp(A.q(-2)), 2)
+
+
+def _naive_iv(name: str) -> IvFn:
+    """The App B examples' naive profiles at eps >= 0: exp(-eps^2) (SGD) and min(1, K/eps) (ICEA)."""
+    if name == "sgd-example":
+        return lambda A, e: A.exp(A.neg(A.q(e * e)))
+
+    def icea(A: Arith, e: Fraction) -> Iv:
+        if e <= 0:
+            return (mpfr(1), mpfr(1))
+        v = A.div(_icea_k(A), A.q(e))
+        return (min(v[0], mpfr(1)), min(v[1], mpfr(1)))
+
+    return icea
+
+
+def _k_sign(A: Arith, name: str, x: Fraction) -> Iv:
+    """h(x) = k(x) e^-x, k the App B function f'(x)(1 + e^x) + e^x (1 - f(x)), in directed
+    rounding: SGD 1 - e^{-x^2} - 2x e^{-x^2}(1 + e^-x); ICEA (x > K) -K/x^2 (1 + e^-x) + 1 - K/x."""
+    X, one = A.q(x), A.q(1)
+    emx = A.exp(A.neg(X))
+    if name == "sgd-example":
+        g = A.exp(A.neg(A.q(x * x)))
+        return A.sub(A.sub(one, g), A.mul(A.scale2(A.mul(X, g), 1), A.add(one, emx)))
+    K = _icea_k(A)
+    return A.sub(A.sub(one, A.div(K, X)), A.mul(A.div(K, A.q(x * x)), A.add(one, emx)))
+
+
+_REF_BRACKET: dict = {}
+
+
+def refinement_bracket(name: str, bits: int) -> tuple[Fraction, Fraction]:
+    """[lo, hi] holding eps_i, the positive zero of App B's k (GDPT App B), proved: h = k e^-x has
+    h(lo) < 0 < h(hi) in directed rounding, and the positive zero is unique:
+
+    * ICEA: for x > K, h(x) = 1 - K/x - K(1 + e^-x)/x^2 is strictly increasing (its derivative
+      K/x^2 + 2K(1 + e^-x)/x^3 + K e^-x/x^2 is positive), and on (0, K] (f = 1, f' taken as
+      -K/x^2) h = -K(1 + e^-x)/x^2 < 0; lo > K is proved (e^2 lo > 4).
+    * SGD: h' = 2 e^{-x^2} g(x), g(x) = x - 1 - e^-x + 2x^2 (1 + e^-x) + x e^-x, with
+      g' = 1 + 2e^-x + 4x + e^-x (3x - 2x^2) >= 1 + 4x - 2x^2 e^-x > 1 (x e^-x <= 1/e < 2), so
+      g increases from g(0) = -2: h decreases then increases, h(0) = 0, h -> 1: exactly one
+      positive zero, where h changes sign from - to +.
+
+    The zero is proposed by mpmath's findroot from 1.17 (untrusted) and widened until the
+    signs are proved."""
+    key = (name, bits)
+    if key in _REF_BRACKET:
+        return _REF_BRACKET[key]
+    with mpmath.workprec(bits + 20):
+        m = mpf_to_fraction(refinement_point_mp(name))
+    A = arith(bits + 16)
+    for widen in (8, 24, 48):
+        w = m * Fraction(1, 2 ** max(bits - widen, 8))
+        lo, hi = m - w, m + w
+        if name == "icea-example":
+            e2 = A.mul(A.exp(A.q(2)), A.q(lo))
+            if not e2[0] > 4:
+                continue
+        if _k_sign(A, name, lo)[1] < 0 < _k_sign(A, name, hi)[0]:
+            _REF_BRACKET[key] = (lo, hi)
+            return lo, hi
+    raise CouldNotReprove(f"the App B refinement point of {name} could not be bracketed in directed rounding")
+
+
+def _example_iv(name: str, refined: bool, bits: int) -> IvFn:
+    naive = _naive_iv(name)
+    if not refined:
+        return _below_zero_iv(naive)
+    lo, hi = refinement_bracket(name, bits)
+
+    def nonneg(A: Arith, e: Fraction) -> Iv:
+        # the 4-output worst case of (eps_i, delta_i), eps_i in [lo, hi] (interval arithmetic
+        # over it encloses the value at the exact eps_i); delta_i = naive(eps_i), decreasing
+        EI = (A.q(lo)[0], A.q(hi)[1])
+        d_hi, d_lo = naive(A, lo), naive(A, hi)
+        DI = (d_lo[0], d_hi[1])
+        worst = _four_output_iv(A, A.exp(EI), DI, A.exp(A.q(e)))
+        nv = naive(A, e)
+        return (min(worst[0], nv[0]), min(worst[1], nv[1]))
+
+    return _below_zero_iv(nonneg)
+
+
+def _iv_profile(name: str, inputs: Mapping[str, Any], bits: int) -> IvFn:
+    """The mechanism's privacy profile as an enclosure at exact eps (directed rounding), the
+    same profiles as the mpmath ones above (re-derived in closed form where one exists)."""
+    if name == "laplace":
+        b = exact_input(inputs, "scale")
+        d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
+        if b <= 0 or d <= 0:
+            raise CertificateRejected("the Laplace mechanism needs scale > 0 and sensitivity > 0")
+
+        def lap(A: Arith, e: Fraction) -> Iv:
+            # loss (|x - D| - |x|)/b in [-D/b, D/b]; inside, L > e iff x < x0 = (D - b e)/2, and
+            # F0(x0) - e^e F_D(x0) = 1 - e^{-x0/b}/2 - e^{e + (x0 - D)/b}/2 = 1 - e^{(e - D/b)/2}
+            if e >= d / b:
+                return _ZERO
+            if e < -d / b:
+                return A.neg(A.expm1(A.q(e)))
+            return A.neg(A.expm1(A.q((e - d / b) / 2)))
+
+        return lap
+    if name in ("pure", "approx"):
+        e0 = exact_input(inputs, "eps0")
+        d0 = exact_input(inputs, "delta0") if name == "approx" else Fraction(0)
+        return lambda A, e: _four_output_iv(A, A.exp(A.q(e0)), A.q(d0), A.exp(A.q(e)))
+    if name == "rr":
+        p = exact_input(inputs, "p")
+        if not 0 <= p <= 1:
+            raise CertificateRejected(f"randomized response needs p in [0, 1], not {inputs['p']}")
+        return lambda A, t: _pair_profile(A, [A.q(p), A.q(1 - p)], [A.q(1 - p), A.q(p)], A.exp(A.q(t)))
+    if name == "subsampled":
+        q = exact_input(inputs, "rate")
+        e0, d0 = exact_input(inputs, "eps0"), exact_input(inputs, "delta0")
+        if not 0 < q <= 1:
+            raise CertificateRejected("subsampled needs rate in (0, 1]")
+
+        def sub(A: Arith, e: Fraction) -> Iv:
+            # q base(eb), e^eb = 1 + (e^e - 1)/q (amplification by subsampling)
+            X = A.add(A.q(1), A.div(A.expm1(A.q(e)), A.q(q)))
+            return A.mul(A.q(q), _four_output_iv(A, A.exp(A.q(e0)), A.q(d0), X))
+
+        return _below_zero_iv(sub)
+    if name in ("sgd-example", "icea-example"):
+        return _example_iv(name, str(inputs.get("refined", "")).lower() == "true", bits)
+    if name == "gaussian":
+        mu0 = _gaussian_mu0(inputs)
+        from .gdp import delta_mu_iv
+
+        return lambda A, e: delta_mu_iv(A, mu0, e)
+    if name == "expr":
+        up, low = _expr_interval(inputs), _expr_interval(inputs, lower=True)
+
+        def ex(A: Arith, e: Fraction) -> Iv:
+            return (A.q(mpf_to_fraction(low(e, e)))[0], A.q(mpf_to_fraction(up(e, e)))[1])
+
+        return ex
+    raise CouldNotReprove(f"no directed-rounding profile for mechanism {name!r}")
+
+
+def _bits(dps: int) -> int:
+    """Working bits of the directed route for the head's working digits."""
+    return int(dps * 3.33) + 32
+
+
+def _frac(x: mpf) -> Fraction:
+    """A recorded (or proposed) binary number, exactly (not rounded to the ambient precision)."""
+    return mpf_to_fraction(x)
+
+
+def _g_lower(fiv: IvFn, x: Fraction, dps: int) -> tuple[mpf, mpf]:
+    """(a proved lower bound of G_f(x), the proposal it came from): G_f(x) = mu_GDP(x, f(x))
+    >= m as soon as delta_m(x) < f(x) is proved (delta_mu(x) increases in mu, GDPT App A.5):
+    the upper end of delta_m(x) below the lower end of f(x), both in directed rounding. m is
+    proposed by mpmath bisection (untrusted) and nudged down until that holds; f(x) >= 1
+    (proved) gives +inf, f(x) <= 0 gives 0."""
+    from .gdp import delta_mu_iv
+
+    A = arith(_bits(dps))
+    fx = fiv(A, x)
+    if fx[0] >= 1:
+        return mpmath.inf, mpmath.inf
+    if not fx[0] > 0:
+        return mpf(0), mpf(0)
     with mpmath.workdps(dps):
-        return fn()
+        m = mu_gdp_mp(fraction_to_mpf(x), mpfr_to_mpf(fx[0]))
+        if not mpmath.isfinite(m) or m <= 0:
+            return mpf(0), mpf(0)
+        mf = _frac(m)
+    good = int(dps * 3.32)  # the proposal's correct bits, about (bisection at dps digits)
+    for k in (good - 12, good // 2, 40, 20, 8):
+        cand = mf * (1 - Fraction(1, 2 ** max(k, 4)))
+        if cand > 0 and delta_mu_iv(A, cand, x)[1] < fx[0]:
+            return mpfr_to_mpf(A.q(cand)[0]), m
+    return mpf(0), m
+
+
+def _cell_bound_iv(name: str, inputs: Mapping[str, Any], fiv: IvFn) -> Callable[[Arith, Fraction, Fraction], mpfr]:
+    """An upper bound (directed) of sup_[a, b] f: f(a)'s upper end for the non-increasing
+    profiles, mpmath interval arithmetic over the cell for ``expr``."""
+    if name in _MONOTONE:
+        return lambda A, a, b: fiv(A, a)[1]
+    if name == "expr":
+        up = _expr_interval(inputs)
+        return lambda A, a, b: A.q(mpf_to_fraction(up(a, b)))[1]
+    raise CouldNotReprove(f"no cell bound for mechanism {name!r}")
+
+
+class _DeltaMuEnds:
+    """delta_mu(eps) = Phi(u) - e^eps Phi(u - mu), u = mu/2 - eps/mu (GDPT Thm 3.2), at one
+    fixed mu, one end at a time (a cell needs only the lower end at b): Phi increasing and
+    erfc decreasing, each end takes one directed erfc (or the Mills ratio's continued
+    fraction beyond |x| = 5, :meth:`Arith.ncdf`) at the matching end of its argument's
+    enclosure; the arguments are formed in interval arithmetic from eps rounded outward."""
+
+    def __init__(self, A: Arith, mu: Fraction) -> None:
+        self.A = A
+        self.inv = A.q(1 / mu)
+        self.half = A.q(mu / 2)
+        self.M = A.q(mu)
+
+    def _phi(self, x: mpfr, end: int) -> mpfr:
+        A = self.A
+        if x >= CF_FROM or x <= -CF_FROM:
+            return A.ncdf((x, x))[end]
+        r = A._rsqrt2
+        # Phi(x) = erfc(-x / sqrt 2) / 2; -x / sqrt 2 rounded against the wanted end (erfc decreases)
+        nx = A.dn.minus(x)  # exact at x's precision (Python's unary minus would round to 53 bits)
+        ctx = A.up if end == 0 else A.dn
+        t = ctx.mul(nx, r[1] if (nx >= 0) == (end == 0) else r[0])
+        e = A.dn.erfc(t) if end == 0 else A.up.erfc(t)
+        return (A.dn if end == 0 else A.up).mul_2exp(e, -1)
+
+    def _args(self, eps: Fraction) -> tuple:
+        A = self.A
+        E = A.q(eps)
+        u = A.sub(self.half, A.mul(E, self.inv))
+        return E, u, A.sub(u, self.M)
+
+    def lower(self, eps: Fraction) -> mpfr:
+        A = self.A
+        E, u, v = self._args(eps)
+        return max(mpfr(0), A.dn.sub(self._phi(u[0], 0), A.up.mul(A.up.exp(E[1]), self._phi(v[1], 1))))
+
+    def upper(self, eps: Fraction) -> mpfr:
+        A = self.A
+        E, u, v = self._args(eps)
+        return min(mpfr(1), A.up.sub(self._phi(u[1], 1), A.dn.mul(A.dn.exp(E[0]), self._phi(v[0], 0))))
+
+
+def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpfr], a0: Fraction, b0: Fraction,
+                    mu: mpf, hints: Any, where: str, dps: int) -> None:
+    """Prove sup_[a0, b0] G_f <= mu on a streamed adaptive partition: cell [a, b] is proved
+    by sup f <= delta_mu(b) (then f(x) <= delta_mu(b) <= delta_mu(x) on the cell: delta_mu
+    decreases in eps, so G_f(x) <= mu), the upper end of the cell bound against the lower
+    end of delta_mu(b), both in directed rounding. Hinted points seed it; unproved cells
+    are halved down to 2^-40 (relative to the head), where f(a) > delta_mu(a) (proved)
+    refutes the upper end."""
+    A = arith(_bits(dps))
+    MU = _frac(mu)
+    if MU <= 0:
+        raise CouldNotReprove(f"{where}: a non-positive upper end")
+    dm = _DeltaMuEnds(A, MU)
+    pts = [a0, b0]
+    if hints:
+        seeds = []
+        for h in hints[:10**6]:
+            try:
+                x = exact_input({"x": h}, "x")
+            except (MalformedCertificate, CertificateRejected):
+                continue
+            if a0 < x < b0:
+                seeds.append(x)
+        pts = [a0, *sorted(set(seeds)), b0]
+    elif b0 > a0:
+        pts = [a0 + (b0 - a0) * Fraction(i, 64) for i in range(65)]
+    min_w = (b0 - a0 + 1) / Fraction(2**40)
+    stack = [(a, b) for a, b in zip(pts, pts[1:])][::-1]
+    while stack:
+        a, b = stack.pop()
+        fb = fbound(A, a, b)
+        if fb <= 0 or fb <= dm.lower(b):
+            continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
+        if b - a < min_w:
+            if fiv(A, a)[0] > dm.upper(a):
+                raise CertificateRejected(
+                    f"{where}: G_f({mpmath.nstr(fraction_to_mpf(a), 12)}) exceeds the recorded upper end: sup G_f > hi"
+                )
+            raise CouldNotReprove(f"{where}: the cell at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} cannot be proved")
+        m = _dyadic_mid(a, b)
+        stack.append((m, b))
+        stack.append((a, m))
+
+
+def _le_exp(A: Arith, x: Iv, eps: Fraction) -> Optional[bool]:
+    """Is x <= e^eps (decided on the enclosures; None when they overlap)?"""
+    e = A.exp(A.q(eps))
+    if x[1] <= e[0]:
+        return True
+    if x[0] > e[1]:
+        return False
+    return None
+
+
+def _tail_status_iv(name: str, inputs: Mapping[str, Any], eps_h: Fraction, mu: mpf) -> Optional[str]:
+    """Independent tail status, decided in exact rationals or directed rounding; None when
+    it is not decided here. Gaussian: certified iff mu >= mu0 (f = delta_mu0, GDPT Thm 4.4).
+    Laplace, pure, approx / subsampled with delta0 = 0, randomized response with 0 < p < 1:
+    f = 0 beyond the largest privacy loss z (D/b; eps0; log(1 - q + q e^eps0); |log(p/(1-p))|,
+    LT Thm 3.4), where every delta_mu > 0, so certified iff eps_h >= z (else unknown); with an
+    output of infinite loss (delta0 > 0, p in {0, 1}) or ICEA's K/eps tail: not GDP. SGD:
+    the Mills-ratio conditions (i)-(iv) (:func:`_mills_conditions_iv`)."""
+    A = arith(160)
+    if name == "gaussian":
+        return "certified" if mpmath.isfinite(mu) and _frac(mu) >= _gaussian_mu0(inputs) else None
+    if name == "laplace":
+        d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
+        return "certified" if eps_h >= d / exact_input(inputs, "scale") else "unknown"
+    if name == "icea-example":
+        return "not GDP"
+    if name in ("pure", "approx"):
+        if name == "approx" and exact_input(inputs, "delta0") > 0:
+            return "not GDP"
+        return "certified" if eps_h >= exact_input(inputs, "eps0") else "unknown"
+    if name == "rr":
+        p = exact_input(inputs, "p")
+        if not 0 < p < 1:
+            return "not GDP"
+        r = max(p, 1 - p) / min(p, 1 - p)  # e^z
+        ok = _le_exp(A, A.q(r), eps_h)
+        return None if ok is None else ("certified" if ok else "unknown")
+    if name == "subsampled":
+        if exact_input(inputs, "delta0") > 0:
+            return "not GDP"
+        q, e0 = exact_input(inputs, "rate"), exact_input(inputs, "eps0")
+        ok = _le_exp(A, A.add(A.q(1 - q), A.mul(A.q(q), A.exp(A.q(e0)))), eps_h)
+        return None if ok is None else ("certified" if ok else "unknown")
+    if name == "sgd-example":
+        return "certified" if mpmath.isfinite(mu) and _mills_conditions_iv(A, _frac(mu), eps_h) else None
+    return None
+
+
+def _mills_conditions_iv(A: Arith, mu: Fraction, eps: Fraction) -> bool:
+    """Conditions (i)-(iv) of dpverify.gdp.tail at c = alpha = 1 (the SGD example's
+    exp(-eps^2) tail): beta = 1 - 1/(2 mu^2) > 0, p mu > 1 with p = eps/mu - mu/2, and
+    2 beta eps >= (1 + 1/mu)/mu - 1/2 in exact rationals; psi <= 0 (its upper end, directed)."""
+    if mu <= 0:
+        return False
+    beta = 1 - 1 / (2 * mu * mu)
+    p = eps / mu - mu / 2
+    if not (beta > 0 and p * mu > 1 and 2 * beta * eps >= (1 + 1 / mu) / mu - Fraction(1, 2)):
+        return False
+    rat = -eps * eps + eps * eps / (2 * mu * mu) - eps / 2 + mu * mu / 8
+    logs = A.add(A.add(A.log(A._sqrt2pi), A.log(A.q(p * p + 1))), A.sub(A.log(A.q(p + mu)), A.log(A.q(p * mu - 1))))
+    return A.add(A.q(rat), logs)[1] <= 0
 
 
 # --------------------------------------------------------------------------- claim quantities
@@ -688,17 +989,23 @@ def _at(fn: Callable[[], mpf], dps: int) -> mpf:
 
 @register("gdp.refinement_point")
 def recheck_refinement_point(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    """eps_i (what = eps) or delta^(eps_i) (what = delta) of GDPT App B."""
+    """eps_i (what = eps) or delta^(eps_i) (what = delta) of GDPT App B: eps_i the unique
+    positive zero of k, bracketed by signs proved in directed rounding
+    (:func:`refinement_bracket`); delta^ = the naive profile at eps_i, decreasing in eps, so
+    its enclosure is [naive(hi), naive(lo)] (directed)."""
     name, what = inputs.get("example"), inputs.get("what")
     if name not in ("sgd-example", "icea-example") or what not in ("eps", "delta"):
         raise MalformedCertificate("inputs.example / inputs.what not recognised")
-
-    def value(dps: int) -> mpf:
-        with mpmath.workdps(dps):
-            ei = refinement_point_mp(name)
-            return ei if what == "eps" else _naive(name)[0](ei)
-
-    return stable_value(value, needed_digits(result))
+    digits = needed_digits(result)
+    bits = start_bits(digits)
+    lo, hi = refinement_bracket(name, bits)
+    A = arith(bits)
+    if what == "eps":
+        v = (A.q(lo)[0], A.q(hi)[1])
+    else:
+        naive = _naive_iv(name)
+        v = (naive(A, hi)[0], naive(A, lo)[1])
+    return Recheck(lo=mpfr_to_mpf(v[0]), hi=mpfr_to_mpf(v[1]), dps=digits + 20)
 
 
 @register("gdp.tail_limit")
@@ -738,12 +1045,12 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     eps_h = exact_input(inputs, "eps_h")
     if not 0 <= eps_h <= 10**6:
         raise CertificateRejected("eps_h must be in [0, 1e6]")
-    f = PROFILE_RECHECKS[name](inputs)
     head = {"argmax": inputs["argmax"]} if "argmax" in inputs else {}
     dps = _certify_dps(hi)
+    f = _iv_profile(name, inputs, _bits(dps))
     if hi == mpmath.inf:
         with mpmath.workdps(dps):
-            if _tail_status(name, inputs, to_mpf(eps_h), mpmath.inf) != "not GDP":
+            if _tail_status_iv(name, inputs, eps_h, mpmath.inf) != "not GDP":
                 raise CouldNotReprove("an infinite optimal mu: the mechanism is not re-proved 'not GDP' here")
             if lo > 0 and lo < mpmath.inf:
                 return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps)
@@ -773,7 +1080,7 @@ def recheck_thm51(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     bits = start_bits(digits)
     dps = digits + 30 + int(abs(eps) / 2)  # 1 - tanh(eps/2) ~ 2 e^-eps cancels eps / ln 10 digits
     with mpmath.workdps(dps):
-        m = mpf_to_fraction(2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(to_mpf(eps) / 2)))
+        m = mpf_to_fraction(2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(fraction_to_mpf(eps) / 2)))
 
     def p(A: Arith) -> Iv:  # 1 / (1 + e^eps)
         return A.div(A.q(1), A.add(A.q(1), A.exp(A.q(eps))))

@@ -91,9 +91,10 @@ _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimist
 _PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
             "mass charged upward")
 _PLD_HINTS = ("grid", "mass_unit", "relative_width")
-_GDPT_LO = P("G_f at head.argmax (a hint) re-derived by mpmath bisection on ncdf; G_f(x) <= sup G_f")
-_GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi (GDPT Thm 4.6, monotone "
-             "mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
+_GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
+             "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
+_GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi in MPFR directed rounding "
+             "(GDPT Thm 4.6, monotone mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
@@ -106,8 +107,9 @@ _ROWS: list[Kind] = [
     Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) in " + _MPFR + " (t <= -5: M(-t)/2, the Mills "
                                "ratio's continued fraction)"),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.refinement_point", P("findroot of GDPT App B's k(x) on mpmath; " + _STABLE),
-         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("gdp.refinement_point", P("GDPT App B's k(x): signs at a bracket proved in " + _MPFR + " (the positive "
+                                   "zero is unique; findroot only proposes); delta^ = naive(eps_i) decreasing"),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.tail_limit", X("GDPT Thm 4.4 limit in closed form per mechanism"),
          X("GDPT Thm 4.4 limit in closed form per mechanism"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("gdp.optimal_mu", _GDPT_LO, _GDPT_HI, verdict=_CLAIM_V, info=_COMMON_INFO),
@@ -130,45 +132,64 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO + ("head.eps_h", "head.margin", "head.algorithm", "head.profile_evaluations",
                               "head.delta_mu_evaluations", "head.root_isolations", "head.cells",
                               "head.taylor_cells", "head.closed_form", "tail.kind", "tail.reason")),
-    Kind("dp.profile", P("the mechanism's profile re-implemented on mpmath; " + _STABLE),
-         P("same evaluation, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("dp.implies", P("sup over the 4-output mechanism's events by brute force on mpmath"),
-         P("same evaluation, upper end"),
-         verdict=P("given delta against the enclosure; equality only by the DP definition (eps >= eps0, "
-                   "delta >= delta0)"), certified=("implies",), info=_COMMON_INFO),
-    Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force on mpmath"), P("same evaluation"),
+    Kind("dp.profile", P("the mechanism's closed-form profile (GDPT eq. 2, Laplace cdfs, 4-output and rr sums, "
+                         "subsampling, App B refinement, interval walk of an expression) in " + _MPFR),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("dp.implies", P("sup over the 4-output mechanism's 32 rows by brute force in MPFR directed rounding "
+                         "(delta0 exactly when eps >= eps0)"),
+         P("same enclosure, upper end"),
+         verdict=P("given delta against the directed enclosure; for eps >= eps0 against delta0 in exact "
+                   "rationals"), certified=("implies",), info=_COMMON_INFO),
+    Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force in MPFR directed rounding"),
+         P("same enclosure"),
          verdict=X("the sup equals GDPT's formula iff delta0 = 1 or eps >= -eps0 (GDPT Cor 3.2: the missing term "
                    "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals"),
          certified=("gdpt_formula", "equals_gdpt_formula", "rows"), info=_COMMON_INFO),
-    Kind("dp.sigma_refinement", P("mpmath findroot of d sigma / d eps0; " + _STABLE), P("same evaluation"),
+    Kind("dp.sigma_refinement", P("the minimiser of sigma bracketed by bisection on the proved sign of the "
+                                  "numerator of d sigma / d eps0 (strictly increasing), delta0 and sigma "
+                                  "enclosed over the bracket in MPFR directed rounding"), P("same enclosure"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / forward convolution on mpmath"),
-         P("same evaluation; grid certificates: both rounded compositions"),
+    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / forward convolution in MPFR "
+                                "directed rounding (exact shifts, binomials and (1 - delta)^k)"),
+         P("same enclosure; grid certificates: both rounded compositions"),
          certified=("lower", "upper", "gap"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("composition.eps", P("composed profile at lo >= delta (monotone bracket)"),
-         P("composed profile at hi <= delta"), certified=("lower", "upper", "gap"), verdict=_CLAIM_V,
-         info=_COMMON_INFO),
-    Kind("rdp.divergence", P("D_alpha by mpmath quadrature or finite sums; " + _STABLE), P("same evaluation"),
-         info=_COMMON_INFO),
-    Kind("rdp.epsilon", P("cells of log(alpha - 1) with convex minorants of (alpha-1) D_alpha"),
-         P("the conversion at one order (alpha*, a hint)"), hints=("alpha",), verdict=_CLAIM_V,
-         info=_COMMON_INFO),
-    Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: ABC Thm 3 by mpmath "
-                            "bisection (estimate)"), P("same evaluation"),
+    Kind("composition.eps", P("composed profile at lo > delta in directed rounding (monotone bracket)"),
+         P("composed profile at hi < delta in directed rounding"), certified=("lower", "upper", "gap"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("rdp.divergence", P("k K(alpha) / (alpha - 1) in " + _MPFR + ": Gaussian exact rational, Laplace / rr / "
+                             "pure closed forms, subsampled Gaussian by the exact binomial sum (integer alpha) "
+                             "or the two binomial series with a proved tail bound (fractional alpha)"),
+         P("same enclosure, upper end"), info=_COMMON_INFO),
+    Kind("rdp.epsilon", P("cells of log2(alpha - 1) with convex minorants of (alpha-1) D_alpha, every bound "
+                          "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL)"),
+         P("the conversion at one order (alpha*, a hint) in " + _MPFR + "; optimal: ABC's gamma at the "
+           "recorded upper end proved >= D_alpha*"), hints=("alpha",), verdict=_CLAIM_V,
+         info=_COMMON_INFO),
+    Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: gamma(lo) < rdp "
+                            "(gamma at one p, an upper bound)"),
+         P("classic, Balle: same enclosure; optimal: gamma(hi) > rdp (the p-minimum bounded below by "
+           "convexity, ABC Thm 3)"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.to_dp_delta", P("classic, Balle: the closed form in " + _MPFR + ", the cap at 1 decided exactly "
                               "or on the exponent's enclosure, an underflow gives [0, tiny] (exit 3 against a "
-                              "positive recorded end); optimal: mpmath bisection (estimate)"),
-         P("same evaluation"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("rdp.abc_gain", P("ratio of the optimal and classic conversions on mpmath"), P("same evaluation"),
+                              "positive recorded end); optimal: gamma at the recorded lo below rdp"),
+         P("same enclosure; optimal: gamma at the recorded hi above rdp (convexity in p)"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("rdp.abc_extra_iterations", P("compositions at equal eps on mpmath"), P("same evaluation"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("lt.residual", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"), verdict=_CLAIM_V,
+    Kind("rdp.abc_gain", P("eps_MA (closed form) minus an upper bound of eps_0 (Balle at one order), in "
+                           + _MPFR),
+         P("eps_MA minus eps_0's lower end proved on cells of orders <= 1/delta"), verdict=_CLAIM_V,
          info=_COMMON_INFO),
-    Kind("lt.partial-transform", P("mpmath.quad (tanh-sinh, split at the kinks)"), P("same evaluation"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("finite.identity", verdict=P("both sides re-computed on mpmath (60 digits) from the pmfs"),
+    Kind("rdp.abc_extra_iterations", P("T_MA's floor decided on an enclosure; T_0 by eps_0(T_0) <= eps (one "
+                                       "order) and eps_0(T_0 + 1) > eps (cells), exact integers"),
+         P("same integers"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("lt.residual", P("each integral in closed form (piecewise exponentials between the kinks; the Gaussian "
+                          "by parts) and each side from its own formula, in " + _MPFR + "; complex orders as "
+                          "rectangles, cos / sin widened by the argument's width"),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("lt.partial-transform", P("the integral over [-A, B] in closed form (piecewise exponentials; the "
+                                   "Gaussian by parts) in " + _MPFR),
+         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+    Kind("finite.identity", verdict=X("both sides re-computed from the rational pmfs in exact rationals, "
+                                      "|residual| <= 1e-40 decided exactly"),
          info=_COMMON_INFO),
     Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
          info=_COMMON_INFO + ("neighboring",), unverifiable=("directions",)),
@@ -411,8 +432,14 @@ _steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
-    ("other leaves (mixture of Gaussians, discrete Laplace / Gaussian, epsilon_delta, "
-     "randomized response, zCDP conversion): mpmath tails, not directed", ESTIMATE, True),
+    ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "
+     "sums rounded outward, the discrete Gaussian's unlisted mass bounded by a ratio test; epsilon_delta "
+     "and randomized response: finite pairs decided exactly or on the enclosures", PROOF, True),
+    ("mixture of Gaussians: the loss root proposed by Newton (untrusted) and bracketed by S(t - r) < e^eps "
+     "< S(t + r) in directed rounding, normal tails over the bracket", PROOF, True),
+    ("zCDP conversion: delta by CKS20 Prop 12 at orders whose sign of f' is proved (convexity gives "
+     "the lower end); epsilon by ABC Thm 3 at one order, gamma > rdp proved through a tangent of the "
+     "convex S(p) at a proved bracket of its minimiser; order, value and p* proposed in floats", PROOF, True),
 ])
 _steps(["calibrate.bracket"], _PLD_STEPS + [
     ("without-replacement (Cor 32) pair: the larger of two Poisson curves, chosen only where "
@@ -449,27 +476,47 @@ _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
     ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),
 ])
+_RDP_CURVE_STEP = (
+    "D_alpha in MPFR directed rounding: the Gaussian's exact rational alpha mu^2 / 2; Laplace, randomized "
+    "response and pure eps0 in closed form (exp, expm1, log1p outward); the subsampled Gaussian by the exact "
+    "binomial sum at integer orders and, at fractional ones, the two binomial series of the split integral "
+    "(Phi by MPFR's erfc or the Mills ratio's continued fraction), their tail a Hausdorff moment sequence "
+    "summed by Cohen-Rodriguez Villegas-Zagier acceleration with its proved bound a_0 / T_n(3)", PROOF, True)
+_GAMMA_STEP = ("ABC Thm 3's gamma_alpha^eps(delta): at one p an upper bound; below, a bracket of the minimiser "
+               "over p by proved signs of S'(p) and the tangent at a point of it (S convex in p); alpha delta >= 1 "
+               "by ABC Thm 4 eq. 17", PROOF, True)
+_steps(["rdp.divergence"], [_RDP_CURVE_STEP])
 _steps(["rdp.epsilon"], [
-    ("Gaussian + classic: closed form c + 2 sqrt(cL) in mpmath at two precisions", ESTIMATE, True),
-    ("upper end: conversion at the recorded order; D_alpha by mpmath quadrature or binomial "
-     "sums in mpmath (not directed)", ESTIMATE, True),
-    ("lower end: cells of log(alpha - 1) evaluated in mpmath (not directed)", ESTIMATE, True),
+    ("Gaussian + classic: the closed form c + 2 sqrt(cL) (AM-GM) in MPFR directed rounding", PROOF, True),
+    _RDP_CURVE_STEP,
+    ("upper end: the conversion at the recorded order (classic, Balle: closed forms outward; optimal: gamma at "
+     "the recorded upper end proved >= D_alpha*)", PROOF, True),
+    ("lower end: cells of log2(alpha - 1) at exact dyadic orders, linear minorants of the convex (alpha - 1) "
+     "D_alpha with rounded-down coefficients, the conversions' Moebius / convex bounds at the cell ends, the "
+     "ends near alpha = 1 and alpha -> inf by monotonicity", PROOF, True),
+    _GAMMA_STEP,
+    ("order of the upper end when none is recorded, and the cells' grid (untrusted: any order bounds the "
+     "infimum from above, any grid is sound)", ESTIMATE, False),
 ])
 _steps(["rdp.to_dp_eps", "rdp.to_dp_delta"], [
     ("classic and Balle conversions: closed forms in MPFR directed rounding (exp, log, log1p outward; the cap "
      "delta <= 1 decided on exact rationals or an enclosure excluding it)", PROOF, True),
-    ("optimal conversion (ABC Thm 3): mpmath bisection and golden-section search in p (not directed)",
-     ESTIMATE, True),
+    _GAMMA_STEP,
+    ("optimal: the root bracketed at the recorded ends (gamma non-decreasing in eps and in delta)", PROOF, True),
 ])
-_steps(["rdp.divergence", "rdp.abc_gain", "rdp.abc_extra_iterations"], [
-    ("closed forms, sums or quadrature in mpmath (not directed)", ESTIMATE, True),
+_steps(["rdp.abc_gain", "rdp.abc_extra_iterations"], [
+    ("eps_MA = rho T + sqrt(4 rho T L) and T_MA's floor in MPFR directed rounding", PROOF, True),
+    ("eps_0 (ABC Lemma 2): Balle's conversion at one order <= 1/delta as the upper end, the lower end on "
+     "cells (exact Gaussian curve), T_0 by the two proofs at T_0 and T_0 + 1", PROOF, True),
+    ("orders and counts proposed on floats (untrusted)", ESTIMATE, False),
 ])
 _DELTA_MU_STEP = ("delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) enclosed in MPFR "
                   "directed rounding (erfc for |x| < 5, the Mills ratio's continued fraction beyond, exp; "
                   "arguments exact rationals rounded outward once), precision raised until narrow", PROOF, True)
 _steps(["gdp.delta"], [_DELTA_MU_STEP,
-    ("below MPFR's exponent range (delta_mu under about 10^-(3.2e8), where the directed route "
-     "underflows to [0, 2^-(2^30)]): mpmath at two rising precisions, not directed", ESTIMATE, True)])
+    ("below MPFR's exponent range (delta_mu under about 10^-(3.2e8)): log delta_mu = -x^2/2 - log sqrt(2 pi) "
+     "+ log(M(x) - M(x + mu)), x = eps/mu - mu/2, the Mills ratios by their continued fraction, in directed "
+     "rounding; exponentiated as 2^k e^(L - k log 2) (an exact shift of the exponent)", PROOF, True)])
 _steps(["gdp.mu", "gdp.eps"], [
     _DELTA_MU_STEP,
     ("the recorded ends bracket the root: delta_mu at each end on its side of delta (monotone in mu and "
@@ -498,13 +545,65 @@ _steps(["gdp.tail_limit"], [
 _steps(["gdp.clip_rectify"], [
     ("b = (y+ - y-)/eps_h (GDPT Thm 4.7) in exact rationals, rounded outward once", PROOF, True),
 ])
-_steps(["gdp.certify", "gdp.refinement_point", "gdp.optimal_mu"], [
-    ("mpmath evaluation of the GDP transformation and its bounds (not directed)", ESTIMATE, True),
+_steps(["gdp.certify", "gdp.optimal_mu"], [
+    ("argmax, breakpoints and mu_GDP at the argmax proposed (hints, mpmath bisection; untrusted)", ESTIMATE, False),
+    ("profiles as MPFR directed-rounding enclosures at exact eps (closed forms, finite pairs, the App B "
+     "refinement point bracketed by proved signs; expr: mpmath.iv interval arithmetic, erfc / Phi in MPFR)",
+     PROOF, True),
+    ("lower end: delta_m(argmax) < f(argmax) proved, so G_f(argmax) >= m", PROOF, True),
+    ("upper end: each cell's sup f below delta_mu(b) at mu = hi, directed erfc / Mills ratio at the matching "
+     "end", PROOF, True),
+    ("tail status and limit in exact rationals or directed rounding (support ends, mu0, Mills-ratio "
+     "conditions)", PROOF, True),
 ])
-_steps(["composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
-        "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform"], [
-    ("mpmath evaluation (exact rationals where the kind is combinatorial), not directed",
-     ESTIMATE, True),
+_steps(["gdp.refinement_point"], [
+    ("eps_i proposed by mpmath findroot (untrusted)", ESTIMATE, False),
+    ("k's signs at the bracket ends in MPFR directed rounding; the positive zero is unique (monotonicity, "
+     "derived in recheck.gdpt.refinement_bracket); delta^ = naive(eps_i) on the bracket", PROOF, True),
+])
+_steps(["composition.delta"], [
+    ("composed profile: exact rational shifts, binomial coefficients and (1 - delta_i)^k_i; p, 1 - p, "
+     "p^y (MPFR pow), expm1 and the sums in MPFR directed rounding (LT Cor 4.7, Thm 4.6 or a forward "
+     "convolution)", PROOF, True),
+    ("grid certificates: both rounded compositions re-derived, each inside its recorded enclosure; "
+     "the gap compared with the rounded ends", PROOF, True),
+])
+_steps(["composition.eps"], [
+    ("no finite eps, eps = 0 and eps = the total eps decided in exact rationals; d(0) <= delta proved "
+     "in directed rounding for eps = 0", PROOF, True),
+    ("the recorded ends bracket the root: the composed profile (directed rounding, as for "
+     "composition.delta) above delta at lo and below at hi (non-increasing in eps)", PROOF, True),
+])
+_steps(["dp.rr64", "dp.implies"], [
+    ("the 32 rows of GDPT's 4-output mechanism summed in MPFR directed rounding, the max taken end "
+     "by end; delta0 exactly where eps >= eps0", PROOF, True),
+    ("verdicts in exact rationals (rr64: delta0 = 1 or eps >= -eps0; implies for eps >= eps0: "
+     "delta >= delta0) or on the directed enclosure against delta (implies)", PROOF, True),
+])
+_steps(["dp.sigma_refinement"], [
+    ("the minimiser bracketed by bisection on the sign of h = x (1-D) e^x / N + log(N / (1+a)), "
+     "each sign proved in directed rounding (h strictly increasing: a unique root)", PROOF, True),
+    ("delta0 = N / (1 + a) and sigma = -log(delta0) / x enclosed over the bracket in directed rounding",
+     PROOF, True),
+])
+_steps(["dp.profile"], [
+    ("each mechanism's closed form (GDPT eq. 2 with erfc / the Mills ratio, Laplace cdfs, 4-output and "
+     "randomized-response hinge sums, subsampling, GDPT App B's eps_i by bisection on k's proved sign) "
+     "in MPFR directed rounding", PROOF, True),
+    ("expression profiles walked on MPFR intervals; an operation undefined on its enclosure answers "
+     "exit 3", PROOF, True),
+])
+_steps(["finite.identity"], [
+    ("both sides from the rational pmfs in exact rational arithmetic (hinge sums, PLD masses, the "
+     "Neyman-Pearson trade-off and its inverse along its linear pieces, integer-order moments); "
+     "|residual| <= 1e-40 decided exactly", PROOF, True),
+])
+_steps(["lt.residual", "lt.partial-transform"], [
+    ("integrals of e^(kt) delta(t) and of the PLD tails in closed form between the kinks (exact rational "
+     "exponents and bounds; the Gaussian's two integrals by parts, derived in recheck/transforms.py), "
+     "outside the region of convergence exit 3", PROOF, True),
+    ("exp, expm1, Phi, log, cos / sin (widened by the argument's width) and the complex rectangle "
+     "arithmetic in MPFR directed rounding; the profile and E_q from their own formulas", PROOF, True),
 ])
 
 

@@ -19,7 +19,8 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .gdp import exact_input, mpf_to_fraction
+from .core import mpf_to_fraction
+from .gdp import exact_input
 from .pld import recheck_epsilon
 from .verify import Recheck, check_enclosure, parse_bound, register
 

@@ -41,8 +41,8 @@ from gmpy2 import mpfr, mpz
 
 from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, arith, ceil_int, floor_int, pow2, to_mpf as _exact_mpf
-from .gdp import exact_input, mpf_to_fraction, to_mpf
+from .core import Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction
+from .gdp import exact_input, fraction_to_mpf
 from .verify import Recheck, parse_bound, register
 
 try:  # GMP's packing and multiplication for the one big product of each convolution
@@ -498,7 +498,7 @@ def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
             if c:
                 acc = up.add(acc, up.mul(c, up.sub(1, y)))
             y = dn.mul(y, r)
-    return lo, _exact_mpf(up.mul_2exp(acc, -K))
+    return lo, mpfr_to_mpf(up.mul_2exp(acc, -K))
 
 
 def _lower_eps(L, delta: mpf, K: int) -> mpf:
@@ -534,7 +534,7 @@ def _lower_eps(L, delta: mpf, K: int) -> mpf:
     if sq == 0:
         return mpmath.inf
     val = A.dn.log(A.q(Fraction(sp - Di, sq))[0])
-    return max(mpf(0), _exact_mpf(val))
+    return max(mpf(0), mpfr_to_mpf(val))
 
 
 def _eps_bounds(U, L, delta: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
@@ -582,7 +582,7 @@ def _eps_bounds(U, L, delta: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
         if c_lo > dU[1] and W[0] > 0 and S > dU[1]:
             num = up.sub(S, dU[0])
             root = up.add(A.dyadic(sk - 1, m)[1], up.log(up.div(num, W[0])))
-            hi = min(_exact_mpf(root), sk * h)
+            hi = min(mpfr_to_mpf(root), sk * h)
         else:
             hi = sk * h  # undecided here: s_k itself, proved by the invariant
         hi = max(hi, mpf(0))
@@ -837,6 +837,15 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
     return call
 
 
+def _recorded_hi(result: Mapping[str, Any], default: mpf) -> mpf:
+    """The recorded upper end, read only as a hint for the grid and the unit (never a
+    bound that is believed); ``default`` where the certificate has no enclosure object."""
+    enc = result.get("enclosure", {})
+    if not isinstance(enc, dict) or "hi" not in enc:
+        return default
+    return parse_bound(enc["hi"], "result.enclosure.hi", _DPS)
+
+
 def register_queries(prefix: str, bounds: Callable[..., tuple],
                      directions: Callable[[Mapping[str, Any]], list]) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
@@ -851,11 +860,10 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
     @register(f"{prefix}.epsilon")
     def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
-            D = to_mpf(exact_input(inputs, "delta"))
+            D = fraction_to_mpf(exact_input(inputs, "delta"))
             if not 0 < D < 1:
                 raise CertificateRejected("delta must be in (0, 1)")
-            enc = result.get("enclosure", {})
-            hint = parse_bound(enc.get("hi", "0"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(0)
+            hint = _recorded_hi(result, mpf(0))
             h = hint if mpmath.isfinite(hint) else mpf(0)
             lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "eps", D, D, h, m, sides, d),
                                      directions(inputs), result)
@@ -864,11 +872,10 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
     @register(f"{prefix}.delta")
     def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
-            E = to_mpf(exact_input(inputs, "eps"))
-            enc = result.get("enclosure", {})
-            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else mpf(1)
+            E = fraction_to_mpf(exact_input(inputs, "eps"))
+            rec_hi = _recorded_hi(result, mpf(1))
             scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-            scale *= _accuracy_factor(enc)
+            scale *= _accuracy_factor(result.get("enclosure", {}))
             lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
                                      directions(inputs), result)
             return _as_recheck(lo, hi)
@@ -876,12 +883,11 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
     @register(f"{prefix}.claim")
     def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
-            E = to_mpf(exact_input(inputs, "claimed_eps"))
-            D = to_mpf(exact_input(inputs, "delta"))
-            enc = result.get("enclosure", {})
-            rec_hi = parse_bound(enc.get("hi", "1"), "result.enclosure.hi", _DPS) if isinstance(enc, dict) else D
+            E = fraction_to_mpf(exact_input(inputs, "claimed_eps"))
+            D = fraction_to_mpf(exact_input(inputs, "delta"))
+            rec_hi = _recorded_hi(result, D)
             scale = min(max(min(rec_hi, D), mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else D
-            scale *= _accuracy_factor(enc)
+            scale *= _accuracy_factor(result.get("enclosure", {}))
             lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
                                      directions(inputs), result)
             # decided against the exact delta (D above is rounded to nearest)

@@ -21,8 +21,8 @@ from mpmath import mpf
 
 from ..errors import CouldNotReprove, MalformedCertificate
 from . import pld as P
-from .core import arith
-from .gdp import exact_input, mpf_to_fraction
+from .core import arith, mpf_to_fraction
+from .gdp import exact_input
 from .verify import Recheck, check_enclosure, parse_bound, register
 
 #: working precision of the group-privacy product (bits): one rounding of the factor and one of

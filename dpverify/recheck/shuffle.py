@@ -39,9 +39,8 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Iv, arith, ceil_int, floor_int
-from .core import to_mpf as mpfr_to_mpf
-from .gdp import delta_mu_iv, exact_input, mpf_to_fraction, side, to_mpf
+from .core import Iv, arith, ceil_int, floor_int, mpfr_to_mpf, mpf_to_fraction
+from .gdp import delta_mu_iv, exact_input, side, fraction_to_mpf
 from .verify import Recheck, parse_bound, register
 
 try:
@@ -121,7 +120,7 @@ def _mu_bracket(r: Mapping[str, Any], persistent_only: bool = False) -> tuple[Fr
 
 
 def _mu_gauss(r: Mapping[str, Any]) -> mpf:
-    return r["Delta"] * mpmath.sqrt(r["E"]) / to_mpf(r["sig"])
+    return r["Delta"] * mpmath.sqrt(r["E"]) / fraction_to_mpf(r["sig"])
 
 
 def _delta_mu(mu: mpf, e: mpf) -> mpf:
@@ -318,7 +317,7 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
         raise MalformedCertificate("result.enclosure is missing")
     lo = parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
     with mpmath.workdps(_DPS):
-        prop = _eps_upper(r, to_mpf(delta))  # a proposal: proved above the root next
+        prop = _eps_upper(r, fraction_to_mpf(delta))  # a proposal: proved above the root next
     h = mpf_to_fraction(prop)
     mu_hi = _mu_bracket(r)[1]
     # delta_mu(mu+, h) < delta proves eps(delta) <= h: delta_mu decreases in eps and

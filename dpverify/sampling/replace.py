@@ -43,6 +43,7 @@ from .. import _validate as V
 from ..ball import ball, exact_str, lower_decimal, round_decimal_text, working_precision
 from ..errors import PrecisionExhausted
 from ..relation import Relation
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 
 __all__ = ["group_privacy_epsilon", "group_privacy_delta", "poisson_replace_one_epsilon", "THEOREMS", "SOURCE"]
 
@@ -112,7 +113,7 @@ def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: boo
         return (ball(0) if lo is None else lo), hi
 
 
-def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float = 600.0,
+def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
                                 digits: int = 3) -> dict[str, Any]:
     """:func:`group_privacy_epsilon` for a list of Poisson-sampled Gaussian steps
     (:class:`dpverify.pld.GaussianSteps`), the DP-SGD run of ``audit dpsgd``."""

@@ -1,9 +1,9 @@
-"""The mpmath second route for event certificates (certificate/recheck_events)
-on the events it used to leave to "could not re-prove": mixtures of
-Gaussians, discrete Laplace, discrete Gaussian, without-replacement under
-replace-one. Each T = 1 tail / curve is checked against the arb pair (an
-independent implementation) and against brute force (enumeration over the
-integers, quadrature of the densities); genuine certificates are confirmed and
+"""The directed-rounding second route for event certificates (recheck/events) on the
+events it used to leave to "could not re-prove": mixtures of Gaussians, discrete
+Laplace, discrete Gaussian, without-replacement under replace-one. Each T = 1 tail /
+curve is an MPFR enclosure, checked to contain the arb pair's value (an independent
+implementation) and brute force (enumeration over the integers, quadrature of the
+densities at 40 digits), and to be narrow; genuine certificates are confirmed and
 enclosures moved 1e-6 (relative) outside the second route's bracket are refused."""
 
 import copy
@@ -15,6 +15,7 @@ from flint import arb
 
 from dpverify.ball import working_precision
 from dpverify.recheck import events as R
+from dpverify.recheck.core import arith, mpfr_to_mpf
 from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.errors import CertificateRejected
@@ -27,23 +28,46 @@ MOG = {"type": "mixture_of_gaussians", "standard_deviation": "3/2", "sensitiviti
 
 
 def _in_ball(b: arb, x) -> bool:
+    """Does the arb ball meet the enclosure x = (lo, hi) (both contain the truth)?"""
+    lo_x, hi_x = x if isinstance(x, tuple) else (x, x)
     with mpmath.workdps(60):
         lo = mpmath.mpf(b.lower().str(60, radius=False))
         hi = mpmath.mpf(b.upper().str(60, radius=False))
         tol = mpmath.mpf(10) ** -35
-        return lo - tol <= x <= hi + tol
+        return lo - tol <= hi_x and lo_x <= hi + tol
+
+
+A200 = arith(200)
+
+
+def _iv_tails(tails, eps: str):
+    """The interval tails at the exact point eps (a dyadic here), as mpmath pairs."""
+    e = A200.q(F(eps))  # exact for a dyadic eps, else outward
+    (p0, p1), (q0, q1) = tails(A200, e)
+    with mpmath.workprec(400):
+        return (mpfr_to_mpf(p0), mpfr_to_mpf(p1)), (mpfr_to_mpf(q0), mpfr_to_mpf(q1))
+
+
+def _curve(tails, eps: str):
+    """[lo, hi] of P(L > eps) - e^eps Q(L > eps) + P(L = +inf) from the interval tails."""
+    (p0, p1), (q0, q1) = _iv_tails(tails, eps)
+    with mpmath.workprec(400):
+        e = mpmath.exp(mpmath.mpf(F(eps).numerator) / F(eps).denominator)
+        inf = mpmath.mpf(tails.inf.numerator) / tails.inf.denominator
+        return p0 - e * q1 + inf, p1 - e * q0 + inf
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
 @pytest.mark.parametrize("eps", ["-1", "-0.69140625", "0", "0.5", "2.25"])
 def test_mog_tails_agree_with_the_arb_pair(direction, eps):
-    with mpmath.workdps(45):
-        tails, inf = R._mog(F(3, 2), [F(0), F(1), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)], direction)
-        p, q = tails(mpmath.mpf(eps))
+    tails = R._mog(F(3, 2), [F(0), F(1), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)], direction)
+    p, q = _iv_tails(tails, eps)
     pair = MixtureGaussianPair(F(3, 2), (F(0), F(1), F(5, 2)), (F(1, 2), F(1, 4), F(1, 4)), direction)
     with working_precision(200):
         bp, bq = pair.tails(arb(eps))
-    assert inf == 0 and _in_ball(bp, p) and _in_ball(bq, q)
+    assert tails.inf == 0 and _in_ball(bp, p) and _in_ball(bq, q)
+    for lo, hi in (p, q):  # narrow: the proved root bracket costs a few bits, not digits
+        assert hi - lo <= mpmath.mpf(10) ** -50
 
 
 @pytest.mark.parametrize("eps", ["0", "0.75", "1.5"])
@@ -62,9 +86,9 @@ def test_mog_curve_against_quadrature(eps):
             a, b = ((a + b) / 2, b) if f((a + b) / 2) < 0 else (a, (a + b) / 2)
         x0 = (a + b) / 2
         truth = mpmath.quad(f, [x0, x0 + 10, mpmath.inf])
-        tails, _ = R._mog(F(3, 2), [F(0), F(1), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)], "remove")
-        p, q = tails(mpmath.mpf(eps))
-        assert abs((p - e * q) - truth) < mpmath.mpf(10) ** -25
+        lo, hi = _curve(R._mog(F(3, 2), [F(0), F(1), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)], "remove"), eps)
+        tol = mpmath.mpf(10) ** -25  # the quadrature's accuracy at 40 digits
+        assert lo - tol <= truth <= hi + tol and hi - lo <= mpmath.mpf(10) ** -50
 
 
 def _enumerate(pmf_p, pmf_q, eps, lo, hi):
@@ -81,10 +105,9 @@ def test_discrete_laplace_curve_by_enumeration_and_arb(eps):
         Z = mpmath.fsum(mpmath.exp(-am * abs(x)) for x in range(-400, 401))
         pmf = lambda x: mpmath.exp(-am * abs(x)) / Z  # noqa: E731
         truth = _enumerate(pmf, lambda x: pmf(x - D), mpmath.mpf(eps), -400, 400)
-        tails, inf = R._dlap(a, D)
-        p, q = tails(mpmath.mpf(eps))
-        mine = p - mpmath.exp(mpmath.mpf(eps)) * q + inf
-        assert abs(mine - truth) < mpmath.mpf(10) ** -30
+        mine = _curve(R._dlap(a, D), eps)
+        tol = mpmath.mpf(10) ** -30  # the enumeration's truncation and 40 digits
+        assert mine[0] - tol <= truth <= mine[1] + tol and mine[1] - mine[0] <= mpmath.mpf(10) ** -50
     with working_precision(200):
         assert _in_ball(discrete_laplace_pair(a, D).delta(arb(eps)), mine)
 
@@ -97,10 +120,9 @@ def test_discrete_gaussian_curve_by_enumeration_and_arb(eps):
         Z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * s2)) for x in range(-300, 301))
         pmf = lambda x: mpmath.exp(-mpmath.mpf(x * x) / (2 * s2)) / Z  # noqa: E731
         truth = _enumerate(pmf, lambda x: pmf(x - D), mpmath.mpf(eps), -300, 300)
-        tails, inf = R._dgauss(s, D)
-        p, q = tails(mpmath.mpf(eps))
-        mine = p - mpmath.exp(mpmath.mpf(eps)) * q + inf
-        assert abs(mine - truth) < mpmath.mpf(10) ** -30
+        mine = _curve(R._dgauss(s, D), eps)
+        tol = mpmath.mpf(10) ** -30  # the enumeration's truncation and 40 digits
+        assert mine[0] - tol <= truth <= mine[1] + tol and mine[1] - mine[0] <= mpmath.mpf(10) ** -50
     with working_precision(200):
         assert _in_ball(discrete_gaussian_pair(s, D).delta(arb(eps)), mine)
 
@@ -182,3 +204,46 @@ def test_fixed_batches_under_replace_one_two_sided_certificate_verifies(tmp_path
     cert = json.loads(out.read_text())
     assert float(cert["result"]["enclosure"]["lo"]) > 0  # two-sided: no [0, hi] answer
     assert "confirmed" in verify_certificate(cert)
+
+
+def _brute_tails(P, Q, losses, eps: F):
+    """P(L > eps), Q(L > eps) of a finite pair by listing its atoms (mpmath, 300 bits); the
+    losses are given exactly where they are rational (None: compared as p > e^eps r)."""
+    with mpmath.workprec(300):
+        e = mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
+        sp = sq = mpmath.mpf(0)
+        for p, r, L in zip(P, Q, losses):
+            if r == 0 or p == 0:
+                continue
+            if (L > eps) if L is not None else (p > e * r):
+                sp, sq = sp + p, sq + r
+        return sp, sq
+
+
+@pytest.mark.parametrize("q", [F(1), F(1, 10)])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("eps", [F(-1), F(-1, 3), F(0), F(1, 5), F(1), F(9, 8)])
+def test_epsilon_delta_tails_enclose_the_listed_pair(q, direction, eps):
+    """The (eps0, delta0) pair (LT Thm 4.5), Poisson-sampled (AFA Thm 11 (1)), against its
+    four atoms listed in mpmath at 300 bits; eps = eps0 = 1 is a tie that must not count."""
+    e0, d0 = F(1), F(1, 1000)
+    with mpmath.workprec(300):
+        ex = mpmath.exp(mpmath.mpf(1))
+        P = [mpmath.mpf(d0.numerator) / d0.denominator, (1 - mpmath.mpf(1) / 1000) * ex / (1 + ex),
+             (1 - mpmath.mpf(1) / 1000) / (1 + ex), mpmath.mpf(0)]
+        Q = list(reversed(P))
+        qm = mpmath.mpf(q.numerator) / q.denominator
+        losses = [None, e0, -e0, None] if q == 1 else [None] * 4
+        if direction == "remove":
+            P = [(1 - qm) * r + qm * p for p, r in zip(P, Q)]
+        elif q != 1:
+            Q = [(1 - qm) * p + qm * r for p, r in zip(P, Q)]
+        sp, sq = _brute_tails(P, Q, losses, eps)
+        inf = sum(p for p, r in zip(P, Q) if r == 0)
+    tails = R._eps_delta(e0, d0, q, direction)
+    (p0, p1), (q0, q1) = _iv_tails(tails, str(eps))
+    with mpmath.workprec(300):
+        tol = mpmath.mpf(2) ** -280  # the listing's own rounding at 300 bits
+        assert p0 - tol <= sp <= p1 + tol and q0 - tol <= sq <= q1 + tol
+        assert p1 - p0 <= mpmath.mpf(2) ** -150 and q1 - q0 <= mpmath.mpf(2) ** -150
+        assert abs(mpmath.mpf(tails.inf.numerator) / tails.inf.denominator - inf) <= mpmath.mpf(2) ** -280

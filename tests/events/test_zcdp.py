@@ -1,6 +1,7 @@
 """delta(eps) of zCDP event trees (events/zcdp.py, CKS 2020 Prop 12 at
-tau = xi + rho alpha, infimum over alpha certified by convexity) and its mpmath
-re-check (certificate/recheck_events._zcdp_delta)."""
+tau = xi + rho alpha, infimum over alpha certified by convexity) and its directed-
+rounding re-check (recheck/events._zcdp_delta); the re-check's epsilon (ABC Thm 3 proved at
+one order, recheck/events._zcdp_eps) against an mpmath search over orders."""
 
 import copy
 from fractions import Fraction as F
@@ -49,7 +50,7 @@ def test_zcdp_delta_encloses_the_infimum(rho, xi, eps):
         assert lo <= truth + tol and truth - hi <= hi * mpmath.mpf(10) ** -15
         assert hi - lo <= hi * mpmath.mpf(10) ** -12
         # the mpmath second route agrees and encloses the same value
-        rlo, rhi = R._zcdp_bounds(rho, xi, "delta", mpmath.mpf(eps.numerator) / eps.denominator)
+        rlo, rhi = R._zcdp_bounds(rho, xi, "delta", eps)
         assert rlo <= truth + tol and truth - rhi <= rhi * mpmath.mpf(10) ** -15 and rhi - rlo <= rhi * mpmath.mpf(10) ** -12
 
 
@@ -114,3 +115,57 @@ def test_zcdp_epsilon_certificate_verifies():
         bad = _forge(cert, lo * (1 - mpmath.mpf("2e-6")), lo * (1 - mpmath.mpf("1e-6")))
     with pytest.raises(CertificateRejected):
         verify_certificate(bad)
+
+
+def _abc_eps_mp(rho, xi, delta):
+    """inf over alpha of ABC Thm 3's conversion of (alpha, xi + rho alpha)-RDP, by mpmath at 20
+    digits: gamma(e) = e + min_p log S(p)/(alpha - 1) with the minimum over a golden-section
+    search in p itself (no convexity, no derivative), e by bisection, alpha by golden-section
+    search in log(alpha - 1). An independent route (no floats, no MPFR)."""
+    with mpmath.workdps(20):
+        r, x, d = (mpmath.mpf(v.numerator) / v.denominator for v in (rho, xi, delta))
+        g1 = (mpmath.sqrt(5) - 1) / 2
+
+        def golden(h, lo, hi, n):
+            a, b = hi - g1 * (hi - lo), lo + g1 * (hi - lo)
+            fa, fb = h(a), h(b)
+            for _ in range(n):
+                if fa <= fb:
+                    hi, b, fb = b, a, fa
+                    a = hi - g1 * (hi - lo)
+                    fa = h(a)
+                else:
+                    lo, a, fa = a, b, fb
+                    b = lo + g1 * (hi - lo)
+                    fb = h(b)
+            return min(fa, fb)
+
+        def eps_at(al):
+            g = x + r * al
+
+            def gamma(e):
+                s = lambda t: (d + mpmath.exp(t)) ** al * mpmath.exp(t) ** (1 - al) + (  # noqa: E731
+                    1 - d - mpmath.exp(t)) ** al * (mpmath.exp(e) - mpmath.exp(t)) ** (1 - al)
+                return e + mpmath.log(golden(s, mpmath.log(d) - 30, mpmath.log(1 - d) - mpmath.mpf(10) ** -18, 80)) / (al - 1)
+
+            lo, hi = mpmath.mpf(0), g + mpmath.log(1 / d) / (al - 1) + 1
+            for _ in range(48):
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if gamma(mid) >= g else (mid, hi)
+            return hi
+
+        t0 = mpmath.log(mpmath.sqrt(mpmath.log(1 / d) / r))
+        return golden(lambda t: eps_at(1 + mpmath.exp(t)), t0 - 2, t0 + 2, 30)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rho, xi, delta", [(F(7, 45), F(0), F(1, 10**5)), (F(2), F(1, 10), F(1, 1000))])
+def test_zcdp_epsilon_upper_end_is_the_optimal_conversion(rho, xi, delta):
+    """The re-check's upper end is proved (ABC Thm 3 at one order) and must be within 1e-9
+    (relative) of mpmath's search over orders: not below it by more than that search's own
+    accuracy (a bound below the infimum would be unsound), not above (a loose bound)."""
+    lo, hi = R._zcdp_bounds(rho, xi, "eps", delta)
+    ref = _abc_eps_mp(rho, xi, delta)
+    with mpmath.workdps(30):
+        assert lo == 0
+        assert ref * (1 - mpmath.mpf(10) ** -9) <= hi <= ref * (1 + mpmath.mpf(10) ** -9), (hi, ref)

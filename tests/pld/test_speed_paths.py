@@ -191,3 +191,26 @@ def test_midpoint_tilt_and_plan_keep_the_closed_form_inside(sigma_tenths, T, del
     mpmath.mp.dps = 60
     truth = _gauss_eps(mpmath.sqrt(T) / mpmath.mpf(sigma_tenths) * 10, mpmath.mpf(10) ** -delta_exp)
     assert mpmath.mpf(a.enclosure.lo_str()) <= truth <= mpmath.mpf(a.enclosure.hi_str())
+
+
+def test_plan_follows_a_skewed_loss_the_central_limit_model_misses():
+    """Poisson sampling with one expected inclusion (q = 0.01, T = 100): the loss is far
+    from Gaussian. The central-limit model put delta_remove(2) at e^-118 (true 3.2e-10),
+    so the delta query chose a 2^-220 unit and grid 2^-14 (67 s for one level). The float
+    law of the plan's own discretisation (plan._float_estimate) is checked here against
+    the certified enclosure (the independent route), and the query then needs one level
+    at the unit that resolves delta."""
+    import math
+
+    from dpverify.pld.accountant import plan_query
+
+    step = Step(lambda d: SubsampledGaussianPair(F(1), F(1, 100), d), 100)
+    p = plan_query([step], ("remove", "add"), "delta", F(2))
+    res = refine_query([step], ("remove", "add"), kind="delta", target=F(2), rel_width=1e-3)
+    assert res.lo > 0 and res.hi <= res.lo * F(1001, 1000)
+    assert p is not None and abs(p.log_delta - math.log(res.lo)) < math.log(2)
+    assert len(res.levels) == 1 and res.levels[0]["K"] < 120 and res.levels[0]["m"] <= 11
+    # the eps query at that delta: the plan's eps within 1% of the certified one
+    pe = plan_query([step], ("remove", "add"), "eps", res.lo)
+    e = refine_query([step], ("remove", "add"), kind="eps", target=res.lo, rel_width=1e-3)
+    assert pe is not None and abs(pe.eps - float(e.lo)) < 0.01 * float(e.lo)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from dpverify.recheck import kinds
-from dpverify.recheck.core import arith, ceil_int, floor_int, to_fraction, to_mpf
+from dpverify.recheck.core import arith, ceil_int, floor_int, to_fraction, mpfr_to_mpf
 
 HP = 1000  # bits of the reference
 
@@ -30,7 +30,7 @@ def _ref(fn, *args: Fraction) -> mpmath.mpf:
 def _check(iv, ref: mpmath.mpf, prec: int, units: int = 8) -> None:
     lo, hi = iv
     with mpmath.workprec(HP + 20):
-        a, b = to_mpf(lo), to_mpf(hi)
+        a, b = mpfr_to_mpf(lo), mpfr_to_mpf(hi)
         slack = abs(ref) * mpmath.mpf(2) ** -(HP - 10)
         assert a <= ref + slack, (a, ref)  # lower end on the low side
         assert b >= ref - slack, (b, ref)  # upper end on the high side
@@ -67,8 +67,8 @@ def test_ncdf_continued_fraction_and_taylor_paths(x: str, prec: int) -> None:
     _check(A.ncdf(X), ref, prec, units=12 + int(Fraction(x) ** 2 + 2).bit_length())
     lo, hi = A.ncdf_abs(X)
     with mpmath.workprec(HP + 20):
-        assert to_mpf(lo) <= ref <= to_mpf(hi)
-        assert to_mpf(hi) - to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)  # absolute accuracy
+        assert mpfr_to_mpf(lo) <= ref <= mpfr_to_mpf(hi)
+        assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)  # absolute accuracy
 
 
 @given(x=st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**9), max_denominator=10**6),
@@ -120,8 +120,8 @@ def test_deep_tails_do_not_flip_sides() -> None:
     x = Fraction(10**6)
     lo, hi = A.erfc(A.q(x))
     ref = _ref(mpmath.erfc, x)
-    assert lo == 0 or to_mpf(lo) <= ref
-    assert hi > 0 and to_mpf(hi) >= ref
+    assert lo == 0 or mpfr_to_mpf(lo) <= ref
+    assert hi > 0 and mpfr_to_mpf(hi) >= ref
 
 
 def test_floor_ceil_exact() -> None:
@@ -145,18 +145,11 @@ def test_every_registered_kind_is_classified() -> None:
     assert not missing, f"kinds without a proof/estimate classification: {missing}"
 
 
-#: kinds whose accept still rests on an mpmath estimate (a directed-rounding route is
-#: still to be written); strict: proving one of them turns its case into a failure until
+#: kinds whose accept still rests on an mpmath estimate (none since every re-check moved to
+#: directed rounding or exact rationals; a new kind may enter here only with a route to write);
+#: strict: proving one of them turns its case into a failure until
 #: it is removed from this set, so the set can only shrink
-NOT_YET_PROVED = {
-    "events.epsilon", "events.delta", "events.claim",
-    "rdp.epsilon", "rdp.divergence", "rdp.to_dp_eps", "rdp.to_dp_delta", "rdp.abc_gain",
-    "rdp.abc_extra_iterations",
-    "gdp.certify", "gdp.refinement_point", "gdp.optimal_mu",
-    "gdp.delta",  # only below MPFR's exponent range (about 10^-(3.2e8)): gmpy2 caps the exponent
-    "composition.delta", "composition.eps", "dp.rr64", "dp.implies", "dp.sigma_refinement",
-    "dp.profile", "finite.identity", "lt.residual", "lt.partial-transform",
-}
+NOT_YET_PROVED: set[str] = set()
 
 
 def _kinds() -> list:

@@ -16,7 +16,7 @@ import pytest
 
 from dpverify.errors import CertificateRejected, CouldNotReprove
 from dpverify.recheck import gdp, gdpt, rdp, shuffle
-from dpverify.recheck.core import arith, to_mpf
+from dpverify.recheck.core import arith, mpfr_to_mpf
 
 REF_DPS = 130
 
@@ -59,15 +59,25 @@ def test_delta_mu_encloses_the_high_precision_value(mu: str, eps: str) -> None:
 def test_delta_mu_underflow_is_never_a_floor() -> None:
     """delta_mu(1e6) at mu = 1 is about e^(-5 10^11), below MPFR's exponent range: the
     directed enclosure's lower end is 0 (RoundDown underflows to 0) and its upper end a
-    tiny positive number, never a positive floor. recheck_delta then takes mpmath's value
-    (an estimate, so classified), which the Mills-ratio bound phi(x)/x, x = eps - 1/2,
-    caps from above."""
+    tiny positive number, never a positive floor."""
     lo, hi = gdp.delta_mu_iv(arith(120), Fraction(1), Fraction(10**6))
     assert lo == 0 and 0 < hi < mpmath.mpf(10) ** -300000
-    r = gdp.recheck_delta({"mu": "1", "eps": "1000000"}, _THIRTY)
-    with mpmath.workdps(40):
-        x = mpmath.mpf(10**6) - mpmath.mpf(1) / 2
-        assert 0 < r.value <= mpmath.npdf(x) / x
+
+
+@pytest.mark.parametrize("mu,eps", [("1", "1000000"), ("6", "1000000"), ("1/3", "20000"),
+                                    ("1/1000", "50"), ("2", "77777777/3"),
+                                    ("1", "39000")])
+def test_delta_mu_below_mpfr_range_is_enclosed_in_log_space(mu: str, eps: str) -> None:
+    """Below MPFR's exponent range recheck_delta encloses log delta_mu through the Mills
+    ratios (directed) and exponentiates by an exact power of two: the enclosure must hold
+    mpmath's value at 130 digits (mpmath's exponent is unbounded: Phi(a) - e^eps Phi(b)
+    written out, an independent route) and be narrow."""
+    m, e = Fraction(mu), Fraction(eps)
+    r = gdp.recheck_delta({"mu": mu, "eps": eps}, _THIRTY)
+    with mpmath.workdps(REF_DPS):
+        ref = _delta_ref(m, e)
+        assert 0 < r.lo <= ref <= r.hi, (r.lo, ref, r.hi)
+        assert r.hi - r.lo <= ref * mpmath.mpf(10) ** -28
 
 
 def test_delta_mu_overflowing_exp_stays_a_sound_enclosure() -> None:
@@ -224,7 +234,7 @@ def test_shuffle_cell_masses_enclose_the_high_precision_masses() -> None:
         unit = mpmath.mpf(2) ** shuffle._K
         for k in range(K):
             for iv, F in ((p[k], Fp), (q[k], Fq)):
-                lo, hi = to_mpf(iv[0]), to_mpf(iv[1])
+                lo, hi = mpfr_to_mpf(iv[0]), mpfr_to_mpf(iv[1])
                 assert lo <= F[k + 1] - F[k] <= hi
                 assert hi - lo < mpmath.mpf(2) ** -150
             # units: P at most one below floor(mass 2^K), Q at most one above ceil(mass 2^K)

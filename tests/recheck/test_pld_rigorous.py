@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dpverify.recheck import pld as P
-from dpverify.recheck.core import arith, to_fraction, to_mpf
+from dpverify.recheck.core import arith, to_fraction, mpfr_to_mpf
 
 HP = 400
 
@@ -30,7 +30,7 @@ def _mp(x: Fraction) -> mpmath.mpf:
 
 def _inside(iv, ref: mpmath.mpf, width: mpmath.mpf) -> None:
     with mpmath.workprec(HP + 20):
-        a, b = to_mpf(iv[0]), to_mpf(iv[1])
+        a, b = mpfr_to_mpf(iv[0]), mpfr_to_mpf(iv[1])
         assert a <= ref <= b, (a, ref, b)
         assert b - a <= width, (a, b)
 
@@ -60,7 +60,7 @@ def test_laplace_tails_enclose_mpmath_at_1000_bits(b: Fraction, q: Fraction, dir
         ref = P._laplace_tails(_mp(b), _mp(q), direction, _mp(Fraction(i, 128)))
     for g, r in zip(got, ref):
         with mpmath.workprec(HP):
-            a, c = to_mpf(g[0]), to_mpf(g[1])
+            a, c = mpfr_to_mpf(g[0]), mpfr_to_mpf(g[1])
             assert a <= r <= c, (a, r, c)  # [0, 1] at an undecided range end is allowed: still contains
 
 
