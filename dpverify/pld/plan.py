@@ -218,8 +218,9 @@ _GAMMA = 0.35
 
 
 #: the float composed law is computed when its support fits this many points
-#: (numpy FFT, tens of milliseconds); beyond it the central-limit model stands
-FLOAT_PLD_MAX_POINTS = 1 << 19
+#: (numpy FFT, a few tens of milliseconds: at 2^19 points it cost more than the first grid
+#: level of row A); beyond it the central-limit model stands
+FLOAT_PLD_MAX_POINTS = 1 << 16
 #: below this delta the float law's FFT round-off (about 1e-16 of the total
 #: mass times log2 of the length) could dominate: the central-limit model stands
 _FLOAT_PLD_MIN_DELTA = 1e-11
