@@ -846,6 +846,15 @@ def _recorded_hi(result: Mapping[str, Any], default: mpf) -> mpf:
     return parse_bound(enc["hi"], "result.enclosure.hi", _DPS)
 
 
+def _delta_scale(result: Mapping[str, Any], cap: mpf) -> mpf:
+    """The magnitude a delta route must resolve, from the recorded upper end (a hint),
+    at most ``cap`` (1, or the claimed delta) and at least 1e-300, shrunk by the
+    recorded width (:func:`_accuracy_factor`)."""
+    rec_hi = _recorded_hi(result, cap)
+    scale = min(max(min(rec_hi, cap), mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else cap
+    return scale * _accuracy_factor(result.get("enclosure", {}))
+
+
 def register_queries(prefix: str, bounds: Callable[..., tuple],
                      directions: Callable[[Mapping[str, Any]], list]) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
@@ -873,9 +882,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
     def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(exact_input(inputs, "eps"))
-            rec_hi = _recorded_hi(result, mpf(1))
-            scale = min(max(rec_hi, mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else mpf(1)
-            scale *= _accuracy_factor(result.get("enclosure", {}))
+            scale = _delta_scale(result, mpf(1))
             lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
                                      directions(inputs), result)
             return _as_recheck(lo, hi)
@@ -885,9 +892,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(exact_input(inputs, "claimed_eps"))
             D = fraction_to_mpf(exact_input(inputs, "delta"))
-            rec_hi = _recorded_hi(result, D)
-            scale = min(max(min(rec_hi, D), mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else D
-            scale *= _accuracy_factor(result.get("enclosure", {}))
+            scale = _delta_scale(result, D)
             lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
                                      directions(inputs), result)
             # decided against the exact delta (D above is rounded to nearest)
