@@ -1,4 +1,4 @@
-"""Second route for balls-in-bins DP-SGD, one epoch (``bins.epsilon``,
+"""Second route for balls-in-bins DP-SGD, one epoch or E independently re-allocated epochs (``bins.epsilon``,
 ``bins.delta``, ``bins.claim``), on MPFR intervals with directed rounding
 (:mod:`.core`) and GMP integers only: nothing from the arb side is imported.
 
@@ -392,7 +392,7 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any]):
     return _Epochs(r, grids, loss).delta
 
 
-@register("bins.epsilon", explain="balls-in-bins DP-SGD (one epoch), enclosure of epsilon(delta): the pair of "
+@register("bins.epsilon", explain="balls-in-bins DP-SGD (E epochs, each re-allocated), enclosure of epsilon(delta): the pair of "
           "Chua et al. 2025 re-derived on MPFR intervals and exact GMP products at the recorded grid; hi accepted "
           "when delta_upper(hi) <= delta, lo when delta_lower(lo) > delta")
 def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
@@ -411,12 +411,12 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
                    hi=parse_bound(enc["hi"], "result.enclosure.hi", 60, "c"), dps=60)
 
 
-recheck_claim = register("bins.claim", explain="balls-in-bins DP-SGD (one epoch), verdict on a claimed (eps, delta): "
+recheck_claim = register("bins.claim", explain="balls-in-bins DP-SGD (E epochs, each re-allocated), verdict on a claimed (eps, delta): "
                          "the epsilon enclosure re-proved as for bins.epsilon; holds iff its upper end <= claimed "
                          "eps, fails iff its lower end > claimed eps")(recheck_eps)
 
 
-@register("bins.delta", explain="balls-in-bins DP-SGD (one epoch), enclosure of delta(eps) re-derived on MPFR "
+@register("bins.delta", explain="balls-in-bins DP-SGD (E epochs, each re-allocated), enclosure of delta(eps) re-derived on MPFR "
           "intervals and exact GMP products at the recorded grid")
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     r = _run(inputs)
