@@ -1072,6 +1072,11 @@ def recheck_thm51(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     decreasing in mu), each side enclosed with directed rounding; that bracket is the
     independent enclosure. eps = 0 gives mu = 0 exactly."""
     eps = exact_input(inputs, "eps0")
+    if eps < 0:
+        # no mechanism is eps0-DP for eps0 < 0 (take S = everything: 1 <= e^eps0 < 1), and
+        # mu-GDP needs mu >= 0: the theorem states nothing there (the producer refuses it)
+        raise CertificateRejected(f"gdp.thm51: eps0 = {inputs.get('eps0')} < 0 is outside GDPT Thm 5.1 "
+                                  "(eps0-DP needs eps0 >= 0)")
     if eps == 0:
         return Recheck(lo=mpf(0), hi=mpf(0), dps=30)
     if abs(eps) > 10**6:

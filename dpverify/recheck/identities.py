@@ -6,8 +6,11 @@ trade-off's linear pieces), independently of dpverify.theorems.identities.
 
 The pmfs and parameters are exact rationals, every side is a finite sum of
 rational terms (integer powers only: LT eq. 21 is an identity at integer orders
-q), so the residual is an exact rational and the verdict "|residual| <= 1e-40"
-is decided exactly: a proof, with no rounding anywhere."""
+q), so the residual is an exact rational and the verdict (holds iff the residual is
+exactly 0, the writer's rule) is decided exactly: a proof, with no rounding
+anywhere. Each identity is checked only inside the domain its source states it
+on (r = e^eps > 0, beta in [0, 1], lam in (0, 1]); a parameter outside it is
+refused, since a verdict there says nothing about the identity."""
 
 from __future__ import annotations
 
@@ -20,8 +23,13 @@ from .gdp import exact_input
 from .verify import Recheck, register
 
 F = Fraction
-#: the verdict's tolerance on the residual (exact)
-TOL = F(1, 10 ** 40)
+
+
+def _positive_ratio(ident: str, r: F) -> F:
+    """r = e^eps (or the hockey-stick weight a): every identity here states it for r > 0."""
+    if r <= 0:
+        raise CertificateRejected(f"{ident} is stated for r = e^eps > 0 (r = {r})")
+    return r
 
 
 def _pmf(inputs: Mapping[str, Any], key: str) -> list:
@@ -79,21 +87,17 @@ def _f_inverse(P: list, Q: list, beta: F) -> F:
 
 def _residual(ident: Any, P: list, Q: list, arg) -> F:
     if ident == "lt-eq7":
-        r = arg("r")
-        if r <= 0:
-            raise CertificateRejected("lt-eq7 needs r = e^eps > 0")
+        r = _positive_ratio(ident, arg("r"))
         return _H(Q, P, r) - (1 - r + r * _H(P, Q, 1 / r))
     if ident == "afa-lemma46":
-        a = arg("r")
-        if a <= 0:
-            raise CertificateRejected("afa-lemma46 needs r > 0")
+        a = _positive_ratio(ident, arg("r"))
         return _H(Q, P, a) - (a * _H(P, Q, 1 / a) - a + 1)
     if ident == "afa-lemma19":
-        a = arg("r")
+        a = _positive_ratio(ident, arg("r"))
         A = [i for i in range(len(P)) if P[i] > 0 and a * Q[i] <= P[i]]
         return _H(P, Q, a) - (sum((P[i] for i in A), F(0)) - a * sum((Q[i] for i in A), F(0)))
     if ident == "lt-eq19":
-        r = arg("r")
+        r = _positive_ratio(ident, arg("r"))
         same = [i for i in range(len(P)) if Q[i] > 0 and P[i] == r * Q[i]]
         return sum((P[i] for i in same), F(0)) - r * sum((Q[i] for i in same), F(0))
     if ident == "lt-eq21":
@@ -111,9 +115,11 @@ def _residual(ident: Any, P: list, Q: list, arg) -> F:
         return left - right
     if ident == "lt-eq12":
         beta = arg("beta")
+        if not 0 <= beta <= 1:
+            raise CertificateRejected(f"lt-eq12 is stated for beta in [0, 1] (beta = {beta})")
         return _f_inverse(P, Q, beta) - _f(Q, P, beta)
     if ident == "lt-thm5.1":
-        r, lam = arg("r"), arg("lam")
+        r, lam = _positive_ratio(ident, arg("r")), arg("lam")
         if not 0 < lam <= 1:
             raise CertificateRejected("lt-thm5.1 needs lam in (0, 1]")
         Pm = [lam * p + (1 - lam) * q for p, q in zip(P, Q)]
@@ -126,10 +132,10 @@ def _residual(ident: Any, P: list, Q: list, arg) -> F:
 @register("finite.identity")
 def recheck_identity(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """Both sides of the identity from the rational pmfs in exact rational
-    arithmetic; the verdict holds iff |residual| <= 1e-40, decided exactly."""
+    arithmetic; the verdict holds iff the residual is exactly 0."""
     P, Q = _pmf(inputs, "P"), _pmf(inputs, "Q")
     if len(P) != len(Q):
         raise MalformedCertificate("P and Q differ in length")
     res = _residual(inputs.get("identity"), P, Q, lambda k: exact_input(inputs, k))
     lo, hi = exact_enclosure(res)
-    return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if abs(res) <= TOL else "fails")
+    return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if res == 0 else "fails")

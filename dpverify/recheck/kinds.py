@@ -189,7 +189,8 @@ _ROWS: list[Kind] = [
                                    "Gaussian by parts) in " + _MPFR),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("finite.identity", verdict=X("both sides re-computed from the rational pmfs in exact rationals, "
-                                      "|residual| <= 1e-40 decided exactly"),
+                                      "holds iff the residual is exactly 0; parameters outside the "
+                                      "source's domain refused"),
          info=_COMMON_INFO),
     Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
          info=_COMMON_INFO + ("neighboring",), unverifiable=("directions",)),
@@ -596,7 +597,7 @@ _steps(["dp.profile"], [
 _steps(["finite.identity"], [
     ("both sides from the rational pmfs in exact rational arithmetic (hinge sums, PLD masses, the "
      "Neyman-Pearson trade-off and its inverse along its linear pieces, integer-order moments); "
-     "|residual| <= 1e-40 decided exactly", PROOF, True),
+     "holds iff the residual is exactly 0; parameters outside the source's domain refused", PROOF, True),
 ])
 _steps(["lt.residual", "lt.partial-transform"], [
     ("integrals of e^(kt) delta(t) and of the PLD tails in closed form between the kinks (exact rational "

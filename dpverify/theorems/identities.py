@@ -153,4 +153,13 @@ def residual(identity: str, P: Sequence[F], Q: Sequence[F], *args: F) -> F:
     if identity not in IDENTITIES:
         raise InvalidParameter("identity", f"unknown identity {identity!r}")
     FiniteMechanism.of(P, Q)  # validates the pmfs
-    return IDENTITIES[identity][1]([F(x) for x in P], [F(x) for x in Q], *map(F, args))
+    xs = [F(x) for x in args]
+    # each source states its identity on this domain only; a residual outside it says nothing
+    if identity == "lt-eq12":
+        if not 0 <= xs[0] <= 1:
+            raise InvalidParameter("beta", f"lt-eq12 is stated for beta in [0, 1] (beta = {xs[0]})")
+    elif identity != "lt-eq21" and xs[0] <= 0:
+        raise InvalidParameter("r", f"{identity} is stated for r = e^eps > 0 (r = {xs[0]})")
+    if identity == "lt-thm5.1" and not 0 < xs[1] <= 1:
+        raise InvalidParameter("lam", f"lt-thm5.1 is stated for lam in (0, 1] (lam = {xs[1]})")
+    return IDENTITIES[identity][1]([F(x) for x in P], [F(x) for x in Q], *xs)

@@ -140,3 +140,47 @@ def test_tradeoff_reversal_at_beta_zero_with_a_zero_mass_outcome():
     Q = [Fraction(17, 39), Fraction(2, 13), Fraction(0), Fraction(16, 39)]
     cert = _check("lt-eq12", P, Q, Fraction(0))
     assert "confirmed" in verify_certificate(cert)
+
+
+@pytest.mark.parametrize("identity, args, verdict", [
+    # afa-lemma19 at a = -1e-41: sum (p - a q)_+ = 1 + a/2 while the proof's F - a G (the classes
+    # with a q <= p) gives 1 - a/2 + ... : residual -a/2 = 5e-42, outside the lemma (a = e^-eps > 0)
+    ("afa-lemma19", (Fraction(-1, 10**41),), "holds"),
+    ("lt-eq12", (Fraction(-1),), "fails"),  # beta = -1: "LT eq. 12 fails" would be a false refutation
+    ("lt-eq12", (Fraction(2),), "holds"),
+    ("lt-thm5.1", (Fraction(-5), Fraction(1, 2)), "holds"),
+])
+def test_identities_outside_their_sources_domain_are_refused(identity, args, verdict):
+    """An adversarial review had verify accept these (a tolerance of 1e-40 on the residual and
+    no domain checks). Each source states its identity for r = e^eps > 0, beta in [0, 1],
+    lam in (0, 1]; the producer refuses such parameters too."""
+    from dpverify.certificate import compute_digest
+    from dpverify.errors import CertificateRejected, InvalidParameter
+
+    P, Q = [Fraction(1), Fraction(0)], [Fraction(1, 2), Fraction(1, 2)]
+    with pytest.raises(InvalidParameter):
+        residual(identity, P, Q, *args)
+    cert = certificate(identity, P, Q, args)
+    cert["result"]["verdict"] = verdict
+    cert["digest"] = compute_digest(cert)
+    with pytest.raises(CertificateRejected, match="is stated for"):
+        verify_certificate(cert)
+
+
+def test_gdp_thm51_at_a_negative_eps0_is_refused():
+    """No mechanism is eps0-DP for eps0 < 0, and mu-GDP needs mu >= 0: the review's forged
+    'eps0 = -1 implies mu = -1.232-GDP' (the genuine eps0 = 1 certificate with its signs
+    flipped, no digits input) was accepted."""
+    import json
+    from pathlib import Path
+
+    from dpverify.certificate import compute_digest
+    from dpverify.errors import CertificateRejected
+
+    cert = json.loads(Path("certificates/gdpt-thm5.1-eps1.json").read_text())
+    cert["inputs"] = {"eps0": "-1"}
+    cert["result"]["enclosure"] = {"lo": "-1.232035385344902204891058", "hi": "-1.232035385344899740820287"}
+    cert["claim"]["relation"].update(lo="-1.232036387", hi="-1.232035385")
+    cert["digest"] = compute_digest(cert)
+    with pytest.raises(CertificateRejected, match="outside GDPT Thm 5.1"):
+        verify_certificate(cert)
