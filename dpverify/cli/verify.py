@@ -22,9 +22,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "verify",
         help="re-check certificates by an independent route",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Re-derive each certificate's result with a second implementation (mpmath, "
-        "its own precision chosen from the recorded enclosure's width) after checking its "
-        "JSON Schema (format 1 or 2) and digest. Accepted only if the independent enclosure "
+        description="Re-derive each certificate's result with a second implementation (MPFR with "
+        "directed rounding and exact rationals, not python-flint; its own precision chosen from "
+        "the recorded enclosure's width) after checking its JSON Schema (format 1 or 2) and "
+        "digest. Accepted only if the independent enclosure, a proof for every kind (--explain), "
         "lies inside the recorded one (checks: the same verdict).\n\n"
         "Exit codes: 0 every file accepted; 1 a certificate refused (false number or verdict, "
         "bad digest); 2 a file malformed (not JSON, not UTF-8, schema violation, unknown "
