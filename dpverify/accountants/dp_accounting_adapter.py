@@ -13,6 +13,13 @@ words, followed by dpverify's reason), ``get_epsilon(delta)``,
 ``get_delta(eps)``; plus ``enclosure(delta=... | eps=...)``,
 ``check(eps, delta)`` and ``certificate(delta=... | eps=...)``.
 
+Under REPLACE_ONE, a tree of Gaussian and Laplace steps with Poisson sampling (no
+replace-one pair is proved for it) is answered by the group-privacy bracket of
+:mod:`dpverify.sampling.replace`: the float answers are its upper end
+(delta_rep(eps) <= (1 + e^(eps/2)) delta_AR(eps/2), Dwork-Roth Thm 2.2), the enclosure's
+lower end is the remove curve (a zero-contribution replacement); ``certificate()``
+refuses it (no certificate kind records the bracket of a tree).
+
 The ends of the domain follow dp_accounting's contract, each proved
 (:meth:`CertifiedPLDAccountant.get_epsilon`, :meth:`~CertifiedPLDAccountant.get_delta`).
 """
