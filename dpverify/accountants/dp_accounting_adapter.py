@@ -331,7 +331,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
             return math.inf
         if D >= 1:
             return 0.0
-        grouped = self._grouped()
+        grouped = plan.relation is not self._rel  # the add/remove plan of the group-privacy route
         with working_precision(128):
             sup = _sup_loss(plan)
             # replace-one is two add/remove steps: pure eps doubles (group privacy)
@@ -368,7 +368,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         plan = self._plan()
         if plan.non_private:
             return 1.0
-        grouped = self._grouped()
+        grouped = plan.relation is not self._rel  # the add/remove plan of the group-privacy route
         with working_precision(128):
             sup = _sup_loss(plan)
             if sup is not None and ball(Ep) >= (2 * sup if grouped else sup):

@@ -20,8 +20,10 @@ Shares no code with :mod:`dpverify.rdp`. Every accept rests on an enclosure (:mo
 * ABC Fig. 2 (``rdp.abc_*``): the same cells on the Gaussian curve, restricted to
   alpha <= 1/delta (ABC Lemma 2's eps_0), and exact integer arithmetic for the counts.
 
-The mpmath helpers (:func:`_optimal`, :func:`_golden`) are kept for the zCDP leaf of the
-events route, which classifies them as estimates; nothing here accepts on them.
+The mpmath helpers only propose or serve as references: :func:`_golden` places the orders
+and p at which this module and the zCDP leaf of the events route prove their bounds;
+:func:`_optimal` (ABC Thm 3 by bisection in eps) is the mpmath reference of
+tests/rdp/test_to_dp.py. Nothing here accepts on them.
 """
 
 from __future__ import annotations
