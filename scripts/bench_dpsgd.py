@@ -15,7 +15,8 @@ certified eps at relative width 1e-3 and (unless --no-fine, or for T >= 1e5)
 1e-4 with time and ratio to dp_accounting; then the delta query
 delta(eps0) at eps0 = dp_accounting's eps rounded to 3 digits, both
 accountants, width 1e-3, with the ratio of dpverify's delta time to its own
-eps time (goal: <= 1). "inside" checks dp_accounting's float eps against the
+eps time (goal: <= 1.5; a table of these ratios, with the delta query's grid
+and width, closes the run). "inside" checks dp_accounting's float eps against the
 certified enclosure (a pessimistic estimate should be >= the certified lower
 end). prv_accountant (eps_error 1e-2, its default use) is timed too where it
 answers, with dpverify's width-1e-3 time as a ratio to it. The machine's load
@@ -126,6 +127,11 @@ def _fmt_enc(ans) -> str:
     return f"[{float(ans.enclosure.lo_str()):.7g}, {float(ans.enclosure.hi_str()):.7g}]"
 
 
+#: (row, eps seconds, delta seconds, ratio, delta grid exponent, delta relative width) of
+#: each row at width 1e-3, printed as one table at the end
+_SUMMARY: list = []
+
+
 def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) -> list[str]:
     out = [f"{name} (sigma={sigma}, q={q}, T={T}), delta={DELTA}   [{_load()}]"]
     ref = dpa(sigma, q, T)
@@ -165,7 +171,10 @@ def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) ->
             r1 = f"ratio {tt / rd[1]:6.2f}" if rd else ""
             r2 = f"delta/eps time {tt / t_eps:5.2f}" if t_eps else ""
             dval = f"{rd[0]:.4e} {rd[1]:6.2f} s" if rd else ""
-            out.append(f"  delta({e0}) dpa {dval}  dpverify {_fmt_enc(ans)} {tt:6.2f} s  {r1}  {r2}")
+            out.append(f"  delta({e0}) dpa {dval}  dpverify {_fmt_enc(ans)} 2^-{ans.grid_exponent} {tt:6.2f} s  "
+                       f"{r1}  {r2}")
+            if t_eps:
+                _SUMMARY.append((name, t_eps, tt, tt / t_eps, ans.grid_exponent, ans.rel_width))
     out.append(f"  [{_load()}]")
     return out
 
@@ -210,6 +219,12 @@ def main() -> int:
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"  peak memory of this process so far: {rss:.0f} MB")
         sys.stdout.flush()
+    if _SUMMARY:
+        print(f"\ndelta(eps) query against the eps query, both at relative width 1e-3 (goal: <= 1.5)   [{_load()}]")
+        print(f"  {'row':6s} {'eps s':>7s} {'delta s':>8s} {'ratio':>6s} {'grid':>5s} {'delta width':>11s}")
+        for name, te, td, r, m, w in _SUMMARY:
+            width = f"{w:.3g}" if w is not None else "-"
+            print(f"  {name:6s} {te:7.2f} {td:8.2f} {r:6.2f} {'2^-' + str(m):>5s} {width:>11s}")
     return 0
 
 

@@ -433,6 +433,9 @@ class _WindowCurves(_FloatCurves):
         Nu, su = window(0)
         Nl, sl = window(2)
         self.N = max(Nu, Nl)
+        self.ok = self.N <= _FINE_MAX_POINTS
+        if not self.ok:  # bounded before the transforms
+            return
         self.U = law(0, Nu, su)
         self.P, self.Qt = law(2, Nl, sl), law(3, Nl, sl)  # Qt ~ P near the bulk (tilted)
         self.su = (base + su + np.arange(Nu)) * h
@@ -448,7 +451,7 @@ class _WindowCurves(_FloatCurves):
             e = max(1, N // 16)
             return float(x[:e].sum() + x[-e:].sum()) <= 1e-9 * (float(x.sum()) or 1.0) and float(s[-e]) > eps
 
-        self.ok = self.N <= _FINE_MAX_POINTS and held(self.U, Nu, self.su) and held(self.P, Nl, self.sl + self.tilt)
+        self.ok = held(self.U, Nu, self.su) and held(self.P, Nl, self.sl + self.tilt)
 
 
 def _fine_delta(pairs: Sequence[tuple[Any, int, int, int]], eps: float,
@@ -464,6 +467,9 @@ def _fine_delta(pairs: Sequence[tuple[Any, int, int, int]], eps: float,
     m_hi = max(7, math.ceil(0.5 * math.log2(width_guess / _FINE_REL)))
 
     def at(m: int) -> Optional[tuple[_WindowCurves, float, float]]:
+        # bounded before it starts: every step's knots fit the window's budget
+        if m > 20 or any((n - i0) << (m - 6) > _FINE_MAX_POINTS for _, _, i0, n in pairs):
+            return None
         parts = []
         for pair, c, i0, n in pairs:
             f = _float_discretise(pair, m, i0 << (m - 6), n << (m - 6))
@@ -552,7 +558,7 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                     e, ld, slope, width_h2 = est
             else:
                 est = None
-            if est is None and kind == "delta":
+            if est is None and kind == "delta" and ld > math.log(_FLOAT_PLD_MIN_DELTA):
                 # a long schedule: the law at the plan's coarse grid is too long to compose
                 # whole, and the central-limit width misses the delta query's by up to 2x
                 # either way; the windowed float law near the target grid reads it off
