@@ -3,7 +3,8 @@ enclosure is narrow enough, within the memory and time budgets.
 
 Grid choice: ONE level, the one the width model of :mod:`.plan` predicts
 meets the requested width (:func:`.plan.planned_grid`: the enclosure is about
-GAMMA T h^2 dX/dV wide); when the model misses, the measured h^2 law of that
+GAMMA T h^2 dX/dV wide, or as wide as the float law of the discretisation says
+where the plan computes it); when the model misses, the measured h^2 law of that
 level picks the next (:func:`_inc_for`). Every choice is a function of the
 inputs only - the plan, static operation counts, the widths reached - never of
 a clock, the load or the core count, so a completed answer is the same bytes
