@@ -39,16 +39,8 @@ def _exact_hockey_stick(eps):
         for f in (fwd, rev):
             grid = [mp.mpf(k) / 50 for k in range(-100, 500)]
             c0 = max(grid, key=f)
-            # refine on the bracket around the best grid point (golden-section search)
-            a, b = c0 - mp.mpf(1) / 50, c0 + mp.mpf(1) / 50
-            g = (mp.sqrt(5) - 1) / 2
-            for _ in range(120):
-                x1, x2 = b - g * (b - a), a + g * (b - a)
-                if f(x1) < f(x2):
-                    a = x1
-                else:
-                    b = x2
-            best = max(best, f(c0), f((a + b) / 2))
+            c1 = mp.findroot(lambda c: mp.diff(f, c), c0)  # the stationary point next to the best grid point
+            best = max(best, f(c0), f(c1))
         return best
 
 
