@@ -201,6 +201,10 @@ class Plan:
     per_direction: tuple = ()
     #: the number of composed steps
     steps: int = 0
+    #: halvings below the estimated delta for the unit of a delta query: 2 hedge a
+    #: central-limit estimate (off by up to 5x on the benchmark rows); 0 where every
+    #: near-top direction's delta was read off the windowed float law (within 1%)
+    delta_hedge: int = 2
 
 
 #: knots a step's loss range spans in the plan's discretisation (a coarser
@@ -580,8 +584,11 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                 fine = _fine_delta(ranges, e, width_h2)
                 if fine is not None:
                     ld, slope, width_h2 = fine
+            else:
+                fine = None
             plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread, width_h2,
-                              ((d, e if kind == "eps" else ld, width_h2),)))
+                              ((d, e if kind == "eps" else ld, width_h2),),
+                              delta_hedge=2 if fine is None else 0))
         # the width that matters is the maximum curve's (AFA Sec 4.1): a direction whose
         # answer lies well below the top one only has to be settled below it, on a coarser
         # grid (refine._settling_grid), so its width model does not choose the grid
@@ -594,7 +601,7 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
         worst = Plan(max(p.eps for p in plans), max(p.log_delta for p in plans),
                      max(p.slope for p in plans), max(p.range_nats for p in plans),
                      max(p.width_h2 for p in near), tuple(p.per_direction[0] for p in plans),
-                     sum(st.count for st in steps))
+                     sum(st.count for st in steps), max(p.delta_hedge for p in near))
         if not all(map(math.isfinite, (worst.eps, worst.log_delta, worst.slope, worst.range_nats,
                                        worst.width_h2))):
             return None

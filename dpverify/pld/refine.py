@@ -242,11 +242,12 @@ def refine_query(
     scale = target if kind == "eps" else delta_scale  # delta scale for K, tau, budget
     if scale is None and plan is not None:
         # the unit must resolve delta: a power of two 2^2 below the model's
-        # estimate (measured within a factor 5 on the benchmark rows; a wrong
-        # estimate costs bits or a rescaled level, never soundness; the
-        # rescale below still applies). Much smaller would also push the
-        # Fourier power's allowance below its binary64 floor.
-        scale = Fraction(1, 1 << (2 + max(0, math.ceil(-plan.log_delta / math.log(2)))))
+        # estimate (measured within a factor 5 on the benchmark rows), none below
+        # a float-law estimate (within 1%: the hedge only cost bits and a longer
+        # Fourier window); a wrong estimate costs bits or a rescaled level, never
+        # soundness (the rescale below still applies). Much smaller would also
+        # push the Fourier power's allowance below its binary64 floor.
+        scale = Fraction(1, 1 << (plan.delta_hedge + max(0, math.ceil(-plan.log_delta / math.log(2)))))
     if plan is not None:
         # the first level's length from the plan, before it is discretised:
         # a level that would outgrow memory is coarsened up front
