@@ -117,7 +117,7 @@ def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: M
 def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
     base, rec_eps, rec_delta = _curves(inputs)
     delta = exact_input(inputs, "delta")
-    enc, low, up = _details(result, True)
+    enc, low, up = _details(result, False)
     hi_text = enc.get("hi")
     try:
         eps_star = Fraction(hi_text) / 2

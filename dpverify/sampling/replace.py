@@ -101,9 +101,28 @@ def group_privacy_epsilon(answer: Answer, delta: Any, *, digits: int = 3) -> dic
                                  f"<= {D}")
     with working_precision(256):
         lo_text = lower_decimal(low.enclosure.lo, 8)
-    return {"lo": lo_text, "hi": exact_str(2 * eps_star), "eps_star": eps_star,
-            "lower": low.enclosure.to_json(), "upper": dar.enclosure.to_json(),
-            "seconds": low.seconds + dar.seconds}
+        up = dar.enclosure.to_json()
+        if Fraction(up["hi"]) == 0:
+            # delta_add-remove(eps*) = 0 exactly (eps* at or past the end of the loss's support,
+            # proved here from the pairs' bounded losses); a second route on a grid may reach only
+            # a tiny positive bound there, so record the widest enclosure that still proves the
+            # upper end: [0, delta (1 - 2^-40) / (1 + e^eps*)], rounded down
+            cap = ball(D) * (1 - ball(2) ** -40) / (1 + ball(eps_star).exp())
+            up = {"lo": "0", "hi": lower_decimal(cap, 8)}
+    out = {"lo": lo_text, "hi": exact_str(2 * eps_star), "eps_star": eps_star, "upper": up,
+           "seconds": low.seconds + dar.seconds}
+    return _with_lower(out, low)
+
+
+def _with_lower(out: dict[str, Any], low: Any) -> dict[str, Any]:
+    """Record the remove curve's enclosure as ``lower``, unless it is the exact point 0
+    (then the lower end is 0, which needs no proof, and a second route on a grid could
+    not reach the point)."""
+    if low is not None:
+        enc = low.enclosure.to_json()
+        if not (Fraction(enc["lo"]) == 0 and Fraction(enc["hi"]) == 0):
+            out["lower"] = enc
+    return out
 
 
 def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: bool = True) -> dict[str, Any]:
@@ -128,9 +147,7 @@ def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: boo
                "seconds": dar.seconds + (0.0 if low is None else low.seconds)}
         # the decimals are the bounds: a rounded-outward decimal is still a bound
         out["bounds"] = (ball(Fraction(out["lo"])), ball(Fraction(out["hi"])))
-    if low is not None:
-        out["lower"] = low.enclosure.to_json()
-    return out
+    return _with_lower(out, low)
 
 
 def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
