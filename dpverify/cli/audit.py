@@ -225,8 +225,19 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
         if getattr(args, opt, None):
             raise InvalidParameter(opt, f"--{opt.replace('_', '-')} does not apply to DpEvent-tree --events files "
                                         "(only to Poisson-subsampled Gaussian schedules)")
+    from ..events import model as EM
     from ..sampling import replace as GP
 
+    if isinstance(tree, EM.BallsInBins):  # answered whole, by the bins.* kinds
+        from ..sampling import balls as BB
+
+        try:
+            r = BB.run(tree.event.noise_multiplier, tree.dataset_size, tree.batch_size, tree.epochs, rel.value)
+        except InvalidParameter as exc:  # name the file and the node's key, not the schedule option
+            key = {"noise_multiplier": "event.noise_multiplier"}.get(exc.name, exc.name)
+            where = "neighboring" if key == "neighboring" else f"balls_in_bins.{key}"
+            raise InvalidParameter("events", f"{args.events}: {where}: {exc.message}") from None
+        return _bins_answer(args, r)
     if GP.tree_route(tree, rel):  # raises with both reasons when neither route covers the tree
         from ..certificate import replace_cert as RC
 
@@ -399,12 +410,22 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
     """Balls-in-bins batches: the certified enclosure of the pair of Chua et al. (AISTATS
     2025) for one epoch (:mod:`dpverify.sampling.balls`), composed over E independently
     re-allocated epochs by AFA Thm 10 (:mod:`dpverify.sampling.balls_epochs`)."""
-    from ..certificate import bins_cert as C
     from ..sampling import balls as BB
 
     _epoch_form(args)
-    r = BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
-               args.neighboring or "add-remove")
+    return _bins_answer(args, BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
+                                     args.neighboring or "add-remove"))
+
+
+def _bins_answer(args: argparse.Namespace, r: Any) -> int:
+    """The bins.* answer of one balls-in-bins run (options or a balls_in_bins event document)."""
+    from ..certificate import bins_cert as C
+    from ..sampling import balls as BB
+
+    if args.claimed_eps is not None:
+        if args.delta is None:
+            raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
+        V.real("claimed_eps", args.claimed_eps)
     return _epoch_answer(
         args, C, lambda: BB.enclose_eps(r, args.delta), lambda: BB.enclose_delta(r, args.eps), r,
         f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, "

@@ -208,8 +208,12 @@ def _event(draw, depth: int = 0) -> dict:
     """One event tree node of a drawn type (every type of the event format can occur)."""
     leaves_ = ["gaussian", "laplace", "discrete_laplace", "discrete_gaussian", "randomized_response",
                "epsilon_delta", "mixture_of_gaussians", "zcdp", "no_op"]
-    inner = ["poisson_sampled", "sampled_without_replacement", "self_composed", "composed"]
-    t = draw(st.sampled_from(leaves_ + (inner if depth < 2 else [])))
+    # balls_in_bins: answered (bins.* kinds) as the whole tree, refused inside one (by design)
+    inner = ["poisson_sampled", "sampled_without_replacement", "self_composed", "composed", "balls_in_bins"]
+    return _event_of_type(draw, draw(st.sampled_from(leaves_ + (inner if depth < 2 else []))), depth)
+
+
+def _event_of_type(draw, t: str, depth: int = 0) -> dict:
     if t in ("gaussian", "laplace"):
         return {"type": t, "noise_multiplier": draw(dec(100, 400))}
     if t == "discrete_laplace":
@@ -234,6 +238,10 @@ def _event(draw, depth: int = 0) -> dict:
                 "event": {"type": "gaussian", "noise_multiplier": draw(dec(100, 300))}}
     if t == "self_composed":
         return {"type": t, "count": draw(st.integers(1, 10)), "event": _event(draw, depth + 1)}
+    if t == "balls_in_bins":  # T <= 4 batches for two epochs, <= 12 for one, so that an example stays seconds
+        b, e = draw(st.integers(1, 50)), draw(st.integers(1, 2))
+        return {"type": t, "dataset_size": b * draw(st.integers(2, 4 if e == 2 else 12)), "batch_size": b,
+                "epochs": e, "event": {"type": "gaussian", "noise_multiplier": draw(dec(100, 300))}}
     return {"type": "composed", "events": [_event(draw, depth + 1) for _ in range(draw(st.integers(1, 2)))]}
 
 
@@ -256,7 +264,7 @@ def _additive_step(draw, poisson: bool) -> dict:
     return ev if count == 1 else {"type": "self_composed", "count": count, "event": ev}
 
 
-AUDIT_FORMS = ("steps", "epochs", "events", "events-replace")
+AUDIT_FORMS = ("steps", "epochs", "events", "events-replace", "events-bins")
 
 
 @st.composite
@@ -279,6 +287,12 @@ def audit_dpsgd(draw, tmp, forms=AUDIT_FORMS):
             # E-fold composition (result.bins_epochs), kept to T <= 4 so that an example stays seconds
             b, t, e = draw(st.integers(1, 50)), draw(st.integers(2, 12)), draw(st.integers(1, 2))
             argv[3], argv[5], argv[7] = str(b * min(t, 4) if e == 2 else b * t), str(b), str(e)
+    elif form == "events-bins":  # a balls_in_bins document (bins.* kinds), under a relation its pair covers
+        doc = {"event": _event_of_type(draw, "balls_in_bins"),
+               "neighboring": draw(st.sampled_from(["add-remove", "add", "remove", "replace-special"]))}
+        path = Path(tmp) / "events.json"
+        path.write_text(json.dumps(doc))
+        argv = ["--events", str(path)]
     elif form == "events-replace":
         steps = [_additive_step(draw, True)] + [_additive_step(draw, draw(st.booleans()))
                                                 for _ in range(draw(st.integers(0, 2)))]
@@ -457,7 +471,7 @@ def test_every_mode_is_drawn():
         mechanism(name)  # raises for a mechanism without a strategy
     covered = {"gaussian", "laplace", "discrete_laplace", "discrete_gaussian", "randomized_response",
                "epsilon_delta", "mixture_of_gaussians", "zcdp", "no_op", "poisson_sampled",
-               "sampled_without_replacement", "self_composed", "composed"}
+               "sampled_without_replacement", "self_composed", "composed", "balls_in_bins"}
     assert set(EVENT_TYPES) == covered | set(EVENT_TYPES_NOT_DRAWN), sorted(set(EVENT_TYPES) ^ covered)
     from dpverify.sweep.tasks import task_table
 
@@ -467,6 +481,7 @@ def test_every_mode_is_drawn():
 #: modes drawn on their own too (a mode one command's cap could leave undrawn): id -> (strategy, cap)
 MODES = {
     "audit dpsgd events-replace": (lambda tmp: audit_dpsgd(tmp, forms=("events-replace",)), 3),
+    "audit dpsgd events-bins": (lambda tmp: audit_dpsgd(tmp, forms=("events-bins",)), 2),
 }
 
 
