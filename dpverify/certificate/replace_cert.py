@@ -38,34 +38,34 @@ def _result(b: dict[str, Any], quantity: str) -> dict[str, Any]:
     return out
 
 
+#: the given input -> (kind, what the enclosure encloses, statement of {what}, algorithm)
+_QUERIES = {
+    "delta": ("replace.epsilon", "epsilon(delta={})",
+              "epsilon(delta) of {} under replace-one lies in [lo, hi]: lo is attained by a zero-contribution "
+              "replacement, hi = 2 eps* with (1 + e^eps*) delta_add-remove(eps*) <= delta (group privacy); "
+              "result.lower is the remove direction's epsilon, result.upper delta_add-remove(eps*)",
+              "PLD accountant (remove direction: epsilon; add/remove: delta at eps* = hi/2)"),
+    "eps": ("replace.delta", "delta(eps={})",
+            "delta(eps) of {} under replace-one lies in [lo, hi]: lo is the remove direction's delta(eps), "
+            "attained by a zero-contribution replacement; hi >= (1 + e^(eps/2)) delta_add-remove(eps/2) (group "
+            "privacy), or 1; result.lower and result.upper are those two curves' enclosures",
+            "PLD accountant (remove direction: delta at eps; add/remove: delta at eps/2)"),
+}
+
+
 def bracket_certificate(inputs: dict[str, Any], b: dict[str, Any], delta: Optional[str] = None, *,
                         eps: Optional[str] = None) -> dict[str, Any]:
     """``replace.epsilon`` (``delta`` given, ``b`` from group_privacy_epsilon) or
     ``replace.delta`` (``eps`` given, ``b`` from group_privacy_delta)."""
     if (delta is None) == (eps is None):
         raise ValueError("give exactly one of delta or eps")
-    what = _what(inputs)
-    if delta is not None:
-        ins = dict(inputs, neighboring="replace-one", delta=exact_str(parse_exact(delta, "delta")))
-        return make_certificate(
-            claim={"quantity": "replace.epsilon",
-                   "statement": f"epsilon(delta) of {what} under replace-one lies in [lo, hi]: lo is attained by "
-                                "a zero-contribution replacement, hi = 2 eps* with (1 + e^eps*) "
-                                "delta_add-remove(eps*) <= delta (group privacy); result.lower is the remove "
-                                "direction's epsilon, result.upper delta_add-remove(eps*)",
-                   "source": R.SOURCE},
-            inputs=ins, result=_result(b, f"epsilon(delta={ins['delta']})"), precision_bits=256,
-            algorithm="PLD accountant (remove direction: epsilon; add/remove: delta at eps* = hi/2)")
-    ins = dict(inputs, neighboring="replace-one", eps=exact_str(parse_exact(eps, "eps")))
-    return make_certificate(
-        claim={"quantity": "replace.delta",
-               "statement": f"delta(eps) of {what} under replace-one lies in [lo, hi]: lo is the remove "
-                            "direction's delta(eps), attained by a zero-contribution replacement; hi >= (1 + "
-                            "e^(eps/2)) delta_add-remove(eps/2) (group privacy), or 1; result.lower and "
-                            "result.upper are those two curves' enclosures",
-               "source": R.SOURCE},
-        inputs=ins, result=_result(b, f"delta(eps={ins['eps']})"), precision_bits=256,
-        algorithm="PLD accountant (remove direction: delta at eps; add/remove: delta at eps/2)")
+    key, value = ("delta", delta) if delta is not None else ("eps", eps)
+    ins = dict(inputs, neighboring="replace-one", **{key: exact_str(parse_exact(value, key))})
+    kind, name, statement, algorithm = _QUERIES[key]
+    return make_certificate(claim={"quantity": kind, "statement": statement.format(_what(inputs)),
+                                   "source": R.SOURCE},
+                            inputs=ins, result=_result(b, name.format(ins[key])), precision_bits=256,
+                            algorithm=algorithm)
 
 
 def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
