@@ -53,8 +53,10 @@ def _dpa_events():
 def test_bracket_contains_dp_accountings_replace_one_value(tmp_path):
     """dp_accounting's REPLACE_ONE pair ((1-q) N(0) + q N(-1) vs (1-q) N(0) + q N(1)) is realised
     by replacing a record of gradient -e by one of +e, so its curve is a lower bound of the truth
-    (up to dp_accounting's discretisation); the bracket's upper end must be above it. The lower
-    end (the remove curve) is below it here: the replace pair dominates the remove pair."""
+    (up to dp_accounting's discretisation); the bracket's upper end must be above it, by a wide
+    margin at this setting (3.17 against 4.43; delta(2): 2.1e-3 against 9.5e-3). The lower end is
+    the curve of another realised replacement (a zero-contribution record); that it lies below
+    dp_accounting's pair here (1.89 against 3.17) is a check at this setting, not a theorem."""
     code, ceps = _cli(tmp_path, {"neighboring": "replace-one", "event": TREE}, "--delta", "1e-5")
     assert code == 0 and ceps["claim"]["quantity"] == "replace.epsilon"
     code, cdel = _cli(tmp_path, {"neighboring": "replace-one", "event": TREE}, "--eps", "2")
