@@ -442,7 +442,7 @@ def _poisson_replace_one(args: argparse.Namespace, events: list, inputs: dict, b
     if args.events:
         raise InvalidParameter("neighboring", "Poisson sampling under replace-one: give the schedule as a DpEvent "
                                "tree (an --events document with \"event\") or as schedule options")
-    for opt in ("plot_eps", "plot_profile", "plot_tradeoff", "strict_width"):
+    for opt in ("plot_eps", "plot_profile", "plot_tradeoff"):
         if getattr(args, opt, None):
             raise InvalidParameter(opt, f"--{opt.replace('_', '-')} does not apply to the replace-one bracket "
                                         "of Poisson sampling")
@@ -459,6 +459,9 @@ def _replace_one_answer(args: argparse.Namespace, inputs: dict, eps_of: Any, del
     if getattr(args, "statement", None):
         raise InvalidParameter("statement", "--statement does not apply to the replace-one bracket of Poisson "
                                             "sampling (a statement states one certified epsilon of a tight pair)")
+    if args.strict_width:
+        raise InvalidParameter("strict_width", "--strict-width does not apply to the replace-one bracket of "
+                                               "Poisson sampling (its width is the gap between two theorems)")
     if args.claimed_eps is not None:
         if args.delta is None:
             raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
