@@ -392,7 +392,10 @@ def _gamma_iv(A: Arith, a: Fraction, eps: Fraction, d: Fraction) -> tuple[Iv, Fr
         s_lo, s_hi = seed * (1 - Fraction(1, 1 << 24)), min(seed * (1 + Fraction(1, 1 << 24)), t_hi)
         if s_lo < s_hi and sign(s_lo) < 0 and sign(s_hi) > 0:
             t_lo, t_hi = s_lo, s_hi
-    for _ in range(0 if t_lo is not None else 4 * A.prec + 64):
+    # halving reaches t ~ 2^-(4 prec + 64) / d: the minimiser sits at p - d of the order of d
+    # itself for tiny d (delta = 1e-300 needs about 1000 halvings more than the precision)
+    halvings = 4 * A.prec + 64 + d.denominator.bit_length() - d.numerator.bit_length()
+    for _ in range(0 if t_lo is not None else halvings):
         sg = sign(t)
         if sg < 0:
             t_lo = t
