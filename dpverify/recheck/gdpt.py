@@ -233,6 +233,11 @@ def mu_gdp_mp(eps: mpf, delta: mpf, steps: Optional[int] = None) -> mpf:
 
 
 _MONOTONE = {"gaussian", "laplace", "pure", "approx", "sgd-example", "icea-example", "subsampled", "rr"}
+#: profiles that are the hockey-stick divergence of a pair of distributions, f(eps) =
+#: sup_S P(S) - e^eps Q(S): a supremum of affine functions of t = e^eps, so convex in t (the
+#: subsampled one is q g(1 + (t - 1)/q), g such a profile: convex too). The App B examples and
+#: expressions are formulas, not known to be convex in t: they get only the first-order cell test
+_CONVEX_IN_T = {"laplace", "pure", "approx", "subsampled", "rr"}
 
 
 def _gaussian_mu0(inputs: Mapping[str, Any]) -> Fraction:
@@ -256,7 +261,9 @@ _GDPT_EXPLAIN = (
     "Upper end: every cell of [0, eps_h] re-proved by a streamed adaptive partition of the "
     "second route's own (the recorded breakpoints only seed it): a cell [a, b] is proved when "
     "sup_[a,b] f <= delta_mu(b) with mu the least recorded upper end (f non-increasing: f(a); expr: "
-    "mpmath.iv interval arithmetic over the cell), so sup G_f <= mu by monotonicity of mu_GDP "
+    "mpmath.iv interval arithmetic over the cell), or, for the profiles of a pair (Laplace, pure, "
+    "approx, rr, subsampled: convex in t = e^eps, as delta_mu is), when f's chord lies below "
+    "delta_mu's tangent at the cell's midpoint at both ends, so sup G_f <= mu by monotonicity of mu_GDP "
     "(GDPT Thm 4.5, App A.5); a cell that cannot be proved down to 2^-40, or the cell cap "
     "(MAX_GDP_CELL_WORK units, counted, not timed) running out, refutes the upper end if G_f > mu "
     "is proved at that cell or at the next pending ones, else the certificate is undecided (exit 3). Tail beyond eps_h re-derived per mechanism "
@@ -486,6 +493,7 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
     if hi == mpmath.inf:
         raise CouldNotReprove("a finite lower end with an infinite upper end: the sup is not re-proved infinite")
     fbound = _cell_bound_iv(name, inputs, f)
+    convex = name in _CONVEX_IN_T
     hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
     work = CellWork()
     mu = hi
@@ -498,7 +506,7 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
         share = work.share(0.25)
         start = share.left
         try:
-            _prove_cells_iv(f, fbound, Fraction(0), eps_h, tight, hints, "head", dps, share)
+            _prove_cells_iv(f, fbound, Fraction(0), eps_h, tight, hints, "head", dps, share, convex)
             mu = tight
         except BudgetExceeded:
             raise
@@ -522,7 +530,7 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
     if mu < hi and least >= mu:
         head_hi = mu  # the refutation attempt proved sup over the head <= mu already
     else:
-        _prove_cells_iv(f, fbound, Fraction(0), eps_h, least, hints, where, dps, work)
+        _prove_cells_iv(f, fbound, Fraction(0), eps_h, least, hints, where, dps, work, convex)
         head_hi = least  # sup over the head <= head_hi, proved
     proved = {"head.unbounded", "head.mu_hi_exact"} if "mu_hi_exact" in head else {"head.unbounded"}
     # tail
@@ -535,7 +543,7 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
         bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
         # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
         # (sized for eps = 0) are not needed, the slack follows the working precision
-        _prove_cells_iv(f, fbound, eps_h, eps_t, mu, bb, "tail bridge", min(dps, 50), work)
+        _prove_cells_iv(f, fbound, eps_h, eps_t, mu, bb, "tail bridge", min(dps, 50), work, convex)
         again = _tail_status_iv(name, inputs, eps_t, mu)
     verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
     if verdict == "fails":
@@ -927,6 +935,17 @@ class _DeltaMuEnds:
         E, u, v = self._args(eps)
         return max(mpfr(0), A.dn.sub(self._phi(u[0], 0), A.up.mul(A.up.exp(E[1]), self._phi(v[1], 1))))
 
+    def tangent_lower(self, c: Fraction, xs: tuple) -> tuple:
+        """Lower ends of delta_mu's tangent in t = e^eps at eps = c (a lower bound of the convex
+        delta_mu everywhere), evaluated at t = e^x for each x of ``xs``: delta_mu(c) +
+        s (e^x - e^c), s = -Phi(-c/mu - mu/2) enclosed, each product's lower end."""
+        A = self.A
+        E, u, v = self._args(c)
+        d_lo = self.lower(c)
+        slope = (-self._phi(v[1], 1), -self._phi(v[0], 0))
+        ec = A.exp(E)
+        return tuple(A.dn.add(d_lo, A.mul(slope, A.sub(A.exp(A.q(x)), ec))[0]) for x in xs)
+
     def upper(self, eps: Fraction) -> mpfr:
         A = self.A
         E, u, v = self._args(eps)
@@ -960,7 +979,8 @@ def _cell_cost(bits: int) -> float:
 
 
 def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpfr], a0: Fraction, b0: Fraction,
-                    mu: mpf, hints: Any, where: str, dps: int, work: Optional[CellWork] = None) -> None:
+                    mu: mpf, hints: Any, where: str, dps: int, work: Optional[CellWork] = None,
+                    convex: bool = False) -> None:
     """Prove sup_[a0, b0] G_f <= mu on a streamed adaptive partition: cell [a, b] is proved
     by sup f <= delta_mu(b) (then f(x) <= delta_mu(b) <= delta_mu(x) on the cell: delta_mu
     decreases in eps, so G_f(x) <= mu), the upper end of the cell bound against the lower
@@ -971,7 +991,17 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
     for at the cell that stops the proof and at the left ends of the cells still pending
     (:func:`_refute_near`), so a false upper end whose excess lies inside the head is
     refused rather than left undecided. The cells are charged to ``work``; when it runs out
-    the answer is exit 3 (CellsExhausted) naming the cell width reached."""
+    the answer is exit 3 (CellsExhausted) naming the cell width reached.
+
+    ``convex``: f is convex in t = e^eps (:data:`_CONVEX_IN_T`). So is delta_mu (the
+    hockey-stick divergence of N(0, 1) and N(mu, 1)), with d delta_mu / dt = -Phi(-eps/mu - mu/2)
+    (d delta_mu / d eps = -e^eps Phi(-eps/mu - mu/2), GDPT eq. 2 differentiated: the density
+    terms cancel). A cell that fails the first-order test is then tried by a second-order one:
+    on [t_a, t_b], f lies below its chord (through the upper ends of f(a), f(b)) and delta_mu
+    above its tangent at the cell's midpoint c; chord minus tangent is affine in t, so chord <=
+    tangent at t_a and at t_b proves f <= delta_mu on the whole cell. Its error is of the order
+    of the width squared, so near a flat argmax (Laplace at eps = 0, where G_f'(0) = 0) cells of
+    width sqrt(hi - sup G_f) suffice where the first-order test needs width hi - sup G_f."""
     A = arith(_bits(dps))
     MU = _frac(mu)
     if MU <= 0:
@@ -1009,6 +1039,11 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
             fb = fbound(A, a, b)
             if fb <= 0 or fb <= dm.lower(b):
                 continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
+            if convex:
+                spent += cost
+                ta, tb = dm.tangent_lower(_dyadic_mid(a, b), (a, b))
+                if fiv(A, a)[1] <= ta and fiv(A, b)[1] <= tb:
+                    continue
             if b - a < min_w:
                 _refute_near(fiv, dm, A, a, b, stack, where)
                 raise CouldNotReprove(

@@ -175,3 +175,59 @@ def test_the_cell_cap_stops_a_proof_and_a_wider_end_passes():
         with pytest.raises(CertificateRejected, match="sup G_f > hi"):
             G._prove_cells_iv(f, fb, Fraction(0), Fraction(5), t - mpmath.mpf("1e-3"), None, "head", 50,
                               G.CellWork(5000))
+
+
+def test_the_second_order_cell_test_proves_narrow_ends_and_still_refutes():
+    """With f convex in e^eps (the Laplace pair), mu = T + 1e-9 is proved within 5000 units
+    (the first-order test above needs more), T + 1e-12 as well, and T - 1e-9 is refused."""
+    from dpverify.errors import CertificateRejected
+    from dpverify.recheck import gdpt as G
+
+    f = G._iv_profile("laplace", {"scale": "1"}, G._bits(50))
+    fb = G._cell_bound_iv("laplace", {"scale": "1"}, f)
+    t = truth("1")
+    with mpmath.workdps(50):
+        for gap in ("1e-9", "1e-12"):
+            G._prove_cells_iv(f, fb, Fraction(0), Fraction(5), t + mpmath.mpf(gap), None, "head", 50,
+                              G.CellWork(5000), convex=True)
+        with pytest.raises(CertificateRejected, match="sup G_f > hi"):
+            G._prove_cells_iv(f, fb, Fraction(0), Fraction(5), t - mpmath.mpf("1e-9"), None, "head", 50,
+                              G.CellWork(5000), convex=True)
+
+
+@pytest.mark.parametrize("margin", ["1e-9", "1e-12"])
+def test_producer_certificates_at_the_finest_margin_verify(margin, tmp_path):
+    """The producer accepts --margin down to 1e-12; its certificates verify (they were exit 3)."""
+    from dpverify.cli import main
+
+    out = tmp_path / "c.json"
+    assert main(["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "5", "--margin", margin,
+                 "--certificate", str(out)]) == 0
+    c = json.loads(out.read_text())
+    with mpmath.workdps(60):
+        t = truth("1")
+        assert mpmath.mpf(c["result"]["enclosure"]["lo"]) <= t <= mpmath.mpf(c["result"]["enclosure"]["hi"])
+    assert outcome(c) == 0
+
+
+def test_pure_eps0_narrow_forgeries_around_thm51():
+    """Pure eps0 = 1 (a pair profile, so the second-order cell test applies): mu* =
+    -2 Phi^-1(1 / (1 + e^eps0)) (GDPT Thm 5.1, mpmath at 60 digits). An upper end 1e-9 below
+    it with the argmax moved to eps = 3 is refused; [T - 1e-9, T + 1e-9] is accepted."""
+    with mpmath.workdps(60):
+        t = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.e) - 1)
+        c = json.loads((F2 / "gdp-certify-pure.json").read_text())
+        assert mpmath.mpf(c["result"]["enclosure"]["lo"]) <= t <= mpmath.mpf(c["result"]["enclosure"]["hi"])
+
+        def moved(lo: mpmath.mpf, hi: mpmath.mpf, argmax: str) -> dict:
+            d = copy.deepcopy(c)
+            enc = {"lo": mpmath.nstr(lo, 30), "hi": mpmath.nstr(hi, 30)}
+            d["result"]["enclosure"] = enc
+            d["result"]["head"]["enclosure"] = dict(enc)
+            d["result"]["head"].pop("mu_hi_exact", None)
+            d["result"]["head"]["argmax"] = argmax
+            return reseal(d)
+
+        e = mpmath.mpf("1e-9")
+        assert outcome(moved(t - 3 * e, t - e, "3")) == 1
+        assert outcome(moved(t - e, t + e, "0")) == 0
