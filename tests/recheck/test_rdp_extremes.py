@@ -2,9 +2,8 @@
 
 * The optimal conversion (ABC Thm 3, eq. 16) at delta = 1e-300: the minimiser over p sits
   at p - delta of the order of delta, below where the halving from p = 1 stopped, so the
-  re-check answered "not bracketed". Reference: an mpmath evaluation of eq. (16) at 60
-  digits, S(p) = p^a (p-d)^(1-a) + (1-p)^a (e^eps - p + d)^(1-a) minimised by golden
-  section in log(p - d) (S is convex in p), its root in eps by bisection.
+  re-check answered "not bracketed". Reference: the rdp tests' mpmath evaluation of eq. (16)
+  (golden section in log(p - d), the root in eps by bisection), at 30 digits.
 * A Poisson-subsampled Gaussian at q = 1 - 1e-30 with few digits: log1p(-q) rounded -q to
   -1 at a precision below 100 bits. Reference: the q -> 1 limit, the Gaussian of noise s,
   D_alpha = alpha / (2 s^2) (Mironov 2017 Prop 7), so the classic conversion is
@@ -23,45 +22,10 @@ import pytest
 from mpmath import mpf
 
 from ..certs import outcome, reseal
+from ..rdp.test_to_dp import _abc_thm3_eps
 
 ROOT = Path(__file__).resolve().parents[2]
 F2 = ROOT / "tests" / "certificate" / "format2"
-
-
-def gamma_mp(a: mpf, eps: mpf, d: mpf) -> mpf:
-    """eps + min_{p in (d, 1]} log S(p) / (a - 1), ABC eq. (16)."""
-    E = mpmath.exp(eps)
-
-    def log_s(lt: mpf) -> mpf:
-        t = mpmath.exp(lt)
-        p = d + t
-        s = p**a * t ** (1 - a)
-        if p < 1:
-            s += (1 - p) ** a * (E - t) ** (1 - a)
-        return mpmath.log(s)
-
-    lo, hi = mpmath.log(d) - 200, mpmath.log(1 - d)
-    g = (mpmath.sqrt(5) - 1) / 2
-    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
-    f1, f2 = log_s(x1), log_s(x2)
-    for _ in range(400):
-        if f1 < f2:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - g * (hi - lo)
-            f1 = log_s(x1)
-        else:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + g * (hi - lo)
-            f2 = log_s(x2)
-    return eps + min(f1, f2) / (a - 1)
-
-
-def optimal_eps(a: str, rdp: str, d: str, hi: int) -> mpf:
-    lo, up = mpf(0), mpf(hi)
-    for _ in range(70):
-        m = (lo + up) / 2
-        lo, up = (m, up) if gamma_mp(mpf(a), m, mpf(d)) < mpf(rdp) else (lo, m)
-    return (lo + up) / 2
 
 
 def _to_dp(a: str, rdp: str, t: mpf, rel: float) -> dict:
@@ -73,11 +37,11 @@ def _to_dp(a: str, rdp: str, t: mpf, rel: float) -> dict:
     return reseal(c)
 
 
-@pytest.mark.parametrize("a,rdp,hi", [("2", "0.1", 2000), ("32", "1", 100)])
-def test_optimal_conversion_at_delta_1e_300_is_proved(a, rdp, hi):
+@pytest.mark.parametrize("a,rdp", [("2", "0.1"), ("32", "1")])
+def test_optimal_conversion_at_delta_1e_300_is_proved(a, rdp):
     """A 2e-10-wide enclosure around the mpmath root is accepted; moved by 1e-6 it is refused."""
-    with mpmath.workdps(60):
-        t = optimal_eps(a, rdp, "1e-300", hi)
+    with mpmath.workdps(30):
+        t = _abc_thm3_eps(mpf(a), mpf(rdp), mpf(10) ** -300)
         assert outcome(_to_dp(a, rdp, t, 0)) == 0
         assert outcome(_to_dp(a, rdp, t, 1e-6)) == 1
         assert outcome(_to_dp(a, rdp, t, -1e-6)) == 1
