@@ -534,17 +534,36 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
         head_hi = least  # sup over the head <= head_hi, proved
     proved = {"head.unbounded", "head.mu_hi_exact"} if "mu_hi_exact" in head else {"head.unbounded"}
     # tail
-    again = _tail_status_iv(name, inputs, eps_h, mu)
     recorded = tail.get("status")
-    if recorded == "certified" and again != "certified" and "bridge_to" in tail:
-        eps_t = exact_input(tail, "bridge_to")
-        if not eps_h <= eps_t <= 10**6:
-            raise CouldNotReprove("tail.bridge_to outside [eps_h, 1e6]")
-        bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
-        # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
-        # (sized for eps = 0) are not needed, the slack follows the working precision
-        _prove_cells_iv(f, fbound, eps_h, eps_t, mu, bb, "tail bridge", min(dps, 50), work, convex)
-        again = _tail_status_iv(name, inputs, eps_t, mu)
+
+    def tail_at(m: mpf) -> Optional[str]:
+        again = _tail_status_iv(name, inputs, eps_h, m)
+        if recorded == "certified" and again != "certified" and "bridge_to" in tail:
+            eps_t = exact_input(tail, "bridge_to")
+            if not eps_h <= eps_t <= 10**6:
+                raise CouldNotReprove("tail.bridge_to outside [eps_h, 1e6]")
+            bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
+            # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
+            # (sized for eps = 0) are not needed, the slack follows the working precision
+            _prove_cells_iv(f, fbound, eps_h, eps_t, m, bb, "tail bridge", min(dps, 50), work, convex)
+            again = _tail_status_iv(name, inputs, eps_t, m)
+        return again
+
+    if mu < hi:
+        # the refutation attempt bounded the head below lo; the sup over every eps is below
+        # lo only if the tail is proved at that value too. A bridge cell failing there
+        # refutes our own proposal, not the certificate: fall back to the recorded upper end
+        try:
+            again = tail_at(mu)
+        except BudgetExceeded:
+            raise
+        except (CouldNotReprove, CertificateRejected):
+            again = None
+        if again not in ("certified", "not GDP"):
+            mu = hi
+            again = tail_at(mu)
+    else:
+        again = tail_at(mu)
     verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
     if verdict == "fails":
         return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict, proved=frozenset(proved),
