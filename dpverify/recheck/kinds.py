@@ -234,13 +234,19 @@ _ROWS: list[Kind] = [
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
            hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
-    *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route (a zero-gradient replacement "
-                   "realises removal; tight pair, AFA Thm 11 remark)"),
+    *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route of a DP-SGD schedule or of "
+                   "an event tree of Gaussian / Laplace steps (a zero-contribution replacement realises removal; "
+                   "tight pair, AFA Thm 11 remark)"),
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
              "second route, the factor and the product rounded up in MPFR"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
            certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("replace.epsilon", "replace.claim")],
+    Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
+                            "a zero-contribution replacement realises removal), its lower end >= lo"),
+         P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
+           "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
+         verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason")),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
                    "curve), > delta at the unsafe end (lower curve)"),
@@ -474,6 +480,14 @@ _steps(["bins.epsilon", "bins.delta", "bins.claim"], [
 _steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [
     ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, rounded up in MPFR against delta rounded "
      "down", PROOF, True),
+    ("an event tree: its Gaussian / Laplace leaves (Poisson-sampled or not) as in events.* (interval tails in "
+     "directed rounding); any other step refused", PROOF, True),
+])
+_steps(["replace.delta"], _PLD_STEPS + [
+    ("group-privacy factor (1 + e^(eps/2)) times the PLD upper end at eps/2, rounded up in MPFR against the "
+     "recorded upper end rounded down", PROOF, True),
+    ("an event tree: its Gaussian / Laplace leaves (Poisson-sampled or not) as in events.* (interval tails in "
+     "directed rounding); any other step refused", PROOF, True),
 ])
 _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
