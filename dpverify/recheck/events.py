@@ -467,7 +467,7 @@ def _abc_gamma_above(A: Arith, al: Fraction, E: Fraction, d: Fraction, g: Fracti
     am1 = A.q(al - 1)
     need = A.exp(A.mul(am1, A.q(g - E)))
     if al * d >= 1:
-        inf_s = A.exp(A.neg(A.mul(am1, A.log1p(A.neg(D)))))
+        inf_s = A.exp(A.neg(A.mul(am1, A.log(A.q(1 - d)))))  # (1 - d exact: no rounding of -d to -1)
         return inf_s[0] > need[1]
     x = A.exp(A.q(E))
 
