@@ -803,9 +803,10 @@ _SUP_BITS, _SUP_CAP = 40, 1 << 20
 def _loss_sup(make: Callable, d: str) -> "Fraction | None":
     """An upper bound of the essential supremum of one step's privacy loss under P (a
     dyadic rational): a point e where the interval tail P(L > e) has upper end exactly 0,
-    which proves L <= e P-almost surely. None where no such e below 2^20 is found (the
-    Gaussian's loss is unbounded) or the step has P-mass at +inf. A search: any point at
-    which the tail was proved 0 is a valid bound, so the bisection keeps only such points."""
+    which proves L <= e P-almost surely. None where the tail is not proved 0 at 2^20 (the
+    Gaussian's loss is unbounded; a leaf whose tails cannot be evaluated there) or the
+    step has P-mass at +inf. A search: any point at which the tail was proved 0 is a valid
+    bound, so the bisection keeps only such points."""
     tails, _ = make(d)
     if tails.inf != 0:
         return None
@@ -814,14 +815,15 @@ def _loss_sup(make: Callable, d: str) -> "Fraction | None":
     def zero(i: int) -> bool:
         return tails(A, A.dyadic(i, _SUP_BITS))[0][1] == 0
 
-    a, b = 0, 1 << _SUP_BITS  # zero(b) not yet known; a: not proved zero (or 0)
-    while not zero(b):
-        a, b = b, 2 * b
-        if b > _SUP_CAP << _SUP_BITS:
+    try:
+        a, b = 0, _SUP_CAP << _SUP_BITS  # zero(b) holds, zero(a) is not known to
+        if not zero(b):
             return None
-    while b - a > 1:
-        mid = (a + b) // 2
-        a, b = (a, mid) if zero(mid) else (mid, b)
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (a, mid) if zero(mid) else (mid, b)
+    except (CouldNotReprove, ArithmeticError, ValueError):
+        return None  # only the shortcut is lost: the grid route still answers
     return Fraction(b, 1 << _SUP_BITS)
 
 
