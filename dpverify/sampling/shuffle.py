@@ -190,6 +190,26 @@ def _mu_upper(r: ShuffleRun) -> Fraction:
         return Fraction(int((hi * s).upper().ceil().unique_fmpz()), s)
 
 
+def _mu_lower(r: ShuffleRun) -> Fraction:
+    """A rational <= Delta sqrt(E) / sigma, 40 digits."""
+    with working_precision(_PREC):
+        m = ball(sensitivity(r.relation)) * arb(r.epochs).sqrt() / ball(r.sigma)
+        lo = endpoints(m)[0]
+        s = 10**40
+        return Fraction(int((lo * s).lower().floor().unique_fmpz()), s)
+
+
+def gaussian_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, arb]:
+    """[lo, hi] of delta_mu(eps) for the no-amplification Gaussian, mu = Delta sqrt(E) / sigma:
+    delta_mu at a rational below and above mu (delta_mu increases with mu, GDPT App A.5).
+    The upper end bounds the mechanism; the lower end bounds only this Gaussian pair (the
+    value where it exceeds delta is where the upper end stops certifying anything)."""
+    from ..gdp.delta_mu import delta_mu
+
+    lo = delta_mu(_mu_lower(r), eps, digits=10).lo
+    return lo, delta_mu(_mu_upper(r), eps, digits=10).hi
+
+
 def upper_eps(r: ShuffleRun, delta: Fraction, digits: int = 8) -> tuple[arb, Fraction]:
     """Upper end of epsilon(delta) (an exact point) and the mu used.
 
