@@ -135,8 +135,8 @@ class _Route:
         for key, make, T in blocks:
             ck = (key, d, m)
             if ck not in self.cache:
-                tails, inf = make(d)
-                self.cache[ck] = P._discretise(tails, inf, self.K, self.tau, m, cap=10**8)
+                tails, _ = make(d)
+                self.cache[ck] = P._discretise(tails, self.K, self.tau, m, cap=10**8)
             u, l = self.cache[ck]
             if side == "upper":
                 X = P._power(u, T, P._mul_upper, self.K, self.budget)

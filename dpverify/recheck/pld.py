@@ -19,9 +19,7 @@ directed rounding (:class:`IvTails`: :func:`gauss_tails`, :func:`laplace_tails`,
 Taylor expansion of the normal tail with a Cramer-inequality remainder), every mass
 is rounded outward to integer units, the products are exact, and delta(eps) and
 eps(delta) are read off the integers with directed exp, expm1 and log, so an accept
-is a proof. Leaves that still hand in mpmath tails (some event kinds, see
-:mod:`.events`) take the older path (:func:`_discretise_at`, one unit of margin,
-an estimate). The grid starts four halvings below the recorded one (a hint) and
+is a proof (every leaf hands in interval tails; anything else is refused). The grid starts four halvings below the recorded one (a hint) and
 only the directions and sides not yet inside the recorded enclosure are refined
 (:func:`_grid_for_width`): hints choose, they never prove.
 """
@@ -58,60 +56,11 @@ _M = 8  # grid 2^-8
 MAX_KNOTS = 1 << 22
 
 
-def _tails(sig: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
-    mu = 1 / sig if direction != "replace" else 2 / sig
-    if q == 1:
-        return mpmath.ncdf(-e / mu + mu / 2), mpmath.ncdf(-e / mu - mu / 2)
-    if direction == "remove":
-        a = mpmath.expm1(e) + q
-        if a <= 0:
-            return mpf(1), mpf(1)
-        x = (mpmath.log(a / q) + mu * mu / 2) / mu
-        return (1 - q) * mpmath.ncdf(-x) + q * mpmath.ncdf(mu - x), mpmath.ncdf(-x)
-    a = mpmath.expm1(-e) + q
-    if a <= 0:
-        return mpf(0), mpf(0)
-    x = (mpmath.log(a / q) + mu * mu / 2) / mu
-    pt = mpmath.ncdf(x)
-    return pt, (1 - q) * pt + q * mpmath.ncdf(x - mu)
-
-
-def _laplace_tails(b: mpf, q: mpf, direction: str, e: mpf) -> tuple[mpf, mpf]:
-    """Subsampled Laplace pair (scale b, sensitivity 1), by the same case split
-    as the arb route but written on the densities' survival functions."""
-    lmin = mpmath.log(1 - q + q * mpmath.exp(-1 / b))
-    lmax = mpmath.log(1 - q + q * mpmath.exp(1 / b))
-    lo_end, hi_end = (lmin, lmax) if direction == "remove" else (-lmax, -lmin)
-    if e >= hi_end:
-        return mpf(0), mpf(0)
-    if e < lo_end:
-        return mpf(1), mpf(1)
-    s0 = lambda x: mpmath.exp(-x / b) / 2  # noqa: E731
-    s1 = lambda x: 1 - mpmath.exp((x - 1) / b) / 2  # noqa: E731
-    if direction == "remove":
-        x = (b * mpmath.log((mpmath.expm1(e) + q) / q) + 1) / 2
-        return (1 - q) * s0(x) + q * s1(x), s0(x)
-    x = (b * mpmath.log((mpmath.expm1(-e) + q) / q) + 1) / 2
-    return 1 - s0(x), (1 - q) * (1 - s0(x)) + q * (1 - s1(x))
-
-
-def _finite(P: list, Q: list):
-    """Tails and +inf mass of a finite pair, by summation."""
-
-    def tails(e: mpf) -> tuple[mpf, mpf]:
-        x = mpmath.exp(e)
-        sel = [(p, r) for p, r in zip(P, Q) if p > 0 and r > 0 and p > x * r]
-        return mpmath.fsum(p for p, _ in sel), mpmath.fsum(r for _, r in sel)
-
-    return tails, mpmath.fsum(p for p, r in zip(P, Q) if r == 0)
-
-
 class IvTails:
     """Tails of a pair in directed-rounding intervals: ``fn(A, e) -> (P(L > e), Q(L > e))``,
     each an enclosure (:mod:`.core`) for the exact point e (an interval, a grid point
     i 2^-m in practice). ``inf`` is the exact P-mass at loss +inf. The discretisation
-    of such tails is a proof; plain mpmath tails (a callable of an mpf) are still
-    accepted from leaves without an interval route, and are an estimate."""
+    of such tails is a proof, and the only kind of tails :func:`_discretise` accepts."""
 
     __slots__ = ("fn", "inf")
 
@@ -165,8 +114,9 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
 
 
 def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
-    """The subsampled Laplace pair (scale ``b``, sensitivity 1) of :func:`_laplace_tails`,
-    in directed rounding: L ranges over [lmin, lmax], lmin = log(1 - q + q e^{-1/b}),
+    """The subsampled Laplace pair (scale ``b``, sensitivity 1), by the same case split as
+    the arb route but written on the densities' survival functions, in directed
+    rounding: L ranges over [lmin, lmax], lmin = log(1 - q + q e^{-1/b}),
     lmax = log(1 - q + q e^{1/b}) (remove; add: [-lmax, -lmin]); inside, L > e iff
     x > x_e with x_e in [0, 1], s0(x) = e^{-x/b}/2, s1(x) = 1 - e^{(x-1)/b}/2. An e whose
     side of an end is not decided by the intervals gets [0, 1] (sound, loose)."""
@@ -224,21 +174,11 @@ def finite_tails(P: list, Q: list) -> IvTails:
     return IvTails(fn, inf)
 
 
-def _range(tails, inf: mpf, h: mpf, tau: mpf, cap: int = 10**7) -> tuple[int, int]:
-    """Knot indices [lo, hi] outside which each tail is at most ``tau``: doubling, then
-    bisection (the tails are monotone), so the range is not up to twice too long."""
-    def above(i: int) -> bool:
-        return tails(i * h)[0] > tau
-
-    def below(i: int) -> bool:
-        return 1 - inf - tails(i * h)[0] > tau
-
-    return _range_by(above, below, cap)
-
-
 def _range_by(above: Callable[[int], bool], below: Callable[[int], bool], cap: int) -> tuple[int, int]:
-    """The search of :func:`_range` on two monotone predicates of the knot index (a
-    choice only: any range gives sound masses, a short one only looser bounds)."""
+    """Knot indices [lo, hi] outside which each tail is at most the threshold, on two
+    monotone predicates of the knot index: doubling, then bisection, so the range is not
+    up to twice too long (a choice only: any range gives sound masses, a short one only
+    looser bounds)."""
     hi = 1
     while above(hi) and hi < cap:
         hi *= 2
@@ -256,21 +196,15 @@ def _range_by(above: Callable[[int], bool], below: Callable[[int], bool], cap: i
     return lo, hi
 
 
-def _discretise(tails, inf: mpf, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
+def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
                 max_knots: int = MAX_KNOTS):
     """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
     index range capped at +-``cap`` (the calibration re-check uses finer grids); a range
-    of ``max_knots`` points or more fails closed (exit 3) before the work.
-
-    Worked at K + 2m + 64 bits: a connect-the-dots mass is a second difference of the
-    curve over knots h apart, so the tails lose about 2m bits to cancellation, and the
-    masses must still be right to well under one unit 2^-K before they are rounded
-    outward by a unit. The ``tails`` must evaluate their parameters at the ambient
-    precision (not capture them rounded)."""
-    if isinstance(tails, IvTails):
-        return _discretise_iv(tails, K, tau, m, cap, max_knots)
-    with mpmath.workprec(max(mpmath.mp.prec, K + 2 * m + 64)):
-        return _discretise_at(tails, inf, K, tau, m, cap, max_knots)
+    of ``max_knots`` points or more fails closed (exit 3) before the work. The masses are
+    proved (:func:`_discretise_iv`)."""
+    if not isinstance(tails, IvTails):  # an accept must rest on interval tails
+        raise TypeError(f"the PLD re-check discretises interval tails only, not {type(tails).__name__}")
+    return _discretise_iv(tails, K, tau, m, cap, max_knots)
 
 
 def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int):
@@ -317,24 +251,6 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         lp.append(max(0, floor_int(dn_ctx.mul(A.sub(pts[t][0], pts[t + 1][0])[0], UK))))
         lq.append(max(0, ceil_int(up_ctx.mul(A.sub(pts[t][1], pts[t + 1][1])[1], UK))))
     l_inf = max(0, (inf.numerator << K) // inf.denominator)
-    return (i0, up, up_inf), (i0, lp, lq, l_inf)
-
-
-def _discretise_at(tails, inf: mpf, K: int, tau: mpf, m: int, cap: int, max_knots: int):
-    h = mpf(2) ** -m
-    i0, n = _range(tails, inf, h, tau, cap)
-    if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
-        raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
-    unit = mpf(2) ** K
-    pts = [tails(i * h) for i in range(i0, n + 1)]
-    xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
-    ds = [p - x * qq + inf for (p, qq), x in zip(pts, xs)]
-    sl = [(ds[0] - 1) / xs[0]] + [(ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1]) for t in range(1, len(ds))] + [mpf(0)]
-    up = [max(0, int(mpmath.ceil(xs[t] * (sl[t + 1] - sl[t]) * unit)) + 1) for t in range(len(ds))]
-    up_inf = int(mpmath.ceil(ds[-1] * unit)) + 1
-    lp = [max(0, int(mpmath.floor((pts[t][0] - pts[t + 1][0]) * unit)) - 1) for t in range(len(ds) - 1)]
-    lq = [int(mpmath.ceil((pts[t][1] - pts[t + 1][1]) * unit)) + 1 for t in range(len(ds) - 1)]
-    l_inf = max(0, int(mpmath.floor(inf * unit)) - 1)
     return (i0, up, up_inf), (i0, lp, lq, l_inf)
 
 
@@ -410,8 +326,8 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     want_u, want_l = sides != "lower", sides != "upper"
     ups, lows = None, None
     for make, T in events:
-        tails, inf = make(direction)
-        u, l = _discretise(tails, inf, K, tau, m, max_knots=max_knots)
+        tails, _ = make(direction)
+        u, l = _discretise(tails, K, tau, m, max_knots=max_knots)
         U = _power(u, T, _mul_upper, K, budget) if want_u else None
         L = _power(l, T, _mul_lower, K, budget) if want_l else None
         ups = U if ups is None else (_mul_upper(ups, U, K, budget) if want_u else None)

@@ -20,10 +20,8 @@ Shares no code with :mod:`dpverify.rdp`. Every accept rests on an enclosure (:mo
 * ABC Fig. 2 (``rdp.abc_*``): the same cells on the Gaussian curve, restricted to
   alpha <= 1/delta (ABC Lemma 2's eps_0), and exact integer arithmetic for the counts.
 
-The mpmath helpers only propose or serve as references: :func:`_golden` places the orders
-and p at which this module and the zCDP leaf of the events route prove their bounds;
-:func:`_optimal` (ABC Thm 3 by bisection in eps) is the mpmath reference of
-tests/rdp/test_to_dp.py. Nothing here accepts on them.
+The mpmath helper only proposes: :func:`_golden` places the orders and p at which this
+module and the zCDP leaf of the events route prove their bounds. Nothing accepts on it.
 """
 
 from __future__ import annotations
@@ -1112,56 +1110,8 @@ def _square_nonneg(A: Arith, x: Iv) -> Iv:
     return A.mul((max(x[0], mpfr(0)), x[1]), (max(x[0], mpfr(0)), x[1]))
 
 
-# --------------------------------------------------------------------------- mpmath helpers (estimates)
-# the zCDP leaf of the events route (recheck.events) proposes with these; no rdp kind accepts on them
-
-
-def _classic(a: mpf, g: mpf, d: mpf) -> mpf:
-    return g + mpmath.log(1 / d) / (a - 1)
-
-
-def _balle(a: mpf, g: mpf, d: mpf) -> mpf:
-    return max(mpf(0), g + mpmath.log1p(-1 / a) - (mpmath.log(d) + mpmath.log(a)) / (a - 1))
-
-
-def _s(a: mpf, e: mpf, d: mpf, p: mpf) -> mpf:
-    """ABC eq. (16): p^a (p-d)^(1-a) + (1-p)^a (e^e - p + d)^(1-a)."""
-    return p**a * (p - d) ** (1 - a) + (1 - p) ** a * (mpmath.exp(e) - p + d) ** (1 - a)
-
-
-def _min_log_s(a: mpf, e: mpf, d: mpf, iters: int) -> tuple[mpf, mpf]:
-    """(p, value): min over p in (d, 1] of log ABC (16) by golden-section search in
-    t = log(p - d), so that minimisers near d are resolved (S is convex in p). The value
-    is log S at an evaluated point, so e + value / (a - 1) bounds gamma from above; p is
-    the search's point (any p in (d, 1] gives such a bound). For a d >= 1 the minimum is
-    at p = 1 (ABC Thm 4 eq. 17)."""
-    if a * d >= 1:
-        return mpf(1), (1 - a) * mpmath.log(1 - d)
-    tl, th = mpmath.log(mpf(10) ** (-mpmath.mp.dps) * d), mpmath.log(1 - d)
-    h = lambda t: mpmath.log(_s(a, e, d, d + mpmath.exp(t)))  # noqa: E731
-    t_star, best = _golden(h, tl, th, iters)
-    edge = h(th)
-    return (d + mpmath.exp(t_star), best) if best < edge else (mpf(1), edge)
-
-
-def _gamma_opt(a: mpf, e: mpf, d: mpf) -> mpf:
-    """ABC's gamma_alpha(e, delta) = e + min_p log S(p) / (alpha - 1)."""
-    return e + _min_log_s(a, e, d, int(mpmath.mp.prec * 1.6) + 40)[1] / (a - 1)
-
-
-def _optimal(a: mpf, g: mpf, d: mpf) -> mpf:
-    if _gamma_opt(a, mpf(0), d) >= g:
-        return mpf(0)
-    lo, hi = mpf(0), _classic(a, g, d) + 1
-    for _ in range(int(mpmath.mp.prec) + 20):
-        m = (lo + hi) / 2
-        if _gamma_opt(a, m, d) >= g:
-            hi = m
-        else:
-            lo = m
-    return hi
-
-
+# --------------------------------------------------------------------------- mpmath proposals
+# only choose points (orders, p) at which the directed routes above prove; nothing accepts on them
 
 
 def _golden(h: Callable[[mpf], mpf], tl: mpf, th: mpf, iters: int) -> tuple[mpf, mpf]:

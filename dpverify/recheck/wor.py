@@ -28,24 +28,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-import mpmath
 from mpmath import mpf
 
 from . import pld as P
 
-__all__ = ["wor_tails", "wor_make", "lower_inputs", "max_curve_tails"]
-
-
-def wor_tails(sig: mpf, g: mpf, e: mpf) -> tuple[mpf, mpf]:
-    """(P~(L > e), Q~(L > e)) of the AFA Cor 32 pair at noise ``sig``, rate ``g``."""
-    half = sig / 2
-    pr, qr = P._tails(half, g, "remove", e)
-    pa, qa = P._tails(half, g, "add", e)
-    if e == 0:
-        # tie of the curves: the larger right derivative -H'(1+) is the smaller Q-tail
-        return (pr, qr) if qr <= qa else (pa, qa)
-    x = mpmath.exp(e)
-    return (pr, qr) if pr - x * qr >= pa - x * qa else (pa, qa)
+__all__ = ["wor_make", "lower_inputs", "max_curve_tails"]
 
 
 def max_curve_tails(first: "P.IvTails", second: "P.IvTails") -> "P.IvTails":

@@ -13,7 +13,8 @@ import pytest
 
 from dpverify import calibrate
 from dpverify.certificate import verify_certificate
-from dpverify.recheck.wor import wor_tails
+from dpverify.recheck.core import arith
+from dpverify.recheck.wor import wor_make
 from dpverify.cli import main
 from dpverify.cli.calibrate import certificate
 from dpverify.errors import CertificateRejected, InvalidParameter
@@ -45,11 +46,19 @@ def one_step_delta(sigma, g, eps):
 
 
 def test_cor32_tails_against_quadrature():
+    """The re-check's directed-rounding Cor 32 tails (the maximum of the two Poisson
+    curves at sigma/2, rate B/N) enclose the one-step delta found by quadrature."""
+    tails, _ = wor_make(Fraction(3), 1, 10)("remove")  # sigma/2 = 3/2, g = 1/10
+    A = arith(120)
     with mpmath.workdps(30):
-        s, g = mpmath.mpf(3) / 2, mpmath.mpf(1) / 10
-        for e in (mpmath.mpf(0), mpmath.mpf("0.3"), mpmath.mpf(1)):
-            p, q = wor_tails(s, g, e)
-            assert abs((p - mpmath.exp(e) * q) - one_step_delta(s, g, e)) < mpmath.mpf(10) ** -12
+        for e in (Fraction(0), Fraction(3, 10), Fraction(1)):
+            (p0, p1), (q0, q1) = tails(A, A.q(e))
+            x = mpmath.exp(mpmath.mpf(e.numerator) / e.denominator)
+            lo = mpmath.mpf(p0) - x * mpmath.mpf(q1)
+            hi = mpmath.mpf(p1) - x * mpmath.mpf(q0)
+            ref = one_step_delta(mpmath.mpf(3), mpmath.mpf(1) / 10, mpmath.mpf(e.numerator) / e.denominator)
+            assert hi - lo < mpmath.mpf(10) ** -25
+            assert lo - mpmath.mpf(10) ** -12 < ref < hi + mpmath.mpf(10) ** -12
 
 
 def test_realised_pair_by_enumerating_batches():

@@ -6,7 +6,7 @@
   of the Gaussian mechanism with mu sqrt(T) (composition of Gaussians is Gaussian,
   GDPT Cor 3.3): delta(eps) = Phi(-eps/m + m/2) - e^eps Phi(-eps/m - m/2), and eps(delta)
   its root (mpmath bisection at 1000 bits);
-* the discretisation's integers must agree with the older mpmath discretisation to the
+* the discretisation's integers must agree with a mpmath reference discretisation to the
   one unit of margin that one carries.
 """
 
@@ -28,6 +28,62 @@ def _mp(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
+# --------------------------------------------------------------------------- mpmath references
+# the same tails and discretisation written out in mpmath (estimates at high precision, no
+# directed rounding): what the interval route must enclose
+
+
+def _ref_gauss_tails(sig, q, direction: str, e):
+    mu = 1 / sig
+    if q == 1:
+        return mpmath.ncdf(-e / mu + mu / 2), mpmath.ncdf(-e / mu - mu / 2)
+    if direction == "remove":
+        a = mpmath.expm1(e) + q
+        if a <= 0:
+            return mpmath.mpf(1), mpmath.mpf(1)
+        x = (mpmath.log(a / q) + mu * mu / 2) / mu
+        return (1 - q) * mpmath.ncdf(-x) + q * mpmath.ncdf(mu - x), mpmath.ncdf(-x)
+    a = mpmath.expm1(-e) + q
+    if a <= 0:
+        return mpmath.mpf(0), mpmath.mpf(0)
+    x = (mpmath.log(a / q) + mu * mu / 2) / mu
+    pt = mpmath.ncdf(x)
+    return pt, (1 - q) * pt + q * mpmath.ncdf(x - mu)
+
+
+def _ref_laplace_tails(b, q, direction: str, e):
+    """Subsampled Laplace (scale b, sensitivity 1) on the densities' survival functions."""
+    lmin = mpmath.log(1 - q + q * mpmath.exp(-1 / b))
+    lmax = mpmath.log(1 - q + q * mpmath.exp(1 / b))
+    lo_end, hi_end = (lmin, lmax) if direction == "remove" else (-lmax, -lmin)
+    if e >= hi_end:
+        return mpmath.mpf(0), mpmath.mpf(0)
+    if e < lo_end:
+        return mpmath.mpf(1), mpmath.mpf(1)
+    s0 = lambda x: mpmath.exp(-x / b) / 2  # noqa: E731
+    s1 = lambda x: 1 - mpmath.exp((x - 1) / b) / 2  # noqa: E731
+    if direction == "remove":
+        x = (b * mpmath.log((mpmath.expm1(e) + q) / q) + 1) / 2
+        return (1 - q) * s0(x) + q * s1(x), s0(x)
+    x = (b * mpmath.log((mpmath.expm1(-e) + q) / q) + 1) / 2
+    return 1 - s0(x), (1 - q) * (1 - s0(x)) + q * (1 - s1(x))
+
+
+def _ref_discretise(tails, i0: int, n: int, K: int, m: int):
+    """Connect-the-dots masses and quantised masses on knots i0..n of the grid 2^-m, in
+    units 2^-K, from mpmath tails with one unit of margin each way (upper and Q-masses
+    up, P-masses down; no mass at +inf here)."""
+    h, unit = mpmath.mpf(2) ** -m, mpmath.mpf(2) ** K
+    pts = [tails(i * h) for i in range(i0, n + 1)]
+    xs = [mpmath.exp(i * h) for i in range(i0, n + 1)]
+    ds = [p - x * qq for (p, qq), x in zip(pts, xs)]
+    sl = [(ds[0] - 1) / xs[0]] + [(ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1]) for t in range(1, len(ds))] + [0]
+    up = [max(0, int(mpmath.ceil(xs[t] * (sl[t + 1] - sl[t]) * unit)) + 1) for t in range(len(ds))]
+    lp = [max(0, int(mpmath.floor((pts[t][0] - pts[t + 1][0]) * unit)) - 1) for t in range(len(ds) - 1)]
+    lq = [int(mpmath.ceil((pts[t][1] - pts[t + 1][1]) * unit)) + 1 for t in range(len(ds) - 1)]
+    return up, lp, lq
+
+
 def _inside(iv, ref: mpmath.mpf, width: mpmath.mpf) -> None:
     with mpmath.workprec(HP + 20):
         a, b = mpfr_to_mpf(iv[0]), mpfr_to_mpf(iv[1])
@@ -44,7 +100,7 @@ def test_gaussian_tails_enclose_mpmath_at_1000_bits(sig: Fraction, q: Fraction, 
     e = Fraction(i, 64)
     got = P.gauss_tails(sig, q, direction)(A, A.dyadic(i, 6))
     with mpmath.workprec(HP):
-        ref = P._tails(_mp(sig), _mp(q), direction if q != 1 else "remove", _mp(e))
+        ref = _ref_gauss_tails(_mp(sig), _mp(q), direction if q != 1 else "remove", _mp(e))
     for g, r in zip(got, ref):
         _inside(g, r, mpmath.mpf(2) ** -140)
 
@@ -57,7 +113,7 @@ def test_laplace_tails_enclose_mpmath_at_1000_bits(b: Fraction, q: Fraction, dir
     A = arith(160)
     got = P.laplace_tails(b, q, direction)(A, A.dyadic(i, 7))
     with mpmath.workprec(HP):
-        ref = P._laplace_tails(_mp(b), _mp(q), direction, _mp(Fraction(i, 128)))
+        ref = _ref_laplace_tails(_mp(b), _mp(q), direction, _mp(Fraction(i, 128)))
     for g, r in zip(got, ref):
         with mpmath.workprec(HP):
             a, c = mpfr_to_mpf(g[0]), mpfr_to_mpf(g[1])
@@ -109,18 +165,20 @@ def test_composed_gaussian_eps_contains_the_root(sigma: str, steps: int, delta: 
 
 
 def test_discretisation_agrees_with_the_mpmath_route_to_its_margin() -> None:
-    """The older mpmath discretisation carries one unit of margin each way (and rounds
-    from mpmath values); the interval one none: their integers differ by at most 2."""
+    """The mpmath reference discretisation carries one unit of margin each way (and
+    rounds from mpmath values); the interval one none: their integers differ by at most 2."""
     K, m = 80, 9
     tau = mpmath.mpf(10) ** -15
     s, q = Fraction(3, 2), Fraction(1, 5)
-    new_u, new_l = P._discretise(P.gauss_tails(s, q, "remove"), mpmath.mpf(0), K, tau, m)
-    with mpmath.workdps(40):
-        old_u, old_l = P._discretise(lambda x: P._tails(_mp(s), _mp(q), "remove", x), mpmath.mpf(0), K, tau, m)
-    assert new_u[0] == old_u[0] and len(new_u[1]) == len(old_u[1])
-    assert all(0 <= o - n <= 2 for n, o in zip(new_u[1], old_u[1]))  # old rounds up one more
-    assert all(0 <= n - o <= 2 for n, o in zip(new_l[1], old_l[1]))  # old rounds P down one more
-    assert all(0 <= o - n <= 2 for n, o in zip(new_l[2], old_l[2]))
+    new_u, new_l = P._discretise(P.gauss_tails(s, q, "remove"), K, tau, m)
+    i0, n = new_u[0], new_u[0] + len(new_u[1]) - 1
+    with mpmath.workdps(60):
+        old_up, old_lp, old_lq = _ref_discretise(lambda x: _ref_gauss_tails(_mp(s), _mp(q), "remove", x),
+                                                 i0, n, K, m)
+    assert len(new_u[1]) == len(old_up)
+    assert all(0 <= o - n <= 2 for n, o in zip(new_u[1], old_up))  # the reference rounds up one more
+    assert all(0 <= n - o <= 2 for n, o in zip(new_l[1], old_lp))  # the reference rounds P down one more
+    assert all(0 <= o - n <= 2 for n, o in zip(new_l[2], old_lq))
 
 
 def test_format1_schedule_counts_as_digit_strings() -> None:
