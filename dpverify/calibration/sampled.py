@@ -59,6 +59,7 @@ from ..ball import ball, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..verdict import Outcome
+from .solve import BracketEnds
 from .template import _mu_for
 
 __all__ = ["SampledCalibration", "SampledEnd", "calibrate_sampled", "SHUFFLE_MONOTONICITY",
@@ -135,7 +136,7 @@ class SampledEnd:
 
 
 @dataclass(frozen=True)
-class SampledCalibration:
+class SampledCalibration(BracketEnds):
     """A certified bracket of the free parameter (module docstring). ``lo`` <= ``hi`` are the
     safe and unsafe values in increasing order; ``unsafe`` None: no failing value was proved
     within the domain searched."""
@@ -155,18 +156,6 @@ class SampledCalibration:
     requested_rel_width: float
     seconds: float
     evaluations: int
-
-    @property
-    def lo(self) -> Fraction:
-        return self.safe.value if self.unsafe is None else min(self.safe.value, self.unsafe.value)
-
-    @property
-    def hi(self) -> Fraction:
-        return self.safe.value if self.unsafe is None else max(self.safe.value, self.unsafe.value)
-
-    @property
-    def rel_width(self) -> Optional[float]:
-        return None if self.unsafe is None else float((self.hi - self.lo) / self.lo)
 
     @property
     def sampling(self) -> str:

@@ -181,22 +181,18 @@ def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, 
 # --------------------------------------------------------------------------- upper end
 
 
+def _mu_rational(r: ShuffleRun, up: bool) -> Fraction:
+    """A rational >= (``up``) or <= Delta sqrt(E) / sigma (the no-amplification Gaussian's mu), 40 digits."""
+    with working_precision(_PREC):
+        m = ball(sensitivity(r.relation)) * arb(r.epochs).sqrt() / ball(r.sigma)
+        lo, hi = endpoints(m)
+        s = 10**40
+        end = (hi * s).upper().ceil() if up else (lo * s).lower().floor()
+        return Fraction(int(end.unique_fmpz()), s)
+
+
 def _mu_upper(r: ShuffleRun) -> Fraction:
-    """A rational >= Delta sqrt(E) / sigma (the no-amplification Gaussian's mu), 40 digits."""
-    with working_precision(_PREC):
-        m = ball(sensitivity(r.relation)) * arb(r.epochs).sqrt() / ball(r.sigma)
-        hi = endpoints(m)[1]
-        s = 10**40
-        return Fraction(int((hi * s).upper().ceil().unique_fmpz()), s)
-
-
-def _mu_lower(r: ShuffleRun) -> Fraction:
-    """A rational <= Delta sqrt(E) / sigma, 40 digits."""
-    with working_precision(_PREC):
-        m = ball(sensitivity(r.relation)) * arb(r.epochs).sqrt() / ball(r.sigma)
-        lo = endpoints(m)[0]
-        s = 10**40
-        return Fraction(int((lo * s).lower().floor().unique_fmpz()), s)
+    return _mu_rational(r, True)
 
 
 def gaussian_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, arb]:
@@ -206,7 +202,7 @@ def gaussian_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, arb]:
     value where it exceeds delta is where the upper end stops certifying anything)."""
     from ..gdp.delta_mu import delta_mu
 
-    lo = delta_mu(_mu_lower(r), eps, digits=10).lo
+    lo = delta_mu(_mu_rational(r, False), eps, digits=10).lo
     return lo, delta_mu(_mu_upper(r), eps, digits=10).hi
 
 
