@@ -52,7 +52,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from .. import _validate as V
 from ..ball import ball, exact_str, working_precision
@@ -204,7 +204,7 @@ def _shuffle(sampling: str, free: str, sigma: Optional[Fraction], n: int, b: int
 
     # validate the fixed inputs once (the free one at a placeholder value)
     probe = SH.run(sigma or 1, n, b, epochs or 1, sampling, rel_name)
-    rel, Delta = probe.relation, SH.sensitivity(probe.relation)
+    Delta = SH.sensitivity(probe.relation)
     dl = ball(D)
     count = [0]
 
@@ -359,15 +359,6 @@ def _bins(free: str, sigma: Optional[Fraction], n: int, b: int, epochs: Optional
         # the decimals are rounded outward (lo down, hi up): comparing them with delta is sound
         return Fraction(out["lo"]), Fraction(out["hi"]), hints
 
-    def snap(v: float, toward_safe: bool) -> Fraction:
-        x = math.exp(s * v)
-        up = (s < 0) == toward_safe  # sigma: safe is up; epochs: safe is down
-        if integer:
-            k = Fraction(math.ceil(x) if up else math.floor(x))
-        else:
-            k = _short(x, up, w)
-        return min(max(k, lower), upper)
-
     # float proposal: Poisson's CLT at q = B/N over E T steps (balls-in-bins is close to Poisson)
     q = b / n
     if free == "noise_multiplier":
@@ -377,93 +368,96 @@ def _bins(free: str, sigma: Optional[Fraction], n: int, b: int, epochs: Optional
         g = _clt_guess("steps", {"s": float(sigma), "q": q})(E, D)
         x0 = g / T if g and math.isfinite(g) else 1.0
     x0 = min(max(x0, float(lower)), float(upper))
-    pts: list[tuple[float, float, Fraction, Fraction]] = []  # (v, log(mid/D), lo, hi)
+    pts: list[tuple[float, float, float]] = []  # (v, log hi - log D, log lo - log D or -inf)
     safe: Optional[SampledEnd] = None
     unsafe: Optional[SampledEnd] = None
 
-    def record(x: Fraction, lo: Fraction, hi: Fraction, hints: dict) -> None:
+    def record(x: Fraction) -> None:
         nonlocal safe, unsafe
-        v = s * math.log(float(x))
+        lo, hi, hints = enclose(x)
         if hi <= D and (safe is None or s * (x - safe.value) > 0):
             safe = SampledEnd(x, Outcome.HOLDS, hints)
         if lo > D and (unsafe is None or s * (x - unsafe.value) < 0):
             unsafe = SampledEnd(x, Outcome.FAILS, hints)
-        mid = (lo + hi) / 2
-        if mid > 0:
-            pts.append((v, math.log(float(mid)) - math.log(float(D)), lo, hi))
+        ld = math.log(float(D))
+        if hi > 0:
+            pts.append((s * math.log(float(x)), math.log(float(hi)) - ld,
+                        math.log(float(lo)) - ld if lo > 0 else -math.inf))
 
-    def estimate() -> tuple[float, float]:
-        """(root v*, half-gap in v) from the two latest midpoints (a float proposal)."""
+    def roots() -> tuple[float, float]:
+        """Float estimates (v_safe, v_unsafe) of where the upper and the lower enclosure cross
+        delta: a secant on log hi, the same slope for log lo (a proposal only)."""
+        slope = 10.0
         if len(pts) >= 2 and pts[-1][0] != pts[-2][0]:
-            (va, ga, *_), (vb, gb, *_) = pts[-2], pts[-1]
-            slope = (gb - ga) / (vb - va)
-        else:
-            slope = 10.0
-        slope = slope if slope > 0.1 else 10.0
-        v, gv, lo, hi = min(pts, key=lambda p: abs(p[1]))
-        gap = math.log(float(hi / lo)) / 2 / slope if lo > 0 else 1.0 / slope
-        return v - gv / slope, min(gap, 1.0)
+            slope = (pts[-1][1] - pts[-2][1]) / (pts[-1][0] - pts[-2][0])
+            slope = slope if slope > 0.1 else 10.0
+        v, gh, _ = min(pts, key=lambda p: abs(p[1]))
+        finite = [p for p in pts if p[2] > -math.inf]
+        vs = v - gh / slope
+        if finite:
+            v2, _, gl = min(finite, key=lambda p: abs(p[2]))
+            return vs, v2 - gl / slope
+        return vs, vs + 1.0 / slope  # no lower bound above 0 yet: look one e-fold of delta further
 
-    x = snap(s * math.log(x0), True)
-    record(x, *enclose(x))
-    if not pts:
-        x = snap(s * math.log(x0) + 1.0, False)  # delta(target) was 0: look toward the failing side
-        record(x, *enclose(x))
-    if len(pts) < 2 and pts:
-        x2 = snap(pts[-1][0] + 0.05 * (-1 if pts[-1][1] > 0 else 1), pts[-1][1] > 0)
-        record(x2, *enclose(x2))
-    mult = {"safe": 1.2, "unsafe": 1.2}
-    closed: set = set()
-    while safe is None or unsafe is None or float(abs(safe.value - unsafe.value) /
-                                                 min(safe.value, unsafe.value)) > w:
+    def snap(v: float, toward_safe: bool) -> Fraction:
+        x = math.exp(s * min(max(v, s * math.log(float(lower)) if s > 0 else -math.log(float(upper))),
+                             s * math.log(float(upper)) if s > 0 else -math.log(float(lower))))
+        up = (s < 0) == toward_safe  # sigma: safe is up; epochs: safe is down
+        k = Fraction(math.ceil(x) if up else math.floor(x)) if integer else _short(x, up, w)
+        return min(max(k, lower), upper)
+
+    record(snap(s * math.log(x0), True))
+    if not pts:  # delta(target) is 0 at the guess: look toward the failing side
+        record(snap(s * math.log(x0) + 1.0, False))
+    if len(pts) == 1:  # a second point gives the slope
+        record(snap(pts[0][0] + (0.05 if pts[0][1] < 0 else -0.05), pts[0][1] > 0))
+    # per side the margin beyond the root estimate: shrunk by a proved try, grown by a failed one;
+    # a side is done when its end lies within w of its estimate or a try at the smallest margin failed
+    margin = {"safe": max(w / 2, 0.01), "unsafe": max(w / 2, 0.01)}
+    done: set = set()
+    while count[0] < MAX_BINS_EVALUATIONS:
         if not pts:
             raise Undecided("calibrate: the balls-in-bins enclosure of delta(target) is 0 everywhere searched")
-        vs, gap = estimate()
-        want = "safe" if safe is None else "unsafe" if unsafe is None else None
-        if want is None:
-            # both ends proved: move the end farther from the root estimate halfway toward the enclosure's
-            # gap while enclosures remain; a try that proves nothing closes that side (the gap of the
-            # enclosure at its grid sets the width, a narrower bracket costs a finer grid)
-            open_sides = [k for k in ("safe", "unsafe") if k not in closed]
-            if not open_sides or count[0] >= MAX_BINS_EVALUATIONS:
-                break
-            dist = {"safe": vs - gap - s * math.log(float(safe.value)),
-                    "unsafe": s * math.log(float(unsafe.value)) - vs - gap}
-            side = max(open_sides, key=lambda k: dist[k])
-            if dist[side] <= w / 2:
-                closed.add(side)
-                continue
-            sign = -1 if side == "safe" else 1
-            x = snap(vs + sign * (gap + dist[side] / 2), side == "safe")
-            before = safe.value if side == "safe" else unsafe.value
-            if x == before or not min(safe.value, unsafe.value) < x < max(safe.value, unsafe.value):
-                closed.add(side)
-                continue
-            record(x, *enclose(x))
-            if (safe.value if side == "safe" else unsafe.value) == before:
-                closed.add(side)
+        if safe is not None and unsafe is not None and float(abs(safe.value - unsafe.value) /
+                                                             min(safe.value, unsafe.value)) <= w:
+            break
+        v_safe, v_unsafe = roots()
+        gaps = {}
+        if safe is not None:
+            gaps["safe"] = v_safe - s * math.log(float(safe.value))
+        if unsafe is not None:
+            gaps["unsafe"] = s * math.log(float(unsafe.value)) - v_unsafe
+        todo = [k for k in ("safe", "unsafe") if k not in gaps] or \
+            [k for k in ("safe", "unsafe") if k not in done and gaps[k] > w]
+        if not todo:
+            break
+        side = todo[0] if len(todo) == 1 or todo[0] not in gaps else max(todo, key=lambda k: gaps[k])
+        target = v_safe - margin[side] if side == "safe" else v_unsafe + margin[side]
+        x = snap(target, side == "safe")
+        if safe is not None and unsafe is not None and not min(safe.value, unsafe.value) < x < max(
+                safe.value, unsafe.value):
+            done.add(side)
             continue
-        sign = -1 if want == "safe" else 1
-        vx = vs + sign * (mult[want] * gap + w / 2)
-        x = snap(vx, want == "safe")
-        if integer and safe is not None and want == "unsafe" and x <= safe.value:
-            x = safe.value + 1
-        if integer and unsafe is not None and want == "safe" and x >= unsafe.value:
-            x = max(lower, unsafe.value - 1)
-        lo, hi, hints = enclose(x)
-        record(x, lo, hi, hints)
-        if want == "safe" and (safe is None or safe.value != x):
-            mult["safe"] *= 2
-            if integer and x == lower and safe is None:
-                if lo > D:
-                    raise Undecided(f"calibrate: proved that no number of epochs meets ({exact_str(E)}, "
-                                    f"{exact_str(D)})-DP: one epoch already fails, and {BINS_MONOTONICITY['epochs']}")
-                raise Undecided("calibrate: one epoch is not proved to meet the target on the balls-in-bins grid")
-        if want == "unsafe" and (unsafe is None or unsafe.value != x):
-            mult["unsafe"] *= 2
-            if integer and x == upper:
-                break  # no failing number of epochs up to the cap
-    assert safe is not None
+        before = (safe if side == "safe" else unsafe)
+        record(x)
+        after = (safe if side == "safe" else unsafe)
+        if after is not before:
+            margin[side] /= 3
+        else:
+            if before is not None and margin[side] <= max(w / 2, 0.01) / 3:
+                done.add(side)  # the estimate is as close as this enclosure's grid resolves
+            margin[side] *= 3
+            if integer and safe is None and x == lower:
+                lo1 = unsafe is not None and unsafe.value == lower
+                raise Undecided(
+                    f"calibrate: proved that no number of epochs meets ({exact_str(E)}, {exact_str(D)})-DP: one "
+                    f"epoch already fails, and {BINS_MONOTONICITY['epochs']}" if lo1 else
+                    "calibrate: one epoch is not proved to meet the target on the balls-in-bins grid")
+            if integer and side == "unsafe" and x == upper:
+                done.add("unsafe")  # no failing number of epochs up to the cap
+    if safe is None:
+        raise PrecisionExhausted(f"calibrate: {MAX_BINS_EVALUATIONS} balls-in-bins enclosures proved no safe "
+                                 "value (the work bound of this search)")
     return {"safe": safe, "unsafe": unsafe, "pair_limit": None, "count": count[0], "integer": integer,
             "increasing": integer}
 
