@@ -213,8 +213,9 @@ SAMPLING_CALIBRATE = SAMPLING.where(
 NEIGHBORING = Concept(
     key="neighboring", flag="--neighboring", metavar="REL",
     range="add-remove (the default), add, remove, replace-one, replace-special", default=None,
-    help="the neighbouring relation: replace-one with Poisson sampling rate 1 is the tight pair; rate < 1: "
-    "a bracket of epsilon(delta), group privacy above, a zero-gradient replacement below; fixed batches "
+    help="the neighbouring relation: replace-one with Poisson sampling rate 1 is the tight pair; rate < 1 "
+    "(also in --events trees of Gaussian / Laplace steps): a bracket of epsilon(delta) or delta(eps), group "
+    "privacy above, a zero-contribution replacement below; fixed batches "
     "via --events; replace-special with --events only. Sensitivity convention: noise multiplier = "
     "sigma / C, C the per-record clipping bound = the sensitivity under add/remove; under replace-one "
     "the sensitivity is 2C (factor 2 applied by dpverify: pair N(0,1) vs N(2/z,1))",

@@ -18,7 +18,7 @@ replace-one pair is proved for it) is answered by the group-privacy bracket of
 :mod:`dpverify.sampling.replace`: the float answers are its upper end
 (delta_rep(eps) <= (1 + e^(eps/2)) delta_AR(eps/2), Dwork-Roth Thm 2.2), the enclosure's
 lower end is the remove curve (a zero-contribution replacement); ``certificate()``
-refuses it (no certificate kind records the bracket of a tree).
+writes it as kind ``replace.epsilon`` / ``replace.delta`` with the tree in ``inputs.event``.
 
 The ends of the domain follow dp_accounting's contract, each proved
 (:meth:`CertifiedPLDAccountant.get_epsilon`, :meth:`~CertifiedPLDAccountant.get_delta`).
@@ -164,40 +164,6 @@ def _inf_mass(plan: Plan) -> arb:
     return best
 
 
-def _additive(ev: Any) -> bool:
-    """True for a tree of additive-noise steps only (Gaussian or Laplace, Poisson-sampled
-    or not, composed, no-ops): the trees whose replace-one curve the group-privacy
-    bracket of :mod:`dpverify.sampling.replace` covers (a record of zero contribution
-    exists for every step, which the lower end needs)."""
-    if isinstance(ev, (E.Gaussian, E.Laplace, E.NoOp)):
-        return True
-    if isinstance(ev, E.PoissonSampled):
-        return isinstance(ev.event, (E.Gaussian, E.Laplace, E.NoOp))
-    if isinstance(ev, E.SelfComposed):
-        return _additive(ev.event)
-    if isinstance(ev, E.Composed):
-        return all(_additive(e) for e in ev.events)
-    return False
-
-
-def _group_privacy_applies(tree: Any, rel: Relation) -> bool:
-    """Replace-one for an additive tree that has no replace-one pair of its own (a
-    Poisson-sampled step): answered by the group-privacy bracket over its add/remove
-    curves (:mod:`dpverify.sampling.replace`)."""
-    if rel is not Relation.REPLACE_ONE or not _additive(tree):
-        return False
-    try:
-        compile_event(tree, Relation.REPLACE_ONE)
-        return False
-    except Unsupported:
-        pass
-    try:
-        compile_event(tree, Relation.ADD_REMOVE)
-    except Unsupported:
-        return False
-    return True
-
-
 class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     """Certified PLD accountant for DpEvent trees, a drop-in for
     ``dp_accounting.pld.PLDAccountant``.
@@ -226,9 +192,12 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         except Unsupported as exc:
             return exc.reason
         try:
-            compile_event(tree, self._rel)
+            # replace-one with Poisson sampling: the group-privacy bracket (raises with both reasons
+            # when neither it nor a pair of the tree's own covers the tree)
+            if not GP.tree_route(tree, self._rel):
+                compile_event(tree, self._rel)
         except Unsupported as exc:
-            return None if _group_privacy_applies(tree, self._rel) else exc.reason
+            return exc.reason
         return None
 
     def _leaf(self, event: dp_event.DpEvent) -> dp_event.DpEvent:
@@ -289,8 +258,9 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         return E.Composed(tuple(self._events))
 
     def _grouped(self) -> bool:
-        """Replace-one answered by group privacy over the add/remove curves."""
-        return _group_privacy_applies(self._tree(), self._rel)
+        """Replace-one answered by group privacy over the add/remove curves
+        (Unsupported when the composed tree has neither route)."""
+        return GP.tree_route(self._tree(), self._rel)
 
     def _plan(self) -> Plan:
         """The plan of the composed tree; under group privacy, its add/remove plan."""
@@ -374,7 +344,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
             if sup is not None and ball(Ep) >= (2 * sup if grouped else sup):
                 return 0.0
         if grouped:
-            return _float_up(GP.group_privacy_delta(self._curve, Ep, lower=False)[1])
+            return _fraction_up(Fraction(GP.group_privacy_delta(self._curve, Ep, lower=False)["hi"]))
         try:
             return _float_up(self.enclosure(eps=Ep).hi)
         except PrecisionExhausted as exc:
@@ -404,17 +374,14 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     def _grouped_answer(self, *, delta: Any, eps: Any) -> A.EventAnswer:
         """The group-privacy bracket as an answer: the lower end from the remove curve
         (a zero-contribution replacement), the upper end by group privacy."""
-        if delta is not None:
-            b = GP.group_privacy_epsilon(self._curve, delta)
-            with working_precision(256):
-                lo, hi = ball(Fraction(b["lo"])).lower(), ball(Fraction(b["hi"])).upper()
-            quantity, secs = f"epsilon(delta={delta})", b["seconds"]
-        else:
-            lo, hi = GP.group_privacy_delta(self._curve, eps)
-            quantity, secs = f"delta(eps={eps})", 0.0
+        b = (GP.group_privacy_epsilon(self._curve, delta) if delta is not None
+             else GP.group_privacy_delta(self._curve, eps))
+        with working_precision(256):
+            lo, hi = ball(Fraction(b["lo"])).lower(), ball(Fraction(b["hi"])).upper()
+        quantity = f"epsilon(delta={delta})" if delta is not None else f"delta(eps={eps})"
         return A.EventAnswer(Enclosure(lo, hi, 3, 256), quantity, Relation.REPLACE_ONE,
-                             "group-privacy bracket over the add/remove curves", secs, None,
-                             theorems=tuple(GP.THEOREMS))
+                             "group-privacy bracket over the add/remove curves", b["seconds"], None,
+                             theorems=tuple(GP.THEOREMS), details={"bracket": b})
 
     def enclosure(self, *, delta: Any = None, eps: Any = None):
         """The certified :class:`~dpverify.Enclosure` of epsilon(delta) or delta(eps)."""
@@ -434,11 +401,14 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         return A.check_claim(self._tree(), eps, delta, neighboring=self._rel, time_budget=self._time_budget)[0]
 
     def certificate(self, *, delta: Any = None, eps: Any = None) -> dict:
-        """A dpverify certificate (``events.epsilon`` / ``events.delta``) of the enclosure."""
+        """A dpverify certificate of the enclosure: ``events.epsilon`` / ``events.delta``, or
+        under REPLACE_ONE with Poisson sampling ``replace.epsilon`` / ``replace.delta`` (the
+        group-privacy bracket of the tree, both ends re-proved by ``dpverify verify``)."""
         if self._grouped():
-            raise InvalidParameter("neighboring_relation", "no certificate kind records the group-privacy bracket "
-                                   "of an event tree under REPLACE_ONE; `dpverify audit dpsgd --neighboring "
-                                   "replace-one` writes one for a DP-SGD run (kind replace.epsilon)")
+            from ..certificate import replace_cert as RC
+
+            b = self._grouped_answer(delta=delta, eps=eps).details["bracket"]
+            return RC.bracket_certificate(RC.tree_inputs(self._tree()), b, delta=delta, eps=eps)
         from ..certificate.events_cert import answer_certificate
 
         return answer_certificate(self._tree(), self.answer(delta=delta, eps=eps), delta=delta, eps=eps)

@@ -52,6 +52,7 @@ EVENT_FIELDS: dict[str, dict[str, str]] = {
     "no_op": {},
     "poisson_sampled": {"sampling_probability": "prob", "event": "event"},
     "sampled_without_replacement": {"source_dataset_size": "int1", "sample_size": "int0", "event": "event"},
+    "balls_in_bins": {"dataset_size": "int1", "batch_size": "int1", "epochs": "int1", "event": "event"},
     "self_composed": {"count": "int0", "event": "event"},
     "composed": {"events": "events"},
 }

@@ -1,36 +1,71 @@
-"""Certificates of Poisson-sampled DP-SGD under replace-one (``replace.epsilon``,
-``replace.claim``): the enclosure is a bracket of epsilon(delta), the upper end by
-group privacy over the add/remove curves, the lower end by a zero-gradient
-replacement (the remove direction); :mod:`dpverify.sampling.replace` states the
-theorems, :mod:`dpverify.recheck.replace` re-proves both ends."""
+"""Certificates of Poisson sampling under replace-one (``replace.epsilon``,
+``replace.delta``, ``replace.claim``): the enclosure is a bracket of epsilon(delta)
+or delta(eps), the upper end by group privacy over the add/remove curves, the
+lower end by a zero-contribution replacement (the remove direction). The mechanism
+is a DP-SGD schedule (its inputs as ``pld.*`` records them) or an event tree
+(``inputs.event``, canonical JSON, with ``inputs.sensitivity_convention``);
+:mod:`dpverify.sampling.replace` states the theorems, :mod:`dpverify.recheck.replace`
+re-proves both ends of either form."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..ball import exact_str, parse_exact
 from ..sampling import replace as R
 from .writer import make_certificate
 
-__all__ = ["bracket_certificate", "claim_certificate", "decide"]
+__all__ = ["bracket_certificate", "claim_certificate", "decide", "tree_inputs"]
 
 
-def _result(b: dict[str, Any], delta: str) -> dict[str, Any]:
-    return {"quantity": f"epsilon(delta={delta})", "enclosure": {"lo": b["lo"], "hi": b["hi"]},
-            "neighboring": "replace-one", "theorems": list(R.THEOREMS), "lower": b["lower"], "upper": b["upper"]}
+def tree_inputs(tree: Any) -> dict[str, Any]:
+    """The inputs that define the mechanism of an event tree (as ``events.*`` records them)."""
+    from ..events.json_format import event_to_json
+    from ..events.model import SENSITIVITY_CONVENTION
+
+    return {"event": event_to_json(tree), "sensitivity_convention": SENSITIVITY_CONVENTION}
 
 
-def bracket_certificate(inputs: dict[str, Any], b: dict[str, Any], delta: str) -> dict[str, Any]:
-    ins = dict(inputs, neighboring="replace-one", delta=exact_str(parse_exact(delta, "delta")))
-    return make_certificate(
-        claim={"quantity": "replace.epsilon",
-               "statement": "epsilon(delta) of Poisson-sampled DP-SGD under replace-one lies in [lo, hi]: lo is "
-                            "attained by a zero-gradient replacement, hi = 2 eps* with (1 + e^eps*) "
-                            "delta_add-remove(eps*) <= delta (group privacy); result.lower is the remove "
-                            "direction's epsilon, result.upper delta_add-remove(eps*)",
-               "source": R.SOURCE},
-        inputs=ins, result=_result(b, delta), precision_bits=256,
-        algorithm="PLD accountant (remove direction: epsilon; add/remove: delta at eps* = hi/2)")
+def _what(inputs: dict[str, Any]) -> str:
+    return "the event tree inputs.event" if "event" in inputs else "Poisson-sampled DP-SGD"
+
+
+def _result(b: dict[str, Any], quantity: str) -> dict[str, Any]:
+    out = {"quantity": quantity, "enclosure": {"lo": b["lo"], "hi": b["hi"]},
+           "neighboring": "replace-one", "theorems": list(R.THEOREMS), "upper": b["upper"]}
+    if "lower" in b:
+        out["lower"] = b["lower"]
+    return out
+
+
+#: the given input -> (kind, what the enclosure encloses, statement of {what}, algorithm)
+_QUERIES = {
+    "delta": ("replace.epsilon", "epsilon(delta={})",
+              "epsilon(delta) of {} under replace-one lies in [lo, hi]: lo is attained by a zero-contribution "
+              "replacement, hi = 2 eps* with (1 + e^eps*) delta_add-remove(eps*) <= delta (group privacy); "
+              "result.lower is the remove direction's epsilon, result.upper delta_add-remove(eps*)",
+              "PLD accountant (remove direction: epsilon; add/remove: delta at eps* = hi/2)"),
+    "eps": ("replace.delta", "delta(eps={})",
+            "delta(eps) of {} under replace-one lies in [lo, hi]: lo is the remove direction's delta(eps), "
+            "attained by a zero-contribution replacement; hi >= (1 + e^(eps/2)) delta_add-remove(eps/2) (group "
+            "privacy), or 1; result.lower and result.upper are those two curves' enclosures",
+            "PLD accountant (remove direction: delta at eps; add/remove: delta at eps/2)"),
+}
+
+
+def bracket_certificate(inputs: dict[str, Any], b: dict[str, Any], delta: Optional[str] = None, *,
+                        eps: Optional[str] = None) -> dict[str, Any]:
+    """``replace.epsilon`` (``delta`` given, ``b`` from group_privacy_epsilon) or
+    ``replace.delta`` (``eps`` given, ``b`` from group_privacy_delta)."""
+    if (delta is None) == (eps is None):
+        raise ValueError("give exactly one of delta or eps")
+    key, value = ("delta", delta) if delta is not None else ("eps", eps)
+    ins = dict(inputs, neighboring="replace-one", **{key: exact_str(parse_exact(value, key))})
+    kind, name, statement, algorithm = _QUERIES[key]
+    return make_certificate(claim={"quantity": kind, "statement": statement.format(_what(inputs)),
+                                   "source": R.SOURCE},
+                            inputs=ins, result=_result(b, name.format(ins[key])), precision_bits=256,
+                            algorithm=algorithm)
 
 
 def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
@@ -40,7 +75,7 @@ def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
     if Fraction(b["hi"]) <= c:
         return "holds", f"certified upper end {b['hi']} <= claimed {claimed_eps} (group privacy)"
     if Fraction(b["lo"]) > c:
-        return "fails", f"certified lower end {b['lo']} > claimed {claimed_eps} (zero-gradient replacement)"
+        return "fails", f"certified lower end {b['lo']} > claimed {claimed_eps} (zero-contribution replacement)"
     return "undecided", f"claimed {claimed_eps} lies in the certified bracket [{b['lo']}, {b['hi']}]"
 
 
@@ -48,11 +83,11 @@ def claim_certificate(inputs: dict[str, Any], b: dict[str, Any], verdict: str, r
                       claimed_eps: str, delta: str) -> dict[str, Any]:
     ins = dict(inputs, neighboring="replace-one", delta=exact_str(parse_exact(delta, "delta")),
                claimed_eps=exact_str(parse_exact(claimed_eps, "claimed_eps")))
-    res = _result(b, delta)
+    res = _result(b, f"epsilon(delta={ins['delta']})")
     res.update({"verdict": verdict, "reason": reason})
     return make_certificate(
         claim={"quantity": "replace.claim",
-               "statement": "Poisson-sampled DP-SGD is (claimed_eps, delta)-DP under replace-one: certified "
+               "statement": f"{_what(inputs)} is (claimed_eps, delta)-DP under replace-one: certified "
                             "epsilon(delta) <= claimed_eps",
                "source": R.SOURCE, "relation": {"kind": "le", "bound": ins["claimed_eps"]}},
         inputs=ins, result=res, precision_bits=256,

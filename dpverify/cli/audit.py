@@ -225,6 +225,24 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
         if getattr(args, opt, None):
             raise InvalidParameter(opt, f"--{opt.replace('_', '-')} does not apply to DpEvent-tree --events files "
                                         "(only to Poisson-subsampled Gaussian schedules)")
+    from ..events import model as EM
+    from ..sampling import replace as GP
+
+    if isinstance(tree, EM.BallsInBins):  # answered whole, by the bins.* kinds
+        from ..sampling import balls as BB
+
+        try:
+            r = BB.run(tree.event.noise_multiplier, tree.dataset_size, tree.batch_size, tree.epochs, rel.value)
+        except InvalidParameter as exc:  # name the file and the node's key, not the schedule option
+            key = {"noise_multiplier": "event.noise_multiplier"}.get(exc.name, exc.name)
+            where = "neighboring" if key == "neighboring" else f"balls_in_bins.{key}"
+            raise InvalidParameter("events", f"{args.events}: {where}: {exc.message}") from None
+        return _bins_answer(args, r)
+    if GP.tree_route(tree, rel):  # raises with both reasons when neither route covers the tree
+        from ..certificate import replace_cert as RC
+
+        return _replace_one_answer(args, RC.tree_inputs(tree), lambda: GP.tree_epsilon(tree, args.delta, time_budget=budget),
+                                   lambda: GP.tree_delta(tree, args.eps, time_budget=budget), "the event tree")
     progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
@@ -392,12 +410,22 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
     """Balls-in-bins batches: the certified enclosure of the pair of Chua et al. (AISTATS
     2025) for one epoch (:mod:`dpverify.sampling.balls`), composed over E independently
     re-allocated epochs by AFA Thm 10 (:mod:`dpverify.sampling.balls_epochs`)."""
-    from ..certificate import bins_cert as C
     from ..sampling import balls as BB
 
     _epoch_form(args)
-    r = BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
-               args.neighboring or "add-remove")
+    return _bins_answer(args, BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
+                                     args.neighboring or "add-remove"))
+
+
+def _bins_answer(args: argparse.Namespace, r: Any) -> int:
+    """The bins.* answer of one balls-in-bins run (options or a balls_in_bins event document)."""
+    from ..certificate import bins_cert as C
+    from ..sampling import balls as BB
+
+    if args.claimed_eps is not None:
+        if args.delta is None:
+            raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
+        V.real("claimed_eps", args.claimed_eps)
     return _epoch_answer(
         args, C, lambda: BB.enclose_eps(r, args.delta), lambda: BB.enclose_delta(r, args.eps), r,
         f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, "
@@ -409,27 +437,54 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
 def _poisson_replace_one(args: argparse.Namespace, events: list, inputs: dict, budget: float) -> int:
     """Poisson sampling under replace-one: no dominating pair is proved, so a bracket
     from two theorems about the whole run (:mod:`dpverify.sampling.replace`)."""
-    from ..certificate import replace_cert as RC
     from ..sampling import replace as R
 
-    if args.delta is None or args.events:
-        raise InvalidParameter("neighboring", "Poisson sampling under replace-one answers an epsilon(delta) "
-                               "bracket for one schedule: give --delta D (with --claimed-eps E for a verdict)")
-    for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff", "strict_width"):
+    if args.events:
+        raise InvalidParameter("neighboring", "Poisson sampling under replace-one: give the schedule as a DpEvent "
+                               "tree (an --events document with \"event\") or as schedule options")
+    for opt in ("plot_eps", "plot_profile", "plot_tradeoff"):
         if getattr(args, opt, None):
             raise InvalidParameter(opt, f"--{opt.replace('_', '-')} does not apply to the replace-one bracket "
                                         "of Poisson sampling")
-    V.open_unit("delta", args.delta)
-    b = R.poisson_replace_one_epsilon(events, args.delta, time_budget=budget)
+    return _replace_one_answer(args, inputs, lambda: R.poisson_replace_one_epsilon(events, args.delta, time_budget=budget),
+                               lambda: R.poisson_replace_one_delta(events, args.eps, time_budget=budget),
+                               "Poisson-sampled DP-SGD")
+
+
+def _replace_one_answer(args: argparse.Namespace, inputs: dict, eps_of: Any, delta_of: Any, what: str) -> int:
+    """The group-privacy bracket of a schedule or an event tree (kinds replace.*): a verdict
+    (--claimed-eps), epsilon(delta) or delta(eps)."""
+    from ..certificate import replace_cert as RC
+
+    if getattr(args, "statement", None):
+        raise InvalidParameter("statement", "--statement does not apply to the replace-one bracket of Poisson "
+                                            "sampling (a statement states one certified epsilon of a tight pair)")
+    if args.strict_width:
+        raise InvalidParameter("strict_width", "--strict-width does not apply to the replace-one bracket of "
+                                               "Poisson sampling (its width is the gap between two theorems)")
     if args.claimed_eps is not None:
+        if args.delta is None:
+            raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
         V.real("claimed_eps", args.claimed_eps)
+    if args.delta is not None:
+        V.open_unit("delta", args.delta)
+        b = eps_of()
+    else:
+        V.nonnegative("eps", args.eps)
+        b = delta_of()
+    where = f"{what} under replace-one (Poisson sampling)"
+    if args.claimed_eps is not None:
         verdict, why = RC.decide(b, args.claimed_eps)
         cert = RC.claim_certificate(inputs, b, verdict, why, claimed_eps=args.claimed_eps, delta=args.delta)
-        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under replace-one (Poisson sampling): "
-                         f"{verdict} ({why})")
+        emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP for {where}: {verdict} ({why})")
         return {"holds": 0, "fails": 1}.get(verdict, 3)
-    cert = RC.bracket_certificate(inputs, b, args.delta)
-    emit(args, cert, f"epsilon({args.delta}) under replace-one (Poisson sampling) in [{b['lo']}, {b['hi']}]: "
-                     "lower end from a zero-gradient replacement (the remove direction), upper end by group "
-                     f"privacy over add/remove ({b['seconds']:.1f} s)")
+    if args.delta is not None:
+        cert = RC.bracket_certificate(inputs, b, delta=args.delta)
+        name = f"epsilon({args.delta})"
+    else:
+        cert = RC.bracket_certificate(inputs, b, eps=args.eps)
+        name = f"delta({args.eps})"
+    emit(args, cert, f"{name} for {where} in [{b['lo']}, {b['hi']}]: lower end from a zero-contribution "
+                     "replacement (the remove direction), upper end by group privacy over add/remove "
+                     f"({b['seconds']:.1f} s)")
     return 0

@@ -49,6 +49,13 @@ __all__ = ["Plan", "Block", "Unsupported", "compile_event"]
 
 #: Longest schedule (sum of counts) accepted, as for DP-SGD.
 
+#: why a balls_in_bins event inside a tree is refused (the whole document is answered, by its own kinds)
+BALLS_IN_BINS_WHOLE = (
+    "balls_in_bins: its dominating pair is proved for the whole epoch structure only (Chua et al., AISTATS "
+    "2025, one epoch; E independently re-allocated epochs by AFA Thm 10), and it is enclosed on its own grid, "
+    "not as a pair of the PLD composition: give it as the document's whole event (epochs in the node), not "
+    "composed, repeated or sampled with other events")
+
 
 class Unsupported(InvalidParameter):
     """The event (or this event under this relation) has no proved dominating
@@ -320,6 +327,8 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
             if isinstance(inner, (E.PoissonSampled, E.SampledWithoutReplacement, E.SelfComposed, E.Composed)):
                 raise Unsupported("PoissonSampled must wrap a single mechanism event (sampling once and "
                                   "composing several mechanisms on the same batch has no pair here)")
+            if isinstance(inner, E.BallsInBins):
+                raise Unsupported(BALLS_IN_BINS_WHOLE)
             if isinstance(inner, E.NoOp):
                 return
             if isinstance(inner, E.NonPrivate):
@@ -335,6 +344,8 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                 else:
                     plan.rdp_only.append(type(inner).__name__)
             return
+        if isinstance(ev, E.BallsInBins):
+            raise Unsupported(BALLS_IN_BINS_WHOLE)
         if isinstance(ev, E.SampledWithoutReplacement):
             if ev.sample_size == 0:
                 return

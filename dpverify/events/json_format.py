@@ -11,6 +11,8 @@ An EVENT mirrors dp_accounting's DpEvent tree::
      "sample_size": 256, "event": EVENT}
     {"type": "self_composed", "count": 1000, "event": EVENT}
     {"type": "composed", "events": [EVENT, ...]}
+    {"type": "balls_in_bins", "dataset_size": 60000, "batch_size": 250, "epochs": 2,
+     "event": {"type": "gaussian", "noise_multiplier": "1.1"}}   (the whole tree only)
 
 Numbers are exact decimal strings ("0.1" is 1/10), fractions ("a/b"),
 integers, or JSON numbers taken as the literal text written. Every key is
@@ -189,6 +191,13 @@ def _event(obj: Any, path: str, where: str, depth: int) -> Any:
         if v["sample_size"] > v["source_dataset_size"]:
             raise _bad(f"{path}.sample_size", "must be <= source_dataset_size", where)
         return E.SampledWithoutReplacement(v["source_dataset_size"], v["sample_size"], v["event"])
+    if t == "balls_in_bins":
+        if not isinstance(v["event"], E.Gaussian):
+            raise _bad(f"{path}.event.type", "balls_in_bins wraps a Gaussian step only (allowed types: gaussian; "
+                       "the pair of Chua et al. 2025 is for the Gaussian mechanism)", where)
+        if v["batch_size"] > v["dataset_size"]:
+            raise _bad(f"{path}.batch_size", "must be <= dataset_size", where)
+        return E.BallsInBins(v["dataset_size"], v["batch_size"], v["epochs"], v["event"])
     if t == "self_composed":
         return E.SelfComposed(v["event"], v["count"])
     return E.Composed(v["events"])
@@ -296,6 +305,9 @@ def event_to_json(ev: Any) -> dict[str, Any]:
     if isinstance(ev, E.SampledWithoutReplacement):
         return {"type": "sampled_without_replacement", "source_dataset_size": ev.source_dataset_size,
                 "sample_size": ev.sample_size, "event": event_to_json(ev.event)}
+    if isinstance(ev, E.BallsInBins):
+        return {"type": "balls_in_bins", "dataset_size": ev.dataset_size, "batch_size": ev.batch_size,
+                "epochs": ev.epochs, "event": event_to_json(ev.event)}
     if isinstance(ev, E.SelfComposed):
         return {"type": "self_composed", "count": ev.count, "event": event_to_json(ev.event)}
     if isinstance(ev, E.Composed):

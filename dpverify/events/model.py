@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Union
 
 __all__ = [
+    "BallsInBins",
     "Composed",
     "DiscreteGaussian",
     "DiscreteLaplace",
@@ -150,6 +151,22 @@ class SampledWithoutReplacement:
 
 
 @dataclass(frozen=True)
+class BallsInBins:
+    """DP-SGD with balls-in-bins batches: in each of ``epochs`` epochs every one of
+    the ``dataset_size`` records is put, independently, in one of T = dataset_size /
+    batch_size batches chosen uniformly at random (a new allocation per epoch), and
+    ``event`` (a Gaussian) runs on each batch in turn. Its dominating pair (Chua et
+    al., AISTATS 2025) is proved for one epoch as a whole, E epochs by AFA Thm 10
+    (:mod:`dpverify.sampling.balls`, :mod:`dpverify.sampling.balls_epochs`), so the
+    event is answered only as the whole tree of a document."""
+
+    dataset_size: int
+    batch_size: int
+    epochs: int
+    event: "Event"
+
+
+@dataclass(frozen=True)
 class SelfComposed:
     """``count`` adaptive repetitions of ``event``."""
 
@@ -167,5 +184,5 @@ class Composed:
 Event = Union[
     Gaussian, Laplace, DiscreteLaplace, DiscreteGaussian, RandomizedResponse, EpsilonDelta,
     MixtureOfGaussians, ZCDp, NonPrivate, NoOp, PoissonSampled, SampledWithoutReplacement,
-    SelfComposed, Composed,
+    BallsInBins, SelfComposed, Composed,
 ]

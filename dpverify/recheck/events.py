@@ -467,7 +467,7 @@ def _abc_gamma_above(A: Arith, al: Fraction, E: Fraction, d: Fraction, g: Fracti
     am1 = A.q(al - 1)
     need = A.exp(A.mul(am1, A.q(g - E)))
     if al * d >= 1:
-        inf_s = A.exp(A.neg(A.mul(am1, A.log1p(A.neg(D)))))
+        inf_s = A.exp(A.neg(A.mul(am1, A.log(A.q(1 - d)))))  # (1 - d exact: no rounding of -d to -1)
         return inf_s[0] > need[1]
     x = A.exp(A.q(E))
 
@@ -796,6 +796,56 @@ def _realise_whole(t: Any, times: int, out: "_Tree") -> None:
         out.realised = None
 
 
+#: the support search of :func:`_loss_sup`: dyadic points i 2^-_SUP_BITS, losses below 2^20
+_SUP_BITS, _SUP_CAP = 40, 1 << 20
+
+
+def _loss_sup(make: Callable, d: str) -> "Fraction | None":
+    """An upper bound of the essential supremum of one step's privacy loss under P (a
+    dyadic rational): a point e where the interval tail P(L > e) has upper end exactly 0,
+    which proves L <= e P-almost surely. None where no such e below 2^20 is found (the
+    Gaussian's loss is unbounded) or the step has P-mass at +inf. A search: any point at
+    which the tail was proved 0 is a valid bound, so the bisection keeps only such points."""
+    tails, _ = make(d)
+    if tails.inf != 0:
+        return None
+    A = arith(128)
+
+    def zero(i: int) -> bool:
+        return tails(A, A.dyadic(i, _SUP_BITS))[0][1] == 0
+
+    a, b = 0, 1 << _SUP_BITS  # zero(b) not yet known; a: not proved zero (or 0)
+    while not zero(b):
+        a, b = b, 2 * b
+        if b > _SUP_CAP << _SUP_BITS:
+            return None
+    while b - a > 1:
+        mid = (a + b) // 2
+        a, b = (a, mid) if zero(mid) else (mid, b)
+    return Fraction(b, 1 << _SUP_BITS)
+
+
+def _support_end(events: list, d: str) -> "Fraction | None":
+    """sum_i T_i sup L_i: an upper bound of the composed loss under the product of the
+    P's (the sum of independent losses is at most the sum of their bounds), so delta(eps)
+    is exactly 0 for every eps at or above it (delta(eps) = E_P[(1 - e^(eps - L))_+],
+    AFA Lemma 37) and eps(delta) <= it for every delta > 0. None when a step is unbounded."""
+    total = Fraction(0)
+    for make, times in events:
+        s = _loss_sup(make, d)
+        if s is None:
+            return None
+        total += times * s
+    return total
+
+
+def _target_or_none(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":
+    try:
+        return _exact_target(inputs, kind, target)
+    except CouldNotReprove:
+        return None
+
+
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int = 8,
             sides: str = "both", direction: "str | None" = None) -> tuple[mpf, mpf]:
     rel = inputs.get("neighboring")
@@ -820,12 +870,22 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     if not events:
         return mpf(0), mpf(0)
     K, tau, budget = _units(scale, hint, sum(t for _, t in events))
+    exact = _target_or_none(inputs, kind, target) if kind == "delta" else None  # at the target's precision
     with mpmath.workprec(max(mpmath.mp.prec, K + 64)):
         los, his = [], []
         for d in ([direction] if direction else _DIRS[rel]):
+            # a bounded composed loss decides delta = 0 exactly at or past its end, which no
+            # grid reaches (the grid's top knot lies up to one cell per step above the end)
+            end = _support_end(events, d)
+            if end is not None and exact is not None and exact >= end:
+                los.append(mpf(0))
+                his.append(mpf(0))
+                continue
             # a loss range beyond the memory budget fails closed before the work
             U, L = _compose(events, d, K, tau, budget, m, sides, MAX_KNOTS)
             lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
+            if kind == "eps" and end is not None and target > 0:
+                hi = min(hi, mpf(end.numerator) / end.denominator)  # dyadic: exact at this precision
             los.append(lo)
             his.append(hi)
         # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi]

@@ -40,7 +40,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, side, start_bits, fraction_to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
-from .limits import check_expression, guard_exponent
+from .limits import MAX_GDP_CELL_WORK, check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
@@ -211,8 +211,9 @@ def delta_mu_mp(mu: mpf, eps: mpf) -> mpf:
     return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
 
 
-def mu_gdp_mp(eps: mpf, delta: mpf) -> mpf:
-    """mu with delta_mu(eps) = delta by bisection (increasing in mu); 0 / inf at the ends."""
+def mu_gdp_mp(eps: mpf, delta: mpf, steps: Optional[int] = None) -> mpf:
+    """mu with delta_mu(eps) = delta by bisection (increasing in mu); 0 / inf at the ends.
+    ``steps`` bisection steps (default: the working precision's bits + 10)."""
     if delta <= 0:
         return mpf(0)
     if delta >= 1:
@@ -222,7 +223,7 @@ def mu_gdp_mp(eps: mpf, delta: mpf) -> mpf:
         lo, hi = hi, 2 * hi
         if hi > 2**60:
             return mpmath.inf
-    for _ in range(mpmath.mp.prec + 10):
+    for _ in range(mpmath.mp.prec + 10 if steps is None else min(steps, mpmath.mp.prec + 10)):
         mid = (lo + hi) / 2
         if delta_mu_mp(mid, eps) < delta:
             lo = mid
@@ -232,6 +233,11 @@ def mu_gdp_mp(eps: mpf, delta: mpf) -> mpf:
 
 
 _MONOTONE = {"gaussian", "laplace", "pure", "approx", "sgd-example", "icea-example", "subsampled", "rr"}
+#: profiles that are the hockey-stick divergence of a pair of distributions, f(eps) =
+#: sup_S P(S) - e^eps Q(S): a supremum of affine functions of t = e^eps, so convex in t (the
+#: subsampled one is q g(1 + (t - 1)/q), g such a profile: convex too). The App B examples and
+#: expressions are formulas, not known to be convex in t: they get only the first-order cell test
+_CONVEX_IN_T = {"laplace", "pure", "approx", "subsampled", "rr"}
 
 
 def _gaussian_mu0(inputs: Mapping[str, Any]) -> Fraction:
@@ -254,10 +260,13 @@ _GDPT_EXPLAIN = (
     "delta_m(argmax) < f(argmax); G_f(x) <= sup. "
     "Upper end: every cell of [0, eps_h] re-proved by a streamed adaptive partition of the "
     "second route's own (the recorded breakpoints only seed it): a cell [a, b] is proved when "
-    "sup_[a,b] f <= delta_mu(b) with mu the recorded upper end (f non-increasing: f(a); expr: "
-    "mpmath.iv interval arithmetic over the cell), so sup G_f <= mu by monotonicity of mu_GDP "
-    "(GDPT Thm 4.5, App A.5); a cell that cannot be proved down to 2^-40 refutes the upper end if "
-    "G_f(a) > mu, else the certificate is undecided. Tail beyond eps_h re-derived per mechanism "
+    "sup_[a,b] f <= delta_mu(b) with mu the least recorded upper end (f non-increasing: f(a); expr: "
+    "mpmath.iv interval arithmetic over the cell), or, for the profiles of a pair (Laplace, pure, "
+    "approx, rr, subsampled: convex in t = e^eps, as delta_mu is), when f's chord lies below "
+    "delta_mu's tangent at the cell's midpoint at both ends, so sup G_f <= mu by monotonicity of mu_GDP "
+    "(GDPT Thm 4.5, App A.5); a cell that cannot be proved down to 2^-40, or the cell cap "
+    "(MAX_GDP_CELL_WORK units, counted, not timed) running out, refutes the upper end if G_f > mu "
+    "is proved at that cell or at the next pending ones, else the certificate is undecided (exit 3). Tail beyond eps_h re-derived per mechanism "
     "(support end, Gaussian mu0, Mills conditions, power tails); a bridge is re-proved cell by cell. "
     "Verdict: holds = GDP (tail certified), fails = not GDP (profile >= 1 somewhere or a not-GDP "
     "tail), undecided = head only."
@@ -291,6 +300,26 @@ def _one_at(name: str, inputs: Mapping[str, Any], at: Fraction) -> Optional[bool
     return None
 
 
+def _bits_needed(lo: mpf, hi: mpf) -> Optional[int]:
+    """Bits of a proposal of the lower end: the recorded enclosure's relative width and 60
+    more (the producer's lower end can sit far closer to the truth than the width), at least
+    100; None (the working precision) when the enclosure is not finite and positive."""
+    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi) and 0 < lo < hi):
+        return None
+    return max(100, int(mpmath.log(hi / (hi - lo), 2)) + 60)
+
+
+def _head_dps(lo: mpf, hi: mpf) -> int:
+    """:func:`_certify_dps` for an enclosure [lo, hi]: the precision follows the recorded
+    upper end, but not beyond lo + 2 (a genuine enclosure is at most the producer's margin 1
+    wide; a forged upper end of hundreds would ask for thousands of digits, the cost of a
+    cell growing about like their 1.6th power). Too few digits can only leave a cell
+    unproved (exit 3), never prove a false one."""
+    if mpmath.isfinite(lo) and lo >= 0:
+        return _certify_dps(min(hi, lo + 2))
+    return _certify_dps(hi)
+
+
 def _certify_dps(hi: mpf) -> int:
     """Working digits for the head proof at mu = hi: near eps = 0 both f and delta_mu
     are within 2 Phi(-mu/2) ~ e^(-mu^2/8) of 1, and the comparison must resolve that gap
@@ -314,7 +343,7 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     from .verify import enclosure_of
 
     lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
-    dps = _certify_dps(hi)
+    dps = _head_dps(lo, hi)
     f = _iv_profile(name, inputs, _bits(dps))
     with mpmath.workdps(dps):
         re = _certify(name, inputs, result, head, tail, f, eps_h, lo, hi, dps)
@@ -408,9 +437,9 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
 
                 h_lo, h_hi = enclosure_of(henc, "result.head.enclosure", dps)
                 if mpmath.isfinite(h_hi):
-                    with mpmath.workdps(_certify_dps(h_hi)):
+                    with mpmath.workdps(_head_dps(h_lo, h_hi)):
                         h = _certify(name, inputs, {"enclosure": henc}, head, {}, f, eps_h, h_lo, h_hi,
-                                     _certify_dps(h_hi))
+                                     _head_dps(h_lo, h_hi))
                     details = {k: v for k, v in h.details.items() if k == "head.enclosure"}
                     proved = set(h.proved)
             return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails", details=details,
@@ -433,59 +462,108 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
     if not 0 <= xs <= eps_h:
         xs = Fraction(0)  # a hint outside the head is ignored
     # lower end: G_f at the (hinted) argmax, proved from below in directed rounding; G_f(x) <= sup
-    g_lo, g_prop = _g_lower(f, xs, dps)
+    dps = _proposal_dps(f, xs, hi, dps)
+    with mpmath.workdps(dps):
+        return _certify_head(name, inputs, head, tail, f, eps_h, lo, hi, dps, xs)
+
+
+def _proposal_dps(f: "IvFn", x: Fraction, hi: mpf, dps: int) -> int:
+    """The head's working digits: :func:`_certify_dps` of min(hi, G + 2), G a proposal of
+    G_f at the argmax (untrusted) from rising precision starting at 60 digits, never above
+    ``dps``. The digits resolve 1 - f near eps = 0, about e^(-G^2/8): a forged upper end far
+    above the truth does not make every cell cost thousands of digits. Too few digits can
+    only leave a cell unproved (exit 3), never prove a false one."""
+    d = min(60, dps)
+    while True:
+        g = _g_lower(f, x, d, 100)[1]
+        need = _certify_dps(min(hi, g + 2)) if mpmath.isfinite(g) and g > 0 else dps
+        if need <= d or d >= dps:
+            return min(need, dps)
+        d = min(dps, max(need, 2 * d))
+
+
+def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any], f: "IvFn",
+                  eps_h: Fraction, lo: mpf, hi: mpf, dps: int, xs: Fraction) -> Recheck:
+    """:func:`_certify` for a finite head: lower end at the argmax ``xs``, upper end by cells."""
+    g_lo, g_prop = _g_lower(f, xs, dps, _bits_needed(lo, hi))
     if g_lo > hi:
         raise CertificateRejected(
             f"G_f(argmax) >= {mpmath.nstr(g_lo, 15)} is above the recorded upper end: sup G_f > hi"
         )
     if hi == mpmath.inf:
         raise CouldNotReprove("a finite lower end with an infinite upper end: the sup is not re-proved infinite")
-    mu = hi
     fbound = _cell_bound_iv(name, inputs, f)
+    convex = name in _CONVEX_IN_T
     hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
-    # first try a tight upper end just above G_f(argmax) (right when the hint
-    # is honest); it only guides: on failure, prove the recorded upper end
-    tight = None
-    if mpmath.isfinite(lo) and mpmath.isfinite(g_prop):
-        tight = g_prop * (1 + mpf(10) ** (10 - dps)) + (hi - lo) / 100
-    if tight is not None and tight < hi:
+    work = CellWork(weight=_cell_weight(name, inputs))
+    mu = hi
+    if mpmath.isfinite(g_prop) and g_lo < lo and g_prop < lo:
+        # the lower end is not proved at the argmax, and the proposal of G_f there is below
+        # it: try to refute it by proving sup over the head <= a value between the two (a
+        # quarter of the cell budget; it only guides: on failure the recorded upper end is
+        # proved and the lower end is answered by the acceptance rule, exit 3)
+        tight = g_prop + (lo - g_prop) / 2
+        share = work.share(0.25)
+        start = share.left
         try:
-            _prove_cells_iv(f, fbound, Fraction(0), eps_h, tight, hints, "head", dps)
+            _prove_cells_iv(f, fbound, Fraction(0), eps_h, tight, hints, "head", dps, share, convex)
             mu = tight
         except BudgetExceeded:
             raise
         except (CouldNotReprove, CertificateRejected):
-            tight = None
-    if tight is None:
-        _prove_cells_iv(f, fbound, Fraction(0), eps_h, mu, hints, "head", dps)
-    head_hi = mu  # sup over the head <= head_hi, proved
-    for key in ("mu_hi_exact",):
-        if key in head:
-            x = fraction_to_mpf(exact_input(head, key))
-            if x < head_hi:
-                _prove_cells_iv(f, fbound, Fraction(0), eps_h, x, hints, "head (head.mu_hi_exact)", dps)
-                head_hi = x
+            pass
+        work.charge(start - share.left)
+    # the head is proved once, at the least upper end the certificate records (the recorded
+    # upper end, head.mu_hi_exact, head.enclosure.hi): sup <= that value implies the larger
+    # ones by monotonicity of mu_GDP in mu, so genuine certificates pay for one proof
+    targets = [(hi, "head")]
+    if "mu_hi_exact" in head:
+        targets.append((fraction_to_mpf(exact_input(head, "mu_hi_exact")), "head (head.mu_hi_exact)"))
     henc = head.get("enclosure")
     if isinstance(henc, dict):
         from .verify import enclosure_of
 
-        h_lo, h_hi = enclosure_of(henc, "result.head.enclosure", dps)
-        if mpmath.isfinite(h_hi) and h_hi < head_hi:
-            _prove_cells_iv(f, fbound, Fraction(0), eps_h, h_hi, hints, "head (head.enclosure)", dps)
-            head_hi = h_hi
+        h_hi = enclosure_of(henc, "result.head.enclosure", dps)[1]
+        if mpmath.isfinite(h_hi):
+            targets.append((h_hi, "head (head.enclosure)"))
+    least, where = min(targets, key=lambda t: t[0])
+    if mu < hi and least >= mu:
+        head_hi = mu  # the refutation attempt proved sup over the head <= mu already
+    else:
+        _prove_cells_iv(f, fbound, Fraction(0), eps_h, least, hints, where, dps, work, convex)
+        head_hi = least  # sup over the head <= head_hi, proved
     proved = {"head.unbounded", "head.mu_hi_exact"} if "mu_hi_exact" in head else {"head.unbounded"}
     # tail
-    again = _tail_status_iv(name, inputs, eps_h, mu)
     recorded = tail.get("status")
-    if recorded == "certified" and again != "certified" and "bridge_to" in tail:
-        eps_t = exact_input(tail, "bridge_to")
-        if not eps_h <= eps_t <= 10**6:
-            raise CouldNotReprove("tail.bridge_to outside [eps_h, 1e6]")
-        bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
-        # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
-        # (sized for eps = 0) are not needed, the slack follows the working precision
-        _prove_cells_iv(f, fbound, eps_h, eps_t, mu, bb, "tail bridge", min(dps, 50))
-        again = _tail_status_iv(name, inputs, eps_t, mu)
+
+    def tail_at(m: mpf) -> Optional[str]:
+        again = _tail_status_iv(name, inputs, eps_h, m)
+        if recorded == "certified" and again != "certified" and "bridge_to" in tail:
+            eps_t = exact_input(tail, "bridge_to")
+            if not eps_h <= eps_t <= 10**6:
+                raise CouldNotReprove("tail.bridge_to outside [eps_h, 1e6]")
+            bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
+            # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
+            # (sized for eps = 0) are not needed, the slack follows the working precision
+            _prove_cells_iv(f, fbound, eps_h, eps_t, m, bb, "tail bridge", min(dps, 50), work, convex)
+            again = _tail_status_iv(name, inputs, eps_t, m)
+        return again
+
+    if mu < hi:
+        # the refutation attempt bounded the head below lo; the sup over every eps is below
+        # lo only if the tail is proved at that value too. A bridge cell failing there
+        # refutes our own proposal, not the certificate: fall back to the recorded upper end
+        try:
+            again = tail_at(mu)
+        except BudgetExceeded:
+            raise
+        except (CouldNotReprove, CertificateRejected):
+            again = None
+        if again not in ("certified", "not GDP"):
+            mu = hi
+            again = tail_at(mu)
+    else:
+        again = tail_at(mu)
     verdict = {"certified": "holds", "not GDP": "fails"}.get(again or "", "undecided")
     if verdict == "fails":
         return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict=verdict, proved=frozenset(proved),
@@ -797,12 +875,14 @@ def _frac(x: mpf) -> Fraction:
     return mpf_to_fraction(x)
 
 
-def _g_lower(fiv: IvFn, x: Fraction, dps: int) -> tuple[mpf, mpf]:
+def _g_lower(fiv: IvFn, x: Fraction, dps: int, bits_needed: Optional[int] = None) -> tuple[mpf, mpf]:
     """(a proved lower bound of G_f(x), the proposal it came from): G_f(x) = mu_GDP(x, f(x))
     >= m as soon as delta_m(x) < f(x) is proved (delta_mu(x) increases in mu, GDPT App A.5):
     the upper end of delta_m(x) below the lower end of f(x), both in directed rounding. m is
     proposed by mpmath bisection (untrusted) and nudged down until that holds; f(x) >= 1
-    (proved) gives +inf, f(x) <= 0 gives 0."""
+    (proved) gives +inf, f(x) <= 0 gives 0. ``bits_needed`` caps the proposal's bisection
+    steps (the working precision can be thousands of bits, where each step costs two erfc
+    at that precision; the lower end needs only the recorded enclosure's relative width)."""
     from .gdp import delta_mu_iv
 
     A = arith(_bits(dps))
@@ -812,11 +892,14 @@ def _g_lower(fiv: IvFn, x: Fraction, dps: int) -> tuple[mpf, mpf]:
     if not fx[0] > 0:
         return mpf(0), mpf(0)
     with mpmath.workdps(dps):
-        m = mu_gdp_mp(fraction_to_mpf(x), mpfr_to_mpf(fx[0]))
+        steps = None if bits_needed is None else bits_needed + 64  # (the bracket reaches up to 2^60)
+        m = mu_gdp_mp(fraction_to_mpf(x), mpfr_to_mpf(fx[0]), steps)
         if not mpmath.isfinite(m) or m <= 0:
             return mpf(0), mpf(0)
         mf = _frac(m)
     good = int(dps * 3.32)  # the proposal's correct bits, about (bisection at dps digits)
+    if bits_needed is not None:
+        good = min(good, bits_needed)
     for k in (good - 12, good // 2, 40, 20, 8):
         cand = mf * (1 - Fraction(1, 2 ** max(k, 4)))
         if cand > 0 and delta_mu_iv(A, cand, x)[1] < fx[0]:
@@ -871,24 +954,95 @@ class _DeltaMuEnds:
         E, u, v = self._args(eps)
         return max(mpfr(0), A.dn.sub(self._phi(u[0], 0), A.up.mul(A.up.exp(E[1]), self._phi(v[1], 1))))
 
+    def tangent_lower(self, c: Fraction, xs: tuple) -> tuple:
+        """Lower ends of delta_mu's tangent in t = e^eps at eps = c (a lower bound of the convex
+        delta_mu everywhere), evaluated at t = e^x for each x of ``xs``: delta_mu(c) +
+        s (e^x - e^c), s = -Phi(-c/mu - mu/2) enclosed, each product's lower end."""
+        A = self.A
+        E, u, v = self._args(c)
+        d_lo = self.lower(c)
+        slope = (-self._phi(v[1], 1), -self._phi(v[0], 0))
+        ec = A.exp(E)
+        return tuple(A.dn.add(d_lo, A.mul(slope, A.sub(A.exp(A.q(x)), ec))[0]) for x in xs)
+
     def upper(self, eps: Fraction) -> mpfr:
         A = self.A
         E, u, v = self._args(eps)
         return min(mpfr(1), A.up.sub(self._phi(u[1], 1), A.dn.mul(A.dn.exp(E[0]), self._phi(v[0], 0))))
 
 
+class CellWork:
+    """The work units left for one certificate's cell proofs (:data:`.limits.MAX_GDP_CELL_WORK`).
+    Counted, not timed: the same certificate gets the same answer on any machine and load.
+    ``weight``: the units of one cell of this profile at 200 bits (:func:`_cell_weight`)."""
+
+    def __init__(self, units: float = MAX_GDP_CELL_WORK, weight: float = 1.0) -> None:
+        self.left = float(units)
+        self.weight = weight
+
+    def share(self, fraction: float) -> "CellWork":
+        """A sub-budget of at most ``fraction`` of what is left (its spending is charged back
+        with :meth:`charge`)."""
+        return CellWork(self.left * fraction, self.weight)
+
+    def charge(self, spent: float) -> None:
+        self.left -= spent
+
+
+def _cell_weight(name: str, inputs: Mapping[str, Any]) -> float:
+    """Units of one cell of the mechanism's profile at 200 bits, relative to Laplace's closed
+    form (measured once: Laplace 0.34 ms, pure / approx / rr 0.48, subsampled 0.55, the App B
+    refined examples 0.77, an expression about 0.3 ms plus 0.08 ms per part of its tree): a
+    static estimate, so the cap is reached after the same cells on every machine."""
+    if name == "expr":
+        text = inputs.get("profile")
+        parts = len(list(ast.walk(ast.parse(text.strip(), mode="eval")))) if isinstance(text, str) else 1
+        return 1.0 + parts / 4
+    if name in ("sgd-example", "icea-example"):
+        return 2.5 if str(inputs.get("refined", "")).lower() == "true" else 1.0
+    return {"pure": 1.5, "approx": 1.5, "rr": 1.5, "subsampled": 1.7}.get(name, 1.0)
+
+
+class CellsExhausted(CouldNotReprove):
+    """The cell budget ran out before every cell was proved (exit 3 with the reason)."""
+
+
+def _cell_cost(bits: int) -> float:
+    """Work units of one cell at ``bits`` (one erfc pair and one exp; MPFR's cost grows
+    about like bits^1.6 in this range)."""
+    return max(1.0, (bits / 200) ** 1.6)
+
+
 def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpfr], a0: Fraction, b0: Fraction,
-                    mu: mpf, hints: Any, where: str, dps: int) -> None:
+                    mu: mpf, hints: Any, where: str, dps: int, work: Optional[CellWork] = None,
+                    convex: bool = False) -> None:
     """Prove sup_[a0, b0] G_f <= mu on a streamed adaptive partition: cell [a, b] is proved
     by sup f <= delta_mu(b) (then f(x) <= delta_mu(b) <= delta_mu(x) on the cell: delta_mu
     decreases in eps, so G_f(x) <= mu), the upper end of the cell bound against the lower
     end of delta_mu(b), both in directed rounding. Hinted points seed it; unproved cells
-    are halved down to 2^-40 (relative to the head), where f(a) > delta_mu(a) (proved)
-    refutes the upper end."""
+    are halved down to 2^-40 (relative to the head).
+
+    A refusal needs a point x with f(x) > delta_mu(x) (proved: G_f(x) > mu); it is looked
+    for at the cell that stops the proof and at the left ends of the cells still pending
+    (:func:`_refute_near`), so a false upper end whose excess lies inside the head is
+    refused rather than left undecided. The cells are charged to ``work``; when it runs out
+    the answer is exit 3 (CellsExhausted) naming the cell width reached.
+
+    ``convex``: f is convex in t = e^eps (:data:`_CONVEX_IN_T`). So is delta_mu (the
+    hockey-stick divergence of N(0, 1) and N(mu, 1)), with d delta_mu / dt = -Phi(-eps/mu - mu/2)
+    (d delta_mu / d eps = -e^eps Phi(-eps/mu - mu/2), GDPT eq. 2 differentiated: the density
+    terms cancel). A cell that fails the first-order test is then tried by a second-order one:
+    on [t_a, t_b], f lies below its chord (through the upper ends of f(a), f(b)) and delta_mu
+    above its tangent at the cell's midpoint c; chord minus tangent is affine in t, so chord <=
+    tangent at t_a and at t_b proves f <= delta_mu on the whole cell. Its error is of the order
+    of the width squared, so near a flat argmax (Laplace at eps = 0, where G_f'(0) = 0) cells of
+    width sqrt(hi - sup G_f) suffice where the first-order test needs width hi - sup G_f."""
     A = arith(_bits(dps))
     MU = _frac(mu)
     if MU <= 0:
         raise CouldNotReprove(f"{where}: a non-positive upper end")
+    work = work if work is not None else CellWork()
+    cost = _cell_cost(_bits(dps)) * work.weight
     dm = _DeltaMuEnds(A, MU)
     pts = [a0, b0]
     if hints:
@@ -905,20 +1059,52 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
         pts = [a0 + (b0 - a0) * Fraction(i, 64) for i in range(65)]
     min_w = (b0 - a0 + 1) / Fraction(2**40)
     stack = [(a, b) for a, b in zip(pts, pts[1:])][::-1]
-    while stack:
-        a, b = stack.pop()
-        fb = fbound(A, a, b)
-        if fb <= 0 or fb <= dm.lower(b):
-            continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
-        if b - a < min_w:
-            if fiv(A, a)[0] > dm.upper(a):
-                raise CertificateRejected(
-                    f"{where}: G_f({mpmath.nstr(fraction_to_mpf(a), 12)}) exceeds the recorded upper end: sup G_f > hi"
-                )
-            raise CouldNotReprove(f"{where}: the cell at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} cannot be proved")
-        m = _dyadic_mid(a, b)
-        stack.append((m, b))
-        stack.append((a, m))
+    spent = 0.0
+    try:
+        while stack:
+            a, b = stack.pop()
+            spent += cost
+            if spent > work.left:
+                _refute_near(fiv, dm, A, a, b, stack, where)
+                raise CellsExhausted(
+                    f"{where}: the recorded upper end {mpmath.nstr(mu, 17)} is closer to sup G_f than the re-check "
+                    f"can prove within its cap of {MAX_GDP_CELL_WORK} cell units (cells of width "
+                    f"{mpmath.nstr(fraction_to_mpf(b - a), 3)} at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} were "
+                    "still unproved); a wider recorded enclosure (the producer's --margin) verifies")
+            fb = fbound(A, a, b)
+            if fb <= 0 or fb <= dm.lower(b):
+                continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
+            if convex:
+                spent += cost
+                ta, tb = dm.tangent_lower(_dyadic_mid(a, b), (a, b))
+                if fiv(A, a)[1] <= ta and fiv(A, b)[1] <= tb:
+                    continue
+            if b - a < min_w:
+                _refute_near(fiv, dm, A, a, b, stack, where)
+                raise CouldNotReprove(
+                    f"{where}: the cell at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} cannot be proved")
+            m = _dyadic_mid(a, b)
+            stack.append((m, b))
+            stack.append((a, m))
+    finally:
+        work.charge(spent)
+
+
+#: how many pending cells :func:`_refute_near` probes (each probe is one point evaluation)
+_REFUTE_PROBES = 64
+
+
+def _refute_near(fiv: IvFn, dm: "_DeltaMuEnds", A: Arith, a: Fraction, b: Fraction, stack: list, where: str) -> None:
+    """Raise CertificateRejected when G_f(x) > mu is proved at a, b or the left end of one of
+    the next pending cells (the cells to the right of the one that stopped the proof: where
+    a false upper end is exceeded, the excess is an interval that starts there): f(x)'s lower
+    end above delta_mu(x)'s upper end, both in directed rounding. Otherwise return."""
+    n = max(2, int(_REFUTE_PROBES / _cell_cost(A.prec)))  # (at most about 64 cells' work)
+    probes = [a, b] + [c for c, _ in stack[::-1][:n]]
+    for x in probes:
+        if fiv(A, x)[0] > dm.upper(x):
+            raise CertificateRejected(
+                f"{where}: G_f({mpmath.nstr(fraction_to_mpf(x), 12)}) exceeds the recorded upper end: sup G_f > hi")
 
 
 def _le_exp(A: Arith, x: Iv, eps: Fraction) -> Optional[bool]:
@@ -1046,7 +1232,7 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     if not 0 <= eps_h <= 10**6:
         raise CertificateRejected("eps_h must be in [0, 1e6]")
     head = {"argmax": inputs["argmax"]} if "argmax" in inputs else {}
-    dps = _certify_dps(hi)
+    dps = _head_dps(lo, hi)
     f = _iv_profile(name, inputs, _bits(dps))
     if hi == mpmath.inf:
         with mpmath.workdps(dps):

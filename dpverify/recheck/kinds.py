@@ -94,7 +94,9 @@ _PLD_HINTS = ("grid", "mass_unit", "relative_width")
 _GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
              "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
 _GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi in MPFR directed rounding "
-             "(GDPT Thm 4.6, monotone mu_GDP, App A.5), tail beyond eps_h re-derived per mechanism")
+             "(GDPT Thm 4.6, monotone mu_GDP, App A.5), or, for the profiles of a pair (convex in e^eps, as "
+             "delta_mu), f's chord below delta_mu's tangent at the cell ends; at most MAX_GDP_CELL_WORK cell "
+             "units (beyond: exit 3); tail beyond eps_h re-derived per mechanism")
 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
@@ -232,13 +234,19 @@ _ROWS: list[Kind] = [
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
            hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
-    *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route (a zero-gradient replacement "
-                   "realises removal; tight pair, AFA Thm 11 remark)"),
+    *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route of a DP-SGD schedule or of "
+                   "an event tree of Gaussian / Laplace steps (a zero-contribution replacement realises removal; "
+                   "tight pair, AFA Thm 11 remark)"),
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
              "second route, the factor and the product rounded up in MPFR"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
            certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
       for name in ("replace.epsilon", "replace.claim")],
+    Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
+                            "a zero-contribution replacement realises removal), its lower end >= lo"),
+         P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
+           "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
+         verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason")),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
                    "curve), > delta at the unsafe end (lower curve); shuffled and balls-in-bins templates by "
@@ -482,6 +490,14 @@ _steps(["bins.epsilon", "bins.delta", "bins.claim"], [
 _steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [
     ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, rounded up in MPFR against delta rounded "
      "down", PROOF, True),
+    ("an event tree: its Gaussian / Laplace leaves (Poisson-sampled or not) as in events.* (interval tails in "
+     "directed rounding); any other step refused", PROOF, True),
+])
+_steps(["replace.delta"], _PLD_STEPS + [
+    ("group-privacy factor (1 + e^(eps/2)) times the PLD upper end at eps/2, rounded up in MPFR against the "
+     "recorded upper end rounded down", PROOF, True),
+    ("an event tree: its Gaussian / Laplace leaves (Poisson-sampled or not) as in events.* (interval tails in "
+     "directed rounding); any other step refused", PROOF, True),
 ])
 _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),

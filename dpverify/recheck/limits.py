@@ -13,7 +13,9 @@ answers at once:
   parts or nested deeper than :data:`MAX_EXPR_DEPTH`;
 * exit 3 for inputs the producer accepts but whose re-derivation is beyond
   the second route's work caps (:data:`MAX_LAW_ATOMS` atoms of an exact
-  composition law).
+  composition law; :data:`MAX_GDP_CELL_WORK` units of cell proofs for one
+  ``gdp.certify`` / ``gdp.optimal_mu`` certificate, a count fixed before the
+  proof starts, so the answer does not depend on the machine's speed).
 
 Expression profiles are also bounded while they are evaluated: every
 exponential and every power must have a natural-log magnitude of at most
@@ -31,7 +33,7 @@ from ..errors import CouldNotReprove, MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
            "MAX_NUMBER_CHARS", "MAX_INPUT_EXPONENT", "MAX_EXPR_CHARS", "MAX_EXPR_NODES", "MAX_EXPR_DEPTH",
-           "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS"]
+           "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS", "MAX_GDP_CELL_WORK"]
 
 #: the producer's caps on input numbers (dpverify.ball: 1000 characters, exponents within +-3000)
 MAX_NUMBER_CHARS = 1000
@@ -44,12 +46,21 @@ MAX_EXPR_DEPTH = 40
 MAX_EXP_ARGUMENT = 10**6
 #: atoms of the exact law of a heterogeneous composition (product of count + 1 over types)
 MAX_LAW_ATOMS = 2 * 10**6
+#: work units of the cell proofs of one gdp.certify / gdp.optimal_mu certificate: a cell of the
+#: Laplace profile at 200 bits costs 1 unit (about 0.35 ms here), at b bits (b / 200)^1.6 (MPFR's
+#: erfc and exp grow about so), other profiles a static multiple (expressions by their size). The
+#: cells a recorded upper end needs grow like 1 / sqrt(hi - sup G_f) where G_f is flat at its
+#: argmax (the Laplace profile at eps = 0) under the first-order cell test (expression and App B
+#: profiles: enclosures down to about 1e-8 wide), like log(1 / (hi - sup G_f)) under the
+#: second-order one of the pair profiles (Laplace, pure, approx, rr, subsampled: 1e-12 in ~100 cells)
+MAX_GDP_CELL_WORK = 25000
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
              f"{MAX_EXPR_NODES} parts and nesting depth {MAX_EXPR_DEPTH}, every exp / power argument within "
-             f"+-{MAX_EXP_ARGUMENT:.0e} (natural log); exact composition laws up to {MAX_LAW_ATOMS:.0e} atoms "
-             "(beyond: exit 3)")
+             f"+-{MAX_EXP_ARGUMENT:.0e} (natural log); exact composition laws up to {MAX_LAW_ATOMS:.0e} atoms, "
+             f"gdp.certify / gdp.optimal_mu head proofs up to {MAX_GDP_CELL_WORK} cell units (a Laplace cell "
+             "at 200 bits; other profiles and higher precisions cost more) (beyond: exit 3)")
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _FRACTION = re.compile(r"[-+]?\d+/[-+]?\d+")

@@ -185,7 +185,11 @@ def _ssg_integer(A: Arith, n: int, s: Fraction, q: Fraction) -> Iv:
     Exact binomials, directed exp / expm1 / log."""
     if n > MAX_INT_ORDER:
         raise CouldNotReprove(f"an integer order {n} of the subsampled Gaussian is beyond the cap {MAX_INT_ORDER}")
-    lq, l1q = A.log(A.q(q)), A.log1p(A.q(-q))
+    if q == 1:  # the Gaussian itself: A_n = e^((n^2 - n) / (2 s^2)) (Mironov 2017 Prop 7)
+        return A.q(Fraction(n * n - n) / (2 * s * s))
+    # log(1 - q) from the exact rational 1 - q: log1p(-q) would first round -q, which reaches
+    # -1 at a precision below log2(1 / (1 - q)) bits (q = 1 - 1e-30 at 90 bits)
+    lq, l1q = A.log(A.q(q)), A.log(A.q(1 - q))
     two_s2 = 2 * s * s
     terms = []
     c = n  # C(n, 1)
@@ -226,8 +230,10 @@ def _ssg_series(A: Arith, a: Fraction, s: Fraction, q: Fraction, tol: Optional[i
     if a > MAX_INT_ORDER:
         raise CouldNotReprove(f"an order {float(a):.6g} of the subsampled Gaussian is beyond the cap {MAX_INT_ORDER}")
     tol = A.prec - 8 if tol is None else tol
+    if q == 1:  # the Gaussian itself: A_a = e^((a^2 - a) / (2 s^2)) (Mironov 2017 Prop 7)
+        return A.exp(A.q((a * a - a) / (2 * s * s)))
     S = A.q(s)
-    lq, l1q = A.log(A.q(q)), A.log1p(A.q(-q))
+    lq, l1q = A.log(A.q(q)), A.log(A.q(1 - q))  # (1 - q exact: see _ssg_integer)
     two_s2 = A.q(2 * s * s)
     z1 = A.add(A.mul(A.q(s * s), A.log(A.q(1 / q - 1))), A.q(Fraction(1, 2)))
 
@@ -314,7 +320,7 @@ def _balle_iv(A: Arith, a: Fraction, g: Fraction, d: Fraction) -> Iv:
 def _balle_delta_exponent(A: Arith, a: Fraction, g: Fraction, e: Fraction) -> Iv:
     """log of zeta e^((alpha-1)(rdp-eps)), zeta = (1/alpha)(1-1/alpha)^(alpha-1) (Balle et al.
     2020 Thm 21 solved for delta): -log alpha + (alpha-1) log1p(-1/alpha) + (alpha-1)(rdp-eps)."""
-    return A.add(A.sub(A.mul(A.q(a - 1), A.log1p(A.q(-1 / a))), A.log(A.q(a))), A.q((a - 1) * (g - e)))
+    return A.add(A.sub(A.mul(A.q(a - 1), A.log(A.q(1 - Fraction(1) / a))), A.log(A.q(a))), A.q((a - 1) * (g - e)))
 
 
 _CONV_IV = {"classic": _classic_iv, "balle": _balle_iv}
@@ -331,7 +337,7 @@ def _classic_eps(A: Arith, a: Fraction, D: Iv, L: Iv) -> Iv:
 def _balle_eps(A: Arith, a: Fraction, D: Iv, L: Iv) -> Iv:
     """max(0, D + log1p(-1/alpha) + (L - log alpha) / (alpha - 1)) (Balle et al. 2020 Thm 21),
     increasing in D and L; max(0, .) is monotone, applied to both ends."""
-    v = A.add(A.add(D, A.log1p(A.q(-1 / a))), A.div(A.sub(L, A.log(A.q(a))), A.q(a - 1)))
+    v = A.add(A.add(D, A.log(A.q(1 - Fraction(1) / a))), A.div(A.sub(L, A.log(A.q(a))), A.q(a - 1)))
     return (max(mpfr(0), v[0]), max(mpfr(0), v[1]))
 
 
@@ -376,7 +382,7 @@ def _gamma_iv(A: Arith, a: Fraction, eps: Fraction, d: Fraction) -> tuple[Iv, Fr
     if d >= 1:
         raise CouldNotReprove("the optimal conversion at delta >= 1 is not defined")
     if a * d >= 1:
-        return A.sub(A.q(eps), A.log1p(A.q(-d))), 1 - d
+        return A.sub(A.q(eps), A.log(A.q(1 - d))), 1 - d  # (1 - d exact: no rounding of -d to -1)
     E = A.exp(A.q(eps))
 
     def sign(t: Fraction) -> int:
@@ -392,7 +398,10 @@ def _gamma_iv(A: Arith, a: Fraction, eps: Fraction, d: Fraction) -> tuple[Iv, Fr
         s_lo, s_hi = seed * (1 - Fraction(1, 1 << 24)), min(seed * (1 + Fraction(1, 1 << 24)), t_hi)
         if s_lo < s_hi and sign(s_lo) < 0 and sign(s_hi) > 0:
             t_lo, t_hi = s_lo, s_hi
-    for _ in range(0 if t_lo is not None else 4 * A.prec + 64):
+    # halving reaches t ~ 2^-(4 prec + 64) / d: the minimiser sits at p - d of the order of d
+    # itself for tiny d (delta = 1e-300 needs about 1000 halvings more than the precision)
+    halvings = 4 * A.prec + 64 + d.denominator.bit_length() - d.numerator.bit_length()
+    for _ in range(0 if t_lo is not None else halvings):
         sg = sign(t)
         if sg < 0:
             t_lo = t
@@ -585,7 +594,7 @@ def _prove_inf_at_least(mech: _Mech, conv: str, lo: Fraction, d: Fraction, digit
         lb = A.log(A.q(b))
         if L[0] < lb[1]:
             return False
-        rest = A.add(A.log1p(A.q(-1 / a)), A.div(A.sub(L, lb), A.q(b - 1)))
+        rest = A.add(A.log(A.q(1 - Fraction(1) / a)), A.div(A.sub(L, lb), A.q(b - 1)))
         return A.dn.add(Dn, rest[0]) >= T
 
     def cell_ok(ta: Fraction, tb: Fraction, tol: Optional[int]) -> bool:
@@ -605,7 +614,7 @@ def _prove_inf_at_least(mech: _Mech, conv: str, lo: Fraction, d: Fraction, digit
         c = (a + b) / 2
         if conv == "balle":
             kc = A.sub(A.mul(A.q(c - 1), A.log(A.q(c - 1))), A.mul(A.q(c), A.log(A.q(c))))
-            kp = A.log1p(A.q(-1 / c))
+            kp = A.log(A.q(1 - Fraction(1) / c))
             k0 = A.dn.sub(kc[0], A.up.mul(A.up.sub(kp[1], kp[0]), A.q(c - a)[1]))
 
             def k(x: Fraction) -> Iv:
@@ -682,10 +691,10 @@ def _prove_inf_at_least(mech: _Mech, conv: str, lo: Fraction, d: Fraction, digit
             if conv == "classic":
                 far = r
             elif conv == "balle":
-                far = A.dn.sub(A.dn.add(r, A.log1p(A.q(-1 / big))[0]),
+                far = A.dn.sub(A.dn.add(r, A.log(A.q(1 - Fraction(1) / big))[0]),
                                A.div(A.log(A.q(big)), A.q(big - 1))[1])
             else:
-                far = A.dn.add(r, A.log1p(A.q(-d))[0])
+                far = A.dn.add(r, A.log(A.q(1 - d))[0])
             if far >= T:
                 break
             if t1 >= 64:

@@ -1,44 +1,123 @@
-"""Second route for Poisson-sampled DP-SGD under replace-one (``replace.epsilon``,
-``replace.claim``): both ends re-proved with the PLD re-check (:mod:`.pld`, mpmath
-and GMP integers; nothing from the arb side).
+"""Second route for Poisson sampling under replace-one (``replace.epsilon``,
+``replace.delta``, ``replace.claim``): both ends re-proved with the PLD re-check
+(:mod:`.pld` for a DP-SGD schedule, :mod:`.events` for an event tree in
+``inputs.event``; MPFR and GMP integers, nothing from the arb side).
 
-* upper end hi: with eps* = hi / 2 (exact), the independent upper end of
-  delta_add-remove(eps*) times (1 + e^eps*), rounded up in MPFR, must be <= delta; then group privacy
-  (delta_replace(2 eps) <= delta_remove(eps) + e^eps delta_add(eps), Dwork and Roth
-  2014 Thm 2.2) gives epsilon_replace(delta) <= hi;
+* epsilon, upper end hi: with eps* = hi / 2 (exact), the independent upper end of
+  delta_add-remove(eps*) times (1 + e^eps*), rounded up in MPFR, must be <= delta;
+  then group privacy (delta_replace(2 eps) <= delta_remove(eps) + e^eps
+  delta_add(eps), Dwork and Roth 2014 Thm 2.2) gives epsilon_replace(delta) <= hi;
+* delta, upper end hi: (1 + e^(eps/2)) times the independent upper end of
+  delta_add-remove(eps/2), rounded up in MPFR, must be <= hi (or hi >= 1: every
+  delta is);
 * lower end lo: the independent enclosure of the remove direction's epsilon(delta)
-  (a zero-gradient replacement realises removal under Poisson sampling; the pair is
-  tight, AFA Thm 11 Remark), refined until it lies inside the recorded ``result.lower``.
+  or delta(eps) (a zero-contribution replacement realises removal under Poisson
+  sampling; the pair is tight, AFA Thm 11 Remark), refined until it lies inside the
+  recorded ``result.lower``, whose lower end must be >= lo.
+
+An event tree is covered when every step is a Gaussian or Laplace step, Poisson-sampled
+or not (:func:`_additive`, written again here from the producer's rule): group privacy
+needs each step's add/remove curve, the lower end a record of zero contribution.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import mpmath
 from mpmath import mpf
 
-from ..errors import CouldNotReprove, MalformedCertificate
+from ..certificate.format import SENSITIVITY_CONVENTION
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from . import events as EV
 from . import pld as P
 from .core import arith, mpf_to_fraction
 from .gdp import exact_input
-from .verify import Recheck, check_enclosure, parse_bound, register
+from .verify import RECHECKERS, Recheck, check_enclosure, parse_bound, register
 
 #: working precision of the group-privacy product (bits): one rounding of the factor and one of
 #: the product, far below the margin a genuine bracket leaves
 _BITS = 128
 _KEYS = ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs", "steps_rule")
+_TREE_KEYS = ("event", "sensitivity_convention")
+
+
+def _additive(ev: Any, path: str, depth: int = 0) -> None:
+    """Refuse a tree with a step the bracket does not cover (the node's path and why)."""
+    t = ev.get("type") if isinstance(ev, dict) and depth <= 64 else None
+    if t in ("gaussian", "laplace", "no_op"):
+        return
+    if t == "poisson_sampled" and isinstance(ev.get("event"), dict) and \
+            ev["event"].get("type") in ("gaussian", "laplace", "no_op"):
+        return
+    if t == "self_composed":
+        return _additive(ev.get("event"), f"{path}.event", depth + 1)
+    if t == "composed" and isinstance(ev.get("events"), list):
+        for i, e in enumerate(ev["events"]):
+            _additive(e, f"{path}.events[{i}]", depth + 1)
+        return
+    raise CertificateRejected(f"{path}: a {str(t)[:40]!r} step is not covered by the replace-one bracket (group "
+                              "privacy needs Gaussian or Laplace steps, Poisson-sampled or not: an add/remove "
+                              "curve per step and a record of zero contribution)")
+
+
+def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable]:
+    """(base inputs, epsilon re-checker, delta re-checker) of the mechanism's add/remove
+    and remove curves: the schedule's ``pld.*`` route or the tree's ``events.*`` route."""
+    if inputs.get("neighboring") != "replace-one":
+        raise MalformedCertificate("inputs.neighboring must be 'replace-one' for this kind")
+    if "event" not in inputs:
+        return {k: inputs[k] for k in _KEYS if k in inputs}, P.recheck_epsilon, P.recheck_delta
+    mixed = [k for k in _KEYS if k in inputs]
+    if mixed:
+        raise MalformedCertificate(f"inputs.{mixed[0]}: a schedule input beside inputs.event (give one mechanism)")
+    if inputs.get("sensitivity_convention") != SENSITIVITY_CONVENTION:
+        raise CertificateRejected("inputs.sensitivity_convention is not the convention the event pairs are built "
+                                  "with (it defines what a noise multiplier means)")
+    EV._check_nodes(inputs["event"], "inputs.event")
+    _additive(inputs["event"], "inputs.event")
+    return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"]
+
+
+def _details(result: Mapping[str, Any], need_lower: bool) -> tuple[Mapping, Any, Mapping]:
+    enc, low, up = result.get("enclosure"), result.get("lower"), result.get("upper")
+    if not isinstance(enc, Mapping) or not isinstance(up, Mapping) or (
+            low is not None or need_lower) and not isinstance(low, Mapping):
+        raise MalformedCertificate("result.enclosure, result.upper and (for a lower end above 0) result.lower "
+                                   "are required")
+    return enc, low, up
+
+
+def _times_factor(half: Fraction, up_hi: mpf) -> Any:
+    """(1 + e^half) up_hi rounded up in MPFR (the factor's exp correctly rounded upward, the
+    product too; the mpf's exact value is used, no rounding)."""
+    if not mpmath.isfinite(up_hi):
+        raise CouldNotReprove("the add-remove upper end is not finite")
+    A = arith(_BITS)
+    factor = A.add(A.q(1), A.exp(A.q(half)))
+    return A, A.up.mul(factor[1], A.q(mpf_to_fraction(up_hi))[1])
+
+
+def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: Mapping) -> mpf:
+    """The recorded lower end, once the remove curve's independent enclosure lies inside
+    ``result.lower`` and its lower end is >= the recorded one."""
+    rec_lo = parse_bound(enc.get("lo"), "result.enclosure.lo", 40)
+    if low is None:
+        if rec_lo > 0:
+            raise MalformedCertificate("result.lower is required for a lower end above 0")
+        return rec_lo  # [0, hi]: nothing to re-prove below
+    re = rec(dict(base, neighboring="remove", **{key: value}), {"enclosure": dict(low)})
+    check_enclosure(dict(low), re)
+    if re.enclosure()[0] < rec_lo:
+        raise CouldNotReprove("the remove direction's lower end is not re-proved up to the recorded lower end")
+    return rec_lo
 
 
 def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
-    if inputs.get("neighboring") != "replace-one":
-        raise MalformedCertificate("inputs.neighboring must be 'replace-one' for this kind")
-    base = {k: inputs[k] for k in _KEYS if k in inputs}
+    base, rec_eps, rec_delta = _curves(inputs)
     delta = exact_input(inputs, "delta")
-    enc, low, up = result.get("enclosure"), result.get("lower"), result.get("upper")
-    if not all(isinstance(x, Mapping) for x in (enc, low, up)):
-        raise MalformedCertificate("result.enclosure, result.lower and result.upper are required")
+    enc, low, up = _details(result, False)
     hi_text = enc.get("hi")
     try:
         eps_star = Fraction(hi_text) / 2
@@ -46,39 +125,54 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
         raise MalformedCertificate("result.enclosure.hi must be a decimal") from None
     if not 0 <= eps_star <= 10**6:
         raise MalformedCertificate("result.enclosure.hi out of range [0, 2e6]")
-    up_re = P.recheck_delta(dict(base, neighboring="add-remove", eps=str(eps_star.numerator) + "/" +
-                                 str(eps_star.denominator)), {"enclosure": dict(up)})
-    # (1 + e^eps*) times the independent upper end, rounded up in MPFR (the factor's exp
-    # correctly rounded upward, the product too), against delta rounded down
-    A = arith(_BITS)
-    up_hi = up_re.enclosure()[1]
-    if not mpmath.isfinite(up_hi):
-        raise CouldNotReprove("the add-remove upper end at eps* = hi/2 is not finite")
-    factor = A.add(A.q(1), A.exp(A.q(eps_star)))
-    total = A.up.mul(factor[1], A.q(mpf_to_fraction(up_hi))[1])  # the mpf's exact value, no rounding
-    if not total <= A.q(delta)[0]:
+    up_re = rec_delta(dict(base, neighboring="add-remove", eps=f"{eps_star.numerator}/{eps_star.denominator}"),
+                      {"enclosure": dict(up)})
+    A, total = _times_factor(eps_star, up_re.enclosure()[1])
+    if not total <= A.q(delta)[0]:  # against delta rounded down
         raise CouldNotReprove(f"(1 + e^eps*) delta_add-remove(eps*) <= {float(total):.8g} is not "
                               f"re-proved <= delta at eps* = hi/2")
     # the recorded details are certified numbers too: each independent enclosure must lie inside
     check_enclosure(dict(up), up_re)
-    lo_re = P.recheck_epsilon(dict(base, neighboring="remove", delta=inputs["delta"]), {"enclosure": dict(low)})
-    check_enclosure(dict(low), lo_re)
-    lo = lo_re.enclosure()[0]
-    rec_lo = parse_bound(enc.get("lo"), "result.enclosure.lo", 40)
-    if lo < rec_lo:
-        raise CouldNotReprove("the remove direction's lower end is not re-proved up to the recorded lower end")
-    return rec_lo, parse_bound(hi_text, "result.enclosure.hi", 40)
+    lo = _lower(rec_eps, base, "delta", inputs["delta"], low, enc)
+    return lo, parse_bound(hi_text, "result.enclosure.hi", 40)
 
 
-@register("replace.epsilon", explain="Poisson-sampled DP-SGD under replace-one, bracket of epsilon(delta): "
-          "hi by group privacy ((1 + e^(hi/2)) delta_add-remove(hi/2) <= delta, PLD re-check), lo by the "
-          "remove direction's epsilon (PLD re-check)")
+@register("replace.epsilon", explain="Poisson sampling under replace-one (a DP-SGD schedule or an event tree of "
+          "Gaussian / Laplace steps), bracket of epsilon(delta): hi by group privacy ((1 + e^(hi/2)) "
+          "delta_add-remove(hi/2) <= delta, PLD re-check), lo by the remove direction's epsilon (PLD re-check)")
 def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     lo, hi = _bracket(inputs, result)
     return Recheck(lo=lo, hi=hi, dps=40, proved=frozenset({"lower", "upper"}))
 
 
 # a claim is decided on the same bracket (verify derives the verdict from claim.relation)
-recheck_claim = register("replace.claim", explain="Poisson-sampled DP-SGD under replace-one, verdict on a claimed "
+recheck_claim = register("replace.claim", explain="Poisson sampling under replace-one, verdict on a claimed "
                          "epsilon: the bracket of replace.epsilon re-proved, holds iff hi <= claimed, fails iff "
                          "lo > claimed")(recheck_eps)
+
+
+@register("replace.delta", explain="Poisson sampling under replace-one, bracket of delta(eps): hi >= (1 + "
+          "e^(eps/2)) delta_add-remove(eps/2) (group privacy, PLD re-check), lo by the remove direction's "
+          "delta(eps) (PLD re-check)")
+def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+    base, _, rec_delta = _curves(inputs)
+    eps = exact_input(inputs, "eps")
+    if not 0 <= eps <= 10**6:
+        raise CertificateRejected("inputs.eps must be in [0, 1e6]")
+    enc, low, up = _details(result, False)
+    hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40)
+    try:
+        hi_exact = Fraction(enc.get("hi"))
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise MalformedCertificate("result.enclosure.hi must be a decimal") from None
+    up_re = rec_delta(dict(base, neighboring="add-remove", eps=f"{(eps / 2).numerator}/{(eps / 2).denominator}"),
+                      {"enclosure": dict(up)})
+    check_enclosure(dict(up), up_re)
+    if hi_exact < 1:  # delta <= 1 always: a recorded hi >= 1 needs no product
+        A, total = _times_factor(eps / 2, up_re.enclosure()[1])
+        if not total <= A.q(hi_exact)[0]:  # against the recorded decimal rounded down
+            raise CouldNotReprove(f"(1 + e^(eps/2)) delta_add-remove(eps/2) <= {float(total):.8g} is not "
+                                  "re-proved <= the recorded upper end")
+    lo = _lower(rec_delta, base, "eps", inputs["eps"], low, enc)
+    proved = {"upper"} | ({"lower"} if low is not None else set())
+    return Recheck(lo=lo, hi=hi, dps=40, proved=frozenset(proved))

@@ -30,22 +30,30 @@ Laplace, Poisson-sampled or not):
   of add/remove, whose pair is tight (AFA Thm 11, "Remark (Exact optimality)":
   realised by [0,...,0,1] vs [0,...,0]); the accountant's lower end of that
   composed curve is a lower bound.
+
+Both ends are answered for a DP-SGD schedule (``audit dpsgd``, certificate kinds
+``replace.*`` with the schedule's inputs) and for a JSON event tree or a
+dp_accounting DpEvent tree (``audit dpsgd --events``, ``CertifiedPLDAccountant``,
+the same kinds with ``inputs.event``) whose every step is a Gaussian or Laplace
+step, Poisson-sampled or not (:func:`not_covered` names what is refused and why);
+:mod:`dpverify.recheck.replace` re-proves both ends of either form.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 
 from .. import _validate as V
-from ..ball import ball, exact_str, lower_decimal, round_decimal_text, working_precision
+from ..ball import ball, exact_str, lower_decimal, round_decimal_text, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
 from ..relation import Relation
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 
-__all__ = ["group_privacy_epsilon", "group_privacy_delta", "poisson_replace_one_epsilon", "THEOREMS", "SOURCE"]
+__all__ = ["group_privacy_epsilon", "group_privacy_delta", "poisson_replace_one_epsilon", "poisson_replace_one_delta",
+           "not_covered", "tree_route", "tree_epsilon", "tree_delta", "THEOREMS", "SOURCE"]
 
 SOURCE = ("group privacy (Dwork and Roth 2014, Thm 2.2) over the add/remove curves of AFA Thm 11 (1) + Thm 10 "
           "(upper end); the remove direction realised by a zero-gradient replacement (lower end, AFA Thm 11 "
@@ -93,24 +101,53 @@ def group_privacy_epsilon(answer: Answer, delta: Any, *, digits: int = 3) -> dic
                                  f"<= {D}")
     with working_precision(256):
         lo_text = lower_decimal(low.enclosure.lo, 8)
-    return {"lo": lo_text, "hi": exact_str(2 * eps_star), "eps_star": eps_star,
-            "lower": low.enclosure.to_json(), "upper": dar.enclosure.to_json(),
-            "seconds": low.seconds + dar.seconds}
+        up = dar.enclosure.to_json()
+        if Fraction(up["hi"]) == 0:
+            # delta_add-remove(eps*) = 0 exactly (eps* at or past the end of the loss's support,
+            # proved here from the pairs' bounded losses); a second route on a grid may reach only
+            # a tiny positive bound there, so record the widest enclosure that still proves the
+            # upper end: [0, delta (1 - 2^-40) / (1 + e^eps*)], rounded down
+            cap = ball(D) * (1 - ball(2) ** -40) / (1 + ball(eps_star).exp())
+            up = {"lo": "0", "hi": lower_decimal(cap, 8)}
+    out = {"lo": lo_text, "hi": exact_str(2 * eps_star), "eps_star": eps_star, "upper": up,
+           "seconds": low.seconds + dar.seconds}
+    return _with_lower(out, low)
 
 
-def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: bool = True) -> tuple[Any, Any]:
-    """Certified bracket (lo, hi) of the replace-one delta(eps) as arb points:
-    hi = (1 + e^(eps/2)) delta_add-remove(eps/2) capped at 1 (group privacy at
-    eps/2 + eps/2, module docstring) and lo = the remove curve's delta(eps) (a
-    zero-contribution replacement), or 0 when ``lower`` is False (the remove
-    curve's delta at a tiny value is the slow query, and an upper bound needs none)."""
+def _with_lower(out: dict[str, Any], low: Any) -> dict[str, Any]:
+    """Record the remove curve's enclosure as ``lower``, unless it is the exact point 0
+    (then the lower end is 0, which needs no proof, and a second route on a grid could
+    not reach the point)."""
+    if low is not None:
+        enc = low.enclosure.to_json()
+        if not (Fraction(enc["lo"]) == 0 and Fraction(enc["hi"]) == 0):
+            out["lower"] = enc
+    return out
+
+
+def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: bool = True) -> dict[str, Any]:
+    """Certified bracket of the replace-one delta(eps): {lo, hi (decimals rounded
+    outward), bounds (the same as arb points), lower (the remove curve's delta
+    enclosure at eps, absent when ``lower`` is False), upper (the add/remove
+    curve's delta enclosure at eps / 2), seconds}. hi = (1 + e^(eps/2))
+    delta_add-remove(eps/2) capped at 1 (group privacy at eps/2 + eps/2, module
+    docstring); lo = the remove curve's delta(eps) (a zero-contribution
+    replacement), or 0 when ``lower`` is False (the remove curve's delta at a tiny
+    value is the slow query, and an upper bound needs none)."""
     E_ = V.nonnegative("eps", eps)
     dar = answer("delta", Relation.ADD_REMOVE, E_ / 2, digits)
-    lo = answer("delta", Relation.REMOVE, E_, digits).enclosure.lo if lower else None
+    low = answer("delta", Relation.REMOVE, E_, digits) if lower else None
+    up = dar.enclosure.to_json()
     with working_precision(256):
-        hi = ((1 + ball(E_ / 2).exp()) * dar.enclosure.hi).upper()
+        # from the recorded (rounded-up) decimal, the number verify multiplies too
+        hi = ((1 + ball(E_ / 2).exp()) * ball(Fraction(up["hi"]))).upper()
         hi = hi if hi < 1 else ball(1)
-        return (ball(0) if lo is None else lo), hi
+        lo = ball(0) if low is None else low.enclosure.lo.lower()
+        out = {"lo": lower_decimal(lo, 8), "hi": upper_decimal(hi, 8), "upper": up,
+               "seconds": dar.seconds + (0.0 if low is None else low.seconds)}
+        # the decimals are the bounds: a rounded-outward decimal is still a bound
+        out["bounds"] = (ball(Fraction(out["lo"])), ball(Fraction(out["hi"])))
+    return _with_lower(out, low)
 
 
 def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
@@ -124,3 +161,99 @@ def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float 
         return f(events, target, neighboring=rel, digits=d, time_budget=time_budget)
 
     return group_privacy_epsilon(answer, delta, digits=digits)
+
+
+def poisson_replace_one_delta(events: list, eps: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
+                              digits: int = 3) -> dict[str, Any]:
+    """:func:`group_privacy_delta` for a list of Poisson-sampled Gaussian steps."""
+    from ..pld import dpsgd as S
+
+    def answer(kind: str, rel: Relation, target: Fraction, d: int) -> Any:
+        f = S.epsilon if kind == "eps" else S.delta
+        return f(events, target, neighboring=rel, digits=d, time_budget=time_budget)
+
+    return group_privacy_delta(answer, eps, digits=digits)
+
+
+# --------------------------------------------------------------------------- event trees
+
+
+def not_covered(tree: Any) -> Optional[str]:
+    """None for a tree of additive-noise steps only (Gaussian or Laplace, Poisson-sampled
+    or not, composed, self-composed, no-ops), else the first node the bracket does not
+    cover, with the reason. Both ends need it: the upper end the add/remove curve of
+    every step (group privacy passes through D minus x), the lower end a record whose
+    contribution is zero in every step, so that replacing x by it is removing x."""
+    from ..events import model as E
+
+    if isinstance(tree, (E.Gaussian, E.Laplace, E.NoOp)):
+        return None
+    if isinstance(tree, E.PoissonSampled):
+        return not_covered(tree.event) if isinstance(tree.event, (E.Gaussian, E.Laplace, E.NoOp)) else (
+            f"a Poisson-sampled {type(tree.event).__name__}: the bracket covers Poisson sampling of a Gaussian or "
+            "Laplace step only")
+    if isinstance(tree, E.SelfComposed):
+        return not_covered(tree.event)
+    if isinstance(tree, E.Composed):
+        for e in tree.events:
+            why = not_covered(e)
+            if why is not None:
+                return why
+        return None
+    why = {
+        "RandomizedResponse": "randomized response has no add/remove pair (it randomises one record's value)",
+        "EpsilonDelta": "an (eps, delta)-DP event states its guarantee for one relation, not add/remove curves",
+        "ZCDp": "a zCDP event states a Renyi bound, not add/remove curves",
+        "MixtureOfGaussians": "a mixture of Gaussians has no zero-contribution record proved here",
+        "SampledWithoutReplacement": "sampling without replacement draws from a dataset of fixed size, and the "
+                                     "intermediate dataset D minus x of group privacy has another size",
+        "NonPrivate": "a non-private step has no finite curve",
+    }.get(type(tree).__name__, "not a Gaussian or Laplace step")
+    return f"{type(tree).__name__}: {why}"
+
+
+def tree_route(tree: Any, rel: Any) -> bool:
+    """True when the event tree under ``rel`` is answered by the group-privacy bracket:
+    replace-one, no replace-one pair of its own (a Poisson-sampled step), every step
+    additive (:func:`not_covered`). False when it has a pair of its own or another
+    relation; raises :class:`~dpverify.events.dispatch.Unsupported` with both reasons
+    when neither route covers it."""
+    from ..events.dispatch import Unsupported, compile_event
+    from ..relation import relation
+
+    r = relation(rel)
+    if r is not Relation.REPLACE_ONE:
+        return False
+    try:
+        compile_event(tree, r)
+        return False
+    except Unsupported as exc:
+        why = not_covered(tree)
+        if why is not None:
+            raise Unsupported(f"{exc.reason}; the group-privacy bracket over the add/remove curves (Dwork and "
+                              f"Roth 2014 Thm 2.2) does not cover the tree either: {why}") from None
+    compile_event(tree, Relation.ADD_REMOVE)  # the add/remove curves exist (else its own reason)
+    return True
+
+
+def _tree_answer(tree: Any, time_budget: float) -> Answer:
+    from ..events import api as A
+
+    def answer(kind: str, rel: Relation, target: Fraction, d: int) -> Any:
+        f = A.epsilon if kind == "eps" else A.delta
+        return f(tree, target, neighboring=rel, digits=d, time_budget=time_budget)
+
+    return answer
+
+
+def tree_epsilon(tree: Any, delta: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
+                 digits: int = 3) -> dict[str, Any]:
+    """:func:`group_privacy_epsilon` of an event tree (its add/remove and remove curves
+    by the certified event accountant); :func:`tree_route` must have said True."""
+    return group_privacy_epsilon(_tree_answer(tree, time_budget), delta, digits=digits)
+
+
+def tree_delta(tree: Any, eps: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, digits: int = 3,
+               lower: bool = True) -> dict[str, Any]:
+    """:func:`group_privacy_delta` of an event tree (see :func:`tree_epsilon`)."""
+    return group_privacy_delta(_tree_answer(tree, time_budget), eps, digits=digits, lower=lower)

@@ -24,6 +24,13 @@ TREE = {"neighboring": "add-remove", "events": [
                                                       "event": {"type": "gaussian", "noise_multiplier": "2"}}},
     {"type": "epsilon_delta", "epsilon": "0.1", "delta": "1e-8"}]}
 
+#: events file of the replace-one fixture: Poisson-sampled and whole-dataset Gaussian and Laplace steps
+REPLACE_TREE = {"neighboring": "replace-one", "event": {"type": "composed", "events": [
+    {"type": "self_composed", "count": 10, "event": {"type": "poisson_sampled", "sampling_probability": "0.1",
+                                                      "event": {"type": "gaussian", "noise_multiplier": "2"}}},
+    {"type": "poisson_sampled", "sampling_probability": "0.1", "event": {"type": "laplace", "noise_multiplier": "3"}},
+    {"type": "gaussian", "noise_multiplier": "10"}]}}
+
 #: oracle rows read from a file: one consistent, one unsafe
 ROWS = [
     {"accountant": "a", "mechanism": "subsampled-gaussian", "noise_multiplier": "1", "sampling_rate": "0.01",
@@ -98,6 +105,8 @@ CLI = {
                         "--delta", "1e-5", "--neighboring", "replace-one"],
     "replace-claim": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
                       "--delta", "1e-5", "--neighboring", "replace-one", "--claimed-eps", "3"],
+    "replace-delta": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.1", "--steps", "10",
+                      "--eps", "1", "--neighboring", "replace-one"],
     "oracle-input": ["oracle", "--input", "{rows}"],
     "oracle-battery-smoke": ["oracle", "--battery", "smoke", "--accountants", "opacus-gdp,dp_accounting-rdp"],
 }
@@ -151,6 +160,9 @@ OPTIONS = {
                            "--digits", "2"],
     "events-epsilon-mog": ["audit", "dpsgd", "--events", "{docs}/mog-events.json", "--delta", "1e-5",
                            "--digits", "2"],
+    # replace-one with Poisson sampling for an event tree (inputs.event): Gaussian and Laplace steps,
+    # Poisson-sampled and not, by group privacy over the tree's add/remove curves
+    "replace-epsilon-events": ["audit", "dpsgd", "--events", "{replace_tree}", "--delta", "1e-5"],
     "calibrate-steps": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--sampling-rate", "1",
                         "--noise-multiplier", "3", "--rel-width", "0.05"],
     "calibrate-sampling-rate": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--steps", "10",
@@ -211,12 +223,14 @@ def run_cli(argv: list[str], tmp: Path) -> dict:
 
     from dpverify.cli import main
 
-    tree, rows = tmp / "tree.json", tmp / "rows.json"
+    tree, rows, rtree = tmp / "tree.json", tmp / "rows.json", tmp / "replace-tree.json"
     tree.write_text(json.dumps(TREE))
+    rtree.write_text(json.dumps(REPLACE_TREE))
     rows.write_text(json.dumps(ROWS))
     cert_path = tmp / "cert.json"
     docs = HERE.parents[1] / "docs" / "examples"
-    argv = [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)).replace("{docs}", str(docs)) for a in argv]
+    argv = [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)).replace("{docs}", str(docs))
+            .replace("{replace_tree}", str(rtree)) for a in argv]
     with contextlib.redirect_stdout(io.StringIO()):
         code = main([*argv, "--certificate", str(cert_path)])
     if code not in (0, 1):

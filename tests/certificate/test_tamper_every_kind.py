@@ -53,6 +53,7 @@ ELSEWHERE = {
     "bins.claim": "tests/sampling/test_balls.py::test_forged_ends_are_not_accepted",
     "replace.epsilon": "tests/sampling/test_replace.py::test_bracket_verifies_and_is_ordered",
     "replace.claim": "tests/sampling/test_replace.py::test_claim_verdicts",
+    "replace.delta": "tests/sampling/test_replace_events.py::test_forged_ends_are_refused",
 }
 
 

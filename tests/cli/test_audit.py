@@ -133,9 +133,9 @@ BAD = [
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10"], "--delta"),
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5",
       "--neighboring", "swap"], "--neighboring"),
-    # Poisson sampling under replace-one answers an epsilon(delta) bracket only (no delta(eps) route)
+    # the replace-one bracket of Poisson sampling has no pictures (the curves are two, not one)
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--eps", "1",
-      "--neighboring", "replace-one"], "--neighboring"),
+      "--neighboring", "replace-one", "--plot-profile", "x.png"], "--plot-profile"),
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5",
       "--digits", "0"], "--digits"),
     (["--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10", "--eps", "1",

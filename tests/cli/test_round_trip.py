@@ -208,8 +208,12 @@ def _event(draw, depth: int = 0) -> dict:
     """One event tree node of a drawn type (every type of the event format can occur)."""
     leaves_ = ["gaussian", "laplace", "discrete_laplace", "discrete_gaussian", "randomized_response",
                "epsilon_delta", "mixture_of_gaussians", "zcdp", "no_op"]
-    inner = ["poisson_sampled", "sampled_without_replacement", "self_composed", "composed"]
-    t = draw(st.sampled_from(leaves_ + (inner if depth < 2 else [])))
+    # balls_in_bins: answered (bins.* kinds) as the whole tree, refused inside one (by design)
+    inner = ["poisson_sampled", "sampled_without_replacement", "self_composed", "composed", "balls_in_bins"]
+    return _event_of_type(draw, draw(st.sampled_from(leaves_ + (inner if depth < 2 else []))), depth)
+
+
+def _event_of_type(draw, t: str, depth: int = 0) -> dict:
     if t in ("gaussian", "laplace"):
         return {"type": t, "noise_multiplier": draw(dec(100, 400))}
     if t == "discrete_laplace":
@@ -234,6 +238,10 @@ def _event(draw, depth: int = 0) -> dict:
                 "event": {"type": "gaussian", "noise_multiplier": draw(dec(100, 300))}}
     if t == "self_composed":
         return {"type": t, "count": draw(st.integers(1, 10)), "event": _event(draw, depth + 1)}
+    if t == "balls_in_bins":  # T <= 4 batches for two epochs, <= 12 for one, so that an example stays seconds
+        b, e = draw(st.integers(1, 50)), draw(st.integers(1, 2))
+        return {"type": t, "dataset_size": b * draw(st.integers(2, 4 if e == 2 else 12)), "batch_size": b,
+                "epochs": e, "event": {"type": "gaussian", "noise_multiplier": draw(dec(100, 300))}}
     return {"type": "composed", "events": [_event(draw, depth + 1) for _ in range(draw(st.integers(1, 2)))]}
 
 
@@ -247,9 +255,23 @@ AUDIT_SAMPLING_DRAWN = ("poisson", "shuffle", "shuffle-persistent", "balls-in-bi
 AUDIT_SAMPLING_NOT_DRAWN = {"without-replacement": "an --events tree (sampled_without_replacement) is drawn instead"}
 
 
+def _additive_step(draw, poisson: bool) -> dict:
+    """A Gaussian or Laplace step, Poisson-sampled when ``poisson``, repeated a few times."""
+    ev = {"type": draw(st.sampled_from(["gaussian", "laplace"])), "noise_multiplier": draw(dec(100, 400))}
+    if poisson:
+        ev = {"type": "poisson_sampled", "sampling_probability": draw(dec(1, 20)), "event": ev}
+    count = draw(st.integers(1, 10))
+    return ev if count == 1 else {"type": "self_composed", "count": count, "event": ev}
+
+
+AUDIT_FORMS = ("steps", "epochs", "events", "events-replace", "events-bins")
+
+
 @st.composite
-def audit_dpsgd(draw, tmp):
-    form = draw(st.sampled_from(["steps", "epochs", "events"]))
+def audit_dpsgd(draw, tmp, forms=AUDIT_FORMS):
+    # events-replace: Poisson sampling under replace-one in an event tree, the group-privacy
+    # bracket (replace.* kinds with inputs.event); the random trees of "events" reach it rarely
+    form = draw(st.sampled_from(forms))
     if form == "steps":
         argv = ["--noise-multiplier", draw(dec(80, 300)), "--sampling-rate", draw(dec(1, 100, 1000)),
                 "--steps", str(draw(st.integers(1, 20)))]
@@ -265,6 +287,20 @@ def audit_dpsgd(draw, tmp):
             # E-fold composition (result.bins_epochs), kept to T <= 4 so that an example stays seconds
             b, t, e = draw(st.integers(1, 50)), draw(st.integers(2, 12)), draw(st.integers(1, 2))
             argv[3], argv[5], argv[7] = str(b * min(t, 4) if e == 2 else b * t), str(b), str(e)
+    elif form == "events-bins":  # a balls_in_bins document (bins.* kinds), under a relation its pair covers
+        doc = {"event": _event_of_type(draw, "balls_in_bins"),
+               "neighboring": draw(st.sampled_from(["add-remove", "add", "remove", "replace-special"]))}
+        path = Path(tmp) / "events.json"
+        path.write_text(json.dumps(doc))
+        argv = ["--events", str(path)]
+    elif form == "events-replace":
+        steps = [_additive_step(draw, True)] + [_additive_step(draw, draw(st.booleans()))
+                                                for _ in range(draw(st.integers(0, 2)))]
+        doc = {"neighboring": "replace-one",
+               "event": steps[0] if len(steps) == 1 else {"type": "composed", "events": steps}}
+        path = Path(tmp) / "events.json"
+        path.write_text(json.dumps(doc))
+        argv = ["--events", str(path)]
     else:
         doc = {"event": _event(draw)}
         rel = draw(st.sampled_from([r.value for r in Relation]))
@@ -272,17 +308,15 @@ def audit_dpsgd(draw, tmp):
         path = Path(tmp) / "events.json"
         path.write_text(json.dumps(doc))
         argv = ["--events", str(path)]
-    if form != "events":
+    if form in ("steps", "epochs"):
         # replace-special is an event-tree relation (dpverify.relation.SCHEDULE_RELATIONS)
         rel = draw(st.sampled_from([r.value for r in SCHEDULE_RELATIONS]))
         if "balls-in-bins" in argv and rel == "replace-one":
             rel = "add-remove"  # the balls-in-bins pair covers add/remove (refusal tested in test_balls.py)
-        if rel.startswith("replace") and form == "steps":
-            argv[3] = "1"  # no Poisson pair under replace-one is proved: full batches
+        if rel == "replace-one" and form == "steps" and draw(st.booleans()):
+            argv[3] = "1"  # full batches: the replace-one pair (pld.*); else the group-privacy bracket (replace.*)
         argv += ["--neighboring", rel]
     target = draw(st.sampled_from(["delta", "eps", "claim"]))
-    if target == "eps" and "poisson" in argv and "replace-one" in argv:
-        target = "delta"  # Poisson under replace-one answers an epsilon(delta) bracket only (refused by design)
     if target == "delta":
         argv += ["--delta", draw(st.sampled_from(["1e-5", "1e-3"])), "--digits", draw(st.sampled_from(["2", "3"]))]
     elif target == "eps":
@@ -465,16 +499,23 @@ def test_every_mode_is_drawn():
         mechanism(name)  # raises for a mechanism without a strategy
     covered = {"gaussian", "laplace", "discrete_laplace", "discrete_gaussian", "randomized_response",
                "epsilon_delta", "mixture_of_gaussians", "zcdp", "no_op", "poisson_sampled",
-               "sampled_without_replacement", "self_composed", "composed"}
+               "sampled_without_replacement", "self_composed", "composed", "balls_in_bins"}
     assert set(EVENT_TYPES) == covered | set(EVENT_TYPES_NOT_DRAWN), sorted(set(EVENT_TYPES) ^ covered)
     from dpverify.sweep.tasks import task_table
 
     assert set(task_table()) == {"audit", "oracle"}, "a new sweep task needs a grid in the sweep strategy"
 
 
-@pytest.mark.parametrize("command", sorted(STRATEGIES))
+#: modes drawn on their own too (a mode one command's cap could leave undrawn): id -> (strategy, cap)
+MODES = {
+    "audit dpsgd events-replace": (lambda tmp: audit_dpsgd(tmp, forms=("events-replace",)), 3),
+    "audit dpsgd events-bins": (lambda tmp: audit_dpsgd(tmp, forms=("events-bins",)), 2),
+}
+
+
+@pytest.mark.parametrize("command", sorted(STRATEGIES) + sorted(MODES))
 def test_written_certificates_validate_and_verify(command):
-    strategy, cap = STRATEGIES[command]
+    strategy, cap = STRATEGIES[command] if command in STRATEGIES else MODES[command]
     examples = min(cap, settings.default.max_examples)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     with tempfile.TemporaryDirectory() as tmp:

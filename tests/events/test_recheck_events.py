@@ -247,3 +247,54 @@ def test_epsilon_delta_tails_enclose_the_listed_pair(q, direction, eps):
         assert p0 - tol <= sp <= p1 + tol and q0 - tol <= sq <= q1 + tol
         assert p1 - p0 <= mpmath.mpf(2) ** -150 and q1 - q0 <= mpmath.mpf(2) ** -150
         assert abs(mpmath.mpf(tails.inf.numerator) / tails.inf.denominator - inf) <= mpmath.mpf(2) ** -280
+
+
+# --------------------------------------------------------------------------- bounded losses
+
+# three Poisson-subsampled Laplace steps (q = 0.2, b = 1/2): each loss is at most
+# lmax = log(1 - q + q e^(1/b)) under P, so the composed loss is at most 3 lmax and
+# delta(eps) = E_P[(1 - e^(eps - L))_+] is exactly 0 from 3 lmax on
+LAP3 = {"neighboring": "add-remove", "event": {"type": "self_composed", "count": 3, "event": {
+    "type": "poisson_sampled", "sampling_probability": "0.2", "event": {"type": "laplace", "noise_multiplier": "1/2"}}}}
+
+
+def _support_end_mpmath() -> mpmath.mpf:
+    with mpmath.workdps(50):
+        q = mpmath.mpf("0.2")
+        return 3 * mpmath.log(1 - q + q * mpmath.exp(2))  # 2.46964497...
+
+
+def test_laplace_loss_bound_is_proved_just_above_the_true_supremum():
+    from dpverify.recheck.events import _loss_sup, _flatten, _Tree
+
+    tree = _Tree()
+    _flatten(LAP3["event"], 1, "add-remove", tree)
+    (make, times), = tree.blocks
+    s = _loss_sup(make, "remove")
+    with mpmath.workdps(50):
+        lmax = _support_end_mpmath() / 3
+        assert lmax <= mpmath.mpf(s.numerator) / s.denominator <= lmax + mpmath.mpf(2) ** -38
+    gauss = {"type": "gaussian", "noise_multiplier": "1"}
+    tree = _Tree()
+    _flatten(gauss, 1, "add-remove", tree)
+    assert _loss_sup(tree.blocks[0][0], "remove") is None  # the Gaussian's loss is unbounded
+
+
+@pytest.mark.parametrize("eps", ["2.46965", "2.4697", "3"])
+def test_delta_zero_past_the_support_end_is_confirmed(eps):
+    """A genuine certificate of delta = 0 exactly (eps above 3 lmax) used to answer exit 3:
+    no grid's top knot reaches the end. The re-check now proves the support bound."""
+    assert mpmath.mpf(eps) > _support_end_mpmath()
+    cert = _cert(LAP3, eps=eps)
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert "confirmed (independent enclosure [0.0, 0.0])" in verify_certificate(cert)
+
+
+def test_forged_delta_zero_below_the_support_end_is_refused():
+    eps = "2.4696"  # below 3 lmax = 2.469645: delta(eps) > 0
+    assert mpmath.mpf(eps) < _support_end_mpmath()
+    bad = copy.deepcopy(_cert(LAP3, eps=eps))
+    bad["result"]["enclosure"] = {"lo": "0", "hi": "0"}
+    bad["digest"] = compute_digest(bad)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(bad, budget_seconds=300)
