@@ -17,6 +17,7 @@ import pytest
 from dpverify.calibration.sampled import calibrate_sampled
 from dpverify.cli import main
 from dpverify.errors import InvalidParameter, Undecided
+from tests.certs import reseal
 
 SHUFFLE = dict(dataset_size=100, batch_size=10, rel_width="1e-2")
 
@@ -149,15 +150,6 @@ def test_cli_refuses_bad_inputs_with_exit_2(argv, word, capsys, tmp_path, monkey
     assert word in err and "Traceback" not in err
 
 
-def _redigest(cert):
-    import hashlib
-
-    body = {k: v for k, v in cert.items() if k != "digest"}
-    cert["digest"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"),
-                                               ensure_ascii=False).encode()).hexdigest()
-    return cert
-
-
 @pytest.mark.parametrize("fixture", ["calibrate-shuffle-sigma", "calibrate-bins-sigma"])
 def test_verify_refuses_false_ends(fixture, tmp_path):
     """A safe end moved below the failing end, a failing end moved to a safe value, and a hint on
@@ -175,7 +167,7 @@ def test_verify_refuses_false_ends(fixture, tmp_path):
         c = json.loads(json.dumps(cert))
         change(c["result"]["ends"])
         p = tmp_path / "c.json"
-        p.write_text(json.dumps(_redigest(c)))
+        p.write_text(json.dumps(reseal(c)))
         return verify_file(p)[0]
 
     unsafe = Fraction(ends["unsafe"]["value"])
