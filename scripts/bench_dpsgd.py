@@ -15,7 +15,8 @@ certified eps at relative width 1e-3 and (unless --no-fine, or for T >= 1e5)
 1e-4 with time and ratio to dp_accounting; then the delta query
 delta(eps0) at eps0 = dp_accounting's eps rounded to 3 digits, both
 accountants, width 1e-3, with the ratio of dpverify's delta time to its own
-eps time (goal: <= 1). "inside" checks dp_accounting's float eps against the
+eps time (goal: <= 1.5; a table of these ratios, with the delta query's grid
+and width, closes the run). "inside" checks dp_accounting's float eps against the
 certified enclosure (a pessimistic estimate should be >= the certified lower
 end). prv_accountant (eps_error 1e-2, its default use) is timed too where it
 answers, with dpverify's width-1e-3 time as a ratio to it. The machine's load
@@ -126,6 +127,12 @@ def _fmt_enc(ans) -> str:
     return f"[{float(ans.enclosure.lo_str()):.7g}, {float(ans.enclosure.hi_str()):.7g}]"
 
 
+#: (row, eps seconds, delta seconds, ratio, CPU-time ratio, delta grid exponent, delta
+#: relative width) of
+#: each row at width 1e-3, printed as one table at the end
+_SUMMARY: list = []
+
+
 def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) -> list[str]:
     out = [f"{name} (sigma={sigma}, q={q}, T={T}), delta={DELTA}   [{_load()}]"]
     ref = dpa(sigma, q, T)
@@ -139,7 +146,7 @@ def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) ->
         out.append(f"  dp_accounting PLD 1e-4     eps = {ref_eps:.6f}                  {ref_t:8.2f} s")
     if pv is not None:
         out.append(f"  prv_accountant (1e-2)      eps <= {pv[0]:.6f}                 {pv[1]:8.2f} s")
-    t_eps = None
+    t_eps = c_eps = None
     for w in ((1e-3, 1e-4) if fine else (1e-3,)):
         ans, tt, note = ours(S.dpsgd_epsilon, sigma, q, T, DELTA, width=w, budget=budget)
         ratio = f"ratio {tt / ref_t:6.2f} (cpu {_CPU['ours'] / ref_cpu:5.2f})" if ref_t and ref_cpu else ""
@@ -147,7 +154,7 @@ def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) ->
             out.append(f"  dpverify eps width {w:g}  FAILED after {tt:.2f} s: {note}")
             continue
         if w == 1e-3:
-            t_eps = tt
+            t_eps, c_eps = tt, _CPU["ours"]
             if pv is not None:
                 ratio += f" (prv {tt / pv[1]:5.2f})"
         inside = ""
@@ -165,7 +172,11 @@ def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) ->
             r1 = f"ratio {tt / rd[1]:6.2f}" if rd else ""
             r2 = f"delta/eps time {tt / t_eps:5.2f}" if t_eps else ""
             dval = f"{rd[0]:.4e} {rd[1]:6.2f} s" if rd else ""
-            out.append(f"  delta({e0}) dpa {dval}  dpverify {_fmt_enc(ans)} {tt:6.2f} s  {r1}  {r2}")
+            out.append(f"  delta({e0}) dpa {dval}  dpverify {_fmt_enc(ans)} 2^-{ans.grid_exponent} {tt:6.2f} s  "
+                       f"{r1}  {r2}")
+            if t_eps and c_eps:
+                _SUMMARY.append((name, t_eps, tt, tt / t_eps, _CPU["ours"] / c_eps, ans.grid_exponent,
+                                 ans.rel_width))
     out.append(f"  [{_load()}]")
     return out
 
@@ -210,6 +221,13 @@ def main() -> int:
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"  peak memory of this process so far: {rss:.0f} MB")
         sys.stdout.flush()
+    if _SUMMARY:
+        print(f"\ndelta(eps) query against the eps query, both at relative width 1e-3 (goal: <= 1.5)   [{_load()}]")
+        print(f"  {'row':6s} {'eps s':>7s} {'delta s':>8s} {'ratio':>6s} {'cpu ratio':>9s} {'grid':>5s} "
+              f"{'delta width':>11s}")
+        for name, te, td, r, rc, m, w in _SUMMARY:
+            width = f"{w:.3g}" if w is not None else "-"
+            print(f"  {name:6s} {te:7.2f} {td:8.2f} {r:6.2f} {rc:9.2f} {'2^-' + str(m):>5s} {width:>11s}")
     return 0
 
 

@@ -201,6 +201,10 @@ class Plan:
     per_direction: tuple = ()
     #: the number of composed steps
     steps: int = 0
+    #: halvings below the estimated delta for the unit of a delta query: 2 hedge a
+    #: central-limit estimate (off by up to 5x on the benchmark rows); 0 where every
+    #: near-top direction's delta was read off the windowed float law (within 1%)
+    delta_hedge: int = 2
 
 
 #: knots a step's loss range spans in the plan's discretisation (a coarser
@@ -319,14 +323,213 @@ def _float_estimate(parts: Sequence[tuple[UpperDist, LowerDist, int]], m: int, k
     return e, math.log(d), slope, width
 
 
+#: the delta query's width is read off the float law at two grids where the relative width is
+#: about this: from about 0.1 down the width follows c h^2 (successive halvings narrow it 3.3-4x
+#: on A-D, MNIST, T = 1e4); at the central-limit plan's coarse grid (relative width near 1) it
+#: falls short of c h^2 by up to 2x, which is what put the one level off by a halving either way
+_FINE_REL = 0.05
+#: points of the windowed float law at most (three numpy transforms per grid and direction)
+_FINE_MAX_POINTS = 1 << 18
+#: finest grid the float law is read at (its second differences keep about 53 - 2m bits)
+_FINE_MAX_GRID = 17
+#: standard deviations of the composed loss the window holds each side of its mean
+_FINE_Z = 12.0
+#: the one level's width is the extrapolated float width times this: the certified enclosures
+#: of A-D, MNIST and T = 1e4 were 1.00-1.04x the float law's (units, truncation and the
+#: suffix lower bound add the rest), and a miss costs a second level
+_DELTA_MARGIN = 1.1
+
+
+def _float_tails(pair: Any, m: int, i0: int, n: int) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """Float (P(L > eps), Q(L > eps)) at the knots i 2^-m, i = i0..n, for the subsampled
+    Gaussian pair (the formulas of :meth:`.pairs.SubsampledGaussianPair._tails_with` in
+    binary64); None for any other pair (the plan then keeps its model). Only a plan."""
+    from .pairs import SubsampledGaussianPair
+
+    if not isinstance(pair, SubsampledGaussianPair):
+        return None
+    r2 = math.sqrt(2.0)
+
+    def sf(x: np.ndarray) -> np.ndarray:
+        return np.array([0.5 * math.erfc(v / r2) for v in x.tolist()])
+
+    eps = np.arange(i0, n + 1, dtype=np.float64) * 2.0 ** -m
+    mu, q = float(pair.mu), float(pair.q)
+    if pair.q == 1:
+        return sf(eps / mu - mu / 2), sf(eps / mu + mu / 2)
+    remove = pair.direction == "remove"
+    a = np.expm1(eps if remove else -eps) + q
+    inside = a > 0
+    x = (np.log(np.where(inside, a, 1.0)) - math.log(q) + mu * mu / 2) / mu
+    if remove:
+        qt = sf(x)
+        pt = (1 - q) * qt + q * sf(x - mu)
+        return np.where(inside, pt, 1.0), np.where(inside, qt, 1.0)
+    pt = sf(-x)
+    qt = (1 - q) * pt + q * sf(mu - x)
+    return np.where(inside, pt, 0.0), np.where(inside, qt, 0.0)
+
+
+def _float_discretise(pair: Any, m: int, i0: int, n: int) -> Optional[tuple]:
+    """The two discretisations of :func:`.discretise.discretise` in binary64 (no rounding to
+    units): (upper masses, upper mass at +inf, lower P masses, lower tilted Q masses), all at
+    offset i0, tilt h/2 per step. Second differences lose about 2m bits of 53: at the grids
+    read here (m <= _FINE_MAX_GRID) the masses keep 1e-6 relative accuracy (measured 1e-13
+    absolute at 2^-10 against the certified masses), plenty for a width."""
+    t = _float_tails(pair, m, i0, n)
+    if t is None:
+        return None
+    Pt, Qt = t
+    h = 2.0 ** -m
+    xs = np.exp(np.arange(i0, n + 1, dtype=np.float64) * h)
+    ds = Pt - xs * Qt
+    slopes = np.empty(len(xs) + 1)
+    slopes[0] = (ds[0] - 1.0) / xs[0]
+    slopes[1:-1] = np.diff(ds) / np.diff(xs)
+    slopes[-1] = 0.0
+    # not clipped at 0: the round-off of a second difference is about 1e-16 / h per knot
+    # and of either sign; clipped, it would add up to n 1e-16 / h of mass per step (2e-6 at
+    # 2^-17 on a long add-direction range), and a composition of T = 1e6 steps raises
+    # that to the power T
+    up = xs * np.diff(slopes)
+    lp = -np.diff(Pt)
+    lq = -np.diff(Qt) * xs[:-1] * math.exp(h / 2)
+    return up, max(float(ds[-1]), 0.0), lp, lq
+
+
+class _WindowCurves(_FloatCurves):
+    """The upper and lower curves of :class:`_FloatCurves` from binary64 discretisations
+    (:func:`_float_discretise`), composed on a circular window of N points around the
+    composed loss's mean (_FINE_Z standard deviations each side) instead of the whole
+    support, so that a long schedule's law costs N log N at any T. ``ok`` is False when the
+    window's outer sixteenths hold more than 1e-9 of the mass (what wraps around could move
+    delta) or the window does not reach past ``eps``. Only a plan."""
+
+    def __init__(self, parts: Sequence[tuple[tuple, int, int]], m: int, eps: float) -> None:
+        h = 2.0 ** -m
+        full = 1 + sum(c * (len(f[0]) - 1) for f, _, c in parts)
+        base = sum(c * i0 for _, i0, c in parts)  # loss index of the composed law's first point
+
+        def window(k: int) -> tuple[int, int]:
+            # (N, start) around the mean of law k: the lower side labels each bucket by its
+            # lower end, so its composed mean sits about T/2 points below the upper side's
+            mean = var = 0.0
+            for f, _, c in parts:
+                idx = np.arange(len(f[k]), dtype=np.float64)
+                tot = float(f[k].sum()) or 1.0
+                mu = float((f[k] * idx).sum()) / tot
+                mean += c * mu
+                var += c * float((f[k] * (idx - mu) ** 2).sum()) / tot
+            L = min(full, int(2 * _FINE_Z * math.sqrt(max(var, 0.0))) + max(len(f[k]) for f, _, _ in parts))
+            N = 1 << max(1, (L - 1).bit_length())
+            return N, (0 if N >= full else max(0, min(int(round(mean - N / 2)), full - N)))
+
+        def law(k: int, N: int, start: int) -> np.ndarray:
+            # the power in polar form, only where it is above e^-60 of the mass: a long
+            # schedule's spectrum decays fast, so most frequencies are skipped (numpy's
+            # complex ** int cost more than the transforms)
+            logr = np.zeros(N // 2 + 1)
+            arg = np.zeros(N // 2 + 1)
+            for f, _, c in parts:
+                z = np.fft.rfft(f[k], N)
+                with np.errstate(divide="ignore"):
+                    logr += c * np.log(np.abs(z))
+                arg += c * np.angle(z)
+            # U and P are sub-probability laws: a mass grown by e is round-off, not a law
+            # (the tilted Qt may exceed 1: its mass is (sum_k Q_k e^{s_k + h/2})^T)
+            if not float(logr.max()) < (1.0 if k != 3 else 600.0):
+                self.ok = False
+                logr = np.minimum(logr, 0.0)
+            keep = logr > -60.0
+            acc = np.zeros(N // 2 + 1, dtype=np.complex128)
+            acc[keep] = np.exp(logr[keep] + 1j * arg[keep])
+            # circular position j holds the loss index start + j (mod N)
+            return np.clip(np.roll(np.fft.irfft(acc, N), -start), 0.0, None)
+
+        Nu, su = window(0)
+        Nl, sl = window(2)
+        self.N = max(Nu, Nl)
+        self.ok = self.N <= _FINE_MAX_POINTS
+        if not self.ok:  # bounded before the transforms
+            return
+        self.U = law(0, Nu, su)
+        self.P, self.Qt = law(2, Nl, sl), law(3, Nl, sl)  # Qt ~ P near the bulk (tilted)
+        self.su = (base + su + np.arange(Nu)) * h
+        self.sl = (base + sl + np.arange(Nl)) * h
+        self.tilt = sum(c for _, _, c in parts) * h / 2
+        self.u_inf = 1 - math.prod((1 - f[1]) ** c for f, _, c in parts)
+        self.l_inf = 0.0
+        self.top = float(self.su[-1])
+
+        def held(x: np.ndarray, N: int, s: np.ndarray) -> bool:
+            if N >= full:
+                return True
+            e = max(1, N // 16)
+            return float(x[:e].sum() + x[-e:].sum()) <= 1e-9 * (float(x.sum()) or 1.0) and float(s[-e]) > eps
+
+        self.ok = self.ok and held(self.U, Nu, self.su) and held(self.P, Nl, self.sl + self.tilt)
+
+
+def _fine_delta(pairs: Sequence[tuple[Any, int, int, int]], eps: float,
+                width_guess: float) -> Optional[tuple[float, float, float]]:
+    """(log delta, slope, width_h2) of a delta query at ``eps`` from the windowed float law
+    (:class:`_WindowCurves`) at two consecutive grids where the relative width is about
+    _FINE_REL, extrapolated by Richardson's rule for an error c h^2 + O(h^4)
+    (w_inf = w_fine + (w_fine - w_coarse) / 3). ``pairs``: (pair, count, i0, n) with the
+    knot range (i0, n) at grid 2^-6. None when a pair has no float tails, delta is below
+    the float floor or the window would not hold the law. Only a plan."""
+    if not (width_guess > 0 and math.isfinite(width_guess)):
+        return None
+    m_hi = max(7, math.ceil(0.5 * math.log2(width_guess / _FINE_REL)))
+
+    def at(m: int) -> Optional[tuple[_WindowCurves, float, float]]:
+        # bounded before it starts: every step's knots fit the window's budget
+        if m > _FINE_MAX_GRID or any((n - i0) << (m - 6) > _FINE_MAX_POINTS for _, _, i0, n in pairs):
+            return None
+        parts = []
+        for pair, c, i0, n in pairs:
+            f = _float_discretise(pair, m, i0 << (m - 6), n << (m - 6))
+            if f is None:
+                return None
+            parts.append((f, i0 << (m - 6), c))
+        w = _WindowCurves(parts, m, eps)
+        if not w.ok:
+            return None
+        return w, w.upper(eps), w.lower(eps)
+
+    for _ in range(2):
+        fine = at(m_hi)
+        if fine is None:
+            return None
+        rel = (fine[1] - fine[2]) / fine[1] if fine[1] > 0 else math.inf
+        if rel <= 4 * _FINE_REL:  # in the h^2 regime (measured from about 0.1-0.2 down)
+            break
+        m_hi += 1  # the guess was coarse: one halving finer, once
+    coarse = at(m_hi - 1)
+    if coarse is None or fine[1] < _FLOAT_PLD_MIN_DELTA:
+        return None
+    w_f = max(fine[1] - fine[2], 0.0) / fine[1] * 4.0 ** m_hi
+    w_c = max(coarse[1] - coarse[2], 0.0) / coarse[1] * 4.0 ** (m_hi - 1) if coarse[1] > 0 else 0.0
+    width = w_f + max(0.0, w_f - w_c) / 3
+    f = fine[0]
+    d = 0.5 * (fine[1] + fine[2])
+    de = 1e-3 * max(1.0, eps)
+    d2 = 0.5 * (f.upper(eps + de) + f.lower(eps + de))
+    slope = abs(math.log(d) - math.log(d2)) / de if d2 > 0 else 0.0
+    return math.log(d), slope, _DELTA_MARGIN * width
+
+
 def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                target: Fraction) -> Optional[Plan]:
     """Estimate the answer before any fine grid is built: discretise each step
     once on a grid where its loss range spans about _PLAN_KNOTS knots (2^-6
     or finer), take the mean and variance of its loss, compose them (T M,
     T V) and solve the Gaussian model; its derivative in V gives the width
-    model. Returns None when the model does not apply (the refinement then
-    starts from :func:`first_grid`)."""
+    model. Where the composed support is short the float law of that
+    discretisation replaces the model (:func:`_float_estimate`); for a delta
+    query on a long schedule the windowed float law near the target grid does
+    (:func:`_fine_delta`). Returns None when the model does not apply (the
+    refinement then starts from :func:`first_grid`)."""
     try:
         plans = []
         for d in directions:
@@ -334,6 +537,7 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
             spread = 0.0
             T = 0
             parts: list = []
+            ranges: list = []
             for st in steps:
                 pair = st.make_pair(d)
                 i0, n = grid_range(pair, 6, 1e-15)
@@ -345,6 +549,7 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                 mp = 6 + up
                 u, low = discretise(pair, mp, 64, 1e-15, bounds=(i0 << up, n << up))
                 parts.append((u, low, st.count, mp))
+                ranges.append((pair, st.count, i0, n))
                 mean, var = _moments(u)
                 M += st.count * (mean + u.offset) / (1 << mp)
                 V += st.count * var / (1 << (2 * mp))
@@ -370,8 +575,20 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                 est = _float_estimate([p[:3] for p in parts], parts[0][3], kind, float(target))
                 if est is not None:
                     e, ld, slope, width_h2 = est
+            else:
+                est = None
+            if est is None and kind == "delta" and ld > math.log(_FLOAT_PLD_MIN_DELTA):
+                # a long schedule: the law at the plan's coarse grid is too long to compose
+                # whole, and the central-limit width misses the delta query's by up to 2x
+                # either way; the windowed float law near the target grid reads it off
+                fine = _fine_delta(ranges, e, width_h2)
+                if fine is not None:
+                    ld, slope, width_h2 = fine
+            else:
+                fine = None
             plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread, width_h2,
-                              ((d, e if kind == "eps" else ld, width_h2),)))
+                              ((d, e if kind == "eps" else ld, width_h2),),
+                              delta_hedge=2 if fine is None else 0))
         # the width that matters is the maximum curve's (AFA Sec 4.1): a direction whose
         # answer lies well below the top one only has to be settled below it, on a coarser
         # grid (refine._settling_grid), so its width model does not choose the grid
@@ -384,7 +601,7 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
         worst = Plan(max(p.eps for p in plans), max(p.log_delta for p in plans),
                      max(p.slope for p in plans), max(p.range_nats for p in plans),
                      max(p.width_h2 for p in near), tuple(p.per_direction[0] for p in plans),
-                     sum(st.count for st in steps))
+                     sum(st.count for st in steps), max(p.delta_hedge for p in near))
         if not all(map(math.isfinite, (worst.eps, worst.log_delta, worst.slope, worst.range_nats,
                                        worst.width_h2))):
             return None

@@ -3,7 +3,8 @@ enclosure is narrow enough, within the memory and time budgets.
 
 Grid choice: ONE level, the one the width model of :mod:`.plan` predicts
 meets the requested width (:func:`.plan.planned_grid`: the enclosure is about
-GAMMA T h^2 dX/dV wide); when the model misses, the measured h^2 law of that
+GAMMA T h^2 dX/dV wide, or as wide as the float law of the discretisation says
+where the plan computes it); when the model misses, the measured h^2 law of that
 level picks the next (:func:`_inc_for`). Every choice is a function of the
 inputs only - the plan, static operation counts, the widths reached - never of
 a clock, the load or the core count, so a completed answer is the same bytes
@@ -241,11 +242,12 @@ def refine_query(
     scale = target if kind == "eps" else delta_scale  # delta scale for K, tau, budget
     if scale is None and plan is not None:
         # the unit must resolve delta: a power of two 2^2 below the model's
-        # estimate (measured within a factor 5 on the benchmark rows; a wrong
-        # estimate costs bits or a rescaled level, never soundness; the
-        # rescale below still applies). Much smaller would also push the
-        # Fourier power's allowance below its binary64 floor.
-        scale = Fraction(1, 1 << (2 + max(0, math.ceil(-plan.log_delta / math.log(2)))))
+        # estimate (measured within a factor 5 on the benchmark rows), none below
+        # a float-law estimate (within 1%: the hedge only cost bits and a longer
+        # Fourier window); a wrong estimate costs bits or a rescaled level, never
+        # soundness (the rescale below still applies). Much smaller would also
+        # push the Fourier power's allowance below its binary64 floor.
+        scale = Fraction(1, 1 << (plan.delta_hedge + max(0, math.ceil(-plan.log_delta / math.log(2)))))
     if plan is not None:
         # the first level's length from the plan, before it is discretised:
         # a level that would outgrow memory is coarsened up front

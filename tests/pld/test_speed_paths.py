@@ -214,3 +214,80 @@ def test_plan_follows_a_skewed_loss_the_central_limit_model_misses():
     pe = plan_query([step], ("remove", "add"), "eps", res.lo)
     e = refine_query([step], ("remove", "add"), kind="eps", target=res.lo, rel_width=1e-3)
     assert pe is not None and abs(pe.eps - float(e.lo)) < 0.01 * float(e.lo)
+
+
+def _closed_form_delta(mu, eps):
+    """delta_mu(eps) of mu-GDP (GDPT eq. 2) in mpmath at 40 digits: the reference."""
+    mpmath.mp.dps = 40
+    mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+@pytest.mark.parametrize("sigma, q, T, eps", [(F(50), F(1), 2500, F(1)), (F(2), F(1, 20), 3000, F(2))])
+def test_delta_plan_of_a_long_schedule_lands_one_level_at_the_width(sigma, q, T, eps):
+    """A long schedule's delta query: the plan reads the width off the windowed float law
+    near the target grid (plan._fine_delta), so ONE level meets relative width 1e-3 and one
+    halving coarser would not have (the width is about c h^2: 4x per halving). The
+    central-limit width it replaces was off by 0.4-2.7x on the benchmark rows (a second
+    level, or a level twice as long as needed). The enclosure holds the independent
+    reference: the GDP closed form in mpmath for q = 1 (T Gaussian steps of noise 50
+    compose to mu = 1, GDPT Cor 3.3), dp_accounting's optimistic / pessimistic PLD
+    bracket at a fine grid for q = 1/20."""
+    from dpverify.pld.accountant import plan_query
+    from dpverify.pld.plan import planned_grid
+
+    step = Step(lambda d: SubsampledGaussianPair(sigma, q, d), T)
+    p = plan_query([step], ("remove", "add"), "delta", eps)
+    res = refine_query([step], ("remove", "add"), kind="delta", target=eps, rel_width=1e-3)
+    assert len(res.levels) == 1 and res.levels[0]["m"] == planned_grid(p, "delta", 1e-3)
+    rel = (res.hi - res.lo) / res.lo
+    assert rel <= F(1, 1000) and 4 * rel > F(1, 1000)
+    if q == 1:
+        ref = _closed_form_delta(mpmath.sqrt(T) / mpmath.mpf(int(sigma)), int(eps))
+        ref = F(mpmath.nstr(ref, 35, min_fixed=-1000, max_fixed=1000))
+        assert res.lo <= ref * (1 - F(1, 10**30)) and ref * (1 + F(1, 10**30)) <= res.hi
+    else:
+        d_opt, d_pess = _dpa_bracket(float(sigma), float(q), T, eps=float(eps))
+        # the truth lies in both brackets: they overlap (dp_accounting's float slack 1e-6)
+        assert float(res.lo) <= d_pess * (1 + 1e-6) and d_opt * (1 - 1e-6) <= float(res.hi)
+
+
+def test_float_discretisation_of_the_plan_matches_the_certified_masses():
+    """The plan's binary64 discretisation (plan._float_discretise) against the certified
+    arb one (discretise.discretise, masses rounded to 2^-64): the width model is only as
+    good as these masses. Both directions, q < 1 and q = 1."""
+    import numpy as np
+
+    from dpverify.pld.plan import _float_discretise, _floats
+
+    for sigma, q in ((F(11, 10), F(256, 60000)), (F(2), F(1))):
+        for d in ("remove", "add"):
+            pair = SubsampledGaussianPair(sigma, q, d)
+            i0, n = grid_range(pair, 10, 1e-15)
+            u, low = discretise(pair, 10, 64, 1e-15, bounds=(i0, n))
+            up, up_inf, lp, lq = _float_discretise(pair, 10, i0, n)
+            for mine, ref in ((up, _floats(u.poly, 64)), (lp, _floats(low.P, 64)), (lq, _floats(low.Q, 64))):
+                # (an integer polynomial drops its trailing zero masses)
+                assert len(ref) <= len(mine) and np.abs(mine[len(ref):]).max(initial=0.0) < 1e-12
+                ref = np.pad(ref, (0, len(mine) - len(ref)))
+                # certified masses are rounded to 2^-64; the float ones lose ~2m bits of 53
+                assert np.abs(mine - ref).max() < 1e-9 * max(1.0, float(ref.max()))
+            assert abs(up_inf - int(u.inf) / 2.0 ** 64) < 1e-12
+
+
+def test_float_discretisation_keeps_unit_mass_on_a_fine_grid():
+    """Round-off of the plan's second differences is about 1e-16 / h per knot, of either
+    sign: the masses must sum to 1 (the pessimistic curve is 1 at x = 0) to that order, or
+    a composition of T = 1e6 steps raises the excess to the power T. Clipping them at 0 gave
+    2.5e-8 of excess at 2^-14 on the add direction's long range (measured). The reference is
+    exact: P and the connect-the-dots pair carry total mass 1."""
+    import numpy as np
+
+    from dpverify.pld.plan import _float_discretise
+
+    for d in ("add", "remove"):
+        pair = SubsampledGaussianPair(F(1), F(1, 100), d)
+        i0, n = grid_range(pair, 6, 1e-15)
+        up, up_inf, lp, _ = _float_discretise(pair, 14, i0 << 8, n << 8)
+        assert abs(float(np.sum(up)) + up_inf - 1) < 1e-12
+        assert abs(float(np.sum(lp)) - 1) < 1e-12
