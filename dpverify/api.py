@@ -153,7 +153,10 @@ def calibrate(
         neighboring: ``"add-remove"`` (Poisson default), ``"add"``, ``"remove"``;
             ``"replace-one"`` (the only choice without replacement).
         sampling: ``"poisson"`` or ``"without-replacement"`` (fixed batches of
-            ``batch_size`` out of ``dataset_size``; AFA Cor 32 pair).
+            ``batch_size`` out of ``dataset_size``; AFA Cor 32 pair); ``"shuffle"``,
+            ``"shuffle-persistent"`` or ``"balls-in-bins"`` (give ``batch_size``,
+            ``dataset_size`` and leave out ``noise_multiplier`` or ``epochs``; returns a
+            :class:`~dpverify.calibration.sampled.SampledCalibration`).
         digits: relative width 10^-digits of the bracket, 1..6 (default 3).
         rel_width: instead of digits, the relative width itself, in [1e-6, 0.5].
         time_budget: seconds after which the search stops (PrecisionExhausted).
@@ -162,7 +165,8 @@ def calibrate(
         progress: a :class:`dpverify.progress.Progress` display, or None.
 
     Returns:
-        A :class:`Calibration`: ``safe`` and ``unsafe`` ends, ``lo``, ``hi``, ``rel_width``.
+        A :class:`Calibration` (a ``SampledCalibration`` for shuffled and balls-in-bins
+        batches): ``safe`` and ``unsafe`` ends, ``lo``, ``hi``, ``rel_width``.
 
     Raises:
         InvalidParameter: an argument out of range or a contradictory set of
@@ -172,6 +176,7 @@ def calibrate(
         PrecisionExhausted: the budget ended first.
     """
     from .calibration import SAMPLINGS, calibrate_template, dpsgd_template, wor_template
+    from .calibration.sampled import SAMPLED, calibrate_sampled
 
     if digits is not None and rel_width is not None:
         raise InvalidParameter("digits", "give digits or rel_width, not both")
@@ -189,6 +194,13 @@ def calibrate(
         if extra:
             raise InvalidParameter(extra[0], f"{extra[0]}: the template fixes its own parameters; "
                                    "give either a template or the DP-SGD parameters")
+    elif sampling in SAMPLED:
+        # shuffled or balls-in-bins batches: the safe end from the certified upper bound, the
+        # failing end from a concrete dataset pair (dpverify.calibration.sampled)
+        return calibrate_sampled(target_eps, delta, sampling=sampling, noise_multiplier=noise_multiplier,
+                                 epochs=epochs, batch_size=batch_size, dataset_size=dataset_size,
+                                 neighboring=neighboring, steps=steps, sampling_rate=sampling_rate,
+                                 rel_width=width, time_budget=time_budget)
     elif sampling == "without-replacement":
         if sampling_rate is not None:
             raise InvalidParameter("sampling_rate", "--sampling-rate is Poisson's rate; with --sampling "

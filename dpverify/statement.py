@@ -1,5 +1,6 @@
 """Ready-to-paste privacy statements (Markdown, LaTeX, plain text) from a
-certificate of ``audit dpsgd`` (epsilon or a claim) or ``calibrate dpsgd``.
+certificate of ``audit dpsgd`` (epsilon or a claim; Poisson, shuffled or
+balls-in-bins batches) or ``calibrate dpsgd``.
 
 A statement gives: the certified guarantee (the enclosure's upper end rounded
 *up*, so the printed epsilon is still proved), the neighbouring relation, the
@@ -52,6 +53,17 @@ def _facts(cert: Mapping[str, Any]) -> dict[str, Any]:
                                    f"(verdict: {res.get('verdict')})")
         f.update(eps=inp["claimed_eps"], sigma=inp["noise_multiplier"], q=inp["sampling_rate"],
                  steps=inp["steps"])
+    elif quantity == "calibrate.bracket" and inp.get("template") in ("dpsgd-shuffle", "dpsgd-bins"):
+        _sampled_calibration_facts(f, inp, res)
+    elif quantity in ("shuffle.epsilon", "shuffle.claim"):
+        if quantity == "shuffle.claim" and res.get("verdict") != "holds":
+            raise InvalidParameter("statement", "no statement for a claim that is not proved "
+                                   f"(verdict: {res.get('verdict')})")
+        n, b, e = inp["dataset_size"], inp["batch_size"], int(inp["epochs"])
+        T = -(-int(n) // int(b))
+        f.update(eps=inp["claimed_eps"] if quantity == "shuffle.claim" else round_up(res["enclosure"]["hi"]),
+                 sigma=inp["noise_multiplier"], steps=e * T, shuffle=T, lower=res["enclosure"]["lo"], epochs_n=e,
+                 persistent=inp["sampling"] == "shuffle-persistent")
     elif quantity == "calibrate.bracket":
         safe = res["ends"]["safe"]["value"]
         par = inp["parameter"]
@@ -83,6 +95,79 @@ def _facts(cert: Mapping[str, Any]) -> dict[str, Any]:
     return f
 
 
+def _sampled_calibration_facts(f: dict[str, Any], inp: Mapping[str, Any], res: Mapping[str, Any]) -> None:
+    """Facts of a shuffled or balls-in-bins calibration: the safe end's schedule, and the
+    unsafe end (a value where a concrete dataset pair is proved to fail the target)."""
+    par, ends = inp["parameter"], res["ends"]
+    vals = {"noise_multiplier": inp.get("noise_multiplier"), "epochs": inp.get("epochs")}
+    vals[par] = str(ends["safe"]["value"])
+    n, b, e = int(inp["dataset_size"]), int(inp["batch_size"]), int(vals["epochs"])
+    T = -(-n // b)
+    f.update(eps=inp["target_eps"], sigma=vals["noise_multiplier"], steps=e * T, calibrated=par, epochs_n=e)
+    f["epochs"] = str(e)
+    if "unsafe" in ends:
+        f["fails_at"] = str(ends["unsafe"]["value"])
+    if inp["template"] == "dpsgd-shuffle":
+        f.update(shuffle=T, persistent=inp["sampling"] == "shuffle-persistent")
+    else:
+        f.update(bins=n // b)
+
+
+def _beyond(f: Mapping[str, Any]) -> str:
+    """Where a calibration's failing end holds: at it and beyond (monotone bounds)."""
+    if f.get("calibrated") == "epochs":
+        return f"at {f['fails_at']} epochs and more"
+    return f"at noise multiplier {f['fails_at']} and below"
+
+
+def _shuffle_sampling(f: Mapping[str, Any]) -> str:
+    """The shuffle-and-iterate scheme in words: which permutation, which batches."""
+    n, b, T = int(f["dataset_size"]), int(f["batch_size"]), int(f["shuffle"])
+    last = n - (T - 1) * b
+    sizes = f"{T} batches of {b} examples" + (f" (the last one {last})" if last != b else "")
+    when = ("one uniformly random permutation of the {n} examples, drawn once before training and reused in "
+            "every epoch (persistent shuffling)" if f.get("persistent") else
+            "a new uniformly random permutation of the {n} examples at the start of every epoch (dynamic "
+            "shuffling)").format(n=n)
+    return (f"processes one of {sizes}, in turn; the batches are cut from {when}, so every example is in "
+            "exactly one batch per epoch (shuffle-and-iterate partitions the data: it is neither Poisson "
+            "sampling nor independent sampling without replacement)")
+
+
+def _shuffle_proof(f: Mapping[str, Any]) -> str:
+    """Which bound each end of a shuffled answer is, and what a smaller claim means."""
+    rel = f["relation"]
+    delta_c = "2C" if rel == "replace-one" else "C"
+    if rel in ("add-remove", "add", "remove"):
+        layout = (" Adding or removing an example is taken in the fixed-layout convention: the larger dataset's "
+                  "batch layout is kept and the removed example leaves its slot empty (sensitivity C); a loader "
+                  "that re-cuts its batches after a removal is not covered by the upper bound.")
+    elif rel == "replace-special":
+        layout = " Replacement by a special example whose clipped gradient is zero has sensitivity C."
+    else:
+        layout = " Replacing one example changes one batch sum by at most 2C."
+    scheme = ("summed over the epochs (persistent shuffling: the example sits in the same batch every epoch)"
+              if f.get("persistent") else "composed over the independently shuffled epochs")
+    E = f.get("epochs_n", 1)
+    upper = (f"The epsilon is a certified upper bound without amplification: each example is in exactly one batch "
+             f"per epoch, so an epoch is dominated by one Gaussian step of sensitivity {delta_c} and the {E} "
+             f"epoch{'s' if E != 1 else ''} compose (adaptive composition of dominating pairs, Zhu, Dong and "
+             f"Wang, AISTATS 2022, Thm 10), i.e. a Gaussian mechanism with mu = {delta_c[0] if delta_c == '2C' else '1'}"
+             f" sqrt({E}) / sigma.{layout}")
+    if "fails_at" in f:
+        lower = (f" A concrete pair of datasets, read through the maximum of each epoch's batch sums (Chua et al., "
+                 f"ICML 2024) and {scheme}, proves that the target fails {_beyond(f)}: the implementation's "
+                 "exact calibration lies between the two.")
+    elif "lower" in f:
+        lower = (f" A certified lower bound, {f['lower']}, comes from a concrete pair of datasets read through the "
+                 f"maximum of each epoch's batch sums (Chua et al., ICML 2024), {scheme}: the implementation's "
+                 f"epsilon at this delta lies between the two bounds, and any claimed epsilon below "
+                 f"{f['lower']} is false for what was run.")
+    else:
+        lower = ""
+    return upper + lower
+
+
 def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
     """The statement for ``cert`` in ``fmt`` ("md", "tex" or "txt")."""
     if fmt not in ("md", "tex", "txt"):
@@ -90,7 +175,8 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
     f = _facts(cert)
     rel = RELATIONS.get(f["relation"], f["relation"])
     batch = f" (expected batch size {f['batch_size']} of {f['dataset_size']} examples)" if "batch_size" in f else ""
-    sampling = (f"samples every example independently with probability q = {f['q']} (Poisson sampling){batch}"
+    sampling = (_shuffle_sampling(f) if "shuffle" in f else
+                f"samples every example independently with probability q = {f['q']} (Poisson sampling){batch}"
                 if "wor_batch" not in f and "bins" not in f else
                 f"processes one of T = {f.get('bins')} batches, in turn; at the start of every epoch each of the "
                 f"{f.get('dataset_size')} examples is assigned to one of the T batches uniformly at random, "
@@ -99,12 +185,18 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
                 if "bins" in f else
                 f"draws a batch of exactly {f['wor_batch']} of the {f['dataset_size']} examples uniformly at "
                 "random without replacement, independently of the other steps (not one shuffle per epoch)")
-    sensitivity = ("add/remove of one example" if "wor_batch" not in f else
+    sensitivity = (f"{f['relation']} (the accounting applies sensitivity "
+                   f"{'2C' if f['relation'] == 'replace-one' else 'C'})" if "shuffle" in f else
+                   "add/remove of one example" if "wor_batch" not in f else
                    "add/remove of one example; under replace-one the sum's sensitivity is 2C, which the "
                    "accounting applies")
     # shuffle-and-iterate partitions the data (each example in exactly one batch per epoch): it is
     # neither Poisson sampling nor the per-step independent draws without replacement accounted here
-    loader = ("shuffling into fixed-size batches, Poisson sampling, and one balls-in-bins assignment reused "
+    loader = (("a new permutation every epoch" if f.get("persistent") else "one permutation reused across "
+               "epochs") + ", Poisson sampling, independent batches without replacement and balls-in-bins "
+              "are different schemes with different bounds"
+              if "shuffle" in f else
+              "shuffling into fixed-size batches, Poisson sampling, and one balls-in-bins assignment reused "
               "across epochs are different schemes with different bounds"
               if "bins" in f else
               "shuffling into fixed-size batches partitions the data once per epoch; it is neither Poisson "
@@ -127,14 +219,19 @@ def statement(cert: Mapping[str, Any], fmt: str = "md") -> str:
                       f"deviation sigma * C with noise multiplier sigma = {f['sigma']} (the noise "
                       f"multiplier is the noise standard deviation divided by the L2 sensitivity C of "
                       f"the summed clipped gradients under {sensitivity}).{calibrated}"),
-        "proof": (("The epsilon is a certified upper bound: the upper end, rounded up, of a certified "
+        "proof": ((_shuffle_proof(f) + f" Computed by dpverify {f['version']}; the "
+                   if "shuffle" in f else
+                   "The epsilon is a certified upper bound: the upper end, rounded up, of a certified "
                    "enclosure of the epsilon of the dominating pair that Chua et al. (AISTATS 2025) prove for one "
                    "balls-in-bins epoch"
                    + (f", composed over the {f['epochs_n']} independently assigned epochs by adaptive composition "
                       "of dominating pairs (Zhu, Dong and Wang, AISTATS 2022, Thm 10)" if f.get("epochs_n", 1) > 1
                       else "")
-                   + f"; the enclosure's lower end, {f['lower']}, is a lower bound for that pair's epsilon. "
-                   f"Computed by dpverify {f['version']}; the "
+                   + (f"; the enclosure's lower end, {f['lower']}, is a lower bound for that pair's epsilon. "
+                      if "lower" in f else
+                      f"; the same pair, realised by a concrete pair of datasets, is proved to fail the target "
+                      f"{_beyond(f)}. " if "fails_at" in f else ". ")
+                   + f"Computed by dpverify {f['version']}; the "
                    if "bins" in f else
                    f"The epsilon is a certified upper bound (privacy-loss-distribution accounting with "
                    f"rigorous error bounds, rounded up) computed by dpverify {f['version']}; the ")

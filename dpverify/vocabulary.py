@@ -197,13 +197,18 @@ SAMPLING = Concept(
     "2025, E epochs composed by AFA Thm 10; e.g. --sampling balls-in-bins --noise-multiplier 1.1 "
     "--dataset-size 100 --batch-size 10 --epochs 2 --delta 1e-5)",
 )
-#: calibration has a monotone template for two samplings only
+#: calibration has a template with proved monotone bounds for these samplings
 SAMPLING_CALIBRATE = SAMPLING.where(
-    "calibrate dpsgd", range="poisson, without-replacement", choices=("poisson", "without-replacement"),
+    "calibrate dpsgd", range="poisson, without-replacement, shuffle, shuffle-persistent, balls-in-bins",
+    choices=("poisson", "without-replacement", "shuffle", "shuffle-persistent", "balls-in-bins"),
     help="poisson (each example independently with rate q) or without-replacement (every step an "
     "independent uniformly random batch of exactly --batch-size of --dataset-size examples; neighbouring "
     "replace-one; the eps-matching value lies between a safe end (AFA Cor 32 pair) and an unsafe end "
-    "(a realised dataset pair))",
+    "(a realised dataset pair)); shuffle / shuffle-persistent (shuffle-and-iterate, a new / one reused "
+    "permutation per epoch) and balls-in-bins (each example in one uniformly random batch per epoch): give "
+    "--dataset-size, --batch-size and leave out --noise-multiplier or --epochs; the safe end comes from the "
+    "certified upper bound (shuffle: no amplification; balls-in-bins: Chua et al. 2025's pair), the failing "
+    "end from a concrete dataset pair",
 )
 NEIGHBORING = Concept(
     key="neighboring", flag="--neighboring", metavar="REL",
@@ -218,7 +223,9 @@ NEIGHBORING = Concept(
 #: calibration's monotonicity proofs cover these relations only
 NEIGHBORING_CALIBRATE = NEIGHBORING.where(
     "calibrate dpsgd", range="poisson: add-remove (the default), add, remove; without-replacement: "
-    "replace-one (the default and only choice; sensitivity 2C)",
+    "replace-one (the default and only choice; sensitivity 2C); shuffle, shuffle-persistent: add-remove "
+    "(the default), add, remove, replace-one, replace-special; balls-in-bins: add-remove (the default), add, "
+    "remove, replace-special",
     help="the neighbouring relation",
 )
 

@@ -88,8 +88,30 @@ class End:
         }
 
 
+class BracketEnds:
+    """The bracket's two values in increasing order and its relative width, for any
+    calibration with a ``safe`` end and an optional ``unsafe`` one (each with a ``value``)."""
+
+    safe: Any
+    unsafe: Any
+
+    @property
+    def lo(self) -> Fraction:
+        return self.safe.value if self.unsafe is None else min(self.safe.value, self.unsafe.value)
+
+    @property
+    def hi(self) -> Fraction:
+        return self.safe.value if self.unsafe is None else max(self.safe.value, self.unsafe.value)
+
+    @property
+    def rel_width(self) -> Optional[float]:
+        if self.unsafe is None:
+            return None
+        return float((self.hi - self.lo) / self.lo)
+
+
 @dataclass(frozen=True)
-class Calibration:
+class Calibration(BracketEnds):
     """A certified bracket for the template's free parameter (module docstring).
 
     ``safe`` is the end where (target_eps, delta)-DP is proved; ``unsafe`` the
@@ -124,20 +146,6 @@ class Calibration:
     @property
     def parameter(self) -> str:
         return self.template.parameter
-
-    @property
-    def lo(self) -> Fraction:
-        return self.safe.value if self.unsafe is None else min(self.safe.value, self.unsafe.value)
-
-    @property
-    def hi(self) -> Fraction:
-        return self.safe.value if self.unsafe is None else max(self.safe.value, self.unsafe.value)
-
-    @property
-    def rel_width(self) -> Optional[float]:
-        if self.unsafe is None:
-            return None
-        return float((self.hi - self.lo) / self.lo)
 
     def __repr__(self) -> str:
         show = (lambda x: str(int(x))) if self.template.integer else (lambda x: f"{float(x):.7g}")

@@ -358,8 +358,8 @@ def _epoch_form(args: argparse.Namespace) -> None:
             raise InvalidParameter(opt, f"--sampling {args.sampling} takes --noise-multiplier, --dataset-size, "
                                         "--batch-size and --epochs (every record in exactly one batch per epoch)")
     for opt in ("statement", "plot_eps", "plot_profile", "plot_tradeoff"):
-        if opt == "statement" and args.sampling == "balls-in-bins":
-            continue  # a statement states the certified upper end (:mod:`dpverify.statement`)
+        if opt == "statement":
+            continue  # a statement states the certified upper end and names each bound (:mod:`dpverify.statement`)
         if getattr(args, opt, None):
             raise InvalidParameter(opt, f"--{opt.replace('_', '-')} covers Poisson sampling only (not --sampling "
                                         f"{args.sampling})")

@@ -119,11 +119,85 @@ def certificate(cal: Calibration) -> dict[str, Any]:
     )
 
 
+def sampled_certificate(cal: Any) -> dict[str, Any]:
+    """The certificate of a shuffled or balls-in-bins calibration
+    (:class:`~dpverify.calibration.sampled.SampledCalibration`): each end carries the hints its
+    second route needs (the shuffled lower end's cells, the balls-in-bins grids); verify
+    re-proves every end with :mod:`dpverify.recheck.shuffle` / :mod:`dpverify.recheck.bins`."""
+    inputs: dict[str, Any] = {"template": cal.template, "parameter": cal.parameter,
+                              "target_eps": exact_str(cal.target_eps), "delta": exact_str(cal.delta), **cal.fixed}
+    ends = {"safe": cal.safe.to_json(cal.integer)}
+    if cal.unsafe is not None:
+        ends["unsafe"] = cal.unsafe.to_json(cal.integer)
+    if cal.pair_limit is not None:
+        ends["pair_limit"] = cal.pair_limit.to_json(cal.integer)
+    E, D = exact_str(cal.target_eps), exact_str(cal.delta)
+    if cal.template == "dpsgd-shuffle":
+        statement = (f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value (no-amplification "
+                     "Gaussian) and fails at result.ends.unsafe.value (a concrete dataset pair, max of batch "
+                     "sums); the Gaussian upper bound exceeds the target at result.ends.pair_limit.value")
+        source = "no amplification (AFA Thm 10, joint convexity); Chua et al. ICML 2024 Sec 4; data processing"
+    else:
+        statement = (f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value and fails at "
+                     "result.ends.unsafe.value (the balls-in-bins pair of Chua et al. AISTATS 2025, realised "
+                     "by a concrete dataset pair, epochs composed by AFA Thm 10)")
+        source = "Chua et al. AISTATS 2025 (balls-in-bins pair); AFA Thm 10; data processing"
+    result = {"verdict": "holds", "ends": ends, "monotonicity": cal.monotonicity,
+              "relative_width": None if cal.rel_width is None else f"{cal.rel_width:.3g}", "pairs": cal.pairs}
+    return make_certificate(
+        claim={"quantity": "calibrate.bracket", "statement": statement, "source": source},
+        inputs=inputs, result=result, precision_bits=256,
+        algorithm="float proposals (Gaussian root, secant, bisection); certified bounds of delta(target_eps) "
+        "at each exact end (shuffle: arb Gaussian and exact class products; balls-in-bins: full enclosures)")
+
+
+def _sampled_line(cal: Any) -> str:
+    show = (lambda x: str(int(x))) if cal.integer else exact_str
+    E, D = exact_str(cal.target_eps), exact_str(cal.delta)
+    which = {"noise_multiplier": "sigma", "epochs": "epochs"}[cal.parameter]
+    line = f"{cal.parameter} ({cal.sampling}, {cal.fixed['neighboring']}): {show(cal.safe.value)} is proved to give "
+    line += f"eps <= {E} at delta {D} ("
+    line += ("no-amplification upper bound" if cal.template == "dpsgd-shuffle" else
+             "Chua et al.'s balls-in-bins pair, upper enclosure") + ")"
+    if cal.unsafe is not None:
+        line += (f"; {show(cal.unsafe.value)} is proved to FAIL ("
+                 + ("concrete dataset pair, max of batch sums" if cal.template == "dpsgd-shuffle" else
+                    "the same pair, realised by a concrete dataset pair: lower enclosure") + ")"
+                 + f"; the {'smallest' if which == 'sigma' else 'largest'} {which} meeting the target lies in "
+                 f"[{show(cal.lo)}, {show(cal.hi)}] "
+                 f"(relative width {cal.rel_width:.3g})")
+    else:
+        line += "; no failing value was proved within the domain searched"
+    if cal.pair_limit is not None:
+        line += (f"; the no-amplification bound exceeds the target at {show(cal.pair_limit.value)}, so no "
+                 f"{which} {'at or below' if which == 'sigma' else 'at or above'} it can be certified with that bound")
+    return line + f" ({cal.evaluations} certified evaluations, {cal.seconds:.1f} s)"
+
+
 def _dpsgd(args: argparse.Namespace) -> int:
     if args.plot:
         from ..plots import check_output
 
         check_output(args.plot)
+    from ..calibration.sampled import SAMPLED
+
+    if args.sampling in SAMPLED:
+        if args.plot:
+            raise InvalidParameter("plot", f"--plot draws Poisson calibration curves only (not --sampling {args.sampling})")
+        budget = V.seconds("time_budget", args.time_budget)
+        with Progress("calibrate"):
+            cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
+                            sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,
+                            batch_size=args.batch_size, dataset_size=args.dataset_size,
+                            neighboring=args.neighboring, sampling=args.sampling, rel_width=_rel_width(args),
+                            time_budget=budget)
+        cert = sampled_certificate(cal)
+        emit(args, cert, _sampled_line(cal))
+        if args.statement:
+            from ..statement import statement
+
+            print(statement(cert, args.statement))
+        return 0
 
     budget = V.seconds("time_budget", args.time_budget)
     with Progress("calibrate") as bar:

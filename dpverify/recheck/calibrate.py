@@ -18,6 +18,13 @@ undecided one. Ends that share a pair (a steps bracket) share its
 discretisation. Products are :mod:`.pld`'s (Kronecker substitution into one
 GMP integer).
 
+Shuffled (``dpsgd-shuffle``) and balls-in-bins (``dpsgd-bins``) brackets are
+re-proved end by end by those schemes' own second routes (:mod:`.shuffle`:
+the no-amplification Gaussian for the safe end and the pair limit, the
+max-of-batch-sums pair at the recorded cells for the unsafe end; :mod:`.bins`:
+the enclosure of Chua et al.'s pair at the recorded grid for both ends), see
+:func:`_recheck_sampled`.
+
 An end that cannot be decided on the finest grid is not accepted ("could
 not re-prove", fail closed). The order of the ends must agree with the
 monotonicity of the bounds (for the noise multiplier the safe end is the
@@ -46,7 +53,15 @@ _ALLOWED = {"template", "parameter", "target_eps", "delta", "neighboring", "nois
             "sampling_rate", "steps", "epochs", "batch_size", "dataset_size", "sampling"}
 #: template -> free parameter -> does eps increase with it
 _FREE = {"dpsgd": {"noise_multiplier": False, "steps": True, "sampling_rate": True, "batch_size": True},
-         "dpsgd-wor": {"noise_multiplier": False, "steps": True, "batch_size": True}}
+         "dpsgd-wor": {"noise_multiplier": False, "steps": True, "batch_size": True},
+         "dpsgd-shuffle": {"noise_multiplier": False, "epochs": True},
+         "dpsgd-bins": {"noise_multiplier": False, "epochs": True}}
+#: the end names of each template (safe first)
+_ENDS = {"dpsgd": ("safe", "unsafe"), "dpsgd-wor": ("safe", "unsafe", "pair_limit"),
+         "dpsgd-shuffle": ("safe", "unsafe", "pair_limit"), "dpsgd-bins": ("safe", "unsafe")}
+#: hint keys an end of a sampled template may carry (re-read by the scheme's own second route)
+_END_HINTS = {"dpsgd-shuffle": {"unsafe": ("shuffle_lower",)},
+              "dpsgd-bins": {"safe": ("bins_grid", "bins_epochs"), "unsafe": ("bins_grid", "bins_epochs")}}
 _M_MIN, _M_MAX = 10, 16  # grids tried (the calibration itself goes up to 2^-16)
 _EMPTY_U = (0, [], 0)  # a zero upper curve / lower curve: stands in for the side not computed
 _EMPTY_L = (0, [0], [0], 0)
@@ -221,10 +236,16 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         raise MalformedCertificate(f"inputs.parameter={parameter!r}: allowed: {', '.join(_FREE[template])}")
     if template == "dpsgd":
         _check_dpsgd_schedule(inputs, parameter)
+    if template in _END_HINTS:
+        for key in ("steps", "sampling_rate", parameter):
+            if key in inputs:
+                raise MalformedCertificate(f"inputs.{key}: not an input of template {template!r} "
+                                           + ("(its values are the ends)" if key == parameter else
+                                              "(every example is in one batch per epoch)"))
     ends = result.get("ends")
     if not isinstance(ends, dict) or not isinstance(ends.get("safe"), dict):
         raise MalformedCertificate("result.ends.safe is missing")
-    names = ("safe", "unsafe") + (("pair_limit",) if template == "dpsgd-wor" else ())
+    names = _ENDS[template]
     extra = sorted(set(ends) - set(names))
     if extra:
         raise MalformedCertificate(f"result.ends.{extra[0]}: unknown key; allowed: {', '.join(names)}")
@@ -253,6 +274,8 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                 if bad:
                     raise CertificateRejected(f"the ends are in the wrong order for {parameter} "
                                               f"(safe vs {name}; the bounds are monotone in it)")
+        if template in _END_HINTS:
+            return _recheck_sampled(template, inputs, parameter, dict(todo), values)
         plans = {name: _plans(template, inputs, parameter, name, end["value"], values[name]) for name, end in todo}
         total = max(p[3] for p in plans.values())
         # one unit 2^-K for every bound proved (sized from the smallest), so that the
@@ -331,3 +354,71 @@ def _prove_enclosure(where: str, enc: Any, route: "_Route", blocks: list, dirs: 
     if lo > 0:
         route.D, route.Dx = lo, Fraction(enc["lo"])
         route.prove(f"{where}.lo", blocks, dirs, "lower", m)
+
+
+def _recheck_sampled(template: str, inputs: Mapping[str, Any], parameter: str, ends: Mapping[str, Any],
+                     values: Mapping[str, Fraction]) -> Recheck:
+    """Re-prove the ends of a shuffled (``dpsgd-shuffle``) or balls-in-bins (``dpsgd-bins``)
+    calibration with those schemes' own second routes (:mod:`.shuffle`, :mod:`.bins`), at the
+    exact end values, against the exact delta:
+
+    * shuffle, safe: delta_mu(target) of the no-amplification Gaussian at mu+ >= Delta sqrt(E) /
+      sigma is < delta (MPFR, directed); pair_limit: at mu- <= mu it is > delta; unsafe: the
+      max-of-batch-sums pair at the recorded cells (a hint) has a class prefix J with
+      A_J - e^target B_J > delta 2^128 (exact integers), i.e. the mechanism's delta(target) > delta;
+    * balls-in-bins: the enclosure of delta(target) of Chua et al.'s pair at the recorded grid
+      (a hint) is <= delta (safe) or > delta (unsafe).
+
+    An end whose opposite bound is proved is refuted (exit 1); one that neither side decides
+    is "could not re-prove" (exit 3). The monotonicity that extends each end to the values
+    beyond it is stated in ``result.monotonicity`` (producer: dpverify.calibration.sampled)."""
+    from . import bins as RB
+    from . import shuffle as RS
+    from .gdp import delta_mu_iv, side
+
+    E, Dx = exact_input(inputs, "target_eps"), exact_input(inputs, "delta")
+    if E > 50:
+        raise MalformedCertificate("inputs.target_eps must be <= 50 for these templates")
+    proved = set()
+    for name, end in ends.items():
+        allowed = {"value", "verdict"} | set(_END_HINTS[template].get(name, ()))
+        extra = sorted(set(end) - allowed)
+        if extra:
+            raise MalformedCertificate(f"result.ends.{name}.{extra[0]}: not used by template {template!r} "
+                                       f"(allowed: {', '.join(sorted(allowed))})")
+        x = values[name]
+        run_inputs = dict(inputs)
+        if parameter == "epochs":
+            if x.denominator != 1 or x < 1:
+                raise MalformedCertificate(f"result.ends.{name}.value must be a whole number of epochs >= 1")
+            run_inputs["epochs"] = str(x.numerator)
+        else:
+            run_inputs["noise_multiplier"] = f"{x.numerator}/{x.denominator}"
+        what = f"the {name} end {parameter}={end['value']}"
+        if template == "dpsgd-shuffle":
+            r = RS._run(run_inputs)
+            mu_lo, mu_hi = RS._mu_bracket(r)
+            below = side(lambda A: delta_mu_iv(A, mu_hi, E), lambda A: A.q(Dx), 20) == -1
+            above = side(lambda A: delta_mu_iv(A, mu_lo, E), lambda A: A.q(Dx), 20) == 1
+            if name == "safe":
+                ok, refuted = below, above
+            elif name == "pair_limit":
+                ok, refuted = above, below
+            else:
+                if "shuffle_lower" not in end:
+                    raise MalformedCertificate(f"result.ends.{name}.shuffle_lower is missing")
+                # a Gaussian upper bound below delta contradicts a failing end outright
+                refuted = below
+                ok = not refuted and RS._lower_eps_holds(r, {"shuffle_lower": end["shuffle_lower"]}, Dx, E)
+        else:
+            r = RB._run(run_inputs)
+            lo, hi = RB._delta_route(r, end)(E)
+            ok, refuted = (hi <= Dx, lo > Dx) if name == "safe" else (lo > Dx, hi <= Dx)
+        if refuted:
+            raise CertificateRejected(f"{what}: the re-derived bound of delta({inputs['target_eps']}) contradicts "
+                                      f"the recorded verdict {end['verdict']}")
+        if not ok:
+            raise CouldNotReprove(f"could not re-prove {what} (delta({inputs['target_eps']}) against "
+                                  f"{inputs['delta']})")
+        proved |= {f"ends.{name}.value", f"ends.{name}.verdict"}
+    return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved))

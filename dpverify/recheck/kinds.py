@@ -249,9 +249,12 @@ _ROWS: list[Kind] = [
          verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason")),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
-                   "curve), > delta at the unsafe end (lower curve)"),
+                   "curve), > delta at the unsafe end (lower curve); shuffled and balls-in-bins templates by "
+                   "those schemes' second routes (no-amplification Gaussian / max-of-batch-sums pair; Chua et "
+                   "al.'s pair at the recorded grid)"),
          certified=("ends.*.value", "ends.*.verdict", "ends.*.delta_at_target"),
-         hints=("ends.*.grid", "proposal", "relative_width"), info=_COMMON_INFO + ("monotonicity",)),
+         hints=("ends.*.grid", "ends.*.shuffle_lower", "ends.*.bins_grid", "ends.*.bins_epochs", "proposal",
+                "relative_width"), info=_COMMON_INFO + ("monotonicity", "pairs")),
     Kind("oracle.rows",
          verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
                    "from its reported number by exact comparisons against the independent enclosure"),
@@ -454,6 +457,13 @@ _steps(["calibrate.bracket"], _PLD_STEPS + [
     ("without-replacement (Cor 32) pair: the larger of two Poisson curves, chosen only where "
      "the intervals prove it, else the hull of both pairs' tails", PROOF, True),
     ("each end's verdict compared with the exact delta (rationals)", PROOF, True),
+    ("shuffled template: safe end and pair limit by delta_mu of the no-amplification Gaussian in MPFR directed "
+     "rounding at a rational mu+ / mu- around Delta sqrt(E) / sigma; unsafe end by the max-of-batch-sums pair "
+     "at the recorded cells, exact GMP class products, A_J - e^eps B_J against delta in integers", PROOF, True),
+    ("balls-in-bins template: each end by the enclosure of Chua et al.'s pair at the recorded grid (MPFR "
+     "intervals, exact GMP products rounded outward)", PROOF, True),
+    ("cells, class grids and balls-in-bins grids read from the recorded hints (untrusted: any hint gives "
+     "valid bounds)", ESTIMATE, False),
 ])
 _steps(["shuffle.epsilon", "shuffle.delta", "shuffle.claim"], [
     ("upper end: delta_mu of the no-amplification Gaussian in MPFR directed rounding at a rational mu+ >= mu "

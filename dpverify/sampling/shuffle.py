@@ -181,13 +181,29 @@ def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, 
 # --------------------------------------------------------------------------- upper end
 
 
-def _mu_upper(r: ShuffleRun) -> Fraction:
-    """A rational >= Delta sqrt(E) / sigma (the no-amplification Gaussian's mu), 40 digits."""
+def _mu_rational(r: ShuffleRun, up: bool) -> Fraction:
+    """A rational >= (``up``) or <= Delta sqrt(E) / sigma (the no-amplification Gaussian's mu), 40 digits."""
     with working_precision(_PREC):
         m = ball(sensitivity(r.relation)) * arb(r.epochs).sqrt() / ball(r.sigma)
-        hi = endpoints(m)[1]
+        lo, hi = endpoints(m)
         s = 10**40
-        return Fraction(int((hi * s).upper().ceil().unique_fmpz()), s)
+        end = (hi * s).upper().ceil() if up else (lo * s).lower().floor()
+        return Fraction(int(end.unique_fmpz()), s)
+
+
+def _mu_upper(r: ShuffleRun) -> Fraction:
+    return _mu_rational(r, True)
+
+
+def gaussian_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, arb]:
+    """[lo, hi] of delta_mu(eps) for the no-amplification Gaussian, mu = Delta sqrt(E) / sigma:
+    delta_mu at a rational below and above mu (delta_mu increases with mu, GDPT App A.5).
+    The upper end bounds the mechanism; the lower end bounds only this Gaussian pair (the
+    value where it exceeds delta is where the upper end stops certifying anything)."""
+    from ..gdp.delta_mu import delta_mu
+
+    lo = delta_mu(_mu_rational(r, False), eps, digits=10).lo
+    return lo, delta_mu(_mu_upper(r), eps, digits=10).hi
 
 
 def upper_eps(r: ShuffleRun, delta: Fraction, digits: int = 8) -> tuple[arb, Fraction]:

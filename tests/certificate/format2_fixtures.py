@@ -167,6 +167,20 @@ OPTIONS = {
                         "--noise-multiplier", "3", "--rel-width", "0.05"],
     "calibrate-sampling-rate": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--steps", "10",
                                 "--noise-multiplier", "3", "--rel-width", "0.05"],
+    # calibration with shuffled batches: the Gaussian safe end and pair limit, the max-of-batch-sums unsafe
+    # end (ends.unsafe.shuffle_lower); persistent shuffling with the epochs free
+    "calibrate-shuffle-sigma": ["calibrate", "dpsgd", "--sampling", "shuffle", "--target-eps", "2", "--delta",
+                                "1e-5", "--dataset-size", "100", "--batch-size", "10", "--epochs", "2",
+                                "--digits", "2"],
+    "calibrate-shuffle-persistent-epochs": ["calibrate", "dpsgd", "--sampling", "shuffle-persistent",
+                                            "--target-eps", "2", "--delta", "1e-5", "--dataset-size", "100",
+                                            "--batch-size", "10", "--noise-multiplier", "3", "--digits", "2"],
+    # calibration with balls-in-bins batches: one epoch (ends.*.bins_grid) and the epochs free (bins_epochs)
+    "calibrate-bins-sigma": ["calibrate", "dpsgd", "--sampling", "balls-in-bins", "--target-eps", "2", "--delta",
+                             "1e-5", "--dataset-size", "20", "--batch-size", "10", "--epochs", "1", "--digits", "2"],
+    "calibrate-bins-epochs": ["calibrate", "dpsgd", "--sampling", "balls-in-bins", "--target-eps", "2", "--delta",
+                              "1e-5", "--dataset-size", "20", "--batch-size", "10", "--noise-multiplier", "2",
+                              "--digits", "2"],
     # balls-in-bins over two independently re-allocated epochs (result.bins_epochs, AFA Thm 10)
     "bins-epsilon-epochs": ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "2",
                             "--dataset-size", "4", "--batch-size", "1", "--epochs", "2", "--delta", "1e-5"],

@@ -171,5 +171,6 @@ def test_calibrate_accepts_exactly_the_samplings_its_parser_offers():
     assert tuple(_actions(("calibrate", "dpsgd"))["sampling"].choices) == SAMPLINGS
     with pytest.raises(SystemExit) as exc:
         build_parser().parse_args(["calibrate", "dpsgd", "--target-eps", "1", "--delta", "1e-5",
-                                   "--sampling", "shuffle"])
+                                   "--sampling", "random-reshuffling"])
     assert exc.value.code == 2
+    assert {"shuffle", "shuffle-persistent", "balls-in-bins"} <= set(SAMPLINGS)  # calibration.sampled
