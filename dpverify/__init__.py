@@ -28,6 +28,7 @@ _LAZY = {
     **dict.fromkeys(("GaussianSteps", "PldAnswer"), ".pld"),
     **dict.fromkeys(("EventAnswer", "check_claim", "delta", "epsilon", "supports"), ".events"),
     **dict.fromkeys(("Calibration", "Template"), ".calibration"),
+    "SampledCalibration": ".calibration.sampled",
     **dict.fromkeys(("delta_mu", "eps_for_delta", "mu_gdp", "certify_gdp", "check_thm51", "gdpt",
                      "head_bound"), ".gdp"),
     "GdpCertificate": ".gdp.certify",
@@ -80,6 +81,7 @@ __all__ = [
     # calibration of one free parameter
     "calibrate",
     "Calibration",
+    "SampledCalibration",
     "Template",
     # Gaussian DP and the GDP transformation
     "delta_mu",

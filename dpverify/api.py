@@ -24,6 +24,7 @@ from .limits import DEFAULT_TIME_BUDGET_SECONDS
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .calibration import Calibration, Template
+    from .calibration.sampled import SampledCalibration
     from .pld import PldAnswer
     from .progress import Progress
 
@@ -128,7 +129,7 @@ def calibrate(
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     template: Optional[Template] = None,
     progress: Optional[Progress] = None,
-) -> Calibration:
+) -> "Union[Calibration, SampledCalibration]":
     """Certified bracket for the one DP-SGD parameter left out meeting (target_eps, delta)-DP.
 
     The safe end provably gives epsilon(delta) <= target_eps, the other end

@@ -28,7 +28,7 @@ def test_all_matches_exports():
 
 def test_returned_types_are_exported():
     """Every class a headline or exported function returns can be named from dpverify."""
-    for name in ("Enclosure", "Verdict", "PldAnswer", "Calibration", "GdpCertificate", "GridBounds",
+    for name in ("Enclosure", "Verdict", "PldAnswer", "Calibration", "SampledCalibration", "GdpCertificate", "GridBounds",
                  "ComposeResult", "RdpEpsilon", "EventAnswer", "HeadBound", "RR64Result", "SigmaRefinement"):
         assert name in dpverify.__all__ and isinstance(getattr(dpverify, name), type), name
     hints = typing.get_type_hints(dpverify.certify_gdp)
@@ -53,7 +53,8 @@ def test_headline_options_are_keyword_only_typed_and_documented(fn):
     kinds = [p.kind for p in sig.parameters.values()]
     assert inspect.Parameter.VAR_KEYWORD not in kinds and inspect.Parameter.VAR_POSITIONAL not in kinds
     hints = typing.get_type_hints(fn, vars(api) | {"PldAnswer": object, "Calibration": object,
-                                                    "Template": object, "Progress": object})
+                                                    "SampledCalibration": object, "Template": object,
+                                                    "Progress": object})
     for name, p in sig.parameters.items():
         assert name in hints, f"{fn.__name__}({name}) has no annotation"
         assert hints[name] is not typing.Any, f"{fn.__name__}({name}) is Any"

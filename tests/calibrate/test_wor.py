@@ -149,7 +149,7 @@ def test_cli_refuses_bad_wor_input(args, capsys):
 
 
 @pytest.mark.slow
-def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path):
+def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path, capsys):
     """The MNIST calibration for fixed batches: B = 256 of N = 60000, T = 14063, target (3, 1e-5).
     The accountant's bracket has relative width <= 1e-3; audit --events (the Cor 32
     pair) certifies eps <= 3 at the safe end; at the pair's limit the pair's delta exceeds
@@ -173,11 +173,9 @@ def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path):
     assert main(["audit", "dpsgd", "--events", events_file(c.safe.value), *claim]) == 0
     # the pair's curve exceeds delta at its limit, but the pair bounds the mechanism from
     # above only: undecided (exit 3), settled at once instead of refining to the memory budget
-    import time
-
-    t = time.monotonic()
+    capsys.readouterr()
     assert main(["audit", "dpsgd", "--events", events_file(c.unsafe.value), *claim]) == 3
-    assert time.monotonic() - t < 30
+    assert "memory budget" not in capsys.readouterr().err
     half = c.mechanism_unsafe.value / 2
     assert main(["audit", "dpsgd", "--noise-multiplier", f"{half.numerator}/{half.denominator}",
                  "--sampling-rate", "256/60000", "--steps", "14063", *claim]) == 1  # the mechanism fails
