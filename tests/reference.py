@@ -44,3 +44,22 @@ def in_enclosure(value: mpf, enc) -> bool:
     j = enc.to_json()
     with mpmath.workdps(max(60, 3 * enc.digits + 40)):
         return mpf(j["lo"]) <= value <= mpf(j["hi"])
+
+
+def golden_min(h, lo: mpf, hi: mpf, iters: int) -> tuple[mpf, mpf]:
+    """(argmin, min) of a unimodal h on [lo, hi] by golden-section search (mpmath at
+    the ambient precision): the references' minimiser, written apart from the product's
+    and the re-check's own searches."""
+    g = (mpmath.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = h(a), h(b)
+    for _ in range(iters):
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = h(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = h(b)
+    return (a, fa) if fa <= fb else (b, fb)

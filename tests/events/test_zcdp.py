@@ -15,6 +15,7 @@ from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.errors import CertificateRejected
 from dpverify.events import api
+from tests.reference import golden_min
 from dpverify.events.zcdp import zcdp_delta
 
 
@@ -124,21 +125,9 @@ def _abc_eps_mp(rho, xi, delta):
     search in log(alpha - 1). An independent route (no floats, no MPFR)."""
     with mpmath.workdps(20):
         r, x, d = (mpmath.mpf(v.numerator) / v.denominator for v in (rho, xi, delta))
-        g1 = (mpmath.sqrt(5) - 1) / 2
 
         def golden(h, lo, hi, n):
-            a, b = hi - g1 * (hi - lo), lo + g1 * (hi - lo)
-            fa, fb = h(a), h(b)
-            for _ in range(n):
-                if fa <= fb:
-                    hi, b, fb = b, a, fa
-                    a = hi - g1 * (hi - lo)
-                    fa = h(a)
-                else:
-                    lo, a, fa = a, b, fb
-                    b = lo + g1 * (hi - lo)
-                    fb = h(b)
-            return min(fa, fb)
+            return golden_min(h, lo, hi, n)[1]
 
         def eps_at(al):
             g = x + r * al

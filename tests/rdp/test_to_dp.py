@@ -21,7 +21,7 @@ from dpverify.rdp import (
 )
 from dpverify.rdp.conversions import abc_lemma1_eps_upper, abc_thm4_gamma_lower, optimal_gamma_ball
 from dpverify.rdp.infimum import _Prover, _prove
-from tests.reference import in_enclosure, mpf_exact
+from tests.reference import golden_min, in_enclosure, mpf_exact
 
 
 def gauss_T(sigma, T):
@@ -60,20 +60,9 @@ def _abc_thm3_eps(a, g, d):
 
     def gamma(e):
         tl, th = mpmath.log(mpmath.mpf(10) ** -mpmath.mp.dps * d), mpmath.log(1 - d)
-        r = (mpmath.sqrt(5) - 1) / 2
         h = lambda t: log_s(e, d + mpmath.exp(t))  # noqa: E731
-        x1, x2 = th - r * (th - tl), tl + r * (th - tl)
-        f1, f2 = h(x1), h(x2)
-        for _ in range(int(mpmath.mp.prec * 1.6) + 40):
-            if f1 <= f2:
-                th, x2, f2 = x2, x1, f1
-                x1 = th - r * (th - tl)
-                f1 = h(x1)
-            else:
-                tl, x1, f1 = x1, x2, f2
-                x2 = tl + r * (th - tl)
-                f2 = h(x2)
-        return e + min(f1, f2, h(mpmath.log(1 - d))) / (a - 1)
+        best = golden_min(h, tl, th, int(mpmath.mp.prec * 1.6) + 40)[1]
+        return e + min(best, h(th)) / (a - 1)
 
     lo, hi = mpmath.mpf(0), g + mpmath.log(1 / d) / (a - 1) + 1  # the classic conversion bounds it
     if gamma(lo) >= g:
