@@ -112,13 +112,11 @@ class _Bracket:
 
 def _replace_one(c: CorpusClaim, steps: int) -> _Bracket:
     """Poisson sampling under replace-one: the group-privacy / zero-gradient bracket
-    (:mod:`dpverify.sampling.replace`); epsilon claims only."""
-    from ..sampling.replace import poisson_replace_one_epsilon
+    (:mod:`dpverify.sampling.replace`) of epsilon(delta) or delta(eps)."""
+    from ..sampling.replace import poisson_replace_one_delta, poisson_replace_one_epsilon
 
-    if c.target != "eps":
-        raise InvalidParameter("neighboring", "Poisson sampling under replace-one is bracketed for epsilon(delta) "
-                                              "claims only (group privacy bounds epsilon at a given delta)")
-    b = poisson_replace_one_epsilon([S.GaussianSteps.of(c.noise_multiplier, c.sampling_rate, steps)], c.given)
+    bracket = poisson_replace_one_epsilon if c.target == "eps" else poisson_replace_one_delta
+    b = bracket([S.GaussianSteps.of(c.noise_multiplier, c.sampling_rate, steps)], c.given)
     with working_precision(256):
         return _Bracket(Enclosure.from_bounds(ball(Fraction(b["lo"])), ball(Fraction(b["hi"])), 3, 256), {})
 

@@ -1,6 +1,6 @@
 """audit corpus per record: a record no certified route covers is an undecided row with
 its reason, and the rest of the file is still audited (exit 2 only for malformed files).
-A Poisson replace-one epsilon claim is decided by the group-privacy bracket."""
+A Poisson replace-one epsilon or delta claim is decided by the group-privacy bracket."""
 
 import importlib
 import json
@@ -25,9 +25,33 @@ def test_unsupported_record_is_an_undecided_row_and_the_rest_is_audited(tmp_path
     assert rows["poisson-ar-holds"]["verdict"] == "holds"  # eps(1e-5) ~ 0.72 at these settings
     # the zero-gradient replacement's eps (~0.718) exceeds 0.5: fails for replace-one
     assert rows["replace-one-eps-fails"]["verdict"] == "fails"
+    # a delta claim under replace-one is bracketed too: [remove curve, group privacy] at eps = 1
+    # straddles 1e-5 (below)
     assert rows["replace-one-delta"]["verdict"] == "undecided"
-    assert "no certified answer" in rows["replace-one-delta"]["reason"]
+    assert "straddles the claimed 1e-5" in rows["replace-one-delta"]["reason"]
     assert code == 1  # one claim fails; nothing refused the file
+
+
+def test_replace_one_delta_claims_are_decided_by_the_bracket(tmp_path, capsys):
+    """delta(1) under replace-one, sigma 1, q 0.01, T 100. Independent route: dp_accounting's
+    PLD accountant under REPLACE_ONE (its pair is realised by a dataset pair, so its delta is
+    at most the truth, and the truth is at most the bracket's upper end): 1e-2 lies above
+    both, 1e-12 below both."""
+    import dp_accounting as dpa
+    from dp_accounting import dp_event, pld
+
+    acc = pld.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4)
+    acc.compose(dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0)), 100)
+    peer = acc.get_delta(1.0)
+    assert 1e-12 < peer < 1e-2
+    recs = [dict(BASE, id=f"d-{x}", neighboring="replace-one", eps="1", claimed_delta=x) for x in ("1e-2", "1e-12")]
+    for r in recs:
+        r.pop("delta")
+    f = tmp_path / "d.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    assert main(["audit", "corpus", str(f), "--json"]) == 1
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert rows["d-1e-2"]["verdict"] == "holds" and rows["d-1e-12"]["verdict"] == "fails"
 
 
 def test_a_poisson_number_below_the_shuffled_lower_end_fails_for_what_was_run(tmp_path, capsys):
