@@ -653,3 +653,61 @@ def explain_steps(kind: str) -> str:
         tag = status if on else f"{status}, only chooses or refutes"
         out.append(f"  - [{tag}] {what}")
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- inputs that must agree
+
+#: claims decided on an epsilon bracket: verify derives the verdict from ``claim.relation``, so the
+#: relation must be exactly "eps <= inputs.claimed_eps" (the statement these kinds print)
+EPS_CLAIM_KINDS = frozenset({"replace.claim", "bins.claim", "shuffle.claim"})
+
+#: result fields that repeat an input: a result that says otherwise states something false
+MIRRORED = ("neighboring", "sensitivity_convention", "sampling")
+
+_SAMPLED_SCHEDULE = frozenset({"noise_multiplier", "dataset_size", "batch_size", "epochs", "sampling",
+                               "neighboring"})
+#: the exact input keys of the sampled-batch kinds (their re-checkers read these and no
+#: others, so an extra key such as ``steps`` or ``sampling_rate`` would define nothing)
+SAMPLED_INPUTS = {
+    **{f"{p}.epsilon": _SAMPLED_SCHEDULE | {"delta"} for p in ("bins", "shuffle")},
+    **{f"{p}.delta": _SAMPLED_SCHEDULE | {"eps"} for p in ("bins", "shuffle")},
+    **{f"{p}.claim": _SAMPLED_SCHEDULE | {"claimed_eps", "delta"} for p in ("bins", "shuffle")},
+}
+
+
+def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str, Any],
+                    result: Mapping[str, Any]) -> None:
+    """Refuse a certificate whose parts state different things: a mirrored result field
+    that differs from its input, an input key a sampled-batch kind does not read, or an
+    epsilon-bracket claim whose relation is not "eps <= inputs.claimed_eps"."""
+    for key in MIRRORED:
+        if key in result and result[key] != inputs.get(key):
+            raise CertificateRejected(f"result.{key}={str(result[key])[:40]!r} differs from "
+                                      f"inputs.{key}={str(inputs.get(key))[:40]!r}")
+    allowed = SAMPLED_INPUTS.get(quantity)
+    if allowed is not None and set(inputs) != allowed:
+        extra, missing = sorted(set(inputs) - allowed), sorted(allowed - set(inputs))
+        raise MalformedCertificate(f"inputs of {quantity}: " + "; ".join(
+            ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing else []))
+            + f" (allowed: {', '.join(sorted(allowed))})")
+    if quantity in EPS_CLAIM_KINDS:
+        rel = claim.get("relation")
+        claimed = _exact(inputs.get("claimed_eps"))
+        if claimed is None or not (isinstance(rel, dict) and set(rel) == {"kind", "bound"} and rel["kind"] == "le"
+                                   and _exact(rel["bound"]) == claimed):
+            raise CertificateRejected(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
+                                      f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
+
+
+def _exact(text: Any) -> "Fraction | None":
+    """A decimal or a/b string as a Fraction, or None (exponents beyond +-3000 and texts
+    over 1000 characters are not expanded: None)."""
+    if not isinstance(text, str) or len(text) > 1000:
+        return None
+    try:
+        mant, _, exp = text.lower().partition("e")
+        if exp and abs(int(exp)) > 3000:
+            return None
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None

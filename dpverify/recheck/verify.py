@@ -420,6 +420,7 @@ def _verify(cert: Any) -> str:
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
     ignored = _unverifiable(kind, result, fmt)
     limits.check_work(quantity, claim, inputs, result)
+    kinds.check_agreement(quantity, claim, inputs, result)
     if quantity in kinds.MECHANISM_KINDS:
         kinds.check_mechanism_options(inputs)
     _check_result_quantity(result, inputs)

@@ -1,0 +1,73 @@
+"""A certificate's parts must state one thing (an adversarial review got these past verify):
+
+* a claim decided on an epsilon bracket (replace, bins, shuffle) whose ``inputs.claimed_eps``
+  or relation kind was rewritten while the relation's bound kept the verdict true;
+* a schedule key the sampled-batch kinds do not read (``steps``, ``sampling_rate``) beside
+  their dataset size, batch size and epochs;
+* a ``result.neighboring`` that names another relation than the inputs.
+
+Each forgery is a genuine format-2 fixture with one edit and the digest recomputed. The
+reference is the edit itself: each makes the certificate state something its numbers do
+not prove (a claimed 0.001, below every bracket's re-derived lower end; a
+relation "ge"; a schedule of 100 steps for a run of 2), so refusal is the only right answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.certs import outcome, reseal
+
+FIXTURES = Path(__file__).parents[1] / "certificate" / "format2"
+
+
+def _load(name: str) -> dict:
+    return json.loads((FIXTURES / f"{name}.json").read_text())
+
+
+def _edit(cert: dict, fn) -> dict:
+    bad = copy.deepcopy(cert)
+    fn(bad)
+    return reseal(bad)
+
+
+@pytest.mark.parametrize("name", ["replace-claim", "bins-claim", "shuffle-claim"])
+def test_a_rewritten_claim_is_refused(name):
+    cert = _load(name)
+    bound = cert["claim"]["relation"]["bound"]
+    assert cert["inputs"]["claimed_eps"] == bound  # what the writer states
+
+    def lower_claim(c):  # the claim says eps <= a smaller number; the relation still says bound
+        c["inputs"]["claimed_eps"] = "0.001"
+
+    def flip_kind(c):  # "eps >= bound" with the verdict of "eps <= bound"
+        c["claim"]["relation"]["kind"] = "ge"
+
+    def drop_claim(c):
+        del c["inputs"]["claimed_eps"]
+
+    for forge in (lower_claim, flip_kind, drop_claim):
+        assert outcome(_edit(cert, forge)) in (1, 2), forge.__name__
+
+
+@pytest.mark.parametrize("name", ["bins-epsilon", "bins-delta", "shuffle-epsilon", "shuffle-delta", "shuffle-claim"])
+@pytest.mark.parametrize("key, value", [("steps", 100), ("sampling_rate", "0.01")])
+def test_a_schedule_key_the_kind_does_not_read_is_refused(name, key, value):
+    cert = _load(name)
+    assert outcome(_edit(cert, lambda c: c["inputs"].__setitem__(key, value))) == 2
+
+
+@pytest.mark.parametrize("name", ["replace-epsilon", "bins-epsilon", "shuffle-epsilon", "replace-epsilon-events"])
+def test_a_result_relation_other_than_the_inputs_is_refused(name):
+    cert = _load(name)
+    other = "add-remove" if cert["inputs"]["neighboring"] == "replace-one" else "replace-one"
+    assert outcome(_edit(cert, lambda c: c["result"].__setitem__("neighboring", other))) == 1
+
+
+@pytest.mark.parametrize("name", ["replace-claim", "bins-claim", "shuffle-claim", "bins-epsilon", "shuffle-delta"])
+def test_the_genuine_fixtures_still_verify(name):
+    assert outcome(_load(name)) == 0
