@@ -32,5 +32,9 @@ def test_poisson_eps_delta_leaf_under_replace_relations_is_refused(tmp_path, cap
     bad = copy.deepcopy(cert)
     bad["inputs"]["neighboring"] = rel
     bad["digest"] = compute_digest(bad)
+    with pytest.raises(CertificateRejected, match="differs from inputs.neighboring"):
+        verify_certificate(bad)  # the result still states add-remove
+    bad["result"]["neighboring"] = rel  # a consistent forgery reaches the re-derivation
+    bad["digest"] = compute_digest(bad)
     with pytest.raises(CertificateRejected, match="no theorem"):
         verify_certificate(bad)
