@@ -878,7 +878,7 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
         for d in ([direction] if direction else _DIRS[rel]):
             # a bounded composed loss decides delta = 0 exactly at or past its end, which no
             # grid reaches (the grid's top knot lies up to one cell per step above the end)
-            end = _support_end(events, d)
+            end = _support_end(events, d) if kind == "eps" or exact is not None else None
             if end is not None and exact is not None and exact >= end:
                 los.append(mpf(0))
                 his.append(mpf(0))

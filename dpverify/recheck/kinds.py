@@ -351,6 +351,20 @@ MECHANISM_KINDS = frozenset({"dp.profile", "gdp.certify", "gdp.optimal_mu", "gdp
                              "rdp.epsilon"})
 
 
+def _exact(text: Any) -> "Fraction | None":
+    """A decimal or a/b string as a Fraction, or None (exponents beyond +-3000 and texts
+    over 1000 characters are not expanded: None)."""
+    if not isinstance(text, str) or len(text) > 1000:
+        return None
+    try:
+        mant, _, exp = text.lower().partition("e")
+        if exp and abs(int(exp)) > 3000:
+            return None
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
 def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
     """Refuse (exit 2) a mechanism whose options are not one of the sets its
     producer reads (both ``mu`` and ``noise_multiplier``, ``sensitivity`` with
@@ -370,13 +384,9 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
         if key not in _RANGES:
             continue
         text = inputs[key]
-        try:
-            if not isinstance(text, str) or len(text) > 1000 or "e" in text.lower() and abs(
-                    int(text.lower().split("e")[1])) > 3000:
-                raise ValueError
-            x = Fraction(text)
-        except (ValueError, ZeroDivisionError, IndexError):
-            raise MalformedCertificate(f"inputs.{key}={str(text)[:40]!r} is not an exact number") from None
+        x = _exact(text)
+        if x is None:
+            raise MalformedCertificate(f"inputs.{key}={str(text)[:40]!r} is not an exact number")
         lo, lo_in, hi, hi_in = _RANGES[key]
         ok = (x >= lo if lo_in else x > lo) and (hi is None or (x <= hi if hi_in else x < hi))
         if not ok:
@@ -698,16 +708,3 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
             raise CertificateRejected(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
                                       f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
 
-
-def _exact(text: Any) -> "Fraction | None":
-    """A decimal or a/b string as a Fraction, or None (exponents beyond +-3000 and texts
-    over 1000 characters are not expanded: None)."""
-    if not isinstance(text, str) or len(text) > 1000:
-        return None
-    try:
-        mant, _, exp = text.lower().partition("e")
-        if exp and abs(int(exp)) > 3000:
-            return None
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return None
