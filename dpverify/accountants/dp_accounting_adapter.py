@@ -44,7 +44,6 @@ from ..events.pairs import AtomPair, MaxCurvePair
 from ..relation import Relation, relation
 from ..pld.pairs import FinitePair, SubsampledLaplacePair
 from ..sampling import replace as GP
-from ..verdict import Enclosure, Outcome, Verdict
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 
 __all__ = ["CertifiedPLDAccountant"]
@@ -372,16 +371,12 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
                        time_budget=self._time_budget)
 
     def _grouped_answer(self, *, delta: Any, eps: Any) -> A.EventAnswer:
-        """The group-privacy bracket as an answer: the lower end from the remove curve
-        (a zero-contribution replacement), the upper end by group privacy."""
-        b = (GP.group_privacy_epsilon(self._curve, delta) if delta is not None
-             else GP.group_privacy_delta(self._curve, eps))
-        with working_precision(256):
-            lo, hi = ball(Fraction(b["lo"])).lower(), ball(Fraction(b["hi"])).upper()
-        quantity = f"epsilon(delta={delta})" if delta is not None else f"delta(eps={eps})"
-        return A.EventAnswer(Enclosure(lo, hi, 3, 256), quantity, Relation.REPLACE_ONE,
-                             "group-privacy bracket over the add/remove curves", b["seconds"], None,
-                             theorems=tuple(GP.THEOREMS), details={"bracket": b})
+        """The group-privacy bracket as the library answers it (:func:`dpverify.epsilon` under
+        replace-one): the lower end from the remove curve (a zero-contribution replacement),
+        the upper end by group privacy."""
+        if delta is not None:
+            return A.epsilon(self._tree(), delta, neighboring=Relation.REPLACE_ONE, time_budget=self._time_budget)
+        return A.delta(self._tree(), eps, neighboring=Relation.REPLACE_ONE, time_budget=self._time_budget)
 
     def enclosure(self, *, delta: Any = None, eps: Any = None):
         """The certified :class:`~dpverify.Enclosure` of epsilon(delta) or delta(eps)."""
@@ -389,26 +384,12 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
 
     def check(self, eps: Any, delta: Any):
         """Three-valued verdict on "(eps, delta)-DP" for the composed events."""
-        if self._grouped():
-            # decided on the epsilon(delta) bracket: its eps queries are the fast ones
-            b = GP.group_privacy_epsilon(self._curve, delta)
-            c = parse_exact(eps, "eps")
-            if Fraction(b["hi"]) <= c:
-                return Verdict(Outcome.HOLDS, f"group privacy: epsilon(delta) <= {b['hi']} <= {eps}")
-            if Fraction(b["lo"]) > c:
-                return Verdict(Outcome.FAILS, f"zero-contribution replacement: epsilon(delta) >= {b['lo']} > {eps}")
-            return Verdict(Outcome.UNDECIDED, f"epsilon(delta) in the bracket [{b['lo']}, {b['hi']}]")
         return A.check_claim(self._tree(), eps, delta, neighboring=self._rel, time_budget=self._time_budget)[0]
 
     def certificate(self, *, delta: Any = None, eps: Any = None) -> dict:
         """A dpverify certificate of the enclosure: ``events.epsilon`` / ``events.delta``, or
         under REPLACE_ONE with Poisson sampling ``replace.epsilon`` / ``replace.delta`` (the
         group-privacy bracket of the tree, both ends re-proved by ``dpverify verify``)."""
-        if self._grouped():
-            from ..certificate import replace_cert as RC
-
-            b = self._grouped_answer(delta=delta, eps=eps).details["bracket"]
-            return RC.bracket_certificate(RC.tree_inputs(self._tree()), b, delta=delta, eps=eps)
         from ..certificate.events_cert import answer_certificate
 
         return answer_certificate(self._tree(), self.answer(delta=delta, eps=eps), delta=delta, eps=eps)

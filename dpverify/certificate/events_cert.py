@@ -31,6 +31,12 @@ def _inputs(tree: Any, ans: EventAnswer, digits: Optional[int]) -> dict[str, Any
 
 def answer_certificate(tree: Any, ans: EventAnswer, *, delta: Any = None, eps: Any = None,
                        digits: Optional[int] = None) -> dict[str, Any]:
+    """``events.epsilon`` / ``events.delta``; a group-privacy bracket (Poisson sampling under
+    replace-one, ``ans.is_bracket``) is written as the kind that states it, ``replace.*``."""
+    if ans.is_bracket:
+        from . import replace_cert as RC
+
+        return RC.bracket_certificate(RC.tree_inputs(tree), ans.details["bracket"], delta=delta, eps=eps)
     inputs = _inputs(tree, ans, digits)
     if delta is not None:
         quantity, name = "events.epsilon", "epsilon(delta)"
@@ -50,6 +56,12 @@ def answer_certificate(tree: Any, ans: EventAnswer, *, delta: Any = None, eps: A
 
 def claim_certificate(tree: Any, verdict: Verdict, ans: Optional[EventAnswer], relation: str, *,
                       claimed_eps: str, delta: str) -> dict[str, Any]:
+    """``events.claim``; a claim decided on a group-privacy bracket as ``replace.claim``."""
+    if ans is not None and ans.is_bracket:
+        from . import replace_cert as RC
+
+        return RC.claim_certificate(RC.tree_inputs(tree), ans.details["bracket"], verdict.outcome.value,
+                                    verdict.reason, claimed_eps=claimed_eps, delta=delta)
     inputs = {"event": event_to_json(tree), "neighboring": relation,
               "sensitivity_convention": SENSITIVITY_CONVENTION,
               "claimed_eps": claimed_eps, "delta": delta}

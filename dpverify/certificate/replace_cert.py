@@ -17,6 +17,9 @@ from .writer import make_certificate
 
 __all__ = ["bracket_certificate", "claim_certificate", "decide", "tree_inputs"]
 
+#: the verdict rule lives with the theorems (one copy, also used by :func:`dpverify.check_claim`)
+decide = R.decide
+
 
 def tree_inputs(tree: Any) -> dict[str, Any]:
     """The inputs that define the mechanism of an event tree (as ``events.*`` records them)."""
@@ -66,17 +69,6 @@ def bracket_certificate(inputs: dict[str, Any], b: dict[str, Any], delta: Option
                                    "source": R.SOURCE},
                             inputs=ins, result=_result(b, name.format(ins[key])), precision_bits=256,
                             algorithm=algorithm)
-
-
-def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
-    from fractions import Fraction
-
-    c = parse_exact(claimed_eps, "claimed_eps")
-    if Fraction(b["hi"]) <= c:
-        return "holds", f"certified upper end {b['hi']} <= claimed {claimed_eps} (group privacy)"
-    if Fraction(b["lo"]) > c:
-        return "fails", f"certified lower end {b['lo']} > claimed {claimed_eps} (zero-contribution replacement)"
-    return "undecided", f"claimed {claimed_eps} lies in the certified bracket [{b['lo']}, {b['hi']}]"
 
 
 def claim_certificate(inputs: dict[str, Any], b: dict[str, Any], verdict: str, reason: str, *,

@@ -241,8 +241,10 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
     if GP.tree_route(tree, rel):  # raises with both reasons when neither route covers the tree
         from ..certificate import replace_cert as RC
 
-        return _replace_one_answer(args, RC.tree_inputs(tree), lambda: GP.tree_epsilon(tree, args.delta, time_budget=budget),
-                                   lambda: GP.tree_delta(tree, args.eps, time_budget=budget), "the event tree")
+        return _replace_one_answer(
+            args, RC.tree_inputs(tree),
+            lambda: A.epsilon(tree, args.delta, neighboring=rel, time_budget=budget).details["bracket"],
+            lambda: A.delta(tree, args.eps, neighboring=rel, time_budget=budget).details["bracket"], "the event tree")
     progress = Progress("audit")
     try:
         if args.claimed_eps is not None:

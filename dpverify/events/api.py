@@ -13,6 +13,17 @@ replace-one, whose AFA Cor 32 pair is tight for one step only). A tree of
 zCDP (and plain Gaussian) events is converted through the certified optimal
 RDP -> DP conversion (ABC Thm 3, :func:`dpverify.rdp.rdp_epsilon`), an upper
 bound only.
+
+Under replace-one, a tree with Poisson-sampled steps has no proved dominating
+pair; when every step is a Gaussian or Laplace step (Poisson-sampled or not),
+:func:`epsilon`, :func:`delta` and :func:`check_claim` answer the certified
+bracket of :mod:`dpverify.sampling.replace` instead (the same rules as
+``audit dpsgd --events``, the dp_accounting adapter and ``audit corpus``): an
+:class:`EventAnswer` whose enclosure contains the mechanism's value, with
+``lower_end`` and ``upper_end`` naming the theorem behind each end (a
+zero-contribution replacement below, group privacy over the add/remove curves
+above, Dwork and Roth 2014 Thm 2.2) and ``details["bracket"]`` the proved
+intermediate values; :func:`supports` says so.
 """
 
 from __future__ import annotations
@@ -34,17 +45,25 @@ from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
 from .convert import from_dp_event, is_dp_event
 from ..relation import Relation, relation
+from ..sampling import replace as GP
 from .dispatch import Plan, Unsupported, compile_event
 from .json_format import parse_document
 
-__all__ = ["EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]
+__all__ = ["BRACKET_SUPPORT", "EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]
 
 ExactInput = Union[str, int, Fraction, float]
 
 
 @dataclass(frozen=True)
 class EventAnswer:
-    """A certified enclosure of ``quantity`` for an event tree."""
+    """A certified enclosure of ``quantity`` for an event tree.
+
+    ``lower_end`` / ``upper_end`` are None when the enclosure is that of one
+    composed dominating pair's value (the mechanism's where the pairs are tight).
+    For a bracket of two theorems (Poisson sampling under replace-one) they say
+    which bound each end is; ``enclosure.lo`` <= the mechanism's value <=
+    ``enclosure.hi`` either way, and the width of a bracket is the gap between the
+    theorems, not a precision that more work narrows (``rel_width`` is None)."""
 
     enclosure: Enclosure
     quantity: str
@@ -55,9 +74,17 @@ class EventAnswer:
     theorems: tuple = ()
     convention: str = E.SENSITIVITY_CONVENTION
     details: Mapping[str, Any] = field(default_factory=dict)
+    lower_end: Optional[str] = None
+    upper_end: Optional[str] = None
+
+    @property
+    def is_bracket(self) -> bool:
+        """True when the two ends come from two different theorems (see the class docstring)."""
+        return self.lower_end is not None
 
     def __repr__(self) -> str:
-        return (f"EventAnswer({self.quantity} in {self.enclosure.short(10)}, {self.relation.value}, "
+        what = "bracket " if self.is_bracket else ""
+        return (f"EventAnswer({self.quantity} in {what}{self.enclosure.short(10)}, {self.relation.value}, "
                 f"{self.method}, {self.seconds:.2f} s)")
 
     def to_json(self) -> dict[str, Any]:
@@ -106,16 +133,58 @@ def plan(event: Any, neighboring: Any = None) -> Plan:
     return compile_event(ev, _relation_of(rel, neighboring))
 
 
+def _grouped(event: Any, neighboring: Any) -> Optional[Any]:
+    """The model tree when it is answered by the group-privacy bracket (replace-one,
+    Poisson-sampled additive steps: :func:`dpverify.sampling.replace.tree_route`), else
+    None; Unsupported naming both routes when neither covers it."""
+    ev, rel = as_event(event)
+    return ev if GP.tree_route(ev, _relation_of(rel, neighboring)) else None
+
+
+#: what :func:`supports` says of a tree answered by the bracket
+BRACKET_SUPPORT = ("supported as a certified bracket, not by a dominating pair (none is proved for Poisson sampling "
+                   f"under replace-one): lower end, {GP.LOWER_END}; upper end, {GP.UPPER_END}")
+
+
 def supports(event: Any, neighboring: Any = None) -> tuple[bool, str]:
-    """(True, "") when dpverify certifies the event under the relation, else
-    (False, reason). Never approximates."""
+    """(True, "") when dpverify certifies the event under the relation by
+    composed dominating pairs; (True, reason) when it answers a certified bracket
+    instead (Poisson sampling under replace-one: the reason states both ends'
+    theorems); else (False, reason). Never approximates."""
     try:
+        if _grouped(event, neighboring) is not None:
+            return True, BRACKET_SUPPORT
         plan(event, neighboring)
     except Unsupported as exc:
         return False, exc.reason
     except InvalidParameter as exc:
         return False, exc.message
     return True, ""
+
+
+def _bracket(tree: Any, kind: str, target: Fraction, digits: Optional[int], rel_width: Optional[float],
+             time_budget: float, progress: Optional[Callable]) -> EventAnswer:
+    """The group-privacy bracket of epsilon(target) (kind "eps") or delta(target) as an
+    EventAnswer; the rules are :mod:`dpverify.sampling.replace`'s, the curves this module's."""
+    from ..ball import exact_str
+
+    t0 = time.monotonic()
+    # the curves' accuracy: the bracket's own default unless asked (the width is the theorems' gap)
+    d = GP.DIGITS if digits is None and rel_width is None else _digits(digits, rel_width)[0]
+
+    def answer(k: str, rel: Relation, tgt: Fraction, dd: int) -> EventAnswer:
+        return _query(tree, k, tgt, rel, dd, None, time_budget, progress)
+
+    if kind == "eps":
+        b = GP.group_privacy_epsilon(answer, target, digits=d)
+        quantity = f"epsilon(delta={exact_str(target)})"
+    else:
+        b = GP.group_privacy_delta(answer, target, digits=d)
+        quantity = f"delta(eps={exact_str(target)})"
+    with working_precision(256):
+        enc = Enclosure(ball(Fraction(b["lo"])).lower(), ball(Fraction(b["hi"])).upper(), d, 256)
+    return EventAnswer(enc, quantity, Relation.REPLACE_ONE, GP.METHOD, time.monotonic() - t0, None,
+                       tuple(GP.THEOREMS), details={"bracket": b}, lower_end=GP.LOWER_END, upper_end=GP.UPPER_END)
 
 
 def _digits(digits: Optional[int], rel_width: Optional[float]) -> tuple[int, float]:
@@ -253,23 +322,40 @@ def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: O
     stating the width reached. ``neighboring`` defaults to the document's
     relation, else add-remove."""
     D = V.open_unit("delta", delta)
+    tree = _grouped(event, neighboring)
+    if tree is not None:
+        return _bracket(tree, "eps", D, digits, rel_width, time_budget, progress)
     return _query(event, "eps", D, neighboring, digits, rel_width, time_budget, progress)
 
 
 def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
           rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
           progress: Optional[Callable] = None) -> EventAnswer:
-    """Certified enclosure of delta(eps) (maximum over the relation's directions)."""
+    """Certified enclosure of delta(eps) (maximum over the relation's directions).
+    Poisson sampling under replace-one: the certified bracket (as :func:`epsilon`)."""
     E_ = V.nonnegative("eps", eps)
+    tree = _grouped(event, neighboring)
+    if tree is not None:
+        return _bracket(tree, "delta", E_, digits, rel_width, time_budget, progress)
     return _query(event, "delta", E_, neighboring, digits, rel_width, time_budget, progress)
 
 
 def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
                 time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
     """Verdict on "(eps, delta)-DP": HOLDS when certified delta(eps) <= delta,
-    FAILS when certainly > delta, else UNDECIDED."""
+    FAILS when certainly > delta, else UNDECIDED.
+
+    Poisson sampling under replace-one: decided on the certified bracket of
+    epsilon(delta) (:func:`dpverify.sampling.replace.decide`: HOLDS when the group-
+    privacy upper end is <= eps, FAILS when the zero-contribution lower end is > eps,
+    which a concrete replacement attains); the answer returned is that bracket."""
     E_ = V.nonnegative("eps", eps)
     D = V.open_unit("delta", delta)
+    tree = _grouped(event, neighboring)
+    if tree is not None:
+        ans = _bracket(tree, "eps", D, None, None, time_budget, progress)
+        outcome, why = GP.decide(ans.details["bracket"], E_)
+        return Verdict(Outcome(outcome), why, {"epsilon": ans.enclosure}), ans
     p = plan(event, neighboring)
     if p.zcdp is not None:
         # decided on delta(eps) (CKS 2020 Prop 12), the quantity the certificate records;

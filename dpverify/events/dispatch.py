@@ -153,9 +153,10 @@ def _additive(ev: Any, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any]
                 f"Poisson-sampled {name} under replace-one (sampling probability < 1): no dominating pair is "
                 "proved (AFA App. C.4 leaves it open; dp_accounting's REPLACE_ONE Poisson pair has no "
                 "published proof); a tree of Gaussian and Laplace steps has a certified bracket by group "
-                "privacy instead (`dpverify audit dpsgd --events FILE` with neighboring replace-one, or "
-                "dpverify.sampling.replace.tree_epsilon / tree_delta); or use add-remove, or sampling without "
-                "replacement for fixed batches")
+                "privacy instead: dpverify.epsilon / dpverify.delta / dpverify.check_claim with "
+                "neighboring='replace-one' answer it (an EventAnswer whose lower_end and upper_end name each "
+                "end's theorem), as does `dpverify audit dpsgd --events FILE`; or use add-remove, or sampling "
+                "without replacement for fixed batches")
         # sensitivity 2C at noise z is sensitivity C at noise z/2 (rescale the output by 1/2)
         return (lambda d: Pair(z / 2, Fraction(1), "remove"),
                 f"{name} mechanism, replace-one: ({law.format(k=2)}), sensitivity 2C ({why})")

@@ -33,8 +33,9 @@ Laplace, Poisson-sampled or not):
 
 Both ends are answered for a DP-SGD schedule (``audit dpsgd``, certificate kinds
 ``replace.*`` with the schedule's inputs) and for a JSON event tree or a
-dp_accounting DpEvent tree (``audit dpsgd --events``, ``CertifiedPLDAccountant``,
-the same kinds with ``inputs.event``) whose every step is a Gaussian or Laplace
+dp_accounting DpEvent tree (``dpverify.epsilon`` / ``delta`` / ``check_claim``,
+whose answers ``audit dpsgd --events`` and ``CertifiedPLDAccountant`` use, the same
+kinds with ``inputs.event``) whose every step is a Gaussian or Laplace
 step, Poisson-sampled or not (:func:`not_covered` names what is refused and why);
 :mod:`dpverify.recheck.replace` re-proves both ends of either form.
 """
@@ -53,7 +54,7 @@ from ..relation import Relation
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 
 __all__ = ["group_privacy_epsilon", "group_privacy_delta", "poisson_replace_one_epsilon", "poisson_replace_one_delta",
-           "not_covered", "tree_route", "tree_epsilon", "tree_delta", "THEOREMS", "SOURCE"]
+           "not_covered", "tree_route", "decide", "THEOREMS", "SOURCE", "LOWER_END", "UPPER_END", "METHOD", "DIGITS"]
 
 SOURCE = ("group privacy (Dwork and Roth 2014, Thm 2.2) over the add/remove curves of AFA Thm 11 (1) + Thm 10 "
           "(upper end); the remove direction realised by a zero-gradient replacement (lower end, AFA Thm 11 "
@@ -68,13 +69,22 @@ THEOREMS = [
     "domination under composition has no published proof; its RDP accountant refuses the event",
 ]
 
+#: what each end of the bracket is (the labels of :class:`dpverify.EventAnswer`)
+LOWER_END = ("the remove direction's certified curve: replacing x by a record of zero clipped gradient has the "
+             "law of removing x under Poisson sampling (a value the mechanism attains; AFA Thm 11 Remark)")
+UPPER_END = ("group privacy over the certified add/remove curves: delta_replace(2 eps) <= (1 + e^eps) "
+             "delta_add-remove(eps) (Dwork and Roth 2014 Thm 2.2; AFA Thm 10, Thm 11 (1))")
+METHOD = "group-privacy bracket over the add/remove curves"
+#: the default accuracy of the curves' queries (relative width 10^-3): the bracket's width is the
+#: gap between the two theorems, far above it
+DIGITS = 3
 
 #: an answer function: (kind "eps" | "delta", relation, target, digits) -> an answer with
 #: ``.enclosure`` (certified) and ``.seconds``; the PLD accountant of the mechanism's curves
 Answer = Callable[[str, Relation, Fraction, int], Any]
 
 
-def group_privacy_epsilon(answer: Answer, delta: Any, *, digits: int = 3) -> dict[str, Any]:
+def group_privacy_epsilon(answer: Answer, delta: Any, *, digits: int = DIGITS) -> dict[str, Any]:
     """Certified bracket of the replace-one epsilon(delta): {lo, hi, eps_star = hi / 2,
     lower (the remove curve's eps enclosure), upper (the add/remove curve's delta
     enclosure at eps_star), seconds}. ``hi`` is proved by group privacy (module
@@ -125,7 +135,7 @@ def _with_lower(out: dict[str, Any], low: Any) -> dict[str, Any]:
     return out
 
 
-def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: bool = True) -> dict[str, Any]:
+def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = DIGITS, lower: bool = True) -> dict[str, Any]:
     """Certified bracket of the replace-one delta(eps): {lo, hi (decimals rounded
     outward), bounds (the same as arb points), lower (the remove curve's delta
     enclosure at eps, absent when ``lower`` is False), upper (the add/remove
@@ -151,7 +161,7 @@ def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = 3, lower: boo
 
 
 def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-                                digits: int = 3) -> dict[str, Any]:
+                                digits: int = DIGITS) -> dict[str, Any]:
     """:func:`group_privacy_epsilon` for a list of Poisson-sampled Gaussian steps
     (:class:`dpverify.pld.GaussianSteps`), the DP-SGD run of ``audit dpsgd``."""
     from ..pld import dpsgd as S
@@ -164,7 +174,7 @@ def poisson_replace_one_epsilon(events: list, delta: Any, *, time_budget: float 
 
 
 def poisson_replace_one_delta(events: list, eps: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-                              digits: int = 3) -> dict[str, Any]:
+                              digits: int = DIGITS) -> dict[str, Any]:
     """:func:`group_privacy_delta` for a list of Poisson-sampled Gaussian steps."""
     from ..pld import dpsgd as S
 
@@ -236,24 +246,14 @@ def tree_route(tree: Any, rel: Any) -> bool:
     return True
 
 
-def _tree_answer(tree: Any, time_budget: float) -> Answer:
-    from ..events import api as A
-
-    def answer(kind: str, rel: Relation, target: Fraction, d: int) -> Any:
-        f = A.epsilon if kind == "eps" else A.delta
-        return f(tree, target, neighboring=rel, digits=d, time_budget=time_budget)
-
-    return answer
-
-
-def tree_epsilon(tree: Any, delta: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-                 digits: int = 3) -> dict[str, Any]:
-    """:func:`group_privacy_epsilon` of an event tree (its add/remove and remove curves
-    by the certified event accountant); :func:`tree_route` must have said True."""
-    return group_privacy_epsilon(_tree_answer(tree, time_budget), delta, digits=digits)
-
-
-def tree_delta(tree: Any, eps: Any, *, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, digits: int = 3,
-               lower: bool = True) -> dict[str, Any]:
-    """:func:`group_privacy_delta` of an event tree (see :func:`tree_epsilon`)."""
-    return group_privacy_delta(_tree_answer(tree, time_budget), eps, digits=digits, lower=lower)
+def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
+    """The verdict on "epsilon(delta) <= claimed_eps" from an epsilon bracket ``b`` of
+    :func:`group_privacy_epsilon`: holds when the group-privacy upper end is at most the
+    claim, fails when the zero-contribution lower end (a concrete replacement, so a value
+    the mechanism attains) exceeds it, else undecided. (verdict, reason)."""
+    c = V.real("claimed_eps", claimed_eps)
+    if Fraction(b["hi"]) <= c:
+        return "holds", f"certified upper end {b['hi']} <= claimed {claimed_eps} (group privacy)"
+    if Fraction(b["lo"]) > c:
+        return "fails", f"certified lower end {b['lo']} > claimed {claimed_eps} (zero-contribution replacement)"
+    return "undecided", f"claimed {claimed_eps} lies in the certified bracket [{b['lo']}, {b['hi']}]"

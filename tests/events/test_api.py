@@ -133,8 +133,14 @@ def test_special_events_and_refusals():
     # zCDP: certified optimal conversion <= the classic rho + 2 sqrt(rho log(1/delta))
     z = epsilon(E.ZCDp(F(1, 10), F(0)), D).enclosure
     assert _f(z.hi) <= 0.1 + 2 * (0.1 * 11.512925465) ** 0.5
+    # Poisson sampling under replace-one: no dominating pair, but a certified bracket, and supports says which
     ok, why = supports(E.PoissonSampled(F(1, 10), E.Gaussian(F(1))), "replace-one")
-    assert not ok and "replace-one" in why
+    assert ok and "bracket" in why and "Dwork and Roth 2014 Thm 2.2" in why
+    ok, why = supports(E.PoissonSampled(F(1, 10), E.Gaussian(F(1))), "add-remove")
+    assert ok and why == ""
+    ok, why = supports(E.Composed((E.PoissonSampled(F(1, 10), E.Gaussian(F(1))), E.RandomizedResponse(F(1, 2), 4))),
+                       "replace-one")
+    assert not ok and "does not cover the tree either" in why and "randomized response" in why
     ok, why = supports(E.RandomizedResponse(F(1, 2), 4), "add-remove")
     assert not ok and "replace-one and replace-special" in why
     ok, why = supports(dpe.SingleEpochTreeAggregationDpEvent(1.0, 4))
