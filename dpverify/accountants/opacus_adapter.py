@@ -40,11 +40,19 @@ add-remove bound of :mod:`dpverify.sampling.shuffle` does not cover (it assumes
 a fixed layout). Set :attr:`shuffle_neighboring` to "replace-one"
 (sensitivity 2C) or "add-remove" (fixed-layout convention) to choose another.
 
+A run with both Poisson steps (a DPDataLoader) and shuffled steps (one shuffled
+configuration) is answered by a bracket too (:data:`MIXED_THEOREMS`): the upper
+end is the certified epsilon of the tree [the Poisson steps, one Gaussian step
+per shuffled pass] (AFA Thm 10 after conditioning on the permutations, joint
+convexity for the mixture), the lower end the larger of the Poisson part's and
+the complete shuffled passes' certified lower ends (dropping the other part's
+outputs is a post-processing); relation replace-special or add-remove.
+
 Refused, with the reason (InvalidParameter, a ValueError as Opacus raises):
 a sampler other than RandomSampler without replacement or SequentialSampler,
 ``drop_last`` with a partial last batch, gradient accumulation over shuffled
-batches, a history that mixes Poisson and shuffled steps or several shuffled
-configurations. ``make_private_with_epsilon(poisson_sampling=False)`` calibrates
+batches, several shuffled configurations, Poisson and shuffled steps under
+replace-one. ``make_private_with_epsilon(poisson_sampling=False)`` calibrates
 the noise on the certified shuffle upper end, not on Opacus' Poisson rate.
 """
 
@@ -56,13 +64,14 @@ from typing import Any, Callable, Optional
 
 from opacus.accountants import IAccountant, register_accountant
 
-from ..ball import parse_exact, upper_decimal, working_precision
+from ..ball import lower_decimal, parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
 from ..events import api as A
 from ..events import model as E
 from .dp_accounting_adapter import _float_up, _fraction_up
 
-__all__ = ["DpverifyOpacusAccountant", "register_opacus", "data_loader_sampling", "shuffle_noise_multiplier"]
+__all__ = ["DpverifyOpacusAccountant", "MIXED_THEOREMS", "register_opacus", "data_loader_sampling",
+           "shuffle_noise_multiplier"]
 
 #: Opacus' PRV accountant's default accuracy, used here too (absolute width of eps).
 DEFAULT_EPS_ERROR = 0.01
@@ -76,16 +85,43 @@ _SHUFFLE_RELATIONS = ("replace-special", "replace-one", "add-remove")
 _CACHE_SIZE = 256
 
 
-@functools.lru_cache(maxsize=_CACHE_SIZE)
-def _poisson_enclosure(history: tuple, delta: float, rel_width: float) -> Any:
-    """Certified enclosure for a Poisson history (a pure function of exact inputs:
-    Opacus' bisection asks the same history twice, and the answer is deterministic)."""
+def _poisson_tree(history: Any) -> Any:
+    """The event tree of a Poisson history [(noise_multiplier, sample_rate, steps)], exact values."""
     parts = []
     for z, q, n in history:
         zz, qq = parse_exact(z, "noise_multiplier"), parse_exact(q, "sample_rate")
         inner = E.NonPrivate() if zz == 0 else E.Gaussian(zz)
         parts.append(E.SelfComposed(inner if qq == 1 else E.PoissonSampled(qq, inner), int(n)))
-    return A.epsilon(E.Composed(tuple(parts)), delta, neighboring="add-remove", rel_width=rel_width)
+    return E.Composed(tuple(parts))
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _poisson_enclosure(history: tuple, delta: float, rel_width: float) -> Any:
+    """Certified enclosure for a Poisson history (a pure function of exact inputs:
+    Opacus' bisection asks the same history twice, and the answer is deterministic)."""
+    return A.epsilon(_poisson_tree(history), delta, neighboring="add-remove", rel_width=rel_width)
+
+
+#: the relative width of the mixed run's enclosures (their width is far below the gap between the ends)
+_MIXED_REL_WIDTH = 1e-3
+
+#: the theorems behind the bracket of a run with Poisson and shuffled steps (:meth:`DpverifyOpacusAccountant.bracket`)
+MIXED_THEOREMS = (
+    "upper end: condition on the permutations of the passes (drawn independently of the data and of the "
+    "outputs). Given them the run is an adaptive sequence of steps: each Poisson step is dominated by the "
+    "Poisson-subsampled Gaussian pair (AFA Thm 11 (1), per direction); a shuffled step whose batch does not "
+    "hold the differing record has the same law under both datasets given the past; the record is in at most "
+    "one batch of each pass, and that step is a Gaussian mechanism of sensitivity C, dominated by "
+    "(N(0, 1), N(1/z, 1)) (replace-special, or add/remove in the fixed-layout convention). Adaptive composition "
+    "of dominating pairs (AFA Thm 10) bounds the conditional run by the product pair of the tree "
+    "[the Poisson steps, P x Gaussian(z)] under the same relation, per direction; the hockey-stick divergence "
+    "is jointly convex, so the mixture over permutations is bounded by the same pair",
+    "lower end: dropping outputs is a post-processing (DP's post-processing inequality), so the run's "
+    "epsilon(delta) is at least that of its Poisson steps alone (a tight pair: AFA Thm 11 Remark, realised by "
+    "a record of gradient +1 at every step against a zero-gradient one) and at least that of its F complete "
+    "shuffled passes alone (the concrete max-of-batch-sums pair, Chua et al. 2024); the larger of the two "
+    "certified lower ends",
+)
 
 
 class _Passes:
@@ -215,9 +251,6 @@ class DpverifyOpacusAccountant(IAccountant):
 
     def _shuffle_runs(self) -> tuple[Any, int, int]:
         """(the entry, epochs above, epochs below) of the one shuffled configuration."""
-        if self.history:
-            raise InvalidParameter("poisson_sampling", "this accountant recorded Poisson steps and shuffled steps; "
-                                   "no bound for such a mixed run is implemented")
         if len(self.shuffled) > 1:
             raise InvalidParameter("poisson_sampling", "shuffled steps with several noise multipliers or data "
                                    "loaders; the shuffle bracket covers one configuration per run")
@@ -243,6 +276,8 @@ class DpverifyOpacusAccountant(IAccountant):
         persistent shuffling, for which ``hi`` (and get_epsilon) still holds."""
         from ..sampling import shuffle_bracket
 
+        if self.history:
+            return self._mixed_bracket(delta)
         (z, n, B, scheme, _, steps, *_), e_hi, e_lo = self._shuffle_runs()
         kw = dict(delta=delta, persistent=_SCHEMES[scheme] == "shuffle-persistent",
                   neighboring=self.shuffle_neighboring)
@@ -252,10 +287,63 @@ class DpverifyOpacusAccountant(IAccountant):
                 "neighboring": hi["neighboring"], "steps": steps, "epochs_hi": e_hi, "epochs_lo": e_lo,
                 "certificates": [hi["certificate"]] + ([] if lo is None or lo is hi else [lo["certificate"]])}
 
+    def _mixed_tree(self) -> tuple[Any, Any, str]:
+        """(the tree that dominates the run, its Poisson part, the relation) for a run with
+        Poisson and shuffled steps (MIXED_THEOREMS): the Poisson history's steps and one
+        unsampled Gaussian step per pass of the shuffled configuration."""
+        from ..sampling import shuffle as S
+
+        (z, n, B, scheme, *_), e_hi, _ = self._shuffle_runs()
+        rel = self.shuffle_neighboring
+        if rel not in ("replace-special", "add-remove"):
+            raise InvalidParameter("shuffle_neighboring", f"shuffle_neighboring={rel!r} with Poisson steps in the "
+                                   "same run: no dominating pair of a Poisson-sampled step is proved under "
+                                   "replace-one, so the run's bracket covers replace-special and add-remove only "
+                                   "(allowed: 'replace-special', 'add-remove')")
+        S.run(z, n, B, e_hi, _SCHEMES[scheme], rel)  # the shuffled part's own conditions (n, B, the relation)
+        poisson = _poisson_tree(self.history)
+        shuffled = E.SelfComposed(E.Gaussian(parse_exact(z, "noise_multiplier")), e_hi)
+        return E.Composed(poisson.events + (shuffled,)), poisson, rel
+
+    def _mixed_bracket(self, delta: Any) -> dict[str, Any]:
+        """The bracket of a run with Poisson and shuffled steps (MIXED_THEOREMS): the upper
+        end is the dominating tree's certified epsilon (kind events.epsilon, the tree in
+        inputs.event), the lower end the larger of the Poisson part's certified lower end
+        (events.epsilon of that part) and the complete passes' shuffle lower end
+        (shuffle.epsilon); every certificate is re-checked by ``dpverify verify``."""
+        from ..certificate.events_cert import answer_certificate
+        from ..sampling import shuffle_bracket
+
+        tree, poisson, rel = self._mixed_tree()
+        (z, n, B, scheme, _, steps, *_), e_hi, e_lo = self._shuffle_runs()
+        up = A.epsilon(tree, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH)
+        low_p = A.epsilon(poisson, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH)
+        with working_precision(256):
+            hi = upper_decimal(up.enclosure.hi, 10)
+            lo_p = lower_decimal(low_p.enclosure.lo, 10)
+        certs = [answer_certificate(tree, up, delta=delta), answer_certificate(poisson, low_p, delta=delta)]
+        lo, which = lo_p, "poisson"
+        if e_lo >= 1:
+            sb = shuffle_bracket(z, n, B, e_lo, delta=delta, persistent=_SCHEMES[scheme] == "shuffle-persistent",
+                                 neighboring=rel)
+            certs.append(sb["certificate"])
+            if Fraction(sb["lo"]) > Fraction(lo):
+                lo, which = sb["lo"], "shuffle"
+        return {"lo": lo, "hi": hi, "sampling": f"poisson+{_SCHEMES[scheme]}", "neighboring": rel,
+                "steps": steps + sum(int(h[2]) for h in self.history), "poisson_steps": sum(int(h[2]) for h in self.history),
+                "shuffled_steps": steps, "epochs_hi": e_hi, "epochs_lo": e_lo, "lower_end": which,
+                "theorems": list(MIXED_THEOREMS), "certificates": certs}
+
     def _shuffled_epsilon(self, delta: Any) -> float:
         """Upper end of the shuffle bracket (the same number as ``bracket(delta)["hi"]``,
         without computing the lower end), rounded up to a float."""
         from ..sampling import shuffle as S
+
+        if self.history:
+            tree, _, rel = self._mixed_tree()
+            enc = A.epsilon(tree, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH).enclosure
+            with working_precision(256):  # the same decimal as bracket(delta)["hi"], rounded up to a float
+                return _fraction_up(Fraction(upper_decimal(enc.hi, 10)))
 
         (z, n, B, scheme, *_), e_hi, _ = self._shuffle_runs()
         r = S.run(z, n, B, e_hi, _SCHEMES[scheme], self.shuffle_neighboring)

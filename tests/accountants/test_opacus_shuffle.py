@@ -23,7 +23,8 @@ import dpverify.accountants  # noqa: F401  (registers "dpverify")
 from dpverify.accountants.opacus_adapter import DpverifyOpacusAccountant
 from dpverify.errors import InvalidParameter
 from dpverify.events import epsilon, model as E
-from dpverify.certificate import verify_certificate
+from dpverify.certificate import compute_digest, verify_certificate
+from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from dpverify.sampling import shuffle_bracket
 
 N, B = 64, 16  # 4 batches per epoch
@@ -132,7 +133,8 @@ def test_what_no_theorem_covers_is_refused_with_the_reason():
             DATA, batch_size=B, sampler=torch.utils.data.RandomSampler(DATA, replacement=True)))
     acc = _train(4, shuffle=True).accountant
     acc.step(noise_multiplier=1.0, sample_rate=0.25)
-    with pytest.raises(InvalidParameter, match="mixed run"):
+    acc.shuffle_neighboring = "replace-one"  # Poisson steps have no replace-one pair: the mixed run is refused
+    with pytest.raises(InvalidParameter, match="replace-one"):
         acc.get_epsilon(1e-5)
     acc = DpverifyOpacusAccountant()
     acc.load_state_dict({"history": [], "mechanism": "dpverify", "shuffled": [[1.0, N, B, "shuffle", 2, 8, 2, 2, 4]]})
@@ -184,3 +186,87 @@ def test_each_pass_over_the_loader_counts_as_an_epoch():
     assert _gaussian_delta(2, eps) <= mpmath.mpf("1e-5") < _gaussian_delta(2, eps * (1 - 1e-8))  # mu = sqrt(4)
     b = acc.bracket("1e-5")
     assert (b["lo"], b["epochs_hi"], b["epochs_lo"]) == ("0", 4, 0)
+
+
+def _gaussian_eps(mu, delta):
+    """epsilon(delta) of the Gaussian pair of shift mu (the root of _gaussian_delta, decreasing in eps)."""
+    d = mpmath.mpf(delta)
+    a, b = mpmath.mpf(0), mpmath.mpf(200)
+    for _ in range(160):  # bisection: the width 200 / 2^160 is far below every tolerance used
+        m = (a + b) / 2
+        a, b = (m, b) if _gaussian_delta(mu, m) > d else (a, m)
+    return b
+
+
+def _mixed(history, shuffled):
+    acc = DpverifyOpacusAccountant()
+    acc.load_state_dict({"history": history, "mechanism": "dpverify", "shuffled": shuffled})
+    return acc
+
+
+def test_mixed_run_with_unsampled_steps_against_the_gaussian_closed_form():
+    """Poisson entries at sample rate 1 are plain Gaussian steps, so the dominating tree is a
+    composition of Gaussians: 3 steps at z = 1/2 (mu 2 each) and 2 passes at z = 1 (mu 1 each)
+    compose to the Gaussian pair of mu = sqrt(3 * 4 + 2) (Dong, Roth, Su 2019 Cor 3.3), whose
+    epsilon(1e-5) mpmath gives at 50 digits. The lower end is the larger part: the 3 Gaussian
+    steps alone, mu = 2 sqrt(3) (a tight pair), against the 2 complete passes' concrete pair."""
+    acc = _mixed([(0.5, 1.0, 3)], [[1.0, N, B, "shuffle", 1, 8, 2, 2, 4]])
+    b = acc.bracket("1e-5")
+    assert (b["sampling"], b["neighboring"], b["epochs_hi"], b["epochs_lo"]) == \
+        ("poisson+shuffle", "replace-special", 2, 2)
+    hi, lo = Fraction(b["hi"]), Fraction(b["lo"])
+    top, part = _gaussian_eps(mpmath.sqrt(14), "1e-5"), _gaussian_eps(2 * mpmath.sqrt(3), "1e-5")
+    assert top <= mpmath.mpf(hi.numerator) / hi.denominator <= top * (1 + mpmath.mpf("2e-3"))
+    assert b["lower_end"] == "poisson"
+    assert part * (1 - mpmath.mpf("2e-3")) <= mpmath.mpf(lo.numerator) / lo.denominator <= part
+    assert lo >= Fraction(shuffle_bracket(1.0, N, B, 2, delta="1e-5", neighboring="replace-special")["lo"])
+    assert Fraction(b["hi"]) <= Fraction(acc.get_epsilon(1e-5)) < Fraction(b["hi"]) + Fraction(1, 10**12)
+    for cert in b["certificates"]:
+        assert "confirmed" in verify_certificate(cert)
+
+
+def _reseal(cert, key, value):
+    bad = dict(cert, result=dict(cert["result"], enclosure=dict(cert["result"]["enclosure"], **{key: value})))
+    bad["digest"] = compute_digest(bad)
+    return bad
+
+
+def test_mixed_poisson_and_shuffled_opacus_run_answers_a_certified_bracket():
+    """Two make_private calls on one engine: 10 shuffled steps (passes of 4, 4, 2 batches: 3 passes,
+    2 complete), then 6 Poisson steps from a DPDataLoader (rate 1/4, z = 2). The upper end is the
+    certified epsilon of the tree [6 Poisson steps, 3 Gaussian steps of z = 1]; it lies above each
+    part's own upper end (mpmath: the 3-pass Gaussian mu = sqrt(3)); the lower end is the larger of
+    the parts' certified lower ends (recomputed here from the hand-counted parts). Every certificate
+    is re-proved by verify, and a forged end is refused."""
+    engine = _train(10, shuffle=True)
+    loader = torch.utils.data.DataLoader(DATA, batch_size=B)
+    torch.manual_seed(1)
+    model = torch.nn.Linear(4, 2)
+    model, opt, loader = engine.make_private(module=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+                                             data_loader=loader, max_grad_norm=1.0, poisson_sampling=True,
+                                             noise_multiplier=2.0)
+    for _ in range(6):
+        _step(model, opt, *next(iter(loader)))
+    acc = engine.accountant
+    assert acc.history == [(2.0, 0.25, 6)] and acc.shuffled == [[1.0, N, B, "shuffle", 1, 10, 3, 2, 4]]
+    b = acc.bracket("1e-5")
+    assert (b["poisson_steps"], b["shuffled_steps"], b["epochs_hi"], b["epochs_lo"]) == (6, 10, 3, 2)
+    hi, lo = Fraction(b["hi"]), Fraction(b["lo"])
+    poisson = epsilon(E.SelfComposed(E.PoissonSampled(Fraction(1, 4), E.Gaussian(2)), 6), "1e-5",
+                      neighboring="replace-special", rel_width=1e-3).enclosure
+    assert _gaussian_delta(mpmath.sqrt(3), float(hi)) < mpmath.mpf("1e-5") and hi > poisson.hi_fraction
+    shuffled_lo = Fraction(shuffle_bracket(1.0, N, B, 2, delta="1e-5", neighboring="replace-special")["lo"])
+    best = max(shuffled_lo, poisson.lo_fraction)  # the parts' certified lower ends (decimals rounded down)
+    assert best * (1 - Fraction(1, 10**9)) <= lo <= best
+    assert b["lower_end"] == ("shuffle" if shuffled_lo >= poisson.lo_fraction else "poisson")
+    assert 0 < lo < hi and engine.get_epsilon(1e-5) >= float(hi)
+    up, low_p, low_s = b["certificates"]
+    assert up["claim"]["quantity"] == "events.epsilon" and up["inputs"]["neighboring"] == "replace-special"
+    assert low_s["claim"]["quantity"] == "shuffle.epsilon"
+    for cert in b["certificates"]:
+        assert "confirmed" in verify_certificate(cert)
+    refused = (CouldNotReprove, CertificateRejected, MalformedCertificate)
+    for cert, key, value in ((up, "hi", str(hi * Fraction(9, 10))), (low_p, "lo", str(poisson.hi_fraction * 2)),
+                             (low_s, "lo", str(hi))):
+        with pytest.raises(refused):
+            verify_certificate(_reseal(cert, key, value))
