@@ -273,7 +273,9 @@ class DpverifyOpacusAccountant(IAccountant):
         pair (Chua et al. 2024): a claimed epsilon below it is false for this run.
         For "shuffle" it assumes each pass draws a fresh permutation (the sampler's
         own randomness); a generator re-seeded to one state every epoch runs
-        persistent shuffling, for which ``hi`` (and get_epsilon) still holds."""
+        persistent shuffling, for which ``hi`` (and get_epsilon) still holds.
+        A run that also has Poisson steps answers :meth:`_mixed_bracket`'s bracket
+        (sampling "poisson+shuffle", theorems in ``b["theorems"]``)."""
         from ..sampling import shuffle_bracket
 
         if self.history:
