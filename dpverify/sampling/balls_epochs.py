@@ -407,16 +407,41 @@ def _s_max(sigma: float, T: int, E: int, d: str) -> float:
     return min(T + 8 * math.sqrt(T * var) + q(-m, 1e-12 / T), T * math.exp(_ADD_CUT))
 
 
+#: the default grid is refined while E h exceeds this (about the eps the rounding may cost per side) ...
+_ROUNDING_BUDGET = 0.25
+#: ... up to this degree (work: about linear in the degree; 123 s CPU at T = 240, E = 60)
+_REFINED_DEGREE = 1 << 20
+
+
 def choose_grids(r: "B.BinsRun", degree: Optional[int] = None) -> dict[str, "B.Grid"]:
     """Float proposal of the linear grid per direction, covering S up to :func:`_s_max`
     with about ``degree`` cells of S. By default 2^16, 2^17 from E = 3, 2^18 from E = 9: every
     epoch's loss is rounded outward by about h / L and the roundings add over the epochs
-    (measured, T = 10, sigma 1.1, E = 20: width 6% at 2^16, 1.6% at 2^18, twice the time)."""
-    if degree is None:
-        degree = 1 << (16 if r.epochs < 3 else 17 if r.epochs < 9 else 18)
+    (measured, T = 10, sigma 1.1, E = 20: width 6% at 2^16, 1.6% at 2^18, twice the time).
+
+    The cell width h that a degree buys shrinks as T grows (S ranges over about T times the
+    coordinates' range), while the rounding of S is up to T h on S near T: the loss moves by
+    up to about h per epoch, E h over the run on each side. So the default degree is then
+    doubled, up to 2^20, while E h > 1/4 (measured, T = 240, sigma 0.85, E = 60, delta(3):
+    [8.6e-7, 5.8e-2] at 2^18, h = 1/16, 31 s CPU; [4.6e-5, 1.5e-3] at 2^20, h = 1/64, 123 s).
+    Smaller runs (E h <= 1/4 at the first degree) keep their grids."""
     sig = float(r.sigma)
-    return {d: _grid(r.sigma, r.batches, _s_max(sig, r.batches, r.epochs, d) / r.batches, degree)
-            for d in B._directions(r.relation)}
+
+    def grids(deg: int) -> dict[str, "B.Grid"]:
+        return {d: _grid(r.sigma, r.batches, _s_max(sig, r.batches, r.epochs, d) / r.batches, deg)
+                for d in B._directions(r.relation)}
+
+    if degree is not None:
+        return grids(degree)
+    degree = 1 << (16 if r.epochs < 3 else 17 if r.epochs < 9 else 18)
+    out = grids(degree)
+    while degree < _REFINED_DEGREE and r.epochs * max(float(g.h) for g in out.values()) > _ROUNDING_BUDGET:
+        degree *= 2
+        finer = grids(degree)
+        if finer == out:  # the unit-cell cap binds: a larger degree buys nothing
+            break
+        out = finer
+    return out
 
 
 #: most unit cells of a proposed grid (the re-check caps a grid at 2^16 cells)

@@ -251,3 +251,53 @@ def test_one_epoch_through_the_loss_law_meets_the_one_epoch_enclosure():
     b = BE.enclose_delta(r, "1", grids=_small(r), points=_PTS)
     assert Fraction(b["lo"]) <= Fraction(a["hi"]) and Fraction(a["lo"]) <= Fraction(b["hi"])
     assert Fraction(b["hi"]) - Fraction(b["lo"]) <= Fraction(b["hi"]) / 5  # tiny test grids: about 11%
+
+
+def test_default_grid_is_refined_where_the_rounding_adds_up():
+    """The rule of choose_grids: runs whose E h was at most 1/4 keep their grids (the measured
+    T = 10 rows of docs/guide/sampling.md), a large-T run is refined until E h <= 1/4 or the
+    degree reaches 2^20 (floats only: a hint). Against the old rule written out here."""
+    def old(r):
+        return BE.choose_grids(r, 1 << (16 if r.epochs < 3 else 17 if r.epochs < 9 else 18))
+
+    for E in (2, 5, 20):
+        r = B.run("1.1", 100, 10, E, "add-remove")
+        assert BE.choose_grids(r) == old(r)
+    r = B.run("0.85", 60000, 250, 60, "add-remove")
+    coarse, fine = old(r), BE.choose_grids(r)
+    assert max(float(g.h) for g in coarse.values()) == 1 / 16
+    assert max(float(g.h) for g in fine.values()) == 1 / 64  # two doublings of 2^18, then the cap
+    assert all(g.keep <= (1 << 20) + 3 for g in fine.values())
+
+
+def test_refined_grid_against_monte_carlo():
+    """T = 240, sigma 0.85, E = 5 (the rule doubles 2^17 to 2^18: E h = 5/16 > 1/4): the
+    refined enclosure of delta(1/2) contains a seeded Monte Carlo estimate of
+    max(E_P[(1 - e^{eps - X})_+], E_Q[...]) (X the sum of 5 independent epochs' losses, each
+    log of the mean of 240 log-normals, sampled from the Gaussians directly; 6 standard
+    errors), as does the old grid's, and is narrower than it."""
+    import numpy as np
+
+    r = B.run("0.85", 240, 1, 5, "add-remove")
+    old = BE.choose_grids(r, 1 << 17)
+    new = BE.choose_grids(r)
+    assert max(float(g.h) for g in new.values()) < max(float(g.h) for g in old.values())
+    ends = [BE.enclose_delta(r, "0.5", grids=(g, None)) for g in (new, old)]
+    rng = np.random.default_rng(20261126)
+    s, n, chunk = 0.85, 20_000, 5_000
+    est = []
+    for d in ("remove", "add"):
+        vals = []
+        for _ in range(n // chunk):
+            x = rng.standard_normal((chunk, 5, 240)) * s
+            if d == "remove":  # under P the law of L is its law under N(e_1, s^2 I) (symmetry)
+                x[:, :, 0] += 1.0
+            loss = np.log(np.exp((x - 0.5) / s**2).mean(axis=2)).sum(axis=1)
+            vals.append(np.maximum(0.0, 1.0 - np.exp(0.5 - (loss if d == "remove" else -loss))))
+        v = np.concatenate(vals)
+        est.append((v.mean(), v.std() / np.sqrt(n)))
+    mc, se = max(est)
+    for out in ends:
+        assert float(out["lo"]) - 6 * se <= mc <= float(out["hi"]) + 6 * se, (out["lo"], mc, se, out["hi"])
+    (lo_n, hi_n), (lo_o, hi_o) = [(Fraction(o["lo"]), Fraction(o["hi"])) for o in ends]
+    assert hi_n - lo_n < (hi_o - lo_o) * Fraction(3, 4)
