@@ -320,10 +320,16 @@ class DpverifyOpacusAccountant(IAccountant):
         (z, n, B, scheme, _, steps, *_), e_hi, e_lo = self._shuffle_runs()
         up = A.epsilon(tree, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH)
         low_p = A.epsilon(poisson, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH)
+        certs = [answer_certificate(tree, up, delta=delta), answer_certificate(poisson, low_p, delta=delta)]
+        out = {"sampling": f"poisson+{_SCHEMES[scheme]}", "neighboring": rel,
+               "steps": steps + sum(int(h[2]) for h in self.history),
+               "poisson_steps": sum(int(h[2]) for h in self.history), "shuffled_steps": steps,
+               "epochs_hi": e_hi, "epochs_lo": e_lo, "theorems": list(MIXED_THEOREMS), "certificates": certs}
+        if not low_p.enclosure.lo.is_finite():  # a non-private Poisson step (noise 0): epsilon is inf
+            return {"lo": "inf", "hi": "inf", "lower_end": "poisson", **out}
         with working_precision(256):
             hi = upper_decimal(up.enclosure.hi, 10)
             lo_p = lower_decimal(low_p.enclosure.lo, 10)
-        certs = [answer_certificate(tree, up, delta=delta), answer_certificate(poisson, low_p, delta=delta)]
         lo, which = lo_p, "poisson"
         if e_lo >= 1:
             sb = shuffle_bracket(z, n, B, e_lo, delta=delta, persistent=_SCHEMES[scheme] == "shuffle-persistent",
@@ -331,10 +337,7 @@ class DpverifyOpacusAccountant(IAccountant):
             certs.append(sb["certificate"])
             if Fraction(sb["lo"]) > Fraction(lo):
                 lo, which = sb["lo"], "shuffle"
-        return {"lo": lo, "hi": hi, "sampling": f"poisson+{_SCHEMES[scheme]}", "neighboring": rel,
-                "steps": steps + sum(int(h[2]) for h in self.history), "poisson_steps": sum(int(h[2]) for h in self.history),
-                "shuffled_steps": steps, "epochs_hi": e_hi, "epochs_lo": e_lo, "lower_end": which,
-                "theorems": list(MIXED_THEOREMS), "certificates": certs}
+        return {"lo": lo, "hi": hi, "lower_end": which, **out}
 
     def _shuffled_epsilon(self, delta: Any) -> float:
         """Upper end of the shuffle bracket (the same number as ``bracket(delta)["hi"]``,
@@ -344,6 +347,8 @@ class DpverifyOpacusAccountant(IAccountant):
         if self.history:
             tree, _, rel = self._mixed_tree()
             enc = A.epsilon(tree, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH).enclosure
+            if not enc.hi.is_finite():  # a non-private Poisson step (noise 0)
+                return float("inf")
             with working_precision(256):  # the same decimal as bracket(delta)["hi"], rounded up to a float
                 return _fraction_up(Fraction(upper_decimal(enc.hi, 10)))
 

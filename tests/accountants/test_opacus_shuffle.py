@@ -270,3 +270,15 @@ def test_mixed_poisson_and_shuffled_opacus_run_answers_a_certified_bracket():
                              (low_s, "lo", str(hi))):
         with pytest.raises(refused):
             verify_certificate(_reseal(cert, key, value))
+
+
+def test_mixed_run_with_a_non_private_step_has_no_finite_epsilon():
+    """Noise 0 on a Poisson step: no finite epsilon for any delta < 1 (the step releases a
+    sampled record's clipped gradient exactly); both ends are inf, and the certificates of the
+    two events trees say so to verify."""
+    acc = _mixed([(0.0, 0.25, 2)], [[1.0, N, B, "shuffle", 1, 4, 1, 1, 4]])
+    assert acc.get_epsilon(1e-5) == float("inf")
+    b = acc.bracket("1e-5")
+    assert (b["lo"], b["hi"]) == ("inf", "inf")
+    for cert in b["certificates"]:
+        assert "confirmed" in verify_certificate(cert)
