@@ -52,7 +52,6 @@ refused with :class:`~dpverify.errors.InvalidParameter`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -176,17 +175,18 @@ class SubsampledGaussianPair(PairFromTails):
         # the tails are analytic in eps except where e^{+-eps} = 1 - q (the end
         # of the loss support, and its 2 pi i translates): a block whose radius
         # is not well inside that distance would fail its remainder test, so it
-        # is split without the try (a float that only chooses a route)
-        hf = 2.0 ** -m
-        end = None if self.q == 1 else math.log1p(-float(self.q)) * (1 if self.direction == "remove" else -1)
+        # is split without the try. Decided on arb balls (a ball comparison that
+        # is not certain says "split"), so the route is the same on every platform
+        end = None if self.q == 1 else c[4].log() * (1 if self.direction == "remove" else -1)
 
         def hopeful(a: int, b: int, mid: int) -> bool:
             if end is None:
                 return True
-            lo, hi = a * hf, b * hf
-            if lo <= end <= hi:
+            lo, hi = h * a, h * b
+            if not (hi < end or lo > end):
                 return False
-            return max(mid - a, b - mid) * hf * _TAYLOR_END_RATIO <= min(abs(lo - end), abs(hi - end))
+            gap = (lo - end) if lo > end else (end - hi)
+            return bool(h * (max(mid - a, b - mid) * _TAYLOR_END_RATIO) <= gap)
 
         def block(a: int, b: int) -> None:
             if b - a + 1 < _TAYLOR_MIN_KNOTS:
