@@ -146,7 +146,8 @@ class SubsampledGaussianPair(PairFromTails):
         (near an end of the loss support) is split, and its smallest pieces
         get one arb erfc pair per knot (constants hoisted; arb's own erfc is
         rigorous on balls). Every value is an enclosure either way; the
-        choice between the two routes rests on arb radii only (deterministic)."""
+        choice between the two routes rests on arb balls and the inputs only
+        (deterministic, the same on every platform)."""
         c = self._constants()
         s2 = arb(2).sqrt()
         h = arb(2) ** (-m)
@@ -238,14 +239,6 @@ class SubsampledGaussianPair(PairFromTails):
 
 #: the smallest block tried (below it, one erfc pair per knot)
 _TAYLOR_MIN_KNOTS = 32
-
-
-def _taylor_block_size(m: int) -> int:
-    """Knots per Taylor block at first try on the grid 2^-m: a block spans 1/8
-    nat (128..1024 knots); measured on the bench rows, the remainder test then
-    passes away from the support end at the order prec / 4, and one series pair
-    costs about as much as evaluating 100 knots."""
-    return max(128, min(1024, 1 << max(0, m - 3)))
 #: the expansion order is prec / this (measured on the bench rows: about 4 bits
 #: of remainder per term at h = 2^-10..2^-14 and 128 knots), at most
 #: _TAYLOR_MAX_ORDER; beyond it (tiny delta: 1000-bit masses) the blocks would
@@ -254,6 +247,14 @@ _TAYLOR_BITS_PER_TERM = 4
 #: a block is tried only if its radius is 1/this of its distance to the support end
 _TAYLOR_END_RATIO = 16
 _TAYLOR_MAX_ORDER = 64
+
+
+def _taylor_block_size(m: int) -> int:
+    """Knots per Taylor block at first try on the grid 2^-m: a block spans 1/8
+    nat (128..1024 knots); measured on the bench rows, the remainder test then
+    passes away from the support end at the order prec / 4, and one series pair
+    costs about as much as evaluating 100 knots."""
+    return max(128, min(1024, 1 << max(0, m - 3)))
 
 
 def _taylor_block(series, h: arb, a: int, b: int, c: int, order: int, tol: arb):
