@@ -62,16 +62,22 @@ def _next_release(monkeypatch) -> str:
     return nxt
 
 
+def _first_run_then_forge(grid: Path, tmp_path: Path, hi: str) -> None:
+    """Sweep into ``a``, then move the first entry's enclosure to [0.01, hi] and
+    recompute its digest (what anyone with write access to the cache can do)."""
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    entry = _entries(tmp_path / "cache")[0]
+    forged = json.loads(entry.read_text())
+    forged["result"]["enclosure"] = {"lo": "0.01", "hi": hi}
+    forged["digest"] = compute_digest(forged)
+    entry.write_text(dumps(forged))
+
+
 def test_forged_entry_with_recomputed_digest_is_not_served(tmp_path, grid):
     """The forger rewrites the enclosure and recomputes the digest, but cannot
     compute the tag: the verifier refuses the entry and the row shows the
     enclosure computed afresh (the first run's, byte for byte)."""
-    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
-    entry = _entries(tmp_path / "cache")[0]
-    forged = json.loads(entry.read_text())
-    forged["result"]["enclosure"] = {"lo": "0.01", "hi": "0.02"}
-    forged["digest"] = compute_digest(forged)
-    entry.write_text(dumps(forged))
+    _first_run_then_forge(grid, tmp_path, "0.02")
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
     assert (again["cache_hits"], again["computed"]) == (1, 1)
     assert "independent verifier refused" in again["cache_refused"][0]
@@ -154,12 +160,7 @@ def test_next_release_uses_this_release_entries_after_the_recheck(tmp_path, grid
 def test_next_release_refuses_a_forged_older_entry(tmp_path, grid, monkeypatch):
     """Without --recheck-cache, an older entry still goes through the independent
     verifier: a forgery with a recomputed digest is recomputed, not served."""
-    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
-    entry = _entries(tmp_path / "cache")[0]
-    forged = json.loads(entry.read_text())
-    forged["result"]["enclosure"] = {"lo": "0.01", "hi": "0.011"}
-    forged["digest"] = compute_digest(forged)
-    entry.write_text(dumps(forged))
+    _first_run_then_forge(grid, tmp_path, "0.011")
     _next_release(monkeypatch)
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
     assert (again["cache_hits"], again["computed"]) == (1, 1)
