@@ -29,6 +29,7 @@ import ast
 import re
 from typing import Any, Mapping
 
+from ..certificate.format import GDP_CELL_WORK_CAP
 from ..errors import CouldNotReprove, MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
@@ -53,7 +54,7 @@ MAX_LAW_ATOMS = 2 * 10**6
 #: argmax (the Laplace profile at eps = 0) under the first-order cell test (expression and App B
 #: profiles: enclosures down to about 1e-8 wide), like log(1 / (hi - sup G_f)) under the
 #: second-order one of the pair profiles (Laplace, pure, approx, rr, subsampled: 1e-12 in ~100 cells)
-MAX_GDP_CELL_WORK = 25000
+MAX_GDP_CELL_WORK = GDP_CELL_WORK_CAP
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
