@@ -185,4 +185,6 @@ def check_schema(cert: Any) -> str:
 #: number of products): the producer refuses a run whose grids need more, and verify refuses a
 #: certificate whose recorded grids need more before any product (the second route's cost is
 #: proportional to it, so a certificate the producer writes re-checks in bounded time)
-BINS_MAX_COMPOSED = 1 << 22
+#: (the producer's proposal aims at 2^20 composed points, plus up to about 18 E for the window's
+#: rounding at E <= 10,000 epochs: 5 x 2^18 leaves room for it; about 15 s of CPU per direction here)
+BINS_MAX_COMPOSED = 5 << 18
