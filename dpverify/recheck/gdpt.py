@@ -670,18 +670,20 @@ def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[
     def bound(a: Fraction, b: Fraction, prec: int = 133) -> mpf:
         # mpmath.iv has its own precision (53 bits unless set): at that, f(x) is known to about
         # 1e-16 only, and a genuine lower end recorded to 17 digits could not be re-proved
-        saved = iv.prec
+        saved, work = iv.prec, max(prec, 133)
         try:
-            iv.prec = max(prec, 133)
-            with mpmath.workdps(40):
+            iv.prec = work
+            with mpmath.workprec(work):
                 # [a, b] from the exact rationals by outward-rounded divisions (not via a nearest mpf)
                 v = ev(tree.body, iv.mpf([(iv.mpf(a.numerator) / a.denominator).a,
                                           (iv.mpf(b.numerator) / b.denominator).b]))
+                if isinstance(v, mpmath.ctx_iv.ivmpc) if hasattr(mpmath.ctx_iv, "ivmpc") else False:
+                    raise CouldNotReprove("the profile is complex on a cell")
+                # the end read at the interval's own precision: exact (a nearest mpf at a lower
+                # precision would not be a bound)
+                return mpf(v.a) if lower else mpf(v.b)
         finally:
             iv.prec = saved
-        if isinstance(v, mpmath.ctx_iv.ivmpc) if hasattr(mpmath.ctx_iv, "ivmpc") else False:
-            raise CouldNotReprove("the profile is complex on a cell")
-        return mpf(v.a) if lower else mpf(v.b)
 
     return bound
 
