@@ -62,7 +62,7 @@ class Arith:
     ``dn`` rounds toward -inf, ``up`` toward +inf; every method returns an
     enclosure of the exact result of its exact (interval) arguments."""
 
-    __slots__ = ("prec", "dn", "up", "_rsqrt2", "_log2", "_sqrt2pi", "_anchors")
+    __slots__ = ("prec", "dn", "up", "_rsqrt2", "_log2", "_sqrt2pi")
 
     def __init__(self, prec: int) -> None:
         self.prec = int(prec)
@@ -70,7 +70,6 @@ class Arith:
         self.up = gmpy2.context(precision=self.prec, round=gmpy2.RoundUp)
         self._rsqrt2 = (self.dn.rec_sqrt(mpfr(2)), self.up.rec_sqrt(mpfr(2)))
         self._log2 = (self.dn.const_log2(), self.up.const_log2())
-        self._anchors: dict = {}
         self._sqrt2pi = (self.dn.sqrt(self.dn.mul_2exp(self.dn.const_pi(), 1)),
                          self.up.sqrt(self.up.mul_2exp(self.up.const_pi(), 1)))
 
@@ -216,62 +215,74 @@ class Arith:
         Q(a + d) = Q(a) - phi(a) sum_{k=1..n} (-1)^(k-1) He_{k-1}(a) d^k / k! + R
         around the anchor a = j/16 nearest x (|d| <= 1/32), since
         Q^(k)(x) = -(-1)^(k-1) He_{k-1}(x) phi(x) (He: probabilists' Hermite
-        polynomials). Remainder (Taylor, Lagrange form) with Cramer's inequality
-        |He_n(x)| <= 1.0866 sqrt(n!) e^{x^2/4} (DLMF 18.14.9 for H_n, with
-        He_n(x) = 2^{-n/2} H_n(x / sqrt 2)): |Q^(n+1)| <= 1.0866 sqrt(n!) / sqrt(2 pi)
-        < sqrt(n!) / 2, so |R| <= sqrt(n!) |d|^(n+1) / (2 (n+1)!), with n chosen so
-        that this is below 2^-(prec+2) (:meth:`_anchor`)."""
+        polynomials). Remainder (Taylor, Lagrange form, at some xi between a and x) with
+        Cramer's inequality |He_n(x)| <= 1.0866 sqrt(n!) e^{x^2/4} (DLMF 18.14.9 for H_n,
+        with He_n(x) = 2^{-n/2} H_n(x / sqrt 2)):
+        |Q^(n+1)(xi)| <= 1.0866 sqrt(n!) e^{-xi^2/4} / sqrt(2 pi) < sqrt(n!) e^{-xi^2/4} / 2,
+        so |R| <= sqrt(n!) g_j |d|^(n+1) / (2 (n+1)!) with g_j >= e^{-xi^2/4} for every
+        xi within 1/32 of the anchor (:meth:`_anchor`), and n chosen per anchor so that
+        this is below 2^-(prec+2): far anchors need fewer terms.
+
+        The polynomial is evaluated by one Horner chain on integers in fixed point 2^-P,
+        P >= prec + 8, with the coefficients' lower ends C_k (c_k 2^P in [C_k, C_k + w])
+        and every product floored. Its error against the exact Horner values obeys
+        |e_k| <= |e_{k+1}| |d| + 1 + w (one floor, one coefficient), so with |d| <= 1/32
+        every |e_k| <= (1 + w) 32/31 and the last product (no coefficient added) leaves
+        |e_0| <= (1 + w)/31 + 1 <= w + 2 units of 2^-P: the enclosure is the chain's value
+        widened by w + 2 units and by the remainder (one chain instead of a lower and an
+        upper one: half the work)."""
         # the nearest anchor j/16, in exact integers (so that |d| <= 1/32 holds exactly:
-        # the remainder bound assumes it); d = x - j/16 exactly, as D / 2^E: the Horner
-        # scheme runs on integers in fixed point 2^-P, the lower chain rounded down, the upper up
+        # the remainder bound assumes it); d = x - j/16 exactly, as D / 2^E
         n, den = x.as_integer_ratio()
         j = int((32 * n + den) // (2 * den))
-        Qa, clo, chi, rem, P = self._anchor(j)
+        Qa, clo, err, P = _anchor_at(self.prec, j)
         E = int(den).bit_length() - 1 + 4
         D = int(n) * 16 - j * int(den)
-        lo, hi = clo[-1], chi[-1]
-        for k in range(len(clo) - 2, -2, -1):
-            lo, hi = (lo * D, hi * D) if D >= 0 else (hi * D, lo * D)
-            lo, hi = lo >> E, -((-hi) >> E)
-            if k >= 0:
-                lo, hi = lo + clo[k], hi + chi[k]
-        lo, hi = lo - rem, hi + rem
+        acc = clo[-1]
+        for k in range(len(clo) - 2, -1, -1):
+            acc = ((acc * D) >> E) + clo[k]
+        acc = (acc * D) >> E
         dn, up = self.dn, self.up
-        s_lo = dn.div(mpz(lo), mpz(1) << P)  # one directed rounding of lo 2^-P
-        s_hi = up.div(mpz(hi), mpz(1) << P)
+        two_p = _pow2(P)
+        s_lo = dn.div(mpz(acc - err), two_p)  # one directed rounding of each end times 2^-P
+        s_hi = up.div(mpz(acc + err), two_p)
         return (dn.add(Qa[0], s_lo), up.add(Qa[1], s_hi))
 
     def _anchor(self, j: int):
-        got = self._anchors.get(j)
-        if got is not None:
-            return got
+        """(Q(a) enclosed, the coefficients' lower ends C_1..C_n in units 2^-P, the error
+        bound in units (remainder plus the Horner chain's w + 2), P) at a = j/16.
+
+        g_j = 2^-G with G = floor((2j - 1)^2 / 4096 * 1.4426) (j >= 1): every xi within
+        1/32 of a has xi >= (2j - 1)/32 > 0, so e^{-xi^2/4} <= e^{-((2j-1)/32)^2/4}
+        = 2^{-((2j-1)/32)^2 log2(e) / 4} <= 2^-G, as log2(e) = 1.44269... > 1.4426; j = 0:
+        G = 0 (no factor). Exact integers throughout."""
         a = mpfr(j) / 16  # exact: j has few bits
         A = (a, a)
         Qa = self.neg_ncdf_erfc(a)
         h = (self.dn.mul_2exp(self.dn.square(a), -1), self.up.mul_2exp(self.up.square(a), -1))
         phi = self.div(self.exp(self.neg(h)), self._sqrt2pi)
-        # n: sqrt(n!) (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2), in exact integers
+        G = int(Fraction((2 * j - 1) ** 2 * 14426, 4096 * 10000)) if j >= 1 else 0
+        # n: sqrt(n!) 2^-G (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2), in exact integers:
+        # bound^2 = n! / (4 (n+1)!^2 32^(2n+2) 2^(2G)) <= 2^-2(prec+2)
         n, target = 1, 1 << (self.prec + 2)
-        while True:
-            # bound^2 = n! / (4 (n+1)!^2 32^(2n+2)) <= 2^-2(prec+2)
-            if math.factorial(n) * target * target <= 4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2):
-                break
+        while math.factorial(n) * target * target > (4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2)) << (2 * G):
             n += 1
         P = self.prec + 8
-        rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // (2 * math.factorial(n + 1) * 32 ** (n + 1))) + 1
+        # the remainder in units 2^-P, rounded up: (isqrt(n!) + 1) 2^P / (2 (n+1)! 32^(n+1) 2^G)
+        rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // ((2 * math.factorial(n + 1) * 32 ** (n + 1)) << G)) + 1
         he = [(mpfr(1), mpfr(1)), A]
         while len(he) < n:
             k = len(he) - 1
             he.append(self.sub(self.mul(A, he[k]), self.mul(self.q(k), he[k - 1])))
-        clo, chi = [], []
+        clo, w = [], 0
         for k in range(1, n + 1):  # coefficient of d^k: -phi (-1)^(k-1) He_{k-1} / k!
             c = self.div(self.mul(phi, he[k - 1]), self.q(math.factorial(k)))
             if k % 2 == 1:
                 c = self.neg(c)
-            clo.append(floor_int(self.dn.mul_2exp(c[0], P)))
-            chi.append(ceil_int(self.up.mul_2exp(c[1], P)))
-        got = self._anchors[j] = (Qa, clo, chi, rem, P)
-        return got
+            lo_k = floor_int(self.dn.mul_2exp(c[0], P))
+            clo.append(lo_k)
+            w = max(w, ceil_int(self.up.mul_2exp(c[1], P)) - lo_k)
+        return (Qa, clo, rem + w + 2, P)
 
     def neg_ncdf_erfc(self, t: mpfr) -> Iv:
         """Q(t) = erfc(t / sqrt 2) / 2 at a point, by MPFR."""
@@ -319,6 +330,25 @@ class Arith:
 
     def log2_const(self) -> Iv:
         return self._log2
+
+
+#: the anchors of :meth:`Arith._taylor_q`, shared by every precision of one 64-bit band
+_ANCHORS: dict = {}
+
+
+def _anchor_at(prec: int, j: int):
+    """The anchor j/16 for a Taylor evaluation at ``prec`` bits, computed once at the
+    precision rounded up to a multiple of 64 and shared by every precision of that band
+    (the grids of one re-check differ by a few bits; an anchor costs two MPFR erfc calls).
+    More bits than asked are sound: the anchor's data are enclosures at their own fixed
+    point 2^-P, and the evaluation rounds its result outward to the caller's precision."""
+    band = -(-prec // 64) * 64
+    got = _ANCHORS.get((band, j))
+    if got is None:
+        if len(_ANCHORS) > 8192:  # bounded memory: anchors are cheap to recompute
+            _ANCHORS.clear()
+        got = _ANCHORS[(band, j)] = arith(band)._anchor(j)
+    return got
 
 
 @lru_cache(maxsize=256)
