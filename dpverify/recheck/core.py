@@ -51,6 +51,8 @@ _PHI_MAX = mpfr("0.4")  # > 1/sqrt(2 pi) = 0.3989...; as a binary number 0.40000
 TAYLOR_TO = 16
 #: > log2(e) / 2 = 0.72134...: Q(t) >= 2^-(_RHO t^2 + 6.4) for 1 <= t < 16 (:meth:`Arith.ncdf_rel`)
 _RHO = mpfr("0.7214")
+#: > 2 / sqrt(pi) = 1.12837...: the steepest slope of erfc (:meth:`Arith.neg_ncdf_erfc`)
+_TWO_RSQRT_PI = mpfr("1.1284")
 Exact = Union[int, Fraction]
 
 # MPFR's default exponent range (about 2^+-10^9) is kept: widening it to the maximum
@@ -319,9 +321,18 @@ class Arith:
         return (Qa, clo, rem + w + 2, P)
 
     def neg_ncdf_erfc(self, t: mpfr) -> Iv:
-        """Q(t) = erfc(t / sqrt 2) / 2 at a point, by MPFR."""
-        e = self.erfc(self.mul((t, t), self._rsqrt2))
-        return (self.dn.mul_2exp(e[0], -1), self.up.mul_2exp(e[1], -1))
+        """Q(t) = erfc(t / sqrt 2) / 2 at a point t >= 0 (an anchor), by one MPFR erfc instead of two:
+        with [x0, x1] enclosing t / sqrt 2, u = erfc(x0) rounded up is the upper end, and
+        erfc(x0) > next_below(u) (u is the correctly rounded-up value), while erfc falls
+        by at most (2 / sqrt(pi)) e^{-x0^2} (x1 - x0) < 1.1284 e^{-x0^2} (x1 - x0) over
+        [x0, x1], 0 <= x0 (its derivative is -(2 / sqrt(pi)) e^{-x^2}), so next_below(u)
+        minus that, rounded down, is below erfc(x1) <= erfc(t / sqrt 2)."""
+        dn, up = self.dn, self.up
+        x0, x1 = self.mul((t, t), self._rsqrt2)
+        u = up.erfc(x0)
+        slope = up.mul(up.exp(up.minus(dn.square(x0))), _TWO_RSQRT_PI)  # e^{-x0^2} rounded up
+        lo = dn.sub(gmpy2.next_below(u), up.mul(up.sub(x1, x0), slope))
+        return (self.dn.mul_2exp(max(lo, mpfr(0)), -1), self.up.mul_2exp(u, -1))
 
     def upper_tail(self, t: mpfr) -> Iv:
         """Q(t) = 1 - Phi(t) for a point t >= 1, as phi(t) M(t), M the Mills ratio.

@@ -97,6 +97,18 @@ def test_ncdf_abs_at_anchor_edges_and_far_anchors(prec: int) -> None:
                 assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8), (v, prec)
 
 
+@pytest.mark.parametrize("prec", [53, 128, 192, 320])
+def test_anchor_tail_by_one_erfc(prec: int) -> None:
+    """Q at every anchor j/16 of the Taylor path from one MPFR erfc (rounded up) and the
+    steepest-slope bound for the lower end: it must enclose mpmath's value at 1000 bits
+    and stay within erfc's own conditioning (x^2 units of relative 2^-prec, plus a few)."""
+    A = arith(prec)
+    for j in range(256):
+        lo, hi = A.neg_ncdf_erfc(gmpy2.mpfr(j) / 16)
+        ref = _ref(lambda x: mpmath.ncdf(-x), Fraction(j, 16))
+        _check((lo, hi), ref, prec, units=4 + int(Fraction(j, 16) ** 2 + 2).bit_length())
+
+
 @given(x=st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**9), max_denominator=10**6),
        prec=precs)
 def test_log_log1p_sqrt(x: Fraction, prec: int) -> None:
