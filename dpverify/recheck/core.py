@@ -285,8 +285,8 @@ class Arith:
         return (dn.add(Qa[0], s_lo), up.add(Qa[1], s_hi))
 
     def _anchor(self, j: int):
-        """(Q(a) enclosed, the coefficients' lower ends C_1..C_n in units 2^-P, the error
-        bound in units (remainder plus the Horner chain's w + 2), P) at a = j/16.
+        """(Q(a) enclosed, the coefficients' lower ends C_1..C_n in units 2^-P, their width w
+        in units, P, G) at a = j/16, n the degree this precision needs (:func:`_degree`).
 
         g_j = 2^-G with G = floor((2j - 1)^2 / 4096 * 1.4426) (j >= 1): every xi within
         1/32 of a has xi >= (2j - 1)/32 > 0, so e^{-xi^2/4} <= e^{-((2j-1)/32)^2/4}
@@ -298,14 +298,8 @@ class Arith:
         h = (self.dn.mul_2exp(self.dn.square(a), -1), self.up.mul_2exp(self.up.square(a), -1))
         phi = self.div(self.exp(self.neg(h)), self._sqrt2pi)
         G = int(Fraction((2 * j - 1) ** 2 * 14426, 4096 * 10000)) if j >= 1 else 0
-        # n: sqrt(n!) 2^-G (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2), in exact integers:
-        # bound^2 = n! / (4 (n+1)!^2 32^(2n+2) 2^(2G)) <= 2^-2(prec+2)
-        n, target = 1, 1 << (self.prec + 2)
-        while math.factorial(n) * target * target > (4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2)) << (2 * G):
-            n += 1
         P = self.prec + 8
-        # the remainder in units 2^-P, rounded up: (isqrt(n!) + 1) 2^P / (2 (n+1)! 32^(n+1) 2^G)
-        rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // ((2 * math.factorial(n + 1) * 32 ** (n + 1)) << G)) + 1
+        n, _ = _degree(self.prec, G, P)
         he = [(mpfr(1), mpfr(1)), A]
         while len(he) < n:
             k = len(he) - 1
@@ -318,7 +312,7 @@ class Arith:
             lo_k = floor_int(self.dn.mul_2exp(c[0], P))
             clo.append(lo_k)
             w = max(w, ceil_int(self.up.mul_2exp(c[1], P)) - lo_k)
-        return (Qa, clo, rem + w + 2, P)
+        return (Qa, clo, w, P, G)
 
     def neg_ncdf_erfc(self, t: mpfr) -> Iv:
         """Q(t) = erfc(t / sqrt 2) / 2 at a point t >= 0 (an anchor), by one MPFR erfc instead of two:
@@ -381,18 +375,39 @@ class Arith:
 _ANCHORS: dict = {}
 
 
+def _degree(prec: int, G: int, P: int) -> tuple[int, int]:
+    """(n, rem): the least degree n with sqrt(n!) 2^-G (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2)
+    (the Taylor remainder bound of :meth:`Arith._taylor_q`), and that bound in units 2^-P
+    rounded up, in exact integers: bound^2 = n! / (4 (n+1)!^2 32^(2n+2) 2^(2G))."""
+    n, target = 1, 1 << (prec + 2)
+    while math.factorial(n) * target * target > (4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2)) << (2 * G):
+        n += 1
+    rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // ((2 * math.factorial(n + 1) * 32 ** (n + 1)) << G)) + 1
+    return n, rem
+
+
 def _anchor_at(prec: int, j: int):
-    """The anchor j/16 for a Taylor evaluation at ``prec`` bits, computed once at the
-    precision rounded up to a multiple of 64 and shared by every precision of that band
-    (the grids of one re-check differ by a few bits; an anchor costs two MPFR erfc calls).
-    More bits than asked are sound: the anchor's data are enclosures at their own fixed
-    point 2^-P, and the evaluation rounds its result outward to the caller's precision."""
+    """(Q(a), C_1..C_n, error bound in units 2^-P, P) of the anchor a = j/16 for a Taylor
+    evaluation at ``prec`` bits. The anchor is computed once at the precision rounded up
+    to a multiple of 64 and shared by every precision of that band (the grids of one
+    re-check differ by a few bits; an anchor costs an MPFR erfc and the Hermite
+    recursion); an evaluation at ``prec`` then uses only the degree ``prec`` needs, with
+    that degree's remainder (the coefficients are the same, the Taylor polynomial is
+    truncated earlier). More bits than asked are sound: the anchor's data are enclosures
+    at their own fixed point 2^-P, and the evaluation rounds its result outward to the
+    caller's precision. The error bound is the remainder plus the Horner chain's w + 2."""
+    got = _ANCHORS.get((prec, j))
+    if got is not None:
+        return got
     band = -(-prec // 64) * 64
-    got = _ANCHORS.get((band, j))
-    if got is None:
-        if len(_ANCHORS) > 8192:  # bounded memory: anchors are cheap to recompute
+    base = _ANCHORS.get((-band, j))
+    if base is None:
+        if len(_ANCHORS) > 16384:  # bounded memory: anchors are cheap to recompute
             _ANCHORS.clear()
-        got = _ANCHORS[(band, j)] = arith(band)._anchor(j)
+        base = _ANCHORS[(-band, j)] = arith(band)._anchor(j)
+    Qa, clo, w, P, G = base
+    n, rem = _degree(prec, G, P)
+    got = _ANCHORS[(prec, j)] = (Qa, clo[:n], rem + w + 2, P)
     return got
 
 

@@ -35,7 +35,7 @@ import mpmath
 from mpmath import mpf
 
 import gmpy2
-from gmpy2 import mpfr, mpz
+from gmpy2 import mpfr, mpz, next_above
 
 from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
@@ -101,11 +101,18 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             return A.ncdf_abs(A.sub(H, t)), A.ncdf_abs(A.sub(A.neg(t), H))
         # the interval operations of Arith written out on the ends (the same directed
         # roundings; every knot of every grid comes through here): a = e^{+-e} - 1 + q
+        # At a point e (every grid knot) one MPFR call per function instead of two: the
+        # value rounded down, r, has the exact value in [r, next_above(r)) (MPFR rounds
+        # correctly), and log's upper end follows from its lower one by concavity,
+        # log(b1) <= log(b0) + (b1 - b0) / b0 for 0 < b0 <= b1.
         dn, up = A.dn, A.up
-        if remove:
-            a0, a1 = dn.add(dn.expm1(e[0]), Qr[0]), up.add(up.expm1(e[1]), Qr[1])
+        s0 = e[0] if remove else dn.minus(e[1])
+        r = dn.expm1(s0)
+        if e[0] == e[1]:
+            r1 = next_above(r)
         else:
-            a0, a1 = dn.add(dn.expm1(dn.minus(e[1])), Qr[0]), up.add(up.expm1(up.minus(e[0])), Qr[1])
+            r1 = up.expm1(e[1] if remove else up.minus(e[0]))
+        a0, a1 = dn.add(r, Qr[0]), up.add(r1, Qr[1])
         if a1 <= 0:
             full = (_O, _O) if remove else (_Z, _Z)
             return full, full
@@ -113,8 +120,10 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             return _UNIT
         # x = (log(a / q) + mu^2 / 2) / mu with a, q > 0 and mu > 0 (a negative end is
         # divided by the smaller mu, a positive one by the larger)
-        n0 = dn.add(dn.log(dn.div(a0, Qr[1])), M2[0])
-        n1 = up.add(up.log(up.div(a1, Qr[0])), M2[1])
+        b0, b1 = dn.div(a0, Qr[1]), up.div(a1, Qr[0])
+        l0 = dn.log(b0)
+        n0 = dn.add(l0, M2[0])
+        n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), M2[1])
         x = (dn.div(n0, M[1] if n0 >= 0 else M[0]), up.div(n1, M[0] if n1 >= 0 else M[1]))
         if remove:
             t = A.ncdf_abs((dn.minus(x[1]), up.minus(x[0])))
