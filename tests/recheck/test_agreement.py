@@ -71,3 +71,55 @@ def test_a_result_relation_other_than_the_inputs_is_refused(name):
 @pytest.mark.parametrize("name", ["replace-claim", "bins-claim", "shuffle-claim", "bins-epsilon", "shuffle-delta"])
 def test_the_genuine_fixtures_still_verify(name):
     assert outcome(_load(name)) == 0
+
+
+# A field of another kind beside a genuine result (an adversarial review had these confirmed:
+# the schema's result section is the union of every kind's fields, and no re-checker reads a
+# field its kind does not have). Each value is false for the certificate's inputs (gdp.delta
+# at mu = 1 has no mu of 5, and its delta is not below 1e-99), so refusal is the only answer.
+@pytest.mark.parametrize("name, field, value", [
+    ("gdp-delta", "mu", {"lo": "5", "hi": "6"}),
+    ("gdp-delta", "upper", {"lo": "0", "hi": "1e-99"}),
+    ("bins-epsilon", "lower", {"lo": "5", "hi": "6"}),
+    ("bins-epsilon", "head", {"enclosure": {"lo": "5", "hi": "6"}}),
+    ("shuffle-epsilon", "upper", {"lo": "0", "hi": "0.001"}),
+    ("replace-epsilon", "rho", {"lo": "5", "hi": "6"}),
+    ("pld-epsilon", "mu", {"lo": "5", "hi": "6"}),
+    ("calibrate-bracket", "rows", []),
+    ("gdp-certify-laplace", "lower", {"lo": "3", "hi": "4"}),
+])
+def test_a_field_of_another_kind_is_refused(name, field, value):
+    cert = _load(name)
+    assert field not in cert["result"]
+    assert outcome(_edit(cert, lambda c: c["result"].__setitem__(field, value))) == 2
+
+
+def test_a_field_inside_a_declared_one_is_refused():
+    # gdp.certify declares head.enclosure, head.argmax, ...; head.upper is none of them
+    cert = _load("gdp-certify-laplace")
+    assert outcome(_edit(cert, lambda c: c["result"]["head"].__setitem__("upper", {"lo": "0", "hi": "1"}))) == 2
+
+
+def test_a_format1_label_does_not_admit_fields_the_kind_never_had():
+    # replace.epsilon never carried per-direction enclosures (format 1 or 2); relabelled as a
+    # 0.1.0 certificate with a made-up directions.add, it must not be confirmed
+    cert = _load("replace-epsilon")
+
+    def relabel(c):
+        c["format"] = "dpverify-certificate/1"
+        c["result"]["directions"] = {"add": {"lo": "0", "hi": "0.001"}}
+    assert outcome(_edit(cert, relabel)) in (1, 2)
+
+
+@pytest.mark.parametrize("name", ["replace-claim", "shuffle-claim", "bins-claim", "pld-claim", "events-claim"])
+def test_a_claim_without_its_verdict_is_malformed(name):
+    cert = _load(name)
+    assert outcome(_edit(cert, lambda c: c["result"].pop("verdict"))) == 2
+
+
+def test_an_unverifiable_nested_field_is_refused_in_format_2():
+    # a head-only answer's gap delta_mu(eps_h) - f(eps_h) is re-proved by no route: the writer
+    # leaves it out and format 2 refuses it (format 1 names it as not confirmed)
+    cert = _load("gdp-certify-laplace")
+    forged = _edit(cert, lambda c: c["result"]["tail"].__setitem__("gap_delta_mu_at_eps_h", {"lo": "1", "hi": "2"}))
+    assert outcome(forged) == 1
