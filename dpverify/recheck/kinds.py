@@ -32,6 +32,7 @@ docs/reference/certificates.md carries.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
@@ -719,6 +720,8 @@ EPS_CLAIM_KINDS = frozenset({"replace.claim", "bins.claim", "shuffle.claim"})
 
 #: result fields that repeat an input: a result that says otherwise states something false
 MIRRORED = ("neighboring", "sensitivity_convention", "sampling")
+#: an end of a calibrate.bracket named by its statement ("fails at result.ends.unsafe.value")
+_END_NAME = re.compile(r"result\.ends\.([A-Za-z_]+)\.value")
 
 _SAMPLED_SCHEDULE = frozenset({"noise_multiplier", "dataset_size", "batch_size", "epochs", "sampling",
                                "neighboring"})
@@ -753,4 +756,14 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                                    and _exact(rel["bound"]) == claimed):
             raise CertificateRejected(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
                                       f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
+    if quantity == "calibrate.bracket":
+        # the statement says what holds or fails at each end it names: an end it names must be in
+        # result.ends, where it is re-proved (a deleted end would leave "fails at ..." unproved)
+        statement = claim.get("statement")
+        ends = result.get("ends")
+        named = sorted(set(_END_NAME.findall(statement))) if isinstance(statement, str) else []
+        missing = [n for n in named if not isinstance(ends, Mapping) or n not in ends]
+        if missing:
+            raise MalformedCertificate(f"result.ends.{missing[0]} is missing, but claim.statement names it (a "
+                                       "calibrate.bracket certificate re-proves every end its statement names)")
 

@@ -123,3 +123,32 @@ def test_an_unverifiable_nested_field_is_refused_in_format_2():
     cert = _load("gdp-certify-laplace")
     forged = _edit(cert, lambda c: c["result"]["tail"].__setitem__("gap_delta_mu_at_eps_h", {"lo": "1", "hi": "2"}))
     assert outcome(forged) == 1
+
+
+@pytest.mark.parametrize("name, end", [("calibrate-bracket", "unsafe"), ("calibrate-shuffle-sigma", "unsafe"),
+                                       ("calibrate-shuffle-sigma", "pair_limit"), ("calibrate-bins-sigma", "unsafe")])
+def test_a_calibrate_end_the_statement_names_cannot_be_deleted(name, end, tmp_path, capsys):
+    # the statement says "... fails at result.ends.unsafe.value" (or "exceeds the target at
+    # result.ends.pair_limit.value"); with that end deleted nothing re-proves the failure it
+    # states, so verify must refuse it (exit 2, naming the end) before any re-derivation
+    from dpverify.cli import main
+
+    cert = _load(name)
+    assert f"result.ends.{end}.value" in cert["claim"]["statement"]
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(_edit(cert, lambda c: c["result"]["ends"].pop(end))))
+    assert main(["verify", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"result.ends.{end} is missing" in err and "claim.statement names it" in err
+
+
+def test_a_calibrate_statement_without_the_end_states_less_and_verifies():
+    # the control: the same deletion with the statement's clause removed too states only what
+    # the remaining ends prove (the Poisson fixture's safe end), and is accepted
+    cert = _load("calibrate-bracket")
+
+    def drop(c):
+        c["result"]["ends"].pop("unsafe")
+        c["claim"]["statement"] = c["claim"]["statement"].split(" and fails at")[0]
+
+    assert outcome(_edit(cert, drop)) == 0
