@@ -29,13 +29,6 @@ def _inputs(tree: Any, ans: EventAnswer, digits: Optional[int]) -> dict[str, Any
     return out
 
 
-def _details(ans: EventAnswer) -> dict[str, Any]:
-    """The answer's details that a certificate carries: not the enclosure (written on its
-    own) and not ``realised_lower_end``, which restates result.enclosure.lo at 17 digits
-    where only the enclosure's own digits are re-proved by verify."""
-    return {k: v for k, v in ans.to_json().items() if k not in ("enclosure", "realised_lower_end")}
-
-
 def answer_certificate(tree: Any, ans: EventAnswer, *, delta: Any = None, eps: Any = None,
                        digits: Optional[int] = None) -> dict[str, Any]:
     inputs = _inputs(tree, ans, digits)
@@ -51,7 +44,7 @@ def answer_certificate(tree: Any, ans: EventAnswer, *, delta: Any = None, eps: A
                   "relation lies in [lo, hi] (an upper bound for the mechanism; equal to it where the pairs are tight)",
         source=SOURCE, inputs=inputs, enclosure=ans.enclosure,
         algorithm=f"{ans.method}: certified discretisation per pair, exact convolution, suffix-sum queries",
-        extra_result=_details(ans),
+        extra_result={k: v for k, v in ans.to_json().items() if k != "enclosure"},
     )
 
 
@@ -66,5 +59,5 @@ def claim_certificate(tree: Any, verdict: Verdict, ans: Optional[EventAnswer], r
         source=SOURCE, inputs=inputs, verdict=verdict,
         enclosure=ans.enclosure if ans is not None else None,
         algorithm="PLD accountant on the event tree, refined until the verdict is decided",
-        extra_result=_details(ans) if ans else None,
+        extra_result=({k: v for k, v in ans.to_json().items() if k != "enclosure"} if ans else None),
     )
