@@ -89,9 +89,10 @@ def gdp_cell_weight(mechanism: str, refined: bool = False, profile: "str | None"
 #: result details the second route cannot re-prove (a per-direction enclosure is as
 #: narrow as the producer's grid made it, at a scale other than the quantity's; the
 #: lower end of a pair that only bounds the mechanism from above says nothing about
-#: it): writers keep them out of certificates, and verify refuses a format-2
-#: certificate that carries one
-UNVERIFIABLE_DETAILS = ("directions", "dominating_pair_lower_end", "conversion_lower_end")
+#: it; a realised lower end restates result.enclosure.lo at 17 digits, of which verify
+#: re-proves only the enclosure's own): writers keep them out of certificates, and
+#: verify refuses a format-2 certificate that carries one
+UNVERIFIABLE_DETAILS = ("directions", "dominating_pair_lower_end", "conversion_lower_end", "realised_lower_end")
 
 #: the format every writer emits (schema: ``schema-2.json``)
 FORMAT = "dpverify-certificate/2"

@@ -49,6 +49,10 @@ CF_FROM = 5
 _PHI_MAX = mpfr("0.4")  # > 1/sqrt(2 pi) = 0.3989...; as a binary number 0.4000000000000000222
 #: |x| below which Phi(x) to absolute accuracy goes through Taylor expansions at anchors
 TAYLOR_TO = 16
+#: > log2(e) / 2 = 0.72134...: Q(t) >= 2^-(_RHO t^2 + 6.4) for 1 <= t < 16 (:meth:`Arith.ncdf_rel`)
+_RHO = mpfr("0.7214")
+#: > 2 / sqrt(pi) = 1.12837...: the steepest slope of erfc (:meth:`Arith.neg_ncdf_erfc`)
+_TWO_RSQRT_PI = mpfr("1.1284")
 Exact = Union[int, Fraction]
 
 # MPFR's default exponent range (about 2^+-10^9) is kept: widening it to the maximum
@@ -62,7 +66,7 @@ class Arith:
     ``dn`` rounds toward -inf, ``up`` toward +inf; every method returns an
     enclosure of the exact result of its exact (interval) arguments."""
 
-    __slots__ = ("prec", "dn", "up", "_rsqrt2", "_log2", "_sqrt2pi", "_anchors")
+    __slots__ = ("prec", "dn", "up", "_rsqrt2", "_log2", "_sqrt2pi")
 
     def __init__(self, prec: int) -> None:
         self.prec = int(prec)
@@ -70,7 +74,6 @@ class Arith:
         self.up = gmpy2.context(precision=self.prec, round=gmpy2.RoundUp)
         self._rsqrt2 = (self.dn.rec_sqrt(mpfr(2)), self.up.rec_sqrt(mpfr(2)))
         self._log2 = (self.dn.const_log2(), self.up.const_log2())
-        self._anchors: dict = {}
         self._sqrt2pi = (self.dn.sqrt(self.dn.mul_2exp(self.dn.const_pi(), 1)),
                          self.up.sqrt(self.up.mul_2exp(self.up.const_pi(), 1)))
 
@@ -191,6 +194,38 @@ class Arith:
         e = self.erfc(t)
         return (self.dn.mul_2exp(e[0], -1), self.up.mul_2exp(e[1], -1))
 
+    def ncdf_rel(self, a: Iv) -> Iv:
+        """Phi on an interval, as :meth:`ncdf` (each end to relative accuracy about
+        2^-prec), through the Taylor anchors at a raised precision instead of MPFR's erfc
+        and the continued fraction (each 10-100 times slower at the precisions the order
+        series use). For x <= 0, Phi(x) = Q(-x) >= phi(t) t / (1 + t^2) with t = -x >= 1
+        (Gordon's inequality; Q(t) >= Q(1) > 2^-3 below 1), and for t < 16
+        phi(t) t / (1 + t^2) >= 2^-(0.7214 t^2 + 6.4) (log2(e) / 2 < 0.7214,
+        sqrt(2 pi) < 2^1.33, t / (1 + t^2) >= 1 / (2t) > 2^-5): absolute accuracy
+        2^-(prec + ceil(0.7214 t^2) + 8) is relative 2^-prec. For x > 0, Phi >= 1/2 and
+        absolute accuracy 2^-(prec + 2) is enough. The result is the Taylor enclosure
+        rounded outward to this precision (an enclosure whatever the accuracy: the
+        accuracy is only its width). Beyond |x| = 16 or 512 bits: :meth:`ncdf`."""
+        return (self._ncdf_rel_point(a[0])[0], self._ncdf_rel_point(a[1])[1])
+
+    def _ncdf_rel_point(self, x: mpfr) -> Iv:
+        if not (-TAYLOR_TO < x < TAYLOR_TO):
+            return self._ncdf_point(x)
+        if x > 0:
+            need = self.prec + 2
+        else:
+            t2 = self.up.square(x)
+            need = self.prec + 8 + int(self.up.mul(t2, _RHO)) + 1
+        if need > 512:
+            return self._ncdf_point(x)
+        B = arith(-(-need // 32) * 32)  # a few distinct precisions: cached Ariths
+        dn, up = self.dn, self.up
+        if x > 0:
+            t = B._taylor_q(x)
+            return (dn.sub(1, t[1]), up.sub(1, t[0]))
+        t = B._taylor_q(B.dn.minus(x))  # exact: negation
+        return (dn.add(t[0], 0), up.add(t[1], 0))  # rounded outward to this precision
+
     def ncdf_abs(self, a: Iv) -> Iv:
         """Phi on an interval to *absolute* accuracy about 2^-prec (what a mass rounded
         to units needs), much faster than :meth:`ncdf` where most tails are evaluated:
@@ -216,67 +251,82 @@ class Arith:
         Q(a + d) = Q(a) - phi(a) sum_{k=1..n} (-1)^(k-1) He_{k-1}(a) d^k / k! + R
         around the anchor a = j/16 nearest x (|d| <= 1/32), since
         Q^(k)(x) = -(-1)^(k-1) He_{k-1}(x) phi(x) (He: probabilists' Hermite
-        polynomials). Remainder (Taylor, Lagrange form) with Cramer's inequality
-        |He_n(x)| <= 1.0866 sqrt(n!) e^{x^2/4} (DLMF 18.14.9 for H_n, with
-        He_n(x) = 2^{-n/2} H_n(x / sqrt 2)): |Q^(n+1)| <= 1.0866 sqrt(n!) / sqrt(2 pi)
-        < sqrt(n!) / 2, so |R| <= sqrt(n!) |d|^(n+1) / (2 (n+1)!), with n chosen so
-        that this is below 2^-(prec+2) (:meth:`_anchor`)."""
+        polynomials). Remainder (Taylor, Lagrange form, at some xi between a and x) with
+        Cramer's inequality |He_n(x)| <= 1.0866 sqrt(n!) e^{x^2/4} (DLMF 18.14.9 for H_n,
+        with He_n(x) = 2^{-n/2} H_n(x / sqrt 2)):
+        |Q^(n+1)(xi)| <= 1.0866 sqrt(n!) e^{-xi^2/4} / sqrt(2 pi) < sqrt(n!) e^{-xi^2/4} / 2,
+        so |R| <= sqrt(n!) g_j |d|^(n+1) / (2 (n+1)!) with g_j >= e^{-xi^2/4} for every
+        xi within 1/32 of the anchor (:meth:`_anchor`), and n chosen per anchor so that
+        this is below 2^-(prec+2): far anchors need fewer terms.
+
+        The polynomial is evaluated by one Horner chain on integers in fixed point 2^-P,
+        P >= prec + 8, with the coefficients' lower ends C_k (c_k 2^P in [C_k, C_k + w])
+        and every product floored. Its error against the exact Horner values obeys
+        |e_k| <= |e_{k+1}| |d| + 1 + w (one floor, one coefficient), so with |d| <= 1/32
+        every |e_k| <= (1 + w) 32/31 and the last product (no coefficient added) leaves
+        |e_0| <= (1 + w)/31 + 1 <= w + 2 units of 2^-P: the enclosure is the chain's value
+        widened by w + 2 units and by the remainder (one chain instead of a lower and an
+        upper one: half the work)."""
         # the nearest anchor j/16, in exact integers (so that |d| <= 1/32 holds exactly:
-        # the remainder bound assumes it); d = x - j/16 exactly, as D / 2^E: the Horner
-        # scheme runs on integers in fixed point 2^-P, the lower chain rounded down, the upper up
+        # the remainder bound assumes it); d = x - j/16 exactly, as D / 2^E
         n, den = x.as_integer_ratio()
         j = int((32 * n + den) // (2 * den))
-        Qa, clo, chi, rem, P = self._anchor(j)
+        Qa, clo, err, P = _anchor_at(self.prec, j)
         E = int(den).bit_length() - 1 + 4
         D = int(n) * 16 - j * int(den)
-        lo, hi = clo[-1], chi[-1]
-        for k in range(len(clo) - 2, -2, -1):
-            lo, hi = (lo * D, hi * D) if D >= 0 else (hi * D, lo * D)
-            lo, hi = lo >> E, -((-hi) >> E)
-            if k >= 0:
-                lo, hi = lo + clo[k], hi + chi[k]
-        lo, hi = lo - rem, hi + rem
+        acc = clo[-1]
+        for k in range(len(clo) - 2, -1, -1):
+            acc = ((acc * D) >> E) + clo[k]
+        acc = (acc * D) >> E
         dn, up = self.dn, self.up
-        s_lo = dn.div(mpz(lo), mpz(1) << P)  # one directed rounding of lo 2^-P
-        s_hi = up.div(mpz(hi), mpz(1) << P)
+        two_p = _pow2(P)
+        s_lo = dn.div(mpz(acc - err), two_p)  # one directed rounding of each end times 2^-P
+        s_hi = up.div(mpz(acc + err), two_p)
         return (dn.add(Qa[0], s_lo), up.add(Qa[1], s_hi))
 
     def _anchor(self, j: int):
-        got = self._anchors.get(j)
-        if got is not None:
-            return got
+        """(Q(a) enclosed, the coefficients' lower ends C_1..C_n in units 2^-P, their width w
+        in units, P, G) at a = j/16, n the degree this precision needs (:func:`_degree`).
+
+        g_j = 2^-G with G = floor((2j - 1)^2 / 4096 * 1.4426) (j >= 1): every xi within
+        1/32 of a has xi >= (2j - 1)/32 > 0, so e^{-xi^2/4} <= e^{-((2j-1)/32)^2/4}
+        = 2^{-((2j-1)/32)^2 log2(e) / 4} <= 2^-G, as log2(e) = 1.44269... > 1.4426; j = 0:
+        G = 0 (no factor). Exact integers throughout."""
         a = mpfr(j) / 16  # exact: j has few bits
         A = (a, a)
         Qa = self.neg_ncdf_erfc(a)
         h = (self.dn.mul_2exp(self.dn.square(a), -1), self.up.mul_2exp(self.up.square(a), -1))
         phi = self.div(self.exp(self.neg(h)), self._sqrt2pi)
-        # n: sqrt(n!) (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2), in exact integers
-        n, target = 1, 1 << (self.prec + 2)
-        while True:
-            # bound^2 = n! / (4 (n+1)!^2 32^(2n+2)) <= 2^-2(prec+2)
-            if math.factorial(n) * target * target <= 4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2):
-                break
-            n += 1
+        G = int(Fraction((2 * j - 1) ** 2 * 14426, 4096 * 10000)) if j >= 1 else 0
         P = self.prec + 8
-        rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // (2 * math.factorial(n + 1) * 32 ** (n + 1))) + 1
+        n, _ = _degree(self.prec, G, P)
         he = [(mpfr(1), mpfr(1)), A]
         while len(he) < n:
             k = len(he) - 1
             he.append(self.sub(self.mul(A, he[k]), self.mul(self.q(k), he[k - 1])))
-        clo, chi = [], []
+        clo, w = [], 0
         for k in range(1, n + 1):  # coefficient of d^k: -phi (-1)^(k-1) He_{k-1} / k!
             c = self.div(self.mul(phi, he[k - 1]), self.q(math.factorial(k)))
             if k % 2 == 1:
                 c = self.neg(c)
-            clo.append(floor_int(self.dn.mul_2exp(c[0], P)))
-            chi.append(ceil_int(self.up.mul_2exp(c[1], P)))
-        got = self._anchors[j] = (Qa, clo, chi, rem, P)
-        return got
+            lo_k = floor_int(self.dn.mul_2exp(c[0], P))
+            clo.append(lo_k)
+            w = max(w, ceil_int(self.up.mul_2exp(c[1], P)) - lo_k)
+        return (Qa, clo, w, P, G)
 
     def neg_ncdf_erfc(self, t: mpfr) -> Iv:
-        """Q(t) = erfc(t / sqrt 2) / 2 at a point, by MPFR."""
-        e = self.erfc(self.mul((t, t), self._rsqrt2))
-        return (self.dn.mul_2exp(e[0], -1), self.up.mul_2exp(e[1], -1))
+        """Q(t) = erfc(t / sqrt 2) / 2 at a point t >= 0 (an anchor), by one MPFR erfc instead of two:
+        with [x0, x1] enclosing t / sqrt 2, u = erfc(x0) rounded up is the upper end, and
+        erfc(x0) > next_below(u) (u is the correctly rounded-up value), while erfc falls
+        by at most (2 / sqrt(pi)) e^{-x0^2} (x1 - x0) < 1.1284 e^{-x0^2} (x1 - x0) over
+        [x0, x1], 0 <= x0 (its derivative is -(2 / sqrt(pi)) e^{-x^2}), so next_below(u)
+        minus that, rounded down, is below erfc(x1) <= erfc(t / sqrt 2)."""
+        dn, up = self.dn, self.up
+        x0, x1 = self.mul((t, t), self._rsqrt2)
+        u = up.erfc(x0)
+        slope = up.mul(up.exp(up.minus(dn.square(x0))), _TWO_RSQRT_PI)  # e^{-x0^2} rounded up
+        lo = dn.sub(gmpy2.next_below(u), up.mul(up.sub(x1, x0), slope))
+        return (self.dn.mul_2exp(max(lo, mpfr(0)), -1), self.up.mul_2exp(u, -1))
 
     def upper_tail(self, t: mpfr) -> Iv:
         """Q(t) = 1 - Phi(t) for a point t >= 1, as phi(t) M(t), M the Mills ratio.
@@ -319,6 +369,46 @@ class Arith:
 
     def log2_const(self) -> Iv:
         return self._log2
+
+
+#: the anchors of :meth:`Arith._taylor_q`, shared by every precision of one 64-bit band
+_ANCHORS: dict = {}
+
+
+def _degree(prec: int, G: int, P: int) -> tuple[int, int]:
+    """(n, rem): the least degree n with sqrt(n!) 2^-G (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2)
+    (the Taylor remainder bound of :meth:`Arith._taylor_q`), and that bound in units 2^-P
+    rounded up, in exact integers: bound^2 = n! / (4 (n+1)!^2 32^(2n+2) 2^(2G))."""
+    n, target = 1, 1 << (prec + 2)
+    while math.factorial(n) * target * target > (4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2)) << (2 * G):
+        n += 1
+    rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // ((2 * math.factorial(n + 1) * 32 ** (n + 1)) << G)) + 1
+    return n, rem
+
+
+def _anchor_at(prec: int, j: int):
+    """(Q(a), C_1..C_n, error bound in units 2^-P, P) of the anchor a = j/16 for a Taylor
+    evaluation at ``prec`` bits. The anchor is computed once at the precision rounded up
+    to a multiple of 64 and shared by every precision of that band (the grids of one
+    re-check differ by a few bits; an anchor costs an MPFR erfc and the Hermite
+    recursion); an evaluation at ``prec`` then uses only the degree ``prec`` needs, with
+    that degree's remainder (the coefficients are the same, the Taylor polynomial is
+    truncated earlier). More bits than asked are sound: the anchor's data are enclosures
+    at their own fixed point 2^-P, and the evaluation rounds its result outward to the
+    caller's precision. The error bound is the remainder plus the Horner chain's w + 2."""
+    got = _ANCHORS.get((prec, j))
+    if got is not None:
+        return got
+    band = -(-prec // 64) * 64
+    base = _ANCHORS.get((-band, j))
+    if base is None:
+        if len(_ANCHORS) > 16384:  # bounded memory: anchors are cheap to recompute
+            _ANCHORS.clear()
+        base = _ANCHORS[(-band, j)] = arith(band)._anchor(j)
+    Qa, clo, w, P, G = base
+    n, rem = _degree(prec, G, P)
+    got = _ANCHORS[(prec, j)] = (Qa, clo[:n], rem + w + 2, P)
+    return got
 
 
 @lru_cache(maxsize=256)

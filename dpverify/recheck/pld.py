@@ -35,7 +35,7 @@ import mpmath
 from mpmath import mpf
 
 import gmpy2
-from gmpy2 import mpfr, mpz
+from gmpy2 import mpfr, mpz, next_above
 
 from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
@@ -70,9 +70,10 @@ class IvTails:
     def __call__(self, A: Arith, e: tuple) -> tuple:
         (p0, p1), (q0, q1) = self.fn(A, e)
         # tails are probabilities: intersecting with [0, 1] keeps the enclosure
-        return ((max(p0, mpfr(0)), min(p1, mpfr(1))), (max(q0, mpfr(0)), min(q1, mpfr(1))))
+        return ((max(p0, _Z), min(p1, _O)), (max(q0, _Z), min(q1, _O)))
 
 
+_Z, _O = mpfr(0), mpfr(1)
 _UNIT = ((mpfr(0), mpfr(1)), (mpfr(0), mpfr(1)))  # "somewhere in [0, 1]": sound, only loose
 
 
@@ -87,6 +88,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
     L = mu x - mu^2/2 under the centred law."""
     mu = (Fraction(2) if direction == "replace" else Fraction(1)) / sig
     one_q = Fraction(1) - q
+    remove = direction == "remove"
     consts: dict = {}
 
     def fn(A: Arith, e: tuple) -> tuple:
@@ -97,18 +99,42 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         if q == 1:
             t = A.div(e, M)
             return A.ncdf_abs(A.sub(H, t)), A.ncdf_abs(A.sub(A.neg(t), H))
-        a = A.add(A.expm1(e if direction == "remove" else A.neg(e)), Qr)
-        if a[1] <= 0:
-            full = (mpfr(1), mpfr(1)) if direction == "remove" else (mpfr(0), mpfr(0))
+        # the interval operations of Arith written out on the ends (the same directed
+        # roundings; every knot of every grid comes through here): a = e^{+-e} - 1 + q
+        # At a point e (every grid knot) one MPFR call per function instead of two: the
+        # value rounded down, r, has the exact value in [r, next_above(r)) (MPFR rounds
+        # correctly), and log's upper end follows from its lower one by concavity,
+        # log(b1) <= log(b0) + (b1 - b0) / b0 for 0 < b0 <= b1.
+        dn, up = A.dn, A.up
+        s0 = e[0] if remove else dn.minus(e[1])
+        r = dn.expm1(s0)
+        if e[0] == e[1]:
+            r1 = next_above(r)
+        else:
+            r1 = up.expm1(e[1] if remove else up.minus(e[0]))
+        a0, a1 = dn.add(r, Qr[0]), up.add(r1, Qr[1])
+        if a1 <= 0:
+            full = (_O, _O) if remove else (_Z, _Z)
             return full, full
-        if a[0] <= 0:
+        if a0 <= 0:
             return _UNIT
-        x = A.div(A.add(A.log(A.div(a, Qr)), M2), M)
-        if direction == "remove":
-            qt = A.ncdf_abs(A.neg(x))
-            return A.add(A.mul(Q1, qt), A.mul(Qr, A.ncdf_abs(A.sub(M, x)))), qt
-        pt = A.ncdf_abs(x)
-        return pt, A.add(A.mul(Q1, pt), A.mul(Qr, A.ncdf_abs(A.sub(x, M))))
+        # x = (log(a / q) + mu^2 / 2) / mu with a, q > 0 and mu > 0 (a negative end is
+        # divided by the smaller mu, a positive one by the larger)
+        b0, b1 = dn.div(a0, Qr[1]), up.div(a1, Qr[0])
+        l0 = dn.log(b0)
+        n0 = dn.add(l0, M2[0])
+        n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), M2[1])
+        x = (dn.div(n0, M[1] if n0 >= 0 else M[0]), up.div(n1, M[0] if n1 >= 0 else M[1]))
+        if remove:
+            t = A.ncdf_abs((dn.minus(x[1]), up.minus(x[0])))
+            u = A.ncdf_abs((dn.sub(M[0], x[1]), up.sub(M[1], x[0])))
+        else:
+            t = A.ncdf_abs(x)
+            u = A.ncdf_abs((dn.sub(x[0], M[1]), up.sub(x[1], M[0])))
+        # probabilities: the lower ends clamped at 0 (sound), then products of nonnegatives
+        t0, u0 = max(t[0], _Z), max(u[0], _Z)
+        mix = (dn.add(dn.mul(Q1[0], t0), dn.mul(Qr[0], u0)), up.add(up.mul(Q1[1], t[1]), up.mul(Qr[1], u[1])))
+        return (mix, (t0, t[1])) if remove else ((t0, t[1]), mix)
 
     return IvTails(fn)
 
@@ -240,25 +266,44 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
     pts = [tails(A, A.dyadic(i, m)) for i in range(i0, n + 1)]
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
-    # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation
+    # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
+    # with the interval operations written out on their ends (the same directed roundings
+    # as Arith's; x_t, e^h, e^h - 1 and the tails are >= 0):
+    #   d_t = p_t - x_t q_t + inf (the curve at the knot),
+    #   s_0 = (d_0 - 1) / x_0, s_t = (d_t - d_{t-1}) / (x_{t-1} (e^h - 1)), s_{N} = 0 (slopes),
+    #   up_t = x_t (s_{t+1} - s_t), of which only the upper end is used.
+    dn, up_ctx = A.dn, A.up
     r, em = A.exp(A.dyadic(1, m)), A.expm1(A.dyadic(1, m))
-    xs = [A.exp(A.dyadic(i0, m))]
-    for _ in range(n - i0):
-        xs.append(A.mul(xs[-1], r))
-    ds = [A.add(A.sub(p, A.mul(x, qq)), INF) for (p, qq), x in zip(pts, xs)]
-    one = A.q(1)
-    sl = [A.div(A.sub(ds[0], one), xs[0])]
-    for t in range(1, len(ds)):
-        sl.append(A.div(A.sub(ds[t], ds[t - 1]), A.mul(xs[t - 1], em)))
-    sl.append((mpfr(0), mpfr(0)))
-    up_ctx, dn_ctx = A.up, A.dn
+    i0_lo, i0_hi = INF
     UK = pow2(K)  # multiplying by 2^K is exact (and faster than mul_2exp in gmpy2)
-    up = [max(0, ceil_int(up_ctx.mul(A.mul(xs[t], A.sub(sl[t + 1], sl[t]))[1], UK))) for t in range(len(ds))]
-    up_inf = max(0, ceil_int(up_ctx.mul(ds[-1][1], UK)))
-    lp, lq = [], []
-    for t in range(len(ds) - 1):
-        lp.append(max(0, floor_int(dn_ctx.mul(A.sub(pts[t][0], pts[t + 1][0])[0], UK))))
-        lq.append(max(0, ceil_int(up_ctx.mul(A.sub(pts[t][1], pts[t + 1][1])[1], UK))))
+
+    def over(n0, n1, d0, d1):  # [n0, n1] / [d0, d1] with d0 > 0
+        return (dn.div(n0, d0 if n0 < 0 else d1), up_ctx.div(n1, d1 if n1 < 0 else d0))
+
+    up, lp, lq = [], [], []
+    x0, x1 = A.exp(A.dyadic(i0, m))
+    d_prev = s_prev = x_prev = None
+    for t, ((p0, p1), (q0, q1)) in enumerate(pts):
+        if t:
+            x0, x1 = dn.mul(x0, r[0]), up_ctx.mul(x1, r[1])
+        d0 = dn.add(dn.sub(p0, up_ctx.mul(x1, q1)), i0_lo)
+        d1 = up_ctx.add(up_ctx.sub(p1, dn.mul(x0, q0)), i0_hi)
+        if t == 0:
+            s = over(dn.sub(d0, 1), up_ctx.sub(d1, 1), x0, x1)
+        else:
+            s = over(dn.sub(d0, d_prev[1]), up_ctx.sub(d1, d_prev[0]),
+                     dn.mul(x_prev[0], em[0]), up_ctx.mul(x_prev[1], em[1]))
+            c1 = up_ctx.sub(s[1], s_prev[0])
+            hi = up_ctx.mul(c1, x_prev[1] if c1 >= 0 else x_prev[0])
+            up.append(max(0, ceil_int(up_ctx.mul(hi, UK))))
+            pp, qq = pts[t - 1]
+            lp.append(max(0, floor_int(dn.mul(dn.sub(pp[0], p1), UK))))
+            lq.append(max(0, ceil_int(up_ctx.mul(up_ctx.sub(qq[1], q0), UK))))
+        d_prev, s_prev, x_prev = (d0, d1), s, (x0, x1)
+    c1 = up_ctx.minus(s_prev[0])  # s_N = 0
+    hi = up_ctx.mul(c1, x_prev[1] if c1 >= 0 else x_prev[0])
+    up.append(max(0, ceil_int(up_ctx.mul(hi, UK))))
+    up_inf = max(0, ceil_int(up_ctx.mul(d_prev[1], UK)))
     l_inf = max(0, (inf.numerator << K) // inf.denominator)
     return (i0, up, up_inf), (i0, lp, lq, l_inf)
 

@@ -204,6 +204,10 @@ class _SlowSeries(CouldNotReprove):
     """The fractional-order series did not reach its tolerance within MAX_SERIES_TERMS terms."""
 
 
+#: (precision, order, sigma, rate, i) -> the i-th moment pair of :func:`_ssg_series`, enclosed
+_MOMENTS: dict = {}
+
+
 def _ssg_series(A: Arith, a: Fraction, s: Fraction, q: Fraction, tol: Optional[int]) -> Iv:
     """A_a = E_{x ~ N(0, s^2)}[(1 - q + q e^((2x - 1)/(2 s^2)))^a] at a fractional order a > 0
     (Mironov, Talwar, Zhang 2019 Sec 3.3): split at z1 = s^2 log(1/q - 1) + 1/2, where
@@ -238,11 +242,22 @@ def _ssg_series(A: Arith, a: Fraction, s: Fraction, q: Fraction, tol: Optional[i
     z1 = A.add(A.mul(A.q(s * s), A.log(A.q(1 / q - 1))), A.q(Fraction(1, 2)))
 
     def moment(i: int) -> Iv:
+        # the moments do not depend on the truncation: a cell tried at rising tolerances
+        # (and its neighbours, which share their ends) reuses them
+        key = (A.prec, a, s, q, i)
+        got = _MOMENTS.get(key)
+        if got is None:
+            if len(_MOMENTS) > 1 << 16:
+                _MOMENTS.clear()
+            got = _MOMENTS[key] = _moment(i)
+        return got
+
+    def _moment(i: int) -> Iv:
         j = a - i
         e1 = A.add(A.add(A.mul(A.q(j), l1q), A.mul(A.q(i), lq)), A.div(A.q(i * i - i), two_s2))
-        m1 = A.mul(A.exp(e1), A.ncdf(A.div(A.sub(z1, A.q(i)), S)))
+        m1 = A.mul(A.exp(e1), A.ncdf_rel(A.div(A.sub(z1, A.q(i)), S)))
         e2 = A.add(A.add(A.mul(A.q(i), l1q), A.mul(A.q(j), lq)), A.div(A.q(j * j - j), two_s2))
-        m2 = A.mul(A.exp(e2), A.ncdf(A.div(A.sub(A.q(j), z1), S)))
+        m2 = A.mul(A.exp(e2), A.ncdf_rel(A.div(A.sub(A.q(j), z1), S)))
         return A.add(m1, m2)
 
     i0 = math.floor(a) + 1

@@ -71,6 +71,44 @@ def test_ncdf_continued_fraction_and_taylor_paths(x: str, prec: int) -> None:
         assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)  # absolute accuracy
 
 
+@pytest.mark.parametrize("prec", [53, 150, 172, 250])
+def test_ncdf_abs_at_anchor_edges_and_far_anchors(prec: int) -> None:
+    """The Taylor path of Phi at the points its error bound is tightest for: exactly
+    half-way between two anchors (|d| = 1/32, where the remainder bound is attained
+    as |d|^(n+1)), just inside the edge, and far out (x up to 15.98, where the anchor's
+    e^{-xi^2/4} factor lets the expansion stop earliest), each against mpmath at 1000 bits
+    and no wider than a few units of absolute 2^-prec (one Horner chain widened by its
+    error bound, plus the remainder). Precisions of one 64-bit band share their anchors:
+    172 runs on the anchors computed for 150's band when it comes second."""
+    A = arith(prec)
+    pts = []
+    for j in (0, 1, 7, 40, 96, 160, 200, 254):
+        a = Fraction(j, 16)
+        pts += [a + Fraction(1, 32), a + Fraction(1, 32) - Fraction(1, 2**40), a - Fraction(1, 32) + Fraction(1, 2**50)]
+    for x in pts:
+        if not 0 <= x < 16:
+            continue
+        for v in (x, -x):
+            X = A.q(v)
+            lo, hi = A.ncdf_abs(X)
+            ref = _ref(mpmath.ncdf, v)
+            with mpmath.workprec(HP + 20):
+                assert mpfr_to_mpf(lo) <= ref <= mpfr_to_mpf(hi), (v, prec)
+                assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8), (v, prec)
+
+
+@pytest.mark.parametrize("prec", [53, 128, 192, 320])
+def test_anchor_tail_by_one_erfc(prec: int) -> None:
+    """Q at every anchor j/16 of the Taylor path from one MPFR erfc (rounded up) and the
+    steepest-slope bound for the lower end: it must enclose mpmath's value at 1000 bits
+    and stay within erfc's own conditioning (x^2 units of relative 2^-prec, plus a few)."""
+    A = arith(prec)
+    for j in range(256):
+        lo, hi = A.neg_ncdf_erfc(gmpy2.mpfr(j) / 16)
+        ref = _ref(lambda x: mpmath.ncdf(-x), Fraction(j, 16))
+        _check((lo, hi), ref, prec, units=4 + int(Fraction(j, 16) ** 2 + 2).bit_length())
+
+
 @given(x=st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**9), max_denominator=10**6),
        prec=precs)
 def test_log_log1p_sqrt(x: Fraction, prec: int) -> None:
