@@ -100,6 +100,15 @@ def get_noise_multiplier(**kwargs):
     return opacus_utils.get_noise_multiplier(**kwargs)
 
 
+def test_other_accountants_keep_opacus_own_get_noise_multiplier():
+    """Routing accountant="dpverify" leaves every other accountant on Opacus' bisection:
+    upstream's test_get_noise_multiplier_rdp_epochs value."""
+    z = get_noise_multiplier(target_epsilon=8, target_delta=1e-5, sample_rate=0.04, epochs=90, accountant="rdp")
+    assert z == pytest.approx(1.416, abs=5e-5)
+    with pytest.raises(ValueError, match="EITHER"):
+        get_noise_multiplier(target_epsilon=8, target_delta=1e-5, sample_rate=0.04, accountant="dpverify")
+
+
 def test_get_noise_multiplier_epochs_and_the_upstream_multipliers():
     """test_get_noise_multiplier_{rdp,prv,gdp}_epochs with accountant="dpverify":
     the multiplier certainly meets eps = 8 (Opacus' bisection compares certified
