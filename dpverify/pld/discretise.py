@@ -148,9 +148,12 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
             if abs(x) > 1e6:
                 break
         lo, hi = x - step / 2, x
-        # the ends are used rounded outward to knots: a quarter knot is enough
+        # the ends are used rounded outward to knots: a quarter knot is enough.
+        # The bottom end searches downward (step < 0, so hi < lo): the distance
+        # is |hi - lo| (a signed test stopped the bottom search at once, one
+        # whole first step below the support: 2^(m-1) wasted knots at 2^-m)
         for _ in range(60):
-            if hi - lo <= h / 4:
+            if abs(hi - lo) <= h / 4:
                 break
             mid = (lo + hi) / 2
             if pred(mid) == pred(hi):

@@ -64,3 +64,112 @@ def test_mixture_grid_tails_hold_the_mpmath_tails(sens, probs, direction):
             # mpmath's value to 45 digits (its error far below the balls' radii)
             assert ball_.overlaps(ref_ball + arb(0, float(abs(ref)) * 1e-40 + 1e-300)), (i, direction)
         assert P[k].rad() < 1e-30 and Q[k].rad() < 1e-30
+
+
+def _mp_gauss_tails(sigma, q, direction, eps):
+    """(P(L > eps), Q(L > eps)) of the subsampled Gaussian pair in mpmath, from
+    the closed form (pairs.py's derivation, written again here): L(x) > eps iff
+    x > x_eps (remove) or x < x'_eps (add), x_eps = (log((e^y - 1 + q) / q)
+    + mu^2 / 2) / mu with y = eps (remove) or -eps (add)."""
+    mp = mpmath.mp
+    mu = 1 / mp.mpf(sigma.numerator) * sigma.denominator
+    qq = mp.mpf(q.numerator) / q.denominator
+    sf = lambda t: mp.erfc(t / mp.sqrt(2)) / 2  # noqa: E731
+    if qq == 1:
+        return sf(eps / mu - mu / 2), sf(eps / mu + mu / 2)
+    y = eps if direction == "remove" else -eps
+    a = mp.expm1(y) + qq
+    if a <= 0:
+        return (mp.mpf(1), mp.mpf(1)) if direction == "remove" else (mp.mpf(0), mp.mpf(0))
+    x = (mp.log(a / qq) + mu * mu / 2) / mu
+    if direction == "remove":
+        return (1 - qq) * sf(x) + qq * sf(x - mu), sf(x)
+    return sf(-x), (1 - qq) * sf(-x) + qq * sf(mu - x)
+
+
+GAUSS = [
+    (F(11, 10), F(256, 60000), 11, 0.5),  # MNIST-like: a support end a few knots from 0
+    # the whole range lies within a few q of the support end (x'(eps) ~ 1 / (mu q)):
+    # the blocks split to their end, every knot gets its erfc pair
+    (F(4), F(1, 100), 12, 0),
+    (F(1, 2), F(1, 2), 8, 0.5),
+    (F(2), F(1), 9, 0.9),  # q = 1: the Gaussian mechanism, tails linear in eps
+]
+
+
+@pytest.mark.parametrize("sigma,q,m,share", GAUSS)
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_gaussian_grid_tails_by_taylor_blocks_hold_the_mpmath_tails(sigma, q, m, share, direction, monkeypatch):
+    """Every knot's ball (Taylor blocks with the ball remainder, or one erfc pair
+    where a block is split to its end) holds mpmath's tails at 50 digits, and
+    is at most the block tolerance 2^-(prec - 20) wide; the blocks must
+    actually serve the ``share`` of knots measured when this was written (else
+    this would test the per-knot route only)."""
+    import dpverify.pld.pairs as pairs_mod
+    from dpverify.pld.discretise import grid_range
+
+    served = [0]
+    real = pairs_mod._taylor_block
+
+    def counting(series, h, a, b, c, order, tol):
+        got = real(series, h, a, b, c, order, tol)
+        if got is not None:
+            served[0] += b - a + 1
+        return got
+
+    monkeypatch.setattr(pairs_mod, "_taylor_block", counting)
+    pair = pairs_mod.SubsampledGaussianPair(sigma, q, direction)
+    i0, n = grid_range(pair, m, 1e-12)
+    prec = 150
+    with working_precision(prec):
+        P, Q = pair.tails_at_grid(m, i0, n)
+    assert served[0] >= share * (n - i0 + 1), (served[0], n - i0 + 1)
+    mpmath.mp.dps = 50
+    for i in range(i0, n + 1):
+        p, qv = _mp_gauss_tails(sigma, q, direction, mpmath.mpf(i) / 2 ** m)
+        k = i - i0
+        for ball_, ref in ((P[k], p), (Q[k], qv)):
+            ref_ball = arb(mpmath.nstr(ref, 48)) if ref != 0 else arb(0)
+            assert ball_.overlaps(ref_ball + arb(0, float(abs(ref)) * 1e-46 + 1e-300)), (i, direction)
+            assert ball_.rad() <= arb(2) ** (20 - prec), (i, ball_)
+
+
+def test_taylor_block_remainder_is_the_ball_coefficient():
+    """_taylor_block on g = (exp, log(1 + eps)) against mpmath: inside the
+    radius of convergence every knot's ball holds the value; a block whose
+    ball reaches the singularity of log(1 + eps) at -1 (non-finite
+    coefficients) or whose remainder exceeds tol is refused (None), never
+    returned wide or wrong."""
+    from flint import arb_series
+
+    from dpverify.pld.pairs import _taylor_block
+
+    def series(e, L):
+        t = arb_series([0, 1], prec=L)
+        return (e + t).exp(), (1 + e + t).log()
+
+    mpmath.mp.dps = 50
+    with working_precision(120):
+        h = arb(2) ** -10
+        got = _taylor_block(series, h, -20, 20, 0, 30, arb(2) ** -100)
+        assert got is not None
+        for k, i in enumerate(range(-20, 21)):
+            x = mpmath.mpf(i) / 1024
+            for ball_, ref in zip((got[0][k], got[1][k]), (mpmath.exp(x), mpmath.log1p(x))):
+                assert ball_.overlaps(arb(mpmath.nstr(ref, 45)) + arb(0, 1e-44)), i
+                assert ball_.rad() < 2.0 ** -99
+        # at order 3 the remainder (~ R^4 / 24 = 6e-9 at the ends) is far wider
+        # than arb's rounding: the balls must still hold the values, which only
+        # the ball coefficient of order 4 makes true (the cubic alone misses)
+        low = _taylor_block(series, h, -20, 20, 0, 3, arb(2) ** -20)
+        assert low is not None
+        for k, i in enumerate(range(-20, 21)):
+            x = mpmath.mpf(i) / 1024
+            assert low[0][k].overlaps(arb(mpmath.nstr(mpmath.exp(x), 45)) + arb(0, 1e-44)), i
+        x = mpmath.mpf(20) / 1024
+        cubic = sum(x ** k / mpmath.factorial(k) for k in range(4))
+        assert abs(mpmath.exp(x) - cubic) > 1e-9  # the remainder matters here
+        # the ball around c = -1000 (radius 30 knots) reaches log's singularity at -1
+        assert _taylor_block(series, h, -1030, -970, -1000, 30, arb(2) ** -100) is None
+        # too low an order for the width asked: refused
+        assert _taylor_block(series, h, -20, 20, 0, 4, arb(2) ** -100) is None
