@@ -24,3 +24,18 @@ def _reset_precision():
     yield
     assert ctx.prec == old, "arb working precision leaked out of a computation"
     ctx.prec = old
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_key_outside_home(tmp_path_factory):
+    """The sweep cache's secret key file (dpverify.sweep.cache.key_file) goes
+    to a temporary folder, never into the user's config folder."""
+    from dpverify.sweep.cache import KEY_ENV
+
+    old = os.environ.get(KEY_ENV)
+    os.environ[KEY_ENV] = str(tmp_path_factory.mktemp("dpverify-key") / "cache-key")
+    yield
+    if old is None:
+        os.environ.pop(KEY_ENV, None)
+    else:
+        os.environ[KEY_ENV] = old

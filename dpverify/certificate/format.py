@@ -12,6 +12,7 @@ accidents: anyone can recompute it, so ``verify`` re-derives every number.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import hashlib
 import json
@@ -23,7 +24,8 @@ from ..errors import MalformedCertificate
 
 __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
-           "EVENT_FIELDS", "UNVERIFIABLE_DETAILS"]
+           "EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
+           "BINS_MAX_COMPOSED"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
 #: events.* certificates): verify refuses any other text, since it defines the pairs
@@ -56,6 +58,32 @@ EVENT_FIELDS: dict[str, dict[str, str]] = {
     "self_composed": {"count": "int0", "event": "event"},
     "composed": {"events": "events"},
 }
+
+
+#: work units of the cell proofs verify spends on one gdp.certify / gdp.optimal_mu certificate
+#: (a Laplace cell at 200 bits is one unit; :func:`gdp_cell_weight` for other profiles). The
+#: producer refuses a --margin whose head proof of a first-order profile would need more (the
+#: verifier would answer exit 3), so one number decides on both sides
+GDP_CELL_WORK_CAP = 25000
+#: profiles the re-check proves with the first-order cell test only (not known to be convex in
+#: t = e^eps): its cells are about the producer's, so the producer counts them against the cap
+GDP_FIRST_ORDER_PROFILES = frozenset({"expr", "sgd-example", "icea-example"})
+
+
+def gdp_cell_weight(mechanism: str, refined: bool = False, profile: "str | None" = None) -> float:
+    """Work units of one head cell of the mechanism's profile at 200 bits, relative to Laplace's
+    closed form (measured: Laplace 0.34 ms, pure / approx / rr 0.48, subsampled 0.55, the App B
+    refined examples 0.77, an expression about 0.3 ms plus 0.08 ms per part of its tree): a static
+    estimate, so the cap is reached after the same cells on every machine."""
+    if mechanism == "expr":
+        try:
+            parts = len(list(ast.walk(ast.parse(profile.strip(), mode="eval")))) if isinstance(profile, str) else 1
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            parts = 1
+        return 1.0 + parts / 4
+    if mechanism in ("sgd-example", "icea-example"):
+        return 2.5 if refined else 1.0
+    return {"pure": 1.5, "approx": 1.5, "rr": 1.5, "subsampled": 1.7}.get(mechanism, 1.0)
 
 
 #: result details the second route cannot re-prove (a per-direction enclosure is as
@@ -150,3 +178,13 @@ def check_schema(cert: Any) -> str:
     if errors:
         raise MalformedCertificate(errors[0])
     return cert["format"]
+
+
+#: coefficients of one direction's E-fold composed balls-in-bins loss law (E x the window of one
+#: epoch's loss grid), and of one polynomial power of the one-epoch law (its degree cap times the
+#: number of products): the producer refuses a run whose grids need more, and verify refuses a
+#: certificate whose recorded grids need more before any product (the second route's cost is
+#: proportional to it, so a certificate the producer writes re-checks in bounded time)
+#: (the producer's proposal aims at 2^20 composed points, plus up to about 18 E for the window's
+#: rounding at E <= 10,000 epochs: 5 x 2^18 leaves room for it; about 15 s of CPU per direction here)
+BINS_MAX_COMPOSED = 5 << 18

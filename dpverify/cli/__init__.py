@@ -90,6 +90,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except (OSError, ValueError):
             pass
         return 0
+    except OSError as exc:
+        if exc.filename is None:  # not about a path the user named: a bug
+            return _internal(exc)
+        # the file system refused a path the user gave (a folder under /proc, a full disk,
+        # no permission) after the options were checked: the path and the reason, no traceback
+        print(f"dpverify: error: cannot use {str(exc.filename)[:200]!r}: {exc.strerror or type(exc).__name__}",
+              file=sys.stderr)
+        return 2
     except RecursionError:
         print("dpverify: error: the input is nested too deeply", file=sys.stderr)
         return 2
@@ -98,8 +106,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: never a traceback with exit 1 ("fails")
-        if os.environ.get("DPVERIFY_TRACEBACK"):
-            raise
-        print(f"dpverify: internal error: {type(exc).__name__}: {str(exc)[:300]} "
-              "(a bug; please report it with the command line)", file=sys.stderr)
-        return EXIT_INTERNAL
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    if os.environ.get("DPVERIFY_TRACEBACK"):
+        raise exc
+    print(f"dpverify: internal error: {type(exc).__name__}: {str(exc)[:300]} "
+          "(a bug; please report it with the command line)", file=sys.stderr)
+    return EXIT_INTERNAL

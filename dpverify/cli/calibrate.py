@@ -68,6 +68,13 @@ def _rel_width(args: argparse.Namespace) -> str:
     return f"1e-{V.integer('digits', args.digits, lo=DIGITS_CALIBRATE.lo or 1, hi=DIGITS_CALIBRATE.hi or 6)}"
 
 
+def _statement(ends: dict[str, Any], head: str, clauses: list[tuple[str, str]]) -> str:
+    """The claim's statement: ``head`` (the safe end) and the clause of every other end the
+    certificate records, in order. An end that was not proved (no failing value found within
+    the search) is not named: verify refuses a statement that names an end it cannot read."""
+    return head + "".join(text for name, text in clauses if name in ends)
+
+
 def certificate(cal: Calibration) -> dict[str, Any]:
     """The calibration certificate: inputs define the template and target;
     result.bracket is the claim re-proved end by end by ``verify``."""
@@ -80,8 +87,9 @@ def certificate(cal: Calibration) -> dict[str, Any]:
     if cal.tight:
         if cal.unsafe is not None:
             ends["unsafe"] = cal.unsafe.to_json(t.integer, cal.delta)
-        statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
-                     f"result.ends.safe.value and fails at result.ends.unsafe.value")
+        statement = _statement(ends, f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at "
+                               f"{t.parameter} = result.ends.safe.value",
+                               [("unsafe", " and fails at result.ends.unsafe.value")])
     else:
         # fixed batches: the dominating pair is not known to be tight, so its
         # end is the accountant's limit; the mechanism's failure is proved by
@@ -100,9 +108,10 @@ def certificate(cal: Calibration) -> dict[str, Any]:
         # not written as certified
         for end in ends.values():
             end.pop("delta_at_target", None)
-        statement = (f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at {t.parameter} = "
-                     f"result.ends.safe.value (AFA Cor 32 pair) and fails at result.ends.unsafe.value "
-                     f"(realised pair); the Cor 32 pair exceeds the target at result.ends.pair_limit.value")
+        statement = _statement(ends, f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at "
+                               f"{t.parameter} = result.ends.safe.value (AFA Cor 32 pair)",
+                               [("unsafe", " and fails at result.ends.unsafe.value (realised pair)"),
+                                ("pair_limit", "; the Cor 32 pair exceeds the target at result.ends.pair_limit.value")])
     result = {
         "verdict": "holds",
         "ends": ends,
@@ -133,14 +142,18 @@ def sampled_certificate(cal: Any) -> dict[str, Any]:
         ends["pair_limit"] = cal.pair_limit.to_json(cal.integer)
     E, D = exact_str(cal.target_eps), exact_str(cal.delta)
     if cal.template == "dpsgd-shuffle":
-        statement = (f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value (no-amplification "
-                     "Gaussian) and fails at result.ends.unsafe.value (a concrete dataset pair, max of batch "
-                     "sums); the Gaussian upper bound exceeds the target at result.ends.pair_limit.value")
+        statement = _statement(ends, f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value "
+                               "(no-amplification Gaussian)",
+                               [("unsafe", " and fails at result.ends.unsafe.value (a concrete dataset pair, max "
+                                 "of batch sums)"),
+                                ("pair_limit", "; the Gaussian upper bound exceeds the target at "
+                                 "result.ends.pair_limit.value")])
         source = "no amplification (AFA Thm 10, joint convexity); Chua et al. ICML 2024 Sec 4; data processing"
     else:
-        statement = (f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value and fails at "
-                     "result.ends.unsafe.value (the balls-in-bins pair of Chua et al. AISTATS 2025, realised "
-                     "by a concrete dataset pair, epochs composed by AFA Thm 10)")
+        statement = _statement(ends, f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value",
+                               [("unsafe", " and fails at result.ends.unsafe.value")]) + (
+            " (the balls-in-bins pair of Chua et al. AISTATS 2025, realised by a concrete dataset pair, epochs "
+            "composed by AFA Thm 10)")
         source = "Chua et al. AISTATS 2025 (balls-in-bins pair); AFA Thm 10; data processing"
     result = {"verdict": "holds", "ends": ends, "monotonicity": cal.monotonicity,
               "relative_width": None if cal.rel_width is None else f"{cal.rel_width:.3g}", "pairs": cal.pairs}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from .. import _validate as V
+from ..errors import InvalidParameter
 from ..certificate import quantity_certificate
 from ..gdp import delta_mu, mu_gdp
 from ..vocabulary import MARGIN
@@ -116,6 +118,25 @@ def _mu(args: argparse.Namespace) -> int:
     return 0
 
 
+def _within_verify_cap(name: str, params: dict, head: Any, margin: str) -> None:
+    """Refuse (exit 2, naming --margin) a head proof that ``verify`` could not repeat within its
+    cell cap: profiles not known to be convex in e^eps are re-proved cell by cell with the
+    first-order test, as here, so the cells this proof needed, at the verifier's static cost per
+    cell (:func:`~dpverify.certificate.format.gdp_cell_weight`), must fit
+    :data:`~dpverify.certificate.format.GDP_CELL_WORK_CAP` (what the producer writes, verify accepts)."""
+    from ..certificate.format import GDP_CELL_WORK_CAP, GDP_FIRST_ORDER_PROFILES, gdp_cell_weight
+
+    if name not in GDP_FIRST_ORDER_PROFILES or head.unbounded:
+        return
+    weight = gdp_cell_weight(name, str(params.get("refined", "")).lower() == "true", params.get("profile"))
+    if head.cells * weight > GDP_CELL_WORK_CAP:
+        raise InvalidParameter("margin",
+            f"margin={margin}: the head proof of this {name} profile needed {head.cells} cells, more than "
+            f"verify can re-prove within its cap of {GDP_CELL_WORK_CAP} cell units ({weight:g} units per cell of "
+            "this profile, which is not known to be convex in e^eps, so it is re-proved cell by cell); use a "
+            "larger --margin (ten times larger needs about a third of the cells) or a smaller --eps-h")
+
+
 def _certify(args: argparse.Namespace) -> int:
     from ..gdp.certify import certify_gdp
     from ..mechanisms import build_profile
@@ -123,6 +144,7 @@ def _certify(args: argparse.Namespace) -> int:
     spec = mechanism_spec(args)
     profile = build_profile(spec)
     cert_result = certify_gdp(profile, args.eps_h, args.margin, args.algorithm)
+    _within_verify_cap(spec.name, dict(profile.params()), cert_result.head, args.margin)
     status = cert_result.status
     # result.verdict: is the mechanism mu-GDP for a finite mu? (holds / fails / undecided = head only)
     statement = {

@@ -29,7 +29,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Run a grid file's task over every configuration (docs/guide/sweep.md). Writes "
         "OUT/results.csv, OUT/results.json, OUT/certificates/KEY.json and, when the grid has a "
         "[heatmap] table, OUT/heatmap.png. Certified results are cached by content (folder or "
-        "fsspec URL) and re-checked before reuse; a re-run computes only what is missing. "
+        "fsspec URL) and re-checked before reuse; a re-run computes only what is missing. Each entry "
+        "carries an HMAC tag under a per-user secret key file, created once (mode 0600) at "
+        "$DPVERIFY_CACHE_KEY or else $XDG_CONFIG_HOME/dpverify/cache-key (~/.config/dpverify/cache-key); "
+        "an entry without a valid tag (forged, or from another machine) is served only after the "
+        "independent verifier confirms it. "
         "Exit 0 all certified, 1 some verdict fails (or an oracle row is unsafe), 3 some "
         "configuration undecided or failed, 2 bad input. "
         "Example: dpverify sweep examples/grid-mnist.toml --workers 2",
@@ -43,8 +47,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--cache", metavar="DIR|URL", help="cache folder or fsspec URL (default: OUT/cache)")
     p.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
     p.add_argument("--recheck-cache", action="store_true",
-                   help="also re-derive every cache hit with the independent verifier (slower; "
-                   "use when others can write to the cache)")
+                   help="re-derive every cache hit with the independent verifier, even one whose tag "
+                   "is valid (slower; entries without a valid tag are always re-derived)")
     add_concept(p, TIME_BUDGET.where("sweep", default=None), dest="task_timeout", old=("--task-timeout",),
                 help=f"kill a configuration's computation after SEC seconds (then retry), {TIME_BUDGET.range}; "
                 "default: no limit beyond each task's own time_budget in the grid")

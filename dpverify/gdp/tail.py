@@ -97,8 +97,6 @@ class TailResult:
                     out["limit"] = {"lo": lower_decimal(self.limit, 17), "hi": upper_decimal(self.limit, 17)}
                 else:
                     out["limit"] = {"lo": "inf", "hi": "inf"}
-        if self.gap is not None:
-            out["gap_delta_mu_at_eps_h"] = {"lo": lower_decimal(self.gap, 6), "hi": upper_decimal(self.gap, 6)}
         if self.bridge_to is not None:
             out["bridge_to"] = exact_str(self.bridge_to)
         if self.bridge_breakpoints is not None:

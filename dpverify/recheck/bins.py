@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 
+from ..certificate.format import BINS_MAX_COMPOSED
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int
 from .gdp import exact_input
@@ -47,7 +48,7 @@ _MAX_BATCHES = 100_000
 _MAX_DEGREE = 1 << 21
 _MAX_CELLS = 1 << 16
 _MAX_EPOCHS = 10_000
-_MAX_COMPOSED = 1 << 22
+_MAX_COMPOSED = BINS_MAX_COMPOSED  # the producer's cap (one constant, certificate.format)
 _W_BITS = 200
 
 
@@ -223,11 +224,16 @@ class _Epochs:
         self.A = arith(_PREC)
         self.m, self.E, self.T = loss["m"], run["E"], run["T"]
         self.parts = {}
+        # the work of the E-fold products is about proportional to E x the window (repeated squaring:
+        # the last products dominate); every direction is bounded before the first product
         for d in run["dirs"]:
             lo, hi = loss[f"{d}_lo"], loss[f"{d}_hi"]
             if self.E * (hi - lo + 1) > _MAX_COMPOSED:
-                raise MalformedCertificate(f"result.bins_epochs.loss: E x window = {self.E * (hi - lo + 1)} > "
-                                           f"{_MAX_COMPOSED} (work cap)")
+                raise MalformedCertificate(f"result.bins_epochs.loss: inputs.epochs x the {d} window = "
+                                           f"{self.E * (hi - lo + 1)} > {_MAX_COMPOSED} (the producer's work cap: "
+                                           "it writes no certificate beyond it)")
+        for d in run["dirs"]:
+            lo, hi = loss[f"{d}_lo"], loss[f"{d}_hi"]
             self.parts[d] = self._compose(self._epoch(run, grids[d], d, lo, hi), lo)
 
     def _cells(self, run: Mapping[str, Any], g: Mapping[str, int], ks: list[int], tilt: bool):

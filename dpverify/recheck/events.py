@@ -827,18 +827,36 @@ def _loss_sup(make: Callable, d: str) -> "Fraction | None":
     return Fraction(b, 1 << _SUP_BITS)
 
 
-def _support_end(events: list, d: str) -> "Fraction | None":
+def _loss_sups(events: list, d: str) -> "list | None":
+    """Per event, an upper bound of one step's loss (:func:`_loss_sup`); None when a step is
+    unbounded."""
+    sups = []
+    for make, _ in events:
+        s = _loss_sup(make, d)
+        if s is None:
+            return None
+        sups.append(s)
+    return sups
+
+
+def _support_end(events: list, d: str, sups: "list | None" = None) -> "Fraction | None":
     """sum_i T_i sup L_i: an upper bound of the composed loss under the product of the
     P's (the sum of independent losses is at most the sum of their bounds), so delta(eps)
     is exactly 0 for every eps at or above it (delta(eps) = E_P[(1 - e^(eps - L))_+],
     AFA Lemma 37) and eps(delta) <= it for every delta > 0. None when a step is unbounded."""
-    total = Fraction(0)
-    for make, times in events:
-        s = _loss_sup(make, d)
-        if s is None:
-            return None
-        total += times * s
-    return total
+    sups = _loss_sups(events, d) if sups is None else sups
+    if sups is None:
+        return None
+    return sum((times * s for (_, times), s in zip(events, sups)), Fraction(0))
+
+
+def _floors(events: list, sups: list, end: Fraction, eps: Fraction) -> list:
+    """Per event, the loss c_i = s_i - (end - eps) at or below which one step cannot take part in
+    delta(eps): with that step at L <= c_i and every other at most its bound, the composed loss
+    is <= c_i + end - s_i = eps, where (1 - e^(eps - L))_+ = 0. So near the support end only the
+    top of each step's law matters (three Poisson Laplace steps at eps 4.5e-5 below the end: a
+    window of 4.5e-5 instead of the whole loss range), and the grid can be fine there."""
+    return [s - (end - eps) for s in sups]
 
 
 def _target_or_none(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":
@@ -878,13 +896,16 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
         for d in ([direction] if direction else _DIRS[rel]):
             # a bounded composed loss decides delta = 0 exactly at or past its end, which no
             # grid reaches (the grid's top knot lies up to one cell per step above the end)
-            end = _support_end(events, d) if kind == "eps" or exact is not None else None
+            sups = _loss_sups(events, d) if kind == "eps" or exact is not None else None
+            end = _support_end(events, d, sups) if sups is not None else None
             if end is not None and exact is not None and exact >= end:
                 los.append(mpf(0))
                 his.append(mpf(0))
                 continue
+            floors = _floors(events, sups, end, exact) if kind == "delta" and end is not None and \
+                exact is not None else None
             # a loss range beyond the memory budget fails closed before the work
-            U, L = _compose(events, d, K, tau, budget, m, sides, MAX_KNOTS)
+            U, L = _compose(events, d, K, tau, budget, m, sides, MAX_KNOTS, floors)
             lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
             if kind == "eps" and end is not None and target > 0:
                 hi = min(hi, mpf(end.numerator) / end.denominator)  # dyadic: exact at this precision

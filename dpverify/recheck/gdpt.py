@@ -40,6 +40,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, side, start_bits, fraction_to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
+from ..certificate.format import gdp_cell_weight
 from .limits import MAX_GDP_CELL_WORK, check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
 
@@ -666,13 +667,23 @@ def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[
             return getattr(iv, fid)(args[0])
         raise CouldNotReprove(f"inputs.profile uses {type(node).__name__}: no interval bound")
 
-    def bound(a: Fraction, b: Fraction) -> mpf:
-        with mpmath.workdps(40):
-            # [a, b] from the exact rationals by outward-rounded divisions (not via a nearest mpf)
-            v = ev(tree.body, iv.mpf([(iv.mpf(a.numerator) / a.denominator).a, (iv.mpf(b.numerator) / b.denominator).b]))
-        if isinstance(v, mpmath.ctx_iv.ivmpc) if hasattr(mpmath.ctx_iv, "ivmpc") else False:
-            raise CouldNotReprove("the profile is complex on a cell")
-        return mpf(v.a) if lower else mpf(v.b)
+    def bound(a: Fraction, b: Fraction, prec: int = 133) -> mpf:
+        # mpmath.iv has its own precision (53 bits unless set): at that, f(x) is known to about
+        # 1e-16 only, and a genuine lower end recorded to 17 digits could not be re-proved
+        saved, work = iv.prec, max(prec, 133)
+        try:
+            iv.prec = work
+            with mpmath.workprec(work):
+                # [a, b] from the exact rationals by outward-rounded divisions (not via a nearest mpf)
+                v = ev(tree.body, iv.mpf([(iv.mpf(a.numerator) / a.denominator).a,
+                                          (iv.mpf(b.numerator) / b.denominator).b]))
+                if isinstance(v, mpmath.ctx_iv.ivmpc) if hasattr(mpmath.ctx_iv, "ivmpc") else False:
+                    raise CouldNotReprove("the profile is complex on a cell")
+                # the end read at the interval's own precision: exact (a nearest mpf at a lower
+                # precision would not be a bound)
+                return mpf(v.a) if lower else mpf(v.b)
+        finally:
+            iv.prec = saved
 
     return bound
 
@@ -859,7 +870,7 @@ def _iv_profile(name: str, inputs: Mapping[str, Any], bits: int) -> IvFn:
         up, low = _expr_interval(inputs), _expr_interval(inputs, lower=True)
 
         def ex(A: Arith, e: Fraction) -> Iv:
-            return (A.q(mpf_to_fraction(low(e, e)))[0], A.q(mpf_to_fraction(up(e, e)))[1])
+            return (A.q(mpf_to_fraction(low(e, e, A.prec)))[0], A.q(mpf_to_fraction(up(e, e, A.prec)))[1])
 
         return ex
     raise CouldNotReprove(f"no directed-rounding profile for mechanism {name!r}")
@@ -990,17 +1001,9 @@ class CellWork:
 
 
 def _cell_weight(name: str, inputs: Mapping[str, Any]) -> float:
-    """Units of one cell of the mechanism's profile at 200 bits, relative to Laplace's closed
-    form (measured once: Laplace 0.34 ms, pure / approx / rr 0.48, subsampled 0.55, the App B
-    refined examples 0.77, an expression about 0.3 ms plus 0.08 ms per part of its tree): a
-    static estimate, so the cap is reached after the same cells on every machine."""
-    if name == "expr":
-        text = inputs.get("profile")
-        parts = len(list(ast.walk(ast.parse(text.strip(), mode="eval")))) if isinstance(text, str) else 1
-        return 1.0 + parts / 4
-    if name in ("sgd-example", "icea-example"):
-        return 2.5 if str(inputs.get("refined", "")).lower() == "true" else 1.0
-    return {"pure": 1.5, "approx": 1.5, "rr": 1.5, "subsampled": 1.7}.get(name, 1.0)
+    """Units of one cell of the mechanism's profile (:func:`dpverify.certificate.format.gdp_cell_weight`,
+    the estimate the producer counts its own cells with)."""
+    return gdp_cell_weight(name, str(inputs.get("refined", "")).lower() == "true", inputs.get("profile"))
 
 
 class CellsExhausted(CouldNotReprove):

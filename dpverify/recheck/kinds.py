@@ -32,6 +32,7 @@ docs/reference/certificates.md carries.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
@@ -133,7 +134,13 @@ _ROWS: list[Kind] = [
          hints=("head.argmax", "head.breakpoints", "tail.bridge_to", "tail.bridge_breakpoints"),
          info=_COMMON_INFO + ("head.eps_h", "head.margin", "head.algorithm", "head.profile_evaluations",
                               "head.delta_mu_evaluations", "head.root_isolations", "head.cells",
-                              "head.taylor_cells", "head.closed_form", "tail.kind", "tail.reason")),
+                              "head.taylor_cells", "head.closed_form", "tail.kind", "tail.reason",
+                              # the naive staircase's step D and its own error bound sqrt(2 pi) D
+                              # (GDPT Alg 3): how the producer reached head.enclosure, which is
+                              # re-proved cell by cell whatever they say
+                              "head.grid_step", "head.gap_bound_sqrt2pi_D"),
+         # a head-only answer's gap delta_mu(eps_h) - f(eps_h): no second route re-proves it
+         unverifiable=("tail.gap_delta_mu_at_eps_h",)),
     Kind("dp.profile", P("the mechanism's closed-form profile (GDPT eq. 2, Laplace cdfs, 4-output and rr sums, "
                          "subsampling, App B refinement, interval walk of an expression) in " + _MPFR),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
@@ -305,12 +312,18 @@ def classify_result(kind: Kind, result: Mapping[str, Any], refuse: bool = True) 
     """The certified paths present in ``result``; refuses a field the table
     calls unverifiable (exit 1)."""
     present = _paths(result)
-    for p in present:
-        if p.split(".")[0] in kind.unverifiable and refuse:
-            raise CertificateRejected(
-                f"result.{p}: a number the second route does not re-prove (unverifiable for {kind.name}); "
-                "a certificate must not present it as certified")
+    for p in unverifiable_present(kind, result) if refuse else ():
+        raise CertificateRejected(
+            f"result.{p}: a number the second route does not re-prove (unverifiable for {kind.name}); "
+            "a certificate must not present it as certified")
     return [p for p in present if any(_match(c, p) for c in kind.certified)]
+
+
+def unverifiable_present(kind: Kind, result: Mapping[str, Any]) -> list[str]:
+    """The fields of ``result`` that the row calls unverifiable (a field such as
+    ``directions`` with everything inside it, or a nested one such as
+    ``tail.gap_delta_mu_at_eps_h``)."""
+    return [p for p in _paths(result) if any(_match(u, p) for u in kind.unverifiable)]
 
 
 def check_details(kind: Kind, result: Mapping[str, Any], proved: "frozenset[str]") -> None:
@@ -319,6 +332,40 @@ def check_details(kind: Kind, result: Mapping[str, Any], proved: "frozenset[str]
         if not any(_match(q, p) or p.startswith(q + ".") for q in proved):
             raise CouldNotReprove(f"result.{p} is presented as certified but was not re-proved "
                                   f"by the second route of {kind.name}")
+
+
+#: format-1 names of the verdict, by kind (the 0.1.0 writer's spelling; format 2 writes ``verdict``)
+FORMAT1_VERDICT_NAMES = {"dp.implies": "implies", "dp.rr64": "equals_gdpt_formula", "gdp.certify": "status"}
+
+
+def declared_fields(kind: Kind) -> tuple[str, ...]:
+    """The result paths a certificate of ``kind`` may carry: its enclosure and verdict
+    (where the kind has those routes), and every field its row names as certified,
+    hint, information or unverifiable."""
+    own = (("enclosure",) if kind.lower is not None else ()) + (("verdict",) if kind.verdict is not None else ())
+    return own + kind.certified + kind.hints + kind.info + kind.unverifiable + MIRRORED
+
+
+def check_result_keys(kind: Kind, result: Mapping[str, Any]) -> None:
+    """Refuse (exit 2) a result field that the kind's row does not declare. The schema's
+    result section allows the union of every kind's fields, so a field of another kind
+    (``mu`` or ``upper`` beside a ``gdp.delta`` enclosure, a ``head`` on ``bins.epsilon``)
+    would pass it; no second route reads such a field, so it would be confirmed unread."""
+    declared = declared_fields(kind)
+    alias = FORMAT1_VERDICT_NAMES.get(kind.name)
+    pats = [d.split(".") for d in declared + ((alias,) if alias else ())]
+
+    def known(path: str) -> bool:
+        parts = path.split(".")
+        # a declared field, a container of one (``head`` of ``head.enclosure``), or inside a
+        # field declared whole (``directions.add`` of ``directions``)
+        return any(_match(".".join(p[:len(parts)]), path) if len(p) >= len(parts)
+                   else _match(".".join(p), ".".join(parts[:len(p)])) for p in pats)
+
+    for path in _paths(result):
+        if not known(path):
+            raise MalformedCertificate(
+                f"result.{path}: not a field of {kind.name} (allowed: {', '.join(sorted(set(declared)))})")
 
 
 # --------------------------------------------------------------------------- mechanisms
@@ -673,6 +720,8 @@ EPS_CLAIM_KINDS = frozenset({"replace.claim", "bins.claim", "shuffle.claim"})
 
 #: result fields that repeat an input: a result that says otherwise states something false
 MIRRORED = ("neighboring", "sensitivity_convention", "sampling")
+#: an end of a calibrate.bracket named by its statement ("fails at result.ends.unsafe.value")
+_END_NAME = re.compile(r"result\.ends\.([A-Za-z_]+)\.value")
 
 _SAMPLED_SCHEDULE = frozenset({"noise_multiplier", "dataset_size", "batch_size", "epochs", "sampling",
                                "neighboring"})
@@ -707,4 +756,14 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                                    and _exact(rel["bound"]) == claimed):
             raise CertificateRejected(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
                                       f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
+    if quantity == "calibrate.bracket":
+        # the statement says what holds or fails at each end it names: an end it names must be in
+        # result.ends, where it is re-proved (a deleted end would leave "fails at ..." unproved)
+        statement = claim.get("statement")
+        ends = result.get("ends")
+        named = sorted(set(_END_NAME.findall(statement))) if isinstance(statement, str) else []
+        missing = [n for n in named if not isinstance(ends, Mapping) or n not in ends]
+        if missing:
+            raise MalformedCertificate(f"result.ends.{missing[0]} is missing, but claim.statement names it (a "
+                                       "calibrate.bracket certificate re-proves every end its statement names)")
 

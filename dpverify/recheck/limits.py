@@ -29,6 +29,7 @@ import ast
 import re
 from typing import Any, Mapping
 
+from ..certificate.format import BINS_MAX_COMPOSED, GDP_CELL_WORK_CAP
 from ..errors import CouldNotReprove, MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
@@ -53,14 +54,16 @@ MAX_LAW_ATOMS = 2 * 10**6
 #: argmax (the Laplace profile at eps = 0) under the first-order cell test (expression and App B
 #: profiles: enclosures down to about 1e-8 wide), like log(1 / (hi - sup G_f)) under the
 #: second-order one of the pair profiles (Laplace, pure, approx, rr, subsampled: 1e-12 in ~100 cells)
-MAX_GDP_CELL_WORK = 25000
+MAX_GDP_CELL_WORK = GDP_CELL_WORK_CAP
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
              f"{MAX_EXPR_NODES} parts and nesting depth {MAX_EXPR_DEPTH}, every exp / power argument within "
              f"+-{MAX_EXP_ARGUMENT:.0e} (natural log); exact composition laws up to {MAX_LAW_ATOMS:.0e} atoms, "
              f"gdp.certify / gdp.optimal_mu head proofs up to {MAX_GDP_CELL_WORK} cell units (a Laplace cell "
-             "at 200 bits; other profiles and higher precisions cost more) (beyond: exit 3)")
+             "at 200 bits; other profiles and higher precisions cost more) (beyond: exit 3); balls-in-bins "
+             f"epochs x loss window up to {BINS_MAX_COMPOSED:,} points per direction (the producer's cap; beyond: "
+             "exit 2)")
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _FRACTION = re.compile(r"[-+]?\d+/[-+]?\d+")

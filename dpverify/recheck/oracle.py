@@ -61,9 +61,13 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
         for c in configs:
             if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
                 raise MalformedCertificate("a configuration lacks a field")
-            if c["mechanism"] not in ("subsampled-gaussian", "dpsgd"):
+            if c["mechanism"] not in ("subsampled-gaussian", "dpsgd", "gaussian"):
                 raise MalformedCertificate(f"configuration mechanism {str(c['mechanism'])[:40]!r} is not one "
-                                           "the oracle certifies (allowed: subsampled-gaussian, dpsgd)")
+                                           "the oracle certifies (allowed: subsampled-gaussian, dpsgd, gaussian)")
+            if c["mechanism"] == "gaussian" and exact_input(c, "sampling_rate") != 1:
+                # the plain Gaussian is the subsampled one at rate 1, and only there
+                raise CertificateRejected("a configuration of mechanism 'gaussian' needs sampling_rate 1 "
+                                          f"(got {str(c['sampling_rate'])[:40]})")
             pld_inputs = {k: c[k] for k in ("noise_multiplier", "sampling_rate", "steps", "delta")}
             pld_inputs["neighboring"] = "add-remove"
             re = recheck_epsilon(pld_inputs, {"enclosure": c["certified"]})

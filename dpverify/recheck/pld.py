@@ -197,17 +197,19 @@ def _range_by(above: Callable[[int], bool], below: Callable[[int], bool], cap: i
 
 
 def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
-                max_knots: int = MAX_KNOTS):
+                max_knots: int = MAX_KNOTS, first: "int | None" = None):
     """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
     index range capped at +-``cap`` (the calibration re-check uses finer grids); a range
     of ``max_knots`` points or more fails closed (exit 3) before the work. The masses are
-    proved (:func:`_discretise_iv`)."""
+    proved (:func:`_discretise_iv`). ``first``: the lowest knot index to keep, when it is
+    above the range's own (any range gives sound masses: see :func:`_discretise_iv`)."""
     if not isinstance(tails, IvTails):  # an accept must rest on interval tails
         raise TypeError(f"the PLD re-check discretises interval tails only, not {type(tails).__name__}")
-    return _discretise_iv(tails, K, tau, m, cap, max_knots)
+    return _discretise_iv(tails, K, tau, m, cap, max_knots, first)
 
 
-def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int):
+def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int,
+                   first: "int | None" = None):
     """:func:`_discretise` on interval tails: every mass is an enclosure rounded outward
     to units 2^-K (upper masses and Q-masses up, P-masses of the lower pair down), so the
     integer pairs are proved. Precision K + m + 32 bits: a connect-the-dots mass is a
@@ -227,6 +229,13 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         return A.sub(A.sub(A.q(1), INF), tails(A, A.dyadic(i, m))[0])[1] > tau_f
 
     i0, n = _range_by(above, below, cap)
+    # a raised first knot is as sound as the range's own: the upper pair's first segment is the
+    # chord of the curve from t = 0 (delta = 1) to the first knot, above the curve there by its
+    # convexity in t = e^eps (all the mass below sits at the first knot, a larger loss), and the
+    # lower pair drops the cells below (a coarsening of the pair restricted to fewer cells: each
+    # dropped cell's term (p - e^eps q)_+ >= 0 is only lost)
+    if first is not None and i0 < first < n:
+        i0 = first
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
     pts = [tails(A, A.dyadic(i, m)) for i in range(i0, n + 1)]
@@ -320,14 +329,18 @@ def _power(d, T: int, mul, K: int, budget: int):
 
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
-             max_knots: int = MAX_KNOTS):
+             max_knots: int = MAX_KNOTS, floors: "list | None" = None):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
-    ``sides`` = "upper" or "lower" skips the other one (None in its place)."""
+    ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
+    event, a loss below which one step's mass cannot reach the query (or None): its knots
+    start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is)."""
     want_u, want_l = sides != "lower", sides != "upper"
     ups, lows = None, None
-    for make, T in events:
+    for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
-        u, l = _discretise(tails, K, tau, m, max_knots=max_knots)
+        c = floors[i] if floors is not None else None
+        first = None if c is None else math.floor(c * 2**m) - 1
+        u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
         U = _power(u, T, _mul_upper, K, budget) if want_u else None
         L = _power(l, T, _mul_lower, K, budget) if want_l else None
         ups = U if ups is None else (_mul_upper(ups, U, K, budget) if want_u else None)

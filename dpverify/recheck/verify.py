@@ -418,6 +418,9 @@ def _verify(cert: Any) -> str:
     if recorded is not None and digits is not None:
         _check_width(recorded, digits, enc)
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
+    kinds.check_result_keys(kind, result)
+    if isinstance(claim.get("relation"), dict) and not _verdict_key_present(cert, fmt):
+        raise MalformedCertificate(f"{quantity} states a claim (claim.relation): result.verdict is missing")
     ignored = _unverifiable(kind, result, fmt)
     limits.check_work(quantity, claim, inputs, result)
     kinds.check_agreement(quantity, claim, inputs, result)
@@ -546,7 +549,7 @@ def _unverifiable(kind: "kinds.Kind", result: Mapping[str, Any], fmt: str) -> li
     if fmt != FORMAT_1:
         kinds.classify_result(kind, result)
         return []
-    return [f"result.{k}" for k in kind.unverifiable if k in result]
+    return [f"result.{k}" for k in kinds.unverifiable_present(kind, result)]
 
 
 def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Recheck,

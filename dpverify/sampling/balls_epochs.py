@@ -70,14 +70,16 @@ from typing import Any, Optional
 from flint import arb, fmpz_poly
 
 from .. import _validate as V
+from ..certificate.format import BINS_MAX_COMPOSED
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from . import balls as B
 
 __all__ = ["LossGrid", "enclose_eps", "enclose_delta", "MAX_COMPOSED", "SOURCE"]
 
-#: most coefficients of the E-fold composed polynomial (work bound, checked before any product)
-MAX_COMPOSED = 1 << 22
+#: most coefficients of the E-fold composed polynomial of one direction (work bound, checked
+#: before any product; the verifier's cap, declared once in certificate.format)
+MAX_COMPOSED = BINS_MAX_COMPOSED
 #: bits of the fixed-point weights e^{-Delta} in the hinge sums
 _W_BITS = 200
 #: composed points the proposed loss grid aims at
@@ -265,7 +267,7 @@ def _compose(e: _EpochLaw, E: int, m: int) -> _Composed:
     n = len(e.up)
     if E * n > MAX_COMPOSED:
         raise PrecisionExhausted(f"the {E}-epoch balls-in-bins law needs {E * n} loss-grid points > {MAX_COMPOSED} "
-                                 "(work cap)")
+                                 "(work cap, shared with verify)")
     fin = sum(e.up)
     tot = fin + e.up_inf
     U = B.UNIT_BITS

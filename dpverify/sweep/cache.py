@@ -11,16 +11,26 @@ the certificate JSON Schema, the digest, the dpverify version (see
 ``claim.quantity`` and ``inputs`` are exactly the ones the key was computed
 from (a valid certificate of another configuration, copied under this key,
 is refused). A digest only detects accidents: anyone who can write to the
-cache can forge a self-consistent certificate. ``recheck=True`` therefore
-also runs the independent verifier (:func:`dpverify.recheck.verify.verify_certificate`,
-a second implementation on mpmath) on each hit. A refused entry is a miss:
-the configuration is computed again and the entry overwritten.
+cache can forge a self-consistent certificate. So each entry this machine's
+dpverify writes gets a tag beside it, ``<k>.json.tag``: the HMAC-SHA256 of the
+entry's key and bytes under a per-user secret (:func:`secret_key`, a file
+outside the cache). The tag is not part of the certificate, whose bytes stay
+independent of the secret. Only an entry whose tag verifies is served as it
+is; one with a missing or wrong tag (forged, or written on another machine)
+is served only once the independent verifier
+(:func:`dpverify.recheck.verify.verify_certificate`, a second implementation
+on mpmath) has confirmed it, and is then tagged. ``recheck=True`` runs that
+verifier on every hit, tagged or not. A refused entry is a miss: the
+configuration is computed again and the entry overwritten.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import secrets
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +42,59 @@ from ..certificate.format import FORMAT, compute_digest, schema_errors
 from ..errors import DpverifyError, InvalidParameter
 from .tasks import Plan, cache_key
 
-__all__ = ["Cache", "Lookup"]
+__all__ = ["Cache", "Lookup", "KEY_ENV", "key_file", "secret_key"]
 
 _MAX_ENTRY = 50_000_000  # bytes; a bigger file is not one of ours
+KEY_ENV = "DPVERIFY_CACHE_KEY"
+_KEY_BYTES = 32
+_TAG_DOMAIN = b"dpverify sweep cache entry v1\0"
+_UNTAGGED = "no valid tag (not written by this user's dpverify)"
+
+
+def key_file() -> Path:
+    """Where the cache's secret key lives: ``$DPVERIFY_CACHE_KEY`` if set, else
+    ``$XDG_CONFIG_HOME/dpverify/cache-key`` (``~/.config/dpverify/cache-key``).
+    Outside every cache folder, so that who can write a cache cannot read it."""
+    env = os.environ.get(KEY_ENV)
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "dpverify" / "cache-key"
+
+
+def _key_error(path: Path, why: str) -> InvalidParameter:
+    return InvalidParameter("cache", f"cache key file {str(path)!r}: {why}; set {KEY_ENV} to another path, "
+                            "or run with --no-cache")
+
+
+def secret_key() -> bytes:
+    """This user's secret for cache tags, created once (``secrets``, mode 0600).
+
+    An existing file is used only if it holds exactly 64 hex digits and no one
+    but its owner can read or write it (a key others can read lets them forge
+    tags): anything else is exit 2 naming the file, never a silently new key."""
+    path = key_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise _key_error(path, f"cannot create it ({exc.strerror})") from None
+    else:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(secrets.token_hex(_KEY_BYTES) + "\n")
+    try:
+        shared = os.name == "posix" and path.stat().st_mode & 0o077
+        text = path.read_text(encoding="ascii").strip()
+        key = bytes.fromhex(text)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise _key_error(path, f"unreadable ({getattr(exc, 'strerror', None) or 'not hex'})") from None
+    if shared:
+        raise _key_error(path, "others can read or write it (chmod 600 it)")
+    if len(key) != _KEY_BYTES:
+        raise _key_error(path, f"must hold {2 * _KEY_BYTES} hex digits")
+    return key
 
 
 def _release(version: str) -> tuple[int, ...]:
@@ -61,12 +121,14 @@ def _canonical(x: Any) -> str:
 class Lookup:
     cert: Optional[dict]
     refused: str = ""  # why an existing entry was not used ("" for a plain miss or a hit)
+    rechecked: str = ""  # why a served entry went through the independent verifier ("" if it did not)
 
 
 class Cache:
     def __init__(self, url: str, *, recheck: bool = False) -> None:
         self.url = url
         self.recheck = recheck
+        self._key: Optional[bytes] = None
         self._fs: Any = None
         if "://" in url:
             try:
@@ -87,8 +149,39 @@ class Cache:
     def _path(self, key: str) -> str:
         return f"{self._root}/{key[:2]}/{key}.json"
 
-    def _read(self, key: str) -> Optional[bytes]:
-        path = self._path(key)
+    def _tag(self, key: str, data: bytes) -> str:
+        """HMAC-SHA256 of (key, entry bytes) under :func:`secret_key`: binding the
+        key too means a tagged entry copied under another key is not authentic."""
+        if self._key is None:
+            self._key = secret_key()
+        msg = _TAG_DOMAIN + key.encode("ascii") + b"\0" + data
+        return hmac.new(self._key, msg, hashlib.sha256).hexdigest()
+
+    def _authentic(self, key: str, data: bytes) -> bool:
+        tag = self._read(key, ".json.tag")
+        return tag is not None and hmac.compare_digest(tag.strip(), self._tag(key, data).encode("ascii"))
+
+    def _write(self, path: str, data: bytes) -> None:
+        """Replace ``path`` by ``data`` (atomically on a local folder)."""
+        if self._fs is None:
+            folder = Path(path).parent
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            return
+        tmp = f"{path}.tmp-{os.getpid()}"
+        self._fs.makedirs(self._fs._parent(path), exist_ok=True)
+        self._fs.pipe_file(tmp, data)
+        self._fs.mv(tmp, path)
+
+    def _read(self, key: str, suffix: str = ".json") -> Optional[bytes]:
+        path = self._path(key)[: -len(".json")] + suffix
         try:
             if self._fs is None:
                 p = Path(path)
@@ -103,8 +196,13 @@ class Cache:
         except OSError:
             return None
 
-    def check(self, plan: Plan, data: bytes) -> tuple[Optional[dict], str]:
-        """The certificate in ``data`` if it is a valid entry for ``plan``, else (None, reason).
+    def check(self, plan: Plan, data: bytes) -> tuple[Optional[dict], str, str]:
+        """(certificate, "", why re-checked) if ``data`` is a valid entry for
+        ``plan``, else (None, reason, "").
+
+        Served unchecked only with a valid tag (:meth:`_tag`); without one the
+        independent verifier decides, since anyone who can write the cache can
+        recompute a digest but not the tag.
 
         Which versions are used: an entry of this version (in this version's
         format) after the checks above; an entry of an older release (any format
@@ -115,58 +213,52 @@ class Cache:
         try:
             cert = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            return None, "not JSON"
+            return None, "not JSON", ""
         if not isinstance(cert, dict):
-            return None, "not a certificate (not a JSON object)"
+            return None, "not a certificate (not a JSON object)", ""
         version = cert.get("dpverify")
         older = version != __version__
         if older and not _older_release(version):
-            return None, f"written by dpverify {str(version)[:40]!r}, this is {__version__} (used: this or an older release)"
+            return None, f"written by dpverify {str(version)[:40]!r}, this is {__version__} (used: this or an older release)", ""
         if not older and cert.get("format") != FORMAT:
-            return None, f"not a format-2 certificate (format {str(cert.get('format'))[:40]!r})"
+            return None, f"not a format-2 certificate (format {str(cert.get('format'))[:40]!r})", ""
         errors = schema_errors(cert)
         if errors:
-            return None, f"not a certificate ({errors[0][:160]})"
+            return None, f"not a certificate ({errors[0][:160]})", ""
         if cert.get("digest") != compute_digest(cert):
-            return None, "digest does not match the contents"
+            return None, "digest does not match the contents", ""
         claim = cert.get("claim", {})
         if claim.get("quantity") != plan.quantity or _canonical(cert.get("inputs")) != _canonical(plan.inputs):
-            return None, "its quantity or inputs are not the ones of its key"
+            return None, "its quantity or inputs are not the ones of its key", ""
         if cache_key(claim["quantity"], cert["inputs"]) != plan.key:
-            return None, "stored under a foreign key"
-        if self.recheck or older:
+            return None, "stored under a foreign key", ""
+        why = ("written by an older release" if older else "--recheck-cache" if self.recheck
+               else "" if self._authentic(plan.key, data) else _UNTAGGED)
+        if why:
             from ..recheck.verify import verify_certificate
 
             try:
                 verify_certificate(cert)
             except DpverifyError as exc:
-                return None, f"the independent verifier refused it ({exc})"
-        return cert, ""
+                return None, f"the independent verifier refused it ({exc})", ""
+        return cert, "", why
 
     def get(self, plan: Plan) -> Lookup:
+        """The entry for ``plan`` if it may be served; one that the verifier
+        confirmed for want of a valid tag is tagged, so the next run serves it
+        without the verifier."""
         data = self._read(plan.key)
         if data is None:
             return Lookup(None)
-        cert, why = self.check(plan, data)
-        return Lookup(cert, why)
+        cert, refused, why = self.check(plan, data)
+        if cert is not None and why == _UNTAGGED:
+            self._write(self._path(plan.key) + ".tag", self._tag(plan.key, data).encode("ascii"))
+        return Lookup(cert, refused, why)
 
     def put(self, plan: Plan, cert: Mapping[str, Any]) -> None:
-        """Store ``cert`` under ``plan.key`` (atomically on a local folder)."""
+        """Store ``cert`` under ``plan.key``, then its tag (an entry read between
+        the two has no valid tag yet, so it is re-checked, never trusted)."""
         data = dumps(cert).encode("utf-8")
         path = self._path(plan.key)
-        if self._fs is None:
-            folder = Path(path).parent
-            folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            return
-        tmp = f"{path}.tmp-{os.getpid()}"
-        self._fs.makedirs(self._fs._parent(path), exist_ok=True)
-        self._fs.pipe_file(tmp, data)
-        self._fs.mv(tmp, path)
+        self._write(path, data)
+        self._write(path + ".tag", self._tag(plan.key, data).encode("ascii"))

@@ -66,6 +66,7 @@ class SweepResult:
     seconds: float
     cache_hits: int = 0
     cache_refused: list[str] = field(default_factory=list)
+    cache_rechecked: list[str] = field(default_factory=list)  # served after the independent verifier, and why
     computed: int = 0
     retried: int = 0
 
@@ -188,6 +189,8 @@ def run_sweep(
             look = cache.get(plan)
             if look.refused:
                 result.cache_refused.append(f"{key[:12]}: {look.refused}")
+            if look.rechecked:
+                result.cache_rechecked.append(f"{key[:12]}: {look.rechecked}")
             if look.cert is not None:
                 result.cache_hits += 1
                 certificate_known(key, Outcome("ok", look.cert, seconds=time.monotonic() - t), 0, True)

@@ -29,6 +29,7 @@ def summary(res: SweepResult) -> dict[str, Any]:
         "computed": res.computed,
         "cache_hits": res.cache_hits,
         "cache_refused": res.cache_refused,
+        "cache_rechecked": res.cache_rechecked,
         "retried": res.retried,
         "seconds": round(res.seconds, 3),
     }
@@ -68,6 +69,10 @@ def summary_lines(res: SweepResult) -> list[str]:
              f"computed {res.computed}, cache hits {res.cache_hits}, retried attempts {res.retried}"]
     for note in res.cache_refused[:5]:
         lines.append(f"cache entry refused and recomputed: {note}")
+    for note in res.cache_rechecked[:5]:
+        lines.append(f"cache entry confirmed by the independent verifier, then served: {note}")
+    if len(res.cache_rechecked) > 5:
+        lines.append(f"  ... and {len(res.cache_rechecked) - 5} more confirmed entries (results.json)")
     bad = [r for r in res.rows if r.status != "ok"]
     for r in bad[:10]:
         p = ", ".join(f"{k}={v}" for k, v in r.params.items())

@@ -548,3 +548,14 @@ def test_audit_eps_beyond_every_float_is_a_budget_stop_not_an_internal_error(cap
     code = main(["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
                  "--eps", "1e3000", "--time-budget", "2"])
     assert code == 3 and "internal error" not in capsys.readouterr().err
+
+
+def test_a_folder_the_file_system_refuses_after_the_checks_is_exit_2(capsys):
+    """/proc passes the writable-folder check (it exists and root may write it) but refuses
+    a new folder: that was an internal error (exit 4); it is the path and the reason."""
+    if not Path("/proc").is_dir():
+        pytest.skip("needs a /proc file system")
+    code = main(["reproduce", "--out", "/proc/nonexistent/x", "--only", "gdpt-sec3-eps2"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "/proc/nonexistent" in err and "internal error" not in err

@@ -298,3 +298,68 @@ def test_forged_delta_zero_below_the_support_end_is_refused():
     bad["digest"] = compute_digest(bad)
     with pytest.raises(CertificateRejected):
         verify_certificate(bad, budget_seconds=300)
+
+
+def _lap3_delta_mpmath(eps: str) -> mpmath.mpf:
+    """delta(eps) of LAP3 (remove direction; the add direction's loss ends at 3 log(1/(1 - q + q
+    e^-2)) = 0.59, far below) within 1e-30 absolute, by quadrature near the end. One step under
+    P = (1-q) Lap(0, b) + q Lap(1, b), Q = Lap(0, b), b = 1/2: L(x) = log(1 - q + q e^((|x| - |x-1|)/b)),
+    an atom at z = log(1 - q + q e^2) of mass p = P(x >= 1) = (1-q) e^-2 / 2 + q / 2, and for x in
+    (0, 1) L(x) = log(1 - q + q e^((2x-1)/b)) with the mixture density of x. delta(eps) =
+    E[(1 - e^(eps - L1 - L2 - L3))_+] (AFA Lemma 37) splits by the number k of steps at the atom:
+    k = 3 in closed form, k = 2 and k = 1 by (nested) quadrature over the x above the inverse of
+    L; k = 0 needs all three continuous losses within g = 3z - eps of z: at most (dens g)^3 g,
+    below 1e-30 for g < 1e-3."""
+    with mpmath.workdps(40):
+        q, b, E = mpmath.mpf("0.2"), mpmath.mpf("0.5"), mpmath.mpf(eps)
+        z = mpmath.log(1 - q + q * mpmath.e ** 2)
+        p = (1 - q) * mpmath.exp(-2) / 2 + q / 2
+
+        def L(x):
+            return mpmath.log(1 - q + q * mpmath.exp((2 * x - 1) / b))
+
+        def dens(x):
+            return (1 - q) * mpmath.exp(-x / b) / (2 * b) + q * mpmath.exp(-(1 - x) / b) / (2 * b)
+
+        def inv(v):  # the x in (0, 1) with L(x) = v
+            return (b * mpmath.log((mpmath.exp(v) - 1 + q) / q) + 1) / 2
+
+        def inner(x1):
+            lo = inv(E - z - L(x1))
+            return mpmath.quad(lambda x2: (1 - mpmath.exp(E - z - L(x1) - L(x2))) * dens(x2), [lo, 1]) if lo < 1 else 0
+
+        a = inv(E - 2 * z)
+        k3 = p**3 * (1 - mpmath.exp(E - 3 * z))
+        k2 = 3 * p**2 * mpmath.quad(lambda x: (1 - mpmath.exp(E - 2 * z - L(x))) * dens(x), [a, 1])
+        k1 = 3 * p * mpmath.quad(lambda x1: inner(x1) * dens(x1), [a, 1])
+        return k3 + k2 + k1
+
+
+@pytest.mark.parametrize("eps", ["2.469", "2.4696"])
+def test_delta_just_below_the_support_end_verifies_and_a_moved_one_is_refused(eps, tmp_path, capsys):
+    """Three Poisson Laplace steps at eps 4.5e-5 below the composed loss's end: the producer's
+    certificate took verify 74 s of CPU (the atom at the top of each step's loss, spread over a
+    cell per step, asked for grids of a million knots). Only the top g = end - eps of each step's
+    law can reach delta(eps), so the re-check's knots start there (a window of g, not the whole
+    range): verify accepts it, and an enclosure moved off the truth by relative 1e-6 is refused."""
+    import json
+
+    from dpverify.cli import main
+
+    doc = tmp_path / "lap3.json"
+    doc.write_text(json.dumps(LAP3))
+    assert main(["audit", "dpsgd", "--events", str(doc), "--eps", eps, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    truth = _lap3_delta_mpmath(eps)
+    enc = cert["result"]["enclosure"]
+    assert mpmath.mpf(enc["lo"]) <= truth <= mpmath.mpf(enc["hi"])
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cert))
+    assert main(["verify", str(path)]) == 0
+    capsys.readouterr()
+    for factor in (1 + mpmath.mpf(10) ** -6, 1 - mpmath.mpf(10) ** -6):  # off the truth, as wide as recorded
+        lo = truth * factor if factor > 1 else truth * factor - (mpmath.mpf(enc["hi"]) - mpmath.mpf(enc["lo"]))
+        hi = lo + (mpmath.mpf(enc["hi"]) - mpmath.mpf(enc["lo"])) if factor > 1 else truth * factor
+        path.write_text(json.dumps(_moved(cert, lo, hi)))
+        assert main(["verify", str(path)]) == 1, factor
+        assert "REFUSED" in capsys.readouterr().err

@@ -308,3 +308,31 @@ def test_forged_bridge_is_rejected(capsys):
     forged["digest"] = compute_digest(forged)
     with pytest.raises(CertificateRejected):
         verify_certificate(forged)
+
+
+def test_expr_certificate_verifies_or_its_margin_is_refused(capsys, tmp_path):
+    # what the producer writes, verify accepts: an expression profile's head proof is re-done cell by
+    # cell (first-order test: an expression is not known to be convex in e^eps), so the producer
+    # refuses a --margin whose proof needs more cells than verify's cap allows (exit 2, naming
+    # --margin), and what it writes verifies (exit 0)
+    prof = "0.5*exp(-eps**2)"
+    argv = ["gdp", "certify", "--mechanism", "expr", "--profile", prof, "--eps-h", "2"]
+    code, cert = _cert(capsys, *argv, "--margin", "1e-6")
+    assert code == 3 and cert["result"]["status"] == "head only"  # the tail of an expression is not proved
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cert))
+    assert main(["verify", str(path)]) == 0
+    capsys.readouterr()
+    # independent route: G_f at the recorded argmax by mpmath at 50 digits (the mu with
+    # delta_mu(x) = f(x), GDPT eq. 2) lies in the enclosure, whose lower end is recorded to 17
+    # digits (the re-check's interval evaluation of the expression must resolve them)
+    with mpmath.workdps(50):
+        x = mpf(Fraction(cert["result"]["head"]["argmax"]).numerator) / Fraction(cert["result"]["head"]["argmax"]).denominator
+        fx = mpf("0.5") * mpmath.exp(-x**2)
+        dmu = lambda m: mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+        g = mpmath.findroot(lambda m: dmu(m) - fx, mpf("1.44"))
+        enc = cert["result"]["head"]["enclosure"]
+        assert mpf(enc["lo"]) <= g <= mpf(enc["hi"])
+    assert main([*argv, "--margin", "1e-7", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "--margin" in err and "verify" in err and "cells" in err

@@ -79,7 +79,6 @@ def test_gdpt_thm_4_5_slope_bound(eps, delta):
     # enclosure of the derivative over the whole mu enclosure
     verdict, slope = check_thm45(eps, delta)
     assert verdict.holds, verdict.reason
-    mu = mu_gdp(eps, delta)
     record(
         verdict_certificate(
             quantity="gdp.thm4.5",
@@ -89,7 +88,6 @@ def test_gdpt_thm_4_5_slope_bound(eps, delta):
             verdict=verdict,
             enclosure=slope,
             algorithm="Mills-ratio form of the implicit derivative over the mu enclosure",
-            extra_result={"mu": mu.to_json()},
         )
     )
 

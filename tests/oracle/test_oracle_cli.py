@@ -105,3 +105,30 @@ def test_input_row_reporting_inf_is_classified_returned_inf(tmp_path, capsys):
     (row,) = cert["result"]["rows"]
     assert row["verdict"] == "returned-inf" and row["reported"] == "inf"
     assert "confirmed" in verify_certificate(cert)
+
+
+def test_a_plain_gaussian_row_verifies(tmp_path):
+    """`oracle --help` offers mechanism 'gaussian'; its certificate was refused by verify
+    (only the subsampled mechanism was allowed there). Independent route: the Gaussian
+    with sigma 5 composed 3 times is mu-GDP with mu = sqrt(3)/5 (GDPT Cor 3.3), whose
+    eps(1e-5) solves delta_mu(eps) = 1e-5 (GDPT eq. 2), here by mpmath at 40 digits."""
+    import mpmath
+
+    f = tmp_path / "rows.csv"
+    f.write_text(HEADER + "mine,gaussian,5,1,3,1e-5,2\n")
+    cert_path = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(f), "--digits", "3", "--certificate", str(cert_path)]) == 0
+    cert = json.loads(cert_path.read_text())
+    assert "confirmed" in verify_certificate(cert)
+    with mpmath.workdps(40):
+        mu = mpmath.sqrt(3) / 5
+        dmu = lambda e: mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)  # noqa: E731
+        eps = mpmath.findroot(lambda e: dmu(e) - mpmath.mpf("1e-5"), 1.3)
+        enc = cert["result"]["configs"][0]["certified"]
+        assert mpmath.mpf(enc["lo"]) <= eps <= mpmath.mpf(enc["hi"])
+    # the plain Gaussian is the subsampled one at rate 1 only
+    forged = copy.deepcopy(cert)
+    forged["result"]["configs"][0]["sampling_rate"] = "1/2"
+    forged["digest"] = compute_digest(forged)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(forged)

@@ -71,3 +71,84 @@ def test_a_result_relation_other_than_the_inputs_is_refused(name):
 @pytest.mark.parametrize("name", ["replace-claim", "bins-claim", "shuffle-claim", "bins-epsilon", "shuffle-delta"])
 def test_the_genuine_fixtures_still_verify(name):
     assert outcome(_load(name)) == 0
+
+
+# A field of another kind beside a genuine result (an adversarial review had these confirmed:
+# the schema's result section is the union of every kind's fields, and no re-checker reads a
+# field its kind does not have). Each value is false for the certificate's inputs (gdp.delta
+# at mu = 1 has no mu of 5, and its delta is not below 1e-99), so refusal is the only answer.
+@pytest.mark.parametrize("name, field, value", [
+    ("gdp-delta", "mu", {"lo": "5", "hi": "6"}),
+    ("gdp-delta", "upper", {"lo": "0", "hi": "1e-99"}),
+    ("bins-epsilon", "lower", {"lo": "5", "hi": "6"}),
+    ("bins-epsilon", "head", {"enclosure": {"lo": "5", "hi": "6"}}),
+    ("shuffle-epsilon", "upper", {"lo": "0", "hi": "0.001"}),
+    ("replace-epsilon", "rho", {"lo": "5", "hi": "6"}),
+    ("pld-epsilon", "mu", {"lo": "5", "hi": "6"}),
+    ("calibrate-bracket", "rows", []),
+    ("gdp-certify-laplace", "lower", {"lo": "3", "hi": "4"}),
+])
+def test_a_field_of_another_kind_is_refused(name, field, value):
+    cert = _load(name)
+    assert field not in cert["result"]
+    assert outcome(_edit(cert, lambda c: c["result"].__setitem__(field, value))) == 2
+
+
+def test_a_field_inside_a_declared_one_is_refused():
+    # gdp.certify declares head.enclosure, head.argmax, ...; head.upper is none of them
+    cert = _load("gdp-certify-laplace")
+    assert outcome(_edit(cert, lambda c: c["result"]["head"].__setitem__("upper", {"lo": "0", "hi": "1"}))) == 2
+
+
+def test_a_format1_label_does_not_admit_fields_the_kind_never_had():
+    # replace.epsilon never carried per-direction enclosures (format 1 or 2); relabelled as a
+    # 0.1.0 certificate with a made-up directions.add, it must not be confirmed
+    cert = _load("replace-epsilon")
+
+    def relabel(c):
+        c["format"] = "dpverify-certificate/1"
+        c["result"]["directions"] = {"add": {"lo": "0", "hi": "0.001"}}
+    assert outcome(_edit(cert, relabel)) in (1, 2)
+
+
+@pytest.mark.parametrize("name", ["replace-claim", "shuffle-claim", "bins-claim", "pld-claim", "events-claim"])
+def test_a_claim_without_its_verdict_is_malformed(name):
+    cert = _load(name)
+    assert outcome(_edit(cert, lambda c: c["result"].pop("verdict"))) == 2
+
+
+def test_an_unverifiable_nested_field_is_refused_in_format_2():
+    # a head-only answer's gap delta_mu(eps_h) - f(eps_h) is re-proved by no route: the writer
+    # leaves it out and format 2 refuses it (format 1 names it as not confirmed)
+    cert = _load("gdp-certify-laplace")
+    forged = _edit(cert, lambda c: c["result"]["tail"].__setitem__("gap_delta_mu_at_eps_h", {"lo": "1", "hi": "2"}))
+    assert outcome(forged) == 1
+
+
+@pytest.mark.parametrize("name, end", [("calibrate-bracket", "unsafe"), ("calibrate-shuffle-sigma", "unsafe"),
+                                       ("calibrate-shuffle-sigma", "pair_limit"), ("calibrate-bins-sigma", "unsafe")])
+def test_a_calibrate_end_the_statement_names_cannot_be_deleted(name, end, tmp_path, capsys):
+    # the statement says "... fails at result.ends.unsafe.value" (or "exceeds the target at
+    # result.ends.pair_limit.value"); with that end deleted nothing re-proves the failure it
+    # states, so verify must refuse it (exit 2, naming the end) before any re-derivation
+    from dpverify.cli import main
+
+    cert = _load(name)
+    assert f"result.ends.{end}.value" in cert["claim"]["statement"]
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(_edit(cert, lambda c: c["result"]["ends"].pop(end))))
+    assert main(["verify", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"result.ends.{end} is missing" in err and "claim.statement names it" in err
+
+
+def test_a_calibrate_statement_without_the_end_states_less_and_verifies():
+    # the control: the same deletion with the statement's clause removed too states only what
+    # the remaining ends prove (the Poisson fixture's safe end), and is accepted
+    cert = _load("calibrate-bracket")
+
+    def drop(c):
+        c["result"]["ends"].pop("unsafe")
+        c["claim"]["statement"] = c["claim"]["statement"].split(" and fails at")[0]
+
+    assert outcome(_edit(cert, drop)) == 0

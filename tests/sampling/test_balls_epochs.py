@@ -251,3 +251,30 @@ def test_one_epoch_through_the_loss_law_meets_the_one_epoch_enclosure():
     b = BE.enclose_delta(r, "1", grids=_small(r), points=_PTS)
     assert Fraction(b["lo"]) <= Fraction(a["hi"]) and Fraction(a["lo"]) <= Fraction(b["hi"])
     assert Fraction(b["hi"]) - Fraction(b["lo"]) <= Fraction(b["hi"]) / 5  # tiny test grids: about 11%
+
+
+@pytest.mark.parametrize("epochs", ["100", "136"])
+def test_raised_epochs_are_refused_before_any_product(epochs, capsys, tmp_path):
+    # a 2-epoch certificate with inputs.epochs raised: the recorded loss window (m = 12, about
+    # 16,000 points per epoch here) times E is beyond the one cap producer and verify share
+    # (E x window: 100 x 16,239 = 1,623,900 > 5 x 2^18), so verify answers exit 2 at once, before
+    # the E-fold products (which took 33-50 s to end at exit 1 or 3); the producer refuses the same
+    from dpverify.certificate.format import BINS_MAX_COMPOSED
+    from dpverify.errors import PrecisionExhausted
+    from dpverify.sampling import balls_epochs as BE
+
+    base = ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "4", "--dataset-size", "2",
+            "--batch-size", "1", "--epochs", "2", "--eps", "0.25"]
+    path = tmp_path / "c.json"
+    assert main(base + ["--certificate", str(path)]) == 0
+    cert = json.loads(path.read_text())
+    loss = cert["result"]["bins_epochs"]["loss"]
+    window = max(loss["remove_hi"] - loss["remove_lo"], loss["add_hi"] - loss["add_lo"]) + 1
+    assert int(epochs) * window > BINS_MAX_COMPOSED  # the derivation above, from the recorded hint
+    path.write_text(json.dumps(_forge(cert, ["inputs", "epochs"], epochs)))
+    capsys.readouterr()
+    assert main(["verify", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "inputs.epochs x the" in err and "work cap" in err
+    with pytest.raises(PrecisionExhausted, match="work cap"):  # the producer's side of the same constant
+        BE._compose(BE._EpochLaw(0, [1] * window, 0, [1] * window), int(epochs), 12)

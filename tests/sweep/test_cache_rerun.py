@@ -37,7 +37,7 @@ def test_grid_mnist_rerun_is_served_from_the_cache(tmp_path, capsys):
     first = sweep(EXAMPLE, tmp_path / "a", tmp_path / "cache", "--workers", "2")
     assert first["configurations"] == 27 and first["computed"] == 27 and first["cache_hits"] == 0
     again = sweep(EXAMPLE, tmp_path / "b", tmp_path / "cache", "--workers", "2")
-    assert again["cache_refused"] == []
+    assert again["cache_refused"] == [] and again["cache_rechecked"] == []  # every entry's tag verified
     assert again["cache_hits"] == 27
     assert again["computed"] <= first["computed"] // 10  # under 10% of the first run's work (here: none)
     assert certs(tmp_path / "b") == certs(tmp_path / "a")
@@ -62,6 +62,92 @@ def _next_release(monkeypatch) -> str:
     return nxt
 
 
+def _first_run_then_forge(grid: Path, tmp_path: Path, hi: str) -> None:
+    """Sweep into ``a``, then move the first entry's enclosure to [0.01, hi] and
+    recompute its digest (what anyone with write access to the cache can do)."""
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    entry = _entries(tmp_path / "cache")[0]
+    forged = json.loads(entry.read_text())
+    forged["result"]["enclosure"] = {"lo": "0.01", "hi": hi}
+    forged["digest"] = compute_digest(forged)
+    entry.write_text(dumps(forged))
+
+
+def test_forged_entry_with_recomputed_digest_is_not_served(tmp_path, grid):
+    """The forger rewrites the enclosure and recomputes the digest, but cannot
+    compute the tag: the verifier refuses the entry and the row shows the
+    enclosure computed afresh (the first run's, byte for byte)."""
+    _first_run_then_forge(grid, tmp_path, "0.02")
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"]) == (1, 1)
+    assert "independent verifier refused" in again["cache_refused"][0]
+    assert _rows(tmp_path / "b") == _rows(tmp_path / "a")
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+    assert b'"0.02"' not in b"".join(certs(tmp_path / "b").values())
+
+
+def _rows(out: Path) -> list[tuple]:
+    return [(r["lo"], r["hi"], r["verdict"]) for r in json.loads((out / "results.json").read_text())["rows"]]
+
+
+def test_untagged_genuine_entry_is_rechecked_served_and_tagged(tmp_path, grid):
+    """A genuine entry without its tag (as from another machine's cache) is
+    served once the independent verifier confirms it, and tagged: the run after
+    serves it with no verifier and no computation."""
+    first = sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    assert first["computed"] == 2
+    tag = Path(str(_entries(tmp_path / "cache")[0]) + ".tag")
+    tag.unlink()
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"], again["cache_refused"]) == (2, 0, [])
+    assert len(again["cache_rechecked"]) == 1 and "no valid tag" in again["cache_rechecked"][0]
+    assert tag.is_file()
+    third = sweep(grid, tmp_path / "c", tmp_path / "cache", "--workers", "1")
+    assert (third["cache_hits"], third["computed"], third["cache_rechecked"]) == (2, 0, [])
+    assert certs(tmp_path / "c") == certs(tmp_path / "b") == certs(tmp_path / "a")
+
+
+def test_entries_tagged_under_another_key_are_rechecked(tmp_path, grid, monkeypatch):
+    """Another user's (or machine's) secret key: its tags do not verify here."""
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    monkeypatch.setenv(cache_module.KEY_ENV, str(tmp_path / "other-key"))
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"], len(again["cache_rechecked"])) == (2, 0, 2)
+    assert (tmp_path / "other-key").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_tag_copied_from_another_entry_does_not_authenticate(tmp_path, grid):
+    """The tag binds the key and the bytes: entry and tag copied together under
+    another key are refused (foreign key), a tag copied alone does not verify."""
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    e0, e1 = _entries(tmp_path / "cache")
+    Path(str(e0) + ".tag").write_bytes(Path(str(e1) + ".tag").read_bytes())
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"], len(again["cache_rechecked"])) == (2, 0, 1)
+
+
+@pytest.mark.parametrize("content, mode, why", [
+    ("ab" * 32 + "\n", 0o644, "others can read"),
+    ("not hex\n", 0o600, "unreadable"),
+    ("ab" * 16 + "\n", 0o600, "64 hex digits"),
+])
+def test_a_bad_key_file_is_exit_2_naming_it(tmp_path, grid, monkeypatch, capsys, content, mode, why):
+    key = tmp_path / "key"
+    key.write_text(content)
+    key.chmod(mode)
+    monkeypatch.setenv(cache_module.KEY_ENV, str(key))
+    code = main(["sweep", str(grid), "--out", str(tmp_path / "o"), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and str(key) in err and why in err
+    assert key.read_text() == content  # never replaced
+
+
+def test_no_cache_creates_no_key(tmp_path, grid, monkeypatch):
+    monkeypatch.setenv(cache_module.KEY_ENV, str(tmp_path / "key"))
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "o"), "--workers", "1", "--no-cache"]) == 0
+    assert not (tmp_path / "key").exists()
+
+
 def test_next_release_uses_this_release_entries_after_the_recheck(tmp_path, grid, monkeypatch):
     first = sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     assert first["computed"] == 2
@@ -74,12 +160,7 @@ def test_next_release_uses_this_release_entries_after_the_recheck(tmp_path, grid
 def test_next_release_refuses_a_forged_older_entry(tmp_path, grid, monkeypatch):
     """Without --recheck-cache, an older entry still goes through the independent
     verifier: a forgery with a recomputed digest is recomputed, not served."""
-    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
-    entry = _entries(tmp_path / "cache")[0]
-    forged = json.loads(entry.read_text())
-    forged["result"]["enclosure"] = {"lo": "0.01", "hi": "0.011"}
-    forged["digest"] = compute_digest(forged)
-    entry.write_text(dumps(forged))
+    _first_run_then_forge(grid, tmp_path, "0.011")
     _next_release(monkeypatch)
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
     assert (again["cache_hits"], again["computed"]) == (1, 1)

@@ -142,12 +142,15 @@ def test_cache_entries_are_distrusted(tmp_path, grid):
     forged["digest"] = compute_digest(forged)
     _entry(cache_dir, k2).write_text(dumps(forged))
     res = run_sweep(grid, SequentialExecutor(), tmp_path / "b", cache=Cache(str(cache_dir)))
-    assert len(res.cache_refused) == 2 and res.computed == 2
-    assert res.rows[2].hi == "0.011"  # digest + schema checks cannot catch a forger (docs/guide/sweep.md)
-    # --recheck-cache: the independent verifier refuses the forgery; recomputed and overwritten
-    res = run_sweep(grid, SequentialExecutor(), tmp_path / "c", cache=Cache(str(cache_dir), recheck=True))
-    assert res.computed == 1 and "independent verifier refused" in res.cache_refused[0]
+    # the digest is consistent, but the forger cannot recompute the entry's tag: the independent
+    # verifier gets it, refuses it, and the configuration is recomputed
+    assert len(res.cache_refused) == 3 and res.computed == 3
+    assert "independent verifier refused" in res.cache_refused[2]
     assert res.rows[2].hi == first.rows[2].hi
+    # --recheck-cache: every hit, tagged or not, goes through the verifier; all pass now
+    res = run_sweep(grid, SequentialExecutor(), tmp_path / "c", cache=Cache(str(cache_dir), recheck=True))
+    assert (res.computed, res.cache_hits, res.cache_refused) == (0, 6, [])
+    assert len(res.cache_rechecked) == 6 and all("--recheck-cache" in n for n in res.cache_rechecked)
 
 
 def test_timeout_is_retried_then_an_error_row_and_the_grid_completes(tmp_path):
