@@ -36,6 +36,7 @@ __all__ = [
     "DATASET_SIZE",
     "DPSGD_SCHEDULE",
     "EPOCHS",
+    "EVENTS",
     "NEIGHBORING",
     "NEIGHBORING_CALIBRATE",
     "SAMPLING",
@@ -229,9 +230,27 @@ NEIGHBORING_CALIBRATE = NEIGHBORING.where(
     help="the neighbouring relation",
 )
 
+# --------------------------------------------------------------------------- event trees
+
+#: the library takes one event tree (``epsilon(event, ...)``); the command line reads it
+#: from a file, whose name is plural because the tree composes many events
+EVENTS = Concept(
+    key="event", flag="--events", metavar="FILE",
+    range="a JSON file",
+    default=None,
+    help="JSON event file: a DpEvent-style tree (docs/guide/events.md; schema "
+    "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
+    "{\"type\": \"self_composed\", \"count\": 1000, \"event\": {\"type\": "
+    "\"sampled_without_replacement\", \"source_dataset_size\": 60000, \"sample_size\": 256, "
+    "\"event\": {\"type\": \"gaussian\", \"noise_multiplier\": \"1.1\"}}}}; unknown or "
+    "missing keys are refused (exit 2), nothing defaults",
+    library_aliases=("events",),
+)
+
 #: every concept once (variants share their concept's names)
 CONCEPTS: tuple[Concept, ...] = (DIGITS, RELATIVE_WIDTH, MARGIN, TIME_BUDGET, STEPS, SAMPLING_RATE,
-                                 NOISE_MULTIPLIER, DATASET_SIZE, BATCH_SIZE, EPOCHS, SAMPLING, NEIGHBORING)
+                                 NOISE_MULTIPLIER, DATASET_SIZE, BATCH_SIZE, EPOCHS, SAMPLING, NEIGHBORING,
+                                 EVENTS)
 #: every declared variant, for the generated tables
 VARIANTS: tuple[Concept, ...] = (DIGITS_PLD, DIGITS_RDP_EPSILON, DIGITS_CALIBRATE, STEPS_RDP, STEPS_COMPOSE,
                                  SAMPLING_CALIBRATE, NEIGHBORING_CALIBRATE)

@@ -8,9 +8,12 @@ steps)], merged as Opacus' RDP and PRV accountants merge it, so ``state_dict``
 works unchanged. Each entry is ``steps`` Poisson-subsampled Gaussian steps
 under add-remove (Opacus' noise multiplier = sigma / max_grad_norm, the
 per-record bound); ``get_epsilon`` returns the upper end of a certified
-enclosure, rounded up. ``make_private_with_epsilon`` calls Opacus' bisection
-with this accountant, so every comparison it makes is against a certified upper
-end: the noise multiplier it returns certainly meets the target.
+enclosure, rounded up. ``get_noise_multiplier(..., accountant="dpverify")``
+(also what ``make_private_with_epsilon`` calls) keeps Opacus' contract with
+fewer certified evaluations (:func:`get_noise_multiplier`): a float model
+proposes the multiplier, and it is returned only once this accountant's
+``get_epsilon`` at it, a certified upper end, is below the target and within
+the tolerance of it: the noise multiplier certainly meets the target.
 
 Shuffling. ``make_private(poisson_sampling=False)`` keeps the caller's
 DataLoader: a permutation per epoch cut into fixed batches (RandomSampler), or
@@ -70,8 +73,8 @@ from ..events import api as A
 from ..events import model as E
 from .dp_accounting_adapter import _float_up, _fraction_up
 
-__all__ = ["DpverifyOpacusAccountant", "MIXED_THEOREMS", "register_opacus", "data_loader_sampling",
-           "shuffle_noise_multiplier"]
+__all__ = ["DpverifyOpacusAccountant", "MIXED_THEOREMS", "get_noise_multiplier", "register_opacus",
+           "data_loader_sampling", "shuffle_noise_multiplier"]
 
 #: Opacus' PRV accountant's default accuracy, used here too (absolute width of eps).
 DEFAULT_EPS_ERROR = 0.01
@@ -499,6 +502,65 @@ def shuffle_noise_multiplier(target_epsilon: Any, target_delta: Any, sampling: t
     return high
 
 
+def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_rate: float,
+                         epochs: Optional[int] = None, steps: Optional[int] = None,
+                         epsilon_tolerance: float = 0.01, **kwargs: Any) -> float:
+    """Opacus' ``get_noise_multiplier(..., accountant="dpverify")`` (registering the
+    accountant routes that call here): the same contract, a noise multiplier z
+    whose epsilon, as this accountant's ``get_epsilon(target_delta, **kwargs)``
+    returns it at history [(z, sample_rate, steps)] (a certified upper end), is
+    below ``target_epsilon`` and within ``epsilon_tolerance`` of it. Opacus'
+    bisection spends about a dozen certified evaluations; here a float model of
+    the same discretisation proposes z and certified evaluations only confirm
+    it (:func:`dpverify.calibration.tolerance.noise_to_tolerance`: one or two)."""
+    from ..calibration.tolerance import FloatModel, noise_to_tolerance
+
+    if (steps is None) == (epochs is None):
+        raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
+    if steps is None:
+        steps = int(epochs / sample_rate)  # type: ignore[operator]
+    acc = DpverifyOpacusAccountant()
+
+    def upper(z: float) -> float:
+        acc.history = [(z, sample_rate, steps)]
+        return acc.get_epsilon(delta=target_delta, **kwargs)
+
+    model: Any = None
+    try:
+        model = FloatModel(float(sample_rate), int(steps), float(target_delta), float(target_epsilon))
+    except (ValueError, ArithmeticError, OverflowError):  # no proposals: the search bisects
+        model = None
+    return noise_to_tolerance(upper, float(target_epsilon), float(epsilon_tolerance), model=model,
+                              guess=model.guess if model is not None else 1.0)
+
+
+def _route_get_noise_multiplier() -> None:
+    """Route ``opacus.accountants.utils.get_noise_multiplier`` (and the name
+    ``opacus.privacy_engine`` imported, which make_private_with_epsilon calls) to
+    :func:`get_noise_multiplier` when ``accountant == "dpverify"``; every other
+    accountant runs Opacus' own function (idempotent). A caller that bound the
+    name before this package was imported keeps Opacus' bisection, which is as
+    sound with this accountant (each comparison is a certified upper end), only
+    slower."""
+    import opacus.accountants.utils as utils
+    import opacus.privacy_engine as engine
+
+    original = utils.get_noise_multiplier
+    if getattr(original, "_dpverify_routed", False):
+        return
+
+    @functools.wraps(original)
+    def routed(*args: Any, accountant: str = "rdp", **kwargs: Any) -> float:
+        if accountant == "dpverify" and not args:
+            return get_noise_multiplier(**kwargs)
+        return original(*args, accountant=accountant, **kwargs)
+
+    routed._dpverify_routed = True  # type: ignore[attr-defined]
+    utils.get_noise_multiplier = routed
+    if engine.get_noise_multiplier is original:
+        engine.get_noise_multiplier = routed
+
+
 def _engine_wrappers() -> None:
     """Wrap PrivacyEngine.make_private and make_private_with_epsilon (idempotent).
 
@@ -546,10 +608,12 @@ def _engine_wrappers() -> None:
 
 
 def register_opacus() -> None:
-    """Register the accountant in Opacus' registry and hand make_private's data
-    loader to it (both idempotent)."""
+    """Register the accountant in Opacus' registry, hand make_private's data
+    loader to it and route get_noise_multiplier(accountant="dpverify") to
+    :func:`get_noise_multiplier` (all idempotent)."""
     register_accountant("dpverify", DpverifyOpacusAccountant, force=True)
     _engine_wrappers()
+    _route_get_noise_multiplier()
 
 
 register_opacus()

@@ -209,8 +209,6 @@ def option_name(param: str) -> str:
     it is: there is no option to name."""
     if param.isupper():
         return param
-    if param == "event":  # the library's event tree is the CLI's --events file
-        return "--events"
     return flag_for(param) or "--" + param.replace("_", "-")
 
 

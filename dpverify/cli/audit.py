@@ -24,7 +24,7 @@ from ..limits import MAX_STEPS
 from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from ..progress import Progress
-from ..vocabulary import DIGITS_PLD, NEIGHBORING, SAMPLING, TIME_BUDGET
+from ..vocabulary import DIGITS_PLD, EVENTS, NEIGHBORING, SAMPLING, TIME_BUDGET
 from ._common import add_concept, add_output_options, add_schedule_options, emit, refuse_inapplicable
 
 ORDER = 60
@@ -50,13 +50,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "--epochs 60 --delta 1e-5 --claimed-eps 3",
     )
     add_schedule_options(d, sampling=SAMPLING, neighboring=NEIGHBORING)
-    d.add_argument("--events", metavar="FILE",
-                   help="JSON event file: a DpEvent-style tree (docs/guide/events.md; schema "
-                   "dpverify/events/events.schema.json), e.g. {\"neighboring\": \"replace-one\", \"event\": "
-                   "{\"type\": \"self_composed\", \"count\": 1000, \"event\": {\"type\": "
-                   "\"sampled_without_replacement\", \"source_dataset_size\": 60000, \"sample_size\": 256, "
-                   "\"event\": {\"type\": \"gaussian\", \"noise_multiplier\": \"1.1\"}}}}; unknown or "
-                   "missing keys are refused (exit 2), nothing defaults")
+    add_concept(d, EVENTS, dest="events")
     d.add_argument("--delta", metavar="D", help="delta budget in (0, 1): certify epsilon(D)")
     d.add_argument("--eps", metavar="E", help="epsilon >= 0: certify delta(E)")
     d.add_argument("--claimed-eps", metavar="E", help="with --delta: verdict on the claim (E, D)-DP, E >= 0")

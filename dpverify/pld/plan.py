@@ -34,6 +34,7 @@ __all__ = [
     "estimate_length",
     "estimate_units",
     "first_grid",
+    "float_epsilon",
     "fourier_usable",
     "plan_query",
     "planned_grid",
@@ -405,7 +406,8 @@ class _WindowCurves(_FloatCurves):
     window's outer sixteenths hold more than 1e-9 of the mass (what wraps around could move
     delta) or the window does not reach past ``eps``. Only a plan."""
 
-    def __init__(self, parts: Sequence[tuple[tuple, int, int]], m: int, eps: float) -> None:
+    def __init__(self, parts: Sequence[tuple[tuple, int, int]], m: int, eps: float,
+                 spread: float = _FINE_Z) -> None:
         h = 2.0 ** -m
         full = 1 + sum(c * (len(f[0]) - 1) for f, _, c in parts)
         base = sum(c * i0 for _, i0, c in parts)  # loss index of the composed law's first point
@@ -420,7 +422,7 @@ class _WindowCurves(_FloatCurves):
                 mu = float((f[k] * idx).sum()) / tot
                 mean += c * mu
                 var += c * float((f[k] * (idx - mu) ** 2).sum()) / tot
-            L = min(full, int(2 * _FINE_Z * math.sqrt(max(var, 0.0))) + max(len(f[k]) for f, _, _ in parts))
+            L = min(full, int(2 * spread * math.sqrt(max(var, 0.0))) + max(len(f[k]) for f, _, _ in parts))
             N = 1 << max(1, (L - 1).bit_length())
             return N, (0 if N >= full else max(0, min(int(round(mean - N / 2)), full - N)))
 
@@ -450,6 +452,7 @@ class _WindowCurves(_FloatCurves):
         Nl, sl = window(2)
         self.N = max(Nu, Nl)
         self.ok = self.N <= _FINE_MAX_POINTS
+        self.ok_upper = self.ok
         if not self.ok:  # bounded before the transforms
             return
         self.U = law(0, Nu, su)
@@ -467,7 +470,10 @@ class _WindowCurves(_FloatCurves):
             e = max(1, N // 16)
             return float(x[:e].sum() + x[-e:].sum()) <= 1e-9 * (float(x.sum()) or 1.0) and float(s[-e]) > eps
 
-        self.ok = self.ok and held(self.U, Nu, self.su) and held(self.P, Nl, self.sl + self.tilt)
+        #: the upper curve alone is read correctly (the lower law's window can miss where the
+        #: upper one holds: its labels sit about T h / 2 below the losses on coarse grids)
+        self.ok_upper = self.ok and held(self.U, Nu, self.su)
+        self.ok = self.ok_upper and held(self.P, Nl, self.sl + self.tilt)
 
 
 def _fine_delta(pairs: Sequence[tuple[Any, int, int, int]], eps: float,
@@ -517,6 +523,37 @@ def _fine_delta(pairs: Sequence[tuple[Any, int, int, int]], eps: float,
     d2 = 0.5 * (f.upper(eps + de) + f.lower(eps + de))
     slope = abs(math.log(d) - math.log(d2)) / de if d2 > 0 else 0.0
     return math.log(d), slope, _DELTA_MARGIN * width
+
+
+def float_epsilon(steps: Sequence[Any], directions: Sequence[str], delta: float, m: int,
+                  eps_reach: float) -> Optional[float]:
+    """Binary64 estimate of the upper end the certified accountant reaches on the grid
+    2^-m for epsilon(delta), the maximum over ``directions``: the same pessimistic
+    discretisation (:func:`_float_discretise`) composed on the windowed float law
+    (:class:`_WindowCurves`). Only a plan (a calibration's proposals read it); nothing is
+    certified here. None when a step has no float tails, a step's knots or the window
+    exceed _FINE_MAX_POINTS, or the window does not hold the law up to ``eps_reach`` even
+    twice as wide (a skewed law, few expected inclusions, puts more than the window's
+    allowance in its outer sixteenths)."""
+    ups = []
+    for d in directions:
+        parts = []
+        for st in steps:
+            pair = st.make_pair(d)
+            i0, n = grid_range(pair, 6, 1e-15)
+            if m < 6 or (n - i0) << (m - 6) > _FINE_MAX_POINTS:
+                return None
+            f = _float_discretise(pair, m, i0 << (m - 6), n << (m - 6))
+            if f is None:
+                return None
+            parts.append((f, i0 << (m - 6), st.count))
+        w = _WindowCurves(parts, m, eps_reach)
+        if not w.ok_upper:
+            w = _WindowCurves(parts, m, eps_reach, 2 * _FINE_Z)
+        if not w.ok_upper:
+            return None
+        ups.append(w.eps_at(w.upper, delta))
+    return max(ups)
 
 
 def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,

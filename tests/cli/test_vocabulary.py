@@ -112,6 +112,20 @@ def test_library_error_names_the_flag(capsys):
         assert code == 2 and "dpverify: error: --steps: " in err, err
 
 
+def test_the_library_event_tree_is_the_events_concept(tmp_path, capsys):
+    """The library's ``event`` keyword and the CLI's --events file are one declared concept:
+    a refusal the event front end raises under the library's name names --events."""
+    from dpverify.cli._common import option_name
+    from dpverify.vocabulary import EVENTS
+
+    assert option_name("event") == option_name("events") == EVENTS.flag == "--events"
+    f = tmp_path / "ev.json"
+    f.write_text('{"neighboring": "add-remove", "event": {"type": "bogus"}}')
+    code = main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5"])
+    err = capsys.readouterr().err
+    assert code == 2 and "dpverify: error: --events: " in err, err
+
+
 def test_docs_inputs_is_generated_from_the_vocabulary(tmp_path):
     target = tmp_path / "inputs.md"
     shutil.copy("docs/reference/inputs.md", target)
