@@ -261,7 +261,10 @@ _ROWS: list[Kind] = [
                    "al.'s pair at the recorded grid)"),
          certified=("ends.*.value", "ends.*.verdict", "ends.*.delta_at_target"),
          hints=("ends.*.grid", "ends.*.shuffle_lower", "ends.*.bins_grid", "ends.*.bins_epochs", "proposal",
-                "relative_width"), info=_COMMON_INFO + ("monotonicity", "pairs")),
+                "relative_width"),
+         # mechanism_relative_width: |safe - unsafe| / min of the two, recomputed exactly from the
+         # re-proved ends by check_agreement
+         info=_COMMON_INFO + ("monotonicity", "pairs", "mechanism_relative_width")),
     Kind("oracle.rows",
          verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
                    "from its reported number by exact comparisons against the independent enclosure"),
@@ -756,6 +759,8 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                                    and _exact(rel["bound"]) == claimed):
             raise CertificateRejected(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
                                       f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
+    if quantity == "calibrate.bracket" and "mechanism_relative_width" in result:
+        _check_mechanism_width(result)
     if quantity == "calibrate.bracket":
         # the statement says what holds or fails at each end it names: an end it names must be in
         # result.ends, where it is re-proved (a deleted end would leave "fails at ..." unproved)
@@ -767,3 +772,20 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
             raise MalformedCertificate(f"result.ends.{missing[0]} is missing, but claim.statement names it (a "
                                        "calibrate.bracket certificate re-proves every end its statement names)")
 
+
+
+def _check_mechanism_width(result: Mapping[str, Any]) -> None:
+    """``mechanism_relative_width`` of a fixed-batch calibration states |safe - unsafe| /
+    min(safe, unsafe) to three digits: recomputed here from the recorded ends (each
+    re-proved by the second route), exactly, and rounded as the writer rounds."""
+    ends = result.get("ends")
+    safe, unsafe = (_exact(ends.get(k, {}).get("value")) if isinstance(ends, Mapping)
+                    and isinstance(ends.get(k), Mapping) else None for k in ("safe", "unsafe"))
+    stated = result["mechanism_relative_width"]
+    if safe is None or unsafe is None or min(safe, unsafe) <= 0:
+        raise MalformedCertificate("result.mechanism_relative_width needs result.ends.safe and "
+                                   "result.ends.unsafe with positive values")
+    again = f"{float(abs(safe - unsafe) / min(safe, unsafe)):.3g}"
+    if stated != again:
+        raise CertificateRejected(f"result.mechanism_relative_width={str(stated)[:40]!r}, but the recorded ends give "
+                                  f"{again}")

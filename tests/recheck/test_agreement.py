@@ -152,3 +152,24 @@ def test_a_calibrate_statement_without_the_end_states_less_and_verifies():
         c["claim"]["statement"] = c["claim"]["statement"].split(" and fails at")[0]
 
     assert outcome(_edit(cert, drop)) == 0
+
+
+def test_a_fixed_batch_calibration_s_width_is_recomputed_from_its_ends(tmp_path):
+    """`mechanism_relative_width` (|safe - unsafe| / min, to 3 digits) was a number no
+    route read; it is recomputed exactly from the re-proved ends (reference: the same
+    arithmetic on the recorded decimals, written out here)."""
+    from fractions import Fraction
+
+    from dpverify.cli import main
+
+    out = tmp_path / "c.json"
+    assert main(["calibrate", "dpsgd", "--target-eps", "3", "--delta", "1e-5", "--digits", "2",
+                 "--dataset-size", "100", "--batch-size", "50", "--epochs", "1",
+                 "--sampling", "without-replacement", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    ends = cert["result"]["ends"]
+    s, u = Fraction(ends["safe"]["value"]), Fraction(ends["unsafe"]["value"])
+    assert cert["result"]["mechanism_relative_width"] == f"{float(abs(s - u) / min(s, u)):.3g}"
+    assert outcome(cert) == 0
+    assert outcome(_edit(cert, lambda c: c["result"].__setitem__("mechanism_relative_width", "0.0001"))) == 1
+    assert outcome(_edit(cert, lambda c: c["result"]["ends"].pop("unsafe"))) in (1, 2)
