@@ -759,8 +759,6 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                                    and _exact(rel["bound"]) == claimed):
             raise CertificateRejected(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
                                       f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
-    if quantity == "calibrate.bracket" and "mechanism_relative_width" in result:
-        _check_mechanism_width(result)
     if quantity == "calibrate.bracket":
         # the statement says what holds or fails at each end it names: an end it names must be in
         # result.ends, where it is re-proved (a deleted end would leave "fails at ..." unproved)
@@ -771,21 +769,80 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
         if missing:
             raise MalformedCertificate(f"result.ends.{missing[0]} is missing, but claim.statement names it (a "
                                        "calibrate.bracket certificate re-proves every end its statement names)")
+    if quantity == "calibrate.bracket":
+        _check_bracket_widths(result)
+    else:
+        _check_relative_width(result)
 
 
 
-def _check_mechanism_width(result: Mapping[str, Any]) -> None:
-    """``mechanism_relative_width`` of a fixed-batch calibration states |safe - unsafe| /
-    min(safe, unsafe) to three digits: recomputed here from the recorded ends (each
-    re-proved by the second route), exactly, and rounded as the writer rounds."""
-    ends = result.get("ends")
-    safe, unsafe = (_exact(ends.get(k, {}).get("value")) if isinstance(ends, Mapping)
-                    and isinstance(ends.get(k), Mapping) else None for k in ("safe", "unsafe"))
-    stated = result["mechanism_relative_width"]
-    if safe is None or unsafe is None or min(safe, unsafe) <= 0:
-        raise MalformedCertificate("result.mechanism_relative_width needs result.ends.safe and "
-                                   "result.ends.unsafe with positive values")
-    again = f"{float(abs(safe - unsafe) / min(safe, unsafe)):.3g}"
-    if stated != again:
-        raise CertificateRejected(f"result.mechanism_relative_width={str(stated)[:40]!r}, but the recorded ends give "
-                                  f"{again}")
+def _check_bracket_widths(result: Mapping[str, Any]) -> None:
+    """A calibration states two widths to three digits, |a - b| / min(a, b) of two of its
+    recorded ends (each re-proved by the second route): ``relative_width`` of the safe end
+    and the first end that fails (``unsafe``, or ``pair_limit`` for fixed batches), and
+    ``mechanism_relative_width`` of the safe and the ``unsafe`` end. Both are recomputed
+    here exactly and rounded as the writer rounds."""
+    ends = result.get("ends") if isinstance(result.get("ends"), Mapping) else {}
+
+    def value(name: str) -> "Fraction | None":
+        v = ends.get(name, {}).get("value") if isinstance(ends.get(name), Mapping) else None
+        if isinstance(v, int) and not isinstance(v, bool):  # integer parameters (steps, epochs)
+            return Fraction(v)
+        return _exact(v)
+
+    def width(a: "Fraction | None", b: "Fraction | None") -> "str | None":
+        if a is None or b is None or min(a, b) <= 0:
+            return None
+        return f"{float(abs(a - b) / min(a, b)):.3g}"
+
+    safe = value("safe")
+    for key, partners in (("relative_width", ("unsafe", "pair_limit")), ("mechanism_relative_width", ("unsafe",))):
+        stated = result.get(key)
+        if stated is None:
+            continue
+        again = [w for w in (width(safe, value(p)) for p in partners) if w is not None]
+        if stated not in again:
+            raise CertificateRejected(f"result.{key}={str(stated)[:40]!r}, but the recorded ends give "
+                                      f"{' or '.join(again) or 'no width (an end is missing)'}")
+
+
+def _ulp(text: str) -> "Fraction | None":
+    """One unit in the last printed digit of a decimal (``2.50e-3``: 1e-5); None for what
+    is not a plain decimal."""
+    mant, _, exp = text.lower().partition("e")
+    digits = mant.lstrip("+-")
+    if not digits or len(text) > 1000 or not all(c.isdigit() or c == "." for c in digits) or digits.count(".") > 1:
+        return None
+    try:
+        e = int(exp) if exp else 0
+    except ValueError:
+        return None
+    if abs(e) > 3000:
+        return None
+    decimals = len(digits.partition(".")[2])
+    return Fraction(1, 10 ** (decimals - e)) if decimals >= e else Fraction(10 ** (e - decimals))
+
+
+def _check_relative_width(result: Mapping[str, Any]) -> None:
+    """``relative_width`` states (hi - lo) / lo of the producer's exact enclosure, to three
+    digits; the recorded ends are its outward roundings, so exact lo is in [lo_p, lo_p + ulp]
+    and exact hi in [hi_p - ulp, hi_p] (one unit of each end's last printed digit). The
+    stated width must lie within those bounds (1% for its own three-digit rounding). Not for
+    brackets whose lower end comes from another pair than the width (``why_upper_only``)."""
+    stated, enc = result.get("relative_width"), result.get("enclosure")
+    if stated is None or not isinstance(enc, Mapping) or "why_upper_only" in result:
+        return
+    r = _exact(stated)
+    lo_t, hi_t = enc.get("lo"), enc.get("hi")
+    lo, hi = _exact(lo_t), _exact(hi_t)
+    if r is None or r < 0:
+        raise MalformedCertificate(f"result.relative_width={str(stated)[:40]!r} is not a width")
+    if lo is None or hi is None or lo <= 0 or hi < lo:
+        return
+    most = (hi - lo) / lo
+    ulo, uhi = _ulp(lo_t), _ulp(hi_t)
+    least = (hi - uhi - lo - ulo) / (lo + ulo) if ulo is not None and uhi is not None else Fraction(0)
+    if r > most * Fraction(101, 100) or r < least * Fraction(99, 100):
+        raise CertificateRejected(
+            f"result.relative_width={str(stated)[:40]} does not fit the recorded enclosure, whose exact "
+            f"width is between {float(max(least, Fraction(0))):.3g} and {float(most):.3g}")

@@ -15,6 +15,7 @@ relation "ge"; a schedule of 100 steps for a run of 2), so refusal is the only r
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 import json
 from pathlib import Path
 
@@ -149,6 +150,7 @@ def test_a_calibrate_statement_without_the_end_states_less_and_verifies():
 
     def drop(c):
         c["result"]["ends"].pop("unsafe")
+        c["result"].pop("relative_width")  # the writer states no width without a failing end
         c["claim"]["statement"] = c["claim"]["statement"].split(" and fails at")[0]
 
     assert outcome(_edit(cert, drop)) == 0
@@ -173,3 +175,22 @@ def test_a_fixed_batch_calibration_s_width_is_recomputed_from_its_ends(tmp_path)
     assert outcome(cert) == 0
     assert outcome(_edit(cert, lambda c: c["result"].__setitem__("mechanism_relative_width", "0.0001"))) == 1
     assert outcome(_edit(cert, lambda c: c["result"]["ends"].pop("unsafe"))) in (1, 2)
+
+
+@pytest.mark.parametrize("name", ["pld-epsilon", "pld-delta", "pld-claim", "events-epsilon", "events-delta"])
+def test_a_relative_width_the_enclosure_does_not_have_is_refused(name):
+    """``relative_width`` states (hi - lo) / lo of the exact enclosure, whose printed ends
+    are its outward roundings: 1e-30 beside a width printed at 1e-5..1e-3 (17 digits each
+    end) is false, and so is 10 times the printed width."""
+    cert = _load(name)
+    assert outcome(cert) == 0
+    lo, hi = (Fraction(cert["result"]["enclosure"][k]) for k in ("lo", "hi"))
+    assert float(Fraction(cert["result"]["relative_width"])) <= float((hi - lo) / lo) * 1.01
+    for forged in ("1e-30", f"{float(10 * (hi - lo) / lo):.3g}"):
+        assert outcome(_edit(cert, lambda c: c["result"].__setitem__("relative_width", forged))) == 1, forged
+
+
+@pytest.mark.parametrize("name", ["calibrate-bracket", "calibrate-steps", "calibrate-shuffle-persistent-epochs"])
+def test_a_calibration_s_relative_width_is_recomputed_from_its_ends(name):
+    cert = _load(name)
+    assert outcome(_edit(cert, lambda c: c["result"].__setitem__("relative_width", "0.001"))) == 1
