@@ -103,16 +103,25 @@ def test_wor_certificate_verifies_and_forgeries_are_rejected(one_step):
     assert cert["inputs"]["sampling"] == "without-replacement" and cert["inputs"]["neighboring"] == "replace-one"
     assert "confirmed" in verify_certificate(cert)
 
+    def consistent(c, cut):
+        # a forger deletes an end with what names it (the statement's clause, the widths), so
+        # that only the second route's re-proof of the remaining ends can refuse the forgery
+        c["claim"]["statement"] = c["claim"]["statement"].split(cut)[0]
+        for k in ("relative_width", "mechanism_relative_width"):
+            c["result"].pop(k, None)
+        return c
+
     low = copy.deepcopy(cert)  # a safe end where one step already fails
     low["result"]["ends"]["safe"]["value"] = "2"
     for k in ("unsafe", "pair_limit"):
         low["result"]["ends"].pop(k)
     with pytest.raises(CertificateRejected):
-        verify_certificate(reseal(low))
+        verify_certificate(reseal(consistent(low, " and fails at")))
     high = copy.deepcopy(cert)  # an "unsafe" end that is safe
     high["result"]["ends"]["unsafe"]["value"] = high["result"]["ends"]["safe"]["value"]
     high["result"]["ends"]["safe"]["value"] = "4"
     high["result"]["ends"].pop("pair_limit")
+    high = consistent(high, "; the Cor 32 pair")
     with pytest.raises(CertificateRejected):
         verify_certificate(reseal(high))
 
