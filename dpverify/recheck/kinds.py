@@ -769,11 +769,9 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
         if missing:
             raise MalformedCertificate(f"result.ends.{missing[0]} is missing, but claim.statement names it (a "
                                        "calibrate.bracket certificate re-proves every end its statement names)")
-    if quantity == "calibrate.bracket":
         _check_bracket_widths(result)
     else:
         _check_relative_width(result)
-
 
 
 def _check_bracket_widths(result: Mapping[str, Any]) -> None:

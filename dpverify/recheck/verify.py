@@ -321,25 +321,22 @@ def _verdict_of(cert: Mapping[str, Any], fmt: str) -> Any:
     result = cert["result"]
     if "verdict" in result:
         return result["verdict"]
-    if fmt == FORMAT_1:
-        q = cert["claim"]["quantity"]
-        if q == "dp.implies" and "implies" in result:
-            return result["implies"]
-        if q == "dp.rr64" and "equals_gdpt_formula" in result:
-            return result["equals_gdpt_formula"]
-        if q == "gdp.certify" and "status" in result:
-            return {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}.get(result["status"], result["status"])
-    return None
+    name = _format1_verdict_name(cert, fmt)
+    if name is None:
+        return None
+    if name == "status":  # gdp.certify's status names its verdict
+        return {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}.get(result["status"], result["status"])
+    return result[name]
+
+
+def _format1_verdict_name(cert: Mapping[str, Any], fmt: str) -> "str | None":
+    """The format-1 field that holds the verdict of this certificate's kind, if present."""
+    name = kinds.FORMAT1_VERDICT_NAMES.get(cert["claim"]["quantity"])
+    return name if fmt == FORMAT_1 and name in cert["result"] else None
 
 
 def _verdict_key_present(cert: Mapping[str, Any], fmt: str) -> bool:
-    result = cert["result"]
-    if "verdict" in result:
-        return True
-    q = cert["claim"]["quantity"]
-    return fmt == FORMAT_1 and (
-        (q == "dp.implies" and "implies" in result) or (q == "dp.rr64" and "equals_gdpt_formula" in result)
-        or (q == "gdp.certify" and "status" in result))
+    return "verdict" in cert["result"] or _format1_verdict_name(cert, fmt) is not None
 
 
 def _check_claim_fields(claim: Mapping[str, Any]) -> None:
@@ -537,9 +534,8 @@ def _field(result: Mapping[str, Any], path: str) -> Any:
 
 def _verdict_aliases(cert: Mapping[str, Any], fmt: str) -> frozenset:
     """Format-1 names of the verdict (compared by :func:`accept_verdict` like the verdict)."""
-    if fmt != FORMAT_1:
-        return frozenset()
-    return frozenset(k for k in ("implies", "equals_gdpt_formula", "status") if k in cert["result"])
+    name = _format1_verdict_name(cert, fmt)
+    return frozenset() if name is None else frozenset({name})
 
 
 def _unverifiable(kind: "kinds.Kind", result: Mapping[str, Any], fmt: str) -> list:
