@@ -828,9 +828,19 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
             gap = hi_d[d] - lo_d[d]
             if m_d[d] >= _M_MAX or not mpmath.isfinite(gap):
                 return lo, hi
-            step = int(mpmath.nint(mpmath.log(gap / (width / 2), 4))) if gap > 0 else 1
+            step = _grid_step(gap, width) if gap > 0 else 1
             m_d[d] = min(m_d[d] + max(1, step), _M_MAX)
     return lo, hi
+
+
+_RULE = [0]
+
+
+def _grid_step(gap: mpf, width: mpf) -> int:
+    x = mpmath.log(gap / width, 4)
+    if _RULE[0] == 0:
+        return int(mpmath.nint(x + mpf(0.5)))
+    return int(mpmath.ceil(x - mpf(_RULE[0])))
 
 
 def _accuracy_factor(enc: Any) -> mpf:
