@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_right
+from itertools import accumulate
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional
 
@@ -391,16 +393,31 @@ def _kron(a: list[int], b: list[int]) -> list[int]:
     return [int.from_bytes(raw[i * k:(i + 1) * k], "little") for i in range(n)]
 
 
+def _run_within(v: list, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
+    """(k, s): the most elements of ``v`` taken one by one from ``start`` (forward, or backward
+    from index start - 1), at most ``limit``, whose sum s stays <= budget (masses are >= 0, so
+    the running sums rise and the first one above the budget ends the run). The running sums
+    are taken in chunks of doubling length (C-level accumulate, then a bisection), so a short
+    run costs little and a long one is not a Python loop per element."""
+    k, s, c = 0, 0, 256
+    while k < limit:
+        n = min(c, limit - k)
+        chunk = reversed(v[start - k - n:start - k]) if back else v[start + k:start + k + n]
+        part = list(accumulate(chunk, initial=s))  # part[0] = s <= budget
+        j = bisect_right(part, budget) - 1
+        k, s = k + j, part[j]
+        if j < n:
+            break
+        c *= 2
+    return k, s
+
+
 def _trim(v: list[int], budget: int) -> tuple[int, int, int, int]:
-    a, s = 0, 0
-    while a < len(v) - 1 and s + v[a] <= budget:
-        s += v[a]
-        a += 1
-    b, t = len(v), 0
-    while b - 1 > a and t + v[b - 1] <= budget:
-        t += v[b - 1]
-        b -= 1
-    return a, s, b, t
+    """(a, s, b, t): v[:a] (sum s) and v[b:] (sum t) each within ``budget``, leaving v[a:b]
+    at least one element: the longest such ends, the front one taken first."""
+    a, s = _run_within(v, budget, 0, len(v) - 1, False)
+    k, t = _run_within(v, budget, len(v), len(v) - 1 - a, True)
+    return a, s, len(v) - k, t
 
 
 def _mul_upper(x, y, K: int, budget: int):

@@ -218,3 +218,24 @@ def test_format1_schedule_counts_as_digit_strings() -> None:
     P.check_tf_schedule(inputs)  # the recorded schedule is consistent
     with pytest.raises(CertificateRejected):
         P.check_tf_schedule({**inputs, "steps": str(inputs["steps"] + 1)})
+
+
+def _trim_one_by_one(v: list, budget: int) -> tuple:
+    """The trimming rule written as its definition: drop leading masses while their sum stays
+    within the budget (keeping one), then trailing ones likewise."""
+    a, s = 0, 0
+    while a < len(v) - 1 and s + v[a] <= budget:
+        s += v[a]
+        a += 1
+    b, t = len(v), 0
+    while b - 1 > a and t + v[b - 1] <= budget:
+        t += v[b - 1]
+        b -= 1
+    return a, s, b, t
+
+
+@settings(max_examples=300, deadline=None)
+@given(v=st.lists(st.sampled_from([0, 0, 1, 2, 5, 100, 10 ** 6]), min_size=1, max_size=1200),
+       budget=st.sampled_from([0, 1, 3, 10, 1000, 10 ** 7, 10 ** 12]))
+def test_trim_takes_the_longest_ends_within_the_budget(v: list, budget: int) -> None:
+    assert P._trim(v, budget) == _trim_one_by_one(v, budget)
