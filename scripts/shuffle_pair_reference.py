@@ -49,12 +49,14 @@ SETTINGS = [
 PAIRS = {"others 0": (1, 0), "others -1": (2, 1)}
 
 
-def cell_masses(sigma: float, T: int, a: int, b: int, cells: int = 8000) -> tuple[np.ndarray, np.ndarray]:
-    """P and Q masses of M cut at `cells` thresholds (gradient units), mpmath at 60 digits (the tail cells of
-    a large epsilon are differences of numbers within 1e-40 of 1)."""
+def cell_masses(sigma: float, T: int, a: int, b: int,
+                cells: int = 8000) -> tuple[np.ndarray, np.ndarray]:
+    """P and Q masses of M cut at `cells` thresholds (gradient units), mpmath at 60 digits
+    (the tail cells of a large epsilon are differences of numbers within 1e-40 of 1)."""
     with mp.workdps(60):
         s = mp.mpf(sigma)
-        edges = [mp.mpf(-4 * sigma) + (mp.mpf(2 + 12 * sigma) * k) / (cells - 1) for k in range(cells)]
+        width = mp.mpf(2 + 12 * sigma)
+        edges = [mp.mpf(-4 * sigma) + width * k / (cells - 1) for k in range(cells)]
 
         def cdf(x, shift):
             return mp.exp(mp.log(mp.ncdf((x - shift) / s)) + (T - 1) * mp.log(mp.ncdf(x / s)))
@@ -74,7 +76,8 @@ def _fft_product(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.clip(w, 0.0, None)
 
 
-def composed_losses(p: np.ndarray, q: np.ndarray, epochs: int, h: float) -> tuple[np.ndarray, np.ndarray]:
+def composed_losses(p: np.ndarray, q: np.ndarray, epochs: int,
+                    h: float) -> tuple[np.ndarray, np.ndarray]:
     """The law under p of the E-epoch privacy loss, each epoch's loss rounded down to h."""
     idx = np.floor(np.log(p / q) / h).astype(np.int64)
     base_off = int(idx.min())
@@ -121,8 +124,8 @@ def main() -> None:
         for persistent in ((False,) if e == 1 else (False, True)):
             row = [lower_eps(float(s), T, e, float(d), pair, persistent) for pair in PAIRS]
             how = "shuffle-persistent" if persistent else "shuffle"
-            print(f"| {label}, sigma {s}, T = {T}, delta {d} | {how} | {row[0]:.3f} | {row[1]:.3f} |",
-                  flush=True)
+            print(f"| {label}, sigma {s}, T = {T}, delta {d} | {how} | {row[0]:.3f} "
+                  f"| {row[1]:.3f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ def _threshold_test(eps):
         for f in (fwd, rev):
             grid = [mp.mpf(k) / 100 for k in range(-100, 600)]
             c0 = max(grid, key=f)
-            c1 = mp.findroot(lambda c: mp.diff(f, c), c0)  # the stationary point next to the best grid point
+            c1 = mp.findroot(lambda c: mp.diff(f, c), c0)  # stationary point by the best grid point
             best = max(best, f(c0), f(c1))
         return best
 
