@@ -152,3 +152,23 @@ def test_duplicate_ids_and_missing_files_are_refused(tmp_path, capsys):
         load_claims([_write(tmp_path, GOOD, GOOD)])
     assert main(["reproduce", "--claims", str(tmp_path / "missing")]) == 2
     assert "no such claims directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("what, digits", [("eps", 100), ("delta", 300)])
+def test_a_claim_asking_for_more_digits_gets_them_and_verifies(tmp_path, what, digits):
+    """The refinement point was isolated to a fixed 25 digits whatever the record
+    asked, so a claim at digits 100 wrote a certificate claiming 1e-100 around an
+    enclosure 1e-25 wide, which verify refused as false. Independent route: the
+    verifier's own root isolation (MPFR), which must confirm the enclosure."""
+    rec = {"id": "refinement-deep", "source": "GDPT App B", "statement": "eps_i of icea-example", "printed": "1.1566",
+           "relation": {"kind": "gt", "bound": "0"}, "quantity": "gdp.refinement_point",
+           "inputs": {"example": "icea-example", "what": what, "digits": digits}}
+    (c,) = load_claims([_write(tmp_path, rec)])
+    from dpverify.certificate.build import claim_certificate
+    from dpverify.recheck.verify import verify_certificate
+    from dpverify.theorems import check
+
+    enc, verdict = check(c)
+    lo, hi = enc.lo_fraction, enc.hi_fraction
+    assert verdict.outcome.value == "holds" and (hi - lo) <= lo * Fraction(10) ** -digits
+    assert "confirmed" in verify_certificate(claim_certificate(c, enc, verdict))
