@@ -92,10 +92,10 @@ def compute(name: str, inputs: Mapping[str, Any]) -> Enclosure:
     return check_inputs(name, inputs).fn(inputs)
 
 
-def _digits(inputs: Mapping[str, Any], default: int) -> int:
+def _digits(inputs: Mapping[str, Any], default: int, *, hi: int = 300) -> int:
     from .. import _validate as V
 
-    return V.integer("digits", inputs.get("digits", default), lo=1, hi=300)
+    return V.integer("digits", inputs.get("digits", default), lo=1, hi=hi)
 
 
 _HUGE = arb(2) ** 400  # lower end recorded for a value that is +inf
@@ -282,7 +282,7 @@ def _rdp_abc_gain(i: Mapping[str, Any]) -> Enclosure:
 
     return abc_gain(V.positive("noise_multiplier", i["noise_multiplier"]),
                     V.integer("compositions", i["compositions"], lo=1, hi=10**9),
-                    V.open_unit("delta", i["delta"]), _digits(i, 8))
+                    V.open_unit("delta", i["delta"]), _digits(i, 8, hi=298))  # two guard digits inside
 
 
 @quantity("rdp.abc_extra_iterations", "T_Lemma2(eps) - T_MA(eps) (ABC Fig. 2)",
