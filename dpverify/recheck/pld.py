@@ -780,8 +780,11 @@ def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
     return Recheck(lo=lo, hi=hi, dps=_DPS, verdict=verdict)
 
 
-#: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3
-_M_MIN, _M_MAX = 8, 24
+#: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3. A
+#: recorded grid may start the search as coarse as 2^-2 (a replace-one certificate at
+#: eps ~ 18 records 2^-4: its loss spans thousands of knots at 2^-8); without one it
+#: starts at 2^-8
+_M_MIN, _M_MAX, _M_START = 2, 24, 8
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
 
@@ -801,7 +804,7 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     grids tried for it (every end is a bound on its own, so keeping the best is sound).
     Stops once the recorded enclosure is settled (contains [lo', hi'] or is disjoint).
 
-    The first grid is four halvings coarser than the recorded one (a hint), or 2^-8. Then
+    The first grid is four halvings coarser than the recorded one (a hint), or 2^-8 without one. Then
     only what is unsettled is
     refined: the upper side of each direction whose upper end is above the recorded
     one (one product per step), and the lower side of the direction with the largest
@@ -809,7 +812,7 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     grid predicted from that direction's own gap g: the gap of the two discretisations
     shrinks like h^2 (a quarter per halving), so the next grid is the coarsest one whose
     predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids stay within
-    2^-8 .. 2^-24 and at most :data:`_TRIES` rounds are computed; a forged grid costs
+    2^-2 .. 2^-24 and at most :data:`_TRIES` rounds are computed; a forged grid costs
     time, never acceptance: acceptance is decided by
     :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned."""
     from .verify import enclosure_of
@@ -819,7 +822,7 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     hint = grid_hint(result)
     # probe four halvings coarser than the hint (about 1/16 of its cost): it settles the
     # directions that are far from the recorded enclosure and sizes the next grid
-    m0 = min(max(hint - 4 if hint is not None else _M_MIN, _M_MIN), _M_MAX)
+    m0 = min(max(hint - 4 if hint is not None else _M_START, _M_MIN), _M_MAX)
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}
     m_d = {d: m0 for d in dirs}
