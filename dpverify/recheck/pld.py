@@ -781,9 +781,9 @@ def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
 
 
 #: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3. A
-#: recorded grid may start the search as coarse as 2^-2 (a replace-one certificate at
-#: eps ~ 18 records 2^-4: its loss spans thousands of knots at 2^-8); without one it
-#: starts at 2^-8
+#: recorded grid coarser than 2^-8 starts the search there (a replace-one certificate at
+#: eps ~ 18 records 2^-4: its loss spans thousands of knots at 2^-8); otherwise it
+#: starts at 2^-8 or four halvings below the recorded grid
 _M_MIN, _M_MAX, _M_START = 2, 24, 8
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
@@ -804,7 +804,8 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     grids tried for it (every end is a bound on its own, so keeping the best is sound).
     Stops once the recorded enclosure is settled (contains [lo', hi'] or is disjoint).
 
-    The first grid is four halvings coarser than the recorded one (a hint), or 2^-8 without one. Then
+    The first grid is four halvings coarser than the recorded one (a hint) but not below
+    2^-8 unless the recorded one is (then that one), or 2^-8 without one. Then
     only what is unsettled is
     refined: the upper side of each direction whose upper end is above the recorded
     one (one product per step), and the lower side of the direction with the largest
@@ -812,7 +813,8 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     grid predicted from that direction's own gap g: the gap of the two discretisations
     shrinks like h^2 (a quarter per halving), so the next grid is the coarsest one whose
     predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids stay within
-    2^-2 .. 2^-24 and at most :data:`_TRIES` rounds are computed; a forged grid costs
+    2^-2 .. 2^-24 and at most :data:`_TRIES` rounds are computed (one more from a start coarser than 2^-8
+    and per capped extrapolation: both are cheap grids); a forged grid costs
     time, never acceptance: acceptance is decided by
     :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned."""
     from .verify import enclosure_of
@@ -822,13 +824,19 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     hint = grid_hint(result)
     # probe four halvings coarser than the hint (about 1/16 of its cost): it settles the
     # directions that are far from the recorded enclosure and sizes the next grid
-    m0 = min(max(hint - 4 if hint is not None else _M_START, _M_MIN), _M_MAX)
+    # (a recorded grid coarser than 2^-8 is itself the first grid: four halvings below it
+    # cost the bounded losses, whose bounds close like h rather than h^2, four more rounds)
+    m0 = _M_START if hint is None else hint - 4 if hint - 4 >= _M_START else min(hint, _M_START)
+    m0 = min(max(m0, _M_MIN), _M_MAX)
+    tries = _TRIES + (m0 < _M_START)  # a grid coarser than the default start is one more cheap round
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}
     m_d = {d: m0 for d in dirs}
     todo = {d: "both" for d in dirs}
     lo, hi = -mpmath.inf, mpmath.inf
-    for _ in range(_TRIES):
+    rounds = 0
+    while rounds < tries:
+        rounds += 1
         for d, sides in todo.items():
             a, b = compute(m_d[d], sides, d)
             lo_d[d], hi_d[d] = max(lo_d[d], a), min(hi_d[d], b)
@@ -844,6 +852,7 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
             todo[top] = "both" if top in todo else "lower"
         if not todo:
             return lo, hi
+        capped = False
         for d in todo:
             gap = hi_d[d] - lo_d[d]
             if m_d[d] >= _M_MAX or not mpmath.isfinite(gap):
@@ -853,8 +862,9 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
                 # a probe with a handful of knots extrapolates h^2 too far (the prv_accountant
                 # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
                 # halvings finer first costs about a sixteenth of the target and re-predicts
-                step = 4
+                step, capped = 4, True
             m_d[d] = min(m_d[d] + max(1, step), _M_MAX)
+        tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
 
 
