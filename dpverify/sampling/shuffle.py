@@ -100,7 +100,7 @@ from ..limits import MAX_DATASET_SIZE
 from ..relation import Relation, relation as _relation
 
 __all__ = ["ShuffleRun", "run", "lower_eps", "lower_delta", "upper_eps", "upper_delta", "bracket_eps",
-           "bracket_delta", "SCHEMES", "LowerHints", "cell_masses", "sensitivity"]
+           "bracket_delta", "SCHEMES", "LowerHints", "cell_masses", "sensitivity", "pair_shifts"]
 
 #: sampling names (CLI, JSON, certificates) -> persistent?
 SCHEMES = {"shuffle": False, "shuffle-persistent": True}
@@ -243,8 +243,17 @@ class LowerHints:
                 "grid": self.grid}
 
 
-def _mu_ball(r: ShuffleRun) -> arb:
-    m = ball(sensitivity(r.relation)) / ball(r.sigma)
+def pair_shifts(rel: Relation) -> tuple[int, int]:
+    """(a, b): the shift of x*'s batch sum, in units of C, under D (P) and under D' (Q)
+    for the lower end's dataset pair (every other record has gradient -1, its batch sums
+    subtracted). Replace-one: x* is +1 in D and -1 in D', (2, 0). Add-remove (fixed
+    layout) and replace-special: x* is +1 in D, its slot empty (gradient 0) in D', (2, 1)."""
+    return (2, 0) if rel is Relation.REPLACE_ONE else (2, 1)
+
+
+def _unit_ball(r: ShuffleRun) -> arb:
+    """1 / sigma (persistent shuffling: sqrt(E) / sigma), the shift of one unit of gradient."""
+    m = ball(1) / ball(r.sigma)
     if r.persistent:
         m = m * arb(r.epochs).sqrt()
     return m
@@ -255,12 +264,13 @@ def _compose_count(r: ShuffleRun) -> int:
 
 
 def choose_hints(r: ShuffleRun, cells: Optional[int] = None) -> LowerHints:
-    """Float proposal of the cell edges: from where Q's max has CDF 1e-9 to 9 noise
-    units above mu (beyond: masses far below any delta of interest)."""
+    """Float proposal of the cell edges: from where Q's max has CDF 1e-9 (at most; the
+    unshifted Phi(x)^T) to 9 noise units above P's shift a / sigma (beyond: masses far
+    below any delta of interest)."""
     from statistics import NormalDist
 
     T = r.batches
-    mu = float(sensitivity(r.relation)) / float(r.sigma) * (math.sqrt(r.epochs) if r.persistent else 1.0)
+    mu = pair_shifts(r.relation)[0] / float(r.sigma) * (math.sqrt(r.epochs) if r.persistent else 1.0)
     a = NormalDist().inv_cdf(math.exp(math.log(1e-9) / T))
     b = max(a + 1.0, mu + 9.0)
     E = _compose_count(r)
@@ -278,15 +288,19 @@ def choose_hints(r: ShuffleRun, cells: Optional[int] = None) -> LowerHints:
 def cell_masses(r: ShuffleRun, hints: LowerHints) -> tuple[list[arb], list[arb]]:
     """Balls of P(M in cell k) and Q(M in cell k), k = 0..K-1, cells (-inf, x_1],
     (x_1, x_2], ..., (x_{K-1}, inf), x_i = edge_from + (i - 1) edge_step; one epoch's
-    max statistic (persistent: the epoch sums' statistic with mu sqrt(E))."""
+    max statistic with P(M <= x) = Phi(x - a m) Phi(x)^(T-1), Q(M <= x) =
+    Phi(x - b m) Phi(x)^(T-1), (a, b) = :func:`pair_shifts`, m = 1/sigma (persistent:
+    the epoch sums' statistic, m = sqrt(E)/sigma)."""
     T = r.batches
-    mu = _mu_ball(r)
+    m = _unit_ball(r)
+    a, b = pair_shifts(r.relation)
     Fp, Fq = [arb(0)], [arb(0)]
     for i in range(hints.cells - 1):
         x = ball(hints.edge_from + i * hints.edge_step)
         c = normal_cdf(x)
-        Fq.append(c ** T)
-        Fp.append(normal_cdf(x - mu) * c ** (T - 1))
+        rest = c ** (T - 1)
+        Fq.append(c ** T if b == 0 else normal_cdf(x - b * m) * rest)
+        Fp.append(normal_cdf(x - a * m) * rest)
     Fp.append(arb(1))
     Fq.append(arb(1))
     return ([Fp[k + 1] - Fp[k] for k in range(hints.cells)], [Fq[k + 1] - Fq[k] for k in range(hints.cells)])
