@@ -12,18 +12,24 @@ Both ends are re-proved (the mathematics is stated in the producer's module,
   (:func:`.gdp.delta_mu_iv`) at a rational mu_+ >= mu (delta_mu increases in mu);
   for epsilon, a proposed eps (mpmath bisection, untrusted) is proved to lie above
   the root by delta_mu(eps) < delta (delta_mu decreases in eps);
-* lower end: the max-of-batch-sums pair of one epoch, Q(M <= x) = Phi(x)^T,
-  P(M <= x) = Phi(x - mu) Phi(x)^(T-1) (persistent shuffling: mu sqrt(E), one
-  epoch), cut at the recorded edges (a hint: any edges give a lower bound),
-  grouped by this route's own class indices, composed E times (dynamic) by
-  Kronecker substitution into GMP products with P rounded down and Q rounded up
-  to units 2^-128 after each product; for a class set J,
+* lower end: the max-of-batch-sums statistic of one epoch for a concrete dataset
+  pair (every other record's gradient -1, their batch sums subtracted), x*'s batch
+  shifted by a m under P and b m under Q, m = 1/sigma: P(M <= x) =
+  Phi(x - a m) Phi(x)^(T-1), Q(M <= x) = Phi(x - b m) Phi(x)^(T-1) ((a, b) = (2, 0)
+  under replace-one, (2, 1) under replace-special and fixed-layout add-remove;
+  persistent shuffling: m sqrt(E), one epoch), cut at the recorded edges (a hint: any
+  edges give a lower bound), grouped by this route's own class indices, composed E
+  times (dynamic) by Kronecker substitution into GMP products with P rounded down and
+  Q rounded up to units 2^-128 after each product; for a class set J,
   delta(eps) >= (A_J - e^eps B_J) 2^-128. The recorded lower end of epsilon is
   accepted only when some prefix J (classes by decreasing P/Q) gives
   A_J - e^lo B_J > delta 2^128, i.e. delta(lo) > delta. The cell masses are
-  differences of Phi(x)^T and Phi(x - mu) Phi(x)^(T-1) enclosed in MPFR directed
-  rounding (mu as a rational bracket), P rounded down and Q up to the units; the
-  comparison with e^lo (rounded up) is exact in rationals.
+  differences of those CDFs enclosed in MPFR directed rounding (m as a rational
+  bracket), P rounded down and Q up to the units; the comparison with e^lo (rounded
+  up) is exact in rationals. Certificates of earlier releases recorded a lower end of
+  the pair "every other record 0" ((a, b) = (1, 0) outside replace-one), also a
+  concrete pair of these relations: when the first pair does not prove a recorded
+  end, that pair is tried (:func:`_pairs`).
 """
 
 from __future__ import annotations

@@ -22,10 +22,11 @@ Relations (the sensitivity Delta of one batch sum):
   empty, which is replace-special with a zero gradient, Delta = 1. An
   implementation that re-cuts its batches after a removal changes the
   composition of every later batch; no theorem here bounds it from above, so
-  the upper end is stated for the fixed layout only (the lower end holds for
-  both: its other records have gradient 0, so a re-cut changes nothing while T
-  is unchanged; :func:`run` refuses add-remove when B divides n - 1, where T
-  itself would change).
+  the upper end is stated for the fixed layout only. :func:`run` refuses
+  add-remove when B divides n - 1, where T itself would change. (The lower end's
+  pair below also fits a re-cut that keeps T and makes exactly one batch one record
+  smaller, as a DataLoader with its partial last batch does; that is said here,
+  not certified.)
 
 Upper end (no amplification). Condition on the permutation(s). The records'
 positions are then fixed, the two datasets differ in one record, and that record
@@ -40,19 +41,46 @@ so the bound survives it. This holds for dynamic and persistent shuffling alike
 (persistent: one permutation for all epochs, the same argument).
 
 Lower end (a concrete pair; Chua et al. ICML 2024, Sec 4, the "max of the
-batch sums" statistic). One-dimensional gradients, a loss whose gradient does
-not depend on the model (so the steps are non-adaptive): under D the distinguished
-record x* has gradient +1 and every other record 0 (replace-one: every other
-record -1 and x* +1 in D, -1 in D'; the batch sums under D' are then known
-constants -|B_t| and the difference is 2 in x*'s batch). After subtracting the
-known constants and dividing by sigma, one epoch's output is
+batch sums" statistic; the pair is the one of their released ShuffleAccountant,
+means 2 and 1). One-dimensional gradients, a loss whose gradient does not
+depend on the model (so the steps are non-adaptive), every record other than
+the distinguished x* with gradient -1, and x* with +1 in D. In D' x* is
 
-  Q: Y ~ N(0, I_T),   P: Y ~ N(mu e_t, I_T) with t = x*'s batch,   mu = Delta / sigma,
+* replace-one: -1 (another record of the domain);
+* replace-special: the special record, gradient 0;
+* add-remove (fixed layout): absent, its slot empty, i.e. a zero contribution
+  to its batch sum: the same as replace-special.
 
-and the statistic M = max_t Y_t has, whatever the law of t (every record is in
-exactly one batch),
+Batch s holds |B_s| records, a number fixed by the layout (B, the last one
+n - (T - 1) B; in D' x*'s empty slot still counts), so its sum is -|B_s| when x*
+is not in it and -(|B_s| - 1) + g when x* (gradient g) is. Add |B_s| to batch
+s's sum and divide by sigma: the batches without x* become N(0, 1), and x*'s
+batch t becomes N(a m, 1) under D and N(b m, 1) under D', m = 1/sigma, with
+(a, b) = (1 + 1, g' + 1) for x*'s gradient g' in D': (2, 0) under replace-one,
+(2, 1) under replace-special and fixed-layout add-remove (:func:`pair_shifts`). One epoch's output is
 
-  Q(M <= x) = Phi(x)^T,    P(M <= x) = Phi(x - mu) Phi(x)^(T - 1).
+  P: Y ~ N(a m e_t, I_T),   Q: Y ~ N(b m e_t, I_T),   t = x*'s batch.
+
+Under either dataset the T coordinates are independent given t, so the
+statistic M = max_s Y_s has, given t,
+
+  P(M <= x | t) = Phi(x - a m) Phi(x)^(T - 1),   Q(M <= x | t) = Phi(x - b m) Phi(x)^(T - 1),
+
+which does not depend on t (the maximum is symmetric in the coordinates). So
+the law of t does not matter (uniform over the records' slots, batch s with
+probability |B_s| / n, or anything else), and it need not even be the same law
+under D and D'; in the fixed layout it is, since the slots are permuted alike.
+Why this pair needs the fixed layout or a special record: the offsets |B_s|
+must be the same known constants under both datasets. If the smaller dataset's
+batches had other sizes (a re-cut that moves records between batches, or changes
+T), the offsets would be off in several batches and Q would not be the law above
+(a re-cut that only makes one batch one record smaller is the exception: the
+shift b m = m under D' then sits in that batch, and M's law does not depend
+on where).
+The earlier pair (every other record 0, shifts (1, 0)) does not use the offsets
+and is valid under any re-cut that keeps T; it is weaker (the shift under Q removes the 1/T
+dilution of P's signal), and :mod:`dpverify.recheck.shuffle` still accepts a lower
+end that it proves, as certificates of earlier releases recorded.
 
 M cut into K cells by edges x_1 < ... < x_{K-1} is a post-processing, so the
 hockey-stick divergence of the cell laws is below the mechanism's (data
@@ -60,9 +88,11 @@ processing). Dynamic shuffling: the E epochs use independent permutations and
 the gradients do not depend on the model, so the E epochs' outputs are i.i.d.
 under P and under Q, and (M_1, ..., M_E) binned is a post-processing of the
 whole run: its law is the E-fold product of the one-epoch cell laws. Persistent
-shuffling: x* sits in the same batch t in every epoch, so Z_t = sum_e Y_{e,t} /
-sqrt(E) is N(sqrt(E) mu e_t, I_T) under P and N(0, I_T) under Q: one epoch with
-mu sqrt(E) (and no composition).
+shuffling: the batches hold the same records in every epoch and x* sits in the
+same batch t, so Z_s = sum_e Y_{e,s} / sqrt(E) (a post-processing) has the
+independent noises of E epochs averaged to N(0, 1) per coordinate and x*'s shift
+summed: Z ~ N(a m sqrt(E) e_t, I_T) under P and N(b m sqrt(E) e_t, I_T) under Q,
+one epoch with m sqrt(E) in place of m (and no composition).
 
 The E-fold product is grouped into classes (a class index per cell, composed
 by adding indices: any grouping is a post-processing, so the choice of the
@@ -113,7 +143,8 @@ _UNIT_BITS = 96
 
 SOURCE = ("upper end: no amplification (each record in exactly one batch per epoch; AFA Thm 10 "
           "adaptive composition of the Gaussian steps, joint convexity of the hockey-stick divergence "
-          "over the permutations); lower end: a concrete dataset pair and the max of each epoch's batch "
+          "over the permutations); lower end: a concrete dataset pair (every other record's gradient -1, "
+          "as in Chua et al.'s released ShuffleAccountant) and the max of each epoch's batch "
           "sums (Chua et al., ICML 2024, Sec 4), binned, composed over independent epochs (dynamic "
           "shuffling) or summed over epochs (persistent shuffling)")
 
