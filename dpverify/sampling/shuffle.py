@@ -99,8 +99,9 @@ by adding indices: any grouping is a post-processing, so the choice of the
 indices, made in floating point from the cells' privacy losses, affects only
 tightness, never soundness). Class masses are composed exactly as integer
 polynomials (:mod:`flint.fmpz_poly`), P rounded down and Q rounded up to units
-2^-U after every product, so the result is a sub-measure of P's class law and a
-super-measure of Q's. For every set J of classes
+2^-U after every product (U = 96; U = 128 for one epoch's cells when nothing is
+composed), so the result is a sub-measure of P's class law and a super-measure of
+Q's. For every set J of classes
 
   delta(eps) >= P(J) - e^eps Q(J) >= (A_J - e^eps B_J) / 2^U,
 
@@ -139,7 +140,12 @@ MAX_EPOCHS = 100_000
 #: the most composed classes (length of the E-fold class polynomial)
 MAX_CLASSES = 1 << 19
 _PREC = 256
+#: units 2^-U of the composed class masses (dynamic shuffling, E > 1: the integer products' size)
 _UNIT_BITS = 96
+#: units of one epoch's cell masses when nothing is composed (E = 1 or persistent shuffling):
+#: Q is rounded up by one unit per cell and weighed by e^eps, so at eps near 50 (MNIST
+#: persistent) 2^-96 per cell would cost more than delta; the re-check's units are 2^-128 too
+_UNIT_BITS_ONE = 128
 
 SOURCE = ("upper end: no amplification (each record in exactly one batch per epoch; AFA Thm 10 "
           "adaptive composition of the Gaussian steps, joint convexity of the hockey-stick divergence "
@@ -337,8 +343,12 @@ def cell_masses(r: ShuffleRun, hints: LowerHints) -> tuple[list[arb], list[arb]]
     return ([Fp[k + 1] - Fp[k] for k in range(hints.cells)], [Fq[k + 1] - Fq[k] for k in range(hints.cells)])
 
 
-def _units(x: arb, up: bool) -> int:
-    y = x * arb(2) ** _UNIT_BITS
+def _unit_bits(r: ShuffleRun) -> int:
+    return _UNIT_BITS_ONE if _compose_count(r) == 1 else _UNIT_BITS
+
+
+def _units(x: arb, up: bool, bits: int) -> int:
+    y = x * arb(2) ** bits
     v = int((y.upper().ceil() if up else y.lower().floor()).unique_fmpz())
     return max(v, 0)
 
@@ -364,8 +374,9 @@ def _classes(r: ShuffleRun, hints: LowerHints, swap: bool) -> _Classes:
         p, q = cell_masses(r, hints)
     if swap:
         p, q = q, p
-    P = [_units(x, up=False) for x in p]
-    Q = [_units(x, up=True) for x in q]
+    bits = _unit_bits(r)
+    P = [_units(x, False, bits) for x in p]
+    Q = [_units(x, True, bits) for x in q]
     E = _compose_count(r)
     if E == 1:
         return _Classes(P, Q)
@@ -420,14 +431,15 @@ def lower_eps(r: ShuffleRun, delta: Fraction, hints: Optional[LowerHints] = None
     ("0" when no prefix exceeds delta); and the hints used."""
     hints = hints or choose_hints(r)
     best: Optional[arb] = None
+    bits = _unit_bits(r)
     with working_precision(_PREC):
-        unit = arb(2) ** _UNIT_BITS
+        unit = arb(2) ** bits
         dl = ball(delta) * unit
         for swap in _orientations(r.relation):
             pre = _prefixes(_classes(r, hints, swap))
             # float choice of the best prefix, then one certified evaluation
-            cand = [(math.log((A - float(delta) * 2.0**_UNIT_BITS) / B), k) for k, (A, B) in enumerate(pre)
-                    if B > 0 and A > float(delta) * 2.0**_UNIT_BITS * (1 + 1e-9)]
+            cand = [(math.log((A - float(delta) * 2.0**bits) / B), k) for k, (A, B) in enumerate(pre)
+                    if B > 0 and A > float(delta) * 2.0**bits * (1 + 1e-9)]
             if not cand:
                 continue
             _, k = max(cand)
@@ -455,7 +467,7 @@ def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None
                 continue
             _, k = max(cand)
             A, B = pre[k]
-            v = (arb(A) - x * arb(B)) / arb(2) ** _UNIT_BITS
+            v = (arb(A) - x * arb(B)) / arb(2) ** _unit_bits(r)
             lo = endpoints(v)[0]
             if lo > best:
                 best = lo
