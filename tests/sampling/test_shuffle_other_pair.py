@@ -1,5 +1,5 @@
-"""The certified shuffled upper end against a second concrete dataset pair, the one of
-Chua et al.'s released ShuffleAccountant (google-research dpsgd_batch_sampler_accounting,
+"""The certified shuffled upper end against the concrete dataset pair of the lower end, the
+one of Chua et al.'s released ShuffleAccountant (google-research dpsgd_batch_sampler_accounting,
 dpsgd_bounds.py: mixtures with means 2 and 1), evaluated independently in mpmath.
 
 The pair, under add-remove with the removed record's slot left empty (dpverify's
