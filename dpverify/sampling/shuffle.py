@@ -193,7 +193,8 @@ def relation_note(rel: Relation) -> str:
         return "replace-special: one record replaced by a special record with zero gradient, sensitivity C"
     return (f"{rel.value}: fixed-layout convention (the layout of the larger dataset is kept and a removed "
             "record leaves its slot empty, sensitivity C); an implementation that re-cuts its batches after "
-            "a removal is not covered by the upper end")
+            "a removal is not covered by the upper end, and the lower end's dataset pair assumes the same batch "
+            "sizes under both datasets")
 
 
 def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, sampling: str,
