@@ -93,7 +93,10 @@ class EventAnswer:
             "enclosure": self.enclosure.to_json(),
             "neighboring": self.relation.value,
             "method": self.method,
-            "relative_width": None if self.rel_width is None else f"{self.rel_width:.3g}",
+            # an upper-only answer's width would be its upper end's own accuracy, which the
+            # recorded [0, hi] does not show and verify cannot re-prove: not written
+            "relative_width": None if self.rel_width is None or "why_upper_only" in self.details
+            else f"{self.rel_width:.3g}",
             "theorems": list(self.theorems),
             "sensitivity_convention": self.convention,
             **dict(self.details),
