@@ -59,7 +59,14 @@ Err (per coefficient) covers the difference.
    recomputed in arb instead (the exact input polynomial at the ball
    e^{-2 pi i f / N}, its a-th power in acb, p_f = the double nearest the
    midpoint, |p_f - z_f^a| read off the ball) and left out of the bins. This
-   is what lets a = T: the float bound alone would grow like T e. The inverse transform is
+   is what lets a = T: the float bound alone would grow like T e. At the
+   other end, a frequency whose computed |z^_f|^2 is at most a cut r_c^2
+   (floats choose it: r_c^a about 2^-60 of the target over N; most of the
+   spectrum of a long composition) is not powered at all: p_f = 0, so it adds
+   nothing to sum |p_f|, and |p_f - z_f^a| = |z_f|^a <= (|z^_f| + e)^a
+   <= (r' + e)^a with r' = sqrt((r2_max + 2^-1000)(1 + 3u)) from the largest
+   such r2 (the bins' bound of |z^| from r2, below), n_0 times for n_0 such
+   frequencies. The inverse transform is
    conj(FFT(conj(p))) / N (conjugation and the power-of-two division are
    exact), so each output coefficient is within
 
@@ -325,6 +332,17 @@ def _power_bounds(r2: np.ndarray, a: int, e: arb, c: int) -> tuple[arb, arb]:
         return _hi(S1 + uf), _hi(SE + uf)
 
 
+def _zeroed_bound(r2: np.ndarray, a: int, e: arb) -> arb:
+    """An upper bound of sum_f |z_f|^a over the frequencies left at p_f = 0 (module
+    docstring 4), given their r2 = fl(|z^_f|^2) and |z^_f - z_f| <= e: each |z_f| <=
+    |z^_f| + e <= sqrt((max r2 + 2^-1000)(1 + 3u)) + e, as in :func:`_power_bounds`."""
+    if r2.size == 0:
+        return arb(0)
+    with working_precision(_PREC):
+        r = ((arb(float(r2.max())) + arb(2) ** -1000) * (1 + 3 * _u())).sqrt()
+        return _hi(r2.size * (r + e) ** a)
+
+
 def _pow(re: np.ndarray, im: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, int]:
     """z^a element-wise by binary powering with the standard complex product
     (module docstring 4); returns the chain count c."""
@@ -388,23 +406,35 @@ class _Transform:
         the double nearest its midpoint, with |p_f - z_f^a| taken from the
         ball. The remaining frequencies keep the binned float bound."""
         N = self.re.size
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow: the bound is inf, declined
-            pr, pi, c = _pow(self.re, self.im, a)
         r2 = self.re * self.re + self.im * self.im
+        # floats choose the frequencies left at p_f = 0 (module docstring 4): r^a below
+        # 2^-60 target / N, one comparison per frequency (no transcendental over N)
+        with np.errstate(over="ignore", divide="ignore"):
+            r2_cut = math.exp(2.0 * (math.log(max(target, 1e-300)) - 60 * math.log(2) - math.log(N)) / a)
+        live = np.flatnonzero(r2 > r2_cut)
+        pr = np.zeros(N)
+        pi = np.zeros(N)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: the bound is inf, declined
+            lr, li, c = _pow(self.re[live], self.im[live], a)
+        pr[live], pi[live] = lr, li
         # floats choose the set: the fewest largest |z| whose removal leaves
         # the float estimate (a e + 3 u c) |z|^(a-1) of the others' sum
         # below target (at most the cap)
         # a stable sort: equal |z|^2 (conjugate frequencies) keep index order on every
-        # CPU (the default sort is a vectorised one on AVX-512, and ties could land apart)
-        order = np.argsort(-r2, kind="stable")
+        # CPU (the default sort is a vectorised one on AVX-512, and ties could land apart);
+        # ``live`` is increasing, so ties keep index order within it too
+        order = live[np.argsort(-r2[live], kind="stable")]
         with np.errstate(divide="ignore", over="ignore"):
             est = (a * float(self.e.mid()) + 3 * 2.0 ** -53 * c) * \
                 np.exp(0.5 * (a - 1) * np.log(np.maximum(r2[order], 1e-300)))
         rest_sum = np.cumsum(est[::-1])[::-1]  # rest_sum[k] = sum of est[k:]
         k = int(np.searchsorted(-rest_sum, -target, side="left"))
         S = order[: min(k, MAX_EXACT_FREQUENCIES)]
-        rest = np.ones(N, dtype=bool)
+        rest = np.zeros(N, dtype=bool)
+        rest[live] = True
         rest[S] = False
+        dead = np.ones(N, dtype=bool)
+        dead[live] = False
         SE_S = arb(0)
         S1_S = arb(0)
         if S.size:
@@ -421,9 +451,10 @@ class _Transform:
                     SE_S += _hi((acb(fr, fi) - za).abs_upper())
                     S1_S += _hi(acb(fr, fi).abs_upper())
         S1, SE = _power_bounds(r2[rest], a, self.e, c)
+        SE_0 = _zeroed_bound(r2[dead], a, self.e)
         self.pr, self.pi = pr, pi
         with working_precision(_PREC):
-            return _hi((self.grow * (S1 + S1_S) + SE + SE_S) / N + 2 * arb(2) ** -_UF_BITS)
+            return _hi((self.grow * (S1 + S1_S) + SE + SE_S + SE_0) / N + 2 * arb(2) ** -_UF_BITS)
 
     def inverse(self) -> np.ndarray:
         N = self.re.size
