@@ -88,6 +88,24 @@ Err (per coefficient) covers the difference.
    true quantile by many nats. The floats only choose c_lo, c_hi, lambda and
    the window.
 
+6. **Two real vectors, one transform** (the optimistic P and tilted Q). The
+   transform of x = xP + i xQ gives Z; as xP, xQ are real, P^_k = (Z_k +
+   conj Z_{N-k}) / 2 and Q^_k = (Z_k - conj Z_{N-k}) / (2i) (index N - 0 = 0).
+   The computed Z is within e_Z = ((1 + eta)^L - 1) ||x||_1 of the exact one
+   (3; ||x||_1 <= ||xP||_1 + ||xQ||_1: the bound of 3 holds for complex
+   inputs), so each unpacked value is within (e_Z + e_Z) / 2 of the exact one
+   from the computed Z, plus its own rounding: one sum per real component
+   (relative u, so u (||x||_1 + e_Z) in modulus) and an exact halving (2^-1074
+   if subnormal): e = e_Z + u (||x||_1 + e_Z) + 2^-1074 for both. After both
+   powers (4), one inverse transform of c = p_P + i p_Q (each component one
+   rounding: |c^ - c| <= u (|p_P| + |p_Q|)) gives o with |o - IFFT(c)| <=
+   [((1 + eta)^L - 1)(1 + u) + u] (S1_P + S1_Q) / N; and IFFT(c) = IFFT(p_P) + i
+   IFFT(p_Q), where IFFT(z_P^a) and IFFT(z_Q^a) are real, so Re IFFT(c) - y_P =
+   Re IFFT(p_P - z_P^a) - Im IFFT(p_Q - z_Q^a), at most (SE_P + SE_Q) / N, and
+   the same for Im against y_Q. Both outputs share Err = [(((1 + eta)^L - 1)(1 + u) + u)
+   (S1_P + S1_Q) + SE_P + SE_Q] / N (+ underflow terms); where that exceeds the
+   allowance the two inverses are done separately with their own Err (4).
+
 Pessimistic output: ceil(2^K (y_c + Err)) on the window, the Chernoff mass
 below the window added at its first index (moving mass to a higher loss only
 raises the curve), the Chernoff mass above and the union-bounded mass moved
@@ -454,12 +472,61 @@ class _Transform:
         SE_0 = _zeroed_bound(r2[dead], a, self.e)
         self.pr, self.pi = pr, pi
         with working_precision(_PREC):
-            return _hi((self.grow * (S1 + S1_S) + SE + SE_S + SE_0) / N + 2 * arb(2) ** -_UF_BITS)
+            #: upper bounds of sum_f |p_f| and sum_f |p_f - z_f^a| (for a shared inverse)
+            self.S1 = _hi(S1 + S1_S)
+            self.SE = _hi(SE + SE_S + SE_0)
+            return _hi((self.grow * self.S1 + self.SE) / N + 2 * arb(2) ** -_UF_BITS)
 
     def inverse(self) -> np.ndarray:
         N = self.re.size
         re, _im, _ = _fft(self.pr, -self.pi)
         return re / N  # real part of conj(FFT(conj p)) / N; division by 2^L exact
+
+    @classmethod
+    def pair(cls, P: fmpz_poly, xP: np.ndarray, Q: fmpz_poly, xQ: np.ndarray, K: int,
+             N: int) -> tuple["_Transform", "_Transform"]:
+        """The transforms of two real vectors (optimistic P rounded down, tilted Q rounded
+        up) from ONE complex transform of x = xP + i xQ (module docstring 6)."""
+        re = np.zeros(N)
+        im = np.zeros(N)
+        re[: xP.size] = xP
+        im[: xQ.size] = xQ
+        zr, zi, mu = _fft(re, im)
+        rev = (-np.arange(N)) % N  # index of N - k (0 for k = 0)
+        zr_r, zi_r = zr[rev], zi[rev]
+        L = N.bit_length() - 1
+        with working_precision(_PREC + K):
+            mass = (arb(int(P(1))) + arb(int(Q(1))) * (1 + 4 * _u())) / arb(2) ** K
+            grow = _hi((1 + mu + 5 * _u()) ** L - 1)
+            e_z = grow * mass + arb(2) ** -_UF_BITS
+            e = _hi(e_z + _u() * (mass + e_z) + arb(2) ** -1074)
+        out = []
+        for poly, x, fr, fi in ((P, xP, (zr + zr_r) * 0.5, (zi - zi_r) * 0.5),
+                                (Q, xQ, (zi + zi_r) * 0.5, (zr_r - zr) * 0.5)):
+            t = cls.__new__(cls)
+            t.x, t.K, t.re, t.im, t.grow, t.e = x, K, fr, fi, grow, e
+            out.append(t)
+        return out[0], out[1]
+
+
+def _pair_error(tP: _Transform, tQ: _Transform) -> arb:
+    """Err of :func:`_inverse_pair`'s outputs, after both powers (module docstring 6)."""
+    N = tP.re.size
+    with working_precision(_PREC):
+        S1 = tP.S1 + tQ.S1
+        return _hi(((tP.grow * (1 + _u()) + _u()) * S1 + tP.SE + tQ.SE) / N + 4 * arb(2) ** -_UF_BITS)
+
+
+def _inverse_pair(tP: _Transform, tQ: _Transform) -> tuple[np.ndarray, np.ndarray]:
+    """Both inverses from ONE complex transform of c = p_P + i p_Q, after both powers
+    (module docstring 6): (y_P, y_Q), each within :func:`_pair_error`."""
+    N = tP.re.size
+    cr = tP.pr - tQ.pi  # c = (pP_r - pQ_i) + i (pP_i + pQ_r)
+    ci = tP.pi + tQ.pr
+    re, im, _ = _fft(cr, -ci)
+    # conj(FFT(conj c)) / N = y_P + i y_Q up to Err: its real part, and minus the
+    # imaginary part of FFT(conj c); division by 2^L exact
+    return re / N, -im / N
 
 
 def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
@@ -612,27 +679,54 @@ def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], N
         raise FourierDeclined("the target is below the binary64 error floor")
     if N > MAX_N:
         raise FourierDeclined("transform longer than the memory budget")
-    vecs = [(main, upper, xf)] if upper else [(main, False, xf), (D.Q, True, None)]
-    outs = []
-    for poly, up, x in vecs:
-        if poly.length() > N:
-            raise FourierDeclined("distribution longer than the window")
-        tr = _Transform(poly, K, up, N, x)
-        if tick:
-            tick()  # the caller's deadline, between transforms
-        err = tr.power(a, float(limit.mid()) / 8)
+    def within(err: arb) -> bool:
+        with working_precision(_PREC + K):
+            return bool(N * err + arb(N) / arb(2) ** _S + hi_m + lo_m <= limit)
+
+    def declined(err: arb) -> FourierDeclined:
         with working_precision(_PREC + K):
             spent = N * err + arb(N) / arb(2) ** _S + hi_m + lo_m
-            if not spent <= limit:
-                ratio = float(spent.mid()) / max(float(limit.mid()), 1e-300)
-                raise FourierDeclined("the float error bound exceeds the allowance",
-                                      ratio if math.isfinite(ratio) else None)
-        out = tr.inverse()
-        if tick:
-            tick()
+        ratio = float(spent.mid()) / max(float(limit.mid()), 1e-300)
+        return FourierDeclined("the float error bound exceeds the allowance",
+                               ratio if math.isfinite(ratio) else None)
+
+    def keep(out: np.ndarray, err: arb, up: bool) -> None:
         if not (np.all(np.isfinite(out)) and float(np.max(np.abs(out))) + float(err.mid()) < 6.0):
             raise FourierDeclined("transform out of range")
         outs.append((out[np.arange(W, W + N) % N], err, up))  # window [W, W + N)
+
+    outs: list = []
+    if max(main.length(), 0 if upper else D.Q.length()) > N:
+        raise FourierDeclined("distribution longer than the window")
+    if upper:
+        tr = _Transform(main, K, True, N, xf)
+        if tick:
+            tick()  # the caller's deadline, between transforms
+        err = tr.power(a, float(limit.mid()) / 8)
+        if not within(err):
+            raise declined(err)
+        keep(tr.inverse(), err, True)
+    else:
+        # P and tilted Q share one forward and (when the summed bound fits) one
+        # inverse transform (module docstring 6)
+        tP, tQ = _Transform.pair(main, xf, D.Q, _floats(D.Q, K, True), K, N)
+        if tick:
+            tick()
+        eP = tP.power(a, float(limit.mid()) / 8)
+        eQ = tQ.power(a, float(limit.mid()) / 8)
+        for e_ in (eP, eQ):
+            if not within(e_):
+                raise declined(e_)
+        err = _pair_error(tP, tQ)
+        if within(err):
+            yP, yQ = _inverse_pair(tP, tQ)
+            keep(yP, err, False)
+            keep(yQ, err, True)
+        else:  # the summed bound is too wide: one inverse each
+            keep(tP.inverse(), eP, False)
+            keep(tQ.inverse(), eQ, True)
+        if tick:
+            tick()
     offset = a * D.offset + W
     if isinstance(D, UpperDist):
         vals, err, _ = outs[0]
