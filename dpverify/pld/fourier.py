@@ -460,14 +460,26 @@ class _Transform:
             prec = _PREC + 2 * a.bit_length() + 64
             with working_precision(prec):
                 scale = arb(2) ** (self.K + 53)
+                # the input is real, so z_{N-f} = conj(z_f): where S holds both (equal
+                # |z^|, they sort side by side) the second is the conjugate of the first,
+                # p_{N-f} = conj(p_f) (exact) and |p_{N-f} - z_{N-f}^a| = |p_f - z_f^a|,
+                # so its bounds are the first's; half of the arb evaluations go
+                done: dict[int, tuple[float, float, arb, arb]] = {}
                 for f in S.tolist():
-                    sn, cs = arb.sin_cos_pi_fmpq(fmpq(2 * f, N))
-                    w = acb(cs, -sn)  # e^{-2 pi i f / N}
-                    za = (P(w) / scale) ** a
-                    fr, fi = float(za.real.mid()), float(za.imag.mid())
+                    twin = done.get((N - f) % N)
+                    if twin is not None:
+                        fr, fi, se, s1 = twin[0], -twin[1], twin[2], twin[3]
+                    else:
+                        sn, cs = arb.sin_cos_pi_fmpq(fmpq(2 * f, N))
+                        w = acb(cs, -sn)  # e^{-2 pi i f / N}
+                        za = (P(w) / scale) ** a
+                        fr, fi = float(za.real.mid()), float(za.imag.mid())
+                        se = _hi((acb(fr, fi) - za).abs_upper())
+                        s1 = _hi(acb(fr, fi).abs_upper())
+                        done[f] = (fr, fi, se, s1)
                     pr[f], pi[f] = fr, fi
-                    SE_S += _hi((acb(fr, fi) - za).abs_upper())
-                    S1_S += _hi(acb(fr, fi).abs_upper())
+                    SE_S += se
+                    S1_S += s1
         S1, SE = _power_bounds(r2[rest], a, self.e, c)
         SE_0 = _zeroed_bound(r2[dead], a, self.e)
         self.pr, self.pi = pr, pi
@@ -492,8 +504,9 @@ class _Transform:
         re[: xP.size] = xP
         im[: xQ.size] = xQ
         zr, zi, mu = _fft(re, im)
-        rev = (-np.arange(N)) % N  # index of N - k (0 for k = 0)
-        zr_r, zi_r = zr[rev], zi[rev]
+        # the values at N - k (at 0 for k = 0): a reversed view, not a gather
+        zr_r = np.concatenate((zr[:1], zr[:0:-1]))
+        zi_r = np.concatenate((zi[:1], zi[:0:-1]))
         L = N.bit_length() - 1
         with working_precision(_PREC + K):
             mass = (arb(int(P(1))) + arb(int(Q(1))) * (1 + 4 * _u())) / arb(2) ** K
