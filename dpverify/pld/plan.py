@@ -538,6 +538,8 @@ def _window_at(pairs: Sequence[tuple[Any, int, int, int]], m: int, reach: float)
             return None
         parts.append((f, i0 << (m - 6), c))
     w = _WindowCurves(parts, m, reach)
+    if not w.ok:  # a skewed law: its outer sixteenths hold too much; twice as wide, once
+        w = _WindowCurves(parts, m, reach, 2 * _FINE_Z)
     return w if w.ok else None
 
 
@@ -673,6 +675,7 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
     refinement then starts from :func:`first_grid`)."""
     try:
         plans = []
+        fine_eps: list = []  # the windowed float law's eps plan per direction (eps queries)
         for d in directions:
             M = V = 0.0
             spread = 0.0
@@ -723,8 +726,9 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                 # a long schedule's eps query: the width read off the windowed float law
                 # near the target grid replaces the central-limit fit
                 fe = _fine_eps(ranges, float(target), e, width_h2)
-                if fe is not None:
-                    e, slope, width_h2 = fe
+                fine_eps.append(None if fe is None else
+                                Plan(fe[0], ld, fe[1], 2 * z * math.sqrt(V) + spread, fe[2],
+                                     ((d, fe[0], fe[2]),)))
             elif est is None and kind == "delta" and ld > math.log(_FLOAT_PLD_MIN_DELTA):
                 # a long schedule: the law at the plan's coarse grid is too long to compose
                 # whole, and the central-limit width misses the delta query's by up to 2x
@@ -737,6 +741,11 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
             plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread, width_h2,
                               ((d, e if kind == "eps" else ld, width_h2),),
                               delta_hedge=2 if fine is None else 0))
+        if kind == "eps" and fine_eps and all(p is not None for p in fine_eps):
+            # only where every direction has it: the top direction is chosen by comparing
+            # the directions' estimates, and the float law's (within 1 %) beside a
+            # central-limit one (off by up to 20 %) put (0.8, 0.004, 2e4)'s lower direction on top
+            plans = fine_eps
         # the width that matters is the maximum curve's (AFA Sec 4.1): a direction whose
         # answer lies well below the top one only has to be settled below it, on a coarser
         # grid (refine._settling_grid), so its width model does not choose the grid

@@ -319,3 +319,25 @@ def test_eps_plan_of_a_long_schedule_lands_one_level_at_the_width(sigma, q, T):
     else:
         opt, pess = _dpa_bracket(float(sigma), float(q), T, delta=1e-5)
         assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)
+
+
+def test_eps_plan_puts_the_certified_top_direction_on_top():
+    """The refinement computes the plan's top direction first and only settles the other
+    below it on a coarser grid (refine._settling_grid). At (0.8, 0.004, 2e4) the windowed
+    float law reads remove's eps (within 1 %) but not add's at the first grid tried; beside
+    add's central-limit estimate (20 % high) it put add on top, and remove, the true
+    maximum, was computed twice. The reference is the certified per-direction enclosures:
+    the plan's top direction must be the one whose certified lower end is the larger."""
+    from dpverify.pld.accountant import plan_query
+
+    step = Step(lambda d: SubsampledGaussianPair(F(4, 5), F(1, 250), d), 20000)
+    delta = F(1, 10**5)
+    p = plan_query([step], ("remove", "add"), "eps", delta)
+    res = refine_query([step], ("remove", "add"), kind="eps", target=delta, rel_width=1e-3)
+    top_plan = max(p.per_direction, key=lambda x: x[1])[0]
+    lows = {d: lo for d, (lo, _hi) in res.directions.items() if lo is not None}
+    top_cert = max(lows, key=lambda d: lows[d])
+    assert str(top_plan) == str(top_cert)
+    # and the answer holds dp_accounting's optimistic / pessimistic bracket
+    opt, pess = _dpa_bracket(0.8, 0.004, 20000, delta=1e-5)
+    assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)
