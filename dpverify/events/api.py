@@ -325,6 +325,7 @@ def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: O
     stating the width reached. ``neighboring`` defaults to the document's
     relation, else add-remove."""
     D = V.open_unit("delta", delta)
+    time_budget = V.seconds("time_budget", time_budget)
     tree = _grouped(event, neighboring)
     if tree is not None:
         return _bracket(tree, "eps", D, digits, rel_width, time_budget, progress)
@@ -337,6 +338,7 @@ def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optio
     """Certified enclosure of delta(eps) (maximum over the relation's directions).
     Poisson sampling under replace-one: the certified bracket (as :func:`epsilon`)."""
     E_ = V.nonnegative("eps", eps)
+    time_budget = V.seconds("time_budget", time_budget)
     tree = _grouped(event, neighboring)
     if tree is not None:
         return _bracket(tree, "delta", E_, digits, rel_width, time_budget, progress)
@@ -354,6 +356,7 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     which a concrete replacement attains); the answer returned is that bracket."""
     E_ = V.nonnegative("eps", eps)
     D = V.open_unit("delta", delta)
+    time_budget = V.seconds("time_budget", time_budget)
     tree = _grouped(event, neighboring)
     if tree is not None:
         ans = _bracket(tree, "eps", D, None, None, time_budget, progress)
