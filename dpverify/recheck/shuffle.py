@@ -354,6 +354,8 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
     lo = parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
     with mpmath.workdps(_DPS):
         prop = _eps_upper(r, fraction_to_mpf(delta))  # a proposal: proved above the root next
+    # eps(delta) >= 0 by definition: a negative root (delta above delta_mu(0)) is proved at 0
+    prop = max(prop, mpf(0))
     h = mpf_to_fraction(prop)
     mu_hi = _mu_bracket(r)[1]
     # delta_mu(mu+, h) < delta proves eps(delta) <= h: delta_mu decreases in eps and

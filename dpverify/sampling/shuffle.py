@@ -252,7 +252,11 @@ def upper_eps(r: ShuffleRun, delta: Fraction, digits: int = 8) -> tuple[arb, Fra
     from ..gdp.eps_for_delta import eps_for_delta
 
     mu = _mu_upper(r)
-    return eps_for_delta(mu, delta, digits=digits).hi, mu
+    hi = eps_for_delta(mu, delta, digits=digits).hi
+    # epsilon(delta) is the least eps >= 0 with delta(eps) <= delta: where the Gaussian's root
+    # is negative (delta above delta_mu(0)), eps(delta) = 0 (the root was recorded as an
+    # upper end below the lower end 0, an empty interval that verify refused)
+    return (hi if hi > 0 else arb(0)), mu
 
 
 def upper_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, Fraction]:
@@ -460,7 +464,8 @@ def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None
     best = arb(0)
     with working_precision(_PREC):
         x = ball(eps).exp()
-        xf = math.exp(float(eps)) if float(eps) < 700 else math.inf
+        # eps is exact: 1e3000 has no float (xf only orders the candidates; the bound is exact)
+        xf = math.exp(float(eps)) if -700 < eps < 700 else (math.inf if eps > 0 else 0.0)
         for swap in _orientations(r.relation):
             pre = _prefixes(_classes(r, hints, swap))
             cand = [(A - xf * B, k) for k, (A, B) in enumerate(pre)]

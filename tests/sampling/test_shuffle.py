@@ -171,3 +171,30 @@ def test_adapter_entry_point_returns_the_bracket_and_a_verifiable_certificate():
     assert "confirmed" in verify_certificate(out["certificate"])
     with pytest.raises(InvalidParameter):
         shuffle_bracket("0.9", 1000, 100, 5)
+
+
+@pytest.mark.parametrize("sampling, delta", [("shuffle", "0.5"), ("shuffle", "0.9999999"), ("shuffle-persistent", "0.99")])
+def test_epsilon_at_a_delta_above_delta_mu_zero_is_zero_and_verifies(sampling, delta, capsys):
+    """eps(delta) = 0 when delta >= delta_mu(0) = 2 Phi(mu/2) - 1 (mu = Delta sqrt(E) / sigma):
+    the Gaussian root is then negative, and it was recorded as an upper end below the lower
+    end 0, an empty enclosure that verify refused. Independent route: delta_mu(0) in mpmath."""
+    import mpmath
+
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    mu = mpmath.sqrt(2) / mpmath.mpf("1.1")  # Delta = 1 (add-remove), E = 2, for both schemes
+    assert mpmath.mpf(delta) > 2 * mpmath.ncdf(mu / 2) - 1  # so eps(delta) = 0 exactly
+    assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+                 "--epochs", "2", "--sampling", sampling, "--delta", delta, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert "confirmed" in verify_certificate(cert)
+
+
+def test_delta_at_a_huge_negative_eps_is_not_a_crash(capsys):
+    # before: float(-1e3000) overflowed where the candidates are ordered (exit 4)
+    from dpverify.cli import main
+
+    assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+                 "--epochs", "2", "--sampling", "shuffle", "--eps", "-1e3000"]) == 0
