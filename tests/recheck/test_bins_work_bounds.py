@@ -157,8 +157,9 @@ def test_packed_power_matches_schoolbook_rounding():
     rng = random.Random(7)
     for up in (True, False):
         for _ in range(5):
-            a = [rng.randrange(1 << 127) for _ in range(rng.randrange(1, 30))]
-            b = [rng.randrange(1 << 127) for _ in range(rng.randrange(1, 30))]
+            # sub-probability vectors in units 2^-128 (at most 30 entries below 2^123 each)
+            a = [rng.randrange(1 << 123) for _ in range(rng.randrange(1, 30))]
+            b = [rng.randrange(1 << 123) for _ in range(rng.randrange(1, 30))]
             keep = rng.choice([None, 5, 17])
             z = [0] * (len(a) + len(b) - 1)
             for i, u in enumerate(a):
@@ -168,3 +169,33 @@ def test_packed_power_matches_schoolbook_rounding():
             want = [-((-v) >> RB._U) if up else v >> RB._U for v in z]
             got = RB._pmul(RB._Poly.of(a), RB._Poly.of(b), up, keep).coeffs()
             assert got == want
+
+
+def test_packed_product_refuses_masses_beyond_its_slots():
+    from dpverify.errors import CouldNotReprove
+    big = RB._Poly.of([1 << 129, 1 << 129])  # total 2^130: a product coefficient could overflow its slot
+    with pytest.raises(CouldNotReprove):
+        RB._pmul(big, big, True, None)
+
+
+def test_tracked_excess_bounds_the_rounding():
+    # x rounds up an exact measure mu (here: exact rationals); the tracked excess of the rounded-up power
+    # must bound sum_j (x^n - mu^n)_j 2^-U, computed exactly with Fractions
+    from fractions import Fraction
+    mu = [Fraction(1, 3), Fraction(1, 7), Fraction(2, 5), Fraction(1, 11)]
+    unit = 1 << RB._U
+    hi = [-((-m.numerator * unit) // m.denominator) for m in mu]
+    lo = [(m.numerator * unit) // m.denominator for m in mu]
+    for n, keep in ((5, None), (6, 9), (13, 4)):
+        P = RB._ppower(RB._Poly.of(hi, sum(hi) - sum(lo)), n, True, keep)
+        exact = [Fraction(1)]
+        for _ in range(n):
+            z = [Fraction(0)] * (len(exact) + len(mu) - 1)
+            for i, u in enumerate(exact):
+                for j, v in enumerate(mu):
+                    z[i + j] += u * v
+            exact = z[:keep] if keep else z
+        got = P.coeffs()
+        assert all(Fraction(g, unit) >= e for g, e in zip(got, exact))
+        assert Fraction(sum(got), unit) - sum(exact[:len(got)]) <= Fraction(P.err, unit)
+
