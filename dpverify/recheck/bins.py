@@ -54,6 +54,7 @@ from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int
 from .gdp import exact_input
+from .pld import _power as _square_multiply
 from .shuffle import _count
 from .verify import Recheck, parse_bound, register
 
@@ -193,16 +194,10 @@ def _pmul(a: _Poly, b: _Poly, up: bool, keep: Optional[int]) -> _Poly:
 
 
 def _ppower(c: "list[int] | _Poly", E: int, up: bool, keep: Optional[int] = None) -> _Poly:
-    """E-th power (E >= 1) by repeated squaring, every product rounded as :func:`_pmul`."""
+    """E-th power (E >= 1) by repeated squaring (:func:`.pld._power`), every product rounded as
+    :func:`_pmul`."""
     base = c if isinstance(c, _Poly) else _Poly.of(c[:keep] if keep is not None else c)
-    res = None
-    while True:
-        if E & 1:
-            res = base if res is None else _pmul(res, base, up, keep)
-        E >>= 1
-        if not E:
-            return res
-        base = _pmul(base, base, up, keep)
+    return _square_multiply(base, E, lambda x, y, _k, _b: _pmul(x, y, up, keep), 0, 0)
 
 
 def _power(c: list[int], E: int, up: bool, keep: Optional[int] = None) -> list[int]:
@@ -211,22 +206,16 @@ def _power(c: list[int], E: int, up: bool, keep: Optional[int] = None) -> list[i
 
 def power_products(n0: int, E: int, keep: Optional[int]) -> list[int]:
     """Output lengths of the products :func:`_ppower` makes for the E-th power of a
-    polynomial of length n0, degrees < keep (None: all): a static count, no product made."""
-    out, base, res = [], min(n0, keep) if keep else n0, None
+    polynomial of length n0, degrees < keep (None: all): the same repeated squaring run on
+    lengths alone, a static count, no product made."""
+    out: list[int] = []
 
-    def mul(x: int, y: int) -> int:
-        n = x + y - 1
-        n = min(n, keep) if keep else n
-        out.append(n)
-        return n
+    def mul(x: int, y: int, _k: int, _b: int) -> int:
+        out.append(min(x + y - 1, keep) if keep else x + y - 1)
+        return out[-1]
 
-    while True:
-        if E & 1:
-            res = base if res is None else mul(res, base)
-        E >>= 1
-        if not E:
-            return out
-        base = mul(base, base)
+    _square_multiply(min(n0, keep) if keep else n0, E, mul, 0, 0)
+    return out
 
 
 def work(T: int, E: int, grids: Mapping[str, Mapping[str, int]], windows: Mapping[str, tuple[int, int]]) -> int:
