@@ -384,6 +384,7 @@ class _Epochs:
         self.A = arith(_PREC)
         self.m, self.E, self.T = loss["m"], run["E"], run["T"]
         self._th: dict[Fraction, Any] = {}
+        self._slog: dict[tuple[int, ...], list] = {}
         self.parts = {}
         # the work of the E-fold products is about proportional to E x the window (repeated squaring:
         # the last products dominate); every direction is bounded before the first product
@@ -406,11 +407,17 @@ class _Epochs:
         half = A.div(A.q(1), A.scale2(s, 1))
         if tilt:
             half = A.neg(half)
+        # sigma log(h k) at every edge, shared by the Q and the tilted P cells of one grid (they differ
+        # by the shift only)
+        key = (g["g"], g["fine"], g["per"], g["top"])
+        if key not in self._slog:
+            self._slog[key] = [None] + [A.mul(s, A.log(A.q(h * k))) for k in ks[1:]]
+        slog = self._slog[key]
         # absolute accuracy 2^-320 is all a mass rounded to units 2^-128 needs (ncdf_abs: Taylor at anchors,
         # far faster than the relative-accuracy continued fraction in the tails)
-        Fs = [A.q(0)] + [A.ncdf_abs(A.add(A.mul(s, A.log(A.q(h * k))), half)) for k in ks[1:]]
+        Fs = [A.q(0)] + [A.ncdf_abs(A.add(x, half)) for x in slog[1:]]
         w = [(max(A.dn.sub(Fs[i][0], Fs[i - 1][1]), 0), A.up.sub(Fs[i][1], Fs[i - 1][0])) for i in range(1, len(ks))]
-        tail = A.ncdf_abs(A.neg(A.add(A.mul(s, A.log(A.q(h * ks[-1]))), half)))
+        tail = A.ncdf_abs(A.neg(A.add(slog[-1], half)))
         unit = 2**_U
         return ([max(0, ceil_int(A.up.mul(x[1], unit))) for x in w],
                 [max(0, floor_int(A.dn.mul(x[0], unit))) for x in w],
@@ -463,16 +470,39 @@ class _Epochs:
         f = 2.0 ** self.m
         top = math.log(jmax + 2)
 
-        def clip(i: int) -> tuple[int, int]:
+        # tau_(i +- 1) = tau_i e^(+-2^-m): one 128-bit enclosure carried along the walk, each step two
+        # directed products (its relative width grows by about 2^-127 a step, so floor(tau) stays
+        # decided); an undecided floor, and i = 0 (tau_0 = T / h may be an integer), go to :meth:`_tau`
+        A = arith(128)
+        th = A.q(Th)
+        two_m = 1 << self.m
+        step = {1: A.exp(A.dyadic(1, self.m)), -1: A.exp(A.neg(A.dyadic(1, self.m)))}
+        state: dict[str, Any] = {"t": None}
+
+        def clip(i: int, d: int) -> tuple[int, int]:
             # log tau_i = i 2^-m + log(T / h): more than 1 beyond log(jmax + 2) or below 0 (float error
             # far below that margin) decides the clipped cut without an exponential (and without leaving
             # MPFR's exponent range on a forged window)
             x = i / f + lg
             if x > top + 1:
+                state["t"] = None
                 return jmax, jmax + 1
             if x < -1:
+                state["t"] = None
                 return 0, 1
-            ab = self._tau(i, Th)
+            t = state["t"]
+            if t is None:
+                e = A.dn.div(gmpy2.mpz(i), two_m)  # exact: a dyadic of fewer than 128 bits (|x| small)
+                t = (A.dn.mul(A.dn.exp(e), th[0]), A.up.mul(A.up.exp(e), th[1]))
+            else:
+                t = A.mul(t, step[d])
+            a, a1 = gmpy2.floor(t[0]), gmpy2.floor(t[1])
+            if i != 0 and a == a1:
+                state["t"] = t
+                ab = (int(a), int(a) + 1)
+            else:
+                state["t"] = None
+                ab = self._tau(i, Th)
             return min(max(ab[0], 0), jmax), min(max(ab[1], 1), jmax + 1)
 
         # the i whose tau_i lies in [1, jmax] are about [-log(T / h), log(jmax h / T)] 2^m: start there
@@ -480,15 +510,16 @@ class _Epochs:
         c0 = max(i0, min(i1, math.floor(-lg * f)))
         i = c0
         while i >= i0:  # downward until tau_i < 1 (then every lower i maps to (0, 1): tau increases in i)
-            out[i] = ab = clip(i)
+            out[i] = ab = clip(i, -1)
             if ab == (0, 1):
                 for k in range(i0, i):
                     out[k] = ab
                 break
             i -= 1
         i = c0 + 1
+        state["t"] = None
         while i <= i1:  # upward until tau_i > jmax (then every higher i maps to (jmax, jmax + 1))
-            out[i] = ab = clip(i)
+            out[i] = ab = clip(i, 1)
             if ab == (jmax, jmax + 1):
                 for k in range(i + 1, i1 + 1):
                     out[k] = ab

@@ -199,3 +199,21 @@ def test_tracked_excess_bounds_the_rounding():
         assert all(Fraction(g, unit) >= e for g, e in zip(got, exact))
         assert Fraction(sum(got), unit) - sum(exact[:len(got)]) <= Fraction(P.err, unit)
 
+
+
+@pytest.mark.parametrize("T,g,m", [(4, 9, 12), (240, 6, 11), (3, -2, 3), (1000, 7, 12)])
+def test_cuts_give_each_degree_the_index_of_its_own_logarithm(T, g, m):
+    # the cut map (one exponential per loss index, carried along by products) against the per-degree
+    # rule it replaces: floor / ceil of log(j h / T) 2^m decided by MPFR for every j
+    from fractions import Fraction
+    E = RB._Epochs.__new__(RB._Epochs)
+    E.m, E._th = m, {}
+    h = Fraction(1, 2**g) if g >= 0 else Fraction(2**-g)
+    hT, jmax = h / T, 3000
+    lo = E._index(1, hT)[0] - 2
+    hi = E._index(jmax, hT)[1] + 2
+    cut = E._cuts(lo, hi, 1 / hT, jmax)
+    for j in range(1, jmax + 1):
+        f, c = E._index(j, hT)
+        assert cut[c][0] >= j and (c - 1 < lo or cut[c - 1][0] < j)  # c(j) = i iff a_(i-1) < j <= a_i
+        assert cut[f][1] <= j and (f + 1 > hi or cut[f + 1][1] > j)  # f(j) = i iff b_i <= j < b_(i+1)
