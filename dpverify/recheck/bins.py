@@ -232,7 +232,8 @@ def work(T: int, E: int, grids: Mapping[str, Mapping[str, int]], windows: Mappin
             continue
         if d == "remove":  # one tilted factor times the (T - 1)-th power: the S_up law above, S_dn below
             rest = sum(power_products(top + 1, T - 1, keep)) if T > 1 else 0
-            total += 2 * (rest + min(2 * top + 1, keep))
+            rest_len = min((T - 1) * top + 1, keep)  # the (T - 1)-th power's length (1 at T = 1)
+            total += 2 * (rest + min(min(top + 1, keep) + rest_len - 1, keep))
         else:  # the S_dn law above, the S_up law below
             total += 2 * sum(power_products(top + 1, T, keep))
         if d in windows:  # the E-fold powers of the epoch's loss law (absent: the linear part alone)
