@@ -98,21 +98,35 @@ def _profile_iv(A: Arith, types: Types, t: Fraction) -> Iv:
 
 @lru_cache(maxsize=8)
 def _law_iv(types: Types, prec: int) -> tuple:
-    """Forward law of the shift S (exact rational keys, weights enclosed in directed
-    rounding), built one mechanism at a time: independent of the arb lattice code.
-    Cached per precision, since a root bracket evaluates the profile twice."""
+    """Law of the shift S = sum over mechanisms of +-eps_i (exact rational keys, weights
+    enclosed in directed rounding), independent of the arb lattice code. The c mechanisms
+    of one type are independent and identical (LT Thm 4.6: +eps with probability
+    p = 1/(1 + e^-eps), -eps with 1 - p = 1/(1 + e^eps)), so that type's shift is
+    eps (2Y - c) with Y ~ Bin(c, p) (LT Cor 4.7), weights C(c, y) p^y (1-p)^(c-y) from
+    MPFR's correctly rounded pow of each end (x^y is increasing in x >= 0); the types
+    are then convolved one after another. Keys are the integers S L, L the least common
+    denominator of the eps_i, so equal shifts of different types merge exactly, and each
+    merged weight is one correct directed rounding of the exact sum of its terms
+    (``mpfr_sum``). Cached per precision, since a root bracket evaluates the profile twice."""
     A = arith(prec)
-    law: dict[Fraction, Iv] = {Fraction(0): _ONE}
+    L = 1
+    for e, _, _ in types:
+        L = L * e.denominator // math.gcd(L, e.denominator)
+    law: dict[int, Iv] = {0: _ONE}
     for e, d, c in types:
+        n = int(e * L)  # exact: L is a multiple of e's denominator
         p = A.div(_ONE, A.add(_ONE, A.exp(A.q(-e))))
         pm = A.div(_ONE, A.add(_ONE, A.exp(A.q(e))))
-        for _ in range(c):
-            new: dict[Fraction, list] = {}
-            for s, w in law.items():
-                new.setdefault(s + e, []).append(A.mul(w, p))
-                new.setdefault(s - e, []).append(A.mul(w, pm))
-            law = {s: A.fsum(ws) for s, ws in new.items()}
-    return tuple(law.items())
+        binom = []
+        for y in range(c + 1):
+            w = A.mul((A.dn.pow(p[0], y), A.up.pow(p[1], y)), (A.dn.pow(pm[0], c - y), A.up.pow(pm[1], c - y)))
+            binom.append((n * (2 * y - c), A.mul(A.q(math.comb(c, y)), w)))
+        new: dict[int, list] = {}
+        for s, w in law.items():
+            for t, b in binom:
+                new.setdefault(s + t, []).append(A.mul(w, b))
+        law = {s: A.fsum(ws) for s, ws in new.items()}
+    return tuple((Fraction(s, L), w) for s, w in law.items())
 
 
 def _recursion_iv(A: Arith, seq: tuple, t: Fraction) -> Iv:

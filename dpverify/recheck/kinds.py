@@ -651,7 +651,7 @@ _steps(["gdp.refinement_point"], [
 _steps(["composition.delta"], [
     ("composed profile: exact rational shifts, binomial coefficients and (1 - delta_i)^k_i; p, 1 - p, "
      "p^y (MPFR pow), expm1 and the sums in MPFR directed rounding (LT Cor 4.7, Thm 4.6 or a forward "
-     "convolution)", PROOF, True),
+     "convolution of one binomial law per guarantee type on exact integer shifts)", PROOF, True),
     ("grid certificates: both rounded compositions re-derived, each inside its recorded enclosure; "
      "the gap compared with the rounded ends", PROOF, True),
 ])

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_right
+from itertools import accumulate
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional
 
@@ -39,7 +41,7 @@ from gmpy2 import mpfr, mpz, next_above
 
 from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction
+from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .verify import Recheck, parse_bound, register
 
@@ -60,17 +62,26 @@ class IvTails:
     """Tails of a pair in directed-rounding intervals: ``fn(A, e) -> (P(L > e), Q(L > e))``,
     each an enclosure (:mod:`.core`) for the exact point e (an interval, a grid point
     i 2^-m in practice). ``inf`` is the exact P-mass at loss +inf. The discretisation
-    of such tails is a proof, and the only kind of tails :func:`_discretise` accepts."""
+    of such tails is a proof, and the only kind of tails :func:`_discretise` accepts.
+    ``many(A, i0, n, m)``, where given, returns the same enclosures at the grid points
+    i 2^-m, i = i0..n, in one loop (the same roundings; no per-knot call layers)."""
 
-    __slots__ = ("fn", "inf")
+    __slots__ = ("fn", "inf", "many")
 
-    def __init__(self, fn: Callable[[Arith, tuple], tuple], inf: Fraction = Fraction(0)) -> None:
-        self.fn, self.inf = fn, inf
+    def __init__(self, fn: Callable[[Arith, tuple], tuple], inf: Fraction = Fraction(0),
+                 many: "Callable[[Arith, int, int, int], list] | None" = None) -> None:
+        self.fn, self.inf, self.many = fn, inf, many
 
     def __call__(self, A: Arith, e: tuple) -> tuple:
         (p0, p1), (q0, q1) = self.fn(A, e)
         # tails are probabilities: intersecting with [0, 1] keeps the enclosure
         return ((max(p0, _Z), min(p1, _O)), (max(q0, _Z), min(q1, _O)))
+
+    def at_knots(self, A: Arith, i0: int, n: int, m: int) -> list:
+        """The enclosures at i 2^-m for i = i0..n, each intersected with [0, 1]."""
+        if self.many is not None and max(abs(i0), abs(n)) < 1 << (A.prec - 1):
+            return self.many(A, i0, n, m)
+        return [self(A, A.dyadic(i, m)) for i in range(i0, n + 1)]
 
 
 _Z, _O = mpfr(0), mpfr(1)
@@ -136,7 +147,55 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         mix = (dn.add(dn.mul(Q1[0], t0), dn.mul(Qr[0], u0)), up.add(up.mul(Q1[1], t[1]), up.mul(Qr[1], u[1])))
         return (mix, (t0, t[1])) if remove else ((t0, t[1]), mix)
 
-    return IvTails(fn)
+    def many(A: Arith, i0: int, n: int, m: int) -> list:
+        """:func:`fn` at the exact points i 2^-m (|i| < 2^(prec-1), so i / 2^m is exact and one
+        directed division gives it), written out in one loop with the same roundings, each
+        tail intersected with [0, 1] as :class:`IvTails` does. ``ncdf_abs`` on an interval
+        [a, b] is Phi(a)'s enclosure with (b - a) 0.4 added to its upper end (the mean value
+        theorem, Phi' <= 1 / sqrt(2 pi) < 0.4), as in :meth:`Arith.ncdf_abs`."""
+        fn(A, (mpfr(0), mpfr(0)))  # fills the constants of this precision
+        M, M2, Qr, Q1, H = consts[A.prec]
+        dn, up = A.dn, A.up
+        point = A._ncdf_abs_point
+        two_m = pow2(m)
+        full = ((_O, _O), (_O, _O)) if remove else ((_Z, _Z), (_Z, _Z))
+        m0, m1, h0, h1, qr0, qr1, q10, q11 = M[0], M[1], M2[0], M2[1], Qr[0], Qr[1], Q1[0], Q1[1]
+        out = []
+        for i in range(i0, n + 1):
+            e = dn.div(i, two_m)  # exact: |i| < 2^(prec-1)
+            r = dn.expm1(e if remove else dn.minus(e))
+            a0, a1 = dn.add(r, qr0), up.add(next_above(r), qr1)
+            if a1 <= 0:
+                out.append(full)
+                continue
+            if a0 <= 0:
+                out.append(_UNIT)
+                continue
+            b0, b1 = dn.div(a0, qr1), up.div(a1, qr0)
+            l0 = dn.log(b0)
+            n0 = dn.add(l0, h0)
+            n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), h1)
+            x0 = dn.div(n0, m1 if n0 >= 0 else m0)
+            x1 = up.div(n1, m0 if n1 >= 0 else m1)
+            # Phi on [a, b] as Arith.ncdf_abs: Phi(a) enclosed, (b - a) 0.4 added to its upper end
+            if remove:
+                t0, t1 = point(dn.minus(x1))
+                a, b = dn.sub(m0, x1), up.sub(m1, x0)
+            else:
+                t0, t1 = point(x0)
+                a, b = dn.sub(x0, m1), up.sub(x1, m0)
+            u0, u1 = point(a)
+            if x1 != x0:
+                t1 = up.add(t1, up.mul(up.sub(x1, x0), _PHI_MAX))
+            if b != a:
+                u1 = up.add(u1, up.mul(up.sub(b, a), _PHI_MAX))
+            t0, u0 = max(t0, _Z), max(u0, _Z)
+            t1, u1 = min(t1, _O), min(u1, _O)
+            mix = (dn.add(dn.mul(q10, t0), dn.mul(qr0, u0)), min(up.add(up.mul(q11, t1), up.mul(qr1, u1)), _O))
+            out.append((mix, (t0, t1)) if remove else ((t0, t1), mix))
+        return out
+
+    return IvTails(fn, many=many if q != 1 else None)
 
 
 def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
@@ -264,7 +323,7 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         i0 = first
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
-    pts = [tails(A, A.dyadic(i, m)) for i in range(i0, n + 1)]
+    pts = tails.at_knots(A, i0, n, m)
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
     # with the interval operations written out on their ends (the same directed roundings
@@ -334,16 +393,31 @@ def _kron(a: list[int], b: list[int]) -> list[int]:
     return [int.from_bytes(raw[i * k:(i + 1) * k], "little") for i in range(n)]
 
 
+def _run_within(v: list, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
+    """(k, s): the most elements of ``v`` taken one by one from ``start`` (forward, or backward
+    from index start - 1), at most ``limit``, whose sum s stays <= budget (masses are >= 0, so
+    the running sums rise and the first one above the budget ends the run). The running sums
+    are taken in chunks of doubling length (C-level accumulate, then a bisection), so a short
+    run costs little and a long one is not a Python loop per element."""
+    k, s, c = 0, 0, 256
+    while k < limit:
+        n = min(c, limit - k)
+        chunk = reversed(v[start - k - n:start - k]) if back else v[start + k:start + k + n]
+        part = list(accumulate(chunk, initial=s))  # part[0] = s <= budget
+        j = bisect_right(part, budget) - 1
+        k, s = k + j, part[j]
+        if j < n:
+            break
+        c *= 2
+    return k, s
+
+
 def _trim(v: list[int], budget: int) -> tuple[int, int, int, int]:
-    a, s = 0, 0
-    while a < len(v) - 1 and s + v[a] <= budget:
-        s += v[a]
-        a += 1
-    b, t = len(v), 0
-    while b - 1 > a and t + v[b - 1] <= budget:
-        t += v[b - 1]
-        b -= 1
-    return a, s, b, t
+    """(a, s, b, t): v[:a] (sum s) and v[b:] (sum t) each within ``budget``, leaving v[a:b]
+    at least one element: the longest such ends, the front one taken first."""
+    a, s = _run_within(v, budget, 0, len(v) - 1, False)
+    k, t = _run_within(v, budget, len(v), len(v) - 1 - a, True)
+    return a, s, len(v) - k, t
 
 
 def _mul_upper(x, y, K: int, budget: int):
@@ -706,8 +780,11 @@ def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
     return Recheck(lo=lo, hi=hi, dps=_DPS, verdict=verdict)
 
 
-#: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3
-_M_MIN, _M_MAX = 8, 24
+#: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3. A
+#: recorded grid coarser than 2^-8 starts the search there (a replace-one certificate at
+#: eps ~ 18 records 2^-4: its loss spans thousands of knots at 2^-8); otherwise it
+#: starts at 2^-8 or four halvings below the recorded grid
+_M_MIN, _M_MAX, _M_START = 2, 24, 8
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
 
@@ -727,15 +804,17 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     grids tried for it (every end is a bound on its own, so keeping the best is sound).
     Stops once the recorded enclosure is settled (contains [lo', hi'] or is disjoint).
 
-    The first grid is four halvings coarser than the recorded one (a hint), or 2^-8. Then
+    The first grid is four halvings coarser than the recorded one (a hint) but not below
+    2^-8 unless the recorded one is (then that one), or 2^-8 without one. Then
     only what is unsettled is
     refined: the upper side of each direction whose upper end is above the recorded
     one (one product per step), and the lower side of the direction with the largest
     lower end when it is below the recorded one (two products per step), each on the
     grid predicted from that direction's own gap g: the gap of the two discretisations
-    shrinks like h^2 (a quarter per halving), so the next grid is the nearest one whose
-    predicted gap is half the recorded width, at least one halving finer. Grids stay within
-    2^-8 .. 2^-24 and at most :data:`_TRIES` rounds are computed; a forged grid costs
+    shrinks like h^2 (a quarter per halving), so the next grid is the coarsest one whose
+    predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids stay within
+    2^-2 .. 2^-24 and at most :data:`_TRIES` rounds are computed (one more from a start coarser than 2^-8
+    and per capped extrapolation: both are cheap grids); a forged grid costs
     time, never acceptance: acceptance is decided by
     :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned."""
     from .verify import enclosure_of
@@ -745,13 +824,19 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     hint = grid_hint(result)
     # probe four halvings coarser than the hint (about 1/16 of its cost): it settles the
     # directions that are far from the recorded enclosure and sizes the next grid
-    m0 = min(max(hint - 4 if hint is not None else _M_MIN, _M_MIN), _M_MAX)
+    # (a recorded grid coarser than 2^-8 is itself the first grid: four halvings below it
+    # cost the bounded losses, whose bounds close like h rather than h^2, four more rounds)
+    m0 = _M_START if hint is None else hint - 4 if hint - 4 >= _M_START else min(hint, _M_START)
+    m0 = min(max(m0, _M_MIN), _M_MAX)
+    tries = _TRIES + (m0 < _M_START)  # a grid coarser than the default start is one more cheap round
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}
     m_d = {d: m0 for d in dirs}
     todo = {d: "both" for d in dirs}
     lo, hi = -mpmath.inf, mpmath.inf
-    for _ in range(_TRIES):
+    rounds = 0
+    while rounds < tries:
+        rounds += 1
         for d, sides in todo.items():
             a, b = compute(m_d[d], sides, d)
             lo_d[d], hi_d[d] = max(lo_d[d], a), min(hi_d[d], b)
@@ -767,13 +852,31 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
             todo[top] = "both" if top in todo else "lower"
         if not todo:
             return lo, hi
+        capped = False
         for d in todo:
             gap = hi_d[d] - lo_d[d]
             if m_d[d] >= _M_MAX or not mpmath.isfinite(gap):
                 return lo, hi
-            step = int(mpmath.nint(mpmath.log(gap / (width / 2), 4))) if gap > 0 else 1
+            step = _grid_step(gap, width) if gap > 0 else 1
+            if step > 6:
+                # a probe with a handful of knots extrapolates h^2 too far (the prv_accountant
+                # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
+                # halvings finer first costs about a sixteenth of the target and re-predicts
+                step, capped = 4, True
             m_d[d] = min(m_d[d] + max(1, step), _M_MAX)
+        tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
+
+
+def _grid_step(gap: mpf, width: mpf) -> int:
+    """Halvings from a grid whose bounds are ``gap`` apart to the coarsest grid whose
+    predicted gap (a quarter per halving: both discretisations err like h^2) is at most the
+    recorded ``width``, up to 4^0.05 (7%) more: a producer with the same two discretisations
+    records its own gap at its grid, so the grid that reproduces that width is the one to
+    try; aiming at half the width cost a whole extra halving (double the knots) where
+    the prediction landed just past an integer. A miss costs one more round, never
+    acceptance."""
+    return int(mpmath.ceil(mpmath.log(gap / width, 4) - mpf("0.05")))
 
 
 def _accuracy_factor(enc: Any) -> mpf:

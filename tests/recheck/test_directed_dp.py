@@ -163,6 +163,34 @@ def test_composed_profile_encloses_the_brute_force_sum(types, t) -> None:
     _inside(mpfr_to_mpf(lo), mpfr_to_mpf(hi), ref, rel=1e-60)
 
 
+@pytest.mark.parametrize("types,t", [
+    # incommensurable steps: 41 x 41 distinct shifts (the compose --mech 0.1,1e-5 --mech 0.123456789,0 row)
+    (((F(1, 10), F(1, 10 ** 5), 40), (F(123456789, 10 ** 9), F(0), 40)), F(1)),
+    # commensurable steps: 0.1 (2Y - 9) and 0.2 (2Z - 5) shifts merge on one key
+    (((F(1, 10), F(0), 9), (F(1, 5), F(1, 1000), 5)), F(3, 10)),
+    (((F(1, 2), F(0), 6), (F(1, 3), F(0), 4), (F(1, 4), F(1, 100), 5)), F(0)),
+])
+def test_forward_law_encloses_the_written_out_binomial_sum(types, t) -> None:
+    """The forward law (binomial per type, convolved on integer keys) against the composed
+    profile written out as a sum over the per-type counts Y_i ~ Bin(c_i, p_i) in mpmath at
+    REF digits: 1 - R + R sum_y prod_i Bin(c_i, p_i)(y_i) (1 - e^(t - sum_i eps_i (2 y_i - c_i)))_+.
+    No merging of keys happens in the reference, so a wrong merge in the law shows."""
+    with mpmath.workdps(REF):
+        R = mpmath.fprod((1 - _mp(d)) ** c for _, d, c in types)
+        pmf = []
+        for e, _, c in types:
+            p = 1 / (1 + mpmath.exp(-_mp(e)))
+            pmf.append([mpmath.binomial(c, y) * p ** y * (1 - p) ** (c - y) for y in range(c + 1)])
+        acc = mpmath.mpf(0)
+        for ys in itertools.product(*(range(c + 1) for _, _, c in types)):
+            s = sum((e * (2 * y - c) for (e, _, c), y in zip(types, ys)), F(0))
+            if s > t:
+                acc += mpmath.fprod(pm[y] for pm, y in zip(pmf, ys)) * -mpmath.expm1(_mp(t - s))
+        ref = 1 - R + R * acc
+    lo, hi = dp._profile_iv(arith(256), types, t)
+    _inside(mpfr_to_mpf(lo), mpfr_to_mpf(hi), ref, rel=1e-60)
+
+
 def test_composition_eps_bracket_is_proved_or_refused() -> None:
     """eps(delta) of 10-fold (1/2, 0): its true value (bisection at 80 digits on the profile
     sum_y Bin(10, p)(y) (1 - e^(t - (2y - 10)/2))_+, the binomial law written out) inside a

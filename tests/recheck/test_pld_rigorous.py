@@ -105,6 +105,28 @@ def test_gaussian_tails_enclose_mpmath_at_1000_bits(sig: Fraction, q: Fraction, 
         _inside(g, r, mpmath.mpf(2) ** -140)
 
 
+@pytest.mark.parametrize("sig,q", [(Fraction(1), Fraction(1, 100)), (Fraction(1, 2), Fraction(1, 2)),
+                                   (Fraction(13, 4), Fraction(1, 1000))])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_gaussian_tails_at_knots_enclose_mpmath(sig: Fraction, q: Fraction, direction: str) -> None:
+    """The one-loop evaluation at every knot of a grid (what the discretisation uses) against
+    the mpmath tails at 1000 bits, over a range that reaches both ends (e^e - 1 + q <= 0 for
+    the remove direction's lowest knots, far tails at the top), and against the per-knot
+    interval route (same roundings: the same enclosures)."""
+    A, m = arith(150), 7
+    tails = P.gauss_tails(sig, q, direction)
+    lo, hi = -900, 900
+    got = tails.at_knots(A, lo, hi, m)
+    assert got == [tails(A, A.dyadic(i, m)) for i in range(lo, hi + 1)]
+    with mpmath.workprec(HP):
+        for i in range(lo, hi + 1, 7):
+            ref = _ref_gauss_tails(_mp(sig), _mp(q), direction, mpmath.mpf(i) / 2 ** m)
+            for g, r in zip(got[i - lo], ref):
+                if g[0] == 0 and g[1] == 1:
+                    continue  # "somewhere in [0, 1]" at an undecided end: sound, loose
+                _inside(g, r, mpmath.mpf(2) ** -130)
+
+
 @settings(max_examples=40, deadline=None)
 @given(b=st.sampled_from([Fraction(1, 2), Fraction(1), Fraction(3)]),
        q=st.sampled_from([Fraction(1, 100), Fraction(1, 3), Fraction(1)]),
@@ -196,3 +218,24 @@ def test_format1_schedule_counts_as_digit_strings() -> None:
     P.check_tf_schedule(inputs)  # the recorded schedule is consistent
     with pytest.raises(CertificateRejected):
         P.check_tf_schedule({**inputs, "steps": str(inputs["steps"] + 1)})
+
+
+def _trim_one_by_one(v: list, budget: int) -> tuple:
+    """The trimming rule written as its definition: drop leading masses while their sum stays
+    within the budget (keeping one), then trailing ones likewise."""
+    a, s = 0, 0
+    while a < len(v) - 1 and s + v[a] <= budget:
+        s += v[a]
+        a += 1
+    b, t = len(v), 0
+    while b - 1 > a and t + v[b - 1] <= budget:
+        t += v[b - 1]
+        b -= 1
+    return a, s, b, t
+
+
+@settings(max_examples=300, deadline=None)
+@given(v=st.lists(st.sampled_from([0, 0, 1, 2, 5, 100, 10 ** 6]), min_size=1, max_size=1200),
+       budget=st.sampled_from([0, 1, 3, 10, 1000, 10 ** 7, 10 ** 12]))
+def test_trim_takes_the_longest_ends_within_the_budget(v: list, budget: int) -> None:
+    assert P._trim(v, budget) == _trim_one_by_one(v, budget)
