@@ -267,7 +267,8 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO + ("monotonicity", "pairs", "mechanism_relative_width")),
     Kind("oracle.rows",
          verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
-                   "from its reported number by exact comparisons against the independent enclosure"),
+                   "from its reported number by exact comparisons against the independent enclosure, and its "
+                   "relative excess recomputed exactly from the reported number and the recorded enclosure"),
          certified=("configs", "rows"), info=_COMMON_INFO + ("notes",)),
 ]
 
@@ -804,7 +805,7 @@ def _check_bracket_widths(result: Mapping[str, Any]) -> None:
                                       f"{' or '.join(again) or 'no width (an end is missing)'}")
 
 
-def _ulp(text: str) -> "Fraction | None":
+def last_digit_unit(text: str) -> "Fraction | None":
     """One unit in the last printed digit of a decimal (``2.50e-3``: 1e-5); None for what
     is not a plain decimal."""
     mant, _, exp = text.lower().partition("e")
@@ -838,7 +839,7 @@ def _check_relative_width(result: Mapping[str, Any]) -> None:
     if lo is None or hi is None or lo <= 0 or hi < lo:
         return
     most = (hi - lo) / lo
-    ulo, uhi = _ulp(lo_t), _ulp(hi_t)
+    ulo, uhi = last_digit_unit(lo_t), last_digit_unit(hi_t)
     least = (hi - uhi - lo - ulo) / (lo + ulo) if ulo is not None and uhi is not None else Fraction(0)
     if r > most * Fraction(101, 100) or r < least * Fraction(99, 100):
         raise CertificateRejected(

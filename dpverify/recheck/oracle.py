@@ -21,6 +21,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import mpf_to_fraction
 from .gdp import exact_input
+from .kinds import last_digit_unit
 from .pld import recheck_epsilon
 from .verify import Recheck, check_enclosure, parse_bound, register
 
@@ -47,6 +48,30 @@ def _exact_bound(text: Any, where: str) -> "Fraction | None":
     if text == "-inf":
         raise CertificateRejected(f"{where} = -inf is not an epsilon bound")
     return exact_input({where: text}, where)
+
+
+def _check_excess(i: int, text: Any, reported: Fraction, lo: Fraction, hi: "Fraction | None", verdict: str) -> None:
+    """A row's ``excess`` is (reported - nearest bound) / nearest bound of the recorded
+    enclosure, printed to four digits rounded so that it stays a bound on the true relative
+    excess: up below the lower end (unsafe), down above the upper end (the 0.1.0 writer
+    rounded to nearest). Recomputed here exactly: the printed value must be within one unit
+    of its own last digit of the exact one (a display value, so its rounding direction is
+    not what is confirmed; its value is)."""
+    if text is None:
+        return
+    if not isinstance(text, str):
+        raise MalformedCertificate(f"row {i}: excess must be a decimal string")
+    e = exact_input({"x": text}, "x")
+    if verdict == "unsafe":
+        x = (reported - lo) / lo
+    elif hi is not None and reported > hi:
+        x = (reported - hi) / hi
+    else:
+        x = Fraction(0)
+    ulp = last_digit_unit(text) or Fraction(0)
+    if abs(e - x) > ulp:
+        raise CertificateRejected(f"row {i}: excess {text[:40]} does not fit the reported number and the recorded "
+                                  f"enclosure (exactly {float(x):.6g})")
 
 
 @register("oracle.rows")
@@ -123,6 +148,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 raise CouldNotReprove(
                     f"row {i}: its verdict {again!r} rests on the recorded enclosure's width; on the independent "
                     f"enclosure [{float(a):.10g}, {float(b) if b is not None else 'inf'}] it is not decided the same way")
+            _check_excess(i, r.get("excess"), reported, lo, hi, again)
             any_unsafe |= again == "unsafe"
         return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds",
                        proved=frozenset({"configs", "rows"}))

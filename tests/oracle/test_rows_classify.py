@@ -130,3 +130,33 @@ def test_other_non_finite_reported_eps_is_still_refused(text):
     with pytest.raises(InvalidParameter) as info:
         parse_rows(HEADER + f"a,subsampled-gaussian,1,0.01,10,1e-5,{text}\n", "csv", file="f")
     assert "rows[0].reported_eps" in str(info.value)
+
+
+@pytest.mark.parametrize("excess, accepted", [("-0.1643", True), ("-0.1644", True), ("0.0", False),
+                                              ("-0.1653", False), ("-0.5", False)])
+def test_a_rows_relative_excess_is_recomputed(excess, accepted):
+    """Before, a row's excess was confirmed unread (a forged 0.0 beside an unsafe -0.45 was
+    accepted). It is (reported - lo) / lo of the recorded enclosure, recomputed exactly; the
+    printed four digits may be off by one unit of their last digit. Independent route:
+    the exact rational from the certificate's own decimals, here."""
+    import copy
+    import json
+    from fractions import Fraction
+    from pathlib import Path
+
+    from dpverify.certificate import verify_certificate
+    from dpverify.errors import CertificateRejected
+
+    from ..certs import reseal
+
+    cert = json.loads((Path(__file__).parents[1] / "certificate" / "format2" / "oracle-input.json").read_text())
+    row = cert["result"]["rows"][0]
+    lo, rep = Fraction(row["certified"]["lo"]), Fraction(row.get("reported_exact", row["reported"]))
+    assert abs((rep - lo) / lo - Fraction("-0.1643")) < Fraction(1, 10**4)  # the fixture's own value
+    forged = copy.deepcopy(cert)
+    forged["result"]["rows"][0]["excess"] = excess
+    if accepted:
+        assert "confirmed" in verify_certificate(reseal(forged))
+    else:
+        with pytest.raises(CertificateRejected, match="excess"):
+            verify_certificate(reseal(forged))
