@@ -233,8 +233,21 @@ def _units(p: list[Iv], q: list[Iv]) -> tuple[list[int], list[int]]:
     and upper ends (mul_2exp is exact: only the exponent moves; a Python '*' would round
     in gmpy2's global context, to nearest at 53 bits)."""
     A = arith(_BITS)
-    return ([max(0, floor_int(A.dn.mul_2exp(x[0], _K))) for x in p],
-            [max(0, ceil_int(A.up.mul_2exp(x[1], _K))) for x in q])
+    return [_to_units(A, x[0], False) for x in p], [_to_units(A, x[1], True) for x in q]
+
+
+_UNIT = mpfr(2) ** -_K  # exact: a power of two
+
+
+def _to_units(A: Any, x: mpfr, up: bool) -> int:
+    """floor (ceil when ``up``) of x 2^K, at least 0. A mass below one unit is 0 (or 1) units
+    without forming it: with T = 10^12 batches a cell mass is ~2^-(10^9), whose exact ratio
+    of integers has a billion-bit denominator (15 s of as_integer_ratio per cell set)."""
+    if x <= 0:
+        return 0
+    if x < _UNIT:
+        return 1 if up else 0
+    return max(0, ceil_int(A.up.mul_2exp(x, _K)) if up else floor_int(A.dn.mul_2exp(x, _K)))
 
 
 def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> list[tuple[int, int]]:
