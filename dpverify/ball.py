@@ -169,12 +169,24 @@ def arb_to_fraction(x: arb) -> Fraction:
     return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
+def _scientific(m: int, e: int) -> str:
+    """``m * 10^e`` as ``"<m>e<e>"`` with the mantissa's trailing zeros moved to the exponent."""
+    while m and m % 10 == 0:
+        m //= 10
+        e += 1
+    return f"{m}e{e}"
+
+
 def exact_str(x: Fraction) -> str:
     """Canonical exact text of a rational: a terminating decimal when there is
-    one (``"0.00001"``), else ``"a/b"``."""
+    one (``"0.00001"``; beyond 400 decimal places, or an integer of more than
+    400 digits, in scientific notation: ``"1e-3000"``, ``"1e3000"``, which every
+    reader of an input or a certificate accepts, where the plain text would
+    pass the 1000-character cap on numbers), else ``"a/b"``."""
     x = Fraction(x)
     if x.denominator == 1:
-        return str(x.numerator)
+        text = str(x.numerator)
+        return _scientific(x.numerator, 0) if len(text) > 400 else text
     d = x.denominator
     twos = fives = 0
     while d % 2 == 0:
@@ -183,9 +195,11 @@ def exact_str(x: Fraction) -> str:
     while d % 5 == 0:
         d //= 5
         fives += 1
-    if d != 1 or max(twos, fives) > 400:
+    if d != 1:
         return f"{x.numerator}/{x.denominator}"
     k = max(twos, fives)
+    if k > 400:
+        return _scientific(x.numerator * 10**k // x.denominator, -k)
     digits = abs(x.numerator) * 10**k // x.denominator
     s = str(digits).rjust(k + 1, "0")
     sign = "-" if x < 0 else ""

@@ -52,6 +52,18 @@ def test_exact_str(x, text):
     assert B.parse_exact(text) == x
 
 
+@given(st.integers(-10**60, 10**60), st.integers(-2940, 2940))
+def test_exact_str_of_every_decimal_input_is_short_and_exact(m, e):
+    # every decimal a user may write (at most 1000 characters, exponent within +-3000)
+    # is recorded in text that parses back to the same rational and stays within the
+    # 1000-character cap that verify applies to a certificate's numbers; before, 1e-3000
+    # was written as "1/1000...0" (3003 characters) and its certificate refused
+    x = Fraction(m) * Fraction(10) ** e
+    text = B.exact_str(x)
+    assert B.parse_exact(text) == x and Fraction(text) == x
+    assert len(text) <= 1000
+
+
 @given(
     st.fractions(min_value=Fraction(-10**6), max_value=Fraction(10**6), max_denominator=10**9),
     st.integers(min_value=1, max_value=30),

@@ -22,7 +22,14 @@ import sys
 from typing import Optional, Sequence
 
 from .._version import __version__
-from ..errors import DpverifyError, InternalError, InvalidParameter, PrecisionExhausted, Undecided
+from ..errors import (
+    DpverifyError,
+    InternalError,
+    InvalidParameter,
+    PrecisionExhausted,
+    Undecided,
+    ValueOutOfRange,
+)
 from ._common import Parser, option_name
 
 #: command groups whose parser is built alone when they are the command: ``verify``
@@ -74,6 +81,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (PrecisionExhausted, Undecided) as exc:
         print(f"dpverify: undecided: {exc}", file=sys.stderr)
         return 3
+    except ValueOutOfRange as exc:
+        # raised where a result is printed, far from the option that caused it: name the
+        # options the user gave, so the message says which input to change
+        print(f"dpverify: error: {exc}, for {_given_options(words)}", file=sys.stderr)
+        return 2
     except InternalError as exc:
         print(f"dpverify: internal error: {exc} (a bug; please report it with the command line)",
               file=sys.stderr)
@@ -107,6 +119,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     except Exception as exc:  # a bug: never a traceback with exit 1 ("fails")
         return _internal(exc)
+
+
+def _given_options(words: Sequence[str]) -> str:
+    """The options given with a value, each value cut to 40 characters."""
+    shown = []
+    for i, word in enumerate(words):
+        if word.startswith("--") and i + 1 < len(words) and not words[i + 1].startswith("--"):
+            value = words[i + 1]
+            shown.append(f"{word} {value[:40]}{'...' if len(value) > 40 else ''}")
+    return " ".join(shown) if shown else "the inputs given"
 
 
 def _internal(exc: Exception) -> int:

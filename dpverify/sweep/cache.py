@@ -19,7 +19,8 @@ independent of the secret. Only an entry whose tag verifies is served as it
 is; one with a missing or wrong tag (forged, or written on another machine)
 is served only once the independent verifier
 (:func:`dpverify.recheck.verify.verify_certificate`, a second implementation
-on mpmath) has confirmed it, and is then tagged. ``recheck=True`` runs that
+on mpmath and MPFR) has confirmed it, and is then tagged; the sweep engine
+runs those re-checks on its executor, in parallel like computations. ``recheck=True`` runs that
 verifier on every hit, tagged or not. A refused entry is a miss: the
 configuration is computed again and the entry overwritten.
 """
@@ -39,7 +40,7 @@ from typing import Any, Mapping, Optional
 from .._version import __version__
 from ..certificate import dumps
 from ..certificate.format import FORMAT, compute_digest, schema_errors
-from ..errors import DpverifyError, InvalidParameter
+from ..errors import InvalidParameter
 from .tasks import Plan, cache_key
 
 __all__ = ["Cache", "Lookup", "KEY_ENV", "key_file", "secret_key"]
@@ -121,7 +122,11 @@ def _canonical(x: Any) -> str:
 class Lookup:
     cert: Optional[dict]
     refused: str = ""  # why an existing entry was not used ("" for a plain miss or a hit)
-    rechecked: str = ""  # why a served entry went through the independent verifier ("" if it did not)
+    #: why the entry must pass the independent verifier before it is served ("" when its
+    #: tag verified): the sweep engine runs that re-check as a job on its executor, in
+    #: parallel like a computation, then calls :meth:`Cache.confirmed` or computes afresh
+    rechecked: str = ""
+    data: bytes = b""  # the entry's bytes, which its tag is computed over
 
 
 class Cache:
@@ -197,12 +202,13 @@ class Cache:
             return None
 
     def check(self, plan: Plan, data: bytes) -> tuple[Optional[dict], str, str]:
-        """(certificate, "", why re-checked) if ``data`` is a valid entry for
-        ``plan``, else (None, reason, "").
+        """(certificate, "", why it must be re-checked) if ``data`` may be an
+        entry for ``plan``, else (None, reason, "").
 
-        Served unchecked only with a valid tag (:meth:`_tag`); without one the
-        independent verifier decides, since anyone who can write the cache can
-        recompute a digest but not the tag.
+        Served unchecked only with a valid tag (:meth:`_tag`): the reason is then
+        "". Without one the independent verifier decides (the caller runs it, see
+        :class:`Lookup`), since anyone who can write the cache can recompute a
+        digest but not the tag.
 
         Which versions are used: an entry of this version (in this version's
         format) after the checks above; an entry of an older release (any format
@@ -234,26 +240,22 @@ class Cache:
             return None, "stored under a foreign key", ""
         why = ("written by an older release" if older else "--recheck-cache" if self.recheck
                else "" if self._authentic(plan.key, data) else _UNTAGGED)
-        if why:
-            from ..recheck.verify import verify_certificate
-
-            try:
-                verify_certificate(cert)
-            except DpverifyError as exc:
-                return None, f"the independent verifier refused it ({exc})", ""
         return cert, "", why
 
     def get(self, plan: Plan) -> Lookup:
-        """The entry for ``plan`` if it may be served; one that the verifier
-        confirmed for want of a valid tag is tagged, so the next run serves it
-        without the verifier."""
+        """The entry for ``plan``: a hit (``rechecked`` empty), an entry pending
+        the independent verifier (``rechecked`` says why), a refusal or a miss."""
         data = self._read(plan.key)
         if data is None:
             return Lookup(None)
         cert, refused, why = self.check(plan, data)
-        if cert is not None and why == _UNTAGGED:
-            self._write(self._path(plan.key) + ".tag", self._tag(plan.key, data).encode("ascii"))
-        return Lookup(cert, refused, why)
+        return Lookup(cert, refused, why, data)
+
+    def confirmed(self, plan: Plan, look: Lookup) -> None:
+        """The independent verifier accepted ``look``'s entry: tag it if it had no
+        valid tag, so the next run serves it without the verifier."""
+        if look.rechecked == _UNTAGGED:
+            self._write(self._path(plan.key) + ".tag", self._tag(plan.key, look.data).encode("ascii"))
 
     def put(self, plan: Plan, cert: Mapping[str, Any]) -> None:
         """Store ``cert`` under ``plan.key``, then its tag (an entry read between

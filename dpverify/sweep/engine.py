@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 from ..ball import exact_str
 from ..certificate import dumps
 from ..errors import InvalidParameter
-from .cache import Cache
+from .cache import Cache, Lookup
 from .executors import Executor
 from .grid import Grid
 from .tasks import Plan, load_task
@@ -182,6 +182,12 @@ def run_sweep(
             else:
                 finish_row(i, outcome, attempts, cached, cert_path)
 
+    pending: dict[str, Lookup] = {}  # entries the cache cannot vouch for, re-checked as jobs
+
+    def compute(key: str) -> None:
+        params, plan = planned[by_key[key][0]]
+        queue.insert(0, (("cert", key), Job(grid.task, params, plan, None, timeout)))
+
     for key, idxs in by_key.items():
         params, plan = planned[idxs[0]]
         if cache is not None:
@@ -189,13 +195,16 @@ def run_sweep(
             look = cache.get(plan)
             if look.refused:
                 result.cache_refused.append(f"{key[:12]}: {look.refused}")
-            if look.rechecked:
-                result.cache_rechecked.append(f"{key[:12]}: {look.rechecked}")
+            if look.cert is not None and look.rechecked:
+                # the independent verifier runs on the executor, in parallel like a computation
+                pending[key] = look
+                queue.insert(0, (("recheck", key), Job(grid.task, params, plan, look.cert, timeout, recheck=True)))
+                continue
             if look.cert is not None:
                 result.cache_hits += 1
                 certificate_known(key, Outcome("ok", look.cert, seconds=time.monotonic() - t), 0, True)
                 continue
-        queue.insert(0, (("cert", key), Job(grid.task, params, plan, None, timeout)))
+        compute(key)
 
     attempts: dict[Any, int] = {}
     inflight = 0
@@ -211,7 +220,19 @@ def run_sweep(
             result.retried += 1
             queue.append((tag, job))
             continue
-        if tag[0] == "cert":
+        if tag[0] == "recheck":
+            key = tag[1]
+            look = pending.pop(key)
+            if outcome.status == "ok":  # served, and tagged for the next run
+                assert cache is not None
+                cache.confirmed(planned[by_key[key][0]][1], look)
+                result.cache_hits += 1
+                result.cache_rechecked.append(f"{key[:12]}: {look.rechecked}")
+                certificate_known(key, Outcome("ok", look.cert, seconds=outcome.seconds), 0, True)
+            else:  # refused, or the re-check itself timed out or died: compute afresh
+                result.cache_refused.append(f"{key[:12]}: {outcome.message or outcome.status}")
+                compute(key)
+        elif tag[0] == "cert":
             result.computed += 1
             certificate_known(tag[1], outcome, attempts[tag], False)
         else:

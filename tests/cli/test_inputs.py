@@ -330,6 +330,16 @@ def test_result_whose_exponent_has_more_than_18_digits_is_exit_2(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "printable range" in err and "internal error" not in err
+    # the error is raised where the result is printed; the message names the inputs
+    # that led there, so the user knows which option to change
+    assert f"for --mu {argv[3]} --eps 1" in err
+
+
+def test_printable_range_error_names_a_huge_option_value_cut_short(capsys):
+    # delta_1(10^3000) ~ Phi(-10^3000) ~ 10^(-2e5999)
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1" + "0" * 60]) == 2
+    err = capsys.readouterr().err
+    assert "--eps " + "1" + "0" * 39 + "..." in err and "0" * 41 not in err
 
 
 @pytest.mark.parametrize("text", ["-inf", "-Infinity", "-nan"])

@@ -90,15 +90,17 @@ def _rows(out: Path) -> list[tuple]:
     return [(r["lo"], r["hi"], r["verdict"]) for r in json.loads((out / "results.json").read_text())["rows"]]
 
 
-def test_untagged_genuine_entry_is_rechecked_served_and_tagged(tmp_path, grid):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_untagged_genuine_entry_is_rechecked_served_and_tagged(tmp_path, grid, workers):
     """A genuine entry without its tag (as from another machine's cache) is
     served once the independent verifier confirms it, and tagged: the run after
-    serves it with no verifier and no computation."""
+    serves it with no verifier and no computation. With two workers the re-check
+    is a job on the process pool (pickled there and back), as computations are."""
     first = sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     assert first["computed"] == 2
     tag = Path(str(_entries(tmp_path / "cache")[0]) + ".tag")
     tag.unlink()
-    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", workers)
     assert (again["cache_hits"], again["computed"], again["cache_refused"]) == (2, 0, [])
     assert len(again["cache_rechecked"]) == 1 and "no valid tag" in again["cache_rechecked"][0]
     assert tag.is_file()
