@@ -49,7 +49,7 @@ from .pld import (_UNIT, IvTails, _units, _compose, _delta_bounds, _eps_bounds, 
                   register_queries)
 from .wor import max_curve_tails
 from ..certificate.format import EVENT_FIELDS, EVENT_MAX_LEAVES, SENSITIVITY_CONVENTION
-from .verify import RECHECKERS, Recheck
+from .verify import RECHECKERS, Recheck, check_enclosure, enclosure_of
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
@@ -985,7 +985,39 @@ def _check_nodes(ev: Any, path: str, depth: int = 0) -> None:
                 _check_nodes(e, f"{path}.{k}[{i}]", depth + 1)
 
 
-def _with_fields(inner: Any) -> Any:
+#: the scales of the coarse passes of :func:`screen_delta` (the unit resolves about 1e-10 of each):
+#: a rung 10^-30 below the last, down to the PLD route's floor 10^-300, on its coarsest grid
+_RUNG, _RUNGS, _COARSE_M = mpf(10) ** -30, 11, 8
+
+
+def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded: Any) -> "Recheck | None":
+    """A coarse independent enclosure of delta at ``inputs[key]`` that settles the recorded
+    enclosure (disjoint from it, or inside it), or None when the search must refine.
+
+    The PLD route sizes its unit from the recorded upper end (a hint): a forged [0, 0] makes it
+    resolve 1e-300, ten times the bits and several times the knots of the true scale (33-40 s
+    instead of 1-4 s). So delta is first enclosed on the grid 2^-8 at scales this route chooses,
+    1, 1e-30, ..., each an enclosure of the same delta (``bounds`` is the route's one-grid
+    derivation), stopping at the first that settles the recorded one, whose lower end is above
+    0 (the truth is then of that order), or whose scale reaches the recorded upper end's; after
+    that the recorded upper end is at most 30 decades below the truth's scale, so the refinement
+    costs what a genuine certificate of the same delta costs."""
+    if not isinstance(recorded, dict):
+        return None
+    rec_lo, rec_hi = enclosure_of(recorded, "result.enclosure", 40)
+    with mpmath.workdps(40):
+        E = fraction_to_mpf(exact_input(inputs, key))
+        for k in range(_RUNGS):
+            scale = _RUNG ** k
+            lo, hi = bounds(inputs, "delta", E, scale, E, _COARSE_M, "both")
+            if hi < rec_lo or lo > rec_hi or (rec_lo <= lo and hi <= rec_hi):
+                return Recheck(lo=lo, hi=hi, dps=40)
+            if lo > 0 or rec_hi >= scale * _RUNG:
+                return None
+    return None
+
+
+def _with_fields(inner: Any, kind: str = "") -> Any:
     """An events.* re-checker that also refuses inputs the producer would refuse and
     re-proves the certified detail fields: ``neighboring`` and ``sensitivity_convention``
     echo the inputs, ``upper_bound_only`` is re-derived from the tree, ``rho`` / ``xi``
@@ -1033,7 +1065,14 @@ def _with_fields(inner: Any) -> Any:
             # 8.8 s instead of 6.8 s)
             m = int(g[3:]) + (4 if tree.upper_only else 0)
             result = dict(result, grid=f"2^-{min(m, _MAX_GRID_HINT)}")
-        re = inner(inputs, result)
+        key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
+        coarse = screen_delta(_bounds, inputs, key, result.get("enclosure")) if key else None
+        if coarse is not None and kind == "claim":
+            # settled at the route's own scale: disjoint is refused here by the acceptance rule; an
+            # enclosure already inside still needs the search for the claim's verdict
+            check_enclosure(result["enclosure"], coarse)
+            coarse = None
+        re = coarse if coarse is not None else inner(inputs, result)
         return Recheck(value=re.value, err=re.err, dps=re.dps, verdict=re.verdict, lo=re.lo, hi=re.hi,
                        proved=frozenset(proved) | re.proved, details=re.details)
 
@@ -1042,4 +1081,4 @@ def _with_fields(inner: Any) -> Any:
 
 
 for _name, _fn in zip(("epsilon", "delta", "claim"), _QUERIES):
-    RECHECKERS[f"events.{_name}"] = _with_fields(_fn)
+    RECHECKERS[f"events.{_name}"] = _with_fields(_fn, _name)

@@ -33,8 +33,8 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import events as EV
 from . import pld as P
 from .core import arith, mpf_to_fraction
-from .gdp import exact_input, fraction_to_mpf
-from .verify import RECHECKERS, Recheck, check_enclosure, enclosure_of, parse_bound, register
+from .gdp import exact_input
+from .verify import RECHECKERS, Recheck, check_enclosure, parse_bound, register
 
 #: working precision of the group-privacy product (bits): one rounding of the factor and one of
 #: the product, far below the margin a genuine bracket leaves
@@ -80,38 +80,15 @@ def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable, Callab
     return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"], EV._bounds
 
 
-#: the scales of the coarse passes of :func:`_delta_detail` (the unit resolves about 1e-10 of each):
-#: a rung 10^-30 below the last, down to the second route's floor 10^-300
-_RUNG, _RUNGS = mpf(10) ** -30, 11
-#: the grid of the coarse passes (2^-8, the PLD route's coarsest)
-_COARSE_M = 8
-
-
 def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping) -> Any:
     """The independent enclosure of a delta curve recorded in ``recorded`` (an upper or lower
-    curve of the bracket), checked to lie inside it.
-
-    The PLD route sizes its unit from the recorded upper end (a hint): a forged [0, 0] would
-    make it resolve 1e-300, ten times the bits and several times the knots of the true scale
-    (33 s instead of 1 s). So the curve is first enclosed on the grid 2^-8 at scales this
-    route chooses, 1, 1e-30, ..., stopping at the first whose lower end is above 0 (the truth
-    is then of that order) or which already lies inside the recorded enclosure; a recorded
-    one disjoint from any of these is refused at once (each is an enclosure of the same curve:
-    ``bounds`` is the route's own one-grid derivation). Only then is the recorded enclosure
-    the hint, at most 30 decades below the truth's scale, so the work is that of a genuine
-    certificate of the same curve."""
-    rec_lo, rec_hi = enclosure_of(dict(recorded), "result.upper/lower", 40)
-    with mpmath.workdps(P._DPS):
-        E = fraction_to_mpf(exact_input(inputs, "eps"))
-        for k in range(_RUNGS):
-            scale = _RUNG ** k
-            lo, hi = bounds(inputs, "delta", E, scale, E, _COARSE_M, "both")
-            coarse = Recheck(lo=lo, hi=hi, dps=P._DPS)
-            if hi < rec_lo or lo > rec_hi or (rec_lo <= lo and hi <= rec_hi):
-                check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
-                return coarse
-            if lo > 0 or rec_hi >= scale * _RUNG:
-                break
+    curve of the bracket), checked to lie inside it: first screened at the route's own scales
+    (:func:`.events.screen_delta`: a forged [0, 0] sized the unit to 1e-300, 33 s), then, if
+    the screen did not settle it, refined toward the recorded enclosure."""
+    coarse = EV.screen_delta(bounds, inputs, "eps", recorded)
+    if coarse is not None:
+        check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
+        return coarse
     re = rec(inputs, {"enclosure": dict(recorded)})
     check_enclosure(dict(recorded), re)
     return re

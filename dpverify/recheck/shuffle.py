@@ -297,9 +297,17 @@ def _swaps(rel: str) -> tuple[bool, ...]:
     return {"remove": (False,), "add": (True,)}.get(rel, (False, True))
 
 
+#: beyond this eps, e^eps B_J > A_J for every prefix J (A_J <= 2^K cells, B_J >= 1 unit: Q is
+#: rounded up, so a class with Q > 0 has at least one unit), so the pair proves no delta above 0
+#: and the exact comparison would only multiply integers of eps / ln 2 bits (eps = 1e6: 12 s)
+_EPS_NOTHING = Fraction(2 * (_K + 32))
+
+
 def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fraction, eps: Fraction) -> bool:
     """Some prefix J gives A_J - e^eps B_J > delta 2^K (then delta(eps) > delta), decided
     in exact rationals with e^eps rounded up."""
+    if eps > _EPS_NOTHING:
+        return False
     X, D = _exp_up(eps)
     dl = delta * (1 << _K)
     bound = dl.numerator * D  # A - (X/D) B > n/d  <=>  (A D - X B) d > n D, in integers
@@ -312,6 +320,8 @@ def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fra
 
 def _lower_delta(r: Mapping[str, Any], result: Mapping[str, Any], eps: Fraction) -> mpf:
     """max_J (A_J - e^eps B_J) 2^-K, e^eps rounded up, in exact rationals, then rounded down."""
+    if eps > _EPS_NOTHING:
+        return mpf(0)  # 0 is a lower bound of every delta (and the best the pair gives there)
     X, D = _exp_up(eps)
     best = 0  # max_J (A_J D - X B_J), over the common denominator D 2^K
     for swap in _swaps(r["rel"]):
