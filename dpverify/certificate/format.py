@@ -25,7 +25,8 @@ from ..errors import MalformedCertificate
 __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
-           "BINS_MAX_COMPOSED", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES"]
+           "BINS_MAX_COMPOSED", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
+           "EVENT_MAX_EPS"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
 #: events.* certificates): verify refuses any other text, since it defines the pairs
@@ -205,3 +206,8 @@ REPLACE_MAX_EPS = 200
 #: producer refuses a tree with more (exit 2, naming --events / the event), verify a certificate
 #: with more (exit 2)
 EVENT_MAX_LEAVES = 32
+
+#: the largest eps at which an event tree's delta is certified (events.delta's eps, events.claim's
+#: claimed eps): the same reason and number as :data:`REPLACE_MAX_EPS` (a claimed eps of 500 kept
+#: verify busy past 40 s resolving e^-500 masses). The producer refuses more (exit 2), verify too
+EVENT_MAX_EPS = REPLACE_MAX_EPS

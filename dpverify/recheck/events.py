@@ -48,7 +48,7 @@ from .pld import (_UNIT, IvTails, _units, _compose, _delta_bounds, _eps_bounds, 
                   laplace_tails,
                   register_queries)
 from .wor import max_curve_tails
-from ..certificate.format import EVENT_FIELDS, EVENT_MAX_LEAVES, SENSITIVITY_CONVENTION
+from ..certificate.format import EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, SENSITIVITY_CONVENTION
 from .verify import RECHECKERS, Recheck, check_enclosure, enclosure_of
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
@@ -1066,6 +1066,8 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
             m = int(g[3:]) + (4 if tree.upper_only else 0)
             result = dict(result, grid=f"2^-{min(m, _MAX_GRID_HINT)}")
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
+        if key and not exact_input(inputs, key) <= EVENT_MAX_EPS:  # the work grows with eps: the producer's cap
+            raise MalformedCertificate(f"inputs.{key} beyond {EVENT_MAX_EPS} (the producer's cap for event trees)")
         coarse = screen_delta(_bounds, inputs, key, result.get("enclosure")) if key else None
         if coarse is not None and kind == "claim":
             # settled at the route's own scale: disjoint is refused here by the acceptance rule; an

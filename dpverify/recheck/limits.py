@@ -63,8 +63,8 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              f"gdp.certify / gdp.optimal_mu head proofs up to {MAX_GDP_CELL_WORK} cell units (a Laplace cell "
              "at 200 bits; other profiles and higher precisions cost more) (beyond: exit 3); balls-in-bins "
              f"epochs x loss window up to {BINS_MAX_COMPOSED:,} points per direction (the producer's cap; beyond: "
-             "exit 2); " f"event trees up to {EVENT_MAX_LEAVES} mechanism leaves and replace-one brackets with "
-             f"curves at eps up to {REPLACE_MAX_EPS} (the producer's caps; beyond: exit 2); event-tree "
+             "exit 2); " f"event trees up to {EVENT_MAX_LEAVES} mechanism leaves and delta queries (and replace-one "
+             f"brackets' curves) at eps up to {REPLACE_MAX_EPS} (the producer's caps; beyond: exit 2); event-tree "
              "compositions up to 2^19 grid knots over their leaves (beyond: exit 3)")
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")

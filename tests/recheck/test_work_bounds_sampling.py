@@ -132,3 +132,45 @@ def test_units_of_a_cell_mass_match_exact_rationals(x):
     else:
         assert down == exact.numerator // exact.denominator
         assert up == -((-exact.numerator) // exact.denominator)
+
+
+def _tree_cert(tmp_path, doc, *query):
+    path, cert_path = tmp_path / "tree.json", tmp_path / "cert.json"
+    path.write_text(json.dumps(doc))
+    code = main(["audit", "dpsgd", "--events", str(path), *query, "--certificate", str(cert_path)])
+    return code, (json.loads(cert_path.read_text()) if cert_path.exists() else None)
+
+
+def test_events_delta_forged_to_zero_and_claims_beyond_the_eps_cap(tmp_path, capsys):
+    doc = {"neighboring": "add-remove", "event": {"type": "composed", "events": [
+        _poisson("1", 100), {"type": "gaussian", "noise_multiplier": "8"}]}}
+    code, cert = _tree_cert(tmp_path, doc, "--eps", "1")
+    assert code == 0 and cert["claim"]["quantity"] == "events.delta" and outcome(cert) == 0
+    bad = copy.deepcopy(cert)
+    bad["result"]["enclosure"] = {"lo": "0", "hi": "0"}  # false: the Gaussian step alone has delta(1) > 0
+    assert outcome(reseal(bad)) == 1
+    big = str(REPLACE_MAX_EPS + 100)
+    assert _tree_cert(tmp_path, doc, "--delta", "1e-5", "--claimed-eps", big)[0] == 2
+    assert "--claimed-eps" in capsys.readouterr().err
+    code, claim = _tree_cert(tmp_path, doc, "--delta", "1e-5", "--claimed-eps", "3")
+    assert code == 0 and outcome(claim) == 0
+    claim["inputs"]["claimed_eps"] = big
+    claim["result"]["quantity"] = f"delta(eps={big})"
+    assert outcome(reseal(claim)) == 2
+
+
+def test_events_grid_hint_forged_fine_is_a_hint_only(tmp_path):
+    doc = {"neighboring": "add-remove", "event": _poisson("1", 100)}
+    code, cert = _tree_cert(tmp_path, doc, "--delta", "1e-5")
+    assert code == 0 and outcome(cert) == 0
+    cert["result"]["grid"] = "2^-19"  # once started the search at 2^-15 (past 40 s): the numbers stay true
+    assert outcome(reseal(cert)) == 0
+
+
+def test_shuffle_delta_at_a_huge_eps_is_refused(capsys):
+    cert = _cert(capsys, ["audit", "dpsgd", "--sampling", "shuffle", "--noise-multiplier", "1.1", "--dataset-size",
+                          "60000", "--batch-size", "256", "--epochs", "5", "--eps", "2", "--json"])
+    assert outcome(cert) == 0
+    cert["inputs"]["eps"] = "1000000"  # delta_mu(1e6) is below 1e-300000: the recorded enclosure is false
+    cert["result"]["quantity"] = "delta(eps=1000000)"
+    assert outcome(reseal(cert)) == 1
