@@ -1017,6 +1017,26 @@ def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded
     return None
 
 
+#: below this delta an epsilon certificate is first screened at it (:func:`_screen_eps`)
+_SCREEN_DELTA = Fraction(1, 10**10)
+
+
+def _screen_eps(inputs: Mapping[str, Any], recorded: dict) -> None:
+    """Refuse at once an epsilon enclosure whose upper end is below a lower bound of eps(delta)
+    proved at delta' = 1e-10 > delta on the grid 2^-8: eps(.) does not increase, so
+    eps(delta) >= eps(delta'). The route's unit is sized by delta itself (an input): at 1e-100
+    a re-derivation costs 30 s, so a certificate whose delta was forged small beside the
+    original enclosure is answered from the cheap bound instead (genuine ones pass on)."""
+    D = exact_input(inputs, "delta")
+    if not 0 < D < _SCREEN_DELTA:
+        return
+    with mpmath.workdps(40):
+        d1 = fraction_to_mpf(_SCREEN_DELTA)
+        lo, _ = _bounds(inputs, "eps", d1, d1, mpf(0), 8, "lower")
+    if lo > enclosure_of(recorded, "result.enclosure", 40)[1]:
+        check_enclosure(recorded, Recheck(lo=lo, hi=mpmath.inf, dps=40))  # disjoint: refused
+
+
 def _with_fields(inner: Any, kind: str = "") -> Any:
     """An events.* re-checker that also refuses inputs the producer would refuse and
     re-proves the certified detail fields: ``neighboring`` and ``sensitivity_convention``
@@ -1065,6 +1085,8 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
             # 8.8 s instead of 6.8 s)
             m = int(g[3:]) + (4 if tree.upper_only else 0)
             result = dict(result, grid=f"2^-{min(m, _MAX_GRID_HINT)}")
+        if kind == "epsilon" and isinstance(result.get("enclosure"), dict):
+            _screen_eps(inputs, result["enclosure"])
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
         if key and not exact_input(inputs, key) <= EVENT_MAX_EPS:  # the work grows with eps: the producer's cap
             raise MalformedCertificate(f"inputs.{key} beyond {EVENT_MAX_EPS} (the producer's cap for event trees)")

@@ -174,3 +174,13 @@ def test_shuffle_delta_at_a_huge_eps_is_refused(capsys):
     cert["inputs"]["eps"] = "1000000"  # delta_mu(1e6) is below 1e-300000: the recorded enclosure is false
     cert["result"]["quantity"] = "delta(eps=1000000)"
     assert outcome(reseal(cert)) == 1
+
+
+def test_events_epsilon_forged_to_a_tiny_delta_is_refused_from_a_cheap_bound(tmp_path):
+    doc = {"neighboring": "add-remove", "event": _poisson("1", 100)}
+    code, cert = _tree_cert(tmp_path, doc, "--delta", "1e-5")
+    assert code == 0 and outcome(cert) == 0
+    # eps(1e-100) >= eps(1e-10) > the recorded eps(1e-5) enclosure (eps does not increase in delta)
+    cert["inputs"]["delta"] = "1e-100"
+    cert["result"]["quantity"] = "epsilon(delta=1e-100)"
+    assert outcome(reseal(cert)) == 1
