@@ -141,7 +141,8 @@ def _shuffle_proof(f: Mapping[str, Any]) -> str:
     if rel in ("add-remove", "add", "remove"):
         layout = (" Adding or removing an example is taken in the fixed-layout convention: the larger dataset's "
                   "batch layout is kept and the removed example leaves its slot empty (sensitivity C); a loader "
-                  "that re-cuts its batches after a removal is not covered by the upper bound.")
+                  "that re-cuts its batches after a removal is not covered by the upper bound, and the lower bound's "
+                  "dataset pair assumes the same batch sizes under both datasets.")
     elif rel == "replace-special":
         layout = " Replacement by a special example whose clipped gradient is zero has sensitivity C."
     else:

@@ -2,7 +2,7 @@
 written certificate of each kind the CLI writes.
 
     PYTHONPATH=. python scripts/bench_verify.py [--only SUBSTRING ...] [--no-compute]
-                                                [--no-fresh] [--json FILE] [--stall]
+                                                [--no-fresh] [--heavy] [--json FILE] [--stall]
 
 Each command runs in its own process (``python -m dpverify ...``), as a user runs it:
 the times include the interpreter start and imports on both sides. Per row it prints
@@ -47,6 +47,19 @@ from tests.certificate.format2_fixtures import CLI, REPLACE_TREE, ROWS, TREE  # 
 
 #: seconds one command may take before it is stopped (reported as a timeout)
 TIMEOUT = 900
+
+#: balls-in-bins runs whose computation takes a minute or more (``--heavy``): the re-check of each
+#: against its computation, at the sizes where the second route's products dominate (verify gets
+#: ``--time-budget 3000`` so a loaded machine reports CPU seconds, not the budget)
+HEAVY = {
+    "bins-mnist-size": ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "0.85",
+                        "--dataset-size", "60000", "--batch-size", "250", "--epochs", "60", "--eps", "3"],
+    "bins-T1000-E20": ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "1.1",
+                       "--dataset-size", "1000", "--batch-size", "1", "--epochs", "20", "--delta", "1e-5"],
+    "calibrate-bins-sigma-E3": ["calibrate", "dpsgd", "--sampling", "balls-in-bins", "--target-eps", "2",
+                                "--delta", "1e-5", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "3",
+                                "--digits", "2"],
+}
 
 
 def run(argv: list[str]) -> tuple[float, float, int]:
@@ -216,6 +229,8 @@ def main() -> int:
     ap.add_argument("--no-fresh", action="store_true", help="skip the freshly written certificates")
     ap.add_argument("--no-committed", action="store_true", help="skip the committed certificates")
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON")
+    ap.add_argument("--heavy", action="store_true",
+                    help="add the minute-long balls-in-bins runs (MNIST size, T = 1000 over 20 epochs, a calibration)")
     ap.add_argument("--in-process", action="store_true",
                     help="time the warm re-check alone (committed certificates), in milliseconds")
     ap.add_argument("--kinds", nargs="+", default=None, help="with --in-process: only these claim kinds")
@@ -245,6 +260,10 @@ def main() -> int:
             for name, argv in CLI.items():
                 plan.append((f"fresh/{name}", tmp / f"fresh-{name}.json",
                              _fill(argv, tmp) + ["--certificate", str(tmp / f"fresh-{name}.json")], True))
+        if args.heavy:
+            for name, argv in HEAVY.items():
+                plan.append((f"heavy/{name}", tmp / f"heavy-{name}.json",
+                             argv + ["--time-budget", "3000", "--certificate", str(tmp / f"heavy-{name}.json")], True))
         for label, cert, argv, fresh in plan:
             if args.only and not any(s in label for s in args.only):
                 continue
@@ -257,7 +276,8 @@ def main() -> int:
             if not cert.exists():
                 print(f"{label:58s} compute wrote nothing{note}")
                 continue
-            v_cpu, v_wall, vcode = run(["verify", str(cert)])
+            v_cpu, v_wall, vcode = run(["verify", *(["--time-budget", "3000"] if label.startswith("heavy/") else []),
+                                        str(cert)])
             if vcode != 0:
                 note += f" VERIFY EXIT {vcode}"
             ratio = f"{v_cpu / c_cpu:7.2f}" if c_cpu else "      -"

@@ -10,10 +10,11 @@ sums" statistic M = max_t Y_t of one epoch (Chua et al., ICML 2024) and the add-
 relation under dpverify's fixed-layout convention (the removed record's slot stays
 empty: its contribution is 0, which is also replace-special):
 
-* others 0 (dpverify's certified lower end, dpverify/sampling/shuffle.py): x* has
-  gradient +1, every other record 0; one epoch is MoG(1) against N(0).
+* others 0 (the pair earlier releases of dpverify certified): x* has gradient +1,
+  every other record 0; one epoch is MoG(1) against N(0).
 * others -1 (the pair of Chua et al.'s released ShuffleAccountant, google-research
-  dpsgd_batch_sampler_accounting/dpsgd_bounds.py, means 2 and 1): x* has gradient +1,
+  dpsgd_batch_sampler_accounting/dpsgd_bounds.py, means 2 and 1, and the one
+  dpverify/sampling/shuffle.py now certifies): x* has gradient +1,
   every other record -1. After subtracting the known batch sums -B, x*'s batch is
   shifted by +2 under D and by +1 under D' (its slot empty, B - 1 records of -1): one
   epoch is MoG(2) against MoG(1). The shift under D' sits in the same random batch, so
@@ -27,8 +28,8 @@ independent epochs (dynamic shuffling) by FFT products in binary64, both orienta
 Persistent shuffling sums x*'s batch over the epochs: one epoch at s / sqrt(E).
 Rounding the losses down and binning M are post-processings or under-estimates, so
 up to floating-point error each number is a lower bound of the mechanism's
-epsilon(delta); it carries no proof, which is why dpverify's certificates do not
-use it. Run time: about a minute.
+epsilon(delta); it carries no proof: it is the floating-point check of the certified
+lower ends (docs/guide/sampling.md). Run time: about two minutes.
 """
 
 from __future__ import annotations

@@ -114,3 +114,17 @@ def test_enclosure_infinite_end_has_no_fraction():
     assert enc.decimals() == ("inf", "inf")
     with pytest.raises(ValueError):
         enc.hi_fraction
+
+
+@pytest.mark.parametrize("budget", [float("nan"), -1, 0, "abc"])
+def test_library_time_budget_is_checked_and_named(budget):
+    # before: a NaN or negative budget reached the refinement loop unchecked
+    import dpverify
+    from dpverify.errors import InvalidParameter
+
+    doc = {"event": {"type": "gaussian", "noise_multiplier": "1"}}
+    for call in (lambda: dpverify.epsilon(doc, "1e-5", time_budget=budget),
+                 lambda: dpverify.delta(doc, "1", time_budget=budget),
+                 lambda: dpverify.check_claim(doc, "1", "1e-5", time_budget=budget)):
+        with pytest.raises(InvalidParameter, match="time_budget"):
+            call()

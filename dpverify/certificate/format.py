@@ -25,7 +25,7 @@ from ..errors import MalformedCertificate
 __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
-           "BINS_MAX_COMPOSED", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
+           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
            "EVENT_MAX_EPS"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
@@ -190,6 +190,13 @@ def check_schema(cert: Any) -> str:
 #: (the producer's proposal aims at 2^20 composed points, plus up to about 18 E for the window's
 #: rounding at E <= 10,000 epochs: 5 x 2^18 leaves room for it; about 15 s of CPU per direction here)
 BINS_MAX_COMPOSED = 5 << 18
+#: coefficients produced by all the polynomial products of one balls-in-bins certificate (the count
+#: :func:`dpverify.recheck.bins.work` makes from T, E and the recorded grids, before any product): the
+#: producer refuses a run whose grids need more (the E-epoch grid refinement stops below it) and verify
+#: refuses (exit 2) a certificate that does, so its re-check is bounded before it starts. 2^26: the
+#: MNIST-size run (T = 240, 60 epochs, 2^20-cell grids) needs 4.1e7; one epoch at T = 10^5 on the
+#: default 2^18-degree grid 3.6e7
+BINS_MAX_WORK = 1 << 26
 
 #: the largest eps at which the replace-one bracket evaluates a delta curve (the add/remove curve at
 #: eps* = hi / 2 or eps / 2, the remove curve at eps): a delta curve's unit needs about 1.45 eps more

@@ -16,16 +16,25 @@ from .writer import make_certificate
 __all__ = ["bracket_certificate", "claim_certificate", "theorems"]
 
 
+def _cdf(k: int) -> str:
+    return "Phi(x)" if k == 0 else f"Phi(x-{'' if k == 1 else k}m)"
+
+
 def theorems(r: "S.ShuffleRun") -> list[str]:
-    scheme = ("persistent shuffling: the epoch sums Z_t = sum_e Y_(e,t)/sqrt(E) of one epoch with mu sqrt(E)"
+    a, b = S.pair_shifts(r.relation)
+    x_other = ("-1" if r.relation is S.Relation.REPLACE_ONE else "0 (the special record)"
+               if r.relation is S.Relation.REPLACE_SPECIAL else "absent (its slot empty, gradient 0)")
+    released = "" if r.relation is S.Relation.REPLACE_ONE else "; the pair of their released ShuffleAccountant"
+    scheme = ("persistent shuffling: the epoch sums Z_t = sum_e Y_(e,t)/sqrt(E) of one epoch with m sqrt(E)"
               if r.persistent else "dynamic shuffling: independent epochs, the binned statistic composed E times")
     return [
         f"upper end: Gaussian pair with mu = {S.sensitivity(r.relation)} sqrt(E)/sigma (no amplification: "
         "each record in exactly one batch per epoch; AFA Thm 10 per permutation, joint convexity over "
         "permutations; valid for dynamic and persistent shuffling)",
-        "lower end: concrete dataset pair (Chua et al. ICML 2024 Sec 4): max of each epoch's batch sums, "
-        f"Q(M<=x) = Phi(x)^T, P(M<=x) = Phi(x-mu)Phi(x)^(T-1), T = {r.batches}; {scheme}; binned and grouped "
-        "(post-processing), P rounded down and Q up",
+        f"lower end: concrete dataset pair (Chua et al. ICML 2024 Sec 4{released}): every other record's gradient -1, x* +1 in D and {x_other} in D'; max of each "
+        "epoch's batch sums less their known values, over sigma, with m = 1/sigma: "
+        f"P(M<=x) = {_cdf(a)}Phi(x)^(T-1), Q(M<=x) = {_cdf(b)}Phi(x)^(T-1), T = {r.batches}; {scheme}; "
+        "binned and grouped (post-processing), P rounded down and Q up",
         S.relation_note(r.relation),
     ]
 

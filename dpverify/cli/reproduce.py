@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..certificate import claim_certificate, write
+from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..theorems import check, claims
 from ._common import output_dir
 
@@ -22,7 +23,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         description="Run every claim of the claims data (dpverify/theorems/claims/*.jsonl, shipped with the package; one JSON record per claim: "
         "quantity + inputs + printed + relation + source + statement), print id / source / printed / "
         "certified / verdict, and write one certificate per claim. Exit 0 when it ran, whatever "
-        "the verdicts: a claim that fails is a finding about the paper. "
+        "the verdicts: a claim that fails is a finding about the paper; a claim that cannot be "
+        "certified is an undecided row (no certificate) and the others still run; exit 2 when a "
+        "record's inputs are invalid (named after the table; the other claims still run). "
         "Example: dpverify reproduce --only gdpt-sec3-eps2 --out certs/",
     )
     p.add_argument("--claims", metavar="DIR", help="directory of *.jsonl claim files (default: the "
@@ -52,9 +55,25 @@ def _run(args: argparse.Namespace) -> int:
     from ..progress import Progress
 
     bar = Progress("reproduce", total=len(selected), unit="claim")
+    problems: list[str] = []  # one line per claim that was not certified, printed after the table
+    invalid = False
     for claim in selected:
         bar.update(0, claim.id)
-        enclosure, verdict = check(claim)
+        try:
+            enclosure, verdict = check(claim)
+        except (PrecisionExhausted, Undecided) as exc:
+            # one claim that cannot be certified is that claim's row, not the end of the run
+            bar.update(1)
+            rows.append((claim.id, claim.source, claim.printed, "not certified", "undecided"))
+            problems.append(f"{claim.id}: undecided: {exc}")
+            continue
+        except InvalidParameter as exc:
+            bar.update(1)
+            invalid = True
+            where = f"inputs.{exc.name}" if exc.name in claim.inputs else exc.name
+            rows.append((claim.id, claim.source, claim.printed, "not computed", "invalid"))
+            problems.append(f"{claim.id}: {where}: {exc.message}")
+            continue
         bar.update(1)
         cert = claim_certificate(claim, enclosure, verdict)
         certs.append(cert)
@@ -66,7 +85,9 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(certs, indent=2, ensure_ascii=False) + "\n")
     else:
         _table(rows)
-    return 0
+    for line in problems:
+        print(f"dpverify: {line}", file=sys.stderr)
+    return 2 if invalid else 0
 
 
 def _table(rows: list[tuple[str, ...]]) -> None:
@@ -74,6 +95,6 @@ def _table(rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
-    counts = {v: sum(1 for r in rows if r[4] == v) for v in ("holds", "fails", "undecided")}
+    counts = {v: sum(1 for r in rows if r[4] == v) for v in ("holds", "fails", "undecided", "invalid")}
     print(f"{len(rows)} claims: {counts['holds']} hold, {counts['fails']} fail, "
-          f"{counts['undecided']} undecided")
+          f"{counts['undecided']} undecided" + (f", {counts['invalid']} invalid" if counts["invalid"] else ""))

@@ -94,7 +94,10 @@ class EventAnswer:
             "enclosure": self.enclosure.to_json(),
             "neighboring": self.relation.value,
             "method": self.method,
-            "relative_width": None if self.rel_width is None else f"{self.rel_width:.3g}",
+            # an upper-only answer's width would be its upper end's own accuracy, which the
+            # recorded [0, hi] does not show and verify cannot re-prove: not written
+            "relative_width": None if self.rel_width is None or "why_upper_only" in self.details
+            else f"{self.rel_width:.3g}",
             "theorems": list(self.theorems),
             "sensitivity_convention": self.convention,
             **dict(self.details),
@@ -323,6 +326,7 @@ def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: O
     stating the width reached. ``neighboring`` defaults to the document's
     relation, else add-remove."""
     D = V.open_unit("delta", delta)
+    time_budget = V.seconds("time_budget", time_budget)
     tree = _grouped(event, neighboring)
     if tree is not None:
         return _bracket(tree, "eps", D, digits, rel_width, time_budget, progress)
@@ -335,6 +339,7 @@ def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optio
     """Certified enclosure of delta(eps) (maximum over the relation's directions).
     Poisson sampling under replace-one: the certified bracket (as :func:`epsilon`)."""
     E_ = V.nonnegative("eps", eps)
+    time_budget = V.seconds("time_budget", time_budget)
     tree = _grouped(event, neighboring)
     if tree is not None:
         return _bracket(tree, "delta", E_, digits, rel_width, time_budget, progress)
@@ -361,6 +366,7 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     which a concrete replacement attains); the answer returned is that bracket."""
     E_ = V.nonnegative("eps", eps)
     D = V.open_unit("delta", delta)
+    time_budget = V.seconds("time_budget", time_budget)
     tree = _grouped(event, neighboring)
     if tree is not None:
         ans = _bracket(tree, "eps", D, None, None, time_budget, progress)

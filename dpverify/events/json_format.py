@@ -248,6 +248,11 @@ def parse_document(doc: Any, where: str = "") -> tuple[Any, Optional[str]]:
     if not isinstance(doc, dict):
         raise InvalidParameter("events", f'{where}expected an object {{"neighboring": ..., "events": [...]}}')
     allowed = ["neighboring", "events", "event"]
+    if "type" in doc:  # a document never has one
+        # an event node given where a document is expected: say how to wrap it
+        raise InvalidParameter("events", f'{where}this is an event node, not an event document: wrap it '
+                               'as {"event": <node>} (optionally with "neighboring": ...), or give a list '
+                               'as {"events": [...]}')
     for k in doc:
         if k not in allowed:
             raise _bad(k, f"unknown key{_hint(k, allowed)} (allowed keys: {', '.join(allowed)})", where)

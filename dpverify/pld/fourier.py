@@ -59,7 +59,14 @@ Err (per coefficient) covers the difference.
    recomputed in arb instead (the exact input polynomial at the ball
    e^{-2 pi i f / N}, its a-th power in acb, p_f = the double nearest the
    midpoint, |p_f - z_f^a| read off the ball) and left out of the bins. This
-   is what lets a = T: the float bound alone would grow like T e. The inverse transform is
+   is what lets a = T: the float bound alone would grow like T e. At the
+   other end, a frequency whose computed |z^_f|^2 is at most a cut r_c^2
+   (floats choose it: r_c^a about 2^-60 of the target over N; most of the
+   spectrum of a long composition) is not powered at all: p_f = 0, so it adds
+   nothing to sum |p_f|, and |p_f - z_f^a| = |z_f|^a <= (|z^_f| + e)^a
+   <= (r' + e)^a with r' = sqrt((r2_max + 2^-1000)(1 + 3u)) from the largest
+   such r2 (the bins' bound of |z^| from r2, below), n_0 times for n_0 such
+   frequencies. The inverse transform is
    conj(FFT(conj(p))) / N (conjugation and the power-of-two division are
    exact), so each output coefficient is within
 
@@ -80,6 +87,24 @@ Err (per coefficient) covers the difference.
    per knot makes M grow so fast that a single Chernoff bound overshoots the
    true quantile by many nats. The floats only choose c_lo, c_hi, lambda and
    the window.
+
+6. **Two real vectors, one transform** (the optimistic P and tilted Q). The
+   transform of x = xP + i xQ gives Z; as xP, xQ are real, P^_k = (Z_k +
+   conj Z_{N-k}) / 2 and Q^_k = (Z_k - conj Z_{N-k}) / (2i) (index N - 0 = 0).
+   The computed Z is within e_Z = ((1 + eta)^L - 1) ||x||_1 of the exact one
+   (3; ||x||_1 <= ||xP||_1 + ||xQ||_1: the bound of 3 holds for complex
+   inputs), so each unpacked value is within (e_Z + e_Z) / 2 of the exact one
+   from the computed Z, plus its own rounding: one sum per real component
+   (relative u, so u (||x||_1 + e_Z) in modulus) and an exact halving (2^-1074
+   if subnormal): e = e_Z + u (||x||_1 + e_Z) + 2^-1074 for both. After both
+   powers (4), one inverse transform of c = p_P + i p_Q (each component one
+   rounding: |c^ - c| <= u (|p_P| + |p_Q|)) gives o with |o - IFFT(c)| <=
+   [((1 + eta)^L - 1)(1 + u) + u] (S1_P + S1_Q) / N; and IFFT(c) = IFFT(p_P) + i
+   IFFT(p_Q), where IFFT(z_P^a) and IFFT(z_Q^a) are real, so Re IFFT(c) - y_P =
+   Re IFFT(p_P - z_P^a) - Im IFFT(p_Q - z_Q^a), at most (SE_P + SE_Q) / N, and
+   the same for Im against y_Q. Both outputs share Err = [(((1 + eta)^L - 1)(1 + u) + u)
+   (S1_P + S1_Q) + SE_P + SE_Q] / N (+ underflow terms); where that exceeds the
+   allowance the two inverses are done separately with their own Err (4).
 
 Pessimistic output: ceil(2^K (y_c + Err)) on the window, the Chernoff mass
 below the window added at its first index (moving mass to a higher loss only
@@ -325,6 +350,17 @@ def _power_bounds(r2: np.ndarray, a: int, e: arb, c: int) -> tuple[arb, arb]:
         return _hi(S1 + uf), _hi(SE + uf)
 
 
+def _zeroed_bound(r2: np.ndarray, a: int, e: arb) -> arb:
+    """An upper bound of sum_f |z_f|^a over the frequencies left at p_f = 0 (module
+    docstring 4), given their r2 = fl(|z^_f|^2) and |z^_f - z_f| <= e: each |z_f| <=
+    |z^_f| + e <= sqrt((max r2 + 2^-1000)(1 + 3u)) + e, as in :func:`_power_bounds`."""
+    if r2.size == 0:
+        return arb(0)
+    with working_precision(_PREC):
+        r = ((arb(float(r2.max())) + arb(2) ** -1000) * (1 + 3 * _u())).sqrt()
+        return _hi(r2.size * (r + e) ** a)
+
+
 def _pow(re: np.ndarray, im: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, int]:
     """z^a element-wise by binary powering with the standard complex product
     (module docstring 4); returns the chain count c."""
@@ -388,23 +424,35 @@ class _Transform:
         the double nearest its midpoint, with |p_f - z_f^a| taken from the
         ball. The remaining frequencies keep the binned float bound."""
         N = self.re.size
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow: the bound is inf, declined
-            pr, pi, c = _pow(self.re, self.im, a)
         r2 = self.re * self.re + self.im * self.im
+        # floats choose the frequencies left at p_f = 0 (module docstring 4): r^a below
+        # 2^-60 target / N, one comparison per frequency (no transcendental over N)
+        with np.errstate(over="ignore", divide="ignore"):
+            r2_cut = math.exp(2.0 * (math.log(max(target, 1e-300)) - 60 * math.log(2) - math.log(N)) / a)
+        live = np.flatnonzero(r2 > r2_cut)
+        pr = np.zeros(N)
+        pi = np.zeros(N)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: the bound is inf, declined
+            lr, li, c = _pow(self.re[live], self.im[live], a)
+        pr[live], pi[live] = lr, li
         # floats choose the set: the fewest largest |z| whose removal leaves
         # the float estimate (a e + 3 u c) |z|^(a-1) of the others' sum
         # below target (at most the cap)
         # a stable sort: equal |z|^2 (conjugate frequencies) keep index order on every
-        # CPU (the default sort is a vectorised one on AVX-512, and ties could land apart)
-        order = np.argsort(-r2, kind="stable")
+        # CPU (the default sort is a vectorised one on AVX-512, and ties could land apart);
+        # ``live`` is increasing, so ties keep index order within it too
+        order = live[np.argsort(-r2[live], kind="stable")]
         with np.errstate(divide="ignore", over="ignore"):
             est = (a * float(self.e.mid()) + 3 * 2.0 ** -53 * c) * \
                 np.exp(0.5 * (a - 1) * np.log(np.maximum(r2[order], 1e-300)))
         rest_sum = np.cumsum(est[::-1])[::-1]  # rest_sum[k] = sum of est[k:]
         k = int(np.searchsorted(-rest_sum, -target, side="left"))
         S = order[: min(k, MAX_EXACT_FREQUENCIES)]
-        rest = np.ones(N, dtype=bool)
+        rest = np.zeros(N, dtype=bool)
+        rest[live] = True
         rest[S] = False
+        dead = np.ones(N, dtype=bool)
+        dead[live] = False
         SE_S = arb(0)
         S1_S = arb(0)
         if S.size:
@@ -412,23 +460,86 @@ class _Transform:
             prec = _PREC + 2 * a.bit_length() + 64
             with working_precision(prec):
                 scale = arb(2) ** (self.K + 53)
+                # the input is real, so z_{N-f} = conj(z_f): where S holds both (equal
+                # |z^|, they sort side by side) the second is the conjugate of the first,
+                # p_{N-f} = conj(p_f) (exact) and |p_{N-f} - z_{N-f}^a| = |p_f - z_f^a|,
+                # so its bounds are the first's; half of the arb evaluations go
+                done: dict[int, tuple[float, float, arb, arb]] = {}
                 for f in S.tolist():
-                    sn, cs = arb.sin_cos_pi_fmpq(fmpq(2 * f, N))
-                    w = acb(cs, -sn)  # e^{-2 pi i f / N}
-                    za = (P(w) / scale) ** a
-                    fr, fi = float(za.real.mid()), float(za.imag.mid())
+                    twin = done.get((N - f) % N)
+                    if twin is not None:
+                        fr, fi, se, s1 = twin[0], -twin[1], twin[2], twin[3]
+                    else:
+                        sn, cs = arb.sin_cos_pi_fmpq(fmpq(2 * f, N))
+                        w = acb(cs, -sn)  # e^{-2 pi i f / N}
+                        za = (P(w) / scale) ** a
+                        fr, fi = float(za.real.mid()), float(za.imag.mid())
+                        se = _hi((acb(fr, fi) - za).abs_upper())
+                        s1 = _hi(acb(fr, fi).abs_upper())
+                        done[f] = (fr, fi, se, s1)
                     pr[f], pi[f] = fr, fi
-                    SE_S += _hi((acb(fr, fi) - za).abs_upper())
-                    S1_S += _hi(acb(fr, fi).abs_upper())
+                    SE_S += se
+                    S1_S += s1
         S1, SE = _power_bounds(r2[rest], a, self.e, c)
+        SE_0 = _zeroed_bound(r2[dead], a, self.e)
         self.pr, self.pi = pr, pi
         with working_precision(_PREC):
-            return _hi((self.grow * (S1 + S1_S) + SE + SE_S) / N + 2 * arb(2) ** -_UF_BITS)
+            #: upper bounds of sum_f |p_f| and sum_f |p_f - z_f^a| (for a shared inverse)
+            self.S1 = _hi(S1 + S1_S)
+            self.SE = _hi(SE + SE_S + SE_0)
+            return _hi((self.grow * self.S1 + self.SE) / N + 2 * arb(2) ** -_UF_BITS)
 
     def inverse(self) -> np.ndarray:
         N = self.re.size
         re, _im, _ = _fft(self.pr, -self.pi)
         return re / N  # real part of conj(FFT(conj p)) / N; division by 2^L exact
+
+    @classmethod
+    def pair(cls, P: fmpz_poly, xP: np.ndarray, Q: fmpz_poly, xQ: np.ndarray, K: int,
+             N: int) -> tuple["_Transform", "_Transform"]:
+        """The transforms of two real vectors (optimistic P rounded down, tilted Q rounded
+        up) from ONE complex transform of x = xP + i xQ (module docstring 6)."""
+        re = np.zeros(N)
+        im = np.zeros(N)
+        re[: xP.size] = xP
+        im[: xQ.size] = xQ
+        zr, zi, mu = _fft(re, im)
+        # the values at N - k (at 0 for k = 0): a reversed view, not a gather
+        zr_r = np.concatenate((zr[:1], zr[:0:-1]))
+        zi_r = np.concatenate((zi[:1], zi[:0:-1]))
+        L = N.bit_length() - 1
+        with working_precision(_PREC + K):
+            mass = (arb(int(P(1))) + arb(int(Q(1))) * (1 + 4 * _u())) / arb(2) ** K
+            grow = _hi((1 + mu + 5 * _u()) ** L - 1)
+            e_z = grow * mass + arb(2) ** -_UF_BITS
+            e = _hi(e_z + _u() * (mass + e_z) + arb(2) ** -1074)
+        out = []
+        for poly, x, fr, fi in ((P, xP, (zr + zr_r) * 0.5, (zi - zi_r) * 0.5),
+                                (Q, xQ, (zi + zi_r) * 0.5, (zr_r - zr) * 0.5)):
+            t = cls.__new__(cls)
+            t.x, t.K, t.re, t.im, t.grow, t.e = x, K, fr, fi, grow, e
+            out.append(t)
+        return out[0], out[1]
+
+
+def _pair_error(tP: _Transform, tQ: _Transform) -> arb:
+    """Err of :func:`_inverse_pair`'s outputs, after both powers (module docstring 6)."""
+    N = tP.re.size
+    with working_precision(_PREC):
+        S1 = tP.S1 + tQ.S1
+        return _hi(((tP.grow * (1 + _u()) + _u()) * S1 + tP.SE + tQ.SE) / N + 4 * arb(2) ** -_UF_BITS)
+
+
+def _inverse_pair(tP: _Transform, tQ: _Transform) -> tuple[np.ndarray, np.ndarray]:
+    """Both inverses from ONE complex transform of c = p_P + i p_Q, after both powers
+    (module docstring 6): (y_P, y_Q), each within :func:`_pair_error`."""
+    N = tP.re.size
+    cr = tP.pr - tQ.pi  # c = (pP_r - pQ_i) + i (pP_i + pQ_r)
+    ci = tP.pi + tQ.pr
+    re, im, _ = _fft(cr, -ci)
+    # conj(FFT(conj c)) / N = y_P + i y_Q up to Err: its real part, and minus the
+    # imaginary part of FFT(conj c); division by 2^L exact
+    return re / N, -im / N
 
 
 def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
@@ -581,27 +692,54 @@ def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], N
         raise FourierDeclined("the target is below the binary64 error floor")
     if N > MAX_N:
         raise FourierDeclined("transform longer than the memory budget")
-    vecs = [(main, upper, xf)] if upper else [(main, False, xf), (D.Q, True, None)]
-    outs = []
-    for poly, up, x in vecs:
-        if poly.length() > N:
-            raise FourierDeclined("distribution longer than the window")
-        tr = _Transform(poly, K, up, N, x)
-        if tick:
-            tick()  # the caller's deadline, between transforms
-        err = tr.power(a, float(limit.mid()) / 8)
+    def within(err: arb) -> bool:
+        with working_precision(_PREC + K):
+            return bool(N * err + arb(N) / arb(2) ** _S + hi_m + lo_m <= limit)
+
+    def declined(err: arb) -> FourierDeclined:
         with working_precision(_PREC + K):
             spent = N * err + arb(N) / arb(2) ** _S + hi_m + lo_m
-            if not spent <= limit:
-                ratio = float(spent.mid()) / max(float(limit.mid()), 1e-300)
-                raise FourierDeclined("the float error bound exceeds the allowance",
-                                      ratio if math.isfinite(ratio) else None)
-        out = tr.inverse()
-        if tick:
-            tick()
+        ratio = float(spent.mid()) / max(float(limit.mid()), 1e-300)
+        return FourierDeclined("the float error bound exceeds the allowance",
+                               ratio if math.isfinite(ratio) else None)
+
+    def keep(out: np.ndarray, err: arb, up: bool) -> None:
         if not (np.all(np.isfinite(out)) and float(np.max(np.abs(out))) + float(err.mid()) < 6.0):
             raise FourierDeclined("transform out of range")
         outs.append((out[np.arange(W, W + N) % N], err, up))  # window [W, W + N)
+
+    outs: list = []
+    if max(main.length(), 0 if upper else D.Q.length()) > N:
+        raise FourierDeclined("distribution longer than the window")
+    if upper:
+        tr = _Transform(main, K, True, N, xf)
+        if tick:
+            tick()  # the caller's deadline, between transforms
+        err = tr.power(a, float(limit.mid()) / 8)
+        if not within(err):
+            raise declined(err)
+        keep(tr.inverse(), err, True)
+    else:
+        # P and tilted Q share one forward and (when the summed bound fits) one
+        # inverse transform (module docstring 6)
+        tP, tQ = _Transform.pair(main, xf, D.Q, _floats(D.Q, K, True), K, N)
+        if tick:
+            tick()
+        eP = tP.power(a, float(limit.mid()) / 8)
+        eQ = tQ.power(a, float(limit.mid()) / 8)
+        for e_ in (eP, eQ):
+            if not within(e_):
+                raise declined(e_)
+        err = _pair_error(tP, tQ)
+        if within(err):
+            yP, yQ = _inverse_pair(tP, tQ)
+            keep(yP, err, False)
+            keep(yQ, err, True)
+        else:  # the summed bound is too wide: one inverse each
+            keep(tP.inverse(), eP, False)
+            keep(tQ.inverse(), eQ, True)
+        if tick:
+            tick()
     offset = a * D.offset + W
     if isinstance(D, UpperDist):
         vals, err, _ = outs[0]

@@ -34,6 +34,7 @@ returned is certified on its own.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from typing import Optional, Sequence
@@ -126,7 +127,9 @@ class ComposedBounds:
         def above(k: int) -> bool:
             # empty classes (sparse finite pairs): decide on the nearest
             # nonempty class above (else below)
-            for kk in list(range(k, min(n, k + 4096))) + list(range(k - 1, max(-1, k - 4096), -1)):
+            # (chained lazily: the first candidate almost always decides, and two lists of
+            # 4096 indices per probe were most of this search on a dense grid)
+            for kk in itertools.chain(range(k, min(n, k + 4096)), range(k - 1, max(-1, k - 4096), -1)):
                 p = int(L.P[kk])
                 if p > 0:
                     break

@@ -20,6 +20,20 @@ down (tail dropped), every product rounded the same way to units 2^-128. Masses,
 means, e^eps and the hinge sums are MPFR intervals; the polynomials are exact
 GMP products (Kronecker substitution).
 
+E >= 2 epochs (:class:`_Epochs`): per direction one super-measure (upper end) and one
+sub-measure (lower end) of the linear law, mapped to the loss grid by cuts (one exponential
+per loss index, not one logarithm per degree), composed E times. The mass the super-measure's
+window does not represent (+inf for remove, the far end for add) is 1 less a lower bound of the
+law's mass below keep h; that bound is the super-measure's own mass less its tracked excess
+(:func:`_pmul`: exact integer bookkeeping of how much rounding up can have added), where the
+producer spends a third power on a sub-measure of the same law.
+
+Work is bounded before it starts: :func:`work` counts the coefficients every product will make
+from T, E and the recorded grids (exit 2 beyond BINS_MAX_WORK, the producer's cap too), and a
+one-epoch grid that cannot reach the eps asked about is answered (exit 3) before any product
+(:func:`_reach`). Products are single GMP multiplications of packed integers, the rounding
+done on the packed integer (:func:`_pmul`).
+
 eps kinds: the recorded hi is accepted when the upper bound of delta(hi) is
 <= delta, the recorded lo (> 0) when the lower bound of delta(lo) is > delta
 (delta(eps) does not increase). delta kind: the re-derived [lo, hi] must lie in
@@ -28,15 +42,20 @@ the recorded one.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
-from typing import Any, Mapping
+from functools import lru_cache
+from itertools import accumulate
+from typing import Any, Mapping, Optional
 
+import gmpy2
 
-from ..certificate.format import BINS_MAX_COMPOSED
+from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int
 from .gdp import exact_input
-from .shuffle import _count, _kron, _power
+from .pld import _power as _square_multiply
+from .shuffle import _count
 from .verify import Recheck, parse_bound, register
 
 _U = 128
@@ -100,6 +119,129 @@ def edges(g: Mapping[str, int]) -> list[int]:
     return ks
 
 
+# --------------------------------------------------------------------------- packed products
+
+
+#: bits of one coefficient's slot in a packed polynomial: every exact product coefficient is at most
+#: the product of the two factors' coefficient totals (nonnegative coefficients), and a total is
+#: checked to stay below 2^(U + 1) (a measure of mass about 1 in units 2^-U), so a slot of 2U + 4
+#: bits holds a coefficient plus the 2^U - 1 of a rounding up without a carry into the next slot
+_S = 2 * _U + 4
+
+
+@lru_cache(maxsize=64)
+def _ones(n: int) -> Any:
+    """sum_{i < n} 2^(S i): the packed polynomial with every coefficient 1."""
+    return gmpy2.pack([1] * n, _S) if n else gmpy2.mpz(0)
+
+
+class _Poly:
+    """A polynomial with nonnegative integer coefficients (units 2^-U) packed in slots of
+    :data:`_S` bits (coefficient i in bits [S i, S (i + 1))), its length and an upper bound
+    of its coefficient total (exact integer bookkeeping)."""
+
+    __slots__ = ("x", "n", "tot", "err")
+
+    def __init__(self, x: Any, n: int, tot: int, err: Optional[int] = None) -> None:
+        self.x, self.n, self.tot, self.err = x, n, tot, err
+
+    @classmethod
+    def of(cls, c: list[int], err: Optional[int] = None) -> "_Poly":
+        """``err`` (super-measures only): an upper bound, in units, of sum_j (c_j - mu_j) over the
+        coefficients kept, mu the exact measure c rounds up (None: not tracked)."""
+        if any(v < 0 for v in c):
+            raise ValueError("negative coefficient")
+        return cls(gmpy2.pack(c, _S) if c else gmpy2.mpz(0), len(c), sum(c), err)
+
+    def coeffs(self) -> list[int]:
+        out = [int(v) for v in gmpy2.unpack(self.x, _S)] if self.x else []
+        return out + [0] * (self.n - len(out))
+
+
+def _pmul(a: _Poly, b: _Poly, up: bool, keep: Optional[int]) -> _Poly:
+    """The product rounded to units 2^-U, every coefficient up (``up``) or down, degrees
+    < ``keep`` only (exact for them: nonnegative coefficients, degrees only add).
+
+    One GMP product of the packed integers gives every exact coefficient in its own slot
+    (each is <= a.tot b.tot < 2^S - 2^U, checked, so no slot carries into the next); the
+    rounding is then done on the packed integer: adding 2^U - 1 to every slot (up), shifting
+    right by U bits and masking each slot to its low S - U bits gives floor(z_i / 2^U) or
+    floor((z_i + 2^U - 1) / 2^U) = ceil(z_i / 2^U) in every slot, with no per-coefficient
+    Python work. The total of the result is bounded by a.tot b.tot / 2^U (+ one unit per
+    coefficient when rounding up).
+
+    Excess of a super-measure (``err``, rounding up, both factors tracked): with x >= mu_x and
+    y >= mu_y coefficientwise, sum_(k < n) (x y - mu_x mu_y)_k = sum_(k < n) ((x - mu_x) y +
+    mu_x (y - mu_y))_k <= err_x tot_y + tot_x err_y (for nonnegative f, g the truncated sum of
+    f g is at most the product of the truncated sums; mu_x's total is at most x's), in units
+    2^-2U, so ceil(. / 2^U) units, plus less than one unit per coefficient for the rounding up."""
+    if a.tot * b.tot + (1 << _U) >= 1 << _S:
+        raise CouldNotReprove("a composed balls-in-bins mass exceeds the packed products' range")
+    n = a.n + b.n - 1
+    if keep is not None:
+        n = min(n, keep)
+    if n <= 0:
+        return _Poly(gmpy2.mpz(0), 0, 0)
+    z = a.x * a.x if a is b else a.x * b.x
+    z = gmpy2.f_mod_2exp(z, _S * n)
+    if up:
+        z += _ones(n) * ((1 << _U) - 1)
+    z = (z >> _U) & (_ones(n) * ((1 << (_S - _U)) - 1))
+    err = None
+    if up and a.err is not None and b.err is not None:
+        err = -((-(a.err * b.tot + a.tot * b.err)) >> _U) + n
+    return _Poly(z, n, ((a.tot * b.tot) >> _U) + (n if up else 0), err)
+
+
+def _ppower(c: "list[int] | _Poly", E: int, up: bool, keep: Optional[int] = None) -> _Poly:
+    """E-th power (E >= 1) by repeated squaring (:func:`.pld._power`), every product rounded as
+    :func:`_pmul`."""
+    base = c if isinstance(c, _Poly) else _Poly.of(c[:keep] if keep is not None else c)
+    return _square_multiply(base, E, lambda x, y, _k, _b: _pmul(x, y, up, keep), 0, 0)
+
+
+def _power(c: list[int], E: int, up: bool, keep: Optional[int] = None) -> list[int]:
+    return _ppower(c, E, up, keep).coeffs()
+
+
+def power_products(n0: int, E: int, keep: Optional[int]) -> list[int]:
+    """Output lengths of the products :func:`_ppower` makes for the E-th power of a
+    polynomial of length n0, degrees < keep (None: all): the same repeated squaring run on
+    lengths alone, a static count, no product made."""
+    out: list[int] = []
+
+    def mul(x: int, y: int, _k: int, _b: int) -> int:
+        out.append(min(x + y - 1, keep) if keep else x + y - 1)
+        return out[-1]
+
+    _square_multiply(min(n0, keep) if keep else n0, E, mul, 0, 0)
+    return out
+
+
+def work(T: int, E: int, grids: Mapping[str, Mapping[str, int]], windows: Mapping[str, tuple[int, int]]) -> int:
+    """Coefficients produced by every polynomial product the second route makes for a run of T
+    batches and E epochs on the given linear grids (one per direction) and, for E > 1, loss
+    windows (per direction (lo, hi)): the work measure capped by BINS_MAX_WORK (products
+    dominate; the cell masses are capped by the cell count, the hinge sums by the composed
+    lengths). The producer sizes its grids by the same count, so both sides refuse alike."""
+    total = 0
+    for d, g in grids.items():
+        top, keep = g["top"], g["keep"]
+        if E == 1:  # per direction two laws: remove S_up above, S_dn below; add the reverse
+            total += 2 * sum(power_products(top + 1, T, keep))
+            continue
+        if d == "remove":  # one tilted factor times the (T - 1)-th power: the S_up law above, S_dn below
+            rest = sum(power_products(top + 1, T - 1, keep)) if T > 1 else 0
+            rest_len = min((T - 1) * top + 1, keep)  # the (T - 1)-th power's length (1 at T = 1)
+            total += 2 * (rest + min(min(top + 1, keep) + rest_len - 1, keep))
+        else:  # the S_dn law above, the S_up law below
+            total += 2 * sum(power_products(top + 1, T, keep))
+        if d in windows:  # the E-fold powers of the epoch's loss law (absent: the linear part alone)
+            lo, hi = windows[d]
+            total += 2 * sum(power_products(hi - lo + 1, E, None))
+    return total
+
+
 def place(ks: list[int], masses: list[int], shift: int, tail_units: int) -> list[int]:
     """Coefficients of sum_i masses[i] z^(ks[i + shift]) + tail_units z^(ks[-1]): cell i's mass
     at its upper edge (shift 1) or lower edge (shift 0), the tail at the top edge."""
@@ -108,6 +250,21 @@ def place(ks: list[int], masses: list[int], shift: int, tail_units: int) -> list
         c[ks[i + shift]] += m
     c[ks[-1]] += tail_units
     return c
+
+
+def _reach(run: Mapping[str, Any], g: Mapping[str, int], eps: Fraction) -> None:
+    """Refuse (exit 3) before any product when an upper hinge at ``eps`` needs degrees beyond the
+    recorded ``keep``: the same enclosure of x = a / b that :meth:`_Laws.hinge` decides later (so
+    the answer is the one the full re-check would give), made first. A certificate whose T (or
+    eps) was edited without its grid is answered here in milliseconds."""
+    A = arith(_PREC)
+    h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
+    c, b = A.exp(A.q(eps)), A.q(h / run["T"])
+    for d in run["dirs"]:
+        x = A.div(c, b) if d == "remove" else A.div(A.q(1), A.mul(c, b))
+        if max(0, ceil_int(x[1])) > g["keep"]:
+            raise CouldNotReprove(f"eps = {float(eps):.6g} needs degrees beyond the recorded grid's keep = "
+                                  f"{g['keep']} at T = {run['T']} (the grid does not fit the run's inputs)")
 
 
 class _Laws:
@@ -121,15 +278,18 @@ class _Laws:
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
 
+        # Phi to absolute accuracy about 2^-320 (ncdf_abs: Taylor at anchors, several times faster than
+        # the relative-accuracy erfc route): the masses are rounded to units 2^-128 and the means are
+        # absolute terms of delta, so 2^-320 is far below both (as in the E-epoch route)
         def F(y: tuple[Any, Any]) -> tuple[Any, Any]:  # Phi(sigma log y + 1/(2 sigma)), increasing in y
-            return A.ncdf(A.add(A.mul(s, A.log(y)), half))
+            return A.ncdf_abs(A.add(A.mul(s, A.log(y)), half))
 
         Fs = [A.q(0)] + [F(A.q(h * k)) for k in ks[1:]]
         w = [(max(dn.sub(Fs[i][0], Fs[i - 1][1]), 0), up.sub(Fs[i][1], Fs[i - 1][0])) for i in range(1, len(ks))]
         top = A.q(h * ks[-1])
         lt = A.mul(s, A.log(top))
-        tail = A.ncdf(A.neg(A.add(lt, half)))
-        tail_mean = A.ncdf(A.sub(half, lt))
+        tail = A.ncdf_abs(A.neg(A.add(lt, half)))
+        tail_mean = A.ncdf_abs(A.sub(half, lt))
         self.mean_up = A.add(A.fsum(A.mul(A.q(h * ks[i + 1]), w[i]) for i in range(len(w))), tail_mean)
         self.mean_dn = A.add(A.fsum(A.mul(A.q(h * ks[i]), w[i]) for i in range(len(w))), tail_mean)
         unit = 2**_U
@@ -141,10 +301,12 @@ class _Laws:
             return place(ks, masses, shift, tail_units)
 
         T, keep = self.T, self.keep
-        self.up_hi = _power(poly(hi, 1, t_hi), T, True, _U, keep)
-        self.dn_hi = _power(poly(hi, 0, t_hi), T, True, _U, keep)
-        self.up_lo = _power(poly(lo, 1, 0), T, False, _U, keep)
-        self.dn_lo = _power(poly(lo, 0, 0), T, False, _U, keep)
+        if "remove" in run["dirs"]:  # only the laws the directions' hinges read
+            self.up_hi = _power(poly(hi, 1, t_hi), T, True, keep)
+            self.dn_lo = _power(poly(lo, 0, 0), T, False, keep)
+        if "add" in run["dirs"]:
+            self.dn_hi = _power(poly(hi, 0, t_hi), T, True, keep)
+            self.up_lo = _power(poly(lo, 1, 0), T, False, keep)
 
     def hinge(self, C: list[int], a: tuple[Any, Any], b: tuple[Any, Any], up: bool) -> tuple[Any, Any]:
         """sum_j C_j (a - b j)_+ 2^-U: exact over the j with a - b j > 0 proved (j < x.lo,
@@ -210,9 +372,8 @@ def _epochs_hints(result: Mapping[str, Any], dirs: tuple[str, ...]) -> tuple[dic
     return out, dict(loss)
 
 
-def _mul1(a: list[int], b: list[int], up: bool, keep: int) -> list[int]:
-    z = _kron(a, b)[:keep]
-    return [-((-v) >> _U) for v in z] if up else [v >> _U for v in z]
+def _mul1(a: list[int], b: _Poly, up: bool, keep: int) -> list[int]:
+    return _pmul(_Poly.of(a[:keep]), b, up, keep).coeffs()
 
 
 class _Epochs:
@@ -223,6 +384,8 @@ class _Epochs:
     def __init__(self, run: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]], loss: Mapping[str, int]) -> None:
         self.A = arith(_PREC)
         self.m, self.E, self.T = loss["m"], run["E"], run["T"]
+        self._th: dict[Fraction, Any] = {}
+        self._slog: dict[tuple[int, ...], list] = {}
         self.parts = {}
         # the work of the E-fold products is about proportional to E x the window (repeated squaring:
         # the last products dominate); every direction is bounded before the first product
@@ -238,22 +401,28 @@ class _Epochs:
 
     def _cells(self, run: Mapping[str, Any], g: Mapping[str, int], ks: list[int], tilt: bool):
         """Cell masses of Y (tilt: the P-coordinate, F_1(y) = Phi(sigma log y - 1/(2 sigma))) in
-        units: (up, down, tail up)."""
+        units: (up, down, tail up, tail down); each exact mass lies between its down and up value."""
         A = self.A
         h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
         if tilt:
             half = A.neg(half)
+        # sigma log(h k) at every edge, shared by the Q and the tilted P cells of one grid (they differ
+        # by the shift only)
+        key = (g["g"], g["fine"], g["per"], g["top"])
+        if key not in self._slog:
+            self._slog[key] = [None] + [A.mul(s, A.log(A.q(h * k))) for k in ks[1:]]
+        slog = self._slog[key]
         # absolute accuracy 2^-320 is all a mass rounded to units 2^-128 needs (ncdf_abs: Taylor at anchors,
         # far faster than the relative-accuracy continued fraction in the tails)
-        Fs = [A.q(0)] + [A.ncdf_abs(A.add(A.mul(s, A.log(A.q(h * k))), half)) for k in ks[1:]]
+        Fs = [A.q(0)] + [A.ncdf_abs(A.add(x, half)) for x in slog[1:]]
         w = [(max(A.dn.sub(Fs[i][0], Fs[i - 1][1]), 0), A.up.sub(Fs[i][1], Fs[i - 1][0])) for i in range(1, len(ks))]
-        tail = A.ncdf_abs(A.neg(A.add(A.mul(s, A.log(A.q(h * ks[-1]))), half)))
+        tail = A.ncdf_abs(A.neg(A.add(slog[-1], half)))
         unit = 2**_U
         return ([max(0, ceil_int(A.up.mul(x[1], unit))) for x in w],
                 [max(0, floor_int(A.dn.mul(x[0], unit))) for x in w],
-                max(0, ceil_int(A.up.mul(tail[1], unit))))
+                max(0, ceil_int(A.up.mul(tail[1], unit))), max(0, floor_int(A.dn.mul(tail[0], unit))))
 
     def _index(self, j: int, hT: Fraction) -> tuple[int, int]:
         """floor and ceil of log(j h / T) 2^m, exact where MPFR decides them."""
@@ -268,59 +437,173 @@ class _Epochs:
                 return f, c
         return f, c  # undecided: the sound sides (floor of the lower end, ceil of the upper)
 
+    def _tau(self, i: int, Th: Fraction) -> tuple[int, int]:
+        """(a, b) for tau_i = (T / h) e^(i 2^-m), the S / h at which log(S h / T) 2^m = i:
+        ceil(log(j h / T) 2^m) <= i for the j <= a, floor(log(j h / T) 2^m) >= i for the j >= b.
+        Decided exactly where MPFR decides floor(tau_i) (a = floor(tau_i), b = a + 1: tau_i is
+        irrational for i != 0, Lindemann; tau_0 = T / h is exact); undecided at 4096 bits (never
+        seen), the sound sides a = floor(lower end), b = ceil(upper end): a j between them gets the
+        larger ceil index and the smaller floor index, as the per-j rule's fallback does."""
+        if i == 0:
+            return Th.numerator // Th.denominator, -((-Th.numerator) // Th.denominator)
+        if abs(i) < 1 << 100:  # the common case, inline at 128 bits: i 2^-m is exact there
+            A = arith(128)
+            th = self._th.get(Th) or self._th.setdefault(Th, A.q(Th))
+            x = A.dn.div(gmpy2.mpz(i), 1 << self.m)
+            a, a1 = gmpy2.floor(A.dn.mul(A.dn.exp(x), th[0])), gmpy2.floor(A.up.mul(A.up.exp(x), th[1]))
+            if a == a1:
+                return int(a), int(a) + 1
+        for prec in (_PREC, 1024, 4096):
+            A = arith(prec)
+            t = A.mul(A.exp(A.dyadic(i, self.m)), A.q(Th))
+            a, a1 = floor_int(t[0]), floor_int(t[1])
+            if a == a1:
+                return a, a + 1
+        return floor_int(t[0]), ceil_int(t[1])
+
+    def _cuts(self, i0: int, i1: int, Th: Fraction, jmax: int) -> dict[int, tuple[int, int]]:
+        """:meth:`_tau` for i0 <= i <= i1, clipped to [0, jmax + 1]: only the j in [1, jmax] are
+        mapped, so a tau_i below 1 or above jmax acts as (0, 1) or (jmax, jmax + 1) and the i
+        beyond the first such (proved on its enclosure) need no exponential."""
+        out: dict[int, tuple[int, int]] = {}
+
+        lg = math.log(Th.numerator) - math.log(Th.denominator)
+        f = 2.0 ** self.m
+        top = math.log(jmax + 2)
+
+        # tau_(i +- 1) = tau_i e^(+-2^-m): one 128-bit enclosure carried along the walk, each step two
+        # directed products (its relative width grows by about 2^-127 a step, so floor(tau) stays
+        # decided); an undecided floor, and i = 0 (tau_0 = T / h may be an integer), go to :meth:`_tau`
+        A = arith(128)
+        th = A.q(Th)
+        two_m = 1 << self.m
+        step = {1: A.exp(A.dyadic(1, self.m)), -1: A.exp(A.neg(A.dyadic(1, self.m)))}
+        state: dict[str, Any] = {"t": None}
+
+        def clip(i: int, d: int) -> tuple[int, int]:
+            # log tau_i = i 2^-m + log(T / h): more than 1 beyond log(jmax + 2) or below 0 (float error
+            # far below that margin) decides the clipped cut without an exponential (and without leaving
+            # MPFR's exponent range on a forged window)
+            x = i / f + lg
+            if x > top + 1:
+                state["t"] = None
+                return jmax, jmax + 1
+            if x < -1:
+                state["t"] = None
+                return 0, 1
+            t = state["t"]
+            if t is None:
+                e = A.dn.div(gmpy2.mpz(i), two_m)  # exact: a dyadic of fewer than 128 bits (|x| small)
+                t = (A.dn.mul(A.dn.exp(e), th[0]), A.up.mul(A.up.exp(e), th[1]))
+            else:
+                t = A.mul(t, step[d])
+            a, a1 = gmpy2.floor(t[0]), gmpy2.floor(t[1])
+            if i != 0 and a == a1:
+                state["t"] = t
+                ab = (int(a), int(a) + 1)
+            else:
+                state["t"] = None
+                ab = self._tau(i, Th)
+            return min(max(ab[0], 0), jmax), min(max(ab[1], 1), jmax + 1)
+
+        # the i whose tau_i lies in [1, jmax] are about [-log(T / h), log(jmax h / T)] 2^m: start there
+        # (floats only choose where to start; every cut used is proved or implied by monotonicity)
+        c0 = max(i0, min(i1, math.floor(-lg * f)))
+        i = c0
+        while i >= i0:  # downward until tau_i < 1 (then every lower i maps to (0, 1): tau increases in i)
+            out[i] = ab = clip(i, -1)
+            if ab == (0, 1):
+                for k in range(i0, i):
+                    out[k] = ab
+                break
+            i -= 1
+        i = c0 + 1
+        state["t"] = None
+        while i <= i1:  # upward until tau_i > jmax (then every higher i maps to (jmax, jmax + 1))
+            out[i] = ab = clip(i, 1)
+            if ab == (jmax, jmax + 1):
+                for k in range(i + 1, i1 + 1):
+                    out[k] = ab
+                break
+            i += 1
+        return out
+
     def _epoch(self, run: Mapping[str, Any], g: Mapping[str, int], d: str, lo: int, hi: int):
+        """One epoch's loss law on the window [lo, hi] of 2^-m Z: (upper super-measure, its +inf
+        mass, lower sub-measure), in units 2^-U.
+
+        The linear law's degree j (S = j h) has the loss log(j h / T) (remove) or -log(j h / T)
+        (add), rounded up or down to 2^-m Z. These indices are monotone in j, so instead of one
+        logarithm per degree the cuts tau_i (:meth:`_tau`) between consecutive indices are
+        computed once per index of the window and each index receives the sum of a run of
+        consecutive coefficients: the same assignment as rounding each j's logarithm (exactly
+        where the cuts are decided)."""
         T, keep = self.T, g["keep"]
         ks = edges(g)
         h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
         hT = h / T
-        q_hi, q_lo, q_tail = self._cells(run, g, ks, False)
+        Th = 1 / hT
+        q_hi, q_lo, q_tail, q_tail_lo = self._cells(run, g, ks, False)
+        e_q = sum(q_hi) - sum(q_lo)  # >= sum of (rounded up - exact) over the cells
         n = hi - lo + 1
-        up, low, inf = [0] * n, [0] * n, 0
         one = 1 << _U
-        cache: dict[int, tuple[int, int]] = {}
 
-        def idx(j: int) -> tuple[int, int]:
-            if j not in cache:
-                cache[j] = self._index(j, hT)
-            return cache[j]
+        def prefix(C: list[int]) -> list[int]:
+            return [0, *accumulate(C)]
 
-        def put_up(i: "int | None", mass: int) -> None:
-            nonlocal inf
-            if mass > 0:
-                if i is None or i > hi:
-                    inf += mass
-                else:
-                    up[max(i, lo) - lo] += mass
-
-        def put_low(i: int, mass: int) -> None:
-            if mass > 0 and lo <= i <= hi:
-                low[i - lo] += mass
+        def seg(P: list[int], a: int, b: int) -> int:
+            """sum of C_j over 1 <= a <= j <= b (clipped to the coefficients there are)."""
+            a, b = max(a, 1), min(b, len(P) - 2)
+            return P[b + 1] - P[a] if b >= a else 0
 
         if d == "remove":  # P-law: one tilted coordinate, T - 1 as under Q
-            p_hi, p_lo, _ = self._cells(run, g, ks, True)
-            def rest(c: list[int], up_: bool) -> list[int]:  # the T - 1 coordinates as under Q
-                return [1 << _U] if T == 1 else _power(c, T - 1, up_, _U, keep)
+            p_hi, p_lo, _, _ = self._cells(run, g, ks, True)
+            def rest(c: list[int], up_: bool) -> _Poly:  # the T - 1 coordinates as under Q
+                if T == 1:
+                    return _Poly.of([1 << _U], 0)
+                return _ppower(_Poly.of(c[:keep], e_q if up_ else None), T - 1, up_, keep)
 
-            up_hi = _mul1(place(ks, p_hi, 1, 0), rest(place(ks, q_hi, 1, 0), True), True, keep)
-            up_lo = _mul1(place(ks, p_lo, 1, 0), rest(place(ks, q_lo, 1, 0), False), False, keep)
+            hi_law = _pmul(_Poly.of(place(ks, p_hi, 1, 0)[:keep], sum(p_hi) - sum(p_lo)),
+                           rest(place(ks, q_hi, 1, 0), True), True, keep)
+            up_hi = hi_law.coeffs()
             dn_lo = _mul1(place(ks, p_lo, 0, 0), rest(place(ks, q_lo, 0, 0), False), False, keep)
-            for j in range(1, len(up_hi)):
-                put_up(idx(j)[1], up_hi[j])
-            put_up(None, one - sum(up_lo))
-            for j in range(1, len(dn_lo)):
-                put_low(idx(j)[0], dn_lo[j])
+            jmax = max(len(up_hi), len(dn_lo))
+            cut = self._cuts(lo - 1, hi + 1, Th, jmax)
+            P, Q = prefix(up_hi), prefix(dn_lo)
+            # upper: ceil index c(j) <= i iff j <= a_i; c(j) <= lo raised to lo, c(j) > hi at +inf
+            up = [seg(P, 1, cut[lo][0])] + [seg(P, cut[i - 1][0] + 1, cut[i][0]) for i in range(lo + 1, hi + 1)]
+            # the outcomes not represented (S_up >= keep h or a tail coordinate): 1 - (a lower bound of
+            # the S_up law's mass below keep h), that bound being the super-measure's mass less its
+            # tracked excess (:func:`_pmul`); the producer's sub-measure of the same law gives the same
+            # up to that excess (a few units 2^-128 per coefficient), at one power less here
+            inf = seg(P, cut[hi][0] + 1, jmax) + max(0, one - (sum(up_hi) - hi_law.err))
+            # lower: floor index f(j) = i for b_i <= j < b_(i+1); outside the window dropped
+            low = [seg(Q, cut[i][1], cut[i + 1][1] - 1) for i in range(lo, hi + 1)]
         else:  # Q-law, loss Z = -log L
-            dn_hi = _power(place(ks, q_hi, 0, q_tail), T, True, _U, keep)
-            dn_lo = _power(place(ks, q_lo, 0, 0), T, False, _U, keep)
-            up_lo = _power(place(ks, q_lo, 1, 0), T, False, _U, keep)
-            if dn_hi:
-                put_up(None, dn_hi[0])
-            for j in range(1, len(dn_hi)):
-                put_up(-idx(j)[0], dn_hi[j])
+            hi_law = _ppower(_Poly.of(place(ks, q_hi, 0, q_tail)[:keep], e_q + q_tail - q_tail_lo), T, True, keep)
+            dn_hi = hi_law.coeffs()
+            up_lo = _power(place(ks, q_lo, 1, 0), T, False, keep)
+            jmax = max(len(dn_hi), len(up_lo))
+            cut = self._cuts(-hi - 1, -lo + 1, Th, jmax)
+            P, Q = prefix(dn_hi), prefix(up_lo)
+            # upper: Z index -f(j); -f(j) > hi (j < b_(-hi)) and S = 0 at +inf, -f(j) <= lo
+            # (j >= b_(-lo)) raised to lo, -f(j) = k for b_(-k) <= j < b_(-k+1)
+            inf = (dn_hi[0] if dn_hi else 0) + seg(P, 1, cut[-hi][1] - 1)
+            up = [seg(P, cut[-lo][1], jmax)] + [seg(P, cut[-k][1], cut[-k + 1][1] - 1) for k in range(lo + 1, hi + 1)]
+            # every outcome not represented has S >= far h: S'' (lower edges, a tail coordinate at the top
+            # edge, S'' <= S) is >= keep h there; the mass is 1 - (a lower bound of the S'' law's mass below
+            # keep h: the super-measure less its tracked excess, as for remove)
             far = min(keep, g["top"])
-            put_up(-idx(far)[1], one - sum(dn_lo))
-            for j in range(1, len(up_lo)):
-                put_low(-idx(j)[1], up_lo[j])
+            rest_mass = one - (sum(dn_hi) - hi_law.err)
+            if rest_mass > 0:
+                i = -self._index(far, hT)[1]
+                if i > hi:
+                    inf += rest_mass
+                else:
+                    up[max(i, lo) - lo] += rest_mass
+            # lower: -c(j) = k for a_(-k-1) < j <= a_(-k), k in the window
+            low = [seg(Q, cut[-k - 1][0] + 1, cut[-k][0]) for k in range(lo, hi + 1)]
+        assert len(up) == n and len(low) == n
         return up, inf, low
 
     def _compose(self, law, lo: int) -> dict[str, Any]:
@@ -328,7 +611,7 @@ class _Epochs:
         E = self.E
         fin = sum(up)
         tot = fin + inf
-        return {"base": E * lo, "up": _power(up, E, True, _U), "low": _power(low, E, False, _U),
+        return {"base": E * lo, "up": _power(up, E, True), "low": _power(low, E, False),
                 "inf": Fraction(tot**E - fin**E, 1 << (_U * E))}
 
     def _w(self, up: bool) -> int:
@@ -380,13 +663,31 @@ def _enclosure(result: Mapping[str, Any]) -> tuple[Fraction, Fraction]:
     return lo, hi
 
 
-def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any]):
+def _bound_work(r: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]],
+                windows: Mapping[str, tuple[int, int]]) -> None:
+    """Refuse (exit 2) before any product a certificate whose inputs and recorded grids imply
+    more than BINS_MAX_WORK coefficients of products (:func:`work`): the producer refuses such
+    a run, so no certificate it writes is beyond it."""
+    w = work(r["T"], r["E"], grids, windows)
+    if w > BINS_MAX_WORK:
+        raise MalformedCertificate(f"inputs (T = {r['T']}, epochs = {r['E']}) and the recorded balls-in-bins grids imply "
+                                   f"{w:,} coefficients of polynomial products > {BINS_MAX_WORK:,} (the producer's work "
+                                   "cap: it writes no certificate beyond it)")
+
+
+def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[Fraction, ...]" = ()):
     """eps -> (lo, hi) exact rationals bounding delta(eps) of the run: one epoch on the recorded
-    ``bins_grid``, E >= 2 epochs on the recorded ``bins_epochs`` (the other hint must be absent)."""
+    ``bins_grid``, E >= 2 epochs on the recorded ``bins_epochs`` (the other hint must be absent).
+    The work is bounded before any product (:func:`_bound_work`); for one epoch, the eps values
+    ``evals`` the caller will ask about are checked against the grid's reach first (:func:`_reach`)."""
     if r["E"] == 1:
         if "bins_epochs" in result:
             raise MalformedCertificate("result.bins_epochs is for E > 1 epochs; one epoch records bins_grid")
-        L = _Laws(r, _grid(result))
+        g = _grid(result)
+        _bound_work(r, {d: g for d in r["dirs"]}, {})
+        for eps in evals:
+            _reach(r, g, eps)
+        L = _Laws(r, g)
 
         def one(eps: Fraction) -> tuple[Fraction, Fraction]:
             lo, hi = L.delta(r["dirs"], eps)
@@ -395,6 +696,7 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any]):
     if "bins_grid" in result:
         raise MalformedCertificate("result.bins_grid is for one epoch; E > 1 epochs record bins_epochs")
     grids, loss = _epochs_hints(result, r["dirs"])
+    _bound_work(r, grids, {d: (loss[f"{d}_lo"], loss[f"{d}_hi"]) for d in r["dirs"]})
     return _Epochs(r, grids, loss).delta
 
 
@@ -407,7 +709,7 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
     if not 0 < delta < 1:
         raise MalformedCertificate("inputs.delta must be in (0, 1)")
     lo, hi = _enclosure(result)
-    bounds = _delta_route(r, result)
+    bounds = _delta_route(r, result, (hi, lo) if lo > 0 else (hi,))
     if not bounds(hi)[1] <= delta:
         raise CouldNotReprove(f"the upper end {hi} is not re-proved: delta_upper(hi) > delta on the recorded grid")
     if lo > 0 and not bounds(lo)[0] > delta:
@@ -429,7 +731,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     eps = exact_input(inputs, "eps")
     if not 0 <= eps <= 50:
         raise MalformedCertificate("inputs.eps must be in [0, 50]")
-    lo, hi = _delta_route(r, result)(eps)
+    lo, hi = _delta_route(r, result, (eps,))(eps)
     if not lo <= hi:
         raise CertificateRejected("the re-derived bounds cross")
     return Recheck(lo=exact_enclosure(lo)[0], hi=exact_enclosure(hi)[1], dps=60)

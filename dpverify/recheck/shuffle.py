@@ -12,18 +12,24 @@ Both ends are re-proved (the mathematics is stated in the producer's module,
   (:func:`.gdp.delta_mu_iv`) at a rational mu_+ >= mu (delta_mu increases in mu);
   for epsilon, a proposed eps (mpmath bisection, untrusted) is proved to lie above
   the root by delta_mu(eps) < delta (delta_mu decreases in eps);
-* lower end: the max-of-batch-sums pair of one epoch, Q(M <= x) = Phi(x)^T,
-  P(M <= x) = Phi(x - mu) Phi(x)^(T-1) (persistent shuffling: mu sqrt(E), one
-  epoch), cut at the recorded edges (a hint: any edges give a lower bound),
-  grouped by this route's own class indices, composed E times (dynamic) by
-  Kronecker substitution into GMP products with P rounded down and Q rounded up
-  to units 2^-128 after each product; for a class set J,
+* lower end: the max-of-batch-sums statistic of one epoch for a concrete dataset
+  pair (every other record's gradient -1, their batch sums subtracted), x*'s batch
+  shifted by a m under P and b m under Q, m = 1/sigma: P(M <= x) =
+  Phi(x - a m) Phi(x)^(T-1), Q(M <= x) = Phi(x - b m) Phi(x)^(T-1) ((a, b) = (2, 0)
+  under replace-one, (2, 1) under replace-special and fixed-layout add-remove;
+  persistent shuffling: m sqrt(E), one epoch), cut at the recorded edges (a hint: any
+  edges give a lower bound), grouped by this route's own class indices, composed E
+  times (dynamic) by Kronecker substitution into GMP products with P rounded down and
+  Q rounded up to units 2^-128 after each product; for a class set J,
   delta(eps) >= (A_J - e^eps B_J) 2^-128. The recorded lower end of epsilon is
   accepted only when some prefix J (classes by decreasing P/Q) gives
   A_J - e^lo B_J > delta 2^128, i.e. delta(lo) > delta. The cell masses are
-  differences of Phi(x)^T and Phi(x - mu) Phi(x)^(T-1) enclosed in MPFR directed
-  rounding (mu as a rational bracket), P rounded down and Q up to the units; the
-  comparison with e^lo (rounded up) is exact in rationals.
+  differences of those CDFs enclosed in MPFR directed rounding (m as a rational
+  bracket), P rounded down and Q up to the units; the comparison with e^lo (rounded
+  up) is exact in rationals. Certificates of earlier releases recorded a lower end of
+  the pair "every other record 0" ((a, b) = (1, 0) outside replace-one), also a
+  concrete pair of these relations: when the first pair does not prove a recorded
+  end, that pair is tried (:func:`_pairs`).
 """
 
 from __future__ import annotations
@@ -162,32 +168,51 @@ def _hints(result: Mapping[str, Any]) -> tuple[Fraction, Fraction, int, int]:
     return a, s, cells, grid
 
 
-def _cells(r: Mapping[str, Any], a: Fraction, s: Fraction, K: int) -> tuple[list[Iv], list[Iv]]:
+def _pairs(rel: str) -> tuple[tuple[int, int], ...]:
+    """The dataset pairs (a, b) whose lower end is accepted: x*'s batch shifted by a C under
+    D and b C under D', every other batch by 0 (its known sum subtracted). Replace-one:
+    others -1, x* +1 against -1: (2, 0). Add-remove in the fixed layout and
+    replace-special: others -1, x* +1 against an empty slot (gradient 0): (2, 1), the
+    producer's pair; and others 0, x* +1 against the empty slot: (1, 0), the pair that
+    certificates of earlier releases recorded their lower end with. Both are concrete
+    pairs of the relation, so a lower end proved by either one is a lower end."""
+    return ((2, 0),) if rel == "replace-one" else ((2, 1), (1, 0))
+
+
+def _cells(r: Mapping[str, Any], a: Fraction, s: Fraction, K: int,
+           pair: tuple[int, int]) -> tuple[list[Iv], list[Iv]]:
     # both directions (add, remove) use the same masses, swapped: computed once
-    return _cells_of(r["T"], r["Delta"], r["sig"], r["persistent"], r["E"], a, s, K)
+    return _cells_of(r["T"], pair, r["sig"], r["persistent"], r["E"], a, s, K)
 
 
 @lru_cache(maxsize=4)
-def _cells_of(T: int, Delta: int, sig: Fraction, persistent: bool, E: int, a: Fraction, s: Fraction,
+def _cells_of(T: int, pair: tuple[int, int], sig: Fraction, persistent: bool, E: int, a: Fraction, s: Fraction,
               K: int) -> tuple[list[Iv], list[Iv]]:
-    """Enclosures of the K cell masses of P (M <= x: Phi(x - mu) Phi(x)^(T-1)) and Q
-    (Phi(x)^T) between the edges a + i s, in MPFR directed rounding: Phi by
-    :meth:`Arith.ncdf_abs` (absolute accuracy 2^-_BITS), the powers by MPFR's correctly
-    rounded pow (Phi in [0, 1]: pow is increasing in it), mu as its rational bracket
-    (Phi(x - mu) decreasing in mu); a cell mass is the difference of the enclosures."""
+    """Enclosures of the K cell masses of P (M <= x: Phi(x - pa m) Phi(x)^(T-1)) and Q
+    (Phi(x - pb m) Phi(x)^(T-1); Phi(x)^T when pb = 0), (pa, pb) = ``pair``, m = 1/sigma
+    (persistent: sqrt(E)/sigma), between the edges a + i s, in MPFR directed rounding: Phi
+    by :meth:`Arith.ncdf_abs` (absolute accuracy 2^-_BITS), the powers by MPFR's correctly
+    rounded pow (Phi in [0, 1]: pow is increasing in it), m as its rational bracket
+    (Phi(x - k m) decreasing in m for k >= 0); a cell mass is the difference of the
+    enclosures."""
     A = arith(_BITS)
-    m_lo, m_hi = _mu_bracket({"Delta": Delta, "sig": sig, "persistent": persistent, "E": E}, persistent_only=True)
+    m_lo, m_hi = _mu_bracket({"Delta": 1, "sig": sig, "persistent": persistent, "E": E}, persistent_only=True)
     one = (mpfr(1), mpfr(1))
     Fp: list[Iv] = [(mpfr(0), mpfr(0))]
     Fq: list[Iv] = [(mpfr(0), mpfr(0))]
+
+    def shifted(x: Fraction, k: int) -> Iv:
+        d = A.ncdf_abs((A.q(x - k * m_hi)[0], A.q(x - k * m_lo)[1]))
+        return (max(d[0], mpfr(0)), min(d[1], mpfr(1)))
+
+    pa, pb = pair
     for i in range(K - 1):
         x = a + i * s
         c = A.ncdf_abs(A.q(x))
         c = (max(c[0], mpfr(0)), min(c[1], mpfr(1)))
-        Fq.append((A.dn.pow(c[0], T), A.up.pow(c[1], T)))
-        d = A.ncdf_abs((A.q(x - m_hi)[0], A.q(x - m_lo)[1]))
-        d = (max(d[0], mpfr(0)), min(d[1], mpfr(1)))
-        Fp.append(A.mul(d, (A.dn.pow(c[0], T - 1), A.up.pow(c[1], T - 1))))
+        rest = (A.dn.pow(c[0], T - 1), A.up.pow(c[1], T - 1))
+        Fq.append((A.dn.pow(c[0], T), A.up.pow(c[1], T)) if pb == 0 else A.mul(shifted(x, pb), rest))
+        Fp.append(A.mul(shifted(x, pa), rest))
     Fp.append(one)
     Fq.append(one)
     return ([A.sub(Fp[k + 1], Fp[k]) for k in range(K)], [A.sub(Fq[k + 1], Fq[k]) for k in range(K)])
@@ -250,9 +275,10 @@ def _to_units(A: Any, x: mpfr, up: bool) -> int:
     return max(0, ceil_int(A.up.mul_2exp(x, _K)) if up else floor_int(A.dn.mul_2exp(x, _K)))
 
 
-def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool) -> list[tuple[int, int]]:
+def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool,
+              pair: tuple[int, int]) -> list[tuple[int, int]]:
     a, s, cells, grid = _hints(result)
-    p, q = _cells(r, a, s, cells)
+    p, q = _cells(r, a, s, cells, pair)
     if swap:
         p, q = q, p
     # P rounded down, Q up, to units 2^-K: floor / ceil of the enclosure's end times 2^K, exactly
@@ -311,23 +337,33 @@ def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fra
     X, D = _exp_up(eps)
     dl = delta * (1 << _K)
     bound = dl.numerator * D  # A - (X/D) B > n/d  <=>  (A D - X B) d > n D, in integers
-    for swap in _swaps(r["rel"]):
-        for A, B in _prefixes(r, result, swap):
-            if (A * D - X * B) * dl.denominator > bound:
-                return True
+    for pair in _pairs(r["rel"]):  # the producer's pair first; a proof by any one suffices
+        for swap in _swaps(r["rel"]):
+            for A, B in _prefixes(r, result, swap, pair):
+                if (A * D - X * B) * dl.denominator > bound:
+                    return True
     return False
 
 
-def _lower_delta(r: Mapping[str, Any], result: Mapping[str, Any], eps: Fraction) -> mpf:
-    """max_J (A_J - e^eps B_J) 2^-K, e^eps rounded up, in exact rationals, then rounded down."""
+def _lower_delta(r: Mapping[str, Any], result: Mapping[str, Any], eps: Fraction,
+                 pair: tuple[int, int]) -> mpf:
+    """max_J (A_J - e^eps B_J) 2^-K for ``pair``, e^eps rounded up, in exact rationals,
+    then rounded down."""
     if eps > _EPS_NOTHING:
         return mpf(0)  # 0 is a lower bound of every delta (and the best the pair gives there)
     X, D = _exp_up(eps)
     best = 0  # max_J (A_J D - X B_J), over the common denominator D 2^K
     for swap in _swaps(r["rel"]):
-        for A, B in _prefixes(r, result, swap):
+        for A, B in _prefixes(r, result, swap, pair):
             best = max(best, A * D - X * B)
     return mpfr_to_mpf(arith(_BITS).q(Fraction(best, D << _K))[0])
+
+
+def _recorded_lo(result: Mapping[str, Any]) -> "mpf | None":
+    enc = result.get("enclosure")
+    if not isinstance(enc, Mapping) or "lo" not in enc:
+        return None
+    return parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
 
 
 def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
@@ -341,6 +377,8 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
     lo = parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
     with mpmath.workdps(_DPS):
         prop = _eps_upper(r, fraction_to_mpf(delta))  # a proposal: proved above the root next
+    # eps(delta) >= 0 by definition: a negative root (delta above delta_mu(0)) is proved at 0
+    prop = max(prop, mpf(0))
     h = mpf_to_fraction(prop)
     mu_hi = _mu_bracket(r)[1]
     # delta_mu(mu+, h) < delta proves eps(delta) <= h: delta_mu decreases in eps and
@@ -379,6 +417,12 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     eps = exact_input(inputs, "eps")
     # delta_mu increases in mu: its value at mu+ >= mu, rounded up, is an upper end
     hi = mpfr_to_mpf(delta_mu_iv(arith(_BITS), _mu_bracket(r)[1], eps)[1])
-    lo = _lower_delta(r, result, eps)
+    pairs = _pairs(r["rel"])
+    lo = _lower_delta(r, result, eps, pairs[0])
+    rec = _recorded_lo(result)
+    for pair in pairs[1:]:  # an earlier release's pair, only when the recorded end needs it
+        if rec is None or rec <= lo:
+            break
+        lo = max(lo, _lower_delta(r, result, eps, pair))
     _check_mu(r, result)
     return Recheck(lo=max(lo, mpf(0)), hi=hi, dps=_DPS, proved=frozenset({"mu"}))

@@ -419,6 +419,11 @@ def _verify(cert: Any) -> str:
     if isinstance(claim.get("relation"), dict) and not _verdict_key_present(cert, fmt):
         raise MalformedCertificate(f"{quantity} states a claim (claim.relation): result.verdict is missing")
     ignored = _unverifiable(kind, result, fmt)
+    if fmt != FORMAT_1 and "why_upper_only" in result and "relative_width" in result:
+        # an upper-only answer's relative_width was the upper end's own accuracy (its lower
+        # end, another pair's, is not recorded), which nothing here can re-prove; this
+        # release no longer writes it, and one written earlier is named as not confirmed
+        ignored.append("result.relative_width (the upper end's own accuracy, not the recorded bracket's)")
     limits.check_work(quantity, claim, inputs, result)
     kinds.check_agreement(quantity, claim, inputs, result)
     if quantity in kinds.MECHANISM_KINDS:
@@ -459,7 +464,7 @@ def _verify(cert: Any) -> str:
         accept_verdict(recorded_verdict, independent, "result.verdict")
     what = claim.get("id") or quantity
     if ignored:
-        shown += f"; not re-proved and not part of what is confirmed (format 1): {', '.join(ignored)}"
+        shown += f"; not re-proved and not part of what is confirmed: {', '.join(ignored)}"
     return f"{what}: confirmed{shown}"
 
 

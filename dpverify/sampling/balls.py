@@ -275,6 +275,19 @@ def _int(x: arb, up: bool) -> int:
     return int(v)
 
 
+def check_work(r: "BinsRun", grids: dict[str, Grid], windows: Optional[dict[str, tuple[int, int]]] = None) -> None:
+    """Refuse (PrecisionExhausted) a run whose grids (one per direction; E > 1: and loss windows)
+    imply more polynomial-product work than the cap verify enforces too (the count is the
+    re-check's, :func:`dpverify.recheck.bins.work`, so no certificate written here is refused there)."""
+    from ..certificate.format import BINS_MAX_WORK
+    from ..recheck.bins import work
+
+    w = work(r.batches, r.epochs, {d: g.to_json() for d, g in grids.items()}, windows or {})
+    if w > BINS_MAX_WORK:
+        raise PrecisionExhausted(f"the balls-in-bins grids need {w:,} coefficients of polynomial products > "
+                                 f"{BINS_MAX_WORK:,} (work cap, shared with verify)")
+
+
 def laws(sigma: Fraction, T: int, grid: Grid) -> _Laws:
     from ..pld.convolve import poly_power
 
@@ -435,6 +448,7 @@ def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] 
         hi1 = _search(L1, r.relation, d, 3, True, 0.0, cap)
         c2 = float(hi1) * 1.001 + 1e-9 if hi1 is not None else cap
         grid = choose_grid(r.sigma, T, _c_max(c2), _FINE)
+    check_work(r, {d: grid for d in _directions(r.relation)})
     L = laws(r.sigma, T, grid)
     cap = math.log(grid.keep * float(grid.h) / T)
     hi = _search(L, r.relation, d, digits, True, 0.0, cap)
@@ -457,6 +471,7 @@ def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None) -> dict[s
                                       "degrees); give eps <= 50")
     T = r.batches
     grid = grid or choose_grid(r.sigma, T, _c_max(float(e)) * 1.001, _FINE)
+    check_work(r, {d: grid for d in _directions(r.relation)})
     L = laws(r.sigma, T, grid)
     lo, hi = delta_bounds(L, r.relation, e)
     return {"lo": lower_decimal(lo, 10) if lo > 0 else "0", "hi": upper_decimal(hi, 10), "grid": grid}

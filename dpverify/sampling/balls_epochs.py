@@ -70,7 +70,7 @@ from typing import Any, Optional
 from flint import arb, fmpz_poly
 
 from .. import _validate as V
-from ..certificate.format import BINS_MAX_COMPOSED
+from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from . import balls as B
@@ -338,8 +338,10 @@ def laws(r: "B.BinsRun", grids: Optional[dict[str, "B.Grid"]] = None,
     (proposed when None, aiming at ``points`` composed points)."""
     dirs = B._directions(r.relation)
     grids = grids or choose_grids(r)
+    B.check_work(r, grids)  # the linear part, before its powers
     lin = {d: _linear_laws(r.sigma, r.batches, grids[d], (d,))[d] for d in dirs}
     loss = loss or choose_loss(r, grids, lin, points)
+    B.check_work(r, grids, {d: loss.window(d) for d in dirs})
     parts = {d: _compose(_epoch_law(lin[d], d, r.batches, grids[d], loss), r.epochs, loss.m) for d in dirs}
     return EpochsLaws(r, grids, loss, parts)
 
@@ -442,8 +444,21 @@ def choose_grids(r: "B.BinsRun", degree: Optional[int] = None) -> dict[str, "B.G
         finer = grids(degree)
         if finer == out:  # the unit-cell cap binds: a larger degree buys nothing
             break
+        if _linear_work(r, finer) > _REFINE_WORK:  # the work cap shared with verify: keep the coarser grid
+            break
         out = finer
     return out
+
+
+#: the linear part's share of the work cap a refinement may use (the loss windows' E-fold powers,
+#: at most about 4 BINS_MAX_COMPOSED coefficients, take the rest)
+_REFINE_WORK = BINS_MAX_WORK - 8 * BINS_MAX_COMPOSED
+
+
+def _linear_work(r: "B.BinsRun", grids: dict[str, "B.Grid"]) -> int:
+    from ..recheck.bins import work
+
+    return work(r.batches, r.epochs, {d: g.to_json() for d, g in grids.items()}, {})
 
 
 #: most unit cells of a proposed grid (the re-check caps a grid at 2^16 cells)

@@ -22,10 +22,11 @@ Relations (the sensitivity Delta of one batch sum):
   empty, which is replace-special with a zero gradient, Delta = 1. An
   implementation that re-cuts its batches after a removal changes the
   composition of every later batch; no theorem here bounds it from above, so
-  the upper end is stated for the fixed layout only (the lower end holds for
-  both: its other records have gradient 0, so a re-cut changes nothing while T
-  is unchanged; :func:`run` refuses add-remove when B divides n - 1, where T
-  itself would change).
+  the upper end is stated for the fixed layout only. :func:`run` refuses
+  add-remove when B divides n - 1, where T itself would change. (The lower end's
+  pair below also fits a re-cut that keeps T and makes exactly one batch one record
+  smaller, as a DataLoader with its partial last batch does; that is said here,
+  not certified.)
 
 Upper end (no amplification). Condition on the permutation(s). The records'
 positions are then fixed, the two datasets differ in one record, and that record
@@ -40,19 +41,46 @@ so the bound survives it. This holds for dynamic and persistent shuffling alike
 (persistent: one permutation for all epochs, the same argument).
 
 Lower end (a concrete pair; Chua et al. ICML 2024, Sec 4, the "max of the
-batch sums" statistic). One-dimensional gradients, a loss whose gradient does
-not depend on the model (so the steps are non-adaptive): under D the distinguished
-record x* has gradient +1 and every other record 0 (replace-one: every other
-record -1 and x* +1 in D, -1 in D'; the batch sums under D' are then known
-constants -|B_t| and the difference is 2 in x*'s batch). After subtracting the
-known constants and dividing by sigma, one epoch's output is
+batch sums" statistic; the pair is the one of their released ShuffleAccountant,
+means 2 and 1). One-dimensional gradients, a loss whose gradient does not
+depend on the model (so the steps are non-adaptive), every record other than
+the distinguished x* with gradient -1, and x* with +1 in D. In D' x* is
 
-  Q: Y ~ N(0, I_T),   P: Y ~ N(mu e_t, I_T) with t = x*'s batch,   mu = Delta / sigma,
+* replace-one: -1 (another record of the domain);
+* replace-special: the special record, gradient 0;
+* add-remove (fixed layout): absent, its slot empty, i.e. a zero contribution
+  to its batch sum: the same as replace-special.
 
-and the statistic M = max_t Y_t has, whatever the law of t (every record is in
-exactly one batch),
+Batch s holds |B_s| records, a number fixed by the layout (B, the last one
+n - (T - 1) B; in D' x*'s empty slot still counts), so its sum is -|B_s| when x*
+is not in it and -(|B_s| - 1) + g when x* (gradient g) is. Add |B_s| to batch
+s's sum and divide by sigma: the batches without x* become N(0, 1), and x*'s
+batch t becomes N(a m, 1) under D and N(b m, 1) under D', m = 1/sigma, with
+(a, b) = (1 + 1, g' + 1) for x*'s gradient g' in D': (2, 0) under replace-one,
+(2, 1) under replace-special and fixed-layout add-remove (:func:`pair_shifts`). One epoch's output is
 
-  Q(M <= x) = Phi(x)^T,    P(M <= x) = Phi(x - mu) Phi(x)^(T - 1).
+  P: Y ~ N(a m e_t, I_T),   Q: Y ~ N(b m e_t, I_T),   t = x*'s batch.
+
+Under either dataset the T coordinates are independent given t, so the
+statistic M = max_s Y_s has, given t,
+
+  P(M <= x | t) = Phi(x - a m) Phi(x)^(T - 1),   Q(M <= x | t) = Phi(x - b m) Phi(x)^(T - 1),
+
+which does not depend on t (the maximum is symmetric in the coordinates). So
+the law of t does not matter (uniform over the records' slots, batch s with
+probability |B_s| / n, or anything else), and it need not even be the same law
+under D and D'; in the fixed layout it is, since the slots are permuted alike.
+Why this pair needs the fixed layout or a special record: the offsets |B_s|
+must be the same known constants under both datasets. If the smaller dataset's
+batches had other sizes (a re-cut that moves records between batches, or changes
+T), the offsets would be off in several batches and Q would not be the law above
+(a re-cut that only makes one batch one record smaller is the exception: the
+shift b m = m under D' then sits in that batch, and M's law does not depend
+on where).
+The earlier pair (every other record 0, shifts (1, 0)) does not use the offsets
+and is valid under any re-cut that keeps T; it is weaker (the shift under Q removes the 1/T
+dilution of P's signal), and :mod:`dpverify.recheck.shuffle` still accepts a lower
+end that it proves, as certificates of earlier releases recorded.
 
 M cut into K cells by edges x_1 < ... < x_{K-1} is a post-processing, so the
 hockey-stick divergence of the cell laws is below the mechanism's (data
@@ -60,17 +88,20 @@ processing). Dynamic shuffling: the E epochs use independent permutations and
 the gradients do not depend on the model, so the E epochs' outputs are i.i.d.
 under P and under Q, and (M_1, ..., M_E) binned is a post-processing of the
 whole run: its law is the E-fold product of the one-epoch cell laws. Persistent
-shuffling: x* sits in the same batch t in every epoch, so Z_t = sum_e Y_{e,t} /
-sqrt(E) is N(sqrt(E) mu e_t, I_T) under P and N(0, I_T) under Q: one epoch with
-mu sqrt(E) (and no composition).
+shuffling: the batches hold the same records in every epoch and x* sits in the
+same batch t, so Z_s = sum_e Y_{e,s} / sqrt(E) (a post-processing) has the
+independent noises of E epochs averaged to N(0, 1) per coordinate and x*'s shift
+summed: Z ~ N(a m sqrt(E) e_t, I_T) under P and N(b m sqrt(E) e_t, I_T) under Q,
+one epoch with m sqrt(E) in place of m (and no composition).
 
 The E-fold product is grouped into classes (a class index per cell, composed
 by adding indices: any grouping is a post-processing, so the choice of the
 indices, made in floating point from the cells' privacy losses, affects only
 tightness, never soundness). Class masses are composed exactly as integer
 polynomials (:mod:`flint.fmpz_poly`), P rounded down and Q rounded up to units
-2^-U after every product, so the result is a sub-measure of P's class law and a
-super-measure of Q's. For every set J of classes
+2^-U after every product (U = 96; U = 128 for one epoch's cells when nothing is
+composed), so the result is a sub-measure of P's class law and a super-measure of
+Q's. For every set J of classes
 
   delta(eps) >= P(J) - e^eps Q(J) >= (A_J - e^eps B_J) / 2^U,
 
@@ -100,7 +131,7 @@ from ..limits import MAX_DATASET_SIZE
 from ..relation import Relation, relation as _relation
 
 __all__ = ["ShuffleRun", "run", "lower_eps", "lower_delta", "upper_eps", "upper_delta", "bracket_eps",
-           "bracket_delta", "SCHEMES", "LowerHints", "cell_masses", "sensitivity"]
+           "bracket_delta", "SCHEMES", "LowerHints", "cell_masses", "sensitivity", "pair_shifts"]
 
 #: sampling names (CLI, JSON, certificates) -> persistent?
 SCHEMES = {"shuffle": False, "shuffle-persistent": True}
@@ -109,11 +140,17 @@ MAX_EPOCHS = 100_000
 #: the most composed classes (length of the E-fold class polynomial)
 MAX_CLASSES = 1 << 19
 _PREC = 256
+#: units 2^-U of the composed class masses (dynamic shuffling, E > 1: the integer products' size)
 _UNIT_BITS = 96
+#: units of one epoch's cell masses when nothing is composed (E = 1 or persistent shuffling):
+#: Q is rounded up by one unit per cell and weighed by e^eps, so at eps near 50 (MNIST
+#: persistent) 2^-96 per cell would cost more than delta; the re-check's units are 2^-128 too
+_UNIT_BITS_ONE = 128
 
 SOURCE = ("upper end: no amplification (each record in exactly one batch per epoch; AFA Thm 10 "
           "adaptive composition of the Gaussian steps, joint convexity of the hockey-stick divergence "
-          "over the permutations); lower end: a concrete dataset pair and the max of each epoch's batch "
+          "over the permutations); lower end: a concrete dataset pair (every other record's gradient -1, "
+          "as in Chua et al.'s released ShuffleAccountant) and the max of each epoch's batch "
           "sums (Chua et al., ICML 2024, Sec 4), binned, composed over independent epochs (dynamic "
           "shuffling) or summed over epochs (persistent shuffling)")
 
@@ -156,7 +193,8 @@ def relation_note(rel: Relation) -> str:
         return "replace-special: one record replaced by a special record with zero gradient, sensitivity C"
     return (f"{rel.value}: fixed-layout convention (the layout of the larger dataset is kept and a removed "
             "record leaves its slot empty, sensitivity C); an implementation that re-cuts its batches after "
-            "a removal is not covered by the upper end")
+            "a removal is not covered by the upper end, and the lower end's dataset pair assumes the same batch "
+            "sizes under both datasets")
 
 
 def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, sampling: str,
@@ -214,7 +252,11 @@ def upper_eps(r: ShuffleRun, delta: Fraction, digits: int = 8) -> tuple[arb, Fra
     from ..gdp.eps_for_delta import eps_for_delta
 
     mu = _mu_upper(r)
-    return eps_for_delta(mu, delta, digits=digits).hi, mu
+    hi = eps_for_delta(mu, delta, digits=digits).hi
+    # epsilon(delta) is the least eps >= 0 with delta(eps) <= delta: where the Gaussian's root
+    # is negative (delta above delta_mu(0)), eps(delta) = 0 (the root was recorded as an
+    # upper end below the lower end 0, an empty interval that verify refused)
+    return (hi if hi > 0 else arb(0)), mu
 
 
 def upper_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, Fraction]:
@@ -243,8 +285,17 @@ class LowerHints:
                 "grid": self.grid}
 
 
-def _mu_ball(r: ShuffleRun) -> arb:
-    m = ball(sensitivity(r.relation)) / ball(r.sigma)
+def pair_shifts(rel: Relation) -> tuple[int, int]:
+    """(a, b): the shift of x*'s batch sum, in units of C, under D (P) and under D' (Q)
+    for the lower end's dataset pair (every other record has gradient -1, its batch sums
+    subtracted). Replace-one: x* is +1 in D and -1 in D', (2, 0). Add-remove (fixed
+    layout) and replace-special: x* is +1 in D, its slot empty (gradient 0) in D', (2, 1)."""
+    return (2, 0) if rel is Relation.REPLACE_ONE else (2, 1)
+
+
+def _unit_ball(r: ShuffleRun) -> arb:
+    """1 / sigma (persistent shuffling: sqrt(E) / sigma), the shift of one unit of gradient."""
+    m = ball(1) / ball(r.sigma)
     if r.persistent:
         m = m * arb(r.epochs).sqrt()
     return m
@@ -255,12 +306,13 @@ def _compose_count(r: ShuffleRun) -> int:
 
 
 def choose_hints(r: ShuffleRun, cells: Optional[int] = None) -> LowerHints:
-    """Float proposal of the cell edges: from where Q's max has CDF 1e-9 to 9 noise
-    units above mu (beyond: masses far below any delta of interest)."""
+    """Float proposal of the cell edges: from where Q's max has CDF 1e-9 (at most; the
+    unshifted Phi(x)^T) to 9 noise units above P's shift a / sigma (beyond: masses far
+    below any delta of interest)."""
     from statistics import NormalDist
 
     T = r.batches
-    mu = float(sensitivity(r.relation)) / float(r.sigma) * (math.sqrt(r.epochs) if r.persistent else 1.0)
+    mu = pair_shifts(r.relation)[0] / float(r.sigma) * (math.sqrt(r.epochs) if r.persistent else 1.0)
     a = NormalDist().inv_cdf(math.exp(math.log(1e-9) / T))
     b = max(a + 1.0, mu + 9.0)
     E = _compose_count(r)
@@ -278,22 +330,30 @@ def choose_hints(r: ShuffleRun, cells: Optional[int] = None) -> LowerHints:
 def cell_masses(r: ShuffleRun, hints: LowerHints) -> tuple[list[arb], list[arb]]:
     """Balls of P(M in cell k) and Q(M in cell k), k = 0..K-1, cells (-inf, x_1],
     (x_1, x_2], ..., (x_{K-1}, inf), x_i = edge_from + (i - 1) edge_step; one epoch's
-    max statistic (persistent: the epoch sums' statistic with mu sqrt(E))."""
+    max statistic with P(M <= x) = Phi(x - a m) Phi(x)^(T-1), Q(M <= x) =
+    Phi(x - b m) Phi(x)^(T-1), (a, b) = :func:`pair_shifts`, m = 1/sigma (persistent:
+    the epoch sums' statistic, m = sqrt(E)/sigma)."""
     T = r.batches
-    mu = _mu_ball(r)
+    m = _unit_ball(r)
+    a, b = pair_shifts(r.relation)
     Fp, Fq = [arb(0)], [arb(0)]
     for i in range(hints.cells - 1):
         x = ball(hints.edge_from + i * hints.edge_step)
         c = normal_cdf(x)
-        Fq.append(c ** T)
-        Fp.append(normal_cdf(x - mu) * c ** (T - 1))
+        rest = c ** (T - 1)
+        Fq.append(c ** T if b == 0 else normal_cdf(x - b * m) * rest)
+        Fp.append(normal_cdf(x - a * m) * rest)
     Fp.append(arb(1))
     Fq.append(arb(1))
     return ([Fp[k + 1] - Fp[k] for k in range(hints.cells)], [Fq[k + 1] - Fq[k] for k in range(hints.cells)])
 
 
-def _units(x: arb, up: bool) -> int:
-    y = x * arb(2) ** _UNIT_BITS
+def _unit_bits(r: ShuffleRun) -> int:
+    return _UNIT_BITS_ONE if _compose_count(r) == 1 else _UNIT_BITS
+
+
+def _units(x: arb, up: bool, bits: int) -> int:
+    y = x * arb(2) ** bits
     v = int((y.upper().ceil() if up else y.lower().floor()).unique_fmpz())
     return max(v, 0)
 
@@ -319,8 +379,9 @@ def _classes(r: ShuffleRun, hints: LowerHints, swap: bool) -> _Classes:
         p, q = cell_masses(r, hints)
     if swap:
         p, q = q, p
-    P = [_units(x, up=False) for x in p]
-    Q = [_units(x, up=True) for x in q]
+    bits = _unit_bits(r)
+    P = [_units(x, False, bits) for x in p]
+    Q = [_units(x, True, bits) for x in q]
     E = _compose_count(r)
     if E == 1:
         return _Classes(P, Q)
@@ -375,14 +436,15 @@ def lower_eps(r: ShuffleRun, delta: Fraction, hints: Optional[LowerHints] = None
     ("0" when no prefix exceeds delta); and the hints used."""
     hints = hints or choose_hints(r)
     best: Optional[arb] = None
+    bits = _unit_bits(r)
     with working_precision(_PREC):
-        unit = arb(2) ** _UNIT_BITS
+        unit = arb(2) ** bits
         dl = ball(delta) * unit
         for swap in _orientations(r.relation):
             pre = _prefixes(_classes(r, hints, swap))
             # float choice of the best prefix, then one certified evaluation
-            cand = [(math.log((A - float(delta) * 2.0**_UNIT_BITS) / B), k) for k, (A, B) in enumerate(pre)
-                    if B > 0 and A > float(delta) * 2.0**_UNIT_BITS * (1 + 1e-9)]
+            cand = [(math.log((A - float(delta) * 2.0**bits) / B), k) for k, (A, B) in enumerate(pre)
+                    if B > 0 and A > float(delta) * 2.0**bits * (1 + 1e-9)]
             if not cand:
                 continue
             _, k = max(cand)
@@ -402,7 +464,8 @@ def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None
     best = arb(0)
     with working_precision(_PREC):
         x = ball(eps).exp()
-        xf = math.exp(float(eps)) if float(eps) < 700 else math.inf
+        # eps is exact: 1e3000 has no float (xf only orders the candidates; the bound is exact)
+        xf = math.exp(float(eps)) if -700 < eps < 700 else (math.inf if eps > 0 else 0.0)
         for swap in _orientations(r.relation):
             pre = _prefixes(_classes(r, hints, swap))
             cand = [(A - xf * B, k) for k, (A, B) in enumerate(pre)]
@@ -410,7 +473,7 @@ def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None
                 continue
             _, k = max(cand)
             A, B = pre[k]
-            v = (arb(A) - x * arb(B)) / arb(2) ** _UNIT_BITS
+            v = (arb(A) - x * arb(B)) / arb(2) ** _unit_bits(r)
             lo = endpoints(v)[0]
             if lo > best:
                 best = lo

@@ -27,14 +27,20 @@ def _delta_mu(mu, eps):
     return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
 
 
-def _max_stat_delta(mu, T, eps):
+def _max_stat_delta(m, T, eps, a=2, b=1):
     """max(delta_remove, delta_add) of the max statistic of one epoch, by quadrature:
-    P(M <= x) = Phi(x - mu) Phi(x)^(T-1), Q(M <= x) = Phi(x)^T (exact laws, no binning)."""
-    mu, c = mpmath.mpf(mu), mpmath.exp(eps)
-    p = lambda x: mpmath.diff(lambda y: mpmath.ncdf(y - mu) * mpmath.ncdf(y) ** (T - 1), x)  # noqa: E731
-    q = lambda x: T * mpmath.ncdf(x) ** (T - 1) * mpmath.npdf(x)  # noqa: E731
-    rem = mpmath.quad(lambda x: max(p(x) - c * q(x), 0), [-8, 0, mu, mu + 10])
-    add = mpmath.quad(lambda x: max(q(x) - c * p(x), 0), [-8, 0, mu, mu + 10])
+    P(M <= x) = Phi(x - a m) Phi(x)^(T-1), Q(M <= x) = Phi(x - b m) Phi(x)^(T-1) (exact laws,
+    no binning; the add-remove pair: others -1, x* +1 against an empty slot, shifts 2m and m)."""
+    m, c = mpmath.mpf(m), mpmath.exp(eps)
+
+    def dens(k):  # d/dx of Phi(x - k m) Phi(x)^(T-1)
+        return lambda x: (mpmath.npdf(x - k * m) * mpmath.ncdf(x) ** (T - 1)
+                          + (T - 1) * mpmath.ncdf(x - k * m) * mpmath.npdf(x) * mpmath.ncdf(x) ** (T - 2))
+
+    p, q = dens(a), dens(b)
+    cuts = [-8, 0, b * m, a * m, a * m + 10]
+    rem = mpmath.quad(lambda x: max(p(x) - c * q(x), 0), cuts)
+    add = mpmath.quad(lambda x: max(q(x) - c * p(x), 0), cuts)
     return max(rem, add)
 
 

@@ -199,3 +199,24 @@ def test_could_not_reprove_is_exit_3_and_loses_to_a_refusal(tmp_path, capsys):
     forged.write_text(json.dumps(bad))
     assert main(["verify", str(good), str(forged)]) == 1
     assert main(["verify", str(forged), str(good)]) == 1
+
+
+def test_an_upper_only_answers_relative_width_is_not_written_and_never_confirmed(tmp_path, capsys):
+    """An upper-only answer ([0, hi], zCDP here) used to record the upper end's own accuracy
+    as relative_width, which the recorded bracket does not show: a forged 1e-99 was
+    accepted as if confirmed. It is no longer written, and one in a certificate is named as
+    not confirmed (the frozen format-2 events-epsilon-wor.json carries one)."""
+    from pathlib import Path
+
+    events = tmp_path / "zc.json"
+    events.write_text('{"neighboring": "add-remove", "event": {"type": "zcdp", "rho": "0.1", "xi": "0.01"}}')
+    assert main(["audit", "dpsgd", "--events", str(events), "--eps", "2", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert "why_upper_only" in cert["result"] and "relative_width" not in cert["result"]
+    forged = copy.deepcopy(cert)
+    forged["result"]["relative_width"] = "1e-99"
+    said = verify_certificate(reseal(forged))
+    assert "not part of what is confirmed: result.relative_width" in said
+    frozen = Path(__file__).parent / "format2" / "events-epsilon-wor.json"
+    code, said = verify_file(str(frozen))
+    assert code == 0 and "not part of what is confirmed: result.relative_width" in said

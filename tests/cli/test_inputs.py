@@ -422,6 +422,8 @@ _HUGE_COUNT = ('{"neighboring": "add-remove", "event": {"type": "self_composed",
     (_HUGE_COUNT, "event.count: '1000000000000000000000000000000' must be an integer in [0, 1000000000000]"),
     # before: the last of two "noise_multiplier" keys was used silently (sigma = 2)
     (_TWICE, "'noise_multiplier' appears twice"),
+    # before: "type: unknown key", which did not say that the node needs a document around it
+    ('{"type": "gaussian", "noise_multiplier": "1"}', 'an event node, not an event document: wrap it as {"event": <node>}'),
 ])
 def test_bad_event_file_is_refused_naming_the_file(text, says, tmp_path, capsys):
     ev = tmp_path / "ev.json"

@@ -59,6 +59,10 @@ def test_each_verdict_for_what_was_run_matches_the_verified_bracket(capsys):
         # the row reports the verified bracket (its decimal ends, outward)
         assert Fraction(row["certified"]["lo"]) <= lo and hi <= Fraction(row["certified"]["hi"])
     assert code == (1 if any(r["verdict"] == "fails" for r in rows.values()) else 0)
+    # the TF tutorial's dynamic shuffles: the pair "others -1, x* against an empty slot" gives lower
+    # ends of about 3.2 (15 epochs) and 2.13 (3 epochs), both above the printed 1.18
+    tf = [r for r in recs if r["id"].startswith("tf-classification") and r["implementation_sampling"] == "shuffle"]
+    assert tf and all(rows[r["id"]]["verdict"] == "fails" for r in tf)
 
 
 def test_the_15_epoch_claim_fails_for_a_persistent_shuffle(tmp_path, capsys):

@@ -273,3 +273,72 @@ def test_units_beyond_binary64_go_to_exact_products_without_overflow():
     assert not cheaper_than_exact(D, 10**4)
     with pytest.raises(F.FourierDeclined):
         F.fourier_power(D, 10**4, allowance=2**(K - 20))
+
+
+@pytest.mark.parametrize("n, a, N", [(24, 120, 64), (6, 500, 128)])
+def test_power_error_bound_holds_where_most_frequencies_are_not_powered(n, a, N):
+    """_Transform.power leaves p_f = 0 where |z^_f|^a is negligible (most of a long
+    composition's spectrum) and counts (|z^_f| + e)^a for them. The bound it returns
+    must hold coefficientwise: every output of the inverse transform lies within Err of
+    the exact cyclic a-fold convolution, computed here from FLINT's exact integer power
+    of the same input doubles (no floats), folded mod N, compared as exact rationals."""
+    from dpverify.ball import arb_to_fraction, endpoints
+
+    rng = random.Random(n + a)
+    w = [rng.random() + 0.05 for _ in range(n)]
+    tot = sum(w) * 1.0001
+    poly = fmpz_poly([int(v / tot * 2**K) for v in w])
+    tr = F._Transform(poly, K, True, N)
+    # a tiny target: every frequency that matters is recomputed in arb, so the bound is
+    # tight (about 1e-17) and a zeroed frequency that mattered would break it
+    err = tr.power(a, 1e-30)
+    out = tr.inverse()
+    r2 = tr.re * tr.re + tr.im * tr.im
+    assert int(np.count_nonzero(tr.pr)) < N // 2  # the zeroed frequencies are exercised
+    # the exact input the transform saw: its doubles times 2^(K + 53) are integers
+    xs = tr._exact_poly()
+    y = [int(c) for c in (xs ** a).coeffs()]
+    scale = Fraction(2) ** ((K + 53) * a)
+    folded = [0] * N
+    for i, c in enumerate(y):
+        folded[i % N] += c
+    bound = arb_to_fraction(endpoints(err)[1])
+    for k in range(N):
+        assert abs(_exact(out[k]) - Fraction(folded[k]) / scale) <= bound, k
+    assert r2.size == N
+
+
+@pytest.mark.parametrize("n, a, N", [(20, 60, 64), (6, 400, 128)])
+def test_packed_pair_transform_bounds_both_outputs(n, a, N):
+    """P and tilted Q share one forward and one inverse transform (fourier docstring 6):
+    every output of each lies within the shared Err of the exact cyclic a-fold
+    convolution of its own input doubles (FLINT's exact integer power, folded mod N,
+    compared as exact rationals), and the unpacked spectra match separate transforms'
+    within their bound e. A tiny target makes the bound tight (every frequency that
+    matters is recomputed in arb), so a wrong unpacking or a mixed-up half would break it."""
+    from dpverify.ball import arb_to_fraction, endpoints
+
+    rng = random.Random(3 * n + a)
+    w = [rng.random() + 0.05 for _ in range(n)]
+    tot = sum(w) * 1.0001
+    P = fmpz_poly([int(v / tot * 2**K) for v in w])
+    Q = fmpz_poly([int(v / tot * 2**K * (0.5 + rng.random())) + 1 for v in w])
+    xP, xQ = F._floats(P, K, False), F._floats(Q, K, True)
+    tP, tQ = F._Transform.pair(P, xP, Q, xQ, K, N)
+    for t, x in ((tP, xP), (tQ, xQ)):
+        sep = F._Transform(P if t is tP else Q, K, t is tQ, N, x)
+        gap = np.abs((t.re - sep.re) + 1j * (t.im - sep.im)).max()
+        assert gap <= 2 * float(t.e.mid())  # both within e of the exact DFT
+    tP.power(a, 1e-30)
+    tQ.power(a, 1e-30)
+    err = F._pair_error(tP, tQ)
+    yP, yQ = F._inverse_pair(tP, tQ)
+    bound = arb_to_fraction(endpoints(err)[1])
+    for t, y in ((tP, yP), (tQ, yQ)):
+        xs = t._exact_poly()
+        scale = Fraction(2) ** ((K + 53) * a)
+        folded = [0] * N
+        for i, c in enumerate(int(c) for c in (xs ** a).coeffs()):
+            folded[i % N] += c
+        for k in range(N):
+            assert abs(_exact(y[k]) - Fraction(folded[k]) / scale) <= bound, k

@@ -291,3 +291,53 @@ def test_float_discretisation_keeps_unit_mass_on_a_fine_grid():
         up, up_inf, lp, _ = _float_discretise(pair, 14, i0 << 8, n << 8)
         assert abs(float(np.sum(up)) + up_inf - 1) < 1e-12
         assert abs(float(np.sum(lp)) - 1) < 1e-12
+
+
+@pytest.mark.parametrize("sigma, q, T", [(F(50), F(1), 2500), (F(4), F(1, 100), 10000)])
+def test_eps_plan_of_a_long_schedule_lands_one_level_at_the_width(sigma, q, T):
+    """A long schedule's eps query: the plan reads the width off the windowed float law at
+    two coarse grids (plan._fine_eps), so ONE level meets relative width 1e-4 and one
+    halving coarser would not have (about c h^2: 4x per halving). The central-limit fit it
+    replaces put (4, 1/100, 10^4) on 2^-15, twice the cost of the 2^-14 that suffices.
+    The enclosure holds the independent reference: the mu = 1 GDP root in mpmath at 60
+    digits for q = 1 (GDPT Cor 3.3), dp_accounting's optimistic / pessimistic PLD bracket
+    for q = 1/100."""
+    from dpverify.pld.accountant import plan_query
+    from dpverify.pld.plan import planned_grid
+
+    step = Step(lambda d: SubsampledGaussianPair(sigma, q, d), T)
+    delta = F(1, 10**5)
+    p = plan_query([step], ("remove", "add"), "eps", delta)
+    res = refine_query([step], ("remove", "add"), kind="eps", target=delta, rel_width=1e-4)
+    assert len(res.levels) == 1 and res.levels[0]["m"] == planned_grid(p, "eps", 1e-4)
+    rel = (res.hi - res.lo) / res.lo
+    assert rel <= F(1, 10**4) and 4 * rel > F(1, 10**4)
+    if q == 1:
+        ref = _gauss_eps(1, "1e-5")
+        assert mpmath.mpf(res.lo.numerator) / res.lo.denominator <= ref
+        assert ref <= mpmath.mpf(res.hi.numerator) / res.hi.denominator
+    else:
+        opt, pess = _dpa_bracket(float(sigma), float(q), T, delta=1e-5)
+        assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)
+
+
+def test_eps_plan_puts_the_certified_top_direction_on_top():
+    """The refinement computes the plan's top direction first and only settles the other
+    below it on a coarser grid (refine._settling_grid). At (0.8, 0.004, 2e4) the windowed
+    float law reads remove's eps (within 1 %) but not add's at the first grid tried; beside
+    add's central-limit estimate (20 % high) it put add on top, and remove, the true
+    maximum, was computed twice. The reference is the certified per-direction enclosures:
+    the plan's top direction must be the one whose certified lower end is the larger."""
+    from dpverify.pld.accountant import plan_query
+
+    step = Step(lambda d: SubsampledGaussianPair(F(4, 5), F(1, 250), d), 20000)
+    delta = F(1, 10**5)
+    p = plan_query([step], ("remove", "add"), "eps", delta)
+    res = refine_query([step], ("remove", "add"), kind="eps", target=delta, rel_width=1e-3)
+    top_plan = max(p.per_direction, key=lambda x: x[1])[0]
+    lows = {d: lo for d, (lo, _hi) in res.directions.items() if lo is not None}
+    top_cert = max(lows, key=lambda d: lows[d])
+    assert str(top_plan) == str(top_cert)
+    # and the answer holds dp_accounting's optimistic / pessimistic bracket
+    opt, pess = _dpa_bracket(0.8, 0.004, 20000, delta=1e-5)
+    assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)

@@ -224,19 +224,21 @@ def test_shuffle_upper_end_uses_a_mu_bracket_that_encloses_sqrt() -> None:
         assert _mp(lo) <= ref <= _mp(hi) and _mp(hi - lo) < mpmath.mpf(10) ** -55
 
 
-def test_shuffle_cell_masses_enclose_the_high_precision_masses() -> None:
-    """The directed-rounding cell masses of the max-of-batch-sums pair contain mpmath's
-    120-digit masses (Q: Phi(x)^T differences; P: Phi(x - mu) Phi(x)^(T-1) differences)."""
+@pytest.mark.parametrize("pair", [(2, 1), (1, 0), (2, 0)])
+def test_shuffle_cell_masses_enclose_the_high_precision_masses(pair) -> None:
+    """The directed-rounding cell masses of the max-of-batch-sums pairs contain mpmath's
+    120-digit masses (P: Phi(x - a m) Phi(x)^(T-1) differences, Q: Phi(x - b m) Phi(x)^(T-1),
+    m = 1/sigma; (a, b) = (2, 1) the add-remove pair, (1, 0) the earlier one, (2, 0) replace-one)."""
     r = {"T": 10, "Delta": 1, "sig": Fraction(9, 10), "persistent": False, "E": 5}
     a, s, K = Fraction(-37, 32), Fraction(145, 2048), 40
-    p, q = shuffle._cells(r, a, s, K)
+    p, q = shuffle._cells(r, a, s, K, pair)
     with mpmath.workdps(REF_DPS):
-        mu = 1 / mpmath.mpf("0.9")
+        m = 1 / mpmath.mpf("0.9")
         Fp, Fq = [mpmath.mpf(0)], [mpmath.mpf(0)]
         for i in range(K - 1):
             x = _mp(a + i * s)
-            Fq.append(mpmath.ncdf(x) ** 10)
-            Fp.append(mpmath.ncdf(x - mu) * mpmath.ncdf(x) ** 9)
+            Fq.append(mpmath.ncdf(x - pair[1] * m) * mpmath.ncdf(x) ** 9)
+            Fp.append(mpmath.ncdf(x - pair[0] * m) * mpmath.ncdf(x) ** 9)
         Fp.append(mpmath.mpf(1))
         Fq.append(mpmath.mpf(1))
         P, Q = shuffle._units(p, q)

@@ -25,32 +25,50 @@ from dpverify.sampling import shuffle as S
 
 
 def test_max_cdf_is_the_product_of_normal_cdfs():
-    # T = 2, x* in batch 1 or 2 with probability 1/2 each: P(max <= x) by integrating the
-    # mixture's density over (-inf, x]^2 must equal Phi(x - mu) Phi(x) (the formula's claim)
+    # T = 2, x* in batch 1 or 2 with probability 1/2 each; the add-remove pair (others -1,
+    # their batch sums subtracted) shifts x*'s batch by 2 mu under D and by mu under D'
+    # (its slot empty). P(max <= x) by integrating the mixture's density over
+    # (-inf, x]^2 must equal Phi(x - 2 mu) Phi(x), Q's Phi(x - mu) Phi(x) (the formula's claim)
     mu, x = mpmath.mpf("0.7"), mpmath.mpf("0.4")
     with mpmath.workdps(30):
         dens = lambda a, s: mpmath.npdf(a - s)  # noqa: E731
-        both = 0
-        for t in (0, 1):
-            shift = (mu if t == 0 else 0, mu if t == 1 else 0)
-            both += mpmath.quad(lambda a: dens(a, shift[0]), [-mpmath.inf, x]) * \
-                mpmath.quad(lambda a: dens(a, shift[1]), [-mpmath.inf, x]) / 2
+
+        def mixture_cdf(m):
+            both = 0
+            for t in (0, 1):
+                shift = (m if t == 0 else 0, m if t == 1 else 0)
+                both += mpmath.quad(lambda a: dens(a, shift[0]), [-mpmath.inf, x]) * \
+                    mpmath.quad(lambda a: dens(a, shift[1]), [-mpmath.inf, x]) / 2
+            return both
+
+        fp, fq = mixture_cdf(2 * mu), mixture_cdf(mu)
         r = S.ShuffleRun(Fraction(10, 7), 20, 10, 1, False, S.Relation.REMOVE)
         h = S.LowerHints(Fraction(2, 5), Fraction(1), 2, 4)
         p, q = S.cell_masses(r, h)
-        assert abs(both - mpmath.ncdf(x - mu) * mpmath.ncdf(x)) < mpmath.mpf(10) ** -20
-        assert abs(mpmath.mpf(p[0].str(30, radius=False)) - both) < mpmath.mpf(10) ** -15
-        assert abs(mpmath.mpf(q[0].str(30, radius=False)) - mpmath.ncdf(x) ** 2) < mpmath.mpf(10) ** -15
+        assert abs(fp - mpmath.ncdf(x - 2 * mu) * mpmath.ncdf(x)) < mpmath.mpf(10) ** -20
+        assert abs(mpmath.mpf(p[0].str(30, radius=False)) - fp) < mpmath.mpf(10) ** -15
+        assert abs(mpmath.mpf(q[0].str(30, radius=False)) - fq) < mpmath.mpf(10) ** -15
+        # replace-one (x* +1 against -1): shifts 2 mu and 0, Q(max <= x) = Phi(x)^2
+        r1 = S.ShuffleRun(Fraction(10, 7), 20, 10, 1, False, S.Relation.REPLACE_ONE)
+        p1, q1 = S.cell_masses(r1, h)
+        assert abs(mpmath.mpf(p1[0].str(30, radius=False)) - fp) < mpmath.mpf(10) ** -15
+        assert abs(mpmath.mpf(q1[0].str(30, radius=False)) - mpmath.ncdf(x) ** 2) < mpmath.mpf(10) ** -15
+
+
+#: (a, b): x*'s batch shifted by a/sigma under D and b/sigma under D' (others -1, subtracted):
+#: replace-one x* +1 against -1; every other relation x* +1 against an empty slot
+SHIFTS = {"replace-one": (2, 0)}
 
 
 def _brute_delta(r, h, eps, swap):
     """Exact hockey stick of the E-fold product of the binned pair, by enumeration."""
     with mpmath.workdps(50):
-        mu = S.sensitivity(r.relation) / mpmath.mpf(r.sigma.numerator) * r.sigma.denominator
+        m = 1 / mpmath.mpf(r.sigma.numerator) * r.sigma.denominator
+        sa, sb = SHIFTS.get(r.relation.value, (2, 1))
         xs = [mpmath.mpf((h.edge_from + i * h.edge_step).numerator) / (h.edge_from + i * h.edge_step).denominator
               for i in range(h.cells - 1)]
-        Fp = [0] + [mpmath.ncdf(x - mu) * mpmath.ncdf(x) ** (r.batches - 1) for x in xs] + [1]
-        Fq = [0] + [mpmath.ncdf(x) ** r.batches for x in xs] + [1]
+        Fp = [0] + [mpmath.ncdf(x - sa * m) * mpmath.ncdf(x) ** (r.batches - 1) for x in xs] + [1]
+        Fq = [0] + [mpmath.ncdf(x - sb * m) * mpmath.ncdf(x) ** (r.batches - 1) for x in xs] + [1]
         p = [Fp[k + 1] - Fp[k] for k in range(h.cells)]
         q = [Fq[k + 1] - Fq[k] for k in range(h.cells)]
         if swap:
@@ -107,8 +125,9 @@ def _forge(cert, end, value):
 
 
 def test_forged_ends_are_not_accepted():
-    r = S.run("0.9", 1000, 100, 5, "shuffle", "add-remove")
+    r = S.run("4", 1000, 100, 5, "shuffle", "add-remove")
     b = S.bracket_eps(r, "1e-5")
+    assert float(b["hi"]) - 1 > 2 * float(b["lo"])  # a wide bracket: the forged end is far above the pair's
     cert = C.bracket_certificate(r, b, delta="1e-5")
     with pytest.raises(CouldNotReprove):  # a lower end beyond what the pair proves
         verify_certificate(_forge(cert, "lo", f"{float(b['hi']) - 1:.6f}"))
@@ -122,12 +141,13 @@ def test_cli_claim_below_the_lower_end_fails(capsys):
     assert main(base + ["--json"]) == 0
     cert = json.loads(capsys.readouterr().out)
     lo, hi = Fraction(cert["result"]["enclosure"]["lo"]), Fraction(cert["result"]["enclosure"]["hi"])
-    assert Fraction(1) < lo < Fraction(2) and Fraction(50) < hi < Fraction(60)
-    assert main(base + ["--claimed-eps", "1.0", "--json"]) == 1
+    # the lower end (others -1, x* against an empty slot) passes the Poisson epsilon 2.38
+    assert Fraction(10) < lo < Fraction(12) and Fraction(50) < hi < Fraction(60)
+    assert main(base + ["--claimed-eps", "2.38", "--json"]) == 1
     claim = json.loads(capsys.readouterr().out)
     assert claim["result"]["verdict"] == "fails" and "confirmed" in verify_certificate(claim)
     assert main(base + ["--claimed-eps", "60"]) == 0
-    assert main(base + ["--claimed-eps", "3"]) == 3
+    assert main(base + ["--claimed-eps", "20"]) == 3
 
 
 def test_refusals(capsys):
@@ -151,3 +171,30 @@ def test_adapter_entry_point_returns_the_bracket_and_a_verifiable_certificate():
     assert "confirmed" in verify_certificate(out["certificate"])
     with pytest.raises(InvalidParameter):
         shuffle_bracket("0.9", 1000, 100, 5)
+
+
+@pytest.mark.parametrize("sampling, delta", [("shuffle", "0.5"), ("shuffle", "0.9999999"), ("shuffle-persistent", "0.99")])
+def test_epsilon_at_a_delta_above_delta_mu_zero_is_zero_and_verifies(sampling, delta, capsys):
+    """eps(delta) = 0 when delta >= delta_mu(0) = 2 Phi(mu/2) - 1 (mu = Delta sqrt(E) / sigma):
+    the Gaussian root is then negative, and it was recorded as an upper end below the lower
+    end 0, an empty enclosure that verify refused. Independent route: delta_mu(0) in mpmath."""
+    import mpmath
+
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    mu = mpmath.sqrt(2) / mpmath.mpf("1.1")  # Delta = 1 (add-remove), E = 2, for both schemes
+    assert mpmath.mpf(delta) > 2 * mpmath.ncdf(mu / 2) - 1  # so eps(delta) = 0 exactly
+    assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+                 "--epochs", "2", "--sampling", sampling, "--delta", delta, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert "confirmed" in verify_certificate(cert)
+
+
+def test_delta_at_a_huge_negative_eps_is_not_a_crash(capsys):
+    # before: float(-1e3000) overflowed where the candidates are ordered (exit 4)
+    from dpverify.cli import main
+
+    assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+                 "--epochs", "2", "--sampling", "shuffle", "--eps", "-1e3000"]) == 0

@@ -152,3 +152,46 @@ def test_duplicate_ids_and_missing_files_are_refused(tmp_path, capsys):
         load_claims([_write(tmp_path, GOOD, GOOD)])
     assert main(["reproduce", "--claims", str(tmp_path / "missing")]) == 2
     assert "no such claims directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("what, digits", [("eps", 100), ("delta", 300)])
+def test_a_claim_asking_for_more_digits_gets_them_and_verifies(tmp_path, what, digits):
+    """The refinement point was isolated to a fixed 25 digits whatever the record
+    asked, so a claim at digits 100 wrote a certificate claiming 1e-100 around an
+    enclosure 1e-25 wide, which verify refused as false. Independent route: the
+    verifier's own root isolation (MPFR), which must confirm the enclosure."""
+    rec = {"id": "refinement-deep", "source": "GDPT App B", "statement": "eps_i of icea-example", "printed": "1.1566",
+           "relation": {"kind": "gt", "bound": "0"}, "quantity": "gdp.refinement_point",
+           "inputs": {"example": "icea-example", "what": what, "digits": digits}}
+    (c,) = load_claims([_write(tmp_path, rec)])
+    from dpverify.certificate.build import claim_certificate
+    from dpverify.recheck.verify import verify_certificate
+    from dpverify.theorems import check
+
+    enc, verdict = check(c)
+    lo, hi = enc.lo_fraction, enc.hi_fraction
+    assert verdict.outcome.value == "holds" and (hi - lo) <= lo * Fraction(10) ** -digits
+    assert "confirmed" in verify_certificate(claim_certificate(c, enc, verdict))
+
+
+def test_reproduce_runs_every_claim_past_an_undecided_or_invalid_one(tmp_path, capsys):
+    """One claim that cannot be certified (the classic conversion to 1e-300) or whose
+    record asks for more digits than its quantity allows used to end the run (exit 3
+    or 2 with the first message); now each is a row, named after the table, and
+    the claims after it are still certified and written."""
+    base = {"source": "ABC eq. (23)", "statement": "s", "printed": "8.837135647",
+            "relation": {"kind": "rounds_to", "printed": "8.837135647"}, "quantity": "rdp.epsilon",
+            "inputs": {"mechanism": "gaussian", "noise_multiplier": "20", "compositions": "1000",
+                       "delta": "1e-5", "conversion": "classic"}}
+    undecided = {**base, "id": "deep", "inputs": {**base["inputs"], "digits": 300}}
+    invalid = {**base, "id": "gain", "quantity": "rdp.abc_gain", "printed": "0.75",
+               "relation": {"kind": "rounds_to", "printed": "0.75"},
+               "inputs": {"noise_multiplier": "20", "compositions": "1000", "delta": "1e-5", "digits": 300}}
+    good = {**base, "id": "good", "inputs": {**base["inputs"], "digits": 12}}
+    (tmp_path / "claims").mkdir()
+    _write(tmp_path / "claims", undecided, invalid, good)
+    assert main(["reproduce", "--claims", str(tmp_path / "claims"), "--out", str(tmp_path / "out")]) == 2
+    out, err = capsys.readouterr()
+    assert "3 claims: 1 hold, 0 fail, 1 undecided, 1 invalid" in out
+    assert "deep: undecided" in err and "gain: inputs.digits: digits=300 must be an integer in [1, 298]" in err
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["good.json"]

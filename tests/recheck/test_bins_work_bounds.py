@@ -1,0 +1,219 @@
+"""Balls-in-bins certificates whose inputs were edited (digest recomputed): the re-check's work is
+bounded before it starts.
+
+Each forgery starts from a genuine frozen certificate (accepted first), edits what a forger
+would (batches per epoch, epochs, sigma, delta, eps, the recorded grids and windows), reseals
+the digest, and must be refused: exit 2 where the inputs and grids imply more product work
+than the producer's cap (``BINS_MAX_WORK``, ``BINS_MAX_COMPOSED``: the producer writes no
+certificate beyond them), exit 3 where the recorded grid cannot reach the run's inputs, 1 or
+3 otherwise. Where the refusal must come before any polynomial product, the product routine
+is replaced by one that fails the test if called (the proof that no work was done is then the
+absence of that call, not a time). The work count itself is checked against a brute-force
+count of the products that :func:`dpverify.recheck.bins._ppower` really makes.
+"""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from dpverify.certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
+from dpverify.recheck import bins as RB
+
+from ..certs import outcome, reseal
+
+FIX = Path(__file__).parents[1] / "certificate" / "format2"
+
+
+def _load(name: str) -> dict:
+    return json.loads((FIX / f"{name}.json").read_text())
+
+
+def _forge(name: str, **edits) -> dict:
+    """The frozen certificate ``name`` with ``edits`` (dotted path -> value) applied, resealed."""
+    cert = copy.deepcopy(_load(name))
+    for path, value in edits.items():
+        *head, last = path.split("__")
+        obj = cert
+        for k in head:
+            obj = obj[k]
+        obj[last] = value
+    return reseal(cert)
+
+
+@pytest.fixture
+def no_products(monkeypatch):
+    """Fail the test if the re-check makes any polynomial product."""
+    def boom(*a, **k):
+        raise AssertionError("a polynomial product was made before the work bound answered")
+    monkeypatch.setattr(RB, "_pmul", boom)
+    monkeypatch.setattr(RB, "_ppower", boom)
+
+
+@pytest.mark.parametrize("name", ["bins-epsilon", "bins-delta", "bins-epsilon-epochs"])
+def test_genuine_certificates_accepted(name):
+    assert outcome(_load(name), budget=1800) == 0
+
+
+def test_batches_edited_without_the_grid_answer_3_before_products(no_products):
+    # T = 6 -> 100000 (the grid of T = 6 keeps degrees up to about 6 e^eps / h): the upper hinge at the
+    # recorded eps needs about 10^5 e^2.2 / h degrees, beyond keep; decided on one enclosure of x = c T / h
+    assert outcome(_forge("bins-epsilon", inputs__dataset_size=10_000_000)) == 3
+    assert outcome(_forge("bins-delta", inputs__dataset_size=10_000_000)) == 3
+
+
+def test_eps_edited_beyond_the_grid_is_refused_before_products(no_products):
+    # refused by the statement check (it names eps = 2) or, past it, by the grid's reach
+    assert outcome(_forge("bins-delta", inputs__eps="50")) in (1, 3)
+
+
+def test_batches_and_grid_edited_together_answer_2_before_products(no_products):
+    # a grid that would reach T = 100000 keeps 2^21 degrees: about 2 x 34 products of 2^21 coefficients
+    # per direction, beyond the producer's work cap
+    g = {"g": 0, "fine": 1 << 14, "per": 256, "top": 1 << 21, "keep": 1 << 21}
+    cert = _forge("bins-epsilon", inputs__dataset_size=10_000_000, result__bins_grid=g)
+    assert RB.work(100_000, 1, {"remove": g, "add": g}, {}) > BINS_MAX_WORK
+    assert outcome(cert) == 2
+
+
+def test_epochs_edited_answer_2_before_products(no_products):
+    # E = 2 -> 10000 on the recorded loss windows: E x window beyond the composed-points cap
+    assert outcome(_forge("bins-epsilon-epochs", inputs__epochs="10000")) == 2
+
+
+def test_window_beyond_the_composed_cap_answers_2_before_products(no_products):
+    half = BINS_MAX_COMPOSED // 4 + 1  # E = 2: 2 x (2 half + 1) > the cap
+    cert = _forge("bins-epsilon-epochs", result__bins_epochs__loss__remove_lo=-half,
+                  result__bins_epochs__loss__remove_hi=half)
+    assert outcome(cert) == 2
+
+
+def test_epochs_grid_edited_to_the_degree_cap_answers_2_before_products(no_products):
+    g = {"g": 0, "fine": 1 << 14, "per": 256, "top": 1 << 21, "keep": 1 << 21}
+    cert = _load("bins-epsilon-epochs")
+    grids = {d: g for d in cert["result"]["bins_epochs"]["grids"]}
+    assert outcome(_forge("bins-epsilon-epochs", inputs__dataset_size=240, result__bins_epochs__grids=grids)) == 2
+
+
+@pytest.mark.parametrize("edits", [
+    {"inputs__noise_multiplier": "0.001"},  # Y's cells at the grid of sigma = 1.1: nearly all mass in the tail
+    {"inputs__noise_multiplier": "1000"},   # nearly all mass in one cell at 1
+    {"inputs__delta": "1e-300"},            # far below what the recorded hi proves
+    {"inputs__delta": "0.999999"},          # far above: the recorded lo is not re-proved
+], ids=["sigma-tiny", "sigma-huge", "delta-tiny", "delta-near-1"])
+def test_one_epoch_inputs_edited_are_refused(edits):
+    assert outcome(_forge("bins-epsilon", **edits), budget=120) in (1, 3)
+
+
+@pytest.mark.parametrize("edits", [
+    {"inputs__noise_multiplier": "0.001"},
+    {"inputs__noise_multiplier": "1000"},
+    {"inputs__delta": "1e-300"},
+    {"inputs__dataset_size": 100_000},  # T = 4 -> 100000 on the grid of T = 4: within the work cap, refused
+], ids=["sigma-tiny", "sigma-huge", "delta-tiny", "batches"])
+def test_epochs_inputs_edited_are_refused(edits):
+    assert outcome(_forge("bins-epsilon-epochs", **edits), budget=120) in (1, 3)
+
+
+def _brute_lengths(n0: int, E: int, keep):
+    """Output lengths of the products a plain repeated-squaring power makes (an independent count)."""
+    out = []
+    bits = bin(E)[2:][::-1]
+    base, res = (min(n0, keep) if keep else n0), None
+    for k, bit in enumerate(bits):
+        if bit == "1":
+            if res is None:
+                res = base
+            else:
+                res = min(res + base - 1, keep) if keep else res + base - 1
+                out.append(res)
+        if k + 1 < len(bits):
+            base = min(2 * base - 1, keep) if keep else 2 * base - 1
+            out.append(base)
+    return out
+
+
+@pytest.mark.parametrize("n0,E,keep", [(5, 1, None), (5, 2, None), (7, 13, 20), (100, 239, 1000), (3, 64, None),
+                                       (40, 100_000, 37)])
+def test_power_products_counts_the_products_made(n0, E, keep, monkeypatch):
+    assert RB.power_products(n0, E, keep) == _brute_lengths(n0, E, keep)
+    if E <= 239:  # the real power, its products' lengths recorded
+        seen = []
+        real = RB._pmul
+
+        def spy(a, b, up, k):
+            r = real(a, b, up, k)
+            seen.append(r.n)
+            return r
+        monkeypatch.setattr(RB, "_pmul", spy)
+        RB._ppower([1 << 120] * n0, E, True, keep)
+        assert seen == RB.power_products(n0, E, keep)
+
+
+def test_packed_power_matches_schoolbook_rounding():
+    # the packed product against a per-coefficient schoolbook product with the same rounding
+    import random
+    rng = random.Random(7)
+    for up in (True, False):
+        for _ in range(5):
+            # sub-probability vectors in units 2^-128 (at most 30 entries below 2^123 each)
+            a = [rng.randrange(1 << 123) for _ in range(rng.randrange(1, 30))]
+            b = [rng.randrange(1 << 123) for _ in range(rng.randrange(1, 30))]
+            keep = rng.choice([None, 5, 17])
+            z = [0] * (len(a) + len(b) - 1)
+            for i, u in enumerate(a):
+                for j, v in enumerate(b):
+                    z[i + j] += u * v
+            z = z[:keep] if keep else z
+            want = [-((-v) >> RB._U) if up else v >> RB._U for v in z]
+            got = RB._pmul(RB._Poly.of(a), RB._Poly.of(b), up, keep).coeffs()
+            assert got == want
+
+
+def test_packed_product_refuses_masses_beyond_its_slots():
+    from dpverify.errors import CouldNotReprove
+    big = RB._Poly.of([1 << 129, 1 << 129])  # total 2^130: a product coefficient could overflow its slot
+    with pytest.raises(CouldNotReprove):
+        RB._pmul(big, big, True, None)
+
+
+def test_tracked_excess_bounds_the_rounding():
+    # x rounds up an exact measure mu (here: exact rationals); the tracked excess of the rounded-up power
+    # must bound sum_j (x^n - mu^n)_j 2^-U, computed exactly with Fractions
+    from fractions import Fraction
+    mu = [Fraction(1, 3), Fraction(1, 7), Fraction(2, 5), Fraction(1, 11)]
+    unit = 1 << RB._U
+    hi = [-((-m.numerator * unit) // m.denominator) for m in mu]
+    lo = [(m.numerator * unit) // m.denominator for m in mu]
+    for n, keep in ((5, None), (6, 9), (13, 4)):
+        P = RB._ppower(RB._Poly.of(hi, sum(hi) - sum(lo)), n, True, keep)
+        exact = [Fraction(1)]
+        for _ in range(n):
+            z = [Fraction(0)] * (len(exact) + len(mu) - 1)
+            for i, u in enumerate(exact):
+                for j, v in enumerate(mu):
+                    z[i + j] += u * v
+            exact = z[:keep] if keep else z
+        got = P.coeffs()
+        assert all(Fraction(g, unit) >= e for g, e in zip(got, exact))
+        assert Fraction(sum(got), unit) - sum(exact[:len(got)]) <= Fraction(P.err, unit)
+
+
+
+@pytest.mark.parametrize("T,g,m", [(4, 9, 12), (240, 6, 11), (3, -2, 3), (1000, 7, 12)])
+def test_cuts_give_each_degree_the_index_of_its_own_logarithm(T, g, m):
+    # the cut map (one exponential per loss index, carried along by products) against the per-degree
+    # rule it replaces: floor / ceil of log(j h / T) 2^m decided by MPFR for every j
+    from fractions import Fraction
+    E = RB._Epochs.__new__(RB._Epochs)
+    E.m, E._th = m, {}
+    h = Fraction(1, 2**g) if g >= 0 else Fraction(2**-g)
+    hT, jmax = h / T, 3000
+    lo = E._index(1, hT)[0] - 2
+    hi = E._index(jmax, hT)[1] + 2
+    cut = E._cuts(lo, hi, 1 / hT, jmax)
+    for j in range(1, jmax + 1):
+        f, c = E._index(j, hT)
+        assert cut[c][0] >= j and (c - 1 < lo or cut[c - 1][0] < j)  # c(j) = i iff a_(i-1) < j <= a_i
+        assert cut[f][1] <= j and (f + 1 > hi or cut[f + 1][1] > j)  # f(j) = i iff b_i <= j < b_(i+1)
