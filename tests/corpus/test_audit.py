@@ -76,8 +76,9 @@ def test_delta_claims_and_other_versions(tmp_path):
 
     d50 = dpsgd_delta("3", "0.2", 50, "1", neighboring="remove", digits=6).enclosure
     lo, hi = Fraction(d50.lo_str()), Fraction(d50.hi_str())
-    # the midpoint of this 1e-6 enclosure straddles the audit's first 1e-3 enclosure (both hold the
-    # truth), so the audit refines to 1e-6 for the stale claim's T = 50 and then contains it
+    # the midpoint of this 1e-6 enclosure lies in the audit's first 1e-3 enclosure (both hold the
+    # truth), which contains it: another version is answered at 1e-3 only, never refined (its
+    # refinement could run past the time budget under load, and the row would then vary)
     rec = {k: v for k, v in BASE.items() if k != "delta"}
     rec.update(eps="1", neighboring="remove")
     p = tmp_path / "d.jsonl"
@@ -96,9 +97,8 @@ def test_delta_claims_and_other_versions(tmp_path):
     other = v["stale"].to_json()["other_version"]
     assert other["contains_claimed"] is True and other["inputs"]["steps"] == 50
     assert "it is the value for those parameters, not for the stated ones" in v["stale"].reason
-    # T = 50 is shared by the three claims (the other version included): T = 5 once, T = 50 at
-    # 1e-3 and once refined to 1e-6
-    assert stats["configurations_computed"] == 3
+    # T = 50 is shared by the three claims (the other version included): T = 5 once, T = 50 at 1e-3
+    assert stats["configurations_computed"] == 2
 
 
 def test_dp_accounting_pld_lies_in_the_enclosure(tmp_path):
