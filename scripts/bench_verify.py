@@ -2,7 +2,7 @@
 written certificate of each kind the CLI writes.
 
     PYTHONPATH=. python scripts/bench_verify.py [--only SUBSTRING ...] [--no-compute]
-                                                [--no-fresh] [--heavy] [--json FILE]
+                                                [--no-fresh] [--heavy] [--json FILE] [--stall]
 
 Each command runs in its own process (``python -m dpverify ...``), as a user runs it:
 the times include the interpreter start and imports on both sides. Per row it prints
@@ -14,6 +14,13 @@ and ``os.getloadavg()`` at the end of the row. Times are CPU seconds of the chil
 wall time; wall seconds are printed too. A ratio above 1 is a row where the re-check
 is slower than the computation. Rows that fail to verify are marked with their exit
 code. No assertion: this script reports, the tests decide correctness.
+
+``--stall`` times the sampling brackets' small forged certificates that once kept verify
+busy (a replace-one delta curve recorded as [0, 0]: 33-39 s; a shuffled run forged to 10^12
+records: 44 s; a replace-one tree forged to two step types of 4,999,999 steps: 25 s) and the
+genuine fixed-batch replace-one claim (verify 10 s against 3.3 s of compute): the forged rows
+print the genuine certificate's compute time and the forgery's verify time and exit code
+(1 refused, 2 beyond a cap, 3 not re-proved: each a refusal).
 
 ``--in-process`` times the re-check alone, without interpreter start and imports (which
 dominate the closed-form kinds): each certificate in its own child with the re-check
@@ -152,6 +159,69 @@ def _fill(argv: "list[str] | None", tmp: Path) -> list[str]:
             .replace("{replace_tree}", str(rtree)) for a in (argv or [])]
 
 
+def _stall_forgeries() -> list[tuple[str, list[str], "dict | None", "callable | None"]]:
+    """(label, compute argv with {tree} placeholders, events file or None, forgery or None)."""
+    def at(*path_value):
+        *path, value = path_value
+
+        def f(c: dict) -> None:
+            d = c
+            for k in path[:-1]:
+                d = d[k]
+            d[path[-1]] = value
+        return f
+
+    poisson = lambda z, n: {"type": "self_composed", "count": n, "event": {  # noqa: E731
+        "type": "poisson_sampled", "sampling_probability": "0.01", "event": {"type": "gaussian", "noise_multiplier": z}}}
+    rtree = {"neighboring": "replace-one", "event": {"type": "composed", "events": [poisson("1", 100)]}}
+    wor = {"type": "sampled_without_replacement", "source_dataset_size": 60000, "sample_size": 256,
+           "event": {"type": "gaussian", "noise_multiplier": "1.1"}}
+    wtree = {"neighboring": "replace-one", "event": {"type": "self_composed", "count": 1000, "event": wor}}
+    rep = ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "100",
+           "--neighboring", "replace-one"]
+    shuf = ["audit", "dpsgd", "--sampling", "shuffle", "--noise-multiplier", "1.1", "--dataset-size", "60000",
+            "--batch-size", "256", "--epochs", "5", "--delta", "1e-5"]
+
+    def two(c: dict) -> None:
+        c["inputs"]["event"]["events"] = [poisson("1", 4_999_999), poisson("3/2", 4_999_999)]
+
+    return [
+        ("stall/replace-delta-upper-[0,0]", rep + ["--eps", "1"], None, at("result", "upper", {"lo": "0", "hi": "0"})),
+        ("stall/replace-delta-lower-[0,0]", rep + ["--eps", "1"], None, at("result", "lower", {"lo": "0", "hi": "0"})),
+        ("stall/replace-eps-upper-[0,0]", rep + ["--delta", "1e-5"], None, at("result", "upper", {"lo": "0", "hi": "0"})),
+        ("stall/replace-eps-hi-1e6", rep + ["--delta", "1e-5"], None, at("result", "enclosure", "hi", "1000000")),
+        ("stall/replace-tree-two-x-4999999", ["audit", "dpsgd", "--events", "{tree}", "--delta", "1e-5"], rtree, two),
+        ("stall/shuffle-n-1e12", shuf, None, at("inputs", "dataset_size", 10**12)),
+        ("stall/shuffle-n-1e12-b-1", shuf, None,
+         lambda c: c["inputs"].update(dataset_size=10**12, batch_size=1)),
+        ("stall/wor-replace-claim (genuine)", ["audit", "dpsgd", "--events", "{tree}", "--delta", "1e-5",
+                                               "--claimed-eps", "3"], wtree, None),
+    ]
+
+
+def stall_main(tmp: Path) -> None:
+    from tests.certs import reseal
+
+    print(f"{'certificate':58s} {'compute':>9s} {'verify':>9s} {'ratio':>7s}  exit")
+    for label, argv, tree, forge in _stall_forgeries():
+        path = tmp / "stall-tree.json"
+        if tree is not None:
+            path.write_text(json.dumps(tree))
+        cert = tmp / "stall.json"
+        cert.unlink(missing_ok=True)
+        c_cpu, _, _ = run([a.replace("{tree}", str(path)) for a in argv] + ["--certificate", str(cert)])
+        if not cert.exists():
+            print(f"{label:58s} compute wrote nothing")
+            continue
+        if forge is not None:
+            c = json.loads(cert.read_text())
+            forge(c)
+            cert.write_text(json.dumps(reseal(c)))
+        v_cpu, _, vcode = run(["verify", str(cert)])
+        ratio = f"{v_cpu / c_cpu:7.2f}" if forge is None and c_cpu else "      -"
+        print(f"{label:58s} {c_cpu:9.2f} {v_cpu:9.2f} {ratio}  {vcode}", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", nargs="+", default=None, help="rows whose label contains one of these")
@@ -164,7 +234,14 @@ def main() -> int:
     ap.add_argument("--in-process", action="store_true",
                     help="time the warm re-check alone (committed certificates), in milliseconds")
     ap.add_argument("--kinds", nargs="+", default=None, help="with --in-process: only these claim kinds")
+    ap.add_argument("--stall", action="store_true", help="time the forged certificates that once stalled verify")
     args = ap.parse_args()
+    if args.stall:
+        print(f"load at start {os.getloadavg()}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
+        with tempfile.TemporaryDirectory() as d:
+            stall_main(Path(d))
+        print(f"load at end {os.getloadavg()}")
+        return 0
     if args.in_process:
         print(f"load at start {os.getloadavg()}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
         with tempfile.TemporaryDirectory() as d:

@@ -25,7 +25,8 @@ from ..errors import MalformedCertificate
 __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
-           "BINS_MAX_COMPOSED", "BINS_MAX_WORK"]
+           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
+           "EVENT_MAX_EPS"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
 #: events.* certificates): verify refuses any other text, since it defines the pairs
@@ -197,3 +198,23 @@ BINS_MAX_COMPOSED = 5 << 18
 #: default 2^18-degree grid 3.6e7
 BINS_MAX_WORK = 1 << 26
 
+#: the largest eps at which the replace-one bracket evaluates a delta curve (the add/remove curve at
+#: eps* = hi / 2 or eps / 2, the remove curve at eps): a delta curve's unit needs about 1.45 eps more
+#: bits to resolve Q-masses ~e^-eps P-masses, so a forged hi of 1e6 cost verify 17 s for a curve that
+#: is 0 there; delta(200) of any step with a useful guarantee is below e^-150. The producer refuses
+#: --eps beyond it (exit 2) and answers exit 3 where the upper end's eps* would pass it; verify
+#: refuses a certificate beyond it (exit 2)
+REPLACE_MAX_EPS = 200
+
+#: the most mechanism leaves of an event tree (after the counts of self_composed nodes are
+#: multiplied out, each leaf is one step type with its count): each is discretised and composed on
+#: its own, about 0.5 s of the producer's and 1 s of the second route's CPU per leaf here (25 leaves
+#: of 10 Poisson Gaussian steps each: 12 s and 25 s), so 5000 leaves cost hours on both sides. The
+#: producer refuses a tree with more (exit 2, naming --events / the event), verify a certificate
+#: with more (exit 2)
+EVENT_MAX_LEAVES = 32
+
+#: the largest eps at which an event tree's delta is certified (events.delta's eps, events.claim's
+#: claimed eps): the same reason and number as :data:`REPLACE_MAX_EPS` (a claimed eps of 500 kept
+#: verify busy past 40 s resolving e^-500 masses). The producer refuses more (exit 2), verify too
+EVENT_MAX_EPS = REPLACE_MAX_EPS

@@ -37,6 +37,7 @@ from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, lower_decimal, working_precision
+from ..certificate.format import EVENT_MAX_EPS
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
@@ -342,7 +343,16 @@ def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optio
     tree = _grouped(event, neighboring)
     if tree is not None:
         return _bracket(tree, "delta", E_, digits, rel_width, time_budget, progress)
+    _eps_capped("eps", E_)
     return _query(event, "delta", E_, neighboring, digits, rel_width, time_budget, progress)
+
+
+def _eps_capped(name: str, e: Fraction) -> None:
+    """Refuse a delta query at an eps beyond :data:`EVENT_MAX_EPS` (the unit must resolve Q-masses
+    about e^-eps times the P-masses: the work grows with eps on both sides; verify's cap too)."""
+    if e > EVENT_MAX_EPS:
+        raise InvalidParameter(name, f"{name}={float(e):.6g} is beyond the cap of {EVENT_MAX_EPS} for event trees "
+                                     "(delta there is below e^-150 for any useful guarantee)")
 
 
 def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
@@ -362,6 +372,7 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
         ans = _bracket(tree, "eps", D, None, None, time_budget, progress)
         outcome, why = GP.decide(ans.details["bracket"], E_)
         return Verdict(Outcome(outcome), why, {"epsilon": ans.enclosure}), ans
+    _eps_capped("claimed_eps", E_)
     p = plan(event, neighboring)
     if p.zcdp is not None:
         # decided on delta(eps) (CKS 2020 Prop 12), the quantity the certificate records;

@@ -43,6 +43,7 @@ from .pairs import (
     discrete_laplace_pair,
     epsilon_delta_pair,
 )
+from ..certificate.format import EVENT_MAX_LEAVES
 from ..limits import MAX_STEPS
 
 __all__ = ["Plan", "Block", "Unsupported", "compile_event"]
@@ -380,6 +381,11 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                 plan.rdp_only.append(type(ev).__name__)
 
     walk(event, 1)
+    if len(plan.blocks) > EVENT_MAX_LEAVES:  # refused before any step is discretised
+        raise InvalidParameter("events", f"the event tree has {len(plan.blocks)} mechanism leaves (steps of their own "
+                                         f"kind or parameters, each discretised and composed separately); at most "
+                                         f"{EVENT_MAX_LEAVES} are supported: group equal steps under one "
+                                         "self_composed count")
     if plan.total_steps > MAX_STEPS:
         raise InvalidParameter("count", f"count: {plan.total_steps} steps in total; at most {MAX_STEPS} are supported")
     if has_zc:

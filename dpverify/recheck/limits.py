@@ -29,7 +29,8 @@ import ast
 import re
 from typing import Any, Mapping
 
-from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK, GDP_CELL_WORK_CAP
+from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, EVENT_MAX_LEAVES, GDP_CELL_WORK_CAP,
+                                      REPLACE_MAX_EPS)
 from ..errors import CouldNotReprove, MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
@@ -64,7 +65,10 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              "at 200 bits; other profiles and higher precisions cost more) (beyond: exit 3); balls-in-bins "
              f"epochs x loss window up to {BINS_MAX_COMPOSED:,} points per direction and all polynomial products "
              f"of a certificate up to {BINS_MAX_WORK:,} coefficients, counted from T, E and the recorded grids "
-             "before any product (the producer's caps; beyond: exit 2)")
+             "before any product (the producer's caps; beyond: exit 2); "
+             f"event trees up to {EVENT_MAX_LEAVES} mechanism leaves and delta queries (and replace-one "
+             f"brackets' curves) at eps up to {REPLACE_MAX_EPS} (the producer's caps; beyond: exit 2); event-tree "
+             "compositions up to 2^19 grid knots over their leaves (beyond: exit 3)")
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _FRACTION = re.compile(r"[-+]?\d+/[-+]?\d+")

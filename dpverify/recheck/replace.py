@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..certificate.format import SENSITIVITY_CONVENTION
+from ..certificate.format import REPLACE_MAX_EPS, SENSITIVITY_CONVENTION
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import events as EV
 from . import pld as P
@@ -62,13 +62,13 @@ def _additive(ev: Any, path: str, depth: int = 0) -> None:
                               "curve per step and a record of zero contribution)")
 
 
-def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable]:
-    """(base inputs, epsilon re-checker, delta re-checker) of the mechanism's add/remove
-    and remove curves: the schedule's ``pld.*`` route or the tree's ``events.*`` route."""
+def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable, Callable]:
+    """(base inputs, epsilon re-checker, delta re-checker, one-grid bounds) of the mechanism's
+    add/remove and remove curves: the schedule's ``pld.*`` route or the tree's ``events.*`` route."""
     if inputs.get("neighboring") != "replace-one":
         raise MalformedCertificate("inputs.neighboring must be 'replace-one' for this kind")
     if "event" not in inputs:
-        return {k: inputs[k] for k in _KEYS if k in inputs}, P.recheck_epsilon, P.recheck_delta
+        return {k: inputs[k] for k in _KEYS if k in inputs}, P.recheck_epsilon, P.recheck_delta, P._bounds
     mixed = [k for k in _KEYS if k in inputs]
     if mixed:
         raise MalformedCertificate(f"inputs.{mixed[0]}: a schedule input beside inputs.event (give one mechanism)")
@@ -77,7 +77,21 @@ def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable]:
                                   "with (it defines what a noise multiplier means)")
     EV._check_nodes(inputs["event"], "inputs.event")
     _additive(inputs["event"], "inputs.event")
-    return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"]
+    return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"], EV._bounds
+
+
+def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping) -> Any:
+    """The independent enclosure of a delta curve recorded in ``recorded`` (an upper or lower
+    curve of the bracket), checked to lie inside it: first screened at the route's own scales
+    (:func:`.events.screen_delta`: a forged [0, 0] sized the unit to 1e-300, 33 s), then, if
+    the screen did not settle it, refined toward the recorded enclosure."""
+    coarse = EV.screen_delta(bounds, inputs, "eps", recorded)
+    if coarse is not None:
+        check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
+        return coarse
+    re = rec(inputs, {"enclosure": dict(recorded)})
+    check_enclosure(dict(recorded), re)
+    return re
 
 
 def _details(result: Mapping[str, Any], need_lower: bool) -> tuple[Mapping, Any, Mapping]:
@@ -99,7 +113,8 @@ def _times_factor(half: Fraction, up_hi: mpf) -> Any:
     return A, A.up.mul(factor[1], A.q(mpf_to_fraction(up_hi))[1])
 
 
-def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: Mapping) -> mpf:
+def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: Mapping,
+           bounds: "Callable | None" = None) -> mpf:
     """The recorded lower end, once the remove curve's independent enclosure lies inside
     ``result.lower`` and its lower end is >= the recorded one."""
     rec_lo = parse_bound(enc.get("lo"), "result.enclosure.lo", 40)
@@ -107,15 +122,19 @@ def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: M
         if rec_lo > 0:
             raise MalformedCertificate("result.lower is required for a lower end above 0")
         return rec_lo  # [0, hi]: nothing to re-prove below
-    re = rec(dict(base, neighboring="remove", **{key: value}), {"enclosure": dict(low)})
-    check_enclosure(dict(low), re)
+    inputs = dict(base, neighboring="remove", **{key: value})
+    if key == "eps":  # a delta curve: its unit is sized by the route, not by the recorded detail
+        re = _delta_detail(rec, bounds, inputs, low)
+    else:  # an epsilon curve's unit is sized by the input delta
+        re = rec(inputs, {"enclosure": dict(low)})
+        check_enclosure(dict(low), re)
     if re.enclosure()[0] < rec_lo:
         raise CouldNotReprove("the remove direction's lower end is not re-proved up to the recorded lower end")
     return rec_lo
 
 
 def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
-    base, rec_eps, rec_delta = _curves(inputs)
+    base, rec_eps, rec_delta, bounds = _curves(inputs)
     delta = exact_input(inputs, "delta")
     enc, low, up = _details(result, False)
     hi_text = enc.get("hi")
@@ -123,16 +142,16 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
         eps_star = Fraction(hi_text) / 2
     except (TypeError, ValueError, ZeroDivisionError):
         raise MalformedCertificate("result.enclosure.hi must be a decimal") from None
-    if not 0 <= eps_star <= 10**6:
-        raise MalformedCertificate("result.enclosure.hi out of range [0, 2e6]")
-    up_re = rec_delta(dict(base, neighboring="add-remove", eps=f"{eps_star.numerator}/{eps_star.denominator}"),
-                      {"enclosure": dict(up)})
+    if not 0 <= eps_star <= REPLACE_MAX_EPS:
+        raise MalformedCertificate(f"result.enclosure.hi out of range [0, {2 * REPLACE_MAX_EPS}] (the add/remove "
+                                   f"curve is evaluated at hi / 2, at most {REPLACE_MAX_EPS}: the producer's cap)")
+    # the recorded details are certified numbers too: each independent enclosure must lie inside
+    up_re = _delta_detail(rec_delta, bounds, dict(base, neighboring="add-remove",
+                                          eps=f"{eps_star.numerator}/{eps_star.denominator}"), up)
     A, total = _times_factor(eps_star, up_re.enclosure()[1])
     if not total <= A.q(delta)[0]:  # against delta rounded down
         raise CouldNotReprove(f"(1 + e^eps*) delta_add-remove(eps*) <= {float(total):.8g} is not "
                               f"re-proved <= delta at eps* = hi/2")
-    # the recorded details are certified numbers too: each independent enclosure must lie inside
-    check_enclosure(dict(up), up_re)
     lo = _lower(rec_eps, base, "delta", inputs["delta"], low, enc)
     return lo, parse_bound(hi_text, "result.enclosure.hi", 40)
 
@@ -155,24 +174,24 @@ recheck_claim = register("replace.claim", explain="Poisson sampling under replac
           "e^(eps/2)) delta_add-remove(eps/2) (group privacy, PLD re-check), lo by the remove direction's "
           "delta(eps) (PLD re-check)")
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-    base, _, rec_delta = _curves(inputs)
+    base, _, rec_delta, bounds = _curves(inputs)
     eps = exact_input(inputs, "eps")
-    if not 0 <= eps <= 10**6:
-        raise CertificateRejected("inputs.eps must be in [0, 1e6]")
+    if not 0 <= eps <= REPLACE_MAX_EPS:
+        raise MalformedCertificate(f"inputs.eps must be in [0, {REPLACE_MAX_EPS}] (the remove curve is evaluated "
+                                   "at eps: the producer's cap)")
     enc, low, up = _details(result, False)
     hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40)
     try:
         hi_exact = Fraction(enc.get("hi"))
     except (TypeError, ValueError, ZeroDivisionError):
         raise MalformedCertificate("result.enclosure.hi must be a decimal") from None
-    up_re = rec_delta(dict(base, neighboring="add-remove", eps=f"{(eps / 2).numerator}/{(eps / 2).denominator}"),
-                      {"enclosure": dict(up)})
-    check_enclosure(dict(up), up_re)
+    up_re = _delta_detail(rec_delta, bounds, dict(base, neighboring="add-remove",
+                                          eps=f"{(eps / 2).numerator}/{(eps / 2).denominator}"), up)
     if hi_exact < 1:  # delta <= 1 always: a recorded hi >= 1 needs no product
         A, total = _times_factor(eps / 2, up_re.enclosure()[1])
         if not total <= A.q(hi_exact)[0]:  # against the recorded decimal rounded down
             raise CouldNotReprove(f"(1 + e^(eps/2)) delta_add-remove(eps/2) <= {float(total):.8g} is not "
                                   "re-proved <= the recorded upper end")
-    lo = _lower(rec_delta, base, "eps", inputs["eps"], low, enc)
+    lo = _lower(rec_delta, base, "eps", inputs["eps"], low, enc, bounds)
     proved = {"upper"} | ({"lower"} if low is not None else set())
     return Recheck(lo=lo, hi=hi, dps=40, proved=frozenset(proved))

@@ -258,8 +258,21 @@ def _units(p: list[Iv], q: list[Iv]) -> tuple[list[int], list[int]]:
     and upper ends (mul_2exp is exact: only the exponent moves; a Python '*' would round
     in gmpy2's global context, to nearest at 53 bits)."""
     A = arith(_BITS)
-    return ([max(0, floor_int(A.dn.mul_2exp(x[0], _K))) for x in p],
-            [max(0, ceil_int(A.up.mul_2exp(x[1], _K))) for x in q])
+    return [_to_units(A, x[0], False) for x in p], [_to_units(A, x[1], True) for x in q]
+
+
+_UNIT = mpfr(2) ** -_K  # exact: a power of two
+
+
+def _to_units(A: Any, x: mpfr, up: bool) -> int:
+    """floor (ceil when ``up``) of x 2^K, at least 0. A mass below one unit is 0 (or 1) units
+    without forming it: with T = 10^12 batches a cell mass is ~2^-(10^9), whose exact ratio
+    of integers has a billion-bit denominator (15 s of as_integer_ratio per cell set)."""
+    if x <= 0:
+        return 0
+    if x < _UNIT:
+        return 1 if up else 0
+    return max(0, ceil_int(A.up.mul_2exp(x, _K)) if up else floor_int(A.dn.mul_2exp(x, _K)))
 
 
 def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool,
@@ -310,9 +323,17 @@ def _swaps(rel: str) -> tuple[bool, ...]:
     return {"remove": (False,), "add": (True,)}.get(rel, (False, True))
 
 
+#: beyond this eps, e^eps B_J > A_J for every prefix J (A_J <= 2^K cells, B_J >= 1 unit: Q is
+#: rounded up, so a class with Q > 0 has at least one unit), so the pair proves no delta above 0
+#: and the exact comparison would only multiply integers of eps / ln 2 bits (eps = 1e6: 12 s)
+_EPS_NOTHING = Fraction(2 * (_K + 32))
+
+
 def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fraction, eps: Fraction) -> bool:
     """Some prefix J gives A_J - e^eps B_J > delta 2^K (then delta(eps) > delta), decided
     in exact rationals with e^eps rounded up."""
+    if eps > _EPS_NOTHING:
+        return False
     X, D = _exp_up(eps)
     dl = delta * (1 << _K)
     bound = dl.numerator * D  # A - (X/D) B > n/d  <=>  (A D - X B) d > n D, in integers
@@ -328,6 +349,8 @@ def _lower_delta(r: Mapping[str, Any], result: Mapping[str, Any], eps: Fraction,
                  pair: tuple[int, int]) -> mpf:
     """max_J (A_J - e^eps B_J) 2^-K for ``pair``, e^eps rounded up, in exact rationals,
     then rounded down."""
+    if eps > _EPS_NOTHING:
+        return mpf(0)  # 0 is a lower bound of every delta (and the best the pair gives there)
     X, D = _exp_up(eps)
     best = 0  # max_J (A_J D - X B_J), over the common denominator D 2^K
     for swap in _swaps(r["rel"]):

@@ -49,7 +49,8 @@ from typing import Any, Callable, Optional
 
 from .. import _validate as V
 from ..ball import ball, exact_str, lower_decimal, round_decimal_text, upper_decimal, working_precision
-from ..errors import PrecisionExhausted
+from ..certificate.format import REPLACE_MAX_EPS
+from ..errors import InvalidParameter, PrecisionExhausted
 from ..relation import Relation
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 
@@ -99,6 +100,10 @@ def group_privacy_epsilon(answer: Answer, delta: Any, *, digits: int = DIGITS) -
         guess = float(answer("eps", Relation.ADD_REMOVE, target, 2).enclosure.hi.mid())
     for attempt in range(6):
         eps_star = Fraction(round_decimal_text(repr(guess * (1 + 1e-3 * 2**attempt)), 6, upward=True))
+        if eps_star > REPLACE_MAX_EPS:  # verify could not re-prove the curve there in bounded work
+            raise PrecisionExhausted(f"replace-one upper end: group privacy needs the add/remove curve at eps* = "
+                                     f"{float(eps_star):.6g}, beyond the cap of {REPLACE_MAX_EPS} (the bracket's "
+                                     f"upper end would exceed {2 * REPLACE_MAX_EPS})")
         # delta_remove + e^eps delta_add <= (1 + e^eps) max(delta_remove, delta_add): one query of the
         # add/remove curve (its relative width is that of the larger direction, so it is cheap)
         dar = answer("delta", Relation.ADD_REMOVE, eps_star, 2)
@@ -145,6 +150,10 @@ def group_privacy_delta(answer: Answer, eps: Any, *, digits: int = DIGITS, lower
     replacement), or 0 when ``lower`` is False (the remove curve's delta at a tiny
     value is the slow query, and an upper bound needs none)."""
     E_ = V.nonnegative("eps", eps)
+    if E_ > REPLACE_MAX_EPS:
+        raise InvalidParameter("eps", f"eps={float(E_):.6g} is beyond the replace-one bracket's cap of "
+                                      f"{REPLACE_MAX_EPS} (its curves' units grow with eps; delta there is below e^-150 "
+                                      "for any useful guarantee)")
     dar = answer("delta", Relation.ADD_REMOVE, E_ / 2, digits)
     low = answer("delta", Relation.REMOVE, E_, digits) if lower else None
     up = dar.enclosure.to_json()
