@@ -67,6 +67,15 @@ class Unsupported(InvalidParameter):
         self.reason = reason
 
 
+def _grouped_equal(events: Any) -> dict:
+    """Each distinct event of a composition with its number of occurrences, in first-seen
+    order (model events are frozen value objects, equal when their parameters are)."""
+    counts: dict = {}
+    for e in events:
+        counts[e] = counts.get(e, 0) + 1
+    return counts
+
+
 @dataclass(frozen=True)
 class Block:
     """``count`` repetitions of one step: ``make_pair(direction)`` gives its
@@ -316,8 +325,11 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
             walk(ev.event, times * ev.count)
             return
         if isinstance(ev, E.Composed):
-            for e in ev.events:
-                walk(e, times)
+            # equal events are one leaf repeated (composition commutes: the product of the
+            # steps' pairs does not depend on their order), so a per-step compose of one
+            # event, dp_accounting's usual loop, is one leaf and not one per step
+            for e, c in _grouped_equal(ev.events).items():
+                walk(e, times * c)
             return
         if isinstance(ev, E.ZCDp):
             has_zc = True

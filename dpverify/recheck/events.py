@@ -32,6 +32,7 @@ accept uses is proved at those points (``verify --explain``, :data:`.kinds.STEPS
 from __future__ import annotations
 
 import bisect
+import json
 import math
 from fractions import Fraction
 from typing import Any, Callable, Mapping
@@ -739,8 +740,13 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         evs = ev.get("events")
         if not isinstance(evs, list):
             raise MalformedCertificate("composed needs a list of events")
+        # equal events are one leaf repeated (composition commutes), as the producer groups them
+        counts: dict = {}
         for e in evs:
-            _flatten(e, times, rel, out, depth + 1)
+            key = json.dumps(e, sort_keys=True, ensure_ascii=True)
+            counts[key] = (counts[key][0], counts[key][1] + 1) if key in counts else (e, 1)
+        for e, c in counts.values():
+            _flatten(e, times * c, rel, out, depth + 1)
             if len(out.blocks) > EVENT_MAX_LEAVES:  # the work is per leaf: bounded before it starts
                 raise MalformedCertificate(f"inputs.event: more than {EVENT_MAX_LEAVES} mechanism leaves (the "
                                            "producer's cap: each is discretised and composed on its own)")

@@ -79,3 +79,32 @@ def test_help_states_the_sensitivity_convention(capsys):
         main(["audit", "dpsgd", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "2C" in text and "replace-special" in text
+
+
+def test_equal_events_of_a_composition_are_one_leaf_on_both_sides(tmp_path, capsys):
+    """dp_accounting's usual loop composes one event per training step; with a cap on
+    mechanism leaves (each discretised and composed on its own) 100 such steps were refused.
+    Equal events are one leaf repeated (composition commutes), in the producer and in verify.
+    Independent route: the same steps written as one self_composed count give the same
+    certified enclosure, and verify re-derives the certificate of the list."""
+    import dp_accounting
+
+    from dpverify.accountants import CertifiedPLDAccountant
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    ev = dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0))
+    per_step, at_once = CertifiedPLDAccountant(), CertifiedPLDAccountant()
+    for _ in range(100):
+        per_step.compose(ev)
+    at_once.compose(ev, 100)
+    assert per_step.get_epsilon(1e-5) == at_once.get_epsilon(1e-5)
+
+    step = {"type": "poisson_sampled", "sampling_probability": "0.01",
+            "event": {"type": "gaussian", "noise_multiplier": "1"}}
+    other = {"type": "gaussian", "noise_multiplier": "40"}
+    doc = tmp_path / "e.json"
+    doc.write_text(json.dumps({"neighboring": "add-remove",
+                               "event": {"type": "composed", "events": [step] * 40 + [other] * 3}}))
+    assert main(["audit", "dpsgd", "--events", str(doc), "--delta", "1e-5", "--json"]) == 0
+    assert "confirmed" in verify_certificate(json.loads(capsys.readouterr().out))
