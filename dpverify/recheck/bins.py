@@ -67,7 +67,6 @@ _MAX_BATCHES = 100_000
 _MAX_DEGREE = 1 << 21
 _MAX_CELLS = 1 << 16
 _MAX_EPOCHS = 10_000
-_MAX_COMPOSED = BINS_MAX_COMPOSED  # the producer's cap (one constant, certificate.format)
 _W_BITS = 200
 
 
@@ -391,9 +390,9 @@ class _Epochs:
         # the last products dominate); every direction is bounded before the first product
         for d in run["dirs"]:
             lo, hi = loss[f"{d}_lo"], loss[f"{d}_hi"]
-            if self.E * (hi - lo + 1) > _MAX_COMPOSED:
+            if self.E * (hi - lo + 1) > BINS_MAX_COMPOSED:
                 raise MalformedCertificate(f"result.bins_epochs.loss: inputs.epochs x the {d} window = "
-                                           f"{self.E * (hi - lo + 1)} > {_MAX_COMPOSED} (the producer's work cap: "
+                                           f"{self.E * (hi - lo + 1)} > {BINS_MAX_COMPOSED} (the producer's work cap: "
                                            "it writes no certificate beyond it)")
         for d in run["dirs"]:
             lo, hi = loss[f"{d}_lo"], loss[f"{d}_hi"]

@@ -41,7 +41,8 @@ from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, mpfr_to_mpf, mpf_t
 from .gdp import exact_input, side, start_bits, fraction_to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
 from ..certificate.format import gdp_cell_weight
-from .limits import MAX_GDP_CELL_WORK, check_expression, guard_exponent
+from ..certificate.format import GDP_CELL_WORK_CAP
+from .limits import check_expression, guard_exponent
 from .verify import BudgetExceeded, Recheck, needed_digits, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
@@ -266,7 +267,7 @@ _GDPT_EXPLAIN = (
     "approx, rr, subsampled: convex in t = e^eps, as delta_mu is), when f's chord lies below "
     "delta_mu's tangent at the cell's midpoint at both ends, so sup G_f <= mu by monotonicity of mu_GDP "
     "(GDPT Thm 4.5, App A.5); a cell that cannot be proved down to 2^-40, or the cell cap "
-    "(MAX_GDP_CELL_WORK units, counted, not timed) running out, refutes the upper end if G_f > mu "
+    "(GDP_CELL_WORK_CAP units, counted, not timed) running out, refutes the upper end if G_f > mu "
     "is proved at that cell or at the next pending ones, else the certificate is undecided (exit 3). Tail beyond eps_h re-derived per mechanism "
     "(support end, Gaussian mu0, Mills conditions, power tails); a bridge is re-proved cell by cell. "
     "Verdict: holds = GDP (tail certified), fails = not GDP (profile >= 1 somewhere or a not-GDP "
@@ -983,11 +984,11 @@ class _DeltaMuEnds:
 
 
 class CellWork:
-    """The work units left for one certificate's cell proofs (:data:`.limits.MAX_GDP_CELL_WORK`).
+    """The work units left for one certificate's cell proofs (:data:`.limits.GDP_CELL_WORK_CAP`).
     Counted, not timed: the same certificate gets the same answer on any machine and load.
     ``weight``: the units of one cell of this profile at 200 bits (:func:`_cell_weight`)."""
 
-    def __init__(self, units: float = MAX_GDP_CELL_WORK, weight: float = 1.0) -> None:
+    def __init__(self, units: float = GDP_CELL_WORK_CAP, weight: float = 1.0) -> None:
         self.left = float(units)
         self.weight = weight
 
@@ -1071,7 +1072,7 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
                 _refute_near(fiv, dm, A, a, b, stack, where)
                 raise CellsExhausted(
                     f"{where}: the recorded upper end {mpmath.nstr(mu, 17)} is closer to sup G_f than the re-check "
-                    f"can prove within its cap of {MAX_GDP_CELL_WORK} cell units (cells of width "
+                    f"can prove within its cap of {GDP_CELL_WORK_CAP} cell units (cells of width "
                     f"{mpmath.nstr(fraction_to_mpf(b - a), 3)} at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} were "
                     "still unproved); a wider recorded enclosure (the producer's --margin) verifies")
             fb = fbound(A, a, b)

@@ -96,7 +96,7 @@ _GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection a
              "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
 _GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi in MPFR directed rounding "
              "(GDPT Thm 4.6, monotone mu_GDP, App A.5), or, for the profiles of a pair (convex in e^eps, as "
-             "delta_mu), f's chord below delta_mu's tangent at the cell ends; at most MAX_GDP_CELL_WORK cell "
+             "delta_mu), f's chord below delta_mu's tangent at the cell ends; at most GDP_CELL_WORK_CAP cell "
              "units (beyond: exit 3); tail beyond eps_h re-derived per mechanism")
 
 _ROWS: list[Kind] = [

@@ -13,7 +13,7 @@ answers at once:
   parts or nested deeper than :data:`MAX_EXPR_DEPTH`;
 * exit 3 for inputs the producer accepts but whose re-derivation is beyond
   the second route's work caps (:data:`MAX_LAW_ATOMS` atoms of an exact
-  composition law; :data:`MAX_GDP_CELL_WORK` units of cell proofs for one
+  composition law; :data:`GDP_CELL_WORK_CAP` units of cell proofs for one
   ``gdp.certify`` / ``gdp.optimal_mu`` certificate, a count fixed before the
   proof starts, so the answer does not depend on the machine's speed).
 
@@ -35,7 +35,7 @@ from ..errors import CouldNotReprove, MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
            "MAX_NUMBER_CHARS", "MAX_INPUT_EXPONENT", "MAX_EXPR_CHARS", "MAX_EXPR_NODES", "MAX_EXPR_DEPTH",
-           "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS", "MAX_GDP_CELL_WORK"]
+           "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS"]
 
 #: the producer's caps on input numbers (dpverify.ball: 1000 characters, exponents within +-3000)
 MAX_NUMBER_CHARS = 1000
@@ -55,13 +55,12 @@ MAX_LAW_ATOMS = 2 * 10**6
 #: argmax (the Laplace profile at eps = 0) under the first-order cell test (expression and App B
 #: profiles: enclosures down to about 1e-8 wide), like log(1 / (hi - sup G_f)) under the
 #: second-order one of the pair profiles (Laplace, pure, approx, rr, subsampled: 1e-12 in ~100 cells)
-MAX_GDP_CELL_WORK = GDP_CELL_WORK_CAP
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
              f"{MAX_EXPR_NODES} parts and nesting depth {MAX_EXPR_DEPTH}, every exp / power argument within "
              f"+-{MAX_EXP_ARGUMENT:.0e} (natural log); exact composition laws up to {MAX_LAW_ATOMS:.0e} atoms, "
-             f"gdp.certify / gdp.optimal_mu head proofs up to {MAX_GDP_CELL_WORK} cell units (a Laplace cell "
+             f"gdp.certify / gdp.optimal_mu head proofs up to {GDP_CELL_WORK_CAP} cell units (a Laplace cell "
              "at 200 bits; other profiles and higher precisions cost more) (beyond: exit 3); balls-in-bins "
              f"epochs x loss window up to {BINS_MAX_COMPOSED:,} points per direction and all polynomial products "
              f"of a certificate up to {BINS_MAX_WORK:,} coefficients, counted from T, E and the recorded grids "

@@ -75,11 +75,8 @@ from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from . import balls as B
 
-__all__ = ["LossGrid", "enclose_eps", "enclose_delta", "MAX_COMPOSED", "SOURCE"]
+__all__ = ["LossGrid", "enclose_eps", "enclose_delta", "SOURCE"]
 
-#: most coefficients of the E-fold composed polynomial of one direction (work bound, checked
-#: before any product; the verifier's cap, declared once in certificate.format)
-MAX_COMPOSED = BINS_MAX_COMPOSED
 #: bits of the fixed-point weights e^{-Delta} in the hinge sums
 _W_BITS = 200
 #: composed points the proposed loss grid aims at
@@ -265,8 +262,8 @@ def _compose(e: _EpochLaw, E: int, m: int) -> _Composed:
     from ..pld.convolve import poly_power
 
     n = len(e.up)
-    if E * n > MAX_COMPOSED:
-        raise PrecisionExhausted(f"the {E}-epoch balls-in-bins law needs {E * n} loss-grid points > {MAX_COMPOSED} "
+    if E * n > BINS_MAX_COMPOSED:
+        raise PrecisionExhausted(f"the {E}-epoch balls-in-bins law needs {E * n} loss-grid points > {BINS_MAX_COMPOSED} "
                                  "(work cap, shared with verify)")
     fin = sum(e.up)
     tot = fin + e.up_inf
