@@ -191,6 +191,8 @@ def _ssg_integer(A: Arith, n: int, s: Fraction, q: Fraction) -> Iv:
     # -1 at a precision below log2(1 / (1 - q)) bits (q = 1 - 1e-30 at 90 bits)
     lq, l1q = A.log(A.q(q)), A.log(A.q(1 - q))
     two_s2 = 2 * s * s
+    if Fraction(n * n - n) / two_s2 > _LOG_SPACE_EXPONENT:
+        return _ssg_integer_logs(A, n, two_s2, lq, l1q)
     terms = []
     c = n  # C(n, 1)
     for k in range(2, n + 1):
@@ -198,6 +200,31 @@ def _ssg_integer(A: Arith, n: int, s: Fraction, q: Fraction) -> Iv:
         w = A.exp(A.add(A.add(A.log(A.q(c)), A.mul(A.q(k), lq)), A.mul(A.q(n - k), l1q)))
         terms.append(A.mul(w, A.expm1(A.q(Fraction(k * k - k) / two_s2))))
     return A.log1p(A.fsum(terms))
+
+
+#: beyond this largest exponent (k^2 - k) / (2 s^2) the sum's terms are taken in log space:
+#: e^x itself leaves MPFR's exponent range near x = 7e8, and before that the interval of a
+#: huge e^x only narrows at precisions that grow with log2(x)
+_LOG_SPACE_EXPONENT = 10**4
+
+
+def _ssg_integer_logs(A: Arith, n: int, two_s2: Fraction, lq: Iv, l1q: Iv) -> Iv:
+    """The same K(n) as :func:`_ssg_integer`, with every term w_k expm1(x_k) > 0 (k >= 2, so
+    x_k > 0) written as e^(l_k), l_k = log w_k + x_k + log1p(-e^(-x_k)) (expm1(x) = e^x (1 - e^-x)),
+    and A_n - 1 = e^M S with S = sum_k e^(l_k - M) for a point M (the largest upper end, so no
+    e^(l_k - M) overflows). Then K(n) = log1p(e^M S) = M + log S + log1p(e^-(M + log S)):
+    each step in directed rounding, nothing exponentiated beyond the range."""
+    logs = []
+    c = n  # C(n, 1)
+    for k in range(2, n + 1):
+        c = c * (n - k + 1) // k
+        x = A.q(Fraction(k * k - k) / two_s2)
+        lw = A.add(A.add(A.log(A.q(c)), A.mul(A.q(k), lq)), A.mul(A.q(n - k), l1q))
+        logs.append(A.add(A.add(lw, x), A.log1p(A.neg(A.exp(A.neg(x))))))
+    m = max(hi for _, hi in logs)
+    M = A.point(m)
+    log_total = A.add(M, A.log(A.fsum(A.exp(A.sub(v, M)) for v in logs)))
+    return A.add(log_total, A.log1p(A.exp(A.neg(log_total))))
 
 
 class _SlowSeries(CouldNotReprove):

@@ -90,3 +90,25 @@ def test_log_one_minus_q_at_low_precision():
     with mpmath.workdps(30):
         ref = mpmath.exp(mpf("3.75") / 8)  # e^((a^2 - a) / (2 s^2)) at a = 5/2, s = 2
     assert lo <= ref <= hi
+
+
+@pytest.mark.parametrize("n, s, q", [(200, "1e-3", "0.99"), (300, "0.1", "0.01"), (40, "0.05", "0.5")])
+def test_integer_order_sum_in_log_space_encloses_mpmath(n, s, q):
+    """Beyond an exponent (k^2 - k) / (2 s^2) of 10^4 the terms of A_n are summed in log
+    space: e^x left MPFR's exponent range (sigma 1e-3, alpha 20000: a 904-byte certificate kept
+    verify busy for its whole budget). Independent route: mpmath, whose exponents are unbounded,
+    at 60 digits over the same finite sum."""
+    from fractions import Fraction
+
+    from dpverify.recheck import rdp as R
+    from dpverify.recheck.core import arith
+
+    S, Q = Fraction(s), Fraction(q)
+    assert Fraction(n * n - n) / (2 * S * S) > R._LOG_SPACE_EXPONENT  # the log-space route is taken
+    with mpmath.workdps(60):
+        ms, mq = mpmath.mpf(S.numerator) / S.denominator, mpmath.mpf(Q.numerator) / Q.denominator
+        total = mpmath.fsum(mpmath.binomial(n, k) * mq**k * (1 - mq) ** (n - k) * mpmath.exp((k * k - k) / (2 * ms**2))
+                            for k in range(n + 1))
+        ref = mpmath.log(total)
+        lo, hi = R._ssg_integer(arith(200), n, S, Q)
+        assert mpf(lo) <= ref <= mpf(hi) and mpf(hi) - mpf(lo) <= abs(ref) * mpf(10) ** -40
