@@ -102,10 +102,14 @@ class _Mech:
             self.p = exact_input(inputs, "p")
             if not Fraction(1, 2) <= self.p < 1:
                 raise CertificateRejected("randomized response needs p in [1/2, 1)")
+            if self.p == Fraction(1, 2):  # P = Q: every divergence is exactly 0, as the Gaussian
+                self.name, self.c = "gaussian", Fraction(0)  # formula states with c = 0
         elif name == "pure":
             self.e0 = exact_input(inputs, "eps0")
             if not 0 <= self.e0 <= 10**6:
                 raise CertificateRejected("pure eps0 must be in [0, 10^6]")
+            if self.e0 == 0:  # P = Q, as for randomized response at p = 1/2
+                self.name, self.c = "gaussian", Fraction(0)
         elif name == "subsampled-gaussian":
             self.s = exact_input(inputs, "noise_multiplier")
             self.q = exact_input(inputs, "rate")

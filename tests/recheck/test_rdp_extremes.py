@@ -112,3 +112,17 @@ def test_integer_order_sum_in_log_space_encloses_mpmath(n, s, q):
         ref = mpmath.log(total)
         lo, hi = R._ssg_integer(arith(200), n, S, Q)
         assert mpf(lo) <= ref <= mpf(hi) and mpf(hi) - mpf(lo) <= abs(ref) * mpf(10) ** -40
+
+
+@pytest.mark.parametrize("alpha", ["0.5", "3"])
+def test_randomized_response_at_one_half_is_exactly_zero(alpha, capsys):
+    """At p = 1/2 the two output laws are equal, so every Renyi divergence is exactly 0 (the
+    producer records [0, 0]); the directed-rounding route gave [-1.7e-4932, 1.7e-4932], never
+    inside [0, 0] (exit 3). Now it is decided exactly."""
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    assert main(["rdp", "divergence", "--mechanism", "rr", "--p", "0.5", "--alpha", alpha, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert "independent enclosure [0.0, 0.0]" in verify_certificate(cert)
