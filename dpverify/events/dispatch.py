@@ -21,6 +21,7 @@ Which pair for which event (theorem at each line of :func:`_leaf_pair` and
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Optional, Union
@@ -65,15 +66,6 @@ class Unsupported(InvalidParameter):
     def __init__(self, reason: str) -> None:
         super().__init__("event", reason)
         self.reason = reason
-
-
-def _grouped_equal(events: Any) -> dict:
-    """Each distinct event of a composition with its number of occurrences, in first-seen
-    order (model events are frozen value objects, equal when their parameters are)."""
-    counts: dict = {}
-    for e in events:
-        counts[e] = counts.get(e, 0) + 1
-    return counts
 
 
 @dataclass(frozen=True)
@@ -327,8 +319,9 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
         if isinstance(ev, E.Composed):
             # equal events are one leaf repeated (composition commutes: the product of the
             # steps' pairs does not depend on their order), so a per-step compose of one
-            # event, dp_accounting's usual loop, is one leaf and not one per step
-            for e, c in _grouped_equal(ev.events).items():
+            # event, dp_accounting's usual loop, is one leaf and not one per step (model events
+            # are frozen value objects, equal when their parameters are)
+            for e, c in Counter(ev.events).items():
                 walk(e, times * c)
             return
         if isinstance(ev, E.ZCDp):
