@@ -195,15 +195,16 @@ def _ssg_integer(A: Arith, n: int, s: Fraction, q: Fraction) -> Iv:
     # -1 at a precision below log2(1 / (1 - q)) bits (q = 1 - 1e-30 at 90 bits)
     lq, l1q = A.log(A.q(q)), A.log(A.q(1 - q))
     two_s2 = 2 * s * s
-    if Fraction(n * n - n) / two_s2 > _LOG_SPACE_EXPONENT:
-        return _ssg_integer_logs(A, n, two_s2, lq, l1q)
-    terms = []
+    terms = []  # (log C(n,k) q^k (1-q)^(n-k), (k^2 - k) / (2 s^2)) for k = 2..n
     c = n  # C(n, 1)
     for k in range(2, n + 1):
         c = c * (n - k + 1) // k
-        w = A.exp(A.add(A.add(A.log(A.q(c)), A.mul(A.q(k), lq)), A.mul(A.q(n - k), l1q)))
-        terms.append(A.mul(w, A.expm1(A.q(Fraction(k * k - k) / two_s2))))
-    return A.log1p(A.fsum(terms))
+        lw = A.add(A.add(A.log(A.q(c)), A.mul(A.q(k), lq)), A.mul(A.q(n - k), l1q))
+        terms.append((lw, A.q(Fraction(k * k - k) / two_s2)))
+    if Fraction(n * n - n) / two_s2 <= _LOG_SPACE_EXPONENT:
+        return A.log1p(A.fsum(A.mul(A.exp(lw), A.expm1(x)) for lw, x in terms))
+    # log space: w_k expm1(x_k) = e^(l_k), l_k = log w_k + x_k + log1p(-e^(-x_k)) (x_k > 0 for k >= 2)
+    return _log1p_sum_exp(A, [A.add(A.add(lw, x), A.log1p(A.neg(A.exp(A.neg(x))))) for lw, x in terms])
 
 
 #: beyond this largest exponent (k^2 - k) / (2 s^2) the sum's terms are taken in log space:
@@ -212,21 +213,11 @@ def _ssg_integer(A: Arith, n: int, s: Fraction, q: Fraction) -> Iv:
 _LOG_SPACE_EXPONENT = 10**4
 
 
-def _ssg_integer_logs(A: Arith, n: int, two_s2: Fraction, lq: Iv, l1q: Iv) -> Iv:
-    """The same K(n) as :func:`_ssg_integer`, with every term w_k expm1(x_k) > 0 (k >= 2, so
-    x_k > 0) written as e^(l_k), l_k = log w_k + x_k + log1p(-e^(-x_k)) (expm1(x) = e^x (1 - e^-x)),
-    and A_n - 1 = e^M S with S = sum_k e^(l_k - M) for a point M (the largest upper end, so no
-    e^(l_k - M) overflows). Then K(n) = log1p(e^M S) = M + log S + log1p(e^-(M + log S)):
-    each step in directed rounding, nothing exponentiated beyond the range."""
-    logs = []
-    c = n  # C(n, 1)
-    for k in range(2, n + 1):
-        c = c * (n - k + 1) // k
-        x = A.q(Fraction(k * k - k) / two_s2)
-        lw = A.add(A.add(A.log(A.q(c)), A.mul(A.q(k), lq)), A.mul(A.q(n - k), l1q))
-        logs.append(A.add(A.add(lw, x), A.log1p(A.neg(A.exp(A.neg(x))))))
-    m = max(hi for _, hi in logs)
-    M = A.point(m)
+def _log1p_sum_exp(A: Arith, logs: list) -> Iv:
+    """log1p(sum_k e^(l_k)) in directed rounding without exponentiating beyond the range:
+    sum_k e^(l_k) = e^M S with S = sum_k e^(l_k - M) for a point M (the largest upper end,
+    so no e^(l_k - M) overflows), and log1p(e^M S) = M + log S + log1p(e^-(M + log S))."""
+    M = A.point(max(hi for _, hi in logs))
     log_total = A.add(M, A.log(A.fsum(A.exp(A.sub(v, M)) for v in logs)))
     return A.add(log_total, A.log1p(A.exp(A.neg(log_total))))
 
