@@ -69,6 +69,22 @@ def _fraction_up(f: Fraction) -> float:
     return v
 
 
+def _host_number(value: Any, name: str) -> Any:
+    """A delta or epsilon as a dp_accounting caller passes it, ready for
+    :func:`parse_exact`: numpy scalars (``np.float32(1e-5)``, ``np.int64(3)``; dp_accounting's
+    own accountants take them) become their exact value (a numpy float of any width at its
+    exact binary value, as a Python float is); a non-finite numpy float becomes the Python
+    float of the same value, so that +inf reaches the end-of-domain rules and NaN is refused
+    by parse_exact with the parameter's name."""
+    if type(value).__module__ == "numpy":
+        if hasattr(value, "is_integer") and hasattr(value, "as_integer_ratio"):  # numpy floats
+            f = float(value)  # exact: every binary16/32/64 value is a binary64 value
+            return f if not math.isfinite(f) else Fraction(*value.as_integer_ratio())
+        if isinstance(value, numbers.Integral):
+            return int(value)
+    return value
+
+
 def _upper(x: arb) -> arb:
     """The upper end of a ball as an exact point (+inf for a non-finite ball)."""
     return x.upper() if x.is_finite() else arb("inf")
@@ -207,8 +223,11 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
             for e in event.events:
                 if self._refusal(e) is not None:
                     return self._leaf(e)
-        if isinstance(event, dp_event.SelfComposedDpEvent) and self._refusal(event.event) is not None:
-            return self._leaf(event.event)
+        # every wrapper of one event (self-composition, the three samplings, repeat-and-select)
+        # holds it as .event: a refused inner event is the one to name
+        inner = getattr(event, "event", None)
+        if isinstance(inner, dp_event.DpEvent) and self._refusal(inner) is not None:
+            return self._leaf(inner)
         return event
 
     def _message(self, leaf: dp_event.DpEvent, reason: str) -> str:
@@ -292,7 +311,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         when no finite upper end was certified. Any finite essential supremum
         also bounds epsilon(delta) for every delta, and the smaller bound is
         returned."""
-        D = parse_exact(target_delta, "target_delta")
+        D = parse_exact(_host_number(target_delta, "target_delta"), "target_delta")
         if D < 0:
             raise InvalidParameter("target_delta", f"target_delta={target_delta!r} must be >= 0")
         plan = self._plan()
@@ -325,6 +344,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         eps at or above the essential supremum of the composed loss gives 0.
         When the requested width cannot be reached the upper end of the best
         certified enclosure is returned (see :meth:`get_epsilon`)."""
+        target_epsilon = _host_number(target_epsilon, "target_epsilon")
         if isinstance(target_epsilon, float) and math.isinf(target_epsilon) and target_epsilon > 0:
             plan = self._plan()
             if plan.non_private:

@@ -114,6 +114,35 @@ def test_the_unsupported_leaf_is_reported_in_the_hosts_exception():
     assert not acc.supports(d.GaussianDpEvent(-1.0))
 
 
+def test_a_leaf_inside_a_sampling_wrapper_is_the_one_named():
+    """Poisson sampling of a composition holding tree aggregation: the tree
+    aggregation is the event no theorem covers, not the Poisson wrapper."""
+    leaf = d.SingleEpochTreeAggregationDpEvent(1.0, 8)
+    for wrap in (lambda e: d.PoissonSampledDpEvent(0.1, e),
+                 lambda e: d.SampledWithoutReplacementDpEvent(100, 10, e),
+                 lambda e: d.RepeatAndSelectDpEvent(e, 2.0, 1.0)):
+        tree = d.ComposedDpEvent([d.GaussianDpEvent(1.0),
+                                  d.SelfComposedDpEvent(wrap(d.ComposedDpEvent([d.GaussianDpEvent(2.0), leaf])), 3)])
+        assert CertifiedPLDAccountant()._maybe_compose(tree, 1, False).invalid_event == leaf
+    # a wrapper refused around a supported event is named itself
+    swr = d.SampledWithReplacementDpEvent(100, 10, d.GaussianDpEvent(1.0))
+    assert CertifiedPLDAccountant()._maybe_compose(d.ComposedDpEvent([swr]), 1, False).invalid_event == swr
+
+
+def test_numpy_scalars_as_delta_and_epsilon():
+    """dp_accounting's accountants take numpy scalars; a numpy float is read at
+    its exact binary value, as a Python float is: np.float32(1e-5) is the
+    binary32 value, so eps at it equals eps at float(np.float32(1e-5))."""
+    acc = CertifiedPLDAccountant()
+    acc.compose(d.GaussianDpEvent(1.0), 3)
+    assert acc.get_epsilon(np.float32(1e-5)) == acc.get_epsilon(float(np.float32(1e-5)))
+    assert acc.get_delta(np.float32(3.0)) == acc.get_delta(3.0)
+    assert acc.get_delta(np.float32("inf")) == 0.0  # Gaussian: no mass at +inf
+    assert acc.get_epsilon(np.int64(1)) == 0.0
+    with pytest.raises(ValueError, match="target_delta"):
+        acc.get_epsilon(np.float32("nan"))
+
+
 def test_the_hosts_wording_under_an_unsupported_relation():
     acc = CertifiedPLDAccountant(NR.REPLACE_ONE)
     with pytest.raises(privacy_accountant.UnsupportedEventError,
