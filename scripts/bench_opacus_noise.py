@@ -6,7 +6,11 @@ draw, both times, the certified get_epsilon calls each made, both multipliers
 and the ratio of the times. Both multipliers are certified (each route returns
 a z whose get_epsilon, a certified upper end, is below the target).
 
-Usage: python scripts/bench_opacus_noise.py [--draws EPS,EPOCHS,Q,DELTA;...] [--after-only]
+With ``--vs-prv`` the reference is Opacus' own PRV accountant instead
+(``get_noise_multiplier(..., accountant="prv")``, an estimate without a
+certificate), the ratio being PRV's time over the routed calibration's.
+
+Usage: python scripts/bench_opacus_noise.py [--draws EPS,EPOCHS,Q,DELTA;...] [--after-only | --vs-prv]
 (the default draws run in a few minutes; 10^6 steps, e.g. "1,100,1e-4,1e-6",
 takes about six minutes before and ten seconds after on a loaded 2-core machine)
 """
@@ -46,8 +50,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--draws", default=DEFAULT)
     ap.add_argument("--after-only", action="store_true")
+    ap.add_argument("--vs-prv", action="store_true", help="compare with Opacus' PRV accountant")
     a = ap.parse_args()
     opacus_own = opacus_utils.get_noise_multiplier.__wrapped__  # Opacus' bisection itself
+    if a.vs_prv:
+        print(f"{'eps':>6} {'epochs':>6} {'q':>7} {'delta':>6} {'steps':>8} | {'prv s':>7} {'z prv':>10} | "
+              f"{'dpverify s':>10} {'z dpverify':>10} | prv / dpverify")
+        for d in a.draws.split(";"):
+            e, ep, q, de = d.split(",")
+            eps, epochs, q_, delta = float(e), int(ep), float(q), float(de)
+            t = time.perf_counter()
+            zp = opacus_own(target_epsilon=eps, target_delta=delta, sample_rate=q_, epochs=epochs, accountant="prv")
+            tp = time.perf_counter() - t
+            zd, td, _ = _run(opacus_utils.get_noise_multiplier, eps, epochs, q_, delta)
+            print(f"{eps:>6g} {epochs:>6} {q_:>7g} {delta:>6g} {int(epochs / q_):>8} | {tp:>7.1f} {zp:>10.6g} | "
+                  f"{td:>10.1f} {zd:>10.6g} | {tp / td:.1f}x", flush=True)
+        return
     print(f"{'eps':>6} {'epochs':>6} {'q':>7} {'delta':>6} {'steps':>8} | {'before s':>9} {'calls':>5} "
           f"{'z before':>12} | {'after s':>8} {'calls':>5} {'z after':>12} | ratio")
     for d in a.draws.split(";"):

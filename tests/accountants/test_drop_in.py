@@ -189,3 +189,27 @@ def test_every_dp_event_class_is_certified_or_refused_naming_what_is_missing():
                 continue
             assert any(c in err.error_message for c in CITES), (name, rel, err.error_message)
     assert certified >= 30
+
+
+# --------------------------------------------------------------------------- dp_accounting's calibration
+
+
+def test_mechanism_calibration_runs_on_the_certified_accountant():
+    """dp_accounting.mechanism_calibration with CertifiedPLDAccountant as the
+    fresh accountant: the largest number of Gaussian(5) steps whose certified
+    epsilon(1e-5) is at most 1. Independent route: T Gaussian(sigma) steps are
+    one Gaussian with mu = sqrt(T) / sigma (Dong, Roth, Su 2019, Cor 3.3) and
+    delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (Cor 2.13),
+    in mpmath: delta_mu(1) <= 1e-5 at the returned T and > 1e-5 at T + 1."""
+    from dp_accounting import mechanism_calibration as mc
+    from mpmath import erfc, exp, sqrt
+
+    def delta_mu(t):
+        mp.dps = 40
+        mu = sqrt(t) / 5
+        phi = lambda x: erfc(-x / sqrt(2)) / 2  # noqa: E731
+        return phi(-1 / mu + mu / 2) - exp(1) * phi(-1 / mu - mu / 2)
+
+    t = mc.calibrate_dp_mechanism(CertifiedPLDAccountant, lambda n: d.SelfComposedDpEvent(d.GaussianDpEvent(5.0), int(n)),
+                                  1.0, 1e-5, mc.ExplicitBracketInterval(1, 100), discrete=True)
+    assert delta_mu(t) <= mpf("1e-5") < delta_mu(t + 1)

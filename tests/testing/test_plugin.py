@@ -18,7 +18,10 @@ from dp_accounting.rdp import RdpAccountant
 from hypothesis import given, settings
 
 from dpverify.testing import UnsoundEpsilon, assert_sound
-from dpverify.testing.strategies import HARD_REGIONS, dpsgd_configs, event_trees
+from dp_accounting.privacy_accountant import NeighboringRelation
+from mpmath import erfc, exp, findroot, mp, mpf, sqrt
+
+from dpverify.testing.strategies import DEFAULT_REGIONS, DpsgdConfig, dpsgd_configs, event_trees
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,7 +127,7 @@ def test_the_plugin_is_registered_as_a_pytest11_entry_point():
     assert meta["project"]["entry-points"]["pytest11"] == {"dpverify": "dpverify.testing.plugin"}
 
 
-@settings(max_examples=len(HARD_REGIONS), deadline=None, derandomize=True)
+@settings(max_examples=len(DEFAULT_REGIONS), deadline=None, derandomize=True)
 @given(dpsgd_configs())
 def test_dp_accounting_pld_is_sound_on_the_default_examples(cfg):
     assert_sound(pld_eps, cfg.event(), cfg.delta)
@@ -134,3 +137,83 @@ def test_dp_accounting_pld_is_sound_on_the_default_examples(cfg):
 @given(event_trees())
 def test_dp_accounting_pld_is_sound_on_event_trees(tree):
     assert_sound(pld_eps, tree, 1e-6)
+
+
+def _doc_example() -> str:
+    """The ten-line example of docs/guide/ecosystem.md's plugin section, as a maintainer pastes it."""
+    text = (ROOT / "docs" / "guide" / "ecosystem.md").read_text()
+    block = text.split("## pytest plugin for accountant maintainers", 1)[1].split("```python\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+def test_the_documented_example_passes_on_pld_and_fails_on_an_under_reporting_accountant(pytester):
+    """The documented example, pasted unchanged but for its example count (3 of
+    its 20 derandomized draws), run by pytest with the plugin: it passes with
+    dp_accounting's PLD accountant, and fails once my_eps under-reports (a third
+    of PLD's epsilon)."""
+    example = _doc_example()
+    assert len(example.strip().splitlines()) <= 12 and "max_examples=20" in example
+    installed = any(ep.value == "dpverify.testing.plugin"
+                    for ep in importlib.metadata.entry_points(group="pytest11", name="dpverify"))
+    load = [] if installed else ["-p", "dpverify.testing.plugin"]
+    pytester.makepyfile(test_example=example.replace("max_examples=20", "max_examples=3"))
+    pytester.runpytest_subprocess(*load, "-p", "no:cacheprovider", "-q").assert_outcomes(passed=1)
+    buggy = example.replace("max_examples=20", "max_examples=3").replace(
+        ".get_epsilon(delta)", ".get_epsilon(delta) / 3")
+    assert buggy != example
+    pytester.makepyfile(test_example=buggy)
+    res = pytester.runpytest_subprocess(*load, "-p", "no:cacheprovider", "-q")
+    res.assert_outcomes(failed=1)
+    res.stdout.fnmatch_lines(["*UnsoundEpsilon: reported epsilon * is below the certified lower end *"])
+
+
+def _gaussian_eps(mu, delta):
+    """epsilon(delta) of N(0,1) vs N(mu,1) (Dong, Roth, Su 2019, Cor 2.13:
+    delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)), mpmath at 40 digits."""
+    mp.dps = 40
+    phi = lambda x: erfc(-x / sqrt(2)) / 2  # noqa: E731
+    return findroot(lambda e: phi(-e / mu + mu / 2) - exp(e) * phi(-e / mu - mu / 2) - delta, mu * mu)
+
+
+def test_the_replace_one_region():
+    """dp_accounting's PLD accountant told the relation is sound on the region's
+    draws; the same accountant left at add/remove (an accountant that ignores
+    the relation, as Opacus' do) fails on an unsampled Gaussian run, whose
+    replace-one epsilon is the Gaussian one at mu = 2 sqrt(T) / z (sensitivity 2,
+    closed form above)."""
+    @settings(max_examples=3, deadline=None, derandomize=True)
+    @given(dpsgd_configs(["replace-one"]))
+    def told(cfg):
+        assert cfg.neighboring == "replace-one"
+        assert_sound(lambda ev, dl: PLDAccountant(cfg.host_relation()).compose(ev).get_epsilon(dl), cfg.event(),
+                     cfg.delta, neighboring=cfg.neighboring)
+    told()
+    cfg = DpsgdConfig(1.0, 1.0, 10, 1e-5, "replace-one", "replace-one")
+    assert cfg.host_relation() is NeighboringRelation.REPLACE_ONE
+    truth = _gaussian_eps(2 * sqrt(10), mpf(1) / 10**5)
+    with pytest.raises(UnsoundEpsilon):
+        assert_sound(pld_eps, cfg.event(), cfg.delta, neighboring=cfg.neighboring)
+    ans = assert_sound(lambda ev, dl: PLDAccountant(cfg.host_relation()).compose(ev).get_epsilon(dl),
+                       cfg.event(), cfg.delta, neighboring=cfg.neighboring)
+    assert float(ans.enclosure.lo.mid()) <= truth <= float(ans.enclosure.hi.mid())
+    assert pld_eps(cfg.event(), cfg.delta) < truth  # the add/remove number, below the truth
+
+
+def test_finding_dp_accounting_pld_under_reports_at_a_tiny_delta():
+    """A draw of the tiny-delta region on which dp_accounting's PLDAccountant
+    (0.6, defaults: pessimistic estimate, discretisation 1e-4) reports
+    eps(1e-12) = 10.19718 for 415 steps of Poisson rate 0.1 at sigma 1.75; the
+    certified enclosure is [10.19970, 10.19971] (dpverify verify re-proves it).
+    Independent route: prv_accountant's own lower bound (Gopi et al. 2021,
+    error bounds of its FFT) is 10.1985, above the report as well."""
+    from prv_accountant import PRVAccountant
+    from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+
+    cfg = DpsgdConfig(1.75, 0.1, 415, 1e-12, "tiny-delta")
+    reported = pld_eps(cfg.event(), cfg.delta)
+    with pytest.raises(UnsoundEpsilon, match="below the certified lower end 10.199"):
+        assert_sound(pld_eps, cfg.event(), cfg.delta)
+    prv = PRVAccountant(prvs=PoissonSubsampledGaussianMechanism(noise_multiplier=1.75, sampling_probability=0.1),
+                        max_self_compositions=415, eps_error=0.001, delta_error=1e-15)
+    prv_lo = prv.compute_epsilon(delta=1e-12, num_self_compositions=[415])[0]
+    assert reported < prv_lo
