@@ -211,7 +211,7 @@ def test_finding_dp_accounting_pld_under_reports_at_a_tiny_delta():
 
     cfg = DpsgdConfig(1.75, 0.1, 415, 1e-12, "tiny-delta")
     reported = pld_eps(cfg.event(), cfg.delta)
-    with pytest.raises(UnsoundEpsilon, match="below the certified lower end 10.199"):
+    with pytest.raises(UnsoundEpsilon, match=r"below the certified lower end 10\.19[89]"):
         assert_sound(pld_eps, cfg.event(), cfg.delta)
     prv = PRVAccountant(prvs=PoissonSubsampledGaussianMechanism(noise_multiplier=1.75, sampling_probability=0.1),
                         max_self_compositions=415, eps_error=0.001, delta_error=1e-15)
