@@ -372,15 +372,7 @@ def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: O
     (relative width <= rel_width, default 1e-4), else PrecisionExhausted
     stating the width reached. ``neighboring`` defaults to the document's
     relation, else add-remove."""
-    D = V.open_unit("delta", delta)
-    time_budget = V.seconds("time_budget", time_budget)
-    whole = _whole_bins(event, neighboring)
-    if whole is not None:
-        return _bins(whole, "eps", D, digits, rel_width)
-    tree = _grouped(event, neighboring)
-    if tree is not None:
-        return _bracket(tree, "eps", D, digits, rel_width, time_budget, progress)
-    return _query(event, "eps", D, neighboring, digits, rel_width, time_budget, progress)
+    return _answer(event, "eps", V.open_unit("delta", delta), neighboring, digits, rel_width, time_budget, progress)
 
 
 def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
@@ -388,16 +380,23 @@ def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optio
           progress: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of delta(eps) (maximum over the relation's directions).
     Poisson sampling under replace-one: the certified bracket (as :func:`epsilon`)."""
-    E_ = V.nonnegative("eps", eps)
+    return _answer(event, "delta", V.nonnegative("eps", eps), neighboring, digits, rel_width, time_budget, progress)
+
+
+def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Optional[int],
+            rel_width: Optional[float], time_budget: float, progress: Optional[Callable]) -> EventAnswer:
+    """epsilon(target) (kind "eps") or delta(target) by the route that covers the document: a
+    whole balls-in-bins run, the replace-one bracket, or composed dominating pairs."""
     time_budget = V.seconds("time_budget", time_budget)
     whole = _whole_bins(event, neighboring)
     if whole is not None:
-        return _bins(whole, "delta", E_, digits, rel_width)
+        return _bins(whole, kind, target, digits, rel_width)
     tree = _grouped(event, neighboring)
     if tree is not None:
-        return _bracket(tree, "delta", E_, digits, rel_width, time_budget, progress)
-    _eps_capped("eps", E_)
-    return _query(event, "delta", E_, neighboring, digits, rel_width, time_budget, progress)
+        return _bracket(tree, kind, target, digits, rel_width, time_budget, progress)
+    if kind == "delta":
+        _eps_capped("eps", target)
+    return _query(event, kind, target, neighboring, digits, rel_width, time_budget, progress)
 
 
 def _eps_capped(name: str, e: Fraction) -> None:
