@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from opacus.accountants import create_accountant
 from opacus.accountants import utils as opacus_utils
 from opacus.tests import accountants_test as upstream
+from opacus.tests import accounting_noise_multiplier_test as upstream_adaclip
 
 import dpverify.accountants  # noqa: F401  (registers "dpverify")
 from dpverify.errors import InvalidParameter
@@ -39,6 +40,26 @@ class RegistryTestWithDpverifyRegistered(upstream.AccountantRegistryTest):
     def test_dpverify_is_registered(self):
         acc = create_accountant("dpverify")
         self.assertEqual(acc.mechanism(), "dpverify")
+
+
+class AdaClipAccountingWithDpverify(upstream_adaclip.AdaClipNoiseMultiplierTest):
+    """Opacus' AdaClip accounting tests (``opacus/tests/accounting_noise_multiplier_test.py``),
+    unchanged, with the dpverify accountant in place of the RDP one they construct
+    and ``PrivacyEngine()`` defaulting to ``accountant="dpverify"``: the history
+    records the original noise multiplier, one entry per step configuration."""
+
+    def setUp(self):
+        super().setUp()
+        import functools
+
+        rdp, engine = upstream_adaclip.RDPAccountant, upstream_adaclip.PrivacyEngine
+        upstream_adaclip.RDPAccountant = create_accountant("dpverify").__class__
+        upstream_adaclip.PrivacyEngine = functools.partial(engine, accountant="dpverify")
+        self.addCleanup(setattr, upstream_adaclip, "RDPAccountant", rdp)
+        self.addCleanup(setattr, upstream_adaclip, "PrivacyEngine", engine)
+
+    def test_the_engine_is_dpverify(self):
+        self.assertEqual(upstream_adaclip.PrivacyEngine().accountant.mechanism(), "dpverify")
 
 
 def test_importing_the_package_alone_registers_the_accountant():
