@@ -327,7 +327,12 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
         if D == 0:
             return cap
         if grouped:
-            return min(_fraction_up(Fraction(GP.group_privacy_epsilon(self._curve, D)["hi"])), cap)
+            try:
+                return min(_fraction_up(Fraction(GP.group_privacy_epsilon(self._curve, D)["hi"])), cap)
+            except PrecisionExhausted:
+                if cap < math.inf:  # the proved supremum bounds epsilon at every delta
+                    return cap
+                raise
         try:
             hi = _float_up(self.enclosure(delta=D).hi)
         except PrecisionExhausted as exc:

@@ -62,6 +62,21 @@ def test_best_upper_end_instead_of_precision_exhausted():
     assert acc.get_delta(2.46964) >= 1.82e-8
 
 
+def test_replace_one_past_the_group_privacy_cap_answers_the_proved_supremum():
+    """120 Poisson-sampled Laplace(0.5) steps at rate 0.95 under REPLACE_ONE: group
+    privacy would need the add/remove curve at eps* ~ 236, past its cap, so the
+    bracket has no upper end; the composed loss is at most 2 T lmax with
+    lmax = log(1 - q + q e^(1/b)) (group privacy over pure DP), a bound at every
+    delta, which get_epsilon returns instead of PrecisionExhausted. mpmath."""
+    mp.dps = 40
+    q = mpf(Fraction(0.95).numerator) / Fraction(0.95).denominator
+    sup = 2 * 120 * log(1 - q + q * mp.e ** 2)
+    acc = CertifiedPLDAccountant(NR.REPLACE_ONE)
+    acc.compose(d.PoissonSampledDpEvent(0.95, d.LaplaceDpEvent(0.5)), 120)
+    eps = acc.get_epsilon(1e-5)
+    assert sup <= eps <= sup * (1 + mpf(2) ** -40)
+
+
 # --------------------------------------------------------------------------- probability vectors
 
 
