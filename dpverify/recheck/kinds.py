@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from ..certificate.format import UNVERIFIABLE_DETAILS
+from ..certificate.format import ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS, foreign_inputs, MECHANISM_OPTIONS, UNVERIFIABLE_DETAILS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
@@ -374,21 +374,7 @@ def check_result_keys(kind: Kind, result: Mapping[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- mechanisms
 
-#: mechanism name -> the option sets its producer accepts (exactly one must match):
-#: an option the producer would not read defines nothing, so verify refuses it
-MECHANISM_OPTIONS: dict[str, tuple[frozenset, ...]] = {
-    "gaussian": (frozenset({"mu"}), frozenset({"noise_multiplier"}), frozenset({"noise_multiplier", "sensitivity"})),
-    "laplace": (frozenset({"scale"}), frozenset({"scale", "sensitivity"})),
-    "pure": (frozenset({"eps0"}),),
-    "approx": (frozenset({"eps0", "delta0"}),),
-    "rr": (frozenset({"p"}),),
-    "subsampled": (frozenset({"rate", "eps0", "delta0"}),),
-    "subsampled-gaussian": (frozenset({"noise_multiplier", "rate"}),),
-    "sgd-example": (frozenset(), frozenset({"refined"})),
-    "icea-example": (frozenset(), frozenset({"refined"})),
-    "expr": (frozenset({"profile"}),),
-}
-_ALL_OPTIONS = frozenset().union(*(s for sets in MECHANISM_OPTIONS.values() for s in sets))
+_ALL_OPTIONS = ALL_MECHANISM_OPTIONS
 
 
 #: the ranges the producer's builders enforce: (low, low inclusive, high, high inclusive)
@@ -397,10 +383,6 @@ _RANGES = {
     "scale": (0, False, None, False), "eps0": (0, True, 10**6, True), "delta0": (0, True, 1, True),
     "p": (Fraction(1, 2), True, 1, False), "rate": (0, False, 1, True),
 }
-#: kinds whose inputs name a mechanism of this table
-MECHANISM_KINDS = frozenset({"dp.profile", "gdp.certify", "gdp.optimal_mu", "gdp.tail_limit", "rdp.divergence",
-                             "rdp.epsilon"})
-
 
 def _exact(text: Any) -> "Fraction | None":
     """A decimal or a/b string as a Fraction, or None (exponents beyond +-3000 and texts
@@ -727,15 +709,8 @@ MIRRORED = ("neighboring", "sensitivity_convention", "sampling")
 #: an end of a calibrate.bracket named by its statement ("fails at result.ends.unsafe.value")
 _END_NAME = re.compile(r"result\.ends\.([A-Za-z_]+)\.value")
 
-_SAMPLED_SCHEDULE = frozenset({"noise_multiplier", "dataset_size", "batch_size", "epochs", "sampling",
-                               "neighboring"})
-#: the exact input keys of the sampled-batch kinds (their re-checkers read these and no
-#: others, so an extra key such as ``steps`` or ``sampling_rate`` would define nothing)
-SAMPLED_INPUTS = {
-    **{f"{p}.epsilon": _SAMPLED_SCHEDULE | {"delta"} for p in ("bins", "shuffle")},
-    **{f"{p}.delta": _SAMPLED_SCHEDULE | {"eps"} for p in ("bins", "shuffle")},
-    **{f"{p}.claim": _SAMPLED_SCHEDULE | {"claimed_eps", "delta"} for p in ("bins", "shuffle")},
-}
+#: the sampled-batch kinds read every key of their list (a missing one is refused too)
+EXACT_INPUT_KINDS = frozenset(q for q in KIND_INPUTS if q.startswith(("bins.", "shuffle.")))
 
 
 def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str, Any],
@@ -747,12 +722,15 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
         if key in result and result[key] != inputs.get(key):
             raise CertificateRejected(f"result.{key}={str(result[key])[:40]!r} differs from "
                                       f"inputs.{key}={str(inputs.get(key))[:40]!r}")
-    allowed = SAMPLED_INPUTS.get(quantity)
-    if allowed is not None and set(inputs) != allowed:
-        extra, missing = sorted(set(inputs) - allowed), sorted(allowed - set(inputs))
-        raise MalformedCertificate(f"inputs of {quantity}: " + "; ".join(
-            ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing else []))
-            + f" (allowed: {', '.join(sorted(allowed))})")
+    foreign = foreign_inputs(quantity, inputs)
+    if foreign is not None:
+        extra, allowed = foreign
+        missing = sorted(allowed - set(inputs)) if quantity in EXACT_INPUT_KINDS else []
+        if extra or missing:
+            raise MalformedCertificate(f"inputs of {quantity}: " + "; ".join(
+                ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing
+                                                                      else []))
+                + f" (allowed: {', '.join(sorted(allowed))}; a key the kind does not read defines nothing)")
     if quantity in EPS_CLAIM_KINDS:
         rel = claim.get("relation")
         claimed = _exact(inputs.get("claimed_eps"))
