@@ -15,7 +15,7 @@ from mpmath import mpf
 
 from dpverify.cli import main
 
-from ..certs import outcome
+from ..certs import outcome, reseal
 
 
 def _cert(capsys, argv: list) -> dict:
@@ -51,3 +51,74 @@ def test_subsampled_gaussian_with_an_exponent_of_1e6000(q, alpha, capsys):
                             * mpmath.exp((k * k - k) / (2 * s * s)) for k in range(alpha + 1))
         ref = mpmath.log(total) / (alpha - 1)
         assert mpf(c["result"]["enclosure"]["lo"]) <= ref <= mpf(c["result"]["enclosure"]["hi"])
+
+
+_OPTIMAL_MU = [  # (mechanism inputs, eps_h, total variation f(0) of the worst pair)
+    ({"mechanism": "laplace", "scale": "1/140"}, "4", lambda: 1 - mpmath.exp(-70)),
+    ({"mechanism": "laplace", "scale": "1/2"}, "1", lambda: 1 - mpmath.exp(-1)),
+    ({"mechanism": "pure", "eps0": "72"}, "4", lambda: mpmath.tanh(36)),
+    ({"mechanism": "rr", "p": "0.99"}, "1", lambda: mpf("0.98")),
+]
+
+
+@pytest.mark.parametrize("mech,eps_h,tv", _OPTIMAL_MU, ids=["laplace-1/140", "laplace-1/2", "pure-72", "rr-0.99"])
+def test_optimal_mu_claim_with_a_head_shorter_than_the_support(mech, eps_h, tv, tmp_path, capsys):
+    """A `reproduce` claim of gdp.optimal_mu with eps_h below the largest privacy loss z
+    (Laplace D/b, pure eps0, rr log(p/(1-p))): f = 0 only beyond z, the claim records no
+    bridge, and verify answered exit 3 ("the sup over all eps is not bounded"); it now
+    proves [eps_h, z] cell by cell itself. Reference: these mechanisms' G_f peaks at
+    eps = 0 (GDPT Sec 4, Laplace example), where delta_mu(0) = 1 - 2 Phi(-mu/2) equals the
+    total variation f(0), so mu* = -2 Phi^-1((1 - f(0)) / 2) (mpmath, 80 digits). A copy with
+    the upper end moved below that value is refused."""
+    claim = {"id": "edge", "source": "s", "statement": "s", "printed": "> 1",
+             "relation": {"kind": "gt", "bound": "1"}, "quantity": "gdp.optimal_mu", "domain": "d",
+             "inputs": dict(mech, eps_h=eps_h, margin="1e-6", argmax="0")}
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "c.jsonl").write_text(json.dumps(claim) + "\n")
+    assert main(["reproduce", "--claims", str(tmp_path / "claims"), "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    c = json.loads((tmp_path / "out" / "edge.json").read_text())
+    assert outcome(c) == 0
+    with mpmath.workdps(80):
+        # Phi^-1(y) = sqrt(2) erfinv(2y - 1), so -2 Phi^-1((1 - f(0)) / 2) = 2 sqrt(2) erfinv(f(0))
+        ref = 2 * mpmath.sqrt(2) * mpmath.erfinv(tv())
+        enc = c["result"]["enclosure"]
+        assert mpf(enc["lo"]) <= ref <= mpf(enc["hi"])
+        forged = json.loads(json.dumps(c))
+        forged["result"]["enclosure"]["hi"] = mpmath.nstr(ref * (1 - mpf("1e-6")), 20)
+        forged["result"]["enclosure"]["lo"] = mpmath.nstr(ref * (1 - mpf("2e-6")), 20)
+    assert outcome(reseal(forged)) != 0
+
+
+def _mu_root(eps: mpf, delta: mpf) -> mpf:
+    """mu_GDP at moderate eps by mpmath (unbounded exponents: e^eps Phi(-y) is formed as
+    written), root of log delta_mu(eps) = log delta, 60 digits."""
+    def g(m):
+        return mpmath.log(mpmath.ncdf(-eps / m + m / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / m - m / 2))
+
+    return mpmath.findroot(lambda m: g(m) - mpmath.log(delta), mpmath.sqrt(2 * eps))
+
+
+@pytest.mark.parametrize("eps,delta", [("1e3000", "1e-3000"), ("1e3000", "0.5"), ("1e9", "1e-3000"),
+                                       ("1e9", "1e-5")])
+def test_gdp_mu_where_e_to_the_eps_leaves_the_exponent_range(eps, delta, capsys):
+    """mu_GDP(eps, delta) at eps = 1e9 and 1e3000: e^eps is beyond MPFR's exponent range
+    (2^(2^30)), so delta_mu's enclosure at the recorded ends was [0, 1] at every precision
+    and verify answered exit 3 ("the target is within the second route's width"); it now
+    compares log delta_mu, formed without e^eps. References: eps = 1e9, mpmath's root of
+    log delta_mu = log delta at 60 digits. eps = 1e3000: with x = eps/mu - mu/2 and
+    y = x + mu, delta_mu = Phi(-x) - phi(x) M(y) with 0 < phi(x) M(y) < phi(x) / y < 1e-1400,
+    so Phi(-x) = delta up to 1e-1400: x in (0, 118) for these deltas (Phi(-118) < 1e-3000,
+    Phi(0) = 1/2 > 0.5 - 1e-1400), and mu = sqrt(x^2 + 2 eps) - x is sqrt(2 eps) to relative
+    1e-1400, far inside a 17-digit enclosure. A copy whose upper end is moved below the
+    reference by a relative 1e-12 is refused."""
+    c = _cert(capsys, ["gdp", "mu", "--eps", eps, "--delta", delta])
+    assert outcome(c) == 0
+    with mpmath.workdps(1600 if eps == "1e3000" else 60):
+        ref = mpmath.sqrt(2 * mpf(eps)) if eps == "1e3000" else _mu_root(mpf(eps), mpf(delta))
+        enc = c["result"]["enclosure"]
+        assert mpf(enc["lo"]) <= ref <= mpf(enc["hi"])
+        forged = json.loads(json.dumps(c))
+        forged["result"]["enclosure"]["hi"] = mpmath.nstr(ref * (1 - mpf("1e-12")), 25)
+        forged["result"]["enclosure"]["lo"] = mpmath.nstr(ref * (1 - mpf("2e-12")), 25)
+    assert outcome(reseal(forged)) == 1
