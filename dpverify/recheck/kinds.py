@@ -104,7 +104,8 @@ _GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo)"),
+    Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo; eps > 1e8: "
+                     "log delta_mu from Phi(-x) - phi(x) M(y), without e^eps)"),
          P("delta_mu(hi) > delta in " + _MPFR + " (the root is <= hi)"), verdict=_CLAIM_V,
          info=_COMMON_INFO),
     Kind("gdp.eps", P("delta_mu(lo) > delta in " + _MPFR + " (decreasing in eps)"),
