@@ -305,7 +305,9 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     A = arith(K + m + 32)
     inf = tails.inf
     INF = A.q(inf)
-    tau_f = mpfr(float(tau) * (1 - 1e-9))  # the knot range only chooses: a float suffices
+    # the knot range only chooses, so 64 bits suffice; not a float: a tail budget below
+    # 1e-308 (delta = 1e-1500) became 0.0, and the range ran to the cap of knots
+    tau_f = mpfr(mpf_to_fraction(tau * (1 - mpf("1e-9"))), 64)
 
     def above(i: int) -> bool:
         return tails(A, A.dyadic(i, m))[0][1] > tau_f

@@ -122,3 +122,50 @@ def test_gdp_mu_where_e_to_the_eps_leaves_the_exponent_range(eps, delta, capsys)
         forged["result"]["enclosure"]["hi"] = mpmath.nstr(ref * (1 - mpf("1e-12")), 25)
         forged["result"]["enclosure"]["lo"] = mpmath.nstr(ref * (1 - mpf("2e-12")), 25)
     assert outcome(reseal(forged)) == 1
+
+
+@pytest.mark.parametrize("sampling,eps,rel", [("shuffle", "-1e3000", "add-remove"),
+                                              ("shuffle-persistent", "-1e6", "add")])
+def test_shuffle_delta_at_a_very_negative_eps(sampling, eps, rel, capsys):
+    """delta(eps) of shuffled batches at eps = -1e3000: MPFR's upper bound of e^eps is its
+    least positive number, 2^-(2^30), and the lower end's exact comparison multiplied
+    billion-bit integers until verify's budget ran out; e^eps is now bounded by 2^-320
+    there. Reference: every hockey-stick divergence satisfies 1 - e^eps <= delta(eps) <= 1
+    (the whole space as the event; a probability is at most 1), so the truth is within
+    e^eps < 1e-400000 of 1. A copy whose upper end is moved to 0.99 is refused."""
+    c = _cert(capsys, ["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000",
+                       "--batch-size", "100", "--epochs", "2", "--sampling", sampling, "--neighboring", rel,
+                       "--eps", eps])
+    assert outcome(c) == 0
+    enc = c["result"]["enclosure"]
+    assert mpf(enc["lo"]) <= 1 <= mpf(enc["hi"]) and mpf(enc["lo"]) > mpf("0.999")
+    forged = json.loads(json.dumps(c))
+    forged["result"]["enclosure"] = {"lo": "0.98", "hi": "0.99"}
+    assert outcome(reseal(forged)) == 1
+
+
+def test_poisson_audit_at_a_delta_below_the_smallest_double(capsys):
+    """delta = 1e-320: the second route's per-step tail budget (1e-10 of delta per step) was
+    converted to a float to choose the knot range, became 0.0 below 1e-308, and the range ran
+    to its cap (exit 3, "spans more than 4194304 points"). Reference: one step of the
+    Poisson-subsampled Gaussian (sigma 2, q 1/2); add is 0 beyond log(1/(1-q)) = log 2, and
+    under remove the loss log(1 - q + q e^((2x - 1)/(2 sigma^2))) increases in x, so
+    delta(eps) = P(x > x*) - e^eps Q(x > x*), x* = sigma^2 log((e^eps - 1 + q)/q) + 1/2,
+    P = (1 - q) N(0, sigma^2) + q N(1, sigma^2), Q = N(0, sigma^2); its root at 1e-320 by
+    mpmath at 400 digits."""
+    c = _cert(capsys, ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "0.5", "--steps", "1",
+                       "--delta", "1e-320", "--digits", "1"])
+    assert outcome(c) == 0
+    with mpmath.workdps(400):
+        s, q, d = mpf(2), mpf("0.5"), mpf("1e-320")
+
+        def tail(z):
+            return mpmath.erfc(z / mpmath.sqrt(2)) / 2
+
+        def delta(e):
+            x = s * s * mpmath.log((mpmath.exp(e) - 1 + q) / q) + mpf(1) / 2
+            return (1 - q) * tail(x / s) + q * tail((x - 1) / s) - mpmath.exp(e) * tail(x / s)
+
+        ref = mpmath.findroot(lambda e: mpmath.log(delta(e)) - mpmath.log(d), 18.5)
+        enc = c["result"]["enclosure"]
+        assert mpf(enc["lo"]) <= ref <= mpf(enc["hi"])
