@@ -169,3 +169,32 @@ def test_poisson_audit_at_a_delta_below_the_smallest_double(capsys):
         ref = mpmath.findroot(lambda e: mpmath.log(delta(e)) - mpmath.log(d), 18.5)
         enc = c["result"]["enclosure"]
         assert mpf(enc["lo"]) <= ref <= mpf(enc["hi"])
+
+
+def test_poisson_audit_at_delta_1e_1500_is_answered_before_the_work():
+    """The certificate `audit dpsgd --noise-multiplier 1.1 --sampling-rate 0.01 --steps 10
+    --delta 1e-1500 --digits 2` writes (34 s to produce) needs masses in units 2^-5344: 1146
+    knots whose Phi each cost about 0.35 s at 5380 bits, far past verify's budget. It is
+    answered exit 3 by the work cap before any knot is evaluated (the message names the cap),
+    not after the whole budget. Its numbers are not re-proved here: the verdict is exit 3,
+    never an accept."""
+    from dpverify.errors import CouldNotReprove
+    from dpverify.recheck.verify import verify_certificate
+
+    from ..certs import reseal
+
+    c = reseal({
+        "format": "dpverify-certificate/2", "dpverify": "0.1.0",
+        "claim": {"quantity": "pld.epsilon", "source": "AFA Def 7, Thm 10, Thm 11",
+                  "statement": "epsilon(delta) of the composed (Poisson-subsampled) mechanisms under the "
+                               "add-remove relation lies in [lo, hi]"},
+        "inputs": {"noise_multiplier": "1.1", "sampling_rate": "0.01", "steps": 10, "neighboring": "add-remove",
+                   "delta": "1e-1500", "digits": 2},
+        "result": {"quantity": "epsilon(delta=1e-1500)",
+                   "enclosure": {"lo": "195.07077749534284", "hi": "195.20384764648668"},
+                   "neighboring": "add-remove", "grid": "2^-4", "mass_unit": "2^-5026", "relative_width": "0.000682"},
+        "method": {"backend": "python-flint 0.9.0 arb", "precision_bits": 5026, "algorithm": "pessimistic "
+                   "connect-the-dots and optimistic quantised pairs on the grid 2^-4"},
+        "digest": ""})
+    with pytest.raises(CouldNotReprove, match="work cap"):
+        verify_certificate(c, budget_seconds=120)
