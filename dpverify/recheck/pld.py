@@ -43,6 +43,7 @@ from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
+from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
 
 try:  # GMP's packing and multiplication for the one big product of each convolution
@@ -56,13 +57,6 @@ _DPS = 40
 _M = 8  # grid 2^-8
 #: the most grid points one step's loss range may span on the chosen grid; beyond: exit 3
 MAX_KNOTS = 1 << 22
-#: knots x bits^2 of one step's masses beyond which a discretisation at more than
-#: _WIDE_UNIT_BITS bits fails closed before the work: each knot's Phi at b bits costs about
-#: b^2 (Taylor anchors of degree ~ b), measured on this machine 29 s at 637 knots x 1909 bits
-#: (delta = 1e-500) and over 300 s at 1146 x 5380 (delta = 1e-1500); below 2048 bits (every
-#: delta above about 1e-550) only MAX_KNOTS and the time budget bound it
-MAX_KNOT_BIT_WORK = 10**10
-_WIDE_UNIT_BITS = 2048
 
 
 class IvTails:
@@ -333,10 +327,10 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
     prec = K + m + 32
-    if prec > _WIDE_UNIT_BITS and (n - i0) * prec * prec > MAX_KNOT_BIT_WORK:
+    if prec > PLD_WIDE_UNIT_BITS and (n - i0) * prec * prec > PLD_MAX_KNOT_BIT_WORK:
         raise CouldNotReprove(
             f"one step's {n - i0} knots at {prec} bits (mass units 2^-{K}) exceed the "
-            f"second route's work cap ({MAX_KNOT_BIT_WORK:.0e} knots x bits^2): not re-proved within the budget")
+            f"second route's work cap ({PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2): not re-proved within the budget")
     pts = tails.at_knots(A, i0, n, m)
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
