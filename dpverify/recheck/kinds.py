@@ -97,12 +97,15 @@ _GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection a
 _GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi in MPFR directed rounding "
              "(GDPT Thm 4.6, monotone mu_GDP, App A.5), or, for the profiles of a pair (convex in e^eps, as "
              "delta_mu), f's chord below delta_mu's tangent at the cell ends; at most GDP_CELL_WORK_CAP cell "
-             "units (beyond: exit 3); tail beyond eps_h re-derived per mechanism")
+             "units (beyond: exit 3); tail beyond eps_h re-derived per mechanism, [eps_h, L] below the largest "
+             "privacy loss L (where f = 0) proved by the same cells (gdp.certify: its recorded bridge; "
+             "gdp.optimal_mu: up to L itself)")
 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo)"),
+    Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo; eps > 1e8: "
+                     "log delta_mu from Phi(-x) - phi(x) M(y), without e^eps)"),
          P("delta_mu(hi) > delta in " + _MPFR + " (the root is <= hi)"), verdict=_CLAIM_V,
          info=_COMMON_INFO),
     Kind("gdp.eps", P("delta_mu(lo) > delta in " + _MPFR + " (decreasing in eps)"),

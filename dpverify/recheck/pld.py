@@ -43,6 +43,7 @@ from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
+from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
 
 try:  # GMP's packing and multiplication for the one big product of each convolution
@@ -305,7 +306,9 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     A = arith(K + m + 32)
     inf = tails.inf
     INF = A.q(inf)
-    tau_f = mpfr(float(tau) * (1 - 1e-9))  # the knot range only chooses: a float suffices
+    # the knot range only chooses, so 64 bits suffice; not a float: a tail budget below
+    # 1e-308 (delta = 1e-1500) became 0.0, and the range ran to the cap of knots
+    tau_f = mpfr(mpf_to_fraction(tau * (1 - mpf("1e-9"))), 64)
 
     def above(i: int) -> bool:
         return tails(A, A.dyadic(i, m))[0][1] > tau_f
@@ -323,6 +326,11 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         i0 = first
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
+    prec = K + m + 32
+    if prec > PLD_WIDE_UNIT_BITS and (n - i0) * prec * prec > PLD_MAX_KNOT_BIT_WORK:
+        raise CouldNotReprove(
+            f"one step's {n - i0} knots at {prec} bits (mass units 2^-{K}) exceed the "
+            f"second route's work cap ({PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2): not re-proved within the budget")
     pts = tails.at_knots(A, i0, n, m)
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots

@@ -317,12 +317,22 @@ def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool,
 
 
 def _exp_up(eps: Fraction) -> tuple[int, int]:
-    """An upper bound X / D of e^eps (MPFR's exp rounded up), as exact integers (D > 0)."""
+    """An upper bound X / D of e^eps (MPFR's exp rounded up), as exact integers (D > 0).
+    From eps <= -0.7 n on (n = :data:`_EXP_FLOOR_BITS`) it is 2^-n: ln 2 < 0.7, so
+    e^eps <= e^(-n ln 2); MPFR's own upper bound there could be its least positive number,
+    2^-(2^30), whose denominator made every product a billion-bit integer (eps = -1e3000)."""
+    if eps <= Fraction(-7, 10) * _EXP_FLOOR_BITS:
+        return 1, 1 << _EXP_FLOOR_BITS
     v = arith(_BITS).exp(arith(_BITS).q(eps))[1]
     if not mpfr_is_finite(v):
         raise CouldNotReprove("e^eps overflows the second route's range")
     n, d = v.as_integer_ratio()
     return int(n), int(d)
+
+
+#: e^eps below 2^-this is taken as 2^-this in the lower end: the classes' Q-masses are at most
+#: 2^K units, so what it gives up is below 2^-(K + 64) units
+_EXP_FLOOR_BITS = 2 * (_K + 32)
 
 
 def _swaps(rel: str) -> tuple[bool, ...]:
