@@ -488,16 +488,6 @@ def _mul_lower(x, y, K: int, budget: int):
     return _unpack(_pmul_lower(_pack_lower(x, K), _pack_lower(y, K), K, budget))
 
 
-def power_upper(u, T: int, K: int, budget: int):
-    """The T-fold upper pair of ``u`` (off, masses, inf), every product packed."""
-    return _unpack(_power(_pack_upper(u, K), T, _pmul_upper, K, budget))
-
-
-def power_lower(l, T: int, K: int, budget: int):
-    """The T-fold lower pair of ``l`` (off, P, Q, inf), every product packed."""
-    return _unpack(_power(_pack_lower(l, K), T, _pmul_lower, K, budget))
-
-
 def _power(d, T: int, mul, K: int, budget: int):
     res, base = None, d
     while True:

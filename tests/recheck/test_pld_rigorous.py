@@ -238,4 +238,53 @@ def _trim_one_by_one(v: list, budget: int) -> tuple:
 @given(v=st.lists(st.sampled_from([0, 0, 1, 2, 5, 100, 10 ** 6]), min_size=1, max_size=1200),
        budget=st.sampled_from([0, 1, 3, 10, 1000, 10 ** 7, 10 ** 12]))
 def test_trim_takes_the_longest_ends_within_the_budget(v: list, budget: int) -> None:
-    assert P._trim(v, budget) == _trim_one_by_one(v, budget)
+    assert P._trim(P._Seq.of(v, 64), budget) == _trim_one_by_one(v, budget)
+
+
+def _convolve(a: list, b: list) -> list:
+    """The product of two integer sequences by its definition, one term at a time."""
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(a=st.lists(st.integers(0, 2 ** 12), min_size=1, max_size=40),
+       b=st.lists(st.integers(0, 2 ** 12), min_size=1, max_size=40),
+       K=st.sampled_from([3, 8, 12]), budget=st.sampled_from([0, 1, 5, 100]),
+       ia=st.integers(0, 3), ib=st.integers(0, 3), square=st.booleans())
+def test_packed_products_are_the_rounded_convolution_trimmed(a: list, b: list, K: int, budget: int,
+                                                            ia: int, ib: int, square: bool) -> None:
+    """The packed pair products (rounded on the packed integer, trimmed on cut-out slots, slots
+    widened when totals outgrow them) against the convolution by definition, rounded per
+    coefficient and trimmed one by one: the upper pair rounds up and moves the trimmed front onto
+    the first kept point and the back to +inf; the lower pair rounds P down and Q up and drops the
+    classes trimmed by P."""
+    if square:
+        b, ib = a, ia
+    ceil = [-((-c) >> K) for c in _convolve(a, b)]
+    x = (-2, a, ia)
+    y = x if square else (5, b, ib)
+    lo, s, hi, t = _trim_one_by_one(ceil, budget)
+    kept = ceil[lo:hi]
+    kept[0] += s
+    got = P._mul_upper(x, y, K, budget)
+    assert (got[0], [int(c) for c in got[1]], got[2]) == (x[0] + y[0] + lo, kept, ia + ib + t)
+    floor = [c >> K for c in _convolve(a, b)]
+    qa, qb = a[::-1], b[::-1]
+    qceil = [-((-c) >> K) for c in _convolve(qa, qb)]
+    lo, _, hi, _ = _trim_one_by_one(floor, budget)
+    lx, ly = (0, a, qa, 0), (0, b, qb, 0)
+    got = P._mul_lower(lx, lx if square else ly, K, budget)
+    assert (got[0], [int(c) for c in got[1]], [int(c) for c in got[2]]) == (lo, floor[lo:hi], qceil[lo:hi])
+
+
+def test_packed_product_widens_slots_that_its_totals_outgrow() -> None:
+    """Slots of 24 bits cannot hold the exact coefficients of a product whose totals are 5 2^10
+    and 3 2^11 (up to 15 2^21 > 2^24 - 2^2): the product repacks both factors in wider slots, and
+    its coefficients are the exact convolution rounded down."""
+    a, b = [2 ** 10] * 5, [2 ** 11] * 3
+    got = P._product(P._Seq.of(a, 24), P._Seq.of(b, 24), 2, False)
+    assert got.s > 24 and [int(c) for c in got.coeffs()] == [c >> 2 for c in _convolve(a, b)]
