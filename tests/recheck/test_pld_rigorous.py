@@ -288,3 +288,38 @@ def test_packed_product_widens_slots_that_its_totals_outgrow() -> None:
     a, b = [2 ** 10] * 5, [2 ** 11] * 3
     got = P._product(P._Seq.of(a, 24), P._Seq.of(b, 24), 2, False)
     assert got.s > 24 and [int(c) for c in got.coeffs()] == [c >> 2 for c in _convolve(a, b)]
+
+
+@pytest.mark.parametrize("end", ["hi", "lo"])
+def test_an_end_moved_by_one_millionth_is_refused_on_the_packed_route(end: str) -> None:
+    """The frozen pld.claim fixture (delta(2) of sigma = 2, q = 0.1, T = 10, add-remove, recorded to
+    relative width 1.5e-6 on the grid 2^-14) with one end moved inward by a relative 10^-6, its
+    relative width restated and the digest recomputed (a forger's certificate). The re-derivation
+    (packed exact products of the connect-the-dots and grouped pairs) encloses delta(2) so tightly
+    that the moved end excludes it: refused as false (exit 1), not merely left unconfirmed (exit
+    3). The genuine certificate is accepted (the test can fail both ways)."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from ..certs import outcome, reseal
+
+    cert = json.loads((Path(__file__).parents[1] / "certificate" / "format2" / "pld-claim.json").read_text())
+    assert outcome(copy.deepcopy(cert)) == 0
+    enc = cert["result"]["enclosure"]
+    move = Fraction(1) - Fraction(1, 10 ** 6) if end == "hi" else Fraction(1) + Fraction(1, 10 ** 6)
+    enc[end] = f"{float(Fraction(enc[end]) * move):.17g}"
+    cert["result"]["relative_width"] = f"{float((Fraction(enc['hi']) - Fraction(enc['lo'])) / Fraction(enc['lo'])):.3g}"
+    assert outcome(reseal(cert)) == 1
+
+
+def test_fixed_batch_max_curve_tails_at_the_knots_equal_the_pointwise_tails() -> None:
+    """The fixed-batch (AFA Cor 32) pair's tails at the grid knots, from both Poisson pairs' one-loop
+    evaluations, are the very enclosures of the per-point route (the same roundings and the same
+    choice between the two curves at every knot, e = 0 included)."""
+    from dpverify.recheck import wor
+
+    tails, _ = wor.wor_make(Fraction(11, 10), 256, 60000)("replace")
+    A = arith(150)
+    for m in (5, 9):
+        assert tails.at_knots(A, -300, 2000, m) == [tails(A, A.dyadic(i, m)) for i in range(-300, 2001)]
