@@ -41,15 +41,10 @@ from gmpy2 import mpfr, mpz, next_above
 
 from ..certificate.format import TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction
+from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
 from .gdp import exact_input, fraction_to_mpf
 from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
-
-try:  # GMP's packing and multiplication for the one big product of each convolution
-    import gmpy2 as _gmpy2
-except ImportError:  # pragma: no cover - gmpy2 is a declared dependency
-    _gmpy2 = None
 
 _ZERO = mpz(0)
 
@@ -375,42 +370,71 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     return (i0, up, up_inf), (i0, lp, lq, l_inf)
 
 
-def _kron(a: list[int], b: list[int]) -> list[int]:
-    """Exact product of two nonnegative integer sequences by Kronecker substitution:
-    pack each into one integer (fixed-width fields wide enough that no field carries),
-    multiply once, unpack. With gmpy2 (a declared dependency) packing, the product and
-    unpacking are GMP's; without it, Python's own integers give the same exact result,
-    slower."""
-    if not a or not b:
-        return []
-    bits = max(max(a).bit_length(), 1) + max(max(b).bit_length(), 1) + min(len(a), len(b)).bit_length() + 1
-    n = len(a) + len(b) - 1
-    if _gmpy2 is not None:
-        x = _gmpy2.pack(a, bits)
-        y = x if b is a else _gmpy2.pack(b, bits)  # x * x: GMP squares, about 1.5x faster
-        # GMP integers throughout (converting every field to a Python int cost a
-        # fifth of the product's time); unpack omits trailing zero fields
-        out = _gmpy2.unpack(x * y, bits)
-        return out + [_ZERO] * (n - len(out))
-    k = (bits + 7) // 8
+class _Seq:
+    """Nonnegative integers c_0..c_{n-1} packed in slots of ``s`` bits (:mod:`.core`: c_i in
+    bits [s i, s (i + 1))), with ``tot`` an upper bound of their sum (exact integer
+    bookkeeping): a product of two such sequences is one GMP multiplication, exact while
+    tot_x tot_y stays below the slots' range (checked before each product)."""
 
-    def pack(v: list[int]) -> int:
-        return int.from_bytes(b"".join(x.to_bytes(k, "little") for x in v), "little")
+    __slots__ = ("x", "n", "tot", "s")
 
-    raw = (pack(a) * pack(b)).to_bytes(n * k + 1, "little")
-    return [int.from_bytes(raw[i * k:(i + 1) * k], "little") for i in range(n)]
+    def __init__(self, x: Any, n: int, tot: int, s: int) -> None:
+        self.x, self.n, self.tot, self.s = x, n, tot, s
+
+    @classmethod
+    def of(cls, c: list, s: int) -> "_Seq":
+        tot = sum(c)
+        return cls(gmpy2.pack(c, s) if tot else _ZERO, len(c), tot, s)
+
+    def coeffs(self) -> list:
+        out = gmpy2.unpack(self.x, self.s) if self.x else []
+        return out + [_ZERO] * (self.n - len(out))
+
+    def slots(self, start: int, count: int) -> list:
+        """c_start .. c_{start+count-1}: only those slots are cut out and unpacked."""
+        out = gmpy2.unpack(gmpy2.f_mod_2exp(self.x, self.s * (start + count)) >> (self.s * start), self.s) \
+            if count else []
+        return out + [_ZERO] * (count - len(out))
+
+    def window(self, a: int, b: int, add0: int = 0) -> "_Seq":
+        """c_a .. c_{b-1} with ``add0`` added to the first, where add0 is at most the sum of the
+        coefficients cut off (so the total bound holds, and the first slot stays below it: no carry)."""
+        return _Seq((gmpy2.f_mod_2exp(self.x, self.s * b) >> (self.s * a)) + add0, b - a, self.tot, self.s)
 
 
-def _run_within(v: list, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
-    """(k, s): the most elements of ``v`` taken one by one from ``start`` (forward, or backward
-    from index start - 1), at most ``limit``, whose sum s stays <= budget (masses are >= 0, so
-    the running sums rise and the first one above the budget ends the run). The running sums
-    are taken in chunks of doubling length (C-level accumulate, then a bisection), so a short
-    run costs little and a long one is not a Python loop per element."""
+def _slot_bits(K: int, *tots: int) -> int:
+    """Slot width for sequences in units 2^-K whose totals are at most ``tots``: an exact
+    coefficient of a product of two of them is at most the product of their totals, and
+    2^K - 1 is added to it when it is rounded up (:func:`.core.round_slots`)."""
+    t = max(max(tots), 1 << K)
+    return 2 * t.bit_length() + 2
+
+
+def _product(x: _Seq, y: _Seq, K: int, up: bool) -> _Seq:
+    """The exact product of two packed sequences divided by 2^K, each coefficient rounded up
+    (``up``) or down, packed again in the same slots: exact while tot_x tot_y + 2^K < 2^s
+    (nonnegative coefficients: every exact coefficient is at most tot_x tot_y; a wider slot is
+    taken, by one unpacking, when the totals have grown past that)."""
+    if x.tot * y.tot + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
+        s, same = _slot_bits(K, x.tot, y.tot), x is y
+        x = x if x.s == s else _Seq.of(x.coeffs(), s)
+        y = x if same else y if y.s == s else _Seq.of(y.coeffs(), s)
+    n = x.n + y.n - 1
+    z = round_slots(x.x * x.x if x is y else x.x * y.x, n, K, x.s, up)  # x * x: GMP squares, about 1.5x faster
+    return _Seq(z, n, ((x.tot * y.tot) >> K) + (n if up else 0), x.s)
+
+
+def _run_within(v: _Seq, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
+    """(k, s): the most coefficients of ``v`` taken one by one from ``start`` (forward, or
+    backward from index start - 1), at most ``limit``, whose sum s stays <= budget (masses are
+    >= 0, so the running sums rise and the first one above the budget ends the run). The
+    coefficients are cut out of the packed integer in chunks of doubling length (C-level
+    unpacking and accumulate, then a bisection), so a short run costs little and a long one is
+    not a Python loop per element."""
     k, s, c = 0, 0, 256
     while k < limit:
         n = min(c, limit - k)
-        chunk = reversed(v[start - k - n:start - k]) if back else v[start + k:start + k + n]
+        chunk = reversed(v.slots(start - k - n, n)) if back else v.slots(start + k, n)
         part = list(accumulate(chunk, initial=s))  # part[0] = s <= budget
         j = bisect_right(part, budget) - 1
         k, s = k + j, part[j]
@@ -420,28 +444,56 @@ def _run_within(v: list, budget: int, start: int, limit: int, back: bool) -> tup
     return k, s
 
 
-def _trim(v: list[int], budget: int) -> tuple[int, int, int, int]:
+def _trim(v: _Seq, budget: int) -> tuple[int, int, int, int]:
     """(a, s, b, t): v[:a] (sum s) and v[b:] (sum t) each within ``budget``, leaving v[a:b]
     at least one element: the longest such ends, the front one taken first."""
-    a, s = _run_within(v, budget, 0, len(v) - 1, False)
-    k, t = _run_within(v, budget, len(v), len(v) - 1 - a, True)
-    return a, s, len(v) - k, t
+    a, s = _run_within(v, budget, 0, v.n - 1, False)
+    k, t = _run_within(v, budget, v.n, v.n - 1 - a, True)
+    return a, s, v.n - k, t
+
+
+def _pack_upper(u, K: int):
+    off, v, inf = u
+    return (off, _Seq.of(v, _slot_bits(K, sum(v))), inf)
+
+
+def _pack_lower(l, K: int):
+    off, P, Q, inf = l
+    s = _slot_bits(K, sum(P), sum(Q))
+    return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
+
+
+def _unpack(d):
+    return None if d is None else (d[0], *(x.coeffs() if isinstance(x, _Seq) else x for x in d[1:]))
+
+
+def _pmul_upper(x, y, K: int, budget: int):
+    """Upper pair product (packed): every mass rounded up; the front trimmed within ``budget`` is
+    moved onto the first kept point and the back onto +inf (mass moved to a larger loss only
+    raises delta(eps) of the upper pair)."""
+    v = _product(x[1], y[1], K, True)
+    a, s, b, t = _trim(v, budget)
+    return (x[0] + y[0] + a, v.window(a, b, s), x[2] + y[2] + t)
+
+
+def _pmul_lower(x, y, K: int, budget: int):
+    """Lower pair product (packed): P rounded down, Q up, the classes whose P-mass is trimmed
+    within ``budget`` at either end dropped (a dropped class only loses its (P - e^eps Q)+ >= 0)."""
+    P = _product(x[1], y[1], K, False)
+    Q = _product(x[2], y[2], K, True)
+    a, _, b, _ = _trim(P, budget)
+    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
+    return (x[0] + y[0] + a, P.window(a, b), Q.window(a, b), inf)
 
 
 def _mul_upper(x, y, K: int, budget: int):
-    v = [-((-c) >> K) for c in _kron(x[1], y[1])]  # Python's >> floors: this is the ceiling
-    a, s, b, t = _trim(v, budget)
-    v = v[a:b]
-    v[0] += s
-    return (x[0] + y[0] + a, v, x[2] + y[2] + t)
+    """:func:`_pmul_upper` on unpacked pairs (off, masses, inf)."""
+    return _unpack(_pmul_upper(_pack_upper(x, K), _pack_upper(y, K), K, budget))
 
 
 def _mul_lower(x, y, K: int, budget: int):
-    P = [c >> K for c in _kron(x[1], y[1])]
-    Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
-    a, _, b, _ = _trim(P, budget)
-    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
-    return (x[0] + y[0] + a, P[a:b], Q[a:b], inf)
+    """:func:`_pmul_lower` on unpacked pairs (off, P, Q, inf)."""
+    return _unpack(_pmul_lower(_pack_lower(x, K), _pack_lower(y, K), K, budget))
 
 
 def _power(d, T: int, mul, K: int, budget: int):
@@ -468,11 +520,11 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
-        U = _power(u, T, _mul_upper, K, budget) if want_u else None
-        L = _power(l, T, _mul_lower, K, budget) if want_l else None
-        ups = U if ups is None else (_mul_upper(ups, U, K, budget) if want_u else None)
-        lows = L if lows is None else (_mul_lower(lows, L, K, budget) if want_l else None)
-    return ups, lows
+        U = _power(_pack_upper(u, K), T, _pmul_upper, K, budget) if want_u else None
+        L = _power(_pack_lower(l, K), T, _pmul_lower, K, budget) if want_l else None
+        ups = U if ups is None else (_pmul_upper(ups, U, K, budget) if want_u else None)
+        lows = L if lows is None else (_pmul_lower(lows, L, K, budget) if want_l else None)
+    return _unpack(ups), _unpack(lows)
 
 
 #: a target (eps or delta) arrives as an mpf made from an exact rational by mpmath at
