@@ -19,6 +19,15 @@ PrecisionExhausted states the width reached. Bounds from every level are valid, 
 lower / upper bound seen so far; a direction whose upper bound is already
 below the other's lower bound is not refined further (add-remove is the
 pointwise maximum of add and remove, AFA Sec 4.1).
+
+Before any grid: a direction whose composed privacy loss is bounded
+(:func:`.dominating.composed_loss_bound`, B = sum of T_i times each step's bound)
+has delta(eps) = 0 exactly for eps >= B (delta(eps) = E_P[(1 - e^{eps - L})_+]
+and L <= B P-almost surely, AFA Lemma 37): such a direction is answered [0, 0]
+without a grid, and a query whose every direction is answered so returns [0, 0]
+at once. For eps(delta), B is an upper end of every direction's answer (delta(B)
+= 0 <= delta); no grid reaches either (the top knot lies up to one cell per step
+above the end).
 """
 
 from __future__ import annotations
@@ -35,10 +44,11 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from .compose import compose
 from .convolve import mul_count
 from .discretise import discretise
+from .dominating import composed_loss_bound
 from .plan import FOURIER_SHARE, estimate_length, first_grid, plan_query, planned_grid
 from .queries import ComposedBounds
 
-__all__ = ["PldResult", "Step", "compose_direction", "refine_query", "total_muls"]
+__all__ = ["PldResult", "Step", "compose_direction", "loss_bounds", "refine_query", "support_note", "total_muls"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,13 @@ def compose_direction(
     return ComposedBounds(U, L)  # type: ignore[arg-type]
 
 
+def loss_bounds(steps: Sequence[Step], directions: Sequence[str]) -> dict:
+    """Per direction, the composed privacy-loss bound B_d = sum_i T_i B_i of the steps'
+    pairs (an exact dyadic rational, or math.inf where a step's loss is unbounded):
+    delta_d(eps) = 0 for eps >= B_d (:mod:`.dominating`)."""
+    return {d: composed_loss_bound((st.make_pair(d), st.count) for st in steps) for d in directions}
+
+
 def total_muls(steps: Sequence[Step]) -> int:
     return sum(mul_count(s.count) for s in steps) + len(steps) - 1
 
@@ -104,6 +121,21 @@ class PldResult:
     directions: dict = field(default_factory=dict)
     levels: list = field(default_factory=list)
     note: Optional[str] = None
+    #: per direction, the composed loss bound used (delta = 0 at or past it); only the
+    #: finite ones. An answer with ``m == 0`` was decided by them alone, without a grid
+    loss_bounds: dict = field(default_factory=dict)
+
+
+def support_note(res: PldResult) -> Optional[str]:
+    """The sentence an answer decided by the loss bounds alone (``res.m == 0``) carries
+    instead of a grid, or None for a grid answer."""
+    if res.m != 0:
+        return None
+    with working_precision(128):
+        shown = ", ".join(f"{d} {upper_decimal(ball(b), 12)}" for d, b in sorted(res.loss_bounds.items()))
+    return (f"delta(eps) = 0 exactly, without a grid: the composed privacy loss is at most the sum over "
+            f"the steps of each pair's proved loss bound ({shown}), which eps reaches, and "
+            "delta(eps) = E_P[(1 - e^(eps - L))_+] (AFA Lemma 37)")
 
 
 def _rel(lo: Fraction, hi: Optional[Fraction]) -> Optional[float]:
@@ -207,6 +239,7 @@ def refine_query(
     delta_scale: Optional[Fraction] = None,
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
+    exact_zero: bool = True,
 ) -> PldResult:
     """Certified enclosure of epsilon(target) (kind "eps") or delta(target)
     (kind "delta"), the maximum over ``directions``, with relative width
@@ -221,12 +254,24 @@ def refine_query(
     PrecisionExhausted states the best certified enclosure reached. Bounds
     from every level are valid, so each direction keeps its best lower /
     upper bound; a direction certified below the other's lower bound is not
-    refined further (AFA Sec 4.1: add-remove is the maximum of the two)."""
+    refined further (AFA Sec 4.1: add-remove is the maximum of the two).
+
+    ``exact_zero``: decide delta = 0 past a bounded direction's composed loss bound, and
+    cap eps(delta) by it (module docstring); False keeps every answer on the grids (the
+    calibration, whose re-check re-derives its ends on grids only)."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
     total_steps = sum(s.count for s in steps)
     nm = total_muls(steps)
     dirs = [_Dir(d) for d in directions]
+    ends = {d: b for d, b in loss_bounds(steps, directions).items() if b != math.inf} if exact_zero else {}
+    if kind == "delta":
+        for d in dirs:
+            if d.name in ends and target >= ends[d.name]:
+                d.lo, d.hi, d.active = Fraction(0), Fraction(0), False
+        if not any(d.active for d in dirs):
+            return PldResult(Fraction(0), Fraction(0), 0, 0, time.monotonic() - t0, 0.0,
+                             {d.name: (d.lo, d.hi) for d in dirs}, [], None, ends)
     plan = plan_query(steps, directions, kind, target) if m_start is None else None
     if m_start is not None:
         m = m_start
@@ -264,7 +309,7 @@ def refine_query(
     def finish(note: Optional[str] = None) -> PldResult:
         return PldResult(lo_all, hi_all, prev["m"] if prev else m, prev["K"] if prev else 0,
                          time.monotonic() - t0, _rel(lo_all, hi_all),
-                         {d.name: (d.lo, d.hi) for d in dirs}, levels, note)
+                         {d.name: (d.lo, d.hi) for d in dirs}, levels, note, ends)
 
     def stop(why: str, timed: bool = False) -> PldResult:
         rel = _rel(lo_all, hi_all)
@@ -330,6 +375,8 @@ def refine_query(
                 return stop(f"grid 2^-{m} outgrew the memory budget ({exc})")
             raise
         for d, lo, hi in results:
+            if kind == "eps" and d.name in ends and (hi is None or hi > ends[d.name]):
+                hi = ends[d.name]  # delta(B) = 0 <= delta: eps(delta) <= B
             if lo is not None and (d.lo is None or lo > d.lo):
                 d.lo = lo
             if hi is not None and (d.hi is None or hi < d.hi):

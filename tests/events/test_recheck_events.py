@@ -265,7 +265,8 @@ def _support_end_mpmath() -> mpmath.mpf:
 
 
 def test_laplace_loss_bound_is_proved_just_above_the_true_supremum():
-    from dpverify.recheck.events import _loss_sup, _flatten, _Tree
+    from dpverify.recheck.events import _flatten, _Tree
+    from dpverify.recheck.pld import loss_sup as _loss_sup
 
     tree = _Tree()
     _flatten(LAP3["event"], 1, "add-remove", tree)
