@@ -253,12 +253,13 @@ def epsilon(
 
 def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relation],
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
-           progress: Optional[Callable[[float, str], None]], strict_width: bool = False) -> PldAnswer:
+           progress: Optional[Callable[[float, str], None]], strict_width: bool = False,
+           decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None) -> PldAnswer:
     d, w = _digits(rel_width, digits)
     evs = _events(events)
     rel, dirs = _relation(rel_name, evs)
     res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
-                       time_budget=time_budget, progress=progress, strict_width=strict_width)
+                       time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide)
     return _answer(res, rel, d)
 
 
@@ -272,12 +273,15 @@ def delta(
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
+    decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
 ) -> PldAnswer:
     """Certified enclosure of delta(eps) (the maximum over the relation's
     directions) with relative width <= 10^-digits (default 1e-4); a narrowly
-    missed width is handled as in :func:`epsilon`."""
+    missed width is handled as in :func:`epsilon`. ``decide(lo, hi)``, if given,
+    also ends the refinement once it says the enclosure is enough (a claim decided)."""
     E = V.nonnegative("eps", eps)
-    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress, strict_width)
+    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress, strict_width,
+                  decide)
 
 
 def check_claim(
