@@ -128,3 +128,32 @@ def test_library_time_budget_is_checked_and_named(budget):
                  lambda: dpverify.check_claim(doc, "1", "1e-5", time_budget=budget)):
         with pytest.raises(InvalidParameter, match="time_budget"):
             call()
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: dpverify.SubsampledGaussianCurve(Fraction(11, 10), Fraction(3, 2)), "q"),
+    (lambda: dpverify.SubsampledGaussianCurve(Fraction(-11, 10), Fraction(1, 100)), "sigma"),
+    (lambda: dpverify.SubsampledGaussianCurve(Fraction(0), Fraction(1, 100)), "sigma"),
+    (lambda: dpverify.SubsampledGaussianCurve("abc", Fraction(1, 100)), "sigma"),
+    (lambda: dpverify.gdpt("laplace", "1"), "profile"),
+    (lambda: dpverify.implies(["1", "0"], ["1"]), "to"),
+    (lambda: dpverify.implies(1, ["1", "0"]), "frm"),
+])
+def test_public_objects_refuse_what_is_no_mechanism(make, name):
+    """A rate of 3/2 or a negative sigma is no mechanism: the public constructors refuse it,
+    naming the field, where they computed the value at |sigma| and |q| (or hung) before."""
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        make()
+    assert exc.value.name == name
+
+
+def test_a_valid_curve_is_read_exactly():
+    """Strings are read as exact decimals: the curve at ("1.1", "0.01") is the one at 11/10, 1/100
+    (D_2 = log(1 + q^2 (e^(1/sigma^2) - 1)) for the integer order 2, MTZ 2019)."""
+    c = dpverify.SubsampledGaussianCurve("1.1", "0.01")
+    assert (c.sigma, c.q) == (Fraction(11, 10), Fraction(1, 100))
+    enc = dpverify.renyi_divergence(c, 2)
+    with mpmath.workdps(50):
+        ref = mpmath.log1p(mpmath.mpf(1) / 10**4 * mpmath.expm1(1 / mpmath.mpf("1.21")))
+        lo, hi = (mpmath.mpf(f.numerator) / f.denominator for f in (enc.lo_fraction, enc.hi_fraction))
+        assert lo <= ref <= hi and hi - lo < 1e-15 * ref

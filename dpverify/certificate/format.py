@@ -95,6 +95,11 @@ def gdp_cell_weight(mechanism: str, refined: bool = False, profile: "str | None"
 #: verify refuses a format-2 certificate that carries one
 UNVERIFIABLE_DETAILS = ("directions", "dominating_pair_lower_end", "conversion_lower_end", "realised_lower_end")
 
+#: the mechanisms an oracle row may name (``dpsgd`` is read as ``subsampled-gaussian``; the
+#: plain ``gaussian`` is the subsampled one at rate 1): the oracle's CSV reader and the
+#: oracle re-check read this one tuple
+ORACLE_MECHANISMS = ("subsampled-gaussian", "gaussian", "dpsgd")
+
 #: the format every writer emits (schema: ``schema-2.json``)
 FORMAT = "dpverify-certificate/2"
 #: the format of dpverify 0.1.0 (schema: ``schema.json``); still verified

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidParameter
+from ..vocabulary import TIME_BUDGET
+from ._common import add_concept
 
 __all__ = ["add_corpus_parser"]
 
@@ -24,13 +26,16 @@ def add_corpus_parser(asub: "argparse._SubParsersAction[argparse.ArgumentParser]
         "documented in docs/guide/corpus.md): holds (certified eps <= claimed), fails (certified lower end > "
         "claimed) or undecided, with the certified enclosure, the tightness claimed / certified, a reason "
         "and a sensitivity check (other plausible step counts, add / remove relation). Identical "
-        "configurations are computed once. Exit 0 when no claim fails, 1 when any fails, 2 on a bad file. "
+        "configurations are computed once. Exit 0 when no claim fails, 1 when any fails, 2 on a bad file, "
+        "3 when none fails but the time budget stopped a computation (the row says so: it follows the load). "
         "Example: dpverify audit corpus corpus/dpsgd.jsonl --report report.md --plot claims.png",
     )
     c.add_argument("file", metavar="FILE", help="corpus file (JSON Lines)")
     c.add_argument("--report", metavar="FILE", help="write a report: FILE.md (Markdown) or FILE.html")
     c.add_argument("--plot", metavar="FILE", help="write the dot plot (PNG; needs matplotlib)")
     c.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_concept(c, TIME_BUDGET, help=f"time budget per certified computation ({TIME_BUDGET.range}, default "
+                f"{TIME_BUDGET.default}); a row whose computation it stopped says so, and the exit is 3")
     c.set_defaults(func=_corpus)
 
 
@@ -51,7 +56,7 @@ def _corpus(args: argparse.Namespace) -> int:
             raise R.MissingPlotting("--plot needs matplotlib: pip install 'dpverify[plot]' "
                                     "(or pip install matplotlib)") from None
     claims = load_corpus(args.file)
-    rows, stats = audit(claims, progress=sys.stderr.isatty())
+    rows, stats = audit(claims, progress=sys.stderr.isatty(), time_budget=args.time_budget)
     doc = R.document(str(args.file), [r.to_json() for r in rows], stats)
     if args.plot:
         R.plot(doc, args.plot)
@@ -73,4 +78,6 @@ def _corpus(args: argparse.Namespace) -> int:
         c = doc["counts"]
         print(f"{stats['claims']} claims: {c['holds']} hold, {c['fails']} fail, {c['undecided']} undecided "
               f"({stats['configurations_computed']} certified computations, {stats['seconds']} s)")
-    return 1 if any(r.verdict == "fails" for r in rows) else 0
+    if any(r.verdict == "fails" for r in rows):
+        return 1
+    return 3 if any(r.stopped_by_clock for r in rows) else 0

@@ -28,14 +28,16 @@ add-remove claim come out of the same computation).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Optional
 
 from flint import arb
 
+from .. import _validate as V
 from ..ball import ball, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd as S
 from ..verdict import Enclosure
 from .claims import CorpusClaim, describe
@@ -59,6 +61,9 @@ class AuditRow:
     interval_contains: Optional[str]  # for printed intervals: yes / no / undecided
 
     other: Optional[dict[str, Any]] = None  # the other_version's certified value, when given
+    # the clock stopped a computation of this row (a refinement, a variant): what the row
+    # says then follows the machine's load, so the CLI answers exit 3 (a stop, not an answer)
+    stopped_by_clock: bool = False
 
     def to_json(self) -> dict[str, Any]:
         c = self.claim
@@ -77,6 +82,7 @@ class AuditRow:
             "quantity": c.quantity,
             "inputs": _inputs(c),
             **({"other_version": self.other} if self.other is not None else {}),
+            **({"stopped_by_clock": True} if self.stopped_by_clock else {}),
             "neighboring_defaulted": c.neighboring_defaulted,
             "accountant": c.record["accountant"],
             "source": c.record["source"],
@@ -110,13 +116,13 @@ class _Bracket:
     directions: dict
 
 
-def _replace_one(c: CorpusClaim, steps: int) -> _Bracket:
+def _replace_one(c: CorpusClaim, steps: int, time_budget: float) -> _Bracket:
     """Poisson sampling under replace-one: the group-privacy / zero-gradient bracket
     (:mod:`dpverify.sampling.replace`) of epsilon(delta) or delta(eps)."""
     from ..sampling.replace import poisson_replace_one_delta, poisson_replace_one_epsilon
 
     bracket = poisson_replace_one_epsilon if c.target == "eps" else poisson_replace_one_delta
-    b = bracket([S.GaussianSteps.of(c.noise_multiplier, c.sampling_rate, steps)], c.given)
+    b = bracket([S.GaussianSteps.of(c.noise_multiplier, c.sampling_rate, steps)], c.given, time_budget=time_budget)
     with working_precision(256):
         return _Bracket(Enclosure.from_bounds(ball(Fraction(b["lo"])), ball(Fraction(b["hi"])), 3, 256), {})
 
@@ -133,10 +139,17 @@ def _unanswered(c: CorpusClaim, why: str) -> "AuditRow":
 class _Engine:
     """Certified eps(delta) or delta(eps) per configuration, each computed once."""
 
-    def __init__(self, tick: Callable[[], None]) -> None:
+    def __init__(self, tick: Callable[[], None], time_budget: float) -> None:
+        self.time_budget = time_budget  # per computation; it can stop one, never shape a completed one
         self.cache: dict[tuple, S.PldAnswer] = {}
         self.tick = tick
         self.computations = 0
+        self.clock_stops = 0  # computations the time budget stopped (see AuditRow.stopped_by_clock)
+
+    def stopped(self, exc: Exception) -> None:
+        """Count a run the clock stopped (PrecisionExhausted with ``timed``), not a static cap."""
+        if getattr(exc, "timed", False):
+            self.clock_stops += 1
 
     def answer(self, c: CorpusClaim, steps: int, digits: int, rel: Optional[str] = None) -> S.PldAnswer:
         key = (c.noise_multiplier, c.sampling_rate, steps, c.target, c.given, rel or c.neighboring, digits)
@@ -146,10 +159,11 @@ class _Engine:
                 return better[0]
             self.computations += 1
             if (rel or c.neighboring) == "replace-one" and c.sampling_rate != 1:
-                self.cache[key] = _replace_one(c, steps)
+                self.cache[key] = _replace_one(c, steps, self.time_budget)
             elif c.target == "eps":
                 self.cache[key] = S.dpsgd_epsilon(c.noise_multiplier, c.sampling_rate, steps, c.given,
-                                                  neighboring=rel or c.neighboring, digits=digits)
+                                                  neighboring=rel or c.neighboring, digits=digits,
+                                                  time_budget=self.time_budget)
             else:
                 # a claimed delta is often decades from the truth (1e-5 claimed, 1e-27 certified near
                 # a bounded loss's end), where the asked width costs grid after grid for a number
@@ -163,6 +177,7 @@ class _Engine:
 
                 self.cache[key] = S.delta([S.GaussianSteps.of(c.noise_multiplier, c.sampling_rate, steps)],
                                           c.given, neighboring=rel or c.neighboring, digits=digits,
+                                          time_budget=self.time_budget,
                                           decide=decided if c.claimed_lo is None else None)
             self.tick()
         return self.cache[key]
@@ -175,6 +190,7 @@ class _Engine:
             try:
                 ans = self.answer(c, steps, REFINE_DIGITS, rel)
             except PrecisionExhausted as exc:
+                self.stopped(exc)
                 # the refinement was stopped (time or memory): every enclosure it reached
                 # is certified, so the best one decides the claim when it can; else the
                 # completed first answer stands, undecided (never a lost row)
@@ -224,6 +240,7 @@ def _other(engine: _Engine, c: CorpusClaim, tight: Optional[float]) -> tuple[str
         # time budget under load, so the row would then differ from run to run
         v, ans = engine.verdict(o, o.steps, refine=False)
     except (InvalidParameter, PrecisionExhausted) as exc:
+        engine.stopped(exc)
         return (f"the same {c.claimed_text} is printed with {c.other_changes}: no certified answer for "
                 f"those parameters ({exc})"), None
     enc = ans.enclosure
@@ -246,9 +263,20 @@ def _other(engine: _Engine, c: CorpusClaim, tight: Optional[float]) -> tuple[str
 
 
 def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
+    before = engine.clock_stops
+    row = _row(engine, c)
+    if engine.clock_stops == before:
+        return row
+    return replace(row, stopped_by_clock=True,
+                   reason=row.reason + "; a computation of this row was stopped by its time budget, so the row "
+                                       "follows the machine's load (every enclosure shown is still certified)")
+
+
+def _row(engine: _Engine, c: CorpusClaim) -> AuditRow:
     try:
         v, ans = engine.verdict(c, c.steps)
     except (InvalidParameter, PrecisionExhausted) as exc:
+        engine.stopped(exc)
         return _unanswered(c, str(exc))
     enc = ans.enclosure
     tight = _tightness(c.claimed, enc)
@@ -267,7 +295,8 @@ def _one(engine: _Engine, c: CorpusClaim) -> AuditRow:
     for rule, t in c.alternatives:
         try:
             v2, a2 = engine.verdict(c, t)
-        except (InvalidParameter, PrecisionExhausted):
+        except (InvalidParameter, PrecisionExhausted) as exc:
+            engine.stopped(exc)
             continue  # a variant without a certified answer flips nothing that is known
         if v2 != v:
             sens.append(f"flips to {v2} with steps by {rule} (T = {t}: {name} {a2.enclosure.short(4)})")
@@ -330,9 +359,12 @@ def _as_run(c: CorpusClaim, impl: str, poisson_verdict: str) -> tuple[str, Enclo
     return v, enc, text
 
 
-def audit(claims: Iterable[CorpusClaim], progress: bool = False) -> tuple[list[AuditRow], dict[str, Any]]:
+def audit(claims: Iterable[CorpusClaim], progress: bool = False, *,
+          time_budget: float = DEFAULT_TIME_BUDGET_SECONDS) -> tuple[list[AuditRow], dict[str, Any]]:
     """Audit every claim; returns the rows and run statistics (seconds,
-    claims, distinct configurations computed)."""
+    claims, distinct configurations computed). ``time_budget`` bounds each certified
+    computation; a row one of them was stopped in says so (``stopped_by_clock``)."""
+    time_budget = V.seconds("time_budget", time_budget)
     claims = list(claims)
     t0 = time.monotonic()
     bar = None
@@ -340,7 +372,7 @@ def audit(claims: Iterable[CorpusClaim], progress: bool = False) -> tuple[list[A
         from tqdm import tqdm
 
         bar = tqdm(total=len(claims), unit="claim", desc="audit corpus", leave=False)
-    engine = _Engine(lambda: None)
+    engine = _Engine(lambda: None, time_budget)
     rows = []
     for c in claims:
         rows.append(_one(engine, c))

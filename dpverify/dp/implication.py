@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Iterable
 
 from .. import _validate as V
+from ..errors import InvalidParameter
 from .._validate import ExactInput
 from flint import arb
 
@@ -65,6 +66,16 @@ def _refined(d0: Fraction, digits: int) -> arb:
     return refine(lambda: ball(d0), digits=digits + 1, what="delta0")[0]
 
 
+def _pair(name: str, value: object, what: str) -> tuple[ExactInput, ExactInput]:
+    try:
+        pair = tuple(value)  # type: ignore[call-overload]
+    except TypeError:
+        pair = ()
+    if len(pair) != 2:
+        raise InvalidParameter(name, f"{name}={value!r:.60} must be a pair {what}")
+    return pair[0], pair[1]
+
+
 def implies(frm: Iterable[ExactInput], to: Iterable[ExactInput], digits: int = 15) -> Verdict:
     """Verdict of "(eps0, delta0)-DP implies (eps, delta)-DP" (GDPT Thm 3.1), exact.
 
@@ -72,8 +83,8 @@ def implies(frm: Iterable[ExactInput], to: Iterable[ExactInput], digits: int = 1
     with eps real and delta in [0, 1]. HOLDS iff delta >= W(eps); the verdict
     carries the enclosure of W(eps) as ``required_delta``.
     """
-    eps0, delta0 = tuple(frm)
-    eps, delta = tuple(to)
+    eps0, delta0 = _pair("frm", frm, "(eps0, delta0)")
+    eps, delta = _pair("to", to, "(eps, delta)")
     e0 = V.nonnegative("eps0", eps0)
     d0 = V.closed_unit("delta0", delta0)
     e = V.real("eps", eps)

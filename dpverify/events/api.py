@@ -24,6 +24,12 @@ bracket of :mod:`dpverify.sampling.replace` instead (the same rules as
 zero-contribution replacement below, group privacy over the add/remove curves
 above, Dwork and Roth 2014 Thm 2.2) and ``details["bracket"]`` the proved
 intermediate values; :func:`supports` says so.
+
+A document whose whole event is ``balls_in_bins`` is answered by the enclosure of
+:mod:`dpverify.sampling.balls` (the dominating pair of Chua et al., AISTATS 2025, for
+one epoch; E independently re-allocated epochs by AFA Thm 10), the same route as
+``audit dpsgd --events`` and the ``bins.*`` certificates: that pair is proved for the
+whole epoch structure only, so it is never a leaf of a composition.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from ..sampling import replace as GP
 from .dispatch import Plan, Unsupported, compile_event
 from .json_format import parse_document
 
-__all__ = ["BRACKET_SUPPORT", "EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]
+__all__ = ["BINS_SUPPORT", "BRACKET_SUPPORT", "EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -151,12 +157,53 @@ BRACKET_SUPPORT = ("supported as a certified bracket, not by a dominating pair (
                    f"under replace-one): lower end, {GP.LOWER_END}; upper end, {GP.UPPER_END}")
 
 
+def _whole_bins(event: Any, neighboring: Any) -> Optional[tuple[Any, Relation]]:
+    """(the balls_in_bins node, the relation) when it is the document's whole event, else None."""
+    ev, rel = as_event(event)
+    return (ev, _relation_of(rel, neighboring)) if isinstance(ev, E.BallsInBins) else None
+
+
+#: what :func:`supports` says of a balls-in-bins document (answered whole, not by composed pairs)
+BINS_SUPPORT = ("supported as a whole run: the dominating pair of one balls-in-bins epoch (Chua et al., AISTATS "
+                "2025), E independently re-allocated epochs composed by AFA Thm 10; never a leaf of a composition")
+
+
+def _bins(whole: tuple[Any, Relation], kind: str, target: Fraction, digits: Optional[int],
+          rel_width: Optional[float]) -> EventAnswer:
+    """The balls-in-bins enclosure as an EventAnswer. Its work is capped before it starts
+    (``BINS_MAX_WORK``), not by the time budget: the grid is a pure function of the inputs."""
+    from ..ball import exact_str
+    from ..certificate.bins_cert import theorems
+    from ..sampling import balls as BB
+
+    if rel_width is not None:
+        raise InvalidParameter("rel_width", "a balls-in-bins enclosure is asked for in digits (its grid is chosen "
+                                            "from them); give digits")
+    d = 6 if digits is None else V.integer("digits", digits, lo=1, hi=6)
+    t0 = time.monotonic()
+    ev, rel = whole
+    r = BB.run(ev.event.noise_multiplier, ev.dataset_size, ev.batch_size, ev.epochs, rel.value)
+    if kind == "eps":
+        b = BB.enclose_eps(r, target, digits=d)
+        quantity = f"epsilon(delta={exact_str(target)})"
+    else:
+        b = BB.enclose_delta(r, target)
+        quantity = f"delta(eps={exact_str(target)})"
+    with working_precision(256):
+        enc = Enclosure(ball(Fraction(b["lo"])).lower(), ball(Fraction(b["hi"])).upper(), d, 256)
+    return EventAnswer(enc, quantity, rel, "balls-in-bins dominating pair (linear grid, exact integer powers)",
+                       time.monotonic() - t0, None, tuple(theorems(r)),
+                       details={"bracket": {"lo": b["lo"], "hi": b["hi"]}})
+
+
 def supports(event: Any, neighboring: Any = None) -> tuple[bool, str]:
     """(True, "") when dpverify certifies the event under the relation by
     composed dominating pairs; (True, reason) when it answers a certified bracket
     instead (Poisson sampling under replace-one: the reason states both ends'
     theorems); else (False, reason). Never approximates."""
     try:
+        if _whole_bins(event, neighboring) is not None:
+            return True, BINS_SUPPORT
         if _grouped(event, neighboring) is not None:
             return True, BRACKET_SUPPORT
         plan(event, neighboring)
@@ -328,12 +375,7 @@ def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: O
     (relative width <= rel_width, default 1e-4), else PrecisionExhausted
     stating the width reached. ``neighboring`` defaults to the document's
     relation, else add-remove."""
-    D = V.open_unit("delta", delta)
-    time_budget = V.seconds("time_budget", time_budget)
-    tree = _grouped(event, neighboring)
-    if tree is not None:
-        return _bracket(tree, "eps", D, digits, rel_width, time_budget, progress)
-    return _query(event, "eps", D, neighboring, digits, rel_width, time_budget, progress)
+    return _answer(event, "eps", V.open_unit("delta", delta), neighboring, digits, rel_width, time_budget, progress)
 
 
 def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
@@ -341,13 +383,23 @@ def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optio
           progress: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of delta(eps) (maximum over the relation's directions).
     Poisson sampling under replace-one: the certified bracket (as :func:`epsilon`)."""
-    E_ = V.nonnegative("eps", eps)
+    return _answer(event, "delta", V.nonnegative("eps", eps), neighboring, digits, rel_width, time_budget, progress)
+
+
+def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Optional[int],
+            rel_width: Optional[float], time_budget: float, progress: Optional[Callable]) -> EventAnswer:
+    """epsilon(target) (kind "eps") or delta(target) by the route that covers the document: a
+    whole balls-in-bins run, the replace-one bracket, or composed dominating pairs."""
     time_budget = V.seconds("time_budget", time_budget)
+    whole = _whole_bins(event, neighboring)
+    if whole is not None:
+        return _bins(whole, kind, target, digits, rel_width)
     tree = _grouped(event, neighboring)
     if tree is not None:
-        return _bracket(tree, "delta", E_, digits, rel_width, time_budget, progress)
-    _eps_capped("eps", E_)
-    return _query(event, "delta", E_, neighboring, digits, rel_width, time_budget, progress)
+        return _bracket(tree, kind, target, digits, rel_width, time_budget, progress)
+    if kind == "delta":
+        _eps_capped("eps", target)
+    return _query(event, kind, target, neighboring, digits, rel_width, time_budget, progress)
 
 
 def _eps_capped(name: str, e: Fraction) -> None:
@@ -370,6 +422,15 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     E_ = V.nonnegative("eps", eps)
     D = V.open_unit("delta", delta)
     time_budget = V.seconds("time_budget", time_budget)
+    whole = _whole_bins(event, neighboring)
+    if whole is not None:  # decided on epsilon(delta), as the bins.claim certificate is
+        from ..certificate.bins_cert import decide
+
+        from ..ball import exact_str
+
+        ans = _bins(whole, "eps", D, None, None)
+        outcome, why = decide(ans.details["bracket"], exact_str(E_))
+        return Verdict(Outcome(outcome), why, {"epsilon": ans.enclosure}), ans
     tree = _grouped(event, neighboring)
     if tree is not None:
         ans = _bracket(tree, "eps", D, None, None, time_budget, progress)

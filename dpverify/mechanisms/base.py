@@ -174,6 +174,10 @@ def profile_delta(profile: Profile, eps: Any, digits: int = 15) -> Enclosure:
     """
     from ..ball import parse_exact
 
+    if not (callable(getattr(profile, "delta", None)) and isinstance(getattr(profile, "name", None), str)):
+        raise InvalidParameter("profile", f"profile={profile!r:.60} is not a privacy profile: build one with "
+                                          "dpverify.mechanisms.build_profile(MechanismSpec(\"laplace\", "
+                                          "{\"scale\": \"1\"}))")
     e = parse_exact(eps, "eps")
     x, bits = refine(lambda: _delta_at_exact(profile, e), digits=digits + 1,
                      what=f"delta(eps) of {profile.name} at eps={e}")

@@ -67,6 +67,18 @@ class RandomizedResponse:
     source_params: Optional[Mapping[str, str]] = None
     name: str = "rr"
 
+    def __post_init__(self) -> None:
+        if (self.eps is None) == (self.exp_eps is None):
+            raise InvalidParameter("eps", "give eps or exp_eps (an exact e^eps), exactly one of them")
+        if self.eps is not None:
+            object.__setattr__(self, "eps", V.nonnegative("eps", self.eps))
+        else:
+            r = V.real("exp_eps", self.exp_eps)
+            if r < 1:
+                raise InvalidParameter("exp_eps", f"exp_eps={self.exp_eps!r} must be >= 1 (it is e^eps, eps >= 0)")
+            object.__setattr__(self, "exp_eps", r)
+        object.__setattr__(self, "delta", V.closed_unit("delta", self.delta))
+
     def _exp_eps_ball(self) -> arb:
         return ball(self.exp_eps) if self.exp_eps is not None else ball(self.eps).exp()
 

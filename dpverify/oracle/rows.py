@@ -17,13 +17,14 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..schemas import at, load_csv, load_json
+from ..certificate.format import ORACLE_MECHANISMS
 from ..limits import MAX_ORACLE_CONFIGURATIONS, MAX_STEPS
 
 __all__ = ["Config", "Row", "check_configurations", "parse_rows", "FIELDS", "MAX_ORACLE_CONFIGURATIONS",
            "MAX_STEPS"]
 
 FIELDS = ("accountant", "mechanism", "noise_multiplier", "sampling_rate", "steps", "delta", "reported_eps")
-MECHANISMS = ("subsampled-gaussian", "gaussian", "dpsgd")
+MECHANISMS = ORACLE_MECHANISMS
 #: names that mean the same configuration (one vocabulary with `sweep` grids and the corpus)
 ALIASES = {"dpsgd": "subsampled-gaussian"}
 #: spellings of a reported +inf (Python's str(float("inf")), and what JSON writers print);

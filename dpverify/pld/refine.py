@@ -148,7 +148,8 @@ def _rel(lo: Fraction, hi: Optional[Fraction]) -> Optional[float]:
     return float((hi - lo) / lo)
 
 
-def _budget_fail(what: str, lo: Fraction, hi: Optional[Fraction], m: Optional[int], why: str) -> PrecisionExhausted:
+def _budget_fail(what: str, lo: Fraction, hi: Optional[Fraction], m: Optional[int], why: str,
+                 timed: bool = False) -> PrecisionExhausted:
     rel = _rel(lo, hi)
     # printed for people: outward (a rounded-to-nearest end would not be a bound)
     with working_precision(128):
@@ -163,6 +164,8 @@ def _budget_fail(what: str, lo: Fraction, hi: Optional[Fraction], m: Optional[in
     # the ends themselves, for callers whose contract is a sound one-sided answer
     # (the adapters return the upper end); None: no finite upper end was certified
     exc.best_enclosure = (lo, hi)  # type: ignore[attr-defined]
+    # True when the clock (not a static cap) stopped the run: what it reached follows the load
+    exc.timed = timed  # type: ignore[attr-defined]
     return exc
 
 
@@ -319,7 +322,7 @@ def refine_query(
                 and not strict_width and decide is None):
             return finish(f"the requested relative width {rel_width:g} was not reached ({why}); "
                           f"this certified enclosure has relative width {rel:.3g}")
-        raise _budget_fail(what, lo_all, hi_all, prev["m"] if prev else None, why)
+        raise _budget_fail(what, lo_all, hi_all, prev["m"] if prev else None, why, timed)
 
     while True:
         length_est = prev["length"] << (m - prev["m"]) if prev else (

@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING, Mapping, Protocol, runtime_checkable
 
 from flint import acb, arb
 
+from .. import _validate as V
 from ..ball import ball
+from ..errors import InvalidParameter
 
 if TYPE_CHECKING:
     from ..verdict import Enclosure
@@ -83,6 +85,9 @@ class GaussianCurve:
     source_params: Mapping[str, str] = field(default_factory=dict)
     name: str = "gaussian"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mu", V.nonnegative("mu", self.mu))
+
     def cgf(self, alpha: arb) -> arb:
         m = ball(self.mu)
         return (alpha - 1) * alpha * m * m / 2
@@ -111,6 +116,9 @@ class LaplaceCurve:
     source_params: Mapping[str, str] = field(default_factory=dict)
     name: str = "laplace"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lam", V.nonnegative("lam", self.lam))
+
     def cgf(self, alpha: arb) -> arb:
         lam = ball(self.lam)
         if alpha.is_exact() and alpha == arb(0.5):
@@ -138,6 +146,12 @@ class RandomizedResponseCurve:
     source_params: Mapping[str, str] = field(default_factory=dict)
     name: str = "rr"
 
+    def __post_init__(self) -> None:
+        p = V.real("p", self.p)
+        if not Fraction(1, 2) <= p < 1:
+            raise InvalidParameter("p", f"p={self.p!r} must be in [1/2, 1)")
+        object.__setattr__(self, "p", p)
+
     def cgf(self, alpha: arb) -> arb:
         p = ball(self.p)
         r = p / (1 - p)  # likelihood ratio on the first output
@@ -160,6 +174,9 @@ class PureDpCurve:
     eps0: Fraction
     source_params: Mapping[str, str] = field(default_factory=dict)
     name: str = "pure"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", V.nonnegative("eps0", self.eps0))
 
     def cgf(self, alpha: arb) -> arb:
         e = ball(self.eps0)

@@ -35,6 +35,7 @@ from typing import Dict, Mapping
 
 from flint import acb, arb, ctx, fmpz
 
+from .. import _validate as V
 from ..ball import ball, normal_cdf, normal_sf
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_SUBSAMPLED_INTEGER_ORDER, MAX_SUBSAMPLED_ORDER
@@ -138,6 +139,12 @@ class SubsampledGaussianCurve:
     source_params: Mapping[str, str] = field(default_factory=dict)
     name: str = "subsampled-gaussian"
     _cache: Dict[tuple, arb] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # the library's guard (the CLI's spec parser names its own options): a rate outside
+        # (0, 1] or a sign-flipped sigma is no mechanism, and the series would still run
+        object.__setattr__(self, "sigma", V.positive("sigma", self.sigma))
+        object.__setattr__(self, "q", V.half_open_unit("q", self.q))
 
     def cgf(self, alpha: arb) -> arb:
         if not alpha > 1:

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
+from ..certificate.format import ORACLE_MECHANISMS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import mpf_to_fraction
 from .gdp import exact_input
@@ -86,9 +87,9 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
         for c in configs:
             if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
                 raise MalformedCertificate("a configuration lacks a field")
-            if c["mechanism"] not in ("subsampled-gaussian", "dpsgd", "gaussian"):
+            if c["mechanism"] not in ORACLE_MECHANISMS:
                 raise MalformedCertificate(f"configuration mechanism {str(c['mechanism'])[:40]!r} is not one "
-                                           "the oracle certifies (allowed: subsampled-gaussian, dpsgd, gaussian)")
+                                           f"the oracle certifies (allowed: {', '.join(ORACLE_MECHANISMS)})")
             if c["mechanism"] == "gaussian" and exact_input(c, "sampling_rate") != 1:
                 # the plain Gaussian is the subsampled one at rate 1, and only there
                 raise CertificateRejected("a configuration of mechanism 'gaussian' needs sampling_rate 1 "

@@ -111,3 +111,21 @@ def test_a_stopped_refinement_keeps_the_row_and_its_best_enclosure_decides(tmp_p
     assert main(["audit", "corpus", str(f), "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert row["verdict"] == "holds" and Fraction(row["certified"]["hi"]) <= claimed
+
+
+def test_a_row_the_clock_stopped_says_so_and_the_exit_is_3(tmp_path, capsys):
+    """The time budget may stop a computation but never shape a completed row: a row whose
+    computation it stopped is marked (``stopped_by_clock``, and the reason says the row follows
+    the load) and the run answers exit 3; with the default budget the same file completes
+    (eps(1e-5) ~ 0.72 <= 1 at these settings, as in the first test) with no mark, exit 0."""
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps(dict(BASE, id="poisson-ar-holds", claimed_eps="1")) + "\n")
+    code = main(["audit", "corpus", str(f), "--json", "--time-budget", "0.001"])
+    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    assert code == 3 and row["stopped_by_clock"] is True and row["verdict"] == "undecided"
+    assert "stopped by its time budget" in row["reason"]
+    code = main(["audit", "corpus", str(f), "--json"])
+    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    assert code == 0 and "stopped_by_clock" not in row and row["verdict"] == "holds"
+    assert main(["audit", "corpus", str(f), "--time-budget", "0"]) == 2
+    assert "--time-budget" in capsys.readouterr().err

@@ -95,3 +95,29 @@ def test_json_round_trip_and_schema():
         {"event": {"type": "gaussian", "noise_multiplier": "1.1"}})[0].noise_multiplier)) and rel is None
     assert event_to_json(tree) == BINS
     jsonschema.validate({"neighboring": "add-remove", "event": BINS}, load_schema())
+
+
+def test_the_library_answers_the_document_the_cli_answers(tmp_path, capsys):
+    """``dpverify.epsilon/delta/check_claim`` read the one event format as the CLI does: a
+    balls_in_bins document is answered whole, with the CLI's enclosure (whose certificate
+    ``verify`` re-proves above), and decided on it."""
+    import dpverify
+    from dpverify.events.api import BINS_SUPPORT, supports
+
+    doc = {"neighboring": "remove", "event": BINS}
+    code, cert, err = _run(tmp_path, capsys, doc, "--delta", "1e-5")
+    assert code == 0, err
+    ans = dpverify.epsilon(doc, "1e-5")
+    assert ans.details["bracket"] == cert["result"]["enclosure"]
+    lo, hi = (float(cert["result"]["enclosure"][k]) for k in ("lo", "hi"))
+    assert ans.enclosure.lo <= lo and hi <= ans.enclosure.hi
+    assert dpverify.check_claim(doc, str(lo * 0.99), "1e-5")[0].outcome.value == "fails"
+    assert dpverify.check_claim(doc, str(hi * 1.01), "1e-5")[0].outcome.value == "holds"
+    code, dcert, err = _run(tmp_path, capsys, doc, "--eps", "2")
+    assert dpverify.delta(doc, "2").details["bracket"] == dcert["result"]["enclosure"]
+    assert supports(doc) == (True, BINS_SUPPORT)
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.epsilon(doc, "1e-5", rel_width=1e-3)
+    assert exc.value.name == "rel_width"
+    ok, why = supports({"events": [BINS, BINS]})
+    assert not ok and "whole epoch structure" in why

@@ -160,3 +160,18 @@ def test_a_rows_relative_excess_is_recomputed(excess, accepted):
     else:
         with pytest.raises(CertificateRejected, match="excess"):
             verify_certificate(reseal(forged))
+
+
+def test_one_list_of_oracle_mechanisms():
+    """The CSV/JSON reader, the shipped rows schema and the re-check name the same mechanisms:
+    the tuple in certificate/format.py, read by both sides (the re-check cannot import the oracle)."""
+    import json
+    from importlib import resources
+
+    from dpverify.certificate.format import ORACLE_MECHANISMS
+    from dpverify.oracle import rows
+
+    schema = json.loads(resources.files("dpverify.schemas").joinpath("oracle_rows.schema.json").read_text())
+    text = json.dumps(schema)
+    assert rows.MECHANISMS is ORACLE_MECHANISMS
+    assert f'"enum": {json.dumps(list(ORACLE_MECHANISMS))}' in text
