@@ -43,7 +43,7 @@ from ..errors import PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from .compose import compose
 from .convolve import mul_count
-from .discretise import discretise
+from .discretise import discretise, grid_range
 from .dominating import composed_loss_bound
 from .plan import FOURIER_SHARE, estimate_length, first_grid, plan_query, planned_grid
 from .queries import ComposedBounds
@@ -92,6 +92,15 @@ def loss_bounds(steps: Sequence[Step], directions: Sequence[str]) -> dict:
     return {d: composed_loss_bound((st.make_pair(d), st.count) for st in steps) for d in directions}
 
 
+def _floors(steps: Sequence[Step], direction: str, end: Fraction, eps: Fraction) -> list:
+    """Per step, the loss F_i = B_i - (B - eps) at or below which one step cannot take part in
+    delta(eps) below the end B: with that step at L <= F_i and every other at most its bound B_j,
+    the composed loss is <= F_i + B - B_i = eps, where (1 - e^(eps - L))_+ = 0. The grid of each
+    step then starts near F_i (:func:`_discretise_all`: a raised first knot is sound, see there),
+    so near the end only the top of each step's law is discretised."""
+    return [composed_loss_bound([(st.make_pair(direction), 1)]) - (end - eps) for st in steps]
+
+
 def total_muls(steps: Sequence[Step]) -> int:
     return sum(mul_count(s.count) for s in steps) + len(steps) - 1
 
@@ -103,6 +112,7 @@ class _Dir:
     hi: Optional[Fraction] = None  # best certified upper bound so far (None: +inf)
     active: bool = True
     length: int = 0
+    floors: Optional[list] = None  # per step, the loss below which it cannot reach delta(eps) (_floors)
 
 
 @dataclass(frozen=True)
@@ -272,6 +282,8 @@ def refine_query(
         for d in dirs:
             if d.name in ends and target >= ends[d.name]:
                 d.lo, d.hi, d.active = Fraction(0), Fraction(0), False
+            elif d.name in ends:
+                d.floors = _floors(steps, d.name, ends[d.name], target)
         if not any(d.active for d in dirs):
             return PldResult(Fraction(0), Fraction(0), 0, 0, time.monotonic() - t0, 0.0,
                              {d.name: (d.lo, d.hi) for d in dirs}, [], None, ends)
@@ -444,7 +456,7 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
     """Certified (lo, hi) of one direction on the grid 2^-m; with
     ``max_length``, _Coarser when the composed length would exceed half of it
     (memory model only)."""
-    ups, lows = _discretise_all(steps, d.name, m, K, tau, tick)
+    ups, lows = _discretise_all(steps, d.name, m, K, tau, tick, d.floors)
     if max_length is not None:
         n_est = estimate_length(ups)
         if n_est > max_length // 2:
@@ -466,10 +478,24 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
 
 
 def _discretise_all(steps: Sequence[Step], direction: str, m: int, K: int, tau,
-                    tick: Callable[[], None]) -> tuple[list, list]:
+                    tick: Callable[[], None], floors: Optional[list] = None) -> tuple[list, list]:
+    """Every step's pair discretised on the grid 2^-m. With ``floors`` (:func:`_floors`), a step's
+    first knot is raised to about F_i, less 4 knots per step of the schedule: the upper pair's top
+    knot lies up to about 3 knots above a step's bound, so with step i at or below the raised
+    knot the composed upper loss stays below eps and nothing the query reads moves. A raised
+    first knot is sound for any value (discretise.py): the upper pair's chord from (0, 1) to
+    the first knot carries all the mass below it at that knot (a larger loss), and the lower
+    pair drops the classes below it (each dropped term (P_k - e^eps Q_k)_+ >= 0 is only lost)."""
     ups, lows = [], []
-    for st in steps:
-        u, l = discretise(st.make_pair(direction), m, K, tau, progress=lambda _f: tick())
+    margin = 4 * sum(st.count for st in steps) + 1
+    for k, st in enumerate(steps):
+        pair = st.make_pair(direction)
+        bounds = None
+        if floors is not None:
+            i0, n = grid_range(pair, m, tau)
+            first = math.floor(floors[k] * (1 << m)) - margin
+            bounds = (max(i0, first), n) if first < n else (i0, n)
+        u, l = discretise(pair, m, K, tau, bounds=bounds, progress=lambda _f: tick())
         ups.append((u, st.count))
         lows.append((l, st.count))
         tick()
