@@ -211,3 +211,19 @@ def test_product_event_lower_bound_is_below_the_truth():
             x_eps = mpmath.findroot(lambda x: L(x) - _mp(eps), -1)
             truth = mpmath.quad(f, [-mpmath.inf, x_eps])
         assert 0 < lo <= truth
+
+
+@pytest.mark.parametrize("eps", ["1.3", "1.38"])
+def test_genuine_delta_just_below_the_bound_verifies(capsys, eps):
+    """Two add steps at q = 1/2 (bound 2 log 2 = 1.3863): below it both sides start each step's
+    grid near the loss that can still reach eps (a raised first knot); the enclosure is positive,
+    narrow, and the independent route confirms it."""
+    assert mpmath.mpf(eps) < 2 * mpmath.log(2)
+    code = main(["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--steps", "2",
+                 "--neighboring", "add", "--eps", eps, "--json"])
+    cert = json.loads(capsys.readouterr().out)
+    assert code == 0
+    with mpmath.workdps(30):
+        lo, hi = (mpmath.mpf(cert["result"]["enclosure"][k]) for k in ("lo", "hi"))
+        assert 0 < lo and (hi - lo) / lo < mpmath.mpf(10) ** -3
+    assert "confirmed" in verify_certificate(cert)
