@@ -45,7 +45,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
-from .pld import (_UNIT, IvTails, Support, _units, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
+from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   laplace_tails,
                   register_queries)
 from .wor import max_curve_tails
@@ -855,19 +855,9 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     with mpmath.workprec(max(mpmath.mp.prec, K + 64)):
         los, his = [], []
         for d in ([direction] if direction else _DIRS[rel]) if main is not None else []:
-            # a bounded composed loss decides delta = 0 exactly at or past its end, which no
-            # grid reaches (the grid's top knot lies up to one cell per step above the end)
-            sup = Support.of(events, d) if kind == "eps" or exact is not None else None
-            if sup is not None and exact is not None and exact >= sup.end:
-                los.append(mpf(0))
-                his.append(mpf(0))
-                continue
-            floors = sup.floors(exact) if sup is not None and exact is not None else None
-            # a loss range beyond the memory budget fails closed before the work
-            U, L = _compose(events, d, K, tau, budget, m, main, _knot_cap(events), floors)
-            lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
-            if sup is not None:
-                lo, hi = sup.tighten(kind, target, exact, lo, hi)
+            # bounded losses: delta = 0 exactly past the end (direction_bounds); a loss range beyond
+            # the memory budget fails closed before the work
+            lo, hi = direction_bounds(events, d, kind, target, exact, K, tau, budget, m, main, _knot_cap(events))
             los.append(lo)
             his.append(hi)
         # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi]

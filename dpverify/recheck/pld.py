@@ -452,17 +452,13 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
-    start there, less 4 knots per step (:func:`_discretise_iv`: sound for any first knot; the
-    upper pair's top knot lies up to about 3 knots above a step's bound, so with the margin a
-    step at its first knot keeps the composed upper loss below the query, and the mass moved
-    up to that knot adds nothing there)."""
+    start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is)."""
     want_u, want_l = sides != "lower", sides != "upper"
     ups, lows = None, None
-    margin = 4 * sum(T for _, T in events) + 1
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
         c = floors[i] if floors is not None else None
-        first = None if c is None else math.floor(c * 2**m) - margin
+        first = None if c is None else math.floor(c * 2**m) - 1
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
         U = _power(u, T, _mul_upper, K, budget) if want_u else None
         L = _power(l, T, _mul_lower, K, budget) if want_l else None
@@ -758,21 +754,28 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
     for d in ([direction] if direction else _directions(inputs)):
         if d == "replace" and not all(ok for _, _, ok in events):
             raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
-        # a bounded composed loss decides delta = 0 exactly at or past its end (:class:`Support`),
-        # which no grid reaches (the grid's top knot lies up to one cell per step above the end)
-        sup = Support.of(events, d) if kind == "eps" or exact is not None else None
-        if sup is not None and exact is not None and exact >= sup.end:
-            los.append(mpf(0))
-            his.append(mpf(0))
-            continue
-        floors = sup.floors(exact) if sup is not None and exact is not None else None
-        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget, m, sides, floors=floors)
-        lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
-        if sup is not None:
-            lo, hi = sup.tighten(kind, target, exact, lo, hi)
+        lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
+                                  sides)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
+
+
+def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
+                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS) -> tuple[mpf, mpf]:
+    """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
+    delta query, else None) for one direction of the composition of ``events`` [(make, T)]
+    on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
+    or past its end, which no grid reaches (the grid's top knot lies up to one cell per step
+    above the end); below it each step's knots start at its floor, and the answer is
+    tightened by the support (:meth:`Support.tighten`)."""
+    sup = Support.of(events, d) if kind == "eps" or exact is not None else None
+    if sup is not None and exact is not None and exact >= sup.end:
+        return mpf(0), mpf(0)
+    floors = sup.floors(exact) if sup is not None and exact is not None else None
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors)
+    lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
+    return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
 
 
 def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":
