@@ -287,6 +287,7 @@ def refine_query(
         if not any(d.active for d in dirs):
             return PldResult(Fraction(0), Fraction(0), 0, 0, time.monotonic() - t0, 0.0,
                              {d.name: (d.lo, d.hi) for d in dirs}, [], None, ends)
+    floor_scale = _product_scale(steps, dirs, ends, target) if kind == "delta" else None
     plan = plan_query(steps, directions, kind, target) if m_start is None else None
     if m_start is not None:
         m = m_start
@@ -411,7 +412,9 @@ def refine_query(
         if kind == "delta":
             # the unit 2^-K must resolve delta itself: adapt it to the magnitude
             # seen (lower end, else the upper end when the lower end is still 0)
-            new_scale = lo_all if lo_all > 0 else hi_all
+            # (near a bounded loss's end the lower end can stay 0 grid after grid while the upper
+            # end falls by hundreds of decades: a proved lower bound of the truth sizes it there)
+            new_scale = lo_all if lo_all > 0 else (floor_scale if floor_scale is not None else hi_all)
             if new_scale is not None and new_scale > 0 and (scale is None or new_scale < scale / 1024):
                 rescaled = True
             if new_scale is not None and new_scale > 0:
@@ -475,6 +478,30 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
             lo = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
             hi = arb_to_fraction(endpoints(cb.delta_upper_ball(target))[1])
     return lo, hi
+
+
+def _product_scale(steps: Sequence[Step], dirs: list, ends: dict, eps: Fraction) -> Optional[Fraction]:
+    """A proved lower bound of delta(eps) below a bounded direction's end B, used only to size
+    the unit (never reported): with g = B - eps, N steps and c_i = B_i - g/(2N), the event
+    {every step's loss > c_i} has composed loss > B - g/2 > eps, so delta(eps) >=
+    (1 - e^(-g/2)) prod_i P(L_i > c_i)^(T_i) (independent steps, delta(eps) =
+    E_P[(1 - e^(eps - L))_+]). The largest over the directions that have one, or None."""
+    n = sum(st.count for st in steps)
+    best: Optional[Fraction] = None
+    with working_precision(128):
+        for d in dirs:
+            if d.floors is None:
+                continue
+            g = ends[d.name] - eps
+            acc = -(ball(-g / 2).expm1())
+            for st, f in zip(steps, d.floors):
+                p, _ = st.make_pair(d.name).tails(ball(f + g - g / (2 * n)))
+                acc *= p ** st.count
+            lo = acc.lower()
+            if lo > 0:
+                v = arb_to_fraction(lo)
+                best = v if best is None or v > best else best
+    return best
 
 
 def _discretise_all(steps: Sequence[Step], direction: str, m: int, K: int, tau,
