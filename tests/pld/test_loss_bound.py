@@ -197,13 +197,21 @@ def test_forged_zero_below_the_bound_is_refused(capsys, eps):
 
 
 def test_product_event_lower_bound_is_below_the_truth():
-    """The re-check's lower bound below the end, against the one-step truth computed in mpmath:
+    """The re-check's lower bound below the end (and the producer's, which only sizes its unit), against the one-step truth computed in mpmath:
     delta_1(eps) = E_P[(1 - e^(eps - L))_+] for a single add step (N = 1), by quadrature over x."""
+    from dpverify.pld.refine import _Dir, _floors, _product_scale
+
     s, q = F("1.1"), F("0.01")
     ev = [(lambda d: (R.gauss_tails(s, q, d), None), 1)]
     sup = R.Support.of(ev, "add")
+    steps = [Step(lambda d: SubsampledGaussianPair(s, q, d), 1)]
+    end = loss_bounds(steps, ("add",))["add"]
     for eps in (F(1, 200), F(1, 1000)):
         lo = sup.product_lower(eps)
+        # the producer's own (arb) product bound, which sizes its unit near the end
+        d = _Dir("add")
+        d.floors = _floors(steps, "add", end, eps)
+        lo_arb = _product_scale(steps, [d], {"add": end}, eps)
         with mpmath.workdps(30):
             L = _gauss_loss_add(s, q)
             f = lambda x: (1 - mpmath.exp(_mp(eps) - L(x))) * mpmath.npdf(x) if L(x) > _mp(eps) else 0  # noqa: E731
@@ -211,6 +219,7 @@ def test_product_event_lower_bound_is_below_the_truth():
             x_eps = mpmath.findroot(lambda x: L(x) - _mp(eps), -1)
             truth = mpmath.quad(f, [-mpmath.inf, x_eps])
         assert 0 < lo <= truth
+        assert 0 < _mp(lo_arb) <= truth
 
 
 @pytest.mark.parametrize("eps", ["1.3", "1.38"])
