@@ -26,7 +26,7 @@ __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "co
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
            "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
-           "EVENT_MAX_EPS"]
+           "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
 #: events.* certificates): verify refuses any other text, since it defines the pairs
@@ -322,3 +322,14 @@ EVENT_MAX_LEAVES = 32
 #: claimed eps): the same reason and number as :data:`REPLACE_MAX_EPS` (a claimed eps of 500 kept
 #: verify busy past 40 s resolving e^-500 masses). The producer refuses more (exit 2), verify too
 EVENT_MAX_EPS = REPLACE_MAX_EPS
+
+#: a step's privacy-loss bound (delta(eps) = 0 exactly at or past the sum of the steps'
+#: bounds) is a dyadic rational on the grid 2^-LOSS_BOUND_BITS. The producer rounds its
+#: closed form up to that grid plus one unit (:func:`dpverify.pld.dominating.dyadic_loss_bound`),
+#: verify searches the smallest grid point at which its interval tail P(L > e) is proved 0
+#: (``recheck.pld.loss_sup``), which is at most the producer's: so a [0, 0] that the producer
+#: decided is decided by verify too, on its own derivation
+LOSS_BOUND_BITS = 40
+#: a step's loss bound above this is not used (reported as +inf by the producer, not searched
+#: by verify): a loss that large is no privacy guarantee worth a shortcut
+LOSS_BOUND_CAP = 1 << 20

@@ -87,10 +87,15 @@ _MPFR = ("MPFR directed rounding (gmpy2: erfc, exp, log correctly rounded outwar
          "Mills ratio's continued fraction), precision raised until narrow")
 _CLAIM_V = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
 _COMMON_INFO = ("quantity", "reason", "note")
+_SUPPORT = ("a direction whose steps' losses are bounded (each bound the least point of the grid 2^-40 at "
+            "which the interval tail P(L > e) is proved 0) has composed loss <= B = sum T_i sup L_i: delta(eps) "
+            "= E_P[(1 - e^(eps - L))_+] = 0 exactly for eps >= B (AFA Lemma 37)")
 _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimistic P), exact big-integer "
-            "convolution on GMP, directed rounding to units 2^-K; delta (or eps) read off as a lower bound")
+            "convolution on GMP, directed rounding to units 2^-K; delta (or eps) read off as a lower bound; "
+            "below a bounded loss's end B also delta(eps) >= (1 - e^(-g/2)) prod_i P(L > s_i - g/2N)^T_i, "
+            "g = B - eps (one event of the product), in directed rounding")
 _PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
-            "mass charged upward")
+            "mass charged upward; " + _SUPPORT + ", and eps(delta) <= B")
 _PLD_HINTS = ("grid", "mass_unit", "relative_width")
 _GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
              "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
@@ -485,6 +490,9 @@ _PLD_STEPS = [
     ("T-fold composition: exact integer products (Kronecker substitution on GMP integers)", PROOF, True),
     ("delta(eps) / eps(delta) read off the composed integers with directed exp, expm1, log", PROOF, True),
     ("grid, knot range and scale chosen from the recorded enclosure (untrusted hints)", ESTIMATE, False),
+    ("bounded losses: each step's bound searched on the grid 2^-40 (accepted only where the interval "
+     "tail P(L > e) is proved 0); delta = 0 exactly at or past the composed end, eps(delta) capped by it, "
+     "the product-event lower bound below it (directed rounding)", PROOF, True),
 ]
 _steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [

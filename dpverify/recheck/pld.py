@@ -39,7 +39,7 @@ from mpmath import mpf
 import gmpy2
 from gmpy2 import mpfr, mpz, next_above
 
-from ..certificate.format import TF_STEPS_RULE
+from ..certificate.format import LOSS_BOUND_BITS, LOSS_BOUND_CAP, TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
 from .gdp import exact_input, fraction_to_mpf
@@ -809,15 +809,44 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
             direction: "str | None" = None) -> tuple[mpf, mpf]:
     events = _events(inputs)
     K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
+    exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in ([direction] if direction else _directions(inputs)):
         if d == "replace" and not all(ok for _, _, ok in events):
             raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
-        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget, m, sides)
-        lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
+        lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
+                                  sides)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
+
+
+def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
+                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS) -> tuple[mpf, mpf]:
+    """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
+    delta query, else None) for one direction of the composition of ``events`` [(make, T)]
+    on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
+    or past its end, which no grid reaches (the grid's top knot lies up to one cell per step
+    above the end); below it each step's knots start at its floor, and the answer is
+    tightened by the support (:meth:`Support.tighten`)."""
+    sup = Support.of(events, d) if kind == "eps" or exact is not None else None
+    if sup is not None and exact is not None and exact >= sup.end:
+        return mpf(0), mpf(0)
+    floors = sup.floors(exact) if sup is not None and exact is not None else None
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors)
+    lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
+    return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
+
+
+def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":
+    """The exact input behind the mpf ``target`` (made from it by ``fraction_to_mpf`` at the
+    current precision), or None: the support decisions compare exact rationals."""
+    for key in (("delta",) if kind == "eps" else ("eps", "claimed_eps")):
+        if key in inputs:
+            x = exact_input(inputs, key)
+            if fraction_to_mpf(x) == target:
+                return x
+    return None
 
 
 #: relative truncation error (of the delta scale) the second route allows itself: at
@@ -1042,3 +1071,115 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
 
 
 recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions)
+
+
+# --------------------------------------------------------------------------- bounded losses
+
+
+def loss_sup(make: Callable, d: str) -> "Fraction | None":
+    """An upper bound of the essential supremum of one step's privacy loss under P (a
+    dyadic rational on the grid 2^-LOSS_BOUND_BITS of ``certificate.format``): a point e
+    where the interval tail P(L > e) has upper end exactly 0, which proves L <= e
+    P-almost surely. None where the tail is not proved 0 at LOSS_BOUND_CAP (the
+    Gaussian's loss is unbounded; a leaf whose tails cannot be evaluated there) or the
+    step has P-mass at +inf. A search, not the producer's closed form: any point at which
+    the tail was proved 0 is a valid bound, so the bisection keeps only such points, and
+    it ends at most one grid point above the supremum (the tails are proved 0 at every
+    point some 2^-100 above it), at or below the producer's bound (which has a point to
+    spare: ``dpverify.pld.dominating.dyadic_loss_bound``)."""
+    tails, _ = make(d)
+    if tails.inf != 0:
+        return None
+    A = arith(128)
+
+    def zero(i: int) -> bool:
+        return tails(A, A.dyadic(i, LOSS_BOUND_BITS))[0][1] == 0
+
+    try:
+        a, b = 0, LOSS_BOUND_CAP << LOSS_BOUND_BITS  # zero(b) holds, zero(a) is not known to
+        if not zero(b):
+            return None
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (a, mid) if zero(mid) else (mid, b)
+    except (CouldNotReprove, ArithmeticError, ValueError):
+        return None  # only the shortcut is lost: the grid route still answers
+    return Fraction(b, 1 << LOSS_BOUND_BITS)
+
+
+class Support:
+    """A direction whose every step's loss is bounded: per event (make, T, ...) the bound
+    s_i of :func:`loss_sup` and the composed end B = sum_i T_i s_i. The sum of independent
+    losses is at most the sum of their bounds, so under the product of the P's the
+    composed loss is <= B, hence (delta(eps) = E_P[(1 - e^(eps - L))_+], AFA Lemma 37)
+    delta(eps) = 0 exactly for every eps >= B, and eps(delta) <= B for every delta > 0."""
+
+    def __init__(self, events: list, d: str, sups: list) -> None:
+        self.events, self.d, self.sups = events, d, sups
+        self.end = sum((e[1] * s for e, s in zip(events, sups)), Fraction(0))
+
+    @classmethod
+    def of(cls, events: list, d: str) -> "Support | None":
+        """The support of direction ``d``, or None when a step's loss is not proved bounded."""
+        sups = []
+        for e in events:
+            s = loss_sup(e[0], d)
+            if s is None:
+                return None
+            sups.append(s)
+        return cls(events, d, sups)
+
+    def floors(self, eps: Fraction) -> list:
+        """Per event, the loss c_i = s_i - (B - eps) at or below which one step cannot take part
+        in delta(eps): with that step at L <= c_i and every other at most its bound, the composed
+        loss is <= c_i + B - s_i = eps, where (1 - e^(eps - L))_+ = 0. So near the support end
+        only the top of each step's law matters (three Poisson Laplace steps at eps 4.5e-5 below
+        the end: a window of 4.5e-5 instead of the whole loss range), and the grid can be fine
+        there (:func:`_discretise_iv` is sound for any first knot)."""
+        return [s - (self.end - eps) for s in self.sups]
+
+    def product_lower(self, eps: Fraction) -> mpf:
+        """A lower bound of delta(eps) for eps < B from one event of the product: with
+        g = B - eps and c_i = s_i - g / (2 N) (N the number of steps), on the event
+        S = {L_j > c_i for every step j of every event i} the composed loss exceeds
+        sum_i T_i c_i = B - g/2 > eps, so delta(eps) = E_P[(1 - e^(eps - L))_+]
+        >= (1 - e^(-g/2)) P(S) = (1 - e^(-g/2)) prod_i P(L > c_i)^(T_i) (independent steps).
+        Loose, but positive wherever each c_i is below the true supremum (g above about
+        2N 2^-40): it refutes a recorded [0, 0] below the support end, which no coarse grid
+        reaches (the lower pair's top knots sit a cell per step below the end). Directed
+        rounding throughout; 0 where a tail's lower end is not positive."""
+        g = self.end - eps
+        n = sum(e[1] for e in self.events)
+        if g <= 0 or n <= 0:
+            return mpf(0)
+        A = arith(128)
+        dn = A.dn
+        acc = A.neg(A.expm1(A.q(-g / 2)))[0]  # 1 - e^(-g/2), rounded down
+        for e, s in zip(self.events, self.sups):
+            tails, _ = e[0](self.d)
+            try:
+                p = tails(A, A.q(s - g / (2 * n)))[0][0]
+            except (CouldNotReprove, ArithmeticError, ValueError):
+                return mpf(0)
+            if not p > 0:
+                return mpf(0)
+            t, pw = e[1], mpfr(1)
+            while t:  # p^T by squaring, every product rounded down (all factors >= 0)
+                if t & 1:
+                    pw = dn.mul(pw, p)
+                t >>= 1
+                if t:
+                    p = dn.mul(p, p)
+            acc = dn.mul(acc, pw)
+        return mpfr_to_mpf(acc) if acc > 0 else mpf(0)
+
+    def tighten(self, kind: str, target: mpf, exact: "Fraction | None", lo: mpf, hi: mpf) -> tuple:
+        """(lo, hi) of a grid's answer improved by the support: eps(delta) <= B; delta(eps) >=
+        :meth:`product_lower` (an exact target is needed: ``exact``, else unchanged)."""
+        if kind == "eps":
+            if target > 0:
+                hi = min(hi, mpf(self.end.numerator) / self.end.denominator)  # dyadic: exact here
+            return lo, hi
+        if exact is not None and exact < self.end and lo != -mpmath.inf:
+            lo = max(lo, self.product_lower(exact))
+        return lo, hi
