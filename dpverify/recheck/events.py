@@ -715,6 +715,17 @@ class _Tree:
         self.wor_sizes: set = set()
 
 
+def _flat(event: Any, rel: str) -> _Tree:
+    """The flattened tree of ``inputs.event``; more than 1e7 steps in total is refused, as the
+    producer refuses it (its per-leaf check alone let 32 leaves of 1e7 steps through)."""
+    tree = _Tree()
+    _flatten(event, 1, rel, tree)
+    total = sum(t for _, t in tree.blocks)
+    if total > 10**7:
+        raise MalformedCertificate(f"inputs.event: {total} steps in total; the producer supports at most 10000000")
+    return tree
+
+
 def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
     if depth > 64 or not isinstance(ev, dict):
         raise MalformedCertificate("inputs.event is not an event tree")
@@ -829,8 +840,7 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     rel = inputs.get("neighboring")
     if rel not in _DIRS:
         raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
-    tree = _Tree()
-    _flatten(inputs.get("event"), 1, rel, tree)
+    tree = _flat(inputs.get("event"), rel)
     if tree.non_private:
         return (mpmath.inf, mpmath.inf) if kind == "eps" else (mpf(1), mpf(1))
     if tree.has_zcdp:
@@ -981,8 +991,7 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         _check_nodes(inputs.get("event"), "inputs.event")
         rel = inputs.get("neighboring")
         _directions(inputs)
-        tree = _Tree()
-        _flatten(inputs.get("event"), 1, rel, tree)
+        tree = _flat(inputs.get("event"), rel)
         proved = set()
         for key, want in (("neighboring", rel), ("sensitivity_convention", SENSITIVITY_CONVENTION)):
             if key in result:
