@@ -26,7 +26,7 @@ __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "co
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
            "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
-           "EVENT_MAX_EPS"]
+           "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
 #: events.* certificates): verify refuses any other text, since it defines the pairs
@@ -94,6 +94,105 @@ def gdp_cell_weight(mechanism: str, refined: bool = False, profile: "str | None"
 #: re-proves only the enclosure's own): writers keep them out of certificates, and
 #: verify refuses a format-2 certificate that carries one
 UNVERIFIABLE_DETAILS = ("directions", "dominating_pair_lower_end", "conversion_lower_end", "realised_lower_end")
+
+# --------------------------------------------------------------------------- inputs per kind
+
+#: mechanism name -> the option sets its producer accepts (exactly one must match):
+#: an option the producer would not read defines nothing, so verify refuses it
+MECHANISM_OPTIONS: dict[str, tuple[frozenset, ...]] = {
+    "gaussian": (frozenset({"mu"}), frozenset({"noise_multiplier"}), frozenset({"noise_multiplier", "sensitivity"})),
+    "laplace": (frozenset({"scale"}), frozenset({"scale", "sensitivity"})),
+    "pure": (frozenset({"eps0"}),),
+    "approx": (frozenset({"eps0", "delta0"}),),
+    "rr": (frozenset({"p"}),),
+    "subsampled": (frozenset({"rate", "eps0", "delta0"}),),
+    "subsampled-gaussian": (frozenset({"noise_multiplier", "rate"}),),
+    "sgd-example": (frozenset(), frozenset({"refined"})),
+    "icea-example": (frozenset(), frozenset({"refined"})),
+    "expr": (frozenset({"profile"}),),
+}
+#: every option of some mechanism
+ALL_MECHANISM_OPTIONS = frozenset().union(*(s for sets in MECHANISM_OPTIONS.values() for s in sets))
+#: kinds whose inputs name a mechanism of :data:`MECHANISM_OPTIONS` (and take its options)
+MECHANISM_KINDS = frozenset({"dp.profile", "gdp.certify", "gdp.optimal_mu", "gdp.tail_limit", "rdp.divergence",
+                             "rdp.epsilon"})
+
+#: a DP-SGD schedule as audit records it: the options, or a list of steps (``events``), or
+#: epochs of a dataset (``steps_rule`` beside them)
+_SCHEDULE = frozenset({"noise_multiplier", "sampling_rate", "steps", "events", "dataset_size", "batch_size",
+                       "epochs", "steps_rule", "neighboring"})
+_TREE = frozenset({"event", "neighboring", "sensitivity_convention"})
+_SAMPLED = frozenset({"noise_multiplier", "dataset_size", "batch_size", "epochs", "sampling", "neighboring"})
+
+#: the input keys a certificate of each kind may carry: what its writers record (over formats 1
+#: and 2 and over the input forms) and its re-checker reads. The schema's ``inputs`` section is
+#: the union over all kinds, so a key of another kind would pass it: ``sensitivity`` or
+#: ``sampling: shuffle`` on a Poisson ``pld.epsilon``, a second rate on ``rdp.epsilon``. Verify
+#: refuses any other key (exit 2), and the writer refuses to write one (a bug). A kind of
+#: :data:`MECHANISM_KINDS` also takes exactly one option set of its mechanism.
+KIND_INPUTS: dict[str, frozenset] = {
+    "pld.epsilon": _SCHEDULE | {"delta", "digits"},
+    "pld.delta": _SCHEDULE | {"eps", "digits"},
+    "pld.claim": _SCHEDULE | {"claimed_eps", "delta"},
+    "replace.epsilon": _SCHEDULE | _TREE | {"delta", "digits"},
+    "replace.delta": _SCHEDULE | _TREE | {"eps", "digits"},
+    "replace.claim": _SCHEDULE | _TREE | {"claimed_eps", "delta"},
+    "events.epsilon": _TREE | {"delta", "digits"},
+    "events.delta": _TREE | {"eps", "digits"},
+    "events.claim": _TREE | {"claimed_eps", "delta", "digits"},
+    **{f"{p}.epsilon": _SAMPLED | {"delta"} for p in ("bins", "shuffle")},
+    **{f"{p}.delta": _SAMPLED | {"eps"} for p in ("bins", "shuffle")},
+    **{f"{p}.claim": _SAMPLED | {"claimed_eps", "delta"} for p in ("bins", "shuffle")},
+    "calibrate.bracket": frozenset({"template", "parameter", "target_eps", "delta", "neighboring", "sampling",
+                                    "noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size",
+                                    "epochs"}),
+    "composition.eps": frozenset({"mechs", "k", "delta", "digits", "accuracy_digits", "grid"}),
+    "composition.delta": frozenset({"mechs", "k", "eps", "digits", "accuracy_digits", "grid"}),
+    "dp.implies": frozenset({"eps0", "delta0", "eps", "delta", "digits"}),
+    "dp.profile": frozenset({"mechanism", "eps", "digits"}),
+    "dp.rr64": frozenset({"eps0", "delta0", "eps", "digits"}),
+    "dp.sigma_refinement": frozenset({"eps", "log_delta", "which", "digits"}),
+    "finite.identity": frozenset({"identity", "P", "Q", "r", "q", "beta", "lam"}),
+    "gdp.certify": frozenset({"mechanism", "algorithm", "eps_h", "margin"}),
+    "gdp.clip_rectify": frozenset({"eps_h", "mu", "y_minus", "y_plus"}),
+    "gdp.delta": frozenset({"mu", "eps", "digits"}),
+    "gdp.eps": frozenset({"mu", "delta", "digits"}),
+    "gdp.mills_scaled": frozenset({"t", "digits"}),
+    "gdp.mu": frozenset({"eps", "delta", "digits"}),
+    "gdp.optimal_mu": frozenset({"mechanism", "argmax", "eps_h", "margin"}),
+    "gdp.refinement_point": frozenset({"example", "what", "digits"}),
+    "gdp.tail_limit": frozenset({"mechanism"}),
+    "gdp.thm4.5": frozenset({"eps", "delta"}),
+    "gdp.thm51": frozenset({"eps0", "digits"}),
+    "lt.partial-transform": frozenset({"mechanism", "param", "q", "A", "B"}),
+    "lt.residual": frozenset({"mechanism", "param", "identity", "eps", "q_re", "q_im"}),
+    "oracle.rows": frozenset({"battery", "accountant", "input", "input_sha256", "row_count", "digits",
+                              "tolerance"}),
+    "rdp.abc_extra_iterations": frozenset({"noise_multiplier", "eps", "delta"}),
+    "rdp.abc_gain": frozenset({"noise_multiplier", "compositions", "delta", "digits"}),
+    "rdp.divergence": frozenset({"mechanism", "alpha", "compositions", "digits"}),
+    "rdp.epsilon": frozenset({"mechanism", "compositions", "conversion", "delta", "digits"}),
+    "rdp.to_dp_delta": frozenset({"rdp", "alpha", "conversion", "eps", "digits"}),
+    "rdp.to_dp_eps": frozenset({"rdp", "alpha", "conversion", "delta", "digits"}),
+}
+
+
+def foreign_inputs(quantity: str, inputs: Mapping[str, Any]) -> "tuple[list[str], frozenset] | None":
+    """(the keys of ``inputs`` that a ``quantity`` certificate does not take, its allowed keys),
+    or None for a kind without a declared list."""
+    allowed = KIND_INPUTS.get(quantity)
+    if allowed is None:
+        return None
+    if quantity in MECHANISM_KINDS:
+        allowed = allowed | ALL_MECHANISM_OPTIONS
+    return sorted(set(inputs) - allowed), allowed
+
+
+#: the largest mu = Delta sqrt(E) / sigma of the shuffled bracket's upper end (the no-amplification
+#: Gaussian): its eps(delta) is about mu^2 / 2, so 10^4 keeps eps below about 5e7, where both
+#: routes evaluate delta_mu (e^eps beyond MPFR's exponent range otherwise). The producer refuses a
+#: smaller noise multiplier before any work (exit 2), and verify refuses such a certificate alike.
+SHUFFLE_MAX_MU = 10**4
 
 #: the mechanisms an oracle row may name (``dpsgd`` is read as ``subsampled-gaussian``; the
 #: plain ``gaussian`` is the subsampled one at rate 1): the oracle's CSV reader and the
@@ -223,3 +322,14 @@ EVENT_MAX_LEAVES = 32
 #: claimed eps): the same reason and number as :data:`REPLACE_MAX_EPS` (a claimed eps of 500 kept
 #: verify busy past 40 s resolving e^-500 masses). The producer refuses more (exit 2), verify too
 EVENT_MAX_EPS = REPLACE_MAX_EPS
+
+#: a step's privacy-loss bound (delta(eps) = 0 exactly at or past the sum of the steps'
+#: bounds) is a dyadic rational on the grid 2^-LOSS_BOUND_BITS. The producer rounds its
+#: closed form up to that grid plus one unit (:func:`dpverify.pld.dominating.dyadic_loss_bound`),
+#: verify searches the smallest grid point at which its interval tail P(L > e) is proved 0
+#: (``recheck.pld.loss_sup``), which is at most the producer's: so a [0, 0] that the producer
+#: decided is decided by verify too, on its own derivation
+LOSS_BOUND_BITS = 40
+#: a step's loss bound above this is not used (reported as +inf by the producer, not searched
+#: by verify): a loss that large is no privacy guarantee worth a shortcut
+LOSS_BOUND_CAP = 1 << 20

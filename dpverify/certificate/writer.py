@@ -18,7 +18,7 @@ from typing import Any, Mapping, Optional
 from .._version import __version__
 from ..errors import InternalError
 from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonical_bytes, compute_digest,
-                     schema_errors)
+                     foreign_inputs, schema_errors)
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
            "validate_written", "dumps", "write"]
@@ -79,6 +79,13 @@ def validate_written(cert: Mapping[str, Any]) -> None:
     """The write-time contract: ``cert`` validates against its format's shipped
     schema, or it is a bug of the writer (:class:`InternalError`), never a file."""
     errors = schema_errors(cert)
+    claim = cert.get("claim") if isinstance(cert, Mapping) else None
+    inputs = cert.get("inputs") if isinstance(cert, Mapping) else None
+    if isinstance(claim, Mapping) and isinstance(inputs, Mapping):
+        # the kind's own input list, which verify holds every certificate to
+        foreign = foreign_inputs(str(claim.get("quantity")), inputs)
+        if foreign is not None and foreign[0]:
+            errors = errors + [f"inputs: {', '.join(foreign[0])} is not an input of its kind (KIND_INPUTS)"]
     if errors:
         kind = (cert.get("claim") or {}).get("quantity", "?") if isinstance(cert, Mapping) else "?"
         raise InternalError(

@@ -260,10 +260,13 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
     finally:
         progress.close()
     cert = answer_certificate(tree, ans, delta=args.delta, eps=args.eps, digits=digits)
-    if ans.details.get("upper_bound_only"):
+    rw = ans.to_json().get("relative_width")
+    if ans.details.get("upper_bound_only") or ans.details.get("why_upper_only"):
         width = f"an upper bound only: {ans.details.get('why_upper_only', 'not tight')}"
+    elif rw is None:
+        width = "no relative width (an exact or one-sided end)"
     else:
-        width = f"relative width {ans.to_json()['relative_width']}"
+        width = f"relative width {rw}"
     emit(args, cert, f"{ans.quantity} in {ans.enclosure.short(digits + 3)} ({rel.value}; {ans.method}; "
                      f"{width}, {ans.seconds:.1f} s)")
     return 0

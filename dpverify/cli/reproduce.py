@@ -25,7 +25,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "certified / verdict, and write one certificate per claim. Exit 0 when it ran, whatever "
         "the verdicts: a claim that fails is a finding about the paper; a claim that cannot be "
         "certified is an undecided row (no certificate) and the others still run; exit 2 when a "
-        "record's inputs are invalid (named after the table; the other claims still run). "
+        "record is malformed or its inputs are invalid: the files are read whole first, so no claim "
+        "runs and the message names the file, the record and the key. "
         "Example: dpverify reproduce --only gdpt-sec3-eps2 --out certs/",
     )
     p.add_argument("--claims", metavar="DIR", help="directory of *.jsonl claim files (default: the "

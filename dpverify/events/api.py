@@ -47,6 +47,7 @@ from ..certificate.format import EVENT_MAX_EPS
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
+from ..pld.refine import support_note
 from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
@@ -288,7 +289,9 @@ def _query(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Op
         res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
                            target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
                            decide=decide, delta_scale=delta_scale, progress=progress)
-    details: dict = {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}",
+    # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why
+    note = support_note(res)
+    details: dict = {**({"note": note} if note else {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}"}),
                      "directions": {k: [None if v is None else float(v) for v in lh]
                                     for k, lh in res.directions.items()}}
     enc = _enc(res.lo, res.hi, d, res.K)

@@ -37,7 +37,7 @@ from flint import arb, ctx
 
 from ..ball import arb_to_fraction, ball, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
-from ..pld.dominating import PairFromTails, tails_on_grid
+from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, tails_on_grid
 
 __all__ = [
     "AtomPair",
@@ -130,6 +130,35 @@ class AtomPair(PairFromTails):
 
     def inf_mass(self) -> arb:
         return self._data()[2]
+
+    def loss_bound(self) -> LossBound:
+        """An upper bound of the (subsampled) loss under P (:mod:`dpverify.pld.dominating`).
+        lam_top = the largest listed loss whose base P-mass is not exactly 0 (atoms of
+        P-mass 0 do not count P-almost surely). Unsampled: L <= lam_top, and none when
+        lam_top = +inf (P-mass at +inf). Remove sampling: L' = log(1 - q + q e^lam) is
+        increasing, so L' <= log(1 - q + q e^lam_top) (none for +inf: P' = (1-q) Q + q P
+        keeps q times that mass). Add sampling: L' = -log(1 - q + q e^-lam) <=
+        -log(1 - q + q e^-lam_top), which is -log(1 - q) for lam_top = +inf (the atom's
+        Q' = (1-q) P > 0, so its loss is finite). Unlisted atoms (an unresolved ``tail``,
+        the discrete Gaussian's) have unknown losses: none."""
+        if self.tail is not None:
+            return math.inf
+        top = None
+        for lam, (p, _) in zip(reversed(self.losses), reversed(list(self.masses()))):
+            if not (p.is_exact() and p.is_zero()):
+                top = lam
+                break
+        if top is None or top == -INF:
+            return math.inf  # no P-mass on a finite or +inf loss: not a probability (never here)
+        if self.sampling is None:
+            return math.inf if top == INF else dyadic_loss_bound(ball(top))
+        q, d = self.sampling
+        qb = ball(q)
+        if d == "remove":
+            return math.inf if top == INF else dyadic_loss_bound((1 - qb + qb * ball(top).exp()).log())
+        if top == INF:
+            return dyadic_loss_bound(-(1 - qb).log())
+        return dyadic_loss_bound(-(1 - qb + qb * (-ball(top)).exp()).log())
 
     def _threshold(self, eps: arb) -> Optional[arb]:
         """theta with: L' > eps iff lambda > theta; None means every atom
@@ -331,6 +360,18 @@ class MixtureGaussianPair(PairFromTails):
 
     def inf_mass(self) -> arb:
         return arb(0)
+
+    def loss_bound(self) -> LossBound:
+        """Add: L = -g(x) with g(x) = log(p_0 + sum_{mu_i > 0} p_i e^{mu_i x - mu_i^2/2})
+        > log p_0 (the mixture's weight at sensitivity 0), so L < -log p_0 (0 when every
+        component is at 0: P = Q); none when p_0 = 0 (g -> -inf as x -> -inf). Remove:
+        L = g(x) -> +inf as x -> +inf unless every component is at 0 (then L = 0)."""
+        p0 = self._p0()
+        if p0 == 1:
+            return Fraction(0)
+        if self.direction == "remove" or p0 == 0:
+            return math.inf
+        return dyadic_loss_bound(-ball(p0).log())
 
     def _p0(self) -> Fraction:
         """Total probability of the components with sensitivity 0."""
@@ -586,6 +627,12 @@ class MaxCurvePair(PairFromTails):
         if b >= a:
             return b
         raise Undecided("inf masses")
+
+    def loss_bound(self) -> LossBound:
+        """max of the two pairs' bounds: each curve is 0 from its bound on, so their maximum
+        (this pair's curve) is too, and delta~(eps) = P~(L > eps) - ... = 0 for eps >= B
+        means L <= B P~-almost surely (:mod:`dpverify.pld.dominating`)."""
+        return max(self.first.loss_bound(), self.second.loss_bound())  # type: ignore[attr-defined]
 
     def tails(self, eps: arb) -> tuple[arb, arb]:
         pr, qr = self.first.tails(eps)  # type: ignore[attr-defined]

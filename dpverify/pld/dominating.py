@@ -8,7 +8,20 @@ privacy-loss tails: for the loss L = log(dP/dQ),
 * ``inf_mass()`` -> the ball of P(L = +inf);
 * ``tails_at_grid(m, i0, n)`` -> the tails at the knots eps = i 2^-m, i = i0..n;
 * ``delta(eps)`` -> the hockey-stick divergence
-  H_{e^eps}(P || Q) = P(L > eps) - e^eps Q(L > eps) + P(L = inf)  (AFA Lemma 37).
+  H_{e^eps}(P || Q) = P(L > eps) - e^eps Q(L > eps) + P(L = inf)  (AFA Lemma 37);
+* ``loss_bound()`` -> a number B with L <= B P-almost surely: an exact dyadic
+  rational where the loss is bounded (:func:`dyadic_loss_bound`), ``math.inf``
+  otherwise (an unbounded loss, or P-mass at L = +inf). Each pair proves its own
+  at the line.
+
+Why the bound: delta(eps) = E_P[(1 - e^{eps - L})_+] + P(L = inf) (AFA Lemma 37
+with P(L > eps) - e^eps Q(L > eps) = E_P[(1 - e^{eps - L}) 1{L > eps}], as
+Q = e^{-L} P where L is finite). The loss of a composition is the sum of the
+steps' independent losses under the product of the P's (AFA Thm 10), so it is at
+most B = sum_i T_i B_i, and for every eps >= B the integrand is 0 P-a.s.:
+delta(eps) = 0 exactly (:func:`composed_loss_bound`). For every delta > 0,
+eps(delta) = inf {eps >= 0 : delta(eps) <= delta} <= B as well. No grid reaches
+that answer (a grid's top knot lies up to one cell per step above the end).
 
 :class:`PairFromTails` derives the last two from the first two, once, so that a
 pair class writes only what is its own (its tails, its mass at infinity, and a
@@ -17,11 +30,18 @@ faster grid evaluation where it has one).
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Protocol, runtime_checkable
+import math
+from fractions import Fraction
+from typing import Callable, Iterable, Optional, Protocol, Union, runtime_checkable
 
 from flint import arb
 
-__all__ = ["DominatingPair", "PairFromTails", "tails_on_grid"]
+from ..certificate.format import LOSS_BOUND_BITS, LOSS_BOUND_CAP
+
+__all__ = ["DominatingPair", "PairFromTails", "composed_loss_bound", "dyadic_loss_bound", "tails_on_grid"]
+
+#: a loss bound: an exact dyadic rational, or math.inf where there is none
+LossBound = Union[Fraction, float]
 
 #: progress (and with it the caller's deadline) is reported every this many
 #: knots: a callback per knot costs more than an erfc, but a tail at a huge
@@ -42,6 +62,38 @@ class DominatingPair(Protocol):
                       progress: Optional[Callable[[float], None]] = None) -> tuple[list, list]: ...
 
     def delta(self, eps: arb) -> arb: ...
+
+    def loss_bound(self) -> LossBound: ...
+
+
+def dyadic_loss_bound(x: arb) -> LossBound:
+    """A dyadic rational >= every value of the ball ``x`` (a pair's loss supremum, enclosed
+    in arb), with room: (floor(u 2^N) + 2) 2^-N, u = the ball's upper end rounded up,
+    N = LOSS_BOUND_BITS. So the result exceeds the supremum s by more than 2^-N, and
+    verify's own bound (the least point of the same grid at which its interval tail
+    P(L > e) is proved 0; it is proved at every grid point more than 2^-100 or so above s)
+    is at most this one: every [0, 0] the producer decides, verify decides too.
+    ``math.inf`` for a ball that is not finite or whose bound exceeds LOSS_BOUND_CAP."""
+    if not x.is_finite():
+        return math.inf
+    u = (x * arb(2) ** LOSS_BOUND_BITS).upper()  # arf, rounded up
+    b = Fraction(int(u.floor().unique_fmpz()) + 2, 1 << LOSS_BOUND_BITS)
+    return b if b <= LOSS_BOUND_CAP else math.inf
+
+
+def composed_loss_bound(steps: Iterable[tuple]) -> LossBound:
+    """sum_i T_i B_i over (pair, T_i): the composed loss bound of the module docstring,
+    exact (a sum of dyadic rationals needs no rounding); ``math.inf`` when a step has none."""
+    from ..ball import working_precision
+
+    total = Fraction(0)
+    for pair, count in steps:
+        with working_precision(128):  # one precision everywhere: the same bound, the same bytes
+            b = pair.loss_bound()
+        if b == math.inf:
+            return math.inf
+        total += count * b
+    return total
 
 
 def tails_on_grid(m: int, i0: int, n: int, progress: Optional[Callable[[float], None]],

@@ -37,6 +37,7 @@ from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
 from .accountant import PldResult, Step, refine_query
+from .refine import support_note
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
 
@@ -166,10 +167,12 @@ class PldAnswer:
         for name, (lo, hi) in self.directions.items():
             e = _enclosure(lo if lo is not None else Fraction(0), hi, self.enclosure.digits, 0)
             dirs[name] = e.to_json()
+        # an answer decided by the loss bounds alone (grid_exponent 0) has no grid to hint
+        grid = {"grid": f"2^-{self.grid_exponent}", "mass_unit": f"2^-{self.unit_bits}"} \
+            if self.grid_exponent else {}
         return {
             "neighboring": self.neighboring.value,
-            "grid": f"2^-{self.grid_exponent}",
-            "mass_unit": f"2^-{self.unit_bits}",
+            **grid,
             "relative_width": None if self.rel_width is None else f"{self.rel_width:.3g}",
             "directions": dirs,
             **({"note": self.note} if self.note else {}),
@@ -213,7 +216,7 @@ def _relation(rel: Union[str, Relation], events: Sequence[GaussianSteps]) -> tup
 
 def _answer(res: PldResult, rel: Relation, digits: int) -> PldAnswer:
     return PldAnswer(_enclosure(res.lo, res.hi, digits, res.K), rel, res.m, res.K,
-                     res.seconds, res.rel_width, res.directions, res.note)
+                     res.seconds, res.rel_width, res.directions, res.note or support_note(res))
 
 
 def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[int, float]:
@@ -250,12 +253,13 @@ def epsilon(
 
 def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relation],
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
-           progress: Optional[Callable[[float, str], None]], strict_width: bool = False) -> PldAnswer:
+           progress: Optional[Callable[[float, str], None]], strict_width: bool = False,
+           decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None) -> PldAnswer:
     d, w = _digits(rel_width, digits)
     evs = _events(events)
     rel, dirs = _relation(rel_name, evs)
     res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
-                       time_budget=time_budget, progress=progress, strict_width=strict_width)
+                       time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide)
     return _answer(res, rel, d)
 
 
@@ -269,12 +273,15 @@ def delta(
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
+    decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
 ) -> PldAnswer:
     """Certified enclosure of delta(eps) (the maximum over the relation's
     directions) with relative width <= 10^-digits (default 1e-4); a narrowly
-    missed width is handled as in :func:`epsilon`."""
+    missed width is handled as in :func:`epsilon`. ``decide(lo, hi)``, if given,
+    also ends the refinement once it says the enclosure is enough (a claim decided)."""
     E = V.nonnegative("eps", eps)
-    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress, strict_width)
+    return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress, strict_width,
+                  decide)
 
 
 def check_claim(

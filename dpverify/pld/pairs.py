@@ -52,6 +52,7 @@ refused with :class:`~dpverify.errors.InvalidParameter`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -59,7 +60,7 @@ from flint import arb, arb_poly, arb_series, ctx
 
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
-from .dominating import _PROGRESS_EVERY, PairFromTails, tails_on_grid
+from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, tails_on_grid
 
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
@@ -99,6 +100,17 @@ class SubsampledGaussianPair(PairFromTails):
     def inf_mass(self) -> arb:
         """P(L = +inf): 0 for Gaussian pairs (P << Q)."""
         return arb(0)
+
+    def loss_bound(self) -> LossBound:
+        """An upper bound of L under P (:mod:`.dominating`). Add, q < 1:
+        L(x) = -log(1 - q + q e^{mu x - mu^2/2}) and q e^{...} > 0, so the argument of
+        the log exceeds 1 - q and L < -log(1 - q) for every x (the supremum, approached
+        as x -> -inf, is not attained: delta(eps) > 0 for every eps below it). Remove:
+        L(x) = log(1 - q + q e^{mu x - mu^2/2}) -> +inf as x -> +inf; q = 1 (and
+        replace-one): L = mu x - mu^2/2 is unbounded. Those have none (math.inf)."""
+        if self.direction != "add" or self.q == 1:
+            return math.inf
+        return dyadic_loss_bound(-(1 - ball(self.q)).log())
 
     def _constants(self) -> tuple[arb, arb, arb, arb, arb]:
         mu = ball(self.mu)
@@ -336,6 +348,16 @@ class FinitePair(PairFromTails):
     def inf_mass(self) -> arb:
         return ball(sum((p for p, q in zip(self.P, self.Q) if q == 0 and p > 0), Fraction(0)))
 
+    def loss_bound(self) -> LossBound:
+        """max log(P[i] / Q[i]) over the outcomes with P[i] > 0 (outcomes of P-mass 0 do
+        not count P-almost surely); math.inf when one of them has Q[i] = 0 (loss +inf
+        with positive P-mass, AFA Lemma 37), as then delta(eps) >= P(L = inf) > 0 for
+        every eps."""
+        ratios = [p / q if q > 0 else None for p, q in zip(self.P, self.Q) if p > 0]
+        if any(r is None for r in ratios):
+            return math.inf
+        return dyadic_loss_bound(ball(max(ratios)).log())  # log is increasing: the max ratio
+
     def _above(self, p: Fraction, q: Fraction, eps: arb) -> bool:
         """Is log(p/q) > eps (finite loss)? Exact at eps = 0; elsewhere e^eps is
         irrational at a rational eps != 0 (Lindemann), so arb decides it at
@@ -427,6 +449,14 @@ class SubsampledLaplacePair(PairFromTails):
 
     def inf_mass(self) -> arb:
         return arb(0)
+
+    def loss_bound(self) -> LossBound:
+        """The top of the loss support (class docstring): L(x) = log(1 - q + q r(x)) with
+        r(x) = e^{(|x| - |x-1|)/b} in [e^{-1/b}, e^{1/b}], so remove: L <= Lmax =
+        log(1 - q + q e^{1/b}) (attained for x >= 1); add: L = -log(1 - q + q r(x)) <=
+        -Lmin = -log(1 - q + q e^{-1/b}) (attained for x <= 0). q = 1: 1/b both ways."""
+        lmin, lmax = self._ends()
+        return dyadic_loss_bound(lmax if self.direction == "remove" else -lmin)
 
     def _ends(self) -> tuple[arb, arb]:
         """(Lmin, Lmax) of the remove orientation, exact for q = 1."""

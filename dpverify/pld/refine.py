@@ -19,6 +19,15 @@ PrecisionExhausted states the width reached. Bounds from every level are valid, 
 lower / upper bound seen so far; a direction whose upper bound is already
 below the other's lower bound is not refined further (add-remove is the
 pointwise maximum of add and remove, AFA Sec 4.1).
+
+Before any grid: a direction whose composed privacy loss is bounded
+(:func:`.dominating.composed_loss_bound`, B = sum of T_i times each step's bound)
+has delta(eps) = 0 exactly for eps >= B (delta(eps) = E_P[(1 - e^{eps - L})_+]
+and L <= B P-almost surely, AFA Lemma 37): such a direction is answered [0, 0]
+without a grid, and a query whose every direction is answered so returns [0, 0]
+at once. For eps(delta), B is an upper end of every direction's answer (delta(B)
+= 0 <= delta); no grid reaches either (the top knot lies up to one cell per step
+above the end).
 """
 
 from __future__ import annotations
@@ -34,11 +43,12 @@ from ..errors import PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from .compose import compose
 from .convolve import mul_count
-from .discretise import discretise
+from .discretise import discretise, grid_range
+from .dominating import composed_loss_bound
 from .plan import FOURIER_SHARE, estimate_length, first_grid, plan_query, planned_grid
 from .queries import ComposedBounds
 
-__all__ = ["PldResult", "Step", "compose_direction", "refine_query", "total_muls"]
+__all__ = ["PldResult", "Step", "compose_direction", "loss_bounds", "refine_query", "support_note", "total_muls"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,22 @@ def compose_direction(
     return ComposedBounds(U, L)  # type: ignore[arg-type]
 
 
+def loss_bounds(steps: Sequence[Step], directions: Sequence[str]) -> dict:
+    """Per direction, the composed privacy-loss bound B_d = sum_i T_i B_i of the steps'
+    pairs (an exact dyadic rational, or math.inf where a step's loss is unbounded):
+    delta_d(eps) = 0 for eps >= B_d (:mod:`.dominating`)."""
+    return {d: composed_loss_bound((st.make_pair(d), st.count) for st in steps) for d in directions}
+
+
+def _floors(steps: Sequence[Step], direction: str, end: Fraction, eps: Fraction) -> list:
+    """Per step, the loss F_i = B_i - (B - eps) at or below which one step cannot take part in
+    delta(eps) below the end B: with that step at L <= F_i and every other at most its bound B_j,
+    the composed loss is <= F_i + B - B_i = eps, where (1 - e^(eps - L))_+ = 0. The grid of each
+    step then starts near F_i (:func:`_discretise_all`: a raised first knot is sound, see there),
+    so near the end only the top of each step's law is discretised."""
+    return [composed_loss_bound([(st.make_pair(direction), 1)]) - (end - eps) for st in steps]
+
+
 def total_muls(steps: Sequence[Step]) -> int:
     return sum(mul_count(s.count) for s in steps) + len(steps) - 1
 
@@ -86,6 +112,7 @@ class _Dir:
     hi: Optional[Fraction] = None  # best certified upper bound so far (None: +inf)
     active: bool = True
     length: int = 0
+    floors: Optional[list] = None  # per step, the loss below which it cannot reach delta(eps) (_floors)
 
 
 @dataclass(frozen=True)
@@ -104,6 +131,21 @@ class PldResult:
     directions: dict = field(default_factory=dict)
     levels: list = field(default_factory=list)
     note: Optional[str] = None
+    #: per direction, the composed loss bound used (delta = 0 at or past it); only the
+    #: finite ones. An answer with ``m == 0`` was decided by them alone, without a grid
+    loss_bounds: dict = field(default_factory=dict)
+
+
+def support_note(res: PldResult) -> Optional[str]:
+    """The sentence an answer decided by the loss bounds alone (``res.m == 0``) carries
+    instead of a grid, or None for a grid answer."""
+    if res.m != 0:
+        return None
+    with working_precision(128):
+        shown = ", ".join(f"{d} {upper_decimal(ball(b), 12)}" for d, b in sorted(res.loss_bounds.items()))
+    return (f"delta(eps) = 0 exactly, without a grid: the composed privacy loss is at most the sum over "
+            f"the steps of each pair's proved loss bound ({shown}), which eps reaches, and "
+            "delta(eps) = E_P[(1 - e^(eps - L))_+] (AFA Lemma 37)")
 
 
 def _rel(lo: Fraction, hi: Optional[Fraction]) -> Optional[float]:
@@ -210,6 +252,7 @@ def refine_query(
     delta_scale: Optional[Fraction] = None,
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
+    exact_zero: bool = True,
 ) -> PldResult:
     """Certified enclosure of epsilon(target) (kind "eps") or delta(target)
     (kind "delta"), the maximum over ``directions``, with relative width
@@ -224,12 +267,27 @@ def refine_query(
     PrecisionExhausted states the best certified enclosure reached. Bounds
     from every level are valid, so each direction keeps its best lower /
     upper bound; a direction certified below the other's lower bound is not
-    refined further (AFA Sec 4.1: add-remove is the maximum of the two)."""
+    refined further (AFA Sec 4.1: add-remove is the maximum of the two).
+
+    ``exact_zero``: decide delta = 0 past a bounded direction's composed loss bound, and
+    cap eps(delta) by it (module docstring); False keeps every answer on the grids (the
+    calibration, whose re-check re-derives its ends on grids only)."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
     total_steps = sum(s.count for s in steps)
     nm = total_muls(steps)
     dirs = [_Dir(d) for d in directions]
+    ends = {d: b for d, b in loss_bounds(steps, directions).items() if b != math.inf} if exact_zero else {}
+    if kind == "delta":
+        for d in dirs:
+            if d.name in ends and target >= ends[d.name]:
+                d.lo, d.hi, d.active = Fraction(0), Fraction(0), False
+            elif d.name in ends:
+                d.floors = _floors(steps, d.name, ends[d.name], target)
+        if not any(d.active for d in dirs):
+            return PldResult(Fraction(0), Fraction(0), 0, 0, time.monotonic() - t0, 0.0,
+                             {d.name: (d.lo, d.hi) for d in dirs}, [], None, ends)
+    floor_scale = _product_scale(steps, dirs, ends, target) if kind == "delta" else None
     plan = plan_query(steps, directions, kind, target) if m_start is None else None
     if m_start is not None:
         m = m_start
@@ -267,7 +325,7 @@ def refine_query(
     def finish(note: Optional[str] = None) -> PldResult:
         return PldResult(lo_all, hi_all, prev["m"] if prev else m, prev["K"] if prev else 0,
                          time.monotonic() - t0, _rel(lo_all, hi_all),
-                         {d.name: (d.lo, d.hi) for d in dirs}, levels, note)
+                         {d.name: (d.lo, d.hi) for d in dirs}, levels, note, ends)
 
     def stop(why: str, timed: bool = False) -> PldResult:
         rel = _rel(lo_all, hi_all)
@@ -333,6 +391,8 @@ def refine_query(
                 return stop(f"grid 2^-{m} outgrew the memory budget ({exc})")
             raise
         for d, lo, hi in results:
+            if kind == "eps" and d.name in ends and (hi is None or hi > ends[d.name]):
+                hi = ends[d.name]  # delta(B) = 0 <= delta: eps(delta) <= B
             if lo is not None and (d.lo is None or lo > d.lo):
                 d.lo = lo
             if hi is not None and (d.hi is None or hi < d.hi):
@@ -352,7 +412,9 @@ def refine_query(
         if kind == "delta":
             # the unit 2^-K must resolve delta itself: adapt it to the magnitude
             # seen (lower end, else the upper end when the lower end is still 0)
-            new_scale = lo_all if lo_all > 0 else hi_all
+            # (near a bounded loss's end the lower end can stay 0 grid after grid while the upper
+            # end falls by hundreds of decades: a proved lower bound of the truth sizes it there)
+            new_scale = lo_all if lo_all > 0 else (floor_scale if floor_scale is not None else hi_all)
             if new_scale is not None and new_scale > 0 and (scale is None or new_scale < scale / 1024):
                 rescaled = True
             if new_scale is not None and new_scale > 0:
@@ -397,7 +459,7 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
     """Certified (lo, hi) of one direction on the grid 2^-m; with
     ``max_length``, _Coarser when the composed length would exceed half of it
     (memory model only)."""
-    ups, lows = _discretise_all(steps, d.name, m, K, tau, tick)
+    ups, lows = _discretise_all(steps, d.name, m, K, tau, tick, d.floors)
     if max_length is not None:
         n_est = estimate_length(ups)
         if n_est > max_length // 2:
@@ -418,11 +480,49 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
     return lo, hi
 
 
+def _product_scale(steps: Sequence[Step], dirs: list, ends: dict, eps: Fraction) -> Optional[Fraction]:
+    """A proved lower bound of delta(eps) below a bounded direction's end B, used only to size
+    the unit (never reported): with g = B - eps, N steps and c_i = B_i - g/(2N), the event
+    {every step's loss > c_i} has composed loss > B - g/2 > eps, so delta(eps) >=
+    (1 - e^(-g/2)) prod_i P(L_i > c_i)^(T_i) (independent steps, delta(eps) =
+    E_P[(1 - e^(eps - L))_+]). The largest over the directions that have one, or None."""
+    n = sum(st.count for st in steps)
+    best: Optional[Fraction] = None
+    with working_precision(128):
+        for d in dirs:
+            if d.floors is None:
+                continue
+            g = ends[d.name] - eps
+            acc = -(ball(-g / 2).expm1())
+            for st, f in zip(steps, d.floors):
+                p, _ = st.make_pair(d.name).tails(ball(f + g - g / (2 * n)))
+                acc *= p ** st.count
+            lo = acc.lower()
+            if lo > 0:
+                v = arb_to_fraction(lo)
+                best = v if best is None or v > best else best
+    return best
+
+
 def _discretise_all(steps: Sequence[Step], direction: str, m: int, K: int, tau,
-                    tick: Callable[[], None]) -> tuple[list, list]:
+                    tick: Callable[[], None], floors: Optional[list] = None) -> tuple[list, list]:
+    """Every step's pair discretised on the grid 2^-m. With ``floors`` (:func:`_floors`), a step's
+    first knot is raised to about F_i, less 4 knots per step of the schedule: the upper pair's top
+    knot lies up to about 3 knots above a step's bound, so with step i at or below the raised
+    knot the composed upper loss stays below eps and nothing the query reads moves. A raised
+    first knot is sound for any value (discretise.py): the upper pair's chord from (0, 1) to
+    the first knot carries all the mass below it at that knot (a larger loss), and the lower
+    pair drops the classes below it (each dropped term (P_k - e^eps Q_k)_+ >= 0 is only lost)."""
     ups, lows = [], []
-    for st in steps:
-        u, l = discretise(st.make_pair(direction), m, K, tau, progress=lambda _f: tick())
+    margin = 4 * sum(st.count for st in steps) + 1
+    for k, st in enumerate(steps):
+        pair = st.make_pair(direction)
+        bounds = None
+        if floors is not None:
+            i0, n = grid_range(pair, m, tau)
+            first = math.floor(floors[k] * (1 << m)) - margin
+            bounds = (max(i0, first), n) if first < n else (i0, n)
+        u, l = discretise(pair, m, K, tau, bounds=bounds, progress=lambda _f: tick())
         ups.append((u, st.count))
         lows.append((l, st.count))
         tick()

@@ -179,6 +179,8 @@ class PureDpCurve:
         object.__setattr__(self, "eps0", V.nonnegative("eps0", self.eps0))
 
     def cgf(self, alpha: arb) -> arb:
+        if self.eps0 == 0:  # P = Q, so f is exactly 0 (the formula's two log(2) balls never cancel)
+            return arb(0)
         e = ball(self.eps0)
         # log(e^{a e} + e^{(1-a) e}) - log(1 + e^e), written to stay finite for huge alpha
         top = alpha * e + ((1 - 2 * alpha) * e).exp().log1p()

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
 from itertools import accumulate
 from typing import Any, Mapping, Optional
 
@@ -52,7 +51,7 @@ import gmpy2
 
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import arith, ceil_int, exact_enclosure, floor_int
+from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .gdp import exact_input
 from .pld import _power as _square_multiply
 from .shuffle import _count
@@ -128,12 +127,6 @@ def edges(g: Mapping[str, int]) -> list[int]:
 _S = 2 * _U + 4
 
 
-@lru_cache(maxsize=64)
-def _ones(n: int) -> Any:
-    """sum_{i < n} 2^(S i): the packed polynomial with every coefficient 1."""
-    return gmpy2.pack([1] * n, _S) if n else gmpy2.mpz(0)
-
-
 class _Poly:
     """A polynomial with nonnegative integer coefficients (units 2^-U) packed in slots of
     :data:`_S` bits (coefficient i in bits [S i, S (i + 1))), its length and an upper bound
@@ -163,10 +156,8 @@ def _pmul(a: _Poly, b: _Poly, up: bool, keep: Optional[int]) -> _Poly:
 
     One GMP product of the packed integers gives every exact coefficient in its own slot
     (each is <= a.tot b.tot < 2^S - 2^U, checked, so no slot carries into the next); the
-    rounding is then done on the packed integer: adding 2^U - 1 to every slot (up), shifting
-    right by U bits and masking each slot to its low S - U bits gives floor(z_i / 2^U) or
-    floor((z_i + 2^U - 1) / 2^U) = ceil(z_i / 2^U) in every slot, with no per-coefficient
-    Python work. The total of the result is bounded by a.tot b.tot / 2^U (+ one unit per
+    rounding is then done on the packed integer (:func:`.core.round_slots`), with no
+    per-coefficient Python work. The total of the result is bounded by a.tot b.tot / 2^U (+ one unit per
     coefficient when rounding up).
 
     Excess of a super-measure (``err``, rounding up, both factors tracked): with x >= mu_x and
@@ -181,11 +172,7 @@ def _pmul(a: _Poly, b: _Poly, up: bool, keep: Optional[int]) -> _Poly:
         n = min(n, keep)
     if n <= 0:
         return _Poly(gmpy2.mpz(0), 0, 0)
-    z = a.x * a.x if a is b else a.x * b.x
-    z = gmpy2.f_mod_2exp(z, _S * n)
-    if up:
-        z += _ones(n) * ((1 << _U) - 1)
-    z = (z >> _U) & (_ones(n) * ((1 << (_S - _U)) - 1))
+    z = round_slots(a.x * a.x if a is b else a.x * b.x, n, _U, _S, up)
     err = None
     if up and a.err is not None and b.err is not None:
         err = -((-(a.err * b.tot + a.tot * b.err)) >> _U) + n

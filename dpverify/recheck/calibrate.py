@@ -150,13 +150,13 @@ class _Route:
                 tails, _ = make(d)
                 self.cache[ck] = P._discretise(tails, self.K, self.tau, m, cap=10**8)
             u, l = self.cache[ck]
-            if side == "upper":
-                X = P._power(u, T, P._mul_upper, self.K, self.budget)
-                acc = X if acc is None else P._mul_upper(acc, X, self.K, self.budget)
+            if side == "upper":  # packed between products (recheck.pld)
+                X = P._power(P._pack_upper(u, self.K), T, P._pmul_upper, self.K, self.budget)
+                acc = X if acc is None else P._pmul_upper(acc, X, self.K, self.budget)
             else:
-                X = P._power(l, T, P._mul_lower, self.K, self.budget)
-                acc = X if acc is None else P._mul_lower(acc, X, self.K, self.budget)
-        self.composed[whole] = acc
+                X = P._power(P._pack_lower(l, self.K), T, P._pmul_lower, self.K, self.budget)
+                acc = X if acc is None else P._pmul_lower(acc, X, self.K, self.budget)
+        acc = self.composed[whole] = P._unpack(acc)
         return acc
 
     def side(self, blocks: list, dirs: list, m: int, side: str) -> mpf:

@@ -40,7 +40,7 @@ from gmpy2 import mpfr, mpq, mpz
 from ..errors import CouldNotReprove
 
 __all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "mpf_to_fraction", "mpfr_to_mpf", "floor_int",
-           "ceil_int"]
+           "ceil_int", "slot_ones", "round_slots"]
 
 Iv = tuple  # (lo: mpfr, hi: mpfr)
 
@@ -418,6 +418,34 @@ def _pow2(k: int) -> mpz:
 
 
 pow2 = _pow2
+
+
+# --------------------------------------------------------------------------- packed products
+# A sequence of nonnegative integers c_0..c_{n-1} is packed as sum_i c_i 2^(S i) (slots of S bits);
+# the product of two packed integers is the packed convolution as long as no exact coefficient
+# reaches 2^S (nonnegative coefficients: each is at most the product of the factors' totals, which
+# the callers check), so one GMP multiplication is the whole exact product (Kronecker substitution).
+
+
+@lru_cache(maxsize=16)
+def slot_ones(n: int, s: int) -> mpz:
+    """sum_{i < n} 2^(s i): the packed sequence with every coefficient 1."""
+    return gmpy2.pack([1] * n, s) if n else mpz(0)
+
+
+def round_slots(z: mpz, n: int, u: int, s: int, up: bool) -> mpz:
+    """The packed sequence z (n slots of s bits, each coefficient below 2^s - 2^u: the caller's
+    check) with every coefficient divided by 2^u and rounded up (``up``) or down, slots beyond n
+    dropped, all on the packed integer: adding 2^u - 1 to every slot (up) cannot carry into the
+    next one, shifting right by u bits moves each slot's quotient to the slot's bottom with the
+    next slot's low u bits above it, and masking each slot to its low s - u bits keeps
+    floor(c_i / 2^u), or floor((c_i + 2^u - 1) / 2^u) = ceil(c_i / 2^u), in every slot, with no
+    per-coefficient Python work."""
+    ones = slot_ones(n, s)
+    z = gmpy2.f_mod_2exp(z, s * n)
+    if up:
+        z += ones * ((1 << u) - 1)
+    return (z >> u) & (ones * ((1 << (s - u)) - 1))
 
 
 @lru_cache(maxsize=64)

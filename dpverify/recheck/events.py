@@ -45,7 +45,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
-from .pld import (_UNIT, IvTails, _units, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
+from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   laplace_tails,
                   register_queries)
 from .wor import max_curve_tails
@@ -715,6 +715,17 @@ class _Tree:
         self.wor_sizes: set = set()
 
 
+def _flat(event: Any, rel: str) -> _Tree:
+    """The flattened tree of ``inputs.event``; more than 1e7 steps in total is refused, as the
+    producer refuses it (its per-leaf check alone let 32 leaves of 1e7 steps through)."""
+    tree = _Tree()
+    _flatten(event, 1, rel, tree)
+    total = sum(t for _, t in tree.blocks)
+    if total > 10**7:
+        raise MalformedCertificate(f"inputs.event: {total} steps in total; the producer supports at most 10000000")
+    return tree
+
+
 def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
     if depth > 64 or not isinstance(ev, dict):
         raise MalformedCertificate("inputs.event is not an event tree")
@@ -817,69 +828,6 @@ def _realise_whole(t: Any, times: int, out: "_Tree") -> None:
         out.realised = None
 
 
-#: the support search of :func:`_loss_sup`: dyadic points i 2^-_SUP_BITS, losses below 2^20
-_SUP_BITS, _SUP_CAP = 40, 1 << 20
-
-
-def _loss_sup(make: Callable, d: str) -> "Fraction | None":
-    """An upper bound of the essential supremum of one step's privacy loss under P (a
-    dyadic rational): a point e where the interval tail P(L > e) has upper end exactly 0,
-    which proves L <= e P-almost surely. None where the tail is not proved 0 at 2^20 (the
-    Gaussian's loss is unbounded; a leaf whose tails cannot be evaluated there) or the
-    step has P-mass at +inf. A search: any point at which the tail was proved 0 is a valid
-    bound, so the bisection keeps only such points."""
-    tails, _ = make(d)
-    if tails.inf != 0:
-        return None
-    A = arith(128)
-
-    def zero(i: int) -> bool:
-        return tails(A, A.dyadic(i, _SUP_BITS))[0][1] == 0
-
-    try:
-        a, b = 0, _SUP_CAP << _SUP_BITS  # zero(b) holds, zero(a) is not known to
-        if not zero(b):
-            return None
-        while b - a > 1:
-            mid = (a + b) // 2
-            a, b = (a, mid) if zero(mid) else (mid, b)
-    except (CouldNotReprove, ArithmeticError, ValueError):
-        return None  # only the shortcut is lost: the grid route still answers
-    return Fraction(b, 1 << _SUP_BITS)
-
-
-def _loss_sups(events: list, d: str) -> "list | None":
-    """Per event, an upper bound of one step's loss (:func:`_loss_sup`); None when a step is
-    unbounded."""
-    sups = []
-    for make, _ in events:
-        s = _loss_sup(make, d)
-        if s is None:
-            return None
-        sups.append(s)
-    return sups
-
-
-def _support_end(events: list, d: str, sups: "list | None" = None) -> "Fraction | None":
-    """sum_i T_i sup L_i: an upper bound of the composed loss under the product of the
-    P's (the sum of independent losses is at most the sum of their bounds), so delta(eps)
-    is exactly 0 for every eps at or above it (delta(eps) = E_P[(1 - e^(eps - L))_+],
-    AFA Lemma 37) and eps(delta) <= it for every delta > 0. None when a step is unbounded."""
-    sups = _loss_sups(events, d) if sups is None else sups
-    if sups is None:
-        return None
-    return sum((times * s for (_, times), s in zip(events, sups)), Fraction(0))
-
-
-def _floors(events: list, sups: list, end: Fraction, eps: Fraction) -> list:
-    """Per event, the loss c_i = s_i - (end - eps) at or below which one step cannot take part in
-    delta(eps): with that step at L <= c_i and every other at most its bound, the composed loss
-    is <= c_i + end - s_i = eps, where (1 - e^(eps - L))_+ = 0. So near the support end only the
-    top of each step's law matters (three Poisson Laplace steps at eps 4.5e-5 below the end: a
-    window of 4.5e-5 instead of the whole loss range), and the grid can be fine there."""
-    return [s - (end - eps) for s in sups]
-
-
 def _target_or_none(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":
     try:
         return _exact_target(inputs, kind, target)
@@ -892,8 +840,7 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     rel = inputs.get("neighboring")
     if rel not in _DIRS:
         raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
-    tree = _Tree()
-    _flatten(inputs.get("event"), 1, rel, tree)
+    tree = _flat(inputs.get("event"), rel)
     if tree.non_private:
         return (mpmath.inf, mpmath.inf) if kind == "eps" else (mpf(1), mpf(1))
     if tree.has_zcdp:
@@ -918,21 +865,9 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     with mpmath.workprec(max(mpmath.mp.prec, K + 64)):
         los, his = [], []
         for d in ([direction] if direction else _DIRS[rel]) if main is not None else []:
-            # a bounded composed loss decides delta = 0 exactly at or past its end, which no
-            # grid reaches (the grid's top knot lies up to one cell per step above the end)
-            sups = _loss_sups(events, d) if kind == "eps" or exact is not None else None
-            end = _support_end(events, d, sups) if sups is not None else None
-            if end is not None and exact is not None and exact >= end:
-                los.append(mpf(0))
-                his.append(mpf(0))
-                continue
-            floors = _floors(events, sups, end, exact) if kind == "delta" and end is not None and \
-                exact is not None else None
-            # a loss range beyond the memory budget fails closed before the work
-            U, L = _compose(events, d, K, tau, budget, m, main, _knot_cap(events), floors)
-            lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
-            if kind == "eps" and end is not None and target > 0:
-                hi = min(hi, mpf(end.numerator) / end.denominator)  # dyadic: exact at this precision
+            # bounded losses: delta = 0 exactly past the end (direction_bounds); a loss range beyond
+            # the memory budget fails closed before the work
+            lo, hi = direction_bounds(events, d, kind, target, exact, K, tau, budget, m, main, _knot_cap(events))
             los.append(lo)
             his.append(hi)
         # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi]
@@ -1056,8 +991,7 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         _check_nodes(inputs.get("event"), "inputs.event")
         rel = inputs.get("neighboring")
         _directions(inputs)
-        tree = _Tree()
-        _flatten(inputs.get("event"), 1, rel, tree)
+        tree = _flat(inputs.get("event"), rel)
         proved = set()
         for key, want in (("neighboring", rel), ("sensitivity_convention", SENSITIVITY_CONVENTION)):
             if key in result:

@@ -215,8 +215,8 @@ def delta_mu_limit0(A: Arith, eps: Fraction) -> Iv:
     return (max(mpfr(0), A.dn.sub(1, e[1])), max(mpfr(0), A.up.sub(1, e[0])))
 
 
-def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: Fraction, result: Mapping[str, Any],
-                    increasing: bool, what: str) -> Recheck:
+def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: "Fraction | Callable[[Arith], Iv]",
+                    result: Mapping[str, Any], increasing: bool, what: str) -> Recheck:
     """Prove that the root r of the monotone f(x) = target lies in the recorded
     enclosure [lo, hi], by f's directed-rounding enclosure at lo and at hi (each
     read as a binary number rounded outward from the recorded decimal): f(lo) on
@@ -224,7 +224,7 @@ def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: Fraction, result
     monotone). The independent enclosure is then [lo, hi] itself. An evaluation
     on the wrong side refutes the certificate; one that no precision up to
     :data:`MAX_BITS` separates from the target is "could not re-prove".
-    ``f(A, x: Fraction) -> Iv``."""
+    ``f(A, x: Fraction) -> Iv``; ``target`` an exact rational or its enclosure ``(A) -> Iv``."""
     from .verify import enclosure_of
 
     enc = result.get("enclosure")
@@ -236,7 +236,7 @@ def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: Fraction, result
         a, b = mpf_to_fraction(lo), mpf_to_fraction(hi)
 
     def t(A: Arith) -> Iv:
-        return A.q(target)
+        return target(A) if callable(target) else A.q(target)
 
     sa = side(lambda A: f(A, a), t, digits)
     sb = side(lambda A: f(A, b), t, digits)
@@ -347,7 +347,47 @@ def recheck_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     def f(A: Arith, m: Fraction) -> Iv:
         return delta_mu_iv(A, m, eps) if m > 0 else delta_mu_limit0(A, eps)
 
-    return bracket_root_iv(f, delta, result, True, "mu_GDP")
+    if eps <= _LOG_ROUTE_EPS:
+        try:
+            return bracket_root_iv(f, delta, result, True, "mu_GDP")
+        except CouldNotReprove:
+            if not eps > 0:
+                raise
+    # e^eps leaves MPFR's exponent range (eps beyond about 7e8) or delta_mu underflows: the
+    # same comparison in log space, where neither e^eps nor delta_mu is formed (the log is
+    # increasing, so the bracket's logic is unchanged)
+    return bracket_root_iv(lambda A, m: log_delta_mu_wide_iv(A, m, eps), lambda A: A.log(A.q(delta)),
+                           result, True, "mu_GDP")
+
+
+#: from this eps on, e^eps is near the top of MPFR's exponent range (2^(2^30) = e^(7.4e8)):
+#: gdp.mu is bracketed in log space only
+_LOG_ROUTE_EPS = 10**8
+
+
+def log_delta_mu_wide_iv(A: Arith, mu: Fraction, eps: Fraction) -> Iv:
+    """An enclosure of log delta_mu(eps) for eps > 0 at any magnitude, [-inf, +inf] when
+    this precision gives none. x = eps/mu - mu/2 >= 1: :func:`log_delta_mu_iv`. Else, with
+    y = x + mu = eps/mu + mu/2 >= 1, the identity e^eps phi(y) = phi(x) (x^2 - y^2 = -2 eps)
+    gives delta_mu(eps) = Phi(-x) - phi(x) M(y) (M the Mills ratio, decreasing: each end at
+    the other end of y), which never forms e^eps; it is intersected with [0, 1] (a
+    hockey-stick divergence with eps > 0) before its logarithm."""
+    whole = (mpfr("-inf"), mpfr("inf"))
+    if mu <= 0:
+        return whole
+    x, y = eps / mu - mu / 2, eps / mu + mu / 2
+    if x >= 1:
+        return log_delta_mu_iv(A, mu, eps) or whole
+    if y < 1:
+        return whole
+    X, Y = A.q(x), A.q(y)
+    sq = (A.dn.square(X[1]) if X[1] <= 0 else mpfr(0) if X[0] <= 0 else A.dn.square(X[0]),
+          A.up.square(max(-X[0], X[1])))  # x^2, x of either sign
+    phi = A.div(A.exp(A.neg(A.scale2(sq, -1))), A._sqrt2pi)
+    m = (A.mills(Y[1])[0], A.mills(Y[0])[1])
+    d = A.sub(A.ncdf(A.neg(X)), A.mul(phi, m))
+    lo, hi = max(d[0], mpfr(0)), min(d[1], mpfr(1))
+    return (A.dn.log(lo) if lo > 0 else mpfr("-inf"), A.up.log(hi))
 
 
 def _propose_mu(eps: Fraction, delta: Fraction, dps: int) -> mpf:

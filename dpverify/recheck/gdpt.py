@@ -597,6 +597,22 @@ def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
     return None
 
 
+def _support_end_upper(name: str, inputs: Mapping[str, Any]) -> Optional[Fraction]:
+    """An exact rational at or above :func:`_support_end` (the loss bound L, exact for
+    Laplace and pure; a logarithm rounded up to 2^-32 otherwise, +2^-32 so that a float
+    proposal of L cannot land below it), or None without a finite L. Only a proposal for
+    where a bridge ends: :func:`_tail_status_iv` re-proves the tail there."""
+    if name == "laplace":
+        d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
+        return d / exact_input(inputs, "scale")
+    if name == "pure":
+        return exact_input(inputs, "eps0")
+    z = _support_end(name, inputs)
+    if z is None or not mpmath.isfinite(z) or z > 10**6:
+        return None
+    return Fraction(int(mpmath.ceil(z * 2**32)) + 1, 2**32)
+
+
 def _dyadic_mid(a: Fraction, b: Fraction) -> Fraction:
     m = (a + b) / 2
     if m.denominator > 2**80:  # keep the rationals short
@@ -1245,8 +1261,15 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
             if lo > 0 and lo < mpmath.inf:
                 return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps)
             raise CouldNotReprove("an infinite optimal mu needs a finite recorded lower end")
+    tail: dict = {"status": "certified"}
+    end = _support_end_upper(name, inputs)
+    if end is not None and end > eps_h:
+        # f = 0 beyond the largest privacy loss z, so the tail is certified from z on; the
+        # claim records no bridge, so [eps_h, z] is proved cell by cell as gdp.certify's
+        # recorded bridge is (without its breakpoint hints)
+        tail["bridge_to"] = str(end)
     with mpmath.workdps(dps):
-        re = _certify(name, inputs, {"enclosure": result.get("enclosure")}, head, {"status": "certified"}, f,
+        re = _certify(name, inputs, {"enclosure": result.get("enclosure")}, head, tail, f,
                       eps_h, lo, hi, dps)
     if re.verdict != "holds":
         raise CouldNotReprove("the tail beyond eps_h is not re-proved at the recorded upper end: "

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from ..certificate.format import UNVERIFIABLE_DETAILS
+from ..certificate.format import ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS, foreign_inputs, MECHANISM_OPTIONS, UNVERIFIABLE_DETAILS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
@@ -87,22 +87,30 @@ _MPFR = ("MPFR directed rounding (gmpy2: erfc, exp, log correctly rounded outwar
          "Mills ratio's continued fraction), precision raised until narrow")
 _CLAIM_V = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
 _COMMON_INFO = ("quantity", "reason", "note")
+_SUPPORT = ("a direction whose steps' losses are bounded (each bound the least point of the grid 2^-40 at "
+            "which the interval tail P(L > e) is proved 0) has composed loss <= B = sum T_i sup L_i: delta(eps) "
+            "= E_P[(1 - e^(eps - L))_+] = 0 exactly for eps >= B (AFA Lemma 37)")
 _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimistic P), exact big-integer "
-            "convolution on GMP, directed rounding to units 2^-K; delta (or eps) read off as a lower bound")
+            "convolution on GMP, directed rounding to units 2^-K; delta (or eps) read off as a lower bound; "
+            "below a bounded loss's end B also delta(eps) >= (1 - e^(-g/2)) prod_i P(L > s_i - g/2N)^T_i, "
+            "g = B - eps (one event of the product), in directed rounding")
 _PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
-            "mass charged upward")
+            "mass charged upward; " + _SUPPORT + ", and eps(delta) <= B")
 _PLD_HINTS = ("grid", "mass_unit", "relative_width")
 _GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
              "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
 _GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = hi in MPFR directed rounding "
              "(GDPT Thm 4.6, monotone mu_GDP, App A.5), or, for the profiles of a pair (convex in e^eps, as "
              "delta_mu), f's chord below delta_mu's tangent at the cell ends; at most GDP_CELL_WORK_CAP cell "
-             "units (beyond: exit 3); tail beyond eps_h re-derived per mechanism")
+             "units (beyond: exit 3); tail beyond eps_h re-derived per mechanism, [eps_h, L] below the largest "
+             "privacy loss L (where f = 0) proved by the same cells (gdp.certify: its recorded bridge; "
+             "gdp.optimal_mu: up to L itself)")
 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo)"),
+    Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo; eps > 1e8: "
+                     "log delta_mu from Phi(-x) - phi(x) M(y), without e^eps)"),
          P("delta_mu(hi) > delta in " + _MPFR + " (the root is <= hi)"), verdict=_CLAIM_V,
          info=_COMMON_INFO),
     Kind("gdp.eps", P("delta_mu(lo) > delta in " + _MPFR + " (decreasing in eps)"),
@@ -374,21 +382,7 @@ def check_result_keys(kind: Kind, result: Mapping[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- mechanisms
 
-#: mechanism name -> the option sets its producer accepts (exactly one must match):
-#: an option the producer would not read defines nothing, so verify refuses it
-MECHANISM_OPTIONS: dict[str, tuple[frozenset, ...]] = {
-    "gaussian": (frozenset({"mu"}), frozenset({"noise_multiplier"}), frozenset({"noise_multiplier", "sensitivity"})),
-    "laplace": (frozenset({"scale"}), frozenset({"scale", "sensitivity"})),
-    "pure": (frozenset({"eps0"}),),
-    "approx": (frozenset({"eps0", "delta0"}),),
-    "rr": (frozenset({"p"}),),
-    "subsampled": (frozenset({"rate", "eps0", "delta0"}),),
-    "subsampled-gaussian": (frozenset({"noise_multiplier", "rate"}),),
-    "sgd-example": (frozenset(), frozenset({"refined"})),
-    "icea-example": (frozenset(), frozenset({"refined"})),
-    "expr": (frozenset({"profile"}),),
-}
-_ALL_OPTIONS = frozenset().union(*(s for sets in MECHANISM_OPTIONS.values() for s in sets))
+_ALL_OPTIONS = ALL_MECHANISM_OPTIONS
 
 
 #: the ranges the producer's builders enforce: (low, low inclusive, high, high inclusive)
@@ -397,10 +391,6 @@ _RANGES = {
     "scale": (0, False, None, False), "eps0": (0, True, 10**6, True), "delta0": (0, True, 1, True),
     "p": (Fraction(1, 2), True, 1, False), "rate": (0, False, 1, True),
 }
-#: kinds whose inputs name a mechanism of this table
-MECHANISM_KINDS = frozenset({"dp.profile", "gdp.certify", "gdp.optimal_mu", "gdp.tail_limit", "rdp.divergence",
-                             "rdp.epsilon"})
-
 
 def _exact(text: Any) -> "Fraction | None":
     """A decimal or a/b string as a Fraction, or None (exponents beyond +-3000 and texts
@@ -500,6 +490,9 @@ _PLD_STEPS = [
     ("T-fold composition: exact integer products (Kronecker substitution on GMP integers)", PROOF, True),
     ("delta(eps) / eps(delta) read off the composed integers with directed exp, expm1, log", PROOF, True),
     ("grid, knot range and scale chosen from the recorded enclosure (untrusted hints)", ESTIMATE, False),
+    ("bounded losses: each step's bound searched on the grid 2^-40 (accepted only where the interval "
+     "tail P(L > e) is proved 0); delta = 0 exactly at or past the composed end, eps(delta) capped by it, "
+     "the product-event lower bound below it (directed rounding)", PROOF, True),
 ]
 _steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
@@ -727,15 +720,8 @@ MIRRORED = ("neighboring", "sensitivity_convention", "sampling")
 #: an end of a calibrate.bracket named by its statement ("fails at result.ends.unsafe.value")
 _END_NAME = re.compile(r"result\.ends\.([A-Za-z_]+)\.value")
 
-_SAMPLED_SCHEDULE = frozenset({"noise_multiplier", "dataset_size", "batch_size", "epochs", "sampling",
-                               "neighboring"})
-#: the exact input keys of the sampled-batch kinds (their re-checkers read these and no
-#: others, so an extra key such as ``steps`` or ``sampling_rate`` would define nothing)
-SAMPLED_INPUTS = {
-    **{f"{p}.epsilon": _SAMPLED_SCHEDULE | {"delta"} for p in ("bins", "shuffle")},
-    **{f"{p}.delta": _SAMPLED_SCHEDULE | {"eps"} for p in ("bins", "shuffle")},
-    **{f"{p}.claim": _SAMPLED_SCHEDULE | {"claimed_eps", "delta"} for p in ("bins", "shuffle")},
-}
+#: the sampled-batch kinds read every key of their list (a missing one is refused too)
+EXACT_INPUT_KINDS = frozenset(q for q in KIND_INPUTS if q.startswith(("bins.", "shuffle.")))
 
 
 def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str, Any],
@@ -747,12 +733,15 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
         if key in result and result[key] != inputs.get(key):
             raise CertificateRejected(f"result.{key}={str(result[key])[:40]!r} differs from "
                                       f"inputs.{key}={str(inputs.get(key))[:40]!r}")
-    allowed = SAMPLED_INPUTS.get(quantity)
-    if allowed is not None and set(inputs) != allowed:
-        extra, missing = sorted(set(inputs) - allowed), sorted(allowed - set(inputs))
-        raise MalformedCertificate(f"inputs of {quantity}: " + "; ".join(
-            ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing else []))
-            + f" (allowed: {', '.join(sorted(allowed))})")
+    foreign = foreign_inputs(quantity, inputs)
+    if foreign is not None:
+        extra, allowed = foreign
+        missing = sorted(allowed - set(inputs)) if quantity in EXACT_INPUT_KINDS else []
+        if extra or missing:
+            raise MalformedCertificate(f"inputs of {quantity}: " + "; ".join(
+                ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing
+                                                                      else []))
+                + f" (allowed: {', '.join(sorted(allowed))}; a key the kind does not read defines nothing)")
     if quantity in EPS_CLAIM_KINDS:
         rel = claim.get("relation")
         claimed = _exact(inputs.get("claimed_eps"))

@@ -56,6 +56,14 @@ MAX_LAW_ATOMS = 2 * 10**6
 #: profiles: enclosures down to about 1e-8 wide), like log(1 / (hi - sup G_f)) under the
 #: second-order one of the pair profiles (Laplace, pure, approx, rr, subsampled: 1e-12 in ~100 cells)
 
+#: knots x bits^2 of one step's PLD masses beyond which a discretisation at more than
+#: PLD_WIDE_UNIT_BITS bits answers exit 3 before the work: each knot's Phi at b bits costs about
+#: b^2 (Taylor anchors of degree ~ b); measured on this machine, 29 s at 637 knots x 1909 bits
+#: (delta = 1e-500) and over 300 s at 1146 x 5380 (delta = 1e-1500). Below 2048 bits (every
+#: delta above about 1e-550) only the knot count and the time budget bound it
+PLD_MAX_KNOT_BIT_WORK = 10**10
+PLD_WIDE_UNIT_BITS = 2048
+
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
              f"{MAX_EXPR_NODES} parts and nesting depth {MAX_EXPR_DEPTH}, every exp / power argument within "
@@ -67,7 +75,9 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              "before any product (the producer's caps; beyond: exit 2); "
              f"event trees up to {EVENT_MAX_LEAVES} mechanism leaves and delta queries (and replace-one "
              f"brackets' curves) at eps up to {REPLACE_MAX_EPS} (the producer's caps; beyond: exit 2); event-tree "
-             "compositions up to 2^19 grid knots over their leaves (beyond: exit 3)")
+             "compositions up to 2^19 grid knots over their leaves (beyond: exit 3); PLD masses finer than "
+             f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "
+             "per step (beyond: exit 3)")
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _FRACTION = re.compile(r"[-+]?\d+/[-+]?\d+")

@@ -39,16 +39,12 @@ from mpmath import mpf
 import gmpy2
 from gmpy2 import mpfr, mpz, next_above
 
-from ..certificate.format import TF_STEPS_RULE
+from ..certificate.format import LOSS_BOUND_BITS, LOSS_BOUND_CAP, TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction
+from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
 from .gdp import exact_input, fraction_to_mpf
+from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
-
-try:  # GMP's packing and multiplication for the one big product of each convolution
-    import gmpy2 as _gmpy2
-except ImportError:  # pragma: no cover - gmpy2 is a declared dependency
-    _gmpy2 = None
 
 _ZERO = mpz(0)
 
@@ -305,7 +301,9 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     A = arith(K + m + 32)
     inf = tails.inf
     INF = A.q(inf)
-    tau_f = mpfr(float(tau) * (1 - 1e-9))  # the knot range only chooses: a float suffices
+    # the knot range only chooses, so 64 bits suffice; not a float: a tail budget below
+    # 1e-308 (delta = 1e-1500) became 0.0, and the range ran to the cap of knots
+    tau_f = mpfr(mpf_to_fraction(tau * (1 - mpf("1e-9"))), 64)
 
     def above(i: int) -> bool:
         return tails(A, A.dyadic(i, m))[0][1] > tau_f
@@ -323,6 +321,11 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         i0 = first
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
+    prec = K + m + 32
+    if prec > PLD_WIDE_UNIT_BITS and (n - i0) * prec * prec > PLD_MAX_KNOT_BIT_WORK:
+        raise CouldNotReprove(
+            f"one step's {n - i0} knots at {prec} bits (mass units 2^-{K}) exceed the "
+            f"second route's work cap ({PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2): not re-proved within the budget")
     pts = tails.at_knots(A, i0, n, m)
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
@@ -367,42 +370,71 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     return (i0, up, up_inf), (i0, lp, lq, l_inf)
 
 
-def _kron(a: list[int], b: list[int]) -> list[int]:
-    """Exact product of two nonnegative integer sequences by Kronecker substitution:
-    pack each into one integer (fixed-width fields wide enough that no field carries),
-    multiply once, unpack. With gmpy2 (a declared dependency) packing, the product and
-    unpacking are GMP's; without it, Python's own integers give the same exact result,
-    slower."""
-    if not a or not b:
-        return []
-    bits = max(max(a).bit_length(), 1) + max(max(b).bit_length(), 1) + min(len(a), len(b)).bit_length() + 1
-    n = len(a) + len(b) - 1
-    if _gmpy2 is not None:
-        x = _gmpy2.pack(a, bits)
-        y = x if b is a else _gmpy2.pack(b, bits)  # x * x: GMP squares, about 1.5x faster
-        # GMP integers throughout (converting every field to a Python int cost a
-        # fifth of the product's time); unpack omits trailing zero fields
-        out = _gmpy2.unpack(x * y, bits)
-        return out + [_ZERO] * (n - len(out))
-    k = (bits + 7) // 8
+class _Seq:
+    """Nonnegative integers c_0..c_{n-1} packed in slots of ``s`` bits (:mod:`.core`: c_i in
+    bits [s i, s (i + 1))), with ``tot`` an upper bound of their sum (exact integer
+    bookkeeping): a product of two such sequences is one GMP multiplication, exact while
+    tot_x tot_y stays below the slots' range (checked before each product)."""
 
-    def pack(v: list[int]) -> int:
-        return int.from_bytes(b"".join(x.to_bytes(k, "little") for x in v), "little")
+    __slots__ = ("x", "n", "tot", "s")
 
-    raw = (pack(a) * pack(b)).to_bytes(n * k + 1, "little")
-    return [int.from_bytes(raw[i * k:(i + 1) * k], "little") for i in range(n)]
+    def __init__(self, x: Any, n: int, tot: int, s: int) -> None:
+        self.x, self.n, self.tot, self.s = x, n, tot, s
+
+    @classmethod
+    def of(cls, c: list, s: int) -> "_Seq":
+        tot = sum(c)
+        return cls(gmpy2.pack(c, s) if tot else _ZERO, len(c), tot, s)
+
+    def coeffs(self) -> list:
+        out = gmpy2.unpack(self.x, self.s) if self.x else []
+        return out + [_ZERO] * (self.n - len(out))
+
+    def slots(self, start: int, count: int) -> list:
+        """c_start .. c_{start+count-1}: only those slots are cut out and unpacked."""
+        out = gmpy2.unpack(gmpy2.f_mod_2exp(self.x, self.s * (start + count)) >> (self.s * start), self.s) \
+            if count else []
+        return out + [_ZERO] * (count - len(out))
+
+    def window(self, a: int, b: int, add0: int = 0) -> "_Seq":
+        """c_a .. c_{b-1} with ``add0`` added to the first, where add0 is at most the sum of the
+        coefficients cut off (so the total bound holds, and the first slot stays below it: no carry)."""
+        return _Seq((gmpy2.f_mod_2exp(self.x, self.s * b) >> (self.s * a)) + add0, b - a, self.tot, self.s)
 
 
-def _run_within(v: list, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
-    """(k, s): the most elements of ``v`` taken one by one from ``start`` (forward, or backward
-    from index start - 1), at most ``limit``, whose sum s stays <= budget (masses are >= 0, so
-    the running sums rise and the first one above the budget ends the run). The running sums
-    are taken in chunks of doubling length (C-level accumulate, then a bisection), so a short
-    run costs little and a long one is not a Python loop per element."""
+def _slot_bits(K: int, *tots: int) -> int:
+    """Slot width for sequences in units 2^-K whose totals are at most ``tots``: an exact
+    coefficient of a product of two of them is at most the product of their totals, and
+    2^K - 1 is added to it when it is rounded up (:func:`.core.round_slots`)."""
+    t = max(max(tots), 1 << K)
+    return 2 * t.bit_length() + 2
+
+
+def _product(x: _Seq, y: _Seq, K: int, up: bool) -> _Seq:
+    """The exact product of two packed sequences divided by 2^K, each coefficient rounded up
+    (``up``) or down, packed again in the same slots: exact while tot_x tot_y + 2^K < 2^s
+    (nonnegative coefficients: every exact coefficient is at most tot_x tot_y; a wider slot is
+    taken, by one unpacking, when the totals have grown past that)."""
+    if x.tot * y.tot + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
+        s, same = _slot_bits(K, x.tot, y.tot), x is y
+        x = x if x.s == s else _Seq.of(x.coeffs(), s)
+        y = x if same else y if y.s == s else _Seq.of(y.coeffs(), s)
+    n = x.n + y.n - 1
+    z = round_slots(x.x * x.x if x is y else x.x * y.x, n, K, x.s, up)  # x * x: GMP squares, about 1.5x faster
+    return _Seq(z, n, ((x.tot * y.tot) >> K) + (n if up else 0), x.s)
+
+
+def _run_within(v: _Seq, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
+    """(k, s): the most coefficients of ``v`` taken one by one from ``start`` (forward, or
+    backward from index start - 1), at most ``limit``, whose sum s stays <= budget (masses are
+    >= 0, so the running sums rise and the first one above the budget ends the run). The
+    coefficients are cut out of the packed integer in chunks of doubling length (C-level
+    unpacking and accumulate, then a bisection), so a short run costs little and a long one is
+    not a Python loop per element."""
     k, s, c = 0, 0, 256
     while k < limit:
         n = min(c, limit - k)
-        chunk = reversed(v[start - k - n:start - k]) if back else v[start + k:start + k + n]
+        chunk = reversed(v.slots(start - k - n, n)) if back else v.slots(start + k, n)
         part = list(accumulate(chunk, initial=s))  # part[0] = s <= budget
         j = bisect_right(part, budget) - 1
         k, s = k + j, part[j]
@@ -412,28 +444,56 @@ def _run_within(v: list, budget: int, start: int, limit: int, back: bool) -> tup
     return k, s
 
 
-def _trim(v: list[int], budget: int) -> tuple[int, int, int, int]:
+def _trim(v: _Seq, budget: int) -> tuple[int, int, int, int]:
     """(a, s, b, t): v[:a] (sum s) and v[b:] (sum t) each within ``budget``, leaving v[a:b]
     at least one element: the longest such ends, the front one taken first."""
-    a, s = _run_within(v, budget, 0, len(v) - 1, False)
-    k, t = _run_within(v, budget, len(v), len(v) - 1 - a, True)
-    return a, s, len(v) - k, t
+    a, s = _run_within(v, budget, 0, v.n - 1, False)
+    k, t = _run_within(v, budget, v.n, v.n - 1 - a, True)
+    return a, s, v.n - k, t
+
+
+def _pack_upper(u, K: int):
+    off, v, inf = u
+    return (off, _Seq.of(v, _slot_bits(K, sum(v))), inf)
+
+
+def _pack_lower(l, K: int):
+    off, P, Q, inf = l
+    s = _slot_bits(K, sum(P), sum(Q))
+    return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
+
+
+def _unpack(d):
+    return None if d is None else (d[0], *(x.coeffs() if isinstance(x, _Seq) else x for x in d[1:]))
+
+
+def _pmul_upper(x, y, K: int, budget: int):
+    """Upper pair product (packed): every mass rounded up; the front trimmed within ``budget`` is
+    moved onto the first kept point and the back onto +inf (mass moved to a larger loss only
+    raises delta(eps) of the upper pair)."""
+    v = _product(x[1], y[1], K, True)
+    a, s, b, t = _trim(v, budget)
+    return (x[0] + y[0] + a, v.window(a, b, s), x[2] + y[2] + t)
+
+
+def _pmul_lower(x, y, K: int, budget: int):
+    """Lower pair product (packed): P rounded down, Q up, the classes whose P-mass is trimmed
+    within ``budget`` at either end dropped (a dropped class only loses its (P - e^eps Q)+ >= 0)."""
+    P = _product(x[1], y[1], K, False)
+    Q = _product(x[2], y[2], K, True)
+    a, _, b, _ = _trim(P, budget)
+    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
+    return (x[0] + y[0] + a, P.window(a, b), Q.window(a, b), inf)
 
 
 def _mul_upper(x, y, K: int, budget: int):
-    v = [-((-c) >> K) for c in _kron(x[1], y[1])]  # Python's >> floors: this is the ceiling
-    a, s, b, t = _trim(v, budget)
-    v = v[a:b]
-    v[0] += s
-    return (x[0] + y[0] + a, v, x[2] + y[2] + t)
+    """:func:`_pmul_upper` on unpacked pairs (off, masses, inf)."""
+    return _unpack(_pmul_upper(_pack_upper(x, K), _pack_upper(y, K), K, budget))
 
 
 def _mul_lower(x, y, K: int, budget: int):
-    P = [c >> K for c in _kron(x[1], y[1])]
-    Q = [-((-c) >> K) for c in _kron(x[2], y[2])]
-    a, _, b, _ = _trim(P, budget)
-    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
-    return (x[0] + y[0] + a, P[a:b], Q[a:b], inf)
+    """:func:`_pmul_lower` on unpacked pairs (off, P, Q, inf)."""
+    return _unpack(_pmul_lower(_pack_lower(x, K), _pack_lower(y, K), K, budget))
 
 
 def _power(d, T: int, mul, K: int, budget: int):
@@ -460,11 +520,11 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
-        U = _power(u, T, _mul_upper, K, budget) if want_u else None
-        L = _power(l, T, _mul_lower, K, budget) if want_l else None
-        ups = U if ups is None else (_mul_upper(ups, U, K, budget) if want_u else None)
-        lows = L if lows is None else (_mul_lower(lows, L, K, budget) if want_l else None)
-    return ups, lows
+        U = _power(_pack_upper(u, K), T, _pmul_upper, K, budget) if want_u else None
+        L = _power(_pack_lower(l, K), T, _pmul_lower, K, budget) if want_l else None
+        ups = U if ups is None else (_pmul_upper(ups, U, K, budget) if want_u else None)
+        lows = L if lows is None else (_pmul_lower(lows, L, K, budget) if want_l else None)
+    return _unpack(ups), _unpack(lows)
 
 
 #: a target (eps or delta) arrives as an mpf made from an exact rational by mpmath at
@@ -749,15 +809,44 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
             direction: "str | None" = None) -> tuple[mpf, mpf]:
     events = _events(inputs)
     K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
+    exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in ([direction] if direction else _directions(inputs)):
         if d == "replace" and not all(ok for _, _, ok in events):
             raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
-        U, L = _compose([(mk, t) for mk, t, _ in events], d, K, tau, budget, m, sides)
-        lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
+        lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
+                                  sides)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
+
+
+def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
+                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS) -> tuple[mpf, mpf]:
+    """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
+    delta query, else None) for one direction of the composition of ``events`` [(make, T)]
+    on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
+    or past its end, which no grid reaches (the grid's top knot lies up to one cell per step
+    above the end); below it each step's knots start at its floor, and the answer is
+    tightened by the support (:meth:`Support.tighten`)."""
+    sup = Support.of(events, d) if kind == "eps" or exact is not None else None
+    if sup is not None and exact is not None and exact >= sup.end:
+        return mpf(0), mpf(0)
+    floors = sup.floors(exact) if sup is not None and exact is not None else None
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors)
+    lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
+    return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
+
+
+def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":
+    """The exact input behind the mpf ``target`` (made from it by ``fraction_to_mpf`` at the
+    current precision), or None: the support decisions compare exact rationals."""
+    for key in (("delta",) if kind == "eps" else ("eps", "claimed_eps")):
+        if key in inputs:
+            x = exact_input(inputs, key)
+            if fraction_to_mpf(x) == target:
+                return x
+    return None
 
 
 #: relative truncation error (of the delta scale) the second route allows itself: at
@@ -982,3 +1071,115 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
 
 
 recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions)
+
+
+# --------------------------------------------------------------------------- bounded losses
+
+
+def loss_sup(make: Callable, d: str) -> "Fraction | None":
+    """An upper bound of the essential supremum of one step's privacy loss under P (a
+    dyadic rational on the grid 2^-LOSS_BOUND_BITS of ``certificate.format``): a point e
+    where the interval tail P(L > e) has upper end exactly 0, which proves L <= e
+    P-almost surely. None where the tail is not proved 0 at LOSS_BOUND_CAP (the
+    Gaussian's loss is unbounded; a leaf whose tails cannot be evaluated there) or the
+    step has P-mass at +inf. A search, not the producer's closed form: any point at which
+    the tail was proved 0 is a valid bound, so the bisection keeps only such points, and
+    it ends at most one grid point above the supremum (the tails are proved 0 at every
+    point some 2^-100 above it), at or below the producer's bound (which has a point to
+    spare: ``dpverify.pld.dominating.dyadic_loss_bound``)."""
+    tails, _ = make(d)
+    if tails.inf != 0:
+        return None
+    A = arith(128)
+
+    def zero(i: int) -> bool:
+        return tails(A, A.dyadic(i, LOSS_BOUND_BITS))[0][1] == 0
+
+    try:
+        a, b = 0, LOSS_BOUND_CAP << LOSS_BOUND_BITS  # zero(b) holds, zero(a) is not known to
+        if not zero(b):
+            return None
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (a, mid) if zero(mid) else (mid, b)
+    except (CouldNotReprove, ArithmeticError, ValueError):
+        return None  # only the shortcut is lost: the grid route still answers
+    return Fraction(b, 1 << LOSS_BOUND_BITS)
+
+
+class Support:
+    """A direction whose every step's loss is bounded: per event (make, T, ...) the bound
+    s_i of :func:`loss_sup` and the composed end B = sum_i T_i s_i. The sum of independent
+    losses is at most the sum of their bounds, so under the product of the P's the
+    composed loss is <= B, hence (delta(eps) = E_P[(1 - e^(eps - L))_+], AFA Lemma 37)
+    delta(eps) = 0 exactly for every eps >= B, and eps(delta) <= B for every delta > 0."""
+
+    def __init__(self, events: list, d: str, sups: list) -> None:
+        self.events, self.d, self.sups = events, d, sups
+        self.end = sum((e[1] * s for e, s in zip(events, sups)), Fraction(0))
+
+    @classmethod
+    def of(cls, events: list, d: str) -> "Support | None":
+        """The support of direction ``d``, or None when a step's loss is not proved bounded."""
+        sups = []
+        for e in events:
+            s = loss_sup(e[0], d)
+            if s is None:
+                return None
+            sups.append(s)
+        return cls(events, d, sups)
+
+    def floors(self, eps: Fraction) -> list:
+        """Per event, the loss c_i = s_i - (B - eps) at or below which one step cannot take part
+        in delta(eps): with that step at L <= c_i and every other at most its bound, the composed
+        loss is <= c_i + B - s_i = eps, where (1 - e^(eps - L))_+ = 0. So near the support end
+        only the top of each step's law matters (three Poisson Laplace steps at eps 4.5e-5 below
+        the end: a window of 4.5e-5 instead of the whole loss range), and the grid can be fine
+        there (:func:`_discretise_iv` is sound for any first knot)."""
+        return [s - (self.end - eps) for s in self.sups]
+
+    def product_lower(self, eps: Fraction) -> mpf:
+        """A lower bound of delta(eps) for eps < B from one event of the product: with
+        g = B - eps and c_i = s_i - g / (2 N) (N the number of steps), on the event
+        S = {L_j > c_i for every step j of every event i} the composed loss exceeds
+        sum_i T_i c_i = B - g/2 > eps, so delta(eps) = E_P[(1 - e^(eps - L))_+]
+        >= (1 - e^(-g/2)) P(S) = (1 - e^(-g/2)) prod_i P(L > c_i)^(T_i) (independent steps).
+        Loose, but positive wherever each c_i is below the true supremum (g above about
+        2N 2^-40): it refutes a recorded [0, 0] below the support end, which no coarse grid
+        reaches (the lower pair's top knots sit a cell per step below the end). Directed
+        rounding throughout; 0 where a tail's lower end is not positive."""
+        g = self.end - eps
+        n = sum(e[1] for e in self.events)
+        if g <= 0 or n <= 0:
+            return mpf(0)
+        A = arith(128)
+        dn = A.dn
+        acc = A.neg(A.expm1(A.q(-g / 2)))[0]  # 1 - e^(-g/2), rounded down
+        for e, s in zip(self.events, self.sups):
+            tails, _ = e[0](self.d)
+            try:
+                p = tails(A, A.q(s - g / (2 * n)))[0][0]
+            except (CouldNotReprove, ArithmeticError, ValueError):
+                return mpf(0)
+            if not p > 0:
+                return mpf(0)
+            t, pw = e[1], mpfr(1)
+            while t:  # p^T by squaring, every product rounded down (all factors >= 0)
+                if t & 1:
+                    pw = dn.mul(pw, p)
+                t >>= 1
+                if t:
+                    p = dn.mul(p, p)
+            acc = dn.mul(acc, pw)
+        return mpfr_to_mpf(acc) if acc > 0 else mpf(0)
+
+    def tighten(self, kind: str, target: mpf, exact: "Fraction | None", lo: mpf, hi: mpf) -> tuple:
+        """(lo, hi) of a grid's answer improved by the support: eps(delta) <= B; delta(eps) >=
+        :meth:`product_lower` (an exact target is needed: ``exact``, else unchanged)."""
+        if kind == "eps":
+            if target > 0:
+                hi = min(hi, mpf(self.end.numerator) / self.end.denominator)  # dyadic: exact here
+            return lo, hi
+        if exact is not None and exact < self.end and lo != -mpmath.inf:
+            lo = max(lo, self.product_lower(exact))
+        return lo, hi

@@ -215,10 +215,19 @@ _LOG_SPACE_EXPONENT = 10**4
 
 def _log1p_sum_exp(A: Arith, logs: list) -> Iv:
     """log1p(sum_k e^(l_k)) in directed rounding without exponentiating beyond the range:
-    sum_k e^(l_k) = e^M S with S = sum_k e^(l_k - M) for a point M (the largest upper end,
-    so no e^(l_k - M) overflows), and log1p(e^M S) = M + log S + log1p(e^-(M + log S))."""
-    M = A.point(max(hi for _, hi in logs))
-    log_total = A.add(M, A.log(A.fsum(A.exp(A.sub(v, M)) for v in logs)))
+    sum_k e^(l_k) = e^M S with S = sum_k e^(l_k - M) for a point M, and
+    log1p(e^M S) = M + log S + log1p(e^-(M + log S)). log-sum-exp is increasing in every
+    l_k, so its lower end is taken at the lower ends of the l_k (M their largest) and its
+    upper end at the upper ends: S >= 1 at each (the term at M is e^0), where one
+    interval M for both ends would make the lower S underflow to 0 once the l_k are wider
+    than MPFR's exponent range (an exponent (k^2 - k) / (2 s^2) of 1e6000 at a few
+    hundred bits)."""
+    ends = []
+    for pick in (0, 1):
+        M = A.point(max(v[pick] for v in logs))
+        S = A.fsum(A.exp(A.sub(A.point(v[pick]), M)) for v in logs)
+        ends.append(A.add(M, A.log(S))[pick])
+    log_total = (ends[0], ends[1])
     return A.add(log_total, A.log1p(A.exp(A.neg(log_total))))
 
 

@@ -44,6 +44,7 @@ from gmpy2 import is_finite as mpfr_is_finite
 from gmpy2 import mpfr
 from mpmath import mpf
 
+from ..certificate.format import SHUFFLE_MAX_MU
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Iv, arith, ceil_int, floor_int, mpfr_to_mpf, mpf_to_fraction
 from .gdp import delta_mu_iv, exact_input, side, fraction_to_mpf
@@ -90,8 +91,13 @@ def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
     if rel in ("add-remove", "add", "remove") and n > 1 and b > 1 and (n - 1) % b == 0:
         raise CertificateRejected(f"{rel} with B dividing n - 1 changes the number of batches: no bracket "
                                   "covers it")
+    Delta = 2 if rel == "replace-one" else 1
+    if Fraction(Delta * Delta * E) / (sig * sig) > SHUFFLE_MAX_MU ** 2:
+        # the producer refuses this run before any work (its upper end is beyond both routes)
+        raise MalformedCertificate(f"inputs.noise_multiplier: mu = Delta sqrt(E) / sigma exceeds the shuffled "
+                                   f"bracket's cap {SHUFFLE_MAX_MU} (a smaller noise multiplier is refused)")
     return {"sig": sig, "n": n, "b": b, "E": E, "persistent": _SCHEMES[samp], "rel": rel,
-            "T": -(-n // b), "Delta": 2 if rel == "replace-one" else 1}
+            "T": -(-n // b), "Delta": Delta}
 
 
 def _check_mu(r: Mapping[str, Any], result: Mapping[str, Any]) -> None:
@@ -311,12 +317,22 @@ def _prefixes(r: Mapping[str, Any], result: Mapping[str, Any], swap: bool,
 
 
 def _exp_up(eps: Fraction) -> tuple[int, int]:
-    """An upper bound X / D of e^eps (MPFR's exp rounded up), as exact integers (D > 0)."""
+    """An upper bound X / D of e^eps (MPFR's exp rounded up), as exact integers (D > 0).
+    From eps <= -0.7 n on (n = :data:`_EXP_FLOOR_BITS`) it is 2^-n: ln 2 < 0.7, so
+    e^eps <= e^(-n ln 2); MPFR's own upper bound there could be its least positive number,
+    2^-(2^30), whose denominator made every product a billion-bit integer (eps = -1e3000)."""
+    if eps <= Fraction(-7, 10) * _EXP_FLOOR_BITS:
+        return 1, 1 << _EXP_FLOOR_BITS
     v = arith(_BITS).exp(arith(_BITS).q(eps))[1]
     if not mpfr_is_finite(v):
         raise CouldNotReprove("e^eps overflows the second route's range")
     n, d = v.as_integer_ratio()
     return int(n), int(d)
+
+
+#: e^eps below 2^-this is taken as 2^-this in the lower end: the classes' Q-masses are at most
+#: 2^K units, so what it gives up is below 2^-(K + 64) units
+_EXP_FLOOR_BITS = 2 * (_K + 32)
 
 
 def _swaps(rel: str) -> tuple[bool, ...]:

@@ -42,9 +42,17 @@ def max_curve_tails(first: "P.IvTails", second: "P.IvTails") -> "P.IvTails":
     symmetric base pair meet, AFA Lemma 46) the pair with the proved smaller Q-tail (the
     larger right derivative of the maximum). Where the intervals decide neither, the
     hull of the two pairs' tails: the true tails are one of them, so the hull encloses
-    them (sound, only looser)."""
+    them (sound, only looser). At the grid knots both pairs' tails come from their own
+    one-loop evaluation (``IvTails.at_knots``) and the choice is made knot by knot, the
+    same choice as at a single point."""
     def fn(A, e):
-        a, b = first(A, e), second(A, e)
+        return choose(A, e, first(A, e), second(A, e))
+
+    def many(A, i0, n, m):
+        return [choose(A, A.dyadic(i, m), a, b)
+                for i, a, b in zip(range(i0, n + 1), first.at_knots(A, i0, n, m), second.at_knots(A, i0, n, m))]
+
+    def choose(A, e, a, b):
         if e[0] == 0 and e[1] == 0:
             if a[1][1] < b[1][0]:
                 return a
@@ -60,7 +68,7 @@ def max_curve_tails(first: "P.IvTails", second: "P.IvTails") -> "P.IvTails":
                 return b
         return A.hull(a[0], b[0]), A.hull(a[1], b[1])
 
-    return P.IvTails(fn)
+    return P.IvTails(fn, many=many)
 
 
 def wor_make(sig: Fraction, batch: int, n: int) -> Callable[[str], tuple["P.IvTails", mpf]]:

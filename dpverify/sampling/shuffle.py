@@ -125,7 +125,8 @@ from typing import Any, Optional
 from flint import arb
 
 from .. import _validate as V
-from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
+from ..ball import ball, brief_str, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
+from ..certificate.format import SHUFFLE_MAX_MU
 from ..errors import InvalidParameter
 from ..limits import MAX_DATASET_SIZE
 from ..relation import Relation, relation as _relation
@@ -240,6 +241,7 @@ def gaussian_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, arb]:
     value where it exceeds delta is where the upper end stops certifying anything)."""
     from ..gdp.delta_mu import delta_mu
 
+    check_mu(r)
     lo = delta_mu(_mu_rational(r, False), eps, digits=10).lo
     return lo, delta_mu(_mu_upper(r), eps, digits=10).hi
 
@@ -483,9 +485,19 @@ def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None
 # --------------------------------------------------------------------------- brackets
 
 
+def check_mu(r: ShuffleRun) -> None:
+    """Refuse, before any work, a run whose no-amplification mu = Delta sqrt(E) / sigma exceeds
+    :data:`SHUFFLE_MAX_MU` (decided exactly: Delta^2 E / sigma^2 against the cap squared)."""
+    if Fraction(sensitivity(r.relation) ** 2 * r.epochs) / r.sigma ** 2 > SHUFFLE_MAX_MU ** 2:
+        raise InvalidParameter("noise_multiplier", f"noise_multiplier={brief_str(r.sigma)} is too small for the "
+                               f"shuffled bracket: mu = Delta sqrt(E) / sigma exceeds {SHUFFLE_MAX_MU} (its upper "
+                               "end, the no-amplification Gaussian's epsilon, would be above about 5e7)")
+
+
 def bracket_eps(r: ShuffleRun, delta: Any, hints: Optional[LowerHints] = None) -> dict[str, Any]:
     """The certified bracket of epsilon(delta): {lo, hi, mu, hints}."""
     d = V.open_unit("delta", delta)
+    check_mu(r)
     lo, hints = lower_eps(r, d, hints)
     hi, mu = upper_eps(r, d)
     return {"lo": lo, "hi": upper_decimal(hi, 10), "mu": mu, "hints": hints}
@@ -494,6 +506,7 @@ def bracket_eps(r: ShuffleRun, delta: Any, hints: Optional[LowerHints] = None) -
 def bracket_delta(r: ShuffleRun, eps: Any, hints: Optional[LowerHints] = None) -> dict[str, Any]:
     """The certified bracket of delta(eps): {lo, hi, mu, hints}."""
     e = V.real("eps", eps)
+    check_mu(r)
     lo, hints = lower_delta(r, e, hints)
     hi, mu = upper_delta(r, e)
     return {"lo": lower_decimal(lo, 10) if lo > 0 else "0", "hi": upper_decimal(hi, 10), "mu": mu,

@@ -78,11 +78,11 @@ def check_inputs(name: str, inputs: Mapping[str, Any]) -> Quantity:
     allowed = q.required + q.optional
     for key in inputs:
         if key not in allowed:
-            raise InvalidParameter(f"inputs.{key}", f"inputs.{key}: unknown key for quantity {name}"
+            raise InvalidParameter(f"inputs.{key}", f"unknown key for quantity {name}"
                                    f"{_suggest(key, allowed)} (allowed: {', '.join(allowed)})")
     for key in q.required:
         if key not in inputs:
-            raise InvalidParameter(f"inputs.{key}", f"inputs.{key}: missing (quantity {name} needs "
+            raise InvalidParameter(f"inputs.{key}", f"missing (quantity {name} needs "
                                    f"{', '.join(q.required)})")
     return q
 

@@ -265,7 +265,8 @@ def _support_end_mpmath() -> mpmath.mpf:
 
 
 def test_laplace_loss_bound_is_proved_just_above_the_true_supremum():
-    from dpverify.recheck.events import _loss_sup, _flatten, _Tree
+    from dpverify.recheck.events import _flatten, _Tree
+    from dpverify.recheck.pld import loss_sup as _loss_sup
 
     tree = _Tree()
     _flatten(LAP3["event"], 1, "add-remove", tree)
@@ -363,3 +364,28 @@ def test_delta_just_below_the_support_end_verifies_and_a_moved_one_is_refused(ep
         path.write_text(json.dumps(_moved(cert, lo, hi)))
         assert main(["verify", str(path)]) == 1, factor
         assert "REFUSED" in capsys.readouterr().err
+
+
+# a Poisson Gaussian under add: each loss is below -log(1 - q) (never attained), and an
+# (eps0, delta0) step sampled under add has a finite loss even at its +inf atom (Q' = (1-q) P > 0
+# there): -log(1 - q) again. So 100 + 10 such steps have composed loss < 110 (-log 0.99) = 1.1055
+ADD_TREE = {"neighboring": "add", "event": {"type": "composed", "events": [
+    {"type": "self_composed", "count": 100, "event": {
+        "type": "poisson_sampled", "sampling_probability": "0.01", "event": {"type": "gaussian", "noise_multiplier": "1.1"}}},
+    {"type": "self_composed", "count": 10, "event": {
+        "type": "poisson_sampled", "sampling_probability": "0.01",
+        "event": {"type": "epsilon_delta", "epsilon": "1", "delta": "1e-6"}}}]}}
+
+
+def test_event_tree_past_its_loss_bound_is_zero_and_verifies():
+    with mpmath.workdps(30):
+        assert mpmath.mpf("1.2") > 110 * -mpmath.log(mpmath.mpf("0.99"))
+    cert = _cert(ADD_TREE, eps="1.2")
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"} and "grid" not in cert["result"]
+    assert "confirmed (independent enclosure [0.0, 0.0])" in verify_certificate(cert)
+    bad = copy.deepcopy(cert)
+    bad["inputs"]["eps"] = "1.1"  # below the bound: delta > 0 (the product-event bound proves it)
+    bad["result"]["quantity"] = "delta(eps=1.1)"
+    bad["digest"] = compute_digest(bad)
+    with pytest.raises(CertificateRejected):
+        verify_certificate(bad, budget_seconds=120)

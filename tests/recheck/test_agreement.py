@@ -194,3 +194,45 @@ def test_a_relative_width_the_enclosure_does_not_have_is_refused(name):
 def test_a_calibration_s_relative_width_is_recomputed_from_its_ends(name):
     cert = _load(name)
     assert outcome(_edit(cert, lambda c: c["result"].__setitem__("relative_width", "0.001"))) == 1
+
+
+def test_every_kind_declares_its_inputs():
+    """One list of input keys per kind (certificate/format.py KIND_INPUTS), read by the writer's
+    contract and by verify: a kind of the verifier's table without one would take any key the
+    schema-wide union allows."""
+    from dpverify.certificate.format import KIND_INPUTS
+    from dpverify.recheck import kinds
+
+    assert set(KIND_INPUTS) == set(kinds.KINDS)
+
+
+@pytest.mark.parametrize("name, key, value", [
+    # a Poisson certificate relabelled as shuffled or balls-in-bins: the number is the Poisson
+    # one (eps ~ 0.55 where the shuffled run's certified lower end is 3.40)
+    ("pld-epsilon", "sampling", "shuffle"),
+    ("pld-epsilon", "mu", "3"),
+    ("pld-epsilon", "claimed_eps", "0.1"),
+    ("replace-epsilon", "sensitivity", "2"),  # sensitivity 2 is sigma 0.55: eps >= 4.9 > the recorded 1.24
+    ("replace-epsilon", "sampling", "shuffle"),
+    ("events-epsilon", "noise_multiplier", "0.5"),
+    ("gdp-delta", "noise_multiplier", "0.5"),
+    ("dp-profile-gaussian", "neighboring", "replace-one"),
+    ("compose-eps", "sampling_rate", "0.5"),
+])
+def test_an_input_key_the_kind_does_not_read_is_refused(name, key, value):
+    """An input the kind's re-checker never reads defines nothing, and several of them would
+    change what the certificate states (a shuffled run, a second sensitivity, another relation)."""
+    cert = _load(name)
+    assert key not in cert["inputs"]
+    assert outcome(_edit(cert, lambda c: c["inputs"].__setitem__(key, value))) == 2
+
+
+def test_the_writer_refuses_an_input_its_kind_does_not_take():
+    """The write-time contract holds the writer to the same list (a bug, never a file)."""
+    from dpverify.certificate.writer import make_certificate
+    from dpverify.errors import InternalError
+
+    with pytest.raises(InternalError, match="sampling is not an input of its kind"):
+        make_certificate(claim={"quantity": "gdp.delta", "statement": "s", "source": "s"},
+                         inputs={"mu": "1", "eps": "1", "digits": 6, "sampling": "shuffle"},
+                         result={"enclosure": {"lo": "0.1", "hi": "0.2"}}, precision_bits=64, algorithm="a")

@@ -238,4 +238,88 @@ def _trim_one_by_one(v: list, budget: int) -> tuple:
 @given(v=st.lists(st.sampled_from([0, 0, 1, 2, 5, 100, 10 ** 6]), min_size=1, max_size=1200),
        budget=st.sampled_from([0, 1, 3, 10, 1000, 10 ** 7, 10 ** 12]))
 def test_trim_takes_the_longest_ends_within_the_budget(v: list, budget: int) -> None:
-    assert P._trim(v, budget) == _trim_one_by_one(v, budget)
+    assert P._trim(P._Seq.of(v, 64), budget) == _trim_one_by_one(v, budget)
+
+
+def _convolve(a: list, b: list) -> list:
+    """The product of two integer sequences by its definition, one term at a time."""
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(a=st.lists(st.integers(0, 2 ** 12), min_size=1, max_size=40),
+       b=st.lists(st.integers(0, 2 ** 12), min_size=1, max_size=40),
+       K=st.sampled_from([3, 8, 12]), budget=st.sampled_from([0, 1, 5, 100]),
+       ia=st.integers(0, 3), ib=st.integers(0, 3), square=st.booleans())
+def test_packed_products_are_the_rounded_convolution_trimmed(a: list, b: list, K: int, budget: int,
+                                                            ia: int, ib: int, square: bool) -> None:
+    """The packed pair products (rounded on the packed integer, trimmed on cut-out slots, slots
+    widened when totals outgrow them) against the convolution by definition, rounded per
+    coefficient and trimmed one by one: the upper pair rounds up and moves the trimmed front onto
+    the first kept point and the back to +inf; the lower pair rounds P down and Q up and drops the
+    classes trimmed by P."""
+    if square:
+        b, ib = a, ia
+    ceil = [-((-c) >> K) for c in _convolve(a, b)]
+    x = (-2, a, ia)
+    y = x if square else (5, b, ib)
+    lo, s, hi, t = _trim_one_by_one(ceil, budget)
+    kept = ceil[lo:hi]
+    kept[0] += s
+    got = P._mul_upper(x, y, K, budget)
+    assert (got[0], [int(c) for c in got[1]], got[2]) == (x[0] + y[0] + lo, kept, ia + ib + t)
+    floor = [c >> K for c in _convolve(a, b)]
+    qa, qb = a[::-1], b[::-1]
+    qceil = [-((-c) >> K) for c in _convolve(qa, qb)]
+    lo, _, hi, _ = _trim_one_by_one(floor, budget)
+    lx, ly = (0, a, qa, 0), (0, b, qb, 0)
+    got = P._mul_lower(lx, lx if square else ly, K, budget)
+    assert (got[0], [int(c) for c in got[1]], [int(c) for c in got[2]]) == (lo, floor[lo:hi], qceil[lo:hi])
+
+
+def test_packed_product_widens_slots_that_its_totals_outgrow() -> None:
+    """Slots of 24 bits cannot hold the exact coefficients of a product whose totals are 5 2^10
+    and 3 2^11 (up to 15 2^21 > 2^24 - 2^2): the product repacks both factors in wider slots, and
+    its coefficients are the exact convolution rounded down."""
+    a, b = [2 ** 10] * 5, [2 ** 11] * 3
+    got = P._product(P._Seq.of(a, 24), P._Seq.of(b, 24), 2, False)
+    assert got.s > 24 and [int(c) for c in got.coeffs()] == [c >> 2 for c in _convolve(a, b)]
+
+
+@pytest.mark.parametrize("end", ["hi", "lo"])
+def test_an_end_moved_by_one_millionth_is_refused_on_the_packed_route(end: str) -> None:
+    """The frozen pld.claim fixture (delta(2) of sigma = 2, q = 0.1, T = 10, add-remove, recorded to
+    relative width 1.5e-6 on the grid 2^-14) with one end moved inward by a relative 10^-6, its
+    relative width restated and the digest recomputed (a forger's certificate). The re-derivation
+    (packed exact products of the connect-the-dots and grouped pairs) encloses delta(2) so tightly
+    that the moved end excludes it: refused as false (exit 1), not merely left unconfirmed (exit
+    3). The genuine certificate is accepted (the test can fail both ways)."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from ..certs import outcome, reseal
+
+    cert = json.loads((Path(__file__).parents[1] / "certificate" / "format2" / "pld-claim.json").read_text())
+    assert outcome(copy.deepcopy(cert)) == 0
+    enc = cert["result"]["enclosure"]
+    move = Fraction(1) - Fraction(1, 10 ** 6) if end == "hi" else Fraction(1) + Fraction(1, 10 ** 6)
+    enc[end] = f"{float(Fraction(enc[end]) * move):.17g}"
+    cert["result"]["relative_width"] = f"{float((Fraction(enc['hi']) - Fraction(enc['lo'])) / Fraction(enc['lo'])):.3g}"
+    assert outcome(reseal(cert)) == 1
+
+
+def test_fixed_batch_max_curve_tails_at_the_knots_equal_the_pointwise_tails() -> None:
+    """The fixed-batch (AFA Cor 32) pair's tails at the grid knots, from both Poisson pairs' one-loop
+    evaluations, are the very enclosures of the per-point route (the same roundings and the same
+    choice between the two curves at every knot, e = 0 included)."""
+    from dpverify.recheck import wor
+
+    tails, _ = wor.wor_make(Fraction(11, 10), 256, 60000)("replace")
+    A = arith(150)
+    for m in (5, 9):
+        assert tails.at_knots(A, -300, 2000, m) == [tails(A, A.dyadic(i, m)) for i in range(-300, 2001)]

@@ -198,3 +198,40 @@ def test_delta_at_a_huge_negative_eps_is_not_a_crash(capsys):
 
     assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
                  "--epochs", "2", "--sampling", "shuffle", "--eps", "-1e3000"]) == 0
+
+
+@pytest.mark.parametrize("sigma, refused", [
+    ("1e-400", True),  # was a ZeroDivisionError (exit 4): float(sigma) is 0
+    ("1e-5", True),  # mu = sqrt(2) 1e5: the producer certified eps ~ 1e10, verify could not (exit 3)
+    ("1/7071", False),  # mu^2 = 2 * 7071^2 = 99,998,082 <= 10^8
+    ("1/7072", True),  # mu^2 = 2 * 7072^2 = 100,026,368 > 10^8
+])
+def test_the_shuffled_bracket_refuses_a_mu_beyond_its_cap_before_work(sigma, refused, capsys):
+    """mu = Delta sqrt(E) / sigma <= SHUFFLE_MAX_MU = 10^4, decided exactly on mu^2 = Delta^2 E / sigma^2
+    (here Delta = 1, E = 2); the expected side of the cap is worked out in each case's comment."""
+    from dpverify.certificate.format import SHUFFLE_MAX_MU
+
+    assert SHUFFLE_MAX_MU == 10**4
+    code = main(["audit", "dpsgd", "--noise-multiplier", sigma, "--dataset-size", "1000", "--batch-size", "100",
+                 "--epochs", "2", "--sampling", "shuffle", "--eps", "1"])
+    err = capsys.readouterr().err
+    if refused:
+        assert code == 2 and "--noise-multiplier" in err and "exceeds 10000" in err, err
+    else:
+        assert code == 0, err
+
+
+def test_verify_refuses_a_forged_tiny_noise_multiplier_before_work(capsys):
+    """A genuine shuffled certificate whose noise multiplier is rewritten to 1e-3000 (digest
+    recomputed) kept verify busy for minutes (an mpmath bisection at mu = 1e3000); now the
+    cap is checked in rationals first."""
+    assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+                 "--epochs", "2", "--sampling", "shuffle", "--delta", "1e-5", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    bad = copy.deepcopy(cert)
+    bad["inputs"]["noise_multiplier"] = "1e-3000"
+    bad["digest"] = compute_digest(bad)
+    from dpverify.errors import MalformedCertificate
+
+    with pytest.raises(MalformedCertificate, match="exceeds the shuffled bracket's cap"):
+        verify_certificate(bad)

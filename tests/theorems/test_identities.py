@@ -184,3 +184,14 @@ def test_gdp_thm51_at_a_negative_eps0_is_refused():
     cert["digest"] = compute_digest(cert)
     with pytest.raises(CertificateRejected, match="outside GDPT Thm 5.1"):
         verify_certificate(cert)
+
+
+def test_reproduce_inputs_are_inputs_of_the_certificate_kind():
+    """A claims record's inputs become its certificate's inputs: every key a reproduce quantity
+    reads must be one its certificate kind takes (KIND_INPUTS), or the writer would refuse it."""
+    from dpverify.certificate.format import ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS
+    from dpverify.theorems.quantities import QUANTITIES
+
+    for name, q in QUANTITIES.items():
+        allowed = KIND_INPUTS[name] | (ALL_MECHANISM_OPTIONS if name in MECHANISM_KINDS else frozenset())
+        assert set(q.required + q.optional) <= allowed, (name, set(q.required + q.optional) - allowed)
