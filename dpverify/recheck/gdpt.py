@@ -508,7 +508,8 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
         share = work.share(0.25)
         start = share.left
         try:
-            _prove_cells_iv(f, fbound, Fraction(0), eps_h, tight, hints, "head", dps, share, convex)
+            _prove_cells_iv(f, fbound, Fraction(0), eps_h, tight, hints, "head", dps, share, convex,
+                            monotone=name in _MONOTONE)
             mu = tight
         except BudgetExceeded:
             raise
@@ -532,7 +533,8 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
     if mu < hi and least >= mu:
         head_hi = mu  # the refutation attempt proved sup over the head <= mu already
     else:
-        _prove_cells_iv(f, fbound, Fraction(0), eps_h, least, hints, where, dps, work, convex)
+        _prove_cells_iv(f, fbound, Fraction(0), eps_h, least, hints, where, dps, work, convex,
+                        monotone=name in _MONOTONE)
         head_hi = least  # sup over the head <= head_hi, proved
     proved = {"head.unbounded", "head.mu_hi_exact"} if "mu_hi_exact" in head else {"head.unbounded"}
     # tail
@@ -547,7 +549,8 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
             bb = tail.get("bridge_breakpoints") if isinstance(tail.get("bridge_breakpoints"), list) else None
             # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
             # (sized for eps = 0) are not needed, the slack follows the working precision
-            _prove_cells_iv(f, fbound, eps_h, eps_t, m, bb, "tail bridge", min(dps, 50), work, convex)
+            _prove_cells_iv(f, fbound, eps_h, eps_t, m, bb, "tail bridge", min(dps, 50), work, convex,
+                            monotone=name in _MONOTONE)
             again = _tail_status_iv(name, inputs, eps_t, m)
         return again
 
@@ -858,7 +861,16 @@ def _iv_profile(name: str, inputs: Mapping[str, Any], bits: int) -> IvFn:
     if name in ("pure", "approx"):
         e0 = exact_input(inputs, "eps0")
         d0 = exact_input(inputs, "delta0") if name == "approx" else Fraction(0)
-        return lambda A, e: _four_output_iv(A, A.exp(A.q(e0)), A.q(d0), A.exp(A.q(e)))
+
+        def four(A: Arith, e: Fraction) -> Iv:
+            # delta(eps) = delta0 + (1 - delta0)(e^eps0 - e^eps)_+ / (1 + e^eps0) (the four-output
+            # pair): exactly 0 from eps0 on when delta0 = 0. The interval route leaves a rounding
+            # residue there, which no cell can prove below delta_mu's e^-(eps/mu)^2 tail
+            if d0 == 0 and e >= e0:
+                return _ZERO
+            return _four_output_iv(A, A.exp(A.q(e0)), A.q(d0), A.exp(A.q(e)))
+
+        return four
     if name == "rr":
         p = exact_input(inputs, "p")
         if not 0 <= p <= 1:
@@ -1035,7 +1047,7 @@ def _cell_cost(bits: int) -> float:
 
 def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpfr], a0: Fraction, b0: Fraction,
                     mu: mpf, hints: Any, where: str, dps: int, work: Optional[CellWork] = None,
-                    convex: bool = False) -> None:
+                    convex: bool = False, monotone: bool = False) -> None:
     """Prove sup_[a0, b0] G_f <= mu on a streamed adaptive partition: cell [a, b] is proved
     by sup f <= delta_mu(b) (then f(x) <= delta_mu(b) <= delta_mu(x) on the cell: delta_mu
     decreases in eps, so G_f(x) <= mu), the upper end of the cell bound against the lower
@@ -1092,6 +1104,11 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
                     f"{mpmath.nstr(fraction_to_mpf(b - a), 3)} at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} were "
                     "still unproved); a wider recorded enclosure (the producer's --margin) verifies")
             fb = fbound(A, a, b)
+            if fb <= 0 and monotone:
+                # f >= 0 does not increase, so f = 0 from a on; every pending cell lies to the
+                # right of a (cells are taken left to right): all proved at once (0 <= delta_mu).
+                # Hinted breakpoints past a support end had cost one cell each, past the cap
+                break
             if fb <= 0 or fb <= dm.lower(b):
                 continue  # (0 <= delta_mu(x) for every x: a zero profile needs no comparison)
             if convex:

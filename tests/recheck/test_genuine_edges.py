@@ -198,3 +198,26 @@ def test_poisson_audit_at_delta_1e_1500_is_answered_before_the_work():
         "digest": ""})
     with pytest.raises(CouldNotReprove, match="work cap"):
         verify_certificate(c, budget_seconds=120)
+
+
+def test_naive_certify_of_a_pure_profile_past_its_support_verifies(tmp_path):
+    """`gdp certify --mechanism approx --eps0 0.1 --delta0 0 --eps-h 3.33 --algorithm naive` records a
+    breakpoint every 2e-4 of the head; past eps0 the profile is exactly 0, and each hinted cell there
+    cost one unit of verify's cell budget until it ran out (exit 3 on a genuine certificate). The
+    value: a pure eps0-DP profile is mu-GDP with mu = -2 Phi^-1(1 / (1 + e^eps0)) (GDPT Thm 5.1)."""
+    import json
+
+    import mpmath
+
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    out = tmp_path / "c.json"
+    assert main(["gdp", "certify", "--mechanism", "approx", "--eps0", "0.1", "--delta0", "0", "--eps-h", "3.33",
+                 "--margin", "1e-3", "--algorithm", "naive", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert "confirmed" in verify_certificate(cert)
+    with mpmath.workdps(40):
+        mu = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.exp(mpmath.mpf("0.1"))) - 1)
+    enc = cert["result"]["enclosure"]
+    assert mpmath.mpf(enc["lo"]) <= mu <= mpmath.mpf(enc["hi"])
