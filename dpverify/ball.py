@@ -29,6 +29,7 @@ from .errors import InvalidParameter, PrecisionExhausted, Undecided, ValueOutOfR
 from .limits import DEFAULT_MAX_BITS, MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
 
 __all__ = [
+    "fresh_integration_state",
     "Exact",
     "parse_exact",
     "exact_str",
@@ -222,6 +223,19 @@ def brief_str(x: Fraction) -> str:
 
 
 # --------------------------------------------------------------------------- precision
+
+
+def fresh_integration_state() -> None:
+    """Empty flint's process-wide caches before a rigorous integral (``acb.integral``).
+
+    arb keeps the Gauss-Legendre nodes it has computed, process-wide, and reuses nodes of a
+    higher precision when a later integral asks for fewer bits. Every enclosure is still
+    valid, but the same integral then came out with other (equally sound) last digits
+    depending on what the process had integrated before: ``lt.residual`` of the Laplace pair
+    differed in its sixth digit after an ``rdp divergence`` of the subsampled Gaussian. A
+    certificate's bytes must be a function of its inputs alone, so each integrating routine
+    starts from the empty cache (``flint_cleanup``; the working precision is untouched)."""
+    ctx.cleanup()
 
 
 @contextmanager

@@ -36,7 +36,7 @@ from typing import Dict, Mapping
 from flint import acb, arb, ctx, fmpz
 
 from .. import _validate as V
-from ..ball import ball, normal_cdf, normal_sf
+from ..ball import ball, fresh_integration_state, normal_cdf, normal_sf
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_SUBSAMPLED_INTEGER_ORDER, MAX_SUBSAMPLED_ORDER
 
@@ -119,6 +119,7 @@ def log_a_real(alpha: arb, q: Fraction, sigma: Fraction) -> arb:
     body = arb(0)
     if _DEBUG:
         print("tails", left, right)
+    fresh_integration_state()
     for i in range(n):
         x0 = -R + 2 * R * i / n
         x1 = -R + 2 * R * (i + 1) / n

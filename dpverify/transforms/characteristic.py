@@ -44,7 +44,7 @@ from typing import Callable, Sequence
 from flint import acb, arb
 
 from .. import _validate as V
-from ..ball import ball, normal_sf, refine
+from ..ball import ball, fresh_integration_state, normal_sf, refine
 from ..verdict import Enclosure
 
 __all__ = [
@@ -146,6 +146,7 @@ def _gaussian_cdf_ball(mu: Fraction, x: Fraction) -> arb:
         ix = acb(0, 1) * acb(xb)
         return ((-ix * t).exp() * ph(t) - (ix * t).exp() * ph(-t)) / (2 * acb(0, 1) * t)
 
+    fresh_integration_state()
     body = acb.integral(integrand, t0, T, rel_tol=arb(2) ** (-prec)).real
     # [0, t0]: |integrand| <= |x| + E|L| <= |x| + sqrt(mu^4/4 + mu^2)
     head = t0 * (abs(xb) + (m2 * m2 / 4 + m2).sqrt())

@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 from flint import acb, arb
 
-from ..ball import ball, exact_str, normal_cdf
+from ..ball import ball, exact_str, fresh_integration_state, normal_cdf
 from ..errors import InvalidParameter
 
 __all__ = [
@@ -212,6 +212,7 @@ def _pieces_on(
     )
     cuts = [t for t in cuts if lo <= t <= hi]
     total = acb(0)
+    fresh_integration_state()
     for u, v in zip(cuts, cuts[1:]):
         formula = _piece_at(pieces, (u + v) / 2 * sign + shift)
         sh = acb(ball(shift))
