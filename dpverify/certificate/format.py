@@ -16,6 +16,7 @@ import ast
 import difflib
 import hashlib
 import json
+from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping
@@ -193,6 +194,11 @@ def foreign_inputs(quantity: str, inputs: Mapping[str, Any]) -> "tuple[list[str]
 #: routes evaluate delta_mu (e^eps beyond MPFR's exponent range otherwise). The producer refuses a
 #: smaller noise multiplier before any work (exit 2), and verify refuses such a certificate alike.
 SHUFFLE_MAX_MU = 10**4
+
+
+def shuffle_mu_beyond_cap(sensitivity: int, epochs: int, sigma: Fraction) -> bool:
+    """mu = Delta sqrt(E) / sigma > :data:`SHUFFLE_MAX_MU`, decided exactly on the squares."""
+    return Fraction(sensitivity * sensitivity * epochs) / (sigma * sigma) > SHUFFLE_MAX_MU ** 2
 
 #: the mechanisms an oracle row may name (``dpsgd`` is read as ``subsampled-gaussian``; the
 #: plain ``gaussian`` is the subsampled one at rate 1): the oracle's CSV reader and the

@@ -39,6 +39,7 @@ from ..ball import ball, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd as S
+from ..pld.refine import decided_against
 from ..verdict import Enclosure
 from .claims import CorpusClaim, describe
 
@@ -170,15 +171,10 @@ class _Engine:
                 # whose verdict the first grid already decided: the refinement ends once it is
                 # decided (the first grid is the same either way, so other rows keep their bytes)
                 # (a printed interval also asks whether it contains the value: the width it takes)
-                claimed = c.claimed
-
-                def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
-                    return (hi is not None and hi <= claimed) or lo > claimed
-
                 self.cache[key] = S.delta([S.GaussianSteps.of(c.noise_multiplier, c.sampling_rate, steps)],
                                           c.given, neighboring=rel or c.neighboring, digits=digits,
                                           time_budget=self.time_budget,
-                                          decide=decided if c.claimed_lo is None else None)
+                                          decide=decided_against(c.claimed) if c.claimed_lo is None else None)
             self.tick()
         return self.cache[key]
 

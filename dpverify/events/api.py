@@ -47,6 +47,7 @@ from ..certificate.format import EVENT_MAX_EPS
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
+from ..pld.refine import decided_against
 from ..pld.refine import support_note
 from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
@@ -448,15 +449,11 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
                                {"delta": ans.enclosure}), ans
         return Verdict(Outcome.UNDECIDED, "the zCDP conversion gives an upper bound only"), ans
 
-    def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
-        # lo > D settles the question either way: FAILS for a tight pair; for a pair
-        # that bounds the mechanism from above only it proves nothing about the
-        # mechanism, but no finer grid can bring the pair's upper end below D
-        # (refining on ran to the memory budget, about a minute)
-        return (hi is not None and hi <= D) or lo > D
-
+    # lo > D settles the question either way: FAILS for a tight pair; for a pair that bounds
+    # the mechanism from above only it proves nothing about the mechanism, but no finer grid
+    # can bring the pair's upper end below D (refining on ran to the memory budget, about a minute)
     try:
-        ans = _query(event, "delta", E_, neighboring, None, None, time_budget, progress, decided, D)
+        ans = _query(event, "delta", E_, neighboring, None, None, time_budget, progress, decided_against(D), D)
     except PrecisionExhausted as exc:
         return Verdict(Outcome.UNDECIDED, str(exc)), None
     enc = ans.enclosure

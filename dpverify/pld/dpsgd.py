@@ -37,7 +37,7 @@ from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
 from .accountant import PldResult, Step, refine_query
-from .refine import support_note
+from .refine import decided_against, support_note
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
 
@@ -301,14 +301,11 @@ def check_claim(
     events = _events(events)
     rel, dirs = _relation(neighboring, events)
 
-    def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
-        return (hi is not None and hi <= D) or lo > D
-
     from ..errors import PrecisionExhausted
 
     try:
         res = refine_query([e.step() for e in events], dirs, kind="delta", target=E,
-                           rel_width=1e-12, time_budget=time_budget, decide=decided,
+                           rel_width=1e-12, time_budget=time_budget, decide=decided_against(D),
                            delta_scale=D, progress=progress)
     except PrecisionExhausted as exc:
         return Verdict(Outcome.UNDECIDED, str(exc)), None  # type: ignore[return-value]

@@ -48,7 +48,8 @@ from .dominating import composed_loss_bound
 from .plan import FOURIER_SHARE, estimate_length, first_grid, plan_query, planned_grid
 from .queries import ComposedBounds
 
-__all__ = ["PldResult", "Step", "compose_direction", "loss_bounds", "refine_query", "support_note", "total_muls"]
+__all__ = ["PldResult", "Step", "compose_direction", "decided_against", "loss_bounds", "refine_query", "support_note",
+           "total_muls"]
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,16 @@ class PldResult:
     #: per direction, the composed loss bound used (delta = 0 at or past it); only the
     #: finite ones. An answer with ``m == 0`` was decided by them alone, without a grid
     loss_bounds: dict = field(default_factory=dict)
+
+
+def decided_against(bound: Fraction) -> Callable[[Fraction, Optional[Fraction]], bool]:
+    """The ``decide`` of :func:`refine_query` for a claim "value <= bound": the enclosure
+    [lo, hi] settles it once hi <= bound or lo > bound (hi None: no finite upper end yet)."""
+
+    def decided(lo: Fraction, hi: Optional[Fraction]) -> bool:
+        return (hi is not None and hi <= bound) or lo > bound
+
+    return decided
 
 
 def support_note(res: PldResult) -> Optional[str]:

@@ -44,7 +44,7 @@ from gmpy2 import is_finite as mpfr_is_finite
 from gmpy2 import mpfr
 from mpmath import mpf
 
-from ..certificate.format import SHUFFLE_MAX_MU
+from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Iv, arith, ceil_int, floor_int, mpfr_to_mpf, mpf_to_fraction
 from .gdp import delta_mu_iv, exact_input, side, fraction_to_mpf
@@ -92,7 +92,7 @@ def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
         raise CertificateRejected(f"{rel} with B dividing n - 1 changes the number of batches: no bracket "
                                   "covers it")
     Delta = 2 if rel == "replace-one" else 1
-    if Fraction(Delta * Delta * E) / (sig * sig) > SHUFFLE_MAX_MU ** 2:
+    if shuffle_mu_beyond_cap(Delta, E, sig):
         # the producer refuses this run before any work (its upper end is beyond both routes)
         raise MalformedCertificate(f"inputs.noise_multiplier: mu = Delta sqrt(E) / sigma exceeds the shuffled "
                                    f"bracket's cap {SHUFFLE_MAX_MU} (a smaller noise multiplier is refused)")

@@ -126,7 +126,7 @@ from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, brief_str, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
-from ..certificate.format import SHUFFLE_MAX_MU
+from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
 from ..errors import InvalidParameter
 from ..limits import MAX_DATASET_SIZE
 from ..relation import Relation, relation as _relation
@@ -488,7 +488,7 @@ def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None
 def check_mu(r: ShuffleRun) -> None:
     """Refuse, before any work, a run whose no-amplification mu = Delta sqrt(E) / sigma exceeds
     :data:`SHUFFLE_MAX_MU` (decided exactly: Delta^2 E / sigma^2 against the cap squared)."""
-    if Fraction(sensitivity(r.relation) ** 2 * r.epochs) / r.sigma ** 2 > SHUFFLE_MAX_MU ** 2:
+    if shuffle_mu_beyond_cap(sensitivity(r.relation), r.epochs, r.sigma):
         raise InvalidParameter("noise_multiplier", f"noise_multiplier={brief_str(r.sigma)} is too small for the "
                                f"shuffled bracket: mu = Delta sqrt(E) / sigma exceeds {SHUFFLE_MAX_MU} (its upper "
                                "end, the no-amplification Gaussian's epsilon, would be above about 5e7)")
