@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from ..certificate.format import ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS, foreign_inputs, MECHANISM_OPTIONS, UNVERIFIABLE_DETAILS
+from ..certificate.format import (ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS, MECHANISM_OPTIONS,
+                                  UNVERIFIABLE_DETAILS, foreign_inputs)
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
@@ -382,9 +383,6 @@ def check_result_keys(kind: Kind, result: Mapping[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- mechanisms
 
-_ALL_OPTIONS = ALL_MECHANISM_OPTIONS
-
-
 #: the ranges the producer's builders enforce: (low, low inclusive, high, high inclusive)
 _RANGES = {
     "mu": (0, False, None, False), "noise_multiplier": (0, False, None, False), "sensitivity": (0, False, None, False),
@@ -414,7 +412,7 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
     name = inputs.get("mechanism")
     if name not in MECHANISM_OPTIONS:
         return  # the kind's re-checker names the mechanisms it knows
-    given = frozenset(k for k in inputs if k in _ALL_OPTIONS)
+    given = frozenset(k for k in inputs if k in ALL_MECHANISM_OPTIONS)
     allowed = MECHANISM_OPTIONS[name]
     if given not in allowed:
         forms = " | ".join("{" + ", ".join(sorted(s)) + "}" for s in allowed)
