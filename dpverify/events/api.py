@@ -47,8 +47,7 @@ from ..certificate.format import EVENT_MAX_EPS
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
-from ..pld.refine import decided_against
-from ..pld.refine import support_note
+from ..pld.refine import decided_against, support_note
 from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
