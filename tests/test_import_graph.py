@@ -8,7 +8,7 @@ independent reference is the scan itself (no import is executed); Tarjan's algor
 then finds the strongly connected components, and any with more than one module is a
 cycle.
 
-Two deliberate lazy edges are named below with their reason; a new cycle fails.
+One deliberate lazy edge is named below with their reason; a new cycle fails.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ ROOT = Path(dpverify.__file__).parent
 
 #: lazy (function-level) imports that close a cycle on purpose: (importer, imported, why)
 LAZY = {
-    ("dpverify.sampling.balls", "dpverify.sampling.balls_epochs"):
-        "the one-epoch front end hands E > 1 to the composition module built on its primitives",
     ("dpverify.mechanisms.base", "dpverify.mechanisms"):
         "the registry discovers the mechanism modules of its own package",
 }

@@ -407,7 +407,7 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
     """Balls-in-bins batches: the certified enclosure of the pair of Chua et al. (AISTATS
     2025) for one epoch (:mod:`dpverify.sampling.balls`), composed over E independently
     re-allocated epochs by AFA Thm 10 (:mod:`dpverify.sampling.balls_epochs`)."""
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     _epoch_form(args)
     return _bins_answer(args, BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
@@ -417,7 +417,7 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
 def _bins_answer(args: argparse.Namespace, r: Any) -> int:
     """The bins.* answer of one balls-in-bins run (options or a balls_in_bins event document)."""
     from ..certificate import bins_cert as C
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     if args.claimed_eps is not None:
         if args.delta is None:

@@ -178,7 +178,7 @@ BINS_SUPPORT = ("supported as a whole run: the dominating pair of one balls-in-b
 def bins_run(ev: Any, rel: Relation) -> Any:
     """The :class:`~dpverify.sampling.balls.BinsRun` a whole balls_in_bins node defines
     (InvalidParameter naming the schedule field when it is outside the enclosure's range)."""
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     return BB.run(ev.event.noise_multiplier, ev.dataset_size, ev.batch_size, ev.epochs, rel.value)
 
@@ -189,7 +189,7 @@ def _bins(ev: Any, rel: Relation, kind: str, target: Fraction, digits: Optional[
     (``BINS_MAX_WORK``), not by the time budget: the grid is a pure function of the inputs."""
     from ..ball import exact_str
     from ..certificate.bins_cert import theorems
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     if rel_width is not None:
         raise InvalidParameter("rel_width", "a balls-in-bins enclosure is asked for in digits (its grid is chosen "
