@@ -29,6 +29,7 @@ and :func:`test_finding_laplace_delta_at_the_supremum_is_zero`.
 """
 
 from fractions import Fraction
+
 from dp_accounting import dp_event
 from dp_accounting import privacy_accountant
 from dp_accounting.pld import pld_privacy_accountant as ppa
