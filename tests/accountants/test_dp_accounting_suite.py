@@ -140,6 +140,10 @@ def test_float_answers_are_narrower_than_asked_where_cheap():
     assert truth <= got <= truth * (1 + mpf("1e-6"))
     enc = acc.enclosure(eps=1)
     assert float(enc.lo.mid()) <= float(truth) <= float(enc.hi.mid())
+    # float_points=0: the float is that enclosure's upper end (3e-5 above the truth), rounded up
+    plain = CertifiedPLDAccountant(float_points=0)
+    plain.compose(dp_event.GaussianDpEvent(3 ** 0.5), 3)
+    assert float(enc.hi.mid()) <= plain.get_delta(1.0) < float(enc.hi.mid()) * (1 + 1e-12)
 
 
 def test_finding_subsampled_laplace_delta_is_not_1e_14():
