@@ -37,7 +37,7 @@ from flint import arb, ctx
 
 from ..ball import arb_to_fraction, ball, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
-from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, tails_on_grid
+from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
 
 __all__ = [
     "AtomPair",
@@ -151,7 +151,10 @@ class AtomPair(PairFromTails):
         if top is None or top == -INF:
             return math.inf  # no P-mass on a finite or +inf loss: not a probability (never here)
         if self.sampling is None:
-            return math.inf if top == INF else dyadic_loss_bound(ball(top))
+            if top == INF:
+                return math.inf
+            # rational losses (discrete Laplace a(D - 2x)) are their own exact bound
+            return exact_loss_bound(top) if isinstance(top, Fraction) else dyadic_loss_bound(ball(top))
         q, d = self.sampling
         qb = ball(q)
         if d == "remove":

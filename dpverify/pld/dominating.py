@@ -9,10 +9,13 @@ privacy-loss tails: for the loss L = log(dP/dQ),
 * ``tails_at_grid(m, i0, n)`` -> the tails at the knots eps = i 2^-m, i = i0..n;
 * ``delta(eps)`` -> the hockey-stick divergence
   H_{e^eps}(P || Q) = P(L > eps) - e^eps Q(L > eps) + P(L = inf)  (AFA Lemma 37);
-* ``loss_bound()`` -> a number B with L <= B P-almost surely: an exact dyadic
-  rational where the loss is bounded (:func:`dyadic_loss_bound`), ``math.inf``
-  otherwise (an unbounded loss, or P-mass at L = +inf). Each pair proves its own
-  at the line.
+* ``loss_bound()`` -> a number B with L <= B P-almost surely: an exact rational
+  where the loss is bounded, ``math.inf`` otherwise (an unbounded loss, or P-mass at
+  L = +inf). Where the supremum itself is rational (the Laplace pair at q = 1: 1/b;
+  a finite list of rational losses) it is that number (:func:`exact_loss_bound`), so
+  eps exactly at the composed bound (the eps of a pure-DP composition) is decided;
+  otherwise the closed form rounded up to a dyadic grid (:func:`dyadic_loss_bound`).
+  Each pair proves its own at the line.
 
 Why the bound: delta(eps) = E_P[(1 - e^{eps - L})_+] + P(L = inf) (AFA Lemma 37
 with P(L > eps) - e^eps Q(L > eps) = E_P[(1 - e^{eps - L}) 1{L > eps}], as
@@ -38,9 +41,10 @@ from flint import arb
 
 from ..certificate.format import LOSS_BOUND_BITS, LOSS_BOUND_CAP
 
-__all__ = ["DominatingPair", "PairFromTails", "composed_loss_bound", "dyadic_loss_bound", "tails_on_grid"]
+__all__ = ["DominatingPair", "PairFromTails", "composed_loss_bound", "dyadic_loss_bound", "exact_loss_bound",
+           "tails_on_grid"]
 
-#: a loss bound: an exact dyadic rational, or math.inf where there is none
+#: a loss bound: an exact rational, or math.inf where there is none
 LossBound = Union[Fraction, float]
 
 #: progress (and with it the caller's deadline) is reported every this many
@@ -81,9 +85,19 @@ def dyadic_loss_bound(x: arb) -> LossBound:
     return b if b <= LOSS_BOUND_CAP else math.inf
 
 
+def exact_loss_bound(x: Fraction) -> LossBound:
+    """A loss supremum that is an exact rational, used as it is (no rounding): eps equal
+    to a sum of such bounds (Laplace 20 + Laplace 2 at eps 1/20 + 1/2) then compares
+    equal and is answered delta = 0, where a bound rounded up to 2^-LOSS_BOUND_BITS left
+    eps in [B, B + 2^-39 T) to a grid search that only approaches 0. ``math.inf`` above
+    LOSS_BOUND_CAP (as :func:`dyadic_loss_bound`)."""
+    x = Fraction(x)
+    return x if x <= LOSS_BOUND_CAP else math.inf
+
+
 def composed_loss_bound(steps: Iterable[tuple]) -> LossBound:
     """sum_i T_i B_i over (pair, T_i): the composed loss bound of the module docstring,
-    exact (a sum of dyadic rationals needs no rounding); ``math.inf`` when a step has none."""
+    exact (a Fraction sum of rationals needs no rounding); ``math.inf`` when a step has none."""
     from ..ball import working_precision
 
     total = Fraction(0)

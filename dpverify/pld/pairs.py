@@ -60,7 +60,7 @@ from flint import arb, arb_poly, arb_series, ctx
 
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
-from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, tails_on_grid
+from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
 
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
@@ -454,7 +454,10 @@ class SubsampledLaplacePair(PairFromTails):
         """The top of the loss support (class docstring): L(x) = log(1 - q + q r(x)) with
         r(x) = e^{(|x| - |x-1|)/b} in [e^{-1/b}, e^{1/b}], so remove: L <= Lmax =
         log(1 - q + q e^{1/b}) (attained for x >= 1); add: L = -log(1 - q + q r(x)) <=
-        -Lmin = -log(1 - q + q e^{-1/b}) (attained for x <= 0). q = 1: 1/b both ways."""
+        -Lmin = -log(1 - q + q e^{-1/b}) (attained for x <= 0). q = 1: 1/b both ways,
+        a rational kept exact (:func:`.dominating.exact_loss_bound`)."""
+        if self.q == 1:
+            return exact_loss_bound(Fraction(1) / Fraction(self.b))
         lmin, lmax = self._ends()
         return dyadic_loss_bound(lmax if self.direction == "remove" else -lmin)
 

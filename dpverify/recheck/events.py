@@ -165,7 +165,11 @@ def _dlap(a: Fraction, D: int) -> IvTails:
         return P, Q, (mpfr(0), mpfr(0))
 
     # atom x = 0 stands for all x <= 0 and atom x = D for all x >= D; Y = X + D
-    return _atoms_iv([a * (D - 2 * x) for x in range(D + 1)], masses)
+    tails = _atoms_iv([a * (D - 2 * x) for x in range(D + 1)], masses)
+    # every loss a (D - 2x) is at most a D, exactly (the atom x <= 0 has P-mass 1/(1 + r) > 0):
+    # the supremum is a rational from the inputs (pld.loss_sup uses it unrounded)
+    tails.sup = a * D
+    return tails
 
 
 def _dgauss_window(s2: Fraction, prec: int) -> int:
@@ -239,7 +243,11 @@ def _eps_delta(e0: Fraction, d0: Fraction, q: Fraction, direction: str) -> IvTai
             c = A.q(1 - d0)
             return [A.mul(c, s), A.mul(c, t)], [A.mul(c, t), A.mul(c, s)], (mpfr(0), mpfr(0))
 
-        return _atoms_iv([e0, -e0], masses, d0)
+        tails = _atoms_iv([e0, -e0], masses, d0)
+        # the finite losses are exactly +-eps0 (the +inf atom is ``inf``, which loss_sup
+        # refuses on its own): L <= eps0, a rational from the inputs (pld.loss_sup)
+        tails.sup = e0
+        return tails
     cache: dict = {}
 
     def atoms(A: Arith) -> list:

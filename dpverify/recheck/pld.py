@@ -60,13 +60,16 @@ class IvTails:
     i 2^-m in practice). ``inf`` is the exact P-mass at loss +inf. The discretisation
     of such tails is a proof, and the only kind of tails :func:`_discretise` accepts.
     ``many(A, i0, n, m)``, where given, returns the same enclosures at the grid points
-    i 2^-m, i = i0..n, in one loop (the same roundings; no per-knot call layers)."""
+    i 2^-m, i = i0..n, in one loop (the same roundings; no per-knot call layers).
+    ``sup``, where given, is an exact rational with L <= sup P-almost surely, derived
+    from the inputs by the maker (proved there); :func:`loss_sup` then uses it as is."""
 
-    __slots__ = ("fn", "inf", "many")
+    __slots__ = ("fn", "inf", "many", "sup")
 
     def __init__(self, fn: Callable[[Arith, tuple], tuple], inf: Fraction = Fraction(0),
-                 many: "Callable[[Arith, int, int, int], list] | None" = None) -> None:
-        self.fn, self.inf, self.many = fn, inf, many
+                 many: "Callable[[Arith, int, int, int], list] | None" = None,
+                 sup: "Fraction | None" = None) -> None:
+        self.fn, self.inf, self.many, self.sup = fn, inf, many, sup
 
     def __call__(self, A: Arith, e: tuple) -> tuple:
         (p0, p1), (q0, q1) = self.fn(A, e)
@@ -233,7 +236,9 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
         r0 = A.sub(one, s0)
         return r0, A.add(A.mul(Q1, r0), A.mul(Qr, A.sub(one, s1)))
 
-    return IvTails(fn)
+    # q = 1: L(x) = (|x| - |x - 1|)/b (or its negative), and ||x| - |x - 1|| <= 1 by the
+    # triangle inequality, so |L| <= 1/b exactly, a rational from the inputs
+    return IvTails(fn, sup=Fraction(1) / b if q == 1 else None)
 
 
 def finite_tails(P: list, Q: list) -> IvTails:
@@ -263,17 +268,23 @@ def _range_by(above: Callable[[int], bool], below: Callable[[int], bool], cap: i
     hi = 1
     while above(hi) and hi < cap:
         hi *= 2
-    a = hi // 2  # above(a) holds (or a = 0)
-    while hi - a > 1 and hi < cap:
-        mid = (a + hi) // 2
-        a, hi = (mid, hi) if above(mid) else (a, mid)
+    # bisect whenever the doubling stopped at a failing index, also one past the cap: an end
+    # just above 2^k (a loss support ending at 1/2 on the grid 2^-24, index 2^23) doubled to
+    # 2^24 > cap, and skipping the bisection there kept a range twice the loss's, past the
+    # knot cap (exit 3 on a genuine certificate)
+    if not (hi >= cap and above(hi)):
+        a = hi // 2  # above(a) holds (or a = 0)
+        while hi - a > 1:
+            mid = (a + hi) // 2
+            a, hi = (mid, hi) if above(mid) else (a, mid)
     lo = -1
     while below(lo) and lo > -cap:
         lo *= 2
-    b = lo // 2
-    while b - lo > 1 and lo > -cap:
-        mid = -((-(b + lo)) // 2)
-        lo, b = (lo, mid) if below(mid) else (mid, b)
+    if not (lo <= -cap and below(lo)):
+        b = lo // 2
+        while b - lo > 1:
+            mid = -((-(b + lo)) // 2)
+            lo, b = (lo, mid) if below(mid) else (mid, b)
     return lo, hi
 
 
@@ -1086,10 +1097,15 @@ def loss_sup(make: Callable, d: str) -> "Fraction | None":
     the tail was proved 0 is a valid bound, so the bisection keeps only such points, and
     it ends at most one grid point above the supremum (the tails are proved 0 at every
     point some 2^-100 above it), at or below the producer's bound (which has a point to
-    spare: ``dpverify.pld.dominating.dyadic_loss_bound``)."""
+    spare: ``dpverify.pld.dominating.dyadic_loss_bound``). A step whose tails carry an
+    exact rational supremum (``IvTails.sup``: the Laplace pair at q = 1, 1/b) returns it
+    unrounded, so eps exactly at a pure-DP composition's eps (a sum of such bounds) is
+    decided delta = 0, as the producer decides it (``dominating.exact_loss_bound``)."""
     tails, _ = make(d)
     if tails.inf != 0:
         return None
+    if getattr(tails, "sup", None) is not None:
+        return tails.sup if tails.sup <= LOSS_BOUND_CAP else None
     A = arith(128)
 
     def zero(i: int) -> bool:
@@ -1178,7 +1194,8 @@ class Support:
         :meth:`product_lower` (an exact target is needed: ``exact``, else unchanged)."""
         if kind == "eps":
             if target > 0:
-                hi = min(hi, mpf(self.end.numerator) / self.end.denominator)  # dyadic: exact here
+                # rounded up: the end is rational (not always dyadic), and a cap must not fall below it
+                hi = min(hi, mpmath.fdiv(self.end.numerator, self.end.denominator, rounding="u"))
             return lo, hi
         if exact is not None and exact < self.end and lo != -mpmath.inf:
             lo = max(lo, self.product_lower(exact))
