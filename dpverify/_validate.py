@@ -9,7 +9,7 @@ from typing import Union
 
 from .ball import parse_exact
 from .errors import InvalidParameter
-from .limits import MAX_ACCURACY_DIGITS, MAX_TIME_BUDGET_SECONDS
+from .limits import MAX_ACCURACY_DIGITS, MAX_NOISE_MULTIPLIER, MAX_TIME_BUDGET_SECONDS
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -30,6 +30,29 @@ def positive(name: str, value: ExactInput) -> Fraction:
     if x <= 0:
         raise InvalidParameter(name, f"{name}={_show(value)} must be > 0")
     return x
+
+
+def noise_multiplier(name: str, value: ExactInput) -> Fraction:
+    """A Gaussian noise multiplier in (0, MAX_NOISE_MULTIPLIER] (limits.py: why the cap)."""
+    x = positive(name, value)
+    check_noise_multiplier(name, x)
+    return x
+
+
+def check_noise_multiplier(name: str, x: Fraction) -> None:
+    """Refuse a noise multiplier above MAX_NOISE_MULTIPLIER, before any work, stating the range."""
+    if x > MAX_NOISE_MULTIPLIER:
+        raise InvalidParameter(name, f"{name}={_short(x)} is outside (0, 1e100]: the accountant's grid and "
+                                     "float proposals need 1/sigma^2 in the binary64 range, and at sigma 1e100 the "
+                                     "noise is already 1e100 times the sensitivity (eps(delta) = 0 long before)")
+
+
+def _short(x: Fraction) -> str:
+    """A huge rational shortly, for a message (1e3000 has 3001 digits)."""
+    if x.denominator == 1 and x.numerator > 10**20:
+        digits = str(x.numerator)  # at most 3001 digits: the input caps bound it
+        return f"about {digits[0]}.{digits[1:4]}e{len(digits) - 1}"
+    return str(x)
 
 
 def nonnegative(name: str, value: ExactInput) -> Fraction:

@@ -28,6 +28,13 @@ MAX_ACCURACY_DIGITS = 300
 #: precision (bits) up to which a quantity is refined before PrecisionExhausted
 DEFAULT_MAX_BITS = 1 << 16
 
+#: the largest Gaussian noise multiplier sigma of a DP-SGD schedule or a Gaussian event the PLD
+#: and shuffle routes accept: sigma^2 and 1/sigma^2 stay normal binary64 numbers, which the
+#: grid plan and the shuffle bracket's float proposals use (sigma 1e3000 made the grid 2^-m
+#: underflow to 0.0 after 27 s, exit 4). At 1e100 the noise is 1e100 times the sensitivity:
+#: no model trains at all, and eps(delta) is 0 long before (sigma 1e6 already answers [0, 0])
+MAX_NOISE_MULTIPLIER = 10**100
+
 # --------------------------------------------------------------------------- input files
 #: bytes of one input file (grid, events, mechanisms, oracle rows), refused before reading
 MAX_INPUT_FILE_BYTES = 16 * 1024 * 1024

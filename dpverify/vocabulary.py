@@ -163,7 +163,7 @@ SAMPLING_RATE = Concept(
 )
 NOISE_MULTIPLIER = Concept(
     key="noise_multiplier", flag="--noise-multiplier", metavar="S",
-    range="a number > 0", default=None,
+    range=f"a number in (0, 1e{len(str(L.MAX_NOISE_MULTIPLIER)) - 1}]", default=None,
     help="Gaussian noise multiplier sigma (noise std / sensitivity)",
 )
 

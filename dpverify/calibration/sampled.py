@@ -511,7 +511,7 @@ def calibrate_sampled(
         raise InvalidParameter("rel_width", f"rel_width={rel_width} must be in [1e-6, 0.5]")
     if E > 50:
         raise InvalidParameter("target_eps", "target_eps > 50 is beyond these enclosures; give eps <= 50")
-    sig = V.positive("noise_multiplier", noise_multiplier) if noise_multiplier is not None else None
+    sig = V.noise_multiplier("noise_multiplier", noise_multiplier) if noise_multiplier is not None else None
     ep = None
     if epochs is not None:
         try:

@@ -221,7 +221,7 @@ def dpsgd_template(
     s = q = None
     T: Optional[int] = None
     if noise_multiplier is not None:
-        s = V.positive("noise_multiplier", noise_multiplier)
+        s = V.noise_multiplier("noise_multiplier", noise_multiplier)
         fixed["noise_multiplier"] = exact_str(s)
     if sampling_rate is not None:
         q = V.half_open_unit("sampling_rate", sampling_rate)
@@ -362,7 +362,7 @@ def wor_template(
     B: Optional[int] = None
     T: Optional[int] = None
     if noise_multiplier is not None:
-        s = V.positive("noise_multiplier", noise_multiplier)
+        s = V.noise_multiplier("noise_multiplier", noise_multiplier)
         fixed["noise_multiplier"] = exact_str(s)
     if batch_size is not None:
         B = V.integer("batch_size", batch_size, lo=1, hi=N)

@@ -334,7 +334,9 @@ EVENT_MAX_EPS = REPLACE_MAX_EPS
 #: closed form up to that grid plus one unit (:func:`dpverify.pld.dominating.dyadic_loss_bound`),
 #: verify searches the smallest grid point at which its interval tail P(L > e) is proved 0
 #: (``recheck.pld.loss_sup``), which is at most the producer's: so a [0, 0] that the producer
-#: decided is decided by verify too, on its own derivation
+#: decided is decided by verify too, on its own derivation. Where the supremum is an exact
+#: rational of the inputs (Laplace at q = 1: 1/b; discrete Laplace: a D; (eps0, 0)-DP: eps0)
+#: both sides use that rational unrounded, each derived on its own side
 LOSS_BOUND_BITS = 40
 #: a step's loss bound above this is not used (reported as +inf by the producer, not searched
 #: by verify): a loss that large is no privacy guarantee worth a shortcut

@@ -38,6 +38,7 @@ from ..ball import exact_str, parse_exact
 from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..errors import InvalidParameter
 from . import model as E
+from .._validate import check_noise_multiplier
 from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
 from ..schemas import _no_duplicates  # a key given twice is refused, never last-wins
 
@@ -75,6 +76,16 @@ LEGACY: dict[str, dict[str, str]] = {
 
 def _bad(path: str, msg: str, where: str) -> InvalidParameter:
     return InvalidParameter("events", f"{where}{path}: {msg}")
+
+
+def _sigma(x: Fraction, path: str, where: str) -> Fraction:
+    """A Gaussian noise multiplier within MAX_NOISE_MULTIPLIER (limits.py), refused here with
+    the file and the node's path, before any accountant sees it."""
+    try:
+        check_noise_multiplier("noise_multiplier", x)
+    except InvalidParameter as exc:
+        raise _bad(path, exc.message, where) from None
+    return x
 
 
 def _hint(key: str, allowed) -> str:
@@ -161,7 +172,7 @@ def _event(obj: Any, path: str, where: str, depth: int) -> Any:
         else:
             v[k] = _value(kind, obj[k], p, where)
     if t == "gaussian":
-        return E.Gaussian(v["noise_multiplier"])
+        return E.Gaussian(_sigma(v["noise_multiplier"], f"{path}.noise_multiplier", where))
     if t == "laplace":
         return E.Laplace(v["noise_multiplier"])
     if t == "discrete_laplace":
@@ -212,6 +223,8 @@ def _legacy(obj: dict, path: str, where: str) -> Any:
     keys = list(spec) + (["mechanism"] if "mechanism" in obj else [])
     _check_keys(obj, keys, path, where)
     v = {k: _value(kind, obj[k], f"{path}.{k}", where) for k, kind in spec.items()}
+    if mech in ("gaussian", "subsampled-gaussian"):
+        _sigma(v["noise_multiplier"], f"{path}.noise_multiplier", where)
     if mech == "gaussian":
         return E.SelfComposed(E.Gaussian(v["noise_multiplier"]), v["count"])
     if mech == "subsampled-gaussian":

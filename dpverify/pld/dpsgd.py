@@ -77,7 +77,7 @@ class GaussianSteps:
     @classmethod
     def of(cls, noise_multiplier: ExactInput, sampling_rate: ExactInput, count: object) -> "GaussianSteps":
         return cls(
-            V.positive("noise_multiplier", noise_multiplier),
+            V.noise_multiplier("noise_multiplier", noise_multiplier),
             V.half_open_unit("sampling_rate", sampling_rate),
             V.integer("steps", count, lo=1, hi=MAX_STEPS),
         )

@@ -60,6 +60,7 @@ from flint import arb, arb_poly, arb_series, ctx
 
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
+from .._validate import check_noise_multiplier
 from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
 
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
@@ -79,6 +80,8 @@ class SubsampledGaussianPair(PairFromTails):
     def __post_init__(self) -> None:
         if self.sigma <= 0:
             raise InvalidParameter("noise_multiplier", f"noise_multiplier={self.sigma} must be > 0")
+        # every route to a Gaussian pair (a DP-SGD schedule, an event tree) stops here at the latest
+        check_noise_multiplier("noise_multiplier", self.sigma)
         if not 0 < self.q <= 1:
             raise InvalidParameter("sampling_rate", f"sampling_rate={self.q} must be in (0, 1]")
         if self.direction not in ("remove", "add", "replace"):

@@ -201,7 +201,7 @@ def relation_note(rel: Relation) -> str:
 def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, sampling: str,
         neighboring: Any = "add-remove") -> ShuffleRun:
     """Validate and build a :class:`ShuffleRun` (InvalidParameter naming the argument)."""
-    sig = V.positive("noise_multiplier", noise_multiplier)
+    sig = V.noise_multiplier("noise_multiplier", noise_multiplier)
     n = V.integer("dataset_size", dataset_size, lo=1, hi=MAX_DATASET_SIZE)
     b = V.integer("batch_size", batch_size, lo=1, hi=n)
     e = V.integer("epochs", epochs, lo=1, hi=MAX_EPOCHS)

@@ -114,6 +114,16 @@ BAD = [
      "--sampling-rate"),
     (["audit", "dpsgd", "--noise-multiplier", "0", "--sampling-rate", "0.1", "--steps", "10", "--delta", "1e-5"],
      "--noise-multiplier"),
+    # a noise multiplier past 1e100 (limits.MAX_NOISE_MULTIPLIER): exit 2 at once on every DP-SGD route,
+    # where 1e3000 was exit 4 after 27 s (a grid 2^-m underflowing to 0.0) or an OverflowError
+    (["audit", "dpsgd", "--noise-multiplier", "1e3000", "--sampling-rate", "0.01", "--steps", "10",
+      "--delta", "1e-5"], "--noise-multiplier"),
+    (["audit", "dpsgd", "--noise-multiplier", "1e3000", "--sampling-rate", "0.01", "--steps", "10",
+      "--eps", "1"], "--noise-multiplier"),
+    (["audit", "dpsgd", "--sampling", "shuffle", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "2",
+      "--noise-multiplier", "1e3000", "--delta", "1e-5"], "--noise-multiplier"),
+    (["calibrate", "dpsgd", "--noise-multiplier", "1e3000", "--steps", "10", "--delta", "1e-5",
+      "--target-eps", "1"], "--noise-multiplier"),
     (DPSGD + ["--delta", "1"], "--delta"),
     (DPSGD + ["--delta", "1e-5", "--batch-size", "5"], "--batch-size"),
     (DPSGD + ["--delta", "1e-5", "--epochs", "1"], "--epochs"),
@@ -571,3 +581,22 @@ def test_a_folder_the_file_system_refuses_after_the_checks_is_exit_2(capsys):
     err = capsys.readouterr().err
     assert code == 2, err
     assert "/proc/nonexistent" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("tree,path", [
+    ({"type": "poisson_sampled", "sampling_probability": "0.01",
+      "event": {"type": "gaussian", "noise_multiplier": "1e3000"}}, "event.event.noise_multiplier"),
+    ({"type": "gaussian", "noise_multiplier": "2e100"}, "event.noise_multiplier"),
+])
+def test_huge_noise_multiplier_in_an_event_tree_is_refused_naming_the_node(tmp_path, capsys, tree, path):
+    """The events route refuses a Gaussian noise multiplier above 1e100 before any accountant
+    runs (1e3000 under Poisson sampling was exit 4 after 27 s), naming the file and the node;
+    1e100 itself is inside the range and answered (eps(delta) = 0 exactly: delta(0) <= 1e-5)."""
+    f = tmp_path / "ev.json"
+    f.write_text(json.dumps({"neighboring": "add-remove", "event": tree}))
+    assert main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5"]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}: {path}:" in err and "(0, 1e100]" in err and "Traceback" not in err
+    f.write_text(json.dumps({"neighboring": "add-remove", "event": {"type": "gaussian", "noise_multiplier": "1e100"}}))
+    assert main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["result"]["enclosure"] == {"lo": "0", "hi": "0"}
