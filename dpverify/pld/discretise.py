@@ -128,6 +128,10 @@ def _maybe_at_most(x: arb, tau: arb) -> bool:
         return bool(x.mid() - x.rad() <= tau.mid())
 
 
+#: finest grid exponent whose step 2^-m (and a quarter of it) is a normal binary64 number
+_MAX_FLOAT_GRID = 1000
+
+
 def grid_range(pair, m: int, tau) -> tuple[int, int]:
     """Knot indices (i0, n): P(L > n h) <= tau and P(L <= (i0 - 1/2) h) <= tau,
     found by a search on low-precision balls (only tightness depends on it).
@@ -135,6 +139,12 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
     tail budgets far below the float range (midpoints are compared: only
     tightness depends on the range) (delta down to 1e-300 and beyond)
     size the range correctly instead of stopping at 1e-308."""
+    if m > _MAX_FLOAT_GRID:
+        from ..errors import PrecisionExhausted
+
+        # the range search steps in binary64: h = 2^-m would be 0.0 (a division by zero, exit 4)
+        raise PrecisionExhausted(f"the grid 2^-{m} is finer than the range search can step (2^-{_MAX_FLOAT_GRID}): "
+                                 "a privacy loss this small is not resolved; no certified enclosure could be formed")
     h = 2.0 ** -m
     with working_precision(80):
         tau_b = tau if isinstance(tau, arb) else (

@@ -173,3 +173,19 @@ def test_taylor_block_remainder_is_the_ball_coefficient():
         assert _taylor_block(series, h, -1030, -970, -1000, 30, arb(2) ** -100) is None
         # too low an order for the width asked: refused
         assert _taylor_block(series, h, -20, 20, 0, 4, arb(2) ** -100) is None
+
+
+def test_grid_finer_than_binary64_fails_closed():
+    """A grid whose step 2^-m is no normal binary64 number (a loss of size 1e-3000 asked for
+    m ~ 10^4) is refused with PrecisionExhausted (exit 3), not a ZeroDivisionError (exit 4)
+    from h = 2.0 ** -m == 0.0; m = 1000 is the last one stepped (2^-1002 is still normal)."""
+    from dpverify.errors import PrecisionExhausted
+    from dpverify.pld.discretise import grid_range
+    from dpverify.pld.pairs import SubsampledLaplacePair
+
+    pair = SubsampledLaplacePair(F(1), F(1, 2), "add")
+    with pytest.raises(PrecisionExhausted, match="2\\^-1100"):
+        grid_range(pair, 1100, 1e-10)
+    assert 2.0 ** -1002 > 2.2250738585072014e-308  # the last step searched is a normal number
+    i0, n = grid_range(pair, 8, 1e-10)
+    assert i0 < 0 < n
