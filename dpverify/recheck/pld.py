@@ -9,7 +9,9 @@ step (a chord of the convex privacy curve lies above it; Doroshenko et al. 2022)
 end from the pair of loss buckets (a post-processing, so its hockey-stick divergence is
 below the mechanism's; bounded by the sum over classes of (P_k - e^eps Q_k)+), both
 composed exactly by Kronecker substitution into one integer product (GMP via gmpy2),
-with directed rounding to units of 2^-K and tail truncation charged to the bounds. For
+with directed rounding to units of 2^-K and tail truncation charged to the bounds; the last
+products of each power skip the losses that cannot reach the query (:class:`_Reader`: mass
+moved up or dropped, sound for any cut). For
 ``pld.claim`` the verdict (holds iff hi' <= delta, fails iff lo' > delta) must equal the
 recorded one.
 
@@ -515,7 +517,7 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None):
             return res
         if read is not None and T == 1:
             # the last squaring: base^2 is read above need, or above need - top(res) when res
-            # multiplies it next (top(base^2) <= 2 top(base): the trims only lower it)
+            # multiplies it next; base itself is then cut below that minus its own top
             above = read.need - (read.top(res) if res is not None else 0)
             base = read.cut(base, above - read.top(base))
         base = mul(base, base, K, budget)
@@ -536,14 +538,14 @@ class _Reader:
     a term x_i y_j lands at i + j <= i + top(y), so every x_i with i <= n - top(y) lands at or
     below n, unread. The cut is sound for ANY cut point, whatever ``need`` is, right or wrong:
 
-    * upper pair (:meth:`cut_upper`): the masses below the cut index a are moved onto a. Moving
+    * upper pair (:meth:`cut`): the masses below the cut index a are moved onto a. Moving
       P-mass of a dominating pair to a larger loss only raises its hockey-stick curve:
       delta(eps) = E[(1 - e^(eps - L))_+] is nondecreasing in L, and in a composition the
       loss is a sum of independent losses, so the composed curve rises at every eps (the same
       argument as the front trim of :func:`_pmul_upper`). The result still dominates the
       mechanism; with a = n - top(y) the moved mass lands at or below n, so the product is
       unchanged above n.
-    * lower pair (:meth:`cut_lower`): the classes below the cut are dropped, which only loses
+    * lower pair (:meth:`cut`): the classes below the cut are dropped, which only loses
       terms (P - e^eps Q)+ >= 0 (a dropped class is a coarsening of the pair restricted to
       fewer classes; the same argument as the trim of :func:`_pmul_lower`).
 
