@@ -494,6 +494,11 @@ _PLD_STEPS = [
 ]
 _steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
+    ("a delta enclosure [0, hi] (or a lower end above it) of a tree of Gaussian / Laplace leaves, Poisson-"
+     "sampled Gaussians included, under add / remove: settled first by delta <= zeta_a e^(K(a) - (a-1) eps), "
+     "K the sum of the leaves' Renyi cumulants (Mironov 2017 Prop 1, 7; MTZ 2019 binomial sum; the add "
+     "pair's loss bound) and zeta_a of Balle et al. 2020 Thm 21, in directed rounding; the order is a "
+     "float proposal", PROOF, True),
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
     ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "
