@@ -97,6 +97,11 @@ _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimist
             "g = B - eps (one event of the product), in directed rounding")
 _PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
             "mass charged upward; " + _SUPPORT + ", and eps(delta) <= B")
+#: events.*: a tree of Gaussian / Laplace leaves (Poisson-sampled Gaussians included) under add / remove
+#: also has a Renyi tail bound of delta, which settles a recorded [0, hi] far in the tail first
+_EVENTS_HI = P(_PLD_HI.how + "; for a delta far in the tail of a Gaussian / Laplace tree under add / remove, "
+               "also delta <= zeta_a e^(K(a) - (a-1) eps), K the leaves' summed Renyi cumulants (MTZ 2019 "
+               "binomial sum, Mironov 2017 Prop 1, 7) and zeta_a of Balle et al. 2020 Thm 21, directed rounding")
 _PLD_HINTS = ("grid", "mass_unit", "relative_width")
 _GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
              "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
@@ -220,11 +225,11 @@ _ROWS: list[Kind] = [
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
-    Kind("events.delta", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
+    Kind("events.delta", _PLD_LO, _EVENTS_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
-    Kind("events.claim", _PLD_LO, _PLD_HI, verdict=P("claimed delta against the independent enclosure"),
+    Kind("events.claim", _PLD_LO, _EVENTS_HI, verdict=P("claimed delta against the independent enclosure"),
          hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
