@@ -484,7 +484,7 @@ def tightened_width(plan: Any, kind: str, rel_width: float, afford_length: int) 
     (a float answer, such as the dp_accounting drop-in's, is then as close to the truth
     as that grid makes it). A function of the plan only, never of a clock."""
     best = rel_width
-    if kind == "delta" and not getattr(plan, "checked", True):
+    if kind == "delta" and not plan.checked:
         # the planned grid of an unchecked delta plan is a coarse start, not a cost: no tightening
         return best
     for k in (1, 2, 3):
