@@ -42,7 +42,7 @@ from ..certificate.format import (ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
-           "markdown_table", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING",
+           "markdown_table", "require_format", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING",
            "STEPS", "PROOF", "ESTIMATE", "accept_rests_on", "explain_steps"]
 
 #: route statuses that can accept
@@ -69,6 +69,10 @@ class Kind:
     info: tuple[str, ...] = ()
     unverifiable: tuple[str, ...] = ()
     claim: bool = False
+    #: the first certificate format that defines the kind: a certificate of an earlier format
+    #: cannot be one of it (the 0.1.0 writer, the last of format 1, never wrote shuffle.*,
+    #: bins.* or replace.*: they came with format 2)
+    since: int = 1
 
     def routes(self) -> dict[str, Route]:
         return {k: v for k, v in (("lower", self.lower), ("upper", self.upper), ("verdict", self.verdict))
@@ -235,7 +239,8 @@ _ROWS: list[Kind] = [
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
              "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+           certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"),
+           since=2)
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
     *[Kind(name, P("the balls-in-bins pair (Chua et al. 2025) on the recorded grid (a hint): cells rounded to "
                    "their lower edge, masses and T-fold GMP products rounded down, delta_remove = E[Y_dn] - c + "
@@ -248,7 +253,7 @@ _ROWS: list[Kind] = [
              "composed E times, the +inf part bounded by |nu|^E - |nu_f|^E: delta(hi) <= delta (eps kinds) or "
              "the re-derived upper end (delta)"),
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
-           hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+           hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
     *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route of a DP-SGD schedule or of "
                    "an event tree of Gaussian / Laplace steps (a zero-contribution replacement realises removal; "
@@ -256,13 +261,14 @@ _ROWS: list[Kind] = [
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
              "second route, the factor and the product rounded up in MPFR"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+           certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
       for name in ("replace.epsilon", "replace.claim")],
     Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
                             "a zero-contribution replacement realises removal), its lower end >= lo"),
          P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
            "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
-         verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason")),
+         verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"),
+         since=2),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
                    "curve), > delta at the unsafe end (lower curve); shuffled and balls-in-bins templates by "
@@ -300,6 +306,17 @@ def require_proving_routes(quantity: str, has_enclosure: bool, has_verdict: bool
             raise CouldNotReprove(f"{quantity}: the {what} has no proving route "
                                   f"({'none' if route is None else route.status}); it cannot be accepted")
     return kind
+
+
+def require_format(kind: Kind, fmt: str) -> None:
+    """Refuse (exit 2) a kind under a certificate format that did not define it: a shuffled
+    bracket relabelled ``dpverify-certificate/1`` claims an origin (the 0.1.0 writer) that never
+    wrote one, and format 1's looser schema and verdict names would apply to it."""
+    m = re.fullmatch(r"dpverify-certificate/(\d+)", fmt)
+    if m is not None and int(m.group(1)) < kind.since:
+        raise MalformedCertificate(
+            f"claim.quantity: {kind.name!r} is not a kind of format {fmt!r}: format {kind.since} introduced it "
+            "(the last format-1 writer, dpverify 0.1.0, never wrote one)")
 
 
 def _match(pattern: str, path: str) -> bool:
@@ -448,7 +465,8 @@ def markdown_table() -> str:
 
     for k in sorted(KINDS):
         row = KINDS[k]
-        lines.append(f"| `{k}` | {r(row.lower)} | {r(row.upper)} | {r(row.verdict)} | "
+        since = f" (format {row.since} on)" if row.since > 1 else ""
+        lines.append(f"| `{k}`{since} | {r(row.lower)} | {r(row.upper)} | {r(row.verdict)} | "
                      f"{', '.join(f'`{c}`' for c in row.certified) or '-'} | "
                      f"{', '.join(f'`{c}`' for c in row.unverifiable) or '-'} |")
     return "\n".join(lines)

@@ -415,6 +415,7 @@ def _verify(cert: Any) -> str:
     if recorded is not None and digits is not None:
         _check_width(recorded, digits, enc)
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
+    kinds.require_format(kind, fmt)
     kinds.check_result_keys(kind, result)
     if isinstance(claim.get("relation"), dict) and not _verdict_key_present(cert, fmt):
         raise MalformedCertificate(f"{quantity} states a claim (claim.relation): result.verdict is missing")
