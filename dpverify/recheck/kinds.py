@@ -283,7 +283,11 @@ _ROWS: list[Kind] = [
     Kind("oracle.rows",
          verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
                    "from its reported number by exact comparisons against the independent enclosure, and its "
-                   "relative excess recomputed exactly from the reported number and the recorded enclosure"),
+                   "relative excess recomputed exactly from the reported number and the recorded enclosure; "
+                   "every row re-read from the recorded input text (inputs.input_text, whose sha256 is "
+                   "inputs.input_sha256) and compared exactly. Without that text (battery certificates, and "
+                   "--input ones written before it was recorded) the rows' accountants and reported numbers "
+                   "are bound to nothing verify reads: named in the summary as not confirmed"),
          certified=("configs", "rows"), info=_COMMON_INFO + ("notes",)),
 ]
 
@@ -572,6 +576,8 @@ _steps(["replace.delta"], _PLD_STEPS + [
 _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
     ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),
+    ("each row re-read from the recorded input text (CSV or JSON) and compared exactly; the text's sha256 "
+     "against inputs.input_sha256 (no text recorded: the rows are named as not confirmed)", PROOF, True),
 ])
 _RDP_CURVE_STEP = (
     "D_alpha in MPFR directed rounding: the Gaussian's exact rational alpha mu^2 / 2; Laplace, randomized "

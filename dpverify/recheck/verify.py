@@ -109,6 +109,9 @@ class Recheck:
     proved: frozenset = frozenset()
     #: result field path -> independent (lo, hi) enclosure, checked by the acceptance rule
     details: Mapping[str, tuple] = field(default_factory=dict)
+    #: what the certificate states that no route here can re-prove or bind (named in the
+    #: summary as not part of what is confirmed, as format 1's unverifiable fields are)
+    unconfirmed: tuple = ()
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
         if self.lo is not None and self.hi is not None:
@@ -447,6 +450,7 @@ def _verify(cert: Any) -> str:
         raise CouldNotReprove("the re-checker returned no result")
     for path, ind in re.details.items():
         accept_enclosure(enclosure_of(_field(result, path), f"result.{path}", 60), ind, f"result.{path}")
+    ignored += list(re.unconfirmed)
     proved = frozenset(re.proved) | frozenset(re.details) | _verdict_aliases(cert, fmt)
     kinds.check_details(kind, result, proved)
     shown = ""

@@ -57,3 +57,89 @@ def test_every_frozen_format_one_kind_is_a_format_one_kind():
     assert {k for k, v in KINDS.items() if v.since == 2} == {
         f"{p}.{s}" for p in ("shuffle", "bins") for s in ("epsilon", "delta", "claim")} | {
         "replace.epsilon", "replace.delta", "replace.claim"}
+
+
+# --------------------------------------------------------------------------- oracle rows and their input file
+
+#: the file the user holds: mine2's 0.3 is below eps(1e-5) of sigma 1.1, q 0.01, T 100, whose
+#: certified lower end is 0.5496 (the certificate written here): an unsafe row; mine3's 10 for
+#: one Gaussian step at sigma 2 (eps(1e-5) in [1.9928, 1.9939]) is loose
+CSV = ("accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+       "mine,subsampled-gaussian,1.1,0.01,100,1e-5,0.55\n"
+       "mine2,subsampled-gaussian,1.1,0.01,100,1e-5,0.3\n"
+       "mine3,gaussian,2,1,1,1e-5,10\n")
+
+
+@pytest.fixture(scope="module")
+def oracle_cert(tmp_path_factory) -> dict:
+    from dpverify.cli import main
+
+    d = tmp_path_factory.mktemp("oracle")
+    (d / "in.csv").write_text(CSV)
+    out = d / "o.json"
+    assert main(["oracle", "--input", str(d / "in.csv"), "--digits", "3", "--certificate", str(out)]) == 1
+    cert = json.loads(out.read_text())
+    import hashlib
+
+    # the user's check: the recorded hash is the hash of their file, and its text travels with it
+    assert cert["inputs"]["input_sha256"] == hashlib.sha256(CSV.encode()).hexdigest()
+    assert cert["inputs"]["input_text"] == CSV
+    assert [r["verdict"] for r in cert["result"]["rows"]] == ["consistent", "unsafe", "loose"]
+    return cert
+
+
+def _holds(c: dict) -> dict:
+    c["result"]["verdict"] = "holds"
+    return reseal(c)
+
+
+def test_genuine_oracle_certificate_binds_its_rows(oracle_cert):
+    from dpverify.recheck.verify import verify_certificate
+
+    summary = verify_certificate(copy.deepcopy(oracle_cert), budget_seconds=240)
+    assert "not part of what is confirmed" not in summary
+
+
+def test_oracle_unsafe_row_rewritten_consistent_is_refused(oracle_cert):
+    """The file says mine2 reported 0.3 (line 3 of CSV); the forged row says 0.5498, inside
+    the certified enclosure, so its classification alone is consistent."""
+    c = copy.deepcopy(oracle_cert)
+    row = c["result"]["rows"][1]
+    row.update(reported="0.5498", verdict="consistent", excess="0")
+    assert outcome(_holds(c), budget=240) == 1
+
+
+def test_oracle_unsafe_row_dropped_with_the_row_count_is_refused(oracle_cert):
+    """The file has 3 rows; the forgery keeps 2 and says row_count 2."""
+    c = copy.deepcopy(oracle_cert)
+    del c["result"]["rows"][1]
+    c["inputs"]["row_count"] = 2
+    assert outcome(_holds(c), budget=240) == 1
+
+
+def test_oracle_loose_row_rewritten_as_returned_inf_is_refused(oracle_cert):
+    """The file says mine3 reported 10, not +inf."""
+    c = copy.deepcopy(oracle_cert)
+    row = c["result"]["rows"][2]
+    row.update(reported="inf", verdict="returned-inf")
+    row.pop("excess", None)
+    assert outcome(reseal(c), budget=240) == 1
+
+
+def test_oracle_input_text_edited_without_its_hash_is_refused(oracle_cert):
+    """The text must be the one input_sha256 names (the hash the user compares with their file)."""
+    c = copy.deepcopy(oracle_cert)
+    c["inputs"]["input_text"] = CSV.replace(",0.3\n", ",0.5498\n")
+    c["result"]["rows"][1].update(reported="0.5498", verdict="consistent", excess="0")
+    assert outcome(_holds(c), budget=240) == 1
+
+
+def test_oracle_certificate_without_its_input_text_says_the_rows_are_unbound(oracle_cert):
+    """The earlier form (name and hash only) stays verifiable, and verify says what it cannot
+    confirm: the rows' reported numbers are not bound to the file."""
+    from dpverify.recheck.verify import verify_certificate
+
+    c = copy.deepcopy(oracle_cert)
+    del c["inputs"]["input_text"]
+    summary = verify_certificate(reseal(c), budget_seconds=240)
+    assert "not part of what is confirmed: result.rows' accountants and reported numbers" in summary
