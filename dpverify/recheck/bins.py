@@ -55,7 +55,7 @@ from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .gdp import exact_input
 from .pld import _power as _square_multiply
 from .shuffle import _count
-from .verify import Recheck, parse_bound, register
+from .verify import BudgetExceeded, Recheck, register, root_enclosure
 
 _U = 128
 _PREC = 320
@@ -696,13 +696,21 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
         raise MalformedCertificate("inputs.delta must be in (0, 1)")
     lo, hi = _enclosure(result)
     bounds = _delta_route(r, result, (hi, lo) if lo > 0 else (hi,))
-    if not bounds(hi)[1] <= delta:
-        raise CouldNotReprove(f"the upper end {hi} is not re-proved: delta_upper(hi) > delta on the recorded grid")
-    if lo > 0 and not bounds(lo)[0] > delta:
-        raise CouldNotReprove(f"the lower end {lo} is not re-proved: delta_lower(lo) <= delta on the recorded grid")
-    enc = result["enclosure"]  # the re-proved ends are the recorded ones, read as verify reads them
-    return Recheck(lo=parse_bound(enc["lo"], "result.enclosure.lo", 60, "f"),
-                   hi=parse_bound(enc["hi"], "result.enclosure.hi", 60, "c"), dps=60)
+
+    def proves(x: Fraction, which: int) -> bool:
+        """delta_lower(x) > delta (which 0: eps >= x) or delta_upper(x) <= delta (which 1: eps <= x),
+        delta(eps) non-increasing; a point the recorded grid cannot reach proves nothing."""
+        try:
+            b = bounds(x)
+        except BudgetExceeded:
+            raise
+        except CouldNotReprove:
+            return False
+        return b[0] > delta if which == 0 else b[1] <= delta
+
+    # the one rule for roots: the recorded ends first, then (to refute) a point just past them
+    lo_i, hi_i = root_enclosure(result["enclosure"], lambda x: proves(x, 0), lambda x: proves(x, 1))
+    return Recheck(lo=lo_i, hi=hi_i, dps=60)
 
 
 recheck_claim = register("bins.claim", explain="balls-in-bins DP-SGD (E epochs, each re-allocated), verdict on a claimed (eps, delta): "

@@ -183,9 +183,11 @@ _ROWS: list[Kind] = [
                              "or the two binomial series with a proved tail bound (fractional alpha)"),
          P("same enclosure, upper end"), info=_COMMON_INFO),
     Kind("rdp.epsilon", P("cells of log2(alpha - 1) with convex minorants of (alpha-1) D_alpha, every bound "
-                          "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL)"),
+                          "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL); the same cells "
+                          "just above a recorded upper end that does not hold refute the bracket"),
          P("the conversion at one order (alpha*, a hint) in " + _MPFR + "; optimal: ABC's gamma at the "
-           "recorded upper end proved >= D_alpha*"), hints=("alpha",), verdict=_CLAIM_V,
+           "recorded upper end proved >= D_alpha* (or just below a recorded lower end that does not hold: "
+           "refuted)"), hints=("alpha",), verdict=_CLAIM_V,
          info=_COMMON_INFO),
     Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: gamma(lo) < rdp "
                             "(gamma at one p, an upper bound)"),
@@ -235,7 +237,8 @@ _ROWS: list[Kind] = [
          unverifiable=UNVERIFIABLE_DETAILS),
     *[Kind(name, P("the max-of-batch-sums dataset pair (Chua et al. 2024) cut into cells at the recorded edges "
                    "(a hint), cell masses in MPFR directed rounding, composed over epochs by exact GMP products, "
-                   "P rounded down and Q up: delta(lo) > delta (eps kinds) or the composed lower curve (delta)"),
+                   "P rounded down and Q up: delta(lo) > delta (eps kinds; a proof just above a recorded upper end that "
+                   "does not hold refutes the bracket) or the composed lower curve (delta)"),
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
              "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
@@ -246,12 +249,13 @@ _ROWS: list[Kind] = [
                    "their lower edge, masses and T-fold GMP products rounded down, delta_remove = E[Y_dn] - c + "
                    "E[(c - S_dn/T)_+] and delta_add = E[(1 - c S_up/T)_+] on MPFR intervals; E > 1 epochs: "
                    "a sub-measure of the per-epoch loss (rounded down to the loss grid), composed E times (AFA "
-                   "Thm 10), E[(1 - e^(eps - X))_+]: delta(lo) > delta (eps kinds) or the re-derived lower end "
-                   "(delta)"),
+                   "Thm 10), E[(1 - e^(eps - X))_+]: delta(lo) > delta (eps kinds; a proof just above a recorded upper "
+                   "end that does not hold refutes the bracket) or the re-derived lower end (delta)"),
            P("the same pair with cells rounded to their upper edge, masses and products rounded up (tail at the "
              "top edge); E > 1: a super-measure of a per-epoch loss rounded up, unrepresented mass at +inf, "
-             "composed E times, the +inf part bounded by |nu|^E - |nu_f|^E: delta(hi) <= delta (eps kinds) or "
-             "the re-derived upper end (delta)"),
+             "composed E times, the +inf part bounded by |nu|^E - |nu_f|^E: delta(hi) <= delta (eps kinds; a "
+             "proof just below a recorded lower end that does not hold refutes the bracket) or the re-derived "
+             "upper end (delta)"),
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
            hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
@@ -259,7 +263,8 @@ _ROWS: list[Kind] = [
                    "an event tree of Gaussian / Laplace steps (a zero-contribution replacement realises removal; "
                    "tight pair, AFA Thm 11 remark)"),
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
-             "second route, the factor and the product rounded up in MPFR"),
+             "second route, the factor and the product rounded up in MPFR; when the recorded lower end is not "
+             "re-proved, the same bound just below it refutes the bracket"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
            certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
       for name in ("replace.epsilon", "replace.claim")],

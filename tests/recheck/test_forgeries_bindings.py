@@ -143,3 +143,128 @@ def test_oracle_certificate_without_its_input_text_says_the_rows_are_unbound(ora
     del c["inputs"]["input_text"]
     summary = verify_certificate(reseal(c), budget_seconds=240)
     assert "not part of what is confirmed: result.rows' accountants and reported numbers" in summary
+
+
+# --------------------------------------------------------------------------- brackets moved off the truth
+
+
+def _cli(argv: list, tmp_path: Path) -> dict:
+    from dpverify.cli import main
+
+    out = tmp_path / "c.json"
+    assert main([*argv, "--certificate", str(out)]) in (0, 1)
+    return json.loads(out.read_text())
+
+
+def _moved(cert: dict, lo: str, hi: str) -> dict:
+    c = copy.deepcopy(cert)
+    c["result"]["enclosure"] = {"lo": lo, "hi": hi}
+    c["result"].pop("relative_width", None)
+    return reseal(c)
+
+
+def _above(cert: dict) -> dict:
+    """[hi (1 + 1e-12), hi (1 + 2e-12)]: just above the recorded (true) upper end."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        hi = Decimal(cert["result"]["enclosure"]["hi"])
+        return _moved(cert, str(hi * (1 + Decimal("1e-12"))), str(hi * (1 + Decimal("2e-12"))))
+
+
+def _below(cert: dict) -> dict:
+    """[lo (1 - 2e-12), lo (1 - 1e-12)]: just below the recorded (true) lower end."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        lo = Decimal(cert["result"]["enclosure"]["lo"])
+        return _moved(cert, str(lo * (1 - Decimal("2e-12"))), str(lo * (1 - Decimal("1e-12"))))
+
+
+SHUFFLE = ["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+           "--epochs", "2", "--sampling", "shuffle", "--delta", "1e-5"]
+
+
+def test_shuffle_epsilon_moved_above_the_gaussian_bound_is_refused(tmp_path):
+    """Independent bound: shuffled DP-SGD is no worse than E = 2 Gaussian steps without
+    amplification, mu = sqrt(2) / 1.1 (AFA Thm 10); by mpmath at 50 digits delta_mu(lo') < 1e-5
+    at the forged lower end lo', so eps(1e-5) < lo': the forged bracket is false."""
+    import mpmath
+
+    genuine = _cli(SHUFFLE, tmp_path)
+    assert outcome(copy.deepcopy(genuine)) == 0
+    forged = _above(genuine)
+    with mpmath.workdps(50):
+        mu = mpmath.sqrt(2) / mpmath.mpf("1.1")
+        e = mpmath.mpf(forged["result"]["enclosure"]["lo"])
+        d = mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+        assert d < mpmath.mpf("1e-5")
+    assert outcome(forged) == 1
+
+
+def test_shuffle_epsilon_moved_below_its_lower_end_is_refused(tmp_path):
+    """The forged upper end lies below the genuine certificate's lower end, which verify
+    re-proves (the max-of-batch-sums pair): false. Exit 3 before, exit 1 now."""
+    from fractions import Fraction
+
+    genuine = _cli(SHUFFLE, tmp_path)
+    forged = _below(genuine)
+    assert Fraction(forged["result"]["enclosure"]["hi"]) < Fraction(genuine["result"]["enclosure"]["lo"])
+    assert outcome(forged) == 1
+
+
+@pytest.mark.parametrize("move", [_above, _below])
+def test_balls_in_bins_epsilon_moved_off_is_refused(move, tmp_path):
+    """One epoch of balls-in-bins: the forged bracket is disjoint from the genuine one, whose
+    ends verify re-proves on the recorded grid (exit 0 below)."""
+    genuine = _cli([*SHUFFLE[:-6], "--epochs", "1", "--sampling", "balls-in-bins", "--delta", "1e-5"], tmp_path)
+    assert genuine["claim"]["quantity"] == "bins.epsilon"
+    assert outcome(copy.deepcopy(genuine)) == 0
+    assert outcome(move(genuine)) == 1
+
+
+def _laplace_rdp_eps(b: str, k: int, delta: str, alpha: str) -> "object":
+    """Classic RDP conversion of k Laplace(b) steps at one order (Mironov 2017 Prop 6 and Prop 3):
+    k D_alpha + log(1/delta) / (alpha - 1), an upper bound of the infimum over alpha."""
+    import mpmath
+
+    a, lam = mpmath.mpf(alpha), 1 / mpmath.mpf(b)
+    D = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) * lam) + (a - 1) / (2 * a - 1) * mpmath.exp(-a * lam)) / (a - 1)
+    return k * D + mpmath.log(1 / mpmath.mpf(delta)) / (a - 1)
+
+
+def test_rdp_epsilon_moved_above_the_value_at_an_order_is_refused(tmp_path):
+    """Independent bound: the conversion at any one order is an upper end of the infimum; at the
+    recorded order (mpmath, 50 digits) it is below the forged lower end: false."""
+    import mpmath
+
+    genuine = _cli(["rdp", "epsilon", "--mechanism", "laplace", "--scale", "2", "--steps", "10", "--delta", "1e-5"],
+                   tmp_path)
+    assert outcome(copy.deepcopy(genuine)) == 0
+    forged = _above(genuine)
+    with mpmath.workdps(50):
+        v = _laplace_rdp_eps("2", 10, "1e-5", genuine["result"]["alpha"])
+        assert v < mpmath.mpf(forged["result"]["enclosure"]["lo"])
+    assert outcome(forged) == 1
+
+
+def test_rdp_epsilon_moved_below_its_lower_end_is_refused(tmp_path):
+    """The subsampled Gaussian (no closed form): the forged upper end is below the genuine lower
+    end, which verify re-proves on its cells of orders."""
+    genuine = _cli(["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1.1",
+                    "--sampling-rate", "0.01", "--steps", "100", "--delta", "1e-5"], tmp_path)
+    assert outcome(copy.deepcopy(genuine)) == 0
+    assert outcome(_below(genuine)) == 1
+
+
+def test_replace_epsilon_moved_above_its_group_privacy_bound_is_refused(tmp_path):
+    """Poisson sampling under replace-one: group privacy bounds eps by the recorded (true) upper
+    end, below the forged lower end (exit 3 before: the lower end was only compared, never
+    refuted)."""
+    genuine = _cli(["audit", "dpsgd", "--noise-multiplier", "1.1", "--sampling-rate", "0.01", "--steps", "100",
+                    "--neighboring", "replace-one", "--delta", "1e-5"], tmp_path)
+    assert genuine["claim"]["quantity"] == "replace.epsilon"
+    assert outcome(copy.deepcopy(genuine)) == 0
+    assert outcome(_above(genuine)) == 1
