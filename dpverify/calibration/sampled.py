@@ -331,8 +331,8 @@ def _shuffle(sampling: str, free: str, sigma: Optional[Fraction], n: int, b: int
 
 def _bins(free: str, sigma: Optional[Fraction], n: int, b: int, epochs: Optional[int], rel_name: str,
           E: Fraction, D: Fraction, w: float, deadline: float) -> dict[str, Any]:
-    from ..sampling import balls as BB
-    from ..sampling.balls import MAX_EPOCHS
+    from ..sampling import bins as BB
+    from ..sampling.bins import MAX_EPOCHS
     from .template import _clt_guess
 
     probe = BB.run(sigma or 1, n, b, epochs or 1, rel_name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..sampling import balls as S
+from ..sampling.bins import source as bins_source
 from .shuffle_cert import claim_inputs, decide, query  # decide: holds iff hi <= claimed, fails iff lo > claimed
 from .writer import make_certificate
 
@@ -61,14 +62,6 @@ def _span(r: "S.BinsRun") -> str:
     return "one epoch" if r.epochs == 1 else f"{r.epochs} independently re-allocated epochs"
 
 
-def _source(r: "S.BinsRun") -> str:
-    if r.epochs == 1:
-        return S.SOURCE
-    from ..sampling import balls_epochs
-
-    return balls_epochs.SOURCE
-
-
 def bracket_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
                           eps: Any = None) -> dict[str, Any]:
     inputs = r.inputs()
@@ -77,7 +70,7 @@ def bracket_certificate(r: "S.BinsRun", b: dict[str, Any], *, delta: Any = None,
         claim={"quantity": quantity,
                "statement": f"{name} of {_span(r)} of DP-SGD with balls-in-bins batches ({r.relation.value}) "
                             "lies in [lo, hi]",
-               "source": _source(r)},
+               "source": bins_source(r)},
         inputs=inputs, result=_result(r, b, name), precision_bits=S._PREC, algorithm=_ALGORITHM)
 
 
@@ -90,7 +83,7 @@ def claim_certificate(r: "S.BinsRun", b: dict[str, Any], verdict: str, reason: s
         claim={"quantity": "bins.claim",
                "statement": f"DP-SGD with balls-in-bins batches, {_span(r)}, is (claimed_eps, delta)-DP "
                             f"under {r.relation.value}: certified epsilon(delta) <= claimed_eps",
-               "source": _source(r),
+               "source": bins_source(r),
                "relation": {"kind": "le", "bound": inputs["claimed_eps"]}},
         inputs=inputs, result=res, precision_bits=S._PREC,
         algorithm="the epsilon enclosure of bins.epsilon, compared with the claimed epsilon")

@@ -209,7 +209,7 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
     from ..relation import relation
 
     rel = relation(args.neighboring) if args.neighboring else None
-    rel = A._relation_of(rel_json, rel)
+    rel = A.relation_of(rel_json, rel)
     budget = V.seconds("time_budget", args.time_budget)
     if args.delta is None and args.eps is None:
         raise InvalidParameter("delta", "give --delta D (certify epsilon) or --eps E (certify delta)")
@@ -223,10 +223,8 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
     from ..sampling import replace as GP
 
     if isinstance(tree, EM.BallsInBins):  # answered whole, by the bins.* kinds
-        from ..sampling import balls as BB
-
         try:
-            r = BB.run(tree.event.noise_multiplier, tree.dataset_size, tree.batch_size, tree.epochs, rel.value)
+            r = A.bins_run(tree, rel)
         except InvalidParameter as exc:  # name the file and the node's key, not the schedule option
             key = {"noise_multiplier": "event.noise_multiplier"}.get(exc.name, exc.name)
             where = "neighboring" if key == "neighboring" else f"balls_in_bins.{key}"
@@ -409,7 +407,7 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
     """Balls-in-bins batches: the certified enclosure of the pair of Chua et al. (AISTATS
     2025) for one epoch (:mod:`dpverify.sampling.balls`), composed over E independently
     re-allocated epochs by AFA Thm 10 (:mod:`dpverify.sampling.balls_epochs`)."""
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     _epoch_form(args)
     return _bins_answer(args, BB.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs,
@@ -419,7 +417,7 @@ def _balls_in_bins(args: argparse.Namespace) -> int:
 def _bins_answer(args: argparse.Namespace, r: Any) -> int:
     """The bins.* answer of one balls-in-bins run (options or a balls_in_bins event document)."""
     from ..certificate import bins_cert as C
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     if args.claimed_eps is not None:
         if args.delta is None:

@@ -335,7 +335,7 @@ def _as_run(c: CorpusClaim, impl: str, poisson_verdict: str) -> tuple[str, Enclo
         raise InvalidParameter("implementation_sampling", f"implementation_sampling={impl!r} needs an eps claim "
                                                           "with dataset_size, batch_size and epochs")
     if impl == "balls-in-bins":  # the pair of Chua et al. 2025 per epoch (dpverify.sampling.balls), AFA Thm 10
-        from ..sampling import balls as BB
+        from ..sampling import bins as BB
 
         b = BB.enclose_eps(BB.run(c.noise_multiplier, rec["dataset_size"], rec["batch_size"], rec["epochs"],
                                   c.neighboring), c.given)

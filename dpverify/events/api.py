@@ -128,7 +128,9 @@ def as_event(obj: Any) -> tuple[Any, Optional[str]]:
                            "model object, a dp_accounting DpEvent or a JSON event document)")
 
 
-def _relation_of(obj_rel: Optional[str], neighboring: Any) -> Relation:
+def relation_of(obj_rel: Optional[str], neighboring: Any) -> Relation:
+    """The relation asked for (``neighboring``), checked against the one an event document
+    names (``obj_rel``); the document's, else add-remove, when none is asked for."""
     if neighboring is None:
         return relation(obj_rel or "add-remove")
     r = relation(neighboring)
@@ -138,18 +140,24 @@ def _relation_of(obj_rel: Optional[str], neighboring: Any) -> Relation:
     return r
 
 
+def resolve(event: Any, neighboring: Any = None) -> tuple[Any, Relation]:
+    """(model event tree, relation): the event read once, in any form :func:`as_event` takes,
+    and the relation asked for checked against the one its document names (default
+    add-remove). Every query below works on this pair, so a JSON document is parsed once."""
+    ev, rel = as_event(event)
+    return ev, relation_of(rel, neighboring)
+
+
 def plan(event: Any, neighboring: Any = None) -> Plan:
     """The compiled :class:`~.dispatch.Plan` (raises Unsupported)."""
-    ev, rel = as_event(event)
-    return compile_event(ev, _relation_of(rel, neighboring))
+    return compile_event(*resolve(event, neighboring))
 
 
-def _grouped(event: Any, neighboring: Any) -> Optional[Any]:
-    """The model tree when it is answered by the group-privacy bracket (replace-one,
-    Poisson-sampled additive steps: :func:`dpverify.sampling.replace.tree_route`), else
-    None; Unsupported naming both routes when neither covers it."""
-    ev, rel = as_event(event)
-    return ev if GP.tree_route(ev, _relation_of(rel, neighboring)) else None
+def _grouped(ev: Any, rel: Relation) -> bool:
+    """Whether the tree is answered by the group-privacy bracket (replace-one, Poisson-sampled
+    additive steps: :func:`dpverify.sampling.replace.tree_route`); Unsupported naming both
+    routes when neither covers it."""
+    return bool(GP.tree_route(ev, rel))
 
 
 #: what :func:`supports` says of a tree answered by the bracket
@@ -157,10 +165,9 @@ BRACKET_SUPPORT = ("supported as a certified bracket, not by a dominating pair (
                    f"under replace-one): lower end, {GP.LOWER_END}; upper end, {GP.UPPER_END}")
 
 
-def _whole_bins(event: Any, neighboring: Any) -> Optional[tuple[Any, Relation]]:
-    """(the balls_in_bins node, the relation) when it is the document's whole event, else None."""
-    ev, rel = as_event(event)
-    return (ev, _relation_of(rel, neighboring)) if isinstance(ev, E.BallsInBins) else None
+def _whole_bins(ev: Any) -> bool:
+    """Whether a balls_in_bins node is the document's whole event (answered whole)."""
+    return isinstance(ev, E.BallsInBins)
 
 
 #: what :func:`supports` says of a balls-in-bins document (answered whole, not by composed pairs)
@@ -168,21 +175,28 @@ BINS_SUPPORT = ("supported as a whole run: the dominating pair of one balls-in-b
                 "2025), E independently re-allocated epochs composed by AFA Thm 10; never a leaf of a composition")
 
 
-def _bins(whole: tuple[Any, Relation], kind: str, target: Fraction, digits: Optional[int],
+def bins_run(ev: Any, rel: Relation) -> Any:
+    """The :class:`~dpverify.sampling.balls.BinsRun` a whole balls_in_bins node defines
+    (InvalidParameter naming the schedule field when it is outside the enclosure's range)."""
+    from ..sampling import bins as BB
+
+    return BB.run(ev.event.noise_multiplier, ev.dataset_size, ev.batch_size, ev.epochs, rel.value)
+
+
+def _bins(ev: Any, rel: Relation, kind: str, target: Fraction, digits: Optional[int],
           rel_width: Optional[float]) -> EventAnswer:
     """The balls-in-bins enclosure as an EventAnswer. Its work is capped before it starts
     (``BINS_MAX_WORK``), not by the time budget: the grid is a pure function of the inputs."""
     from ..ball import exact_str
     from ..certificate.bins_cert import theorems
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     if rel_width is not None:
         raise InvalidParameter("rel_width", "a balls-in-bins enclosure is asked for in digits (its grid is chosen "
                                             "from them); give digits")
     d = 6 if digits is None else V.integer("digits", digits, lo=1, hi=6)
     t0 = time.monotonic()
-    ev, rel = whole
-    r = BB.run(ev.event.noise_multiplier, ev.dataset_size, ev.batch_size, ev.epochs, rel.value)
+    r = bins_run(ev, rel)
     if kind == "eps":
         b = BB.enclose_eps(r, target, digits=d)
         quantity = f"epsilon(delta={exact_str(target)})"
@@ -202,11 +216,12 @@ def supports(event: Any, neighboring: Any = None) -> tuple[bool, str]:
     instead (Poisson sampling under replace-one: the reason states both ends'
     theorems); else (False, reason). Never approximates."""
     try:
-        if _whole_bins(event, neighboring) is not None:
+        ev, rel = resolve(event, neighboring)
+        if _whole_bins(ev):
             return True, BINS_SUPPORT
-        if _grouped(event, neighboring) is not None:
+        if _grouped(ev, rel):
             return True, BRACKET_SUPPORT
-        plan(event, neighboring)
+        compile_event(ev, rel)
     except Unsupported as exc:
         return False, exc.reason
     except InvalidParameter as exc:
@@ -261,12 +276,13 @@ def _const(value: Any, quantity: str, r: Relation, digits: int, method: str, t0:
     return EventAnswer(enc, quantity, r, method, time.monotonic() - t0, 0.0)
 
 
-def _query(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Optional[int],
+def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional[int],
            rel_width: Optional[float], time_budget: float, progress: Optional[Callable] = None,
            decide: Optional[Callable] = None, delta_scale: Optional[Fraction] = None) -> EventAnswer:
+    """epsilon(target) or delta(target) of a resolved tree by composed dominating pairs."""
     t0 = time.monotonic()
     d, w = _digits(digits, rel_width)
-    p = plan(event, neighboring)
+    p = compile_event(ev, rel)
     r = p.relation
     from ..ball import exact_str
 
@@ -391,15 +407,14 @@ def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: O
     """epsilon(target) (kind "eps") or delta(target) by the route that covers the document: a
     whole balls-in-bins run, the replace-one bracket, or composed dominating pairs."""
     time_budget = V.seconds("time_budget", time_budget)
-    whole = _whole_bins(event, neighboring)
-    if whole is not None:
-        return _bins(whole, kind, target, digits, rel_width)
-    tree = _grouped(event, neighboring)
-    if tree is not None:
-        return _bracket(tree, kind, target, digits, rel_width, time_budget, progress)
+    ev, rel = resolve(event, neighboring)
+    if _whole_bins(ev):
+        return _bins(ev, rel, kind, target, digits, rel_width)
+    if _grouped(ev, rel):
+        return _bracket(ev, kind, target, digits, rel_width, time_budget, progress)
     if kind == "delta":
         _eps_capped("eps", target)
-    return _query(event, kind, target, neighboring, digits, rel_width, time_budget, progress)
+    return _query(ev, kind, target, rel, digits, rel_width, time_budget, progress)
 
 
 def _eps_capped(name: str, e: Fraction) -> None:
@@ -422,26 +437,25 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     E_ = V.nonnegative("eps", eps)
     D = V.open_unit("delta", delta)
     time_budget = V.seconds("time_budget", time_budget)
-    whole = _whole_bins(event, neighboring)
-    if whole is not None:  # decided on epsilon(delta), as the bins.claim certificate is
+    ev, rel = resolve(event, neighboring)
+    if _whole_bins(ev):  # decided on epsilon(delta), as the bins.claim certificate is
         from ..certificate.bins_cert import decide
 
         from ..ball import exact_str
 
-        ans = _bins(whole, "eps", D, None, None)
+        ans = _bins(ev, rel, "eps", D, None, None)
         outcome, why = decide(ans.details["bracket"], exact_str(E_))
         return Verdict(Outcome(outcome), why, {"epsilon": ans.enclosure}), ans
-    tree = _grouped(event, neighboring)
-    if tree is not None:
-        ans = _bracket(tree, "eps", D, None, None, time_budget, progress)
+    if _grouped(ev, rel):
+        ans = _bracket(ev, "eps", D, None, None, time_budget, progress)
         outcome, why = GP.decide(ans.details["bracket"], E_)
         return Verdict(Outcome(outcome), why, {"epsilon": ans.enclosure}), ans
     _eps_capped("claimed_eps", E_)
-    p = plan(event, neighboring)
+    p = compile_event(ev, rel)
     if p.zcdp is not None:
         # decided on delta(eps) (CKS 2020 Prop 12), the quantity the certificate records;
         # an upper bound only, so a large delta is "undecided", never "fails"
-        ans = _query(event, "delta", E_, neighboring, 6, None, time_budget, progress)
+        ans = _query(ev, "delta", E_, rel, 6, None, time_budget, progress)
         with working_precision(256):
             if ans.enclosure.hi <= ball(D):
                 return Verdict(Outcome.HOLDS, f"certified delta({E_}) <= {ans.enclosure.hi_str()} <= {D}",
@@ -452,7 +466,7 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     # the mechanism from above only it proves nothing about the mechanism, but no finer grid
     # can bring the pair's upper end below D (refining on ran to the memory budget, about a minute)
     try:
-        ans = _query(event, "delta", E_, neighboring, None, None, time_budget, progress, decided_against(D), D)
+        ans = _query(ev, "delta", E_, rel, None, None, time_budget, progress, decided_against(D), D)
     except PrecisionExhausted as exc:
         return Verdict(Outcome.UNDECIDED, str(exc)), None
     enc = ans.enclosure

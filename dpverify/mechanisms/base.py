@@ -8,14 +8,12 @@ requested relative width.
 
 Mechanism modules register a builder under the CLI name
 (``register_profile("laplace", builder)``); a builder takes the mechanism's
-exact option strings and returns a Profile. :func:`build_profile` looks the
-name up, loading every module of this package first.
+exact option strings and returns a Profile. :mod:`.registry` imports every
+mechanism module by name and looks a name up (:func:`~.registry.build_profile`).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Iterator, Mapping, Protocol, runtime_checkable
@@ -30,8 +28,6 @@ __all__ = [
     "Profile",
     "MechanismSpec",
     "register_profile",
-    "build_profile",
-    "profile_names",
     "profile_delta",
     "call_builder",
 ]
@@ -90,30 +86,6 @@ def register_profile(name: str) -> Callable[[Builder], Builder]:
         return fn
 
     return deco
-
-
-def _load_all() -> None:
-    from .. import mechanisms
-
-    for info in pkgutil.iter_modules(mechanisms.__path__):
-        importlib.import_module(f"{mechanisms.__name__}.{info.name}")
-
-
-def profile_names() -> list[str]:
-    _load_all()
-    return sorted(_BUILDERS)
-
-
-def build_profile(spec: MechanismSpec) -> Profile:
-    """The profile of a named mechanism; InvalidParameter for unknown names
-    and for options out of range (named by the builder)."""
-    _load_all()
-    if spec.name not in _BUILDERS:
-        raise InvalidParameter(
-            "mechanism",
-            f"mechanism={spec.name!r} has no privacy profile here; known: {', '.join(sorted(_BUILDERS))}",
-        )
-    return call_builder(_BUILDERS[spec.name], spec)
 
 
 class _ReadOptions(Mapping[str, Any]):

@@ -13,7 +13,8 @@ from typing import Callable, Mapping
 
 from .. import _validate as V
 from ..errors import InvalidParameter
-from ..mechanisms.base import MechanismSpec, build_profile, call_builder
+from ..mechanisms.base import MechanismSpec, call_builder
+from ..mechanisms.registry import build_profile
 from .divergences import GaussianCurve, LaplaceCurve, PureDpCurve, RandomizedResponseCurve, RdpCurve
 from .subsampled_gaussian import SubsampledGaussianCurve
 

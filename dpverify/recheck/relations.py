@@ -20,6 +20,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, MalformedCertificate
+from .decimals import parse_bound
 
 __all__ = ["interval_of_truth", "check_recorded_verdict", "decide"]
 
@@ -36,8 +37,6 @@ def _dec(text: Any, dps: int) -> mpf:
                 if int(d) == 0:
                     raise MalformedCertificate(f"relation bound {text!r}: division by zero")
                 return mpf(int(n)) / int(d)
-            from .verify import parse_bound
-
             return parse_bound(text, "claim.relation", dps)
         except ValueError:
             raise MalformedCertificate(f"relation bound {text[:40]!r} is not a number") from None

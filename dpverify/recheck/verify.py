@@ -76,12 +76,13 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
 from .core import exact_enclosure, mpf_to_fraction
+from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
 
 __all__ = [
     "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
     "needed_digits", "parse_bound", "accept_enclosure", "root_enclosure", "accept_verdict", "BUDGET_SECONDS",
-    "MAX_DIGITS", "MAX_FILE_BYTES", "explain_text",
+    "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of",
 ]
 
 #: wall-clock budget for one certificate's re-derivation (seconds); beyond: exit 3
@@ -91,8 +92,6 @@ BUDGET_SECONDS = 300.0
 MAX_DIGITS = 2000
 #: certificates larger than this are refused unread (exit 2)
 MAX_FILE_BYTES = 64 * 2**20
-#: decimal exponents beyond this magnitude are refused (exit 2)
-MAX_EXPONENT = 10**18  # delta_mu(eps) at large eps / mu is ~ e^-(eps/mu)^2/2: exponents of 10^12 are genuine
 
 VERDICTS = ("holds", "fails", "undecided")
 
@@ -170,49 +169,6 @@ def _load_recheckers() -> None:
 
 
 # --------------------------------------------------------------------------- numbers
-
-
-def _split_decimal(text: str) -> tuple[str, int]:
-    mant, _, exp = text.lower().partition("e")
-    if len(exp) > 24:  # int() of a 5000-digit exponent is itself refused by Python
-        raise MalformedCertificate(f"{text[:40]!r}: decimal exponent beyond the cap 1e{MAX_EXPONENT}")
-    try:
-        e = int(exp) if exp else 0
-    except ValueError:
-        raise MalformedCertificate(f"{text[:40]!r} is not a decimal number") from None
-    if abs(e) > MAX_EXPONENT:
-        raise MalformedCertificate(f"{text[:40]!r}: decimal exponent beyond the cap 1e{MAX_EXPONENT}")
-    return mant, e
-
-
-def parse_bound(text: Any, where: str, dps: int = 30, rounding: str = "n") -> mpf:
-    """A recorded decimal endpoint (or "inf"/"-inf") as an mpf; ``rounding``
-    'f' / 'c' rounds toward -inf / +inf (for proofs at a nearby binary point)."""
-    if not isinstance(text, str) or not text or len(text) > 10000:
-        raise MalformedCertificate(f"{where} must be a decimal string, got {str(text)[:40]!r}")
-    if text in ("inf", "-inf"):
-        return mpmath.inf if text == "inf" else -mpmath.inf
-    if text.strip().lower() in ("nan", "+nan", "-nan", "+inf", "infinity", "-infinity"):
-        raise MalformedCertificate(f"{where}={text!r} is not a finite decimal or inf")
-    _split_decimal(text)
-    try:
-        # a fixed function of the text (not of dps): the same endpoint always
-        # becomes the same binary number, outward by at most 2^-prec relative
-        prec = max(256, int(len(text) * 3.33) + 64)
-        with mpmath.workprec(prec):  # mpf() rounds to the context precision
-            return mpf(mpmath.libmp.from_str(text, prec, rounding))
-    except (ValueError, TypeError):
-        raise MalformedCertificate(f"{where}={text!r} is not a decimal number") from None
-
-
-def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:
-    if not isinstance(obj, dict) or "lo" not in obj or "hi" not in obj:
-        raise MalformedCertificate(f"{where} must be an object with lo and hi")
-    lo = parse_bound(obj["lo"], f"{where}.lo", dps, "f")
-    hi = parse_bound(obj["hi"], f"{where}.hi", dps, "c")
-    if lo > hi:
-        raise CertificateRejected(f"{where} has lo > hi ({obj['lo']} > {obj['hi']})")
-    return lo, hi
 
 
 def needed_digits(result: Mapping[str, Any], extra: int = 4, floor: int = 15) -> int:

@@ -57,8 +57,8 @@ decide adds its positive part to the upper bound and nothing to the lower.
 Epochs: the pair is for one epoch. Where every epoch re-allocates the records
 independently, E epochs are an adaptive composition and the E-fold product of
 the pair dominates them (AFA Thm 10): :mod:`dpverify.sampling.balls_epochs`
-composes the loss law of the epoch on a log grid. This module answers E = 1
-(:func:`enclose_eps` / :func:`enclose_delta` dispatch E > 1 there).
+composes the loss law of the epoch on a log grid. This module answers E = 1;
+:mod:`dpverify.sampling.bins` is the front end that chooses between the two.
 """
 
 from __future__ import annotations
@@ -432,13 +432,15 @@ def _search(L: _Laws, rel: Relation, delta: Fraction, digits: int, upper: bool, 
     return None
 
 
-def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of epsilon(delta): {lo, hi (decimal strings), grid} (E > 1: also
-    ``loss``, :func:`dpverify.sampling.balls_epochs.enclose_eps`)."""
-    if r.epochs > 1:
-        from . import balls_epochs
+def _one_epoch(r: "BinsRun") -> None:
+    if r.epochs != 1:  # the front end (dpverify.sampling.bins) sends E > 1 to balls_epochs
+        raise InvalidParameter("epochs", f"epochs={r.epochs}: this enclosure is of one epoch; "
+                                         "dpverify.sampling.bins composes E > 1")
 
-        return balls_epochs.enclose_eps(r, delta, digits=min(digits, 4))
+
+def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] = None) -> dict[str, Any]:
+    """Certified [lo, hi] of epsilon(delta) of one epoch: {lo, hi (decimal strings), grid}."""
+    _one_epoch(r)
     d = V.open_unit("delta", delta)
     T = r.batches
     if grid is None:
@@ -459,12 +461,8 @@ def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] 
 
 
 def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of delta(eps): {lo, hi (decimal strings), grid} (E > 1: also ``loss``,
-    :func:`dpverify.sampling.balls_epochs.enclose_delta`)."""
-    if r.epochs > 1:
-        from . import balls_epochs
-
-        return balls_epochs.enclose_delta(r, eps)
+    """Certified [lo, hi] of delta(eps) of one epoch: {lo, hi (decimal strings), grid}."""
+    _one_epoch(r)
     e = V.nonnegative("eps", eps)
     if e > 50:
         raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure (its grid needs T e^eps / h "

@@ -72,7 +72,7 @@ def _sampling(params: Mapping[str, Any]) -> str:
 
 def _bins_run(params: Mapping[str, Any]) -> Any:
     """The balls-in-bins run of a configuration (the same validation as audit dpsgd)."""
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     for k in ("noise_multiplier", *_TF):
         if k not in params:
@@ -117,7 +117,7 @@ def _bins_plan(params: Mapping[str, Any]) -> Plan:
 
 def _bins_compute(params: Mapping[str, Any], plan: Plan) -> dict:
     from ..certificate import bins_cert as C
-    from ..sampling import balls as BB
+    from ..sampling import bins as BB
 
     r = _bins_run(params)
     if plan.quantity == "bins.claim":

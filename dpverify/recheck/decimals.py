@@ -1,0 +1,65 @@
+"""Reading a certificate's decimal numbers into mpmath, the one reader every re-check uses.
+
+A recorded endpoint is a decimal string (or "inf" / "-inf"). It is read as a fixed
+function of its text, outward in the direction asked, so the same endpoint always
+becomes the same binary number whatever precision a re-checker later works at.
+Exponents are capped before ``int()`` sees them: a certificate of a few bytes cannot
+make the reader build a 10^18-digit integer.
+
+This module sits below :mod:`.verify` and :mod:`.relations`, which both read numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+from mpmath import mpf
+
+from ..errors import CertificateRejected, MalformedCertificate
+
+#: decimal exponents beyond this magnitude are refused (exit 2)
+MAX_EXPONENT = 10**18  # delta_mu(eps) at large eps / mu is ~ e^-(eps/mu)^2/2: exponents of 10^12 are genuine
+
+
+def _split_decimal(text: str) -> tuple[str, int]:
+    mant, _, exp = text.lower().partition("e")
+    if len(exp) > 24:  # int() of a 5000-digit exponent is itself refused by Python
+        raise MalformedCertificate(f"{text[:40]!r}: decimal exponent beyond the cap 1e{MAX_EXPONENT}")
+    try:
+        e = int(exp) if exp else 0
+    except ValueError:
+        raise MalformedCertificate(f"{text[:40]!r} is not a decimal number") from None
+    if abs(e) > MAX_EXPONENT:
+        raise MalformedCertificate(f"{text[:40]!r}: decimal exponent beyond the cap 1e{MAX_EXPONENT}")
+    return mant, e
+
+
+def parse_bound(text: Any, where: str, dps: int = 30, rounding: str = "n") -> mpf:
+    """A recorded decimal endpoint (or "inf"/"-inf") as an mpf; ``rounding``
+    'f' / 'c' rounds toward -inf / +inf (for proofs at a nearby binary point)."""
+    if not isinstance(text, str) or not text or len(text) > 10000:
+        raise MalformedCertificate(f"{where} must be a decimal string, got {str(text)[:40]!r}")
+    if text in ("inf", "-inf"):
+        return mpmath.inf if text == "inf" else -mpmath.inf
+    if text.strip().lower() in ("nan", "+nan", "-nan", "+inf", "infinity", "-infinity"):
+        raise MalformedCertificate(f"{where}={text!r} is not a finite decimal or inf")
+    _split_decimal(text)
+    try:
+        # a fixed function of the text (not of dps): the same endpoint always
+        # becomes the same binary number, outward by at most 2^-prec relative
+        prec = max(256, int(len(text) * 3.33) + 64)
+        with mpmath.workprec(prec):  # mpf() rounds to the context precision
+            return mpf(mpmath.libmp.from_str(text, prec, rounding))
+    except (ValueError, TypeError):
+        raise MalformedCertificate(f"{where}={text!r} is not a decimal number") from None
+
+
+def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:
+    if not isinstance(obj, dict) or "lo" not in obj or "hi" not in obj:
+        raise MalformedCertificate(f"{where} must be an object with lo and hi")
+    lo = parse_bound(obj["lo"], f"{where}.lo", dps, "f")
+    hi = parse_bound(obj["hi"], f"{where}.hi", dps, "c")
+    if lo > hi:
+        raise CertificateRejected(f"{where} has lo > hi ({obj['lo']} > {obj['hi']})")
+    return lo, hi
