@@ -219,9 +219,12 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
     if lo <= a and b <= hi:
         return
     if b < lo or a > hi:
+        # ends that part past the 17th digit (a refutation just past a recorded end) are shown
+        # to 24, so that the message shows them apart
+        n = 24 if _s(b) == _s(lo) or _s(a) == _s(hi) else 17
         raise CertificateRejected(
-            f"{what}: the independent enclosure [{_s(a)}, {_s(b)}] is disjoint from the recorded "
-            f"[{_s(lo)}, {_s(hi)}]"
+            f"{what}: the independent enclosure [{_s(a, n)}, {_s(b, n)}] is disjoint from the recorded "
+            f"[{_s(lo, n)}, {_s(hi, n)}]"
         )
     raise CouldNotReprove(
         f"{what}: the independent enclosure [{_s(a)}, {_s(b)}] is not inside the recorded "
@@ -300,8 +303,8 @@ def accept_verdict(recorded: Any, independent: Optional[str], what: str) -> None
     raise CertificateRejected(f"{what}: recorded {recorded!r}, the independent route decides {independent!r}")
 
 
-def _s(x: mpf) -> str:
-    return mpmath.nstr(x, 17) if mpmath.isfinite(x) else str(x)
+def _s(x: mpf, digits: int = 17) -> str:
+    return mpmath.nstr(x, digits) if mpmath.isfinite(x) else str(x)
 
 
 # --------------------------------------------------------------------------- budget
