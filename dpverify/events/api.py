@@ -278,7 +278,8 @@ def _const(value: Any, quantity: str, r: Relation, digits: int, method: str, t0:
 
 def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional[int],
            rel_width: Optional[float], time_budget: float, progress: Optional[Callable] = None,
-           decide: Optional[Callable] = None, delta_scale: Optional[Fraction] = None) -> EventAnswer:
+           decide: Optional[Callable] = None, delta_scale: Optional[Fraction] = None,
+           afford_length: Optional[int] = None) -> EventAnswer:
     """epsilon(target) or delta(target) of a resolved tree by composed dominating pairs."""
     t0 = time.monotonic()
     d, w = _digits(digits, rel_width)
@@ -304,7 +305,7 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
     else:
         res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
                            target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
-                           decide=decide, delta_scale=delta_scale, progress=progress)
+                           decide=decide, delta_scale=delta_scale, progress=progress, afford_length=afford_length)
     # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why
     note = support_note(res)
     details: dict = {**({"note": note} if note else {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}"}),
@@ -386,24 +387,28 @@ class ZcdpCurve:
 
 def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
             rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-            progress: Optional[Callable] = None) -> EventAnswer:
+            progress: Optional[Callable] = None, afford_length: Optional[int] = None) -> EventAnswer:
     """Certified enclosure of epsilon(delta) of the composed event tree
     (relative width <= rel_width, default 1e-4), else PrecisionExhausted
     stating the width reached. ``neighboring`` defaults to the document's
-    relation, else add-remove."""
-    return _answer(event, "eps", V.open_unit("delta", delta), neighboring, digits, rel_width, time_budget, progress)
+    relation, else add-remove. ``afford_length``: narrower than asked where a grid of at
+    most that many points reaches it (:func:`dpverify.pld.refine.tightened_width`)."""
+    return _answer(event, "eps", V.open_unit("delta", delta), neighboring, digits, rel_width, time_budget, progress,
+                   afford_length)
 
 
 def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
           rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-          progress: Optional[Callable] = None) -> EventAnswer:
+          progress: Optional[Callable] = None, afford_length: Optional[int] = None) -> EventAnswer:
     """Certified enclosure of delta(eps) (maximum over the relation's directions).
     Poisson sampling under replace-one: the certified bracket (as :func:`epsilon`)."""
-    return _answer(event, "delta", V.nonnegative("eps", eps), neighboring, digits, rel_width, time_budget, progress)
+    return _answer(event, "delta", V.nonnegative("eps", eps), neighboring, digits, rel_width, time_budget, progress,
+                   afford_length)
 
 
 def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Optional[int],
-            rel_width: Optional[float], time_budget: float, progress: Optional[Callable]) -> EventAnswer:
+            rel_width: Optional[float], time_budget: float, progress: Optional[Callable],
+            afford_length: Optional[int] = None) -> EventAnswer:
     """epsilon(target) (kind "eps") or delta(target) by the route that covers the document: a
     whole balls-in-bins run, the replace-one bracket, or composed dominating pairs."""
     time_budget = V.seconds("time_budget", time_budget)
@@ -414,7 +419,7 @@ def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: O
         return _bracket(ev, kind, target, digits, rel_width, time_budget, progress)
     if kind == "delta":
         _eps_capped("eps", target)
-    return _query(ev, kind, target, rel, digits, rel_width, time_budget, progress)
+    return _query(ev, kind, target, rel, digits, rel_width, time_budget, progress, afford_length=afford_length)
 
 
 def _eps_capped(name: str, e: Fraction) -> None:

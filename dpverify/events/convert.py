@@ -98,16 +98,35 @@ def probability_vector(values: Any, path: str) -> tuple:
     for i, p in enumerate(exact):
         if p < 0 or p > 1:
             raise InvalidParameter("sampling_probs", f"{path}[{i}]={values[i]!r} must be in [0, 1]")
-    if _rounds_to_one(sum(exact, Fraction(0)), values):
+    total = sum(exact, Fraction(0))
+    near_one = _rounds_to_one(total, values)
+    if near_one:
         dec = tuple(_shortest(p) for p in values)
         if sum(dec) == 1:
             return dec
-    if sum(exact) == 1:
+    if total == 1:
         return exact
+    if not near_one:
+        raise InvalidParameter("sampling_probs", f"{path} sum to {float(total)!r}, not 1")
+    # the float sum prints as 1.0, so say how far each reading is from 1 (3 x float(1/3) is
+    # 1 - 2^-54 exactly and its decimals 0.3333333333333333 sum to 1 - 10^-16)
+    off = total - 1
+    shown = ", ".join(str(float(x)) for x in dec[:4]) + (", ..." if len(dec) > 4 else "")
     raise InvalidParameter(
-        "sampling_probs", f"{path} sum to {float(sum(exact))!r} at their exact binary values and their "
-        "shortest decimals do not sum to exactly 1 either (give probabilities that sum to 1, e.g. "
-        "[0.25, 0.75], or use the JSON format with exact decimals)")
+        "sampling_probs", f"{path} do not sum to exactly 1: their exact binary values sum to "
+        f"1 {'-' if off < 0 else '+'} {float(abs(off)):.3g} (the float sum rounds it to 1.0), and their shortest "
+        f"decimals ({shown}) sum to {_decimal(sum(dec))}; a probability such as 1/3 has no exact float: "
+        "give probabilities whose decimals sum to 1 (e.g. [0.25, 0.75] or [0.33, 0.34, 0.33]), or the JSON "
+        "event format, where \"1/3\" is exact")
+
+
+def _decimal(f: Fraction) -> str:
+    """A terminating decimal fraction written out (the sum of shortest decimals is one)."""
+    import decimal
+
+    with decimal.localcontext() as c:
+        c.prec = 60
+        return str(decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator))
 
 
 def _int(name: str, v: Any) -> int:

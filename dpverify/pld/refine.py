@@ -49,7 +49,7 @@ from .plan import FOURIER_SHARE, estimate_length, first_grid, plan_query, planne
 from .queries import ComposedBounds
 
 __all__ = ["PldResult", "Step", "compose_direction", "decided_against", "loss_bounds", "refine_query", "support_note",
-           "total_muls"]
+           "tightened_width", "total_muls"]
 
 
 @dataclass(frozen=True)
@@ -264,6 +264,7 @@ def refine_query(
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
     exact_zero: bool = True,
+    afford_length: Optional[int] = None,
 ) -> PldResult:
     """Certified enclosure of epsilon(target) (kind "eps") or delta(target)
     (kind "delta"), the maximum over ``directions``, with relative width
@@ -282,7 +283,13 @@ def refine_query(
 
     ``exact_zero``: decide delta = 0 past a bounded direction's composed loss bound, and
     cap eps(delta) by it (module docstring); False keeps every answer on the grids (the
-    calibration, whose re-check re-derives its ends on grids only)."""
+    calibration, whose re-check re-derives its ends on grids only).
+
+    ``afford_length``: the answer may be narrower than asked at a bounded cost. The target
+    becomes the narrowest of ``rel_width`` / 10, / 100, / 1000 whose planned grid holds at
+    most ``afford_length`` points (``plan.range_nats`` 2^m, a static count: the same inputs
+    choose the same target on every machine); the refinement stops once ``rel_width`` is met
+    and the next grid would hold more points than that (:func:`tightened_width`)."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
     total_steps = sum(s.count for s in steps)
@@ -309,6 +316,10 @@ def refine_query(
         m = planned_grid(plan, kind, rel_width if decide is None else max(rel_width, 1e-3))
     else:
         m = first_grid(total_steps, rel_width)
+    asked = rel_width
+    if afford_length is not None and plan is not None and m_start is None and decide is None:
+        rel_width = tightened_width(plan, kind, rel_width, afford_length)
+        m = planned_grid(plan, kind, rel_width)
     levels: list = []
     what = "epsilon(delta)" if kind == "eps" else "delta(eps)"
     scale = target if kind == "eps" else delta_scale  # delta scale for K, tau, budget
@@ -342,6 +353,8 @@ def refine_query(
         rel = _rel(lo_all, hi_all)
         # a clock may end a run but never shape a completed answer: an enclosure
         # the time budget cut short would differ with the load (issue 22, item 5)
+        if not timed and rel is not None and asked > rel_width and rel <= asked:
+            return finish()  # the width asked was met; only the cheap tightening stopped short
         if (not timed and prev is not None and rel is not None and rel <= NARROW_FACTOR * rel_width
                 and not strict_width and decide is None):
             return finish(f"the requested relative width {rel_width:g} was not reached ({why}); "
@@ -440,9 +453,27 @@ def refine_query(
         # largest affordable step in memory (the length doubles per halving)
         while inc > 0 and prev["length"] << inc > max_length:
             inc -= 1
+        if (afford_length is not None and asked > rel_width and rel is not None and rel <= asked
+                and prev["length"] << max(1, inc) > afford_length):
+            return finish()  # the width asked is met and a narrower one is no longer cheap
         if inc == 0 and not rescaled:
             return stop(f"the next grid would hold more than {max_length} points (memory budget)")
         m += inc
+
+
+def tightened_width(plan: Any, kind: str, rel_width: float, afford_length: int) -> float:
+    """The narrowest of ``rel_width`` and rel_width / 10, / 100, / 1000 whose planned grid
+    (:func:`.plan.planned_grid`) holds at most ``afford_length`` points over the plan's
+    loss range: a width the caller did not ask for but gets at a bounded, static cost
+    (a float answer, such as the dp_accounting drop-in's, is then as close to the truth
+    as that grid makes it). A function of the plan only, never of a clock."""
+    best = rel_width
+    for k in (1, 2, 3):
+        w = rel_width / 10 ** k
+        if plan.range_nats * (1 << planned_grid(plan, kind, w)) > afford_length:
+            break
+        best = w
+    return best
 
 
 def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:

@@ -238,19 +238,23 @@ def place(ks: list[int], masses: list[int], shift: int, tail_units: int) -> list
     return c
 
 
-def _reach(run: Mapping[str, Any], g: Mapping[str, int], eps: Fraction) -> None:
-    """Refuse (exit 3) before any product when an upper hinge at ``eps`` needs degrees beyond the
-    recorded ``keep``: the same enclosure of x = a / b that :meth:`_Laws.hinge` decides later (so
-    the answer is the one the full re-check would give), made first. A certificate whose T (or
-    eps) was edited without its grid is answered here in milliseconds."""
+def _reach(run: Mapping[str, Any], g: Mapping[str, int], eps: Fraction) -> int:
+    """The degrees the hinges at ``eps`` read (the largest ceil of x = a / b over the directions,
+    the same enclosure :meth:`_Laws.hinge` decides later); refused (exit 3) before any product
+    when that is beyond the recorded ``keep``, so the answer is the one the full re-check would
+    give, made first. A certificate whose T (or eps) was edited without its grid is answered here
+    in milliseconds."""
     A = arith(_PREC)
     h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
     c, b = A.exp(A.q(eps)), A.q(h / run["T"])
+    need = 0
     for d in run["dirs"]:
         x = A.div(c, b) if d == "remove" else A.div(A.q(1), A.mul(c, b))
-        if max(0, ceil_int(x[1])) > g["keep"]:
+        need = max(need, ceil_int(x[1]))
+        if need > g["keep"]:
             raise CouldNotReprove(f"eps = {float(eps):.6g} needs degrees beyond the recorded grid's keep = "
                                   f"{g['keep']} at T = {run['T']} (the grid does not fit the run's inputs)")
+    return need
 
 
 class _Laws:
@@ -665,14 +669,22 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[
     """eps -> (lo, hi) exact rationals bounding delta(eps) of the run: one epoch on the recorded
     ``bins_grid``, E >= 2 epochs on the recorded ``bins_epochs`` (the other hint must be absent).
     The work is bounded before any product (:func:`_bound_work`); for one epoch, the eps values
-    ``evals`` the caller will ask about are checked against the grid's reach first (:func:`_reach`)."""
+    ``evals`` the caller will ask about are checked against the grid's reach first (:func:`_reach`),
+    and the products stop at the degrees those eps read."""
     if r["E"] == 1:
         if "bins_epochs" in result:
             raise MalformedCertificate("result.bins_epochs is for E > 1 epochs; one epoch records bins_grid")
         g = _grid(result)
         _bound_work(r, {d: g for d in r["dirs"]}, {})
-        for eps in evals:
-            _reach(r, g, eps)
+        if evals:
+            # The hinges at these eps read degrees below `need` only, and a truncated power is exact
+            # (and rounded identically) below its cut: nonnegative coefficients, degrees only add.
+            # So the products stop there, whatever `keep` the certificate records: a genuine grid
+            # keeps about that many, and a forged keep far above it costs nothing. Any other eps is
+            # still sound on the cut laws: the upper hinge refuses degrees beyond it (exit 3), the
+            # lower one only drops nonnegative terms.
+            need = max(_reach(r, g, eps) for eps in evals)
+            g = {**g, "keep": max(1, min(g["keep"], need))}
         L = _Laws(r, g)
 
         def one(eps: Fraction) -> tuple[Fraction, Fraction]:

@@ -449,7 +449,7 @@ def _recheck_sampled(template: str, inputs: Mapping[str, Any], parameter: str, e
                 ok = not refuted and RS._lower_eps_holds(r, {"shuffle_lower": end["shuffle_lower"]}, Dx, E)
         else:
             r = RB._run(run_inputs)
-            lo, hi = RB._delta_route(r, end)(E)
+            lo, hi = RB._delta_route(r, end, (E,))(E)
             ok, refuted = (hi <= Dx, lo > Dx) if name == "safe" else (lo > Dx, hi <= Dx)
         if refuted:
             raise CertificateRejected(f"{what}: the re-derived bound of delta({inputs['target_eps']}) contradicts "

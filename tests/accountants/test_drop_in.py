@@ -96,9 +96,13 @@ def test_probability_vectors_that_do_not_sum_to_one_are_refused():
     # 3 x float(1/3) = 1 - 2^-54 rounds (to even) to 1.0, but neither the
     # decimals 0.3333333333333333 nor the binary values sum to exactly 1
     assert float(3 * Fraction(1 / 3)) == 1.0
-    with pytest.raises(InvalidParameter, match="do not sum to exactly 1"):
+    # the message says how far each reading is from 1 (not "sum to 1.0", which is what a
+    # float sum prints): 1 - 2^-54 = 1 - 5.55e-17, and 3 x 0.3333333333333333 = 1 - 10^-16
+    with pytest.raises(InvalidParameter, match=r"do not sum to exactly 1: their exact binary values sum to "
+                       r"1 - 5\.55e-17 .*sum to 0\.9999999999999999;.*\"1/3\" is exact") as info:
         probability_vector([1 / 3] * 3, "p")
-    with pytest.raises(InvalidParameter, match="sum to 0.899"):
+    assert "sum to 1.0 " not in str(info.value)
+    with pytest.raises(InvalidParameter, match="sum to 0.8999999999999999, not 1"):
         probability_vector([0.3, 0.3, 0.3], "p")
 
 

@@ -13,6 +13,7 @@ count of the products that :func:`dpverify.recheck.bins._ppower` really makes.
 """
 
 import copy
+from fractions import Fraction
 import json
 from pathlib import Path
 
@@ -217,3 +218,25 @@ def test_cuts_give_each_degree_the_index_of_its_own_logarithm(T, g, m):
         f, c = E._index(j, hT)
         assert cut[c][0] >= j and (c - 1 < lo or cut[c - 1][0] < j)  # c(j) = i iff a_(i-1) < j <= a_i
         assert cut[f][1] <= j and (f + 1 > hi or cut[f + 1][1] > j)  # f(j) = i iff b_i <= j < b_(i+1)
+
+
+def test_a_forged_keep_costs_nothing_and_changes_no_bound():
+    # One epoch: the hinges at the recorded ends read degrees below ceil(T e^eps / h) only, so the
+    # re-check cuts its products there whatever keep the certificate records. Forged here: keep =
+    # T top + 1, the whole T-fold product. The reference is the uncut route on that grid (Laws
+    # built with every degree): at the recorded ends it must give the same exact rationals as the
+    # cut route. A truncated product is exact below its cut (nonnegative coefficients, degrees
+    # only add) and every coefficient is rounded on its own, so the two agree to the last bit.
+    cert = _load("bins-epsilon")
+    r, res = RB._run(cert["inputs"]), cert["result"]
+    lo, hi = (RB._fraction(res["enclosure"][k], k) for k in ("lo", "hi"))
+    g = RB._grid(res)
+    whole = {**g, "keep": r["T"] * g["top"] + 1}
+    assert whole["keep"] > 2 * g["keep"]  # the forgery asks for much more than the genuine grid
+    uncut = RB._Laws(r, whole)
+    cut = RB._delta_route(r, {**res, "bins_grid": whole}, (hi, lo))
+    for eps in (hi, lo):
+        want = tuple(Fraction(*x.as_integer_ratio()) for x in uncut.delta(r["dirs"], eps))
+        assert cut(eps) == want
+    # and the forged certificate verifies (its ends are true): the cut made it cheap, not lax
+    assert outcome(_forge("bins-epsilon", result__bins_grid=whole)) == 0

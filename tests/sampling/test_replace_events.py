@@ -191,3 +191,17 @@ def test_adapter_refuses_what_neither_route_covers():
     assert not acc.supports(bad)
     with pytest.raises(dpa.UnsupportedEventError, match="group-privacy bracket"):
         acc.compose(bad)
+
+
+def test_the_upper_end_search_reaches_a_slow_fixed_point(tmp_path):
+    """q = 0.95, 50 steps of noise 1, delta 1e-5: eps* solves eps = eps_AR(delta / (1 + e^eps)),
+    a fixed point the float steps approach at a ratio of about 0.41 each (51 -> 98 -> 124 -> ...
+    -> 144.6); two steps stopped near 124, where no certified attempt could hold, and the query
+    gave up. ``verify`` re-proves both ends of the bracket independently (MPFR)."""
+    tree = {"type": "self_composed", "count": 50, "event": {"type": "poisson_sampled", "sampling_probability": "0.95",
+                                                             "event": {"type": "gaussian", "noise_multiplier": "1"}}}
+    code, cert = _cli(tmp_path, {"neighboring": "replace-one", "event": tree}, "--delta", "1e-5")
+    assert code == 0 and cert["claim"]["quantity"] == "replace.epsilon"
+    lo, hi = _bracket(cert)
+    assert 51 < lo < hi / 2 < 150 and hi / 2 > 140
+    assert "confirmed" in verify_certificate(cert)
