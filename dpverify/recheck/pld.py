@@ -9,7 +9,9 @@ step (a chord of the convex privacy curve lies above it; Doroshenko et al. 2022)
 end from the pair of loss buckets (a post-processing, so its hockey-stick divergence is
 below the mechanism's; bounded by the sum over classes of (P_k - e^eps Q_k)+), both
 composed exactly by Kronecker substitution into one integer product (GMP via gmpy2),
-with directed rounding to units of 2^-K and tail truncation charged to the bounds. For
+with directed rounding to units of 2^-K and tail truncation charged to the bounds; the last
+products of each power skip the losses that cannot reach the query (:class:`_Reader`: mass
+moved up or dropped, sound for any cut). For
 ``pld.claim`` the verdict (holds iff hi' <= delta, fails iff lo' > delta) must equal the
 recorded one.
 
@@ -31,6 +33,7 @@ import math
 from bisect import bisect_right
 from itertools import accumulate
 from fractions import Fraction
+from contextvars import ContextVar
 from typing import Any, Callable, Mapping, Optional
 
 import mpmath
@@ -496,35 +499,133 @@ def _mul_lower(x, y, K: int, budget: int):
     return _unpack(_pmul_lower(_pack_lower(x, K), _pack_lower(y, K), K, budget))
 
 
-def _power(d, T: int, mul, K: int, budget: int):
+def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None):
+    """d^T by repeated squaring. ``read``: the result is read only at indices above
+    ``read.need`` (:class:`_Reader`), so the last squaring and the last product cut their
+    factors to what can reach there (the products before them are needed whole)."""
     res, base = None, d
     while True:
         if T & 1:
-            res = base if res is None else mul(res, base, K, budget)
+            if res is None:
+                res = base
+            else:
+                if read is not None and T == 1:  # the last product: z = res * base
+                    res, base = read.cut(res, read.need - read.top(base)), read.cut(base, read.need - read.top(res))
+                res = mul(res, base, K, budget)
         T >>= 1
         if not T:
             return res
+        if read is not None and T == 1:
+            # the last squaring: base^2 is read above need, or above need - top(res) when res
+            # multiplies it next; base itself is then cut below that minus its own top
+            above = read.need - (read.top(res) if res is not None else 0)
+            base = read.cut(base, above - read.top(base))
         base = mul(base, base, K, budget)
 
 
+class _Reader:
+    """Where a composed pair is read, so that the last products skip what cannot reach there.
+
+    A query reads the composed upper pair only at knots above index ``need`` (delta(eps)
+    sums c_k (1 - e^(eps - s_k)) over s_k > eps; eps(delta) scans down from the top knot to
+    the root, so only knots above a proven lower bound of eps(delta) are read), and the lower
+    pair only through classes whose loss can exceed need h (a class of index k of a T-fold
+    product groups outcomes of loss at most (k + T) h, one cell per step above its index, and a
+    class with P <= e^eps Q adds nothing to sum (P - e^eps Q)+ nor to the best set of
+    :func:`_lower_eps` once that set's value is above need h).
+
+    Cutting a factor of a product z = x y that is read above index n (knots, or classes):
+    a term x_i y_j lands at i + j <= i + top(y), so every x_i with i <= n - top(y) lands at or
+    below n, unread. The cut is sound for ANY cut point, whatever ``need`` is, right or wrong:
+
+    * upper pair (:meth:`cut`): the masses below the cut index a are moved onto a. Moving
+      P-mass of a dominating pair to a larger loss only raises its hockey-stick curve:
+      delta(eps) = E[(1 - e^(eps - L))_+] is nondecreasing in L, and in a composition the
+      loss is a sum of independent losses, so the composed curve rises at every eps (the same
+      argument as the front trim of :func:`_pmul_upper`). The result still dominates the
+      mechanism; with a = n - top(y) the moved mass lands at or below n, so the product is
+      unchanged above n.
+    * lower pair (:meth:`cut`): the classes below the cut are dropped, which only loses
+      terms (P - e^eps Q)+ >= 0 (a dropped class is a coarsening of the pair restricted to
+      fewer classes; the same argument as the trim of :func:`_pmul_lower`).
+
+    So a wrong ``need`` (a forged hint, a bound from a different direction) can only loosen
+    the bounds, never make them wrong."""
+
+    __slots__ = ("need", "upper")
+
+    def __init__(self, need: int, upper: bool) -> None:
+        self.need, self.upper = need, upper
+
+    @staticmethod
+    def top(x) -> int:
+        return x[0] + x[1].n - 1
+
+    def cut(self, x, a: int):
+        """x with its indices below ``a`` cut (moved onto a: upper; dropped: lower); at least
+        the top slot is kept."""
+        k = min(a - x[0], x[1].n - 1)
+        if k <= 0:
+            return x
+        if self.upper:
+            off, v, inf = x
+            return (off + k, v.window(k, v.n, sum(v.slots(0, k))), inf)
+        off, P, Q, inf = x
+        return (off + k, P.window(k, P.n), Q.window(k, Q.n), inf)
+
+    def shifted(self, by: int) -> "_Reader":
+        return _Reader(self.need - by, self.upper)
+
+
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
-             max_knots: int = MAX_KNOTS, floors: "list | None" = None):
+             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
-    start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is)."""
+    start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is).
+    ``need``: the query reads the upper pair only at knots above index ``need`` and the lower
+    pair only through classes whose loss can exceed need 2^-m (:class:`_Reader`: sound for
+    any value; None reads everything), so the last products are cut to what reaches there."""
     want_u, want_l = sides != "lower", sides != "upper"
-    ups, lows = None, None
+    steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
-        U = _power(_pack_upper(u, K), T, _pmul_upper, K, budget) if want_u else None
-        L = _power(_pack_lower(l, K), T, _pmul_lower, K, budget) if want_l else None
-        ups = U if ups is None else (_pmul_upper(ups, U, K, budget) if want_u else None)
-        lows = L if lows is None else (_pmul_lower(lows, L, K, budget) if want_l else None)
+        steps.append((T, _pack_upper(u, K) if want_u else None, _pack_lower(l, K) if want_l else None))
+    total = sum(T for T, _, _ in steps)
+    ups = _compose_side(steps, 1, _pmul_upper, K, budget, None if need is None else _Reader(need, True)) \
+        if want_u else None
+    lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False)) \
+        if want_l else None
     return _unpack(ups), _unpack(lows)
+
+
+def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None"):
+    """The product over events of each event's T-fold power (one side: ``at`` 1 upper, 2 lower),
+    read above ``read`` (or everywhere): event i's power and the product that takes it in are
+    read above need minus the tops of the other factors, the earlier ones known exactly and the
+    later ones bounded by T_j times one step's top (a product's top is at most the sum of its
+    factors' tops; the trims only lower it)."""
+    later = [0] * len(steps)
+    for i in range(len(steps) - 2, -1, -1):
+        T, d = steps[i + 1][0], steps[i + 1][at]
+        later[i] = later[i + 1] + T * _Reader.top(d)
+    acc = None
+    for i, step in enumerate(steps):
+        T, d = step[0], step[at]
+        if read is None:
+            X = _power(d, T, mul, K, budget)
+            acc = X if acc is None else mul(acc, X, K, budget)
+            continue
+        r = read.shifted(later[i])
+        X = _power(d, T, mul, K, budget, r.shifted(_Reader.top(acc)) if acc is not None else r)
+        if acc is not None:
+            acc, X = r.cut(acc, r.need - r.top(X)), r.cut(X, r.need - r.top(acc))
+            X = mul(acc, X, K, budget)
+        acc = X
+    return acc
 
 
 #: a target (eps or delta) arrives as an mpf made from an exact rational by mpmath at
@@ -867,9 +968,33 @@ def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fract
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
-    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors)
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m))
     lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
     return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
+
+
+#: (direction, a lower bound of that direction's eps(delta)) proved by a coarser grid of the same
+#: query, set around each grid's computation by :func:`_grid_for_width` (through
+#: :func:`_remembered`, whose key includes it); only chooses where the products are cut
+_EPS_FLOOR: ContextVar = ContextVar("pld_eps_floor", default=None)
+
+
+def _read_above(kind: str, target: mpf, d: str, m: int) -> "int | None":
+    """The knot index above which the query reads the composed pairs (:class:`_Reader`), or
+    None (everything). delta(eps): knots at or below eps add nothing (one index of slack for the
+    target's rounding). eps(delta): two below a lower bound of eps(delta) from a coarser grid
+    (:data:`_EPS_FLOOR`), where there is one. Any value is sound (:class:`_Reader`); a good one
+    leaves the bounds unchanged."""
+    if kind == "delta":
+        x = target
+    else:
+        got = _EPS_FLOOR.get()
+        if got is None or got[0] != d or not mpmath.isfinite(got[1]) or got[1] <= 0:
+            return None
+        x = got[1]
+    if not mpmath.isfinite(x) or x < 0 or x > 10**6:
+        return None
+    return int(mpmath.floor(x * mpf(2) ** m)) - (1 if kind == "delta" else 2)
 
 
 def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":
@@ -921,7 +1046,8 @@ def grid_hint(result: Mapping[str, Any]) -> "int | None":
     return None
 
 
-def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, result: Mapping[str, Any]) -> tuple[mpf, mpf]:
+def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
+                    result: Mapping[str, Any]) -> tuple[mpf, mpf]:
     """[lo', hi'] = [max_d lo_d, max_d hi_d] over the directions d (the quantity is the
     larger of the directions' values), each direction's ends being the best over the
     grids tried for it (every end is a bound on its own, so keeping the best is sound).
@@ -939,7 +1065,9 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     2^-2 .. 2^-24 and at most :data:`_TRIES` rounds are computed (one more from a start coarser than 2^-8
     and per capped extrapolation: both are cheap grids); a forged grid costs
     time, never acceptance: acceptance is decided by
-    :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned."""
+    :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned. ``compute(m, sides, d, lo)`` also
+    gets the best lower end of direction d so far (-inf before the first grid): an eps(delta)
+    query cuts its last products below it (:class:`_Reader`; any value is sound)."""
     from .verify import enclosure_of
 
     enc = result.get("enclosure")
@@ -961,7 +1089,7 @@ def _grid_for_width(compute: Callable[[int, str, str], tuple], dirs: list, resul
     while rounds < tries:
         rounds += 1
         for d, sides in todo.items():
-            a, b = compute(m_d[d], sides, d)
+            a, b = compute(m_d[d], sides, d, lo_d[d])
             lo_d[d], hi_d[d] = max(lo_d[d], a), min(hi_d[d], b)
         lo, hi = max(lo_d.values()), max(hi_d.values())
         if rec is None or hi < rec[0] or lo > rec[1]:
@@ -1020,16 +1148,25 @@ def _accuracy_factor(enc: Any) -> mpf:
 
 
 def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
+    """``bounds`` remembered per query; ``floor`` (a lower bound of the direction's eps(delta)
+    from a coarser grid, or None) is handed to :func:`direction_bounds` through
+    :data:`_EPS_FLOOR` and is part of the key (a result depends on it only in its last digits,
+    but the same certificate gives the same bytes whatever was verified before it)."""
     memo: dict = {}
 
     def call(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int,
-             sides: str, direction: str) -> tuple:
+             sides: str, direction: str, floor: "mpf | None" = None) -> tuple:
+        floor = floor if kind == "eps" and floor is not None and mpmath.isfinite(floor) and floor > 0 else None
         key = (json.dumps(inputs, sort_keys=True, default=str), kind, repr(target), repr(scale),
-               repr(hint), m, direction, mpmath.mp.prec)
+               repr(hint), m, direction, mpmath.mp.prec, repr(floor))
         for s in (sides, "both"):  # a "both" result serves either side
             if (key, s) in memo:
                 return memo[(key, s)]
-        out = memo[(key, sides)] = bounds(inputs, kind, target, scale, hint, m, sides, direction)
+        token = _EPS_FLOOR.set(None if floor is None else (direction, floor))
+        try:
+            out = memo[(key, sides)] = bounds(inputs, kind, target, scale, hint, m, sides, direction)
+        finally:
+            _EPS_FLOOR.reset(token)
         if len(memo) > 256:
             memo.pop(next(iter(memo)))
         return out
@@ -1074,7 +1211,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
                 raise CertificateRejected("delta must be in (0, 1)")
             hint = _recorded_hi(result, mpf(0))
             h = hint if mpmath.isfinite(hint) else mpf(0)
-            lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "eps", D, D, h, m, sides, d),
+            lo, hi = _grid_for_width(lambda m, sides, d, floor: bounds(inputs, "eps", D, D, h, m, sides, d, floor),
                                      directions(inputs), result)
             return _as_recheck(lo, hi)
 
@@ -1083,7 +1220,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(exact_input(inputs, "eps"))
             scale = _delta_scale(result, mpf(1))
-            lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
+            lo, hi = _grid_for_width(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
                                      directions(inputs), result)
             return _as_recheck(lo, hi)
 
@@ -1093,7 +1230,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
             E = fraction_to_mpf(exact_input(inputs, "claimed_eps"))
             D = fraction_to_mpf(exact_input(inputs, "delta"))
             scale = _delta_scale(result, D)
-            lo, hi = _grid_for_width(lambda m, sides, d: bounds(inputs, "delta", E, scale, E, m, sides, d),
+            lo, hi = _grid_for_width(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
                                      directions(inputs), result)
             # decided against the exact delta (D above is rounded to nearest)
             Dx = exact_input(inputs, "delta")

@@ -323,3 +323,74 @@ def test_fixed_batch_max_curve_tails_at_the_knots_equal_the_pointwise_tails() ->
     A = arith(150)
     for m in (5, 9):
         assert tails.at_knots(A, -300, 2000, m) == [tails(A, A.dyadic(i, m)) for i in range(-300, 2001)]
+
+
+def _above(pair: tuple, n: int) -> dict:
+    """{absolute index: mass} of an unpacked pair's masses (upper: its one list; lower: P and Q
+    zipped) at indices above n."""
+    off, *seqs = pair[:-1]
+    return {off + k: tuple(int(s[k]) for s in seqs) for k in range(len(seqs[0])) if off + k > n}
+
+
+def _upper_delta_at(pair: tuple, c: int) -> int:
+    """The upper pair's mass above index c plus its mass at +inf (exact integers)."""
+    off, v, inf = pair
+    return inf + sum(int(x) for k, x in enumerate(v) if off + k > c)
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.lists(st.integers(0, 2 ** 10), min_size=1, max_size=12),
+       b=st.lists(st.integers(0, 2 ** 10), min_size=1, max_size=9),
+       off_a=st.integers(-6, 3), off_b=st.integers(-4, 4), T=st.integers(1, 13), U=st.integers(1, 5),
+       need=st.integers(-40, 90), two=st.booleans(), K=st.sampled_from([0, 6]))
+def test_products_cut_below_the_read_index_are_exact_above_it(a, b, off_a, off_b, T, U, need, two, K) -> None:
+    """The last products cut to what the query reads (``_compose_side`` with a read index, the
+    power's last squaring and last product among them) against the same products uncut: with no
+    trim budget, the upper pair's masses above the read index ``need``, its mass at +inf, the
+    lower pair's classes above need - (steps) are the same integers; and, with exact products
+    (units 2^0: no rounding, which adds a unit per coefficient and so depends on their number),
+    the cut upper pair lies above the uncut one everywhere (the moved mass only went up: its mass
+    above every index is at least the uncut one's), so a wrong read index loosens and never
+    under-reports."""
+    budget = 0
+    steps_u = [(T, P._pack_upper((off_a, a, 1), K))] + ([(U, P._pack_upper((off_b, b, 0), K))] if two else [])
+    qa, qb = a[::-1], b[::-1]
+    steps_l = [(T, P._pack_lower((off_a, a, qa, 0), K))] + ([(U, P._pack_lower((off_b, b, qb, 0), K))] if two else [])
+    total = T + (U if two else 0)
+    full_u = P._unpack(P._compose_side([(t, d, None) for t, d in steps_u], 1, P._pmul_upper, K, budget, None))
+    cut_u = P._unpack(P._compose_side([(t, d, None) for t, d in steps_u], 1, P._pmul_upper, K, budget,
+                                      P._Reader(need, True)))
+    assert _above(cut_u, need) == _above(full_u, need) and cut_u[2] == full_u[2]
+    lo = min(full_u[0], cut_u[0]) - 1
+    hi = max(full_u[0] + len(full_u[1]), cut_u[0] + len(cut_u[1]))
+    assert K or all(_upper_delta_at(cut_u, c) >= _upper_delta_at(full_u, c) for c in range(lo, hi + 1))
+    full_l = P._unpack(P._compose_side([(t, None, d) for t, d in steps_l], 2, P._pmul_lower, K, budget, None))
+    cut_l = P._unpack(P._compose_side([(t, None, d) for t, d in steps_l], 2, P._pmul_lower, K, budget,
+                                      P._Reader(need - total, False)))
+    assert _above(cut_l, need - total) == _above(full_l, need - total)
+
+
+@pytest.mark.parametrize("kind,target", [("delta", "0.06"), ("delta", "0.03"), ("eps", "1.1e-18")])
+def test_composition_read_above_the_query_gives_the_same_bounds(kind: str, target: str) -> None:
+    """prv_accountant #17's mechanism (a Poisson-subsampled Gaussian, sigma 4, q = 0.00033,
+    10^4 steps) on the grid 2^-12, its last products cut below where the query reads, against the
+    same composition uncut: delta(eps) read above eps, and eps(delta) read above a lower bound of
+    eps(delta) (the uncut route's own lower end), give the same [lo, hi] to the last bit, and the
+    cut took knots away (the query sits in the far tail, where the cut pays)."""
+    events = [(lambda d: (P.gauss_tails(Fraction(4), Fraction(33, 100000), d), mpmath.mpf(0)), 10000)]
+    m = 12
+    with mpmath.workdps(40):
+        t = mpmath.mpf(target)
+        K, tau, budget = P._units(t if kind == "eps" else mpmath.mpf("1e-17"), t if kind == "delta" else 0, 10000)
+        U, L = P._compose(events, "remove", K, tau, budget, m)
+        read = P._eps_bounds if kind == "eps" else P._delta_bounds
+        full = read(U, L, t, K, m)
+        token = P._EPS_FLOOR.set(("remove", full[0]))
+        try:
+            need = P._read_above(kind, t, "remove", m)
+        finally:
+            P._EPS_FLOOR.reset(token)
+        assert need is not None
+        U2, L2 = P._compose(events, "remove", K, tau, budget, m, need=need)
+        assert len(U2[1]) < len(U[1])
+        assert read(U2, L2, t, K, m) == full

@@ -205,3 +205,23 @@ def test_corpus_record_decided_for_balls_in_bins(tmp_path, capsys):
     assert rows["holds"]["verdict"] == "holds" and "balls-and-bins" in rows["holds"]["reason"]
     assert rows["fails"]["verdict"] == "fails"
     assert rows["no-bins"]["verdict"] == "undecided" and "number of bins" in rows["no-bins"]["reason"]
+
+
+@pytest.mark.parametrize("shift", [0, 1])
+def test_the_shared_mass_placement_against_monomials(shift):
+    # recheck.bins.place is the one piece of arithmetic both routes share (the producer's laws and
+    # verify's): cell i's mass at degree k_(i + shift), the tail at the top edge. Reference: the
+    # same polynomial summed monomial by monomial in FLINT (fmpz_poly), nothing shared with place.
+    from flint import fmpz_poly
+
+    from dpverify.recheck.bins import edges, place
+
+    ks = edges({"g": 3, "fine": 5, "per": 3, "top": 40, "keep": 40})
+    assert ks[:7] == [0, 1, 2, 3, 4, 5, 6] and ks[-1] == 40  # unit cells, then doubling widths
+    masses = [7 * i + 3 for i in range(len(ks) - 1)]
+    want = fmpz_poly([0])
+    for i, m in enumerate(masses):
+        want += fmpz_poly([0] * ks[i + shift] + [m])
+    want += fmpz_poly([0] * ks[-1] + [11])
+    got = place(ks, masses, shift, 11)
+    assert got == [int(c) for c in want.coeffs()] + [0] * (len(got) - len(want.coeffs()))
