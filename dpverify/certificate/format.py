@@ -182,7 +182,7 @@ KIND_INPUTS: dict[str, frozenset] = {
     "gdp.thm51": frozenset({"eps0", "digits"}),
     "lt.partial-transform": frozenset({"mechanism", "param", "q", "A", "B"}),
     "lt.residual": frozenset({"mechanism", "param", "identity", "eps", "q_re", "q_im"}),
-    "oracle.rows": frozenset({"battery", "accountant", "input", "input_sha256", "row_count", "digits",
+    "oracle.rows": frozenset({"battery", "accountant", "input", "input_sha256", "input_text", "row_count", "digits",
                               "tolerance"}),
     "rdp.abc_extra_iterations": frozenset({"noise_multiplier", "eps", "delta"}),
     "rdp.abc_gain": frozenset({"noise_multiplier", "compositions", "delta", "digits"}),
@@ -219,6 +219,12 @@ def shuffle_mu_beyond_cap(sensitivity: int, epochs: int, sigma: Fraction) -> boo
 #: plain ``gaussian`` is the subsampled one at rate 1): the oracle's CSV reader and the
 #: oracle re-check read this one tuple
 ORACLE_MECHANISMS = ("subsampled-gaussian", "gaussian", "dpsgd")
+#: a mechanism name the oracle reads as another (one vocabulary with sweep grids and the corpus)
+ORACLE_ALIASES = {"dpsgd": "subsampled-gaussian"}
+#: spellings of a reported +inf in an oracle input (any case; the schema oracle_rows lists the same)
+ORACLE_INFINITY = ("inf", "+inf", "infinity", "+infinity")
+#: the columns of an oracle input file (CSV header, or the keys of each JSON object)
+ORACLE_FIELDS = ("accountant", "mechanism", "noise_multiplier", "sampling_rate", "steps", "delta", "reported_eps")
 
 #: the format every writer emits (schema: ``schema-2.json``)
 FORMAT = "dpverify-certificate/2"

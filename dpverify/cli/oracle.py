@@ -88,8 +88,10 @@ def _run(args: argparse.Namespace) -> int:
         result = run_rows(rows, tolerance=tol, digits=digits, time_budget=budget, progress=_progress)
         import hashlib
 
+        # the file's text travels with the rows: verify re-reads every row from it, so a row cannot
+        # say the file reported what it did not (the sha256 alone only names the file)
         inputs = {"input": path.name, "input_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                  "tolerance": args.tolerance, "digits": digits}
+                  "input_text": text, "tolerance": args.tolerance, "digits": digits}
         title = f"dpverify oracle: {path.name}"
     else:
         if args.battery not in BATTERIES:

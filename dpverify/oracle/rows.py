@@ -17,19 +17,19 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..schemas import at, load_csv, load_json
-from ..certificate.format import ORACLE_MECHANISMS
+from ..certificate.format import ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
 from ..limits import MAX_ORACLE_CONFIGURATIONS, MAX_STEPS
 
 __all__ = ["Config", "Row", "check_configurations", "parse_rows", "FIELDS", "MAX_ORACLE_CONFIGURATIONS",
            "MAX_STEPS"]
 
-FIELDS = ("accountant", "mechanism", "noise_multiplier", "sampling_rate", "steps", "delta", "reported_eps")
+FIELDS = ORACLE_FIELDS
 MECHANISMS = ORACLE_MECHANISMS
 #: names that mean the same configuration (one vocabulary with `sweep` grids and the corpus)
-ALIASES = {"dpsgd": "subsampled-gaussian"}
+ALIASES = ORACLE_ALIASES
 #: spellings of a reported +inf (Python's str(float("inf")), and what JSON writers print);
 #: the shipped schema oracle_rows lists the same
-INFINITY = ("inf", "+inf", "infinity", "+infinity")
+INFINITY = ORACLE_INFINITY
 
 
 @dataclass(frozen=True)

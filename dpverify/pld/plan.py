@@ -208,6 +208,11 @@ class Plan:
     #: central-limit estimate (off by up to 5x on the benchmark rows); 0 where every
     #: near-top direction's delta was read off the windowed float law (within 1%)
     delta_hedge: int = 2
+    #: False when a near-top direction's estimate rests on the central-limit model alone (no float
+    #: law read it): for a skewed loss (Poisson sampling with about one expected inclusion) that
+    #: model puts delta(2) of sigma 1.1, q 0.01, T 100 at e^-153 where it is 3.2e-12, and its
+    #: width per h^2 100x too high; :func:`planned_grid` then starts a delta query coarse
+    checked: bool = True
 
 
 #: knots a step's loss range spans in the plan's discretisation (a coarser
@@ -740,7 +745,8 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                 fine = None
             plans.append(Plan(e, ld, slope, 2 * z * math.sqrt(V) + spread, width_h2,
                               ((d, e if kind == "eps" else ld, width_h2),),
-                              delta_hedge=2 if fine is None else 0))
+                              delta_hedge=2 if fine is None else 0,
+                              checked=est is not None or fine is not None))
         if kind == "eps" and fine_eps and all(p is not None for p in fine_eps):
             # only where every direction has it: the top direction is chosen by comparing
             # the directions' estimates, and the float law's (within 1 %) beside a
@@ -758,7 +764,8 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
         worst = Plan(max(p.eps for p in plans), max(p.log_delta for p in plans),
                      max(p.slope for p in plans), max(p.range_nats for p in plans),
                      max(p.width_h2 for p in near), tuple(p.per_direction[0] for p in plans),
-                     sum(st.count for st in steps), max(p.delta_hedge for p in near))
+                     sum(st.count for st in steps), max(p.delta_hedge for p in near),
+                     all(p.checked for p in near))
         if not all(map(math.isfinite, (worst.eps, worst.log_delta, worst.slope, worst.range_nats,
                                        worst.width_h2))):
             return None
@@ -767,6 +774,10 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
         return worst
     except Exception:  # only a speed hint: any failure falls back to first_grid
         return None
+
+
+#: the first grid of a delta query whose plan no float law confirmed (:func:`planned_grid`)
+UNCHECKED_DELTA_GRID = 8
 
 
 def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
@@ -782,6 +793,13 @@ def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
     # labels: its losses spread about sqrt(T / 12) h around the label, and
     # beyond about half a nat the lower end collapses to 0 whatever the width
     # model says (measured: T = 1e7 at 2^-9; 2^-11 is fine)
+    if kind == "delta" and not plan.checked:
+        # a width no float law confirmed may be off by orders of magnitude (Plan.checked): a
+        # grid it asks for can outlast any budget (2^-16 for a delta of 3e-12 that 2^-12
+        # certifies to 1e-4 in a second), so a coarse level measures the width first and the
+        # h^2 law of the levels (refine._inc_for) picks the next; it costs at most 4^-k of a
+        # grid k halvings finer
+        m = min(m, UNCHECKED_DELTA_GRID)
     m = max(m, math.ceil(math.log2(2 * math.sqrt(max(1, plan.steps) / 12))))
     return max(4, min(20, m))
 

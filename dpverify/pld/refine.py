@@ -201,6 +201,10 @@ class _Coarser(Exception):
         self.m = m
 
 
+#: the finest unit (bits) a delta query's first level takes from a plan no float law
+#: confirmed: the unplanned unit's 160 bits and a margin
+UNCHECKED_UNIT_BITS = 200
+
 #: A width within this factor of the requested one counts as "narrowly
 #: missed": the best enclosure is returned with a note (unless strict).
 NARROW_FACTOR = 10.0
@@ -330,7 +334,12 @@ def refine_query(
         # Fourier window); a wrong estimate costs bits or a rescaled level, never
         # soundness (the rescale below still applies). Much smaller would also
         # push the Fourier power's allowance below its binary64 floor.
-        scale = Fraction(1, 1 << (plan.delta_hedge + max(0, math.ceil(-plan.log_delta / math.log(2)))))
+        bits = plan.delta_hedge + max(0, math.ceil(-plan.log_delta / math.log(2)))
+        # an estimate no float law confirmed (Plan.checked) may be hundreds of decades low
+        # (e^-1460 for a true 1.8e-13 at sigma 1.1, q 0.01, T 10, eps 2: a 2^-2150 unit, 21 s on
+        # the first level instead of 0.4 s): no finer than the unit of an unplanned query; the
+        # rescale after the first level then follows the certified ends
+        scale = Fraction(1, 1 << (bits if plan.checked else min(bits, UNCHECKED_UNIT_BITS)))
     if plan is not None:
         # the first level's length from the plan, before it is discretised:
         # a level that would outgrow memory is coarsened up front
@@ -348,6 +357,19 @@ def refine_query(
         return PldResult(lo_all, hi_all, prev["m"] if prev else m, prev["K"] if prev else 0,
                          time.monotonic() - t0, _rel(lo_all, hi_all),
                          {d.name: (d.lo, d.hi) for d in dirs}, levels, note, ends)
+
+    def merge(results: list) -> tuple[Fraction, Optional[Fraction]]:
+        """Each direction keeps its best certified ends; the maximum's enclosure."""
+        for d, lo, hi in results:
+            if kind == "eps" and d.name in ends and (hi is None or hi > ends[d.name]):
+                hi = ends[d.name]  # delta(B) = 0 <= delta: eps(delta) <= B
+            if lo is not None and (d.lo is None or lo > d.lo):
+                d.lo = lo
+            if hi is not None and (d.hi is None or hi < d.hi):
+                d.hi = hi
+        lo = max((d.lo for d in dirs if d.lo is not None), default=Fraction(0))
+        his = [d.hi for d in dirs]
+        return lo, None if any(h is None for h in his) else max(his)  # type: ignore[type-var]
 
     def stop(why: str, timed: bool = False) -> PldResult:
         rel = _rel(lo_all, hi_all)
@@ -375,9 +397,9 @@ def refine_query(
             if t_level + est > deadline:
                 return stop(f"the next grid (2^-{m}) would exceed the time budget of "
                             f"{time_budget:g} s (estimated {est:.3g} s more)", timed=True)
+        results: list = []
         try:
             tick()
-            results = []
             order = active
             settle = prev is None and plan is not None and bool(plan.per_direction) and m_start is None
             if settle:
@@ -403,6 +425,9 @@ def refine_query(
                     hi = hi2 if hi is None or (hi2 is not None and hi2 < hi) else hi
                 results.append((d, lo, hi))
         except _Deadline:
+            # the directions this level finished are certified all the same: the best enclosure
+            # reported keeps them (the message only: a run the clock stopped is never an answer)
+            lo_all, hi_all = merge(results)
             return stop(f"the time budget of {time_budget:g} s ran out during grid 2^-{m}", timed=True)
         except _Coarser as c:
             m = c.m
@@ -414,16 +439,7 @@ def refine_query(
             if prev is not None:  # a finer grid outgrew memory: report the best so far
                 return stop(f"grid 2^-{m} outgrew the memory budget ({exc})")
             raise
-        for d, lo, hi in results:
-            if kind == "eps" and d.name in ends and (hi is None or hi > ends[d.name]):
-                hi = ends[d.name]  # delta(B) = 0 <= delta: eps(delta) <= B
-            if lo is not None and (d.lo is None or lo > d.lo):
-                d.lo = lo
-            if hi is not None and (d.hi is None or hi < d.hi):
-                d.hi = hi
-        lo_all = max((d.lo for d in dirs if d.lo is not None), default=Fraction(0))
-        his = [d.hi for d in dirs]
-        hi_all = None if any(h is None for h in his) else max(his)  # type: ignore[type-var]
+        lo_all, hi_all = merge(results)
         cost = time.monotonic() - t_level
         prev = {"m": m, "K": K, "seconds": cost, "dirs": len(active),
                 "length": max(d.length for d in dirs)}
@@ -468,6 +484,9 @@ def tightened_width(plan: Any, kind: str, rel_width: float, afford_length: int) 
     (a float answer, such as the dp_accounting drop-in's, is then as close to the truth
     as that grid makes it). A function of the plan only, never of a clock."""
     best = rel_width
+    if kind == "delta" and not plan.checked:
+        # the planned grid of an unchecked delta plan is a coarse start, not a cost: no tightening
+        return best
     for k in (1, 2, 3):
         w = rel_width / 10 ** k
         if plan.range_nats * (1 << planned_grid(plan, kind, w)) > afford_length:

@@ -55,7 +55,7 @@ from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .gdp import exact_input
 from .pld import _power as _square_multiply
 from .shuffle import _count
-from .verify import Recheck, parse_bound, register
+from .verify import BudgetExceeded, Recheck, register, root_enclosure
 
 _U = 128
 _PREC = 320
@@ -665,12 +665,14 @@ def _bound_work(r: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]],
                                    "cap: it writes no certificate beyond it)")
 
 
-def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[Fraction, ...]" = ()):
+def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[Fraction, ...]" = (),
+                 near: "tuple[Fraction, ...]" = ()):
     """eps -> (lo, hi) exact rationals bounding delta(eps) of the run: one epoch on the recorded
     ``bins_grid``, E >= 2 epochs on the recorded ``bins_epochs`` (the other hint must be absent).
     The work is bounded before any product (:func:`_bound_work`); for one epoch, the eps values
     ``evals`` the caller will ask about are checked against the grid's reach first (:func:`_reach`),
-    and the products stop at the degrees those eps read."""
+    and the products stop at the degrees those eps read, or those of the eps ``near`` them (the points
+    just past a recorded end where a refutation is sought) when the grid reaches those."""
     if r["E"] == 1:
         if "bins_epochs" in result:
             raise MalformedCertificate("result.bins_epochs is for E > 1 epochs; one epoch records bins_grid")
@@ -684,6 +686,11 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[
             # still sound on the cut laws: the upper hinge refuses degrees beyond it (exit 3), the
             # lower one only drops nonnegative terms.
             need = max(_reach(r, g, eps) for eps in evals)
+            for eps in near:
+                try:
+                    need = max(need, _reach(r, g, eps))
+                except CouldNotReprove:  # beyond the recorded grid: its whole keep, no more
+                    need = g["keep"]
             g = {**g, "keep": max(1, min(g["keep"], need))}
         L = _Laws(r, g)
 
@@ -698,6 +705,10 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[
     return _Epochs(r, grids, loss).delta
 
 
+#: how far past the recorded ends the products of an eps kind reach (relative; see recheck_eps)
+_NEAR = Fraction(1, 2**32)
+
+
 @register("bins.epsilon", explain="balls-in-bins DP-SGD (E epochs, each re-allocated), enclosure of epsilon(delta): the pair of "
           "Chua et al. 2025 re-derived on MPFR intervals and exact GMP products at the recorded grid; hi accepted "
           "when delta_upper(hi) <= delta, lo when delta_lower(lo) > delta")
@@ -707,14 +718,25 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
     if not 0 < delta < 1:
         raise MalformedCertificate("inputs.delta must be in (0, 1)")
     lo, hi = _enclosure(result)
-    bounds = _delta_route(r, result, (hi, lo) if lo > 0 else (hi,))
-    if not bounds(hi)[1] <= delta:
-        raise CouldNotReprove(f"the upper end {hi} is not re-proved: delta_upper(hi) > delta on the recorded grid")
-    if lo > 0 and not bounds(lo)[0] > delta:
-        raise CouldNotReprove(f"the lower end {lo} is not re-proved: delta_lower(lo) <= delta on the recorded grid")
-    enc = result["enclosure"]  # the re-proved ends are the recorded ones, read as verify reads them
-    return Recheck(lo=parse_bound(enc["lo"], "result.enclosure.lo", 60, "f"),
-                   hi=parse_bound(enc["hi"], "result.enclosure.hi", 60, "c"), dps=60)
+    # the refuting points of root_enclosure lie within 2^-64 (relative) past the recorded ends: the
+    # products reach 2^-32 past them, when the grid does (the degrees the hinges read are monotone in eps)
+    wider = (hi * (1 + _NEAR),) + ((lo * (1 - _NEAR),) if lo > 0 else ())
+    bounds = _delta_route(r, result, (hi, lo) if lo > 0 else (hi,), wider)
+
+    def proves(x: Fraction, which: int) -> bool:
+        """delta_lower(x) > delta (which 0: eps >= x) or delta_upper(x) <= delta (which 1: eps <= x),
+        delta(eps) non-increasing; a point the recorded grid cannot reach proves nothing."""
+        try:
+            b = bounds(x)
+        except BudgetExceeded:
+            raise
+        except CouldNotReprove:
+            return False
+        return b[0] > delta if which == 0 else b[1] <= delta
+
+    # the one rule for roots: the recorded ends first, then (to refute) a point just past them
+    lo_i, hi_i = root_enclosure(result["enclosure"], lambda x: proves(x, 0), lambda x: proves(x, 1))
+    return Recheck(lo=lo_i, hi=hi_i, dps=60)
 
 
 recheck_claim = register("bins.claim", explain="balls-in-bins DP-SGD (E epochs, each re-allocated), verdict on a claimed (eps, delta): "

@@ -713,6 +713,19 @@ class _Tree:
         #: replace-one: (make, times) of the pairs one concrete dataset pair attains, or None
         self.realised: "list | None" = []
         self.wor_sizes: set = set()
+        #: (kind, noise multiplier, sampling rate, times) per leaf whose Renyi cumulant this route
+        #: encloses (plain or Poisson-sampled Gaussian, plain Laplace: :func:`rdp_delta_upper`);
+        #: None once any other leaf occurs
+        self.rdp: "list | None" = []
+
+
+def _note_rdp(out: _Tree, ev: Any, q: Fraction, times: int) -> None:
+    """Record a leaf for :func:`rdp_delta_upper`, or end that route for the tree."""
+    t = ev.get("type") if isinstance(ev, dict) else None
+    if out.rdp is not None and (t == "gaussian" or (t == "laplace" and q == 1)):
+        out.rdp.append((t, _num(ev, "noise_multiplier"), q, times))
+    else:
+        out.rdp = None
 
 
 def _flat(event: Any, rel: str) -> _Tree:
@@ -762,6 +775,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
                 raise MalformedCertificate(f"inputs.event: more than {EVENT_MAX_LEAVES} mechanism leaves (the "
                                            "producer's cap: each is discretised and composed on its own)")
     elif t == "zcdp":
+        out.rdp = None
         rho, xi = _num(ev, "rho"), _num(ev, "xi")
         if rho < 0 or xi < 0:
             raise CertificateRejected("zcdp needs rho, xi >= 0")
@@ -779,6 +793,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             out.non_private = True
             return
         out.blocks.append((_leaf(inner if isinstance(inner, dict) else {}, q, rel), times))
+        _note_rdp(out, inner, q, times)
         _realise_whole(inner.get("type") if q == 1 and isinstance(inner, dict) else None, times, out)
         if q == 1 and inner.get("type") == "gaussian":
             out.gauss.append((_num(inner, "noise_multiplier"), times))
@@ -789,11 +804,13 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             return
         out.blocks.append((_wor(ev, rel), times))
         out.others = True
+        out.rdp = None
         _realise_wor(ev, rel, times, out)
         if rel == "replace-one" and _int(ev, "sample_size") < _int(ev, "source_dataset_size"):
             out.upper_only = True  # AFA Cor 32: tight for one step only
     else:
         out.blocks.append((_leaf(ev, Fraction(1), rel), times))
+        _note_rdp(out, ev, Fraction(1), times)
         _realise_whole(t, times, out)
         if t == "gaussian":
             out.gauss.append((_num(ev, "noise_multiplier"), times))
@@ -929,9 +946,12 @@ def _check_nodes(ev: Any, path: str, depth: int = 0) -> None:
 #: the scales of the coarse passes of :func:`screen_delta` (the unit resolves about 1e-10 of each):
 #: a rung 10^-30 below the last, down to the PLD route's floor 10^-300, on its coarsest grid
 _RUNG, _RUNGS, _COARSE_M = mpf(10) ** -30, 11, 8
+#: a rung's unit resolves about this fraction of its scale (its lower end is 0 below it)
+_RESOLVES = mpf(10) ** -10
 
 
-def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded: Any) -> "Recheck | None":
+def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded: Any,
+                 upper: "mpf | None" = None) -> "Recheck | None":
     """A coarse independent enclosure of delta at ``inputs[key]`` that settles the recorded
     enclosure (disjoint from it, or inside it), or None when the search must refine.
 
@@ -942,7 +962,10 @@ def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded
     derivation), stopping at the first that settles the recorded one, whose lower end is above
     0 (the truth is then of that order), or whose scale reaches the recorded upper end's; after
     that the recorded upper end is at most 30 decades below the truth's scale, so the refinement
-    costs what a genuine certificate of the same delta costs."""
+    costs what a genuine certificate of the same delta costs. With ``upper``, a proved upper
+    bound of delta (:func:`rdp_delta_upper`), the rungs after the first whose unit cannot resolve
+    a delta that small are skipped (a genuine delta of 1.5e-201 walked six rungs, 11 s, to find
+    its scale): a skip only moves where the walk looks, every enclosure it uses is proved."""
     if not isinstance(recorded, dict):
         return None
     rec_lo, rec_hi = enclosure_of(recorded, "result.enclosure", 40)
@@ -950,12 +973,116 @@ def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded
         E = fraction_to_mpf(exact_input(inputs, key))
         for k in range(_RUNGS):
             scale = _RUNG ** k
+            if k > 0 and upper is not None and scale * _RESOLVES > upper:
+                # this rung's lower end would be 0 (the truth is at most ``upper``): where the walk
+                # would stop after it, the search starts now; a comparison that only chooses
+                if rec_hi >= scale * _RUNG:
+                    return None
+                continue
             lo, hi = bounds(inputs, "delta", E, scale, E, _COARSE_M, "both")
             if hi < rec_lo or lo > rec_hi or (rec_lo <= lo and hi <= rec_hi):
                 return Recheck(lo=lo, hi=hi, dps=40)
             if lo > 0 or rec_hi >= scale * _RUNG:
                 return None
     return None
+
+
+#: integer Renyi orders at which :func:`rdp_delta_upper` proposes (about 2^(1/4) apart up to 2^12):
+#: any order gives a valid bound, the best of these is evaluated
+_RDP_ORDERS = sorted({max(2, round(2 ** (k / 4))) for k in range(4, 49)})
+#: relations whose pairs the cumulants of :func:`rdp_delta_upper` describe (the add / remove pairs)
+_RDP_RELATIONS = ("add-remove", "add", "remove")
+
+
+def rdp_delta_upper(event: Any, rel: str, eps: Fraction) -> "mpf | None":
+    """An upper bound of delta(eps), the maximum over the relation's directions, from the Renyi
+    cumulants of the leaves, or None where a leaf has none here (anything but plain or
+    Poisson-sampled Gaussians and plain Laplace steps, or a relation other than add / remove).
+
+    Per direction d and integer order a >= 2: K_d(a) = log E_Q[(dP/dQ)^a] = (a - 1) D_a(P || Q)
+    adds over the composed steps (Mironov 2017 Prop 1), and delta_d(eps) = H_{e^eps}(P || Q) <=
+    zeta_a e^(K_d(a) - (a - 1) eps), zeta_a = (1/a)(1 - 1/a)^(a - 1) (Balle et al. 2020 Thm 21;
+    :func:`.rdp._balle_delta_exponent`). Each leaf's K (the one copy in :mod:`.rdp`): the
+    Gaussian's a (a - 1) / (2 z^2) (Mironov 2017 Prop 7, mu = 1/z under add / remove), Laplace
+    by its closed form (:func:`.rdp._laplace_cgf`, lambda = 1/b), the Poisson-subsampled
+    Gaussian's remove pair (P the mixture, Q = N(0, z^2)) by the binomial sum of Mironov, Talwar,
+    Zhang 2019 Sec 3.2 (:func:`.rdp._ssg_integer`), its add pair by its loss bound: L <=
+    -log(1 - q) P-almost surely (AFA Thm 11 (1)), so E_P[e^((a-1) L)] <= (1 - q)^-(a-1).
+    Directed rounding throughout; the order is a float proposal and every order proves a bound.
+    Far in the tail (delta below 1e-300, where the PLD route must resolve the recorded end) it
+    answers in milliseconds."""
+    from .rdp import _balle_delta_exponent, _laplace_cgf, _ssg_integer
+
+    tree = _flat(event, rel)
+    if rel not in _RDP_RELATIONS or not tree.rdp or tree.non_private or tree.has_zcdp:
+        return None
+    A = arith(96)
+
+    def proposal(d: str, a: int) -> float:
+        """The exponent in binary64 (log-sum-exp of the binomial sum): only chooses the order."""
+        f = 0.0
+        for t, z, q, times in tree.rdp:
+            if t == "laplace":
+                k = float(_laplace_cgf(A, Fraction(a), 1 / z)[1])
+            elif q == 1 or d == "remove":
+                c = float(1 / (2 * z * z))
+                if q == 1:
+                    k = a * (a - 1) * c
+                else:
+                    lq, l1q = math.log(float(q)), math.log1p(-float(q))
+                    logs = [math.lgamma(a + 1) - math.lgamma(j + 1) - math.lgamma(a - j + 1) + j * lq
+                            + (a - j) * l1q + (j * j - j) * c for j in range(a + 1)]
+                    top = max(logs)
+                    k = top + math.log(sum(math.exp(v - top) for v in logs))
+            else:
+                k = (a - 1) * -math.log1p(-float(q))
+            f += times * k
+        return f - (a - 1) * float(eps) - math.log(a) + (a - 1) * math.log1p(-1 / a)
+
+    def exponent(d: str, a: int) -> Iv:
+        f = A.q(0)
+        for t, z, q, times in tree.rdp:
+            if t == "laplace":
+                k = _laplace_cgf(A, Fraction(a), 1 / z)
+            elif q == 1:
+                k = A.q(Fraction(a * a - a) / (2 * z * z))
+            elif d == "remove":
+                k = _ssg_integer(A, a, z, q)
+            else:
+                k = A.mul(A.q(a - 1), A.neg(A.log(A.q(1 - q))))
+            f = A.add(f, A.mul(A.q(times), k))
+        return A.add(_balle_delta_exponent(A, Fraction(a), eps, eps), A.sub(f, A.q((a - 1) * eps)))
+
+    worst = mpfr("-inf")
+    for d in _DIRS[rel]:
+        try:
+            a = min(_RDP_ORDERS, key=lambda a: proposal(d, a))
+        except (OverflowError, ValueError):
+            a = _RDP_ORDERS[0]
+        worst = max(worst, exponent(d, a)[1])  # any order proves a bound: the proposal's is evaluated
+    if not gmpy2.is_finite(worst):
+        return None
+    return mpfr_to_mpf(A.up.exp(worst))
+
+
+def _settle_delta(U: "mpf | None", kind: str, inputs: Mapping[str, Any], recorded: Any) -> "Recheck | None":
+    """The recorded delta enclosure (of an events.delta or events.claim certificate) settled by
+    the Renyi tail bound ``U`` alone (:func:`rdp_delta_upper`): the independent enclosure [0, U] lies
+    inside a recorded [0, hi] with U <= hi, or below a recorded lower end (refused). A claim's
+    verdict is "holds" when U <= delta. None when the bound does not settle it (the PLD route
+    then decides). A forged [0, 1e-300] at claimed eps 199 kept the PLD route walking its unit
+    down to 1e-300 for more than 150 s; the true delta there is below 1e-3000."""
+    if U is None or not isinstance(recorded, dict):
+        return None
+    rec_lo, rec_hi = enclosure_of(recorded, "result.enclosure", 40)
+    if not (U < rec_lo or (rec_lo <= 0 and U <= rec_hi)):
+        return None
+    verdict = None
+    if kind == "claim":
+        if not mpf_to_fraction(U) <= exact_input(inputs, "delta"):
+            return None
+        verdict = "holds"
+    return Recheck(lo=mpf(0), hi=U, dps=40, verdict=verdict)
 
 
 #: below this delta an epsilon certificate is first screened at it (:func:`_screen_eps`)
@@ -1030,7 +1157,17 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
         if key and not exact_input(inputs, key) <= EVENT_MAX_EPS:  # the work grows with eps: the producer's cap
             raise MalformedCertificate(f"inputs.{key} beyond {EVENT_MAX_EPS} (the producer's cap for event trees)")
-        coarse = screen_delta(_bounds, inputs, key, result.get("enclosure")) if key else None
+        # the tail bound only where the recorded end lies below the screen's first rung (it is loose at
+        # moderate delta: 0.05 against a true 5.7e-7), so other certificates do not pay for it
+        enc = result.get("enclosure")
+        tail = key and isinstance(enc, dict) and enclosure_of(enc, "result.enclosure", 40)[1] < _RUNG
+        upper = rdp_delta_upper(inputs.get("event"), rel, exact_input(inputs, key)) if tail else None
+        coarse = _settle_delta(upper, kind, inputs, result.get("enclosure"))
+        if coarse is not None:
+            check_enclosure(result["enclosure"], coarse)  # inside, or refused here (disjoint)
+            return Recheck(lo=coarse.lo, hi=coarse.hi, dps=coarse.dps, verdict=coarse.verdict,
+                           proved=frozenset(proved))
+        coarse = screen_delta(_bounds, inputs, key, result.get("enclosure"), upper) if key else None
         if coarse is not None and kind == "claim":
             # settled at the route's own scale: disjoint is refused here by the acceptance rule; an
             # enclosure already inside still needs the search for the claim's verdict

@@ -42,7 +42,7 @@ from ..certificate.format import (ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
-           "markdown_table", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING",
+           "markdown_table", "require_format", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING",
            "STEPS", "PROOF", "ESTIMATE", "accept_rests_on", "explain_steps"]
 
 #: route statuses that can accept
@@ -69,6 +69,10 @@ class Kind:
     info: tuple[str, ...] = ()
     unverifiable: tuple[str, ...] = ()
     claim: bool = False
+    #: the first certificate format that defines the kind: a certificate of an earlier format
+    #: cannot be one of it (the 0.1.0 writer, the last of format 1, never wrote shuffle.*,
+    #: bins.* or replace.*: they came with format 2)
+    since: int = 1
 
     def routes(self) -> dict[str, Route]:
         return {k: v for k, v in (("lower", self.lower), ("upper", self.upper), ("verdict", self.verdict))
@@ -97,6 +101,11 @@ _PLD_LO = P("lower discretisation of every step's pair (pessimistic Q / optimist
             "g = B - eps (one event of the product), in directed rounding")
 _PLD_HI = P("connect-the-dots upper pair of every step (Doroshenko et al. 2022), exact convolution, truncated "
             "mass charged upward; " + _SUPPORT + ", and eps(delta) <= B")
+#: events.*: a tree of Gaussian / Laplace leaves (Poisson-sampled Gaussians included) under add / remove
+#: also has a Renyi tail bound of delta, which settles a recorded [0, hi] far in the tail first
+_EVENTS_HI = P(_PLD_HI.how + "; for a delta far in the tail of a Gaussian / Laplace tree under add / remove, "
+               "also delta <= zeta_a e^(K(a) - (a-1) eps), K the leaves' summed Renyi cumulants (MTZ 2019 "
+               "binomial sum, Mironov 2017 Prop 1, 7) and zeta_a of Balle et al. 2020 Thm 21, directed rounding")
 _PLD_HINTS = ("grid", "mass_unit", "relative_width")
 _GDPT_LO = P("G_f at head.argmax (a hint) >= m, m proposed by mpmath bisection and proved by delta_m(argmax) "
              "< f(argmax) in MPFR directed rounding; G_f(x) <= sup G_f")
@@ -179,9 +188,11 @@ _ROWS: list[Kind] = [
                              "or the two binomial series with a proved tail bound (fractional alpha)"),
          P("same enclosure, upper end"), info=_COMMON_INFO),
     Kind("rdp.epsilon", P("cells of log2(alpha - 1) with convex minorants of (alpha-1) D_alpha, every bound "
-                          "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL)"),
+                          "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL); the same cells "
+                          "just above a recorded upper end that does not hold refute the bracket"),
          P("the conversion at one order (alpha*, a hint) in " + _MPFR + "; optimal: ABC's gamma at the "
-           "recorded upper end proved >= D_alpha*"), hints=("alpha",), verdict=_CLAIM_V,
+           "recorded upper end proved >= D_alpha* (or just below a recorded lower end that does not hold: "
+           "refuted)"), hints=("alpha",), verdict=_CLAIM_V,
          info=_COMMON_INFO),
     Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: gamma(lo) < rdp "
                             "(gamma at one p, an upper bound)"),
@@ -220,49 +231,54 @@ _ROWS: list[Kind] = [
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
-    Kind("events.delta", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
+    Kind("events.delta", _PLD_LO, _EVENTS_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
-    Kind("events.claim", _PLD_LO, _PLD_HI, verdict=P("claimed delta against the independent enclosure"),
+    Kind("events.claim", _PLD_LO, _EVENTS_HI, verdict=P("claimed delta against the independent enclosure"),
          hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
          info=_COMMON_INFO + ("theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
     *[Kind(name, P("the max-of-batch-sums dataset pair (Chua et al. 2024) cut into cells at the recorded edges "
                    "(a hint), cell masses in MPFR directed rounding, composed over epochs by exact GMP products, "
-                   "P rounded down and Q up: delta(lo) > delta (eps kinds) or the composed lower curve (delta)"),
+                   "P rounded down and Q up: delta(lo) > delta (eps kinds; a proof just above a recorded upper end that "
+                   "does not hold refutes the bracket) or the composed lower curve (delta)"),
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
              "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+           certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"),
+           since=2)
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
     *[Kind(name, P("the balls-in-bins pair (Chua et al. 2025) on the recorded grid (a hint): cells rounded to "
                    "their lower edge, masses and T-fold GMP products rounded down, delta_remove = E[Y_dn] - c + "
                    "E[(c - S_dn/T)_+] and delta_add = E[(1 - c S_up/T)_+] on MPFR intervals; E > 1 epochs: "
                    "a sub-measure of the per-epoch loss (rounded down to the loss grid), composed E times (AFA "
-                   "Thm 10), E[(1 - e^(eps - X))_+]: delta(lo) > delta (eps kinds) or the re-derived lower end "
-                   "(delta)"),
+                   "Thm 10), E[(1 - e^(eps - X))_+]: delta(lo) > delta (eps kinds; a proof just above a recorded upper "
+                   "end that does not hold refutes the bracket) or the re-derived lower end (delta)"),
            P("the same pair with cells rounded to their upper edge, masses and products rounded up (tail at the "
              "top edge); E > 1: a super-measure of a per-epoch loss rounded up, unrepresented mass at +inf, "
-             "composed E times, the +inf part bounded by |nu|^E - |nu_f|^E: delta(hi) <= delta (eps kinds) or "
-             "the re-derived upper end (delta)"),
+             "composed E times, the +inf part bounded by |nu|^E - |nu_f|^E: delta(hi) <= delta (eps kinds; a "
+             "proof just below a recorded lower end that does not hold refutes the bracket) or the re-derived "
+             "upper end (delta)"),
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
-           hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+           hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
     *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route of a DP-SGD schedule or of "
                    "an event tree of Gaussian / Laplace steps (a zero-contribution replacement realises removal; "
                    "tight pair, AFA Thm 11 remark)"),
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
-             "second route, the factor and the product rounded up in MPFR"),
+             "second route, the factor and the product rounded up in MPFR; when the recorded lower end is not "
+             "re-proved, the same bound just below it refutes the bracket"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"))
+           certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
       for name in ("replace.epsilon", "replace.claim")],
     Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
                             "a zero-contribution replacement realises removal), its lower end >= lo"),
          P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
            "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
-         verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason")),
+         verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"),
+         since=2),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
                    "curve), > delta at the unsafe end (lower curve); shuffled and balls-in-bins templates by "
@@ -277,7 +293,11 @@ _ROWS: list[Kind] = [
     Kind("oracle.rows",
          verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
                    "from its reported number by exact comparisons against the independent enclosure, and its "
-                   "relative excess recomputed exactly from the reported number and the recorded enclosure"),
+                   "relative excess recomputed exactly from the reported number and the recorded enclosure; "
+                   "every row re-read from the recorded input text (inputs.input_text, whose sha256 is "
+                   "inputs.input_sha256) and compared exactly. Without that text (battery certificates, and "
+                   "--input ones written before it was recorded) the rows' accountants and reported numbers "
+                   "are bound to nothing verify reads: named in the summary as not confirmed"),
          certified=("configs", "rows"), info=_COMMON_INFO + ("notes",)),
 ]
 
@@ -300,6 +320,17 @@ def require_proving_routes(quantity: str, has_enclosure: bool, has_verdict: bool
             raise CouldNotReprove(f"{quantity}: the {what} has no proving route "
                                   f"({'none' if route is None else route.status}); it cannot be accepted")
     return kind
+
+
+def require_format(kind: Kind, fmt: str) -> None:
+    """Refuse (exit 2) a kind under a certificate format that did not define it: a shuffled
+    bracket relabelled ``dpverify-certificate/1`` claims an origin (the 0.1.0 writer) that never
+    wrote one, and format 1's looser schema and verdict names would apply to it."""
+    m = re.fullmatch(r"dpverify-certificate/(\d+)", fmt)
+    if m is not None and int(m.group(1)) < kind.since:
+        raise MalformedCertificate(
+            f"claim.quantity: {kind.name!r} is not a kind of format {fmt!r}: format {kind.since} introduced it "
+            "(the last format-1 writer, dpverify 0.1.0, never wrote one)")
 
 
 def _match(pattern: str, path: str) -> bool:
@@ -448,7 +479,8 @@ def markdown_table() -> str:
 
     for k in sorted(KINDS):
         row = KINDS[k]
-        lines.append(f"| `{k}` | {r(row.lower)} | {r(row.upper)} | {r(row.verdict)} | "
+        since = f" (format {row.since} on)" if row.since > 1 else ""
+        lines.append(f"| `{k}`{since} | {r(row.lower)} | {r(row.upper)} | {r(row.verdict)} | "
                      f"{', '.join(f'`{c}`' for c in row.certified) or '-'} | "
                      f"{', '.join(f'`{c}`' for c in row.unverifiable) or '-'} |")
     return "\n".join(lines)
@@ -494,6 +526,11 @@ _PLD_STEPS = [
 ]
 _steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
+    ("a delta enclosure [0, hi] (or a lower end above it) of a tree of Gaussian / Laplace leaves, Poisson-"
+     "sampled Gaussians included, under add / remove: settled first by delta <= zeta_a e^(K(a) - (a-1) eps), "
+     "K the sum of the leaves' Renyi cumulants (Mironov 2017 Prop 1, 7; MTZ 2019 binomial sum; the add "
+     "pair's loss bound) and zeta_a of Balle et al. 2020 Thm 21, in directed rounding; the order is a "
+     "float proposal", PROOF, True),
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
     ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "
@@ -554,6 +591,8 @@ _steps(["replace.delta"], _PLD_STEPS + [
 _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
     ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),
+    ("each row re-read from the recorded input text (CSV or JSON) and compared exactly; the text's sha256 "
+     "against inputs.input_sha256 (no text recorded: the rows are named as not confirmed)", PROOF, True),
 ])
 _RDP_CURVE_STEP = (
     "D_alpha in MPFR directed rounding: the Gaussian's exact rational alpha mu^2 / 2; Laplace, randomized "

@@ -8,17 +8,34 @@ number by exact comparisons of rationals (unsafe: reported < lo; loose: reported
 tolerance)); ``crashed`` is accepted only for a row without a reported number,
 so it cannot hide one; format 2 records ``inputs.row_count`` and a row count
 that differs is refused. The overall verdict is fails iff a row is unsafe.
+
+Rows and their input file. A certificate of ``dpverify oracle --input FILE`` written by
+this release records the file's text (``inputs.input_text``; ``inputs.input_sha256`` is
+its sha256, which the user compares with their file): every row is re-read from that
+text here (CSV or JSON, by the producer's rule on the recorded file name) and must
+state the same accountant, configuration and reported number, in the same order, as
+the certificate's row (:func:`check_rows_against_source`), so no row can say that the
+file reported what it did not. Earlier certificates name the file only by its sha256,
+and battery certificates record what the accountants returned when the battery ran:
+there the rows' accountants and reported numbers are not bound to anything verify
+can read, and the summary says so (the classification of each recorded number is
+still re-proved).
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
+import json
 from fractions import Fraction
+from pathlib import PurePath
 from typing import Any, Mapping
 
 import mpmath
 from mpmath import mpf
 
-from ..certificate.format import ORACLE_MECHANISMS
+from ..certificate.format import ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import mpf_to_fraction
 from .gdp import exact_input
@@ -75,11 +92,120 @@ def _check_excess(i: int, text: Any, reported: Fraction, lo: Fraction, hi: "Frac
                                   f"enclosure (exactly {float(x):.6g})")
 
 
+#: what the summary says is not confirmed when the rows are not bound to an input text
+UNBOUND_INPUT = ("result.rows' accountants and reported numbers (this certificate names its input file only by "
+                 "inputs.input_sha256; certificates written since the input text is recorded, inputs.input_text, "
+                 "have every row re-read from it)")
+UNBOUND_BATTERY = ("result.rows' accountants and reported numbers (what the accountants returned when the battery "
+                   "ran; verify does not run accountants)")
+
+
+def _source_records(inputs: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The records of the recorded input text, read as the producer reads its input file:
+    JSON when the recorded name ends in .json (or, not ending in .csv, the text starts with
+    '['), else CSV with a header line (names and cells stripped, blank lines skipped). A
+    text the producer would not read is refused: no certificate can come from it."""
+    text, name = inputs["input_text"], inputs.get("input", "")
+    if not isinstance(text, str) or not isinstance(name, str):
+        raise MalformedCertificate("inputs.input_text and inputs.input must be strings")
+    suffix = PurePath(name).suffix.lower()
+    if suffix == ".json" or (suffix != ".csv" and text.lstrip().startswith("[")):
+        try:
+            data = json.loads(text, parse_float=str, parse_int=str, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            raise CertificateRejected("inputs.input_text is not the JSON list of rows the oracle reads") from None
+        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+            raise CertificateRejected("inputs.input_text is not a JSON list of row objects")
+        return data
+    records = []
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        names = [h.strip() for h in next(reader, [])]
+        if sorted(names) != sorted(ORACLE_FIELDS):
+            raise CertificateRejected(f"inputs.input_text: its header is not the oracle's columns "
+                                      f"({', '.join(ORACLE_FIELDS)})")
+        for cells in reader:
+            if not cells or all(not c.strip() for c in cells) and len(cells) <= 1:
+                continue  # a blank line, skipped by the producer too
+            if len(cells) != len(names):
+                raise CertificateRejected(f"inputs.input_text line {reader.line_num}: {len(cells)} cells for "
+                                          f"{len(names)} columns")
+            records.append({h: c.strip() for h, c in zip(names, cells)})
+    except csv.Error as exc:
+        raise CertificateRejected(f"inputs.input_text is not CSV ({exc})") from None
+    return records
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a number")
+
+
+def _number(text: Any, where: str) -> Fraction:
+    try:
+        return exact_input({"x": str(text).strip()}, "x")
+    except MalformedCertificate:
+        raise CertificateRejected(f"{where} = {str(text)[:40]!r} is not a number the oracle reads") from None
+
+
+def _row_key(i: int, accountant: Any, conf: Mapping[str, Any], reported: Any, where: str) -> tuple:
+    """(accountant, mechanism, sigma, q, T, delta, reported) with the numbers as exact rationals
+    and a reported +inf as "inf": how a file row and a certificate row are compared."""
+    mech = str(conf.get("mechanism", "")).strip()
+    rep = str(reported).strip()
+    return (str(accountant).strip(), ORACLE_ALIASES.get(mech, mech),
+            *(_number(conf.get(k), f"{where} {k}") for k in ("noise_multiplier", "sampling_rate", "steps", "delta")),
+            "inf" if rep.lower() in ORACLE_INFINITY else _number(rep, f"{where} reported"))
+
+
+def check_rows_against_source(inputs: Mapping[str, Any], rows: list) -> None:
+    """Refuse (exit 1) unless the recorded input text is the one ``inputs.input_sha256`` names
+    and every row of it appears, in order, as the certificate's row: same accountant,
+    mechanism, exact numbers and reported number (an unsafe row rewritten as consistent, or
+    dropped with ``row_count``, no longer matches the text it claims to come from)."""
+    text = inputs["input_text"]
+    if not isinstance(inputs.get("input_sha256"), str):
+        raise MalformedCertificate("inputs.input_text needs inputs.input_sha256 (the sha256 the user compares "
+                                   "with their file)")
+    if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != inputs["input_sha256"]:
+        raise CertificateRejected("inputs.input_sha256 is not the sha256 of inputs.input_text")
+    records = _source_records(inputs)
+    if len(records) != len(rows):
+        raise CertificateRejected(f"the input text has {len(records)} rows, result.rows {len(rows)}: a row was "
+                                  "dropped or added")
+    for i, (src, row) in enumerate(zip(records, rows), start=1):
+        if not isinstance(row, dict) or not isinstance(row.get("configuration"), dict):
+            raise MalformedCertificate(f"row {i} is malformed")
+        if set(src) != set(ORACLE_FIELDS):
+            raise CertificateRejected(f"inputs.input_text row {i}: not the oracle's columns")
+        mine = _row_key(i, src["accountant"], src, src["reported_eps"], f"inputs.input_text row {i}")
+        theirs = _row_key(i, row.get("accountant"), row["configuration"],
+                          row.get("reported_exact", row.get("reported")) if row.get("reported") != "inf" else "inf",
+                          f"result.rows[{i}]")
+        if mine != theirs:
+            raise CertificateRejected(
+                f"row {i} ({str(row.get('accountant'))[:40]}): result.rows states "
+                f"{_show(theirs)}, the recorded input file {_show(mine)}")
+
+
+def _show(key: tuple) -> str:
+    acct, mech, s, q, t, d, rep = key
+    r = rep if rep == "inf" else f"{float(rep):.10g}"
+    return f"{acct!r} {mech} sigma={float(s):.6g} q={float(q):.6g} T={t} delta={float(d):.3g} reported {r}"
+
+
 @register("oracle.rows")
 def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     configs, rows = result.get("configs"), result.get("rows")
     if not isinstance(configs, list) or not isinstance(rows, list):
         raise MalformedCertificate("oracle certificates need result.configs and result.rows lists")
+    # the rows first (exact, cheap): a row the input text does not state is refused before any PLD work
+    if "input_text" in inputs:
+        if "battery" in inputs:
+            raise MalformedCertificate("inputs.input_text belongs to an --input certificate, not a battery")
+        check_rows_against_source(inputs, rows)
+        unbound: tuple = ()
+    else:
+        unbound = (UNBOUND_BATTERY if "battery" in inputs else UNBOUND_INPUT,)
     with mpmath.workdps(_DPS):
         tol = exact_input(inputs, "tolerance")
         certified: dict[tuple, tuple[mpf, mpf]] = {}
@@ -152,4 +278,4 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             _check_excess(i, r.get("excess"), reported, lo, hi, again)
             any_unsafe |= again == "unsafe"
         return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds",
-                       proved=frozenset({"configs", "rows"}))
+                       proved=frozenset({"configs", "rows"}), unconfirmed=unbound)

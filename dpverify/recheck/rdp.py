@@ -39,7 +39,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, exact_enclosure, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import enclose, exact_input, side, start_bits
-from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register
+from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register, root_enclosure
 
 #: the integer-order binomial sum of the subsampled Gaussian is summed up to this order
 #: (beyond, the certificate answers exit 3: the work is bounded before it starts)
@@ -895,43 +895,61 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         raise CertificateRejected("recorded order must be > 1")
     lo_rec = _frac_bound(result, "lo", "c")
     hi_rec = _frac_bound(result, "hi", "f")
-    hi = None
-    for last, dg in _ladder(result):
-        # the recorded width's digits first (cheap: the series at the order needs fewer
-        # terms), the precision floor's only where the first does not fit inside
-        try:
-            if conv == "optimal":
-                if hi_rec is None or hi_rec < 0:
-                    raise CouldNotReprove("an optimal-conversion rdp.epsilon needs a finite recorded upper end")
-                tol = _series_tol(mech, dg + 6)
-                if _decide(lambda A: _gamma_iv(A, a_star, hi_rec, d)[0],
-                           lambda A: A.div(mech.curve(A, a_star, tol), A.q(a_star - 1)), dg + 4) > 0:
-                    hi = exact_enclosure(hi_rec)[1]  # hi_rec is a binary number: exact at 512 bits
-            else:
+    enc = result.get("enclosure")
+    if not isinstance(enc, dict):
+        raise MalformedCertificate("rdp.epsilon needs result.enclosure")
+    ceiling, at_most = mpmath.inf, None
+    if conv == "optimal":
+        if hi_rec is None or hi_rec < 0:
+            raise CouldNotReprove("an optimal-conversion rdp.epsilon needs a finite recorded upper end")
+
+        def at_most(x: Fraction) -> bool:
+            """ABC's gamma at alpha* and eps = x proved >= D_alpha*: the conversion there is <= x."""
+            for last, dg in _ladder(result):
+                # the recorded width's digits first (cheap), the precision floor's if they do not decide
+                try:
+                    tol = _series_tol(mech, dg + 6)
+                    if _decide(lambda A: _gamma_iv(A, a_star, x, d)[0],
+                               lambda A: A.div(mech.curve(A, a_star, tol), A.q(a_star - 1)), dg + 4) > 0:
+                        return True
+                except _SlowSeries:
+                    pass
+            return False
+    else:
+        for last, dg in _ladder(result):
+            # the recorded width's digits first (cheap: the series at the order needs fewer
+            # terms), the precision floor's only where the first does not fit inside
+            try:
                 tol = _series_tol(mech, dg + 3)
                 v = enclose(lambda A: _eps_at(A, mech, conv, a_star, d, tol), dg).hi
                 if hi_rec is None or mpf_to_fraction(v) <= hi_rec or last:
-                    hi = v
-        except _SlowSeries:
-            if last:
+                    ceiling = v  # the conversion at alpha*: an upper end of the infimum, the route's own
+                    break
+            except _SlowSeries:
+                if last:
+                    raise
+
+    def at_least(x: Fraction) -> bool:
+        """inf over alpha of the conversion proved >= x on the cells (:func:`_prove_inf_at_least`);
+        an order converting below the recorded lower end refutes it (exit 1)."""
+        for last, dg in _ladder(result):
+            try:
+                _prove_inf_at_least(mech, conv, x, d, dg)
+                return True
+            except BudgetExceeded:
                 raise
-        if hi is not None:
-            break
-    if hi is None:
-        raise CouldNotReprove("the conversion at the recorded order is not proved below the recorded upper end")
-    if lo_rec is None or lo_rec <= 0:
-        return Recheck(lo=mpf(0), hi=hi, dps=digits + 20)  # eps >= 0 always: nothing to prove below
-    for last, dg in _ladder(result):
-        try:
-            _prove_inf_at_least(mech, conv, lo_rec, d, dg)
-            break
-        except BudgetExceeded:
-            raise
-        except CouldNotReprove:
-            if last:
-                raise
-    # [lo_rec, hi] encloses the infimum (lo proved on the cells, hi a value at one order)
-    return Recheck(lo=exact_enclosure(lo_rec)[0], hi=hi, dps=digits + 20)
+            except CouldNotReprove:  # a CertificateRejected subclass: first
+                continue
+            except CertificateRejected:
+                if x == lo_rec:
+                    raise
+                return False  # an order below a point past the recorded upper end: no refutation
+        return False
+
+    # the one rule for roots (verify.root_enclosure): the recorded ends first, then (to refute the
+    # certificate) a point just past them; eps >= 0 always (nothing to prove below 0)
+    lo_i, hi_i = root_enclosure(enc, at_least, at_most, ceiling=ceiling)
+    return Recheck(lo=lo_i, hi=hi_i, dps=digits + 20)
 
 
 def _ladder(result: Mapping[str, Any]) -> list:

@@ -32,9 +32,9 @@ from ..certificate.format import REPLACE_MAX_EPS, SENSITIVITY_CONVENTION
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import events as EV
 from . import pld as P
-from .core import arith, mpf_to_fraction
+from .core import arith, mpf_to_fraction, mpfr_to_mpf
 from .gdp import exact_input
-from .verify import RECHECKERS, Recheck, check_enclosure, parse_bound, register
+from .verify import RECHECKERS, BudgetExceeded, Recheck, check_enclosure, parse_bound, register, root_enclosure
 
 #: working precision of the group-privacy product (bits): one rounding of the factor and one of
 #: the product, far below the margin a genuine bracket leaves
@@ -120,22 +120,45 @@ def _times_factor(half: Fraction, up_hi: mpf) -> Any:
 
 def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: Mapping,
            bounds: "Callable | None" = None) -> mpf:
-    """The recorded lower end, once the remove curve's independent enclosure lies inside
-    ``result.lower`` and its lower end is >= the recorded one."""
+    """The remove direction's independent lower end (a lower end of the replace-one quantity),
+    once its enclosure lies inside ``result.lower``; 0 when no lower curve is recorded (then the
+    recorded lower end must be 0)."""
     rec_lo = parse_bound(enc.get("lo"), "result.enclosure.lo", 40)
     if low is None:
         if rec_lo > 0:
             raise MalformedCertificate("result.lower is required for a lower end above 0")
-        return rec_lo  # [0, hi]: nothing to re-prove below
+        return mpf(0)  # [0, hi]: nothing to re-prove below
     inputs = dict(base, neighboring="remove", **{key: value})
     if key == "eps":  # a delta curve: its unit is sized by the route, not by the recorded detail
         re = _delta_detail(rec, bounds, inputs, low)
     else:  # an epsilon curve's unit is sized by the input delta
         re = rec(inputs, {"enclosure": dict(low)})
         check_enclosure(dict(low), re)
-    if re.enclosure()[0] < rec_lo:
-        raise CouldNotReprove("the remove direction's lower end is not re-proved up to the recorded lower end")
-    return rec_lo
+    return max(re.enclosure()[0], mpf(0))
+
+
+def _group_at_most(rec_delta: Callable, bounds: Callable, base: dict, delta: Fraction, x: Fraction,
+                   up: "Mapping | None") -> bool:
+    """Group privacy proves epsilon_replace(delta) <= x: (1 + e^(x/2)) delta_add-remove(x/2) <= delta,
+    the add-remove curve by the PLD second route, the factor and the product rounded up. At the
+    recorded upper end the curve's recorded enclosure ``up`` (a certified detail) must hold the
+    independent one; elsewhere the route is sized toward [0, delta / (1 + e^(x/2))]."""
+    half = x / 2
+    inputs = dict(base, neighboring="add-remove", eps=f"{half.numerator}/{half.denominator}")
+    if up is None:
+        A = arith(_BITS)
+        t = A.dn.div(A.q(delta)[0], A.up.add(A.q(1)[1], A.exp(A.q(half))[1]))
+        up = {"lo": "0", "hi": mpmath.nstr(mpfr_to_mpf(t), 20, strip_zeros=False) if t > 0 else "0"}
+        try:
+            up_re = _delta_detail(rec_delta, bounds, inputs, up)
+        except BudgetExceeded:
+            raise
+        except CertificateRejected:  # CouldNotReprove included: no proof at x
+            return False
+    else:
+        up_re = _delta_detail(rec_delta, bounds, inputs, up)
+    A, total = _times_factor(half, up_re.enclosure()[1])
+    return total <= A.q(delta)[0]  # against delta rounded down
 
 
 def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf, mpf]:
@@ -144,21 +167,28 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
     enc, low, up = _details(result, False)
     hi_text = enc.get("hi")
     try:
-        eps_star = Fraction(hi_text) / 2
+        hi_exact = Fraction(hi_text)
     except (TypeError, ValueError, ZeroDivisionError):
         raise MalformedCertificate("result.enclosure.hi must be a decimal") from None
-    if not 0 <= eps_star <= REPLACE_MAX_EPS:
+    if not 0 <= hi_exact / 2 <= REPLACE_MAX_EPS:
         raise MalformedCertificate(f"result.enclosure.hi out of range [0, {2 * REPLACE_MAX_EPS}] (the add/remove "
                                    f"curve is evaluated at hi / 2, at most {REPLACE_MAX_EPS}: the producer's cap)")
-    # the recorded details are certified numbers too: each independent enclosure must lie inside
-    up_re = _delta_detail(rec_delta, bounds, dict(base, neighboring="add-remove",
-                                          eps=f"{eps_star.numerator}/{eps_star.denominator}"), up)
-    A, total = _times_factor(eps_star, up_re.enclosure()[1])
-    if not total <= A.q(delta)[0]:  # against delta rounded down
-        raise CouldNotReprove(f"(1 + e^eps*) delta_add-remove(eps*) <= {float(total):.8g} is not "
-                              f"re-proved <= delta at eps* = hi/2")
-    lo = _lower(rec_eps, base, "delta", inputs["delta"], low, enc)
-    return lo, parse_bound(hi_text, "result.enclosure.hi", 40)
+    # the recorded details are certified numbers too: each independent enclosure must lie inside.
+    # The upper end at the recorded hi (exact) with its recorded curve; an end that does not hold
+    # is answered by the one rule for roots (verify.root_enclosure), which seeks a refutation
+    upper_ok = _group_at_most(rec_delta, bounds, base, delta, hi_exact, up)
+    floor = _lower(rec_eps, base, "delta", inputs["delta"], low, enc)
+
+    def at_most(x: Fraction) -> bool:
+        if upper_ok and x >= hi_exact:
+            return True
+        if abs(x - hi_exact) <= hi_exact / 2**200:
+            return False  # the recorded end read inward: tried above, with its recorded curve
+        return 0 <= x / 2 <= REPLACE_MAX_EPS and _group_at_most(rec_delta, bounds, base, delta, x, None)
+
+    hi_m = parse_bound(hi_text, "result.enclosure.hi", 40, "c")
+    ceiling = hi_m if upper_ok else mpmath.inf
+    return root_enclosure(enc, None, at_most, floor=floor, ceiling=ceiling)
 
 
 @register("replace.epsilon", explain="Poisson sampling under replace-one (a DP-SGD schedule or an event tree of "

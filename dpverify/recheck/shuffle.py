@@ -48,7 +48,7 @@ from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Iv, arith, ceil_int, floor_int, mpfr_to_mpf, mpf_to_fraction
 from .gdp import delta_mu_iv, exact_input, side, fraction_to_mpf
-from .verify import Recheck, parse_bound, register
+from .verify import Recheck, parse_bound, register, root_enclosure
 
 try:
     import gmpy2 as _gmpy2
@@ -345,17 +345,22 @@ def _swaps(rel: str) -> tuple[bool, ...]:
 _EPS_NOTHING = Fraction(2 * (_K + 32))
 
 
-def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fraction, eps: Fraction) -> bool:
+def _lower_eps_holds(r: Mapping[str, Any], result: Mapping[str, Any], delta: Fraction, eps: Fraction,
+                     memo: "dict | None" = None) -> bool:
     """Some prefix J gives A_J - e^eps B_J > delta 2^K (then delta(eps) > delta), decided
-    in exact rationals with e^eps rounded up."""
+    in exact rationals with e^eps rounded up. ``memo`` keeps the prefixes (they do not
+    depend on eps) between calls at several eps."""
     if eps > _EPS_NOTHING:
         return False
     X, D = _exp_up(eps)
     dl = delta * (1 << _K)
     bound = dl.numerator * D  # A - (X/D) B > n/d  <=>  (A D - X B) d > n D, in integers
+    memo = {} if memo is None else memo
     for pair in _pairs(r["rel"]):  # the producer's pair first; a proof by any one suffices
         for swap in _swaps(r["rel"]):
-            for A, B in _prefixes(r, result, swap, pair):
+            if (swap, pair) not in memo:
+                memo[swap, pair] = _prefixes(r, result, swap, pair)
+            for A, B in memo[swap, pair]:
                 if (A * D - X * B) * dl.denominator > bound:
                     return True
     return False
@@ -390,7 +395,6 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
     enc = result.get("enclosure")
     if not isinstance(enc, Mapping):
         raise MalformedCertificate("result.enclosure is missing")
-    lo = parse_bound(enc.get("lo"), "result.enclosure.lo", _DPS, "c")
     with mpmath.workdps(_DPS):
         prop = _eps_upper(r, fraction_to_mpf(delta))  # a proposal: proved above the root next
     # eps(delta) >= 0 by definition: a negative root (delta above delta_mu(0)) is proved at 0
@@ -401,13 +405,11 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
     # increases in mu (mu <= mu+)
     if side(lambda A: delta_mu_iv(A, mu_hi, h), lambda A: A.q(delta), 20) != -1:
         raise CouldNotReprove("the no-amplification Gaussian's eps is not re-proved below the proposed upper end")
-    hi = prop
-    if lo <= 0:
-        return mpf(0), hi
-    lo_q = mpf_to_fraction(lo)
-    if not _lower_eps_holds(r, result, delta, lo_q):
-        raise CouldNotReprove(f"the lower end {enc.get('lo')} is not re-proved by the max-statistic pair")
-    return lo, hi
+    # the lower end by the max-statistic pair at the recorded lower end (or, to refute the
+    # certificate, just above its upper end); the upper end is the route's own: the one rule
+    # for roots (verify.root_enclosure) makes the enclosure the acceptance rule judges
+    memo: dict = {}
+    return root_enclosure(enc, lambda x: _lower_eps_holds(r, result, delta, x, memo), None, ceiling=prop)
 
 
 @register("shuffle.epsilon", explain="shuffle-and-iterate DP-SGD, bracket of epsilon(delta): the upper end "

@@ -22,7 +22,12 @@ Order of checks for one certificate (:func:`verify_certificate`):
      recorded [lo, hi] -> accepted; disjoint -> refused (exit 1); otherwise
      "could not re-prove" (exit 3, never an accept). An infinite recorded
      endpoint asserts that the value is infinite: it is refused when the
-     independent route shows a finite value there;
+     independent route shows a finite value there. A root that a route proves
+     only at points (epsilon(delta) of shuffled, balls-in-bins, replace-one
+     and RDP brackets) gets its independent enclosure from
+     :func:`root_enclosure`, which also seeks a proof just past a recorded end
+     that does not hold, so that a provably false bracket is disjoint (exit 1)
+     rather than merely not re-proved;
    * checks: the independent verdict must equal the recorded
      ``result.verdict`` -> accepted; the opposite decided verdict -> refused;
      an undecided re-derivation -> exit 3. Claim certificates additionally
@@ -61,6 +66,7 @@ import json
 import signal
 import threading
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional
 
@@ -69,12 +75,13 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
+from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
 
 __all__ = [
     "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
-    "needed_digits", "parse_bound", "accept_enclosure", "accept_verdict", "BUDGET_SECONDS",
+    "needed_digits", "parse_bound", "accept_enclosure", "root_enclosure", "accept_verdict", "BUDGET_SECONDS",
     "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of",
 ]
 
@@ -108,6 +115,9 @@ class Recheck:
     proved: frozenset = frozenset()
     #: result field path -> independent (lo, hi) enclosure, checked by the acceptance rule
     details: Mapping[str, tuple] = field(default_factory=dict)
+    #: what the certificate states that no route here can re-prove or bind (named in the
+    #: summary as not part of what is confirmed, as format 1's unverifiable fields are)
+    unconfirmed: tuple = ()
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
         if self.lo is not None and self.hi is not None:
@@ -209,14 +219,70 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
     if lo <= a and b <= hi:
         return
     if b < lo or a > hi:
+        # ends that part past the 17th digit (a refutation just past a recorded end) are shown
+        # to 24, so that the message shows them apart
+        n = 24 if _s(b) == _s(lo) or _s(a) == _s(hi) else 17
         raise CertificateRejected(
-            f"{what}: the independent enclosure [{_s(a)}, {_s(b)}] is disjoint from the recorded "
-            f"[{_s(lo)}, {_s(hi)}]"
+            f"{what}: the independent enclosure [{_s(a, n)}, {_s(b, n)}] is disjoint from the recorded "
+            f"[{_s(lo, n)}, {_s(hi, n)}]"
         )
     raise CouldNotReprove(
         f"{what}: the independent enclosure [{_s(a)}, {_s(b)}] is not inside the recorded "
         f"[{_s(lo)}, {_s(hi)}] and not disjoint from it"
     )
+
+
+#: how far past a recorded end (relative) :func:`root_enclosure` seeks a refuting proof: a proof
+#: at the end itself would leave the independent end equal to the recorded one, which the rule
+#: reads as overlap, not as disjoint
+_PAST = Fraction(1, 2**64)
+
+
+def root_enclosure(enc: Mapping[str, Any], at_least: "Optional[Callable[[Fraction], bool]]",
+                   at_most: "Optional[Callable[[Fraction], bool]]", floor: mpf = mpf(0),
+                   ceiling: mpf = mpmath.inf) -> tuple[mpf, mpf]:
+    """The independent enclosure of a root x* >= 0 (an epsilon(delta)) that a re-checker
+    proves at points, for :func:`accept_enclosure` to judge against the recorded ``enc``.
+
+    ``at_least(x)`` proves x* >= x, ``at_most(x)`` proves x* <= x (each False when its proof
+    does not go through; None: the route has no such point proof); ``floor`` / ``ceiling``
+    are ends the route proved on its own. The recorded ends are tried first (read inward, so a
+    proof there is a proof at the recorded end), and a genuine certificate gets its recorded
+    ends back, read as the rule reads them. When an end is not proved, a proof just past the
+    other end is sought: x* > hi (at_least at hi (1 + 2^-64)) or x* < lo (at_most at
+    lo (1 - 2^-64)); either makes the independent enclosure disjoint from the recorded one and
+    the rule refuses the certificate (exit 1: its statement is proved false). Otherwise what
+    was proved is returned and the rule answers exit 3."""
+    lo_m = parse_bound(enc.get("lo"), "result.enclosure.lo", rounding="f")
+    hi_m = parse_bound(enc.get("hi"), "result.enclosure.hi", rounding="c")
+    if ceiling < lo_m or floor > hi_m:
+        return floor, ceiling  # disjoint on the route's own ends: no point proof needed
+
+    def point(v: mpf, sign: int = 0) -> "Fraction | None":
+        """v (moved past itself by 2^-64 relative when ``sign``) as an exact rational, or None
+        outside [2^-4096, 2^4096] (no eps there is proved at a point: not expanded)."""
+        if not mpmath.isfinite(v) or v != 0 and not mpf(2) ** -4096 < abs(v) < mpf(2) ** 4096:
+            return None
+        x = mpf_to_fraction(v)
+        return x + sign * (abs(x) or 1) * _PAST
+
+    lo_in = point(parse_bound(enc.get("lo"), "result.enclosure.lo", rounding="c"))
+    hi_in = point(parse_bound(enc.get("hi"), "result.enclosure.hi", rounding="f"))
+    above_hi, below_lo = point(hi_m, 1), point(lo_m, -1)
+    a, b = floor, ceiling
+    if ceiling <= hi_m or hi_m == mpmath.inf:
+        b = min(ceiling, hi_m)
+    elif at_most is not None and hi_in is not None and at_most(hi_in):
+        b = hi_m
+    elif at_least is not None and above_hi is not None and at_least(above_hi):
+        return max(floor, exact_enclosure(above_hi)[0]), ceiling
+    if lo_m <= floor:
+        a = floor
+    elif at_least is not None and lo_in is not None and at_least(lo_in):
+        a = lo_m
+    elif at_most is not None and below_lo is not None and below_lo >= 0 and at_most(below_lo):
+        return floor, min(ceiling, exact_enclosure(below_lo)[1])
+    return a, b
 
 
 def accept_verdict(recorded: Any, independent: Optional[str], what: str) -> None:
@@ -237,8 +303,8 @@ def accept_verdict(recorded: Any, independent: Optional[str], what: str) -> None
     raise CertificateRejected(f"{what}: recorded {recorded!r}, the independent route decides {independent!r}")
 
 
-def _s(x: mpf) -> str:
-    return mpmath.nstr(x, 17) if mpmath.isfinite(x) else str(x)
+def _s(x: mpf, digits: int = 17) -> str:
+    return mpmath.nstr(x, digits) if mpmath.isfinite(x) else str(x)
 
 
 # --------------------------------------------------------------------------- budget
@@ -371,6 +437,7 @@ def _verify(cert: Any) -> str:
     if recorded is not None and digits is not None:
         _check_width(recorded, digits, enc)
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
+    kinds.require_format(kind, fmt)
     kinds.check_result_keys(kind, result)
     if isinstance(claim.get("relation"), dict) and not _verdict_key_present(cert, fmt):
         raise MalformedCertificate(f"{quantity} states a claim (claim.relation): result.verdict is missing")
@@ -402,6 +469,7 @@ def _verify(cert: Any) -> str:
         raise CouldNotReprove("the re-checker returned no result")
     for path, ind in re.details.items():
         accept_enclosure(enclosure_of(_field(result, path), f"result.{path}", 60), ind, f"result.{path}")
+    ignored += list(re.unconfirmed)
     proved = frozenset(re.proved) | frozenset(re.details) | _verdict_aliases(cert, fmt)
     kinds.check_details(kind, result, proved)
     shown = ""
