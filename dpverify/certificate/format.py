@@ -25,7 +25,7 @@ from ..errors import MalformedCertificate
 
 __all__ = ["FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
-           "EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
+           "EVENT_FIELDS", "LEGACY_EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
            "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
            "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP"]
 
@@ -59,6 +59,18 @@ EVENT_FIELDS: dict[str, dict[str, str]] = {
     "balls_in_bins": {"dataset_size": "int1", "batch_size": "int1", "epochs": "int1", "event": "event"},
     "self_composed": {"count": "int0", "event": "event"},
     "composed": {"events": "events"},
+}
+
+#: legacy step item (``{"mechanism": ..., ...}`` in the ``events`` list of ``audit dpsgd --events``
+#: and in ``inputs.events`` of a pld.* certificate) -> its fields (besides ``mechanism``) and their
+#: kinds ("prob1": in (0, 1]). Each item takes exactly its own mechanism's keys: a ``gaussian`` item
+#: is the unsampled Gaussian and has no rate; a key of another mechanism defines nothing, so the
+#: strict reader and verify both refuse it
+LEGACY_EVENT_FIELDS: dict[str, dict[str, str]] = {
+    "subsampled-gaussian": {"noise_multiplier": "pos", "sampling_rate": "prob1", "count": "int1"},
+    "gaussian": {"noise_multiplier": "pos", "count": "int1"},
+    "laplace": {"scale": "pos", "sampling_rate": "prob1", "count": "int1"},
+    "approx": {"exp_eps0": "pos", "delta0": "prob", "sampling_rate": "prob1", "count": "int1"},
 }
 
 
@@ -122,6 +134,9 @@ MECHANISM_KINDS = frozenset({"dp.profile", "gdp.certify", "gdp.optimal_mu", "gdp
 #: epochs of a dataset (``steps_rule`` beside them)
 _SCHEDULE = frozenset({"noise_multiplier", "sampling_rate", "steps", "events", "dataset_size", "batch_size",
                        "epochs", "steps_rule", "neighboring"})
+#: replace.* takes a schedule as options or epochs, never as a list of steps: audit refuses --events
+#: lists under replace-one (a tree goes in ``inputs.event``), and no writer records ``events`` there
+_REPLACE_SCHEDULE = _SCHEDULE - {"events"}
 _TREE = frozenset({"event", "neighboring", "sensitivity_convention"})
 _SAMPLED = frozenset({"noise_multiplier", "dataset_size", "batch_size", "epochs", "sampling", "neighboring"})
 
@@ -135,9 +150,9 @@ KIND_INPUTS: dict[str, frozenset] = {
     "pld.epsilon": _SCHEDULE | {"delta", "digits"},
     "pld.delta": _SCHEDULE | {"eps", "digits"},
     "pld.claim": _SCHEDULE | {"claimed_eps", "delta"},
-    "replace.epsilon": _SCHEDULE | _TREE | {"delta", "digits"},
-    "replace.delta": _SCHEDULE | _TREE | {"eps", "digits"},
-    "replace.claim": _SCHEDULE | _TREE | {"claimed_eps", "delta"},
+    "replace.epsilon": _REPLACE_SCHEDULE | _TREE | {"delta", "digits"},
+    "replace.delta": _REPLACE_SCHEDULE | _TREE | {"eps", "digits"},
+    "replace.claim": _REPLACE_SCHEDULE | _TREE | {"claimed_eps", "delta"},
     "events.epsilon": _TREE | {"delta", "digits"},
     "events.delta": _TREE | {"eps", "digits"},
     "events.claim": _TREE | {"claimed_eps", "delta", "digits"},

@@ -36,6 +36,7 @@ from typing import Any, Optional
 
 from ..ball import exact_str, parse_exact
 from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
+from ..certificate.format import LEGACY_EVENT_FIELDS as LEGACY  # one table of legacy item keys, likewise
 from ..errors import InvalidParameter
 from . import model as E
 from .._validate import check_noise_multiplier
@@ -62,16 +63,6 @@ class ApproxDpExp:
 
     def __hash__(self) -> int:
         return hash((self.exp_eps0, self.delta0))
-
-
-
-LEGACY: dict[str, dict[str, str]] = {
-    "subsampled-gaussian": {"noise_multiplier": "pos", "sampling_rate": "prob1", "count": "int1"},
-    "gaussian": {"noise_multiplier": "pos", "count": "int1"},
-    "laplace": {"scale": "pos", "sampling_rate": "prob1", "count": "int1"},
-    "approx": {"exp_eps0": "pos", "delta0": "prob", "sampling_rate": "prob1", "count": "int1"},
-}
-
 
 
 def _bad(path: str, msg: str, where: str) -> InvalidParameter:

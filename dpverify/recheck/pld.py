@@ -42,7 +42,7 @@ from mpmath import mpf
 import gmpy2
 from gmpy2 import mpfr, mpz, next_above
 
-from ..certificate.format import LOSS_BOUND_BITS, LOSS_BOUND_CAP, TF_STEPS_RULE
+from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUND_CAP, TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
 from .gdp import exact_input, fraction_to_mpf
@@ -820,17 +820,41 @@ def _count(t: Any) -> int:
     return t
 
 
-def _event(e: Mapping[str, Any], count_key: str):
-    """(make(direction) -> (tails, inf), count, replace_ok) of one event."""
-    if "mechanism" in e:
-        mech = e["mechanism"]
-    elif count_key == "steps":
+def _item_mechanism(e: Mapping[str, Any], path: str) -> str:
+    """The mechanism of one ``inputs.events`` item, once the item carries exactly its own
+    mechanism's keys (:data:`LEGACY_EVENT_FIELDS`, the producer's strict reader's table): a key
+    of another mechanism (a Laplace item's noise_multiplier, a rate on a ``gaussian`` item, which
+    is the unsampled Gaussian) defines nothing the producer computed with, so it is refused."""
+    if "mechanism" not in e:
+        raise MalformedCertificate(f"{path}.mechanism is missing (nothing defaults; allowed: "
+                                   f"{', '.join(LEGACY_EVENT_FIELDS)})")
+    mech = e["mechanism"]
+    if mech not in LEGACY_EVENT_FIELDS:
+        raise MalformedCertificate(f"{path}.mechanism: {str(mech)[:40]!r} is not allowed (allowed: "
+                                   f"{', '.join(LEGACY_EVENT_FIELDS)})")
+    allowed = ["mechanism", *LEGACY_EVENT_FIELDS[mech]]
+    for k in e:
+        if k not in allowed:
+            raise MalformedCertificate(f"{path}.{k}: unknown key for a {mech!r} item (allowed keys: "
+                                       f"{', '.join(allowed)})")
+    for k in allowed:
+        if k not in e:
+            raise MalformedCertificate(f"{path}.{k} is missing (a {mech!r} item takes {', '.join(allowed)})")
+    return mech
+
+
+def _event(e: Mapping[str, Any], count_key: str, path: str = "inputs"):
+    """(make(direction) -> (tails, inf), count, replace_ok) of one event: the schedule's
+    options (``count_key`` "steps") or one item of ``inputs.events`` ("count")."""
+    if count_key == "steps":
         mech = "subsampled-gaussian"  # the pld.* kinds are the Poisson-subsampled Gaussian (no key to read)
     else:
-        raise MalformedCertificate("inputs.events[].mechanism is missing (nothing defaults)")
+        mech = _item_mechanism(e, path)
     if "sensitivity" in e and exact_input(e, "sensitivity") != 1:
         raise CouldNotReprove("a PLD step with sensitivity other than 1 is not re-derived here")
-    q = exact_input(e, "sampling_rate")  # missing: exit 2 (a rate of 1 was a 9x under-report)
+    # a gaussian item is the unsampled Gaussian: rate 1, none read. Otherwise a missing rate is
+    # exit 2 (a rate of 1 was a 9x under-report)
+    q = Fraction(1) if mech == "gaussian" else exact_input(e, "sampling_rate")
     if not 0 < q <= 1:
         raise CertificateRejected("sampling_rate must be in (0, 1]")
     T = _count(e.get(count_key))
@@ -896,13 +920,23 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
         raise CertificateRejected(f"inputs.steps={inputs.get('steps')!r} is not ceil(epochs * dataset_size / batch_size) = {steps}")
 
 
+#: the top-level keys of a schedule given as options or as epochs (not as a list of steps)
+_SCHEDULE_KEYS = ("noise_multiplier", "sampling_rate", "steps") + _TF_KEYS
+
+
 def _events(inputs: Mapping[str, Any]) -> list:
-    check_tf_schedule(inputs)
     if "events" in inputs:
+        # the producer refuses --events beside the schedule options: a second schedule here
+        # would be recorded but not computed with
+        twice = [k for k in _SCHEDULE_KEYS if k in inputs]
+        if twice:
+            raise MalformedCertificate(f"inputs.{twice[0]}: the schedule is given twice (inputs.events and "
+                                       f"{', '.join(twice)}; give one)")
         evs = inputs["events"]
         if not isinstance(evs, list) or not evs or not all(isinstance(e, dict) for e in evs):
             raise MalformedCertificate("inputs.events must be a non-empty list of objects")
-        return [_event(e, "count") for e in evs]
+        return [_event(e, "count", f"inputs.events[{i}]") for i, e in enumerate(evs)]
+    check_tf_schedule(inputs)
     return [_event(inputs, "steps")]
 
 

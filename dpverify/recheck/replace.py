@@ -68,6 +68,11 @@ def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable, Callab
     if inputs.get("neighboring") != "replace-one":
         raise MalformedCertificate("inputs.neighboring must be 'replace-one' for this kind")
     if "event" not in inputs:
+        if "sensitivity_convention" in inputs:
+            # the writer records the convention with an event tree only: a schedule's noise
+            # multiplier is the pld.* one, and a text beside it would claim a meaning not computed with
+            raise MalformedCertificate("inputs.sensitivity_convention: not taken by a schedule (it goes with "
+                                       "inputs.event only)")
         return {k: inputs[k] for k in _KEYS if k in inputs}, P.recheck_epsilon, P.recheck_delta, P._bounds
     mixed = [k for k in _KEYS if k in inputs]
     if mixed:

@@ -31,6 +31,14 @@ REPLACE_TREE = {"neighboring": "replace-one", "event": {"type": "composed", "eve
     {"type": "poisson_sampled", "sampling_probability": "0.1", "event": {"type": "laplace", "noise_multiplier": "3"}},
     {"type": "gaussian", "noise_multiplier": "10"}]}}
 
+#: a legacy list of steps (``{"mechanism": ...}`` items, pld.* with ``inputs.events``): one item of
+#: each legacy mechanism (the unsampled ``gaussian`` is recorded as a subsampled one at rate 1)
+LEGACY_LIST = {"neighboring": "add-remove", "events": [
+    {"mechanism": "laplace", "scale": "2", "sampling_rate": "0.1", "count": 5},
+    {"mechanism": "subsampled-gaussian", "noise_multiplier": "1.1", "sampling_rate": "0.01", "count": 50},
+    {"mechanism": "gaussian", "noise_multiplier": "20", "count": 2},
+    {"mechanism": "approx", "exp_eps0": "1.5", "delta0": "1e-9", "sampling_rate": "0.01", "count": 3}]}
+
 #: oracle rows read from a file: one consistent, one unsafe
 ROWS = [
     {"accountant": "a", "mechanism": "subsampled-gaussian", "noise_multiplier": "1", "sampling_rate": "0.01",
@@ -156,6 +164,8 @@ OPTIONS = {
                          "--eps", "1", "--neighboring", "remove", "--digits", "3"],
     "pld-epsilon-epochs": ["audit", "dpsgd", "--noise-multiplier", "2", "--dataset-size", "1000", "--batch-size",
                            "100", "--epochs", "1", "--delta", "1e-5", "--digits", "3"],
+    # a legacy list of steps (inputs.events): every legacy mechanism, each item with its own keys
+    "pld-epsilon-legacy-events": ["audit", "dpsgd", "--events", "{legacy}", "--delta", "1e-5", "--digits", "3"],
     "events-epsilon-wor": ["audit", "dpsgd", "--events", "{docs}/wor-events.json", "--delta", "1e-5",
                            "--digits", "2"],
     "events-epsilon-mog": ["audit", "dpsgd", "--events", "{docs}/mog-events.json", "--delta", "1e-5",
@@ -224,13 +234,15 @@ def run_cli(argv: list[str], tmp: Path) -> dict:
     from dpverify.cli import main
 
     tree, rows, rtree = tmp / "tree.json", tmp / "rows.json", tmp / "replace-tree.json"
+    legacy = tmp / "legacy.json"
+    legacy.write_text(json.dumps(LEGACY_LIST))
     tree.write_text(json.dumps(TREE))
     rtree.write_text(json.dumps(REPLACE_TREE))
     rows.write_text(json.dumps(ROWS))
     cert_path = tmp / "cert.json"
     docs = HERE.parents[1] / "docs" / "examples"
     argv = [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)).replace("{docs}", str(docs))
-            .replace("{replace_tree}", str(rtree)) for a in argv]
+            .replace("{replace_tree}", str(rtree)).replace("{legacy}", str(legacy)) for a in argv]
     with contextlib.redirect_stdout(io.StringIO()):
         code = main([*argv, "--certificate", str(cert_path)])
     if code not in (0, 1):
