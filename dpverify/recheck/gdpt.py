@@ -1086,7 +1086,17 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
                 continue
             if a0 < x < b0:
                 seeds.append(x)
-        pts = [a0, *sorted(set(seeds)), b0]
+        seeds = sorted(set(seeds))
+        if (len(seeds) + 1) * cost > work.left:
+            # One cell per hint would spend the whole budget before any proof (the naive and
+            # shuffled staircases record n = 2 sqrt(2 pi) eps_h / margin breakpoints): such a
+            # certificate could only answer exit 3 on its hints. Every k-th hint seeds it
+            # instead, within a quarter of the budget; a cell that fails is halved as any other,
+            # so a recorded end with slack is proved on coarser cells, one without is refused
+            # or left undecided exactly as before. Hints are hints: any partition is sound.
+            k = -(-(len(seeds) + 1) * 4 * cost // max(work.left, cost))
+            seeds = seeds[int(k) - 1::int(k)]
+        pts = [a0, *seeds, b0]
     elif b0 > a0:
         pts = [a0 + (b0 - a0) * Fraction(i, 64) for i in range(65)]
     min_w = (b0 - a0 + 1) / Fraction(2**40)

@@ -111,3 +111,29 @@ def test_g_lower_is_below_and_near_mu_gdp(name: str, opts: dict, x: F) -> None:
             m = (lo + hi) / 2
             lo, hi = (m, hi) if G.delta_mu_mp(m, _mp(x)) < fx else (lo, m)
         assert g_lo <= lo and g_lo >= lo * (1 - mpmath.mpf(10) ** -40)
+
+
+@pytest.mark.parametrize("algorithm", ["naive", "shuffled"])
+def test_a_grid_staircase_with_more_hints_than_cells_verifies(tmp_path, algorithm) -> None:
+    # The naive and shuffled staircases record n = 2 sqrt(2 pi) eps_h / margin breakpoints: here
+    # 19,352, which at one cell each spent verify's whole cell budget, so this genuine certificate
+    # answered exit 3. Every k-th hint now seeds the proof and failing cells are halved.
+    # Independent check of the head it confirms: the profile is delta0 = 1/100 for eps >= eps0,
+    # so G_f increases on [eps0, eps_h] and sup G_f over the head is the mu with
+    # delta_mu(3.86) = 1/100 (GDPT eq. 2, solved by mpmath at 40 digits).
+    import json
+
+    from dpverify.cli import main
+    from dpverify.recheck.verify import verify_file
+    from tests.reference import delta_mu_ref
+
+    path = tmp_path / "g.json"
+    assert main(["gdp", "certify", "--mechanism", "approx", "--eps0", "0.1", "--delta0", "0.01", "--eps-h",
+                 "3.86", "--margin", "1e-3", "--algorithm", algorithm, "--certificate", str(path)]) == 0
+    code, message = verify_file(path)
+    assert code == 0, message
+    head = json.loads(path.read_text())["result"]["head"]["enclosure"]
+    with mpmath.workdps(40):
+        mu = mpmath.findroot(lambda m: delta_mu_ref(F(mpmath.nstr(m, 45)), F("3.86"), 40) - mpmath.mpf("0.01"),
+                             mpmath.mpf("1.45"))
+        assert mpmath.mpf(head["lo"]) <= mu <= mpmath.mpf(head["hi"]), (mu, head)
