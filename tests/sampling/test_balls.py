@@ -95,7 +95,9 @@ def test_certificates_verify_and_forged_ends_are_not_accepted():
     assert "confirmed" in verify_certificate(cert)
     lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
     assert 0 < lo < hi < lo * Fraction(101, 100)
-    with pytest.raises(CouldNotReprove):  # a lower end at the upper end: delta(hi) <= delta is proved
+    # a lower end at the upper end: verify proves delta <= delta_budget just below hi, so the
+    # statement [hi, hi] is false (exit 1), not merely unproved
+    with pytest.raises(CertificateRejected, match="disjoint"):
         verify_certificate(_forge(cert, "lo", b["hi"]))
     with pytest.raises((CertificateRejected, CouldNotReprove)):  # an upper end below the truth
         verify_certificate(_forge(cert, "hi", f"{float(lo) - 0.01:.6f}"))
@@ -115,7 +117,7 @@ def test_forged_ends_are_not_accepted():
     b = B.enclose_eps(r, "1e-3", digits=4)
     cert = C.claim_certificate(r, b, *C.decide(b, "5"), claimed_eps="5", delta="1e-3")
     assert cert["result"]["verdict"] == "holds" and "confirmed" in verify_certificate(cert)
-    with pytest.raises(CouldNotReprove):
+    with pytest.raises(CertificateRejected, match="disjoint"):  # [hi, hi]: proved false, as above
         verify_certificate(_forge(cert, "lo", b["hi"]))
 
 
