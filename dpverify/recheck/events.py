@@ -1019,9 +1019,13 @@ def rdp_delta_upper(event: Any, rel: str, eps: Fraction) -> "mpf | None":
     Directed rounding throughout; the order is a float proposal and every order proves a bound.
     Far in the tail (delta below 1e-300, where the PLD route must resolve the recorded end) it
     answers in milliseconds."""
+    return _rdp_delta_upper(_flat(event, rel), rel, eps)
+
+
+def _rdp_delta_upper(tree: _Tree, rel: str, eps: Fraction) -> "mpf | None":
+    """:func:`rdp_delta_upper` of a tree already flattened (the re-check flattens it once)."""
     from .rdp import _balle_delta_exponent, _laplace_cgf, _ssg_integer
 
-    tree = _flat(event, rel)
     if rel not in _RDP_RELATIONS or not tree.rdp or tree.non_private or tree.has_zcdp:
         return None
     A = arith(96)
@@ -1169,7 +1173,7 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         # moderate delta: 0.05 against a true 5.7e-7), so other certificates do not pay for it
         enc = result.get("enclosure")
         tail = key and isinstance(enc, dict) and enclosure_of(enc, "result.enclosure", 40)[1] < _RUNG
-        upper = rdp_delta_upper(inputs.get("event"), rel, exact_input(inputs, key)) if tail else None
+        upper = _rdp_delta_upper(tree, rel, exact_input(inputs, key)) if tail else None
         coarse = _settle_delta(upper, kind, inputs, result.get("enclosure"))
         if coarse is not None:
             check_enclosure(result["enclosure"], coarse)  # inside, or refused here (disjoint)
