@@ -15,9 +15,11 @@ its sha256, which the user compares with their file): every row is re-read from 
 text here (CSV or JSON, by the producer's rule on the recorded file name) and must
 state the same accountant, configuration and reported number, in the same order, as
 the certificate's row (:func:`check_rows_against_source`), so no row can say that the
-file reported what it did not. Earlier certificates name the file only by its sha256,
-and battery certificates record what the accountants returned when the battery ran:
-there the rows' accountants and reported numbers are not bound to anything verify
+file reported what it did not. A sha256 without the text is refused (exit 2): it names a
+file whose rows verify could not re-read, and a certificate stripped of its text would
+otherwise pass for an unbound one. Format-1 certificates (0.1.0) name the file only by
+its name, and battery certificates record what the accountants returned when the battery
+ran: there the rows' accountants and reported numbers are not bound to anything verify
 can read, and the summary says so (the classification of each recorded number is
 still re-proved).
 """
@@ -93,9 +95,9 @@ def _check_excess(i: int, text: Any, reported: Fraction, lo: Fraction, hi: "Frac
 
 
 #: what the summary says is not confirmed when the rows are not bound to an input text
-UNBOUND_INPUT = ("result.rows' accountants and reported numbers (this certificate names its input file only by "
-                 "inputs.input_sha256; certificates written since the input text is recorded, inputs.input_text, "
-                 "have every row re-read from it)")
+UNBOUND_INPUT = ("result.rows' accountants and reported numbers (this format-1 certificate names its input file "
+                 "only by its name; format-2 certificates record the file's text, inputs.input_text, and have every "
+                 "row re-read from it)")
 UNBOUND_BATTERY = ("result.rows' accountants and reported numbers (what the accountants returned when the battery "
                    "ran; verify does not run accountants)")
 
@@ -204,6 +206,13 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             raise MalformedCertificate("inputs.input_text belongs to an --input certificate, not a battery")
         check_rows_against_source(inputs, rows)
         unbound: tuple = ()
+    elif "input_sha256" in inputs:
+        # a file named by its hash is a claim about that file: without its text the claim cannot be
+        # re-read, and a certificate stripped of the text must not pass as one that never had it
+        # (adv34 F1; no released writer recorded input_sha256 without input_text)
+        raise MalformedCertificate("inputs.input_sha256 needs inputs.input_text (the text of the file it names): "
+                                   "an --input certificate of format 2 records both, and verify re-reads every "
+                                   "row from the text")
     else:
         unbound = (UNBOUND_BATTERY if "battery" in inputs else UNBOUND_INPUT,)
     with mpmath.workdps(_DPS):

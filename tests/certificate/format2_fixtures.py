@@ -3,7 +3,9 @@
 ``python tests/certificate/format2_fixtures.py`` (from the repository root, with
 PYTHONPATH set) writes the fixtures that are missing from ``tests/certificate/format2/``;
 it never rewrites one: they are frozen, and every later release must accept them
-(as tests/certificate/format1/ holds the 0.1.0 certificates). The tests read
+(as tests/certificate/format1/ holds the 0.1.0 certificates). One was rewritten before any
+release of format 2: ``oracle-input`` named its file by sha256 without the file's text, a
+form verify now refuses (a stripped certificate could say anything of the rows, adv34 F1). The tests read
 the frozen files (so a forgery is always tried against a known-genuine
 certificate) and :data:`CLI` lets a test re-run the cheap command lines to check
 that the writer still emits what the schema and the verifier accept.

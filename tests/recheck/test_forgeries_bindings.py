@@ -134,14 +134,29 @@ def test_oracle_input_text_edited_without_its_hash_is_refused(oracle_cert):
     assert outcome(_holds(c), budget=240) == 1
 
 
-def test_oracle_certificate_without_its_input_text_says_the_rows_are_unbound(oracle_cert):
-    """The earlier form (name and hash only) stays verifiable, and verify says what it cannot
-    confirm: the rows' reported numbers are not bound to the file."""
+def test_oracle_certificate_stripped_of_its_input_text_is_refused(oracle_cert):
+    """adv34 F1: a certificate that names its file by sha256 and drops the text could say
+    anything of the rows. Stripped alone it is refused (exit 2, the missing key named), and so is
+    the attack: text deleted, the unsafe row (0.3 in the file) rewritten consistent, verdict holds."""
+    from dpverify.errors import MalformedCertificate
     from dpverify.recheck.verify import verify_certificate
 
     c = copy.deepcopy(oracle_cert)
     del c["inputs"]["input_text"]
-    summary = verify_certificate(reseal(c), budget_seconds=240)
+    with pytest.raises(MalformedCertificate, match="input_text"):
+        verify_certificate(reseal(c), budget_seconds=240)
+    c["result"]["rows"][1].update(reported="0.5498", verdict="consistent", excess="0")
+    assert outcome(_holds(c), budget=240) == 2
+
+
+def test_format_one_oracle_certificate_says_its_rows_are_unbound():
+    """0.1.0 named the input file only by its name (no hash, no text): such a certificate
+    stays verifiable, and verify says what it cannot confirm."""
+    from dpverify.recheck.verify import verify_certificate
+
+    c = _load(F1 / "cli-oracle-input.json")
+    assert "input_sha256" not in c["inputs"]
+    summary = verify_certificate(c, budget_seconds=240)
     assert "not part of what is confirmed: result.rows' accountants and reported numbers" in summary
 
 
