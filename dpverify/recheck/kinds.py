@@ -295,9 +295,10 @@ _ROWS: list[Kind] = [
                    "from its reported number by exact comparisons against the independent enclosure, and its "
                    "relative excess recomputed exactly from the reported number and the recorded enclosure; "
                    "every row re-read from the recorded input text (inputs.input_text, whose sha256 is "
-                   "inputs.input_sha256) and compared exactly. Without that text (battery certificates, and "
-                   "--input ones written before it was recorded) the rows' accountants and reported numbers "
-                   "are bound to nothing verify reads: named in the summary as not confirmed"),
+                   "inputs.input_sha256) and compared exactly; a sha256 without its text is refused. Without a "
+                   "hash (battery certificates, and format-1 --input ones, which name the file only) the rows' "
+                   "accountants and reported numbers are bound to nothing verify reads: named in the summary "
+                   "as not confirmed"),
          certified=("configs", "rows"), info=_COMMON_INFO + ("notes",)),
 ]
 
