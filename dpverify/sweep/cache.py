@@ -32,6 +32,7 @@ import hmac
 import json
 import os
 import secrets
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,8 @@ __all__ = ["Cache", "Lookup", "KEY_ENV", "key_file", "secret_key"]
 _MAX_ENTRY = 50_000_000  # bytes; a bigger file is not one of ours
 KEY_ENV = "DPVERIFY_CACHE_KEY"
 _KEY_BYTES = 32
+#: a key file is its hex digits and at most a little whitespace; a longer one is refused unread
+_KEY_FILE_MAX_BYTES = 2 * _KEY_BYTES + 16
 _TAG_DOMAIN = b"dpverify sweep cache entry v1\0"
 _UNTAGGED = "no valid tag (not written by this user's dpverify)"
 
@@ -86,11 +89,25 @@ def secret_key() -> bytes:
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(secrets.token_hex(_KEY_BYTES) + "\n")
     try:
-        shared = os.name == "posix" and path.stat().st_mode & 0o077
-        text = path.read_text(encoding="ascii").strip()
-        key = bytes.fromhex(text)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise _key_error(path, f"unreadable ({getattr(exc, 'strerror', None) or 'not hex'})") from None
+        # opened without blocking and checked before reading: a FIFO would hang the read and
+        # /dev/zero would never end it (adv34 S1); a key file is a small regular file
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            st = os.fstat(fd)
+            raw = os.read(fd, _KEY_FILE_MAX_BYTES + 1) if stat.S_ISREG(st.st_mode) else b""
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise _key_error(path, f"unreadable ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _key_error(path, "not a regular file")
+    if st.st_size > _KEY_FILE_MAX_BYTES:
+        raise _key_error(path, f"{st.st_size} bytes; a key file holds {2 * _KEY_BYTES} hex digits")
+    shared = os.name == "posix" and st.st_mode & 0o077
+    try:
+        key = bytes.fromhex(raw.decode("ascii").strip())
+    except (UnicodeDecodeError, ValueError):
+        raise _key_error(path, "unreadable (not hex)") from None
     if shared:
         raise _key_error(path, "others can read or write it (chmod 600 it)")
     if len(key) != _KEY_BYTES:

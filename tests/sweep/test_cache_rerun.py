@@ -7,6 +7,7 @@ Work is counted (computed configurations, cache hits in results.json), never tim
 """
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,22 @@ def test_a_bad_key_file_is_exit_2_naming_it(tmp_path, grid, monkeypatch, capsys,
     err = capsys.readouterr().err
     assert code == 2 and str(key) in err and why in err
     assert key.read_text() == content  # never replaced
+
+
+def test_a_key_path_that_is_no_small_regular_file_is_refused_unread(tmp_path, grid, monkeypatch, capsys):
+    """adv34 S1: a FIFO hung the read, /dev/zero grew it without end, a huge file was read whole.
+    Each is refused at once, exit 2, before a byte is read (the FIFO has no writer: a read
+    would block forever, so an answer at all shows it was not read)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo, 0o600)
+    big = tmp_path / "big"
+    big.write_text("ab" * 32 + "\n" + " " * 10_000)
+    big.chmod(0o600)
+    for key, why in ((fifo, "not a regular file"), (Path("/dev/zero"), "not a regular file"), (big, "bytes")):
+        monkeypatch.setenv(cache_module.KEY_ENV, str(key))
+        code = main(["sweep", str(grid), "--out", str(tmp_path / "o"), "--workers", "1"])
+        err = capsys.readouterr().err
+        assert code == 2 and str(key) in err and why in err
 
 
 def test_no_cache_creates_no_key(tmp_path, grid, monkeypatch):
