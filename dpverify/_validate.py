@@ -95,7 +95,9 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
         text = value.strip()
         # the length cap bounds int()'s work; it must admit every integer of the range
         # (12 characters refused hi = 10^12 itself, 13 characters)
-        if not text.lstrip("+-").isdigit() or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
+        # ASCII digits only: str.isdigit and int() also take other scripts' digits ("\u0663" is 3)
+        body = text[1:] if text[:1] in "+-" else text
+        if not (body.isascii() and body.isdigit()) or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
             raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
         n = int(text)
     elif isinstance(value, int):

@@ -126,7 +126,7 @@ def _typed_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     and objects are kept)."""
     out: dict[str, Any] = {}
     for key, v in inputs.items():
-        if key in COUNT_KEYS and isinstance(v, str) and v.strip().isdigit():
+        if key in COUNT_KEYS and isinstance(v, str) and v.strip().isascii() and v.strip().isdigit():
             v = int(v)
         elif key not in COUNT_KEYS and isinstance(v, int) and not isinstance(v, bool):
             v = str(v)

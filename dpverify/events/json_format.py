@@ -110,7 +110,7 @@ def _number(v: Any, path: str, where: str) -> Fraction:
 def _value(kind: str, v: Any, path: str, where: str) -> Any:
     if kind in ("int0", "int1"):
         if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, _Num):
-            if isinstance(v, _Num) and v.lstrip("+-").isdigit() and len(v) <= 30:
+            if isinstance(v, _Num) and v.isascii() and v.lstrip("+-").isdigit() and len(v) <= 30:
                 v = int(v)
             else:
                 raise _bad(path, f"{v!r} must be an integer in [{int(kind == 'int1')}, {MAX_EVENT_INTEGER}]", where)

@@ -100,6 +100,10 @@ BAD = [
     (["compose", "--mech", "1,2", "--eps", "1"], "--mech"),
     (["compose", "--mech", "1,0", "--steps", "0", "--eps", "1"], "--steps"),
     (["compose", "--mech", "1,0", "--steps", "10000001", "--eps", "1"], "--steps"),
+    # other scripts' digits: str.isdigit and int() read ARABIC-INDIC THREE as 3 (adv34 M1)
+    (["compose", "--mech", "1,0", "--steps", "\u0663", "--eps", "1"], "--steps"),
+    (["audit", "dpsgd", "--noise-multiplier", "1", "--dataset-size", "1000", "--batch-size", "10",
+      "--epochs", "\u0663", "--delta", "1e-5"], "--epochs"),
     (["compose", "--mech", "1,0", "--eps", "1", "--grid", "0"], "--grid"),
     (["compose", "--mech", "1,0", "--delta", "2"], "--delta"),
     (["compose", "--mech", "1,0", "--eps", "1", "--delta", "0.1"], "--delta"),

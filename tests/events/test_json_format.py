@@ -46,6 +46,7 @@ BAD = [
     ('{"event":{"type":"mixture_of_gaussians","standard_deviation":"1","sensitivities":["0","1"],'
      '"sampling_probs":["0.9","0.2"]}}', "must sum to exactly 1"),
     ('{"event":{"type":"self_composed","count":1.5,"event":{"type":"no_op"}}}', "must be an integer"),
+    ('{"event":{"type":"self_composed","count":"\u0663","event":{"type":"no_op"}}}', "must be an integer"),
     ('{"event":{"type":"gaussian","noise_multiplier":"1"},"events":[]}', "exactly one of"),
     ('{"evnts":[]}', "did you mean events?"),
     ("{", "not valid JSON"),
