@@ -67,6 +67,7 @@ class SweepResult:
     cache_hits: int = 0
     cache_refused: list[str] = field(default_factory=list)
     cache_rechecked: list[str] = field(default_factory=list)  # served after the independent verifier, and why
+    cache_unstored: list[str] = field(default_factory=list)  # results the cache could not store, and why
     computed: int = 0
     retried: int = 0
 
@@ -172,7 +173,13 @@ def run_sweep(
         if outcome.cert is not None:
             cert = outcome.cert
             if not cached and cache is not None and cert.get("result", {}).get("verdict") != "undecided":
-                cache.put(plan, cert)  # as soon as it exists: an interrupted sweep keeps it
+                try:
+                    cache.put(plan, cert)  # as soon as it exists: an interrupted sweep keeps it
+                except OSError as exc:
+                    # the cache is an optimisation: a path it cannot write (a directory where an
+                    # entry goes, a full disk) costs the next run a recomputation, not this run its
+                    # results (adv34 M2)
+                    result.cache_unstored.append(f"{key[:12]}: {exc.strerror or type(exc).__name__}")
             (out / "certificates" / f"{key}.json").write_text(dumps(cert), encoding="utf-8")
             cert_path = f"certificates/{key}.json"
         for i in by_key[key]:
@@ -225,7 +232,10 @@ def run_sweep(
             look = pending.pop(key)
             if outcome.status == "ok":  # served, and tagged for the next run
                 assert cache is not None
-                cache.confirmed(planned[by_key[key][0]][1], look)
+                try:
+                    cache.confirmed(planned[by_key[key][0]][1], look)
+                except OSError as exc:
+                    result.cache_unstored.append(f"{key[:12]}: tag not stored ({exc.strerror or type(exc).__name__})")
                 result.cache_hits += 1
                 result.cache_rechecked.append(f"{key[:12]}: {look.rechecked}")
                 certificate_known(key, Outcome("ok", look.cert, seconds=outcome.seconds), 0, True)

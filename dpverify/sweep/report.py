@@ -30,6 +30,7 @@ def summary(res: SweepResult) -> dict[str, Any]:
         "cache_hits": res.cache_hits,
         "cache_refused": res.cache_refused,
         "cache_rechecked": res.cache_rechecked,
+        "cache_unstored": res.cache_unstored,
         "retried": res.retried,
         "seconds": round(res.seconds, 3),
     }
@@ -73,6 +74,8 @@ def summary_lines(res: SweepResult) -> list[str]:
         lines.append(f"cache entry confirmed by the independent verifier, then served: {note}")
     if len(res.cache_rechecked) > 5:
         lines.append(f"  ... and {len(res.cache_rechecked) - 5} more confirmed entries (results.json)")
+    for note in res.cache_unstored[:5]:
+        lines.append(f"result not stored in the cache (the next run recomputes it): {note}")
     bad = [r for r in res.rows if r.status != "ok"]
     for r in bad[:10]:
         p = ", ".join(f"{k}={v}" for k, v in r.params.items())

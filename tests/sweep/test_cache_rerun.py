@@ -161,6 +161,21 @@ def test_a_key_path_that_is_no_small_regular_file_is_refused_unread(tmp_path, gr
         assert code == 2 and str(key) in err and why in err
 
 
+def test_an_entry_path_the_cache_cannot_write_costs_a_recomputation_not_the_results(tmp_path, grid):
+    """adv34 M2: a directory where an entry goes stopped the whole sweep with exit 2, after the
+    work, naming a temporary file. Now the sweep writes every result, and says which entries
+    it could not store; the next run recomputes that one and serves the other."""
+    first = sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    e0, _ = _entries(tmp_path / "cache")
+    e0.unlink()
+    Path(str(e0) + ".tag").unlink()
+    e0.mkdir()  # the entry's path is now a directory
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"]) == (1, 1)
+    assert len(again["cache_unstored"]) == 1 and again["cache_unstored"][0].startswith(e0.stem[:12])
+    assert certs(tmp_path / "b") == certs(tmp_path / "a") and first["computed"] == 2
+
+
 def test_no_cache_creates_no_key(tmp_path, grid, monkeypatch):
     monkeypatch.setenv(cache_module.KEY_ENV, str(tmp_path / "key"))
     assert main(["sweep", str(grid), "--out", str(tmp_path / "o"), "--workers", "1", "--no-cache"]) == 0
