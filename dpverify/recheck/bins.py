@@ -52,6 +52,7 @@ import gmpy2
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
+from .bins_plan import GRID_SLACK, keep_cap
 from .gdp import exact_input
 from .pld import _power as _square_multiply
 from .shuffle import _count
@@ -721,6 +722,23 @@ def _bound_work(r: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]],
                                    "cap: it writes no certificate beyond it)")
 
 
+def _bound_grids(r: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]]) -> None:
+    """Refuse (exit 2) before any product an E-epoch certificate whose recorded grid keeps more degrees
+    than the producer's rule writes for its inputs, with slack (:func:`.bins_plan.keep_cap`): the
+    products' cost is about proportional to keep, and a grid is a hint, so a forged one must not buy
+    more work than the inputs imply (a two-epoch certificate of T = 4 with its grids forged to 2^21
+    degrees kept verify busy for 30-80 CPU s). Floats only price the work; they prove nothing."""
+    hs = {d: 2.0 ** -g["g"] for d, g in grids.items()}
+    for d, g in grids.items():
+        cap = keep_cap(float(r["sig"]), r["T"], r["E"], d, hs[d], max(hs.values()))
+        if g["keep"] > cap:
+            raise MalformedCertificate(
+                f"result.bins_epochs.grids.{d}.keep = {g['keep']:,} > {cap:,}: the producer's grid rule writes at "
+                f"most about {cap // (2 * GRID_SLACK):,} degrees for sigma = {float(r['sig']):.6g}, T = {r['T']}, "
+                f"E = {r['E']} at this cell width (allowed: up to {GRID_SLACK}x its degree and {2 * GRID_SLACK}x "
+                "its reach)")
+
+
 def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[Fraction, ...]" = (),
                  near: "tuple[Fraction, ...]" = ()):
     """eps -> (lo, hi) exact rationals bounding delta(eps) of the run: one epoch on the recorded
@@ -757,6 +775,7 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[
     if "bins_grid" in result:
         raise MalformedCertificate("result.bins_grid is for one epoch; E > 1 epochs record bins_epochs")
     grids, loss = _epochs_hints(result, r["dirs"])
+    _bound_grids(r, grids)
     _bound_work(r, grids, {d: (loss[f"{d}_lo"], loss[f"{d}_hi"]) for d in r["dirs"]})
     return _Epochs(r, grids, loss).delta
 
