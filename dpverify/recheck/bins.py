@@ -52,6 +52,7 @@ import gmpy2
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
+from .bins_plan import GRID_SLACK, keep_cap
 from .gdp import exact_input
 from .pld import _power as _square_multiply
 from .shuffle import _count
@@ -371,8 +372,12 @@ class _Epochs:
     loss law of one epoch on 2^-m Z (super-measure with a +inf atom, sub-measure), composed E
     times by exact GMP products rounded to units 2^-128; delta = E[(1 - e^{eps - X})_+]."""
 
-    def __init__(self, run: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]], loss: Mapping[str, int]) -> None:
+    def __init__(self, run: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]], loss: Mapping[str, int],
+                 cut: bool = True) -> None:
+        """``cut`` False: the recorded windows and ``keep`` as they are (the reference the tests compare
+        the cut route with; the bounds agree, :meth:`_reach`)."""
         self.A = arith(_PREC)
+        self.cut = cut
         self.m, self.E, self.T = loss["m"], run["E"], run["T"]
         self._th: dict[Fraction, Any] = {}
         self._slog: dict[tuple[int, ...], list] = {}
@@ -387,7 +392,42 @@ class _Epochs:
                                            "it writes no certificate beyond it)")
         for d in run["dirs"]:
             lo, hi = loss[f"{d}_lo"], loss[f"{d}_hi"]
+            if cut:
+                lo, hi = self._window(grids[d], d, lo, hi)
             self.parts[d] = self._compose(self._epoch(run, grids[d], d, lo, hi), lo)
+
+    def _window(self, g: Mapping[str, int], d: str, lo: int, hi: int) -> tuple[int, int]:
+        """The recorded window [lo, hi] clipped to the loss indices the linear law can reach, kept
+        nonempty. Its degrees j lie in [1, J), J = min(keep, T top + 1) (S = 0 is +inf or dropped, by
+        rule, not by index), so every index the route assigns, rounded either way, lies in
+        [floor(log(h / T) 2^m) - 1, ceil(log(J h / T) 2^m) + 1] (negated for add, where the mass not
+        represented also goes to the index of a degree <= J). Outside that range the recorded window
+        holds only zeros: clipping drops them and moves no mass (a window wholly beyond the range keeps
+        its end nearest to it, where the raised or lumped mass lands as before), and zero coefficients
+        stay zero under products rounded either way. So the composed laws, and every bound, are
+        the same; a window forged wide costs nothing beyond the grid's reach."""
+        A = self.A
+        h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
+        J = min(g["keep"], self.T * g["top"] + 1)
+        lmin = floor_int(A.scale2(A.log(A.q(h / self.T)), self.m)[0]) - 1
+        lmax = ceil_int(A.scale2(A.log(A.q(J * h / self.T)), self.m)[1]) + 1
+        if d == "add":
+            lmin, lmax = -lmax, -lmin
+        lo2 = min(max(lo, lmin), hi)
+        return lo2, max(min(hi, lmax), lo2)
+
+    def _reach(self, i: int, Th: Fraction, J: int) -> Optional[tuple[int, int]]:
+        """:meth:`_tau` of index i, (0, 1) when tau_i < 1 is clear in floats with a margin of e, None
+        when tau_i > J + 2 is (the walk of :meth:`_cuts` clips the same way): the degrees a hinge
+        reads through index i, so that the products can stop there. Any stopping degree is sound
+        (the mass not represented goes to +inf or to the window's end, :meth:`_epoch`, or is dropped
+        from a sub-measure); this one only drops degrees the route does not read."""
+        x = i / 2.0**self.m + math.log(Th.numerator) - math.log(Th.denominator)
+        if x > math.log(J + 2) + 1:
+            return None
+        if x < -1:
+            return 0, 1
+        return self._tau(i, Th)
 
     def _cells(self, run: Mapping[str, Any], g: Mapping[str, int], ks: list[int], tilt: bool):
         """Cell masses of Y (tilt: the P-coordinate, F_1(y) = Phi(sigma log y - 1/(2 sigma))) in
@@ -546,17 +586,34 @@ class _Epochs:
             a, b = max(a, 1), min(b, len(P) - 2)
             return P[b + 1] - P[a] if b >= a else 0
 
+        # the degrees each law is read at (:meth:`_reach`): the upper laws stop where the window's far end
+        # stops reading (remove: the last j with ceil index <= hi; add: the first j whose floor index is
+        # raised to lo, when that is below top, so that the mass beyond lands at lo as before), the lower
+        # laws where the window drops every further degree; the bounds are those of the recorded keep
+        # (lower ends identical, upper ends the same up to a smaller tracked excess)
+        k_up = k_lo = keep
+        if self.cut:
+            J = min(keep, T * g["top"] + 1)
+            if d == "remove":
+                a, b = self._reach(hi, Th, J), self._reach(hi + 1, Th, J)
+                k_up = keep if a is None else max(1, min(keep, a[0] + 1))
+                k_lo = keep if b is None else max(1, min(keep, b[1]))
+            else:
+                a = self._reach(-lo, Th, J)
+                if a is not None and a[1] <= min(keep, g["top"]):
+                    k_up = max(1, a[1])
+                k_lo = keep if a is None else max(1, min(keep, a[0] + 1))
         if d == "remove":  # P-law: one tilted coordinate, T - 1 as under Q
             p_hi, p_lo, _, _ = self._cells(run, g, ks, True)
-            def rest(c: list[int], up_: bool) -> _Poly:  # the T - 1 coordinates as under Q
+            def rest(c: list[int], up_: bool, k: int) -> _Poly:  # the T - 1 coordinates as under Q
                 if T == 1:
                     return _Poly.of([1 << _U], 0)
-                return _ppower(_Poly.of(c[:keep], e_q if up_ else None), T - 1, up_, keep)
+                return _ppower(_Poly.of(c[:k], e_q if up_ else None), T - 1, up_, k)
 
-            hi_law = _pmul(_Poly.of(place(ks, p_hi, 1, 0)[:keep], sum(p_hi) - sum(p_lo)),
-                           rest(place(ks, q_hi, 1, 0), True), True, keep)
+            hi_law = _pmul(_Poly.of(place(ks, p_hi, 1, 0)[:k_up], sum(p_hi) - sum(p_lo)),
+                           rest(place(ks, q_hi, 1, 0), True, k_up), True, k_up)
             up_hi = hi_law.coeffs()
-            dn_lo = _mul1(place(ks, p_lo, 0, 0), rest(place(ks, q_lo, 0, 0), False), False, keep)
+            dn_lo = _mul1(place(ks, p_lo, 0, 0), rest(place(ks, q_lo, 0, 0), False, k_lo), False, k_lo)
             jmax = max(len(up_hi), len(dn_lo))
             cut = self._cuts(lo - 1, hi + 1, Th, jmax)
             P, Q = prefix(up_hi), prefix(dn_lo)
@@ -570,9 +627,9 @@ class _Epochs:
             # lower: floor index f(j) = i for b_i <= j < b_(i+1); outside the window dropped
             low = [seg(Q, cut[i][1], cut[i + 1][1] - 1) for i in range(lo, hi + 1)]
         else:  # Q-law, loss Z = -log L
-            hi_law = _ppower(_Poly.of(place(ks, q_hi, 0, q_tail)[:keep], e_q + q_tail - q_tail_lo), T, True, keep)
+            hi_law = _ppower(_Poly.of(place(ks, q_hi, 0, q_tail)[:k_up], e_q + q_tail - q_tail_lo), T, True, k_up)
             dn_hi = hi_law.coeffs()
-            up_lo = _power(place(ks, q_lo, 1, 0), T, False, keep)
+            up_lo = _power(place(ks, q_lo, 1, 0), T, False, k_lo)
             jmax = max(len(dn_hi), len(up_lo))
             cut = self._cuts(-hi - 1, -lo + 1, Th, jmax)
             P, Q = prefix(dn_hi), prefix(up_lo)
@@ -583,7 +640,7 @@ class _Epochs:
             # every outcome not represented has S >= far h: S'' (lower edges, a tail coordinate at the top
             # edge, S'' <= S) is >= keep h there; the mass is 1 - (a lower bound of the S'' law's mass below
             # keep h: the super-measure less its tracked excess, as for remove)
-            far = min(keep, g["top"])
+            far = min(k_up, g["top"])
             rest_mass = one - (sum(dn_hi) - hi_law.err)
             if rest_mass > 0:
                 i = -self._index(far, hT)[1]
@@ -665,6 +722,23 @@ def _bound_work(r: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]],
                                    "cap: it writes no certificate beyond it)")
 
 
+def _bound_grids(r: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]]) -> None:
+    """Refuse (exit 2) before any product an E-epoch certificate whose recorded grid keeps more degrees
+    than the producer's rule writes for its inputs, with slack (:func:`.bins_plan.keep_cap`): the
+    products' cost is about proportional to keep, and a grid is a hint, so a forged one must not buy
+    more work than the inputs imply (a two-epoch certificate of T = 4 with its grids forged to 2^21
+    degrees kept verify busy for 30-80 CPU s). Floats only price the work; they prove nothing."""
+    hs = {d: 2.0 ** -g["g"] for d, g in grids.items()}
+    for d, g in grids.items():
+        cap = keep_cap(float(r["sig"]), r["T"], r["E"], d, hs[d], max(hs.values()))
+        if g["keep"] > cap:
+            raise MalformedCertificate(
+                f"result.bins_epochs.grids.{d}.keep = {g['keep']:,} > {cap:,}: the producer's grid rule writes at "
+                f"most about {cap // (2 * GRID_SLACK):,} degrees for sigma = {float(r['sig']):.6g}, T = {r['T']}, "
+                f"E = {r['E']} at this cell width (allowed: up to {GRID_SLACK}x its degree and {2 * GRID_SLACK}x "
+                "its reach)")
+
+
 def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[Fraction, ...]" = (),
                  near: "tuple[Fraction, ...]" = ()):
     """eps -> (lo, hi) exact rationals bounding delta(eps) of the run: one epoch on the recorded
@@ -701,6 +775,7 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[
     if "bins_grid" in result:
         raise MalformedCertificate("result.bins_grid is for one epoch; E > 1 epochs record bins_epochs")
     grids, loss = _epochs_hints(result, r["dirs"])
+    _bound_grids(r, grids)
     _bound_work(r, grids, {d: (loss[f"{d}_lo"], loss[f"{d}_hi"]) for d in r["dirs"]})
     return _Epochs(r, grids, loss).delta
 

@@ -62,7 +62,6 @@ Delta = 2^-m and any linear grid give valid bounds; the floats only choose them.
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -73,6 +72,7 @@ from .. import _validate as V
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..recheck.bins_plan import REFINED_DEGREE, ROUNDING_BUDGET, base_degree, s_max
 from . import balls as B
 
 __all__ = ["LossGrid", "enclose_eps", "enclose_delta", "SOURCE"]
@@ -384,38 +384,8 @@ def choose_loss(r: "B.BinsRun", grids: dict[str, "B.Grid"], lin: dict[str, Any],
     return LossGrid(m, math.floor(r0 * f), math.ceil(r1 * f), math.floor(a0 * f), math.ceil(a1 * f))
 
 
-#: largest per-epoch L = e^{-Z} the add direction's linear grid resolves at most (beyond: raised to the
-#: window's low end, sound); the remove direction needs the P-law of large L instead
-_ADD_CUT = 4.0
-
-
-def _s_max(sigma: float, T: int, E: int, d: str) -> float:
-    """Float proposal of the largest S = T L the linear grid of direction ``d`` covers.
-    Remove (P-law): the tilted coordinate, log Y_1 ~ N(1/(2 sigma^2), 1/sigma^2), at its
-    upper 1e-10 / E quantile, plus the other T - 1 (mean 1 each) at 8 standard deviations
-    plus one of them at its 1e-12 / T quantile. Add (Q-law): the T coordinates alike, at most
-    T e^4. Soundness does not depend on it (mass beyond goes to +inf or to the window's end)."""
-    m, sd = 0.5 / sigma**2, 1.0 / sigma
-    var = math.expm1(min(1.0 / sigma**2, 700.0))
-
-    def q(mean: float, p: float) -> float:  # upper p-quantile of a log-normal
-        z = -NormalDist().inv_cdf(p) if p > 1e-300 else 37.0
-        return math.exp(min(mean + z * sd, 700.0))
-
-    others = (T - 1) + 8 * math.sqrt(max(T - 1, 0) * var) + (q(-m, 1e-12 / T) if T > 1 else 0.0)
-    if d == "remove":
-        return min(q(m, 1e-10 / E) + others, 1e15)
-    return min(T + 8 * math.sqrt(T * var) + q(-m, 1e-12 / T), T * math.exp(_ADD_CUT))
-
-
-#: the default grid is refined while E h exceeds this (about the eps the rounding may cost per side) ...
-_ROUNDING_BUDGET = 0.25
-#: ... up to this degree (work: about linear in the degree; 123 s CPU at T = 240, E = 60)
-_REFINED_DEGREE = 1 << 20
-
-
 def choose_grids(r: "B.BinsRun", degree: Optional[int] = None) -> dict[str, "B.Grid"]:
-    """Float proposal of the linear grid per direction, covering S up to :func:`_s_max`
+    """Float proposal of the linear grid per direction, covering S up to :func:`dpverify.recheck.bins_plan.s_max`
     with about ``degree`` cells of S. By default 2^16, 2^17 from E = 3, 2^18 from E = 9: every
     epoch's loss is rounded outward by about h / L and the roundings add over the epochs
     (measured, T = 10, sigma 1.1, E = 20: width 6% at 2^16, 1.6% at 2^18, twice the time).
@@ -429,14 +399,14 @@ def choose_grids(r: "B.BinsRun", degree: Optional[int] = None) -> dict[str, "B.G
     sig = float(r.sigma)
 
     def grids(deg: int) -> dict[str, "B.Grid"]:
-        return {d: _grid(r.sigma, r.batches, _s_max(sig, r.batches, r.epochs, d) / r.batches, deg)
+        return {d: _grid(r.sigma, r.batches, s_max(sig, r.batches, r.epochs, d) / r.batches, deg)
                 for d in B._directions(r.relation)}
 
     if degree is not None:
         return grids(degree)
-    degree = 1 << (16 if r.epochs < 3 else 17 if r.epochs < 9 else 18)
+    degree = base_degree(r.epochs)
     out = grids(degree)
-    while degree < _REFINED_DEGREE and r.epochs * max(float(g.h) for g in out.values()) > _ROUNDING_BUDGET:
+    while degree < REFINED_DEGREE and r.epochs * max(float(g.h) for g in out.values()) > ROUNDING_BUDGET:
         degree *= 2
         finer = grids(degree)
         if finer == out:  # the unit-cell cap binds: a larger degree buys nothing

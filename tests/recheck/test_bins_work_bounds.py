@@ -107,14 +107,52 @@ def test_one_epoch_inputs_edited_are_refused(edits):
     assert outcome(_forge("bins-epsilon", **edits), budget=120) in (1, 3)
 
 
-@pytest.mark.parametrize("edits", [
-    {"inputs__noise_multiplier": "0.001"},
-    {"inputs__noise_multiplier": "1000"},
-    {"inputs__delta": "1e-300"},
-    {"inputs__dataset_size": 100_000},  # T = 4 -> 100000 on the grid of T = 4: within the work cap, refused
+@pytest.mark.parametrize("edits,codes", [
+    ({"inputs__noise_multiplier": "0.001"}, (1, 3)),
+    # sigma 2 -> 1000: Y's law is a point mass near 1, and the producer's rule covers S only up to about
+    # T + 1 = 5 (s_max), 2.6k degrees at h = 1/512, where the recorded grid keeps 36.8k (46.3k for add):
+    # beyond 4x that reach, refused as a grid the inputs do not imply before any product
+    ({"inputs__noise_multiplier": "1000"}, (2,)),
+    ({"inputs__delta": "1e-300"}, (1, 3)),
+    ({"inputs__dataset_size": 100_000}, (1, 3)),  # T = 4 -> 100000 on the grid of T = 4: within the work cap, refused
 ], ids=["sigma-tiny", "sigma-huge", "delta-tiny", "batches"])
-def test_epochs_inputs_edited_are_refused(edits):
-    assert outcome(_forge("bins-epsilon-epochs", **edits), budget=120) in (1, 3)
+def test_epochs_inputs_edited_are_refused(edits, codes):
+    assert outcome(_forge("bins-epsilon-epochs", **edits), budget=120) in codes
+
+
+def test_epochs_grid_forged_beyond_the_inputs_rule_answers_2_before_products(no_products):
+    # T = 4, E = 2, sigma 2: the producer's rule keeps at most 2^16 + 3 degrees (base degree at E = 2; a
+    # refined grid would have E h > 1/8, here h = 1/512) and covers S up to s_max ~ 72 (36.8k degrees).
+    # Forged to the degree cap 2^21 (both grids; T also raised to 65, the most the work cap allows on that
+    # grid): 30 CPU s (T = 4) and more (T = 65) of products before; now refused on the count alone
+    g = {"g": 9, "fine": 4858, "per": 256, "top": 1 << 21, "keep": 1 << 21}
+    grids = {"remove": g, "add": {**g, "g": 10, "fine": 9716}}
+    for T in (4, 65):
+        assert outcome(_forge("bins-epsilon-epochs", inputs__dataset_size=T, result__bins_epochs__grids=grids)) == 2
+    # just inside the slack (2 x 2^16 + 8 degrees) is priced as the inputs' own work: not refused here
+    # on the count (the grid then decides: it reaches, and the recorded ends are true)
+    inside = {"remove": {**g, "top": 36784, "keep": 131080}, "add": {**g, "g": 10, "fine": 9716, "top": 46324,
+                                                                       "keep": 131080}}
+    r = RB._run(_load("bins-epsilon-epochs")["inputs"])
+    RB._bound_grids(r, inside)
+    from dpverify.errors import MalformedCertificate
+    with pytest.raises(MalformedCertificate, match="grid rule"):
+        RB._bound_grids(r, {d: {**x, "keep": x["keep"] + 1} for d, x in inside.items()})
+
+
+def test_every_default_grid_is_within_the_cap():
+    # the producer's own proposals (sigma x T x E over the range it accepts) against the cap verify applies:
+    # the rule itself, not a copy of it, so a genuine certificate is never refused by the count
+    from dpverify.recheck.bins_plan import keep_cap
+    from dpverify.sampling import balls as B, balls_epochs as BE
+
+    for sig in ("0.3", "0.85", "2", "300"):
+        for T in (2, 10, 240, 5000):
+            for E in (2, 3, 9, 60, 1000):
+                grids = BE.choose_grids(B.run(sig, T, 1, E, "add-remove"))
+                hs = {d: float(g.h) for d, g in grids.items()}
+                for d, g in grids.items():
+                    assert g.keep <= keep_cap(float(sig), T, E, d, hs[d], max(hs.values())) // 2
 
 
 def _brute_lengths(n0: int, E: int, keep):

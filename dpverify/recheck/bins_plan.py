@@ -1,0 +1,65 @@
+"""Float planning of the E-epoch balls-in-bins linear grids (hints), one copy for the producer
+(:func:`dpverify.sampling.balls_epochs.choose_grids`) and for the re-check's work bound
+(:func:`dpverify.recheck.bins._bound_work`).
+
+Floats only, and never a reason to accept: any grid gives valid bounds (the argument is in
+:mod:`dpverify.sampling.balls_epochs`). The re-check uses the rule to price a certificate by its
+inputs rather than by its hints: a recorded grid much longer than the rule writes for the run's
+sigma, T and E is refused (exit 2) before any product, so a forged grid cannot buy more product work
+than :data:`GRID_SLACK` times what the inputs imply (:func:`keep_cap`).
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+__all__ = ["ADD_CUT", "ROUNDING_BUDGET", "REFINED_DEGREE", "GRID_SLACK", "s_max", "base_degree", "keep_cap"]
+
+#: largest per-epoch L = e^{-Z} the add direction's linear grid resolves at most (beyond: raised to the
+#: window's low end, sound); the remove direction needs the P-law of large L instead
+ADD_CUT = 4.0
+#: the default grid is refined while E h exceeds this (about the eps the rounding may cost per side) ...
+ROUNDING_BUDGET = 0.25
+#: ... up to this degree (work: about linear in the degree; 123 s CPU at T = 240, E = 60)
+REFINED_DEGREE = 1 << 20
+#: how far a recorded grid may exceed the rule before the re-check refuses it: 2x the rule's degree and
+#: 4x its reach s_max / h (a platform's libm can move a float proposal by an ulp, so g by one step; an
+#: older proposal of the same rule family stays inside)
+GRID_SLACK = 2
+
+
+def s_max(sigma: float, T: int, E: int, d: str) -> float:
+    """Float proposal of the largest S = T L the linear grid of direction ``d`` covers.
+    Remove (P-law): the tilted coordinate, log Y_1 ~ N(1/(2 sigma^2), 1/sigma^2), at its
+    upper 1e-10 / E quantile, plus the other T - 1 (mean 1 each) at 8 standard deviations
+    plus one of them at its 1e-12 / T quantile. Add (Q-law): the T coordinates alike, at most
+    T e^4. Soundness does not depend on it (mass beyond goes to +inf or to the window's end)."""
+    m, sd = 0.5 / sigma**2, 1.0 / sigma
+    var = math.expm1(min(1.0 / sigma**2, 700.0))
+
+    def q(mean: float, p: float) -> float:  # upper p-quantile of a log-normal
+        z = -NormalDist().inv_cdf(p) if p > 1e-300 else 37.0
+        return math.exp(min(mean + z * sd, 700.0))
+
+    others = (T - 1) + 8 * math.sqrt(max(T - 1, 0) * var) + (q(-m, 1e-12 / T) if T > 1 else 0.0)
+    if d == "remove":
+        return min(q(m, 1e-10 / E) + others, 1e15)
+    return min(T + 8 * math.sqrt(T * var) + q(-m, 1e-12 / T), T * math.exp(ADD_CUT))
+
+
+def base_degree(E: int) -> int:
+    """The default degree of the linear grid before refinement: 2^16, 2^17 from E = 3, 2^18 from E = 9."""
+    return 1 << (16 if E < 3 else 17 if E < 9 else 18)
+
+
+def keep_cap(sigma: float, T: int, E: int, d: str, h: float, h_max: float) -> int:
+    """The longest ``keep`` the re-check accepts for direction ``d`` on a recorded cell width h (h_max:
+    the widest of the run's recorded grids). The rule writes keep = ceil(s_max / h) + 2 at a degree
+    of at most base_degree(E), or, after refinement, at most REFINED_DEGREE; it refines from a degree
+    only while E h_max > 1/4 there, and a doubling at most halves h, so a refined grid has
+    h_max > 1/(8 E). Here: keep <= 2 GRID_SLACK s_max / h + 8 and keep <= GRID_SLACK x (REFINED_DEGREE
+    when E h_max > 1/(8 E GRID_SLACK), else base_degree(E)) + 8."""
+    degree = REFINED_DEGREE if E * h_max * 8 * GRID_SLACK > 1 else base_degree(E)
+    reach = 2 * GRID_SLACK * s_max(sigma, T, E, d) / h
+    return int(min(GRID_SLACK * degree, reach if math.isfinite(reach) else math.inf)) + 8
