@@ -483,8 +483,19 @@ def _verify(cert: Any) -> str:
         raise MalformedCertificate(f"{quantity} is a check: result.verdict is missing")
     if recorded_verdict is not None or _verdict_key_present(cert, fmt):
         independent = re.verdict
-        if independent is None and isinstance(claim.get("relation"), dict):
-            independent = _claim_verdict(claim, result, re, recorded, recorded_verdict)
+        if isinstance(claim.get("relation"), dict):
+            # the relation is the claim as stated: decided on the independent enclosure even
+            # where the kind has a verdict of its own (a pld.claim relation rewritten to
+            # "delta(2) <= 1e-40" kept its kind's verdict "holds" and passed: adv34 F4)
+            if re.enclosure() is None:
+                raise MalformedCertificate(f"claim.relation: {quantity} has no enclosure for a relation to bound")
+            by_relation = _claim_verdict(claim, result, re, recorded, recorded_verdict)
+            if independent is None or by_relation != "undecided":
+                if independent not in (None, "undecided") and by_relation != independent:
+                    raise CertificateRejected(f"claim.relation decides {by_relation!r} on the independent enclosure, "
+                                              f"the kind's own re-derivation {independent!r}: the relation is not "
+                                              "the claim this certificate proves")
+                independent = by_relation
         accept_verdict(recorded_verdict, independent, "result.verdict")
     what = claim.get("id") or quantity
     if ignored:

@@ -371,3 +371,32 @@ def test_composition_with_forty_distinct_eps_is_answered(tmp_path):
 ], ids=["gdp-mu-negative-eps", "laplace-1/140", "pure-72"])
 def test_genuine_certificates_verify(argv, tmp_path):
     assert outcome(cli_cert(argv, tmp_path), budget=300) == 0
+
+
+# --------------------------------------------------------------------------- a relation the kind's verdict ignored
+
+
+@pytest.mark.parametrize("name, bound", [
+    # delta(2) = 1.2104e-13 (the fixture's own enclosure, re-proved): not <= 1e-40
+    ("pld-claim", "1e-40"),
+    # delta(claimed eps) = 1.00000000000e-8: not <= 1e-40
+    ("events-claim", "1e-40"),
+    # the Gaussian mu = 1 mechanism is exactly 1-GDP, so mu* = 1: not <= 1e-40
+    ("gdp-certify-gaussian", "1e-40"),
+])
+def test_a_relation_rewritten_beside_the_kinds_own_verdict_is_refused(name, bound):
+    """adv34 F4: kinds that decide their own verdict (pld.claim, events.claim, gdp.certify)
+    never read claim.relation, so "holds" stood beside a relation that fails on verify's
+    own enclosure. The relation is the claim as stated: exit 1. The genuine pld-claim
+    relation (delta(2) <= 1e-5) still verifies."""
+    assert outcome(fixture("pld-claim"), budget=240) == 0
+    c = fixture(name)
+    c["claim"]["relation"] = {"kind": "le", "bound": bound}
+    assert outcome(reseal(c), budget=240) == 1
+
+
+def test_a_relation_on_a_kind_without_an_enclosure_is_refused():
+    """calibrate.bracket states ends, not a number a relation could bound: exit 2."""
+    c = fixture("calibrate-bracket")
+    c["claim"]["relation"] = {"kind": "le", "bound": "1"}
+    assert outcome(reseal(c), budget=240) == 2
