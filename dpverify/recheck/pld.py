@@ -218,11 +218,12 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         if None in Ws:
             return None
         dn, up = A.dn, A.up
-        two = pow2(P + rho * N)
+        sh = -(P + rho * N)
         cols = []
         for ser, W in zip(centre, Ws):
+            # (v -+ W 2^(rho N)) 2^-(P + rho N), one directed rounding each (mul_2exp of an integer)
             Wsh = W << (rho * N)
-            cols.append([(max(dn.div(mpz(v - Wsh), two), _Z), min(up.div(mpz(v + Wsh), two), _O))
+            cols.append([(max(dn.mul_2exp(v - Wsh, sh), _Z), min(up.mul_2exp(v + Wsh, sh), _O))
                          for v in bs.values_at_integers(ser.m, rho, a - c, b - c)])
         return list(zip(*cols))
 
