@@ -227,9 +227,11 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
                          for v in bs.values_at_integers(ser.m, rho, a - c, b - c)])
         return list(zip(*cols))
 
-    # the end of the loss support, log(1 - q) (remove) or -log(1 - q) (add), in floats: it only
-    # chooses which blocks try a series (a block near it fails its remainder test anyway)
-    end = math.log1p(-float(q)) * (1 if remove else -1) if q < 1 else 0.0
+    # the end of the loss support, log(1 - q) (remove) or -log(1 - q) (add), to 53 bits: it only
+    # chooses which blocks try a series (a block near it fails its remainder test anyway); MPFR's
+    # correctly rounded log1p, not the platform's, so the choice is the same on every machine
+    end = float(gmpy2.context(precision=53).log1p(-gmpy2.mpq(q.numerator, q.denominator))) \
+        * (1 if remove else -1) if q < 1 else 0.0
 
     def many(A: Arith, i0: int, n: int, m: int) -> list:
         """:func:`many_knots` by blocks of 2^(rho+1) knots, rho = m - :data:`_BLOCK_SPAN`
