@@ -515,7 +515,10 @@ def _steps(kinds: Iterable[str], steps: list[tuple[str, str, bool]]) -> None:
 _PLD_STEPS = [
     ("per-step pair tails in MPFR with directed rounding (Gaussian: erfc at anchors j/16 and "
      "a Taylor expansion with a Cramer-inequality remainder between them, Laplace's continued "
-     "fraction beyond |x| = 16, expm1, log; Laplace: exp, log; finite pairs: exact sums)",
+     "fraction beyond |x| = 16, expm1, log; on grids 2^-13 and finer, blocks of knots away from the "
+     "support end from one Taylor series in the loss with fixed-point ball coefficients and a Lagrange "
+     "remainder enclosed over the block, summed exactly at each knot; Laplace: exp, log; finite pairs: "
+     "exact sums)",
      PROOF, True),
     ("connect-the-dots and bucket masses rounded outward to integer units 2^-K", PROOF, True),
     ("T-fold composition: exact integer products (Kronecker substitution on GMP integers)", PROOF, True),
