@@ -57,9 +57,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     add_concept(d, DIGITS_PLD)
     add_concept(d, TIME_BUDGET)
     d.add_argument("--strict-width", action="store_true",
-                   help="exit 3 when the budget ends with the width missed, even narrowly (by default a "
-                        "certified enclosure within 10x of the requested width is printed with a note, "
-                        "exit 0); e.g. --digits 4 --time-budget 30 --strict-width")
+                   help="exit 3 when the memory cap leaves no finer grid and the width is missed, even "
+                        "narrowly (by default a certified enclosure within 10x of the requested width is "
+                        "then printed with a note, exit 0; a function of the inputs only). A time budget "
+                        "that runs out is exit 3 either way, so the load never shapes an answer; e.g. "
+                        "--digits 4 --time-budget 30 --strict-width")
     d.add_argument("--plot-eps", metavar="FILE", help="draw eps over training steps with its certified band (.png/.svg)")
     d.add_argument("--plot-profile", metavar="FILE", help="draw delta(eps) on a log scale with its band (.png/.svg)")
     d.add_argument("--plot-tradeoff", metavar="FILE", help="draw the f-DP trade-off curve with its band (.png/.svg)")
