@@ -17,6 +17,7 @@ file.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from typing import Optional, Sequence
@@ -103,8 +104,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             pass
         return 0
     except OSError as exc:
-        if exc.filename is None:  # not about a path the user named: a bug
+        if exc.filename is None and exc.errno is None:  # not from the system: a bug
             return _internal(exc)
+        if exc.filename is None:
+            # the system refused a read or write with no path attached: a full disk under
+            # --certificate /dev/full or `--json > /dev/full`, a /proc file that takes no
+            # writes (adv34 C1); the environment's answer, not a bug
+            print(f"dpverify: error: the system refused a read or write: {exc.strerror or type(exc).__name__} "
+                  f"({errno.errorcode.get(exc.errno, exc.errno)}), for {_given_options(words)}", file=sys.stderr)
+            return 2
         # the file system refused a path the user gave (a folder under /proc, a full disk,
         # no permission) after the options were checked: the path and the reason, no traceback
         print(f"dpverify: error: cannot use {str(exc.filename)[:200]!r}: {exc.strerror or type(exc).__name__}",

@@ -247,6 +247,15 @@ def test_result_beyond_printable_range_is_exit_2(capsys):
     assert "printable range" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_is_exit_2_not_a_bug(capsys):
+    """adv34 C1: the write to /dev/full fails with ENOSPC and no file name attached; that is the
+    environment's answer (exit 2, the reason and the options given), not exit 4 "a bug"."""
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1", "--certificate", "/dev/full"]) == 2
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "--certificate /dev/full" in err and "a bug" not in err
+
+
 def test_last_resort_handler_is_exit_4_with_a_message(monkeypatch, capsys):
     # a bug is exit 4 ("internal error"), distinct from 2 (bad input) and never 1 ("fails")
     import dpverify.cli.gdp as g
