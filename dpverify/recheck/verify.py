@@ -73,6 +73,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional
 import mpmath
 from mpmath import mpf
 
+from ..files import TooLarge, read_regular
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
 from .core import exact_enclosure, mpf_to_fraction
@@ -623,14 +624,10 @@ def _check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any])
 
 def _load(path: Path) -> Any:
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise MalformedCertificate(f"cannot read ({exc.strerror})") from None
-    if size > MAX_FILE_BYTES:
-        raise MalformedCertificate(f"file is larger than the cap of {MAX_FILE_BYTES // 2**20} MiB")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
+        raw = read_regular(path, MAX_FILE_BYTES)
+    except TooLarge:
+        raise MalformedCertificate(f"file is larger than the cap of {MAX_FILE_BYTES // 2**20} MiB") from None
+    except OSError as exc:  # a FIFO or a device is refused unread (it would block or never end)
         raise MalformedCertificate(f"cannot read ({exc.strerror})") from None
     try:
         text = raw.decode("utf-8")

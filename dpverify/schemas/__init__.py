@@ -35,6 +35,7 @@ from typing import Any, Iterator, Mapping, Optional
 import jsonschema
 from jsonschema import Draft202012Validator
 
+from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
 from ..limits import MAX_INPUT_FILE_BYTES, MAX_JSON_NESTING
 
@@ -108,14 +109,9 @@ def read_text(path: "str | Path", option: str) -> tuple[str, str]:
     p = Path(path)
     name = str(path)
     try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise InvalidParameter(option, f"{name}: is a folder, not a file")
-        if size > MAX_INPUT_FILE_BYTES:
-            raise InvalidParameter(
-                option, f"{name}: {size} bytes is too large (at most {MAX_INPUT_FILE_BYTES})"
-            )
-        data = p.read_bytes()
+        data = read_regular(p, MAX_INPUT_FILE_BYTES)
+    except (NotARegularFile, TooLarge) as exc:
+        raise InvalidParameter(option, f"{name}: {exc.strerror}") from None
     except OSError as exc:
         raise InvalidParameter(option, f"{name}: cannot read ({exc.strerror or exc})") from None
     try:

@@ -32,7 +32,6 @@ import hmac
 import json
 import os
 import secrets
-import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from .._version import __version__
 from ..certificate import dumps
 from ..certificate.format import FORMAT, compute_digest, schema_errors
 from ..errors import InvalidParameter
+from ..files import NotARegularFile, TooLarge, read_regular
 from .tasks import Plan, cache_key
 
 __all__ = ["Cache", "Lookup", "KEY_ENV", "key_file", "secret_key"]
@@ -89,21 +89,14 @@ def secret_key() -> bytes:
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(secrets.token_hex(_KEY_BYTES) + "\n")
     try:
-        # opened without blocking and checked before reading: a FIFO would hang the read and
-        # /dev/zero would never end it (adv34 S1); a key file is a small regular file
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            st = os.fstat(fd)
-            raw = os.read(fd, _KEY_FILE_MAX_BYTES + 1) if stat.S_ISREG(st.st_mode) else b""
-        finally:
-            os.close(fd)
+        # a regular file of at most a few dozen bytes, checked before a byte is read: a FIFO
+        # hung the read and /dev/zero never ended it (adv34 S1)
+        raw = read_regular(path, _KEY_FILE_MAX_BYTES)
+        shared = os.name == "posix" and path.stat().st_mode & 0o077
+    except (NotARegularFile, TooLarge) as exc:
+        raise _key_error(path, exc.strerror) from None
     except OSError as exc:
         raise _key_error(path, f"unreadable ({exc.strerror})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise _key_error(path, "not a regular file")
-    if st.st_size > _KEY_FILE_MAX_BYTES:
-        raise _key_error(path, f"{st.st_size} bytes; a key file holds {2 * _KEY_BYTES} hex digits")
-    shared = os.name == "posix" and st.st_mode & 0o077
     try:
         key = bytes.fromhex(raw.decode("ascii").strip())
     except (UnicodeDecodeError, ValueError):

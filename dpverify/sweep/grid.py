@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
+from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
 from ..limits import MAX_SWEEP_CONFIGURATIONS
 
@@ -253,11 +254,11 @@ def load_grid(path: "str | Path") -> Grid:
     p = Path(path)
     source = p.name
     try:
-        raw = p.read_bytes()
+        raw = read_regular(p, 10_000_000)
+    except (NotARegularFile, TooLarge) as exc:
+        raise InvalidParameter("grid", f"{path}: {exc.strerror}") from None
     except OSError as exc:
         raise InvalidParameter("grid", f"{path}: cannot read ({exc.strerror})") from None
-    if len(raw) > 10_000_000:
-        raise InvalidParameter("grid", f"{path}: a grid file of {len(raw)} bytes is too large")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
