@@ -57,14 +57,16 @@ class ComposedBounds:
     suffix that gives the best optimistic bound is located by a binary search
     on a handful of coefficients (tightness only, every suffix is sound)."""
 
-    def __init__(self, upper: UpperDist, lower: LowerDist) -> None:
+    def __init__(self, upper: UpperDist, lower: Optional[LowerDist]) -> None:
+        """``lower`` None: only the upper queries (eps_upper, delta_upper_ball) are asked,
+        which read U alone (a direction settled by its upper end, refine._direction)."""
         self.upper = upper
-        self.lower = lower
+        self.lower = lower  # type: ignore[assignment]
         self.K = upper.K
         self.m = upper.m
         self.u_inf = int(upper.inf)
         # P at +inf, less the mass the Fourier wrap may have added to the classes
-        self.l_inf = int(lower.inf) - int(lower.deficit)
+        self.l_inf = 0 if lower is None else int(lower.inf) - int(lower.deficit)
         self._us: dict[int, int] = {}
         self._ps: dict[int, int] = {}
 
