@@ -341,3 +341,34 @@ def test_eps_plan_puts_the_certified_top_direction_on_top():
     # and the answer holds dp_accounting's optimistic / pessimistic bracket
     opt, pess = _dpa_bracket(0.8, 0.004, 20000, delta=1e-5)
     assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)
+
+
+@pytest.mark.parametrize("kind, target", [("eps", F(1, 10**5)), ("delta", F(1))])
+def test_direction_settled_by_its_upper_end_stays_above_the_exact_routes_lower_end(kind, target):
+    """A direction below the top one is settled by its pessimistic side alone
+    (refine._direction: its optimistic side is not composed, lo is None). The reference is
+    the old exact route (refine.compose_direction: both sides by exact integer products, no
+    Fourier power) on the same grid: a certified lower end of that direction's value, which
+    the upper end the fast route reported must not undercut; and the reported upper end must
+    lie at or below the top direction's certified lower end (else settling it was unsound:
+    the maximum could be the settled direction, AFA Sec 4.1)."""
+    from dpverify.ball import arb_to_fraction, endpoints, working_precision
+    from dpverify.pld.refine import compose_direction
+
+    T = 400
+    step = Step(lambda d: SubsampledGaussianPair(F(2), F(1, 50), d), T)
+    res = refine_query([step], ("remove", "add"), kind=kind, target=target, rel_width=1e-3)
+    lo_add, hi_add = res.directions["add"]
+    assert lo_add is None and hi_add is not None  # settled without its optimistic side
+    assert hi_add <= res.lo
+    # the exact route on a coarser grid (any grid gives a certified lower end; a coarse one
+    # keeps the exact products short)
+    m = res.m - 3
+    K = 100
+    cb = compose_direction([step], "add", m, K, F(1, 10**30), 1)
+    with working_precision(K + 96):
+        if kind == "eps":
+            lo_exact = cb.eps_lower(target)
+        else:
+            lo_exact = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
+    assert lo_exact is not None and 0 < lo_exact <= hi_add
