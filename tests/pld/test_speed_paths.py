@@ -372,3 +372,29 @@ def test_direction_settled_by_its_upper_end_stays_above_the_exact_routes_lower_e
         else:
             lo_exact = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
     assert lo_exact is not None and 0 < lo_exact <= hi_add
+
+
+def test_delta_step_from_a_level_in_the_h2_regime_lands_at_the_width():
+    """From a delta level whose relative width is already in the h^2 regime (<= 0.1), the
+    next grid is the one where 4^-k of that width meets the target (refine._inc_for: the
+    delta width narrows 4.01-4.1x per halving there), not one halving further as the eps
+    margin would take. The reference is the GDP closed form in mpmath: 2500 Gaussian steps
+    of noise 50 compose to mu = 1 (GDPT Cor 3.3), delta_1(1) at 40 digits; the enclosure
+    holds it at the width asked. (The step's grid itself: the second level is the first grid
+    whose h^2 extrapolation of the first level's width, at ratio 4, is below the target.)"""
+    import math
+
+    T = 2500
+    step = Step(lambda d: SubsampledGaussianPair(F(50), F(1), d), T)
+    res = refine_query([step], ("remove", "add"), kind="delta", target=F(1), rel_width=1e-3, m_start=7)
+    assert len(res.levels) == 2
+    first = res.levels[0]
+    w0 = float((first["hi"] - first["lo"]) / first["lo"])
+    assert w0 <= 0.1
+    k = res.levels[1]["m"] - first["m"]
+    assert w0 / 4 ** k <= 0.95e-3 < w0 / 4 ** (k - 1)
+    rel = (res.hi - res.lo) / res.lo
+    assert rel <= F(1, 1000) and math.isfinite(float(rel))
+    ref = _closed_form_delta(mpmath.sqrt(T) / mpmath.mpf(50), 1)
+    ref = F(mpmath.nstr(ref, 35, min_fixed=-1000, max_fixed=1000))
+    assert res.lo <= ref * (1 - F(1, 10**30)) and ref * (1 + F(1, 10**30)) <= res.hi
