@@ -398,3 +398,40 @@ def test_delta_step_from_a_level_in_the_h2_regime_lands_at_the_width():
     ref = _closed_form_delta(mpmath.sqrt(T) / mpmath.mpf(50), 1)
     ref = F(mpmath.nstr(ref, 35, min_fixed=-1000, max_fixed=1000))
     assert res.lo <= ref * (1 - F(1, 10**30)) and ref * (1 + F(1, 10**30)) <= res.hi
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interpolated_crossing_search_finds_the_index_a_linear_scan_finds(seed):
+    """queries.ComposedBounds._crossing (eps_upper's search for the first knot whose upper
+    curve is <= delta) picks its test points by interpolating log delta in the index; only
+    the predicate decides. Reference: a linear scan for the first index where a monotone
+    predicate holds, on curves of the shapes eps_upper meets (log-convex and log-concave
+    decay, a flat +inf tail whose log is -inf, crossings at either end of the bracket)."""
+    import math
+    import random
+
+    from dpverify.pld.queries import ComposedBounds
+
+    rng = random.Random(seed)
+    for _ in range(40):
+        n = rng.randint(2, 5000)
+        p = rng.choice([0.5, 1.0, 1.7, 3.0])
+        scale = rng.uniform(1e-3, 50.0)
+        flat = rng.random() < 0.3
+        curve = [math.exp(-scale * (j / n) ** p) if not (flat and j > 0.9 * n) else 0.0 for j in range(n + 1)]
+        log_d = math.log(rng.uniform(min(c for c in curve if c > 0), 1.0))
+        ok = [c <= math.exp(log_d) for c in curve]
+        ok[n] = True  # the search's precondition: ok at its upper end
+        logs: dict = {}
+        calls = []
+
+        def ok_at(j: int) -> bool:
+            calls.append(j)
+            logs[j] = math.log(curve[j]) if curve[j] > 0 else -math.inf
+            return ok[j]
+
+        lo = rng.randint(-1, max(-1, ok.index(True) - 1))
+        got = ComposedBounds._crossing(ok_at, logs, lo, n, log_d)
+        want = next(j for j in range(lo + 1, n + 1) if ok[j])
+        assert got == want
+        assert len(calls) <= 3 * max(1, math.ceil(math.log2(n - lo))) + 2
