@@ -271,7 +271,44 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
     re = re[perm]
     im = im[perm]
     cos, sin, mu = _twiddles(N)
-    for s in range(1, L + 1):
+    # four half-length scratch rows, reused by every stage (the same operations, in the
+    # same order, as with temporaries: out= changes where a result is stored, not its rounding)
+    buf = np.empty((4, max(1, N // 2)))
+    s0 = 1
+    if L >= 1:
+        # stage 1: w = 1, so w b = b exactly (1 * x and x - 0 * y are exact): a +- b only
+        R, I = re.reshape(-1, 2), im.reshape(-1, 2)
+        ar, ai, br, bi = buf
+        np.copyto(ar, R[:, 0])
+        np.copyto(ai, I[:, 0])
+        np.copyto(br, R[:, 1])
+        np.copyto(bi, I[:, 1])
+        np.add(ar, br, out=R[:, 0])
+        np.add(ai, bi, out=I[:, 0])
+        np.subtract(ar, br, out=R[:, 1])
+        np.subtract(ai, bi, out=I[:, 1])
+        s0 = 2
+    if L >= 2 and cos[N // 4] == 0.0 and sin[N // 4] == 1.0:
+        # stage 2: w = 1 and w = -i exactly (the table's entry N/4 is (0, 1): checked), so
+        # w b = b and (b_i, -b_r) with no rounding; the general stage computes the same doubles
+        R, I = re.reshape(-1, 4), im.reshape(-1, 4)
+        q = N // 4
+        a0r, a0i, b0r, b0i = (buf[k, :q] for k in range(4))
+        a1r, a1i, b1r, b1i = (buf[k, q:2 * q] for k in range(4))
+        for dst, col, src in ((a0r, 0, R), (a0i, 0, I), (b0r, 2, R), (b0i, 2, I),
+                              (a1r, 1, R), (a1i, 1, I), (b1r, 3, R), (b1i, 3, I)):
+            np.copyto(dst, src[:, col])
+        np.add(a0r, b0r, out=R[:, 0])
+        np.add(a0i, b0i, out=I[:, 0])
+        np.subtract(a0r, b0r, out=R[:, 2])
+        np.subtract(a0i, b0i, out=I[:, 2])
+        np.add(a1r, b1i, out=R[:, 1])
+        np.subtract(a1i, b1r, out=I[:, 1])
+        np.subtract(a1r, b1i, out=R[:, 3])
+        np.add(a1i, b1r, out=I[:, 3])
+        s0 = 3
+    t1, t2, tr, ti = buf
+    for s in range(s0, L + 1):
         half = 1 << (s - 1)
         stride = N >> s
         wr = cos[::stride][:half]
@@ -279,14 +316,18 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
         R = re.reshape(-1, 2 * half)
         I = im.reshape(-1, 2 * half)
         br, bi = R[:, half:], I[:, half:]
-        tr = wr * br - wi * bi
-        ti = wr * bi + wi * br
-        bot_r = R[:, :half] - tr
-        bot_i = I[:, :half] - ti
-        R[:, :half] += tr
-        I[:, :half] += ti
-        R[:, half:] = bot_r
-        I[:, half:] = bot_i
+        shape = br.shape
+        T1, T2, TR, TI = t1.reshape(shape), t2.reshape(shape), tr.reshape(shape), ti.reshape(shape)
+        np.multiply(wr, br, out=T1)
+        np.multiply(wi, bi, out=T2)
+        np.subtract(T1, T2, out=TR)  # Re(w b)
+        np.multiply(wr, bi, out=T1)
+        np.multiply(wi, br, out=T2)
+        np.add(T1, T2, out=TI)  # Im(w b)
+        np.subtract(R[:, :half], TR, out=br)
+        np.subtract(I[:, :half], TI, out=bi)
+        R[:, :half] += TR
+        I[:, :half] += TI
     return re, im, mu
 
 

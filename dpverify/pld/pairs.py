@@ -66,6 +66,10 @@ from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_b
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
 
+#: SubsampledGaussianPair._constants by (sigma, q, direction, precision); arb balls are immutable
+_CONSTANTS: dict = {}
+
+
 @dataclass(frozen=True)
 class SubsampledGaussianPair(PairFromTails):
     """Tight dominating pair of the Poisson-subsampled Gaussian mechanism
@@ -116,9 +120,20 @@ class SubsampledGaussianPair(PairFromTails):
         return dyadic_loss_bound(-(1 - ball(self.q)).log())
 
     def _constants(self) -> tuple[arb, arb, arb, arb, arb]:
+        """(mu, q, mu^2 / 2, log q, 1 - q) as balls at the working precision. Kept per
+        (sigma, q, direction, precision): the range search asks for them at every trial
+        point, and the same balls come back (a function of those four only)."""
+        key = (self.sigma, self.q, self.direction, ctx.prec)
+        hit = _CONSTANTS.get(key)
+        if hit is not None:
+            return hit
         mu = ball(self.mu)
         q = ball(self.q)
-        return mu, q, mu * mu / 2, q.log(), 1 - q
+        out = (mu, q, mu * mu / 2, q.log(), 1 - q)
+        if len(_CONSTANTS) >= 64:
+            _CONSTANTS.pop(next(iter(_CONSTANTS)))
+        _CONSTANTS[key] = out
+        return out
 
     def _tails_with(self, eps: arb, c: tuple, sf) -> tuple[arb, arb]:
         """(P(L > eps), Q(L > eps)) from the constants ``c`` and a normal

@@ -33,6 +33,7 @@ __all__ = [
     "cheaper_than_exact",
     "estimate_length",
     "estimate_units",
+    "coarsest_grid",
     "first_grid",
     "float_epsilon",
     "fourier_usable",
@@ -800,8 +801,19 @@ def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
         # h^2 law of the levels (refine._inc_for) picks the next; it costs at most 4^-k of a
         # grid k halvings finer
         m = min(m, UNCHECKED_DELTA_GRID)
-    m = max(m, math.ceil(math.log2(2 * math.sqrt(max(1, plan.steps) / 12))))
+    m = max(m, coarsest_grid(plan.steps))
     return max(4, min(20, m))
+
+
+def coarsest_grid(steps: int) -> int:
+    """The coarsest grid 2^-m worth composing ``steps`` steps on: h <= 1 / (2 sqrt(T / 12)).
+    The optimistic side labels a composed class by the sum of its steps' labels, so its
+    losses spread about sqrt(T / 12) h around the label; beyond about half a nat the lower
+    end collapses to 0 whatever the width model says (measured: T = 1e7 at 2^-9; 2^-11 is
+    fine), and the tilted Q's mass (sum_k Qt_k)^T grows like e^(c T h^2), which takes the
+    Fourier power's error bound past any allowance (T = 1e6 at 2^-9: 4e14 times it, and the
+    exact products then paid for the whole power). Only a choice of grid."""
+    return math.ceil(math.log2(2 * math.sqrt(max(1, steps) / 12)))
 
 
 def first_grid(total_steps: int, rel_width: float) -> int:

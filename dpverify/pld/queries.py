@@ -57,14 +57,16 @@ class ComposedBounds:
     suffix that gives the best optimistic bound is located by a binary search
     on a handful of coefficients (tightness only, every suffix is sound)."""
 
-    def __init__(self, upper: UpperDist, lower: LowerDist) -> None:
+    def __init__(self, upper: UpperDist, lower: Optional[LowerDist]) -> None:
+        """``lower`` None: only the upper queries (eps_upper, delta_upper_ball) are asked,
+        which read U alone (a direction settled by its upper end, refine._direction)."""
         self.upper = upper
-        self.lower = lower
+        self.lower = lower  # type: ignore[assignment]
         self.K = upper.K
         self.m = upper.m
         self.u_inf = int(upper.inf)
         # P at +inf, less the mass the Fourier wrap may have added to the classes
-        self.l_inf = int(lower.inf) - int(lower.deficit)
+        self.l_inf = 0 if lower is None else int(lower.inf) - int(lower.deficit)
         self._us: dict[int, int] = {}
         self._ps: dict[int, int] = {}
 
@@ -183,9 +185,14 @@ class ComposedBounds:
             return None
         h = Fraction(1, 1 << self.m)
 
+        logs: dict[int, float] = {}
+
         def ok_at(j: int) -> bool:
             # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j
-            return bool(self._upper_at((U.offset + j) * h, min(max(j, 0), n)) <= D)
+            v = self._upper_at((U.offset + j) * h, min(max(j, 0), n))
+            m = float(v.mid())
+            logs[j] = math.log(m) if m > 0 else -math.inf
+            return bool(v <= D)
 
         # smallest knot index j (loss (offset + j) h) with upper curve <= delta
         if self.delta_upper_ball(Fraction(0)) * arb(2) ** self.K <= D:
@@ -195,12 +202,7 @@ class ComposedBounds:
             return None
         if U.offset < 0:  # search only eps >= 0; the knot of loss 0 is not ok
             lo = min(-U.offset, n - 1)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if ok_at(mid):
-                hi = mid
-            else:
-                lo = mid
+        hi = self._crossing(ok_at, logs, lo, hi, math.log(float(D.mid())))
         # on (s_{hi-1}, s_hi] the curve is 2^-K (S - e^eps V + u_inf), k0 = hi
         best = (U.offset + hi) * h
         if hi >= 1:
@@ -217,6 +219,43 @@ class ComposedBounds:
                 if cand < best and self.delta_upper_ball(cand) * arb(2) ** self.K <= D:
                     best = cand
         return best
+
+    @staticmethod
+    def _crossing(ok_at, logs: dict, lo: int, hi: int, log_d: float) -> int:
+        """The knot index where ``ok_at`` turns true in (lo, hi], ok_at(hi) being true
+        and lo not ok (or the search's start): the result of bisection, found in fewer
+        evaluations (each one a polynomial of the composed length at a ball, 22 of them
+        at T = 1e7). The floats (``logs``: log of each evaluated ball's midpoint) only
+        choose the next index to test, by interpolating log delta_U linearly in the index
+        (it is nearly linear near the crossing; Illinois' halving keeps a one-sided approach
+        short); two steps in a row that do not halve the bracket are followed by a bisection
+        step, so at most three times bisection's count. Every answer
+        is decided by ok_at, so the index returned is the same one bisection finds
+        wherever ok_at is monotone."""
+        bisect = False
+        slow = 0  # interpolation steps in a row that did not halve the bracket
+        w_lo = w_hi = 1.0  # Illinois weights: an end kept twice in a row counts half
+        last = 0
+        while hi - lo > 1:
+            a, b = logs.get(lo), logs.get(hi)
+            mid = (lo + hi) // 2
+            if not bisect and a is not None and b is not None and math.isfinite(a) and math.isfinite(b) \
+                    and a > log_d > b:
+                ra, rb = (a - log_d) * w_lo, (log_d - b) * w_hi
+                mid = min(hi - 1, max(lo + 1, math.ceil(lo + (hi - lo) * ra / (ra + rb))))
+            width = hi - lo
+            if ok_at(mid):
+                hi, w_hi = mid, 1.0
+                w_lo = w_lo / 2 if last == 1 else w_lo
+                last = 1
+            else:
+                lo, w_lo = mid, 1.0
+                w_hi = w_hi / 2 if last == -1 else w_hi
+                last = -1
+            slow = slow + 1 if 2 * (hi - lo) > width and not bisect else 0
+            bisect = slow >= 2
+            slow = 0 if bisect else slow
+        return hi
 
     def eps_lower(self, delta: Fraction, hint: Optional[float] = None) -> Optional[Fraction]:
         """An exact eps with epsilon(delta) >= eps (certified): for a suffix

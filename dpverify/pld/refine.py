@@ -45,7 +45,7 @@ from .compose import compose
 from .convolve import mul_count
 from .discretise import discretise, grid_range
 from .dominating import composed_loss_bound
-from .plan import FOURIER_SHARE, estimate_length, first_grid, plan_query, planned_grid
+from .plan import FOURIER_SHARE, coarsest_grid, estimate_length, first_grid, plan_query, planned_grid
 from .queries import ComposedBounds
 
 __all__ = ["PldResult", "Step", "compose_direction", "decided_against", "loss_bounds", "refine_query", "support_note",
@@ -222,13 +222,26 @@ _MARGIN = 0.7
 _DECIDE_STEP = 2
 
 
-def _inc_for(rel: Optional[float], rel_width: float) -> int:
-    """Grid halvings from a level of relative width ``rel`` to the target."""
+#: the margin of a delta query's step from a level already in the h^2 regime (relative width
+#: at most _DELTA_H2_REL): there its width narrows 4.01-4.1x per halving (measured, one
+#: direction, 2 to 4 halvings from widths 0.1 down to 1e-3 on A, B, D, MNIST, T = 1e4), so
+#: 4^-k of the width meets the target; the eps query's narrows only 2.9-3.9x near 1e-4 (the
+#: suffix lower end and the units take part) and keeps _MARGIN. At T = 1e6, delta(139.031):
+#: 0.0548 at 2^-10, and _MARGIN asked for 2^-14 (0.000211) where 2^-13 gives 0.00085, at
+#: twice the cost
+_DELTA_MARGIN = 0.95
+_DELTA_H2_REL = 0.1
+
+
+def _inc_for(rel: Optional[float], rel_width: float, kind: str = "eps") -> int:
+    """Grid halvings from a level of relative width ``rel`` to the target (a choice only:
+    a level that misses costs one more)."""
     if rel is None:
         return 2
     if rel <= 0:
         return 1
-    return max(1, min(6, math.ceil(math.log(rel / (rel_width * _MARGIN)) / math.log(4))))
+    margin = _DELTA_MARGIN if kind == "delta" and rel <= _DELTA_H2_REL else _MARGIN
+    return max(1, min(6, math.ceil(math.log(rel / (rel_width * margin)) / math.log(4))))
 
 
 def _unit(scale: Optional[Fraction], rel_width: float, total_steps: int, nm: int,
@@ -414,13 +427,18 @@ def refine_query(
                 # a coarse try can only settle below a positive lower end
                 md = _settling_grid(plan, kind, order[0].name, d.name, m) \
                     if settle and di > 0 and lo_top is not None and lo_top > 0 else m
+                # below the top's certified lower end a direction is settled by its upper end
+                # alone: its optimistic side is composed only when that does not settle it,
+                # and never on the coarse try (the full grid then composes both)
+                below = lo_top if settle and di > 0 and lo_top is not None and lo_top > 0 else None
                 lo, hi = _direction(steps, d, kind, target, md, K, tau, budget, allowance, tick,
                                     max_length if (prev is None and di == 0 and m_start is None and m > 4)
-                                    else None)
+                                    else None, below, md < m)
                 lo_first = max((r[1] for r in results if r[1] is not None), default=None)
                 if md < m and not (hi is not None and lo_first is not None and hi <= lo_first):
                     # the coarse grid did not settle it below the maximum: the full grid
-                    lo2, hi2 = _direction(steps, d, kind, target, m, K, tau, budget, allowance, tick, None)
+                    lo2, hi2 = _direction(steps, d, kind, target, m, K, tau, budget, allowance, tick, None,
+                                          below)
                     lo = lo2 if lo is None or (lo2 is not None and lo2 > lo) else lo
                     hi = hi2 if hi is None or (hi2 is not None and hi2 < hi) else hi
                 results.append((d, lo, hi))
@@ -463,7 +481,7 @@ def refine_query(
         done = (rel is not None and rel <= rel_width) or (decide is not None and decide(lo_all, hi_all))
         if done:
             return finish()
-        inc = 0 if (rescaled and lo_all == 0) else _inc_for(rel, rel_width)
+        inc = 0 if (rescaled and lo_all == 0) else _inc_for(rel, rel_width, kind)
         if decide is not None:
             inc = min(inc, _DECIDE_STEP)
         # largest affordable step in memory (the length doubles per halving)
@@ -503,23 +521,33 @@ def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:
     Never finer than two halvings below ``m``."""
     per = {n: (x, w) for n, x, w in plan.per_direction}
     if top not in per or name not in per:
-        return m - 2
+        return max(m - 2, coarsest_grid(plan.steps))
     gap = per[top][0] - per[name][0]  # nats (eps) or log delta (delta)
     w = per[name][1]
     if not (gap > 0 and w > 0):
-        return m - 2
+        return max(m - 2, coarsest_grid(plan.steps))
     # at most 2 halvings below the top's grid: a quarter of its cost, so a
     # guess that does not settle adds at most a quarter (the model's gap is
-    # a float estimate of a difference, often off by more than itself)
-    return max(4, min(m - 2, math.ceil(0.5 * math.log2(4 * w / gap))))
+    # a float estimate of a difference, often off by more than itself); never
+    # coarser than the schedule's coarsest useful grid (:func:`.plan.coarsest_grid`:
+    # the lower end collapses there and the Fourier power declines, so the try
+    # could not settle and cost more than the full grid)
+    return max(4, coarsest_grid(plan.steps), min(m - 2, math.ceil(0.5 * math.log2(4 * w / gap))))
 
 
 def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: int, K: int, tau,
                budget: int, allowance: Optional[int], tick: Callable[[], None],
-               max_length: Optional[int]) -> tuple[Optional[Fraction], Optional[Fraction]]:
+               max_length: Optional[int], settle_below: Optional[Fraction] = None,
+               upper_only: bool = False) -> tuple[Optional[Fraction], Optional[Fraction]]:
     """Certified (lo, hi) of one direction on the grid 2^-m; with
     ``max_length``, _Coarser when the composed length would exceed half of it
-    (memory model only)."""
+    (memory model only).
+
+    The upper end comes from the pessimistic side alone (:mod:`.queries`). When it is at or
+    below ``settle_below`` (another direction's certified lower end) the direction cannot be
+    the maximum (AFA Sec 4.1), so its lower end is not needed: the optimistic side is not
+    composed and lo is None (no lower end claimed; 0 is one). ``upper_only``: never compose
+    it (a coarse try, which the full grid replaces if it does not settle)."""
     ups, lows = _discretise_all(steps, d.name, m, K, tau, tick, d.floors)
     if max_length is not None:
         n_est = estimate_length(ups)
@@ -528,16 +556,20 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
             raise _Coarser(max(4, m - math.ceil(math.log2(2 * n_est / max_length))))
     with working_precision(K + 64):
         U = compose(ups, budget, tick, allowance)
+    d.length = max(d.length, U.poly.length())
+    with working_precision(K + 96):
+        cu = ComposedBounds(U, None)  # type: ignore[arg-type]
+        hi = cu.eps_upper(target) if kind == "eps" else arb_to_fraction(endpoints(cu.delta_upper_ball(target))[1])
+    if upper_only or (settle_below is not None and hi is not None and hi <= settle_below):
+        return None, hi
+    with working_precision(K + 64):
         L = compose(lows, budget, tick, allowance)
     cb = ComposedBounds(U, L)  # type: ignore[arg-type]
-    d.length = max(d.length, cb.upper.poly.length())
     with working_precision(K + 96):
         if kind == "eps":
-            hi = cb.eps_upper(target)
             lo = cb.eps_lower(target, None if hi is None else float(hi))
         else:
             lo = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
-            hi = arb_to_fraction(endpoints(cb.delta_upper_ball(target))[1])
     return lo, hi
 
 

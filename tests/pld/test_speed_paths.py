@@ -341,3 +341,97 @@ def test_eps_plan_puts_the_certified_top_direction_on_top():
     # and the answer holds dp_accounting's optimistic / pessimistic bracket
     opt, pess = _dpa_bracket(0.8, 0.004, 20000, delta=1e-5)
     assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)
+
+
+@pytest.mark.parametrize("kind, target", [("eps", F(1, 10**5)), ("delta", F(1))])
+def test_direction_settled_by_its_upper_end_stays_above_the_exact_routes_lower_end(kind, target):
+    """A direction below the top one is settled by its pessimistic side alone
+    (refine._direction: its optimistic side is not composed, lo is None). The reference is
+    the old exact route (refine.compose_direction: both sides by exact integer products, no
+    Fourier power) on the same grid: a certified lower end of that direction's value, which
+    the upper end the fast route reported must not undercut; and the reported upper end must
+    lie at or below the top direction's certified lower end (else settling it was unsound:
+    the maximum could be the settled direction, AFA Sec 4.1)."""
+    from dpverify.ball import arb_to_fraction, endpoints, working_precision
+    from dpverify.pld.refine import compose_direction
+
+    T = 400
+    step = Step(lambda d: SubsampledGaussianPair(F(2), F(1, 50), d), T)
+    res = refine_query([step], ("remove", "add"), kind=kind, target=target, rel_width=1e-3)
+    lo_add, hi_add = res.directions["add"]
+    assert lo_add is None and hi_add is not None  # settled without its optimistic side
+    assert hi_add <= res.lo
+    # the exact route on a coarser grid (any grid gives a certified lower end; a coarse one
+    # keeps the exact products short)
+    m = res.m - 3
+    K = 100
+    cb = compose_direction([step], "add", m, K, F(1, 10**30), 1)
+    with working_precision(K + 96):
+        if kind == "eps":
+            lo_exact = cb.eps_lower(target)
+        else:
+            lo_exact = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
+    assert lo_exact is not None and 0 < lo_exact <= hi_add
+
+
+def test_delta_step_from_a_level_in_the_h2_regime_lands_at_the_width():
+    """From a delta level whose relative width is already in the h^2 regime (<= 0.1), the
+    next grid is the one where 4^-k of that width meets the target (refine._inc_for: the
+    delta width narrows 4.01-4.1x per halving there), not one halving further as the eps
+    margin would take. The reference is the GDP closed form in mpmath: 2500 Gaussian steps
+    of noise 50 compose to mu = 1 (GDPT Cor 3.3), delta_1(1) at 40 digits; the enclosure
+    holds it at the width asked. (The step's grid itself: the second level is the first grid
+    whose h^2 extrapolation of the first level's width, at ratio 4, is below the target.)"""
+    import math
+
+    T = 2500
+    step = Step(lambda d: SubsampledGaussianPair(F(50), F(1), d), T)
+    res = refine_query([step], ("remove", "add"), kind="delta", target=F(1), rel_width=1e-3, m_start=7)
+    assert len(res.levels) == 2
+    first = res.levels[0]
+    w0 = float((first["hi"] - first["lo"]) / first["lo"])
+    assert w0 <= 0.1
+    k = res.levels[1]["m"] - first["m"]
+    assert w0 / 4 ** k <= 0.95e-3 < w0 / 4 ** (k - 1)
+    rel = (res.hi - res.lo) / res.lo
+    assert rel <= F(1, 1000) and math.isfinite(float(rel))
+    ref = _closed_form_delta(mpmath.sqrt(T) / mpmath.mpf(50), 1)
+    ref = F(mpmath.nstr(ref, 35, min_fixed=-1000, max_fixed=1000))
+    assert res.lo <= ref * (1 - F(1, 10**30)) and ref * (1 + F(1, 10**30)) <= res.hi
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interpolated_crossing_search_finds_the_index_a_linear_scan_finds(seed):
+    """queries.ComposedBounds._crossing (eps_upper's search for the first knot whose upper
+    curve is <= delta) picks its test points by interpolating log delta in the index; only
+    the predicate decides. Reference: a linear scan for the first index where a monotone
+    predicate holds, on curves of the shapes eps_upper meets (log-convex and log-concave
+    decay, a flat +inf tail whose log is -inf, crossings at either end of the bracket)."""
+    import math
+    import random
+
+    from dpverify.pld.queries import ComposedBounds
+
+    rng = random.Random(seed)
+    for _ in range(40):
+        n = rng.randint(2, 5000)
+        p = rng.choice([0.5, 1.0, 1.7, 3.0])
+        scale = rng.uniform(1e-3, 50.0)
+        flat = rng.random() < 0.3
+        curve = [math.exp(-scale * (j / n) ** p) if not (flat and j > 0.9 * n) else 0.0 for j in range(n + 1)]
+        log_d = math.log(rng.uniform(min(c for c in curve if c > 0), 1.0))
+        ok = [c <= math.exp(log_d) for c in curve]
+        ok[n] = True  # the search's precondition: ok at its upper end
+        logs: dict = {}
+        calls = []
+
+        def ok_at(j: int) -> bool:
+            calls.append(j)
+            logs[j] = math.log(curve[j]) if curve[j] > 0 else -math.inf
+            return ok[j]
+
+        lo = rng.randint(-1, max(-1, ok.index(True) - 1))
+        got = ComposedBounds._crossing(ok_at, logs, lo, n, log_d)
+        want = next(j for j in range(lo + 1, n + 1) if ok[j])
+        assert got == want
+        assert len(calls) <= 3 * max(1, math.ceil(math.log2(n - lo))) + 2
