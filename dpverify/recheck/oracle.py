@@ -267,6 +267,18 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                     raise CertificateRejected(f"row {i}: an infinite epsilon is 'returned-inf', not {r['verdict']!r}")
                 continue
             reported = exact_input({"x": r.get("reported_exact", r.get("reported"))}, "x")
+            if "reported_exact" in r:
+                # reported_exact is the exact value of the double whose repr is the shown number:
+                # the two must name the same double, or the row shows one number and is judged
+                # on another (adv34 F3)
+                shown = r.get("reported")
+                try:
+                    same = isinstance(shown, str) and len(shown) <= 40 and Fraction(float(shown)) == reported
+                except (ValueError, OverflowError):
+                    same = False
+                if not same:
+                    raise CertificateRejected(f"row {i}: reported {str(shown)[:40]} is not the double whose exact "
+                                              f"value reported_exact records")
             again = _row_verdict(reported, lo, hi, tol)
             if again != r["verdict"]:
                 raise CertificateRejected(

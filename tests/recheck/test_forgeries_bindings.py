@@ -283,3 +283,18 @@ def test_replace_epsilon_moved_above_its_group_privacy_bound_is_refused(tmp_path
     assert genuine["claim"]["quantity"] == "replace.epsilon"
     assert outcome(copy.deepcopy(genuine)) == 0
     assert outcome(_above(genuine)) == 1
+
+
+def test_oracle_row_showing_another_number_than_its_exact_value_is_refused():
+    """adv34 F3: a battery row records the accountant's double twice, as its repr
+    (``reported``) and, where the repr is not the value, exactly (``reported_exact``); the
+    row is judged on the exact one. Shown 1.5 beside the exact value of 0.45750586700486845
+    (an unsafe row) showed a consistent-looking number: exit 1. The genuine row verifies."""
+    from fractions import Fraction
+
+    c = _load(ROOT / "tests" / "certificate" / "format2" / "oracle-battery-smoke.json")
+    row = next(r for r in c["result"]["rows"] if "reported_exact" in r)
+    assert Fraction(float(row["reported"])) == Fraction(row["reported_exact"])  # the writer's rule
+    assert outcome(copy.deepcopy(c), budget=240) == 0
+    row["reported"] = "1.5"
+    assert outcome(reseal(c), budget=240) == 1
