@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.certificate.format2_fixtures import CLI, REPLACE_TREE, ROWS, TREE  # noqa: E402
+from tests.certificate.format2_fixtures import CLI, fill_placeholders  # noqa: E402
 
 #: seconds one command may take before it is stopped (reported as a timeout)
 TIMEOUT = 900
@@ -149,14 +149,9 @@ def committed(tmp: Path) -> list[tuple[str, Path, "list[str] | None"]]:
 
 def _fill(argv: "list[str] | None", tmp: Path) -> list[str]:
     """The fixture's command line with its placeholders filled as the fixtures' own
-    writer fills them (an unfilled ``{docs}`` path made the compute side an exit 2)."""
-    tree, rows, rtree = tmp / "tree.json", tmp / "rows.json", tmp / "replace-tree.json"
-    tree.write_text(json.dumps(TREE))
-    rows.write_text(json.dumps(ROWS))
-    rtree.write_text(json.dumps(REPLACE_TREE))
-    docs = ROOT / "docs" / "examples"
-    return [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)).replace("{docs}", str(docs))
-            .replace("{replace_tree}", str(rtree)) for a in (argv or [])]
+    writer fills them (an unfilled ``{docs}`` or ``{legacy}`` path made the compute side an
+    exit 2)."""
+    return fill_placeholders(argv or [], tmp)
 
 
 def _stall_forgeries() -> list[tuple[str, list[str], "dict | None", "callable | None"]]:
