@@ -164,18 +164,22 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
 
     lower = enclosure_of(result.get("lower"), "result.lower", 60)
     upper = enclosure_of(result.get("upper"), "result.upper", 60)
-    down = one(_types(inputs, "down"), {"enclosure": result.get("lower")})
-    up = one(_types(inputs, "up"), {"enclosure": result.get("upper")})
+    types_down, types_up = _types(inputs, "down"), _types(inputs, "up")
+    down = one(types_down, {"enclosure": result.get("lower")})
+    up = one(types_up, {"enclosure": result.get("upper")})
     d, u = down.enclosure(), up.enclosure()
     if d is None or u is None:
         raise CouldNotReprove("no independent enclosure of the rounded compositions")
     accept_enclosure(lower, d, "result.lower (eps_i rounded down)")
     accept_enclosure(upper, u, "result.upper (eps_i rounded up)")
     # result.gap states an upper bound of the distance between the two rounded compositions:
-    # proved when it is at least u.hi - d.lo of the independent enclosures (rounded up), false
-    # when it is below u.lo - d.hi (rounded down), which the distance is at least
+    # exactly 0 when every eps_i is on the grid (the two roundings are the same composition),
+    # else proved when it is at least u.hi - d.lo of the independent enclosures (rounded up);
+    # false when it is below u.lo - d.hi (rounded down), which the distance is at least
     gap = parse_bound(result.get("gap"), "result.gap", 60, "f")
-    most = mpmath.fsub(u[1], d[0], prec=256, rounding="c")
+    if gap < 0:
+        raise CertificateRejected("result.gap is negative")
+    most = mpmath.mpf(0) if types_down == types_up else mpmath.fsub(u[1], d[0], prec=256, rounding="c")
     least = mpmath.fsub(u[0], d[1], prec=256, rounding="f")
     if not (gap == mpmath.inf or gap >= most):  # an infinite gap bounds any distance
         if gap < least:
