@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.certificate.format2_fixtures import CLI, REPLACE_TREE, ROWS, TREE  # noqa: E402
+from tests.certificate.format2_fixtures import CLI, fill_placeholders  # noqa: E402
 
 #: seconds one command may take before it is stopped (reported as a timeout)
 TIMEOUT = 900
@@ -147,16 +147,19 @@ def committed(tmp: Path) -> list[tuple[str, Path, "list[str] | None"]]:
     return rows
 
 
+def _kind(cert: Path) -> "str | None":
+    """The certificate's claim.quantity (None when it cannot be read)."""
+    try:
+        return json.loads(cert.read_text())["claim"]["quantity"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _fill(argv: "list[str] | None", tmp: Path) -> list[str]:
     """The fixture's command line with its placeholders filled as the fixtures' own
-    writer fills them (an unfilled ``{docs}`` path made the compute side an exit 2)."""
-    tree, rows, rtree = tmp / "tree.json", tmp / "rows.json", tmp / "replace-tree.json"
-    tree.write_text(json.dumps(TREE))
-    rows.write_text(json.dumps(ROWS))
-    rtree.write_text(json.dumps(REPLACE_TREE))
-    docs = ROOT / "docs" / "examples"
-    return [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)).replace("{docs}", str(docs))
-            .replace("{replace_tree}", str(rtree)) for a in (argv or [])]
+    writer fills them (an unfilled ``{docs}`` or ``{legacy}`` path made the compute side an
+    exit 2)."""
+    return fill_placeholders(argv or [], tmp)
 
 
 def _stall_forgeries() -> list[tuple[str, list[str], "dict | None", "callable | None"]]:
@@ -286,11 +289,19 @@ def main() -> int:
             load = os.getloadavg()
             print(f"{label:58s} {cs} {v_cpu:9.2f} {ratio} {cw:>6s}/{v_wall:<6.1f}  "
                   f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}{note}", flush=True)
-            out.append({"certificate": label, "compute_cpu": c_cpu, "compute_wall": c_wall, "verify_cpu": v_cpu,
-                        "verify_wall": v_wall, "verify_exit": vcode, "load": load})
+            out.append({"certificate": label, "kind": _kind(cert), "compute_cpu": c_cpu, "compute_wall": c_wall,
+                        "verify_cpu": v_cpu, "verify_wall": v_wall, "verify_exit": vcode, "load": load})
     slower = [r for r in out if r["compute_cpu"] and r["verify_cpu"] > r["compute_cpu"]]
     print(f"\n{len(out)} rows; verify slower than compute (CPU) on {len(slower)}: "
           + ", ".join(r["certificate"] for r in slower))
+    if not args.no_fresh and not args.only:
+        # every kind has a row of the kind table; the ones no CLI command writes come from
+        # ``reproduce`` (the claim set) and are timed by the committed rows
+        from dpverify.recheck.kinds import KINDS
+
+        fresh = {r["kind"] for r in out if r["certificate"].startswith("fresh/")}
+        print("kinds without a fresh CLI row (written by reproduce only, timed by the committed rows): "
+              + (", ".join(sorted(set(KINDS) - fresh)) or "none"))
     print(f"load at end {os.getloadavg()}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))

@@ -1,5 +1,7 @@
-"""The independent re-check of certificates: a second implementation, on mpmath,
-gmpy2 and exact rationals, that imports nothing from the arb side.
+"""The independent re-check of certificates: a second implementation, in MPFR
+directed rounding (gmpy2) and exact integers / rationals, that imports nothing from
+the arb side. mpmath reads decimals and proposes (roots, orders, grids); every
+accept rests on the directed or exact comparisons (``verify --explain``).
 
 :mod:`.verify` holds the one acceptance rule and the re-checker registry; each
 other module re-proves the kinds of one area and registers them. Allowed

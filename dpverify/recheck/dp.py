@@ -1,15 +1,20 @@
-"""Second routes for the (eps, delta) world, on mpmath only.
+"""Second routes for the (eps, delta) world, in MPFR directed rounding (gmpy2) and
+exact integers / rationals.
 
 * ``composition.delta`` / ``composition.eps``: one guarantee type -> the LT
   Cor 4.7 binomial sum (the arb route unrolls the recursion on a lattice);
   several types and few mechanisms -> the LT Thm 4.6 recursion itself,
-  evaluated top-down with a memo; otherwise a forward mpmath convolution.
-  eps certificates: the monotone bracket d(lo) >= delta >= d(hi) is checked
-  and the root re-found by bisection; "inf" is re-decided in exact rationals.
+  evaluated top-down with a memo; otherwise a forward convolution of one binomial
+  law per type on exact integer shifts. Every sum is an interval with directed ends.
+  eps certificates: the recorded ends must bracket the root, d(lo) >= delta >= d(hi)
+  proved on those intervals (d non-increasing); "inf" is re-decided in exact rationals.
   Grid certificates: the rounded-down and rounded-up compositions are
   re-derived and must bracket the recorded enclosure.
-* ``dp.profile`` of ``rr``: the two-output sum of (p_i - e^t q_i)_+.
-* ``dp.implies``: re-decided from the GDPT Thm 3.1 condition in mpmath.
+* ``dp.rr64`` / ``dp.implies``: the 4-output mechanism's rows by brute force in
+  directed rounding; the GDPT Thm 3.1 / Cor 3.2 conditions in exact rationals.
+
+The mpmath profile of ``rr`` registered here (:data:`.profiles.PROFILE_RECHECKS`) is a
+reference for the tests; no accept reads it.
 """
 
 from __future__ import annotations
@@ -159,21 +164,28 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
 
     lower = enclosure_of(result.get("lower"), "result.lower", 60)
     upper = enclosure_of(result.get("upper"), "result.upper", 60)
-    down = one(_types(inputs, "down"), {"enclosure": result.get("lower")})
-    up = one(_types(inputs, "up"), {"enclosure": result.get("upper")})
+    types_down, types_up = _types(inputs, "down"), _types(inputs, "up")
+    down = one(types_down, {"enclosure": result.get("lower")})
+    up = one(types_up, {"enclosure": result.get("upper")})
     d, u = down.enclosure(), up.enclosure()
     if d is None or u is None:
         raise CouldNotReprove("no independent enclosure of the rounded compositions")
     accept_enclosure(lower, d, "result.lower (eps_i rounded down)")
     accept_enclosure(upper, u, "result.upper (eps_i rounded up)")
-    gap = parse_bound(result.get("gap"), "result.gap", 60, "c")
-    with mpmath.workdps(60):
-        # the gap is the exact distance of the two roundings; the printed endpoints are
-        # rounded outward at 17-18 significant digits, so they may be wider by that much
-        slack = 4 * mpf(10) ** -17 * max(abs(upper[1]), abs(lower[0]))
-        if mpmath.isfinite(upper[1]) and gap < upper[1] - lower[0] - slack:
-            raise CertificateRejected("result.gap is smaller than upper.hi - lower.lo")
-    # lower and upper are re-proved above (containment); gap is an upper bound, checked
+    # result.gap states an upper bound of the distance between the two rounded compositions:
+    # exactly 0 when every eps_i is on the grid (the two roundings are the same composition),
+    # else proved when it is at least u.hi - d.lo of the independent enclosures (rounded up);
+    # false when it is below u.lo - d.hi (rounded down), which the distance is at least
+    gap = parse_bound(result.get("gap"), "result.gap", 60, "f")
+    if gap < 0:
+        raise CertificateRejected("result.gap is negative")
+    most = mpmath.mpf(0) if types_down == types_up else mpmath.fsub(u[1], d[0], prec=256, rounding="c")
+    least = mpmath.fsub(u[0], d[1], prec=256, rounding="f")
+    if not (gap == mpmath.inf or gap >= most):  # an infinite gap bounds any distance
+        if gap < least:
+            raise CertificateRejected("result.gap is smaller than the distance of the rounded compositions "
+                                      "(at least upper.lo - lower.hi, re-derived)")
+        raise CouldNotReprove("result.gap is not re-proved to bound the distance of the rounded compositions")
     return Recheck(lo=d[0], hi=u[1], dps=max(down.dps, up.dps), proved=frozenset({"lower", "upper", "gap"}))
 
 

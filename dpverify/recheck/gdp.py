@@ -9,9 +9,8 @@ error bound, nothing is estimated). mu_GDP and eps(delta) are re-derived by
 evaluating delta_mu at the recorded endpoints (monotonicity makes that a
 proof that they bracket the root).
 
-:func:`stable_value` and :func:`bracket_root` (mpmath at two rising precisions,
-an agreement test, not a proof) remain for the kinds of other modules that
-have no directed-rounding route yet.
+Every accept rests on those enclosures; mpmath only proposes (mu_GDP's bisection,
+the Thm 5.1 inverse), and each proposal is then proved or refused here.
 """
 
 from __future__ import annotations
@@ -52,77 +51,6 @@ def exact_input(inputs: Mapping[str, Any], key: str) -> Fraction:
 def fraction_to_mpf(x: Fraction) -> mpf:
     """x as an mpf at the working precision (rounded to nearest: a proposal's input)."""
     return mpf(x.numerator) / x.denominator
-
-
-def bracket_root(f: Any, target: Fraction, result: Mapping[str, Any], increasing: bool,
-                 what: str) -> Recheck:
-    """Prove that the root r of the monotone f(x) = target lies in the
-    recorded enclosure [lo, hi] by two evaluations of f on mpmath: at a binary
-    point lo' >= lo (f(lo') on the root's near side proves r >= lo' >= lo) and
-    at hi' <= hi. The independent enclosure is then [lo', hi'] itself. An
-    evaluation on the far side refutes the certificate; anything else is
-    "could not re-prove". ``f(x: Fraction, dps) -> mpf``."""
-    from .verify import enclosure_of
-
-    enc = result.get("enclosure")
-    digits = needed_digits(result) + 5
-    lo, hi = enclosure_of(enc, "result.enclosure", digits + 20)
-    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
-        raise CouldNotReprove(f"{what}: infinite endpoints cannot bracket a finite root")
-    with mpmath.workdps(digits + 20):
-        t = fraction_to_mpf(target)
-        # lo, hi are already rounded outward to binary; nudge inward by nothing: lo' = lo, hi' = hi
-        a, b = mpf_to_fraction(lo), mpf_to_fraction(hi)
-    ra = stable_value(lambda p: f(a, p), digits)
-    rb = stable_value(lambda p: f(b, p), digits)
-    with mpmath.workdps(max(ra.dps, rb.dps) + 10):
-        sa = _sign(ra, t)
-        sb = _sign(rb, t)
-    near, far = (-1, 1) if increasing else (1, -1)
-    if sa == far:
-        raise CertificateRejected(f"{what}: the value at the recorded lower end is already past the target: the root is below it")
-    if sb == near:
-        raise CertificateRejected(f"{what}: the value at the recorded upper end has not reached the target: the root is above it")
-    if sa == near and sb == far:
-        return Recheck(lo=lo, hi=hi, dps=digits + 20)
-    if sa == 0 and sb == far or sa == near and sb == 0 or sa == 0 and sb == 0:
-        raise CouldNotReprove(f"{what}: the target is within the second route's error at a recorded end")
-    raise CouldNotReprove(f"{what}: could not bracket the root")
-
-
-def _sign(r: Recheck, t: mpf) -> int:
-    """-1 / +1 when value -+ err is certainly below / above t, else 0."""
-    if r.value + r.err < t:
-        return -1
-    if r.value - r.err > t:
-        return 1
-    return 0
-
-
-def stable_value(f: Any, digits: int, max_dps: int = 20000) -> Recheck:
-    """Evaluate f(dps) at rising precision until two precisions agree to
-    digits + 10 significant digits; the difference (times 10) is the error.
-
-    Two zeros are *not* agreement: cancellation gives exact zeros at every
-    working precision below the cancelled digits (delta_mu(0) for mu = 1e-300
-    is 0.5 - 0.5 at 60 digits). Precision keeps rising, and zero is accepted
-    only if it persists up to ``max_dps`` (a structural zero, such as a
-    profile beyond its support)."""
-    dps = 2 * digits + 20
-    while dps <= max_dps:
-        v1 = f(dps)
-        v2 = f(dps + 20 + dps // 2)
-        with mpmath.workdps(dps + 20 + dps // 2):
-            if not (v1 == 0 and v2 == 0):
-                diff = abs(v1 - v2)
-                if v2 != 0 and diff <= abs(v2) * mpf(10) ** (-(digits + 10)):
-                    return Recheck(
-                        value=v2, err=10 * diff + abs(v2) * mpf(10) ** (-dps), dps=dps + 20
-                    )
-        dps *= 2
-    if v1 == 0 and v2 == 0:
-        return Recheck(value=mpf(0), err=mpf(0), dps=max_dps)
-    raise CertificateRejected("the mpmath re-derivation did not stabilise")
 
 
 # --------------------------------------------------------------------------- directed rounding

@@ -5,9 +5,10 @@ Shares no code with :mod:`dpverify.gdp` or :mod:`dpverify.mechanisms`:
 profiles are re-implemented here as enclosures at exact eps (:func:`_iv_profile`:
 Laplace in the closed form 1 - e^((eps - D/b)/2), the 4-output mechanism summed
 output by output, the App B refinement point bracketed by proved signs of k,
-subsampling through e^eb = 1 + (e^eps - 1)/q, user expressions in ``mpmath.iv``
-interval arithmetic with erfc / Phi in MPFR). The mpmath profiles above serve
-``dp.profile`` and the proposals (mu_GDP by bisection on mpmath's ncdf).
+subsampling through e^eb = 1 + (e^eps - 1)/q, user expressions walked on MPFR
+intervals, :func:`.profiles.expr_over`). The mpmath profiles above are the tests'
+reference values, and mpmath serves the proposals (mu_GDP by bisection on its ncdf),
+each proved or refused on the enclosures.
 
 What the ``gdp.certify`` re-check proves (every comparison on directed enclosures):
 
@@ -39,7 +40,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, side, start_bits, fraction_to_mpf
-from .profiles import PROFILE_RECHECKS, _four_output, register_profile_recheck
+from .profiles import PROFILE_RECHECKS, _four_output, expr_over, register_profile_recheck
 from ..certificate.format import gdp_cell_weight
 from ..certificate.format import GDP_CELL_WORK_CAP
 from .limits import check_expression, guard_exponent
@@ -263,7 +264,7 @@ _GDPT_EXPLAIN = (
     "Upper end: every cell of [0, eps_h] re-proved by a streamed adaptive partition of the "
     "second route's own (the recorded breakpoints only seed it): a cell [a, b] is proved when "
     "sup_[a,b] f <= delta_mu(b) with mu the least recorded upper end (f non-increasing: f(a); expr: "
-    "mpmath.iv interval arithmetic over the cell), or, for the profiles of a pair (Laplace, pure, "
+    "the expression walked on MPFR intervals over the cell), or, for the profiles of a pair (Laplace, pure, "
     "approx, rr, subsampled: convex in t = e^eps, as delta_mu is), when f's chord lies below "
     "delta_mu's tangent at the cell's midpoint at both ends, so sup G_f <= mu by monotonicity of mu_GDP "
     "(GDPT Thm 4.5, App A.5); a cell that cannot be proved down to 2^-40, or the cell cap "
@@ -297,8 +298,7 @@ def _one_at(name: str, inputs: Mapping[str, Any], at: Fraction) -> Optional[bool
             return None
         return at == 0 or None
     if name == "expr":
-        lo = _expr_interval(inputs, lower=True)(at, at)
-        return True if lo >= 1 else None
+        return True if _expr_cells(inputs)(arith(160), at, at)[0] >= 1 else None
     return None
 
 
@@ -625,87 +625,21 @@ def _dyadic_mid(a: Fraction, b: Fraction) -> Fraction:
     return m
 
 
-_IV_FUNCS = {"exp", "expm1", "log", "log1p", "sqrt", "abs", "min", "max", "erfc", "Phi"}
+def _expr_cells(inputs: Mapping[str, Any]) -> Callable[[Arith, Fraction, Fraction], Iv]:
+    """An enclosure of f over every eps in [a, b] for an ``expr`` profile: the expression
+    walked on MPFR intervals in directed rounding (:func:`.profiles.expr_over`, the walker
+    ``dp.profile`` uses), with eps the cell rounded outward. An operation undefined on the
+    cell (a log reaching 0, a division by an interval holding 0) answers exit 3."""
+    over = expr_over(inputs)
 
-
-def _expr_interval(inputs: Mapping[str, Any], lower: bool = False) -> Callable[[Fraction, Fraction], mpf]:
-    """Upper bound (``lower``: lower bound) of an expr profile over [a, b] by mpmath
-    interval arithmetic (``mpmath.iv``: every operation and elementary function rounded
-    outward), erfc / Phi through their monotonicity in MPFR directed rounding; every
-    exponential and power is bounded first (:func:`.limits.guard_exponent`)."""
-    text = inputs.get("profile")
-    tree = check_expression(text)
-    iv = mpmath.iv
-    src = text.strip()
-
-    A = arith(160)
-
-    def mono(fid: str, x: Any) -> Any:
-        """erfc (decreasing) or Phi (increasing) over the interval x, each end one directed
-        MPFR evaluation at the matching end of x (read exactly, then rounded outward)."""
-        if not (mpmath.isfinite(x.a) and mpmath.isfinite(x.b)):
-            raise CouldNotReprove("a profile argument of erfc / Phi is not finite on a cell")
-        xa, xb = A.q(mpf_to_fraction(mpf(x.a)))[0], A.q(mpf_to_fraction(mpf(x.b)))[1]
-        if fid == "erfc":
-            lo, hi = A.dn.erfc(xb), A.up.erfc(xa)
-        else:
-            lo, hi = A.ncdf((xa, xa))[0], A.ncdf((xb, xb))[1]
-        return iv.mpf([mpfr_to_mpf(lo), mpfr_to_mpf(hi)])
-
-    def ev(node: ast.AST, e: Any) -> Any:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-            seg = ast.get_source_segment(src, node) or repr(node.value)
-            return iv.mpf(seg)
-        if isinstance(node, ast.Name) and node.id in ("eps", "e", "pi"):
-            return {"eps": e, "e": iv.e, "pi": iv.pi}[node.id]
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            v = ev(node.operand, e)
-            return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
-            x, y = ev(node.left, e), ev(node.right, e)
-            if isinstance(node.op, ast.Pow):
-                if y.b > 10**6 or abs(x.b) > mpf(10) ** 10**6:
-                    raise CouldNotReprove("a power in the profile is beyond the cap")
-                big = max(abs(mpf(x.a)), abs(mpf(x.b)), mpf(2))
-                guard_exponent(max(abs(mpf(y.a)), abs(mpf(y.b))) * mpmath.log(big))
-                return x**y
-            return {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}.get(type(node.op)) if not isinstance(
-                node.op, ast.Div) else x / y
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _IV_FUNCS:
-            args = [ev(a, e) for a in node.args]
-            fid = node.func.id
-            if fid in ("erfc", "Phi"):
-                return mono(fid, args[0])
-            if fid in ("min", "max"):
-                los, his = [mpf(a.a) for a in args], [mpf(a.b) for a in args]
-                pick = min if fid == "min" else max
-                return iv.mpf([pick(los), pick(his)])
-            if fid == "abs":
-                return abs(args[0])
-            if fid in ("exp", "expm1"):
-                guard_exponent(args[0])
-            return getattr(iv, fid)(args[0])
-        raise CouldNotReprove(f"inputs.profile uses {type(node).__name__}: no interval bound")
-
-    def bound(a: Fraction, b: Fraction, prec: int = 133) -> mpf:
-        # mpmath.iv has its own precision (53 bits unless set): at that, f(x) is known to about
-        # 1e-16 only, and a genuine lower end recorded to 17 digits could not be re-proved
-        saved, work = iv.prec, max(prec, 133)
+    def cell(A: Arith, a: Fraction, b: Fraction) -> Iv:
         try:
-            iv.prec = work
-            with mpmath.workprec(work):
-                # [a, b] from the exact rationals by outward-rounded divisions (not via a nearest mpf)
-                v = ev(tree.body, iv.mpf([(iv.mpf(a.numerator) / a.denominator).a,
-                                          (iv.mpf(b.numerator) / b.denominator).b]))
-                if isinstance(v, mpmath.ctx_iv.ivmpc) if hasattr(mpmath.ctx_iv, "ivmpc") else False:
-                    raise CouldNotReprove("the profile is complex on a cell")
-                # the end read at the interval's own precision: exact (a nearest mpf at a lower
-                # precision would not be a bound)
-                return mpf(v.a) if lower else mpf(v.b)
-        finally:
-            iv.prec = saved
+            return over(A, (A.q(a)[0], A.q(b)[1]))
+        except (ValueError, ZeroDivisionError) as exc:
+            raise CouldNotReprove(f"the expr profile has no interval bound on [{float(a):.6g}, "
+                                  f"{float(b):.6g}] ({exc})") from None
 
-    return bound
+    return cell
 
 
 # --------------------------------------------------------------------------- directed profiles
@@ -896,12 +830,8 @@ def _iv_profile(name: str, inputs: Mapping[str, Any], bits: int) -> IvFn:
 
         return lambda A, e: delta_mu_iv(A, mu0, e)
     if name == "expr":
-        up, low = _expr_interval(inputs), _expr_interval(inputs, lower=True)
-
-        def ex(A: Arith, e: Fraction) -> Iv:
-            return (A.q(mpf_to_fraction(low(e, e, A.prec)))[0], A.q(mpf_to_fraction(up(e, e, A.prec)))[1])
-
-        return ex
+        cells = _expr_cells(inputs)
+        return lambda A, e: cells(A, e, e)
     raise CouldNotReprove(f"no directed-rounding profile for mechanism {name!r}")
 
 
@@ -949,12 +879,12 @@ def _g_lower(fiv: IvFn, x: Fraction, dps: int, bits_needed: Optional[int] = None
 
 def _cell_bound_iv(name: str, inputs: Mapping[str, Any], fiv: IvFn) -> Callable[[Arith, Fraction, Fraction], mpfr]:
     """An upper bound (directed) of sup_[a, b] f: f(a)'s upper end for the non-increasing
-    profiles, mpmath interval arithmetic over the cell for ``expr``."""
+    profiles, the MPFR interval walk over the cell for ``expr``."""
     if name in _MONOTONE:
         return lambda A, a, b: fiv(A, a)[1]
     if name == "expr":
-        up = _expr_interval(inputs)
-        return lambda A, a, b: A.q(mpf_to_fraction(up(a, b)))[1]
+        cells = _expr_cells(inputs)
+        return lambda A, a, b: cells(A, a, b)[1]
     raise CouldNotReprove(f"no cell bound for mechanism {name!r}")
 
 

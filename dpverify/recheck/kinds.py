@@ -87,7 +87,6 @@ def X(how: str) -> Route:
     return Route("exact", how)
 
 
-_STABLE = "mpmath evaluation at two rising precisions, their difference (x10) charged as the error"
 _MPFR = ("MPFR directed rounding (gmpy2: erfc, exp, log correctly rounded outward; Phi's tails by the "
          "Mills ratio's continued fraction), precision raised until narrow")
 _CLAIM_V = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
@@ -670,7 +669,8 @@ _steps(["gdp.clip_rectify"], [
 _steps(["gdp.certify", "gdp.optimal_mu"], [
     ("argmax, breakpoints and mu_GDP at the argmax proposed (hints, mpmath bisection; untrusted)", ESTIMATE, False),
     ("profiles as MPFR directed-rounding enclosures at exact eps (closed forms, finite pairs, the App B "
-     "refinement point bracketed by proved signs; expr: mpmath.iv interval arithmetic, erfc / Phi in MPFR)",
+     "refinement point bracketed by proved signs; expr: the expression walked on MPFR intervals, over a "
+     "whole cell for the upper end)",
      PROOF, True),
     ("lower end: delta_m(argmax) < f(argmax) proved, so G_f(argmax) >= m", PROOF, True),
     ("upper end: each cell's sup f below delta_mu(b) at mu = hi, directed erfc / Mills ratio at the matching "

@@ -1,6 +1,6 @@
 """Second route for the PLD accountant's certificates (``pld.epsilon``, ``pld.delta``,
-``pld.claim``; the event trees' ``events.*`` and the oracle reuse it), on mpmath and GMP
-integers only: nothing from the arb side is imported.
+``pld.claim``; the event trees' ``events.*`` and the oracle reuse it), on MPFR (gmpy2,
+directed rounding) and GMP integers: nothing from the arb side is imported.
 
 What is re-proved: an independent enclosure [lo', hi'] of the same quantity, which
 ``verify`` accepts only if it lies inside the recorded [lo, hi] (containment; disjoint:

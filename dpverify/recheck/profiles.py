@@ -53,7 +53,7 @@ from .gdp import _square, delta_mu_iv, enclose, exact_input, side, fraction_to_m
 from .limits import MAX_EXP_ARGUMENT, check_expression, guard_exponent
 from .verify import Recheck, needed_digits, register
 
-__all__ = ["register_profile_recheck", "PROFILE_RECHECKS", "PROFILE_IVS", "four_output_iv"]
+__all__ = ["register_profile_recheck", "PROFILE_RECHECKS", "PROFILE_IVS", "four_output_iv", "expr_over"]
 
 #: mechanism name -> f(inputs) -> (eps -> mpf at the ambient mpmath precision); used by gdpt
 ProfileRecheck = Callable[[Mapping[str, Any]], Callable[[Fraction], mpf]]
@@ -339,8 +339,13 @@ def _log_mag(x: Iv) -> float:
     return float(gmpy2.log(m)) * 1.001 + 1  # 53 bits, nearest: widened to an upper bound
 
 
-@_iv("expr")
-def _expr(inputs: Mapping[str, Any]) -> IvProfile:
+def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
+    """The user's expression walked on MPFR intervals with eps ranging over an interval:
+    every operation is monotone or enclosed end by end in directed rounding (gmpy2), so
+    the result contains f(eps) for every eps in the interval (a point enclosure at an
+    exact eps, or a bound of sup / inf f over a cell for ``gdp.certify``). Constants are
+    read as the exact decimals written; an operation undefined somewhere on its argument
+    (a log reaching below 0, an interval NaN) answers exit 3."""
     text = inputs.get("profile")
     tree = check_expression(text)
     src = text.strip()
@@ -410,13 +415,19 @@ def _expr(inputs: Mapping[str, Any]) -> IvProfile:
                                       "not allowed")
         raise CertificateRejected(f"inputs.profile uses {type(node).__name__!r}, which is not allowed")
 
-    def f(A: Arith, eps: Fraction) -> Iv:
-        v = ev(A, tree.body, A.q(eps))
+    def f(A: Arith, eps: Iv) -> Iv:
+        v = ev(A, tree.body, eps)
         if v[0] != v[0] or v[1] != v[1]:
-            raise CouldNotReprove("dp.profile of expr: the expression is not defined on its enclosure")
+            raise CouldNotReprove("the expr profile is not defined on its enclosure")
         return v
 
     return f
+
+
+@_iv("expr")
+def _expr(inputs: Mapping[str, Any]) -> IvProfile:
+    over = expr_over(inputs)
+    return lambda A, eps: over(A, A.q(eps))
 
 
 # --------------------------------------------------------------------------- mpmath profiles (gdpt)

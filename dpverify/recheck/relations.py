@@ -1,5 +1,7 @@
 """Relations between a certified value and a paper's printed number, as
-recorded in claim certificates, re-checked on mpmath.
+recorded in claim certificates, re-checked on binary numbers: every bound is held as
+its two directed roundings and every comparison is exact, so a verdict never rests on
+a rounding to nearest.
 
 The first implementation (arb) lives in :mod:`dpverify.theorems.registry`;
 this one is deliberately separate, so that a bug in one is caught by the other.
@@ -19,27 +21,33 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import MalformedCertificate
 from .decimals import parse_bound
 
-__all__ = ["interval_of_truth", "check_recorded_verdict", "decide"]
+__all__ = ["interval_of_truth", "decide"]
 
 
-def _dec(text: Any, dps: int) -> mpf:
+#: working bits of the relation's bounds; each is held as an interval [down, up] of two
+#: directed roundings, so no decision rests on a rounding to nearest
+_PREC = 256
+
+
+def _dec(text: Any) -> tuple[mpf, mpf]:
+    """A relation bound (decimal or a/b) as [down, up]: its roundings toward -inf and +inf
+    (equal when the number is binary at :data:`_PREC` bits), so the exact bound is inside."""
     if not isinstance(text, str):
         raise MalformedCertificate(f"relation bound {text!r} must be a string")
     if len(text) > 1000:
         raise MalformedCertificate(f"relation bound {text[:40]!r}...: longer than 1000 characters")
-    with mpmath.workdps(dps):
-        try:
-            if "/" in text:
-                n, d = text.split("/")
-                if int(d) == 0:
-                    raise MalformedCertificate(f"relation bound {text!r}: division by zero")
-                return mpf(int(n)) / int(d)
-            return parse_bound(text, "claim.relation", dps)
-        except ValueError:
-            raise MalformedCertificate(f"relation bound {text[:40]!r} is not a number") from None
+    try:
+        if "/" in text:
+            n, d = (int(x) for x in text.split("/"))
+            if d == 0:
+                raise MalformedCertificate(f"relation bound {text!r}: division by zero")
+            return (mpmath.fdiv(n, d, prec=_PREC, rounding="f"), mpmath.fdiv(n, d, prec=_PREC, rounding="c"))
+        return (parse_bound(text, "claim.relation", rounding="f"), parse_bound(text, "claim.relation", rounding="c"))
+    except ValueError:
+        raise MalformedCertificate(f"relation bound {text[:40]!r} is not a number") from None
 
 
 def _half_unit(printed: str) -> str:
@@ -50,70 +58,45 @@ def _half_unit(printed: str) -> str:
     return f"5e{e - 1}"
 
 
-def interval_of_truth(relation: Mapping[str, Any], dps: int) -> tuple[mpf, mpf, bool, bool]:
-    """(A, B, A_closed, B_closed): the set of values for which the relation holds."""
+Bound = tuple[mpf, mpf]
+
+
+def interval_of_truth(relation: Mapping[str, Any]) -> tuple[Bound, Bound, bool, bool]:
+    """(A, B, A_closed, B_closed): the set of values for which the relation holds, from A
+    to B, each end an interval [down, up] that contains it (directed roundings: printed +-
+    half a unit of its last digit, and ten times the printed number, rounded outward)."""
     kind = relation.get("kind")
-    with mpmath.workdps(dps):
-        if kind == "rounds_to":
-            p = _dec(relation["printed"], dps)
-            h = _dec(_half_unit(relation["printed"]), dps)
-            return p - h, p + h, True, True
-        if kind == "order_of_magnitude":
-            p = _dec(relation["printed"], dps)
-            return p, p * 10, True, False
-        if kind in ("lt", "le"):
-            return -mpmath.inf, _dec(relation["bound"], dps), True, kind == "le"
-        if kind in ("gt", "ge"):
-            return _dec(relation["bound"], dps), mpmath.inf, kind == "ge", True
-        if kind == "in":
-            return _dec(relation["lo"], dps), _dec(relation["hi"], dps), True, True
+    inf = (mpmath.inf, mpmath.inf)
+    if kind == "rounds_to":
+        p, h = _dec(relation["printed"]), _dec(_half_unit(relation["printed"]))
+        a = (mpmath.fsub(p[0], h[1], prec=_PREC, rounding="f"), mpmath.fsub(p[1], h[0], prec=_PREC, rounding="c"))
+        b = (mpmath.fadd(p[0], h[0], prec=_PREC, rounding="f"), mpmath.fadd(p[1], h[1], prec=_PREC, rounding="c"))
+        return a, b, True, True
+    if kind == "order_of_magnitude":
+        p = _dec(relation["printed"])
+        ten = (mpmath.fmul(p[0], 10, prec=_PREC, rounding="f"), mpmath.fmul(p[1], 10, prec=_PREC, rounding="c"))
+        return p, ten, True, False
+    if kind in ("lt", "le"):
+        return (-mpmath.inf, -mpmath.inf), _dec(relation["bound"]), True, kind == "le"
+    if kind in ("gt", "ge"):
+        return _dec(relation["bound"]), inf, kind == "ge", True
+    if kind == "in":
+        return _dec(relation["lo"]), _dec(relation["hi"]), True, True
     raise MalformedCertificate(f"unknown relation kind {kind!r}")
 
 
-def decide(lo: mpf, hi: mpf, relation: Mapping[str, Any], dps: int) -> str:
-    """holds / fails / undecided for every value in [lo, hi]."""
-    a, b, a_closed, b_closed = interval_of_truth(relation, dps)
-    above_a = lo >= a if a_closed else lo > a
-    below_b = hi <= b if b_closed else hi < b
+def decide(lo: mpf, hi: mpf, relation: Mapping[str, Any], dps: int = 0) -> str:
+    """holds / fails / undecided for every value in [lo, hi] (binary numbers, compared
+    exactly): holds only when [lo, hi] lies inside the truth set for every A and B in
+    their directed intervals, fails only when it lies outside for every one. ``dps`` is
+    not used (the bounds are read at a fixed precision)."""
+    (a_dn, a_up), (b_dn, b_up), a_closed, b_closed = interval_of_truth(relation)
+    above_a = lo >= a_up if a_closed else lo > a_up
+    below_b = hi <= b_dn if b_closed else hi < b_dn
     if above_a and below_b:
         return "holds"
-    out_low = hi < a if a_closed else hi <= a
-    out_high = lo > b if b_closed else lo >= b
+    out_low = hi < a_dn if a_closed else hi <= a_dn
+    out_high = lo > b_up if b_closed else lo >= b_up
     if out_low or out_high:
         return "fails"
     return "undecided"
-
-
-def check_recorded_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Any) -> None:
-    """Reject a claim certificate whose verdict does not follow from its numbers."""
-    recorded = result.get("verdict")
-    if recorded not in ("holds", "fails", "undecided"):
-        raise MalformedCertificate(f"result.verdict={recorded!r} is not holds/fails/undecided")
-    if re.verdict is not None:
-        if recorded != "undecided" and re.verdict != "undecided" and recorded != re.verdict:
-            raise CertificateRejected(
-                f"recorded verdict {recorded!r}, but the re-derivation says {re.verdict!r}"
-            )
-        return
-    relation = claim.get("relation")
-    if not isinstance(relation, dict):
-        raise MalformedCertificate("a claim certificate with a verdict needs claim.relation")
-    if re.value is None:
-        return
-    dps = re.dps
-    with mpmath.workdps(dps):
-        again = decide(re.value - re.err, re.value + re.err, relation, dps)
-        if recorded != "undecided" and again != "undecided" and again != recorded:
-            raise CertificateRejected(
-                f"recorded verdict {recorded!r}, but the re-derived value "
-                f"{mpmath.nstr(re.value, 15)} makes it {again!r}"
-            )
-        enc = result.get("enclosure")
-        if recorded != "undecided" and isinstance(enc, dict):
-            lo, hi = _dec(enc["lo"], dps) if enc["lo"] != "-inf" else -mpmath.inf, (
-                _dec(enc["hi"], dps) if enc["hi"] != "inf" else mpmath.inf
-            )
-            if decide(lo, hi, relation, dps) != recorded:
-                raise CertificateRejected(
-                    f"recorded verdict {recorded!r} does not follow from the recorded enclosure"
-                )

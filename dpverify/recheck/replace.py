@@ -215,7 +215,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
         raise MalformedCertificate(f"inputs.eps must be in [0, {REPLACE_MAX_EPS}] (the remove curve is evaluated "
                                    "at eps: the producer's cap)")
     enc, low, up = _details(result, False)
-    hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40)
+    hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40, "c")
     try:
         hi_exact = Fraction(enc.get("hi"))
     except (TypeError, ValueError, ZeroDivisionError):

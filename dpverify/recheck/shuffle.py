@@ -1,6 +1,6 @@
 """Second route for shuffle-and-iterate DP-SGD brackets (``shuffle.epsilon``,
-``shuffle.delta``, ``shuffle.claim``), on mpmath and GMP integers only: nothing
-from the arb side is imported.
+``shuffle.delta``, ``shuffle.claim``), on MPFR (gmpy2, directed rounding) and GMP
+integers; mpmath only proposes. Nothing from the arb side is imported.
 
 Both ends are re-proved (the mathematics is stated in the producer's module,
 ``dpverify.sampling.shuffle``; this is a second implementation of it):
@@ -413,8 +413,9 @@ def _eps_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[
 
 
 @register("shuffle.epsilon", explain="shuffle-and-iterate DP-SGD, bracket of epsilon(delta): the upper end "
-          "re-derived from the no-amplification Gaussian (mu = Delta sqrt(E)/sigma) by bisection on mpmath, "
-          "the lower end re-proved as delta(lo) > delta for the max-of-batch-sums dataset pair, composed over "
+          "of the no-amplification Gaussian (mu = Delta sqrt(E)/sigma): a point proposed by bisection on mpmath "
+          "(untrusted) and proved above the root by delta_mu < delta in MPFR directed rounding at a rational "
+          "mu+ >= mu; the lower end re-proved as delta(lo) > delta for the max-of-batch-sums dataset pair, composed over "
           "epochs by exact GMP products (units 2^-128, P down, Q up)")
 def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     lo, hi = _eps_bracket(inputs, result)

@@ -37,7 +37,7 @@ Order of checks for one certificate (:func:`verify_certificate`):
 The re-checker API (for authors of a new kind)
 ----------------------------------------------
 Write ``dpverify/recheck/<topic>.py`` importing nothing from the
-arb side (mpmath and the standard library only) and register a function::
+arb side (gmpy2, mpmath and the standard library only) and register a function::
 
     @register("topic.quantity", explain="what is re-proved, by which route")
     def recheck(inputs, result) -> Recheck: ...
@@ -47,7 +47,8 @@ Return either
 * ``Recheck(lo=..., hi=...)``: an independent enclosure of the quantity
   (mpf endpoints; ``mpmath.inf`` allowed), or
 * ``Recheck(value=v, err=e, dps=p)``: the format-1-era form, read as the
-  enclosure [v - e, v + e] (so ``err`` must bound the error of ``v``), and/or
+  enclosure [v - e, v + e] rounded outward (so ``err`` must be a proved bound of
+  the error of ``v``: today only exact zeros use it), and/or
 * ``verdict="holds" | "fails" | "undecided"``: an independent verdict.
 
 Choose the working precision from :func:`needed_digits` (derived from the
@@ -125,8 +126,10 @@ class Recheck:
             return self.lo, self.hi
         if self.value is None:
             return None
-        with mpmath.workdps(self.dps + 10):
-            return self.value - abs(self.err), self.value + abs(self.err)
+        # rounded outward (exact for the value = err = 0 the re-checkers still write)
+        prec = max(mpmath.mp.prec, self.dps * 4 + 40)
+        return (mpmath.fsub(self.value, abs(self.err), prec=prec, rounding="f"),
+                mpmath.fadd(self.value, abs(self.err), prec=prec, rounding="c"))
 
 
 Rechecker = Callable[[Mapping[str, Any], Mapping[str, Any]], Recheck]

@@ -228,6 +228,23 @@ def api_fixtures() -> dict:
     return out
 
 
+def fill_placeholders(argv: list[str], tmp: Path) -> list[str]:
+    """A command line of :data:`CLI` with its input files written to ``tmp`` and its
+    placeholders ({tree}, {rows}, {docs}, {replace_tree}, {legacy}) filled (also used by
+    ``scripts/bench_verify.py``, which runs the same command lines)."""
+    files = {"tree": TREE, "rows": ROWS, "replace_tree": REPLACE_TREE, "legacy": LEGACY_LIST}
+    paths = {"docs": HERE.parents[1] / "docs" / "examples"}
+    for name, content in files.items():
+        paths[name] = tmp / f"{name.replace('_', '-')}.json"
+        paths[name].write_text(json.dumps(content))
+    out = []
+    for a in argv:
+        for name, path in paths.items():
+            a = a.replace("{" + name + "}", str(path))
+        out.append(a)
+    return out
+
+
 def run_cli(argv: list[str], tmp: Path) -> dict:
     """Run one command line of :data:`CLI` and return the certificate it writes."""
     import contextlib
@@ -235,16 +252,8 @@ def run_cli(argv: list[str], tmp: Path) -> dict:
 
     from dpverify.cli import main
 
-    tree, rows, rtree = tmp / "tree.json", tmp / "rows.json", tmp / "replace-tree.json"
-    legacy = tmp / "legacy.json"
-    legacy.write_text(json.dumps(LEGACY_LIST))
-    tree.write_text(json.dumps(TREE))
-    rtree.write_text(json.dumps(REPLACE_TREE))
-    rows.write_text(json.dumps(ROWS))
     cert_path = tmp / "cert.json"
-    docs = HERE.parents[1] / "docs" / "examples"
-    argv = [a.replace("{tree}", str(tree)).replace("{rows}", str(rows)).replace("{docs}", str(docs))
-            .replace("{replace_tree}", str(rtree)).replace("{legacy}", str(legacy)) for a in argv]
+    argv = fill_placeholders(argv, tmp)
     with contextlib.redirect_stdout(io.StringIO()):
         code = main([*argv, "--certificate", str(cert_path)])
     if code not in (0, 1):

@@ -4,11 +4,13 @@ brute-force sign scan of App B's k on a grid."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction as F
 
 import mpmath
 import pytest
 
+from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from dpverify.recheck import gdpt as G
 from dpverify.recheck.core import arith, mpfr_to_mpf
 from dpverify.recheck.verify import _load_recheckers
@@ -137,3 +139,28 @@ def test_a_grid_staircase_with_more_hints_than_cells_verifies(tmp_path, algorith
         mu = mpmath.findroot(lambda m: delta_mu_ref(F(mpmath.nstr(m, 45)), F("3.86"), 40) - mpmath.mpf("0.01"),
                              mpmath.mpf("1.45"))
         assert mpmath.mpf(head["lo"]) <= mu <= mpmath.mpf(head["hi"]), (mu, head)
+
+
+@pytest.mark.parametrize("profile", ["exp(-eps)", "0.5*exp(-eps**2) + 0.1*erfc(eps)", "Phi(1 - eps) - 0.2",
+                                     "1/(1 + eps)**1.5", "max(0.1, log1p(1/(1 + eps)))", "abs(cos_free - 1)"])
+@pytest.mark.parametrize("cell", [(F(0), F(1, 3)), (F(1, 7), F(2)), (F(5, 2), F(5, 2))])
+def test_expr_cell_bound_encloses_the_profile_on_the_whole_cell(profile: str, cell: tuple) -> None:
+    """gdp.certify's expr cells (the MPFR walker of dp.profile over an interval of eps) hold
+    f at every point of the cell, f evaluated by mpmath at 100 digits on a grid of points
+    (ends and 15 interior ones); an expression with a name the walker does not know is refused."""
+    inputs = {"mechanism": "expr", "profile": profile}
+    a, b = cell
+    if "cos_free" in profile:
+        with pytest.raises((CertificateRejected, CouldNotReprove, MalformedCertificate)):
+            G._expr_cells(inputs)(arith(200), a, b)
+        return
+    lo, hi = G._expr_cells(inputs)(arith(200), a, b)
+    env = {"exp": mpmath.exp, "erfc": mpmath.erfc, "Phi": mpmath.ncdf, "log1p": mpmath.log1p, "max": max,
+           "mpf": mpmath.mpf}
+    # the walker reads the literals as the exact decimals written: so does the reference
+    exact = re.sub(r"(?<![\w.])(\d+(?:\.\d+)?)", r"mpf('\1')", profile)
+    with mpmath.workdps(DPS):
+        for i in range(17):
+            x = _mp(a + (b - a) * F(i, 16))
+            v = eval(exact, {"__builtins__": {}}, {**env, "eps": x})  # noqa: S307 (fixed test strings)
+            assert mpfr_to_mpf(lo) <= v <= mpfr_to_mpf(hi), (profile, float(x))
