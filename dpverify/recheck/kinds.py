@@ -524,13 +524,17 @@ _PLD_STEPS = [
      "tail P(L > e) is proved 0); delta = 0 exactly at or past the composed end, eps(delta) capped by it, "
      "the product-event lower bound below it (directed rounding)", PROOF, True),
 ]
-_steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
+#: the Renyi tail bound that settles a recorded delta enclosure far in the tail (events.* and pld.delta /
+#: pld.claim: recheck.events.leaves_delta_upper)
+_TAIL_STEP = ("a delta enclosure [0, hi] (or a lower end above it) with hi below 1e-30, of Gaussian / Laplace "
+              "steps, Poisson-sampled Gaussians included, under add / remove: settled first by delta <= zeta_a "
+              "e^(K(a) - (a-1) eps), K the sum of the steps' Renyi cumulants (Mironov 2017 Prop 1, 7; MTZ 2019 "
+              "binomial sum; the add pair's loss bound or weighted AM-GM, the smaller) and zeta_a of Balle et al. "
+              "2020 Thm 21, in directed rounding; the order is a float proposal", PROOF, True)
+_steps(["pld.epsilon"], _PLD_STEPS)
+_steps(["pld.delta", "pld.claim"], _PLD_STEPS + [_TAIL_STEP])
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
-    ("a delta enclosure [0, hi] (or a lower end above it) of a tree of Gaussian / Laplace leaves, Poisson-"
-     "sampled Gaussians included, under add / remove: settled first by delta <= zeta_a e^(K(a) - (a-1) eps), "
-     "K the sum of the leaves' Renyi cumulants (Mironov 2017 Prop 1, 7; MTZ 2019 binomial sum; the add "
-     "pair's loss bound) and zeta_a of Balle et al. 2020 Thm 21, in directed rounding; the order is a "
-     "float proposal", PROOF, True),
+    _TAIL_STEP,
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
     ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "
