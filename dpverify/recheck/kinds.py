@@ -197,11 +197,13 @@ _ROWS: list[Kind] = [
     Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: gamma(lo) < rdp "
                             "(gamma at one p, an upper bound)"),
          P("classic, Balle: same enclosure; optimal: gamma(hi) > rdp (the p-minimum bounded below by "
-           "convexity, ABC Thm 3)"), verdict=_CLAIM_V, info=_COMMON_INFO),
+           "convexity, ABC Thm 3); optimal ends that do not hold are refuted just past the other end "
+           "(verify.root_enclosure, the one rule for roots)"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.to_dp_delta", P("classic, Balle: the closed form in " + _MPFR + ", the cap at 1 decided exactly "
                               "or on the exponent's enclosure, an underflow gives [0, tiny] (exit 3 against a "
                               "positive recorded end); optimal: gamma at the recorded lo below rdp"),
-         P("same enclosure; optimal: gamma at the recorded hi above rdp (convexity in p)"),
+         P("same enclosure; optimal: gamma at the recorded hi above rdp (convexity in p); optimal ends "
+           "that do not hold are refuted just past the other end (verify.root_enclosure)"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.abc_gain", P("eps_MA (closed form) minus an upper bound of eps_0 (Balle at one order), in "
                            + _MPFR),
