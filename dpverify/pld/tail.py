@@ -47,9 +47,11 @@ __all__ = ["TAIL_BITS", "TAIL_FLOOR_BITS", "renyi_exponent", "tail_answer"]
 #: [0, U] without a grid: below it a grid's unit would need more than a thousand bits (the re-check's
 #: grid route stops at 1e-300)
 TAIL_BITS = 1000
-#: the recorded upper end is never below 2^-TAIL_FLOOR_BITS (about 7.6e-1205): a larger upper end is
-#: still an upper end, and a bound of e^-(10^9) (eps 10^6) would otherwise be a billion-bit number
-TAIL_FLOOR_BITS = 4000
+#: the recorded upper end is never below 2^-TAIL_FLOOR_BITS (about 1e-3612): a larger upper end is
+#: still an upper end, and a bound of e^-(10^9) (eps 10^6) would otherwise be a billion-bit number. It
+#: lies below every delta an input can state (decimal exponents within -3000), so a claim's verdict
+#: is never left undecided by the floor
+TAIL_FLOOR_BITS = 12000
 #: integer orders proposed (about 2^(1/4) apart up to 2^12), the re-check's list
 _ORDERS = sorted({max(2, round(2 ** (k / 4))) for k in range(4, 49)})
 
