@@ -140,6 +140,8 @@ def pld_answer_certificate(*, quantity: str, relation: str, inputs: Mapping[str,
         algorithm="pessimistic connect-the-dots and optimistic quantised pairs on the grid "
         f"2^-{answer.grid_exponent}, exact fmpz_poly convolution in units of 2^-{answer.unit_bits}, "
         "square-and-multiply, certified suffix-sum queries" if answer.grid_exponent else
+        "a Renyi tail bound (the steps' Renyi cumulants summed, Mironov 2017 Prop 1; Balle et al. 2020 Thm 21), "
+        "no grid: delta lies in [0, hi]" if getattr(answer, "tail", False) else
         "the composed privacy-loss bound (the sum over the steps of each pair's proved loss bound): "
         "delta(eps) = 0 exactly at or past it (AFA Lemma 37), no grid",
         extra_result=answer.details(),

@@ -161,6 +161,7 @@ class PldAnswer:
     rel_width: Optional[float]
     directions: Mapping[str, tuple] = field(default_factory=dict)
     note: Optional[str] = None  # set when the requested width was narrowly missed
+    tail: bool = False  # [0, U] from the Renyi tail bound (pld.tail), without a grid
 
     def details(self) -> dict[str, Any]:
         dirs = {}
@@ -216,7 +217,7 @@ def _relation(rel: Union[str, Relation], events: Sequence[GaussianSteps]) -> tup
 
 def _answer(res: PldResult, rel: Relation, digits: int) -> PldAnswer:
     return PldAnswer(_enclosure(res.lo, res.hi, digits, res.K), rel, res.m, res.K,
-                     res.seconds, res.rel_width, res.directions, res.note or support_note(res))
+                     res.seconds, res.rel_width, res.directions, res.note or support_note(res), res.tail)
 
 
 def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[int, float]:

@@ -47,6 +47,7 @@ from .discretise import discretise, grid_range
 from .dominating import composed_loss_bound
 from .plan import FOURIER_SHARE, coarsest_grid, estimate_length, first_grid, plan_query, planned_grid
 from .queries import ComposedBounds
+from .tail import TAIL_BITS, tail_answer
 
 __all__ = ["PldResult", "Step", "compose_direction", "decided_against", "loss_bounds", "refine_query", "support_note",
            "tightened_width", "total_muls"]
@@ -135,6 +136,8 @@ class PldResult:
     #: per direction, the composed loss bound used (delta = 0 at or past it); only the
     #: finite ones. An answer with ``m == 0`` was decided by them alone, without a grid
     loss_bounds: dict = field(default_factory=dict)
+    #: True for a delta answer [0, U] from the Renyi tail bound (:mod:`.tail`), also without a grid
+    tail: bool = False
 
 
 def decided_against(bound: Fraction) -> Callable[[Fraction, Optional[Fraction]], bool]:
@@ -152,6 +155,13 @@ def support_note(res: PldResult) -> Optional[str]:
     instead of a grid, or None for a grid answer."""
     if res.m != 0:
         return None
+    if res.tail:
+        with working_precision(128):
+            shown = upper_decimal(ball(res.hi), 4)
+        return (f"delta(eps) <= {shown}, without a grid: a Renyi tail bound delta_d(eps) <= zeta_a "
+                f"e^(K_d(a) - (a - 1) eps), K_d the sum of the steps' Renyi cumulants (Mironov 2017 Prop 1, 7; "
+                f"Mironov, Talwar, Zhang 2019; Balle et al. 2020 Thm 21); a delta below 2^-{TAIL_BITS} is not "
+                "resolved further, so the lower end is 0 and the relative width is unbounded")
     with working_precision(128):
         shown = ", ".join(f"{d} {upper_decimal(ball(b), 12)}" for d, b in sorted(res.loss_bounds.items()))
     return (f"delta(eps) = 0 exactly, without a grid: the composed privacy loss is at most the sum over "
@@ -200,6 +210,10 @@ class _Coarser(Exception):
     def __init__(self, m: int) -> None:
         self.m = m
 
+
+#: a delta query whose plan puts log delta below this (about 1e-260), or that has no plan, first tries
+#: the Renyi tail bound (:mod:`.tail`): it answers when the bound is below 2^-TAIL_BITS
+_TAIL_LOG_DELTA = -600.0
 
 #: the finest unit (bits) a delta query's first level takes from a plan no float law
 #: confirmed: the unplanned unit's 160 bits and a margin
@@ -322,8 +336,19 @@ def refine_query(
         if not any(d.active for d in dirs):
             return PldResult(Fraction(0), Fraction(0), 0, 0, time.monotonic() - t0, 0.0,
                              {d.name: (d.lo, d.hi) for d in dirs}, [], None, ends)
-    floor_scale = _product_scale(steps, dirs, ends, target) if kind == "delta" else None
     plan = plan_query(steps, directions, kind, target) if m_start is None else None
+    if kind == "delta" and exact_zero and m_start is None and (plan is None or plan.log_delta < _TAIL_LOG_DELTA):
+        # a delta far below any unit (sigma 1e6: about e^-(10^11)): the grid's lower end would stay 0 on
+        # every level until the budget ran out; a proved Renyi bound below 2^-TAIL_BITS answers [0, U]
+        active = [d.name for d in dirs if d.active]
+        U = tail_answer(steps, active, target)
+        if U is not None:
+            for d in dirs:
+                if d.active:
+                    d.lo, d.hi = Fraction(0), U
+            return PldResult(Fraction(0), U, 0, 0, time.monotonic() - t0, None,
+                             {d.name: (d.lo, d.hi) for d in dirs}, [], None, ends, tail=True)
+    floor_scale = _product_scale(steps, dirs, ends, target) if kind == "delta" else None
     if m_start is not None:
         m = m_start
     elif plan is not None:
@@ -591,7 +616,9 @@ def _product_scale(steps: Sequence[Step], dirs: list, ends: dict, eps: Fraction)
                 p, _ = st.make_pair(d.name).tails(ball(f + g - g / (2 * n)))
                 acc *= p ** st.count
             lo = acc.lower()
-            if lo > 0:
+            # below 2^-4096 it sizes nothing a level could use, and as an exact rational it can be a
+            # number of 10^11 bits (sigma 1e6: the conversion alone outlasted any budget)
+            if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
                 v = arb_to_fraction(lo)
                 best = v if best is None or v > best else best
     return best

@@ -49,6 +49,10 @@ CF_FROM = 5
 _PHI_MAX = mpfr("0.4")  # > 1/sqrt(2 pi) = 0.3989...; as a binary number 0.4000000000000000222
 #: |x| below which Phi(x) to absolute accuracy goes through Taylor expansions at anchors
 TAYLOR_TO = 16
+#: |x| below which Phi(x) to absolute accuracy may use the Taylor anchors beyond TAYLOR_TO (:meth:`Arith._far_abs`)
+TAYLOR_ABS_TO = 48
+#: log2(e) / 2 = 0.7213475... rounded down: Q(t) < 2^-(0.7213 t^2) for t >= 1 (:meth:`Arith._far_abs`)
+_LOG2E_HALF_DN = mpfr("0.7213")
 #: > log2(e) / 2 = 0.72134...: Q(t) >= 2^-(_RHO t^2 + 6.4) for 1 <= t < 16 (:meth:`Arith.ncdf_rel`)
 _RHO = mpfr("0.7214")
 #: > 2 / sqrt(pi) = 1.12837...: the steepest slope of erfc (:meth:`Arith.neg_ncdf_erfc`)
@@ -240,14 +244,42 @@ class Arith:
 
     def _ncdf_abs_point(self, x: mpfr) -> Iv:
         if not (-TAYLOR_TO < x < TAYLOR_TO):
-            return self._ncdf_point(x)
+            return self._far_abs(x)
         if x <= 0:
             return self._taylor_q(self.dn.minus(x))
         t = self._taylor_q(x)
         return (self.dn.sub(1, t[1]), self.up.sub(1, t[0]))
 
+    def _far_abs(self, x: mpfr) -> Iv:
+        """Phi(x) for |x| >= TAYLOR_TO to absolute accuracy about 2^-prec (:meth:`ncdf_abs`), t = |x|.
+        Q(t) <= phi(t) / t < 2^-s with s = floor(0.7213 t^2) (log2(e) / 2 = 0.72135..., t sqrt(2 pi) > 1):
+
+        * s >= prec + 2: Q(t) in [0, 2^-s], already that accurate;
+        * t < TAYLOR_ABS_TO: the Taylor anchors (:meth:`_taylor_q`, absolute 2^-(prec+2) for every t:
+          its remainder bound holds at any anchor, and far anchors need few terms);
+        * beyond: Q = phi M, the Mills ratio at prec - s + 8 bits (relative 2^-(prec - s + 2) is
+          absolute 2^-prec).
+
+        The continued fraction at full precision needs about (0.75 prec / t)^2 / 2 terms: at the 832
+        bits of a delta near 1e-222 and t = 16 .. 34 it was most of the re-check's time. Any branch
+        gives an enclosure; the choice only sets the width and the cost. Rounded outward to this
+        precision."""
+        dn, up = self.dn, self.up
+        t = dn.minus(x) if x < 0 else x
+        s = int(dn.mul(dn.square(t), _LOG2E_HALF_DN))
+        if s >= self.prec + 2:
+            q = (mpfr(0), up.mul_2exp(mpfr(1), -s))
+        elif t < TAYLOR_ABS_TO:
+            q = self._taylor_q(t)
+        else:
+            need = self.prec - s + 8
+            q = arith(max(64, -(-need // 32) * 32)).upper_tail(t)  # a few distinct precisions: cached
+        if x < 0:
+            return (dn.add(q[0], 0), up.add(q[1], 0))
+        return (dn.sub(1, q[1]), up.sub(1, q[0]))
+
     def _taylor_q(self, x: mpfr) -> Iv:
-        """Q(x) = 1 - Phi(x), 0 <= x < TAYLOR_TO, as
+        """Q(x) = 1 - Phi(x), 0 <= x < TAYLOR_ABS_TO (anchors beyond TAYLOR_TO only for absolute accuracy), as
         Q(a + d) = Q(a) - phi(a) sum_{k=1..n} (-1)^(k-1) He_{k-1}(a) d^k / k! + R
         around the anchor a = j/16 nearest x (|d| <= 1/32), since
         Q^(k)(x) = -(-1)^(k-1) He_{k-1}(x) phi(x) (He: probabilists' Hermite

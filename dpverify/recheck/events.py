@@ -48,6 +48,7 @@ from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   laplace_tails,
                   register_queries)
+from .pld import _count as _pld_count, _events as _pld_events
 from .wor import max_curve_tails
 from ..certificate.format import EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, SENSITIVITY_CONVENTION
 from .verify import RECHECKERS, Recheck, check_enclosure, enclosure_of
@@ -1024,16 +1025,30 @@ def rdp_delta_upper(event: Any, rel: str, eps: Fraction) -> "mpf | None":
 
 def _rdp_delta_upper(tree: _Tree, rel: str, eps: Fraction) -> "mpf | None":
     """:func:`rdp_delta_upper` of a tree already flattened (the re-check flattens it once)."""
+    if tree.non_private or tree.has_zcdp:
+        return None
+    return leaves_delta_upper(tree.rdp, rel, eps)
+
+
+def leaves_delta_upper(leaves: "list | None", rel: str, eps: Fraction) -> "mpf | None":
+    """:func:`rdp_delta_upper` of the leaves (kind, noise multiplier, sampling rate, times) of
+    :attr:`_Tree.rdp` (``kind`` "gaussian", or "laplace" at rate 1), or None.
+
+    The add pair of a Poisson-subsampled Gaussian (P = N(0, z^2), Q the mixture) also has
+    K(a) <= q (a - 1)(1 + q (a - 1)) / (2 z^2), the smaller of it and the loss bound counts: with
+    W = e^((2x - 1) / (2 z^2)), 1 - q + q W >= W^q (weighted AM-GM), so E_P[(dP/dQ)^(a-1)] <=
+    E[W^(-q (a-1))] = e^((q (a-1) + q^2 (a-1)^2) / (2 z^2)) for x ~ N(0, z^2). At a huge z the loss
+    bound alone gave no bound below 1 for eps under T (-log(1 - q))."""
     from .rdp import _balle_delta_exponent, _laplace_cgf, _ssg_integer
 
-    if rel not in _RDP_RELATIONS or not tree.rdp or tree.non_private or tree.has_zcdp:
+    if rel not in _RDP_RELATIONS or not leaves:
         return None
     A = arith(96)
 
     def proposal(d: str, a: int) -> float:
         """The exponent in binary64 (log-sum-exp of the binomial sum): only chooses the order."""
         f = 0.0
-        for t, z, q, times in tree.rdp:
+        for t, z, q, times in leaves:
             if t == "laplace":
                 k = float(_laplace_cgf(A, Fraction(a), 1 / z)[1])
             elif q == 1 or d == "remove":
@@ -1047,13 +1062,14 @@ def _rdp_delta_upper(tree: _Tree, rel: str, eps: Fraction) -> "mpf | None":
                     top = max(logs)
                     k = top + math.log(sum(math.exp(v - top) for v in logs))
             else:
-                k = (a - 1) * -math.log1p(-float(q))
+                lam = (a - 1) * float(q)
+                k = min((a - 1) * -math.log1p(-float(q)), lam * (1 + lam) * float(1 / (2 * z * z)))
             f += times * k
         return f - (a - 1) * float(eps) - math.log(a) + (a - 1) * math.log1p(-1 / a)
 
     def exponent(d: str, a: int) -> Iv:
         f = A.q(0)
-        for t, z, q, times in tree.rdp:
+        for t, z, q, times in leaves:
             if t == "laplace":
                 k = _laplace_cgf(A, Fraction(a), 1 / z)
             elif q == 1:
@@ -1061,7 +1077,10 @@ def _rdp_delta_upper(tree: _Tree, rel: str, eps: Fraction) -> "mpf | None":
             elif d == "remove":
                 k = _ssg_integer(A, a, z, q)
             else:
-                k = A.mul(A.q(a - 1), A.neg(A.log(A.q(1 - q))))
+                loss = A.mul(A.q(a - 1), A.neg(A.log(A.q(1 - q))))
+                lam = (a - 1) * q
+                amgm = A.q(lam * (1 + lam) / (2 * z * z))
+                k = amgm if amgm[1] <= loss[1] else loss  # both upper bounds of K(a): the smaller
             f = A.add(f, A.mul(A.q(times), k))
         return A.add(_balle_delta_exponent(A, Fraction(a), eps, eps), A.sub(f, A.q((a - 1) * eps)))
 
@@ -1195,3 +1214,52 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
 
 for _name, _fn in zip(("epsilon", "delta", "claim"), _QUERIES):
     RECHECKERS[f"events.{_name}"] = _with_fields(_fn, _name)
+
+
+def _pld_leaves(inputs: Mapping[str, Any]) -> "list | None":
+    """The leaves of :func:`leaves_delta_upper` of a pld.* schedule (the options, or the items of
+    ``inputs.events``), read after the PLD re-check's own reader has validated them; None where an
+    item has no cumulant here (a subsampled Laplace, an approx item)."""
+    _pld_events(inputs)  # the reader's refusals first (a schedule given twice, unknown keys, ranges)
+    if "events" not in inputs:
+        return [("gaussian", exact_input(inputs, "noise_multiplier"), exact_input(inputs, "sampling_rate"),
+                 _pld_count(inputs["steps"]))]
+    out = []
+    for e in inputs["events"]:
+        mech, count = e["mechanism"], _pld_count(e["count"])
+        if mech in ("subsampled-gaussian", "gaussian"):
+            q = Fraction(1) if mech == "gaussian" else exact_input(e, "sampling_rate")
+            out.append(("gaussian", exact_input(e, "noise_multiplier"), q, count))
+        elif mech == "laplace" and exact_input(e, "sampling_rate") == 1:
+            out.append(("laplace", exact_input(e, "scale"), Fraction(1), count))
+        else:
+            return None
+    return out
+
+
+def _pld_tail(inner: Any, kind: str) -> Any:
+    """The pld.delta / pld.claim re-checker, first settled by the Renyi tail bound where the recorded
+    upper end lies below 1e-30 (as the events.* kinds are, :func:`_settle_delta`). A delta query at a
+    huge noise multiplier (sigma 1e6: delta about e^-(10^11)) is answered [0, U] by the producer
+    (``dpverify.pld.tail``); the grid route cannot resolve it at any unit. Other certificates go to
+    ``inner`` unchanged."""
+
+    def recheck(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+        key = "eps" if kind == "delta" else "claimed_eps"
+        enc = result.get("enclosure")
+        if isinstance(enc, dict) and enclosure_of(enc, "result.enclosure", 40)[1] < _RUNG:
+            leaves = _pld_leaves(inputs)
+            upper = leaves_delta_upper(leaves, str(inputs.get("neighboring")), exact_input(inputs, key)) \
+                if leaves is not None else None
+            coarse = _settle_delta(upper, kind, inputs, enc)
+            if coarse is not None:
+                check_enclosure(enc, coarse)  # inside, or refused here (disjoint)
+                return coarse
+        return inner(inputs, result)
+
+    recheck.__doc__ = inner.__doc__
+    return recheck
+
+
+RECHECKERS["pld.delta"] = _pld_tail(RECHECKERS["pld.delta"], "delta")
+RECHECKERS["pld.claim"] = _pld_tail(RECHECKERS["pld.claim"], "claim")

@@ -196,11 +196,13 @@ _ROWS: list[Kind] = [
     Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: gamma(lo) < rdp "
                             "(gamma at one p, an upper bound)"),
          P("classic, Balle: same enclosure; optimal: gamma(hi) > rdp (the p-minimum bounded below by "
-           "convexity, ABC Thm 3)"), verdict=_CLAIM_V, info=_COMMON_INFO),
+           "convexity, ABC Thm 3); optimal ends that do not hold are refuted just past the other end "
+           "(verify.root_enclosure, the one rule for roots)"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.to_dp_delta", P("classic, Balle: the closed form in " + _MPFR + ", the cap at 1 decided exactly "
                               "or on the exponent's enclosure, an underflow gives [0, tiny] (exit 3 against a "
                               "positive recorded end); optimal: gamma at the recorded lo below rdp"),
-         P("same enclosure; optimal: gamma at the recorded hi above rdp (convexity in p)"),
+         P("same enclosure; optimal: gamma at the recorded hi above rdp (convexity in p); optimal ends "
+           "that do not hold are refuted just past the other end (verify.root_enclosure)"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.abc_gain", P("eps_MA (closed form) minus an upper bound of eps_0 (Balle at one order), in "
                            + _MPFR),
@@ -527,13 +529,17 @@ _PLD_STEPS = [
      "tail P(L > e) is proved 0); delta = 0 exactly at or past the composed end, eps(delta) capped by it, "
      "the product-event lower bound below it (directed rounding)", PROOF, True),
 ]
-_steps(["pld.epsilon", "pld.delta", "pld.claim"], _PLD_STEPS)
+#: the Renyi tail bound that settles a recorded delta enclosure far in the tail (events.* and pld.delta /
+#: pld.claim: recheck.events.leaves_delta_upper)
+_TAIL_STEP = ("a delta enclosure [0, hi] (or a lower end above it) with hi below 1e-30, of Gaussian / Laplace "
+              "steps, Poisson-sampled Gaussians included, under add / remove: settled first by delta <= zeta_a "
+              "e^(K(a) - (a-1) eps), K the sum of the steps' Renyi cumulants (Mironov 2017 Prop 1, 7; MTZ 2019 "
+              "binomial sum; the add pair's loss bound or weighted AM-GM, the smaller) and zeta_a of Balle et al. "
+              "2020 Thm 21, in directed rounding; the order is a float proposal", PROOF, True)
+_steps(["pld.epsilon"], _PLD_STEPS)
+_steps(["pld.delta", "pld.claim"], _PLD_STEPS + [_TAIL_STEP])
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
-    ("a delta enclosure [0, hi] (or a lower end above it) of a tree of Gaussian / Laplace leaves, Poisson-"
-     "sampled Gaussians included, under add / remove: settled first by delta <= zeta_a e^(K(a) - (a-1) eps), "
-     "K the sum of the leaves' Renyi cumulants (Mironov 2017 Prop 1, 7; MTZ 2019 binomial sum; the add "
-     "pair's loss bound) and zeta_a of Balle et al. 2020 Thm 21, in directed rounding; the order is a "
-     "float proposal", PROOF, True),
+    _TAIL_STEP,
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
     ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "

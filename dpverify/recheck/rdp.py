@@ -1027,25 +1027,25 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
 
 
 def _bracket(f: Callable[[Arith, Fraction], Iv], target: Fraction, result: Mapping[str, Any], what: str) -> Recheck:
-    """The root r = inf{x : f(x) >= target} of a non-decreasing f lies in the recorded
-    [lo, hi] (read as binary numbers rounded inward): f(lo) < target proves r >= lo, f(hi) >
-    target proves r <= hi; each decided on enclosures up to 4096 bits (:func:`_decide`:
-    bounded work). The far side at an end refutes the certificate."""
-    lo, hi = _frac_bound(result, "lo", "c"), _frac_bound(result, "hi", "f")
-    if lo is None or hi is None:
+    """The root r = inf{x : f(x) >= target} of a non-decreasing f, enclosed by the one rule for
+    roots (:func:`~dpverify.recheck.verify.root_enclosure`): f(x) < target proves r >= x (x is below
+    the up-set {f >= target}), f(x) > target proves r <= x; each decided on enclosures up to 4096
+    bits (:func:`_decide`: bounded work). The recorded ends (read inward) are tried first; where
+    one does not hold, a proof just past the other end makes the enclosure disjoint from the
+    recorded one, which the acceptance rule refuses (exit 1), and otherwise it answers exit 3."""
+    enc = result.get("enclosure")
+    if _frac_bound(result, "lo", "c") is None or _frac_bound(result, "hi", "f") is None:
         raise CouldNotReprove(f"{what}: the recorded enclosure has no finite ends to bracket the root")
     digits = needed_digits(result) + 5
-    sa = _decide(lambda A: f(A, lo), lambda A: A.q(target), digits)
-    sb = _decide(lambda A: f(A, hi), lambda A: A.q(target), digits)
-    if sa > 0:
-        raise CertificateRejected(f"{what}: the value at the recorded lower end is already past the target: "
-                                  "the root is below it")
-    if sb < 0:
-        raise CertificateRejected(f"{what}: the value at the recorded upper end has not reached the target: "
-                                  "the root is above it")
-    if sa < 0 and sb > 0:
-        return Recheck(lo=exact_enclosure(lo)[0], hi=exact_enclosure(hi)[1], dps=digits + 20)
-    raise CouldNotReprove(f"{what}: the target is within the second route's width at a recorded end")
+
+    def at_least(x: Fraction) -> bool:
+        return _decide(lambda A: f(A, x), lambda A: A.q(target), digits) < 0
+
+    def at_most(x: Fraction) -> bool:
+        return _decide(lambda A: f(A, x), lambda A: A.q(target), digits) > 0
+
+    lo_i, hi_i = root_enclosure(enc, at_least, at_most)
+    return Recheck(lo=lo_i, hi=hi_i, dps=digits + 20)
 
 
 # --------------------------------------------------------------------------- ABC Fig 2 quantities

@@ -208,3 +208,20 @@ def test_the_kind_table_has_both_facets_for_the_same_kinds():
     """One table of kinds (recheck/kinds.py): the routes per end and the proof/estimate steps
     name exactly the same kinds, so neither can grow a kind the other lacks."""
     assert set(kinds.KINDS) == set(kinds.STEPS)
+
+
+@pytest.mark.parametrize("prec", [64, 300, 832])
+@pytest.mark.parametrize("x", ["-16.01", "-19.7", "-25.3", "-33.1", "-41", "-47.99", "-48.3", "-60.5", "17.2", "30.9"])
+def test_ncdf_abs_far_tail_at_reduced_precision(x: str, prec: int) -> None:
+    """Beyond |x| = 16 Phi to absolute accuracy (Arith._far_abs: Q(t) < 2^-(0.7213 t^2)) is the bound
+    [0, 2^-s] where that is accurate enough, the Taylor anchors up to 48, else the Mills ratio at
+    prec - 0.7213 x^2 bits; it must still enclose mpmath's value at 1000 bits
+    and be no wider than a few units of absolute 2^-prec (a delta near 1e-222 runs at about 832 bits,
+    where these tails were most of verify's time)."""
+    A = arith(prec)
+    X = A.q(Fraction(x))
+    lo, hi = A.ncdf_abs(X)
+    ref = _ref(mpmath.ncdf, Fraction(x))
+    with mpmath.workprec(HP + 20):
+        assert mpfr_to_mpf(lo) <= ref <= mpfr_to_mpf(hi)
+        assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)

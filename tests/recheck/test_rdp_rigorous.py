@@ -192,12 +192,22 @@ def test_optimal_to_dp_eps_brackets_and_refuses_a_moved_bracket() -> None:
         ok = rdp.recheck_to_dp_eps(inputs, _eps_result(ref * (1 - mpmath.mpf(10) ** -15),
                                                        ref * (1 + mpmath.mpf(10) ** -15)))
         assert ok.lo <= ref <= ok.hi
-        with pytest.raises(CertificateRejected):
-            rdp.recheck_to_dp_eps(inputs, _eps_result(ref * (1 + mpmath.mpf(10) ** -12),
-                                                      ref * (1 + 2 * mpmath.mpf(10) ** -12)))
-        with pytest.raises(CertificateRejected):
-            rdp.recheck_to_dp_eps(inputs, _eps_result(ref * (1 - 2 * mpmath.mpf(10) ** -12),
-                                                      ref * (1 - mpmath.mpf(10) ** -12)))
+        # moved above and below the truth: refused as false by the one rule (exit 1, not exit 3)
+        _refused_as_false(rdp.recheck_to_dp_eps, inputs, _eps_result(ref * (1 + mpmath.mpf(10) ** -12),
+                                                                      ref * (1 + 2 * mpmath.mpf(10) ** -12)))
+        _refused_as_false(rdp.recheck_to_dp_eps, inputs, _eps_result(ref * (1 - 2 * mpmath.mpf(10) ** -12),
+                                                                      ref * (1 - mpmath.mpf(10) ** -12)))
+
+
+def _refused_as_false(recheck, inputs: dict, result: dict) -> None:
+    """The re-check's enclosure is disjoint from the recorded one: the acceptance rule raises
+    CertificateRejected and not CouldNotReprove (its subclass: exit 3, undecided)."""
+    from dpverify.recheck.verify import accept_enclosure, enclosure_of
+
+    with pytest.raises(CertificateRejected) as got:
+        r = recheck(inputs, result)
+        accept_enclosure(enclosure_of(result["enclosure"], "result.enclosure", 40), r.enclosure(), "root")
+    assert not isinstance(got.value, CouldNotReprove), got.value
 
 
 def test_optimal_to_dp_delta_brackets_the_root() -> None:
@@ -214,9 +224,10 @@ def test_optimal_to_dp_delta_brackets_the_root() -> None:
         r = rdp.recheck_to_dp_delta(inputs, _eps_result(ref * (1 - mpmath.mpf(10) ** -14),
                                                         ref * (1 + mpmath.mpf(10) ** -14)))
         assert r.lo <= ref <= r.hi
-        with pytest.raises(CertificateRejected):
-            rdp.recheck_to_dp_delta(inputs, _eps_result(ref * (1 + mpmath.mpf(10) ** -9),
-                                                        ref * (1 + 2 * mpmath.mpf(10) ** -9)))
+        for a, b in ((1 + mpmath.mpf(10) ** -9, 1 + 2 * mpmath.mpf(10) ** -9),
+                     (1 - 2 * mpmath.mpf(10) ** -9, 1 - mpmath.mpf(10) ** -9),
+                     (1 + mpmath.mpf(10) ** -13, 1 + 2 * mpmath.mpf(10) ** -13)):
+            _refused_as_false(rdp.recheck_to_dp_delta, inputs, _eps_result(ref * a, ref * b))
 
 
 def _accepts(inputs: dict, result: dict) -> bool:
