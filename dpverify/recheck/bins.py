@@ -26,7 +26,10 @@ per loss index, not one logarithm per degree), composed E times. The mass the su
 window does not represent (+inf for remove, the far end for add) is 1 less a lower bound of the
 law's mass below keep h; that bound is the super-measure's own mass less its tracked excess
 (:func:`_pmul`: exact integer bookkeeping of how much rounding up can have added), where the
-producer spends a third power on a sub-measure of the same law.
+producer spends a third power on a sub-measure of the same law. Its products are made first in a
+coarser unit 2^-u, 64 <= u < 128, chosen from the certificate (:func:`_coarse_unit`), rounded outward
+as at 2^-128, so those bounds hold too; a point they do not decide is redone at 2^-128
+(:func:`_epochs_route`).
 
 Work is bounded before it starts: :func:`work` counts the coefficients every product will make
 from T, E and the recorded grids (exit 2 beyond BINS_MAX_WORK, the producer's cap too), and a
