@@ -195,8 +195,9 @@ def _dpsgd(args: argparse.Namespace) -> int:
         progress.close()
     inputs["digits"] = digits
     cert = pld_answer_certificate(quantity=quantity, relation=rel.value, inputs=inputs, answer=ans)
-    emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; relative width "
-                     f"{ans.details()['relative_width']}, {ans.seconds:.1f} s)")
+    rw = ans.details()["relative_width"]
+    width = "relative width unbounded (lower end 0)" if rw is None else f"relative width {rw}"
+    emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; {width}, {ans.seconds:.1f} s)")
     if ans.note:
         print(f"note: {ans.note}", file=sys.stderr)
     _statement(args, cert)
