@@ -153,5 +153,8 @@ def tail_answer(steps: Sequence[Any], directions: Sequence[str], eps: Fraction) 
         bits = (e / arb(2).log()).upper()  # log2 of the bound, rounded up
         if not bits < -TAIL_BITS - 1:
             return None
-        k = max(-TAIL_FLOOR_BITS, math.ceil(float(bits.mid())) + 2)  # at least one power of two above
+        if bits < -TAIL_FLOOR_BITS - 2:  # beyond every float at eps = 1e3000: the floor, no float needed
+            k = -TAIL_FLOOR_BITS
+        else:
+            k = max(-TAIL_FLOOR_BITS, math.ceil(float(bits.mid())) + 2)  # at least one power of two above
     return Fraction(1, 1 << -k)

@@ -577,12 +577,22 @@ def test_oracle_input_with_too_many_distinct_configurations_is_refused_before_th
     assert f"At most {MAX_ORACLE_CONFIGURATIONS} distinct" in schema("oracle_rows")["description"]
 
 
-def test_audit_eps_beyond_every_float_is_a_budget_stop_not_an_internal_error(capsys):
-    # float(eps) only proposes a window in the PLD query; 1e3000 overflowed it (exit 4). delta(1e3000)
-    # is positive and far below any width the grid can certify: an honest undecided within the budget
+def test_audit_eps_beyond_every_float_is_answered_not_an_internal_error(capsys, tmp_path):
+    # float(eps) only proposes a window in the PLD query; 1e3000 overflowed it (exit 4), and later the
+    # Renyi tail bound's log2, about -1.4e3000, overflowed a float (exit 4). delta(1e3000) is positive
+    # and below the tail bound's floor 2^-12000 (pld.tail): [0, 2^-12000], which verify re-proves
+    path = tmp_path / "c.json"
     code = main(["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
-                 "--eps", "1e3000", "--time-budget", "2"])
-    assert code == 3 and "internal error" not in capsys.readouterr().err
+                 "--eps", "1e3000", "--time-budget", "2", "--certificate", str(path)])
+    assert code == 0 and "internal error" not in capsys.readouterr().err
+    from fractions import Fraction
+
+    from dpverify.pld.tail import TAIL_FLOOR_BITS
+    from dpverify.recheck.verify import verify_file
+
+    enc = json.loads(path.read_text())["result"]["enclosure"]
+    assert enc["lo"] == "0" and Fraction(enc["hi"]) >= Fraction(1, 2**TAIL_FLOOR_BITS)
+    assert verify_file(path)[0] == 0
 
 
 def test_a_folder_the_file_system_refuses_after_the_checks_is_exit_2(capsys):
