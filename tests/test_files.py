@@ -46,6 +46,7 @@ def test_read_regular_reads_a_file_and_refuses_the_rest(tmp_path, fifo):
     (["oracle", "--input", "{F}"], "--input"),
     (["compose", "--mechs-file", "{F}", "--eps", "1"], "--mechs-file"),
     (["sweep", "{F}", "--out", "{OUT}", "--no-cache"], "not a regular file"),
+    (["audit", "corpus", "{F}"], "not a regular file"),
 ])
 def test_a_fifo_given_as_a_file_is_refused_at_once(argv, option, fifo, tmp_path, capsys):
     args = [a.replace("{F}", str(fifo)).replace("{OUT}", str(tmp_path / "out")) for a in argv]

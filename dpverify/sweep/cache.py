@@ -199,15 +199,12 @@ class Cache:
         path = self._path(key)[: -len(".json")] + suffix
         try:
             if self._fs is None:
-                p = Path(path)
-                if not p.is_file():
-                    return None
-                if p.stat().st_size > _MAX_ENTRY:
-                    return b"\0too large"
-                return p.read_bytes()
+                return read_regular(path, _MAX_ENTRY)  # a folder or a FIFO where an entry goes: no entry
             if not self._fs.exists(path):
                 return None
             return self._fs.cat_file(path)
+        except TooLarge:
+            return b"\0too large"
         except OSError:
             return None
 

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..errors import DpverifyError
+from ..files import NotARegularFile, TooLarge, read_regular
+from ..limits import MAX_INPUT_FILE_BYTES
 
 __all__ = ["InvalidRecord", "read_jsonl", "schema_errors", "load_schema"]
 
@@ -75,9 +77,12 @@ def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[
     passes ``schema``; the first bad record raises :class:`InvalidRecord`."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        # the one bounded reader (a FIFO hung `audit corpus`, as it hung the other input options)
+        text = read_regular(p, MAX_INPUT_FILE_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise InvalidRecord(str(p), "", "no such file") from None
+    except (NotARegularFile, TooLarge) as exc:
+        raise InvalidRecord(str(p), "", str(exc.strerror)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidRecord(str(p), "", f"cannot read ({exc})") from None
     n = 0
