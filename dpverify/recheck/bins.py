@@ -55,7 +55,7 @@ import gmpy2
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
-from .bins_plan import GRID_SLACK, keep_cap
+from .bins_plan import GRID_SLACK, keep_cap, refines
 from .gdp import exact_input
 from .pld import _power as _square_multiply
 from .shuffle import _count
@@ -740,9 +740,10 @@ def _bound_grids(r: Mapping[str, Any], grids: Mapping[str, Mapping[str, int]]) -
     products' cost is about proportional to keep, and a grid is a hint, so a forged one must not buy
     more work than the inputs imply (a two-epoch certificate of T = 4 with its grids forged to 2^21
     degrees kept verify busy for 30-80 CPU s). Floats only price the work; they prove nothing."""
-    hs = {d: 2.0 ** -g["g"] for d, g in grids.items()}
+    sig = float(r["sig"])
+    refined = refines(sig, r["T"], r["E"], r["dirs"])
     for d, g in grids.items():
-        cap = keep_cap(float(r["sig"]), r["T"], r["E"], d, hs[d], max(hs.values()))
+        cap = keep_cap(sig, r["T"], r["E"], d, 2.0 ** -g["g"], refined)
         if g["keep"] > cap:
             raise MalformedCertificate(
                 f"result.bins_epochs.grids.{d}.keep = {g['keep']:,} > {cap:,}: the producer's grid rule writes at "

@@ -72,7 +72,7 @@ from .. import _validate as V
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
-from ..recheck.bins_plan import REFINED_DEGREE, ROUNDING_BUDGET, base_degree, s_max
+from ..recheck.bins_plan import REFINED_DEGREE, ROUNDING_BUDGET, base_degree, cell_exponent, s_max, y_upper
 from . import balls as B
 
 __all__ = ["LossGrid", "enclose_eps", "enclose_delta", "SOURCE"]
@@ -428,17 +428,12 @@ def _linear_work(r: "B.BinsRun", grids: dict[str, "B.Grid"]) -> int:
     return work(r.batches, r.epochs, {d: g.to_json() for d, g in grids.items()}, {})
 
 
-#: most unit cells of a proposed grid (the re-check caps a grid at 2^16 cells)
-_UNITS = 48_000
-
-
 def _grid(sigma: Fraction, T: int, c_max: float, degree: int) -> "B.Grid":
-    """As :func:`dpverify.sampling.balls.choose_grid`, with up to ``_UNITS`` unit cells
+    """As :func:`dpverify.sampling.balls.choose_grid`, with up to ``bins_plan.UNITS`` unit cells
     (the loss law needs the resolution near L = 1 more than one epoch's hinge does)."""
     s = float(sigma)
-    q = math.exp(min(4.75 / s - 0.5 / s**2, 700.0))  # Y at its upper 1e-6 quantile
-    g = min(math.floor(math.log2(degree / (T * c_max))), math.floor(math.log2(_UNITS / min(q, T * c_max))))
-    g = max(-30, min(g, 40))
+    q = y_upper(s)
+    g = cell_exponent(s, T, c_max, degree)
     h = 2.0**-g
     keep = math.ceil(T * c_max / h) + 2
     if keep > B.MAX_DEGREE:

@@ -140,19 +140,29 @@ def test_epochs_grid_forged_beyond_the_inputs_rule_answers_2_before_products(no_
         RB._bound_grids(r, {d: {**x, "keep": x["keep"] + 1} for d, x in inside.items()})
 
 
+def test_a_coarse_grid_in_one_direction_does_not_lift_the_others_cap(no_products):
+    # adv35 B1: the refined-degree allowance (2^20) was chosen from the widest *recorded* grid, so a
+    # remove grid forged to h = 2^30 let an add grid of 2^21 degrees through (22 CPU s of products, then
+    # exit 3). The allowance is now priced from the inputs: sigma 2, T = 4, E = 2 never refines (its rule
+    # grids have h = 2^-9, 2^-10: E h << 1/4), so 2^21 degrees is refused by count, as without the trick
+    grids = {"remove": {"g": -30, "fine": 1, "per": 1, "top": 1, "keep": 1},
+             "add": {"g": 20, "fine": 60000, "per": 256, "top": 1 << 21, "keep": 1 << 21}}
+    assert outcome(_forge("bins-epsilon-epochs", result__bins_epochs__grids=grids)) == 2
+
+
 def test_every_default_grid_is_within_the_cap():
     # the producer's own proposals (sigma x T x E over the range it accepts) against the cap verify applies:
     # the rule itself, not a copy of it, so a genuine certificate is never refused by the count
-    from dpverify.recheck.bins_plan import keep_cap
+    from dpverify.recheck.bins_plan import keep_cap, refines
     from dpverify.sampling import balls as B, balls_epochs as BE
 
     for sig in ("0.3", "0.85", "2", "300"):
         for T in (2, 10, 240, 5000):
             for E in (2, 3, 9, 60, 1000):
                 grids = BE.choose_grids(B.run(sig, T, 1, E, "add-remove"))
-                hs = {d: float(g.h) for d, g in grids.items()}
+                refined = refines(float(sig), T, E, tuple(grids))
                 for d, g in grids.items():
-                    assert g.keep <= keep_cap(float(sig), T, E, d, hs[d], max(hs.values())) // 2
+                    assert g.keep <= keep_cap(float(sig), T, E, d, float(g.h), refined) // 2
 
 
 def _brute_lengths(n0: int, E: int, keep):
