@@ -84,7 +84,7 @@ from ..certificate.format import FORMAT_1, check_schema, compute_digest
 __all__ = [
     "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
     "needed_digits", "parse_bound", "accept_enclosure", "root_enclosure", "accept_verdict", "BUDGET_SECONDS",
-    "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of",
+    "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of", "parse_json",
 ]
 
 #: wall-clock budget for one certificate's re-derivation (seconds); beyond: exit 3
@@ -632,6 +632,13 @@ def _load(path: Path) -> Any:
         raise MalformedCertificate(f"file is larger than the cap of {MAX_FILE_BYTES // 2**20} MiB") from None
     except OSError as exc:  # a FIFO or a device is refused unread (it would block or never end)
         raise MalformedCertificate(f"cannot read ({exc.strerror})") from None
+    return parse_json(raw)
+
+
+def parse_json(raw: bytes) -> Any:
+    """A certificate's bytes read by verify's grammar: UTF-8, JSON without constants (NaN,
+    Infinity), no key twice in one object, bounded nesting. MalformedCertificate otherwise.
+    The one reader of certificate text (verify's files, the sweep cache's entries)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -40,7 +40,7 @@ from typing import Any, Mapping, Optional
 from .._version import __version__
 from ..certificate import dumps
 from ..certificate.format import FORMAT, compute_digest, schema_errors
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, MalformedCertificate
 from ..files import NotARegularFile, TooLarge, read_regular
 from .tasks import Plan, cache_key
 
@@ -223,10 +223,12 @@ class Cache:
         whatever ``recheck`` says, since that release's producer may have had a
         defect this one fixed; an entry of a newer or unreadable version never
         (this release cannot know that version's rules)."""
+        from ..recheck.verify import parse_json  # verify's grammar: an entry verify would refuse is no entry
+
         try:
-            cert = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return None, "not JSON", ""
+            cert = parse_json(data)
+        except MalformedCertificate as exc:
+            return None, f"not a certificate ({str(exc)[:160]})", ""
         if not isinstance(cert, dict):
             return None, "not a certificate (not a JSON object)", ""
         version = cert.get("dpverify")

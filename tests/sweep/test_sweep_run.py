@@ -141,11 +141,19 @@ def test_cache_entries_are_distrusted(tmp_path, grid):
     forged["result"]["enclosure"] = {"lo": "0.01", "hi": "0.011"}
     forged["digest"] = compute_digest(forged)
     _entry(cache_dir, k2).write_text(dumps(forged))
+    # 4. nesting beyond the parser's depth (adv35 C1: stopped the whole sweep, exit 2, blaming the grid)
+    # and 5. a genuine entry with a repeated key, which verify refuses (the cache read a looser grammar)
+    k3, k4 = first.rows[3].key, first.rows[4].key
+    _entry(cache_dir, k3).write_text("[" * 100_000 + "]" * 100_000)
+    text = _entry(cache_dir, k4).read_text()
+    _entry(cache_dir, k4).write_text('{"dpverify": "9.9.9", ' + text.lstrip()[1:])
     res = run_sweep(grid, SequentialExecutor(), tmp_path / "b", cache=Cache(str(cache_dir)))
     # the digest is consistent, but the forger cannot recompute the entry's tag: the independent
     # verifier gets it, refuses it, and the configuration is recomputed
-    assert len(res.cache_refused) == 3 and res.computed == 3
-    assert "independent verifier refused" in res.cache_refused[2]
+    assert len(res.cache_refused) == 5 and res.computed == 5
+    refused = dict(r.split(": ", 1) for r in res.cache_refused)
+    assert "independent verifier refused" in refused[k2[:12]]
+    assert "nested too deeply" in refused[k3[:12]] and "appears twice" in refused[k4[:12]]
     assert res.rows[2].hi == first.rows[2].hi
     # --recheck-cache: every hit, tagged or not, goes through the verifier; all pass now
     res = run_sweep(grid, SequentialExecutor(), tmp_path / "c", cache=Cache(str(cache_dir), recheck=True))
