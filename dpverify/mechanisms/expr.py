@@ -30,6 +30,7 @@ from flint import arb, ctx
 from ..ball import ball, lower_decimal, normal_cdf, parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
 from ..limits import MAX_EXPR_EXP_ARGUMENT
+from ..recheck.limits import EXPR_ALLOWED, EXPR_FUNCS
 from .base import register_profile
 
 __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
@@ -107,18 +108,11 @@ def _power(base: arb, exponent: arb) -> arb:
     return t.exp()
 
 
-_FUNCS: dict[str, tuple[int, Callable[..., arb]]] = {
-    "exp": (1, _exp),
-    "expm1": (1, _expm1),
-    "log": (1, _log),
-    "log1p": (1, _log1p),
-    "sqrt": (1, _sqrt),
-    "erfc": (1, lambda x: x.erfc()),
-    "Phi": (1, normal_cdf),
-    "abs": (1, lambda x: abs(x)),
-    "min": (2, _min),
-    "max": (2, _max),
+_FUNCS: dict[str, Callable[..., arb]] = {
+    "exp": _exp, "expm1": _expm1, "log": _log, "log1p": _log1p, "sqrt": _sqrt,
+    "erfc": lambda x: x.erfc(), "Phi": normal_cdf, "abs": lambda x: abs(x), "min": _min, "max": _max,
 }
+assert set(_FUNCS) == set(EXPR_FUNCS)  # the grammar is recheck.limits'; this is its ball arithmetic
 _CONSTS: dict[str, Callable[[], arb]] = {"e": lambda: arb(1).exp(), "pi": arb.pi}
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
@@ -153,7 +147,7 @@ def parse_profile_expr(text: str) -> Callable[[arb], arb]:
 
 
 def _compile(node: ast.AST, source: str) -> Callable[[arb], arb]:
-    allowed = "numbers, eps, e, pi, + - * / **, " + ", ".join(sorted(_FUNCS))
+    allowed = EXPR_ALLOWED
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise _refuse(f"{node.value!r} is not allowed (allowed: {allowed})")
@@ -202,7 +196,7 @@ def _compile(node: ast.AST, source: str) -> Callable[[arb], arb]:
             raise _refuse(f"function {name!r} is not allowed (allowed: {allowed})")
         if node.keywords:
             raise _refuse("keyword arguments are not allowed")
-        arity, fn = _FUNCS[node.func.id]
+        arity, fn = EXPR_FUNCS[node.func.id], _FUNCS[node.func.id]
         if len(node.args) != arity:
             raise _refuse(f"{node.func.id} takes {arity} argument(s)")
         args = [_compile(a, source) for a in node.args]

@@ -34,6 +34,7 @@ from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, EVENT_MAX_LE
 from ..errors import CouldNotReprove, MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
+           "EXPR_NAMES", "EXPR_FUNCS", "EXPR_ALLOWED",
            "MAX_NUMBER_CHARS", "MAX_INPUT_EXPONENT", "MAX_EXPR_CHARS", "MAX_EXPR_NODES", "MAX_EXPR_DEPTH",
            "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS"]
 
@@ -44,6 +45,12 @@ MAX_INPUT_EXPONENT = 3000
 MAX_EXPR_CHARS = 500
 MAX_EXPR_NODES = 200
 MAX_EXPR_DEPTH = 40
+#: the expression profiles' grammar, one copy for the producer (dpverify.mechanisms.expr) and the
+#: re-check: names, functions with their arities, and + - * / ** on them and on decimal numbers
+EXPR_NAMES = ("eps", "e", "pi")
+EXPR_FUNCS = {"exp": 1, "expm1": 1, "log": 1, "log1p": 1, "sqrt": 1, "erfc": 1, "Phi": 1, "abs": 1,
+              "min": 2, "max": 2}
+EXPR_ALLOWED = "numbers, eps, e, pi, + - * / **, " + ", ".join(sorted(EXPR_FUNCS))
 #: |x| of every exp(x) and of every b * log(a) in a power a ** b of an expression profile
 MAX_EXP_ARGUMENT = 10**6
 #: atoms of the exact law of a heterogeneous composition (product of count + 1 over types)
@@ -138,13 +145,45 @@ def check_expression(text: Any, where: str = "inputs.profile") -> ast.AST:
     nodes = list(ast.walk(tree))
     if len(nodes) > MAX_EXPR_NODES:
         raise MalformedCertificate(f"{where}: more than {MAX_EXPR_NODES} parts")
-    for node in nodes:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-            seg = ast.get_source_segment(text.strip(), node) or ""
-            check_number_text(seg, where)
     if _depth(tree.body) > MAX_EXPR_DEPTH:
         raise MalformedCertificate(f"{where}: nested deeper than {MAX_EXPR_DEPTH}")
+    _grammar(tree.body, text.strip(), where)
+    if not any(isinstance(n, ast.Name) and n.id == "eps" for n in nodes):
+        raise MalformedCertificate(f"{where} does not use eps (the producer refuses such a profile)")
     return tree
+
+
+def _grammar(node: ast.AST, src: str, where: str) -> None:
+    """Refuse (exit 2) what the producer's grammar refuses (:data:`EXPR_ALLOWED`), before any
+    evaluation: a certificate outside it is malformed, not false. Numbers are the decimal
+    text written (``1_0`` or ``0x10`` are Python's, not the producer's)."""
+    def bad(what: str) -> MalformedCertificate:
+        return MalformedCertificate(f"{where} uses {what}, which is not allowed (allowed: {EXPR_ALLOWED})")
+
+    if isinstance(node, ast.Constant):
+        seg = ast.get_source_segment(src, node) or ""
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)) or not _NUMBER.fullmatch(seg) \
+                or not seg.isascii():
+            raise bad(repr(seg or node.value)[:40])
+        check_number_text(seg, where)
+    elif isinstance(node, ast.Name):
+        if node.id not in EXPR_NAMES:
+            raise bad(f"the name {node.id[:40]!r}")
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        _grammar(node.operand, src, where)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+        _grammar(node.left, src, where)
+        _grammar(node.right, src, where)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in EXPR_FUNCS:
+        if node.keywords or len(node.args) != EXPR_FUNCS[node.func.id]:
+            raise bad(f"{node.func.id} with {len(node.args)} argument(s) or keywords (it takes "
+                      f"{EXPR_FUNCS[node.func.id]})")
+        for a in node.args:
+            _grammar(a, src, where)
+    elif isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        raise bad(f"the operator {type(node.op).__name__}")
+    else:
+        raise bad(type(node).__name__ if not isinstance(node, ast.Call) else "that function")
 
 
 def _depth(node: ast.AST) -> int:

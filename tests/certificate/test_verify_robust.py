@@ -150,3 +150,24 @@ def test_a_head_only_status_of_the_010_writer_is_accepted_and_a_false_status_ref
     forged["result"]["status"] = "not GDP"
     with pytest.raises(CertificateRejected):
         verify_certificate(reseal(forged))
+
+
+@pytest.mark.parametrize("profile", [
+    "0.05*exp(-eps)*1_0",  # Python's digit separator: Fraction("1_0") is 10, the producer's grammar refuses it
+    "0x10*exp(-eps)", "eps//2", "1j*eps", "True*eps", "eps if eps else 1", "[eps]", "eps.real",
+    "x*eps", "min(eps)", "max(eps, 1, 2)", "exp(eps, 1)", "exp(x=eps)", "0.05",
+])
+def test_an_expression_outside_the_producers_grammar_is_malformed(profile, tmp_path):
+    # adv35 E1/E2: the producer refuses each of these (exit 2, "profile: ..."); verify answered exit 0 on
+    # 1_0 (read as 10) and exit 1 "false" on the rest, evaluated before the grammar was checked. One grammar
+    # (recheck.limits.EXPR_ALLOWED) now serves both, so both answer exit 2
+    from dpverify.errors import InvalidParameter
+    from dpverify.mechanisms.expr import parse_profile_expr
+
+    with pytest.raises(InvalidParameter):
+        parse_profile_expr(profile)
+    c = json.loads((ROOT / "tests/certificate/format2/dp-profile-expr.json").read_text())
+    c["inputs"]["profile"] = profile
+    code, msg = verify_file(_write(tmp_path, "c.json", reseal(c)), budget_seconds=20)
+    assert code == 2 and "inputs.profile" in msg, msg
+
