@@ -92,7 +92,7 @@ def test_fft_layout_is_bit_identical_to_the_natural_loop():
     # every double (signed zeros included) is the natural loop's, so the proven bound
     # and the bytes of every certificate stand
     rng = np.random.default_rng(7)
-    for L in list(range(0, 15)) + [17, 19]:  # 17 and 19: the transposed rows capped at 2^8
+    for L in list(range(0, 15)) + [17, 19]:  # 17 and 19: rows capped at 2^8, several cache slices
         N = 1 << L
         zeros = np.where(rng.random(N) < 0.5, 0.0, -0.0)
         cases = [(rng.random(N), np.zeros(N)),
