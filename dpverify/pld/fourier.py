@@ -262,7 +262,7 @@ def _bitrev(L: int) -> np.ndarray:
     return r
 
 
-_TPERM: dict = {}
+_TPERM: dict[tuple[int, int], np.ndarray] = {}
 
 
 def _transposed_bitrev(L: int, p: int) -> np.ndarray:
@@ -386,9 +386,9 @@ def _early_stages(Xr: np.ndarray, Xi: np.ndarray, cos: np.ndarray, sin: np.ndarr
         stride = N >> s
         wr = cos[::stride][:half].reshape(1, half, 1)
         wi = -sin[::stride][:half].reshape(1, half, 1)  # w = e^{-2 pi i j / 2^s}
-        R = Xr.reshape(P // (2 * half), 2, half, W)
-        I = Xi.reshape(P // (2 * half), 2, half, W)
-        _stage(R[:, 0], I[:, 0], R[:, 1], I[:, 1], wr, wi, buf)
+        R4 = Xr.reshape(P // (2 * half), 2, half, W)
+        I4 = Xi.reshape(P // (2 * half), 2, half, W)
+        _stage(R4[:, 0], I4[:, 0], R4[:, 1], I4[:, 1], wr, wi, buf)
 
 
 def _late_stages(re: np.ndarray, im: np.ndarray, cos: np.ndarray, sin: np.ndarray, N: int, s_lo: int,
