@@ -57,6 +57,7 @@ floats only choose the grid range (tightness, not soundness).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -199,11 +200,18 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
 MAX_KNOTS = 1 << 21
 
 
+@functools.lru_cache(maxsize=16)
+def _pow2(K: int) -> arb:
+    """2^K as an exact ball (a power of two is exact at every precision), built once per K:
+    the rounding of every knot's mass multiplies by it (one arb power per knot before)."""
+    return arb(2) ** K
+
+
 def _ceil_int(x: arb, K: int) -> fmpz:
     """Smallest integer >= 2^K * (every value of x), and >= 0. ``upper()``
     rounds up (arb_get_ubound_arf) at the working precision, which exceeds K
     bits here, so the integer part is kept."""
-    hi = (x * arb(2) ** K).upper()
+    hi = (x * _pow2(K)).upper()
     if hi <= 0:
         return fmpz(0)
     return hi.ceil().unique_fmpz()
@@ -212,7 +220,7 @@ def _ceil_int(x: arb, K: int) -> fmpz:
 def _floor_int(x: arb, K: int) -> fmpz:
     """Largest integer <= 2^K * (every value of x), and >= 0 (``lower()``
     rounds down)."""
-    lo = (x * arb(2) ** K).lower()
+    lo = (x * _pow2(K)).lower()
     if lo <= 0:
         return fmpz(0)
     return lo.floor().unique_fmpz()

@@ -607,7 +607,13 @@ def _fine_eps(pairs: Sequence[tuple[Any, int, int, int]], delta: float, eps_gues
     Only a plan."""
     if not (width_guess > 0 and eps_guess > 0 and math.isfinite(width_guess) and delta >= _FLOAT_PLD_MIN_DELTA):
         return None
-    m_hi = max(7, math.ceil(0.5 * math.log2(width_guess / (_FINE_REL * eps_guess))))
+    # the coarse read (m_hi - 1) no coarser than one halving below the schedule's coarsest
+    # useful grid: below it the lower curve collapses (coarsest_grid) and the read fails, which
+    # left T = 1e6 (coarsest 2^-10) on the central-limit width, 3.3x low there: its one level
+    # 2^-10 missed 1e-3 (1.26e-3) and 2^-11 ran after it. Read at 2^-9 and 2^-8 the float
+    # width is 182k h^2 nats against the certified 183k. Only T > 196608 moves (2^-9 and finer)
+    m_hi = max(7, coarsest_grid(sum(c for _, c, _, _ in pairs)) - 1,
+               math.ceil(0.5 * math.log2(width_guess / (_FINE_REL * eps_guess))))
     reach = 1.25 * eps_guess + 0.25  # past the upper curve's eps at the grids read
 
     def at(m: int) -> Optional[tuple[_WindowCurves, float, float]]:

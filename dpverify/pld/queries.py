@@ -106,8 +106,10 @@ class ComposedBounds:
         U = self.upper
         if k0 >= U.poly.length():
             return arb(self.u_inf)
-        S = self._u_suffix(k0)
         tail = U.poly.right_shift(k0) if k0 else U.poly
+        S = self._us.get(k0)
+        if S is None:  # the suffix sum from the tail at hand (_u_suffix would shift again)
+            S = self._us[k0] = int(tail(1))
         h = arb(1) / arb(2) ** self.m
         V = (-(h * (U.offset + k0))).exp() * tail((-h).exp())
         return arb(fmpz(S)) - ball(eps).exp() * V + self.u_inf

@@ -80,3 +80,33 @@ def test_power_matches_repeated_products():
     pb = [int(c) for c in B.poly.coeffs()]
     assert P7.offset == B.offset == -7
     assert all(abs(x - y) <= 64 for x, y in zip(pa, pb))
+
+
+def _ends_by_scan(coeffs: list, budget: int) -> tuple:
+    # the definition, read coefficient by coefficient from each end
+    n = len(coeffs)
+    a, s_lo = 0, 0
+    while a < n - 1 and s_lo + coeffs[a] <= budget:
+        s_lo += coeffs[a]
+        a += 1
+    b, s_hi = n, 0
+    while b - 1 > a and s_hi + coeffs[b - 1] <= budget:
+        s_hi += coeffs[b - 1]
+        b -= 1
+    return a, s_lo, b, s_hi
+
+
+def test_trim_ends_equal_the_scan_from_each_end():
+    from dpverify.pld.convolve import _ends
+
+    rng = random.Random(11)
+    for _ in range(400):
+        n = rng.choice([1, 2, 3, 5, 17, 200, 1500])
+        kind = rng.random()
+        coeffs = [0 if rng.random() < kind else rng.choice([1, 2, 7, 10**30, rng.getrandbits(rng.randint(1, 90))])
+                  for _ in range(n)]
+        while coeffs and coeffs[-1] == 0:  # the polynomial's length ends at its last nonzero
+            coeffs.pop()
+        total = sum(coeffs)
+        for budget in (0, 1, rng.randint(0, 50), total // 3, total, total + 5, rng.randint(0, max(1, total))):
+            assert _ends(fmpz_poly(coeffs), budget) == _ends_by_scan(coeffs, budget), (coeffs[:10], budget)

@@ -321,6 +321,32 @@ def test_eps_plan_of_a_long_schedule_lands_one_level_at_the_width(sigma, q, T):
         assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)
 
 
+def test_eps_plan_of_a_very_long_schedule_is_read_past_the_coarsest_grid():
+    """T = 3e5 (coarsest useful grid 2^-10, coarsest_grid): the float law read at 2^-7 and
+    2^-8 failed there (the lower curve collapses), so the plan fell back to the central-limit
+    width (31k h^2 nats; the certified one is 60k) and ran 2^-10 (relative width 1.06e-3) before
+    the 2^-11 that meets 1e-3. Read one halving below the coarsest grid, the plan is confirmed
+    and ONE level meets the width. The enclosure must hold dp_accounting's optimistic /
+    pessimistic bracket at 1e-4 (each side of the truth) and the lower end of a coarser
+    certified level (every level encloses the same eps)."""
+    from dpverify.pld.accountant import plan_query
+    from dpverify.pld.plan import planned_grid
+
+    sigma, q, T = F(1), F(1, 100), 300000
+    step = Step(lambda d: SubsampledGaussianPair(sigma, q, d), T)
+    delta = F(1, 10**5)
+    p = plan_query([step], ("remove", "add"), "eps", delta)
+    assert p.checked
+    res = refine_query([step], ("remove", "add"), kind="eps", target=delta, rel_width=1e-3)
+    assert len(res.levels) == 1 and res.levels[0]["m"] == planned_grid(p, "eps", 1e-3)
+    rel = (res.hi - res.lo) / res.lo
+    assert rel <= F(1, 10**3) and 4 * rel > F(1, 10**3)
+    coarse = refine_query([step], ("remove", "add"), kind="eps", target=delta, rel_width=0.5, m_start=9)
+    assert coarse.lo <= res.hi and res.lo <= coarse.hi
+    opt, pess = _dpa_bracket(float(sigma), float(q), T, delta=1e-5)
+    assert float(res.lo) <= pess + 1e-6 and opt - 1e-6 <= float(res.hi)
+
+
 def test_eps_plan_puts_the_certified_top_direction_on_top():
     """The refinement computes the plan's top direction first and only settles the other
     below it on a coarser grid (refine._settling_grid). At (0.8, 0.004, 2e4) the windowed
