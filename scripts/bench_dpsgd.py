@@ -16,7 +16,9 @@ certified eps at relative width 1e-3 and (unless --no-fine, or for T >= 1e5)
 delta(eps0) at eps0 = dp_accounting's eps rounded to 3 digits, both
 accountants, width 1e-3, with the ratio of dpverify's delta time to its own
 eps time (goal: <= 1.5; a table of these ratios, with the delta query's grid
-and width, closes the run). "inside" checks dp_accounting's float eps against the
+and width, closes the run, beside the eps query at the same precision: relative
+width 1e-3 / S on eps, S = eps |d ln delta / d eps| from dp_accounting's deltas,
+since a relative width on delta asks S times more than the same one on eps). "inside" checks dp_accounting's float eps against the
 certified enclosure (a pessimistic estimate should be >= the certified lower
 end). prv_accountant (eps_error 1e-2, its default use) is timed too where it
 answers, with dpverify's width-1e-3 time as a ratio to it. The machine's load
@@ -28,6 +30,7 @@ Floats appear here only for printing.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import sys
@@ -174,9 +177,19 @@ def run_row(name: str, sigma: str, q: str, T: int, fine: bool, budget: float) ->
             dval = f"{rd[0]:.4e} {rd[1]:6.2f} s" if rd else ""
             out.append(f"  delta({e0}) dpa {dval}  dpverify {_fmt_enc(ans)} 2^-{ans.grid_exponent} {tt:6.2f} s  "
                        f"{r1}  {r2}")
+            c_delta = _CPU["ours"]
+            # the same precision on eps: a relative width w on delta is a width w / S on eps, with
+            # S = eps |d ln delta / d eps| (from dp_accounting's deltas: floats, for this table only)
+            rd2 = dpa(sigma, q, T, eps=e0 * (1 + 1e-3)) if rd else None
+            fair = None
+            if rd and rd2 and rd[0] > rd2[0] > 0:
+                S_ = math.log(rd[0] / rd2[0]) / 1e-3
+                a2, t2, _ = ours(S.dpsgd_epsilon, sigma, q, T, DELTA, width=1e-3 / S_, budget=budget)
+                if a2 is not None:
+                    fair = (S_, _CPU["ours"], a2.grid_exponent)
             if t_eps and c_eps:
-                _SUMMARY.append((name, t_eps, tt, tt / t_eps, _CPU["ours"] / c_eps, ans.grid_exponent,
-                                 ans.rel_width))
+                _SUMMARY.append((name, t_eps, tt, tt / t_eps, c_delta / c_eps, ans.grid_exponent,
+                                 ans.rel_width, fair, c_delta))
     out.append(f"  [{_load()}]")
     return out
 
@@ -223,11 +236,15 @@ def main() -> int:
         sys.stdout.flush()
     if _SUMMARY:
         print(f"\ndelta(eps) query against the eps query, both at relative width 1e-3 (goal: <= 1.5)   [{_load()}]")
+        print("  same precision: the eps query at width 1e-3 / S, S = eps |d ln delta / d eps| (a width w on "
+              "delta asks as much as w / S on eps)")
         print(f"  {'row':6s} {'eps s':>7s} {'delta s':>8s} {'ratio':>6s} {'cpu ratio':>9s} {'grid':>5s} "
-              f"{'delta width':>11s}")
-        for name, te, td, r, rc, m, w in _SUMMARY:
+              f"{'delta width':>11s} {'S':>6s} {'eps(1e-3/S) cpu':>15s} {'grid':>5s} {'cpu ratio':>9s}")
+        for name, te, td, r, rc, m, w, fair, cd in _SUMMARY:
             width = f"{w:.3g}" if w is not None else "-"
-            print(f"  {name:6s} {te:7.2f} {td:8.2f} {r:6.2f} {rc:9.2f} {'2^-' + str(m):>5s} {width:>11s}")
+            same = (f" {fair[0]:6.1f} {fair[1]:15.2f} {'2^-' + str(fair[2]):>5s} {cd / fair[1]:9.2f}"
+                    if fair else "")
+            print(f"  {name:6s} {te:7.2f} {td:8.2f} {r:6.2f} {rc:9.2f} {'2^-' + str(m):>5s} {width:>11s}{same}")
     return 0
 
 
