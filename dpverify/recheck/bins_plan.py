@@ -52,8 +52,10 @@ def s_max(sigma: float, T: int, E: int, d: str) -> float:
 
 
 def y_upper(sigma: float) -> float:
-    """Float proposal of one coordinate Y = e^{Z/sigma - 1/(2 sigma^2)} at its upper 1e-6 quantile."""
-    return math.exp(min(4.75 / sigma - 0.5 / sigma**2, 700.0))
+    """Float proposal of one coordinate Y = e^{Z/sigma - 1/(2 sigma^2)} at its upper 1e-6 quantile,
+    clamped to [e^-600, e^700] (below sigma ~ 0.023 it underflowed to 0, and the cell rule divided
+    by it: exit 4 at sigma 0.01, adv35 X1; any value below 2^-1000 gives the finest cells anyway)."""
+    return math.exp(max(min(4.75 / sigma - 0.5 / sigma**2, 700.0), -600.0))
 
 
 def cell_exponent(sigma: float, T: int, c_max: float, degree: int) -> int:

@@ -329,3 +329,13 @@ def test_raised_epochs_are_refused_before_any_product(epochs, capsys, tmp_path):
     assert "inputs.epochs x the" in err and "work cap" in err
     with pytest.raises(PrecisionExhausted, match="work cap"):  # the producer's side of the same constant
         BE._compose(BE._EpochLaw(0, [1] * window, 0, [1] * window), int(epochs), 12)
+
+
+@pytest.mark.parametrize("sigma", ["0.001", "0.01", "0.02"])
+def test_tiny_sigma_over_epochs_is_undecided_not_a_crash(sigma, capsys):
+    # adv35 X1: below sigma ~ 0.023 the grid rule's Y quantile e^(4.75/s - 1/(2 s^2)) underflowed to 0 and
+    # the cell rule divided by it (exit 4 "a bug"). Such a run's eps is beyond any grid (one epoch of
+    # N = 8, B = 2 at sigma 0.01 has a loss of order 1/(2 sigma^2) = 5000): undecided, exit 3
+    code = main(["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", sigma, "--dataset-size", "8",
+                 "--batch-size", "2", "--epochs", "2", "--delta", "1e-5"])
+    assert code == 3, capsys.readouterr()
