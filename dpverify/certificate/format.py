@@ -16,6 +16,7 @@ import ast
 import difflib
 import hashlib
 import json
+import re
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
@@ -288,6 +289,28 @@ def _schema_error(err: Any) -> str:
     return f"{where}: {err.message[:200]}"
 
 
+@lru_cache(maxsize=None)
+def _anchored(pattern: str) -> "re.Pattern[str]":
+    # JSON Schema patterns are ECMA-262, where a final $ matches only at the end of the text; Python's
+    # $ also matches before a final newline, so "2\n" passed every number pattern (adv35 G1)
+    return re.compile(pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern)
+
+
+def ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    """The ``pattern`` keyword with ECMA-262's end anchor (used by every schema dpverify checks)."""
+    import jsonschema
+
+    if isinstance(instance, str) and not _anchored(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance[:60]!r} does not match {pattern!r}")
+
+
+@lru_cache(maxsize=None)
+def _validator_class() -> Any:
+    import jsonschema
+
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, validators={"pattern": ecma_pattern})
+
+
 def schema_errors(cert: Any) -> list[str]:
     """Every schema violation of ``cert`` as a readable line (empty: valid)."""
     import jsonschema
@@ -297,7 +320,7 @@ def schema_errors(cert: Any) -> list[str]:
     fmt = cert.get("format")
     if fmt not in SCHEMAS:
         return [f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})"]
-    validator = jsonschema.Draft202012Validator(load_schema(fmt))
+    validator = _validator_class()(load_schema(fmt))
     errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
     return [_schema_error(e) for e in errors]
 

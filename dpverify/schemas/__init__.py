@@ -35,6 +35,7 @@ from typing import Any, Iterator, Mapping, Optional
 import jsonschema
 from jsonschema import Draft202012Validator
 
+from ..certificate.format import ecma_pattern
 from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
 from ..limits import MAX_INPUT_FILE_BYTES, MAX_JSON_NESTING
@@ -85,6 +86,7 @@ def _is_string(checker: Any, x: Any) -> bool:
 
 _Validator = jsonschema.validators.extend(
     Draft202012Validator,
+    validators={"pattern": ecma_pattern},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine_many(
         {"number": _is_number, "integer": _is_integer, "string": _is_string}
     ),

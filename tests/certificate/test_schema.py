@@ -57,3 +57,17 @@ def test_schema_rejects_a_broken_certificate(capsys):
     cert["result"]["enclosure"]["lo"] = "0x1p-3"
     with pytest.raises(jsonschema.ValidationError):
         _validate(cert)
+
+
+@pytest.mark.parametrize("where", ["lo", "hi"])
+def test_a_trailing_newline_is_no_decimal(where, capsys):
+    # adv35 G1: Python's re `$` matches before a final "\n", so plain jsonschema passes "0.5\n" against the
+    # schema's ECMA-262 pattern (where `$` is the end of the text only). dpverify checks with ECMA's anchor
+    from dpverify.certificate.format import schema_errors
+
+    assert main(["gdp", "delta", "--mu", "1", "--eps", "1", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert schema_errors(cert) == []
+    cert["result"]["enclosure"][where] += "\n"
+    errors = schema_errors(cert)
+    assert errors and errors[0].startswith(f"result.enclosure.{where}:"), errors
