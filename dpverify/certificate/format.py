@@ -313,7 +313,6 @@ def _validator_class() -> Any:
 
 def schema_errors(cert: Any) -> list[str]:
     """Every schema violation of ``cert`` as a readable line (empty: valid)."""
-    import jsonschema
 
     if not isinstance(cert, dict):
         return ["not a JSON object"]
