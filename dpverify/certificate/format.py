@@ -359,12 +359,12 @@ BINS_MAX_WORK = 1 << 26
 #: refuses a certificate beyond it (exit 2)
 REPLACE_MAX_EPS = 200
 
-#: the most mechanism leaves of an event tree (after the counts of self_composed nodes are
-#: multiplied out, each leaf is one step type with its count): each is discretised and composed on
-#: its own, about 0.5 s of the producer's and 1 s of the second route's CPU per leaf here (25 leaves
-#: of 10 Poisson Gaussian steps each: 12 s and 25 s), so 5000 leaves cost hours on both sides. The
-#: producer refuses a tree with more (exit 2, naming --events / the event), verify a certificate
-#: with more (exit 2)
+#: the most distinct kinds of step of an event tree (after the counts of self_composed nodes are
+#: multiplied out, the leaves of one kind, equal parameters and sampling, anywhere in the tree, are
+#: one block whose count is their total): each kind is discretised and composed on its own, about
+#: 0.5 s of the producer's and 1 s of the second route's CPU per kind here (25 kinds of 10 Poisson
+#: Gaussian steps each: 12 s and 25 s), so 5000 kinds cost hours on both sides. The producer refuses
+#: a tree with more (exit 2, naming --events / the event), verify a certificate with more (exit 2)
 EVENT_MAX_LEAVES = 32
 
 #: the largest eps at which an event tree's delta is certified (events.delta's eps, events.claim's

@@ -299,11 +299,11 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
     if realised is not None:
         # the upper pair's own lower end decides nothing about the mechanism: refine it to the
         # width asked (a claim is decided by the realised lower end or by this upper end)
-        res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
+        res = refine_query(p.steps(), p.directions, kind=kind,
                            target=target, rel_width=max(w, 1e-3), time_budget=time_budget,
                            delta_scale=delta_scale, progress=progress)
     else:
-        res = refine_query([Step(b.make_pair, b.count) for b in p.blocks], p.directions, kind=kind,
+        res = refine_query(p.steps(), p.directions, kind=kind,
                            target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
                            decide=decide, delta_scale=delta_scale, progress=progress, afford_length=afford_length)
     # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why

@@ -124,6 +124,32 @@ class Plan:
             return None
         return [(b.realised, b.count) for b in self.blocks]
 
+    def steps(self) -> list:
+        """The blocks as the accountant's steps (:class:`dpverify.pld.refine.Step`), blocks whose
+        pairs are equal in every direction joined into one step with the summed count: two event
+        kinds can have one pair (sampling without replacement under add/remove is the Poisson
+        pair at rate m/n and half the noise, AFA Thm 11 (2); a Poisson rate of 1 is no
+        sampling), and the composition of equal pairs is one power (AFA Thm 10; the order does
+        not matter). Pairs are frozen value objects, equal when the parameters that define
+        them are; a pair that cannot be compared so stays a step of its own."""
+        from ..pld.refine import Step
+
+        out: list = []
+        at: dict = {}
+        for b in self.blocks:
+            try:
+                key: Any = tuple(b.make_pair(d) for d in self.directions)
+                hash(key)
+            except TypeError:
+                key = None
+            if key is None or key not in at:
+                if key is not None:
+                    at[key] = len(out)
+                out.append(Step(b.make_pair, b.count))
+            else:
+                out[at[key]] = Step(out[at[key]].make_pair, out[at[key]].count + b.count)
+        return out
+
     def theorems(self) -> list:
         seen: list = []
         for b in self.blocks:
@@ -303,6 +329,22 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
     zc = [Fraction(0), Fraction(0)]
     has_zc = False
     gauss_for_rdp: list = []
+    #: block index per step kind: one node (a leaf, or its sampling wrapper) met again anywhere in the
+    #: tree is the same step, so its count joins the block already made (composition commutes: the
+    #: product of the steps' pairs does not depend on their order, AFA Thm 10), and the work is per
+    #: distinct step kind, not per leaf (model events are frozen value objects, equal when their
+    #: parameters are; the pair is a function of the node, the rate and the relation alone)
+    kinds: dict = {}
+
+    def add_block(key: Any, make: Callable[[str], Any], times: int, label: str, theorem: str,
+                  realised: Optional[Callable[[str], Any]] = None) -> None:
+        at = kinds.get(key)
+        if at is None:
+            kinds[key] = len(plan.blocks)
+            plan.blocks.append(Block(make, times, label, theorem, realised))
+        else:
+            b = plan.blocks[at]
+            plan.blocks[at] = Block(b.make_pair, b.count + times, b.label, b.theorem, b.realised)
 
     def walk(ev: Any, times: int) -> None:
         nonlocal has_zc
@@ -348,7 +390,7 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                 raise Unsupported("a Poisson-sampled zCDP event has no dominating pair (RDP does not give one)")
             got = _leaf_pair(inner, q, r)
             if got is not None:
-                plan.blocks.append(Block(got[0], times, f"poisson({q}) {type(inner).__name__}", got[1]))
+                add_block(ev, got[0], times, f"poisson({q}) {type(inner).__name__}", got[1])
                 if isinstance(inner, E.Gaussian) and q == 1:
                     gauss_for_rdp.append((inner.noise_multiplier, times))
                 else:
@@ -370,8 +412,8 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
             if r is Relation.REPLACE_ONE and isinstance(ev.event, (E.Gaussian, E.Laplace)):
                 plan.wor_sizes.add(ev.source_dataset_size)
                 realised = _realised_wor(ev)
-            plan.blocks.append(Block(mk, times, f"wor({ev.sample_size}/{ev.source_dataset_size}) "
-                                     f"{type(ev.event).__name__}", th, realised))
+            add_block(ev, mk, times, f"wor({ev.sample_size}/{ev.source_dataset_size}) {type(ev.event).__name__}",
+                      th, realised)
             plan.rdp_only.append("SampledWithoutReplacement")
             return
         got = _leaf_pair(ev, Fraction(1), r)
@@ -379,7 +421,7 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
             # a Gaussian or Laplace step on the whole dataset: its replace-one pair is attained by
             # the same dataset pair as the without-replacement steps (Plan.realised_steps)
             tight = got[0] if isinstance(ev, (E.Gaussian, E.Laplace)) else None
-            plan.blocks.append(Block(got[0], times, type(ev).__name__, got[1], tight))
+            add_block(ev, got[0], times, type(ev).__name__, got[1], tight)
             if isinstance(ev, E.Gaussian):
                 gauss_for_rdp.append((ev.noise_multiplier, times))
             else:
@@ -387,10 +429,9 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
 
     walk(event, 1)
     if len(plan.blocks) > EVENT_MAX_LEAVES:  # refused before any step is discretised
-        raise InvalidParameter("events", f"the event tree has {len(plan.blocks)} mechanism leaves (steps of their own "
-                                         f"kind or parameters, each discretised and composed separately); at most "
-                                         f"{EVENT_MAX_LEAVES} are supported: group equal steps under one "
-                                         "self_composed count")
+        raise InvalidParameter("events", f"the event tree has {len(plan.blocks)} distinct kinds of step (mechanisms "
+                                         f"of their own kind or parameters, each discretised and composed "
+                                         f"separately); at most {EVENT_MAX_LEAVES} are supported")
     if plan.total_steps > MAX_STEPS:
         raise InvalidParameter("count", f"count: {plan.total_steps} steps in total; at most {MAX_STEPS} are supported")
     if has_zc:

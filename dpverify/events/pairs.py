@@ -33,11 +33,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Optional, Sequence, Union
 
-from flint import arb, ctx
+from flint import arb, arb_series, ctx
 
 from ..ball import arb_to_fraction, ball, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
-from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
+from ..pld.dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
+from ..pld.pairs import (_TAYLOR_BITS_PER_TERM, _TAYLOR_END_RATIO, _TAYLOR_MAX_ORDER, _TAYLOR_MIN_KNOTS,
+                         _taylor_block, _taylor_block_size)
 
 __all__ = [
     "AtomPair",
@@ -360,6 +362,11 @@ class MixtureGaussianPair(PairFromTails):
     def __post_init__(self) -> None:
         if self.direction not in ("remove", "add"):
             raise InvalidParameter("neighboring", f"direction {self.direction!r}")
+        # g increasing (every mu_i >= 0) and a law (every p_i >= 0) are what the tails' derivation
+        # rests on: the event readers check both, a pair built directly is checked here
+        if any(c < 0 for c in self.sensitivities) or any(p < 0 for p in self.probs):
+            raise InvalidParameter("sensitivities", "a mixture of Gaussians needs sensitivities >= 0 and "
+                                                    "sampling_probs >= 0")
 
     def inf_mass(self) -> arb:
         return arb(0)
@@ -377,8 +384,12 @@ class MixtureGaussianPair(PairFromTails):
         return dyadic_loss_bound(-ball(p0).log())
 
     def _p0(self) -> Fraction:
-        """Total probability of the components with sensitivity 0."""
-        return sum((p for c, p in zip(self.sensitivities, self.probs) if c == 0), Fraction(0))
+        """Total probability of the components with sensitivity 0 (an exact rational of the
+        inputs, asked at every knot: kept once computed)."""
+        got = self._cache.get("p0")
+        if got is None:
+            got = self._cache["p0"] = sum((p for c, p in zip(self.sensitivities, self.probs) if c == 0), Fraction(0))
+        return got
 
     def _consts(self) -> tuple:
         """(components [(mu_i, p_i)] as balls, log p0 ball or None), cached per precision."""
@@ -387,6 +398,7 @@ class MixtureGaussianPair(PairFromTails):
             comps = [(ball(c) / s, ball(p)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
             p0 = self._p0()
             self._cache.clear()
+            self._cache["p0"] = p0
             self._cache[ctx.prec] = (comps, ball(p0).log() if 0 < p0 < 1 else None)
         return self._cache[ctx.prec]
 
@@ -584,12 +596,137 @@ class MixtureGaussianPair(PairFromTails):
     def tails(self, eps: arb) -> tuple[arb, arb]:
         return self._tails_with(eps, None)
 
+    def _inverse_poly(self, eps_c: arb, length: int, comps) -> Optional[list]:
+        """Exact (dyadic) coefficients of a polynomial p with p(t) close to x(eps_c + t), the
+        point where L crosses eps_c + t (a proposal only: :meth:`_block_series` proves how
+        close). From x_c, a point near the root at eps_c, and h(u) = g(x_c + u) - g(x_c): the
+        inverse function of h is the series reversion of h (Lagrange inversion), and
+        x(eps) = x_c + h^{-1}(y(eps) - g(x_c)), y = eps (remove) or -eps (add)."""
+        remove = self.direction == "remove"
+        try:
+            xc = self._root(eps_c if remove else -eps_c, comps, None)
+        except Undecided:
+            return None
+        x0 = arb(xc.mid())
+        old = ctx.cap
+        try:
+            ctx.cap = length  # series are cut at ctx.cap terms whatever their own length
+            u = arb_series([0, 1], prec=length)
+            G = arb_series([0], prec=length)
+            for mu, p in comps:
+                G += p if mu == 0 else p * (mu * (x0 + u - mu / 2)).exp()
+            cs = G.log().coeffs()
+            if len(cs) < 2:
+                return None
+            inv = arb_series([arb(0)] + cs[1:], prec=length).reversion().coeffs()
+        except ValueError:  # h'(0) not proved nonzero at this precision
+            return None
+        finally:
+            ctx.cap = old
+        out = [x0] + [arb(v.mid()) if (remove or k % 2 == 0) else -arb(v.mid()) for k, v in enumerate(inv) if k > 0]
+        return out if all(v.is_finite() for v in out) else None
+
+    def _block_series(self, e: arb, length: int, comps, poly: list, eps_c: arb, inv_s2: arb) -> tuple:
+        """Taylor coefficients in t (``length`` of them) of three functions of eps = e + t, at
+        every point of the ball ``e``: P(x > X), Q(x > X) in the remove orientation (their
+        mirror in the add one) and the residual r = g(X) - y(eps), where X = p(eps - eps_c) for
+        the fixed polynomial p of :meth:`_inverse_poly`. Each is an explicit analytic function of
+        eps (erfc and log of a positive sum of exponentials of a polynomial), so arb's series at
+        the ball enclose its coefficients at each point (as the Poisson Gaussian pair's
+        series); :meth:`_block` turns r into the distance from X to the true root."""
+        remove = self.direction == "remove"
+        t = arb_series([e - eps_c, 1], prec=length)
+        X = arb_series([poly[-1]], prec=length)
+        for c in reversed(poly[:-1]):
+            X = X * t + c
+        G = arb_series([0], prec=length)
+        for mu, p in comps:
+            G += p if mu == 0 else p * (mu * (X - mu / 2)).exp()
+        eps = arb_series([e, 1], prec=length)
+        r = G.log() - eps if remove else G.log() + eps
+        if remove:
+            qt = (X * inv_s2).erfc() / 2
+            pt = arb_series([0], prec=length)
+            for mu, p in comps:
+                pt += p * (qt if mu == 0 else ((X - mu) * inv_s2).erfc() / 2)
+            return pt, qt, r
+        pt = (-X * inv_s2).erfc() / 2
+        qt = arb_series([0], prec=length)
+        for mu, p in comps:
+            qt += p * (pt if mu == 0 else ((mu - X) * inv_s2).erfc() / 2)
+        return pt, qt, r
+
+    def _block(self, m: int, a: int, b: int, order: int, tol: arb, comps, inv_s2: arb) -> Optional[tuple]:
+        """Enclosures of (P(L > eps), Q(L > eps)) at the knots eps = i 2^-m, i = a..b, from one
+        expansion at the centre knot, or None (the block is then split).
+
+        Proof. Let x(eps) be the true crossing point (L > eps iff x > x(eps) in the remove
+        orientation, x < x(eps) in the add one; g(x(eps)) = y(eps) = +-eps) and X = p(eps -
+        eps_c) for the fixed polynomial p. _taylor_block (Taylor with the Lagrange remainder)
+        encloses F(X) (the tails as functions of the crossing point) at each knot. With
+        r = g(X) - y, by the mean value theorem r = g(X) - g(x(eps)) = g'(xi) (X - x(eps)) for some xi
+        between X and x(eps). g is convex (log-sum-exp of affine functions), so g' is
+        increasing and g'(xi) >= g'(z) for any z below both; z = (the ball p([-R, R])'s lower
+        end) - 2^-20 is below X, and below x(eps) once g(z) < y at the block's smallest y
+        (g increasing: x(y) > z iff g(z) < y). So |X - x(eps)| <= |r| / g'(z), and since each
+        tail is a normal survival function at x, or a mixture of them shifted by constants,
+        its derivative in x is at most max(1, sum p_i) / sqrt(2 pi) in absolute value: F(x(eps))
+        lies in F(X) +- (1 + sum p_i) / sqrt(2 pi) |r| / g'(z), |r| bounded on the whole block
+        by r's Taylor polynomial at the centre and its Lagrange remainder (the coefficient N + 1
+        over the block's ball, as in _taylor_block)."""
+        remove = self.direction == "remove"
+        h = arb(2) ** (-m)
+        c = (a + b) // 2
+        eps_c = h * c
+        poly = self._inverse_poly(eps_c, order + 2, comps)
+        if poly is None:
+            return None
+        rs: list = []  # the residual's series at the centre, then over the block's ball
+
+        def series(e: arb, L: int) -> tuple:
+            pt, qt, r = self._block_series(e, L, comps, poly, eps_c, inv_s2)
+            rs.append(r)
+            return pt, qt
+
+        got = _taylor_block(series, h, a, b, c, order, tol)
+        if got is None or len(rs) != 2:
+            return None
+        R = h * max(c - a, b - c)
+        # |r| on the whole block: its Taylor polynomial at the centre with the Lagrange remainder
+        # (coefficient N + 1 over the ball, as _taylor_block's proof)
+        at, over = rs[0].coeffs(), rs[1].coeffs()
+        if len(at) != order + 1 or len(over) != order + 2:
+            return None
+        r_max = abs(over[order + 1]) * R ** (order + 1)
+        for k, v in enumerate(at):
+            r_max += abs(v) * R ** k
+        P = arb(0)
+        for v in reversed(poly):
+            P = P * arb(0, R.mid() if R.is_exact() else R.upper()) + v
+        z = arb(P.lower()) - arb(2) ** -20
+        y_min = h * a if remove else -(h * b)
+        gz, dz = self._g(z, comps)
+        if not (gz < y_min and dz > 0):
+            return None
+        # the tails' slopes in x: at most (sum p_i) / sqrt(2 pi) (the mixture side) and 1 / sqrt(2 pi)
+        # (the N(0, 1) side); 1 + sum p_i covers both whatever the weights sum to
+        e = (r_max * (1 + sum((p for _, p in comps), arb(0))) / (2 * arb.pi()).sqrt() / dz).upper()
+        if not e <= tol:
+            return None  # the proposal is too far from the root here: a smaller block
+        w = arb(0, e)
+        return [v + w for v in got[0]], [v + w for v in got[1]]
+
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
-        """:meth:`tails` at i 2^-m, i = i0..n, with all float root proposals
-        made first (each Newton run starts from the previous knot's root)."""
+        """:meth:`tails` at the exact points i 2^-m, i = i0..n: by blocks of knots that
+        share one Taylor expansion with a proven remainder (:meth:`_block`), as the
+        Poisson-subsampled Gaussian pair does; a
+        block whose remainder is not small enough (near the end of the loss range, where the
+        root runs to -inf) is split, and its smallest pieces get one proved root and one
+        erfc per component per knot (float root proposals made first for the piece). Every
+        value is an enclosure either way; the route is decided on arb balls and the inputs only."""
         sign = 1.0 if self.direction == "remove" else -1.0
-        guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(i0, n + 1)])
         inv_s2 = 1 / arb(2).sqrt()
+        comps, lp0 = self._consts()
 
         def sf(x: arb) -> arb:
             # arb's erfc is rigorous on balls; on the grid range the arguments
@@ -597,7 +734,48 @@ class MixtureGaussianPair(PairFromTails):
             # is for huge inexact arguments and costs more per call)
             return (x * inv_s2).erfc() / 2
 
-        return tails_on_grid(m, i0, n, progress, lambda k, eps: self._tails_with(eps, guesses[k], sf))
+        def knots(a: int, b: int) -> tuple[list, list]:
+            guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(a, b + 1)])
+            return tails_on_grid(m, a, b, None, lambda k, eps: self._tails_with(eps, guesses[k], sf))
+
+        order = max(16, ctx.prec // _TAYLOR_BITS_PER_TERM)
+        if self._p0() == 1 or order > _TAYLOR_MAX_ORDER:
+            return knots(i0, n)
+        h = arb(2) ** (-m)
+        tol = arb(2) ** (20 - ctx.prec)  # as the Poisson Gaussian pair's blocks (pld/pairs.py)
+        # the end of the loss range in eps (remove: log p0; add: -log p0), where x(eps) -> -inf
+        end = None if lp0 is None else (lp0 if sign > 0 else -lp0)
+        P_t: list = [None] * (n - i0 + 1)
+        Q_t: list = [None] * (n - i0 + 1)
+        total = n - i0 + 1
+
+        def hopeful(a: int, b: int, mid: int) -> bool:
+            if end is None:
+                return True
+            lo, hi = h * a, h * b
+            if not (hi < end or lo > end):
+                return False
+            gap = (lo - end) if lo > end else (end - hi)
+            return bool(h * (max(mid - a, b - mid) * _TAYLOR_END_RATIO) <= gap)
+
+        def block(a: int, b: int) -> None:
+            if b - a + 1 < _TAYLOR_MIN_KNOTS:
+                P_t[a - i0:b - i0 + 1], Q_t[a - i0:b - i0 + 1] = knots(a, b)
+                return
+            mid = (a + b) // 2
+            got = self._block(m, a, b, order, tol, comps, inv_s2) if hopeful(a, b, mid) else None
+            if got is None:
+                block(a, mid)
+                block(mid + 1, b)
+                return
+            P_t[a - i0:b - i0 + 1], Q_t[a - i0:b - i0 + 1] = got
+
+        size = _taylor_block_size(m)
+        for a in range(i0, n + 1, size):
+            if progress is not None and (a - i0) % _PROGRESS_EVERY == 0:
+                progress((a - i0) / total)
+            block(a, min(n, a + size - 1))
+        return P_t, Q_t
 
 
 # --------------------------------------------------------------------------- pointwise maximum

@@ -726,13 +726,37 @@ class _Tree:
         #: encloses (plain or Poisson-sampled Gaussian, plain Laplace: :func:`rdp_delta_upper`);
         #: None once any other leaf occurs
         self.rdp: "list | None" = []
+        #: (list's name, key) -> position of that step kind's entry (:meth:`add`)
+        self._at: dict = {}
+
+    def add(self, what: str, key: Any, entry: tuple) -> None:
+        """Append ``entry`` (its last item a count of steps) to the list ``what`` (blocks, realised, rdp),
+        or add its count to the entry of the same ``key``: one step kind met again anywhere in the
+        tree is one leaf repeated, since composition commutes (the product of the steps' pairs, AFA
+        Thm 10, and the sum of their Renyi cumulants do not depend on the order), so the work is
+        per distinct kind, as on the producer's side. ``key`` is the canonical JSON of the node that
+        fixes the pair (the producer writes exact strings, so equal parameters give equal keys;
+        another spelling of a number only stays apart, which costs time, never soundness)."""
+        items = getattr(self, what)
+        at = self._at.get((what, key))
+        if at is None:
+            self._at[(what, key)] = len(items)
+            items.append(entry)
+        else:
+            items[at] = items[at][:-1] + (items[at][-1] + entry[-1],)
+
+
+def _key(node: Any, q: Any = None) -> str:
+    """The canonical text of a leaf node (and the Poisson rate around it): :meth:`_Tree.add`'s key."""
+    return json.dumps([node, None if q is None else str(q)], sort_keys=True, ensure_ascii=True)
 
 
 def _note_rdp(out: _Tree, ev: Any, q: Fraction, times: int) -> None:
     """Record a leaf for :func:`rdp_delta_upper`, or end that route for the tree."""
     t = ev.get("type") if isinstance(ev, dict) else None
     if out.rdp is not None and (t == "gaussian" or (t == "laplace" and q == 1)):
-        out.rdp.append((t, _num(ev, "noise_multiplier"), q, times))
+        z = _num(ev, "noise_multiplier")
+        out.add("rdp", (t, z, q), (t, z, q, times))
     else:
         out.rdp = None
 
@@ -780,8 +804,8 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             counts[key] = (counts[key][0], counts[key][1] + 1) if key in counts else (e, 1)
         for e, c in counts.values():
             _flatten(e, times * c, rel, out, depth + 1)
-            if len(out.blocks) > EVENT_MAX_LEAVES:  # the work is per leaf: bounded before it starts
-                raise MalformedCertificate(f"inputs.event: more than {EVENT_MAX_LEAVES} mechanism leaves (the "
+            if len(out.blocks) > EVENT_MAX_LEAVES:  # the work is per kind of step: bounded before it starts
+                raise MalformedCertificate(f"inputs.event: more than {EVENT_MAX_LEAVES} distinct kinds of step (the "
                                            "producer's cap: each is discretised and composed on its own)")
     elif t == "zcdp":
         out.rdp = None
@@ -801,9 +825,11 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         if isinstance(inner, dict) and inner.get("type") == "non_private":
             out.non_private = True
             return
-        out.blocks.append((_leaf(inner if isinstance(inner, dict) else {}, q, rel), times))
+        make = _leaf(inner if isinstance(inner, dict) else {}, q, rel)
+        out.add("blocks", _key(inner, q), (make, times))
         _note_rdp(out, inner, q, times)
-        _realise_whole(inner.get("type") if q == 1 and isinstance(inner, dict) else None, times, out)
+        _realise_whole(inner.get("type") if q == 1 and isinstance(inner, dict) else None, _key(inner, q), make,
+                       times, out)
         if q == 1 and inner.get("type") == "gaussian":
             out.gauss.append((_num(inner, "noise_multiplier"), times))
         else:
@@ -811,16 +837,17 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
     elif t == "sampled_without_replacement":
         if _int(ev, "sample_size") == 0:
             return
-        out.blocks.append((_wor(ev, rel), times))
+        out.add("blocks", _key(ev), (_wor(ev, rel), times))
         out.others = True
         out.rdp = None
         _realise_wor(ev, rel, times, out)
         if rel == "replace-one" and _int(ev, "sample_size") < _int(ev, "source_dataset_size"):
             out.upper_only = True  # AFA Cor 32: tight for one step only
     else:
-        out.blocks.append((_leaf(ev, Fraction(1), rel), times))
+        make = _leaf(ev, Fraction(1), rel)
+        out.add("blocks", _key(ev), (make, times))
         _note_rdp(out, ev, Fraction(1), times)
-        _realise_whole(t, times, out)
+        _realise_whole(t, _key(ev), make, times, out)
         if t == "gaussian":
             out.gauss.append((_num(ev, "noise_multiplier"), times))
         else:
@@ -840,16 +867,16 @@ def _realise_wor(ev: Mapping[str, Any], rel: str, times: int, out: "_Tree") -> N
     s = _num(inner, "noise_multiplier") / 2
     f = gauss_tails if inner["type"] == "gaussian" else laplace_tails
     g = Fraction(m, n)
-    out.realised.append(((lambda d: (f(s, g, d), mpf(0))), times))
+    out.add("realised", _key(ev), ((lambda d: (f(s, g, d), mpf(0))), times))
 
 
-def _realise_whole(t: Any, times: int, out: "_Tree") -> None:
-    """A Gaussian or Laplace step on the whole dataset: its (tight) replace-one pair is attained by
-    the same dataset pair; anything else leaves no realised lower end."""
+def _realise_whole(t: Any, key: str, make: Any, times: int, out: "_Tree") -> None:
+    """A Gaussian or Laplace step on the whole dataset: its (tight) replace-one pair ``make`` is
+    attained by the same dataset pair; anything else leaves no realised lower end."""
     if out.realised is None:
         return
     if t in ("gaussian", "laplace"):
-        out.realised.append((out.blocks[-1][0], times))
+        out.add("realised", key, (make, times))
     else:
         out.realised = None
 

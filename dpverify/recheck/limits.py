@@ -82,7 +82,7 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              "before any product (the producer's caps; beyond: exit 2); E-epoch balls-in-bins grids keeping up to "
              "2x the degrees and 4x the reach the producer's grid rule gives the certificate's sigma, T and E "
              "(beyond: exit 2, before any product); "
-             f"event trees up to {EVENT_MAX_LEAVES} mechanism leaves and delta queries (and replace-one "
+             f"event trees up to {EVENT_MAX_LEAVES} distinct kinds of step and delta queries (and replace-one "
              f"brackets' curves) at eps up to {REPLACE_MAX_EPS} (the producer's caps; beyond: exit 2); event-tree "
              "compositions up to 2^19 grid knots over their leaves (beyond: exit 3); PLD masses finer than "
              f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "

@@ -111,6 +111,48 @@ def test_event_trees_beyond_the_leaf_cap_are_refused_on_both_sides(tmp_path, cap
     assert outcome(reseal(cert)) == 2
 
 
+def test_leaves_of_one_kind_anywhere_in_the_tree_are_one_step_on_both_sides(tmp_path):
+    """40 leaves of one kind with 40 different counts (beyond the cap of 32 kinds, which they
+    once counted as 40 leaves and refused), interleaved with leaves of a second kind under other
+    nesting: one step per kind on both sides. Independent route: the same total counts written as
+    two self_composed nodes give the same certified enclosure (composition commutes, AFA Thm 10;
+    the product is the same power of each pair). A forged enclosure is refused."""
+    from dpverify.events import epsilon
+
+    step = {"type": "poisson_sampled", "sampling_probability": "0.01",
+            "event": {"type": "gaussian", "noise_multiplier": "1"}}
+    other = {"type": "laplace", "noise_multiplier": "40"}
+    leaves = [{"type": "self_composed", "count": k, "event": step} for k in range(1, 41)]
+    leaves += [{"type": "composed", "events": [other, {"type": "self_composed", "count": 2, "event": other}]}] * 3
+    doc = {"neighboring": "add-remove", "event": {"type": "composed", "events": leaves}}
+    code, cert = _tree_cert(tmp_path, doc, "--delta", "1e-5")
+    assert code == 0 and outcome(cert) == 0
+    total = sum(range(1, 41))
+    flat = {"neighboring": "add-remove", "event": {"type": "composed", "events": [
+        {"type": "self_composed", "count": total, "event": step},
+        {"type": "self_composed", "count": 9, "event": other}]}}
+    a, b = epsilon(doc, "1e-5"), epsilon(flat, "1e-5")
+    assert (a.enclosure.lo_str(), a.enclosure.hi_str()) == (b.enclosure.lo_str(), b.enclosure.hi_str())
+    bad = copy.deepcopy(cert)
+    bad["result"]["enclosure"] = {"lo": "0.1", "hi": "0.2"}  # far below the true eps (about 1.5)
+    assert outcome(reseal(bad)) == 1
+
+
+def test_event_kinds_with_equal_pairs_are_one_power():
+    """Sampling 600 of 60000 records without replacement at noise 2 has, under add/remove, the
+    Poisson pair at rate 1/100 and noise 1 (AFA Thm 11 (2): the replace-one shift 2C at noise 2),
+    so a tree of both is one power of that pair: the same enclosure as the Poisson steps alone
+    (independent route: the count written once)."""
+    from dpverify.events import epsilon, model as E
+
+    q = Fraction(1, 100)
+    poisson = E.PoissonSampled(q, E.Gaussian(Fraction(1)))
+    wor = E.SampledWithoutReplacement(60000, 600, E.Gaussian(Fraction(2)))
+    both = E.Composed((E.SelfComposed(poisson, 300), E.SelfComposed(wor, 200)))
+    a, b = epsilon(both, "1e-5"), epsilon(E.SelfComposed(poisson, 500), "1e-5")
+    assert (a.enclosure.lo_str(), a.enclosure.hi_str()) == (b.enclosure.lo_str(), b.enclosure.hi_str())
+
+
 def test_shuffle_forged_to_a_trillion_records_is_not_accepted(capsys):
     cert = _cert(capsys, ["audit", "dpsgd", "--sampling", "shuffle", "--noise-multiplier", "1.1", "--dataset-size",
                           "60000", "--batch-size", "256", "--epochs", "5", "--delta", "1e-5", "--json"])
