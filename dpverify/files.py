@@ -1,19 +1,31 @@
-"""Reading a file that somebody else named: a regular file, its size bounded before a byte is read.
+"""Reading a file that somebody else named: a regular file, its size bounded before a byte is read;
+and writing one without blocking in ``open``.
 
 Every reader of a user's or a certificate's file goes through :func:`read_regular` (input
 files, grid files, certificates). ``Path.read_bytes`` on a FIFO blocks until a writer
 appears, and on a character device such as ``/dev/zero`` reads until memory runs out; a
 size check by ``stat`` does not catch either (both report size 0). Imports nothing of the
 package, so the independent re-check may use it too.
+
+Every writer of a path the user named goes through :func:`open_output` (certificates,
+reports, sweep results, pictures), and the options that name one are checked by
+:func:`check_writable` before any work. ``open(path, "w")`` on a FIFO blocks until a reader
+appears, possibly for ever and after all the work. A FIFO is opened non-blocking instead:
+with no reader that fails at once (ENXIO) and is refused; with one, the descriptor the
+check opened is kept for the writer (closing it would end the reader's input). A folder or
+a socket is refused; a character device (``/dev/null``, ``/dev/full``, a terminal) is
+written as asked.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
+from typing import IO, Any
 
-__all__ = ["NotARegularFile", "TooLarge", "read_regular"]
+__all__ = ["NotARegularFile", "TooLarge", "check_writable", "open_output", "read_regular", "save_figure"]
 
 
 class NotARegularFile(OSError):
@@ -53,3 +65,71 @@ def read_regular(path: "str | Path", max_bytes: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+#: descriptors of output FIFOs opened by :func:`check_writable` (a reader was there), kept for
+#: :func:`open_output`: closing one before the write would hand the reader an end of file
+_HELD: dict[str, int] = {}
+
+
+def _open_for_writing(name: str) -> int:
+    """A write descriptor of ``name`` (created if missing, not truncated), opened without
+    blocking; a FIFO with no reader is :class:`NotARegularFile` (ENXIO)."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(name, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise NotARegularFile(errno.ENXIO, "is a FIFO with no reader (writing to it would wait for one)",
+                                  name) from None
+        raise
+
+
+def check_writable(path: "str | Path") -> None:
+    """Refuse an output path that exists and cannot take a file without blocking, before any
+    work: a folder, a socket, or a FIFO with no reader (:class:`NotARegularFile`, with
+    ``filename``). A FIFO with a reader is opened here and its descriptor kept for
+    :func:`open_output`. A missing path, a regular file or a device passes (the folder and
+    permission checks are the caller's)."""
+    name = str(path)
+    try:
+        st = os.stat(name)
+    except OSError:
+        return  # missing, or a path the caller's folder checks report
+    if stat.S_ISDIR(st.st_mode):
+        raise NotARegularFile(errno.EISDIR, "is a folder, not a file", name)
+    if stat.S_ISSOCK(st.st_mode):
+        raise NotARegularFile(0, "is a socket, not a file", name)
+    if stat.S_ISFIFO(st.st_mode) and name not in _HELD:
+        _HELD[name] = _open_for_writing(name)
+
+
+def open_output(path: "str | Path", binary: bool = False, **kwargs: Any) -> IO[Any]:
+    """``path`` opened for writing (created, or a regular file truncated) without blocking in
+    ``open``: a FIFO with no reader raises :class:`NotARegularFile` at once (it may have
+    appeared, or lost its reader, since :func:`check_writable`), a folder ``IsADirectoryError``.
+    On a FIFO with a reader or a device the descriptor is made blocking again, so that a
+    slow reader slows the writes instead of failing them. ``kwargs`` go to ``os.fdopen``
+    (encoding, newline)."""
+    name = str(path)
+    fd = _HELD.pop(name, None)
+    if fd is None:
+        fd = _open_for_writing(name)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            os.ftruncate(fd, 0)
+        else:
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "wb" if binary else "w", **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def save_figure(fig: Any, path: "str | Path", **kwargs: Any) -> None:
+    """``fig.savefig`` (matplotlib) into :func:`open_output` of ``path``, in the format its
+    suffix names (matplotlib opens a path itself, blocking on a FIFO)."""
+    fmt = Path(path).suffix.lower().lstrip(".") or None
+    with open_output(path, binary=True) as fh:
+        fig.savefig(fh, format=fmt, **kwargs)

@@ -146,5 +146,8 @@ def write(cert: Mapping[str, Any], path: "os.PathLike[str] | str") -> Path:
     p = Path(path)
     if p.parent and not p.parent.exists():
         p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(dumps(cert), encoding="utf-8")
+    from ..files import open_output
+
+    with open_output(p, encoding="utf-8") as fh:
+        fh.write(dumps(cert))
     return p

@@ -12,6 +12,7 @@ from typing import Any, Collection, Mapping, Optional, Sequence
 
 from ..certificate import dumps, write
 from ..errors import InvalidParameter
+from ..files import NotARegularFile, check_writable
 from ..vocabulary import DIGITS, DPSGD_SCHEDULE, Concept, deprecation_message, flag_for
 
 __all__ = [
@@ -233,6 +234,10 @@ def output_file(text: str) -> str:
         )
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied")
+    try:
+        check_writable(text)  # a FIFO with no reader would block the write, after the work
+    except NotARegularFile as exc:
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: it {exc.strerror}") from None
     return text
 
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidParameter
+from ..files import NotARegularFile, check_writable, open_output
 from ..vocabulary import TIME_BUDGET
 from ._common import add_concept
 
@@ -49,6 +50,11 @@ def _corpus(args: argparse.Namespace) -> int:
         target = getattr(args, opt)
         if target and not Path(target).resolve().parent.is_dir():
             raise InvalidParameter(opt, f"--{opt} {target!r}: folder {str(Path(target).parent)!r} does not exist")
+        try:
+            if target:
+                check_writable(target)  # a FIFO with no reader would block the write, after the audit
+        except NotARegularFile as exc:
+            raise InvalidParameter(opt, f"--{opt} {target!r}: it {exc.strerror}") from None
     if args.plot:
         try:
             import matplotlib  # noqa: F401
@@ -67,7 +73,8 @@ def _corpus(args: argparse.Namespace) -> int:
             plot_path, report_dir = Path(args.plot).resolve(), Path(args.report).resolve().parent
             plot_ref = str(plot_path.relative_to(report_dir)) if plot_path.is_relative_to(report_dir) else str(plot_path)
         text = (R.html_report if args.report.lower().endswith((".html", ".htm")) else R.markdown)(doc, title, plot_ref)
-        Path(args.report).write_text(text, encoding="utf-8")
+        with open_output(args.report, encoding="utf-8") as fh:
+            fh.write(text)
     if args.json:
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -10,6 +10,7 @@ from .. import _validate as V
 from ..ball import round_decimal_text
 from ..certificate import make_certificate
 from ..errors import InvalidParameter
+from ..files import open_output
 from ..oracle import accountants as A
 from ..oracle.rows import MAX_ORACLE_CONFIGURATIONS, parse_rows
 from ..oracle.run import BATTERIES, VERDICTS, markdown_report, run_battery, run_rows
@@ -135,7 +136,8 @@ def _run(args: argparse.Namespace) -> int:
         algorithm="pld.epsilon per configuration; exact comparison of each reported epsilon",
     )
     if args.report:
-        Path(args.report).write_text(markdown_report(result, title), encoding="utf-8")
+        with open_output(args.report, encoding="utf-8") as fh:
+            fh.write(markdown_report(result, title))
     counts = {v: sum(r["verdict"] == v for r in result.rows) for v in VERDICTS}
     width = max([20] + [len(r["accountant"]) for r in result.rows])
     lines = [_line(r, width) for r in result.rows]

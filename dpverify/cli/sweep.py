@@ -10,6 +10,8 @@ from pathlib import Path
 
 from .. import _validate as V
 from ..errors import InvalidParameter
+from ..files import NotARegularFile, check_writable, read_regular
+from ..limits import MAX_SWEEP_CONFIGURATIONS
 from ..progress import Progress
 from ..sweep import Cache, load_grid, make_executor, run_sweep
 from ..sweep.engine import row_progress
@@ -96,6 +98,11 @@ def _sweep(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InvalidParameter("out", f"out={str(out)!r}: cannot create the folder ({exc.strerror})") from None
+    for name in ("results.csv", "results.json") + ((grid.heatmap.get("file", "heatmap.png"),) if grid.heatmap else ()):
+        try:
+            check_writable(out / name)  # a FIFO with no reader would block the write, after the sweep
+        except NotARegularFile as exc:
+            raise InvalidParameter("out", f"--out {str(out)!r}: {str(out / name)!r} {exc.strerror}") from None
     cache = None if args.no_cache else Cache(args.cache or str(out / "cache"), recheck=args.recheck_cache)
     if workers is None and not args.dask and not args.scheduler:
         workers = os.cpu_count() or 1
@@ -106,7 +113,8 @@ def _sweep(args: argparse.Namespace) -> int:
     csv_path, json_path = write_results(res, out)
     heat = write_heatmap(res, out) if grid.heatmap else None
     if args.json:
-        sys.stdout.write(json_path.read_text(encoding="utf-8"))
+        # read back as a regular file (a FIFO there had a reader, which took the text)
+        sys.stdout.write(read_regular(json_path, MAX_SWEEP_CONFIGURATIONS << 16).decode("utf-8"))
     else:
         lines = summary_lines(res)
         lines.append(f"results: {csv_path}, {json_path}" + (f"; heatmap: {heat}" if heat else ""))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import DpverifyError
+from ..files import save_figure
 
 __all__ = ["counts", "document", "markdown", "html_report", "plot", "MissingPlotting"]
 
@@ -141,5 +142,5 @@ def plot(doc: Mapping[str, Any], path: "str | Path") -> None:
     axes[0, 0].set_title("black bar: certified enclosure; dot: claimed (green holds, red fails, orange undecided)",
                          fontsize=8)
     fig.tight_layout()
-    fig.savefig(str(path), dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)

@@ -295,6 +295,9 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
         return _zcdp(p, kind, target, d, quantity, t0)
     if not p.blocks:
         return _const(0, quantity, r, d, "no privacy cost (no-op events only)", t0)
+    beyond = _infinite_mass_beyond(p, target) if kind == "eps" and not p.upper_only else None
+    if beyond is not None:
+        return _infinite_eps(p, quantity, d, beyond, t0)
     realised = p.realised_steps() if p.upper_only else None
     if realised is not None:
         # the upper pair's own lower end decides nothing about the mechanism: refine it to the
@@ -330,6 +333,46 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
         enc = _upper_only(enc)
     return EventAnswer(enc, quantity, r, "pld", time.monotonic() - t0,
                        res.rel_width, tuple(p.theorems()), details=details)
+
+
+def _infinite_mass_beyond(p: Plan, delta: Fraction) -> Optional[tuple[str, str]]:
+    """(direction, a decimal at most its P(L = +inf)) for a direction whose composed pair keeps
+    more than ``delta`` of P-mass at loss +inf, or None (not proved at 256 bits: the grid
+    route decides).
+
+    Proof: delta_d(eps) = E_P[(1 - e^(eps - L))_+] + P(L = +inf) >= P(L = +inf) for every
+    eps (AFA Lemma 37). The composed loss is the sum of the steps' independent losses under
+    the product of the P's (AFA Thm 10); no step's loss is -inf P-almost surely, so the sum
+    is +inf exactly when one step's is: P(L = +inf) = 1 - prod_i (1 - a_i)^(T_i), a_i a
+    step's ``inf_mass()`` (an (eps0, delta0) leaf: delta0, Poisson-sampled "remove": q delta0).
+    When that exceeds delta no eps >= 0 has delta_d(eps) <= delta, and eps(delta), the
+    infimum of that set, is +inf. At delta = P(L = +inf) exactly eps(delta) is finite when
+    the finite losses are bounded (a lone (eps0, delta0) leaf: eps(delta0) = eps0) and
+    infinite otherwise; that case is not decided here."""
+    with working_precision(256):
+        D = ball(delta)
+        for d in p.directions:
+            keep = arb(1)
+            for b in p.blocks:
+                a = b.make_pair(d).inf_mass()
+                if a != 0:
+                    keep *= (1 - a) ** b.count
+            mass = 1 - keep
+            if mass > D:
+                return d, lower_decimal(mass, 6)  # rounded down
+    return None
+
+
+def _infinite_eps(p: Plan, quantity: str, digits: int, beyond: tuple[str, str], t0: float) -> EventAnswer:
+    """eps(delta) = inf, proved by :func:`_infinite_mass_beyond` without a grid."""
+    d, shown = beyond
+    with working_precision(64):
+        enc = Enclosure(arb("inf"), arb("inf"), digits, 0)
+    note = (f"epsilon(delta) = inf exactly, without a grid: the composed pair of direction {d} has "
+            f"P(L = +inf) > delta (P(L = +inf) >= {shown}), and delta(eps) >= P(L = +inf) for every eps (AFA Lemma 37), "
+            "P(L = +inf) = 1 - prod over the steps of (1 - the step's P(L = +inf)) (AFA Thm 10)")
+    return EventAnswer(enc, quantity, p.relation, "pld", time.monotonic() - t0, 0.0, tuple(p.theorems()),
+                       details={"note": note})
 
 
 def _zcdp(p: Plan, kind: str, target: Fraction, digits: int, quantity: str, t0: float) -> EventAnswer:

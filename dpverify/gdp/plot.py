@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..ball import ball, lower_decimal, upper_decimal, working_precision
+from ..files import save_figure
 from ..mechanisms.base import Profile
 from .transform import gdpt_bounds
 
@@ -75,5 +76,5 @@ def plot_gdpt(profile: Profile, cert: Any, out: str, *, points: int = 64) -> Non
 
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.text(0.01, 0.01, textwrap.fill(note, 110), fontsize=7.5, va="bottom")
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out, dpi=120)
     plt.close(fig)

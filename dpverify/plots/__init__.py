@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InvalidParameter
+from ..files import NotARegularFile, check_writable
 
 __all__ = ["check_output", "require_matplotlib"]
 
@@ -24,6 +25,10 @@ def check_output(path: str, option: str = "plot") -> Path:
         raise InvalidParameter(option, f"{flag} {path!r}: the folder {str(p.parent)!r} does not exist")
     if p.is_dir():  # "x.png/" would fail only once the picture is drawn, after the work
         raise InvalidParameter(option, f"{flag} {path!r} is a folder; give a file name")
+    try:
+        check_writable(p)  # a FIFO with no reader would block the picture's write, after the work
+    except NotARegularFile as exc:
+        raise InvalidParameter(option, f"{flag} {path!r}: it {exc.strerror}") from None
     require_matplotlib(option)
     return p
 

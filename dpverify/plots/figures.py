@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any, Optional, Sequence
 
 from ..ball import arb_to_fraction, endpoints, working_precision
+from ..files import save_figure
 from ..pld.accountant import compose_direction
 from ..relation import directions, relation
 
@@ -26,7 +27,7 @@ def _plt():
 
 def _save(fig: Any, path: str, caption: str) -> None:
     fig.text(0.01, 0.01, caption, fontsize=7.5, va="bottom", ha="left", wrap=True)
-    fig.savefig(path, dpi=90)
+    save_figure(fig, path, dpi=90)
     _plt().close(fig)
 
 

@@ -11,7 +11,8 @@ tails, discretisation and bounds, a proof; the fixed-batch pair's tails from
 :mod:`.wor`) on a grid finer than that module's fixed 2^-8 (the ends
 lie within a fraction of a percent of the optimum): the grid starts at the
 recorded hint (untrusted; clamped to 2^-10 .. 2^-16; one halving finer when the
-recorded delta_at_target is tight, :func:`_start_grid`) and is refined until the
+recorded delta_at_target is tight, :func:`_start_grid`; a start finer than 2^-12 capped
+by a probe at 2^-10, :func:`_justified_start`) and is refined until the
 end is decided. A safe end needs only the upper curve (max over the
 directions), an unsafe end only the lower curve (one direction above delta
 suffices); the other side is computed only to tell a refuted end from an
@@ -65,6 +66,8 @@ _ENDS = {"dpsgd": ("safe", "unsafe"), "dpsgd-wor": ("safe", "unsafe", "pair_limi
 _END_HINTS = {"dpsgd-shuffle": {"unsafe": ("shuffle_lower",)},
               "dpsgd-bins": {"safe": ("bins_grid", "bins_epochs"), "unsafe": ("bins_grid", "bins_epochs")}}
 _M_MIN, _M_MAX = 10, 16  # grids tried (the calibration itself goes up to 2^-16)
+#: a start grid finer than this is first justified by a probe at 2^-_M_MIN (:func:`_justified_start`)
+_PROBE_FROM = 12
 _EMPTY_U = (0, [], 0)  # a zero upper curve / lower curve: stands in for the side not computed
 _EMPTY_L = (0, [0], [0], 0)
 
@@ -204,15 +207,41 @@ def _le(v: mpf, Dx: Fraction) -> bool:
     return mpf_to_fraction(v) <= Dx
 
 
-def _grid_hint(end: Mapping[str, Any]) -> int:
-    """The recorded grid (untrusted: only where the search starts), clamped."""
+def _grid_hint(end: Mapping[str, Any], name: str = "") -> int:
+    """The recorded grid (untrusted: only where the search starts), clamped to 2^-10 .. 2^-16;
+    absent: 2^-10. Text that is not 2^-N is refused (exit 2, naming the key)."""
     g = end.get("grid")
-    if isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit():
-        return min(max(int(g[3:]), _M_MIN), _M_MAX)
-    return _M_MIN
+    if g is None:
+        return _M_MIN
+    if not (isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit() and len(g) <= 12):
+        raise MalformedCertificate(f"result.ends.{name}.grid={str(g)[:40]!r} is not a grid 2^-N (allowed: 2^-N, "
+                                   f"N a whole number of at most 9 digits; the search starts within "
+                                   f"2^-{_M_MIN} .. 2^-{_M_MAX})")
+    return min(max(int(g[3:]), _M_MIN), _M_MAX)
 
 
-def _start_grid(end: Mapping[str, Any]) -> int:
+def _justified_start(route: "_Route", blocks: list, dirs: list, m: int) -> int:
+    """The start grid ``m`` (from the hint) clipped to what the end itself justifies. A start
+    at or below :data:`_PROBE_FROM` is used as it is; a finer one (up to 2^-16, 30x the work of
+    2^-11: a hint forged to 2^-2000 is clamped there) first probes both sides of delta(E) at
+    2^-_M_MIN and starts at the grid at which the probe's width, shrinking about 4x per halving
+    (the producer's width model, dpverify.calibration.solve), falls below the end's distance
+    from delta, one halving finer for safety. A choice only: every grid's bounds are proved,
+    and the search refines from there until the end is decided (a prediction that is too
+    coarse costs the coarser grids, at most about the work of the grid that decides)."""
+    if m <= _PROBE_FROM:
+        return m
+    up = route.side(blocks, dirs, _M_MIN, "upper")
+    lo = route.side(blocks, dirs, _M_MIN, "lower")
+    margin = abs((up + lo) / 2 - route.D)
+    width = up - lo
+    if not (mpmath.isfinite(width) and width > 0 and margin > 0):
+        return min(m, _PROBE_FROM)
+    need = _M_MIN + 1 + max(0, int(mpmath.ceil(mpmath.log(width / margin, 4))))
+    return max(_M_MIN, min(m, need))
+
+
+def _start_grid(end: Mapping[str, Any], name: str) -> int:
     """Where the search for a Poisson end starts (a choice only: every grid's bounds are
     proved, and the search refines until the end is decided): the recorded grid, one
     halving finer when the end's recorded delta_at_target is tight (relative width below
@@ -223,7 +252,7 @@ def _start_grid(end: Mapping[str, Any]) -> int:
     recorded grid at the edge, log4 of the gap over half the width about 3.5, for fixtures
     that pass and fixtures that fail there). The recorded grid and enclosure are hints
     read as floats."""
-    m = _grid_hint(end)
+    m = _grid_hint(end, name)
     enc = end.get("delta_at_target")
     try:
         lo, hi = float(enc["lo"]), float(enc["hi"])
@@ -330,7 +359,8 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         proved = set()
         for name, end in todo:
             blocks, dirs, want, _ = plans[name]
-            m0 = _start_grid(end) if template == "dpsgd" else _grid_hint(end)
+            m0 = _start_grid(end, name) if template == "dpsgd" else _grid_hint(end, name)
+            m0 = _justified_start(route, blocks, dirs, m0)
             route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, m0)
             proved |= {f"ends.{name}.value", f"ends.{name}.verdict"}
             if "delta_at_target" in end:

@@ -888,6 +888,30 @@ def _target_or_none(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fract
         return None
 
 
+def _infinite_mass_exceeds(blocks: list, d: str, delta: Fraction) -> bool:
+    """Whether the composed pair of direction ``d`` is proved to keep more than ``delta`` of
+    P-mass at loss +inf, so that eps(delta) = +inf (no grid, no unit).
+
+    delta(eps) = E_P[(1 - e^(eps - L))_+] + P(L = +inf) >= P(L = +inf) for every eps (AFA
+    Lemma 37). Under the product of the steps' P's the composed loss is the sum of their
+    independent losses (AFA Thm 10), none of which is -inf P-almost surely, so it is +inf
+    exactly when one step's is: P(L = +inf) = 1 - prod_i (1 - a_i)^(T_i), a_i the exact
+    rational ``IvTails.inf`` of a step (an (eps0, delta0) leaf: delta0; Poisson-sampled,
+    "remove": q delta0). The product is rounded up (MPFR, 512 bits: above the producer's
+    256, so what it proved is proved here too), the difference down, and compared with delta
+    exactly. A step whose mass at +inf is not an exact rational stops the test (False: the
+    grid route decides)."""
+    A = arith(512)
+    keep = mpfr(1)
+    for make, t in blocks:
+        a = make(d)[0].inf
+        if not isinstance(a, (int, Fraction)):
+            return False
+        if a != 0:
+            keep = A.up.mul(keep, A.up.pow(A.q(1 - Fraction(a))[1], t))
+    return to_fraction(A.dn.sub(mpfr(1), keep)) > delta
+
+
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int = 8,
             sides: str = "both", direction: "str | None" = None) -> tuple[mpf, mpf]:
     rel = inputs.get("neighboring")
@@ -910,6 +934,12 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     events = tree.blocks
     if not events:
         return mpf(0), mpf(0)
+    if kind == "eps" and not tree.upper_only:
+        # the exact input behind the target, else the target's own value (the screen's delta')
+        D = _target_or_none(inputs, kind, target)
+        D = mpf_to_fraction(target) if D is None else D
+        if any(_infinite_mass_exceeds(events, d, D) for d in ([direction] if direction else _DIRS[rel])):
+            return mpmath.inf, mpmath.inf
     K, tau, budget = _units(scale, hint, sum(t for _, t in events))
     exact = _target_or_none(inputs, kind, target) if kind == "delta" else None  # at the target's precision
     # an upper-only pair's own lower side bounds the pair, not the mechanism, and is replaced by the

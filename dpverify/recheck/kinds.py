@@ -540,6 +540,9 @@ _steps(["pld.epsilon"], _PLD_STEPS)
 _steps(["pld.delta", "pld.claim"], _PLD_STEPS + [_TAIL_STEP])
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
     _TAIL_STEP,
+    ("epsilon(delta) = inf where a direction's composed P(L = +inf) = 1 - prod_i (1 - a_i)^T_i exceeds delta "
+     "(AFA Lemma 37, Thm 10): the leaves' exact rational masses at +inf, the product rounded up in MPFR, "
+     "compared with delta in exact rationals", PROOF, True),
     ("Gaussian and Laplace leaves, Poisson-sampled or without replacement (AFA Thm 11, "
      "Prop 30 + Cor 32 maximum curve): interval tails in directed rounding", PROOF, True),
     ("discrete Laplace / Gaussian leaves: exact rational losses, masses in directed rounding, suffix "

@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional
 from ..ball import exact_str
 from ..certificate import dumps
 from ..errors import InvalidParameter
+from ..files import open_output
 from .cache import Cache, Lookup
 from .executors import Executor
 from .grid import Grid
@@ -180,7 +181,8 @@ def run_sweep(
                     # entry goes, a full disk) costs the next run a recomputation, not this run its
                     # results (adv34 M2)
                     result.cache_unstored.append(f"{key[:12]}: {exc.strerror or type(exc).__name__}")
-            (out / "certificates" / f"{key}.json").write_text(dumps(cert), encoding="utf-8")
+            with open_output(out / "certificates" / f"{key}.json", encoding="utf-8") as fh:
+                fh.write(dumps(cert))
             cert_path = f"certificates/{key}.json"
         for i in by_key[key]:
             if task.post is not None and outcome.status == "ok":

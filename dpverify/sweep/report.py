@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter
+from ..files import open_output, save_figure
 from .engine import SweepResult
 
 __all__ = ["write_results", "summary_lines", "write_heatmap", "require_matplotlib", "RESULTS_FORMAT"]
@@ -43,7 +44,7 @@ def write_results(res: SweepResult, out: "Path | str") -> tuple[Path, Path]:
     params = list(res.rows[0].params) if res.rows else []
     extra = sorted({k for r in res.rows for k in r.extra})
     csv_path = out / "results.csv"
-    with csv_path.open("w", newline="", encoding="utf-8") as f:
+    with open_output(csv_path, newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["index", *params, *_COLUMNS, *extra])
         for r, d in zip(res.rows, rows):
@@ -53,7 +54,8 @@ def write_results(res: SweepResult, out: "Path | str") -> tuple[Path, Path]:
     body = {"format": RESULTS_FORMAT, "grid": res.grid.source, "task": res.grid.task,
             "description": res.grid.description, "executor": res.executor,
             "summary": summary(res), "rows": rows}
-    json_path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open_output(json_path, encoding="utf-8") as f:
+        f.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     return csv_path, json_path
 
 
@@ -162,6 +164,6 @@ def write_heatmap(res: SweepResult, out: "Path | str") -> Path:
         fig.colorbar(im, ax=axes[0].tolist(), label=f"certified upper bound of {quantity}")
     fig.suptitle(hm.get("title") or f"{res.grid.source}: certified {quantity} (upper end, rounded up)", fontsize=10)
     path = Path(out) / hm.get("file", "heatmap.png")
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
