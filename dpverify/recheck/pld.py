@@ -1190,12 +1190,28 @@ def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction
 _TAU_REL = mpf(10) ** -10
 
 
+#: bits of the mass unit beyond the delta scale's 10^-4 (and the Q-masses' e^eps): see :func:`_units`
+_UNIT_BITS = 28
+
+
 def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
     """Integer unit 2^-K, per-step tail budget tau and trimming budget (in units) of
     one re-derivation whose delta is of size ``scale``; Q-masses near loss eps are
-    ~e^-eps times the P-masses, so ``eps_hint`` adds bits to resolve them."""
+    ~e^-eps times the P-masses, so ``eps_hint`` adds bits to resolve them.
+
+    Any K is sound (every mass and product is rounded outward, and what the rounding moves is
+    in the bounds); K only sets how much of the bounds' width the rounding takes. Each product
+    rounds each of its coefficients by less than one unit, which moves delta by at most one
+    unit per coefficient (e^eps for a Q-mass: ``extra`` pays for it). With :data:`_UNIT_BITS`
+    a unit is 2^-(13.3 + 28 + 16) = 2^-57 of the scale, so the products together may hold 2^24
+    coefficients before their rounding reaches the truncation's 10^-10 of the scale (the scale
+    carries the recorded width: :func:`_accuracy_factor`). The trimming budget (2^24 units per
+    10^-10 of the scale, shared by 4 log2(T) + 4 products) also absorbs the far-tail
+    coefficients that an upward rounding leaves at one unit. 48 bits (before) cost the tails'
+    MPFR and the products 10-15% more CPU for ends that moved by 4e-28 on the frozen pld.claim
+    fixture at 2^-14, whose margins to the recorded ends are 8e-20."""
     extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
-    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
+    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + _UNIT_BITS + extra)
     tau = scale * _TAU_REL / total
     budget = int(scale * _TAU_REL * mpf(2) ** K / (4 * total.bit_length() + 4))
     return K, tau, budget
