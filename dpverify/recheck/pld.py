@@ -486,6 +486,10 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         # ``cap`` (a floor 1e-13 below the support end asks for 2^-46) spans only the window
         i0, n = first, _top_from(above, first, max_knots)
     else:
+        if m > _M_MAX:
+            # past 2^-24 only a floor bounds the knots (near a pure-DP eps); an unbounded loss
+            # there (a small-rate Gaussian spans 1.6M knots at 2^-28) stops before its work
+            raise CouldNotReprove(f"the grid 2^-{m} is finer than 2^-{_M_MAX} and no floor bounds this step's knots")
         i0, n = _range_by(above, below, cap)
         if first is not None and i0 < first < n:
             i0 = first
@@ -1227,9 +1231,10 @@ def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
 #: starts at 2^-8 or four halvings below the recorded grid
 _M_MIN, _M_MAX, _M_START = 2, 24, 8
 #: the finest grid of a refinement past :data:`_M_MAX`: such a grid is computed only where the
-#: knots stay within the span cap, which the bounded-loss floors give (a query 1e-13 below a
-#: Laplace composition's pure-DP eps: a few knots per step at 2^-46); a step whose range is wider
-#: stops the search before its work (:func:`_discretise_iv`), and the best bounds so far are returned
+#: bounded-loss floors bound every step's knots within the span cap (a query 1e-13 below a
+#: Laplace composition's pure-DP eps: a few knots per step at 2^-46); a step without a floor or
+#: with a wider window stops the search before its work (:func:`_discretise_iv`), and the best
+#: bounds so far are returned
 _M_FINE = 64
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
@@ -1259,9 +1264,12 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     lower end when it is below the recorded one (two products per step), each on the
     grid predicted from that direction's own gap g: the gap of the two discretisations
     shrinks like h^2 (a quarter per halving), so the next grid is the coarsest one whose
-    predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids stay within
-    2^-2 .. 2^-24 and at most :data:`_TRIES` rounds are computed (one more from a start coarser than 2^-8
-    and per capped extrapolation: both are cheap grids); a forged grid costs
+    predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids
+    start within 2^-2 .. 2^-24 and are refined up to 2^-64 (:data:`_M_FINE`; past 2^-24 only
+    where the bounded-loss floors bound each step's knots, near a pure-DP eps; elsewhere the
+    search stops there with what it proved, before the finer grid's work); at most
+    :data:`_TRIES` rounds are computed (one more from a start coarser than 2^-8 and per capped
+    extrapolation: both are cheap grids); a forged grid costs
     time, never acceptance: acceptance is decided by
     :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned. ``compute(m, sides, d, lo)`` also
     gets the best lower end of direction d so far (-inf before the first grid): an eps(delta)
