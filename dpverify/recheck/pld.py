@@ -328,6 +328,10 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
     x > x_e with x_e in [0, 1], s0(x) = e^{-x/b}/2, s1(x) = 1 - e^{(x-1)/b}/2. An e whose
     side of an end is not decided by the intervals gets [0, 1] (sound, loose)."""
     consts: dict = {}
+    # q = 1: L(x) = (|x| - |x - 1|)/b (or its negative), and ||x| - |x - 1|| <= 1 by the
+    # triangle inequality, so |L| <= 1/b exactly, a rational from the inputs; both values are
+    # atoms (x <= 0 and x >= 1), so L ranges over [-1/b, 1/b] in both directions
+    sup = Fraction(1) / b
 
     def fn(A: Arith, e: tuple) -> tuple:
         c = consts.get(A.prec)
@@ -339,13 +343,24 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
             ends = (lmin, lmax) if direction == "remove" else (A.neg(lmax), A.neg(lmin))
             c = consts[A.prec] = (B, Qr, Q1, ends)
         B, Qr, Q1, (lo_end, hi_end) = c
-        if e[0] >= hi_end[1]:
+        if q == 1:
+            # the ends are the rationals -1/b and 1/b (below): compared exactly, so a knot at an
+            # end (1/2 for b = 2 lies on every grid 2^-m) gets its tails, not [0, 1], which
+            # widened the connect-the-dots masses there by 1/h (the formulas below hold on the
+            # closed range: at e = -1/b, x_e = 0)
+            e0, e1 = Fraction(*e[0].as_integer_ratio()), Fraction(*e[1].as_integer_ratio())
+            below_end, above_end = e1 < -sup, e0 >= sup
+            straddles = not above_end and not below_end and (e1 >= sup or e0 < -sup)
+        else:
+            above_end, below_end = e[0] >= hi_end[1], e[1] < lo_end[0]
+            straddles = e[1] >= hi_end[0] or e[0] < lo_end[1]
+        if above_end:
             z = (mpfr(0), mpfr(0))
             return z, z
-        if e[1] < lo_end[0]:
+        if below_end:
             o = (mpfr(1), mpfr(1))
             return o, o
-        if e[1] >= hi_end[0] or e[0] < lo_end[1]:
+        if straddles:
             return _UNIT
         one, half = A.q(1), A.q(Fraction(1, 2))
         a = A.add(A.expm1(e if direction == "remove" else A.neg(e)), Qr)
@@ -359,9 +374,7 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
         r0 = A.sub(one, s0)
         return r0, A.add(A.mul(Q1, r0), A.mul(Qr, A.sub(one, s1)))
 
-    # q = 1: L(x) = (|x| - |x - 1|)/b (or its negative), and ||x| - |x - 1|| <= 1 by the
-    # triangle inequality, so |L| <= 1/b exactly, a rational from the inputs
-    return IvTails(fn, sup=Fraction(1) / b if q == 1 else None)
+    return IvTails(fn, sup=sup if q == 1 else None)
 
 
 def finite_tails(P: list, Q: list) -> IvTails:
@@ -411,6 +424,23 @@ def _range_by(above: Callable[[int], bool], below: Callable[[int], bool], cap: i
     return lo, hi
 
 
+def _top_from(above: Callable[[int], bool], a: int, cap: int) -> int:
+    """The first knot index n > a at which the tail is at most the threshold (``above(n)``
+    False), by doubling the offset from ``a`` and bisecting; a + cap or beyond when the tail is
+    still above it there (the caller's span check then fails closed before any work). A choice
+    only, like :func:`_range_by`."""
+    k = 1
+    while k < cap and above(a + k):
+        k *= 2
+    if k >= cap and above(a + k):
+        return a + k
+    j = k // 2  # above(a + j) holds, or j = 0
+    while k - j > 1:
+        mid = (j + k) // 2
+        j, k = (mid, k) if above(a + mid) else (j, mid)
+    return a + k
+
+
 def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
                 max_knots: int = MAX_KNOTS, first: "int | None" = None):
     """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
@@ -445,14 +475,24 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     def below(i: int) -> bool:
         return A.sub(A.sub(A.q(1), INF), tails(A, A.dyadic(i, m))[0])[1] > tau_f
 
-    i0, n = _range_by(above, below, cap)
     # a raised first knot is as sound as the range's own: the upper pair's first segment is the
     # chord of the curve from t = 0 (delta = 1) to the first knot, above the curve there by its
     # convexity in t = e^eps (all the mass below sits at the first knot, a larger loss), and the
     # lower pair drops the cells below (a coarsening of the pair restricted to fewer cells: each
     # dropped cell's term (p - e^eps q)_+ >= 0 is only lost)
-    if first is not None and i0 < first < n:
-        i0 = first
+    if first is not None and below(first):
+        # the range's own first knot lies below ``first`` (the mass below it exceeds tau): the
+        # knots start there and the top is sought from it, so a fine grid whose indices run past
+        # ``cap`` (a floor 1e-13 below the support end asks for 2^-46) spans only the window
+        i0, n = first, _top_from(above, first, max_knots)
+    else:
+        if m > _M_MAX:
+            # past 2^-24 only a floor bounds the knots (near a pure-DP eps); an unbounded loss
+            # there (a small-rate Gaussian spans 1.6M knots at 2^-28) stops before its work
+            raise CouldNotReprove(f"the grid 2^-{m} is finer than 2^-{_M_MAX} and no floor bounds this step's knots")
+        i0, n = _range_by(above, below, cap)
+        if first is not None and i0 < first < n:
+            i0 = first
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
     prec = K + m + 32
@@ -800,17 +840,27 @@ def _lower_delta(L, eps: mpf) -> int:
     error is only the merging within a class, O(T h^2) in delta for a smooth loss,
     not O(sqrt(T) h) as for a suffix of classes ordered by index.
 
-    Proof arithmetic: E >= e^eps 2^64 (MPFR exp rounded up at the upper end of the
-    target's enclosure, then the ceiling), the rest exact integers floored."""
+    Proof arithmetic: E >= e^eps 2^G (MPFR exp rounded up at the upper end of the
+    target's enclosure, then the ceiling), the rest exact integers floored. G is the mass
+    unit's K plus 16 bits (at least 64): E's excess over e^eps 2^G costs at most
+    Q 2^-G <= 2^-16 units, where 64 bits cost 2^-64 relative of e^eps Q, which is most of
+    delta where P and e^eps Q nearly cancel (1e-13 below a pure-DP eps: 5e-7 of delta)."""
     off, P, Q, linf = L
-    A = arith(128)
-    E = ceil_int(A.up.mul_2exp(A.up.exp(_target(A, eps)[1]), 64))
+    G = max(64, _mass_bits(L) + 16)
+    A = arith(G + 64)
+    E = ceil_int(A.up.mul_2exp(A.up.exp(_target(A, eps)[1]), G))
     s = 0
     for p, q in zip(P, Q):
-        d = (p << 64) - q * E
+        d = (p << G) - q * E
         if d > 0:
             s += d
-    return (s >> 64) + linf
+    return (s >> G) + linf
+
+
+def _mass_bits(L) -> int:
+    """The bit length of the largest mass of a lower pair (its unit's K, about: a mass is at
+    most 1 = 2^K units); a choice of precision only."""
+    return max((x.bit_length() for x in L[1]), default=0)
 
 
 def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
@@ -1144,12 +1194,28 @@ def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction
 _TAU_REL = mpf(10) ** -10
 
 
+#: bits of the mass unit beyond the delta scale's 10^-4 (and the Q-masses' e^eps): see :func:`_units`
+_UNIT_BITS = 28
+
+
 def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
     """Integer unit 2^-K, per-step tail budget tau and trimming budget (in units) of
     one re-derivation whose delta is of size ``scale``; Q-masses near loss eps are
-    ~e^-eps times the P-masses, so ``eps_hint`` adds bits to resolve them."""
+    ~e^-eps times the P-masses, so ``eps_hint`` adds bits to resolve them.
+
+    Any K is sound (every mass and product is rounded outward, and what the rounding moves is
+    in the bounds); K only sets how much of the bounds' width the rounding takes. Each product
+    rounds each of its coefficients by less than one unit, which moves delta by at most one
+    unit per coefficient (e^eps for a Q-mass: ``extra`` pays for it). With :data:`_UNIT_BITS`
+    a unit is 2^-(13.3 + 28 + 16) = 2^-57 of the scale, so the products together may hold 2^24
+    coefficients before their rounding reaches the truncation's 10^-10 of the scale (the scale
+    carries the recorded width: :func:`_accuracy_factor`). The trimming budget (2^24 units per
+    10^-10 of the scale, shared by 4 log2(T) + 4 products) also absorbs the far-tail
+    coefficients that an upward rounding leaves at one unit. 48 bits (before) cost the tails'
+    MPFR and the products 10-15% more CPU for ends that moved by 4e-28 on the frozen pld.claim
+    fixture at 2^-14, whose margins to the recorded ends are 8e-20."""
     extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
-    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + 48 + extra)
+    K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + _UNIT_BITS + extra)
     tau = scale * _TAU_REL / total
     budget = int(scale * _TAU_REL * mpf(2) ** K / (4 * total.bit_length() + 4))
     return K, tau, budget
@@ -1164,6 +1230,12 @@ def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
 #: eps ~ 18 records 2^-4: its loss spans thousands of knots at 2^-8); otherwise it
 #: starts at 2^-8 or four halvings below the recorded grid
 _M_MIN, _M_MAX, _M_START = 2, 24, 8
+#: the finest grid of a refinement past :data:`_M_MAX`: such a grid is computed only where the
+#: bounded-loss floors bound every step's knots within the span cap (a query 1e-13 below a
+#: Laplace composition's pure-DP eps: a few knots per step at 2^-46); a step without a floor or
+#: with a wider window stops the search before its work (:func:`_discretise_iv`), and the best
+#: bounds so far are returned
+_M_FINE = 64
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
 
@@ -1192,9 +1264,12 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     lower end when it is below the recorded one (two products per step), each on the
     grid predicted from that direction's own gap g: the gap of the two discretisations
     shrinks like h^2 (a quarter per halving), so the next grid is the coarsest one whose
-    predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids stay within
-    2^-2 .. 2^-24 and at most :data:`_TRIES` rounds are computed (one more from a start coarser than 2^-8
-    and per capped extrapolation: both are cheap grids); a forged grid costs
+    predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids
+    start within 2^-2 .. 2^-24 and are refined up to 2^-64 (:data:`_M_FINE`; past 2^-24 only
+    where the bounded-loss floors bound each step's knots, near a pure-DP eps; elsewhere the
+    search stops there with what it proved, before the finer grid's work); at most
+    :data:`_TRIES` rounds are computed (one more from a start coarser than 2^-8 and per capped
+    extrapolation: both are cheap grids); a forged grid costs
     time, never acceptance: acceptance is decided by
     :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned. ``compute(m, sides, d, lo)`` also
     gets the best lower end of direction d so far (-inf before the first grid): an eps(delta)
@@ -1220,7 +1295,14 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     while rounds < tries:
         rounds += 1
         for d, sides in todo.items():
-            a, b = compute(m_d[d], sides, d, lo_d[d])
+            try:
+                a, b = compute(m_d[d], sides, d, lo_d[d])
+            except CouldNotReprove:
+                if m_d[d] <= _M_MAX:
+                    raise
+                # a grid past 2^-24 whose knots are not bounded (no floor, or a wide window) is
+                # refused before its work: what the coarser grids proved is the answer
+                return max(lo_d.values()), max(hi_d.values())
             lo_d[d], hi_d[d] = max(lo_d[d], a), min(hi_d[d], b)
         lo, hi = max(lo_d.values()), max(hi_d.values())
         if rec is None or hi < rec[0] or lo > rec[1]:
@@ -1237,7 +1319,7 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
         capped = False
         for d in todo:
             gap = hi_d[d] - lo_d[d]
-            if m_d[d] >= _M_MAX or not mpmath.isfinite(gap):
+            if m_d[d] >= _M_FINE or not mpmath.isfinite(gap):
                 return lo, hi
             step = _grid_step(gap, width) if gap > 0 else 1
             if step > 6:
@@ -1245,7 +1327,7 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
                 # halvings finer first costs about a sixteenth of the target and re-predicts
                 step, capped = 4, True
-            m_d[d] = min(m_d[d] + max(1, step), _M_MAX)
+            m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
 
