@@ -419,6 +419,12 @@ def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
         v = ev(A, tree.body, eps)
         if v[0] != v[0] or v[1] != v[1]:
             raise CouldNotReprove("the expr profile is not defined on its enclosure")
+        if v[0] > 1 or v[1] < 0:
+            # proved outside [0, 1] for every eps of the cell: no privacy profile, and the producer
+            # refuses such an expression wherever it evaluates it (mechanisms.expr, adv35 E3)
+            raise MalformedCertificate(f"inputs.profile is no privacy profile: its value on eps in [{float(eps[0]):.6g}, "
+                                       f"{float(eps[1]):.6g}] lies in [{float(v[0]):.6g}, {float(v[1]):.6g}], "
+                                       "outside [0, 1]")
         return v
 
     return f

@@ -171,3 +171,19 @@ def test_an_expression_outside_the_producers_grammar_is_malformed(profile, tmp_p
     code, msg = verify_file(_write(tmp_path, "c.json", reseal(c)), budget_seconds=20)
     assert code == 2 and "inputs.profile" in msg, msg
 
+
+
+@pytest.mark.parametrize("profile,fixture,eps", [
+    ("eps+1", "dp-profile-expr", "1"), ("-eps", "dp-profile-expr", "1"),
+    ("0.5*exp(-eps)+0.6", "gdp-certify-expr", "0"),
+])
+def test_an_expression_proved_outside_the_unit_interval_is_no_profile(profile, fixture, eps, tmp_path, capsys):
+    # adv35 E3: verify confirmed "delta(1) = 2" for the profile eps + 1, and gdp.certify of a function
+    # worth 1.1 at eps = 0 (0.5 + 0.6, exactly); the producer refuses each ("outside [0, 1]", exit 2),
+    # and so does verify now
+    assert main(["dp", "profile", "--mechanism", "expr", f"--profile={profile}", "--eps", eps]) == 2
+    assert "outside [0, 1]" in capsys.readouterr().err
+    c = json.loads((ROOT / f"tests/certificate/format2/{fixture}.json").read_text())
+    c["inputs"]["profile"] = profile
+    code, msg = verify_file(_write(tmp_path, "c.json", reseal(c)), budget_seconds=20)
+    assert code == 2 and "no privacy profile" in msg, msg
