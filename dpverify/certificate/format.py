@@ -359,6 +359,11 @@ BINS_MAX_WORK = 1 << 26
 #: refuses a certificate beyond it (exit 2)
 REPLACE_MAX_EPS = 200
 
+#: the smallest delta of ABC's optimal RDP-to-DP conversion: it resolves S'(p) ~ delta against O(1)
+#: terms, so the precision it needs grows with log(1/delta) (verify ran a 1e-3000 certificate to its
+#: 300 s budget). The producer refuses a smaller delta (exit 2, naming --delta), verify too
+RDP_OPTIMAL_MIN_DELTA = Fraction(1, 10**50)
+
 #: the most distinct kinds of step of an event tree (after the counts of self_composed nodes are
 #: multiplied out, the leaves of one kind, equal parameters and sampling, anywhere in the tree, are
 #: one block whose count is their total): each kind is discretised and composed on its own, about

@@ -36,6 +36,7 @@ from typing import Callable
 from flint import arb
 
 from .. import _validate as V
+from ..certificate.format import RDP_OPTIMAL_MIN_DELTA
 from ..ball import ball, bits_for_digits, brief_str, endpoints, point, refine, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..verdict import Enclosure
@@ -60,10 +61,8 @@ __all__ = [
 CONVERSIONS = ("classic", "balle", "optimal")
 
 
-#: the optimal conversion resolves S' ~ delta against O(1) terms; below this
-#: delta the required precision makes it too slow, so it is refused (classic
-#: and balle have no such limit)
-OPTIMAL_MIN_DELTA = Fraction(1, 10**50)
+#: the optimal conversion's smallest delta (classic and balle have no such limit), shared with verify
+OPTIMAL_MIN_DELTA = RDP_OPTIMAL_MIN_DELTA
 
 
 def check_optimal_delta(conversion: str, delta: Fraction) -> None:
@@ -238,7 +237,9 @@ def optimal_eps(alpha: Fraction, gamma: arb, delta: Fraction, digits: int = 15) 
     # S'(p) is O(delta) against O(1) terms: log2(1/delta) extra bits avoid cancellation
     bits = bits_for_digits(digits) + 20 + delta_bits(delta)
     g_lo, g_hi = endpoints(gamma)
-    af, df = float(alpha), float(delta)
+    # a float proposal only: an order beyond the float range (alpha = 1e309 overflowed, exit 4) is
+    # proposed as 1e300, where the guess has long stopped depending on alpha
+    af, df = float(min(alpha, Fraction(10) ** 300)), float(delta)
     try:
         guess = float_eps_opt(af, float(gamma.mid()), df)
     except (OverflowError, ValueError, ZeroDivisionError):

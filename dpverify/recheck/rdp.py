@@ -36,6 +36,7 @@ import mpmath
 from gmpy2 import mpfr
 from mpmath import mpf
 
+from ..certificate.format import RDP_OPTIMAL_MIN_DELTA
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, exact_enclosure, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import enclose, exact_input, side, start_bits
@@ -867,7 +868,8 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     conv = _conv_name(inputs)
     d = exact_input(inputs, "delta")
     if not 0 < d < 1:
-        raise CertificateRejected("delta must be in (0, 1)")
+        raise MalformedCertificate("inputs.delta must be in (0, 1) (the producer's domain)")
+    _optimal_delta_cap(conv, d)
     mech = _Mech(inputs)
     digits = needed_digits(result)
     if mech.exact and conv == "classic":
@@ -958,6 +960,14 @@ def _ladder(result: Mapping[str, Any]) -> list:
     return [(i == len(ds) - 1, x) for i, x in enumerate(ds)]
 
 
+def _optimal_delta_cap(conv: str, d: Fraction) -> None:
+    """Refuse (exit 2) before any work an optimal conversion at a delta the producer refuses: its
+    proofs need about log2(1/delta) more bits, and a 1e-3000 certificate ran to the budget (adv35 R1)."""
+    if conv == "optimal" and d < RDP_OPTIMAL_MIN_DELTA:
+        raise MalformedCertificate("inputs.delta is below 1e-50, the smallest delta of the optimal conversion "
+                                   "(the producer's cap; classic and balle have none)")
+
+
 @register("rdp.to_dp_eps")
 def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """eps at one order: classic and Balle by their closed forms in MPFR directed
@@ -968,7 +978,8 @@ def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
     c = _conv_name(inputs)
     a, g, d = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "delta")
     if a <= 1 or g < 0 or not 0 < d < 1:
-        raise CertificateRejected("need alpha > 1, rdp >= 0, delta in (0, 1)")
+        raise MalformedCertificate("need alpha > 1, rdp >= 0, delta in (0, 1) (the producer's domain)")
+    _optimal_delta_cap(c, d)
     digits = needed_digits(result)
     if c in _CONV_IV:
         return enclose(lambda A: _CONV_IV[c](A, a, g, d), digits)

@@ -107,3 +107,28 @@ def test_fractional_subsampled_order_cap_is_exit_2(capsys):
             "--sampling-rate", "0.01", "--alpha"]
     assert main([*argv, "10000.5"]) == 2
     assert "fractional orders" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("alpha", ["1e309", "1e999"])
+def test_an_order_beyond_the_float_range_is_answered_and_verified(capsys, alpha):
+    # adv35 X3: float(alpha) in the optimal conversion's float proposal overflowed (exit 4). Here
+    # D_alpha = 0.1 bounds the max-divergence, so TV <= (e^0.1 - 1)/(e^0.1 + 1) ~ 0.05 < delta = 0.3: eps = 0
+    cert = _cert(capsys, "rdp", "to-dp", "--alpha", alpha, "--rdp", "0.1", "--delta", "0.3", "--conversion", "optimal")
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert "confirmed" in verify_certificate(cert)
+
+
+def test_an_optimal_conversion_below_the_producers_delta_is_malformed(capsys):
+    # adv35 R1: the producer refuses delta < 1e-50 for the optimal conversion (its precision grows with
+    # log 1/delta); verify had no such cap and ran a forged 1e-3000 certificate to its budget
+    from dpverify.errors import MalformedCertificate
+
+    assert main(["rdp", "to-dp", "--alpha", "3", "--rdp", "0.5", "--delta", "1e-51", "--conversion", "optimal"]) == 2
+    capsys.readouterr()
+    cert = _cert(capsys, "rdp", "to-dp", "--alpha", "3", "--rdp", "0.5", "--delta", "1e-50", "--conversion", "optimal",
+                 "--digits", "6")
+    assert "confirmed" in verify_certificate(cert)
+    cert["inputs"]["delta"] = "1e-3000"
+    cert["result"]["quantity"] = cert["result"]["quantity"].replace("1e-50", "1e-3000")
+    with pytest.raises(MalformedCertificate, match="1e-50"):
+        verify_certificate(reseal(cert))

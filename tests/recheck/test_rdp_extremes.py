@@ -30,18 +30,19 @@ F2 = ROOT / "tests" / "certificate" / "format2"
 
 def _to_dp(a: str, rdp: str, t: mpf, rel: float) -> dict:
     c = copy.deepcopy(json.loads((F2 / "rdp-to-dp-optimal.json").read_text()))
-    c["inputs"].update(alpha=a, rdp=rdp, delta="1e-300", digits=8)
-    c["result"]["quantity"] = "epsilon(delta=1e-300)"
+    c["inputs"].update(alpha=a, rdp=rdp, delta="1e-50", digits=8)
+    c["result"]["quantity"] = "epsilon(delta=1e-50)"
     c["result"]["enclosure"] = {"lo": mpmath.nstr(t * (1 + rel - mpf("1e-10")), 25),
                                 "hi": mpmath.nstr(t * (1 + rel + mpf("1e-10")), 25)}
     return reseal(c)
 
 
 @pytest.mark.parametrize("a,rdp", [("2", "0.1"), ("32", "1")])
-def test_optimal_conversion_at_delta_1e_300_is_proved(a, rdp):
-    """A 2e-10-wide enclosure around the mpmath root is accepted; moved by 1e-6 it is refused."""
+def test_optimal_conversion_at_the_smallest_delta_is_proved(a, rdp):
+    """At delta = 1e-50, the smallest the optimal conversion takes (below: exit 2 on both sides), a
+    2e-10-wide enclosure around the mpmath root is accepted; moved by 1e-6 it is refused."""
     with mpmath.workdps(30):
-        t = _abc_thm3_eps(mpf(a), mpf(rdp), mpf(10) ** -300)
+        t = _abc_thm3_eps(mpf(a), mpf(rdp), mpf(10) ** -50)
         assert outcome(_to_dp(a, rdp, t, 0)) == 0
         assert outcome(_to_dp(a, rdp, t, 1e-6)) == 1
         assert outcome(_to_dp(a, rdp, t, -1e-6)) == 1
