@@ -85,7 +85,7 @@ def _end_inputs(inputs: Mapping[str, Any], parameter: str, value: Any) -> dict[s
     if parameter == "batch_size":
         n, value = _count(inputs.get("dataset_size")), _count(value)
         if not isinstance(n, int) or not isinstance(value, int) or not 1 <= value <= n:
-            raise CertificateRejected("batch_size ends must be integers in [1, dataset_size]")
+            raise MalformedCertificate("batch_size ends must be integers in [1, dataset_size]")
         ev["sampling_rate"] = f"{value}/{n}"
     else:
         ev[parameter] = value
@@ -110,9 +110,9 @@ def _wor_schedule(inputs: Mapping[str, Any], parameter: str, value: Fraction) ->
     vals[parameter] = value if parameter == "noise_multiplier" else int(value)
     n, b, t = vals["dataset_size"], vals["batch_size"], vals["steps"]
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (n, b, t)):
-        raise CertificateRejected("dpsgd-wor: dataset_size, batch_size and steps must be integers")
+        raise MalformedCertificate("dpsgd-wor: dataset_size, batch_size and steps must be integers")
     if not (1 <= b <= n and 1 <= t <= 10**7 and vals["noise_multiplier"] > 0):
-        raise CertificateRejected("dpsgd-wor: need 1 <= batch_size <= dataset_size, 1 <= steps <= 1e7, sigma > 0")
+        raise MalformedCertificate("dpsgd-wor: need 1 <= batch_size <= dataset_size, 1 <= steps <= 1e7, sigma > 0")
     return vals["noise_multiplier"], b, n, t
 
 
@@ -272,7 +272,7 @@ def _plans(template: str, inputs: Mapping[str, Any], parameter: str, name: str, 
         ev = _end_inputs(inputs, parameter, value)
         dirs = P._directions(ev)
         if "replace" in dirs:
-            raise CertificateRejected("calibrate: replace-one is not certified for Poisson sampling")
+            raise MalformedCertificate("calibrate: replace-one is not certified for Poisson sampling")
         key = json.dumps({k: v for k, v in ev.items() if k != "steps"}, sort_keys=True)
         # the third field of recheck.pld's events: a Gaussian step at sampling rate 1
         blocks = [(key, make, T, sym) for make, T, sym in P._events(ev)]
@@ -318,7 +318,7 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         E = fraction_to_mpf(exact_input(inputs, "target_eps"))
         D = fraction_to_mpf(exact_input(inputs, "delta"))
         if not (E > 0 and 0 < D < 1):
-            raise CertificateRejected("target_eps must be > 0 and delta in (0, 1)")
+            raise MalformedCertificate("target_eps must be > 0 and delta in (0, 1)")
         todo = [(n, ends[n]) for n in names if n in ends]
         values = {}
         for name, end in todo:

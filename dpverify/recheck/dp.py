@@ -52,7 +52,7 @@ def _types(inputs: Mapping[str, Any], grid_mode: str = "") -> Types:
             raise MalformedCertificate(f"inputs.mechs entry {m!r} is not 'E,D'")
         e, d = (_frac(x.strip(), "mech") for x in m.split(","))
         if e < 0 or not 0 <= d <= 1:
-            raise CertificateRejected(f"mechanism {m} is not a valid (eps >= 0, delta in [0,1]) pair")
+            raise MalformedCertificate(f"mechanism {m} is not a valid (eps >= 0, delta in [0,1]) pair")
         if grid_mode:
             h = exact_input(inputs, "grid")
             n = e / h
@@ -429,7 +429,7 @@ def recheck_sigma(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     if which not in ("eps0", "delta0", "sigma"):
         raise MalformedCertificate("inputs.which must be eps0, delta0 or sigma")
     if not (eps > 0 and L < 0):
-        raise CertificateRejected("dp.sigma_refinement needs eps > 0 and log_delta < 0")
+        raise MalformedCertificate("dp.sigma_refinement needs eps > 0 and log_delta < 0")
     digits = needed_digits(result)
     if -L > 10 ** 6 or eps > 10 ** 6:
         raise CouldNotReprove("dp.sigma_refinement: eps or -log_delta beyond 10^6, outside the second route's range")

@@ -151,7 +151,7 @@ def _dlap(a: Fraction, D: int) -> IvTails:
     log-concave pmf). Losses exact rationals, masses in directed rounding
     (:func:`_atoms_iv`), nothing unlisted."""
     if a <= 0 or D < 1:
-        raise CertificateRejected("discrete_laplace needs noise_parameter > 0 and sensitivity >= 1")
+        raise MalformedCertificate("discrete_laplace needs noise_parameter > 0 and sensitivity >= 1")
     if D > MAX_ATOMS:
         raise _cannot(f"discrete_laplace with sensitivity above {MAX_ATOMS}")
 
@@ -190,7 +190,7 @@ def _dgauss(s: Fraction, D: int) -> IvTails:
     test; it widens the upper ends of the tails (:func:`_atoms_iv`), never a guess. W is
     chosen from the working precision (:func:`_dgauss_window`)."""
     if s <= 0 or D < 1:
-        raise CertificateRejected("discrete_gaussian needs sigma > 0 and sensitivity >= 1")
+        raise MalformedCertificate("discrete_gaussian needs sigma > 0 and sensitivity >= 1")
     s2 = s * s
     W0 = _dgauss_window(s2, 160)
     if 2 * W0 + D > MAX_ATOMS:
@@ -302,7 +302,7 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     :meth:`Arith.ncdf_abs` on an interval encloses its range)."""
     comps = [(Fraction(c) / s, Fraction(p)) for c, p in zip(cs, ps) if p != 0]
     if s <= 0 or not comps or any(c < 0 for c, _ in comps) or any(p < 0 for p in ps) or sum(ps) != 1:
-        raise CertificateRejected("mixture_of_gaussians needs standard_deviation > 0, sensitivities >= 0, "
+        raise MalformedCertificate("mixture_of_gaussians needs standard_deviation > 0, sensitivities >= 0, "
                                   "sampling_probs >= 0 summing to 1")
     p0 = sum((p for mu, p in comps if mu == 0), Fraction(0))
     remove = direction == "remove"
@@ -644,10 +644,10 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
     if t in ("gaussian", "laplace"):
         s = _num(ev, "noise_multiplier")
         if s <= 0:
-            raise CertificateRejected("noise_multiplier must be > 0")
+            raise MalformedCertificate("noise_multiplier must be > 0")
         if rel == "replace-one":
             if q != 1:
-                raise CertificateRejected("Poisson sampling under replace-one is not certified")
+                raise MalformedCertificate("Poisson sampling under replace-one is not certified")
             if t == "gaussian":
                 return lambda d: (gauss_tails(s, Fraction(1), "replace"), mpf(0))
             return lambda d: (laplace_tails(s / 2, Fraction(1), "remove"), mpf(0))
@@ -690,7 +690,7 @@ def _wor(ev: Mapping[str, Any], rel: str):
         raise _cannot(f"sampled_without_replacement under {rel}")
     s = _num(inner, "noise_multiplier") / 2  # replace-one base pair: shift 2C
     if s <= 0:
-        raise CertificateRejected("noise_multiplier must be > 0")
+        raise MalformedCertificate("noise_multiplier must be > 0")
     f = gauss_tails if inner["type"] == "gaussian" else laplace_tails
     g = Fraction(m, n)
 
@@ -777,13 +777,13 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         raise MalformedCertificate("inputs.event is not an event tree")
     t = ev.get("type")
     if times > 10**7:
-        raise CertificateRejected("more than 1e7 steps")
+        raise MalformedCertificate("more than 1e7 steps")
     if t == "no_op" or times == 0:
         return
     if t == "randomized_response":
         k, pr = _int(ev, "num_buckets"), _num(ev, "noise_parameter")
         if k < 1 or not 0 <= pr <= 1:
-            raise CertificateRejected("randomized_response needs num_buckets >= 1 and noise_parameter in [0, 1]")
+            raise MalformedCertificate("randomized_response needs num_buckets >= 1 and noise_parameter in [0, 1]")
         if k == 1:
             return  # one bucket: the output is constant, no privacy cost
     if t == "non_private":
@@ -791,7 +791,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
     elif t == "self_composed":
         c = _int(ev, "count")
         if c < 0:
-            raise CertificateRejected("count must be >= 0")
+            raise MalformedCertificate("count must be >= 0")
         _flatten(ev.get("event"), times * c, rel, out, depth + 1)
     elif t == "composed":
         evs = ev.get("events")
@@ -811,14 +811,14 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         out.rdp = None
         rho, xi = _num(ev, "rho"), _num(ev, "xi")
         if rho < 0 or xi < 0:
-            raise CertificateRejected("zcdp needs rho, xi >= 0")
+            raise MalformedCertificate("zcdp needs rho, xi >= 0")
         out.has_zcdp = True
         out.zcdp[0] += times * rho
         out.zcdp[1] += times * xi
     elif t == "poisson_sampled":
         q = _num(ev, "sampling_probability")
         if not 0 <= q <= 1:
-            raise CertificateRejected("sampling_probability must be in [0, 1]")
+            raise MalformedCertificate("sampling_probability must be in [0, 1]")
         inner = ev.get("event", {})
         if q == 0 or (isinstance(inner, dict) and inner.get("type") == "no_op"):
             return

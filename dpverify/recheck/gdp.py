@@ -394,7 +394,7 @@ def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     eps = exact_input(inputs, "eps")
     delta = exact_input(inputs, "delta")
     if not 0 < delta < 1 or eps < 0:
-        raise CertificateRejected("GDPT Thm 4.5 needs eps >= 0 and 0 < delta < 1")
+        raise MalformedCertificate("GDPT Thm 4.5 needs eps >= 0 and 0 < delta < 1")
     digits = needed_digits(result)
     while True:
         bits = start_bits(digits)
@@ -442,7 +442,7 @@ def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck
     mu = exact_input(inputs, "mu")
     delta = exact_input(inputs, "delta")
     if mu <= 0 or not 0 < delta < 1:
-        raise CertificateRejected("needs mu > 0 and 0 < delta < 1")
+        raise MalformedCertificate("needs mu > 0 and 0 < delta < 1")
     return bracket_root_iv(lambda A, e: delta_mu_iv(A, mu, e), delta, result, False, "eps(delta)")
 
 

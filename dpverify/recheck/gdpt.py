@@ -204,7 +204,7 @@ def _expr(inputs: Mapping[str, Any]) -> Fn:
 
 
 def _bad(what: str) -> mpf:
-    raise CertificateRejected(f"inputs.profile uses {what!r}, which is not allowed")
+    raise MalformedCertificate(f"inputs.profile uses {what!r}, which is not allowed")
 
 
 # --------------------------------------------------------------------------- GDP
@@ -248,12 +248,12 @@ def _gaussian_mu0(inputs: Mapping[str, Any]) -> Fraction:
         raise MalformedCertificate("the Gaussian mechanism takes either inputs.mu or inputs.noise_multiplier "
                                    "(with an optional inputs.sensitivity), not both")
     if "sensitivity" in inputs and exact_input(inputs, "sensitivity") <= 0:
-        raise CertificateRejected("the Gaussian mechanism needs sensitivity > 0")
+        raise MalformedCertificate("the Gaussian mechanism needs sensitivity > 0")
     mu0 = exact_input(inputs, "mu") if "mu" in inputs else (
         (exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1))
         / exact_input(inputs, "noise_multiplier"))
     if mu0 <= 0:
-        raise CertificateRejected("the Gaussian mechanism needs mu > 0")
+        raise MalformedCertificate("the Gaussian mechanism needs mu > 0")
     return mu0
 
 
@@ -341,7 +341,7 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         raise MalformedCertificate("gdp.certify needs result.head and result.tail")
     eps_h = exact_input(inputs, "eps_h")
     if not 0 <= eps_h <= 10**6:
-        raise CertificateRejected("eps_h must be in [0, 1e6]")
+        raise MalformedCertificate("eps_h must be in [0, 1e6]")
     from .verify import enclosure_of
 
     lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
@@ -592,7 +592,7 @@ def _support_end(name: str, inputs: Mapping[str, Any]) -> Optional[mpf]:
     if name == "rr":
         p = exact_input(inputs, "p")
         if not 0 <= p <= 1:
-            raise CertificateRejected(f"randomized response needs p in [0, 1], not {inputs['p']}")
+            raise MalformedCertificate(f"randomized response needs p in [0, 1], not {inputs['p']}")
         return abs(mpmath.log(fraction_to_mpf(p) / (1 - fraction_to_mpf(p)))) if 0 < p < 1 else None
     if name == "subsampled" and exact_input(inputs, "delta0") <= 0:
         q, e0 = fraction_to_mpf(exact_input(inputs, "rate")), fraction_to_mpf(exact_input(inputs, "eps0"))
@@ -780,7 +780,7 @@ def _iv_profile(name: str, inputs: Mapping[str, Any], bits: int) -> IvFn:
         b = exact_input(inputs, "scale")
         d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
         if b <= 0 or d <= 0:
-            raise CertificateRejected("the Laplace mechanism needs scale > 0 and sensitivity > 0")
+            raise MalformedCertificate("the Laplace mechanism needs scale > 0 and sensitivity > 0")
 
         def lap(A: Arith, e: Fraction) -> Iv:
             # loss (|x - D| - |x|)/b in [-D/b, D/b]; inside, L > e iff x < x0 = (D - b e)/2, and
@@ -808,13 +808,13 @@ def _iv_profile(name: str, inputs: Mapping[str, Any], bits: int) -> IvFn:
     if name == "rr":
         p = exact_input(inputs, "p")
         if not 0 <= p <= 1:
-            raise CertificateRejected(f"randomized response needs p in [0, 1], not {inputs['p']}")
+            raise MalformedCertificate(f"randomized response needs p in [0, 1], not {inputs['p']}")
         return lambda A, t: _pair_profile(A, [A.q(p), A.q(1 - p)], [A.q(1 - p), A.q(p)], A.exp(A.q(t)))
     if name == "subsampled":
         q = exact_input(inputs, "rate")
         e0, d0 = exact_input(inputs, "eps0"), exact_input(inputs, "delta0")
         if not 0 < q <= 1:
-            raise CertificateRejected("subsampled needs rate in (0, 1]")
+            raise MalformedCertificate("subsampled needs rate in (0, 1]")
 
         def sub(A: Arith, e: Fraction) -> Iv:
             # q base(eb), e^eb = 1 + (e^e - 1)/q (amplification by subsampling)
@@ -1207,7 +1207,7 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
     eps_h = exact_input(inputs, "eps_h")
     if not 0 <= eps_h <= 10**6:
-        raise CertificateRejected("eps_h must be in [0, 1e6]")
+        raise MalformedCertificate("eps_h must be in [0, 1e6]")
     head = {"argmax": inputs["argmax"]} if "argmax" in inputs else {}
     dps = _head_dps(lo, hi)
     f = _iv_profile(name, inputs, _bits(dps))
@@ -1278,6 +1278,6 @@ def recheck_clip_rectify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -
     """Laplace scale b = (y+ - y-)/eps_h of GDPT Thm 4.7, in exact rationals."""
     ym, yp, eh = (exact_input(inputs, k) for k in ("y_minus", "y_plus", "eps_h"))
     if not (yp > ym and eh > 0):
-        raise CertificateRejected("Thm 4.7 needs y- < y+ and eps_h > 0")
+        raise MalformedCertificate("Thm 4.7 needs y- < y+ and eps_h > 0")
     lo, hi = exact_enclosure((yp - ym) / eh)
     return Recheck(lo=lo, hi=hi, dps=40)

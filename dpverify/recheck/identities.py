@@ -121,7 +121,7 @@ def _residual(ident: Any, P: list, Q: list, arg) -> F:
     if ident == "lt-thm5.1":
         r, lam = _positive_ratio(ident, arg("r")), arg("lam")
         if not 0 < lam <= 1:
-            raise CertificateRejected("lt-thm5.1 needs lam in (0, 1]")
+            raise MalformedCertificate("lt-thm5.1 needs lam in (0, 1]")
         Pm = [lam * p + (1 - lam) * q for p, q in zip(P, Q)]
         left = _H(Pm, Q, r)
         right = lam * _H(P, Q, 1 + (r - 1) / lam) if r > 1 - lam else 1 - r

@@ -797,7 +797,7 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
         claimed = _exact(inputs.get("claimed_eps"))
         if claimed is None or not (isinstance(rel, dict) and set(rel) == {"kind", "bound"} and rel["kind"] == "le"
                                    and _exact(rel["bound"]) == claimed):
-            raise CertificateRejected(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
+            raise MalformedCertificate(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
                                       f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
     if quantity == "calibrate.bracket":
         # the statement says what holds or fails at each end it names: an end it names must be in

@@ -227,7 +227,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                                            f"the oracle certifies (allowed: {', '.join(ORACLE_MECHANISMS)})")
             if c["mechanism"] == "gaussian" and exact_input(c, "sampling_rate") != 1:
                 # the plain Gaussian is the subsampled one at rate 1, and only there
-                raise CertificateRejected("a configuration of mechanism 'gaussian' needs sampling_rate 1 "
+                raise MalformedCertificate("a configuration of mechanism 'gaussian' needs sampling_rate 1 "
                                           f"(got {str(c['sampling_rate'])[:40]})")
             pld_inputs = {k: c[k] for k in ("noise_multiplier", "sampling_rate", "steps", "delta")}
             pld_inputs["neighboring"] = "add-remove"

@@ -1026,17 +1026,17 @@ def _event(e: Mapping[str, Any], count_key: str, path: str = "inputs"):
     # exit 2 (a rate of 1 was a 9x under-report)
     q = Fraction(1) if mech == "gaussian" else exact_input(e, "sampling_rate")
     if not 0 < q <= 1:
-        raise CertificateRejected("sampling_rate must be in (0, 1]")
+        raise MalformedCertificate("sampling_rate must be in (0, 1]")
     T = _count(e.get(count_key))
     if mech in ("subsampled-gaussian", "gaussian"):
         s = exact_input(e, "noise_multiplier")
         if s <= 0:
-            raise CertificateRejected("noise_multiplier must be > 0")
+            raise MalformedCertificate("noise_multiplier must be > 0")
         return (lambda d: (gauss_tails(s, q, d), mpf(0))), T, q == 1
     if mech == "laplace":
         b = exact_input(e, "scale")
         if b <= 0:
-            raise CertificateRejected("scale must be > 0")
+            raise MalformedCertificate("scale must be > 0")
         return (lambda d: (laplace_tails(b, q, d), mpf(0))), T, False
     if mech == "approx":
         e0, d0 = exact_input(e, "exp_eps0"), exact_input(e, "delta0")
@@ -1077,7 +1077,7 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
         raise MalformedCertificate("inputs.dataset_size and batch_size must be counts with 1 <= batch_size <= dataset_size <= 1e12")
     ep = exact_input(inputs, "epochs")
     if ep <= 0:
-        raise CertificateRejected("inputs.epochs must be > 0")
+        raise MalformedCertificate("inputs.epochs must be > 0")
     q_rec = exact_input(inputs, "sampling_rate")
     if q_rec != Fraction(b, n):
         raise CertificateRejected(f"inputs.sampling_rate={inputs['sampling_rate']} is not batch_size / dataset_size = {b}/{n}")
@@ -1421,7 +1421,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
         with mpmath.workdps(_DPS):
             D = fraction_to_mpf(exact_input(inputs, "delta"))
             if not 0 < D < 1:
-                raise CertificateRejected("delta must be in (0, 1)")
+                raise MalformedCertificate("delta must be in (0, 1)")
             hint = _recorded_hi(result, mpf(0))
             h = hint if mpmath.isfinite(hint) else mpf(0)
             lo, hi = _grid_for_width(lambda m, sides, d, floor: bounds(inputs, "eps", D, D, h, m, sides, d, floor),

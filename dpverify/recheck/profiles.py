@@ -154,7 +154,7 @@ def _gaussian(inputs: Mapping[str, Any]) -> IvProfile:
         sens = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
         mu = sens / exact_input(inputs, "noise_multiplier")
     if mu <= 0:
-        raise CertificateRejected("the Gaussian needs mu > 0")
+        raise MalformedCertificate("the Gaussian needs mu > 0")
     return lambda A, eps: delta_mu_iv(A, mu, eps)
 
 
@@ -163,7 +163,7 @@ def _laplace(inputs: Mapping[str, Any]) -> IvProfile:
     b = exact_input(inputs, "scale")
     d = exact_input(inputs, "sensitivity") if "sensitivity" in inputs else Fraction(1)
     if b <= 0 or d <= 0:
-        raise CertificateRejected("the Laplace mechanism needs scale > 0 and sensitivity > 0")
+        raise MalformedCertificate("the Laplace mechanism needs scale > 0 and sensitivity > 0")
     r = d / b
 
     def f(A: Arith, eps: Fraction) -> Iv:
@@ -195,7 +195,7 @@ def _approx(inputs: Mapping[str, Any]) -> IvProfile:
 def _rr(inputs: Mapping[str, Any]) -> IvProfile:
     p = exact_input(inputs, "p")
     if not 0 <= p <= 1:
-        raise CertificateRejected("randomized response needs p in [0, 1]")
+        raise MalformedCertificate("randomized response needs p in [0, 1]")
 
     def f(A: Arith, eps: Fraction) -> Iv:
         P, Q = [A.q(p), A.q(1 - p)], [A.q(1 - p), A.q(p)]
@@ -209,7 +209,7 @@ def _subsampled(inputs: Mapping[str, Any]) -> IvProfile:
     q = exact_input(inputs, "rate")
     e0, d0 = exact_input(inputs, "eps0"), exact_input(inputs, "delta0")
     if not 0 < q <= 1:
-        raise CertificateRejected("the subsampled mechanism needs a rate in (0, 1]")
+        raise MalformedCertificate("the subsampled mechanism needs a rate in (0, 1]")
 
     def nonneg(A: Arith, eps: Fraction) -> Iv:
         Eb = A.add(_ONE, A.div(A.expm1(A.q(eps)), A.q(q)))  # e^(log(1 + (e^eps - 1)/q))
@@ -369,7 +369,7 @@ def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
                 return A.exp(_ONE)
             if node.id == "pi":
                 return (A.dn.const_pi(), A.up.const_pi())
-            raise CertificateRejected(f"inputs.profile uses {node.id!r}, which is not allowed")
+            raise MalformedCertificate(f"inputs.profile uses {node.id!r}, which is not allowed")
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = ev(A, node.operand, e)
             return A.neg(v) if isinstance(node.op, ast.USub) else v
@@ -413,7 +413,7 @@ def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
                     return _abs(A, x)
             raise CertificateRejected(f"inputs.profile uses {fn!r} with {len(args)} arguments, which is "
                                       "not allowed")
-        raise CertificateRejected(f"inputs.profile uses {type(node).__name__!r}, which is not allowed")
+        raise MalformedCertificate(f"inputs.profile uses {type(node).__name__!r}, which is not allowed")
 
     def f(A: Arith, eps: Iv) -> Iv:
         v = ev(A, tree.body, eps)

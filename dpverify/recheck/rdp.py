@@ -62,7 +62,7 @@ def _count(inputs: Mapping[str, Any], key: str = "compositions") -> int:
         return 1
     k = exact_input(inputs, key)
     if k.denominator != 1 or k < 1:
-        raise CertificateRejected(f"inputs.{key} must be a positive integer")
+        raise MalformedCertificate(f"inputs.{key} must be a positive integer")
     if k > 10**12:
         raise CouldNotReprove(f"inputs.{key} is beyond the second route's cap 10^12")
     return int(k)
@@ -92,30 +92,30 @@ class _Mech:
         if name == "gaussian":
             mu = _gaussian_mu(inputs)
             if mu <= 0:
-                raise CertificateRejected("the Gaussian needs mu > 0")
+                raise MalformedCertificate("the Gaussian needs mu > 0")
             self.c = mu * mu / 2
         elif name == "laplace":
             scale = exact_input(inputs, "scale")
             if scale <= 0:
-                raise CertificateRejected("the Laplace mechanism needs scale > 0")
+                raise MalformedCertificate("the Laplace mechanism needs scale > 0")
             self.lam = _opt(inputs, "sensitivity", "1") / scale
         elif name == "rr":
             self.p = exact_input(inputs, "p")
             if not Fraction(1, 2) <= self.p < 1:
-                raise CertificateRejected("randomized response needs p in [1/2, 1)")
+                raise MalformedCertificate("randomized response needs p in [1/2, 1)")
             if self.p == Fraction(1, 2):  # P = Q: every divergence is exactly 0, as the Gaussian
                 self.name, self.c = "gaussian", Fraction(0)  # formula states with c = 0
         elif name == "pure":
             self.e0 = exact_input(inputs, "eps0")
             if not 0 <= self.e0 <= 10**6:
-                raise CertificateRejected("pure eps0 must be in [0, 10^6]")
+                raise MalformedCertificate("pure eps0 must be in [0, 10^6]")
             if self.e0 == 0:  # P = Q, as for randomized response at p = 1/2
                 self.name, self.c = "gaussian", Fraction(0)
         elif name == "subsampled-gaussian":
             self.s = exact_input(inputs, "noise_multiplier")
             self.q = exact_input(inputs, "rate")
             if self.s <= 0 or not 0 < self.q <= 1:
-                raise CertificateRejected("the subsampled Gaussian needs noise_multiplier > 0, rate in (0, 1]")
+                raise MalformedCertificate("the subsampled Gaussian needs noise_multiplier > 0, rate in (0, 1]")
             if self.q == 1:  # no subsampling: the Gaussian of mu = 1 / sigma
                 self.name, self.c = "gaussian", 1 / (2 * self.s * self.s)
         else:
@@ -833,7 +833,7 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     (:class:`_Mech`) in MPFR directed rounding at rising precision."""
     a = exact_input(inputs, "alpha")
     if a <= 0 or a == 1:
-        raise CertificateRejected("alpha must be in (0,1) or (1, inf)")
+        raise MalformedCertificate("alpha must be in (0,1) or (1, inf)")
     mech = _Mech(inputs)
     if mech.exact:
         lo, hi = exact_enclosure(mech.k * mech.c * a)
@@ -894,7 +894,7 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
         a_star = exact_input({"alpha": alpha_text}, "alpha")
     if a_star <= 1:
-        raise CertificateRejected("recorded order must be > 1")
+        raise MalformedCertificate("recorded order must be > 1")
     lo_rec = _frac_bound(result, "lo", "c")
     hi_rec = _frac_bound(result, "hi", "f")
     enc = result.get("enclosure")
@@ -1007,7 +1007,7 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
     c = _conv_name(inputs)
     a, g, e = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "eps")
     if a <= 1 or g < 0 or e < 0:
-        raise CertificateRejected("need alpha > 1, rdp >= 0, eps >= 0")
+        raise MalformedCertificate("need alpha > 1, rdp >= 0, eps >= 0")
     digits = needed_digits(result)
     one = Recheck(lo=mpf(1), hi=mpf(1), dps=30)
     # a delta capped at 1 is exactly 1: the enclosure is the point [1, 1], not 1 +- err
@@ -1125,7 +1125,7 @@ def recheck_abc_gain(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Re
     sigma, d = exact_input(inputs, "noise_multiplier"), exact_input(inputs, "delta")
     T = _count(inputs)
     if sigma <= 0 or not 0 < d < 1:
-        raise CertificateRejected("need noise_multiplier > 0, delta in (0, 1)")
+        raise MalformedCertificate("need noise_multiplier > 0, delta in (0, 1)")
     digits = needed_digits(result)
     lo, hi = _abc_inf(sigma, T, d, digits)
     A = arith(start_bits(digits + 6))
@@ -1143,7 +1143,7 @@ def recheck_abc_extra(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
     by eps_0(T_0) <= eps (one order's value) and eps_0(T_0 + 1) > eps (the cells)."""
     sigma, d, e = (exact_input(inputs, k) for k in ("noise_multiplier", "delta", "eps"))
     if sigma <= 0 or not 0 < d < 1 or e <= 0:
-        raise CertificateRejected("need noise_multiplier > 0, delta in (0, 1), eps > 0")
+        raise MalformedCertificate("need noise_multiplier > 0, delta in (0, 1), eps > 0")
     bits = 128
     while True:
         A = arith(bits)

@@ -187,3 +187,30 @@ def test_an_expression_proved_outside_the_unit_interval_is_no_profile(profile, f
     c["inputs"]["profile"] = profile
     code, msg = verify_file(_write(tmp_path, "c.json", reseal(c)), budget_seconds=20)
     assert code == 2 and "no privacy profile" in msg, msg
+
+
+def _pld_rate(c):
+    k = next(k for k in c["inputs"] if "sampling_rate" in k)
+    c["inputs"][k] = "2"
+
+
+def _event_leaf(c, **edit):
+    leaf = c["inputs"]["event"]["events"][0]
+    for k, v in edit.items():
+        (leaf["event"] if k == "sampling_probability" else leaf)[k] = v
+
+
+@pytest.mark.parametrize("fixture,edit", [
+    ("pld-delta", _pld_rate),
+    ("gdp-certify-expr", lambda c: c["inputs"].update(eps_h="2000000")),
+    ("events-delta", lambda c: _event_leaf(c, sampling_probability="1.5")),
+    ("events-delta", lambda c: _event_leaf(c, count=20_000_000)),
+    ("rdp-to-dp-optimal", lambda c: c["inputs"].update(alpha="1")),
+], ids=["rate-2", "eps_h-2e6", "probability-1.5", "count-2e7", "alpha-1"])
+def test_an_input_outside_the_producers_domain_is_malformed_not_false(fixture, edit, tmp_path):
+    # adv35 X2: such inputs answered exit 1 ("the stated result is false"); the producer refuses each
+    # input (exit 2), so no certificate it writes has one: exit 2, out of bounds, as for every cap
+    c = json.loads((ROOT / f"tests/certificate/format2/{fixture}.json").read_text())
+    edit(c)
+    code, msg = verify_file(_write(tmp_path, "c.json", reseal(c)), budget_seconds=20)
+    assert code == 2, msg

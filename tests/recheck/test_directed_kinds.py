@@ -14,7 +14,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from dpverify.errors import CertificateRejected, CouldNotReprove
+from dpverify.errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from dpverify.recheck import gdp, gdpt, rdp, shuffle
 from dpverify.recheck.core import arith, mpfr_to_mpf
 
@@ -254,7 +254,8 @@ def test_shuffle_cell_masses_enclose_the_high_precision_masses(pair) -> None:
 
 
 def test_thm45_refuses_inputs_outside_the_theorem() -> None:
-    with pytest.raises(CertificateRejected):
+    # outside the producer's domain: malformed (exit 2), not false (adv35 X2)
+    with pytest.raises(MalformedCertificate):
         gdp.recheck_thm45({"eps": "-1", "delta": "1e-5"}, _THIRTY)
 
 
