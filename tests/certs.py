@@ -26,6 +26,22 @@ def record(cert: dict) -> None:
     write(cert, Path(target) / f"{name}-{cert['digest'][:16]}.json")
 
 
+def reword(cert: dict) -> dict:
+    """A consistent forger also rewrites the words that follow from the inputs (statement,
+    source, the sampled kinds' theorem list: dpverify/certificate/prose.py), so that what
+    refuses the forgery is the second route, not the words."""
+    from dpverify.certificate import prose
+
+    claim, inputs, result = cert["claim"], cert["inputs"], cert["result"]
+    kind = claim["quantity"]
+    if "id" not in claim:
+        claim["statement"] = prose.statement(kind, inputs, result)
+        claim["source"] = prose.source(kind, inputs)
+    if kind in prose.THEOREM_KINDS and "theorems" in result:
+        result["theorems"] = prose.theorems(kind, inputs)[0]
+    return cert
+
+
 def reseal(cert: dict) -> dict:
     """A forger recomputes the digest, so only the re-derivation can catch the forgery."""
     cert["digest"] = compute_digest(cert)

@@ -6,13 +6,12 @@ from typing import Any, Mapping
 
 from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
+from .prose import PLD_SOURCE
 from .writer import make_certificate
 
 __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
            "PLD_SOURCE", "ENCLOSES", "encloses"]
 
-#: what the PLD accountant's enclosures rest on (dominating pairs, composition, discretisation)
-PLD_SOURCE = "AFA Def 7, Thm 10, Thm 11; Doroshenko et al. 2022 (connect-the-dots)"
 
 #: what ``result.enclosure`` encloses, per kind (format 2: ``result.quantity``);
 #: ``{name}`` fields are filled from the inputs
@@ -51,27 +50,27 @@ def encloses(quantity: str, inputs: Mapping[str, Any]) -> str:
 def quantity_certificate(
     *,
     quantity: str,
-    statement: str,
-    source: str,
+    source: "str | None" = None,
     inputs: Mapping[str, Any],
     enclosure: Enclosure,
     algorithm: str,
     extra_result: "Mapping[str, Any] | None" = None,
+    statement: "str | None" = None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"quantity": encloses(quantity, inputs), "enclosure": enclosure.to_json()}
-    return _seal(quantity, statement, source, inputs, result, extra_result, enclosure.precision_bits, algorithm)
+    return _seal(quantity, source, inputs, result, extra_result, enclosure.precision_bits, algorithm, statement)
 
 
 def verdict_certificate(
     *,
     quantity: str,
-    statement: str,
-    source: str,
+    source: "str | None" = None,
     inputs: Mapping[str, Any],
     verdict: Verdict,
     enclosure: "Enclosure | None",
     algorithm: str,
     extra_result: "Mapping[str, Any] | None" = None,
+    statement: "str | None" = None,
 ) -> dict[str, Any]:
     """Certificate of a check: ``result.verdict`` plus the deciding enclosure."""
     result: dict[str, Any] = {"verdict": verdict.outcome.value, "reason": verdict.reason}
@@ -79,17 +78,21 @@ def verdict_certificate(
         result["quantity"] = encloses(quantity, inputs)
         result["enclosure"] = enclosure.to_json()
     bits = enclosure.precision_bits if enclosure is not None else 0
-    return _seal(quantity, statement, source, inputs, result, extra_result, bits, algorithm)
+    return _seal(quantity, source, inputs, result, extra_result, bits, algorithm, statement)
 
 
-def _seal(quantity: str, statement: str, source: str, inputs: Mapping[str, Any], result: dict[str, Any],
-          extra_result: "Mapping[str, Any] | None", precision_bits: int, algorithm: str) -> dict[str, Any]:
+def _seal(quantity: str, source: "str | None", inputs: Mapping[str, Any], result: dict[str, Any],
+          extra_result: "Mapping[str, Any] | None", precision_bits: int, algorithm: str,
+          statement: "str | None") -> dict[str, Any]:
     """The claim block and the kind-specific extra result fields, sealed by the writer
-    (one place, so a quantity and a verdict certificate of a kind cannot differ in it)."""
+    (one place, so a quantity and a verdict certificate of a kind cannot differ in it); the
+    writer words the statement and the source from the kind's (:mod:`.prose`); a ``statement``
+    or ``source`` given here must be that text (anything else is a writer's bug, exit 4)."""
     if extra_result:
         result.update(extra_result)
     return make_certificate(
-        claim={"quantity": quantity, "statement": statement, "source": source},
+        claim={"quantity": quantity, **({"statement": statement} if statement else {}),
+               **({"source": source} if source else {})},
         inputs=inputs,
         result=result,
         precision_bits=precision_bits,
@@ -126,15 +129,11 @@ def claim_certificate(claim: Claim, enclosure: Enclosure, verdict: Verdict) -> d
     )
 
 
-def pld_answer_certificate(*, quantity: str, relation: str, inputs: Mapping[str, Any], answer: Any) -> dict[str, Any]:
+def pld_answer_certificate(*, quantity: str, inputs: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     """Certificate of a DP-SGD PLD enclosure (``pld.epsilon`` or ``pld.delta``): the one
     builder behind ``audit dpsgd`` and the sweep's audit task, so both write the same bytes."""
-    name = {"pld.epsilon": "epsilon(delta)", "pld.delta": "delta(eps)"}[quantity]
     return quantity_certificate(
         quantity=quantity,
-        statement=f"{name} of the composed (Poisson-subsampled) mechanisms under the "
-        f"{relation} relation lies in [lo, hi]",
-        source=PLD_SOURCE,
         inputs=inputs,
         enclosure=answer.enclosure,
         algorithm="pessimistic connect-the-dots and optimistic quantised pairs on the grid "

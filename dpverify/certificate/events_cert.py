@@ -16,8 +16,6 @@ from .build import quantity_certificate, verdict_certificate
 
 __all__ = ["answer_certificate", "claim_certificate"]
 
-SOURCE = ("AFA Def 7, Thm 10, Thm 11, Prop 30, Cor 32; LT Thm 4.5; Doroshenko et al. 2022 "
-          "(connect-the-dots); per-pair theorems in result.theorems")
 
 
 def _inputs(tree: Any, ans: EventAnswer, digits: Optional[int]) -> dict[str, Any]:
@@ -39,16 +37,14 @@ def answer_certificate(tree: Any, ans: EventAnswer, *, delta: Any = None, eps: A
         return RC.bracket_certificate(RC.tree_inputs(tree), ans.details["bracket"], delta=delta, eps=eps)
     inputs = _inputs(tree, ans, digits)
     if delta is not None:
-        quantity, name = "events.epsilon", "epsilon(delta)"
+        quantity = "events.epsilon"
         inputs["delta"] = exact_str(parse_exact(delta, "delta"))
     else:
-        quantity, name = "events.delta", "delta(eps)"
+        quantity = "events.delta"
         inputs["eps"] = exact_str(parse_exact(eps, "eps"))
     return quantity_certificate(
         quantity=quantity,
-        statement=f"{name} of the composed dominating pairs of the event tree under the {ans.relation.value} "
-                  "relation lies in [lo, hi] (an upper bound for the mechanism; equal to it where the pairs are tight)",
-        source=SOURCE, inputs=inputs, enclosure=ans.enclosure,
+        inputs=inputs, enclosure=ans.enclosure,
         algorithm=f"{ans.method}: certified discretisation per pair, exact convolution, suffix-sum queries",
         extra_result={k: v for k, v in ans.to_json().items() if k != "enclosure"},
     )
@@ -67,8 +63,7 @@ def claim_certificate(tree: Any, verdict: Verdict, ans: Optional[EventAnswer], r
               "claimed_eps": claimed_eps, "delta": delta}
     return verdict_certificate(
         quantity="events.claim",
-        statement=f"the event tree is (claimed_eps, delta)-DP under {relation}: certified delta(claimed_eps) <= delta",
-        source=SOURCE, inputs=inputs, verdict=verdict,
+        inputs=inputs, verdict=verdict,
         enclosure=ans.enclosure if ans is not None else None,
         algorithm="PLD accountant on the event tree, refined until the verdict is decided",
         extra_result=({k: v for k, v in ans.to_json().items() if k != "enclosure"} if ans else None),

@@ -29,10 +29,6 @@ def tree_inputs(tree: Any) -> dict[str, Any]:
     return {"event": event_to_json(tree), "sensitivity_convention": SENSITIVITY_CONVENTION}
 
 
-def _what(inputs: dict[str, Any]) -> str:
-    return "the event tree inputs.event" if "event" in inputs else "Poisson-sampled DP-SGD"
-
-
 def _result(b: dict[str, Any], quantity: str) -> dict[str, Any]:
     out = {"quantity": quantity, "enclosure": {"lo": b["lo"], "hi": b["hi"]},
            "neighboring": "replace-one", "theorems": list(R.THEOREMS), "upper": b["upper"]}
@@ -41,17 +37,12 @@ def _result(b: dict[str, Any], quantity: str) -> dict[str, Any]:
     return out
 
 
-#: the given input -> (kind, what the enclosure encloses, statement of {what}, algorithm)
+#: the given input -> (kind, what the enclosure encloses, algorithm); the statement is the
+#: kind's template (:mod:`.prose`)
 _QUERIES = {
     "delta": ("replace.epsilon", "epsilon(delta={})",
-              "epsilon(delta) of {} under replace-one lies in [lo, hi]: lo is attained by a zero-contribution "
-              "replacement, hi = 2 eps* with (1 + e^eps*) delta_add-remove(eps*) <= delta (group privacy); "
-              "result.lower is the remove direction's epsilon, result.upper delta_add-remove(eps*)",
               "PLD accountant (remove direction: epsilon; add/remove: delta at eps* = hi/2)"),
     "eps": ("replace.delta", "delta(eps={})",
-            "delta(eps) of {} under replace-one lies in [lo, hi]: lo is the remove direction's delta(eps), "
-            "attained by a zero-contribution replacement; hi >= (1 + e^(eps/2)) delta_add-remove(eps/2) (group "
-            "privacy), or 1; result.lower and result.upper are those two curves' enclosures",
             "PLD accountant (remove direction: delta at eps; add/remove: delta at eps/2)"),
 }
 
@@ -64,9 +55,8 @@ def bracket_certificate(inputs: dict[str, Any], b: dict[str, Any], delta: Option
         raise ValueError("give exactly one of delta or eps")
     key, value = ("delta", delta) if delta is not None else ("eps", eps)
     ins = dict(inputs, neighboring="replace-one", **{key: exact_str(parse_exact(value, key))})
-    kind, name, statement, algorithm = _QUERIES[key]
-    return make_certificate(claim={"quantity": kind, "statement": statement.format(_what(inputs)),
-                                   "source": R.SOURCE},
+    kind, name, algorithm = _QUERIES[key]
+    return make_certificate(claim={"quantity": kind},
                             inputs=ins, result=_result(b, name.format(ins[key])), precision_bits=256,
                             algorithm=algorithm)
 
@@ -78,9 +68,6 @@ def claim_certificate(inputs: dict[str, Any], b: dict[str, Any], verdict: str, r
     res = _result(b, f"epsilon(delta={ins['delta']})")
     res.update({"verdict": verdict, "reason": reason})
     return make_certificate(
-        claim={"quantity": "replace.claim",
-               "statement": f"{_what(inputs)} is (claimed_eps, delta)-DP under replace-one: certified "
-                            "epsilon(delta) <= claimed_eps",
-               "source": R.SOURCE, "relation": {"kind": "le", "bound": ins["claimed_eps"]}},
+        claim={"quantity": "replace.claim", "relation": {"kind": "le", "bound": ins["claimed_eps"]}},
         inputs=ins, result=res, precision_bits=256,
         algorithm="the epsilon bracket of replace.epsilon, compared with the claimed epsilon")

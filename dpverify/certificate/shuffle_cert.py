@@ -11,32 +11,15 @@ from typing import Any
 
 from ..ball import exact_str, parse_exact
 from ..sampling import shuffle as S
+from .prose import shuffle_theorems
 from .writer import make_certificate
 
 __all__ = ["bracket_certificate", "claim_certificate", "theorems"]
 
 
-def _cdf(k: int) -> str:
-    return "Phi(x)" if k == 0 else f"Phi(x-{'' if k == 1 else k}m)"
-
-
 def theorems(r: "S.ShuffleRun") -> list[str]:
-    a, b = S.pair_shifts(r.relation)
-    x_other = ("-1" if r.relation is S.Relation.REPLACE_ONE else "0 (the special record)"
-               if r.relation is S.Relation.REPLACE_SPECIAL else "absent (its slot empty, gradient 0)")
-    released = "" if r.relation is S.Relation.REPLACE_ONE else "; the pair of their released ShuffleAccountant"
-    scheme = ("persistent shuffling: the epoch sums Z_t = sum_e Y_(e,t)/sqrt(E) of one epoch with m sqrt(E)"
-              if r.persistent else "dynamic shuffling: independent epochs, the binned statistic composed E times")
-    return [
-        f"upper end: Gaussian pair with mu = {S.sensitivity(r.relation)} sqrt(E)/sigma (no amplification: "
-        "each record in exactly one batch per epoch; AFA Thm 10 per permutation, joint convexity over "
-        "permutations; valid for dynamic and persistent shuffling)",
-        f"lower end: concrete dataset pair (Chua et al. ICML 2024 Sec 4{released}): every other record's gradient -1, x* +1 in D and {x_other} in D'; max of each "
-        "epoch's batch sums less their known values, over sigma, with m = 1/sigma: "
-        f"P(M<=x) = {_cdf(a)}Phi(x)^(T-1), Q(M<=x) = {_cdf(b)}Phi(x)^(T-1), T = {r.batches}; {scheme}; "
-        "binned and grouped (post-processing), P rounded down and Q up",
-        S.relation_note(r.relation),
-    ]
+    """``result.theorems``: the one list verify rebuilds from the inputs (:mod:`.prose`)."""
+    return shuffle_theorems(r.relation.value, r.persistent, r.batches)
 
 
 def _result(r: "S.ShuffleRun", b: dict[str, Any], name: str) -> dict[str, Any]:
@@ -65,10 +48,7 @@ def bracket_certificate(r: "S.ShuffleRun", b: dict[str, Any], *, delta: Any = No
     inputs = r.inputs()
     quantity, name = query(inputs, "shuffle", delta, eps)
     return make_certificate(
-        claim={"quantity": quantity,
-               "statement": f"{name} of DP-SGD with {r.sampling} batches ({r.relation.value}) lies in [lo, hi]: "
-                            "lo is attained by a concrete dataset pair, hi bounds every pair",
-               "source": S.SOURCE},
+        claim={"quantity": quantity},
         inputs=inputs, result=_result(r, b, name), precision_bits=S._PREC,
         algorithm="lower: exact integer composition of the binned max statistic (flint fmpz_poly), "
                   "prefix scan of classes; upper: certified Gaussian eps/delta (arb)")
@@ -81,9 +61,6 @@ def claim_certificate(r: "S.ShuffleRun", b: dict[str, Any], verdict: str, reason
     res.update({"verdict": verdict, "reason": reason})
     return make_certificate(
         claim={"quantity": "shuffle.claim",
-               "statement": f"DP-SGD with {r.sampling} batches is (claimed_eps, delta)-DP under "
-                            f"{r.relation.value}: certified epsilon(delta) <= claimed_eps",
-               "source": S.SOURCE,
                "relation": {"kind": "le", "bound": inputs["claimed_eps"]}},
         inputs=inputs, result=res, precision_bits=S._PREC,
         algorithm="the epsilon bracket of shuffle.epsilon, compared with the claimed epsilon")

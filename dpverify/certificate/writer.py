@@ -19,6 +19,7 @@ from .._version import __version__
 from ..errors import InternalError
 from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonical_bytes, compute_digest,
                      foreign_inputs, schema_errors)
+from .prose import source, statement
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
            "validate_written", "dumps", "write"]
@@ -43,14 +44,38 @@ def make_certificate(
 ) -> dict[str, Any]:
     """Assemble a format-2 certificate and seal it with its digest.
 
-    ``claim`` needs at least ``quantity``, ``statement`` and ``source``;
+    ``claim`` needs at least ``quantity``; its ``statement`` and ``source`` are the kind's,
+    filled from the inputs (:func:`.prose.statement`, :func:`.prose.source`; a registry claim,
+    with an ``id``, brings its own);
     ``inputs`` holds the exact input strings as the user gave them (counts as
     integers: :data:`COUNT_KEYS`). ``software`` lists every other program that
     produced a number in the certificate: ``{"name", "version", "settings"}``.
     """
-    for key in ("quantity", "statement", "source"):
+    for key in ("quantity",) + (("statement", "source") if "id" in claim else ()):
         if key not in claim:
             raise ValueError(f"certificate claim lacks {key!r}")
+    typed = _typed_inputs(inputs)
+    # an absent detail is left out, not written as null (the schema types every field);
+    # details the second route cannot re-prove stay out of every certificate
+    kept = {k: v for k, v in result.items() if v is not None and k not in UNVERIFIABLE_DETAILS}
+    claim = dict(claim)
+    if "id" not in claim:
+        # the statement is the kind's template filled from these inputs, the one verify
+        # rebuilds (prose.py); a writer does not word it itself
+        try:
+            words = statement(claim["quantity"], typed, kept)
+        except (KeyError, ValueError) as exc:
+            raise InternalError(f"no statement for this {claim['quantity']} certificate: {exc}") from None
+        cited = source(claim["quantity"], typed)
+        if cited is None:
+            raise InternalError(f"no source for this {claim['quantity']} certificate")
+        for key, text in (("statement", words), ("source", cited)):
+            if claim.get(key, text) != text:
+                raise InternalError(f"{claim['quantity']}: the writer's {key} {claim[key]!r} is not the kind's "
+                                    f"{text!r}")
+        # key order as the writers always wrote it (the file's bytes; the digest sorts keys)
+        claim = {"quantity": claim["quantity"], "statement": words, "source": cited,
+                 **{k: v for k, v in claim.items() if k not in ("quantity", "statement", "source")}}
     method: dict[str, Any] = {
         "backend": _backend(),
         "precision_bits": int(precision_bits),
@@ -63,11 +88,9 @@ def make_certificate(
     cert: dict[str, Any] = {
         "format": FORMAT,
         "dpverify": __version__,
-        "claim": dict(claim),
-        "inputs": _typed_inputs(inputs),
-        # an absent detail is left out, not written as null (the schema types every field);
-        # details the second route cannot re-prove stay out of every certificate
-        "result": {k: v for k, v in result.items() if v is not None and k not in UNVERIFIABLE_DETAILS},
+        "claim": claim,
+        "inputs": typed,
+        "result": kept,
         "method": method,
     }
     cert["digest"] = compute_digest(cert)

@@ -194,7 +194,7 @@ def _dpsgd(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     inputs["digits"] = digits
-    cert = pld_answer_certificate(quantity=quantity, relation=rel.value, inputs=inputs, answer=ans)
+    cert = pld_answer_certificate(quantity=quantity, inputs=inputs, answer=ans)
     rw = ans.details()["relative_width"]
     width = "relative width unbounded (lower end 0)" if rw is None else f"relative width {rw}"
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; {width}, {ans.seconds:.1f} s)")
@@ -306,9 +306,7 @@ def _claim(args, events, inputs, rel, budget, progress) -> int:
         result.update(ans.details())
     cert = make_certificate(
         claim={"quantity": "pld.claim",
-               "statement": f"the composed mechanism is (claimed_eps, delta)-DP under {rel.value}: "
-                            "certified delta(claimed_eps) <= delta",
-               "source": SOURCE, "relation": {"kind": "le", "bound": exact_str(V.open_unit("delta", args.delta))}},
+               "relation": {"kind": "le", "bound": exact_str(V.open_unit("delta", args.delta))}},
         inputs=inputs,
         result=result,
         precision_bits=ans.unit_bits if ans is not None else 0,

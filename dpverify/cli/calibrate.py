@@ -28,7 +28,6 @@ from ._common import add_concept, add_output_options, add_schedule_options, emit
 
 ORDER = 62
 
-SOURCE = "AFA Def 7, Thm 10, Thm 11; data processing for the hockey-stick divergence"
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -68,13 +67,6 @@ def _rel_width(args: argparse.Namespace) -> str:
     return f"1e-{V.integer('digits', args.digits, lo=DIGITS_CALIBRATE.lo or 1, hi=DIGITS_CALIBRATE.hi or 6)}"
 
 
-def _statement(ends: dict[str, Any], head: str, clauses: list[tuple[str, str]]) -> str:
-    """The claim's statement: ``head`` (the safe end) and the clause of every other end the
-    certificate records, in order. An end that was not proved (no failing value found within
-    the search) is not named: verify refuses a statement that names an end it cannot read."""
-    return head + "".join(text for name, text in clauses if name in ends)
-
-
 def certificate(cal: Calibration) -> dict[str, Any]:
     """The calibration certificate: inputs define the template and target;
     result.bracket is the claim re-proved end by end by ``verify``."""
@@ -87,9 +79,6 @@ def certificate(cal: Calibration) -> dict[str, Any]:
     if cal.tight:
         if cal.unsafe is not None:
             ends["unsafe"] = cal.unsafe.to_json(t.integer, cal.delta)
-        statement = _statement(ends, f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at "
-                               f"{t.parameter} = result.ends.safe.value",
-                               [("unsafe", " and fails at result.ends.unsafe.value")])
     else:
         # fixed batches: the dominating pair is not known to be tight, so its
         # end is the accountant's limit; the mechanism's failure is proved by
@@ -108,10 +97,6 @@ def certificate(cal: Calibration) -> dict[str, Any]:
         # not written as certified
         for end in ends.values():
             end.pop("delta_at_target", None)
-        statement = _statement(ends, f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP holds at "
-                               f"{t.parameter} = result.ends.safe.value (AFA Cor 32 pair)",
-                               [("unsafe", " and fails at result.ends.unsafe.value (realised pair)"),
-                                ("pair_limit", "; the Cor 32 pair exceeds the target at result.ends.pair_limit.value")])
     result = {
         "verdict": "holds",
         "ends": ends,
@@ -121,7 +106,7 @@ def certificate(cal: Calibration) -> dict[str, Any]:
         **extra,
     }
     return make_certificate(
-        claim={"quantity": "calibrate.bracket", "statement": statement, "source": SOURCE},
+        claim={"quantity": "calibrate.bracket"},
         inputs=inputs, result=result, precision_bits=0,
         algorithm="float proposal (coarse PLD, Richardson), certified PLD enclosures of "
         "delta(target_eps) at the two exact ends",
@@ -140,25 +125,10 @@ def sampled_certificate(cal: Any) -> dict[str, Any]:
         ends["unsafe"] = cal.unsafe.to_json(cal.integer)
     if cal.pair_limit is not None:
         ends["pair_limit"] = cal.pair_limit.to_json(cal.integer)
-    E, D = exact_str(cal.target_eps), exact_str(cal.delta)
-    if cal.template == "dpsgd-shuffle":
-        statement = _statement(ends, f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value "
-                               "(no-amplification Gaussian)",
-                               [("unsafe", " and fails at result.ends.unsafe.value (a concrete dataset pair, max "
-                                 "of batch sums)"),
-                                ("pair_limit", "; the Gaussian upper bound exceeds the target at "
-                                 "result.ends.pair_limit.value")])
-        source = "no amplification (AFA Thm 10, joint convexity); Chua et al. ICML 2024 Sec 4; data processing"
-    else:
-        statement = _statement(ends, f"({E}, {D})-DP holds at {cal.parameter} = result.ends.safe.value",
-                               [("unsafe", " and fails at result.ends.unsafe.value")]) + (
-            " (the balls-in-bins pair of Chua et al. AISTATS 2025, realised by a concrete dataset pair, epochs "
-            "composed by AFA Thm 10)")
-        source = "Chua et al. AISTATS 2025 (balls-in-bins pair); AFA Thm 10; data processing"
     result = {"verdict": "holds", "ends": ends, "monotonicity": cal.monotonicity,
               "relative_width": None if cal.rel_width is None else f"{cal.rel_width:.3g}", "pairs": cal.pairs}
     return make_certificate(
-        claim={"quantity": "calibrate.bracket", "statement": statement, "source": source},
+        claim={"quantity": "calibrate.bracket"},
         inputs=inputs, result=result, precision_bits=256,
         algorithm="float proposals (Gaussian root, secant, bisection); certified bounds of delta(target_eps) "
         "at each exact end (shuffle: arb Gaussian and exact class products; balls-in-bins: full enclosures)")

@@ -44,10 +44,6 @@ def _rr64(args: argparse.Namespace) -> int:
     lines.append(f"{len(res.rows)} rows; {res.verdict.outcome.value}: {res.verdict.reason}")
     cert = quantity_certificate(
         quantity="dp.rr64",
-        statement="the supremum over all events and both directions of P(E|s) - e^eps P(E|1-s) "
-        "for GDPT's 4-output mechanism lies in [lo, hi]; result.verdict is the verdict "
-        "on delta0 + (1-delta0)(e^eps0 - e^eps)_+/(1+e^eps0)",
-        source="GDPT Thm 2.1/3.1 necessity proof (appendix B.1, '64 combinations')",
         inputs={"eps0": args.eps0, "delta0": args.delta0, "eps": args.eps, "digits": digits},
         enclosure=res.supremum,
         algorithm="enumeration of 16 events x 4 ordered input pairs; equality with the worst-case "

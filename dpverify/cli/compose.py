@@ -127,9 +127,6 @@ def _run(args: argparse.Namespace) -> int:
         line = f"{what} in {enc.short(digits + 2)}"
     cert = quantity_certificate(
         quantity=quantity,
-        statement=f"the {what} of the composition of the (eps_i, delta_i)-DP guarantees "
-        "(mechs, repeated k times) lies in [lo, hi]",
-        source="LT Thm 4.6 (tight adaptive composition), Cor 4.7, Thm 4.5",
         inputs=inputs,
         enclosure=enc,
         algorithm="LT Thm 4.6 recursion unrolled on the exact lattice of reachable shifts in arb; "

@@ -54,8 +54,6 @@ def _profile(args: argparse.Namespace) -> int:
     enc = profile_delta(profile, eps, digits)
     cert = quantity_certificate(
         quantity="dp.profile",
-        statement=f"delta(eps) of mechanism {spec.name} lies in [lo, hi]",
-        source="GDPT Sec 2 (privacy profile); mechanism formula in its module docstring",
         inputs={"mechanism": spec.name, **dict(profile.params()), "eps": args.eps, "digits": digits},
         enclosure=enc,
         algorithm=f"{type(profile).__module__}: closed form in arb, precision escalation",
@@ -88,9 +86,6 @@ def _implies(args: argparse.Namespace) -> int:
     need = verdict.enclosures["required_delta"]
     cert = quantity_certificate(
         quantity="dp.implies",
-        statement="the smallest delta with (eps0, delta0)-DP => (eps, delta)-DP lies in [lo, hi]; "
-        "result.verdict says whether the given delta reaches it",
-        source="GDPT Thm 3.1, Cor 3.1, Cor 3.2",
         inputs={"eps0": e0, "delta0": d0, "eps": e, "delta": d, "digits": digits},
         enclosure=need,
         algorithm="exact sign of an exponential sum (Lindemann-Weierstrass) + arb enclosure",

@@ -93,8 +93,6 @@ def _delta(args: argparse.Namespace) -> int:
     enc = delta_mu(args.mu, args.eps, digits)
     cert = quantity_certificate(
         quantity="gdp.delta",
-        statement="delta_mu(eps) lies in [lo, hi]",
-        source="GDPT eq. (2), Thm 3.2",
         inputs={"mu": args.mu, "eps": args.eps, "digits": digits},
         enclosure=enc,
         algorithm="erfc in arb ball arithmetic, precision escalation",
@@ -108,8 +106,6 @@ def _mu(args: argparse.Namespace) -> int:
     enc = mu_gdp(args.eps, args.delta, digits)
     cert = quantity_certificate(
         quantity="gdp.mu",
-        statement="the unique mu > 0 with delta_mu(eps) = delta lies in [lo, hi]",
-        source="GDPT Def 4.1, App D Alg 1, App A.5",
         inputs={"eps": args.eps, "delta": args.delta, "digits": digits},
         enclosure=enc,
         algorithm="certified root isolation (Illinois + bisection) on log delta_mu - log delta",
@@ -147,12 +143,6 @@ def _certify(args: argparse.Namespace) -> int:
     _within_verify_cap(spec.name, dict(profile.params()), cert_result.head, args.margin)
     status = cert_result.status
     # result.verdict: is the mechanism mu-GDP for a finite mu? (holds / fails / undecided = head only)
-    statement = {
-        "GDP": "the mechanism is mu-GDP exactly for mu >= mu*, and the optimal mu* lies in [lo, hi]",
-        "not GDP": "the mechanism is not mu-GDP for any finite mu (enclosure [inf, inf])",
-        "head only": "sup over [0, eps_h] of G_f lies in [lo, hi] ((eps_h, mu)-head GDP, GDPT Def 3.1); "
-        "the tail is not certified",
-    }[status]
     result = {
         "verdict": {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}[status],
         "quantity": "mu* = sup G_f (optimal GDP parameter)",
@@ -166,8 +156,6 @@ def _certify(args: argparse.Namespace) -> int:
     cert = make_certificate(
         claim={
             "quantity": "gdp.certify",
-            "statement": statement,
-            "source": "GDPT Def 4.1, Cor 4.1, Thm 4.5, Thm 4.6, Thm 4.4, App A Lemma 3",
         },
         inputs={
             "mechanism": spec.name,

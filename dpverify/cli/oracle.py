@@ -121,9 +121,6 @@ def _run(args: argparse.Namespace) -> int:
     cert = make_certificate(
         claim={
             "quantity": "oracle.rows",
-            "statement": "no reported epsilon is below the certified lower bound of epsilon(delta) "
-            "(verdict fails if one is: that accountant's guarantee is false)",
-            "source": "AFA Thm 10, 11 (dominating pairs) via dpverify's PLD accountant",
         },
         inputs=inputs,
         result={

@@ -25,13 +25,6 @@ from ._mechanism import add_mechanism_options, mechanism_spec
 
 ORDER = 40
 
-_SOURCES = {
-    "classic": "ABC Thm 1 / eq. (4); Mironov 2017 Prop 3",
-    "balle": "Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020 Prop 12",
-    "optimal": "ABC Thm 3 (eq. 16)",
-}
-
-
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("rdp", help="Renyi DP: divergences and RDP -> DP conversions",
                        description="Renyi differential privacy, certified.")
@@ -116,8 +109,6 @@ def _divergence(args: argparse.Namespace) -> int:
     params = dict(curve_from_spec(spec).params())
     cert = quantity_certificate(
         quantity="rdp.divergence",
-        statement=f"D_alpha of mechanism {spec.name}, composed {k} times, lies in [lo, hi]",
-        source="ABC Sec II (Renyi divergence); formulas in dpverify/rdp module docstrings",
         inputs={"mechanism": spec.name, **params, "alpha": args.alpha, "compositions": str(k),
                 "digits": digits},
         enclosure=enc,
@@ -142,9 +133,6 @@ def _epsilon(args: argparse.Namespace) -> int:
     params = dict(curve_from_spec(spec).params())
     cert = quantity_certificate(
         quantity="rdp.epsilon",
-        statement=f"inf over real alpha > 1 of the {conversion} conversion of the RDP curve of "
-        f"{spec.name} composed {k} times, at delta, lies in [lo, hi]",
-        source=_SOURCES[conversion],
         inputs={"mechanism": spec.name, **params, "compositions": str(k), "delta": args.delta,
                 "conversion": conversion, "digits": digits},
         enclosure=res.enclosure,
@@ -168,8 +156,6 @@ def _to_dp(args: argparse.Namespace) -> int:
         quantity, target, what = "rdp.to_dp_delta", {"eps": args.eps}, "delta"
     cert = quantity_certificate(
         quantity=quantity,
-        statement=f"the {conversion} conversion of ({args.alpha}, {args.rdp})-RDP gives {what} in [lo, hi]",
-        source=_SOURCES[conversion],
         inputs={"alpha": args.alpha, "rdp": args.rdp, **target, "conversion": conversion, "digits": digits},
         enclosure=enc,
         algorithm="closed form in arb" if conversion != "optimal"

@@ -369,6 +369,13 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
             raise CertificateRejected(f"result.status={result['status']!r}, the independent route decides {status!r}")
         elif result["status"] == status:
             proved.add("status")
+    kind, model = tail.get("kind"), _tail_kind(name, inputs, head)
+    if kind == model or kind == "unknown" and tail.get("status") == "unknown":
+        # "unknown" with an unknown status asserts nothing (0.1.0 knew fewer tail models)
+        proved.add("tail.kind")
+    elif kind is not None:
+        raise CertificateRejected(f"result.tail.kind={str(kind)[:40]!r}, but the {name} mechanism's tail is "
+                                  f"{model!r} (the label follows from the mechanism and its inputs)")
     ts = tail.get("status")
     if v == "holds" and ts == "certified" or v == "fails" and ts == "not GDP" or ts not in (
             "certified", "not GDP"):
@@ -384,6 +391,23 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
                          details=details)
     return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=re.verdict, proved=frozenset(proved),
                    details=re.details)
+
+
+def _tail_kind(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any]) -> str:
+    """The label of the tail model the writer uses for ``name`` (gdp/tail.py ``tail_model``):
+    "head" where the head alone decides not GDP (head.unbounded, re-proved), "zero" past the
+    largest privacy loss (:func:`_support_end`), "constant" for a positive delta0 (approx,
+    subsampled), the closed forms of the Gaussian and GDPT's two examples, else "unknown"."""
+    if head.get("unbounded"):
+        return "head"
+    fixed = {"gaussian": "gaussian", "sgd-example": "gauss_exp", "icea-example": "power"}
+    if name in fixed:
+        return fixed[name]
+    if name in ("approx", "subsampled") and exact_input(inputs, "delta0") > 0:
+        return "constant"
+    if name == "laplace" or _support_end(name, inputs) is not None:
+        return "zero"
+    return "unknown"
 
 
 def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) -> Optional[tuple[mpf, mpf]]:

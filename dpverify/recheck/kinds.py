@@ -15,14 +15,18 @@ A row states
   accept a kind whose needed end is not ``proved`` or ``exact``: such a
   certificate answers exit 3, never 0.
 * ``certified``: result fields besides ``enclosure`` / ``verdict`` that the
-  certificate presents as certified numbers or verdicts. The re-checker must
+  certificate presents as certified numbers, verdicts or labels. The re-checker must
   report each one it re-proved in :attr:`Recheck.proved` (or an independent
   enclosure in :attr:`Recheck.details`); one that is present but was not
-  re-proved makes the certificate exit 3.
+  re-proved makes the certificate exit 3. Labels (``theorems`` of the sampled
+  kinds, ``tail.kind``) are rebuilt from the kind and the inputs
+  (:mod:`dpverify.certificate.prose`, recheck/gdpt.py) and refused (exit 1)
+  when they differ.
 * ``hints``: untrusted guidance (argmax, breakpoints, grids, alpha*); they may
   steer the search, everything they imply is re-proved.
 * ``info``: free text, counters and echoes of the inputs that state no number
-  of the claim (reasons, theorem names, evaluation counts).
+  of the claim (the writer's ``reason`` comments, evaluation counts); verify does
+  not read them and they are not part of what it confirms.
 * ``unverifiable``: fields that would state a number the second route cannot
   re-prove; a certificate that carries one is refused (exit 1).
 
@@ -147,11 +151,11 @@ _ROWS: list[Kind] = [
          verdict=P("tail re-derived (support end, Gaussian mu0, Mills conditions, not-GDP tails); head.unbounded "
                    "only where f(argmax) = 1 is decided exactly"),
          certified=("status", "head.enclosure", "head.unbounded", "head.mu_hi_exact", "tail.status",
-                    "tail.limit"),
+                    "tail.limit", "tail.kind"),
          hints=("head.argmax", "head.breakpoints", "tail.bridge_to", "tail.bridge_breakpoints"),
          info=_COMMON_INFO + ("head.eps_h", "head.margin", "head.algorithm", "head.profile_evaluations",
                               "head.delta_mu_evaluations", "head.root_isolations", "head.cells",
-                              "head.taylor_cells", "head.closed_form", "tail.kind", "tail.reason",
+                              "head.taylor_cells", "head.closed_form", "tail.reason",
                               # the naive staircase's step D and its own error bound sqrt(2 pi) D
                               # (GDPT Alg 3): how the producer reached head.enclosure, which is
                               # re-proved cell by cell whatever they say
@@ -248,7 +252,7 @@ _ROWS: list[Kind] = [
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
              "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("mu",), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "theorems", "reason"),
+           certified=("mu", "theorems"), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "reason"),
            since=2)
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
     *[Kind(name, P("the balls-in-bins pair (Chua et al. 2025) on the recorded grid (a hint): cells rounded to "
@@ -263,7 +267,8 @@ _ROWS: list[Kind] = [
              "proof just below a recorded lower end that does not hold refutes the bracket) or the re-derived "
              "upper end (delta)"),
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
-           hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
+           certified=("theorems",), hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "reason"),
+           since=2)
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
     *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route of a DP-SGD schedule or of "
                    "an event tree of Gaussian / Laplace steps (a zero-contribution replacement realises removal; "
@@ -272,13 +277,13 @@ _ROWS: list[Kind] = [
              "second route, the factor and the product rounded up in MPFR; when the recorded lower end is not "
              "re-proved, the same bound just below it refutes the bracket"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"), since=2)
+           certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring", "reason"), since=2)
       for name in ("replace.epsilon", "replace.claim")],
     Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
                             "a zero-contribution replacement realises removal), its lower end >= lo"),
          P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
            "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
-         verdict=_CLAIM_V, certified=("lower", "upper"), info=_COMMON_INFO + ("neighboring", "theorems", "reason"),
+         verdict=_CLAIM_V, certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring", "reason"),
          since=2),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "

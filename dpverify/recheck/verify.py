@@ -3,7 +3,10 @@
 Trust boundary. ``verify`` trusts only the claim: ``claim.quantity`` and the
 inputs that define the quantity. Accuracy fields (``inputs.digits``), method
 fields, hints (breakpoints, argmax, alpha*, grid exponents, cell lists) and
-free text are untrusted: a hint may guide the search, and everything it
+comments (``result.reason``) are untrusted; the words that state the claim
+(``claim.statement``, ``claim.source``, the sampled kinds' ``result.theorems``)
+are rebuilt from the kind and the inputs by :mod:`dpverify.certificate.prose`
+and must match (exit 1). A hint may guide the search, and everything it
 implies is re-proved, so a forged hint can make ``verify`` slow or undecided,
 never accepting.
 
@@ -80,6 +83,7 @@ from . import kinds, limits, relations
 from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
+from ..certificate.prose import check_statement, check_theorems
 
 __all__ = [
     "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
@@ -453,6 +457,10 @@ def _verify(cert: Any) -> str:
         ignored.append("result.relative_width (the upper end's own accuracy, not the recorded bracket's)")
     limits.check_work(quantity, claim, inputs, result)
     kinds.check_agreement(quantity, claim, inputs, result)
+    # the words are the kind's template filled from these inputs (or the shipped claim's):
+    # a statement saying more than what is re-proved below is refused (adv34 F2)
+    ignored += check_statement(fmt, claim, inputs, result)
+    cited = frozenset({"theorems"}) if check_theorems(fmt, quantity, inputs, result) else frozenset()
     if quantity in kinds.MECHANISM_KINDS:
         kinds.check_mechanism_options(inputs)
     _check_result_quantity(result, inputs)
@@ -474,7 +482,7 @@ def _verify(cert: Any) -> str:
     for path, ind in re.details.items():
         accept_enclosure(enclosure_of(_field(result, path), f"result.{path}", 60), ind, f"result.{path}")
     ignored += list(re.unconfirmed)
-    proved = frozenset(re.proved) | frozenset(re.details) | _verdict_aliases(cert, fmt)
+    proved = frozenset(re.proved) | frozenset(re.details) | _verdict_aliases(cert, fmt) | cited
     kinds.check_details(kind, result, proved)
     shown = ""
     if recorded is not None:

@@ -73,6 +73,7 @@ from flint import arb, fmpz_poly
 
 from .. import _validate as V
 from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
+from ..certificate.prose import BINS_SOURCE
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..relation import Relation, relation as _relation
 
@@ -95,11 +96,7 @@ _COARSE, _FINE = 1 << 14, 1 << 18
 #: cells per doubling of the cell width beyond the unit cells, and most unit cells
 _PER, _UNITS = 256, 1 << 14
 
-SOURCE = ("the dominating pair of one balls-and-bins epoch (Chua et al., AISTATS 2025): P = (1/T) sum_t "
-          "N(e_t, sigma^2 I), Q = N(0, sigma^2 I); under Q, L = dP/dQ is the mean of T i.i.d. log-normals, "
-          "its law enclosed on a linear grid (outward cell rounding, masses and T-fold integer products rounded "
-          "up or down to units 2^-128), delta_remove = E[L] - c + E[(c - L)_+] with E[L] = 1, "
-          "delta_add = E[(1 - cL)_+]")
+SOURCE = BINS_SOURCE
 
 
 @dataclass(frozen=True)

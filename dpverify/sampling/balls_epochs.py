@@ -70,6 +70,7 @@ from flint import arb, fmpz_poly
 
 from .. import _validate as V
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
+from ..certificate.prose import BINS_EPOCHS_SOURCE
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..recheck.bins_plan import REFINED_DEGREE, ROUNDING_BUDGET, base_degree, cell_exponent, s_max, y_upper
@@ -84,11 +85,7 @@ _POINTS = 1 << 20
 #: per-epoch mass (float proposal) left outside the loss window at each end
 _WINDOW_TAIL = 1e-30
 
-SOURCE = ("adaptive composition (AFA Thm 10) of E balls-and-bins epochs, each re-allocated independently and "
-          "dominated by the pair of Chua et al. (AISTATS 2025); the per-epoch privacy-loss law (remove: under P, "
-          "add: under Q) enclosed from the linear-grid law of L (outward cell rounding, masses and T-fold integer "
-          "products rounded up or down to units 2^-128), rounded to the loss grid 2^-m Z, composed E times by "
-          "exact integer products rounded the same way; delta = E[(1 - e^{eps - X})_+] (AFA Lemma 37)")
+SOURCE = BINS_EPOCHS_SOURCE
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from . import balls as B
 from . import balls_epochs as BE
 from .balls import MAX_EPOCHS, BinsRun, run
 
-__all__ = ["BinsRun", "MAX_EPOCHS", "run", "enclose_eps", "enclose_delta", "source"]
+__all__ = ["BinsRun", "MAX_EPOCHS", "run", "enclose_eps", "enclose_delta"]
 
 
 def enclose_eps(r: BinsRun, delta: Any, digits: int = 6) -> dict[str, Any]:
@@ -33,8 +33,3 @@ def enclose_delta(r: BinsRun, eps: Any) -> dict[str, Any]:
     if r.epochs > 1:
         return BE.enclose_delta(r, eps)
     return B.enclose_delta(r, eps)
-
-
-def source(r: BinsRun) -> str:
-    """The theorem the run's enclosure rests on, as certificates cite it."""
-    return B.SOURCE if r.epochs == 1 else BE.SOURCE

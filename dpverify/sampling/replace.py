@@ -50,6 +50,7 @@ from typing import Any, Callable, Optional
 from .. import _validate as V
 from ..ball import ball, exact_str, lower_decimal, round_decimal_text, upper_decimal, working_precision
 from ..certificate.format import REPLACE_MAX_EPS
+from ..certificate.prose import REPLACE_SOURCE, REPLACE_THEOREMS
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..relation import Relation
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
@@ -57,18 +58,8 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 __all__ = ["group_privacy_epsilon", "group_privacy_delta", "poisson_replace_one_epsilon", "poisson_replace_one_delta",
            "not_covered", "tree_route", "decide", "THEOREMS", "SOURCE", "LOWER_END", "UPPER_END", "METHOD", "DIGITS"]
 
-SOURCE = ("group privacy (Dwork and Roth 2014, Thm 2.2) over the add/remove curves of AFA Thm 11 (1) + Thm 10 "
-          "(upper end); the remove direction realised by a zero-gradient replacement (lower end, AFA Thm 11 "
-          "Remark: tight)")
-THEOREMS = [
-    "upper end: delta_replace(2 eps) <= delta_remove(eps) + e^eps delta_add(eps) (group privacy through "
-    "D minus x; Dwork and Roth 2014 Thm 2.2), curves bounded by the certified PLD accountant (AFA Thm 10, "
-    "Thm 11 (1))",
-    "lower end: replacing x by a record of zero clipped gradient has the law of removing x under Poisson "
-    "sampling, so the remove-direction curve (tight, AFA Thm 11 Remark) is a lower bound",
-    "dp_accounting's PLD accountant answers a Poisson-sampled Gaussian under REPLACE_ONE with a pair whose "
-    "domination under composition has no published proof; its RDP accountant refuses the event",
-]
+SOURCE = REPLACE_SOURCE
+THEOREMS = list(REPLACE_THEOREMS)
 
 #: what each end of the bracket is (the labels of :class:`dpverify.EventAnswer`)
 LOWER_END = ("the remove direction's certified curve: replacing x by a record of zero clipped gradient has the "

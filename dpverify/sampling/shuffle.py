@@ -127,6 +127,7 @@ from flint import arb
 from .. import _validate as V
 from ..ball import ball, brief_str, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
 from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
+from ..certificate.prose import SHUFFLE_SOURCE, shuffle_pair_shifts, shuffle_relation_note
 from ..errors import InvalidParameter
 from ..limits import MAX_DATASET_SIZE
 from ..relation import Relation, relation as _relation
@@ -148,12 +149,7 @@ _UNIT_BITS = 96
 #: persistent) 2^-96 per cell would cost more than delta; the re-check's units are 2^-128 too
 _UNIT_BITS_ONE = 128
 
-SOURCE = ("upper end: no amplification (each record in exactly one batch per epoch; AFA Thm 10 "
-          "adaptive composition of the Gaussian steps, joint convexity of the hockey-stick divergence "
-          "over the permutations); lower end: a concrete dataset pair (every other record's gradient -1, "
-          "as in Chua et al.'s released ShuffleAccountant) and the max of each epoch's batch "
-          "sums (Chua et al., ICML 2024, Sec 4), binned, composed over independent epochs (dynamic "
-          "shuffling) or summed over epochs (persistent shuffling)")
+SOURCE = SHUFFLE_SOURCE
 
 
 @dataclass(frozen=True)
@@ -188,14 +184,7 @@ def sensitivity(rel: Relation) -> int:
 
 
 def relation_note(rel: Relation) -> str:
-    if rel is Relation.REPLACE_ONE:
-        return "replace-one: one record swapped, batch-sum sensitivity 2C, layout unchanged"
-    if rel is Relation.REPLACE_SPECIAL:
-        return "replace-special: one record replaced by a special record with zero gradient, sensitivity C"
-    return (f"{rel.value}: fixed-layout convention (the layout of the larger dataset is kept and a removed "
-            "record leaves its slot empty, sensitivity C); an implementation that re-cuts its batches after "
-            "a removal is not covered by the upper end, and the lower end's dataset pair assumes the same batch "
-            "sizes under both datasets")
+    return shuffle_relation_note(rel.value)
 
 
 def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, sampling: str,
@@ -288,11 +277,9 @@ class LowerHints:
 
 
 def pair_shifts(rel: Relation) -> tuple[int, int]:
-    """(a, b): the shift of x*'s batch sum, in units of C, under D (P) and under D' (Q)
-    for the lower end's dataset pair (every other record has gradient -1, its batch sums
-    subtracted). Replace-one: x* is +1 in D and -1 in D', (2, 0). Add-remove (fixed
-    layout) and replace-special: x* is +1 in D, its slot empty (gradient 0) in D', (2, 1)."""
-    return (2, 0) if rel is Relation.REPLACE_ONE else (2, 1)
+    """(a, b) of :func:`dpverify.certificate.prose.shuffle_pair_shifts` (the lower end's dataset
+    pair: the shift of x*'s batch sum, in units of C, under D and under D')."""
+    return shuffle_pair_shifts(rel.value)
 
 
 def _unit_ball(r: ShuffleRun) -> arb:

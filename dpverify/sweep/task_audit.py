@@ -186,9 +186,6 @@ class AuditTask:
                 result.update(ans.details())
             return make_certificate(
                 claim={"quantity": "pld.claim",
-                       "statement": f"the composed mechanism is (claimed_eps, delta)-DP under {rel.value}: "
-                                    "certified delta(claimed_eps) <= delta",
-                       "source": SOURCE,
                        "relation": {"kind": "le", "bound": exact_str(V.open_unit("delta", inputs["delta"]))}},
                 inputs=inputs,
                 result=result,
@@ -200,7 +197,7 @@ class AuditTask:
             ans = S.epsilon([ev], inputs["delta"], neighboring=rel, digits=digits, time_budget=budget)
         else:
             ans = S.delta([ev], inputs["eps"], neighboring=rel, digits=digits, time_budget=budget)
-        return pld_answer_certificate(quantity=plan.quantity, relation=rel.value, inputs=inputs, answer=ans)
+        return pld_answer_certificate(quantity=plan.quantity, inputs=inputs, answer=ans)
 
     def summarize(self, params: Mapping[str, Any], cert: Mapping[str, Any],
                   extra: Optional[Mapping[str, Any]]) -> dict:

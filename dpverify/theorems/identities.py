@@ -27,6 +27,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Sequence
 
+from ..certificate.prose import IDENTITY_SOURCES
 from ..errors import InvalidParameter
 from ..mechanisms.finite import FiniteMechanism
 
@@ -138,13 +139,13 @@ def _lt_thm51(P_in, Q_in, r: F, lam: F) -> F:
 
 
 IDENTITIES: dict[str, tuple[str, Callable[..., F]]] = {
-    "lt-eq7": ("LT eq. (7)", _lt_eq7),
-    "afa-lemma46": ("AFA Lemma 46", _afa_lemma46),
-    "afa-lemma19": ("AFA Lemma 19", _afa_lemma19),
-    "lt-eq19": ("LT eq. (19)", _lt_eq19),
-    "lt-eq21": ("LT eqs. (9), (21)", _lt_eq21),
-    "lt-eq12": ("LT eq. (12)", _lt_eq12),
-    "lt-thm5.1": ("LT Thm 5.1", _lt_thm51),
+    "lt-eq7": (IDENTITY_SOURCES["lt-eq7"], _lt_eq7),
+    "afa-lemma46": (IDENTITY_SOURCES["afa-lemma46"], _afa_lemma46),
+    "afa-lemma19": (IDENTITY_SOURCES["afa-lemma19"], _afa_lemma19),
+    "lt-eq19": (IDENTITY_SOURCES["lt-eq19"], _lt_eq19),
+    "lt-eq21": (IDENTITY_SOURCES["lt-eq21"], _lt_eq21),
+    "lt-eq12": (IDENTITY_SOURCES["lt-eq12"], _lt_eq12),
+    "lt-thm5.1": (IDENTITY_SOURCES["lt-thm5.1"], _lt_thm51),
 }
 
 

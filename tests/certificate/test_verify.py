@@ -123,6 +123,9 @@ def test_claim_verdict_tamper(tmp_path, capsys):
         verify_certificate(reseal(flipped))
     moved = copy.deepcopy(cert)
     moved["claim"]["relation"]["bound"] = "1e-203"  # now the claim would fail
+    with pytest.raises(CertificateRejected, match="not the shipped claim"):
+        verify_certificate(reseal(moved))  # the shipped record's relation is 1e-202
+    moved["claim"]["id"] = "a-claim-file-of-its-own"  # not bound to the registry: the verdict decides
     with pytest.raises(CertificateRejected, match="verdict"):
         verify_certificate(reseal(moved))
 
@@ -152,7 +155,7 @@ def test_thm45_verdict_tamper():
 
     verdict, slope = check_thm45("1", "1e-5")
     cert = verdict_certificate(
-        quantity="gdp.thm4.5", statement="s", source="GDPT Thm 4.5",
+        quantity="gdp.thm4.5", source="GDPT Thm 4.5",
         inputs={"eps": "1", "delta": "1e-5"}, verdict=verdict, enclosure=slope, algorithm="a",
     )
     assert "confirmed" in verify_certificate(cert)

@@ -34,8 +34,6 @@ def test_contains_mpmath_and_meets_width(mu, eps):
     record(
         quantity_certificate(
             quantity="gdp.delta",
-            statement="delta_mu(eps) lies in [lo, hi]",
-            source="GDPT eq. (2)",
             inputs={"mu": exact_str(mu), "eps": exact_str(eps), "digits": 15},
             enclosure=enc,
             algorithm="erfc in arb, precision escalation",

@@ -278,7 +278,7 @@ def test_clip_and_rectify_certificate():
     with working_precision(64):
         enc = Enclosure(ball(b), ball(b), 15, 64)
     inputs = {"y_minus": "-1", "y_plus": "3", "eps_h": "128", "mu": "1.5"}
-    cert = quantity_certificate(quantity="gdp.clip_rectify", statement="b", source="GDPT Thm 4.7",
+    cert = quantity_certificate(quantity="gdp.clip_rectify", source="GDPT Thm 4.7",
                                 inputs=inputs, enclosure=enc, algorithm="exact")
     assert "confirmed" in verify_certificate(cert)
     forged = copy.deepcopy(cert)

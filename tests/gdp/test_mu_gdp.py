@@ -36,8 +36,6 @@ def test_inverse_contains_delta_and_is_narrow(eps, delta):
     record(
         quantity_certificate(
             quantity="gdp.mu",
-            statement="the unique mu > 0 with delta_mu(eps) = delta lies in [lo, hi]",
-            source="GDPT Def 4.1, App A.5",
             inputs={"eps": exact_str(eps), "delta": exact_str(delta), "digits": 15},
             enclosure=enc,
             algorithm="certified root isolation",
@@ -82,7 +80,6 @@ def test_gdpt_thm_4_5_slope_bound(eps, delta):
     record(
         verdict_certificate(
             quantity="gdp.thm4.5",
-            statement="0 <= d mu_GDP(eps, delta)/d eps <= sqrt(2 pi)/2 at the given point",
             source="GDPT Thm 4.5",
             inputs={"eps": exact_str(eps), "delta": exact_str(delta)},
             verdict=verdict,
@@ -151,7 +148,7 @@ def test_eps_for_delta_tamper():
     from dpverify.gdp import eps_for_delta
 
     enc = eps_for_delta("1", "1e-5")
-    cert = quantity_certificate(quantity="gdp.eps", statement="s", source="GDPT eq. (2)",
+    cert = quantity_certificate(quantity="gdp.eps", source="GDPT eq. (2)",
                                 inputs={"mu": "1", "delta": "1e-5", "digits": 15},
                                 enclosure=enc, algorithm="a")
     assert "confirmed" in verify_certificate(cert)

@@ -233,6 +233,6 @@ def test_the_writer_refuses_an_input_its_kind_does_not_take():
     from dpverify.errors import InternalError
 
     with pytest.raises(InternalError, match="sampling is not an input of its kind"):
-        make_certificate(claim={"quantity": "gdp.delta", "statement": "s", "source": "s"},
+        make_certificate(claim={"quantity": "gdp.delta"},
                          inputs={"mu": "1", "eps": "1", "digits": 6, "sampling": "shuffle"},
                          result={"enclosure": {"lo": "0.1", "hi": "0.2"}}, precision_bits=64, algorithm="a")

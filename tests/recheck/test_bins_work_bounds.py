@@ -22,7 +22,7 @@ import pytest
 from dpverify.certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
 from dpverify.recheck import bins as RB
 
-from ..certs import outcome, reseal
+from ..certs import outcome, reseal, reword
 
 FIX = Path(__file__).parents[1] / "certificate" / "format2"
 
@@ -40,7 +40,7 @@ def _forge(name: str, **edits) -> dict:
         for k in head:
             obj = obj[k]
         obj[last] = value
-    return reseal(cert)
+    return reseal(reword(cert))
 
 
 @pytest.fixture

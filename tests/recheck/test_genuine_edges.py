@@ -178,6 +178,7 @@ def test_poisson_audit_at_delta_1e_1500_is_answered_before_the_work():
     answered exit 3 by the work cap before any knot is evaluated (the message names the cap),
     not after the whole budget. Its numbers are not re-proved here: the verdict is exit 3,
     never an accept."""
+    from dpverify.certificate.prose import PLD_SOURCE
     from dpverify.errors import CouldNotReprove
     from dpverify.recheck.verify import verify_certificate
 
@@ -185,7 +186,7 @@ def test_poisson_audit_at_delta_1e_1500_is_answered_before_the_work():
 
     c = reseal({
         "format": "dpverify-certificate/2", "dpverify": "0.1.0",
-        "claim": {"quantity": "pld.epsilon", "source": "AFA Def 7, Thm 10, Thm 11",
+        "claim": {"quantity": "pld.epsilon", "source": PLD_SOURCE,
                   "statement": "epsilon(delta) of the composed (Poisson-subsampled) mechanisms under the "
                                "add-remove relation lies in [lo, hi]"},
         "inputs": {"noise_multiplier": "1.1", "sampling_rate": "0.01", "steps": 10, "neighboring": "add-remove",

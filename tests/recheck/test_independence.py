@@ -4,7 +4,8 @@ independence is a checked property of the code, not a naming convention or a
 run-time sample.
 
 Allowed: the standard library, mpmath, gmpy2, jsonschema, ``dpverify.errors``,
-``dpverify._version``, ``dpverify.certificate.format`` and the package itself.
+``dpverify._version``, ``dpverify.files``, ``dpverify.certificate.format``,
+``dpverify.certificate.prose`` (the statement templates, stdlib only) and the package itself.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import dpverify.recheck
 RECHECK = Path(dpverify.recheck.__file__).parent
 THIRD_PARTY = {"mpmath", "gmpy2", "jsonschema"}
 DPVERIFY_ALLOWED = {"dpverify.errors", "dpverify._version", "dpverify.files", "dpverify.certificate.format",
-                    "dpverify.recheck"}
+                    "dpverify.certificate.prose", "dpverify.recheck"}
 MODULES = sorted(RECHECK.glob("*.py"))
 
 

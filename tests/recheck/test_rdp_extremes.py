@@ -21,7 +21,7 @@ import mpmath
 import pytest
 from mpmath import mpf
 
-from ..certs import outcome, reseal
+from ..certs import outcome, reseal, reword
 from ..rdp.test_to_dp import _abc_thm3_eps
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def _to_dp(a: str, rdp: str, t: mpf, rel: float) -> dict:
     c["result"]["quantity"] = "epsilon(delta=1e-50)"
     c["result"]["enclosure"] = {"lo": mpmath.nstr(t * (1 + rel - mpf("1e-10")), 25),
                                 "hi": mpmath.nstr(t * (1 + rel + mpf("1e-10")), 25)}
-    return reseal(c)
+    return reseal(reword(c))
 
 
 @pytest.mark.parametrize("a,rdp", [("2", "0.1"), ("32", "1")])

@@ -182,6 +182,10 @@ def test_gdp_thm51_at_a_negative_eps0_is_refused():
     cert["result"]["enclosure"] = {"lo": "-1.232035385344902204891058", "hi": "-1.232035385344899740820287"}
     cert["claim"]["relation"].update(lo="-1.232036387", hi="-1.232035385")
     cert["digest"] = compute_digest(cert)
+    with pytest.raises(CertificateRejected, match="not the shipped claim"):
+        verify_certificate(cert)  # the shipped record gdpt-thm5.1-eps1 is stated at eps0 = 1
+    cert["claim"]["id"] = "a-claim-file-of-its-own"  # words not bound to the registry: the domain refuses
+    cert["digest"] = compute_digest(cert)
     with pytest.raises(CertificateRejected, match="outside GDPT Thm 5.1"):
         verify_certificate(cert)
 

@@ -1,0 +1,583 @@
+"""The words of a certificate: one template per kind for ``claim.statement``, the
+``claim.source`` each kind cites and the ``result.theorems`` lists of the sampled kinds, shared
+by the writer (:func:`statement`, :func:`source`, :func:`theorems` fill them in) and by
+``verify`` (:func:`check_statement`, :func:`check_theorems` rebuild them from the kind, the
+inputs and the result and refuse any other text, exit 1).
+
+Why pinned. ``verify`` re-proves the kind, the inputs and the numbers; a statement is what a
+reader quotes. Before this module a statement rewritten to "(0.01, 1e-9)-DP" on a certificate
+whose re-proved epsilon is 0.798 was accepted (adv34 F2). Now a certificate states exactly the
+template of its kind, filled from its own inputs, so every sentence it carries says what the
+second route re-proved.
+
+Three kinds of certificate, three rules:
+
+* a product certificate (no ``claim.id``): the statement must be the kind's template filled
+  from the inputs (and, for ``gdp.certify`` and ``calibrate.bracket``, from the result fields
+  the statement names: ``result.status``, the recorded ends). A number in a template
+  (``epsilon(delta=1e-5)``) matches any decimal or fraction of the same exact value, because
+  writers of the released versions printed the number as the user typed it. Certificates an
+  earlier release wrote (format 1, and format 2 before this module) used older words: each
+  format keeps its own list (:data:`LEGACY`), accepted only in that format;
+* a registry claim (``claim.id`` of a record shipped in ``dpverify/theorems/claims``): the
+  statement, source, domain and note must be the record's, word for word (format 1 also
+  accepts the record's source of that release, :data:`LEGACY_SOURCES`);
+* a claim of somebody else's claim file (an id the shipped registry does not hold): its words
+  are that file's, which nothing here can bind; the claim is ``claim.relation`` on the
+  quantity, which ``verify`` decides. Its statement is named on the ``verify`` line as not part
+  of what is confirmed.
+
+``result.reason`` and ``tail.reason`` are the writer's comments on numbers that are re-proved;
+nothing here reads them (docs/reference/certificates.md, "What is not yet re-proved").
+
+Standard library only (``dpverify.recheck`` imports it; no arb).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from ..errors import CertificateRejected, MalformedCertificate
+
+__all__ = ["statement", "statements", "check_statement", "registry_record", "TEMPLATES", "LEGACY",
+           "UNBOUND", "theorems", "check_theorems", "bins_theorems", "shuffle_theorems", "REPLACE_THEOREMS",
+           "THEOREM_KINDS", "source"]
+
+#: the prose fields of a claim-file record that a registry certificate repeats word for word
+CLAIM_PROSE = ("statement", "source", "domain", "note")
+#: the fields that define a registry claim, which its certificate repeats exactly
+CLAIM_DEFINITION = ("quantity", "printed", "relation")
+#: the certificate's line names this for a claim of a claim file the package does not ship
+UNBOUND = "claim.statement (the words of a claim file this release does not ship; the claim is claim.relation)"
+
+_PAIRS = "the composed dominating pairs of the event tree"
+_BINS = "DP-SGD with balls-in-bins batches"
+_COMPOSE = "of the composition of the (eps_i, delta_i)-DP guarantees (mechs, repeated k times) lies in [lo, hi]"
+_REPLACE_EPS = ("epsilon(delta) of {what} under replace-one lies in [lo, hi]: lo is attained by a zero-contribution "
+                "replacement, hi = 2 eps* with (1 + e^eps*) delta_add-remove(eps*) <= delta (group privacy); "
+                "result.lower is the remove direction's epsilon, result.upper delta_add-remove(eps*)")
+_RR64 = ("the supremum over all events and both directions of P(E|s) - e^eps P(E|1-s) for GDPT's 4-output "
+         "mechanism lies in [lo, hi]; {field} is the verdict on delta0 + (1-delta0)(e^eps0 - e^eps)_+/(1+e^eps0)")
+_IMPLIES = "the smallest delta with (eps0, delta0)-DP => (eps, delta)-DP lies in [lo, hi]; {field} says whether the " \
+           "given delta reaches it"
+
+#: kind -> the statement the writer of this release writes; ``{name}`` fields come from
+#: :func:`_fields` (the certificate's inputs and result)
+TEMPLATES: dict[str, str] = {
+    "pld.epsilon": "epsilon(delta) of the composed (Poisson-subsampled) mechanisms under the {rel} relation lies "
+                   "in [lo, hi]",
+    "pld.delta": "delta(eps) of the composed (Poisson-subsampled) mechanisms under the {rel} relation lies in [lo, hi]",
+    "pld.claim": "the composed mechanism is (claimed_eps, delta)-DP under {rel}: certified delta(claimed_eps) <= delta",
+    "events.epsilon": "epsilon(delta) of " + _PAIRS + " under the {rel} relation lies in [lo, hi] (an upper bound "
+                      "for the mechanism; equal to it where the pairs are tight)",
+    "events.delta": "delta(eps) of " + _PAIRS + " under the {rel} relation lies in [lo, hi] (an upper bound for the "
+                    "mechanism; equal to it where the pairs are tight)",
+    "events.claim": "the event tree is (claimed_eps, delta)-DP under {rel}: certified delta(claimed_eps) <= delta",
+    "bins.epsilon": "epsilon(delta={delta}) of {span} of " + _BINS + " ({rel}) lies in [lo, hi]",
+    "bins.delta": "delta(eps={eps}) of {span} of " + _BINS + " ({rel}) lies in [lo, hi]",
+    "bins.claim": _BINS + ", {span}, is (claimed_eps, delta)-DP under {rel}: certified epsilon(delta) <= claimed_eps",
+    "shuffle.epsilon": "epsilon(delta={delta}) of DP-SGD with {sampling} batches ({rel}) lies in [lo, hi]: lo is "
+                       "attained by a concrete dataset pair, hi bounds every pair",
+    "shuffle.delta": "delta(eps={eps}) of DP-SGD with {sampling} batches ({rel}) lies in [lo, hi]: lo is attained by "
+                     "a concrete dataset pair, hi bounds every pair",
+    "shuffle.claim": "DP-SGD with {sampling} batches is (claimed_eps, delta)-DP under {rel}: certified epsilon(delta) "
+                     "<= claimed_eps",
+    "replace.epsilon": _REPLACE_EPS,
+    "replace.delta": "delta(eps) of {what} under replace-one lies in [lo, hi]: lo is the remove direction's "
+                     "delta(eps), attained by a zero-contribution replacement; hi >= (1 + e^(eps/2)) "
+                     "delta_add-remove(eps/2) (group privacy), or 1; result.lower and result.upper are those two "
+                     "curves' enclosures",
+    "replace.claim": "{what} is (claimed_eps, delta)-DP under replace-one: certified epsilon(delta) <= claimed_eps",
+    "gdp.delta": "delta_mu(eps) lies in [lo, hi]",
+    "gdp.mu": "the unique mu > 0 with delta_mu(eps) = delta lies in [lo, hi]",
+    "gdp.eps": "eps with delta_mu(eps) = delta",
+    "gdp.certify": "{certify}",
+    "dp.profile": "delta(eps) of mechanism {mechanism} lies in [lo, hi]",
+    "dp.implies": _IMPLIES.replace("{field}", "result.verdict"),
+    "dp.rr64": _RR64.replace("{field}", "result.verdict"),
+    "composition.delta": "the composed delta(eps={eps}) " + _COMPOSE,
+    "composition.eps": "the smallest eps >= 0 with composed delta(eps) <= {delta} " + _COMPOSE,
+    "rdp.divergence": "D_alpha of mechanism {mechanism}, composed {k} times, lies in [lo, hi]",
+    "rdp.epsilon": "inf over real alpha > 1 of the {conversion} conversion of the RDP curve of {mechanism} composed "
+                   "{k} times, at delta, lies in [lo, hi]",
+    "rdp.to_dp_eps": "the {conversion} conversion of ({alpha}, {rdp})-RDP gives eps in [lo, hi]",
+    "rdp.to_dp_delta": "the {conversion} conversion of ({alpha}, {rdp})-RDP gives delta in [lo, hi]",
+    "oracle.rows": "no reported epsilon is below the certified lower bound of epsilon(delta) (verdict fails if one "
+                   "is: that accountant's guarantee is false)",
+    "calibrate.bracket": "{calibrate}",
+    "finite.identity": "{identity} holds exactly for these rational pmfs (residual 0)",
+    "gdp.thm4.5": "GDPT Thm 4.5 at eps={eps}, delta={delta}",
+    "gdp.clip_rectify": "b = (y+ - y-)/eps_h",
+}
+
+#: format -> kind -> further statements that format's writers wrote (accepted in that format only)
+LEGACY: dict[str, dict[str, tuple[str, ...]]] = {
+    "dpverify-certificate/1": {
+        "dp.implies": (_IMPLIES.replace("{field}", "result.implies"),),
+        "dp.rr64": (_RR64.replace("{field}", "result.equals_gdpt_formula"),),
+        "gdp.thm4.5": ("slope of mu_GDP in eps in [0, sqrt(2 pi)/2]",),
+    },
+    "dpverify-certificate/2": {
+        "replace.epsilon": (_REPLACE_EPS.replace("zero-contribution", "zero-gradient"),),
+        # the library's verdict_certificate before this release took the caller's words; the test
+        # suite's GDPT Thm 4.5 property wrote these (tests/recheck/data/gdp-thm45-tiny-delta.json)
+        "gdp.thm4.5": ("0 <= d mu_GDP(eps, delta)/d eps <= sqrt(2 pi)/2 at the given point",),
+        "bins.claim": ("{span} of " + _BINS + " is (claimed_eps, delta)-DP under {rel}: certified epsilon(delta) "
+                       "<= claimed_eps",),
+    },
+}
+
+#: format -> claim id -> a source the registry record had when that format was written
+LEGACY_SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
+    "dpverify-certificate/1": dict.fromkeys(("prv-accountant-17-bracket", "prv-accountant-17-estimate"),
+                                            ("prv_accountant issue #17 (compute-dp-epsilon output)",)),
+}
+
+_CERTIFY = {
+    "GDP": "the mechanism is mu-GDP exactly for mu >= mu*, and the optimal mu* lies in [lo, hi]",
+    "not GDP": "the mechanism is not mu-GDP for any finite mu (enclosure [inf, inf])",
+    "head only": "sup over [0, eps_h] of G_f lies in [lo, hi] ((eps_h, mu)-head GDP, GDPT Def 3.1); the tail is not "
+                 "certified",
+}
+
+#: calibration template -> (head after "holds at {parameter} = result.ends.safe.value",
+#: the clause of each further end, in order, a tail after them)
+_CALIBRATE: dict[str, tuple[str, tuple[tuple[str, str], ...], str]] = {
+    "dpsgd": ("", (("unsafe", " and fails at result.ends.unsafe.value"),), ""),
+    "dpsgd-wor": (" (AFA Cor 32 pair)", (("unsafe", " and fails at result.ends.unsafe.value (realised pair)"),
+                                         ("pair_limit", "; the Cor 32 pair exceeds the target at "
+                                                        "result.ends.pair_limit.value")), ""),
+    "dpsgd-shuffle": (" (no-amplification Gaussian)",
+                      (("unsafe", " and fails at result.ends.unsafe.value (a concrete dataset pair, max of batch "
+                                  "sums)"),
+                       ("pair_limit", "; the Gaussian upper bound exceeds the target at result.ends.pair_limit.value")),
+                      ""),
+    "dpsgd-bins": ("", (("unsafe", " and fails at result.ends.unsafe.value"),),
+                   " (the balls-in-bins pair of Chua et al. AISTATS 2025, realised by a concrete dataset pair, epochs "
+                   "composed by AFA Thm 10)"),
+}
+
+
+class Num(str):
+    """A number field: the text written, matched by exact value (``1e-5`` = ``0.00001``)."""
+
+
+_NUMBER = re.compile(r"[+-]?(\d{1,400}(\.\d{0,400})?|\.\d{1,400})([eE][+-]?\d{1,5})?(/\d{1,400})?")
+
+
+def _value(text: str) -> Optional[Fraction]:
+    """The exact value of a short decimal or fraction; None for anything else (exponents are
+    capped, so no text makes this slow)."""
+    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+        return None
+    num, _, den = text.partition("/")
+    mant, _, exp = num.lower().partition("e")
+    if exp and abs(int(exp)) > 10000:
+        return None
+    try:
+        v = Fraction(mant) * Fraction(10) ** int(exp or 0)
+        return v / int(den) if den else v
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _text(inputs: Mapping[str, Any], key: str) -> Optional[str]:
+    v = inputs.get(key)
+    return str(v) if isinstance(v, (str, int)) and not isinstance(v, bool) else None
+
+
+def _calibrate(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Optional[str]:
+    shape = _CALIBRATE.get(str(inputs.get("template")))
+    ends = result.get("ends")
+    eps, delta, param = _text(inputs, "target_eps"), _text(inputs, "delta"), _text(inputs, "parameter")
+    if shape is None or not isinstance(ends, Mapping) or None in (eps, delta, param):
+        return None
+    head, clauses, tail = shape
+    return (f"({eps}, {delta})-DP holds at {param} = result.ends.safe.value{head}"
+            + "".join(text for name, text in clauses if name in ends) + tail)
+
+
+def _fields(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
+    """The values a template may name, read from the certificate itself."""
+    out: dict[str, Any] = {k: _text(inputs, src) for k, src in (
+        ("rel", "neighboring"), ("mechanism", "mechanism"), ("k", "compositions"), ("conversion", "conversion"),
+        ("alpha", "alpha"), ("rdp", "rdp"), ("sampling", "sampling"), ("identity", "identity"))}
+    for key in ("delta", "eps"):
+        t = _text(inputs, key)
+        out[key] = Num(t) if t is not None else None
+    epochs = _text(inputs, "epochs")
+    out["span"] = None if epochs is None else (
+        "one epoch" if _value(epochs) == 1 else f"{epochs} independently re-allocated epochs")
+    out["what"] = "the event tree inputs.event" if "event" in inputs else "Poisson-sampled DP-SGD"
+    out["certify"] = _CERTIFY.get(str(result.get("status")))
+    out["calibrate"] = _calibrate(inputs, result)
+    return out
+
+
+def _fill(template: str, fields: Mapping[str, Any]) -> Optional[str]:
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        parts.append(literal)
+        if name is not None:
+            v = fields.get(name)
+            if v is None:
+                return None
+            parts.append(str(v))
+    return "".join(parts)
+
+
+def _matches(template: str, fields: Mapping[str, Any], text: str) -> bool:
+    """``text`` is ``template`` filled from ``fields``, a number field by exact value."""
+    pattern, numbers = [], []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        pattern.append(re.escape(literal))
+        if name is None:
+            continue
+        v = fields.get(name)
+        if v is None:
+            return False
+        if isinstance(v, Num):
+            pattern.append(r"([^\s,()]{1,500})")
+            numbers.append(v)
+        else:
+            pattern.append(re.escape(str(v)))
+    m = re.fullmatch("".join(pattern), text)
+    if m is None:
+        return False
+    for got, want in zip(m.groups(), numbers):
+        a, b = _value(got), _value(want)
+        if a is None or a != b:
+            return False
+    return True
+
+
+#: inputs of a registry record that guide or size the work and define nothing (a hint and the
+#: accuracy): a certificate may carry other values, which the second route treats as it always does
+_INPUT_HINTS = frozenset({"argmax", "digits"})
+
+
+def _same_inputs(inputs: Mapping[str, Any], record: Any) -> bool:
+    """The certificate's inputs are the record's, up to :data:`_INPUT_HINTS` (the writer types
+    counts as integers: ``"1000"`` in the record is ``1000`` in the certificate)."""
+    if not isinstance(record, Mapping):
+        return False
+    inputs = {k: v for k, v in inputs.items() if k not in _INPUT_HINTS}
+    record = {k: v for k, v in record.items() if k not in _INPUT_HINTS}
+    if set(inputs) != set(record):
+        return False
+
+    def norm(v: Any) -> Any:
+        return str(v) if isinstance(v, (str, int)) and not isinstance(v, bool) else v
+
+    return all(norm(inputs[k]) == norm(record[k]) for k in record)
+
+
+def statement(kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    """The statement the writer of this release puts in a ``kind`` certificate with these
+    inputs and result (KeyError for a kind without a product template, ValueError when the
+    inputs lack a field the template names: both bugs of the writer)."""
+    text = _fill(TEMPLATES[kind], _fields(inputs, result))
+    if text is None:
+        raise ValueError(f"{kind}: the inputs lack a field of the statement template {TEMPLATES[kind]!r}")
+    return text
+
+
+def statements(kind: str, fmt: str) -> tuple[str, ...]:
+    """Every template a ``kind`` certificate of format ``fmt`` may state (this release's first)."""
+    current = (TEMPLATES[kind],) if kind in TEMPLATES else ()
+    return current + LEGACY.get(fmt, {}).get(kind, ())
+
+
+# --------------------------------------------------------------------------- claim.source
+
+#: what the PLD accountant's enclosures rest on (dominating pairs, composition, discretisation)
+PLD_SOURCE = "AFA Def 7, Thm 10, Thm 11; Doroshenko et al. 2022 (connect-the-dots)"
+EVENTS_SOURCE = ("AFA Def 7, Thm 10, Thm 11, Prop 30, Cor 32; LT Thm 4.5; Doroshenko et al. 2022 "
+                 "(connect-the-dots); per-pair theorems in result.theorems")
+#: one balls-in-bins epoch, and E independently re-allocated epochs
+BINS_SOURCE = ("the dominating pair of one balls-and-bins epoch (Chua et al., AISTATS 2025): P = (1/T) sum_t "
+               "N(e_t, sigma^2 I), Q = N(0, sigma^2 I); under Q, L = dP/dQ is the mean of T i.i.d. log-normals, "
+               "its law enclosed on a linear grid (outward cell rounding, masses and T-fold integer products rounded "
+               "up or down to units 2^-128), delta_remove = E[L] - c + E[(c - L)_+] with E[L] = 1, "
+               "delta_add = E[(1 - cL)_+]")
+BINS_EPOCHS_SOURCE = (
+    "adaptive composition (AFA Thm 10) of E balls-and-bins epochs, each re-allocated independently and "
+    "dominated by the pair of Chua et al. (AISTATS 2025); the per-epoch privacy-loss law (remove: under P, "
+    "add: under Q) enclosed from the linear-grid law of L (outward cell rounding, masses and T-fold integer "
+    "products rounded up or down to units 2^-128), rounded to the loss grid 2^-m Z, composed E times by "
+    "exact integer products rounded the same way; delta = E[(1 - e^{eps - X})_+] (AFA Lemma 37)")
+SHUFFLE_SOURCE = ("upper end: no amplification (each record in exactly one batch per epoch; AFA Thm 10 "
+                  "adaptive composition of the Gaussian steps, joint convexity of the hockey-stick divergence "
+                  "over the permutations); lower end: a concrete dataset pair (every other record's gradient -1, "
+                  "as in Chua et al.'s released ShuffleAccountant) and the max of each epoch's batch "
+                  "sums (Chua et al., ICML 2024, Sec 4), binned, composed over independent epochs (dynamic "
+                  "shuffling) or summed over epochs (persistent shuffling)")
+REPLACE_SOURCE = ("group privacy (Dwork and Roth 2014, Thm 2.2) over the add/remove curves of AFA Thm 11 (1) + "
+                  "Thm 10 (upper end); the remove direction realised by a zero-gradient replacement (lower end, AFA "
+                  "Thm 11 Remark: tight)")
+#: the RDP -> DP conversions, by ``inputs.conversion``
+RDP_SOURCES = {
+    "classic": "ABC Thm 1 / eq. (4); Mironov 2017 Prop 3",
+    "balle": "Balle et al. 2020 Thm 21; Canonne, Kamath, Steinke 2020 Prop 12",
+    "optimal": "ABC Thm 3 (eq. 16)",
+}
+#: the exact identities of ``finite.identity``, by ``inputs.identity``
+IDENTITY_SOURCES = {
+    "lt-eq7": "LT eq. (7)", "afa-lemma46": "AFA Lemma 46", "afa-lemma19": "AFA Lemma 19", "lt-eq19": "LT eq. (19)",
+    "lt-eq21": "LT eqs. (9), (21)", "lt-eq12": "LT eq. (12)", "lt-thm5.1": "LT Thm 5.1",
+}
+_CALIBRATE_PLD = "AFA Def 7, Thm 10, Thm 11; data processing for the hockey-stick divergence"
+#: calibration template -> the papers its ends rest on
+CALIBRATE_SOURCES = {
+    "dpsgd": _CALIBRATE_PLD, "dpsgd-wor": _CALIBRATE_PLD,
+    "dpsgd-shuffle": "no amplification (AFA Thm 10, joint convexity); Chua et al. ICML 2024 Sec 4; data processing",
+    "dpsgd-bins": "Chua et al. AISTATS 2025 (balls-in-bins pair); AFA Thm 10; data processing",
+}
+_FIXED_SOURCES = {
+    **dict.fromkeys(("pld.epsilon", "pld.delta", "pld.claim"), PLD_SOURCE),
+    **dict.fromkeys(("events.epsilon", "events.delta", "events.claim"), EVENTS_SOURCE),
+    **dict.fromkeys(("shuffle.epsilon", "shuffle.delta", "shuffle.claim"), SHUFFLE_SOURCE),
+    **dict.fromkeys(("replace.epsilon", "replace.delta", "replace.claim"), REPLACE_SOURCE),
+    **dict.fromkeys(("composition.delta", "composition.eps"),
+                    "LT Thm 4.6 (tight adaptive composition), Cor 4.7, Thm 4.5"),
+    "gdp.delta": "GDPT eq. (2), Thm 3.2",
+    "gdp.mu": "GDPT Def 4.1, App D Alg 1, App A.5",
+    "gdp.eps": "GDPT eq. (2)",
+    "gdp.thm4.5": "GDPT Thm 4.5",
+    "gdp.clip_rectify": "GDPT Thm 4.7",
+    "gdp.certify": "GDPT Def 4.1, Cor 4.1, Thm 4.5, Thm 4.6, Thm 4.4, App A Lemma 3",
+    "dp.profile": "GDPT Sec 2 (privacy profile); mechanism formula in its module docstring",
+    "dp.implies": "GDPT Thm 3.1, Cor 3.1, Cor 3.2",
+    "dp.rr64": "GDPT Thm 2.1/3.1 necessity proof (appendix B.1, '64 combinations')",
+    "rdp.divergence": "ABC Sec II (Renyi divergence); formulas in dpverify/rdp module docstrings",
+    "oracle.rows": "AFA Thm 10, 11 (dominating pairs) via dpverify's PLD accountant",
+}
+
+
+#: sources earlier format-2 writers cited (the shuffled lower end before it named its dataset pair)
+_EARLIER_SOURCES = dict.fromkeys(("shuffle.epsilon", "shuffle.delta", "shuffle.claim"), (
+    SHUFFLE_SOURCE.replace(" (every other record's gradient -1, as in Chua et al.'s released ShuffleAccountant)",
+                           ""),))
+
+
+def source(kind: str, inputs: Mapping[str, Any]) -> Optional[str]:
+    """The ``claim.source`` a product certificate of ``kind`` with these inputs cites (the
+    papers its route rests on), or None (a kind written only as a registry claim)."""
+    if kind in _FIXED_SOURCES:
+        return _FIXED_SOURCES[kind]
+    if kind.startswith("bins."):
+        return BINS_SOURCE if _count(inputs, "epochs") == 1 else BINS_EPOCHS_SOURCE
+    if kind in ("rdp.epsilon", "rdp.to_dp_eps", "rdp.to_dp_delta"):
+        return RDP_SOURCES.get(str(inputs.get("conversion")))
+    if kind == "calibrate.bracket":
+        return CALIBRATE_SOURCES.get(str(inputs.get("template")))
+    if kind == "finite.identity":
+        return IDENTITY_SOURCES.get(str(inputs.get("identity")))
+    return None
+
+
+# --------------------------------------------------------------------------- result.theorems
+
+#: the two theorems of Poisson sampling under replace-one and why dp_accounting is no second opinion
+REPLACE_THEOREMS = (
+    "upper end: delta_replace(2 eps) <= delta_remove(eps) + e^eps delta_add(eps) (group privacy through "
+    "D minus x; Dwork and Roth 2014 Thm 2.2), curves bounded by the certified PLD accountant (AFA Thm 10, "
+    "Thm 11 (1))",
+    "lower end: replacing x by a record of zero clipped gradient has the law of removing x under Poisson "
+    "sampling, so the remove-direction curve (tight, AFA Thm 11 Remark) is a lower bound",
+    "dp_accounting's PLD accountant answers a Poisson-sampled Gaussian under REPLACE_ONE with a pair whose "
+    "domination under composition has no published proof; its RDP accountant refuses the event",
+)
+#: the third entry as format-2 certificates before dp_accounting 0.5 answered the event wrote it
+_REPLACE_THEOREMS_V1 = REPLACE_THEOREMS[:2] + (
+    "dp_accounting has no pair for PoissonSampledDpEvent under REPLACE_ONE (its accountants refuse it)",)
+
+
+def bins_theorems(batches: int, epochs: int) -> list[str]:
+    """``result.theorems`` of a balls-in-bins certificate: T batches per epoch, E epochs."""
+    pair = (f"dominating pair of one balls-and-bins epoch (Chua et al., AISTATS 2025): P = (1/T) sum_t "
+            f"N(e_t, sigma^2 I), Q = N(0, sigma^2 I), T = {batches}; add/remove and zeroing-out "
+            "(replace-special); remove is (P, Q), add is (Q, P)")
+    if epochs > 1:
+        return [
+            pair,
+            f"adaptive composition of dominating pairs (AFA Thm 10): E = {epochs} epochs, each re-allocating "
+            "every record to a uniformly random batch independently of the earlier epochs, the same T, sigma "
+            "and relation in every epoch, so (P^E, Q^E) dominates the run (per direction)",
+            "delta = E[(1 - e^{eps - X})_+] over the sum X of E i.i.d. losses (AFA Lemma 37): upper end from a "
+            "super-measure of a loss >= X (cells at upper edges, loss grid rounded up, unrepresented mass at "
+            "+inf or the window's end), lower end from a sub-measure of a loss <= X; E-fold integer products "
+            "rounded outward",
+        ]
+    return [
+        pair,
+        "under Q, dP/dQ = (1/T) sum_t Y_t, Y_t i.i.d. log-normal: delta_remove = E[L] - c + E[(c - L)_+] with "
+        "E[L] = 1, delta_add = E[(1 - cL)_+]; Y rounded to the edges of its cell (couplings), masses and "
+        "products rounded outward",
+        "one epoch only (the E-fold composition, AFA Thm 10 over independently re-allocated epochs, is not "
+        "used)",
+    ]
+
+
+def shuffle_relation_note(relation: str) -> str:
+    """What a neighbouring relation means for shuffled batches (the third theorem entry)."""
+    if relation == "replace-one":
+        return "replace-one: one record swapped, batch-sum sensitivity 2C, layout unchanged"
+    if relation == "replace-special":
+        return "replace-special: one record replaced by a special record with zero gradient, sensitivity C"
+    return (f"{relation}: fixed-layout convention (the layout of the larger dataset is kept and a removed "
+            "record leaves its slot empty, sensitivity C); an implementation that re-cuts its batches after "
+            "a removal is not covered by the upper end, and the lower end's dataset pair assumes the same batch "
+            "sizes under both datasets")
+
+
+def shuffle_pair_shifts(relation: str) -> tuple[int, int]:
+    """(a, b): the shift of x*'s batch sum, in units of C, under D (P) and under D' (Q)
+    for the lower end's dataset pair (every other record has gradient -1, its batch sums
+    subtracted). Replace-one: x* is +1 in D and -1 in D', (2, 0). Add-remove (fixed
+    layout) and replace-special: x* is +1 in D, its slot empty (gradient 0) in D', (2, 1)."""
+    return (2, 0) if relation == "replace-one" else (2, 1)
+
+
+def shuffle_theorems(relation: str, persistent: bool, batches: int) -> list[str]:
+    """``result.theorems`` of a shuffled-batches certificate."""
+    def cdf(k: int) -> str:
+        return "Phi(x)" if k == 0 else f"Phi(x-{'' if k == 1 else k}m)"
+
+    a, b = shuffle_pair_shifts(relation)
+    x_other = ("-1" if relation == "replace-one" else "0 (the special record)"
+               if relation == "replace-special" else "absent (its slot empty, gradient 0)")
+    released = "" if relation == "replace-one" else "; the pair of their released ShuffleAccountant"
+    scheme = ("persistent shuffling: the epoch sums Z_t = sum_e Y_(e,t)/sqrt(E) of one epoch with m sqrt(E)"
+              if persistent else "dynamic shuffling: independent epochs, the binned statistic composed E times")
+    return [
+        f"upper end: Gaussian pair with mu = {2 if relation == 'replace-one' else 1} sqrt(E)/sigma (no "
+        "amplification: each record in exactly one batch per epoch; AFA Thm 10 per permutation, joint convexity "
+        "over permutations; valid for dynamic and persistent shuffling)",
+        f"lower end: concrete dataset pair (Chua et al. ICML 2024 Sec 4{released}): every other record's gradient "
+        f"-1, x* +1 in D and {x_other} in D'; max of each epoch's batch sums less their known values, over sigma, "
+        f"with m = 1/sigma: P(M<=x) = {cdf(a)}Phi(x)^(T-1), Q(M<=x) = {cdf(b)}Phi(x)^(T-1), T = {batches}; "
+        f"{scheme}; binned and grouped (post-processing), P rounded down and Q up",
+        shuffle_relation_note(relation),
+    ]
+
+
+def _count(inputs: Mapping[str, Any], key: str) -> Optional[int]:
+    v = _value(_text(inputs, key) or "")
+    return int(v) if v is not None and v.denominator == 1 and 0 < v <= 10**12 else None
+
+
+def theorems(kind: str, inputs: Mapping[str, Any], fmt: str = "dpverify-certificate/2") -> list[list[str]]:
+    """The ``result.theorems`` lists a ``kind`` certificate of format ``fmt`` with these inputs
+    may carry (this release's first); [] for a kind whose list is not pinned here."""
+    family = kind.split(".")[0]
+    if family == "replace":
+        return [list(REPLACE_THEOREMS), list(_REPLACE_THEOREMS_V1)]
+    n, b, e = _count(inputs, "dataset_size"), _count(inputs, "batch_size"), _count(inputs, "epochs")
+    rel = _text(inputs, "neighboring")
+    if family == "bins" and n and b and e and n % b == 0:
+        return [bins_theorems(n // b, e)]
+    if family == "shuffle" and n and b and rel:
+        persistent, batches = inputs.get("sampling") == "shuffle-persistent", -(-n // b)
+        now = shuffle_theorems(rel, persistent, batches)
+        # format 1 and format 2 before the lower end named its dataset pair
+        scheme = ("persistent shuffling: the epoch sums Z_t = sum_e Y_(e,t)/sqrt(E) of one epoch with mu sqrt(E)"
+                  if persistent else "dynamic shuffling: independent epochs, the binned statistic composed E times")
+        then = (f"lower end: concrete dataset pair (Chua et al. ICML 2024 Sec 4): max of each epoch's batch sums, "
+                f"Q(M<=x) = Phi(x)^T, P(M<=x) = Phi(x-mu)Phi(x)^(T-1), T = {batches}; {scheme}; binned and grouped "
+                "(post-processing), P rounded down and Q up")
+        note = now[2].split(", and the lower end's dataset pair")[0]
+        return [now, [now[0], then, note]]
+    return []
+
+
+#: kinds whose ``result.theorems`` :func:`theorems` rebuilds (events.* cite the pairs of the
+#: tree, which this module does not re-derive: see docs/reference/certificates.md)
+THEOREM_KINDS = frozenset(f"{f}.{q}" for f in ("replace", "bins", "shuffle") for q in ("epsilon", "delta", "claim"))
+
+
+def check_theorems(fmt: str, kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> bool:
+    """Refuse (exit 1) a ``result.theorems`` of a :data:`THEOREM_KINDS` certificate that is not
+    the list its kind and inputs cite; True when the list was checked."""
+    if kind not in THEOREM_KINDS or "theorems" not in result:
+        return False
+    got = result["theorems"]
+    allowed = theorems(kind, inputs, fmt)
+    if got not in allowed:
+        first = next((i for i, t in enumerate(got) if not allowed or i >= len(allowed[0]) or t != allowed[0][i]),
+                     0) if isinstance(got, list) else 0
+        raise CertificateRejected(f"result.theorems[{first}] is not what a {kind} certificate with these inputs "
+                                  f"cites (the list is re-derived from the kind and the inputs)")
+    return True
+
+
+_REGISTRY: Optional[dict[str, dict[str, Any]]] = None
+
+
+def registry_record(claim_id: str) -> Optional[Mapping[str, Any]]:
+    """The shipped registry record of ``claim_id`` (``dpverify/theorems/claims/*.jsonl``, read
+    as data), or None."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        from ..files import read_regular
+
+        records: dict[str, dict[str, Any]] = {}
+        for path in sorted((Path(__file__).resolve().parent.parent / "theorems" / "claims").glob("*.jsonl")):
+            for line in read_regular(path, 2**24).decode("utf-8").splitlines():
+                if line.strip() and not line.lstrip().startswith("//"):
+                    rec = json.loads(line)
+                    records[rec["id"]] = rec
+        _REGISTRY = records
+    return _REGISTRY.get(claim_id)
+
+
+def check_statement(fmt: str, claim: Mapping[str, Any], inputs: Mapping[str, Any],
+                    result: Mapping[str, Any]) -> list[str]:
+    """Refuse (:class:`CertificateRejected`, exit 1) a certificate whose words (statement and
+    source) are not the ones its kind and inputs prove and cite (module docstring). Returns the prose fields that nothing binds
+    (named on the verify line as not confirmed)."""
+    kind = claim.get("quantity")
+    text = claim.get("statement")
+    claim_id = claim.get("id")
+    if isinstance(claim_id, str):
+        rec = registry_record(claim_id)
+        if rec is None:
+            return [UNBOUND]
+        for key in CLAIM_PROSE:
+            allowed = (rec.get(key),) + (LEGACY_SOURCES.get(fmt, {}).get(claim_id, ()) if key == "source" else ())
+            if claim.get(key) not in allowed:
+                raise CertificateRejected(f"claim.{key}={str(claim.get(key))[:80]!r} is not the shipped claim "
+                                          f"{claim_id!r}'s {key} ({str(rec.get(key))[:80]!r})")
+        for key in CLAIM_DEFINITION:
+            if claim.get(key) != rec.get(key):
+                raise CertificateRejected(f"claim.{key}={str(claim.get(key))[:80]!r} is not the shipped claim "
+                                          f"{claim_id!r}'s ({str(rec.get(key))[:80]!r}): its statement is that claim's")
+        if not _same_inputs(inputs, rec.get("inputs")):
+            raise CertificateRejected(f"inputs differ from the shipped claim {claim_id!r}'s "
+                                      f"({str(rec.get('inputs'))[:120]}): its statement is about those")
+        return []
+    extra = sorted(set(claim) - {"quantity", "statement", "source", "relation"})
+    if extra:
+        # a claim's own words (note, domain, printed) belong to a claim file's record; a product
+        # certificate states its template and nothing beside it
+        raise MalformedCertificate(f"claim.{extra[0]}: a {kind} certificate without claim.id carries no "
+                                   f"{extra[0]} (allowed: quantity, statement, source, relation)")
+    cited = source(str(kind), inputs)
+    if claim.get("source") not in (cited,) + _EARLIER_SOURCES.get(str(kind), ()):
+        raise CertificateRejected(f"claim.source={str(claim.get('source'))[:80]!r} is not what a {kind} certificate "
+                                  f"with these inputs cites ({str(cited)[:80]!r})")
+    fields = _fields(inputs, result)
+    candidates = statements(str(kind), fmt)
+    if not any(_matches(t, fields, text) for t in candidates if isinstance(text, str)):
+        want = _fill(candidates[0], fields) if candidates else None
+        raise CertificateRejected(
+            f"claim.statement={str(text)[:80]!r} is not what a {kind} certificate with these inputs states"
+            + (f" ({want[:120]!r}): the statement is re-derived from the kind and the inputs" if want else
+               ": no statement of this kind is written without a claim id (a registry claim)"))
+    return []
+
