@@ -359,6 +359,14 @@ BINS_MAX_WORK = 1 << 26
 #: refuses a certificate beyond it (exit 2)
 REPLACE_MAX_EPS = 200
 
+#: the expression profiles' grammar, one copy for the producer (dpverify.mechanisms.expr) and the
+#: re-check (recheck.limits.check_expression): names, functions with their arities, and + - * / **
+#: on them and on decimal numbers
+EXPR_NAMES = ("eps", "e", "pi")
+EXPR_FUNCS = {"exp": 1, "expm1": 1, "log": 1, "log1p": 1, "sqrt": 1, "erfc": 1, "Phi": 1, "abs": 1,
+              "min": 2, "max": 2}
+EXPR_ALLOWED = "numbers, eps, e, pi, + - * / **, " + ", ".join(sorted(EXPR_FUNCS))
+
 #: the smallest delta of ABC's optimal RDP-to-DP conversion: it resolves S'(p) ~ delta against O(1)
 #: terms, so the precision it needs grows with log(1/delta) (verify ran a 1e-3000 certificate to its
 #: 300 s budget). The producer refuses a smaller delta (exit 2, naming --delta), verify too

@@ -30,7 +30,7 @@ from flint import arb, ctx
 from ..ball import ball, lower_decimal, normal_cdf, parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
 from ..limits import MAX_EXPR_EXP_ARGUMENT
-from ..recheck.limits import EXPR_ALLOWED, EXPR_FUNCS
+from ..certificate.format import EXPR_ALLOWED, EXPR_FUNCS
 from .base import register_profile
 
 __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
@@ -112,7 +112,7 @@ _FUNCS: dict[str, Callable[..., arb]] = {
     "exp": _exp, "expm1": _expm1, "log": _log, "log1p": _log1p, "sqrt": _sqrt,
     "erfc": lambda x: x.erfc(), "Phi": normal_cdf, "abs": lambda x: abs(x), "min": _min, "max": _max,
 }
-assert set(_FUNCS) == set(EXPR_FUNCS)  # the grammar is recheck.limits'; this is its ball arithmetic
+assert set(_FUNCS) == set(EXPR_FUNCS)  # the grammar is certificate.format's; this is its ball arithmetic
 _CONSTS: dict[str, Callable[[], arb]] = {"e": lambda: arb(1).exp(), "pi": arb.pi}
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 

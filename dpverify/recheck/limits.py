@@ -29,12 +29,11 @@ import ast
 import re
 from typing import Any, Mapping
 
-from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, EVENT_MAX_LEAVES, GDP_CELL_WORK_CAP,
-                                      REPLACE_MAX_EPS)
+from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, EVENT_MAX_LEAVES, EXPR_ALLOWED, EXPR_FUNCS,
+                                  EXPR_NAMES, GDP_CELL_WORK_CAP, REPLACE_MAX_EPS)
 from ..errors import CouldNotReprove, MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
-           "EXPR_NAMES", "EXPR_FUNCS", "EXPR_ALLOWED",
            "MAX_NUMBER_CHARS", "MAX_INPUT_EXPONENT", "MAX_EXPR_CHARS", "MAX_EXPR_NODES", "MAX_EXPR_DEPTH",
            "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS"]
 
@@ -45,12 +44,6 @@ MAX_INPUT_EXPONENT = 3000
 MAX_EXPR_CHARS = 500
 MAX_EXPR_NODES = 200
 MAX_EXPR_DEPTH = 40
-#: the expression profiles' grammar, one copy for the producer (dpverify.mechanisms.expr) and the
-#: re-check: names, functions with their arities, and + - * / ** on them and on decimal numbers
-EXPR_NAMES = ("eps", "e", "pi")
-EXPR_FUNCS = {"exp": 1, "expm1": 1, "log": 1, "log1p": 1, "sqrt": 1, "erfc": 1, "Phi": 1, "abs": 1,
-              "min": 2, "max": 2}
-EXPR_ALLOWED = "numbers, eps, e, pi, + - * / **, " + ", ".join(sorted(EXPR_FUNCS))
 #: |x| of every exp(x) and of every b * log(a) in a power a ** b of an expression profile
 MAX_EXP_ARGUMENT = 10**6
 #: atoms of the exact law of a heterogeneous composition (product of count + 1 over types)

@@ -160,7 +160,7 @@ def test_a_head_only_status_of_the_010_writer_is_accepted_and_a_false_status_ref
 def test_an_expression_outside_the_producers_grammar_is_malformed(profile, tmp_path):
     # adv35 E1/E2: the producer refuses each of these (exit 2, "profile: ..."); verify answered exit 0 on
     # 1_0 (read as 10) and exit 1 "false" on the rest, evaluated before the grammar was checked. One grammar
-    # (recheck.limits.EXPR_ALLOWED) now serves both, so both answer exit 2
+    # (certificate.format.EXPR_ALLOWED) now serves both, so both answer exit 2
     from dpverify.errors import InvalidParameter
     from dpverify.mechanisms.expr import parse_profile_expr
 
