@@ -37,9 +37,8 @@ from flint import arb, arb_series, ctx
 
 from ..ball import arb_to_fraction, ball, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
-from ..pld.dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
-from ..pld.pairs import (_TAYLOR_BITS_PER_TERM, _TAYLOR_END_RATIO, _TAYLOR_MAX_ORDER, _TAYLOR_MIN_KNOTS,
-                         _taylor_block, _taylor_block_size)
+from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
+from ..pld.taylor_blocks import grid_tails_by_blocks, taylor_block
 
 __all__ = [
     "AtomPair",
@@ -662,7 +661,7 @@ class MixtureGaussianPair(PairFromTails):
 
         Proof. Let x(eps) be the true crossing point (L > eps iff x > x(eps) in the remove
         orientation, x < x(eps) in the add one; g(x(eps)) = y(eps) = +-eps) and X = p(eps -
-        eps_c) for the fixed polynomial p. _taylor_block (Taylor with the Lagrange remainder)
+        eps_c) for the fixed polynomial p. taylor_block (Taylor with the Lagrange remainder)
         encloses F(X) (the tails as functions of the crossing point) at each knot. With
         r = g(X) - y, by the mean value theorem r = g(X) - g(x(eps)) = g'(xi) (X - x(eps)) for some xi
         between X and x(eps). g is convex (log-sum-exp of affine functions), so g' is
@@ -673,7 +672,7 @@ class MixtureGaussianPair(PairFromTails):
         its derivative in x is at most max(1, sum p_i) / sqrt(2 pi) in absolute value: F(x(eps))
         lies in F(X) +- (1 + sum p_i) / sqrt(2 pi) |r| / g'(z), |r| bounded on the whole block
         by r's Taylor polynomial at the centre and its Lagrange remainder (the coefficient N + 1
-        over the block's ball, as in _taylor_block)."""
+        over the block's ball, as in taylor_block)."""
         remove = self.direction == "remove"
         h = arb(2) ** (-m)
         c = (a + b) // 2
@@ -688,12 +687,12 @@ class MixtureGaussianPair(PairFromTails):
             rs.append(r)
             return pt, qt
 
-        got = _taylor_block(series, h, a, b, c, order, tol)
+        got = taylor_block(series, h, a, b, c, order, tol)
         if got is None or len(rs) != 2:
             return None
         R = h * max(c - a, b - c)
         # |r| on the whole block: its Taylor polynomial at the centre with the Lagrange remainder
-        # (coefficient N + 1 over the ball, as _taylor_block's proof)
+        # (coefficient N + 1 over the ball, as taylor_block's proof)
         at, over = rs[0].coeffs(), rs[1].coeffs()
         if len(at) != order + 1 or len(over) != order + 2:
             return None
@@ -738,44 +737,12 @@ class MixtureGaussianPair(PairFromTails):
             guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(a, b + 1)])
             return tails_on_grid(m, a, b, None, lambda k, eps: self._tails_with(eps, guesses[k], sf))
 
-        order = max(16, ctx.prec // _TAYLOR_BITS_PER_TERM)
-        if self._p0() == 1 or order > _TAYLOR_MAX_ORDER:
+        if self._p0() == 1:
             return knots(i0, n)
-        h = arb(2) ** (-m)
-        tol = arb(2) ** (20 - ctx.prec)  # as the Poisson Gaussian pair's blocks (pld/pairs.py)
         # the end of the loss range in eps (remove: log p0; add: -log p0), where x(eps) -> -inf
         end = None if lp0 is None else (lp0 if sign > 0 else -lp0)
-        P_t: list = [None] * (n - i0 + 1)
-        Q_t: list = [None] * (n - i0 + 1)
-        total = n - i0 + 1
-
-        def hopeful(a: int, b: int, mid: int) -> bool:
-            if end is None:
-                return True
-            lo, hi = h * a, h * b
-            if not (hi < end or lo > end):
-                return False
-            gap = (lo - end) if lo > end else (end - hi)
-            return bool(h * (max(mid - a, b - mid) * _TAYLOR_END_RATIO) <= gap)
-
-        def block(a: int, b: int) -> None:
-            if b - a + 1 < _TAYLOR_MIN_KNOTS:
-                P_t[a - i0:b - i0 + 1], Q_t[a - i0:b - i0 + 1] = knots(a, b)
-                return
-            mid = (a + b) // 2
-            got = self._block(m, a, b, order, tol, comps, inv_s2) if hopeful(a, b, mid) else None
-            if got is None:
-                block(a, mid)
-                block(mid + 1, b)
-                return
-            P_t[a - i0:b - i0 + 1], Q_t[a - i0:b - i0 + 1] = got
-
-        size = _taylor_block_size(m)
-        for a in range(i0, n + 1, size):
-            if progress is not None and (a - i0) % _PROGRESS_EVERY == 0:
-                progress((a - i0) / total)
-            block(a, min(n, a + size - 1))
-        return P_t, Q_t
+        return grid_tails_by_blocks(m, i0, n, progress, end,
+                                    lambda a, b, order, tol: self._block(m, a, b, order, tol, comps, inv_s2), knots)
 
 
 # --------------------------------------------------------------------------- pointwise maximum

@@ -55,13 +55,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Optional
 
-from flint import arb, arb_poly, arb_series, ctx
+from flint import arb, arb_series, ctx
 
 from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
 from .._validate import check_noise_multiplier
-from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
+from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound
+from .taylor_blocks import grid_tails_by_blocks, taylor_block
 
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
@@ -172,72 +174,39 @@ class SubsampledGaussianPair(PairFromTails):
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
         """:meth:`tails` at the exact points i 2^-m, i = i0..n, by blocks of
         knots that share one Taylor expansion with a proven remainder
-        (:func:`_taylor_block`); a block whose remainder is not small enough
-        (near an end of the loss support) is split, and its smallest pieces
-        get one arb erfc pair per knot (constants hoisted; arb's own erfc is
-        rigorous on balls). Every value is an enclosure either way; the
-        choice between the two routes rests on arb balls and the inputs only
+        (:func:`.taylor_blocks.taylor_block`, driven by
+        :func:`.taylor_blocks.grid_tails_by_blocks`); a block whose remainder is
+        not small enough (near an end of the loss support) is split, and its
+        smallest pieces get one arb erfc pair per knot (constants hoisted; arb's
+        own erfc is rigorous on balls). Every value is an enclosure either way;
+        the choice between the two routes rests on arb balls and the inputs only
         (deterministic, the same on every platform)."""
         c = self._constants()
         s2 = arb(2).sqrt()
         h = arb(2) ** (-m)
-        prec = ctx.prec
-        # absolute accuracy asked of a block: 2^-(prec - 20). discretise.py's
-        # precision carries 40 guard bits beyond what the 2^-K masses need after
-        # the second differences and the e^{n h} slopes, so 20 remain
-        tol = arb(2) ** (20 - prec)
-        order = max(16, prec // _TAYLOR_BITS_PER_TERM)
-        P_t: list = [None] * (n - i0 + 1)
-        Q_t: list = [None] * (n - i0 + 1)
+        total = n - i0 + 1
 
         def sf(x: arb) -> arb:
             return (x / s2).erfc() / 2
 
-        total = n - i0 + 1
-        if order > _TAYLOR_MAX_ORDER:
-            return tails_on_grid(m, i0, n, progress, lambda k, eps: self._tails_with(eps, c, sf))
-
-        def per_knot(a: int, b: int) -> None:
+        def per_knot(a: int, b: int) -> tuple[list, list]:
+            P_t: list = []
+            Q_t: list = []
             for i in range(a, b + 1):
                 if progress is not None and (i - i0) % _PROGRESS_EVERY == 0:
                     progress((i - i0) / total)
-                P_t[i - i0], Q_t[i - i0] = self._tails_with(h * i, c, sf)
+                p, q = self._tails_with(h * i, c, sf)
+                P_t.append(p)
+                Q_t.append(q)
+            return P_t, Q_t
+
+        def block(a: int, b: int, order: int, tol: arb) -> Optional[tuple]:
+            return taylor_block(lambda e, L: self._tails_series(e, L, c, s2), h, a, b, (a + b) // 2, order, tol)
 
         # the tails are analytic in eps except where e^{+-eps} = 1 - q (the end
-        # of the loss support, and its 2 pi i translates): a block whose radius
-        # is not well inside that distance would fail its remainder test, so it
-        # is split without the try. Decided on arb balls (a ball comparison that
-        # is not certain says "split"), so the route is the same on every platform
+        # of the loss support, and its 2 pi i translates)
         end = None if self.q == 1 else c[4].log() * (1 if self.direction == "remove" else -1)
-
-        def hopeful(a: int, b: int, mid: int) -> bool:
-            if end is None:
-                return True
-            lo, hi = h * a, h * b
-            if not (hi < end or lo > end):
-                return False
-            gap = (lo - end) if lo > end else (end - hi)
-            return bool(h * (max(mid - a, b - mid) * _TAYLOR_END_RATIO) <= gap)
-
-        def block(a: int, b: int) -> None:
-            if b - a + 1 < _TAYLOR_MIN_KNOTS:
-                return per_knot(a, b)
-            mid = (a + b) // 2
-            got = _taylor_block(lambda e, L: self._tails_series(e, L, c, s2), h, a, b, mid, order, tol) \
-                if hopeful(a, b, mid) else None
-            if got is None:
-                block(a, mid)
-                block(mid + 1, b)
-                return
-            for k, (p, q) in enumerate(zip(*got)):
-                P_t[a - i0 + k], Q_t[a - i0 + k] = p, q
-
-        size = _taylor_block_size(m)
-        for a in range(i0, n + 1, size):
-            if progress is not None:
-                progress((a - i0) / total)
-            block(a, min(n, a + size - 1))
-        return P_t, Q_t
+        return grid_tails_by_blocks(m, i0, n, progress, end, block, per_knot)
 
     def _tails_series(self, eps0: arb, length: int, c: tuple, s2: arb) -> tuple:
         """Taylor coefficients (in t, ``length`` of them) of
@@ -265,69 +234,6 @@ class SubsampledGaussianPair(PairFromTails):
 
     def describe(self) -> dict[str, str]:
         return {"pair": "subsampled-gaussian", "direction": self.direction}
-
-
-#: the smallest block tried (below it, one erfc pair per knot)
-_TAYLOR_MIN_KNOTS = 32
-#: the expansion order is prec / this (measured on the bench rows: about 4 bits
-#: of remainder per term at h = 2^-10..2^-14 and 128 knots), at most
-#: _TAYLOR_MAX_ORDER; beyond it (tiny delta: 1000-bit masses) the blocks would
-#: mostly fail and split, so every knot gets its own erfc pair
-_TAYLOR_BITS_PER_TERM = 4
-#: a block is tried only if its radius is 1/this of its distance to the support end
-_TAYLOR_END_RATIO = 16
-_TAYLOR_MAX_ORDER = 64
-
-
-def _taylor_block_size(m: int) -> int:
-    """Knots per Taylor block at first try on the grid 2^-m: a block spans 1/8
-    nat (128..1024 knots); measured on the bench rows, the remainder test then
-    passes away from the support end at the order prec / 4, and one series pair
-    costs about as much as evaluating 100 knots."""
-    return max(128, min(1024, 1 << max(0, m - 3)))
-
-
-def _taylor_block(series, h: arb, a: int, b: int, c: int, order: int, tol: arb):
-    """Enclosures of g(i h) for the knots i = a..b, g = (g_1, g_2) given by
-    ``series(eps, L)`` (arb power series of g_j(eps + t), L terms), from one
-    expansion at the centre knot c; or None when the remainder bound exceeds
-    ``tol`` (or is not finite).
-
-    Proof (Taylor's theorem with the Lagrange remainder, g_j real-analytic on
-    the segment): g_j(c h + t) = sum_{k<=N} g_j^(k)(c h) t^k / k!
-    + g_j^(N+1)(xi) t^(N+1) / (N+1)! for some xi between c h and c h + t.
-    The first N + 1 coefficients are arb's enclosures at the exact point c h;
-    the last one is arb's enclosure of coefficient N + 1 over the ball
-    [c h - R, c h + R], R = max |i - c| h, which contains every xi (arb
-    series functions enclose the coefficients at every point of the input
-    ball, and return a non-finite ball where g is not defined on it). So the
-    polynomial with the ball as its top coefficient, evaluated in arb at the
-    exact t = (i - c) h, encloses g_j(i h). The check against ``tol`` is only
-    about width (a wide block is split, never trusted less)."""
-    N = order
-    old = ctx.cap
-    try:
-        ctx.cap = N + 2
-        eps0 = h * c
-        R = h * max(c - a, b - c)
-        centre = series(eps0, N + 1)
-        whole = series(arb(eps0.mid(), R.mid()), N + 2)
-    finally:
-        ctx.cap = old
-    polys = []
-    for at, over in zip(centre, whole):
-        ca, co = at.coeffs(), over.coeffs()
-        if len(ca) != N + 1 or len(co) != N + 2:
-            return None  # a coefficient series shorter than asked (should not happen)
-        top = co[N + 1]
-        if not all(v.is_finite() for v in ca) or not top.is_finite():
-            return None
-        # remainder bound |top| R^(N+1), against the width asked
-        if not abs(top) * R ** (N + 1) <= tol:
-            return None
-        polys.append(arb_poly(list(ca) + [top]))
-    ts = [h * (i - c) for i in range(a, b + 1)]
-    return tuple(p.evaluate(ts, algorithm="iter") for p in polys)
 
 
 def _undecided(eps: arb) -> Exception:

@@ -25,8 +25,9 @@ zeta_a = (1/a)(1 - 1/a)^(a - 1) (Balle et al. 2020 Thm 21, solved for delta). Ea
   (Mironov 2017 Table 2).
 
 Other steps (subsampled Laplace, finite pairs, mixtures, replace-one) have no cumulant here: the
-query goes to the grid. The order a is proposed in binary64 (the same formula as the re-check's,
-so that both evaluate the same order); any order proves a bound. The re-check proves its own
+query goes to the grid. The order a is proposed in binary64 by
+:func:`dpverify.recheck.tail_plan.propose_order`, the re-check's own proposal, so that both evaluate
+the same order; any order proves a bound. The re-check proves its own
 bound independently (:func:`dpverify.recheck.events.leaves_delta_upper`).
 """
 
@@ -39,6 +40,7 @@ from typing import Any, Optional, Sequence
 from flint import arb
 
 from ..ball import ball, working_precision
+from ..recheck.tail_plan import propose_order
 from .pairs import SubsampledGaussianPair, SubsampledLaplacePair
 
 __all__ = ["TAIL_BITS", "TAIL_FLOOR_BITS", "renyi_exponent", "tail_answer"]
@@ -52,9 +54,6 @@ TAIL_BITS = 1000
 #: lies below every delta an input can state (decimal exponents within -3000), so a claim's verdict
 #: is never left undecided by the floor
 TAIL_FLOOR_BITS = 12000
-#: integer orders proposed (about 2^(1/4) apart up to 2^12), the re-check's list
-_ORDERS = sorted({max(2, round(2 ** (k / 4))) for k in range(4, 49)})
-
 
 def _leaves(steps: Sequence[Any], direction: str) -> Optional[list]:
     """(kind, mu or 1/b, q, count) per step, or None when a step has no cumulant here."""
@@ -70,28 +69,12 @@ def _leaves(steps: Sequence[Any], direction: str) -> Optional[list]:
     return out
 
 
-def _proposal(leaves: list, direction: str, a: int, eps: float) -> float:
-    """The exponent log zeta_a + sum K - (a - 1) eps in binary64: only chooses the order."""
-    f = 0.0
-    for t, mu, q, times in leaves:
-        if t == "laplace":
-            lam = float(mu)
-            k = math.log(a / (2 * a - 1) * math.exp((a - 1) * lam) + (a - 1) / (2 * a - 1) * math.exp(-a * lam))
-        else:
-            c = float(mu * mu / 2)  # the re-check's float(1 / (2 z^2)), bit for bit
-            if q == 1:
-                k = a * (a - 1) * c
-            elif direction == "remove":
-                lq, l1q = math.log(float(q)), math.log1p(-float(q))
-                logs = [math.lgamma(a + 1) - math.lgamma(j + 1) - math.lgamma(a - j + 1) + j * lq
-                        + (a - j) * l1q + (j * j - j) * c for j in range(a + 1)]
-                top = max(logs)
-                k = top + math.log(sum(math.exp(v - top) for v in logs))
-            else:
-                lam = (a - 1) * float(q)
-                k = min((a - 1) * -math.log1p(-float(q)), lam * (1 + lam) * c)
-        f += times * k
-    return f - (a - 1) * eps - math.log(a) + (a - 1) * math.log1p(-1 / a)
+def _laplace_float(a: int, lam: Fraction) -> float:
+    """A Laplace step's K(a) in binary64 (Mironov 2017 Table 2, lam = 1/b): only proposes the
+    order (:func:`dpverify.recheck.tail_plan.propose_order`); e^((a - 1) lam) overflows past
+    (a - 1) lam = 709, and the proposal is then the first order."""
+    x = float(lam)
+    return math.log(a / (2 * a - 1) * math.exp((a - 1) * x) + (a - 1) / (2 * a - 1) * math.exp(-a * x))
 
 
 def _cumulant(t: str, mu: Fraction, q: Fraction, direction: str, a: int) -> arb:
@@ -127,10 +110,7 @@ def renyi_exponent(steps: Sequence[Any], directions: Sequence[str], eps: Fractio
             leaves = _leaves(steps, d)
             if leaves is None:
                 return None
-            try:
-                a = min(_ORDERS, key=lambda a: _proposal(leaves, d, a, float(eps)))
-            except (OverflowError, ValueError):
-                a = _ORDERS[0]
+            a = propose_order(leaves, d, eps, _laplace_float)
             e = sum((times * _cumulant(t, mu, q, d, a) for t, mu, q, times in leaves), arb(0))
             zeta = -ball(a).log() + (a - 1) * (1 - ball(Fraction(1, a))).log()
             e = e + zeta - (a - 1) * ball(eps)

@@ -1053,9 +1053,6 @@ def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded
     return None
 
 
-#: integer Renyi orders at which :func:`rdp_delta_upper` proposes (about 2^(1/4) apart up to 2^12):
-#: any order gives a valid bound, the best of these is evaluated
-_RDP_ORDERS = sorted({max(2, round(2 ** (k / 4))) for k in range(4, 49)})
 #: relations whose pairs the cumulants of :func:`rdp_delta_upper` describe (the add / remove pairs)
 _RDP_RELATIONS = ("add-remove", "add", "remove")
 
@@ -1097,32 +1094,11 @@ def leaves_delta_upper(leaves: "list | None", rel: str, eps: Fraction) -> "mpf |
     E[W^(-q (a-1))] = e^((q (a-1) + q^2 (a-1)^2) / (2 z^2)) for x ~ N(0, z^2). At a huge z the loss
     bound alone gave no bound below 1 for eps under T (-log(1 - q))."""
     from .rdp import _balle_delta_exponent, _laplace_cgf, _ssg_integer
+    from .tail_plan import propose_order
 
     if rel not in _RDP_RELATIONS or not leaves:
         return None
     A = arith(96)
-
-    def proposal(d: str, a: int) -> float:
-        """The exponent in binary64 (log-sum-exp of the binomial sum): only chooses the order."""
-        f = 0.0
-        for t, z, q, times in leaves:
-            if t == "laplace":
-                k = float(_laplace_cgf(A, Fraction(a), 1 / z)[1])
-            elif q == 1 or d == "remove":
-                c = float(1 / (2 * z * z))
-                if q == 1:
-                    k = a * (a - 1) * c
-                else:
-                    lq, l1q = math.log(float(q)), math.log1p(-float(q))
-                    logs = [math.lgamma(a + 1) - math.lgamma(j + 1) - math.lgamma(a - j + 1) + j * lq
-                            + (a - j) * l1q + (j * j - j) * c for j in range(a + 1)]
-                    top = max(logs)
-                    k = top + math.log(sum(math.exp(v - top) for v in logs))
-            else:
-                lam = (a - 1) * float(q)
-                k = min((a - 1) * -math.log1p(-float(q)), lam * (1 + lam) * float(1 / (2 * z * z)))
-            f += times * k
-        return f - (a - 1) * float(eps) - math.log(a) + (a - 1) * math.log1p(-1 / a)
 
     def exponent(d: str, a: int) -> Iv:
         f = A.q(0)
@@ -1142,11 +1118,14 @@ def leaves_delta_upper(leaves: "list | None", rel: str, eps: Fraction) -> "mpf |
         return A.add(_balle_delta_exponent(A, Fraction(a), eps, eps), A.sub(f, A.q((a - 1) * eps)))
 
     worst = mpfr("-inf")
+    inverse = [(t, 1 / Fraction(z), q, times) for t, z, q, times in leaves]  # the proposal's scales
+
+    def laplace(a: int, lam: Fraction) -> float:
+        # the upper end of the proved cumulant, in binary64: proposes only (never overflows)
+        return float(_laplace_cgf(A, Fraction(a), lam)[1])
+
     for d in _DIRS[rel]:
-        try:
-            a = min(_RDP_ORDERS, key=lambda a: proposal(d, a))
-        except (OverflowError, ValueError):
-            a = _RDP_ORDERS[0]
+        a = propose_order(inverse, d, eps, laplace)
         worst = max(worst, exponent(d, a)[1])  # any order proves a bound: the proposal's is evaluated
     if not gmpy2.is_finite(worst):
         return None

@@ -109,7 +109,7 @@ def test_gaussian_grid_tails_by_taylor_blocks_hold_the_mpmath_tails(sigma, q, m,
     from dpverify.pld.discretise import grid_range
 
     served = [0]
-    real = pairs_mod._taylor_block
+    real = pairs_mod.taylor_block
 
     def counting(series, h, a, b, c, order, tol):
         got = real(series, h, a, b, c, order, tol)
@@ -117,7 +117,7 @@ def test_gaussian_grid_tails_by_taylor_blocks_hold_the_mpmath_tails(sigma, q, m,
             served[0] += b - a + 1
         return got
 
-    monkeypatch.setattr(pairs_mod, "_taylor_block", counting)
+    monkeypatch.setattr(pairs_mod, "taylor_block", counting)
     pair = pairs_mod.SubsampledGaussianPair(sigma, q, direction)
     i0, n = grid_range(pair, m, 1e-12)
     prec = 150
@@ -135,14 +135,14 @@ def test_gaussian_grid_tails_by_taylor_blocks_hold_the_mpmath_tails(sigma, q, m,
 
 
 def test_taylor_block_remainder_is_the_ball_coefficient():
-    """_taylor_block on g = (exp, log(1 + eps)) against mpmath: inside the
+    """taylor_block on g = (exp, log(1 + eps)) against mpmath: inside the
     radius of convergence every knot's ball holds the value; a block whose
     ball reaches the singularity of log(1 + eps) at -1 (non-finite
     coefficients) or whose remainder exceeds tol is refused (None), never
     returned wide or wrong."""
     from flint import arb_series
 
-    from dpverify.pld.pairs import _taylor_block
+    from dpverify.pld.taylor_blocks import taylor_block
 
     def series(e, L):
         t = arb_series([0, 1], prec=L)
@@ -151,7 +151,7 @@ def test_taylor_block_remainder_is_the_ball_coefficient():
     mpmath.mp.dps = 50
     with working_precision(120):
         h = arb(2) ** -10
-        got = _taylor_block(series, h, -20, 20, 0, 30, arb(2) ** -100)
+        got = taylor_block(series, h, -20, 20, 0, 30, arb(2) ** -100)
         assert got is not None
         for k, i in enumerate(range(-20, 21)):
             x = mpmath.mpf(i) / 1024
@@ -161,7 +161,7 @@ def test_taylor_block_remainder_is_the_ball_coefficient():
         # at order 3 the remainder (~ R^4 / 24 = 6e-9 at the ends) is far wider
         # than arb's rounding: the balls must still hold the values, which only
         # the ball coefficient of order 4 makes true (the cubic alone misses)
-        low = _taylor_block(series, h, -20, 20, 0, 3, arb(2) ** -20)
+        low = taylor_block(series, h, -20, 20, 0, 3, arb(2) ** -20)
         assert low is not None
         for k, i in enumerate(range(-20, 21)):
             x = mpmath.mpf(i) / 1024
@@ -170,9 +170,9 @@ def test_taylor_block_remainder_is_the_ball_coefficient():
         cubic = sum(x ** k / mpmath.factorial(k) for k in range(4))
         assert abs(mpmath.exp(x) - cubic) > 1e-9  # the remainder matters here
         # the ball around c = -1000 (radius 30 knots) reaches log's singularity at -1
-        assert _taylor_block(series, h, -1030, -970, -1000, 30, arb(2) ** -100) is None
+        assert taylor_block(series, h, -1030, -970, -1000, 30, arb(2) ** -100) is None
         # too low an order for the width asked: refused
-        assert _taylor_block(series, h, -20, 20, 0, 4, arb(2) ** -100) is None
+        assert taylor_block(series, h, -20, 20, 0, 4, arb(2) ** -100) is None
 
 
 def test_grid_finer_than_binary64_fails_closed():
