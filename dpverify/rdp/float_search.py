@@ -15,6 +15,7 @@ soundness, because :mod:`dpverify.rdp.conversions` and
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from flint import arb
 
@@ -99,16 +100,18 @@ def float_eps_opt(alpha: float, gamma: float, delta: float) -> float:
     return hi
 
 
-def _float_conversion(conversion: str, alpha: float, gamma: float, delta: float) -> float:
-    L = -math.log(delta)
+def _float_conversion(conversion: str, alpha: float, gamma: float, delta: Fraction) -> float:
+    # log(1/delta) from the exact fraction's integers: a delta below the float range (1e-400) is 0.0
+    # as a float, and -log(0.0) failed every proposal (the producer answered exit 3 where verify proves it)
+    L = math.log(delta.denominator) - math.log(delta.numerator)
     if conversion == "classic":
         return gamma + L / (alpha - 1)
     if conversion == "balle":
         return max(0.0, gamma + math.log1p(-1 / alpha) + (L - math.log(alpha)) / (alpha - 1))
-    return float_eps_opt(alpha, gamma, delta)
+    return float_eps_opt(alpha, gamma, float(delta))
 
 
-def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: float) -> float:
+def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: Fraction) -> float:
     """Uncertified conversion at alpha = 1 + t (guess only)."""
     with working_precision(64):
         a = arb(1) + arb(t)
@@ -124,7 +127,7 @@ def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: float) -> floa
         return math.inf
 
 
-def search_order(curve: RdpCurve, conversion: str, delta: float) -> float:
+def search_order(curve: RdpCurve, conversion: str, delta: Fraction) -> float:
     """Uncertified minimiser t = alpha - 1 (scan in log t, then golden section)."""
     conv0 = "balle" if conversion == "optimal" else conversion
     # scan upward in log t; stop once clearly past the minimum (a guess only:

@@ -190,8 +190,7 @@ def rdp_epsilon(
     d = V.open_unit("delta", delta)
     check_optimal_delta(conversion, d)
     digits = V.digits(digits)
-    df = float(d)
-    t_star = search_order(curve, conversion, df)
+    t_star = search_order(curve, conversion, d)
     alpha_star = 1 + Fraction(t_star).limit_denominator(1 << 40) if t_star < 2**40 else Fraction(int(t_star)) + 1
     if alpha_star <= 1:
         alpha_star = 1 + Fraction(1, 1 << 40)

@@ -132,3 +132,18 @@ def test_an_optimal_conversion_below_the_producers_delta_is_malformed(capsys):
     cert["result"]["quantity"] = cert["result"]["quantity"].replace("1e-50", "1e-3000")
     with pytest.raises(MalformedCertificate, match="1e-50"):
         verify_certificate(reseal(cert))
+
+
+@pytest.mark.parametrize("delta", ["1e-320", "1e-400"])
+def test_classic_infimum_below_the_float_range(capsys, delta):
+    # adv35 Q1: the order search took log(1/float(delta)), and float(1e-400) is 0.0, so the producer
+    # answered exit 3 where verify proves the value. Gaussian mu = 1, 10 steps, classic: the infimum
+    # over alpha of c alpha + L/(alpha - 1), c = 10/2, is c + 2 sqrt(c L) with L = log(1/delta) (AM-GM)
+    cert = _cert(capsys, "rdp", "epsilon", "--mechanism", "gaussian", "--mu", "1", "--steps", "10",
+                 "--delta", delta, "--conversion", "classic")
+    with mpmath.workdps(40):
+        c, L = mpmath.mpf(5), -mpmath.log(mpmath.mpf(delta))
+        truth = c + 2 * mpmath.sqrt(c * L)
+        enc = cert["result"]["enclosure"]
+        assert mpmath.mpf(enc["lo"]) <= truth <= mpmath.mpf(enc["hi"])
+    assert "confirmed" in verify_certificate(cert)
