@@ -443,10 +443,13 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
             if not y[0] > lp0[1]:
                 return _UNIT
         X = root(A, y)
+        # a component at mu = 0 has the other law's tail: 0 - x and x - 0 are exact in MPFR
+        # (the same numbers as -x and x), so that Phi is evaluated once
         if remove:
-            return A.fsum([A.mul(P, A.ncdf_abs(A.sub(M, X))) for M, _, P in iv]), A.ncdf_abs(A.neg(X))
+            qt = A.ncdf_abs(A.neg(X))
+            return A.fsum([A.mul(P, qt if M[1] == 0 else A.ncdf_abs(A.sub(M, X))) for M, _, P in iv]), qt
         pt = A.ncdf_abs(X)
-        return pt, A.fsum([A.mul(P, A.ncdf_abs(A.sub(X, M))) for M, _, P in iv])
+        return pt, A.fsum([A.mul(P, pt if M[1] == 0 else A.ncdf_abs(A.sub(X, M))) for M, _, P in iv])
 
     return IvTails(fn)
 
