@@ -285,6 +285,24 @@ def _eps_delta(e0: Fraction, d0: Fraction, q: Fraction, direction: str) -> IvTai
 # --------------------------------------------------------------------------- mixture of Gaussians
 
 
+def _mog_sum_end(A: Arith, iv: list, x: mpfr, upper: bool) -> mpfr:
+    """The upper (``upper``) or lower end of the interval evaluation of
+    S(x) = sum_i p_i e^{mu_i x - mu_i^2/2} at a point x, ``iv`` the enclosures
+    (mu_i, mu_i^2/2, p_i) with p_i >= 0, computing that end's exponentials only: each
+    term's end is a monotone function of its inputs' ends (exp increasing, p_i >= 0 and
+    e^(.) > 0, mu_i x's end from mu_i's end on the side of x's sign), each operation rounded
+    toward that end. It is the same number, bit for bit, as that end of
+    A.fsum([A.mul(P, A.exp(A.sub(A.mul(M, (x, x)), H)))]), at half the exponentials (the
+    root bracket needs S's upper end at its left point, its lower end at its right one)."""
+    if upper:
+        up = A.up
+        return up.fsum([up.mul(P[1], up.exp(up.sub(up.mul(M[1] if x >= 0 else M[0], x), H[0])))
+                        for M, H, P in iv])
+    dn = A.dn
+    return dn.fsum([dn.mul(P[0], dn.exp(dn.sub(dn.mul(M[0] if x >= 0 else M[1], x), H[1])))
+                    for M, H, P in iv])
+
+
 def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     """dp_accounting's MixtureOfGaussiansDpEvent pair in units of s
     (mu_i = c_i/s): remove: P = sum_i p_i N(mu_i, 1), Q = N(0, 1), loss
@@ -295,8 +313,9 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
 
     L > e iff x > x_y (remove, y = e) or x < x_y (add, y = -e), x_y the root of
     g(x) = y. The root is proposed (float Newton from the previous knot's root, then
-    Newton in MPFR at the working precision: untrusted) and *proved* to lie in
-    [t - r, t + r] by S(t - r) < e^y < S(t + r) in directed rounding (S increasing).
+    Newton in MPFR at doubling precisions up to the working one: untrusted) and *proved*
+    to lie in [t - r, t + r] by S(t - r) < e^y < S(t + r) in directed rounding (S
+    increasing; only the end of S each inequality needs: :func:`_mog_sum_end`).
     The tails are then sum_i p_i Phi(mu_i - x) and Phi(-x) (remove) or Phi(x) and
     sum_i p_i Phi(x - mu_i) (add) on that interval of x (Phi monotone:
     :meth:`Arith.ncdf_abs` on an interval encloses its range)."""
@@ -329,7 +348,13 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                              ctx.div(mpz((mu * mu).numerator), mpz(2 * (mu * mu).denominator))))
                     for mu, p in comps]
             lp0 = A.log(A.q(p0)) if p0 > 0 else None
-            c = consts[A.prec] = (iv, ctx, near, lp0)
+            # the proposal's first Newton steps at about doubling precisions below the last
+            # (each step about doubles the correct bits from the float's 53)
+            lows, p = [], A.prec + 16
+            while p // 2 + 8 > 64:
+                p = p // 2 + 8
+                lows.append(gmpy2.context(precision=p))
+            c = consts[A.prec] = (iv, ctx, near, lp0, lows[::-1])
         return c
 
     def gd_float(x: float) -> tuple[float, float]:
@@ -370,36 +395,47 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                 hi = mid
         return (lo + hi) / 2
 
-    def S(A: Arith, iv: list, x: mpfr) -> Iv:
-        X = (x, x)
-        return A.fsum([A.mul(P, A.exp(A.sub(A.mul(M, X), H))) for M, H, P in iv])
-
     def root(A: Arith, y: tuple) -> Iv:
-        iv, ctx, near, _ = const(A)
+        iv, ctx, near, _, lows = const(A)
         ym = ctx.div(ctx.add(y[0], y[1]), 2)  # only steers the proposal
         t = mpfr(float_root(float(ym)), A.prec + 16)
-        for _ in range(4 + A.prec.bit_length()):  # Newton doubles the correct bits from 53
-            ws = [ctx.exp(ctx.add(ctx.mul(mu, t), c)) for mu, c in near]
-            sw = ctx.fsum(ws)
-            d = ctx.div(ctx.fsum([ctx.mul(w, mu) for w, (mu, _) in zip(ws, near)]), sw)
+
+        def newton(c: Any, t: mpfr) -> "tuple[mpfr, mpfr | None]":
+            ws = [c.exp(c.add(c.mul(mu, t), k)) for mu, k in near]
+            sw = c.fsum(ws)
+            d = c.div(c.fsum([c.mul(w, mu) for w, (mu, _) in zip(ws, near)]), sw)
             if not d > 0:
+                return t, None
+            step = c.div(c.sub(c.log(sw), ym), d)
+            return c.sub(t, step), step
+
+        # Newton doubles the correct bits from 53: the first steps at lower precisions, then
+        # at the working one until a step is below half its bits (the next error is about the
+        # square: g'' / (2 g') <= max mu / 2 for this log-sum-exp, mu >= 0). All of it only
+        # proposes t; a poor t only widens the proved bracket below or fails closed.
+        for c in lows:
+            t, step = newton(c, t)
+            if step is None:
                 break
-            step = ctx.div(ctx.sub(ctx.log(sw), ym), d)
-            t = ctx.sub(t, step)
-            if step == 0 or abs(step) <= abs(t) * mpfr(2) ** -(A.prec + 8) + mpfr(2) ** -(A.prec + 40):
+        half = mpfr(2) ** -(A.prec // 2 + 8)
+        for _ in range(4 + A.prec.bit_length()):
+            t, step = newton(ctx, t)
+            if step is None or step == 0 or abs(step) <= abs(t) * mpfr(2) ** -(A.prec + 8) + mpfr(2) ** -(A.prec + 40):
+                break
+            if abs(step) <= (1 + abs(t)) * half:
                 break
         state["guess"] = float(t)
         r = A.up.mul(A.up.mul_2exp(mpfr(1), -(A.prec - 12)), A.up.add(1, abs(t)))
         ey = A.exp(y)
         for _ in range(6):
             a, b = A.dn.sub(t, r), A.up.add(t, r)
-            if S(A, iv, a)[1] < ey[0] and S(A, iv, b)[0] > ey[1]:
+            if _mog_sum_end(A, iv, a, True) < ey[0] and _mog_sum_end(A, iv, b, False) > ey[1]:
                 return (a, b)
             r = A.up.mul_2exp(r, 4)
         raise _cannot("a mixture-of-Gaussians loss whose inverse could not be bracketed")
 
     def fn(A: Arith, e: tuple) -> tuple:
-        iv, _, _, lp0 = const(A)
+        iv, _, _, lp0, _ = const(A)
         y = e if remove else A.neg(e)
         if lp0 is not None:  # is y <= log p_0 (every outcome has loss above it)?
             if y[1] <= lp0[0]:
@@ -407,10 +443,13 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
             if not y[0] > lp0[1]:
                 return _UNIT
         X = root(A, y)
+        # a component at mu = 0 has the other law's tail: 0 - x and x - 0 are exact in MPFR
+        # (the same numbers as -x and x), so that Phi is evaluated once
         if remove:
-            return A.fsum([A.mul(P, A.ncdf_abs(A.sub(M, X))) for M, _, P in iv]), A.ncdf_abs(A.neg(X))
+            qt = A.ncdf_abs(A.neg(X))
+            return A.fsum([A.mul(P, qt if M[1] == 0 else A.ncdf_abs(A.sub(M, X))) for M, _, P in iv]), qt
         pt = A.ncdf_abs(X)
-        return pt, A.fsum([A.mul(P, A.ncdf_abs(A.sub(X, M))) for M, _, P in iv])
+        return pt, A.fsum([A.mul(P, pt if M[1] == 0 else A.ncdf_abs(A.sub(X, M))) for M, _, P in iv])
 
     return IvTails(fn)
 

@@ -91,6 +91,64 @@ def test_mog_curve_against_quadrature(eps):
         assert lo - tol <= truth <= hi + tol and hi - lo <= mpmath.mpf(10) ** -50
 
 
+def _mog_truth(s, cs, ps, y):
+    """At 50 digits: the root x of log S(x) = y, S(x) = sum p_i e^{mu_i x - mu_i^2/2}
+    (mu_i = c_i / s), by bisection on S itself (increasing), and the remove tails
+    sum p_i Phi(mu_i - x), Phi(-x) there."""
+    mus = [mpmath.mpf(c.numerator) / c.denominator / (mpmath.mpf(s.numerator) / s.denominator) for c in cs]
+    pm = [mpmath.mpf(p.numerator) / p.denominator for p in ps]
+    S = lambda x: mpmath.fsum(p * mpmath.exp(mu * x - mu * mu / 2) for mu, p in zip(mus, pm))  # noqa: E731
+    ey = mpmath.exp(y)
+    a, b = mpmath.mpf(-200), mpmath.mpf(200)  # S(a) < e^y < S(b) for every y below
+    for _ in range(260):
+        a, b = ((a + b) / 2, b) if S((a + b) / 2) < ey else (a, (a + b) / 2)
+    x = (a + b) / 2
+    return x, (mpmath.fsum(p * mpmath.ncdf(mu - x) for mu, p in zip(mus, pm)), mpmath.ncdf(-x))
+
+
+@pytest.mark.parametrize("prec", [128, 191, 300])
+@pytest.mark.parametrize("eps", ["-0.1875", "-0.0078125", "0.001953125", "0.5", "3.25", "52.0703125"])
+def test_mog_root_and_tails_contain_the_50_digit_truth(prec, eps):
+    # the root proposal (Newton at doubling precisions) and the one-sided bracket ends
+    # (_mog_sum_end): every tail still contains mpmath's 50-digit value, the mixture's
+    # mu_i = 2/3, 4/3 are not dyadic, and the loss at eps near log p_0 = log(3/5) puts the
+    # root far left (x < 0: mu_i's other end is taken)
+    s, cs, ps = F(3, 2), [F(0), F(1), F(2)], [F(3, 5), F(3, 10), F(1, 10)]
+    A = arith(prec)
+    with mpmath.workdps(50):
+        x, (tp, tq) = _mog_truth(s, cs, ps, mpmath.mpf(F(eps).numerator) / F(eps).denominator)
+        tol = mpmath.mpf(10) ** -45
+        for direction in ("remove", "add"):
+            e = A.q(F(eps) if direction == "remove" else -F(eps))
+            (p0, p1), (q0, q1) = R._mog(s, cs, ps, direction)(A, e)
+            got = [(mpfr_to_mpf(p0), mpfr_to_mpf(p1)), (mpfr_to_mpf(q0), mpfr_to_mpf(q1))]
+            # add: P = N(0,1), Q = the mixture, L > -y iff x < x_y: P-tail Phi(x), Q-tail 1 - sum p_i Phi(mu_i - x)
+            want = [tp, tq] if direction == "remove" else [1 - tq, 1 - tp]
+            for (lo, hi), w in zip(got, want):
+                assert lo - tol <= w <= hi + tol
+                assert hi - lo <= mpmath.mpf(2) ** -(prec - 40)  # narrow: the bracket costs bits, not digits
+
+
+@pytest.mark.parametrize("x", ["-7.25", "-0.3", "0", "1.1", "9.5"])
+def test_mog_sum_ends_are_the_interval_sums_ends(x):
+    # the one-sided ends are the interval evaluation's ends bit for bit, and contain S(x) at 50 digits
+    A = arith(160)
+    comps = [(F(0), F(1, 2)), (F(2, 3), F(1, 3)), (F(5, 3), F(1, 6))]
+    iv = [(A.q(mu), A.q(mu * mu / 2), A.q(p)) for mu, p in comps]
+    xp = A.q(F(x))[0]
+    X = (xp, xp)
+    both = A.fsum([A.mul(P, A.exp(A.sub(A.mul(M, X), H))) for M, H, P in iv])
+    lo, hi = R._mog_sum_end(A, iv, xp, False), R._mog_sum_end(A, iv, xp, True)
+    assert (lo, hi) == both and lo < hi
+    with mpmath.workdps(50):
+        xm = mpfr_to_mpf(xp)
+        truth = mpmath.fsum(mpmath.mpf(p.numerator) / p.denominator
+                            * mpmath.exp(mpmath.mpf(mu.numerator) / mu.denominator * xm
+                                         - mpmath.mpf((mu * mu).numerator) / (2 * (mu * mu).denominator))
+                            for mu, p in comps)
+        assert mpfr_to_mpf(lo) <= truth <= mpfr_to_mpf(hi)
+
+
 def _enumerate(pmf_p, pmf_q, eps, lo, hi):
     """H_{e^eps}(P || Q) by brute force over the integers lo..hi."""
     e = mpmath.exp(eps)
