@@ -73,3 +73,13 @@ def test_a_well_formed_relation_stating_another_claim_is_false(tmp_path, relatio
     c["claim"]["relation"] = rel
     code, msg = verify_file(_resealed(tmp_path, c))
     assert code == 1, msg
+
+
+@pytest.mark.parametrize("alpha", ["0.5", "1"])
+def test_an_order_hint_outside_the_domain_is_malformed_on_every_route(tmp_path, alpha):
+    # W3: on the exact Gaussian's classic route (a closed form that reads no hint) result.alpha 0.5 was
+    # accepted while the other routes refused it (exit 2); the producer writes orders > 1 only
+    c = json.loads((F2 / "rdp-epsilon.json").read_text())
+    c["result"]["alpha"] = alpha
+    code, msg = verify_file(_resealed(tmp_path, c))
+    assert code == 2, msg
