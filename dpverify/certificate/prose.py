@@ -53,7 +53,8 @@ CLAIM_PROSE = ("statement", "source", "domain", "note")
 #: the fields that define a registry claim, which its certificate repeats exactly
 CLAIM_DEFINITION = ("quantity", "printed", "relation")
 #: the certificate's line names this for a claim of a claim file the package does not ship
-UNBOUND = "claim.statement (the words of a claim file this release does not ship; the claim is claim.relation)"
+UNBOUND = ("claim.statement, claim.source, claim.domain and claim.note (the words of a claim file this release "
+           "does not ship; what is confirmed is claim.relation on the re-proved numbers)")
 
 _PAIRS = "the composed dominating pairs of the event tree"
 _BINS = "DP-SGD with balls-in-bins batches"
@@ -167,7 +168,9 @@ class Num(str):
     """A number field: the text written, matched by exact value (``1e-5`` = ``0.00001``)."""
 
 
-_NUMBER = re.compile(r"[+-]?(\d{1,400}(\.\d{0,400})?|\.\d{1,400})([eE][+-]?\d{1,5})?(/\d{1,400})?")
+#: ASCII digits only (Python's \d also matches U+0660 and other scripts' digits, which Fraction reads:
+#: "1\u06605" was accepted as 105, adv36 F1), and as long as the writer's numbers (1000 characters)
+_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,5})?(/[0-9]{1,1000})?")
 
 
 def _value(text: str) -> Optional[Fraction]:
@@ -242,7 +245,7 @@ def _matches(template: str, fields: Mapping[str, Any], text: str) -> bool:
         if v is None:
             return False
         if isinstance(v, Num):
-            pattern.append(r"([^\s,()]{1,500})")
+            pattern.append(r"([^\s,()]{1,2100})")
             numbers.append(v)
         else:
             pattern.append(re.escape(str(v)))

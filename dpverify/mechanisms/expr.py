@@ -143,6 +143,15 @@ def parse_profile_expr(text: str) -> Callable[[arb], arb]:
     if not uses_eps:
         raise _refuse("the expression must use the variable eps")
     build = _compile(tree.body, source)
+    # verify's caps on the parse (nesting depth, parentheses, powers): one check for both sides, so
+    # that no expression the producer certifies is refused by verify (adv36 G2: 41 nested parentheses)
+    from ..errors import MalformedCertificate
+    from ..recheck.limits import check_expression
+
+    try:
+        check_expression(text, "profile")
+    except MalformedCertificate as exc:
+        raise _refuse(str(exc).removeprefix("profile").lstrip(": ")) from None
     return build
 
 

@@ -802,8 +802,12 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
         claimed = _exact(inputs.get("claimed_eps"))
         if claimed is None or not (isinstance(rel, dict) and set(rel) == {"kind", "bound"} and rel["kind"] == "le"
                                    and _exact(rel["bound"]) == claimed):
-            raise MalformedCertificate(f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
-                                      f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
+            # a relation of the right shape that states another claim is false (exit 1, adv36 W1);
+            # a missing or misshapen one is malformed (exit 2)
+            shaped = claimed is not None and isinstance(rel, dict) and set(rel) == {"kind", "bound"}
+            raise (CertificateRejected if shaped else MalformedCertificate)(
+                f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
+                f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
     if quantity == "calibrate.bracket":
         # the statement says what holds or fails at each end it names: an end it names must be in
         # result.ends, where it is re-proved (a deleted end would leave "fails at ..." unproved)

@@ -872,6 +872,12 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     _optimal_delta_cap(conv, d)
     mech = _Mech(inputs)
     digits = needed_digits(result)
+    alpha_text = result.get("alpha")
+    if alpha_text is not None and not isinstance(alpha_text, str):
+        raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
+    if alpha_text is not None and exact_input({"alpha": alpha_text}, "alpha") <= 1:
+        # checked on every route, the closed form's too, which does not read the hint (adv36 W3)
+        raise MalformedCertificate("result.alpha: the recorded order must be > 1")
     if mech.exact and conv == "classic":
         # inf over real alpha > 1 of c alpha + L/(alpha - 1) = c + c (alpha - 1) + L / (alpha - 1)
         # >= c + 2 sqrt(c L) (AM-GM, equality at alpha = 1 + sqrt(L / c)), c = k mu^2 / 2,
@@ -883,7 +889,6 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             return A.add(A.q(c), A.scale2(A.sqrt(A.mul(A.q(c), L)), 1))
 
         return enclose(closed, digits)
-    alpha_text = result.get("alpha")
     if alpha_text is None:
         # claim certificates carry no order: choose one here (classic / balle only)
         if conv == "optimal":

@@ -545,9 +545,11 @@ def _ratio(text: str) -> tuple[Any, Any]:
     import re
     from decimal import Decimal, InvalidOperation
 
+    if not text.isascii():  # Decimal and \d read other scripts' digits (adv36 F1: "1\u06605" as 105)
+        raise MalformedCertificate(f"{text[:40]!r} is not a decimal of ASCII digits")
     if "/" in text:
         n, _, d = text.partition("/")
-        if not re.fullmatch(r"[+-]?\d{1,2000}", n) or not re.fullmatch(r"\d{1,2000}", d) or int(d) == 0:
+        if not re.fullmatch(r"[+-]?[0-9]{1,2000}", n) or not re.fullmatch(r"[0-9]{1,2000}", d) or int(d) == 0:
             raise MalformedCertificate(f"{text[:40]!r} is not a fraction n/d")
         return Decimal(n), Decimal(d)
     _split_decimal(text)
