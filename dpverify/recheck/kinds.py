@@ -800,11 +800,10 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
     if quantity in EPS_CLAIM_KINDS:
         rel = claim.get("relation")
         claimed = _exact(inputs.get("claimed_eps"))
-        if claimed is None or not (isinstance(rel, dict) and set(rel) == {"kind", "bound"} and rel["kind"] == "le"
-                                   and _exact(rel["bound"]) == claimed):
-            # a relation of the right shape that states another claim is false (exit 1, adv36 W1);
-            # a missing or misshapen one is malformed (exit 2)
-            shaped = claimed is not None and isinstance(rel, dict) and set(rel) == {"kind", "bound"}
+        # a missing or misshapen relation is malformed (exit 2); one of the right shape that states
+        # another claim is false (exit 1, adv36 W1)
+        shaped = claimed is not None and isinstance(rel, dict) and set(rel) == {"kind", "bound"}
+        if not shaped or rel["kind"] != "le" or _exact(rel["bound"]) != claimed:
             raise (CertificateRejected if shaped else MalformedCertificate)(
                 f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
                 f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")

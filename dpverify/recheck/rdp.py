@@ -872,11 +872,13 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     _optimal_delta_cap(conv, d)
     mech = _Mech(inputs)
     digits = needed_digits(result)
+    # the order hint is read and checked (> 1) on every route, the closed form's too, which does
+    # not use it (adv36 W3: 0.5 was accepted there and refused elsewhere)
     alpha_text = result.get("alpha")
     if alpha_text is not None and not isinstance(alpha_text, str):
         raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
-    if alpha_text is not None and exact_input({"alpha": alpha_text}, "alpha") <= 1:
-        # checked on every route, the closed form's too, which does not read the hint (adv36 W3)
+    hint = None if alpha_text is None else exact_input({"alpha": alpha_text}, "alpha")
+    if hint is not None and hint <= 1:
         raise MalformedCertificate("result.alpha: the recorded order must be > 1")
     if mech.exact and conv == "classic":
         # inf over real alpha > 1 of c alpha + L/(alpha - 1) = c + c (alpha - 1) + L / (alpha - 1)
@@ -889,17 +891,13 @@ def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
             return A.add(A.q(c), A.scale2(A.sqrt(A.mul(A.q(c), L)), 1))
 
         return enclose(closed, digits)
-    if alpha_text is None:
+    if hint is None:
         # claim certificates carry no order: choose one here (classic / balle only)
         if conv == "optimal":
             raise MalformedCertificate("an optimal-conversion rdp.epsilon needs result.alpha")
         a_star = _search_order(mech, conv, d)
     else:
-        if not isinstance(alpha_text, str):
-            raise MalformedCertificate("rdp.epsilon needs result.alpha (the order of the upper end)")
-        a_star = exact_input({"alpha": alpha_text}, "alpha")
-    if a_star <= 1:
-        raise MalformedCertificate("recorded order must be > 1")
+        a_star = hint
     lo_rec = _frac_bound(result, "lo", "c")
     hi_rec = _frac_bound(result, "hi", "f")
     enc = result.get("enclosure")
