@@ -28,15 +28,17 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..ball import ball, lower_decimal, normal_cdf, parse_exact, upper_decimal, working_precision
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, MalformedCertificate
 from ..limits import MAX_EXPR_EXP_ARGUMENT
 from ..certificate.format import EXPR_ALLOWED, EXPR_FUNCS
+from ..recheck.limits import MAX_EXPR_CHARS, MAX_EXPR_NODES, check_expression
 from .base import register_profile
 
 __all__ = ["ExprProfile", "parse_profile_expr", "CAPS"]
 
-_MAX_TEXT = 500
-_MAX_NODES = 200
+#: verify's caps on an expression's parse, applied here too (check_expression below)
+_MAX_TEXT = MAX_EXPR_CHARS
+_MAX_NODES = MAX_EXPR_NODES
 _MAX_INT_POWER = 1000
 _MAX_EXP_ARGUMENT = MAX_EXPR_EXP_ARGUMENT
 #: the caps, for --help and docs/reference/inputs.md
@@ -145,9 +147,6 @@ def parse_profile_expr(text: str) -> Callable[[arb], arb]:
     build = _compile(tree.body, source)
     # verify's caps on the parse (nesting depth, parentheses, powers): one check for both sides, so
     # that no expression the producer certifies is refused by verify (adv36 G2: 41 nested parentheses)
-    from ..errors import MalformedCertificate
-    from ..recheck.limits import check_expression
-
     try:
         check_expression(text, "profile")
     except MalformedCertificate as exc:
