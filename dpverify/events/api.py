@@ -55,7 +55,7 @@ from .convert import from_dp_event, is_dp_event
 from ..relation import Relation, relation
 from ..sampling import replace as GP
 from .dispatch import Plan, Unsupported, compile_event
-from .json_format import parse_document
+from .json_format import ApproxDpExp, check_model, parse_document
 
 __all__ = ["BINS_SUPPORT", "BRACKET_SUPPORT", "EventAnswer", "as_event", "check_claim", "delta", "epsilon", "plan", "supports"]
 
@@ -122,7 +122,9 @@ def as_event(obj: Any) -> tuple[Any, Optional[str]]:
             raise InvalidParameter("event", "event: an empty list of events")
         evs = [as_event(e)[0] for e in obj]
         return E.Composed(tuple(evs)), None
-    if type(obj).__module__ == E.__name__ or obj.__class__.__name__ == "ApproxDpExp":
+    if type(obj).__module__ == E.__name__:
+        return check_model(obj), None
+    if isinstance(obj, ApproxDpExp):  # built by the legacy reader, which checked its fields
         return obj, None
     raise InvalidParameter("event", f"event: {type(obj).__name__} is not an event (give a dpverify.events "
                            "model object, a dp_accounting DpEvent or a JSON event document)")

@@ -43,7 +43,7 @@ from .._validate import check_noise_multiplier
 from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
 from ..schemas import _no_duplicates  # a key given twice is refused, never last-wins
 
-__all__ = ["parse_document", "legacy_only", "event_to_json", "load_schema", "ApproxDpExp", "TYPES"]
+__all__ = ["parse_document", "legacy_only", "event_to_json", "check_model", "load_schema", "ApproxDpExp", "TYPES"]
 
 
 class _Num(str):
@@ -286,7 +286,35 @@ def _int(text: str) -> Any:
 
 def event_to_json(ev: Any) -> dict[str, Any]:
     """Canonical JSON of a model event (exact strings for numbers)."""
-    s = exact_str
+    return _to_json(ev, exact_str, 0)
+
+
+def _as_read(v: Any) -> Any:
+    """A model field as the JSON reader will see it: exact numbers (int, Fraction, not bool)
+    as exact text, anything else unchanged, so that the reader refuses it by name."""
+    return exact_str(v) if isinstance(v, (int, Fraction)) and not isinstance(v, bool) else v
+
+
+def check_model(ev: Any) -> Any:
+    """A model event tree re-read by the rules of the JSON format (:func:`parse_document`).
+
+    Model objects are plain frozen dataclasses that check nothing when built, so a tree handed
+    to the library is untrusted input like a file: a negative count, a sigma of -1, mixture
+    probabilities summing to 2 or a bool where a number belongs are refused here with the node's
+    path (InvalidParameter), never answered. Returns the tree the reader builds (Fractions)."""
+    return _event(_to_json(ev, _as_read, 0), "event", "", 0)
+
+
+def _to_json(ev: Any, s: Any, depth: int) -> dict[str, Any]:
+    if depth > MAX_EVENT_TREE_DEPTH:
+        raise InvalidParameter("events", f"events nested deeper than {MAX_EVENT_TREE_DEPTH} levels")
+
+    def sub(e: Any) -> dict[str, Any]:
+        return _to_json(e, s, depth + 1)
+
+    def seq(xs: Any, f: Any) -> Any:
+        return [f(x) for x in xs] if isinstance(xs, (list, tuple)) else xs
+
     if isinstance(ev, E.Gaussian):
         return {"type": "gaussian", "noise_multiplier": s(ev.noise_multiplier)}
     if isinstance(ev, E.Laplace):
@@ -301,7 +329,7 @@ def event_to_json(ev: Any) -> dict[str, Any]:
         return {"type": "epsilon_delta", "epsilon": s(ev.epsilon), "delta": s(ev.delta)}
     if isinstance(ev, E.MixtureOfGaussians):
         return {"type": "mixture_of_gaussians", "standard_deviation": s(ev.standard_deviation),
-                "sensitivities": [s(c) for c in ev.sensitivities], "sampling_probs": [s(p) for p in ev.sampling_probs]}
+                "sensitivities": seq(ev.sensitivities, s), "sampling_probs": seq(ev.sampling_probs, s)}
     if isinstance(ev, E.ZCDp):
         return {"type": "zcdp", "rho": s(ev.rho), "xi": s(ev.xi)}
     if isinstance(ev, E.NonPrivate):
@@ -310,18 +338,21 @@ def event_to_json(ev: Any) -> dict[str, Any]:
         return {"type": "no_op"}
     if isinstance(ev, E.PoissonSampled):
         return {"type": "poisson_sampled", "sampling_probability": s(ev.sampling_probability),
-                "event": event_to_json(ev.event)}
+                "event": sub(ev.event)}
     if isinstance(ev, E.SampledWithoutReplacement):
         return {"type": "sampled_without_replacement", "source_dataset_size": ev.source_dataset_size,
-                "sample_size": ev.sample_size, "event": event_to_json(ev.event)}
+                "sample_size": ev.sample_size, "event": sub(ev.event)}
     if isinstance(ev, E.BallsInBins):
         return {"type": "balls_in_bins", "dataset_size": ev.dataset_size, "batch_size": ev.batch_size,
-                "epochs": ev.epochs, "event": event_to_json(ev.event)}
+                "epochs": ev.epochs, "event": sub(ev.event)}
     if isinstance(ev, E.SelfComposed):
-        return {"type": "self_composed", "count": ev.count, "event": event_to_json(ev.event)}
+        return {"type": "self_composed", "count": ev.count, "event": sub(ev.event)}
     if isinstance(ev, E.Composed):
-        return {"type": "composed", "events": [event_to_json(e) for e in ev.events]}
+        return {"type": "composed", "events": seq(ev.events, sub)}
     if isinstance(ev, ApproxDpExp):
+        if s is _as_read:  # re-read as the legacy item it came from (one step of it)
+            return {"mechanism": "approx", "exp_eps0": s(ev.exp_eps0), "delta0": s(ev.delta0),
+                    "sampling_rate": "1", "count": 1}
         raise InvalidParameter("events", "legacy approx items have no type form; use epsilon_delta")
     raise InvalidParameter("events", f"{type(ev).__name__} is not an event")
 
