@@ -27,8 +27,8 @@ Three kinds of certificate, three rules:
   quantity, which ``verify`` decides. Its statement is named on the ``verify`` line as not part
   of what is confirmed.
 
-``result.reason`` and ``tail.reason`` are the writer's comments on numbers that are re-proved;
-nothing here reads them (docs/reference/certificates.md, "What is not yet re-proved").
+``result.reason``, ``result.note`` and the other free text are the writer's comments, bound or
+named by :mod:`.comments` (docs/reference/certificates.md, "What is not yet re-proved").
 
 Standard library only (``dpverify.recheck`` imports it; no arb).
 """

@@ -33,6 +33,7 @@ from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, working_precision
+from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
@@ -313,9 +314,9 @@ def check_claim(
     ans = _answer(res, rel, 6)
     enc = {"delta": ans.enclosure}
     if res.hi is not None and res.hi <= D:
-        return Verdict(Outcome.HOLDS, f"certified delta({E}) <= {ans.enclosure.hi_str()} <= {D}", enc), ans
+        return Verdict(Outcome.HOLDS, claim_reason("holds", E, ans.enclosure.hi_str(), D), enc), ans
     if res.lo > D:
-        return Verdict(Outcome.FAILS, f"certified delta({E}) >= {ans.enclosure.lo_str()} > {D}", enc), ans
+        return Verdict(Outcome.FAILS, claim_reason("fails", E, ans.enclosure.lo_str(), D), enc), ans
     return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
 
 
