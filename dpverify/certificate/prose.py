@@ -170,8 +170,9 @@ class Num(str):
 
 
 #: ASCII digits only (Python's \d also matches U+0660 and other scripts' digits, which Fraction reads:
-#: "1\u06605" was accepted as 105, adv36 F1), and as long as the writer's numbers (1000 characters)
-_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,5})?(/[0-9]{1,1000})?")
+#: "1\u06605" was accepted as 105, adv36 F1), and as long as the writer's numbers (1000 characters; a
+#: fraction's denominator as long as an exact input's, 1/10^3000 for a delta of 1e-3000)
+_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,5})?(/[0-9]{1,3100})?")
 
 
 def _value(text: str) -> Optional[Fraction]:
