@@ -102,7 +102,7 @@ REASONS: tuple[tuple[str, str, Optional[frozenset[str]], tuple[tuple[str, str, s
 )
 
 _OPS: dict[str, Callable[[Number, Number], bool]] = {
-    "<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b}
+    "<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
 def _number(text: Any) -> Optional[Number]:
@@ -145,15 +145,15 @@ def _check_reason(kind: str, text: str, inputs: Mapping[str, Any], result: Mappi
             if k in got and got[k] != want[k]:
                 raise CertificateRejected(f"result.reason={text[:80]!r} names {k} = {m.group(k)}, not the "
                                           f"certificate's inputs ({inputs.get('claimed_eps' if k == 'eps' else k)})")
-        for end, better in (("lo", lambda a, b: a <= b), ("hi", lambda a, b: a >= b)):
+        for end, i, op in (("lo", 0, "<="), ("hi", 1, ">=")):  # a certified end follows from the recorded one
             if end in got:
-                i = 0 if end == "lo" else 1
                 if rec[i] is None:
                     return False
-                if not better(got[end], rec[i]):
+                if not _OPS[op](got[end], rec[i]):  # type: ignore[arg-type]
                     raise CertificateRejected(
                         f"result.reason={text[:80]!r} calls {m.group(end)} a certified {'lower' if i == 0 else 'upper'} "
-                        f"end; the re-proved enclosure is [{enc['lo']}, {enc['hi']}]")
+                        f"end; the re-proved enclosure is [{_field(result, 'enclosure.lo')}, "
+                        f"{_field(result, 'enclosure.hi')}]")
         for a, op, b in checks:
             if not _OPS[op](got[a], got[b]):  # type: ignore[arg-type]
                 raise CertificateRejected(f"result.reason={text[:80]!r} states {m.group(a)} {op} {m.group(b)}, "
