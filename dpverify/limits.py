@@ -80,6 +80,14 @@ MAX_ENUMERATION_EXPONENT = 20
 MAX_ORACLE_CONFIGURATIONS = 100
 #: configurations of one sweep grid (ranges can be huge by accident)
 MAX_SWEEP_CONFIGURATIONS = 100_000
+#: work of one grid level of the informational eps(delta) line beside a decided (claimed_eps, delta)
+#: claim of `audit dpsgd`, in points x (2K + 32) for a unit 2^-K (the cost model of pld.refine): a
+#: static cap, so the same inputs reach the same grid whatever the load. 3 digits of a DP-SGD schedule
+#: need about 10^6 (sigma 1.1, q 0.01, 1,000 steps: 944,800) to 10^7 (sigma 1, q 0.004, 15,000 steps:
+#: 8,723,496; sigma 2, q 1, 10 steps at delta 1e-300: 7,451,590), about 0.3 CPU s; beyond the cap the
+#: line says "not resolved" (adv35 P1: a claim decided on the Renyi tail at delta 1e-1700 then spent the
+#: whole 600 s budget on this line; its grid 2^-30 is 2.2e8, 10 CPU s per direction, and the next more)
+SUPPLEMENTARY_EPS_MAX_WORK = 1 << 26
 
 # --------------------------------------------------------------------------- Renyi orders
 #: integer order of the subsampled-Gaussian RDP binomial sum (beyond it: quadrature)
@@ -95,7 +103,8 @@ MAX_STAIRCASE_SPLITS = 15_000
 #: the end eps_h of the head interval [0, eps_h]
 MAX_EPS_H = Fraction(10**4)
 #: bisection depth of one adaptive staircase cell
-MAX_STAIRCASE_DEPTH = 80#: |x| of every exp(x) and of every b * log(a) in a power a ** b of an expression
+MAX_STAIRCASE_DEPTH = 80
+#: |x| of every exp(x) and of every b * log(a) in a power a ** b of an expression
 #: profile: beyond it the value's exponent has more than 434,000 decimal digits (no
 #: privacy profile needs one) and a tower such as 9**9**9**9 makes GMP abort the process
 MAX_EXPR_EXP_ARGUMENT = 10**6

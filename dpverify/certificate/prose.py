@@ -18,7 +18,8 @@ Three kinds of certificate, three rules:
   (``epsilon(delta=1e-5)``) matches any decimal or fraction of the same exact value, because
   writers of the released versions printed the number as the user typed it. Certificates an
   earlier release wrote (format 1, and format 2 before this module) used older words: each
-  format keeps its own list (:data:`LEGACY`), accepted only in that format;
+  format keeps its own list (:data:`LEGACY`), accepted only in that format; a format-1
+  certificate of a kind its list words states that wording only (:data:`FROZEN_FORMATS`);
 * a registry claim (``claim.id`` of a record shipped in ``dpverify/theorems/claims``): the
   statement, source, domain and note must be the record's, word for word (format 1 also
   accepts the record's source of that release, :data:`LEGACY_SOURCES`);
@@ -27,8 +28,8 @@ Three kinds of certificate, three rules:
   quantity, which ``verify`` decides. Its statement is named on the ``verify`` line as not part
   of what is confirmed.
 
-``result.reason`` and ``tail.reason`` are the writer's comments on numbers that are re-proved;
-nothing here reads them (docs/reference/certificates.md, "What is not yet re-proved").
+``result.reason``, ``result.note`` and the other free text are the writer's comments, bound or
+named by :mod:`.comments` (docs/reference/certificates.md, "What is not yet re-proved").
 
 Standard library only (``dpverify.recheck`` imports it; no arb).
 """
@@ -169,8 +170,9 @@ class Num(str):
 
 
 #: ASCII digits only (Python's \d also matches U+0660 and other scripts' digits, which Fraction reads:
-#: "1\u06605" was accepted as 105, adv36 F1), and as long as the writer's numbers (1000 characters)
-_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,5})?(/[0-9]{1,1000})?")
+#: "1\u06605" was accepted as 105, adv36 F1), and as long as the writer's numbers (1000 characters; a
+#: fraction's denominator as long as an exact input's, 1/10^3000 for a delta of 1e-3000)
+_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,5})?(/[0-9]{1,3100})?")
 
 
 def _value(text: str) -> Optional[Fraction]:
@@ -220,6 +222,12 @@ def _fields(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, A
     out["certify"] = _CERTIFY.get(str(result.get("status")))
     out["calibrate"] = _calibrate(inputs, result)
     return out
+
+
+#: a template field -> where :func:`_fields` reads it (for the message on a missing one)
+_FIELD_SOURCES = {"rel": "inputs.neighboring", "k": "inputs.compositions", "span": "inputs.epochs",
+                  "what": "inputs.event", "certify": "result.status (GDP, not GDP or head only)",
+                  "calibrate": "inputs.template, inputs.target_eps, inputs.delta, inputs.parameter or result.ends"}
 
 
 def _fill(template: str, fields: Mapping[str, Any]) -> Optional[str]:
@@ -290,10 +298,20 @@ def statement(kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -
     return text
 
 
+#: formats no writer of this release emits: their certificates state what their own writers wrote,
+#: so where :data:`LEGACY` lists a format's wording of a kind, this release's is not one of them
+#: (a format-1 dp.implies in this release's words names result.verdict, which format 1 has not: adv36 L1)
+FROZEN_FORMATS = frozenset({"dpverify-certificate/1"})
+
+
 def statements(kind: str, fmt: str) -> tuple[str, ...]:
-    """Every template a ``kind`` certificate of format ``fmt`` may state (this release's first)."""
+    """Every template a ``kind`` certificate of format ``fmt`` may state (this release's first,
+    unless ``fmt`` is frozen and words the kind otherwise)."""
+    legacy = LEGACY.get(fmt, {}).get(kind, ())
+    if fmt in FROZEN_FORMATS and legacy:
+        return legacy
     current = (TEMPLATES[kind],) if kind in TEMPLATES else ()
-    return current + LEGACY.get(fmt, {}).get(kind, ())
+    return current + legacy
 
 
 # --------------------------------------------------------------------------- claim.source
@@ -512,10 +530,17 @@ def check_theorems(fmt: str, kind: str, inputs: Mapping[str, Any], result: Mappi
     got = result["theorems"]
     allowed = theorems(kind, inputs, fmt)
     if got not in allowed:
-        first = next((i for i, t in enumerate(got) if not allowed or i >= len(allowed[0]) or t != allowed[0][i]),
-                     0) if isinstance(got, list) else 0
-        raise CertificateRejected(f"result.theorems[{first}] is not what a {kind} certificate with these inputs "
-                                  f"cites (the list is re-derived from the kind and the inputs)")
+        want = allowed[0] if allowed else []
+        if not isinstance(got, list):
+            raise CertificateRejected(f"result.theorems is not the list a {kind} certificate cites")
+        # the first entry that differs; a list that is a prefix of the cited one misses its next entry
+        first = next((i for i, t in enumerate(got) if i >= len(want) or t != want[i]), len(got))
+        if first < len(got):
+            raise CertificateRejected(f"result.theorems[{first}] is not what a {kind} certificate with these "
+                                      f"inputs cites (the list is re-derived from the kind and the inputs)")
+        raise CertificateRejected(f"result.theorems stops after {len(got)} entries: a {kind} certificate with "
+                                  f"these inputs cites {len(want)} (the list is re-derived from the kind and the "
+                                  "inputs)")
     return True
 
 
@@ -577,6 +602,14 @@ def check_statement(fmt: str, claim: Mapping[str, Any], inputs: Mapping[str, Any
     fields = _fields(inputs, result)
     candidates = statements(str(kind), fmt)
     if not any(_matches(t, fields, text) for t in candidates if isinstance(text, str)):
+        lacking = [_FIELD_SOURCES.get(name, f"inputs.{name}") for _, name, _, _ in
+                   string.Formatter().parse(candidates[0]) if name is not None and fields.get(name) is None] \
+            if candidates else []
+        if lacking:
+            # the statement is worded from a field the certificate lacks (adv36 M3: a gdp.certify without
+            # result.status was told no statement of its kind is written without a claim id)
+            raise MalformedCertificate(f"{lacking[0]}: missing or not one this release knows, and a {kind} "
+                                       "certificate's claim.statement is worded from it")
         want = _fill(candidates[0], fields) if candidates else None
         raise CertificateRejected(
             f"claim.statement={str(text)[:80]!r} is not what a {kind} certificate with these inputs states"

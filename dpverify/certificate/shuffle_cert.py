@@ -11,6 +11,7 @@ from typing import Any
 
 from ..ball import exact_str, parse_exact
 from ..sampling import shuffle as S
+from .comments import bracket_reason
 from .prose import shuffle_theorems
 from .writer import make_certificate
 
@@ -72,9 +73,5 @@ def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
 
     c = parse_exact(claimed_eps, "claimed_eps")
     lo, hi = Fraction(b["lo"]), Fraction(b["hi"])
-    if hi <= c:
-        return "holds", f"certified upper end {b['hi']} <= claimed {claimed_eps}"
-    if lo > c:
-        return "fails", (f"certified lower end {b['lo']} > claimed {claimed_eps}: a concrete dataset pair "
-                         "violates the claim")
-    return "undecided", f"claimed {claimed_eps} lies in the certified bracket [{b['lo']}, {b['hi']}]"
+    outcome = "holds" if hi <= c else "fails" if lo > c else "undecided"
+    return outcome, bracket_reason(outcome, b["lo"], b["hi"], claimed_eps, 0)

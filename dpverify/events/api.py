@@ -43,6 +43,7 @@ from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, lower_decimal, working_precision
+from ..certificate.comments import claim_reason
 from ..certificate.format import EVENT_MAX_EPS
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
@@ -508,7 +509,7 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
         ans = _query(ev, "delta", E_, rel, 6, None, time_budget, progress)
         with working_precision(256):
             if ans.enclosure.hi <= ball(D):
-                return Verdict(Outcome.HOLDS, f"certified delta({E_}) <= {ans.enclosure.hi_str()} <= {D}",
+                return Verdict(Outcome.HOLDS, claim_reason("holds", E_, ans.enclosure.hi_str(), D),
                                {"delta": ans.enclosure}), ans
         return Verdict(Outcome.UNDECIDED, "the zCDP conversion gives an upper bound only"), ans
 
@@ -523,9 +524,9 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     with working_precision(256):
         Db = ball(D)
         if enc.hi <= Db:
-            return Verdict(Outcome.HOLDS, f"certified delta({E_}) <= {enc.hi_str()} <= {D}", {"delta": enc}), ans
+            return Verdict(Outcome.HOLDS, claim_reason("holds", E_, enc.hi_str(), D), {"delta": enc}), ans
         if enc.lo > Db:
-            return Verdict(Outcome.FAILS, f"certified delta({E_}) >= {enc.lo_str()} > {D}", {"delta": enc}), ans
+            return Verdict(Outcome.FAILS, claim_reason("fails", E_, enc.lo_str(), D), {"delta": enc}), ans
     if p.upper_only:
         low = ans.details.get("dominating_pair_lower_end")
         if low is not None and Fraction(low) > D:

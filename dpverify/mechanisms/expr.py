@@ -48,7 +48,11 @@ CAPS = (f"{_MAX_TEXT} characters and {_MAX_NODES} parts, integer powers within +
 
 def _bounded_exponent(t: arb, what: str) -> None:
     """Refuse an exponential argument beyond the cap before arb evaluates it."""
-    if not t.is_finite() or abs(t).upper() > _MAX_EXP_ARGUMENT:
+    if not t.is_finite():
+        # a log of 0 or a division by 0 inside it, not a large value (adv36 M4)
+        raise _refuse(f"the expression is undefined or too large to compute: {what} has no finite argument "
+                      "(a log of 0, a division by 0 or a power of 0 inside it)")
+    if abs(t).upper() > _MAX_EXP_ARGUMENT:
         raise _refuse(f"the expression is undefined or too large to compute: {what} is beyond "
                       f"e^{_MAX_EXP_ARGUMENT:.0e} (the cap on expression profiles)")
 
@@ -103,8 +107,13 @@ def _sqrt(x: arb) -> arb:
 
 
 def _power(base: arb, exponent: arb) -> arb:
-    """base ** exponent for a non-integer exponent: exp(exponent log base), real for base > 0."""
+    """base ** exponent for a non-integer exponent: exp(exponent log base), real for base > 0;
+    0 ** b = 0 for b > 0 (eps**0.5 at eps = 0, as verify's walker has it: recheck/profiles.py)."""
     _real("a power with a non-integer exponent", base, bool(base < 0))
+    if base.is_zero() and exponent > 0:
+        return arb(0)
+    if base.is_zero() and exponent < 0:
+        raise _refuse(f"0 to the power {_short(exponent)} is not a real number (the expression is undefined there)")
     t = exponent * base.log()
     _bounded_exponent(t, "a power")
     return t.exp()

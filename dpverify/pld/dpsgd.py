@@ -33,6 +33,7 @@ from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, working_precision
+from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
@@ -240,6 +241,7 @@ def epsilon(
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
+    max_work: Optional[int] = None,
 ) -> PldAnswer:
     """Certified enclosure of epsilon(delta) for the composition of ``events``
     (a list of :class:`GaussianSteps` or a dp_accounting DpEvent tree) with
@@ -247,20 +249,24 @@ def epsilon(
     (``time_budget`` seconds, memory) ends with a width within a factor 10 of
     the request, that certified enclosure is returned with ``note`` set
     (``strict_width=True`` refuses instead); otherwise PrecisionExhausted
-    states the width reached."""
+    states the width reached. ``max_work``: a static cap on one grid level's work
+    (:func:`.refine.refine_query`), for a line that must not cost more than a bounded effort."""
     D = V.open_unit("delta", delta_budget)
-    return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress, strict_width)
+    return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress, strict_width,
+                  max_work=max_work)
 
 
 def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relation],
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
            progress: Optional[Callable[[float, str], None]], strict_width: bool = False,
-           decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None) -> PldAnswer:
+           decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
+           max_work: Optional[int] = None) -> PldAnswer:
     d, w = _digits(rel_width, digits)
     evs = _events(events)
     rel, dirs = _relation(rel_name, evs)
     res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
-                       time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide)
+                       time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide,
+                       max_work=max_work)
     return _answer(res, rel, d)
 
 
@@ -313,9 +319,9 @@ def check_claim(
     ans = _answer(res, rel, 6)
     enc = {"delta": ans.enclosure}
     if res.hi is not None and res.hi <= D:
-        return Verdict(Outcome.HOLDS, f"certified delta({E}) <= {ans.enclosure.hi_str()} <= {D}", enc), ans
+        return Verdict(Outcome.HOLDS, claim_reason("holds", E, ans.enclosure.hi_str(), D), enc), ans
     if res.lo > D:
-        return Verdict(Outcome.FAILS, f"certified delta({E}) >= {ans.enclosure.lo_str()} > {D}", enc), ans
+        return Verdict(Outcome.FAILS, claim_reason("fails", E, ans.enclosure.lo_str(), D), enc), ans
     return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
 
 

@@ -296,6 +296,7 @@ def refine_query(
     strict_width: bool = False,
     exact_zero: bool = True,
     afford_length: Optional[int] = None,
+    max_work: Optional[int] = None,
 ) -> PldResult:
     """Certified enclosure of epsilon(target) (kind "eps") or delta(target)
     (kind "delta"), the maximum over ``directions``, with relative width
@@ -320,7 +321,14 @@ def refine_query(
     becomes the narrowest of ``rel_width`` / 10, / 100, / 1000 whose planned grid holds at
     most ``afford_length`` points (``plan.range_nats`` 2^m, a static count: the same inputs
     choose the same target on every machine); the refinement stops once ``rel_width`` is met
-    and the next grid would hold more points than that (:func:`tightened_width`)."""
+    and the next grid would hold more points than that (:func:`tightened_width`).
+
+    ``max_work``: a static cap on one level's work, its planned points times (2K + 32) for the
+    unit 2^-K (the cost model the time estimate below scales by); a level beyond it is not
+    started and the run stops as at the memory cap (deterministic: no clock decides it). The
+    first level is exempt: its points are the plan's estimate, which can be far above the grid
+    the level then holds (sigma 1e6, delta 1e-1700: planned beyond the cap, 201 points held); it
+    is bounded by ``max_length`` as every level is."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
     total_steps = sum(s.count for s in steps)
@@ -425,6 +433,9 @@ def refine_query(
         length_est = prev["length"] << (m - prev["m"]) if prev else (
             int(plan.range_nats * (1 << m)) + 1 if plan is not None else 1 << 20)
         K, tau, budget, allowance = _unit(scale, rel_width, total_steps, nm, length_est)
+        if max_work is not None and prev is not None and length_est * (2 * K + 32) > max_work:
+            return stop(f"the next grid (2^-{m}) would exceed the work cap of {max_work:,} "
+                        "(points x (2K + 32) for the unit 2^-K)")
         t_level = time.monotonic()
         active = [d for d in dirs if d.active]
         if prev is not None:

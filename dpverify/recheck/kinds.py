@@ -24,9 +24,15 @@ A row states
   when they differ.
 * ``hints``: untrusted guidance (argmax, breakpoints, grids, alpha*); they may
   steer the search, everything they imply is re-proved.
-* ``info``: free text, counters and echoes of the inputs that state no number
-  of the claim (the writer's ``reason`` comments, evaluation counts); verify does
-  not read them and they are not part of what it confirms.
+* ``info``: counters, labels and echoes of the inputs that state no number
+  of the claim (evaluation counts, grid steps); verify does not read them and
+  they are not part of what it confirms.
+* ``comments``: the writer's free text (``reason``, ``note``, ``tail.reason``,
+  ``why_upper_only``, the per-pair ``theorems`` of ``events.*``, a calibration's
+  ``monotonicity`` and ``pairs``; :mod:`dpverify.certificate.comments`). A
+  ``reason`` in one of the writers' forms is re-derived from the re-proved
+  enclosure, verdict and inputs (a false one is exit 1); any other text present
+  is named on the verify line as the writer's text, not part of what is confirmed.
 * ``unverifiable``: fields that would state a number the second route cannot
   re-prove; a certificate that carries one is refused (exit 1).
 
@@ -71,6 +77,9 @@ class Kind:
     certified: tuple[str, ...] = ()
     hints: tuple[str, ...] = ()
     info: tuple[str, ...] = ()
+    #: the writer's free text (:mod:`dpverify.certificate.comments`): a reason in a writers' form is
+    #: re-derived, any other text is named on the verify line as not re-proved
+    comments: tuple[str, ...] = ("reason", "note")
     unverifiable: tuple[str, ...] = ()
     claim: bool = False
     #: the first certificate format that defines the kind: a certificate of an earlier format
@@ -94,7 +103,7 @@ def X(how: str) -> Route:
 _MPFR = ("MPFR directed rounding (gmpy2: erfc, exp, log correctly rounded outward; Phi's tails by the "
          "Mills ratio's continued fraction), precision raised until narrow")
 _CLAIM_V = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
-_COMMON_INFO = ("quantity", "reason", "note")
+_COMMON_INFO = ("quantity",)
 _SUPPORT = ("a direction whose steps' losses are bounded (each bound the least point of the grid 2^-40 at "
             "which the interval tail P(L > e) is proved 0) has composed loss <= B = sum T_i sup L_i: delta(eps) "
             "= E_P[(1 - e^(eps - L))_+] = 0 exactly for eps >= B (AFA Lemma 37)")
@@ -155,11 +164,12 @@ _ROWS: list[Kind] = [
          hints=("head.argmax", "head.breakpoints", "tail.bridge_to", "tail.bridge_breakpoints"),
          info=_COMMON_INFO + ("head.eps_h", "head.margin", "head.algorithm", "head.profile_evaluations",
                               "head.delta_mu_evaluations", "head.root_isolations", "head.cells",
-                              "head.taylor_cells", "head.closed_form", "tail.reason",
+                              "head.taylor_cells", "head.closed_form",
                               # the naive staircase's step D and its own error bound sqrt(2 pi) D
                               # (GDPT Alg 3): how the producer reached head.enclosure, which is
                               # re-proved cell by cell whatever they say
                               "head.grid_step", "head.gap_bound_sqrt2pi_D"),
+         comments=("reason", "note", "tail.reason"),
          # a head-only answer's gap delta_mu(eps_h) - f(eps_h): no second route re-proves it
          unverifiable=("tail.gap_delta_mu_at_eps_h",)),
     Kind("dp.profile", P("the mechanism's closed-form profile (GDPT eq. 2, Laplace cdfs, 4-output and rr sums, "
@@ -234,16 +244,16 @@ _ROWS: list[Kind] = [
          hints=_PLD_HINTS, info=_COMMON_INFO + ("neighboring",), unverifiable=("directions",)),
     Kind("events.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
-         info=_COMMON_INFO + ("theorems", "why_upper_only"),
+         info=_COMMON_INFO, comments=("reason", "note", "theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
     Kind("events.delta", _PLD_LO, _EVENTS_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
-         info=_COMMON_INFO + ("theorems", "why_upper_only"),
+         info=_COMMON_INFO, comments=("reason", "note", "theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
     Kind("events.claim", _PLD_LO, _EVENTS_HI, verdict=P("claimed delta against the independent enclosure"),
          hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
-         info=_COMMON_INFO + ("theorems", "why_upper_only"),
+         info=_COMMON_INFO, comments=("reason", "note", "theorems", "why_upper_only"),
          unverifiable=UNVERIFIABLE_DETAILS),
     *[Kind(name, P("the max-of-batch-sums dataset pair (Chua et al. 2024) cut into cells at the recorded edges "
                    "(a hint), cell masses in MPFR directed rounding, composed over epochs by exact GMP products, "
@@ -252,7 +262,7 @@ _ROWS: list[Kind] = [
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
              "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
            verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("mu", "theorems"), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring", "reason"),
+           certified=("mu", "theorems"), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring",),
            since=2)
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
     *[Kind(name, P("the balls-in-bins pair (Chua et al. 2025) on the recorded grid (a hint): cells rounded to "
@@ -267,7 +277,7 @@ _ROWS: list[Kind] = [
              "proof just below a recorded lower end that does not hold refutes the bracket) or the re-derived "
              "upper end (delta)"),
            verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
-           certified=("theorems",), hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring", "reason"),
+           certified=("theorems",), hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring",),
            since=2)
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
     *[Kind(name, P("the remove direction's epsilon(delta) by the PLD second route of a DP-SGD schedule or of "
@@ -277,13 +287,13 @@ _ROWS: list[Kind] = [
              "second route, the factor and the product rounded up in MPFR; when the recorded lower end is not "
              "re-proved, the same bound just below it refutes the bracket"),
            verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
-           certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring", "reason"), since=2)
+           certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring",), since=2)
       for name in ("replace.epsilon", "replace.claim")],
     Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
                             "a zero-contribution replacement realises removal), its lower end >= lo"),
          P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
            "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
-         verdict=_CLAIM_V, certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring", "reason"),
+         verdict=_CLAIM_V, certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring",),
          since=2),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
@@ -295,7 +305,8 @@ _ROWS: list[Kind] = [
                 "relative_width"),
          # mechanism_relative_width: |safe - unsafe| / min of the two, recomputed exactly from the
          # re-proved ends by check_agreement
-         info=_COMMON_INFO + ("monotonicity", "pairs", "mechanism_relative_width")),
+         info=_COMMON_INFO + ("mechanism_relative_width",),
+         comments=("reason", "note", "monotonicity", "pairs")),
     Kind("oracle.rows",
          verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
                    "from its reported number by exact comparisons against the independent enclosure, and its "
@@ -305,7 +316,7 @@ _ROWS: list[Kind] = [
                    "hash (battery certificates, and format-1 --input ones, which name the file only) the rows' "
                    "accountants and reported numbers are bound to nothing verify reads: named in the summary "
                    "as not confirmed"),
-         certified=("configs", "rows"), info=_COMMON_INFO + ("notes",)),
+         certified=("configs", "rows"), info=_COMMON_INFO, comments=("reason", "note", "notes")),
 ]
 
 KINDS: dict[str, Kind] = {k.name: k for k in _ROWS}
@@ -394,7 +405,7 @@ def declared_fields(kind: Kind) -> tuple[str, ...]:
     (where the kind has those routes), and every field its row names as certified,
     hint, information or unverifiable."""
     own = (("enclosure",) if kind.lower is not None else ()) + (("verdict",) if kind.verdict is not None else ())
-    return own + kind.certified + kind.hints + kind.info + kind.unverifiable + MIRRORED
+    return own + kind.certified + kind.hints + kind.info + kind.comments + kind.unverifiable + MIRRORED
 
 
 def check_result_keys(kind: Kind, result: Mapping[str, Any]) -> None:
@@ -478,8 +489,9 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
 
 def markdown_table() -> str:
     """The table of docs/reference/certificates.md (``python -m dpverify.recheck.kinds``)."""
-    lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable "
+             "| the writer's text (a reason in a writers' form re-derived, other text named) |",
+             "|---|---|---|---|---|---|---|"]
 
     def r(x: "Route | None") -> str:
         return "-" if x is None else f"**{x.status}**: {x.how}"
@@ -489,7 +501,8 @@ def markdown_table() -> str:
         since = f" (format {row.since} on)" if row.since > 1 else ""
         lines.append(f"| `{k}`{since} | {r(row.lower)} | {r(row.upper)} | {r(row.verdict)} | "
                      f"{', '.join(f'`{c}`' for c in row.certified) or '-'} | "
-                     f"{', '.join(f'`{c}`' for c in row.unverifiable) or '-'} |")
+                     f"{', '.join(f'`{c}`' for c in row.unverifiable) or '-'} | "
+                     f"{', '.join(f'`{c}`' for c in row.comments) or '-'} |")
     return "\n".join(lines)
 
 

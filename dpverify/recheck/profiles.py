@@ -47,7 +47,7 @@ import mpmath
 from gmpy2 import mpfr
 from mpmath import mpf
 
-from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..errors import CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv
 from .gdp import _square, delta_mu_iv, enclose, exact_input, side, fraction_to_mpf
 from .limits import MAX_EXP_ARGUMENT, check_expression, guard_exponent
@@ -65,6 +65,9 @@ PROFILE_IVS: dict[str, Callable[[Mapping[str, Any]], IvProfile]] = {}
 
 _ZERO = (mpfr(0), mpfr(0))
 _ONE = (mpfr(1), mpfr(1))
+#: function -> (the end of its real domain, whether the end itself is outside): log needs x > 0,
+#: log1p x > -1, sqrt x >= 0; an argument enclosure wholly past the end is undefined (exit 2)
+_DOMAIN_EDGE = {"log": (0, True), "log1p": (-1, True), "sqrt": (0, False)}
 
 
 def register_profile_recheck(name: str) -> Callable[[ProfileRecheck], ProfileRecheck]:
@@ -344,8 +347,11 @@ def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
     every operation is monotone or enclosed end by end in directed rounding (gmpy2), so
     the result contains f(eps) for every eps in the interval (a point enclosure at an
     exact eps, or a bound of sup / inf f over a cell for ``gdp.certify``). Constants are
-    read as the exact decimals written; an operation undefined somewhere on its argument
-    (a log reaching below 0, an interval NaN) answers exit 3."""
+    read as the exact decimals written. An operation whose argument's enclosure lies wholly
+    outside its domain (a log of a value <= 0, a division by exactly 0, a negative base to a
+    non-integer power) is undefined at every eps of the interval, since the enclosure holds the
+    true argument: exit 2, the input the producer refuses (adv36 W2). One whose enclosure only
+    reaches the edge of the domain answers exit 3 (ValueError / ZeroDivisionError to the caller)."""
     text = inputs.get("profile")
     tree = check_expression(text)
     src = text.strip()
@@ -359,7 +365,14 @@ def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
             except (ValueError, ZeroDivisionError):
                 raise MalformedCertificate(f"inputs.profile: {seg[:40]!r} is not an exact number") from None
 
+    def undefined(e: Iv, what: str) -> MalformedCertificate:
+        at = f"eps = {e[0]:.17g}" if e[0] == e[1] else f"every eps in [{e[0]:.17g}, {e[1]:.17g}]"
+        return MalformedCertificate(f"inputs.profile: delta(eps) at {at} is undefined ({what}); the producer "
+                                    "refuses such a profile")
+
     def ev(A: Arith, node: ast.AST, e: Iv) -> Iv:
+        # check_expression admits constants, eps / e / pi, unary +-, the five operators and the
+        # functions of EXPR_FUNCS with their arity, so every node below is one of those
         if isinstance(node, ast.Constant) and id(node) in consts:
             return A.q(consts[id(node)])
         if isinstance(node, ast.Name):
@@ -367,9 +380,7 @@ def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
                 return e
             if node.id == "e":
                 return A.exp(_ONE)
-            if node.id == "pi":
-                return (A.dn.const_pi(), A.up.const_pi())
-            raise MalformedCertificate(f"inputs.profile uses {node.id!r}, which is not allowed")
+            return (A.dn.const_pi(), A.up.const_pi())
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = ev(A, node.operand, e)
             return A.neg(v) if isinstance(node.op, ast.USub) else v
@@ -382,38 +393,47 @@ def expr_over(inputs: Mapping[str, Any]) -> Callable[[Arith, Iv], Iv]:
                     if abs(n) * _log_mag(a) > MAX_EXP_ARGUMENT:
                         guard_exponent(mpmath.inf)
                     p = _ipow(A, a, abs(n))
+                    if n < 0 and p[0] == 0 == p[1]:
+                        raise undefined(e, "0 to a negative power")
                     return p if n >= 0 else A.div(_ONE, p)
                 b = ev(A, node.right, e)
                 if abs(b[0]) > MAX_EXP_ARGUMENT or abs(b[1]) > MAX_EXP_ARGUMENT:
                     guard_exponent(mpmath.inf)
                 if a[0] == 0 == a[1] and b[0] > 0:
                     return _ZERO  # 0^b = 0 for b > 0 (eps**0.5 at eps = 0)
-                t = A.mul(b, A.log(a))  # a^b = e^(b log a), a > 0 (ValueError otherwise)
+                if a[1] < 0:
+                    raise undefined(e, "a negative base to a non-integer power")
+                if a[0] == 0 == a[1] and b[1] < 0:
+                    raise undefined(e, "0 to a negative power")
+                if not a[0] > 0:
+                    raise ValueError("a base that reaches 0 to a non-integer power")
+                t = A.mul(b, A.log(a))  # a^b = e^(b log a), a > 0
                 _guard_iv(t)
                 return A.exp(t)
             b = ev(A, node.right, e)
+            if isinstance(node.op, ast.Div) and b[0] == 0 == b[1]:
+                raise undefined(e, "a division by 0")
             op = {ast.Add: A.add, ast.Sub: A.sub, ast.Mult: A.mul, ast.Div: A.div}[type(node.op)]
             return op(a, b)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             fn = node.func.id
             args = [ev(A, x, e) for x in node.args]
-            if fn in ("min", "max") and args:
+            if fn in ("min", "max"):
                 pick = min if fn == "min" else max
                 return (pick(x[0] for x in args), pick(x[1] for x in args))
-            if len(args) == 1:
-                x = args[0]
-                if fn in ("exp", "expm1"):
-                    _guard_iv(x)
-                    return A.exp(x) if fn == "exp" else A.expm1(x)
-                if fn in ("log", "log1p", "sqrt", "erfc"):
-                    return getattr(A, fn)(x)
-                if fn == "Phi":
-                    return A.ncdf(x)
-                if fn == "abs":
-                    return _abs(A, x)
-            raise CertificateRejected(f"inputs.profile uses {fn!r} with {len(args)} arguments, which is "
-                                      "not allowed")
-        raise MalformedCertificate(f"inputs.profile uses {type(node).__name__!r}, which is not allowed")
+            x = args[0]
+            if fn in ("exp", "expm1"):
+                _guard_iv(x)
+                return A.exp(x) if fn == "exp" else A.expm1(x)
+            edge = _DOMAIN_EDGE.get(fn)
+            if edge is not None and (x[1] < edge[0] or (edge[1] and x[1] == edge[0])):
+                raise undefined(e, f"{fn} of a value {'<=' if edge[1] else '<'} {edge[0]}")
+            if fn in ("log", "log1p", "sqrt", "erfc"):
+                return getattr(A, fn)(x)
+            if fn == "Phi":
+                return A.ncdf(x)
+            return _abs(A, x)
+        raise AssertionError(f"check_expression admitted {type(node).__name__}")
 
     def f(A: Arith, eps: Iv) -> Iv:
         v = ev(A, tree.body, eps)

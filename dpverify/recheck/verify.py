@@ -83,6 +83,7 @@ from . import kinds, limits, relations
 from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
+from ..certificate.comments import check_comments
 from ..certificate.prose import check_statement, check_theorems
 
 __all__ = [
@@ -509,6 +510,9 @@ def _verify(cert: Any) -> str:
                                               "the claim this certificate proves")
                 independent = by_relation
         accept_verdict(recorded_verdict, independent, "result.verdict")
+    # the writer's comments last, on a certificate otherwise confirmed (its enclosure and verdict
+    # are re-proved by now): a reason in a writers' form is re-derived, other text is named (adv36 F3)
+    ignored += check_comments(quantity, kind.comments, inputs, result, recorded_verdict)
     what = claim.get("id") or quantity
     if ignored:
         shown += f"; not re-proved and not part of what is confirmed: {', '.join(ignored)}"

@@ -264,8 +264,7 @@ def decide(b: dict[str, Any], claimed_eps: Any) -> tuple[str, str]:
     claim, fails when the zero-contribution lower end (a concrete replacement, so a value
     the mechanism attains) exceeds it, else undecided. (verdict, reason)."""
     c = V.real("claimed_eps", claimed_eps)
-    if Fraction(b["hi"]) <= c:
-        return "holds", f"certified upper end {b['hi']} <= claimed {claimed_eps} (group privacy)"
-    if Fraction(b["lo"]) > c:
-        return "fails", f"certified lower end {b['lo']} > claimed {claimed_eps} (zero-contribution replacement)"
-    return "undecided", f"claimed {claimed_eps} lies in the certified bracket [{b['lo']}, {b['hi']}]"
+    from ..certificate.comments import bracket_reason
+
+    outcome = "holds" if Fraction(b["hi"]) <= c else "fails" if Fraction(b["lo"]) > c else "undecided"
+    return outcome, bracket_reason(outcome, b["lo"], b["hi"], claimed_eps, 1)

@@ -47,6 +47,8 @@ from .tasks import Plan, cache_key
 __all__ = ["Cache", "Lookup", "KEY_ENV", "key_file", "secret_key"]
 
 _MAX_ENTRY = 50_000_000  # bytes; a bigger file is not one of ours
+#: what :meth:`Cache._read` returns for a file past _MAX_ENTRY (never read: no entry of ours is that large)
+_TOO_LARGE = b"\0too large"
 KEY_ENV = "DPVERIFY_CACHE_KEY"
 _KEY_BYTES = 32
 #: a key file is its hex digits and at most a little whitespace; a longer one is refused unread
@@ -204,7 +206,7 @@ class Cache:
                 return None
             return self._fs.cat_file(path)
         except TooLarge:
-            return b"\0too large"
+            return _TOO_LARGE
         except OSError:
             return None
 
@@ -225,6 +227,8 @@ class Cache:
         (this release cannot know that version's rules)."""
         from ..recheck.verify import parse_json  # verify's grammar: an entry verify would refuse is no entry
 
+        if data is _TOO_LARGE:  # its first bytes were never read: not "not JSON" (adv36 N2)
+            return None, f"larger than {_MAX_ENTRY:,} bytes, the cap on a cache entry", ""
         try:
             cert = parse_json(data)
         except MalformedCertificate as exc:

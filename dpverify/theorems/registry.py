@@ -146,9 +146,6 @@ def check(claim: Claim) -> tuple[Enclosure, Verdict]:
     """Compute the claim's certified value and decide its relation."""
     enclosure = claim.compute()
     outcome = decide(enclosure, claim.relation)
-    reason = {
-        Outcome.HOLDS: f"the certified value {enclosure.short()} satisfies the printed claim",
-        Outcome.FAILS: f"the certified value {enclosure.short()} contradicts the printed claim",
-        Outcome.UNDECIDED: f"the certified value {enclosure.short()} straddles the printed claim",
-    }[outcome]
-    return enclosure, Verdict(outcome, reason, {"value": enclosure})
+    from ..certificate.comments import registry_reason
+
+    return enclosure, Verdict(outcome, registry_reason(outcome.value, enclosure.short()), {"value": enclosure})

@@ -128,9 +128,14 @@ def test_expression_power_tower_is_refused_before_work() -> None:
             profiles.recheck_profile({"mechanism": "expr", "profile": text, "eps": "1"}, _THIRTY)
 
 
-def test_expression_undefined_on_its_enclosure_is_exit_3() -> None:
-    with pytest.raises(CouldNotReprove):
+def test_expression_undefined_at_its_point_is_exit_2_and_one_at_its_domain_edge_exit_3() -> None:
+    # log(1 - 1) is log(0) exactly: the argument's enclosure is [0, 0], proved outside the domain, an
+    # input the producer refuses (exit 2, adv36 W2). 1/3*3 is an interval around 1 (1/3 is rounded
+    # outward), so eps - 1/3*3 straddles 0: not proved either way, exit 3
+    with pytest.raises(MalformedCertificate, match="undefined"):
         profiles.recheck_profile({"mechanism": "expr", "profile": "log(eps - 1)", "eps": "1"}, _THIRTY)
+    with pytest.raises(CouldNotReprove):
+        profiles.recheck_profile({"mechanism": "expr", "profile": "0.5*exp(log(eps - 1/3*3))", "eps": "1"}, _THIRTY)
 
 
 # --------------------------------------------------------------------------- compositions

@@ -5,7 +5,8 @@ run-time sample.
 
 Allowed: the standard library, mpmath, gmpy2, jsonschema, ``dpverify.errors``,
 ``dpverify._version``, ``dpverify.files``, ``dpverify.certificate.format``,
-``dpverify.certificate.prose`` (the statement templates, stdlib only) and the package itself.
+``dpverify.certificate.prose`` (the statement templates, stdlib only), ``dpverify.certificate.comments``
+(the writers' reason forms, stdlib only) and the package itself.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import dpverify.recheck
 RECHECK = Path(dpverify.recheck.__file__).parent
 THIRD_PARTY = {"mpmath", "gmpy2", "jsonschema"}
 DPVERIFY_ALLOWED = {"dpverify.errors", "dpverify._version", "dpverify.files", "dpverify.certificate.format",
-                    "dpverify.certificate.prose", "dpverify.recheck"}
+                    "dpverify.certificate.prose", "dpverify.certificate.comments", "dpverify.recheck"}
 MODULES = sorted(RECHECK.glob("*.py"))
 
 

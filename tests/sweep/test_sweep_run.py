@@ -161,6 +161,22 @@ def test_cache_entries_are_distrusted(tmp_path, grid):
     assert len(res.cache_rechecked) == 6 and all("--recheck-cache" in n for n in res.cache_rechecked)
 
 
+def test_a_cache_entry_past_the_size_cap_is_refused_as_too_large(tmp_path, grid):
+    # adv36 N2: such an entry was reported as "not JSON (Expecting value ...)", though none of it
+    # was read. A sparse file one byte past the cap (no 50 MB written)
+    from dpverify.sweep.cache import _MAX_ENTRY
+
+    cache_dir = tmp_path / "cache"
+    first = run_sweep(grid, SequentialExecutor(), tmp_path / "a", cache=Cache(str(cache_dir)))
+    key = first.rows[0].key
+    with open(_entry(cache_dir, key), "r+b") as fh:
+        fh.truncate(_MAX_ENTRY + 1)
+    res = run_sweep(grid, SequentialExecutor(), tmp_path / "b", cache=Cache(str(cache_dir)))
+    refused = dict(r.split(": ", 1) for r in res.cache_refused)
+    assert "larger than" in refused[key[:12]] and "JSON" not in refused[key[:12]], refused
+    assert res.rows[0].hi == first.rows[0].hi
+
+
 def test_timeout_is_retried_then_an_error_row_and_the_grid_completes(tmp_path):
     p = tmp_path / "g.toml"
     # the second configuration needs minutes at 8 digits: killed at 1.5 s, twice

@@ -1,0 +1,179 @@
+"""The writer's comments on a result: ``result.reason`` of a verdict, ``result.note``,
+``tail.reason``, ``why_upper_only`` and the other free-text fields of the kind table's
+``comments`` column (:mod:`dpverify.recheck.kinds`). Shared by the writers, which word a
+verdict's reason here (:func:`claim_reason`, :func:`bracket_reason`, :func:`registry_reason`),
+and by ``verify`` (:func:`check_comments`).
+
+Why bound. A comment is what a reader sees beside the numbers; before this module
+``result.reason = "this run is (0.01, 1e-9)-DP (certified)"`` on a certificate whose re-proved
+epsilon is 0.798 was accepted, and the ``verify`` line did not name it (adv36 F3).
+
+The rule. ``verify`` reads a comment only after the certificate is otherwise confirmed, so the
+recorded enclosure and verdict are re-proved by then:
+
+* a reason in one of the writers' forms (:data:`REASONS`) is re-derived: its verdict word must be
+  the recorded verdict, the inputs it names (claimed eps, delta) the certificate's inputs by
+  exact value, every bound it calls certified must follow from the recorded enclosure (a lower
+  end at most the recorded lower end, an upper end at least the recorded upper end; the
+  writers print the same ball rounded outward to fewer digits) and every comparison it states
+  must hold exactly between its own numbers. Anything false is refused (exit 1);
+* any other comment text (a reason the writers word otherwise, a note, ``why_upper_only``, the
+  per-pair theorems of ``events.*``, ``tail.reason``, a calibration's ``monotonicity`` and
+  ``pairs``) is named on the ``verify`` line as the writer's text, not re-proved and not part of
+  what is confirmed (``--quiet`` stays silent on an accept).
+
+Standard library only (``dpverify.recheck`` imports it; no arb).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Optional, Union
+
+from ..errors import CertificateRejected
+from .prose import _value
+
+__all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "check_comments", "COMMENT_FIELDS"]
+
+Number = Union[Fraction, float]  # float only for +-inf
+
+#: result paths that hold the writer's free text (the kind table's ``comments``, in one place)
+COMMENT_FIELDS = ("reason", "note", "tail.reason", "why_upper_only", "theorems", "monotonicity", "pairs", "notes")
+
+_WORD = {"holds": "satisfies", "fails": "contradicts", "undecided": "straddles"}
+
+
+def registry_reason(outcome: str, short: str) -> str:
+    """A registry claim's reason: ``short`` is the certified value ``[lo, hi]`` rounded outward."""
+    return f"the certified value {short} {_WORD[outcome]} the printed claim"
+
+
+def claim_reason(outcome: str, eps: Any, bound: str, delta: Any) -> str:
+    """A (claimed_eps, delta) claim decided on delta(claimed_eps): ``bound`` is the certified
+    upper end (holds) or lower end (fails) of that delta."""
+    op = "<= {} <=" if outcome == "holds" else ">= {} >"
+    return f"certified delta({eps}) {op.format(bound)} {delta}"
+
+
+#: the bracket reasons' clauses after the comparison, per sampling scheme's writer
+BRACKET_TAILS = {"holds": ("", " (group privacy)"),
+                 "fails": (": a concrete dataset pair violates the claim", " (zero-contribution replacement)")}
+
+
+def bracket_reason(outcome: str, lo: str, hi: str, claimed_eps: Any, scheme: int) -> str:
+    """A claim "epsilon(delta) <= claimed_eps" decided on an epsilon bracket [lo, hi]; ``scheme``
+    0 for shuffled and balls-in-bins batches, 1 for group privacy (replace-one)."""
+    if outcome == "holds":
+        return f"certified upper end {hi} <= claimed {claimed_eps}" + BRACKET_TAILS["holds"][scheme]
+    if outcome == "fails":
+        return f"certified lower end {lo} > claimed {claimed_eps}" + BRACKET_TAILS["fails"][scheme]
+    return f"claimed {claimed_eps} lies in the certified bracket [{lo}, {hi}]"
+
+
+_N = r"-?inf|[0-9.eE+/-]{1,6300}"
+
+
+def _opt(*alts: str) -> str:
+    return "(?:" + "|".join(re.escape(a) for a in alts) + ")"
+
+
+#: (form, the verdict it states, kinds it is written for or None for any, the checks on its
+#: numbers). Groups: lo / hi (a certified end), eps (inputs.claimed_eps), delta (inputs.delta).
+#: Checks name comparisons the text states: ("hi", "<=", "delta") is hi <= delta.
+REASONS: tuple[tuple[str, str, Optional[frozenset[str]], tuple[tuple[str, str, str], ...]], ...] = (
+    *[(rf"the certified value \[(?P<lo>{_N}), (?P<hi>{_N})\] {word} the printed claim", outcome, None, ())
+      for outcome, word in _WORD.items()],
+    (rf"certified delta\((?P<eps>{_N})\) <= (?P<hi>{_N}) <= (?P<delta>{_N})", "holds", None,
+     (("hi", "<=", "delta"),)),
+    (rf"certified delta\((?P<eps>{_N})\) >= (?P<lo>{_N}) > (?P<delta>{_N})", "fails", None,
+     (("lo", ">", "delta"),)),
+    (rf"certified upper end (?P<hi>{_N}) <= claimed (?P<eps>{_N}){_opt(*BRACKET_TAILS['holds'])}",
+     "holds", None, (("hi", "<=", "eps"),)),
+    (rf"certified lower end (?P<lo>{_N}) > claimed (?P<eps>{_N}){_opt(*BRACKET_TAILS['fails'])}",
+     "fails", None, (("lo", ">", "eps"),)),
+    (rf"claimed (?P<eps>{_N}) lies in the certified bracket \[(?P<lo>{_N}), (?P<hi>{_N})\]",
+     "undecided", None, (("lo", "<=", "eps"), ("eps", "<", "hi"))),
+    # GDPT Thm 4.5's slope bound (gdp/mu_gdp.py) and the finite identities' exact residual
+    (re.escape("0 <= slope <= sqrt(2 pi)/2"), "holds", frozenset({"gdp.thm4.5"}), ()),
+    (re.escape("slope outside [0, sqrt(2 pi)/2]"), "fails", frozenset({"gdp.thm4.5"}), ()),
+    (re.escape("exact residual 0"), "holds", frozenset({"finite.identity"}), ()),
+)
+
+_OPS: dict[str, Callable[[Number, Number], bool]] = {
+    "<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def _number(text: Any) -> Optional[Number]:
+    """An exact number of a reason: "inf" / "-inf" or what :func:`.prose._value` reads (a delta of
+    1e-1700 is printed 1/10^1700 by the claim writers)."""
+    if text in ("inf", "-inf"):
+        return math.inf if text == "inf" else -math.inf
+    return _value(text) if isinstance(text, str) else None
+
+
+def _field(result: Mapping[str, Any], path: str) -> Any:
+    cur: Any = result
+    for part in path.split("."):
+        if not isinstance(cur, Mapping) or part not in cur:
+            return None
+        cur = cur[part]
+    return cur
+
+
+def _check_reason(kind: str, text: str, inputs: Mapping[str, Any], result: Mapping[str, Any],
+                  verdict: Any) -> bool:
+    """True when ``text`` is a writers' form whose every statement follows from the re-proved
+    enclosure and verdict; CertificateRejected when it is a form and says something else;
+    False when it is no form (the caller names it)."""
+    enc = result.get("enclosure")
+    rec = (_number(enc.get("lo")), _number(enc.get("hi"))) if isinstance(enc, Mapping) else (None, None)
+    for form, outcome, only, checks in REASONS:
+        m = re.fullmatch(form, text)
+        if m is None or (only is not None and kind not in only):
+            continue
+        if verdict != outcome:
+            raise CertificateRejected(f"result.reason={text[:80]!r} states the verdict {outcome!r}; the re-proved "
+                                      f"verdict is {verdict!r}")
+        got = {k: _number(v) for k, v in m.groupdict().items()}
+        want = {"eps": _number(inputs.get("claimed_eps")), "delta": _number(inputs.get("delta"))}
+        if any(v is None for v in got.values()) or any(got[k] is not None and want[k] is None
+                                                         for k in want if k in got):
+            return False  # a number this reader cannot read exactly: named, not confirmed
+        for k in ("eps", "delta"):
+            if k in got and got[k] != want[k]:
+                raise CertificateRejected(f"result.reason={text[:80]!r} names {k} = {m.group(k)}, not the "
+                                          f"certificate's inputs ({inputs.get('claimed_eps' if k == 'eps' else k)})")
+        for end, i, op in (("lo", 0, "<="), ("hi", 1, ">=")):  # a certified end follows from the recorded one
+            if end in got:
+                if rec[i] is None:
+                    return False
+                if not _OPS[op](got[end], rec[i]):  # type: ignore[arg-type]
+                    raise CertificateRejected(
+                        f"result.reason={text[:80]!r} calls {m.group(end)} a certified {'lower' if i == 0 else 'upper'} "
+                        f"end; the re-proved enclosure is [{_field(result, 'enclosure.lo')}, "
+                        f"{_field(result, 'enclosure.hi')}]")
+        for a, op, b in checks:
+            if not _OPS[op](got[a], got[b]):  # type: ignore[arg-type]
+                raise CertificateRejected(f"result.reason={text[:80]!r} states {m.group(a)} {op} {m.group(b)}, "
+                                          "which is false")
+        return True
+    return False
+
+
+def check_comments(kind: str, comments: tuple[str, ...], inputs: Mapping[str, Any], result: Mapping[str, Any],
+                   verdict: Any) -> list[str]:
+    """Re-derive ``result.reason`` where it is in a writers' form (refusing a false one, exit 1)
+    and return the comment fields present that nothing binds, for the ``verify`` line
+    (module docstring). ``comments``: the kind's comment paths; ``verdict``: the re-proved
+    verdict (None for a certificate without one)."""
+    named = []
+    for path in comments:
+        value = _field(result, path)
+        if value is None or value == "" or value == []:
+            continue
+        if path == "reason" and isinstance(value, str) and _check_reason(kind, value, inputs, result, verdict):
+            continue
+        named.append(f"result.{path}")
+    return [f"{', '.join(named)} (the writer's text)"] if named else []

@@ -1,0 +1,74 @@
+"""The writer's comments (adv36 F3): ``result.reason`` in a writers' form is re-derived from the
+re-proved enclosure, verdict and inputs, and any other free text is named on the verify line.
+
+Before dpverify/certificate/comments.py each forgery below was accepted (exit 0) and the verify line
+did not name the field: a reader quoting the reason or note quoted a false sentence. Each expected
+answer follows from the fixture's own recorded numbers (written beside the case)."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from dpverify.certificate.format import compute_digest
+from dpverify.recheck.verify import verify_file
+
+F1 = Path(__file__).resolve().parents[1] / "certificate" / "format1"
+F2 = Path(__file__).resolve().parents[1] / "certificate" / "format2"
+FALSE = "this run is (0.01, 1e-9)-DP (certified)"
+
+
+def _forged(tmp_path, src: Path, change) -> tuple[int, str]:
+    cert = json.loads(src.read_text())
+    c = copy.deepcopy(cert)
+    change(c["result"])
+    c["digest"] = compute_digest(c)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(c))
+    return verify_file(p)
+
+
+@pytest.mark.parametrize("name,path,value", [
+    ("pld-epsilon", "note", FALSE),
+    ("pld-epsilon", "reason", FALSE),
+    ("events-delta", "theorems", ["this mechanism is (0, 0)-DP (Dwork and Roth 2014 Thm 1)"]),
+    # a reason in no writers' form on a claim certificate: named, not confirmed
+    ("pld-claim", "reason", FALSE),
+])
+def test_free_text_that_is_no_writers_form_is_named_on_the_line(tmp_path, name, path, value):
+    # the numbers are genuine, so the certificate is confirmed; the text is not part of it
+    code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: r.__setitem__(path, value))
+    assert code == 0, msg
+    assert f"result.{path}" in msg.split("not re-proved and not part of what is confirmed:")[1]
+
+
+@pytest.mark.parametrize("name,reason", [
+    # pld-claim records delta(2) in [1.2103929949134165e-13, 1.2103948472652284e-13], delta 1e-5, claimed_eps 2
+    ("pld-claim", "certified delta(2) <= 1e-20 <= 1/100000"),  # 1e-20 is below the re-proved upper end
+    ("pld-claim", "certified delta(3) <= 1.2103948472652284e-13 <= 1/100000"),  # not the claimed eps 2
+    ("pld-claim", "certified delta(2) <= 1.2103948472652284e-13 <= 1/1000000000000000"),  # not inputs.delta
+    ("pld-claim", "certified delta(2) >= 1.2103929949134165e-13 > 1/100000"),  # a fails form on a holds verdict
+    # bins-claim records [2.23218..., 2.23263] against claimed 2.5
+    ("bins-claim", "certified upper end 2.2 <= claimed 2.5"),
+    ("bins-claim", "claimed 2.5 lies in the certified bracket [2.2, 2.6]"),  # the verdict word: undecided
+])
+def test_a_false_reason_in_a_writers_form_is_refused(tmp_path, name, reason):
+    code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: r.__setitem__("reason", reason))
+    assert code == 1, msg
+
+
+@pytest.mark.parametrize("reason", [
+    # the registry claim's value is delta(0.277) = 0.2998896724368168 (recorded to 18 digits)
+    "the certified value [0.2, 0.25] satisfies the printed claim",  # excludes the value
+    "the certified value [0.299889, 0.29989] contradicts the printed claim",  # verdict holds
+])
+def test_a_false_registry_reason_is_refused_in_format_1(tmp_path, reason):
+    code, msg = _forged(tmp_path, F1 / "afa-fig1-gaussian-0.277-0.3.json", lambda r: r.__setitem__("reason", reason))
+    assert code == 1, msg
+
+
+def test_genuine_reasons_are_bound_not_named():
+    for src in (F2 / "pld-claim.json", F2 / "bins-claim.json", F1 / "afa-fig1-gaussian-0.277-0.3.json"):
+        code, msg = verify_file(src)
+        assert code == 0 and "result.reason" not in msg, msg
