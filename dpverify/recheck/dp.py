@@ -4,8 +4,10 @@ exact integers / rationals.
 * ``composition.delta`` / ``composition.eps``: one guarantee type -> the LT
   Cor 4.7 binomial sum (the arb route unrolls the recursion on a lattice);
   several types and few mechanisms -> the LT Thm 4.6 recursion itself,
-  evaluated top-down with a memo; otherwise a forward convolution of one binomial
-  law per type on exact integer shifts. Every sum is an interval with directed ends.
+  evaluated top-down with a memo; otherwise one binomial law per type, multiplied on
+  the lattice of the shifts as exact products of packed integers (GMP) rounded outward,
+  or, where the lattice is too wide, convolved on exact keys. Every sum is an interval
+  with directed ends.
   eps certificates: the recorded ends must bracket the root, d(lo) >= delta >= d(hi)
   proved on those intervals (d non-increasing); "inf" is re-decided in exact rationals.
   Grid certificates: the rounded-down and rounded-up compositions are
@@ -24,12 +26,14 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
+import gmpy2
 import mpmath
 from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, exact_enclosure, mpf_to_fraction
+from .core import Arith, Iv, arith, ceil_int, exact_enclosure, floor_int, mpf_to_fraction, round_slots
+from .limits import MAX_LAW_LATTICE_BITS, MAX_LAW_PRODUCTS
 from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, side, fraction_to_mpf
 from .profiles import _ONE, _ZERO, pos, register_profile_recheck
 from .verify import Recheck, needed_digits, parse_bound, register
@@ -101,37 +105,119 @@ def _profile_iv(A: Arith, types: Types, t: Fraction) -> Iv:
     return A.add(A.q(1 - R), A.mul(A.q(R), acc))
 
 
+def _lattice(types: Types) -> tuple[Fraction, list]:
+    """(g, [m_l]): every eps_l = m_l g with integer m_l >= 0 and g > 0 the largest such (the
+    shifts of the composition are g times integers). Types at eps 0 have m_l = 0."""
+    L = math.lcm(*(e.denominator for e, _, _ in types))
+    ns = [int(e * L) for e, _, _ in types]
+    g = math.gcd(*ns) or 1
+    return Fraction(g, L), [n // g for n in ns]
+
+
+def _binomial_iv(A: Arith, e: Fraction, c: int) -> list:
+    """The law of Y ~ Bin(c, p), p = 1/(1 + e^-eps) (LT Thm 4.6 / Cor 4.7), each weight
+    C(c, y) p^y (1-p)^(c-y) from MPFR's correctly rounded pow of each end (x^y is
+    increasing in x >= 0)."""
+    p = A.div(_ONE, A.add(_ONE, A.exp(A.q(-e))))
+    pm = A.div(_ONE, A.add(_ONE, A.exp(A.q(e))))
+    out = []
+    for y in range(c + 1):
+        w = A.mul((A.dn.pow(p[0], y), A.up.pow(p[1], y)), (A.dn.pow(pm[0], c - y), A.up.pow(pm[1], c - y)))
+        out.append(A.mul(A.q(math.comb(c, y)), w))
+    return out
+
+
+def _law_plan(types: Types, prec: int) -> tuple[str, int]:
+    """("lattice", unit bits K) when the exact integer products on the lattice cost at most
+    MAX_LAW_LATTICE_BITS (moving types x lattice points x slot bits), else ("convolution", 0)
+    when the dictionary convolution needs at most MAX_LAW_PRODUCTS interval products (scaled
+    by prec / 1024 above 1024 bits); otherwise CouldNotReprove (exit 3) before any work. Static:
+    a function of the types and the precision only, so the route (and the answer) does not
+    depend on the machine."""
+    n = sum(1 for e, _, _ in types if e)
+    _, ms = _lattice(types)
+    M = sum(m * c for m, (_, _, c) in zip(ms, types))
+    K = prec + M.bit_length() + 2 * n + 16
+    if n * (M + 1) * (2 * K + 8) <= MAX_LAW_LATTICE_BITS:
+        return "lattice", K
+    work, reach, span = 0, 1, 0
+    for m, (e, _, c) in zip(ms, types):
+        if e:
+            work += min(reach, span + 1) * (c + 1)
+            reach, span = reach * (c + 1), span + m * c
+        if work * max(prec, 1024) > MAX_LAW_PRODUCTS * 1024:
+            raise CouldNotReprove(f"the composition law needs more than {MAX_LAW_PRODUCTS:,} interval products "
+                                  f"at {prec} bits (and more than {MAX_LAW_LATTICE_BITS:.0e} bits of lattice "
+                                  "products): beyond the second route's work cap")
+    return "convolution", 0
+
+
 @lru_cache(maxsize=8)
 def _law_iv(types: Types, prec: int) -> tuple:
     """Law of the shift S = sum over mechanisms of +-eps_i (exact rational keys, weights
     enclosed in directed rounding), independent of the arb lattice code. The c mechanisms
     of one type are independent and identical (LT Thm 4.6: +eps with probability
     p = 1/(1 + e^-eps), -eps with 1 - p = 1/(1 + e^eps)), so that type's shift is
-    eps (2Y - c) with Y ~ Bin(c, p) (LT Cor 4.7), weights C(c, y) p^y (1-p)^(c-y) from
-    MPFR's correctly rounded pow of each end (x^y is increasing in x >= 0); the types
-    are then convolved one after another. Keys are the integers S L, L the least common
-    denominator of the eps_i, so equal shifts of different types merge exactly, and each
-    merged weight is one correct directed rounding of the exact sum of its terms
-    (``mpfr_sum``). Cached per precision, since a root bracket evaluates the profile twice."""
+    eps (2Y - c) with Y ~ Bin(c, p) (LT Cor 4.7); the types are convolved one after another
+    (types at eps 0 move nothing and their binomial sums to 1 exactly: skipped).
+
+    On a lattice (:func:`_law_plan`): with eps_l = m_l g, S = g (2J - M), J = sum m_l Y_l in
+    [0, M], M = sum m_l c_l. Each type's binomial enclosure is turned into integers at unit
+    2^-K (floor of the lower end, ceil of the upper), and the running law is multiplied by it
+    as one exact GMP product of packed nonnegative integers, divided by 2^K and rounded down
+    for the lower law and up for the upper law (:func:`.core.round_slots`): every term is
+    nonnegative, so floor(sum a_i b_j / 2^K) 2^-K <= sum (a_i 2^-K)(b_j 2^-K) <= the true
+    convolution, and likewise upward. Otherwise a dictionary convolution on exact keys, each
+    merged weight one correct directed rounding of the exact sum of its terms (``mpfr_sum``).
+    Cached per precision, since a root bracket evaluates the profile twice."""
     A = arith(prec)
-    L = 1
-    for e, _, _ in types:
-        L = L * e.denominator // math.gcd(L, e.denominator)
+    route, K = _law_plan(types, prec)
+    if route == "lattice":
+        return _law_lattice(types, A, K)
+    g, ms = _lattice(types)
     law: dict[int, Iv] = {0: _ONE}
-    for e, d, c in types:
-        n = int(e * L)  # exact: L is a multiple of e's denominator
-        p = A.div(_ONE, A.add(_ONE, A.exp(A.q(-e))))
-        pm = A.div(_ONE, A.add(_ONE, A.exp(A.q(e))))
-        binom = []
-        for y in range(c + 1):
-            w = A.mul((A.dn.pow(p[0], y), A.up.pow(p[1], y)), (A.dn.pow(pm[0], c - y), A.up.pow(pm[1], c - y)))
-            binom.append((n * (2 * y - c), A.mul(A.q(math.comb(c, y)), w)))
+    for m, (e, _, c) in zip(ms, types):
+        if not e:
+            continue
+        binom = [(m * (2 * y - c), w) for y, w in enumerate(_binomial_iv(A, e, c))]
         new: dict[int, list] = {}
         for s, w in law.items():
             for t, b in binom:
                 new.setdefault(s + t, []).append(A.mul(w, b))
         law = {s: A.fsum(ws) for s, ws in new.items()}
-    return tuple((Fraction(s, L), w) for s, w in law.items())
+    return tuple((s * g, w) for s, w in law.items())
+
+
+def _law_lattice(types: Types, A: Arith, K: int) -> tuple:
+    """:func:`_law_iv` on the lattice J = sum m_l Y_l (see there for the proof)."""
+    g, ms = _lattice(types)
+    M = sum(m * c for m, (_, _, c) in zip(ms, types))
+    B = arith(K + 16)  # the binomial weights' enclosures, then floor / ceil at unit 2^-K
+    lo: list = [1 << K]
+    hi: list = [1 << K]
+    for m, (e, _, c) in zip(ms, types):
+        if not e:
+            continue
+        blo = [0] * (m * c + 1)
+        bhi = [0] * (m * c + 1)
+        for y, w in enumerate(_binomial_iv(B, e, c)):
+            blo[m * y] = floor_int(B.dn.mul_2exp(w[0], K))
+            bhi[m * y] = ceil_int(B.up.mul_2exp(w[1], K))
+        lo = _lattice_product(lo, blo, K, False)
+        hi = _lattice_product(hi, bhi, K, True)
+    return tuple((g * (2 * j - M), (A.dyadic(lo[j], K)[0], A.dyadic(hi[j], K)[1]))
+                 for j in range(M + 1) if hi[j])
+
+
+def _lattice_product(x: list, y: list, K: int, up: bool) -> list:
+    """The exact product of two sequences of nonnegative integers (unit 2^-K), divided by 2^K
+    and rounded up or down, as one GMP multiplication of packed slots wide enough that no
+    coefficient (at most sum x * sum y, plus 2^K - 1 when rounding up) reaches the next slot."""
+    n = len(x) + len(y) - 1
+    s = (sum(x) * sum(y) + (1 << K)).bit_length() + 1
+    z = round_slots(gmpy2.pack(x, s) * gmpy2.pack(y, s), n, K, s, up)
+    out = [int(v) for v in gmpy2.unpack(z, s)] if z else []
+    return out + [0] * (n - len(out))
 
 
 def _recursion_iv(A: Arith, seq: tuple, t: Fraction) -> Iv:

@@ -12,8 +12,9 @@ answers at once:
   :data:`MAX_EXPR_CHARS` characters, with more than :data:`MAX_EXPR_NODES`
   parts or nested deeper than :data:`MAX_EXPR_DEPTH`;
 * exit 3 for inputs the producer accepts but whose re-derivation is beyond
-  the second route's work caps (:data:`MAX_LAW_ATOMS` atoms of an exact
-  composition law; :data:`GDP_CELL_WORK_CAP` units of cell proofs for one
+  the second route's work caps (:data:`MAX_LAW_LATTICE_BITS` product bits of a
+  composition law on its lattice, else :data:`MAX_LAW_PRODUCTS` products of its
+  convolution, priced in :mod:`.dp` once the precision is known; :data:`GDP_CELL_WORK_CAP` units of cell proofs for one
   ``gdp.certify`` / ``gdp.optimal_mu`` certificate, a count fixed before the
   proof starts, so the answer does not depend on the machine's speed).
 
@@ -31,11 +32,11 @@ from typing import Any, Mapping
 
 from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, EVENT_MAX_LEAVES, EXPR_ALLOWED, EXPR_FUNCS,
                                   EXPR_NAMES, GDP_CELL_WORK_CAP, REPLACE_MAX_EPS)
-from ..errors import CouldNotReprove, MalformedCertificate
+from ..errors import MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
            "MAX_NUMBER_CHARS", "MAX_INPUT_EXPONENT", "MAX_EXPR_CHARS", "MAX_EXPR_NODES", "MAX_EXPR_DEPTH",
-           "MAX_EXP_ARGUMENT", "MAX_LAW_ATOMS"]
+           "MAX_EXP_ARGUMENT", "MAX_LAW_LATTICE_BITS", "MAX_LAW_PRODUCTS"]
 
 #: the producer's caps on input numbers (dpverify.ball: 1000 characters, exponents within +-3000)
 MAX_NUMBER_CHARS = 1000
@@ -46,8 +47,14 @@ MAX_EXPR_NODES = 200
 MAX_EXPR_DEPTH = 40
 #: |x| of every exp(x) and of every b * log(a) in a power a ** b of an expression profile
 MAX_EXP_ARGUMENT = 10**6
-#: atoms of the exact law of a heterogeneous composition (product of count + 1 over types)
-MAX_LAW_ATOMS = 2 * 10**6
+#: the law of a heterogeneous composition (recheck.dp): on its lattice, types x lattice points x
+#: slot bits of the exact integer products at most MAX_LAW_LATTICE_BITS (about 3.5 CPU s a law
+#: here at the cap), else a dictionary convolution of at most MAX_LAW_PRODUCTS interval products
+#: (about 6 us each up to 1024 bits, counted x prec / 1024 above: about 7 CPU s at the cap). Every
+#: exact law the producer writes fits one of them: at most 400,000 reachable shifts make at most
+#: 800,000 products, at <= 300 digits (about 1100 bits)
+MAX_LAW_LATTICE_BITS = 10**9
+MAX_LAW_PRODUCTS = 12 * 10**5
 #: work units of the cell proofs of one gdp.certify / gdp.optimal_mu certificate: a cell of the
 #: Laplace profile at 200 bits costs 1 unit (about 0.35 ms here), at b bits (b / 200)^1.6 (MPFR's
 #: erfc and exp grow about so), other profiles a static multiple (expressions by their size). The
@@ -67,7 +74,8 @@ PLD_WIDE_UNIT_BITS = 2048
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
              f"{MAX_EXPR_NODES} parts and nesting depth {MAX_EXPR_DEPTH}, every exp / power argument within "
-             f"+-{MAX_EXP_ARGUMENT:.0e} (natural log); exact composition laws up to {MAX_LAW_ATOMS:.0e} atoms, "
+             f"+-{MAX_EXP_ARGUMENT:.0e} (natural log); composition laws up to {MAX_LAW_LATTICE_BITS:.0e} "
+             f"lattice product bits or {MAX_LAW_PRODUCTS:,} interval products (x bits / 1024 above 1024 bits), "
              f"gdp.certify / gdp.optimal_mu head proofs up to {GDP_CELL_WORK_CAP} cell units (a Laplace cell "
              "at 200 bits; other profiles and higher precisions cost more) (beyond: exit 3); balls-in-bins "
              f"epochs x loss window up to {BINS_MAX_COMPOSED:,} points per direction and all polynomial products "
@@ -197,29 +205,9 @@ def guard_exponent(t: Any, where: str = "inputs.profile") -> None:
                                    "(the cap on expression profiles)")
 
 
-def _law_atoms(inputs: Mapping[str, Any]) -> int:
-    """Upper bound on the atoms of the exact composed law: prod (count + 1) over
-    distinct (eps, delta) types (each type's binomial contributes count + 1 sums)."""
-    mechs, k = inputs.get("mechs"), inputs.get("k")
-    if not isinstance(mechs, list) or not isinstance(k, int) or isinstance(k, bool):
-        return 1
-    counts: dict = {}
-    for m in mechs:
-        counts[str(m).replace(" ", "")] = counts.get(str(m).replace(" ", ""), 0) + k
-    atoms = 1
-    for c in counts.values():
-        atoms *= c + 1
-        if atoms > MAX_LAW_ATOMS:
-            break
-    return atoms if len(counts) > 1 else 1
-
-
 def check_work(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str, Any],
                result: Mapping[str, Any]) -> None:
     """Bound the work a certificate implies, before any re-derivation."""
     _walk_numbers(inputs, "inputs")
     if "profile" in inputs:
         check_expression(inputs["profile"])
-    if quantity.startswith("composition.") and "grid" not in inputs and _law_atoms(inputs) > MAX_LAW_ATOMS:
-        raise CouldNotReprove(f"the exact composition law has more than {MAX_LAW_ATOMS:.0e} atoms "
-                              "(distinct eps_i): beyond the second route's work cap")

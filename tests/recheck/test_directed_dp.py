@@ -7,6 +7,7 @@ derivation in a comment. Each enclosure must contain the reference and be narrow
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction as F
 
 import mpmath
@@ -388,3 +389,43 @@ def test_transform_outside_its_region_of_convergence_is_exit_3() -> None:
     with pytest.raises(CouldNotReprove):
         transforms.recheck_residual({"identity": "eq27", "mechanism": "laplace", "param": "1",
                                      "q_re": "1/2", "q_im": "0"}, {})
+
+
+@pytest.mark.parametrize("types", [
+    ((F(1, 10), F(0), 9), (F(1, 5), F(1, 1000), 5)),
+    ((F(1, 2), F(0), 6), (F(1, 3), F(0), 4), (F(1, 4), F(1, 100), 5), (F(0), F(1, 10), 3)),
+    ((F(9, 4000), F(0), 30), (F(11, 4000), F(0), 20)),  # a grid's multiples: m = 9, 11
+])
+def test_both_law_routes_enclose_every_weight(types, monkeypatch) -> None:
+    """The law on the lattice (exact packed integer products at unit 2^-K, rounded down /
+    up) and the dictionary convolution each enclose every merged weight of the law written
+    out in mpmath at REF digits (sum over the per-type counts with equal shifts added)."""
+    with mpmath.workdps(REF):
+        ref: dict = {}
+        pmf = []
+        for e, _, c in types:
+            p = 1 / (1 + mpmath.exp(-_mp(e)))
+            pmf.append([mpmath.binomial(c, y) * p ** y * (1 - p) ** (c - y) for y in range(c + 1)])
+        for ys in itertools.product(*(range(c + 1) for _, _, c in types)):
+            s = sum((e * (2 * y - c) for (e, _, c), y in zip(types, ys)), F(0))
+            ref[s] = ref.get(s, 0) + mpmath.fprod(pm[y] for pm, y in zip(pmf, ys))
+    lattice = dict(dp._law_iv.__wrapped__(types, 200))
+    assert dp._law_plan(types, 200)[0] == "lattice"
+    monkeypatch.setattr(dp, "_law_plan", lambda ty, prec: ("convolution", 0))
+    convolution = dict(dp._law_iv.__wrapped__(types, 200))
+    for law in (lattice, convolution):
+        assert set(law) == set(ref)
+        for s, (lo, hi) in law.items():
+            _inside(mpfr_to_mpf(lo), mpfr_to_mpf(hi), ref[s], rel=1e-50)
+
+
+def test_law_work_is_priced_before_any_product() -> None:
+    """adv37 P1: four incommensurable eps_i at k = 36 (37^4 = 1.9e6 shifts) at 1000 bits: the
+    lattice spans about 10^9 points and the convolution needs 1.9e6 products, both beyond the
+    caps: exit 3 at once (it ran 31 CPU s and 2.5 GB before). The same four on the grid 0.0025
+    (multiples 40, 50, 94, 139 at k = 200: 64,600 lattice points) take the lattice route."""
+    eps = [F(1, 10), F(1234567, 10**7), F(2345671, 10**7), F(3456781, 10**7)]
+    with pytest.raises(CouldNotReprove, match="work cap"):
+        dp._law_plan(tuple((e, F(0), 36) for e in eps), 1000)
+    h = F(1, 400)
+    assert dp._law_plan(tuple((h * math.ceil(e / h), F(0), 200) for e in eps), 64)[0] == "lattice"
