@@ -609,7 +609,11 @@ def _unverifiable(kind: "kinds.Kind", result: Mapping[str, Any], fmt: str) -> li
 def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Recheck,
                    recorded: "Optional[tuple[mpf, mpf]]", recorded_verdict: Any) -> str:
     """A claim certificate's verdict: the relation decided on the independent
-    enclosure; the recorded verdict must also follow from the recorded one."""
+    enclosure; the recorded verdict must also be the one the recorded enclosure decides.
+    That includes 'undecided': an enclosure confirmed to hold the truth is a proof, and a
+    claim is decided by any certified enclosure that decides it, so a certificate whose own
+    enclosure refutes its claim cannot call it undecided (adv37 V1: a 'fails' relabelled
+    'undecided' was confirmed)."""
     relation = claim["relation"]
     ind = re.enclosure()
     if ind is None:
@@ -617,10 +621,11 @@ def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Rech
     dps = max(re.dps, 30)
     with mpmath.workdps(dps):
         again = relations.decide(ind[0], ind[1], relation, dps)
-        if recorded is not None and recorded_verdict in ("holds", "fails"):
-            if relations.decide(recorded[0], recorded[1], relation, dps) != recorded_verdict:
+        if recorded is not None and recorded_verdict in VERDICTS:
+            own = relations.decide(recorded[0], recorded[1], relation, dps)
+            if own != recorded_verdict:
                 raise CertificateRejected(
-                    f"recorded verdict {recorded_verdict!r} does not follow from the recorded enclosure"
+                    f"recorded verdict {recorded_verdict!r} is not what the recorded enclosure decides ({own!r})"
                 )
     return again
 

@@ -400,3 +400,14 @@ def test_a_relation_on_a_kind_without_an_enclosure_is_refused():
     c = fixture("calibrate-bracket")
     c["claim"]["relation"] = {"kind": "le", "bound": "1"}
     assert outcome(reseal(c), budget=240) == 2
+
+
+@pytest.mark.parametrize("name", ["bins-claim", "pld-claim", "replace-claim", "shuffle-claim"])
+def test_a_decided_claim_relabelled_undecided_is_refused(name):
+    """adv37 V1: the recorded enclosure, once confirmed, decides the claim's relation (holds
+    for three fixtures, fails for shuffle-claim), so 'undecided' is not what the certificate
+    proves. The reason sentence is dropped so that what refuses is the relation, not the words."""
+    cert = fixture(name)
+    cert["result"]["verdict"] = "undecided"
+    cert["result"].pop("reason", None)
+    assert outcome(reseal(cert)) == 1
