@@ -63,10 +63,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Optional
 
-from flint import arb, fmpz, fmpz_poly
+import numpy as np
+from flint import arb, arb_poly, arb_series, ctx, fmpz, fmpz_poly
 
 from ..ball import working_precision
 from ..errors import Undecided
+from .binary64 import (MAX_ABS, MAX_ERROR, MAX_POINT, compensated_horner, float_upper, horner_error, ieee_round_to_nearest,
+                       round_down, round_up, split_double_double)
 
 __all__ = ["UpperDist", "LowerDist", "discretise", "grid_range"]
 
@@ -255,25 +258,225 @@ def discretise(pair, m: int, K: int, tau: float, bounds: Optional[tuple[int, int
 
 
 def _discretise(pair, m: int, K: int, i0: int, n: int, progress) -> tuple[UpperDist, LowerDist]:
-    knots = list(range(i0, n + 1))
-    P_t, Q_t = pair.tails_at_grid(m, i0, n, progress)
-    inf = pair.inf_mass()
-    # --- pessimistic: connect-the-dots through (0, 1) and (x_i, delta_i)
+    expand = getattr(pair, "grid_expansions", None)
+    if expand is None:
+        P_t, Q_t = pair.tails_at_grid(m, i0, n, progress)
+        return _from_tails(P_t, Q_t, pair.inf_mass(), m, K, i0, n)
+    P_t, Q_t, blocks = expand(m, i0, n, progress)
+    L = n - i0 + 1
+    up: list = [None] * L
+    lp: list = [None] * (L - 1)
+    lq: list = [None] * (L - 1)
+    if blocks and ieee_round_to_nearest():
+        block_masses(blocks, m, K, i0, n, up, lp, lq)
+    # every knot a remaining mass reads (itself and its neighbours) gets its tails from its block in arb
+    need: set[int] = {L - 1}
+    for t in range(L):
+        if up[t] is None:
+            need.update(range(max(0, t - 1), min(L, t + 2)))
+        if t < L - 1 and lp[t] is None:
+            need.update((t, t + 1))
+    for blk in blocks:
+        ts = [t for t in range(blk.a - i0, blk.b - i0 + 1) if t in need and P_t[t] is None]
+        if ts:
+            ps, qs = blk.tails([i0 + t for t in ts])
+            for t, p, q in zip(ts, ps, qs):
+                P_t[t], Q_t[t] = p, q
+    return _from_tails(P_t, Q_t, pair.inf_mass(), m, K, i0, n, up, lp, lq)
+
+
+def _from_tails(P_t: list, Q_t: list, inf: arb, m: int, K: int, i0: int, n: int, up_done: Optional[list] = None,
+                lp_done: Optional[list] = None, lq_done: Optional[list] = None) -> tuple[UpperDist, LowerDist]:
+    """The two discretisations from the tails at the knots (module docstring), each mass in arb
+    and rounded outward, except those given already (not None in ``up_done``, ``lp_done``,
+    ``lq_done``, indexed by t = i - i0, from :func:`block_masses`); a knot's tails may be None
+    where no mass computed here reads them."""
+    L = n - i0 + 1
+    up_done = up_done or [None] * L
+    lp_done = lp_done or [None] * (L - 1)
+    lq_done = lq_done or [None] * (L - 1)
     h = arb(2) ** (-m)
-    xs = [(h * i).exp() for i in knots]
-    ds = [p - x * q + inf for p, q, x in zip(P_t, Q_t, xs)]
-    slopes = [(ds[0] - 1) / xs[0]]
-    for t in range(1, len(knots)):
-        slopes.append((ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1]))
-    slopes.append(arb(0))
-    up = [_ceil_int(xs[t] * (slopes[t + 1] - slopes[t]), K) for t in range(len(knots))]
-    up_inf = _ceil_int(ds[-1], K)
+    xs: dict[int, arb] = {}
+    ds: dict[int, arb] = {}
+
+    def x(t: int) -> arb:
+        if t not in xs:
+            xs[t] = (h * (i0 + t)).exp()
+        return xs[t]
+
+    def d(t: int) -> arb:
+        if t not in ds:
+            ds[t] = P_t[t] - x(t) * Q_t[t] + inf
+        return ds[t]
+
+    # --- pessimistic: connect-the-dots through (0, 1) and (x_i, delta_i)
+    slopes: dict[int, arb] = {L: arb(0)}
+
+    def slope(t: int) -> arb:
+        if t not in slopes:
+            slopes[t] = (d(0) - 1) / x(0) if t == 0 else (d(t) - d(t - 1)) / (x(t) - x(t - 1))
+        return slopes[t]
+
+    up = [v if v is not None else _ceil_int(x(t) * (slope(t + 1) - slope(t)), K) for t, v in enumerate(up_done)]
+    up_inf = _ceil_int(d(L - 1), K)
     upper = UpperDist(m, K, i0, fmpz_poly(up), up_inf)
     # --- optimistic: buckets (i h, (i+1) h], i = i0 .. n-1 (class index i - i0);
-    # the index is only a label: classes are merged by index sum, a post-processing
-    lp = [_floor_int(P_t[t] - P_t[t + 1], K) for t in range(len(knots) - 1)]
-    # tilted Q (module docstring): Qt_t = Q(bucket t) e^{s_t + h/2}, the bucket's midpoint
+    # the index is only a label: classes are merged by index sum, a post-processing.
+    # Tilted Q (module docstring): Qt_t = Q(bucket t) e^{s_t + h/2}, the bucket's midpoint
     mid = (h / 2).exp()
-    lq = [_ceil_int((Q_t[t] - Q_t[t + 1]) * xs[t] * mid, K) for t in range(len(knots) - 1)]
+    lp: list = []
+    lq: list = []
+    for t in range(L - 1):
+        a, b = lp_done[t], lq_done[t]
+        if a is None:
+            a = _floor_int(P_t[t] - P_t[t + 1], K)
+            b = _ceil_int((Q_t[t] - Q_t[t + 1]) * x(t) * mid, K)
+        lp.append(a)
+        lq.append(b)
     lower = LowerDist(m, K, i0, fmpz_poly(lp), fmpz_poly(lq), _floor_int(inf, K), Fraction(1, 1 << (m + 1)))
     return upper, lower
+
+
+#: a block's terms below this many units in all are dropped into its error bound
+_DROP = arb(2) ** -24
+
+
+def block_masses(blocks: list, m: int, K: int, i0: int, n: int, up: list, lp: list, lq: list) -> None:
+    """The integer masses of :func:`_from_tails` at the knots of each Taylor block, from the
+    block's expansion in binary64 with a proven error, written into ``up``, ``lp``, ``lq``
+    (indexed by t = i - i0) at the knots each block serves; the others stay None (the caller
+    computes them in arb). Knot 0 and the last knot (the chord from (0, 1), the slope 0
+    beyond) are never served; the optimistic classes stop one knot before the last.
+
+    Proof. Write e = c h + s for the block's centre c, F_1(s) = P(L > e), F_2(s) = e^e Q(L > e)
+    and d = F_1 - F_2 + P(L = inf) (the curve at knot e). The masses of :func:`_from_tails` at
+    knot e are exactly (x = e^e, x (m_{t+1} - m_t) with the chords' slopes m, the bucket
+    (e, e + h]'s P-mass and tilted Q-mass)
+
+        up(e) = (d(e + h) - d(e)) / (e^h - 1) - (d(e) - d(e - h)) / (1 - e^-h),
+        lp(e) = F_1(e) - F_1(e + h),   lq(e) = e^(h/2) (F_2(e) - e^-h F_2(e + h))
+
+    (the +inf mass cancels). The expansion (:class:`.taylor_blocks.TaylorExpansion`, reach 1)
+    gives F_1 = T_1 + r_1, |r_1(s)| <= |top_1| |s|^(N+1) for |s| <= R' (R' = the block's radius
+    plus h, so every e +- h the masses read is covered); F_2 is the product of the Q series
+    with the exp series, centre coefficients from the centre series and the top one from the
+    ball series (each the product's Taylor coefficient at that point, the Lagrange form as
+    before). With s = u h (u = i - c, an integer) the polynomials in u are T_j(u h), and the
+    shifts e +- h are u +- 1, formed exactly as polynomials in arb; the remainders add up to
+    rho_j = |top_j| R'^(N+1) per value read, so up is within 2 (rho_1 + rho_2) (1 / (e^h - 1)
+    + 1 / (1 - e^-h)) of its polynomial, lp within 2 rho_1, lq within e^(h/2) (1 + e^-h) rho_2.
+    Scaled by 2^K, each coefficient is split into doubles hi + lo plus an arb bound of the
+    rest (:func:`.binary64.split_double_double`), evaluated by
+    :func:`.binary64.compensated_horner` with the error of :func:`.binary64.horner_error`,
+    and rounded outward (:func:`.binary64.round_up` / :func:`.binary64.round_down`): the
+    same direction as :func:`_ceil_int` / :func:`_floor_int` on the arb route."""
+    if not blocks:
+        return
+    h = arb(2) ** (-m)
+    unit = _pow2(K)
+    eh = h.exp()
+    up_scale = (unit / (eh - 1), unit / (1 - 1 / eh))
+    q_scale = unit * (h / 2).exp()
+    L = n - i0 + 1
+    # rows[kind]: (block index, knots t, hi, lo, error) of each served block; kind 0 up, 1 lp, 2 lq
+    rows: tuple[list, list, list] = ([], [], [])
+    for j, blk in enumerate(blocks):
+        got = _block_polys(blk, h, unit, eh, up_scale, q_scale)
+        if got is None:
+            continue
+        a, b, c, N = blk.a, blk.b, blk.c, blk.order
+        U = max(c - a, b - c)
+        assert U <= MAX_POINT  # blocks hold at most 1024 knots (taylor_block_size)
+        served = (range(max(1, a - i0), min(L - 1, b - i0 + 1)), range(a - i0, min(L - 1, b - i0 + 1)))
+        mine = []
+        Uk = [arb(U) ** k for k in range(N + 1)]
+        for kind, (poly, rem) in enumerate(zip(*got)):
+            # terms that add at most 2^-24 units over the block are left to the error bound
+            top, tail = len(poly) - 1, arb(0)
+            while top > 0:
+                nxt = tail + abs(poly[top]) * Uk[top]
+                if not nxt <= _DROP:
+                    break
+                tail, top = nxt, top - 1
+            hi, lo, res, pH, pL = [], [], tail, arb(0), arb(0)
+            for k in range(top + 1):
+                x_hi, x_lo, r = split_double_double(poly[k])
+                hi.append(x_hi)
+                lo.append(x_lo)
+                res += r * Uk[k]
+                pH += abs(arb(x_hi)) * Uk[k]
+                pL += abs(arb(x_lo)) * Uk[k]
+            err = float_upper(rem + res + horner_error(top, pH, pL)) if pH < MAX_ABS else math.inf
+            if not err <= MAX_ERROR:
+                break
+            mine.append((j, served[min(kind, 1)], hi, lo, err))
+        else:
+            for kind in range(3):
+                rows[kind].append(mine[kind])
+    for kind, dest in enumerate((up, lp, lq)):
+        for (j, ts, *_), vals in zip(rows[kind], _evaluate_rows(rows[kind], blocks, i0, up=kind != 1)):
+            dest[ts.start:ts.stop] = vals
+
+
+def _evaluate_rows(rows: list, blocks: list, i0: int, up: bool) -> list[list[int]]:
+    """Each row's polynomial at its knots (u = i - c) by :func:`.binary64.compensated_horner`,
+    rounded up or down with the row's error bound: one integer list per row."""
+    if not rows:
+        return []
+    width = max(len(hi) for _, _, hi, *_ in rows)
+    H = np.zeros((len(rows), width))
+    Lo = np.zeros((len(rows), width))
+    pts = []
+    for r, (j, ts, hi, lo, _) in enumerate(rows):
+        H[r, :len(hi)] = hi
+        Lo[r, :len(lo)] = lo
+        pts.append(np.arange(ts.start + i0 - blocks[j].c, ts.stop + i0 - blocks[j].c, dtype=np.float64))
+    lengths = np.array([len(ts) for _, ts, *_ in rows], dtype=np.int64)
+    err = np.repeat(np.array([e for *_, e in rows]), lengths)
+    s, c = compensated_horner(H, Lo, lengths, np.concatenate(pts))
+    vals = (round_up if up else round_down)(s, c, err)
+    out, at = [], 0
+    for n_r in lengths.tolist():
+        out.append(vals[at:at + n_r])
+        at += n_r
+    return out
+
+
+def _block_polys(blk, h: arb, unit: arb, eh: arb, up_scale: tuple, q_scale: arb) -> Optional[tuple[list, list]]:
+    """The three mass polynomials in u of one block (coefficients of up, lp, lq in units 2^-K)
+    and their remainder bounds (:func:`block_masses`), or None where a coefficient is not
+    finite."""
+    N = blk.order
+    P_c, Q_c = blk.centre
+    P_o, Q_o = blk.over
+    old = ctx.cap
+    try:
+        ctx.cap = N + 2
+        e_c = arb_series([h * blk.c, 1], prec=N + 1).exp()
+        e_o = arb_series([blk.ball, 1], prec=N + 2).exp()
+        F2_c = (arb_series(list(Q_c), prec=N + 1) * e_c).coeffs()
+        F2_top = (arb_series(list(Q_o), prec=N + 2) * e_o).coeffs()[N + 1]
+    finally:
+        ctx.cap = old
+    if len(F2_c) != N + 1 or not F2_top.is_finite() or not all(v.is_finite() for v in F2_c):
+        return None
+    hk = [h ** k for k in range(N + 1)]
+    T1 = arb_poly([P_c[k] * hk[k] for k in range(N + 1)])
+    T2 = arb_poly([F2_c[k] * hk[k] for k in range(N + 1)])
+    Rn = blk.radius ** (N + 1)
+    rho1 = abs(P_o[N + 1]) * Rn
+    rho2 = abs(F2_top) * Rn
+    D = T1 - T2
+    shift = arb_poly([1, 1])
+    Dp = D(shift)
+    Dm = D(arb_poly([-1, 1]))
+    up = (Dp - D) * up_scale[0] - (D - Dm) * up_scale[1]
+    lp = (T1 - T1(shift)) * unit
+    lq = (T2 - T2(shift) * (1 / eh)) * q_scale
+    rems = [2 * (rho1 + rho2) * (up_scale[0] + up_scale[1]),
+            2 * rho1 * unit,
+            (1 + 1 / eh) * rho2 * q_scale]
+    polys = [p.coeffs() for p in (up, lp, lq)]
+    if any(len(p) == 0 or not all(v.is_finite() for v in p) for p in polys):
+        return None
+    return polys, rems
