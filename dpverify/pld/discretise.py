@@ -57,6 +57,7 @@ floats only choose the grid range (tightness, not soundness).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import dataclass
@@ -271,17 +272,20 @@ def _discretise(pair, m: int, K: int, i0: int, n: int, progress) -> tuple[UpperD
         block_masses(blocks, m, K, i0, n, up, lp, lq)
     # every knot a remaining mass reads (itself and its neighbours) gets its tails from its block in arb
     need: set[int] = {L - 1}
-    for t in range(L):
-        if up[t] is None:
-            need.update(range(max(0, t - 1), min(L, t + 2)))
-        if t < L - 1 and lp[t] is None:
-            need.update((t, t + 1))
-    for blk in blocks:
-        ts = [t for t in range(blk.a - i0, blk.b - i0 + 1) if t in need and P_t[t] is None]
-        if ts:
-            ps, qs = blk.tails([i0 + t for t in ts])
-            for t, p, q in zip(ts, ps, qs):
-                P_t[t], Q_t[t] = p, q
+    for t in [t for t, v in enumerate(up) if v is None]:
+        need.update(range(max(0, t - 1), min(L, t + 2)))
+    for t in [t for t, v in enumerate(lp) if v is None]:
+        need.update((t, t + 1))
+    blocks = sorted(blocks, key=lambda b: b.a)
+    starts = [b.a - i0 for b in blocks]
+    pending: dict[int, list[int]] = {}
+    for t in sorted(need):
+        if P_t[t] is None:
+            pending.setdefault(bisect.bisect_right(starts, t) - 1, []).append(t)
+    for j, ts in pending.items():
+        ps, qs = blocks[j].tails([i0 + t for t in ts])
+        for t, p, q in zip(ts, ps, qs):
+            P_t[t], Q_t[t] = p, q
     return _from_tails(P_t, Q_t, pair.inf_mass(), m, K, i0, n, up, lp, lq)
 
 
@@ -378,10 +382,11 @@ def block_masses(blocks: list, m: int, K: int, i0: int, n: int, up: list, lp: li
     up_scale = (unit / (eh - 1), unit / (1 - 1 / eh))
     q_scale = unit * (h / 2).exp()
     L = n - i0 + 1
+    hk = [h ** k for k in range(max(b.order for b in blocks) + 1)]
     # rows[kind]: (block index, knots t, hi, lo, error) of each served block; kind 0 up, 1 lp, 2 lq
     rows: tuple[list, list, list] = ([], [], [])
     for j, blk in enumerate(blocks):
-        got = _block_polys(blk, h, unit, eh, up_scale, q_scale)
+        got = _block_polys(blk, h, unit, eh, up_scale, q_scale, hk)
         if got is None:
             continue
         a, b, c, N = blk.a, blk.b, blk.c, blk.order
@@ -442,10 +447,12 @@ def _evaluate_rows(rows: list, blocks: list, i0: int, up: bool) -> list[list[int
     return out
 
 
-def _block_polys(blk, h: arb, unit: arb, eh: arb, up_scale: tuple, q_scale: arb) -> Optional[tuple[list, list]]:
+def _block_polys(blk, h: arb, unit: arb, eh: arb, up_scale: tuple, q_scale: arb, hk: list) -> Optional[tuple[list, list]]:
     """The three mass polynomials in u of one block (coefficients of up, lp, lq in units 2^-K)
     and their remainder bounds (:func:`block_masses`), or None where a coefficient is not
-    finite."""
+    finite. ``hk[k]`` = h^k. Terms of T_j too small to matter (their sum over |u| <= U + 1 at
+    most 2^-28 units of up once scaled) are moved into rho_j: the bound |F_j - T_j| <= rho_j is
+    all the proof uses, and it still holds with the dropped terms' sum added."""
     N = blk.order
     P_c, Q_c = blk.centre
     P_o, Q_o = blk.over
@@ -453,26 +460,40 @@ def _block_polys(blk, h: arb, unit: arb, eh: arb, up_scale: tuple, q_scale: arb)
     try:
         ctx.cap = N + 2
         e_c = arb_series([h * blk.c, 1], prec=N + 1).exp()
-        e_o = arb_series([blk.ball, 1], prec=N + 2).exp()
+        e_o = arb_series([blk.ball, 1], prec=N + 2).exp().coeffs()
         F2_c = (arb_series(list(Q_c), prec=N + 1) * e_c).coeffs()
-        F2_top = (arb_series(list(Q_o), prec=N + 2) * e_o).coeffs()[N + 1]
     finally:
         ctx.cap = old
-    if len(F2_c) != N + 1 or not F2_top.is_finite() or not all(v.is_finite() for v in F2_c):
+    if len(F2_c) != N + 1 or len(e_o) != N + 2:
         return None
-    hk = [h ** k for k in range(N + 1)]
-    T1 = arb_poly([P_c[k] * hk[k] for k in range(N + 1)])
-    T2 = arb_poly([F2_c[k] * hk[k] for k in range(N + 1)])
+    # coefficient N + 1 of the product over the ball (Leibniz: sum_j Q_j E_(N+1-j) at each point)
+    F2_top = sum((Q_o[j] * e_o[N + 1 - j] for j in range(N + 2)), arb(0))
+    if not F2_top.is_finite() or not all(v.is_finite() for v in F2_c):
+        return None
     Rn = blk.radius ** (N + 1)
-    rho1 = abs(P_o[N + 1]) * Rn
-    rho2 = abs(F2_top) * Rn
+    rhos = [abs(P_o[N + 1]) * Rn, abs(F2_top) * Rn]
+    drop = arb(2) ** -28 / (2 * (up_scale[0] + up_scale[1]))
+    W = arb(max(blk.c - blk.a, blk.b - blk.c) + 1)
+    Ts = []
+    for j, cs in enumerate((P_c, F2_c)):
+        coef = [cs[k] * hk[k] for k in range(N + 1)]
+        top, tail = N, arb(0)
+        while top > 0:
+            nxt = tail + abs(coef[top]) * W ** top
+            if not nxt <= drop:
+                break
+            tail, top = nxt, top - 1
+        rhos[j] += tail
+        Ts.append(arb_poly(coef[:top + 1]))
+    T1, T2 = Ts
+    rho1, rho2 = rhos
+    T1p = T1(arb_poly([1, 1]))
+    T2p = T2(arb_poly([1, 1]))
     D = T1 - T2
-    shift = arb_poly([1, 1])
-    Dp = D(shift)
     Dm = D(arb_poly([-1, 1]))
-    up = (Dp - D) * up_scale[0] - (D - Dm) * up_scale[1]
-    lp = (T1 - T1(shift)) * unit
-    lq = (T2 - T2(shift) * (1 / eh)) * q_scale
+    up = ((T1p - T2p) - D) * arb_poly([up_scale[0]]) - (D - Dm) * arb_poly([up_scale[1]])
+    lp = (T1 - T1p) * arb_poly([unit])
+    lq = (T2 - T2p * arb_poly([1 / eh])) * arb_poly([q_scale])
     rems = [2 * (rho1 + rho2) * (up_scale[0] + up_scale[1]),
             2 * rho1 * unit,
             (1 + 1 / eh) * rho2 * q_scale]
