@@ -50,9 +50,12 @@ end 0 at 2^-11 and 2^-13 for (1, 0.01, 10^6)). At the midpoint the class's
 losses sit within about sqrt(n / 12) h of the label (central limit). Tightness: the pair (P, Q) of :mod:`pairs` is tight (AFA
 Thm 11, Remark), so this is a lower bound for the mechanism too.
 
-All masses are computed in arb (erfc-based tails, no floats) at a precision
-that covers the cancellation of the second differences (K + 2m + 64 bits);
-floats only choose the grid range (tightness, not soundness).
+All masses are computed in arb (erfc-based tails) at a precision that covers the
+cancellation of the second differences (K + 2m + 40 bits and more), except at the knots
+of a pair's Taylor blocks (:func:`block_masses`): there the masses are polynomials of
+the knot formed exactly in arb, evaluated in binary64 with a proven error bound
+(:mod:`.binary64`) and rounded outward in the same directions as on the arb route.
+Floats otherwise only choose the grid range (tightness, not soundness).
 """
 
 from __future__ import annotations
