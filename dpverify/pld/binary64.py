@@ -135,7 +135,9 @@ def compensated_horner(H: np.ndarray, L: np.ndarray, lengths: np.ndarray,
     s = Ht[N][row]
     c = Lt[N][row]
     # one buffer per temporary (no allocation per step); every call below is one IEEE
-    # operation per element, in the order the proof reads
+    # operation per element, in the order the proof reads: numpy runs each ufunc call on its
+    # own and never fuses two of them into an FMA (which would break TwoProduct's and
+    # TwoSum's exactness and Higham's model)
     p, g, s_hi, s_lo, pi, t, hk, z, sigma = (np.empty_like(u) for _ in range(9))
     for k in range(N - 1, -1, -1):
         # TwoProduct(s, u) (Dekker's mul12 with u = u_hi, u_lo = 0): p + pi = s u exactly
