@@ -267,6 +267,8 @@ def _discretise(pair, m: int, K: int, i0: int, n: int, progress) -> tuple[UpperD
         P_t, Q_t = pair.tails_at_grid(m, i0, n, progress)
         return _from_tails(P_t, Q_t, pair.inf_mass(), m, K, i0, n)
     P_t, Q_t, blocks = expand(m, i0, n, progress)
+    if not blocks:  # every knot's tails are there already
+        return _from_tails(P_t, Q_t, pair.inf_mass(), m, K, i0, n)
     L = n - i0 + 1
     up: list = [None] * L
     lp: list = [None] * (L - 1)
@@ -303,43 +305,25 @@ def _from_tails(P_t: list, Q_t: list, inf: arb, m: int, K: int, i0: int, n: int,
     lp_done = lp_done or [None] * (L - 1)
     lq_done = lq_done or [None] * (L - 1)
     h = arb(2) ** (-m)
-    xs: dict[int, arb] = {}
-    ds: dict[int, arb] = {}
-
-    def x(t: int) -> arb:
-        if t not in xs:
-            xs[t] = (h * (i0 + t)).exp()
-        return xs[t]
-
-    def d(t: int) -> arb:
-        if t not in ds:
-            ds[t] = P_t[t] - x(t) * Q_t[t] + inf
-        return ds[t]
-
+    xs = [(h * (i0 + t)).exp() if p is not None else None for t, p in enumerate(P_t)]
+    ds = [p - x * q + inf if x is not None else None for p, q, x in zip(P_t, Q_t, xs)]
     # --- pessimistic: connect-the-dots through (0, 1) and (x_i, delta_i)
-    slopes: dict[int, arb] = {L: arb(0)}
-
-    def slope(t: int) -> arb:
-        if t not in slopes:
-            slopes[t] = (d(0) - 1) / x(0) if t == 0 else (d(t) - d(t - 1)) / (x(t) - x(t - 1))
-        return slopes[t]
-
-    up = [v if v is not None else _ceil_int(x(t) * (slope(t + 1) - slope(t)), K) for t, v in enumerate(up_done)]
-    up_inf = _ceil_int(d(L - 1), K)
+    slopes: list = [None] * (L + 1)
+    slopes[L] = arb(0)
+    if xs[0] is not None:
+        slopes[0] = (ds[0] - 1) / xs[0]
+    for t in range(1, L):
+        if xs[t] is not None and xs[t - 1] is not None:
+            slopes[t] = (ds[t] - ds[t - 1]) / (xs[t] - xs[t - 1])
+    up = [v if v is not None else _ceil_int(xs[t] * (slopes[t + 1] - slopes[t]), K) for t, v in enumerate(up_done)]
+    up_inf = _ceil_int(ds[L - 1], K)
     upper = UpperDist(m, K, i0, fmpz_poly(up), up_inf)
     # --- optimistic: buckets (i h, (i+1) h], i = i0 .. n-1 (class index i - i0);
     # the index is only a label: classes are merged by index sum, a post-processing.
     # Tilted Q (module docstring): Qt_t = Q(bucket t) e^{s_t + h/2}, the bucket's midpoint
     mid = (h / 2).exp()
-    lp: list = []
-    lq: list = []
-    for t in range(L - 1):
-        a, b = lp_done[t], lq_done[t]
-        if a is None:
-            a = _floor_int(P_t[t] - P_t[t + 1], K)
-            b = _ceil_int((Q_t[t] - Q_t[t + 1]) * x(t) * mid, K)
-        lp.append(a)
-        lq.append(b)
+    lp = [v if v is not None else _floor_int(P_t[t] - P_t[t + 1], K) for t, v in enumerate(lp_done)]
+    lq = [v if v is not None else _ceil_int((Q_t[t] - Q_t[t + 1]) * xs[t] * mid, K) for t, v in enumerate(lq_done)]
     lower = LowerDist(m, K, i0, fmpz_poly(lp), fmpz_poly(lq), _floor_int(inf, K), Fraction(1, 1 << (m + 1)))
     return upper, lower
 
