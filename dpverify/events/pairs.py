@@ -741,8 +741,10 @@ class MixtureGaussianPair(PairFromTails):
             return knots(i0, n)
         # the end of the loss range in eps (remove: log p0; add: -log p0), where x(eps) -> -inf
         end = None if lp0 is None else (lp0 if sign > 0 else -lp0)
-        return grid_tails_by_blocks(m, i0, n, progress, end,
-                                    lambda a, b, order, tol: self._block(m, a, b, order, tol, comps, inv_s2), knots)
+        P_t, Q_t, _ = grid_tails_by_blocks(m, i0, n, progress, end,
+                                           lambda a, b, order, tol: self._block(m, a, b, order, tol, comps, inv_s2),
+                                           knots)
+        return P_t, Q_t
 
 
 # --------------------------------------------------------------------------- pointwise maximum

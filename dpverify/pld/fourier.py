@@ -127,6 +127,7 @@ import numpy as np
 from flint import acb, arb, fmpq, fmpz, fmpz_poly
 
 from ..ball import endpoints, working_precision
+from .binary64 import ieee_round_to_nearest
 from .discretise import LowerDist, UpperDist
 from .units import ceil_shift, floor_shift
 
@@ -149,21 +150,6 @@ MAX_K = 900
 #: output, so 2^-960 per output covers either mode
 _UF_BITS = 960
 _PREC = 128
-
-
-def ieee_round_to_nearest() -> bool:
-    """numpy's binary64 +, -, * round to nearest here (the error model of the
-    module docstring). Probed on every call (a few operations) on ties and
-    near-ties in both signs; a process whose rounding mode was changed gets
-    the exact products instead."""
-    one = np.array([1.0, -1.0])
-    t = 2.0 ** -53
-    sg = np.sign(one)
-    return (bool(np.all(one + t * sg == one))  # a tie goes to even: stays
-            and bool(np.all(one + 2.5 * t * sg == one * (1 + 2 * t)))  # nearest is below
-            and bool(np.all(one + 3.5 * t * sg == one * (1 + 4 * t)))  # nearest is above
-            and bool(np.all((one * (1 + 2 * t)) * (1 + 2 * t) == one * (1 + 4 * t)))
-            and bool(np.all(one - (t / 2) * sg == one)))  # tie below 1: to even
 
 
 def _u() -> arb:

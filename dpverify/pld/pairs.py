@@ -63,7 +63,7 @@ from ..ball import ball, normal_sf
 from ..errors import InvalidParameter
 from .._validate import check_noise_multiplier
 from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound
-from .taylor_blocks import grid_tails_by_blocks, taylor_block
+from .taylor_blocks import TaylorExpansion, grid_tails_by_blocks, taylor_expansion
 
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
@@ -181,6 +181,17 @@ class SubsampledGaussianPair(PairFromTails):
         own erfc is rigorous on balls). Every value is an enclosure either way;
         the choice between the two routes rests on arb balls and the inputs only
         (deterministic, the same on every platform)."""
+        P_t, Q_t, _ = self._grid(m, i0, n, progress, 0)
+        return P_t, Q_t
+
+    def grid_expansions(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list, list]:
+        """As :meth:`tails_at_grid`, but the blocks' expansions are returned unevaluated
+        (:class:`.taylor_blocks.TaylorExpansion`, each valid one knot beyond its block on either
+        side) and their knots are None in the tail lists: the discretisation forms its masses
+        from the expansions directly (:mod:`.discretise`)."""
+        return self._grid(m, i0, n, progress, 1)
+
+    def _grid(self, m: int, i0: int, n: int, progress, reach: int) -> tuple[list, list, list]:
         c = self._constants()
         s2 = arb(2).sqrt()
         h = arb(2) ** (-m)
@@ -200,13 +211,16 @@ class SubsampledGaussianPair(PairFromTails):
                 Q_t.append(q)
             return P_t, Q_t
 
-        def block(a: int, b: int, order: int, tol: arb) -> Optional[tuple]:
-            return taylor_block(lambda e, L: self._tails_series(e, L, c, s2), h, a, b, (a + b) // 2, order, tol)
+        def series(e: arb, L: int) -> tuple:
+            return self._tails_series(e, L, c, s2)
+
+        def block(a: int, b: int, order: int, tol: arb) -> Optional[TaylorExpansion]:
+            return taylor_expansion(series, h, a, b, (a + b) // 2, order, tol, reach)
 
         # the tails are analytic in eps except where e^{+-eps} = 1 - q (the end
         # of the loss support, and its 2 pi i translates)
         end = None if self.q == 1 else c[4].log() * (1 if self.direction == "remove" else -1)
-        return grid_tails_by_blocks(m, i0, n, progress, end, block, per_knot)
+        return grid_tails_by_blocks(m, i0, n, progress, end, block, per_knot, keep=reach > 0)
 
     def _tails_series(self, eps0: arb, length: int, c: tuple, s2: arb) -> tuple:
         """Taylor coefficients (in t, ``length`` of them) of

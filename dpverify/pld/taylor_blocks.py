@@ -13,11 +13,13 @@ platform).
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence, Union
 
 from flint import arb, arb_poly, ctx
 
-__all__ = ["TAYLOR_MIN_KNOTS", "grid_tails_by_blocks", "taylor_block", "taylor_block_size", "taylor_order"]
+__all__ = ["TAYLOR_MIN_KNOTS", "TaylorExpansion", "grid_tails_by_blocks", "taylor_block", "taylor_block_size",
+           "taylor_expansion", "taylor_order"]
 
 #: the smallest block tried (below it, the knots are evaluated one by one)
 TAYLOR_MIN_KNOTS = 32
@@ -46,6 +48,66 @@ def taylor_block_size(m: int) -> int:
     return max(128, min(1024, 1 << max(0, m - 3)))
 
 
+@dataclass(frozen=True)
+class TaylorExpansion:
+    """One block's expansion of g = (g_1, g_2) at the centre knot c (see :func:`taylor_block`
+    for the proof): ``centre[j]`` holds the N + 1 Taylor coefficients of g_j(c h + s) in s at
+    the exact point c h, ``over[j]`` the N + 2 coefficients over the ball ``ball`` = [c h - R',
+    c h + R'], R' = ``radius`` = (max(c - a, b - c) + reach) h, whose last one bounds the
+    Lagrange remainder: |g_j(c h + s) - sum_{k<=N} centre[j][k] s^k| <= |over[j][N + 1]| |s|^(N+1)
+    for |s| <= R'. Knots a - reach .. b + reach lie in reach of it."""
+
+    h: arb
+    a: int
+    b: int
+    c: int
+    order: int
+    reach: int
+    radius: arb
+    ball: arb
+    centre: tuple
+    over: tuple
+
+    def tails(self, knots: Sequence[int]) -> tuple:
+        """Enclosures of (g_1, g_2) at the given knots (within reach): the polynomial with the
+        ball coefficient N + 1 on top, evaluated in arb at the exact t = (i - c) h."""
+        N = self.order
+        ts = [self.h * (i - self.c) for i in knots]
+        return tuple(arb_poly(list(ca) + [co[N + 1]]).evaluate(ts, algorithm="iter")
+                     for ca, co in zip(self.centre, self.over))
+
+
+def taylor_expansion(series, h: arb, a: int, b: int, c: int, order: int, tol: arb,
+                     reach: int = 0) -> Optional[TaylorExpansion]:
+    """The expansion of :func:`taylor_block` over the knots a - reach .. b + reach, or None when
+    its remainder bound |top| R'^(N+1) exceeds ``tol`` (or a coefficient is not finite)."""
+    N = order
+    old = ctx.cap
+    try:
+        ctx.cap = N + 2
+        eps0 = h * c
+        R = h * (max(c - a, b - c) + reach)
+        ball = arb(eps0.mid(), R.mid())
+        centre = series(eps0, N + 1)
+        whole = series(ball, N + 2)
+    finally:
+        ctx.cap = old
+    cs, ws = [], []
+    for at, over in zip(centre, whole):
+        ca, co = at.coeffs(), over.coeffs()
+        if len(ca) != N + 1 or len(co) != N + 2:
+            return None  # a coefficient series shorter than asked (should not happen)
+        top = co[N + 1]
+        if not all(v.is_finite() for v in ca) or not top.is_finite():
+            return None
+        # remainder bound |top| R^(N+1), against the width asked
+        if not abs(top) * R ** (N + 1) <= tol:
+            return None
+        cs.append(ca)
+        ws.append(co)
+    return TaylorExpansion(h, a, b, c, N, reach, R, ball, tuple(cs), tuple(ws))
+
+
 def taylor_block(series, h: arb, a: int, b: int, c: int, order: int, tol: arb):
     """Enclosures of g(i h) for the knots i = a..b, g = (g_1, g_2) given by
     ``series(eps, L)`` (arb power series of g_j(eps + t), L terms), from one
@@ -63,48 +125,31 @@ def taylor_block(series, h: arb, a: int, b: int, c: int, order: int, tol: arb):
     polynomial with the ball as its top coefficient, evaluated in arb at the
     exact t = (i - c) h, encloses g_j(i h). The check against ``tol`` is only
     about width (a wide block is split, never trusted less)."""
-    N = order
-    old = ctx.cap
-    try:
-        ctx.cap = N + 2
-        eps0 = h * c
-        R = h * max(c - a, b - c)
-        centre = series(eps0, N + 1)
-        whole = series(arb(eps0.mid(), R.mid()), N + 2)
-    finally:
-        ctx.cap = old
-    polys = []
-    for at, over in zip(centre, whole):
-        ca, co = at.coeffs(), over.coeffs()
-        if len(ca) != N + 1 or len(co) != N + 2:
-            return None  # a coefficient series shorter than asked (should not happen)
-        top = co[N + 1]
-        if not all(v.is_finite() for v in ca) or not top.is_finite():
-            return None
-        # remainder bound |top| R^(N+1), against the width asked
-        if not abs(top) * R ** (N + 1) <= tol:
-            return None
-        polys.append(arb_poly(list(ca) + [top]))
-    ts = [h * (i - c) for i in range(a, b + 1)]
-    return tuple(p.evaluate(ts, algorithm="iter") for p in polys)
+    got = taylor_expansion(series, h, a, b, c, order, tol)
+    return None if got is None else got.tails(range(a, b + 1))
 
 
 def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[float], None]], end: Optional[arb],
-                         block: Callable[[int, int, int, arb], Optional[tuple[Sequence, Sequence]]],
-                         knots: Callable[[int, int], tuple[list, list]]) -> tuple[list, list]:
-    """(P tails, Q tails) at the knots eps = i 2^-m, i = i0..n: ``block(a, b, order, tol)``
-    encloses the knots a..b from one expansion (an enclosure, or None when its remainder is
-    wider than ``tol``; a block expands at its centre knot (a + b) // 2), ``knots(a, b)`` encloses
-    them one by one. Blocks of :func:`taylor_block_size` knots are tried first; one that fails is
+                         block: Callable[[int, int, int, arb], Union[None, TaylorExpansion, tuple[Sequence, Sequence]]],
+                         knots: Callable[[int, int], tuple[list, list]],
+                         keep: bool = False) -> tuple[list, list, list[TaylorExpansion]]:
+    """(P tails, Q tails, kept expansions) at the knots eps = i 2^-m, i = i0..n: ``block(a, b,
+    order, tol)`` encloses the knots a..b from one expansion (an enclosure or a
+    :class:`TaylorExpansion`, or None when its remainder is wider than ``tol``; a block expands
+    at its centre knot (a + b) // 2), ``knots(a, b)`` encloses them one by one. Blocks of
+    :func:`taylor_block_size` knots are tried first; one that fails is
     split in two, and pieces under TAYLOR_MIN_KNOTS go to ``knots`` (so does everything where
     :func:`taylor_order` is None). ``end`` is the loss support's end in eps (None: no end),
     where the tails are not analytic: a block is tried only if its radius is 1/_TAYLOR_END_RATIO
     of its distance to it (it would fail its remainder test otherwise), decided on arb balls (a
     comparison that is not certain says "split"). Each value comes from ``block`` or ``knots``,
-    so it is an enclosure whichever route is taken."""
+    so it is an enclosure whichever route is taken. With ``keep``, an expansion is returned as
+    it is and its knots are left None in the tail lists (the caller evaluates what it needs);
+    otherwise its knots are evaluated and the list of expansions is empty."""
     order = taylor_order()
     if order is None:
-        return knots(i0, n)
+        P, Q = knots(i0, n)
+        return P, Q, []
     h = arb(2) ** (-m)
     # absolute accuracy asked of a block: 2^-(prec - 20). discretise.py's
     # precision carries 40 guard bits beyond what the 2^-K masses need after
@@ -112,6 +157,7 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
     tol = arb(2) ** (20 - ctx.prec)
     P_t: list = [None] * (n - i0 + 1)
     Q_t: list = [None] * (n - i0 + 1)
+    kept: list[TaylorExpansion] = []
     total = n - i0 + 1
 
     def hopeful(a: int, b: int, mid: int) -> bool:
@@ -133,6 +179,11 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
             split(a, mid)
             split(mid + 1, b)
             return
+        if isinstance(got, TaylorExpansion):
+            if keep:
+                kept.append(got)
+                return
+            got = got.tails(range(a, b + 1))
         P_t[a - i0:b - i0 + 1], Q_t[a - i0:b - i0 + 1] = got
 
     size = taylor_block_size(m)
@@ -140,4 +191,4 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
         if progress is not None:
             progress((a - i0) / total)
         split(a, min(n, a + size - 1))
-    return P_t, Q_t
+    return P_t, Q_t, kept

@@ -109,15 +109,15 @@ def test_gaussian_grid_tails_by_taylor_blocks_hold_the_mpmath_tails(sigma, q, m,
     from dpverify.pld.discretise import grid_range
 
     served = [0]
-    real = pairs_mod.taylor_block
+    real = pairs_mod.taylor_expansion
 
-    def counting(series, h, a, b, c, order, tol):
-        got = real(series, h, a, b, c, order, tol)
+    def counting(series, h, a, b, c, order, tol, reach=0):
+        got = real(series, h, a, b, c, order, tol, reach)
         if got is not None:
             served[0] += b - a + 1
         return got
 
-    monkeypatch.setattr(pairs_mod, "taylor_block", counting)
+    monkeypatch.setattr(pairs_mod, "taylor_expansion", counting)
     pair = pairs_mod.SubsampledGaussianPair(sigma, q, direction)
     i0, n = grid_range(pair, m, 1e-12)
     prec = 150
