@@ -23,10 +23,12 @@ from __future__ import annotations
 import numpy as np
 from flint import arb
 
-__all__ = ["compensated_horner", "float_upper", "horner_error", "ieee_round_to_nearest", "round_down",
+__all__ = ["UNIT_ROUNDOFF_BITS", "compensated_horner", "float_upper", "horner_error", "ieee_round_to_nearest", "round_down",
            "round_up", "split_double_double", "MAX_ABS", "MAX_ERROR", "MAX_POINT", "MIN_ABS"]
 
-_UBITS = 53  # unit roundoff of binary64, round to nearest: u = 2^-53
+#: unit roundoff of binary64, round to nearest: u = 2^-53 (here and in the Fourier power)
+UNIT_ROUNDOFF_BITS = 53
+_UBITS = UNIT_ROUNDOFF_BITS
 #: Veltkamp's splitter 2^27 + 1: s = s_hi + s_lo exactly, each half at most 26 significant
 #: bits (Dekker 1971, Sec. 5; Boldo 2006 proves it for binary64 without extra conditions
 #: barring overflow)

@@ -127,7 +127,7 @@ import numpy as np
 from flint import acb, arb, fmpq, fmpz, fmpz_poly
 
 from ..ball import endpoints, working_precision
-from .binary64 import ieee_round_to_nearest
+from .binary64 import UNIT_ROUNDOFF_BITS as _UBITS, ieee_round_to_nearest
 from .discretise import LowerDist, UpperDist
 from .units import ceil_shift, floor_shift
 
@@ -135,7 +135,6 @@ __all__ = ["fourier_power", "FourierDeclined", "ieee_round_to_nearest"]
 
 Dist = Union[UpperDist, LowerDist]
 
-_UBITS = 53  # unit roundoff of binary64, round to nearest: u = 2^-53
 #: output resolution before rescaling to 2^-K (int64 holds 2^60 * masses < 8)
 _S = 60
 #: largest transform (memory: a few complex arrays of this length)
