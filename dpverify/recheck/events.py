@@ -318,12 +318,28 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     increasing; only the end of S each inequality needs: :func:`_mog_sum_end`).
     The tails are then sum_i p_i Phi(mu_i - x) and Phi(-x) (remove) or Phi(x) and
     sum_i p_i Phi(x - mu_i) (add) on that interval of x (Phi monotone:
-    :meth:`Arith.ncdf_abs` on an interval encloses its range)."""
-    comps = [(Fraction(c) / s, Fraction(p)) for c, p in zip(cs, ps) if p != 0]
-    if s <= 0 or not comps or any(c < 0 for c, _ in comps) or any(p < 0 for p in ps) or sum(ps) != 1:
+    :meth:`Arith.ncdf_abs` on an interval encloses its range).
+
+    Components at the same mu are one component of their summed weight (sum_i p_i N(mu, 1) =
+    (sum_i p_i) N(mu, 1)). Where one positive mu is left, with weight q (the rest at mu = 0),
+    P = (1 - q) N(0, 1) + q N(mu, 1) against Q = N(0, 1) (remove; add swaps them) is, law for
+    law, the Poisson-subsampled Gaussian pair at rate q and noise 1/mu, so its tails are
+    :func:`.pld.gauss_tails`' (closed-form root, Taylor blocks on fine grids): the same pair,
+    not an approximation of it (dp_accounting's baseline mixture, the Poisson Gaussian written
+    as a mixture, costs a Poisson Gaussian here)."""
+    if s <= 0 or any(p < 0 for p in ps) or sum(ps) != 1 or any(c < 0 for c, p in zip(cs, ps) if p != 0):
         raise MalformedCertificate("mixture_of_gaussians needs standard_deviation > 0, sensitivities >= 0, "
                                   "sampling_probs >= 0 summing to 1")
-    p0 = sum((p for mu, p in comps if mu == 0), Fraction(0))
+    weight: dict = {}
+    for c, p in zip(cs, ps):
+        if p != 0:
+            mu = Fraction(c) / s
+            weight[mu] = weight.get(mu, Fraction(0)) + Fraction(p)
+    comps = sorted(weight.items())
+    p0 = weight.get(Fraction(0), Fraction(0))
+    if len(comps) == 2 and p0 > 0 or len(comps) == 1 and p0 == 0:
+        mu, q = comps[-1]
+        return gauss_tails(1 / mu, q, direction)
     remove = direction == "remove"
     one, zero = (mpfr(1), mpfr(1)), (mpfr(0), mpfr(0))
     if p0 == 1:  # every component at 0: P = Q, loss identically 0

@@ -129,6 +129,36 @@ def test_mog_root_and_tails_contain_the_50_digit_truth(prec, eps):
                 assert hi - lo <= mpmath.mpf(2) ** -(prec - 40)  # narrow: the bracket costs bits, not digits
 
 
+@pytest.mark.parametrize("s, cs, ps", [
+    (F(1), [F(0), F(1)], [F(99, 100), F(1, 100)]),  # dp_accounting's baseline: the Poisson Gaussian
+    (F(3, 2), [F(1), F(0), F(1), F(0)], [F(1, 8), F(1, 2), F(1, 8), F(1, 4)]),  # repeated mus merge
+    (F(7, 5), [F(2)], [F(1)]),  # one component: the shifted Gaussian (rate 1)
+])
+@pytest.mark.parametrize("eps", ["-0.1875", "0.001953125", "0.5", "3.25", "19.0625"])
+def test_mog_with_one_positive_mu_is_the_gaussian_pair_and_contains_the_truth(s, cs, ps, eps):
+    # the mixture is the Poisson Gaussian pair law for law, so its tails come from gauss_tails
+    # (closed-form root); they must still contain the mixture's own 50-digit tails, found by
+    # bisection on S = sum p_i e^{mu_i x - mu_i^2/2} (no Gaussian formula involved), and the
+    # comparison is sharp enough that a weight off by 1e-20 relative is caught
+    A = arith(200)
+    with mpmath.workdps(50):
+        x, (tp, tq) = _mog_truth(s, cs, ps, mpmath.mpf(F(eps).numerator) / F(eps).denominator)
+        tol = mpmath.mpf(10) ** -45
+        for direction in ("remove", "add"):
+            tails = R._mog(s, cs, ps, direction)
+            assert (tails.many is not None) == (ps != [F(1)])  # the Gaussian pair's route (blocks where q < 1)
+            e = A.q(F(eps) if direction == "remove" else -F(eps))
+            want = [tp, tq] if direction == "remove" else [1 - tq, 1 - tp]
+            got = [(mpfr_to_mpf(a), mpfr_to_mpf(b)) for a, b in tails(A, e)]
+            for (lo, hi), w in zip(got, want):
+                assert lo - tol <= w <= hi + tol and hi - lo <= mpmath.mpf(2) ** -150
+            if len(cs) > 1 and all(mpmath.mpf(10) ** -10 < w < 1 - tol for w in want):  # a tail that can move
+                mu = max(cs) / s
+                q = sum((p for c, p in zip(cs, ps) if c != 0), F(0))
+                off = R.gauss_tails(1 / mu, q * (1 + F(1, 10**20)), direction)(A, e)
+                assert not all(mpfr_to_mpf(a) - tol <= w <= mpfr_to_mpf(b) + tol for (a, b), w in zip(off, want))
+
+
 @pytest.mark.parametrize("x", ["-7.25", "-0.3", "0", "1.1", "9.5"])
 def test_mog_sum_ends_are_the_interval_sums_ends(x):
     # the one-sided ends are the interval evaluation's ends bit for bit, and contain S(x) at 50 digits
