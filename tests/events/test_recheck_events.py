@@ -15,7 +15,7 @@ from flint import arb
 
 from dpverify.ball import working_precision
 from dpverify.recheck import events as R
-from dpverify.recheck.core import arith, mpfr_to_mpf
+from dpverify.recheck.core import arith, mpf_to_fraction, mpfr_to_mpf
 from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.errors import CertificateRejected
@@ -106,14 +106,26 @@ def _mog_truth(s, cs, ps, y):
     return x, (mpmath.fsum(p * mpmath.ncdf(mu - x) for mu, p in zip(mus, pm)), mpmath.ncdf(-x))
 
 
+MOG_ROUTES = [
+    # mu_i = 0, 2/3, 4/3: the polynomial route in z = e^(2x/3), degree 2 (not dyadic)
+    (F(3, 2), [F(0), F(1), F(2)], [F(3, 5), F(3, 10), F(1, 10)], 2),
+    # mu_i = 0, 2/3, 5/3: z = e^(x/3), powers 0, 2, 5
+    (F(3, 2), [F(0), F(1), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)], 5),
+    # mu_i = 0, 1, 1.01: degree 101 > _MOG_MAX_DEGREE, so the root is sought in x (log-sum-exp Newton)
+    (F(1), [F(0), F(1), F(101, 100)], [F(3, 5), F(3, 10), F(1, 10)], None),
+]
+
+
+@pytest.mark.parametrize("s, cs, ps, degree", MOG_ROUTES)
 @pytest.mark.parametrize("prec", [128, 191, 300])
 @pytest.mark.parametrize("eps", ["-0.1875", "-0.0078125", "0.001953125", "0.5", "3.25", "52.0703125"])
-def test_mog_root_and_tails_contain_the_50_digit_truth(prec, eps):
+def test_mog_root_and_tails_contain_the_50_digit_truth(s, cs, ps, degree, prec, eps):
     # the root proposal (Newton at doubling precisions) and the one-sided bracket ends
-    # (_mog_sum_end): every tail still contains mpmath's 50-digit value, the mixture's
-    # mu_i = 2/3, 4/3 are not dyadic, and the loss at eps near log p_0 = log(3/5) puts the
+    # (_mog_sum_end, or _mog_poly_end in z): every tail still contains mpmath's 50-digit value,
+    # the mixture's mu_i are not dyadic, and the loss at eps near log p_0 puts the
     # root far left (x < 0: mu_i's other end is taken)
-    s, cs, ps = F(3, 2), [F(0), F(1), F(2)], [F(3, 5), F(3, 10), F(1, 10)]
+    got_degrees = R._mog_degrees(sorted((c / s, p) for c, p in zip(cs, ps)))
+    assert (got_degrees and max(got_degrees[1])) == degree  # the route this case is meant to test
     A = arith(prec)
     with mpmath.workdps(50):
         x, (tp, tq) = _mog_truth(s, cs, ps, mpmath.mpf(F(eps).numerator) / F(eps).denominator)
@@ -127,6 +139,33 @@ def test_mog_root_and_tails_contain_the_50_digit_truth(prec, eps):
             for (lo, hi), w in zip(got, want):
                 assert lo - tol <= w <= hi + tol
                 assert hi - lo <= mpmath.mpf(2) ** -(prec - 40)  # narrow: the bracket costs bits, not digits
+
+
+@pytest.mark.parametrize("s, cs, ps, degree", MOG_ROUTES[:2])
+@pytest.mark.parametrize("y", ["-0.5", "0.5", "3.25", "52.0703125"])
+def test_mog_poly_bracket_proves_the_root_and_refuses_one_moved_by_1e_20(s, cs, ps, degree, y):
+    # the bracket test of the route in z against the root found by mpmath's bisection on S at 50
+    # digits: a bracket of relative half-width 2^-116 around z* = e^(g x*) is proved, the same
+    # bracket around z* (1 +- 1e-20) is refused (it excludes the root), whatever the proposal
+    A = arith(128)
+    mus = sorted((c / s, p) for c, p in zip(cs, ps))
+    g, ns = R._mog_degrees(mus)
+    a = [A.mul(A.q(p), A.exp(A.neg(A.q(mu * mu / 2)))) for mu, p in mus]
+    a_dn, a_up = [x[0] for x in a], [x[1] for x in a]
+    yq = A.q(F(y))
+    c = A.exp(yq)
+    with mpmath.workdps(50):
+        x, _ = _mog_truth(s, cs, ps, mpmath.mpf(F(y).numerator) / F(y).denominator)
+        z = mpmath.exp(mpmath.mpf(g.numerator) / g.denominator * x)
+        d = mpmath.mpf(2) ** -116
+
+        def bracket(centre):
+            lo, hi = A.q(mpf_to_fraction(centre * (1 - d))), A.q(mpf_to_fraction(centre * (1 + d)))
+            return R._mog_poly_brackets(A, a_dn, a_up, ns, lo[1], hi[0], c)
+
+        assert bracket(z)
+        for moved in (z * (1 + mpmath.mpf("1e-20")), z * (1 - mpmath.mpf("1e-20"))):
+            assert not bracket(moved)
 
 
 @pytest.mark.parametrize("s, cs, ps", [
