@@ -467,7 +467,7 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                 hi = mid
         return (lo + hi) / 2
 
-    def root_in_z(A: Arith, y: tuple) -> Iv:
+    def root_in_z(A: Arith, y: tuple) -> "Iv | None":
         _, ctx, _, _, lows, (G, g_near, ns, a_dn, a_up, a_near) = const(A)
         dn, up = A.dn, A.up
         if y[0] == y[1]:  # a point: e^y lies in [r, next_above(r)) for r = exp rounded down
@@ -491,7 +491,7 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
             step = c.div(c.mul(c.sub(F, c0), z), dF)  # F'(z) = sum n_i a_i z^(n_i - 1)
             z = c.sub(z, step)
             if not z > 0:
-                raise _cannot("a mixture-of-Gaussians loss whose inverse could not be bracketed")
+                return None
             if k >= len(lows) and (step == 0 or abs(step) <= z * half):
                 break
         r = up.mul_2exp(mpfr(1), -(A.prec - 12))
@@ -501,12 +501,15 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                 l0, l1 = dn.log(a), up.log(b)
                 return (dn.div(l0, G[1] if l0 >= 0 else G[0]), up.div(l1, G[0] if l1 >= 0 else G[1]))
             r = up.mul_2exp(r, 4)
-        raise _cannot("a mixture-of-Gaussians loss whose inverse could not be bracketed")
+        return None
 
     def root(A: Arith, y: tuple) -> Iv:
         iv, ctx, near, _, lows, poly = const(A)
         if poly is not None:
-            return root_in_z(A, y)
+            X = root_in_z(A, y)
+            if X is not None:
+                return X
+            # not bracketed in z (a proposal gone astray): the same root is sought in x below
         ym = ctx.div(ctx.add(y[0], y[1]), 2)  # only steers the proposal
         t = mpfr(float_root(float(ym)), A.prec + 16)
 
