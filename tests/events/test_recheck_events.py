@@ -111,6 +111,8 @@ MOG_ROUTES = [
     (F(3, 2), [F(0), F(1), F(2)], [F(3, 5), F(3, 10), F(1, 10)], 2),
     # mu_i = 0, 2/3, 5/3: z = e^(x/3), powers 0, 2, 5
     (F(3, 2), [F(0), F(1), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)], 5),
+    # no component at 0 (p_0 = 0: every y has a root), mu_i = 1, 3: z = e^x, powers 1, 3
+    (F(1), [F(1), F(3)], [F(1, 2), F(1, 2)], 3),
     # mu_i = 0, 1, 1.01: degree 101 > _MOG_MAX_DEGREE, so the root is sought in x (log-sum-exp Newton)
     (F(1), [F(0), F(1), F(101, 100)], [F(3, 5), F(3, 10), F(1, 10)], None),
 ]
@@ -276,6 +278,10 @@ def _second_route(cert, kind, target):
 @pytest.mark.parametrize("doc, query", [
     ({"neighboring": "remove", "event": {"type": "self_composed", "count": 3, "event": MOG}}, {"delta": "1e-5"}),
     ({"neighboring": "add", "event": MOG}, {"eps": "0.5"}),
+    # one positive mu (as dp_accounting's baseline mixture): re-checked as the Poisson Gaussian pair
+    ({"neighboring": "add-remove", "event": {"type": "self_composed", "count": 3, "event": {
+        "type": "mixture_of_gaussians", "standard_deviation": "3/2", "sensitivities": ["0", "1", "1"],
+        "sampling_probs": ["1/2", "1/4", "1/4"]}}}, {"delta": "1e-5"}),
     ({"neighboring": "add-remove", "events": [{"type": "discrete_laplace", "noise_parameter": "0.3", "sensitivity": 2},
                                               {"type": "discrete_gaussian", "sigma": "2", "sensitivity": 1}]},
      {"delta": "1e-6"}),
