@@ -39,7 +39,7 @@ from typing import Any, Callable, Mapping
 
 import gmpy2
 import mpmath
-from gmpy2 import mpfr, mpz
+from gmpy2 import mpfr, mpz, next_above
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
@@ -303,6 +303,40 @@ def _mog_sum_end(A: Arith, iv: list, x: mpfr, upper: bool) -> mpfr:
                     for M, H, P in iv])
 
 
+#: the largest degree of the mixture's polynomial F(z) = sum_i a_i z^(n_i) (:func:`_mog_degrees`)
+#: solved in z; beyond it the root is sought in x (each power is a few MPFR products: log2 n)
+_MOG_MAX_DEGREE = 64
+
+
+def _mog_degrees(comps: list) -> "tuple[Fraction, list] | None":
+    """(g, [n_i]) with mu_i = n_i g, n_i >= 0 integers and g > 0 the largest such rational
+    (gcd of the numerators over the lcm of the denominators, each mu_i in lowest terms), or
+    None when no mu_i is positive or some n_i exceeds :data:`_MOG_MAX_DEGREE`."""
+    pos = [mu for mu, _ in comps if mu > 0]
+    if not pos:
+        return None
+    g = Fraction(math.gcd(*(mu.numerator for mu in pos)), math.lcm(*(mu.denominator for mu in pos)))
+    ns = [int(mu / g) for mu, _ in comps]
+    return (g, ns) if max(ns) <= _MOG_MAX_DEGREE else None
+
+
+def _mog_poly_end(ctx: Any, a: list, ns: list, z: mpfr) -> mpfr:
+    """F(z) = sum_i a_i z^(n_i) at a point z > 0 with every operation rounded in ``ctx``'s
+    direction (gmpy2's RoundUp or RoundDown context) and ``a`` that side's ends of the
+    enclosures of a_i >= 0: every term is a product of nonnegatives, increasing in each
+    factor, so rounding each operation up (down) bounds F(z) from above (below); MPFR's
+    pow with an integer exponent and fsum are correctly rounded in that direction."""
+    return ctx.fsum([ctx.mul(ai, ctx.pow(z, n)) if n else ai for ai, n in zip(a, ns)])
+
+
+def _mog_poly_brackets(A: Arith, a_dn: list, a_up: list, ns: list, lo: mpfr, hi: mpfr, c: Iv) -> bool:
+    """Whether [lo, hi] (0 < lo) is proved to contain the root z of F(z) = e^y, ``c`` an
+    enclosure of e^y and ``a_dn``/``a_up`` the ends of a_i's enclosures: F(lo) <= F_up(lo) < c_0
+    <= e^y <= c_1 < F_dn(hi) <= F(hi) (:func:`_mog_poly_end`), so F - e^y changes sign on
+    [lo, hi] and, F being continuous and increasing, its one root lies strictly inside."""
+    return lo > 0 and _mog_poly_end(A.up, a_up, ns, lo) < c[0] and _mog_poly_end(A.dn, a_dn, ns, hi) > c[1]
+
+
 def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     """dp_accounting's MixtureOfGaussiansDpEvent pair in units of s
     (mu_i = c_i/s): remove: P = sum_i p_i N(mu_i, 1), Q = N(0, 1), loss
@@ -318,12 +352,39 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     increasing; only the end of S each inequality needs: :func:`_mog_sum_end`).
     The tails are then sum_i p_i Phi(mu_i - x) and Phi(-x) (remove) or Phi(x) and
     sum_i p_i Phi(x - mu_i) (add) on that interval of x (Phi monotone:
-    :meth:`Arith.ncdf_abs` on an interval encloses its range)."""
-    comps = [(Fraction(c) / s, Fraction(p)) for c, p in zip(cs, ps) if p != 0]
-    if s <= 0 or not comps or any(c < 0 for c, _ in comps) or any(p < 0 for p in ps) or sum(ps) != 1:
+    :meth:`Arith.ncdf_abs` on an interval encloses its range).
+
+    Where every mu_i is an integer multiple n_i g of one rational g (:func:`_mog_degrees`:
+    always for rational inputs, used up to degree :data:`_MOG_MAX_DEGREE`), S(x) = F(e^(g x))
+    with F(z) = sum_i a_i z^(n_i), a_i = p_i e^(-mu_i^2/2) >= 0: a polynomial, increasing on
+    z > 0 (some n_i > 0 has a_i > 0), so the root is sought in z with no exponential in the
+    loop: Newton on F(z) = e^y (F is convex on z > 0) proposes z_t, and the bracket
+    z_t (1 -+ r) is *proved* by F(z_t (1 - r)) < e^y < F(z_t (1 + r)) with each side's
+    evaluation rounded toward its end (:func:`_mog_poly_end`); by the intermediate value
+    theorem the root lies strictly between, and x_y = log(z_y) / g is enclosed by directed
+    logs and divisions (log increasing). The same root as the route in x, found with a few
+    products instead of an exponential per component per step.
+
+    Components at the same mu are one component of their summed weight (sum_i p_i N(mu, 1) =
+    (sum_i p_i) N(mu, 1)). Where one positive mu is left, with weight q (the rest at mu = 0),
+    P = (1 - q) N(0, 1) + q N(mu, 1) against Q = N(0, 1) (remove; add swaps them) is, law for
+    law, the Poisson-subsampled Gaussian pair at rate q and noise 1/mu, so its tails are
+    :func:`.pld.gauss_tails`' (closed-form root, Taylor blocks on fine grids): the same pair,
+    not an approximation of it (dp_accounting's baseline mixture, the Poisson Gaussian written
+    as a mixture, costs a Poisson Gaussian here)."""
+    if s <= 0 or any(p < 0 for p in ps) or sum(ps) != 1 or any(c < 0 for c, p in zip(cs, ps) if p != 0):
         raise MalformedCertificate("mixture_of_gaussians needs standard_deviation > 0, sensitivities >= 0, "
                                   "sampling_probs >= 0 summing to 1")
-    p0 = sum((p for mu, p in comps if mu == 0), Fraction(0))
+    weight: dict = {}
+    for c, p in zip(cs, ps):
+        if p != 0:
+            mu = Fraction(c) / s
+            weight[mu] = weight.get(mu, Fraction(0)) + Fraction(p)
+    comps = sorted(weight.items())
+    p0 = weight.get(Fraction(0), Fraction(0))
+    if len(comps) == 2 and p0 > 0 or len(comps) == 1 and p0 == 0:
+        mu, q = comps[-1]
+        return gauss_tails(1 / mu, q, direction)
     remove = direction == "remove"
     one, zero = (mpfr(1), mpfr(1)), (mpfr(0), mpfr(0))
     if p0 == 1:  # every component at 0: P = Q, loss identically 0
@@ -335,6 +396,7 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
 
         return IvTails(flat)
     fl = [(math.log(float(p)), float(mu)) for mu, p in comps]
+    degrees = _mog_degrees(comps)
     state = {"guess": 0.0}
     consts: dict = {}
 
@@ -354,7 +416,17 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
             while p // 2 + 8 > 64:
                 p = p // 2 + 8
                 lows.append(gmpy2.context(precision=p))
-            c = consts[A.prec] = (iv, ctx, near, lp0, lows[::-1])
+            poly = None
+            if degrees is not None:
+                g, ns = degrees
+                # a_i = p_i e^(-mu_i^2/2) enclosed; the proposal's copy to nearest
+                a = [A.mul(P, A.exp(A.neg(H))) for _, H, P in iv]
+                poly = (A.q(g), ctx.div(mpz(g.numerator), mpz(g.denominator)), ns,
+                        [x[0] for x in a], [x[1] for x in a],
+                        [ctx.mul(ctx.div(mpz(p.numerator), mpz(p.denominator)),
+                                 ctx.exp(ctx.div(-mpz((mu * mu).numerator), mpz(2 * (mu * mu).denominator))))
+                         for mu, p in comps])
+            c = consts[A.prec] = (iv, ctx, near, lp0, lows[::-1], poly)
         return c
 
     def gd_float(x: float) -> tuple[float, float]:
@@ -395,8 +467,49 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                 hi = mid
         return (lo + hi) / 2
 
+    def root_in_z(A: Arith, y: tuple) -> "Iv | None":
+        _, ctx, _, _, lows, (G, g_near, ns, a_dn, a_up, a_near) = const(A)
+        dn, up = A.dn, A.up
+        if y[0] == y[1]:  # a point: e^y lies in [r, next_above(r)) for r = exp rounded down
+            c0 = dn.exp(y[0])
+            c1 = next_above(c0)
+        else:
+            c0, c1 = dn.exp(y[0]), up.exp(y[1])
+        xf = float_root(float(ctx.div(ctx.add(y[0], y[1]), 2)))
+        state["guess"] = xf  # the next knot's float start (a proposal only)
+        # Newton on F(z) = e^y from z = e^(g x_f), at doubling precisions, then at the working one until
+        # a step is below half its bits (quadratic convergence); only proposes z
+        steps = lows + [ctx] * (2 + A.prec.bit_length())
+        z = steps[0].exp(steps[0].mul(g_near, xf))
+        half = mpfr(2) ** -(A.prec // 2 + 8)
+        for k, c in enumerate(steps):
+            pw = [c.pow(z, n) for n in ns]
+            F = c.fsum([c.mul(ai, w) for ai, w in zip(a_near, pw)])
+            dF = c.fsum([c.mul(c.mul(ai, w), n) for ai, w, n in zip(a_near, pw, ns) if n])
+            if not dF > 0:
+                break
+            step = c.div(c.mul(c.sub(F, c0), z), dF)  # F'(z) = sum n_i a_i z^(n_i - 1)
+            z = c.sub(z, step)
+            if not z > 0:
+                return None
+            if k >= len(lows) and (step == 0 or abs(step) <= z * half):
+                break
+        r = up.mul_2exp(mpfr(1), -(A.prec - 12))
+        for _ in range(6):
+            a, b = dn.mul(z, dn.sub(1, r)), up.mul(z, up.add(1, r))
+            if _mog_poly_brackets(A, a_dn, a_up, ns, a, b, (c0, c1)):
+                l0, l1 = dn.log(a), up.log(b)
+                return (dn.div(l0, G[1] if l0 >= 0 else G[0]), up.div(l1, G[0] if l1 >= 0 else G[1]))
+            r = up.mul_2exp(r, 4)
+        return None
+
     def root(A: Arith, y: tuple) -> Iv:
-        iv, ctx, near, _, lows = const(A)
+        iv, ctx, near, _, lows, poly = const(A)
+        if poly is not None:
+            X = root_in_z(A, y)
+            if X is not None:
+                return X
+            # not bracketed in z (a proposal gone astray): the same root is sought in x below
         ym = ctx.div(ctx.add(y[0], y[1]), 2)  # only steers the proposal
         t = mpfr(float_root(float(ym)), A.prec + 16)
 
@@ -435,7 +548,7 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
         raise _cannot("a mixture-of-Gaussians loss whose inverse could not be bracketed")
 
     def fn(A: Arith, e: tuple) -> tuple:
-        iv, _, _, lp0, _ = const(A)
+        iv, _, _, lp0, _, _ = const(A)
         y = e if remove else A.neg(e)
         if lp0 is not None:  # is y <= log p_0 (every outcome has loss above it)?
             if y[1] <= lp0[0]:

@@ -567,7 +567,9 @@ _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
      "sums rounded outward, the discrete Gaussian's unlisted mass bounded by a ratio test; epsilon_delta "
      "and randomized response: finite pairs decided exactly or on the enclosures", PROOF, True),
     ("mixture of Gaussians: the loss root proposed by Newton (untrusted) and bracketed by S(t - r) < e^eps "
-     "< S(t + r) in directed rounding, normal tails over the bracket", PROOF, True),
+     "< S(t + r) in directed rounding, or, where every mu_i is n_i g (degree <= 64), in z = e^(g x) by "
+     "F(z(1 - r)) < e^eps < F(z(1 + r)), F(z) = sum a_i z^n_i rounded toward each end; normal tails over "
+     "the bracket; one positive mu: the Poisson Gaussian pair (the same laws)", PROOF, True),
     ("zCDP conversion: delta by CKS20 Prop 12 at orders whose sign of f' is proved (convexity gives "
      "the lower end); epsilon by ABC Thm 3 at one order, gamma > rdp proved through a tangent of the "
      "convex S(p) at a proved bracket of its minimiser; order, value and p* proposed in floats", PROOF, True),

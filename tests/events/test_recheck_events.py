@@ -15,7 +15,7 @@ from flint import arb
 
 from dpverify.ball import working_precision
 from dpverify.recheck import events as R
-from dpverify.recheck.core import arith, mpfr_to_mpf
+from dpverify.recheck.core import arith, mpf_to_fraction, mpfr_to_mpf
 from dpverify.recheck.verify import verify_certificate
 from dpverify.certificate.writer import compute_digest
 from dpverify.errors import CertificateRejected
@@ -106,14 +106,28 @@ def _mog_truth(s, cs, ps, y):
     return x, (mpmath.fsum(p * mpmath.ncdf(mu - x) for mu, p in zip(mus, pm)), mpmath.ncdf(-x))
 
 
+MOG_ROUTES = [
+    # mu_i = 0, 2/3, 4/3: the polynomial route in z = e^(2x/3), degree 2 (not dyadic)
+    (F(3, 2), [F(0), F(1), F(2)], [F(3, 5), F(3, 10), F(1, 10)], 2),
+    # mu_i = 0, 2/3, 5/3: z = e^(x/3), powers 0, 2, 5
+    (F(3, 2), [F(0), F(1), F(5, 2)], [F(1, 2), F(1, 4), F(1, 4)], 5),
+    # no component at 0 (p_0 = 0: every y has a root), mu_i = 1, 3: z = e^x, powers 1, 3
+    (F(1), [F(1), F(3)], [F(1, 2), F(1, 2)], 3),
+    # mu_i = 0, 1, 1.01: degree 101 > _MOG_MAX_DEGREE, so the root is sought in x (log-sum-exp Newton)
+    (F(1), [F(0), F(1), F(101, 100)], [F(3, 5), F(3, 10), F(1, 10)], None),
+]
+
+
+@pytest.mark.parametrize("s, cs, ps, degree", MOG_ROUTES)
 @pytest.mark.parametrize("prec", [128, 191, 300])
 @pytest.mark.parametrize("eps", ["-0.1875", "-0.0078125", "0.001953125", "0.5", "3.25", "52.0703125"])
-def test_mog_root_and_tails_contain_the_50_digit_truth(prec, eps):
+def test_mog_root_and_tails_contain_the_50_digit_truth(s, cs, ps, degree, prec, eps):
     # the root proposal (Newton at doubling precisions) and the one-sided bracket ends
-    # (_mog_sum_end): every tail still contains mpmath's 50-digit value, the mixture's
-    # mu_i = 2/3, 4/3 are not dyadic, and the loss at eps near log p_0 = log(3/5) puts the
+    # (_mog_sum_end, or _mog_poly_end in z): every tail still contains mpmath's 50-digit value,
+    # the mixture's mu_i are not dyadic, and the loss at eps near log p_0 puts the
     # root far left (x < 0: mu_i's other end is taken)
-    s, cs, ps = F(3, 2), [F(0), F(1), F(2)], [F(3, 5), F(3, 10), F(1, 10)]
+    got_degrees = R._mog_degrees(sorted((c / s, p) for c, p in zip(cs, ps)))
+    assert (got_degrees and max(got_degrees[1])) == degree  # the route this case is meant to test
     A = arith(prec)
     with mpmath.workdps(50):
         x, (tp, tq) = _mog_truth(s, cs, ps, mpmath.mpf(F(eps).numerator) / F(eps).denominator)
@@ -127,6 +141,63 @@ def test_mog_root_and_tails_contain_the_50_digit_truth(prec, eps):
             for (lo, hi), w in zip(got, want):
                 assert lo - tol <= w <= hi + tol
                 assert hi - lo <= mpmath.mpf(2) ** -(prec - 40)  # narrow: the bracket costs bits, not digits
+
+
+@pytest.mark.parametrize("s, cs, ps, degree", MOG_ROUTES[:2])
+@pytest.mark.parametrize("y", ["-0.5", "0.5", "3.25", "52.0703125"])
+def test_mog_poly_bracket_proves_the_root_and_refuses_one_moved_by_1e_20(s, cs, ps, degree, y):
+    # the bracket test of the route in z against the root found by mpmath's bisection on S at 50
+    # digits: a bracket of relative half-width 2^-116 around z* = e^(g x*) is proved, the same
+    # bracket around z* (1 +- 1e-20) is refused (it excludes the root), whatever the proposal
+    A = arith(128)
+    mus = sorted((c / s, p) for c, p in zip(cs, ps))
+    g, ns = R._mog_degrees(mus)
+    a = [A.mul(A.q(p), A.exp(A.neg(A.q(mu * mu / 2)))) for mu, p in mus]
+    a_dn, a_up = [x[0] for x in a], [x[1] for x in a]
+    yq = A.q(F(y))
+    c = A.exp(yq)
+    with mpmath.workdps(50):
+        x, _ = _mog_truth(s, cs, ps, mpmath.mpf(F(y).numerator) / F(y).denominator)
+        z = mpmath.exp(mpmath.mpf(g.numerator) / g.denominator * x)
+        d = mpmath.mpf(2) ** -116
+
+        def bracket(centre):
+            lo, hi = A.q(mpf_to_fraction(centre * (1 - d))), A.q(mpf_to_fraction(centre * (1 + d)))
+            return R._mog_poly_brackets(A, a_dn, a_up, ns, lo[1], hi[0], c)
+
+        assert bracket(z)
+        for moved in (z * (1 + mpmath.mpf("1e-20")), z * (1 - mpmath.mpf("1e-20"))):
+            assert not bracket(moved)
+
+
+@pytest.mark.parametrize("s, cs, ps", [
+    (F(1), [F(0), F(1)], [F(99, 100), F(1, 100)]),  # dp_accounting's baseline: the Poisson Gaussian
+    (F(3, 2), [F(1), F(0), F(1), F(0)], [F(1, 8), F(1, 2), F(1, 8), F(1, 4)]),  # repeated mus merge
+    (F(7, 5), [F(2)], [F(1)]),  # one component: the shifted Gaussian (rate 1)
+])
+@pytest.mark.parametrize("eps", ["-0.1875", "0.001953125", "0.5", "3.25", "19.0625"])
+def test_mog_with_one_positive_mu_is_the_gaussian_pair_and_contains_the_truth(s, cs, ps, eps):
+    # the mixture is the Poisson Gaussian pair law for law, so its tails come from gauss_tails
+    # (closed-form root); they must still contain the mixture's own 50-digit tails, found by
+    # bisection on S = sum p_i e^{mu_i x - mu_i^2/2} (no Gaussian formula involved), and the
+    # comparison is sharp enough that a weight off by 1e-20 relative is caught
+    A = arith(200)
+    with mpmath.workdps(50):
+        x, (tp, tq) = _mog_truth(s, cs, ps, mpmath.mpf(F(eps).numerator) / F(eps).denominator)
+        tol = mpmath.mpf(10) ** -45
+        for direction in ("remove", "add"):
+            tails = R._mog(s, cs, ps, direction)
+            assert (tails.many is not None) == (ps != [F(1)])  # the Gaussian pair's route (blocks where q < 1)
+            e = A.q(F(eps) if direction == "remove" else -F(eps))
+            want = [tp, tq] if direction == "remove" else [1 - tq, 1 - tp]
+            got = [(mpfr_to_mpf(a), mpfr_to_mpf(b)) for a, b in tails(A, e)]
+            for (lo, hi), w in zip(got, want):
+                assert lo - tol <= w <= hi + tol and hi - lo <= mpmath.mpf(2) ** -150
+            if len(cs) > 1 and all(mpmath.mpf(10) ** -10 < w < 1 - tol for w in want):  # a tail that can move
+                mu = max(cs) / s
+                q = sum((p for c, p in zip(cs, ps) if c != 0), F(0))
+                off = R.gauss_tails(1 / mu, q * (1 + F(1, 10**20)), direction)(A, e)
+                assert not all(mpfr_to_mpf(a) - tol <= w <= mpfr_to_mpf(b) + tol for (a, b), w in zip(off, want))
 
 
 @pytest.mark.parametrize("x", ["-7.25", "-0.3", "0", "1.1", "9.5"])
@@ -207,6 +278,10 @@ def _second_route(cert, kind, target):
 @pytest.mark.parametrize("doc, query", [
     ({"neighboring": "remove", "event": {"type": "self_composed", "count": 3, "event": MOG}}, {"delta": "1e-5"}),
     ({"neighboring": "add", "event": MOG}, {"eps": "0.5"}),
+    # one positive mu (as dp_accounting's baseline mixture): re-checked as the Poisson Gaussian pair
+    ({"neighboring": "add-remove", "event": {"type": "self_composed", "count": 3, "event": {
+        "type": "mixture_of_gaussians", "standard_deviation": "3/2", "sensitivities": ["0", "1", "1"],
+        "sampling_probs": ["1/2", "1/4", "1/4"]}}}, {"delta": "1e-5"}),
     ({"neighboring": "add-remove", "events": [{"type": "discrete_laplace", "noise_parameter": "0.3", "sensitivity": 2},
                                               {"type": "discrete_gaussian", "sigma": "2", "sensitivity": 1}]},
      {"delta": "1e-6"}),
