@@ -558,19 +558,20 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
 
 class _Seq:
     """Nonnegative integers c_0..c_{n-1} packed in slots of ``s`` bits (:mod:`.core`: c_i in
-    bits [s i, s (i + 1))), with ``tot`` an upper bound of their sum (exact integer
-    bookkeeping): a product of two such sequences is one GMP multiplication, exact while
-    tot_x tot_y stays below the slots' range (checked before each product)."""
+    bits [s i, s (i + 1))), with ``tot`` an upper bound of their sum and ``mx`` one of their
+    largest (exact integer bookkeeping): a product of two such sequences is one GMP
+    multiplication, exact while its coefficients' bound (:func:`_product`) stays below the
+    slots' range (checked before each product)."""
 
-    __slots__ = ("x", "n", "tot", "s")
+    __slots__ = ("x", "n", "tot", "s", "mx")
 
-    def __init__(self, x: Any, n: int, tot: int, s: int) -> None:
-        self.x, self.n, self.tot, self.s = x, n, tot, s
+    def __init__(self, x: Any, n: int, tot: int, s: int, mx: int) -> None:
+        self.x, self.n, self.tot, self.s, self.mx = x, n, tot, s, mx
 
     @classmethod
     def of(cls, c: list, s: int) -> "_Seq":
         tot = sum(c)
-        return cls(gmpy2.pack(c, s) if tot else _ZERO, len(c), tot, s)
+        return cls(gmpy2.pack(c, s) if tot else _ZERO, len(c), tot, s, max(c, default=0))
 
     def coeffs(self) -> list:
         out = gmpy2.unpack(self.x, self.s) if self.x else []
@@ -584,30 +585,50 @@ class _Seq:
 
     def window(self, a: int, b: int, add0: int = 0) -> "_Seq":
         """c_a .. c_{b-1} with ``add0`` added to the first, where add0 is at most the sum of the
-        coefficients cut off (so the total bound holds, and the first slot stays below it: no carry)."""
-        return _Seq((gmpy2.f_mod_2exp(self.x, self.s * b) >> (self.s * a)) + add0, b - a, self.tot, self.s)
+        coefficients cut off (so the total bound holds); the largest is then at most
+        max(mx, c_a + add0). Slots sized by the coefficients' bound (:func:`_product`) may be
+        narrower than the total: a first coefficient that no longer fits its slot (it would carry
+        into the next) is repacked, with the rest, in slots one bit wider than it."""
+        cut = gmpy2.f_mod_2exp(self.x, self.s * b) >> (self.s * a)
+        if not add0:
+            return _Seq(cut, b - a, self.tot, self.s, self.mx)
+        first = int(self.slots(a, 1)[0]) + add0
+        if first >> self.s:
+            c = self.slots(a, b - a)
+            c[0] = first
+            s = first.bit_length() + 1
+            return _Seq(gmpy2.pack(c, s), b - a, self.tot, s, max(self.mx, first))
+        return _Seq(cut + add0, b - a, self.tot, self.s, max(self.mx, first))
 
 
-def _slot_bits(K: int, *tots: int) -> int:
-    """Slot width for sequences in units 2^-K whose totals are at most ``tots``: an exact
-    coefficient of a product of two of them is at most the product of their totals, and
-    2^K - 1 is added to it when it is rounded up (:func:`.core.round_slots`)."""
-    t = max(max(tots), 1 << K)
-    return 2 * t.bit_length() + 2
+def _slot_bits(K: int, bound: int) -> int:
+    """Slot width for a product in units 2^-K whose exact coefficients are at most ``bound``: 2^K - 1
+    is added to each when it is rounded up (:func:`.core.round_slots`), so bound + 2^K < 2^s
+    is needed, and one bit more leaves room for the bounds' slow growth along a chain of products
+    (their roundings and trims add a few units each)."""
+    return (bound + (1 << K)).bit_length() + 1
 
 
 def _product(x: _Seq, y: _Seq, K: int, up: bool) -> _Seq:
     """The exact product of two packed sequences divided by 2^K, each coefficient rounded up
-    (``up``) or down, packed again in the same slots: exact while tot_x tot_y + 2^K < 2^s
-    (nonnegative coefficients: every exact coefficient is at most tot_x tot_y; a wider slot is
-    taken, by one unpacking, when the totals have grown past that)."""
-    if x.tot * y.tot + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
-        s, same = _slot_bits(K, x.tot, y.tot), x is y
+    (``up``) or down, packed again in the same slots. Every exact coefficient
+    z_k = sum_i x_i y_(k-i) (nonnegative terms) is at most max_i x_i sum_j y_j, and likewise with
+    x and y exchanged, so at most b = min(mx_x tot_y, mx_y tot_x): exact while b + 2^K < 2^s (a
+    wider slot is taken, by one unpacking, when the bound has grown past that). The result's
+    largest coefficient is at most floor(b / 2^K) + 1 and its sum at most tot_x tot_y / 2^K, plus
+    one unit per coefficient when rounded up. The bound is often 8-10 bits below tot_x tot_y (a
+    step's largest mass is 2^-8 .. 2^-10 of its total at the grids verify uses), which is as
+    many bits fewer per slot of every product than the totals' bound gave."""
+    b = min(x.mx * y.tot, y.mx * x.tot)
+    if b + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
+        s, same = max(x.s, y.s), x is y  # the wider of the two when it holds the bound: one repacking
+        if b + (1 << K) >= 1 << s:
+            s = _slot_bits(K, b)
         x = x if x.s == s else _Seq.of(x.coeffs(), s)
         y = x if same else y if y.s == s else _Seq.of(y.coeffs(), s)
     n = x.n + y.n - 1
     z = round_slots(x.x * x.x if x is y else x.x * y.x, n, K, x.s, up)  # x * x: GMP squares, about 1.5x faster
-    return _Seq(z, n, ((x.tot * y.tot) >> K) + (n if up else 0), x.s)
+    return _Seq(z, n, ((x.tot * y.tot) >> K) + (n if up else 0), x.s, (b >> K) + 1)
 
 
 def _run_within(v: _Seq, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
@@ -640,12 +661,12 @@ def _trim(v: _Seq, budget: int) -> tuple[int, int, int, int]:
 
 def _pack_upper(u, K: int):
     off, v, inf = u
-    return (off, _Seq.of(v, _slot_bits(K, sum(v))), inf)
+    return (off, _Seq.of(v, _slot_bits(K, max(v, default=0) * sum(v))), inf)
 
 
 def _pack_lower(l, K: int):
     off, P, Q, inf = l
-    s = _slot_bits(K, sum(P), sum(Q))
+    s = _slot_bits(K, max(max(P, default=0) * sum(P), max(Q, default=0) * sum(Q)))
     return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
 
 

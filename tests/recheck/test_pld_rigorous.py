@@ -282,13 +282,40 @@ def test_packed_products_are_the_rounded_convolution_trimmed(a: list, b: list, K
     assert (got[0], [int(c) for c in got[1]], [int(c) for c in got[2]]) == (lo, floor[lo:hi], qceil[lo:hi])
 
 
-def test_packed_product_widens_slots_that_its_totals_outgrow() -> None:
-    """Slots of 24 bits cannot hold the exact coefficients of a product whose totals are 5 2^10
-    and 3 2^11 (up to 15 2^21 > 2^24 - 2^2): the product repacks both factors in wider slots, and
-    its coefficients are the exact convolution rounded down."""
+def test_packed_product_widens_slots_that_its_bound_outgrows() -> None:
+    """The exact coefficients of a product are at most min(max x tot y, max y tot x): for
+    [2^10] * 5 and [2^11] * 3 that is 3 2^21 (which the middle coefficients attain). Slots of 22
+    bits cannot hold it (3 2^21 + 2^2 > 2^22): the product repacks both factors in wider slots.
+    Slots of 24 bits can, although the totals' product (15 2^21) cannot: the product keeps them.
+    Either way its coefficients are the exact convolution rounded down."""
     a, b = [2 ** 10] * 5, [2 ** 11] * 3
+    assert max(_convolve(a, b)) == 3 * 2 ** 21
+    got = P._product(P._Seq.of(a, 22), P._Seq.of(b, 22), 2, False)
+    assert got.s > 22 and [int(c) for c in got.coeffs()] == [c >> 2 for c in _convolve(a, b)]
     got = P._product(P._Seq.of(a, 24), P._Seq.of(b, 24), 2, False)
-    assert got.s > 24 and [int(c) for c in got.coeffs()] == [c >> 2 for c in _convolve(a, b)]
+    assert got.s == 24 and [int(c) for c in got.coeffs()] == [c >> 2 for c in _convolve(a, b)]
+    assert got.mx >= max(c >> 2 for c in _convolve(a, b))
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.lists(st.integers(0, 2 ** 40), min_size=1, max_size=30),
+       b=st.lists(st.integers(0, 2 ** 40), min_size=1, max_size=30),
+       K=st.integers(0, 30), up=st.booleans(), chain=st.integers(1, 3))
+def test_products_in_slots_sized_by_the_largest_coefficient_are_exact(a: list, b: list, K: int, up: bool,
+                                                                      chain: int) -> None:
+    """A chain of packed products, each in the slots its coefficient bound asks for, equals the
+    convolutions rounded by plain integers (the independent route), and every recorded largest
+    coefficient and total bounds the true ones."""
+    x, y = P._Seq.of(a, P._slot_bits(K, max(a) * sum(a))), P._Seq.of(b, P._slot_bits(K, max(b) * sum(b)))
+    ref_x, ref_y = list(a), list(b)
+    for _ in range(chain):
+        z = P._product(x, y, K, up)
+        conv = _convolve(ref_x, ref_y)
+        ref = [-((-c) >> K) if up else c >> K for c in conv]
+        got = [int(c) for c in z.coeffs()]
+        assert got == ref
+        assert z.mx >= max(ref) and z.tot >= sum(ref)
+        x, ref_x = z, ref
 
 
 @pytest.mark.parametrize("end", ["hi", "lo"])
