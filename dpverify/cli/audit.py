@@ -426,8 +426,10 @@ def _bins_answer(args: argparse.Namespace, r: Any) -> int:
         if args.delta is None:
             raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
         V.real("claimed_eps", args.claimed_eps)
+    budget = V.seconds("time_budget", args.time_budget)  # stops the run (exit 3), never shapes it
     return _epoch_answer(
-        args, C, lambda: BB.enclose_eps(r, args.delta), lambda: BB.enclose_delta(r, args.eps), r,
+        args, C, lambda: BB.enclose_eps(r, args.delta, time_budget=budget),
+        lambda: BB.enclose_delta(r, args.eps, time_budget=budget), r,
         f"balls-in-bins batches ({r.relation.value}, T={r.batches} batches, "
         + ("1 epoch)" if r.epochs == 1 else f"{r.epochs} epochs, each re-allocated independently)"),
         "the dominating pair of Chua et al. (AISTATS 2025), enclosed on a linear grid with outward rounding"

@@ -223,7 +223,8 @@ def mul_count(T: int) -> int:
     return T.bit_length() - 1 + bin(T).count("1")
 
 
-def poly_power(coeffs: list[int], T: int, bits: int, up: bool, keep: Optional[int] = None) -> fmpz_poly:
+def poly_power(coeffs: list[int], T: int, bits: int, up: bool, keep: Optional[int] = None,
+               tick: Optional[Callable[[], None]] = None) -> fmpz_poly:
     """T-th power (T >= 1) of sum_i c_i z^i, the c_i >= 0 being masses in units
     2^-bits, by square-and-multiply with every product rescaled to units: the
     exact ceiling when ``up`` (a super-measure of the true T-fold law, since
@@ -232,7 +233,10 @@ def poly_power(coeffs: list[int], T: int, bits: int, up: bool, keep: Optional[in
 
     ``keep``: only degrees < keep are kept after every product. Exact for those
     degrees: the coefficients are nonnegative and degrees only add, so a dropped
-    term never reaches a lower degree."""
+    term never reaches a lower degree.
+
+    ``tick``: called before every product (a time budget may stop the power there; it never
+    changes a product)."""
     one = fmpz(1) << bits
 
     def rescale(p: fmpz_poly) -> fmpz_poly:
@@ -248,11 +252,15 @@ def poly_power(coeffs: list[int], T: int, bits: int, up: bool, keep: Optional[in
     res: Optional[fmpz_poly] = None
     while True:
         if T & 1:
+            if res is not None and tick:
+                tick()
             res = base if res is None else rescale(res * base)
         T >>= 1
         if not T:
             break
         _check_length(base.length(), base.length())
+        if tick:
+            tick()
         base = rescale(base * base)
     assert res is not None
     return res

@@ -357,6 +357,10 @@ def refine_query(
             return PldResult(Fraction(0), U, 0, 0, time.monotonic() - t0, None,
                              {d.name: (d.lo, d.hi) for d in dirs}, [], None, ends, tail=True)
     floor_scale = _product_scale(steps, dirs, ends, target) if kind == "delta" else None
+    gauss = _gaussian_scale(steps, [d.name for d in dirs if d.active], target) \
+        if kind == "delta" and delta_scale is None else None
+    if floor_scale is None:
+        floor_scale = gauss
     if m_start is not None:
         m = m_start
     elif plan is not None:
@@ -386,6 +390,12 @@ def refine_query(
         # the first level instead of 0.4 s): no finer than the unit of an unplanned query; the
         # rescale after the first level then follows the certified ends
         scale = Fraction(1, 1 << (bits if plan.checked else min(bits, UNCHECKED_UNIT_BITS)))
+    if gauss is not None and (plan is None or not plan.checked):
+        # every step a Gaussian (q = 1): delta has a closed form (_gaussian_scale), so the unit
+        # resolves it on the first level. Without it an unplanned tiny delta (sigma 1, eps 37:
+        # 1.5e-293) was found by rescaling on the upper end, about 28 bits a level: 28 levels,
+        # 66 CPU s, for the one level at 2^-1003 that answered it (2.6 s a direction)
+        scale = gauss
     if plan is not None:
         # the first level's length from the plan, before it is discretised:
         # a level that would outgrow memory is coarsened up front
@@ -629,6 +639,35 @@ def _product_scale(steps: Sequence[Step], dirs: list, ends: dict, eps: Fraction)
             lo = acc.lower()
             # below 2^-4096 it sizes nothing a level could use, and as an exact rational it can be a
             # number of 10^11 bits (sigma 1e6: the conversion alone outlasted any budget)
+            if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
+                v = arb_to_fraction(lo)
+                best = v if best is None or v > best else best
+    return best
+
+
+def _gaussian_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:
+    """A proved lower bound of delta(eps), the maximum over ``directions``, when every step is
+    the Gaussian mechanism (a :class:`.pairs.SubsampledGaussianPair` with q = 1), used only to
+    size the unit (never reported), or None. Such a step's loss is N(mu_i^2/2, mu_i^2) under P in
+    each direction (pairs.py; mu_i = 2/sigma under replace-one), so the composition's is
+    N(mu^2/2, mu^2) with mu^2 = sum_i T_i mu_i^2 (AFA Thm 10: the composed pair's loss is the sum
+    of independent losses), the loss of the Gaussian pair with shift mu, whose curve is
+    delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (Balle & Wang 2018 Thm 8;
+    GDPT eq. 2, Cor 3.3). The lower end of that ball at 128 bits, the largest over the
+    directions; None where it is not positive or below 2^-4096 (as :func:`_product_scale`)."""
+    from ..mechanisms.gaussian import delta_mu_ball
+    from .pairs import SubsampledGaussianPair
+
+    best: Optional[Fraction] = None
+    for d in directions:
+        mu2 = Fraction(0)
+        for st in steps:
+            pair = st.make_pair(d)
+            if not (isinstance(pair, SubsampledGaussianPair) and pair.q == 1):
+                return None
+            mu2 += st.count * pair.mu * pair.mu
+        with working_precision(128):
+            lo = delta_mu_ball(ball(mu2).sqrt(), ball(eps)).lower()
             if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
                 v = arb_to_fraction(lo)
                 best = v if best is None or v > best else best

@@ -67,7 +67,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any, Optional
+import time
+from typing import Any, Callable, Optional
 
 from flint import arb, fmpz_poly
 
@@ -265,6 +266,27 @@ class _Laws:
     mean_dn: arb
 
 
+Tick = Optional[Callable[[], None]]
+
+
+def budget_tick(time_budget: Optional[float]) -> Tick:
+    """The clock of a run given ``time_budget`` seconds (None: no clock): a callable that raises
+    PrecisionExhausted (exit 3) once the budget has passed since this call. The enclosures call it
+    between polynomial products and every few thousand grid points, so a run stops within a
+    product of its budget. It only stops a run: nothing is chosen by it, so a completed answer
+    is the same bytes under any load (issue 22, item 5)."""
+    if time_budget is None:
+        return None
+    deadline = time.monotonic() + time_budget
+
+    def tick() -> None:
+        if time.monotonic() > deadline:
+            raise PrecisionExhausted(f"the time budget of {time_budget:g} s ran out before the balls-in-bins "
+                                     "enclosure was complete (no certificate: give a larger --time-budget)")
+
+    return tick
+
+
 def _int(x: arb, up: bool) -> int:
     v = (x.upper().ceil() if up else x.lower().floor()).unique_fmpz()
     if v is None:  # an exact point's floor / ceiling is an integer: never reached
@@ -285,7 +307,7 @@ def check_work(r: "BinsRun", grids: dict[str, Grid], windows: Optional[dict[str,
                                  f"{BINS_MAX_WORK:,} (work cap, shared with verify)")
 
 
-def laws(sigma: Fraction, T: int, grid: Grid) -> _Laws:
+def laws(sigma: Fraction, T: int, grid: Grid, tick: Tick = None) -> _Laws:
     from ..pld.convolve import poly_power
 
     ks = edges(grid)
@@ -312,7 +334,7 @@ def laws(sigma: Fraction, T: int, grid: Grid) -> _Laws:
         return place(ks, masses, shift, tail_units)
 
     def pw(c: list[int], up: bool) -> fmpz_poly:
-        return poly_power(c, T, UNIT_BITS, up, keep=grid.keep)
+        return poly_power(c, T, UNIT_BITS, up, keep=grid.keep, tick=tick)
 
     return _Laws(T, h, grid.keep,
                  up_hi=pw(poly(hi, 1, t_hi), True), dn_hi=pw(poly(hi, 0, t_hi), True),
@@ -385,12 +407,14 @@ def _decimal(x: float, digits: int, up: bool) -> Fraction:
 
 
 def _search(L: _Laws, rel: Relation, delta: Fraction, digits: int, upper: bool, start: float,
-            cap: float) -> Optional[Fraction]:
+            cap: float, tick: Tick = None) -> Optional[Fraction]:
     """Upper: a decimal eps with certified delta_hi(eps) <= delta (None if none below cap);
     lower: a decimal eps with certified delta_lo(eps) > delta (None if none)."""
     dl = ball(delta)
 
     def ok(e: Fraction) -> bool:
+        if tick:
+            tick()  # outside the try: the clock's PrecisionExhausted stops the run
         try:
             lo, hi = delta_bounds(L, rel, e)
         except PrecisionExhausted:
@@ -435,30 +459,35 @@ def _one_epoch(r: "BinsRun") -> None:
                                          "dpverify.sampling.bins composes E > 1")
 
 
-def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of epsilon(delta) of one epoch: {lo, hi (decimal strings), grid}."""
+def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] = None,
+                time_budget: Optional[float] = None) -> dict[str, Any]:
+    """Certified [lo, hi] of epsilon(delta) of one epoch: {lo, hi (decimal strings), grid};
+    PrecisionExhausted once ``time_budget`` seconds have passed (:func:`budget_tick`)."""
     _one_epoch(r)
     d = V.open_unit("delta", delta)
+    tick = budget_tick(time_budget)
     T = r.batches
     if grid is None:
         cap = _gauss_eps_float(float(r.sigma), float(d)) * 1.02 + 1e-6
         g1 = choose_grid(r.sigma, T, _c_max(cap), _COARSE)
-        L1 = laws(r.sigma, T, g1)
-        hi1 = _search(L1, r.relation, d, 3, True, 0.0, cap)
+        L1 = laws(r.sigma, T, g1, tick)
+        hi1 = _search(L1, r.relation, d, 3, True, 0.0, cap, tick)
         c2 = float(hi1) * 1.001 + 1e-9 if hi1 is not None else cap
         grid = choose_grid(r.sigma, T, _c_max(c2), _FINE)
     check_work(r, {d: grid for d in _directions(r.relation)})
-    L = laws(r.sigma, T, grid)
+    L = laws(r.sigma, T, grid, tick)
     cap = math.log(grid.keep * float(grid.h) / T)
-    hi = _search(L, r.relation, d, digits, True, 0.0, cap)
+    hi = _search(L, r.relation, d, digits, True, 0.0, cap, tick)
     if hi is None:
         raise PrecisionExhausted("no certified upper end of epsilon(delta) on the balls-in-bins grid")
-    lo = _search(L, r.relation, d, digits, False, 0.0, float(hi))
+    lo = _search(L, r.relation, d, digits, False, 0.0, float(hi), tick)
     return {"lo": "0" if lo is None else V_exact(lo), "hi": V_exact(hi), "grid": grid}
 
 
-def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None) -> dict[str, Any]:
-    """Certified [lo, hi] of delta(eps) of one epoch: {lo, hi (decimal strings), grid}."""
+def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None,
+                  time_budget: Optional[float] = None) -> dict[str, Any]:
+    """Certified [lo, hi] of delta(eps) of one epoch: {lo, hi (decimal strings), grid};
+    PrecisionExhausted once ``time_budget`` seconds have passed (:func:`budget_tick`)."""
     _one_epoch(r)
     e = V.nonnegative("eps", eps)
     if e > 50:
@@ -467,6 +496,6 @@ def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None) -> dict[s
     T = r.batches
     grid = grid or choose_grid(r.sigma, T, _c_max(float(e)) * 1.001, _FINE)
     check_work(r, {d: grid for d in _directions(r.relation)})
-    L = laws(r.sigma, T, grid)
+    L = laws(r.sigma, T, grid, budget_tick(time_budget))
     lo, hi = delta_bounds(L, r.relation, e)
     return {"lo": lower_decimal(lo, 10) if lo > 0 else "0", "hi": upper_decimal(hi, 10), "grid": grid}

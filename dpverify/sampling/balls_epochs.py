@@ -110,17 +110,19 @@ class LossGrid:
 # --------------------------------------------------------------------------- one epoch's loss law
 
 
-def _mul(p: fmpz_poly, q: fmpz_poly, up: bool, keep: int) -> fmpz_poly:
+def _mul(p: fmpz_poly, q: fmpz_poly, up: bool, keep: int, tick: "B.Tick" = None) -> fmpz_poly:
     """p q rescaled to units 2^-U, up (exact ceiling) or down, degrees < keep."""
     from ..pld.units import _ones, floor_shift
 
+    if tick:
+        tick()
     r = (p * q).truncate(keep)
     if up and r.length():
         r = r + _ones(r.length()) * ((1 << B.UNIT_BITS) - 1)
     return floor_shift(r, B.UNIT_BITS)
 
 
-def _linear_laws(sigma: Fraction, T: int, grid: "B.Grid", dirs: tuple[str, ...]) -> dict[str, Any]:
+def _linear_laws(sigma: Fraction, T: int, grid: "B.Grid", dirs: tuple[str, ...], tick: "B.Tick" = None) -> dict[str, Any]:
     """The polynomials in S / h (units 2^-U) each direction needs (module docstring)."""
     from ..pld.convolve import poly_power
     from ..recheck.bins import place
@@ -147,14 +149,14 @@ def _linear_laws(sigma: Fraction, T: int, grid: "B.Grid", dirs: tuple[str, ...])
     def pw(c: list[int], n: int, up: bool) -> fmpz_poly:
         if n == 0:  # T = 1: no other coordinate (the unit mass at degree 0)
             return fmpz_poly([1 << B.UNIT_BITS])
-        return poly_power(c, n, B.UNIT_BITS, up, keep=keep)
+        return poly_power(c, n, B.UNIT_BITS, up, keep=keep, tick=tick)
 
     out: dict[str, Any] = {}
     if "remove" in dirs:  # P-law: one tilted factor times the (T-1)-th power of Q's cells
         out["remove"] = {
-            "up_hi": _mul(fmpz_poly(place(ks, p_hi, 1, 0)), pw(place(ks, q_hi, 1, 0), T - 1, True), True, keep),
-            "up_lo": _mul(fmpz_poly(place(ks, p_lo, 1, 0)), pw(place(ks, q_lo, 1, 0), T - 1, False), False, keep),
-            "dn_lo": _mul(fmpz_poly(place(ks, p_lo, 0, 0)), pw(place(ks, q_lo, 0, 0), T - 1, False), False, keep),
+            "up_hi": _mul(fmpz_poly(place(ks, p_hi, 1, 0)), pw(place(ks, q_hi, 1, 0), T - 1, True), True, keep, tick),
+            "up_lo": _mul(fmpz_poly(place(ks, p_lo, 1, 0)), pw(place(ks, q_lo, 1, 0), T - 1, False), False, keep, tick),
+            "dn_lo": _mul(fmpz_poly(place(ks, p_lo, 0, 0)), pw(place(ks, q_lo, 0, 0), T - 1, False), False, keep, tick),
         }
     if "add" in dirs:
         out["add"] = {"dn_hi": pw(place(ks, q_hi, 0, q_tail), T, True), "dn_lo": pw(place(ks, q_lo, 0, 0), T, False),
@@ -189,7 +191,7 @@ class _EpochLaw:
     low: list[int]
 
 
-def _epoch_law(L: dict[str, Any], d: str, T: int, grid: "B.Grid", lg: LossGrid) -> _EpochLaw:
+def _epoch_law(L: dict[str, Any], d: str, T: int, grid: "B.Grid", lg: LossGrid, tick: "B.Tick" = None) -> _EpochLaw:
     hT = ball(grid.h) / T
     keep = grid.keep
     lo, hi = lg.window(d)
@@ -200,6 +202,8 @@ def _epoch_law(L: dict[str, Any], d: str, T: int, grid: "B.Grid", lg: LossGrid) 
 
     def idx(j: int) -> tuple[int, int]:
         if j not in idx_cache:
+            if tick and not j & 4095:
+                tick()
             idx_cache[j] = _log_index(j, hT, lg.m)
         return idx_cache[j]
 
@@ -255,7 +259,7 @@ class _Composed:
     low: fmpz_poly
 
 
-def _compose(e: _EpochLaw, E: int, m: int) -> _Composed:
+def _compose(e: _EpochLaw, E: int, m: int, tick: "B.Tick" = None) -> _Composed:
     from ..pld.convolve import poly_power
 
     n = len(e.up)
@@ -267,7 +271,8 @@ def _compose(e: _EpochLaw, E: int, m: int) -> _Composed:
     U = B.UNIT_BITS
     # |nu|^E - |nu_f|^E, in units 2^-(U E): every composed outcome with a +inf factor
     inf = Fraction(tot**E - fin**E, 1 << (U * E))
-    return _Composed(m, E * e.lo, poly_power(e.up, E, U, True), inf, poly_power(e.low, E, U, False))
+    return _Composed(m, E * e.lo, poly_power(e.up, E, U, True, tick=tick), inf,
+                     poly_power(e.low, E, U, False, tick=tick))
 
 
 def _hinge(C: fmpz_poly, base: int, m: int, eps: Fraction, w_fix: int, up: bool) -> Fraction:
@@ -327,16 +332,18 @@ class EpochsLaws:
 
 
 def laws(r: "B.BinsRun", grids: Optional[dict[str, "B.Grid"]] = None,
-         loss: Optional[LossGrid] = None, points: int = _POINTS) -> EpochsLaws:
+         loss: Optional[LossGrid] = None, points: int = _POINTS, tick: "B.Tick" = None) -> EpochsLaws:
     """The composed laws on the linear grids (one per direction) and the loss grid
-    (proposed when None, aiming at ``points`` composed points)."""
+    (proposed when None, aiming at ``points`` composed points); ``tick`` (:func:`.balls.budget_tick`)
+    between products and grid points."""
     dirs = B._directions(r.relation)
     grids = grids or choose_grids(r)
     B.check_work(r, grids)  # the linear part, before its powers
-    lin = {d: _linear_laws(r.sigma, r.batches, grids[d], (d,))[d] for d in dirs}
+    lin = {d: _linear_laws(r.sigma, r.batches, grids[d], (d,), tick)[d] for d in dirs}
     loss = loss or choose_loss(r, grids, lin, points)
     B.check_work(r, grids, {d: loss.window(d) for d in dirs})
-    parts = {d: _compose(_epoch_law(lin[d], d, r.batches, grids[d], loss), r.epochs, loss.m) for d in dirs}
+    parts = {d: _compose(_epoch_law(lin[d], d, r.batches, grids[d], loss, tick), r.epochs, loss.m, tick)
+             for d in dirs}
     return EpochsLaws(r, grids, loss, parts)
 
 
@@ -459,7 +466,7 @@ def _float_eps(C: fmpz_poly, base: int, m: int, inf: float, delta: float) -> Opt
     return None
 
 
-def _search(L: EpochsLaws, delta: Fraction, digits: int, upper: bool) -> Optional[Fraction]:
+def _search(L: EpochsLaws, delta: Fraction, digits: int, upper: bool, tick: "B.Tick" = None) -> Optional[Fraction]:
     """A decimal eps whose certified delta bound is <= delta (upper end) or > delta (lower
     end): a float proposal, then certified steps outward (each step a full proof)."""
     m = L.loss.m
@@ -477,6 +484,8 @@ def _search(L: EpochsLaws, delta: Fraction, digits: int, upper: bool) -> Optiona
     cand = B._decimal(x, digits, up=upper)
     step = Fraction(10) ** (math.floor(math.log10(float(cand))) - digits + 1) if cand > 0 else Fraction(0)
     for _ in range(24):
+        if tick:
+            tick()
         lo, hi = L.delta_bounds(cand)
         if (hi <= delta) if upper else (lo > delta):
             return cand
@@ -489,26 +498,29 @@ def _search(L: EpochsLaws, delta: Fraction, digits: int, upper: bool) -> Optiona
 
 def enclose_eps(r: "B.BinsRun", delta: Any, digits: int = 4,
                 grids: Optional[tuple[dict[str, "B.Grid"], Optional[LossGrid]]] = None,
-                points: int = _POINTS) -> dict[str, Any]:
-    """Certified [lo, hi] of epsilon(delta) of E epochs: {lo, hi, grids, loss}."""
+                points: int = _POINTS, time_budget: Optional[float] = None) -> dict[str, Any]:
+    """Certified [lo, hi] of epsilon(delta) of E epochs: {lo, hi, grids, loss}; PrecisionExhausted
+    once ``time_budget`` seconds have passed (:func:`.balls.budget_tick`)."""
     d = V.open_unit("delta", delta)
-    L = laws(r, *(grids or (None, None)), points=points)
-    hi = _search(L, d, digits, True)
+    tick = B.budget_tick(time_budget)
+    L = laws(r, *(grids or (None, None)), points=points, tick=tick)
+    hi = _search(L, d, digits, True, tick)
     if hi is None:
         raise PrecisionExhausted("no certified upper end of epsilon(delta) for the balls-in-bins epochs on this grid")
-    lo = _search(L, d, digits, False)
+    lo = _search(L, d, digits, False, tick)
     if lo is not None and lo > hi:  # both certified: never (delta_lo <= delta_hi at every eps)
         raise PrecisionExhausted("the certified ends cross")
     return {"lo": "0" if lo is None else B.V_exact(lo), "hi": B.V_exact(hi), "grids": L.grids, "loss": L.loss}
 
 
 def enclose_delta(r: "B.BinsRun", eps: Any, grids: Optional[tuple[dict[str, "B.Grid"], Optional[LossGrid]]] = None,
-                  points: int = _POINTS) -> dict[str, Any]:
-    """Certified [lo, hi] of delta(eps) of E epochs: {lo, hi, grids, loss}."""
+                  points: int = _POINTS, time_budget: Optional[float] = None) -> dict[str, Any]:
+    """Certified [lo, hi] of delta(eps) of E epochs: {lo, hi, grids, loss}; PrecisionExhausted
+    once ``time_budget`` seconds have passed (:func:`.balls.budget_tick`)."""
     e = V.nonnegative("eps", eps)
     if e > 50:
         raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure; give eps <= 50")
-    L = laws(r, *(grids or (None, None)), points=points)
+    L = laws(r, *(grids or (None, None)), points=points, tick=B.budget_tick(time_budget))
     lo, hi = L.delta_bounds(e)
     return {"lo": B.lower_decimal(ball(lo), 10) if lo > 0 else "0", "hi": B.upper_decimal(ball(hi), 10),
             "grids": L.grids, "loss": L.loss}

@@ -11,7 +11,7 @@ the two modules below import each other in one direction only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from . import balls as B
 from . import balls_epochs as BE
@@ -20,16 +20,18 @@ from .balls import MAX_EPOCHS, BinsRun, run
 __all__ = ["BinsRun", "MAX_EPOCHS", "run", "enclose_eps", "enclose_delta"]
 
 
-def enclose_eps(r: BinsRun, delta: Any, digits: int = 6) -> dict[str, Any]:
+def enclose_eps(r: BinsRun, delta: Any, digits: int = 6, time_budget: Optional[float] = None) -> dict[str, Any]:
     """Certified [lo, hi] of epsilon(delta) of the run: {lo, hi (decimal strings), grid}
-    for one epoch, {lo, hi, grids, loss} for E > 1 (at most 4 digits: the loss grid's)."""
+    for one epoch, {lo, hi, grids, loss} for E > 1 (at most 4 digits: the loss grid's).
+    ``time_budget`` (seconds, None: none) may only stop the run (PrecisionExhausted,
+    :func:`.balls.budget_tick`), never change its answer."""
     if r.epochs > 1:
-        return BE.enclose_eps(r, delta, digits=min(digits, 4))
-    return B.enclose_eps(r, delta, digits=digits)
+        return BE.enclose_eps(r, delta, digits=min(digits, 4), time_budget=time_budget)
+    return B.enclose_eps(r, delta, digits=digits, time_budget=time_budget)
 
 
-def enclose_delta(r: BinsRun, eps: Any) -> dict[str, Any]:
-    """Certified [lo, hi] of delta(eps) of the run (keys as :func:`enclose_eps`)."""
+def enclose_delta(r: BinsRun, eps: Any, time_budget: Optional[float] = None) -> dict[str, Any]:
+    """Certified [lo, hi] of delta(eps) of the run (keys and ``time_budget`` as :func:`enclose_eps`)."""
     if r.epochs > 1:
-        return BE.enclose_delta(r, eps)
-    return B.enclose_delta(r, eps)
+        return BE.enclose_delta(r, eps, time_budget=time_budget)
+    return B.enclose_delta(r, eps, time_budget=time_budget)
