@@ -1131,7 +1131,7 @@ def _directions(inputs: Mapping[str, Any]) -> list:
     return _DIRS[rel]
 
 
-_QUERIES = register_queries("events", _bounds, _directions)
+_QUERIES = register_queries("events", _bounds, _directions, per_direction=False)
 
 
 def _check_nodes(ev: Any, path: str, depth: int = 0) -> None:

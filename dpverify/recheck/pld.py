@@ -1301,8 +1301,31 @@ def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
     return K, tau, budget
 
 
-def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None) -> Recheck:
-    return Recheck(lo=lo, hi=hi, dps=_DPS, verdict=verdict)
+def _as_recheck(lo: mpf, hi: mpf, verdict: Optional[str] = None, details: "Mapping[str, tuple] | None" = None) -> Recheck:
+    # every recorded direction re-proved: the field as a whole is
+    return Recheck(lo=lo, hi=hi, dps=_DPS, verdict=verdict, details=details or {},
+                   proved=frozenset({"directions"}) if details else frozenset())
+
+
+def _per_direction(make: Callable[[Mapping[str, Any]], Callable], dirs: list, result: Mapping[str, Any]) -> dict:
+    """Format 1's ``result.directions`` (the 0.1.0 writer recorded each direction's own
+    enclosure beside their maximum): each recorded direction re-derived on its own, to its
+    own recorded width and scale (``make(sub_result)`` builds the query from a direction's own
+    enclosure as from the whole one), by the same grid search as the enclosure
+    (:func:`_grid_for_width`; grids already computed are remembered), so that each is
+    re-proved, not named as unread (adv37 V2: both directions forged to [0.01, 0.02] passed)."""
+    recorded = result.get("directions")
+    if recorded is None:
+        return {}
+    if not isinstance(recorded, Mapping) or set(recorded) - set(dirs):
+        raise MalformedCertificate(f"result.directions must map directions of this relation "
+                                   f"({', '.join(dirs)}) to enclosures")
+    out = {}
+    for d in dirs:
+        if d in recorded:
+            sub = {"enclosure": recorded[d], "grid": result.get("grid")}
+            out[f"directions.{d}"] = _grid_for_width(make(sub), [d], sub)
+    return out
 
 
 #: coarsest and finest grid exponents the second route uses (2^-m); beyond: exit 3. A
@@ -1485,16 +1508,22 @@ def _delta_scale(result: Mapping[str, Any], cap: mpf) -> mpf:
     return scale * _accuracy_factor(result.get("enclosure", {}))
 
 
-def register_queries(prefix: str, bounds: Callable[..., tuple],
-                     directions: Callable[[Mapping[str, Any]], list]) -> tuple[Callable, Callable, Callable]:
+def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Callable[[Mapping[str, Any]], list],
+                     *, per_direction: bool) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
     ``bounds(inputs, kind, target, delta_scale, eps_hint, m, sides, direction) -> (lo, hi)``
     (one direction of ``directions(inputs)``, on the grid 2^-m),
     chosen from the recorded width (:func:`_grid_for_width`): the recorded enclosure is
     only a hint for the grid and the scale, never a bound that is believed. Results are
     remembered for the process (certificates of one run often share a configuration:
-    a claim and its estimate, an oracle battery and its claims)."""
+    a claim and its estimate, an oracle battery and its claims). ``per_direction``: format
+    1's ``result.directions`` are re-proved (:func:`_per_direction`; pld.*), else left to the
+    kind table (events.*: unverifiable)."""
     bounds = _remembered(bounds)
+
+    def each(make: Callable[[Mapping[str, Any]], Callable], inputs: Mapping[str, Any],
+             result: Mapping[str, Any]) -> dict:
+        return _per_direction(make, directions(inputs), result) if per_direction else {}
 
     @register(f"{prefix}.epsilon")
     def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
@@ -1502,39 +1531,48 @@ def register_queries(prefix: str, bounds: Callable[..., tuple],
             D = fraction_to_mpf(exact_input(inputs, "delta"))
             if not 0 < D < 1:
                 raise MalformedCertificate("delta must be in (0, 1)")
-            hint = _recorded_hi(result, mpf(0))
-            h = hint if mpmath.isfinite(hint) else mpf(0)
-            lo, hi = _grid_for_width(lambda m, sides, d, floor: bounds(inputs, "eps", D, D, h, m, sides, d, floor),
-                                     directions(inputs), result)
-            return _as_recheck(lo, hi)
+
+            def make(res: Mapping[str, Any]) -> Callable:
+                hint = _recorded_hi(res, mpf(0))
+                h = hint if mpmath.isfinite(hint) else mpf(0)
+                return lambda m, sides, d, floor: bounds(inputs, "eps", D, D, h, m, sides, d, floor)
+
+            lo, hi = _grid_for_width(make(result), directions(inputs), result)
+            return _as_recheck(lo, hi, details=each(make, inputs, result))
 
     @register(f"{prefix}.delta")
     def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(exact_input(inputs, "eps"))
-            scale = _delta_scale(result, mpf(1))
-            lo, hi = _grid_for_width(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
-                                     directions(inputs), result)
-            return _as_recheck(lo, hi)
+
+            def make(res: Mapping[str, Any]) -> Callable:
+                scale = _delta_scale(res, mpf(1))
+                return lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d)
+
+            lo, hi = _grid_for_width(make(result), directions(inputs), result)
+            return _as_recheck(lo, hi, details=each(make, inputs, result))
 
     @register(f"{prefix}.claim")
     def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(exact_input(inputs, "claimed_eps"))
             D = fraction_to_mpf(exact_input(inputs, "delta"))
-            scale = _delta_scale(result, D)
-            lo, hi = _grid_for_width(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
-                                     directions(inputs), result)
+
+            def make(res: Mapping[str, Any]) -> Callable:
+                scale = _delta_scale(res, D)
+                return lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d)
+
+            lo, hi = _grid_for_width(make(result), directions(inputs), result)
             # decided against the exact delta (D above is rounded to nearest)
             Dx = exact_input(inputs, "delta")
             verdict = ("holds" if hi <= D and mpf_to_fraction(hi) <= Dx else
                        "fails" if lo > D and mpf_to_fraction(lo) > Dx else "undecided")
-            return _as_recheck(lo, hi, verdict)
+            return _as_recheck(lo, hi, verdict, each(make, inputs, result))
 
     return recheck_epsilon, recheck_delta, recheck_claim
 
 
-recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions)
+recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions, per_direction=True)
 
 
 # --------------------------------------------------------------------------- bounded losses

@@ -411,3 +411,19 @@ def test_a_decided_claim_relabelled_undecided_is_refused(name):
     cert["result"]["verdict"] = "undecided"
     cert["result"].pop("reason", None)
     assert outcome(reseal(cert)) == 1
+
+
+@pytest.mark.parametrize("name,direction,lo,hi,refused", [
+    ("cli-pld-eps", "remove", "0.01", "0.02", (1,)),  # adv37 V2: far from remove's 0.7985
+    ("cli-pld-eps", "add", "0.4431", "0.4432", (1,)),  # add's true 0.44284..0.44302 lies below
+    # ends 7e-6 below the true add epsilon: the search at the forged width cannot separate
+    # them within its rounds (exit 3, a refusal all the same)
+    ("v010-audit-add", "add", "0.4426", "0.44283", (1, 3)),
+])
+def test_format1_directions_are_re_proved(name, direction, lo, hi, refused):
+    """Format 1 recorded each direction's enclosure beside their maximum; each is re-derived
+    to its own width (the remove and add epsilons of z = 1.1, q = 0.01, T = 1000 at 1e-5 are
+    0.79844.. and 0.44283..; the fixtures record them). A forged one is exit 1."""
+    cert = json.loads((ROOT / "tests" / "certificate" / "format1" / f"{name}.json").read_text())
+    cert["result"]["directions"][direction] = {"lo": lo, "hi": hi}
+    assert outcome(reseal(cert)) in refused
