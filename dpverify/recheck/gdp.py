@@ -128,7 +128,18 @@ def delta_mu_iv(A: Arith, mu: Fraction, eps: Fraction) -> Iv:
     a = A.ncdf(A.q(-eps / mu + mu / 2))
     b = A.ncdf(A.q(-eps / mu - mu / 2))
     e = A.exp(A.q(eps))
-    lo, hi = A.sub(a, A.mul(e, b))
+    term = A.mul(e, b)
+    y = eps / mu + mu / 2
+    if not (term[1] <= 1) and y >= 1:
+        # e^eps beyond MPFR's range (eps above about 7.4e8) times a Phi below it: the term is
+        # e^eps Phi(-y) = phi(x) M(y), x = eps/mu - mu/2 (x^2 - y^2 = -2 eps), formed without
+        # e^eps; an exponential below the range rounds up to the least positive mpfr and down
+        # to 0, both sound (adv37 R2: gdp delta --mu 1e9 --eps 1e9 was [0, 1] and exit 3)
+        x = A.q(eps / mu - mu / 2)
+        phi = A.div(A.exp(A.neg(A.scale2(A.mul(x, x), -1))), A._sqrt2pi)
+        yy = A.q(y)
+        term = A.mul(phi, (A.mills(yy[1])[0], A.mills(yy[0])[1]))
+    lo, hi = A.sub(a, term)
     floor = (max(mpfr(0), dn.sub(1, e[1])), max(mpfr(0), up.sub(1, e[0])))  # (1 - e^eps)_+
     if gmpy2.is_nan(lo):
         lo = floor[0]

@@ -231,3 +231,26 @@ def test_pure_eps0_narrow_forgeries_around_thm51():
         e = mpmath.mpf("1e-9")
         assert outcome(moved(t - 3 * e, t - e, "3")) == 1
         assert outcome(moved(t - e, t + e, "0")) == 0
+
+
+@pytest.mark.parametrize("mu,eps", [("1e9", "1e9"), ("1e12", "1e9"), ("1e9", "1e12"), ("1e20", "1e20"),
+                                    ("30", "800")])
+def test_delta_mu_with_e_eps_beyond_the_exponent_range(mu, eps):
+    """adv37 R2: e^eps overflows MPFR for eps above about 7.4e8, and the product e^eps Phi(-y)
+    was widened to [0, 1] (verify exit 3 on genuine gdp.delta certificates). The term is
+    formed as phi(x) M(y) instead; the enclosure must hold mpmath's delta_mu(eps) at 60 digits
+    (where e^eps and Phi(-y) are ordinary numbers) and be narrow."""
+    from fractions import Fraction as F
+
+    import mpmath
+
+    from dpverify.recheck.core import arith, mpfr_to_mpf
+    from dpverify.recheck.gdp import delta_mu_iv
+
+    m, e = F(mu), F(eps)
+    with mpmath.workdps(60):
+        M, E = mpmath.mpf(mu), mpmath.mpf(eps)
+        ref = mpmath.ncdf(-E / M + M / 2) - mpmath.exp(E) * mpmath.ncdf(-E / M - M / 2)
+        lo, hi = (mpfr_to_mpf(v) for v in delta_mu_iv(arith(128), m, e))
+        assert lo <= ref <= hi
+        assert hi - lo <= mpmath.mpf(2) ** -100
