@@ -491,11 +491,13 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         # ``cap`` (a floor 1e-13 below the support end asks for 2^-46) spans only the window
         i0, n = first, _top_from(above, first, max_knots)
     else:
-        if m > _M_MAX:
-            # past 2^-24 only a floor bounds the knots (near a pure-DP eps); an unbounded loss
-            # there (a small-rate Gaussian spans 1.6M knots at 2^-28) stops before its work
-            raise CouldNotReprove(f"the grid 2^-{m} is finer than 2^-{_M_MAX} and no floor bounds this step's knots")
-        i0, n = _range_by(above, below, cap)
+        i0, n = _range_by(above, below, cap)  # a few tail evaluations: no work yet
+        if m > _M_MAX and n - i0 > _FINE_KNOTS:
+            # past 2^-24 without a floor only a narrow loss is refined (one Gaussian step at
+            # sigma 1e6 spans 10^4 knots at 2^-28: adv37 R3, a genuine certificate was exit 3);
+            # a wide one (a small-rate Gaussian spans 1.6M knots at 2^-28) stops before its work
+            raise CouldNotReprove(f"the grid 2^-{m} is finer than 2^-{_M_MAX} and this step's loss spans "
+                                  f"more than {_FINE_KNOTS} of its points")
         if first is not None and i0 < first < n:
             i0 = first
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
@@ -1339,6 +1341,9 @@ _M_MIN, _M_MAX, _M_START = 2, 24, 8
 #: with a wider window stops the search before its work (:func:`_discretise_iv`), and the best
 #: bounds so far are returned
 _M_FINE = 64
+#: past 2^-24, a step whose knots no floor bounds is computed when its loss spans at most this
+#: many points of the grid (about 3 CPU s of tails a step at most)
+_FINE_KNOTS = 1 << 17
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
 

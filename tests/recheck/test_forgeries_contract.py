@@ -427,3 +427,17 @@ def test_format1_directions_are_re_proved(name, direction, lo, hi, refused):
     cert = json.loads((ROOT / "tests" / "certificate" / "format1" / f"{name}.json").read_text())
     cert["result"]["directions"][direction] = {"lo": lo, "hi": hi}
     assert outcome(reseal(cert)) in refused
+
+
+def test_one_narrow_gaussian_step_refines_past_2_24(tmp_path):
+    """adv37 R3: one Gaussian step at sigma 1e6 (loss N(mu^2/2, mu^2), mu = 1e-6: a window of
+    about 1e-5 nats) is certified by the producer on 2^-24; the second route's looser pair needs
+    a finer grid, which was refused for want of a floor (exit 3 on a genuine certificate). Its
+    loss spans about 10^4 points at 2^-28, so it is refined; a forged 1e-5-wide enclosure is refused."""
+    cert = cli_cert(["audit", "dpsgd", "--noise-multiplier", "1e6", "--sampling-rate", "1", "--steps", "1",
+                     "--eps", "1e-6", "--digits", "2"], tmp_path)
+    assert outcome(cert) == 0
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"]["hi"] = str(float(cert["result"]["enclosure"]["lo"]) * (1 + 1e-5))
+    forged["result"]["relative_width"] = "1e-05"
+    assert outcome(reseal(forged)) in (1, 3)

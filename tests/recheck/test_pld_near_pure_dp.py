@@ -131,14 +131,15 @@ def test_laplace_tails_at_a_dyadic_support_end_are_exact(b, direction):
 
 
 def test_a_grid_past_2_24_is_refused_where_no_floor_bounds_the_knots():
-    """Past 2^-24 only the floors bound a step's knots: a small-rate Gaussian (prv_accountant #17's
-    sigma 4, q 0.00033, whose loss spans 6453 knots at 2^-20 and would span 1.6M at 2^-28) is refused
-    before its tails are evaluated (exit 3 via the search, which keeps what coarser grids proved);
-    the same step on a grid of 2^-24 or coarser (2^-12 here) is discretised as before."""
+    """Past 2^-24 without a floor only a narrow loss is refined (at most _FINE_KNOTS points): a
+    small-rate Gaussian (prv_accountant #17's sigma 4, q 0.00033, whose loss spans 6453 knots at
+    2^-20 and would span 1.6M at 2^-28) is refused once its range is found, before its masses
+    (exit 3 via the search, which keeps what coarser grids proved); the same step on a grid of
+    2^-24 or coarser (2^-12 here) is discretised as before."""
     from dpverify.errors import CouldNotReprove
 
     tails = P.gauss_tails(F(4), F(33, 100000), "remove")
-    with pytest.raises(CouldNotReprove, match="no floor bounds"):
+    with pytest.raises(CouldNotReprove, match="finer than 2\\^-24"):
         P._discretise(tails, 117, mpmath.mpf("1e-30"), 28)
     (i0, up, _), _ = P._discretise(tails, 117, mpmath.mpf("1e-30"), 12)
     assert len(up) > 10
