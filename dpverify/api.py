@@ -181,10 +181,9 @@ def calibrate(
 
     if digits is not None and rel_width is not None:
         raise InvalidParameter("digits", "give digits or rel_width, not both")
-    if rel_width is None:
-        width: Union[float, str] = f"1e-{3 if digits is None else _digits(digits)}"
-    else:
-        width = rel_width if isinstance(rel_width, (float, str)) else str(rel_width)
+    # rel_width is read exactly where it is used (_validate.relative_width): no str() here, which
+    # had turned a Decimal into an accepted text and 10**5000 into a ValueError
+    width: ExactInput = f"1e-{3 if digits is None else _digits(digits)}" if rel_width is None else rel_width
     if sampling not in SAMPLINGS:
         raise InvalidParameter("sampling", f"sampling={sampling!r}; allowed: {', '.join(SAMPLINGS)}")
     if template is not None:

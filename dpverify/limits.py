@@ -52,6 +52,9 @@ MAX_DATASET_SIZE = 10**12
 DEFAULT_TIME_BUDGET_SECONDS = 600.0
 #: the longest time budget accepted (seconds): a week. A budget is a promise to stop.
 MAX_TIME_BUDGET_SECONDS = 7 * 24 * 3600
+#: ``afford_length`` / ``float_points``: a grid length up to which an answer is refined past the
+#: width asked; 2^40 points (terabytes) is beyond any grid the memory budget lets a run build
+MAX_AFFORD_LENGTH = 1 << 40
 
 # --------------------------------------------------------------------------- counts of steps
 #: DP-SGD steps, or repetitions of an event, in one accounting query (the composed

@@ -238,9 +238,8 @@ def calibrate_template(
     t0 = time.monotonic()
     E = V.positive("target_eps", target_eps)
     D = V.open_unit("delta", delta)
-    w = float(V.positive("rel_width", rel_width))
-    if not 1e-6 <= w <= 0.5:
-        raise InvalidParameter("rel_width", f"rel_width={rel_width} must be in [1e-6, 0.5]")
+    w = V.relative_width(rel_width, "1e-6", "0.5")
+    time_budget = V.seconds("time_budget", time_budget)
     if not t.monotone:
         # Without a proof of monotonicity a bracket says nothing about the
         # values in between or beyond; refuse rather than over-claim.

@@ -225,9 +225,7 @@ def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[
     if digits is not None:
         d = V.integer("digits", digits, lo=1, hi=8)
         return d, 10.0 ** -d
-    w = 1e-4 if rel_width is None else float(rel_width)
-    if not 1e-8 <= w < 1:
-        raise InvalidParameter("rel_width", f"rel_width={rel_width!r} must be in [1e-8, 1)")
+    w = 1e-4 if rel_width is None else V.relative_width(rel_width, "1e-8", "1", hi_open=True)
     return max(1, round(-math.log10(w))), w
 
 
@@ -262,6 +260,8 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
            decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
            max_work: Optional[int] = None) -> PldAnswer:
     d, w = _digits(rel_width, digits)
+    time_budget = V.seconds("time_budget", time_budget)
+    progress = V.callback("progress", progress)
     evs = _events(events)
     rel, dirs = _relation(rel_name, evs)
     res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
@@ -305,6 +305,8 @@ def check_claim(
     UNDECIDED (the grid is refined until decided or the budget is spent)."""
     E = V.nonnegative("claimed_eps", claimed_eps)
     D = V.open_unit("delta", delta_budget)
+    time_budget = V.seconds("time_budget", time_budget)
+    progress = V.callback("progress", progress)
     events = _events(events)
     rel, dirs = _relation(neighboring, events)
 
