@@ -69,5 +69,8 @@ def shown(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 190:
         sign = "a negative" if value < 0 else "an"
         return f"<{sign} integer of about {int(value.bit_length() * 0.30103)} digits>"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # a container holding such an int
+        return f"<a {type(value).__name__} too large to show>"
     return text if len(text) <= 60 else text[:57] + "..."

@@ -101,6 +101,9 @@ MAX_SUBSAMPLED_ORDER = 20_000
 # --------------------------------------------------------------------------- GDP staircase
 #: cells of the uniform staircase grid (GDPT Alg 2)
 MAX_STAIRCASE_CELLS = 2_000_000
+#: cells of the RDP infimum proof (rdp_epsilon's max_cells, default 20000): each is one certified
+#: conversion over an interval of orders; 10^6 bounds a run that has no time budget
+MAX_RDP_CELLS = 1_000_000
 #: adaptive splits (a flat G_f, e.g. the Gaussian's, needs ~eps_h/margin cells)
 MAX_STAIRCASE_SPLITS = 15_000
 #: the end eps_h of the head interval [0, eps_h]
