@@ -72,8 +72,11 @@ def dpsgd_epsilon(
         InvalidParameter: an argument out of range; ``name`` is the parameter.
         PrecisionExhausted: the requested width was not certified in the budget.
     """
+    from . import _validate as V
     from .pld import dpsgd as _pld
 
+    # an int, as the signature says: None would mean the pld module's own default, silently
+    digits = V.integer("digits", digits, lo=1, hi=_pld.PLD_DIGITS_HI)
     return _pld.dpsgd_epsilon(noise_multiplier, sampling_rate, steps, delta, neighboring=neighboring,
                               digits=digits, time_budget=time_budget)
 
@@ -106,8 +109,11 @@ def dpsgd_delta(
         InvalidParameter: an argument out of range; ``name`` is the parameter.
         PrecisionExhausted: the requested width was not certified in the budget.
     """
+    from . import _validate as V
     from .pld import dpsgd as _pld
 
+    # an int, as the signature says: None would mean the pld module's own default, silently
+    digits = V.integer("digits", digits, lo=1, hi=_pld.PLD_DIGITS_HI)
     return _pld.dpsgd_delta(noise_multiplier, sampling_rate, steps, eps, neighboring=neighboring,
                             digits=digits, time_budget=time_budget)
 

@@ -252,3 +252,11 @@ def test_a_huge_integer_is_refused_not_a_formatting_error(kw, name):
     with pytest.raises(dpverify.InvalidParameter) as exc:
         dpverify.dpsgd_epsilon(1, "0.01", 10**5000, "1e-5")
     assert exc.value.name == "steps" and "5000 digits" in str(exc.value)
+
+
+@pytest.mark.parametrize("fn, last", [(dpverify.dpsgd_epsilon, "1e-5"), (dpverify.dpsgd_delta, "1")])
+def test_dpsgd_digits_none_is_refused_not_the_default(fn, last):
+    # the signature says int, 1..8 (vocabulary DIGITS_PLD); None had silently meant 4
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        fn(1, "0.01", 10, last, digits=None)
+    assert exc.value.name == "digits" and "[1, 8]" in str(exc.value)

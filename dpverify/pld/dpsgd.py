@@ -37,6 +37,7 @@ from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
+from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
 from .refine import decided_against, support_note
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
@@ -62,6 +63,9 @@ __all__ = [
 #: Refuse longer schedules (the composed loss range grows like T; 10^7 steps
 #: of DP-SGD is far beyond any training run, 10^9 would exhaust memory).
 from ..limits import MAX_STEPS  # noqa: E402  re-exported for callers of the PLD front end
+
+#: the largest digits the PLD front end takes (the vocabulary's, which the CLI's help states)
+PLD_DIGITS_HI: int = DIGITS_PLD.hi or 8
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -223,7 +227,7 @@ def _answer(res: PldResult, rel: Relation, digits: int) -> PldAnswer:
 
 def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[int, float]:
     if digits is not None:
-        d = V.integer("digits", digits, lo=1, hi=8)
+        d = V.integer("digits", digits, lo=1, hi=PLD_DIGITS_HI)
         return d, 10.0 ** -d
     w = 1e-4 if rel_width is None else V.relative_width(rel_width, "1e-8", "1", hi_open=True)
     return max(1, round(-math.log10(w))), w
