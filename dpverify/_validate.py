@@ -124,7 +124,7 @@ def relative_width(value: object, lo: str, hi: str, *, hi_open: bool = False, na
     """A requested relative width in [lo, hi] (``hi_open``: [lo, hi)), read exactly like every
     other number (``"1/3"``; no Decimal, bool or NaN), a float from here on: it only steers a
     refinement, the certified width is computed from the enclosure."""
-    x = parse_exact(value, name)  # type: ignore[arg-type]
+    x = parse_exact(value, name)
     # the ends as the floats nearest their texts: the float 1e-6 (just below 10^-6) is the end itself
     a, b = Fraction(float(lo)), Fraction(float(hi))
     if not a <= x or not (x < b if hi_open else x <= b):

@@ -225,7 +225,7 @@ def calibrate_template(
     target_eps: Any,
     delta: Any,
     *,
-    rel_width: Union[float, str] = 1e-3,
+    rel_width: Union[float, str, int, Fraction] = 1e-3,
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Any] = None,
 ) -> Calibration:
