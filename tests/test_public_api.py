@@ -192,6 +192,14 @@ def test_every_query_refuses_a_bad_time_budget_as_check_claim_does(budget):
         assert exc.value.name == "time_budget" and str(exc.value) == str(ref.value)
 
 
+def _both_refuse(name: str, **option: object) -> None:
+    """epsilon and delta of _DOC both refuse the option, naming it."""
+    for call in (lambda: dpverify.epsilon(_DOC, "1e-5", **option), lambda: dpverify.delta(_DOC, "1", **option)):
+        with pytest.raises(dpverify.InvalidParameter) as exc:
+            call()
+        assert exc.value.name == name
+
+
 @pytest.mark.parametrize("width", ["abc", "2**2**2**2", [1], 1j, 10**5000, True, float("nan"), "1", "1e-9",
                                    __import__("decimal").Decimal("0.5")], ids=_id)
 def test_rel_width_is_an_exact_number_in_range(width):
@@ -199,11 +207,7 @@ def test_rel_width_is_an_exact_number_in_range(width):
     # for the PLD queries; before, float() took Decimal and " 0.5 " and raised ValueError on "1/3"
     from dpverify.ball import parse_exact
 
-    for call in (lambda: dpverify.epsilon(_DOC, "1e-5", rel_width=width),
-                 lambda: dpverify.delta(_DOC, "1", rel_width=width)):
-        with pytest.raises(dpverify.InvalidParameter) as exc:
-            call()
-        assert exc.value.name == "rel_width"
+    _both_refuse("rel_width", rel_width=width)
     try:
         x = parse_exact(width, "rel_width")
     except dpverify.InvalidParameter:
@@ -221,11 +225,7 @@ def test_rel_width_as_a_fraction_is_the_number():
                                     1 << 41, __import__("decimal").Decimal(3)], ids=_id)
 def test_afford_length_is_an_integer_grid_length(length):
     # the rule: None or an integer number of grid points in [0, 2^40] (0: never past the width asked)
-    for call in (lambda: dpverify.epsilon(_DOC, "1e-5", afford_length=length),
-                 lambda: dpverify.delta(_DOC, "1", afford_length=length)):
-        with pytest.raises(dpverify.InvalidParameter) as exc:
-            call()
-        assert exc.value.name == "afford_length"
+    _both_refuse("afford_length", afford_length=length)
 
 
 @pytest.mark.parametrize("progress", [1, "x", 0.5, True, 0, False], ids=_id)
