@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Optional, Union
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, shown
 from .limits import DEFAULT_TIME_BUDGET_SECONDS
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -191,7 +191,7 @@ def calibrate(
     # had turned a Decimal into an accepted text and 10**5000 into a ValueError
     width: ExactInput = f"1e-{3 if digits is None else _digits(digits)}" if rel_width is None else rel_width
     if sampling not in SAMPLINGS:
-        raise InvalidParameter("sampling", f"sampling={sampling!r}; allowed: {', '.join(SAMPLINGS)}")
+        raise InvalidParameter("sampling", f"sampling={shown(sampling)}; allowed: {', '.join(SAMPLINGS)}")
     if template is not None:
         given = {"noise_multiplier": noise_multiplier, "sampling_rate": sampling_rate, "steps": steps,
                  "epochs": epochs, "batch_size": batch_size, "dataset_size": dataset_size,
@@ -213,11 +213,11 @@ def calibrate(
                                    "without-replacement give --batch-size and --dataset-size")
         template = wor_template(noise_multiplier=noise_multiplier, steps=steps, epochs=epochs,
                                 batch_size=batch_size, dataset_size=dataset_size,
-                                neighboring=neighboring or "replace-one")
+                                neighboring="replace-one" if neighboring is None else neighboring)
     else:
         template = dpsgd_template(noise_multiplier=noise_multiplier, sampling_rate=sampling_rate,
                                   steps=steps, epochs=epochs, batch_size=batch_size,
-                                  dataset_size=dataset_size, neighboring=neighboring or "add-remove")
+                                  dataset_size=dataset_size, neighboring="add-remove" if neighboring is None else neighboring)
     return calibrate_template(template, target_eps, delta, rel_width=width,
                               time_budget=time_budget, progress=progress)
 
@@ -228,5 +228,5 @@ def _digits(digits: int) -> int:
     from .vocabulary import DIGITS_CALIBRATE
 
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= (DIGITS_CALIBRATE.hi or 6):
-        raise InvalidParameter("digits", f"digits={digits!r} must be {DIGITS_CALIBRATE.range}")
+        raise InvalidParameter("digits", f"digits={shown(digits)} must be {DIGITS_CALIBRATE.range}")
     return digits

@@ -260,3 +260,17 @@ def test_dpsgd_digits_none_is_refused_not_the_default(fn, last):
     with pytest.raises(dpverify.InvalidParameter) as exc:
         fn(1, "0.01", 10, last, digits=None)
     assert exc.value.name == "digits" and "[1, 8]" in str(exc.value)
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(progress=1), "progress"), (dict(progress="x"), "progress"), (dict(progress=True), "progress"),
+    (dict(neighboring=0), "neighboring"), (dict(neighboring=False), "neighboring"),
+    (dict(digits=10**5000), "digits"), (dict(sampling=10**5000), "sampling"), (dict(rel_width=10**5000), "rel_width"),
+])
+def test_calibrate_options_are_checked(kw, name):
+    # adv37 A2: a progress without .width was an AttributeError mid-search, neighboring 0 / False
+    # silently meant add-remove (`neighboring or ...`), a 5000-digit int broke the refusal's message.
+    # The rules: progress a dpverify.progress.Progress or None; neighboring one of the relations.
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.calibrate(3, "1e-5", sampling_rate="0.01", steps=10, **kw)
+    assert exc.value.name == name
