@@ -155,6 +155,9 @@ class Cache:
         self.recheck = recheck
         self._key: Optional[bytes] = None
         self._fs: Any = None
+        if not url.split("://", 1)[-1].strip():
+            # "" or "file://" named the current folder (entries landed in the working directory)
+            raise InvalidParameter("cache", f"cache={url!r} names no folder; give a folder or a URL with a path")
         if "://" in url:
             try:
                 import fsspec

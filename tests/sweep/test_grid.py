@@ -86,6 +86,11 @@ noise_multiplier = ["1"]
     (["--workers", "0"], "--workers"),
     (["--time-budget", "-1"], "--time-budget"),
     (["--retries", "abc"], "--retries"),
+    # adv37 L1: an empty cache path had silently meant the default (--cache "") or the working
+    # directory (file://); an unparsable scheduler address was exit 4
+    (["--cache", ""], "--cache"),
+    (["--cache", "file://"], "--cache"),
+    (["--scheduler", "tcp://[::1"], "is not an address"),
 ])
 def test_cli_option_conflicts_exit_2(tmp_path, capsys, argv, needle):
     p = _grid(tmp_path, 'task = "audit"\n[fixed]\nnoise_multiplier = 1\nsampling_rate = 1\nsteps = 1\ndelta = "0.5"\ndigits = 1\n')
