@@ -5,18 +5,13 @@ argument and the allowed range, e.g. ``mu=-1 must be > 0``."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Union
+from typing import Any, Callable, Optional, Union
 
 from .ball import parse_exact
-from .errors import InvalidParameter
-from .limits import MAX_ACCURACY_DIGITS, MAX_NOISE_MULTIPLIER, MAX_TIME_BUDGET_SECONDS
+from .errors import InvalidParameter, shown
+from .limits import MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_NOISE_MULTIPLIER, MAX_TIME_BUDGET_SECONDS
 
 ExactInput = Union[str, int, Fraction, float]
-
-
-def _show(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def real(name: str, value: ExactInput) -> Fraction:
@@ -28,7 +23,7 @@ def positive(name: str, value: ExactInput) -> Fraction:
     """A finite real number > 0."""
     x = parse_exact(value, name)
     if x <= 0:
-        raise InvalidParameter(name, f"{name}={_show(value)} must be > 0")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be > 0")
     return x
 
 
@@ -59,7 +54,7 @@ def nonnegative(name: str, value: ExactInput) -> Fraction:
     """A finite real number >= 0."""
     x = parse_exact(value, name)
     if x < 0:
-        raise InvalidParameter(name, f"{name}={_show(value)} must be >= 0")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be >= 0")
     return x
 
 
@@ -67,7 +62,7 @@ def open_unit(name: str, value: ExactInput) -> Fraction:
     """A probability strictly between 0 and 1."""
     x = parse_exact(value, name)
     if not 0 < x < 1:
-        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, 1)")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be in (0, 1)")
     return x
 
 
@@ -75,7 +70,7 @@ def closed_unit(name: str, value: ExactInput) -> Fraction:
     """A probability in [0, 1]."""
     x = parse_exact(value, name)
     if not 0 <= x <= 1:
-        raise InvalidParameter(name, f"{name}={_show(value)} must be in [0, 1]")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be in [0, 1]")
     return x
 
 
@@ -83,14 +78,14 @@ def half_open_unit(name: str, value: ExactInput) -> Fraction:
     """A probability in (0, 1] (e.g. a sampling rate)."""
     x = parse_exact(value, name)
     if not 0 < x <= 1:
-        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, 1]")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be in (0, 1]")
     return x
 
 
 def integer(name: str, value: object, *, lo: int, hi: int) -> int:
     """An integer in [lo, hi]; strings must be plain decimal integers."""
     if isinstance(value, bool):
-        raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]")
     if isinstance(value, str):
         text = value.strip()
         # the length cap bounds int()'s work; it must admit every integer of the range
@@ -98,14 +93,14 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
         # ASCII digits only: str.isdigit and int() also take other scripts' digits ("\u0663" is 3)
         body = text[1:] if text[:1] in "+-" else text
         if not (body.isascii() and body.isdigit()) or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
-            raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+            raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]")
         n = int(text)
     elif isinstance(value, int):
         n = value
     else:
-        raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]")
     if not lo <= n <= hi:
-        raise InvalidParameter(name, f"{name}={value!r} must be an integer in [{lo}, {hi}]")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]")
     return n
 
 
@@ -121,5 +116,32 @@ def seconds(name: str, value: ExactInput) -> float:
     it only bounds wall-clock time, never a certified number)."""
     x = parse_exact(value, name)
     if not 0 < x <= MAX_TIME_BUDGET_SECONDS:
-        raise InvalidParameter(name, f"{name}={_show(value)} must be in (0, {MAX_TIME_BUDGET_SECONDS}] seconds")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be in (0, {MAX_TIME_BUDGET_SECONDS}] seconds")
     return float(x)
+
+
+def relative_width(value: object, lo: str, hi: str, *, hi_open: bool = False, name: str = "rel_width") -> float:
+    """A requested relative width in [lo, hi] (``hi_open``: [lo, hi)), read exactly like every
+    other number (``"1/3"``; no Decimal, bool or NaN), a float from here on: it only steers a
+    refinement, the certified width is computed from the enclosure."""
+    x = parse_exact(value, name)
+    # the ends as the floats nearest their texts: the float 1e-6 (just below 10^-6) is the end itself
+    a, b = Fraction(float(lo)), Fraction(float(hi))
+    if not a <= x or not (x < b if hi_open else x <= b):
+        raise InvalidParameter(name, f"{name}={shown(value)} must be in [{lo}, {hi}{')' if hi_open else ']'}")
+    return float(x)
+
+
+def afford_length(name: str, value: object) -> Optional[int]:
+    """None, or a grid length 0..MAX_AFFORD_LENGTH up to which an answer may be refined past
+    its requested width (0: never)."""
+    return None if value is None else integer(name, value, lo=0, hi=MAX_AFFORD_LENGTH)
+
+
+def callback(name: str, value: object) -> Optional[Callable[..., Any]]:
+    """None, or a callable (a progress report); anything else (0, False, a string) is refused
+    rather than read as "none"."""
+    if value is None or callable(value):
+        return value
+    raise InvalidParameter(name, f"{name}={shown(value)} must be a callable or None")
+

@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Optional, Union
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, shown
 from .limits import DEFAULT_TIME_BUDGET_SECONDS
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -72,8 +72,11 @@ def dpsgd_epsilon(
         InvalidParameter: an argument out of range; ``name`` is the parameter.
         PrecisionExhausted: the requested width was not certified in the budget.
     """
+    from . import _validate as V
     from .pld import dpsgd as _pld
 
+    # an int, as the signature says: None would mean the pld module's own default, silently
+    digits = V.integer("digits", digits, lo=1, hi=_pld.PLD_DIGITS_HI)
     return _pld.dpsgd_epsilon(noise_multiplier, sampling_rate, steps, delta, neighboring=neighboring,
                               digits=digits, time_budget=time_budget)
 
@@ -106,8 +109,11 @@ def dpsgd_delta(
         InvalidParameter: an argument out of range; ``name`` is the parameter.
         PrecisionExhausted: the requested width was not certified in the budget.
     """
+    from . import _validate as V
     from .pld import dpsgd as _pld
 
+    # an int, as the signature says: None would mean the pld module's own default, silently
+    digits = V.integer("digits", digits, lo=1, hi=_pld.PLD_DIGITS_HI)
     return _pld.dpsgd_delta(noise_multiplier, sampling_rate, steps, eps, neighboring=neighboring,
                             digits=digits, time_budget=time_budget)
 
@@ -181,12 +187,11 @@ def calibrate(
 
     if digits is not None and rel_width is not None:
         raise InvalidParameter("digits", "give digits or rel_width, not both")
-    if rel_width is None:
-        width: Union[float, str] = f"1e-{3 if digits is None else _digits(digits)}"
-    else:
-        width = rel_width if isinstance(rel_width, (float, str)) else str(rel_width)
+    # rel_width is read exactly where it is used (_validate.relative_width): no str() here, which
+    # had turned a Decimal into an accepted text and 10**5000 into a ValueError
+    width: ExactInput = f"1e-{3 if digits is None else _digits(digits)}" if rel_width is None else rel_width
     if sampling not in SAMPLINGS:
-        raise InvalidParameter("sampling", f"sampling={sampling!r}; allowed: {', '.join(SAMPLINGS)}")
+        raise InvalidParameter("sampling", f"sampling={shown(sampling)}; allowed: {', '.join(SAMPLINGS)}")
     if template is not None:
         given = {"noise_multiplier": noise_multiplier, "sampling_rate": sampling_rate, "steps": steps,
                  "epochs": epochs, "batch_size": batch_size, "dataset_size": dataset_size,
@@ -208,11 +213,11 @@ def calibrate(
                                    "without-replacement give --batch-size and --dataset-size")
         template = wor_template(noise_multiplier=noise_multiplier, steps=steps, epochs=epochs,
                                 batch_size=batch_size, dataset_size=dataset_size,
-                                neighboring=neighboring or "replace-one")
+                                neighboring="replace-one" if neighboring is None else neighboring)
     else:
         template = dpsgd_template(noise_multiplier=noise_multiplier, sampling_rate=sampling_rate,
                                   steps=steps, epochs=epochs, batch_size=batch_size,
-                                  dataset_size=dataset_size, neighboring=neighboring or "add-remove")
+                                  dataset_size=dataset_size, neighboring="add-remove" if neighboring is None else neighboring)
     return calibrate_template(template, target_eps, delta, rel_width=width,
                               time_budget=time_budget, progress=progress)
 
@@ -223,5 +228,5 @@ def _digits(digits: int) -> int:
     from .vocabulary import DIGITS_CALIBRATE
 
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= (DIGITS_CALIBRATE.hi or 6):
-        raise InvalidParameter("digits", f"digits={digits!r} must be {DIGITS_CALIBRATE.range}")
+        raise InvalidParameter("digits", f"digits={shown(digits)} must be {DIGITS_CALIBRATE.range}")
     return digits

@@ -60,3 +60,17 @@ class InternalError(DpverifyError):
     """A bug of dpverify itself, such as a certificate the writer built that does
     not validate against the shipped schema (exit code 4, "a bug; please report
     it"); never caused by the user's input."""
+
+
+def shown(value: object) -> str:
+    """A user value for a message, at most 60 characters. An int is measured before it is
+    formatted: repr of an int of more than 4300 digits raises ValueError (10**5000 as
+    ``digits`` had ended in that ValueError instead of the InvalidParameter it was building)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 190:
+        sign = "a negative" if value < 0 else "an"
+        return f"<{sign} integer of about {int(value.bit_length() * 0.30103)} digits>"
+    try:
+        text = repr(value)
+    except ValueError:  # a container holding such an int
+        return f"<a {type(value).__name__} too large to show>"
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -52,6 +52,9 @@ MAX_DATASET_SIZE = 10**12
 DEFAULT_TIME_BUDGET_SECONDS = 600.0
 #: the longest time budget accepted (seconds): a week. A budget is a promise to stop.
 MAX_TIME_BUDGET_SECONDS = 7 * 24 * 3600
+#: ``afford_length`` / ``float_points``: a grid length up to which an answer is refined past the
+#: width asked; 2^40 points (terabytes) is beyond any grid the memory budget lets a run build
+MAX_AFFORD_LENGTH = 1 << 40
 
 # --------------------------------------------------------------------------- counts of steps
 #: DP-SGD steps, or repetitions of an event, in one accounting query (the composed
@@ -98,6 +101,9 @@ MAX_SUBSAMPLED_ORDER = 20_000
 # --------------------------------------------------------------------------- GDP staircase
 #: cells of the uniform staircase grid (GDPT Alg 2)
 MAX_STAIRCASE_CELLS = 2_000_000
+#: cells of the RDP infimum proof (rdp_epsilon's max_cells, default 20000): each is one certified
+#: conversion over an interval of orders; 10^6 bounds a run that has no time budget
+MAX_RDP_CELLS = 1_000_000
 #: adaptive splits (a flat G_f, e.g. the Gaussian's, needs ~eps_h/margin cells)
 MAX_STAIRCASE_SPLITS = 15_000
 #: the end eps_h of the head interval [0, eps_h]

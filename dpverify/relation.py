@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Iterable, Optional
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, shown
 
 __all__ = ["Relation", "Direction", "DIRECTIONS", "SCHEDULE_RELATIONS", "relation", "directions"]
 
@@ -82,7 +82,7 @@ def relation(value: Any, *, allowed: Optional[Iterable[Relation]] = None) -> Rel
         except ValueError:
             r = None
     if r is None or r not in pool:
-        raise InvalidParameter("neighboring", f"neighboring={value!r} is not a relation here (allowed: {names})")
+        raise InvalidParameter("neighboring", f"neighboring={shown(value)} is not a relation here (allowed: {names})")
     return r
 
 

@@ -42,3 +42,29 @@ def crashing_accountant(event, delta: float) -> float:
 
 def nan_accountant(event, delta: float) -> float:
     return float("nan")
+
+
+def numpy_rdp_accountant(event, delta: float):
+    """dp_accounting's RDP epsilon as RdpAccountant.get_epsilon returns it: a numpy.float64."""
+    from dp_accounting import rdp
+
+    acc = rdp.RdpAccountant()
+    acc.compose(event)
+    return acc.get_epsilon(delta)
+
+
+def numpy_float32_accountant(event, delta: float):
+    import numpy as np
+
+    return np.float32(0.9)
+
+
+def exiting_accountant(event, delta: float) -> float:
+    """A wrapped command line that exits (argparse's error path does): sys.exit(0)."""
+    import sys
+
+    sys.exit(0)
+
+
+def huge_accountant(event, delta: float) -> int:
+    return 10**5000

@@ -157,3 +157,120 @@ def test_a_valid_curve_is_read_exactly():
         ref = mpmath.log1p(mpmath.mpf(1) / 10**4 * mpmath.expm1(1 / mpmath.mpf("1.21")))
         lo, hi = (mpmath.mpf(f.numerator) / f.denominator for f in (enc.lo_fraction, enc.hi_fraction))
         assert lo <= ref <= hi and hi - lo < 1e-15 * ref
+
+
+# adv37 A2: the keyword options of every public query are read by the shared validators
+# (dpverify._validate). The independent statement of the time-budget rule is the refusal
+# events.check_claim gave before the fix (it already validated): each query must refuse the
+# same value with the same message. Before: dpsgd_epsilon(time_budget=nan) ran with no budget
+# at all, -inf/0/True were accepted, strings and 10**5000 were TypeError/OverflowError.
+def _id(v: object) -> str:  # a test id; repr() of 10**5000 raises
+    return f"int{v.bit_length()}bits" if isinstance(v, int) and v.bit_length() > 64 else repr(v)
+
+
+_DOC = {"event": {"type": "gaussian", "noise_multiplier": "1"}}
+_BAD_BUDGETS = [float("nan"), float("-inf"), -0.0, 0, True, "abc", "60s", None, 1j, [1], 10**5000,
+                __import__("decimal").Decimal("60")]
+
+
+@pytest.mark.parametrize("budget", _BAD_BUDGETS, ids=_id)
+def test_every_query_refuses_a_bad_time_budget_as_check_claim_does(budget):
+    import dpverify.pld as P
+
+    with pytest.raises(dpverify.InvalidParameter) as ref:
+        dpverify.check_claim(_DOC, "1", "1e-5", time_budget=budget)
+    steps = [P.GaussianSteps.of(1, "0.01", 10)]
+    for call in (lambda: dpverify.dpsgd_epsilon(1, "0.01", 10, "1e-5", time_budget=budget),
+                 lambda: dpverify.dpsgd_delta(1, "0.01", 10, "1", time_budget=budget),
+                 lambda: dpverify.calibrate(3, "1e-5", sampling_rate="0.01", steps=10, time_budget=budget),
+                 lambda: dpverify.epsilon(_DOC, "1e-5", time_budget=budget),
+                 lambda: dpverify.delta(_DOC, "1", time_budget=budget),
+                 lambda: P.epsilon(steps, "1e-5", time_budget=budget),
+                 lambda: P.check_claim(steps, "1", "1e-5", time_budget=budget)):
+        with pytest.raises(dpverify.InvalidParameter) as exc:
+            call()
+        assert exc.value.name == "time_budget" and str(exc.value) == str(ref.value)
+
+
+def _both_refuse(name: str, **option: object) -> None:
+    """epsilon and delta of _DOC both refuse the option, naming it."""
+    for call in (lambda: dpverify.epsilon(_DOC, "1e-5", **option), lambda: dpverify.delta(_DOC, "1", **option)):
+        with pytest.raises(dpverify.InvalidParameter) as exc:
+            call()
+        assert exc.value.name == name
+
+
+@pytest.mark.parametrize("width", ["abc", "2**2**2**2", [1], 1j, 10**5000, True, float("nan"), "1", "1e-9",
+                                   __import__("decimal").Decimal("0.5")], ids=_id)
+def test_rel_width_is_an_exact_number_in_range(width):
+    # the rule: a number as parse_exact reads it (no Decimal, bool, expression), in [1e-8, 1)
+    # for the PLD queries; before, float() took Decimal and " 0.5 " and raised ValueError on "1/3"
+    from dpverify.ball import parse_exact
+
+    _both_refuse("rel_width", rel_width=width)
+    try:
+        x = parse_exact(width, "rel_width")
+    except dpverify.InvalidParameter:
+        return
+    assert not Fraction(1, 10**8) <= x < 1
+
+
+def test_rel_width_as_a_fraction_is_the_number():
+    a = dpverify.epsilon(_DOC, "1e-5", rel_width="1/1000")
+    b = dpverify.epsilon(_DOC, "1e-5", rel_width=0.001)
+    assert (a.enclosure.lo_fraction, a.enclosure.hi_fraction) == (b.enclosure.lo_fraction, b.enclosure.hi_fraction)
+
+
+@pytest.mark.parametrize("length", [float("nan"), float("inf"), 1e308, 10**5000, True, Fraction(1, 3), "x", "1.5", -1,
+                                    1 << 41, __import__("decimal").Decimal(3)], ids=_id)
+def test_afford_length_is_an_integer_grid_length(length):
+    # the rule: None or an integer number of grid points in [0, 2^40] (0: never past the width asked)
+    _both_refuse("afford_length", afford_length=length)
+
+
+@pytest.mark.parametrize("progress", [1, "x", 0.5, True, 0, False], ids=_id)
+def test_progress_is_a_callable_or_none(progress):
+    # 0 and False had silently meant "no progress", 1 and "x" a TypeError deep in the refinement
+    import dpverify.pld as P
+
+    for call in (lambda: dpverify.epsilon(_DOC, "1e-5", progress=progress),
+                 lambda: dpverify.check_claim(_DOC, "1", "1e-5", progress=progress),
+                 lambda: P.epsilon([P.GaussianSteps.of(1, "0.01", 10)], "1e-5", progress=progress)):
+        with pytest.raises(dpverify.InvalidParameter) as exc:
+            call()
+        assert exc.value.name == "progress"
+
+
+@pytest.mark.parametrize("kw, name", [(dict(digits=10**5000), "digits"), (dict(digits=-10**5000), "digits"),
+                                      (dict(neighboring=10**5000), "neighboring")])
+def test_a_huge_integer_is_refused_not_a_formatting_error(kw, name):
+    # repr() of an int of more than 4300 digits raises ValueError: the message had failed to
+    # build. The refusal is the one a short out-of-range value gets, with the value abridged.
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.dpsgd_epsilon(1, "0.01", 10, "1e-5", **kw)
+    assert exc.value.name == name and "5000 digits" in str(exc.value)
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.dpsgd_epsilon(1, "0.01", 10**5000, "1e-5")
+    assert exc.value.name == "steps" and "5000 digits" in str(exc.value)
+
+
+@pytest.mark.parametrize("fn, last", [(dpverify.dpsgd_epsilon, "1e-5"), (dpverify.dpsgd_delta, "1")])
+def test_dpsgd_digits_none_is_refused_not_the_default(fn, last):
+    # the signature says int, 1..8 (vocabulary DIGITS_PLD); None had silently meant 4
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        fn(1, "0.01", 10, last, digits=None)
+    assert exc.value.name == "digits" and "[1, 8]" in str(exc.value)
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(progress=1), "progress"), (dict(progress="x"), "progress"), (dict(progress=True), "progress"),
+    (dict(neighboring=0), "neighboring"), (dict(neighboring=False), "neighboring"),
+    (dict(digits=10**5000), "digits"), (dict(sampling=10**5000), "sampling"), (dict(rel_width=10**5000), "rel_width"),
+])
+def test_calibrate_options_are_checked(kw, name):
+    # adv37 A2: a progress without .width was an AttributeError mid-search, neighboring 0 / False
+    # silently meant add-remove (`neighboring or ...`), a 5000-digit int broke the refusal's message.
+    # The rules: progress a dpverify.progress.Progress or None; neighboring one of the relations.
+    with pytest.raises(dpverify.InvalidParameter) as exc:
+        dpverify.calibrate(3, "1e-5", sampling_rate="0.01", steps=10, **kw)
+    assert exc.value.name == name

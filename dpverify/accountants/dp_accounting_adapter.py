@@ -34,6 +34,7 @@ from typing import Any, Optional
 from dp_accounting import dp_event, privacy_accountant
 from flint import arb
 
+from .. import _validate as V
 from ..ball import arb_to_fraction, ball, parse_exact, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..events import api as A
@@ -202,14 +203,12 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     def __init__(self, neighboring_relation: NeighborRel = NeighborRel.ADD_OR_REMOVE_ONE,
                  rel_width: float = 1e-4, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
                  float_points: int = FLOAT_AFFORD_POINTS) -> None:
-        if isinstance(float_points, bool) or not isinstance(float_points, int) or float_points < 0:
-            raise InvalidParameter("float_points", f"float_points={float_points!r} must be an integer >= 0")
-        self._float_points = float_points
+        self._float_points = V.afford_length("float_points", float_points)
         super().__init__(neighboring_relation)
         self._rel = relation(neighboring_relation)
         self._events: list = []
-        self._rel_width = rel_width
-        self._time_budget = time_budget
+        self._rel_width = V.relative_width(rel_width, "1e-8", "1", hi_open=True)
+        self._time_budget = V.seconds("time_budget", time_budget)
         self._last_reason = ""
 
     # -- PrivacyAccountant

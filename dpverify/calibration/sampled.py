@@ -56,7 +56,7 @@ from typing import Any, Optional
 
 from .. import _validate as V
 from ..ball import ball, exact_str, working_precision
-from ..errors import InvalidParameter, PrecisionExhausted, Undecided
+from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..verdict import Outcome
 from .solve import BracketEnds
@@ -506,9 +506,8 @@ def calibrate_sampled(
     free = missing[0]
     E = V.positive("target_eps", target_eps)
     D = V.open_unit("delta", delta)
-    w = float(V.positive("rel_width", rel_width))
-    if not 1e-6 <= w <= 0.5:
-        raise InvalidParameter("rel_width", f"rel_width={rel_width} must be in [1e-6, 0.5]")
+    w = V.relative_width(rel_width, "1e-6", "0.5")
+    time_budget = V.seconds("time_budget", time_budget)
     if E > 50:
         raise InvalidParameter("target_eps", "target_eps > 50 is beyond these enclosures; give eps <= 50")
     sig = V.noise_multiplier("noise_multiplier", noise_multiplier) if noise_multiplier is not None else None
@@ -517,7 +516,7 @@ def calibrate_sampled(
         try:
             ep = V.integer("epochs", epochs, lo=1, hi=10**5)
         except InvalidParameter:
-            raise InvalidParameter("epochs", f"epochs={epochs!r}: --sampling {sampling} takes a whole number of "
+            raise InvalidParameter("epochs", f"epochs={shown(epochs)}: --sampling {sampling} takes a whole number of "
                                              "epochs (every example once per epoch)") from None
     n = V.integer("dataset_size", dataset_size, lo=1, hi=10**12)
     b = V.integer("batch_size", batch_size, lo=1, hi=n)

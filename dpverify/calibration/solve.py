@@ -38,7 +38,7 @@ from typing import Any, Callable, Optional, Union
 
 from .. import _validate as V
 from ..ball import exact_str
-from ..errors import InvalidParameter, PrecisionExhausted, Undecided
+from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
 from ..relation import SCHEDULE_RELATIONS, directions, relation
@@ -225,7 +225,7 @@ def calibrate_template(
     target_eps: Any,
     delta: Any,
     *,
-    rel_width: Union[float, str] = 1e-3,
+    rel_width: Union[float, str, int, Fraction] = 1e-3,
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Any] = None,
 ) -> Calibration:
@@ -238,9 +238,11 @@ def calibrate_template(
     t0 = time.monotonic()
     E = V.positive("target_eps", target_eps)
     D = V.open_unit("delta", delta)
-    w = float(V.positive("rel_width", rel_width))
-    if not 1e-6 <= w <= 0.5:
-        raise InvalidParameter("rel_width", f"rel_width={rel_width} must be in [1e-6, 0.5]")
+    w = V.relative_width(rel_width, "1e-6", "0.5")
+    time_budget = V.seconds("time_budget", time_budget)
+    if progress is not None and not callable(getattr(progress, "width", None)):
+        raise InvalidParameter("progress", f"progress={shown(progress)} must be a dpverify.progress.Progress "
+                                           "(a display with a width method) or None")
     if not t.monotone:
         # Without a proof of monotonicity a bracket says nothing about the
         # values in between or beyond; refuse rather than over-claim.

@@ -83,7 +83,7 @@ def _sweep(args: argparse.Namespace) -> int:
             raise InvalidParameter("workers", "--workers does not apply with --scheduler (the cluster has its workers)")
         if not _ADDRESS.fullmatch(args.scheduler):
             raise InvalidParameter("scheduler", f"scheduler={args.scheduler!r} must look like tcp://HOST:PORT")
-    if args.no_cache and (args.cache or args.recheck_cache):
+    if args.no_cache and (args.cache is not None or args.recheck_cache):
         raise InvalidParameter("no_cache", "--no-cache does not go with --cache or --recheck-cache")
     retries = V.integer("retries", args.retries, lo=0, hi=100)
     timeout = None
@@ -103,7 +103,7 @@ def _sweep(args: argparse.Namespace) -> int:
             check_writable(out / name)  # a FIFO with no reader would block the write, after the sweep
         except NotARegularFile as exc:
             raise InvalidParameter("out", f"--out {str(out)!r}: {str(out / name)!r} {exc.strerror}") from None
-    cache = None if args.no_cache else Cache(args.cache or str(out / "cache"), recheck=args.recheck_cache)
+    cache = None if args.no_cache else Cache(str(out / "cache") if args.cache is None else args.cache, recheck=args.recheck_cache)
     if workers is None and not args.dask and not args.scheduler:
         workers = os.cpu_count() or 1
     with Progress("sweep", total=grid.size, unit="cfg") as bar, \

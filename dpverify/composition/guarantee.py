@@ -55,9 +55,9 @@ def make(eps: object, delta: object, name: str = "mech") -> EpsDelta:
     e = parse_exact(eps, name)
     d = parse_exact(delta, name)
     if e < 0:
-        raise InvalidParameter(name, f"{name}: eps={eps!r} must be >= 0 (LT Thm 4.6 needs eps_i >= 0)")
+        raise InvalidParameter(name, f"{name}: eps={exact_str(e)} must be >= 0 (LT Thm 4.6 needs eps_i >= 0)")
     if not 0 <= d <= 1:
-        raise InvalidParameter(name, f"{name}: delta={delta!r} must be in [0, 1]")
+        raise InvalidParameter(name, f"{name}: delta={exact_str(d)} must be in [0, 1]")
     return EpsDelta(e, d)
 
 
@@ -70,10 +70,19 @@ def parse_mech(text: str, name: str = "mech") -> EpsDelta:
 
 
 def as_guarantee(m: object) -> EpsDelta:
+    """A composition input as a checked guarantee. An :class:`EpsDelta` is public and
+    built without checks, so it is read by the same rules as a pair (``make``): an
+    unchecked EpsDelta(1, -1/2) had been composed into a "certified" negative delta."""
     if isinstance(m, EpsDelta):
-        if m.exp_eps is not None and m.exp_eps < 1:
-            raise InvalidParameter("mech", f"exp_eps={m.exp_eps} must be >= 1")
-        return m
+        if m.exp_eps is None:
+            return make(m.eps, m.delta)
+        if m.eps is not None:
+            raise InvalidParameter("mech", f"mech: give eps or exp_eps, not both (eps={m.eps!r}, "
+                                           f"exp_eps={m.exp_eps!r})")
+        r = parse_exact(m.exp_eps, "mech")
+        if r < 1:
+            raise InvalidParameter("mech", f"mech: exp_eps={exact_str(r)} must be >= 1 (eps = log exp_eps >= 0)")
+        return EpsDelta(None, make(0, m.delta).delta, r)
     if isinstance(m, str):
         return parse_mech(m)
     if isinstance(m, (tuple, list)) and len(m) == 2:

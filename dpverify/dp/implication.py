@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Iterable
 
 from .. import _validate as V
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, shown
 from .._validate import ExactInput
 from flint import arb
 
@@ -54,6 +54,7 @@ def worst_case_delta(eps0: ExactInput, delta0: ExactInput, eps: ExactInput, digi
     e0 = V.nonnegative("eps0", eps0)
     d0 = V.closed_unit("delta0", delta0)
     e = V.real("eps", eps)
+    digits = V.digits(digits)
     if e >= e0 or d0 == 1:  # decided on the exact rationals: W(eps) = delta0 (or 1)
         with working_precision(max(64, d0.numerator.bit_length() + d0.denominator.bit_length() + 64)):
             x = ball(d0)
@@ -72,7 +73,7 @@ def _pair(name: str, value: object, what: str) -> tuple[ExactInput, ExactInput]:
     except TypeError:
         pair = ()
     if len(pair) != 2:
-        raise InvalidParameter(name, f"{name}={value!r:.60} must be a pair {what}")
+        raise InvalidParameter(name, f"{name}={shown(value)} must be a pair {what}")
     return pair[0], pair[1]
 
 
@@ -89,6 +90,7 @@ def implies(frm: Iterable[ExactInput], to: Iterable[ExactInput], digits: int = 1
     d0 = V.closed_unit("delta0", delta0)
     e = V.real("eps", eps)
     d = V.closed_unit("delta", delta)
+    digits = V.digits(digits)
     need = worst_case_delta(e0, d0, e, digits)
     # (1 + e^eps0) (delta - W(eps)) as an exact exponential sum
     diff: ExpSum = merge([(d, Fraction(0)), (d, e0)] + [(-c, a) for c, a in worst_case_terms(e0, d0, e)])

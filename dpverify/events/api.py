@@ -458,6 +458,8 @@ def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: O
     """epsilon(target) (kind "eps") or delta(target) by the route that covers the document: a
     whole balls-in-bins run, the replace-one bracket, or composed dominating pairs."""
     time_budget = V.seconds("time_budget", time_budget)
+    progress = V.callback("progress", progress)
+    afford_length = V.afford_length("afford_length", afford_length)
     ev, rel = resolve(event, neighboring)
     if _whole_bins(ev):
         return _bins(ev, rel, kind, target, digits, rel_width)
@@ -488,6 +490,7 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     E_ = V.nonnegative("eps", eps)
     D = V.open_unit("delta", delta)
     time_budget = V.seconds("time_budget", time_budget)
+    progress = V.callback("progress", progress)
     ev, rel = resolve(event, neighboring)
     if _whole_bins(ev):  # decided on epsilon(delta), as the bins.claim certificate is
         from ..certificate.bins_cert import decide

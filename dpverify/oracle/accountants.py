@@ -25,6 +25,7 @@ import contextlib
 import importlib
 import importlib.util
 import io
+import numbers
 import os
 import sys
 import warnings
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, shown
 from .rows import Config
 
 __all__ = ["Runner", "Report", "RUNNERS", "available", "run", "load_plugin", "dp_event"]
@@ -174,8 +175,21 @@ def _report(name: str, version: str, settings: Mapping[str, Any], value: Any, er
     """Normalise what an accountant returned: NaN and -inf are crashes, +inf is kept."""
     if error:
         return Report(name, version, dict(settings), None, "", error)
+    # NumPy scalars (dp_accounting's RdpAccountant.get_epsilon returns numpy.float64) as the exact
+    # Python number: repr(np.float64(x)) is "np.float64(x)" under NumPy 2, which no reader parses
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
+        value = int(value)
+    elif isinstance(value, numbers.Real) and not isinstance(value, (bool, int, Fraction)) and type(value) is not float:
+        value = float(value)  # exact: NumPy floats of at most 64 bits are binary64 values (float64 is a float subclass)
     if isinstance(value, bool) or not isinstance(value, (float, int, Fraction, str)):
-        return Report(name, version, dict(settings), None, "", f"returned {type(value).__name__} {value!r:.80}, not a number")
+        return Report(name, version, dict(settings), None, "", f"returned {type(value).__name__} {shown(value)}, not a number")
+    if isinstance(value, (int, Fraction)):
+        from ..ball import parse_exact
+
+        try:  # str() of an int of more than 4300 digits raises: bounded first, as every input is
+            parse_exact(value, "eps")
+        except InvalidParameter as exc:
+            return Report(name, version, dict(settings), None, "", f"returned {exc.message}")
     if isinstance(value, str):
         from ..ball import parse_exact
 
@@ -199,8 +213,13 @@ def _quiet(fn: Callable[[], Any]) -> tuple[Any, str]:
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             return fn(), ""
-    except Exception as exc:  # a crash is a result here: it becomes a 'crashed' row
-        return None, f"{type(exc).__name__}: {exc}"
+    except (Exception, SystemExit) as exc:  # a crash is a result here: it becomes a 'crashed' row
+        # SystemExit too: a plug-in's sys.exit(0) had ended the oracle with exit 0 and no output
+        try:
+            why = str(exc)
+        except Exception:  # a message that cannot be built (e.g. holding 10**5000)
+            why = "(its message could not be shown)"
+        return None, f"{type(exc).__name__}: {why}"
 
 
 def run(name: str, config: Config) -> list[Report]:

@@ -37,6 +37,7 @@ from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
+from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
 from .refine import decided_against, support_note
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
@@ -62,6 +63,9 @@ __all__ = [
 #: Refuse longer schedules (the composed loss range grows like T; 10^7 steps
 #: of DP-SGD is far beyond any training run, 10^9 would exhaust memory).
 from ..limits import MAX_STEPS  # noqa: E402  re-exported for callers of the PLD front end
+
+#: the largest digits the PLD front end takes (the vocabulary's, which the CLI's help states)
+PLD_DIGITS_HI: int = DIGITS_PLD.hi or 8
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -223,11 +227,9 @@ def _answer(res: PldResult, rel: Relation, digits: int) -> PldAnswer:
 
 def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[int, float]:
     if digits is not None:
-        d = V.integer("digits", digits, lo=1, hi=8)
+        d = V.integer("digits", digits, lo=1, hi=PLD_DIGITS_HI)
         return d, 10.0 ** -d
-    w = 1e-4 if rel_width is None else float(rel_width)
-    if not 1e-8 <= w < 1:
-        raise InvalidParameter("rel_width", f"rel_width={rel_width!r} must be in [1e-8, 1)")
+    w = 1e-4 if rel_width is None else V.relative_width(rel_width, "1e-8", "1", hi_open=True)
     return max(1, round(-math.log10(w))), w
 
 
@@ -262,6 +264,8 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
            decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
            max_work: Optional[int] = None) -> PldAnswer:
     d, w = _digits(rel_width, digits)
+    time_budget = V.seconds("time_budget", time_budget)
+    progress = V.callback("progress", progress)
     evs = _events(events)
     rel, dirs = _relation(rel_name, evs)
     res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
@@ -305,6 +309,8 @@ def check_claim(
     UNDECIDED (the grid is refined until decided or the budget is spent)."""
     E = V.nonnegative("claimed_eps", claimed_eps)
     D = V.open_unit("delta", delta_budget)
+    time_budget = V.seconds("time_budget", time_budget)
+    progress = V.callback("progress", progress)
     events = _events(events)
     rel, dirs = _relation(neighboring, events)
 

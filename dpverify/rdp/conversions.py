@@ -38,7 +38,7 @@ from flint import arb
 from .. import _validate as V
 from ..certificate.format import RDP_OPTIMAL_MIN_DELTA
 from ..ball import ball, bits_for_digits, brief_str, endpoints, point, refine, working_precision
-from ..errors import InvalidParameter, PrecisionExhausted, Undecided
+from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..verdict import Enclosure
 from .float_search import float_eps_opt, float_pstar
 
@@ -76,7 +76,7 @@ def check_optimal_delta(conversion: str, delta: Fraction) -> None:
 def check_conversion(conversion: str) -> str:
     if conversion not in CONVERSIONS:
         raise InvalidParameter(
-            "conversion", f"conversion={conversion!r} must be one of {', '.join(CONVERSIONS)}"
+            "conversion", f"conversion={shown(conversion)} must be one of {', '.join(CONVERSIONS)}"
         )
     return conversion
 

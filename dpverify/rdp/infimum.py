@@ -37,6 +37,7 @@ from flint import arb
 from .. import _validate as V
 from ..ball import ball, bits_for_digits, endpoints, point, working_precision
 from ..errors import PrecisionExhausted, Undecided
+from ..limits import MAX_RDP_CELLS
 from ..verdict import Enclosure
 from .conversions import (
     balle_eps_ball,
@@ -190,6 +191,7 @@ def rdp_epsilon(
     d = V.open_unit("delta", delta)
     check_optimal_delta(conversion, d)
     digits = V.digits(digits)
+    max_cells = V.integer("max_cells", max_cells, lo=1, hi=MAX_RDP_CELLS)
     t_star = search_order(curve, conversion, d)
     alpha_star = 1 + Fraction(t_star).limit_denominator(1 << 40) if t_star < 2**40 else Fraction(int(t_star)) + 1
     if alpha_star <= 1:
@@ -215,7 +217,8 @@ def rdp_epsilon(
                 continue
         bits *= 2
     raise PrecisionExhausted(
-        f"could not certify inf over alpha of the {conversion} conversion to 1e-{digits}"
+        f"could not certify inf over alpha of the {conversion} conversion to 1e-{digits} "
+        f"within max_cells={max_cells} cells"
     )
 
 

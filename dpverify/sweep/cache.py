@@ -118,6 +118,14 @@ def _release(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+def _local(fs: Any) -> bool:
+    """True for fsspec's local filesystem (``file://``): its paths are this machine's, read
+    by :func:`dpverify.files.read_regular` like the folder cache's (FIFO, device, size)."""
+    from fsspec.implementations.local import LocalFileSystem
+
+    return isinstance(fs, LocalFileSystem)
+
+
 def _older_release(version: Any) -> bool:
     """Is ``version`` a release version older than this one?"""
     try:
@@ -147,6 +155,9 @@ class Cache:
         self.recheck = recheck
         self._key: Optional[bytes] = None
         self._fs: Any = None
+        if not url.split("://", 1)[-1].strip():
+            # "" or "file://" named the current folder (entries landed in the working directory)
+            raise InvalidParameter("cache", f"cache={url!r} names no folder; give a folder or a URL with a path")
         if "://" in url:
             try:
                 import fsspec
@@ -200,15 +211,31 @@ class Cache:
     def _read(self, key: str, suffix: str = ".json") -> Optional[bytes]:
         path = self._path(key)[: -len(".json")] + suffix
         try:
-            if self._fs is None:
+            if self._fs is None or _local(self._fs):
                 return read_regular(path, _MAX_ENTRY)  # a folder or a FIFO where an entry goes: no entry
-            if not self._fs.exists(path):
-                return None
-            return self._fs.cat_file(path)
+            return self._read_remote(path)
         except TooLarge:
             return _TOO_LARGE
         except OSError:
             return None
+
+    def _read_remote(self, path: str) -> Optional[bytes]:
+        """An entry of another filesystem under the folder cache's rules: a file (not a folder
+        or a stream), at most _MAX_ENTRY bytes by its listing and by what is read
+        (``cat_file`` had read whatever was there, to the end)."""
+        if not self._fs.exists(path):
+            return None
+        info = self._fs.info(path)
+        if info.get("type") != "file":
+            return None
+        size = info.get("size")
+        if not isinstance(size, int) or size > _MAX_ENTRY:
+            raise TooLarge(0, f"{size} bytes is too large (at most {_MAX_ENTRY})", path)
+        with self._fs.open(path, "rb") as f:
+            data = f.read(_MAX_ENTRY + 1)
+        if len(data) > _MAX_ENTRY:
+            raise TooLarge(0, f"more than {_MAX_ENTRY} bytes", path)
+        return data
 
     def check(self, plan: Plan, data: bytes) -> tuple[Optional[dict], str, str]:
         """(certificate, "", why it must be re-checked) if ``data`` may be an

@@ -141,6 +141,8 @@ class DaskExecutor(Executor):
                 self._client = distributed.Client(scheduler, timeout=connect_timeout)
             except (OSError, TimeoutError) as exc:
                 raise InvalidParameter("scheduler", f"scheduler={scheduler!r}: cannot connect ({exc})") from None
+            except ValueError as exc:  # the address parser's ("tcp://[::1"): exit 4 before
+                raise InvalidParameter("scheduler", f"scheduler={scheduler!r} is not an address ({exc})") from None
             self.name = f"Dask scheduler {scheduler}"
         else:
             import logging

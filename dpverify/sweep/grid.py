@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
 from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
-from ..limits import MAX_SWEEP_CONFIGURATIONS
+from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
 
 __all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_SWEEP_CONFIGURATIONS"]
 
@@ -145,31 +145,34 @@ def _schema_errors(data: Any, source: str) -> None:
 
 
 def _range(spec: Mapping[str, Any], source: str, where: str) -> list[Scalar]:
-    """Exact values of a range; ints when every given bound is an int."""
+    """Exact values of a range; ints when every given bound is an int. The work is bounded
+    before it is done: at most MAX_SWEEP_CONFIGURATIONS values, each a number an input may be
+    (at most MAX_NUMBER_CHARS characters), so a 200-byte grid cannot ask for 10^6000 values or
+    for a geometric range whose exact values grow by the factor's digits at every step."""
     try:
         start = parse_exact(spec["start"], "start")
         stop = parse_exact(spec["stop"], "stop")
     except InvalidParameter as exc:
         raise _err(source, where, exc.message) from None
     if stop < start:
-        raise _err(source, where, f"stop={spec['stop']!r} must be >= start={spec['start']!r}")
-    values: list[Fraction]
+        raise _err(source, where, f"stop={exact_str(stop)} must be >= start={exact_str(start)}")
+    values: Iterator[Fraction]
     if "step" in spec:
         try:
             step = parse_exact(spec["step"], "step")
         except InvalidParameter as exc:
             raise _err(source, where, exc.message) from None
         if step <= 0:
-            raise _err(source, where + ".step", f"step={spec['step']!r} must be > 0")
-        n = int((stop - start) // step) + 1
+            raise _err(source, where + ".step", f"step={exact_str(step)} must be > 0")
+        n = (stop - start) // step + 1  # exact; not shown, it may have thousands of digits
         if n > MAX_SWEEP_CONFIGURATIONS:
-            raise _err(source, where, f"the range has {n} values; at most {MAX_SWEEP_CONFIGURATIONS}")
-        values = [start + i * step for i in range(n)]
+            raise _err(source, where, f"the range has more than {MAX_SWEEP_CONFIGURATIONS} values (at most {MAX_SWEEP_CONFIGURATIONS} a range)")
+        values = (start + i * step for i in range(n))
     elif "num" in spec:
         n = spec["num"]
         if n > MAX_SWEEP_CONFIGURATIONS:
             raise _err(source, where + ".num", f"num={n} must be <= {MAX_SWEEP_CONFIGURATIONS}")
-        values = [start] if n == 1 else [start + i * (stop - start) / (n - 1) for i in range(n)]
+        values = iter([start]) if n == 1 else (start + i * (stop - start) / (n - 1) for i in range(n))
     else:
         try:
             factor = parse_exact(spec["factor"], "factor")
@@ -177,16 +180,35 @@ def _range(spec: Mapping[str, Any], source: str, where: str) -> list[Scalar]:
             raise _err(source, where, exc.message) from None
         if factor <= 1 or start <= 0:
             raise _err(source, where, "a geometric range needs factor > 1 and start > 0")
-        values, v = [], start
-        while v <= stop:
-            values.append(v)
-            if len(values) > MAX_SWEEP_CONFIGURATIONS:
-                raise _err(source, where, f"the range has more than {MAX_SWEEP_CONFIGURATIONS} values")
-            v *= factor
+        values = _geometric(start, stop, factor)
+    kept: list[Fraction] = []
+    for v in values:
+        if len(kept) >= MAX_SWEEP_CONFIGURATIONS:
+            raise _err(source, where, f"the range has more than {MAX_SWEEP_CONFIGURATIONS} values (at most {MAX_SWEEP_CONFIGURATIONS} a range)")
+        if max(v.numerator.bit_length(), v.denominator.bit_length()) > _MAX_VALUE_BITS or \
+                len(exact_str(v)) > MAX_NUMBER_CHARS:
+            raise _err(source, where, f"its value #{len(kept) + 1} needs more than {MAX_NUMBER_CHARS} "
+                                      "characters (a grid value is an input: at most that many)")
+        kept.append(v)
     ints = all(isinstance(spec.get(k), int) for k in ("start", "stop", "step", "factor") if k in spec)
-    if ints and all(v.denominator == 1 for v in values):
-        return [int(v) for v in values]
-    return [exact_str(v) for v in values]
+    if ints and all(v.denominator == 1 for v in kept):
+        return [int(v) for v in kept]
+    return [exact_str(v) for v in kept]
+
+
+#: no number the input reader accepts has a numerator or denominator of more bits: a mantissa of
+#: at most MAX_NUMBER_CHARS digits (3322 bits) times 10^+-MAX_DECIMAL_EXPONENT (9966 bits)
+_MAX_VALUE_BITS = math.ceil((MAX_NUMBER_CHARS + MAX_DECIMAL_EXPONENT) * math.log2(10))
+
+
+def _geometric(start: Fraction, stop: Fraction, factor: Fraction) -> Iterator[Fraction]:
+    """start, start * factor, ... up to stop. Each product is checked by the caller before the
+    next is formed, so the exact values (which gain the factor's digits at every step) stay
+    within _MAX_VALUE_BITS; as the factor's numerator is >= 2 they gain >= 1 bit a step."""
+    v = start
+    while v <= stop:
+        yield v
+        v *= factor
 
 
 def _axis_values(spec: Any, source: str, where: str) -> list[Scalar]:

@@ -157,6 +157,38 @@ def test_bad_pairs(bad):
         compose_delta([bad], "1")
 
 
+# adv37 A3: an EpsDelta is public and built unchecked; the rule it must meet is the pair's
+# (eps >= 0, delta in [0, 1], exact numbers, no bools), so the pair path's refusal is the oracle.
+# EpsDelta(1, -1/2) had been composed into a "certified" delta of -1/2.
+@pytest.mark.parametrize("eps, delta", [(F(1), F(-1, 2)), (F(1), F(2)), (F(-1), F(0)), (True, False),
+                                        (float("nan"), F(0)), (F(1), "abc"), (None, F(0))])
+@pytest.mark.parametrize("fn, arg", [(compose_delta, "1"), (compose_eps, "0.5")])
+def test_bad_epsdelta_is_refused_like_the_pair(eps, delta, fn, arg):
+    with pytest.raises(InvalidParameter) as pair:
+        fn([(eps, delta)], arg)
+    with pytest.raises(InvalidParameter) as ed:
+        fn([EpsDelta(F(1), F(0)), EpsDelta(eps, delta)], arg)
+    assert ed.value.name == pair.value.name == "mech"
+    assert str(ed.value) == str(pair.value)
+
+
+@pytest.mark.parametrize("eps, delta", [(0.5, 0), ("1", "1e-3"), (2, F(1, 10))])
+def test_epsdelta_reads_numbers_like_the_pair(eps, delta):
+    # the same exact value as the pair (a float at its binary value): same enclosure
+    a = compose_delta([EpsDelta(eps, delta)] * 3, "1")
+    b = compose_delta([(eps, delta)] * 3, "1")
+    assert (a.lo, a.hi) == (b.lo, b.hi)
+
+
+@pytest.mark.parametrize("ed", [EpsDelta(F(1), F(0), exp_eps=F(3)), EpsDelta(None, F(0), exp_eps=F(1, 2)),
+                                EpsDelta(None, F(2), exp_eps=F(3)), EpsDelta(None, F(0), exp_eps=True)])
+def test_bad_exp_eps_guarantee(ed):
+    # exp_eps = e^eps must be an exact number >= 1 (eps >= 0), given instead of eps, not beside it
+    with pytest.raises(InvalidParameter) as e:
+        compose_delta([ed], "1")
+    assert e.value.name == "mech"
+
+
 def test_bad_k():
     with pytest.raises(InvalidParameter) as e:
         compose_eps(["0.1,0"], "0.1", k=0)

@@ -102,3 +102,20 @@ def test_certificate_and_tamper(capsys):
     forged["digest"] = compute_digest(forged)
     with pytest.raises(CertificateRejected):
         verify_certificate(forged)
+
+
+@pytest.mark.parametrize("digits", [float("nan"), float("inf"), 1e308, 10**5000, 0, 0.5, True, False, "3.0", None,
+                                    [1], __import__("decimal").Decimal(3)],
+                         ids=lambda v: f"int{v.bit_length()}" if isinstance(v, int) and v > 2**64 else repr(v))
+def test_digits_is_refused_as_every_other_function_refuses_it(digits):
+    # adv37 A4: implies read digits unchecked (TypeError, OverflowError, a plain ValueError, True as 1).
+    # The rule is the one delta_mu applies (through _validate.digits), which is the oracle here.
+    import dpverify
+
+    with pytest.raises(InvalidParameter) as ref:
+        dpverify.delta_mu(1, 1, digits=digits)
+    for call in (lambda: implies((1, "1e-5"), (2, "1e-3"), digits=digits),
+                 lambda: worst_case_delta(1, "1e-5", "1/2", digits=digits)):
+        with pytest.raises(InvalidParameter) as exc:
+            call()
+        assert exc.value.name == "digits" and str(exc.value) == str(ref.value)

@@ -69,3 +69,28 @@ def test_oracle_sweep_task_with_dpsgd_alias(tmp_path, capsys):
     assert [r["verdict"] for r in body["rows"]] == ["unsafe", "crashed", "loose"]
     assert body["summary"]["computed"] == 1  # one certified computation for three accountants
     assert body["rows"][1]["accountant_error"] == "returned nan"
+
+
+def test_plugin_returns_and_exits_are_rows(capsys, tmp_path):
+    """adv37 O1/O2. A numpy.float64 (what dp_accounting's RdpAccountant.get_epsilon returns) had
+    stopped the oracle with exit 2 blaming a non-existent --reported option; sys.exit(0) inside
+    the plug-in had ended the oracle with exit 0 and nothing printed; 10**5000 was exit 4.
+    The reference for the numpy rows is the same accountant returning a Python float
+    (tests.fixtures:rdp_accountant): the same reported text and verdict. The others are the
+    documented 'crashed' rows (an accountant that raises, or returns no bounded number)."""
+    import numpy as np
+
+    cert = tmp_path / "o.json"
+    code = main(["oracle", "--battery", "smoke", "--certificate", str(cert),
+                 *(a for n in ("rdp_accountant", "numpy_rdp_accountant", "numpy_float32_accountant",
+                               "exiting_accountant", "huge_accountant")
+                   for a in ("--accountant", f"tests.fixtures:{n}"))])
+    assert code == 0
+    rows = {r["accountant"].split(":")[1]: r for r in json.loads(cert.read_text())["result"]["rows"]}
+    ref, npy = rows["rdp_accountant"], rows["numpy_rdp_accountant"]
+    assert (npy["reported"], npy["verdict"]) == (ref["reported"], ref["verdict"]) == (ref["reported"], "loose")
+    assert rows["numpy_float32_accountant"]["reported"] == repr(float(np.float32(0.9)))
+    assert rows["exiting_accountant"]["verdict"] == "crashed"
+    assert rows["exiting_accountant"]["error"] == "SystemExit: 0"
+    assert rows["huge_accountant"]["verdict"] == "crashed" and "4000 digits" in rows["huge_accountant"]["error"]
+    assert "confirmed" in verify_certificate(json.loads(cert.read_text()))

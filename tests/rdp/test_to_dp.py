@@ -235,3 +235,26 @@ def test_certified_bisection_keeps_the_crossing_and_stops_when_stuck():
         lo, hi = _bisect_increasing(G, g_lo, g_hi, arb(0), arb(1), lambda lo, hi: False, 400)
     assert arb_to_fraction(lo) < Fraction(1, 3) < arb_to_fraction(hi)
     assert len(calls) <= 30  # 24 bits of mantissa: the halvings run out after about 24 steps
+
+
+@pytest.mark.parametrize("cells", [float("nan"), float("inf"), 1e308, 10**5000, 0, -1, True, 0.5, "x", None,
+                                   10**6 + 1],
+                         ids=lambda v: f"int{v.bit_length()}" if isinstance(v, int) and v > 2**64 else repr(v))
+def test_max_cells_is_a_bounded_integer(cells):
+    # adv37 A4: NaN/inf/10**5000 had been accepted (no cap), True/0 ended in a PrecisionExhausted
+    # blaming the conversion, a str in a TypeError. The rule: an integer in [1, 10^6] (limits.MAX_RDP_CELLS).
+    from dpverify import SubsampledGaussianCurve
+
+    curve = SubsampledGaussianCurve(Fraction(1), Fraction(1, 100))
+    with pytest.raises(InvalidParameter) as exc:
+        rdp_epsilon(curve, "1e-5", "optimal", max_cells=cells)
+    assert exc.value.name == "max_cells"
+
+
+def test_a_huge_conversion_value_is_refused_by_name():
+    # the refusal's message had raised ValueError formatting repr(10**5000)
+    from dpverify import SubsampledGaussianCurve
+
+    with pytest.raises(InvalidParameter) as exc:
+        rdp_epsilon(SubsampledGaussianCurve(1, "0.01"), "1e-5", 10**5000)
+    assert exc.value.name == "conversion"

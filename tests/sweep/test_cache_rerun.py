@@ -213,3 +213,41 @@ def test_entry_of_a_newer_or_unreadable_version_is_not_used(tmp_path, grid, vers
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
     assert (again["cache_hits"], again["computed"]) == (1, 1)
     assert len(again["cache_refused"]) == 1
+
+
+def test_a_cache_url_reads_entries_under_the_folder_cache_rules(tmp_path, grid):
+    """adv37 C1: through an fsspec URL the entries were read by cat_file with no check: a FIFO
+    where an entry goes hung the sweep, /dev/zero was read until memory ran out, a 60 MB file
+    was read whole. The rule is the folder cache's (files.read_regular): such an entry is no
+    entry, the configuration is computed again and the results are the first run's."""
+    url = f"file://{tmp_path / 'cache'}"
+    first = sweep(grid, tmp_path / "a", url, "--workers", "1")
+    entries = _entries(tmp_path / "cache")
+    assert first["computed"] == 2 and len(entries) == 2
+    entries[0].unlink()
+    os.mkfifo(entries[0], 0o600)  # an open() of it would block until a writer came
+    entries[1].unlink()
+    with open(entries[1], "wb") as f:  # sparse: 60 MB by its size, no disk used
+        f.truncate(60_000_000)
+    again = sweep(grid, tmp_path / "b", url, "--workers", "1")
+    assert (again["cache_hits"], again["computed"]) == (0, 2)
+    assert len(again["cache_refused"]) == 1 and "larger than" in again["cache_refused"][0]
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+
+
+def test_a_remote_cache_entry_above_the_cap_is_not_read(tmp_path, grid):
+    # the same cap (cache._MAX_ENTRY) for a filesystem that is not this machine's (memory://)
+    fsspec = pytest.importorskip("fsspec")
+    url = f"memory://dpverify-test-{os.getpid()}-{tmp_path.name}"
+    sweep(grid, tmp_path / "a", url, "--workers", "1")
+    fs, root = fsspec.core.url_to_fs(url)
+    entries = sorted(p for p in fs.find(root) if p.endswith(".json"))
+    assert len(entries) == 2
+    fs.pipe_file(entries[0], b" " * (cache_module._MAX_ENTRY + 1))  # whitespace: valid JSON padding
+    fs.rm(entries[1])
+    fs.mkdir(entries[1])  # a folder where the entry goes
+    again = sweep(grid, tmp_path / "b", url, "--workers", "1")
+    assert len(again["cache_refused"]) == 1 and "larger than" in again["cache_refused"][0]
+    assert (again["cache_hits"], again["computed"]) == (0, 2)
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+    fs.rm(root, recursive=True)

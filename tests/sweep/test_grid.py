@@ -86,6 +86,11 @@ noise_multiplier = ["1"]
     (["--workers", "0"], "--workers"),
     (["--time-budget", "-1"], "--time-budget"),
     (["--retries", "abc"], "--retries"),
+    # adv37 L1: an empty cache path had silently meant the default (--cache "") or the working
+    # directory (file://); an unparsable scheduler address was exit 4
+    (["--cache", ""], "--cache"),
+    (["--cache", "file://"], "--cache"),
+    (["--scheduler", "tcp://[::1"], "is not an address"),
 ])
 def test_cli_option_conflicts_exit_2(tmp_path, capsys, argv, needle):
     p = _grid(tmp_path, 'task = "audit"\n[fixed]\nnoise_multiplier = 1\nsampling_rate = 1\nsteps = 1\ndelta = "0.5"\ndigits = 1\n')
@@ -98,3 +103,43 @@ def test_missing_grid_file_and_wrong_suffix(tmp_path, capsys):
     (tmp_path / "g.yaml").write_text("task: audit")
     assert main(["sweep", str(tmp_path / "g.yaml")]) == 2
     assert ".toml or .json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rng, needle", [
+    # (stop - start) / step + 1 = 10^6000 + 1 values: refused before any is built (the message
+    # had formatted that count, a ValueError: exit 4)
+    ('{start = "0", stop = "1e3000", step = "1e-3000"}', "more than 100000 values"),
+    # value k = 1.001^j, j = k - 1, has 3j decimal places; beyond 400 of them exact_str writes
+    # the integer mantissa (3j + 1 digits) and "e-3j": 3j + 6 characters, more than 1000 from
+    # j = 332, value #333 on (the old loop built all 694 values up to 2, the last of 2,000
+    # digits; with factor 1.0000001 it grew to 11 GB)
+    ('{start = "1", stop = "2", factor = "1.001"}', "value #333 needs more than 1000 characters"),
+    # 1 + 10^-991: value 2 is 992 digits + "e-991" (997 characters), value 3
+    # (1 + 2e-991 + 1e-1982) a mantissa of 1983 digits
+    ('{start = "1", stop = "2", factor = "1.' + "0" * 990 + '1"}', "value #3 needs more than 1000"),
+    # arithmetic: 1/3 + k e-999 is a fraction of about 2,000 characters from k = 1 on
+    ('{start = "1/3", stop = "1", step = "1e-999"}', "more than 100000 values"),
+    ('{start = "1/3", stop = "1/2", step = "1e-999"}', "more than 100000 values"),
+    ('{start = "1/3", stop = "1/3", step = "1e-999", }'.replace(", }", "}"), None),
+])
+def test_a_range_is_bounded_before_it_is_built(tmp_path, rng, needle):
+    text = f'task = "audit"\n[fixed]\nsteps = 10\n[product]\nnoise_multiplier = {rng}\n'
+    if needle is None:  # a single value: start itself
+        assert [c["noise_multiplier"] for c in load_grid(_grid(tmp_path, text)).configurations()] == ["1/3"]
+        return
+    with pytest.raises(InvalidParameter) as info:
+        load_grid(_grid(tmp_path, text))
+    assert "product.noise_multiplier" in info.value.message and needle in info.value.message
+
+
+def test_a_range_value_longer_than_an_input_is_refused(tmp_path):
+    # both ends are inputs (at most 1000 characters) but the middle of 1/p and 1/3, p = 10^600 + 1,
+    # is (p + 3) / (6 p) in lowest terms (p is odd and not a multiple of 3): 601 + 1 + 602 characters
+    p = 10**600 + 1
+    text = 'task = "audit"\n[fixed]\nsteps = 10\n[product]\nnoise_multiplier = ' \
+           f'{{start = "1/{p}", stop = "1/3", num = 3}}\n'
+    with pytest.raises(InvalidParameter) as info:
+        load_grid(_grid(tmp_path, text))
+    assert "value #2 needs more than 1000 characters" in info.value.message
+    text = text.replace("num = 3", "num = 2")  # the ends alone are fine
+    assert len(load_grid(_grid(tmp_path, text)).configurations()) == 2
