@@ -396,6 +396,63 @@ def check_details(kind: Kind, result: Mapping[str, Any], proved: "frozenset[str]
                                   f"by the second route of {kind.name}")
 
 
+#: the written form of each numeric hint. A hint only steers the second route (where a search
+#: starts, which order is tried), but text the producer never writes there ("abc", "nan",
+#: "2^-99999999999", "1e99999", a negative argmax, an empty breakpoint list) is refused with exit 2
+#: naming the path and the form, as any other malformed field (adv37 H1). Structured hints
+#: (``bins_grid``, ``shuffle_lower``, ...) are checked by the routes that read them.
+HINT_FORMS = {
+    "grid": "pow2", "mass_unit": "pow2", "ends.*.grid": "pow2",
+    "relative_width": "width", "head.argmax": "nonnegative", "tail.bridge_to": "nonnegative",
+    "proposal": "positive", "alpha": "positive",
+    "head.breakpoints": "nondecreasing", "tail.bridge_breakpoints": "nondecreasing",
+}
+_FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits",
+              "nonnegative": "a decimal or fraction >= 0 within the input caps",
+              "width": "a decimal or fraction >= 0 within the input caps, or null (an upper-only answer)",
+              "positive": "a decimal or fraction > 0 within the input caps",
+              "nondecreasing": "a non-empty list of decimals or fractions >= 0, nondecreasing, within the input caps"}
+
+
+def _hint_number(v: Any, where: str) -> "Fraction":
+    from .limits import _FRACTION, _NUMBER, check_number_text
+
+    if not (isinstance(v, str) and v.isascii() and (_NUMBER.fullmatch(v) or _FRACTION.fullmatch(v))):
+        raise ValueError
+    check_number_text(v, where)  # length and exponent caps first: Fraction("1e99999") is not built
+    return Fraction(v)
+
+
+def check_hints(kind: Kind, result: Mapping[str, Any]) -> None:
+    """Refuse (MalformedCertificate, exit 2) a hint of ``kind`` not written in its form
+    (:data:`HINT_FORMS`)."""
+    for p in _paths(result):
+        form = next((f for h, f in HINT_FORMS.items() if h in kind.hints and _match(h, p)), None)
+        if form is None:
+            continue
+        v: Any = result
+        for part in p.split("."):
+            v = v[part]
+        try:
+            if form == "pow2":
+                if not (isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit()
+                        and len(v) <= 12):
+                    raise ValueError
+            elif form == "nondecreasing":
+                if not isinstance(v, list) or not v:
+                    raise ValueError
+                xs = [_hint_number(x, f"result.{p}") for x in v]
+                if xs[0] < 0 or any(b < a for a, b in zip(xs, xs[1:])):
+                    raise ValueError
+            elif not (form == "width" and v is None):
+                x = _hint_number(v, f"result.{p}")
+                if x < 0 or (form == "positive" and x == 0):
+                    raise ValueError
+        except (ValueError, ZeroDivisionError):
+            raise MalformedCertificate(f"result.{p}={str(v)[:40]!r} is not written as the producer writes this "
+                                       f"hint (allowed: {_FORM_TEXT[form]})") from None
+
+
 #: format-1 names of the verdict, by kind (the 0.1.0 writer's spelling; format 2 writes ``verdict``)
 FORMAT1_VERDICT_NAMES = {"dp.implies": "implies", "dp.rr64": "equals_gdpt_formula", "gdp.certify": "status"}
 

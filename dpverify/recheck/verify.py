@@ -448,6 +448,7 @@ def _verify(cert: Any) -> str:
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
     kinds.require_format(kind, fmt)
     kinds.check_result_keys(kind, result)
+    kinds.check_hints(kind, result)
     if isinstance(claim.get("relation"), dict) and not _verdict_key_present(cert, fmt):
         raise MalformedCertificate(f"{quantity} states a claim (claim.relation): result.verdict is missing")
     ignored = _unverifiable(kind, result, fmt)

@@ -441,3 +441,29 @@ def test_one_narrow_gaussian_step_refines_past_2_24(tmp_path):
     forged["result"]["enclosure"]["hi"] = str(float(cert["result"]["enclosure"]["lo"]) * (1 + 1e-5))
     forged["result"]["relative_width"] = "1e-05"
     assert outcome(reseal(forged)) in (1, 3)
+
+
+@pytest.mark.parametrize("name,path,value", [
+    ("pld-claim", ("grid",), "abc"),
+    ("pld-claim", ("grid",), "2^-99999999999"),
+    ("pld-claim", ("mass_unit",), "nan"),
+    ("pld-claim", ("mass_unit",), "1/0"),
+    ("pld-claim", ("relative_width",), "-1"),
+    ("pld-claim", ("relative_width",), "1e99999"),
+    ("gdp-certify-approx", ("head", "argmax"), "-1"),
+    ("gdp-certify-approx", ("head", "argmax"), "1e99999"),
+    ("gdp-certify-approx", ("head", "breakpoints"), []),
+    ("gdp-certify-approx", ("head", "breakpoints"), ["0", "1", "1/2"]),
+    ("calibrate-bracket", ("proposal",), "0"),
+    ("calibrate-bracket", ("proposal",), "1e99999"),
+])
+def test_a_hint_not_in_its_written_form_is_exit_2(name, path, value):
+    """adv37 H1: hints only steer the second route, but text the producer never writes there is
+    a malformed certificate (exit 2 naming the path), not a confirmed one."""
+    cert = fixture(name)
+    node = cert["result"]
+    for part in path[:-1]:
+        node = node[part]
+    assert path[-1] in node, (name, path)
+    node[path[-1]] = value
+    assert outcome(reseal(cert)) == 2
