@@ -28,6 +28,7 @@ from ..ball import exact_str, parse_exact
 from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
 from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
+from ..schemas import _no_duplicates
 
 __all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_SWEEP_CONFIGURATIONS"]
 
@@ -297,9 +298,13 @@ def load_grid(path: "str | Path") -> Grid:
             raise InvalidParameter("grid", f"{source}: not TOML ({exc})") from None
     elif suffix == ".json":
         try:
-            data = json.loads(text, parse_float=str, parse_constant=lambda c: c)
+            # a key given twice is refused, as in every other input file (last-wins let a
+            # repeated "task" pick the task: adv37 D1)
+            data = json.loads(text, parse_float=str, parse_constant=lambda c: c, object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as exc:
             raise InvalidParameter("grid", f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        except ValueError as exc:
+            raise InvalidParameter("grid", f"{source}: not a grid ({exc})") from None
     else:
         raise InvalidParameter("grid", f"{path}: a grid file must end in .toml or .json")
     return parse_grid(data, source)

@@ -15,6 +15,7 @@ from typing import Any, Iterator, Mapping
 
 from ..errors import DpverifyError
 from ..files import NotARegularFile, TooLarge, read_regular
+from ..schemas import _no_duplicates
 from ..limits import MAX_INPUT_FILE_BYTES
 
 __all__ = ["InvalidRecord", "read_jsonl", "schema_errors", "load_schema"]
@@ -93,7 +94,9 @@ def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[
         n += 1
         where = f"{p} record {n} (line {lineno})"
         try:
-            rec = json.loads(s, parse_constant=_refuse_constant)
+            # a key given twice is refused (last-wins turned a record's claimed_eps 100 into
+            # 0.1 and its verdict into "fails": adv37 D1)
+            rec = json.loads(s, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
         except ValueError as exc:
             raise InvalidRecord(where, "", f"not valid JSON ({exc})") from None
         if not isinstance(rec, dict):

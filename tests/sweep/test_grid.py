@@ -143,3 +143,12 @@ def test_a_range_value_longer_than_an_input_is_refused(tmp_path):
     assert "value #2 needs more than 1000 characters" in info.value.message
     text = text.replace("num = 3", "num = 2")  # the ends alone are fine
     assert len(load_grid(_grid(tmp_path, text)).configurations()) == 2
+
+
+def test_a_json_grid_with_a_key_given_twice_is_refused(tmp_path):
+    """adv37 D1: {"task": "audit", "task": "oracle"} ran the oracle (the last one won)."""
+    p = tmp_path / "g.json"
+    p.write_text('{"task": "audit", "task": "oracle", "fixed": {"delta": "1e-5", "digits": 2, "steps": 10, '
+                 '"sampling_rate": "0.01"}, "product": {"noise_multiplier": ["1"]}}')
+    with pytest.raises(InvalidParameter, match="appears twice"):
+        load_grid(p)

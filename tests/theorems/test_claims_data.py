@@ -195,3 +195,15 @@ def test_reproduce_runs_every_claim_past_an_undecided_or_invalid_one(tmp_path, c
     assert "3 claims: 1 hold, 0 fail, 1 undecided, 1 invalid" in out
     assert "deep: undecided" in err and "gain: inputs.digits: digits=300 must be an integer in [1, 298]" in err
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["good.json"]
+
+
+def test_a_key_given_twice_in_a_record_is_refused(tmp_path):
+    """adv37 D1: the JSONL reader took the last of a repeated key (a record's claimed eps 100
+    then 0.1 was read as 0.1); like every other input file it now refuses the record."""
+    import json as _json
+
+    text = _json.dumps(GOOD)[:-1] + ', "quantity": "gdp.delta"}'
+    p = tmp_path / "c.jsonl"
+    p.write_text(text + "\n")
+    with pytest.raises(InvalidRecord, match="appears twice"):
+        load_claims([p])
