@@ -26,7 +26,7 @@ from typing import Mapping, Sequence, Union
 from flint import arb
 
 from ..ball import ball
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, shown
 from ..limits import MAX_ENUMERATION_EXPONENT
 
 __all__ = ["FiniteMechanism", "MAX_ENUMERATION_EXPONENT"]
@@ -51,6 +51,12 @@ class FiniteMechanism:
         if len(self.P) != len(self.Q) or not self.P:
             raise InvalidParameter("pmf", "P and Q must be non-empty and of equal length")
         for side, pmf in (("P", self.P), ("Q", self.Q)):
+            # a probability is an exact number or a finite ball; a bool is neither (True was
+            # read as 1: adv37 A4), nor is a NaN
+            for x in pmf:
+                if isinstance(x, bool) or not (isinstance(x, (Fraction, int)) or (isinstance(x, arb) and x.is_finite())):
+                    raise InvalidParameter("pmf", f"{side}: {shown(x)} is not a probability (give Fractions, "
+                                           "ints or finite arb balls; FiniteMechanism.of reads text and floats)")
             if _is_exact(pmf):
                 if any(Fraction(x) < 0 for x in pmf) or sum(Fraction(x) for x in pmf) != 1:
                     raise InvalidParameter("pmf", f"{side} must be >= 0 and sum to exactly 1")
@@ -61,7 +67,16 @@ class FiniteMechanism:
 
     @classmethod
     def of(cls, P: Sequence[object], Q: Sequence[object], name: str = "finite") -> "FiniteMechanism":
-        conv = lambda x: x if isinstance(x, arb) else Fraction(x)  # noqa: E731
+        def conv(x: object) -> Prob:
+            if isinstance(x, arb):
+                return x
+            if isinstance(x, bool):
+                raise InvalidParameter("pmf", f"{x!r} is not a probability")
+            try:
+                return Fraction(x)  # type: ignore[arg-type]
+            except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+                raise InvalidParameter("pmf", f"{shown(x)} is not a probability") from None
+
         return cls(tuple(conv(x) for x in P), tuple(conv(x) for x in Q), name)
 
     @property

@@ -1,6 +1,7 @@
 """GDPT's 4-output mechanism: the 64 rows, the exact supremum, the finite engine."""
 
 import copy
+from fractions import Fraction as F
 import json
 
 import mpmath
@@ -67,3 +68,14 @@ def test_cli_negative_eps_fails_and_bad_input(capsys):
     assert main(["check", "rr64", "--eps0", "1", "--delta0", "0.1", "--eps=-2"]) == 1
     assert main(["check", "rr64", "--eps0", "1", "--delta0", "1.1", "--eps", "0"]) == 2
     assert "--delta0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("P,Q", [((True, False), (False, True)), ((float("nan"), 1), (F(1, 2), F(1, 2))),
+                                 (("1/2", "1/2"), (F(1, 2), F(1, 2)))])
+def test_finite_mechanism_refuses_what_is_not_a_probability(P, Q):
+    """adv37 A4: bools were read as 0 and 1 and NaN ended in a ValueError; the constructor takes
+    exact numbers or finite balls (``of`` reads text and floats)."""
+    from dpverify.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter):
+        FiniteMechanism(P, Q)
