@@ -35,6 +35,10 @@ def _forged(tmp_path, src: Path, change) -> tuple[int, str]:
     ("events-delta", "theorems", ["this mechanism is (0, 0)-DP (Dwork and Roth 2014 Thm 1)"]),
     # a reason in no writers' form on a claim certificate: named, not confirmed
     ("pld-claim", "reason", FALSE),
+    # adv38 C1: another kind's form, whose ends would be read against this kind's enclosure
+    ("shuffle-claim", "reason", "certified delta(1) >= 2 > 1/100000"),  # an epsilon bracket, not delta(1)
+    ("pld-claim", "reason", "certified upper end 1.3e-13 <= claimed 2"),  # delta(2), not an epsilon
+    ("bins-claim", "reason", "certified upper end 2.23263 <= claimed 2.5 (group privacy)"),  # replace-one's clause
 ])
 def test_free_text_that_is_no_writers_form_is_named_on_the_line(tmp_path, name, path, value):
     # the numbers are genuine, so the certificate is confirmed; the text is not part of it
