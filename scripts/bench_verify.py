@@ -320,8 +320,8 @@ def main() -> int:
             out.append({"certificate": label, "kind": _kind(cert), "compute_cpu": c_cpu, "compute_wall": c_wall,
                         "verify_cpu": v_cpu, "verify_wall": v_wall, "verify_exit": vcode, "load": load})
     slower = [r for r in out if r["compute_cpu"] and r["verify_cpu"] > r["compute_cpu"]]
-    print(f"\n{len(out)} rows; verify slower than compute (CPU) on {len(slower)}: "
-          + ", ".join(r["certificate"] for r in slower))
+    print(f"\n{len(out)} rows; verify slower than compute (CPU) on {len(slower)}"
+          + (": " + ", ".join(r["certificate"] for r in slower) if slower else ""))
     if not args.no_fresh and not args.only and not args.quick:
         # every kind has a row of the kind table; the ones no CLI command writes come from
         # ``reproduce`` (the claim set) and are timed by the committed rows
