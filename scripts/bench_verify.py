@@ -2,7 +2,7 @@
 written certificate of each kind the CLI writes.
 
     PYTHONPATH=. python scripts/bench_verify.py [--only SUBSTRING ...] [--no-compute]
-                                                [--no-fresh] [--heavy] [--json FILE] [--stall]
+                                                [--no-fresh] [--heavy] [--json FILE] [--stall] [--quick]
 
 Each command runs in its own process (``python -m dpverify ...``), as a user runs it:
 the times include the interpreter start and imports on both sides. Per row it prints
@@ -21,6 +21,10 @@ records: 44 s; a replace-one tree forged to two step types of 4,999,999 steps: 2
 genuine fixed-batch replace-one claim (verify 10 s against 3.3 s of compute): the forged rows
 print the genuine certificate's compute time and the forgery's verify time and exit code
 (1 refused, 2 beyond a cap, 3 not re-proved: each a refusal).
+
+``--quick`` (smoke use, under a minute) runs only the fresh certificates of a few kinds
+(QUICK): a PLD epsilon and delta, an events epsilon, a Balle rdp.epsilon and a calibrate
+bracket.
 
 ``--in-process`` times the re-check alone, without interpreter start and imports (which
 dominate the closed-form kinds): each certificate in its own child with the re-check
@@ -43,7 +47,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from _bench import end, start  # noqa: E402
 from tests.certificate.format2_fixtures import CLI, fill_placeholders  # noqa: E402
+
+EXAMPLES = """examples:
+  PYTHONPATH=. python scripts/bench_verify.py --quick              # five fresh kinds: under a minute
+  PYTHONPATH=. python scripts/bench_verify.py                      # every committed and fresh certificate
+  PYTHONPATH=. python scripts/bench_verify.py --only pld events --no-committed
+  PYTHONPATH=. python scripts/bench_verify.py --in-process --kinds pld.epsilon events.epsilon"""
+
+#: the fresh certificates of ``--quick``: one of each costly route, each a few seconds
+QUICK = ("pld-epsilon", "pld-delta", "events-epsilon", "rdp-epsilon-balle-ssg", "calibrate-bracket")
 
 #: seconds one command may take before it is stopped (reported as a timeout)
 TIMEOUT = 900
@@ -226,7 +242,8 @@ def stall_main(tmp: Path) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=EXAMPLES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="+", default=None, help="rows whose label contains one of these")
     ap.add_argument("--no-compute", action="store_true", help="time verify only")
     ap.add_argument("--no-fresh", action="store_true", help="skip the freshly written certificates")
@@ -238,21 +255,30 @@ def main() -> int:
                     help="time the warm re-check alone (committed certificates), in milliseconds")
     ap.add_argument("--kinds", nargs="+", default=None, help="with --in-process: only these claim kinds")
     ap.add_argument("--stall", action="store_true", help="time the forged certificates that once stalled verify")
+    ap.add_argument("--quick", action="store_true",
+                    help=f"only the fresh certificates {', '.join(QUICK)} (under a minute; smoke use)")
     args = ap.parse_args()
+    exact = {f"fresh/{name}" for name in QUICK} if args.quick else None
+    if args.quick:
+        args.no_committed = True
     if args.stall:
-        print(f"load at start {os.getloadavg()}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
+        start("bench_verify --stall: forged certificates that once kept verify busy",
+              "times are CPU seconds of each child (user + system, getrusage)")
         with tempfile.TemporaryDirectory() as d:
             stall_main(Path(d))
-        print(f"load at end {os.getloadavg()}")
+        end()
         return 0
     if args.in_process:
-        print(f"load at start {os.getloadavg()}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
+        start("bench_verify --in-process: the re-check alone, in a child per certificate",
+              "times are CPU milliseconds (time.process_time in the child, imports excluded)")
         with tempfile.TemporaryDirectory() as d:
             in_process_main(committed(Path(d)), args.kinds, args.only)
-        print(f"load at end {os.getloadavg()}")
+        end()
         return 0
     out = []
-    print(f"load at start {os.getloadavg()}; python {sys.executable}; PYTHONPATH={os.environ.get('PYTHONPATH', '')}")
+    start("bench_verify: verify against compute, each command in its own child (`python -m dpverify ...`)",
+          "times are CPU seconds of each child (user + system, getrusage; interpreter start and imports "
+          "included); wall seconds are printed beside them")
     print(f"{'certificate':58s} {'compute':>9s} {'verify':>9s} {'ratio':>7s} {'wall c/v':>13s}  load")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -269,6 +295,8 @@ def main() -> int:
                              argv + ["--time-budget", "3000", "--certificate", str(tmp / f"heavy-{name}.json")], True))
         for label, cert, argv, fresh in plan:
             if args.only and not any(s in label for s in args.only):
+                continue
+            if exact is not None and label not in exact:
                 continue
             c_cpu = c_wall = None
             note = ""
@@ -292,9 +320,9 @@ def main() -> int:
             out.append({"certificate": label, "kind": _kind(cert), "compute_cpu": c_cpu, "compute_wall": c_wall,
                         "verify_cpu": v_cpu, "verify_wall": v_wall, "verify_exit": vcode, "load": load})
     slower = [r for r in out if r["compute_cpu"] and r["verify_cpu"] > r["compute_cpu"]]
-    print(f"\n{len(out)} rows; verify slower than compute (CPU) on {len(slower)}: "
-          + ", ".join(r["certificate"] for r in slower))
-    if not args.no_fresh and not args.only:
+    print(f"\n{len(out)} rows; verify slower than compute (CPU) on {len(slower)}"
+          + (": " + ", ".join(r["certificate"] for r in slower) if slower else ""))
+    if not args.no_fresh and not args.only and not args.quick:
         # every kind has a row of the kind table; the ones no CLI command writes come from
         # ``reproduce`` (the claim set) and are timed by the committed rows
         from dpverify.recheck.kinds import KINDS
@@ -302,7 +330,7 @@ def main() -> int:
         fresh = {r["kind"] for r in out if r["certificate"].startswith("fresh/")}
         print("kinds without a fresh CLI row (written by reproduce only, timed by the committed rows): "
               + (", ".join(sorted(set(KINDS) - fresh)) or "none"))
-    print(f"load at end {os.getloadavg()}")
+    end()
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0
