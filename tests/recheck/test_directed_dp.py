@@ -429,3 +429,22 @@ def test_law_work_is_priced_before_any_product() -> None:
         dp._law_plan(tuple((e, F(0), 36) for e in eps), 1000)
     h = F(1, 400)
     assert dp._law_plan(tuple((h * math.ceil(e / h), F(0), 200) for e in eps), 64)[0] == "lattice"
+
+
+@pytest.mark.parametrize("e,c,lo", [(F(1, 10), 40, 0), (F(3, 2), 25, 7), (F(1, 100), 3000, 1490)])
+def test_binomial_weights_by_the_ratio_recurrence(e, c, lo) -> None:
+    """adv38 K1: the weights C(c, y) p^y (1-p)^(c-y) come from p^c and the ratio e^-eps y/(c-y+1)
+    (no integer binomial per y); each encloses mpmath's value at REF digits, narrowly."""
+    ws = dp._binomial_iv(arith(200), e, c, lo)
+    assert len(ws) == c - lo + 1
+    with mpmath.workdps(REF):
+        p = 1 / (1 + mpmath.exp(-_mp(e)))
+        for y, (a, b) in zip(range(lo, c + 1), ws):
+            _inside(mpfr_to_mpf(a), mpfr_to_mpf(b), mpmath.binomial(c, y) * p ** y * (1 - p) ** (c - y), rel=1e-50)
+
+
+def test_one_guarantee_beyond_the_producers_count_is_exit_2() -> None:
+    """The producer composes at most 399,999 steps of one guarantee (exit 2 beyond); a forged
+    k = 10^9 ran 164 CPU s in verify before (adv38 K1)."""
+    with pytest.raises(MalformedCertificate, match="at most 399999"):
+        dp._types({"mechs": ["0.1,1e-8"], "k": 10**9})
