@@ -37,7 +37,7 @@ from typing import Any, Optional
 from ..ball import exact_str, parse_exact
 from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..certificate.format import LEGACY_EVENT_FIELDS as LEGACY  # one table of legacy item keys, likewise
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, shown
 from . import model as E
 from .._validate import check_noise_multiplier
 from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
@@ -113,10 +113,10 @@ def _value(kind: str, v: Any, path: str, where: str) -> Any:
             if isinstance(v, _Num) and v.isascii() and v.lstrip("+-").isdigit() and len(v) <= 30:
                 v = int(v)
             else:
-                raise _bad(path, f"{v!r} must be an integer in [{int(kind == 'int1')}, {MAX_EVENT_INTEGER}]", where)
+                raise _bad(path, f"{shown(v)} must be an integer in [{int(kind == 'int1')}, {MAX_EVENT_INTEGER}]", where)
         lo = 0 if kind == "int0" else 1
         if not lo <= v <= MAX_EVENT_INTEGER:
-            raise _bad(path, f"{v} must be an integer in [{lo}, {MAX_EVENT_INTEGER}]", where)
+            raise _bad(path, f"{shown(v)} must be an integer in [{lo}, {MAX_EVENT_INTEGER}]", where)
         return int(v)
     x = _number(v, path, where)
     if kind == "pos" and not x > 0:
@@ -292,7 +292,12 @@ def event_to_json(ev: Any) -> dict[str, Any]:
 def _as_read(v: Any) -> Any:
     """A model field as the JSON reader will see it: exact numbers (int, Fraction, not bool)
     as exact text, anything else unchanged, so that the reader refuses it by name."""
-    return exact_str(v) if isinstance(v, (int, Fraction)) and not isinstance(v, bool) else v
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+        return v
+    if max(Fraction(v).numerator.bit_length(), Fraction(v).denominator.bit_length()) > 4000:
+        # beyond the 1000-character input cap, and str() of it may raise (adv38 A1: 10**5000)
+        return "a number of more than 1000 digits"
+    return exact_str(v)
 
 
 def check_model(ev: Any) -> Any:

@@ -298,5 +298,5 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                     f"enclosure [{float(a):.10g}, {float(b) if b is not None else 'inf'}] it is not decided the same way")
             _check_excess(i, r.get("excess"), reported, lo, hi, again)
             any_unsafe |= again == "unsafe"
-        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds",
+        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds", verdict_of_record=True,
                        proved=frozenset({"configs", "rows"}), unconfirmed=unbound)

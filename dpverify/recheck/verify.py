@@ -125,6 +125,9 @@ class Recheck:
     #: what the certificate states that no route here can re-prove or bind (named in the
     #: summary as not part of what is confirmed, as format 1's unverifiable fields are)
     unconfirmed: tuple = ()
+    #: the verdict is a function of recorded fields this re-check confirmed exactly (an oracle's
+    #: rows), so the producer wrote that very verdict: a recorded 'undecided' there is false
+    verdict_of_record: bool = False
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
         if self.lo is not None and self.hi is not None:
@@ -294,16 +297,21 @@ def root_enclosure(enc: Mapping[str, Any], at_least: "Optional[Callable[[Fractio
     return a, b
 
 
-def accept_verdict(recorded: Any, independent: Optional[str], what: str) -> None:
+def accept_verdict(recorded: Any, independent: Optional[str], what: str, of_record: bool = False) -> None:
     """The one acceptance rule for checks: equal verdicts, or a recorded 'undecided'.
 
-    'undecided' asserts neither holds nor fails, so it is never false: a producer
-    whose tail bound was weaker (the 0.1.0 'head only' gdp.certify of randomized
-    response, which this route now decides 'holds') wrote a true certificate. Its
-    numbers (the enclosure) are re-proved separately, whatever the verdict."""
+    'undecided' asserts neither holds nor fails, so it is never false where the producer's
+    route may be weaker than this one (the 0.1.0 'head only' gdp.certify of randomized
+    response, which this route now decides 'holds', was a true certificate). Where the
+    verdict is a function of recorded fields confirmed exactly (``of_record``: an oracle's
+    re-classified rows), the producer wrote that verdict, and 'undecided' is refused (adv38
+    V1b: an oracle's 'fails', an unsafe accountant, relabelled 'undecided' was confirmed).
+    Its numbers (the enclosure) are re-proved separately, whatever the verdict."""
     if recorded not in VERDICTS:
         raise MalformedCertificate(f"{what}={recorded!r} is not one of {', '.join(VERDICTS)}")
     if recorded == "undecided":
+        if of_record and independent in ("holds", "fails"):
+            raise CertificateRejected(f"{what}: recorded 'undecided', but the recorded fields decide {independent!r}")
         return
     if independent is None or independent == "undecided":
         raise CouldNotReprove(f"{what}: the independent route could not decide {recorded!r}")
@@ -510,7 +518,7 @@ def _verify(cert: Any) -> str:
                                               f"the kind's own re-derivation {independent!r}: the relation is not "
                                               "the claim this certificate proves")
                 independent = by_relation
-        accept_verdict(recorded_verdict, independent, "result.verdict")
+        accept_verdict(recorded_verdict, independent, "result.verdict", re.verdict_of_record)
     # the writer's comments last, on a certificate otherwise confirmed (its enclosure and verdict
     # are re-proved by now): a reason in a writers' form is re-derived, other text is named (adv36 F3)
     ignored += check_comments(quantity, kind.comments, inputs, result, recorded_verdict)

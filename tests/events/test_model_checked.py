@@ -70,3 +70,12 @@ def test_valid_model_tree_answers_as_its_document():
     c = dpverify.epsilon(E.SelfComposed(E.PoissonSampled(F(1, 100), E.Gaussian(1)), 60), "1e-5").enclosure
     d = dpverify.epsilon(E.SelfComposed(P, 60), "1e-5").enclosure
     assert (c.lo, c.hi) == (d.lo, d.hi)
+
+
+@pytest.mark.parametrize("tree,path", [(E.Gaussian(10**5000), "event.noise_multiplier"),
+                                       (E.SelfComposed(G, 10**5000), "event.count")])
+def test_a_5000_digit_number_in_a_model_tree_is_refused_not_a_traceback(tree, path):
+    """adv38 A1: str() of a 5000-digit int raised ValueError inside the check."""
+    with pytest.raises(InvalidParameter) as exc:
+        dpverify.epsilon(tree, "1e-5")
+    assert exc.value.message.startswith(path + ":")

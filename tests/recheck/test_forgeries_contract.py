@@ -467,3 +467,15 @@ def test_a_hint_not_in_its_written_form_is_exit_2(name, path, value):
     assert path[-1] in node, (name, path)
     node[path[-1]] = value
     assert outcome(reseal(cert)) == 2
+
+
+@pytest.mark.parametrize("name", ["oracle-battery-smoke", "oracle-input"])
+def test_an_oracle_verdict_relabelled_undecided_is_refused(name):
+    """adv38 V1b: an oracle's verdict is 'fails' iff a re-classified row is unsafe, a function of
+    the rows verify confirms exactly, and the writer writes only that; 'undecided' hid an unsafe
+    accountant behind exit 0."""
+    cert = fixture(name)
+    assert cert["result"]["verdict"] in ("holds", "fails")
+    cert["result"]["verdict"] = "undecided"
+    cert["result"].pop("reason", None)
+    assert outcome(reseal(cert)) == 1
