@@ -457,12 +457,7 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
                    first: "int | None" = None):
     """:func:`_discretise` on interval tails: every mass is an enclosure rounded outward
     to units 2^-K (upper masses and Q-masses up, P-masses of the lower pair down), so the
-    integer pairs are proved. The lower pair's Q-masses are *tilted* (:func:`_lower_delta`):
-    class k (loss bucket (s_k, s_{k+1}], s_k = k h) holds an upper bound of Q_k e^{s_k} 2^K,
-    the upper end of Q_k's enclosure times the upper end of e^{s_k}'s.
-
-    Precision K + m + 32 bits (and 1.5 per unit of loss at the top knot, for the tilt's e^{s}):
-    a connect-the-dots mass is a
+    integer pairs are proved. Precision K + m + 32 bits: a connect-the-dots mass is a
     difference of slopes, each a difference of curve values divided by x_t - x_{t-1}
     ~ h x, which scales an absolute error by 2^m, and the chain of x_t widens by one unit
     per knot (log2 of the knot count, 15 bits at 30000 knots); what remains keeps the
@@ -502,16 +497,11 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
             i0 = first
     if n - i0 >= max_knots:  # fail closed before the work, not slowly or out of memory
         raise CouldNotReprove(f"one step's privacy loss spans more than {max_knots} points of the grid 2^-{m}")
-    # a tilted Q-mass is Q's enclosure times e^{s}, which scales its absolute error by up to
-    # e^{n h} at the top knot: 1.5 bits per unit of loss there keep it below a unit
-    prec = K + m + 32 + (((n * 3) >> (m + 1)) + 1 if n > 0 else 0)
+    prec = K + m + 32
     if prec > PLD_WIDE_UNIT_BITS and (n - i0) * prec * prec > PLD_MAX_KNOT_BIT_WORK:
         raise CouldNotReprove(
             f"one step's {n - i0} knots at {prec} bits (mass units 2^-{K}) exceed the "
             f"second route's work cap ({PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2): not re-proved within the budget")
-    if prec != A.prec:
-        A = arith(prec)
-        INF = A.q(inf)
     pts = tails.at_knots(A, i0, n, m)
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
@@ -546,9 +536,7 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
             up.append(max(0, ceil_int(up_ctx.mul(hi, UK))))
             pp, qq = pts[t - 1]
             lp.append(max(0, floor_int(dn.mul(dn.sub(pp[0], p1), UK))))
-            # the Q-mass tilted by e^{s} at the class's own knot s = (i0 + t - 1) h (x_prev's upper end)
-            cq = up_ctx.sub(qq[1], q0)
-            lq.append(ceil_int(up_ctx.mul(up_ctx.mul(cq, x_prev[1]), UK)) if cq > 0 else 0)
+            lq.append(max(0, ceil_int(up_ctx.mul(up_ctx.sub(qq[1], q0), UK))))
         d_prev, s_prev, x_prev = (d0, d1), s, (x0, x1)
     c1 = up_ctx.minus(s_prev[0])  # s_N = 0
     hi = up_ctx.mul(c1, x_prev[1] if c1 >= 0 else x_prev[0])
@@ -560,20 +548,19 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
 
 class _Seq:
     """Nonnegative integers c_0..c_{n-1} packed in slots of ``s`` bits (:mod:`.core`: c_i in
-    bits [s i, s (i + 1))), with ``tot`` an upper bound of their sum and ``mx`` one of their
-    largest (exact integer bookkeeping): a product of two such sequences is one GMP
-    multiplication, exact while its coefficients' bound (:func:`_product`) stays below the
-    slots' range (checked before each product)."""
+    bits [s i, s (i + 1))), with ``tot`` an upper bound of their sum (exact integer
+    bookkeeping): a product of two such sequences is one GMP multiplication, exact while
+    tot_x tot_y stays below the slots' range (checked before each product)."""
 
-    __slots__ = ("x", "n", "tot", "s", "mx")
+    __slots__ = ("x", "n", "tot", "s")
 
-    def __init__(self, x: Any, n: int, tot: int, s: int, mx: int) -> None:
-        self.x, self.n, self.tot, self.s, self.mx = x, n, tot, s, mx
+    def __init__(self, x: Any, n: int, tot: int, s: int) -> None:
+        self.x, self.n, self.tot, self.s = x, n, tot, s
 
     @classmethod
     def of(cls, c: list, s: int) -> "_Seq":
         tot = sum(c)
-        return cls(gmpy2.pack(c, s) if tot else _ZERO, len(c), tot, s, max(c, default=0))
+        return cls(gmpy2.pack(c, s) if tot else _ZERO, len(c), tot, s)
 
     def coeffs(self) -> list:
         out = gmpy2.unpack(self.x, self.s) if self.x else []
@@ -587,50 +574,30 @@ class _Seq:
 
     def window(self, a: int, b: int, add0: int = 0) -> "_Seq":
         """c_a .. c_{b-1} with ``add0`` added to the first, where add0 is at most the sum of the
-        coefficients cut off (so the total bound holds); the largest is then at most
-        max(mx, c_a + add0). Slots sized by the coefficients' bound (:func:`_product`) may be
-        narrower than the total: a first coefficient that no longer fits its slot (it would carry
-        into the next) is repacked, with the rest, in slots one bit wider than it."""
-        cut = gmpy2.f_mod_2exp(self.x, self.s * b) >> (self.s * a)
-        if not add0:
-            return _Seq(cut, b - a, self.tot, self.s, self.mx)
-        first = int(self.slots(a, 1)[0]) + add0
-        if first >> self.s:
-            c = self.slots(a, b - a)
-            c[0] = first
-            s = first.bit_length() + 1
-            return _Seq(gmpy2.pack(c, s), b - a, self.tot, s, max(self.mx, first))
-        return _Seq(cut + add0, b - a, self.tot, self.s, max(self.mx, first))
+        coefficients cut off (so the total bound holds, and the first slot stays below it: no carry)."""
+        return _Seq((gmpy2.f_mod_2exp(self.x, self.s * b) >> (self.s * a)) + add0, b - a, self.tot, self.s)
 
 
-def _slot_bits(K: int, bound: int) -> int:
-    """Slot width for a product in units 2^-K whose exact coefficients are at most ``bound``: 2^K - 1
-    is added to each when it is rounded up (:func:`.core.round_slots`), so bound + 2^K < 2^s
-    is needed, and one bit more leaves room for the bounds' slow growth along a chain of products
-    (their roundings and trims add a few units each)."""
-    return (bound + (1 << K)).bit_length() + 1
+def _slot_bits(K: int, *tots: int) -> int:
+    """Slot width for sequences in units 2^-K whose totals are at most ``tots``: an exact
+    coefficient of a product of two of them is at most the product of their totals, and
+    2^K - 1 is added to it when it is rounded up (:func:`.core.round_slots`)."""
+    t = max(max(tots), 1 << K)
+    return 2 * t.bit_length() + 2
 
 
 def _product(x: _Seq, y: _Seq, K: int, up: bool) -> _Seq:
     """The exact product of two packed sequences divided by 2^K, each coefficient rounded up
-    (``up``) or down, packed again in the same slots. Every exact coefficient
-    z_k = sum_i x_i y_(k-i) (nonnegative terms) is at most max_i x_i sum_j y_j, and likewise with
-    x and y exchanged, so at most b = min(mx_x tot_y, mx_y tot_x): exact while b + 2^K < 2^s (a
-    wider slot is taken, by one unpacking, when the bound has grown past that). The result's
-    largest coefficient is at most floor(b / 2^K) + 1 and its sum at most tot_x tot_y / 2^K, plus
-    one unit per coefficient when rounded up. The bound is often 8-10 bits below tot_x tot_y (a
-    step's largest mass is 2^-8 .. 2^-10 of its total at the grids verify uses), which is as
-    many bits fewer per slot of every product than the totals' bound gave."""
-    b = min(x.mx * y.tot, y.mx * x.tot)
-    if b + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
-        s, same = max(x.s, y.s), x is y  # the wider of the two when it holds the bound: one repacking
-        if b + (1 << K) >= 1 << s:
-            s = _slot_bits(K, b)
+    (``up``) or down, packed again in the same slots: exact while tot_x tot_y + 2^K < 2^s
+    (nonnegative coefficients: every exact coefficient is at most tot_x tot_y; a wider slot is
+    taken, by one unpacking, when the totals have grown past that)."""
+    if x.tot * y.tot + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
+        s, same = _slot_bits(K, x.tot, y.tot), x is y
         x = x if x.s == s else _Seq.of(x.coeffs(), s)
         y = x if same else y if y.s == s else _Seq.of(y.coeffs(), s)
     n = x.n + y.n - 1
     z = round_slots(x.x * x.x if x is y else x.x * y.x, n, K, x.s, up)  # x * x: GMP squares, about 1.5x faster
-    return _Seq(z, n, ((x.tot * y.tot) >> K) + (n if up else 0), x.s, (b >> K) + 1)
+    return _Seq(z, n, ((x.tot * y.tot) >> K) + (n if up else 0), x.s)
 
 
 def _run_within(v: _Seq, budget: int, start: int, limit: int, back: bool) -> tuple[int, int]:
@@ -663,12 +630,12 @@ def _trim(v: _Seq, budget: int) -> tuple[int, int, int, int]:
 
 def _pack_upper(u, K: int):
     off, v, inf = u
-    return (off, _Seq.of(v, _slot_bits(K, max(v, default=0) * sum(v))), inf)
+    return (off, _Seq.of(v, _slot_bits(K, sum(v))), inf)
 
 
 def _pack_lower(l, K: int):
     off, P, Q, inf = l
-    s = _slot_bits(K, max(max(P, default=0) * sum(P), max(Q, default=0) * sum(Q)))
+    s = _slot_bits(K, sum(P), sum(Q))
     return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
 
 
@@ -863,7 +830,7 @@ def _units_mpf(n: int, K: int) -> mpf:
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(n), -K)) if n else mpf(0)
 
 
-def _lower_delta(L, eps: mpf, m: int) -> int:
+def _lower_delta(L, eps: mpf) -> int:
     """sum_k (P_k - e^eps Q_k)+ over the lower pair's classes, in units (rounded down).
 
     Each class of the lower pair groups whole outcomes of the composed mechanism
@@ -875,37 +842,20 @@ def _lower_delta(L, eps: mpf, m: int) -> int:
     error is only the merging within a class, O(T h^2) in delta for a smooth loss,
     not O(sqrt(T) h) as for a suffix of classes ordered by index.
 
-    Q is tilted (:func:`_discretise_iv`): class k of one step holds Qt_k >= Q_k e^{s_k} 2^K
-    with s_k = k h, and a product class k collects the pairs i + j = k, whose factors
-    e^{s_i} e^{s_j} = e^{s_k} are the same for all of them, so every composed (and trimmed,
-    which only drops classes) class of index k still holds Qt_k >= Q_k e^{s_k} 2^K. Near the
-    query Qt_k is about P_k, so one unit resolves both (untilted, Q_k is about e^-eps P_k
-    and needed 1.45 eps more bits, as the producer's ``pld.discretise`` explains).
-    Then e^eps Q_k <= e^{eps - s_k} Qt_k 2^-K.
-
-    Proof arithmetic: E_k >= e^{eps - s_k} 2^G in exact integers, E at the first class from
-    MPFR exp rounded up (at the upper end of the target's enclosure, the lower end of s_k),
-    then E_{k+1} = floor(E_k R / 2^G) + 1 >= E_k e^{-h} with R >= e^{-h} 2^G (rounded up);
-    the rest exact integers floored. Classes at or below eps - 44 are skipped (any class
-    may be: a skipped term (.)+ >= 0 is only lost; there e^{eps - s_k} > 2^63, while a class
-    of a T-fold product holds losses within T h of s_k, so its term is 0 unless T h > 44). G
-    is the mass unit's K plus 16 bits (at least 64): E's excess over e^{eps - s_k} 2^G
-    costs at most Qt 2^-G <= 2^-16 units per class and step of the chain."""
+    Proof arithmetic: E >= e^eps 2^G (MPFR exp rounded up at the upper end of the
+    target's enclosure, then the ceiling), the rest exact integers floored. G is the mass
+    unit's K plus 16 bits (at least 64): E's excess over e^eps 2^G costs at most
+    Q 2^-G <= 2^-16 units, where 64 bits cost 2^-64 relative of e^eps Q, which is most of
+    delta where P and e^eps Q nearly cancel (1e-13 below a pure-DP eps: 5e-7 of delta)."""
     off, P, Q, linf = L
     G = max(64, _mass_bits(L) + 16)
     A = arith(G + 64)
-    up = A.up
-    e_hi = _target(A, eps)[1]
-    k0 = max(0, floor_int(up.mul_2exp(up.sub(e_hi, 44), m)) - off)
+    E = ceil_int(A.up.mul_2exp(A.up.exp(_target(A, eps)[1]), G))
     s = 0
-    if k0 < len(P):
-        R = ceil_int(up.mul_2exp(up.exp(A.dyadic(-1, m)[1]), G))
-        E = ceil_int(up.mul_2exp(up.exp(up.sub(e_hi, A.dyadic(off + k0, m)[0])), G))
-        for k in range(k0, len(P)):
-            d = (P[k] << G) - Q[k] * E
-            if d > 0:
-                s += d
-            E = ((E * R) >> G) + 1
+    for p, q in zip(P, Q):
+        d = (p << G) - q * E
+        if d > 0:
+            s += d
     return (s >> G) + linf
 
 
@@ -922,7 +872,7 @@ def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
     term rounded up (MPFR), e^{eps - s_k} by a chain of products rounded down from the
     lower end of eps (a knot whose side of eps the enclosure does not decide counts
     with that lower end: more, never less)."""
-    lo = _units_mpf(_lower_delta(L, eps, m), K) if L is not None else -mpmath.inf
+    lo = _units_mpf(_lower_delta(L, eps), K) if L is not None else -mpmath.inf
     if U is None:
         return lo, mpmath.inf
     off, v, inf = U
@@ -943,52 +893,26 @@ def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
     return lo, mpfr_to_mpf(up.mul_2exp(acc, -K))
 
 
-def _lower_eps(L, delta: mpf, K: int, m: int) -> mpf:
+def _lower_eps(L, delta: mpf, K: int) -> mpf:
     """A lower bound of eps(delta) from the lower pair: for any set S of classes,
     delta(eps) >= P(S) - e^eps Q(S) (the hockey-stick divergence is a supremum over
     events), so eps(delta) >= log((P(S) - delta) / Q(S)) whenever P(S) > delta.
     S runs over the sets {P_k / Q_k > t} (ordered by a float ratio: the order only
     chooses S); the best one is found in floats and its bound computed with the
     logarithm rounded down (MPFR) of an exact rational whose numerator uses
-    ceil(delta 2^(K+g)) from the upper end of delta's enclosure.
-
-    Q is tilted (:func:`_lower_delta`: Qt_k >= Q_k e^{s_k} 2^K), so each class's Q_k is
-    bounded in exact integers at the finer unit 2^-(K+g), g = 64:
-    Qu_k = floor(Qt_k F_k / 2^(G-g)) + 1 >= Q_k 2^(K+g) with F_k >= e^{-s_k} 2^G (MPFR exp
-    rounded up at the first class, then F_{k+1} = floor(F_k R / 2^G) + 1, R >= e^{-h} 2^G).
-    Only classes with s_k > -44 are candidates (any S gives a bound; a class's ratio
-    P_k / Q_k is below e^{s_k + T h}, under 1 there, and such a class lowers the bound once
-    it is positive, which is all that is returned)."""
+    ceil(delta 2^K) from the upper end of delta's enclosure."""
     off, P, Q, linf = L
-    g = 64
-    A = arith(_prec_of(K + g))
-    up = A.up
-    d_hi = up.mul_2exp(_target(A, delta)[1], K + g)
+    A = arith(_prec_of(K))
+    d_hi = A.up.mul_2exp(_target(A, delta)[1], K)
     Di = ceil_int(d_hi)
-    if linf << g > d_hi:
+    order = sorted((k for k in range(len(P)) if P[k] > 0),
+                   key=lambda k: -(P[k] / Q[k]) if Q[k] else -math.inf)
+    if linf > d_hi:
         return mpmath.inf  # mass at +infinity alone exceeds delta: no finite eps
-    k0 = max(0, -(44 << m) - off + 1)
-    G = 128 + max(0, (3 * (off + len(P))) >> (m + 1))
-    Qu = {}
-    if k0 < len(P):
-        R = ceil_int(up.mul_2exp(up.exp(A.dyadic(-1, m)[1]), G))
-        F = ceil_int(up.mul_2exp(up.exp(up.minus(A.dyadic(off + k0, m)[0])), G))
-        for k in range(k0, len(P)):
-            if P[k] > 0:
-                Qu[k] = ((Q[k] * F) >> (G - g)) + 1 if Q[k] else 0
-            F = ((F * R) >> G) + 1
-
-    def ratio(k: int) -> float:
-        try:
-            return -((P[k] << g) / Qu[k]) if Qu[k] else -math.inf
-        except OverflowError:
-            return -math.inf
-
-    order = sorted(Qu, key=ratio)
-    sp, sq, best, chosen = linf << g, 0, -math.inf, None
+    sp, sq, best, chosen = linf, 0, -math.inf, None
     for k in order:  # the prefix sums are exact integers; only the choice is in floats
-        sp += P[k] << g
-        sq += Qu[k]
+        sp += P[k]
+        sq += Q[k]
         if sp > Di:
             try:
                 val = math.log((sp - Di) / sq) if sq else math.inf
@@ -1016,7 +940,7 @@ def _eps_bounds(U, L, delta: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
     value is proved <= delta moves it down; one proved > delta puts the root in
     (s_{k-1}, s_k], where it is s_{k-1} + log((S_k - delta 2^K) / W_k), rounded up;
     one the enclosures do not decide stops at s_k (sound by the invariant)."""
-    lo = _lower_eps(L, delta, K, m) if L is not None else -mpmath.inf
+    lo = _lower_eps(L, delta, K) if L is not None else -mpmath.inf
     if U is None:
         return lo, mpmath.inf
     off, v, inf = U
@@ -1272,23 +1196,19 @@ def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction
 _TAU_REL = mpf(10) ** -10
 
 
-#: bits of the mass unit beyond the delta scale's 10^-4: see :func:`_units`
+#: bits of the mass unit beyond the delta scale's 10^-4 (and the Q-masses' e^eps): see :func:`_units`
 _UNIT_BITS = 28
 
 
 def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
     """Integer unit 2^-K, per-step tail budget tau and trimming budget (in units) of
-    one re-derivation whose delta is of size ``scale``. ``eps_hint`` no longer adds bits: the
-    lower pair's Q-masses are tilted by e^{s} (:func:`_lower_delta`), so near loss eps they are
-    about the P-masses instead of e^-eps times them, and the 1.45 eps bits that resolved them
-    (15 of 112 on dp-accounting's eps 10.2 at delta 1e-12, 17% of its products' CPU) are not
-    needed; the parameter stays for the callers.
+    one re-derivation whose delta is of size ``scale``; Q-masses near loss eps are
+    ~e^-eps times the P-masses, so ``eps_hint`` adds bits to resolve them.
 
     Any K is sound (every mass and product is rounded outward, and what the rounding moves is
     in the bounds); K only sets how much of the bounds' width the rounding takes. Each product
     rounds each of its coefficients by less than one unit, which moves delta by at most one
-    unit per coefficient (a tilted Q-mass at class s_k moves it by e^{eps - s_k} units, at most
-    about one where the class can count: s_k > eps - T h). With :data:`_UNIT_BITS`
+    unit per coefficient (e^eps for a Q-mass: ``extra`` pays for it). With :data:`_UNIT_BITS`
     a unit is 2^-(13.3 + 28 + 16) = 2^-57 of the scale, so the products together may hold 2^24
     coefficients before their rounding reaches the truncation's 10^-10 of the scale (the scale
     carries the recorded width: :func:`_accuracy_factor`). The trimming budget (2^24 units per
@@ -1296,7 +1216,7 @@ def _units(scale: mpf, eps_hint: mpf, total: int) -> tuple[int, mpf, int]:
     coefficients that an upward rounding leaves at one unit. 48 bits (before) cost the tails'
     MPFR and the products 10-15% more CPU for ends that moved by 4e-28 on the frozen pld.claim
     fixture at 2^-14, whose margins to the recorded ends are 8e-20."""
-    extra = 16
+    extra = int(mpmath.ceil(mpf("1.45") * min(max(eps_hint, mpf(0)), mpf(2000)))) + 16
     K = max(64, int(-mpmath.log(scale * mpf(10) ** -4, 2)) + _UNIT_BITS + extra)
     tau = scale * _TAU_REL / total
     budget = int(scale * _TAU_REL * mpf(2) ** K / (4 * total.bit_length() + 4))
