@@ -46,6 +46,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import pld as P
+from .kinds import grid_exponent
 from . import wor as W
 from .core import mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
@@ -213,11 +214,12 @@ def _grid_hint(end: Mapping[str, Any], name: str = "") -> int:
     g = end.get("grid")
     if g is None:
         return _M_MIN
-    if not (isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit() and len(g) <= 12):
+    n = grid_exponent(g)
+    if n is None:
         raise MalformedCertificate(f"result.ends.{name}.grid={str(g)[:40]!r} is not a grid 2^-N (allowed: 2^-N, "
                                    f"N a whole number of at most 9 digits; the search starts within "
                                    f"2^-{_M_MIN} .. 2^-{_M_MAX})")
-    return min(max(int(g[3:]), _M_MIN), _M_MAX)
+    return min(max(n, _M_MIN), _M_MAX)
 
 
 def _justified_start(route: "_Route", blocks: list, dirs: list, m: int) -> int:

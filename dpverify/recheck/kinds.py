@@ -414,6 +414,14 @@ _FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits",
               "nondecreasing": "a non-empty list of decimals or fractions >= 0, nondecreasing, within the input caps"}
 
 
+def grid_exponent(v: Any) -> "int | None":
+    """N of a grid hint written ``2^-N`` (N ASCII digits, at most 9 of them), else None: the
+    one reading of the form, for the hint check and for calibrate's start grid."""
+    if isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit() and len(v) <= 12:
+        return int(v[3:])
+    return None
+
+
 def _hint_number(v: Any, where: str) -> "Fraction":
     from .limits import _FRACTION, _NUMBER, check_number_text
 
@@ -435,8 +443,7 @@ def check_hints(kind: Kind, result: Mapping[str, Any]) -> None:
             v = v[part]
         try:
             if form == "pow2":
-                if not (isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit()
-                        and len(v) <= 12):
+                if grid_exponent(v) is None:
                     raise ValueError
             elif form == "nondecreasing":
                 if not isinstance(v, list) or not v:
