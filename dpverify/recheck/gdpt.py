@@ -44,7 +44,8 @@ from .profiles import PROFILE_RECHECKS, _four_output, expr_over, register_profil
 from ..certificate.format import gdp_cell_weight
 from ..certificate.format import GDP_CELL_WORK_CAP
 from .limits import check_expression, guard_exponent
-from .verify import BudgetExceeded, Recheck, needed_digits, register
+from .kinds import CERTIFY_VERDICTS
+from .verify import VERDICTS, BudgetExceeded, Recheck, needed_digits, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
 
@@ -346,17 +347,75 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     f = _iv_profile(name, inputs, _bits(dps))
     with mpmath.workdps(dps):
         re = _certify(name, inputs, result, head, tail, f, eps_h, lo, hi, dps)
-    return _certify_details(name, inputs, result, head, tail, re)
+    return _certify_details(name, inputs, result, head, tail, eps_h, re)
+
+
+def _tail_of_record(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any],
+                    eps_h: Fraction) -> Optional[str]:
+    """The tail status the producer writes beside the recorded ``tail.kind`` whatever else it
+    computes (gdp/tail.py ``certify_tail``), or None where it depends on the producer's own
+    search: ``power`` and ``constant`` (and ``head``, an unbounded head) are "not GDP" always;
+    ``zero`` is "certified" when eps_h is at or past the zero point and that point is an exact
+    rational of the inputs (Laplace D/b, pure and (eps0, 0)-DP eps0: an exact comparison; the
+    logarithms of randomized response and subsampling are compared on balls, then bridged, and
+    are left to the producer); ``gaussian`` is "certified" when the head's recorded upper end
+    ``head.mu_hi_exact`` (the producer's mu) exceeds mu0 by more than 2^-200 mu0 (its comparison
+    of 256-bit balls then succeeds). ``tail.kind`` is re-derived from the mechanism before this
+    is read (:func:`_certify_details`), "unknown" only beside an unknown status."""
+    kind = tail.get("kind")
+    if kind in ("head", "power", "constant"):
+        return "not GDP"
+    if kind == "zero" and name in ("laplace", "pure", "approx"):
+        z = _support_end_upper(name, inputs) if name != "approx" else exact_input(inputs, "eps0")
+        return "certified" if z is not None and eps_h >= z else None
+    if kind == "gaussian" and "mu_hi_exact" in head:
+        mu0 = _gaussian_mu0(inputs)
+        return "certified" if exact_input(head, "mu_hi_exact") - mu0 > mu0 / 2**200 else None
+    return None
+
+
+def _status_of_record(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any],
+                      eps_h: Fraction) -> str:
+    """The status the producer writes from the recorded head and tail (gdp/certify.py
+    ``GdpCertificate.status``): "not GDP" for an unbounded head or a not-GDP tail, "GDP" for a
+    certified tail, else "head only". The recorded tail status must be the one its kind decides
+    (:func:`_tail_of_record`): a "certified" or "not GDP" relabelled "unknown" would make a decided
+    certificate read "head only" (issue 22). The producer's rule, not this route's: a 0.1.0
+    certificate records "unknown" where its tail model was weaker than this route (randomized
+    response, expressions), and its "head only" is what its own numbers decide."""
+    ts = tail.get("status")
+    forced = None if head.get("unbounded") is True else _tail_of_record(name, inputs, head, tail, eps_h)
+    if forced is not None and ts != forced:
+        raise CertificateRejected(f"result.tail.status={str(ts)[:20]!r}, but a {tail.get('kind')!r} tail with these "
+                                  f"inputs is {forced!r} (the producer decides it from the recorded kind)")
+    if head.get("unbounded") is True or ts == "not GDP":
+        return "not GDP"
+    return "GDP" if ts == "certified" else "head only"
 
 
 def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], head: Mapping[str, Any],
-                     tail: Mapping[str, Any], re: Recheck) -> Recheck:
+                     tail: Mapping[str, Any], eps_h: Fraction, re: Recheck) -> Recheck:
     """The detail fields of a gdp.certify result, each re-proved against the
     independent answer ``re``: status / tail.status follow the verdict, head.unbounded
-    the head's finiteness, tail.limit GDPT Thm 4.4's limit per mechanism."""
+    the head's finiteness, tail.limit GDPT Thm 4.4's limit per mechanism. The recorded
+    status and verdict must be the ones the recorded head and tail decide
+    (:func:`_status_of_record`): a decided certificate relabelled "head only" / "undecided"
+    is refused (exit 1), as a claim's verdict must be what its recorded enclosure decides."""
     proved = set(re.proved)
     v = re.verdict
-    status = {"holds": "GDP", "fails": "not GDP", "undecided": "head only"}[v or "undecided"]
+    kind, model = tail.get("kind"), _tail_kind(name, inputs, head)
+    if kind == model or kind == "unknown" and tail.get("status") == "unknown":
+        # "unknown" with an unknown status asserts nothing (0.1.0 knew fewer tail models)
+        proved.add("tail.kind")
+    elif kind is not None:
+        raise CertificateRejected(f"result.tail.kind={str(kind)[:40]!r}, but the {name} mechanism's tail is "
+                                  f"{model!r} (the label follows from the mechanism and its inputs)")
+    own = _status_of_record(name, inputs, head, tail, eps_h)
+    for key, want, forms in (("status", own, CERTIFY_VERDICTS), ("verdict", CERTIFY_VERDICTS[own], VERDICTS)):
+        # a malformed value is left to the schema and accept_verdict (exit 2)
+        if result.get(key) in forms and result[key] != want:
+            raise CertificateRejected(f"result.{key}={result[key]!r}, but the recorded head and tail decide {want!r}")
+    status = {w: st for st, w in CERTIFY_VERDICTS.items()}[v or "undecided"]
     if "status" in result:
         if result["status"] == "head only":
             # asserts neither GDP nor not GDP (the 0.1.0 writer's answer where its tail
@@ -366,13 +425,6 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
             raise CertificateRejected(f"result.status={result['status']!r}, the independent route decides {status!r}")
         elif result["status"] == status:
             proved.add("status")
-    kind, model = tail.get("kind"), _tail_kind(name, inputs, head)
-    if kind == model or kind == "unknown" and tail.get("status") == "unknown":
-        # "unknown" with an unknown status asserts nothing (0.1.0 knew fewer tail models)
-        proved.add("tail.kind")
-    elif kind is not None:
-        raise CertificateRejected(f"result.tail.kind={str(kind)[:40]!r}, but the {name} mechanism's tail is "
-                                  f"{model!r} (the label follows from the mechanism and its inputs)")
     ts = tail.get("status")
     if v == "holds" and ts == "certified" or v == "fails" and ts == "not GDP" or ts not in (
             "certified", "not GDP"):

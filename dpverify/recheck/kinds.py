@@ -158,7 +158,11 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO),
     Kind("gdp.certify", _GDPT_LO, _GDPT_HI,
          verdict=P("tail re-derived (support end, Gaussian mu0, Mills conditions, not-GDP tails); head.unbounded "
-                   "only where f(argmax) = 1 is decided exactly"),
+                   "only where f(argmax) = 1 is decided exactly; the recorded status and verdict must be the "
+                   "producer's reading of the recorded head and tail (not GDP: head.unbounded or a not-GDP tail; "
+                   "GDP: a certified tail; else head only), and tail.status the one its recorded kind forces "
+                   "(power, constant: not GDP; zero past an exact support end, gaussian with mu_hi_exact > mu0: "
+                   "certified)"),
          certified=("status", "head.enclosure", "head.unbounded", "head.mu_hi_exact", "tail.status",
                     "tail.limit", "tail.kind"),
          hints=("head.argmax", "head.breakpoints", "tail.bridge_to", "tail.bridge_breakpoints"),
@@ -179,11 +183,13 @@ _ROWS: list[Kind] = [
                          "(delta0 exactly when eps >= eps0)"),
          P("same enclosure, upper end"),
          verdict=P("given delta against the directed enclosure; for eps >= eps0 against delta0 in exact "
-                   "rationals"), certified=("implies",), info=_COMMON_INFO),
+                   "rationals; 'undecided', which the producer's exact sign never writes, is refused where this "
+                   "decides"), certified=("implies",), info=_COMMON_INFO),
     Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force in MPFR directed rounding"),
          P("same enclosure"),
          verdict=X("the sup equals GDPT's formula iff delta0 = 1 or eps >= -eps0 (GDPT Cor 3.2: the missing term "
-                   "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals"),
+                   "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals, as the producer "
+                   "decides it: 'undecided' is refused"),
          certified=("gdpt_formula", "equals_gdpt_formula", "rows"), info=_COMMON_INFO),
     Kind("dp.sigma_refinement", P("the minimiser of sigma bracketed by bisection on the proved sign of the "
                                   "numerator of d sigma / d eps0 (strictly increasing), delta0 and sigma "
@@ -462,6 +468,9 @@ def check_hints(kind: Kind, result: Mapping[str, Any]) -> None:
 
 #: format-1 names of the verdict, by kind (the 0.1.0 writer's spelling; format 2 writes ``verdict``)
 FORMAT1_VERDICT_NAMES = {"dp.implies": "implies", "dp.rr64": "equals_gdpt_formula", "gdp.certify": "status"}
+#: gdp.certify's ``result.status`` -> the verdict it names (the writer's ``result.verdict`` beside it;
+#: format 1's only verdict)
+CERTIFY_VERDICTS = {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}
 
 
 def declared_fields(kind: Kind) -> tuple[str, ...]:
@@ -770,6 +779,9 @@ _steps(["gdp.certify", "gdp.optimal_mu"], [
      "end", PROOF, True),
     ("tail status and limit in exact rationals or directed rounding (support ends, mu0, Mills-ratio "
      "conditions)", PROOF, True),
+    ("gdp.certify: the recorded status and verdict re-read from the recorded head and tail by the "
+     "producer's rule, the tail status from its recorded kind where that kind forces it (exact "
+     "comparisons)", PROOF, True),
 ])
 _steps(["gdp.refinement_point"], [
     ("eps_i proposed by mpmath findroot (untrusted)", ESTIMATE, False),
@@ -793,7 +805,8 @@ _steps(["dp.rr64", "dp.implies"], [
     ("the 32 rows of GDPT's 4-output mechanism summed in MPFR directed rounding, the max taken end "
      "by end; delta0 exactly where eps >= eps0", PROOF, True),
     ("verdicts in exact rationals (rr64: delta0 = 1 or eps >= -eps0; implies for eps >= eps0: "
-     "delta >= delta0) or on the directed enclosure against delta (implies)", PROOF, True),
+     "delta >= delta0) or on the directed enclosure against delta (implies); a recorded 'undecided' "
+     "(the producer decides exactly) is refused where these decide", PROOF, True),
 ])
 _steps(["dp.sigma_refinement"], [
     ("the minimiser bracketed by bisection on the sign of h = x (1-D) e^x / N + log(N / (1+a)), "
