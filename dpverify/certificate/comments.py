@@ -17,10 +17,14 @@ recorded enclosure and verdict are re-proved by then:
   end at most the recorded lower end, an upper end at least the recorded upper end; the
   writers print the same ball rounded outward to fewer digits) and every comparison it states
   must hold exactly between its own numbers. Anything false is refused (exit 1);
+* a calibration's ``monotonicity`` and ``pairs`` (the writer's arguments, which no number
+  re-proves) must be the text its writer states for the template and free parameter
+  (:func:`pinned`, the tables in :mod:`.prose` the writer reads): any other text is refused
+  (exit 1), as a rewritten ``claim.statement`` is;
 * any other comment text (a reason the writers word otherwise, a note, ``why_upper_only``, the
-  per-pair theorems of ``events.*``, ``tail.reason``, a calibration's ``monotonicity`` and
-  ``pairs``) is named on the ``verify`` line as the writer's text, not re-proved and not part of
-  what is confirmed (``--quiet`` stays silent on an accept).
+  per-pair theorems of ``events.*``, ``tail.reason``) is named on the ``verify`` line as the
+  writer's text, not re-proved and not part of what is confirmed (``--quiet`` stays silent on
+  an accept).
 
 Standard library only (``dpverify.recheck`` imports it; no arb).
 """
@@ -33,9 +37,9 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional, Union
 
 from ..errors import CertificateRejected
-from .prose import _value
+from .prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS, _value
 
-__all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "check_comments", "COMMENT_FIELDS"]
+__all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "check_comments", "pinned", "COMMENT_FIELDS"]
 
 Number = Union[Fraction, float]  # float only for +-inf
 
@@ -189,16 +193,38 @@ def _check_reason(kind: str, text: str, inputs: Mapping[str, Any], result: Mappi
     return False
 
 
+def pinned(kind: str, path: str, inputs: Mapping[str, Any]) -> tuple[bool, Optional[str]]:
+    """(True, the writer's text) for a comment whose text follows from the kind and the inputs
+    (None: the writer writes none), else (False, None). A calibration's ``monotonicity`` and
+    ``pairs`` are its writer's arguments for the template and free parameter
+    (:data:`.prose.CALIBRATE_MONOTONICITY`, :data:`.prose.CALIBRATE_PAIRS`)."""
+    if kind == "calibrate.bracket" and path == "monotonicity":
+        table = CALIBRATE_MONOTONICITY.get(str(inputs.get("template")), {})
+        return True, table.get(str(inputs.get("parameter")))
+    if kind == "calibrate.bracket" and path == "pairs":
+        return True, CALIBRATE_PAIRS.get(str(inputs.get("template")))
+    return False, None
+
+
 def check_comments(kind: str, comments: tuple[str, ...], inputs: Mapping[str, Any], result: Mapping[str, Any],
                    verdict: Any) -> list[str]:
-    """Re-derive ``result.reason`` where it is in a writers' form (refusing a false one, exit 1)
-    and return the comment fields present that nothing binds, for the ``verify`` line
-    (module docstring). ``comments``: the kind's comment paths; ``verdict``: the re-proved
+    """Re-derive ``result.reason`` where it is in a writers' form (refusing a false one, exit 1),
+    hold a pinned comment (:func:`pinned`) to its writer's text (exit 1 otherwise: an argument
+    the writer does not make, "eps is nonincreasing in the steps", is not confirmed by numbers
+    that are true) and return the comment fields present that nothing binds, for the ``verify``
+    line (module docstring). ``comments``: the kind's comment paths; ``verdict``: the re-proved
     verdict (None for a certificate without one)."""
     named = []
     for path in comments:
         value = _field(result, path)
         if value is None or value == "" or value == []:
+            continue
+        is_pinned, text = pinned(kind, path, inputs)
+        if is_pinned:
+            if value != text:
+                raise CertificateRejected(f"result.{path}={str(value)[:80]!r} is not the argument a {kind} certificate "
+                                          f"with these inputs states" + (f" ({text[:80]!r}...)" if text else
+                                                                         " (its writer writes none)"))
             continue
         if path == "reason" and isinstance(value, str) and _check_reason(kind, value, inputs, result, verdict):
             continue

@@ -31,7 +31,9 @@ A row states
   ``why_upper_only``, the per-pair ``theorems`` of ``events.*``, a calibration's
   ``monotonicity`` and ``pairs``; :mod:`dpverify.certificate.comments`). A
   ``reason`` in one of the writers' forms is re-derived from the re-proved
-  enclosure, verdict and inputs (a false one is exit 1); any other text present
+  enclosure, verdict and inputs (a false one is exit 1); a calibration's
+  ``monotonicity`` and ``pairs`` are pinned to its writer's argument for the
+  template and free parameter (other text is exit 1); any other text present
   is named on the verify line as the writer's text, not part of what is confirmed.
 * ``unverifiable``: fields that would state a number the second route cannot
   re-prove; a certificate that carries one is refused (exit 1).
@@ -78,7 +80,8 @@ class Kind:
     hints: tuple[str, ...] = ()
     info: tuple[str, ...] = ()
     #: the writer's free text (:mod:`dpverify.certificate.comments`): a reason in a writers' form is
-    #: re-derived, any other text is named on the verify line as not re-proved
+    #: re-derived, a pinned text (comments.pinned) held to its writer's, any other text is named on
+    #: the verify line as not re-proved
     comments: tuple[str, ...] = ("reason", "note")
     unverifiable: tuple[str, ...] = ()
     claim: bool = False
@@ -563,7 +566,8 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
 def markdown_table() -> str:
     """The table of docs/reference/certificates.md (``python -m dpverify.recheck.kinds``)."""
     lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable "
-             "| the writer's text (a reason in a writers' form re-derived, other text named) |",
+             "| the writer's text (a reason in a writers' form re-derived, a calibration's arguments pinned, "
+             "other text named) |",
              "|---|---|---|---|---|---|---|"]
 
     def r(x: "Route | None") -> str:
