@@ -21,10 +21,12 @@ recorded enclosure and verdict are re-proved by then:
   re-proves) must be the text its writer states for the template and free parameter
   (:func:`pinned`, the tables in :mod:`.prose` the writer reads): any other text is refused
   (exit 1), as a rewritten ``claim.statement`` is;
+* a comment a kind's re-checker re-derives itself is not passed here (``gdp.certify``'s
+  ``tail.reason`` in one of its writer's forms: recheck/gdpt.py ``_tail_reason_bound``);
 * any other comment text (a reason the writers word otherwise, a note, ``why_upper_only``, the
-  per-pair theorems of ``events.*``, ``tail.reason``) is named on the ``verify`` line as the
-  writer's text, not re-proved and not part of what is confirmed (``--quiet`` stays silent on
-  an accept).
+  per-pair theorems of ``events.*``, a tail reason in no writer's form) is named on the
+  ``verify`` line as the writer's text, not re-proved and not part of what is confirmed
+  (``--quiet`` stays silent on an accept).
 
 Standard library only (``dpverify.recheck`` imports it; no arb).
 """

@@ -30,6 +30,7 @@ What the ``gdp.certify`` re-check proves (every comparison on directed enclosure
 from __future__ import annotations
 
 import ast
+import re
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional
 
@@ -393,6 +394,110 @@ def _status_of_record(name: str, inputs: Mapping[str, Any], head: Mapping[str, A
     return "GDP" if ts == "certified" else "head only"
 
 
+_NUM = r"(?P<{}>[0-9][0-9.eE+/-]{{0,200}})"
+_MILLS = "the Mills-ratio bounds (GDPT App A Lemma 3)"
+#: the large-eps models of the not-GDP tails, by mechanism (gdp/tail.py ``tail_model``'s descriptions)
+_NOT_GDP_MODELS = {"approx": "delta0 = " + _NUM.format("delta0") + re.escape(" for eps >= eps0"),
+                   "subsampled": re.escape("q delta0 for eps >= log(1 - q + q e^eps0)"),
+                   "icea-example": re.escape("K/eps, K = 4 e^-2")}
+#: the writer's tail reasons (gdp/tail.py ``certify_tail``, gdp/certify.py for an unbounded head): (form,
+#: the tail kinds it is written for, None for any, the tail status it states). Groups: z (a point from
+#: which the profile is 0), t (tail.bridge_to), a (head.argmax), delta0 (inputs.delta0).
+_TAIL_REASONS: tuple[tuple[str, Optional[frozenset], str], ...] = (
+    (re.escape("the profile is 0 for eps >= ") + _NUM.format("z") + re.escape(" <= eps_h and delta_mu(eps) > 0"),
+     frozenset({"zero"}), "certified"),
+    (re.escape("staircase cells at mu on [eps_h, ") + _NUM.format("t") + re.escape("] (GDPT Thm 4.6), then the "
+                                                                                     "profile is 0"),
+     frozenset({"zero"}), "certified"),
+    (re.escape("the profile vanishes only from eps = ") + _NUM.format("z")
+     + re.escape(" and the bridge from eps_h could not be closed at mu"), frozenset({"zero"}), "unknown"),
+    (re.escape("the profile is delta_mu0 with mu0 <= mu, and delta_mu is increasing in mu (GDPT App A.5)"),
+     frozenset({"gaussian"}), "certified"),
+    (re.escape("mu is below the mechanism's mu0"), frozenset({"gaussian"}), "unknown"),
+    (re.escape("the profile is ") + "(?P<model>.{1,200}?)" + re.escape(
+        " for large eps, which delta_mu(eps) ~ exp(-eps^2/(2 mu^2)) falls below for every mu (GDPT Lemma A.1); "
+        "Thm 4.4 limit = +inf, so not GDP (Thm 4.3)"), frozenset({"constant", "power"}), "not GDP"),
+    (re.escape("f <= C exp(-alpha eps^2) <= delta_mu(eps) for eps >= eps_h by " + _MILLS),
+     frozenset({"gauss_exp"}), "certified"),
+    (re.escape("staircase cells at mu on [eps_h, ") + _NUM.format("t") + re.escape("], then " + _MILLS),
+     frozenset({"gauss_exp"}), "certified"),
+    (re.escape("eps_h is below where the tail model holds"), frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("mu is not above Thm 4.4's limit sqrt(1/(2 alpha)): the tail may exceed the head bound"),
+     frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("the Mills-ratio conditions were not met below eps = 2^20 eps_h"), frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("could not close the bridge [eps_h, ") + _NUM.format("t") + re.escape("] at mu"),
+     frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("no closed-form tail known for this profile; head-only guarantee, GDPT Sec 4.2 gap delta_mu(eps_h) "
+               "reported"), None, "unknown"),
+    (re.escape("the profile is >= 1 at eps = ") + _NUM.format("a")
+     + re.escape(": no mu-GDP bound holds there (delta_mu < 1)"), frozenset({"head"}), "not GDP"),
+)
+
+
+def _zero_from(name: str, inputs: Mapping[str, Any], z: Fraction) -> Optional[bool]:
+    """Is the profile 0 for every eps >= z, i.e. z >= the largest privacy loss L
+    (:func:`_support_end`)? Exact for Laplace, pure and (eps0, 0)-DP; e^z against e^L on directed
+    enclosures for randomized response and subsampling (None where they overlap)."""
+    if name in ("laplace", "pure", "approx"):
+        end = _support_end_upper(name, inputs) if name != "approx" else exact_input(inputs, "eps0")
+        return None if end is None else z >= end
+    A = arith(160)
+    if name == "rr":
+        p = exact_input(inputs, "p")
+        return _le_exp(A, A.q(max(p, 1 - p) / min(p, 1 - p)), z) if 0 < p < 1 else None
+    if name == "subsampled":
+        q, e0 = exact_input(inputs, "rate"), exact_input(inputs, "eps0")
+        return _le_exp(A, A.add(A.q(1 - q), A.mul(A.q(q), A.exp(A.q(e0)))), z)
+    return None
+
+
+def _tail_reason_bound(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any],
+                       eps_h: Fraction) -> bool:
+    """True when ``tail.reason`` is one of the writer's forms (:data:`_TAIL_REASONS`) and every
+    statement in it follows from the re-proved tail and the inputs: the tail kind and status it
+    states are the recorded ones (both re-derived before this is read), a point z from which it
+    calls the profile 0 is at or past the largest privacy loss (and at most eps_h where it says
+    so), a bridge end is tail.bridge_to, an argmax head.argmax, a delta0 the input's, a
+    large-eps model the mechanism's. CertificateRejected when it is a form and says something
+    else; False when it is no form (verify names it as the writer's text)."""
+    from ..certificate.prose import _value
+
+    text = tail.get("reason")
+    if not isinstance(text, str):
+        return False
+    for form, kinds, status in _TAIL_REASONS:
+        m = re.fullmatch(form, text)
+        if m is None:
+            continue
+        what = f"result.tail.reason={text[:80]!r}"
+        if kinds is not None and tail.get("kind") not in kinds or tail.get("status") != status:
+            raise CertificateRejected(f"{what} states a {status!r} tail of kind {'/'.join(sorted(kinds or ()))}; the "
+                                      f"re-proved tail is {tail.get('status')!r} of kind {tail.get('kind')!r}")
+        got = {k: _value(v) for k, v in m.groupdict().items() if k != "model"}
+        if any(v is None for v in got.values()):
+            return False  # a number this reader cannot read exactly: named, not confirmed
+        if "model" in m.groupdict():
+            model = _NOT_GDP_MODELS.get(name)
+            mm = None if model is None else re.fullmatch(model, m.group("model"))
+            if mm is None:
+                raise CertificateRejected(f"{what} is not the large-eps model of the {name} mechanism")
+            if "delta0" in mm.groupdict() and _value(mm.group("delta0")) != exact_input(inputs, "delta0"):
+                raise CertificateRejected(f"{what} names delta0 = {mm.group('delta0')}, not inputs.delta0")
+        if "z" in got:
+            zero = _zero_from(name, inputs, got["z"])
+            if zero is None:
+                return False
+            if not zero or status == "certified" and not got["z"] <= eps_h:
+                raise CertificateRejected(f"{what}: the profile is not 0 from eps = {m.group('z')} on, or that point "
+                                          "is past eps_h")
+        if "t" in got and ("bridge_to" not in tail or got["t"] != exact_input(tail, "bridge_to")):
+            raise CertificateRejected(f"{what} names the bridge end {m.group('t')}, not result.tail.bridge_to")
+        if "a" in got and ("argmax" not in head or got["a"] != exact_input(head, "argmax")):
+            raise CertificateRejected(f"{what} names eps = {m.group('a')}, not result.head.argmax")
+        return True
+    return False
+
+
 def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], head: Mapping[str, Any],
                      tail: Mapping[str, Any], eps_h: Fraction, re: Recheck) -> Recheck:
     """The detail fields of a gdp.certify result, each re-proved against the
@@ -430,6 +535,8 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
             "certified", "not GDP"):
         # a tail status other than certified / not GDP ("unknown", "head only") asserts nothing
         proved.add("tail.status")
+    if _tail_reason_bound(name, inputs, head, tail, eps_h):
+        proved.add("tail.reason")  # re-derived here: not named as the writer's text (issue 22)
     if "limit" in tail:
         lim = _tail_limit(name, inputs, v)
         if lim is not None:

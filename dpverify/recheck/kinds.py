@@ -33,7 +33,9 @@ A row states
   ``reason`` in one of the writers' forms is re-derived from the re-proved
   enclosure, verdict and inputs (a false one is exit 1); a calibration's
   ``monotonicity`` and ``pairs`` are pinned to its writer's argument for the
-  template and free parameter (other text is exit 1); any other text present
+  template and free parameter (other text is exit 1); ``gdp.certify``'s
+  ``tail.reason`` in one of its writer's forms is re-derived by that kind's
+  re-checker (recheck/gdpt.py, a false one is exit 1); any other text present
   is named on the verify line as the writer's text, not part of what is confirmed.
 * ``unverifiable``: fields that would state a number the second route cannot
   re-prove; a certificate that carries one is refused (exit 1).
@@ -567,7 +569,7 @@ def markdown_table() -> str:
     """The table of docs/reference/certificates.md (``python -m dpverify.recheck.kinds``)."""
     lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable "
              "| the writer's text (a reason in a writers' form re-derived, a calibration's arguments pinned, "
-             "other text named) |",
+             "a gdp.certify tail reason re-derived, other text named) |",
              "|---|---|---|---|---|---|---|"]
 
     def r(x: "Route | None") -> str:
@@ -785,7 +787,9 @@ _steps(["gdp.certify", "gdp.optimal_mu"], [
      "conditions)", PROOF, True),
     ("gdp.certify: the recorded status and verdict re-read from the recorded head and tail by the "
      "producer's rule, the tail status from its recorded kind where that kind forces it (exact "
-     "comparisons)", PROOF, True),
+     "comparisons); tail.reason in a writer's form re-derived (its kind and status, a zero point "
+     "against the largest privacy loss in exact rationals or directed rounding, bridge end, argmax, delta0)",
+     PROOF, True),
 ])
 _steps(["gdp.refinement_point"], [
     ("eps_i proposed by mpmath findroot (untrusted)", ESTIMATE, False),

@@ -532,7 +532,9 @@ def _verify(cert: Any) -> str:
                        re.verdict_of_record and not isinstance(claim.get("relation"), dict))
     # the writer's comments last, on a certificate otherwise confirmed (its enclosure and verdict
     # are re-proved by now): a reason in a writers' form is re-derived, other text is named (adv36 F3)
-    ignored += check_comments(quantity, kind.comments, inputs, result, recorded_verdict)
+    # (a comment the re-checker re-derived itself, e.g. gdp.certify's tail.reason, is in ``proved``)
+    ignored += check_comments(quantity, tuple(c for c in kind.comments if c not in proved), inputs, result,
+                              recorded_verdict)
     what = claim.get("id") or quantity
     if ignored:
         shown += f"; not re-proved and not part of what is confirmed: {', '.join(ignored)}"
