@@ -433,7 +433,9 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
     below eps = -eps0 the event {1, 3, 4} under s = 1 adds the second term), so
     they are equal iff delta0 = 1 or eps >= -eps0; agreement of two floating
     values never decides an equality. ``result.gdpt_formula`` is re-derived
-    (closed form in directed rounding) and ``result.rows`` must count the 64 rows."""
+    (closed form in directed rounding) and ``result.rows`` must count the 64 rows. The
+    producer decides the verdict by the same exact condition: a recorded 'undecided' is
+    refused (``verdict_of_record``, issue 22)."""
     eps0, delta0, eps = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps"))
     if eps0 < 0 or not 0 <= delta0 <= 1:
         raise MalformedCertificate("dp.rr64 needs eps0 >= 0 and delta0 in [0, 1]")
@@ -474,7 +476,9 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
                                       f"sup equals GDPT's formula is {verdict!r} (exact)")
         proved.add("equals_gdpt_formula")
     enc_lo, enc_hi = re.enclosure()
-    return Recheck(lo=enc_lo, hi=enc_hi, dps=re.dps, verdict=verdict, details=details, proved=frozenset(proved))
+    # the producer decides it by the same exact condition (dp/rr64.py), never 'undecided'
+    return Recheck(lo=enc_lo, hi=enc_hi, dps=re.dps, verdict=verdict, details=details, proved=frozenset(proved),
+                   verdict_of_record=True)
 
 
 @register("dp.implies")
@@ -485,18 +489,22 @@ def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     For eps >= eps0 (or delta0 = 1) the sup is delta0 exactly (see dp.rr64) and the
     verdict is decided in exact rationals; otherwise it is decided when the
     enclosure, at a precision rising to the cap, lies on one side of delta (a
-    delta equal to the sup stays undecided: exit 3)."""
+    delta equal to the sup stays undecided: exit 3). The producer decides the verdict by
+    an exact sign and never writes 'undecided': a recorded one is refused where this route
+    decides (``verdict_of_record``, issue 22)."""
     eps0, delta0, eps, delta = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps", "delta"))
     if eps0 < 0 or not 0 <= delta0 <= 1:
         raise MalformedCertificate("dp.implies needs eps0 >= 0 and delta0 in [0, 1]")
     digits = needed_digits(result)
     if delta0 == 1 or eps >= eps0:
         lo, hi = exact_enclosure(delta0)
-        return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if delta >= delta0 else "fails")
+        return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if delta >= delta0 else "fails", verdict_of_record=True)
     re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
     s = side(lambda A: _rows_iv(A, eps0, delta0, eps), lambda A: A.q(delta), digits)
     verdict = "holds" if s < 0 else "fails" if s > 0 else "undecided"
-    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=verdict)
+    # the producer decides delta >= W(eps) by an exact sign (dp/implication.py, Lindemann-Weierstrass),
+    # never 'undecided': a recorded 'undecided' is refused where this decides, exit 3 where not
+    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=verdict, verdict_of_record=True)
 
 
 def _sigma_parts(A: Arith, a: Iv, D: Iv, X: Iv) -> "tuple[Iv, Iv] | None":
