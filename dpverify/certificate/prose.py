@@ -618,6 +618,61 @@ def check_statement(fmt: str, claim: Mapping[str, Any], inputs: Mapping[str, Any
     return []
 
 
+# --------------------------------------------------------------------------- result.quantity
+
+_BY_QUERY = {"epsilon": "epsilon(delta={delta})", "delta": "delta(eps={eps})"}
+
+#: ``result.quantity``, what ``result.enclosure`` encloses, per kind; ``{name}`` is ``inputs.name``
+#: (matched by exact value, as in a statement). A kind not listed names itself. The writers fill it
+#: in (:func:`dpverify.certificate.build.encloses`, and the sampled kinds' writers, which print the
+#: number as the user typed it); verify re-derives it (:func:`check_quantity`).
+ENCLOSES = {
+    "gdp.delta": "delta_mu(eps={eps})",
+    "gdp.mu": "mu_GDP(eps={eps}, delta={delta})",
+    "gdp.eps": "eps with delta_mu(eps) = {delta}",
+    "gdp.certify": "mu* = sup G_f (optimal GDP parameter)",
+    "gdp.optimal_mu": "mu* = sup G_f (optimal GDP parameter)",
+    "dp.profile": "delta(eps={eps})",
+    "dp.implies": "required delta(eps={eps})",
+    "dp.rr64": "sup over the 64 event rows of delta(eps={eps})",
+    "composition.delta": "composed delta(eps={eps})",
+    "composition.eps": "epsilon(delta={delta})",
+    "pld.epsilon": "epsilon(delta={delta})",
+    "pld.delta": "delta(eps={eps})",
+    "pld.claim": "delta(eps={claimed_eps})",
+    "rdp.divergence": "D_alpha (alpha={alpha})",
+    "rdp.epsilon": "epsilon(delta={delta})",
+    "rdp.to_dp_eps": "epsilon(delta={delta})",
+    "rdp.to_dp_delta": "delta(eps={eps})",
+    # an event tree's claim is decided on delta at the claimed eps; the sampled brackets' claims on
+    # epsilon(delta) (dpverify.events.api.check_claim, sampling.replace.decide)
+    "events.claim": "delta(eps={claimed_eps})",
+    **{f"{family}.{q}": t for family in ("events", "bins", "shuffle", "replace") for q, t in _BY_QUERY.items()},
+    **{f"{family}.claim": _BY_QUERY["epsilon"] for family in ("bins", "shuffle", "replace")},
+}
+
+
+def check_quantity(kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+    """Refuse (exit 1) a ``result.quantity`` that is not its kind's text filled from the inputs
+    (:data:`ENCLOSES`). It names what the enclosure encloses, so it is re-derived like the
+    statement: relabelling a delta enclosure "epsilon(delta=1e-5)", or adding "so this run is
+    (0.01, 1e-9)-DP" after it, was confirmed while only its name=value pairs were compared
+    (adv39 C2)."""
+    text = result.get("quantity")
+    if text is None:
+        return  # required or not by the kind's schema, which has been checked
+    template = ENCLOSES.get(kind, kind)
+    fields: dict[str, Any] = {}
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name is not None:
+            t = _text(inputs, name)
+            fields[name] = Num(t) if t is not None else None
+    if not (isinstance(text, str) and _matches(template, fields, text)):
+        want = _fill(template, fields)
+        raise CertificateRejected(f"result.quantity={str(text)[:80]!r} is not what a {kind} certificate with "
+                                  f"these inputs encloses ({str(want)[:120]!r})")
+
+
 # --------------------------------------------------------------------------- calibration arguments
 
 #: ``calibrate.bracket``'s ``result.monotonicity`` (by template and free parameter) and ``result.pairs`` (by

@@ -250,16 +250,32 @@ def test_result_quantity_compares_numbers_exactly_in_any_notation():
     committed certificates were refused as "not a number". Independent route: the same
     number as a fraction, a decimal and an exponent is one rational; a neighbour that
     differs in the 31st digit is another."""
+    from dpverify.certificate.prose import check_quantity
     from dpverify.errors import CertificateRejected
-    from dpverify.recheck.verify import _check_result_quantity
 
-    for text in ("delta(eps=3/5)", "delta(eps=0.6)", "delta(eps=6e-1)", "delta(eps=60/100)"):
+    for text in ("composed delta(eps=3/5)", "composed delta(eps=0.6)", "composed delta(eps=6e-1)",
+                 "composed delta(eps=60/100)"):
         for given in ("3/5", "0.6", "6E-1"):
-            _check_result_quantity({"quantity": text}, {"eps": given})
-    for text in ("delta(eps=0.6000000000000000000000000000001)", "delta(eps=3/4)", "delta(eps=1/0)",
-                 "delta(eps=1e99999999999999999999)", "delta(eps=nan)"):
+            check_quantity("composition.delta", {"eps": given}, {"quantity": text})
+    for text in ("composed delta(eps=0.6000000000000000000000000000001)", "composed delta(eps=3/4)",
+                 "composed delta(eps=1/0)", "composed delta(eps=1e99999999999999999999)", "composed delta(eps=nan)",
+                 "delta(eps=3/5)"):
         with pytest.raises(CertificateRejected):
-            _check_result_quantity({"quantity": text}, {"eps": "3/5"})
+            check_quantity("composition.delta", {"eps": "3/5"}, {"quantity": text})
+
+
+@pytest.mark.parametrize("name,text", [
+    # adv39 C2: a delta enclosure relabelled as an epsilon (which also let a bracket-form reason
+    # "certified upper end 2e-8 <= claimed 3" pass as re-derived), and a label with a claim after it
+    ("events-claim", "epsilon(delta=1e-5)"),
+    ("pld-claim", "epsilon of something else entirely"),
+    ("pld-epsilon", "epsilon(delta=1e-5), so this run is (0.01, 1e-9)-DP"),
+    ("gdp-eps", "eps with delta_mu(eps) = 0.5"),  # a number outside name=value, never compared before
+])
+def test_result_quantity_is_the_kinds_text_filled_from_the_inputs(name, text):
+    c = fixture(name)
+    c["result"]["quantity"] = text
+    assert outcome(reseal(c)) == 1
 
 
 @pytest.mark.parametrize("key,value", [("epochs", "1"), ("batch_size", 10)])
