@@ -361,6 +361,10 @@ def refine_query(
         if kind == "delta" and delta_scale is None else None
     if floor_scale is None:
         floor_scale = gauss
+    if floor_scale is None and kind == "delta" and (plan is None or not plan.checked):
+        # no end and no closed form, and a plan no float law confirmed: the split event's bound
+        # sizes the unit once the first level's lower end is 0 (not the upper end, level by level)
+        floor_scale = _split_scale(steps, [d.name for d in dirs if d.active], target)
     if m_start is not None:
         m = m_start
     elif plan is not None:
@@ -639,6 +643,37 @@ def _product_scale(steps: Sequence[Step], dirs: list, ends: dict, eps: Fraction)
             lo = acc.lower()
             # below 2^-4096 it sizes nothing a level could use, and as an exact rational it can be a
             # number of 10^11 bits (sigma 1e6: the conversion alone outlasted any budget)
+            if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
+                v = arb_to_fraction(lo)
+                best = v if best is None or v > best else best
+    return best
+
+
+#: the margin g (nats) of :func:`_split_scale`'s event: a larger one lowers every step's tail
+#: more than it raises the factor 1 - e^-g once g is past a fraction of a nat
+_SPLIT_MARGIN = Fraction(1, 8)
+
+
+def _split_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:
+    """A proved lower bound of delta(eps), the largest over ``directions``, used only to size the
+    unit (never reported), or None: with N steps in all, g = _SPLIT_MARGIN and c = (eps + g) / N,
+    the event {every step's loss > c} has composed loss > eps + g, so delta(eps) =
+    E_P[(1 - e^(eps - L))_+] >= (1 - e^-g) prod_i P(L_i > c)^(T_i) (independent steps; the
+    tails exclude loss +inf, which only adds). The construction of :func:`_product_scale`
+    without an end: it sizes the unit of a delta far in an unbounded direction's tail, where
+    no float law confirmed the plan and the upper end alone climbed about 18 bits of unit a
+    level (sigma 5, q 0.1, T 10, eps 4, delta 3.4e-170: 20 levels at 2^-8). None where it is
+    not positive or below 2^-4096 (as :func:`_product_scale`)."""
+    n = sum(st.count for st in steps)
+    c = (eps + _SPLIT_MARGIN) / n
+    best: Optional[Fraction] = None
+    with working_precision(128):
+        for d in directions:
+            acc = -(ball(-_SPLIT_MARGIN).expm1())
+            for st in steps:
+                p, _ = st.make_pair(d).tails(ball(c))
+                acc *= p ** st.count
+            lo = acc.lower()
             if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
                 v = arb_to_fraction(lo)
                 best = v if best is None or v > best else best
