@@ -294,6 +294,8 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
     independent enclosure is [lower'.lo, upper'.hi]."""
     from .verify import accept_enclosure, enclosure_of
 
+    if not exact_input(inputs, "grid") > 0:  # the producer's --grid H > 0 (adv39 G1: exit 3 before)
+        raise MalformedCertificate(f"inputs.grid={str(inputs.get('grid'))[:40]}: a grid step is > 0")
     lower = enclosure_of(result.get("lower"), "result.lower", 60)
     upper = enclosure_of(result.get("upper"), "result.upper", 60)
     types_down, types_up = _types(inputs, "down"), _types(inputs, "up")

@@ -157,7 +157,8 @@ _ROWS: list[Kind] = [
     Kind("gdp.thm4.5", P("slope e^eps Phi(-eps/mu - mu/2)/phi(eps/mu - mu/2) in " + _MPFR + " over a bracket "
                          "of mu_GDP proved by delta_mu at its ends"),
          P("same enclosure, upper end"),
-         verdict=P("0 <= slope <= sqrt(2 pi)/2 re-decided on the directed-rounding enclosure"),
+         verdict=P("0 <= slope <= sqrt(2 pi)/2 re-decided on the directed-rounding enclosure; a recorded "
+                   "'undecided' must be what the recorded enclosure decides"),
          info=_COMMON_INFO),
     Kind("gdp.clip_rectify", X("(y+ - y-)/eps_h in exact rationals"), X("(y+ - y-)/eps_h in exact rationals"),
          info=_COMMON_INFO),
@@ -200,8 +201,9 @@ _ROWS: list[Kind] = [
                                   "numerator of d sigma / d eps0 (strictly increasing), delta0 and sigma "
                                   "enclosed over the bracket in MPFR directed rounding"), P("same enclosure"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / forward convolution in MPFR "
-                                "directed rounding (exact shifts, binomials and (1 - delta)^k)"),
+    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / the law on the shifts' lattice "
+                                "in MPFR directed rounding (exact shifts; binomial weights by their ratio "
+                                "recurrence; (1 - delta)^k exact or as exp(k log1p(-delta)) outward)"),
          P("same enclosure; grid certificates: both rounded compositions"),
          certified=("lower", "upper", "gap"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("composition.eps", P("composed profile at lo > delta in directed rounding (monotone bracket)"),
@@ -244,8 +246,8 @@ _ROWS: list[Kind] = [
                                    "Gaussian by parts) in " + _MPFR),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("finite.identity", verdict=X("both sides re-computed from the rational pmfs in exact rationals, "
-                                      "holds iff the residual is exactly 0; parameters outside the "
-                                      "source's domain refused"),
+                                      "holds iff the residual is exactly 0 (never 'undecided'); parameters "
+                                      "outside the source's domain refused"),
          info=_COMMON_INFO),
     Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
          info=_COMMON_INFO + ("neighboring",), certified=("directions",)),
@@ -418,7 +420,7 @@ HINT_FORMS = {
     "proposal": "positive", "alpha": "positive",
     "head.breakpoints": "nondecreasing", "tail.bridge_breakpoints": "nondecreasing",
 }
-_FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits",
+_FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits without leading zeros",
               "nonnegative": "a decimal or fraction >= 0 within the input caps",
               "width": "a decimal or fraction >= 0 within the input caps, or null (an upper-only answer)",
               "positive": "a decimal or fraction > 0 within the input caps",
@@ -426,9 +428,11 @@ _FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits",
 
 
 def grid_exponent(v: Any) -> "int | None":
-    """N of a grid hint written ``2^-N`` (N ASCII digits, at most 9 of them), else None: the
-    one reading of the form, for the hint check and for calibrate's start grid."""
-    if isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit() and len(v) <= 12:
+    """N of a grid hint written ``2^-N`` (N ASCII digits, at most 9 of them, without leading
+    zeros: the writer prints str(N); adv39 H2), else None: the one reading of the form, for the
+    hint check and for calibrate's start grid."""
+    if isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit() and len(v) <= 12 \
+            and str(int(v[3:])) == v[3:]:
         return int(v[3:])
     return None
 
@@ -797,9 +801,12 @@ _steps(["gdp.refinement_point"], [
      "derived in recheck.gdpt.refinement_bracket); delta^ = naive(eps_i) on the bracket", PROOF, True),
 ])
 _steps(["composition.delta"], [
-    ("composed profile: exact rational shifts, binomial coefficients and (1 - delta_i)^k_i; p, 1 - p, "
-     "p^y (MPFR pow), expm1 and the sums in MPFR directed rounding (LT Cor 4.7, Thm 4.6 or a forward "
-     "convolution of one binomial law per guarantee type on exact integer shifts)", PROOF, True),
+    ("composed profile: exact rational shifts; R = prod (1 - delta_i)^k_i exact below 2^16 bits, else "
+     "exp(L), 1 - R = -expm1(L), L = sum k_i log1p(-delta_i), outward; the binomial weights from p^c "
+     "(MPFR pow) by the ratio recurrence w_(y-1) = w_y y/(c-y+1) e^-eps, the hinge by expm1 and the sums "
+     "in MPFR directed rounding (LT Cor 4.7, the Thm 4.6 recursion for up to 12 mechanisms, or one "
+     "binomial law per guarantee type multiplied on the lattice of the shifts as exact packed integer "
+     "products at unit 2^-K rounded outward, or convolved on exact keys)", PROOF, True),
     ("grid certificates: both rounded compositions re-derived, each inside its recorded enclosure; "
      "the gap compared with the rounded ends", PROOF, True),
 ])

@@ -487,3 +487,12 @@ def test_total_mechanisms_beyond_the_producers_cap_is_exit_2() -> None:
     (MAX_COMPOSED_MECHANISMS), which the single-type cap did not see (adv39 K2's forgery)."""
     with pytest.raises(MalformedCertificate, match="at most 10000000"):
         dp._types({"mechs": ["0.1,1e-8", "0.2,1e-8"], "k": 6_000_000})
+
+
+@pytest.mark.parametrize("grid", ["0", "-0.03"])
+def test_a_composition_grid_of_zero_or_below_is_exit_2(grid) -> None:
+    """adv39 G1: the producer refuses --grid H <= 0; verify answered exit 3 (a division by zero,
+    or crossed sub-enclosures) instead of naming the input."""
+    inputs = {"mechs": ["0.1,1e-8"], "k": 3, "grid": grid}
+    with pytest.raises(MalformedCertificate, match="inputs.grid"):
+        dp._check_grid(inputs, {}, lambda types, res: None)

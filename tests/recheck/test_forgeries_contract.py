@@ -462,6 +462,7 @@ def test_one_narrow_gaussian_step_refines_past_2_24(tmp_path):
 @pytest.mark.parametrize("name,path,value", [
     ("pld-claim", ("grid",), "abc"),
     ("pld-claim", ("grid",), "2^-99999999999"),
+    ("pld-claim", ("grid",), "2^-000000010"),  # adv39 H2: the writer prints str(N)
     ("pld-claim", ("mass_unit",), "nan"),
     ("pld-claim", ("mass_unit",), "1/0"),
     ("pld-claim", ("relative_width",), "-1"),

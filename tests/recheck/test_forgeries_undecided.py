@@ -77,6 +77,23 @@ def test_a_decided_verdict_relabelled_undecided_is_refused(tmp_path, src, edits)
     assert "undecided" in msg or "head only" in msg or "unknown" in msg, msg
 
 
+@pytest.mark.parametrize("name", [
+    # the residual of the rational pmfs is exactly 0: decided in exact rationals, never 'undecided'
+    "finite-identity.json",
+    # the recorded slope enclosure [0.2440960051131106, 0.2440960051131107] lies inside [0, sqrt(2 pi)/2 =
+    # 1.2533141373155...]: the writer (gdp/mu_gdp.py check_thm45) decides on it and wrote 'holds'
+    "gdp-thm45.json",
+])
+def test_an_exactly_decided_check_relabelled_undecided_without_its_reason_is_refused(tmp_path, name):
+    """adv39 V1c: with the reason dropped (so the comment check has nothing to read) the relabel
+    was confirmed; the verdict itself is bound now."""
+    c = _load(F2 / name)
+    c["result"].pop("reason")
+    code, msg = _verify(tmp_path, c, verdict="undecided")
+    assert code == 1, msg
+    assert "undecided" in msg, msg
+
+
 def test_a_rr64_fails_relabelled_undecided_is_refused(tmp_path):
     # eps = -1 < -eps0 = -0.5 and delta0 = 0.1 < 1: GDPT's formula misses (1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)
     # > 0, so the producer writes "fails" (GDPT Cor 3.2)
