@@ -344,8 +344,10 @@ def _other_sampling(args: argparse.Namespace) -> int:
     _epoch_form(args)
     r = SH.run(args.noise_multiplier, args.dataset_size, args.batch_size, args.epochs, args.sampling,
                args.neighboring or "add-remove")
+    budget = V.seconds("time_budget", args.time_budget)  # stops the run (exit 3), never shapes it
     return _epoch_answer(
-        args, C, lambda: SH.bracket_eps(r, args.delta), lambda: SH.bracket_delta(r, args.eps), r,
+        args, C, lambda: SH.bracket_eps(r, args.delta, time_budget=budget),
+        lambda: SH.bracket_delta(r, args.eps, time_budget=budget), r,
         f"{r.sampling} batches ({r.relation.value}, T={r.batches} batches x {r.epochs} epochs)",
         "lower end from a concrete dataset pair (max of batch sums), upper end without amplification (mu = "
         f"{SH.sensitivity(r.relation)} sqrt(E)/sigma)")
