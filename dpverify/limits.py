@@ -46,6 +46,10 @@ MAX_EVENT_TREE_DEPTH = 64
 MAX_EVENT_INTEGER = 10**12
 #: a DP-SGD dataset size N (TF-Privacy style schedules, fixed batches, shuffling)
 MAX_DATASET_SIZE = 10**12
+#: atoms of the finite pair of one discrete event (discrete Laplace: sensitivity + 1; discrete
+#: Gaussian: about 50 sigma + sensitivity), each a certified mass discretised on every grid: a
+#: discrete Laplace of sensitivity 10^6 ran 20 CPU s and 1 GB past a 5 s budget before its first grid
+MAX_EVENT_ATOMS = 100_000
 
 # --------------------------------------------------------------------------- time
 #: the default time budget of a certified query (seconds)
