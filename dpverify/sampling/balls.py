@@ -235,7 +235,9 @@ def choose_grid(sigma: Fraction, T: int, c_max: float, degree: int) -> Grid:
     s = float(sigma)
 
     def quant(z: float) -> float:  # Y at the upper z-quantile of log Y ~ N(-1/(2 s^2), 1/s^2)
-        return math.exp(min(z / s - 0.5 / s**2, 700.0))
+        # kept a normal double both ways: at sigma 0.001 the quantile is e^-495250, which was 0.0 and a
+        # ZeroDivisionError below (exit 4); e^-700 sizes the same grid (the degree term decides it)
+        return math.exp(max(-700.0, min(z / s - 0.5 / s**2, 700.0)))
 
     g = min(math.floor(math.log2(degree / (T * c_max))), math.floor(math.log2(_UNITS / min(quant(4.75), T * c_max))))
     g = max(-30, min(g, 40))
