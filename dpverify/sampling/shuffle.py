@@ -236,7 +236,10 @@ def gaussian_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, arb]:
     from ..gdp.delta_mu import delta_mu
 
     check_mu(r)
-    lo = delta_mu(_mu_rational(r, False), eps, digits=10).lo
+    below = _mu_rational(r, False)
+    # mu below 10^-40 (sigma 1e100) has the 40-digit floor 0, where delta_mu is not defined: 0 is a
+    # lower end all the same (delta >= 0); it was an InvalidParameter "mu=0" naming --mu (exit 2)
+    lo = delta_mu(below, eps, digits=10).lo if below > 0 else arb(0)
     return lo, delta_mu(_mu_upper(r), eps, digits=10).hi
 
 

@@ -57,3 +57,18 @@ def test_cli_bytes_do_not_depend_on_the_budget(capsys):
     free = capsys.readouterr().out
     assert main(_argv(["--time-budget", "3600"])) == 0
     assert capsys.readouterr().out == free and json.loads(free)["claim"]["quantity"] == "shuffle.epsilon"
+
+
+def test_the_no_amplification_gaussian_at_the_largest_noise_multiplier():
+    """sigma 1e100 (the largest accepted): mu = Delta sqrt(E) / sigma = 1e-100 has the 40-digit floor 0,
+    and the calibration's Gaussian bracket asked delta_mu(0) (exit 2 naming --mu, an option the command
+    does not have; issue 22 d). 0 is the lower end there (delta >= 0); the pair holds delta_mu(1e-100, 0)
+    = 2 Phi(mu / 2) - 1 (GDPT eq. 2 at eps 0; mpmath at 150 digits)."""
+    from fractions import Fraction
+
+    import mpmath
+
+    lo, hi = SH.gaussian_delta(SH.run("1e100", 1000, 10, 1, "shuffle"), Fraction(0))
+    with mpmath.workdps(150):
+        ref = 2 * mpmath.ncdf(mpmath.mpf(10) ** -100 / 2) - 1
+        assert lo == 0 and ref <= mpmath.mpf(hi.upper().str(60, radius=False))
