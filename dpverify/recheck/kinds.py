@@ -31,7 +31,11 @@ A row states
   ``why_upper_only``, the per-pair ``theorems`` of ``events.*``, a calibration's
   ``monotonicity`` and ``pairs``; :mod:`dpverify.certificate.comments`). A
   ``reason`` in one of the writers' forms is re-derived from the re-proved
-  enclosure, verdict and inputs (a false one is exit 1); any other text present
+  enclosure, verdict and inputs (a false one is exit 1); a calibration's
+  ``monotonicity`` and ``pairs`` are pinned to its writer's argument for the
+  template and free parameter (other text is exit 1); ``gdp.certify``'s
+  ``tail.reason`` in one of its writer's forms is re-derived by that kind's
+  re-checker (recheck/gdpt.py, a false one is exit 1); any other text present
   is named on the verify line as the writer's text, not part of what is confirmed.
 * ``unverifiable``: fields that would state a number the second route cannot
   re-prove; a certificate that carries one is refused (exit 1).
@@ -78,7 +82,8 @@ class Kind:
     hints: tuple[str, ...] = ()
     info: tuple[str, ...] = ()
     #: the writer's free text (:mod:`dpverify.certificate.comments`): a reason in a writers' form is
-    #: re-derived, any other text is named on the verify line as not re-proved
+    #: re-derived, a pinned text (comments.pinned) held to its writer's, any other text is named on
+    #: the verify line as not re-proved
     comments: tuple[str, ...] = ("reason", "note")
     unverifiable: tuple[str, ...] = ()
     claim: bool = False
@@ -158,7 +163,11 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO),
     Kind("gdp.certify", _GDPT_LO, _GDPT_HI,
          verdict=P("tail re-derived (support end, Gaussian mu0, Mills conditions, not-GDP tails); head.unbounded "
-                   "only where f(argmax) = 1 is decided exactly"),
+                   "only where f(argmax) = 1 is decided exactly; the recorded status and verdict must be the "
+                   "producer's reading of the recorded head and tail (not GDP: head.unbounded or a not-GDP tail; "
+                   "GDP: a certified tail; else head only), and tail.status the one its recorded kind forces "
+                   "(power, constant: not GDP; zero past an exact support end, gaussian with mu_hi_exact > mu0: "
+                   "certified)"),
          certified=("status", "head.enclosure", "head.unbounded", "head.mu_hi_exact", "tail.status",
                     "tail.limit", "tail.kind"),
          hints=("head.argmax", "head.breakpoints", "tail.bridge_to", "tail.bridge_breakpoints"),
@@ -179,11 +188,13 @@ _ROWS: list[Kind] = [
                          "(delta0 exactly when eps >= eps0)"),
          P("same enclosure, upper end"),
          verdict=P("given delta against the directed enclosure; for eps >= eps0 against delta0 in exact "
-                   "rationals"), certified=("implies",), info=_COMMON_INFO),
+                   "rationals; 'undecided', which the producer's exact sign never writes, is refused where this "
+                   "decides"), certified=("implies",), info=_COMMON_INFO),
     Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force in MPFR directed rounding"),
          P("same enclosure"),
          verdict=X("the sup equals GDPT's formula iff delta0 = 1 or eps >= -eps0 (GDPT Cor 3.2: the missing term "
-                   "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals"),
+                   "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals, as the producer "
+                   "decides it: 'undecided' is refused"),
          certified=("gdpt_formula", "equals_gdpt_formula", "rows"), info=_COMMON_INFO),
     Kind("dp.sigma_refinement", P("the minimiser of sigma bracketed by bisection on the proved sign of the "
                                   "numerator of d sigma / d eps0 (strictly increasing), delta0 and sigma "
@@ -462,6 +473,9 @@ def check_hints(kind: Kind, result: Mapping[str, Any]) -> None:
 
 #: format-1 names of the verdict, by kind (the 0.1.0 writer's spelling; format 2 writes ``verdict``)
 FORMAT1_VERDICT_NAMES = {"dp.implies": "implies", "dp.rr64": "equals_gdpt_formula", "gdp.certify": "status"}
+#: gdp.certify's ``result.status`` -> the verdict it names (the writer's ``result.verdict`` beside it;
+#: format 1's only verdict)
+CERTIFY_VERDICTS = {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}
 
 
 def declared_fields(kind: Kind) -> tuple[str, ...]:
@@ -554,7 +568,8 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
 def markdown_table() -> str:
     """The table of docs/reference/certificates.md (``python -m dpverify.recheck.kinds``)."""
     lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable "
-             "| the writer's text (a reason in a writers' form re-derived, other text named) |",
+             "| the writer's text (a reason in a writers' form re-derived, a calibration's arguments pinned, "
+             "a gdp.certify tail reason re-derived, other text named) |",
              "|---|---|---|---|---|---|---|"]
 
     def r(x: "Route | None") -> str:
@@ -770,6 +785,11 @@ _steps(["gdp.certify", "gdp.optimal_mu"], [
      "end", PROOF, True),
     ("tail status and limit in exact rationals or directed rounding (support ends, mu0, Mills-ratio "
      "conditions)", PROOF, True),
+    ("gdp.certify: the recorded status and verdict re-read from the recorded head and tail by the "
+     "producer's rule, the tail status from its recorded kind where that kind forces it (exact "
+     "comparisons); tail.reason in a writer's form re-derived (its kind and status, a zero point "
+     "against the largest privacy loss in exact rationals or directed rounding, bridge end, argmax, delta0)",
+     PROOF, True),
 ])
 _steps(["gdp.refinement_point"], [
     ("eps_i proposed by mpmath findroot (untrusted)", ESTIMATE, False),
@@ -793,7 +813,8 @@ _steps(["dp.rr64", "dp.implies"], [
     ("the 32 rows of GDPT's 4-output mechanism summed in MPFR directed rounding, the max taken end "
      "by end; delta0 exactly where eps >= eps0", PROOF, True),
     ("verdicts in exact rationals (rr64: delta0 = 1 or eps >= -eps0; implies for eps >= eps0: "
-     "delta >= delta0) or on the directed enclosure against delta (implies)", PROOF, True),
+     "delta >= delta0) or on the directed enclosure against delta (implies); a recorded 'undecided' "
+     "(the producer decides exactly) is refused where these decide", PROOF, True),
 ])
 _steps(["dp.sigma_refinement"], [
     ("the minimiser bracketed by bisection on the sign of h = x (1-D) e^x / N + log(N / (1+a)), "

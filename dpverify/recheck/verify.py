@@ -125,8 +125,9 @@ class Recheck:
     #: what the certificate states that no route here can re-prove or bind (named in the
     #: summary as not part of what is confirmed, as format 1's unverifiable fields are)
     unconfirmed: tuple = ()
-    #: the verdict is a function of recorded fields this re-check confirmed exactly (an oracle's
-    #: rows), so the producer wrote that very verdict: a recorded 'undecided' there is false
+    #: the producer decides this verdict from fields this re-check confirmed exactly (an oracle's
+    #: rows; dp.implies' and dp.rr64's inputs, decided by exact signs), so it wrote that very
+    #: verdict and never 'undecided': a recorded 'undecided' there is false, or not re-proved
     verdict_of_record: bool = False
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
@@ -302,16 +303,24 @@ def accept_verdict(recorded: Any, independent: Optional[str], what: str, of_reco
 
     'undecided' asserts neither holds nor fails, so it is never false where the producer's
     route may be weaker than this one (the 0.1.0 'head only' gdp.certify of randomized
-    response, which this route now decides 'holds', was a true certificate). Where the
-    verdict is a function of recorded fields confirmed exactly (``of_record``: an oracle's
-    re-classified rows), the producer wrote that verdict, and 'undecided' is refused (adv38
-    V1b: an oracle's 'fails', an unsafe accountant, relabelled 'undecided' was confirmed).
-    Its numbers (the enclosure) are re-proved separately, whatever the verdict."""
+    response, which this route now decides 'holds', was a true certificate; the re-checker
+    binds such a verdict to what the certificate's own recorded fields decide, e.g.
+    gdpt._status_of_record). Where the producer decides the verdict from fields confirmed
+    exactly (``of_record``: an oracle's re-classified rows, dp.implies' and dp.rr64's inputs
+    by exact signs), it wrote that verdict and never 'undecided': 'undecided' is refused
+    where this route decides (adv38 V1b: an oracle's 'fails', an unsafe accountant,
+    relabelled 'undecided' was confirmed; issue 22 for dp.implies and dp.rr64) and not
+    re-proved (exit 3) where it does not. Its numbers (the enclosure) are re-proved
+    separately, whatever the verdict."""
     if recorded not in VERDICTS:
         raise MalformedCertificate(f"{what}={recorded!r} is not one of {', '.join(VERDICTS)}")
     if recorded == "undecided":
         if of_record and independent in ("holds", "fails"):
-            raise CertificateRejected(f"{what}: recorded 'undecided', but the recorded fields decide {independent!r}")
+            raise CertificateRejected(f"{what}: recorded 'undecided', which the producer never writes here (it "
+                                      f"decides from fields re-proved exactly), and the verdict is {independent!r}")
+        if of_record:
+            raise CouldNotReprove(f"{what}: recorded 'undecided', which the producer never writes here, and "
+                                  "the independent route did not decide the verdict")
         return
     if independent is None or independent == "undecided":
         raise CouldNotReprove(f"{what}: the independent route could not decide {recorded!r}")
@@ -364,7 +373,7 @@ def _verdict_of(cert: Mapping[str, Any], fmt: str) -> Any:
     if name is None:
         return None
     if name == "status":  # gdp.certify's status names its verdict
-        return {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}.get(result["status"], result["status"])
+        return kinds.CERTIFY_VERDICTS.get(result["status"], result["status"])
     return result[name]
 
 
@@ -518,10 +527,14 @@ def _verify(cert: Any) -> str:
                                               f"the kind's own re-derivation {independent!r}: the relation is not "
                                               "the claim this certificate proves")
                 independent = by_relation
-        accept_verdict(recorded_verdict, independent, "result.verdict", re.verdict_of_record)
+        # a claim's verdict is its relation's, bound to the recorded enclosure by _claim_verdict
+        accept_verdict(recorded_verdict, independent, "result.verdict",
+                       re.verdict_of_record and not isinstance(claim.get("relation"), dict))
     # the writer's comments last, on a certificate otherwise confirmed (its enclosure and verdict
     # are re-proved by now): a reason in a writers' form is re-derived, other text is named (adv36 F3)
-    ignored += check_comments(quantity, kind.comments, inputs, result, recorded_verdict)
+    # (a comment the re-checker re-derived itself, e.g. gdp.certify's tail.reason, is in ``proved``)
+    ignored += check_comments(quantity, tuple(c for c in kind.comments if c not in proved), inputs, result,
+                              recorded_verdict)
     what = claim.get("id") or quantity
     if ignored:
         shown += f"; not re-proved and not part of what is confirmed: {', '.join(ignored)}"

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from .._version import __version__
+from .._version import RELEASES, __version__
 from ..certificate import dumps
 from ..certificate.format import FORMAT, compute_digest, schema_errors
 from ..errors import InvalidParameter, MalformedCertificate
@@ -127,9 +127,9 @@ def _local(fs: Any) -> bool:
 
 
 def _older_release(version: Any) -> bool:
-    """Is ``version`` a release version older than this one?"""
+    """Is ``version`` a released version (:data:`RELEASES`) older than this one?"""
     try:
-        return isinstance(version, str) and _release(version) < _release(__version__)
+        return version in RELEASES and _release(version) < _release(__version__)
     except ValueError:
         return False
 
@@ -265,7 +265,7 @@ class Cache:
         version = cert.get("dpverify")
         older = version != __version__
         if older and not _older_release(version):
-            return None, f"written by dpverify {str(version)[:40]!r}, this is {__version__} (used: this or an older release)", ""
+            return None, f"written by dpverify {str(version)[:40]!r}, this is {__version__} (used: this or an older release of {', '.join(RELEASES)})", ""
         if not older and cert.get("format") != FORMAT:
             return None, f"not a format-2 certificate (format {str(cert.get('format'))[:40]!r})", ""
         errors = schema_errors(cert)

@@ -202,8 +202,10 @@ def test_next_release_refuses_a_forged_older_entry(tmp_path, grid, monkeypatch):
     assert certs(tmp_path / "b") == certs(tmp_path / "a")
 
 
-@pytest.mark.parametrize("version", ["9.0.0", "0.1.0.dev1", "", None])
+@pytest.mark.parametrize("version", ["9.0.0", "0.1.0.dev1", "", None, "0.0.9"])
 def test_entry_of_a_newer_or_unreadable_version_is_not_used(tmp_path, grid, version):
+    """Newer, unreadable, or never released: "0.0.9" (adv37 L2) was confirmed by the verifier and
+    then served, so the sweep's output certificate named a release that never existed."""
     sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     entry = _entries(tmp_path / "cache")[0]
     cert = json.loads(entry.read_text())
