@@ -19,7 +19,7 @@ from ..rdp import (
     renyi_divergence,
 )
 from ..rdp.specs import RDP_MECHANISMS
-from ..vocabulary import DIGITS_RDP_EPSILON, STEPS_RDP
+from ..vocabulary import DIGITS_RDP_EPSILON, STEPS_RDP, TIME_BUDGET
 from ._common import add_concept, add_digits_option, add_output_options, emit
 from ._mechanism import add_mechanism_options, mechanism_spec
 
@@ -62,6 +62,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     e.add_argument("--delta", required=True, help="delta in (0, 1)")
     e.add_argument("--conversion", default="classic", help=f"one of {', '.join(CONVERSIONS)} (default classic)")
     add_concept(e, DIGITS_RDP_EPSILON)
+    add_concept(e, TIME_BUDGET)
     add_output_options(e)
     e.set_defaults(func=_epsilon)
 
@@ -117,7 +118,7 @@ def _epsilon(args: argparse.Namespace) -> int:
     conversion = _conversion(args.conversion)
     V.open_unit("delta", args.delta)
     spec, k, curve = _curve(args)
-    res = rdp_epsilon(curve, args.delta, conversion, digits)
+    res = rdp_epsilon(curve, args.delta, conversion, digits, time_budget=args.time_budget)
     params = dict(curve_from_spec(spec).params())
     cert = quantity_certificate(
         quantity="rdp.epsilon",

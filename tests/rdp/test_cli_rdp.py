@@ -194,3 +194,18 @@ def test_the_order_caps_are_stated_in_help(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for cap in (MAX_RDP_ORDER, MAX_SUBSAMPLED_ORDER, MAX_SUBSAMPLED_FRACTIONAL_ORDER):
         assert str(cap) in text
+
+
+def test_rdp_epsilon_stops_at_its_time_budget(capsys):
+    """budget2: the subsampled Gaussian at sigma 0.001 (q = 1/2, one step) searched its order through
+    certified quadratures of up to 20,000 pieces each and ran past two minutes with no budget to stop
+    it. With --time-budget 1 it is exit 3 naming the budget (one quadrature is seconds, so the run
+    cannot complete within one second), and a run completed under a budget states the same bytes as
+    one without (the clock only stops a run)."""
+    code, _, err = _run(capsys, "rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier",
+                        "0.001", "--sampling-rate", "0.5", "--steps", "1", "--delta", "1e-5", "--time-budget", "1")
+    assert code == 3, err
+    assert "time budget of 1 s" in err
+    argv = ("rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "20", "--steps", "1000",
+            "--delta", "1e-5")
+    assert _cert(capsys, *argv, "--time-budget", "600") == _cert(capsys, *argv)
