@@ -171,14 +171,19 @@ class Num(str):
 
 #: ASCII digits only (Python's \d also matches U+0660 and other scripts' digits, which Fraction reads:
 #: "1\u06605" was accepted as 105, adv36 F1), and as long as the writer's numbers (1000 characters; a
-#: fraction's denominator as long as an exact input's, 1/10^3000 for a delta of 1e-3000)
-_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,5})?(/[0-9]{1,3100})?")
+#: fraction's denominator as long as an exact input's, 1/10^3000 for a delta of 1e-3000); an exponent
+#: may have as many digits as the CLI reads (1e000000: the value, not the text, is capped)
+_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,1000})?(/[0-9]{1,3100})?")
 
 
 def _value(text: str) -> Optional[Fraction]:
     """The exact value of a short decimal or fraction; None for anything else (exponents are
-    capped, so no text makes this slow)."""
-    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+    capped, so no text makes this slow). Surrounding whitespace is dropped, as the CLI's reader
+    (ball.parse_exact) drops it: writers record the number as the user typed it (adv40 Q1)."""
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
         return None
     num, _, den = text.partition("/")
     mant, _, exp = num.lower().partition("e")
@@ -253,7 +258,7 @@ def _matches(template: str, fields: Mapping[str, Any], text: str) -> bool:
         if v is None:
             return False
         if isinstance(v, Num):
-            pattern.append(r"([^\s,()]{1,2100})")
+            pattern.append(r"(\s{0,100}[^\s,()]{1,2100}\s{0,100})")
             numbers.append(v)
         else:
             pattern.append(re.escape(str(v)))

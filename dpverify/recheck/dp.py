@@ -84,12 +84,15 @@ _EXACT_SURVIVAL_BITS = 1 << 16
 def _survival_exact(types: Types) -> "Fraction | None":
     """R = prod (1 - delta_i)^k_i as a Fraction, or None where its numerator or denominator
     could exceed _EXACT_SURVIVAL_BITS bits (priced before any product)."""
-    bits = sum(c * max((1 - d).numerator.bit_length(), (1 - d).denominator.bit_length()) for _, d, c in types)
+    # a pure-DP type (delta_i = 0) is a factor 1 at any count (adv40 S2: 70,000 steps of (0.1, 0) were
+    # priced at a bit a step, and delta = 0 against 1 - R = 0 then had no exact answer)
+    bits = sum(c * max((1 - d).numerator.bit_length(), (1 - d).denominator.bit_length()) for _, d, c in types if d)
     if bits > _EXACT_SURVIVAL_BITS:
         return None
     R = Fraction(1)
     for _, d, c in types:
-        R *= (1 - d) ** c
+        if d:
+            R *= (1 - d) ** c
     return R
 
 
@@ -103,7 +106,10 @@ def _survival_iv(A: Arith, types: Types) -> tuple[Iv, Iv]:
     R = _survival_exact(types)
     if R is not None:
         return A.q(R), A.q(1 - R)
-    L = A.fsum([A.mul(A.q(c), A.log1p(A.q(-d))) for _, d, c in types if d])
+    # log1p(-delta) for small delta (log(1 - delta) would lose it to 1's rounding); log(1 - delta) of
+    # the exact rational near 1, where -delta rounded outward may reach -1 (adv40 S1: 1 - 10^-50)
+    L = A.fsum([A.mul(A.q(c), A.log1p(A.q(-d)) if d <= Fraction(1, 2) else A.log(A.q(1 - d)))
+                for _, d, c in types if d])
     return A.exp(L), A.neg(A.expm1(L))
 
 

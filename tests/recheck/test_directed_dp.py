@@ -496,3 +496,20 @@ def test_a_composition_grid_of_zero_or_below_is_exit_2(grid) -> None:
     inputs = {"mechs": ["0.1,1e-8"], "k": 3, "grid": grid}
     with pytest.raises(MalformedCertificate, match="inputs.grid"):
         dp._check_grid(inputs, {}, lambda types, res: None)
+
+
+def test_survival_product_of_pure_dp_types_and_deltas_near_one() -> None:
+    """adv40 S2: 70,000 steps of (0.1, 0) were priced at a bit a step, so R = 1 was not formed and
+    delta = 0 = 1 - R was undecidable (exit 3 on a genuine certificate): a delta_i = 0 factor is 1.
+    adv40 S1: delta_i = 1 - 10^-50, k = 400: -delta_i rounded outward reached -1 and log1p raised;
+    log(1 - delta_i) of the exact rational is used past 1/2. Both against mpmath at REF digits."""
+    assert dp._survival_exact(((F(1, 10), F(0), 70_000),)) == 1
+    assert dp._against_no_eps(((F(1, 10), F(0), 70_000),), F(0)) == 0
+    d = 1 - F(1, 10**50)
+    types = ((F(1, 10), d, 400),)
+    assert dp._survival_exact(types) is None
+    (r0, r1), (m0, m1) = dp._survival_iv(arith(200), types)
+    with mpmath.workdps(REF):
+        _inside(mpfr_to_mpf(r0), mpfr_to_mpf(r1), mpmath.mpf(10) ** -20000, rel=1e-50)
+    assert m0 <= 1 <= m1 and 1 - m0 < 1e-50
+    assert dp._against_no_eps(types, F(1, 2)) == -1

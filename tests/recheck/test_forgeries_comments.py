@@ -140,3 +140,26 @@ def test_the_writers_tail_reason_is_bound_not_named(tmp_path, name):
     code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: r["tail"].__setitem__("reason", FALSE))
     assert code == 0, msg
     assert "result.tail.reason" in msg.split("not re-proved and not part of what is confirmed:")[1]
+
+
+def test_a_tail_reason_saying_why_the_writer_stopped_is_named_not_bound(tmp_path):
+    """adv40 T1: the 'unknown' forms ("eps_h is below where the tail model holds", "the profile vanishes
+    only from eps = z ...") say why the writer's route stopped, which no number re-proves; on a certified
+    tail relabelled 'head only' they were confirmed as re-derived. They are named as the writer's text."""
+    from dpverify.certificate.prose import statement
+
+    def relabel(r):
+        r["status"], r["verdict"] = "head only", "undecided"
+        r["tail"]["status"] = "unknown"
+        r["tail"]["reason"] = "eps_h is below where the tail model holds"
+
+    cert = json.loads((F2 / "gdp-certify-sgd-refined.json").read_text())
+    relabel(cert["result"])
+    cert["claim"]["statement"] = statement("gdp.certify", cert["inputs"], cert["result"])
+    cert["digest"] = compute_digest(cert)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(cert))
+    code, msg = verify_file(p)
+    assert code in (0, 1), msg
+    if code == 0:
+        assert "result.tail.reason" in msg.split("not re-proved and not part of what is confirmed:")[1], msg

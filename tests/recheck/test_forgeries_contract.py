@@ -496,3 +496,18 @@ def test_an_oracle_verdict_relabelled_undecided_is_refused(name):
     cert["result"]["verdict"] = "undecided"
     cert["result"].pop("reason", None)
     assert outcome(reseal(cert)) == 1
+
+
+@pytest.mark.parametrize("typed", [" 1", "1 ", "1e000000", "1e-0000", "10/10"])
+def test_a_number_recorded_as_the_user_typed_it_verifies(typed, tmp_path):
+    """adv40 Q1: writers record the number as typed, and the CLI's reader (ball.parse_exact) drops
+    surrounding whitespace and reads exponents of any length; check_quantity (and the statement
+    check, which shares the matcher) refused what the CLI wrote: `gdp delta --mu 1 --eps " 1"` was
+    exit 1. Independent route: each text is the rational 1."""
+    from dpverify.certificate.prose import check_quantity
+    from dpverify.cli import main
+
+    check_quantity("gdp.delta", {"eps": "1"}, {"quantity": f"delta_mu(eps={typed})"})
+    out = tmp_path / "c.json"
+    assert main(["gdp", "delta", "--mu", "1", "--eps", typed, "--certificate", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
