@@ -67,11 +67,11 @@ from typing import Any, Callable, Optional
 
 from opacus.accountants import IAccountant, register_accountant
 
-from ..ball import lower_decimal, parse_exact, upper_decimal, working_precision
+from ..ball import arb_to_fraction, lower_decimal, parse_exact, upper_decimal, working_precision
 from ..errors import InvalidParameter
 from ..events import api as A
 from ..events import model as E
-from .dp_accounting_adapter import _float_up, _fraction_up
+from .dp_accounting_adapter import _float_up, _fraction_float
 
 __all__ = ["DpverifyOpacusAccountant", "MIXED_THEOREMS", "get_noise_multiplier", "register_opacus",
            "data_loader_sampling", "shuffle_noise_multiplier"]
@@ -353,13 +353,13 @@ class DpverifyOpacusAccountant(IAccountant):
             if not enc.hi.is_finite():  # a non-private Poisson step (noise 0)
                 return float("inf")
             with working_precision(256):  # the same decimal as bracket(delta)["hi"], rounded up to a float
-                return _fraction_up(Fraction(upper_decimal(enc.hi, 10)))
+                return _fraction_float(Fraction(upper_decimal(enc.hi, 10)), up=True)
 
         (z, n, B, scheme, *_), e_hi, _ = self._shuffle_runs()
         r = S.run(z, n, B, e_hi, _SCHEMES[scheme], self.shuffle_neighboring)
         hi, _ = S.upper_eps(r, parse_exact(delta, "delta"))
         with working_precision(256):
-            return _fraction_up(Fraction(upper_decimal(hi, 10)))
+            return _fraction_float(Fraction(upper_decimal(hi, 10)), up=True)
 
     # ----------------------------------------------------------------- Opacus' interface
 
@@ -401,7 +401,8 @@ class DpverifyOpacusAccountant(IAccountant):
         # below eps_error (a relative 1e-2 on eps = 0.05 cost minutes at 10^5 steps)
         enc = self.answer(delta, _COARSE_REL_WIDTH).enclosure
         hi = _float_up(enc.hi)
-        if hi == float("inf") or hi - float(enc.lo.mid()) <= err:
+        # the width against the lower end rounded down: never below the true width
+        if hi == float("inf") or hi - _fraction_float(arb_to_fraction(enc.lo), up=False) <= err:
             return hi
         # relative width err / hi suffices: the fine enclosure's absolute width is at most
         # rel * (its lower end) <= rel * (true eps) <= rel * hi = err
@@ -483,7 +484,7 @@ def shuffle_noise_multiplier(target_epsilon: Any, target_delta: Any, sampling: t
     def upper(z: float) -> float:
         hi, _ = S.upper_eps(S.run(z, n, B, epochs, _SCHEMES[scheme], neighboring), D)
         with working_precision(256):
-            return _fraction_up(Fraction(upper_decimal(hi, 10)))
+            return _fraction_float(Fraction(upper_decimal(hi, 10)), up=True)
 
     low, high, eps_high = 0.0, 10.0, upper(10.0)
     while eps_high > target:
