@@ -542,7 +542,7 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     delta = V.open_unit("target_delta", target_delta)
     q = V.half_open_unit("sample_rate", sample_rate)
     tolerance = _fraction_float(V.positive("epsilon_tolerance", epsilon_tolerance), up=False)
-    if steps is None:
+    if epochs is not None:  # (then steps is None)
         # Opacus' rule, steps = int(epochs / sample_rate) in floats; 0.001 epochs gave 0 steps silently
         ratio = _fraction_float(V.positive("epochs", epochs), up=False) / float(q)
         if not 1 <= ratio < MAX_STEPS + 1:

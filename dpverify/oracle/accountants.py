@@ -31,7 +31,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from ..errors import InvalidParameter, shown
 from .rows import Config
@@ -179,7 +179,7 @@ def _report(name: str, version: str, settings: Mapping[str, Any], value: Any, er
     a float as its stored binary64 (``float.__float__``; a float subclass whose repr says
     5.0 and whose __float__ says 1e-9 is read as the 5.0 it stores, shown by float's repr),
     an int as ``int.__int__``, a str as ``str.__str__``, a Fraction as its stored numerator
-    and denominator. Another ``numbers.Real`` (a NumPy scalar) is read by its own float() or
+    and denominator (``Fraction.as_integer_ratio``). Another ``numbers.Real`` (a NumPy scalar) is read by its own float() or
     int(). Whatever fails while reading or showing the value (its float() raising, its repr
     raising) makes the plug-in's 'crashed' row, as a raise inside the plug-in does."""
     if error:
@@ -187,7 +187,7 @@ def _report(name: str, version: str, settings: Mapping[str, Any], value: Any, er
     out, err = _quiet(lambda: _read(name, version, settings, value))
     if err:
         return Report(name, version, dict(settings), None, "", f"returned a value that could not be read ({err})")
-    return out
+    return cast(Report, out)
 
 
 def _read(name: str, version: str, settings: Mapping[str, Any], value: Any) -> Report:
@@ -200,7 +200,8 @@ def _read(name: str, version: str, settings: Mapping[str, Any], value: Any) -> R
     elif isinstance(value, str):
         value = str.__str__(value)
     elif isinstance(value, Fraction):
-        value = Fraction(int.__int__(Fraction.numerator.fget(value)), int.__int__(Fraction.denominator.fget(value)))
+        n, d = Fraction.as_integer_ratio(value)
+        value = Fraction(int.__int__(n), int.__int__(d))
     # NumPy scalars (dp_accounting's RdpAccountant.get_epsilon returns numpy.float64, a float
     # subclass, read above) as the exact Python number: repr(np.float64(x)) is "np.float64(x)"
     # under NumPy 2, which no reader parses

@@ -2,6 +2,7 @@
 classified over a battery (and the battery-runner records)."""
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -125,3 +126,29 @@ def test_keyboard_interrupt_in_a_plugin_still_stops_the_run(capsys):
     """The user's Ctrl-C is no plug-in crash: the run stops (exit 130, the CLI's interrupt code)."""
     assert main(["oracle", "--battery", "smoke", "--accountant", "tests.fixtures:interrupted_accountant"]) == 130
     assert "interrupted" in capsys.readouterr().err
+
+
+def test_int_and_fraction_subclasses_are_read_as_their_stored_values():
+    """_report's one rule for the other built-in bases: an int subclass as int.__int__, a
+    Fraction subclass as its stored numerator and denominator, whatever str(), repr() or an
+    overridden numerator say (values fixed by construction: 3 and 7/2)."""
+    from dpverify.oracle.accountants import _report
+
+    class LyingInt(int):
+        def __str__(self):
+            return "0"
+
+        __repr__ = __str__
+
+    class LyingFraction(Fraction):
+        @property
+        def numerator(self):
+            return 0
+
+        def __str__(self):
+            return "0"
+
+    r = _report("x", "1", {}, LyingInt(3))
+    assert (r.value, r.text, r.error) == (3, "3", "")
+    r = _report("x", "1", {}, LyingFraction(7, 2))
+    assert (r.value, r.text, r.error) == (Fraction(7, 2), "7/2", "")
