@@ -478,7 +478,9 @@ def shuffle_noise_multiplier(target_epsilon: Any, target_delta: Any, sampling: t
     epochs is <= target_epsilon, within epsilon_tolerance of it (Opacus'
     bisection, on certified upper ends: the upper end is the Gaussian eps of
     mu = Delta sqrt(E) / sigma, decreasing in sigma, so the float bisection only
-    chooses; each kept value is proved to meet the target)."""
+    chooses; each kept value is proved to meet the target). Every option is checked before any
+    work (InvalidParameter naming it); a tolerance finer than the certified upper ends resolve
+    is refused once no float z is left between the bisection's ends."""
     from ..sampling import shuffle as S
 
     if not (isinstance(sampling, tuple) and len(sampling) == 3 and isinstance(sampling[0], str)
@@ -531,7 +533,9 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     below ``target_epsilon`` and within ``epsilon_tolerance`` of it. Opacus'
     bisection spends about a dozen certified evaluations; here a float model of
     the same discretisation proposes z and certified evaluations only confirm
-    it (:func:`dpverify.calibration.tolerance.noise_to_tolerance`: one or two)."""
+    it (:func:`dpverify.calibration.tolerance.noise_to_tolerance`: one or two). Every option,
+    and the keywords of get_epsilon, is checked before any work (InvalidParameter naming it:
+    finite, > 0, target_delta in (0, 1), sample_rate in (0, 1], 1 <= steps <= MAX_STEPS)."""
     from ..calibration.tolerance import FloatModel, noise_to_tolerance
 
     if (steps is None) == (epochs is None):
@@ -543,8 +547,9 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     q = V.half_open_unit("sample_rate", sample_rate)
     tolerance = _fraction_float(V.positive("epsilon_tolerance", epsilon_tolerance), up=False)
     if epochs is not None:  # (then steps is None)
-        # Opacus' rule, steps = int(epochs / sample_rate) in floats; 0.001 epochs gave 0 steps silently
-        ratio = _fraction_float(V.positive("epochs", epochs), up=False) / float(q)
+        # Opacus' rule, steps = int(epochs / sample_rate) in floats (exact for float inputs; others
+        # rounded toward more steps); 0.001 epochs gave 0 steps silently
+        ratio = _fraction_float(V.positive("epochs", epochs), up=True) / _fraction_float(q, up=False)
         if not 1 <= ratio < MAX_STEPS + 1:
             raise InvalidParameter("epochs", f"epochs={shown(epochs)} at sample_rate={shown(sample_rate)} gives "
                                    f"steps = int(epochs / sample_rate) = int({ratio:.6g}); allowed 1..{MAX_STEPS}")
@@ -562,7 +567,7 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
 
     model: Any = None
     try:
-        model = FloatModel(float(q), steps, float(delta), target)
+        model = FloatModel(_fraction_float(q, up=False), steps, _fraction_float(delta, up=False), target)
     except (ValueError, ArithmeticError, OverflowError):  # no proposals: the search bisects
         model = None
     return noise_to_tolerance(upper, target, tolerance, model=model,
