@@ -173,6 +173,9 @@ class Cache:
                 Path(url).mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise InvalidParameter("cache", f"cache={url!r}: cannot create the folder ({exc.strerror})") from None
+        # the key file is read (or created) before any work: a bad one (others can read it, not hex)
+        # was refused only at the first tag, after a configuration had been computed (adv40 W2)
+        self._key = secret_key()
 
     def _path(self, key: str) -> str:
         return f"{self._root}/{key[:2]}/{key}.json"
@@ -180,8 +183,7 @@ class Cache:
     def _tag(self, key: str, data: bytes) -> str:
         """HMAC-SHA256 of (key, entry bytes) under :func:`secret_key`: binding the
         key too means a tagged entry copied under another key is not authentic."""
-        if self._key is None:
-            self._key = secret_key()
+        assert self._key is not None
         msg = _TAG_DOMAIN + key.encode("ascii") + b"\0" + data
         return hmac.new(self._key, msg, hashlib.sha256).hexdigest()
 

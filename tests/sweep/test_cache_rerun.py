@@ -162,6 +162,8 @@ def test_a_bad_key_file_is_exit_2_naming_it(tmp_path, grid, monkeypatch, capsys,
     err = capsys.readouterr().err
     assert code == 2 and str(key) in err and why in err
     assert key.read_text() == content  # never replaced
+    # refused before any work (adv40 W2: the first configuration was computed and cached first)
+    assert not list((tmp_path / "o").rglob("*.json"))
 
 
 def test_a_key_path_that_is_no_small_regular_file_is_refused_unread(tmp_path, grid, monkeypatch, capsys):
