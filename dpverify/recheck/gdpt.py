@@ -471,8 +471,9 @@ def _tail_reason_bound(name: str, inputs: Mapping[str, Any], head: Mapping[str, 
             continue
         what = f"result.tail.reason={text[:80]!r}"
         if kinds is not None and tail.get("kind") not in kinds or tail.get("status") != status:
-            raise CertificateRejected(f"{what} states a {status!r} tail of kind {'/'.join(sorted(kinds or ()))}; the "
-                                      f"re-proved tail is {tail.get('status')!r} of kind {tail.get('kind')!r}")
+            of_kind = f" of kind {'/'.join(sorted(kinds))}" if kinds else ""
+            raise CertificateRejected(f"{what} states a {status!r} tail{of_kind}; the re-proved tail is "
+                                      f"{tail.get('status')!r} of kind {tail.get('kind')!r}")
         if status == "unknown":
             # why the writer's route stopped ("could not close the bridge", "mu is below mu0",
             # "vanishes only from z"): a statement about that run, which no number here re-proves

@@ -211,7 +211,9 @@ _ROWS: list[Kind] = [
          verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.divergence", P("k K(alpha) / (alpha - 1) in " + _MPFR + ": Gaussian exact rational, Laplace / rr / "
                              "pure closed forms, subsampled Gaussian by the exact binomial sum (integer alpha) "
-                             "or the two binomial series with a proved tail bound (fractional alpha)"),
+                             "or the two binomial series with a proved tail bound (fractional alpha); an order "
+                             "above the producer's cap for the subsampled Gaussian is refused before any work "
+                             "(exit 2)"),
          P("same enclosure, upper end"), info=_COMMON_INFO),
     Kind("rdp.epsilon", P("cells of log2(alpha - 1) with convex minorants of (alpha-1) D_alpha, every bound "
                           "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL); the same cells "
