@@ -31,7 +31,7 @@ __all__ = ["MAX_COMPOSED_MECHANISMS", "MAX_LATTICE_SUPPORT", "MAX_SUBSAMPLED_ORD
            "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "LEGACY_EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
-           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
+           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "BINS_ONE_EPOCH_DEGREE", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
            "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
@@ -354,6 +354,11 @@ BINS_MAX_COMPOSED = 5 << 18
 #: MNIST-size run (T = 240, 60 epochs, 2^20-cell grids) needs 4.1e7; one epoch at T = 10^5 on the
 #: default 2^18-degree grid 3.6e7
 BINS_MAX_WORK = 1 << 26
+#: the degree the one-epoch balls-in-bins grid rule aims at (dpverify.sampling.balls.choose_grid keeps
+#: about T c_max / h <= this many degrees, plus 2): verify refuses a one-epoch grid that keeps or
+#: tops more than GRID_SLACK times it (a 1.3 KB certificate with keep = top = 1,100,000 cost verify
+#: 42 CPU s and 461 MB before its refusal, adv40 B1)
+BINS_ONE_EPOCH_DEGREE = 1 << 18
 
 #: the largest eps at which the replace-one bracket evaluates a delta curve (the add/remove curve at
 #: eps* = hi / 2 or eps / 2, the remove curve at eps): a delta curve's unit needs about 1.45 eps more

@@ -52,7 +52,7 @@ from typing import Any, Mapping, Optional
 
 import gmpy2
 
-from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
+from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .bins_plan import GRID_SLACK, keep_cap, refines
@@ -815,6 +815,11 @@ def _delta_route(r: Mapping[str, Any], result: Mapping[str, Any], evals: "tuple[
         if "bins_epochs" in result:
             raise MalformedCertificate("result.bins_epochs is for E > 1 epochs; one epoch records bins_grid")
         g = _grid(result)
+        cap = GRID_SLACK * BINS_ONE_EPOCH_DEGREE + 8  # the rule keeps <= T c_max / h + 2 <= degree + 2
+        if max(g["keep"], g["top"]) > cap:
+            raise MalformedCertificate(f"result.bins_grid keeps or tops {max(g['keep'], g['top']):,} degrees: the "
+                                       f"producer's one-epoch grid rule writes at most about {BINS_ONE_EPOCH_DEGREE:,} "
+                                       f"(allowed: up to {cap:,})")
         _bound_work(r, {d: g for d in r["dirs"]}, {})
         if evals:
             # The hinges at these eps read degrees below `need` only, and a truncated power is exact

@@ -30,7 +30,7 @@ import ast
 import re
 from typing import Any, Mapping
 
-from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, EVENT_MAX_LEAVES, EXPR_ALLOWED, EXPR_FUNCS,
+from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE, EVENT_MAX_LEAVES, EXPR_ALLOWED, EXPR_FUNCS,
                                   EXPR_NAMES, GDP_CELL_WORK_CAP, REPLACE_MAX_EPS)
 from ..errors import MalformedCertificate
 
@@ -82,7 +82,8 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              f"of a certificate up to {BINS_MAX_WORK:,} coefficients, counted from T, E and the recorded grids "
              "before any product (the producer's caps; beyond: exit 2); E-epoch balls-in-bins grids keeping up to "
              "2x the degrees and 4x the reach the producer's grid rule gives the certificate's sigma, T and E "
-             "(beyond: exit 2, before any product); "
+             f"(beyond: exit 2, before any product); one-epoch grids keeping up to 2 x {BINS_ONE_EPOCH_DEGREE:,} "
+             "degrees (beyond: exit 2); "
              f"event trees up to {EVENT_MAX_LEAVES} distinct kinds of step and delta queries (and replace-one "
              f"brackets' curves) at eps up to {REPLACE_MAX_EPS} (the producer's caps; beyond: exit 2); event-tree "
              "compositions up to 2^19 grid knots over their leaves (beyond: exit 3); PLD masses finer than "

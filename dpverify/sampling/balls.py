@@ -73,6 +73,7 @@ from flint import arb, fmpz_poly
 
 from .. import _validate as V
 from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
+from ..certificate.format import BINS_ONE_EPOCH_DEGREE
 from ..certificate.prose import BINS_SOURCE
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..progress import Tick, budget_tick
@@ -93,7 +94,7 @@ MAX_DEGREE = 1 << 21
 UNIT_BITS = 128
 _PREC = 320
 #: degree caps of the coarse (first) and fine (second) pass
-_COARSE, _FINE = 1 << 14, 1 << 18
+_COARSE, _FINE = 1 << 14, BINS_ONE_EPOCH_DEGREE
 #: cells per doubling of the cell width beyond the unit cells, and most unit cells
 _PER, _UNITS = 256, 1 << 14
 

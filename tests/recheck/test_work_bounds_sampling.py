@@ -226,3 +226,21 @@ def test_events_epsilon_forged_to_a_tiny_delta_is_refused_from_a_cheap_bound(tmp
     cert["inputs"]["delta"] = "1e-100"
     cert["result"]["quantity"] = "epsilon(delta=1e-100)"
     assert outcome(reseal(cert)) == 1
+
+
+def test_a_one_epoch_bins_grid_beyond_the_producers_rule_is_refused_before_any_product():
+    """adv40 B1: a 1.3 KB one-epoch certificate with keep = top = 1,100,000 (the producer's rule,
+    sampling.balls.choose_grid, keeps about T c_max / h + 2 <= BINS_ONE_EPOCH_DEGREE + 2 degrees) cost
+    verify 42 CPU s and 461 MB before exit 1; it is exit 2 before any product. The genuine fixture,
+    keep far below the cap, still verifies."""
+    from pathlib import Path
+
+    from dpverify.certificate.format import BINS_ONE_EPOCH_DEGREE
+
+    src = Path(__file__).resolve().parents[1] / "certificate" / "format2" / "bins-epsilon.json"
+    cert = json.loads(src.read_text())
+    assert cert["result"]["bins_grid"]["keep"] <= BINS_ONE_EPOCH_DEGREE + 2
+    assert outcome(copy.deepcopy(cert)) == 0
+    forged = copy.deepcopy(cert)
+    forged["result"]["bins_grid"].update(top=1_100_000, keep=1_100_000)
+    assert outcome(reseal(forged)) == 2
