@@ -366,8 +366,8 @@ def _tail_of_record(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any
     kind = tail.get("kind")
     if kind in ("head", "power", "constant"):
         return "not GDP"
-    if kind == "zero" and name in ("laplace", "pure", "approx"):
-        z = _support_end_upper(name, inputs) if name != "approx" else exact_input(inputs, "eps0")
+    if kind == "zero":
+        z = _exact_loss_end(name, inputs)
         return "certified" if z is not None and eps_h >= z else None
     if kind == "gaussian" and "mu_hi_exact" in head:
         mu0 = _gaussian_mu0(inputs)
@@ -434,12 +434,25 @@ _TAIL_REASONS: tuple[tuple[str, Optional[frozenset], str], ...] = (
 )
 
 
+#: the mechanisms whose largest privacy loss is an exact rational of the inputs
+_EXACT_LOSS_END = ("laplace", "pure", "approx")
+
+
+def _exact_loss_end(name: str, inputs: Mapping[str, Any]) -> Optional[Fraction]:
+    """The largest privacy loss L where the inputs give it exactly (Laplace D/b, pure eps0,
+    (eps0, 0)-DP eps0, from which the profile is 0), else None: one reading for the tail status
+    the producer is forced to and for a tail reason's zero point."""
+    if name == "approx":
+        return exact_input(inputs, "eps0")
+    return _support_end_upper(name, inputs) if name in _EXACT_LOSS_END else None
+
+
 def _zero_from(name: str, inputs: Mapping[str, Any], z: Fraction) -> Optional[bool]:
     """Is the profile 0 for every eps >= z, i.e. z >= the largest privacy loss L
     (:func:`_support_end`)? Exact for Laplace, pure and (eps0, 0)-DP; e^z against e^L on directed
     enclosures for randomized response and subsampling (None where they overlap)."""
-    if name in ("laplace", "pure", "approx"):
-        end = _support_end_upper(name, inputs) if name != "approx" else exact_input(inputs, "eps0")
+    if name in _EXACT_LOSS_END:
+        end = _exact_loss_end(name, inputs)
         return None if end is None else z >= end
     A = arith(160)
     if name == "rr":
@@ -494,7 +507,7 @@ def _tail_reason_bound(name: str, inputs: Mapping[str, Any], head: Mapping[str, 
             zero = _zero_from(name, inputs, got["z"])
             if zero is None:
                 return False
-            if not zero or status == "certified" and not got["z"] <= eps_h:
+            if not zero or not got["z"] <= eps_h:  # only certified forms name z here ("unknown" returned above)
                 raise CertificateRejected(f"{what}: the profile is not 0 from eps = {m.group('z')} on, or that point "
                                           "is past eps_h")
         if "t" in got and ("bridge_to" not in tail or got["t"] != exact_input(tail, "bridge_to")):
