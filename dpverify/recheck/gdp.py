@@ -393,9 +393,16 @@ def _slope_iv(A: Arith, eps: Fraction, M: Iv) -> Iv:
     return A.div(num, phi)
 
 
-def _half_sqrt_2pi(A: Arith) -> Iv:
-    """sqrt(2 pi)/2, GDPT Thm 4.5's bound on the slope, rounded outward."""
-    return A.scale2((A.dn.sqrt(A.dn.mul_2exp(A.dn.const_pi(), 1)), A.up.sqrt(A.up.mul_2exp(A.up.const_pi(), 1))), -1)
+def _thm45_verdict(A: Arith, lo: Fraction, hi: Fraction) -> str:
+    """GDPT Thm 4.5's verdict on a slope enclosure [lo, hi] (exact ends): holds when it lies in
+    [0, sqrt(2 pi)/2], fails when it lies outside, else undecided; sqrt(2 pi)/2 rounded outward
+    at A's precision, so a decided verdict is proved."""
+    b = A.scale2((A.dn.sqrt(A.dn.mul_2exp(A.dn.const_pi(), 1)), A.up.sqrt(A.up.mul_2exp(A.up.const_pi(), 1))), -1)
+    if lo >= 0 and hi <= to_fraction(b[0]):
+        return "holds"
+    if hi < 0 or lo > to_fraction(b[1]):
+        return "fails"
+    return "undecided"
 
 
 @register("gdp.thm4.5")
@@ -419,9 +426,7 @@ def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     if result.get("verdict") == "undecided" and isinstance(rec, Mapping):
         lo_r, hi_r = enclosure_of(rec, "result.enclosure", 60)
         if mpmath.isfinite(lo_r) and mpmath.isfinite(hi_r):
-            half_sqrt_2pi = _half_sqrt_2pi(arith(128))
-            lo_q, hi_q = mpf_to_fraction(lo_r), mpf_to_fraction(hi_r)
-            if (lo_q >= 0 and hi_q <= to_fraction(half_sqrt_2pi[0])) or hi_q < 0 or lo_q > to_fraction(half_sqrt_2pi[1]):
+            if _thm45_verdict(arith(128), mpf_to_fraction(lo_r), mpf_to_fraction(hi_r)) != "undecided":
                 raise CertificateRejected("result.verdict: recorded 'undecided', but the recorded slope enclosure "
                                           f"[{lo_r}, {hi_r}] decides Thm 4.5's bound (the writer decides on it)")
     digits = needed_digits(result)
@@ -451,13 +456,7 @@ def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
             raise CouldNotReprove("gdp.thm4.5: phi(eps/mu - mu/2) underflows the second route's range") from None
         if _bad(s):
             raise CouldNotReprove("gdp.thm4.5: the slope over/underflows the second route's range")
-        bound = _half_sqrt_2pi(A)
-        if s[0] >= 0 and s[1] <= bound[0]:
-            verdict = "holds"
-        elif s[1] < 0 or s[0] > bound[1]:
-            verdict = "fails"
-        else:
-            verdict = "undecided"
+        verdict = _thm45_verdict(A, to_fraction(s[0]), to_fraction(s[1]))
         if verdict != "undecided" and narrow(s, needed_digits(result)) or bits >= MAX_BITS // 4:
             return Recheck(lo=mpfr_to_mpf(s[0]), hi=mpfr_to_mpf(s[1]), dps=digits + 20, verdict=verdict)
         digits *= 2
