@@ -153,7 +153,6 @@ class Cache:
     def __init__(self, url: str, *, recheck: bool = False) -> None:
         self.url = url
         self.recheck = recheck
-        self._key: Optional[bytes] = None
         self._fs: Any = None
         if not url.split("://", 1)[-1].strip():
             # "" or "file://" named the current folder (entries landed in the working directory)
@@ -175,7 +174,7 @@ class Cache:
                 raise InvalidParameter("cache", f"cache={url!r}: cannot create the folder ({exc.strerror})") from None
         # the key file is read (or created) before any work: a bad one (others can read it, not hex)
         # was refused only at the first tag, after a configuration had been computed (adv40 W2)
-        self._key = secret_key()
+        self._key: bytes = secret_key()
 
     def _path(self, key: str) -> str:
         return f"{self._root}/{key[:2]}/{key}.json"
@@ -183,7 +182,6 @@ class Cache:
     def _tag(self, key: str, data: bytes) -> str:
         """HMAC-SHA256 of (key, entry bytes) under :func:`secret_key`: binding the
         key too means a tagged entry copied under another key is not authentic."""
-        assert self._key is not None
         msg = _TAG_DOMAIN + key.encode("ascii") + b"\0" + data
         return hmac.new(self._key, msg, hashlib.sha256).hexdigest()
 
