@@ -46,6 +46,7 @@ from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUN
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
+from .fourier import Declined, fourier_lower, fourier_upper
 from .gdp import exact_input, fraction_to_mpf
 from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
@@ -672,12 +673,38 @@ def _mul_lower(x, y, K: int, budget: int):
     return _unpack(_pmul_lower(_pack_lower(x, K), _pack_lower(y, K), K, budget))
 
 
-def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None):
+def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
+           fourier: "Callable | None" = None):
     """d^T by repeated squaring. ``read``: the result is read only at indices above
     ``read.need`` (:class:`_Reader`), so the last squaring and the last product cut their
-    factors to what can reach there (the products before them are needed whole)."""
+    factors to what can reach there (the products before them are needed whole).
+
+    ``fourier`` (:func:`_fourier_kernel`): once what is left is base^a with a below
+    2^:data:`FOURIER_A_BITS` and the base at least :data:`FOURIER_MIN_LENGTH` long, base^a is
+    asked of the certified Fourier power (:mod:`.fourier`, the same kind of outward-rounded
+    pair); where it declines with a factor f, log2 f more exact squarings shrink a before the
+    next try, and without one the exact products go on. Both the try and the factor are
+    functions of the inputs (floats and proven bounds, no clock)."""
     res, base = None, d
+    limit = 1 << FOURIER_A_BITS
     while True:
+        if fourier is not None and 2 <= T < limit and base[1].n >= FOURIER_MIN_LENGTH:
+            try:
+                F, deficit = fourier(base, T)
+            except Declined as e:
+                if e.factor is None:
+                    fourier = None
+                else:
+                    limit >>= max(1, math.ceil(math.log2(max(e.factor, 1.0))))
+                    fourier = fourier if limit > 2 else None
+            else:
+                if res is not None:
+                    if read is not None:  # the last product: z = res * F
+                        res, F = read.cut(res, read.need - read.top(F)), read.cut(F, read.need - read.top(res))
+                    F = mul(res, F, K, budget)
+                # the wrapped-in P-mass of a lower pair (at most ``deficit`` after the product with
+                # res, whose P-mass is at most 2^K units) is charged once to its +inf mass
+                return F if not deficit else (*F[:3], F[3] - deficit)
         if T & 1:
             if res is None:
                 res = base
@@ -694,6 +721,41 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None):
             above = read.need - (read.top(res) if res is not None else 0)
             base = read.cut(base, above - read.top(base))
         base = mul(base, base, K, budget)
+
+
+#: fewest steps of one event for which :func:`_power` may use the Fourier power
+FOURIER_MIN_STEPS = 64
+#: shortest base handed to the Fourier power (shorter exact products are cheap)
+FOURIER_MIN_LENGTH = 1 << 12
+#: the power handed to the Fourier route is below 2^FOURIER_A_BITS: the exact squarings before
+#: it make the base, so its float error (about a e |z|^(a-1) at the low frequencies) stays small
+FOURIER_A_BITS = 5
+#: the Fourier power's proven error may take this many times the whole trimming budget: with
+#: the budget's 10^-10 of the delta scale, 10^-6 of it, which the accuracy factor of
+#: :func:`_accuracy_factor` makes 10^-3 of the recorded width at most
+FOURIER_SHARE = 10**4
+
+
+def _fourier_kernel(upper: bool, K: int, budget: int, total: int, q_bits: int = 0) -> Callable:
+    """base, a -> (base^a, deficit) by :mod:`.fourier` on packed pairs, trimmed as a product
+    (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass returned
+    apart (0 for the upper pair); raises :class:`.fourier.Declined`. The Q-masses' allowance
+    is 2^-q_bits of the others' (:func:`_compose`)."""
+    allowance = budget * (4 * total.bit_length() + 4) * FOURIER_SHARE
+
+    def run(base, a: int):
+        if upper:
+            off, v, inf = fourier_upper((base[0], base[1].coeffs(), base[2]), a, K, allowance)
+            off, v, inf = _pack_upper((off, v, inf), K)
+            lo, s, hi, t = _trim(v, budget)
+            return (off + lo, v.window(lo, hi, s), inf + t), 0
+        (off, P, Q, inf), deficit = fourier_lower((base[0], base[1].coeffs(), base[2].coeffs(), base[3]), a, K,
+                                                   allowance, allowance >> q_bits)
+        off, P, Q, inf = _pack_lower((off, P, Q, inf), K)
+        lo, _, hi, _ = _trim(P, budget)
+        return (off + lo, P.window(lo, hi), Q.window(lo, hi), inf), deficit
+
+    return run
 
 
 class _Reader:
@@ -751,14 +813,18 @@ class _Reader:
 
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
-             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None):
+             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
+             q_bits: "int | None" = None):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
     start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is).
     ``need``: the query reads the upper pair only at knots above index ``need`` and the lower
     pair only through classes whose loss can exceed need 2^-m (:class:`_Reader`: sound for
-    any value; None reads everything), so the last products are cut to what reaches there."""
+    any value; None reads everything), so the last products are cut to what reaches there.
+    ``q_bits``: log2 of e^eps at the query, about (the lower pair's Q-masses count e^eps times
+    in delta, so the Fourier power's allowance for them is that much smaller); None: the lower
+    pair takes no Fourier power."""
     want_u, want_l = sides != "lower", sides != "upper"
     steps = []
     for i, (make, T) in enumerate(events):
@@ -770,30 +836,36 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     total = sum(T for T, _, _ in steps)
     ups = _compose_side(steps, 1, _pmul_upper, K, budget, None if need is None else _Reader(need, True)) \
         if want_u else None
-    lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False)) \
-        if want_l else None
+    lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False),
+                         q_bits) if want_l else None
     return _unpack(ups), _unpack(lows)
 
 
-def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None"):
+def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None",
+                  q_bits: "int | None" = None):
     """The product over events of each event's T-fold power (one side: ``at`` 1 upper, 2 lower),
     read above ``read`` (or everywhere): event i's power and the product that takes it in are
     read above need minus the tops of the other factors, the earlier ones known exactly and the
     later ones bounded by T_j times one step's top (a product's top is at most the sum of its
     factors' tops; the trims only lower it)."""
     later = [0] * len(steps)
+    total = sum(step[0] for step in steps)
     for i in range(len(steps) - 2, -1, -1):
         T, d = steps[i + 1][0], steps[i + 1][at]
         later[i] = later[i + 1] + T * _Reader.top(d)
     acc = None
     for i, step in enumerate(steps):
         T, d = step[0], step[at]
+        # the lower pair's Fourier power carries a deficit charged to the final +inf mass, so it
+        # serves a side of one event only (no later product takes it in)
+        four = _fourier_kernel(at == 1, K, budget, total, q_bits or 0) \
+            if T >= FOURIER_MIN_STEPS and (at == 1 or (len(steps) == 1 and q_bits is not None)) else None
         if read is None:
-            X = _power(d, T, mul, K, budget)
+            X = _power(d, T, mul, K, budget, fourier=four)
             acc = X if acc is None else mul(acc, X, K, budget)
             continue
         r = read.shifted(later[i])
-        X = _power(d, T, mul, K, budget, r.shifted(_Reader.top(acc)) if acc is not None else r)
+        X = _power(d, T, mul, K, budget, r.shifted(_Reader.top(acc)) if acc is not None else r, four)
         if acc is not None:
             acc, X = r.cut(acc, r.need - r.top(X)), r.cut(X, r.need - r.top(acc))
             X = mul(acc, X, K, budget)
@@ -1127,31 +1199,36 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
             direction: "str | None" = None) -> tuple[mpf, mpf]:
     events = _events(inputs)
     K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
+    # log2 e^eps, rounded up, at the eps the lower pair is read at (a choice only)
+    q_bits = int(mpmath.ceil(mpf("1.45") * min(max(target if kind == "delta" else eps_hint, eps_hint, mpf(0)),
+                                                  mpf(2000))))
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in ([direction] if direction else _directions(inputs)):
         if d == "replace" and not all(ok for _, _, ok in events):
             raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
         lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
-                                  sides)
+                                  sides, q_bits=q_bits)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
 
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
-                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS) -> tuple[mpf, mpf]:
+                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS,
+                     q_bits: "int | None" = None) -> tuple[mpf, mpf]:
     """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
     delta query, else None) for one direction of the composition of ``events`` [(make, T)]
     on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
     or past its end, which no grid reaches (the grid's top knot lies up to one cell per step
     above the end); below it each step's knots start at its floor, and the answer is
-    tightened by the support (:meth:`Support.tighten`)."""
+    tightened by the support (:meth:`Support.tighten`). ``q_bits``: see :func:`_compose`."""
     sup = Support.of(events, d) if kind == "eps" or exact is not None else None
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
-    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m))
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m),
+                    q_bits)
     lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
     return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
 

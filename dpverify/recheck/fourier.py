@@ -1,0 +1,473 @@
+"""The second route's certified Fourier power: D^{*a} of a discretised pair in binary64 with a
+proven error bound, rounded outward to the same integer units as the exact products of
+:mod:`.pld` (upper masses and Q-masses up, P-masses of the lower pair down).
+
+Its own implementation of the mathematics the producer uses (nothing from the arb side):
+twiddle errors and every bound on MPFR through gmpy2 with directed rounding, or exact
+integers; the butterflies are numpy element-wise ufuncs, one IEEE binary64 operation each
+(numpy's ufuncs do not fuse a multiply and an add), in a radix-2 loop written here.
+
+Let c be the integer masses of one step's vector (units 2^-K, indices 0..n-1) and x its
+doubles, rounded up (upper pair, Q) or down (P); y = x^{*a}, Y = (c 2^-K)^{*a}.
+
+1. **Inputs.** x_i = c_i 2^-K with c_i rounded to 53 bits by MPFR in the needed direction
+   (exact: the scaling by 2^-K keeps a normal double for K <= :data:`MAX_K`). Convolution of
+   nonnegative vectors is monotone, so y >= Y (up) or y <= Y (down) coefficientwise.
+
+2. **Transform error** (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
+   Lemma 3.5 and the argument of Thm 24.2 kept componentwise). A butterfly computes
+   fl(a +- fl(w^ b)), |w^ - w| <= mu (:func:`_twiddles`), the complex product by the standard
+   formula: |fl(w^ b) - w^ b| <= sqrt2 gamma_2 |w^| |b|, gamma_2 = 2u / (1 - 2u), u = 2^-53;
+   each real component of the sum is rounded once (relative u). So an output is within
+   eta (|a| + |b|) of the exact butterfly of its computed inputs, with
+   eta = mu + sqrt2 gamma_2 (1 + mu) + u (1 + mu)(1 + sqrt2 gamma_2). Stage k is a matrix A_k
+   of modulus-1 entries, and |v_k - A_k v_(k-1)| <= eta |A_k| |v_(k-1)| gives, by induction,
+   |v_L - F x| <= ((1 + eta)^L - 1) |A_L| ... |A_1| |x|; in the radix-2 transform each input
+   reaches each output along exactly one path, so that product is the all-ones matrix: every
+   coefficient is within e = ((1 + eta)^L - 1) ||x||_1 of the exact DFT (N = 2^L).
+
+3. **Power.** p_f = z^_f^a by binary powering, each complex product of relative error
+   nu = sqrt2 gamma_2: |p_f - z^_f^a| <= ((1 + nu)^c - 1) |z^_f|^a with c the chain's product
+   count (c -> 2c + 1 per squaring, c1 + c2 + 1 per product); and |z^_f^a - z_f^a| <=
+   (|z^_f| + e)^a - |z^_f|^a (telescoping). Both bounds rise with |z^_f|, so they are summed
+   over frequencies by counting r2 = fl(|z^_f|^2) in bins (exact comparisons of doubles),
+   each bin evaluated at its upper edge: |z^_f|^2 <= (r2 + 2^-1000)(1 + 3u) (two roundings,
+   an underflow of the squares at most 2^-1000). S1 >= sum_f |p_f|, SE >= sum_f |p_f - z_f^a|.
+
+4. **Inverse.** IDFT(p) = conj(DFT(conj p)) / N (conjugation and the division by 2^L exact but
+   for underflow), so every output is within Err = [((1 + eta)^L - 1) S1 + SE] / N (+ an
+   underflow term, :data:`_UF`) of the circular convolution y_c[r] = sum_j y[r + j N]; its real
+   part is taken (y is real, so that only helps).
+
+5. **Window.** The outputs are read on N consecutive composed indices [W, W + N). As y >= 0,
+   y_c >= y there (circular wrap only adds). Mass of Y outside the window is bounded by
+   Chernoff: for lambda > 0, sum_(k >= t) Y_k <= e^(-lambda t) M(lambda)^a and
+   sum_(k <= t) Y_k <= e^(lambda t) M(-lambda)^a, M(lambda) = 2^-K sum_i c_i e^(lambda i),
+   all in MPFR rounded up; floats only choose lambda and the window. When the whole support
+   a (n - 1) + 1 fits in N there is no wrap and no outside mass.
+
+Outputs (integers in units 2^-K, E = ceil(2^K Err)):
+
+* upper pair: ceil(2^K y_c) + E >= 2^K y >= 2^K Y on the window, the mass below it added at
+  its first index (mass moved to a larger loss only raises the curve), the mass above it
+  moved to +inf; +inf: ceil(2^K (1 - (1 - alpha)^a)) exactly (alpha = inf / 2^K; the composed
+  mechanism's +inf mass is 1 - (1 - alpha_true)^a <= that, and its finite part <= Y).
+* lower pair: P = max(0, floor(2^K y_c) - E) <= 2^K (Y + wrap), Q = ceil(2^K y_c) + E >= the
+  composed Q on the window's classes (the classes outside are dropped: each only loses its
+  (P - e^eps Q)+ >= 0); the wrapped-in P-mass is at most the P-mass outside the window,
+  returned as ``deficit`` D: sum over any set S of classes of (P - e^eps Q) is at least the
+  same sum of the returned pair minus D, so the caller subtracts D once (:mod:`.pld`);
+  +inf: floor(2^K (1 - (1 - alpha)^a)) exactly.
+
+Every choice here (window, lambda, bins, whether to decline) is made by floats from the inputs
+alone: the same inputs take the same path on every machine (no clock).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import gmpy2
+import numpy as np
+from gmpy2 import mpfr, mpz
+
+__all__ = ["Declined", "fourier_upper", "fourier_lower", "MAX_N", "MAX_K"]
+
+#: largest transform (memory: about ten arrays of N doubles)
+MAX_N = 1 << 21
+#: largest unit exponent: every nonzero mass c 2^-K stays a normal double, and 2^K Err's
+#: underflow term (2^-900) stays far below one unit
+MAX_K = 800
+_PREC = 128
+#: per output, above every underflow contribution: an operation whose result is below 2^-1022
+#: errs by at most 2^-1022 (flush to zero) or 2^-1075 (gradual underflow); at most
+#: 2^21 * 64 operations feed one output (and the division by N of a subnormal loses < 2^-1074)
+_UF_BITS = 900
+
+_UP = gmpy2.context(precision=_PREC, round=gmpy2.RoundUp)
+_DN = gmpy2.context(precision=_PREC, round=gmpy2.RoundDown)
+_NEAR = gmpy2.context(precision=_PREC, round=gmpy2.RoundToNearest)
+_U = mpfr(2) ** -53
+
+
+class Declined(Exception):
+    """The Fourier power cannot certify within the allowance; the caller uses the exact
+    products. ``factor``: how many times too large the bound was (None: no smaller power helps)."""
+
+    def __init__(self, why: str, factor: Optional[float] = None) -> None:
+        super().__init__(why)
+        self.factor = factor
+
+
+def round_to_nearest() -> bool:
+    """Whether numpy's binary64 operations round to nearest in this process (the error bounds
+    assume it): 1 + 0.75 ulp rounds to 1 + ulp only to nearest or upward, -1 - 0.75 ulp to
+    -1 - ulp only to nearest or downward, so both hold only for round to nearest."""
+    one = np.array([1.0, -1.0])
+    d = np.array([0.75 * 2.0 ** -52, -0.75 * 2.0 ** -52])
+    s = one + d
+    return bool(s[0] == 1.0 + 2.0 ** -52 and s[1] == -1.0 - 2.0 ** -52)
+
+
+def _up(x) -> mpfr:
+    return _UP.plus(x)
+
+
+def _gamma_nu() -> mpfr:
+    """nu = sqrt2 gamma_2 rounded up (Higham Lemma 3.5)."""
+    g2 = _UP.div(_UP.mul(2, _U), _DN.sub(1, _UP.mul(2, _U)))
+    return _UP.mul(_UP.sqrt(2), g2)
+
+
+def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, mpfr]:
+    """cos, sin of 2 pi k / N for k < n as doubles and a bound of the entries' error (MPFR
+    upper end). The angle is enclosed in [x_lo, x_hi] (pi rounded each way); cos and sin are
+    1-Lipschitz, so each value lies within x_hi - x_lo of f(x_lo), itself enclosed by MPFR's
+    correctly rounded f in both directions; the double is the nearest one to the midpoint and
+    its error the larger distance to the enclosure's ends (rounded up)."""
+    c = np.empty(n)
+    s = np.empty(n)
+    worst = mpfr(0)
+    pi_lo, pi_hi = _DN.const_pi(), _UP.const_pi()
+    for k in range(n):
+        x_lo = _DN.div(_DN.mul(pi_lo, 2 * k), N)
+        x_hi = _UP.div(_UP.mul(pi_hi, 2 * k), N)
+        w = _UP.sub(x_hi, x_lo)
+        for f_dn, f_up, out in ((_DN.cos(x_lo), _UP.cos(x_lo), c), (_DN.sin(x_lo), _UP.sin(x_lo), s)):
+            lo, hi = _DN.sub(f_dn, w), _UP.add(f_up, w)
+            d = float(_NEAR.div(_NEAR.add(lo, hi), 2))
+            out[k] = d
+            err = max(_UP.sub(hi, d), _UP.sub(d, lo))
+            if err > worst:
+                worst = err
+    return c, s, worst
+
+
+_TW: dict[int, tuple[np.ndarray, np.ndarray, mpfr]] = {}
+
+
+def _twiddles(N: int) -> tuple[np.ndarray, np.ndarray, mpfr]:
+    """cos, sin of 2 pi k / N for k < N / 2 and mu >= |w^_k - w_k| over all k: entry
+    k = k_h B + k_l is the binary64 product (standard formula) of two table entries of about
+    sqrt(N / 2) each (:func:`_table`), so mu = mu_h (1 + mu_l) + mu_l + nu (1 + mu_h)(1 + mu_l)
+    (Higham Lemma 3.5 for the product). Cached by N: the same N always gives the same table."""
+    hit = _TW.get(N)
+    if hit is not None:
+        return hit
+    half = max(1, N // 2)
+    B = 1 << (((half - 1).bit_length() + 1) // 2)
+    if B == 1:
+        out = _table(half, N)
+    else:
+        ch, sh, mh = _table((half + B - 1) // B, N // B)
+        cl, sl, ml = _table(B, N)
+        c = (np.outer(ch, cl) - np.outer(sh, sl)).ravel()[:half]
+        s = (np.outer(sh, cl) + np.outer(ch, sl)).ravel()[:half]
+        mu = _UP.add(_UP.add(_UP.mul(mh, _UP.add(1, ml)), ml),
+                     _UP.mul(_gamma_nu(), _UP.mul(_UP.add(1, mh), _UP.add(1, ml))))
+        out = (c, s, mu)
+    if len(_TW) >= 4:
+        _TW.pop(next(iter(_TW)))
+    _TW[N] = out
+    return out
+
+
+def _bitrev(L: int) -> np.ndarray:
+    r = np.zeros(1, dtype=np.int64)
+    for _ in range(L):
+        r = np.concatenate([2 * r, 2 * r + 1])
+    return r
+
+
+def fft(re: np.ndarray, im: np.ndarray, table: "tuple | None" = None) -> tuple[np.ndarray, np.ndarray, mpfr]:
+    """sum_i x_i e^(-2 pi i k i / N) by radix-2 decimation in time (module docstring 2):
+    (re, im, mu). ``table``: (cos, sin, mu) in place of :func:`_twiddles` (tests only)."""
+    N = re.size
+    L = N.bit_length() - 1
+    cos, sin, mu = _twiddles(N) if table is None else table
+    perm = _bitrev(L)
+    xr = np.ascontiguousarray(re[perm], dtype=np.float64)
+    xi = np.ascontiguousarray(im[perm], dtype=np.float64)
+    for s in range(1, L + 1):
+        half = 1 << (s - 1)
+        stride = N >> s
+        wr = cos[::stride][:half]
+        wi = -sin[::stride][:half]  # w = e^(-2 pi i j / 2^s); negation exact
+        R = xr.reshape(-1, 2 * half)
+        I_ = xi.reshape(-1, 2 * half)
+        ar, ai, br, bi = R[:, :half], I_[:, :half], R[:, half:], I_[:, half:]
+        tr = wr * br - wi * bi  # three IEEE operations per component, no fusion
+        ti = wr * bi + wi * br
+        np.subtract(ar, tr, out=br)
+        np.subtract(ai, ti, out=bi)
+        ar += tr
+        ai += ti
+    return xr, xi, mu
+
+
+def _eta(mu: mpfr) -> mpfr:
+    nu = _gamma_nu()
+    return _UP.add(_UP.add(mu, _UP.mul(nu, _UP.add(1, mu))), _UP.mul(_UP.mul(_U, _UP.add(1, mu)), _UP.add(1, nu)))
+
+
+def growth(mu: mpfr, L: int) -> mpfr:
+    """(1 + eta)^L - 1 rounded up (module docstring 2)."""
+    return _UP.sub(_UP.pow(_UP.add(1, _eta(mu)), L), 1)
+
+
+def _pow(re: np.ndarray, im: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """z^a element-wise by binary powering, standard complex products; the chain count c."""
+    rr = ri = None
+    rc = 0
+    br, bi, bc = re, im, 0
+    while True:
+        if a & 1:
+            if rr is None:
+                rr, ri, rc = br, bi, bc
+            else:
+                rr, ri = rr * br - ri * bi, rr * bi + ri * br
+                rc = rc + bc + 1
+        a >>= 1
+        if not a:
+            break
+        br, bi = br * br - bi * bi, 2.0 * (br * bi)  # 2 x exact
+        bc = 2 * bc + 1
+    assert rr is not None and ri is not None
+    return rr, ri, rc
+
+
+def _bins(r2: np.ndarray, a: int) -> tuple[list, list]:
+    """Edges e_0 = max > e_1 > ... (doubles; floats choose them) and counts: bin j < J holds
+    the values in (e_(j+1), e_j], the last bin those <= e_J (exact comparisons)."""
+    srt = np.sort(r2)
+    top = float(srt[-1])
+    if not top > 0:
+        return [0.0], [r2.size]
+    edges = [top]
+    j = 1.0
+    while j <= 4400:
+        e = top * 2.0 ** (-j / (2.0 * a))
+        if not e > 0:
+            break
+        if e < edges[-1]:
+            edges.append(e)
+        j = j + 0.25 if j < 16 else j * 1.25
+    le = np.searchsorted(srt, np.array(edges), side="right")
+    counts = [int(le[i] - le[i + 1]) for i in range(len(edges) - 1)] + [int(le[-1])]
+    return edges, counts
+
+
+def power_bounds(r2: np.ndarray, a: int, e: mpfr, c: int) -> tuple[mpfr, mpfr]:
+    """(S1, SE) of module docstring 3, given r2 = fl(|z^_f|^2) of every frequency, the
+    transform error e and the chain count c (MPFR, rounded up)."""
+    edges, counts = _bins(r2, a)
+    nu = _gamma_nu()
+    g_up = _UP.pow(_UP.add(1, nu), c)
+    g1 = _UP.sub(g_up, 1)
+    slack = _UP.add(1, _UP.mul(3, _U))
+    tiny = mpfr(2) ** -1000
+    S1 = mpfr(0)
+    SE = mpfr(0)
+    for edge, n in zip(edges, counts):
+        if n == 0:
+            continue
+        r = _UP.sqrt(_UP.mul(_UP.add(edge, tiny), slack))
+        ra_up, ra_dn = _UP.pow(r, a), _DN.pow(r, a)
+        S1 = _UP.add(S1, _UP.mul(n, _UP.mul(g_up, ra_up)))
+        term = _UP.add(_UP.mul(g1, ra_up), _UP.sub(_UP.pow(_UP.add(r, e), a), ra_dn))
+        SE = _UP.add(SE, _UP.mul(n, term))
+    base = _UP.add(_UP.sqrt(_UP.mul(_UP.add(edges[0], tiny), slack)), e)
+    grow_uf = _UP.pow(base, c + 1) if base > 1 else mpfr(1)
+    uf = _UP.mul(_UP.mul(r2.size * (c + 1), mpfr(2) ** -_UF_BITS), grow_uf)
+    return _UP.add(S1, uf), _UP.add(SE, uf)
+
+
+def _floats(c: list, K: int, up: bool) -> np.ndarray:
+    """c_i 2^-K as doubles, c_i rounded to 53 bits by MPFR toward +inf (``up``) or -inf."""
+    ctx = gmpy2.context(precision=53, round=gmpy2.RoundUp if up else gmpy2.RoundDown)
+    f = np.array([float(ctx.plus(mpz(v))) if v else 0.0 for v in c], dtype=np.float64)
+    return np.ldexp(f, -K)
+
+
+def _l1_up(x: np.ndarray) -> mpfr:
+    """sum |x_i| rounded up: math.fsum is the correctly rounded sum, one ulp above covers it."""
+    s = math.fsum(np.abs(x).tolist())
+    return _UP.plus(math.nextafter(s, math.inf) if s > 0 else 0.0)
+
+
+def _chernoff(c: list, K: int, a: int, t: int, above: bool, lam: float) -> mpfr:
+    """An upper bound of the mass of (c 2^-K)^{*a} at composed indices >= t (``above``) or
+    <= t (module docstring 5), lambda a dyadic near ``lam``; MPFR rounded up throughout."""
+    lq = mpfr(round(lam * 2 ** 24)) / 2 ** 24  # exact dyadic
+    if not lq > 0:
+        raise Declined("no usable Chernoff parameter")
+    E = _UP.exp(lq if above else -lq)
+    M = mpfr(0)
+    for v in reversed(c):  # Horner: every term >= 0, each operation rounded up
+        M = _UP.add(_UP.mul(M, E), v)
+    M = _UP.mul(M, mpfr(2) ** -K)
+    if not M > 0:
+        return mpfr(0)
+    lt = _DN.mul(lq, t) if above else _UP.mul(lq, t)  # lambda t, in the direction that raises the bound
+    return _UP.exp(_UP.sub(_UP.mul(a, _UP.log(M)), lt) if above else _UP.add(_UP.mul(a, _UP.log(M)), lt))
+
+
+def _tail_point(x: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
+    """Floats only: the composed index t and lambda whose Chernoff bound of the mass beyond t is
+    about e^log_target, the best over a geometric scan of lambda."""
+    idx = np.arange(x.size, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        logx = np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), -np.inf)
+    sgn = 1.0 if above else -1.0
+    best = None
+    for lam in np.geomspace(1e-7, 50.0, 64):
+        z = logx + sgn * lam * idx
+        zm = float(z.max())
+        logM = zm + math.log(float(np.exp(z - zm).sum()))
+        r = (a * logM - log_target) / lam  # sgn * t at which the bound reaches the target
+        t = math.ceil(r) if above else -math.ceil(r)
+        key = t if above else -t
+        if best is None or key < best[0]:
+            best = (key, t, float(lam))
+    assert best is not None
+    return best[1], best[2]
+
+
+def _window(c: list, x: np.ndarray, K: int, a: int, allowance: int) -> tuple[int, int, mpfr, mpfr]:
+    """(N, W, lo_m, hi_m): transform length, first composed index of the window, and proven
+    bounds of the mass of (c 2^-K)^{*a} below and above it (module docstring 5)."""
+    n = len(c)
+    full = a * (n - 1) + 1
+    whole = max(2, 1 << (full - 1).bit_length())
+    target = max(allowance, 1) * 2.0 ** -K / 16
+    t_hi, lam_hi = _tail_point(x, a, math.log(target), True)
+    t_lo, lam_lo = _tail_point(x, a, math.log(target), False)
+    if t_lo < 0 and t_hi >= full:
+        return whole, 0, mpfr(0), mpfr(0)
+    t_lo, t_hi = max(t_lo, -1), min(t_hi, full)
+    N = max(2, 1 << (t_hi - t_lo - 1).bit_length(), 1 << (n - 1).bit_length())
+    if N >= full:
+        return whole, 0, mpfr(0), mpfr(0)
+    W = max(0, min(full - N, t_lo + 1 - (N - (t_hi - t_lo - 1)) // 2))
+    hi_m = _chernoff(c, K, a, W + N, True, lam_hi) if W + N < full else mpfr(0)
+    lo_m = _chernoff(c, K, a, W - 1, False, lam_lo) if W > 0 else mpfr(0)
+    return N, W, lo_m, hi_m
+
+
+def _ints(v: np.ndarray, K: int, up: bool) -> list:
+    """ceil(2^K v) (``up``) or floor(2^K v) as integers: the scaling by 2^K is exact, and so
+    are ceil / floor of a double and its conversion to an integer."""
+    s = np.ldexp(v, K)
+    s = np.ceil(s) if up else np.floor(s)
+    return [int(t) for t in s.tolist()]
+
+
+def _inf_power(inf: int, K: int, a: int, up: bool) -> int:
+    """2^K (1 - (1 - inf / 2^K)^a) rounded up or down, in exact integers (it rises with inf)."""
+    if inf <= 0:
+        return 0
+    one = 1 << K
+    num = (one ** a - (one - min(inf, one)) ** a)
+    sh = K * (a - 1)
+    return -((-num) >> sh) if up else num >> sh
+
+
+def _check(K: int, a: int, c: list) -> None:
+    if K > MAX_K:
+        raise Declined("mass unit below the binary64 range")
+    if a < 2 or not c or not any(c):
+        raise Declined("nothing to power")
+    if not round_to_nearest():
+        raise Declined("binary64 arithmetic does not round to nearest in this process")
+
+
+def _transform_power(x: np.ndarray, N: int, a: int, mass: mpfr) -> tuple[np.ndarray, mpfr]:
+    """The circular a-fold convolution of x padded to N (doubles) and Err (module 2-4)."""
+    pad = np.zeros(N)
+    pad[: x.size] = x
+    zr, zi, mu = fft(pad, np.zeros(N))
+    L = N.bit_length() - 1
+    grow = growth(mu, L)
+    e = _UP.add(_UP.mul(grow, mass), mpfr(2) ** -_UF_BITS)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        pr, pi, c = _pow(zr, zi, a)
+        if not (np.all(np.isfinite(pr)) and np.all(np.isfinite(pi))):
+            raise Declined("power out of range")
+        r2 = zr * zr + zi * zi
+    S1, SE = power_bounds(r2, a, e, c)
+    yr, _, _ = fft(pr, -pi)
+    err = _UP.add(_UP.div(_UP.add(_UP.mul(grow, S1), SE), N), _UP.mul(2, mpfr(2) ** -_UF_BITS))
+    return yr / N, err
+
+
+def _spent(N: int, err: mpfr, outside: mpfr, K: int, allowance: int) -> None:
+    """Declines (with the factor) when N Err + the outside mass exceeds allowance 2^-K."""
+    spent = _UP.add(_UP.mul(N, err), outside)
+    limit = _DN.mul(allowance, mpfr(2) ** -K)
+    if not spent <= limit:
+        ratio = float(spent) / max(float(limit), 1e-300)
+        raise Declined("the float error bound exceeds the allowance", ratio if math.isfinite(ratio) else None)
+
+
+def _floor_check(x: np.ndarray, N: int, a: int, K: int, allowance: int) -> None:
+    """Floats only: the inverse transform alone errs by about L eta mass^a in all; a power whose
+    allowance is below that is the exact products' job (no smaller power lowers it)."""
+    mass = float(x.sum())
+    L = max(1, N.bit_length() - 1)
+    floor = L * 12 * 2.0 ** -53 * (math.exp(min(700.0, a * math.log(mass))) if mass > 0 else 0.0)
+    if floor > allowance * 2.0 ** -K / 2:
+        raise Declined("the allowance is below the binary64 error floor")
+
+
+def _window_values(y: np.ndarray, N: int, W: int) -> np.ndarray:
+    return y[np.arange(W, W + N) % N]
+
+
+def fourier_upper(d: tuple, a: int, K: int, allowance: int) -> tuple:
+    """(off, masses, inf)^{*a} of an upper pair (integers in units 2^-K) as an upper pair of
+    the same kind (module docstring), or Declined when the proven error plus the mass outside
+    the window exceeds ``allowance`` units."""
+    off, c, inf = d
+    _check(K, a, c)
+    x = _floats(c, K, True)
+    N, W, lo_m, hi_m = _window(c, x, K, a, allowance)
+    if N > MAX_N:
+        raise Declined("transform longer than the memory budget")
+    _floor_check(x, N, a, K, allowance)
+    y, err = _transform_power(x, N, a, _l1_up(x))
+    _spent(N, err, _UP.add(lo_m, hi_m), K, allowance)
+    E = int(_UP.ceil(_UP.mul(err, mpfr(2) ** K)))
+    out = [max(0, v + E) for v in _ints(_window_values(y, N, W), K, True)]
+    out[0] += int(_UP.ceil(_UP.mul(lo_m, mpfr(2) ** K)))
+    inf_out = _inf_power(inf, K, a, True) + int(_UP.ceil(_UP.mul(hi_m, mpfr(2) ** K)))
+    return (a * off + W, out, inf_out)
+
+
+def fourier_lower(d: tuple, a: int, K: int, allowance: int, q_allowance: int) -> tuple[tuple, int]:
+    """((off, P, Q, inf), deficit): (off, P, Q, inf)^{*a} of a lower pair as a lower pair of
+    the same kind on the window's classes, and D >= the P-mass wrapped into it (module
+    docstring), or Declined as :func:`fourier_upper`; the Q-masses' error has its own
+    ``q_allowance`` (they count e^eps times in delta)."""
+    off, P, Q, inf = d
+    _check(K, a, P)
+    if len(Q) != len(P):
+        raise Declined("P and Q of different lengths")
+    xP = _floats(P, K, False)
+    xQ = _floats(Q, K, True)
+    N, W, lo_m, hi_m = _window(P, xP, K, a, allowance)
+    if N > MAX_N:
+        raise Declined("transform longer than the memory budget")
+    _floor_check(xP, N, a, K, allowance)
+    _floor_check(xQ, N, a, K, q_allowance)
+    yP, eP = _transform_power(xP, N, a, _l1_up(xP))
+    outside = _UP.add(lo_m, hi_m)
+    _spent(N, eP, outside, K, allowance)
+    yQ, eQ = _transform_power(xQ, N, a, _l1_up(xQ))
+    _spent(N, eQ, mpfr(0), K, q_allowance)
+    EP = int(_UP.ceil(_UP.mul(eP, mpfr(2) ** K)))
+    EQ = int(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K)))
+    Pn = [max(0, v - EP) for v in _ints(_window_values(yP, N, W), K, False)]
+    Qn = [max(0, v + EQ) for v in _ints(_window_values(yQ, N, W), K, True)]
+    deficit = int(_UP.ceil(_UP.mul(outside, mpfr(2) ** K)))
+    return (a * off + W, Pn, Qn, _inf_power(inf, K, a, False)), deficit

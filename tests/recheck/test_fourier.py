@@ -1,0 +1,156 @@
+"""The second route's certified Fourier power (dpverify/recheck/fourier.py) against an
+independent route: exact integer convolution of the same integer masses (brute force,
+Python integers), and the exact DFT in rationals / MPFR at high precision."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import gmpy2
+import numpy as np
+import pytest
+from gmpy2 import mpfr
+
+from dpverify.recheck import fourier as F
+
+
+def _exact_power(c: list, a: int) -> list:
+    """(c)^{*a} in exact integers, brute force."""
+    out = [1]
+    for _ in range(a):
+        nxt = [0] * (len(out) + len(c) - 1)
+        for i, u in enumerate(out):
+            if u:
+                for j, v in enumerate(c):
+                    nxt[i + j] += u * v
+        out = nxt
+    return out
+
+
+def _units(exact: list, K: int, a: int) -> list:
+    """The exact a-fold power of c 2^-K, in units 2^-K (rationals)."""
+    return [Fraction(v, 1 << (K * (a - 1))) for v in exact]
+
+
+def _masses(rng: random.Random, n: int, K: int) -> list:
+    w = [rng.random() for _ in range(n)]
+    s = sum(w)
+    return [int(v / s * (1 << K)) for v in w]
+
+
+def test_transform_within_its_bound_against_the_exact_dft():
+    # the exact DFT of the same doubles at 200 bits (MPFR cos/sin; their error ~2^-190 is far
+    # below the bound's ~1e-15) must lie within ((1 + eta)^L - 1) ||x||_1 of the floats
+    rng = random.Random(7)
+    N = 64
+    x = np.array([rng.random() for _ in range(N)])
+    zr, zi, mu = F.fft(x, np.zeros(N))
+    bound = float(F.growth(mu, 6)) * float(x.sum())
+    ctx = gmpy2.context(precision=200)
+    pi = ctx.const_pi()
+    worst = 0.0
+    for k in range(N):
+        re = sum(ctx.mul(mpfr(float(x[i]), 200), ctx.cos(ctx.div(ctx.mul(2 * pi, k * i), N))) for i in range(N))
+        im = -sum(ctx.mul(mpfr(float(x[i]), 200), ctx.sin(ctx.div(ctx.mul(2 * pi, k * i), N))) for i in range(N))
+        worst = max(worst, float(abs(re - zr[k])), float(abs(im - zi[k])))
+    assert worst <= bound
+    assert worst > 0  # the floats do err: the comparison is not vacuous
+
+
+def _check_upper(out: tuple, exact: list, base_off: int, a: int, inf_in: int, K: int) -> None:
+    """The upper pair dominates: each window mass, the one below added at the first index, the
+    one above in +inf (with the composed +inf mass 2^K (1 - (1 - inf 2^-K)^a), rounded up)."""
+    off, up, inf = out
+    W = off - a * base_off
+    assert W >= 0
+    assert up[0] >= exact[W] + sum(exact[:W])
+    assert all(up[k] >= exact[W + k] for k in range(1, min(len(up), len(exact) - W)))
+    assert all(v >= 0 for v in up)
+    composed_inf = Fraction((1 << K) ** a - ((1 << K) - inf_in) ** a, (1 << K) ** (a - 1))
+    assert inf >= composed_inf + sum(exact[W + len(up):])
+
+
+def _check_lower(out: tuple, exact_p: list, exact_q: list, base_off: int, a: int) -> None:
+    """P below the exact masses up to the deficit in all, Q above them on every class."""
+    (off, P, Q, _), deficit = out
+    W = off - a * base_off
+    assert W >= 0
+    inside = range(min(len(P), len(exact_p) - W))
+    assert all(Q[k] >= exact_q[W + k] for k in inside)
+    assert sum(max(0, P[k] - exact_p[W + k]) for k in inside) + sum(P[len(inside):]) <= deficit
+
+
+@pytest.mark.parametrize("seed,n,a", [(1, 30, 5), (2, 17, 13), (3, 50, 3), (4, 9, 40), (6, 40, 60)])
+def test_upper_and_lower_powers_enclose_the_exact_convolution(seed, n, a):
+    rng = random.Random(seed)
+    K = 64
+    c = _masses(rng, n, K)
+    q = [v // 3 for v in c]
+    exact = _units(_exact_power(c, a), K, a)
+    exact_q = _units(_exact_power(q, a), K, a)
+    up = F.fourier_upper((2, c, 5), a, K, 1 << 40)
+    _check_upper(up, exact, 2, a, 5, K)
+    low = F.fourier_lower((2, c, q, 5), a, K, 1 << 40, 1 << 40)
+    _check_lower(low, exact, exact_q, 2, a)
+    # the enclosures are tight: within the allowance (plus one unit per coefficient) in all
+    W = up[0] - 2 * a
+    assert sum(up[1][k] - exact[W + k] for k in range(1, min(len(up[1]), len(exact) - W))) <= (1 << 40) + len(up[1])
+    (offL, P, _, _), _ = low
+    WL = offL - 2 * a
+    assert sum(exact[WL + k] - P[k] for k in range(min(len(P), len(exact) - WL))) <= (1 << 40) + len(P) \
+        + sum(exact[:WL]) + sum(exact[WL + len(P):])
+
+
+def test_a_long_power_takes_a_window():
+    # a power whose support is longer than the window the floats choose: the checks above then
+    # cover the mass moved below / above the window and the lower pair's deficit
+    rng = random.Random(11)
+    K, n, a = 64, 40, 60
+    c = _masses(rng, n, K)
+    exact = _units(_exact_power(c, a), K, a)
+    out = F.fourier_upper((0, c, 0), a, K, 1 << 44)
+    assert 0 < out[0] and out[0] + len(out[1]) < len(exact)  # a genuine window
+    _check_upper(out, exact, 0, a, 0, K)
+    low = F.fourier_lower((0, c, c, 0), a, K, 1 << 44, 1 << 44)
+    assert low[1] > 0
+    _check_lower(low, exact, exact, 0, a)
+
+
+def test_a_broken_twiddle_is_caught():
+    # one twiddle moved by 1e-9 (far beyond its claimed mu ~ 4e-16): the transform leaves
+    # its proven bound, and the power built on it misses the exact convolution
+    rng = random.Random(5)
+    N = 64
+    cos, sin, mu = F._twiddles(N)
+    bad_cos = cos.copy()
+    bad_cos[3] += 1e-9
+    x = np.array([rng.random() for _ in range(N // 2)] + [0.0] * (N // 2))
+    zr, zi, _ = F.fft(x, np.zeros(N))
+    br, bi, _ = F.fft(x, np.zeros(N), (bad_cos, sin, mu))
+    bound = float(F.growth(mu, 6)) * float(x.sum())
+    assert np.max(np.abs(zr - br) + np.abs(zi - bi)) > 2 * bound
+    # the same through the power: with the broken table the outward-rounded result is wrong
+    K, a = 64, 4
+    c = _masses(rng, 16, K)
+    exact = _units(_exact_power(c, a), K, a)
+    F._TW[N] = (bad_cos, sin, mu)
+    try:
+        _, up, _ = F.fourier_upper((0, c, 0), a, K, 1 << 30)
+        _, P_, _ = F.fourier_lower((0, c, c, 0), a, K, 1 << 30, 1 << 30)[0][:3]
+    finally:
+        F._TW.pop(N, None)
+    assert any(up[k] < exact[k] for k in range(len(exact))) or any(P_[k] > exact[k] for k in range(len(exact)))
+
+
+def test_declines_past_the_allowance_with_a_factor():
+    rng = random.Random(3)
+    K = 120
+    c = _masses(rng, 30, K)
+    with pytest.raises(F.Declined) as info:
+        F.fourier_upper((0, c, 0), 20, K, 1 << 40)  # 2^-80: below binary64's error floor
+    assert info.value.factor is None or info.value.factor > 1
+
+
+def test_round_to_nearest_probe():
+    assert F.round_to_nearest()
