@@ -46,7 +46,6 @@ from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUN
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
-from .fourier import Declined, fourier_lower, fourier_upper
 from .gdp import exact_input, fraction_to_mpf
 from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
@@ -689,13 +688,12 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     limit = 1 << FOURIER_A_BITS
     while True:
         if fourier is not None and 2 <= T < limit and base[1].n >= FOURIER_MIN_LENGTH:
-            try:
-                F, deficit = fourier(base, T)
-            except Declined as e:
-                if e.factor is None:
+            F, deficit, factor = fourier(base, T)
+            if F is None:
+                if factor is None:
                     fourier = None
                 else:
-                    limit >>= max(1, math.ceil(math.log2(max(e.factor, 1.0))))
+                    limit >>= max(1, math.ceil(math.log2(max(factor, 1.0))))
                     fourier = fourier if limit > 2 else None
             else:
                 if res is not None:
@@ -737,13 +735,24 @@ FOURIER_SHARE = 10**4
 
 
 def _fourier_kernel(upper: bool, K: int, budget: int, total: int, q_bits: int = 0) -> Callable:
-    """base, a -> (base^a, deficit) by :mod:`.fourier` on packed pairs, trimmed as a product
-    (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass returned
-    apart (0 for the upper pair); raises :class:`.fourier.Declined`. The Q-masses' allowance
-    is 2^-q_bits of the others' (:func:`_compose`)."""
+    """base, a -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs, trimmed as a
+    product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
+    returned apart (0 for the upper pair); (None, 0, factor) where it declines (factor None: no
+    smaller power helps). The Q-masses' allowance is 2^-q_bits of the others' (:func:`_compose`).
+    :mod:`.fourier` (and numpy) is imported here, on the first power that may use it."""
+    from .fourier import Declined
+
     allowance = budget * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
     def run(base, a: int):
+        try:
+            return (*attempt(base, a), None)
+        except Declined as e:
+            return None, 0, e.factor
+
+    def attempt(base, a: int):
+        from .fourier import fourier_lower, fourier_upper
+
         if upper:
             off, v, inf = fourier_upper((base[0], base[1].coeffs(), base[2]), a, K, allowance)
             off, v, inf = _pack_upper((off, v, inf), K)
