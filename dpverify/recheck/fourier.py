@@ -290,10 +290,11 @@ def _floats(c: list, K: int, up: bool) -> np.ndarray:
     return np.ldexp(f, -K)
 
 
-def _l1_up(x: np.ndarray) -> mpfr:
-    """sum |x_i| rounded up: math.fsum is the correctly rounded sum, one ulp above covers it."""
-    s = math.fsum(np.abs(x).tolist())
-    return _UP.plus(math.nextafter(s, math.inf) if s > 0 else 0.0)
+def _l1_up(c: list, K: int, up: bool) -> mpfr:
+    """An upper bound of ||x||_1 for x = :func:`_floats` (c, K, up), from the exact integers:
+    rounding to 53 bits toward +inf multiplies by less than 1 + 2^-52, toward -inf by at most 1."""
+    s = _UP.mul(mpz(sum(c)), mpfr(2) ** -K)
+    return _UP.mul(s, _UP.add(1, mpfr(2) ** -52)) if up else s
 
 
 def _chernoff(c: list, K: int, a: int, t: int, above: bool, lam: float) -> mpfr:
@@ -435,7 +436,7 @@ def fourier_upper(d: tuple, a: int, K: int, allowance: int) -> tuple:
     if N > MAX_N:
         raise Declined("transform longer than the memory budget")
     _floor_check(x, N, a, K, allowance)
-    y, err = _transform_power(x, N, a, _l1_up(x))
+    y, err = _transform_power(x, N, a, _l1_up(c, K, True))
     _spent(N, err, _UP.add(lo_m, hi_m), K, allowance)
     E = int(_UP.ceil(_UP.mul(err, mpfr(2) ** K)))
     out = [max(0, v + E) for v in _ints(_window_values(y, N, W), K, True)]
@@ -460,10 +461,10 @@ def fourier_lower(d: tuple, a: int, K: int, allowance: int, q_allowance: int) ->
         raise Declined("transform longer than the memory budget")
     _floor_check(xP, N, a, K, allowance)
     _floor_check(xQ, N, a, K, q_allowance)
-    yP, eP = _transform_power(xP, N, a, _l1_up(xP))
+    yP, eP = _transform_power(xP, N, a, _l1_up(P, K, False))
     outside = _UP.add(lo_m, hi_m)
     _spent(N, eP, outside, K, allowance)
-    yQ, eQ = _transform_power(xQ, N, a, _l1_up(xQ))
+    yQ, eQ = _transform_power(xQ, N, a, _l1_up(Q, K, True))
     _spent(N, eQ, mpfr(0), K, q_allowance)
     EP = int(_UP.ceil(_UP.mul(eP, mpfr(2) ** K)))
     EQ = int(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K)))
