@@ -52,12 +52,28 @@ Outputs (integers in units 2^-K, E = ceil(2^K Err)):
   its first index (mass moved to a larger loss only raises the curve), the mass above it
   moved to +inf; +inf: ceil(2^K (1 - (1 - alpha)^a)) exactly (alpha = inf / 2^K; the composed
   mechanism's +inf mass is 1 - (1 - alpha_true)^a <= that, and its finite part <= Y).
-* lower pair: P = max(0, floor(2^K y_c) - E) <= 2^K (Y + wrap), Q = ceil(2^K y_c) + E >= the
-  composed Q on the window's classes (the classes outside are dropped: each only loses its
+* lower pair: P = max(0, floor(2^K y_c) - E) <= 2^K (Y + wrap), Q >= the composed Q on the
+  window's classes (6) (the classes outside are dropped: each only loses its
   (P - e^eps Q)+ >= 0); the wrapped-in P-mass is at most the P-mass outside the window,
   returned as ``deficit`` D: sum over any set S of classes of (P - e^eps Q) is at least the
   same sum of the returned pair minus D, so the caller subtracts D once (:mod:`.pld`);
   +inf: floor(2^K (1 - (1 - alpha)^a)) exactly.
+
+6. **Tilted Q.** Q-masses count e^eps times in delta, so an absolute float error in Q would
+   cost e^eps more than in P. The Q vector is transformed tilted instead: x~_i >= Q_i 2^-K
+   e^(h (off + i + c)) (h = 2^-m the grid; c = b // 2 for a vector that composes b steps: its
+   class i holds losses in [(off + i) h, (off + i + b) h], so x~ is about P's size, Q ~ e^-loss
+   P). Tilting by the character e^(h j) commutes with convolution, for any c: (x~)^{*a}_k =
+   e^(h (a off + k + a c)) (x)^{*a}_k, so the composed Q at class k is at most
+   e^(-h (a off + k + a c)) (y~_c[k] + Err~) with Err~ the bound of 4 for x~ (circular wrap only
+   adds); in delta it counts e^(eps - loss) Err~ <= Err~ on the classes above eps, where
+   (P - e^eps Q)+ is not 0. The factors e^(+-h j) are doubles >= the true
+   value: two tables of MPFR exponentials rounded up to 53 bits, their float product and a
+   float product by 1 + 2^-50 (each rounding to nearest loses at most a factor 1 - u of a
+   positive normal value, and (1 - u)^2 (1 + 8u) >= 1); every later float product that must
+   stay above its exact value is followed by the same factor ((1 - u)^4 (1 + 8u) >= 1 covers a
+   chain of three more roundings). Losses are kept within +-:data:`_TILT_CAP` so that every
+   value stays a normal double.
 
 Every choice here (window, lambda, bins, whether to decline) is made by floats from the inputs
 alone: the same inputs take the same path on every machine (no clock).
@@ -445,30 +461,79 @@ def fourier_upper(d: tuple, a: int, K: int, allowance: int) -> tuple:
     return (a * off + W, out, inf_out)
 
 
-def fourier_lower(d: tuple, a: int, K: int, allowance: int, q_allowance: int) -> tuple[tuple, int]:
-    """((off, P, Q, inf), deficit): (off, P, Q, inf)^{*a} of a lower pair as a lower pair of
-    the same kind on the window's classes, and D >= the P-mass wrapped into it (module
-    docstring), or Declined as :func:`fourier_upper`; the Q-masses' error has its own
-    ``q_allowance`` (they count e^eps times in delta)."""
+#: largest |loss| of an output tilt factor e^(+-loss) (module docstring 6): e^600 < 2^866, so a
+#: mass below 2^803 units times it stays finite; the inputs' losses stay within _TILT_IN_CAP and
+#: their unit within 2^-_TILT_MAX_K, so that 2^-700 e^-200 > 2^-989 stays a normal double
+_TILT_CAP = 600
+_TILT_IN_CAP = 200
+_TILT_MAX_K = 700
+_UP8 = 1.0 + 2.0 ** -50  # 1 + 8u, exact
+
+
+def _exp_table(j0: int, count: int, m: int, sign: int) -> np.ndarray:
+    """Doubles g_t >= e^(sign (j0 + t) 2^-m) for t < count (module docstring 6)."""
+    up53 = gmpy2.context(precision=53, round=gmpy2.RoundUp)
+    B = 1 << (((max(count, 2) - 1).bit_length() + 1) // 2)
+    hi = np.array([float(up53.exp(gmpy2.mul_2exp(mpfr(sign * (j0 + k * B)), -m)))
+                   for k in range((count + B - 1) // B)])
+    lo = np.array([float(up53.exp(gmpy2.mul_2exp(mpfr(sign * t), -m))) for t in range(B)])
+    return np.outer(hi, lo).ravel()[:count] * _UP8
+
+
+def _tilt_ok(j0: int, count: int, m: int, cap: int) -> bool:
+    return max(abs(j0), abs(j0 + count)) <= cap << m
+
+
+def _sum_up(x: np.ndarray) -> mpfr:
+    """sum x_i (doubles >= 0) rounded up (MPFR, each addition rounded up)."""
+    s = mpfr(0)
+    for v in x.tolist():
+        s = _UP.add(s, v)
+    return s
+
+
+def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) -> tuple[tuple, int]:
+    """((off, P, Q, inf), deficit): (off, P, Q, inf)^{*a} of a lower pair on the grid 2^-m that
+    composes b steps, as a lower pair of the same kind on the window's classes, and D >= the
+    P-mass wrapped into it (module docstring), Q through its tilt (6; any b is sound, the right
+    one keeps the bound tight), or Declined as :func:`fourier_upper`."""
     off, P, Q, inf = d
     _check(K, a, P)
     if len(Q) != len(P):
         raise Declined("P and Q of different lengths")
+    n = len(P)
+    c = b // 2
+    if K > _TILT_MAX_K or not _tilt_ok(off + c, n, m, _TILT_IN_CAP):
+        raise Declined("a step's losses beyond the tilt's range")
     xP = _floats(P, K, False)
-    xQ = _floats(Q, K, True)
+    xQ = _floats(Q, K, True) * _exp_table(off + c, n, m, 1) * _UP8  # two roundings: (1-u)^2 (1+8u) >= 1
+    if not np.all(np.isfinite(xQ)):
+        raise Declined("tilted masses out of range")
     N, W, lo_m, hi_m = _window(P, xP, K, a, allowance)
     if N > MAX_N:
         raise Declined("transform longer than the memory budget")
+    j0 = a * (off + c) + W
+    if not _tilt_ok(j0, N, m, _TILT_CAP):
+        raise Declined("composed losses beyond the tilt's range")
     _floor_check(xP, N, a, K, allowance)
-    _floor_check(xQ, N, a, K, q_allowance)
+    _floor_check(xQ, N, a, K, allowance)
     yP, eP = _transform_power(xP, N, a, _l1_up(P, K, False))
     outside = _UP.add(lo_m, hi_m)
     _spent(N, eP, outside, K, allowance)
-    yQ, eQ = _transform_power(xQ, N, a, _l1_up(Q, K, True))
-    _spent(N, eQ, mpfr(0), K, q_allowance)
+    yQ, eQ = _transform_power(xQ, N, a, _sum_up(xQ))
+    _spent(N, eQ, mpfr(0), K, allowance)
     EP = int(_UP.ceil(_UP.mul(eP, mpfr(2) ** K)))
-    EQ = int(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K)))
+    EQ = float(gmpy2.context(precision=53, round=gmpy2.RoundUp).plus(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K))))
     Pn = [max(0, v - EP) for v in _ints(_window_values(yP, N, W), K, False)]
-    Qn = [max(0, v + EQ) for v in _ints(_window_values(yQ, N, W), K, True)]
+    # t_k = fl(2^K y~ + E) (2^K y~ exact), then fl(fl(t_k g_k) (1 + 8u)) >= t_k g_k; a t_k <= 0
+    # bounds a tilted mass <= 0 (a sum rounds to a result of the exact one's sign, and a
+    # subnormal sum is exact), whose class has Q = 0; a positive one keeps at least one unit
+    # (its product might underflow to 0)
+    t = np.ldexp(_window_values(yQ, N, W), K) + EQ
+    with np.errstate(over="ignore", under="ignore"):
+        q = (np.maximum(t, 0.0) * _exp_table(j0, N, m, -1)) * _UP8
+    if not np.all(np.isfinite(q)):
+        raise Declined("untilted masses out of range")
+    Qn = [int(v) for v in np.where(t > 0, np.maximum(np.ceil(q), 1.0), 0.0).tolist()]
     deficit = int(_UP.ceil(_UP.mul(outside, mpfr(2) ** K)))
     return (a * off + W, Pn, Qn, _inf_power(inf, K, a, False)), deficit

@@ -684,11 +684,11 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     pair); where it declines with a factor f, log2 f more exact squarings shrink a before the
     next try, and without one the exact products go on. Both the try and the factor are
     functions of the inputs (floats and proven bounds, no clock)."""
-    res, base = None, d
+    res, base, steps = None, d, 1  # base = d^steps
     limit = 1 << FOURIER_A_BITS
     while True:
         if fourier is not None and 2 <= T < limit and base[1].n >= FOURIER_MIN_LENGTH:
-            F, deficit, factor = fourier(base, T)
+            F, deficit, factor = fourier(base, T, steps)
             if F is None:
                 if factor is None:
                     fourier = None
@@ -719,6 +719,7 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
             above = read.need - (read.top(res) if res is not None else 0)
             base = read.cut(base, above - read.top(base))
         base = mul(base, base, K, budget)
+        steps *= 2
 
 
 #: fewest steps of one event for which :func:`_power` may use the Fourier power
@@ -734,23 +735,24 @@ FOURIER_A_BITS = 5
 FOURIER_SHARE = 10**4
 
 
-def _fourier_kernel(upper: bool, K: int, budget: int, total: int, q_bits: int = 0) -> Callable:
-    """base, a -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs, trimmed as a
+def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0) -> Callable:
+    """base, a, steps -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs, trimmed as a
     product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
     returned apart (0 for the upper pair); (None, 0, factor) where it declines (factor None: no
-    smaller power helps). The Q-masses' allowance is 2^-q_bits of the others' (:func:`_compose`).
+    smaller power helps). The lower pair lies on the grid 2^-m and the base composes ``steps``
+    steps (its Q is transformed tilted by the losses they reach).
     :mod:`.fourier` (and numpy) is imported here, on the first power that may use it."""
     from .fourier import Declined
 
     allowance = budget * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
-    def run(base, a: int):
+    def run(base, a: int, steps: int):
         try:
-            return (*attempt(base, a), None)
+            return (*attempt(base, a, steps), None)
         except Declined as e:
             return None, 0, e.factor
 
-    def attempt(base, a: int):
+    def attempt(base, a: int, steps: int):
         from .fourier import fourier_lower, fourier_upper
 
         if upper:
@@ -759,7 +761,7 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, q_bits: int = 
             lo, s, hi, t = _trim(v, budget)
             return (off + lo, v.window(lo, hi, s), inf + t), 0
         (off, P, Q, inf), deficit = fourier_lower((base[0], base[1].coeffs(), base[2].coeffs(), base[3]), a, K,
-                                                   allowance, allowance >> q_bits)
+                                                   allowance, m, steps)
         off, P, Q, inf = _pack_lower((off, P, Q, inf), K)
         lo, _, hi, _ = _trim(P, budget)
         return (off + lo, P.window(lo, hi), Q.window(lo, hi), inf), deficit
@@ -822,18 +824,14 @@ class _Reader:
 
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
-             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
-             q_bits: "int | None" = None):
+             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
     start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is).
     ``need``: the query reads the upper pair only at knots above index ``need`` and the lower
     pair only through classes whose loss can exceed need 2^-m (:class:`_Reader`: sound for
-    any value; None reads everything), so the last products are cut to what reaches there.
-    ``q_bits``: log2 of e^eps at the query, about (the lower pair's Q-masses count e^eps times
-    in delta, so the Fourier power's allowance for them is that much smaller); None: the lower
-    pair takes no Fourier power."""
+    any value; None reads everything), so the last products are cut to what reaches there."""
     want_u, want_l = sides != "lower", sides != "upper"
     steps = []
     for i, (make, T) in enumerate(events):
@@ -846,17 +844,18 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     ups = _compose_side(steps, 1, _pmul_upper, K, budget, None if need is None else _Reader(need, True)) \
         if want_u else None
     lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False),
-                         q_bits) if want_l else None
+                         m) if want_l else None
     return _unpack(ups), _unpack(lows)
 
 
 def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None",
-                  q_bits: "int | None" = None):
+                  m: "int | None" = None):
     """The product over events of each event's T-fold power (one side: ``at`` 1 upper, 2 lower),
     read above ``read`` (or everywhere): event i's power and the product that takes it in are
     read above need minus the tops of the other factors, the earlier ones known exactly and the
     later ones bounded by T_j times one step's top (a product's top is at most the sum of its
-    factors' tops; the trims only lower it)."""
+    factors' tops; the trims only lower it). ``m``: the grid 2^-m of the lower pair (its Fourier
+    power tilts Q by it), None: the lower pair takes no Fourier power."""
     later = [0] * len(steps)
     total = sum(step[0] for step in steps)
     for i in range(len(steps) - 2, -1, -1):
@@ -867,8 +866,8 @@ def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader
         T, d = step[0], step[at]
         # the lower pair's Fourier power carries a deficit charged to the final +inf mass, so it
         # serves a side of one event only (no later product takes it in)
-        four = _fourier_kernel(at == 1, K, budget, total, q_bits or 0) \
-            if T >= FOURIER_MIN_STEPS and (at == 1 or (len(steps) == 1 and q_bits is not None)) else None
+        four = _fourier_kernel(at == 1, K, budget, total, m or 0) \
+            if T >= FOURIER_MIN_STEPS and (at == 1 or (len(steps) == 1 and m is not None)) else None
         if read is None:
             X = _power(d, T, mul, K, budget, fourier=four)
             acc = X if acc is None else mul(acc, X, K, budget)
@@ -1208,36 +1207,31 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
             direction: "str | None" = None) -> tuple[mpf, mpf]:
     events = _events(inputs)
     K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
-    # log2 e^eps, rounded up, at the eps the lower pair is read at (a choice only)
-    q_bits = int(mpmath.ceil(mpf("1.45") * min(max(target if kind == "delta" else eps_hint, eps_hint, mpf(0)),
-                                                  mpf(2000))))
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in ([direction] if direction else _directions(inputs)):
         if d == "replace" and not all(ok for _, _, ok in events):
             raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
         lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
-                                  sides, q_bits=q_bits)
+                                  sides)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
 
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
-                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS,
-                     q_bits: "int | None" = None) -> tuple[mpf, mpf]:
+                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS) -> tuple[mpf, mpf]:
     """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
     delta query, else None) for one direction of the composition of ``events`` [(make, T)]
     on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
     or past its end, which no grid reaches (the grid's top knot lies up to one cell per step
     above the end); below it each step's knots start at its floor, and the answer is
-    tightened by the support (:meth:`Support.tighten`). ``q_bits``: see :func:`_compose`."""
+    tightened by the support (:meth:`Support.tighten`)."""
     sup = Support.of(events, d) if kind == "eps" or exact is not None else None
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
-    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m),
-                    q_bits)
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m))
     lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
     return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
 

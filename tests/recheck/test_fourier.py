@@ -4,6 +4,7 @@ Python integers), and the exact DFT in rationals / MPFR at high precision."""
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
@@ -58,6 +59,16 @@ def test_transform_within_its_bound_against_the_exact_dft():
     assert worst > 0  # the floats do err: the comparison is not vacuous
 
 
+#: the grid 2^-M of the lower pairs' tilt
+M = 3
+
+
+def _q_of(c: list, off: int) -> list:
+    """Q-masses of a privacy-loss pair on the grid 2^-M: about e^-loss times the P-masses, with
+    some slack (Q_i = floor(P_i e^(-(off + i) / 2^M) 3 / 4)), so the tilted Q is about P."""
+    return [int(Fraction(v) * Fraction(math.exp(-(off + i) / 2 ** M)) * Fraction(3, 4)) for i, v in enumerate(c)]
+
+
 def _check_upper(out: tuple, exact: list, base_off: int, a: int, inf_in: int, K: int) -> None:
     """The upper pair dominates: each window mass, the one below added at the first index, the
     one above in +inf (with the composed +inf mass 2^K (1 - (1 - inf 2^-K)^a), rounded up)."""
@@ -86,12 +97,12 @@ def test_upper_and_lower_powers_enclose_the_exact_convolution(seed, n, a):
     rng = random.Random(seed)
     K = 64
     c = _masses(rng, n, K)
-    q = [v // 3 for v in c]
+    q = _q_of(c, 2)
     exact = _units(_exact_power(c, a), K, a)
     exact_q = _units(_exact_power(q, a), K, a)
     up = F.fourier_upper((2, c, 5), a, K, 1 << 40)
     _check_upper(up, exact, 2, a, 5, K)
-    low = F.fourier_lower((2, c, q, 5), a, K, 1 << 40, 1 << 40)
+    low = F.fourier_lower((2, c, q, 5), a, K, 1 << 40, M)
     _check_lower(low, exact, exact_q, 2, a)
     # the enclosures are tight: within the allowance (plus one unit per coefficient) in all
     W = up[0] - 2 * a
@@ -112,9 +123,10 @@ def test_a_long_power_takes_a_window():
     out = F.fourier_upper((0, c, 0), a, K, 1 << 44)
     assert 0 < out[0] and out[0] + len(out[1]) < len(exact)  # a genuine window
     _check_upper(out, exact, 0, a, 0, K)
-    low = F.fourier_lower((0, c, c, 0), a, K, 1 << 44, 1 << 44)
+    q = _q_of(c, 0)
+    low = F.fourier_lower((0, c, q, 0), a, K, 1 << 44, M)
     assert low[1] > 0
-    _check_lower(low, exact, exact, 0, a)
+    _check_lower(low, exact, _units(_exact_power(q, a), K, a), 0, a)
 
 
 def test_a_broken_twiddle_is_caught():
@@ -137,7 +149,7 @@ def test_a_broken_twiddle_is_caught():
     F._TW[N] = (bad_cos, sin, mu)
     try:
         _, up, _ = F.fourier_upper((0, c, 0), a, K, 1 << 30)
-        _, P_, _ = F.fourier_lower((0, c, c, 0), a, K, 1 << 30, 1 << 30)[0][:3]
+        _, P_, _ = F.fourier_lower((0, c, _q_of(c, 0), 0), a, K, 1 << 30, M)[0][:3]
     finally:
         F._TW.pop(N, None)
     assert any(up[k] < exact[k] for k in range(len(exact))) or any(P_[k] > exact[k] for k in range(len(exact)))
