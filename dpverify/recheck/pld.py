@@ -679,23 +679,19 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     factors to what can reach there (the products before them are needed whole).
 
     ``fourier`` (:func:`_fourier_kernel`): once what is left is base^a with a below
-    2^:data:`FOURIER_A_BITS` and the base at least :data:`FOURIER_MIN_LENGTH` long, base^a is
-    asked of the certified Fourier power (:mod:`.fourier`, the same kind of outward-rounded
-    pair); where it declines with a factor f, log2 f more exact squarings shrink a before the
-    next try, and without one the exact products go on. Both the try and the factor are
-    functions of the inputs (floats and proven bounds, no clock)."""
+    2^:data:`FOURIER_A_BITS` (and at least :data:`FOURIER_MIN_POWER`) and the base at least
+    :data:`FOURIER_MIN_LENGTH` long, base^a is asked once of the certified Fourier power
+    (:mod:`.fourier`, the same kind of outward-rounded pair); where it declines, the exact
+    products go on (retries with smaller powers cost more transforms than they saved on the
+    format-1 oracle battery). The try is a function of the inputs (floats and proven bounds,
+    no clock)."""
     res, base, steps = None, d, 1  # base = d^steps
     limit = 1 << FOURIER_A_BITS
     while True:
-        if fourier is not None and 2 <= T < limit and base[1].n >= FOURIER_MIN_LENGTH:
-            F, deficit, factor = fourier(base, T, steps)
-            if F is None:
-                if factor is None:
-                    fourier = None
-                else:
-                    limit >>= max(1, math.ceil(math.log2(max(factor, 1.0))))
-                    fourier = fourier if limit > 2 else None
-            else:
+        if fourier is not None and FOURIER_MIN_POWER <= T < limit and base[1].n >= FOURIER_MIN_LENGTH:
+            F, deficit, _ = fourier(base, T, steps)
+            fourier = None  # one try: a declined one goes on with the exact products
+            if F is not None:
                 if res is not None:
                     if read is not None:  # the last product: z = res * F
                         res, F = read.cut(res, read.need - read.top(F)), read.cut(F, read.need - read.top(res))
@@ -724,11 +720,14 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
 
 #: fewest steps of one event for which :func:`_power` may use the Fourier power
 FOURIER_MIN_STEPS = 64
-#: shortest base handed to the Fourier power (shorter exact products are cheap)
-FOURIER_MIN_LENGTH = 1 << 12
+#: shortest base handed to the Fourier power: shorter exact products are cheap (at 2^12 the oracle
+#: battery of format 1, rows of 50..10^4 steps, took 41 CPU s against 20 with the exact products)
+FOURIER_MIN_LENGTH = 1 << 15
 #: the power handed to the Fourier route is below 2^FOURIER_A_BITS: the exact squarings before
 #: it make the base, so its float error (about a e |z|^(a-1) at the low frequencies) stays small
 FOURIER_A_BITS = 5
+#: smallest power handed to the Fourier route (a smaller one replaces too few squarings)
+FOURIER_MIN_POWER = 8
 #: the Fourier power's proven error may take this many times the whole trimming budget: with
 #: the budget's 10^-10 of the delta scale, 10^-6 of it, which the accuracy factor of
 #: :func:`_accuracy_factor` makes 10^-3 of the recorded width at most
