@@ -46,6 +46,10 @@ MAX_EVENT_TREE_DEPTH = 64
 MAX_EVENT_INTEGER = 10**12
 #: a DP-SGD dataset size N (TF-Privacy style schedules, fixed batches, shuffling)
 MAX_DATASET_SIZE = 10**12
+#: atoms of the finite pair of one discrete event (discrete Laplace: sensitivity + 1; discrete
+#: Gaussian: about 50 sigma + sensitivity), each a certified mass discretised on every grid: a
+#: discrete Laplace of sensitivity 10^6 ran 20 CPU s and 1 GB past a 5 s budget before its first grid
+MAX_EVENT_ATOMS = 100_000
 
 # --------------------------------------------------------------------------- time
 #: the default time budget of a certified query (seconds)
@@ -93,10 +97,16 @@ MAX_SWEEP_CONFIGURATIONS = 100_000
 SUPPLEMENTARY_EPS_MAX_WORK = 1 << 26
 
 # --------------------------------------------------------------------------- Renyi orders
-#: integer order of the subsampled-Gaussian RDP binomial sum (beyond it: quadrature)
-MAX_SUBSAMPLED_INTEGER_ORDER = 20_000
-#: any order at which the subsampled-Gaussian RDP is evaluated (q < 1)
+#: the largest order alpha of `rdp divergence` (every mechanism with a closed form)
+MAX_RDP_ORDER = 10**9
+#: the largest order alpha at which the subsampled-Gaussian RDP (sampling rate < 1) is evaluated:
+#: an integer order is an exact sum of alpha terms, so the work grows with alpha (20,000: well under
+#: a CPU second); `rdp divergence` and verify (through certificate.format) refuse a larger one, exit 2
 MAX_SUBSAMPLED_ORDER = 20_000
+#: the largest fractional order of the subsampled-Gaussian RDP (sampling rate < 1) of `rdp
+#: divergence`: a certified quadrature whose cost grows like alpha^2 (about 1 s at 64.5, 91 s at
+#: 3000.5); an integer order up to MAX_SUBSAMPLED_ORDER is the exact sum instead
+MAX_SUBSAMPLED_FRACTIONAL_ORDER = 256
 
 # --------------------------------------------------------------------------- GDP staircase
 #: cells of the uniform staircase grid (GDPT Alg 2)

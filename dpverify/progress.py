@@ -22,11 +22,36 @@ from __future__ import annotations
 import math
 import re
 import sys
-from typing import IO, Any, Optional
+import time
+from typing import IO, Any, Callable, Optional
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "Tick", "budget_tick"]
 
 _STEPS = 1000  # resolution of the fraction bars
+
+#: the clock a long loop calls between pieces of work (None: no clock)
+Tick = Optional[Callable[[], None]]
+
+
+def budget_tick(time_budget: Optional[float], what: str) -> Tick:
+    """The clock of a run given ``time_budget`` seconds (None: no clock): a callable that raises
+    PrecisionExhausted (exit 3) once the budget has passed since this call, naming ``what`` was
+    being computed. A route calls it between its pieces of work (polynomial products, a few
+    thousand grid points or knots), so a run stops within one piece of its budget. It only stops
+    a run: nothing is chosen by it, so a completed answer is the same bytes under any load
+    (issue 22, item 5; architecture, numerics rule 7)."""
+    if time_budget is None:
+        return None
+    from .errors import PrecisionExhausted
+
+    deadline = time.monotonic() + time_budget
+
+    def tick() -> None:
+        if time.monotonic() > deadline:
+            raise PrecisionExhausted(f"the time budget of {time_budget:g} s ran out before {what} was complete "
+                                     "(no certificate: give a larger --time-budget)")
+
+    return tick
 
 
 def _plain(message: str) -> str:

@@ -68,3 +68,71 @@ def exiting_accountant(event, delta: float) -> float:
 
 def huge_accountant(event, delta: float) -> int:
     return 10**5000
+
+
+# adv39 O2: plug-ins whose return value or exception misbehaves when read or shown
+
+
+class _LyingFloat(float):
+    """Stores 5.0; its repr says 5.0 and its float() says 1e-9."""
+
+    def __float__(self):
+        return 1e-9
+
+    def __repr__(self):
+        return "5.0"
+
+
+class _RaisingFloat(float):
+    def __float__(self):
+        raise RuntimeError("no float for you")
+
+
+class _RaisingStr(str):
+    def strip(self, *args):
+        raise RuntimeError("no strip")
+
+
+class _Unshowable:
+    def __str__(self):
+        raise RuntimeError("no str")
+
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+class _OwnBaseException(BaseException):
+    pass
+
+
+class _UnshowableError(Exception):
+    def __str__(self):
+        raise _OwnBaseException("boom in str")
+
+
+def lying_float_accountant(event, delta: float):
+    return _LyingFloat(5.0)
+
+
+def raising_float_accountant(event, delta: float):
+    return _RaisingFloat(5.0)
+
+
+def raising_str_accountant(event, delta: float):
+    return _RaisingStr("5.0")
+
+
+def unshowable_accountant(event, delta: float):
+    return _Unshowable()
+
+
+def base_exception_accountant(event, delta: float):
+    raise _OwnBaseException("a plug-in's own BaseException")
+
+
+def unshowable_error_accountant(event, delta: float):
+    raise _UnshowableError()
+
+
+def interrupted_accountant(event, delta: float):
+    raise KeyboardInterrupt

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -62,17 +63,30 @@ FLOAT_AFFORD_POINTS = 1 << 18
 
 
 def _float_up(x: Any) -> float:
-    """Smallest float >= the exact value of the arb point x (inf stays inf)."""
-    if not x.is_finite():
+    """Smallest float >= the exact value of the arb point x (inf stays inf; past the
+    binary64 range, inf)."""
+    if not x.is_finite() or x > sys.float_info.max:  # compared as arb first: a huge exponent is never expanded
         return math.inf
-    return _fraction_up(arb_to_fraction(x))
+    return _fraction_float(arb_to_fraction(x), up=True)
 
 
-def _fraction_up(f: Fraction) -> float:
-    """Smallest float >= f."""
-    v = float(f)
-    while Fraction(v) < f:
-        v = math.nextafter(v, math.inf)
+_DBL_MAX = Fraction(sys.float_info.max)
+
+
+def _fraction_float(f: Fraction, *, up: bool) -> float:
+    """The float next to the exact rational f in the stated direction: the smallest
+    float >= f (``up``) or the largest float <= f. The one conversion of an exact end
+    to a float in the adapters. Past the binary64 range (|f| > DBL_MAX), where
+    ``float(f)`` raises OverflowError: +inf up and DBL_MAX down above the range (+inf
+    is >= every real, a sound upper end; DBL_MAX is the largest float <= f), -DBL_MAX
+    up and -inf down below it."""
+    if f > _DBL_MAX:
+        return math.inf if up else sys.float_info.max
+    if f < -_DBL_MAX:
+        return -sys.float_info.max if up else -math.inf
+    v = float(f)  # the nearest float (|f| <= DBL_MAX: no overflow); at most one step from the answer
+    while (Fraction(v) < f) if up else (Fraction(v) > f):
+        v = math.nextafter(v, math.inf if up else -math.inf)
     return v
 
 
@@ -341,7 +355,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
             return cap
         if grouped:
             try:
-                return min(_fraction_up(Fraction(GP.group_privacy_epsilon(self._curve, D)["hi"])), cap)
+                return min(_fraction_float(Fraction(GP.group_privacy_epsilon(self._curve, D)["hi"]), up=True), cap)
             except PrecisionExhausted:
                 if cap < math.inf:  # the proved supremum bounds epsilon at every delta
                     return cap
@@ -381,7 +395,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
             if sup is not None and ball(Ep) >= (2 * sup if grouped else sup):
                 return 0.0
         if grouped:
-            return _fraction_up(Fraction(GP.group_privacy_delta(self._curve, Ep, lower=False)["hi"]))
+            return _fraction_float(Fraction(GP.group_privacy_delta(self._curve, Ep, lower=False)["hi"]), up=True)
         try:
             return _float_up(self.answer(eps=Ep, afford_length=self._float_points).enclosure.hi)
         except PrecisionExhausted as exc:
@@ -391,7 +405,7 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     def _best_upper(exc: PrecisionExhausted, cap: float) -> float:
         best = getattr(exc, "best_enclosure", None)
         if best is not None and best[1] is not None:
-            return _fraction_up(best[1])
+            return _fraction_float(best[1], up=True)
         if cap < math.inf:
             return cap
         raise exc

@@ -62,16 +62,19 @@ the noise on the certified shuffle upper end, not on Opacus' Poisson rate.
 from __future__ import annotations
 
 import functools
+import numbers
 from fractions import Fraction
 from typing import Any, Callable, Optional
 
 from opacus.accountants import IAccountant, register_accountant
 
-from ..ball import lower_decimal, parse_exact, upper_decimal, working_precision
-from ..errors import InvalidParameter
+from ..ball import arb_to_fraction, lower_decimal, parse_exact, upper_decimal, working_precision
+from .. import _validate as V
+from ..errors import InvalidParameter, shown
+from ..limits import MAX_STEPS
 from ..events import api as A
 from ..events import model as E
-from .dp_accounting_adapter import _float_up, _fraction_up
+from .dp_accounting_adapter import _float_up, _fraction_float
 
 __all__ = ["DpverifyOpacusAccountant", "MIXED_THEOREMS", "get_noise_multiplier", "register_opacus",
            "data_loader_sampling", "shuffle_noise_multiplier"]
@@ -353,13 +356,13 @@ class DpverifyOpacusAccountant(IAccountant):
             if not enc.hi.is_finite():  # a non-private Poisson step (noise 0)
                 return float("inf")
             with working_precision(256):  # the same decimal as bracket(delta)["hi"], rounded up to a float
-                return _fraction_up(Fraction(upper_decimal(enc.hi, 10)))
+                return _fraction_float(Fraction(upper_decimal(enc.hi, 10)), up=True)
 
         (z, n, B, scheme, *_), e_hi, _ = self._shuffle_runs()
         r = S.run(z, n, B, e_hi, _SCHEMES[scheme], self.shuffle_neighboring)
         hi, _ = S.upper_eps(r, parse_exact(delta, "delta"))
         with working_precision(256):
-            return _fraction_up(Fraction(upper_decimal(hi, 10)))
+            return _fraction_float(Fraction(upper_decimal(hi, 10)), up=True)
 
     # ----------------------------------------------------------------- Opacus' interface
 
@@ -388,9 +391,10 @@ class DpverifyOpacusAccountant(IAccountant):
                                    "accountant's get_epsilon (allowed: delta, eps_error, rel_width)")
         if eps_error is not None and rel_width is not None:
             raise InvalidParameter("eps_error", "give eps_error or rel_width, not both")
-        err = DEFAULT_EPS_ERROR if eps_error is None else float(eps_error)
-        if not err > 0:
-            raise InvalidParameter("eps_error", f"eps_error={eps_error!r} must be > 0")
+        # rounded down: the coarse enclosure is accepted only when it is at most eps_error wide
+        err = DEFAULT_EPS_ERROR if eps_error is None else _fraction_float(V.positive("eps_error", eps_error), up=False)
+        if rel_width is not None:  # the range the event API reads it in (pld.dpsgd), checked before any work
+            rel_width = V.relative_width(rel_width, "1e-8", "1", hi_open=True)
         if self.shuffled:
             return self._shuffled_epsilon(delta)
         if not self.history:
@@ -401,7 +405,8 @@ class DpverifyOpacusAccountant(IAccountant):
         # below eps_error (a relative 1e-2 on eps = 0.05 cost minutes at 10^5 steps)
         enc = self.answer(delta, _COARSE_REL_WIDTH).enclosure
         hi = _float_up(enc.hi)
-        if hi == float("inf") or hi - float(enc.lo.mid()) <= err:
+        # the width against the lower end rounded down: never below the true width
+        if hi == float("inf") or hi - _fraction_float(arb_to_fraction(enc.lo), up=False) <= err:
             return hi
         # relative width err / hi suffices: the fine enclosure's absolute width is at most
         # rel * (its lower end) <= rel * (true eps) <= rel * hi = err
@@ -473,17 +478,28 @@ def shuffle_noise_multiplier(target_epsilon: Any, target_delta: Any, sampling: t
     epochs is <= target_epsilon, within epsilon_tolerance of it (Opacus'
     bisection, on certified upper ends: the upper end is the Gaussian eps of
     mu = Delta sqrt(E) / sigma, decreasing in sigma, so the float bisection only
-    chooses; each kept value is proved to meet the target)."""
+    chooses; each kept value is proved to meet the target). Every option is checked before any
+    work (InvalidParameter naming it); a tolerance finer than the certified upper ends resolve
+    is refused once no float z is left between the bisection's ends."""
     from ..sampling import shuffle as S
 
+    if not (isinstance(sampling, tuple) and len(sampling) == 3 and isinstance(sampling[0], str)
+            and sampling[0] in _SCHEMES):
+        raise InvalidParameter("sampling", f"sampling={shown(sampling)} must be (scheme, dataset_size, batch_size) "
+                                           f"with scheme in {sorted(_SCHEMES)} (data_loader_sampling's answer)")
     scheme, n, B = sampling
-    target = float(target_epsilon)
-    D = parse_exact(target_delta, "target_delta")
+    # every option checked before any work (a NaN target or tolerance stopped nothing, a negative
+    # tolerance never ended the bisection); the floats rounded down: a z kept below the float
+    # target meets the exact one
+    target = _fraction_float(V.positive("target_epsilon", target_epsilon), up=False)
+    D = V.open_unit("target_delta", target_delta)
+    tolerance = _fraction_float(V.positive("epsilon_tolerance", epsilon_tolerance), up=False)
+    S.run(1, n, B, epochs, _SCHEMES[scheme], neighboring)  # dataset_size, batch_size, epochs, neighboring
 
     def upper(z: float) -> float:
         hi, _ = S.upper_eps(S.run(z, n, B, epochs, _SCHEMES[scheme], neighboring), D)
         with working_precision(256):
-            return _fraction_up(Fraction(upper_decimal(hi, 10)))
+            return _fraction_float(Fraction(upper_decimal(hi, 10)), up=True)
 
     low, high, eps_high = 0.0, 10.0, upper(10.0)
     while eps_high > target:
@@ -492,8 +508,13 @@ def shuffle_noise_multiplier(target_epsilon: Any, target_delta: Any, sampling: t
             raise InvalidParameter("target_epsilon", f"target_epsilon={target_epsilon!r} needs a noise "
                                    "multiplier above 1e6 for this shuffled run (Opacus' limit)")
         eps_high = upper(high)
-    while target - eps_high > epsilon_tolerance:
+    while target - eps_high > tolerance:
         mid = (low + high) / 2
+        if not low < mid < high:  # no float z left between them: at most ~1100 halvings, then refused
+            raise InvalidParameter("epsilon_tolerance", f"epsilon_tolerance={shown(epsilon_tolerance)} cannot be "
+                                   f"met: no float lies between z={low!r} (certified epsilon above the target) and "
+                                   f"z={high!r} (certified epsilon {eps_high!r}, further below the target); "
+                                   "give a larger tolerance")
         e = upper(mid)
         if e <= target:
             high, eps_high = mid, e
@@ -512,14 +533,33 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     below ``target_epsilon`` and within ``epsilon_tolerance`` of it. Opacus'
     bisection spends about a dozen certified evaluations; here a float model of
     the same discretisation proposes z and certified evaluations only confirm
-    it (:func:`dpverify.calibration.tolerance.noise_to_tolerance`: one or two)."""
+    it (:func:`dpverify.calibration.tolerance.noise_to_tolerance`: one or two). Every option,
+    and the keywords of get_epsilon, is checked before any work (InvalidParameter naming it:
+    finite, > 0, target_delta in (0, 1), sample_rate in (0, 1], 1 <= steps <= MAX_STEPS)."""
     from ..calibration.tolerance import FloatModel, noise_to_tolerance
 
     if (steps is None) == (epochs is None):
         raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
-    if steps is None:
-        steps = int(epochs / sample_rate)  # type: ignore[operator]
+    # every option checked before any work (a NaN target was reported as a bad epsilon_tolerance);
+    # the floats rounded down: a z kept below the float target meets the exact one
+    target = _fraction_float(V.positive("target_epsilon", target_epsilon), up=False)
+    delta = V.open_unit("target_delta", target_delta)
+    q = V.half_open_unit("sample_rate", sample_rate)
+    tolerance = _fraction_float(V.positive("epsilon_tolerance", epsilon_tolerance), up=False)
+    if epochs is not None:  # (then steps is None)
+        # Opacus' rule, steps = int(epochs / sample_rate) in floats (exact for float inputs; others
+        # rounded toward more steps); 0.001 epochs gave 0 steps silently
+        ratio = _fraction_float(V.positive("epochs", epochs), up=True) / _fraction_float(q, up=False)
+        if not 1 <= ratio < MAX_STEPS + 1:
+            raise InvalidParameter("epochs", f"epochs={shown(epochs)} at sample_rate={shown(sample_rate)} gives "
+                                   f"steps = int(epochs / sample_rate) = int({ratio:.6g}); allowed 1..{MAX_STEPS}")
+        steps = int(ratio)
+    # a NumPy integer as its value (V.integer reads Python ints and decimal strings)
+    if isinstance(steps, numbers.Integral) and not isinstance(steps, bool):
+        steps = int(steps)
+    steps = V.integer("steps", steps, lo=1, hi=MAX_STEPS)
     acc = DpverifyOpacusAccountant()
+    acc.get_epsilon(delta=target_delta, **kwargs)  # the keywords checked on an empty history (no work: 0.0)
 
     def upper(z: float) -> float:
         acc.history = [(z, sample_rate, steps)]
@@ -527,10 +567,10 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
 
     model: Any = None
     try:
-        model = FloatModel(float(sample_rate), int(steps), float(target_delta), float(target_epsilon))
+        model = FloatModel(_fraction_float(q, up=False), steps, _fraction_float(delta, up=False), target)
     except (ValueError, ArithmeticError, OverflowError):  # no proposals: the search bisects
         model = None
-    return noise_to_tolerance(upper, float(target_epsilon), float(epsilon_tolerance), model=model,
+    return noise_to_tolerance(upper, target, tolerance, model=model,
                               guess=model.guess if model is not None else 1.0)
 
 

@@ -61,6 +61,7 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..verdict import Outcome
 from .solve import BracketEnds
 from .template import _mu_for
+from ..certificate.prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS
 
 __all__ = ["SampledCalibration", "SampledEnd", "calibrate_sampled", "SHUFFLE_MONOTONICITY",
            "BINS_MONOTONICITY", "SAMPLED", "MAX_SHUFFLE_STEPS", "MAX_BINS_EVALUATIONS"]
@@ -72,34 +73,9 @@ MAX_SHUFFLE_STEPS = 60
 #: most full balls-in-bins enclosures per calibration
 MAX_BINS_EVALUATIONS = 10
 
-SHUFFLE_MONOTONICITY = {
-    "noise_multiplier": "both bounds are nonincreasing in sigma. Upper: the no-amplification Gaussian has "
-    "mu = Delta sqrt(E) / sigma, decreasing in sigma, and delta_mu(eps) increases with mu (GDPT App A.5). "
-    "Lower: the concrete dataset pair (Chua et al., ICML 2024, Sec 4) has gradients that do not depend on "
-    "the model, so the run on it is non-adaptive and its output at sigma' > sigma is its output at sigma "
-    "plus independent N(0, (sigma'^2 - sigma^2) C^2 I) noise per step, a post-processing of both datasets' "
-    "outputs (data processing for the hockey-stick divergence, both directions); the max-of-batch-sums "
-    "bound is a lower bound of that pair's divergence at the end, hence of every smaller sigma's",
-    "epochs": "both bounds are nondecreasing in the epochs E. Upper: mu = Delta sqrt(E) / sigma grows with E. "
-    "Lower: on the concrete (non-adaptive) dataset pair the run of E epochs is the marginal of the run of "
-    "E + 1 epochs (drop the last epoch: a post-processing, dynamic and persistent shuffling alike: the "
-    "persistent permutation of the first E epochs is the same one), so that pair's divergence does not "
-    "decrease with E",
-}
+SHUFFLE_MONOTONICITY = CALIBRATE_MONOTONICITY["dpsgd-shuffle"]
 
-BINS_MONOTONICITY = {
-    "noise_multiplier": "both bounds enclose one quantity, the hockey-stick divergence of the E-fold product "
-    "of Chua et al.'s (AISTATS 2025) one-epoch pair P = (1/T) sum_t N(e_t, sigma^2 I), Q = N(0, sigma^2 I); "
-    "the pair dominates the mechanism (upper, composed over independently re-allocated epochs by AFA Thm 10) "
-    "and is realised by a concrete dataset pair (one record with gradient e_1 in one dimension, the others "
-    "0; the epochs are then i.i.d.), so it also bounds the mechanism from below. The pair at sigma' > sigma "
-    "is the pair at sigma convolved with N(0, (sigma'^2 - sigma^2) I) in both arguments, a post-processing "
-    "(data processing, both directions, preserved by the product): nonincreasing in sigma",
-    "epochs": "both bounds enclose the divergence of the E-fold product of Chua et al.'s (AISTATS 2025) "
-    "one-epoch pair (dominating by AFA Thm 10 over independently re-allocated epochs; realised by a concrete "
-    "dataset pair, so also a lower bound); the E-fold product is a marginal of the (E+1)-fold one (drop a "
-    "coordinate block: post-processing), so it is nondecreasing in E",
-}
+BINS_MONOTONICITY = CALIBRATE_MONOTONICITY["dpsgd-bins"]
 
 REFUSED = {
     "batch_size": "the batch size cannot be calibrated with shuffled or balls-in-bins batches: the shuffled "
@@ -108,17 +84,8 @@ REFUSED = {
     "give --batch-size and leave out --noise-multiplier or --epochs",
 }
 
-SHUFFLE_PAIRS = (
-    "safe end and pair_limit: the no-amplification Gaussian, mu = Delta sqrt(E) / sigma (each example in "
-    "exactly one batch per epoch; AFA Thm 10 per permutation, joint convexity over permutations); unsafe "
-    "end: the concrete dataset pair of Chua et al. (ICML 2024, Sec 4) read through the maximum of each "
-    "epoch's batch sums, composed over independent epochs (dynamic) or summed over epochs (persistent)"
-)
-BINS_PAIRS = (
-    "both ends: the dominating pair of one balls-in-bins epoch (Chua et al., AISTATS 2025), realised by a "
-    "concrete dataset pair, composed over independently re-allocated epochs (AFA Thm 10); safe end: its "
-    "certified upper enclosure of delta(target) <= delta, unsafe end: its certified lower enclosure > delta"
-)
+SHUFFLE_PAIRS = CALIBRATE_PAIRS["dpsgd-shuffle"]
+BINS_PAIRS = CALIBRATE_PAIRS["dpsgd-bins"]
 
 
 @dataclass(frozen=True)

@@ -47,23 +47,14 @@ from ..errors import InvalidParameter
 from ..pld import dpsgd as S
 from ..limits import MAX_DATASET_SIZE, MAX_STEPS
 from ..vocabulary import SAMPLING_CALIBRATE
+from ..certificate.prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS
 
 __all__ = ["Template", "dpsgd_template", "wor_template", "PARAMETERS", "MONOTONICITY", "SAMPLINGS"]
 
 #: free parameters of the DP-SGD template and their CLI options
 PARAMETERS = ("noise_multiplier", "steps", "sampling_rate", "batch_size")
 
-MONOTONICITY = {
-    "noise_multiplier": "eps is nonincreasing in the noise multiplier: adding independent Gaussian "
-    "noise is a post-processing of the pair (data processing for the hockey-stick divergence, "
-    "both directions, preserved by composition)",
-    "steps": "eps is nondecreasing in the steps: T steps are a marginal (post-processing) of T+1",
-    "sampling_rate": "eps is nondecreasing in the Poisson rate q: P_q' = (q'/q) P_q + (1-q'/q) Q, joint "
-    "convexity of the hockey-stick divergence gives domination of the pair at q' by the pair at q "
-    "for every e^eps >= 0 in both directions (AFA Def 7), composed by AFA Thm 10",
-    "batch_size": "eps is nondecreasing in the expected batch size (q = B / N): the sampling-rate "
-    "argument (joint convexity, AFA Def 7, Thm 10)",
-}
+MONOTONICITY = CALIBRATE_MONOTONICITY["dpsgd"]
 
 
 @dataclass(frozen=True)
@@ -266,30 +257,10 @@ def dpsgd_template(
 #: JSON: "poisson_sampled", "sampled_without_replacement")
 SAMPLINGS = SAMPLING_CALIBRATE.choices
 
-WOR_PAIRS = (
-    "upper (safe end): AFA Prop 30 + Cor 32: per step the pair whose curve is max(H_remove, "
-    "H_add) of the Poisson-subsampled Gaussian pairs at rate g = B/N and noise sigma/2 (shift 2C: "
-    "replace-one sensitivity), composed by AFA Thm 10 (a dominating pair, not known to be tight "
-    "for more than one step); lower (unsafe end): the realised dataset pair below, whose T-fold "
-    "product is exactly the Poisson add-remove DP-SGD pair at noise sigma/2 and rate B/N"
-)
-
-WOR_MONOTONICITY = {
-    "noise_multiplier": "both bounds are nonincreasing in sigma: each component pair at sigma' > sigma is "
-    "the pair at sigma post-processed by independent Gaussian noise (data processing), so is the "
-    "pointwise maximum of the two curves (AFA Def 7 domination), and AFA Thm 10 carries it through "
-    "the composition",
-    "steps": "both bounds are nondecreasing in the steps: T steps are a marginal (post-processing) of T+1",
-    "batch_size": "both bounds are nondecreasing in B: each component pair at rate g = B/N dominates the "
-    "pair at g' < g (joint convexity of the hockey-stick divergence, P_g' = (g'/g) P_g + (1 - g'/g) Q), "
-    "so does their pointwise maximum (AFA Def 7), composed by AFA Thm 10",
-}
-
+WOR_PAIRS = CALIBRATE_PAIRS["dpsgd-wor"]
 
 def _wor_monotonicity(free: str) -> str:
-    return (f"{WOR_MONOTONICITY[free]}. The mechanism's own epsilon lies between the two bounds; its "
-            "monotonicity is not assumed: every value beyond the safe end is safe because the upper "
-            "bound is monotone, every value beyond the unsafe end fails because the lower bound is")
+    return CALIBRATE_MONOTONICITY["dpsgd-wor"][free]
 
 
 def wor_template(

@@ -100,7 +100,9 @@ def noise_to_tolerance(upper: Callable[[float], float], target: float, tolerance
     Raises ValueError("The privacy budget is too low.") as Opacus does when even
     z = 1e6 does not meet the target, and InvalidParameter when no z was seen in
     the window within MAX_EVALUATIONS (the best proved z is then named)."""
-    if not (tolerance > 0 and math.isfinite(target)):
+    if not math.isfinite(target):
+        raise InvalidParameter("target_epsilon", f"target_epsilon={target!r} must be finite")
+    if not tolerance > 0:
         raise InvalidParameter("epsilon_tolerance", f"epsilon_tolerance={tolerance!r} must be > 0")
     seen: dict[float, float] = {}
     lo = 0.0  # largest z with upper(z) >= target (0: none yet)

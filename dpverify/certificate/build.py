@@ -6,38 +6,16 @@ from typing import Any, Mapping
 
 from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
-from .prose import PLD_SOURCE
+from .prose import ENCLOSES, PLD_SOURCE
 from .writer import make_certificate
 
 __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
            "PLD_SOURCE", "ENCLOSES", "encloses"]
 
 
-#: what ``result.enclosure`` encloses, per kind (format 2: ``result.quantity``);
-#: ``{name}`` fields are filled from the inputs
-ENCLOSES = {
-    "gdp.delta": "delta_mu(eps={eps})",
-    "gdp.mu": "mu_GDP(eps={eps}, delta={delta})",
-    "gdp.eps": "eps with delta_mu(eps) = {delta}",
-    "gdp.certify": "mu* = sup G_f (optimal GDP parameter)",
-    "gdp.optimal_mu": "mu* = sup G_f (optimal GDP parameter)",
-    "dp.profile": "delta(eps={eps})",
-    "dp.implies": "required delta(eps={eps})",
-    "dp.rr64": "sup over the 64 event rows of delta(eps={eps})",
-    "composition.delta": "composed delta(eps={eps})",
-    "composition.eps": "epsilon(delta={delta})",
-    "pld.epsilon": "epsilon(delta={delta})",
-    "pld.delta": "delta(eps={eps})",
-    "pld.claim": "delta(eps={claimed_eps})",
-    "rdp.divergence": "D_alpha (alpha={alpha})",
-    "rdp.epsilon": "epsilon(delta={delta})",
-    "rdp.to_dp_eps": "epsilon(delta={delta})",
-    "rdp.to_dp_delta": "delta(eps={eps})",
-}
-
-
 def encloses(quantity: str, inputs: Mapping[str, Any]) -> str:
-    """The ``result.quantity`` text of a kind (the kind's name when it has no entry)."""
+    """The ``result.quantity`` text of a kind (the kind's name when it has no entry), which
+    verify re-derives (:func:`.prose.check_quantity`)."""
     template = ENCLOSES.get(quantity)
     if template is None:
         return quantity

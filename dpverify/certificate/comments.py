@@ -17,10 +17,16 @@ recorded enclosure and verdict are re-proved by then:
   end at most the recorded lower end, an upper end at least the recorded upper end; the
   writers print the same ball rounded outward to fewer digits) and every comparison it states
   must hold exactly between its own numbers. Anything false is refused (exit 1);
+* a calibration's ``monotonicity`` and ``pairs`` (the writer's arguments, which no number
+  re-proves) must be the text its writer states for the template and free parameter
+  (:func:`pinned`, the tables in :mod:`.prose` the writer reads): any other text is refused
+  (exit 1), as a rewritten ``claim.statement`` is;
+* a comment a kind's re-checker re-derives itself is not passed here (``gdp.certify``'s
+  ``tail.reason`` in one of its writer's forms: recheck/gdpt.py ``_tail_reason_bound``);
 * any other comment text (a reason the writers word otherwise, a note, ``why_upper_only``, the
-  per-pair theorems of ``events.*``, ``tail.reason``, a calibration's ``monotonicity`` and
-  ``pairs``) is named on the ``verify`` line as the writer's text, not re-proved and not part of
-  what is confirmed (``--quiet`` stays silent on an accept).
+  per-pair theorems of ``events.*``, a tail reason in no writer's form) is named on the
+  ``verify`` line as the writer's text, not re-proved and not part of what is confirmed
+  (``--quiet`` stays silent on an accept).
 
 Standard library only (``dpverify.recheck`` imports it; no arb).
 """
@@ -33,9 +39,9 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional, Union
 
 from ..errors import CertificateRejected
-from .prose import _value
+from .prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS, _value
 
-__all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "check_comments", "COMMENT_FIELDS"]
+__all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "check_comments", "pinned", "COMMENT_FIELDS"]
 
 Number = Union[Fraction, float]  # float only for +-inf
 
@@ -87,41 +93,42 @@ _BRACKET_KINDS = (frozenset({"shuffle.claim", "bins.claim", "events.claim"}),
                   frozenset({"replace.claim", "events.claim"}))
 
 
+_DELTA, _EPSILON = "delta(", "epsilon("
+
+
 def _bracket_forms() -> list:
     out = []
     for scheme, kinds in enumerate(_BRACKET_KINDS):
         out.append((rf"certified upper end (?P<hi>{_N}) <= claimed (?P<eps>{_N})"
-                    + re.escape(BRACKET_TAILS["holds"][scheme]), "holds", kinds, (("hi", "<=", "eps"),)))
+                    + re.escape(BRACKET_TAILS["holds"][scheme]), "holds", kinds, _EPSILON, (("hi", "<=", "eps"),)))
         out.append((rf"certified lower end (?P<lo>{_N}) > claimed (?P<eps>{_N})"
-                    + re.escape(BRACKET_TAILS["fails"][scheme]), "fails", kinds, (("lo", ">", "eps"),)))
+                    + re.escape(BRACKET_TAILS["fails"][scheme]), "fails", kinds, _EPSILON, (("lo", ">", "eps"),)))
     return out
 
 
-#: (form, the verdict it states, kinds it is written for or None for any, the checks on its
-#: numbers). Groups: lo / hi (a certified end), eps (inputs.claimed_eps), delta (inputs.delta).
-#: Checks name comparisons the text states: ("hi", "<=", "delta") is hi <= delta. A form of
-#: another kind is no form there (named, not confirmed), and a delta form must sit on an
-#: enclosure of delta(...), a bracket form on one of epsilon(...) (``result.quantity``): adv38
-#: C1, "certified delta(1) >= 2 > 1e-5" on shuffle's epsilon bracket passed as the claim's reason.
-REASONS: tuple[tuple[str, str, Optional[frozenset[str]], tuple[tuple[str, str, str], ...]], ...] = (
-    *[(rf"the certified value \[(?P<lo>{_N}), (?P<hi>{_N})\] {word} the printed claim", outcome, None, ())
+#: (form, the verdict it states, kinds it is written for or None for any, the quantity its
+#: certified ends belong to or None for any, the checks on its numbers). Groups: lo / hi (a
+#: certified end), eps (inputs.claimed_eps), delta (inputs.delta). Checks name comparisons the
+#: text states: ("hi", "<=", "delta") is hi <= delta. A form of another kind is no form there
+#: (named, not confirmed), and a form whose ends belong to another quantity than
+#: ``result.quantity`` (a delta form's ends are an enclosure of delta(...), a bracket form's of
+#: epsilon(...)) is no form there either: adv38 C1, "certified delta(1) >= 2 > 1e-5" on shuffle's
+#: epsilon bracket passed as the claim's reason.
+REASONS: tuple[tuple[str, str, Optional[frozenset[str]], Optional[str], tuple[tuple[str, str, str], ...]], ...] = (
+    *[(rf"the certified value \[(?P<lo>{_N}), (?P<hi>{_N})\] {word} the printed claim", outcome, None, None, ())
       for outcome, word in _WORD.items()],
-    (rf"certified delta\((?P<eps>{_N})\) <= (?P<hi>{_N}) <= (?P<delta>{_N})", "holds", _DELTA_KINDS,
+    (rf"certified delta\((?P<eps>{_N})\) <= (?P<hi>{_N}) <= (?P<delta>{_N})", "holds", _DELTA_KINDS, _DELTA,
      (("hi", "<=", "delta"),)),
-    (rf"certified delta\((?P<eps>{_N})\) >= (?P<lo>{_N}) > (?P<delta>{_N})", "fails", _DELTA_KINDS,
+    (rf"certified delta\((?P<eps>{_N})\) >= (?P<lo>{_N}) > (?P<delta>{_N})", "fails", _DELTA_KINDS, _DELTA,
      (("lo", ">", "delta"),)),
     *_bracket_forms(),
     (rf"claimed (?P<eps>{_N}) lies in the certified bracket \[(?P<lo>{_N}), (?P<hi>{_N})\]",
-     "undecided", _BRACKET_KINDS[0] | _BRACKET_KINDS[1], (("lo", "<=", "eps"), ("eps", "<", "hi"))),
+     "undecided", _BRACKET_KINDS[0] | _BRACKET_KINDS[1], _EPSILON, (("lo", "<=", "eps"), ("eps", "<", "hi"))),
     # GDPT Thm 4.5's slope bound (gdp/mu_gdp.py) and the finite identities' exact residual
-    (re.escape("0 <= slope <= sqrt(2 pi)/2"), "holds", frozenset({"gdp.thm4.5"}), ()),
-    (re.escape("slope outside [0, sqrt(2 pi)/2]"), "fails", frozenset({"gdp.thm4.5"}), ()),
-    (re.escape("exact residual 0"), "holds", frozenset({"finite.identity"}), ()),
+    (re.escape("0 <= slope <= sqrt(2 pi)/2"), "holds", frozenset({"gdp.thm4.5"}), None, ()),
+    (re.escape("slope outside [0, sqrt(2 pi)/2]"), "fails", frozenset({"gdp.thm4.5"}), None, ()),
+    (re.escape("exact residual 0"), "holds", frozenset({"finite.identity"}), None, ()),
 )
-
-#: the enclosure a form's certified ends belong to, by its first words
-_ENCLOSES = (("certified delta(", "delta("), ("certified upper end", "epsilon("),
-             ("certified lower end", "epsilon("), ("claimed ", "epsilon("))
 
 
 _OPS: dict[str, Callable[[Number, Number], bool]] = {
@@ -152,13 +159,12 @@ def _check_reason(kind: str, text: str, inputs: Mapping[str, Any], result: Mappi
     False when it is no form (the caller names it)."""
     enc = result.get("enclosure")
     rec = (_number(enc.get("lo")), _number(enc.get("hi"))) if isinstance(enc, Mapping) else (None, None)
-    for form, outcome, only, checks in REASONS:
+    quantity = result.get("quantity")
+    for form, outcome, only, of, checks in REASONS:
         m = re.fullmatch(form, text)
         if m is None or (only is not None and kind not in only):
             continue
-        quantity = result.get("quantity")
-        if any(text.startswith(head) and not (isinstance(quantity, str) and quantity.startswith(q))
-               for head, q in _ENCLOSES):
+        if of is not None and not (isinstance(quantity, str) and quantity.startswith(of)):
             continue  # its ends would be read against another quantity's enclosure: named
         if verdict != outcome:
             raise CertificateRejected(f"result.reason={text[:80]!r} states the verdict {outcome!r}; the re-proved "
@@ -189,16 +195,38 @@ def _check_reason(kind: str, text: str, inputs: Mapping[str, Any], result: Mappi
     return False
 
 
+def pinned(kind: str, path: str, inputs: Mapping[str, Any]) -> tuple[bool, Optional[str]]:
+    """(True, the writer's text) for a comment whose text follows from the kind and the inputs
+    (None: the writer writes none), else (False, None). A calibration's ``monotonicity`` and
+    ``pairs`` are its writer's arguments for the template and free parameter
+    (:data:`.prose.CALIBRATE_MONOTONICITY`, :data:`.prose.CALIBRATE_PAIRS`)."""
+    if kind == "calibrate.bracket" and path == "monotonicity":
+        table = CALIBRATE_MONOTONICITY.get(str(inputs.get("template")), {})
+        return True, table.get(str(inputs.get("parameter")))
+    if kind == "calibrate.bracket" and path == "pairs":
+        return True, CALIBRATE_PAIRS.get(str(inputs.get("template")))
+    return False, None
+
+
 def check_comments(kind: str, comments: tuple[str, ...], inputs: Mapping[str, Any], result: Mapping[str, Any],
                    verdict: Any) -> list[str]:
-    """Re-derive ``result.reason`` where it is in a writers' form (refusing a false one, exit 1)
-    and return the comment fields present that nothing binds, for the ``verify`` line
-    (module docstring). ``comments``: the kind's comment paths; ``verdict``: the re-proved
+    """Re-derive ``result.reason`` where it is in a writers' form (refusing a false one, exit 1),
+    hold a pinned comment (:func:`pinned`) to its writer's text (exit 1 otherwise: an argument
+    the writer does not make, "eps is nonincreasing in the steps", is not confirmed by numbers
+    that are true) and return the comment fields present that nothing binds, for the ``verify``
+    line (module docstring). ``comments``: the kind's comment paths; ``verdict``: the re-proved
     verdict (None for a certificate without one)."""
     named = []
     for path in comments:
         value = _field(result, path)
         if value is None or value == "" or value == []:
+            continue
+        is_pinned, text = pinned(kind, path, inputs)
+        if is_pinned:
+            if value != text:
+                raise CertificateRejected(f"result.{path}={str(value)[:80]!r} is not the argument a {kind} certificate "
+                                          f"with these inputs states" + (f" ({text[:80]!r}...)" if text else
+                                                                         " (its writer writes none)"))
             continue
         if path == "reason" and isinstance(value, str) and _check_reason(kind, value, inputs, result, verdict):
             continue

@@ -23,9 +23,12 @@ from importlib import resources
 from typing import Any, Mapping
 
 from ..errors import MalformedCertificate
-from ..limits import MAX_LATTICE_SUPPORT  # the producer's exact-composition cap, read by verify (one copy)
+# the producer's caps that verify reads too (one copy): the exact composition's mechanisms and
+# lattice, and the subsampled Gaussian's largest Renyi order
+from ..limits import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT, MAX_SUBSAMPLED_ORDER
 
-__all__ = ["MAX_LATTICE_SUPPORT", "FORMAT", "FORMAT_1", "SCHEMAS", "COUNT_KEYS", "canonical_bytes", "compute_digest",
+__all__ = ["MAX_COMPOSED_MECHANISMS", "MAX_LATTICE_SUPPORT", "MAX_SUBSAMPLED_ORDER", "FORMAT", "FORMAT_1", "SCHEMAS",
+           "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "LEGACY_EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
            "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",

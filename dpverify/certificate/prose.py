@@ -171,14 +171,19 @@ class Num(str):
 
 #: ASCII digits only (Python's \d also matches U+0660 and other scripts' digits, which Fraction reads:
 #: "1\u06605" was accepted as 105, adv36 F1), and as long as the writer's numbers (1000 characters; a
-#: fraction's denominator as long as an exact input's, 1/10^3000 for a delta of 1e-3000)
-_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,5})?(/[0-9]{1,3100})?")
+#: fraction's denominator as long as an exact input's, 1/10^3000 for a delta of 1e-3000); an exponent
+#: may have as many digits as the CLI reads (1e000000: the value, not the text, is capped)
+_NUMBER = re.compile(r"[+-]?([0-9]{1,1000}(\.[0-9]{0,1000})?|\.[0-9]{1,1000})([eE][+-]?[0-9]{1,1000})?(/[0-9]{1,3100})?")
 
 
 def _value(text: str) -> Optional[Fraction]:
     """The exact value of a short decimal or fraction; None for anything else (exponents are
-    capped, so no text makes this slow)."""
-    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+    capped, so no text makes this slow). Surrounding whitespace is dropped, as the CLI's reader
+    (ball.parse_exact) drops it: writers record the number as the user typed it (adv40 Q1)."""
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
         return None
     num, _, den = text.partition("/")
     mant, _, exp = num.lower().partition("e")
@@ -253,7 +258,7 @@ def _matches(template: str, fields: Mapping[str, Any], text: str) -> bool:
         if v is None:
             return False
         if isinstance(v, Num):
-            pattern.append(r"([^\s,()]{1,2100})")
+            pattern.append(r"(\s{0,100}[^\s,()]{1,2100}\s{0,100})")
             numbers.append(v)
         else:
             pattern.append(re.escape(str(v)))
@@ -617,3 +622,160 @@ def check_statement(fmt: str, claim: Mapping[str, Any], inputs: Mapping[str, Any
                ": no statement of this kind is written without a claim id (a registry claim)"))
     return []
 
+
+# --------------------------------------------------------------------------- result.quantity
+
+_BY_QUERY = {"epsilon": "epsilon(delta={delta})", "delta": "delta(eps={eps})"}
+
+#: ``result.quantity``, what ``result.enclosure`` encloses, per kind; ``{name}`` is ``inputs.name``
+#: (matched by exact value, as in a statement). A kind not listed names itself. The writers fill it
+#: in (:func:`dpverify.certificate.build.encloses`, and the sampled kinds' writers, which print the
+#: number as the user typed it); verify re-derives it (:func:`check_quantity`).
+ENCLOSES = {
+    "gdp.delta": "delta_mu(eps={eps})",
+    "gdp.mu": "mu_GDP(eps={eps}, delta={delta})",
+    "gdp.eps": "eps with delta_mu(eps) = {delta}",
+    "gdp.certify": "mu* = sup G_f (optimal GDP parameter)",
+    "gdp.optimal_mu": "mu* = sup G_f (optimal GDP parameter)",
+    "dp.profile": "delta(eps={eps})",
+    "dp.implies": "required delta(eps={eps})",
+    "dp.rr64": "sup over the 64 event rows of delta(eps={eps})",
+    "composition.delta": "composed delta(eps={eps})",
+    "composition.eps": "epsilon(delta={delta})",
+    "pld.epsilon": "epsilon(delta={delta})",
+    "pld.delta": "delta(eps={eps})",
+    "pld.claim": "delta(eps={claimed_eps})",
+    "rdp.divergence": "D_alpha (alpha={alpha})",
+    "rdp.epsilon": "epsilon(delta={delta})",
+    "rdp.to_dp_eps": "epsilon(delta={delta})",
+    "rdp.to_dp_delta": "delta(eps={eps})",
+    # an event tree's claim is decided on delta at the claimed eps; the sampled brackets' claims on
+    # epsilon(delta) (dpverify.events.api.check_claim, sampling.replace.decide)
+    "events.claim": "delta(eps={claimed_eps})",
+    **{f"{family}.{q}": t for family in ("events", "bins", "shuffle", "replace") for q, t in _BY_QUERY.items()},
+    **{f"{family}.claim": _BY_QUERY["epsilon"] for family in ("bins", "shuffle", "replace")},
+}
+
+
+def check_quantity(kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+    """Refuse (exit 1) a ``result.quantity`` that is not its kind's text filled from the inputs
+    (:data:`ENCLOSES`). It names what the enclosure encloses, so it is re-derived like the
+    statement: relabelling a delta enclosure "epsilon(delta=1e-5)", or adding "so this run is
+    (0.01, 1e-9)-DP" after it, was confirmed while only its name=value pairs were compared
+    (adv39 C2)."""
+    text = result.get("quantity")
+    if text is None:
+        return  # required or not by the kind's schema, which has been checked
+    template = ENCLOSES.get(kind, kind)
+    fields: dict[str, Any] = {}
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name is not None:
+            t = _text(inputs, name)
+            fields[name] = Num(t) if t is not None else None
+    if not (isinstance(text, str) and _matches(template, fields, text)):
+        want = _fill(template, fields)
+        raise CertificateRejected(f"result.quantity={str(text)[:80]!r} is not what a {kind} certificate with "
+                                  f"these inputs encloses ({str(want)[:120]!r})")
+
+
+# --------------------------------------------------------------------------- calibration arguments
+
+#: ``calibrate.bracket``'s ``result.monotonicity`` (by template and free parameter) and ``result.pairs`` (by
+#: template; None: not written): the writers' arguments for extending each end to the values beyond it
+#: and for the pairs behind the ends (dpverify.calibration reads them from here). ``verify`` cannot
+#: re-prove an argument; it pins the text to the one this table gives for the certificate's inputs
+#: (comments.check_comments, exit 1 otherwise), so a certificate states only the argument its
+#: writer makes and the project reviews ("eps is nonincreasing in the steps" is refused).
+_DPSGD_MONOTONICITY = {
+    "noise_multiplier": "eps is nonincreasing in the noise multiplier: adding independent Gaussian "
+    "noise is a post-processing of the pair (data processing for the hockey-stick divergence, "
+    "both directions, preserved by composition)",
+    "steps": "eps is nondecreasing in the steps: T steps are a marginal (post-processing) of T+1",
+    "sampling_rate": "eps is nondecreasing in the Poisson rate q: P_q' = (q'/q) P_q + (1-q'/q) Q, joint "
+    "convexity of the hockey-stick divergence gives domination of the pair at q' by the pair at q "
+    "for every e^eps >= 0 in both directions (AFA Def 7), composed by AFA Thm 10",
+    "batch_size": "eps is nondecreasing in the expected batch size (q = B / N): the sampling-rate "
+    "argument (joint convexity, AFA Def 7, Thm 10)",
+}
+
+
+_WOR_PAIRS = (
+    "upper (safe end): AFA Prop 30 + Cor 32: per step the pair whose curve is max(H_remove, "
+    "H_add) of the Poisson-subsampled Gaussian pairs at rate g = B/N and noise sigma/2 (shift 2C: "
+    "replace-one sensitivity), composed by AFA Thm 10 (a dominating pair, not known to be tight "
+    "for more than one step); lower (unsafe end): the realised dataset pair below, whose T-fold "
+    "product is exactly the Poisson add-remove DP-SGD pair at noise sigma/2 and rate B/N"
+)
+
+
+_WOR_MONOTONICITY = {
+    "noise_multiplier": "both bounds are nonincreasing in sigma: each component pair at sigma' > sigma is "
+    "the pair at sigma post-processed by independent Gaussian noise (data processing), so is the "
+    "pointwise maximum of the two curves (AFA Def 7 domination), and AFA Thm 10 carries it through "
+    "the composition",
+    "steps": "both bounds are nondecreasing in the steps: T steps are a marginal (post-processing) of T+1",
+    "batch_size": "both bounds are nondecreasing in B: each component pair at rate g = B/N dominates the "
+    "pair at g' < g (joint convexity of the hockey-stick divergence, P_g' = (g'/g) P_g + (1 - g'/g) Q), "
+    "so does their pointwise maximum (AFA Def 7), composed by AFA Thm 10",
+}
+
+
+def _wor_full(free: str) -> str:
+    return (f"{_WOR_MONOTONICITY[free]}. The mechanism's own epsilon lies between the two bounds; its "
+            "monotonicity is not assumed: every value beyond the safe end is safe because the upper "
+            "bound is monotone, every value beyond the unsafe end fails because the lower bound is")
+
+
+_SHUFFLE_MONOTONICITY = {
+    "noise_multiplier": "both bounds are nonincreasing in sigma. Upper: the no-amplification Gaussian has "
+    "mu = Delta sqrt(E) / sigma, decreasing in sigma, and delta_mu(eps) increases with mu (GDPT App A.5). "
+    "Lower: the concrete dataset pair (Chua et al., ICML 2024, Sec 4) has gradients that do not depend on "
+    "the model, so the run on it is non-adaptive and its output at sigma' > sigma is its output at sigma "
+    "plus independent N(0, (sigma'^2 - sigma^2) C^2 I) noise per step, a post-processing of both datasets' "
+    "outputs (data processing for the hockey-stick divergence, both directions); the max-of-batch-sums "
+    "bound is a lower bound of that pair's divergence at the end, hence of every smaller sigma's",
+    "epochs": "both bounds are nondecreasing in the epochs E. Upper: mu = Delta sqrt(E) / sigma grows with E. "
+    "Lower: on the concrete (non-adaptive) dataset pair the run of E epochs is the marginal of the run of "
+    "E + 1 epochs (drop the last epoch: a post-processing, dynamic and persistent shuffling alike: the "
+    "persistent permutation of the first E epochs is the same one), so that pair's divergence does not "
+    "decrease with E",
+}
+
+
+_BINS_MONOTONICITY = {
+    "noise_multiplier": "both bounds enclose one quantity, the hockey-stick divergence of the E-fold product "
+    "of Chua et al.'s (AISTATS 2025) one-epoch pair P = (1/T) sum_t N(e_t, sigma^2 I), Q = N(0, sigma^2 I); "
+    "the pair dominates the mechanism (upper, composed over independently re-allocated epochs by AFA Thm 10) "
+    "and is realised by a concrete dataset pair (one record with gradient e_1 in one dimension, the others "
+    "0; the epochs are then i.i.d.), so it also bounds the mechanism from below. The pair at sigma' > sigma "
+    "is the pair at sigma convolved with N(0, (sigma'^2 - sigma^2) I) in both arguments, a post-processing "
+    "(data processing, both directions, preserved by the product): nonincreasing in sigma",
+    "epochs": "both bounds enclose the divergence of the E-fold product of Chua et al.'s (AISTATS 2025) "
+    "one-epoch pair (dominating by AFA Thm 10 over independently re-allocated epochs; realised by a concrete "
+    "dataset pair, so also a lower bound); the E-fold product is a marginal of the (E+1)-fold one (drop a "
+    "coordinate block: post-processing), so it is nondecreasing in E",
+}
+
+
+_SHUFFLE_PAIRS = (
+    "safe end and pair_limit: the no-amplification Gaussian, mu = Delta sqrt(E) / sigma (each example in "
+    "exactly one batch per epoch; AFA Thm 10 per permutation, joint convexity over permutations); unsafe "
+    "end: the concrete dataset pair of Chua et al. (ICML 2024, Sec 4) read through the maximum of each "
+    "epoch's batch sums, composed over independent epochs (dynamic) or summed over epochs (persistent)"
+)
+
+_BINS_PAIRS = (
+    "both ends: the dominating pair of one balls-in-bins epoch (Chua et al., AISTATS 2025), realised by a "
+    "concrete dataset pair, composed over independently re-allocated epochs (AFA Thm 10); safe end: its "
+    "certified upper enclosure of delta(target) <= delta, unsafe end: its certified lower enclosure > delta"
+)
+
+
+CALIBRATE_MONOTONICITY: dict[str, dict[str, str]] = {
+    "dpsgd": _DPSGD_MONOTONICITY,
+    "dpsgd-wor": {free: _wor_full(free) for free in _WOR_MONOTONICITY},
+    "dpsgd-shuffle": _SHUFFLE_MONOTONICITY,
+    "dpsgd-bins": _BINS_MONOTONICITY,
+}
+CALIBRATE_PAIRS: dict[str, Optional[str]] = {"dpsgd": None, "dpsgd-wor": _WOR_PAIRS, "dpsgd-shuffle": _SHUFFLE_PAIRS,
+                                             "dpsgd-bins": _BINS_PAIRS}

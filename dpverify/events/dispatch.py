@@ -320,6 +320,15 @@ def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str]
 # --------------------------------------------------------------------------- tree walk
 
 
+def _too_many_kinds() -> None:
+    """Refuse a tree of more than EVENT_MAX_LEAVES distinct kinds of step (certificate.format, the cap
+    verify shares), before any step is discretised: as the walk meets the first one too many (a
+    10 MB tree of 200,000 distinct Gaussian leaves was walked whole, then refused)."""
+    raise InvalidParameter("events", f"the event tree has more than {EVENT_MAX_LEAVES} distinct kinds of step "
+                                     "(mechanisms of their own kind or parameters, each discretised and composed "
+                                     f"separately); at most {EVENT_MAX_LEAVES} are supported")
+
+
 def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
     """The :class:`Plan` of an event tree (model objects) under a relation;
     raises :class:`Unsupported` with the reason for anything without a proved
@@ -340,6 +349,8 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                   realised: Optional[Callable[[str], Any]] = None) -> None:
         at = kinds.get(key)
         if at is None:
+            if len(plan.blocks) >= EVENT_MAX_LEAVES:  # refused at the first kind too many, not after the walk
+                _too_many_kinds()
             kinds[key] = len(plan.blocks)
             plan.blocks.append(Block(make, times, label, theorem, realised))
         else:
@@ -428,10 +439,6 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                 plan.rdp_only.append(type(ev).__name__)
 
     walk(event, 1)
-    if len(plan.blocks) > EVENT_MAX_LEAVES:  # refused before any step is discretised
-        raise InvalidParameter("events", f"the event tree has {len(plan.blocks)} distinct kinds of step (mechanisms "
-                                         f"of their own kind or parameters, each discretised and composed "
-                                         f"separately); at most {EVENT_MAX_LEAVES} are supported")
     if plan.total_steps > MAX_STEPS:
         raise InvalidParameter("count", f"count: {plan.total_steps} steps in total; at most {MAX_STEPS} are supported")
     if has_zc:

@@ -286,7 +286,7 @@ def _int(text: str) -> Any:
 
 def event_to_json(ev: Any) -> dict[str, Any]:
     """Canonical JSON of a model event (exact strings for numbers)."""
-    return _to_json(ev, exact_str, 0)
+    return _to_json(ev, exact_str, 0, legacy=False)
 
 
 def _as_read(v: Any) -> Any:
@@ -307,15 +307,18 @@ def check_model(ev: Any) -> Any:
     to the library is untrusted input like a file: a negative count, a sigma of -1, mixture
     probabilities summing to 2 or a bool where a number belongs are refused here with the node's
     path (InvalidParameter), never answered. Returns the tree the reader builds (Fractions)."""
-    return _event(_to_json(ev, _as_read, 0), "event", "", 0)
+    return _event(_to_json(ev, _as_read, 0, legacy=True), "event", "", 0)
 
 
-def _to_json(ev: Any, s: Any, depth: int) -> dict[str, Any]:
+def _to_json(ev: Any, s: Any, depth: int, *, legacy: bool) -> dict[str, Any]:
+    """``ev`` as a JSON document, each number through ``s``. ``legacy``: a legacy approx
+    item (which has no type form) is written as the legacy item it came from, for
+    :func:`check_model` to re-read; a certificate (``event_to_json``) cannot hold one."""
     if depth > MAX_EVENT_TREE_DEPTH:
         raise InvalidParameter("events", f"events nested deeper than {MAX_EVENT_TREE_DEPTH} levels")
 
     def sub(e: Any) -> dict[str, Any]:
-        return _to_json(e, s, depth + 1)
+        return _to_json(e, s, depth + 1, legacy=legacy)
 
     def seq(xs: Any, f: Any) -> Any:
         return [f(x) for x in xs] if isinstance(xs, (list, tuple)) else xs
@@ -355,7 +358,7 @@ def _to_json(ev: Any, s: Any, depth: int) -> dict[str, Any]:
     if isinstance(ev, E.Composed):
         return {"type": "composed", "events": seq(ev.events, sub)}
     if isinstance(ev, ApproxDpExp):
-        if s is _as_read:  # re-read as the legacy item it came from (one step of it)
+        if legacy:  # one step of the legacy item it came from
             return {"mechanism": "approx", "exp_eps0": s(ev.exp_eps0), "delta0": s(ev.delta0),
                     "sampling_rate": "1", "count": 1}
         raise InvalidParameter("events", "legacy approx items have no type form; use epsilon_delta")

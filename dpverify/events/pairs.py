@@ -35,8 +35,9 @@ from typing import Callable, Optional, Sequence, Union
 
 from flint import arb, arb_series, ctx
 
-from ..ball import arb_to_fraction, ball, endpoints, normal_sf, working_precision
+from ..ball import arb_to_fraction, ball, brief_str, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
+from ..limits import MAX_EVENT_ATOMS, MAX_NOISE_MULTIPLIER
 from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
 from ..pld.taylor_blocks import grid_tails_by_blocks, taylor_block
 
@@ -250,6 +251,15 @@ def epsilon_delta_pair(eps0: Fraction, delta0: Fraction) -> AtomPair:
     return AtomPair((-INF, -eps0, eps0, INF), masses, "epsilon-delta")
 
 
+def _check_atoms(event: str, atoms: int, what: str, at_least: bool = False) -> None:
+    """Refuse (exit 2, before any work) a discrete event whose finite pair would list more than
+    MAX_EVENT_ATOMS atoms (:mod:`dpverify.limits`)."""
+    if atoms > MAX_EVENT_ATOMS:
+        raise InvalidParameter("events", f"{event} with {what}: its pair would have {'over ' if at_least else ''}"
+                               f"{atoms:,} atoms, above the cap of {MAX_EVENT_ATOMS:,} (each atom is a certified "
+                               "mass on every grid)")
+
+
 def discrete_laplace_pair(a: Fraction, sensitivity: int) -> AtomPair:
     """(DLap(a), DLap(a) + Delta), pmf tanh(a/2) e^{-a|x|} on the integers,
     Delta = ``sensitivity`` (dp_accounting ``DiscreteLaplaceDpEvent``).
@@ -261,6 +271,7 @@ def discrete_laplace_pair(a: Fraction, sensitivity: int) -> AtomPair:
     D = int(sensitivity)
     if D < 1 or a <= 0:
         raise InvalidParameter("sensitivity", "discrete Laplace needs noise_parameter > 0 and sensitivity >= 1")
+    _check_atoms("discrete_laplace", D + 1, f"sensitivity={D}")
     xs = list(range(D, -1, -1))  # x = D (lowest loss) .. 0 (highest loss)
     losses = tuple(Fraction(a) * (D - 2 * x) for x in xs)
 
@@ -303,7 +314,10 @@ def discrete_gaussian_pair(sigma: Fraction, sensitivity: int) -> AtomPair:
     s2 = Fraction(sigma) ** 2
     D = int(sensitivity)
     prec_hint = 400
+    if s2 >= MAX_EVENT_ATOMS**2:  # W below is about 25 sigma: beyond the cap (and before float(s2) overflows)
+        _check_atoms("discrete_gaussian", MAX_EVENT_ATOMS + 1, f"sigma={brief_str(Fraction(sigma))}", at_least=True)
     W = int(math.ceil(math.sqrt(2 * float(s2) * (prec_hint + 40) * math.log(2)))) + 1
+    _check_atoms("discrete_gaussian", 2 * W + D + 1, f"sigma={brief_str(Fraction(sigma))}, sensitivity={D}")
     xs = list(range(W + D, -W - 1, -1))  # decreasing x = increasing loss
     losses = tuple((Fraction(D * D) - 2 * D * x) / (2 * s2) for x in xs)
 
@@ -366,6 +380,14 @@ class MixtureGaussianPair(PairFromTails):
         if any(c < 0 for c in self.sensitivities) or any(p < 0 for p in self.probs):
             raise InvalidParameter("sensitivities", "a mixture of Gaussians needs sensitivities >= 0 and "
                                                     "sampling_probs >= 0")
+        # a component's shift c_i / s is its inverse noise multiplier: beyond 1 / MAX_NOISE_MULTIPLIER's
+        # mirror (10^100) the float proposals' mu_i^2 leave binary64 (sd 1e-300 with a sensitivity 1e300
+        # was an OverflowError, exit 4), and the loss range is far beyond any grid anyway
+        top = max(self.sensitivities, default=Fraction(0))
+        if self.sigma <= 0 or top > self.sigma * MAX_NOISE_MULTIPLIER:
+            raise InvalidParameter("events", f"mixture_of_gaussians: standard_deviation={brief_str(Fraction(self.sigma))} "
+                                   f"must be > 0 and at least the largest sensitivity ({brief_str(Fraction(top))}) "
+                                   f"/ {brief_str(Fraction(MAX_NOISE_MULTIPLIER))} (a component's shift c_i / s is at most 1e100)")
 
     def inf_mass(self) -> arb:
         return arb(0)
@@ -416,6 +438,12 @@ class MixtureGaussianPair(PairFromTails):
                 d += w * mu
         return s.log(), d / s
 
+    def _float_comps(self) -> list:
+        """(log p_i, mu_i) in binary64 for the float proposals: log p_i from the exact rational
+        (a probability 1e-400 is 0.0 as a float), mu_i = c_i / s below 1e100 (checked above)."""
+        return [(math.log(p.numerator) - math.log(p.denominator), float(c / self.sigma))
+                for c, p in zip(self.sensitivities, self.probs) if p != 0]
+
     def _float_roots(self, ys: Sequence[float]) -> list:
         """Doubles near the roots of g(x) = y (proposals only; NaN where the
         search failed), all at once in numpy: g is increasing and convex
@@ -428,7 +456,7 @@ class MixtureGaussianPair(PairFromTails):
         :meth:`_prove_root` proves."""
         import numpy as np
 
-        fl = [(math.log(float(p)), float(c / self.sigma)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
+        fl = self._float_comps()
         y = np.asarray(ys, dtype=np.float64)
         if y.size == 0:
             return []
@@ -455,8 +483,8 @@ class MixtureGaussianPair(PairFromTails):
         out = [float(v) if ok and math.isfinite(v) else math.nan for v, ok in zip(x.tolist(), done.tolist())]
         # g > log p0 everywhere: no root to propose at or below it (the
         # tails there are decided without one, _tails_with)
-        p0 = float(self._p0())
-        floor = math.log(p0) if p0 > 0 else -math.inf
+        p0 = self._p0()
+        floor = math.log(p0.numerator) - math.log(p0.denominator) if p0 > 0 else -math.inf
         bad = [k for k, v in enumerate(out) if not math.isfinite(v) and ys[k] > floor + 1e-12 * (1 + abs(floor))]
         if bad:
             for k, v in zip(bad, self._float_roots_scalar([ys[k] for k in bad])):
@@ -468,7 +496,7 @@ class MixtureGaussianPair(PairFromTails):
         (proposals only; NaN where the search failed): safeguarded Newton from
         the previous root (neighbouring grid points have close roots), else
         bisection on a doubling bracket."""
-        fl = [(math.log(float(p)), float(c / self.sigma)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
+        fl = self._float_comps()
 
         def gf(x: float) -> tuple[float, float]:
             ts = [lp + mu * x - mu * mu / 2 for lp, mu in fl]
@@ -733,17 +761,26 @@ class MixtureGaussianPair(PairFromTails):
             # is for huge inexact arguments and costs more per call)
             return (x * inv_s2).erfc() / 2
 
+        total = n - i0 + 1
+
         def knots(a: int, b: int) -> tuple[list, list]:
             guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(a, b + 1)])
-            return tails_on_grid(m, a, b, None, lambda k, eps: self._tails_with(eps, guesses[k], sf))
+            # the caller's progress (its clock, in the PLD loop) every few knots: one knot is a
+            # proved root and an erfc per component (a few ms), and a grid can hold 10^5 of them
+            # (mu 0, 1, 65, sd 1.3: 51,001 knots at 2^-5 ran 99 CPU s past a 10 s budget)
+            inner = None if progress is None else (lambda f: progress((a - i0 + f * (b - a + 1)) / total))
+            return tails_on_grid(m, a, b, inner, lambda k, eps: self._tails_with(eps, guesses[k], sf))
+
+        def block(a: int, b: int, order: int, tol: arb) -> Optional[tuple]:
+            if progress is not None:  # a block that fails is split and tried again: each try is work
+                progress((a - i0) / total)
+            return self._block(m, a, b, order, tol, comps, inv_s2)
 
         if self._p0() == 1:
             return knots(i0, n)
         # the end of the loss range in eps (remove: log p0; add: -log p0), where x(eps) -> -inf
         end = None if lp0 is None else (lp0 if sign > 0 else -lp0)
-        P_t, Q_t, _ = grid_tails_by_blocks(m, i0, n, progress, end,
-                                           lambda a, b, order, tol: self._block(m, a, b, order, tol, comps, inv_s2),
-                                           knots)
+        P_t, Q_t, _ = grid_tails_by_blocks(m, i0, n, progress, end, block, knots)
         return P_t, Q_t
 
 

@@ -31,7 +31,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from ..errors import InvalidParameter, shown
 from .rows import Config
@@ -172,15 +172,43 @@ def _version(distribution: str) -> str:
 
 
 def _report(name: str, version: str, settings: Mapping[str, Any], value: Any, error: str = "") -> Report:
-    """Normalise what an accountant returned: NaN and -inf are crashes, +inf is kept."""
+    """Normalise what an accountant returned: NaN and -inf are crashes, +inf is kept.
+
+    Reading rule (one, exact): a value of a built-in type or a subclass of one is read as
+    the value its built-in base stores, never through a method the subclass may override:
+    a float as its stored binary64 (``float.__float__``; a float subclass whose repr says
+    5.0 and whose __float__ says 1e-9 is read as the 5.0 it stores, shown by float's repr),
+    an int as ``int.__int__``, a str as ``str.__str__``, a Fraction as its stored numerator
+    and denominator (``Fraction.as_integer_ratio``). Another ``numbers.Real`` (a NumPy scalar) is read by its own float() or
+    int(). Whatever fails while reading or showing the value (its float() raising, its repr
+    raising) makes the plug-in's 'crashed' row, as a raise inside the plug-in does."""
     if error:
         return Report(name, version, dict(settings), None, "", error)
-    # NumPy scalars (dp_accounting's RdpAccountant.get_epsilon returns numpy.float64) as the exact
-    # Python number: repr(np.float64(x)) is "np.float64(x)" under NumPy 2, which no reader parses
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
+    out, err = _quiet(lambda: _read(name, version, settings, value))
+    if err:
+        return Report(name, version, dict(settings), None, "", f"returned a value that could not be read ({err})")
+    return cast(Report, out)
+
+
+def _read(name: str, version: str, settings: Mapping[str, Any], value: Any) -> Report:
+    """:func:`_report`'s reading of a returned value (may raise: _report guards it)."""
+    # the built-in bases' stored values first (bool is an int: refused below)
+    if isinstance(value, float):
+        value = float.__float__(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        value = int.__int__(value)
+    elif isinstance(value, str):
+        value = str.__str__(value)
+    elif isinstance(value, Fraction):
+        n, d = Fraction.as_integer_ratio(value)
+        value = Fraction(int.__int__(n), int.__int__(d))
+    # NumPy scalars (dp_accounting's RdpAccountant.get_epsilon returns numpy.float64, a float
+    # subclass, read above) as the exact Python number: repr(np.float64(x)) is "np.float64(x)"
+    # under NumPy 2, which no reader parses
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = int(value)
-    elif isinstance(value, numbers.Real) and not isinstance(value, (bool, int, Fraction)) and type(value) is not float:
-        value = float(value)  # exact: NumPy floats of at most 64 bits are binary64 values (float64 is a float subclass)
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = float(value)  # exact: NumPy floats of at most 64 bits are binary64 values
     if isinstance(value, bool) or not isinstance(value, (float, int, Fraction, str)):
         return Report(name, version, dict(settings), None, "", f"returned {type(value).__name__} {shown(value)}, not a number")
     if isinstance(value, (int, Fraction)):
@@ -209,17 +237,36 @@ def _report(name: str, version: str, settings: Mapping[str, Any], value: Any, er
 
 
 def _quiet(fn: Callable[[], Any]) -> tuple[Any, str]:
+    """(fn(), "") or, when fn raises, (None, "Type: message"): a crash is a result here (it
+    becomes a 'crashed' row). Every BaseException but KeyboardInterrupt (the user stopping
+    the run): SystemExit (a plug-in's sys.exit(0) had ended the oracle with exit 0 and no
+    output) and a plug-in's own BaseException subclasses too."""
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             return fn(), ""
-    except (Exception, SystemExit) as exc:  # a crash is a result here: it becomes a 'crashed' row
-        # SystemExit too: a plug-in's sys.exit(0) had ended the oracle with exit 0 and no output
-        try:
-            why = str(exc)
-        except Exception:  # a message that cannot be built (e.g. holding 10**5000)
-            why = "(its message could not be shown)"
-        return None, f"{type(exc).__name__}: {why}"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return None, _failure(exc)
+
+
+def _failure(exc: BaseException) -> str:
+    """"Type: message" of what was raised; a part that cannot be built (a message holding
+    10**5000, a __str__ that raises) is replaced by a fixed text."""
+    try:
+        kind = str.__str__(type(exc).__name__)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        kind = "an exception"
+    try:
+        why = str.__str__(str(exc))
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        why = "(its message could not be shown)"
+    return f"{kind}: {why}"
 
 
 def run(name: str, config: Config) -> list[Report]:

@@ -361,6 +361,10 @@ def refine_query(
         if kind == "delta" and delta_scale is None else None
     if floor_scale is None:
         floor_scale = gauss
+    if floor_scale is None and kind == "delta" and (plan is None or not plan.checked):
+        # no end and no closed form, and a plan no float law confirmed: the split event's bound
+        # sizes the unit once the first level's lower end is 0 (not the upper end, level by level)
+        floor_scale = _split_scale(steps, [d.name for d in dirs if d.active], target)
     if m_start is not None:
         m = m_start
     elif plan is not None:
@@ -619,30 +623,58 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
     return lo, hi
 
 
+def _event_floor(steps: Sequence[Step], direction: str, margin: Fraction, cuts: Sequence[Fraction]) -> Optional[Fraction]:
+    """A rational at or below (1 - e^-margin) prod_i P(L_i > cuts[i])^(T_i) for one direction, the
+    lower bound of delta(eps) of an event {every step i's loss > cuts[i]} whose composed loss
+    exceeds eps + margin: on it (1 - e^(eps - L))_+ > 1 - e^-margin, and delta(eps) =
+    E_P[(1 - e^(eps - L))_+] (independent steps; the tails exclude loss +inf, which only adds).
+    None where it is not positive or below 2^-4096: there it sizes nothing a level could use,
+    and as an exact rational it can be a number of 10^11 bits (sigma 1e6: the conversion alone
+    outlasted any budget)."""
+    with working_precision(128):
+        acc = -(ball(-margin).expm1())
+        for st, c in zip(steps, cuts):
+            p, _ = st.make_pair(direction).tails(ball(c))
+            acc *= p ** st.count
+        lo = acc.lower()
+        if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
+            return arb_to_fraction(lo)
+    return None
+
+
 def _product_scale(steps: Sequence[Step], dirs: list, ends: dict, eps: Fraction) -> Optional[Fraction]:
     """A proved lower bound of delta(eps) below a bounded direction's end B, used only to size
     the unit (never reported): with g = B - eps, N steps and c_i = B_i - g/(2N), the event
     {every step's loss > c_i} has composed loss > B - g/2 > eps, so delta(eps) >=
-    (1 - e^(-g/2)) prod_i P(L_i > c_i)^(T_i) (independent steps, delta(eps) =
-    E_P[(1 - e^(eps - L))_+]). The largest over the directions that have one, or None."""
+    (1 - e^(-g/2)) prod_i P(L_i > c_i)^(T_i) (:func:`_event_floor`). The largest over the
+    directions that have one, or None."""
     n = sum(st.count for st in steps)
-    best: Optional[Fraction] = None
-    with working_precision(128):
-        for d in dirs:
-            if d.floors is None:
-                continue
-            g = ends[d.name] - eps
-            acc = -(ball(-g / 2).expm1())
-            for st, f in zip(steps, d.floors):
-                p, _ = st.make_pair(d.name).tails(ball(f + g - g / (2 * n)))
-                acc *= p ** st.count
-            lo = acc.lower()
-            # below 2^-4096 it sizes nothing a level could use, and as an exact rational it can be a
-            # number of 10^11 bits (sigma 1e6: the conversion alone outlasted any budget)
-            if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
-                v = arb_to_fraction(lo)
-                best = v if best is None or v > best else best
-    return best
+    got = []
+    for d in dirs:
+        if d.floors is None:
+            continue
+        g = ends[d.name] - eps
+        got.append(_event_floor(steps, d.name, g / 2, [f + g - g / (2 * n) for f in d.floors]))
+    return max((v for v in got if v is not None), default=None)
+
+
+#: the margin g (nats) of :func:`_split_scale`'s event: a larger one lowers every step's tail
+#: more than it raises the factor 1 - e^-g once g is past a fraction of a nat
+_SPLIT_MARGIN = Fraction(1, 8)
+
+
+def _split_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:
+    """A proved lower bound of delta(eps), the largest over ``directions``, used only to size the
+    unit (never reported), or None: with N steps in all, g = _SPLIT_MARGIN and c = (eps + g) / N,
+    the event {every step's loss > c} has composed loss > eps + g, so delta(eps) >=
+    (1 - e^-g) prod_i P(L_i > c)^(T_i) (:func:`_event_floor`). The construction of
+    :func:`_product_scale` without an end: it sizes the unit of a delta far in an unbounded
+    direction's tail, where no float law confirmed the plan and the upper end alone climbed
+    about 20 bits of unit a level (sigma 5, q 0.1, T 10, eps 4, delta 3.4e-170: 20 levels at
+    2^-8)."""
+    c = (eps + _SPLIT_MARGIN) / sum(st.count for st in steps)
+    got = [_event_floor(steps, d, _SPLIT_MARGIN, [c] * len(steps)) for d in directions]
+    return max((v for v in got if v is not None), default=None)
 
 
 def _gaussian_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:

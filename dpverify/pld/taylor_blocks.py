@@ -24,20 +24,34 @@ __all__ = ["TAYLOR_MIN_KNOTS", "TaylorExpansion", "grid_tails_by_blocks", "taylo
 #: the smallest block tried (below it, the knots are evaluated one by one)
 TAYLOR_MIN_KNOTS = 32
 #: the expansion order is prec / this (measured on the bench rows: about 4 bits
-#: of remainder per term at h = 2^-10..2^-14 and 128 knots), at most
-#: _TAYLOR_MAX_ORDER; beyond it (tiny delta: 1000-bit masses) the blocks would
-#: mostly fail and split, so every knot gets its own evaluation
+#: of remainder per term at h = 2^-10..2^-14 and 128 knots; 3, 5, 6 and 8 were slower
+#: at 676 and 1100 bits too), at most _TAYLOR_MAX_ORDER everywhere
 _TAYLOR_BITS_PER_TERM = 4
 #: a block is tried only if its radius is 1/this of its distance to the support end
 _TAYLOR_END_RATIO = 16
 _TAYLOR_MAX_ORDER = 64
+#: a higher order (a tiny delta: masses of hundreds of bits), up to _TAYLOR_HIGH_ORDER, only
+#: where a first block holds at least _TAYLOR_KNOTS_PER_ORDER knots per order: a series costs
+#: about its order squared, a knot's own erfc pair does not grow with it. Measured (CPU s of one
+#: level's discretisation, sigma 5, q 0.1, remove, per knot -> blocks): 676 bits at 2^-13
+#: (1024-knot blocks, order 169) 4.06 -> 1.81; 1100 bits at 2^-12 (512, 275) 5.96 -> 4.82;
+#: 1000 bits at 2^-11 (256, 250) 2.39 -> 2.73; 800 bits at 2^-10 (128, 200) 0.72 -> 1.11;
+#: 1500 bits at 2^-11 (256, 375) 6.1 -> 37
+_TAYLOR_HIGH_ORDER = 256
+_TAYLOR_KNOTS_PER_ORDER = 4
 
 
-def taylor_order() -> Optional[int]:
-    """The expansion order of a block at the working precision, or None where it would exceed
-    _TAYLOR_MAX_ORDER (the knots are then evaluated one by one)."""
+def taylor_order(m: int) -> Optional[int]:
+    """The expansion order of a block at the working precision on the grid 2^-m, or None where
+    blocks would cost more than one evaluation per knot (the knots are then evaluated one by
+    one): above _TAYLOR_MAX_ORDER unless the blocks are long enough (_TAYLOR_HIGH_ORDER,
+    _TAYLOR_KNOTS_PER_ORDER). A choice of route only: every value is an enclosure either way."""
     order = max(16, ctx.prec // _TAYLOR_BITS_PER_TERM)
-    return None if order > _TAYLOR_MAX_ORDER else order
+    if order <= _TAYLOR_MAX_ORDER:
+        return order
+    if order <= _TAYLOR_HIGH_ORDER and taylor_block_size(m) >= _TAYLOR_KNOTS_PER_ORDER * order:
+        return order
+    return None
 
 
 def taylor_block_size(m: int) -> int:
@@ -146,7 +160,7 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
     so it is an enclosure whichever route is taken. With ``keep``, an expansion is returned as
     it is and its knots are left None in the tail lists (the caller evaluates what it needs);
     otherwise its knots are evaluated and the list of expansions is empty."""
-    order = taylor_order()
+    order = taylor_order(m)
     if order is None:
         P, Q = knots(i0, n)
         return P, Q, []

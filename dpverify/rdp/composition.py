@@ -11,6 +11,7 @@ so composed curves go through the same certified conversions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Mapping, Sequence, Tuple
 
 from flint import arb
@@ -37,6 +38,13 @@ class ComposedCurve:
         for curve, k in self.parts:
             total += k * curve.cgf(alpha)
         return total
+
+    def check_order(self, alpha: Fraction) -> None:
+        """Each part's refusal of the order (:meth:`.SubsampledGaussianCurve.check_order`)."""
+        for curve, _ in self.parts:
+            check = getattr(curve, "check_order", None)
+            if check is not None:
+                check(alpha)
 
     def kl_lower(self) -> arb:
         total = arb(0)

@@ -211,13 +211,17 @@ def renyi_divergence(curve: RdpCurve, alpha: object, digits: int = 15) -> "Enclo
     from .. import _validate as V
     from ..ball import refine
     from ..errors import InvalidParameter
+    from ..limits import MAX_RDP_ORDER
     from ..verdict import Enclosure
 
     a = V.positive("alpha", alpha)
     if a == 1:
         raise InvalidParameter("alpha", "alpha=1 is not allowed: orders must be in (0, 1) or (1, inf)")
-    if a > 10**9:
-        raise InvalidParameter("alpha", f"alpha={alpha!r} must be <= 1e9")
+    if a > MAX_RDP_ORDER:
+        raise InvalidParameter("alpha", f"alpha={alpha!r} must be <= {MAX_RDP_ORDER}")
+    check = getattr(curve, "check_order", None)  # a curve's own cap on its orders (before any work)
+    if check is not None:
+        check(a)
     digits = V.digits(digits)
     x, bits = refine(
         lambda: curve.cgf(ball(a)) / (ball(a) - 1),

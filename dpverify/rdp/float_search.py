@@ -20,6 +20,7 @@ from fractions import Fraction
 from flint import arb
 
 from ..ball import working_precision
+from ..progress import Tick
 from .divergences import RdpCurve
 
 __all__ = ["float_eps_opt", "float_pstar", "search_order"]
@@ -127,8 +128,9 @@ def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: Fraction) -> f
         return math.inf
 
 
-def search_order(curve: RdpCurve, conversion: str, delta: Fraction) -> float:
-    """Uncertified minimiser t = alpha - 1 (scan in log t, then golden section)."""
+def search_order(curve: RdpCurve, conversion: str, delta: Fraction, tick: Tick = None) -> float:
+    """Uncertified minimiser t = alpha - 1 (scan in log t, then golden section); ``tick``, the
+    run's clock, is called before each evaluation (one may be a long certified quadrature)."""
     conv0 = "balle" if conversion == "optimal" else conversion
     # scan upward in log t; stop once clearly past the minimum (a guess only:
     # the certification below does not rely on unimodality)
@@ -138,6 +140,8 @@ def search_order(curve: RdpCurve, conversion: str, delta: Fraction) -> float:
     rising = 0
     for j in range(-60, 800):
         k = j / 2
+        if tick is not None:
+            tick()
         v = _float_eps(curve, conv0, 2.0**k, delta)
         ks.append(k)
         vals.append(v)
@@ -152,7 +156,11 @@ def search_order(curve: RdpCurve, conversion: str, delta: Fraction) -> float:
     if conversion == "optimal":
         lo, hi = lo - 2, hi + 2
     g = (math.sqrt(5) - 1) / 2
-    f = lambda k: _float_eps(curve, conversion, 2.0**k, delta)  # noqa: E731
+    def f(k: float) -> float:
+        if tick is not None:
+            tick()
+        return _float_eps(curve, conversion, 2.0**k, delta)
+
     x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
     f1, f2 = f(x1), f(x2)
     for _ in range(80 if conversion != "optimal" else 50):

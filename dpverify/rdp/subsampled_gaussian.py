@@ -36,15 +36,12 @@ from typing import Dict, Mapping
 from flint import acb, arb, ctx, fmpz
 
 from .. import _validate as V
-from ..ball import ball, fresh_integration_state, normal_cdf, normal_sf
+from ..ball import ball, brief_str as _brief, fresh_integration_state, normal_cdf, normal_sf
 from ..errors import InvalidParameter, PrecisionExhausted
-from ..limits import MAX_SUBSAMPLED_INTEGER_ORDER, MAX_SUBSAMPLED_ORDER
+from ..limits import MAX_SUBSAMPLED_FRACTIONAL_ORDER, MAX_SUBSAMPLED_ORDER
 
-__all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_SUBSAMPLED_INTEGER_ORDER"]
+__all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_SUBSAMPLED_ORDER"]
 
-#: above this the binomial sum is replaced by the quadrature (same value)
-#: orders above this are refused (PrecisionExhausted, exit 3) instead of
-#: running for minutes: the sum / quadrature cost grows linearly with alpha
 _DEBUG = False
 
 
@@ -167,13 +164,30 @@ class SubsampledGaussianCurve:
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        is_int = alpha.is_integer()
-        if is_int and int(alpha.unique_fmpz()) <= MAX_SUBSAMPLED_INTEGER_ORDER:
+        if alpha.is_integer():  # at most MAX_SUBSAMPLED_ORDER (refused above)
             v = log_a_integer(int(alpha.unique_fmpz()), self.q, self.sigma)
         else:
             v = log_a_real(alpha, self.q, self.sigma)
         self._cache[key] = v
         return v
+
+    def check_order(self, alpha: Fraction) -> None:
+        """Refuse (InvalidParameter, exit 2) an order asked of :func:`.divergences.renyi_divergence`
+        beyond the caps of :mod:`dpverify.limits`, before any work: above MAX_SUBSAMPLED_ORDER the
+        sampling rate < 1 is not evaluated at all (:meth:`cgf` would raise PrecisionExhausted, exit 3,
+        for an answer that no budget changes), and a fractional order above
+        MAX_SUBSAMPLED_FRACTIONAL_ORDER would be a quadrature costing about alpha^2."""
+        if self.q == 1:  # the Gaussian's closed form at every order
+            return
+        if alpha > MAX_SUBSAMPLED_ORDER:
+            raise InvalidParameter(
+                "alpha", f"alpha={_brief(alpha)}: the subsampled-gaussian RDP (sampling rate < 1) is certified for "
+                f"orders alpha <= {MAX_SUBSAMPLED_ORDER} (an integer order is an exact sum of alpha terms)")
+        if alpha.denominator != 1 and alpha > MAX_SUBSAMPLED_FRACTIONAL_ORDER:
+            raise InvalidParameter(
+                "alpha", f"alpha={_brief(alpha)}: fractional orders of subsampled-gaussian are certified up to "
+                f"{MAX_SUBSAMPLED_FRACTIONAL_ORDER} (the quadrature's cost grows like alpha^2); use an integer order "
+                f"(exact finite sum, up to {MAX_SUBSAMPLED_ORDER}) or a smaller alpha")
 
     def kl_lower(self) -> arb:
         s = ball(self.sigma)

@@ -32,8 +32,8 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, ceil_int, exact_enclosure, floor_int, mpf_to_fraction, round_slots
-from ..certificate.format import MAX_LATTICE_SUPPORT
+from .core import Arith, Iv, arith, ceil_int, exact_enclosure, floor_int, mpf_to_fraction, round_slots, to_fraction
+from ..certificate.format import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
 from .limits import MAX_LAW_LATTICE_BITS, MAX_LAW_PRODUCTS
 from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, side, fraction_to_mpf
 from .profiles import _ONE, _ZERO, pos, register_profile_recheck
@@ -68,7 +68,49 @@ def _types(inputs: Mapping[str, Any], grid_mode: str = "") -> Types:
         # never rounds a single guarantee onto a grid: a larger count is a certificate it refuses
         raise MalformedCertificate(f"one guarantee composed {next(iter(counts.values()))} times: the producer "
                                    f"composes at most {MAX_LATTICE_SUPPORT - 1} (exit 2 there too)")
+    total = sum(counts.values())
+    if total > MAX_COMPOSED_MECHANISMS:
+        raise MalformedCertificate(f"{total} composed mechanisms: the producer composes at most "
+                                   f"{MAX_COMPOSED_MECHANISMS} (exit 2 there too)")
     return tuple((e, d, c) for (e, d), c in counts.items())
+
+
+#: bits of the exact product prod (1 - delta_i)^k_i above which it is not formed as a Fraction:
+#: two types of 399,999 steps at delta 1e-8 made 3.2M-digit integers whose gcds (one C call the
+#: budget cannot interrupt) kept verify busy for minutes on a genuine 700-byte certificate (adv39 K2)
+_EXACT_SURVIVAL_BITS = 1 << 16
+
+
+def _survival_exact(types: Types) -> "Fraction | None":
+    """R = prod (1 - delta_i)^k_i as a Fraction, or None where its numerator or denominator
+    could exceed _EXACT_SURVIVAL_BITS bits (priced before any product)."""
+    # a pure-DP type (delta_i = 0) is a factor 1 at any count (adv40 S2: 70,000 steps of (0.1, 0) were
+    # priced at a bit a step, and delta = 0 against 1 - R = 0 then had no exact answer)
+    bits = sum(c * max((1 - d).numerator.bit_length(), (1 - d).denominator.bit_length()) for _, d, c in types if d)
+    if bits > _EXACT_SURVIVAL_BITS:
+        return None
+    R = Fraction(1)
+    for _, d, c in types:
+        if d:
+            R *= (1 - d) ** c
+    return R
+
+
+def _survival_iv(A: Arith, types: Types) -> tuple[Iv, Iv]:
+    """(R, 1 - R) for R = prod (1 - delta_i)^k_i, enclosed in MPFR directed rounding:
+    exactly where the rational is small, else R = exp(L) and 1 - R = -expm1(L) with
+    L = sum k_i log1p(-delta_i) rounded outward (both ends accurate to A's precision,
+    also when R is within 2^-prec of 1)."""
+    if any(d == 1 for _, d, _ in types):
+        return _ZERO, _ONE
+    R = _survival_exact(types)
+    if R is not None:
+        return A.q(R), A.q(1 - R)
+    # log1p(-delta) for small delta (log(1 - delta) would lose it to 1's rounding); log(1 - delta) of
+    # the exact rational near 1, where -delta rounded outward may reach -1 (adv40 S1: 1 - 10^-50)
+    L = A.fsum([A.mul(A.q(c), A.log1p(A.q(-d)) if d <= Fraction(1, 2) else A.log(A.q(1 - d)))
+                for _, d, c in types if d])
+    return A.exp(L), A.neg(A.expm1(L))
 
 
 def _hinge(A: Arith, x: Fraction) -> Iv:
@@ -79,14 +121,12 @@ def _hinge(A: Arith, x: Fraction) -> Iv:
 
 
 def _profile_iv(A: Arith, types: Types, t: Fraction) -> Iv:
-    """The composed profile at t, enclosed in MPFR directed rounding: the exact
-    product R = prod (1 - delta_i)^k_i, then 1 - R + R E[(1 - e^(t - S))_+] with
+    """The composed profile at t, enclosed in MPFR directed rounding: R = prod (1 - delta_i)^k_i
+    (:func:`_survival_iv`), then 1 - R + R E[(1 - e^(t - S))_+] with
     the law of the shift S (LT Cor 4.7 for one type, the Thm 4.6 recursion for up
     to 12 mechanisms, a forward convolution otherwise)."""
-    R = Fraction(1)
-    for _, d, c in types:
-        R *= (1 - d) ** c
-    if R == 0:
+    R, one_minus_R = _survival_iv(A, types)
+    if R[1] == 0:
         return _ONE
     if len(types) == 1:
         e, d, c = types[0]
@@ -106,7 +146,7 @@ def _profile_iv(A: Arith, types: Types, t: Fraction) -> Iv:
         if len(seq) <= 12:
             return _recursion_iv(A, seq, t)
         acc = A.fsum([A.mul(w, _hinge(A, t - s)) for s, w in _law_iv(types, A.prec) if s > t])
-    return A.add(A.q(1 - R), A.mul(A.q(R), acc))
+    return A.add(one_minus_R, A.mul(R, acc))
 
 
 def _lattice(types: Types) -> tuple[Fraction, list]:
@@ -260,6 +300,8 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
     independent enclosure is [lower'.lo, upper'.hi]."""
     from .verify import accept_enclosure, enclosure_of
 
+    if not exact_input(inputs, "grid") > 0:  # the producer's --grid H > 0 (adv39 G1: exit 3 before)
+        raise MalformedCertificate(f"inputs.grid={str(inputs.get('grid'))[:40]}: a grid step is > 0")
     lower = enclosure_of(result.get("lower"), "result.lower", 60)
     upper = enclosure_of(result.get("upper"), "result.upper", 60)
     types_down, types_up = _types(inputs, "down"), _types(inputs, "up")
@@ -310,20 +352,35 @@ def _eps_recheck(types: Types, delta: Fraction, result: Mapping[str, Any]) -> Re
     0, the total eps) decided in rationals; eps = 0 when d(0) <= delta is proved;
     otherwise the recorded enclosure is bracketed by the composed profile
     (non-increasing in eps) in MPFR directed rounding."""
-    R = Fraction(1)
-    for _, d, c in types:
-        R *= (1 - d) ** c
     T = sum(e * c for e, _, c in types)
-    if delta < 1 - R:  # exact: no finite eps
+    where = _against_no_eps(types, delta)  # sign of delta - (1 - R)
+    if where < 0:  # no finite eps
         return Recheck(lo=mpmath.inf, hi=mpmath.inf)
-    if R == 0 or T == 0:
+    if any(d == 1 for _, d, _ in types) or T == 0:  # R = 0, or d(0) = 1 - R <= delta
         return Recheck(lo=mpf(0), hi=mpf(0))
-    if delta == 1 - R:
+    if where == 0:
         lo, hi = exact_enclosure(T)
         return Recheck(lo=lo, hi=hi, dps=60)
     if side(lambda A: _profile_iv(A, types, Fraction(0)), lambda A: A.q(delta), 15) == -1:
         return Recheck(lo=mpf(0), hi=mpf(0))
     return bracket_root_iv(lambda A, x: _profile_iv(A, types, x), delta, result, False, "composed eps(delta)")
+
+
+def _against_no_eps(types: Types, delta: Fraction) -> int:
+    """The sign of delta - (1 - R), R = prod (1 - delta_i)^k_i: exactly where the product is
+    small, else from MPFR enclosures of 1 - R at rising precision (an equality there is not
+    provable by intervals: exit 3, never a guess)."""
+    R = _survival_exact(types)
+    if R is not None:
+        diff = delta - (1 - R)
+        return (diff > 0) - (diff < 0)
+    for bits in (128, 512, 2048):
+        _, (lo, hi) = _survival_iv(arith(bits), types)
+        if to_fraction(hi) < delta:
+            return 1
+        if delta < to_fraction(lo):
+            return -1
+    raise CouldNotReprove("delta is within 2^-2048 of 1 - prod (1 - delta_i)^k_i, the limit of eps")
 
 
 @register("composition.eps")
@@ -384,7 +441,9 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
     below eps = -eps0 the event {1, 3, 4} under s = 1 adds the second term), so
     they are equal iff delta0 = 1 or eps >= -eps0; agreement of two floating
     values never decides an equality. ``result.gdpt_formula`` is re-derived
-    (closed form in directed rounding) and ``result.rows`` must count the 64 rows."""
+    (closed form in directed rounding) and ``result.rows`` must count the 64 rows. The
+    producer decides the verdict by the same exact condition: a recorded 'undecided' is
+    refused (``verdict_of_record``, issue 22)."""
     eps0, delta0, eps = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps"))
     if eps0 < 0 or not 0 <= delta0 <= 1:
         raise MalformedCertificate("dp.rr64 needs eps0 >= 0 and delta0 in [0, 1]")
@@ -425,7 +484,9 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
                                       f"sup equals GDPT's formula is {verdict!r} (exact)")
         proved.add("equals_gdpt_formula")
     enc_lo, enc_hi = re.enclosure()
-    return Recheck(lo=enc_lo, hi=enc_hi, dps=re.dps, verdict=verdict, details=details, proved=frozenset(proved))
+    # the producer decides it by the same exact condition (dp/rr64.py), never 'undecided'
+    return Recheck(lo=enc_lo, hi=enc_hi, dps=re.dps, verdict=verdict, details=details, proved=frozenset(proved),
+                   verdict_of_record=True)
 
 
 @register("dp.implies")
@@ -436,18 +497,22 @@ def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     For eps >= eps0 (or delta0 = 1) the sup is delta0 exactly (see dp.rr64) and the
     verdict is decided in exact rationals; otherwise it is decided when the
     enclosure, at a precision rising to the cap, lies on one side of delta (a
-    delta equal to the sup stays undecided: exit 3)."""
+    delta equal to the sup stays undecided: exit 3). The producer decides the verdict by
+    an exact sign and never writes 'undecided': a recorded one is refused where this route
+    decides (``verdict_of_record``, issue 22)."""
     eps0, delta0, eps, delta = (exact_input(inputs, k) for k in ("eps0", "delta0", "eps", "delta"))
     if eps0 < 0 or not 0 <= delta0 <= 1:
         raise MalformedCertificate("dp.implies needs eps0 >= 0 and delta0 in [0, 1]")
     digits = needed_digits(result)
     if delta0 == 1 or eps >= eps0:
         lo, hi = exact_enclosure(delta0)
-        return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if delta >= delta0 else "fails")
+        return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if delta >= delta0 else "fails", verdict_of_record=True)
     re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
     s = side(lambda A: _rows_iv(A, eps0, delta0, eps), lambda A: A.q(delta), digits)
     verdict = "holds" if s < 0 else "fails" if s > 0 else "undecided"
-    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=verdict)
+    # the producer decides delta >= W(eps) by an exact sign (dp/implication.py, Lindemann-Weierstrass),
+    # never 'undecided': a recorded 'undecided' is refused where this decides, exit 3 where not
+    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=verdict, verdict_of_record=True)
 
 
 def _sigma_parts(A: Arith, a: Iv, D: Iv, X: Iv) -> "tuple[Iv, Iv] | None":

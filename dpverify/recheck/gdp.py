@@ -24,7 +24,8 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import CF_FROM, Arith, Iv, arith, mpf_to_fraction, mpfr_to_mpf
+from .core import CF_FROM, Arith, Iv, arith, mpf_to_fraction, mpfr_to_mpf, to_fraction
+from .decimals import enclosure_of
 from .verify import Recheck, needed_digits, register
 
 
@@ -392,6 +393,11 @@ def _slope_iv(A: Arith, eps: Fraction, M: Iv) -> Iv:
     return A.div(num, phi)
 
 
+def _half_sqrt_2pi(A: Arith) -> Iv:
+    """sqrt(2 pi)/2, GDPT Thm 4.5's bound on the slope, rounded outward."""
+    return A.scale2((A.dn.sqrt(A.dn.mul_2exp(A.dn.const_pi(), 1)), A.up.sqrt(A.up.mul_2exp(A.up.const_pi(), 1))), -1)
+
+
 @register("gdp.thm4.5")
 def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """Slope d mu_GDP / d eps = e^eps Phi(-eps/mu - mu/2) / phi(eps/mu - mu/2)
@@ -401,11 +407,23 @@ def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     delta_mu(m-) < delta < delta_mu(m+) (monotone in mu), then the slope is enclosed
     on all of [m-, m+]. The verdict 0 <= slope <= sqrt(2 pi)/2 is decided on that
     enclosure, precision rising until it is decided (at eps = 0 the slope tends to
-    the bound itself as mu -> 0)."""
+    the bound itself as mu -> 0). A recorded 'undecided' must be what the recorded slope
+    enclosure decides: the writer compares its own enclosure with the bound and writes
+    'undecided' only where that enclosure straddles 0 or sqrt(2 pi)/2 (adv39 V1c: a 'holds'
+    relabelled 'undecided' was confirmed)."""
     eps = exact_input(inputs, "eps")
     delta = exact_input(inputs, "delta")
     if not 0 < delta < 1 or eps < 0:
         raise MalformedCertificate("GDPT Thm 4.5 needs eps >= 0 and 0 < delta < 1")
+    rec = result.get("enclosure")
+    if result.get("verdict") == "undecided" and isinstance(rec, Mapping):
+        lo_r, hi_r = enclosure_of(rec, "result.enclosure", 60)
+        if mpmath.isfinite(lo_r) and mpmath.isfinite(hi_r):
+            half_sqrt_2pi = _half_sqrt_2pi(arith(128))
+            lo_q, hi_q = mpf_to_fraction(lo_r), mpf_to_fraction(hi_r)
+            if (lo_q >= 0 and hi_q <= to_fraction(half_sqrt_2pi[0])) or hi_q < 0 or lo_q > to_fraction(half_sqrt_2pi[1]):
+                raise CertificateRejected("result.verdict: recorded 'undecided', but the recorded slope enclosure "
+                                          f"[{lo_r}, {hi_r}] decides Thm 4.5's bound (the writer decides on it)")
     digits = needed_digits(result)
     while True:
         bits = start_bits(digits)
@@ -433,8 +451,7 @@ def recheck_thm45(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
             raise CouldNotReprove("gdp.thm4.5: phi(eps/mu - mu/2) underflows the second route's range") from None
         if _bad(s):
             raise CouldNotReprove("gdp.thm4.5: the slope over/underflows the second route's range")
-        bound = A.scale2((A.dn.sqrt(A.dn.mul_2exp(A.dn.const_pi(), 1)),
-                          A.up.sqrt(A.up.mul_2exp(A.up.const_pi(), 1))), -1)
+        bound = _half_sqrt_2pi(A)
         if s[0] >= 0 and s[1] <= bound[0]:
             verdict = "holds"
         elif s[1] < 0 or s[0] > bound[1]:

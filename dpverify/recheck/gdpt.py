@@ -30,6 +30,7 @@ What the ``gdp.certify`` re-check proves (every comparison on directed enclosure
 from __future__ import annotations
 
 import ast
+import re
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional
 
@@ -44,7 +45,8 @@ from .profiles import PROFILE_RECHECKS, _four_output, expr_over, register_profil
 from ..certificate.format import gdp_cell_weight
 from ..certificate.format import GDP_CELL_WORK_CAP
 from .limits import check_expression, guard_exponent
-from .verify import BudgetExceeded, Recheck, needed_digits, register
+from .kinds import CERTIFY_VERDICTS
+from .verify import VERDICTS, BudgetExceeded, Recheck, needed_digits, register
 
 __all__ = ["mu_gdp_mp", "delta_mu_mp"]
 
@@ -346,17 +348,186 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     f = _iv_profile(name, inputs, _bits(dps))
     with mpmath.workdps(dps):
         re = _certify(name, inputs, result, head, tail, f, eps_h, lo, hi, dps)
-    return _certify_details(name, inputs, result, head, tail, re)
+    return _certify_details(name, inputs, result, head, tail, eps_h, re)
+
+
+def _tail_of_record(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any],
+                    eps_h: Fraction) -> Optional[str]:
+    """The tail status the producer writes beside the recorded ``tail.kind`` whatever else it
+    computes (gdp/tail.py ``certify_tail``), or None where it depends on the producer's own
+    search: ``power`` and ``constant`` (and ``head``, an unbounded head) are "not GDP" always;
+    ``zero`` is "certified" when eps_h is at or past the zero point and that point is an exact
+    rational of the inputs (Laplace D/b, pure and (eps0, 0)-DP eps0: an exact comparison; the
+    logarithms of randomized response and subsampling are compared on balls, then bridged, and
+    are left to the producer); ``gaussian`` is "certified" when the head's recorded upper end
+    ``head.mu_hi_exact`` (the producer's mu) exceeds mu0 by more than 2^-200 mu0 (its comparison
+    of 256-bit balls then succeeds). ``tail.kind`` is re-derived from the mechanism before this
+    is read (:func:`_certify_details`), "unknown" only beside an unknown status."""
+    kind = tail.get("kind")
+    if kind in ("head", "power", "constant"):
+        return "not GDP"
+    if kind == "zero" and name in ("laplace", "pure", "approx"):
+        z = _support_end_upper(name, inputs) if name != "approx" else exact_input(inputs, "eps0")
+        return "certified" if z is not None and eps_h >= z else None
+    if kind == "gaussian" and "mu_hi_exact" in head:
+        mu0 = _gaussian_mu0(inputs)
+        return "certified" if exact_input(head, "mu_hi_exact") - mu0 > mu0 / 2**200 else None
+    return None
+
+
+def _status_of_record(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any],
+                      eps_h: Fraction) -> str:
+    """The status the producer writes from the recorded head and tail (gdp/certify.py
+    ``GdpCertificate.status``): "not GDP" for an unbounded head or a not-GDP tail, "GDP" for a
+    certified tail, else "head only". The recorded tail status must be the one its kind decides
+    (:func:`_tail_of_record`): a "certified" or "not GDP" relabelled "unknown" would make a decided
+    certificate read "head only" (issue 22). The producer's rule, not this route's: a 0.1.0
+    certificate records "unknown" where its tail model was weaker than this route (randomized
+    response, expressions), and its "head only" is what its own numbers decide."""
+    ts = tail.get("status")
+    forced = None if head.get("unbounded") is True else _tail_of_record(name, inputs, head, tail, eps_h)
+    if forced is not None and ts != forced:
+        raise CertificateRejected(f"result.tail.status={str(ts)[:20]!r}, but a {tail.get('kind')!r} tail with these "
+                                  f"inputs is {forced!r} (the producer decides it from the recorded kind)")
+    if head.get("unbounded") is True or ts == "not GDP":
+        return "not GDP"
+    return "GDP" if ts == "certified" else "head only"
+
+
+_NUM = r"(?P<{}>[0-9][0-9.eE+/-]{{0,200}})"
+_MILLS = "the Mills-ratio bounds (GDPT App A Lemma 3)"
+#: the large-eps models of the not-GDP tails, by mechanism (gdp/tail.py ``tail_model``'s descriptions)
+_NOT_GDP_MODELS = {"approx": "delta0 = " + _NUM.format("delta0") + re.escape(" for eps >= eps0"),
+                   "subsampled": re.escape("q delta0 for eps >= log(1 - q + q e^eps0)"),
+                   "icea-example": re.escape("K/eps, K = 4 e^-2")}
+#: the writer's tail reasons (gdp/tail.py ``certify_tail``, gdp/certify.py for an unbounded head): (form,
+#: the tail kinds it is written for, None for any, the tail status it states). Groups: z (a point from
+#: which the profile is 0), t (tail.bridge_to), a (head.argmax), delta0 (inputs.delta0).
+_TAIL_REASONS: tuple[tuple[str, Optional[frozenset], str], ...] = (
+    (re.escape("the profile is 0 for eps >= ") + _NUM.format("z") + re.escape(" <= eps_h and delta_mu(eps) > 0"),
+     frozenset({"zero"}), "certified"),
+    (re.escape("staircase cells at mu on [eps_h, ") + _NUM.format("t") + re.escape("] (GDPT Thm 4.6), then the "
+                                                                                     "profile is 0"),
+     frozenset({"zero"}), "certified"),
+    (re.escape("the profile vanishes only from eps = ") + _NUM.format("z")
+     + re.escape(" and the bridge from eps_h could not be closed at mu"), frozenset({"zero"}), "unknown"),
+    (re.escape("the profile is delta_mu0 with mu0 <= mu, and delta_mu is increasing in mu (GDPT App A.5)"),
+     frozenset({"gaussian"}), "certified"),
+    (re.escape("mu is below the mechanism's mu0"), frozenset({"gaussian"}), "unknown"),
+    (re.escape("the profile is ") + "(?P<model>.{1,200}?)" + re.escape(
+        " for large eps, which delta_mu(eps) ~ exp(-eps^2/(2 mu^2)) falls below for every mu (GDPT Lemma A.1); "
+        "Thm 4.4 limit = +inf, so not GDP (Thm 4.3)"), frozenset({"constant", "power"}), "not GDP"),
+    (re.escape("f <= C exp(-alpha eps^2) <= delta_mu(eps) for eps >= eps_h by " + _MILLS),
+     frozenset({"gauss_exp"}), "certified"),
+    (re.escape("staircase cells at mu on [eps_h, ") + _NUM.format("t") + re.escape("], then " + _MILLS),
+     frozenset({"gauss_exp"}), "certified"),
+    (re.escape("eps_h is below where the tail model holds"), frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("mu is not above Thm 4.4's limit sqrt(1/(2 alpha)): the tail may exceed the head bound"),
+     frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("the Mills-ratio conditions were not met below eps = 2^20 eps_h"), frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("could not close the bridge [eps_h, ") + _NUM.format("t") + re.escape("] at mu"),
+     frozenset({"gauss_exp"}), "unknown"),
+    (re.escape("no closed-form tail known for this profile; head-only guarantee, GDPT Sec 4.2 gap delta_mu(eps_h) "
+               "reported"), None, "unknown"),
+    (re.escape("the profile is >= 1 at eps = ") + _NUM.format("a")
+     + re.escape(": no mu-GDP bound holds there (delta_mu < 1)"), frozenset({"head"}), "not GDP"),
+)
+
+
+def _zero_from(name: str, inputs: Mapping[str, Any], z: Fraction) -> Optional[bool]:
+    """Is the profile 0 for every eps >= z, i.e. z >= the largest privacy loss L
+    (:func:`_support_end`)? Exact for Laplace, pure and (eps0, 0)-DP; e^z against e^L on directed
+    enclosures for randomized response and subsampling (None where they overlap)."""
+    if name in ("laplace", "pure", "approx"):
+        end = _support_end_upper(name, inputs) if name != "approx" else exact_input(inputs, "eps0")
+        return None if end is None else z >= end
+    A = arith(160)
+    if name == "rr":
+        p = exact_input(inputs, "p")
+        return _le_exp(A, A.q(max(p, 1 - p) / min(p, 1 - p)), z) if 0 < p < 1 else None
+    if name == "subsampled":
+        q, e0 = exact_input(inputs, "rate"), exact_input(inputs, "eps0")
+        return _le_exp(A, A.add(A.q(1 - q), A.mul(A.q(q), A.exp(A.q(e0)))), z)
+    return None
+
+
+def _tail_reason_bound(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any],
+                       eps_h: Fraction) -> bool:
+    """True when ``tail.reason`` is one of the writer's forms (:data:`_TAIL_REASONS`) and every
+    statement in it follows from the re-proved tail and the inputs: the tail kind and status it
+    states are the recorded ones (both re-derived before this is read), a point z from which it
+    calls the profile 0 is at or past the largest privacy loss (and at most eps_h where it says
+    so), a bridge end is tail.bridge_to, an argmax head.argmax, a delta0 the input's, a
+    large-eps model the mechanism's. CertificateRejected when it is a form and says something
+    else; False when it is no form (verify names it as the writer's text)."""
+    from ..certificate.prose import _value
+
+    text = tail.get("reason")
+    if not isinstance(text, str):
+        return False
+    for form, kinds, status in _TAIL_REASONS:
+        m = re.fullmatch(form, text)
+        if m is None:
+            continue
+        what = f"result.tail.reason={text[:80]!r}"
+        if kinds is not None and tail.get("kind") not in kinds or tail.get("status") != status:
+            of_kind = f" of kind {'/'.join(sorted(kinds))}" if kinds else ""
+            raise CertificateRejected(f"{what} states a {status!r} tail{of_kind}; the re-proved tail is "
+                                      f"{tail.get('status')!r} of kind {tail.get('kind')!r}")
+        if status == "unknown":
+            # why the writer's route stopped ("could not close the bridge", "mu is below mu0",
+            # "vanishes only from z"): a statement about that run, which no number here re-proves
+            # (adv40 T1: "vanishes only from eps = 1000" on Laplace, whose profile is 0 from 1, was
+            # confirmed on a relabelled certificate): named as the writer's text
+            return False
+        got = {k: _value(v) for k, v in m.groupdict().items() if k != "model"}
+        if any(v is None for v in got.values()):
+            return False  # a number this reader cannot read exactly: named, not confirmed
+        if "model" in m.groupdict():
+            model = _NOT_GDP_MODELS.get(name)
+            mm = None if model is None else re.fullmatch(model, m.group("model"))
+            if mm is None:
+                raise CertificateRejected(f"{what} is not the large-eps model of the {name} mechanism")
+            if "delta0" in mm.groupdict() and _value(mm.group("delta0")) != exact_input(inputs, "delta0"):
+                raise CertificateRejected(f"{what} names delta0 = {mm.group('delta0')}, not inputs.delta0")
+        if "z" in got:
+            zero = _zero_from(name, inputs, got["z"])
+            if zero is None:
+                return False
+            if not zero or status == "certified" and not got["z"] <= eps_h:
+                raise CertificateRejected(f"{what}: the profile is not 0 from eps = {m.group('z')} on, or that point "
+                                          "is past eps_h")
+        if "t" in got and ("bridge_to" not in tail or got["t"] != exact_input(tail, "bridge_to")):
+            raise CertificateRejected(f"{what} names the bridge end {m.group('t')}, not result.tail.bridge_to")
+        if "a" in got and ("argmax" not in head or got["a"] != exact_input(head, "argmax")):
+            raise CertificateRejected(f"{what} names eps = {m.group('a')}, not result.head.argmax")
+        return True
+    return False
 
 
 def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], head: Mapping[str, Any],
-                     tail: Mapping[str, Any], re: Recheck) -> Recheck:
+                     tail: Mapping[str, Any], eps_h: Fraction, re: Recheck) -> Recheck:
     """The detail fields of a gdp.certify result, each re-proved against the
     independent answer ``re``: status / tail.status follow the verdict, head.unbounded
-    the head's finiteness, tail.limit GDPT Thm 4.4's limit per mechanism."""
+    the head's finiteness, tail.limit GDPT Thm 4.4's limit per mechanism. The recorded
+    status and verdict must be the ones the recorded head and tail decide
+    (:func:`_status_of_record`): a decided certificate relabelled "head only" / "undecided"
+    is refused (exit 1), as a claim's verdict must be what its recorded enclosure decides."""
     proved = set(re.proved)
     v = re.verdict
-    status = {"holds": "GDP", "fails": "not GDP", "undecided": "head only"}[v or "undecided"]
+    kind, model = tail.get("kind"), _tail_kind(name, inputs, head)
+    if kind == model or kind == "unknown" and tail.get("status") == "unknown":
+        # "unknown" with an unknown status asserts nothing (0.1.0 knew fewer tail models)
+        proved.add("tail.kind")
+    elif kind is not None:
+        raise CertificateRejected(f"result.tail.kind={str(kind)[:40]!r}, but the {name} mechanism's tail is "
+                                  f"{model!r} (the label follows from the mechanism and its inputs)")
+    own = _status_of_record(name, inputs, head, tail, eps_h)
+    for key, want, forms in (("status", own, CERTIFY_VERDICTS), ("verdict", CERTIFY_VERDICTS[own], VERDICTS)):
+        # a malformed value is left to the schema and accept_verdict (exit 2)
+        if result.get(key) in forms and result[key] != want:
+            raise CertificateRejected(f"result.{key}={result[key]!r}, but the recorded head and tail decide {want!r}")
+    status = {w: st for st, w in CERTIFY_VERDICTS.items()}[v or "undecided"]
     if "status" in result:
         if result["status"] == "head only":
             # asserts neither GDP nor not GDP (the 0.1.0 writer's answer where its tail
@@ -366,18 +537,13 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
             raise CertificateRejected(f"result.status={result['status']!r}, the independent route decides {status!r}")
         elif result["status"] == status:
             proved.add("status")
-    kind, model = tail.get("kind"), _tail_kind(name, inputs, head)
-    if kind == model or kind == "unknown" and tail.get("status") == "unknown":
-        # "unknown" with an unknown status asserts nothing (0.1.0 knew fewer tail models)
-        proved.add("tail.kind")
-    elif kind is not None:
-        raise CertificateRejected(f"result.tail.kind={str(kind)[:40]!r}, but the {name} mechanism's tail is "
-                                  f"{model!r} (the label follows from the mechanism and its inputs)")
     ts = tail.get("status")
     if v == "holds" and ts == "certified" or v == "fails" and ts == "not GDP" or ts not in (
             "certified", "not GDP"):
         # a tail status other than certified / not GDP ("unknown", "head only") asserts nothing
         proved.add("tail.status")
+    if _tail_reason_bound(name, inputs, head, tail, eps_h):
+        proved.add("tail.reason")  # re-derived here: not named as the writer's text (issue 22)
     if "limit" in tail:
         lim = _tail_limit(name, inputs, v)
         if lim is not None:

@@ -132,10 +132,11 @@ def _residual(ident: Any, P: list, Q: list, arg) -> F:
 @register("finite.identity")
 def recheck_identity(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     """Both sides of the identity from the rational pmfs in exact rational
-    arithmetic; the verdict holds iff the residual is exactly 0."""
+    arithmetic; the verdict holds iff the residual is exactly 0. Decided exactly, so the
+    writer never records 'undecided' (``verdict_of_record``: a relabel is exit 1, adv39 V1c)."""
     P, Q = _pmf(inputs, "P"), _pmf(inputs, "Q")
     if len(P) != len(Q):
         raise MalformedCertificate("P and Q differ in length")
     res = _residual(inputs.get("identity"), P, Q, lambda k: exact_input(inputs, k))
     lo, hi = exact_enclosure(res)
-    return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if res == 0 else "fails")
+    return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if res == 0 else "fails", verdict_of_record=True)

@@ -31,7 +31,11 @@ A row states
   ``why_upper_only``, the per-pair ``theorems`` of ``events.*``, a calibration's
   ``monotonicity`` and ``pairs``; :mod:`dpverify.certificate.comments`). A
   ``reason`` in one of the writers' forms is re-derived from the re-proved
-  enclosure, verdict and inputs (a false one is exit 1); any other text present
+  enclosure, verdict and inputs (a false one is exit 1); a calibration's
+  ``monotonicity`` and ``pairs`` are pinned to its writer's argument for the
+  template and free parameter (other text is exit 1); ``gdp.certify``'s
+  ``tail.reason`` in one of its writer's forms is re-derived by that kind's
+  re-checker (recheck/gdpt.py, a false one is exit 1); any other text present
   is named on the verify line as the writer's text, not part of what is confirmed.
 * ``unverifiable``: fields that would state a number the second route cannot
   re-prove; a certificate that carries one is refused (exit 1).
@@ -78,7 +82,8 @@ class Kind:
     hints: tuple[str, ...] = ()
     info: tuple[str, ...] = ()
     #: the writer's free text (:mod:`dpverify.certificate.comments`): a reason in a writers' form is
-    #: re-derived, any other text is named on the verify line as not re-proved
+    #: re-derived, a pinned text (comments.pinned) held to its writer's, any other text is named on
+    #: the verify line as not re-proved
     comments: tuple[str, ...] = ("reason", "note")
     unverifiable: tuple[str, ...] = ()
     claim: bool = False
@@ -152,13 +157,18 @@ _ROWS: list[Kind] = [
     Kind("gdp.thm4.5", P("slope e^eps Phi(-eps/mu - mu/2)/phi(eps/mu - mu/2) in " + _MPFR + " over a bracket "
                          "of mu_GDP proved by delta_mu at its ends"),
          P("same enclosure, upper end"),
-         verdict=P("0 <= slope <= sqrt(2 pi)/2 re-decided on the directed-rounding enclosure"),
+         verdict=P("0 <= slope <= sqrt(2 pi)/2 re-decided on the directed-rounding enclosure; a recorded "
+                   "'undecided' must be what the recorded enclosure decides"),
          info=_COMMON_INFO),
     Kind("gdp.clip_rectify", X("(y+ - y-)/eps_h in exact rationals"), X("(y+ - y-)/eps_h in exact rationals"),
          info=_COMMON_INFO),
     Kind("gdp.certify", _GDPT_LO, _GDPT_HI,
          verdict=P("tail re-derived (support end, Gaussian mu0, Mills conditions, not-GDP tails); head.unbounded "
-                   "only where f(argmax) = 1 is decided exactly"),
+                   "only where f(argmax) = 1 is decided exactly; the recorded status and verdict must be the "
+                   "producer's reading of the recorded head and tail (not GDP: head.unbounded or a not-GDP tail; "
+                   "GDP: a certified tail; else head only), and tail.status the one its recorded kind forces "
+                   "(power, constant: not GDP; zero past an exact support end, gaussian with mu_hi_exact > mu0: "
+                   "certified)"),
          certified=("status", "head.enclosure", "head.unbounded", "head.mu_hi_exact", "tail.status",
                     "tail.limit", "tail.kind"),
          hints=("head.argmax", "head.breakpoints", "tail.bridge_to", "tail.bridge_breakpoints"),
@@ -179,18 +189,21 @@ _ROWS: list[Kind] = [
                          "(delta0 exactly when eps >= eps0)"),
          P("same enclosure, upper end"),
          verdict=P("given delta against the directed enclosure; for eps >= eps0 against delta0 in exact "
-                   "rationals"), certified=("implies",), info=_COMMON_INFO),
+                   "rationals; 'undecided', which the producer's exact sign never writes, is refused where this "
+                   "decides"), certified=("implies",), info=_COMMON_INFO),
     Kind("dp.rr64", P("max over the 32 neighbouring rows by brute force in MPFR directed rounding"),
          P("same enclosure"),
          verdict=X("the sup equals GDPT's formula iff delta0 = 1 or eps >= -eps0 (GDPT Cor 3.2: the missing term "
-                   "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals"),
+                   "(1-delta0)(1-e^(eps+eps0))_+/(1+e^eps0)), decided in exact rationals, as the producer "
+                   "decides it: 'undecided' is refused"),
          certified=("gdpt_formula", "equals_gdpt_formula", "rows"), info=_COMMON_INFO),
     Kind("dp.sigma_refinement", P("the minimiser of sigma bracketed by bisection on the proved sign of the "
                                   "numerator of d sigma / d eps0 (strictly increasing), delta0 and sigma "
                                   "enclosed over the bracket in MPFR directed rounding"), P("same enclosure"),
          verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / forward convolution in MPFR "
-                                "directed rounding (exact shifts, binomials and (1 - delta)^k)"),
+    Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / the law on the shifts' lattice "
+                                "in MPFR directed rounding (exact shifts; binomial weights by their ratio "
+                                "recurrence; (1 - delta)^k exact or as exp(k log1p(-delta)) outward)"),
          P("same enclosure; grid certificates: both rounded compositions"),
          certified=("lower", "upper", "gap"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("composition.eps", P("composed profile at lo > delta in directed rounding (monotone bracket)"),
@@ -198,7 +211,9 @@ _ROWS: list[Kind] = [
          verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("rdp.divergence", P("k K(alpha) / (alpha - 1) in " + _MPFR + ": Gaussian exact rational, Laplace / rr / "
                              "pure closed forms, subsampled Gaussian by the exact binomial sum (integer alpha) "
-                             "or the two binomial series with a proved tail bound (fractional alpha)"),
+                             "or the two binomial series with a proved tail bound (fractional alpha); an order "
+                             "above the producer's cap for the subsampled Gaussian is refused before any work "
+                             "(exit 2)"),
          P("same enclosure, upper end"), info=_COMMON_INFO),
     Kind("rdp.epsilon", P("cells of log2(alpha - 1) with convex minorants of (alpha-1) D_alpha, every bound "
                           "in " + _MPFR + "; Gaussian + classic: the closed form c + 2 sqrt(cL); the same cells "
@@ -233,8 +248,8 @@ _ROWS: list[Kind] = [
                                    "Gaussian by parts) in " + _MPFR),
          P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
     Kind("finite.identity", verdict=X("both sides re-computed from the rational pmfs in exact rationals, "
-                                      "holds iff the residual is exactly 0; parameters outside the "
-                                      "source's domain refused"),
+                                      "holds iff the residual is exactly 0 (never 'undecided'); parameters "
+                                      "outside the source's domain refused"),
          info=_COMMON_INFO),
     Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
          info=_COMMON_INFO + ("neighboring",), certified=("directions",)),
@@ -407,7 +422,7 @@ HINT_FORMS = {
     "proposal": "positive", "alpha": "positive",
     "head.breakpoints": "nondecreasing", "tail.bridge_breakpoints": "nondecreasing",
 }
-_FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits",
+_FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits without leading zeros",
               "nonnegative": "a decimal or fraction >= 0 within the input caps",
               "width": "a decimal or fraction >= 0 within the input caps, or null (an upper-only answer)",
               "positive": "a decimal or fraction > 0 within the input caps",
@@ -415,9 +430,11 @@ _FORM_TEXT = {"pow2": "a grid 2^-N, N a whole number of at most 9 digits",
 
 
 def grid_exponent(v: Any) -> "int | None":
-    """N of a grid hint written ``2^-N`` (N ASCII digits, at most 9 of them), else None: the
-    one reading of the form, for the hint check and for calibrate's start grid."""
-    if isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit() and len(v) <= 12:
+    """N of a grid hint written ``2^-N`` (N ASCII digits, at most 9 of them, without leading
+    zeros: the writer prints str(N); adv39 H2), else None: the one reading of the form, for the
+    hint check and for calibrate's start grid."""
+    if isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit() and len(v) <= 12 \
+            and str(int(v[3:])) == v[3:]:
         return int(v[3:])
     return None
 
@@ -462,6 +479,9 @@ def check_hints(kind: Kind, result: Mapping[str, Any]) -> None:
 
 #: format-1 names of the verdict, by kind (the 0.1.0 writer's spelling; format 2 writes ``verdict``)
 FORMAT1_VERDICT_NAMES = {"dp.implies": "implies", "dp.rr64": "equals_gdpt_formula", "gdp.certify": "status"}
+#: gdp.certify's ``result.status`` -> the verdict it names (the writer's ``result.verdict`` beside it;
+#: format 1's only verdict)
+CERTIFY_VERDICTS = {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}
 
 
 def declared_fields(kind: Kind) -> tuple[str, ...]:
@@ -554,7 +574,8 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
 def markdown_table() -> str:
     """The table of docs/reference/certificates.md (``python -m dpverify.recheck.kinds``)."""
     lines = ["| kind | lower end | upper end | verdict | certified fields (re-proved) | refused as unverifiable "
-             "| the writer's text (a reason in a writers' form re-derived, other text named) |",
+             "| the writer's text (a reason in a writers' form re-derived, a calibration's arguments pinned, "
+             "a gdp.certify tail reason re-derived, other text named) |",
              "|---|---|---|---|---|---|---|"]
 
     def r(x: "Route | None") -> str:
@@ -770,6 +791,11 @@ _steps(["gdp.certify", "gdp.optimal_mu"], [
      "end", PROOF, True),
     ("tail status and limit in exact rationals or directed rounding (support ends, mu0, Mills-ratio "
      "conditions)", PROOF, True),
+    ("gdp.certify: the recorded status and verdict re-read from the recorded head and tail by the "
+     "producer's rule, the tail status from its recorded kind where that kind forces it (exact "
+     "comparisons); tail.reason in a writer's form re-derived (its kind and status, a zero point "
+     "against the largest privacy loss in exact rationals or directed rounding, bridge end, argmax, delta0)",
+     PROOF, True),
 ])
 _steps(["gdp.refinement_point"], [
     ("eps_i proposed by mpmath findroot (untrusted)", ESTIMATE, False),
@@ -777,9 +803,12 @@ _steps(["gdp.refinement_point"], [
      "derived in recheck.gdpt.refinement_bracket); delta^ = naive(eps_i) on the bracket", PROOF, True),
 ])
 _steps(["composition.delta"], [
-    ("composed profile: exact rational shifts, binomial coefficients and (1 - delta_i)^k_i; p, 1 - p, "
-     "p^y (MPFR pow), expm1 and the sums in MPFR directed rounding (LT Cor 4.7, Thm 4.6 or a forward "
-     "convolution of one binomial law per guarantee type on exact integer shifts)", PROOF, True),
+    ("composed profile: exact rational shifts; R = prod (1 - delta_i)^k_i exact below 2^16 bits, else "
+     "exp(L), 1 - R = -expm1(L), L = sum k_i log1p(-delta_i), outward; the binomial weights from p^c "
+     "(MPFR pow) by the ratio recurrence w_(y-1) = w_y y/(c-y+1) e^-eps, the hinge by expm1 and the sums "
+     "in MPFR directed rounding (LT Cor 4.7, the Thm 4.6 recursion for up to 12 mechanisms, or one "
+     "binomial law per guarantee type multiplied on the lattice of the shifts as exact packed integer "
+     "products at unit 2^-K rounded outward, or convolved on exact keys)", PROOF, True),
     ("grid certificates: both rounded compositions re-derived, each inside its recorded enclosure; "
      "the gap compared with the rounded ends", PROOF, True),
 ])
@@ -793,7 +822,8 @@ _steps(["dp.rr64", "dp.implies"], [
     ("the 32 rows of GDPT's 4-output mechanism summed in MPFR directed rounding, the max taken end "
      "by end; delta0 exactly where eps >= eps0", PROOF, True),
     ("verdicts in exact rationals (rr64: delta0 = 1 or eps >= -eps0; implies for eps >= eps0: "
-     "delta >= delta0) or on the directed enclosure against delta (implies)", PROOF, True),
+     "delta >= delta0) or on the directed enclosure against delta (implies); a recorded 'undecided' "
+     "(the producer decides exactly) is refused where these decide", PROOF, True),
 ])
 _steps(["dp.sigma_refinement"], [
     ("the minimiser bracketed by bisection on the sign of h = x (1-D) e^x / N + log(N / (1+a)), "

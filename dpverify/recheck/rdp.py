@@ -36,15 +36,16 @@ import mpmath
 from gmpy2 import mpfr
 from mpmath import mpf
 
-from ..certificate.format import RDP_OPTIMAL_MIN_DELTA
+from ..certificate.format import MAX_SUBSAMPLED_ORDER, RDP_OPTIMAL_MIN_DELTA
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, exact_enclosure, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import enclose, exact_input, side, start_bits
 from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register, root_enclosure
 
-#: the integer-order binomial sum of the subsampled Gaussian is summed up to this order
-#: (beyond, the certificate answers exit 3: the work is bounded before it starts)
-MAX_INT_ORDER = 20000
+#: the subsampled Gaussian's orders are evaluated up to the producer's cap (one copy, read through
+#: certificate.format): an input order beyond it is refused (exit 2, :func:`recheck_divergence`), an
+#: order a proof's search reaches beyond it is not re-proved (exit 3)
+MAX_INT_ORDER = MAX_SUBSAMPLED_ORDER
 #: terms of the fractional-order series before its (proved) tail bound is taken as it is
 MAX_SERIES_TERMS = 4000
 #: cells of the proof of the infimum over alpha
@@ -835,6 +836,10 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     if a <= 0 or a == 1:
         raise MalformedCertificate("alpha must be in (0,1) or (1, inf)")
     mech = _Mech(inputs)
+    if mech.name == "subsampled-gaussian" and a > MAX_INT_ORDER:  # a rate of 1 is the Gaussian's closed form
+        raise MalformedCertificate(
+            f"inputs.alpha = {str(inputs['alpha'])[:40]} is beyond the subsampled Gaussian's cap: orders alpha <= {MAX_INT_ORDER} "
+            "(sampling rate < 1; the producer refuses a larger one too)")
     if mech.exact:
         lo, hi = exact_enclosure(mech.k * mech.c * a)
         return Recheck(lo=lo, hi=hi, dps=60)

@@ -84,7 +84,7 @@ from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
 from ..certificate.comments import check_comments
-from ..certificate.prose import check_statement, check_theorems
+from ..certificate.prose import check_quantity, check_statement, check_theorems
 
 __all__ = [
     "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
@@ -125,8 +125,9 @@ class Recheck:
     #: what the certificate states that no route here can re-prove or bind (named in the
     #: summary as not part of what is confirmed, as format 1's unverifiable fields are)
     unconfirmed: tuple = ()
-    #: the verdict is a function of recorded fields this re-check confirmed exactly (an oracle's
-    #: rows), so the producer wrote that very verdict: a recorded 'undecided' there is false
+    #: the producer decides this verdict from fields this re-check confirmed exactly (an oracle's
+    #: rows; dp.implies' and dp.rr64's inputs, decided by exact signs), so it wrote that very
+    #: verdict and never 'undecided': a recorded 'undecided' there is false, or not re-proved
     verdict_of_record: bool = False
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
@@ -303,16 +304,24 @@ def accept_verdict(recorded: Any, independent: Optional[str], what: str, of_reco
 
     'undecided' asserts neither holds nor fails, so it is never false where the producer's
     route may be weaker than this one (the 0.1.0 'head only' gdp.certify of randomized
-    response, which this route now decides 'holds', was a true certificate). Where the
-    verdict is a function of recorded fields confirmed exactly (``of_record``: an oracle's
-    re-classified rows), the producer wrote that verdict, and 'undecided' is refused (adv38
-    V1b: an oracle's 'fails', an unsafe accountant, relabelled 'undecided' was confirmed).
-    Its numbers (the enclosure) are re-proved separately, whatever the verdict."""
+    response, which this route now decides 'holds', was a true certificate; the re-checker
+    binds such a verdict to what the certificate's own recorded fields decide, e.g.
+    gdpt._status_of_record). Where the producer decides the verdict from fields confirmed
+    exactly (``of_record``: an oracle's re-classified rows, dp.implies' and dp.rr64's inputs
+    by exact signs), it wrote that verdict and never 'undecided': 'undecided' is refused
+    where this route decides (adv38 V1b: an oracle's 'fails', an unsafe accountant,
+    relabelled 'undecided' was confirmed; issue 22 for dp.implies and dp.rr64) and not
+    re-proved (exit 3) where it does not. Its numbers (the enclosure) are re-proved
+    separately, whatever the verdict."""
     if recorded not in VERDICTS:
         raise MalformedCertificate(f"{what}={recorded!r} is not one of {', '.join(VERDICTS)}")
     if recorded == "undecided":
         if of_record and independent in ("holds", "fails"):
-            raise CertificateRejected(f"{what}: recorded 'undecided', but the recorded fields decide {independent!r}")
+            raise CertificateRejected(f"{what}: recorded 'undecided', which the producer never writes here (it "
+                                      f"decides from fields re-proved exactly), and the verdict is {independent!r}")
+        if of_record:
+            raise CouldNotReprove(f"{what}: recorded 'undecided', which the producer never writes here, and "
+                                  "the independent route did not decide the verdict")
         return
     if independent is None or independent == "undecided":
         raise CouldNotReprove(f"{what}: the independent route could not decide {recorded!r}")
@@ -365,7 +374,7 @@ def _verdict_of(cert: Mapping[str, Any], fmt: str) -> Any:
     if name is None:
         return None
     if name == "status":  # gdp.certify's status names its verdict
-        return {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}.get(result["status"], result["status"])
+        return kinds.CERTIFY_VERDICTS.get(result["status"], result["status"])
     return result[name]
 
 
@@ -423,6 +432,11 @@ def _mentions(printed: str, numbers: list) -> bool:
     return True
 
 
+#: the words that introduce, on a verify line, the fields verify names as not confirmed (a caller
+#: that serves a certificate only when all of it is confirmed, the sweep cache, looks for them)
+UNCONFIRMED = "not re-proved and not part of what is confirmed"
+
+
 def verify_certificate(cert: Any, *, budget_seconds: "float | None" = None) -> str:
     """Re-verify one certificate (parsed JSON). Returns a one-line summary;
     raises CertificateRejected (exit 1), MalformedCertificate (exit 2) or
@@ -474,7 +488,7 @@ def _verify(cert: Any) -> str:
     cited = frozenset({"theorems"}) if check_theorems(fmt, quantity, inputs, result) else frozenset()
     if quantity in kinds.MECHANISM_KINDS:
         kinds.check_mechanism_options(inputs)
-    _check_result_quantity(result, inputs)
+    check_quantity(quantity, inputs, result)
     try:
         re = RECHECKERS[quantity](inputs, result)
     except (CertificateRejected, MalformedCertificate, CouldNotReprove):
@@ -519,78 +533,18 @@ def _verify(cert: Any) -> str:
                                               f"the kind's own re-derivation {independent!r}: the relation is not "
                                               "the claim this certificate proves")
                 independent = by_relation
-        accept_verdict(recorded_verdict, independent, "result.verdict", re.verdict_of_record)
+        # a claim's verdict is its relation's, bound to the recorded enclosure by _claim_verdict
+        accept_verdict(recorded_verdict, independent, "result.verdict",
+                       re.verdict_of_record and not isinstance(claim.get("relation"), dict))
     # the writer's comments last, on a certificate otherwise confirmed (its enclosure and verdict
     # are re-proved by now): a reason in a writers' form is re-derived, other text is named (adv36 F3)
-    ignored += check_comments(quantity, kind.comments, inputs, result, recorded_verdict)
+    # (a comment the re-checker re-derived itself, e.g. gdp.certify's tail.reason, is in ``proved``)
+    ignored += check_comments(quantity, tuple(c for c in kind.comments if c not in proved), inputs, result,
+                              recorded_verdict)
     what = claim.get("id") or quantity
     if ignored:
-        shown += f"; not re-proved and not part of what is confirmed: {', '.join(ignored)}"
+        shown += f"; {UNCONFIRMED}: {', '.join(ignored)}"
     return f"{what}: confirmed{shown}"
-
-
-def _check_result_quantity(result: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
-    """``result.quantity`` names what the enclosure encloses ("delta(eps=1)",
-    "composed delta(eps=3/5)"): every ``name=value`` in it must be the value of
-    ``inputs.name`` (or ``inputs.claimed_name``); compared as exact rationals, so
-    "0.00001", "1e-5" and "1/100000" are one number."""
-    import re
-
-    text = result.get("quantity")
-    if not isinstance(text, str):
-        return
-    for name, value in re.findall(r"\b([a-z_]+)=([^,)\s]+)", text[:2000]):
-        given = [inputs[k] for k in (name, f"claimed_{name}") if isinstance(inputs.get(k), (str, int))]
-        if not given:
-            continue
-        try:
-            v = _ratio(value)
-        except MalformedCertificate:
-            raise CertificateRejected(f"result.quantity={text[:80]!r}: {name}={value[:40]} is not a number") from None
-        if not any(_same_number(v, g) for g in given):
-            raise CertificateRejected(f"result.quantity={text[:80]!r} names {name}={value}, not the inputs' "
-                                      f"{name}={given[0]}")
-
-
-def _ratio(text: str) -> tuple[Any, Any]:
-    """A recorded number ("0.6", "6e-1", "3/5") as (numerator, denominator) exact Decimals;
-    exponents are capped (:func:`_split_decimal`) and integers are short (the text is cut
-    at 2000 characters), so the comparisons below are exact and bounded."""
-    import re
-    from decimal import Decimal, InvalidOperation
-
-    if not text.isascii():  # Decimal and \d read other scripts' digits (adv36 F1: "1\u06605" as 105)
-        raise MalformedCertificate(f"{text[:40]!r} is not a decimal of ASCII digits")
-    if "/" in text:
-        n, _, d = text.partition("/")
-        if not re.fullmatch(r"[+-]?[0-9]{1,2000}", n) or not re.fullmatch(r"[0-9]{1,2000}", d) or int(d) == 0:
-            raise MalformedCertificate(f"{text[:40]!r} is not a fraction n/d")
-        return Decimal(n), Decimal(d)
-    _split_decimal(text)
-    try:
-        v = Decimal(text)
-    except InvalidOperation:
-        raise MalformedCertificate(f"{text[:40]!r} is not a decimal number") from None
-    if not v.is_finite():
-        raise MalformedCertificate(f"{text[:40]!r} is not a finite number")
-    return v, Decimal(1)
-
-
-def _same_number(v: tuple[Any, Any], given: Any) -> bool:
-    """n1 / d1 == n2 / d2 by cross-multiplication in a context wide enough to be exact."""
-    from decimal import MAX_EMAX, MIN_EMIN, Inexact, localcontext
-
-    try:
-        g = _ratio(str(given))
-    except MalformedCertificate:
-        return False
-    with localcontext() as ctx:
-        ctx.prec, ctx.Emax, ctx.Emin = 10_000, MAX_EMAX, MIN_EMIN
-        ctx.traps[Inexact] = True
-        try:
-            return v[0] * g[1] == g[0] * v[1]
-        except ArithmeticError:  # inexact, or an exponent past Decimal's range: not shown equal
-            return False
 
 
 def _field(result: Mapping[str, Any], path: str) -> Any:

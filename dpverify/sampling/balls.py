@@ -67,8 +67,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
-import time
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from flint import arb, fmpz_poly
 
@@ -76,6 +75,7 @@ from .. import _validate as V
 from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
 from ..certificate.prose import BINS_SOURCE
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..progress import Tick, budget_tick
 from ..relation import Relation, relation as _relation
 
 __all__ = ["BinsRun", "Grid", "run", "enclose_delta", "enclose_eps", "edges", "SOURCE", "RELATIONS",
@@ -235,7 +235,9 @@ def choose_grid(sigma: Fraction, T: int, c_max: float, degree: int) -> Grid:
     s = float(sigma)
 
     def quant(z: float) -> float:  # Y at the upper z-quantile of log Y ~ N(-1/(2 s^2), 1/s^2)
-        return math.exp(min(z / s - 0.5 / s**2, 700.0))
+        # kept a normal double both ways: at sigma 0.001 the quantile is e^-495250, which was 0.0 and a
+        # ZeroDivisionError below (exit 4); e^-700 sizes the same grid (the degree term decides it)
+        return math.exp(max(-700.0, min(z / s - 0.5 / s**2, 700.0)))
 
     g = min(math.floor(math.log2(degree / (T * c_max))), math.floor(math.log2(_UNITS / min(quant(4.75), T * c_max))))
     g = max(-30, min(g, 40))
@@ -266,25 +268,8 @@ class _Laws:
     mean_dn: arb
 
 
-Tick = Optional[Callable[[], None]]
-
-
-def budget_tick(time_budget: Optional[float]) -> Tick:
-    """The clock of a run given ``time_budget`` seconds (None: no clock): a callable that raises
-    PrecisionExhausted (exit 3) once the budget has passed since this call. The enclosures call it
-    between polynomial products and every few thousand grid points, so a run stops within a
-    product of its budget. It only stops a run: nothing is chosen by it, so a completed answer
-    is the same bytes under any load (issue 22, item 5)."""
-    if time_budget is None:
-        return None
-    deadline = time.monotonic() + time_budget
-
-    def tick() -> None:
-        if time.monotonic() > deadline:
-            raise PrecisionExhausted(f"the time budget of {time_budget:g} s ran out before the balls-in-bins "
-                                     "enclosure was complete (no certificate: give a larger --time-budget)")
-
-    return tick
+#: what the clock names when it stops a run (:func:`dpverify.progress.budget_tick`)
+WHAT = "the balls-in-bins enclosure"
 
 
 def _int(x: arb, up: bool) -> int:
@@ -462,10 +447,10 @@ def _one_epoch(r: "BinsRun") -> None:
 def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] = None,
                 time_budget: Optional[float] = None) -> dict[str, Any]:
     """Certified [lo, hi] of epsilon(delta) of one epoch: {lo, hi (decimal strings), grid};
-    PrecisionExhausted once ``time_budget`` seconds have passed (:func:`budget_tick`)."""
+    PrecisionExhausted once ``time_budget`` seconds have passed (:func:`dpverify.progress.budget_tick`)."""
     _one_epoch(r)
     d = V.open_unit("delta", delta)
-    tick = budget_tick(time_budget)
+    tick = budget_tick(time_budget, WHAT)
     T = r.batches
     if grid is None:
         cap = _gauss_eps_float(float(r.sigma), float(d)) * 1.02 + 1e-6
@@ -487,7 +472,7 @@ def enclose_eps(r: "BinsRun", delta: Any, digits: int = 6, grid: Optional[Grid] 
 def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None,
                   time_budget: Optional[float] = None) -> dict[str, Any]:
     """Certified [lo, hi] of delta(eps) of one epoch: {lo, hi (decimal strings), grid};
-    PrecisionExhausted once ``time_budget`` seconds have passed (:func:`budget_tick`)."""
+    PrecisionExhausted once ``time_budget`` seconds have passed (:func:`dpverify.progress.budget_tick`)."""
     _one_epoch(r)
     e = V.nonnegative("eps", eps)
     if e > 50:
@@ -496,6 +481,6 @@ def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None,
     T = r.batches
     grid = grid or choose_grid(r.sigma, T, _c_max(float(e)) * 1.001, _FINE)
     check_work(r, {d: grid for d in _directions(r.relation)})
-    L = laws(r.sigma, T, grid, budget_tick(time_budget))
+    L = laws(r.sigma, T, grid, budget_tick(time_budget, WHAT))
     lo, hi = delta_bounds(L, r.relation, e)
     return {"lo": lower_decimal(lo, 10) if lo > 0 else "0", "hi": upper_decimal(hi, 10), "grid": grid}

@@ -334,7 +334,7 @@ class EpochsLaws:
 def laws(r: "B.BinsRun", grids: Optional[dict[str, "B.Grid"]] = None,
          loss: Optional[LossGrid] = None, points: int = _POINTS, tick: "B.Tick" = None) -> EpochsLaws:
     """The composed laws on the linear grids (one per direction) and the loss grid
-    (proposed when None, aiming at ``points`` composed points); ``tick`` (:func:`.balls.budget_tick`)
+    (proposed when None, aiming at ``points`` composed points); ``tick`` (:func:`dpverify.progress.budget_tick`)
     between products and grid points."""
     dirs = B._directions(r.relation)
     grids = grids or choose_grids(r)
@@ -500,9 +500,9 @@ def enclose_eps(r: "B.BinsRun", delta: Any, digits: int = 4,
                 grids: Optional[tuple[dict[str, "B.Grid"], Optional[LossGrid]]] = None,
                 points: int = _POINTS, time_budget: Optional[float] = None) -> dict[str, Any]:
     """Certified [lo, hi] of epsilon(delta) of E epochs: {lo, hi, grids, loss}; PrecisionExhausted
-    once ``time_budget`` seconds have passed (:func:`.balls.budget_tick`)."""
+    once ``time_budget`` seconds have passed (:func:`dpverify.progress.budget_tick`)."""
     d = V.open_unit("delta", delta)
-    tick = B.budget_tick(time_budget)
+    tick = B.budget_tick(time_budget, B.WHAT)
     L = laws(r, *(grids or (None, None)), points=points, tick=tick)
     hi = _search(L, d, digits, True, tick)
     if hi is None:
@@ -516,11 +516,11 @@ def enclose_eps(r: "B.BinsRun", delta: Any, digits: int = 4,
 def enclose_delta(r: "B.BinsRun", eps: Any, grids: Optional[tuple[dict[str, "B.Grid"], Optional[LossGrid]]] = None,
                   points: int = _POINTS, time_budget: Optional[float] = None) -> dict[str, Any]:
     """Certified [lo, hi] of delta(eps) of E epochs: {lo, hi, grids, loss}; PrecisionExhausted
-    once ``time_budget`` seconds have passed (:func:`.balls.budget_tick`)."""
+    once ``time_budget`` seconds have passed (:func:`dpverify.progress.budget_tick`)."""
     e = V.nonnegative("eps", eps)
     if e > 50:
         raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure; give eps <= 50")
-    L = laws(r, *(grids or (None, None)), points=points, tick=B.budget_tick(time_budget))
+    L = laws(r, *(grids or (None, None)), points=points, tick=B.budget_tick(time_budget, B.WHAT))
     lo, hi = L.delta_bounds(e)
     return {"lo": B.lower_decimal(ball(lo), 10) if lo > 0 else "0", "hi": B.upper_decimal(ball(hi), 10),
             "grids": L.grids, "loss": L.loss}

@@ -24,7 +24,7 @@ def enclose_eps(r: BinsRun, delta: Any, digits: int = 6, time_budget: Optional[f
     """Certified [lo, hi] of epsilon(delta) of the run: {lo, hi (decimal strings), grid}
     for one epoch, {lo, hi, grids, loss} for E > 1 (at most 4 digits: the loss grid's).
     ``time_budget`` (seconds, None: none) may only stop the run (PrecisionExhausted,
-    :func:`.balls.budget_tick`), never change its answer."""
+    :func:`dpverify.progress.budget_tick`), never change its answer."""
     if r.epochs > 1:
         return BE.enclose_eps(r, delta, digits=min(digits, 4), time_budget=time_budget)
     return B.enclose_eps(r, delta, digits=digits, time_budget=time_budget)

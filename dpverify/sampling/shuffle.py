@@ -130,6 +130,7 @@ from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
 from ..certificate.prose import SHUFFLE_SOURCE, shuffle_pair_shifts, shuffle_relation_note
 from ..errors import InvalidParameter
 from ..limits import MAX_DATASET_SIZE
+from ..progress import Tick, budget_tick
 from ..relation import Relation, relation as _relation
 
 __all__ = ["ShuffleRun", "run", "lower_eps", "lower_delta", "upper_eps", "upper_delta", "bracket_eps",
@@ -150,6 +151,10 @@ _UNIT_BITS = 96
 _UNIT_BITS_ONE = 128
 
 SOURCE = SHUFFLE_SOURCE
+#: what the clock names when it stops a run (:func:`dpverify.progress.budget_tick`)
+WHAT = "the shuffled bracket"
+#: cells between two looks at the clock in :func:`cell_masses`
+_TICK_CELLS = 64
 
 
 @dataclass(frozen=True)
@@ -231,7 +236,10 @@ def gaussian_delta(r: ShuffleRun, eps: Fraction) -> tuple[arb, arb]:
     from ..gdp.delta_mu import delta_mu
 
     check_mu(r)
-    lo = delta_mu(_mu_rational(r, False), eps, digits=10).lo
+    below = _mu_rational(r, False)
+    # mu below 10^-40 (sigma 1e100) has the 40-digit floor 0, where delta_mu is not defined: 0 is a
+    # lower end all the same (delta >= 0); it was an InvalidParameter "mu=0" naming --mu (exit 2)
+    lo = delta_mu(below, eps, digits=10).lo if below > 0 else arb(0)
     return lo, delta_mu(_mu_upper(r), eps, digits=10).hi
 
 
@@ -316,7 +324,7 @@ def choose_hints(r: ShuffleRun, cells: Optional[int] = None) -> LowerHints:
     return LowerHints(start, step, K, grid)
 
 
-def cell_masses(r: ShuffleRun, hints: LowerHints) -> tuple[list[arb], list[arb]]:
+def cell_masses(r: ShuffleRun, hints: LowerHints, tick: Tick = None) -> tuple[list[arb], list[arb]]:
     """Balls of P(M in cell k) and Q(M in cell k), k = 0..K-1, cells (-inf, x_1],
     (x_1, x_2], ..., (x_{K-1}, inf), x_i = edge_from + (i - 1) edge_step; one epoch's
     max statistic with P(M <= x) = Phi(x - a m) Phi(x)^(T-1), Q(M <= x) =
@@ -327,6 +335,8 @@ def cell_masses(r: ShuffleRun, hints: LowerHints) -> tuple[list[arb], list[arb]]
     a, b = pair_shifts(r.relation)
     Fp, Fq = [arb(0)], [arb(0)]
     for i in range(hints.cells - 1):
+        if tick and i % _TICK_CELLS == 0:
+            tick()
         x = ball(hints.edge_from + i * hints.edge_step)
         c = normal_cdf(x)
         rest = c ** (T - 1)
@@ -347,12 +357,13 @@ def _units(x: arb, up: bool, bits: int) -> int:
     return max(v, 0)
 
 
-def _poly_power(coeffs: list[int], E: int, up: bool) -> list[int]:
+def _poly_power(coeffs: list[int], E: int, up: bool, tick: Tick = None) -> list[int]:
     """E-th power of sum_i c_i z^i (coefficients in units 2^-U), rescaled to units
-    after every product: floor for P (a sub-measure), ceiling for Q (a super-measure)."""
+    after every product: floor for P (a sub-measure), ceiling for Q (a super-measure).
+    ``tick`` is called before every product (it may stop the run, never change a product)."""
     from ..pld.convolve import poly_power
 
-    return [int(c) for c in poly_power(coeffs, E, _UNIT_BITS, up).coeffs()]
+    return [int(c) for c in poly_power(coeffs, E, _UNIT_BITS, up, tick=tick).coeffs()]
 
 
 @dataclass
@@ -363,9 +374,9 @@ class _Classes:
     Q: list[int]
 
 
-def _classes(r: ShuffleRun, hints: LowerHints, swap: bool) -> _Classes:
+def _classes(r: ShuffleRun, hints: LowerHints, swap: bool, tick: Tick = None) -> _Classes:
     with working_precision(_PREC):
-        p, q = cell_masses(r, hints)
+        p, q = cell_masses(r, hints, tick)
     if swap:
         p, q = q, p
     bits = _unit_bits(r)
@@ -395,7 +406,7 @@ def _classes(r: ShuffleRun, hints: LowerHints, swap: bool) -> _Classes:
             continue
         cp[i - lo] += a
         cq[i - lo] += b
-    return _Classes(_poly_power(cp, E, up=False), _poly_power(cq, E, up=True))
+    return _Classes(_poly_power(cp, E, up=False, tick=tick), _poly_power(cq, E, up=True, tick=tick))
 
 
 def _prefixes(c: _Classes) -> list[tuple[int, int]]:
@@ -420,9 +431,10 @@ def _orientations(rel: Relation) -> tuple[bool, ...]:
 
 
 def lower_eps(r: ShuffleRun, delta: Fraction, hints: Optional[LowerHints] = None,
-              digits: int = 6) -> tuple[str, LowerHints]:
+              digits: int = 6, tick: Tick = None) -> tuple[str, LowerHints]:
     """A decimal eps0 with certified delta(eps0) > delta, hence epsilon(delta) > eps0
-    ("0" when no prefix exceeds delta); and the hints used."""
+    ("0" when no prefix exceeds delta); and the hints used. ``tick``: the run's clock
+    (:func:`dpverify.progress.budget_tick`), called between pieces of work."""
     hints = hints or choose_hints(r)
     best: Optional[arb] = None
     bits = _unit_bits(r)
@@ -430,7 +442,7 @@ def lower_eps(r: ShuffleRun, delta: Fraction, hints: Optional[LowerHints] = None
         unit = arb(2) ** bits
         dl = ball(delta) * unit
         for swap in _orientations(r.relation):
-            pre = _prefixes(_classes(r, hints, swap))
+            pre = _prefixes(_classes(r, hints, swap, tick))
             # float choice of the best prefix, then one certified evaluation
             cand = [(math.log((A - float(delta) * 2.0**bits) / B), k) for k, (A, B) in enumerate(pre)
                     if B > 0 and A > float(delta) * 2.0**bits * (1 + 1e-9)]
@@ -447,8 +459,9 @@ def lower_eps(r: ShuffleRun, delta: Fraction, hints: Optional[LowerHints] = None
         return text, hints
 
 
-def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None) -> tuple[arb, LowerHints]:
-    """A certified lower bound of delta(eps) (an exact point, >= 0)."""
+def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None,
+                tick: Tick = None) -> tuple[arb, LowerHints]:
+    """A certified lower bound of delta(eps) (an exact point, >= 0); ``tick`` as :func:`lower_eps`."""
     hints = hints or choose_hints(r)
     best = arb(0)
     with working_precision(_PREC):
@@ -456,7 +469,7 @@ def lower_delta(r: ShuffleRun, eps: Fraction, hints: Optional[LowerHints] = None
         # eps is exact: 1e3000 has no float (xf only orders the candidates; the bound is exact)
         xf = math.exp(float(eps)) if -700 < eps < 700 else (math.inf if eps > 0 else 0.0)
         for swap in _orientations(r.relation):
-            pre = _prefixes(_classes(r, hints, swap))
+            pre = _prefixes(_classes(r, hints, swap, tick))
             cand = [(A - xf * B, k) for k, (A, B) in enumerate(pre)]
             if not cand:
                 continue
@@ -481,20 +494,23 @@ def check_mu(r: ShuffleRun) -> None:
                                "end, the no-amplification Gaussian's epsilon, would be above about 5e7)")
 
 
-def bracket_eps(r: ShuffleRun, delta: Any, hints: Optional[LowerHints] = None) -> dict[str, Any]:
-    """The certified bracket of epsilon(delta): {lo, hi, mu, hints}."""
+def bracket_eps(r: ShuffleRun, delta: Any, hints: Optional[LowerHints] = None,
+                time_budget: Optional[float] = None) -> dict[str, Any]:
+    """The certified bracket of epsilon(delta): {lo, hi, mu, hints}. ``time_budget`` (seconds,
+    None: none) may only stop the run (PrecisionExhausted, exit 3), never change its answer."""
     d = V.open_unit("delta", delta)
     check_mu(r)
-    lo, hints = lower_eps(r, d, hints)
+    lo, hints = lower_eps(r, d, hints, tick=budget_tick(time_budget, WHAT))
     hi, mu = upper_eps(r, d)
     return {"lo": lo, "hi": upper_decimal(hi, 10), "mu": mu, "hints": hints}
 
 
-def bracket_delta(r: ShuffleRun, eps: Any, hints: Optional[LowerHints] = None) -> dict[str, Any]:
-    """The certified bracket of delta(eps): {lo, hi, mu, hints}."""
+def bracket_delta(r: ShuffleRun, eps: Any, hints: Optional[LowerHints] = None,
+                  time_budget: Optional[float] = None) -> dict[str, Any]:
+    """The certified bracket of delta(eps): {lo, hi, mu, hints}; ``time_budget`` as :func:`bracket_eps`."""
     e = V.real("eps", eps)
     check_mu(r)
-    lo, hints = lower_delta(r, e, hints)
+    lo, hints = lower_delta(r, e, hints, tick=budget_tick(time_budget, WHAT))
     hi, mu = upper_delta(r, e)
     return {"lo": lower_decimal(lo, 10) if lo > 0 else "0", "hi": upper_decimal(hi, 10), "mu": mu,
             "hints": hints}

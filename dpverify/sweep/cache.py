@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from .._version import __version__
+from .._version import RELEASES, __version__
 from ..certificate import dumps
 from ..certificate.format import FORMAT, compute_digest, schema_errors
 from ..errors import InvalidParameter, MalformedCertificate
@@ -127,9 +127,9 @@ def _local(fs: Any) -> bool:
 
 
 def _older_release(version: Any) -> bool:
-    """Is ``version`` a release version older than this one?"""
+    """Is ``version`` a released version (:data:`RELEASES`) older than this one?"""
     try:
-        return isinstance(version, str) and _release(version) < _release(__version__)
+        return version in RELEASES and _release(version) < _release(__version__)
     except ValueError:
         return False
 
@@ -173,6 +173,9 @@ class Cache:
                 Path(url).mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise InvalidParameter("cache", f"cache={url!r}: cannot create the folder ({exc.strerror})") from None
+        # the key file is read (or created) before any work: a bad one (others can read it, not hex)
+        # was refused only at the first tag, after a configuration had been computed (adv40 W2)
+        self._key = secret_key()
 
     def _path(self, key: str) -> str:
         return f"{self._root}/{key[:2]}/{key}.json"
@@ -180,8 +183,7 @@ class Cache:
     def _tag(self, key: str, data: bytes) -> str:
         """HMAC-SHA256 of (key, entry bytes) under :func:`secret_key`: binding the
         key too means a tagged entry copied under another key is not authentic."""
-        if self._key is None:
-            self._key = secret_key()
+        assert self._key is not None
         msg = _TAG_DOMAIN + key.encode("ascii") + b"\0" + data
         return hmac.new(self._key, msg, hashlib.sha256).hexdigest()
 
@@ -265,7 +267,7 @@ class Cache:
         version = cert.get("dpverify")
         older = version != __version__
         if older and not _older_release(version):
-            return None, f"written by dpverify {str(version)[:40]!r}, this is {__version__} (used: this or an older release)", ""
+            return None, f"written by dpverify {str(version)[:40]!r}, this is {__version__} (used: this or an older release of {', '.join(RELEASES)})", ""
         if not older and cert.get("format") != FORMAT:
             return None, f"not a format-2 certificate (format {str(cert.get('format'))[:40]!r})", ""
         errors = schema_errors(cert)

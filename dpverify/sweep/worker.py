@@ -53,16 +53,22 @@ class Outcome:
 
 
 def _recheck(job: Job) -> Outcome:
-    """"ok" with the certificate if the independent verifier accepts it, else
-    "error" with its reason (undecided included: only an accept serves an entry)."""
-    from ..recheck.verify import verify_certificate
+    """"ok" with the certificate if the independent verifier confirms all of it, else
+    "error" with its reason (undecided included: only an accept serves an entry). An entry
+    confirmed only in part (a field verify names as not confirmed: free text, an oracle
+    row's reported numbers) is recomputed: served, such a field would pass into the sweep's
+    own output as if this run had written it (adv39 C2)."""
+    from ..recheck.verify import UNCONFIRMED, verify_certificate
 
     t0 = time.monotonic()
     assert job.cached is not None
     try:
-        verify_certificate(dict(job.cached))
+        line = verify_certificate(dict(job.cached))
     except DpverifyError as exc:
         return Outcome("error", message=f"the independent verifier refused it ({exc})", seconds=time.monotonic() - t0)
+    if UNCONFIRMED in line:
+        return Outcome("error", message=f"the independent verifier confirmed it only in part ({line[:300]})",
+                       seconds=time.monotonic() - t0)
     return Outcome("ok", dict(job.cached), seconds=time.monotonic() - t0)
 
 

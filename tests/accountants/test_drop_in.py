@@ -5,6 +5,8 @@ and the host's wording, and every DpEvent class of dp_accounting either
 certified or refused naming what is missing."""
 
 import inspect
+import math
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -13,8 +15,8 @@ from dp_accounting import dp_event as d
 from dp_accounting import privacy_accountant
 from mpmath import log, mp, mpf
 
-from dpverify.accountants.dp_accounting_adapter import CertifiedPLDAccountant
-from dpverify.errors import InvalidParameter
+from dpverify.accountants.dp_accounting_adapter import CertifiedPLDAccountant, _fraction_float
+from dpverify.errors import DpverifyError, InvalidParameter
 from dpverify.events.convert import from_dp_event, probability_vector
 
 NR = privacy_accountant.NeighboringRelation
@@ -51,6 +53,35 @@ def test_delta_one_and_eps_infinity():
     assert acc.get_delta(float("inf")) == 1.0 and acc.get_epsilon(1) == float("inf")
     with pytest.raises(ValueError):
         acc.get_epsilon(-1e-9)
+
+
+def test_an_end_past_the_float_range_is_rounded_in_its_direction_without_overflow():
+    """_fraction_float against exact rationals: the smallest float >= f up, the largest
+    float <= f down; past DBL_MAX (where float(Fraction) raises OverflowError) +inf up and
+    DBL_MAX down, mirrored below -DBL_MAX."""
+    big = Fraction(sys.float_info.max)
+    for f in (Fraction(1, 3), Fraction(-2, 7), Fraction(1, 10**400), big, -big, Fraction(0)):
+        up, down = _fraction_float(f, up=True), _fraction_float(f, up=False)
+        assert Fraction(down) <= f <= Fraction(up)
+        # adjacent floats (or equal at a float): no float lies strictly between them
+        assert up == down if Fraction(up) == f else math.nextafter(down, math.inf) == up
+    for f in (big + 1, 2 ** 1074, Fraction(10) ** 400):
+        assert _fraction_float(f, up=True) == math.inf and _fraction_float(f, up=False) == sys.float_info.max
+        assert _fraction_float(-f, up=True) == -sys.float_info.max and _fraction_float(-f, up=False) == -math.inf
+
+
+def test_a_loss_supremum_past_the_float_range_is_inf():
+    """Laplace of scale 5e-324 = 2^-1074 (sensitivity 1): the largest privacy loss is
+    1/b = 2^1074 > DBL_MAX, and eps(0) is that supremum (AFA Lemma 37), so the smallest
+    float >= it is +inf (adv39 A2: builtins OverflowError). At delta = 1e-5 the answer is
+    inf or a dpverify error, never a builtins exception."""
+    assert Fraction(5e-324) == Fraction(1, 2 ** 1074)
+    acc = CertifiedPLDAccountant().compose(d.LaplaceDpEvent(5e-324), 1)
+    assert acc.get_epsilon(0) == math.inf
+    try:
+        assert acc.get_epsilon(1e-5) == math.inf
+    except DpverifyError:
+        pass
 
 
 def test_best_upper_end_instead_of_precision_exhausted():

@@ -20,7 +20,7 @@ from opacus import PrivacyEngine
 from opacus.data_loader import DPDataLoader
 
 import dpverify.accountants  # noqa: F401  (registers "dpverify")
-from dpverify.accountants.opacus_adapter import DpverifyOpacusAccountant
+from dpverify.accountants.opacus_adapter import DpverifyOpacusAccountant, shuffle_noise_multiplier
 from dpverify.errors import InvalidParameter
 from dpverify.events import epsilon, model as E
 from dpverify.certificate import compute_digest, verify_certificate
@@ -169,6 +169,27 @@ def test_make_private_with_epsilon_calibrates_shuffling_on_the_certified_upper_e
             _step(model, opt, xb, yb)
     assert engine.accountant.shuffled == [[z, N, B, "shuffle", 1, 12, 3, 3, 4]]
     assert engine.get_epsilon(1e-5) <= 4.0
+
+
+def test_shuffle_calibration_refuses_bad_options_before_any_work():
+    """adv39 O1: a negative tolerance never ended the bisection, a NaN target or tolerance
+    returned 10.0. Each option is refused naming it; a tolerance finer than the certified
+    upper end resolves ends (no float z is left to try) refused, not in a loop: the upper
+    ends are 10-digit decimals rounded up, so none lies in (target - 1e-300, target] for a
+    target of 12 digits."""
+    run = ("shuffle", 60000, 256)
+    for kw, name in ((dict(target_epsilon=float("nan")), "target_epsilon"), (dict(target_epsilon=-1.0), "target_epsilon"),
+                     (dict(epsilon_tolerance=-1), "epsilon_tolerance"),
+                     (dict(epsilon_tolerance=float("nan")), "epsilon_tolerance"),
+                     (dict(target_delta=0), "target_delta"), (dict(epochs=0), "epochs"),
+                     (dict(sampling=("bogus", 60000, 256)), "sampling"), (dict(sampling=("shuffle", 10, 20)), "batch_size")):
+        args = dict(target_epsilon=1.0, target_delta=1e-5, sampling=run, epochs=1) | kw
+        with pytest.raises(InvalidParameter) as exc:
+            shuffle_noise_multiplier(**args)
+        assert exc.value.name == name, (kw, exc.value)
+    with pytest.raises(InvalidParameter) as exc:
+        shuffle_noise_multiplier(1.00000000005, 1e-5, run, 1, epsilon_tolerance=1e-300)
+    assert exc.value.name == "epsilon_tolerance"
 
 
 def test_each_pass_over_the_loader_counts_as_an_epoch():

@@ -204,6 +204,29 @@ def test_keywords_are_honoured_or_refused():
         acc.get_epsilon(1e-5, eps_eror=0.1)
 
 
+def test_every_option_is_refused_naming_it_before_any_work():
+    """adv39 O1: a NaN target was reported as a bad epsilon_tolerance, a string eps_error
+    raised builtins ValueError, epochs=0.001 at sample_rate 0.01 gave int(0.1) = 0 steps
+    silently (Opacus' rule, in floats: 0.001 / 0.01 < 1)."""
+    assert int(0.001 / 0.01) == 0
+    base = dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=100, accountant="dpverify")
+    for kw, name in ((dict(target_epsilon=float("nan")), "target_epsilon"), (dict(target_epsilon=0), "target_epsilon"),
+                     (dict(epsilon_tolerance=-1), "epsilon_tolerance"),
+                     (dict(epsilon_tolerance=float("inf")), "epsilon_tolerance"),
+                     (dict(target_delta=float("nan")), "target_delta"), (dict(sample_rate=1.5), "sample_rate"),
+                     (dict(steps=0), "steps"), (dict(steps=None, epochs=0.001), "epochs"),
+                     (dict(steps=None, epochs=float("nan")), "epochs"), (dict(eps_error="abc"), "eps_error"),
+                     (dict(rel_width=0), "rel_width")):
+        with pytest.raises(InvalidParameter) as exc:
+            get_noise_multiplier(**(base | kw))
+        assert exc.value.name == name, (kw, exc.value)
+    acc = _accountant_after(100, z=1.0, q=0.01)
+    for kw in (dict(eps_error="abc"), dict(eps_error=float("nan")), dict(eps_error=0), dict(rel_width=float("nan"))):
+        with pytest.raises(InvalidParameter) as exc:
+            acc.get_epsilon(1e-5, **kw)
+        assert exc.value.name == next(iter(kw))
+
+
 def test_make_private_with_epsilon_is_certified():
     """(make_private(poisson_sampling=False) is answered by the shuffle bracket:
     tests/accountants/test_opacus_shuffle.py.)"""

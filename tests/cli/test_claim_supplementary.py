@@ -40,3 +40,14 @@ def test_the_work_cap_stops_a_refinement_without_a_clock():
     with pytest.raises(PrecisionExhausted, match="work cap"):
         refine_query(steps, ("remove", "add"), kind="eps", target=Fraction(1, 10**1700), rel_width=1e-3,
                      time_budget=3600, max_work=10**6)
+
+
+def test_the_eps_line_shares_the_claims_time_budget(capsys):
+    """Issue 22 (d): the line had a whole --time-budget of its own after the claim had spent one (a 5 s
+    budget ran 11 s). With a budget the claim spends (1e-9 s: undecided, exit 3, at its first look at the
+    clock) the line does not start; it says why, and the verdict is the claim's."""
+    code = main(["audit", "dpsgd", "--noise-multiplier", "0.5", "--sampling-rate", "0.001", "--steps", "1000",
+                 "--claimed-eps", "1", "--delta", "1e-5", "--time-budget", "1e-9"])
+    out = capsys.readouterr().out
+    assert code == 3 and "undecided" in out
+    assert "certified eps(1e-5): not resolved (the time budget of 1e-09 s was spent on the claim)" in out, out

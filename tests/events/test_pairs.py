@@ -210,3 +210,39 @@ def test_mixture_taylor_block_proves_its_proposal(shift, answered):
         for i in range(a, b + 1, 5):
             p, q = _mp_tails(sens, probs, 1, "remove", mpmath.mpf(i) / 2 ** m)
             assert _contains(got[0][i - a], p) and _contains(got[1][i - a], q)
+
+
+#: the mixture of issue 22 (b): mu 0, 1, 65 with sd 1.3; its first grid 2^-5 held 51,001 knots, each
+#: evaluated one by one above the Taylor blocks' precision, and the PLD loop's clock was never
+#: looked at inside them (99 CPU s on a 10 s budget)
+_WIDE_MIXTURE = (F(13, 10), (F(0), F(1), F(65)), (F(1, 2), F(3, 10), F(1, 5)))
+
+
+@pytest.mark.parametrize("direction,knots", [("remove", (0, 63)), ("add", (-63, 0))])
+@pytest.mark.parametrize("prec", [320, 160])  # 320: every knot alone (no Taylor order); 160: blocks
+def test_mixture_grid_tails_look_at_the_clock(direction, knots, prec):
+    """The grid route calls its caller's progress (the PLD loop's clock) at least every 16 knots,
+    also where every knot is evaluated alone, with fractions in [0, 1] that never go back; the
+    clock only watches: the tails are the same balls with it and without it, and hold mpmath's
+    tails (50 digits, bisection on g) at every 9th knot. A spent budget stops the grid at once."""
+    from tests.pld.test_grid_tails import _mp_tails
+
+    from dpverify.errors import PrecisionExhausted
+    from dpverify.progress import budget_tick
+
+    s, sens, probs = _WIDE_MIXTURE
+    m, (i0, n) = 5, knots
+    calls: list = []
+    with working_precision(prec):
+        P, Q = MixtureGaussianPair(s, sens, probs, direction).tails_at_grid(m, i0, n, calls.append)
+        P0, Q0 = MixtureGaussianPair(s, sens, probs, direction).tails_at_grid(m, i0, n)
+        tick = budget_tick(1e-9, "the grid")
+        with pytest.raises(PrecisionExhausted, match="time budget"):
+            MixtureGaussianPair(s, sens, probs, direction).tails_at_grid(m, i0, n, lambda _f: tick())
+    assert len(calls) >= (n - i0 + 1) // 16
+    assert all(0 <= f <= 1 for f in calls) and calls == sorted(calls)
+    assert [(v.mid().man_exp(), v.rad().man_exp()) for v in P + Q] == \
+        [(v.mid().man_exp(), v.rad().man_exp()) for v in P0 + Q0]
+    for i in range(i0, n + 1, 9):
+        p, q = _mp_tails(sens, probs, mpmath.mpf(13) / 10, direction, mpmath.mpf(i) / 2 ** m)
+        assert _contains(P[i - i0], p) and _contains(Q[i - i0], q), (i, direction)

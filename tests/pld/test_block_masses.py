@@ -28,8 +28,8 @@ class _Exact:
     (no mass at +inf for these pairs); the bucket (i h, (i + 1) h]'s P-mass and its Q-mass
     tilted by e^{i h + h / 2}; written out from discretise.py's module docstring."""
 
-    def __init__(self, sigma, q, direction, m, K, tails=None):
-        mpmath.mp.dps = 50
+    def __init__(self, sigma, q, direction, m, K, tails=None, dps=50):
+        mpmath.mp.dps = dps
         self.m, self.K, self.cache = m, K, {}
         self.fn = tails or (lambda eps: _mp_gauss_tails(sigma, q, direction, eps))
 
@@ -111,6 +111,50 @@ def test_block_masses_bound_the_mpmath_masses(sigma, q, direction, m, K):
             assert abs(up[t] - int(ref_up[t])) <= 1
         if lp[t] is not None:
             assert abs(lp[t] - int(ref_lp[t])) <= 1
+
+
+@pytest.mark.parametrize("direction", ["add", "remove"])
+def test_high_order_blocks_bound_the_mpmath_masses_up_to_the_support_end(direction, monkeypatch):
+    """A tiny delta's unit (K = 480, 566 bits): the blocks expand at order 141, above the
+    per-knot threshold of 64 (taylor_blocks._TAYLOR_HIGH_ORDER; 1024-knot blocks at 2^-13). On
+    the 4096 knots before the support end of sigma 5, q 0.1 (add: L < -log 0.9, knot 863.1; remove:
+    L > log 0.9), the last knot before the end and three beyond it, every mass of the producer's
+    route (blocks split toward the end, binary64 where its proven error is at most 2^20 units, arb
+    elsewhere) bounds its exact mass from mpmath at 175 digits in the sound direction, and lies
+    within 2 units of it; high-order expansions serve most knots."""
+    import dpverify.pld.pairs as pairs_mod
+    from dpverify.pld.taylor_blocks import taylor_order
+
+    sigma, q, m, K = F(5), F(1, 10), 13, 480
+    served = []
+    real = pairs_mod.taylor_expansion
+
+    def counting(series, h, a, b, c, order, tol, reach=0):
+        got = real(series, h, a, b, c, order, tol, reach)
+        if got is not None:
+            served.append((order, b - a + 1))
+        return got
+
+    monkeypatch.setattr(pairs_mod, "taylor_expansion", counting)
+    pair = SubsampledGaussianPair(sigma, q, direction)
+    end = 863  # floor(-log(0.9) 2^13) = floor(863.1): the last knot inside the support (add)
+    i0, n = (end - 4095, end + 3) if direction == "add" else (-end - 3, -end + 4095)
+    with working_precision(K + 2 * m + 60):
+        assert taylor_order(m) == 141
+        u, low = D._discretise(pair, m, K, i0, n, None)
+    assert served and all(order == 141 for order, _ in served)
+    assert sum(k for _, k in served) >= 0.75 * (n - i0 + 1), served
+    up, lp, lq = ([int(v) for v in p.coeffs()] for p in (u.poly, low.P, low.Q))
+    L = n - i0 + 1
+    up, lp, lq = up + [0] * (L - len(up)), lp + [0] * (L - 1 - len(lp)), lq + [0] * (L - 1 - len(lq))
+    ex = _Exact(sigma, q, direction, m, K, dps=175)
+    # every knot but the two ends (the chord from (0, 1), the slope 0 beyond: no blocks there)
+    bad, loose = _violations(ex, i0, range(1, L - 1), up, lp, lq)
+    assert not bad, bad[:5]
+    assert not loose, loose[:5]
+    # the knots beyond the end carry no loss mass (exact tails 0 (add) / 1 (remove) there)
+    beyond = range(end + 1 - i0, L - 1) if direction == "add" else range(0, -end - 1 - i0)
+    assert beyond and all(lp[t] == 0 and ex.lp(i0 + t) == 0 for t in beyond)
 
 
 def test_taylor_remainder_counts_and_a_shrunk_one_fails(monkeypatch):

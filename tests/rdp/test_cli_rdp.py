@@ -2,6 +2,7 @@
 
 import copy
 import json
+from fractions import Fraction as F
 
 import mpmath
 import pytest
@@ -147,3 +148,64 @@ def test_classic_infimum_below_the_float_range(capsys, delta):
         enc = cert["result"]["enclosure"]
         assert mpmath.mpf(enc["lo"]) <= truth <= mpmath.mpf(enc["hi"])
     assert "confirmed" in verify_certificate(cert)
+
+
+_SSG = ["rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--sampling-rate", "0.01"]
+
+
+@pytest.mark.parametrize("alpha", ["20001", "100000", "1000000000"])
+def test_a_subsampled_order_above_the_cap_is_exit_2_on_both_sides(capsys, alpha):
+    """Issue 22 (c): an order above limits.MAX_SUBSAMPLED_ORDER (20,000) at a sampling rate below 1
+    was computed up to a PrecisionExhausted (exit 3) by the producer, and a certificate stating it
+    went to verify's exit 3 too; both now refuse it before any work, exit 2, naming alpha and the
+    cap, which --help states. At the cap itself the exact binomial sum answers, and verify accepts
+    it; the rate 1 (the Gaussian's closed form, D_alpha = alpha / (2 s^2), Mironov 2017 Prop 7)
+    has no such cap."""
+    from dpverify.errors import InvalidParameter, MalformedCertificate
+    from dpverify.limits import MAX_SUBSAMPLED_ORDER
+    from dpverify.rdp import compose, renyi_divergence
+    from dpverify.rdp.subsampled_gaussian import SubsampledGaussianCurve
+
+    assert main([*_SSG, "--alpha", alpha]) == 2
+    err = capsys.readouterr().err
+    assert "--alpha" in err and f"<= {MAX_SUBSAMPLED_ORDER}" in err and "Traceback" not in err
+    curve = SubsampledGaussianCurve(F(1), F(1, 100))
+    for c in (curve, compose([curve], [7])):  # the library refuses it too, also composed
+        with pytest.raises(InvalidParameter, match=f"alpha.*{MAX_SUBSAMPLED_ORDER}"):
+            renyi_divergence(c, alpha)
+    cert = _cert(capsys, *_SSG, "--alpha", str(MAX_SUBSAMPLED_ORDER), "--digits", "6")
+    assert "confirmed" in verify_certificate(cert)
+    cert["inputs"]["alpha"] = alpha
+    cert["result"]["quantity"] = f"D_alpha (alpha={alpha})"
+    with pytest.raises(MalformedCertificate, match=f"inputs.alpha.*{MAX_SUBSAMPLED_ORDER}"):
+        verify_certificate(reseal(cert))
+    g = _cert(capsys, "rdp", "divergence", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "2",
+              "--sampling-rate", "1", "--alpha", alpha)
+    lo, hi = F(g["result"]["enclosure"]["lo"]), F(g["result"]["enclosure"]["hi"])
+    assert lo <= F(alpha) / 8 <= hi
+    assert "confirmed" in verify_certificate(g)
+
+
+def test_the_order_caps_are_stated_in_help(capsys):
+    from dpverify.limits import MAX_RDP_ORDER, MAX_SUBSAMPLED_FRACTIONAL_ORDER, MAX_SUBSAMPLED_ORDER
+
+    with pytest.raises(SystemExit):
+        main(["rdp", "divergence", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for cap in (MAX_RDP_ORDER, MAX_SUBSAMPLED_ORDER, MAX_SUBSAMPLED_FRACTIONAL_ORDER):
+        assert str(cap) in text
+
+
+def test_rdp_epsilon_stops_at_its_time_budget(capsys):
+    """budget2: the subsampled Gaussian at sigma 0.001 (q = 1/2, one step) searched its order through
+    certified quadratures of up to 20,000 pieces each and ran past two minutes with no budget to stop
+    it. With --time-budget 1 it is exit 3 naming the budget (one quadrature is seconds, so the run
+    cannot complete within one second), and a run completed under a budget states the same bytes as
+    one without (the clock only stops a run)."""
+    code, _, err = _run(capsys, "rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier",
+                        "0.001", "--sampling-rate", "0.5", "--steps", "1", "--delta", "1e-5", "--time-budget", "1")
+    assert code == 3, err
+    assert "time budget of 1 s" in err
+    argv = ("rdp", "epsilon", "--mechanism", "gaussian", "--noise-multiplier", "20", "--steps", "1000",
+            "--delta", "1e-5")
+    assert _cert(capsys, *argv, "--time-budget", "600") == _cert(capsys, *argv)

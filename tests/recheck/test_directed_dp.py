@@ -448,3 +448,68 @@ def test_one_guarantee_beyond_the_producers_count_is_exit_2() -> None:
     k = 10^9 ran 164 CPU s in verify before (adv38 K1)."""
     with pytest.raises(MalformedCertificate, match="at most 399999"):
         dp._types({"mechs": ["0.1,1e-8"], "k": 10**9})
+
+
+@pytest.mark.parametrize("types", [
+    ((F(1, 10), F(1, 10**8), 399_999), (F(0), F(1, 10**8), 399_999)),  # adv39 K2's certificate
+    ((F(1, 10), F(12345678901234567, 10**24), 399_999),),
+    ((F(1, 2), F(1, 3), 40_000), (F(1), F(999, 1000), 7)),  # R near 10^-7065: 1 - R near 1
+])
+def test_survival_product_is_enclosed_without_forming_the_rational(types) -> None:
+    """adv39 K2: R = prod (1 - delta_i)^k_i as a Fraction had 3.2M-digit terms whose gcds (one C
+    call, beyond the budget's reach) kept verify busy for minutes on a genuine 700-byte
+    certificate. Past _EXACT_SURVIVAL_BITS it is exp(L), 1 - R = -expm1(L), L = sum k_i
+    log1p(-delta_i) outward; both enclose mpmath's values at REF digits (its own log1p and
+    expm1, a different implementation), narrowly."""
+    assert dp._survival_exact(types) is None
+    (r0, r1), (m0, m1) = dp._survival_iv(arith(200), types)
+    with mpmath.workdps(REF):
+        L = mpmath.fsum(c * mpmath.log1p(-_mp(d)) for _, d, c in types)
+        _inside(mpfr_to_mpf(r0), mpfr_to_mpf(r1), mpmath.exp(L), rel=1e-50)
+        _inside(mpfr_to_mpf(m0), mpfr_to_mpf(m1), -mpmath.expm1(L), rel=1e-50)
+
+
+def test_survival_product_decides_no_finite_eps_or_says_it_cannot() -> None:
+    """delta against 1 - R, the limit of the composed profile: decided by the enclosures at
+    rising precision where R is not formed exactly (true sides from mpmath in the comment:
+    1 - (1 - 1e-8)^799998 = 0.0079683...), and an exact tie, which intervals cannot prove, is
+    exit 3 rather than a guess."""
+    types = ((F(1, 10), F(1, 10**8), 399_999), (F(0), F(1, 10**8), 399_999))
+    assert dp._against_no_eps(types, F(8, 1000)) == 1
+    assert dp._against_no_eps(types, F(7, 1000)) == -1
+    small = ((F(1, 10), F(1, 10), 3),)  # exact route: 1 - 0.9^3 = 0.271
+    assert dp._against_no_eps(small, F(271, 1000)) == 0
+    assert dp._against_no_eps(small, F(270, 1000)) == -1
+
+
+def test_total_mechanisms_beyond_the_producers_cap_is_exit_2() -> None:
+    """Two types of 6,000,000 steps: 12,000,000 mechanisms, past the producer's 10^7
+    (MAX_COMPOSED_MECHANISMS), which the single-type cap did not see (adv39 K2's forgery)."""
+    with pytest.raises(MalformedCertificate, match="at most 10000000"):
+        dp._types({"mechs": ["0.1,1e-8", "0.2,1e-8"], "k": 6_000_000})
+
+
+@pytest.mark.parametrize("grid", ["0", "-0.03"])
+def test_a_composition_grid_of_zero_or_below_is_exit_2(grid) -> None:
+    """adv39 G1: the producer refuses --grid H <= 0; verify answered exit 3 (a division by zero,
+    or crossed sub-enclosures) instead of naming the input."""
+    inputs = {"mechs": ["0.1,1e-8"], "k": 3, "grid": grid}
+    with pytest.raises(MalformedCertificate, match="inputs.grid"):
+        dp._check_grid(inputs, {}, lambda types, res: None)
+
+
+def test_survival_product_of_pure_dp_types_and_deltas_near_one() -> None:
+    """adv40 S2: 70,000 steps of (0.1, 0) were priced at a bit a step, so R = 1 was not formed and
+    delta = 0 = 1 - R was undecidable (exit 3 on a genuine certificate): a delta_i = 0 factor is 1.
+    adv40 S1: delta_i = 1 - 10^-50, k = 400: -delta_i rounded outward reached -1 and log1p raised;
+    log(1 - delta_i) of the exact rational is used past 1/2. Both against mpmath at REF digits."""
+    assert dp._survival_exact(((F(1, 10), F(0), 70_000),)) == 1
+    assert dp._against_no_eps(((F(1, 10), F(0), 70_000),), F(0)) == 0
+    d = 1 - F(1, 10**50)
+    types = ((F(1, 10), d, 400),)
+    assert dp._survival_exact(types) is None
+    (r0, r1), (m0, m1) = dp._survival_iv(arith(200), types)
+    with mpmath.workdps(REF):
+        _inside(mpfr_to_mpf(r0), mpfr_to_mpf(r1), mpmath.mpf(10) ** -20000, rel=1e-50)
+    assert m0 <= 1 <= m1 and 1 - m0 < 1e-50
+    assert dp._against_no_eps(types, F(1, 2)) == -1

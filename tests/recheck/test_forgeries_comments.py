@@ -76,3 +76,90 @@ def test_genuine_reasons_are_bound_not_named():
     for src in (F2 / "pld-claim.json", F2 / "bins-claim.json", F1 / "afa-fig1-gaussian-0.277-0.3.json"):
         code, msg = verify_file(src)
         assert code == 0 and "result.reason" not in msg, msg
+
+
+@pytest.mark.parametrize("name,path,value", [
+    # calibrate-steps: template dpsgd, free parameter steps; its writer states "nondecreasing in the steps"
+    ("calibrate-steps", "monotonicity", "eps is nonincreasing in the steps: T steps are a marginal "
+                                        "(post-processing) of T+1"),
+    # another parameter's argument (noise multiplier) on a steps calibration
+    ("calibrate-steps", "monotonicity", "eps is nonincreasing in the noise multiplier: adding independent Gaussian "
+                                        "noise is a post-processing of the pair (data processing for the "
+                                        "hockey-stick divergence, both directions, preserved by composition)"),
+    # a pairs text on a Poisson calibration, whose writer writes none
+    ("calibrate-steps", "pairs", "both ends: a pair realised by a concrete dataset pair (tight)"),
+    # the balls-in-bins argument on a shuffled calibration
+    ("calibrate-shuffle-sigma", "pairs", json.loads((F2 / "calibrate-bins-sigma.json").read_text())["result"]["pairs"]),
+])
+def test_a_calibration_argument_other_than_its_writers_is_refused(tmp_path, name, path, value):
+    # before the tables moved to prose.py these were named on the line and the certificate confirmed (exit 0)
+    code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: r.__setitem__(path, value))
+    assert code == 1, msg
+    assert f"result.{path}" in msg
+
+
+@pytest.mark.parametrize("name", ["calibrate-steps", "calibrate-shuffle-sigma", "calibrate-bins-epochs"])
+def test_a_calibration_argument_as_its_writer_states_it_is_bound_not_named(tmp_path, name):
+    code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: None)
+    assert code == 0, msg
+    assert "result.monotonicity" not in msg and "result.pairs" not in msg, msg
+
+
+_NOT_GDP = (" for large eps, which delta_mu(eps) ~ exp(-eps^2/(2 mu^2)) falls below for every mu (GDPT Lemma A.1); "
+            "Thm 4.4 limit = +inf, so not GDP (Thm 4.3)")
+
+
+@pytest.mark.parametrize("name,reason", [
+    # Laplace of scale 1: the privacy loss is at most D/b = 1, so f = 0 exactly from eps = 1 on; eps_h = 5
+    ("gdp-certify-laplace", "the profile is 0 for eps >= 0.5 <= eps_h and delta_mu(eps) > 0"),  # f(0.5) > 0
+    ("gdp-certify-laplace", "the profile is 0 for eps >= 6 <= eps_h and delta_mu(eps) > 0"),  # 6 > eps_h = 5
+    ("gdp-certify-laplace", "the profile is K/eps, K = 4 e^-2" + _NOT_GDP),  # a not-GDP tail on a certified one
+    ("gdp-certify-laplace", "mu is below the mechanism's mu0"),  # another kind's (gaussian) unknown tail
+    # randomized response p = 3/4: f = 0 from log(p / (1 - p)) = log 3 = 1.0986... on, not from 1
+    ("gdp-certify-rr", "the profile is 0 for eps >= 1 <= eps_h and delta_mu(eps) > 0"),
+    # approx DP records delta0 = 0.1: its large-eps model is the constant 0.1, not 0.01
+    ("gdp-certify-approx", "the profile is delta0 = 0.01 for eps >= eps0" + _NOT_GDP),
+    ("gdp-certify-approx", "the profile is K/eps, K = 4 e^-2" + _NOT_GDP),  # ICEA's model, not approx DP's
+    # ICEA's head is unbounded at head.argmax = 0, not at 2
+    ("gdp-certify-icea", "the profile is >= 1 at eps = 2: no mu-GDP bound holds there (delta_mu < 1)"),
+])
+def test_a_false_tail_reason_in_the_writers_form_is_refused(tmp_path, name, reason):
+    # before gdpt._tail_reason_bound these were named on the line and the certificate confirmed (exit 0)
+    code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: r["tail"].__setitem__("reason", reason))
+    assert code == 1, msg
+    assert "result.tail.reason" in msg
+
+
+@pytest.mark.parametrize("name", ["gdp-certify-laplace", "gdp-certify-rr", "gdp-certify-approx", "gdp-certify-icea",
+                                  "gdp-certify-gaussian", "gdp-certify-sgd-refined", "gdp-certify-subsampled"])
+def test_the_writers_tail_reason_is_bound_not_named(tmp_path, name):
+    code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: None)
+    assert code == 0, msg
+    assert "result.tail.reason" not in msg, msg
+    # text in no writer's form stays named, the numbers confirmed
+    code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: r["tail"].__setitem__("reason", FALSE))
+    assert code == 0, msg
+    assert "result.tail.reason" in msg.split("not re-proved and not part of what is confirmed:")[1]
+
+
+def test_a_tail_reason_saying_why_the_writer_stopped_is_named_not_bound(tmp_path):
+    """adv40 T1: the 'unknown' forms ("eps_h is below where the tail model holds", "the profile vanishes
+    only from eps = z ...") say why the writer's route stopped, which no number re-proves; on a certified
+    tail relabelled 'head only' they were confirmed as re-derived. They are named as the writer's text."""
+    from dpverify.certificate.prose import statement
+
+    def relabel(r):
+        r["status"], r["verdict"] = "head only", "undecided"
+        r["tail"]["status"] = "unknown"
+        r["tail"]["reason"] = "eps_h is below where the tail model holds"
+
+    cert = json.loads((F2 / "gdp-certify-sgd-refined.json").read_text())
+    relabel(cert["result"])
+    cert["claim"]["statement"] = statement("gdp.certify", cert["inputs"], cert["result"])
+    cert["digest"] = compute_digest(cert)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(cert))
+    code, msg = verify_file(p)
+    assert code in (0, 1), msg
+    if code == 0:
+        assert "result.tail.reason" in msg.split("not re-proved and not part of what is confirmed:")[1], msg

@@ -250,16 +250,32 @@ def test_result_quantity_compares_numbers_exactly_in_any_notation():
     committed certificates were refused as "not a number". Independent route: the same
     number as a fraction, a decimal and an exponent is one rational; a neighbour that
     differs in the 31st digit is another."""
+    from dpverify.certificate.prose import check_quantity
     from dpverify.errors import CertificateRejected
-    from dpverify.recheck.verify import _check_result_quantity
 
-    for text in ("delta(eps=3/5)", "delta(eps=0.6)", "delta(eps=6e-1)", "delta(eps=60/100)"):
+    for text in ("composed delta(eps=3/5)", "composed delta(eps=0.6)", "composed delta(eps=6e-1)",
+                 "composed delta(eps=60/100)"):
         for given in ("3/5", "0.6", "6E-1"):
-            _check_result_quantity({"quantity": text}, {"eps": given})
-    for text in ("delta(eps=0.6000000000000000000000000000001)", "delta(eps=3/4)", "delta(eps=1/0)",
-                 "delta(eps=1e99999999999999999999)", "delta(eps=nan)"):
+            check_quantity("composition.delta", {"eps": given}, {"quantity": text})
+    for text in ("composed delta(eps=0.6000000000000000000000000000001)", "composed delta(eps=3/4)",
+                 "composed delta(eps=1/0)", "composed delta(eps=1e99999999999999999999)", "composed delta(eps=nan)",
+                 "delta(eps=3/5)"):
         with pytest.raises(CertificateRejected):
-            _check_result_quantity({"quantity": text}, {"eps": "3/5"})
+            check_quantity("composition.delta", {"eps": "3/5"}, {"quantity": text})
+
+
+@pytest.mark.parametrize("name,text", [
+    # adv39 C2: a delta enclosure relabelled as an epsilon (which also let a bracket-form reason
+    # "certified upper end 2e-8 <= claimed 3" pass as re-derived), and a label with a claim after it
+    ("events-claim", "epsilon(delta=1e-5)"),
+    ("pld-claim", "epsilon of something else entirely"),
+    ("pld-epsilon", "epsilon(delta=1e-5), so this run is (0.01, 1e-9)-DP"),
+    ("gdp-eps", "eps with delta_mu(eps) = 0.5"),  # a number outside name=value, never compared before
+])
+def test_result_quantity_is_the_kinds_text_filled_from_the_inputs(name, text):
+    c = fixture(name)
+    c["result"]["quantity"] = text
+    assert outcome(reseal(c)) == 1
 
 
 @pytest.mark.parametrize("key,value", [("epochs", "1"), ("batch_size", 10)])
@@ -446,6 +462,7 @@ def test_one_narrow_gaussian_step_refines_past_2_24(tmp_path):
 @pytest.mark.parametrize("name,path,value", [
     ("pld-claim", ("grid",), "abc"),
     ("pld-claim", ("grid",), "2^-99999999999"),
+    ("pld-claim", ("grid",), "2^-000000010"),  # adv39 H2: the writer prints str(N)
     ("pld-claim", ("mass_unit",), "nan"),
     ("pld-claim", ("mass_unit",), "1/0"),
     ("pld-claim", ("relative_width",), "-1"),
@@ -479,3 +496,18 @@ def test_an_oracle_verdict_relabelled_undecided_is_refused(name):
     cert["result"]["verdict"] = "undecided"
     cert["result"].pop("reason", None)
     assert outcome(reseal(cert)) == 1
+
+
+@pytest.mark.parametrize("typed", [" 1", "1 ", "1e000000", "1e-0000", "10/10"])
+def test_a_number_recorded_as_the_user_typed_it_verifies(typed, tmp_path):
+    """adv40 Q1: writers record the number as typed, and the CLI's reader (ball.parse_exact) drops
+    surrounding whitespace and reads exponents of any length; check_quantity (and the statement
+    check, which shares the matcher) refused what the CLI wrote: `gdp delta --mu 1 --eps " 1"` was
+    exit 1. Independent route: each text is the rational 1."""
+    from dpverify.certificate.prose import check_quantity
+    from dpverify.cli import main
+
+    check_quantity("gdp.delta", {"eps": "1"}, {"quantity": f"delta_mu(eps={typed})"})
+    out = tmp_path / "c.json"
+    assert main(["gdp", "delta", "--mu", "1", "--eps", typed, "--certificate", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0

@@ -227,3 +227,19 @@ def test_the_shared_mass_placement_against_monomials(shift):
     want += fmpz_poly([0] * ks[-1] + [11])
     got = place(ks, masses, shift, 11)
     assert got == [int(c) for c in want.coeffs()] + [0] * (len(got) - len(want.coeffs()))
+
+
+@pytest.mark.parametrize("eps", ["1", "20"])
+def test_the_smallest_noise_multiplier_is_answered(eps, capsys):
+    """sigma 0.001 (the smallest accepted): the grid proposal's quantile e^-495250 was 0.0 in binary64
+    and a ZeroDivisionError (exit 4, issue 22 d). Now answered: the enclosure's lower end is below the
+    no-amplification Gaussian's delta_mu(eps), mu = 1/sigma = 1000 (an upper bound of every epoch's
+    curve; GDPT eq. 2, mpmath at 40 digits), and verify re-proves the certificate."""
+    assert main(["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "0.001", "--dataset-size",
+                 "10", "--batch-size", "1", "--epochs", "1", "--eps", eps, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    with mpmath.workdps(40):
+        mu, e = mpmath.mpf(1000), mpmath.mpf(eps)
+        ref = mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+        assert mpmath.mpf(cert["result"]["enclosure"]["lo"]) <= ref
+    assert "confirmed" in verify_certificate(cert)

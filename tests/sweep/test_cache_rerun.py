@@ -91,6 +91,25 @@ def _rows(out: Path) -> list[tuple]:
     return [(r["lo"], r["hi"], r["verdict"]) for r in json.loads((out / "results.json").read_text())["rows"]]
 
 
+def test_an_untagged_entry_with_an_unconfirmed_field_is_recomputed(tmp_path, grid):
+    """adv39 C2: an untagged entry whose free text verify names as not confirmed (here a
+    reason in no writer's form) was served once verify accepted its numbers, so the text
+    passed into the sweep's own output certificate and was then tagged as this user's. An
+    entry is served only when verify confirms all of it; otherwise it is recomputed and the
+    output is the first run's, byte for byte."""
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    entry = _entries(tmp_path / "cache")[0]
+    Path(str(entry) + ".tag").unlink()
+    forged = json.loads(entry.read_text())
+    forged["result"]["reason"] = "so this run is (0.01, 1e-9)-DP"
+    forged["digest"] = compute_digest(forged)
+    entry.write_text(dumps(forged))
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"]) == (1, 1)
+    assert "confirmed it only in part" in again["cache_refused"][0]
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_untagged_genuine_entry_is_rechecked_served_and_tagged(tmp_path, grid, workers):
     """A genuine entry without its tag (as from another machine's cache) is
@@ -143,6 +162,8 @@ def test_a_bad_key_file_is_exit_2_naming_it(tmp_path, grid, monkeypatch, capsys,
     err = capsys.readouterr().err
     assert code == 2 and str(key) in err and why in err
     assert key.read_text() == content  # never replaced
+    # refused before any work (adv40 W2: the first configuration was computed and cached first)
+    assert not list((tmp_path / "o").rglob("*.json"))
 
 
 def test_a_key_path_that_is_no_small_regular_file_is_refused_unread(tmp_path, grid, monkeypatch, capsys):
@@ -202,8 +223,10 @@ def test_next_release_refuses_a_forged_older_entry(tmp_path, grid, monkeypatch):
     assert certs(tmp_path / "b") == certs(tmp_path / "a")
 
 
-@pytest.mark.parametrize("version", ["9.0.0", "0.1.0.dev1", "", None])
+@pytest.mark.parametrize("version", ["9.0.0", "0.1.0.dev1", "", None, "0.0.9"])
 def test_entry_of_a_newer_or_unreadable_version_is_not_used(tmp_path, grid, version):
+    """Newer, unreadable, or never released: "0.0.9" (adv37 L2) was confirmed by the verifier and
+    then served, so the sweep's output certificate named a release that never existed."""
     sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     entry = _entries(tmp_path / "cache")[0]
     cert = json.loads(entry.read_text())
