@@ -68,7 +68,8 @@ Outputs (integers in units 2^-K, E = ceil(2^K Err)):
    e^(-h (a off + k + a c)) (y~_c[k] + Err~) with Err~ the bound of 4 for x~ (circular wrap only
    adds); in delta it counts e^(eps - loss) Err~ <= Err~ on the classes above eps, where
    (P - e^eps Q)+ is not 0. The factors e^(+-h j) are doubles >= the true
-   value: two tables of MPFR exponentials rounded up to 53 bits, their float product and a
+   value: two tables of MPFR exponentials rounded up to 53 bits (of exponents j 2^-m formed
+   exactly from the integer j, :func:`_exp_up`), their float product and a
    float product by 1 + 2^-50 (each rounding to nearest loses at most a factor 1 - u of a
    positive normal value, and (1 - u)^2 (1 + 8u) >= 1); every later float product that must
    stay above its exact value is followed by the same factor ((1 - u)^4 (1 + 8u) >= 1 covers a
@@ -104,6 +105,7 @@ _UF_BITS = 900
 _UP = gmpy2.context(precision=_PREC, round=gmpy2.RoundUp)
 _DN = gmpy2.context(precision=_PREC, round=gmpy2.RoundDown)
 _NEAR = gmpy2.context(precision=_PREC, round=gmpy2.RoundToNearest)
+_UP53 = gmpy2.context(precision=53, round=gmpy2.RoundUp)
 _U = mpfr(2) ** -53
 
 
@@ -470,13 +472,20 @@ _TILT_MAX_K = 700
 _UP8 = 1.0 + 2.0 ** -50  # 1 + 8u, exact
 
 
+def _exp_up(j: int, m: int) -> float:
+    """A double >= e^(j 2^-m): the exponent j / 2^m is formed at the precision of j's bits (so
+    exactly; rounded up were it not), its exponential rounded up to 53 bits. A conversion of j
+    at the default 53 bits would round it for |j| > 2^53 (a grid 2^-60 at losses of tens),
+    either way, and could leave the factor below the truth."""
+    ctx = gmpy2.context(precision=max(53, abs(j).bit_length() + 1), round=gmpy2.RoundUp)
+    return float(_UP53.exp(ctx.div(mpz(j), mpz(1) << m)))
+
+
 def _exp_table(j0: int, count: int, m: int, sign: int) -> np.ndarray:
     """Doubles g_t >= e^(sign (j0 + t) 2^-m) for t < count (module docstring 6)."""
-    up53 = gmpy2.context(precision=53, round=gmpy2.RoundUp)
     B = 1 << (((max(count, 2) - 1).bit_length() + 1) // 2)
-    hi = np.array([float(up53.exp(gmpy2.mul_2exp(mpfr(sign * (j0 + k * B)), -m)))
-                   for k in range((count + B - 1) // B)])
-    lo = np.array([float(up53.exp(gmpy2.mul_2exp(mpfr(sign * t), -m))) for t in range(B)])
+    hi = np.array([_exp_up(sign * (j0 + k * B), m) for k in range((count + B - 1) // B)])
+    lo = np.array([_exp_up(sign * t, m) for t in range(B)])
     return np.outer(hi, lo).ravel()[:count] * _UP8
 
 
@@ -523,7 +532,7 @@ def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) 
     yQ, eQ = _transform_power(xQ, N, a, _sum_up(xQ))
     _spent(N, eQ, mpfr(0), K, allowance)
     EP = int(_UP.ceil(_UP.mul(eP, mpfr(2) ** K)))
-    EQ = float(gmpy2.context(precision=53, round=gmpy2.RoundUp).plus(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K))))
+    EQ = float(_UP53.plus(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K))))
     Pn = [max(0, v - EP) for v in _ints(_window_values(yP, N, W), K, False)]
     # t_k = fl(2^K y~ + E) (2^K y~ exact), then fl(fl(t_k g_k) (1 + 8u)) >= t_k g_k; a t_k <= 0
     # bounds a tilted mass <= 0 (a sum rounds to a result of the exact one's sign, and a

@@ -166,3 +166,20 @@ def test_declines_past_the_allowance_with_a_factor():
 
 def test_round_to_nearest_probe():
     assert F.round_to_nearest()
+
+
+def test_a_fine_grid_tilt_keeps_q_above_the_exact_power():
+    # grid 2^-60, losses about 65: the tilt's class indices j ~ 65 2^60 exceed 2^53, so a 53-bit
+    # conversion of j rounds it (revfft F1). off is chosen just below a rounding midpoint at 53
+    # bits (rounded down: the input tilt too small) with 9 off rounded up in magnitude (the
+    # output untilt too small), which left Q 8.8e-14 below the exact (Q 2^-K)^9 in units 2^-K
+    m, a, K = 60, 9, 150
+    base = 65 * 2 ** 60
+    off = base - base % 2 ** 14 + 2 ** 13 - 1
+    off = next(o for o in (off + k * 2 ** 14 for k in range(8)) if (a * o) % 2 ** 17 > 2 ** 16)
+    mass = 1 << (K - 1)
+    (_, P, Q, _), _ = F.fourier_lower((off, [mass], [mass], 0), a, K, 1 << (K + 800), m, 1)
+    exact = Fraction(mass ** a, 1 << (K * (a - 1)))  # one class: the power is its a-th power
+    assert Q[0] >= exact
+    assert Q[0] <= exact * (1 + Fraction(1, 10 ** 12))  # and still tight
+    assert P[0] <= exact
