@@ -16,7 +16,7 @@ doubles, rounded up (upper pair, Q) or down (P); y = x^{*a}, Y = (c 2^-K)^{*a}.
 
 2. **Transform error** (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
    Lemma 3.5 and the argument of Thm 24.2 kept componentwise). A butterfly computes
-   fl(a +- fl(w^ b)), |w^ - w| <= mu (:func:`_twiddles`), the complex product by the standard
+   fl(a +- fl(w^ b)), |w^ - w| <= mu (:func:`_twiddles`, a bound in complex modulus), the complex product by the standard
    formula: |fl(w^ b) - w^ b| <= sqrt2 gamma_2 |w^| |b|, gamma_2 = 2u / (1 - 2u), u = 2^-53;
    each real component of the sum is rounded once (relative u). So an output is within
    eta (|a| + |b|) of the exact butterfly of its computed inputs, with
@@ -139,11 +139,14 @@ def _gamma_nu() -> mpfr:
 
 
 def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, mpfr]:
-    """cos, sin of 2 pi k / N for k < n as doubles and a bound of the entries' error (MPFR
-    upper end). The angle is enclosed in [x_lo, x_hi] (pi rounded each way); cos and sin are
-    1-Lipschitz, so each value lies within x_hi - x_lo of f(x_lo), itself enclosed by MPFR's
-    correctly rounded f in both directions; the double is the nearest one to the midpoint and
-    its error the larger distance to the enclosure's ends (rounded up)."""
+    """cos, sin of 2 pi k / N for k < n as doubles and mu >= |w^_k - w_k| over k < n, the
+    error of the complex entry w^_k = cos^ + i sin^ in modulus (MPFR upper end). The angle is
+    enclosed in [x_lo, x_hi] (pi rounded each way); cos and sin are 1-Lipschitz, so each value
+    lies within x_hi - x_lo of f(x_lo), itself enclosed by MPFR's correctly rounded f in both
+    directions; the double is the nearest one to the midpoint and its error e_f the larger
+    distance to the enclosure's ends (rounded up). The modulus error is sqrt(e_cos^2 + e_sin^2)
+    rounded up (up to sqrt2 times one component's error: the componentwise bound alone is not
+    one of |w^ - w|)."""
     c = np.empty(n)
     s = np.empty(n)
     worst = mpfr(0)
@@ -152,13 +155,16 @@ def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, mpfr]:
         x_lo = _DN.div(_DN.mul(pi_lo, 2 * k), N)
         x_hi = _UP.div(_UP.mul(pi_hi, 2 * k), N)
         w = _UP.sub(x_hi, x_lo)
+        sq = mpfr(0)
         for f_dn, f_up, out in ((_DN.cos(x_lo), _UP.cos(x_lo), c), (_DN.sin(x_lo), _UP.sin(x_lo), s)):
             lo, hi = _DN.sub(f_dn, w), _UP.add(f_up, w)
             d = float(_NEAR.div(_NEAR.add(lo, hi), 2))
             out[k] = d
             err = max(_UP.sub(hi, d), _UP.sub(d, lo))
-            if err > worst:
-                worst = err
+            sq = _UP.add(sq, _UP.mul(err, err))
+        err = _UP.sqrt(sq)
+        if err > worst:
+            worst = err
     return c, s, worst
 
 

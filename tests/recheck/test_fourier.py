@@ -183,3 +183,26 @@ def test_a_fine_grid_tilt_keeps_q_above_the_exact_power():
     assert Q[0] >= exact
     assert Q[0] <= exact * (1 + Fraction(1, 10 ** 12))  # and still tight
     assert P[0] <= exact
+
+
+@pytest.mark.parametrize("N", [256, 4096])
+def test_twiddle_bounds_hold_in_complex_modulus(N):
+    # mu bounds |w^ - w| as a complex number (module docstring 2), not one component: the exact
+    # cos, sin at 200 bits (every operation in that context; error ~2^-195) against the doubles.
+    # A componentwise bound fell short by a factor 1.29 at N = 256 (revfft F2)
+    ctx = gmpy2.context(precision=200)
+    two_pi = ctx.mul(ctx.const_pi(), 2)
+
+    def worst(c, s):
+        out = mpfr(0)
+        for k in range(N // 2):
+            x = ctx.div(ctx.mul(two_pi, k), N)
+            dc, ds = ctx.sub(mpfr(float(c[k]), 200), ctx.cos(x)), ctx.sub(mpfr(float(s[k]), 200), ctx.sin(x))
+            out = max(out, ctx.sqrt(ctx.add(ctx.mul(dc, dc), ctx.mul(ds, ds))))
+        return out
+
+    c, s, mu_table = F._table(N // 2, N)
+    w = worst(c, s)
+    assert 0 < w <= mu_table
+    cc, ss, mu = F._twiddles(N)
+    assert 0 < worst(cc, ss) <= mu
