@@ -365,7 +365,7 @@ def _window(c: list, x: np.ndarray, K: int, a: int, allowance: int) -> tuple[int
     n = len(c)
     full = a * (n - 1) + 1
     whole = max(2, 1 << (full - 1).bit_length())
-    target = max(allowance, 1) * 2.0 ** -K / 16
+    target = _scaled(max(allowance, 1), K + 4)
     t_hi, lam_hi = _tail_point(x, a, math.log(target), True)
     t_lo, lam_lo = _tail_point(x, a, math.log(target), False)
     if t_lo < 0 and t_hi >= full:
@@ -396,6 +396,19 @@ def _inf_power(inf: int, K: int, a: int, up: bool) -> int:
     num = (one ** a - (one - min(inf, one)) ** a)
     sh = K * (a - 1)
     return -((-num) >> sh) if up else num >> sh
+
+
+def _cap(allowance: int, K: int) -> int:
+    """The allowance, at most 2^1000 times the unit mass 2^K: it only decides whether to
+    decline, so a smaller one is as sound, and 2^-K times it stays a finite double (an
+    allowance past 2^1024 raised OverflowError in the float choices, not Declined). The cap
+    stays far above any error a tilted Q (masses up to e^200 a step) can meet."""
+    return min(allowance, 1 << (K + 1000))
+
+
+def _scaled(v: int, k: int) -> float:
+    """v 2^-k as a double (MPFR, correctly rounded: no conversion of a large v to float)."""
+    return float(_NEAR.mul(v, mpfr(2) ** -k))
 
 
 def _check(K: int, a: int, c: list) -> None:
@@ -441,7 +454,7 @@ def _floor_check(x: np.ndarray, N: int, a: int, K: int, allowance: int) -> None:
     mass = float(x.sum())
     L = max(1, N.bit_length() - 1)
     floor = L * 12 * 2.0 ** -53 * (math.exp(min(700.0, a * math.log(mass))) if mass > 0 else 0.0)
-    if floor > allowance * 2.0 ** -K / 2:
+    if floor > _scaled(allowance, K + 1):
         raise Declined("the allowance is below the binary64 error floor")
 
 
@@ -455,6 +468,7 @@ def fourier_upper(d: tuple, a: int, K: int, allowance: int) -> tuple:
     the window exceeds ``allowance`` units."""
     off, c, inf = d
     _check(K, a, c)
+    allowance = _cap(allowance, K)
     x = _floats(c, K, True)
     N, W, lo_m, hi_m = _window(c, x, K, a, allowance)
     if N > MAX_N:
@@ -514,6 +528,7 @@ def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) 
     one keeps the bound tight), or Declined as :func:`fourier_upper`."""
     off, P, Q, inf = d
     _check(K, a, P)
+    allowance = _cap(allowance, K)
     if len(Q) != len(P):
         raise Declined("P and Q of different lengths")
     n = len(P)

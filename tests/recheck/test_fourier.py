@@ -212,3 +212,16 @@ def test_twiddle_bounds_hold_in_complex_modulus(N):
     assert 0 < w <= mu_table
     cc, ss, mu = F._twiddles(N)
     assert 0 < worst(cc, ss) <= mu
+
+
+def test_a_huge_allowance_is_no_overflow():
+    # an allowance past 2^1024 units (revfft F5) is an allowance like any large one: the power
+    # is returned and still encloses the exact convolution
+    rng = random.Random(13)
+    K, a = 64, 5
+    c = _masses(rng, 20, K)
+    exact = _units(_exact_power(c, a), K, a)
+    _check_upper(F.fourier_upper((0, c, 0), a, K, 1 << 2000), exact, 0, a, 0, K)
+    q = _q_of(c, 0)
+    low = F.fourier_lower((0, c, q, 0), a, K, 1 << 2000, M)
+    _check_lower(low, exact, _units(_exact_power(q, a), K, a), 0, a)
