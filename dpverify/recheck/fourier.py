@@ -76,8 +76,11 @@ Outputs (integers in units 2^-K, E = ceil(2^K Err)):
    chain of three more roundings). Losses are kept within +-:data:`_TILT_CAP` so that every
    value stays a normal double.
 
-Every choice here (window, lambda, bins, whether to decline) is made by floats from the inputs
-alone: the same inputs take the same path on every machine (no clock).
+Every choice here (window, lambda, bins, whether to decline) is made from the inputs alone by
+IEEE basic operations (correctly rounded, to nearest: checked, :func:`round_to_nearest`),
+math.fsum and MPFR, never by numpy's or libm's exp / log (their last bits differ between
+CPUs): the same inputs take the same path, and give the same integers, on every machine
+(no clock).
 """
 
 from __future__ import annotations
@@ -271,7 +274,7 @@ def _bins(r2: np.ndarray, a: int) -> tuple[list, list]:
     edges = [top]
     j = 1.0
     while j <= 4400:
-        e = top * 2.0 ** (-j / (2.0 * a))
+        e = float(_NEAR.mul(top, _NEAR.exp2(-j / (2.0 * a))))  # MPFR: the same edge on any machine
         if not e > 0:
             break
         if e < edges[-1]:
@@ -338,18 +341,60 @@ def _chernoff(c: list, K: int, a: int, t: int, above: bool, lam: float) -> mpfr:
     return _UP.exp(_UP.sub(_UP.mul(a, _UP.log(M)), lt) if above else _UP.add(_UP.mul(a, _UP.log(M)), lt))
 
 
+# The choices below (window, lambda, bins, declines) are made by floats, and each is followed
+# by a proof, so they only decide tightness and speed; they are made from IEEE basic operations
+# (+ - * / and exact ldexp / frexp / rint, correctly rounded on every machine, one numpy ufunc
+# each, never fused), math.fsum and MPFR (correctly rounded), never numpy's or libm's exp / log,
+# whose last bits differ between CPUs (numpy's AVX512 kernels against libm; revfft F4).
+
+_LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of ln 2: k ln2_hi exact for |k| < 2^11
+_LN2_LO = 1.90821492927058770002e-10
+_INV_LN2 = 1.44269504088896338700e+00
+#: 64 lambdas from 10^-7 to 50 in geometric steps, by MPFR (one fixed list on every machine)
+_LAMBDAS = [float(_NEAR.exp(_NEAR.add(_NEAR.log(mpfr("1e-7")),
+                                      _NEAR.mul(_NEAR.div(k, 63), _NEAR.log(_NEAR.div(mpfr(50), mpfr("1e-7")))))))
+            for k in range(64)]
+
+
+def _exp_det(v: np.ndarray) -> np.ndarray:
+    """e^v for v <= 0 (to about 1e-15 relative; 0 below -745) by basic operations only:
+    v = k ln2 + r, |r| <= 0.35, e^r by its Taylor polynomial to r^16 (remainder < 1e-20)."""
+    vc = np.maximum(v, -746.0)
+    k = np.rint(vc * _INV_LN2)
+    r = (vc - k * _LN2_HI) - k * _LN2_LO
+    p = np.full(v.shape, 1.0 / math.factorial(16))
+    for i in range(15, -1, -1):
+        p = p * r + 1.0 / math.factorial(i)
+    return np.where(v < -745.0, 0.0, np.ldexp(p, k.astype(np.int64)))
+
+
+def _log_det(x: np.ndarray) -> np.ndarray:
+    """log x for positive normal doubles (to about 1e-15 relative) by basic operations only:
+    x = f 2^e, f in [sqrt(1/2), sqrt2), log f = 2 atanh(s), s = (f - 1)/(f + 1), |s| < 0.172,
+    by its series to s^41 (remainder < 1e-30)."""
+    f, e = np.frexp(x)
+    small = f < 0.7071067811865476
+    f = np.where(small, f * 2.0, f)
+    e = (e - small).astype(np.float64)
+    s = (f - 1.0) / (f + 1.0)
+    s2 = s * s
+    p = np.full(x.shape, 1.0 / 41)
+    for i in range(39, 0, -2):
+        p = p * s2 + 1.0 / i
+    return e * _LN2_HI + (e * _LN2_LO + 2.0 * s * p)
+
+
 def _tail_point(x: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
     """Floats only: the composed index t and lambda whose Chernoff bound of the mass beyond t is
     about e^log_target, the best over a geometric scan of lambda."""
     idx = np.arange(x.size, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        logx = np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), -np.inf)
+    logx = np.where(x > 0, _log_det(np.where(x > 0, x, 1.0)), -np.inf)
     sgn = 1.0 if above else -1.0
     best = None
-    for lam in np.geomspace(1e-7, 50.0, 64):
+    for lam in _LAMBDAS:
         z = logx + sgn * lam * idx
         zm = float(z.max())
-        logM = zm + math.log(float(np.exp(z - zm).sum()))
+        logM = zm + float(_NEAR.log(math.fsum(_exp_det(z - zm).tolist())))
         r = (a * logM - log_target) / lam  # sgn * t at which the bound reaches the target
         t = math.ceil(r) if above else -math.ceil(r)
         key = t if above else -t
@@ -366,8 +411,9 @@ def _window(c: list, x: np.ndarray, K: int, a: int, allowance: int) -> tuple[int
     full = a * (n - 1) + 1
     whole = max(2, 1 << (full - 1).bit_length())
     target = _scaled(max(allowance, 1), K + 4)
-    t_hi, lam_hi = _tail_point(x, a, math.log(target), True)
-    t_lo, lam_lo = _tail_point(x, a, math.log(target), False)
+    log_target = float(_NEAR.log(target))
+    t_hi, lam_hi = _tail_point(x, a, log_target, True)
+    t_lo, lam_lo = _tail_point(x, a, log_target, False)
     if t_lo < 0 and t_hi >= full:
         return whole, 0, mpfr(0), mpfr(0)
     t_lo, t_hi = max(t_lo, -1), min(t_hi, full)
@@ -451,9 +497,9 @@ def _spent(N: int, err: mpfr, outside: mpfr, K: int, allowance: int) -> None:
 def _floor_check(x: np.ndarray, N: int, a: int, K: int, allowance: int) -> None:
     """Floats only: the inverse transform alone errs by about L eta mass^a in all; a power whose
     allowance is below that is the exact products' job (no smaller power lowers it)."""
-    mass = float(x.sum())
+    mass = math.fsum(x.tolist())
     L = max(1, N.bit_length() - 1)
-    floor = L * 12 * 2.0 ** -53 * (math.exp(min(700.0, a * math.log(mass))) if mass > 0 else 0.0)
+    floor = L * 12 * 2.0 ** -53 * (float(_NEAR.exp(min(700.0, a * float(_NEAR.log(mass))))) if mass > 0 else 0.0)
     if floor > _scaled(allowance, K + 1):
         raise Declined("the allowance is below the binary64 error floor")
 
