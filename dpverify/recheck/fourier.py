@@ -387,7 +387,8 @@ def _log_det(x: np.ndarray) -> np.ndarray:
     p = np.full(x.shape, 1.0 / 41)
     for i in range(39, 0, -2):
         p = p * s2 + 1.0 / i
-    return e * _LN2_HI + (e * _LN2_LO + 2.0 * s * p)
+    out: np.ndarray = e * _LN2_HI + (e * _LN2_LO + 2.0 * s * p)
+    return out
 
 
 def _log_sum(e: np.ndarray) -> float:
