@@ -311,9 +311,11 @@ def power_bounds(r2: np.ndarray, a: int, e: mpfr, c: int) -> tuple[mpfr, mpfr]:
 
 
 def _floats(c: list, K: int, up: bool) -> np.ndarray:
-    """c_i 2^-K as doubles, c_i rounded to 53 bits by MPFR toward +inf (``up``) or -inf."""
+    """c_i 2^-K as doubles, c_i rounded to 53 bits by MPFR toward +inf (``up``) or -inf. The
+    rounding is a division by 1 in the directed context: ``ctx.plus`` of an mpz returns the mpz
+    itself, and float() of that rounds to nearest (revfft2 G1: 2^60 + 1 came out below itself)."""
     ctx = gmpy2.context(precision=53, round=gmpy2.RoundUp if up else gmpy2.RoundDown)
-    f = np.array([float(ctx.plus(mpz(v))) if v else 0.0 for v in c], dtype=np.float64)
+    f = np.array([float(ctx.div(mpz(v), 1)) if v else 0.0 for v in c], dtype=np.float64)
     return np.ldexp(f, -K)
 
 
@@ -615,7 +617,7 @@ def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) 
     yQ, eQ = _transform_power(xQ, N, a, _sum_up(xQ))
     _spent(N, eQ, mpfr(0), K, allowance)
     EP = int(_UP.ceil(_UP.mul(eP, mpfr(2) ** K)))
-    EQ = float(_UP53.plus(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K))))
+    EQ = float(_UP53.div(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K)), 1))  # ceil gives an mpz: div rounds it up (G1)
     Pn = [max(0, v - EP) for v in _ints(_window_values(yP, N, W), K, False)]
     # t_k = fl(2^K y~ + E) (2^K y~ exact), then fl(fl(t_k g_k) (1 + 8u)) >= t_k g_k; a t_k <= 0
     # bounds a tilted mass <= 0 (a sum rounds to a result of the exact one's sign, and a

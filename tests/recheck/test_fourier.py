@@ -247,3 +247,15 @@ def test_the_planning_exp_and_log_against_mpfr():
     exact = gmpy2.context(precision=200).log(sum(Fraction(t) for t in e.tolist()).numerator) \
         - gmpy2.context(precision=200).log(sum(Fraction(t) for t in e.tolist()).denominator)
     assert abs(F._log_sum(e) - float(exact)) <= 2.0 ** -20
+
+
+@pytest.mark.parametrize("v", [2**60 + 1, 2**60 - 1, 2**53 + 1, 3**40, 2**200 - 1])
+def test_input_doubles_are_rounded_in_their_stated_direction(v):
+    """revfft2 G1: `ctx.plus(mpz(v))` returned the mpz, and float() of it rounds to nearest, so the
+    "up" double of 2^60 + 1 was below it and the "down" double of 2^60 - 1 above it. Exact check in
+    rationals: up >= v >= down, each within one ulp of v."""
+    K = 76
+    up = Fraction(float(F._floats([v], K, True)[0])) * 2**K
+    down = Fraction(float(F._floats([v], K, False)[0])) * 2**K
+    assert down <= v <= up
+    assert up - down <= Fraction(v, 2**51)
