@@ -672,12 +672,33 @@ def _mul_lower(x, y, K: int, budget: int):
     return _unpack(_pmul_lower(_pack_lower(x, K), _pack_lower(y, K), K, budget))
 
 
-def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None):
+def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
+           fourier: "Callable | None" = None):
     """d^T by repeated squaring. ``read``: the result is read only at indices above
     ``read.need`` (:class:`_Reader`), so the last squaring and the last product cut their
-    factors to what can reach there (the products before them are needed whole)."""
-    res, base = None, d
+    factors to what can reach there (the products before them are needed whole).
+
+    ``fourier`` (:func:`_fourier_kernel`): once what is left is base^a with a below
+    2^:data:`FOURIER_A_BITS` (and at least :data:`FOURIER_MIN_POWER`) and the base at least
+    :data:`FOURIER_MIN_LENGTH` long, base^a is asked once of the certified Fourier power
+    (:mod:`.fourier`, the same kind of outward-rounded pair); where it declines, the exact
+    products go on (retries with smaller powers cost more transforms than they saved on the
+    format-1 oracle battery). The try is a function of the inputs (floats and proven bounds,
+    no clock)."""
+    res, base, steps = None, d, 1  # base = d^steps
+    limit = 1 << FOURIER_A_BITS
     while True:
+        if fourier is not None and FOURIER_MIN_POWER <= T < limit and base[1].n >= FOURIER_MIN_LENGTH:
+            F, deficit, _ = fourier(base, T, steps)
+            fourier = None  # one try: a declined one goes on with the exact products
+            if F is not None:
+                if res is not None:
+                    if read is not None:  # the last product: z = res * F
+                        res, F = read.cut(res, read.need - read.top(F)), read.cut(F, read.need - read.top(res))
+                    F = mul(res, F, K, budget)
+                # the wrapped-in P-mass of a lower pair (at most ``deficit`` after the product with
+                # res, whose P-mass is at most 2^K units) is charged once to its +inf mass
+                return F if not deficit else (*F[:3], F[3] - deficit)
         if T & 1:
             if res is None:
                 res = base
@@ -694,6 +715,57 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None):
             above = read.need - (read.top(res) if res is not None else 0)
             base = read.cut(base, above - read.top(base))
         base = mul(base, base, K, budget)
+        steps *= 2
+
+
+#: fewest steps of one event for which :func:`_power` may use the Fourier power
+FOURIER_MIN_STEPS = 64
+#: shortest base handed to the Fourier power: shorter exact products are cheap (at 2^12 the oracle
+#: battery of format 1, rows of 50..10^4 steps, took 41 CPU s against 20 with the exact products)
+FOURIER_MIN_LENGTH = 1 << 15
+#: the power handed to the Fourier route is below 2^FOURIER_A_BITS: the exact squarings before
+#: it make the base, so its float error (about a e |z|^(a-1) at the low frequencies) stays small
+FOURIER_A_BITS = 5
+#: smallest power handed to the Fourier route (a smaller one replaces too few squarings)
+FOURIER_MIN_POWER = 8
+#: the Fourier power's proven error may take this many times the whole trimming budget: with
+#: the budget's 10^-10 of the delta scale, 10^-6 of it, which the accuracy factor of
+#: :func:`_accuracy_factor` makes 10^-3 of the recorded width at most
+FOURIER_SHARE = 10**4
+
+
+def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0) -> Callable:
+    """base, a, steps -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs, trimmed as a
+    product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
+    returned apart (0 for the upper pair); (None, 0, factor) where it declines (factor None: no
+    smaller power helps). The lower pair lies on the grid 2^-m and the base composes ``steps``
+    steps (its Q is transformed tilted by the losses they reach).
+    :mod:`.fourier` (and numpy) is imported here, on the first power that may use it."""
+    from .fourier import Declined
+
+    allowance = budget * (4 * total.bit_length() + 4) * FOURIER_SHARE
+
+    def run(base, a: int, steps: int):
+        try:
+            return (*attempt(base, a, steps), None)
+        except Declined as e:
+            return None, 0, e.factor
+
+    def attempt(base, a: int, steps: int):
+        from .fourier import fourier_lower, fourier_upper
+
+        if upper:
+            off, v, inf = fourier_upper((base[0], base[1].coeffs(), base[2]), a, K, allowance)
+            off, v, inf = _pack_upper((off, v, inf), K)
+            lo, s, hi, t = _trim(v, budget)
+            return (off + lo, v.window(lo, hi, s), inf + t), 0
+        (off, P, Q, inf), deficit = fourier_lower((base[0], base[1].coeffs(), base[2].coeffs(), base[3]), a, K,
+                                                   allowance, m, steps)
+        off, P, Q, inf = _pack_lower((off, P, Q, inf), K)
+        lo, _, hi, _ = _trim(P, budget)
+        return (off + lo, P.window(lo, hi), Q.window(lo, hi), inf), deficit
+
+    return run
 
 
 class _Reader:
@@ -770,30 +842,37 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     total = sum(T for T, _, _ in steps)
     ups = _compose_side(steps, 1, _pmul_upper, K, budget, None if need is None else _Reader(need, True)) \
         if want_u else None
-    lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False)) \
-        if want_l else None
+    lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False),
+                         m) if want_l else None
     return _unpack(ups), _unpack(lows)
 
 
-def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None"):
+def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None",
+                  m: "int | None" = None):
     """The product over events of each event's T-fold power (one side: ``at`` 1 upper, 2 lower),
     read above ``read`` (or everywhere): event i's power and the product that takes it in are
     read above need minus the tops of the other factors, the earlier ones known exactly and the
     later ones bounded by T_j times one step's top (a product's top is at most the sum of its
-    factors' tops; the trims only lower it)."""
+    factors' tops; the trims only lower it). ``m``: the grid 2^-m of the lower pair (its Fourier
+    power tilts Q by it), None: the lower pair takes no Fourier power."""
     later = [0] * len(steps)
+    total = sum(step[0] for step in steps)
     for i in range(len(steps) - 2, -1, -1):
         T, d = steps[i + 1][0], steps[i + 1][at]
         later[i] = later[i + 1] + T * _Reader.top(d)
     acc = None
     for i, step in enumerate(steps):
         T, d = step[0], step[at]
+        # the lower pair's Fourier power carries a deficit charged to the final +inf mass, so it
+        # serves a side of one event only (no later product takes it in)
+        four = _fourier_kernel(at == 1, K, budget, total, m or 0) \
+            if T >= FOURIER_MIN_STEPS and (at == 1 or (len(steps) == 1 and m is not None)) else None
         if read is None:
-            X = _power(d, T, mul, K, budget)
+            X = _power(d, T, mul, K, budget, fourier=four)
             acc = X if acc is None else mul(acc, X, K, budget)
             continue
         r = read.shifted(later[i])
-        X = _power(d, T, mul, K, budget, r.shifted(_Reader.top(acc)) if acc is not None else r)
+        X = _power(d, T, mul, K, budget, r.shifted(_Reader.top(acc)) if acc is not None else r, four)
         if acc is not None:
             acc, X = r.cut(acc, r.need - r.top(X)), r.cut(X, r.need - r.top(acc))
             X = mul(acc, X, K, budget)

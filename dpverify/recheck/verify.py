@@ -164,8 +164,9 @@ def register(quantity: str, explain: "str | None" = None) -> Callable[[Rechecker
     return deco
 
 
-#: modules of this package that hold the acceptance rule, not re-checkers
-_CORE_MODULES = frozenset({"verify", "relations", "kinds", "core", "limits"})
+#: modules of this package that hold the acceptance rule, not re-checkers, and the Fourier
+#: kernel (registers nothing; :mod:`.pld` imports it, and numpy, on the first power that may use it)
+_CORE_MODULES = frozenset({"verify", "relations", "kinds", "core", "limits", "fourier"})
 
 
 def _load_recheckers() -> None:

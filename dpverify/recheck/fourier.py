@@ -1,0 +1,633 @@
+"""The second route's certified Fourier power: D^{*a} of a discretised pair in binary64 with a
+proven error bound, rounded outward to the same integer units as the exact products of
+:mod:`.pld` (upper masses and Q-masses up, P-masses of the lower pair down).
+
+Its own implementation of the mathematics the producer uses (nothing from the arb side):
+twiddle errors and every bound on MPFR through gmpy2 with directed rounding, or exact
+integers; the butterflies are numpy element-wise ufuncs, one IEEE binary64 operation each
+(numpy's ufuncs do not fuse a multiply and an add), in a radix-2 loop written here.
+
+Let c be the integer masses of one step's vector (units 2^-K, indices 0..n-1) and x its
+doubles, rounded up (upper pair, Q) or down (P); y = x^{*a}, Y = (c 2^-K)^{*a}.
+
+1. **Inputs.** x_i = c_i 2^-K with c_i rounded to 53 bits by MPFR in the needed direction
+   (exact: the scaling by 2^-K keeps a normal double for K <= :data:`MAX_K`). Convolution of
+   nonnegative vectors is monotone, so y >= Y (up) or y <= Y (down) coefficientwise.
+
+2. **Transform error** (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
+   Lemma 3.5 and the argument of Thm 24.2 kept componentwise). A butterfly computes
+   fl(a +- fl(w^ b)), |w^ - w| <= mu (:func:`_twiddles`, a bound in complex modulus), the complex product by the standard
+   formula: |fl(w^ b) - w^ b| <= sqrt2 gamma_2 |w^| |b|, gamma_2 = 2u / (1 - 2u), u = 2^-53;
+   each real component of the sum is rounded once (relative u). So an output is within
+   eta (|a| + |b|) of the exact butterfly of its computed inputs, with
+   eta = mu + sqrt2 gamma_2 (1 + mu) + u (1 + mu)(1 + sqrt2 gamma_2). Stage k is a matrix A_k
+   of modulus-1 entries, and |v_k - A_k v_(k-1)| <= eta |A_k| |v_(k-1)| gives, by induction,
+   |v_L - F x| <= ((1 + eta)^L - 1) |A_L| ... |A_1| |x|; in the radix-2 transform each input
+   reaches each output along exactly one path, so that product is the all-ones matrix: every
+   coefficient is within e = ((1 + eta)^L - 1) ||x||_1 of the exact DFT (N = 2^L).
+
+3. **Power.** p_f = z^_f^a by binary powering, each complex product of relative error
+   nu = sqrt2 gamma_2: |p_f - z^_f^a| <= ((1 + nu)^c - 1) |z^_f|^a with c the chain's product
+   count (c -> 2c + 1 per squaring, c1 + c2 + 1 per product); and |z^_f^a - z_f^a| <=
+   (|z^_f| + e)^a - |z^_f|^a (telescoping). Both bounds rise with |z^_f|, so they are summed
+   over frequencies by counting r2 = fl(|z^_f|^2) in bins (exact comparisons of doubles),
+   each bin evaluated at its upper edge: |z^_f|^2 <= (r2 + 2^-1000)(1 + 3u) (two roundings,
+   an underflow of the squares at most 2^-1000). S1 >= sum_f |p_f|, SE >= sum_f |p_f - z_f^a|.
+
+4. **Inverse.** IDFT(p) = conj(DFT(conj p)) / N (conjugation and the division by 2^L exact but
+   for underflow), so every output is within Err = [((1 + eta)^L - 1) S1 + SE] / N (+ an
+   underflow term, :data:`_UF`) of the circular convolution y_c[r] = sum_j y[r + j N]; its real
+   part is taken (y is real, so that only helps).
+
+5. **Window.** The outputs are read on N consecutive composed indices [W, W + N). As y >= 0,
+   y_c >= y there (circular wrap only adds). Mass of Y outside the window is bounded by
+   Chernoff: for lambda > 0, sum_(k >= t) Y_k <= e^(-lambda t) M(lambda)^a and
+   sum_(k <= t) Y_k <= e^(lambda t) M(-lambda)^a, M(lambda) = 2^-K sum_i c_i e^(lambda i),
+   all in MPFR rounded up; floats only choose lambda and the window. When the whole support
+   a (n - 1) + 1 fits in N there is no wrap and no outside mass.
+
+Outputs (integers in units 2^-K, E = ceil(2^K Err)):
+
+* upper pair: ceil(2^K y_c) + E >= 2^K y >= 2^K Y on the window, the mass below it added at
+  its first index (mass moved to a larger loss only raises the curve), the mass above it
+  moved to +inf; +inf: ceil(2^K (1 - (1 - alpha)^a)) exactly (alpha = inf / 2^K; the composed
+  mechanism's +inf mass is 1 - (1 - alpha_true)^a <= that, and its finite part <= Y).
+* lower pair: P = max(0, floor(2^K y_c) - E) <= 2^K (Y + wrap), Q >= the composed Q on the
+  window's classes (6) (the classes outside are dropped: each only loses its
+  (P - e^eps Q)+ >= 0); the wrapped-in P-mass is at most the P-mass outside the window,
+  returned as ``deficit`` D: sum over any set S of classes of (P - e^eps Q) is at least the
+  same sum of the returned pair minus D, so the caller subtracts D once (:mod:`.pld`);
+  +inf: floor(2^K (1 - (1 - alpha)^a)) exactly.
+
+6. **Tilted Q.** Q-masses count e^eps times in delta, so an absolute float error in Q would
+   cost e^eps more than in P. The Q vector is transformed tilted instead: x~_i >= Q_i 2^-K
+   e^(h (off + i + c)) (h = 2^-m the grid; c = b // 2 for a vector that composes b steps: its
+   class i holds losses in [(off + i) h, (off + i + b) h], so x~ is about P's size, Q ~ e^-loss
+   P). Tilting by the character e^(h j) commutes with convolution, for any c: (x~)^{*a}_k =
+   e^(h (a off + k + a c)) (x)^{*a}_k, so the composed Q at class k is at most
+   e^(-h (a off + k + a c)) (y~_c[k] + Err~) with Err~ the bound of 4 for x~ (circular wrap only
+   adds); in delta it counts e^(eps - loss) Err~ <= Err~ on the classes above eps, where
+   (P - e^eps Q)+ is not 0. The factors e^(+-h j) are doubles >= the true
+   value: two tables of MPFR exponentials rounded up to 53 bits (of exponents j 2^-m formed
+   exactly from the integer j, :func:`_exp_up`), their float product and a
+   float product by 1 + 2^-50 (each rounding to nearest loses at most a factor 1 - u of a
+   positive normal value, and (1 - u)^2 (1 + 8u) >= 1); every later float product that must
+   stay above its exact value is followed by the same factor ((1 - u)^4 (1 + 8u) >= 1 covers a
+   chain of three more roundings). Losses are kept within +-:data:`_TILT_CAP` so that every
+   value stays a normal double.
+
+Every choice here (window, lambda, bins, whether to decline) is made from the inputs alone by
+IEEE basic operations (correctly rounded, to nearest: checked, :func:`round_to_nearest`),
+math.fsum and MPFR, never by numpy's or libm's exp / log (their last bits differ between
+CPUs): the same inputs take the same path, and give the same integers, on every machine
+(no clock).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import gmpy2
+import numpy as np
+from gmpy2 import mpfr, mpz
+
+__all__ = ["Declined", "fourier_upper", "fourier_lower", "MAX_N", "MAX_K"]
+
+#: largest transform (memory: about ten arrays of N doubles)
+MAX_N = 1 << 21
+#: largest unit exponent: every nonzero mass c 2^-K stays a normal double, and 2^K Err's
+#: underflow term (2^-900) stays far below one unit
+MAX_K = 800
+_PREC = 128
+#: per output, above every underflow contribution: an operation whose result is below 2^-1022
+#: errs by at most 2^-1022 (flush to zero) or 2^-1075 (gradual underflow); at most
+#: 2^21 * 64 operations feed one output (and the division by N of a subnormal loses < 2^-1074)
+_UF_BITS = 900
+
+_UP = gmpy2.context(precision=_PREC, round=gmpy2.RoundUp)
+_DN = gmpy2.context(precision=_PREC, round=gmpy2.RoundDown)
+_NEAR = gmpy2.context(precision=_PREC, round=gmpy2.RoundToNearest)
+_UP53 = gmpy2.context(precision=53, round=gmpy2.RoundUp)
+_U = mpfr(2) ** -53
+
+
+class Declined(Exception):
+    """The Fourier power cannot certify within the allowance; the caller uses the exact
+    products. ``factor``: how many times too large the bound was (None: no smaller power helps)."""
+
+    def __init__(self, why: str, factor: Optional[float] = None) -> None:
+        super().__init__(why)
+        self.factor = factor
+
+
+def round_to_nearest() -> bool:
+    """Whether numpy's binary64 operations round to nearest in this process (the error bounds
+    assume it): 1 + 0.75 ulp rounds to 1 + ulp only to nearest or upward, -1 - 0.75 ulp to
+    -1 - ulp only to nearest or downward, so both hold only for round to nearest."""
+    one = np.array([1.0, -1.0])
+    d = np.array([0.75 * 2.0 ** -52, -0.75 * 2.0 ** -52])
+    s = one + d
+    return bool(s[0] == 1.0 + 2.0 ** -52 and s[1] == -1.0 - 2.0 ** -52)
+
+
+def _up(x) -> mpfr:
+    return _UP.plus(x)
+
+
+def _gamma_nu() -> mpfr:
+    """nu = sqrt2 gamma_2 rounded up (Higham Lemma 3.5)."""
+    g2 = _UP.div(_UP.mul(2, _U), _DN.sub(1, _UP.mul(2, _U)))
+    return _UP.mul(_UP.sqrt(2), g2)
+
+
+def _table(n: int, N: int) -> tuple[np.ndarray, np.ndarray, mpfr]:
+    """cos, sin of 2 pi k / N for k < n as doubles and mu >= |w^_k - w_k| over k < n, the
+    error of the complex entry w^_k = cos^ + i sin^ in modulus (MPFR upper end). The angle is
+    enclosed in [x_lo, x_hi] (pi rounded each way); cos and sin are 1-Lipschitz, so each value
+    lies within x_hi - x_lo of f(x_lo), itself enclosed by MPFR's correctly rounded f in both
+    directions; the double is the nearest one to the midpoint and its error e_f the larger
+    distance to the enclosure's ends (rounded up). The modulus error is sqrt(e_cos^2 + e_sin^2)
+    rounded up (up to sqrt2 times one component's error: the componentwise bound alone is not
+    one of |w^ - w|)."""
+    c = np.empty(n)
+    s = np.empty(n)
+    worst = mpfr(0)
+    pi_lo, pi_hi = _DN.const_pi(), _UP.const_pi()
+    for k in range(n):
+        x_lo = _DN.div(_DN.mul(pi_lo, 2 * k), N)
+        x_hi = _UP.div(_UP.mul(pi_hi, 2 * k), N)
+        w = _UP.sub(x_hi, x_lo)
+        sq = mpfr(0)
+        for f_dn, f_up, out in ((_DN.cos(x_lo), _UP.cos(x_lo), c), (_DN.sin(x_lo), _UP.sin(x_lo), s)):
+            lo, hi = _DN.sub(f_dn, w), _UP.add(f_up, w)
+            d = float(_NEAR.div(_NEAR.add(lo, hi), 2))
+            out[k] = d
+            err = max(_UP.sub(hi, d), _UP.sub(d, lo))
+            sq = _UP.add(sq, _UP.mul(err, err))
+        err = _UP.sqrt(sq)
+        if err > worst:
+            worst = err
+    return c, s, worst
+
+
+_TW: dict[int, tuple[np.ndarray, np.ndarray, mpfr]] = {}
+
+
+def _twiddles(N: int) -> tuple[np.ndarray, np.ndarray, mpfr]:
+    """cos, sin of 2 pi k / N for k < N / 2 and mu >= |w^_k - w_k| over all k: entry
+    k = k_h B + k_l is the binary64 product (standard formula) of two table entries of about
+    sqrt(N / 2) each (:func:`_table`), so mu = mu_h (1 + mu_l) + mu_l + nu (1 + mu_h)(1 + mu_l)
+    (Higham Lemma 3.5 for the product). Cached by N: the same N always gives the same table."""
+    hit = _TW.get(N)
+    if hit is not None:
+        return hit
+    half = max(1, N // 2)
+    B = 1 << (((half - 1).bit_length() + 1) // 2)
+    if B == 1:
+        out = _table(half, N)
+    else:
+        ch, sh, mh = _table((half + B - 1) // B, N // B)
+        cl, sl, ml = _table(B, N)
+        c = (np.outer(ch, cl) - np.outer(sh, sl)).ravel()[:half]
+        s = (np.outer(sh, cl) + np.outer(ch, sl)).ravel()[:half]
+        mu = _UP.add(_UP.add(_UP.mul(mh, _UP.add(1, ml)), ml),
+                     _UP.mul(_gamma_nu(), _UP.mul(_UP.add(1, mh), _UP.add(1, ml))))
+        out = (c, s, mu)
+    if len(_TW) >= 4:
+        _TW.pop(next(iter(_TW)))
+    _TW[N] = out
+    return out
+
+
+def _bitrev(L: int) -> np.ndarray:
+    r = np.zeros(1, dtype=np.int64)
+    for _ in range(L):
+        r = np.concatenate([2 * r, 2 * r + 1])
+    return r
+
+
+def fft(re: np.ndarray, im: np.ndarray, table: "tuple | None" = None) -> tuple[np.ndarray, np.ndarray, mpfr]:
+    """sum_i x_i e^(-2 pi i k i / N) by radix-2 decimation in time (module docstring 2):
+    (re, im, mu). ``table``: (cos, sin, mu) in place of :func:`_twiddles` (tests only)."""
+    N = re.size
+    L = N.bit_length() - 1
+    cos, sin, mu = _twiddles(N) if table is None else table
+    perm = _bitrev(L)
+    xr = np.ascontiguousarray(re[perm], dtype=np.float64)
+    xi = np.ascontiguousarray(im[perm], dtype=np.float64)
+    for s in range(1, L + 1):
+        half = 1 << (s - 1)
+        stride = N >> s
+        wr = cos[::stride][:half]
+        wi = -sin[::stride][:half]  # w = e^(-2 pi i j / 2^s); negation exact
+        R = xr.reshape(-1, 2 * half)
+        I_ = xi.reshape(-1, 2 * half)
+        ar, ai, br, bi = R[:, :half], I_[:, :half], R[:, half:], I_[:, half:]
+        tr = wr * br - wi * bi  # three IEEE operations per component, no fusion
+        ti = wr * bi + wi * br
+        np.subtract(ar, tr, out=br)
+        np.subtract(ai, ti, out=bi)
+        ar += tr
+        ai += ti
+    return xr, xi, mu
+
+
+def _eta(mu: mpfr) -> mpfr:
+    nu = _gamma_nu()
+    return _UP.add(_UP.add(mu, _UP.mul(nu, _UP.add(1, mu))), _UP.mul(_UP.mul(_U, _UP.add(1, mu)), _UP.add(1, nu)))
+
+
+def growth(mu: mpfr, L: int) -> mpfr:
+    """(1 + eta)^L - 1 rounded up (module docstring 2)."""
+    return _UP.sub(_UP.pow(_UP.add(1, _eta(mu)), L), 1)
+
+
+def _pow(re: np.ndarray, im: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """z^a element-wise by binary powering, standard complex products; the chain count c."""
+    rr = ri = None
+    rc = 0
+    br, bi, bc = re, im, 0
+    while True:
+        if a & 1:
+            if rr is None:
+                rr, ri, rc = br, bi, bc
+            else:
+                rr, ri = rr * br - ri * bi, rr * bi + ri * br
+                rc = rc + bc + 1
+        a >>= 1
+        if not a:
+            break
+        br, bi = br * br - bi * bi, 2.0 * (br * bi)  # 2 x exact
+        bc = 2 * bc + 1
+    assert rr is not None and ri is not None
+    return rr, ri, rc
+
+
+def _bins(r2: np.ndarray, a: int) -> tuple[list, list]:
+    """Edges e_0 = max > e_1 > ... (doubles; floats choose them) and counts: bin j < J holds
+    the values in (e_(j+1), e_j], the last bin those <= e_J (exact comparisons)."""
+    srt = np.sort(r2)
+    top = float(srt[-1])
+    if not top > 0:
+        return [0.0], [r2.size]
+    edges = [top]
+    j = 1.0
+    while j <= 4400:
+        e = float(_NEAR.mul(top, _NEAR.exp2(-j / (2.0 * a))))  # MPFR: the same edge on any machine
+        if not e > 0:
+            break
+        if e < edges[-1]:
+            edges.append(e)
+        j = j + 0.25 if j < 16 else j * 1.25
+    le = np.searchsorted(srt, np.array(edges), side="right")
+    counts = [int(le[i] - le[i + 1]) for i in range(len(edges) - 1)] + [int(le[-1])]
+    return edges, counts
+
+
+def power_bounds(r2: np.ndarray, a: int, e: mpfr, c: int) -> tuple[mpfr, mpfr]:
+    """(S1, SE) of module docstring 3, given r2 = fl(|z^_f|^2) of every frequency, the
+    transform error e and the chain count c (MPFR, rounded up)."""
+    edges, counts = _bins(r2, a)
+    nu = _gamma_nu()
+    g_up = _UP.pow(_UP.add(1, nu), c)
+    g1 = _UP.sub(g_up, 1)
+    slack = _UP.add(1, _UP.mul(3, _U))
+    tiny = mpfr(2) ** -1000
+    S1 = mpfr(0)
+    SE = mpfr(0)
+    for edge, n in zip(edges, counts):
+        if n == 0:
+            continue
+        r = _UP.sqrt(_UP.mul(_UP.add(edge, tiny), slack))
+        ra_up, ra_dn = _UP.pow(r, a), _DN.pow(r, a)
+        S1 = _UP.add(S1, _UP.mul(n, _UP.mul(g_up, ra_up)))
+        term = _UP.add(_UP.mul(g1, ra_up), _UP.sub(_UP.pow(_UP.add(r, e), a), ra_dn))
+        SE = _UP.add(SE, _UP.mul(n, term))
+    base = _UP.add(_UP.sqrt(_UP.mul(_UP.add(edges[0], tiny), slack)), e)
+    grow_uf = _UP.pow(base, c + 1) if base > 1 else mpfr(1)
+    uf = _UP.mul(_UP.mul(r2.size * (c + 1), mpfr(2) ** -_UF_BITS), grow_uf)
+    return _UP.add(S1, uf), _UP.add(SE, uf)
+
+
+def _floats(c: list, K: int, up: bool) -> np.ndarray:
+    """c_i 2^-K as doubles, c_i rounded to 53 bits by MPFR toward +inf (``up``) or -inf. The
+    rounding is a division by 1 in the directed context: ``ctx.plus`` of an mpz returns the mpz
+    itself, and float() of that rounds to nearest (revfft2 G1: 2^60 + 1 came out below itself)."""
+    ctx = gmpy2.context(precision=53, round=gmpy2.RoundUp if up else gmpy2.RoundDown)
+    f = np.array([float(ctx.div(mpz(v), 1)) if v else 0.0 for v in c], dtype=np.float64)
+    return np.ldexp(f, -K)
+
+
+def _l1_up(c: list, K: int, up: bool) -> mpfr:
+    """An upper bound of ||x||_1 for x = :func:`_floats` (c, K, up), from the exact integers:
+    rounding to 53 bits toward +inf multiplies by less than 1 + 2^-52, toward -inf by at most 1."""
+    s = _UP.mul(mpz(sum(c)), mpfr(2) ** -K)
+    return _UP.mul(s, _UP.add(1, mpfr(2) ** -52)) if up else s
+
+
+def _chernoff(c: list, K: int, a: int, t: int, above: bool, lam: float) -> mpfr:
+    """An upper bound of the mass of (c 2^-K)^{*a} at composed indices >= t (``above``) or
+    <= t (module docstring 5), lambda a dyadic near ``lam``; MPFR rounded up throughout."""
+    lq = mpfr(round(lam * 2 ** 24)) / 2 ** 24  # exact dyadic
+    if not lq > 0:
+        raise Declined("no usable Chernoff parameter")
+    E = _UP.exp(lq if above else -lq)
+    M = mpfr(0)
+    for v in reversed(c):  # Horner: every term >= 0, each operation rounded up
+        M = _UP.add(_UP.mul(M, E), v)
+    M = _UP.mul(M, mpfr(2) ** -K)
+    if not M > 0:
+        return mpfr(0)
+    lt = _DN.mul(lq, t) if above else _UP.mul(lq, t)  # lambda t, in the direction that raises the bound
+    return _UP.exp(_UP.sub(_UP.mul(a, _UP.log(M)), lt) if above else _UP.add(_UP.mul(a, _UP.log(M)), lt))
+
+
+# The choices below (window, lambda, bins, declines) are made by floats, and each is followed
+# by a proof, so they only decide tightness and speed; they are made from IEEE basic operations
+# (+ - * / and exact ldexp / frexp / rint, correctly rounded on every machine, one numpy ufunc
+# each, never fused), math.fsum and MPFR (correctly rounded), never numpy's or libm's exp / log,
+# whose last bits differ between CPUs (numpy's AVX512 kernels against libm; revfft F4).
+
+_LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of ln 2: k ln2_hi exact for |k| < 2^11
+_LN2_LO = 1.90821492927058770002e-10
+#: 64 lambdas from 10^-7 to 50 in geometric steps, by MPFR (one fixed list on every machine)
+_LAMBDAS = [float(_NEAR.exp(_NEAR.add(_NEAR.log(mpfr("1e-7")),
+                                      _NEAR.mul(_NEAR.div(k, 63), _NEAR.log(_NEAR.div(mpfr(50), mpfr("1e-7")))))))
+            for k in range(64)]
+
+
+#: 2^(j/64), j < 64, and ln2 / 64 split so that k times its high part is exact for |k| < 2^21
+_EXP2_64 = np.array([float(_NEAR.exp2(_NEAR.div(j, 64))) for j in range(64)])
+_L64_HI = float(gmpy2.context(precision=32).div(_NEAR.const_log2(), 64))
+_L64_LO = float(_NEAR.sub(_NEAR.div(_NEAR.const_log2(), 64), _L64_HI))
+_INV_L64 = float(_NEAR.div(64, _NEAR.const_log2()))
+
+
+def _exp_det(v: np.ndarray) -> np.ndarray:
+    """e^v for v <= 0 (to about 1e-13 relative, enough for a choice; 0 below -745) by basic
+    operations only: v = (64 q + j) ln2 / 64 + r, |r| <= ln2 / 128, e^v = 2^q 2^(j/64) e^r, e^r by
+    its Taylor polynomial to r^4 (remainder < 5e-14)."""
+    vc = np.maximum(v, -746.0)
+    kf = np.rint(vc * _INV_L64)
+    r = (vc - kf * _L64_HI) - kf * _L64_LO
+    p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24))))
+    k = kf.astype(np.int64)
+    return np.where(v < -745.0, 0.0, np.ldexp(_EXP2_64[k & 63] * p, k >> 6))
+
+
+def _log_det(x: np.ndarray) -> np.ndarray:
+    """log x for positive normal doubles (to about 1e-15 relative) by basic operations only:
+    x = f 2^e, f in [sqrt(1/2), sqrt2), log f = 2 atanh(s), s = (f - 1)/(f + 1), |s| < 0.172,
+    by its series to s^41 (remainder < 1e-30)."""
+    f, e = np.frexp(x)
+    small = f < 0.7071067811865476
+    f = np.where(small, f * 2.0, f)
+    e = (e - small).astype(np.float64)
+    s = (f - 1.0) / (f + 1.0)
+    s2 = s * s
+    p = np.full(x.shape, 1.0 / 41)
+    for i in range(39, 0, -2):
+        p = p * s2 + 1.0 / i
+    out: np.ndarray = e * _LN2_HI + (e * _LN2_LO + 2.0 * s * p)
+    return out
+
+
+def _log_sum(e: np.ndarray) -> float:
+    """log sum e_i for doubles in [0, 1], one of them 1: each e_i 2^s truncated to an integer,
+    s = 62 - bits(n) (the sum stays below 2^62), summed exactly in int64, its log by MPFR
+    (relative error of the sum below n 2^-s <= 2^-20)."""
+    sh = 62 - e.size.bit_length()
+    total = int(np.ldexp(e, sh).astype(np.int64).sum())
+    return float(_NEAR.sub(_NEAR.log(total), _NEAR.mul(sh, _NEAR.const_log2())))
+
+
+def _tail_point(x: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
+    """Floats only: the composed index t and lambda whose Chernoff bound of the mass beyond t is
+    about e^log_target, the best over a geometric scan of lambda."""
+    idx = np.arange(x.size, dtype=np.float64)
+    logx = np.where(x > 0, _log_det(np.where(x > 0, x, 1.0)), -np.inf)
+    sgn = 1.0 if above else -1.0
+    best = None
+    for lam in _LAMBDAS:
+        z = logx + sgn * lam * idx
+        zm = float(z.max())
+        logM = zm + _log_sum(_exp_det(z - zm))
+        r = (a * logM - log_target) / lam  # sgn * t at which the bound reaches the target
+        t = math.ceil(r) if above else -math.ceil(r)
+        key = t if above else -t
+        if best is None or key < best[0]:
+            best = (key, t, float(lam))
+    assert best is not None
+    return best[1], best[2]
+
+
+def _window(c: list, x: np.ndarray, K: int, a: int, allowance: int) -> tuple[int, int, mpfr, mpfr]:
+    """(N, W, lo_m, hi_m): transform length, first composed index of the window, and proven
+    bounds of the mass of (c 2^-K)^{*a} below and above it (module docstring 5)."""
+    n = len(c)
+    full = a * (n - 1) + 1
+    whole = max(2, 1 << (full - 1).bit_length())
+    target = _scaled(max(allowance, 1), K + 4)
+    log_target = float(_NEAR.log(target))
+    t_hi, lam_hi = _tail_point(x, a, log_target, True)
+    t_lo, lam_lo = _tail_point(x, a, log_target, False)
+    if t_lo < 0 and t_hi >= full:
+        return whole, 0, mpfr(0), mpfr(0)
+    t_lo, t_hi = max(t_lo, -1), min(t_hi, full)
+    N = max(2, 1 << (t_hi - t_lo - 1).bit_length(), 1 << (n - 1).bit_length())
+    if N >= full:
+        return whole, 0, mpfr(0), mpfr(0)
+    W = max(0, min(full - N, t_lo + 1 - (N - (t_hi - t_lo - 1)) // 2))
+    hi_m = _chernoff(c, K, a, W + N, True, lam_hi) if W + N < full else mpfr(0)
+    lo_m = _chernoff(c, K, a, W - 1, False, lam_lo) if W > 0 else mpfr(0)
+    return N, W, lo_m, hi_m
+
+
+def _ints(v: np.ndarray, K: int, up: bool) -> list:
+    """ceil(2^K v) (``up``) or floor(2^K v) as integers: the scaling by 2^K is exact, and so
+    are ceil / floor of a double and its conversion to an integer."""
+    s = np.ldexp(v, K)
+    s = np.ceil(s) if up else np.floor(s)
+    return [int(t) for t in s.tolist()]
+
+
+def _inf_power(inf: int, K: int, a: int, up: bool) -> int:
+    """2^K (1 - (1 - inf / 2^K)^a) rounded up or down, in exact integers (it rises with inf)."""
+    if inf <= 0:
+        return 0
+    one = 1 << K
+    num = (one ** a - (one - min(inf, one)) ** a)
+    sh = K * (a - 1)
+    return -((-num) >> sh) if up else num >> sh
+
+
+def _cap(allowance: int, K: int) -> int:
+    """The allowance, at most 2^1000 times the unit mass 2^K: it only decides whether to
+    decline, so a smaller one is as sound, and 2^-K times it stays a finite double (an
+    allowance past 2^1024 raised OverflowError in the float choices, not Declined). The cap
+    stays far above any error a tilted Q (masses up to e^200 a step) can meet."""
+    return min(allowance, 1 << (K + 1000))
+
+
+def _scaled(v: int, k: int) -> float:
+    """v 2^-k as a double (MPFR, correctly rounded: no conversion of a large v to float)."""
+    return float(_NEAR.mul(v, mpfr(2) ** -k))
+
+
+def _check(K: int, a: int, c: list) -> None:
+    if K > MAX_K:
+        raise Declined("mass unit below the binary64 range")
+    if a < 2 or not c or not any(c):
+        raise Declined("nothing to power")
+    if not round_to_nearest():
+        raise Declined("binary64 arithmetic does not round to nearest in this process")
+
+
+def _transform_power(x: np.ndarray, N: int, a: int, mass: mpfr) -> tuple[np.ndarray, mpfr]:
+    """The circular a-fold convolution of x padded to N (doubles) and Err (module 2-4)."""
+    pad = np.zeros(N)
+    pad[: x.size] = x
+    zr, zi, mu = fft(pad, np.zeros(N))
+    L = N.bit_length() - 1
+    grow = growth(mu, L)
+    e = _UP.add(_UP.mul(grow, mass), mpfr(2) ** -_UF_BITS)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        pr, pi, c = _pow(zr, zi, a)
+        if not (np.all(np.isfinite(pr)) and np.all(np.isfinite(pi))):
+            raise Declined("power out of range")
+        r2 = zr * zr + zi * zi
+    S1, SE = power_bounds(r2, a, e, c)
+    yr, _, _ = fft(pr, -pi)
+    err = _UP.add(_UP.div(_UP.add(_UP.mul(grow, S1), SE), N), _UP.mul(2, mpfr(2) ** -_UF_BITS))
+    return yr / N, err
+
+
+def _spent(N: int, err: mpfr, outside: mpfr, K: int, allowance: int) -> None:
+    """Declines (with the factor) when N Err + the outside mass exceeds allowance 2^-K."""
+    spent = _UP.add(_UP.mul(N, err), outside)
+    limit = _DN.mul(allowance, mpfr(2) ** -K)
+    if not spent <= limit:
+        ratio = float(spent) / max(float(limit), 1e-300)
+        raise Declined("the float error bound exceeds the allowance", ratio if math.isfinite(ratio) else None)
+
+
+def _floor_check(x: np.ndarray, N: int, a: int, K: int, allowance: int) -> None:
+    """Floats only: the inverse transform alone errs by about L eta mass^a in all; a power whose
+    allowance is below that is the exact products' job (no smaller power lowers it)."""
+    mass = math.fsum(x.tolist())
+    L = max(1, N.bit_length() - 1)
+    floor = L * 12 * 2.0 ** -53 * (float(_NEAR.exp(min(700.0, a * float(_NEAR.log(mass))))) if mass > 0 else 0.0)
+    if floor > _scaled(allowance, K + 1):
+        raise Declined("the allowance is below the binary64 error floor")
+
+
+def _window_values(y: np.ndarray, N: int, W: int) -> np.ndarray:
+    return y[np.arange(W, W + N) % N]
+
+
+def fourier_upper(d: tuple, a: int, K: int, allowance: int) -> tuple:
+    """(off, masses, inf)^{*a} of an upper pair (integers in units 2^-K) as an upper pair of
+    the same kind (module docstring), or Declined when the proven error plus the mass outside
+    the window exceeds ``allowance`` units."""
+    off, c, inf = d
+    _check(K, a, c)
+    allowance = _cap(allowance, K)
+    x = _floats(c, K, True)
+    N, W, lo_m, hi_m = _window(c, x, K, a, allowance)
+    if N > MAX_N:
+        raise Declined("transform longer than the memory budget")
+    _floor_check(x, N, a, K, allowance)
+    y, err = _transform_power(x, N, a, _l1_up(c, K, True))
+    _spent(N, err, _UP.add(lo_m, hi_m), K, allowance)
+    E = int(_UP.ceil(_UP.mul(err, mpfr(2) ** K)))
+    out = [max(0, v + E) for v in _ints(_window_values(y, N, W), K, True)]
+    out[0] += int(_UP.ceil(_UP.mul(lo_m, mpfr(2) ** K)))
+    inf_out = _inf_power(inf, K, a, True) + int(_UP.ceil(_UP.mul(hi_m, mpfr(2) ** K)))
+    return (a * off + W, out, inf_out)
+
+
+#: largest |loss| of an output tilt factor e^(+-loss) (module docstring 6): e^600 < 2^866, so a
+#: mass below 2^803 units times it stays finite; the inputs' losses stay within _TILT_IN_CAP and
+#: their unit within 2^-_TILT_MAX_K, so that 2^-700 e^-200 > 2^-989 stays a normal double
+_TILT_CAP = 600
+_TILT_IN_CAP = 200
+_TILT_MAX_K = 700
+_UP8 = 1.0 + 2.0 ** -50  # 1 + 8u, exact
+
+
+def _exp_up(j: int, m: int) -> float:
+    """A double >= e^(j 2^-m): the exponent j / 2^m is formed at the precision of j's bits (so
+    exactly; rounded up were it not), its exponential rounded up to 53 bits. A conversion of j
+    at the default 53 bits would round it for |j| > 2^53 (a grid 2^-60 at losses of tens),
+    either way, and could leave the factor below the truth."""
+    ctx = gmpy2.context(precision=max(53, abs(j).bit_length() + 1), round=gmpy2.RoundUp)
+    return float(_UP53.exp(ctx.div(mpz(j), mpz(1) << m)))
+
+
+def _exp_table(j0: int, count: int, m: int, sign: int) -> np.ndarray:
+    """Doubles g_t >= e^(sign (j0 + t) 2^-m) for t < count (module docstring 6)."""
+    B = 1 << (((max(count, 2) - 1).bit_length() + 1) // 2)
+    hi = np.array([_exp_up(sign * (j0 + k * B), m) for k in range((count + B - 1) // B)])
+    lo = np.array([_exp_up(sign * t, m) for t in range(B)])
+    return np.outer(hi, lo).ravel()[:count] * _UP8
+
+
+def _tilt_ok(j0: int, count: int, m: int, cap: int) -> bool:
+    return max(abs(j0), abs(j0 + count)) <= cap << m
+
+
+def _sum_up(x: np.ndarray) -> mpfr:
+    """sum x_i (doubles >= 0) rounded up (MPFR, each addition rounded up)."""
+    s = mpfr(0)
+    for v in x.tolist():
+        s = _UP.add(s, v)
+    return s
+
+
+def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) -> tuple[tuple, int]:
+    """((off, P, Q, inf), deficit): (off, P, Q, inf)^{*a} of a lower pair on the grid 2^-m that
+    composes b steps, as a lower pair of the same kind on the window's classes, and D >= the
+    P-mass wrapped into it (module docstring), Q through its tilt (6; any b is sound, the right
+    one keeps the bound tight), or Declined as :func:`fourier_upper`."""
+    off, P, Q, inf = d
+    _check(K, a, P)
+    allowance = _cap(allowance, K)
+    if len(Q) != len(P):
+        raise Declined("P and Q of different lengths")
+    n = len(P)
+    c = b // 2
+    if K > _TILT_MAX_K or not _tilt_ok(off + c, n, m, _TILT_IN_CAP):
+        raise Declined("a step's losses beyond the tilt's range")
+    xP = _floats(P, K, False)
+    xQ = _floats(Q, K, True) * _exp_table(off + c, n, m, 1) * _UP8  # two roundings: (1-u)^2 (1+8u) >= 1
+    if not np.all(np.isfinite(xQ)):
+        raise Declined("tilted masses out of range")
+    N, W, lo_m, hi_m = _window(P, xP, K, a, allowance)
+    if N > MAX_N:
+        raise Declined("transform longer than the memory budget")
+    j0 = a * (off + c) + W
+    if not _tilt_ok(j0, N, m, _TILT_CAP):
+        raise Declined("composed losses beyond the tilt's range")
+    _floor_check(xP, N, a, K, allowance)
+    _floor_check(xQ, N, a, K, allowance)
+    yP, eP = _transform_power(xP, N, a, _l1_up(P, K, False))
+    outside = _UP.add(lo_m, hi_m)
+    _spent(N, eP, outside, K, allowance)
+    yQ, eQ = _transform_power(xQ, N, a, _sum_up(xQ))
+    _spent(N, eQ, mpfr(0), K, allowance)
+    EP = int(_UP.ceil(_UP.mul(eP, mpfr(2) ** K)))
+    EQ = float(_UP53.div(_UP.ceil(_UP.mul(eQ, mpfr(2) ** K)), 1))  # ceil gives an mpz: div rounds it up (G1)
+    Pn = [max(0, v - EP) for v in _ints(_window_values(yP, N, W), K, False)]
+    # t_k = fl(2^K y~ + E) (2^K y~ exact), then fl(fl(t_k g_k) (1 + 8u)) >= t_k g_k; a t_k <= 0
+    # bounds a tilted mass <= 0 (a sum rounds to a result of the exact one's sign, and a
+    # subnormal sum is exact), whose class has Q = 0; a positive one keeps at least one unit
+    # (its product might underflow to 0)
+    t = np.ldexp(_window_values(yQ, N, W), K) + EQ
+    with np.errstate(over="ignore", under="ignore"):
+        q = (np.maximum(t, 0.0) * _exp_table(j0, N, m, -1)) * _UP8
+    if not np.all(np.isfinite(q)):
+        raise Declined("untilted masses out of range")
+    Qn = [int(v) for v in np.where(t > 0, np.maximum(np.ceil(q), 1.0), 0.0).tolist()]
+    deficit = int(_UP.ceil(_UP.mul(outside, mpfr(2) ** K)))
+    return (a * off + W, Pn, Qn, _inf_power(inf, K, a, False)), deficit
