@@ -254,7 +254,7 @@ class Arith:
         """Phi(x) for |x| >= TAYLOR_TO to absolute accuracy about 2^-prec (:meth:`ncdf_abs`), t = |x|.
         Q(t) <= phi(t) / t < 2^-s with s = floor(0.7213 t^2) (log2(e) / 2 = 0.72135..., t sqrt(2 pi) > 1):
 
-        * s >= prec + 2: Q(t) in [0, 2^-s], already that accurate;
+        * s >= prec + 2: Q(t) in [0, 2^-(prec+2)], already that accurate;
         * t < TAYLOR_ABS_TO: the Taylor anchors (:meth:`_taylor_q`, absolute 2^-(prec+2) for every t:
           its remainder bound holds at any anchor, and far anchors need few terms);
         * beyond: Q = phi M, the Mills ratio at prec - s + 8 bits (relative 2^-(prec - s + 2) is
@@ -268,7 +268,9 @@ class Arith:
         t = dn.minus(x) if x < 0 else x
         s = int(dn.mul(dn.square(t), _LOG2E_HALF_DN))
         if s >= self.prec + 2:
-            q = (mpfr(0), up.mul_2exp(mpfr(1), -s))
+            # 2^-(prec+2) >= 2^-s is all this branch promises; s itself passes a C long (and
+            # mul_2exp raises OverflowError) once t > 3.6e9, a noise multiplier near 1e10 (adv41 N1)
+            q = (mpfr(0), up.mul_2exp(mpfr(1), -(self.prec + 2)))
         elif t < TAYLOR_ABS_TO:
             q = self._taylor_q(t)
         else:

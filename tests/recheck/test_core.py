@@ -211,13 +211,15 @@ def test_the_kind_table_has_both_facets_for_the_same_kinds():
 
 
 @pytest.mark.parametrize("prec", [64, 300, 832])
-@pytest.mark.parametrize("x", ["-16.01", "-19.7", "-25.3", "-33.1", "-41", "-47.99", "-48.3", "-60.5", "17.2", "30.9"])
+@pytest.mark.parametrize("x", ["-16.01", "-19.7", "-25.3", "-33.1", "-41", "-47.99", "-48.3", "-60.5", "17.2", "30.9",
+                               "-3.6e9", "5e9", "-1e20", "1e100"])
 def test_ncdf_abs_far_tail_at_reduced_precision(x: str, prec: int) -> None:
     """Beyond |x| = 16 Phi to absolute accuracy (Arith._far_abs: Q(t) < 2^-(0.7213 t^2)) is the bound
-    [0, 2^-s] where that is accurate enough, the Taylor anchors up to 48, else the Mills ratio at
+    [0, 2^-(prec+2)] where that is accurate enough, the Taylor anchors up to 48, else the Mills ratio at
     prec - 0.7213 x^2 bits; it must still enclose mpmath's value at 1000 bits
     and be no wider than a few units of absolute 2^-prec (a delta near 1e-222 runs at about 832 bits,
-    where these tails were most of verify's time)."""
+    where these tails were most of verify's time). From |x| = 3.6e9 on, 0.7213 x^2 passes a C long
+    (a noise multiplier near 1e10 raised OverflowError in mul_2exp: adv41 N1)."""
     A = arith(prec)
     X = A.q(Fraction(x))
     lo, hi = A.ncdf_abs(X)

@@ -222,3 +222,15 @@ def test_naive_certify_of_a_pure_profile_past_its_support_verifies(tmp_path):
         mu = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.exp(mpmath.mpf("0.1"))) - 1)
     enc = cert["result"]["enclosure"]
     assert mpmath.mpf(enc["lo"]) <= mu <= mpmath.mpf(enc["hi"])
+
+
+@pytest.mark.parametrize("sigma", ["1e10", "1e15"])
+def test_poisson_audit_at_a_noise_multiplier_past_a_c_long_squared(sigma, capsys):
+    """sigma = 1e10 and more: the loss of one step is within about q / sigma^2 of 0, and eps(1e-5)
+    of ten steps is exactly 0 (delta(0) = TV distance <= q erf(1 / (2 sqrt2 sigma)) < 1e-11 < 1e-5
+    for q = 0.01). The re-check's Gaussian tail Phi(-t) at t near sigma formed 2^-(0.7213 t^2)
+    with an exponent past a C long and raised OverflowError (exit 3, adv41 N1)."""
+    c = _cert(capsys, ["audit", "dpsgd", "--noise-multiplier", sigma, "--sampling-rate", "0.01", "--steps", "10",
+                       "--delta", "1e-5"])
+    assert c["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert outcome(c) == 0
