@@ -47,7 +47,8 @@ from ..errors import CertificateRejected, MalformedCertificate
 
 __all__ = ["statement", "statements", "check_statement", "registry_record", "TEMPLATES", "LEGACY",
            "UNBOUND", "theorems", "check_theorems", "bins_theorems", "shuffle_theorems", "REPLACE_THEOREMS",
-           "THEOREM_KINDS", "source"]
+           "THEOREM_KINDS", "source", "ENCLOSES", "CERTIFY_ENCLOSES", "LEGACY_ENCLOSES", "encloses_template",
+           "check_quantity"]
 
 #: the prose fields of a claim-file record that a registry certificate repeats word for word
 CLAIM_PROSE = ("statement", "source", "domain", "note")
@@ -626,6 +627,19 @@ def check_statement(fmt: str, claim: Mapping[str, Any], inputs: Mapping[str, Any
 # --------------------------------------------------------------------------- result.quantity
 
 _BY_QUERY = {"epsilon": "epsilon(delta={delta})", "delta": "delta(eps={eps})"}
+_MU_STAR = "mu* = sup G_f (optimal GDP parameter)"
+
+#: gdp.certify's ``result.quantity`` by ``result.status``: mu* where the tail is decided (GDP: the
+#: enclosure is mu*; not GDP: mu* = +inf), the head's sup where it is not (GDPT Def 3.1: a head-only
+#: enclosure bounds sup over [0, eps_h] of G_f, which is no bound of mu*: 0.5 e^-eps has mu* = +inf,
+#: GDPT Lemma A.1, and a head sup of 1.349 at eps_h = 2; adv40 Q2), as :data:`_CERTIFY` words the statement
+CERTIFY_ENCLOSES = {"GDP": _MU_STAR, "not GDP": _MU_STAR, "head only": "sup over [0, eps_h] of G_f (head GDP "
+                    "parameter; the tail is not certified)"}
+#: format -> kind -> result.status -> further labels that format's earlier writers wrote, accepted and
+#: named as not confirmed (format-2 writers before this release labelled every gdp.certify "mu*")
+LEGACY_ENCLOSES: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
+    "dpverify-certificate/2": {"gdp.certify": {"head only": (_MU_STAR,)}},
+}
 
 #: ``result.quantity``, what ``result.enclosure`` encloses, per kind; ``{name}`` is ``inputs.name``
 #: (matched by exact value, as in a statement). A kind not listed names itself. The writers fill it
@@ -635,8 +649,7 @@ ENCLOSES = {
     "gdp.delta": "delta_mu(eps={eps})",
     "gdp.mu": "mu_GDP(eps={eps}, delta={delta})",
     "gdp.eps": "eps with delta_mu(eps) = {delta}",
-    "gdp.certify": "mu* = sup G_f (optimal GDP parameter)",
-    "gdp.optimal_mu": "mu* = sup G_f (optimal GDP parameter)",
+    "gdp.optimal_mu": _MU_STAR,
     "dp.profile": "delta(eps={eps})",
     "dp.implies": "required delta(eps={eps})",
     "dp.rr64": "sup over the 64 event rows of delta(eps={eps})",
@@ -657,16 +670,33 @@ ENCLOSES = {
 }
 
 
-def check_quantity(kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def encloses_template(kind: str, result: Mapping[str, Any]) -> Optional[str]:
+    """The ``result.quantity`` template of a ``kind`` result (:data:`ENCLOSES`; gdp.certify's by
+    its status, :data:`CERTIFY_ENCLOSES`; a kind not listed names itself); None for a gdp.certify
+    status this release does not know."""
+    if kind == "gdp.certify":
+        return CERTIFY_ENCLOSES.get(str(result.get("status")))
+    return ENCLOSES.get(kind, kind)
+
+
+def check_quantity(fmt: str, kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
     """Refuse (exit 1) a ``result.quantity`` that is not its kind's text filled from the inputs
-    (:data:`ENCLOSES`). It names what the enclosure encloses, so it is re-derived like the
+    (:func:`encloses_template`). It names what the enclosure encloses, so it is re-derived like the
     statement: relabelling a delta enclosure "epsilon(delta=1e-5)", or adding "so this run is
     (0.01, 1e-9)-DP" after it, was confirmed while only its name=value pairs were compared
-    (adv39 C2)."""
+    (adv39 C2). An earlier writer's label of this format (:data:`LEGACY_ENCLOSES`) is accepted and
+    returned, to be named on the verify line as not confirmed."""
     text = result.get("quantity")
     if text is None:
-        return  # required or not by the kind's schema, which has been checked
-    template = ENCLOSES.get(kind, kind)
+        return []  # required or not by the kind's schema, which has been checked
+    template = encloses_template(kind, result)
+    if template is None:
+        raise MalformedCertificate(f"result.status={str(result.get('status'))[:40]!r}: not one this release knows "
+                                   f"(allowed: {', '.join(CERTIFY_ENCLOSES)}), and a {kind} certificate's "
+                                   "result.quantity is worded from it")
+    if text in LEGACY_ENCLOSES.get(fmt, {}).get(kind, {}).get(str(result.get("status")), ()):
+        return [f"result.quantity ({text!r}, an earlier writer's label: the enclosure is "
+                f"{template.split(' (')[0]!r})"]
     fields: dict[str, Any] = {}
     for _, name, _, _ in string.Formatter().parse(template):
         if name is not None:
@@ -676,6 +706,7 @@ def check_quantity(kind: str, inputs: Mapping[str, Any], result: Mapping[str, An
         want = _fill(template, fields)
         raise CertificateRejected(f"result.quantity={str(text)[:80]!r} is not what a {kind} certificate with "
                                   f"these inputs encloses ({str(want)[:120]!r})")
+    return []
 
 
 # --------------------------------------------------------------------------- calibration arguments

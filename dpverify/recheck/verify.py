@@ -488,7 +488,7 @@ def _verify(cert: Any) -> str:
     cited = frozenset({"theorems"}) if check_theorems(fmt, quantity, inputs, result) else frozenset()
     if quantity in kinds.MECHANISM_KINDS:
         kinds.check_mechanism_options(inputs)
-    check_quantity(quantity, inputs, result)
+    ignored += check_quantity(fmt, quantity, inputs, result)
     try:
         re = RECHECKERS[quantity](inputs, result)
     except (CertificateRejected, MalformedCertificate, CouldNotReprove):
