@@ -49,8 +49,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--cache", metavar="DIR|URL", help="cache folder or fsspec URL (default: OUT/cache)")
     p.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
     p.add_argument("--recheck-cache", action="store_true",
-                   help="re-derive every cache hit with the independent verifier, even one whose tag "
-                   "is valid (slower; entries without a valid tag are always re-derived)")
+                   help="re-derive every cache hit with the independent verifier before serving it "
+                   "(slower; entries without a valid tag are never served: they are recomputed)")
     add_concept(p, TIME_BUDGET.where("sweep", default=None), dest="task_timeout", old=("--task-timeout",),
                 help=f"kill a configuration's computation after SEC seconds (then retry), {TIME_BUDGET.range}; "
                 "default: no limit beyond each task's own time_budget in the grid")
