@@ -50,14 +50,17 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   register_queries)
 from .pld import _count as _pld_count, _events as _pld_events
 from .wor import max_curve_tails
-from ..certificate.format import EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, SENSITIVITY_CONVENTION
+from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
+                                   discrete_event_atoms)
 from .verify import RECHECKERS, Recheck, check_enclosure, enclosure_of
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
 
-#: Largest discrete-Gaussian window / discrete-Laplace sensitivity (atoms) enumerated before failing closed.
-MAX_ATOMS = 200_000
+#: Largest discrete-Gaussian window / discrete-Laplace sensitivity (atoms) this route enumerates before
+#: failing closed (exit 3): its window grows with its working precision, so it may list more atoms than
+#: the producer (whose cap, MAX_EVENT_ATOMS, is checked on the event first: beyond it, exit 2)
+MAX_ATOMS = 2 * MAX_EVENT_ATOMS
 #: Largest one-step grid (knots at 2^-8) the second route discretises before failing closed.
 MAX_KNOTS = 1 << 21
 #: knots of all the leaves of one composition together (each knot costs 20-40 us of MPFR tails):
@@ -819,6 +822,13 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
             return lambda d: (finite_tails(P, Q), mpf(0)) if d == "remove" else (finite_tails(Q, P), mpf(0))
     if t in ("discrete_laplace", "discrete_gaussian") and q == 1:
         D = _int(ev, "sensitivity") * (2 if rel == "replace-one" else 1)
+        atoms = discrete_event_atoms(t, D, _num(ev, "sigma") if t == "discrete_gaussian" else Fraction(0))
+        if atoms > MAX_EVENT_ATOMS:
+            # the producer refuses this event before any work (exit 2, limits.MAX_EVENT_ATOMS): so does verify
+            sigma = f", sigma {_num(ev, 'sigma')}" if t == "discrete_gaussian" else ""
+            raise MalformedCertificate(f"inputs.event: a {t} event (pair sensitivity {D}{sigma}) has {atoms:,} "
+                                       f"atoms, above the producer's cap of {MAX_EVENT_ATOMS:,} "
+                                       "(dpverify.limits.MAX_EVENT_ATOMS)")
         if t == "discrete_laplace":
             a = _num(ev, "noise_parameter")
             return lambda d: (_dlap(a, D), mpf(0))
