@@ -34,8 +34,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "fsspec URL) and re-checked before reuse; a re-run computes only what is missing. Each entry "
         "carries an HMAC tag under a per-user secret key file, created once (mode 0600) at "
         "$DPVERIFY_CACHE_KEY or else $XDG_CONFIG_HOME/dpverify/cache-key (~/.config/dpverify/cache-key); "
-        "an entry without a valid tag (forged, or from another machine) is served only after the "
-        "independent verifier confirms it. "
+        "an entry without a valid tag (forged, or from another machine or user) is never served: it is "
+        "recomputed (only the tag vouches for its method block, which no verifier re-proves). "
         "Exit 0 all certified, 1 some verdict fails (or an oracle row is unsafe), 3 some "
         "configuration undecided or failed, 2 bad input. "
         "Example: dpverify sweep examples/grid-mnist.toml --workers 2",
