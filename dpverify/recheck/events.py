@@ -1427,7 +1427,6 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
                         raise CertificateRejected(f"result.{key}={str(result[key])[:40]} is not the exact zCDP "
                                                   f"total {want}")
                     proved.add(key)
-        proved |= _check_cited(tree, kind, rel, rho == xi == 0, result)
         g = result.get("grid")
         if isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit() and len(g) <= 6:
             # a hint: it chooses where the search starts (four halvings coarser), never what is proved.
@@ -1442,6 +1441,8 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
         if key and not exact_input(inputs, key) <= EVENT_MAX_EPS:  # the work grows with eps: the producer's cap
             raise MalformedCertificate(f"inputs.{key} beyond {EVENT_MAX_EPS} (the producer's cap for event trees)")
+        # the words after the bounds (an out-of-bounds certificate is exit 2 whatever it cites)
+        proved |= _check_cited(tree, kind, rel, rho == xi == 0, result)
         # the tail bound only where the recorded end lies below the screen's first rung (it is loose at
         # moderate delta: 0.05 against a true 5.7e-7), so other certificates do not pay for it
         enc = result.get("enclosure")
