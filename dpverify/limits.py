@@ -14,6 +14,7 @@ engineering constants of that route and live beside the code they size.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 # --------------------------------------------------------------------------- numbers in
@@ -50,6 +51,23 @@ MAX_DATASET_SIZE = 10**12
 #: Gaussian: about 50 sigma + sensitivity), each a certified mass discretised on every grid: a
 #: discrete Laplace of sensitivity 10^6 ran 20 CPU s and 1 GB past a 5 s budget before its first grid
 MAX_EVENT_ATOMS = 100_000
+#: the working precision the producer sizes a discrete Gaussian's window for (bits)
+_DGAUSS_WINDOW_BITS = 440
+
+
+def discrete_event_atoms(kind: str, sensitivity: int, sigma: Fraction = Fraction(0)) -> int:
+    """Atoms of the finite pair the producer lists for one discrete event (``kind``
+    ``discrete_laplace``: sensitivity + 1; ``discrete_gaussian``: 2 W + sensitivity + 1, W about
+    25 sigma, or MAX_EVENT_ATOMS + 1 when sigma alone is past the cap), the count compared with
+    :data:`MAX_EVENT_ATOMS` by the producer (exit 2) and by ``verify`` (exit 2 on a certificate
+    the producer would have refused)."""
+    if kind == "discrete_laplace":
+        return int(sensitivity) + 1
+    s2 = Fraction(sigma) ** 2
+    if s2 >= MAX_EVENT_ATOMS**2:  # W is about 25 sigma: beyond the cap (and before float(s2) overflows)
+        return MAX_EVENT_ATOMS + 1
+    W = int(math.ceil(math.sqrt(2 * float(s2) * _DGAUSS_WINDOW_BITS * math.log(2)))) + 1
+    return 2 * W + int(sensitivity) + 1
 
 # --------------------------------------------------------------------------- time
 #: the default time budget of a certified query (seconds)

@@ -6,19 +6,19 @@ from typing import Any, Mapping
 
 from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
-from .prose import ENCLOSES, PLD_SOURCE
+from .prose import ENCLOSES, PLD_SOURCE, encloses_template
 from .writer import make_certificate
 
 __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
            "PLD_SOURCE", "ENCLOSES", "encloses"]
 
 
-def encloses(quantity: str, inputs: Mapping[str, Any]) -> str:
-    """The ``result.quantity`` text of a kind (the kind's name when it has no entry), which
-    verify re-derives (:func:`.prose.check_quantity`)."""
-    template = ENCLOSES.get(quantity)
+def encloses(quantity: str, inputs: Mapping[str, Any], result: "Mapping[str, Any] | None" = None) -> str:
+    """The ``result.quantity`` text of a kind (the kind's name when it has no entry; gdp.certify's
+    by ``result.status``), which verify re-derives (:func:`.prose.check_quantity`)."""
+    template = encloses_template(quantity, result or {})
     if template is None:
-        return quantity
+        raise ValueError(f"{quantity}: no result.quantity for result.status={(result or {}).get('status')!r}")
     try:
         return template.format(**{k: v for k, v in inputs.items() if isinstance(v, (str, int))})
     except (KeyError, IndexError, ValueError):

@@ -1,5 +1,5 @@
 """The writer's comments on a result: ``result.reason`` of a verdict, ``result.note``,
-``tail.reason``, ``why_upper_only`` and the other free-text fields of the kind table's
+``tail.reason`` and the other free-text fields of the kind table's
 ``comments`` column (:mod:`dpverify.recheck.kinds`). Shared by the writers, which word a
 verdict's reason here (:func:`claim_reason`, :func:`bracket_reason`, :func:`registry_reason`),
 and by ``verify`` (:func:`check_comments`).
@@ -23,8 +23,8 @@ recorded enclosure and verdict are re-proved by then:
   (exit 1), as a rewritten ``claim.statement`` is;
 * a comment a kind's re-checker re-derives itself is not passed here (``gdp.certify``'s
   ``tail.reason`` in one of its writer's forms: recheck/gdpt.py ``_tail_reason_bound``);
-* any other comment text (a reason the writers word otherwise, a note, ``why_upper_only``, the
-  per-pair theorems of ``events.*``, a tail reason in no writer's form) is named on the
+* any other comment text (a reason the writers word otherwise, a note, a tail reason in no
+  writer's form) is named on the
   ``verify`` line as the writer's text, not re-proved and not part of what is confirmed
   (``--quiet`` stays silent on an accept).
 
@@ -46,7 +46,7 @@ __all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "chec
 Number = Union[Fraction, float]  # float only for +-inf
 
 #: result paths that hold the writer's free text (the kind table's ``comments``, in one place)
-COMMENT_FIELDS = ("reason", "note", "tail.reason", "why_upper_only", "theorems", "monotonicity", "pairs", "notes")
+COMMENT_FIELDS = ("reason", "note", "tail.reason", "monotonicity", "pairs", "notes")
 
 _WORD = {"holds": "satisfies", "fails": "contradicts", "undecided": "straddles"}
 

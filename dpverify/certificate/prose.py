@@ -47,7 +47,8 @@ from ..errors import CertificateRejected, MalformedCertificate
 
 __all__ = ["statement", "statements", "check_statement", "registry_record", "TEMPLATES", "LEGACY",
            "UNBOUND", "theorems", "check_theorems", "bins_theorems", "shuffle_theorems", "REPLACE_THEOREMS",
-           "THEOREM_KINDS", "source"]
+           "THEOREM_KINDS", "source", "ENCLOSES", "CERTIFY_ENCLOSES", "LEGACY_ENCLOSES", "encloses_template",
+           "check_quantity"]
 
 #: the prose fields of a claim-file record that a registry certificate repeats word for word
 CLAIM_PROSE = ("statement", "source", "domain", "note")
@@ -493,6 +494,90 @@ def shuffle_theorems(relation: str, persistent: bool, batches: int) -> list[str]
     ]
 
 
+# --------------------------------------------------------------------------- gdp.certify: tail reasons
+
+#: gdp.certify's ``tail.reason`` texts that carry no number, by the writer's case
+#: (dpverify.gdp.tail.certify_tail writes them; recheck/gdpt.py reads them as its forms). "no_model"
+#: is a function of the mechanism alone (no tail model: tail.kind "unknown", which verify re-derives)
+#: and is re-derived where the mechanism has no model; the other "unknown" ones say why the writer's
+#: search stopped, which no number re-proves: verify names them as the writer's text.
+GDP_TAIL_REASONS = {
+    "gaussian": "the profile is delta_mu0 with mu0 <= mu, and delta_mu is increasing in mu (GDPT App A.5)",
+    "below_mu0": "mu is below the mechanism's mu0",
+    "before_model": "eps_h is below where the tail model holds",
+    "thm44": "mu is not above Thm 4.4's limit sqrt(1/(2 alpha)): the tail may exceed the head bound",
+    "mills_search": "the Mills-ratio conditions were not met below eps = 2^20 eps_h",
+    "mills": "f <= C exp(-alpha eps^2) <= delta_mu(eps) for eps >= eps_h by the Mills-ratio bounds (GDPT App A "
+             "Lemma 3)",
+    "no_model": "no closed-form tail known for this profile; head-only guarantee, GDPT Sec 4.2 gap delta_mu(eps_h) "
+                "reported",
+}
+
+
+# --------------------------------------------------------------------------- events.*: theorems per step
+
+_SYM = "AFA Def 7: the pair is symmetric under x -> shift - x, so it dominates both directions"
+#: Gaussian and Laplace steps: (name, the pair at shift k, why it dominates both directions)
+ADDITIVE_WORDS = {
+    "gaussian": ("Gaussian", "N(0,1), N({k}/z,1)", "Dong, Roth, Su 2019 Sec 2; " + _SYM),
+    "laplace": ("Laplace", "Lap(0,b), Lap({k},b)", _SYM),
+}
+#: the theorems an events.* certificate cites that are no step's: a zCDP tree's conversion (delta
+#: query and claim, epsilon query) and why its ends bound from above only
+ZCDP_THEOREMS = {
+    "delta": ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016 Def 1.1); composition adds rho and xi (BS16 "
+              "Lemma 2.3); delta = inf over alpha of the RDP -> DP bound of Canonne, Kamath, Steinke 2020 Prop 12 "
+              "(convex in alpha); an upper bound, not tight"),
+    "epsilon": ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016); composition adds rho and xi; optimal RDP -> "
+                "DP conversion (ABC Thm 3); an upper bound, not tight"),
+}
+ZCDP_WHY = "zCDP fixes the Renyi curve, not the privacy profile; the conversion bounds it from above"
+#: ``why_upper_only`` of a tree with steps sampled without replacement under replace-one: one entry
+#: per such step (joined by "; "), and where one concrete dataset pair attains the lower end, that
+WOR_UPPER_ONLY = "sampling without replacement under replace-one (AFA Cor 32 pair: tight for one step only)"
+REALISED_LOWER = ("the lower end is attained by a concrete dataset pair (+-1 gradients: Poisson pairs at noise z/2, "
+                  "rate m/n, remove and add)")
+
+
+def event_theorem(step: str, rel: str, *, sampled: bool = False, inner: str = "", whole: bool = False) -> str:
+    """The theorem an events.* certificate cites for one kind of step (``result.theorems`` lists each
+    once, in the order the steps first occur in the tree): ``step`` the event's type
+    (events.schema.json), ``rel`` the relation, ``sampled`` a Poisson rate below 1 around it, and for
+    ``sampled_without_replacement`` the ``inner`` type and whether the sample is the ``whole``
+    dataset. The writer (dpverify.events.dispatch) words its steps here and verify re-derives the
+    list from inputs.event (recheck/events.py); KeyError for a step no pair is written for."""
+    if step in ADDITIVE_WORDS:
+        name, law, why = ADDITIVE_WORDS[step]
+        if rel == "replace-one":
+            return f"{name} mechanism, replace-one: ({law.format(k=2)}), sensitivity 2C ({why})"
+        if not sampled:
+            return f"{name} mechanism: ({law.format(k=1)}) dominates add and remove ({why})"
+        return f"Poisson-subsampled {name}: AFA Thm 11 (1), add and remove composed separately"
+    if step in ("discrete_laplace", "discrete_gaussian"):
+        th = ("discrete Laplace: (DLap(a), DLap(a) + Delta) dominates (AFA Prop 8 remark, log-concave pmf)"
+              if step == "discrete_laplace" else
+              "discrete Gaussian: (N_Z(0,s^2), N_Z(Delta,s^2)) dominates (AFA Prop 8 remark)")
+        return th + ("; replace-one sensitivity 2 Delta" if rel == "replace-one" else "")
+    if step == "randomized_response":
+        return {"replace-one": "randomized response, replace-one: exact output laws R(x), R(x') (finite pair)",
+                "replace-special": "randomized response, replace-special: exact laws R(x) vs uniform (finite pair)"}[rel]
+    if step == "epsilon_delta":
+        return ("Poisson-subsampled (eps0, delta0)-DP: LT Thm 4.5 pair, AFA Thm 11 (1)" if sampled else
+                "(eps0, delta0)-DP: the randomized-response pair dominates (LT Thm 4.5)")
+    if step == "mixture_of_gaussians":
+        return ("mixture of Gaussians: the event's own pair N(0,s^2) vs sum p_i N(c_i,s^2) per direction "
+                "(Choquette-Choo et al. 2023, arXiv 2310.15526)")
+    if step == "sampled_without_replacement":
+        name = ADDITIVE_WORDS[inner][0]
+        if rel == "replace-one":
+            return (f"{name} on the whole dataset, replace-one (sensitivity 2C)" if whole else
+                    "sampling without replacement, replace-one: AFA Prop 30 + Cor 32 (pair with curve "
+                    f"max(H_remove, H_add) of the subsampled {name} base pair with sensitivity 2C)")
+        return (f"sampling without replacement, add/remove: AFA Thm 11 (2) with the replace-one {name} "
+                "pair (sensitivity 2C)")
+    raise KeyError(step)
+
+
 def _count(inputs: Mapping[str, Any], key: str) -> Optional[int]:
     v = _value(_text(inputs, key) or "")
     return int(v) if v is not None and v.denominator == 1 and 0 < v <= 10**12 else None
@@ -626,6 +711,19 @@ def check_statement(fmt: str, claim: Mapping[str, Any], inputs: Mapping[str, Any
 # --------------------------------------------------------------------------- result.quantity
 
 _BY_QUERY = {"epsilon": "epsilon(delta={delta})", "delta": "delta(eps={eps})"}
+_MU_STAR = "mu* = sup G_f (optimal GDP parameter)"
+
+#: gdp.certify's ``result.quantity`` by ``result.status``: mu* where the tail is decided (GDP: the
+#: enclosure is mu*; not GDP: mu* = +inf), the head's sup where it is not (GDPT Def 3.1: a head-only
+#: enclosure bounds sup over [0, eps_h] of G_f, which is no bound of mu*: 0.5 e^-eps has mu* = +inf,
+#: GDPT Lemma A.1, and a head sup of 1.349 at eps_h = 2; adv40 Q2), as :data:`_CERTIFY` words the statement
+CERTIFY_ENCLOSES = {"GDP": _MU_STAR, "not GDP": _MU_STAR, "head only": "sup over [0, eps_h] of G_f (head GDP "
+                    "parameter; the tail is not certified)"}
+#: format -> kind -> result.status -> further labels that format's earlier writers wrote, accepted and
+#: named as not confirmed (format-2 writers before this release labelled every gdp.certify "mu*")
+LEGACY_ENCLOSES: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
+    "dpverify-certificate/2": {"gdp.certify": {"head only": (_MU_STAR,)}},
+}
 
 #: ``result.quantity``, what ``result.enclosure`` encloses, per kind; ``{name}`` is ``inputs.name``
 #: (matched by exact value, as in a statement). A kind not listed names itself. The writers fill it
@@ -635,8 +733,7 @@ ENCLOSES = {
     "gdp.delta": "delta_mu(eps={eps})",
     "gdp.mu": "mu_GDP(eps={eps}, delta={delta})",
     "gdp.eps": "eps with delta_mu(eps) = {delta}",
-    "gdp.certify": "mu* = sup G_f (optimal GDP parameter)",
-    "gdp.optimal_mu": "mu* = sup G_f (optimal GDP parameter)",
+    "gdp.optimal_mu": _MU_STAR,
     "dp.profile": "delta(eps={eps})",
     "dp.implies": "required delta(eps={eps})",
     "dp.rr64": "sup over the 64 event rows of delta(eps={eps})",
@@ -657,16 +754,33 @@ ENCLOSES = {
 }
 
 
-def check_quantity(kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def encloses_template(kind: str, result: Mapping[str, Any]) -> Optional[str]:
+    """The ``result.quantity`` template of a ``kind`` result (:data:`ENCLOSES`; gdp.certify's by
+    its status, :data:`CERTIFY_ENCLOSES`; a kind not listed names itself); None for a gdp.certify
+    status this release does not know."""
+    if kind == "gdp.certify":
+        return CERTIFY_ENCLOSES.get(str(result.get("status")))
+    return ENCLOSES.get(kind, kind)
+
+
+def check_quantity(fmt: str, kind: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
     """Refuse (exit 1) a ``result.quantity`` that is not its kind's text filled from the inputs
-    (:data:`ENCLOSES`). It names what the enclosure encloses, so it is re-derived like the
+    (:func:`encloses_template`). It names what the enclosure encloses, so it is re-derived like the
     statement: relabelling a delta enclosure "epsilon(delta=1e-5)", or adding "so this run is
     (0.01, 1e-9)-DP" after it, was confirmed while only its name=value pairs were compared
-    (adv39 C2)."""
+    (adv39 C2). An earlier writer's label of this format (:data:`LEGACY_ENCLOSES`) is accepted and
+    returned, to be named on the verify line as not confirmed."""
     text = result.get("quantity")
     if text is None:
-        return  # required or not by the kind's schema, which has been checked
-    template = ENCLOSES.get(kind, kind)
+        return []  # required or not by the kind's schema, which has been checked
+    template = encloses_template(kind, result)
+    if template is None:
+        raise MalformedCertificate(f"result.status={str(result.get('status'))[:40]!r}: not one this release knows "
+                                   f"(allowed: {', '.join(CERTIFY_ENCLOSES)}), and a {kind} certificate's "
+                                   "result.quantity is worded from it")
+    if text in LEGACY_ENCLOSES.get(fmt, {}).get(kind, {}).get(str(result.get("status")), ()):
+        return [f"result.quantity ({text!r}, an earlier writer's label: the enclosure is "
+                f"{template.split(' (')[0]!r})"]
     fields: dict[str, Any] = {}
     for _, name, _, _ in string.Formatter().parse(template):
         if name is not None:
@@ -676,6 +790,7 @@ def check_quantity(kind: str, inputs: Mapping[str, Any], result: Mapping[str, An
         want = _fill(template, fields)
         raise CertificateRejected(f"result.quantity={str(text)[:80]!r} is not what a {kind} certificate with "
                                   f"these inputs encloses ({str(want)[:120]!r})")
+    return []
 
 
 # --------------------------------------------------------------------------- calibration arguments

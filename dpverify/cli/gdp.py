@@ -134,6 +134,7 @@ def _within_verify_cap(name: str, params: dict, head: Any, margin: str) -> None:
 
 
 def _certify(args: argparse.Namespace) -> int:
+    from ..certificate.build import encloses
     from ..gdp.certify import certify_gdp
     from ..mechanisms import build_profile
 
@@ -145,7 +146,7 @@ def _certify(args: argparse.Namespace) -> int:
     # result.verdict: is the mechanism mu-GDP for a finite mu? (holds / fails / undecided = head only)
     result = {
         "verdict": {"GDP": "holds", "not GDP": "fails", "head only": "undecided"}[status],
-        "quantity": "mu* = sup G_f (optimal GDP parameter)",
+        "quantity": encloses("gdp.certify", {}, {"status": status}),
         "enclosure": cert_result.enclosure_json(),
         "status": status,
         "head": cert_result.head_json(),

@@ -34,8 +34,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "fsspec URL) and re-checked before reuse; a re-run computes only what is missing. Each entry "
         "carries an HMAC tag under a per-user secret key file, created once (mode 0600) at "
         "$DPVERIFY_CACHE_KEY or else $XDG_CONFIG_HOME/dpverify/cache-key (~/.config/dpverify/cache-key); "
-        "an entry without a valid tag (forged, or from another machine) is served only after the "
-        "independent verifier confirms it. "
+        "an entry without a valid tag (forged, or from another machine or user) is never served: it is "
+        "recomputed (only the tag vouches for its method block, which no verifier re-proves). "
         "Exit 0 all certified, 1 some verdict fails (or an oracle row is unsafe), 3 some "
         "configuration undecided or failed, 2 bad input. "
         "Example: dpverify sweep examples/grid-mnist.toml --workers 2",
@@ -49,8 +49,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--cache", metavar="DIR|URL", help="cache folder or fsspec URL (default: OUT/cache)")
     p.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
     p.add_argument("--recheck-cache", action="store_true",
-                   help="re-derive every cache hit with the independent verifier, even one whose tag "
-                   "is valid (slower; entries without a valid tag are always re-derived)")
+                   help="re-derive every cache hit with the independent verifier before serving it "
+                   "(slower; entries without a valid tag are never served: they are recomputed)")
     add_concept(p, TIME_BUDGET.where("sweep", default=None), dest="task_timeout", old=("--task-timeout",),
                 help=f"kill a configuration's computation after SEC seconds (then retry), {TIME_BUDGET.range}; "
                 "default: no limit beyond each task's own time_budget in the grid")

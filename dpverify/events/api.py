@@ -45,6 +45,7 @@ from .. import _validate as V
 from ..ball import ball, lower_decimal, working_precision
 from ..certificate.comments import claim_reason
 from ..certificate.format import EVENT_MAX_EPS
+from ..certificate.prose import REALISED_LOWER, ZCDP_THEOREMS, ZCDP_WHY
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
@@ -325,8 +326,7 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
         details["dominating_pair_lower_end"] = exact_str(res.lo)
         with working_precision(256):
             details["realised_lower_end"] = lower_decimal(ball(low.lo), 17)  # rounded down
-        details["why_upper_only"] = ("; ".join(p.upper_only) + "; the lower end is attained by a concrete dataset "
-                                     "pair (+-1 gradients: Poisson pairs at noise z/2, rate m/n, remove and add)")
+        details["why_upper_only"] = "; ".join([*p.upper_only, REALISED_LOWER])
         enc = _enc(low.lo, res.hi, d, res.K)
     elif p.upper_only:
         # the pair's lower end bounds the pair, not the mechanism: report [0, hi]
@@ -389,22 +389,16 @@ def _zcdp(p: Plan, kind: str, target: Fraction, digits: int, quantity: str, t0: 
         rw = float((enc.hi - enc.lo) / enc.hi) if enc.hi > 0 else 0.0
         low, enc = enc.lo_str(), _upper_only(enc)
         return EventAnswer(enc, quantity, p.relation, "zcdp (CKS 2020 Prop 12 conversion)", time.monotonic() - t0,
-                           rw, ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016 Def 1.1); composition adds "
-                                  "rho and xi (BS16 Lemma 2.3); delta = inf over alpha of the RDP -> DP bound of "
-                                  "Canonne, Kamath, Steinke 2020 Prop 12 (convex in alpha); an upper bound, not tight",),
+                           rw, (ZCDP_THEOREMS["delta"],),
                            details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi),
-                                    "why_upper_only": _ZCDP_WHY, "conversion_lower_end": low})
+                                    "why_upper_only": ZCDP_WHY, "conversion_lower_end": low})
     from ..rdp import rdp_epsilon
 
     res = rdp_epsilon(ZcdpCurve(rho, xi), target, "optimal", digits=max(digits, 6))
     return EventAnswer(_upper_only(res.enclosure), quantity, p.relation, "rdp (optimal conversion)", time.monotonic() - t0,
-                       None, ("zCDP: D_alpha <= xi + rho alpha (Bun, Steinke 2016); composition adds rho and xi; "
-                              "optimal RDP -> DP conversion (ABC Thm 3); an upper bound, not tight",),
+                       None, (ZCDP_THEOREMS["epsilon"],),
                        details={"upper_bound_only": True, "rho": str(rho), "xi": str(xi),
-                                "why_upper_only": _ZCDP_WHY, "conversion_lower_end": res.enclosure.lo_str()})
-
-
-_ZCDP_WHY = "zCDP fixes the Renyi curve, not the privacy profile; the conversion bounds it from above"
+                                "why_upper_only": ZCDP_WHY, "conversion_lower_end": res.enclosure.lo_str()})
 
 
 def _upper_only(enc: Enclosure) -> Enclosure:

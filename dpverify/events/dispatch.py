@@ -45,6 +45,7 @@ from .pairs import (
     epsilon_delta_pair,
 )
 from ..certificate.format import EVENT_MAX_LEAVES
+from ..certificate.prose import ADDITIVE_WORDS, WOR_UPPER_ONLY, event_theorem
 from ..limits import MAX_STEPS
 
 __all__ = ["Plan", "Block", "Unsupported", "compile_event"]
@@ -160,20 +161,18 @@ class Plan:
 
 # --------------------------------------------------------------------------- leaves
 
-_SYM = "AFA Def 7: the pair is symmetric under x -> shift - x, so it dominates both directions"
-
-
-#: Gaussian and Laplace leaves: (pair class, name, the pair at shift k, why it dominates both directions)
+#: Gaussian and Laplace leaves: (pair class, the event's type; its words: certificate.prose.ADDITIVE_WORDS)
 _ADDITIVE = {
-    E.Gaussian: (SubsampledGaussianPair, "Gaussian", "N(0,1), N({k}/z,1)", "Dong, Roth, Su 2019 Sec 2; " + _SYM),
-    E.Laplace: (SubsampledLaplacePair, "Laplace", "Lap(0,b), Lap({k},b)", _SYM),
+    E.Gaussian: (SubsampledGaussianPair, "gaussian"),
+    E.Laplace: (SubsampledLaplacePair, "laplace"),
 }
 
 
 def _additive(ev: Any, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any], str]:
     """A Gaussian or Laplace leaf (noise multiplier z = sigma/C, or scale b/C),
     Poisson-sampled at rate q (q = 1: not sampled)."""
-    Pair, name, law, why = _ADDITIVE[type(ev)]
+    Pair, step = _ADDITIVE[type(ev)]
+    name = ADDITIVE_WORDS[step][0]
     z = ev.noise_multiplier
     if rel is Relation.REPLACE_ONE:
         if q != 1:
@@ -186,12 +185,10 @@ def _additive(ev: Any, q: Fraction, rel: Relation) -> tuple[Callable[[str], Any]
                 "end's theorem), as does `dpverify audit dpsgd --events FILE`; or use add-remove, or sampling "
                 "without replacement for fixed batches")
         # sensitivity 2C at noise z is sensitivity C at noise z/2 (rescale the output by 1/2)
-        return (lambda d: Pair(z / 2, Fraction(1), "remove"),
-                f"{name} mechanism, replace-one: ({law.format(k=2)}), sensitivity 2C ({why})")
+        return (lambda d: Pair(z / 2, Fraction(1), "remove"), event_theorem(step, rel.value))
     if q == 1:
-        return (lambda d: Pair(z, Fraction(1), "remove"),
-                f"{name} mechanism: ({law.format(k=1)}) dominates add and remove ({why})")
-    return (lambda d: Pair(z, q, d), f"Poisson-subsampled {name}: AFA Thm 11 (1), add and remove composed separately")
+        return (lambda d: Pair(z, Fraction(1), "remove"), event_theorem(step, rel.value))
+    return (lambda d: Pair(z, q, d), event_theorem(step, rel.value, sampled=True))
 
 
 def _rr(p: Fraction, k: int, rel: Relation) -> tuple[Callable[[str], Any], str]:
@@ -203,14 +200,13 @@ def _rr(p: Fraction, k: int, rel: Relation) -> tuple[Callable[[str], Any], str]:
         P = (keep, other, (k - 2) * other) if k > 2 else (keep, other)
         Q = (other, keep, (k - 2) * other) if k > 2 else (other, keep)
         pair = FinitePair(P, Q, "randomized-response")
-        return (lambda d: pair, "randomized response, replace-one: exact output laws R(x), R(x') (finite pair)")
+        return (lambda d: pair, event_theorem("randomized_response", rel.value))
     if rel is Relation.REPLACE_SPECIAL:
         # dp_accounting: the special input outputs a uniform bucket
         P = (keep, (k - 1) * other)
         Q = (Fraction(1, k), Fraction(k - 1, k))
         pair = FinitePair(P, Q, "randomized-response-special")
-        return (lambda d: pair if d == "remove" else pair.swapped(),
-                "randomized response, replace-special: exact laws R(x) vs uniform (finite pair)")
+        return (lambda d: pair if d == "remove" else pair.swapped(), event_theorem("randomized_response", rel.value))
     raise Unsupported("randomized response is a local randomiser of one record's value: it has a pair for "
                       "replace-one and replace-special only (as in dp_accounting), not for add/remove")
 
@@ -227,13 +223,10 @@ def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[
         sens = ev.sensitivity * (2 if rel is Relation.REPLACE_ONE else 1)
         if isinstance(ev, E.DiscreteLaplace):
             pair = discrete_laplace_pair(ev.noise_parameter, sens)
-            th = "discrete Laplace: (DLap(a), DLap(a) + Delta) dominates (AFA Prop 8 remark, log-concave pmf)"
         else:
             pair = discrete_gaussian_pair(ev.sigma, sens)
-            th = "discrete Gaussian: (N_Z(0,s^2), N_Z(Delta,s^2)) dominates (AFA Prop 8 remark)"
-        if rel is Relation.REPLACE_ONE:
-            th += "; replace-one sensitivity 2 Delta"
-        return (lambda d: pair, th)
+        step = "discrete_laplace" if isinstance(ev, E.DiscreteLaplace) else "discrete_gaussian"
+        return (lambda d: pair, event_theorem(step, rel.value))
     if isinstance(ev, E.RandomizedResponse):
         if q != 1:
             raise Unsupported("Poisson-sampled randomized response is not supported")
@@ -248,11 +241,11 @@ def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[
             base = approx_dp_pair_exp(ev.exp_eps0, ev.delta0)
             sample = lambda d: subsample_finite(base, q, d)  # noqa: E731
         if q == 1:
-            return (lambda d: base, "(eps0, delta0)-DP: the randomized-response pair dominates (LT Thm 4.5)")
+            return (lambda d: base, event_theorem("epsilon_delta", rel.value))
         if rel not in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
             raise Unsupported(f"Poisson-sampled (eps, delta)-DP events under {rel.value}: AFA Thm 11 (1) "
                               "needs a guarantee for add/remove neighbours")
-        return (sample, "Poisson-subsampled (eps0, delta0)-DP: LT Thm 4.5 pair, AFA Thm 11 (1)")
+        return (sample, event_theorem("epsilon_delta", rel.value, sampled=True))
     if isinstance(ev, E.MixtureOfGaussians):
         if q != 1:
             raise Unsupported("Poisson sampling of a MixtureOfGaussians event is not supported "
@@ -262,9 +255,7 @@ def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[
                               "neighbours only (Choquette-Choo et al. 2023, arXiv 2310.15526, state it for "
                               "adding or removing a record, as dp_accounting does); no replace-one pair is proved")
         s, cs, ps = ev.standard_deviation, ev.sensitivities, ev.sampling_probs
-        return (lambda d: MixtureGaussianPair(s, cs, ps, d),
-                "mixture of Gaussians: the event's own pair N(0,s^2) vs sum p_i N(c_i,s^2) per direction "
-                "(Choquette-Choo et al. 2023, arXiv 2310.15526)")
+        return (lambda d: MixtureGaussianPair(s, cs, ps, d), event_theorem("mixture_of_gaussians", rel.value))
     raise Unsupported(f"{type(ev).__name__} cannot be the inner event here")
 
 
@@ -283,7 +274,7 @@ def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str]
                           f"(found {type(inner).__name__})")
     g = Fraction(m, n)
     # base pair under replace-one: shift 2 (sensitivity 2C) = sensitivity 1 at half the noise
-    Pair, name, _, _ = _ADDITIVE[type(inner)]
+    Pair, step = _ADDITIVE[type(inner)]
     half = inner.noise_multiplier / 2
 
     def base(d: str, gamma: Fraction = g) -> Any:
@@ -292,7 +283,8 @@ def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str]
     if rel is Relation.REPLACE_ONE:
         if m == n:
             # the whole dataset: the base mechanism under replace-one
-            return (lambda d: base("remove", Fraction(1)), f"{name} on the whole dataset, replace-one (sensitivity 2C)")
+            return (lambda d: base("remove", Fraction(1)),
+                    event_theorem("sampled_without_replacement", rel.value, inner=step, whole=True))
         # AFA Prop 30 (second part) bounds the profile of the subset-sampled
         # mechanism under replace-one by H((1-g)P+gQ || P) for alpha >= 1 and
         # H(P || (1-g)P+gQ) for alpha < 1, (P, Q) the replace-one base pair;
@@ -301,17 +293,14 @@ def _wor(ev: E.SampledWithoutReplacement, rel: Relation) -> tuple[Callable[[str]
         # (AFA Thm 10). With (P, Q) = (N(0,1), N(2/z,1)) the two orientations
         # are the "remove" and "add" Poisson pairs at rate g and shift 2/z.
         return (lambda d: MaxCurvePair(base("remove"), base("add"), tie_at_zero=True),
-                f"sampling without replacement, replace-one: AFA Prop 30 + Cor 32 (pair with curve "
-                f"max(H_remove, H_add) of the subsampled {name} base pair with sensitivity 2C)")
+                event_theorem("sampled_without_replacement", rel.value, inner=step))
     if rel in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
         if m >= n:
             raise Unsupported("sampling without replacement under add/remove needs sample_size < "
                               "source_dataset_size (AFA Thm 11 (2): subsets of size m < n)")
         # AFA Thm 11 (2): (P, (1-g)P + gQ) for add, ((1-g)P + gQ, P) for remove,
         # (P, Q) dominating the base mechanism under replace-one
-        return (lambda d: base(d),
-                f"sampling without replacement, add/remove: AFA Thm 11 (2) with the replace-one {name} "
-                "pair (sensitivity 2C)")
+        return (lambda d: base(d), event_theorem("sampled_without_replacement", rel.value, inner=step))
     raise Unsupported("sampling without replacement under replace-special: no dominating pair is proved (AFA "
                       "Thm 11 (2) is stated for add/remove and Prop 30 / Cor 32 for replacing a record by "
                       "another; the replacement by dp_accounting's special record is not covered here)")
@@ -417,8 +406,7 @@ def compile_event(event: Any, rel: Union[str, Relation]) -> Plan:
                 # AFA Cor 32's pair has the curve max(H_remove, H_add): tight for one step
                 # alone, but the maximum of two curves realised by different neighbours, so
                 # its composition is not known to be attained by any pair of datasets
-                plan.upper_only.append("sampling without replacement under replace-one (AFA Cor 32 "
-                                       "pair: tight for one step only)")
+                plan.upper_only.append(WOR_UPPER_ONLY)
             realised = None
             if r is Relation.REPLACE_ONE and isinstance(ev.event, (E.Gaussian, E.Laplace)):
                 plan.wor_sizes.add(ev.source_dataset_size)

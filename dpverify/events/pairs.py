@@ -37,7 +37,7 @@ from flint import arb, arb_series, ctx
 
 from ..ball import arb_to_fraction, ball, brief_str, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
-from ..limits import MAX_EVENT_ATOMS, MAX_NOISE_MULTIPLIER
+from ..limits import MAX_EVENT_ATOMS, MAX_NOISE_MULTIPLIER, discrete_event_atoms
 from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
 from ..pld.taylor_blocks import grid_tails_by_blocks, taylor_block
 
@@ -271,7 +271,7 @@ def discrete_laplace_pair(a: Fraction, sensitivity: int) -> AtomPair:
     D = int(sensitivity)
     if D < 1 or a <= 0:
         raise InvalidParameter("sensitivity", "discrete Laplace needs noise_parameter > 0 and sensitivity >= 1")
-    _check_atoms("discrete_laplace", D + 1, f"sensitivity={D}")
+    _check_atoms("discrete_laplace", discrete_event_atoms("discrete_laplace", D), f"sensitivity={D}")
     xs = list(range(D, -1, -1))  # x = D (lowest loss) .. 0 (highest loss)
     losses = tuple(Fraction(a) * (D - 2 * x) for x in xs)
 
@@ -313,11 +313,11 @@ def discrete_gaussian_pair(sigma: Fraction, sensitivity: int) -> AtomPair:
     chosen so that the tail is below 2^-(prec + 20) at the working precision."""
     s2 = Fraction(sigma) ** 2
     D = int(sensitivity)
-    prec_hint = 400
-    if s2 >= MAX_EVENT_ATOMS**2:  # W below is about 25 sigma: beyond the cap (and before float(s2) overflows)
-        _check_atoms("discrete_gaussian", MAX_EVENT_ATOMS + 1, f"sigma={brief_str(Fraction(sigma))}", at_least=True)
-    W = int(math.ceil(math.sqrt(2 * float(s2) * (prec_hint + 40) * math.log(2)))) + 1
-    _check_atoms("discrete_gaussian", 2 * W + D + 1, f"sigma={brief_str(Fraction(sigma))}, sensitivity={D}")
+    atoms = discrete_event_atoms("discrete_gaussian", D, Fraction(sigma))
+    if s2 >= MAX_EVENT_ATOMS**2:  # sigma alone is past the cap (limits.discrete_event_atoms)
+        _check_atoms("discrete_gaussian", atoms, f"sigma={brief_str(Fraction(sigma))}", at_least=True)
+    _check_atoms("discrete_gaussian", atoms, f"sigma={brief_str(Fraction(sigma))}, sensitivity={D}")
+    W = (atoms - D - 1) // 2  # the window the count was taken of
     xs = list(range(W + D, -W - 1, -1))  # decreasing x = increasing loss
     losses = tuple((Fraction(D * D) - 2 * D * x) / (2 * s2) for x in xs)
 

@@ -43,6 +43,7 @@ from typing import Any, Mapping, Optional
 from flint import arb
 
 from ..ball import ball, endpoints, exact_str, lower_decimal, upper_decimal, working_precision
+from ..certificate.prose import GDP_TAIL_REASONS
 from ..mechanisms.base import Profile
 from ..mechanisms.gaussian import delta_mu_ball
 
@@ -197,40 +198,35 @@ def certify_tail(profile: Profile, eps_h: Fraction, mu_hi: Fraction, *, max_brid
                               "the bridge from eps_h could not be closed at mu", lim, gap)
         if model.kind == "gaussian":
             if mu >= model.params["mu"]:
-                return TailResult("certified", "gaussian", "the profile is delta_mu0 with mu0 <= mu, and "
-                                  "delta_mu is increasing in mu (GDPT App A.5)", lim)
-            return TailResult("unknown", "gaussian", "mu is below the mechanism's mu0", lim, gap)
+                return TailResult("certified", "gaussian", GDP_TAIL_REASONS["gaussian"], lim)
+            return TailResult("unknown", "gaussian", GDP_TAIL_REASONS["below_mu0"], lim, gap)
         if model.kind in ("power", "constant"):
             return TailResult("not GDP", model.kind, f"the profile is {model.description} for large eps, "
                               "which delta_mu(eps) ~ exp(-eps^2/(2 mu^2)) falls below for every mu "
                               "(GDPT Lemma A.1); Thm 4.4 limit = +inf, so not GDP (Thm 4.3)", lim)
         if model.kind == "gauss_exp":
             if not eh >= model.valid_from:
-                return TailResult("unknown", "gauss_exp", "eps_h is below where the tail model holds", lim, gap)
+                return TailResult("unknown", "gauss_exp", GDP_TAIL_REASONS["before_model"], lim, gap)
             c, alpha = model.params["C"], model.params["alpha"]
             t = eps_h if eps_h > 0 else Fraction(1)
             for _ in range(20):
                 ok = _gauss_exp_conditions(c, alpha, mu, ball(t))
                 if ok is False:
-                    return TailResult("unknown", "gauss_exp", "mu is not above Thm 4.4's limit "
-                                      "sqrt(1/(2 alpha)): the tail may exceed the head bound", lim, gap)
+                    return TailResult("unknown", "gauss_exp", GDP_TAIL_REASONS["thm44"], lim, gap)
                 if ok:
                     break
                 t *= 2
             else:
-                return TailResult("unknown", "gauss_exp", "the Mills-ratio conditions were not met "
-                                  "below eps = 2^20 eps_h", lim, gap)
+                return TailResult("unknown", "gauss_exp", GDP_TAIL_REASONS["mills_search"], lim, gap)
             if t == eps_h:
-                return TailResult("certified", "gauss_exp", "f <= C exp(-alpha eps^2) <= delta_mu(eps) for "
-                                  "eps >= eps_h by the Mills-ratio bounds (GDPT App A Lemma 3)", lim)
+                return TailResult("certified", "gauss_exp", GDP_TAIL_REASONS["mills"], lim)
             cells = _bridge(profile, eps_h, t, mu_hi, max_bridge_cells)
             if cells is not None:
                 return TailResult("certified", "gauss_exp", f"staircase cells at mu on [eps_h, {exact_str(t)}], "
                                   "then the Mills-ratio bounds (GDPT App A Lemma 3)", lim, None, t, cells)
             return TailResult("unknown", "gauss_exp", f"could not close the bridge [eps_h, {exact_str(t)}] at mu",
                               lim, gap)
-    return TailResult("unknown", model.kind, "no closed-form tail known for this profile; head-only guarantee, "
-                      "GDPT Sec 4.2 gap delta_mu(eps_h) reported", None, gap)
+    return TailResult("unknown", model.kind, GDP_TAIL_REASONS["no_model"], None, gap)
 
 
 def _bridge(profile: Profile, a: Fraction, b: Fraction, mu: Fraction,

@@ -50,14 +50,18 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   register_queries)
 from .pld import _count as _pld_count, _events as _pld_events
 from .wor import max_curve_tails
-from ..certificate.format import EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, SENSITIVITY_CONVENTION
+from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
+                                   discrete_event_atoms)
+from ..certificate.prose import REALISED_LOWER, WOR_UPPER_ONLY, ZCDP_THEOREMS, ZCDP_WHY, event_theorem
 from .verify import RECHECKERS, Recheck, check_enclosure, enclosure_of
 
 _DIRS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"],
          "replace-one": ["replace"], "replace-special": ["remove", "add"]}
 
-#: Largest discrete-Gaussian window / discrete-Laplace sensitivity (atoms) enumerated before failing closed.
-MAX_ATOMS = 200_000
+#: Largest discrete-Gaussian window / discrete-Laplace sensitivity (atoms) this route enumerates before
+#: failing closed (exit 3): its window grows with its working precision, so it may list more atoms than
+#: the producer (whose cap, MAX_EVENT_ATOMS, is checked on the event first: beyond it, exit 2)
+MAX_ATOMS = 2 * MAX_EVENT_ATOMS
 #: Largest one-step grid (knots at 2^-8) the second route discretises before failing closed.
 MAX_KNOTS = 1 << 21
 #: knots of all the leaves of one composition together (each knot costs 20-40 us of MPFR tails):
@@ -819,6 +823,13 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
             return lambda d: (finite_tails(P, Q), mpf(0)) if d == "remove" else (finite_tails(Q, P), mpf(0))
     if t in ("discrete_laplace", "discrete_gaussian") and q == 1:
         D = _int(ev, "sensitivity") * (2 if rel == "replace-one" else 1)
+        atoms = discrete_event_atoms(t, D, _num(ev, "sigma") if t == "discrete_gaussian" else Fraction(0))
+        if atoms > MAX_EVENT_ATOMS:
+            # the producer refuses this event before any work (exit 2, limits.MAX_EVENT_ATOMS): so does verify
+            sigma = f", sigma {_num(ev, 'sigma')}" if t == "discrete_gaussian" else ""
+            raise MalformedCertificate(f"inputs.event: a {t} event (pair sensitivity {D}{sigma}) has {atoms:,} "
+                                       f"atoms, above the producer's cap of {MAX_EVENT_ATOMS:,} "
+                                       "(dpverify.limits.MAX_EVENT_ATOMS)")
         if t == "discrete_laplace":
             a = _num(ev, "noise_parameter")
             return lambda d: (_dlap(a, D), mpf(0))
@@ -871,6 +882,9 @@ class _Tree:
         self.others = False  # any PLD leaf that is not a plain Gaussian
         self.non_private = False
         self.upper_only = False  # a pair that bounds the mechanism from above only (WOR replace-one)
+        self.wor_upper = 0  # such steps met in the walk (each one entry of the writer's why_upper_only)
+        #: the theorem each step cites (certificate.prose.event_theorem), once each, in walk order
+        self.theorems: list = []
         #: replace-one: (make, times) of the pairs one concrete dataset pair attains, or None
         self.realised: "list | None" = []
         self.wor_sizes: set = set()
@@ -880,6 +894,10 @@ class _Tree:
         self.rdp: "list | None" = []
         #: (list's name, key) -> position of that step kind's entry (:meth:`add`)
         self._at: dict = {}
+
+    def cite(self, text: str) -> None:
+        if text not in self.theorems:
+            self.theorems.append(text)
 
     def add(self, what: str, key: Any, entry: tuple) -> None:
         """Append ``entry`` (its last item a count of steps) to the list ``what`` (blocks, realised, rdp),
@@ -979,6 +997,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             return
         make = _leaf(inner if isinstance(inner, dict) else {}, q, rel)
         out.add("blocks", _key(inner, q), (make, times))
+        out.cite(event_theorem(str(inner.get("type")), rel, sampled=q != 1))
         _note_rdp(out, inner, q, times)
         _realise_whole(inner.get("type") if q == 1 and isinstance(inner, dict) else None, _key(inner, q), make,
                        times, out)
@@ -990,20 +1009,66 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         if _int(ev, "sample_size") == 0:
             return
         out.add("blocks", _key(ev), (_wor(ev, rel), times))
+        whole = _int(ev, "sample_size") >= _int(ev, "source_dataset_size")
+        out.cite(event_theorem(t, rel, inner=str(ev.get("event", {}).get("type")), whole=whole))
         out.others = True
         out.rdp = None
         _realise_wor(ev, rel, times, out)
-        if rel == "replace-one" and _int(ev, "sample_size") < _int(ev, "source_dataset_size"):
+        if rel == "replace-one" and not whole:
             out.upper_only = True  # AFA Cor 32: tight for one step only
+            out.wor_upper += 1
     else:
         make = _leaf(ev, Fraction(1), rel)
         out.add("blocks", _key(ev), (make, times))
+        out.cite(event_theorem(str(t), rel))
         _note_rdp(out, ev, Fraction(1), times)
         _realise_whole(t, _key(ev), make, times, out)
         if t == "gaussian":
             out.gauss.append((_num(ev, "noise_multiplier"), times))
         else:
             out.others = True
+
+
+def _cited(tree: _Tree, kind: str, rel: str, zero_zcdp: bool, realised_end: bool) -> "tuple[list, str | None]":
+    """(``result.theorems``, ``why_upper_only`` or None) the writer words for this tree
+    (dpverify.events.api, from the table in certificate.prose): nothing cited for a non-private
+    tree, a zero zCDP total or no-op steps only (a constant answer); the zCDP conversion's theorem
+    for a zCDP tree; else each step's theorem once, and for steps sampled without replacement
+    under replace-one one entry each, then where one dataset pair attains the lower end and the
+    certificate's lower end is that pair's (``realised_end``: no result.upper_bound_only; writers
+    before the realised pair reported [0, hi], upper_bound_only, without the clause), that."""
+    if tree.non_private or (tree.has_zcdp and zero_zcdp) or not (tree.has_zcdp or tree.blocks):
+        return [], None
+    if tree.has_zcdp:
+        return [ZCDP_THEOREMS["epsilon" if kind == "epsilon" else "delta"]], ZCDP_WHY
+    if not tree.upper_only:
+        return list(tree.theorems), None
+    realised = realised_end and rel == "replace-one" and tree.realised is not None and len(tree.wor_sizes) <= 1
+    return list(tree.theorems), "; ".join([WOR_UPPER_ONLY] * tree.wor_upper + ([REALISED_LOWER] if realised else []))
+
+
+def _check_cited(tree: _Tree, kind: str, rel: str, zero_zcdp: bool, result: Mapping[str, Any]) -> set:
+    """Refuse (exit 1) a ``result.theorems`` or ``why_upper_only`` other than the writer's for this
+    tree (:func:`_cited`); the fields re-derived. The list is compared as a set of distinct entries
+    (its order is the writer's walk, which states nothing)."""
+    want, why = _cited(tree, kind, rel, zero_zcdp, not result.get("upper_bound_only"))
+    out = set()
+    if "theorems" in result:
+        got = result["theorems"]
+        if not (isinstance(got, list) and all(isinstance(t, str) for t in got) and len(set(got)) == len(got)
+                and set(got) == set(want)):
+            extra = [t for t in got if t not in want] if isinstance(got, list) else []
+            raise CertificateRejected(
+                "result.theorems is not the list of theorems the steps of inputs.event cite under "
+                f"{rel} (certificate.prose.event_theorem)"
+                + (f": {str(extra[0])[:100]!r} is none of them" if extra else f": {len(want)} entries expected"))
+        out.add("theorems")
+    if "why_upper_only" in result:
+        if result["why_upper_only"] != why:
+            raise CertificateRejected(f"result.why_upper_only={str(result['why_upper_only'])[:80]!r} is not what the "
+                                      f"writer states for this tree ({str(why)[:120]!r})")
+        out.add("why_upper_only")
+    return out
 
 
 def _realise_wor(ev: Mapping[str, Any], rel: str, times: int, out: "_Tree") -> None:
@@ -1350,8 +1415,8 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
                 raise CertificateRejected(f"result.upper_bound_only={result['upper_bound_only']!r}, but the "
                                           f"tree's pairs are {'not ' if not upper_only else ''}upper bounds only")
             proved.add("upper_bound_only")
+        rho, xi = tree.zcdp
         if tree.has_zcdp:
-            rho, xi = tree.zcdp
             for z, t in tree.gauss:
                 mu = Fraction(2 if rel == "replace-one" else 1) / z
                 rho += t * mu * mu / 2
@@ -1376,6 +1441,8 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
         if key and not exact_input(inputs, key) <= EVENT_MAX_EPS:  # the work grows with eps: the producer's cap
             raise MalformedCertificate(f"inputs.{key} beyond {EVENT_MAX_EPS} (the producer's cap for event trees)")
+        # the words after the bounds (an out-of-bounds certificate is exit 2 whatever it cites)
+        proved |= _check_cited(tree, kind, rel, rho == xi == 0, result)
         # the tail bound only where the recorded end lies below the screen's first rung (it is loose at
         # moderate delta: 0.05 against a true 5.7e-7), so other certificates do not pay for it
         enc = result.get("enclosure")

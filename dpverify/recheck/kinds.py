@@ -19,17 +19,17 @@ A row states
   report each one it re-proved in :attr:`Recheck.proved` (or an independent
   enclosure in :attr:`Recheck.details`); one that is present but was not
   re-proved makes the certificate exit 3. Labels (``theorems`` of the sampled
-  kinds, ``tail.kind``) are rebuilt from the kind and the inputs
-  (:mod:`dpverify.certificate.prose`, recheck/gdpt.py) and refused (exit 1)
-  when they differ.
+  kinds and the per-step ``theorems`` and ``why_upper_only`` of ``events.*``,
+  ``tail.kind``) are rebuilt from the kind and the inputs
+  (:mod:`dpverify.certificate.prose`, recheck/events.py, recheck/gdpt.py) and
+  refused (exit 1) when they differ.
 * ``hints``: untrusted guidance (argmax, breakpoints, grids, alpha*); they may
   steer the search, everything they imply is re-proved.
 * ``info``: counters, labels and echoes of the inputs that state no number
   of the claim (evaluation counts, grid steps); verify does not read them and
   they are not part of what it confirms.
 * ``comments``: the writer's free text (``reason``, ``note``, ``tail.reason``,
-  ``why_upper_only``, the per-pair ``theorems`` of ``events.*``, a calibration's
-  ``monotonicity`` and ``pairs``; :mod:`dpverify.certificate.comments`). A
+  a calibration's ``monotonicity`` and ``pairs``; :mod:`dpverify.certificate.comments`). A
   ``reason`` in one of the writers' forms is re-derived from the re-proved
   enclosure, verdict and inputs (a false one is exit 1); a calibration's
   ``monotonicity`` and ``pairs`` are pinned to its writer's argument for the
@@ -258,17 +258,20 @@ _ROWS: list[Kind] = [
     Kind("pld.claim", _PLD_LO, _PLD_HI, verdict=P("claimed delta against the independent enclosure"),
          hints=_PLD_HINTS, info=_COMMON_INFO + ("neighboring",), certified=("directions",)),
     Kind("events.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
-         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
-         info=_COMMON_INFO, comments=("reason", "note", "theorems", "why_upper_only"),
+         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention", "theorems",
+                    "why_upper_only"),
+         info=_COMMON_INFO, comments=("reason", "note"),
          unverifiable=UNVERIFIABLE_DETAILS),
     Kind("events.delta", _PLD_LO, _EVENTS_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
-         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
-         info=_COMMON_INFO, comments=("reason", "note", "theorems", "why_upper_only"),
+         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention", "theorems",
+                    "why_upper_only"),
+         info=_COMMON_INFO, comments=("reason", "note"),
          unverifiable=UNVERIFIABLE_DETAILS),
     Kind("events.claim", _PLD_LO, _EVENTS_HI, verdict=P("claimed delta against the independent enclosure"),
          hints=_PLD_HINTS + ("method",),
-         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention"),
-         info=_COMMON_INFO, comments=("reason", "note", "theorems", "why_upper_only"),
+         certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention", "theorems",
+                    "why_upper_only"),
+         info=_COMMON_INFO, comments=("reason", "note"),
          unverifiable=UNVERIFIABLE_DETAILS),
     *[Kind(name, P("the max-of-batch-sums dataset pair (Chua et al. 2024) cut into cells at the recorded edges "
                    "(a hint), cell masses in MPFR directed rounding, composed over epochs by exact GMP products, "

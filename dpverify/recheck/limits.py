@@ -31,7 +31,7 @@ import re
 from typing import Any, Mapping
 
 from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE, EVENT_MAX_LEAVES, EXPR_ALLOWED, EXPR_FUNCS,
-                                  EXPR_NAMES, GDP_CELL_WORK_CAP, REPLACE_MAX_EPS)
+                                  EXPR_NAMES, GDP_CELL_WORK_CAP, MAX_EVENT_ATOMS, REPLACE_MAX_EPS)
 from ..errors import MalformedCertificate
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
@@ -84,7 +84,9 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              "2x the degrees and 4x the reach the producer's grid rule gives the certificate's sigma, T and E "
              f"(beyond: exit 2, before any product); one-epoch grids keeping up to 2 x {BINS_ONE_EPOCH_DEGREE:,} "
              "degrees (beyond: exit 2); "
-             f"event trees up to {EVENT_MAX_LEAVES} distinct kinds of step and delta queries (and replace-one "
+             f"event trees up to {EVENT_MAX_LEAVES} distinct kinds of step, discrete events up to "
+             f"{MAX_EVENT_ATOMS:,} atoms (discrete Laplace: sensitivity + 1; discrete Gaussian: about 50 sigma + "
+             "sensitivity) and delta queries (and replace-one "
              f"brackets' curves) at eps up to {REPLACE_MAX_EPS} (the producer's caps; beyond: exit 2); event-tree "
              "compositions up to 2^19 grid knots over their leaves (beyond: exit 3); PLD masses finer than "
              f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "

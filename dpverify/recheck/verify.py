@@ -87,7 +87,7 @@ from ..certificate.comments import check_comments
 from ..certificate.prose import check_quantity, check_statement, check_theorems
 
 __all__ = [
-    "Recheck", "register", "verify_certificate", "verify_file", "RECHECKERS", "EXPLAIN",
+    "Recheck", "register", "verify_certificate", "confirm", "Confirmed", "UNCONFIRMED", "verify_file", "RECHECKERS", "EXPLAIN",
     "needed_digits", "parse_bound", "accept_enclosure", "root_enclosure", "accept_verdict", "BUDGET_SECONDS",
     "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of", "parse_json",
 ]
@@ -432,21 +432,36 @@ def _mentions(printed: str, numbers: list) -> bool:
     return True
 
 
-#: the words that introduce, on a verify line, the fields verify names as not confirmed (a caller
-#: that serves a certificate only when all of it is confirmed, the sweep cache, looks for them)
+#: the words that introduce, on a verify line, the fields verify names as not confirmed
 UNCONFIRMED = "not re-proved and not part of what is confirmed"
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """An accepted certificate: the summary line, and the fields it names as not part of what
+    is confirmed (a caller that needs all of it confirmed, the sweep cache, reads these, not
+    the line)."""
+
+    line: str
+    unconfirmed: tuple = ()
+
+
+def confirm(cert: Any, *, budget_seconds: "float | None" = None) -> Confirmed:
+    """Re-verify one certificate (parsed JSON); raises CertificateRejected (exit 1),
+    MalformedCertificate (exit 2) or CouldNotReprove (exit 3)."""
+    _load_recheckers()
+    with budget(BUDGET_SECONDS if budget_seconds is None else budget_seconds):
+        return _verify(cert)
 
 
 def verify_certificate(cert: Any, *, budget_seconds: "float | None" = None) -> str:
     """Re-verify one certificate (parsed JSON). Returns a one-line summary;
     raises CertificateRejected (exit 1), MalformedCertificate (exit 2) or
     CouldNotReprove (exit 3)."""
-    _load_recheckers()
-    with budget(BUDGET_SECONDS if budget_seconds is None else budget_seconds):
-        return _verify(cert)
+    return confirm(cert, budget_seconds=budget_seconds).line
 
 
-def _verify(cert: Any) -> str:
+def _verify(cert: Any) -> Confirmed:
     _no_surrogates(cert, "")
     fmt = check_schema(cert)
     claim, inputs, result = cert["claim"], cert["inputs"], cert["result"]
@@ -488,7 +503,7 @@ def _verify(cert: Any) -> str:
     cited = frozenset({"theorems"}) if check_theorems(fmt, quantity, inputs, result) else frozenset()
     if quantity in kinds.MECHANISM_KINDS:
         kinds.check_mechanism_options(inputs)
-    check_quantity(quantity, inputs, result)
+    ignored += check_quantity(fmt, quantity, inputs, result)
     try:
         re = RECHECKERS[quantity](inputs, result)
     except (CertificateRejected, MalformedCertificate, CouldNotReprove):
@@ -544,7 +559,7 @@ def _verify(cert: Any) -> str:
     what = claim.get("id") or quantity
     if ignored:
         shown += f"; {UNCONFIRMED}: {', '.join(ignored)}"
-    return f"{what}: confirmed{shown}"
+    return Confirmed(f"{what}: confirmed{shown}", tuple(ignored))
 
 
 def _field(result: Mapping[str, Any], path: str) -> Any:

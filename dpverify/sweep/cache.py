@@ -15,14 +15,19 @@ cache can forge a self-consistent certificate. So each entry this machine's
 dpverify writes gets a tag beside it, ``<k>.json.tag``: the HMAC-SHA256 of the
 entry's key and bytes under a per-user secret (:func:`secret_key`, a file
 outside the cache). The tag is not part of the certificate, whose bytes stay
-independent of the secret. Only an entry whose tag verifies is served as it
-is; one with a missing or wrong tag (forged, or written on another machine)
-is served only once the independent verifier
-(:func:`dpverify.recheck.verify.verify_certificate`, a second implementation
-on mpmath and MPFR) has confirmed it, and is then tagged; the sweep engine
-runs those re-checks on its executor, in parallel like computations. ``recheck=True`` runs that
-verifier on every hit, tagged or not. A refused entry is a miss: the
-configuration is computed again and the entry overwritten.
+independent of the secret. Only an entry whose tag verifies is served; one with
+a missing or wrong tag (forged, or written on another machine or by another
+user) is a miss. The independent verifier
+(:func:`dpverify.recheck.verify.confirm`, a second implementation on mpmath and
+MPFR) could vouch for its numbers and words, but not for the fields it neither
+re-proves nor names: ``method.*`` (backend, algorithm, precision_bits), the
+hints, a number's notation. Served, a forged method block passed into the
+sweep's output and was then tagged as this user's (adv40 W1); and what this
+version writes there is known only by computing it. A tagged entry of an older
+release, and every hit under ``recheck=True``, is served only once that verifier
+has confirmed all of it (the sweep engine runs those re-checks on its executor,
+in parallel like computations). A refused entry is a miss: the configuration is
+computed again and the entry overwritten (and tagged).
 """
 
 from __future__ import annotations
@@ -54,7 +59,8 @@ _KEY_BYTES = 32
 #: a key file is its hex digits and at most a little whitespace; a longer one is refused unread
 _KEY_FILE_MAX_BYTES = 2 * _KEY_BYTES + 16
 _TAG_DOMAIN = b"dpverify sweep cache entry v1\0"
-_UNTAGGED = "no valid tag (not written by this user's dpverify)"
+_UNTAGGED = ("no valid tag (not written by this user's dpverify; its method block and hints, which no "
+             "verifier re-proves, cannot be vouched for)")
 
 
 def key_file() -> Path:
@@ -142,11 +148,10 @@ def _canonical(x: Any) -> str:
 class Lookup:
     cert: Optional[dict]
     refused: str = ""  # why an existing entry was not used ("" for a plain miss or a hit)
-    #: why the entry must pass the independent verifier before it is served ("" when its
-    #: tag verified): the sweep engine runs that re-check as a job on its executor, in
-    #: parallel like a computation, then calls :meth:`Cache.confirmed` or computes afresh
+    #: why the (tagged) entry must pass the independent verifier before it is served ("" when
+    #: it need not): the sweep engine runs that re-check as a job on its executor, in
+    #: parallel like a computation, then serves the entry or computes afresh
     rechecked: str = ""
-    data: bytes = b""  # the entry's bytes, which its tag is computed over
 
 
 class Cache:
@@ -241,17 +246,17 @@ class Cache:
         """(certificate, "", why it must be re-checked) if ``data`` may be an
         entry for ``plan``, else (None, reason, "").
 
-        Served unchecked only with a valid tag (:meth:`_tag`): the reason is then
-        "". Without one the independent verifier decides (the caller runs it, see
-        :class:`Lookup`), since anyone who can write the cache can recompute a
-        digest but not the tag.
+        Used only with a valid tag (:meth:`_tag`), since anyone who can write the cache
+        can recompute a digest but not the tag, and the fields no verifier re-proves
+        (``method.*``, hints) are vouched for by the tag alone (module docstring).
 
         Which versions are used: an entry of this version (in this version's
-        format) after the checks above; an entry of an older release (any format
-        the verifier reads) only once the independent verifier has confirmed it,
-        whatever ``recheck`` says, since that release's producer may have had a
-        defect this one fixed; an entry of a newer or unreadable version never
-        (this release cannot know that version's rules)."""
+        format) after the checks above; a tagged entry of an older release (any format
+        the verifier reads) only once the independent verifier has confirmed it
+        (the caller runs it, see :class:`Lookup`), whatever ``recheck`` says, since
+        that release's producer may have had a defect this one fixed; an entry of a
+        newer or unreadable version never (this release cannot know that version's
+        rules)."""
         from ..recheck.verify import parse_json  # verify's grammar: an entry verify would refuse is no entry
 
         if data is _TOO_LARGE:  # its first bytes were never read: not "not JSON" (adv36 N2)
@@ -278,9 +283,9 @@ class Cache:
             return None, "its quantity or inputs are not the ones of its key", ""
         if cache_key(claim["quantity"], cert["inputs"]) != plan.key:
             return None, "stored under a foreign key", ""
-        why = ("written by an older release" if older else "--recheck-cache" if self.recheck
-               else "" if self._authentic(plan.key, data) else _UNTAGGED)
-        return cert, "", why
+        if not self._authentic(plan.key, data):
+            return None, _UNTAGGED, ""
+        return cert, "", "written by an older release" if older else "--recheck-cache" if self.recheck else ""
 
     def get(self, plan: Plan) -> Lookup:
         """The entry for ``plan``: a hit (``rechecked`` empty), an entry pending
@@ -289,13 +294,7 @@ class Cache:
         if data is None:
             return Lookup(None)
         cert, refused, why = self.check(plan, data)
-        return Lookup(cert, refused, why, data)
-
-    def confirmed(self, plan: Plan, look: Lookup) -> None:
-        """The independent verifier accepted ``look``'s entry: tag it if it had no
-        valid tag, so the next run serves it without the verifier."""
-        if look.rechecked == _UNTAGGED:
-            self._write(self._path(plan.key) + ".tag", self._tag(plan.key, look.data).encode("ascii"))
+        return Lookup(cert, refused, why)
 
     def put(self, plan: Plan, cert: Mapping[str, Any]) -> None:
         """Store ``cert`` under ``plan.key``, then its tag (an entry read between

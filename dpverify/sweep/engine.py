@@ -232,12 +232,7 @@ def run_sweep(
         if tag[0] == "recheck":
             key = tag[1]
             look = pending.pop(key)
-            if outcome.status == "ok":  # served, and tagged for the next run
-                assert cache is not None
-                try:
-                    cache.confirmed(planned[by_key[key][0]][1], look)
-                except OSError as exc:
-                    result.cache_unstored.append(f"{key[:12]}: tag not stored ({exc.strerror or type(exc).__name__})")
+            if outcome.status == "ok":  # served (tagged already: Cache.check serves no other)
                 result.cache_hits += 1
                 result.cache_rechecked.append(f"{key[:12]}: {look.rechecked}")
                 certificate_known(key, Outcome("ok", look.cert, seconds=outcome.seconds), 0, True)

@@ -58,16 +58,16 @@ def _recheck(job: Job) -> Outcome:
     confirmed only in part (a field verify names as not confirmed: free text, an oracle
     row's reported numbers) is recomputed: served, such a field would pass into the sweep's
     own output as if this run had written it (adv39 C2)."""
-    from ..recheck.verify import UNCONFIRMED, verify_certificate
+    from ..recheck.verify import confirm
 
     t0 = time.monotonic()
     assert job.cached is not None
     try:
-        line = verify_certificate(dict(job.cached))
+        done = confirm(dict(job.cached))
     except DpverifyError as exc:
         return Outcome("error", message=f"the independent verifier refused it ({exc})", seconds=time.monotonic() - t0)
-    if UNCONFIRMED in line:
-        return Outcome("error", message=f"the independent verifier confirmed it only in part ({line[:300]})",
+    if done.unconfirmed:
+        return Outcome("error", message=f"the independent verifier confirmed it only in part ({done.line[:300]})",
                        seconds=time.monotonic() - t0)
     return Outcome("ok", dict(job.cached), seconds=time.monotonic() - t0)
 

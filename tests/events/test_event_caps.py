@@ -76,3 +76,34 @@ def test_a_tree_of_too_many_kinds_is_refused_at_the_first_one_too_many(tmp_path,
     assert code == 2 and f"more than {EVENT_MAX_LEAVES} distinct kinds" in err and "zCDP" not in err, err
     code, err = _run(tmp_path, capsys, {"type": "composed", "events": leaves[:EVENT_MAX_LEAVES] + leaves[-1:]})
     assert code == 2 and "zCDP" in err and "distinct kinds" not in err, err
+
+
+@pytest.mark.parametrize("event", [
+    {"type": "discrete_laplace", "noise_parameter": "0.5", "sensitivity": 10**6},
+    {"type": "discrete_laplace", "noise_parameter": "0.5", "sensitivity": MAX_EVENT_ATOMS},
+    {"type": "discrete_gaussian", "sigma": "1e300", "sensitivity": 1},
+    {"type": "discrete_gaussian", "sigma": "1e-300", "sensitivity": MAX_EVENT_ATOMS},
+])
+def test_verify_refuses_an_event_the_producer_refuses_with_its_exit_code(tmp_path, capsys, event):
+    """Issue 22 item 4: a forged events certificate whose discrete Laplace has sensitivity 10^6 was
+    exit 3 in verify (its own cap of 200,000 atoms) where the producer answers exit 2 (MAX_EVENT_ATOMS,
+    limits.py). Verify now applies the producer's count and cap (limits.discrete_event_atoms): exit 2
+    naming inputs.event and the cap, before any work. Independent route: the producer itself on the
+    same event, exit 2 (the pair's own atom count is checked in test_the_atom_cap_is_the_pairs_own_count)."""
+    from dpverify.certificate import compute_digest
+
+    produced, _ = _run(tmp_path, capsys, event)
+    assert produced == 2
+    f = tmp_path / "small.json"
+    f.write_text(json.dumps({"neighboring": "add-remove",
+                             "event": {"type": "discrete_laplace", "noise_parameter": "0.5", "sensitivity": 2}}))
+    cert_path = tmp_path / "c.json"
+    assert main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5", "--certificate", str(cert_path)]) == 0
+    cert = json.loads(cert_path.read_text())
+    cert["inputs"]["event"] = event
+    cert["digest"] = compute_digest(cert)
+    cert_path.write_text(json.dumps(cert))
+    capsys.readouterr()
+    assert main(["verify", "--time-budget", "20", str(cert_path)]) == 2
+    out = "".join(capsys.readouterr())
+    assert "inputs.event" in out and f"{MAX_EVENT_ATOMS:,}" in out and "MAX_EVENT_ATOMS" in out, out

@@ -15,7 +15,7 @@ import pytest
 
 from dpverify.certificate.format import compute_digest
 from dpverify.errors import CertificateRejected
-from dpverify.recheck.events import rdp_delta_upper
+from dpverify.recheck.events import _flat, rdp_delta_upper
 from dpverify.recheck.verify import verify_certificate
 from tests.pld.test_tiny_delta import _two_step_remove_delta
 
@@ -68,6 +68,8 @@ def _forged(claimed_eps: str, lo: str, hi: str, kind: str = "events.claim") -> d
     cert["inputs"][key] = claimed_eps
     cert["result"]["enclosure"] = {"lo": lo, "hi": hi}
     cert["result"]["quantity"] = f"delta(eps={claimed_eps})"
+    # and the theorems this tree's steps cite (verify rebuilds them from inputs.event: issue 22)
+    cert["result"]["theorems"] = _flat(TREE, "add-remove").theorems
     if kind == "events.claim":
         cert["result"]["verdict"] = "holds"
     # the fixture's reason names its own claim (delta(3) <= 1.0000000000055432e-8): a consistent forger

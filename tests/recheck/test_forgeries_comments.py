@@ -32,7 +32,6 @@ def _forged(tmp_path, src: Path, change) -> tuple[int, str]:
 @pytest.mark.parametrize("name,path,value", [
     ("pld-epsilon", "note", FALSE),
     ("pld-epsilon", "reason", FALSE),
-    ("events-delta", "theorems", ["this mechanism is (0, 0)-DP (Dwork and Roth 2014 Thm 1)"]),
     # a reason in no writers' form on a claim certificate: named, not confirmed
     ("pld-claim", "reason", FALSE),
     # adv38 C1: another kind's form, whose ends would be read against this kind's enclosure
@@ -45,6 +44,14 @@ def test_free_text_that_is_no_writers_form_is_named_on_the_line(tmp_path, name, 
     code, msg = _forged(tmp_path, F2 / f"{name}.json", lambda r: r.__setitem__(path, value))
     assert code == 0, msg
     assert f"result.{path}" in msg.split("not re-proved and not part of what is confirmed:")[1]
+
+
+def test_an_events_theorem_list_is_re_derived_not_named(tmp_path):
+    """events.* theorems were named as the writer's text; they are now rebuilt from inputs.event
+    (issue 22 item 3, tests/recheck/test_event_theorems.py): a citation of no step is exit 1."""
+    code, msg = _forged(tmp_path, F2 / "events-delta.json", lambda r: r.__setitem__(
+        "theorems", ["this mechanism is (0, 0)-DP (Dwork and Roth 2014 Thm 1)"]))
+    assert code == 1, msg
 
 
 @pytest.mark.parametrize("name,reason", [
@@ -163,3 +170,23 @@ def test_a_tail_reason_saying_why_the_writer_stopped_is_named_not_bound(tmp_path
     assert code in (0, 1), msg
     if code == 0:
         assert "result.tail.reason" in msg.split("not re-proved and not part of what is confirmed:")[1], msg
+
+
+def test_no_tail_model_is_re_derived_from_the_mechanism(tmp_path):
+    """Issue 22 item 3: "no closed-form tail known for this profile" is a function of the mechanism
+    (its tail kind, re-derived), so where the mechanism has no tail model (an expression profile) it
+    is bound, not named. Independent route: gdp/tail.py's tail_model has closed forms for the listed
+    mechanisms only, so an expr profile has none. A 0.1.0 randomized-response certificate wrote it when
+    that release had no rr model: now rr has one (zero past log(p/(1-p))), so that text is named."""
+    from dpverify.cli import main
+    from dpverify.recheck.verify import confirm
+
+    out = tmp_path / "c.json"
+    assert main(["gdp", "certify", "--mechanism", "expr", "--profile", "0.5*exp(-eps)", "--eps-h", "2",
+                 "--certificate", str(out)]) == 3  # head only
+    cert = json.loads(out.read_text())
+    assert cert["result"]["tail"]["kind"] == "unknown"
+    assert "result.tail.reason" not in " ".join(confirm(cert).unconfirmed)
+    old = json.loads((F2.parent / "format1" / "v010-gdp-certify-rr-shuffled.json").read_text())
+    assert old["result"]["tail"]["reason"] == cert["result"]["tail"]["reason"]
+    assert any("result.tail.reason" in u for u in confirm(old).unconfirmed)

@@ -256,12 +256,12 @@ def test_result_quantity_compares_numbers_exactly_in_any_notation():
     for text in ("composed delta(eps=3/5)", "composed delta(eps=0.6)", "composed delta(eps=6e-1)",
                  "composed delta(eps=60/100)"):
         for given in ("3/5", "0.6", "6E-1"):
-            check_quantity("composition.delta", {"eps": given}, {"quantity": text})
+            check_quantity("dpverify-certificate/2", "composition.delta", {"eps": given}, {"quantity": text})
     for text in ("composed delta(eps=0.6000000000000000000000000000001)", "composed delta(eps=3/4)",
                  "composed delta(eps=1/0)", "composed delta(eps=1e99999999999999999999)", "composed delta(eps=nan)",
                  "delta(eps=3/5)"):
         with pytest.raises(CertificateRejected):
-            check_quantity("composition.delta", {"eps": "3/5"}, {"quantity": text})
+            check_quantity("dpverify-certificate/2", "composition.delta", {"eps": "3/5"}, {"quantity": text})
 
 
 @pytest.mark.parametrize("name,text", [
@@ -507,7 +507,37 @@ def test_a_number_recorded_as_the_user_typed_it_verifies(typed, tmp_path):
     from dpverify.certificate.prose import check_quantity
     from dpverify.cli import main
 
-    check_quantity("gdp.delta", {"eps": "1"}, {"quantity": f"delta_mu(eps={typed})"})
+    check_quantity("dpverify-certificate/2", "gdp.delta", {"eps": "1"}, {"quantity": f"delta_mu(eps={typed})"})
     out = tmp_path / "c.json"
     assert main(["gdp", "delta", "--mu", "1", "--eps", typed, "--certificate", str(out)]) == 0
     assert main(["verify", str(out)]) == 0
+
+
+def test_gdp_certify_quantity_follows_the_status(tmp_path):
+    """adv40 Q2: every gdp.certify was labelled "mu* = sup G_f (optimal GDP parameter)", also a head-only
+    one, whose enclosure is sup over [0, eps_h] of G_f. Independent route: for f = 0.5 e^-eps,
+    delta_mu(eps) <= Phi(-eps/mu + mu/2) decays like e^(-eps^2/(2 mu^2)), faster than f, so no finite mu
+    dominates f and mu* = +inf (GDPT Lemma A.1), while the recorded head enclosure is finite: the
+    mu* label states a false value. The label now follows result.status; a format-2 head-only
+    certificate an earlier writer labelled mu* verifies with the label named as not confirmed, and a
+    GDP certificate carrying the head-only label is refused."""
+    from dpverify.certificate.prose import CERTIFY_ENCLOSES
+    from dpverify.recheck.verify import UNCONFIRMED, verify_certificate
+
+    from dpverify.cli import main
+
+    out = tmp_path / "c.json"
+    argv = ["gdp", "certify", "--mechanism", "expr", "--profile", "0.5*exp(-eps)", "--eps-h", "2"]
+    assert main([*argv, "--certificate", str(out)]) == 3  # head only: the tail is not certified
+    c = json.loads(out.read_text())
+    assert c["result"]["status"] == "head only"
+    assert c["result"]["quantity"] == CERTIFY_ENCLOSES["head only"] != CERTIFY_ENCLOSES["GDP"]
+    assert "result.quantity" not in verify_certificate(c)
+    old = copy.deepcopy(c)
+    old["result"]["quantity"] = CERTIFY_ENCLOSES["GDP"]
+    line = verify_certificate(reseal(old))
+    assert f"{UNCONFIRMED}: result.quantity" in line
+    g = fixture("gdp-certify-laplace")
+    assert g["result"]["status"] == "GDP"
+    g["result"]["quantity"] = CERTIFY_ENCLOSES["head only"]
+    assert outcome(reseal(g)) == 1

@@ -1,7 +1,8 @@
 """The cache serves re-runs, end to end through the CLI: a second run of the
 shipped example grid computes nothing (every row a cache hit), and the entries
 this release writes are used by the next release once the independent verifier
-has confirmed them; entries of a newer release, and forged older ones, are not.
+has confirmed them; entries of a newer release, forged older ones, and entries
+without a valid tag, are not.
 
 Work is counted (computed configurations, cache hits in results.json), never timed.
 """
@@ -63,25 +64,29 @@ def _next_release(monkeypatch) -> str:
     return nxt
 
 
-def _first_run_then_forge(grid: Path, tmp_path: Path, hi: str) -> None:
+def _first_run_then_forge(grid: Path, tmp_path: Path, hi: str, *, retag: bool = False) -> None:
     """Sweep into ``a``, then move the first entry's enclosure to [0.01, hi] and
-    recompute its digest (what anyone with write access to the cache can do)."""
+    recompute its digest (what anyone with write access to the cache can do), and with
+    ``retag`` its tag (what only a holder of the key can do)."""
     sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     entry = _entries(tmp_path / "cache")[0]
     forged = json.loads(entry.read_text())
     forged["result"]["enclosure"] = {"lo": "0.01", "hi": hi}
     forged["digest"] = compute_digest(forged)
     entry.write_text(dumps(forged))
+    if retag:
+        cache = cache_module.Cache(str(tmp_path / "cache"))
+        Path(str(entry) + ".tag").write_text(cache._tag(entry.stem, entry.read_bytes()))
 
 
 def test_forged_entry_with_recomputed_digest_is_not_served(tmp_path, grid):
     """The forger rewrites the enclosure and recomputes the digest, but cannot
-    compute the tag: the verifier refuses the entry and the row shows the
+    compute the tag: the entry is refused and the row shows the
     enclosure computed afresh (the first run's, byte for byte)."""
     _first_run_then_forge(grid, tmp_path, "0.02")
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
     assert (again["cache_hits"], again["computed"]) == (1, 1)
-    assert "independent verifier refused" in again["cache_refused"][0]
+    assert "no valid tag" in again["cache_refused"][0]
     assert _rows(tmp_path / "b") == _rows(tmp_path / "a")
     assert certs(tmp_path / "b") == certs(tmp_path / "a")
     assert b'"0.02"' not in b"".join(certs(tmp_path / "b").values())
@@ -91,19 +96,22 @@ def _rows(out: Path) -> list[tuple]:
     return [(r["lo"], r["hi"], r["verdict"]) for r in json.loads((out / "results.json").read_text())["rows"]]
 
 
-def test_an_untagged_entry_with_an_unconfirmed_field_is_recomputed(tmp_path, grid):
-    """adv39 C2: an untagged entry whose free text verify names as not confirmed (here a
-    reason in no writer's form) was served once verify accepted its numbers, so the text
-    passed into the sweep's own output certificate and was then tagged as this user's. An
-    entry is served only when verify confirms all of it; otherwise it is recomputed and the
-    output is the first run's, byte for byte."""
+def test_an_entry_confirmed_only_in_part_is_recomputed(tmp_path, grid, monkeypatch):
+    """adv39 C2: an entry whose free text verify names as not confirmed (here a reason in no
+    writer's form) was served once verify accepted its numbers, so the text passed into the
+    sweep's own output certificate. An entry that goes through the verifier (an older
+    release's, here tagged by this user's key as that release would have) is served only
+    when verify confirms all of it (its structured answer, verify.confirm, names nothing);
+    otherwise it is recomputed and the output is the first run's, byte for byte."""
     sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     entry = _entries(tmp_path / "cache")[0]
-    Path(str(entry) + ".tag").unlink()
     forged = json.loads(entry.read_text())
     forged["result"]["reason"] = "so this run is (0.01, 1e-9)-DP"
     forged["digest"] = compute_digest(forged)
     entry.write_text(dumps(forged))
+    cache = cache_module.Cache(str(tmp_path / "cache"))
+    Path(str(entry) + ".tag").write_text(cache._tag(entry.stem, entry.read_bytes()))
+    _next_release(monkeypatch)
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
     assert (again["cache_hits"], again["computed"]) == (1, 1)
     assert "confirmed it only in part" in again["cache_refused"][0]
@@ -111,31 +119,52 @@ def test_an_untagged_entry_with_an_unconfirmed_field_is_recomputed(tmp_path, gri
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_untagged_genuine_entry_is_rechecked_served_and_tagged(tmp_path, grid, workers):
-    """A genuine entry without its tag (as from another machine's cache) is
-    served once the independent verifier confirms it, and tagged: the run after
-    serves it with no verifier and no computation. With two workers the re-check
-    is a job on the process pool (pickled there and back), as computations are."""
+def test_an_untagged_genuine_entry_is_recomputed_and_tagged(tmp_path, grid, workers):
+    """A genuine entry without its tag (as from another machine's cache) is not served: only
+    the tag vouches for the fields no verifier re-proves (the method block). It is recomputed,
+    byte for byte the same, and stored with its tag: the run after serves it directly."""
     first = sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     assert first["computed"] == 2
     tag = Path(str(_entries(tmp_path / "cache")[0]) + ".tag")
     tag.unlink()
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", workers)
-    assert (again["cache_hits"], again["computed"], again["cache_refused"]) == (2, 0, [])
-    assert len(again["cache_rechecked"]) == 1 and "no valid tag" in again["cache_rechecked"][0]
+    assert (again["cache_hits"], again["computed"], again["cache_rechecked"]) == (1, 1, [])
+    assert len(again["cache_refused"]) == 1 and "no valid tag" in again["cache_refused"][0]
     assert tag.is_file()
     third = sweep(grid, tmp_path / "c", tmp_path / "cache", "--workers", "1")
     assert (third["cache_hits"], third["computed"], third["cache_rechecked"]) == (2, 0, [])
     assert certs(tmp_path / "c") == certs(tmp_path / "b") == certs(tmp_path / "a")
 
 
-def test_entries_tagged_under_another_key_are_rechecked(tmp_path, grid, monkeypatch):
+def test_an_untagged_entry_with_a_forged_method_block_is_not_served(tmp_path, grid):
+    """adv40 W1: an untagged entry whose method block was rewritten (backend, algorithm,
+    precision_bits: fields verify neither re-proves nor names) was confirmed by the verifier,
+    served into the sweep's output and tagged. Independent route: the first run's certificate,
+    which this version writes for these inputs byte for byte (rule 3); the forged words appear
+    nowhere in the output."""
+    sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
+    entry = _entries(tmp_path / "cache")[0]
+    Path(str(entry) + ".tag").unlink()
+    forged = json.loads(entry.read_text())
+    forged["method"].update(backend="hand-checked by the authors", precision_bits=100000,
+                            algorithm="exact closed form of the mechanism; no discretisation, no grid")
+    forged["digest"] = compute_digest(forged)
+    entry.write_text(dumps(forged))
+    again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
+    assert (again["cache_hits"], again["computed"]) == (1, 1)
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
+    assert b"hand-checked" not in b"".join(certs(tmp_path / "b").values())
+    assert b"hand-checked" not in entry.read_bytes()  # the entry recomputed and overwritten
+
+
+def test_entries_tagged_under_another_key_are_recomputed(tmp_path, grid, monkeypatch):
     """Another user's (or machine's) secret key: its tags do not verify here."""
     sweep(grid, tmp_path / "a", tmp_path / "cache", "--workers", "1")
     monkeypatch.setenv(cache_module.KEY_ENV, str(tmp_path / "other-key"))
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
-    assert (again["cache_hits"], again["computed"], len(again["cache_rechecked"])) == (2, 0, 2)
+    assert (again["cache_hits"], again["computed"], len(again["cache_refused"])) == (0, 2, 2)
     assert (tmp_path / "other-key").stat().st_mode & 0o777 == 0o600
+    assert certs(tmp_path / "b") == certs(tmp_path / "a")
 
 
 def test_a_tag_copied_from_another_entry_does_not_authenticate(tmp_path, grid):
@@ -145,7 +174,7 @@ def test_a_tag_copied_from_another_entry_does_not_authenticate(tmp_path, grid):
     e0, e1 = _entries(tmp_path / "cache")
     Path(str(e0) + ".tag").write_bytes(Path(str(e1) + ".tag").read_bytes())
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
-    assert (again["cache_hits"], again["computed"], len(again["cache_rechecked"])) == (2, 0, 1)
+    assert (again["cache_hits"], again["computed"], len(again["cache_refused"])) == (1, 1, 1)
 
 
 @pytest.mark.parametrize("content, mode, why", [
@@ -214,8 +243,9 @@ def test_next_release_uses_this_release_entries_after_the_recheck(tmp_path, grid
 
 def test_next_release_refuses_a_forged_older_entry(tmp_path, grid, monkeypatch):
     """Without --recheck-cache, an older entry still goes through the independent
-    verifier: a forgery with a recomputed digest is recomputed, not served."""
-    _first_run_then_forge(grid, tmp_path, "0.011")
+    verifier, even with a valid tag: a forgery with a recomputed digest and tag (a leaked
+    key) is recomputed, not served."""
+    _first_run_then_forge(grid, tmp_path, "0.011", retag=True)
     _next_release(monkeypatch)
     again = sweep(grid, tmp_path / "b", tmp_path / "cache", "--workers", "1")
     assert (again["cache_hits"], again["computed"]) == (1, 1)
