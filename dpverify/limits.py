@@ -6,8 +6,10 @@ command run without end or exhaust memory): the check that enforces it names
 the parameter and quotes the number from here, and ``--help`` and
 ``docs/reference/inputs.md`` read it from here. Stdlib only, imported by anything.
 
-Not here: the independent re-check (``dpverify verify``) keeps its own caps,
-because it may import nothing of the producing side; the PLD accountant's
+The independent re-check (``dpverify verify``) may import nothing of the producing
+side, so the caps it shares with the producer (a certificate the producer would refuse
+is exit 2 in verify too) reach it through ``certificate.format``, which re-exports them
+from here; its own work caps live in ``recheck/limits.py``. Not here: the PLD accountant's
 internal sizes (knots, product lengths, the Fourier power's unit exponent) are
 engineering constants of that route and live beside the code they size.
 """

@@ -42,7 +42,7 @@ from mpmath import mpf
 import gmpy2
 from gmpy2 import mpfr, mpz, next_above
 
-from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUND_CAP, TF_STEPS_RULE
+from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUND_CAP, MAX_NOISE_MULTIPLIER, TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
@@ -1111,8 +1111,9 @@ def _event(e: Mapping[str, Any], count_key: str, path: str = "inputs"):
     T = _count(e.get(count_key))
     if mech in ("subsampled-gaussian", "gaussian"):
         s = exact_input(e, "noise_multiplier")
-        if s <= 0:
-            raise MalformedCertificate("noise_multiplier must be > 0")
+        if not 0 < s <= MAX_NOISE_MULTIPLIER:  # the producer's range (limits.py), so exit 2 as there
+            raise MalformedCertificate(f"{path}.noise_multiplier must be in (0, {MAX_NOISE_MULTIPLIER:.0e}], "
+                                      "the producer's range")
         return (lambda d: (gauss_tails(s, q, d), mpf(0))), T, q == 1
     if mech == "laplace":
         b = exact_input(e, "scale")

@@ -234,3 +234,14 @@ def test_poisson_audit_at_a_noise_multiplier_past_a_c_long_squared(sigma, capsys
                        "--delta", "1e-5"])
     assert c["result"]["enclosure"] == {"lo": "0", "hi": "0"}
     assert outcome(c) == 0
+
+
+@pytest.mark.parametrize("sigma", ["1e101", "1e900"])
+def test_a_noise_multiplier_past_the_producers_range_is_malformed(sigma, capsys):
+    """The producer refuses a noise multiplier above limits.MAX_NOISE_MULTIPLIER = 1e100 (exit 2),
+    so a certificate carrying one is no certificate it wrote: verify answers exit 2 too, before any
+    work (it was exit 3 on an OverflowError, adv41 N1)."""
+    c = _cert(capsys, ["audit", "dpsgd", "--noise-multiplier", "1e100", "--sampling-rate", "0.01", "--steps", "10",
+                       "--delta", "1e-5"])
+    c["inputs"]["noise_multiplier"] = sigma
+    assert outcome(reseal(c)) == 2
