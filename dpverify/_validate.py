@@ -4,6 +4,7 @@ argument and the allowed range, e.g. ``mu=-1 must be > 0``."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
@@ -117,7 +118,9 @@ def seconds(name: str, value: ExactInput) -> float:
     x = parse_exact(value, name)
     if not 0 < x <= MAX_TIME_BUDGET_SECONDS:
         raise InvalidParameter(name, f"{name}={shown(value)} must be in (0, {MAX_TIME_BUDGET_SECONDS}] seconds")
-    return float(x)
+    # a positive budget below the least double is that double (it runs out at once), not 0.0,
+    # which a later check refused as "time_budget=0.0" (adv41 C1)
+    return float(x) or math.ulp(0.0)
 
 
 def relative_width(value: object, lo: str, hi: str, *, hi_open: bool = False, name: str = "rel_width") -> float:

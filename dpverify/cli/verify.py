@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
+from fractions import Fraction
+from typing import Optional
 from pathlib import Path
 
 from ..recheck import limits as L
@@ -57,6 +61,34 @@ def _expand(names: list[str]) -> list[Path]:
     return out
 
 
+#: a plain decimal in ASCII (float() also read "１" (U+FF11) and "1_0": adv41 C1)
+_SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,8})?")
+_FRACTION = re.compile(r"[0-9]+/[0-9]+")
+
+
+def _seconds(text: str) -> Optional[float]:
+    """--time-budget read as every other number option reads it: an exact decimal in (0, 86400],
+    then a float (it only bounds wall time); a positive value below the least double is that
+    double, the budget that runs out at once (1e-3000 had been refused as "0.0")."""
+    text = text.strip()
+    if _FRACTION.fullmatch(text):
+        num, den = text.split("/")
+        if int(den) == 0 or len(text) > 1000:
+            return None
+        x = Fraction(int(num), int(den))
+        return (float(x) or math.ulp(0.0)) if 0 < x <= 86400 else None
+    if not _SECONDS.fullmatch(text) or len(text) > 1000:
+        return None
+    mant, _, exp = text.lower().partition("e")
+    m, e = Fraction(mant), int(exp or 0)
+    if m == 0 or e > 10:  # 0, or past 86400 however the mantissa reads
+        return None
+    if e < -400:  # positive and below every double (so 10^e is never formed)
+        return math.ulp(0.0)
+    x = m * Fraction(10) ** e
+    return (float(x) or math.ulp(0.0)) if x <= 86400 else None
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.explain:
         if args.files:
@@ -66,12 +98,9 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     budget = None
     if args.budget is not None:
-        try:
-            budget = float(args.budget)
-            if not 0 < budget <= 86400:
-                raise ValueError
-        except ValueError:
-            print(f"dpverify: error: --time-budget={args.budget!r} must be a number of seconds in (0, 86400]",
+        budget = _seconds(args.budget)
+        if budget is None:
+            print(f"dpverify: error: --time-budget={args.budget[:60]!r} must be a number of seconds in (0, 86400]",
                   file=sys.stderr)
             return 2
     files = _expand(args.files)

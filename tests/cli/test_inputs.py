@@ -386,6 +386,25 @@ def test_sweep_time_budget_above_the_cap_is_exit_2(budget, tmp_path, capsys):
     assert "--time-budget" in err and "604800" in err and "internal error" not in err
 
 
+@pytest.mark.parametrize("budget", ["\uff11", "1_0", "0", "0/5", "1/0", "86401", "1e99999999", "nan", "inf", "-1"])
+def test_verify_time_budget_is_read_like_every_number_option(budget, tmp_path, capsys):
+    # before: float() read the fullwidth digit U+FF11 as 1 and "1_0" as 10 (adv41 C1); every other
+    # number option refuses both as "not a number"
+    assert run(["verify", "--time-budget", budget, str(tmp_path / "none.json")]) == 2
+    assert "--time-budget" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["verify", "--time-budget", "1e-3000"], ["verify", "--time-budget", "1/3"]])
+def test_verify_time_budget_below_the_least_double_runs_out_at_once(argv, tmp_path, capsys):
+    """A positive budget is accepted however small: 1e-3000 s is the least double, not 0.0 (which
+    the producer side refused as "time_budget=0.0", naming a value nobody gave)."""
+    assert run(["gdp", "delta", "--mu", "1", "--eps", "1", "--certificate", str(tmp_path / "c.json")]) == 0
+    code = run(argv + [str(tmp_path / "c.json")])
+    assert code in (0, 3) and (code == 0) == (argv[-1] == "1/3")
+    assert run(DPSGD + ["--delta", "1e-5", "--time-budget", "1e-3000"]) == 3
+    assert "0.0" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("expr", ["9**9**9**9*eps", "exp(exp(exp(1000)))*eps", "10**10**10**10*exp(-eps)",
                                   "1/0*eps", "log(eps-eps)"])
 def test_expr_profile_undefined_or_overflowing_at_a_point_is_refused(expr, capsys):
