@@ -303,19 +303,30 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
     # two power-of-two sides near 2^9 and beyond thrashes the cache (measured 4.8 ms at 2^9 x 2^9)
     p = max(min(L, 2), min(8, (L + 1) // 2))
     P, M = 1 << p, N >> p
+    # the butterflies of a stage are independent, so their order is free: a cache-sized
+    # slice (2^_CHUNK_BITS points) goes through every stage it holds before the next slice
+    # (the stages ran over the whole arrays, memory-bound beyond the cache)
+    C = max(1, min(M, (1 << _CHUNK_BITS) >> p))
     perm = _transposed_bitrev(L, p)
     Xr = re[perm].reshape(P, M)  # row k: position k of each block of 2^p (column: the block)
     Xi = im[perm].reshape(P, M)
     buf = np.empty((4, max(1, N // 2)))
     exact2 = bool(cos[N // 4] == 0.0 and sin[N // 4] == 1.0) if L >= 2 else False
-    # the butterflies of a stage are independent, so their order is free: a cache-sized
-    # slice (2^_CHUNK_BITS points) goes through every stage it holds before the next slice
-    # (the stages ran over the whole arrays, memory-bound beyond the cache)
-    C = max(1, min(M, (1 << _CHUNK_BITS) >> p))
+    # a slice's columns are copied into a contiguous (2^p, C) block first: in place, its 2^p
+    # rows lay 2^(L-p) doubles apart, and rows at one power-of-two stride share cache sets
+    # (2^21: 14 ms a stage against 9); its result goes straight to its rows of the natural
+    # layout (the transpose of the block), which are contiguous
+    re = np.empty(N)
+    im = np.empty(N)
+    Rn, In = re.reshape(M, P), im.reshape(M, P)
+    Br, Bi = (Xr, Xi) if C == M else (np.empty((P, C)), np.empty((P, C)))  # one slice: in place
     for c0 in range(0, M, C):
-        _early_stages(Xr[:, c0:c0 + C], Xi[:, c0:c0 + C], cos, sin, N, p, exact2, buf)
-    re = np.ascontiguousarray(Xr.T).ravel()
-    im = np.ascontiguousarray(Xi.T).ravel()
+        if C < M:
+            np.copyto(Br, Xr[:, c0:c0 + C])
+            np.copyto(Bi, Xi[:, c0:c0 + C])
+        _early_stages(Br, Bi, cos, sin, N, p, exact2, buf)
+        np.copyto(Rn[c0:c0 + C], Br.T)
+        np.copyto(In[c0:c0 + C], Bi.T)
     q = min(L, max(p, _CHUNK_BITS))
     C = 1 << q
     # the slices' stages read the same twiddles in every slice: gathered once (at most 2^q)
