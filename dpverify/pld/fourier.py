@@ -310,7 +310,10 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
     perm = _transposed_bitrev(L, p)
     Xr = re[perm].reshape(P, M)  # row k: position k of each block of 2^p (column: the block)
     Xi = im[perm].reshape(P, M)
-    buf = np.empty((4, max(1, N // 2)))
+    # scratch of one slice: every stage below runs on at most 2^_CHUNK_BITS points at a time
+    # (a buffer of N / 2 per row took 128 MB at N = 2^23); rows padded off a power-of-two stride
+    half_slice = max(1, min(N, 1 << _CHUNK_BITS) // 2)
+    buf = np.empty((4, half_slice + 8))[:, :half_slice]
     exact2 = bool(cos[N // 4] == 0.0 and sin[N // 4] == 1.0) if L >= 2 else False
     # a slice's columns are copied into a contiguous (2^p, C) block first: in place, its 2^p
     # rows lay 2^(L-p) doubles apart, and rows at one power-of-two stride share cache sets
