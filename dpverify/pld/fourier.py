@@ -291,7 +291,10 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
     of small span on the natural layout runs numpy's inner loop on rows of 2^(s-1)
     entries; the transposed early stages take 10-25% less CPU per transform at
     N = 2^16..2^22, measured; the stages that fit run slice by slice, a cache-sized slice
-    through all of them, which the independence of a stage's butterflies allows). Every output is the same sequence of IEEE operations on
+    through all of them, which the independence of a stage's butterflies allows, and the
+    stages of larger span column slab by column slab, :func:`_column_stages`: at N = 2^21 the
+    transform took 0.55 CPU s before the slabs, contiguous twiddles and contiguous early
+    slices, 0.26 after). Every output is the same sequence of IEEE operations on
     the same operands as the textbook in-place loop, so the doubles are bit-identical
     to it (tests/pld/test_fourier.py checks it against that loop, signed zeros included)."""
     N = re.size
