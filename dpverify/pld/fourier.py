@@ -408,7 +408,7 @@ def _stage_twiddles(cos: np.ndarray, sin: np.ndarray, N: int, s: int) -> tuple[n
 
 
 def _late_stages(re: np.ndarray, im: np.ndarray, cos: np.ndarray, sin: np.ndarray, N: int, s_lo: int,
-                 s_hi: int, buf: np.ndarray, tw: Optional[dict] = None) -> None:
+                 s_hi: int, buf: np.ndarray, tw: Optional[dict[int, tuple[np.ndarray, np.ndarray]]] = None) -> None:
     """Stages s_lo..s_hi of :func:`_fft` in place on a contiguous slice of the natural
     layout (a whole number of blocks of 2^s_hi points); ``tw``: the stages' twiddles
     (:func:`_stage_twiddles`) when the caller gathered them already."""
