@@ -106,6 +106,19 @@ def test_fft_layout_is_bit_identical_to_the_natural_loop():
             assert np.array_equal(got_i.view(np.int64), ref_i.view(np.int64)), (L, "im")
 
 
+def test_fft_column_slabs_worked_on_as_copies_are_bit_identical():
+    # from 2^7 rows of the (2^(L-15), 2^15) matrix on (L = 22), the column stages work on a
+    # contiguous copy of each slab (fourier._COPY_ROWS): the copies move doubles, never round
+    L = 22
+    assert 1 << (L - F._CHUNK_BITS) >= F._COPY_ROWS
+    rng = np.random.default_rng(11)
+    x, y = rng.standard_normal(1 << L), rng.random(1 << L) * 2.0 ** rng.integers(-70, 0, 1 << L)
+    got_r, got_i, _ = F._fft(x.copy(), y.copy())
+    ref_r, ref_i = _natural_fft(x.copy(), y.copy())
+    assert np.array_equal(got_r.view(np.int64), ref_r.view(np.int64))
+    assert np.array_equal(got_i.view(np.int64), ref_i.view(np.int64))
+
+
 def test_fft_bound_on_a_complex_input_against_mpmath():
     # N = 2^11: stages 1..6 run transposed, 7..11 natural; a complex input as in the
     # packed pair transform and the inverse (module docstring 3 and 6)
