@@ -373,7 +373,10 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
                 # fixed batches: not re-proved (the Cor 32 curve at the recorded width runs past
                 # the budget), so it is not counted as proved and such a field answers exit 3
                 route.D, route.Dx = D, Dx
-        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved))
+        # a bracket's writers record 'holds' only (both ends decided, or no certificate): a
+        # relabelled 'undecided' is refused (verdict_of_record; adv41 V1)
+        return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved),
+                       verdict_of_record=True)
 
 
 def _check_dpsgd_schedule(inputs: Mapping[str, Any], parameter: str) -> None:
@@ -492,4 +495,4 @@ def _recheck_sampled(template: str, inputs: Mapping[str, Any], parameter: str, e
             raise CouldNotReprove(f"could not re-prove {what} (delta({inputs['target_eps']}) against "
                                   f"{inputs['delta']})")
         proved |= {f"ends.{name}.value", f"ends.{name}.verdict"}
-    return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved))
+    return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved), verdict_of_record=True)

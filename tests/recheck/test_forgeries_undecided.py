@@ -121,3 +121,14 @@ def test_a_head_only_relabelled_gdp_is_refused_when_its_tail_says_unknown(tmp_pa
     # (v010 rr-shuffled records tail status "unknown": head only)
     code, msg = _verify(tmp_path, _load(F1 / "v010-gdp-certify-rr-shuffled.json"), status="GDP")
     assert code == 1, msg
+
+
+@pytest.mark.parametrize("name", ["calibrate-bracket.json", "calibrate-steps.json", "calibrate-sampling-rate.json",
+                                  "calibrate-bins-sigma.json", "calibrate-shuffle-sigma.json"])
+def test_a_calibration_bracket_relabelled_undecided_is_refused(tmp_path, name):
+    """adv41 V1: a bracket is written only with both ends decided (safe holds, unsafe fails, each
+    re-proved against the exact delta), and its writers record 'holds' only (cli/calibrate.py); a
+    relabelled 'undecided' contradicted the certificate's own statement and was confirmed."""
+    code, msg = _verify(tmp_path, _load(F2 / name), verdict="undecided")
+    assert code == 1, msg
+    assert "undecided" in msg, msg
