@@ -403,6 +403,10 @@ def test_verify_time_budget_below_the_least_double_runs_out_at_once(argv, tmp_pa
     assert code in (0, 3) and (code == 0) == (argv[-1] == "1/3")
     assert run(DPSGD + ["--delta", "1e-5", "--time-budget", "1e-3000"]) == 3
     assert "0.0" not in capsys.readouterr().err
+    # the shared reader (audit, calibrate, sweep, oracle): 0.0 was falsy where the sweep decides to run a
+    # job under a deadline, so `sweep --time-budget 1e-400` ran with no limit at all (adv41 C2)
+    from dpverify._validate import seconds
+    assert seconds("time_budget", "1e-400") > 0
 
 
 @pytest.mark.parametrize("expr", ["9**9**9**9*eps", "exp(exp(exp(1000)))*eps", "10**10**10**10*exp(-eps)",
