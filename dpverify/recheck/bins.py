@@ -266,6 +266,29 @@ def _reach(run: Mapping[str, Any], g: Mapping[str, int], eps: Fraction) -> int:
     return need
 
 
+def _edge_logs(A: Any, s: tuple[Any, Any], ks: list[int], g: int) -> list:
+    """[None] + [sigma log(h k) for the edges k >= 1 of ``ks``], h = 2^-g, s an enclosure of sigma > 0.
+    h k is formed exactly (k < 2^22 and h a power of two: a dyadic of fewer bits than the precision),
+    its logarithm rounded outward, and the product with s ordered by the logarithm's sign: for s in
+    [s0, s1], s0 > 0, a logarithm in [l0, l1] with l0 >= 0 gives [s0 l0, s1 l1] and one with l1 <= 0
+    gives [s1 l0, s0 l1] (two directed products where the general interval product takes eight)."""
+    dn, up = A.dn, A.up
+    s0, s1 = s
+    if not s0 > 0:
+        raise ValueError("sigma must be enclosed away from 0")
+    out: list = [None]
+    for k in ks[1:]:
+        y = A.dyadic(k, g) if g >= 0 else A.q(k << -g)
+        l0, l1 = dn.log(y[0]), up.log(y[1])
+        if l0 >= 0:
+            out.append((dn.mul(s0, l0), up.mul(s1, l1)))
+        elif l1 <= 0:
+            out.append((dn.mul(s1, l0), up.mul(s0, l1)))
+        else:
+            out.append(A.mul(s, (l0, l1)))
+    return out
+
+
 class _Laws:
     def __init__(self, run: Mapping[str, Any], g: Mapping[str, int]) -> None:
         A = arith(_PREC)
@@ -277,20 +300,23 @@ class _Laws:
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
 
-        # Phi to absolute accuracy about 2^-320 (ncdf_abs: Taylor at anchors, several times faster than
-        # the relative-accuracy erfc route): the masses are rounded to units 2^-128 and the means are
-        # absolute terms of delta, so 2^-320 is far below both (as in the E-epoch route)
-        def F(y: tuple[Any, Any]) -> tuple[Any, Any]:  # Phi(sigma log y + 1/(2 sigma)), increasing in y
-            return A.ncdf_abs(A.add(A.mul(s, A.log(y)), half))
-
-        Fs = [A.q(0)] + [F(A.q(h * k)) for k in ks[1:]]
+        # Phi(sigma log y + 1/(2 sigma)) at every edge y = h k, increasing in y, to absolute accuracy about
+        # 2^-320 (ncdf_abs: Taylor at anchors, several times faster than the relative-accuracy erfc route):
+        # the masses are rounded to units 2^-128 and the means are absolute terms of delta, so 2^-320 is
+        # far below both (as in the E-epoch route)
+        slog = _edge_logs(A, s, ks, g["g"])
+        Fs = [A.q(0)] + [A.ncdf_abs(A.add(x, half)) for x in slog[1:]]
         w = [(max(dn.sub(Fs[i][0], Fs[i - 1][1]), 0), up.sub(Fs[i][1], Fs[i - 1][0])) for i in range(1, len(ks))]
-        top = A.q(h * ks[-1])
-        lt = A.mul(s, A.log(top))
+        lt = slog[-1]
         tail = A.ncdf_abs(A.neg(A.add(lt, half)))
         tail_mean = A.ncdf_abs(A.sub(half, lt))
-        self.mean_up = A.add(A.fsum(A.mul(A.q(h * ks[i + 1]), w[i]) for i in range(len(w))), tail_mean)
-        self.mean_dn = A.add(A.fsum(A.mul(A.q(h * ks[i]), w[i]) for i in range(len(w))), tail_mean)
+        # sum_i (h k_i) w_i = h sum_i k_i w_i: each k_i w_i one directed product by the integer k_i (w_i >= 0),
+        # the factor h = 2^-g exact at the end; the same roundings as multiplying by the exact h k_i (a power
+        # of two commutes with rounding), without forming a rational per cell
+        self.mean_up = A.add(A.scale2(A.fsum((dn.mul(w[i][0], ks[i + 1]), up.mul(w[i][1], ks[i + 1]))
+                                             for i in range(len(w))), -g["g"]), tail_mean)
+        self.mean_dn = A.add(A.scale2(A.fsum((dn.mul(w[i][0], ks[i]), up.mul(w[i][1], ks[i]))
+                                             for i in range(len(w))), -g["g"]), tail_mean)
         unit = 2**_U
         hi = [max(0, ceil_int(up.mul(x[1], unit))) for x in w]
         lo = [max(0, floor_int(dn.mul(x[0], unit))) for x in w]
@@ -445,7 +471,6 @@ class _Epochs:
         """Cell masses of Y (tilt: the P-coordinate, F_1(y) = Phi(sigma log y - 1/(2 sigma))) in
         units: (up, down, tail up, tail down); each exact mass lies between its down and up value."""
         A = self.A
-        h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
         if tilt:
@@ -454,7 +479,7 @@ class _Epochs:
         # by the shift only)
         key = (g["g"], g["fine"], g["per"], g["top"])
         if key not in self._slog:
-            self._slog[key] = [None] + [A.mul(s, A.log(A.q(h * k))) for k in ks[1:]]
+            self._slog[key] = _edge_logs(A, s, ks, g["g"])
         slog = self._slog[key]
         # absolute accuracy 2^-320 is all a mass rounded to units 2^-128 needs (ncdf_abs: Taylor at anchors,
         # far faster than the relative-accuracy continued fraction in the tails)
