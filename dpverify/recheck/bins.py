@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any, Mapping, Optional
 
@@ -266,20 +267,31 @@ def _reach(run: Mapping[str, Any], g: Mapping[str, int], eps: Fraction) -> int:
     return need
 
 
-def _edge_logs(A: Any, s: tuple[Any, Any], ks: list[int], g: int) -> list:
-    """[None] + [sigma log(h k) for the edges k >= 1 of ``ks``], h = 2^-g, s an enclosure of sigma > 0.
-    h k is formed exactly (k < 2^22 and h a power of two: a dyadic of fewer bits than the precision),
-    its logarithm rounded outward, and the product with s ordered by the logarithm's sign: for s in
-    [s0, s1], s0 > 0, a logarithm in [l0, l1] with l0 >= 0 gives [s0 l0, s1 l1] and one with l1 <= 0
-    gives [s1 l0, s0 l1] (two directed products where the general interval product takes eight)."""
+@lru_cache(maxsize=4)
+def _log_edges(prec: int, g: int, fine: int, per: int, top: int) -> tuple:
+    """log(h k) at every edge k >= 1 of the grid (:func:`edges`), h = 2^-g, rounded outward at ``prec``
+    bits: h k is formed exactly (k < 2^22 and h a power of two: a dyadic of fewer bits than the
+    precision). A function of the grid alone, so the ends of a calibration on one grid, and the
+    directions of one run, share it (cached)."""
+    A = arith(prec)
+    out = []
+    for k in edges({"g": g, "fine": fine, "per": per, "top": top})[1:]:
+        y = A.dyadic(k, g) if g >= 0 else A.q(k << -g)
+        out.append((A.dn.log(y[0]), A.up.log(y[1])))
+    return tuple(out)
+
+
+def _edge_logs(A: Any, s: tuple[Any, Any], g: Mapping[str, int]) -> list:
+    """[None] + [sigma log(h k) for the edges k >= 1 of the grid ``g``] (:func:`_log_edges`), s an
+    enclosure of sigma > 0: the product ordered by the logarithm's sign, for s in [s0, s1], s0 > 0, a
+    logarithm in [l0, l1] with l0 >= 0 gives [s0 l0, s1 l1] and one with l1 <= 0 gives [s1 l0, s0 l1]
+    (two directed products where the general interval product takes eight)."""
     dn, up = A.dn, A.up
     s0, s1 = s
     if not s0 > 0:
         raise ValueError("sigma must be enclosed away from 0")
     out: list = [None]
-    for k in ks[1:]:
-        y = A.dyadic(k, g) if g >= 0 else A.q(k << -g)
-        l0, l1 = dn.log(y[0]), up.log(y[1])
+    for l0, l1 in _log_edges(A.prec, g["g"], g["fine"], g["per"], g["top"]):
         if l0 >= 0:
             out.append((dn.mul(s0, l0), up.mul(s1, l1)))
         elif l1 <= 0:
@@ -304,7 +316,7 @@ class _Laws:
         # 2^-320 (ncdf_abs: Taylor at anchors, several times faster than the relative-accuracy erfc route):
         # the masses are rounded to units 2^-128 and the means are absolute terms of delta, so 2^-320 is
         # far below both (as in the E-epoch route)
-        slog = _edge_logs(A, s, ks, g["g"])
+        slog = _edge_logs(A, s, g)
         Fs = [A.q(0)] + [A.ncdf_abs(A.add(x, half)) for x in slog[1:]]
         w = [(max(dn.sub(Fs[i][0], Fs[i - 1][1]), 0), up.sub(Fs[i][1], Fs[i - 1][0])) for i in range(1, len(ks))]
         lt = slog[-1]
@@ -479,7 +491,7 @@ class _Epochs:
         # by the shift only)
         key = (g["g"], g["fine"], g["per"], g["top"])
         if key not in self._slog:
-            self._slog[key] = _edge_logs(A, s, ks, g["g"])
+            self._slog[key] = _edge_logs(A, s, g)
         slog = self._slog[key]
         # absolute accuracy 2^-320 is all a mass rounded to units 2^-128 needs (ncdf_abs: Taylor at anchors,
         # far faster than the relative-accuracy continued fraction in the tails)

@@ -36,7 +36,7 @@ def _mp_F(sig, y):
 def test_edge_logs_enclose_mpmath(g, sig):
     A = arith(RB._PREC)
     ks = RB.edges(g)
-    got = RB._edge_logs(A, A.q(sig), ks, g["g"])
+    got = RB._edge_logs(A, A.q(sig), g)
     assert got[0] is None and len(got) == len(ks)
     with mpmath.workdps(120):
         for k, (lo, hi) in zip(ks[1:], got[1:]):
