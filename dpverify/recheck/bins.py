@@ -59,7 +59,6 @@ from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .bins_plan import GRID_SLACK, keep_cap, refines
 from .gdp import exact_input
 from .pld import _power as _square_multiply
-from .shuffle import _count
 from .verify import BudgetExceeded, Recheck, register, root_enclosure
 
 _U = 128
@@ -72,6 +71,17 @@ _MAX_DEGREE = 1 << 21
 _MAX_CELLS = 1 << 16
 _MAX_EPOCHS = 10_000
 _W_BITS = 200
+
+
+def _count(inputs: Mapping[str, Any], key: str, hi: int) -> int:
+    """inputs[key] as an integer in [1, hi] (a digit string is read as one, as format 1 wrote counts);
+    else exit 2 naming the key. Shared with :mod:`.shuffle`."""
+    v = inputs.get(key)
+    if isinstance(v, str) and v.isdigit():
+        v = int(v)
+    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= hi:
+        raise MalformedCertificate(f"inputs.{key} must be an integer in [1, {hi}]")
+    return v
 
 
 def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:

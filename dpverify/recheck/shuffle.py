@@ -46,6 +46,8 @@ from mpmath import mpf
 
 from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from .bins import _count
+from .bins import _power as _packed_power
 from .core import Iv, arith, ceil_int, floor_int, mpfr_to_mpf, mpf_to_fraction
 from .gdp import delta_mu_iv, exact_input, side, fraction_to_mpf
 from .verify import Recheck, parse_bound, register, root_enclosure
@@ -59,15 +61,6 @@ _MAX_CELLS = 4096
 _MAX_CLASSES = 1 << 19
 _SCHEMES = {"shuffle": False, "shuffle-persistent": True}
 _RELATIONS = ("add-remove", "add", "remove", "replace-one", "replace-special")
-
-
-def _count(inputs: Mapping[str, Any], key: str, hi: int) -> int:
-    v = inputs.get(key)
-    if isinstance(v, str) and v.isdigit():
-        v = int(v)
-    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= hi:
-        raise MalformedCertificate(f"inputs.{key} must be an integer in [1, {hi}]")
-    return v
 
 
 def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -225,9 +218,7 @@ def _power(c: list[int], E: int, up: bool) -> list[int]:
     E-fold convolution, since the products are monotone in nonnegative coefficients. The packed
     products of the balls-in-bins route (:func:`.bins._power`: one GMP product per step, rounded
     on the packed integer, no per-coefficient Python work between products)."""
-    from .bins import _power as packed  # here, not at the top: recheck.bins reads this module's _count
-
-    return packed(c, E, up, None, _K)
+    return _packed_power(c, E, up, None, _K)
 
 
 def _units(p: list[Iv], q: list[Iv]) -> tuple[list[int], list[int]]:
