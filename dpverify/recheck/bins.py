@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any, Mapping, Optional
 
@@ -58,7 +59,6 @@ from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .bins_plan import GRID_SLACK, keep_cap, refines
 from .gdp import exact_input
 from .pld import _power as _square_multiply
-from .shuffle import _count
 from .verify import BudgetExceeded, Recheck, register, root_enclosure
 
 _U = 128
@@ -71,6 +71,17 @@ _MAX_DEGREE = 1 << 21
 _MAX_CELLS = 1 << 16
 _MAX_EPOCHS = 10_000
 _W_BITS = 200
+
+
+def _count(inputs: Mapping[str, Any], key: str, hi: int) -> int:
+    """inputs[key] as an integer in [1, hi] (a digit string is read as one, as format 1 wrote counts);
+    else exit 2 naming the key. Shared with :mod:`.shuffle`."""
+    v = inputs.get(key)
+    if isinstance(v, str) and v.isdigit():
+        v = int(v)
+    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= hi:
+        raise MalformedCertificate(f"inputs.{key} must be an integer in [1, {hi}]")
+    return v
 
 
 def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -266,6 +277,40 @@ def _reach(run: Mapping[str, Any], g: Mapping[str, int], eps: Fraction) -> int:
     return need
 
 
+@lru_cache(maxsize=4)
+def _log_edges(prec: int, g: int, fine: int, per: int, top: int) -> tuple:
+    """log(h k) at every edge k >= 1 of the grid (:func:`edges`), h = 2^-g, rounded outward at ``prec``
+    bits: h k is formed exactly (k < 2^22 and h a power of two: a dyadic of fewer bits than the
+    precision). A function of the grid alone, so the ends of a calibration on one grid, and the
+    directions of one run, share it (cached)."""
+    A = arith(prec)
+    out = []
+    for k in edges({"g": g, "fine": fine, "per": per, "top": top})[1:]:
+        y = A.dyadic(k, g) if g >= 0 else A.q(k << -g)
+        out.append((A.dn.log(y[0]), A.up.log(y[1])))
+    return tuple(out)
+
+
+def _edge_logs(A: Any, s: tuple[Any, Any], g: Mapping[str, int]) -> list:
+    """[None] + [sigma log(h k) for the edges k >= 1 of the grid ``g``] (:func:`_log_edges`), s an
+    enclosure of sigma > 0: the product ordered by the logarithm's sign, for s in [s0, s1], s0 > 0, a
+    logarithm in [l0, l1] with l0 >= 0 gives [s0 l0, s1 l1] and one with l1 <= 0 gives [s1 l0, s0 l1]
+    (two directed products where the general interval product takes eight)."""
+    dn, up = A.dn, A.up
+    s0, s1 = s
+    if not s0 > 0:
+        raise ValueError("sigma must be enclosed away from 0")
+    out: list = [None]
+    for l0, l1 in _log_edges(A.prec, g["g"], g["fine"], g["per"], g["top"]):
+        if l0 >= 0:
+            out.append((dn.mul(s0, l0), up.mul(s1, l1)))
+        elif l1 <= 0:
+            out.append((dn.mul(s1, l0), up.mul(s0, l1)))
+        else:
+            out.append(A.mul(s, (l0, l1)))
+    return out
+
+
 class _Laws:
     def __init__(self, run: Mapping[str, Any], g: Mapping[str, int]) -> None:
         A = arith(_PREC)
@@ -277,20 +322,23 @@ class _Laws:
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
 
-        # Phi to absolute accuracy about 2^-320 (ncdf_abs: Taylor at anchors, several times faster than
-        # the relative-accuracy erfc route): the masses are rounded to units 2^-128 and the means are
-        # absolute terms of delta, so 2^-320 is far below both (as in the E-epoch route)
-        def F(y: tuple[Any, Any]) -> tuple[Any, Any]:  # Phi(sigma log y + 1/(2 sigma)), increasing in y
-            return A.ncdf_abs(A.add(A.mul(s, A.log(y)), half))
-
-        Fs = [A.q(0)] + [F(A.q(h * k)) for k in ks[1:]]
+        # Phi(sigma log y + 1/(2 sigma)) at every edge y = h k, increasing in y, to absolute accuracy about
+        # 2^-320 (ncdf_abs: Taylor at anchors, several times faster than the relative-accuracy erfc route):
+        # the masses are rounded to units 2^-128 and the means are absolute terms of delta, so 2^-320 is
+        # far below both (as in the E-epoch route)
+        slog = _edge_logs(A, s, g)
+        Fs = [A.q(0)] + [A.ncdf_abs(A.add(x, half)) for x in slog[1:]]
         w = [(max(dn.sub(Fs[i][0], Fs[i - 1][1]), 0), up.sub(Fs[i][1], Fs[i - 1][0])) for i in range(1, len(ks))]
-        top = A.q(h * ks[-1])
-        lt = A.mul(s, A.log(top))
+        lt = slog[-1]
         tail = A.ncdf_abs(A.neg(A.add(lt, half)))
         tail_mean = A.ncdf_abs(A.sub(half, lt))
-        self.mean_up = A.add(A.fsum(A.mul(A.q(h * ks[i + 1]), w[i]) for i in range(len(w))), tail_mean)
-        self.mean_dn = A.add(A.fsum(A.mul(A.q(h * ks[i]), w[i]) for i in range(len(w))), tail_mean)
+        # sum_i (h k_i) w_i = h sum_i k_i w_i: each k_i w_i one directed product by the integer k_i (w_i >= 0),
+        # the factor h = 2^-g exact at the end; the same roundings as multiplying by the exact h k_i (a power
+        # of two commutes with rounding), without forming a rational per cell
+        self.mean_up = A.add(A.scale2(A.fsum((dn.mul(w[i][0], ks[i + 1]), up.mul(w[i][1], ks[i + 1]))
+                                             for i in range(len(w))), -g["g"]), tail_mean)
+        self.mean_dn = A.add(A.scale2(A.fsum((dn.mul(w[i][0], ks[i]), up.mul(w[i][1], ks[i]))
+                                             for i in range(len(w))), -g["g"]), tail_mean)
         unit = 2**_U
         hi = [max(0, ceil_int(up.mul(x[1], unit))) for x in w]
         lo = [max(0, floor_int(dn.mul(x[0], unit))) for x in w]
@@ -445,7 +493,6 @@ class _Epochs:
         """Cell masses of Y (tilt: the P-coordinate, F_1(y) = Phi(sigma log y - 1/(2 sigma))) in
         units: (up, down, tail up, tail down); each exact mass lies between its down and up value."""
         A = self.A
-        h = Fraction(1, 2 ** g["g"]) if g["g"] >= 0 else Fraction(2 ** (-g["g"]))
         s = A.q(run["sig"])
         half = A.div(A.q(1), A.scale2(s, 1))
         if tilt:
@@ -454,7 +501,7 @@ class _Epochs:
         # by the shift only)
         key = (g["g"], g["fine"], g["per"], g["top"])
         if key not in self._slog:
-            self._slog[key] = [None] + [A.mul(s, A.log(A.q(h * k))) for k in ks[1:]]
+            self._slog[key] = _edge_logs(A, s, g)
         slog = self._slog[key]
         # absolute accuracy 2^-320 is all a mass rounded to units 2^-128 needs (ncdf_abs: Taylor at anchors,
         # far faster than the relative-accuracy continued fraction in the tails)

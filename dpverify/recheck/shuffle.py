@@ -46,14 +46,11 @@ from mpmath import mpf
 
 from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from .bins import _count
+from .bins import _power as _packed_power
 from .core import Iv, arith, ceil_int, floor_int, mpfr_to_mpf, mpf_to_fraction
 from .gdp import delta_mu_iv, exact_input, side, fraction_to_mpf
 from .verify import Recheck, parse_bound, register, root_enclosure
-
-try:
-    import gmpy2 as _gmpy2
-except ImportError:  # pragma: no cover - gmpy2 is a declared dependency
-    _gmpy2 = None
 
 _K = 128
 _DPS = 60
@@ -64,15 +61,6 @@ _MAX_CELLS = 4096
 _MAX_CLASSES = 1 << 19
 _SCHEMES = {"shuffle": False, "shuffle-persistent": True}
 _RELATIONS = ("add-remove", "add", "remove", "replace-one", "replace-special")
-
-
-def _count(inputs: Mapping[str, Any], key: str, hi: int) -> int:
-    v = inputs.get(key)
-    if isinstance(v, str) and v.isdigit():
-        v = int(v)
-    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= hi:
-        raise MalformedCertificate(f"inputs.{key} must be an integer in [1, {hi}]")
-    return v
 
 
 def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -224,39 +212,13 @@ def _cells_of(T: int, pair: tuple[int, int], sig: Fraction, persistent: bool, E:
     return ([A.sub(Fp[k + 1], Fp[k]) for k in range(K)], [A.sub(Fq[k + 1], Fq[k]) for k in range(K)])
 
 
-def _kron(a: list[int], b: list[int]) -> list[int]:
-    bits = max(max(a).bit_length(), 1) + max(max(b).bit_length(), 1) + min(len(a), len(b)).bit_length() + 1
-    n = len(a) + len(b) - 1
-    if _gmpy2 is not None:
-        x = _gmpy2.pack(a, bits)
-        y = x if a is b else _gmpy2.pack(b, bits)
-        out = [int(c) for c in _gmpy2.unpack(x * y, bits)]
-        return out + [0] * (n - len(out))
-    out = [0] * n  # pragma: no cover - schoolbook fallback
-    for i, u in enumerate(a):
-        for j, v in enumerate(b):
-            out[i + j] += u * v
-    return out
-
-
-def _power(c: list[int], E: int, up: bool, bits: int = _K, keep: "int | None" = None) -> list[int]:
-    """E-th power of sum_i c_i z^i (units 2^-bits), every product rounded up
-    (``up``) or down to units; ``keep``: only degrees < keep are kept (exact for
-    them: nonnegative coefficients, degrees only add)."""
-    def mul(x: list[int], y: list[int]) -> list[int]:
-        z = _kron(x, y)
-        if keep is not None:
-            z = z[:keep]
-        return [-((-v) >> bits) for v in z] if up else [v >> bits for v in z]
-
-    res, base = None, (c if keep is None else c[:keep])
-    while True:
-        if E & 1:
-            res = base if res is None else mul(res, base)
-        E >>= 1
-        if not E:
-            return res
-        base = mul(base, base)
+def _power(c: list[int], E: int, up: bool) -> list[int]:
+    """E-th power of sum_i c_i z^i (units 2^-K, nonnegative), every product rounded up (``up``) or
+    down to units by repeated squaring: a super-measure (up) or a sub-measure (down) of the exact
+    E-fold convolution, since the products are monotone in nonnegative coefficients. The packed
+    products of the balls-in-bins route (:func:`.bins._power`: one GMP product per step, rounded
+    on the packed integer, no per-coefficient Python work between products)."""
+    return _packed_power(c, E, up, None, _K)
 
 
 def _units(p: list[Iv], q: list[Iv]) -> tuple[list[int], list[int]]:
