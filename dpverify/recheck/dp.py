@@ -37,7 +37,7 @@ from ..certificate.format import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
 from .limits import MAX_LAW_LATTICE_BITS, MAX_LAW_PRODUCTS
 from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, side, fraction_to_mpf
 from .profiles import _ONE, _ZERO, pos, register_profile_recheck
-from .verify import Recheck, needed_digits, parse_bound, register
+from .verify import MAX_DIGITS, Recheck, needed_digits, parse_bound, register
 
 Types = tuple  # ((eps, delta, count), ...)
 
@@ -292,7 +292,8 @@ def _recursion_iv(A: Arith, seq: tuple, t: Fraction) -> Iv:
 
 
 def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
-                one: Callable[[Types, Mapping[str, Any]], Recheck]) -> Recheck:
+                one: Callable[[Types, Mapping[str, Any]], Recheck],
+                finer: "Callable[[Types, int], Recheck] | None" = None) -> Recheck:
     """Grid certificates: eps_i rounded down and up onto the grid bound the
     quantity (monotonicity, LT Thm 4.5). The rounded-down composition is
     re-derived inside ``result.lower``, the rounded-up one inside
@@ -321,6 +322,19 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
         raise CertificateRejected("result.gap is negative")
     most = mpmath.mpf(0) if types_down == types_up else mpmath.fsub(u[1], d[0], prec=256, rounding="c")
     least = mpmath.fsub(u[0], d[1], prec=256, rounding="f")
+    if finer is not None and 0 < gap < most and gap >= least:
+        # the recorded ends set the first precision; a gap far narrower than them (delta_i within
+        # 1e-50 of 1: a gap of 4e-56 beside ends 1e-17 wide) needs the two compositions to about a
+        # millionth of the gap, at most MAX_DIGITS digits (needed_digits' cap; the budget bounds it)
+        with mpmath.workdps(40):
+            scale = max(abs(d[0]), abs(u[1]), mpmath.mpf(gap))
+            digits = int(mpmath.ceil(-mpmath.log10(mpmath.mpf(gap) / scale))) + 6
+        if digits <= MAX_DIGITS:
+            d2, u2 = finer(types_down, digits).enclosure(), finer(types_up, digits).enclosure()
+            if d2 is not None and u2 is not None:
+                d, u = (max(d[0], d2[0]), min(d[1], d2[1])), (max(u[0], u2[0]), min(u[1], u2[1]))
+                most = mpmath.fsub(u[1], d[0], prec=256, rounding="c")
+                least = mpmath.fsub(u[0], d[1], prec=256, rounding="f")
     if not (gap == mpmath.inf or gap >= most):  # an infinite gap bounds any distance
         if gap < least:
             raise CertificateRejected("result.gap is smaller than the distance of the rounded compositions "
@@ -343,7 +357,7 @@ def recheck_composition_delta(inputs: Mapping[str, Any], result: Mapping[str, An
         return enclose(lambda A: _profile_iv(A, types, eps), needed_digits(res))
 
     if "grid" in inputs:
-        return _check_grid(inputs, result, one)
+        return _check_grid(inputs, result, one, lambda types, digits: enclose(lambda A: _profile_iv(A, types, eps), digits))
     return one(_types(inputs), result)
 
 

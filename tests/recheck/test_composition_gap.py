@@ -52,3 +52,24 @@ def test_a_gap_below_the_distance_is_refused(shift: Fraction, code: int) -> None
         text = str(Decimal(gap.numerator) / Decimal(gap.denominator))
     assert Fraction(text) == gap
     assert outcome(_with_gap(text)) == code
+
+
+@pytest.mark.parametrize("gap", [None, "1e-1990"])
+def test_a_gap_far_narrower_than_the_ends_is_proved_at_a_finer_precision(gap, tmp_path) -> None:
+    """delta_1 = 1 - 10^-50 composed 400 times (with delta_2 = 10^-3): both rounded compositions
+    lie in [1 - prod (1 - delta_i), 1] (Kairouz et al. / Murtagh-Vadhan: delta = 1 - prod (1 -
+    delta_i) (1 - delta'(eps)) with delta' the pure part, LT Thm 4.6), and prod (1 - delta_i) <
+    (10^-50)^400 = 10^-20000, so every gap of at least 10^-20000 is true. The writer's gap
+    (about 4.1e-56) sat far inside ends recorded about 1e-17 wide: verify left it 'not re-proved'
+    (exit 3) instead of re-enclosing the two compositions to the gap's digits."""
+    from dpverify.cli import main
+    path = tmp_path / "c.json"
+    nines = "0." + "9" * 50
+    assert main(["compose", "--mech", f"0.1,{nines}", "--mech", "0.2,1e-3", "--steps", "400", "--grid", "0.03",
+                 "--eps", "1", "--certificate", str(path)]) == 0
+    cert = json.loads(path.read_text())
+    assert Fraction(cert["result"]["gap"]) < Fraction(1, 10**55)
+    if gap is not None:
+        cert["result"]["gap"] = gap
+        reseal(cert)
+    assert outcome(cert) == 0
