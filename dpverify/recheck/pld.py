@@ -567,9 +567,17 @@ class _Seq:
         return out + [_ZERO] * (self.n - len(out))
 
     def slots(self, start: int, count: int) -> list:
-        """c_start .. c_{start+count-1}: only those slots are cut out and unpacked."""
-        out = gmpy2.unpack(gmpy2.f_mod_2exp(self.x, self.s * (start + count)) >> (self.s * start), self.s) \
-            if count else []
+        """c_start .. c_{start+count-1}: only those slots are cut out and unpacked. For x >= 0,
+        (x mod 2^(s (a + c))) >> s a = (x >> s a) mod 2^(s c); GMP's mod 2^b copies the low b bits and
+        its shift the bits above the shift, so the low end is cut first near the front and the
+        high end near the back (the back of a trimmed product took a copy of the whole of it)."""
+        if not count:
+            return []
+        if 2 * start < self.n:
+            cut = gmpy2.f_mod_2exp(self.x, self.s * (start + count)) >> (self.s * start)
+        else:
+            cut = gmpy2.f_mod_2exp(self.x >> (self.s * start), self.s * count)
+        out = gmpy2.unpack(cut, self.s)
         return out + [_ZERO] * (count - len(out))
 
     def window(self, a: int, b: int, add0: int = 0) -> "_Seq":
@@ -823,28 +831,46 @@ class _Reader:
 
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
-             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None):
+             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
+             upper_drop: int = 0):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
     start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is).
     ``need``: the query reads the upper pair only at knots above index ``need`` and the lower
     pair only through classes whose loss can exceed need 2^-m (:class:`_Reader`: sound for
-    any value; None reads everything), so the last products are cut to what reaches there."""
+    any value; None reads everything), so the last products are cut to what reaches there.
+
+    ``upper_drop`` (d >= 0, :func:`_upper_drop`): the upper pair is composed in the coarser unit
+    2^-(K - d) and returned in units 2^-K. Each discretised upper mass c (units 2^-K, an upper
+    bound rounded up) becomes ceil(c / 2^d) >= c 2^-d, which is ceil(2^(K-d) x) for the same
+    enclosure's upper end x (ceil(ceil(y) / 2^d) = ceil(y / 2^d)): the pair the discretisation
+    gives at unit 2^-(K - d), proved the same way; its products are rounded outward in that
+    unit (sound for any unit, :func:`_units`), and the result times 2^d is the same masses in
+    units 2^-K, exactly. The trimming budget is the same mass in the coarser unit (floor: a
+    smaller budget trims less, which is as sound). Only the lower pair's Q needs the bits of
+    e^eps that :func:`_units` adds; an upper mass rounded by one unit moves delta by one unit."""
     want_u, want_l = sides != "lower", sides != "upper"
+    d = max(0, min(upper_drop, K - 1))
+    Ku = K - d
     steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
-        steps.append((T, _pack_upper(u, K) if want_u else None, _pack_lower(l, K) if want_l else None))
+        if d:
+            u = (u[0], [-((-v) >> d) for v in u[1]], -((-u[2]) >> d))
+        steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K) if want_l else None))
     total = sum(T for T, _, _ in steps)
-    ups = _compose_side(steps, 1, _pmul_upper, K, budget, None if need is None else _Reader(need, True)) \
+    ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True)) \
         if want_u else None
     lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False),
                          m) if want_l else None
-    return _unpack(ups), _unpack(lows)
+    U = _unpack(ups)
+    if U is not None and d:
+        U = (U[0], [v << d for v in U[1]], U[2] << d)
+    return U, _unpack(lows)
 
 
 def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None",
@@ -1230,7 +1256,8 @@ def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fract
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
-    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m))
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m),
+                    _upper_drop(kind, target, d, K))
     lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
     return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
 
@@ -1257,6 +1284,30 @@ def _read_above(kind: str, target: mpf, d: str, m: int) -> "int | None":
     if not mpmath.isfinite(x) or x < 0 or x > 10**6:
         return None
     return int(mpmath.floor(x * mpf(2) ** m)) - (1 if kind == "delta" else 2)
+
+
+#: bits of the unit per nat of eps that the upper pair does without (:func:`_upper_drop`): below
+#: 1 / ln 2 = 1.4427, so the coarser unit keeps a few of the bits :func:`_units` adds for e^eps
+_DROP_PER_NAT = mpf("1.44")
+
+
+def _upper_drop(kind: str, target: mpf, d: str, K: int) -> int:
+    """Bits by which the upper pair's unit may be coarser than K (:func:`_compose`; any value is
+    sound, this one only keeps the bounds as tight): :func:`_units` adds about 1.45 eps bits so that
+    a Q-mass rounded by one unit, which counts e^eps times in delta, still costs one unit of the
+    scale; an upper mass counts once, so the upper pair does without them. eps is the query's
+    (delta(eps)) or a lower bound of eps(delta) from a coarser grid (:data:`_EPS_FLOOR`; none: 0).
+    At least 64 bits of unit are kept."""
+    if kind == "delta":
+        x = target
+    else:
+        got = _EPS_FLOOR.get()
+        if got is None or got[0] != d:
+            return 0
+        x = got[1]
+    if not mpmath.isfinite(x) or x <= 0:
+        return 0
+    return max(0, min(int(mpmath.floor(_DROP_PER_NAT * min(x, mpf(2000)))), K - 64))
 
 
 def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":

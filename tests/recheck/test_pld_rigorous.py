@@ -394,3 +394,86 @@ def test_composition_read_above_the_query_gives_the_same_bounds(kind: str, targe
         U2, L2 = P._compose(events, "remove", K, tau, budget, m, need=need)
         assert len(U2[1]) < len(U[1])
         assert read(U2, L2, t, K, m) == full
+
+
+def _exact_power(c: list, T: int) -> list:
+    """The exact T-fold convolution power of nonnegative integers (Python integers, no rounding)."""
+    out = [1]
+    for _ in range(T):
+        nxt = [0] * (len(out) + len(c) - 1)
+        for i, x in enumerate(out):
+            if x:
+                for j, y in enumerate(c):
+                    nxt[i + j] += x * y
+        out = nxt
+    return out
+
+
+def _curve(off: int, masses: list, unit: int, inf: Fraction, m: int, eps: Fraction) -> mpmath.mpf:
+    """inf + sum_k masses_k 2^-unit (1 - e^(eps - (off + k) 2^-m))+ at 60 digits."""
+    s = mpmath.mpf(inf.numerator) / inf.denominator
+    for k, c in enumerate(masses):
+        loss = Fraction(off + k, 2**m)
+        if c and loss > eps:
+            s += mpmath.mpf(c) * mpmath.mpf(2) ** -unit * -mpmath.expm1(_mp(eps - loss))
+    return s
+
+
+@pytest.mark.parametrize("T", [1, 3])
+@pytest.mark.parametrize("drop", [20, 45])
+def test_upper_pair_in_a_coarser_unit_dominates_the_exact_power_of_the_fine_pair(T: int, drop: int) -> None:
+    """The upper pair composed in the coarser unit 2^-(K - drop) (:func:`P._compose`'s
+    ``upper_drop``) against the exact integer T-fold power of the upper pair discretised at 2^-K:
+    its delta(eps) curve lies above the exact one at every knot (an upper pair rounded down to the
+    coarser unit, or a unit converted back wrongly, falls below it: at T = 1 no product's upward
+    rounding hides it), by at most a few coarse units per coefficient, and the lower pair is the
+    one composed without the drop."""
+    K, m = 70, 5
+    tau = mpmath.mpf(10) ** -12
+    tails = P.gauss_tails(Fraction(1), Fraction(1, 5), "remove")
+    events = [(lambda d: (tails, mpmath.mpf(0)), T)]
+    with mpmath.workdps(40):
+        (off, c, inf), _ = P._discretise(tails, K, tau, m)
+        U, L = P._compose(events, "remove", K, tau, 0, m, upper_drop=drop)
+        U0, L0 = P._compose(events, "remove", K, tau, 0, m)
+    assert L == L0
+    assert all(int(v) % (1 << drop) == 0 for v in U[1]) and U[2] % (1 << drop) == 0
+    Y = _exact_power([int(v) for v in c], T)  # units 2^-(K T), exact
+    alpha = Fraction(inf, 2**K)
+    inf_exact = 1 - (1 - alpha) ** T
+    lo_k, hi_k = T * off - 1, T * off + len(Y) + 1
+    with mpmath.workdps(60):
+        worst = mpmath.mpf(0)
+        for j in range(lo_k, hi_k, max(1, (hi_k - lo_k) // 60)):
+            eps = Fraction(j, 2**m)
+            got = _curve(U[0], [int(v) for v in U[1]], K, Fraction(U[2], 2**K), m, eps)
+            ref = _curve(T * off, Y, K * T, inf_exact, m, eps)
+            assert got >= ref, (j, got, ref)
+            worst = max(worst, got - ref)
+        assert worst <= (T + 1) * len(U[1]) * mpmath.mpf(2) ** (drop - K)
+
+
+@pytest.mark.parametrize("kind,target,d,floor,want", [
+    ("delta", "10", "remove", None, 14), ("delta", "0", "add", None, 0), ("delta", "3000", "add", None, 136),
+    ("eps", "1e-5", "remove", None, 0), ("eps", "1e-5", "remove", ("add", "10"), 0),
+    ("eps", "1e-5", "remove", ("remove", "10"), 14)])
+def test_the_upper_unit_drop_follows_eps_and_keeps_64_bits(kind, target, d, floor, want) -> None:
+    """floor(1.44 eps) bits (eps capped at 2000), never past K - 64, and for eps(delta) only from a
+    lower bound of this direction's eps (none: no drop)."""
+    token = P._EPS_FLOOR.set(None if floor is None else (floor[0], mpmath.mpf(floor[1])))
+    try:
+        assert P._upper_drop(kind, mpmath.mpf(target), d, 200) == want
+    finally:
+        P._EPS_FLOOR.reset(token)
+    assert P._upper_drop("delta", mpmath.mpf(100), "add", 100) == 36  # K - 64
+
+
+@settings(max_examples=80, deadline=None)
+@given(v=st.lists(st.integers(0, 2**40), min_size=1, max_size=70), data=st.data())
+def test_slots_cut_from_either_end_equal_the_coefficients(v: list, data) -> None:
+    """Both ways of cutting slots out of a packed sequence (mask then shift near the front, shift
+    then mask near the back) give the coefficients themselves."""
+    x = P._Seq.of(v, 48)
+    start = data.draw(st.integers(0, len(v)))
+    count = data.draw(st.integers(0, len(v) - start))
+    assert [int(c) for c in x.slots(start, count)] == v[start:start + count]
