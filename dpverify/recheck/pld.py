@@ -34,6 +34,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from fractions import Fraction
 from contextvars import ContextVar
+from functools import partial
 from typing import Any, Callable, Mapping, Optional
 
 import mpmath
@@ -641,10 +642,14 @@ def _pack_upper(u, K: int):
     return (off, _Seq.of(v, _slot_bits(K, sum(v))), inf)
 
 
-def _pack_lower(l, K: int):
+def _pack_lower(l, K: int, drop: int = 0):
+    """A lower pair packed: Q in units 2^-K, P (and its +inf mass) in units 2^-(K - drop)
+    (:func:`_compose`)."""
     off, P, Q, inf = l
-    s = _slot_bits(K, sum(P), sum(Q))
-    return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
+    if not drop:
+        s = _slot_bits(K, sum(P), sum(Q))
+        return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
+    return (off, _Seq.of(P, _slot_bits(K - drop, sum(P))), _Seq.of(Q, _slot_bits(K, sum(Q))), inf)
 
 
 def _unpack(d):
@@ -660,13 +665,16 @@ def _pmul_upper(x, y, K: int, budget: int):
     return (x[0] + y[0] + a, v.window(a, b, s), x[2] + y[2] + t)
 
 
-def _pmul_lower(x, y, K: int, budget: int):
+def _pmul_lower(x, y, K: int, budget: int, drop: int = 0):
     """Lower pair product (packed): P rounded down, Q up, the classes whose P-mass is trimmed
-    within ``budget`` at either end dropped (a dropped class only loses its (P - e^eps Q)+ >= 0)."""
-    P = _product(x[1], y[1], K, False)
+    within ``budget`` at either end dropped (a dropped class only loses its (P - e^eps Q)+ >= 0).
+    ``drop``: P, its +inf mass and ``budget`` are in units 2^-(K - drop), Q in 2^-K (each product is
+    exact and rounded in its own unit, :func:`_product`)."""
+    Kp = K - drop
+    P = _product(x[1], y[1], Kp, False)
     Q = _product(x[2], y[2], K, True)
     a, _, b, _ = _trim(P, budget)
-    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
+    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> Kp)))  # a + b - ab, ab rounded up
     return (x[0] + y[0] + a, P.window(a, b), Q.window(a, b), inf)
 
 
@@ -742,16 +750,19 @@ FOURIER_MIN_POWER = 8
 FOURIER_SHARE = 10**4
 
 
-def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0) -> Callable:
+def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, drop: int = 0) -> Callable:
     """base, a, steps -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs, trimmed as a
     product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
     returned apart (0 for the upper pair); (None, 0, factor) where it declines (factor None: no
     smaller power helps). The lower pair lies on the grid 2^-m and the base composes ``steps``
     steps (its Q is transformed tilted by the losses they reach).
-    :mod:`.fourier` (and numpy) is imported here, on the first power that may use it."""
+    :mod:`.fourier` (and numpy) is imported here, on the first power that may use it. ``drop``: the
+    lower pair's P, its +inf mass and ``budget`` are in units 2^-(K - drop) (:func:`_compose`): P is
+    handed over times 2^drop (exact) and its power's P-masses and +inf mass come back rounded down to
+    that unit (a smaller lower P is as sound), the deficit rounded up (it is subtracted)."""
     from .fourier import Declined
 
-    allowance = budget * (4 * total.bit_length() + 4) * FOURIER_SHARE
+    allowance = (budget << drop) * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
     def run(base, a: int, steps: int):
         try:
@@ -767,9 +778,12 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0) ->
             off, v, inf = _pack_upper((off, v, inf), K)
             lo, s, hi, t = _trim(v, budget)
             return (off + lo, v.window(lo, hi, s), inf + t), 0
-        (off, P, Q, inf), deficit = fourier_lower((base[0], base[1].coeffs(), base[2].coeffs(), base[3]), a, K,
-                                                   allowance, m, steps)
-        off, P, Q, inf = _pack_lower((off, P, Q, inf), K)
+        P = base[1].coeffs()
+        (off, P, Q, inf), deficit = fourier_lower((base[0], [p << drop for p in P] if drop else P,
+                                                   base[2].coeffs(), base[3] << drop), a, K, allowance, m, steps)
+        if drop:
+            P, inf, deficit = [p >> drop for p in P], inf >> drop, -((-deficit) >> drop)
+        off, P, Q, inf = _pack_lower((off, P, Q, inf), K, drop)
         lo, _, hi, _ = _trim(P, budget)
         return (off + lo, P.window(lo, hi), Q.window(lo, hi), inf), deficit
 
@@ -841,18 +855,22 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     pair only through classes whose loss can exceed need 2^-m (:class:`_Reader`: sound for
     any value; None reads everything), so the last products are cut to what reaches there.
 
-    ``upper_drop`` (d >= 0, :func:`_upper_drop`): the upper pair is composed in the coarser unit
-    2^-(K - d) and returned in units 2^-K. Each discretised upper mass c (units 2^-K, an upper
-    bound rounded up) becomes ceil(c / 2^d) >= c 2^-d, which is ceil(2^(K-d) x) for the same
-    enclosure's upper end x (ceil(ceil(y) / 2^d) = ceil(y / 2^d)): the pair the discretisation
-    gives at unit 2^-(K - d), proved the same way; its products are rounded outward in that
-    unit (sound for any unit, :func:`_units`), and the result times 2^d is the same masses in
-    units 2^-K, exactly. The trimming budget is the same mass in the coarser unit (floor: a
-    smaller budget trims less, which is as sound). Only the lower pair's Q needs the bits of
-    e^eps that :func:`_units` adds; an upper mass rounded by one unit moves delta by one unit."""
+    ``upper_drop`` (d >= 0, :func:`_upper_drop`): the upper pair, and the lower pair's P with its
+    +inf mass, are composed in the coarser unit 2^-(K - d) and returned in units 2^-K; the lower
+    pair's Q stays in 2^-K. Each discretised upper mass c (units 2^-K, an upper bound rounded up)
+    becomes ceil(c / 2^d) >= c 2^-d, which is ceil(2^(K-d) x) for the same enclosure's upper end x
+    (ceil(ceil(y) / 2^d) = ceil(y / 2^d)), and each P-mass floor(c / 2^d) = floor(2^(K-d) x) for
+    its lower end: the masses the discretisation gives at unit 2^-(K - d), proved the same way.
+    Every product is exact and rounded outward in its own sequence's unit (:func:`_product`,
+    sound for any unit, :func:`_units`); a lower class keeps its P-mass and Q-mass in their own
+    units (:func:`_pmul_lower`), and nothing reads them together before the result times 2^d,
+    which is the same masses in units 2^-K, exactly. The trimming budget is the same mass in the
+    coarser unit (floor: a smaller budget trims less, which is as sound). Only Q needs the bits of
+    e^eps that :func:`_units` adds (a Q-mass counts e^eps times in delta); an upper mass or a P-mass
+    rounded by one unit moves delta by one unit."""
     want_u, want_l = sides != "lower", sides != "upper"
     d = max(0, min(upper_drop, K - 1))
-    Ku = K - d
+    Ku, dl = K - d, d
     steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
@@ -861,26 +879,30 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
         if d:
             u = (u[0], [-((-v) >> d) for v in u[1]], -((-u[2]) >> d))
-        steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K) if want_l else None))
+            l = (l[0], [v >> dl for v in l[1]], l[2], l[3] >> dl)
+        steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K, dl) if want_l else None))
     total = sum(T for T, _, _ in steps)
     ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True)) \
         if want_u else None
-    lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False),
-                         m) if want_l else None
-    U = _unpack(ups)
+    lows = _compose_side(steps, 2, partial(_pmul_lower, drop=dl) if dl else _pmul_lower, K, budget >> dl,
+                         None if need is None else _Reader(need - total, False), m, dl) if want_l else None
+    U, L = _unpack(ups), _unpack(lows)
     if U is not None and d:
         U = (U[0], [v << d for v in U[1]], U[2] << d)
-    return U, _unpack(lows)
+    if L is not None and dl:
+        L = (L[0], [v << dl for v in L[1]], L[2], L[3] << dl)
+    return U, L
 
 
 def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None",
-                  m: "int | None" = None):
+                  m: "int | None" = None, drop: int = 0):
     """The product over events of each event's T-fold power (one side: ``at`` 1 upper, 2 lower),
     read above ``read`` (or everywhere): event i's power and the product that takes it in are
     read above need minus the tops of the other factors, the earlier ones known exactly and the
     later ones bounded by T_j times one step's top (a product's top is at most the sum of its
     factors' tops; the trims only lower it). ``m``: the grid 2^-m of the lower pair (its Fourier
-    power tilts Q by it), None: the lower pair takes no Fourier power."""
+    power tilts Q by it), None: the lower pair takes no Fourier power. ``drop``: the lower pair's P is
+    in units 2^-(K - drop) (``mul`` and ``budget`` in those, :func:`_compose`)."""
     later = [0] * len(steps)
     total = sum(step[0] for step in steps)
     for i in range(len(steps) - 2, -1, -1):
@@ -891,7 +913,7 @@ def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader
         T, d = step[0], step[at]
         # the lower pair's Fourier power carries a deficit charged to the final +inf mass, so it
         # serves a side of one event only (no later product takes it in)
-        four = _fourier_kernel(at == 1, K, budget, total, m or 0) \
+        four = _fourier_kernel(at == 1, K, budget, total, m or 0, drop) \
             if T >= FOURIER_MIN_STEPS and (at == 1 or (len(steps) == 1 and m is not None)) else None
         if read is None:
             X = _power(d, T, mul, K, budget, fourier=four)

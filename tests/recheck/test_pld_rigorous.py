@@ -421,23 +421,22 @@ def _curve(off: int, masses: list, unit: int, inf: Fraction, m: int, eps: Fracti
 
 @pytest.mark.parametrize("T", [1, 3])
 @pytest.mark.parametrize("drop", [20, 45])
-def test_upper_pair_in_a_coarser_unit_dominates_the_exact_power_of_the_fine_pair(T: int, drop: int) -> None:
-    """The upper pair composed in the coarser unit 2^-(K - drop) (:func:`P._compose`'s
-    ``upper_drop``) against the exact integer T-fold power of the upper pair discretised at 2^-K:
-    its delta(eps) curve lies above the exact one at every knot (an upper pair rounded down to the
-    coarser unit, or a unit converted back wrongly, falls below it: at T = 1 no product's upward
-    rounding hides it), by at most a few coarse units per coefficient, and the lower pair is the
-    one composed without the drop."""
+def test_pairs_in_a_coarser_unit_bound_the_exact_power_of_the_fine_pairs(T: int, drop: int) -> None:
+    """The upper pair and the lower pair's P composed in the coarser unit 2^-(K - drop)
+    (:func:`P._compose`'s ``upper_drop``) against the exact integer T-fold powers of the pairs
+    discretised at 2^-K: the upper delta(eps) curve lies above the exact one at every knot, every
+    lower P-mass (and the +inf mass) below the exact one, and Q is the one in 2^-K (a coarse mass
+    rounded the wrong way, or a unit converted back wrongly, breaks one of these: at T = 1 no
+    product's outward rounding hides it); each by at most a few coarse units."""
     K, m = 70, 5
     tau = mpmath.mpf(10) ** -12
     tails = P.gauss_tails(Fraction(1), Fraction(1, 5), "remove")
     events = [(lambda d: (tails, mpmath.mpf(0)), T)]
     with mpmath.workdps(40):
-        (off, c, inf), _ = P._discretise(tails, K, tau, m)
+        (off, c, inf), (loff, lp, lq, linf) = P._discretise(tails, K, tau, m)
         U, L = P._compose(events, "remove", K, tau, 0, m, upper_drop=drop)
-        U0, L0 = P._compose(events, "remove", K, tau, 0, m)
-    assert L == L0
     assert all(int(v) % (1 << drop) == 0 for v in U[1]) and U[2] % (1 << drop) == 0
+    assert all(int(v) % (1 << drop) == 0 for v in L[1]) and L[3] % (1 << drop) == 0
     Y = _exact_power([int(v) for v in c], T)  # units 2^-(K T), exact
     alpha = Fraction(inf, 2**K)
     inf_exact = 1 - (1 - alpha) ** T
@@ -451,6 +450,19 @@ def test_upper_pair_in_a_coarser_unit_dominates_the_exact_power_of_the_fine_pair
             assert got >= ref, (j, got, ref)
             worst = max(worst, got - ref)
         assert worst <= (T + 1) * len(U[1]) * mpmath.mpf(2) ** (drop - K)
+    PY, QY = _exact_power([int(v) for v in lp], T), _exact_power([int(v) for v in lq], T)
+    # no budget: only classes of P-mass 0 are trimmed (a coarse unit floors far tails to 0)
+    sh = L[0] - T * loff
+    assert sh >= 0 and sh + len(L[1]) <= len(PY)
+    unit = Fraction(1, 2**K)
+    for k in range(len(L[1])):
+        p_got, p_ref = int(L[1][k]) * unit, Fraction(PY[k + sh], 2 ** (K * T))
+        assert p_got <= p_ref <= p_got + 2 * T * 2 ** drop * unit  # T floors, T - 1 products
+    if T == 1:  # Q stays in 2^-K, untouched (a product drops the classes whose P-mass is 0 with
+        # their Q: a smaller set of outcomes, which (P - e^eps Q)+ summed over disjoint sets allows)
+        assert [int(v) for v in L[2]] == QY[sh:sh + len(L[2])]
+    l_alpha = Fraction(linf, 2**K)
+    assert Fraction(L[3], 2**K) <= 1 - (1 - l_alpha) ** T
 
 
 @pytest.mark.parametrize("kind,target,d,floor,want", [
