@@ -1279,7 +1279,7 @@ def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fract
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
     U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m),
-                    _upper_drop(kind, target, d, K))
+                    _upper_drop(K, tau, sum(T for _, T in events)))
     lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
     return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
 
@@ -1308,28 +1308,14 @@ def _read_above(kind: str, target: mpf, d: str, m: int) -> "int | None":
     return int(mpmath.floor(x * mpf(2) ** m)) - (1 if kind == "delta" else 2)
 
 
-#: bits of the unit per nat of eps that the upper pair does without (:func:`_upper_drop`): below
-#: 1 / ln 2 = 1.4427, so the coarser unit keeps a few of the bits :func:`_units` adds for e^eps
-_DROP_PER_NAT = mpf("1.44")
-
-
-def _upper_drop(kind: str, target: mpf, d: str, K: int) -> int:
-    """Bits by which the upper pair's unit may be coarser than K (:func:`_compose`; any value is
-    sound, this one only keeps the bounds as tight): :func:`_units` adds about 1.45 eps bits so that
-    a Q-mass rounded by one unit, which counts e^eps times in delta, still costs one unit of the
-    scale; an upper mass counts once, so the upper pair does without them. eps is the query's
-    (delta(eps)) or a lower bound of eps(delta) from a coarser grid (:data:`_EPS_FLOOR`; none: 0).
-    At least 64 bits of unit are kept."""
-    if kind == "delta":
-        x = target
-    else:
-        got = _EPS_FLOOR.get()
-        if got is None or got[0] != d:
-            return 0
-        x = got[1]
-    if not mpmath.isfinite(x) or x <= 0:
-        return 0
-    return max(0, min(int(mpmath.floor(_DROP_PER_NAT * min(x, mpf(2000)))), K - 64))
+def _upper_drop(K: int, tau: mpf, total: int) -> int:
+    """Bits by which the upper pair's and the lower P's unit may be coarser than K (:func:`_compose`;
+    any value is sound, this one keeps the bounds as tight): the bits :func:`_units` added to K for
+    e^eps (from the eps hint), so that a Q-mass rounded by one unit, which counts e^eps times in
+    delta, still costs one unit of the scale; an upper mass or a P-mass counts once. The scale is
+    read back from tau = scale 10^-10 / total (one bit less, should that round across a bit)."""
+    K0 = _units(tau * total / _TAU_REL, mpf(0), total)[0]
+    return max(0, K - K0 - 1)
 
 
 def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":

@@ -465,19 +465,22 @@ def test_pairs_in_a_coarser_unit_bound_the_exact_power_of_the_fine_pairs(T: int,
     assert Fraction(L[3], 2**K) <= 1 - (1 - l_alpha) ** T
 
 
-@pytest.mark.parametrize("kind,target,d,floor,want", [
-    ("delta", "10", "remove", None, 14), ("delta", "0", "add", None, 0), ("delta", "3000", "add", None, 136),
-    ("eps", "1e-5", "remove", None, 0), ("eps", "1e-5", "remove", ("add", "10"), 0),
-    ("eps", "1e-5", "remove", ("remove", "10"), 14)])
-def test_the_upper_unit_drop_follows_eps_and_keeps_64_bits(kind, target, d, floor, want) -> None:
-    """floor(1.44 eps) bits (eps capped at 2000), never past K - 64, and for eps(delta) only from a
-    lower bound of this direction's eps (none: no drop)."""
-    token = P._EPS_FLOOR.set(None if floor is None else (floor[0], mpmath.mpf(floor[1])))
-    try:
-        assert P._upper_drop(kind, mpmath.mpf(target), d, 200) == want
-    finally:
-        P._EPS_FLOOR.reset(token)
-    assert P._upper_drop("delta", mpmath.mpf(100), "add", 100) == 36  # K - 64
+@pytest.mark.parametrize("scale,hint,total", [("1e-5", "139", 10**6), ("1e-5", "0", 10**6), ("1e-143", "1", 100),
+                                              ("0.3", "3000", 7), ("1e-300", "25.6", 10**5)])
+def test_the_unit_drop_is_the_bits_units_added_for_eps(scale, hint, total) -> None:
+    """The drop is what :func:`P._units` adds for the eps hint (ceil(1.45 eps) bits, eps capped at
+    2000; none where the 64-bit floor of K takes over), less the one bit of slack for reading the
+    scale back from tau."""
+    with mpmath.workdps(40):
+        S, H = mpmath.mpf(scale), mpmath.mpf(hint)
+        K, tau, _ = P._units(S, H, total)
+        K0 = P._units(S, mpmath.mpf(0), total)[0]
+        assert K0 >= 64
+        drop = P._upper_drop(K, tau, total)
+        assert drop in (max(0, K - K0 - 1), max(0, K - K0 - 2), max(0, K - K0))  # a rounding of the scale's log
+        if K0 > 64:
+            want = int(mpmath.ceil(mpmath.mpf("1.45") * min(H, mpmath.mpf(2000))))
+            assert want - 2 <= drop <= want
 
 
 @settings(max_examples=80, deadline=None)
