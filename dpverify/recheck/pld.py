@@ -870,7 +870,7 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     rounded by one unit moves delta by one unit."""
     want_u, want_l = sides != "lower", sides != "upper"
     d = max(0, min(upper_drop, K - 1))
-    Ku, dl = K - d, d
+    Ku = K - d
     steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
@@ -879,18 +879,18 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
         if d:
             u = (u[0], [-((-v) >> d) for v in u[1]], -((-u[2]) >> d))
-            l = (l[0], [v >> dl for v in l[1]], l[2], l[3] >> dl)
-        steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K, dl) if want_l else None))
+            l = (l[0], [v >> d for v in l[1]], l[2], l[3] >> d)
+        steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K, d) if want_l else None))
     total = sum(T for T, _, _ in steps)
     ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True)) \
         if want_u else None
-    lows = _compose_side(steps, 2, partial(_pmul_lower, drop=dl) if dl else _pmul_lower, K, budget >> dl,
-                         None if need is None else _Reader(need - total, False), m, dl) if want_l else None
+    lows = _compose_side(steps, 2, partial(_pmul_lower, drop=d) if d else _pmul_lower, K, budget >> d,
+                         None if need is None else _Reader(need - total, False), m, d) if want_l else None
     U, L = _unpack(ups), _unpack(lows)
     if U is not None and d:
         U = (U[0], [v << d for v in U[1]], U[2] << d)
-    if L is not None and dl:
-        L = (L[0], [v << dl for v in L[1]], L[2], L[3] << dl)
+    if L is not None and d:
+        L = (L[0], [v << d for v in L[1]], L[2], L[3] << d)
     return U, L
 
 
