@@ -34,6 +34,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from fractions import Fraction
 from contextvars import ContextVar
+from functools import partial
 from typing import Any, Callable, Mapping, Optional
 
 import mpmath
@@ -567,9 +568,17 @@ class _Seq:
         return out + [_ZERO] * (self.n - len(out))
 
     def slots(self, start: int, count: int) -> list:
-        """c_start .. c_{start+count-1}: only those slots are cut out and unpacked."""
-        out = gmpy2.unpack(gmpy2.f_mod_2exp(self.x, self.s * (start + count)) >> (self.s * start), self.s) \
-            if count else []
+        """c_start .. c_{start+count-1}: only those slots are cut out and unpacked. For x >= 0,
+        (x mod 2^(s (a + c))) >> s a = (x >> s a) mod 2^(s c); GMP's mod 2^b copies the low b bits and
+        its shift the bits above the shift, so the low end is cut first near the front and the
+        high end near the back (the back of a trimmed product took a copy of the whole of it)."""
+        if not count:
+            return []
+        if 2 * start < self.n:
+            cut = gmpy2.f_mod_2exp(self.x, self.s * (start + count)) >> (self.s * start)
+        else:
+            cut = gmpy2.f_mod_2exp(self.x >> (self.s * start), self.s * count)
+        out = gmpy2.unpack(cut, self.s)
         return out + [_ZERO] * (count - len(out))
 
     def window(self, a: int, b: int, add0: int = 0) -> "_Seq":
@@ -633,10 +642,14 @@ def _pack_upper(u, K: int):
     return (off, _Seq.of(v, _slot_bits(K, sum(v))), inf)
 
 
-def _pack_lower(l, K: int):
+def _pack_lower(l, K: int, drop: int = 0):
+    """A lower pair packed: Q in units 2^-K, P (and its +inf mass) in units 2^-(K - drop)
+    (:func:`_compose`)."""
     off, P, Q, inf = l
-    s = _slot_bits(K, sum(P), sum(Q))
-    return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
+    if not drop:
+        s = _slot_bits(K, sum(P), sum(Q))
+        return (off, _Seq.of(P, s), _Seq.of(Q, s), inf)
+    return (off, _Seq.of(P, _slot_bits(K - drop, sum(P))), _Seq.of(Q, _slot_bits(K, sum(Q))), inf)
 
 
 def _unpack(d):
@@ -652,13 +665,16 @@ def _pmul_upper(x, y, K: int, budget: int):
     return (x[0] + y[0] + a, v.window(a, b, s), x[2] + y[2] + t)
 
 
-def _pmul_lower(x, y, K: int, budget: int):
+def _pmul_lower(x, y, K: int, budget: int, drop: int = 0):
     """Lower pair product (packed): P rounded down, Q up, the classes whose P-mass is trimmed
-    within ``budget`` at either end dropped (a dropped class only loses its (P - e^eps Q)+ >= 0)."""
-    P = _product(x[1], y[1], K, False)
+    within ``budget`` at either end dropped (a dropped class only loses its (P - e^eps Q)+ >= 0).
+    ``drop``: P, its +inf mass and ``budget`` are in units 2^-(K - drop), Q in 2^-K (each product is
+    exact and rounded in its own unit, :func:`_product`)."""
+    Kp = K - drop
+    P = _product(x[1], y[1], Kp, False)
     Q = _product(x[2], y[2], K, True)
     a, _, b, _ = _trim(P, budget)
-    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> K)))  # a + b - ab, ab rounded up
+    inf = max(0, x[3] + y[3] - (-((-x[3] * y[3]) >> Kp)))  # a + b - ab, ab rounded up
     return (x[0] + y[0] + a, P.window(a, b), Q.window(a, b), inf)
 
 
@@ -734,16 +750,19 @@ FOURIER_MIN_POWER = 8
 FOURIER_SHARE = 10**4
 
 
-def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0) -> Callable:
+def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, drop: int = 0) -> Callable:
     """base, a, steps -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs, trimmed as a
     product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
     returned apart (0 for the upper pair); (None, 0, factor) where it declines (factor None: no
     smaller power helps). The lower pair lies on the grid 2^-m and the base composes ``steps``
     steps (its Q is transformed tilted by the losses they reach).
-    :mod:`.fourier` (and numpy) is imported here, on the first power that may use it."""
+    :mod:`.fourier` (and numpy) is imported here, on the first power that may use it. ``drop``: the
+    lower pair's P, its +inf mass and ``budget`` are in units 2^-(K - drop) (:func:`_compose`): P is
+    handed over times 2^drop (exact) and its power's P-masses and +inf mass come back rounded down to
+    that unit (a smaller lower P is as sound), the deficit rounded up (it is subtracted)."""
     from .fourier import Declined
 
-    allowance = budget * (4 * total.bit_length() + 4) * FOURIER_SHARE
+    allowance = (budget << drop) * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
     def run(base, a: int, steps: int):
         try:
@@ -759,9 +778,12 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0) ->
             off, v, inf = _pack_upper((off, v, inf), K)
             lo, s, hi, t = _trim(v, budget)
             return (off + lo, v.window(lo, hi, s), inf + t), 0
-        (off, P, Q, inf), deficit = fourier_lower((base[0], base[1].coeffs(), base[2].coeffs(), base[3]), a, K,
-                                                   allowance, m, steps)
-        off, P, Q, inf = _pack_lower((off, P, Q, inf), K)
+        P = base[1].coeffs()
+        (off, P, Q, inf), deficit = fourier_lower((base[0], [p << drop for p in P] if drop else P,
+                                                   base[2].coeffs(), base[3] << drop), a, K, allowance, m, steps)
+        if drop:
+            P, inf, deficit = [p >> drop for p in P], inf >> drop, -((-deficit) >> drop)
+        off, P, Q, inf = _pack_lower((off, P, Q, inf), K, drop)
         lo, _, hi, _ = _trim(P, budget)
         return (off + lo, P.window(lo, hi), Q.window(lo, hi), inf), deficit
 
@@ -823,38 +845,64 @@ class _Reader:
 
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
-             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None):
+             max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
+             upper_drop: int = 0):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
     start there (:func:`_discretise_iv`: sound for any first knot, tight when the floor is).
     ``need``: the query reads the upper pair only at knots above index ``need`` and the lower
     pair only through classes whose loss can exceed need 2^-m (:class:`_Reader`: sound for
-    any value; None reads everything), so the last products are cut to what reaches there."""
+    any value; None reads everything), so the last products are cut to what reaches there.
+
+    ``upper_drop`` (d >= 0, :func:`_upper_drop`): the upper pair, and the lower pair's P with its
+    +inf mass, are composed in the coarser unit 2^-(K - d) and returned in units 2^-K; the lower
+    pair's Q stays in 2^-K. Each discretised upper mass c (units 2^-K, an upper bound rounded up)
+    becomes ceil(c / 2^d) >= c 2^-d, which is ceil(2^(K-d) x) for the same enclosure's upper end x
+    (ceil(ceil(y) / 2^d) = ceil(y / 2^d)), and each P-mass floor(c / 2^d) = floor(2^(K-d) x) for
+    its lower end: the masses the discretisation gives at unit 2^-(K - d), proved the same way.
+    Every product is exact and rounded outward in its own sequence's unit (:func:`_product`,
+    sound for any unit, :func:`_units`); a lower class keeps its P-mass and Q-mass in their own
+    units (:func:`_pmul_lower`), and nothing reads them together before the result times 2^d,
+    which is the same masses in units 2^-K, exactly. The trimming budget is the same mass in the
+    coarser unit (floor: a smaller budget trims less, which is as sound). Only Q needs the bits of
+    e^eps that :func:`_units` adds (a Q-mass counts e^eps times in delta); an upper mass or a P-mass
+    rounded by one unit moves delta by one unit."""
     want_u, want_l = sides != "lower", sides != "upper"
+    d = max(0, min(upper_drop, K - 1))
+    Ku = K - d
     steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
         u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
-        steps.append((T, _pack_upper(u, K) if want_u else None, _pack_lower(l, K) if want_l else None))
+        if d:
+            u = (u[0], [-((-v) >> d) for v in u[1]], -((-u[2]) >> d))
+            l = (l[0], [v >> d for v in l[1]], l[2], l[3] >> d)
+        steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K, d) if want_l else None))
     total = sum(T for T, _, _ in steps)
-    ups = _compose_side(steps, 1, _pmul_upper, K, budget, None if need is None else _Reader(need, True)) \
+    ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True)) \
         if want_u else None
-    lows = _compose_side(steps, 2, _pmul_lower, K, budget, None if need is None else _Reader(need - total, False),
-                         m) if want_l else None
-    return _unpack(ups), _unpack(lows)
+    lows = _compose_side(steps, 2, partial(_pmul_lower, drop=d) if d else _pmul_lower, K, budget >> d,
+                         None if need is None else _Reader(need - total, False), m, d) if want_l else None
+    U, L = _unpack(ups), _unpack(lows)
+    if U is not None and d:
+        U = (U[0], [v << d for v in U[1]], U[2] << d)
+    if L is not None and d:
+        L = (L[0], [v << d for v in L[1]], L[2], L[3] << d)
+    return U, L
 
 
 def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None",
-                  m: "int | None" = None):
+                  m: "int | None" = None, drop: int = 0):
     """The product over events of each event's T-fold power (one side: ``at`` 1 upper, 2 lower),
     read above ``read`` (or everywhere): event i's power and the product that takes it in are
     read above need minus the tops of the other factors, the earlier ones known exactly and the
     later ones bounded by T_j times one step's top (a product's top is at most the sum of its
     factors' tops; the trims only lower it). ``m``: the grid 2^-m of the lower pair (its Fourier
-    power tilts Q by it), None: the lower pair takes no Fourier power."""
+    power tilts Q by it), None: the lower pair takes no Fourier power. ``drop``: the lower pair's P is
+    in units 2^-(K - drop) (``mul`` and ``budget`` in those, :func:`_compose`)."""
     later = [0] * len(steps)
     total = sum(step[0] for step in steps)
     for i in range(len(steps) - 2, -1, -1):
@@ -865,7 +913,7 @@ def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader
         T, d = step[0], step[at]
         # the lower pair's Fourier power carries a deficit charged to the final +inf mass, so it
         # serves a side of one event only (no later product takes it in)
-        four = _fourier_kernel(at == 1, K, budget, total, m or 0) \
+        four = _fourier_kernel(at == 1, K, budget, total, m or 0, drop) \
             if T >= FOURIER_MIN_STEPS and (at == 1 or (len(steps) == 1 and m is not None)) else None
         if read is None:
             X = _power(d, T, mul, K, budget, fourier=four)
@@ -1231,7 +1279,8 @@ def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fract
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
-    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m))
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m),
+                    _upper_drop(K, tau, sum(T for _, T in events)))
     lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
     return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
 
@@ -1258,6 +1307,16 @@ def _read_above(kind: str, target: mpf, d: str, m: int) -> "int | None":
     if not mpmath.isfinite(x) or x < 0 or x > 10**6:
         return None
     return int(mpmath.floor(x * mpf(2) ** m)) - (1 if kind == "delta" else 2)
+
+
+def _upper_drop(K: int, tau: mpf, total: int) -> int:
+    """Bits by which the upper pair's and the lower P's unit may be coarser than K (:func:`_compose`;
+    any value is sound, this one keeps the bounds as tight): the bits :func:`_units` added to K for
+    e^eps (from the eps hint), so that a Q-mass rounded by one unit, which counts e^eps times in
+    delta, still costs one unit of the scale; an upper mass or a P-mass counts once. The scale is
+    read back from tau = scale 10^-10 / total (one bit less, should that round across a bit)."""
+    K0 = _units(tau * total / _TAU_REL, mpf(0), total)[0]
+    return max(0, K - K0 - 1)
 
 
 def exact_target(inputs: Mapping[str, Any], kind: str, target: mpf) -> "Fraction | None":

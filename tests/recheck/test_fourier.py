@@ -259,3 +259,36 @@ def test_input_doubles_are_rounded_in_their_stated_direction(v):
     down = Fraction(float(F._floats([v], K, False)[0])) * 2**K
     assert down <= v <= up
     assert up - down <= Fraction(v, 2**51)
+
+
+def _full_scan(x, a, log_target, above):
+    """The window's tail point by the whole scan of lambda (the rule before the coarse scan)."""
+    idx = np.arange(x.size, dtype=np.float64)
+    logx = np.where(x > 0, F._log_det(np.where(x > 0, x, 1.0)), -np.inf)
+    sgn = 1.0 if above else -1.0
+    best = None
+    for lam in F._LAMBDAS:
+        z = logx + sgn * lam * idx
+        zm = float(z.max())
+        r = (a * (zm + F._log_sum(F._exp_det(z - zm))) - log_target) / lam
+        t = math.ceil(r) if above else -math.ceil(r)
+        key = t if above else -t
+        if best is None or key < best[0]:
+            best = (key, t, float(lam))
+    return best[1], best[2]
+
+
+@pytest.mark.parametrize("shape", ["gauss", "skew", "two", "geom", "flat"])
+@pytest.mark.parametrize("a", [2, 24, 1000])
+def test_the_coarse_lambda_scan_finds_the_full_scans_tail_point(shape, a):
+    """The window's Chernoff point from every fourth lambda and the neighbours of the best (its
+    exponent falls, then rises, in lambda) against the scan of all 64: the same (t, lambda) on
+    shapes of a PLD step and some that are not (a choice only, but one that sets the window)."""
+    n = 3000
+    i = np.arange(n, dtype=np.float64)
+    x = {"gauss": np.exp(-((i - 1200.0) / 150.0) ** 2 / 2), "skew": np.exp(-i / 40.0) + 1e-9 * np.exp(-((i - 2500.0) / 30) ** 2),
+         "two": np.where((i == 0) | (i == n - 1), 0.5, 0.0), "geom": 0.999 ** i, "flat": np.ones(n)}[shape]
+    x = x / x.sum()
+    for log_target in (-30.0, -200.0):
+        for above in (True, False):
+            assert F._tail_point(x, a, log_target, above) == _full_scan(x, a, log_target, above)

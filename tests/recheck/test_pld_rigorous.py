@@ -394,3 +394,101 @@ def test_composition_read_above_the_query_gives_the_same_bounds(kind: str, targe
         U2, L2 = P._compose(events, "remove", K, tau, budget, m, need=need)
         assert len(U2[1]) < len(U[1])
         assert read(U2, L2, t, K, m) == full
+
+
+def _exact_power(c: list, T: int) -> list:
+    """The exact T-fold convolution power of nonnegative integers (Python integers, no rounding)."""
+    out = [1]
+    for _ in range(T):
+        nxt = [0] * (len(out) + len(c) - 1)
+        for i, x in enumerate(out):
+            if x:
+                for j, y in enumerate(c):
+                    nxt[i + j] += x * y
+        out = nxt
+    return out
+
+
+def _curve(off: int, masses: list, unit: int, inf: Fraction, m: int, eps: Fraction) -> mpmath.mpf:
+    """inf + sum_k masses_k 2^-unit (1 - e^(eps - (off + k) 2^-m))+ at 60 digits."""
+    s = mpmath.mpf(inf.numerator) / inf.denominator
+    for k, c in enumerate(masses):
+        loss = Fraction(off + k, 2**m)
+        if c and loss > eps:
+            s += mpmath.mpf(c) * mpmath.mpf(2) ** -unit * -mpmath.expm1(_mp(eps - loss))
+    return s
+
+
+@pytest.mark.parametrize("T", [1, 3])
+@pytest.mark.parametrize("drop", [20, 45])
+def test_pairs_in_a_coarser_unit_bound_the_exact_power_of_the_fine_pairs(T: int, drop: int) -> None:
+    """The upper pair and the lower pair's P composed in the coarser unit 2^-(K - drop)
+    (:func:`P._compose`'s ``upper_drop``) against the exact integer T-fold powers of the pairs
+    discretised at 2^-K: the upper delta(eps) curve lies above the exact one at every knot, every
+    lower P-mass (and the +inf mass) below the exact one, and Q is the one in 2^-K (a coarse mass
+    rounded the wrong way, or a unit converted back wrongly, breaks one of these: at T = 1 no
+    product's outward rounding hides it); each by at most a few coarse units."""
+    K, m = 70, 5
+    tau = mpmath.mpf(10) ** -12
+    tails = P.gauss_tails(Fraction(1), Fraction(1, 5), "remove")
+    events = [(lambda d: (tails, mpmath.mpf(0)), T)]
+    with mpmath.workdps(40):
+        (off, c, inf), (loff, lp, lq, linf) = P._discretise(tails, K, tau, m)
+        U, L = P._compose(events, "remove", K, tau, 0, m, upper_drop=drop)
+    assert all(int(v) % (1 << drop) == 0 for v in U[1]) and U[2] % (1 << drop) == 0
+    assert all(int(v) % (1 << drop) == 0 for v in L[1]) and L[3] % (1 << drop) == 0
+    Y = _exact_power([int(v) for v in c], T)  # units 2^-(K T), exact
+    alpha = Fraction(inf, 2**K)
+    inf_exact = 1 - (1 - alpha) ** T
+    lo_k, hi_k = T * off - 1, T * off + len(Y) + 1
+    with mpmath.workdps(60):
+        worst = mpmath.mpf(0)
+        for j in range(lo_k, hi_k, max(1, (hi_k - lo_k) // 60)):
+            eps = Fraction(j, 2**m)
+            got = _curve(U[0], [int(v) for v in U[1]], K, Fraction(U[2], 2**K), m, eps)
+            ref = _curve(T * off, Y, K * T, inf_exact, m, eps)
+            assert got >= ref, (j, got, ref)
+            worst = max(worst, got - ref)
+        assert worst <= (T + 1) * len(U[1]) * mpmath.mpf(2) ** (drop - K)
+    PY, QY = _exact_power([int(v) for v in lp], T), _exact_power([int(v) for v in lq], T)
+    # no budget: only classes of P-mass 0 are trimmed (a coarse unit floors far tails to 0)
+    sh = L[0] - T * loff
+    assert sh >= 0 and sh + len(L[1]) <= len(PY)
+    unit = Fraction(1, 2**K)
+    for k in range(len(L[1])):
+        p_got, p_ref = int(L[1][k]) * unit, Fraction(PY[k + sh], 2 ** (K * T))
+        assert p_got <= p_ref <= p_got + 2 * T * 2 ** drop * unit  # T floors, T - 1 products
+    if T == 1:  # Q stays in 2^-K, untouched (a product drops the classes whose P-mass is 0 with
+        # their Q: a smaller set of outcomes, which (P - e^eps Q)+ summed over disjoint sets allows)
+        assert [int(v) for v in L[2]] == QY[sh:sh + len(L[2])]
+    l_alpha = Fraction(linf, 2**K)
+    assert Fraction(L[3], 2**K) <= 1 - (1 - l_alpha) ** T
+
+
+@pytest.mark.parametrize("scale,hint,total", [("1e-5", "139", 10**6), ("1e-5", "0", 10**6), ("1e-143", "1", 100),
+                                              ("0.3", "3000", 7), ("1e-300", "25.6", 10**5)])
+def test_the_unit_drop_is_the_bits_units_added_for_eps(scale, hint, total) -> None:
+    """The drop is what :func:`P._units` adds for the eps hint (ceil(1.45 eps) bits, eps capped at
+    2000; none where the 64-bit floor of K takes over), less the one bit of slack for reading the
+    scale back from tau."""
+    with mpmath.workdps(40):
+        S, H = mpmath.mpf(scale), mpmath.mpf(hint)
+        K, tau, _ = P._units(S, H, total)
+        K0 = P._units(S, mpmath.mpf(0), total)[0]
+        assert K0 >= 64
+        drop = P._upper_drop(K, tau, total)
+        assert drop in (max(0, K - K0 - 1), max(0, K - K0 - 2), max(0, K - K0))  # a rounding of the scale's log
+        if K0 > 64:
+            want = int(mpmath.ceil(mpmath.mpf("1.45") * min(H, mpmath.mpf(2000))))
+            assert want - 2 <= drop <= want
+
+
+@settings(max_examples=80, deadline=None)
+@given(v=st.lists(st.integers(0, 2**40), min_size=1, max_size=70), data=st.data())
+def test_slots_cut_from_either_end_equal_the_coefficients(v: list, data) -> None:
+    """Both ways of cutting slots out of a packed sequence (mask then shift near the front, shift
+    then mask near the back) give the coefficients themselves."""
+    x = P._Seq.of(v, 48)
+    start = data.draw(st.integers(0, len(v)))
+    count = data.draw(st.integers(0, len(v) - start))
+    assert [int(c) for c in x.slots(start, count)] == v[start:start + count]
