@@ -1394,6 +1394,9 @@ def _per_direction(make: Callable[[Mapping[str, Any]], Callable], dirs: list, re
 #: eps ~ 18 records 2^-4: its loss spans thousands of knots at 2^-8); otherwise it
 #: starts at 2^-8 or four halvings below the recorded grid
 _M_MIN, _M_MAX, _M_START = 2, 24, 8
+#: the finest first grid a recorded grid (a hint) may propose; finer grids are reached from the
+#: width's own prediction (:func:`_grid_step`), so a forged hint costs at most this start
+_HINT_START_MAX = 12
 #: the finest grid of a refinement past :data:`_M_MAX`: such a grid is computed only where the
 #: bounded-loss floors bound every step's knots within the span cap (a query 1e-13 below a
 #: Laplace composition's pure-DP eps: a few knots per step at 2^-46); a step without a floor or
@@ -1424,7 +1427,8 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     Stops once the recorded enclosure is settled (contains [lo', hi'] or is disjoint).
 
     The first grid is four halvings coarser than the recorded one (a hint) but not below
-    2^-8 unless the recorded one is (then that one), or 2^-8 without one. Then
+    2^-8 unless the recorded one is (then that one), nor finer than 2^-12
+    (:data:`_HINT_START_MAX`), or 2^-8 without one. Then
     only what is unsettled is
     refined: the upper side of each direction whose upper end is above the recorded
     one (one product per step), and the lower side of the direction with the largest
@@ -1451,7 +1455,9 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     # (a recorded grid coarser than 2^-8 is itself the first grid: four halvings below it
     # cost the bounded losses, whose bounds close like h rather than h^2, four more rounds)
     m0 = _M_START if hint is None else hint - 4 if hint - 4 >= _M_START else min(hint, _M_START)
-    m0 = min(max(m0, _M_MIN), _M_MAX)
+    # the hint is untrusted: past 2^-_HINT_START_MAX the recorded width, not the hint, leads there
+    # (adv41 S2: a forged 2^-24 on a certificate 2^-12 settles started at 2^-20: 66 CPU s, 3 GB)
+    m0 = min(max(m0, _M_MIN), _M_MAX, _HINT_START_MAX)
     tries = _TRIES + (m0 < _M_START)  # a grid coarser than the default start is one more cheap round
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}

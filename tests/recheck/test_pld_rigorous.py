@@ -492,3 +492,25 @@ def test_slots_cut_from_either_end_equal_the_coefficients(v: list, data) -> None
     start = data.draw(st.integers(0, len(v)))
     count = data.draw(st.integers(0, len(v) - start))
     assert [int(c) for c in x.slots(start, count)] == v[start:start + count]
+
+
+@pytest.mark.parametrize("hint,first", [(None, 8), ("2^-10", 8), ("2^-13", 9), ("2^-16", 12), ("2^-24", 12),
+                                        ("2^-5", 5)])
+def test_the_recorded_grid_proposes_a_first_grid_no_finer_than_2_to_the_minus_12(hint, first):
+    """The recorded grid is a hint (untrusted). It proposed a first grid four halvings coarser than
+    itself, up to 2^-20: a forged "2^-24" on a true certificate that 2^-12 settles cost 66 CPU s and
+    3 GB before exit 3 (adv41 S2). Past 2^-12 the width's own prediction leads. Here the first grid
+    settles (it returns the recorded ends), so the grids tried are exactly the first one."""
+    from dpverify.recheck.pld import _grid_for_width
+
+    tried = []
+
+    def compute(m, sides, d, lo):
+        tried.append(m)
+        return mpmath.mpf(1), mpmath.mpf(1)
+
+    result = {"enclosure": {"lo": "0.5", "hi": "1.5"}}
+    if hint is not None:
+        result["grid"] = hint
+    assert _grid_for_width(compute, ["add"], result) == (1, 1)
+    assert tried == [first]
