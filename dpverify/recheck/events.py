@@ -48,7 +48,7 @@ from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   laplace_tails,
                   register_queries)
-from .pld import _count as _pld_count, _events as _pld_events
+from .pld import _count as _pld_count, _eps_input, _events as _pld_events
 from .wor import max_curve_tails
 from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
                                    discrete_event_atoms)
@@ -1439,8 +1439,11 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         if kind == "epsilon" and isinstance(result.get("enclosure"), dict):
             _screen_eps(inputs, result["enclosure"])
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
-        if key and not exact_input(inputs, key) <= EVENT_MAX_EPS:  # the work grows with eps: the producer's cap
-            raise MalformedCertificate(f"inputs.{key} beyond {EVENT_MAX_EPS} (the producer's cap for event trees)")
+        # the work grows with eps: the producer's cap; and eps >= 0, the producer's range (a negative
+        # eps was re-derived at |eps| and a consistent forgery of delta(-1) confirmed: revfast S0)
+        if key and not 0 <= exact_input(inputs, key) <= EVENT_MAX_EPS:
+            raise MalformedCertificate(f"inputs.{key} must be in [0, {EVENT_MAX_EPS}] (the producer's range and "
+                                       "cap for event trees)")
         # the words after the bounds (an out-of-bounds certificate is exit 2 whatever it cites)
         proved |= _check_cited(tree, kind, rel, rho == xi == 0, result)
         # the tail bound only where the recorded end lies below the screen's first rung (it is loose at
@@ -1501,6 +1504,7 @@ def _pld_tail(inner: Any, kind: str) -> Any:
 
     def recheck(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         key = "eps" if kind == "delta" else "claimed_eps"
+        _eps_input(inputs, key)  # >= 0 before either route (revfast S0)
         enc = result.get("enclosure")
         if isinstance(enc, dict) and enclosure_of(enc, "result.enclosure", 40)[1] < _RUNG:
             leaves = _pld_leaves(inputs)

@@ -938,8 +938,8 @@ def _target(A: Arith, t: mpf) -> tuple:
     """An enclosure of the exact input behind the mpf ``t`` (see :data:`_TARGET_SLACK`)."""
     if t == 0:
         return (mpfr(0), mpfr(0))
-    man, exp = mpmath.mpf(t).man_exp
-    v = gmpy2.mpfr(mpz(int(man)), max(int(abs(man)).bit_length(), 2))  # exact
+    man, exp = mpmath.mpf(t).man_exp  # mpmath's mantissa is unsigned: the sign is t's
+    v = gmpy2.mpfr(mpz(-int(man) if t < 0 else int(man)), max(int(abs(man)).bit_length(), 2))  # exact
     lo, hi = A.dn.mul_2exp(v, int(exp)), A.up.mul_2exp(v, int(exp))
     shrink = A.dn.sub(1, A.up.mul_2exp(mpfr(1), _TARGET_SLACK))
     grow = A.up.add(1, A.up.mul_2exp(mpfr(1), _TARGET_SLACK))
@@ -1578,6 +1578,16 @@ def _delta_scale(result: Mapping[str, Any], cap: mpf) -> mpf:
     return scale * _accuracy_factor(result.get("enclosure", {}))
 
 
+def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:
+    """``inputs[key]``, an eps the producer reads only at >= 0 (exit 2 otherwise, as there): the
+    queries below take |eps|'s mantissa (:func:`_target`), so delta(-0.5) was re-derived as
+    delta(0.5) and a false enclosure accepted (revfast S0; the truth is >= 1 - e^-0.5)."""
+    e = exact_input(inputs, key)
+    if e < 0:
+        raise MalformedCertificate(f"inputs.{key} must be >= 0 (the producer's range)")
+    return e
+
+
 def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Callable[[Mapping[str, Any]], list],
                      *, per_direction: bool) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
@@ -1613,7 +1623,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     @register(f"{prefix}.delta")
     def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
-            E = fraction_to_mpf(exact_input(inputs, "eps"))
+            E = fraction_to_mpf(_eps_input(inputs, "eps"))
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, mpf(1))
@@ -1625,7 +1635,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     @register(f"{prefix}.claim")
     def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
-            E = fraction_to_mpf(exact_input(inputs, "claimed_eps"))
+            E = fraction_to_mpf(_eps_input(inputs, "claimed_eps"))
             D = fraction_to_mpf(exact_input(inputs, "delta"))
 
             def make(res: Mapping[str, Any]) -> Callable:

@@ -1,0 +1,61 @@
+"""A delta(eps) certificate whose eps is negative (revfast S0, a soundness bug found while
+refereeing vfast). The producer refuses eps < 0; the PLD route read |eps|, since mpmath's
+``man_exp`` of a negative number is the unsigned mantissa, so a consistent forgery of delta(-1)
+carrying the enclosure of delta(1) was confirmed (pld.delta, events.delta on main at 5049186).
+The truth is delta(-e) >= 1 - e^-e (take the whole space in sup_S P(S) - e^eps Q(S)): 0.632 at
+e = 1, far above the recorded enclosures. Each forgery rewrites every word that names eps (the
+quantity, the relation's bound, the statement by this release's template) and the digest."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from dpverify.certificate import prose
+from dpverify.certificate.format import compute_digest
+from dpverify.recheck.core import arith
+from dpverify.recheck.pld import _target
+from dpverify.recheck.verify import verify_file
+
+F2 = Path(__file__).resolve().parents[1] / "certificate" / "format2"
+
+
+def _negated(name: str, key: str) -> dict:
+    c = json.loads((F2 / name).read_text())
+    d = copy.deepcopy(c)
+    kind, value = d["claim"]["quantity"], d["inputs"][key]
+    d["inputs"][key] = "-" + value
+    r = d["result"]
+    if "quantity" in r:
+        r["quantity"] = prose._fill(prose.encloses_template(kind, r), d["inputs"])
+    rel = d["claim"].get("relation")
+    if isinstance(rel, dict) and rel.get("bound") == value:
+        rel["bound"] = "-" + value
+    d["claim"]["statement"] = prose.statement(kind, d["inputs"], r)
+    d["digest"] = compute_digest(d)
+    return d
+
+
+@pytest.mark.parametrize("name,key", [("pld-delta.json", "eps"), ("pld-delta-remove.json", "eps"),
+                                      ("pld-claim.json", "claimed_eps"), ("events-delta.json", "eps"),
+                                      ("events-claim.json", "claimed_eps")])
+def test_a_negative_eps_is_refused_as_the_producer_refuses_it(name, key, tmp_path):
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(_negated(name, key)))
+    code, msg = verify_file(p)
+    assert code == 2, msg
+    assert f"inputs.{key}" in msg, msg
+
+
+@pytest.mark.parametrize("t", ["-0.875", "-1e-30", "0.875", "-3"])
+def test_the_target_enclosure_keeps_the_sign(t):
+    A = arith(80)
+    with mpmath.workdps(40):
+        x = mpmath.mpf(t)
+        lo, hi = _target(A, x)
+        assert mpmath.mpf(str(lo)) <= x <= mpmath.mpf(str(hi))
+        assert (lo < 0) == (x < 0)
