@@ -713,7 +713,8 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
                         res, F = read.cut(res, read.need - read.top(F)), read.cut(F, read.need - read.top(res))
                     F = mul(res, F, K, budget)
                 # the wrapped-in P-mass of a lower pair (at most ``deficit`` after the product with
-                # res, whose P-mass is at most 2^K units) is charged once to its +inf mass
+                # res, whose total P-mass is at most 1, that is 2^(K - drop) of its units: revfast
+                # P2) is charged once to its +inf mass
                 return F if not deficit else (*F[:3], F[3] - deficit)
         if T & 1:
             if res is None:
