@@ -811,6 +811,9 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
         return lambda d: (f(s, q, d if q != 1 else "remove"), mpf(0))
     if t == "epsilon_delta":
         e0, d0 = _num(ev, "epsilon"), _num(ev, "delta")
+        if e0 < 0 or not 0 <= d0 <= 1:  # the producer's range (events/pairs.py); a negative epsilon
+            # built the +epsilon pair with its middle atoms swapped (adv42 F2)
+            raise MalformedCertificate("an epsilon_delta leaf needs epsilon >= 0 and delta in [0, 1]")
         return lambda d: (_eps_delta(e0, d0, q, d), mpf(0))
     if t == "randomized_response" and q == 1:
         p, k = _num(ev, "noise_parameter"), _int(ev, "num_buckets")

@@ -1638,6 +1638,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(_eps_input(inputs, "claimed_eps"))
             D = fraction_to_mpf(exact_input(inputs, "delta"))
+            if not 0 < D < 1:  # the producer's range: delta = 0 ran to the budget (adv42 S1)
+                raise MalformedCertificate("inputs.delta must be in (0, 1)")
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, D)

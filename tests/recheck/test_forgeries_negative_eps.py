@@ -1,4 +1,4 @@
-"""A delta(eps) certificate whose eps is negative (revfast S0, a soundness bug found while
+"""Inputs outside the producer's range. First, a delta(eps) certificate whose eps is negative (revfast S0, a soundness bug found while
 refereeing vfast). The producer refuses eps < 0; the PLD route read |eps|, since mpmath's
 ``man_exp`` of a negative number is the unsigned mantissa, so a consistent forgery of delta(-1)
 carrying the enclosure of delta(1) was confirmed (pld.delta, events.delta on main at 5049186).
@@ -24,17 +24,17 @@ from dpverify.recheck.verify import verify_file
 F2 = Path(__file__).resolve().parents[1] / "certificate" / "format2"
 
 
-def _negated(name: str, key: str) -> dict:
+def _negated(name: str, key: str, new: "str | None" = None) -> dict:
     c = json.loads((F2 / name).read_text())
     d = copy.deepcopy(c)
     kind, value = d["claim"]["quantity"], d["inputs"][key]
-    d["inputs"][key] = "-" + value
+    d["inputs"][key] = "-" + value if new is None else new
     r = d["result"]
     if "quantity" in r:
         r["quantity"] = prose._fill(prose.encloses_template(kind, r), d["inputs"])
     rel = d["claim"].get("relation")
     if isinstance(rel, dict) and rel.get("bound") == value:
-        rel["bound"] = "-" + value
+        rel["bound"] = d["inputs"][key]
     d["claim"]["statement"] = prose.statement(kind, d["inputs"], r)
     d["digest"] = compute_digest(d)
     return d
@@ -59,3 +59,43 @@ def test_the_target_enclosure_keeps_the_sign(t):
         lo, hi = _target(A, x)
         assert mpmath.mpf(str(lo)) <= x <= mpmath.mpf(str(hi))
         assert (lo < 0) == (x < 0)
+
+
+# adv42, the same class one level down: inputs outside the producer's range that the re-check read
+# without a range check. Each is exit 2 now, as the producer refuses it.
+@pytest.mark.parametrize("field,value", [("epsilon", "-0.1"), ("delta", "-0.00000001"), ("delta", "2")])
+def test_an_epsilon_delta_leaf_outside_the_producers_range_is_refused(field, value, tmp_path):
+    """F2: epsilon = -0.1 built the +0.1 pair with its middle atoms swapped, so the +0.1 tree's
+    enclosure was confirmed for a tree no mechanism satisfies; delta < 0 gave a pair with a negative
+    atom (events/pairs.py refuses both)."""
+    c = json.loads((F2 / "events-delta.json").read_text())
+    leaf = c["inputs"]["event"]["events"][1]
+    assert leaf["type"] == "epsilon_delta"
+    leaf[field] = value
+    c["claim"]["statement"] = prose.statement(c["claim"]["quantity"], c["inputs"], c["result"])
+    c["digest"] = compute_digest(c)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(c))
+    code, msg = verify_file(p)
+    assert code == 2 and "epsilon_delta" in msg, msg
+
+
+def test_an_oracle_tolerance_below_zero_is_refused(tmp_path):
+    """F1: with tolerance -0.5 a reported eps inside the certified enclosure (possibly the exact
+    value) was re-derived "loose", a valid but wasteful guarantee; the producer needs >= 0."""
+    c = json.loads((F2 / "oracle-battery-smoke.json").read_text())
+    c["inputs"]["tolerance"] = "-0.5"
+    c["claim"]["statement"] = prose.statement(c["claim"]["quantity"], c["inputs"], c["result"])
+    c["digest"] = compute_digest(c)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(c))
+    code, msg = verify_file(p)
+    assert code == 2 and "tolerance" in msg, msg
+
+
+def test_a_pld_claim_at_delta_zero_is_refused_before_any_work(tmp_path):
+    """S1: delta = 0 (the producer needs (0, 1)) ran to the 300 s budget, 160 CPU s and 465 MB."""
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(_negated("pld-claim.json", "delta", "0")))
+    code, msg = verify_file(p)
+    assert code == 2 and "inputs.delta" in msg, msg
