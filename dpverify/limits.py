@@ -53,7 +53,8 @@ MAX_DATASET_SIZE = 10**12
 #: Gaussian: about 50 sigma + sensitivity), each a certified mass discretised on every grid: a
 #: discrete Laplace of sensitivity 10^6 ran 20 CPU s and 1 GB past a 5 s budget before its first grid
 MAX_EVENT_ATOMS = 100_000
-#: the working precision the producer sizes a discrete Gaussian's window for (bits)
+# the working precision the producer sizes a discrete Gaussian's window for (bits): a constant of
+# discrete_event_atoms, not a limit of its own
 _DGAUSS_WINDOW_BITS = 440
 
 
