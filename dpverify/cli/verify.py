@@ -7,8 +7,8 @@ import math
 import re
 import sys
 from fractions import Fraction
-from typing import Optional
 from pathlib import Path
+from typing import Optional
 
 from ..recheck import limits as L
 from ..recheck import verify as V
@@ -48,7 +48,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--explain", action="store_true",
                    help="state what each certificate kind re-proves and by which route, then exit")
     add_concept(p, TIME_BUDGET.where("verify", default=None), dest="budget", old=("--budget",),
-                help=f"time budget per certificate in seconds, in (0, 86400] (default {V.BUDGET_SECONDS:g}; "
+                help=f"time budget per certificate in seconds, in (0, {V.MAX_BUDGET_SECONDS}] (default {V.BUDGET_SECONDS:g}; "
                 "beyond it: exit 3)")
     p.set_defaults(func=_run)
 
@@ -67,7 +67,7 @@ _FRACTION = re.compile(r"[0-9]+/[0-9]+")
 
 
 def _seconds(text: str) -> Optional[float]:
-    """--time-budget read as every other number option reads it: an exact decimal in (0, 86400],
+    """--time-budget read as every other number option reads it: an exact decimal in (0, MAX_BUDGET_SECONDS],
     then a float (it only bounds wall time); a positive value below the least double is that
     double, the budget that runs out at once (1e-3000 had been refused as "0.0")."""
     text = text.strip()
@@ -76,17 +76,17 @@ def _seconds(text: str) -> Optional[float]:
         if int(den) == 0 or len(text) > 1000:
             return None
         x = Fraction(int(num), int(den))
-        return (float(x) or math.ulp(0.0)) if 0 < x <= 86400 else None
+        return (float(x) or math.ulp(0.0)) if 0 < x <= V.MAX_BUDGET_SECONDS else None
     if not _SECONDS.fullmatch(text) or len(text) > 1000:
         return None
     mant, _, exp = text.lower().partition("e")
     m, e = Fraction(mant), int(exp or 0)
-    if m == 0 or e > 10:  # 0, or past 86400 however the mantissa reads
+    if m == 0 or e > 10:  # 0, or past the cap however the mantissa reads
         return None
     if e < -400:  # positive and below every double (so 10^e is never formed)
         return math.ulp(0.0)
     x = m * Fraction(10) ** e
-    return (float(x) or math.ulp(0.0)) if x <= 86400 else None
+    return (float(x) or math.ulp(0.0)) if x <= V.MAX_BUDGET_SECONDS else None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -100,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.budget is not None:
         budget = _seconds(args.budget)
         if budget is None:
-            print(f"dpverify: error: --time-budget={args.budget[:60]!r} must be a number of seconds in (0, 86400]",
+            print(f"dpverify: error: --time-budget={args.budget[:60]!r} must be a number of seconds in (0, {V.MAX_BUDGET_SECONDS}]",
                   file=sys.stderr)
             return 2
     files = _expand(args.files)
