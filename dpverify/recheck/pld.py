@@ -1116,7 +1116,8 @@ def _count(t: Any) -> int:
     if isinstance(t, str) and t.isdigit():
         t = int(t)
     if not isinstance(t, int) or not 1 <= t <= 10**7:
-        raise CertificateRejected("PLD inputs out of range (1 <= steps <= 1e7)")
+        # the producer's range, so exit 2 as there (it was exit 1, "false": adv42)
+        raise MalformedCertificate(f"PLD steps={str(t)[:40]!r} out of range (an integer in 1..10^7)")
     return t
 
 

@@ -99,3 +99,16 @@ def test_a_pld_claim_at_delta_zero_is_refused_before_any_work(tmp_path):
     p.write_text(json.dumps(_negated("pld-claim.json", "delta", "0")))
     code, msg = verify_file(p)
     assert code == 2 and "inputs.delta" in msg, msg
+
+
+@pytest.mark.parametrize("steps", [0, -5, "0", 10**7 + 1])
+def test_pld_steps_outside_the_producers_range_are_malformed(steps, tmp_path):
+    """adv42: steps <= 0 (the producer's range is 1..10^7) answered exit 1, 'false', not exit 2."""
+    c = json.loads((F2 / "pld-delta.json").read_text())
+    c["inputs"]["steps"] = steps
+    c["claim"]["statement"] = prose.statement(c["claim"]["quantity"], c["inputs"], c["result"])
+    c["digest"] = compute_digest(c)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(c))
+    code, msg = verify_file(p)
+    assert code == 2, msg
