@@ -61,6 +61,16 @@ def test_the_target_enclosure_keeps_the_sign(t):
         assert (lo < 0) == (x < 0)
 
 
+def _restated_verify(c: dict, tmp_path: Path) -> tuple[int, str]:
+    """verify's answer on ``c`` with its statement reworded for the edited inputs and the digest
+    recomputed, as a consistent forger leaves it."""
+    c["claim"]["statement"] = prose.statement(c["claim"]["quantity"], c["inputs"], c["result"])
+    c["digest"] = compute_digest(c)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(c))
+    return verify_file(p)
+
+
 # adv42, the same class one level down: inputs outside the producer's range that the re-check read
 # without a range check. Each is exit 2 now, as the producer refuses it.
 @pytest.mark.parametrize("field,value", [("epsilon", "-0.1"), ("delta", "-0.00000001"), ("delta", "2")])
@@ -72,11 +82,7 @@ def test_an_epsilon_delta_leaf_outside_the_producers_range_is_refused(field, val
     leaf = c["inputs"]["event"]["events"][1]
     assert leaf["type"] == "epsilon_delta"
     leaf[field] = value
-    c["claim"]["statement"] = prose.statement(c["claim"]["quantity"], c["inputs"], c["result"])
-    c["digest"] = compute_digest(c)
-    p = tmp_path / "f.json"
-    p.write_text(json.dumps(c))
-    code, msg = verify_file(p)
+    code, msg = _restated_verify(c, tmp_path)
     assert code == 2 and "epsilon_delta" in msg, msg
 
 
@@ -85,11 +91,7 @@ def test_an_oracle_tolerance_below_zero_is_refused(tmp_path):
     value) was re-derived "loose", a valid but wasteful guarantee; the producer needs >= 0."""
     c = json.loads((F2 / "oracle-battery-smoke.json").read_text())
     c["inputs"]["tolerance"] = "-0.5"
-    c["claim"]["statement"] = prose.statement(c["claim"]["quantity"], c["inputs"], c["result"])
-    c["digest"] = compute_digest(c)
-    p = tmp_path / "f.json"
-    p.write_text(json.dumps(c))
-    code, msg = verify_file(p)
+    code, msg = _restated_verify(c, tmp_path)
     assert code == 2 and "tolerance" in msg, msg
 
 
@@ -106,9 +108,5 @@ def test_pld_steps_outside_the_producers_range_are_malformed(steps, tmp_path):
     """adv42: steps <= 0 (the producer's range is 1..10^7) answered exit 1, 'false', not exit 2."""
     c = json.loads((F2 / "pld-delta.json").read_text())
     c["inputs"]["steps"] = steps
-    c["claim"]["statement"] = prose.statement(c["claim"]["quantity"], c["inputs"], c["result"])
-    c["digest"] = compute_digest(c)
-    p = tmp_path / "f.json"
-    p.write_text(json.dumps(c))
-    code, msg = verify_file(p)
+    code, msg = _restated_verify(c, tmp_path)
     assert code == 2, msg
