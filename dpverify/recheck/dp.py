@@ -351,13 +351,16 @@ def recheck_composition_delta(inputs: Mapping[str, Any], result: Mapping[str, An
     grid certificates: both rounded compositions."""
     eps = exact_input(inputs, "eps")
 
+    def at(types: Types, digits: int) -> Recheck:
+        return enclose(lambda A: _profile_iv(A, types, eps), digits)
+
     def one(types: Types, res: Mapping[str, Any]) -> Recheck:
         if all(d == 0 for _, d, _ in types) and eps >= sum(e * c for e, _, c in types):
             return Recheck(value=mpf(0), err=mpf(0), dps=30)
-        return enclose(lambda A: _profile_iv(A, types, eps), needed_digits(res))
+        return at(types, needed_digits(res))
 
     if "grid" in inputs:
-        return _check_grid(inputs, result, one, lambda types, digits: enclose(lambda A: _profile_iv(A, types, eps), digits))
+        return _check_grid(inputs, result, one, at)
     return one(_types(inputs), result)
 
 
