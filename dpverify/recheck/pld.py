@@ -1590,6 +1590,16 @@ def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:
     return e
 
 
+def _delta_input(inputs: Mapping[str, Any]) -> tuple[mpf, Fraction]:
+    """(``inputs.delta`` at the working precision, exactly): the producer's range (0, 1), exit 2
+    otherwise, read on the rounded value as the queries use it."""
+    exact = exact_input(inputs, "delta")
+    D = fraction_to_mpf(exact)
+    if not 0 < D < 1:
+        raise MalformedCertificate("inputs.delta must be in (0, 1)")
+    return D, exact
+
+
 def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Callable[[Mapping[str, Any]], list],
                      *, per_direction: bool) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
@@ -1610,9 +1620,7 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     @register(f"{prefix}.epsilon")
     def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
-            D = fraction_to_mpf(exact_input(inputs, "delta"))
-            if not 0 < D < 1:
-                raise MalformedCertificate("delta must be in (0, 1)")
+            D, _ = _delta_input(inputs)
 
             def make(res: Mapping[str, Any]) -> Callable:
                 hint = _recorded_hi(res, mpf(0))
@@ -1638,17 +1646,14 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     def recheck_claim(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(_eps_input(inputs, "claimed_eps"))
-            D = fraction_to_mpf(exact_input(inputs, "delta"))
-            if not 0 < D < 1:  # the producer's range: delta = 0 ran to the budget (adv42 S1)
-                raise MalformedCertificate("inputs.delta must be in (0, 1)")
+            D, Dx = _delta_input(inputs)  # delta = 0 ran to the budget before it was read here (adv42 S1)
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, D)
                 return lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d)
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
-            # decided against the exact delta (D above is rounded to nearest)
-            Dx = exact_input(inputs, "delta")
+            # decided against the exact delta Dx (D is rounded to nearest)
             verdict = ("holds" if hi <= D and mpf_to_fraction(hi) <= Dx else
                        "fails" if lo > D and mpf_to_fraction(lo) > Dx else "undecided")
             return _as_recheck(lo, hi, verdict, each(make, inputs, result))
