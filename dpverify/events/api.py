@@ -475,7 +475,8 @@ def _eps_capped(name: str, e: Fraction) -> None:
 def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
                 time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
     """Verdict on "(eps, delta)-DP": HOLDS when certified delta(eps) <= delta,
-    FAILS when certainly > delta, else UNDECIDED.
+    FAILS when certainly > delta, else UNDECIDED. A run the time budget stops raises
+    :class:`~dpverify.errors.PrecisionExhausted` (never a verdict whose reason follows the load).
 
     Poisson sampling under replace-one: decided on the certified bracket of
     epsilon(delta) (:func:`dpverify.sampling.replace.decide`: HOLDS when the group-
@@ -516,6 +517,8 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     try:
         ans = _query(ev, "delta", E_, rel, None, None, time_budget, progress, decided_against(D), D)
     except PrecisionExhausted as exc:
+        if getattr(exc, "timed", False):
+            raise  # the clock stopped it: no verdict whose reason follows the load (as dpsgd's claim)
         return Verdict(Outcome.UNDECIDED, str(exc)), None
     enc = ans.enclosure
     with working_precision(256):

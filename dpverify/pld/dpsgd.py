@@ -306,7 +306,9 @@ def check_claim(
 ) -> tuple[Verdict, PldAnswer]:
     """Verdict on "(claimed_eps, delta)-DP": HOLDS when the certified
     delta(claimed_eps) <= delta, FAILS when it is certainly > delta, else
-    UNDECIDED (the grid is refined until decided or the budget is spent)."""
+    UNDECIDED when a static cap (memory, precision) stops the refinement first.
+    A run the time budget stops raises :class:`~dpverify.errors.PrecisionExhausted`
+    instead: how far it got follows the load, so it is never a verdict."""
     E = V.nonnegative("claimed_eps", claimed_eps)
     D = V.open_unit("delta", delta_budget)
     time_budget = V.seconds("time_budget", time_budget)
@@ -321,6 +323,10 @@ def check_claim(
                            rel_width=1e-12, time_budget=time_budget, decide=decided_against(D),
                            delta_scale=D, progress=progress)
     except PrecisionExhausted as exc:
+        if getattr(exc, "timed", False):
+            # the clock stopped it: where it stopped follows the load, so no verdict is written
+            # (a certificate's bytes may not depend on it; numerics rule 7): exit 3, no file
+            raise
         return Verdict(Outcome.UNDECIDED, str(exc)), None  # type: ignore[return-value]
     ans = _answer(res, rel, 6)
     enc = {"delta": ans.enclosure}

@@ -42,12 +42,21 @@ def test_the_work_cap_stops_a_refinement_without_a_clock():
                      time_budget=3600, max_work=10**6)
 
 
-def test_the_eps_line_shares_the_claims_time_budget(capsys):
+def test_a_claim_the_clock_stops_writes_no_certificate_and_starts_no_eps_line(tmp_path, capsys):
     """Issue 22 (d): the line had a whole --time-budget of its own after the claim had spent one (a 5 s
-    budget ran 11 s). With a budget the claim spends (1e-9 s: undecided, exit 3, at its first look at the
-    clock) the line does not start; it says why, and the verdict is the claim's."""
-    code = main(["audit", "dpsgd", "--noise-multiplier", "0.5", "--sampling-rate", "0.001", "--steps", "1000",
-                 "--claimed-eps", "1", "--delta", "1e-5", "--time-budget", "1e-9"])
-    out = capsys.readouterr().out
-    assert code == 3 and "undecided" in out
-    assert "certified eps(1e-5): not resolved (the time budget of 1e-09 s was spent on the claim)" in out, out
+    budget ran 11 s). adv43 D1: a claim the clock stopped was then written as an 'undecided' certificate
+    whose reason (the enclosure reached, [1e-5, inf] on a quiet machine, [0, inf] under a CPU hog) followed
+    the load. With a budget the claim spends at its first look at the clock (1e-9 s) the run is exit 3 with
+    no file, for the Poisson route and the event-tree route alike, and the line does not start."""
+    ev = tmp_path / "ev.json"
+    ev.write_text(json.dumps({"event": {"type": "self_composed", "count": 10,
+                                        "event": {"type": "gaussian", "noise_multiplier": "1"}}}))
+    for schedule in (["--noise-multiplier", "0.5", "--sampling-rate", "0.001", "--steps", "1000"],
+                     ["--events", str(ev)]):
+        p = tmp_path / "c.json"
+        code = main(["audit", "dpsgd", *schedule, "--claimed-eps", "1", "--delta", "1e-5",
+                     "--time-budget", "1e-9", "--certificate", str(p)])
+        cap = capsys.readouterr()
+        assert code == 3, (schedule, cap)
+        assert "time budget of 1e-09 s ran out" in cap.err, (schedule, cap.err)
+        assert not p.exists() and "certified eps(" not in cap.out, (schedule, cap.out)
