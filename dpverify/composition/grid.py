@@ -16,7 +16,7 @@ from .. import _validate as V
 from ..errors import InvalidParameter
 from ..limits import AUTO_GRID_LATTICE, MAX_LATTICE_SUPPORT
 from ..verdict import Enclosure
-from .guarantee import EpsDelta, as_guarantee, guarantee_types
+from .guarantee import EpsDelta, as_guarantee, guarantee_types, mechanism_list
 from .tight import LatticeTooLarge, ShiftDistribution, compose_delta, compose_eps
 
 __all__ = [
@@ -48,7 +48,7 @@ class GridBounds:
 
 def round_to_grid(mechs: Iterable[object], grid: Fraction, up: bool) -> list[EpsDelta]:
     out = []
-    for m in mechs:
+    for m in mechanism_list(mechs):
         g = as_guarantee(m)
         if g.exp_eps is not None:
             raise InvalidParameter("grid", "grid rounding needs rational eps_i")
@@ -67,6 +67,7 @@ def compose_eps_grid(
     RR(eps), LT Thm 4.5), so rounding down gives a lower and rounding up an
     upper bound on the exact value."""
     h = V.positive("grid", grid)
+    mechs = mechanism_list(mechs)  # read once: the two roundings each read it
     lower = compose_eps(round_to_grid(mechs, h, False), delta, k=k, digits=digits)
     upper = compose_eps(round_to_grid(mechs, h, True), delta, k=k, digits=digits)
     enc = Enclosure(lower.lo, upper.hi, digits, max(lower.precision_bits, upper.precision_bits))
@@ -78,6 +79,7 @@ def compose_delta_grid(
 ) -> GridBounds:
     """As :func:`compose_eps_grid`, for delta(eps)."""
     h = V.positive("grid", grid)
+    mechs = mechanism_list(mechs)  # read once: the two roundings each read it
     lower = compose_delta(round_to_grid(mechs, h, False), eps, k=k, digits=digits)
     upper = compose_delta(round_to_grid(mechs, h, True), eps, k=k, digits=digits)
     enc = Enclosure(lower.lo, upper.hi, digits, max(lower.precision_bits, upper.precision_bits))
@@ -91,8 +93,9 @@ def auto_grid(mechs: Iterable[object], k: int = 1, budget: int = AUTO_GRID_LATTI
     up is the larger of the two lattices (ceil >= floor), so the rounded-down
     one fits as well. Raises InvalidParameter when even a grid of one step per
     mechanism is too large (more than ``budget`` mechanisms with eps_i > 0)."""
-    types = [(g, c) for g, c in guarantee_types(mechs, k) if g.exp_eps is None and g.eps > 0]
-    if any(g.exp_eps is not None for g, _ in guarantee_types(mechs, k)):
+    every = guarantee_types(mechs, k)
+    types = [(g, c) for g, c in every if g.exp_eps is None and g.eps > 0]
+    if any(g.exp_eps is not None for g, _ in every):
         raise InvalidParameter("grid", "grid rounding needs rational eps_i")
     count = sum(c for _, c in types)
     if count + 1 > budget:
@@ -152,7 +155,7 @@ class ComposeResult:
 
 def _auto(exact_fn, grid_fn, mechs: Sequence[object], target: object, k: int, digits: int,
           exact: bool, budget: int) -> ComposeResult:
-    mechs = list(mechs)
+    mechs = mechanism_list(mechs)
     try:
         dist = ShiftDistribution(mechs, k, budget=budget)
     except LatticeTooLarge as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import islice
 from typing import Iterable, Optional
 
 from flint import arb
@@ -16,7 +17,7 @@ from ..ball import ball, exact_str, parse_exact
 from ..errors import InvalidParameter
 from ..limits import MAX_COMPOSED_MECHANISMS, MAX_UNGROUPED_MECHANISMS
 
-__all__ = ["EpsDelta", "Key", "as_guarantee", "guarantee_types", "make", "parse_mech"]
+__all__ = ["EpsDelta", "Key", "as_guarantee", "guarantee_types", "make", "mechanism_list", "parse_mech"]
 
 Key = tuple  # (a: Fraction, b: Fraction): the shift a + log b
 
@@ -90,10 +91,30 @@ def as_guarantee(m: object) -> EpsDelta:
     raise InvalidParameter("mech", f"mech={m!r} must be a pair (eps, delta) or 'E,D'")
 
 
+def mechanism_list(mechs: object) -> list[object]:
+    """The public ``mechs`` argument as a list, read once: any iterable of guarantees
+    (a generator too, which the grid routes read twice, once per rounding), at most
+    MAX_COMPOSED_MECHANISMS of them counted before any is parsed, so an endless or
+    huge iterable is refused at once; a text or a non-iterable is refused by name
+    (a text was iterated character by character)."""
+    if isinstance(mechs, list):
+        items = mechs
+    elif isinstance(mechs, (str, bytes)) or not hasattr(mechs, "__iter__"):
+        raise InvalidParameter("mechs", f"mechs={mechs!r:.60} must be a list of guarantees, each a pair "
+                                        "(eps, delta) or an 'E,D' text")
+    else:
+        items = list(islice(mechs, MAX_COMPOSED_MECHANISMS + 1))  # type: ignore[call-overload]
+    if len(items) > MAX_COMPOSED_MECHANISMS:
+        raise InvalidParameter("mechs", f"at most {MAX_COMPOSED_MECHANISMS:,} mechanisms "
+                                        f"(limits.MAX_COMPOSED_MECHANISMS)")
+    return items
+
+
 def guarantee_types(mechs: Iterable[object], k: int, group: bool = True) -> list[tuple[EpsDelta, int]]:
     """Distinct guarantees with their multiplicities (the sequence repeated k
     times); ``group=False`` keeps one entry per mechanism (the plain recursion)."""
     k = V.integer("k", k, lo=1, hi=MAX_COMPOSED_MECHANISMS)
+    mechs = mechanism_list(mechs)
     if not group:
         seq = [as_guarantee(m) for m in mechs] * k
         if not seq or len(seq) > MAX_UNGROUPED_MECHANISMS:
