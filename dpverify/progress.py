@@ -23,9 +23,11 @@ import math
 import re
 import sys
 import time
-from typing import IO, Any, Callable, Optional
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import IO, Any, Callable, Iterator, Optional
 
-__all__ = ["Progress", "Tick", "budget_tick"]
+__all__ = ["Progress", "Tick", "budget_tick", "ambient_tick", "running_clock"]
 
 _STEPS = 1000  # resolution of the fraction bars
 
@@ -52,6 +54,29 @@ def budget_tick(time_budget: Optional[float], what: str) -> Tick:
                                      "(no certificate: give a larger --time-budget)")
 
     return tick
+
+
+#: the clock of the run in progress, for kernels whose callers cannot hand it down (a curve's
+#: cgf is a pure function of the order; one certified quadrature of it can take seconds)
+_AMBIENT: ContextVar[Tick] = ContextVar("dpverify_ambient_tick", default=None)
+
+
+@contextmanager
+def running_clock(tick: Tick) -> Iterator[None]:
+    """Make ``tick`` the clock :func:`ambient_tick` calls inside this block."""
+    token = _AMBIENT.set(tick)
+    try:
+        yield
+    finally:
+        _AMBIENT.reset(token)
+
+
+def ambient_tick() -> None:
+    """Call the clock of the run in progress, if any (it raises PrecisionExhausted once the
+    budget has passed; it only stops a run, never chooses anything)."""
+    tick = _AMBIENT.get()
+    if tick is not None:
+        tick()
 
 
 def _plain(message: str) -> str:

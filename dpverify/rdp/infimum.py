@@ -38,7 +38,7 @@ from .. import _validate as V
 from ..ball import ball, bits_for_digits, endpoints, point, working_precision
 from ..errors import PrecisionExhausted, Undecided
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_RDP_CELLS
-from ..progress import Tick, budget_tick
+from ..progress import Tick, budget_tick, running_clock
 from ..verdict import Enclosure
 from .conversions import (
     balle_eps_ball,
@@ -198,6 +198,12 @@ def rdp_epsilon(
     digits = V.digits(digits)
     max_cells = V.integer("max_cells", max_cells, lo=1, hi=MAX_RDP_CELLS)
     tick = budget_tick(V.seconds("time_budget", time_budget), "the Renyi epsilon")
+    with running_clock(tick):  # also inside each certified quadrature of the curve
+        return _rdp_epsilon(curve, conversion, d, digits, max_cells, tick)
+
+
+def _rdp_epsilon(curve: RdpCurve, conversion: str, d: Fraction, digits: int, max_cells: int,
+                 tick: Tick) -> RdpEpsilon:
     t_star = search_order(curve, conversion, d, tick)
     alpha_star = 1 + Fraction(t_star).limit_denominator(1 << 40) if t_star < 2**40 else Fraction(int(t_star)) + 1
     if alpha_star <= 1:

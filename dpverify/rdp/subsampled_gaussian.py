@@ -39,6 +39,7 @@ from .. import _validate as V
 from ..ball import ball, brief_str as _brief, fresh_integration_state, normal_cdf, normal_sf
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_SUBSAMPLED_FRACTIONAL_ORDER, MAX_SUBSAMPLED_ORDER
+from ..progress import ambient_tick
 
 __all__ = ["SubsampledGaussianCurve", "log_a_integer", "log_a_real", "MAX_SUBSAMPLED_ORDER"]
 
@@ -118,6 +119,7 @@ def log_a_real(alpha: arb, q: Fraction, sigma: Fraction) -> arb:
         print("tails", left, right)
     fresh_integration_state()
     for i in range(n):
+        ambient_tick()  # one piece can take a second at a small sigma: the budget is checked per piece
         x0 = -R + 2 * R * i / n
         x1 = -R + 2 * R * (i + 1) / n
         body += acb.integral(integrand, x0, x1, rel_tol=arb(2) ** (-prec), eval_limit=100000).real
