@@ -12,6 +12,7 @@ from flint import arb
 
 from . import ball as B
 from .ball import arb_to_fraction, endpoints, lower_decimal, upper_decimal, working_precision
+from .errors import InvalidParameter
 
 __all__ = ["Enclosure", "Outcome", "Verdict"]
 
@@ -33,6 +34,10 @@ class Enclosure:
     precision_bits: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("lo", "hi"):
+            if not isinstance(getattr(self, name), arb):  # a float nan had no is_exact (adv43 L1)
+                raise InvalidParameter(name, f"{name}={getattr(self, name)!r:.60} must be an arb point "
+                                             "(an Enclosure is built by dpverify from certified balls)")
         if not (self.lo.is_exact() and self.hi.is_exact()):
             raise ValueError("Enclosure endpoints must be exact points")
         if self.lo > self.hi:
@@ -49,6 +54,9 @@ class Enclosure:
         cls, lo: arb, hi: arb, digits: int = 15, precision_bits: int = 0
     ) -> "Enclosure":
         """[lower end of ``lo``, upper end of ``hi``] for balls lo, hi."""
+        for name, x in (("lo", lo), ("hi", hi)):
+            if not isinstance(x, arb):
+                raise InvalidParameter(name, f"{name}={x!r:.60} must be an arb ball")
         return cls(endpoints(lo)[0], endpoints(hi)[1], digits, precision_bits)
 
     @property

@@ -46,3 +46,18 @@ def test_a_generator_gives_the_lists_answer():
     b = dpverify.compose_eps_grid(pairs, "1e-4", "1/64")
     assert repr(a) == repr(b) and repr(a.lower) == repr(a.upper)
     assert Fraction(a.enclosure.hi_str()) <= Fraction(3, 2)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 1.0, "1", None])
+def test_an_enclosure_of_non_balls_is_refused_by_name(bad):
+    # adv43 (nit of L1): Enclosure.from_bounds(nan, 1) raised AttributeError 'float' has no 'is_finite'
+    from flint import arb
+
+    from dpverify import Enclosure
+
+    for call, name in ((lambda: Enclosure.from_bounds(bad, arb(1)), "lo"),
+                       (lambda: Enclosure.from_bounds(arb(0), bad), "hi"),
+                       (lambda: Enclosure(bad, arb(1)), "lo")):
+        with pytest.raises(InvalidParameter) as exc:
+            call()
+        assert exc.value.name == name
