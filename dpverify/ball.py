@@ -17,7 +17,6 @@ Rules kept throughout (ARCHITECTURE.md, "Numerics rules"):
 
 from __future__ import annotations
 
-import re
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Callable, Iterator, Optional, Union
@@ -27,6 +26,7 @@ from flint import arb, ctx, fmpq, fmpz
 
 from .errors import InvalidParameter, PrecisionExhausted, Undecided, ValueOutOfRange
 from .limits import DEFAULT_MAX_BITS, MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
+from .numtext import DECIMAL, clip, read_exact_text
 
 __all__ = [
     "fresh_integration_state",
@@ -64,11 +64,6 @@ __all__ = [
 Exact = Union[Fraction, int]
 
 BACKEND = f"python-flint {flint.__version__} arb"
-
-# "0.1", "-3", "1e-5", ".5", "2.5E+3"; fractions "256/60000". ASCII digits only
-# (re.ASCII): a user who types a full-width digit gets an error, not a surprise.
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
-_FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
 
 #: Caps on one input number (stated in every command's --help): MAX_NUMBER_CHARS and
 #: MAX_DECIMAL_EXPONENT (dpverify.limits) keep the numerator and the denominator of the
@@ -121,36 +116,8 @@ def parse_exact(value: object, name: str = "value") -> Fraction:
         return parse_exact(Fraction(int(value.p), int(value.q)) if isinstance(value, fmpq)
                            else int(value), name)
     if not isinstance(value, str):
-        raise InvalidParameter(name, f"{name}={_clip(repr(value))} is not a number")
-    text = value.strip()
-    if len(text) > MAX_NUMBER_CHARS:
-        raise InvalidParameter(
-            name, f"{name}: a number of {len(text)} characters is too long "
-            f"(at most {MAX_NUMBER_CHARS})"
-        )
-    m = _DECIMAL.fullmatch(text)
-    if m:
-        if m.group(1) is not None and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
-            raise InvalidParameter(
-                name, f"{name}={_clip(value)!r}: decimal exponent must be within +-{MAX_DECIMAL_EXPONENT}"
-            )
-        return Fraction(text)
-    m = _FRACTION.fullmatch(text)
-    if m:
-        if int(m.group(2)) == 0:
-            raise InvalidParameter(name, f"{name}={_clip(value)!r} has a zero denominator")
-        return Fraction(int(m.group(1)), int(m.group(2)))
-    low = text.lower().lstrip("+-")
-    if low in ("inf", "infinity", "nan"):
-        raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
-    raise InvalidParameter(
-        name, f"{name}={_clip(value)!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)"
-    )
-
-
-def _clip(text: str, n: int = 60) -> str:
-    """A long user text shortened for a message (the message must stay readable)."""
-    return text if len(text) <= n else text[: n - 3] + "..."
+        raise InvalidParameter(name, f"{name}={clip(repr(value))} is not a number")
+    return read_exact_text(value, name)
 
 
 def arb_to_fraction(x: arb) -> Fraction:
@@ -500,7 +467,7 @@ def round_decimal_text(text: str, digits: int, *, upward: bool) -> str:
     t = text.strip()
     if t.lower().lstrip("+-") in ("inf", "infinity"):
         return t
-    m = _DECIMAL.fullmatch(t)
+    m = DECIMAL.fullmatch(t)
     if m is not None:
         mantissa = t.lstrip("+-").split("e")[0].split("E")[0].replace(".", "")
         if len(mantissa.strip("0")) <= digits:  # already short: exact as it is

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
-from fractions import Fraction
 from pathlib import Path
-from typing import Optional
 
+from ..errors import InvalidParameter
+from ..limits import MAX_TIME_BUDGET_SECONDS
+from ..numtext import read_exact_text
 from ..recheck import limits as L
 from ..recheck import verify as V
 from ..vocabulary import TIME_BUDGET
@@ -48,7 +48,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--explain", action="store_true",
                    help="state what each certificate kind re-proves and by which route, then exit")
     add_concept(p, TIME_BUDGET.where("verify", default=None), dest="budget", old=("--budget",),
-                help=f"time budget per certificate in seconds, in (0, {V.MAX_BUDGET_SECONDS}] (default {V.BUDGET_SECONDS:g}; "
+                help=f"time budget per certificate in seconds, in (0, {MAX_TIME_BUDGET_SECONDS}] (default {V.BUDGET_SECONDS:g}; "
                 "beyond it: exit 3)")
     p.set_defaults(func=_run)
 
@@ -61,32 +61,16 @@ def _expand(names: list[str]) -> list[Path]:
     return out
 
 
-#: a plain decimal in ASCII (float() also read "１" (U+FF11) and "1_0": adv41 C1)
-_SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,8})?")
-_FRACTION = re.compile(r"[0-9]+/[0-9]+")
-
-
-def _seconds(text: str) -> Optional[float]:
-    """--time-budget read as every other number option reads it: an exact decimal in (0, MAX_BUDGET_SECONDS],
-    then a float (it only bounds wall time); a positive value below the least double is that
-    double, the budget that runs out at once (1e-3000 had been refused as "0.0")."""
-    text = text.strip()
-    if _FRACTION.fullmatch(text):
-        num, den = text.split("/")
-        if int(den) == 0 or len(text) > 1000:
-            return None
-        x = Fraction(int(num), int(den))
-        return (float(x) or math.ulp(0.0)) if 0 < x <= V.MAX_BUDGET_SECONDS else None
-    if not _SECONDS.fullmatch(text) or len(text) > 1000:
-        return None
-    mant, _, exp = text.lower().partition("e")
-    m, e = Fraction(mant), int(exp or 0)
-    if m == 0 or e > 10:  # 0, or past the cap however the mantissa reads
-        return None
-    if e < -400:  # positive and below every double (so 10^e is never formed)
-        return math.ulp(0.0)
-    x = m * Fraction(10) ** e
-    return (float(x) or math.ulp(0.0)) if x <= V.MAX_BUDGET_SECONDS else None
+def _seconds(text: str) -> float:
+    """--time-budget read as every other number option reads it (:mod:`dpverify.numtext`, the one
+    grammar; stdlib, so verify still loads no python-flint): an exact decimal or fraction in
+    (0, MAX_TIME_BUDGET_SECONDS], then a float (it only bounds wall time); a positive value below
+    the least double is that double, the budget that runs out at once. InvalidParameter otherwise."""
+    x = read_exact_text(text, "--time-budget")
+    if not 0 < x <= MAX_TIME_BUDGET_SECONDS:
+        raise InvalidParameter("--time-budget", f"--time-budget={text[:60]!r} must be a number of seconds in "
+                                                f"(0, {MAX_TIME_BUDGET_SECONDS}]")
+    return float(x) or math.ulp(0.0)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -98,10 +82,10 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     budget = None
     if args.budget is not None:
-        budget = _seconds(args.budget)
-        if budget is None:
-            print(f"dpverify: error: --time-budget={args.budget[:60]!r} must be a number of seconds in (0, {V.MAX_BUDGET_SECONDS}]",
-                  file=sys.stderr)
+        try:
+            budget = _seconds(args.budget)
+        except InvalidParameter as exc:
+            print(f"dpverify: error: {exc}", file=sys.stderr)
             return 2
     files = _expand(args.files)
     if not files:

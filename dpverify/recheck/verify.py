@@ -88,14 +88,12 @@ from ..certificate.prose import check_quantity, check_statement, check_theorems
 
 __all__ = [
     "Recheck", "register", "verify_certificate", "confirm", "Confirmed", "UNCONFIRMED", "verify_file", "RECHECKERS", "EXPLAIN",
-    "needed_digits", "parse_bound", "accept_enclosure", "root_enclosure", "accept_verdict", "BUDGET_SECONDS", "MAX_BUDGET_SECONDS",
+    "needed_digits", "parse_bound", "accept_enclosure", "root_enclosure", "accept_verdict", "BUDGET_SECONDS",
     "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of", "parse_json",
 ]
 
 #: wall-clock budget for one certificate's re-derivation (seconds); beyond: exit 3
 BUDGET_SECONDS = 300.0
-#: the longest per-certificate budget ``dpverify verify --time-budget`` takes (seconds): a day
-MAX_BUDGET_SECONDS = 86400
 #: the largest number of significant digits a re-checker is asked for; a
 #: recorded enclosure narrower than 10^-MAX_DIGITS (relative) cannot be re-proved
 MAX_DIGITS = 2000

@@ -386,12 +386,34 @@ def test_sweep_time_budget_above_the_cap_is_exit_2(budget, tmp_path, capsys):
     assert "--time-budget" in err and "604800" in err and "internal error" not in err
 
 
-@pytest.mark.parametrize("budget", ["\uff11", "1_0", "0", "0/5", "1/0", "86401", "1e99999999", "nan", "inf", "-1"])
+@pytest.mark.parametrize("budget", ["\uff11", "1_0", "0", "0/5", "1/0", "604801", "1e99999999", "nan", "inf", "-1",
+                                    "1e-99999999"])
 def test_verify_time_budget_is_read_like_every_number_option(budget, tmp_path, capsys):
     # before: float() read the fullwidth digit U+FF11 as 1 and "1_0" as 10 (adv41 C1); every other
     # number option refuses both as "not a number"
     assert run(["verify", "--time-budget", budget, str(tmp_path / "none.json")]) == 2
     assert "--time-budget" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["+5", "0.000000001e11", "0.0000001e11", "604800", "604800.0000001", "1e-99999999",
+                                  "1e-400", " 7 ", "1/3", "-0", "2e5", "\uff11"])
+def test_verify_time_budget_reader_is_the_shared_one(text):
+    """adv43 F2: verify read --time-budget with a grammar and a cap of its own (86,400 s against
+    604,800 for audit, calibrate and sweep): it refused "+5" and 0.000000001e11 (100 s) and took
+    1e-99999999. The same text is now the same budget, or the same refusal, on every command."""
+    from dpverify._validate import seconds
+    from dpverify.cli.verify import _seconds
+    from dpverify.errors import InvalidParameter
+
+    try:
+        want = seconds("time_budget", text)
+    except InvalidParameter:
+        want = None
+    try:
+        got = _seconds(text)
+    except InvalidParameter:
+        got = None
+    assert got == want, (text, got, want)
 
 
 @pytest.mark.parametrize("argv", [["verify", "--time-budget", "1e-3000"], ["verify", "--time-budget", "1/3"]])
