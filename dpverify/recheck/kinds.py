@@ -53,6 +53,7 @@ from typing import Any, Iterable, Mapping
 
 from ..certificate.format import (ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS, MECHANISM_OPTIONS,
                                   UNVERIFIABLE_DETAILS, foreign_inputs)
+from ..certificate.ranges import MECHANISM_OPTION_RANGES, exact_number as _exact
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
@@ -519,27 +520,6 @@ def check_result_keys(kind: Kind, result: Mapping[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- mechanisms
 
-#: the ranges the producer's builders enforce: (low, low inclusive, high, high inclusive)
-_RANGES = {
-    "mu": (0, False, None, False), "noise_multiplier": (0, False, None, False), "sensitivity": (0, False, None, False),
-    "scale": (0, False, None, False), "eps0": (0, True, 10**6, True), "delta0": (0, True, 1, True),
-    "p": (Fraction(1, 2), True, 1, False), "rate": (0, False, 1, True),
-}
-
-def _exact(text: Any) -> "Fraction | None":
-    """A decimal or a/b string as a Fraction, or None (exponents beyond +-3000 and texts
-    over 1000 characters are not expanded: None)."""
-    if not isinstance(text, str) or len(text) > 1000:
-        return None
-    try:
-        mant, _, exp = text.lower().partition("e")
-        if exp and abs(int(exp)) > 3000:
-            return None
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
 def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
     """Refuse (exit 2) a mechanism whose options are not one of the sets its
     producer reads (both ``mu`` and ``noise_multiplier``, ``sensitivity`` with
@@ -556,17 +536,15 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
             f"inputs: mechanism {name!r} takes exactly one of the option sets {forms}; got "
             f"{{{', '.join(sorted(given))}}} (an option the mechanism does not read defines nothing)")
     for key in sorted(given):
-        if key not in _RANGES:
+        if key not in MECHANISM_OPTION_RANGES:
             continue
         text = inputs[key]
         x = _exact(text)
         if x is None:
             raise MalformedCertificate(f"inputs.{key}={str(text)[:40]!r} is not an exact number")
-        lo, lo_in, hi, hi_in = _RANGES[key]
-        ok = (x >= lo if lo_in else x > lo) and (hi is None or (x <= hi if hi_in else x < hi))
-        if not ok:
-            span = f"{'[' if lo_in else '('}{lo}, {'inf' if hi is None else hi}{']' if hi_in else ')'}"
-            raise MalformedCertificate(f"inputs.{key}={text}: mechanism {name!r} needs {key} in {span}")
+        if not MECHANISM_OPTION_RANGES[key].contains(x):
+            raise MalformedCertificate(f"inputs.{key}={text}: mechanism {name!r} needs {key} in "
+                                       f"{MECHANISM_OPTION_RANGES[key].text()}")
     if "refined" in given and inputs["refined"] not in ("true", "false"):
         raise MalformedCertificate("inputs.refined must be 'true' or 'false'")
 

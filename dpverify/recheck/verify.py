@@ -16,7 +16,9 @@ Order of checks for one certificate (:func:`verify_certificate`):
    ``schema-2.json`` for format 2, both shipped in this package); unknown
    fields of a format-2 certificate are refused (exit 2, naming the JSON path
    and the allowed keys);
-2. the digest (it only detects accidents);
+2. the digest (it only detects accidents), then the producer's input ranges
+   (:func:`dpverify.certificate.ranges.check_input_ranges`, one table for every kind):
+   an input the producer would refuse is exit 2 before any route runs;
 3. the re-checker registered for ``claim.quantity`` runs on mpmath within a
    budget (time and precision caps, :data:`BUDGET_SECONDS`, :data:`MAX_DIGITS`);
 4. the acceptance rule (:func:`accept_enclosure`, :func:`accept_verdict`):
@@ -84,6 +86,7 @@ from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
 from ..certificate.comments import check_comments
+from ..certificate.ranges import check_input_ranges
 from ..certificate.prose import check_quantity, check_statement, check_theorems
 
 __all__ = [
@@ -477,6 +480,8 @@ def _verify(cert: Any) -> Confirmed:
     digits = inputs.get("digits")
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool) or not 0 < digits <= 10**4):
         raise MalformedCertificate(f"inputs.digits={str(digits)[:40]!r} must be an integer in [1, 10000]")
+    # the producer's input ranges, one table for every kind (issue 22): exit 2 before any route
+    check_input_ranges(quantity, inputs, result)
     _check_claim_fields(claim)
     recorded_verdict = _verdict_of(cert, fmt)
     enc = result.get("enclosure")
