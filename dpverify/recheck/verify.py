@@ -496,6 +496,10 @@ def _verify(cert: Any) -> Confirmed:
     kinds.check_hints(kind, result)
     if isinstance(claim.get("relation"), dict) and not _verdict_key_present(cert, fmt):
         raise MalformedCertificate(f"{quantity} states a claim (claim.relation): result.verdict is missing")
+    if kind.verdict is kinds.CLAIM_VERDICT and "verdict" in result and not isinstance(claim.get("relation"), dict):
+        # the converse (a relation without a verdict) is exit 2 above; this was exit 3 (adv41 C3)
+        raise MalformedCertificate(f"result.verdict: a {quantity} certificate has a verdict only as the verdict of "
+                                   "a claim (claim.relation), and this one states none")
     ignored = _unverifiable(kind, result, fmt)
     if fmt != FORMAT_1 and "why_upper_only" in result and "relative_width" in result:
         # an upper-only answer's relative_width was the upper end's own accuracy (its lower

@@ -6,7 +6,7 @@ independent side of each test is the producer itself: for every row, a value jus
 range is given to the command that writes that kind, which must refuse it (exit 2), and a genuine
 certificate of the kind, restated at that value (statement, quantity, relation bound, digest, as a
 consistent forger leaves it), must be refused by verify (exit 2) too. The named cases (adv42 F3,
-S1, the inf spelling) were exit 0, 1 or 3 before.
+S1, the inf spelling; adv41 C3) were exit 0, 1 or 3 before.
 """
 
 from __future__ import annotations
@@ -100,6 +100,17 @@ def test_the_genuine_values_of_those_fields_still_verify(tmp_path):
     for f in (F2 / "gdp-certify-laplace.json", F1 / "api-gdp-clip-rectify.json", CERTS / "gdpt-fig1-icea-not-4gdp.json",
               F2 / "events-epsilon-wor.json", F2 / "pld-epsilon-legacy-events.json"):
         assert verify_file(f)[0] == 0, f
+
+
+def test_a_verdict_on_a_kind_without_a_claim_is_exit_2(tmp_path):
+    """adv41 C3: a verdict added to a claim-less pld.epsilon was exit 3 ("could not decide"); its
+    converse, a relation without a verdict, was already exit 2."""
+    c = json.loads((F2 / "pld-epsilon-add.json").read_text())
+    assert "relation" not in c["claim"]
+    c["result"]["verdict"] = "holds"
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "result.verdict" in msg, msg
 
 
 # --------------------------------------------------------------------------- every row, both sides
