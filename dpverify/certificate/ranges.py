@@ -112,6 +112,9 @@ FIELD_RANGES: dict[str, Range] = {
     "int1": Range(1, True, MAX_EVENT_INTEGER, True, integer=True),
 }
 
+#: one row: the range and the producer's option that enforces it
+Row = tuple[Range, str]
+
 #: the sampled DP-SGD kinds' shared inputs (audit dpsgd)
 _SIGMA = (NOISE_MULTIPLIER, "audit dpsgd --noise-multiplier")
 _EPS = (NONNEGATIVE, "audit dpsgd --eps")
@@ -119,12 +122,12 @@ _DELTA = (OPEN_UNIT, "audit dpsgd --delta")
 
 
 def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
-             rate: bool = False) -> dict[str, dict[str, tuple]]:
+             rate: bool = False) -> dict[str, dict[str, Row]]:
     """The rows of PREFIX.epsilon / .delta / .claim; ``eps_cap``: the largest eps at which the route
     evaluates a delta curve (the claim's too when ``claim_cap``: events.* decide a claim at its eps)."""
-    eps = _EPS if eps_cap is None else (Range(0, True, eps_cap, True), "audit dpsgd --eps")
-    claimed = (eps[0] if claim_cap else NONNEGATIVE, "audit dpsgd --claimed-eps")
-    base: dict[str, tuple] = {"noise_multiplier": _SIGMA}
+    eps: Row = _EPS if eps_cap is None else (Range(0, True, eps_cap, True), "audit dpsgd --eps")
+    claimed: Row = (eps[0] if claim_cap else NONNEGATIVE, "audit dpsgd --claimed-eps")
+    base: dict[str, Row] = {"noise_multiplier": _SIGMA}
     if rate:
         base["sampling_rate"] = (HALF_OPEN_UNIT, "audit dpsgd --sampling-rate")
     return {f"{prefix}.epsilon": {**base, "delta": _DELTA},
@@ -134,7 +137,7 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
 
 #: kind -> input key -> (its range, the producer's option that enforces it). A key a kind takes
 #: (format.KIND_INPUTS) and has no row here is checked by its route alone.
-INPUT_RANGES: dict[str, dict[str, tuple[Range, str]]] = {
+INPUT_RANGES: dict[str, dict[str, Row]] = {
     **_sampled("pld", rate=True),
     **_sampled("replace", eps_cap=REPLACE_MAX_EPS, rate=True),
     **{k: {key: v for key, v in rows.items() if key != "noise_multiplier"}
