@@ -169,6 +169,11 @@ RESULT_BINDINGS: dict[str, dict[str, str]] = {
 _INFINITE = ("inf", "-inf", "+inf", "infinity", "-infinity", "+infinity")
 
 
+def _infinite(v: Any) -> bool:
+    # a short text only: inputs.input_text (an oracle file, up to 16 MB) is not lowered whole
+    return isinstance(v, str) and len(v) <= 12 and v.strip().lower() in _INFINITE
+
+
 def exact_number(v: Any) -> "Optional[Fraction]":
     """An input number (a JSON integer or an exact decimal / a/b string) as a Fraction, or None
     when it is not one (the route refuses it by its own reader). Texts over 1000 characters and
@@ -194,7 +199,7 @@ def _refuse(where: str, v: Any, rng: Range, says: str) -> MalformedCertificate:
 
 
 def _check(where: str, v: Any, rng: Range, says: str, ends: "Mapping[str, Fraction]" = {}) -> None:
-    if isinstance(v, str) and v.strip().lower() in _INFINITE:
+    if _infinite(v):
         raise _refuse(where, v, rng, says + "; the producer reads finite numbers only")
     x = exact_number(v)
     if x is not None and not rng.contains(x, ends):
@@ -233,7 +238,7 @@ def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping
     legacy step lists), are infinite, or disagree with the result field they restate
     (:data:`RESULT_BINDINGS`). Shape and type errors are left to the routes."""
     for key, v in inputs.items():
-        if isinstance(v, str) and v.strip().lower() in _INFINITE:
+        if _infinite(v):
             raise MalformedCertificate(f"inputs.{key}={v!r} is not a finite number: the producer reads exact "
                                        "finite numbers only")
     rows = INPUT_RANGES.get(quantity, {})
