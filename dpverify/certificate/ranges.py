@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
 from ..errors import MalformedCertificate
-from ..limits import MAX_EPS_H, MAX_EVENT_INTEGER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER
+from ..limits import MAX_ACCURACY_DIGITS, MAX_EPS_H, MAX_EVENT_INTEGER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
 __all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
@@ -144,6 +144,9 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
        for k, rows in _sampled("events", eps_cap=EVENT_MAX_EPS, claim_cap=True).items()},
     **_sampled("shuffle"),
     **_sampled("bins"),
+    # an accuracy field verify does not read (the gap is re-proved), recorded as the producer's --digits
+    **{f"composition.{q}": {"accuracy_digits": (Range(1, True, MAX_ACCURACY_DIGITS, True, integer=True),
+                                                "compose --digits")} for q in ("eps", "delta")},
     "dp.implies": {"eps0": (NONNEGATIVE, "dp implies --from E0,D0"), "delta0": (CLOSED_UNIT, "dp implies --from E0,D0"),
                    "eps": (REAL, "dp implies --to E,D"), "delta": (CLOSED_UNIT, "dp implies --to E,D")},
     "dp.rr64": {"eps0": (NONNEGATIVE, "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),

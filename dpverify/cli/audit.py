@@ -247,6 +247,7 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
             if args.delta is None:
                 raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
             V.open_unit("delta", args.delta)
+            V.nonnegative("claimed_eps", args.claimed_eps)  # named as --claimed-eps (the library says eps)
             verdict, ans = A.check_claim(tree, args.claimed_eps, args.delta, neighboring=rel,
                                          time_budget=budget, progress=progress)
             cert = claim_certificate(tree, verdict, ans, rel.value, claimed_eps=args.claimed_eps, delta=args.delta)
