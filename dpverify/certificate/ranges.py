@@ -197,7 +197,8 @@ def exact_number(v: Any) -> "Optional[Fraction]":
 
 
 def _refuse(where: str, v: Any, rng: Range, says: str) -> MalformedCertificate:
-    return MalformedCertificate(f"{where}={str(v)[:40]!r} is outside the producer's range: allowed {rng.text()} "
+    shown = str(v)[:40] if isinstance(v, int) else repr(str(v)[:40])  # a count as JSON writes it
+    return MalformedCertificate(f"{where}={shown} is outside the producer's range: allowed {rng.text()} "
                                 f"({says})")
 
 
