@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
 from ..errors import MalformedCertificate
-from ..limits import MAX_ACCURACY_DIGITS, MAX_EPS_H, MAX_EVENT_INTEGER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER
+from ..limits import MAX_ACCURACY_DIGITS, MAX_DATASET_SIZE, MAX_EPS_H, MAX_EVENT_INTEGER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
 __all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
@@ -119,10 +119,11 @@ Row = tuple[Range, str]
 _SIGMA = (NOISE_MULTIPLIER, "audit dpsgd --noise-multiplier")
 _EPS = (NONNEGATIVE, "audit dpsgd --eps")
 _DELTA = (OPEN_UNIT, "audit dpsgd --delta")
+_ACCURACY = (Range(1, True, MAX_ACCURACY_DIGITS, True, integer=True), "compose --digits")
 
 
 def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
-             rate: bool = False) -> dict[str, dict[str, Row]]:
+             rate: bool = False, sizes: bool = False) -> dict[str, dict[str, Row]]:
     """The rows of PREFIX.epsilon / .delta / .claim; ``eps_cap``: the largest eps at which the route
     evaluates a delta curve (the claim's too when ``claim_cap``: events.* decide a claim at its eps)."""
     eps: Row = _EPS if eps_cap is None else (Range(0, True, eps_cap, True), "audit dpsgd --eps")
@@ -130,6 +131,9 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
     base: dict[str, Row] = {"noise_multiplier": _SIGMA}
     if rate:
         base["sampling_rate"] = (HALF_OPEN_UNIT, "audit dpsgd --sampling-rate")
+    if sizes:  # the epoch schedules (shuffled batches, balls in bins): N records in batches of B <= N
+        base["dataset_size"] = (Range(1, True, MAX_DATASET_SIZE, True, integer=True), "audit dpsgd --dataset-size")
+        base["batch_size"] = (Range(1, True, "dataset_size", True, integer=True), "audit dpsgd --batch-size")
     return {f"{prefix}.epsilon": {**base, "delta": _DELTA},
             f"{prefix}.delta": {**base, "eps": eps},
             f"{prefix}.claim": {**base, "claimed_eps": claimed, "delta": _DELTA}}
@@ -142,11 +146,14 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     **_sampled("replace", eps_cap=REPLACE_MAX_EPS, rate=True),
     **{k: {key: v for key, v in rows.items() if key != "noise_multiplier"}
        for k, rows in _sampled("events", eps_cap=EVENT_MAX_EPS, claim_cap=True).items()},
-    **_sampled("shuffle"),
-    **_sampled("bins"),
-    # an accuracy field verify does not read (the gap is re-proved), recorded as the producer's --digits
-    **{f"composition.{q}": {"accuracy_digits": (Range(1, True, MAX_ACCURACY_DIGITS, True, integer=True),
-                                                "compose --digits")} for q in ("eps", "delta")},
+    **_sampled("shuffle", sizes=True),
+    **_sampled("bins", sizes=True),
+    # compose --delta D in [0, 1] (eps(delta)); --eps E any real (delta(eps))
+    # (accuracy_digits: an accuracy field verify does not read, the gap is re-proved; the producer's --digits)
+    "composition.eps": {"delta": (CLOSED_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},
+    "composition.delta": {"eps": (REAL, "compose --eps"), "accuracy_digits": _ACCURACY},
+    "gdp.delta": {"mu": (POSITIVE, "gdp delta --mu"), "eps": (REAL, "gdp delta --eps")},
+    "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps")},
     "dp.implies": {"eps0": (NONNEGATIVE, "dp implies --from E0,D0"), "delta0": (CLOSED_UNIT, "dp implies --from E0,D0"),
                    "eps": (REAL, "dp implies --to E,D"), "delta": (CLOSED_UNIT, "dp implies --to E,D")},
     "dp.rr64": {"eps0": (NONNEGATIVE, "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),

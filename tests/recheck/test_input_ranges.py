@@ -116,7 +116,8 @@ def test_a_verdict_on_a_kind_without_a_claim_is_exit_2(tmp_path):
 # --------------------------------------------------------------------------- every row, both sides
 
 _SCHED = ["--noise-multiplier", "{noise_multiplier}", "--sampling-rate", "{sampling_rate}", "--steps", "10"]
-_EPOCHS = ["--noise-multiplier", "{noise_multiplier}", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "2"]
+_EPOCHS = ["--noise-multiplier", "{noise_multiplier}", "--dataset-size", "{dataset_size}", "--batch-size", "{batch_size}",
+           "--epochs", "2"]
 _QUERY = {"epsilon": ["--delta", "{delta}"], "delta": ["--eps", "{eps}"],
           "claim": ["--delta", "{delta}", "--claimed-eps", "{claimed_eps}"]}
 #: kind -> the producer's command line that writes it, with each row's key as a placeholder
@@ -126,8 +127,10 @@ PRODUCER: dict[str, list[str]] = {
     **{f"events.{q}": ["audit", "dpsgd", "--events", "{EVENTS}", *a] for q, a in _QUERY.items()},
     **{f"shuffle.{q}": ["audit", "dpsgd", "--sampling", "shuffle", *_EPOCHS, *a] for q, a in _QUERY.items()},
     **{f"bins.{q}": ["audit", "dpsgd", "--sampling", "balls-in-bins", *_EPOCHS, *a] for q, a in _QUERY.items()},
-    **{f"composition.{q}": ["compose", "--mech", "1,0", "--mech", "0.5,0", "--grid", "0.25", f"--{a}", "0.00001",
+    **{f"composition.{q}": ["compose", "--mech", "1,0", "--mech", "0.5,0", "--grid", "0.25", f"--{a}", "{%s}" % a,
                             "--digits", "{accuracy_digits}"] for q, a in (("eps", "delta"), ("delta", "eps"))},
+    "gdp.delta": ["gdp", "delta", "--mu", "{mu}", "--eps", "{eps}"],
+    "gdp.mu": ["gdp", "mu", "--eps", "{eps}", "--delta", "{delta}"],
     "dp.implies": ["dp", "implies", "--from", "{eps0},{delta0}", "--to", "{eps},{delta}"],
     "dp.rr64": ["check", "rr64", "--eps0", "{eps0}", "--delta0", "{delta0}", "--eps", "{eps}"],
     "rdp.divergence": ["rdp", "divergence", "--mechanism", "laplace", "--scale", "1", "--alpha", "{alpha}"],
@@ -138,7 +141,7 @@ PRODUCER: dict[str, list[str]] = {
                        "--margin", "{margin}"],
 }
 #: an in-range value of every placeholder (the producer answers each of these quickly)
-GOOD = {"accuracy_digits": "6", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
+GOOD = {"accuracy_digits": "6", "dataset_size": "1000", "batch_size": "100", "mu": "1", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
 NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h")}
