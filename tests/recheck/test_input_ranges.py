@@ -133,6 +133,9 @@ PRODUCER: dict[str, list[str]] = {
     "gdp.mu": ["gdp", "mu", "--eps", "{eps}", "--delta", "{delta}"],
     "dp.implies": ["dp", "implies", "--from", "{eps0},{delta0}", "--to", "{eps},{delta}"],
     "dp.rr64": ["check", "rr64", "--eps0", "{eps0}", "--delta0", "{delta0}", "--eps", "{eps}"],
+    "rdp.epsilon": ["rdp", "epsilon", "--mechanism", "laplace", "--scale", "1", "--steps", "10", "--delta", "{delta}"],
+    **{f"rdp.to_dp_{q}": ["rdp", "to-dp", "--alpha", "{alpha}", "--rdp", "{rdp}", f"--{a}", "{%s}" % a]
+       for q, a in (("eps", "delta"), ("delta", "eps"))},
     "rdp.divergence": ["rdp", "divergence", "--mechanism", "laplace", "--scale", "1", "--alpha", "{alpha}"],
     "oracle.rows": ["oracle", "--battery", "smoke", "--tolerance", "{tolerance}"],
     "gdp.certify": ["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "{eps_h}",
@@ -141,7 +144,7 @@ PRODUCER: dict[str, list[str]] = {
                        "--margin", "{margin}"],
 }
 #: an in-range value of every placeholder (the producer answers each of these quickly)
-GOOD = {"accuracy_digits": "6", "dataset_size": "1000", "batch_size": "100", "mu": "1", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
+GOOD = {"accuracy_digits": "6", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
 NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h")}
