@@ -230,7 +230,8 @@ def _walk_tree(node: Any, path: str, tables: Mapping[str, Mapping[str, str]], de
     (types, keys) is the route's to check."""
     if depth > 64 or not isinstance(node, dict):
         return
-    fields = tables.get(node.get("type"))  # type: ignore[arg-type]
+    t = node.get("type")
+    fields = tables.get(t) if isinstance(t, str) else None  # another type is the route's to refuse
     if not isinstance(fields, dict):
         return
     for k, kind in fields.items():

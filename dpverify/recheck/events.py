@@ -1208,7 +1208,7 @@ def _check_nodes(ev: Any, path: str, depth: int = 0) -> None:
     if depth > 64 or not isinstance(ev, dict):
         raise MalformedCertificate(f"{path} is not an event node")
     t = ev.get("type")
-    if t not in EVENT_FIELDS:
+    if not isinstance(t, str) or t not in EVENT_FIELDS:  # a list is unhashable: a TypeError was exit 3
         raise MalformedCertificate(f"{path}.type={str(t)[:40]!r}: allowed: {', '.join(EVENT_FIELDS)}")
     fields = EVENT_FIELDS[t]
     extra = sorted(set(ev) - set(fields) - {"type"})

@@ -113,6 +113,16 @@ def test_a_verdict_on_a_kind_without_a_claim_is_exit_2(tmp_path):
     assert code == 2 and "result.verdict" in msg, msg
 
 
+def test_an_event_type_that_is_not_a_name_is_exit_2(tmp_path):
+    """The tree walker and the events route read a node's type as a name: a list there was an
+    unhashable TypeError in the route (exit 3, 'the re-derivation failed')."""
+    c = json.loads((F2 / "events-delta.json").read_text())
+    c["inputs"]["event"]["events"][1] = {"type": ["epsilon_delta"]}
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "inputs.event.events[1].type" in msg, msg
+
+
 # --------------------------------------------------------------------------- every row, both sides
 
 _SCHED = ["--noise-multiplier", "{noise_multiplier}", "--sampling-rate", "{sampling_rate}", "--steps", "10"]
