@@ -315,8 +315,27 @@ def inputs_tables() -> str:
             "## Limits (dpverify/limits.py)", "", "| name | value | what it bounds |", "|---|---|---|"]
     for name, value, doc in _limits():
         out.append(f"| `{name}` | {value} | {_cell(doc)} |")
+    out += _ranges()
     out += ["", _END]
     return "\n".join(out)
+
+
+def _ranges() -> list[str]:
+    """The producer's input ranges per certificate kind (certificate/ranges.py), which ``verify``
+    applies to every certificate (exit 2 outside them)."""
+    from .certificate.ranges import FIELD_RANGES, INPUT_RANGES
+
+    out = ["", "## Input ranges of certificates (dpverify/certificate/ranges.py)", "",
+           "The producer refuses an input outside these ranges (exit 2), and `dpverify verify` refuses a "
+           "certificate that records one (exit 2), before any re-derivation; no input is infinite.", "",
+           "| kind | input | allowed | the producer's option |", "|---|---|---|---|"]
+    for kind in sorted(INPUT_RANGES):
+        for key, (rng, says) in sorted(INPUT_RANGES[kind].items()):
+            out.append(f"| `{kind}` | `{key}` | {_cell(rng.text())} | {_cell(says)} |")
+    out += ["", "Event-tree fields (`inputs.event`, `inputs.events`) by their kind in `certificate/format.py`'s "
+            "`EVENT_FIELDS` and `LEGACY_EVENT_FIELDS`:", "", "| field kind | allowed |", "|---|---|"]
+    out += [f"| `{k}` | {_cell(r.text())} |" for k, r in FIELD_RANGES.items()]
+    return out
 
 
 def _limits() -> list[tuple[str, str, str]]:

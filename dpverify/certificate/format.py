@@ -45,12 +45,13 @@ SENSITIVITY_CONVENTION = (
     "(sensitivity doubled under replace-one)"
 )
 
-# kind: "pos" > 0, "nonneg" >= 0, "prob" in [0,1], "int1" int >= 1, "int0" int >= 0,
-# "event", "events", "numlist_nonneg", "numlist_prob"
+# kind: a range of certificate.ranges.FIELD_RANGES ("pos" > 0, "nonneg" >= 0, "prob" in [0, 1],
+# "prob1" in (0, 1], "sigma" in (0, MAX_NOISE_MULTIPLIER], "ge1" >= 1, "int1" / "int0" integers),
+# or "event", "events", "numlist_nonneg", "numlist_prob"
 #: event node type -> its fields (besides "type") and their kinds; the strict event
 #: reader and the verifier both use it, so a key the producer would refuse is refused by verify
 EVENT_FIELDS: dict[str, dict[str, str]] = {
-    "gaussian": {"noise_multiplier": "pos"},
+    "gaussian": {"noise_multiplier": "sigma"},
     "laplace": {"noise_multiplier": "pos"},
     "discrete_laplace": {"noise_parameter": "pos", "sensitivity": "int1"},
     "discrete_gaussian": {"sigma": "pos", "sensitivity": "int1"},
@@ -70,14 +71,14 @@ EVENT_FIELDS: dict[str, dict[str, str]] = {
 
 #: legacy step item (``{"mechanism": ..., ...}`` in the ``events`` list of ``audit dpsgd --events``
 #: and in ``inputs.events`` of a pld.* certificate) -> its fields (besides ``mechanism``) and their
-#: kinds ("prob1": in (0, 1]). Each item takes exactly its own mechanism's keys: a ``gaussian`` item
+#: kinds (as :data:`EVENT_FIELDS`). Each item takes exactly its own mechanism's keys: a ``gaussian`` item
 #: is the unsampled Gaussian and has no rate; a key of another mechanism defines nothing, so the
 #: strict reader and verify both refuse it
 LEGACY_EVENT_FIELDS: dict[str, dict[str, str]] = {
-    "subsampled-gaussian": {"noise_multiplier": "pos", "sampling_rate": "prob1", "count": "int1"},
-    "gaussian": {"noise_multiplier": "pos", "count": "int1"},
+    "subsampled-gaussian": {"noise_multiplier": "sigma", "sampling_rate": "prob1", "count": "int1"},
+    "gaussian": {"noise_multiplier": "sigma", "count": "int1"},
     "laplace": {"scale": "pos", "sampling_rate": "prob1", "count": "int1"},
-    "approx": {"exp_eps0": "pos", "delta0": "prob", "sampling_rate": "prob1", "count": "int1"},
+    "approx": {"exp_eps0": "ge1", "delta0": "prob_lt1", "sampling_rate": "prob1", "count": "int1"},
 }
 
 

@@ -503,7 +503,10 @@ def shuffle_theorems(relation: str, persistent: bool, batches: int) -> list[str]
 #: search stopped, which no number re-proves: verify names them as the writer's text.
 GDP_TAIL_REASONS = {
     "gaussian": "the profile is delta_mu0 with mu0 <= mu, and delta_mu is increasing in mu (GDPT App A.5)",
-    "below_mu0": "mu is below the mechanism's mu0",
+    # the writer's comparison is of balls: False when mu >= mu0 is not proved, not only when mu < mu0
+    "below_mu0": "mu was not proved >= the mechanism's mu0",
+    # the same case as dpverify 0.1.0 worded it (its certificates stay verifiable)
+    "below_mu0_v010": "mu is below the mechanism's mu0",
     "before_model": "eps_h is below where the tail model holds",
     "thm44": "mu is not above Thm 4.4's limit sqrt(1/(2 alpha)): the tail may exceed the head bound",
     "mills_search": "the Mills-ratio conditions were not met below eps = 2^20 eps_h",

@@ -247,6 +247,7 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
             if args.delta is None:
                 raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
             V.open_unit("delta", args.delta)
+            V.nonnegative("claimed_eps", args.claimed_eps)  # named as --claimed-eps (the library says eps)
             verdict, ans = A.check_claim(tree, args.claimed_eps, args.delta, neighboring=rel,
                                          time_budget=budget, progress=progress)
             cert = claim_certificate(tree, verdict, ans, rel.value, claimed_eps=args.claimed_eps, delta=args.delta)
@@ -384,7 +385,7 @@ def _epoch_form(args: argparse.Namespace) -> None:
     if args.claimed_eps is not None:
         if args.delta is None:
             raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
-        V.real("claimed_eps", args.claimed_eps)
+        V.nonnegative("claimed_eps", args.claimed_eps)  # E >= 0 on every sampling, as --help says
 
 
 def _epoch_answer(args: argparse.Namespace, C: Any, eps_of: Any, delta_of: Any, r: Any, where: str,
@@ -434,7 +435,7 @@ def _bins_answer(args: argparse.Namespace, r: Any) -> int:
     if args.claimed_eps is not None:
         if args.delta is None:
             raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
-        V.real("claimed_eps", args.claimed_eps)
+        V.nonnegative("claimed_eps", args.claimed_eps)  # E >= 0 on every sampling, as --help says
     budget = V.seconds("time_budget", args.time_budget)  # stops the run (exit 3), never shapes it
     return _epoch_answer(
         args, C, lambda: BB.enclose_eps(r, args.delta, time_budget=budget),
@@ -476,7 +477,7 @@ def _replace_one_answer(args: argparse.Namespace, inputs: dict, eps_of: Any, del
     if args.claimed_eps is not None:
         if args.delta is None:
             raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")
-        V.real("claimed_eps", args.claimed_eps)
+        V.nonnegative("claimed_eps", args.claimed_eps)  # E >= 0 on every sampling, as --help says
     if args.delta is not None:
         V.open_unit("delta", args.delta)
         b = eps_of()

@@ -39,8 +39,8 @@ from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fiel
 from ..certificate.format import LEGACY_EVENT_FIELDS as LEGACY  # one table of legacy item keys, likewise
 from ..errors import InvalidParameter, shown
 from . import model as E
-from .._validate import check_noise_multiplier
-from ..limits import MAX_EVENT_INTEGER, MAX_EVENT_TREE_DEPTH
+from ..certificate.ranges import FIELD_RANGES
+from ..limits import MAX_EVENT_TREE_DEPTH
 from ..schemas import _no_duplicates  # a key given twice is refused, never last-wins
 
 __all__ = ["parse_document", "legacy_only", "event_to_json", "check_model", "load_schema", "ApproxDpExp", "TYPES"]
@@ -67,16 +67,6 @@ class ApproxDpExp:
 
 def _bad(path: str, msg: str, where: str) -> InvalidParameter:
     return InvalidParameter("events", f"{where}{path}: {msg}")
-
-
-def _sigma(x: Fraction, path: str, where: str) -> Fraction:
-    """A Gaussian noise multiplier within MAX_NOISE_MULTIPLIER (limits.py), refused here with
-    the file and the node's path, before any accountant sees it."""
-    try:
-        check_noise_multiplier("noise_multiplier", x)
-    except InvalidParameter as exc:
-        raise _bad(path, exc.message, where) from None
-    return x
 
 
 def _hint(key: str, allowed) -> str:
@@ -108,25 +98,19 @@ def _number(v: Any, path: str, where: str) -> Fraction:
 
 
 def _value(kind: str, v: Any, path: str, where: str) -> Any:
-    if kind in ("int0", "int1"):
+    rng = FIELD_RANGES[kind]  # one table of the fields' ranges, read by verify too
+    if rng.integer:
         if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, _Num):
             if isinstance(v, _Num) and v.isascii() and v.lstrip("+-").isdigit() and len(v) <= 30:
                 v = int(v)
             else:
-                raise _bad(path, f"{shown(v)} must be an integer in [{int(kind == 'int1')}, {MAX_EVENT_INTEGER}]", where)
-        lo = 0 if kind == "int0" else 1
-        if not lo <= v <= MAX_EVENT_INTEGER:
-            raise _bad(path, f"{shown(v)} must be an integer in [{lo}, {MAX_EVENT_INTEGER}]", where)
+                raise _bad(path, f"{shown(v)} must be {rng.requirement()}", where)
+        if not rng.contains(Fraction(v)):
+            raise _bad(path, f"{shown(v)} must be {rng.requirement()}", where)
         return int(v)
     x = _number(v, path, where)
-    if kind == "pos" and not x > 0:
-        raise _bad(path, f"{v} must be > 0", where)
-    if kind == "nonneg" and not x >= 0:
-        raise _bad(path, f"{v} must be >= 0", where)
-    if kind == "prob" and not 0 <= x <= 1:
-        raise _bad(path, f"{v} must be in [0, 1]", where)
-    if kind == "prob1" and not 0 < x <= 1:
-        raise _bad(path, f"{v} must be in (0, 1]", where)
+    if not rng.contains(x):
+        raise _bad(path, f"{v} must be {rng.requirement()}", where)
     return x
 
 
@@ -163,7 +147,7 @@ def _event(obj: Any, path: str, where: str, depth: int) -> Any:
         else:
             v[k] = _value(kind, obj[k], p, where)
     if t == "gaussian":
-        return E.Gaussian(_sigma(v["noise_multiplier"], f"{path}.noise_multiplier", where))
+        return E.Gaussian(v["noise_multiplier"])  # within (0, MAX_NOISE_MULTIPLIER]: its kind "sigma"
     if t == "laplace":
         return E.Laplace(v["noise_multiplier"])
     if t == "discrete_laplace":
@@ -214,8 +198,6 @@ def _legacy(obj: dict, path: str, where: str) -> Any:
     keys = list(spec) + (["mechanism"] if "mechanism" in obj else [])
     _check_keys(obj, keys, path, where)
     v = {k: _value(kind, obj[k], f"{path}.{k}", where) for k, kind in spec.items()}
-    if mech in ("gaussian", "subsampled-gaussian"):
-        _sigma(v["noise_multiplier"], f"{path}.noise_multiplier", where)
     if mech == "gaussian":
         return E.SelfComposed(E.Gaussian(v["noise_multiplier"]), v["count"])
     if mech == "subsampled-gaussian":

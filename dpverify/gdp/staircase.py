@@ -68,7 +68,8 @@ from ..mechanisms.base import Profile
 from ..mechanisms.gaussian import delta_mu_ball
 from ..verdict import Enclosure
 from .transform import INF, mu_of
-from ..limits import MAX_EPS_H, MAX_STAIRCASE_CELLS, MAX_STAIRCASE_DEPTH, MAX_STAIRCASE_SPLITS
+from ..certificate.ranges import EPS_H, MARGIN
+from ..limits import MAX_STAIRCASE_CELLS, MAX_STAIRCASE_DEPTH, MAX_STAIRCASE_SPLITS
 
 __all__ = ["HeadBound", "head_bound", "is_nonincreasing", "grid_size", "ALGORITHMS", "SQRT_2PI_UPPER"]
 
@@ -236,12 +237,12 @@ class _Core:
 
 
 def _validate(eps_h: ExactInput, margin: ExactInput, algorithm: str) -> tuple[Fraction, Fraction]:
-    eh = V.nonnegative("eps_h", eps_h)
-    if eh > MAX_EPS_H:
-        raise InvalidParameter("eps_h", f"eps_h={eps_h} must be in [0, {MAX_EPS_H}]")
-    m = V.positive("margin", margin)
-    if m > 1 or m < Fraction(1, 10**12):
-        raise InvalidParameter("margin", f"margin={margin} must be in [1e-12, 1]")
+    # the ranges verify applies to a certificate's eps_h and margin too (one table: certificate.ranges)
+    eh, m = V.real("eps_h", eps_h), V.real("margin", margin)
+    if not EPS_H.contains(eh):
+        raise InvalidParameter("eps_h", f"eps_h={eps_h} must be {EPS_H.requirement()}")
+    if not MARGIN.contains(m):
+        raise InvalidParameter("margin", f"margin={margin} must be {MARGIN.requirement()}")
     if algorithm not in ALGORITHMS:
         raise InvalidParameter("algorithm", f"algorithm={algorithm!r} must be one of {', '.join(ALGORITHMS)}")
     return eh, m

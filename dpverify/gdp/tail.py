@@ -199,6 +199,8 @@ def certify_tail(profile: Profile, eps_h: Fraction, mu_hi: Fraction, *, max_brid
         if model.kind == "gaussian":
             if mu >= model.params["mu"]:
                 return TailResult("certified", "gaussian", GDP_TAIL_REASONS["gaussian"], lim)
+            # the ball comparison failed: mu >= mu0 is not proved (mu may still be >= mu0), so the
+            # reason says that, not "mu is below mu0"
             return TailResult("unknown", "gaussian", GDP_TAIL_REASONS["below_mu0"], lim, gap)
         if model.kind in ("power", "constant"):
             return TailResult("not GDP", model.kind, f"the profile is {model.description} for large eps, "

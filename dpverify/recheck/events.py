@@ -50,7 +50,7 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   register_queries)
 from .pld import _count as _pld_count, _eps_input, _events as _pld_events
 from .wor import max_curve_tails
-from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_EPS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
+from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
                                    discrete_event_atoms)
 from ..certificate.prose import REALISED_LOWER, WOR_UPPER_ONLY, ZCDP_THEOREMS, ZCDP_WHY, event_theorem
 from .verify import RECHECKERS, Recheck, check_enclosure, enclosure_of
@@ -810,10 +810,9 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
         f = gauss_tails if t == "gaussian" else laplace_tails
         return lambda d: (f(s, q, d if q != 1 else "remove"), mpf(0))
     if t == "epsilon_delta":
+        # epsilon >= 0, delta in [0, 1]: certificate.ranges, before any route (a negative epsilon
+        # built the +epsilon pair with its middle atoms swapped: adv42 F2)
         e0, d0 = _num(ev, "epsilon"), _num(ev, "delta")
-        if e0 < 0 or not 0 <= d0 <= 1:  # the producer's range (events/pairs.py); a negative epsilon
-            # built the +epsilon pair with its middle atoms swapped (adv42 F2)
-            raise MalformedCertificate("an epsilon_delta leaf needs epsilon >= 0 and delta in [0, 1]")
         return lambda d: (_eps_delta(e0, d0, q, d), mpf(0))
     if t == "randomized_response" and q == 1:
         p, k = _num(ev, "noise_parameter"), _int(ev, "num_buckets")
@@ -1209,7 +1208,7 @@ def _check_nodes(ev: Any, path: str, depth: int = 0) -> None:
     if depth > 64 or not isinstance(ev, dict):
         raise MalformedCertificate(f"{path} is not an event node")
     t = ev.get("type")
-    if t not in EVENT_FIELDS:
+    if not isinstance(t, str) or t not in EVENT_FIELDS:  # a list is unhashable: a TypeError was exit 3
         raise MalformedCertificate(f"{path}.type={str(t)[:40]!r}: allowed: {', '.join(EVENT_FIELDS)}")
     fields = EVENT_FIELDS[t]
     extra = sorted(set(ev) - set(fields) - {"type"})
@@ -1441,12 +1440,9 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
             result = dict(result, grid=f"2^-{min(m, _MAX_GRID_HINT)}")
         if kind == "epsilon" and isinstance(result.get("enclosure"), dict):
             _screen_eps(inputs, result["enclosure"])
+        # eps in [0, EVENT_MAX_EPS] (the work grows with eps; a negative one was re-derived at |eps|:
+        # revfast S0): certificate.ranges, before any route
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
-        # the work grows with eps: the producer's cap; and eps >= 0, the producer's range (a negative
-        # eps was re-derived at |eps| and a consistent forgery of delta(-1) confirmed: revfast S0)
-        if key and not 0 <= exact_input(inputs, key) <= EVENT_MAX_EPS:
-            raise MalformedCertificate(f"inputs.{key} must be in [0, {EVENT_MAX_EPS}] (the producer's range and "
-                                       "cap for event trees)")
         # the words after the bounds (an out-of-bounds certificate is exit 2 whatever it cites)
         proved |= _check_cited(tree, kind, rel, rho == xi == 0, result)
         # the tail bound only where the recorded end lies below the screen's first rung (it is loose at

@@ -414,6 +414,7 @@ _TAIL_REASONS: tuple[tuple[str, Optional[frozenset], str], ...] = (
      + re.escape(" and the bridge from eps_h could not be closed at mu"), frozenset({"zero"}), "unknown"),
     (re.escape(GDP_TAIL_REASONS["gaussian"]), frozenset({"gaussian"}), "certified"),
     (re.escape(GDP_TAIL_REASONS["below_mu0"]), frozenset({"gaussian"}), "unknown"),
+    (re.escape(GDP_TAIL_REASONS["below_mu0_v010"]), frozenset({"gaussian"}), "unknown"),
     (re.escape("the profile is ") + "(?P<model>.{1,200}?)" + re.escape(
         " for large eps, which delta_mu(eps) ~ exp(-eps^2/(2 mu^2)) falls below for every mu (GDPT Lemma A.1); "
         "Thm 4.4 limit = +inf, so not GDP (Thm 4.3)"), frozenset({"constant", "power"}), "not GDP"),

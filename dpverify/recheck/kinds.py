@@ -53,11 +53,12 @@ from typing import Any, Iterable, Mapping
 
 from ..certificate.format import (ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS, MECHANISM_OPTIONS,
                                   UNVERIFIABLE_DETAILS, foreign_inputs)
+from ..certificate.ranges import MECHANISM_OPTION_RANGES, exact_number as _exact
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
            "markdown_table", "require_format", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING",
-           "STEPS", "PROOF", "ESTIMATE", "accept_rests_on", "explain_steps"]
+           "STEPS", "PROOF", "ESTIMATE", "accept_rests_on", "explain_steps", "CLAIM_VERDICT"]
 
 #: route statuses that can accept
 PROVING = ("proved", "exact")
@@ -107,7 +108,8 @@ def X(how: str) -> Route:
 
 _MPFR = ("MPFR directed rounding (gmpy2: erfc, exp, log correctly rounded outward; Phi's tails by the "
          "Mills ratio's continued fraction), precision raised until narrow")
-_CLAIM_V = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
+#: the verdict route of a kind whose verdict is only that of a claim's relation (claim.relation)
+CLAIM_VERDICT = X("the claim's relation decided on the independent enclosure (and on the recorded one)")
 _COMMON_INFO = ("quantity",)
 _SUPPORT = ("a direction whose steps' losses are bounded (each bound the least point of the grid 2^-40 at "
             "which the interval tail P(L > e) is proved 0) has composed loss <= B = sum T_i sup L_i: delta(eps) "
@@ -135,25 +137,25 @@ _GDPT_HI = P("every cell of [0, eps_h] proved sup_cell f <= delta_mu(b) at mu = 
 
 _ROWS: list[Kind] = [
     Kind("gdp.delta", P("delta_mu(eps) (GDPT Thm 3.2) in " + _MPFR), P("same enclosure, upper end"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
+         verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("gdp.mu", P("delta_mu(lo) < delta in " + _MPFR + " (increasing in mu: the root is >= lo; eps > 1e8: "
                      "log delta_mu from Phi(-x) - phi(x) M(y), without e^eps)"),
-         P("delta_mu(hi) > delta in " + _MPFR + " (the root is <= hi)"), verdict=_CLAIM_V,
+         P("delta_mu(hi) > delta in " + _MPFR + " (the root is <= hi)"), verdict=CLAIM_VERDICT,
          info=_COMMON_INFO),
     Kind("gdp.eps", P("delta_mu(lo) > delta in " + _MPFR + " (decreasing in eps)"),
          P("delta_mu(hi) < delta in " + _MPFR), info=_COMMON_INFO),
     Kind("gdp.mills_scaled", P("sqrt(pi/2) e^(t^2/2) Phi(t) in " + _MPFR + " (t <= -5: M(-t)/2, the Mills "
                                "ratio's continued fraction)"),
-         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+         P("same enclosure, upper end"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("gdp.refinement_point", P("GDPT App B's k(x): signs at a bracket proved in " + _MPFR + " (the positive "
                                    "zero is unique; findroot only proposes); delta^ = naive(eps_i) decreasing"),
-         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+         P("same enclosure, upper end"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("gdp.tail_limit", X("GDPT Thm 4.4 limit in closed form per mechanism"),
-         X("GDPT Thm 4.4 limit in closed form per mechanism"), verdict=_CLAIM_V, info=_COMMON_INFO),
-    Kind("gdp.optimal_mu", _GDPT_LO, _GDPT_HI, verdict=_CLAIM_V, info=_COMMON_INFO),
+         X("GDPT Thm 4.4 limit in closed form per mechanism"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
+    Kind("gdp.optimal_mu", _GDPT_LO, _GDPT_HI, verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("gdp.thm51", P("mu = -2 Phi^-1(1/(1+e^eps)) bracketed: Phi(-lo/2) > 1/(1+e^eps) in " + _MPFR
                         + " (proposal by mpmath erfinv, untrusted)"),
-         P("Phi(-hi/2) < 1/(1+e^eps) in " + _MPFR), verdict=_CLAIM_V, info=_COMMON_INFO),
+         P("Phi(-hi/2) < 1/(1+e^eps) in " + _MPFR), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("gdp.thm4.5", P("slope e^eps Phi(-eps/mu - mu/2)/phi(eps/mu - mu/2) in " + _MPFR + " over a bracket "
                          "of mu_GDP proved by delta_mu at its ends"),
          P("same enclosure, upper end"),
@@ -184,7 +186,7 @@ _ROWS: list[Kind] = [
          unverifiable=("tail.gap_delta_mu_at_eps_h",)),
     Kind("dp.profile", P("the mechanism's closed-form profile (GDPT eq. 2, Laplace cdfs, 4-output and rr sums, "
                          "subsampling, App B refinement, interval walk of an expression) in " + _MPFR),
-         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+         P("same enclosure, upper end"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("dp.implies", P("sup over the 4-output mechanism's 32 rows by brute force in MPFR directed rounding "
                          "(delta0 exactly when eps >= eps0)"),
          P("same enclosure, upper end"),
@@ -200,15 +202,15 @@ _ROWS: list[Kind] = [
     Kind("dp.sigma_refinement", P("the minimiser of sigma bracketed by bisection on the proved sign of the "
                                   "numerator of d sigma / d eps0 (strictly increasing), delta0 and sigma "
                                   "enclosed over the bracket in MPFR directed rounding"), P("same enclosure"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
+         verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("composition.delta", P("LT Cor 4.7 binomial sum / Thm 4.6 recursion / the law on the shifts' lattice "
                                 "in MPFR directed rounding (exact shifts; binomial weights by their ratio "
                                 "recurrence; (1 - delta)^k exact or as exp(k log1p(-delta)) outward)"),
          P("same enclosure; grid certificates: both rounded compositions"),
-         certified=("lower", "upper", "gap"), verdict=_CLAIM_V, info=_COMMON_INFO),
+         certified=("lower", "upper", "gap"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("composition.eps", P("composed profile at lo > delta in directed rounding (monotone bracket)"),
          P("composed profile at hi < delta in directed rounding"), certified=("lower", "upper", "gap"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
+         verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("rdp.divergence", P("k K(alpha) / (alpha - 1) in " + _MPFR + ": Gaussian exact rational, Laplace / rr / "
                              "pure closed forms, subsampled Gaussian by the exact binomial sum (integer alpha) "
                              "or the two binomial series with a proved tail bound (fractional alpha); an order "
@@ -220,49 +222,49 @@ _ROWS: list[Kind] = [
                           "just above a recorded upper end that does not hold refute the bracket"),
          P("the conversion at one order (alpha*, a hint) in " + _MPFR + "; optimal: ABC's gamma at the "
            "recorded upper end proved >= D_alpha* (or just below a recorded lower end that does not hold: "
-           "refuted)"), hints=("alpha",), verdict=_CLAIM_V,
+           "refuted)"), hints=("alpha",), verdict=CLAIM_VERDICT,
          info=_COMMON_INFO),
     Kind("rdp.to_dp_eps", P("classic, Balle: the closed form in " + _MPFR + "; optimal: gamma(lo) < rdp "
                             "(gamma at one p, an upper bound)"),
          P("classic, Balle: same enclosure; optimal: gamma(hi) > rdp (the p-minimum bounded below by "
            "convexity, ABC Thm 3); optimal ends that do not hold are refuted just past the other end "
-           "(verify.root_enclosure, the one rule for roots)"), verdict=_CLAIM_V, info=_COMMON_INFO),
+           "(verify.root_enclosure, the one rule for roots)"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("rdp.to_dp_delta", P("classic, Balle: the closed form in " + _MPFR + ", the cap at 1 decided exactly "
                               "or on the exponent's enclosure, an underflow gives [0, tiny] (exit 3 against a "
                               "positive recorded end); optimal: gamma at the recorded lo below rdp"),
          P("same enclosure; optimal: gamma at the recorded hi above rdp (convexity in p); optimal ends "
            "that do not hold are refuted just past the other end (verify.root_enclosure)"),
-         verdict=_CLAIM_V, info=_COMMON_INFO),
+         verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("rdp.abc_gain", P("eps_MA (closed form) minus an upper bound of eps_0 (Balle at one order), in "
                            + _MPFR),
-         P("eps_MA minus eps_0's lower end proved on cells of orders <= 1/delta"), verdict=_CLAIM_V,
+         P("eps_MA minus eps_0's lower end proved on cells of orders <= 1/delta"), verdict=CLAIM_VERDICT,
          info=_COMMON_INFO),
     Kind("rdp.abc_extra_iterations", P("T_MA's floor decided on an enclosure; T_0 by eps_0(T_0) <= eps (one "
                                        "order) and eps_0(T_0 + 1) > eps (cells), exact integers"),
-         P("same integers"), verdict=_CLAIM_V, info=_COMMON_INFO),
+         P("same integers"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("lt.residual", P("each integral in closed form (piecewise exponentials between the kinks; the Gaussian "
                           "by parts) and each side from its own formula, in " + _MPFR + "; complex orders as "
                           "rectangles, cos / sin widened by the argument's width"),
-         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+         P("same enclosure, upper end"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("lt.partial-transform", P("the integral over [-A, B] in closed form (piecewise exponentials; the "
                                    "Gaussian by parts) in " + _MPFR),
-         P("same enclosure, upper end"), verdict=_CLAIM_V, info=_COMMON_INFO),
+         P("same enclosure, upper end"), verdict=CLAIM_VERDICT, info=_COMMON_INFO),
     Kind("finite.identity", verdict=X("both sides re-computed from the rational pmfs in exact rationals, "
                                       "holds iff the residual is exactly 0 (never 'undecided'); parameters "
                                       "outside the source's domain refused"),
          info=_COMMON_INFO),
-    Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
+    Kind("pld.epsilon", _PLD_LO, _PLD_HI, verdict=CLAIM_VERDICT, hints=_PLD_HINTS,
          info=_COMMON_INFO + ("neighboring",), certified=("directions",)),
-    Kind("pld.delta", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS,
+    Kind("pld.delta", _PLD_LO, _PLD_HI, verdict=CLAIM_VERDICT, hints=_PLD_HINTS,
          info=_COMMON_INFO + ("neighboring",), certified=("directions",)),
     Kind("pld.claim", _PLD_LO, _PLD_HI, verdict=P("claimed delta against the independent enclosure"),
          hints=_PLD_HINTS, info=_COMMON_INFO + ("neighboring",), certified=("directions",)),
-    Kind("events.epsilon", _PLD_LO, _PLD_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
+    Kind("events.epsilon", _PLD_LO, _PLD_HI, verdict=CLAIM_VERDICT, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention", "theorems",
                     "why_upper_only"),
          info=_COMMON_INFO, comments=("reason", "note"),
          unverifiable=UNVERIFIABLE_DETAILS),
-    Kind("events.delta", _PLD_LO, _EVENTS_HI, verdict=_CLAIM_V, hints=_PLD_HINTS + ("method",),
+    Kind("events.delta", _PLD_LO, _EVENTS_HI, verdict=CLAIM_VERDICT, hints=_PLD_HINTS + ("method",),
          certified=("rho", "xi", "upper_bound_only", "neighboring", "sensitivity_convention", "theorems",
                     "why_upper_only"),
          info=_COMMON_INFO, comments=("reason", "note"),
@@ -279,7 +281,7 @@ _ROWS: list[Kind] = [
                    "does not hold refutes the bracket) or the composed lower curve (delta)"),
            P("the no-amplification Gaussian mu = Delta sqrt(E)/sigma (AFA Thm 10, joint convexity over "
              "permutations): delta_mu in MPFR directed rounding at a rational mu+ >= mu"),
-           verdict=_CLAIM_V if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
+           verdict=CLAIM_VERDICT if name != "shuffle.claim" else P("claimed eps against the re-derived bracket"),
            certified=("mu", "theorems"), hints=("shuffle_lower",), info=_COMMON_INFO + ("neighboring",),
            since=2)
       for name in ("shuffle.epsilon", "shuffle.delta", "shuffle.claim")],
@@ -294,7 +296,7 @@ _ROWS: list[Kind] = [
              "composed E times, the +inf part bounded by |nu|^E - |nu_f|^E: delta(hi) <= delta (eps kinds; a "
              "proof just below a recorded lower end that does not hold refutes the bracket) or the re-derived "
              "upper end (delta)"),
-           verdict=_CLAIM_V if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
+           verdict=CLAIM_VERDICT if name != "bins.claim" else P("claimed eps against the re-proved enclosure"),
            certified=("theorems",), hints=("bins_grid", "bins_epochs"), info=_COMMON_INFO + ("neighboring",),
            since=2)
       for name in ("bins.epsilon", "bins.delta", "bins.claim")],
@@ -304,14 +306,14 @@ _ROWS: list[Kind] = [
            P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(hi/2)) delta_add-remove(hi/2) <= delta by the PLD "
              "second route, the factor and the product rounded up in MPFR; when the recorded lower end is not "
              "re-proved, the same bound just below it refutes the bracket"),
-           verdict=_CLAIM_V if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
+           verdict=CLAIM_VERDICT if name != "replace.claim" else P("claimed eps against the re-derived bracket"),
            certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring",), since=2)
       for name in ("replace.epsilon", "replace.claim")],
     Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
                             "a zero-contribution replacement realises removal), its lower end >= lo"),
          P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
            "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
-         verdict=_CLAIM_V, certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring",),
+         verdict=CLAIM_VERDICT, certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring",),
          since=2),
     Kind("calibrate.bracket",
          verdict=P("each end re-proved by the PLD second route: delta(target) <= delta at the safe end (upper "
@@ -519,27 +521,6 @@ def check_result_keys(kind: Kind, result: Mapping[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- mechanisms
 
-#: the ranges the producer's builders enforce: (low, low inclusive, high, high inclusive)
-_RANGES = {
-    "mu": (0, False, None, False), "noise_multiplier": (0, False, None, False), "sensitivity": (0, False, None, False),
-    "scale": (0, False, None, False), "eps0": (0, True, 10**6, True), "delta0": (0, True, 1, True),
-    "p": (Fraction(1, 2), True, 1, False), "rate": (0, False, 1, True),
-}
-
-def _exact(text: Any) -> "Fraction | None":
-    """A decimal or a/b string as a Fraction, or None (exponents beyond +-3000 and texts
-    over 1000 characters are not expanded: None)."""
-    if not isinstance(text, str) or len(text) > 1000:
-        return None
-    try:
-        mant, _, exp = text.lower().partition("e")
-        if exp and abs(int(exp)) > 3000:
-            return None
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
 def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
     """Refuse (exit 2) a mechanism whose options are not one of the sets its
     producer reads (both ``mu`` and ``noise_multiplier``, ``sensitivity`` with
@@ -556,17 +537,15 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
             f"inputs: mechanism {name!r} takes exactly one of the option sets {forms}; got "
             f"{{{', '.join(sorted(given))}}} (an option the mechanism does not read defines nothing)")
     for key in sorted(given):
-        if key not in _RANGES:
+        if key not in MECHANISM_OPTION_RANGES:
             continue
         text = inputs[key]
         x = _exact(text)
         if x is None:
             raise MalformedCertificate(f"inputs.{key}={str(text)[:40]!r} is not an exact number")
-        lo, lo_in, hi, hi_in = _RANGES[key]
-        ok = (x >= lo if lo_in else x > lo) and (hi is None or (x <= hi if hi_in else x < hi))
-        if not ok:
-            span = f"{'[' if lo_in else '('}{lo}, {'inf' if hi is None else hi}{']' if hi_in else ')'}"
-            raise MalformedCertificate(f"inputs.{key}={text}: mechanism {name!r} needs {key} in {span}")
+        if not MECHANISM_OPTION_RANGES[key].contains(x):
+            raise MalformedCertificate(f"inputs.{key}={text}: mechanism {name!r} needs {key} in "
+                                       f"{MECHANISM_OPTION_RANGES[key].text()}")
     if "refined" in given and inputs["refined"] not in ("true", "false"):
         raise MalformedCertificate("inputs.refined must be 'true' or 'false'")
 

@@ -871,9 +871,7 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     "the recorded lower end refutes the certificate."))
 def recheck_epsilon(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     conv = _conv_name(inputs)
-    d = exact_input(inputs, "delta")
-    if not 0 < d < 1:
-        raise MalformedCertificate("inputs.delta must be in (0, 1) (the producer's domain)")
+    d = exact_input(inputs, "delta")  # in (0, 1): certificate.ranges, before any route
     _optimal_delta_cap(conv, d)
     mech = _Mech(inputs)
     digits = needed_digits(result)
@@ -984,9 +982,8 @@ def recheck_to_dp_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> R
     eps, so gamma(0) > rdp proves eps_opt = 0, and gamma(lo) < rdp < gamma(hi) at the
     recorded ends proves lo <= eps_opt <= hi (:func:`_gamma_iv`, directed rounding)."""
     c = _conv_name(inputs)
+    # alpha > 1, rdp >= 0, delta in (0, 1): certificate.ranges, before any route
     a, g, d = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "delta")
-    if a <= 1 or g < 0 or not 0 < d < 1:
-        raise MalformedCertificate("need alpha > 1, rdp >= 0, delta in (0, 1) (the producer's domain)")
     _optimal_delta_cap(c, d)
     digits = needed_digits(result)
     if c in _CONV_IV:
@@ -1013,9 +1010,8 @@ def recheck_to_dp_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) ->
     delta is a weaker target), so gamma(lo) < rdp < gamma(hi) at the recorded ends proves
     the bracket (:func:`_gamma_iv`, directed rounding); rdp = 0 gives delta = 0."""
     c = _conv_name(inputs)
+    # alpha > 1, rdp >= 0, eps >= 0: certificate.ranges, before any route
     a, g, e = exact_input(inputs, "alpha"), exact_input(inputs, "rdp"), exact_input(inputs, "eps")
-    if a <= 1 or g < 0 or e < 0:
-        raise MalformedCertificate("need alpha > 1, rdp >= 0, eps >= 0")
     digits = needed_digits(result)
     one = Recheck(lo=mpf(1), hi=mpf(1), dps=30)
     # a delta capped at 1 is exactly 1: the enclosure is the point [1, 1], not 1 +- err

@@ -210,10 +210,8 @@ recheck_claim = register("replace.claim", explain="Poisson sampling under replac
           "delta(eps) (PLD re-check)")
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     base, _, rec_delta, bounds = _curves(inputs)
+    # in [0, REPLACE_MAX_EPS] (the remove curve is evaluated at eps): certificate.ranges, before any route
     eps = exact_input(inputs, "eps")
-    if not 0 <= eps <= REPLACE_MAX_EPS:
-        raise MalformedCertificate(f"inputs.eps must be in [0, {REPLACE_MAX_EPS}] (the remove curve is evaluated "
-                                   "at eps: the producer's cap)")
     enc, low, up = _details(result, False)
     hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40, "c")
     try:

@@ -16,7 +16,9 @@ Order of checks for one certificate (:func:`verify_certificate`):
    ``schema-2.json`` for format 2, both shipped in this package); unknown
    fields of a format-2 certificate are refused (exit 2, naming the JSON path
    and the allowed keys);
-2. the digest (it only detects accidents);
+2. the digest (it only detects accidents), then the producer's input ranges
+   (:func:`dpverify.certificate.ranges.check_input_ranges`, one table for every kind):
+   an input the producer would refuse is exit 2 before any route runs;
 3. the re-checker registered for ``claim.quantity`` runs on mpmath within a
    budget (time and precision caps, :data:`BUDGET_SECONDS`, :data:`MAX_DIGITS`);
 4. the acceptance rule (:func:`accept_enclosure`, :func:`accept_verdict`):
@@ -84,6 +86,7 @@ from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, check_schema, compute_digest
 from ..certificate.comments import check_comments
+from ..certificate.ranges import check_input_ranges
 from ..certificate.prose import check_quantity, check_statement, check_theorems
 
 __all__ = [
@@ -475,6 +478,8 @@ def _verify(cert: Any) -> Confirmed:
     digits = inputs.get("digits")
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool) or not 0 < digits <= 10**4):
         raise MalformedCertificate(f"inputs.digits={str(digits)[:40]!r} must be an integer in [1, 10000]")
+    # the producer's input ranges, one table for every kind (issue 22): exit 2 before any route
+    check_input_ranges(quantity, inputs, result)
     _check_claim_fields(claim)
     recorded_verdict = _verdict_of(cert, fmt)
     enc = result.get("enclosure")
@@ -489,6 +494,10 @@ def _verify(cert: Any) -> Confirmed:
     kinds.check_hints(kind, result)
     if isinstance(claim.get("relation"), dict) and not _verdict_key_present(cert, fmt):
         raise MalformedCertificate(f"{quantity} states a claim (claim.relation): result.verdict is missing")
+    if kind.verdict is kinds.CLAIM_VERDICT and "verdict" in result and not isinstance(claim.get("relation"), dict):
+        # the converse (a relation without a verdict) is exit 2 above; this was exit 3 (adv41 C3)
+        raise MalformedCertificate(f"result.verdict: a {quantity} certificate has a verdict only as the verdict of "
+                                   "a claim (claim.relation), and this one states none")
     ignored = _unverifiable(kind, result, fmt)
     if fmt != FORMAT_1 and "why_upper_only" in result and "relative_width" in result:
         # an upper-only answer's relative_width was the upper end's own accuracy (its lower

@@ -507,8 +507,11 @@ def bracket_eps(r: ShuffleRun, delta: Any, hints: Optional[LowerHints] = None,
 
 def bracket_delta(r: ShuffleRun, eps: Any, hints: Optional[LowerHints] = None,
                   time_budget: Optional[float] = None) -> dict[str, Any]:
-    """The certified bracket of delta(eps): {lo, hi, mu, hints}; ``time_budget`` as :func:`bracket_eps`."""
-    e = V.real("eps", eps)
+    """The certified bracket of delta(eps): {lo, hi, mu, hints}; ``time_budget`` as :func:`bracket_eps`.
+    eps >= 0, the one range of ``audit dpsgd --eps`` on every sampling (the bracket's closed forms hold
+    at eps < 0 too, but the Poisson, balls-in-bins and replace-one routes refuse it, and 1 - e^eps <=
+    delta(eps) <= 1 says about as much there; certificate.ranges declares the range verify applies)."""
+    e = V.nonnegative("eps", eps)
     check_mu(r)
     lo, hints = lower_delta(r, e, hints, tick=budget_tick(time_budget, WHAT))
     hi, mu = upper_delta(r, e)

@@ -122,6 +122,7 @@ _NOT_GDP = (" for large eps, which delta_mu(eps) ~ exp(-eps^2/(2 mu^2)) falls be
     ("gdp-certify-laplace", "the profile is 0 for eps >= 6 <= eps_h and delta_mu(eps) > 0"),  # 6 > eps_h = 5
     ("gdp-certify-laplace", "the profile is K/eps, K = 4 e^-2" + _NOT_GDP),  # a not-GDP tail on a certified one
     ("gdp-certify-laplace", "mu is below the mechanism's mu0"),  # another kind's (gaussian) unknown tail
+    ("gdp-certify-laplace", "mu was not proved >= the mechanism's mu0"),  # the same, as this release words it
     # randomized response p = 3/4: f = 0 from log(p / (1 - p)) = log 3 = 1.0986... on, not from 1
     ("gdp-certify-rr", "the profile is 0 for eps >= 1 <= eps_h and delta_mu(eps) > 0"),
     # approx DP records delta0 = 0.1: its large-eps model is the constant 0.1, not 0.01

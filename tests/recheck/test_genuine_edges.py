@@ -8,6 +8,7 @@ not re-prove what the producer proved); the docstring of each test names what fa
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -125,23 +126,17 @@ def test_gdp_mu_where_e_to_the_eps_leaves_the_exponent_range(eps, delta, capsys)
 
 
 @pytest.mark.parametrize("sampling,eps,rel", [("shuffle", "-1e3000", "add-remove"),
-                                              ("shuffle-persistent", "-1e6", "add")])
-def test_shuffle_delta_at_a_very_negative_eps(sampling, eps, rel, capsys):
-    """delta(eps) of shuffled batches at eps = -1e3000: MPFR's upper bound of e^eps is its
-    least positive number, 2^-(2^30), and the lower end's exact comparison multiplied
-    billion-bit integers until verify's budget ran out; e^eps is now bounded by 2^-320
-    there. Reference: every hockey-stick divergence satisfies 1 - e^eps <= delta(eps) <= 1
-    (the whole space as the event; a probability is at most 1), so the truth is within
-    e^eps < 1e-400000 of 1. A copy whose upper end is moved to 0.99 is refused."""
-    c = _cert(capsys, ["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000",
-                       "--batch-size", "100", "--epochs", "2", "--sampling", sampling, "--neighboring", rel,
-                       "--eps", eps])
-    assert outcome(c) == 0
-    enc = c["result"]["enclosure"]
-    assert mpf(enc["lo"]) <= 1 <= mpf(enc["hi"]) and mpf(enc["lo"]) > mpf("0.999")
-    forged = json.loads(json.dumps(c))
-    forged["result"]["enclosure"] = {"lo": "0.98", "hi": "0.99"}
-    assert outcome(reseal(forged)) == 1
+                                              ("shuffle-persistent", "-2", "add")])
+def test_shuffle_delta_at_a_negative_eps_is_refused_by_producer_and_verify(sampling, eps, rel, capsys, tmp_path):
+    """eps >= 0 is the one range of ``audit dpsgd --eps`` (its help says so, the Poisson route refused
+    less, the shuffled one answered: adv42). Both sides refuse it, exit 2: the producer names --eps,
+    verify inputs.eps on a copy of a genuine shuffle.delta certificate resealed at that eps."""
+    assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+                 "--epochs", "2", "--sampling", sampling, "--neighboring", rel, "--eps", eps]) == 2
+    assert "--eps" in capsys.readouterr().err
+    c = json.loads((Path(__file__).resolve().parents[1] / "certificate" / "format2" / "shuffle-delta.json").read_text())
+    c["inputs"]["eps"] = eps
+    assert outcome(reseal(c)) == 2
 
 
 def test_poisson_audit_at_a_delta_below_the_smallest_double(capsys):

@@ -7,7 +7,8 @@ Allowed: the standard library, mpmath, gmpy2, jsonschema, numpy (the float butte
 recheck/fourier.py, whose error the module proves), ``dpverify.errors``,
 ``dpverify._version``, ``dpverify.files``, ``dpverify.certificate.format``,
 ``dpverify.certificate.prose`` (the statement templates, stdlib only), ``dpverify.certificate.comments``
-(the writers' reason forms, stdlib only) and the package itself.
+(the writers' reason forms, stdlib only), ``dpverify.certificate.ranges`` (the producer's input ranges,
+stdlib only) and the package itself.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import dpverify.recheck
 RECHECK = Path(dpverify.recheck.__file__).parent
 THIRD_PARTY = {"mpmath", "gmpy2", "jsonschema", "numpy"}
 DPVERIFY_ALLOWED = {"dpverify.errors", "dpverify._version", "dpverify.files", "dpverify.certificate.format",
-                    "dpverify.certificate.prose", "dpverify.certificate.comments", "dpverify.recheck"}
+                    "dpverify.certificate.prose", "dpverify.certificate.comments", "dpverify.certificate.ranges",
+                    "dpverify.recheck"}
 MODULES = sorted(RECHECK.glob("*.py"))
 
 

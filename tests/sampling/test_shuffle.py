@@ -192,12 +192,15 @@ def test_epsilon_at_a_delta_above_delta_mu_zero_is_zero_and_verifies(sampling, d
     assert "confirmed" in verify_certificate(cert)
 
 
-def test_delta_at_a_huge_negative_eps_is_not_a_crash(capsys):
-    # before: float(-1e3000) overflowed where the candidates are ordered (exit 4)
+def test_delta_at_a_negative_eps_is_refused_as_on_every_route(capsys):
+    # before: float(-1e3000) overflowed where the candidates are ordered (exit 4); then it was answered
+    # while the Poisson route and `audit dpsgd --help` ("epsilon >= 0") refused it (adv42): one rule now
     from dpverify.cli import main
 
-    assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
-                 "--epochs", "2", "--sampling", "shuffle", "--eps", "-1e3000"]) == 0
+    for eps in ("-1e3000", "-2", "-1e-30"):
+        assert main(["audit", "dpsgd", "--noise-multiplier", "1.1", "--dataset-size", "1000", "--batch-size", "100",
+                     "--epochs", "2", "--sampling", "shuffle", "--eps", eps]) == 2
+        assert "--eps" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("sigma, refused", [

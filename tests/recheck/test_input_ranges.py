@@ -1,0 +1,214 @@
+"""Issue 22: inputs the producer would refuse are refused by verify (exit 2), by one rule.
+
+``certificate/ranges.py`` declares the producer's input ranges once (kind, input key, range, the
+producer's option); verify applies them to every certificate before any route runs. The
+independent side of each test is the producer itself: for every row, a value just outside the
+range is given to the command that writes that kind, which must refuse it (exit 2), and a genuine
+certificate of the kind, restated at that value (statement, quantity, relation bound, digest, as a
+consistent forger leaves it), must be refused by verify (exit 2) too. The named cases (adv42 F3,
+S1, the inf spelling; adv41 C3) were exit 0, 1 or 3 before.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dpverify.certificate import prose
+from dpverify.certificate.format import compute_digest
+from dpverify.certificate.ranges import INPUT_RANGES, Range
+from dpverify.cli import main
+from dpverify.recheck.verify import verify_file
+
+ROOT = Path(__file__).resolve().parents[2]
+F1, F2, CERTS = ROOT / "tests/certificate/format1", ROOT / "tests/certificate/format2", ROOT / "certificates"
+
+
+def restated(c: dict, path: tuple, value: Any) -> dict:
+    """``c`` with the input at ``path`` (keys under ``inputs``) set to ``value`` and every word that
+    follows from the inputs re-made (result.quantity, claim.relation.bound when it was that input,
+    claim.statement), the digest recomputed."""
+    d = copy.deepcopy(c)
+    obj = d["inputs"]
+    for p in path[:-1]:
+        obj = obj[p]
+    old, obj[path[-1]] = obj[path[-1]], value
+    kind, r = d["claim"]["quantity"], d["result"]
+    template = prose.encloses_template(kind, r)
+    if "quantity" in r and template:
+        r["quantity"] = prose._fill(template, prose._fields(d["inputs"], r)) or r["quantity"]
+    rel = d["claim"].get("relation")
+    if len(path) == 1 and isinstance(rel, dict) and rel.get("bound") == old:
+        rel["bound"] = value
+    if "id" not in d["claim"]:
+        d["claim"]["statement"] = prose.statement(kind, d["inputs"], r)
+    d["digest"] = compute_digest(d)
+    return d
+
+
+def _verify(c: dict, tmp_path: Path) -> tuple[int, str]:
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(c))
+    return verify_file(p, budget_seconds=60)
+
+
+# --------------------------------------------------------------------------- the named cases
+
+CASES = [
+    # adv42 F3: dp implies --to E,D takes D in [0, 1] (the verdicts were true, and confirmed)
+    *[(F2 / "dp-implies-fails.json", ("delta",), v) for v in ("-0.1", "-1e-30")],
+    *[(F2 / "dp-implies-holds.json", ("delta",), v) for v in ("2", "1e300")],
+    (F2 / "rdp-divergence-rr.json", ("alpha",), "1e300"),  # rdp divergence: alpha <= 1e9
+    (F2 / "rdp-divergence-laplace.json", ("alpha",), "1e300"),
+    *[(F2 / f"shuffle-{k}.json", ("noise_multiplier",), "1e300") for k in ("epsilon", "delta", "claim")],
+    (F2 / "shuffle-delta.json", ("eps",), "-2"),  # one rule for audit dpsgd --eps: >= 0 on every sampling
+    # event trees: a Gaussian sigma past 1e100 and non-positive WOR sizes were exit 3 after work
+    (F2 / "events-delta.json", ("event", "events", 0, "event", "event", "noise_multiplier"), "1e300"),
+    (F2 / "events-epsilon-wor.json", ("event", "event", "source_dataset_size"), -60000),
+    (F2 / "events-epsilon-wor.json", ("event", "event", "source_dataset_size"), 0),
+    (F2 / "events-epsilon-wor.json", ("event", "event", "sample_size"), -256),
+    # a legacy approx step with e^eps0 < 1 was exit 1 (pld/pairs.py: exp_eps0 >= 1)
+    (F2 / "pld-epsilon-legacy-events.json", ("events", 3, "exp_eps0"), "0.5"),
+    # inputs the route never read: gdp certify's margin and eps_h (the route reads result.head's)
+    *[(F2 / "gdp-certify-laplace.json", ("margin",), v) for v in ("-1e-3", "0", "1e300", "inf")],
+    (F2 / "gdp-certify-laplace.json", ("eps_h",), "1"),  # result.head.eps_h is 5
+    *[(F1 / "api-gdp-clip-rectify.json", ("mu",), v) for v in ("-1.5", "0", "inf")],
+    *[(CERTS / "gdpt-fig1-icea-not-4gdp.json", ("argmax",), v) for v in ("-1e-30", "1e300", "-inf")],
+    # "inf": exit 1 with "result.quantity='delta(eps=inf)' is not what ... encloses ('delta(eps=inf)')"
+    (F2 / "pld-delta.json", ("eps",), "inf"),
+    (F2 / "pld-epsilon-add.json", ("delta",), "inf"),
+    (F2 / "rdp-divergence-rr.json", ("alpha",), "inf"),
+    (F2 / "gdp-delta-tiny.json", ("eps",), "inf"),
+]
+
+
+@pytest.mark.parametrize("file,path,value", CASES, ids=[f"{f.stem}:{'.'.join(map(str, p))}={v}" for f, p, v in CASES])
+def test_an_input_the_producer_refuses_is_exit_2(file, path, value, tmp_path):
+    code, msg = _verify(restated(json.loads(file.read_text()), path, value), tmp_path)
+    assert code == 2, msg
+    assert f"inputs.{path[0]}" in msg, msg
+
+
+def test_the_genuine_values_of_those_fields_still_verify(tmp_path):
+    """The same certificates as written (argmax 0 inside [0, eps_h], margin = head.margin 1e-3 read as
+    0.001, mu 1.5): the rule refuses only what lies outside."""
+    for f in (F2 / "gdp-certify-laplace.json", F1 / "api-gdp-clip-rectify.json", CERTS / "gdpt-fig1-icea-not-4gdp.json",
+              F2 / "events-epsilon-wor.json", F2 / "pld-epsilon-legacy-events.json"):
+        assert verify_file(f)[0] == 0, f
+
+
+def test_a_verdict_on_a_kind_without_a_claim_is_exit_2(tmp_path):
+    """adv41 C3: a verdict added to a claim-less pld.epsilon was exit 3 ("could not decide"); its
+    converse, a relation without a verdict, was already exit 2."""
+    c = json.loads((F2 / "pld-epsilon-add.json").read_text())
+    assert "relation" not in c["claim"]
+    c["result"]["verdict"] = "holds"
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "result.verdict" in msg, msg
+
+
+def test_an_event_type_that_is_not_a_name_is_exit_2(tmp_path):
+    """The tree walker and the events route read a node's type as a name: a list there was an
+    unhashable TypeError in the route (exit 3, 'the re-derivation failed')."""
+    c = json.loads((F2 / "events-delta.json").read_text())
+    c["inputs"]["event"]["events"][1] = {"type": ["epsilon_delta"]}
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "inputs.event.events[1].type" in msg, msg
+
+
+# --------------------------------------------------------------------------- every row, both sides
+
+_SCHED = ["--noise-multiplier", "{noise_multiplier}", "--sampling-rate", "{sampling_rate}", "--steps", "10"]
+_EPOCHS = ["--noise-multiplier", "{noise_multiplier}", "--dataset-size", "{dataset_size}", "--batch-size", "{batch_size}",
+           "--epochs", "2"]
+_QUERY = {"epsilon": ["--delta", "{delta}"], "delta": ["--eps", "{eps}"],
+          "claim": ["--delta", "{delta}", "--claimed-eps", "{claimed_eps}"]}
+#: kind -> the producer's command line that writes it, with each row's key as a placeholder
+PRODUCER: dict[str, list[str]] = {
+    **{f"pld.{q}": ["audit", "dpsgd", *_SCHED, *a] for q, a in _QUERY.items()},
+    **{f"replace.{q}": ["audit", "dpsgd", "--neighboring", "replace-one", *_SCHED, *a] for q, a in _QUERY.items()},
+    **{f"events.{q}": ["audit", "dpsgd", "--events", "{EVENTS}", *a] for q, a in _QUERY.items()},
+    **{f"shuffle.{q}": ["audit", "dpsgd", "--sampling", "shuffle", *_EPOCHS, *a] for q, a in _QUERY.items()},
+    **{f"bins.{q}": ["audit", "dpsgd", "--sampling", "balls-in-bins", *_EPOCHS, *a] for q, a in _QUERY.items()},
+    **{f"composition.{q}": ["compose", "--mech", "1,0", "--mech", "0.5,0", "--grid", "0.25", f"--{a}", "{%s}" % a,
+                            "--digits", "{accuracy_digits}"] for q, a in (("eps", "delta"), ("delta", "eps"))},
+    "gdp.delta": ["gdp", "delta", "--mu", "{mu}", "--eps", "{eps}"],
+    "gdp.mu": ["gdp", "mu", "--eps", "{eps}", "--delta", "{delta}"],
+    "dp.implies": ["dp", "implies", "--from", "{eps0},{delta0}", "--to", "{eps},{delta}"],
+    "dp.rr64": ["check", "rr64", "--eps0", "{eps0}", "--delta0", "{delta0}", "--eps", "{eps}"],
+    "rdp.epsilon": ["rdp", "epsilon", "--mechanism", "laplace", "--scale", "1", "--steps", "10", "--delta", "{delta}"],
+    **{f"rdp.to_dp_{q}": ["rdp", "to-dp", "--alpha", "{alpha}", "--rdp", "{rdp}", f"--{a}", "{%s}" % a]
+       for q, a in (("eps", "delta"), ("delta", "eps"))},
+    "rdp.divergence": ["rdp", "divergence", "--mechanism", "laplace", "--scale", "1", "--alpha", "{alpha}"],
+    "oracle.rows": ["oracle", "--battery", "smoke", "--tolerance", "{tolerance}"],
+    "gdp.certify": ["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "{eps_h}",
+                    "--margin", "{margin}"],
+    "gdp.optimal_mu": ["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "{eps_h}",
+                       "--margin", "{margin}"],
+}
+#: an in-range value of every placeholder (the producer answers each of these quickly)
+GOOD = {"accuracy_digits": "6", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
+        "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
+#: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
+NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h")}
+
+
+def _outside(rng: Range) -> list[str]:
+    """Values just outside ``rng`` (its ends are numbers here), and inf."""
+    out = ["inf"]
+    if isinstance(rng.lo, (int, Fraction)):
+        out += [str(Fraction(rng.lo))] if not rng.lo_closed else [str(Fraction(rng.lo) - 1), "-1e-30"]
+    if isinstance(rng.hi, (int, Fraction)):
+        out += [str(Fraction(rng.hi))] if not rng.hi_closed else [str(2 * Fraction(rng.hi))]
+    return out
+
+
+ROWS = [(kind, key, v) for kind, rows in sorted(INPUT_RANGES.items()) for key, (rng, _) in sorted(rows.items())
+        if (kind, key) not in NO_OPTION for v in _outside(rng)]
+
+
+def test_every_row_has_a_producer_or_a_reason():
+    for kind, rows in INPUT_RANGES.items():
+        for key in rows:
+            assert (kind, key) in NO_OPTION or "{" + key + "}" in " ".join(PRODUCER[kind]), (kind, key)
+
+
+@pytest.mark.parametrize("kind,key,value", ROWS, ids=[f"{k}:{key}={v[:12]}" for k, key, v in ROWS])
+def test_the_producer_refuses_every_value_outside_a_row(kind, key, value, tmp_path, capsys):
+    events = tmp_path / "ev.json"
+    events.write_text(json.dumps({"neighboring": "add-remove", "event": {"type": "gaussian", "noise_multiplier": "2"}}))
+    values = {**GOOD, key: value, "EVENTS": str(events)}
+    argv = [a.format(**values) for a in PRODUCER[kind]]
+    assert main(argv) == 2, argv
+    err = capsys.readouterr().err
+    # refused for this value: the message names the row's option (not another option's complaint)
+    flag = next(t for t in INPUT_RANGES[kind][key][1].split() if t.startswith("--"))
+    assert flag in err and "Traceback" not in err, err
+
+
+def _genuine(kind: str, key: str) -> "Path | None":
+    for d in (F2, CERTS, F1):
+        for f in sorted(d.glob("*.json")):
+            c = json.loads(f.read_text())
+            if c.get("claim", {}).get("quantity") == kind and key in c.get("inputs", {}):
+                return f
+    return None
+
+
+@pytest.mark.parametrize("kind,key,value", ROWS, ids=[f"{k}:{key}={v[:12]}" for k, key, v in ROWS])
+def test_verify_refuses_every_value_outside_a_row(kind, key, value, tmp_path):
+    f = _genuine(kind, key)
+    if f is None:
+        pytest.skip(f"no frozen {kind} certificate carries inputs.{key}")
+    rng = INPUT_RANGES[kind][key][0]
+    # a count is a JSON integer in a certificate (another type is the schema's to refuse)
+    v: Any = int(value) if rng.integer and value.lstrip("-").isdigit() else value
+    code, msg = _verify(restated(json.loads(f.read_text()), (key,), v), tmp_path)
+    assert code == 2 and f"inputs.{key}" in msg, msg
