@@ -105,3 +105,19 @@ def test_a_released_certificate_keeps_its_words():
     assert not any("why_upper_only" in u or "theorems" in u for u in done.unconfirmed), done.line
     cert["result"]["theorems"] = [*cert["result"]["theorems"], cert["result"]["theorems"][0]]  # an entry twice
     assert outcome(reseal(cert)) == 1
+
+
+@pytest.mark.parametrize("name", ["events-epsilon.json", "events-delta.json", "events-claim.json",
+                                  "events-epsilon-mog.json", "events-epsilon-wor.json"])
+def test_an_answer_without_its_theorems_is_refused(name):
+    """adv43 F1: a certificate with the list deleted was confirmed without a word. Every writer (the
+    0.1.0 fixtures in format1 carry it too) records it beside the enclosure, so a missing list is a
+    missing key: exit 2. The list's order is not bound: it is the writer's walk of the tree and states
+    nothing (a reversed list is the same citation)."""
+    cert = json.loads((F2 / name).read_text())
+    assert outcome(cert) == 0
+    rev = json.loads(json.dumps(cert))
+    rev["result"]["theorems"] = rev["result"]["theorems"][::-1]
+    assert outcome(reseal(rev)) == 0
+    del cert["result"]["theorems"]
+    assert outcome(reseal(cert)) == 2
