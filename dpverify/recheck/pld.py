@@ -92,6 +92,30 @@ _Z, _O = mpfr(0), mpfr(1)
 _UNIT = ((mpfr(0), mpfr(1)), (mpfr(0), mpfr(1)))  # "somewhere in [0, 1]": sound, only loose
 
 
+def _phi_hi(A: Arith, t1: mpfr, a: mpfr, b: mpfr) -> mpfr:
+    """An upper end of Phi on [a, b] given t1 >= Phi(a): t1 + (b - a) 0.4 (the mean value theorem,
+    Phi' <= 1 / sqrt(2 pi) < 0.4, :meth:`Arith.ncdf_abs`), or, where that widening is wider than
+    2^-(prec - 48) (a rounding's widening is about |x| 2^-prec; the masses' unit is 2^-(prec - m - 32)
+    and the tail budget above it: only a wider one moves them), the smaller of it and the upper end of Phi(b)'s enclosure, which bounds Phi on the
+    whole of [a, b] because Phi is increasing. The widening alone is loose where [a, b] is wide and
+    far in a tail, where Phi' is far below 0.4: at sigma 1e18, x = log(...) / mu with mu = 1e-18
+    carries the log's rounding times 1e18, and the widening kept P(L > e) near 1e-14 at every
+    knot, so the loss range ran to the knot cap (exit 3 on a genuine certificate)."""
+    if b == a:
+        return t1
+    w = A.up.mul(A.up.sub(b, a), _PHI_MAX)
+    hi = A.up.add(t1, w)
+    if w > A.up.mul_2exp(mpfr(1), 48 - A.prec):
+        hi = min(hi, A._ncdf_abs_point(b)[1])
+    return hi
+
+
+def _phi_iv(A: Arith, x: tuple) -> tuple:
+    """Phi on the interval ``x``: :meth:`Arith.ncdf_abs` with the upper end of :func:`_phi_hi`."""
+    lo, hi = A._ncdf_abs_point(x[0])
+    return (lo, min(_phi_hi(A, hi, x[0], x[1]), _O))
+
+
 def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
     """(P(L > e), Q(L > e)) of the Poisson-subsampled Gaussian pair (noise ``sig``,
     rate ``q``, sensitivity 1; ``replace``: shift 2), in directed rounding.
@@ -141,11 +165,11 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), M2[1])
         x = (dn.div(n0, M[1] if n0 >= 0 else M[0]), up.div(n1, M[0] if n1 >= 0 else M[1]))
         if remove:
-            t = A.ncdf_abs((dn.minus(x[1]), up.minus(x[0])))
-            u = A.ncdf_abs((dn.sub(M[0], x[1]), up.sub(M[1], x[0])))
+            t = _phi_iv(A, (dn.minus(x[1]), up.minus(x[0])))
+            u = _phi_iv(A, (dn.sub(M[0], x[1]), up.sub(M[1], x[0])))
         else:
-            t = A.ncdf_abs(x)
-            u = A.ncdf_abs((dn.sub(x[0], M[1]), up.sub(x[1], M[0])))
+            t = _phi_iv(A, x)
+            u = _phi_iv(A, (dn.sub(x[0], M[1]), up.sub(x[1], M[0])))
         # probabilities: the lower ends clamped at 0 (sound), then products of nonnegatives
         t0, u0 = max(t[0], _Z), max(u[0], _Z)
         mix = (dn.add(dn.mul(Q1[0], t0), dn.mul(Qr[0], u0)), up.add(up.mul(Q1[1], t[1]), up.mul(Qr[1], u[1])))
@@ -260,9 +284,8 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
     def many_knots(A: Arith, i0: int, n: int, m: int) -> list:
         """:func:`fn` at the exact points i 2^-m (|i| < 2^(prec-1), so i / 2^m is exact and one
         directed division gives it), written out in one loop with the same roundings, each
-        tail intersected with [0, 1] as :class:`IvTails` does. ``ncdf_abs`` on an interval
-        [a, b] is Phi(a)'s enclosure with (b - a) 0.4 added to its upper end (the mean value
-        theorem, Phi' <= 1 / sqrt(2 pi) < 0.4), as in :meth:`Arith.ncdf_abs`."""
+        tail intersected with [0, 1] as :class:`IvTails` does. Phi on an interval [a, b] is
+        Phi(a)'s enclosure with the upper end of :func:`_phi_hi` (as :func:`fn`)."""
         fn(A, (mpfr(0), mpfr(0)))  # fills the constants of this precision
         M, M2, Qr, Q1, H = consts[A.prec]
         dn, up = A.dn, A.up
@@ -287,7 +310,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), h1)
             x0 = dn.div(n0, m1 if n0 >= 0 else m0)
             x1 = up.div(n1, m0 if n1 >= 0 else m1)
-            # Phi on [a, b] as Arith.ncdf_abs: Phi(a) enclosed, (b - a) 0.4 added to its upper end
+            # Phi on [a, b]: Phi(a) enclosed, its upper end by _phi_hi
             if remove:
                 t0, t1 = point(dn.minus(x1))
                 a, b = dn.sub(m0, x1), up.sub(m1, x0)
@@ -295,10 +318,8 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
                 t0, t1 = point(x0)
                 a, b = dn.sub(x0, m1), up.sub(x1, m0)
             u0, u1 = point(a)
-            if x1 != x0:
-                t1 = up.add(t1, up.mul(up.sub(x1, x0), _PHI_MAX))
-            if b != a:
-                u1 = up.add(u1, up.mul(up.sub(b, a), _PHI_MAX))
+            t1 = _phi_hi(A, t1, dn.minus(x1), up.minus(x0)) if remove else _phi_hi(A, t1, x0, x1)
+            u1 = _phi_hi(A, u1, a, b)
             t0, u0 = max(t0, _Z), max(u0, _Z)
             t1, u1 = min(t1, _O), min(u1, _O)
             mix = (dn.add(dn.mul(q10, t0), dn.mul(qr0, u0)), min(up.add(up.mul(q11, t1), up.mul(qr1, u1)), _O))
