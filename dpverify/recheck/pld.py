@@ -48,7 +48,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
 from .gdp import exact_input, fraction_to_mpf
-from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
+from .limits import PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
 
 _ZERO = mpz(0)
@@ -464,19 +464,21 @@ def _top_from(above: Callable[[int], bool], a: int, cap: int) -> int:
 
 
 def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
-                max_knots: int = MAX_KNOTS, first: "int | None" = None):
+                max_knots: int = MAX_KNOTS, first: "int | None" = None,
+                price: "Callable[[int, int], None] | None" = None):
     """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
     index range capped at +-``cap`` (the calibration re-check uses finer grids); a range
     of ``max_knots`` points or more fails closed (exit 3) before the work. The masses are
     proved (:func:`_discretise_iv`). ``first``: the lowest knot index to keep, when it is
-    above the range's own (any range gives sound masses: see :func:`_discretise_iv`)."""
+    above the range's own (any range gives sound masses: see :func:`_discretise_iv`). ``price``:
+    called with (knots, bits) once the knot range is known, before the work (it may refuse it)."""
     if not isinstance(tails, IvTails):  # an accept must rest on interval tails
         raise TypeError(f"the PLD re-check discretises interval tails only, not {type(tails).__name__}")
-    return _discretise_iv(tails, K, tau, m, cap, max_knots, first)
+    return _discretise_iv(tails, K, tau, m, cap, max_knots, first, price)
 
 
 def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int,
-                   first: "int | None" = None):
+                   first: "int | None" = None, price: "Callable[[int, int], None] | None" = None):
     """:func:`_discretise` on interval tails: every mass is an enclosure rounded outward
     to units 2^-K (upper masses and Q-masses up, P-masses of the lower pair down), so the
     integer pairs are proved. Precision K + m + 32 bits: a connect-the-dots mass is a
@@ -524,6 +526,8 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         raise CouldNotReprove(
             f"one step's {n - i0} knots at {prec} bits (mass units 2^-{K}) exceed the "
             f"second route's work cap ({PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2): not re-proved within the budget")
+    if price is not None:
+        price(n - i0 + 1, prec)
     pts = tails.at_knots(A, i0, n, m)
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
@@ -866,6 +870,40 @@ class _Reader:
         return _Reader(self.need - by, self.upper)
 
 
+class _OverCap(CouldNotReprove):
+    """The next grid's price would take one re-derivation past :data:`PLD_MAX_GRID_WORK`."""
+
+
+class _Meter:
+    """The work priced so far for one re-derivation (:func:`_grid_for_width` opens one per query).
+
+    A grid's price is fixed before its work, from its knot ranges (a few tail evaluations, a pure
+    function of the inputs and the grid): per step law, knots x (K + m + 32) bits (the precision of
+    its masses: the MPFR tails' cost grows with it, and the products' slots are about twice K bits)
+    x the bit length of the total step count (the squarings and products of the powers) x the sides
+    composed (1 upper: one product a step; 2 lower: P and Q; 3 both). It is charged again for a
+    grid remembered from an earlier query (:func:`_remembered`), so a certificate's answer does not
+    depend on what was verified before it in the same process. No clock: the same certificate
+    reaches the cap at the same grid on every machine."""
+
+    __slots__ = ("spent",)
+
+    def __init__(self) -> None:
+        self.spent = 0
+
+    def charge(self, units: int, m: int) -> None:
+        self.spent += units
+        if self.spent > PLD_MAX_GRID_WORK:
+            raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
+                           "knots x bits x log2 steps x sides for one query, priced before each grid): not "
+                           "re-proved within the cap")
+
+
+#: the :class:`_Meter` of the re-derivation in progress (None: nothing is priced)
+_METER: ContextVar = ContextVar("pld_meter", default=None)
+_SIDE_WEIGHT = {"upper": 1, "lower": 2, "both": 3}
+
+
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
              max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
              upper_drop: int = 0):
@@ -889,16 +927,20 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     which is the same masses in units 2^-K, exactly. The trimming budget is the same mass in the
     coarser unit (floor: a smaller budget trims less, which is as sound). Only Q needs the bits of
     e^eps that :func:`_units` adds (a Q-mass counts e^eps times in delta); an upper mass or a P-mass
-    rounded by one unit moves delta by one unit."""
+    rounded by one unit moves delta by one unit. Each step law's grid is priced (:class:`_Meter`)
+    before its work."""
     want_u, want_l = sides != "lower", sides != "upper"
     d = max(0, min(upper_drop, K - 1))
     Ku = K - d
+    meter = _METER.get()
+    weight = sum(T for _, T in events).bit_length() * _SIDE_WEIGHT[sides]
+    price = None if meter is None else (lambda knots, bits: meter.charge(knots * bits * weight, m))
     steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
-        u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
+        u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first, price=price)
         if d:
             u = (u[0], [-((-v) >> d) for v in u[1]], -((-u[2]) >> d))
             l = (l[0], [v >> d for v in l[1]], l[2], l[3] >> d)
@@ -1467,7 +1509,21 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     time, never acceptance: acceptance is decided by
     :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned. ``compute(m, sides, d, lo)`` also
     gets the best lower end of direction d so far (-inf before the first grid): an eps(delta)
-    query cuts its last products below it (:class:`_Reader`; any value is sound)."""
+    query cuts its last products below it (:class:`_Reader`; any value is sound).
+
+    Every grid is priced before its work (:class:`_Meter`): one that would take the query past
+    :data:`PLD_MAX_GRID_WORK` answers exit 3 at once, naming the cap (a forged enclosure narrowed
+    next to the truth asks for ever finer grids, each twice the last)."""
+    token = _METER.set(_Meter())
+    try:
+        return _grid_search(compute, dirs, result)
+    finally:
+        _METER.reset(token)
+
+
+def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
+                 result: Mapping[str, Any]) -> tuple[mpf, mpf]:
+    """:func:`_grid_for_width` inside its meter."""
     from .verify import enclosure_of
 
     enc = result.get("enclosure")
@@ -1493,8 +1549,8 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
         for d, sides in todo.items():
             try:
                 a, b = compute(m_d[d], sides, d, lo_d[d])
-            except CouldNotReprove:
-                if m_d[d] <= _M_MAX:
+            except CouldNotReprove as e:
+                if m_d[d] <= _M_MAX or isinstance(e, _OverCap):
                     raise
                 # a grid past 2^-24 whose knots are not bounded (no floor, or a wide window) is
                 # refused before its work: what the coarser grids proved is the answer
@@ -1568,14 +1624,20 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
         floor = floor if kind == "eps" and floor is not None and mpmath.isfinite(floor) and floor > 0 else None
         key = (json.dumps(inputs, sort_keys=True, default=str), kind, repr(target), repr(scale),
                repr(hint), m, direction, mpmath.mp.prec, repr(floor))
+        meter = _METER.get()
         for s in (sides, "both"):  # a "both" result serves either side
             if (key, s) in memo:
-                return memo[(key, s)]
+                out, unit = memo[(key, s)]
+                if meter is not None:  # priced as if computed here (:class:`_Meter`): the side weight is linear
+                    meter.charge(unit * _SIDE_WEIGHT[sides], m)
+                return out
         token = _EPS_FLOOR.set(None if floor is None else (direction, floor))
+        spent = meter.spent if meter is not None else 0
         try:
-            out = memo[(key, sides)] = bounds(inputs, kind, target, scale, hint, m, sides, direction)
+            out = bounds(inputs, kind, target, scale, hint, m, sides, direction)
         finally:
             _EPS_FLOOR.reset(token)
+        memo[(key, sides)] = (out, ((meter.spent - spent) // _SIDE_WEIGHT[sides]) if meter is not None else 0)
         if len(memo) > 256:
             memo.pop(next(iter(memo)))
         return out
