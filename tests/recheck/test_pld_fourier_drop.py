@@ -22,19 +22,9 @@ import pytest
 from dpverify.recheck import pld as P
 from dpverify.recheck.fourier import fourier_lower
 
+from .test_fourier import _exact_power
+
 M = 6  # the grid 2^-M of the lower pair's classes (the tilt of Q)
-
-
-def _exact_power(c: list, a: int) -> list:
-    out = [1]
-    for _ in range(a):
-        nxt = [0] * (len(out) + len(c) - 1)
-        for i, u in enumerate(out):
-            if u:
-                for j, v in enumerate(c):
-                    nxt[i + j] += u * v
-        out = nxt
-    return out
 
 
 def _pair(seed: int, n: int, K: int, d: int, off: int) -> tuple:

@@ -18,24 +18,9 @@ import pytest
 from dpverify.recheck import pld as P
 from dpverify.recheck.core import arith, mpfr_to_mpf
 
+from .test_pld_rigorous import _mp, _ref_gauss_tails
+
 HP = 400
-
-
-def _ref(sig: mpmath.mpf, q: mpmath.mpf, direction: str, e: mpmath.mpf) -> tuple:
-    """(P(L > e), Q(L > e)) of the Poisson-subsampled Gaussian, written out in mpmath."""
-    mu = 1 / sig
-    if direction == "remove":
-        a = mpmath.expm1(e) + q
-        if a <= 0:
-            return mpmath.mpf(1), mpmath.mpf(1)
-        x = (mpmath.log(a / q) + mu * mu / 2) / mu
-        return (1 - q) * mpmath.ncdf(-x) + q * mpmath.ncdf(mu - x), mpmath.ncdf(-x)
-    a = mpmath.expm1(-e) + q
-    if a <= 0:
-        return mpmath.mpf(0), mpmath.mpf(0)
-    x = (mpmath.log(a / q) + mu * mu / 2) / mu
-    pt = mpmath.ncdf(x)
-    return pt, (1 - q) * pt + q * mpmath.ncdf(x - mu)
 
 
 @pytest.mark.parametrize("sig", [Fraction(10**18), Fraction(10**12), Fraction(7, 3) * 10**15])
@@ -52,8 +37,7 @@ def test_far_tails_at_a_huge_noise_multiplier_enclose_mpmath_and_are_narrow(sig:
     pointwise = [tails(A, A.dyadic(i, m)) for i in range(lo, hi + 1)]
     with mpmath.workprec(HP):
         for i in range(lo, hi + 1, 3):
-            ref = _ref(mpmath.mpf(sig.numerator) / sig.denominator, mpmath.mpf(1) / 100, direction,
-                       mpmath.mpf(i) / 2 ** m)
+            ref = _ref_gauss_tails(_mp(sig), _mp(q), direction, mpmath.mpf(i) / 2 ** m)
             for route in (got, pointwise):
                 for g, r in zip(route[i - lo], ref):
                     a, b = mpfr_to_mpf(g[0]), mpfr_to_mpf(g[1])
