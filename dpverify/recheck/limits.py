@@ -75,10 +75,12 @@ PLD_WIDE_UNIT_BITS = 2048
 #: count x the sides composed (1 upper, 2 lower, 3 both); beyond: exit 3 before that grid. Measured
 #: here: about 1.5e-8 .. 5e-8 CPU s a unit (more at high K). The dearest genuine certificate met,
 #: eps(1e-6) at sigma 0.8, q 0.004, T 10^4, digits 6, prices 6.9e9 (grids 2^-12, 2^-16 and both
-#: sides at 2^-17, over 120 CPU s and 4 GB); delta(1.5) at sigma 1.1, q 0.01, T 1000, digits 6,
+#: sides at 2^-17: 219 CPU s and 10.7 GB here, cut short by the default
+#: 300 s budget, exit 3); delta(1.5) at sigma 1.1, q 0.01, T 1000, digits 6,
 #: 2.2e9. A forged eps enclosure narrowed to the upper half of a genuine one (sigma 1.1, q 0.01,
 #: T 1000, delta 1e-5) climbs 2^-16, 2^-17, 2^-18 (4.1e9, about 60 CPU s) and is refused before
-#: 2^-19 (8.5e9), which alone would cost over 60 CPU s and 2 GB more.
+#: 2^-19 (8.5e9), which alone would cost over 60 CPU s and 2 GB more. The committed certificates
+#: (certificates/, the oracle battery, format 1 and 2 fixtures) price at most 4.3e8.
 PLD_MAX_GRID_WORK = 75 * 10**8
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
