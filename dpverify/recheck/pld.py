@@ -48,7 +48,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
 from .gdp import exact_input, fraction_to_mpf
-from .limits import PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
+from .limits import PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
 
 _ZERO = mpz(0)
@@ -90,6 +90,30 @@ class IvTails:
 
 _Z, _O = mpfr(0), mpfr(1)
 _UNIT = ((mpfr(0), mpfr(1)), (mpfr(0), mpfr(1)))  # "somewhere in [0, 1]": sound, only loose
+
+
+def _phi_hi(A: Arith, t1: mpfr, a: mpfr, b: mpfr) -> mpfr:
+    """An upper end of Phi on [a, b] given t1 >= Phi(a): t1 + (b - a) 0.4 (the mean value theorem,
+    Phi' <= 1 / sqrt(2 pi) < 0.4, :meth:`Arith.ncdf_abs`), or, where that widening is wider than
+    2^-(prec - 48) (a rounding's widening is about |x| 2^-prec; the masses' unit is 2^-(prec - m - 32)
+    and the tail budget above it: only a wider one moves them), the smaller of it and the upper end of Phi(b)'s enclosure, which bounds Phi on the
+    whole of [a, b] because Phi is increasing. The widening alone is loose where [a, b] is wide and
+    far in a tail, where Phi' is far below 0.4: at sigma 1e18, x = log(...) / mu with mu = 1e-18
+    carries the log's rounding times 1e18, and the widening kept P(L > e) near 1e-14 at every
+    knot, so the loss range ran to the knot cap (exit 3 on a genuine certificate)."""
+    if b == a:
+        return t1
+    w = A.up.mul(A.up.sub(b, a), _PHI_MAX)
+    hi = A.up.add(t1, w)
+    if w > A.up.mul_2exp(mpfr(1), 48 - A.prec):
+        hi = min(hi, A._ncdf_abs_point(b)[1])
+    return hi
+
+
+def _phi_iv(A: Arith, x: tuple) -> tuple:
+    """Phi on the interval ``x``: :meth:`Arith.ncdf_abs` with the upper end of :func:`_phi_hi`."""
+    lo, hi = A._ncdf_abs_point(x[0])
+    return (lo, min(_phi_hi(A, hi, x[0], x[1]), _O))
 
 
 def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
@@ -141,11 +165,11 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), M2[1])
         x = (dn.div(n0, M[1] if n0 >= 0 else M[0]), up.div(n1, M[0] if n1 >= 0 else M[1]))
         if remove:
-            t = A.ncdf_abs((dn.minus(x[1]), up.minus(x[0])))
-            u = A.ncdf_abs((dn.sub(M[0], x[1]), up.sub(M[1], x[0])))
+            t = _phi_iv(A, (dn.minus(x[1]), up.minus(x[0])))
+            u = _phi_iv(A, (dn.sub(M[0], x[1]), up.sub(M[1], x[0])))
         else:
-            t = A.ncdf_abs(x)
-            u = A.ncdf_abs((dn.sub(x[0], M[1]), up.sub(x[1], M[0])))
+            t = _phi_iv(A, x)
+            u = _phi_iv(A, (dn.sub(x[0], M[1]), up.sub(x[1], M[0])))
         # probabilities: the lower ends clamped at 0 (sound), then products of nonnegatives
         t0, u0 = max(t[0], _Z), max(u[0], _Z)
         mix = (dn.add(dn.mul(Q1[0], t0), dn.mul(Qr[0], u0)), up.add(up.mul(Q1[1], t[1]), up.mul(Qr[1], u[1])))
@@ -238,20 +262,32 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         """:func:`many_knots` by blocks of 2^(rho+1) knots, rho = m - :data:`_BLOCK_SPAN`
         (each block spans 2^(1 - _BLOCK_SPAN) in the loss), through :func:`block` where the
         block lies :data:`_BLOCK_END_RATIO` half-widths or more from the end of the loss
-        support; a block that fails its test, a grid coarser than 2^-(_BLOCK_SPAN + _BLOCK_MIN_RHO)
-        and what is near the end go knot by knot. Every value is an enclosure either way;
-        which route a block takes depends on the inputs only."""
-        rho = m - _BLOCK_SPAN
-        if rho < _BLOCK_MIN_RHO:
+        support; nearer the end the block is halved (down to 2^(_BLOCK_MIN_RHO + 1) knots) until
+        it lies that many of its own half-widths away (a block's series converges like the ratio
+        of its half-width to the distance of the end, whatever its size); a block that fails its
+        test, a grid coarser than 2^-(_BLOCK_SPAN + _BLOCK_MIN_RHO) and what is nearer the end
+        go knot by knot. Every value is an enclosure either way (:func:`block` proves each
+        block it returns, for any rho); which route a block takes depends on the inputs only.
+        At 2^-17 (sigma 1.1, q 0.01) the knots within 1 of the end, a quarter of the range and
+        most of the tails' time, went knot by knot before the blocks were halved there. Blocks are
+        halved only at up to :data:`_BLOCK_HALVE_BITS` bits: a series' cost grows faster with the
+        precision than a knot's (at 582 bits, sigma 5, delta 1e-143, the halved blocks took 5.7 CPU s
+        where the knots took 4.4)."""
+        top = m - _BLOCK_SPAN
+        if top < _BLOCK_MIN_RHO:
             return many_knots(A, i0, n, m)
         N = -(-A.prec // _BLOCK_BITS_PER_TERM)
-        half = 2.0 ** (rho - m)
         out: list = []
         a = i0
         while a <= n:
-            b = min(n, a + (2 << rho) - 1)
-            mid = (a + (1 << rho)) * 2.0 ** -m
-            near = abs(mid - end) < _BLOCK_END_RATIO * half
+            rho = top
+            while True:
+                b = min(n, a + (2 << rho) - 1)
+                mid = (a + (1 << rho)) * 2.0 ** -m  # exact: a double times a power of two
+                near = abs(mid - end) < _BLOCK_END_RATIO * 2.0 ** (rho - m)
+                if not near or rho == _BLOCK_MIN_RHO or A.prec > _BLOCK_HALVE_BITS:
+                    break
+                rho -= 1
             got = block(A, a, b, m, rho, N) if b - a + 1 >= 1 << rho and not near else None
             out += got if got is not None else many_knots(A, a, b, m)
             a = b + 1
@@ -260,9 +296,8 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
     def many_knots(A: Arith, i0: int, n: int, m: int) -> list:
         """:func:`fn` at the exact points i 2^-m (|i| < 2^(prec-1), so i / 2^m is exact and one
         directed division gives it), written out in one loop with the same roundings, each
-        tail intersected with [0, 1] as :class:`IvTails` does. ``ncdf_abs`` on an interval
-        [a, b] is Phi(a)'s enclosure with (b - a) 0.4 added to its upper end (the mean value
-        theorem, Phi' <= 1 / sqrt(2 pi) < 0.4), as in :meth:`Arith.ncdf_abs`."""
+        tail intersected with [0, 1] as :class:`IvTails` does. Phi on an interval [a, b] is
+        Phi(a)'s enclosure with the upper end of :func:`_phi_hi` (as :func:`fn`)."""
         fn(A, (mpfr(0), mpfr(0)))  # fills the constants of this precision
         M, M2, Qr, Q1, H = consts[A.prec]
         dn, up = A.dn, A.up
@@ -287,7 +322,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), h1)
             x0 = dn.div(n0, m1 if n0 >= 0 else m0)
             x1 = up.div(n1, m0 if n1 >= 0 else m1)
-            # Phi on [a, b] as Arith.ncdf_abs: Phi(a) enclosed, (b - a) 0.4 added to its upper end
+            # Phi on [a, b]: Phi(a) enclosed, its upper end by _phi_hi
             if remove:
                 t0, t1 = point(dn.minus(x1))
                 a, b = dn.sub(m0, x1), up.sub(m1, x0)
@@ -295,10 +330,8 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
                 t0, t1 = point(x0)
                 a, b = dn.sub(x0, m1), up.sub(x1, m0)
             u0, u1 = point(a)
-            if x1 != x0:
-                t1 = up.add(t1, up.mul(up.sub(x1, x0), _PHI_MAX))
-            if b != a:
-                u1 = up.add(u1, up.mul(up.sub(b, a), _PHI_MAX))
+            t1 = _phi_hi(A, t1, dn.minus(x1), up.minus(x0)) if remove else _phi_hi(A, t1, x0, x1)
+            u1 = _phi_hi(A, u1, a, b)
             t0, u0 = max(t0, _Z), max(u0, _Z)
             t1, u1 = min(t1, _O), min(u1, _O)
             mix = (dn.add(dn.mul(q10, t0), dn.mul(qr0, u0)), min(up.add(up.mul(q11, t1), up.mul(qr1, u1)), _O))
@@ -318,6 +351,9 @@ _BLOCK_SPAN = 5
 _BLOCK_MIN_RHO = 8
 _BLOCK_GUARD = 24
 _BLOCK_BITS_PER_TERM = 4
+#: blocks near the end of the support are halved (:func:`gauss_tails`'s ``many``) only at this many
+#: bits or fewer (measured: a gain at 136 bits, a loss at 582)
+_BLOCK_HALVE_BITS = 256
 _BLOCK_END_RATIO = 32
 
 
@@ -443,19 +479,21 @@ def _top_from(above: Callable[[int], bool], a: int, cap: int) -> int:
 
 
 def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
-                max_knots: int = MAX_KNOTS, first: "int | None" = None):
+                max_knots: int = MAX_KNOTS, first: "int | None" = None,
+                price: "Callable[[int, int], None] | None" = None):
     """Connect-the-dots (upper) and quantised (lower) masses on the grid 2^-m, the knot
     index range capped at +-``cap`` (the calibration re-check uses finer grids); a range
     of ``max_knots`` points or more fails closed (exit 3) before the work. The masses are
     proved (:func:`_discretise_iv`). ``first``: the lowest knot index to keep, when it is
-    above the range's own (any range gives sound masses: see :func:`_discretise_iv`)."""
+    above the range's own (any range gives sound masses: see :func:`_discretise_iv`). ``price``:
+    called with (knots, bits) once the knot range is known, before the work (it may refuse it)."""
     if not isinstance(tails, IvTails):  # an accept must rest on interval tails
         raise TypeError(f"the PLD re-check discretises interval tails only, not {type(tails).__name__}")
-    return _discretise_iv(tails, K, tau, m, cap, max_knots, first)
+    return _discretise_iv(tails, K, tau, m, cap, max_knots, first, price)
 
 
 def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int,
-                   first: "int | None" = None):
+                   first: "int | None" = None, price: "Callable[[int, int], None] | None" = None):
     """:func:`_discretise` on interval tails: every mass is an enclosure rounded outward
     to units 2^-K (upper masses and Q-masses up, P-masses of the lower pair down), so the
     integer pairs are proved. Precision K + m + 32 bits: a connect-the-dots mass is a
@@ -503,6 +541,8 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
         raise CouldNotReprove(
             f"one step's {n - i0} knots at {prec} bits (mass units 2^-{K}) exceed the "
             f"second route's work cap ({PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2): not re-proved within the budget")
+    if price is not None:
+        price(n - i0 + 1, prec)
     pts = tails.at_knots(A, i0, n, m)
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
@@ -845,6 +885,40 @@ class _Reader:
         return _Reader(self.need - by, self.upper)
 
 
+class _OverCap(CouldNotReprove):
+    """The next grid's price would take one re-derivation past :data:`PLD_MAX_GRID_WORK`."""
+
+
+class _Meter:
+    """The work priced so far for one re-derivation (:func:`_grid_for_width` opens one per query).
+
+    A grid's price is fixed before its work, from its knot ranges (a few tail evaluations, a pure
+    function of the inputs and the grid): per step law, knots x (K + m + 32) bits (the precision of
+    its masses: the MPFR tails' cost grows with it, and the products' slots are about twice K bits)
+    x the bit length of the total step count (the squarings and products of the powers) x the sides
+    composed (1 upper: one product a step; 2 lower: P and Q; 3 both). It is charged again for a
+    grid remembered from an earlier query (:func:`_remembered`), so a certificate's answer does not
+    depend on what was verified before it in the same process. No clock: the same certificate
+    reaches the cap at the same grid on every machine."""
+
+    __slots__ = ("spent",)
+
+    def __init__(self) -> None:
+        self.spent = 0
+
+    def charge(self, units: int, m: int) -> None:
+        self.spent += units
+        if self.spent > PLD_MAX_GRID_WORK:
+            raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
+                           "knots x bits x log2 steps x sides for one query, priced before each grid): not "
+                           "re-proved within the cap")
+
+
+#: the :class:`_Meter` of the re-derivation in progress (None: nothing is priced)
+_METER: ContextVar = ContextVar("pld_meter", default=None)
+_SIDE_WEIGHT = {"upper": 1, "lower": 2, "both": 3}
+
+
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
              max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
              upper_drop: int = 0):
@@ -868,16 +942,20 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     which is the same masses in units 2^-K, exactly. The trimming budget is the same mass in the
     coarser unit (floor: a smaller budget trims less, which is as sound). Only Q needs the bits of
     e^eps that :func:`_units` adds (a Q-mass counts e^eps times in delta); an upper mass or a P-mass
-    rounded by one unit moves delta by one unit."""
+    rounded by one unit moves delta by one unit. Each step law's grid is priced (:class:`_Meter`)
+    before its work."""
     want_u, want_l = sides != "lower", sides != "upper"
     d = max(0, min(upper_drop, K - 1))
     Ku = K - d
+    meter = _METER.get()
+    weight = sum(T for _, T in events).bit_length() * _SIDE_WEIGHT[sides]
+    price = None if meter is None else (lambda knots, bits: meter.charge(knots * bits * weight, m))
     steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
-        u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first)
+        u, l = _discretise(tails, K, tau, m, max_knots=max_knots, first=first, price=price)
         if d:
             u = (u[0], [-((-v) >> d) for v in u[1]], -((-u[2]) >> d))
             l = (l[0], [v >> d for v in l[1]], l[2], l[3] >> d)
@@ -1446,7 +1524,21 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     time, never acceptance: acceptance is decided by
     :func:`~dpverify.recheck.verify.accept_enclosure` on what is returned. ``compute(m, sides, d, lo)`` also
     gets the best lower end of direction d so far (-inf before the first grid): an eps(delta)
-    query cuts its last products below it (:class:`_Reader`; any value is sound)."""
+    query cuts its last products below it (:class:`_Reader`; any value is sound).
+
+    Every grid is priced before its work (:class:`_Meter`): one that would take the query past
+    :data:`PLD_MAX_GRID_WORK` answers exit 3 at once, naming the cap (a forged enclosure narrowed
+    next to the truth asks for ever finer grids, each twice the last)."""
+    token = _METER.set(_Meter())
+    try:
+        return _grid_search(compute, dirs, result)
+    finally:
+        _METER.reset(token)
+
+
+def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
+                 result: Mapping[str, Any]) -> tuple[mpf, mpf]:
+    """:func:`_grid_for_width` inside its meter."""
     from .verify import enclosure_of
 
     enc = result.get("enclosure")
@@ -1472,8 +1564,8 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
         for d, sides in todo.items():
             try:
                 a, b = compute(m_d[d], sides, d, lo_d[d])
-            except CouldNotReprove:
-                if m_d[d] <= _M_MAX:
+            except CouldNotReprove as e:
+                if m_d[d] <= _M_MAX or isinstance(e, _OverCap):
                     raise
                 # a grid past 2^-24 whose knots are not bounded (no floor, or a wide window) is
                 # refused before its work: what the coarser grids proved is the answer
@@ -1547,14 +1639,20 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
         floor = floor if kind == "eps" and floor is not None and mpmath.isfinite(floor) and floor > 0 else None
         key = (json.dumps(inputs, sort_keys=True, default=str), kind, repr(target), repr(scale),
                repr(hint), m, direction, mpmath.mp.prec, repr(floor))
+        meter = _METER.get()
         for s in (sides, "both"):  # a "both" result serves either side
             if (key, s) in memo:
-                return memo[(key, s)]
+                out, unit = memo[(key, s)]
+                if meter is not None:  # priced as if computed here (:class:`_Meter`): the side weight is linear
+                    meter.charge(unit * _SIDE_WEIGHT[sides], m)
+                return out
         token = _EPS_FLOOR.set(None if floor is None else (direction, floor))
+        spent = meter.spent if meter is not None else 0
         try:
-            out = memo[(key, sides)] = bounds(inputs, kind, target, scale, hint, m, sides, direction)
+            out = bounds(inputs, kind, target, scale, hint, m, sides, direction)
         finally:
             _EPS_FLOOR.reset(token)
+        memo[(key, sides)] = (out, ((meter.spent - spent) // _SIDE_WEIGHT[sides]) if meter is not None else 0)
         if len(memo) > 256:
             memo.pop(next(iter(memo)))
         return out

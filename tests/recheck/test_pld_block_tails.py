@@ -141,3 +141,32 @@ def test_block_tails_enclose_mpmath_and_meet_the_knot_route(sig, q, direction, m
             ref = _ref_gauss_tails(_mp(sig), _mp(q), direction, mpmath.mpf(i) / 2 ** m)
             for g, r in zip(got[i - lo], ref):
                 assert mpfr_to_mpf(g[0]) <= r <= mpfr_to_mpf(g[1]), (i, g, r)
+
+
+@pytest.mark.parametrize("sig,q,direction,loss", [
+    (Fraction(11, 10), Fraction(1, 100), "remove", Fraction(3, 10)),
+    (Fraction(11, 10), Fraction(1, 100), "add", Fraction(-2, 5)),
+])
+def test_halved_blocks_near_the_end_of_the_support_enclose_mpmath(sig, q, direction, loss) -> None:
+    """Within 1 of the end of the loss support (log(1 - q) = -0.01 remove, +0.01 add) a block of
+    2^(m + 1 - _BLOCK_SPAN) knots is too near for its series; a quarter of it (2^9 knots at 2^-15) lies
+    32 of its half-widths away and is tried: the block route must be taken there, enclose the mpmath
+    tails at 600 bits and meet the knot-by-knot route."""
+    m, prec = 15, 150
+    A = arith(prec)
+    tails = Pl.gauss_tails(sig, q, direction)
+    lo = int(loss * (1 << m))
+    hi = lo + 3 * 512 + 100
+    got = tails.at_knots(A, lo, hi, m)
+    knots = [tails(A, A.dyadic(i, m)) for i in range(lo, hi + 1)]
+    assert got != knots, "the block route was not taken"
+    for g, k in zip(got, knots):
+        for a, b in zip(g, k):
+            assert a[0] <= b[1] and b[0] <= a[1], (a, b)
+            assert a[1] - a[0] <= 4 * (b[1] - b[0]) + mpmath.mpf(2) ** -(prec - 2)
+    rng = random.Random(7)
+    with mpmath.workprec(600):
+        for i in sorted(rng.sample(range(lo, hi + 1), 40) + [lo, hi]):
+            ref = _ref_gauss_tails(_mp(sig), _mp(q), direction, mpmath.mpf(i) / 2 ** m)
+            for g, r in zip(got[i - lo], ref):
+                assert mpfr_to_mpf(g[0]) <= r <= mpfr_to_mpf(g[1]), (i, g, r)

@@ -1,0 +1,60 @@
+"""Noise multipliers up to the producer's cap: the PLD re-check's tails stay narrow far in a tail.
+
+At sigma 1e18 the point x = (log(a / q) + mu^2 / 2) / mu of :func:`gauss_tails` is about 1e17 and
+carries the log's rounding times 1 / mu = 1e18, so Phi's argument is an interval some 1e-15 wide;
+the mean value bound alone (width x 0.4) kept P(L > e) near 1e-14 at every knot, and the loss range
+ran to its knot cap (exit 3 on a genuine certificate). These tests check the tails against mpmath
+at 400 bits (an independent route: no directed rounding, no interval), that they are narrow, and that
+the composition proves eps(1e-5) = 0 (derivation in the test).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from dpverify.recheck import pld as P
+from dpverify.recheck.core import arith, mpfr_to_mpf
+
+from .test_pld_rigorous import _mp, _ref_gauss_tails
+
+HP = 400
+
+
+@pytest.mark.parametrize("sig", [Fraction(10**18), Fraction(10**12), Fraction(7, 3) * 10**15])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_far_tails_at_a_huge_noise_multiplier_enclose_mpmath_and_are_narrow(sig: Fraction, direction: str) -> None:
+    """Every knot's enclosure (the one-loop route and the per-point route) contains the mpmath
+    value and, where that value is below 2^-200 (every knot but the ones at loss 0 and just
+    below), is at most 2^-62 wide (2^-(prec - 48), where the monotone end takes over): the
+    widening alone gave 1e-15 .. 1e-13 there at sigma 1e18."""
+    A, m, q = arith(110), 8, Fraction(1, 100)
+    tails = P.gauss_tails(sig, q, direction)
+    lo, hi = -40, 600
+    got = tails.at_knots(A, lo, hi, m)
+    pointwise = [tails(A, A.dyadic(i, m)) for i in range(lo, hi + 1)]
+    with mpmath.workprec(HP):
+        for i in range(lo, hi + 1, 3):
+            ref = _ref_gauss_tails(_mp(sig), _mp(q), direction, mpmath.mpf(i) / 2 ** m)
+            for route in (got, pointwise):
+                for g, r in zip(route[i - lo], ref):
+                    a, b = mpfr_to_mpf(g[0]), mpfr_to_mpf(g[1])
+                    assert a <= r <= b, (i, a, r, b)
+                    if r < mpmath.mpf(2) ** -200:
+                        assert b - a <= mpmath.mpf(2) ** -62, (i, a, b)
+
+
+def test_eps_of_a_huge_noise_multiplier_is_proved_zero() -> None:
+    """sigma 1e18, q 0.01, 100 steps, delta 1e-5: eps(delta) = 0, since delta(0) is the total
+    variation of the composed pair, at most 100 times one step's (a union bound over the steps:
+    TV of products <= sum of TVs), and one step's is at most q TV(N(0, 1), N(1e-18, 1)) <=
+    q 1e-18 / sqrt(2 pi) < 1e-20; so delta(0) < 1e-17 < 1e-5 in each direction. The re-check must
+    prove the upper end 0 (it reached its knot cap before the tails were narrowed)."""
+    inputs = {"noise_multiplier": "1e18", "sampling_rate": "0.01", "steps": 100, "neighboring": "add-remove"}
+    with mpmath.workdps(40):
+        D = mpmath.mpf("1e-5")
+        lo, hi = P._bounds(inputs, "eps", D, D, mpmath.mpf(0), 8)
+    assert lo <= 0 <= hi
+    assert hi == 0

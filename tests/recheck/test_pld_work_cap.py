@@ -1,0 +1,74 @@
+"""The PLD re-check prices each grid before its work (recheck.pld._Meter, cap PLD_MAX_GRID_WORK).
+
+* the price is a pure function of the query and the grid: a grid remembered from an earlier query is
+  charged exactly what computing it afresh charges, for either side (so a certificate's answer does
+  not depend on what was verified before it in the same process);
+* the price is the knots of each step law's range x (K + m + 32) x bit length of the steps x sides,
+  recomputed here from the discretisation's own range;
+* a grid that would pass the cap is refused before its work, naming the cap (exit 3).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from dpverify.errors import CouldNotReprove
+from dpverify.recheck import pld as P
+from dpverify.recheck.limits import PLD_MAX_GRID_WORK
+
+INPUTS = {"noise_multiplier": "1.1", "sampling_rate": "0.01", "steps": 50, "neighboring": "add-remove", "eps": "1"}
+
+
+def _priced(call, *args) -> int:
+    """What one call charges to a fresh meter."""
+    meter = P._Meter()
+    token = P._METER.set(meter)
+    try:
+        call(*args)
+    finally:
+        P._METER.reset(token)
+    return meter.spent
+
+
+def _query(sides: str):
+    E = mpmath.mpf(1)
+    return (INPUTS, "delta", E, mpmath.mpf("1e-3"), E, 9, sides, "remove")
+
+
+@pytest.mark.parametrize("sides", ["upper", "lower"])
+def test_a_remembered_grid_is_charged_what_a_fresh_one_is(sides: str) -> None:
+    with mpmath.workdps(40):
+        fresh = _priced(P._remembered(P._bounds), *_query(sides))
+        both = P._remembered(P._bounds)
+        first = _priced(both, *_query("both"))
+        again = _priced(both, *_query(sides))  # served by the "both" result
+    assert fresh > 0 and again == fresh
+    assert first == 3 * (fresh // P._SIDE_WEIGHT[sides])
+
+
+def test_the_price_is_knots_times_bits_times_log_steps_times_sides() -> None:
+    with mpmath.workdps(40):
+        E = mpmath.mpf(1)
+        K, tau, _ = P._units(mpmath.mpf("1e-3"), E, 50)
+        spent = _priced(P._remembered(P._bounds), *_query("both"))
+        (off, up, _), _ = P._discretise(P.gauss_tails(Fraction(11, 10), Fraction(1, 100), "remove"), K, tau, 9)
+    # the range's knots (the upper masses: one per knot), the masses' bits, 50 < 2^6, both sides
+    assert spent == len(up) * (K + 9 + 32) * 6 * 3
+
+
+def test_a_grid_past_the_cap_is_refused_before_its_work() -> None:
+    meter = P._Meter()
+    meter.spent = PLD_MAX_GRID_WORK - 1000  # the grids before it spent all but a little of the cap
+    token = P._METER.set(meter)
+    try:
+        with mpmath.workdps(40), pytest.raises(CouldNotReprove, match="work cap"):
+            P._remembered(P._bounds)(*_query("both"))
+    finally:
+        P._METER.reset(token)
+    # refused when priced, that is before its masses: nothing beyond the price was added
+    with mpmath.workdps(40):
+        price = _priced(P._remembered(P._bounds), *_query("both"))
+    assert meter.spent == PLD_MAX_GRID_WORK - 1000 + price
