@@ -58,3 +58,22 @@ def test_eps_of_a_huge_noise_multiplier_is_proved_zero() -> None:
         lo, hi = P._bounds(inputs, "eps", D, D, mpmath.mpf(0), 8)
     assert lo <= 0 <= hi
     assert hi == 0
+
+
+@pytest.mark.parametrize("prec", [60, 110, 200])
+@pytest.mark.parametrize("a, b", [(-1, 0), (-40, 3), (2, 2 + 2.0**-40), (-3, -2), (0.5, 9)])
+def test_phi_upper_end_on_a_wide_interval_bounds_phi_at_its_top(prec: int, a: float, b: float) -> None:
+    """ref43 T-A: the upper end of Phi on [a, b] must bound Phi(b) (Phi increases), so the monotone
+    end is Phi(b)'s upper end; taken from Phi(a) (a one-character mutant) it was on the wrong side
+    and no test failed. Checked against mpmath's Phi(b) at 400 bits, with t1 = Phi(a)'s own upper
+    end as the route hands it."""
+    A = arith(prec)
+    # exact grid points (a dyadic with at most 56 bits: both ends of A.dyadic coincide)
+    xa, xb = A.dyadic(round(a * 2**50), 50)[0], A.dyadic(round(b * 2**50), 50)[0]
+    t1 = A._ncdf_abs_point(xa)[1]
+    hi = P._phi_hi(A, t1, xa, xb)
+    with mpmath.workprec(HP):
+        ref = mpmath.ncdf(mpfr_to_mpf(xb))
+        assert mpfr_to_mpf(hi) >= ref, (a, b, prec)
+        lo, top = P._phi_iv(A, (xa, xb))
+        assert mpfr_to_mpf(lo) <= mpmath.ncdf(mpfr_to_mpf(xa)) and mpfr_to_mpf(top) >= ref
