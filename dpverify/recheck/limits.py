@@ -73,15 +73,16 @@ PLD_WIDE_UNIT_BITS = 2048
 #: the price of all the grids one PLD query (pld.*, events.*) computes, each priced before its
 #: work (recheck.pld._Meter): per step law, knots x (K + m + 32) bits x the bit length of the step
 #: count x the sides composed (1 upper, 2 lower, 3 both); beyond: exit 3 before that grid. Measured
-#: here: about 1.5e-8 .. 5e-8 CPU s a unit (more at high K). The dearest genuine certificate met,
-#: eps(1e-6) at sigma 0.8, q 0.004, T 10^4, digits 6, prices 6.9e9 (grids 2^-12, 2^-16 and both
-#: sides at 2^-17: 219 CPU s and 10.7 GB here, cut short by the default
-#: 300 s budget, exit 3); delta(1.5) at sigma 1.1, q 0.01, T 1000, digits 6,
-#: 2.2e9. A forged eps enclosure narrowed to the upper half of a genuine one (sigma 1.1, q 0.01,
-#: T 1000, delta 1e-5) climbs 2^-16, 2^-17, 2^-18 (4.1e9, about 60 CPU s) and is refused before
-#: 2^-19 (8.5e9), which alone would cost over 60 CPU s and 2 GB more. The committed certificates
-#: (certificates/, the oracle battery, format 1 and 2 fixtures) price at most 4.3e8.
-PLD_MAX_GRID_WORK = 75 * 10**8
+#: here: about 1.5e-8 .. 5e-8 CPU s a unit (more at high K). Set at 2.5e9, just above the dearest
+#: genuine certificate that verify finishes on this machine, delta(1.5) at sigma 1.1, q 0.01, T 1000,
+#: digits 6 (2.29e9, 50 CPU s, exit 0). The one dearer genuine certificate met, eps(1e-6) at sigma
+#: 0.8, q 0.004, T 10^4, digits 6, prices 6.9e9 and ran 161-219 CPU s and 10.7 GB to an exit 3 at
+#: the default 300 s budget; under this cap it is exit 3 at once, the same answer on every machine
+#: (ref43 W1: at 7.5e9 a forged eps enclosure 1e-12 wide next to the truth priced 7.1e9 and ran
+#: 329 CPU s and 8.4 GB to the clock). A forgery now stops within 2.5e9 units, about 60-120 CPU s
+#: at the high-K rates. The committed certificates (certificates/, the oracle battery, format 1
+#: and 2 fixtures) price at most 4.3e8.
+PLD_MAX_GRID_WORK = 25 * 10**8
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
