@@ -480,6 +480,13 @@ def _verify(cert: Any) -> Confirmed:
         raise MalformedCertificate(f"inputs.digits={str(digits)[:40]!r} must be an integer in [1, 10000]")
     # the producer's input ranges, one table for every kind (issue 22): exit 2 before any route
     check_input_ranges(quantity, inputs, result)
+    if quantity.startswith("events.") and "enclosure" in result and "theorems" not in result:
+        # every events writer (0.1.0 on) records the list beside an answer, which verify rebuilds from
+        # inputs.event; without it the certificate does not say what its numbers rest on (adv43 F1: a
+        # deleted list was confirmed without a word). Here, not in the events route, which the replace
+        # kinds also run on their own upper and lower results
+        raise MalformedCertificate("result.theorems: missing; an events certificate records the theorems its "
+                                   "steps cite beside its enclosure (certificate.prose.event_theorem)")
     _check_claim_fields(claim)
     recorded_verdict = _verdict_of(cert, fmt)
     enc = result.get("enclosure")
