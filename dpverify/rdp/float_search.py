@@ -193,22 +193,18 @@ def _float_cgf(curve: RdpCurve, alpha: float) -> float | None:
 
 
 def _float_eps(curve: RdpCurve, conversion: str, t: float, delta: Fraction) -> float:
-    """Uncertified conversion at alpha = 1 + t (guess only)."""
+    """Uncertified conversion at alpha = 1 + t (guess only): the curve's float form where one is
+    known (:func:`_float_cgf`), else its arb value at 64 bits."""
     f = _float_cgf(curve, 1 + t) if t > 0 else None
     if f is not None:
-        g = f / t if math.isfinite(f) else math.inf
-        if not math.isfinite(g):
-            return math.inf
-        try:
-            return _float_conversion(conversion, 1 + t, g, delta)
-        except (ValueError, OverflowError, ZeroDivisionError):
-            return math.inf
-    with working_precision(64):
-        a = arb(1) + arb(t)
-        try:
-            g = float((curve.cgf(a) / (a - 1)).mid())
-        except Exception:  # noqa: BLE001 - a guess, any failure means "skip"
-            return math.inf
+        g = f / t
+    else:
+        with working_precision(64):
+            a = arb(1) + arb(t)
+            try:
+                g = float((curve.cgf(a) / (a - 1)).mid())
+            except Exception:  # noqa: BLE001 - a guess, any failure means "skip"
+                return math.inf
     if not math.isfinite(g):
         return math.inf
     try:
