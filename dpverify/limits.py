@@ -49,6 +49,10 @@ MAX_EVENT_TREE_DEPTH = 64
 MAX_EVENT_INTEGER = 10**12
 #: a DP-SGD dataset size N (TF-Privacy style schedules, fixed batches, shuffling)
 MAX_DATASET_SIZE = 10**12
+#: epochs of a shuffled schedule (each a power of the class polynomial: work bounded before it starts)
+MAX_SHUFFLE_EPOCHS = 100_000
+#: epochs of a balls-in-bins schedule (each epoch re-allocates independently; AFA Thm 10 composes them)
+MAX_BINS_EPOCHS = 10_000
 #: atoms of the finite pair of one discrete event (discrete Laplace: sensitivity + 1; discrete
 #: Gaussian: about 50 sigma + sensitivity), each a certified mass discretised on every grid: a
 #: discrete Laplace of sensitivity 10^6 ran 20 CPU s and 1 GB past a 5 s budget before its first grid

@@ -24,7 +24,8 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
 from ..errors import MalformedCertificate
-from ..limits import MAX_ACCURACY_DIGITS, MAX_DATASET_SIZE, MAX_EPS_H, MAX_EVENT_INTEGER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER
+from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS_H, MAX_EVENT_INTEGER,
+                      MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
 __all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
@@ -123,7 +124,7 @@ _ACCURACY = (Range(1, True, MAX_ACCURACY_DIGITS, True, integer=True), "compose -
 
 
 def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
-             rate: bool = False, sizes: bool = False) -> dict[str, dict[str, Row]]:
+             rate: bool = False, sizes: bool = False, epochs: "int | None" = None) -> dict[str, dict[str, Row]]:
     """The rows of PREFIX.epsilon / .delta / .claim; ``eps_cap``: the largest eps at which the route
     evaluates a delta curve (the claim's too when ``claim_cap``: events.* decide a claim at its eps)."""
     eps: Row = _EPS if eps_cap is None else (Range(0, True, eps_cap, True), "audit dpsgd --eps")
@@ -134,6 +135,8 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
     if sizes:  # the epoch schedules (shuffled batches, balls in bins): N records in batches of B <= N
         base["dataset_size"] = (Range(1, True, MAX_DATASET_SIZE, True, integer=True), "audit dpsgd --dataset-size")
         base["batch_size"] = (Range(1, True, "dataset_size", True, integer=True), "audit dpsgd --batch-size")
+    if epochs is not None:  # each epoch's work is bounded by the route's own cap
+        base["epochs"] = (Range(1, True, epochs, True, integer=True), "audit dpsgd --epochs")
     return {f"{prefix}.epsilon": {**base, "delta": _DELTA},
             f"{prefix}.delta": {**base, "eps": eps},
             f"{prefix}.claim": {**base, "claimed_eps": claimed, "delta": _DELTA}}
@@ -146,8 +149,8 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     **_sampled("replace", eps_cap=REPLACE_MAX_EPS, rate=True),
     **{k: {key: v for key, v in rows.items() if key != "noise_multiplier"}
        for k, rows in _sampled("events", eps_cap=EVENT_MAX_EPS, claim_cap=True).items()},
-    **_sampled("shuffle", sizes=True),
-    **_sampled("bins", sizes=True),
+    **_sampled("shuffle", sizes=True, epochs=MAX_SHUFFLE_EPOCHS),
+    **_sampled("bins", sizes=True, epochs=MAX_BINS_EPOCHS),
     # compose --delta D in [0, 1] (eps(delta)); --eps E any real (delta(eps))
     # (accuracy_digits: an accuracy field verify does not read, the gap is re-proved; the producer's --digits)
     "composition.eps": {"delta": (CLOSED_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},

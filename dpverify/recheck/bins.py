@@ -53,7 +53,7 @@ from typing import Any, Mapping, Optional
 
 import gmpy2
 
-from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE
+from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE, MAX_BINS_EPOCHS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .bins_plan import GRID_SLACK, keep_cap, refines
@@ -69,7 +69,6 @@ _RELATIONS = {"add-remove": ("remove", "add"), "replace-special": ("remove", "ad
 _MAX_BATCHES = 100_000
 _MAX_DEGREE = 1 << 21
 _MAX_CELLS = 1 << 16
-_MAX_EPOCHS = 10_000
 _W_BITS = 200
 
 
@@ -93,8 +92,8 @@ def _run(inputs: Mapping[str, Any]) -> dict[str, Any]:
     if n % b or not 2 <= n // b <= _MAX_BATCHES:
         raise MalformedCertificate(f"inputs.batch_size must divide dataset_size with 2 <= T <= {_MAX_BATCHES}")
     E = exact_input(inputs, "epochs")
-    if E.denominator != 1 or not 1 <= E <= _MAX_EPOCHS:
-        raise MalformedCertificate(f"inputs.epochs must be a whole number in [1, {_MAX_EPOCHS}]")
+    if E.denominator != 1 or not 1 <= E <= MAX_BINS_EPOCHS:
+        raise MalformedCertificate(f"inputs.epochs must be a whole number in [1, {MAX_BINS_EPOCHS}]")
     if inputs.get("sampling") != "balls-in-bins":
         raise MalformedCertificate(f"inputs.sampling={inputs.get('sampling')!r} (allowed: balls-in-bins)")
     rel = inputs.get("neighboring")

@@ -76,6 +76,7 @@ from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, wo
 from ..certificate.format import BINS_ONE_EPOCH_DEGREE
 from ..certificate.prose import BINS_SOURCE
 from ..errors import InvalidParameter, PrecisionExhausted
+from ..limits import MAX_BINS_EPOCHS
 from ..progress import Tick, budget_tick
 from ..relation import Relation, relation as _relation
 
@@ -86,8 +87,8 @@ __all__ = ["BinsRun", "Grid", "run", "enclose_delta", "enclose_eps", "edges", "S
 RELATIONS = (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE, Relation.REPLACE_SPECIAL)
 #: most batches per epoch accepted (the grid's degree cap T c / h must stay below MAX_DEGREE)
 MAX_BATCHES = 100_000
-#: most epochs accepted (each epoch re-allocates independently; AFA Thm 10 composes them)
-MAX_EPOCHS = 10_000
+#: most epochs accepted (limits.MAX_BINS_EPOCHS)
+MAX_EPOCHS = MAX_BINS_EPOCHS
 #: most degrees kept in a composed polynomial (work bound, checked before any product)
 MAX_DEGREE = 1 << 21
 #: masses in units 2^-UNIT_BITS

@@ -129,7 +129,7 @@ from ..ball import ball, brief_str, endpoints, lower_decimal, normal_cdf, upper_
 from ..certificate.format import SHUFFLE_MAX_MU, shuffle_mu_beyond_cap
 from ..certificate.prose import SHUFFLE_SOURCE, shuffle_pair_shifts, shuffle_relation_note
 from ..errors import InvalidParameter
-from ..limits import MAX_DATASET_SIZE
+from ..limits import MAX_DATASET_SIZE, MAX_SHUFFLE_EPOCHS
 from ..progress import Tick, budget_tick
 from ..relation import Relation, relation as _relation
 
@@ -138,8 +138,8 @@ __all__ = ["ShuffleRun", "run", "lower_eps", "lower_delta", "upper_eps", "upper_
 
 #: sampling names (CLI, JSON, certificates) -> persistent?
 SCHEMES = {"shuffle": False, "shuffle-persistent": True}
-#: the most epochs accepted (work is bounded before it starts)
-MAX_EPOCHS = 100_000
+#: the most epochs accepted (limits.MAX_SHUFFLE_EPOCHS)
+MAX_EPOCHS = MAX_SHUFFLE_EPOCHS
 #: the most composed classes (length of the E-fold class polynomial)
 MAX_CLASSES = 1 << 19
 _PREC = 256

@@ -127,7 +127,7 @@ def test_an_event_type_that_is_not_a_name_is_exit_2(tmp_path):
 
 _SCHED = ["--noise-multiplier", "{noise_multiplier}", "--sampling-rate", "{sampling_rate}", "--steps", "10"]
 _EPOCHS = ["--noise-multiplier", "{noise_multiplier}", "--dataset-size", "{dataset_size}", "--batch-size", "{batch_size}",
-           "--epochs", "2"]
+           "--epochs", "{epochs}"]
 _QUERY = {"epsilon": ["--delta", "{delta}"], "delta": ["--eps", "{eps}"],
           "claim": ["--delta", "{delta}", "--claimed-eps", "{claimed_eps}"]}
 #: kind -> the producer's command line that writes it, with each row's key as a placeholder
@@ -154,7 +154,7 @@ PRODUCER: dict[str, list[str]] = {
                        "--margin", "{margin}"],
 }
 #: an in-range value of every placeholder (the producer answers each of these quickly)
-GOOD = {"accuracy_digits": "6", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
+GOOD = {"accuracy_digits": "6", "epochs": "2", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
 NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h")}
