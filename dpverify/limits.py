@@ -28,6 +28,10 @@ MAX_NUMBER_CHARS = 1000
 MAX_DECIMAL_EXPONENT = 3000
 #: requested relative accuracy 10^-digits: the largest digits accepted anywhere
 MAX_ACCURACY_DIGITS = 300
+#: a PLD answer whose certified width is within this factor of the requested one ("narrowly
+#: missed", when a static cap stops the refinement) is returned with ``result.note`` saying so;
+#: verify allows that width on a certificate that carries the note
+NARROW_FACTOR = 10
 #: precision (bits) up to which a quantity is refined before PrecisionExhausted
 DEFAULT_MAX_BITS = 1 << 16
 

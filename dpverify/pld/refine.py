@@ -40,7 +40,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..ball import arb_to_fraction, ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
-from ..limits import DEFAULT_TIME_BUDGET_SECONDS
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS, NARROW_FACTOR
 from .compose import compose
 from .convolve import mul_count
 from .discretise import discretise, grid_range
@@ -219,9 +219,6 @@ _TAIL_LOG_DELTA = -600.0
 #: confirmed: the unplanned unit's 160 bits and a margin
 UNCHECKED_UNIT_BITS = 200
 
-#: A width within this factor of the requested one counts as "narrowly
-#: missed": the best enclosure is returned with a note (unless strict).
-NARROW_FACTOR = 10.0
 
 #: After a level, the next one follows the model "relative width ~ c h^2"
 #: (the connect-the-dots and bucket errors are second order in h per step;

@@ -84,7 +84,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
 from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
-from ..certificate.format import FORMAT_1, check_schema, compute_digest
+from ..certificate.format import FORMAT_1, NARROW_FACTOR, check_schema, compute_digest
 from ..certificate.comments import check_comments
 from ..certificate.ranges import check_input_ranges
 from ..certificate.prose import check_quantity, check_statement, check_theorems
@@ -494,7 +494,7 @@ def _verify(cert: Any) -> Confirmed:
         raise MalformedCertificate("result has neither an enclosure nor a verdict")
     recorded = enclosure_of(enc, "result.enclosure", 60) if enc is not None else None
     if recorded is not None and digits is not None:
-        _check_width(recorded, digits, enc)
+        _check_width(recorded, digits, enc, "note" in result)
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
     kinds.require_format(kind, fmt)
     kinds.check_result_keys(kind, result)
@@ -625,17 +625,22 @@ def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Rech
     return again
 
 
-def _check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any]) -> None:
+def _check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any], noted: bool = False) -> None:
     """``inputs.digits`` can only refuse: an enclosure wider than the accuracy
-    it records is not what it says it is."""
+    it records is not what it says it is. A certificate with ``result.note`` may be up to
+    NARROW_FACTOR wider: the producer writes a narrowly missed accuracy so, saying so in the note
+    (ref43 P0: such a genuine certificate was refused, exit 1). Width is never what makes an
+    enclosure true; the route re-proves that it contains the value."""
     lo, hi = recorded
     if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
         return
     with mpmath.workdps(60):
         scale = min(abs(lo), abs(hi)) if lo * hi > 0 else mpf(1)
-        if hi - lo > mpf(10) ** (-min(digits, 10**4)) * scale * (1 + mpf(10) ** -6):
+        allowed = mpf(10) ** (-min(digits, 10**4)) * (NARROW_FACTOR if noted else 1)
+        if hi - lo > allowed * scale * (1 + mpf(10) ** -6):
             raise CertificateRejected(
                 f"the enclosure [{enc['lo']}, {enc['hi']}] is wider than its recorded accuracy 1e-{digits}"
+                + (f" (x {NARROW_FACTOR}, the narrowly missed width its note states)" if noted else "")
             )
 
 
