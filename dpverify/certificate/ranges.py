@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
-from ..errors import MalformedCertificate
+from ..errors import InvalidParameter, MalformedCertificate
 from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS_H, MAX_EVENT_INTEGER,
                       MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
+from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
 __all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
@@ -193,21 +194,19 @@ def _infinite(v: Any) -> bool:
 
 
 def exact_number(v: Any) -> "Optional[Fraction]":
-    """An input number (a JSON integer or an exact decimal / a/b string) as a Fraction, or None
-    when it is not one (the route refuses it by its own reader). Texts over 1000 characters and
-    decimal exponents beyond +-3000 are not expanded (None): ``recheck.limits`` refuses them."""
+    """An input number (a JSON integer, or a text in the producer's one grammar,
+    :func:`dpverify.numtext.read_exact_text`) as a Fraction, or None when it is not one (the
+    route refuses it by its own reader; texts over MAX_NUMBER_CHARS characters or with decimal
+    exponents beyond +-MAX_DECIMAL_EXPONENT are not expanded: ``recheck.limits`` refuses them)."""
     if isinstance(v, bool):
         return None
     if isinstance(v, int):
         return Fraction(v)
-    if not isinstance(v, str) or len(v) > 1000:
+    if not isinstance(v, str):
         return None
     try:
-        _, _, exp = v.lower().partition("e")
-        if exp and abs(int(exp)) > 3000:
-            return None
-        return Fraction(v)
-    except (ValueError, ZeroDivisionError):
+        return read_exact_text(v, "input")
+    except InvalidParameter:
         return None
 
 
