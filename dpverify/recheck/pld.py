@@ -901,13 +901,26 @@ class _Meter:
     depend on what was verified before it in the same process. No clock: the same certificate
     reaches the cap at the same grid on every machine."""
 
-    __slots__ = ("spent",)
+    __slots__ = ("upper", "lower")
 
     def __init__(self) -> None:
-        self.spent = 0
+        self.upper = 0
+        self.lower = 0
 
-    def charge(self, units: int, m: int) -> None:
-        self.spent += units
+    @property
+    def spent(self) -> int:
+        return self.upper + self.lower
+
+    def charge(self, units: int, m: int, sides: str) -> None:
+        """``units`` of work a side (upper 1; lower 2: its P and Q), kept apart per side so that a
+        remembered "both" grid replays exactly what a fresh one-sided grid would charge (ref43 D1:
+        an upper-only event tree composes its main pair upper and its realised lower pair lower, so
+        a third of the "both" total was not what either side had cost)."""
+        self.replay(units if sides != "lower" else 0, 2 * units if sides != "upper" else 0, m)
+
+    def replay(self, upper: int, lower: int, m: int) -> None:
+        self.upper += upper
+        self.lower += lower
         if self.spent > PLD_MAX_GRID_WORK:
             raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
                            "knots x bits x log2 steps x sides for one query, priced before each grid): not "
@@ -916,7 +929,6 @@ class _Meter:
 
 #: the :class:`_Meter` of the re-derivation in progress (None: nothing is priced)
 _METER: ContextVar = ContextVar("pld_meter", default=None)
-_SIDE_WEIGHT = {"upper": 1, "lower": 2, "both": 3}
 
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
@@ -948,8 +960,8 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     d = max(0, min(upper_drop, K - 1))
     Ku = K - d
     meter = _METER.get()
-    weight = sum(T for _, T in events).bit_length() * _SIDE_WEIGHT[sides]
-    price = None if meter is None else (lambda knots, bits: meter.charge(knots * bits * weight, m))
+    weight = sum(T for _, T in events).bit_length()
+    price = None if meter is None else (lambda knots, bits: meter.charge(knots * bits * weight, m, sides))
     steps = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
@@ -1642,17 +1654,18 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
         meter = _METER.get()
         for s in (sides, "both"):  # a "both" result serves either side
             if (key, s) in memo:
-                out, unit = memo[(key, s)]
-                if meter is not None:  # priced as if computed here (:class:`_Meter`): the side weight is linear
-                    meter.charge(unit * _SIDE_WEIGHT[sides], m)
+                out, (up, low) = memo[(key, s)]
+                if meter is not None:  # priced as if computed here (:class:`_Meter`), side by side
+                    meter.replay(up if sides != "lower" else 0, low if sides != "upper" else 0, m)
                 return out
         token = _EPS_FLOOR.set(None if floor is None else (direction, floor))
-        spent = meter.spent if meter is not None else 0
+        before = (meter.upper, meter.lower) if meter is not None else (0, 0)
         try:
             out = bounds(inputs, kind, target, scale, hint, m, sides, direction)
         finally:
             _EPS_FLOOR.reset(token)
-        memo[(key, sides)] = (out, ((meter.spent - spent) // _SIDE_WEIGHT[sides]) if meter is not None else 0)
+        memo[(key, sides)] = (out, (meter.upper - before[0], meter.lower - before[1]) if meter is not None
+                                   else (0, 0))
         if len(memo) > 256:
             memo.pop(next(iter(memo)))
         return out

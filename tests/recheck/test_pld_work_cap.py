@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -19,6 +21,7 @@ from dpverify.errors import CouldNotReprove
 from dpverify.recheck import pld as P
 from dpverify.recheck.limits import PLD_MAX_GRID_WORK
 
+FORMAT2 = Path(__file__).resolve().parents[1] / "certificate" / "format2"
 INPUTS = {"noise_multiplier": "1.1", "sampling_rate": "0.01", "steps": 50, "neighboring": "add-remove", "eps": "1"}
 
 
@@ -38,15 +41,32 @@ def _query(sides: str):
     return (INPUTS, "delta", E, mpmath.mpf("1e-3"), E, 9, sides, "remove")
 
 
-@pytest.mark.parametrize("sides", ["upper", "lower"])
-def test_a_remembered_grid_is_charged_what_a_fresh_one_is(sides: str) -> None:
+def _check_replay(bounds, query) -> None:
+    """A "both" grid costs what its two sides cost afresh, and serves either side for exactly
+    that side's fresh price."""
     with mpmath.workdps(40):
-        fresh = _priced(P._remembered(P._bounds), *_query(sides))
-        both = P._remembered(P._bounds)
-        first = _priced(both, *_query("both"))
-        again = _priced(both, *_query(sides))  # served by the "both" result
-    assert fresh > 0 and again == fresh
-    assert first == 3 * (fresh // P._SIDE_WEIGHT[sides])
+        fresh = {s: _priced(P._remembered(bounds), *query(s)) for s in ("upper", "lower")}
+        for sides in ("upper", "lower"):
+            both = P._remembered(bounds)
+            first = _priced(both, *query("both"))
+            again = _priced(both, *query(sides))  # served by the "both" result
+            assert fresh[sides] > 0 and again == fresh[sides], (sides, again, fresh)
+            assert first == fresh["upper"] + fresh["lower"]
+
+
+def test_a_remembered_grid_is_charged_what_a_fresh_one_is() -> None:
+    _check_replay(P._bounds, _query)
+
+
+def test_a_remembered_upper_only_event_tree_is_charged_what_a_fresh_one_is() -> None:
+    """ref43 D1: an upper-only event tree (sampling without replacement under replace-one) composes
+    its main pair as "upper" and its realised lower pair as "lower", so its "both" total is not three
+    equal thirds; replaying a third of it charged a history-dependent price."""
+    from dpverify.recheck import events as E
+
+    c = json.loads((FORMAT2 / "events-epsilon-wor.json").read_text())
+    D = mpmath.mpf(c["inputs"]["delta"])
+    _check_replay(E._bounds, lambda sides: (c["inputs"], "eps", D, D, mpmath.mpf(0), 8, sides, None))
 
 
 def test_the_price_is_knots_times_bits_times_log_steps_times_sides() -> None:
@@ -55,13 +75,13 @@ def test_the_price_is_knots_times_bits_times_log_steps_times_sides() -> None:
         K, tau, _ = P._units(mpmath.mpf("1e-3"), E, 50)
         spent = _priced(P._remembered(P._bounds), *_query("both"))
         (off, up, _), _ = P._discretise(P.gauss_tails(Fraction(11, 10), Fraction(1, 100), "remove"), K, tau, 9)
-    # the range's knots (the upper masses: one per knot), the masses' bits, 50 < 2^6, both sides
+    # the range's knots (the upper masses: one per knot), the masses' bits, 50 < 2^6, both sides (1 + 2)
     assert spent == len(up) * (K + 9 + 32) * 6 * 3
 
 
 def test_a_grid_past_the_cap_is_refused_before_its_work() -> None:
     meter = P._Meter()
-    meter.spent = PLD_MAX_GRID_WORK - 1000  # the grids before it spent all but a little of the cap
+    meter.upper = PLD_MAX_GRID_WORK - 1000  # the grids before it spent all but a little of the cap
     token = P._METER.set(meter)
     try:
         with mpmath.workdps(40), pytest.raises(CouldNotReprove, match="work cap"):
