@@ -1701,6 +1701,12 @@ def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:
     return e
 
 
+#: the largest recorded eps that sizes the unit of a direction's first grid (:func:`register_queries`):
+#: 64 adds about 92 bits to it; a genuine eps above it (eps(1e-300) = 79 at sigma 1, T = 100) gets
+#: its own bits from the next grid on, and its first grid's upper end is as tight either way
+_EPS_HINT_PROBE = mpf(64)
+
+
 def _delta_input(inputs: Mapping[str, Any]) -> tuple[mpf, Fraction]:
     """(``inputs.delta`` at the working precision, exactly): the producer's range (0, 1), exit 2
     otherwise, read on the rounded value as the queries use it."""
@@ -1736,7 +1742,12 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
             def make(res: Mapping[str, Any]) -> Callable:
                 hint = _recorded_hi(res, mpf(0))
                 h = hint if mpmath.isfinite(hint) else mpf(0)
-                return lambda m, sides, d, floor: bounds(inputs, "eps", D, D, h, m, sides, d, floor)
+                # until a grid has proved a lower end of this direction (floor -inf), the recorded
+                # end sizes the unit only up to _EPS_HINT_PROBE: an absurd one (adv43 F3: [1e6, 1e6 + 1]
+                # for a true 1.515 asked for 3016-bit masses, exit 3 at the work cap) is refuted by the
+                # first grid, whose upper end needs no bits of e^eps (the upper pair has no Q)
+                return lambda m, sides, d, floor: bounds(
+                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor)
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             return _as_recheck(lo, hi, details=each(make, inputs, result))

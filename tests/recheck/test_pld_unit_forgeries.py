@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from ..certs import outcome, reseal
+from ..certs import outcome, reseal, reword
 
 FIXTURES = Path(__file__).parents[1] / "certificate" / "format2"
 
@@ -58,3 +58,17 @@ def test_a_flipped_pld_claim_is_refused() -> None:
     assert cert["result"]["verdict"] == "holds"
     cert["result"]["verdict"] = "fails"
     assert outcome(reseal(cert)) in (1, 2)
+
+
+
+@pytest.mark.parametrize("lo", [10**6, 10**100])
+def test_an_absurd_eps_enclosure_is_refused_as_false(lo: int) -> None:
+    """adv43 F3: the recorded upper end is a hint that sizes the mass unit (about 1.44 bits per unit
+    of eps, for Q-masses e^-eps below their P-masses). [10^6, 10^6 + 1] for a true eps(1e-5) of
+    1.5154 (sigma 1.1, q 0.01, T = 1000) asked for 3016-bit masses and stopped at the work cap
+    (exit 3). The first grid now sizes its unit by at most 64 of it, and its upper end (the upper
+    pair has no Q-masses) excludes the recorded enclosure: false, exit 1."""
+    cert = _load("pld-epsilon")
+    cert["inputs"].update(noise_multiplier="1.1", sampling_rate="0.01", steps=1000, digits=1)
+    cert["result"].update(grid="2^-15", enclosure={"lo": str(lo), "hi": str(lo + 1)}, relative_width=f"{1 / lo:.3g}")
+    assert outcome(reseal(reword(cert))) == 1
