@@ -304,3 +304,35 @@ def test_a_remote_cache_entry_above_the_cap_is_not_read(tmp_path, grid):
     assert (again["cache_hits"], again["computed"]) == (0, 2)
     assert certs(tmp_path / "b") == certs(tmp_path / "a")
     fs.rm(root, recursive=True)
+
+
+def test_a_rerun_keeps_its_heatmap_and_redraws_a_changed_one(tmp_path, capsys):
+    """The heatmap records a digest of what it is drawn from in a PNG text chunk (read back here by
+    Pillow, matplotlib's own PNG writer, not by dpverify's reader). A re-run served from the cache
+    leaves the file as it is, without importing matplotlib (a second process, so that this one's
+    imports do not count); a new title, or a file that records another digest, is drawn again."""
+    from PIL import Image
+
+    grid, out, cache = tmp_path / "g.toml", tmp_path / "o", tmp_path / "cache"
+    grid.write_text(GRID + '[heatmap]\nx = "noise_multiplier"\ny = "steps"\ntitle = "one"\n')
+    sweep(grid, out, cache, "--workers", "1")
+    png = out / "heatmap.png"
+    first = png.read_bytes()
+    key = Image.open(png).text["dpverify-heatmap"]
+    assert len(key) == 64
+    code = ("import sys; from dpverify.cli import main; "
+            f"rc = main(['sweep', {str(grid)!r}, '--workers', '1', '--out', {str(out)!r}, '--cache', {str(cache)!r}]); "
+            "print(rc, 'matplotlib' in sys.modules)")
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split()[-2:] == ["0", "False"], run.stdout + run.stderr
+    assert png.read_bytes() == first
+    grid.write_text(GRID + '[heatmap]\nx = "noise_multiplier"\ny = "steps"\ntitle = "two"\n')
+    assert sweep(grid, out, cache, "--workers", "1")["cache_hits"] == 2
+    assert png.read_bytes() != first and Image.open(png).text["dpverify-heatmap"] != key
+    other = png.read_bytes()
+    grid.write_text(GRID + '[heatmap]\nx = "noise_multiplier"\ny = "steps"\ntitle = "one"\n')
+    sweep(grid, out, cache, "--workers", "1")  # the file there records "two": drawn again, as the first
+    assert png.read_bytes() == first != other
