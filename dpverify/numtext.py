@@ -17,11 +17,12 @@ from fractions import Fraction
 from .errors import InvalidParameter
 from .limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
 
-__all__ = ["DECIMAL", "clip", "read_exact_text"]
+__all__ = ["DECIMAL", "FRACTION", "clip", "read_exact_text"]
 
 #: a decimal text; group 1 is its exponent
 DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
-_FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
+#: a fraction text a/b; groups 1 and 2 are its numerator and denominator
+FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
 
 
 def clip(text: str, n: int = 60) -> str:
@@ -42,7 +43,7 @@ def read_exact_text(value: str, name: str) -> Fraction:
             raise InvalidParameter(
                 name, f"{name}={clip(value)!r}: decimal exponent must be within +-{MAX_DECIMAL_EXPONENT}")
         return Fraction(text)
-    m = _FRACTION.fullmatch(text)
+    m = FRACTION.fullmatch(text)
     if m:
         if int(m.group(2)) == 0:
             raise InvalidParameter(name, f"{name}={clip(value)!r} has a zero denominator")

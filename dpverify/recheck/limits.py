@@ -33,6 +33,7 @@ from typing import Any, Mapping
 from ..certificate.format import (BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE, EVENT_MAX_LEAVES, EXPR_ALLOWED, EXPR_FUNCS,
                                   EXPR_NAMES, GDP_CELL_WORK_CAP, MAX_EVENT_ATOMS, REPLACE_MAX_EPS)
 from ..errors import MalformedCertificate
+from ..numtext import DECIMAL, FRACTION
 
 __all__ = ["check_work", "check_number_text", "check_expression", "guard_exponent", "CAPS_TEXT",
            "MAX_NUMBER_CHARS", "MAX_INPUT_EXPONENT", "MAX_EXPR_CHARS", "MAX_EXPR_NODES", "MAX_EXPR_DEPTH",
@@ -106,8 +107,8 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              f"per step (beyond: exit 3); PLD grids up to {PLD_MAX_GRID_WORK:.2g} knots x bits x log2 steps x sides "
              "for one query, priced before each grid (beyond: exit 3)")
 
-_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
-_FRACTION = re.compile(r"[-+]?\d+/[-+]?\d+")
+# the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)
+_NUMBER, _FRACTION = DECIMAL, FRACTION
 _EXPONENT = re.compile(r"[eE]([-+]?\d+)$")
 
 
