@@ -39,9 +39,11 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional, Union
 
 from ..errors import CertificateRejected
+from ..limits import NARROW_FACTOR
 from .prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS, _value
 
-__all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "check_comments", "pinned", "COMMENT_FIELDS"]
+__all__ = ["REASONS", "claim_reason", "bracket_reason", "registry_reason", "check_comments", "pinned", "COMMENT_FIELDS",
+           "NARROW_NOTE_KINDS", "narrow_note", "narrowly_missed"]
 
 Number = Union[Fraction, float]  # float only for +-inf
 
@@ -232,3 +234,34 @@ def check_comments(kind: str, comments: tuple[str, ...], inputs: Mapping[str, An
             continue
         named.append(f"result.{path}")
     return [f"{', '.join(named)} (the writer's text)"] if named else []
+
+
+#: the kinds whose writer may return an enclosure that narrowly missed its digits (a static cap
+#: stopped the PLD refinement within NARROW_FACTOR of the width asked: pld/refine.py), saying so in
+#: ``result.note`` by :func:`narrow_note`
+NARROW_NOTE_KINDS = frozenset({"pld.epsilon", "pld.delta", "events.epsilon", "events.delta"})
+_NARROW = re.compile(r"the requested relative width (\S+) was not reached \((.+)\); "
+                     r"this certified enclosure has relative width (\S+)", re.S)
+
+
+def narrow_note(asked: float, why: str, got: float) -> str:
+    """The note of an enclosure of relative width ``got`` returned for ``asked`` (``why``: the cap)."""
+    return (f"the requested relative width {asked:g} was not reached ({why}); "
+            f"this certified enclosure has relative width {got:.3g}")
+
+
+def narrowly_missed(quantity: str, note: Any, digits: int) -> bool:
+    """Whether ``note`` is :func:`narrow_note` for the width 10^-digits on a kind whose writer states
+    it, with a width within NARROW_FACTOR of it: only then may ``verify`` take the enclosure up to
+    NARROW_FACTOR wider than its digits (adv44 N1: any note, even an empty one, on any kind had
+    that allowance). The width itself is still measured on the recorded ends."""
+    if quantity not in NARROW_NOTE_KINDS or not isinstance(note, str) or len(note) > 2000:
+        return False
+    m = _NARROW.fullmatch(note)
+    if m is None or m.group(1) != f"{10.0 ** -digits:g}":
+        return False
+    try:
+        got = float(m.group(3))
+    except ValueError:
+        return False
+    return math.isfinite(got) and 0 <= got <= NARROW_FACTOR * 10.0 ** -digits

@@ -313,9 +313,12 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
         res = refine_query(p.steps(), p.directions, kind=kind,
                            target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
                            decide=decide, delta_scale=delta_scale, progress=progress, afford_length=afford_length)
-    # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why
-    note = support_note(res)
-    details: dict = {**({"note": note} if note else {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}"}),
+    # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why; a grid
+    # answer that narrowly missed its width says so (res.note, as pld.* certificates do), or verify
+    # refuses it as wider than its digits
+    support = support_note(res)
+    details: dict = {**({"note": support} if support else {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}"}),
+                     **({"note": res.note} if res.note and not support else {}),
                      "directions": {k: [None if v is None else float(v) for v in lh]
                                     for k, lh in res.directions.items()}}
     enc = _enc(res.lo, res.hi, d, res.K)

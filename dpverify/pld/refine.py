@@ -40,6 +40,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..ball import arb_to_fraction, ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
+from ..certificate.comments import narrow_note
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, NARROW_FACTOR
 from .compose import compose
 from .convolve import mul_count
@@ -436,8 +437,7 @@ def refine_query(
             return finish()  # the width asked was met; only the cheap tightening stopped short
         if (not timed and prev is not None and rel is not None and rel <= NARROW_FACTOR * rel_width
                 and not strict_width and decide is None):
-            return finish(f"the requested relative width {rel_width:g} was not reached ({why}); "
-                          f"this certified enclosure has relative width {rel:.3g}")
+            return finish(narrow_note(rel_width, why, rel))
         raise _budget_fail(what, lo_all, hi_all, prev["m"] if prev else None, why, timed)
 
     while True:

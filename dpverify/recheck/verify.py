@@ -85,7 +85,7 @@ from . import kinds, limits, relations
 from .core import exact_enclosure, mpf_to_fraction
 from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
 from ..certificate.format import FORMAT_1, NARROW_FACTOR, check_schema, compute_digest
-from ..certificate.comments import check_comments
+from ..certificate.comments import check_comments, narrowly_missed
 from ..certificate.ranges import check_input_ranges
 from ..certificate.prose import check_quantity, check_statement, check_theorems
 
@@ -494,7 +494,7 @@ def _verify(cert: Any) -> Confirmed:
         raise MalformedCertificate("result has neither an enclosure nor a verdict")
     recorded = enclosure_of(enc, "result.enclosure", 60) if enc is not None else None
     if recorded is not None and digits is not None:
-        _check_width(recorded, digits, enc, "note" in result)
+        _check_width(recorded, digits, enc, narrowly_missed(quantity, result.get("note"), digits))
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
     kinds.require_format(kind, fmt)
     kinds.check_result_keys(kind, result)
@@ -627,9 +627,10 @@ def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Rech
 
 def _check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any], noted: bool = False) -> None:
     """``inputs.digits`` can only refuse: an enclosure wider than the accuracy
-    it records is not what it says it is. A certificate with ``result.note`` may be up to
-    NARROW_FACTOR wider: the producer writes a narrowly missed accuracy so, saying so in the note
-    (ref43 P0: such a genuine certificate was refused, exit 1). Width is never what makes an
+    it records is not what it says it is. One whose ``result.note`` is the writer's narrow-miss
+    sentence (``noted``: :func:`dpverify.certificate.comments.narrowly_missed`) may be up to
+    NARROW_FACTOR wider: the producer writes a narrowly missed accuracy so (ref43 P0: such a
+    genuine certificate was refused, exit 1). Width is never what makes an
     enclosure true; the route re-proves that it contains the value."""
     lo, hi = recorded
     if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
