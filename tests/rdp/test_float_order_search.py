@@ -46,3 +46,37 @@ def test_a_tiny_sampling_rate_is_answered():
     direct = (10 * float_log_a(a, Fraction(1, 10**15), 1.0) + math.log(10**5)) / (a - 1)
     hi = float(ans.enclosure.hi.upper())
     assert 0 < hi and abs(direct - hi) <= 1e-7 * hi, (direct, hi)
+
+
+def test_the_float_form_stops_at_the_certified_order_cap():
+    """adv44 R2: past MAX_SUBSAMPLED_ORDER the certified route refuses every order, but the float form
+    summed about alpha terms an order, and the scan walked on to alpha ~ sigma^2 log(1/q) (5e12 at
+    sigma 1e6): minutes, where the arb proposal used to refuse at once. The float form now declines
+    there (None: the arb route proposes, and refuses)."""
+    from dpverify.limits import MAX_SUBSAMPLED_ORDER
+    from dpverify.rdp.float_search import _float_cgf
+
+    curve = SG.SubsampledGaussianCurve(Fraction(100), Fraction(1, 100))
+    assert _float_cgf(curve, float(MAX_SUBSAMPLED_ORDER)) is not None  # at the cap: still proposed
+    assert _float_cgf(curve, 2.0 * MAX_SUBSAMPLED_ORDER) is None
+
+
+def test_a_series_that_does_not_settle_is_no_proposal():
+    """adv44 R3: at orders near 1 and q = 0.9 the series does not settle within its term cap and the
+    float form returned NaN, which the scan read as an infinite eps (a blind proposal). It is None
+    now: the arb route at 64 bits proposes there, as it did before the float form."""
+    from dpverify.rdp.float_search import _float_cgf
+
+    curve = SG.SubsampledGaussianCurve(Fraction(7, 10), Fraction(9, 10))
+    v = _float_cgf(curve, 1.1)
+    assert v is None or v == v  # never NaN
+
+
+def test_a_huge_noise_multiplier_is_refused_at_the_order_cap(capsys):
+    """sigma 1e6, q 0.01, one step: the infimum over orders lies far past the certified cap, so the
+    answer is exit 3 naming the cap (a 60 s budget: before the fix this was the clock's exit 3)."""
+    from dpverify.cli import main
+
+    assert main(["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1e6",
+                 "--sampling-rate", "0.01", "--steps", "1", "--delta", "1e-5", "--time-budget", "60"]) == 3
+    assert "orders <= 20000 only" in capsys.readouterr().err
