@@ -92,3 +92,23 @@ def test_a_grid_past_the_cap_is_refused_before_its_work() -> None:
     with mpmath.workdps(40):
         price = _priced(P._remembered(P._bounds), *_query("both"))
     assert meter.spent == PLD_MAX_GRID_WORK - 1000 + price
+
+
+def test_the_drop_keeps_the_trims_working() -> None:
+    """A product rounds every coefficient up to a whole unit, so its far tail is a run of one-unit
+    masses about a factor long; a trim removes them only within its budget. With the upper pair's
+    unit two bits coarser the budget fell below a step's knots (sigma 1.1, q 0.01, T = 1024, digits 6
+    on 2^-17: 367,622 units against 530,000 knots) and each squaring kept half a length more: base^64
+    had 10.7 million knots. Here the same shape at 2^-10: a budget of 3 step lengths, which a drop of
+    2 cuts to 3/4 of one. The drop is now taken only while the budget stays twice a step's knots, and
+    the 1024-fold power stays within three step lengths, as with no drop at all."""
+    tails = P.gauss_tails(Fraction(11, 10), Fraction(1, 100), "remove")
+    events = [(lambda d: (tails, mpmath.mpf(0)), 1024)]
+    with mpmath.workdps(40):
+        K, tau, _ = P._units(mpmath.mpf("1e-5"), mpmath.mpf(1), 1024)
+        (_, one, _), _ = P._discretise(tails, K, tau, 10)
+        budget = 3 * len(one)
+        assert P._drop_within_budget(2, budget, len(one)) == 0 and P._drop_within_budget(2, 8 * len(one), len(one)) == 2
+        U, _ = P._compose(events, "remove", K, tau, budget, 10, "upper", upper_drop=2)
+        U0, _ = P._compose(events, "remove", K, tau, budget, 10, "upper", upper_drop=0)
+    assert len(U[1]) == len(U0[1]) < 3 * len(one)
