@@ -8,7 +8,8 @@ recheck/fourier.py, whose error the module proves), ``dpverify.errors``,
 ``dpverify._version``, ``dpverify.files``, ``dpverify.certificate.format``,
 ``dpverify.certificate.prose`` (the statement templates, stdlib only), ``dpverify.certificate.comments``
 (the writers' reason forms, stdlib only), ``dpverify.certificate.ranges`` (the producer's input ranges,
-stdlib only) and the package itself.
+stdlib only), ``dpverify.numtext`` (the producer's one number grammar, stdlib only: an input read any
+other way escaped the range table, adv44 H1) and the package itself.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ RECHECK = Path(dpverify.recheck.__file__).parent
 THIRD_PARTY = {"mpmath", "gmpy2", "jsonschema", "numpy"}
 DPVERIFY_ALLOWED = {"dpverify.errors", "dpverify._version", "dpverify.files", "dpverify.certificate.format",
                     "dpverify.certificate.prose", "dpverify.certificate.comments", "dpverify.certificate.ranges",
-                    "dpverify.recheck"}
+                    "dpverify.numtext", "dpverify.recheck"}
 MODULES = sorted(RECHECK.glob("*.py"))
 
 
