@@ -80,3 +80,30 @@ def test_a_huge_noise_multiplier_is_refused_at_the_order_cap(capsys):
     assert main(["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1e6",
                  "--sampling-rate", "0.01", "--steps", "1", "--delta", "1e-5", "--time-budget", "60"]) == 3
     assert "orders <= 20000 only" in capsys.readouterr().err
+
+
+def test_many_steps_near_order_one_are_answered():
+    """adv44 R4: at 10^9 steps (sigma 1, q 0.01) the best order is 1.0116, where log A_alpha is about
+    1e-6 and the float form's log-sum of O(1) terms errs by about 1e-16: its proposal was noisy at the
+    1e-10 level the proof of the infimum needs, and the query ran to its budget (exit 3). Such small
+    values are proposed by the arb route again. The upper end is checked against eps(alpha*) at the
+    recorded order, T log A / (alpha - 1) + log(1/delta) / (alpha - 1), with log A by mpmath's
+    quadrature of E_{z ~ N(0, 1)}[(1 - q + q e^{(2z - 1)/2})^alpha] at 50 digits (an independent
+    route): the infimum is at most the value at any order, and at alpha* it is within the width."""
+    import mpmath
+
+    from dpverify.rdp.composition import compose
+
+    T, q = 10**9, Fraction(1, 100)
+    curve = compose([SG.SubsampledGaussianCurve(Fraction(1), q)], [T])
+    ans = rdp_epsilon(curve, Fraction(1, 10**5), "classic", digits=10, time_budget=120)
+    lo, hi = float(ans.enclosure.lo.lower()), float(ans.enclosure.hi.upper())
+    with mpmath.workdps(50):
+        a = mpmath.mpf(ans.alpha.numerator) / ans.alpha.denominator if isinstance(ans.alpha, Fraction) \
+            else mpmath.mpf(str(ans.alpha))
+        qq = mpmath.mpf(1) / 100
+        f = lambda z: mpmath.npdf(z) * (1 - qq + qq * mpmath.exp((2 * z - 1) / 2)) ** a
+        log_a = mpmath.log(mpmath.quad(f, [-mpmath.inf, -10, 0, 10, 40, mpmath.inf]))
+        direct = float((T * log_a + mpmath.log(10**5)) / (a - 1))
+    assert lo <= hi <= direct * (1 + 1e-9), (lo, hi, direct)
+    assert abs(direct - hi) <= 1e-8 * hi, (direct, hi)
