@@ -1519,5 +1519,48 @@ def _pld_tail(inner: Any, kind: str) -> Any:
     return recheck
 
 
+def _tv_upper(leaves: "list | None", rel: str) -> "Fraction | None":
+    """An exact upper bound of delta(0) of a schedule of Gaussian leaves (kind, noise multiplier z,
+    sampling rate q, times) under add, remove or add-remove, or None.
+
+    delta(0) = sup_S P(S) - Q(S) is the total variation distance, which is subadditive over a
+    composition: TV(P_1 x ... x P_T, Q_1 x ... x Q_T) <= sum_i TV(P_i, Q_i) (change one coordinate
+    at a time). A Poisson-subsampled Gaussian step's pair in either direction differs by
+    q (N(1, z^2) - N(0, z^2)) (the other component is shared), so its TV is
+    q (2 Phi(1 / (2 z)) - 1) = 2 q int_0^{1/(2z)} phi <= q phi(0) / z < (2/5) q / z
+    (phi(0) = 1 / sqrt(2 pi) = 0.3989...)."""
+    if leaves is None or rel not in ("add-remove", "add", "remove"):
+        return None
+    total = Fraction(0)
+    for t, z, q, times in leaves:
+        if t != "gaussian" or z <= 0:
+            return None
+        total += times * q * Fraction(2, 5) / z
+    return total
+
+
+def _pld_eps_zero(inner: Any) -> Any:
+    """The pld.epsilon re-checker, first settled where the recorded enclosure is [0, 0]: eps(delta)
+    = 0 exactly when delta(0) <= delta (eps(delta) is the least eps >= 0 whose delta(eps) is at most
+    delta), proved by the total-variation bound :func:`_tv_upper`. The producer answers so at a huge
+    noise multiplier (adv44 G1: sigma 1e50..1e100, delta(0) about 1e-102), where the grid route proves
+    only an upper end of one cell (2^-m) and answered exit 3, and the Renyi tail bound at eps = 0 is
+    about 1e-4. Format 1's per-direction results, and anything the bound does not settle, go to
+    ``inner``, which refuses a false [0, 0]."""
+
+    def recheck(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+        enc = result.get("enclosure")
+        if isinstance(enc, dict) and "directions" not in result \
+                and enclosure_of(enc, "result.enclosure", 40) == (0, 0):
+            upper = _tv_upper(_pld_leaves(inputs), str(inputs.get("neighboring")))
+            if upper is not None and upper <= exact_input(inputs, "delta"):
+                return Recheck(lo=mpf(0), hi=mpf(0), dps=40)
+        return inner(inputs, result)
+
+    recheck.__doc__ = inner.__doc__
+    return recheck
+
+
 RECHECKERS["pld.delta"] = _pld_tail(RECHECKERS["pld.delta"], "delta")
 RECHECKERS["pld.claim"] = _pld_tail(RECHECKERS["pld.claim"], "claim")
+RECHECKERS["pld.epsilon"] = _pld_eps_zero(RECHECKERS["pld.epsilon"])

@@ -77,3 +77,45 @@ def test_phi_upper_end_on_a_wide_interval_bounds_phi_at_its_top(prec: int, a: fl
         assert mpfr_to_mpf(hi) >= ref, (a, b, prec)
         lo, top = P._phi_iv(A, (xa, xb))
         assert mpfr_to_mpf(lo) <= mpmath.ncdf(mpfr_to_mpf(xa)) and mpfr_to_mpf(top) >= ref
+
+
+@pytest.mark.parametrize("z", [Fraction(1, 2), Fraction(1), Fraction(10), Fraction(10**6)])
+def test_the_total_variation_bound_lies_above_mpmath(z: Fraction) -> None:
+    """recheck.events._tv_upper: delta(0) of one Poisson-subsampled Gaussian step is
+    q (2 Phi(1 / (2 z)) - 1), by mpmath's erf at 60 digits; the bound (2/5) q / z is above it, and
+    T steps are charged T times (subadditivity, the derivation in its docstring)."""
+    from dpverify.recheck.events import _tv_upper
+
+    q = Fraction(1, 100)
+    with mpmath.workdps(60):
+        tv = mpmath.mpf(q.numerator) / q.denominator * mpmath.erf(1 / (2 * mpmath.sqrt(2) * _mp(z)))
+    for rel in ("add-remove", "add", "remove"):
+        got = _tv_upper([("gaussian", z, q, 7)], rel)
+        ref = 7 * Fraction(mpmath.nstr(tv, 40))
+        assert got is not None and ref < got < ref * Fraction(6, 5)  # tight as z grows (1.17 at z = 1/2)
+    assert _tv_upper([("gaussian", z, q, 7)], "replace-one") is None
+    assert _tv_upper([("laplace", z, Fraction(1), 7)], "add-remove") is None
+
+
+@pytest.mark.parametrize("sigma", ["1e100", "1e50"])
+def test_a_zero_epsilon_at_a_huge_noise_multiplier_verifies(sigma: str, tmp_path) -> None:
+    """adv44 G1: the producer proves eps(1e-5) = 0 at sigma 1e50..1e100 (its own table's range), and
+    verify answered exit 3: its grid proves an upper end of one cell. delta(0) <= 10 x 0.01 x 0.4 /
+    sigma < 1e-5 settles it. A [0, 0] forged at sigma 1 (eps(1e-5) is about 2.9 there) is refused."""
+    import json
+
+    from dpverify.cli import main
+    from dpverify.recheck.verify import verify_file
+
+    from ..certs import reseal, reword
+
+    out = tmp_path / "c.json"
+    assert main(["audit", "dpsgd", "--noise-multiplier", sigma, "--sampling-rate", "0.01", "--steps", "10",
+                 "--delta", "1e-5", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert verify_file(out)[0] == 0
+    cert["inputs"]["noise_multiplier"] = "1"
+    cert["result"]["grid"] = "2^-12"
+    out.write_text(json.dumps(reseal(reword(cert))))
+    assert verify_file(out)[0] == 1
