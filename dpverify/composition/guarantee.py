@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import islice
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from flint import arb
 
@@ -97,13 +97,18 @@ def mechanism_list(mechs: object) -> list[object]:
     MAX_COMPOSED_MECHANISMS of them counted before any is parsed, so an endless or
     huge iterable is refused at once; a text or a non-iterable is refused by name
     (a text was iterated character by character)."""
+    refused = InvalidParameter("mechs", f"mechs={mechs!r:.60} must be a list of guarantees, each a pair "
+                                        "(eps, delta) or an 'E,D' text")
     if isinstance(mechs, list):
         items = mechs
-    elif isinstance(mechs, (str, bytes)) or not hasattr(mechs, "__iter__"):
-        raise InvalidParameter("mechs", f"mechs={mechs!r:.60} must be a list of guarantees, each a pair "
-                                        "(eps, delta) or an 'E,D' text")
+    elif isinstance(mechs, (str, bytes, Mapping)) or not hasattr(mechs, "__iter__"):
+        # a mapping was read as its keys (adv44 L1), a text character by character
+        raise refused
     else:
-        items = list(islice(mechs, MAX_COMPOSED_MECHANISMS + 1))  # type: ignore[call-overload]
+        try:
+            items = list(islice(mechs, MAX_COMPOSED_MECHANISMS + 1))  # type: ignore[call-overload]
+        except TypeError:  # an __iter__ that is not callable, or returns no iterator
+            raise refused from None
     if len(items) > MAX_COMPOSED_MECHANISMS:
         raise InvalidParameter("mechs", f"at most {MAX_COMPOSED_MECHANISMS:,} mechanisms "
                                         f"(limits.MAX_COMPOSED_MECHANISMS)")
