@@ -21,11 +21,11 @@ CALLS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CALLS))
 class _NotCallable:
     __iter__ = 3  # adv44 L1: hasattr(x, "__iter__") holds, and iter(x) raises a bare TypeError
 
 
+@pytest.mark.parametrize("name", sorted(CALLS))
 @pytest.mark.parametrize("bad", [float("nan"), None, True, float("inf"), 3, "1,1e-5", b"1,1e-5",
                                  {("1", "1e-5"): 1}, _NotCallable()])  # a dict was read as its keys (adv44 L1)
 def test_a_non_list_is_refused_by_name(name, bad):
