@@ -25,6 +25,14 @@ from ._mechanism import add_mechanism_options, mechanism_spec
 
 ORDER = 40
 
+
+def _order_text(alpha: object) -> str:
+    """An order for the summary line: six significant digits, or 1 + (alpha - 1) where those
+    would print 1 (adv44 L4: alpha = 1 + 4.8e-6 was shown as "alpha = 1", an order RDP excludes)."""
+    a = float(alpha)  # type: ignore[arg-type]
+    text = f"{a:.6g}"
+    return f"1 + {a - 1:.3g}" if text == "1" and a != 1 else text
+
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("rdp", help="Renyi DP: divergences and RDP -> DP conversions",
                        description="Renyi differential privacy, certified.")
@@ -130,7 +138,7 @@ def _epsilon(args: argparse.Namespace) -> int:
         extra_result={"alpha": exact_str(res.alpha)},
     )
     emit(args, cert, f"eps ({conversion}, inf over alpha > 1) in {res.enclosure.short(digits + 2)}"
-                     f" (upper end at alpha = {float(res.alpha):.6g})")
+                     f" (upper end at alpha = {_order_text(res.alpha)})")
     return 0
 
 
