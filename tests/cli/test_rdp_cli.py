@@ -1,4 +1,6 @@
 """The `rdp` command group's summary lines."""
+
+
 def test_an_order_near_one_is_not_printed_as_one():
     """adv44 L4: alpha = 1 + 4.8e-6 was printed "alpha = 1" (six significant digits), an order the
     RDP definitions exclude; it reads "1 + 4.8e-06" now, and other orders as before."""
