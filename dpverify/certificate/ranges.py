@@ -56,6 +56,8 @@ class Range:
                 return f"1e-{len(str(b.denominator)) - 1}"
             return str(b)
 
+        if self.integer and self.hi is None:
+            return f"an integer >= {end(self.lo)}"
         if self.integer:
             return f"an integer in [{end(self.lo)}, {end(self.hi)}]"
         if self.lo is None and self.hi is None:
@@ -173,6 +175,12 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     "gdp.optimal_mu": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin"),
                        # a hint for the re-check: a point of the head [0, eps_h]
                        "argmax": (Range(0, True, "eps_h", True), "gdp certify (the head's argmax)")},
+    # theorems.identities.residual (the Python API): each source states its identity on this domain
+    # only (r = e^eps > 0, lam in (0, 1], beta in [0, 1], integer Renyi orders q >= 2)
+    "finite.identity": {"r": (POSITIVE, "identities.residual r = e^eps > 0"),
+                        "lam": (HALF_OPEN_UNIT, "identities.residual lt-thm5.1 lam"),
+                        "beta": (CLOSED_UNIT, "identities.residual lt-eq12 beta"),
+                        "q": (Range(2, True, integer=True), "identities.residual lt-eq21 q")},
     # dpverify 0.1.0's clip_and_rectify_scale(y_minus, y_plus, eps_h) for a mu-GDP mechanism (mu > 0)
     "gdp.clip_rectify": {"mu": (POSITIVE, "mu-GDP (mu > 0)"), "eps_h": (POSITIVE, "clip_and_rectify_scale eps_h")},
 }

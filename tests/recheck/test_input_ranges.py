@@ -157,7 +157,8 @@ PRODUCER: dict[str, list[str]] = {
 GOOD = {"accuracy_digits": "6", "epochs": "2", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
-NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h")}
+NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h"),
+             *(("finite.identity", k) for k in INPUT_RANGES["finite.identity"])}
 
 
 def _outside(rng: Range) -> list[str]:
@@ -212,3 +213,50 @@ def test_verify_refuses_every_value_outside_a_row(kind, key, value, tmp_path):
     v: Any = int(value) if rng.integer and value.lstrip("-").isdigit() else value
     code, msg = _verify(restated(json.loads(f.read_text()), (key,), v), tmp_path)
     assert code == 2 and f"inputs.{key}" in msg, msg
+
+
+# --------------------------------------------------------------------------- finite.identity (the Python API)
+
+#: an input key of finite.identity -> an identity that takes it and its genuine arguments (r, lam, beta, q)
+_IDENTITY = {"r": ("lt-eq7", ("r",), ("3/2",)), "lam": ("lt-thm5.1", ("r", "lam"), ("3/2", "1/3")),
+             "beta": ("lt-eq12", ("beta",), ("1/3",)), "q": ("lt-eq21", ("q",), ("3",))}
+IDENTITY_ROWS = [(key, v) for key, (rng, _) in sorted(INPUT_RANGES["finite.identity"].items())
+                 for v in _outside(rng) + (["5/2"] if rng.integer else [])]
+
+
+@pytest.mark.parametrize("key,value", IDENTITY_ROWS, ids=[f"{k}={v}" for k, v in IDENTITY_ROWS])
+def test_an_identity_parameter_the_producer_refuses_is_exit_2(key, value, tmp_path):
+    """No command writes finite.identity: its producer is ``theorems.identities.residual``, which
+    refuses r <= 0, lam outside (0, 1], beta outside [0, 1] and orders q that are not integers >= 2
+    (InvalidParameter, exit 2). verify answered r <= 0 and beta outside [0, 1] with exit 1, a
+    non-integer q with exit 3; now exit 2 by the table, naming the input and the range."""
+    from dpverify.errors import InvalidParameter
+    from dpverify.theorems.identities import residual
+    from tests.theorems.test_identities import certificate
+
+    ident, names, args = _IDENTITY[key]
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)]
+    genuine = certificate(ident, P, Q, tuple(Fraction(a) for a in args))
+    assert _verify(genuine, tmp_path)[0] == 0
+    if value != "inf":  # the producer's reader refuses "inf" before the identity sees it
+        with pytest.raises(InvalidParameter):
+            residual(ident, P, Q, *(Fraction(value) if n == key else Fraction(a) for n, a in zip(names, args)))
+    code, msg = _verify(restated(genuine, (key,), value), tmp_path)
+    assert code == 2 and f"inputs.{key}" in msg, msg
+
+
+def test_an_identity_on_a_pair_the_producer_refuses_is_exit_2(tmp_path):
+    """lt-eq21 needs P << Q: the producer refuses a pair with q_i = 0 < p_i (InvalidParameter "pmf",
+    exit 2); verify answered exit 1."""
+    from dpverify.errors import InvalidParameter
+    from dpverify.theorems.identities import residual
+    from tests.theorems.test_identities import certificate
+
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1), Fraction(0)]
+    with pytest.raises(InvalidParameter):
+        residual("lt-eq21", P, Q, Fraction(3))
+    good = certificate("lt-eq21", [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)], (Fraction(3),))
+    good["inputs"]["Q"] = ["1", "0"]
+    good["digest"] = compute_digest(good)
+    code, msg = _verify(good, tmp_path)
+    assert code == 2 and "inputs.P" in msg, msg
