@@ -170,7 +170,10 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     "rdp.to_dp_delta": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),
                         "eps": (NONNEGATIVE, "rdp to-dp --eps")},
     "rdp.divergence": {"alpha": (Range(0, False, MAX_RDP_ORDER, True), "rdp divergence --alpha")},
-    "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance")},
+    # an oracle run has at least one row: --input refuses an empty list (schemas/oracle_rows minItems),
+    # a --battery has at least one configuration and one accountant
+    "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance"),
+                    "row_count": (Range(1, True, integer=True), "oracle --input FILE / --battery: at least one row")},
     "gdp.certify": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin")},
     "gdp.optimal_mu": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin"),
                        # a hint for the re-check: a point of the head [0, eps_h]

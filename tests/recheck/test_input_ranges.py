@@ -158,7 +158,8 @@ GOOD = {"accuracy_digits": "6", "epochs": "2", "dataset_size": "1000", "batch_si
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
 NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h"),
-             *(("finite.identity", k) for k in INPUT_RANGES["finite.identity"])}
+             *(("finite.identity", k) for k in INPUT_RANGES["finite.identity"]),
+             ("oracle.rows", "row_count")}  # the length of --input's list, or of the battery's rows
 
 
 def _outside(rng: Range) -> list[str]:
@@ -260,3 +261,29 @@ def test_an_identity_on_a_pair_the_producer_refuses_is_exit_2(tmp_path):
     good["digest"] = compute_digest(good)
     code, msg = _verify(good, tmp_path)
     assert code == 2 and "inputs.P" in msg, msg
+
+
+# --------------------------------------------------------------------------- oracle.rows: at least one row
+
+@pytest.mark.parametrize("count", [0, -1, 1.5, True, "0", "2", "inf"])
+def test_an_oracle_certificate_without_rows_is_exit_2(count, tmp_path, capsys):
+    """The producer refuses an --input file with no rows (exit 2) and a battery always has rows, so
+    a row_count of 0 (rows emptied, the input text '[]', digest resealed) states a run the producer
+    never makes: exit 2, as the other types and signs of a count were (the schema's). It was exit 1
+    (verdict 'fails' re-derived 'holds'), or exit 0 with the verdict set to 'holds'."""
+    import hashlib
+
+    empty = tmp_path / "rows.json"
+    empty.write_text("[]")
+    assert main(["oracle", "--input", str(empty)]) == 2
+    assert "--input" in capsys.readouterr().err
+    c = json.loads((F2 / "oracle-input.json").read_text())
+    c["inputs"].update(input_text="[]", input_sha256=hashlib.sha256(b"[]").hexdigest(), row_count=count)
+    c["result"].update(rows=[], verdict="holds")
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "inputs.row_count" in msg, msg
+    del c["inputs"]["row_count"]  # without the count (format 1 has none): the empty rows themselves
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "result.rows" in msg, msg
