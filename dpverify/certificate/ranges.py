@@ -154,9 +154,9 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
        for k, rows in _sampled("events", eps_cap=EVENT_MAX_EPS, claim_cap=True).items()},
     **_sampled("shuffle", sizes=True, epochs=MAX_SHUFFLE_EPOCHS),
     **_sampled("bins", sizes=True, epochs=MAX_BINS_EPOCHS),
-    # compose --delta D in [0, 1] (eps(delta)); --eps E any real (delta(eps))
+    # compose --delta D in (0, 1] (eps(delta)); --eps E any real (delta(eps))
     # (accuracy_digits: an accuracy field verify does not read, the gap is re-proved; the producer's --digits)
-    "composition.eps": {"delta": (CLOSED_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},
+    "composition.eps": {"delta": (HALF_OPEN_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},
     "composition.delta": {"eps": (REAL, "compose --eps"), "accuracy_digits": _ACCURACY},
     "gdp.delta": {"mu": (POSITIVE, "gdp delta --mu"), "eps": (REAL, "gdp delta --eps")},
     "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps")},

@@ -84,6 +84,10 @@ CASES = [
     (F2 / "pld-epsilon-add.json", ("delta",), "inf"),
     (F2 / "rdp-divergence-rr.json", ("alpha",), "inf"),
     (F2 / "gdp-delta-tiny.json", ("eps",), "inf"),
+    # compose --delta 0 answered [inf, inf] (exit 0) where every other delta budget is refused; now
+    # refused as they are, and verify of such a certificate (exit 1 before) likewise
+    *[(F2 / "compose-eps.json", ("delta",), v) for v in ("0", "-1e-30")],
+    (F2 / "compose-grid.json", ("delta",), "0"),
 ]
 
 
@@ -92,6 +96,19 @@ def test_an_input_the_producer_refuses_is_exit_2(file, path, value, tmp_path):
     code, msg = _verify(restated(json.loads(file.read_text()), path, value), tmp_path)
     assert code == 2, msg
     assert f"inputs.{path[0]}" in msg, msg
+
+
+@pytest.mark.parametrize("argv", [["compose", "--mech", "1,1e-6", "--steps", "3", "--delta", d] for d in ("0", "-1e-30")]
+                         + [["compose", "--mech", "0.5,0", "--mech", "0.25,0", "--delta", "0"]])
+def test_compose_refuses_a_delta_budget_of_0_as_the_others_do(argv, capsys):
+    """The same refusal (the shared validator's words) as gdp mu --delta 0; compose answered
+    '[inf, inf]' (or, for pure guarantees, their sum) with exit 0."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert main(["gdp", "mu", "--eps", "1", "--delta", argv[-1]]) == 2
+    other = capsys.readouterr().err
+    assert f"--delta: delta='{argv[-1]}' must be in (0, 1" in err and "Traceback" not in err, err
+    assert err.split(" must be")[0] == other.split(" must be")[0], (err, other)
 
 
 def test_the_genuine_values_of_those_fields_still_verify(tmp_path):
