@@ -41,6 +41,11 @@ DEFAULT_MAX_BITS = 1 << 16
 #: underflow to 0.0 after 27 s, exit 4). At 1e100 the noise is 1e100 times the sensitivity:
 #: no model trains at all, and eps(delta) is 0 long before (sigma 1e6 already answers [0, 0])
 MAX_NOISE_MULTIPLIER = 10**100
+#: eps0 of GDPT's 4-output mechanism in `check rr64`: its rows print e^-eps0-sized values, which
+#: leave the printable range (10^(+-10^17)) near eps0 = 2e17, so past this cap the producer refused
+#: some eps with exit 2 and answered others with a certificate the second route's e^eps0 overflowed
+#: on (exit 3). At 1e6 every row and e^-eps0 = 10^-434294 stay well inside both ranges
+MAX_RR64_EPS0 = 10**6
 
 # --------------------------------------------------------------------------- input files
 #: bytes of one input file (grid, events, mechanisms, oracle rows), refused before reading

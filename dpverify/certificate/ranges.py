@@ -25,7 +25,7 @@ from typing import Any, Mapping, Optional, Union
 
 from ..errors import InvalidParameter, MalformedCertificate
 from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS_H, MAX_EVENT_INTEGER,
-                      MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
+                      MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_RR64_EPS0, MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
@@ -162,7 +162,7 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps")},
     "dp.implies": {"eps0": (NONNEGATIVE, "dp implies --from E0,D0"), "delta0": (CLOSED_UNIT, "dp implies --from E0,D0"),
                    "eps": (REAL, "dp implies --to E,D"), "delta": (CLOSED_UNIT, "dp implies --to E,D")},
-    "dp.rr64": {"eps0": (NONNEGATIVE, "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),
+    "dp.rr64": {"eps0": (Range(0, True, MAX_RR64_EPS0, True), "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),
                 "eps": (REAL, "check rr64 --eps")},
     "rdp.epsilon": {"delta": (OPEN_UNIT, "rdp epsilon --delta")},
     "rdp.to_dp_eps": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),

@@ -88,6 +88,8 @@ CASES = [
     # refused as they are, and verify of such a certificate (exit 1 before) likewise
     *[(F2 / "compose-eps.json", ("delta",), v) for v in ("0", "-1e-30")],
     (F2 / "compose-grid.json", ("delta",), "0"),
+    # check rr64 --eps0 1e300: e^eps0 overflowed the second route (exit 3); now beyond the stated cap
+    *[(F2 / f"dp-rr64{s}.json", ("eps0",), "1e300") for s in ("", "-fails")],
 ]
 
 
@@ -109,6 +111,28 @@ def test_compose_refuses_a_delta_budget_of_0_as_the_others_do(argv, capsys):
     other = capsys.readouterr().err
     assert f"--delta: delta='{argv[-1]}' must be in (0, 1" in err and "Traceback" not in err, err
     assert err.split(" must be")[0] == other.split(" must be")[0], (err, other)
+
+
+@pytest.mark.parametrize("eps", ["0", "0.5", "-1e300"])
+def test_rr64_refuses_eps0_beyond_its_stated_cap(eps, tmp_path, capsys):
+    """check rr64 --eps0 1e300 wrote a certificate at eps = 0 (verify: exit 3, e^eps0 overflowed)
+    and refused eps = 0.5 only because a row left the printable range. One cap now, stated in
+    --help, refused by both sides; at the cap the producer's certificate verifies."""
+    from dpverify.limits import MAX_RR64_EPS0
+
+    argv = ["check", "rr64", "--delta0", "0.1", "--eps", eps]
+    assert main([*argv, "--eps0", "1e300"]) == 2
+    err = capsys.readouterr().err
+    assert "--eps0" in err and str(MAX_RR64_EPS0) in err and "Traceback" not in err, err
+    try:
+        main(["check", "rr64", "--help"])
+    except SystemExit:
+        pass
+    assert f"eps0 in [0, {MAX_RR64_EPS0}]" in " ".join(capsys.readouterr().out.split())
+    if eps != "-1e300":  # a row e^-1e300 is beyond the printable range at any eps0 (exit 2 as well)
+        cert = tmp_path / "c.json"
+        assert main([*argv, "--eps0", str(MAX_RR64_EPS0), "--certificate", str(cert)]) in (0, 1)
+        assert verify_file(cert)[0] == 0, verify_file(cert)
 
 
 def test_the_genuine_values_of_those_fields_still_verify(tmp_path):
