@@ -41,11 +41,13 @@ DEFAULT_MAX_BITS = 1 << 16
 #: underflow to 0.0 after 27 s, exit 4). At 1e100 the noise is 1e100 times the sensitivity:
 #: no model trains at all, and eps(delta) is 0 long before (sigma 1e6 already answers [0, 0])
 MAX_NOISE_MULTIPLIER = 10**100
-#: eps0 of GDPT's 4-output mechanism in `check rr64`: its rows print e^-eps0-sized values, which
-#: leave the printable range (10^(+-10^17)) near eps0 = 2e17, so past this cap the producer refused
-#: some eps with exit 2 and answered others with a certificate the second route's e^eps0 overflowed
-#: on (exit 3). At 1e6 every row and e^-eps0 = 10^-434294 stay well inside both ranges
-MAX_RR64_EPS0 = 10**6
+#: eps0 of an (eps0, delta0) guarantee a mechanism is built from (pure, approx, subsampled, GDPT's
+#: 4-output mechanism of `check rr64`; Laplace's sensitivity / scale): e^-eps0 = 10^-434294 stays in
+#: the printable range and e^eps0 in the second route's MPFR exponent range. Past it `dp profile
+#: --mechanism approx` wrote certificates verify refused, and `check rr64` certificates whose e^eps0
+#: overflowed verify (exit 3) or whose rows left the printable range (exit 2); no privacy is left
+#: to state at eps0 = 1e6
+MAX_EPS0 = 10**6
 
 # --------------------------------------------------------------------------- input files
 #: bytes of one input file (grid, events, mechanisms, oracle rows), refused before reading

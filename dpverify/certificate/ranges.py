@@ -25,13 +25,13 @@ from typing import Any, Mapping, Optional, Union
 
 from ..errors import InvalidParameter, MalformedCertificate
 from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS_H, MAX_EVENT_INTEGER,
-                      MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_RR64_EPS0, MAX_SHUFFLE_EPOCHS)
+                      MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_EPS0, MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
-__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
+__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
            "REAL", "POSITIVE", "NONNEGATIVE", "CLOSED_UNIT", "OPEN_UNIT", "HALF_OPEN_UNIT", "NOISE_MULTIPLIER",
-           "EPS_H", "MARGIN"]
+           "EPS_H", "MARGIN", "EPS0"]
 
 Bound = Union[Fraction, int, str, None]  # a number, another input's key (its value), or None: unbounded
 
@@ -94,12 +94,21 @@ NOISE_MULTIPLIER = Range(0, False, MAX_NOISE_MULTIPLIER, True)
 #: gdp certify's head [0, eps_h] and its absolute width (gdp/staircase.py reads these two)
 EPS_H = Range(0, True, MAX_EPS_H, True)
 MARGIN = Range(Fraction(1, 10**12), True, 1, True)
+#: _validate.eps0: an (eps0, delta0) guarantee's eps0 in [0, MAX_EPS0] (limits.py: why the cap)
+EPS0 = Range(0, True, MAX_EPS0, True)
 
 #: a mechanism option (format.MECHANISM_OPTIONS) -> the range its builder enforces (recheck.kinds
 #: checks a mechanism kind's options against it)
 MECHANISM_OPTION_RANGES: dict[str, Range] = {
     "mu": POSITIVE, "noise_multiplier": POSITIVE, "sensitivity": POSITIVE, "scale": POSITIVE,
-    "eps0": Range(0, True, 10**6, True), "delta0": CLOSED_UNIT, "p": Range(Fraction(1, 2), True, 1), "rate": HALF_OPEN_UNIT,
+    "eps0": EPS0, "delta0": CLOSED_UNIT, "p": Range(Fraction(1, 2), True, 1), "rate": HALF_OPEN_UNIT,
+}
+
+#: a mechanism -> (numerator option, its default, denominator option, the ratio's range, what the ratio
+#: is): a builder's rule on two options together (mechanisms/laplace.py: Laplace(b) of sensitivity D
+#: is (D/b)-DP, and D/b is an eps0)
+MECHANISM_RATIO_RANGES: dict[str, tuple[str, str, str, Range, str]] = {
+    "laplace": ("sensitivity", "1", "scale", EPS0, "eps0 = sensitivity / scale"),
 }
 
 #: value kind of an event-tree field (format.EVENT_FIELDS, LEGACY_EVENT_FIELDS) -> its range; the
@@ -162,7 +171,7 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps")},
     "dp.implies": {"eps0": (NONNEGATIVE, "dp implies --from E0,D0"), "delta0": (CLOSED_UNIT, "dp implies --from E0,D0"),
                    "eps": (REAL, "dp implies --to E,D"), "delta": (CLOSED_UNIT, "dp implies --to E,D")},
-    "dp.rr64": {"eps0": (Range(0, True, MAX_RR64_EPS0, True), "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),
+    "dp.rr64": {"eps0": (EPS0, "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),
                 "eps": (REAL, "check rr64 --eps")},
     "rdp.epsilon": {"delta": (OPEN_UNIT, "rdp epsilon --delta")},
     "rdp.to_dp_eps": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),

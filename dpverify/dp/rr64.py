@@ -36,8 +36,6 @@ from flint import arb
 from .. import _validate as V
 from .._validate import ExactInput
 from ..ball import ball, refine
-from ..errors import InvalidParameter, shown
-from ..limits import MAX_RR64_EPS0
 from ..verdict import Enclosure, Outcome, Verdict
 from .expsum import exp_sum_ball, exp_sum_sign, merge
 from .implication import worst_case_delta, worst_case_terms
@@ -75,9 +73,7 @@ def _scaled_pmfs(eps0: Fraction, delta0: Fraction) -> dict[int, list]:
 
 def rr64_check(eps0: ExactInput, delta0: ExactInput, eps: ExactInput, digits: int = 15) -> RR64Result:
     """Enumerate all 64 (event, s, s') rows and prove sup = W(eps) exactly."""
-    e0 = V.nonnegative("eps0", eps0)
-    if e0 > MAX_RR64_EPS0:
-        raise InvalidParameter("eps0", f"eps0={shown(eps0)} must be <= {MAX_RR64_EPS0} (the cap of check rr64)")
+    e0 = V.eps0("eps0", eps0)
     d0 = V.closed_unit("delta0", delta0)
     e = V.real("eps", eps)
     pm = _scaled_pmfs(e0, d0)

@@ -44,10 +44,8 @@ def _rr(o: Mapping[str, str]) -> RdpCurve:
 
 def _pure(o: Mapping[str, str]) -> RdpCurve:
     if "eps0" not in o:
-        raise InvalidParameter("eps0", "--mechanism pure needs --eps0 E0 (>= 0)")
-    e = V.nonnegative("eps0", o["eps0"])
-    if e > 10**6:
-        raise InvalidParameter("eps0", f"eps0={o['eps0']!r} must be <= 1e6")
+        raise InvalidParameter("eps0", "--mechanism pure needs --eps0 E0 (in [0, 1e6])")
+    e = V.eps0("eps0", o["eps0"])
     return PureDpCurve(e, {"eps0": o["eps0"]})
 
 

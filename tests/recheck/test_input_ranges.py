@@ -90,6 +90,11 @@ CASES = [
     (F2 / "compose-grid.json", ("delta",), "0"),
     # check rr64 --eps0 1e300: e^eps0 overflowed the second route (exit 3); now beyond the stated cap
     *[(F2 / f"dp-rr64{s}.json", ("eps0",), "1e300") for s in ("", "-fails")],
+    # Laplace(b) of sensitivity D is (D/b)-DP: the builder refuses D/b > 1e6 (exit 2); verify read
+    # only b > 0 and answered exit 1
+    (F2 / "dp-profile.json", ("scale",), "1e-7"),
+    (F2 / "rdp-divergence-laplace.json", ("scale",), "1e-400"),
+    (F2 / "gdp-certify-laplace.json", ("scale",), "1e-7"),
 ]
 
 
@@ -118,21 +123,48 @@ def test_rr64_refuses_eps0_beyond_its_stated_cap(eps, tmp_path, capsys):
     """check rr64 --eps0 1e300 wrote a certificate at eps = 0 (verify: exit 3, e^eps0 overflowed)
     and refused eps = 0.5 only because a row left the printable range. One cap now, stated in
     --help, refused by both sides; at the cap the producer's certificate verifies."""
-    from dpverify.limits import MAX_RR64_EPS0
+    from dpverify.limits import MAX_EPS0
 
     argv = ["check", "rr64", "--delta0", "0.1", "--eps", eps]
     assert main([*argv, "--eps0", "1e300"]) == 2
     err = capsys.readouterr().err
-    assert "--eps0" in err and str(MAX_RR64_EPS0) in err and "Traceback" not in err, err
+    assert "--eps0" in err and str(MAX_EPS0) in err and "Traceback" not in err, err
     try:
         main(["check", "rr64", "--help"])
     except SystemExit:
         pass
-    assert f"eps0 in [0, {MAX_RR64_EPS0}]" in " ".join(capsys.readouterr().out.split())
+    assert f"eps0 in [0, {MAX_EPS0}]" in " ".join(capsys.readouterr().out.split())
     if eps != "-1e300":  # a row e^-1e300 is beyond the printable range at any eps0 (exit 2 as well)
         cert = tmp_path / "c.json"
-        assert main([*argv, "--eps0", str(MAX_RR64_EPS0), "--certificate", str(cert)]) in (0, 1)
+        assert main([*argv, "--eps0", str(MAX_EPS0), "--certificate", str(cert)]) in (0, 1)
         assert verify_file(cert)[0] == 0, verify_file(cert)
+
+
+_EPS0_PAST_THE_CAP = [
+    (["dp", "profile", "--mechanism", "approx", "--eps0", "1e300", "--delta0", "0.1", "--eps", "1"], "--eps0"),
+    (["dp", "profile", "--mechanism", "pure", "--eps0", "1000001", "--eps", "1"], "--eps0"),
+    (["gdp", "certify", "--mechanism", "approx", "--eps0", "2e6", "--delta0", "0.1", "--eps-h", "3"], "--eps0"),
+    (["dp", "profile", "--mechanism", "laplace", "--scale", "1e-7", "--eps", "1"], "--scale"),
+    (["rdp", "divergence", "--mechanism", "laplace", "--scale", "1e-400", "--alpha", "2"], "--scale"),
+]
+
+
+@pytest.mark.parametrize("argv,option", _EPS0_PAST_THE_CAP, ids=[" ".join(a[:4] + a[5:6]) for a, _ in _EPS0_PAST_THE_CAP])
+def test_an_eps0_past_the_one_cap_is_refused_by_the_producer(argv, option, capsys):
+    """dp profile --mechanism approx / pure --eps0 1e300 wrote certificates that verify refused (the
+    mechanism option range eps0 <= 1e6, exit 2): the builders now read eps0 by the one validator
+    (_validate.eps0, limits.MAX_EPS0), as subsampled, rdp pure and Laplace's D/b already capped it."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert option in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("argv", [["dp", "profile", "--mechanism", "approx", "--eps0", "1e6", "--delta0", "0.1", "--eps", "1"],
+                                  ["dp", "profile", "--mechanism", "laplace", "--scale", "1e-6", "--eps", "1"]])
+def test_at_the_eps0_cap_the_producers_certificate_verifies(argv, tmp_path):
+    cert = tmp_path / "c.json"
+    assert main([*argv, "--certificate", str(cert)]) == 0
+    assert verify_file(cert)[0] == 0, verify_file(cert)
 
 
 def test_the_genuine_values_of_those_fields_still_verify(tmp_path):
