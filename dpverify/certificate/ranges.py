@@ -29,7 +29,8 @@ from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MA
 from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
-__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
+__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
+           "MECHANISM_OPTION_OVERRIDES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
            "REAL", "POSITIVE", "NONNEGATIVE", "CLOSED_UNIT", "OPEN_UNIT", "HALF_OPEN_UNIT", "NOISE_MULTIPLIER",
            "EPS_H", "MARGIN", "EPS0"]
 
@@ -102,6 +103,12 @@ EPS0 = Range(0, True, MAX_EPS0, True)
 MECHANISM_OPTION_RANGES: dict[str, Range] = {
     "mu": POSITIVE, "noise_multiplier": POSITIVE, "sensitivity": POSITIVE, "scale": POSITIVE,
     "eps0": EPS0, "delta0": CLOSED_UNIT, "p": Range(Fraction(1, 2), True, 1), "rate": HALF_OPEN_UNIT,
+}
+
+#: a mechanism -> option -> its range where it differs from MECHANISM_OPTION_RANGES' (the sampled
+#: Gaussian's sigma is the accountants' (0, MAX_NOISE_MULTIPLIER], rdp/specs.py)
+MECHANISM_OPTION_OVERRIDES: dict[str, dict[str, Range]] = {
+    "subsampled-gaussian": {"noise_multiplier": NOISE_MULTIPLIER},
 }
 
 #: a mechanism -> (numerator option, its default, denominator option, the ratio's range, what the ratio

@@ -55,7 +55,8 @@ def _subsampled(o: Mapping[str, str]) -> RdpCurve:
             "noise_multiplier",
             "--mechanism subsampled-gaussian needs --noise-multiplier S (> 0) and --sampling-rate Q in (0, 1]",
         )
-    s = V.positive("noise_multiplier", o["noise_multiplier"])
+    # (0, 1e100], the range of every sampled Gaussian's sigma: 1e1000 was an internal error (exit 4)
+    s = V.noise_multiplier("noise_multiplier", o["noise_multiplier"])
     q = V.half_open_unit("rate", o["rate"])
     return SubsampledGaussianCurve(s, q, {"noise_multiplier": o["noise_multiplier"], "rate": o["rate"]})
 
