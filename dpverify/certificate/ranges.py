@@ -30,7 +30,7 @@ from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
 __all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
-           "MECHANISM_OPTION_OVERRIDES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
+           "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
            "REAL", "POSITIVE", "NONNEGATIVE", "CLOSED_UNIT", "OPEN_UNIT", "HALF_OPEN_UNIT", "NOISE_MULTIPLIER",
            "EPS_H", "MARGIN", "EPS0"]
 
@@ -130,6 +130,14 @@ FIELD_RANGES: dict[str, Range] = {
     "ge1": Range(1, True),  # e^eps0 of a legacy approx item (eps0 >= 0)
     "int0": Range(0, True, MAX_EVENT_INTEGER, True, integer=True),
     "int1": Range(1, True, MAX_EVENT_INTEGER, True, integer=True),
+}
+
+#: an event type -> (a list field, a field, the range of max(list) / field, what that ratio is): a pair
+#: builder's rule on two fields together (events/pairs.py: a mixture component's shift c_i / s is an
+#: inverse noise multiplier, at most MAX_NOISE_MULTIPLIER)
+EVENT_RATIO_RANGES: dict[str, tuple[str, str, Range, str]] = {
+    "mixture_of_gaussians": ("sensitivities", "standard_deviation", Range(0, True, MAX_NOISE_MULTIPLIER, True),
+                             "the largest sensitivity / standard_deviation (a component's shift)"),
 }
 
 #: one row: the range and the producer's option that enforces it
@@ -276,6 +284,16 @@ def _walk_tree(node: Any, path: str, tables: Mapping[str, Mapping[str, str]], de
                 _check(f"{path}.{k}[{i}]", x, FIELD_RANGES[item], f"event type {node.get('type')!r}")
         elif kind in FIELD_RANGES and k in node:
             _check(f"{path}.{k}", v, FIELD_RANGES[kind], f"event type {node.get('type')!r}")
+    if t in EVENT_RATIO_RANGES and tables is EVENT_FIELDS:
+        many, one, rng, what = EVENT_RATIO_RANGES[t]
+        xs, den = node.get(many), exact_number(node.get(one))
+        tops = [exact_number(x) for x in xs] if isinstance(xs, list) and len(xs) <= 10**5 else []
+        if tops and None not in tops and den is not None and den > 0:
+            ratio = max(x for x in tops if x is not None) / den
+            if not rng.contains(ratio):
+                raise MalformedCertificate(f"{path}.{one}={str(node.get(one))[:40]!r} with {path}.{many} up to "
+                                           f"{str(max(xs, key=lambda x: exact_number(x) or 0))[:40]!r}: event type "
+                                           f"{t!r} needs {what} in {rng.text()} (the producer's range)")
 
 
 def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:

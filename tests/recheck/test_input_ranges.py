@@ -97,6 +97,9 @@ CASES = [
     (F2 / "gdp-certify-laplace.json", ("scale",), "1e-7"),
     # the subsampled Gaussian's RDP curve: sigma in (0, 1e100] as every sampled Gaussian (exit 1 before)
     *[(F2 / f, ("noise_multiplier",), "1e300") for f in ("rdp-epsilon-balle-ssg.json", "rdp-divergence-ssg.json")],
+    # a mixture of Gaussians whose shift c_i / s exceeds 1e100 (events/pairs.py refuses it): exit 3 before
+    (F2 / "events-epsilon-mog.json", ("event", "event", "standard_deviation"), "1e-400"),
+    (F2 / "events-epsilon-mog.json", ("event", "event", "sensitivities", 2), "1e300"),
 ]
 
 
@@ -186,6 +189,19 @@ def test_the_subsampled_gaussian_rdp_sigma_is_read_as_every_sampled_sigma(argv, 
     assert main(argv) == code
     err = capsys.readouterr().err
     assert "internal error" not in err and (code != 2 or "--noise-multiplier" in err), err
+
+
+@pytest.mark.parametrize("sd,sens", [("1e-400", "1"), ("2", "1e300"), ("1e-99", "1")])
+def test_a_mixture_whose_shift_is_past_1e100_is_refused_by_the_producer(sd, sens, tmp_path, capsys):
+    """The producer's side of the two mixture cases above (and 1 / 1e-99 = 1e99, inside: answered)."""
+    events = tmp_path / "ev.json"
+    events.write_text(json.dumps({"neighboring": "add-remove", "event": {
+        "type": "mixture_of_gaussians", "standard_deviation": sd, "sensitivities": ["0", sens],
+        "sampling_probs": ["0.5", "0.5"]}}))
+    inside = Fraction(sens) <= Fraction(sd) * 10**100
+    code = main(["audit", "dpsgd", "--events", str(events), "--delta", "1e-5", "--time-budget", "5"])
+    err = capsys.readouterr().err
+    assert (code != 2 and "internal error" not in err) if inside else (code == 2 and "--events" in err), (code, err)
 
 
 def test_the_genuine_values_of_those_fields_still_verify(tmp_path):
