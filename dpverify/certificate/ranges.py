@@ -286,14 +286,16 @@ def _walk_tree(node: Any, path: str, tables: Mapping[str, Mapping[str, str]], de
             _check(f"{path}.{k}", v, FIELD_RANGES[kind], f"event type {node.get('type')!r}")
     if t in EVENT_RATIO_RANGES and tables is EVENT_FIELDS:
         many, one, rng, what = EVENT_RATIO_RANGES[t]
-        xs, den = node.get(many), exact_number(node.get(one))
+        xs: Any = node.get(many)
+        den = exact_number(node.get(one))
         tops = [exact_number(x) for x in xs] if isinstance(xs, list) and len(xs) <= 10**5 else []
-        if tops and None not in tops and den is not None and den > 0:
-            ratio = max(x for x in tops if x is not None) / den
-            if not rng.contains(ratio):
+        known = [x for x in tops if x is not None]
+        if known and len(known) == len(tops) and den is not None and den > 0:
+            top = max(known)
+            if not rng.contains(top / den):
                 raise MalformedCertificate(f"{path}.{one}={str(node.get(one))[:40]!r} with {path}.{many} up to "
-                                           f"{str(max(xs, key=lambda x: exact_number(x) or 0))[:40]!r}: event type "
-                                           f"{t!r} needs {what} in {rng.text()} (the producer's range)")
+                                           f"{str(xs[known.index(top)])[:40]!r}: event type {t!r} needs {what} in "
+                                           f"{rng.text()} (the producer's range)")
 
 
 def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:
