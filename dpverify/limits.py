@@ -115,6 +115,10 @@ MAX_LATTICE_SUPPORT = 400_000
 #: lattice points when dpverify picks the grid itself: the arb_poly product and its
 #: prefix sums stay at a few seconds
 AUTO_GRID_LATTICE = 1 << 16
+#: the integer Renyi order q at which lt-eq21 (finite.identity) is checked in exact rationals: each
+#: term p^q / q^(q-1) has q times the pmf's bits, so the work grows like q^2 per outcome; verify
+#: answered exit 3 past it while the producer had no cap
+MAX_IDENTITY_ORDER = 10**4
 #: n of a finite mechanism enumerated exhaustively over its 2^n events
 MAX_ENUMERATION_EXPONENT = 20
 #: distinct configurations of one `oracle --input` file: each is one certified PLD

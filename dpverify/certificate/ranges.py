@@ -25,7 +25,7 @@ from typing import Any, Mapping, Optional, Union
 
 from ..errors import InvalidParameter, MalformedCertificate
 from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
-                      MAX_EVENT_INTEGER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
+                      MAX_EVENT_INTEGER, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
@@ -203,11 +203,11 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
                        # a hint for the re-check: a point of the head [0, eps_h]
                        "argmax": (Range(0, True, "eps_h", True), "gdp certify (the head's argmax)")},
     # theorems.identities.residual (the Python API): each source states its identity on this domain
-    # only (r = e^eps > 0, lam in (0, 1], beta in [0, 1], integer Renyi orders q >= 2)
+    # only (r = e^eps > 0, lam in (0, 1], beta in [0, 1], integer Renyi orders q >= 2, up to a stated cap)
     "finite.identity": {"r": (POSITIVE, "identities.residual r = e^eps > 0"),
                         "lam": (HALF_OPEN_UNIT, "identities.residual lt-thm5.1 lam"),
                         "beta": (CLOSED_UNIT, "identities.residual lt-eq12 beta"),
-                        "q": (Range(2, True, integer=True), "identities.residual lt-eq21 q")},
+                        "q": (Range(2, True, MAX_IDENTITY_ORDER, True, integer=True), "identities.residual lt-eq21 q")},
     # dpverify 0.1.0's clip_and_rectify_scale(y_minus, y_plus, eps_h) for a mu-GDP mechanism (mu > 0)
     "gdp.clip_rectify": {"mu": (POSITIVE, "mu-GDP (mu > 0)"), "eps_h": (POSITIVE, "clip_and_rectify_scale eps_h")},
 }

@@ -17,7 +17,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping
 
-from ..errors import CouldNotReprove, MalformedCertificate
+from ..errors import MalformedCertificate
+from ..limits import MAX_IDENTITY_ORDER
 from .core import exact_enclosure
 from .gdp import exact_input
 from .verify import Recheck, register
@@ -107,8 +108,8 @@ def _residual(ident: Any, P: list, Q: list, arg) -> F:
         if k.denominator != 1 or k < 2:  # certificate/ranges.py refuses it first (the producer's range)
             raise MalformedCertificate("lt-eq21 is stated at integer orders q >= 2 (the orders the producer takes)")
         k = int(k)
-        if k > 10 ** 4:
-            raise CouldNotReprove("lt-eq21: an order beyond 10^4 is outside the exact route's work cap")
+        if k > MAX_IDENTITY_ORDER:  # the producer's cap (certificate/ranges.py refuses it first)
+            raise MalformedCertificate(f"lt-eq21: an order beyond {MAX_IDENTITY_ORDER} is beyond the producer's cap")
         if any(q == 0 and p > 0 for p, q in zip(P, Q)):
             # the producer refuses this pair (InvalidParameter "pmf", exit 2): no identity is stated on it
             raise MalformedCertificate("inputs.P, inputs.Q: lt-eq21 needs P << Q (E_q(P||Q) is infinite when "
