@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from ..errors import MalformedCertificate
-from ..limits import MAX_IDENTITY_ORDER
+from ..certificate.format import MAX_IDENTITY_ORDER
 from .core import exact_enclosure
 from .gdp import exact_input
 from .verify import Recheck, register
