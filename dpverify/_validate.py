@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional, Union
 
 from .ball import parse_exact
 from .errors import InvalidParameter, shown
-from .limits import MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_NOISE_MULTIPLIER, MAX_TIME_BUDGET_SECONDS
+from .limits import MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_EPS0, MAX_NOISE_MULTIPLIER, MAX_TIME_BUDGET_SECONDS
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -32,6 +32,14 @@ def noise_multiplier(name: str, value: ExactInput) -> Fraction:
     """A Gaussian noise multiplier in (0, MAX_NOISE_MULTIPLIER] (limits.py: why the cap)."""
     x = positive(name, value)
     check_noise_multiplier(name, x)
+    return x
+
+
+def eps0(name: str, value: ExactInput) -> Fraction:
+    """The eps0 of an (eps0, delta0) guarantee, in [0, MAX_EPS0] (limits.py: why the cap)."""
+    x = parse_exact(value, name)
+    if not 0 <= x <= MAX_EPS0:
+        raise InvalidParameter(name, f"{name}={shown(value)} must be in [0, {MAX_EPS0}]")
     return x
 
 

@@ -41,6 +41,13 @@ DEFAULT_MAX_BITS = 1 << 16
 #: underflow to 0.0 after 27 s, exit 4). At 1e100 the noise is 1e100 times the sensitivity:
 #: no model trains at all, and eps(delta) is 0 long before (sigma 1e6 already answers [0, 0])
 MAX_NOISE_MULTIPLIER = 10**100
+#: eps0 of an (eps0, delta0) guarantee a mechanism is built from (pure, approx, subsampled, GDPT's
+#: 4-output mechanism of `check rr64`; Laplace's sensitivity / scale): e^-eps0 = 10^-434294 stays in
+#: the printable range and e^eps0 in the second route's MPFR exponent range. Past it `dp profile
+#: --mechanism approx` wrote certificates verify refused, and `check rr64` certificates whose e^eps0
+#: overflowed verify (exit 3) or whose rows left the printable range (exit 2); no privacy is left
+#: to state at eps0 = 1e6
+MAX_EPS0 = 10**6
 
 # --------------------------------------------------------------------------- input files
 #: bytes of one input file (grid, events, mechanisms, oracle rows), refused before reading
@@ -108,6 +115,10 @@ MAX_LATTICE_SUPPORT = 400_000
 #: lattice points when dpverify picks the grid itself: the arb_poly product and its
 #: prefix sums stay at a few seconds
 AUTO_GRID_LATTICE = 1 << 16
+#: the integer Renyi order q at which lt-eq21 (finite.identity) is checked in exact rationals: each
+#: term p^q / q^(q-1) has q times the pmf's bits, so the work grows like q^2 per outcome; verify
+#: answered exit 3 past it while the producer had no cap
+MAX_IDENTITY_ORDER = 10**4
 #: n of a finite mechanism enumerated exhaustively over its 2^n events
 MAX_ENUMERATION_EXPONENT = 20
 #: distinct configurations of one `oracle --input` file: each is one certified PLD

@@ -24,11 +24,12 @@ from typing import Any, Mapping
 
 from ..errors import MalformedCertificate
 # the producer's caps that verify reads too (one copy): the exact composition's mechanisms and
-# lattice, the subsampled Gaussian's largest Renyi order, a discrete event's atoms
-from ..limits import (MAX_BINS_EPOCHS, MAX_COMPOSED_MECHANISMS, MAX_EVENT_ATOMS, MAX_LATTICE_SUPPORT,
-                      MAX_NOISE_MULTIPLIER, MAX_SUBSAMPLED_ORDER, NARROW_FACTOR, discrete_event_atoms)
+# lattice, the subsampled Gaussian's largest Renyi order, a discrete event's atoms, lt-eq21's order
+from ..limits import (MAX_BINS_EPOCHS, MAX_COMPOSED_MECHANISMS, MAX_EVENT_ATOMS, MAX_IDENTITY_ORDER,
+                      MAX_LATTICE_SUPPORT, MAX_NOISE_MULTIPLIER, MAX_SUBSAMPLED_ORDER, NARROW_FACTOR,
+                      discrete_event_atoms)
 
-__all__ = ["MAX_BINS_EPOCHS", "NARROW_FACTOR", "MAX_COMPOSED_MECHANISMS", "MAX_LATTICE_SUPPORT", "MAX_SUBSAMPLED_ORDER", "MAX_EVENT_ATOMS", "MAX_NOISE_MULTIPLIER",
+__all__ = ["MAX_BINS_EPOCHS", "NARROW_FACTOR", "MAX_IDENTITY_ORDER", "MAX_COMPOSED_MECHANISMS", "MAX_LATTICE_SUPPORT", "MAX_SUBSAMPLED_ORDER", "MAX_EVENT_ATOMS", "MAX_NOISE_MULTIPLIER",
            "discrete_event_atoms", "FORMAT", "FORMAT_1", "SCHEMAS",
            "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",

@@ -24,14 +24,15 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
 from ..errors import InvalidParameter, MalformedCertificate
-from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS_H, MAX_EVENT_INTEGER,
-                      MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
+from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
+                      MAX_EVENT_INTEGER, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
-__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
+__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
+           "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
            "REAL", "POSITIVE", "NONNEGATIVE", "CLOSED_UNIT", "OPEN_UNIT", "HALF_OPEN_UNIT", "NOISE_MULTIPLIER",
-           "EPS_H", "MARGIN"]
+           "EPS_H", "MARGIN", "EPS0"]
 
 Bound = Union[Fraction, int, str, None]  # a number, another input's key (its value), or None: unbounded
 
@@ -56,6 +57,8 @@ class Range:
                 return f"1e-{len(str(b.denominator)) - 1}"
             return str(b)
 
+        if self.integer and self.hi is None:
+            return f"an integer >= {end(self.lo)}"
         if self.integer:
             return f"an integer in [{end(self.lo)}, {end(self.hi)}]"
         if self.lo is None and self.hi is None:
@@ -92,12 +95,27 @@ NOISE_MULTIPLIER = Range(0, False, MAX_NOISE_MULTIPLIER, True)
 #: gdp certify's head [0, eps_h] and its absolute width (gdp/staircase.py reads these two)
 EPS_H = Range(0, True, MAX_EPS_H, True)
 MARGIN = Range(Fraction(1, 10**12), True, 1, True)
+#: _validate.eps0: an (eps0, delta0) guarantee's eps0 in [0, MAX_EPS0] (limits.py: why the cap)
+EPS0 = Range(0, True, MAX_EPS0, True)
 
 #: a mechanism option (format.MECHANISM_OPTIONS) -> the range its builder enforces (recheck.kinds
 #: checks a mechanism kind's options against it)
 MECHANISM_OPTION_RANGES: dict[str, Range] = {
     "mu": POSITIVE, "noise_multiplier": POSITIVE, "sensitivity": POSITIVE, "scale": POSITIVE,
-    "eps0": Range(0, True, 10**6, True), "delta0": CLOSED_UNIT, "p": Range(Fraction(1, 2), True, 1), "rate": HALF_OPEN_UNIT,
+    "eps0": EPS0, "delta0": CLOSED_UNIT, "p": Range(Fraction(1, 2), True, 1), "rate": HALF_OPEN_UNIT,
+}
+
+#: a mechanism -> option -> its range where it differs from MECHANISM_OPTION_RANGES' (the sampled
+#: Gaussian's sigma is the accountants' (0, MAX_NOISE_MULTIPLIER], rdp/specs.py)
+MECHANISM_OPTION_OVERRIDES: dict[str, dict[str, Range]] = {
+    "subsampled-gaussian": {"noise_multiplier": NOISE_MULTIPLIER},
+}
+
+#: a mechanism -> (numerator option, its default, denominator option, the ratio's range, what the ratio
+#: is): a builder's rule on two options together (mechanisms/laplace.py: Laplace(b) of sensitivity D
+#: is (D/b)-DP, and D/b is an eps0)
+MECHANISM_RATIO_RANGES: dict[str, tuple[str, str, str, Range, str]] = {
+    "laplace": ("sensitivity", "1", "scale", EPS0, "eps0 = sensitivity / scale"),
 }
 
 #: value kind of an event-tree field (format.EVENT_FIELDS, LEGACY_EVENT_FIELDS) -> its range; the
@@ -112,6 +130,14 @@ FIELD_RANGES: dict[str, Range] = {
     "ge1": Range(1, True),  # e^eps0 of a legacy approx item (eps0 >= 0)
     "int0": Range(0, True, MAX_EVENT_INTEGER, True, integer=True),
     "int1": Range(1, True, MAX_EVENT_INTEGER, True, integer=True),
+}
+
+#: an event type -> (a list field, a field, the range of max(list) / field, what that ratio is): a pair
+#: builder's rule on two fields together (events/pairs.py: a mixture component's shift c_i / s is an
+#: inverse noise multiplier, at most MAX_NOISE_MULTIPLIER)
+EVENT_RATIO_RANGES: dict[str, tuple[str, str, Range, str]] = {
+    "mixture_of_gaussians": ("sensitivities", "standard_deviation", Range(0, True, MAX_NOISE_MULTIPLIER, True),
+                             "the largest sensitivity / standard_deviation (a component's shift)"),
 }
 
 #: one row: the range and the producer's option that enforces it
@@ -152,15 +178,15 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
        for k, rows in _sampled("events", eps_cap=EVENT_MAX_EPS, claim_cap=True).items()},
     **_sampled("shuffle", sizes=True, epochs=MAX_SHUFFLE_EPOCHS),
     **_sampled("bins", sizes=True, epochs=MAX_BINS_EPOCHS),
-    # compose --delta D in [0, 1] (eps(delta)); --eps E any real (delta(eps))
+    # compose --delta D in (0, 1] (eps(delta)); --eps E any real (delta(eps))
     # (accuracy_digits: an accuracy field verify does not read, the gap is re-proved; the producer's --digits)
-    "composition.eps": {"delta": (CLOSED_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},
+    "composition.eps": {"delta": (HALF_OPEN_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},
     "composition.delta": {"eps": (REAL, "compose --eps"), "accuracy_digits": _ACCURACY},
     "gdp.delta": {"mu": (POSITIVE, "gdp delta --mu"), "eps": (REAL, "gdp delta --eps")},
     "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps")},
     "dp.implies": {"eps0": (NONNEGATIVE, "dp implies --from E0,D0"), "delta0": (CLOSED_UNIT, "dp implies --from E0,D0"),
                    "eps": (REAL, "dp implies --to E,D"), "delta": (CLOSED_UNIT, "dp implies --to E,D")},
-    "dp.rr64": {"eps0": (NONNEGATIVE, "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),
+    "dp.rr64": {"eps0": (EPS0, "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),
                 "eps": (REAL, "check rr64 --eps")},
     "rdp.epsilon": {"delta": (OPEN_UNIT, "rdp epsilon --delta")},
     "rdp.to_dp_eps": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),
@@ -168,11 +194,20 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     "rdp.to_dp_delta": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),
                         "eps": (NONNEGATIVE, "rdp to-dp --eps")},
     "rdp.divergence": {"alpha": (Range(0, False, MAX_RDP_ORDER, True), "rdp divergence --alpha")},
-    "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance")},
+    # an oracle run has at least one row: --input refuses an empty list (schemas/oracle_rows minItems),
+    # a --battery has at least one configuration and one accountant
+    "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance"),
+                    "row_count": (Range(1, True, integer=True), "oracle --input FILE / --battery: at least one row")},
     "gdp.certify": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin")},
     "gdp.optimal_mu": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin"),
                        # a hint for the re-check: a point of the head [0, eps_h]
                        "argmax": (Range(0, True, "eps_h", True), "gdp certify (the head's argmax)")},
+    # theorems.identities.residual (the Python API): each source states its identity on this domain
+    # only (r = e^eps > 0, lam in (0, 1], beta in [0, 1], integer Renyi orders q >= 2, up to a stated cap)
+    "finite.identity": {"r": (POSITIVE, "identities.residual r = e^eps > 0"),
+                        "lam": (HALF_OPEN_UNIT, "identities.residual lt-thm5.1 lam"),
+                        "beta": (CLOSED_UNIT, "identities.residual lt-eq12 beta"),
+                        "q": (Range(2, True, MAX_IDENTITY_ORDER, True, integer=True), "identities.residual lt-eq21 q")},
     # dpverify 0.1.0's clip_and_rectify_scale(y_minus, y_plus, eps_h) for a mu-GDP mechanism (mu > 0)
     "gdp.clip_rectify": {"mu": (POSITIVE, "mu-GDP (mu > 0)"), "eps_h": (POSITIVE, "clip_and_rectify_scale eps_h")},
 }
@@ -256,6 +291,18 @@ def _walk_tree(node: Any, path: str, tables: Mapping[str, Mapping[str, str]], de
                 _check(f"{path}.{k}[{i}]", x, FIELD_RANGES[item], f"event type {node.get('type')!r}")
         elif kind in FIELD_RANGES and k in node:
             _check(f"{path}.{k}", v, FIELD_RANGES[kind], f"event type {node.get('type')!r}")
+    if t in EVENT_RATIO_RANGES and tables is EVENT_FIELDS:
+        many, one, rng, what = EVENT_RATIO_RANGES[t]
+        xs: Any = node.get(many)
+        den = exact_number(node.get(one))
+        tops = [exact_number(x) for x in xs] if isinstance(xs, list) and len(xs) <= 10**5 else []
+        known = [x for x in tops if x is not None]
+        if known and len(known) == len(tops) and den is not None and den > 0:
+            top = max(known)
+            if not rng.contains(top / den):
+                raise MalformedCertificate(f"{path}.{one}={str(node.get(one))[:40]!r} with {path}.{many} up to "
+                                           f"{str(xs[known.index(top)])[:40]!r}: event type {t!r} needs {what} in "
+                                           f"{rng.text()} (the producer's range)")
 
 
 def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:

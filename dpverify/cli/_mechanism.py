@@ -12,6 +12,7 @@ import argparse
 
 from ..mechanisms import MechanismSpec
 from ..mechanisms.expr import CAPS as EXPR_CAPS
+from ..limits import MAX_EPS0
 from ..vocabulary import NOISE_MULTIPLIER, SAMPLING_RATE
 from ._common import add_concept
 
@@ -21,9 +22,9 @@ __all__ = ["add_mechanism_options", "mechanism_spec", "MECHANISM_OPTIONS"]
 MECHANISM_OPTIONS: dict[str, str] = {
     "mu": "GDP parameter of the Gaussian mechanism, > 0",
     "noise_multiplier": NOISE_MULTIPLIER.help_text(),
-    "scale": "Laplace scale b, > 0",
+    "scale": f"Laplace scale b, > 0 and >= sensitivity / {MAX_EPS0} (its eps0 = D/b, capped as --eps0)",
     "sensitivity": "sensitivity D, > 0 (default 1)",
-    "eps0": "epsilon of the guarantee, >= 0 (pure, approx, subsampled)",
+    "eps0": f"epsilon of the guarantee, in [0, {MAX_EPS0}] (pure, approx, subsampled)",
     "delta0": "delta of the guarantee, in [0, 1] (approx, subsampled)",
     "p": "randomized-response probability of answering truthfully, in [1/2, 1)",
     "rate": SAMPLING_RATE.help_text() + " (subsampled, subsampled-gaussian)",

@@ -7,6 +7,7 @@ import argparse
 from .. import _validate as V
 from ..certificate import quantity_certificate
 from ..dp import rr64_check
+from ..limits import MAX_EPS0
 from ._common import add_digits_option, add_output_options, emit
 
 ORDER = 30
@@ -25,7 +26,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "(exit 0), or that it does not (exit 1; happens for eps < -eps0, outside GDPT's eps >= 0). "
         "Example: dpverify check rr64 --eps0 1 --delta0 0.1 --eps 0.5",
     )
-    r.add_argument("--eps0", required=True, help="eps0 >= 0")
+    r.add_argument("--eps0", required=True, help=f"eps0 in [0, {MAX_EPS0}] (beyond it the rows' values "
+                   "e^-eps0 leave the printable range)")
     r.add_argument("--delta0", required=True, help="delta0 in [0, 1]")
     r.add_argument("--eps", required=True, help="eps, any real (GDPT: eps >= 0)")
     add_digits_option(r)

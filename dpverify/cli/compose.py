@@ -42,7 +42,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help='JSON list of mechanisms: "E,D" strings, [E, D] pairs or {"eps": E, "delta": D}')
     add_concept(p, STEPS_COMPOSE, dest="k", old=("--k",))
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--delta", help="delta budget in [0, 1]: report the smallest eps >= 0 meeting it")
+    g.add_argument("--delta", help="delta budget in (0, 1]: report the smallest eps >= 0 meeting it")
     g.add_argument("--eps", help="epsilon (any real): report the composed delta(eps)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--grid", metavar="H",
@@ -91,7 +91,9 @@ def _run(args: argparse.Namespace) -> int:
     mechs = [",".join(x.strip() for x in t.split(",")) for t in texts]  # the exact strings given
     inputs: dict[str, Any] = {"mechs": mechs, "k": k}
     if args.delta is not None:
-        quantity, target = "composition.eps", V.closed_unit("delta", args.delta)
+        # delta > 0, as every command that takes a delta budget (audit, gdp mu, rdp): a budget of 0 is no
+        # (eps, delta) query (pure DP is eps alone); the library compose_eps still answers it
+        quantity, target = "composition.eps", V.half_open_unit("delta", args.delta)
         inputs["delta"] = args.delta
         what = f"smallest eps >= 0 with composed delta(eps) <= {args.delta}"
     else:

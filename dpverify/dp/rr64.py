@@ -73,7 +73,7 @@ def _scaled_pmfs(eps0: Fraction, delta0: Fraction) -> dict[int, list]:
 
 def rr64_check(eps0: ExactInput, delta0: ExactInput, eps: ExactInput, digits: int = 15) -> RR64Result:
     """Enumerate all 64 (event, s, s') rows and prove sup = W(eps) exactly."""
-    e0 = V.nonnegative("eps0", eps0)
+    e0 = V.eps0("eps0", eps0)
     d0 = V.closed_unit("delta0", delta0)
     e = V.real("eps", eps)
     pm = _scaled_pmfs(e0, d0)

@@ -67,14 +67,14 @@ class ApproxDPProfile:
 
 @register_profile("approx")
 def _build_approx(options: Mapping[str, str]) -> ApproxDPProfile:
-    eps0 = V.nonnegative("eps0", _need(options, "eps0", "approx"))
+    eps0 = V.eps0("eps0", _need(options, "eps0", "approx"))
     delta0 = V.closed_unit("delta0", _need(options, "delta0", "approx"))
     return ApproxDPProfile(eps0, delta0, "approx")
 
 
 @register_profile("pure")
 def _build_pure(options: Mapping[str, str]) -> ApproxDPProfile:
-    eps0 = V.nonnegative("eps0", _need(options, "eps0", "pure"))
+    eps0 = V.eps0("eps0", _need(options, "eps0", "pure"))
     return ApproxDPProfile(eps0, Fraction(0), "pure")
 
 

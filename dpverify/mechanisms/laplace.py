@@ -28,6 +28,7 @@ from flint import arb
 from .. import _validate as V
 from ..ball import ball
 from ..errors import InvalidParameter
+from ..limits import MAX_EPS0
 from .base import register_profile
 
 __all__ = ["LaplaceProfile", "laplace_delta_ball"]
@@ -84,7 +85,7 @@ def _build(options: Mapping[str, str]) -> LaplaceProfile:
     params = {"scale": options["scale"]}
     if "sensitivity" in options:
         params["sensitivity"] = options["sensitivity"]
-    if b / d < Fraction(1, 10**6):
+    if d / b > MAX_EPS0:  # Laplace(b) of sensitivity D is (D/b)-DP: the eps0 cap of every guarantee
         raise InvalidParameter(
             # the text as given: the exact value of 1e-3000 is a 3,000-digit fraction
             "scale", f"scale={options['scale']!r} must be >= 1e-6 * sensitivity (eps0 = D/b <= 1e6)"

@@ -71,9 +71,7 @@ def _build(options: Mapping[str, str]) -> SubsampledProfile:
                 key, "--mechanism subsampled needs --sampling-rate Q --eps0 E0 --delta0 D0"
             )
     q = V.half_open_unit("rate", options["rate"])
-    e0 = V.nonnegative("eps0", options["eps0"])
-    if e0 > 10**6:
-        raise InvalidParameter("eps0", f"eps0={options['eps0']} must be <= 1e6")
+    e0 = V.eps0("eps0", options["eps0"])
     d0 = V.closed_unit("delta0", options["delta0"])
     if d0 == 1:
         raise InvalidParameter("delta0", "delta0=1 is no guarantee: must be in [0, 1)")

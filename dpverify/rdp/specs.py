@@ -44,10 +44,8 @@ def _rr(o: Mapping[str, str]) -> RdpCurve:
 
 def _pure(o: Mapping[str, str]) -> RdpCurve:
     if "eps0" not in o:
-        raise InvalidParameter("eps0", "--mechanism pure needs --eps0 E0 (>= 0)")
-    e = V.nonnegative("eps0", o["eps0"])
-    if e > 10**6:
-        raise InvalidParameter("eps0", f"eps0={o['eps0']!r} must be <= 1e6")
+        raise InvalidParameter("eps0", "--mechanism pure needs --eps0 E0 (in [0, 1e6])")
+    e = V.eps0("eps0", o["eps0"])
     return PureDpCurve(e, {"eps0": o["eps0"]})
 
 
@@ -57,7 +55,8 @@ def _subsampled(o: Mapping[str, str]) -> RdpCurve:
             "noise_multiplier",
             "--mechanism subsampled-gaussian needs --noise-multiplier S (> 0) and --sampling-rate Q in (0, 1]",
         )
-    s = V.positive("noise_multiplier", o["noise_multiplier"])
+    # (0, 1e100], the range of every sampled Gaussian's sigma: 1e1000 was an internal error (exit 4)
+    s = V.noise_multiplier("noise_multiplier", o["noise_multiplier"])
     q = V.half_open_unit("rate", o["rate"])
     return SubsampledGaussianCurve(s, q, {"noise_multiplier": o["noise_multiplier"], "rate": o["rate"]})
 

@@ -111,6 +111,10 @@ def log_a_real(alpha: arb, q: Fraction, sigma: Fraction) -> arb:
     # pieces no wider than the Gaussian's scale keep Petras' ellipses away
     # from the branch cut (|Im x| = pi s^2) and the dynamic range per piece small
     width = 2 * sf
+    # sigma below the doubles (1e-400: sf = 0) or so small that R / sigma overflows (1e-308) has more
+    # pieces than any budget: the same answer as too many pieces (it was an internal error, exit 4)
+    if not width > 0 or not math.isfinite(2 * R_val / width) or 2 * R_val / width >= 20000:
+        raise PrecisionExhausted("subsampled-Gaussian quadrature: order too large for the quadrature")
     n = max(1, int(2 * R_val / width) + 1)
     if n > 20000:
         raise PrecisionExhausted("subsampled-Gaussian quadrature: order too large for the quadrature")
@@ -143,7 +147,7 @@ class SubsampledGaussianCurve:
     def __post_init__(self) -> None:
         # the library's guard (the CLI's spec parser names its own options): a rate outside
         # (0, 1] or a sign-flipped sigma is no mechanism, and the series would still run
-        object.__setattr__(self, "sigma", V.positive("sigma", self.sigma))
+        object.__setattr__(self, "sigma", V.noise_multiplier("sigma", self.sigma))
         object.__setattr__(self, "q", V.half_open_unit("q", self.q))
 
     def cgf(self, alpha: arb) -> arb:

@@ -34,6 +34,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import Arith, Iv, arith, ceil_int, exact_enclosure, floor_int, mpf_to_fraction, round_slots, to_fraction
 from ..certificate.format import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
+from ..certificate.ranges import exact_number
 from .limits import MAX_LAW_LATTICE_BITS, MAX_LAW_PRODUCTS
 from .gdp import MAX_BITS, bracket_root_iv, enclose, start_bits, exact_input, side, fraction_to_mpf
 from .profiles import _ONE, _ZERO, pos, register_profile_recheck
@@ -291,6 +292,21 @@ def _recursion_iv(A: Arith, seq: tuple, t: Fraction) -> Iv:
     return d(len(seq), t)
 
 
+def _bounds_recorded_distance(result: Mapping[str, Any]) -> bool:
+    """gap >= upper.hi - lower.lo in exact rationals of the recorded decimals. Called once both
+    recorded enclosures are accepted (the independent ones lie inside them), so the rounded-up
+    composition is at most upper.hi and the rounded-down one at least lower.lo (the rule's reading
+    of the recorded ends), and their distance at most upper.hi - lower.lo exactly: a gap of exactly
+    that decimal difference is true. The binary ends the rule compares (read outward) differ from
+    the decimals, so their difference, rounded up, can exceed the exact one (adv43 F4: such a gap
+    was exit 3). None of the three read (inf, or a number past the one grammar's size): False."""
+    upper, lower = result.get("upper"), result.get("lower")
+    if not isinstance(upper, dict) or not isinstance(lower, dict):
+        return False
+    gap, hi, lo = (exact_number(x) for x in (result.get("gap"), upper.get("hi"), lower.get("lo")))
+    return gap is not None and hi is not None and lo is not None and gap >= hi - lo
+
+
 def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
                 one: Callable[[Types, Mapping[str, Any]], Recheck],
                 finer: "Callable[[Types, int], Recheck] | None" = None) -> Recheck:
@@ -335,7 +351,7 @@ def _check_grid(inputs: Mapping[str, Any], result: Mapping[str, Any],
                 d, u = (max(d[0], d2[0]), min(d[1], d2[1])), (max(u[0], u2[0]), min(u[1], u2[1]))
                 most = mpmath.fsub(u[1], d[0], prec=256, rounding="c")
                 least = mpmath.fsub(u[0], d[1], prec=256, rounding="f")
-    if not (gap == mpmath.inf or gap >= most):  # an infinite gap bounds any distance
+    if not (gap == mpmath.inf or gap >= most or _bounds_recorded_distance(result)):  # inf bounds any distance
         if gap < least:
             raise CertificateRejected("result.gap is smaller than the distance of the rounded compositions "
                                       "(at least upper.lo - lower.hi, re-derived)")

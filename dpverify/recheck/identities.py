@@ -17,7 +17,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping
 
-from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..errors import MalformedCertificate
+from ..certificate.format import MAX_IDENTITY_ORDER
 from .core import exact_enclosure
 from .gdp import exact_input
 from .verify import Recheck, register
@@ -26,9 +27,11 @@ F = Fraction
 
 
 def _positive_ratio(ident: str, r: F) -> F:
-    """r = e^eps (or the hockey-stick weight a): every identity here states it for r > 0."""
+    """r = e^eps (or the hockey-stick weight a): every identity here states it for r > 0. verify
+    refuses r <= 0 before the route (certificate/ranges.py, exit 2 as the producer,
+    theorems.identities.residual); kept for a direct call."""
     if r <= 0:
-        raise CertificateRejected(f"{ident} is stated for r = e^eps > 0 (r = {r})")
+        raise MalformedCertificate(f"{ident} is stated for r = e^eps > 0 (r = {r})")
     return r
 
 
@@ -102,21 +105,22 @@ def _residual(ident: Any, P: list, Q: list, arg) -> F:
         return sum((P[i] for i in same), F(0)) - r * sum((Q[i] for i in same), F(0))
     if ident == "lt-eq21":
         k = arg("q")
-        if k.denominator != 1 or k < 2:
-            raise CouldNotReprove("lt-eq21 is re-checked exactly at integer orders q >= 2 (the orders the "
-                                  "producer writes)")
+        if k.denominator != 1 or k < 2:  # certificate/ranges.py refuses it first (the producer's range)
+            raise MalformedCertificate("lt-eq21 is stated at integer orders q >= 2 (the orders the producer takes)")
         k = int(k)
-        if k > 10 ** 4:
-            raise CouldNotReprove("lt-eq21: an order beyond 10^4 is outside the exact route's work cap")
+        if k > MAX_IDENTITY_ORDER:  # the producer's cap (certificate/ranges.py refuses it first)
+            raise MalformedCertificate(f"lt-eq21: an order beyond {MAX_IDENTITY_ORDER} is beyond the producer's cap")
         if any(q == 0 and p > 0 for p, q in zip(P, Q)):
-            raise CertificateRejected("lt-eq21: E_q(P||Q) is infinite when P is not << Q")
+            # the producer refuses this pair (InvalidParameter "pmf", exit 2): no identity is stated on it
+            raise MalformedCertificate("inputs.P, inputs.Q: lt-eq21 needs P << Q (E_q(P||Q) is infinite when "
+                                       "some q_i = 0 < p_i), as the producer requires")
         left = sum((p ** k / q ** (k - 1) for p, q in zip(P, Q) if p > 0), F(0))  # sum p^q q^(1-q)
         right = sum((q * (p / q) ** k for p, q in zip(P, Q) if q > 0), F(0))
         return left - right
     if ident == "lt-eq12":
         beta = arg("beta")
-        if not 0 <= beta <= 1:
-            raise CertificateRejected(f"lt-eq12 is stated for beta in [0, 1] (beta = {beta})")
+        if not 0 <= beta <= 1:  # certificate/ranges.py refuses it first (the producer's range)
+            raise MalformedCertificate(f"lt-eq12 is stated for beta in [0, 1] (beta = {beta})")
         return _f_inverse(P, Q, beta) - _f(Q, P, beta)
     if ident == "lt-thm5.1":
         r, lam = _positive_ratio(ident, arg("r")), arg("lam")

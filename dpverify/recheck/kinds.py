@@ -53,7 +53,8 @@ from typing import Any, Iterable, Mapping
 
 from ..certificate.format import (ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_KINDS, MECHANISM_OPTIONS,
                                   UNVERIFIABLE_DETAILS, foreign_inputs)
-from ..certificate.ranges import MECHANISM_OPTION_RANGES, exact_number as _exact
+from ..certificate.ranges import (MECHANISM_OPTION_OVERRIDES, MECHANISM_OPTION_RANGES, MECHANISM_RATIO_RANGES,
+                                  exact_number as _exact)
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
@@ -536,16 +537,24 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
         raise MalformedCertificate(
             f"inputs: mechanism {name!r} takes exactly one of the option sets {forms}; got "
             f"{{{', '.join(sorted(given))}}} (an option the mechanism does not read defines nothing)")
+    ranges = {**MECHANISM_OPTION_RANGES, **MECHANISM_OPTION_OVERRIDES.get(name, {})}
     for key in sorted(given):
-        if key not in MECHANISM_OPTION_RANGES:
+        if key not in ranges:
             continue
         text = inputs[key]
         x = _exact(text)
         if x is None:
             raise MalformedCertificate(f"inputs.{key}={str(text)[:40]!r} is not an exact number")
-        if not MECHANISM_OPTION_RANGES[key].contains(x):
-            raise MalformedCertificate(f"inputs.{key}={text}: mechanism {name!r} needs {key} in "
-                                       f"{MECHANISM_OPTION_RANGES[key].text()}")
+        if not ranges[key].contains(x):
+            raise MalformedCertificate(f"inputs.{key}={str(text)[:40]}: mechanism {name!r} needs {key} in "
+                                       f"{ranges[key].text()}")
+    if name in MECHANISM_RATIO_RANGES:
+        num_key, default, den_key, rng, what = MECHANISM_RATIO_RANGES[name]
+        num, den = _exact(inputs.get(num_key, default)), _exact(inputs.get(den_key))
+        if num is not None and den is not None and den > 0 and not rng.contains(num / den):
+            raise MalformedCertificate(f"inputs.{den_key}={str(inputs[den_key])[:40]}, inputs.{num_key}="
+                                       f"{str(inputs.get(num_key, default))[:40]}: mechanism {name!r} needs "
+                                       f"{what} in {rng.text()} (the producer's range)")
     if "refined" in given and inputs["refined"] not in ("true", "false"):
         raise MalformedCertificate("inputs.refined must be 'true' or 'false'")
 

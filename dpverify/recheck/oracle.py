@@ -200,6 +200,10 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
     configs, rows = result.get("configs"), result.get("rows")
     if not isinstance(configs, list) or not isinstance(rows, list):
         raise MalformedCertificate("oracle certificates need result.configs and result.rows lists")
+    if not rows:
+        # no writer makes a run without rows (oracle --input refuses an empty file, a battery has rows;
+        # format 2 says so in inputs.row_count >= 1, certificate/ranges.py): a verdict on no row is no claim
+        raise MalformedCertificate("result.rows is empty: an oracle certificate has at least one row")
     # the rows first (exact, cheap): a row the input text does not state is refused before any PLD work
     if "input_text" in inputs:
         if "battery" in inputs:

@@ -29,6 +29,7 @@ from typing import Callable, Sequence
 
 from ..certificate.prose import IDENTITY_SOURCES
 from ..errors import InvalidParameter
+from ..limits import MAX_IDENTITY_ORDER
 from ..mechanisms.finite import FiniteMechanism
 
 __all__ = ["IDENTITIES", "residual", "tradeoff", "tradeoff_inverse"]
@@ -68,8 +69,8 @@ def _lt_eq19(P, Q, r: F) -> F:
 
 
 def _lt_eq21(P, Q, q_order: F) -> F:
-    if q_order.denominator != 1 or q_order < 2:
-        raise InvalidParameter("q", "lt-eq21 is checked exactly at integer orders q >= 2")
+    if q_order.denominator != 1 or not 2 <= q_order <= MAX_IDENTITY_ORDER:
+        raise InvalidParameter("q", f"lt-eq21 is checked exactly at integer orders q in [2, {MAX_IDENTITY_ORDER}]")
     k = int(q_order)
     if any(qq == 0 and p > 0 for p, qq in zip(P, Q)):
         raise InvalidParameter("pmf", "E_q(P||Q) is infinite when P is not << Q")

@@ -1,6 +1,7 @@
 """result.gap of a grid composition states an upper bound of the distance between the
 two rounded compositions; verify proves it against the independent enclosures in
-directed rounding (at least u.hi - d.lo: proved; below u.lo - d.hi: false; between:
+directed rounding (at least u.hi - d.lo, or at least the recorded upper.hi - lower.lo in exact
+rationals once both recorded enclosures are accepted: proved; below u.lo - d.hi: false; between:
 not re-proved), with no slack.
 
 Independent route: the distance bounds written out in exact rationals from the
@@ -42,8 +43,10 @@ def test_the_genuine_gap_is_proved() -> None:
 
 
 @pytest.mark.parametrize("shift,code", [(Fraction(-1, 10**6), 1), (Fraction(-1, 10**15), 1),
-                                        (Fraction(1, 10**15), 0), (Fraction(1, 10**3), 0)])
+                                        (Fraction(0), 0), (Fraction(1, 10**15), 0), (Fraction(1, 10**3), 0)])
 def test_a_gap_below_the_distance_is_refused(shift: Fraction, code: int) -> None:
+    """Shift 0 is the gap of exactly upper.hi - lower.lo, a true bound (adv43 F4: exit 3, the
+    binary ends read outward and their difference rounded up exceeded the decimal one)."""
     least, most = _bounds()
     edge = least if shift < 0 else most
     gap = edge + shift

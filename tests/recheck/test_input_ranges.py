@@ -84,6 +84,22 @@ CASES = [
     (F2 / "pld-epsilon-add.json", ("delta",), "inf"),
     (F2 / "rdp-divergence-rr.json", ("alpha",), "inf"),
     (F2 / "gdp-delta-tiny.json", ("eps",), "inf"),
+    # compose --delta 0 answered [inf, inf] (exit 0) where every other delta budget is refused; now
+    # refused as they are, and verify of such a certificate (exit 1 before) likewise
+    *[(F2 / "compose-eps.json", ("delta",), v) for v in ("0", "-1e-30")],
+    (F2 / "compose-grid.json", ("delta",), "0"),
+    # check rr64 --eps0 1e300: e^eps0 overflowed the second route (exit 3); now beyond the stated cap
+    *[(F2 / f"dp-rr64{s}.json", ("eps0",), "1e300") for s in ("", "-fails")],
+    # Laplace(b) of sensitivity D is (D/b)-DP: the builder refuses D/b > 1e6 (exit 2); verify read
+    # only b > 0 and answered exit 1
+    (F2 / "dp-profile.json", ("scale",), "1e-7"),
+    (F2 / "rdp-divergence-laplace.json", ("scale",), "1e-400"),
+    (F2 / "gdp-certify-laplace.json", ("scale",), "1e-7"),
+    # the subsampled Gaussian's RDP curve: sigma in (0, 1e100] as every sampled Gaussian (exit 1 before)
+    *[(F2 / f, ("noise_multiplier",), "1e300") for f in ("rdp-epsilon-balle-ssg.json", "rdp-divergence-ssg.json")],
+    # a mixture of Gaussians whose shift c_i / s exceeds 1e100 (events/pairs.py refuses it): exit 3 before
+    (F2 / "events-epsilon-mog.json", ("event", "event", "standard_deviation"), "1e-400"),
+    (F2 / "events-epsilon-mog.json", ("event", "event", "sensitivities", 2), "1e300"),
 ]
 
 
@@ -92,6 +108,100 @@ def test_an_input_the_producer_refuses_is_exit_2(file, path, value, tmp_path):
     code, msg = _verify(restated(json.loads(file.read_text()), path, value), tmp_path)
     assert code == 2, msg
     assert f"inputs.{path[0]}" in msg, msg
+
+
+@pytest.mark.parametrize("argv", [["compose", "--mech", "1,1e-6", "--steps", "3", "--delta", d] for d in ("0", "-1e-30")]
+                         + [["compose", "--mech", "0.5,0", "--mech", "0.25,0", "--delta", "0"]])
+def test_compose_refuses_a_delta_budget_of_0_as_the_others_do(argv, capsys):
+    """The same refusal (the shared validator's words) as gdp mu --delta 0; compose answered
+    '[inf, inf]' (or, for pure guarantees, their sum) with exit 0."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert main(["gdp", "mu", "--eps", "1", "--delta", argv[-1]]) == 2
+    other = capsys.readouterr().err
+    assert f"--delta: delta='{argv[-1]}' must be in (0, 1" in err and "Traceback" not in err, err
+    assert err.split(" must be")[0] == other.split(" must be")[0], (err, other)
+
+
+@pytest.mark.parametrize("eps", ["0", "0.5", "-1e300"])
+def test_rr64_refuses_eps0_beyond_its_stated_cap(eps, tmp_path, capsys):
+    """check rr64 --eps0 1e300 wrote a certificate at eps = 0 (verify: exit 3, e^eps0 overflowed)
+    and refused eps = 0.5 only because a row left the printable range. One cap now, stated in
+    --help, refused by both sides; at the cap the producer's certificate verifies."""
+    from dpverify.limits import MAX_EPS0
+
+    argv = ["check", "rr64", "--delta0", "0.1", "--eps", eps]
+    assert main([*argv, "--eps0", "1e300"]) == 2
+    err = capsys.readouterr().err
+    assert "--eps0" in err and str(MAX_EPS0) in err and "Traceback" not in err, err
+    try:
+        main(["check", "rr64", "--help"])
+    except SystemExit:
+        pass
+    assert f"eps0 in [0, {MAX_EPS0}]" in " ".join(capsys.readouterr().out.split())
+    if eps != "-1e300":  # a row e^-1e300 is beyond the printable range at any eps0 (exit 2 as well)
+        cert = tmp_path / "c.json"
+        assert main([*argv, "--eps0", str(MAX_EPS0), "--certificate", str(cert)]) in (0, 1)
+        assert verify_file(cert)[0] == 0, verify_file(cert)
+
+
+_EPS0_PAST_THE_CAP = [
+    (["dp", "profile", "--mechanism", "approx", "--eps0", "1e300", "--delta0", "0.1", "--eps", "1"], "--eps0"),
+    (["dp", "profile", "--mechanism", "pure", "--eps0", "1000001", "--eps", "1"], "--eps0"),
+    (["gdp", "certify", "--mechanism", "approx", "--eps0", "2e6", "--delta0", "0.1", "--eps-h", "3"], "--eps0"),
+    (["dp", "profile", "--mechanism", "laplace", "--scale", "1e-7", "--eps", "1"], "--scale"),
+    (["rdp", "divergence", "--mechanism", "laplace", "--scale", "1e-400", "--alpha", "2"], "--scale"),
+]
+
+
+@pytest.mark.parametrize("argv,option", _EPS0_PAST_THE_CAP, ids=[" ".join(a[:4] + a[5:6]) for a, _ in _EPS0_PAST_THE_CAP])
+def test_an_eps0_past_the_one_cap_is_refused_by_the_producer(argv, option, capsys):
+    """dp profile --mechanism approx / pure --eps0 1e300 wrote certificates that verify refused (the
+    mechanism option range eps0 <= 1e6, exit 2): the builders now read eps0 by the one validator
+    (_validate.eps0, limits.MAX_EPS0), as subsampled, rdp pure and Laplace's D/b already capped it."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert option in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("argv", [["dp", "profile", "--mechanism", "approx", "--eps0", "1e6", "--delta0", "0.1", "--eps", "1"],
+                                  ["dp", "profile", "--mechanism", "laplace", "--scale", "1e-6", "--eps", "1"]])
+def test_at_the_eps0_cap_the_producers_certificate_verifies(argv, tmp_path):
+    cert = tmp_path / "c.json"
+    assert main([*argv, "--certificate", str(cert)]) == 0
+    assert verify_file(cert)[0] == 0, verify_file(cert)
+
+
+_SSG = ["--mechanism", "subsampled-gaussian", "--sampling-rate", "0.01"]
+
+
+@pytest.mark.parametrize("argv,code", [
+    (["rdp", "epsilon", *_SSG, "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1e1000"], 2),
+    (["rdp", "divergence", *_SSG, "--alpha", "2", "--noise-multiplier", "1e300"], 2),
+    # below the doubles the quadrature's plan has no pieces to give: undecided, as at 1e-300
+    (["rdp", "epsilon", *_SSG, "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1e-308"], 3),
+    (["rdp", "epsilon", *_SSG, "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1e-400"], 3),
+])
+def test_the_subsampled_gaussian_rdp_sigma_is_read_as_every_sampled_sigma(argv, code, capsys):
+    """rdp's subsampled Gaussian read sigma as any positive number: 1e1000 and 1e-308 / 1e-400 were
+    internal errors (exit 4), 1e300 ran past 120 s. Its range is now (0, 1e100], the accountants'
+    (_validate.noise_multiplier), and verify's mechanism option check holds it there too."""
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert "internal error" not in err and (code != 2 or "--noise-multiplier" in err), err
+
+
+@pytest.mark.parametrize("sd,sens", [("1e-400", "1"), ("2", "1e300"), ("1e-99", "1")])
+def test_a_mixture_whose_shift_is_past_1e100_is_refused_by_the_producer(sd, sens, tmp_path, capsys):
+    """The producer's side of the two mixture cases above (and 1 / 1e-99 = 1e99, inside: answered)."""
+    events = tmp_path / "ev.json"
+    events.write_text(json.dumps({"neighboring": "add-remove", "event": {
+        "type": "mixture_of_gaussians", "standard_deviation": sd, "sensitivities": ["0", sens],
+        "sampling_probs": ["0.5", "0.5"]}}))
+    inside = Fraction(sens) <= Fraction(sd) * 10**100
+    code = main(["audit", "dpsgd", "--events", str(events), "--delta", "1e-5", "--time-budget", "5"])
+    err = capsys.readouterr().err
+    assert (code != 2 and "internal error" not in err) if inside else (code == 2 and "--events" in err), (code, err)
 
 
 def test_the_genuine_values_of_those_fields_still_verify(tmp_path):
@@ -157,7 +267,9 @@ PRODUCER: dict[str, list[str]] = {
 GOOD = {"accuracy_digits": "6", "epochs": "2", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
-NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h")}
+NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h"),
+             *(("finite.identity", k) for k in INPUT_RANGES["finite.identity"]),
+             ("oracle.rows", "row_count")}  # the length of --input's list, or of the battery's rows
 
 
 def _outside(rng: Range) -> list[str]:
@@ -212,3 +324,76 @@ def test_verify_refuses_every_value_outside_a_row(kind, key, value, tmp_path):
     v: Any = int(value) if rng.integer and value.lstrip("-").isdigit() else value
     code, msg = _verify(restated(json.loads(f.read_text()), (key,), v), tmp_path)
     assert code == 2 and f"inputs.{key}" in msg, msg
+
+
+# --------------------------------------------------------------------------- finite.identity (the Python API)
+
+#: an input key of finite.identity -> an identity that takes it and its genuine arguments (r, lam, beta, q)
+_IDENTITY = {"r": ("lt-eq7", ("r",), ("3/2",)), "lam": ("lt-thm5.1", ("r", "lam"), ("3/2", "1/3")),
+             "beta": ("lt-eq12", ("beta",), ("1/3",)), "q": ("lt-eq21", ("q",), ("3",))}
+IDENTITY_ROWS = [(key, v) for key, (rng, _) in sorted(INPUT_RANGES["finite.identity"].items())
+                 for v in _outside(rng) + (["5/2"] if rng.integer else [])]
+
+
+@pytest.mark.parametrize("key,value", IDENTITY_ROWS, ids=[f"{k}={v}" for k, v in IDENTITY_ROWS])
+def test_an_identity_parameter_the_producer_refuses_is_exit_2(key, value, tmp_path):
+    """No command writes finite.identity: its producer is ``theorems.identities.residual``, which
+    refuses r <= 0, lam outside (0, 1], beta outside [0, 1] and orders q that are not integers >= 2
+    (InvalidParameter, exit 2). verify answered r <= 0 and beta outside [0, 1] with exit 1, a
+    non-integer q with exit 3; now exit 2 by the table, naming the input and the range."""
+    from dpverify.errors import InvalidParameter
+    from dpverify.theorems.identities import residual
+    from tests.theorems.test_identities import certificate
+
+    ident, names, args = _IDENTITY[key]
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)]
+    genuine = certificate(ident, P, Q, tuple(Fraction(a) for a in args))
+    assert _verify(genuine, tmp_path)[0] == 0
+    if value != "inf":  # the producer's reader refuses "inf" before the identity sees it
+        with pytest.raises(InvalidParameter):
+            residual(ident, P, Q, *(Fraction(value) if n == key else Fraction(a) for n, a in zip(names, args)))
+    code, msg = _verify(restated(genuine, (key,), value), tmp_path)
+    assert code == 2 and f"inputs.{key}" in msg, msg
+
+
+def test_an_identity_on_a_pair_the_producer_refuses_is_exit_2(tmp_path):
+    """lt-eq21 needs P << Q: the producer refuses a pair with q_i = 0 < p_i (InvalidParameter "pmf",
+    exit 2); verify answered exit 1."""
+    from dpverify.errors import InvalidParameter
+    from dpverify.theorems.identities import residual
+    from tests.theorems.test_identities import certificate
+
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1), Fraction(0)]
+    with pytest.raises(InvalidParameter):
+        residual("lt-eq21", P, Q, Fraction(3))
+    good = certificate("lt-eq21", [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)], (Fraction(3),))
+    good["inputs"]["Q"] = ["1", "0"]
+    good["digest"] = compute_digest(good)
+    code, msg = _verify(good, tmp_path)
+    assert code == 2 and "inputs.P" in msg, msg
+
+
+# --------------------------------------------------------------------------- oracle.rows: at least one row
+
+@pytest.mark.parametrize("count", [0, -1, 1.5, True, "0", "2", "inf"])
+def test_an_oracle_certificate_without_rows_is_exit_2(count, tmp_path, capsys):
+    """The producer refuses an --input file with no rows (exit 2) and a battery always has rows, so
+    a row_count of 0 (rows emptied, the input text '[]', digest resealed) states a run the producer
+    never makes: exit 2, as the other types and signs of a count were (the schema's). It was exit 1
+    (verdict 'fails' re-derived 'holds'), or exit 0 with the verdict set to 'holds'."""
+    import hashlib
+
+    empty = tmp_path / "rows.json"
+    empty.write_text("[]")
+    assert main(["oracle", "--input", str(empty)]) == 2
+    assert "--input" in capsys.readouterr().err
+    c = json.loads((F2 / "oracle-input.json").read_text())
+    c["inputs"].update(input_text="[]", input_sha256=hashlib.sha256(b"[]").hexdigest(), row_count=count)
+    c["result"].update(rows=[], verdict="holds")
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "inputs.row_count" in msg, msg
+    del c["inputs"]["row_count"]  # without the count (format 1 has none): the empty rows themselves
+    c["digest"] = compute_digest(c)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and "result.rows" in msg, msg
