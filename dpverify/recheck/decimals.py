@@ -55,6 +55,17 @@ def parse_bound(text: Any, where: str, dps: int = 30, rounding: str = "n") -> mp
         raise MalformedCertificate(f"{where}={text!r} is not a decimal number") from None
 
 
+class Ends(tuple):
+    """A recorded enclosure's ends read outward (the tuple: lo rounded down, hi up), with ``inner``
+    the same ends read inward (lo up, hi down). The binary reading of a decimal is not the decimal:
+    an independent enclosure inside the outward ends may still poke past a recorded end by up to
+    2^-256 of it, and a truth there makes the recorded enclosure false. So acceptance asks for the
+    inward ends and a refusal for the outward ones (:func:`.verify.accept_enclosure`): a recorded
+    [0.1, 0.1] for a composed delta of 0.1 + 9e-102 was confirmed."""
+
+    inner: tuple
+
+
 def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:
     if not isinstance(obj, dict) or "lo" not in obj or "hi" not in obj:
         raise MalformedCertificate(f"{where} must be an object with lo and hi")
@@ -62,4 +73,6 @@ def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:
     hi = parse_bound(obj["hi"], f"{where}.hi", dps, "c")
     if lo > hi:
         raise CertificateRejected(f"{where} has lo > hi ({obj['lo']} > {obj['hi']})")
-    return lo, hi
+    ends = Ends((lo, hi))
+    ends.inner = (parse_bound(obj["lo"], f"{where}.lo", dps, "c"), parse_bound(obj["hi"], f"{where}.hi", dps, "f"))
+    return ends

@@ -225,6 +225,11 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
     inside [lo, hi]; raises CertificateRejected when they are disjoint or an
     infinite recorded endpoint meets a finite value, CouldNotReprove otherwise."""
     lo, hi = recorded
+    # inside the ends read inward (a binary reading of a decimal end may lie past it: decimals.Ends),
+    # disjoint from the ends read outward; a pair that is neither is not decided. An independent end
+    # equal to the outward reading is a route's own proof at that point (a bracket at the recorded
+    # end), which it states as that binary value: it is taken as it is
+    inner_lo, inner_hi = getattr(recorded, "inner", recorded)
     a, b = independent
     if any(mpmath.isnan(x) for x in (a, b)) or a > b:
         raise CouldNotReprove(f"the independent route gave no enclosure of {what}")
@@ -233,7 +238,7 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
             f"{what}: an infinite recorded endpoint asserts an infinite value, but the "
             f"independent route shows it is finite ([{_s(a)}, {_s(b)}])"
         )
-    if lo <= a and b <= hi:
+    if (inner_lo <= a or a == lo) and (b <= inner_hi or b == hi):
         return
     if b < lo or a > hi:
         # ends that part past the 17th digit (a refutation just past a recorded end) are shown

@@ -1,0 +1,30 @@
+"""A recorded decimal end is read into binary, and its reading is not the decimal (a decimal that is
+not dyadic lies strictly between two binary numbers). The acceptance rule compared the independent
+enclosure with the ends read outward (lo rounded down, hi up, at 256 bits or more), so a truth
+between a recorded end and its outward reading confirmed a false enclosure.
+
+Here: the composed delta(0) of the (0, 1/10)- and (0, 10^-101)-DP guarantees is
+1 - (9/10)(1 - 10^-101) = 1/10 + 9 10^-102 (exact rationals below: TV composes so at eps = 0, LT
+Thm 4.6), and a recorded [0.1, 0.1] states it is exactly 1/10. verify confirmed it. Acceptance now
+asks for the ends read inward (decimals.Ends.inner); a refusal still uses the outward reading, so
+this certificate is not decided (exit 3): never an accept."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from dpverify.cli import main
+
+from ..certs import outcome, reseal
+
+
+def test_a_point_enclosure_just_off_the_truth_is_not_accepted(tmp_path, capsys):
+    out = tmp_path / "c.json"
+    assert main(["compose", "--mech", "0,0.1", "--mech", "0,1e-101", "--eps", "0", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert outcome(json.loads(out.read_text())) == 0  # the genuine certificate
+    truth = 1 - (1 - Fraction(1, 10)) * (1 - Fraction(1, 10**101))
+    assert truth > Fraction(1, 10) and truth - Fraction(1, 10) < Fraction(1, 10**100)
+    cert["result"]["enclosure"] = {"lo": "0.1", "hi": "0.1"}
+    assert outcome(reseal(cert)) == 3
