@@ -28,3 +28,24 @@ def test_a_point_enclosure_just_off_the_truth_is_not_accepted(tmp_path, capsys):
     assert truth > Fraction(1, 10) and truth - Fraction(1, 10) < Fraction(1, 10**100)
     cert["result"]["enclosure"] = {"lo": "0.1", "hi": "0.1"}
     assert outcome(reseal(cert)) == 3
+
+
+def test_a_bracket_is_decided_at_the_recorded_decimal():
+    """recheck.gdp.bracket_root_iv (gdp eps, gdp mu, composed eps) proved its root >= lo by f at lo's
+    binary reading, rounded down from the decimal: a root between that reading and the decimal was
+    confirmed as >= the decimal. Here f(x) = x and the root is the midpoint of 0.1 and its 256-bit
+    reading below, so the recorded [0.1, 0.2] is false (exact rationals); it is refused now, as f at
+    0.1 itself is past the target."""
+    import mpmath
+    import pytest
+
+    from dpverify.errors import CertificateRejected
+    from dpverify.recheck.core import mpf_to_fraction
+    from dpverify.recheck.decimals import parse_bound
+    from dpverify.recheck.gdp import bracket_root_iv
+
+    below = mpf_to_fraction(parse_bound("0.1", "lo", 60, "f"))
+    root = (below + Fraction(1, 10)) / 2
+    assert below < root < Fraction(1, 10)
+    with mpmath.workdps(60), pytest.raises(CertificateRejected, match="root is below"):
+        bracket_root_iv(lambda A, x: A.q(x), root, {"enclosure": {"lo": "0.1", "hi": "0.2"}}, True, "x")
