@@ -59,6 +59,7 @@ from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .bins_plan import GRID_SLACK, keep_cap, refines
 from .gdp import exact_input
 from .pld import _power as _square_multiply
+from .decimals import exact_decimal
 from .verify import BudgetExceeded, Recheck, register, root_enclosure
 
 _U = 128
@@ -752,10 +753,7 @@ class _Epochs:
 def _fraction(text: Any, where: str) -> Fraction:
     if not isinstance(text, str) or len(text) > 200:
         raise MalformedCertificate(f"{where} must be a decimal string")
-    try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise MalformedCertificate(f"{where} must be a decimal string, got {text[:40]!r}") from None
+    return exact_decimal(text, where)
 
 
 def _enclosure(result: Mapping[str, Any]) -> tuple[Fraction, Fraction]:

@@ -50,6 +50,7 @@ from .kinds import grid_exponent
 from . import wor as W
 from .core import mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
+from .decimals import exact_decimal
 from .verify import Recheck, register
 
 _DPS = 40
@@ -421,10 +422,10 @@ def _prove_enclosure(where: str, enc: Any, route: "_Route", blocks: list, dirs: 
         raise CertificateRejected(f"{where} is not inside [0, 1]")
     # the comparisons are exact (route.Dx): against the recorded decimals themselves
     if hi < 1:
-        route.D, route.Dx = hi, Fraction(enc["hi"])
+        route.D, route.Dx = hi, exact_decimal(enc["hi"], f"{where}.hi")
         route.prove(f"{where}.hi", blocks, dirs, "upper", m)
     if lo > 0:
-        route.D, route.Dx = lo, Fraction(enc["lo"])
+        route.D, route.Dx = lo, exact_decimal(enc["lo"], f"{where}.lo")
         route.prove(f"{where}.lo", blocks, dirs, "lower", m)
 
 

@@ -11,12 +11,13 @@ This module sits below :mod:`.verify` and :mod:`.relations`, which both read num
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import mpmath
 from mpmath import mpf
 
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 
 #: decimal exponents beyond this magnitude are refused (exit 2)
 MAX_EXPONENT = 10**18  # delta_mu(eps) at large eps / mu is ~ e^-(eps/mu)^2/2: exponents of 10^12 are genuine
@@ -53,6 +54,28 @@ def parse_bound(text: Any, where: str, dps: int = 30, rounding: str = "n") -> mp
             return mpf(mpmath.libmp.from_str(text, prec, rounding))
     except (ValueError, TypeError):
         raise MalformedCertificate(f"{where}={text!r} is not a decimal number") from None
+
+
+#: decimal exponents up to which a recorded decimal is expanded to an exact rational: past it the
+#: rational's integers have 10^5 digits and more ("1e999999999999" held a re-check for its whole
+#: budget while Python built 10^999999999999)
+MAX_EXACT_EXPONENT = 10**5
+
+
+def exact_decimal(text: Any, where: str) -> Fraction:
+    """A recorded decimal as an exact rational, for a comparison with the decimal itself rather
+    than with its binary reading (:func:`parse_bound`). Not a decimal string: exit 2; a decimal
+    exponent past :data:`MAX_EXACT_EXPONENT`: not expanded, exit 3."""
+    if not isinstance(text, str) or not text or len(text) > 10000:
+        raise MalformedCertificate(f"{where} must be a decimal string, got {str(text)[:40]!r}")
+    _, e = _split_decimal(text)
+    if abs(e) > MAX_EXACT_EXPONENT:
+        raise CouldNotReprove(f"{where}={text[:40]!r}: a decimal exponent past +-{MAX_EXACT_EXPONENT} is not "
+                              "expanded to an exact rational")
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise MalformedCertificate(f"{where}={text[:40]!r} is not a decimal number") from None
 
 
 class Ends(tuple):

@@ -26,7 +26,7 @@ from mpmath import mpf
 from ..errors import CertificateRejected, CouldNotReprove, InvalidParameter, MalformedCertificate
 from ..numtext import read_exact_text
 from .core import CF_FROM, Arith, Iv, arith, mpf_to_fraction, mpfr_to_mpf, to_fraction
-from .decimals import enclosure_of
+from .decimals import enclosure_of, exact_decimal
 from .verify import Recheck, needed_digits, register
 
 
@@ -175,7 +175,7 @@ def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: "Fraction | Call
     # f is evaluated at the recorded decimals themselves, so that a proof is a proof of the recorded
     # ends, and a refusal too: at their binary readings (outward) the proof reached only the binary
     # number, which lies up to 2^-256 past the decimal, and a root between the two was confirmed
-    a, b = _decimal_end(enc, "lo"), _decimal_end(enc, "hi")
+    a, b = exact_decimal(enc["lo"], "result.enclosure.lo"), exact_decimal(enc["hi"], "result.enclosure.hi")
 
     def t(A: Arith) -> Iv:
         return target(A) if callable(target) else A.q(target)
@@ -192,26 +192,6 @@ def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: "Fraction | Call
     if sa == near and sb == far:
         return Recheck(lo=lo, hi=hi, dps=digits + 20)
     raise CouldNotReprove(f"{what}: the target is within the second route's width at a recorded end")
-
-
-#: decimal exponents up to which a recorded end is bracketed at its exact rational value
-_EXACT_END_EXPONENT = 10**5
-
-
-def _decimal_end(enc: Mapping[str, Any], key: str) -> Fraction:
-    """The recorded decimal ``enc[key]`` as an exact rational (its text was read by
-    :func:`enclosure_of` already, so it is a finite decimal within the reader's caps)."""
-    from .decimals import _split_decimal
-
-    text = enc[key]
-    _, e = _split_decimal(text)
-    if abs(e) > _EXACT_END_EXPONENT:
-        raise CouldNotReprove(f"result.enclosure.{key}: an end beyond 1e+-{_EXACT_END_EXPONENT} is not bracketed "
-                              "at its exact value")
-    try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise MalformedCertificate(f"result.enclosure.{key}={text[:40]!r} is not a decimal number") from None
 
 
 def _positive(x: Fraction, what: str) -> None:

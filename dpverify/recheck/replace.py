@@ -34,6 +34,7 @@ from . import events as EV
 from . import pld as P
 from .core import arith, mpf_to_fraction, mpfr_to_mpf
 from .gdp import exact_input
+from .decimals import exact_decimal
 from .verify import RECHECKERS, BudgetExceeded, Recheck, check_enclosure, parse_bound, register, root_enclosure
 
 #: working precision of the group-privacy product (bits): one rounding of the factor and one of
@@ -166,10 +167,7 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
     delta = exact_input(inputs, "delta")
     enc, low, up = _details(result, False)
     hi_text = enc.get("hi")
-    try:
-        hi_exact = Fraction(hi_text)
-    except (TypeError, ValueError, ZeroDivisionError):
-        raise MalformedCertificate("result.enclosure.hi must be a decimal") from None
+    hi_exact = exact_decimal(hi_text, "result.enclosure.hi")
     if not 0 <= hi_exact / 2 <= REPLACE_MAX_EPS:
         raise MalformedCertificate(f"result.enclosure.hi out of range [0, {2 * REPLACE_MAX_EPS}] (the add/remove "
                                    f"curve is evaluated at hi / 2, at most {REPLACE_MAX_EPS}: the producer's cap)")
@@ -214,10 +212,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     eps = exact_input(inputs, "eps")
     enc, low, up = _details(result, False)
     hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40, "c")
-    try:
-        hi_exact = Fraction(enc.get("hi"))
-    except (TypeError, ValueError, ZeroDivisionError):
-        raise MalformedCertificate("result.enclosure.hi must be a decimal") from None
+    hi_exact = exact_decimal(enc.get("hi"), "result.enclosure.hi")
     up_re = _delta_detail(rec_delta, bounds, dict(base, neighboring="add-remove",
                                           eps=f"{(eps / 2).numerator}/{(eps / 2).denominator}"), up)
     if hi_exact < 1:  # delta <= 1 always: a recorded hi >= 1 needs no product

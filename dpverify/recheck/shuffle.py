@@ -50,6 +50,7 @@ from .bins import _count
 from .bins import _power as _packed_power
 from .core import Iv, arith, ceil_int, floor_int, mpfr_to_mpf, mpf_to_fraction
 from .gdp import delta_mu_iv, exact_input, side, fraction_to_mpf
+from .decimals import exact_decimal
 from .verify import Recheck, parse_bound, register, root_enclosure
 
 _K = 128
@@ -96,10 +97,7 @@ def _check_mu(r: Mapping[str, Any], result: Mapping[str, Any]) -> None:
         return
     if not isinstance(rec, Mapping) or not {"lo", "hi"} <= set(rec):
         raise MalformedCertificate("result.mu must be an object with lo and hi")
-    try:
-        lo, hi = Fraction(rec["lo"]), Fraction(rec["hi"])
-    except (TypeError, ValueError, ZeroDivisionError):
-        raise MalformedCertificate("result.mu.lo and hi must be decimals") from None
+    lo, hi = exact_decimal(rec["lo"], "result.mu.lo"), exact_decimal(rec["hi"], "result.mu.hi")
     mu2 = Fraction(r["Delta"] ** 2 * r["E"]) / r["sig"] ** 2
     if lo < 0 or lo > hi or not lo * lo <= mu2 <= hi * hi:
         raise CertificateRejected(f"result.mu = [{rec['lo']}, {rec['hi']}] does not enclose Delta sqrt(E) / sigma")

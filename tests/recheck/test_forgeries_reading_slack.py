@@ -49,3 +49,22 @@ def test_a_bracket_is_decided_at_the_recorded_decimal():
     assert below < root < Fraction(1, 10)
     with mpmath.workdps(60), pytest.raises(CertificateRejected, match="root is below"):
         bracket_root_iv(lambda A, x: A.q(x), root, {"enclosure": {"lo": "0.1", "hi": "0.2"}}, True, "x")
+
+
+def test_a_huge_exponent_in_an_exact_end_is_not_expanded(tmp_path):
+    """The routes that compare with a recorded decimal itself expanded it with Fraction(text): a
+    replace.delta certificate with hi = "1e999999999999" (a few bytes) held verify for its whole
+    budget while Python built 10^999999999999. One reader now (recheck.decimals.exact_decimal)
+    refuses to expand past 1e+-100000 (exit 3, said as such, not the clock's words)."""
+    from pathlib import Path
+
+    from dpverify.recheck.decimals import MAX_EXACT_EXPONENT, exact_decimal
+    from dpverify.recheck.verify import verify_file
+
+    assert exact_decimal("0.1", "x") == Fraction(1, 10) and exact_decimal(f"1e-{MAX_EXACT_EXPONENT}", "x") > 0
+    cert = json.loads((Path(__file__).parents[1] / "certificate" / "format2" / "replace-delta.json").read_text())
+    cert["result"]["enclosure"]["hi"] = "1e999999999999"
+    out = tmp_path / "c.json"
+    out.write_text(json.dumps(reseal(cert)))
+    code, msg = verify_file(out, budget_seconds=60)
+    assert code == 3 and "not expanded" in msg, msg
