@@ -38,6 +38,7 @@ import mpmath
 from gmpy2 import mpfr, mpq, mpz
 
 from ..errors import CouldNotReprove
+from .decimals import ExactPoint
 
 __all__ = ["Arith", "arith", "pow2", "Iv", "to_fraction", "mpf_to_fraction", "mpfr_to_mpf", "floor_int",
            "ceil_int", "slot_ones", "round_slots"]
@@ -552,3 +553,11 @@ def exact_enclosure(x: Exact) -> "tuple[mpmath.mpf, mpmath.mpf]":
     not a nearest rounding (a dyadic x stays a point)."""
     lo, hi = arith(512).q(x)
     return mpfr_to_mpf(lo), mpfr_to_mpf(hi)
+
+
+def exact_point(x: Exact) -> ExactPoint:
+    """:func:`exact_enclosure` of x, tagged with x itself: the acceptance rule then compares x
+    with the recorded decimals exactly (:class:`.decimals.ExactPoint`)."""
+    p = ExactPoint(exact_enclosure(x))
+    p.exact = Fraction(x)
+    return p

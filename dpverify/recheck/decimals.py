@@ -87,6 +87,39 @@ class Ends(tuple):
     [0.1, 0.1] for a composed delta of 0.1 + 9e-102 was confirmed."""
 
     inner: tuple
+    #: the recorded decimal texts (lo, hi), for a comparison with an exact value (:class:`ExactPoint`)
+    texts: tuple
+
+
+class ExactPoint(tuple):
+    """An independent enclosure that is one exact rational, ``exact``, rounded outward
+    (:func:`.core.exact_point`). Its readings cannot tell a decimal end from the binary numbers
+    beside it (an exact 0.1 + 2^-260 and a recorded "0.1"), so the acceptance rule compares
+    ``exact`` with the recorded decimals themselves, exactly, in both directions."""
+
+    exact: Fraction
+
+
+def exact_against_decimals(x: Fraction, texts: tuple) -> "bool | None":
+    """Does the exact ``x`` lie in the recorded decimal ends ``texts`` (True / False), decided in
+    exact rationals; None when an end is infinite or too large to expand (:func:`exact_decimal`):
+    then the readings decide, as for any enclosure."""
+    lo_t, hi_t = texts
+    if lo_t in ("inf", "-inf") or hi_t in ("inf", "-inf"):
+        return None
+    try:
+        lo, hi = exact_decimal(lo_t, "lo"), exact_decimal(hi_t, "hi")
+    except CouldNotReprove:
+        return None
+    return lo <= x <= hi
+
+
+def exact_gap(x: Fraction, texts: tuple) -> str:
+    """Where the exact ``x`` lies against finite recorded ends it is outside of, in words: "1.04e-77
+    above the upper end of" (the gap to three digits, as the readings alone cannot show it)."""
+    lo, hi = exact_decimal(texts[0], "lo"), exact_decimal(texts[1], "hi")
+    gap, side = (x - hi, "above the upper end of") if x > hi else (lo - x, "below the lower end of")
+    return f"{mpmath.nstr(mpf(gap.numerator) / gap.denominator, 3)} {side}"
 
 
 def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:
@@ -98,4 +131,5 @@ def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:
         raise CertificateRejected(f"{where} has lo > hi ({obj['lo']} > {obj['hi']})")
     ends = Ends((lo, hi))
     ends.inner = (parse_bound(obj["lo"], f"{where}.lo", dps, "c"), parse_bound(obj["hi"], f"{where}.hi", dps, "f"))
+    ends.texts = (obj["lo"], obj["hi"])
     return ends

@@ -32,7 +32,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, ceil_int, exact_enclosure, floor_int, mpf_to_fraction, round_slots, to_fraction
+from .core import Arith, Iv, arith, ceil_int, exact_enclosure, floor_int, round_slots, to_fraction
 from ..certificate.format import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
 from ..certificate.ranges import exact_number
 from .limits import MAX_LAW_LATTICE_BITS, MAX_LAW_PRODUCTS
@@ -393,7 +393,7 @@ def _eps_recheck(types: Types, delta: Fraction, result: Mapping[str, Any]) -> Re
         return Recheck(lo=mpf(0), hi=mpf(0))
     if where == 0:
         lo, hi = exact_enclosure(T)
-        return Recheck(lo=lo, hi=hi, dps=60)
+        return Recheck(lo=lo, hi=hi, dps=60, exact=T)
     if side(lambda A: _profile_iv(A, types, Fraction(0)), lambda A: A.q(delta), 15) == -1:
         return Recheck(lo=mpf(0), hi=mpf(0))
     return bracket_root_iv(lambda A, x: _profile_iv(A, types, x), delta, result, False, "composed eps(delta)")
@@ -489,19 +489,23 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
         from .core import exact_enclosure
 
         lo, hi = exact_enclosure(delta0)
-        re = Recheck(lo=lo, hi=hi, dps=60)
+        re = Recheck(lo=lo, hi=hi, dps=60, exact=delta0)
     else:
         re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
     verdict = "holds" if (delta0 == 1 or eps + eps0 >= 0) else "fails"
     details = {}
     proved = set()
     if "gdpt_formula" in result and (delta0 == 1 or eps >= eps0):
-        # the formula is exactly delta0: compared in exact rationals
+        # the formula is exactly delta0: compared with the recorded decimals in exact rationals (their
+        # binary readings outward contained a delta0 just past a decimal end)
+        from .decimals import exact_against_decimals, exact_gap
         from .verify import enclosure_of
 
-        flo, fhi = enclosure_of(result["gdpt_formula"], "result.gdpt_formula", 60)
-        if not (mpf_to_fraction(flo) <= delta0 <= mpf_to_fraction(fhi)):
-            raise CertificateRejected(f"result.gdpt_formula does not contain its exact value delta0 = {delta0}")
+        enclosure_of(result["gdpt_formula"], "result.gdpt_formula", 60)  # well formed, lo <= hi
+        f = result["gdpt_formula"]
+        if exact_against_decimals(delta0, (f["lo"], f["hi"])) is not True:
+            raise CertificateRejected(f"result.gdpt_formula does not contain its exact value delta0: it lies "
+                                      f"{exact_gap(delta0, (f['lo'], f['hi']))} it (compared exactly)")
         proved.add("gdpt_formula")
     elif "gdpt_formula" in result:
         f = enclose(lambda A: _formula_iv(A, eps0, delta0, eps), needed_digits(
@@ -539,13 +543,14 @@ def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
     digits = needed_digits(result)
     if delta0 == 1 or eps >= eps0:
         lo, hi = exact_enclosure(delta0)
-        return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if delta >= delta0 else "fails", verdict_of_record=True)
+        return Recheck(lo=lo, hi=hi, dps=60, exact=delta0, verdict="holds" if delta >= delta0 else "fails",
+                       verdict_of_record=True)
     re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
     s = side(lambda A: _rows_iv(A, eps0, delta0, eps), lambda A: A.q(delta), digits)
     verdict = "holds" if s < 0 else "fails" if s > 0 else "undecided"
     # the producer decides delta >= W(eps) by an exact sign (dp/implication.py, Lindemann-Weierstrass),
     # never 'undecided': a recorded 'undecided' is refused where this decides, exit 3 where not
-    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=verdict, verdict_of_record=True)
+    return Recheck(lo=re.lo, hi=re.hi, exact=re.exact, dps=re.dps, verdict=verdict, verdict_of_record=True)
 
 
 def _sigma_parts(A: Arith, a: Iv, D: Iv, X: Iv) -> "tuple[Iv, Iv] | None":

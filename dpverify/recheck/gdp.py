@@ -169,8 +169,8 @@ def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: "Fraction | Call
 
     enc = result.get("enclosure")
     digits = needed_digits(result) + 5
-    lo, hi = enclosure_of(enc, "result.enclosure", digits + 20)
-    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
+    ends = enclosure_of(enc, "result.enclosure", digits + 20)
+    if not (mpmath.isfinite(ends[0]) and mpmath.isfinite(ends[1])):
         raise CouldNotReprove(f"{what}: infinite endpoints cannot bracket a finite root")
     # f is evaluated at the recorded decimals themselves, so that a proof is a proof of the recorded
     # ends, and a refusal too: at their binary readings (outward) the proof reached only the binary
@@ -190,7 +190,7 @@ def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: "Fraction | Call
         raise CertificateRejected(f"{what}: the value at the recorded upper end has not reached the target: "
                                   "the root is above it")
     if sa == near and sb == far:
-        return Recheck(lo=lo, hi=hi, dps=digits + 20)
+        return Recheck(lo=ends.inner[0], hi=ends.inner[1], dps=digits + 20)
     raise CouldNotReprove(f"{what}: the target is within the second route's width at a recorded end")
 
 

@@ -39,7 +39,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, mpfr_to_mpf, mpf_to_fraction
+from .core import CF_FROM, Arith, Iv, arith, exact_enclosure, exact_point, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, side, start_bits, fraction_to_mpf
 from .profiles import PROFILE_RECHECKS, _four_output, expr_over, register_profile_recheck
 from ..certificate.format import gdp_cell_weight
@@ -344,11 +344,12 @@ def recheck_certify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         raise MalformedCertificate("eps_h must be in [0, 1e6]")
     from .verify import enclosure_of
 
-    lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
+    ends = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
+    lo, hi = ends
     dps = _head_dps(lo, hi)
     f = _iv_profile(name, inputs, _bits(dps))
     with mpmath.workdps(dps):
-        re = _certify(name, inputs, result, head, tail, f, eps_h, lo, hi, dps)
+        re = _certify(name, inputs, result, head, tail, f, eps_h, lo, hi, ends.inner[1], dps)
     return _certify_details(name, inputs, result, head, tail, eps_h, re)
 
 
@@ -566,9 +567,9 @@ def _certify_details(name: str, inputs: Mapping[str, Any], result: Mapping[str, 
             proved.discard("tail.limit")
             details = dict(re.details)
             details["tail.limit"] = lim
-            re = Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=re.verdict, proved=frozenset(proved),
+            re = Recheck(lo=re.lo, hi=re.hi, exact=re.exact, dps=re.dps, verdict=re.verdict, proved=frozenset(proved),
                          details=details)
-    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps, verdict=re.verdict, proved=frozenset(proved),
+    return Recheck(lo=re.lo, hi=re.hi, exact=re.exact, dps=re.dps, verdict=re.verdict, proved=frozenset(proved),
                    details=re.details)
 
 
@@ -594,7 +595,7 @@ def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) ->
     vanishes beyond the largest privacy loss (Laplace, pure, approx and subsampled with
     delta0 = 0, randomized response with p < 1), mu0 for the Gaussian (f = delta_mu0)."""
     if name == "gaussian":
-        return exact_enclosure(_gaussian_mu0(inputs))
+        return exact_point(_gaussian_mu0(inputs))
     if name == "laplace" or _support_end(name, inputs) is not None:
         return mpf(0), mpf(0)
     if name == "sgd-example":
@@ -614,9 +615,12 @@ def _tail_limit(name: str, inputs: Mapping[str, Any], verdict: Optional[str]) ->
 
 
 def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], head: Mapping[str, Any],
-             tail: Mapping[str, Any], f: IvFn, eps_h: Fraction, lo: mpf, hi: mpf, dps: int) -> Recheck:
+             tail: Mapping[str, Any], f: IvFn, eps_h: Fraction, lo: mpf, hi: mpf, hi_in: mpf, dps: int) -> Recheck:
     """The head and tail of a gdp.certify / gdp.optimal_mu result, re-proved in directed
-    rounding (``f`` the profile's enclosure, :func:`_iv_profile`)."""
+    rounding (``f`` the profile's enclosure, :func:`_iv_profile`). ``lo``, ``hi`` are the
+    recorded ends read outward (a refusal must be past them) and ``hi_in`` the upper end read
+    inward (rounded down, at most the recorded decimal): the sup is proved <= ``hi_in``, so that
+    the proof is one of the recorded decimal (:class:`.decimals.Ends`)."""
     if head.get("unbounded"):
         at = exact_input(head, "argmax")
         if not 0 <= at <= eps_h:
@@ -640,11 +644,12 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
                 # like a GDP head (G_f at the argmax, cells at its upper end)
                 from .verify import enclosure_of
 
-                h_lo, h_hi = enclosure_of(henc, "result.head.enclosure", dps)
+                h_ends = enclosure_of(henc, "result.head.enclosure", dps)
+                h_lo, h_hi = h_ends
                 if mpmath.isfinite(h_hi):
                     with mpmath.workdps(_head_dps(h_lo, h_hi)):
                         h = _certify(name, inputs, {"enclosure": henc}, head, {}, f, eps_h, h_lo, h_hi,
-                                     _head_dps(h_lo, h_hi))
+                                     h_ends.inner[1], _head_dps(h_lo, h_hi))
                     details = {k: v for k, v in h.details.items() if k == "head.enclosure"}
                     proved = set(h.proved)
             return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=dps, verdict="fails", details=details,
@@ -655,13 +660,13 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
         # (GDPT Def 4.1; delta_mu(x) is strictly increasing in mu, App A.5): the sup
         # is mu0, whatever the head's cells, and the tail is mu0 as well
         m0 = _gaussian_mu0(inputs)
-        enc0 = exact_enclosure(m0)  # mu0 rounded outward (a point when it is a binary number)
+        enc0 = exact_point(m0)  # mu0 rounded outward, and mu0 itself for the exact comparison
         proved = {"head.unbounded"}
         if "mu_hi_exact" in head:
             if exact_input(head, "mu_hi_exact") < m0:
                 raise CertificateRejected("head.mu_hi_exact is below the Gaussian's mu0 = sup G_f")
             proved.add("head.mu_hi_exact")
-        return Recheck(lo=enc0[0], hi=enc0[1], dps=dps, verdict="holds", proved=frozenset(proved),
+        return Recheck(lo=enc0[0], hi=enc0[1], exact=m0, dps=dps, verdict="holds", proved=frozenset(proved),
                        details={"head.enclosure": enc0})
     xs = exact_input(head, "argmax") if "argmax" in head else Fraction(0)
     if not 0 <= xs <= eps_h:
@@ -669,7 +674,7 @@ def _certify(name: str, inputs: Mapping[str, Any], result: Mapping[str, Any], he
     # lower end: G_f at the (hinted) argmax, proved from below in directed rounding; G_f(x) <= sup
     dps = _proposal_dps(f, xs, hi, dps)
     with mpmath.workdps(dps):
-        return _certify_head(name, inputs, head, tail, f, eps_h, lo, hi, dps, xs)
+        return _certify_head(name, inputs, head, tail, f, eps_h, lo, hi, hi_in, dps, xs)
 
 
 def _proposal_dps(f: "IvFn", x: Fraction, hi: mpf, dps: int) -> int:
@@ -688,7 +693,7 @@ def _proposal_dps(f: "IvFn", x: Fraction, hi: mpf, dps: int) -> int:
 
 
 def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any], tail: Mapping[str, Any], f: "IvFn",
-                  eps_h: Fraction, lo: mpf, hi: mpf, dps: int, xs: Fraction) -> Recheck:
+                  eps_h: Fraction, lo: mpf, hi: mpf, hi_in: mpf, dps: int, xs: Fraction) -> Recheck:
     """:func:`_certify` for a finite head: lower end at the argmax ``xs``, upper end by cells."""
     g_lo, g_prop = _g_lower(f, xs, dps, _bits_needed(lo, hi))
     if g_lo > hi:
@@ -701,7 +706,7 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
     convex = name in _CONVEX_IN_T
     hints = head.get("breakpoints") if isinstance(head.get("breakpoints"), list) else None
     work = CellWork(weight=_cell_weight(name, inputs))
-    mu = hi
+    mu = hi_in
     if mpmath.isfinite(g_prop) and g_lo < lo and g_prop < lo:
         # the lower end is not proved at the argmax, and the proposal of G_f there is below
         # it: try to refute it by proving sup over the head <= a value between the two (a
@@ -721,23 +726,27 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
         work.charge(start - share.left)
     # the head is proved once, at the least upper end the certificate records (the recorded
     # upper end, head.mu_hi_exact, head.enclosure.hi): sup <= that value implies the larger
-    # ones by monotonicity of mu_GDP in mu, so genuine certificates pay for one proof
-    targets = [(hi, "head")]
+    # ones by monotonicity of mu_GDP in mu, so genuine certificates pay for one proof. Each is
+    # read inward (rounded down): a proof at a binary reading above the decimal proved only that
+    # reading, and a sup between the decimal and it was confirmed (the reading slack). A refusal
+    # is sought past the reading outward (rounded up), as before
+    targets = [(hi_in, hi, "head")]
     if "mu_hi_exact" in head:
-        targets.append((fraction_to_mpf(exact_input(head, "mu_hi_exact")), "head (head.mu_hi_exact)"))
+        x_dn, x_up = exact_enclosure(exact_input(head, "mu_hi_exact"))
+        targets.append((x_dn, x_up, "head (head.mu_hi_exact)"))
     henc = head.get("enclosure")
     if isinstance(henc, dict):
         from .verify import enclosure_of
 
-        h_hi = enclosure_of(henc, "result.head.enclosure", dps)[1]
-        if mpmath.isfinite(h_hi):
-            targets.append((h_hi, "head (head.enclosure)"))
-    least, where = min(targets, key=lambda t: t[0])
-    if mu < hi and least >= mu:
+        h_ends = enclosure_of(henc, "result.head.enclosure", dps)
+        if mpmath.isfinite(h_ends[1]):
+            targets.append((h_ends.inner[1], h_ends[1], "head (head.enclosure)"))
+    least, least_out, where = min(targets, key=lambda t: t[0])
+    if mu < hi_in and least >= mu:
         head_hi = mu  # the refutation attempt proved sup over the head <= mu already
     else:
         _prove_cells_iv(f, fbound, Fraction(0), eps_h, least, hints, where, dps, work, convex,
-                        monotone=name in _MONOTONE)
+                        monotone=name in _MONOTONE, refute_above=least_out)
         head_hi = least  # sup over the head <= head_hi, proved
     proved = {"head.unbounded", "head.mu_hi_exact"} if "mu_hi_exact" in head else {"head.unbounded"}
     # tail
@@ -753,11 +762,11 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
             # beyond eps_h > 0 neither f nor delta_mu is near 1: the head's extra digits
             # (sized for eps = 0) are not needed, the slack follows the working precision
             _prove_cells_iv(f, fbound, eps_h, eps_t, m, bb, "tail bridge", min(dps, 50), work, convex,
-                            monotone=name in _MONOTONE)
+                            monotone=name in _MONOTONE, refute_above=hi if m == hi_in else m)
             again = _tail_status_iv(name, inputs, eps_t, m)
         return again
 
-    if mu < hi:
+    if mu < hi_in:
         # the refutation attempt bounded the head below lo; the sup over every eps is below
         # lo only if the tail is proved at that value too. A bridge cell failing there
         # refutes our own proposal, not the certificate: fall back to the recorded upper end
@@ -768,7 +777,7 @@ def _certify_head(name: str, inputs: Mapping[str, Any], head: Mapping[str, Any],
         except (CouldNotReprove, CertificateRejected):
             again = None
         if again not in ("certified", "not GDP"):
-            mu = hi
+            mu = hi_in
             again = tail_at(mu)
     else:
         again = tail_at(mu)
@@ -1180,7 +1189,7 @@ def _cell_cost(bits: int) -> float:
 
 def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpfr], a0: Fraction, b0: Fraction,
                     mu: mpf, hints: Any, where: str, dps: int, work: Optional[CellWork] = None,
-                    convex: bool = False, monotone: bool = False) -> None:
+                    convex: bool = False, monotone: bool = False, refute_above: Optional[mpf] = None) -> None:
     """Prove sup_[a0, b0] G_f <= mu on a streamed adaptive partition: cell [a, b] is proved
     by sup f <= delta_mu(b) (then f(x) <= delta_mu(b) <= delta_mu(x) on the cell: delta_mu
     decreases in eps, so G_f(x) <= mu), the upper end of the cell bound against the lower
@@ -1190,7 +1199,10 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
     A refusal needs a point x with f(x) > delta_mu(x) (proved: G_f(x) > mu); it is looked
     for at the cell that stops the proof and at the left ends of the cells still pending
     (:func:`_refute_near`), so a false upper end whose excess lies inside the head is
-    refused rather than left undecided. The cells are charged to ``work``; when it runs out
+    refused rather than left undecided. ``refute_above`` (default ``mu``) is the level a
+    refusal must prove G_f above: a recorded decimal end is proved at its reading rounded down
+    (``mu``) and refused only past its reading rounded up, so neither decides the binary number
+    in place of the decimal. The cells are charged to ``work``; when it runs out
     the answer is exit 3 (CellsExhausted) naming the cell width reached.
 
     ``convex``: f is convex in t = e^eps (:data:`_CONVEX_IN_T`). So is delta_mu (the
@@ -1209,6 +1221,7 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
     work = work if work is not None else CellWork()
     cost = _cell_cost(_bits(dps)) * work.weight
     dm = _DeltaMuEnds(A, MU)
+    dm_ref = dm if refute_above is None or refute_above == mu else _DeltaMuEnds(A, _frac(refute_above))
     pts = [a0, b0]
     if hints:
         seeds = []
@@ -1240,7 +1253,7 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
             a, b = stack.pop()
             spent += cost
             if spent > work.left:
-                _refute_near(fiv, dm, A, a, b, stack, where)
+                _refute_near(fiv, dm_ref, A, a, b, stack, where)
                 raise CellsExhausted(
                     f"{where}: the recorded upper end {mpmath.nstr(mu, 17)} is closer to sup G_f than the re-check "
                     f"can prove within its cap of {GDP_CELL_WORK_CAP} cell units (cells of width "
@@ -1260,7 +1273,7 @@ def _prove_cells_iv(fiv: IvFn, fbound: Callable[[Arith, Fraction, Fraction], mpf
                 if fiv(A, a)[1] <= ta and fiv(A, b)[1] <= tb:
                     continue
             if b - a < min_w:
-                _refute_near(fiv, dm, A, a, b, stack, where)
+                _refute_near(fiv, dm_ref, A, a, b, stack, where)
                 raise CouldNotReprove(
                     f"{where}: the cell at eps = {mpmath.nstr(fraction_to_mpf(a), 12)} cannot be proved")
             m = _dyadic_mid(a, b)
@@ -1389,8 +1402,9 @@ def recheck_tail_limit(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
     if name == "icea-example":
         return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=40)
     if name == "gaussian":
-        lo, hi = exact_enclosure(exact_input(inputs, "mu"))
-        return Recheck(lo=lo, hi=hi, dps=40)
+        m = exact_input(inputs, "mu")
+        lo, hi = exact_enclosure(m)
+        return Recheck(lo=lo, hi=hi, dps=40, exact=m)
     raise MalformedCertificate(f"no tail limit for mechanism {name!r}")
 
 
@@ -1407,7 +1421,8 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
         raise MalformedCertificate(f"no independent re-check for mechanism {name!r}")
     from .verify import enclosure_of
 
-    lo, hi = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
+    ends = enclosure_of(result.get("enclosure"), "result.enclosure", 40)
+    lo, hi = ends
     eps_h = exact_input(inputs, "eps_h")
     if not 0 <= eps_h <= 10**6:
         raise MalformedCertificate("eps_h must be in [0, 1e6]")
@@ -1430,11 +1445,11 @@ def recheck_optimal_mu(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
         tail["bridge_to"] = str(end)
     with mpmath.workdps(dps):
         re = _certify(name, inputs, {"enclosure": result.get("enclosure")}, head, tail, f,
-                      eps_h, lo, hi, dps)
+                      eps_h, lo, hi, ends.inner[1], dps)
     if re.verdict != "holds":
         raise CouldNotReprove("the tail beyond eps_h is not re-proved at the recorded upper end: "
                               "the sup over all eps is not bounded")
-    return Recheck(lo=re.lo, hi=re.hi, dps=re.dps)
+    return Recheck(lo=re.lo, hi=re.hi, exact=re.exact, dps=re.dps)
 
 
 @register("gdp.thm51")
@@ -1483,4 +1498,4 @@ def recheck_clip_rectify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -
     if not (yp > ym and eh > 0):
         raise MalformedCertificate("Thm 4.7 needs y- < y+ and eps_h > 0")
     lo, hi = exact_enclosure((yp - ym) / eh)
-    return Recheck(lo=lo, hi=hi, dps=40)
+    return Recheck(lo=lo, hi=hi, dps=40, exact=(yp - ym) / eh)

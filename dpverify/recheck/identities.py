@@ -143,4 +143,4 @@ def recheck_identity(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Re
         raise MalformedCertificate("P and Q differ in length")
     res = _residual(inputs.get("identity"), P, Q, lambda k: exact_input(inputs, k))
     lo, hi = exact_enclosure(res)
-    return Recheck(lo=lo, hi=hi, dps=60, verdict="holds" if res == 0 else "fails", verdict_of_record=True)
+    return Recheck(lo=lo, hi=hi, dps=60, exact=res, verdict="holds" if res == 0 else "fails", verdict_of_record=True)

@@ -842,7 +842,7 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
             "(sampling rate < 1; the producer refuses a larger one too)")
     if mech.exact:
         lo, hi = exact_enclosure(mech.k * mech.c * a)
-        return Recheck(lo=lo, hi=hi, dps=60)
+        return Recheck(lo=lo, hi=hi, dps=60, exact=mech.k * mech.c * a)
     lo_rec, hi_rec = _frac_bound(result, "lo", "c"), _frac_bound(result, "hi", "f")
     for last, dg in _ladder(result):
         try:

@@ -184,8 +184,9 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
             return False  # the recorded end read inward: tried above, with its recorded curve
         return 0 <= x / 2 <= REPLACE_MAX_EPS and _group_at_most(rec_delta, bounds, base, delta, x, None)
 
-    hi_m = parse_bound(hi_text, "result.enclosure.hi", 40, "c")
-    ceiling = hi_m if upper_ok else mpmath.inf
+    # proved at the decimal itself: the end it states is the decimal's reading inward (decimals.Ends)
+    hi_in = parse_bound(hi_text, "result.enclosure.hi", 40, "f")
+    ceiling = hi_in if upper_ok else mpmath.inf
     return root_enclosure(enc, None, at_most, floor=floor, ceiling=ceiling)
 
 
@@ -211,7 +212,7 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
     # in [0, REPLACE_MAX_EPS] (the remove curve is evaluated at eps): certificate.ranges, before any route
     eps = exact_input(inputs, "eps")
     enc, low, up = _details(result, False)
-    hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40, "c")
+    hi = parse_bound(enc.get("hi"), "result.enclosure.hi", 40, "f")  # proved at the decimal: read inward
     hi_exact = exact_decimal(enc.get("hi"), "result.enclosure.hi")
     up_re = _delta_detail(rec_delta, bounds, dict(base, neighboring="add-remove",
                                           eps=f"{(eps / 2).numerator}/{(eps / 2).denominator}"), up)

@@ -82,8 +82,8 @@ from mpmath import mpf
 from ..files import TooLarge, read_regular
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
-from .core import exact_enclosure, mpf_to_fraction
-from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, parse_bound
+from .core import exact_enclosure, exact_point, mpf_to_fraction
+from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, exact_against_decimals, exact_gap, parse_bound
 from ..certificate.format import FORMAT_1, NARROW_FACTOR, check_schema, compute_digest
 from ..certificate.comments import check_comments, narrowly_missed
 from ..certificate.ranges import check_input_ranges
@@ -132,8 +132,13 @@ class Recheck:
     #: rows; dp.implies' and dp.rr64's inputs, decided by exact signs), so it wrote that very
     #: verdict and never 'undecided': a recorded 'undecided' there is false, or not re-proved
     verdict_of_record: bool = False
+    #: the quantity is this rational exactly (``lo``, ``hi`` unset): compared with the recorded
+    #: decimals themselves (:class:`.decimals.ExactPoint`)
+    exact: "Fraction | None" = None
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
+        if self.exact is not None:
+            return exact_point(self.exact)
         if self.lo is not None and self.hi is not None:
             return self.lo, self.hi
         if self.value is None:
@@ -226,11 +231,17 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
     infinite recorded endpoint meets a finite value, CouldNotReprove otherwise."""
     lo, hi = recorded
     # inside the ends read inward (a binary reading of a decimal end may lie past it: decimals.Ends),
-    # disjoint from the ends read outward; a pair that is neither is not decided. An independent end
-    # equal to the outward reading is a route's own proof at that point (a bracket at the recorded
-    # end), which it states as that binary value: it is taken as it is
+    # disjoint from the ends read outward; a pair that is neither is not decided. No exception: a
+    # route that proves a recorded end at the decimal itself states it read inward, as the rule reads it
     inner_lo, inner_hi = getattr(recorded, "inner", recorded)
     a, b = independent
+    x, texts = getattr(independent, "exact", None), getattr(recorded, "texts", None)
+    inside = exact_against_decimals(x, texts) if x is not None and texts is not None else None
+    if inside is True:
+        return
+    if inside is False:
+        raise CertificateRejected(f"{what}: the value is an exact rational {exact_gap(x, texts)} the recorded "
+                                  f"[{texts[0]}, {texts[1]}] (compared exactly)")
     if any(mpmath.isnan(x) for x in (a, b)) or a > b:
         raise CouldNotReprove(f"the independent route gave no enclosure of {what}")
     if (hi == mpmath.inf and b < mpmath.inf) or (lo == -mpmath.inf and a > -mpmath.inf):
@@ -238,7 +249,7 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
             f"{what}: an infinite recorded endpoint asserts an infinite value, but the "
             f"independent route shows it is finite ([{_s(a)}, {_s(b)}])"
         )
-    if (inner_lo <= a or a == lo) and (b <= inner_hi or b == hi):
+    if inner_lo <= a and b <= inner_hi:
         return
     if b < lo or a > hi:
         # ends that part past the 17th digit (a refutation just past a recorded end) are shown
@@ -270,7 +281,7 @@ def root_enclosure(enc: Mapping[str, Any], at_least: "Optional[Callable[[Fractio
     does not go through; None: the route has no such point proof); ``floor`` / ``ceiling``
     are ends the route proved on its own. The recorded ends are tried first (read inward, so a
     proof there is a proof at the recorded end), and a genuine certificate gets its recorded
-    ends back, read as the rule reads them. When an end is not proved, a proof just past the
+    ends back read inward, as the rule reads them. When an end is not proved, a proof just past the
     other end is sought: x* > hi (at_least at hi (1 + 2^-64)) or x* < lo (at_most at
     lo (1 - 2^-64)); either makes the independent enclosure disjoint from the recorded one and
     the rule refuses the certificate (exit 1: its statement is proved false). Otherwise what
@@ -288,20 +299,21 @@ def root_enclosure(enc: Mapping[str, Any], at_least: "Optional[Callable[[Fractio
         x = mpf_to_fraction(v)
         return x + sign * (abs(x) or 1) * _PAST
 
-    lo_in = point(parse_bound(enc.get("lo"), "result.enclosure.lo", rounding="c"))
-    hi_in = point(parse_bound(enc.get("hi"), "result.enclosure.hi", rounding="f"))
+    lo_r = parse_bound(enc.get("lo"), "result.enclosure.lo", rounding="c")
+    hi_r = parse_bound(enc.get("hi"), "result.enclosure.hi", rounding="f")
+    lo_in, hi_in = point(lo_r), point(hi_r)
     above_hi, below_lo = point(hi_m, 1), point(lo_m, -1)
     a, b = floor, ceiling
     if ceiling <= hi_m or hi_m == mpmath.inf:
         b = min(ceiling, hi_m)
     elif at_most is not None and hi_in is not None and at_most(hi_in):
-        b = hi_m
+        b = hi_r
     elif at_least is not None and above_hi is not None and at_least(above_hi):
         return max(floor, exact_enclosure(above_hi)[0]), ceiling
     if lo_m <= floor:
         a = floor
     elif at_least is not None and lo_in is not None and at_least(lo_in):
-        a = lo_m
+        a = lo_r
     elif at_most is not None and below_lo is not None and below_lo >= 0 and at_most(below_lo):
         return floor, min(ceiling, exact_enclosure(below_lo)[1])
     return a, b

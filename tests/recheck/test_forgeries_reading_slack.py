@@ -68,3 +68,99 @@ def test_a_huge_exponent_in_an_exact_end_is_not_expanded(tmp_path):
     out.write_text(json.dumps(reseal(cert)))
     code, msg = verify_file(out, budget_seconds=60)
     assert code == 3 and "not expanded" in msg, msg
+
+
+def test_gdp_certify_proves_its_upper_end_at_the_decimal_read_inward():
+    """gdp.certify and gdp.optimal_mu proved sup G_f <= hi at hi's reading rounded up (outward), so a
+    sup between the recorded decimal and that reading was confirmed. The cells are now proved at the
+    reading rounded down, which is at most the decimal: the route's upper end lies inside the recorded
+    ends read inward (it was the outward reading itself before)."""
+    from pathlib import Path
+
+    import mpmath
+
+    from dpverify.recheck.decimals import enclosure_of
+    from dpverify.recheck.gdpt import recheck_certify
+
+    cert = json.loads((Path(__file__).parents[1] / "certificate" / "format2" / "gdp-certify-laplace.json").read_text())
+    ends = enclosure_of(cert["result"]["enclosure"], "e", 40)
+    re = recheck_certify(cert["inputs"], cert["result"])
+    assert ends.inner[0] <= re.lo and re.hi <= ends.inner[1] < ends[1]
+    assert mpmath.isfinite(re.lo) and re.verdict == "holds"
+
+
+def test_a_cell_refusal_is_sought_past_the_decimal_read_outward():
+    """The other half of that rule: proving at the reading rounded down must not refuse at it. The
+    Gaussian profile f = delta_1 has G_f = 1 everywhere (GDPT Def 4.1): at mu = 1 - 2^-200 no cell is
+    proved, and G_f(0) = 1 > mu is refuted there, but 1 < 1 + 2^-200 = refute_above, so with that
+    level the cells answer 'could not re-prove', never a refusal of a true end."""
+    import mpmath
+    import pytest
+
+    from dpverify.errors import CertificateRejected, CouldNotReprove
+    from dpverify.recheck import gdpt
+
+    inputs = {"mechanism": "gaussian", "mu": "1", "eps_h": "5"}
+    f = gdpt._iv_profile("gaussian", inputs, gdpt._bits(80))
+    fb = gdpt._cell_bound_iv("gaussian", inputs, f)
+    with mpmath.workdps(80):
+        below, above = 1 - mpmath.mpf(2) ** -200, 1 + mpmath.mpf(2) ** -200
+        with pytest.raises(CertificateRejected):
+            gdpt._prove_cells_iv(f, fb, Fraction(0), Fraction(5), below, None, "head", 80)
+        with pytest.raises(CouldNotReprove):
+            gdpt._prove_cells_iv(f, fb, Fraction(0), Fraction(5), below, None, "head", 80, refute_above=above)
+
+
+def test_an_end_equal_to_the_outward_reading_is_not_taken_as_proved():
+    """The rule took an independent end equal to a recorded end's outward reading as a route's own
+    bracket at that end. A route that re-proved nothing but the reading (gdp.certify's cells at hi
+    rounded up) was accepted by that exception. Every route now states such an end read inward, and
+    the rule has no exception: the outward readings of [0.1, 0.1] are not inside [0.1, 0.1] read
+    inward (0.1 is not dyadic, so its readings differ), and they overlap it: exit 3."""
+    import pytest
+
+    from dpverify.errors import CouldNotReprove
+    from dpverify.recheck.decimals import enclosure_of
+    from dpverify.recheck.verify import accept_enclosure
+
+    ends = enclosure_of({"lo": "0.1", "hi": "0.1"}, "e", 40)
+    assert ends[0] == ends.inner[1] < ends.inner[0] == ends[1]
+    with pytest.raises(CouldNotReprove):
+        accept_enclosure(ends, (ends[0], ends[1]), "x")
+    accept_enclosure(enclosure_of({"lo": "0.1", "hi": "0.2"}, "e", 40), (ends.inner[0], ends.inner[0]), "x")
+
+
+def _up256(text: str) -> Fraction:
+    from dpverify.recheck.core import mpf_to_fraction
+    from dpverify.recheck.decimals import parse_bound
+
+    return mpf_to_fraction(parse_bound(text, "x", 60, "c"))
+
+
+def test_an_exact_value_just_past_a_short_decimal_is_refused():
+    """adv45 H1: a route whose value is an exact rational (here D_alpha of N(1, 1) against N(0, 1), which
+    is alpha / 2 exactly, Mironov 2017 Prop 7) returned it rounded outward, and an input alpha = 2 D with D
+    the 256-bit reading of "1.3" rounded up made that value equal to the recorded end's outward reading:
+    [1.3, 1.3] was confirmed for a truth 1.3 + 1.04e-77 (exact rationals below). The value is now
+    compared with the recorded decimals exactly: exit 1. The same certificate with the true decimal
+    ends (the value printed to 80 digits, rounded outward) is confirmed."""
+    import copy
+    from pathlib import Path
+
+    from ..certs import reword
+
+    src = json.loads((Path(__file__).parents[1] / "certificate" / "format2" / "rdp-divergence.json").read_text())
+    D = _up256("1.3")
+    assert 0 < D - Fraction(13, 10) < Fraction(1, 10**76)
+    cert = copy.deepcopy(src)
+    cert["inputs"].update(noise_multiplier="1", alpha=f"{(2 * D).numerator}/{(2 * D).denominator}")
+    cert["result"]["enclosure"] = {"lo": "1.3", "hi": "1.3"}
+    from dpverify.certificate import prose
+
+    cert["result"]["quantity"] = prose._fill(prose.encloses_template("rdp.divergence", cert["result"]), cert["inputs"])
+    assert outcome(reseal(reword(cert))) == 1
+    lo = f"{float(13 / 10):.17}"  # below 1.3
+    hi = "1." + "3" + "0" * 75 + "2"  # 1.3 + 2e-77, above D
+    assert Fraction(lo) < D < Fraction(hi)
+    cert["result"]["enclosure"] = {"lo": lo, "hi": hi}
+    assert outcome(reseal(reword(cert))) == 0
