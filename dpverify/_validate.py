@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional, Union
 
 from .ball import parse_exact
 from .errors import InvalidParameter, shown
+from .numtext import is_digits
 from .limits import MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_EPS0, MAX_NOISE_MULTIPLIER, MAX_TIME_BUDGET_SECONDS
 
 ExactInput = Union[str, int, Fraction, float]
@@ -99,9 +100,8 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
         text = value.strip()
         # the length cap bounds int()'s work; it must admit every integer of the range
         # (12 characters refused hi = 10^12 itself, 13 characters)
-        # ASCII digits only: str.isdigit and int() also take other scripts' digits ("\u0663" is 3)
         body = text[1:] if text[:1] in "+-" else text
-        if not (body.isascii() and body.isdigit()) or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
+        if not is_digits(body) or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
             raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]")
         n = int(text)
     elif isinstance(value, int):

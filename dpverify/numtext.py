@@ -17,12 +17,19 @@ from fractions import Fraction
 from .errors import InvalidParameter
 from .limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
 
-__all__ = ["DECIMAL", "FRACTION", "clip", "read_exact_text"]
+__all__ = ["DECIMAL", "FRACTION", "clip", "is_digits", "read_exact_text"]
 
 #: a decimal text; group 1 is its exponent
 DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
 #: a fraction text a/b; groups 1 and 2 are its numerator and denominator
 FRACTION = re.compile(r"([+-]?\d+)/(\d+)", re.ASCII)
+
+
+def is_digits(text: str) -> bool:
+    """Is ``text`` a run of ASCII digits, the one spelling of a count? str.isdigit alone also takes
+    other scripts' digits, which int() reads ("\u0661\u0660" is 10), and superscripts, which it
+    refuses with a ValueError."""
+    return text.isascii() and text.isdigit()
 
 
 def clip(text: str, n: int = 60) -> str:

@@ -55,6 +55,7 @@ import gmpy2
 
 from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE, MAX_BINS_EPOCHS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..numtext import is_digits
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .bins_plan import GRID_SLACK, keep_cap, refines
 from .gdp import exact_input
@@ -77,7 +78,7 @@ def _count(inputs: Mapping[str, Any], key: str, hi: int) -> int:
     """inputs[key] as an integer in [1, hi] (a digit string is read as one, as format 1 wrote counts);
     else exit 2 naming the key. Shared with :mod:`.shuffle`."""
     v = inputs.get(key)
-    if isinstance(v, str) and v.isdigit():
+    if isinstance(v, str) and is_digits(v):
         v = int(v)
     if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= hi:
         raise MalformedCertificate(f"inputs.{key} must be an integer in [1, {hi}]")

@@ -45,6 +45,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..numtext import is_digits
 from . import pld as P
 from .kinds import grid_exponent
 from . import wor as W
@@ -76,7 +77,7 @@ _EMPTY_L = (0, [0], [0], 0)
 
 def _count(v: Any) -> Any:
     """A count as an int: format 2 writes integers, format 1 wrote digit strings."""
-    if isinstance(v, str) and v.isdigit() and len(v) <= 12:
+    if isinstance(v, str) and is_digits(v) and len(v) <= 12:
         return int(v)
     return v
 

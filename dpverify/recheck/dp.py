@@ -64,9 +64,12 @@ def _types(inputs: Mapping[str, Any], grid_mode: str = "") -> Types:
             n = e / h
             e = h * (math.ceil(n) if grid_mode == "up" else math.floor(n))
         counts[(e, d)] = counts.get((e, d), 0) + k
-    if not grid_mode and len(counts) == 1 and next(iter(counts.values())) >= MAX_LATTICE_SUPPORT:
+    if not grid_mode and len(counts) == 1 and next(iter(counts))[0] != 0 \
+            and next(iter(counts.values())) >= MAX_LATTICE_SUPPORT:
         # the producer composes at most MAX_LATTICE_SUPPORT - 1 steps of one guarantee exactly and
-        # never rounds a single guarantee onto a grid: a larger count is a certificate it refuses
+        # never rounds a single guarantee onto a grid: a larger count is a certificate it refuses. A
+        # guarantee of eps 0 does not move the lattice (composition/tight.py _plan): it composes up to
+        # the total cap, and a certificate of 10^6 of them is the producer's (adv45 H2)
         raise MalformedCertificate(f"one guarantee composed {next(iter(counts.values()))} times: the producer "
                                    f"composes at most {MAX_LATTICE_SUPPORT - 1} (exit 2 there too)")
     total = sum(counts.values())
@@ -133,11 +136,11 @@ def _profile_iv(A: Arith, types: Types, t: Fraction) -> Iv:
         e, d, c = types[0]
         # LT Cor 4.7: 1 - (1-delta)^k (1 - E[(1 - e^{t - eps(2Y-k)})_+]), Y ~ Bin(k, p),
         # p = e^eps/(1 + e^eps) = 1/(1 + e^-eps); the hinge is 0 unless eps (2y - c) > t
-        if c + 1 > MAX_LAW_PRODUCTS:  # priced before the loop: a forged k of 10^9 ran 164 CPU s
+        if e == 0:
+            acc = _hinge(A, t)  # S = 0: no binomial weights at any count (adv45 H2: 10^7 steps of (0, 1e-3000))
+        elif c + 1 > MAX_LAW_PRODUCTS:  # priced before the loop: a forged k of 10^9 ran 164 CPU s
             raise CouldNotReprove(f"one guarantee composed {c} times needs more than {MAX_LAW_PRODUCTS:,} "
                                   "binomial weights: beyond the second route's work cap")
-        if e == 0:
-            acc = _hinge(A, t)
         else:
             y0 = max(0, math.floor((t / e + c) / 2) + 1)
             ws = _binomial_iv(A, e, c, y0) if y0 <= c else []

@@ -43,6 +43,7 @@ from gmpy2 import mpfr, mpz, next_above
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..numtext import is_digits
 from .core import Arith, Iv, arith, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
@@ -1430,7 +1431,7 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
                                                   f"total {want}")
                     proved.add(key)
         g = result.get("grid")
-        if isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit() and len(g) <= 6:
+        if isinstance(g, str) and g.startswith("2^-") and is_digits(g[3:]) and len(g) <= 6:
             # a hint: it chooses where the search starts (four halvings coarser), never what is proved.
             # An upper-only pair's upper end is re-proved at about the producer's grid: its gap to the
             # realised lower end is the theorems' gap, not a discretisation error, so the search's gap

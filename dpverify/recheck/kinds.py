@@ -56,6 +56,7 @@ from ..certificate.format import (ALL_MECHANISM_OPTIONS, KIND_INPUTS, MECHANISM_
 from ..certificate.ranges import (MECHANISM_OPTION_OVERRIDES, MECHANISM_OPTION_RANGES, MECHANISM_RATIO_RANGES,
                                   exact_number as _exact)
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..numtext import is_digits
 
 __all__ = ["Route", "Kind", "KINDS", "require_proving_routes", "classify_result", "check_details",
            "markdown_table", "require_format", "MECHANISM_OPTIONS", "MECHANISM_KINDS", "check_mechanism_options", "PROVING",
@@ -439,7 +440,7 @@ def grid_exponent(v: Any) -> "int | None":
     """N of a grid hint written ``2^-N`` (N ASCII digits, at most 9 of them, without leading
     zeros: the writer prints str(N); adv39 H2), else None: the one reading of the form, for the
     hint check and for calibrate's start grid."""
-    if isinstance(v, str) and v.startswith("2^-") and v[3:].isascii() and v[3:].isdigit() and len(v) <= 12 \
+    if isinstance(v, str) and v.startswith("2^-") and is_digits(v[3:]) and len(v) <= 12 \
             and str(int(v[3:])) == v[3:]:
         return int(v[3:])
     return None
@@ -957,7 +958,7 @@ def last_digit_unit(text: str) -> "Fraction | None":
     is not a plain decimal."""
     mant, _, exp = text.lower().partition("e")
     digits = mant.lstrip("+-")
-    if not digits or len(text) > 1000 or not all(c.isdigit() or c == "." for c in digits) or digits.count(".") > 1:
+    if not digits or len(text) > 1000 or not is_digits(digits.replace(".", "", 1)):
         return None
     try:
         e = int(exp) if exp else 0
