@@ -123,11 +123,14 @@ def test_compose_refuses_a_delta_budget_of_0_as_the_others_do(argv, capsys):
     assert err.split(" must be")[0] == other.split(" must be")[0], (err, other)
 
 
-@pytest.mark.parametrize("eps", ["0", "0.5", "-1e300"])
+@pytest.mark.parametrize("eps", ["0", "0.5", "-1e300", "1e300"])
 def test_rr64_refuses_eps0_beyond_its_stated_cap(eps, tmp_path, capsys):
     """check rr64 --eps0 1e300 wrote a certificate at eps = 0 (verify: exit 3, e^eps0 overflowed)
     and refused eps = 0.5 only because a row left the printable range. One cap now, stated in
-    --help, refused by both sides; at the cap the producer's certificate verifies."""
+    --help, refused by both sides; at the cap the producer's certificate verifies. At eps = -+1e300
+    the rows -e^eps P(E|s_ref) of events with P(E|s) = 0 leave the printable range, but the certified
+    sup does not (1 - e^eps P(.) and delta0): the table names those rows and the check answers (it
+    refused with exit 2, for an input verify accepts and a certificate verify confirms)."""
     from dpverify.limits import MAX_EPS0
 
     argv = ["check", "rr64", "--delta0", "0.1", "--eps", eps]
@@ -139,10 +142,20 @@ def test_rr64_refuses_eps0_beyond_its_stated_cap(eps, tmp_path, capsys):
     except SystemExit:
         pass
     assert f"eps0 in [0, {MAX_EPS0}]" in " ".join(capsys.readouterr().out.split())
-    if eps != "-1e300":  # a row e^-1e300 is beyond the printable range at any eps0 (exit 2 as well)
-        cert = tmp_path / "c.json"
-        assert main([*argv, "--eps0", str(MAX_EPS0), "--certificate", str(cert)]) in (0, 1)
-        assert verify_file(cert)[0] == 0, verify_file(cert)
+    cert = tmp_path / "c.json"
+    # the verdict: GDPT's formula holds iff eps >= -eps0 (GDPT Cor 3.2), so eps = -1e300 fails
+    assert main([*argv, "--eps0", str(MAX_EPS0), "--certificate", str(cert)]) == (1 if eps == "-1e300" else 0)
+    assert verify_file(cert)[0] == 0, verify_file(cert)
+    assert main([*argv, "--eps0", "1"]) == (1 if eps == "-1e300" else 0)
+    out = capsys.readouterr().out
+    assert ("magnitude outside 10^(+-10^17)" in out) == (eps in ("-1e300", "1e300")), out
+    # W(eps) = delta0 + (1-delta0)[(e^eps0 - e^eps)_+ + (1 - e^(eps+eps0))_+]/(1+e^eps0) (GDPT Cor 3.2):
+    # W(1e300) = delta0 exactly, and W(-1e300) = 1 - e^-1e300, within 10^-17 of 1
+    lo, hi = (Fraction(v) for v in json.loads(cert.read_text())["result"]["enclosure"].values())
+    if eps == "1e300":
+        assert lo <= Fraction(1, 10) <= hi, (lo, hi)
+    elif eps == "-1e300":
+        assert lo <= 1 and hi >= 1 - Fraction(1, 10**17), (lo, hi)
 
 
 _EPS0_PAST_THE_CAP = [
