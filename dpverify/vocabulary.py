@@ -341,10 +341,9 @@ def _ranges() -> list[str]:
     out += [f"| any | `{k}` | {_cell(r.text())} |" for k, r in MECHANISM_OPTION_RANGES.items()]
     out += [f"| `{m}` | `{k}` | {_cell(r.text())} |" for m, rows in MECHANISM_OPTION_OVERRIDES.items()
             for k, r in rows.items()]
-    out += [f"| `{m}` | `{num}` / `{den}` (`{num}` default {dflt}) | {_cell(what)}: {_cell(r.text())} |"
-            for m, (num, dflt, den, r, what) in MECHANISM_RATIO_RANGES.items()]
-    out += [f"| `{t}` | max `{many}` / `{one}` | {_cell(what)}: {_cell(r.text())} |"
-            for t, (many, one, r, what) in EVENT_RATIO_RANGES.items()]
+    out += [f"| `{m}` | `{r.num}` / `{r.den}` (`{r.num}` default {r.num_default}) | {_cell(r.text())} |"
+            for m, r in MECHANISM_RATIO_RANGES.items()]
+    out += [f"| `{t}` | max `{r.num}` / `{r.den}` | {_cell(r.text())} |" for t, r in EVENT_RATIO_RANGES.items()]
     return out
 
 

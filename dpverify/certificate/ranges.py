@@ -29,7 +29,7 @@ from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MA
 from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
-__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
+__all__ = ["Range", "RatioRule", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
            "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
            "REAL", "POSITIVE", "NONNEGATIVE", "CLOSED_UNIT", "OPEN_UNIT", "HALF_OPEN_UNIT", "NOISE_MULTIPLIER",
            "EPS_H", "MARGIN", "EPS0"]
@@ -111,11 +111,47 @@ MECHANISM_OPTION_OVERRIDES: dict[str, dict[str, Range]] = {
     "subsampled-gaussian": {"noise_multiplier": NOISE_MULTIPLIER},
 }
 
-#: a mechanism -> (numerator option, its default, denominator option, the ratio's range, what the ratio
-#: is): a builder's rule on two options together (mechanisms/laplace.py: Laplace(b) of sensitivity D
-#: is (D/b)-DP, and D/b is an eps0)
-MECHANISM_RATIO_RANGES: dict[str, tuple[str, str, str, Range, str]] = {
-    "laplace": ("sensitivity", "1", "scale", EPS0, "eps0 = sensitivity / scale"),
+
+
+@dataclass(frozen=True)
+class RatioRule:
+    """A rule on two fields together: ``num / den`` within ``rng``, where ``num`` is a field (its
+    largest item when it is a list) and ``den`` a positive field. A field that is missing, not a
+    number or a non-positive ``den`` is left to the single-field rows (or the route) to refuse."""
+
+    num: str
+    den: str
+    rng: Range
+    what: str  # what the ratio is, in the producer's words
+    num_default: Optional[str] = None  # the builder's value of ``num`` when the field is absent
+
+    def text(self) -> str:
+        return f"{self.what}: {self.rng.text()}"
+
+    def check(self, node: Mapping[str, Any], where: str, says: str) -> None:
+        """Refuse (MalformedCertificate, exit 2) ``node`` (the fields at path ``where``: ``inputs``,
+        an event's path) whose ratio lies outside the range; ``says`` names whose rule it is."""
+        raw = node.get(self.num, self.num_default)
+        items = raw if isinstance(raw, list) else [raw]
+        if len(items) > 10**5:  # a list beyond any producer's: its own rows refuse it
+            return
+        nums = [exact_number(x) for x in items]
+        den = exact_number(node.get(self.den))
+        if not nums or any(x is None for x in nums) or den is None or den <= 0:
+            return
+        top = max(x for x in nums if x is not None)
+        if not self.rng.contains(top / den):
+            shown = str(items[nums.index(top)])[:40]
+            many = " up to" if isinstance(raw, list) else "" if self.num in node else " (its default)"
+            raise MalformedCertificate(f"{where}.{self.den}={str(node.get(self.den))[:40]!r} with {where}.{self.num}"
+                                       f"{many} {shown!r}: {says} needs {self.what} in {self.rng.text()} (the "
+                                       "producer's range)")
+
+
+#: a mechanism -> a builder's rule on two options together (mechanisms/laplace.py: Laplace(b) of
+#: sensitivity D is (D/b)-DP, and D/b is an eps0)
+MECHANISM_RATIO_RANGES: dict[str, RatioRule] = {
+    "laplace": RatioRule("sensitivity", "scale", EPS0, "eps0 = sensitivity / scale", num_default="1"),
 }
 
 #: value kind of an event-tree field (format.EVENT_FIELDS, LEGACY_EVENT_FIELDS) -> its range; the
@@ -132,12 +168,11 @@ FIELD_RANGES: dict[str, Range] = {
     "int1": Range(1, True, MAX_EVENT_INTEGER, True, integer=True),
 }
 
-#: an event type -> (a list field, a field, the range of max(list) / field, what that ratio is): a pair
-#: builder's rule on two fields together (events/pairs.py: a mixture component's shift c_i / s is an
-#: inverse noise multiplier, at most MAX_NOISE_MULTIPLIER)
-EVENT_RATIO_RANGES: dict[str, tuple[str, str, Range, str]] = {
-    "mixture_of_gaussians": ("sensitivities", "standard_deviation", Range(0, True, MAX_NOISE_MULTIPLIER, True),
-                             "the largest sensitivity / standard_deviation (a component's shift)"),
+#: an event type -> a pair builder's rule on two fields together (events/pairs.py: a mixture component's
+#: shift c_i / s is an inverse noise multiplier, at most MAX_NOISE_MULTIPLIER)
+EVENT_RATIO_RANGES: dict[str, RatioRule] = {
+    "mixture_of_gaussians": RatioRule("sensitivities", "standard_deviation", Range(0, True, MAX_NOISE_MULTIPLIER, True),
+                                      "the largest sensitivity / standard_deviation (a component's shift)"),
 }
 
 #: one row: the range and the producer's option that enforces it
@@ -292,17 +327,7 @@ def _walk_tree(node: Any, path: str, tables: Mapping[str, Mapping[str, str]], de
         elif kind in FIELD_RANGES and k in node:
             _check(f"{path}.{k}", v, FIELD_RANGES[kind], f"event type {node.get('type')!r}")
     if t in EVENT_RATIO_RANGES and tables is EVENT_FIELDS:
-        many, one, rng, what = EVENT_RATIO_RANGES[t]
-        xs: Any = node.get(many)
-        den = exact_number(node.get(one))
-        tops = [exact_number(x) for x in xs] if isinstance(xs, list) and len(xs) <= 10**5 else []
-        known = [x for x in tops if x is not None]
-        if known and len(known) == len(tops) and den is not None and den > 0:
-            top = max(known)
-            if not rng.contains(top / den):
-                raise MalformedCertificate(f"{path}.{one}={str(node.get(one))[:40]!r} with {path}.{many} up to "
-                                           f"{str(xs[known.index(top)])[:40]!r}: event type {t!r} needs {what} in "
-                                           f"{rng.text()} (the producer's range)")
+        EVENT_RATIO_RANGES[t].check(node, path, f"event type {t!r}")
 
 
 def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:
