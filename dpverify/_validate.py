@@ -11,7 +11,8 @@ from typing import Any, Callable, Optional, Union
 from .ball import parse_exact
 from .errors import InvalidParameter, shown
 from .numtext import is_digits
-from .limits import MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_EPS0, MAX_NOISE_MULTIPLIER, MAX_TIME_BUDGET_SECONDS
+from .limits import (MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_EPS0, MAX_GDP_EPS_OVER_MU, MAX_NOISE_MULTIPLIER,
+                     MAX_TIME_BUDGET_SECONDS)
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -42,6 +43,18 @@ def eps0(name: str, value: ExactInput) -> Fraction:
     if not 0 <= x <= MAX_EPS0:
         raise InvalidParameter(name, f"{name}={shown(value)} must be in [0, {MAX_EPS0}]")
     return x
+
+
+def gdp_delta_inputs(mu: ExactInput, eps: ExactInput) -> tuple[Fraction, Fraction]:
+    """(mu, eps) of a printed delta_mu(eps): mu > 0, eps real, eps / mu at most MAX_GDP_EPS_OVER_MU
+    (limits.py: past it the decimal exponent leaves the printable range), refused before any work,
+    naming --eps, --mu and the bound."""
+    m, e = positive("mu", mu), real("eps", eps)
+    if e > m * MAX_GDP_EPS_OVER_MU:
+        raise InvalidParameter("eps", f"eps={shown(eps)} with mu={shown(mu)}: eps / mu must be at most "
+                                      f"{MAX_GDP_EPS_OVER_MU} (delta_mu(eps) is below 10^(-2e15) there, and "
+                                      "beyond about 6.8e8 it leaves the printable range 10^(+-10^17))")
+    return m, e
 
 
 def check_noise_multiplier(name: str, x: Fraction) -> None:

@@ -48,6 +48,20 @@ MAX_NOISE_MULTIPLIER = 10**100
 #: overflowed verify (exit 3) or whose rows left the printable range (exit 2); no privacy is left
 #: to state at eps0 = 1e6
 MAX_EPS0 = 10**6
+#: eps / mu of `gdp delta` (GDPT eq. 2): delta_mu(eps) = Phi(-x) - e^eps Phi(-x - mu) with x = eps/mu - mu/2
+#: <= eps/mu is about phi(x) mu / x^2, so at eps / mu = 10^8 it is about 10^(-2.2e15) (mu 1, eps 1e8 answers in
+#: a CPU second), and past about 6.8e8 its decimal exponent leaves the printable range 10^(+-10^17): mu 1e-400 at
+#: eps 1, or mu 1 at eps 1e300, were refused only when the result was printed (exit 2) while verify read such
+#: a certificate's inputs as in range (exit 1); no delta that small states anything
+MAX_GDP_EPS_OVER_MU = 10**8
+#: alpha * eps of `rdp to-dp --eps` (the delta a conversion gives at eps): the classic conversion's delta =
+#: e^((alpha - 1)(rdp - eps)) >= e^-(alpha eps) and Balle's >= that / (e alpha) (alpha <= 1e3000: a factor
+#: e^-6909 at most) stay above e^-(10^8 + 6910), inside the printable range 10^(+-10^17) and inside MPFR's
+#: default exponent range (2^-(2^30), about e^-7.4e8), where verify's route evaluates them. alpha 2 at eps
+#: 1e300, or alpha 1e300 at eps 1, were refused only when the result was printed (exit 2), and alpha 1e9 at
+#: eps 1e6 printed a delta of 10^(-4.3e14) that verify could only enclose in [0, 2^-(2^30)] (exit 3); no
+#: privacy is left to state there (the optimal conversion answers only above 2^-3999)
+MAX_CONVERSION_ALPHA_EPS = 10**8
 
 # --------------------------------------------------------------------------- input files
 #: bytes of one input file (grid, events, mechanisms, oracle rows), refused before reading

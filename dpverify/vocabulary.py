@@ -323,8 +323,8 @@ def inputs_tables() -> str:
 def _ranges() -> list[str]:
     """The producer's input ranges per certificate kind (certificate/ranges.py), which ``verify``
     applies to every certificate (exit 2 outside them)."""
-    from .certificate.ranges import (EVENT_RATIO_RANGES, FIELD_RANGES, INPUT_RANGES, MECHANISM_OPTION_OVERRIDES,
-                                     MECHANISM_OPTION_RANGES, MECHANISM_RATIO_RANGES)
+    from .certificate.ranges import (EVENT_RATIO_RANGES, FIELD_RANGES, INPUT_RANGES, INPUT_PAIR_RANGES,
+                                     MECHANISM_OPTION_OVERRIDES, MECHANISM_OPTION_RANGES, MECHANISM_RATIO_RANGES)
 
     out = ["", "## Input ranges of certificates (dpverify/certificate/ranges.py)", "",
            "The producer refuses an input outside these ranges (exit 2), and `dpverify verify` refuses a "
@@ -333,6 +333,8 @@ def _ranges() -> list[str]:
     for kind in sorted(INPUT_RANGES):
         for key, (rng, says) in sorted(INPUT_RANGES[kind].items()):
             out.append(f"| `{kind}` | `{key}` | {_cell(rng.text())} | {_cell(says)} |")
+        for rule, says in INPUT_PAIR_RANGES.get(kind, ()):
+            out.append(f"| `{kind}` | `{rule.a}` {rule.op} `{rule.b}` | {_cell(rule.text())} | {_cell(says)} |")
     out += ["", "Event-tree fields (`inputs.event`, `inputs.events`) by their kind in `certificate/format.py`'s "
             "`EVENT_FIELDS` and `LEGACY_EVENT_FIELDS`:", "", "| field kind | allowed |", "|---|---|"]
     out += [f"| `{k}` | {_cell(r.text())} |" for k, r in FIELD_RANGES.items()]
@@ -341,10 +343,9 @@ def _ranges() -> list[str]:
     out += [f"| any | `{k}` | {_cell(r.text())} |" for k, r in MECHANISM_OPTION_RANGES.items()]
     out += [f"| `{m}` | `{k}` | {_cell(r.text())} |" for m, rows in MECHANISM_OPTION_OVERRIDES.items()
             for k, r in rows.items()]
-    out += [f"| `{m}` | `{num}` / `{den}` (`{num}` default {dflt}) | {_cell(what)}: {_cell(r.text())} |"
-            for m, (num, dflt, den, r, what) in MECHANISM_RATIO_RANGES.items()]
-    out += [f"| `{t}` | max `{many}` / `{one}` | {_cell(what)}: {_cell(r.text())} |"
-            for t, (many, one, r, what) in EVENT_RATIO_RANGES.items()]
+    out += [f"| `{m}` | `{r.a}` / `{r.b}` (`{r.a}` default {r.a_default}) | {_cell(r.text())} |"
+            for m, r in MECHANISM_RATIO_RANGES.items()]
+    out += [f"| `{t}` | max `{r.a}` / `{r.b}` | {_cell(r.text())} |" for t, r in EVENT_RATIO_RANGES.items()]
     return out
 
 

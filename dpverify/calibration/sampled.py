@@ -299,14 +299,14 @@ def _shuffle(sampling: str, free: str, sigma: Optional[Fraction], n: int, b: int
 def _bins(free: str, sigma: Optional[Fraction], n: int, b: int, epochs: Optional[int], rel_name: str,
           E: Fraction, D: Fraction, w: float, deadline: float) -> dict[str, Any]:
     from ..sampling import bins as BB
-    from ..sampling.bins import MAX_EPOCHS
+    from ..limits import MAX_BINS_EPOCHS
     from .template import _clt_guess
 
     probe = BB.run(sigma or 1, n, b, epochs or 1, rel_name)
     T = probe.batches
     integer = free == "epochs"
     s = -1 if free == "noise_multiplier" else 1  # v = s log x: delta(target) increases with v
-    lower, upper = (Fraction(1, 1000), Fraction(1000)) if not integer else (Fraction(1), Fraction(MAX_EPOCHS))
+    lower, upper = (Fraction(1, 1000), Fraction(1000)) if not integer else (Fraction(1), Fraction(MAX_BINS_EPOCHS))
     count = [0]
 
     def enclose(x: Fraction) -> tuple[Fraction, Fraction, dict]:

@@ -24,13 +24,14 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
 from ..errors import InvalidParameter, MalformedCertificate
-from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
-                      MAX_EVENT_INTEGER, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER, MAX_SHUFFLE_EPOCHS)
+from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_CONVERSION_ALPHA_EPS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
+                      MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
+                      MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
 from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
-__all__ = ["Range", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
-           "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
+__all__ = ["Range", "TwoFieldRule", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
+           "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "INPUT_PAIR_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
            "REAL", "POSITIVE", "NONNEGATIVE", "CLOSED_UNIT", "OPEN_UNIT", "HALF_OPEN_UNIT", "NOISE_MULTIPLIER",
            "EPS_H", "MARGIN", "EPS0"]
 
@@ -111,11 +112,50 @@ MECHANISM_OPTION_OVERRIDES: dict[str, dict[str, Range]] = {
     "subsampled-gaussian": {"noise_multiplier": NOISE_MULTIPLIER},
 }
 
-#: a mechanism -> (numerator option, its default, denominator option, the ratio's range, what the ratio
-#: is): a builder's rule on two options together (mechanisms/laplace.py: Laplace(b) of sensitivity D
-#: is (D/b)-DP, and D/b is an eps0)
-MECHANISM_RATIO_RANGES: dict[str, tuple[str, str, str, Range, str]] = {
-    "laplace": ("sensitivity", "1", "scale", EPS0, "eps0 = sensitivity / scale"),
+
+
+@dataclass(frozen=True)
+class TwoFieldRule:
+    """A rule on two fields together: ``a / b`` (``op`` "/") or ``a * b`` (``op`` "*") within ``rng``,
+    where ``a`` is a field (its largest item when it is a list) and ``b`` a positive field. A field
+    that is missing, not a number or a non-positive ``b`` is left to the single-field rows (or the
+    route) to refuse."""
+
+    a: str
+    b: str
+    rng: Range
+    what: str  # what the ratio or product is, in the producer's words
+    op: str = "/"
+    a_default: Optional[str] = None  # the builder's value of ``a`` when the field is absent
+
+    def text(self) -> str:
+        return f"{self.what}: {self.rng.text()}"
+
+    def check(self, node: Mapping[str, Any], where: str, says: str) -> None:
+        """Refuse (MalformedCertificate, exit 2) ``node`` (the fields at path ``where``: ``inputs``,
+        an event's path) whose ratio or product lies outside the range; ``says`` names whose rule
+        it is."""
+        raw = node.get(self.a, self.a_default)
+        items = raw if isinstance(raw, list) else [raw]
+        if len(items) > 10**5:  # a list beyond any producer's: its own rows refuse it
+            return
+        xs = [exact_number(x) for x in items]
+        y = exact_number(node.get(self.b))
+        if not xs or any(x is None for x in xs) or y is None or y <= 0:
+            return
+        top = max(x for x in xs if x is not None)  # a / b and a * b rise with a (b > 0)
+        if not self.rng.contains(top / y if self.op == "/" else top * y):
+            shown = str(items[xs.index(top)])[:40]
+            many = " up to" if isinstance(raw, list) else "" if self.a in node else " (its default)"
+            raise MalformedCertificate(f"{where}.{self.b}={str(node.get(self.b))[:40]!r} with {where}.{self.a}"
+                                       f"{many} {shown!r}: {says} needs {self.what} in {self.rng.text()} (the "
+                                       "producer's range)")
+
+
+#: a mechanism -> a builder's rule on two options together (mechanisms/laplace.py: Laplace(b) of
+#: sensitivity D is (D/b)-DP, and D/b is an eps0)
+MECHANISM_RATIO_RANGES: dict[str, TwoFieldRule] = {
+    "laplace": TwoFieldRule("sensitivity", "scale", EPS0, "eps0 = sensitivity / scale", a_default="1"),
 }
 
 #: value kind of an event-tree field (format.EVENT_FIELDS, LEGACY_EVENT_FIELDS) -> its range; the
@@ -132,12 +172,11 @@ FIELD_RANGES: dict[str, Range] = {
     "int1": Range(1, True, MAX_EVENT_INTEGER, True, integer=True),
 }
 
-#: an event type -> (a list field, a field, the range of max(list) / field, what that ratio is): a pair
-#: builder's rule on two fields together (events/pairs.py: a mixture component's shift c_i / s is an
-#: inverse noise multiplier, at most MAX_NOISE_MULTIPLIER)
-EVENT_RATIO_RANGES: dict[str, tuple[str, str, Range, str]] = {
-    "mixture_of_gaussians": ("sensitivities", "standard_deviation", Range(0, True, MAX_NOISE_MULTIPLIER, True),
-                             "the largest sensitivity / standard_deviation (a component's shift)"),
+#: an event type -> a pair builder's rule on two fields together (events/pairs.py: a mixture component's
+#: shift c_i / s is an inverse noise multiplier, at most MAX_NOISE_MULTIPLIER)
+EVENT_RATIO_RANGES: dict[str, TwoFieldRule] = {
+    "mixture_of_gaussians": TwoFieldRule("sensitivities", "standard_deviation", Range(0, True, MAX_NOISE_MULTIPLIER, True),
+                                         "the largest sensitivity / standard_deviation (a component's shift)"),
 }
 
 #: one row: the range and the producer's option that enforces it
@@ -210,6 +249,16 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
                         "q": (Range(2, True, MAX_IDENTITY_ORDER, True, integer=True), "identities.residual lt-eq21 q")},
     # dpverify 0.1.0's clip_and_rectify_scale(y_minus, y_plus, eps_h) for a mu-GDP mechanism (mu > 0)
     "gdp.clip_rectify": {"mu": (POSITIVE, "mu-GDP (mu > 0)"), "eps_h": (POSITIVE, "clip_and_rectify_scale eps_h")},
+}
+
+#: kind -> the producer's rules on two inputs together, each with the options that enforce it
+INPUT_PAIR_RANGES: dict[str, tuple[tuple[TwoFieldRule, str], ...]] = {
+    # a printed delta_mu(eps) (limits.MAX_GDP_EPS_OVER_MU)
+    "gdp.delta": ((TwoFieldRule("eps", "mu", Range(None, False, MAX_GDP_EPS_OVER_MU, True), "eps / mu"),
+                   "gdp delta --eps, --mu"),),
+    # a delta at eps that verify's MPFR route can enclose (limits.MAX_CONVERSION_ALPHA_EPS)
+    "rdp.to_dp_delta": ((TwoFieldRule("eps", "alpha", Range(None, False, MAX_CONVERSION_ALPHA_EPS, True), "alpha * eps",
+                                      op="*"), "rdp to-dp --eps, --alpha"),),
 }
 
 #: kind -> input key -> the result field that records the same number: an input the route does
@@ -292,17 +341,7 @@ def _walk_tree(node: Any, path: str, tables: Mapping[str, Mapping[str, str]], de
         elif kind in FIELD_RANGES and k in node:
             _check(f"{path}.{k}", v, FIELD_RANGES[kind], f"event type {node.get('type')!r}")
     if t in EVENT_RATIO_RANGES and tables is EVENT_FIELDS:
-        many, one, rng, what = EVENT_RATIO_RANGES[t]
-        xs: Any = node.get(many)
-        den = exact_number(node.get(one))
-        tops = [exact_number(x) for x in xs] if isinstance(xs, list) and len(xs) <= 10**5 else []
-        known = [x for x in tops if x is not None]
-        if known and len(known) == len(tops) and den is not None and den > 0:
-            top = max(known)
-            if not rng.contains(top / den):
-                raise MalformedCertificate(f"{path}.{one}={str(node.get(one))[:40]!r} with {path}.{many} up to "
-                                           f"{str(xs[known.index(top)])[:40]!r}: event type {t!r} needs {what} in "
-                                           f"{rng.text()} (the producer's range)")
+        EVENT_RATIO_RANGES[t].check(node, path, f"event type {t!r}")
 
 
 def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> None:
@@ -319,6 +358,8 @@ def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping
     for key, (rng, says) in rows.items():
         if key in inputs:
             _check(f"inputs.{key}", inputs[key], rng, says, ends)
+    for rule, says in INPUT_PAIR_RANGES.get(quantity, ()):
+        rule.check(inputs, "inputs", says)
     if isinstance(inputs.get("event"), dict):
         _walk_tree(inputs["event"], "inputs.event", EVENT_FIELDS)
     if isinstance(inputs.get("events"), list):

@@ -7,6 +7,8 @@ import argparse
 from .. import _validate as V
 from ..certificate import quantity_certificate
 from ..dp import rr64_check
+from ..errors import ValueOutOfRange
+from ..verdict import Enclosure
 from ..limits import MAX_EPS0
 from ._common import add_digits_option, add_output_options, emit
 
@@ -35,6 +37,18 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     r.set_defaults(func=_rr64)
 
 
+def _row_text(value: Enclosure) -> str:
+    """A row's enclosure for the table. At |eps| near 1e300 a row whose event has P(E|s) = 0 is
+    -e^eps P(E|s_ref), beyond the printable range 10^(+-10^17); the certified results (the supremum
+    over the neighbouring rows, GDPT's formula) stay inside it, so the table says so for that row
+    instead of refusing the whole check (exit 2 before, for an --eps the certificate states)."""
+    try:
+        return value.short(10)
+    except ValueOutOfRange:
+        sign = "< 0" if value.hi < 0 else "> 0" if value.lo > 0 else "sign undecided"
+        return f"{sign}, magnitude outside 10^(+-10^17)"
+
+
 def _rr64(args: argparse.Namespace) -> int:
     digits = V.digits(args.digits)
     res = rr64_check(args.eps0, args.delta0, args.eps, digits)
@@ -42,7 +56,7 @@ def _rr64(args: argparse.Namespace) -> int:
     for row in res.rows:
         ev = "{" + ",".join(map(str, row.event)) + "}"
         note = "= sup" if row.attains_sup else ("" if row.neighbouring else "same input")
-        lines.append(f"{ev:<12} {row.s:>1} {row.s_ref:>5}  {row.value.short(10):<40} {note}")
+        lines.append(f"{ev:<12} {row.s:>1} {row.s_ref:>5}  {_row_text(row.value):<40} {note}")
     lines.append(f"{len(res.rows)} rows; {res.verdict.outcome.value}: {res.verdict.reason}")
     cert = quantity_certificate(
         quantity="dp.rr64",

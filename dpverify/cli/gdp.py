@@ -9,6 +9,7 @@ from .. import _validate as V
 from ..errors import InvalidParameter
 from ..certificate import quantity_certificate
 from ..gdp import delta_mu, mu_gdp
+from ..limits import MAX_GDP_EPS_OVER_MU
 from ..vocabulary import MARGIN
 from ._common import add_concept, add_digits_option, add_output_options, emit, image_file
 from ._mechanism import add_mechanism_options, mechanism_spec
@@ -28,7 +29,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "Example: dpverify gdp delta --mu 0.5 --eps 50 --digits 20 --json > c.json",
     )
     d.add_argument("--mu", required=True, help="GDP parameter, > 0 (exact: 0.5, 1/3, 1e-4)")
-    d.add_argument("--eps", required=True, help="epsilon, any real number")
+    d.add_argument("--eps", required=True, help=f"epsilon, any real number with eps / mu at most "
+                   f"{MAX_GDP_EPS_OVER_MU} (beyond about 6.8e8 delta_mu(eps) leaves the printable range)")
     add_digits_option(d)
     add_output_options(d)
     d.set_defaults(func=_delta)
@@ -90,6 +92,7 @@ def _certify_options(p: argparse.ArgumentParser) -> None:
 
 def _delta(args: argparse.Namespace) -> int:
     digits = V.digits(args.digits)
+    V.gdp_delta_inputs(args.mu, args.eps)
     enc = delta_mu(args.mu, args.eps, digits)
     cert = quantity_certificate(
         quantity="gdp.delta",

@@ -8,7 +8,7 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..certificate import quantity_certificate
 from ..errors import InvalidParameter
-from ..limits import MAX_RDP_COMPOSITIONS, MAX_RDP_ORDER, MAX_SUBSAMPLED_FRACTIONAL_ORDER, MAX_SUBSAMPLED_ORDER
+from ..limits import MAX_CONVERSION_ALPHA_EPS, MAX_RDP_COMPOSITIONS, MAX_RDP_ORDER, MAX_SUBSAMPLED_FRACTIONAL_ORDER, MAX_SUBSAMPLED_ORDER
 from ..rdp import (
     CONVERSIONS,
     compose,
@@ -85,7 +85,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     t.add_argument("--rdp", required=True, help="RDP value gamma >= 0")
     g = t.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="delta in (0, 1): report eps")
-    g.add_argument("--eps", help="eps >= 0: report delta")
+    g.add_argument("--eps", help=f"eps >= 0 with alpha * eps at most {MAX_CONVERSION_ALPHA_EPS}: report delta "
+                   "(beyond it delta falls below e^-(10^8))")
     t.add_argument("--conversion", default="classic", help=f"one of {', '.join(CONVERSIONS)} (default classic)")
     add_digits_option(t)
     add_output_options(t)

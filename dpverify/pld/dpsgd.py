@@ -32,7 +32,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 from flint import arb
 
 from .. import _validate as V
-from ..ball import ball, working_precision
+from ..ball import ball, upper_decimal, working_precision
 from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
@@ -42,6 +42,7 @@ from .accountant import PldResult, Step, refine_query
 from .refine import decided_against, support_note
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
+from .tail import tv_upper
 
 __all__ = [
     "GaussianSteps",
@@ -258,6 +259,16 @@ def epsilon(
                   max_work=max_work)
 
 
+#: the note of an eps(delta) = 0 decided by the total-variation bound (:func:`.tail.tv_upper`)
+_TV_NOTE = ("eps(delta) = 0 exactly, without a grid: delta(0) is the total variation distance, at most the sum over "
+            "the steps of q (2 Phi(1/(2 sigma)) - 1) < (2/5) q / sigma, in all {tv}, which delta reaches")
+
+
+def _short_upper(x: Fraction) -> str:
+    with working_precision(128):
+        return upper_decimal(ball(x), 4)
+
+
 def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relation],
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
            progress: Optional[Callable[[float, str], None]], strict_width: bool = False,
@@ -268,7 +279,15 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
     progress = V.callback("progress", progress)
     evs = _events(events)
     rel, dirs = _relation(rel_name, evs)
-    res = refine_query([e.step() for e in evs], dirs, kind=kind, target=target, rel_width=w,
+    steps = [e.step() for e in evs]
+    if kind == "eps" and rel in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
+        tv = tv_upper(steps, dirs)
+        if tv is not None and tv <= target:
+            # eps(delta) = 0 exactly: delta(0) <= tv <= delta (pld.tail.tv_upper), before any grid, where a
+            # grid resolves only an upper end of one cell (sigma 1e100: the budget ran out, exit 3)
+            return PldAnswer(_enclosure(Fraction(0), Fraction(0), d, 0), rel, 0, 0, 0.0, 0.0,
+                             {name: (Fraction(0), Fraction(0)) for name in dirs}, _TV_NOTE.format(tv=_short_upper(tv)))
+    res = refine_query(steps, dirs, kind=kind, target=target, rel_width=w,
                        time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide,
                        max_work=max_work)
     return _answer(res, rel, d)

@@ -43,7 +43,7 @@ from ..ball import ball, working_precision
 from ..recheck.tail_plan import propose_order
 from .pairs import SubsampledGaussianPair, SubsampledLaplacePair
 
-__all__ = ["TAIL_BITS", "TAIL_FLOOR_BITS", "renyi_exponent", "tail_answer"]
+__all__ = ["TAIL_BITS", "TAIL_FLOOR_BITS", "renyi_exponent", "tail_answer", "tv_upper"]
 
 #: a delta query whose proved Renyi bound is at most 2^-TAIL_BITS (about 9.3e-302) is answered
 #: [0, U] without a grid: below it a grid's unit would need more than a thousand bits (the re-check's
@@ -138,3 +138,25 @@ def tail_answer(steps: Sequence[Any], directions: Sequence[str], eps: Fraction) 
         else:
             k = max(-TAIL_FLOOR_BITS, math.ceil(float(bits.mid())) + 2)  # at least one power of two above
     return Fraction(1, 1 << -k)
+
+
+def tv_upper(steps: Sequence[Any], directions: Sequence[str]) -> Optional[Fraction]:
+    """An exact upper bound of delta(0) of a composition of Poisson-subsampled Gaussian steps under
+    ``directions`` (add and / or remove), or None where a step is another pair.
+
+    delta(0) = sup_S P(S) - Q(S) is the total variation distance, and TV is subadditive over a
+    composition: TV(P_1 x ... x P_T, Q_1 x ... x Q_T) <= sum_i TV(P_i, Q_i) (change one coordinate at
+    a time, the triangle inequality). One step's pair in either direction is {N(0, 1), (1 - q) N(0, 1)
+    + q N(mu, 1)} (mu = 1/sigma, sensitivity 1), whose difference is q (N(mu, 1) - N(0, 1)), so its TV
+    is q (2 Phi(mu / 2) - 1) = 2 q int_0^{mu/2} phi <= q phi(0) mu < (2/5) q mu, as phi(0) =
+    1/sqrt(2 pi) < 2/5 (exactly: (2/5)^2 2 pi > 1 iff pi > 25/8). eps(delta) = 0 once this is at most
+    delta (delta(eps) <= delta(0) for eps >= 0). The same bound as the re-check's own
+    (:func:`dpverify.recheck.events._tv_upper`, exact rationals on the certificate's inputs), so
+    that an answer [0, 0] the producer proves this way is one verify proves too."""
+    total = Fraction(0)
+    for d in directions:
+        leaves = _leaves(steps, d)
+        if leaves is None or any(t != "gaussian" for t, *_ in leaves):
+            return None
+        total = max(total, sum((times * q * Fraction(2, 5) * mu for _, mu, q, times in leaves), Fraction(0)))
+    return total

@@ -39,6 +39,7 @@ from .. import _validate as V
 from ..certificate.format import RDP_OPTIMAL_MIN_DELTA
 from ..ball import ball, bits_for_digits, brief_str, endpoints, point, refine, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
+from ..limits import MAX_CONVERSION_ALPHA_EPS
 from ..verdict import Enclosure
 from .float_search import float_eps_opt, float_pstar
 
@@ -438,6 +439,10 @@ def conversion_delta(
     conversion = check_conversion(conversion)
     a, g = _alpha_gamma(alpha, gamma)
     e = V.nonnegative("eps", eps)
+    if a * e > MAX_CONVERSION_ALPHA_EPS:  # a delta verify can enclose and a decimal can print (limits.py)
+        raise InvalidParameter("eps", f"eps={shown(eps)} with alpha={shown(alpha)}: alpha * eps must be at most "
+                                      f"{MAX_CONVERSION_ALPHA_EPS} (beyond it delta may fall below e^-(10^8), out of "
+                                      "the exponent range verify evaluates in; no privacy is left to state)")
     fn = classic_delta_ball if conversion == "classic" else balle_delta_ball
     return _fixed_order(conversion, a, g, e, V.digits(digits), optimal_delta, fn)
 

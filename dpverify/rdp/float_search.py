@@ -193,6 +193,11 @@ def _float_cgf(curve: RdpCurve, alpha: float) -> float | None:
         # as before the float form: adv44 R2, sigma 1e6 summed ~alpha terms at alpha up to 2^30)
         if q == 1 or not math.isfinite(s) or s == 0.0 or alpha > MAX_SUBSAMPLED_ORDER:
             return None
+        if alpha * alpha < _FLOAT_LOG_A_MIN * s * s:
+            # log A_alpha is about alpha (alpha - 1) q^2 / (2 sigma^2) < 2^-16 here, which the float form
+            # would not propose anyway; its series settles only after ~10 alpha + 1e5 terms at a huge sigma
+            # (the Gaussian moments are all about 1: sigma 1e20 at q 0.5 ran past 60 s of proposals)
+            return None
         try:
             v = float_log_a(alpha, q, s)
         except (ValueError, OverflowError, ZeroDivisionError):

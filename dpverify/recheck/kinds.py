@@ -550,12 +550,7 @@ def check_mechanism_options(inputs: Mapping[str, Any]) -> None:
             raise MalformedCertificate(f"inputs.{key}={str(text)[:40]}: mechanism {name!r} needs {key} in "
                                        f"{ranges[key].text()}")
     if name in MECHANISM_RATIO_RANGES:
-        num_key, default, den_key, rng, what = MECHANISM_RATIO_RANGES[name]
-        num, den = _exact(inputs.get(num_key, default)), _exact(inputs.get(den_key))
-        if num is not None and den is not None and den > 0 and not rng.contains(num / den):
-            raise MalformedCertificate(f"inputs.{den_key}={str(inputs[den_key])[:40]}, inputs.{num_key}="
-                                       f"{str(inputs.get(num_key, default))[:40]}: mechanism {name!r} needs "
-                                       f"{what} in {rng.text()} (the producer's range)")
+        MECHANISM_RATIO_RANGES[name].check(inputs, "inputs", f"mechanism {name!r}")
     if "refined" in given and inputs["refined"] not in ("true", "false"):
         raise MalformedCertificate("inputs.refined must be 'true' or 'false'")
 

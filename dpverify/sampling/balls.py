@@ -81,14 +81,12 @@ from ..progress import Tick, budget_tick
 from ..relation import Relation, relation as _relation
 
 __all__ = ["BinsRun", "Grid", "run", "enclose_delta", "enclose_eps", "edges", "SOURCE", "RELATIONS",
-           "MAX_BATCHES", "MAX_DEGREE", "MAX_EPOCHS", "UNIT_BITS"]
+           "MAX_BATCHES", "MAX_DEGREE", "UNIT_BITS"]
 
 #: relations the pair covers (Chua et al. 2025: add / remove, zeroing-out = replace-special)
 RELATIONS = (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE, Relation.REPLACE_SPECIAL)
 #: most batches per epoch accepted (the grid's degree cap T c / h must stay below MAX_DEGREE)
 MAX_BATCHES = 100_000
-#: most epochs accepted (limits.MAX_BINS_EPOCHS)
-MAX_EPOCHS = MAX_BINS_EPOCHS
 #: most degrees kept in a composed polynomial (work bound, checked before any product)
 MAX_DEGREE = 1 << 21
 #: masses in units 2^-UNIT_BITS
@@ -157,10 +155,10 @@ def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any,
         raise InvalidParameter("batch_size", f"T = N/B = {T} batches per epoch is above the work cap "
                                              f"{MAX_BATCHES} of the balls-in-bins enclosure")
     try:
-        e = V.integer("epochs", epochs, lo=1, hi=MAX_EPOCHS)
+        e = V.integer("epochs", epochs, lo=1, hi=MAX_BINS_EPOCHS)
     except InvalidParameter:
         raise InvalidParameter("epochs", f"epochs={epochs!r}: balls-in-bins takes a whole number of epochs in "
-                                         f"[1, {MAX_EPOCHS}], each one re-allocating the records to the bins "
+                                         f"[1, {MAX_BINS_EPOCHS}], each one re-allocating the records to the bins "
                                          "independently (E > 1: adaptive composition, AFA Thm 10)") from None
     rel = _relation(neighboring)
     if rel not in RELATIONS:

@@ -15,9 +15,9 @@ from typing import Any, Optional
 
 from . import balls as B
 from . import balls_epochs as BE
-from .balls import MAX_EPOCHS, BinsRun, run
+from .balls import BinsRun, run
 
-__all__ = ["BinsRun", "MAX_EPOCHS", "run", "enclose_eps", "enclose_delta"]
+__all__ = ["BinsRun", "run", "enclose_eps", "enclose_delta"]
 
 
 def enclose_eps(r: BinsRun, delta: Any, digits: int = 6, time_budget: Optional[float] = None) -> dict[str, Any]:

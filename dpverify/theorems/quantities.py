@@ -114,8 +114,10 @@ def _spec(inputs: Mapping[str, Any], drop: tuple[str, ...]):
 @quantity("gdp.delta", "delta_mu(eps)", ("mu", "eps"), ("digits",))
 def _gdp_delta(i: Mapping[str, Any]) -> Enclosure:
     """GDPT eq. (2): delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
+    from .. import _validate as V
     from ..gdp import delta_mu
 
+    V.gdp_delta_inputs(i["mu"], i["eps"])  # a printed delta_mu (limits.py)
     return delta_mu(i["mu"], i["eps"], _digits(i, 15))
 
 

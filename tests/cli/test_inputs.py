@@ -343,24 +343,36 @@ def test_other_spellings_of_a_number_are_recorded_in_the_schema_spelling(capsys)
         "eps0": "1", "delta0": "1e-5", "eps": "1", "delta": "1/100000"}
 
 
-@pytest.mark.parametrize("argv", [
-    ["gdp", "delta", "--mu", "1e-300", "--eps", "1"],  # delta ~ 10^(-2e599)
-    ["gdp", "delta", "--mu", "1e-20", "--eps", "1"],  # delta ~ 10^(-2e39): exponent of 40 digits
+@pytest.mark.parametrize("profile", [
+    "erfc(eps*1e300)",  # ~ 10^(-4.3e599)
+    "erfc(eps*1e20)",  # ~ 10^(-4.3e39): exponent of 40 digits
 ])
-def test_result_whose_exponent_has_more_than_18_digits_is_exit_2(argv, capsys):
+def test_result_whose_exponent_has_more_than_18_digits_is_exit_2(profile, capsys):
     # before: printed exponents up to a thousand digits, which the certificate schema
-    # (at most 18) refused at write time: exit 4 ("internal error")
-    assert main(argv) == 2
+    # (at most 18) refused at write time: exit 4 ("internal error"). (gdp delta at mu 1e-300 was the
+    # example here; it is now refused before any work, by the stated eps / mu <= 1e8)
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", profile, "--eps", "1"]) == 2
     err = capsys.readouterr().err
     assert "printable range" in err and "internal error" not in err
     # the error is raised where the result is printed; the message names the inputs
     # that led there, so the user knows which option to change
-    assert f"for --mu {argv[3]} --eps 1" in err
+    assert f"for --mechanism expr --profile {profile} --eps 1" in err
+
+
+@pytest.mark.parametrize("argv", [["gdp", "delta", "--mu", "1e-300", "--eps", "1"], ["gdp", "delta", "--mu", "1e-20", "--eps", "1"]])
+def test_a_gdp_delta_past_the_printable_range_is_refused_before_any_work(argv, capsys):
+    """delta_mu(1) at mu 1e-300 is about 10^(-2e599): refused by the stated eps / mu <= 1e8 (limits.py),
+    naming --eps and the bound, as verify refuses such a certificate (tests/recheck/test_input_ranges.py)."""
+    from dpverify.limits import MAX_GDP_EPS_OVER_MU
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--eps: eps='1' with mu='{argv[3]}': eps / mu must be at most {MAX_GDP_EPS_OVER_MU}" in err, err
 
 
 def test_printable_range_error_names_a_huge_option_value_cut_short(capsys):
-    # delta_1(10^3000) ~ Phi(-10^3000) ~ 10^(-2e5999)
-    assert main(["gdp", "delta", "--mu", "1", "--eps", "1" + "0" * 60]) == 2
+    # erfc(10^60) ~ 10^(-4.3e119)
+    assert main(["dp", "profile", "--mechanism", "expr", "--profile", "erfc(eps)", "--eps", "1" + "0" * 60]) == 2
     err = capsys.readouterr().err
     assert "--eps " + "1" + "0" * 39 + "..." in err and "0" * 41 not in err
 

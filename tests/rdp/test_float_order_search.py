@@ -107,3 +107,34 @@ def test_many_steps_near_order_one_are_answered():
         direct = float((T * log_a + mpmath.log(10**5)) / (a - 1))
     assert lo <= hi <= direct * (1 + 1e-9), (lo, hi, direct)
     assert abs(direct - hi) <= 1e-8 * hi, (direct, hi)
+
+
+@pytest.mark.parametrize("alpha, q, sigma", [("7/2", "0.5", "1e4"), ("2", "0.99", "1e3"), ("1001/1000", "0.3", "1e5")])
+def test_at_a_huge_sigma_the_float_form_is_skipped_where_it_would_not_propose(alpha, q, sigma):
+    """Where alpha^2 < 2^-16 sigma^2 the float form is not summed (at sigma 1e20, q 0.5 its series took
+    ~1e5 terms an order: `rdp epsilon` ran past 60 s of proposals) and the arb route proposes, as it did
+    for every |log A| below 2^-16: the certified log A_alpha (independent of the float form) lies below
+    alpha (alpha - 1) / (2 sigma^2) < 2^-16 (q = 1's value; mixing in N(0, 1) only lowers it)."""
+    from dpverify.rdp.float_search import _FLOAT_LOG_A_MIN, _float_cgf
+
+    a, qq, s = Fraction(alpha), Fraction(q), Fraction(sigma)
+    assert a * a < Fraction(_FLOAT_LOG_A_MIN) * s * s
+    assert _float_cgf(SG.SubsampledGaussianCurve(s, qq), float(a)) is None
+    with working_precision(96):
+        ref = SG.log_a_integer(int(a), qq, s) if a.denominator == 1 else \
+            SG.log_a_real(arb(a.numerator) / a.denominator, qq, s)
+        bound = a * (a - 1) / (2 * s * s)
+        assert ref.upper() < arb(bound.numerator) / bound.denominator
+        assert abs(float(ref.mid())) < _FLOAT_LOG_A_MIN
+
+
+def test_a_huge_sigma_is_undecided_for_its_order_cap_not_its_clock(capsys):
+    """sigma 1e20, q 0.5, classic: the infimum over alpha lies near alpha ~ sigma, past the certified
+    orders (MAX_SUBSAMPLED_ORDER): exit 3 for that reason, where the float proposals used to run to the
+    time budget first."""
+    from dpverify.cli import main
+
+    argv = ["rdp", "epsilon", "--mechanism", "subsampled-gaussian", "--sampling-rate", "0.5", "--noise-multiplier",
+            "1e20", "--steps", "1", "--delta", "0.1", "--time-budget", "60"]
+    assert main(argv) == 3
+    assert "orders <= 20000 only" in capsys.readouterr().err

@@ -123,11 +123,14 @@ def test_compose_refuses_a_delta_budget_of_0_as_the_others_do(argv, capsys):
     assert err.split(" must be")[0] == other.split(" must be")[0], (err, other)
 
 
-@pytest.mark.parametrize("eps", ["0", "0.5", "-1e300"])
+@pytest.mark.parametrize("eps", ["0", "0.5", "-1e300", "1e300"])
 def test_rr64_refuses_eps0_beyond_its_stated_cap(eps, tmp_path, capsys):
     """check rr64 --eps0 1e300 wrote a certificate at eps = 0 (verify: exit 3, e^eps0 overflowed)
     and refused eps = 0.5 only because a row left the printable range. One cap now, stated in
-    --help, refused by both sides; at the cap the producer's certificate verifies."""
+    --help, refused by both sides; at the cap the producer's certificate verifies. At eps = -+1e300
+    the rows -e^eps P(E|s_ref) of events with P(E|s) = 0 leave the printable range, but the certified
+    sup does not (1 - e^eps P(.) and delta0): the table names those rows and the check answers (it
+    refused with exit 2, for an input verify accepts and a certificate verify confirms)."""
     from dpverify.limits import MAX_EPS0
 
     argv = ["check", "rr64", "--delta0", "0.1", "--eps", eps]
@@ -139,10 +142,72 @@ def test_rr64_refuses_eps0_beyond_its_stated_cap(eps, tmp_path, capsys):
     except SystemExit:
         pass
     assert f"eps0 in [0, {MAX_EPS0}]" in " ".join(capsys.readouterr().out.split())
-    if eps != "-1e300":  # a row e^-1e300 is beyond the printable range at any eps0 (exit 2 as well)
-        cert = tmp_path / "c.json"
-        assert main([*argv, "--eps0", str(MAX_EPS0), "--certificate", str(cert)]) in (0, 1)
-        assert verify_file(cert)[0] == 0, verify_file(cert)
+    cert = tmp_path / "c.json"
+    # the verdict: GDPT's formula holds iff eps >= -eps0 (GDPT Cor 3.2), so eps = -1e300 fails
+    assert main([*argv, "--eps0", str(MAX_EPS0), "--certificate", str(cert)]) == (1 if eps == "-1e300" else 0)
+    assert verify_file(cert)[0] == 0, verify_file(cert)
+    assert main([*argv, "--eps0", "1"]) == (1 if eps == "-1e300" else 0)
+    out = capsys.readouterr().out
+    assert ("magnitude outside 10^(+-10^17)" in out) == (eps in ("-1e300", "1e300")), out
+    # W(eps) = delta0 + (1-delta0)[(e^eps0 - e^eps)_+ + (1 - e^(eps+eps0))_+]/(1+e^eps0) (GDPT Cor 3.2):
+    # W(1e300) = delta0 exactly, and W(-1e300) = 1 - e^-1e300, within 10^-17 of 1
+    lo, hi = (Fraction(v) for v in json.loads(cert.read_text())["result"]["enclosure"].values())
+    if eps == "1e300":
+        assert lo <= Fraction(1, 10) <= hi, (lo, hi)
+    elif eps == "-1e300":
+        assert lo <= 1 and hi >= 1 - Fraction(1, 10**17), (lo, hi)
+
+
+#: (argv, a genuine certificate of its kind, the inputs restated, the input the refusal names): results past the
+#: printable range 10^(+-10^17) (or past the exponent range verify's MPFR route evaluates in) were refused by the
+#: producer only when printed (exit 2, or exit 0 with a delta verify could not enclose: exit 3), while verify read
+#: such inputs as in range (exit 1 on the restated certificate); now one stated rule on two inputs, both sides
+_PAST_PRINTABLE = [
+    (["gdp", "delta", "--mu", "1e-400", "--eps", "1"], F2 / "gdp-delta.json", {"mu": "1e-400", "eps": "1"}, "mu"),
+    (["gdp", "delta", "--mu", "1", "--eps", "1e300"], F2 / "gdp-delta.json", {"mu": "1", "eps": "1e300"}, "mu"),
+    (["rdp", "to-dp", "--alpha", "2", "--rdp", "1", "--eps", "1e300"], F2 / "rdp-to-dp-delta.json",
+     {"alpha": "2", "rdp": "1", "eps": "1e300"}, "alpha"),
+    (["rdp", "to-dp", "--alpha", "1e300", "--rdp", "0", "--eps", "1"], F2 / "rdp-to-dp-delta.json",
+     {"alpha": "1e300", "rdp": "0", "eps": "1"}, "alpha"),
+    (["rdp", "to-dp", "--alpha", "1e9", "--rdp", "0", "--eps", "1e6", "--conversion", "balle"],
+     F2 / "rdp-to-dp-balle-delta.json", {"alpha": "1e9", "rdp": "0", "eps": "1e6"}, "alpha"),
+]
+
+
+@pytest.mark.parametrize("argv,file,values,named", _PAST_PRINTABLE, ids=[" ".join(a[:2] + a[3::2]) for a, *_ in _PAST_PRINTABLE])
+def test_a_result_past_the_printable_range_is_a_stated_input_range(argv, file, values, named, tmp_path, capsys):
+    from dpverify.limits import MAX_CONVERSION_ALPHA_EPS, MAX_GDP_EPS_OVER_MU
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    cap = MAX_GDP_EPS_OVER_MU if argv[0] == "gdp" else MAX_CONVERSION_ALPHA_EPS
+    assert "--eps" in err and str(cap) in err and "printable range: its magnitude" not in err, err
+    c = json.loads(file.read_text())
+    for key, v in values.items():
+        c = restated(c, (key,), v)
+    code, msg = _verify(c, tmp_path)
+    assert code == 2 and f"inputs.{named}" in msg and "inputs.eps" in msg and str(cap) in msg, msg
+
+
+@pytest.mark.parametrize("argv", [
+    # at the caps: eps / mu = 1e8 (delta_mu about 10^(-2.2e15)), alpha * eps = 1e8 (delta about e^-(10^8))
+    ["gdp", "delta", "--mu", "1", "--eps", "1e8"], ["gdp", "delta", "--mu", "1e-3000", "--eps", "1e-2992"],
+    ["rdp", "to-dp", "--alpha", "1e4", "--rdp", "0", "--eps", "1e4"],
+    ["rdp", "to-dp", "--alpha", "1e3000", "--rdp", "0", "--eps", "1e-2992", "--conversion", "balle"],
+])
+def test_at_the_printable_caps_the_producers_certificate_verifies(argv, tmp_path):
+    """Inside the stated rule every delta is printed and re-proved: verify's own MPFR route confirms it."""
+    cert = tmp_path / "c.json"
+    assert main([*argv, "--certificate", str(cert)]) == 0
+    assert verify_file(cert)[0] == 0, verify_file(cert)
+    lo = json.loads(cert.read_text())["result"]["enclosure"]["lo"]
+    # the decimal exponent, against the closed forms: log10 delta_mu(eps) ~ -x^2 / (2 ln 10) with x = eps/mu
+    # (-2.17e15); the classic conversion's (alpha - 1)(-eps) / ln 10 = -43425106 (alpha 1e4, eps 1e4)
+    exp10 = int(lo.split("e")[1])
+    if argv[0] == "gdp":
+        assert -2.2e15 < exp10 < -2.1e15, lo
+    elif argv[3] == "1e4":
+        assert exp10 == -43425106, lo
 
 
 _EPS0_PAST_THE_CAP = [
