@@ -1372,6 +1372,23 @@ def _settle_delta(U: "mpf | None", kind: str, inputs: Mapping[str, Any], recorde
     return Recheck(lo=mpf(0), hi=U, dps=40, verdict=verdict)
 
 
+def tail_settled(inputs: Mapping[str, Any], key: str, recorded: Any) -> "tuple[Recheck | None, mpf | None]":
+    """The Renyi tail bound of delta at ``inputs[key]`` (:func:`rdp_delta_upper` for an event tree,
+    :func:`leaves_delta_upper` for a schedule) where the recorded upper end lies below the screen's
+    first rung, and the enclosure it settles alone (:func:`_settle_delta`, a delta curve), for a route
+    that re-proves a delta curve of its own (replace-one's add/remove and remove curves): (None, None)
+    elsewhere. The bound is also the screen's skip (:func:`screen_delta`'s ``upper``)."""
+    if not isinstance(recorded, dict) or not enclosure_of(recorded, "result.enclosure", 40)[1] < _RUNG:
+        return None, None
+    eps, rel = exact_input(inputs, key), str(inputs.get("neighboring"))
+    if "event" in inputs:
+        upper = rdp_delta_upper(inputs["event"], rel, eps)
+    else:
+        leaves = _pld_leaves(inputs)
+        upper = leaves_delta_upper(leaves, rel, eps) if leaves is not None else None
+    return _settle_delta(upper, "delta", inputs, recorded), upper
+
+
 #: below this delta an epsilon certificate is first screened at it (:func:`_screen_eps`)
 _SCREEN_DELTA = Fraction(1, 10**10)
 

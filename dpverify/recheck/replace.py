@@ -94,7 +94,13 @@ def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mappi
     curve of the bracket), checked to lie inside it: first screened at the route's own scales
     (:func:`.events.screen_delta`: a forged [0, 0] sized the unit to 1e-300, 33 s), then, if
     the screen did not settle it, refined toward the recorded enclosure."""
-    coarse = EV.screen_delta(bounds, inputs, "eps", recorded)
+    # far in the tail the Renyi bound settles it, or tells the screen where to start: walking the PLD
+    # grid's rungs down to an upper curve recorded near 1e-348 held verify for its budget (adv45 S1)
+    settled, upper = EV.tail_settled(inputs, "eps", recorded)
+    if settled is not None:
+        check_enclosure(dict(recorded), settled)
+        return settled
+    coarse = EV.screen_delta(bounds, inputs, "eps", recorded, upper)
     if coarse is not None:
         check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
         return coarse

@@ -57,3 +57,16 @@ def test_a_replace_one_schedule_far_in_the_tail_verifies(tmp_path):
     assert outcome(cert, budget=120) == 0
     hi = Fraction(cert["result"]["enclosure"]["hi"])
     assert 0 < hi < Fraction(1, 10**3000)
+
+
+def test_a_replace_one_epsilon_at_a_tiny_delta_verifies(tmp_path):
+    """eps(1e-300) under replace-one: group privacy's add/remove curve is recorded near 1e-348, and the
+    re-check walked the PLD grid's rungs down to it without the Renyi tail bound that tells it where to
+    look: exit 3 at its work cap after 128 CPU s (adv45 S1). The bound now settles the curve or starts
+    the walk at its scale. The enclosure's soundness is the routes' own; the check is that it is decided
+    (exit 0)."""
+    out = tmp_path / "c.json"
+    assert main(["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10",
+                 "--delta", "1e-300", "--neighboring", "replace-one", "--digits", "2", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert outcome(cert, budget=300) == 0
