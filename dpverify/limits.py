@@ -48,6 +48,13 @@ MAX_NOISE_MULTIPLIER = 10**100
 #: overflowed verify (exit 3) or whose rows left the printable range (exit 2); no privacy is left
 #: to state at eps0 = 1e6
 MAX_EPS0 = 10**6
+#: e^eps0 of a legacy `approx` step (`audit dpsgd --events` items {"mechanism": "approx", "exp_eps0": ...}), at
+#: most 10^86 < e^200: eps0 within the largest eps an event tree states (format.EVENT_MAX_EPS). The second route
+#: reads the step's exact masses (1 - delta0) / (1 + e^eps0) on the recorded grid: at e^eps0 = 1e300 (eps0 690) a
+#: step needed 707,356 knots at 3015 bits, past its work cap (exit 3) while the producer answered in 5 CPU s; at
+#: 1e86 it confirms in 25 CPU s. dpverify 0.1.0 (b158129) answered 1e300 with exit 3 (its budget) and ran past 300 s
+#: at 1e100, so no format-1 certificate is known beyond the cap; no privacy is left to state at eps0 = 198
+MAX_APPROX_EXP_EPS0 = 10**86
 #: eps / mu of `gdp delta` (GDPT eq. 2): delta_mu(eps) = Phi(-x) - e^eps Phi(-x - mu) with x = eps/mu - mu/2
 #: <= eps/mu is about phi(x) mu / x^2, so at eps / mu = 10^8 it is about 10^(-2.2e15) (mu 1, eps 1e8 answers in
 #: a CPU second), and past about 6.8e8 its decimal exponent leaves the printable range 10^(+-10^17): mu 1e-400 at

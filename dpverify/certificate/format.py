@@ -47,7 +47,7 @@ SENSITIVITY_CONVENTION = (
 )
 
 # kind: a range of certificate.ranges.FIELD_RANGES ("pos" > 0, "nonneg" >= 0, "prob" in [0, 1],
-# "prob1" in (0, 1], "sigma" in (0, MAX_NOISE_MULTIPLIER], "ge1" >= 1, "int1" / "int0" integers),
+# "prob1" in (0, 1], "sigma" in (0, MAX_NOISE_MULTIPLIER], "exp_eps0" in [1, MAX_APPROX_EXP_EPS0], "int1" / "int0" integers),
 # or "event", "events", "numlist_nonneg", "numlist_prob"
 #: event node type -> its fields (besides "type") and their kinds; the strict event
 #: reader and the verifier both use it, so a key the producer would refuse is refused by verify
@@ -79,7 +79,7 @@ LEGACY_EVENT_FIELDS: dict[str, dict[str, str]] = {
     "subsampled-gaussian": {"noise_multiplier": "sigma", "sampling_rate": "prob1", "count": "int1"},
     "gaussian": {"noise_multiplier": "sigma", "count": "int1"},
     "laplace": {"scale": "pos", "sampling_rate": "prob1", "count": "int1"},
-    "approx": {"exp_eps0": "ge1", "delta0": "prob_lt1", "sampling_rate": "prob1", "count": "int1"},
+    "approx": {"exp_eps0": "exp_eps0", "delta0": "prob_lt1", "sampling_rate": "prob1", "count": "int1"},
 }
 
 

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
 from ..errors import InvalidParameter, MalformedCertificate
-from ..limits import (MAX_ACCURACY_DIGITS, MAX_BINS_EPOCHS, MAX_CONVERSION_ALPHA_EPS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
+from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_BINS_EPOCHS, MAX_CONVERSION_ALPHA_EPS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
                       MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
                       MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
@@ -167,7 +167,7 @@ FIELD_RANGES: dict[str, Range] = {
     "prob1": HALF_OPEN_UNIT,
     "prob_lt1": Range(0, True, 1),  # delta0 of a legacy approx item (pld/pairs.approx_dp_pair_exp)
     "sigma": NOISE_MULTIPLIER,
-    "ge1": Range(1, True),  # e^eps0 of a legacy approx item (eps0 >= 0)
+    "exp_eps0": Range(1, True, MAX_APPROX_EXP_EPS0, True),  # e^eps0 of a legacy approx item (limits.py: the cap)
     "int0": Range(0, True, MAX_EVENT_INTEGER, True, integer=True),
     "int1": Range(1, True, MAX_EVENT_INTEGER, True, integer=True),
 }

@@ -35,14 +35,14 @@ from .. import _validate as V
 from ..ball import ball, upper_decimal, working_precision
 from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
-from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_DATASET_SIZE
+from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_APPROX_EXP_EPS0, MAX_DATASET_SIZE
 from ..verdict import Enclosure, Outcome, Verdict
 from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
 from .refine import decided_against, support_note
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
-from .tail import tv_upper
+from .tail import tv_tail, tv_upper
 
 __all__ = [
     "GaussianSteps",
@@ -142,6 +142,8 @@ def approx_dp_steps(exp_eps0: ExactInput, delta0: ExactInput, count: object,
     from .pairs import approx_dp_pair_exp, subsample_finite
 
     e0 = V.positive("exp_eps0", exp_eps0)
+    if e0 > MAX_APPROX_EXP_EPS0:  # the legacy item's range (limits.py), as the event reader and verify read it
+        raise InvalidParameter("exp_eps0", f"exp_eps0={_short_upper(e0)} must be in [1, 1e86] (eps0 at most 198)")
     d0 = V.closed_unit("delta0", delta0)
     q = V.half_open_unit("sampling_rate", sampling_rate)
     n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
@@ -264,6 +266,11 @@ _TV_NOTE = ("eps(delta) = 0 exactly, without a grid: delta(0) is the total varia
             "the steps of q (2 Phi(1/(2 sigma)) - 1) < (2/5) q / sigma, in all {tv}, which delta reaches")
 
 
+_TV_DELTA_NOTE = ("delta(eps) <= delta(0) <= {U}, without a grid: delta(0) is the total variation distance, at "
+                  "most the sum over the steps of q (2 Phi(1/(2 sigma)) - 1) < (2/5) q / sigma; a delta below "
+                  "2^-1000 is not resolved further, so the lower end is 0 and the relative width is unbounded")
+
+
 def _short_upper(x: Fraction) -> str:
     with working_precision(128):
         return upper_decimal(ball(x), 4)
@@ -287,6 +294,14 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
             # grid resolves only an upper end of one cell (sigma 1e100: the budget ran out, exit 3)
             return PldAnswer(_enclosure(Fraction(0), Fraction(0), d, 0), rel, 0, 0, 0.0, 0.0,
                              {name: (Fraction(0), Fraction(0)) for name in dirs}, _TV_NOTE.format(tv=_short_upper(tv)))
+    if kind == "delta" and decide is None and rel in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
+        U = tv_tail(steps, dirs)
+        if U is not None:
+            # delta(eps) <= delta(0) <= U, below 2^-TAIL_BITS: [0, U] as a Renyi tail answer is (a rate of
+            # 1e-400 puts delta near 1e-398, where the Renyi bound at eps 0.1 stays near e^-409 and the grid
+            # ran to its clock); verify settles it by the same bound (recheck.events._pld_tail)
+            return PldAnswer(_enclosure(Fraction(0), U, d, 0), rel, 0, 0, 0.0, None,
+                             {name: (Fraction(0), U) for name in dirs}, _TV_DELTA_NOTE.format(U=_short_upper(U)), True)
     res = refine_query(steps, dirs, kind=kind, target=target, rel_width=w,
                        time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide,
                        max_work=max_work)

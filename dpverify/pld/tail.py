@@ -43,7 +43,7 @@ from ..ball import ball, working_precision
 from ..recheck.tail_plan import propose_order
 from .pairs import SubsampledGaussianPair, SubsampledLaplacePair
 
-__all__ = ["TAIL_BITS", "TAIL_FLOOR_BITS", "renyi_exponent", "tail_answer", "tv_upper"]
+__all__ = ["TAIL_BITS", "TAIL_FLOOR_BITS", "renyi_exponent", "tail_answer", "tv_tail", "tv_upper"]
 
 #: a delta query whose proved Renyi bound is at most 2^-TAIL_BITS (about 9.3e-302) is answered
 #: [0, U] without a grid: below it a grid's unit would need more than a thousand bits (the re-check's
@@ -160,3 +160,15 @@ def tv_upper(steps: Sequence[Any], directions: Sequence[str]) -> Optional[Fracti
             return None
         total = max(total, sum((times * q * Fraction(2, 5) * mu for _, mu, q, times in leaves), Fraction(0)))
     return total
+
+
+def tv_tail(steps: Sequence[Any], directions: Sequence[str]) -> Optional[Fraction]:
+    """U = 2^-k >= 2 :func:`tv_upper` (one power of two of slack, as :func:`tail_answer`, so that the
+    re-check's upward rounding of the same bound stays at or below it) when that is at most
+    2^-TAIL_BITS, else None: delta(eps) <= delta(0) <= U for every eps >= 0, the answer [0, U] of a
+    delta query far below any grid's unit (a sampling rate of 1e-400)."""
+    tv = tv_upper(steps, directions)
+    if tv is None or tv == 0 or tv > Fraction(1, 1 << (TAIL_BITS + 1)):
+        return None
+    k = (tv.denominator // tv.numerator).bit_length() - 2  # 2^k <= 1/(2 tv) (floor division: 2^(k+1) <= den/num)
+    return Fraction(1, 1 << min(k, TAIL_FLOOR_BITS))

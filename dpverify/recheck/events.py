@@ -1516,8 +1516,10 @@ def _pld_tail(inner: Any, kind: str) -> Any:
     """The pld.delta / pld.claim re-checker, first settled by the Renyi tail bound where the recorded
     upper end lies below 1e-30 (as the events.* kinds are, :func:`_settle_delta`). A delta query at a
     huge noise multiplier (sigma 1e6: delta about e^-(10^11)) is answered [0, U] by the producer
-    (``dpverify.pld.tail``); the grid route cannot resolve it at any unit. Other certificates go to
-    ``inner`` unchanged."""
+    (``dpverify.pld.tail``); the grid route cannot resolve it at any unit. The total-variation bound of
+    delta(0) (:func:`_tv_upper`) bounds delta(eps) for every eps >= 0 too, and the smaller of the two
+    is taken (a sampling rate of 1e-400: delta near 1e-398, the Renyi bound at eps 0.1 near e^-409).
+    Other certificates go to ``inner`` unchanged."""
 
     def recheck(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         key = "eps" if kind == "delta" else "claimed_eps"
@@ -1525,8 +1527,15 @@ def _pld_tail(inner: Any, kind: str) -> Any:
         enc = result.get("enclosure")
         if isinstance(enc, dict) and enclosure_of(enc, "result.enclosure", 40)[1] < _RUNG:
             leaves = _pld_leaves(inputs)
-            upper = leaves_delta_upper(leaves, str(inputs.get("neighboring")), exact_input(inputs, key)) \
-                if leaves is not None else None
+            rel = str(inputs.get("neighboring"))
+            upper = leaves_delta_upper(leaves, rel, exact_input(inputs, key)) if leaves is not None else None
+            tv = _tv_upper(leaves, rel)
+            if tv is not None:
+                # delta(eps) <= delta(0) <= tv for eps >= 0: the smaller of the two bounds (a rate of 1e-400
+                # puts delta near 1e-398 while the Renyi bound at eps 0.1 stays near e^-409), rounded up
+                with mpmath.workprec(200):
+                    t = mpmath.fdiv(tv.numerator, tv.denominator, rounding="u")
+                upper = t if upper is None or t < upper else upper
             coarse = _settle_delta(upper, kind, inputs, enc)
             if coarse is not None:
                 check_enclosure(enc, coarse)  # inside, or refused here (disjoint)

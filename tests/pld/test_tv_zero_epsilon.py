@@ -53,3 +53,19 @@ def test_a_bound_above_delta_leaves_the_query_to_the_grid():
     U = tv_upper(_steps(F(2), F(1, 100), 50), ("add", "remove"))
     assert U == F(1, 10)
     assert tv_upper([Step(lambda d: SubsampledGaussianPair(F(2), F(1), "replace"), 5)], ("replace",)) is None
+
+
+def test_a_delta_far_below_any_unit_is_the_tv_tail_and_verifies(tmp_path):
+    """A sampling rate of 1e-400: delta(0.1) lies near 1e-398, the Renyi tail bound at eps 0.1 only near
+    e^-409 (above 2^-1000), and the grid ran to its clock (exit 3). delta(eps) <= delta(0) <= the TV
+    bound answers [0, U] (U a power of two, at least twice the bound), which verify settles by its own
+    copy of the bound (recheck.events._pld_tail)."""
+    cert = tmp_path / "c.json"
+    argv = ["--noise-multiplier", "1", "--sampling-rate", "1e-400", "--steps", "1000", "--eps", "0.1"]
+    assert main(["audit", "dpsgd", *argv, "--time-budget", "5", "--certificate", str(cert)]) == 0
+    enc = json.loads(cert.read_text())["result"]["enclosure"]
+    assert enc["lo"] == "0"
+    with mpmath.workdps(60):
+        tv = 1000 * mpmath.mpf(10) ** -400 * mpmath.erf(1 / (2 * mpmath.sqrt(2)))  # >= delta(0), as above
+        assert 2 * tv <= mpmath.mpf(enc["hi"]) < mpmath.mpf(2) ** -1000
+    assert verify_file(cert)[0] == 0, verify_file(cert)

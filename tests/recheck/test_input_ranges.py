@@ -74,6 +74,8 @@ CASES = [
     (F2 / "events-epsilon-wor.json", ("event", "event", "sample_size"), -256),
     # a legacy approx step with e^eps0 < 1 was exit 1 (pld/pairs.py: exp_eps0 >= 1)
     (F2 / "pld-epsilon-legacy-events.json", ("events", 3, "exp_eps0"), "0.5"),
+    # ... and past e^eps0 = 1e86 (limits.MAX_APPROX_EXP_EPS0): at 1e300 exit 3 (the second route's work cap)
+    (F2 / "pld-epsilon-legacy-events.json", ("events", 3, "exp_eps0"), "1e300"),
     # inputs the route never read: gdp certify's margin and eps_h (the route reads result.head's)
     *[(F2 / "gdp-certify-laplace.json", ("margin",), v) for v in ("-1e-3", "0", "1e300", "inf")],
     (F2 / "gdp-certify-laplace.json", ("eps_h",), "1"),  # result.head.eps_h is 5
@@ -254,6 +256,26 @@ def test_the_subsampled_gaussian_rdp_sigma_is_read_as_every_sampled_sigma(argv, 
     assert main(argv) == code
     err = capsys.readouterr().err
     assert "internal error" not in err and (code != 2 or "--noise-multiplier" in err), err
+
+
+@pytest.mark.parametrize("e0", ["1e300", "1e87", "1e86"])
+def test_a_legacy_approx_step_past_its_stated_cap_is_refused_by_the_producer(e0, tmp_path, capsys):
+    """e^eps0 = 1e300 (q = 1, 3 steps): the producer answered in 5 CPU s a certificate whose step the second
+    route could not discretise within its work cap (verify exit 3); past 1e86 (eps0 198, beyond the largest
+    eps event trees state) it is refused by both; at the cap (q = 1) it is answered and verifies."""
+    from dpverify.limits import MAX_APPROX_EXP_EPS0
+
+    events = tmp_path / "ev.json"
+    events.write_text(json.dumps({"neighboring": "add-remove", "events": [
+        {"mechanism": "approx", "exp_eps0": e0, "delta0": "1e-9", "sampling_rate": "1", "count": 3}]}))
+    cert = tmp_path / "c.json"
+    code = main(["audit", "dpsgd", "--events", str(events), "--delta", "1e-5", "--certificate", str(cert)])
+    err = capsys.readouterr().err
+    if Fraction(e0) > MAX_APPROX_EXP_EPS0:
+        assert code == 2 and "--events" in err and "exp_eps0" in err and "1e86" in err, err
+    else:
+        assert code == 0, err
+        assert verify_file(cert)[0] == 0, verify_file(cert)
 
 
 @pytest.mark.parametrize("sd,sens", [("1e-400", "1"), ("2", "1e300"), ("1e-99", "1")])
