@@ -182,3 +182,19 @@ def test_a_genuine_certificate_through_the_tilted_power_is_confirmed() -> None:
     run = subprocess.run([sys.executable, "-c", _SPY, str(path)], capture_output=True, text=True, check=True)
     code, taken = run.stdout.split()
     assert code == "0" and int(taken) >= 1, run.stdout
+
+
+@pytest.mark.parametrize("inf,K,a", [(1, 80, 3000), (12345, 64, 1999), ((1 << 70) + 3, 80, 2500), (1 << 40, 40, 4096),
+                                     ((1 << 50) - 1, 50, 3)])
+def test_the_mpfr_inf_power_brackets_the_exact_integers(inf: int, K: int, a: int) -> None:
+    # the composed +inf mass 2^K (1 - (1 - inf 2^-K)^a) in MPFR (the route of large K a; exact_bits 0
+    # forces it here) against the exact rational: rounded up it is at least the exact value, down
+    # at most, each within one unit of the exact ceiling / floor. Fails if 1 - inf 2^-K is rounded
+    # on its way into MPFR (at 53 bits 2^80 - 1 becomes 2^80: the result 0, below the exact one),
+    # if the ceiling / floor is taken of a rounded value, or if the precision is too short to
+    # stay within a unit; a swapped rounding direction of the power moves the result by about
+    # 2^-64 of a unit and is seen only where the exact value sits that close to an integer.
+    exact = Fraction(1 << K) * (1 - (1 - Fraction(inf, 1 << K)) ** a)
+    up, dn = F._inf_power(inf, K, a, True, 0), F._inf_power(inf, K, a, False, 0)
+    assert dn <= exact <= up
+    assert up - math.ceil(exact) <= 1 and math.floor(exact) - dn <= 1
