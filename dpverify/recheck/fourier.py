@@ -92,7 +92,7 @@ import gmpy2
 import numpy as np
 from gmpy2 import mpfr, mpz
 
-__all__ = ["Declined", "fourier_upper", "fourier_lower", "MAX_N", "MAX_K"]
+__all__ = ["Declined", "fourier_upper", "fourier_upper_tilted", "fourier_lower", "MAX_N", "MAX_K"]
 
 #: largest transform (memory: about ten arrays of N doubles)
 MAX_N = 1 << 21
@@ -402,6 +402,18 @@ def _log_sum(e: np.ndarray) -> float:
     return float(_NEAR.sub(_NEAR.log(total), _NEAR.mul(sh, _NEAR.const_log2())))
 
 
+def _logs(x: np.ndarray) -> np.ndarray:
+    """log x_i (-inf for 0) of doubles >= 0 by :func:`_log_det` (floats: a choice only)."""
+    return np.where(x > 0, _log_det(np.where(x > 0, x, 1.0)), -np.inf)
+
+
+def _log_mgf(logx: np.ndarray, idx: np.ndarray, lam: float) -> float:
+    """Floats only: log sum_i x_i e^(lam i) from ``logx`` = :func:`_logs` (x), ``idx`` = 0..n-1."""
+    z = logx + lam * idx
+    zm = float(z.max())
+    return zm + _log_sum(_exp_det(z - zm))
+
+
 def _tail_point(x: np.ndarray, a: int, log_target: float, above: bool) -> tuple[int, float]:
     """Floats only: the composed index t and lambda whose Chernoff bound of the mass beyond t is
     about e^log_target, the best over a geometric scan of lambda: every fourth lambda, then the
@@ -413,16 +425,14 @@ def _tail_point(x: np.ndarray, a: int, log_target: float, above: bool) -> tuple[
     P1: never seen in 33,000 random cases). Either way this only chooses: the Chernoff bound is
     proved for whatever lambda is taken."""
     idx = np.arange(x.size, dtype=np.float64)
-    logx = np.where(x > 0, _log_det(np.where(x > 0, x, 1.0)), -np.inf)
+    logx = _logs(x)
     sgn = 1.0 if above else -1.0
     keys: dict = {}
 
     def point(k: int) -> tuple:
         if k not in keys:
             lam = _LAMBDAS[k]
-            z = logx + sgn * lam * idx
-            zm = float(z.max())
-            logM = zm + _log_sum(_exp_det(z - zm))
+            logM = _log_mgf(logx, idx, sgn * lam)
             r = (a * logM - log_target) / lam  # sgn * t at which the bound reaches the target
             t = math.ceil(r) if above else -math.ceil(r)
             keys[k] = (t if above else -t, k, t, float(lam))
@@ -463,14 +473,32 @@ def _ints(v: np.ndarray, K: int, up: bool) -> list:
     return [int(t) for t in s.tolist()]
 
 
-def _inf_power(inf: int, K: int, a: int, up: bool) -> int:
-    """2^K (1 - (1 - inf / 2^K)^a) rounded up or down, in exact integers (it rises with inf)."""
+#: bits K a of :func:`_inf_power`'s exact integers beyond which it works in MPFR (at a = 10^5,
+#: K = 80 the integers took 2.9 CPU s of the tilted power's 5)
+_INF_EXACT_BITS = 1 << 20
+
+
+def _inf_power(inf: int, K: int, a: int, up: bool, exact_bits: int = _INF_EXACT_BITS) -> int:
+    """2^K (1 - (1 - inf / 2^K)^a) rounded up or down (it rises with inf): in exact integers while
+    K a <= ``exact_bits``, else in MPFR at K + 64 bits, where 1 - inf 2^-K is exact (K + 1 bits), its
+    a-th power is rounded down (result up) or up (result down) (mpfr_pow is correctly rounded in each
+    direction), 1 minus it rounded the other way, the scaling by 2^K exact, and the ceiling / floor
+    taken of the exact rational: at most one unit past the exact integer result."""
     if inf <= 0:
         return 0
-    one = 1 << K
-    num = (one ** a - (one - min(inf, one)) ** a)
-    sh = K * (a - 1)
-    return -((-num) >> sh) if up else num >> sh
+    inf = min(inf, 1 << K)
+    if K * a <= exact_bits:
+        one = 1 << K
+        num = (one ** a - (one - inf) ** a)
+        sh = K * (a - 1)
+        return -((-num) >> sh) if up else num >> sh
+    p = K + 64
+    hi = gmpy2.context(precision=p, round=gmpy2.RoundUp)
+    lo = gmpy2.context(precision=p, round=gmpy2.RoundDown)
+    q = hi.mul_2exp(mpfr(mpz((1 << K) - inf), p), -K)  # exact
+    v = hi.mul_2exp(hi.sub(1, lo.pow(q, a)), K) if up else lo.mul_2exp(lo.sub(1, hi.pow(q, a)), K)
+    n, d = v.as_integer_ratio()
+    return -((-n) // d) if up else max(0, n // d)
 
 
 def _cap(allowance: int, K: int) -> int:
@@ -592,16 +620,19 @@ def _exp_up(j: int, m: int) -> float:
     return float(_UP53.exp(ctx.div(mpz(j), mpz(1) << m)))
 
 
-def _exp_table(j0: int, count: int, m: int, sign: int) -> np.ndarray:
-    """Doubles g_t >= e^(sign (j0 + t) 2^-m) for t < count (module docstring 6)."""
+def _exp_table(j0: int, count: int, m: int, sign: int, step: int = 1) -> np.ndarray:
+    """Doubles g_t >= e^(sign (j0 + t step) 2^-m) for t < count (module docstring 6): entry
+    t = k B + l is the product of e^(sign (j0 + k B step) 2^-m) and e^(sign l step 2^-m)."""
     B = 1 << (((max(count, 2) - 1).bit_length() + 1) // 2)
-    hi = np.array([_exp_up(sign * (j0 + k * B), m) for k in range((count + B - 1) // B)])
-    lo = np.array([_exp_up(sign * t, m) for t in range(B)])
+    hi = np.array([_exp_up(sign * (j0 + k * B * step), m) for k in range((count + B - 1) // B)])
+    lo = np.array([_exp_up(sign * t * step, m) for t in range(B)])
     return np.outer(hi, lo).ravel()[:count] * _UP8
 
 
-def _tilt_ok(j0: int, count: int, m: int, cap: int) -> bool:
-    return max(abs(j0), abs(j0 + count)) <= cap << m
+def _tilt_ok(j0: int, count: int, m: int, cap: int, step: int = 1) -> bool:
+    """Whether every exponent (j0 + t step) 2^-m, t <= count, lies within +-cap (it is linear
+    in t: its ends decide)."""
+    return max(abs(j0), abs(j0 + count * step)) <= cap << m
 
 
 def _sum_up(x: np.ndarray) -> mpfr:
@@ -659,3 +690,155 @@ def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) 
     Qn = [int(v) for v in np.where(t > 0, np.maximum(np.ceil(q), 1.0), 0.0).tolist()]
     deficit = int(_UP.ceil(_UP.mul(outside, mpfr(2) ** K)))
     return (a * off + W, Pn, Qn, _inf_power(inf, K, a, False)), deficit
+
+
+#: bits of the tilt mu = J 2^-s per index (32 <= J <= 64): a short dyadic, so that every exponent
+#: mu (i - c) of the tilt is an exact dyadic handed to MPFR (:func:`_exp_up`)
+_TILT_BITS = 6
+
+
+def _tilt_choice(x: np.ndarray, a: int, t: int) -> tuple[int, int, int, int]:
+    """Floats only (a choice; every choice is proved sound by :func:`fourier_upper_tilted`):
+    (J, s, C, r), the tilt mu = J 2^-s per index and its centre c = C 2^-r (indices of x).
+
+    mu is the best of a scan of :data:`_LAMBDAS` for a log M(mu) - mu t - log mu,
+    M(mu) = sum_i x_i e^(mu i): the tilted bound's error factor at index t is
+    g_t = e^(-mu (t - a c)) = e^(a log M(mu) - mu t) (design tilt44 section 4: the Chernoff
+    saddle at the read point), and summed over the indices above t it is about g_t / mu. The
+    exponent is convex in mu, so the coarse-then-fine scan of :func:`_tail_point` finds the
+    list's least value. c = log M(mu) / mu for the rounded mu makes the tilted step's mass
+    about 1 (the composed tilted mass about 1: the float error is relative to it), with r
+    fractional bits so that a mu |c - C 2^-r| <= 2^-5."""
+    idx = np.arange(x.size, dtype=np.float64)
+    logx = _logs(x)
+    keys: dict = {}
+
+    def point(k: int) -> tuple:
+        if k not in keys:
+            mu = _LAMBDAS[k]
+            keys[k] = (a * _log_mgf(logx, idx, mu) - mu * t - float(_NEAR.log(mu)), k)
+        return keys[k]
+
+    coarse = min(point(k) for k in range(0, len(_LAMBDAS), 4))
+    best = min(point(k) for k in range(max(0, coarse[1] - 3), min(len(_LAMBDAS), coarse[1] + 4)))
+    f, e = math.frexp(_LAMBDAS[best[1]])
+    J, s = int(round(f * (1 << _TILT_BITS))), _TILT_BITS - e
+    mu = math.ldexp(J, -s)  # exact
+    r = max(0, (a * J).bit_length() - s + 4)
+    C = int(round(math.ldexp(_log_mgf(logx, idx, mu) / mu, r)))
+    return J, s, C, r
+
+
+def _wrap_above(x: np.ndarray, a: int, mu: float, W: int, N: int, full: int, memo: dict) -> float:
+    """Floats only (a choice): the log of an estimate of the tilted mass wrapped from above into
+    the window [W, W + N), untilted at its landing: sum_(k >= W + N) y_k e^(mu (k - W)) <=
+    e^(mu N) e^(-nu (W + N)) M(nu)^a for every nu > mu (design section 1, risk 9), the least
+    over nu = mu 2^(j/16), j = 1..64 (convex in nu: the first rise ends the scan); -inf when the
+    composed support ends inside the window. ``memo`` keeps log M(nu) between calls (same x, mu)."""
+    if W + N >= full:
+        return -math.inf
+    best = math.inf
+    for j in range(1, 65):
+        nu = mu * float(_NEAR.exp2(_NEAR.div(j, 16)))
+        if j not in memo:
+            if not memo:
+                memo[0] = (_logs(x), np.arange(x.size, dtype=np.float64))
+            memo[j] = _log_mgf(*memo[0], nu)
+        v = a * memo[j] - nu * (W + N) + mu * N
+        if v > best:
+            break
+        best = v
+    return best
+
+
+def fourier_upper_tilted(d: tuple, a: int, K: int, allowance: int, need: int) -> tuple:
+    """(off, masses, inf)^{*a} of an upper pair (integers in units 2^-K) as an upper pair of
+    the same kind, through the TILTED transform (design tilt44 section 1), for a result that is
+    read only above the absolute index ``need`` (:class:`.pld._Reader`); or Declined when the
+    error charged over the read indices exceeds ``allowance`` units (a decision only).
+
+    Proved, whatever ``need`` is (W = need - a off, the window [W, W + N)): let x be the
+    doubles of the masses rounded up (module 1), mu = J 2^-s, c = C 2^-r (dyadic: every exponent
+    mu (i - c) is an exact dyadic), x~_i >= x_i e^(mu (i - c)) (MPFR tables rounded up and the
+    (1 - u)^2 (1 + 8u) >= 1 chain of module 6), y~ = (x~)^{*a}, Y the exact composed masses.
+    The tilt is a character of Z, so (tilted exact masses)^{*a}_k = e^(mu (k - a c)) Y_k, and by
+    monotonicity y~[k] >= that. The computed circular power y^~ (module 2-4 applied to x~, whose
+    l1 norm is summed rounded up) is within Err~ of y~_c[k] = sum_j y~[k + j N] >= y~[k] (every
+    term >= 0: no condition on the wrap's direction; design section 1). Multiplying by
+    g_k >= e^(-mu (k - a c)) > 0 (tables rounded up, the chain of module 6):
+    out_k = ceil((2^K y^~[k] + E) g_k) >= 2^K Y_k for W < k < W + N (E = ceil(2^K Err~)),
+    each also capped by the composed total mass (S 2^-K)^a (S = sum of the masses: no composed
+    mass exceeds it; the min of two upper bounds is one). The mass at indices <= W is at most
+    that total and is placed at W: mass moved to a larger loss only raises the curve (the
+    argument of :class:`.pld._Reader`, for any W), and this is the per-index guard of design
+    risk 4: the tilted bound grows without bound below the centre, and no index at or below the
+    read floor carries it. The mass at indices >= W + N (an MPFR Chernoff bound of the exact
+    integers, module 5) goes to +inf, and +inf itself as in :func:`fourier_upper`.
+
+    The decision (design section 3) charges what is read, with weight at most 1: Err~ times the
+    sum of g_k over k > W, one unit an index, the mass moved to +inf, and estimates (floats) of
+    the wrapped-in mass landing above W: from above it is amplified, at most
+    e^(mu N) e^(-nu (W + N)) M(nu)^a for nu > mu (design risk 9), from below damped, at most
+    e^(-mu N) times the total. A wrong ``need`` (a forged hint) only loosens the result."""
+    off, c, inf = d
+    _check(K, a, c)
+    allowance = _cap(allowance, K)
+    n, W = len(c), need - a * off
+    full = a * (n - 1) + 1
+    if K > _TILT_MAX_K:
+        raise Declined("mass unit below the tilt's range")
+    if not 0 < W < full - 1:
+        raise Declined("the read floor leaves no tail to tilt for")
+    if n > MAX_N:
+        raise Declined("transform longer than the memory budget")
+    x = _floats(c, K, True)
+    J, s, C, r = _tilt_choice(x, a, W + 1)
+    M, step = s + r, J << r
+    if not _tilt_ok(-J * C, n, M, _TILT_IN_CAP, step):
+        raise Declined("a step's tilt beyond the tilt's range")
+    log_target = float(_NEAR.log(_scaled(max(allowance, 1), K + 4)))
+    t_hi, lam_hi = _tail_point(x, a, log_target, True)
+    mu = math.ldexp(J, -s)
+    N = min(MAX_N, max(2, 1 << (max(t_hi - W, n) - 1).bit_length()))
+    memo: dict = {}
+    wrap = _wrap_above(x, a, mu, W, N, full, memo)
+    while wrap > log_target and N < MAX_N:  # the amplified wrap from above (design risk 9)
+        N *= 2
+        wrap = _wrap_above(x, a, mu, W, N, full, memo)
+    j0 = J * ((W << r) - a * C)
+    if not _tilt_ok(j0, N, M, _TILT_CAP, step):
+        raise Declined("composed tilt beyond the tilt's range")
+    unit = mpfr(2) ** -K
+    total = _UP.pow(_UP.mul(mpz(sum(c)), unit), a)
+    hi_m = _chernoff(c, K, a, W + N, True, lam_hi) if W + N < full else mpfr(0)
+    wraps = _UP.mul(_UP.exp(_UP.div(-J * N, mpz(1) << s)), total)  # from below (exact exponent)
+    wraps = _UP.add(wraps, _NEAR.exp(min(wrap, 700.0)))
+    limit = _DN.mul(allowance, unit)
+    outside = _UP.add(_UP.add(hi_m, wraps), _UP.mul(N, unit))
+    if not outside <= limit:
+        raise Declined("the mass outside the window exceeds the allowance", None)
+    xt = (x * _exp_table(-J * C, n, M, 1, step)) * _UP8  # two roundings: (1-u)^2 (1+8u) >= 1
+    if not np.all(np.isfinite(xt)):
+        raise Declined("tilted masses out of range")
+    y, err = _transform_power(xt, N, a, _sum_up(xt))
+    g = _exp_table(j0, N, M, -1, step)
+    spent = _UP.add(_UP.mul(err, math.fsum(g[1:].tolist())), outside)
+    if not spent <= limit:
+        ratio = float(spent) / max(float(limit), 1e-300)
+        raise Declined("the tilted error bound exceeds the allowance", ratio if math.isfinite(ratio) else None)
+    E = float(_UP53.div(_UP.ceil(_UP.mul(err, mpfr(2) ** K)), 1))  # ceil gives an mpz: div rounds it up (G1)
+    top = _UP.ceil(_UP.mul(total, mpfr(2) ** K))
+    # t_k = fl(2^K y^~ + E) (2^K y^~ exact), then fl(fl(t_k g_k) (1 + 8u)) >= t_k g_k: three
+    # roundings, (1 - u)^3 (1 + 8u) >= 1; a t_k <= 0 bounds a tilted mass <= 0 (a sum rounds to a
+    # result of the exact one's sign); a positive one keeps at least one unit (its product
+    # might underflow)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        t = np.ldexp(_window_values(y, N, W), K) + E
+        q = (np.maximum(t, 0.0) * g) * _UP8
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q))):
+        raise Declined("untilted masses out of range")
+    q = np.minimum(np.where(t > 0, np.maximum(np.ceil(q), 1.0), 0.0), float(_UP53.div(top, 1)))
+    out = [int(v) for v in q.tolist()]
+    out[0] = int(top)
+    inf_out = _inf_power(inf, K, a, True) + int(_UP.ceil(_UP.mul(hi_m, mpfr(2) ** K)))
+    return (a * off + W, out, inf_out)

@@ -740,8 +740,17 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     (:mod:`.fourier`, the same kind of outward-rounded pair); where it declines, the exact
     products go on (retries with smaller powers cost more transforms than they saved on the
     format-1 oracle battery). The try is a function of the inputs (floats and proven bounds,
-    no clock)."""
+    no clock).
+
+    With ``read`` the whole d^T is first asked of the tilted Fourier power of the upper pair
+    (:func:`.fourier.fourier_upper_tilted`, read above ``read.need``: its error is relative to
+    the mass near the read floor, where the untilted one's is relative to the whole mass); the
+    lower kernel declines that at once. A decline goes on as without it."""
     res, base, steps = None, d, 1  # base = d^steps
+    if fourier is not None and read is not None and T >= FOURIER_MIN_POWER and d[1].n >= FOURIER_MIN_LENGTH:
+        F, _, _ = fourier(d, T, 1, read.need)
+        if F is not None:
+            return F
     limit = 1 << FOURIER_A_BITS
     while True:
         if fourier is not None and FOURIER_MIN_POWER <= T < limit and base[1].n >= FOURIER_MIN_LENGTH:
@@ -792,7 +801,8 @@ FOURIER_SHARE = 10**4
 
 
 def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, drop: int = 0) -> Callable:
-    """base, a, steps -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs, trimmed as a
+    """base, a, steps[, need] -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs (``need``:
+    the upper pair's tilted power, read above that index), trimmed as a
     product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
     returned apart (0 for the upper pair); (None, 0, factor) where it declines (factor None: no
     smaller power helps). The lower pair lies on the grid 2^-m and the base composes ``steps``
@@ -805,20 +815,24 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
 
     allowance = (budget << drop) * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
-    def run(base, a: int, steps: int):
+    def run(base, a: int, steps: int, need: "int | None" = None):
         try:
-            return (*attempt(base, a, steps), None)
+            return (*attempt(base, a, steps, need), None)
         except Declined as e:
             return None, 0, e.factor
 
-    def attempt(base, a: int, steps: int):
-        from .fourier import fourier_lower, fourier_upper
+    def attempt(base, a: int, steps: int, need: "int | None"):
+        from .fourier import fourier_lower, fourier_upper, fourier_upper_tilted
 
         if upper:
-            off, v, inf = fourier_upper((base[0], base[1].coeffs(), base[2]), a, K, allowance)
+            pair = (base[0], base[1].coeffs(), base[2])
+            off, v, inf = fourier_upper(pair, a, K, allowance) if need is None else \
+                fourier_upper_tilted(pair, a, K, allowance, need)
             off, v, inf = _pack_upper((off, v, inf), K)
             lo, s, hi, t = _trim(v, budget)
             return (off + lo, v.window(lo, hi, s), inf + t), 0
+        if need is not None:
+            raise Declined("the tilted power serves the upper pair only")
         P = base[1].coeffs()
         (off, P, Q, inf), deficit = fourier_lower((base[0], [p << drop for p in P] if drop else P,
                                                    base[2].coeffs(), base[3] << drop), a, K, allowance, m, steps)
