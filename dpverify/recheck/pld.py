@@ -45,6 +45,7 @@ from gmpy2 import mpfr, mpz, next_above
 
 from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUND_CAP, MAX_NOISE_MULTIPLIER, TF_STEPS_RULE
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..numtext import is_digits
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
 from .gdp import exact_input, fraction_to_mpf
@@ -1234,7 +1235,7 @@ def _eps_bounds(U, L, delta: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
 
 
 def _count(t: Any) -> int:
-    if isinstance(t, str) and t.isdigit():
+    if isinstance(t, str) and is_digits(t):
         t = int(t)
     if not isinstance(t, int) or not 1 <= t <= 10**7:
         # the producer's range, so exit 2 as there (it was exit 1, "false": adv42)
@@ -1324,7 +1325,7 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
     if inputs["steps_rule"] != TF_STEPS_RULE:
         raise MalformedCertificate(f"inputs.steps_rule: unknown rule (allowed: {TF_STEPS_RULE!r})")
     # format 1 (0.1.0) wrote these counts as digit strings; format 2 writes integers
-    n, b = (int(v) if isinstance(v, str) and v.isdigit() and len(v) <= 13 else v
+    n, b = (int(v) if isinstance(v, str) and is_digits(v) and len(v) <= 13 else v
             for v in (inputs["dataset_size"], inputs["batch_size"]))
     if not (isinstance(n, int) and isinstance(b, int) and 1 <= b <= n <= 10**12):
         raise MalformedCertificate("inputs.dataset_size and batch_size must be counts with 1 <= batch_size <= dataset_size <= 1e12")
@@ -1337,7 +1338,7 @@ def check_tf_schedule(inputs: Mapping[str, Any]) -> None:
     t = ep * n / b
     steps = t.numerator // t.denominator + (1 if t.denominator != 1 else 0)
     rec_steps = inputs.get("steps")
-    if isinstance(rec_steps, str) and rec_steps.isdigit() and len(rec_steps) <= 13:
+    if isinstance(rec_steps, str) and is_digits(rec_steps) and len(rec_steps) <= 13:
         rec_steps = int(rec_steps)
     if rec_steps != steps:
         raise CertificateRejected(f"inputs.steps={inputs.get('steps')!r} is not ceil(epochs * dataset_size / batch_size) = {steps}")
@@ -1537,7 +1538,7 @@ def grid_hint(result: Mapping[str, Any]) -> "int | None":
     """The producer's recorded grid ``"2^-m"`` (untrusted: it only chooses where the
     search starts), or None."""
     g = result.get("grid") if isinstance(result, Mapping) else None
-    if isinstance(g, str) and g.startswith("2^-") and g[3:].isdigit() and len(g) <= 6:
+    if isinstance(g, str) and g.startswith("2^-") and is_digits(g[3:]) and len(g) <= 6:
         return int(g[3:])
     return None
 

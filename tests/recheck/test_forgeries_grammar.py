@@ -76,3 +76,18 @@ def test_the_routes_read_what_the_producer_reads(text: str) -> None:
     except MalformedCertificate:
         got = None
     assert got == want
+
+
+@pytest.mark.parametrize("name, key, spelled", [
+    ("cli-pld-eps.json", "steps", "\u0661\u0660"),  # Arabic-Indic "10": int() reads it as 10
+    ("cli-pld-eps.json", "steps", "\u00b9\u2070"),  # superscript "10": int() raised, a crash of the route
+    ("main-pld-epsilon-epochs.json", "dataset_size", "\u0666\u0660\u0660\u0660\u0660"),
+])
+def test_a_count_is_spelled_in_ascii_digits(name, key, spelled):
+    """adv45 L1: counts were read by str.isdigit, which is true for every Unicode digit, superscripts
+    included; the same certificate with the count in ASCII is genuine (exit 0), so what refuses it is
+    the spelling alone (numtext.is_digits)."""
+    cert = json.loads((FORMAT1 / name).read_text())
+    assert key in cert["inputs"]
+    cert["inputs"][key] = spelled
+    assert outcome(reseal(cert)) == 2
