@@ -785,6 +785,14 @@ def _scaled(vals: np.ndarray, err: arb, K: int, up: bool) -> fmpz_poly:
     return ceil_shift(p, _S - K) if up else floor_shift(p, _S - K)
 
 
+def _units_float(v: int, K: int) -> float:
+    """v 2^-K as a double, for a choice: from v's top 64 bits, so that an allowance past the double
+    range (sigma 1e100: "int too large to convert to float", an internal error) is read too; past
+    2^1000 it is 2^1000, a target no mass reaches."""
+    s = max(0, v.bit_length() - 64)
+    return math.ldexp(float(v >> s), min(s - K, 1000 - 64))
+
+
 def _window(main: fmpz_poly, xf: np.ndarray, K: int, a: int, allowance: int,
             limit: arb) -> tuple[int, int, arb, arb]:
     """(N, W, lo_m, hi_m): the transform length, the first composed index of
@@ -797,7 +805,7 @@ def _window(main: fmpz_poly, xf: np.ndarray, K: int, a: int, allowance: int,
     loose). Floats choose c_lo, c_hi, lambda and the window."""
     n = main.length()
     full = a * (n - 1) + 1
-    target = max(allowance, 1) * 2.0 ** -K / 16
+    target = _units_float(max(allowance, 1), K + 4)
     cum = np.cumsum(xf)
     c_lo = int(np.searchsorted(cum, target / (4 * a), side="right"))  # a * mass[:c_lo] <= target/4
     rcum = np.cumsum(xf[::-1])
