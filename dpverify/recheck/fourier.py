@@ -483,7 +483,10 @@ def _inf_power(inf: int, K: int, a: int, up: bool, exact_bits: int = _INF_EXACT_
     K a <= ``exact_bits``, else in MPFR at K + 64 bits, where 1 - inf 2^-K is exact (K + 1 bits), its
     a-th power is rounded down (result up) or up (result down) (mpfr_pow is correctly rounded in each
     direction), 1 minus it rounded the other way, the scaling by 2^K exact, and the ceiling / floor
-    taken of the exact rational: at most one unit past the exact integer result."""
+    taken of the exact rational: at most one unit past the exact integer result. Where K a passes
+    MPFR's exponent range the power underflows to 0 (rounded down) or to the least positive number
+    (rounded up): the result is then the whole 2^K (up) or one unit below it at most (down), each
+    still on its side (ref45 L4)."""
     if inf <= 0:
         return 0
     inf = min(inf, 1 << K)
@@ -622,7 +625,10 @@ def _exp_up(j: int, m: int) -> float:
 
 def _exp_table(j0: int, count: int, m: int, sign: int, step: int = 1) -> np.ndarray:
     """Doubles g_t >= e^(sign (j0 + t step) 2^-m) for t < count (module docstring 6): entry
-    t = k B + l is the product of e^(sign (j0 + k B step) 2^-m) and e^(sign l step 2^-m)."""
+    t = k B + l is the product of e^(sign (j0 + k B step) 2^-m) and e^(sign l step 2^-m). The
+    rounding factor _UP8 covers the product's one rounding only for normal doubles: the callers keep
+    every exponent within +-600 (:func:`_tilt_ok`), so each factor and product lies in
+    [e^-600, e^600], far inside the normal range (ref45 L1)."""
     B = 1 << (((max(count, 2) - 1).bit_length() + 1) // 2)
     hi = np.array([_exp_up(sign * (j0 + k * B * step), m) for k in range((count + B - 1) // B)])
     lo = np.array([_exp_up(sign * t * step, m) for t in range(B)])

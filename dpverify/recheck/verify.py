@@ -132,7 +132,7 @@ class Recheck:
     #: rows; dp.implies' and dp.rr64's inputs, decided by exact signs), so it wrote that very
     #: verdict and never 'undecided': a recorded 'undecided' there is false, or not re-proved
     verdict_of_record: bool = False
-    #: the quantity is this rational exactly (``lo``, ``hi`` unset): compared with the recorded
+    #: the quantity is this rational exactly (``lo``, ``hi`` its outward rounding): compared with the recorded
     #: decimals themselves (:class:`.decimals.ExactPoint`)
     exact: "Fraction | None" = None
 
