@@ -1463,6 +1463,10 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         key = {"delta": "eps", "claim": "claimed_eps"}.get(kind)
         # the words after the bounds (an out-of-bounds certificate is exit 2 whatever it cites)
         proved |= _check_cited(tree, kind, rel, rho == xi == 0, result)
+        if kind == "epsilon" and not (tree.non_private or tree.has_zcdp) \
+                and _zero_eps_settled(lambda: tree.rdp, inputs, result):
+            # a recorded [0, 0] as pld.epsilon settles it (adv44 G1's huge sigma as an event tree)
+            return Recheck(lo=mpf(0), hi=mpf(0), dps=40, proved=frozenset(proved))
         # the tail bound only where the recorded end lies below the screen's first rung (it is loose at
         # moderate delta: 0.05 against a true 5.7e-7), so other certificates do not pay for it
         enc = result.get("enclosure")
@@ -1566,6 +1570,18 @@ def _tv_upper(leaves: "list | None", rel: str) -> "Fraction | None":
     return total
 
 
+def _zero_eps_settled(leaves: Callable[[], "list | None"], inputs: Mapping[str, Any], result: Mapping[str, Any]) -> bool:
+    """Is a recorded eps(delta) = [0, 0] proved by the total-variation bound (:func:`_tv_upper` of
+    the ``leaves``, read only for such a certificate) at most delta? Format 1's per-direction results
+    are not settled here."""
+    enc = result.get("enclosure")
+    if not (isinstance(enc, dict) and "directions" not in result
+            and enclosure_of(enc, "result.enclosure", 40) == (0, 0)):
+        return False
+    upper = _tv_upper(leaves(), str(inputs.get("neighboring")))
+    return upper is not None and upper <= exact_input(inputs, "delta")
+
+
 def _pld_eps_zero(inner: Any) -> Any:
     """The pld.epsilon re-checker, first settled where the recorded enclosure is [0, 0]: eps(delta)
     = 0 exactly when delta(0) <= delta (eps(delta) is the least eps >= 0 whose delta(eps) is at most
@@ -1576,12 +1592,8 @@ def _pld_eps_zero(inner: Any) -> Any:
     ``inner``, which refuses a false [0, 0]."""
 
     def recheck(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-        enc = result.get("enclosure")
-        if isinstance(enc, dict) and "directions" not in result \
-                and enclosure_of(enc, "result.enclosure", 40) == (0, 0):
-            upper = _tv_upper(_pld_leaves(inputs), str(inputs.get("neighboring")))
-            if upper is not None and upper <= exact_input(inputs, "delta"):
-                return Recheck(lo=mpf(0), hi=mpf(0), dps=40)
+        if _zero_eps_settled(lambda: _pld_leaves(inputs), inputs, result):
+            return Recheck(lo=mpf(0), hi=mpf(0), dps=40)
         return inner(inputs, result)
 
     recheck.__doc__ = inner.__doc__

@@ -70,3 +70,27 @@ def test_a_replace_one_epsilon_at_a_tiny_delta_verifies(tmp_path):
                  "--delta", "1e-300", "--neighboring", "replace-one", "--digits", "2", "--certificate", str(out)]) == 0
     cert = json.loads(out.read_text())
     assert outcome(cert, budget=300) == 0
+
+
+def test_a_zero_epsilon_of_an_event_tree_at_a_huge_sigma_verifies(tmp_path):
+    """adv44 G1 as an event tree (adv45 G2's last line): the producer answers eps(1e-5) = [0, 0] at
+    sigma 1e60, as pld.epsilon does, and events.epsilon had no [0, 0] settling: exit 3. The same
+    total-variation bound now settles it: delta(0) <= 5 x 0.001 x (2/5) / 1e60 = 2e-63 <= 1e-5 (exact
+    rationals). At sigma 0.1 one step alone has delta(0) = TV = q (2 Phi(5) - 1) > 0.00099 > 1e-5 (and
+    delta(0) of the composition is at least that of one step), so eps(1e-5) > 0 there, and a [0, 0]
+    forged there is not accepted."""
+    from ..certs import reword
+
+    tree = {"neighboring": "add-remove", "event": {"type": "self_composed", "count": 5, "event": {
+        "type": "poisson_sampled", "sampling_probability": "0.001",
+        "event": {"type": "gaussian", "noise_multiplier": "1e60"}}}}
+    (tmp_path / "t.json").write_text(json.dumps(tree))
+    out = tmp_path / "c.json"
+    assert main(["audit", "dpsgd", "--events", str(tmp_path / "t.json"), "--delta", "1e-5", "--digits", "2",
+                 "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert cert["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+    assert 5 * Fraction(1, 1000) * Fraction(2, 5) / 10**60 <= Fraction(1, 10**5)
+    assert outcome(cert) == 0
+    cert["inputs"]["event"]["event"]["event"]["noise_multiplier"] = "0.1"
+    assert outcome(reseal(reword(cert))) != 0
