@@ -6,8 +6,9 @@ between a recorded end and its outward reading confirmed a false enclosure.
 Here: the composed delta(0) of the (0, 1/10)- and (0, 10^-101)-DP guarantees is
 1 - (9/10)(1 - 10^-101) = 1/10 + 9 10^-102 (exact rationals below: TV composes so at eps = 0, LT
 Thm 4.6), and a recorded [0.1, 0.1] states it is exactly 1/10. verify confirmed it. Acceptance now
-asks for the ends read inward (decimals.Ends.inner); a refusal still uses the outward reading, so
-this certificate is not decided (exit 3): never an accept."""
+asks for the ends read inward (decimals.Ends.inner), and the composed delta at eps >= sum eps_i is the
+exact rational 1 - prod (1 - delta_i)^k_i, compared with the recorded decimals exactly: refused (exit 1;
+it was exit 3, not decided, before that comparison)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_a_point_enclosure_just_off_the_truth_is_not_accepted(tmp_path, capsys):
     truth = 1 - (1 - Fraction(1, 10)) * (1 - Fraction(1, 10**101))
     assert truth > Fraction(1, 10) and truth - Fraction(1, 10) < Fraction(1, 10**100)
     cert["result"]["enclosure"] = {"lo": "0.1", "hi": "0.1"}
-    assert outcome(reseal(cert)) == 3
+    assert outcome(reseal(cert)) == 1
 
 
 def test_a_bracket_is_decided_at_the_recorded_decimal():
