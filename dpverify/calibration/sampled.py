@@ -241,13 +241,13 @@ def _shuffle(sampling: str, free: str, sigma: Optional[Fraction], n: int, b: int
                 "unsafe": SampledEnd(ok, Outcome.FAILS, hint), "count": count[0], "integer": False,
                 "increasing": False}
     # epochs free (integers)
-    from ..sampling.shuffle import MAX_EPOCHS
+    from ..limits import MAX_SHUFFLE_EPOCHS
 
     assert sigma is not None
-    eg = max(1, min(MAX_EPOCHS, math.floor((mu_star * float(sigma) / Delta) ** 2)))
+    eg = max(1, min(MAX_SHUFFLE_EPOCHS, math.floor((mu_star * float(sigma) / Delta) ** 2)))
     s_ok = gauss(Fraction(eg))[0]
     k = eg
-    while s_ok and k < MAX_EPOCHS and gauss(Fraction(k + 1))[0]:
+    while s_ok and k < MAX_SHUFFLE_EPOCHS and gauss(Fraction(k + 1))[0]:
         k += 1
     while not s_ok and k > 1:
         k -= 1
@@ -262,22 +262,22 @@ def _shuffle(sampling: str, free: str, sigma: Optional[Fraction], n: int, b: int
                         "the no-amplification bound, and its failure is not proved either")
     safe = Fraction(k)
     pair = None
-    for j in range(k + 1, min(k + 4, MAX_EPOCHS) + 1):
+    for j in range(k + 1, min(k + 4, MAX_SHUFFLE_EPOCHS) + 1):
         if gauss(Fraction(j))[1]:
             pair = Fraction(j)
             break
     # unsafe: the smallest E (searched) where the concrete pair fails; doubling, then bisection
     lo_nf, hi_f, hint = int(safe), None, None
     x = int(pair or safe + 1)
-    while x <= MAX_EPOCHS:
+    while x <= MAX_SHUFFLE_EPOCHS:
         h = fails(Fraction(x))
         if h is not None:
             hi_f, hint = x, h
             break
         lo_nf = x
-        if x == MAX_EPOCHS:
+        if x == MAX_SHUFFLE_EPOCHS:
             break
-        x = min(2 * x, MAX_EPOCHS)
+        x = min(2 * x, MAX_SHUFFLE_EPOCHS)
     steps = 0
     while hi_f is not None and hi_f - lo_nf > 1 and (hi_f - lo_nf) / lo_nf > w and steps < MAX_SHUFFLE_STEPS:
         mid = (lo_nf + hi_f) // 2

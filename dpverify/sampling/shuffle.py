@@ -138,8 +138,6 @@ __all__ = ["ShuffleRun", "run", "lower_eps", "lower_delta", "upper_eps", "upper_
 
 #: sampling names (CLI, JSON, certificates) -> persistent?
 SCHEMES = {"shuffle": False, "shuffle-persistent": True}
-#: the most epochs accepted (limits.MAX_SHUFFLE_EPOCHS)
-MAX_EPOCHS = MAX_SHUFFLE_EPOCHS
 #: the most composed classes (length of the E-fold class polynomial)
 MAX_CLASSES = 1 << 19
 _PREC = 256
@@ -198,7 +196,7 @@ def run(noise_multiplier: Any, dataset_size: Any, batch_size: Any, epochs: Any, 
     sig = V.noise_multiplier("noise_multiplier", noise_multiplier)
     n = V.integer("dataset_size", dataset_size, lo=1, hi=MAX_DATASET_SIZE)
     b = V.integer("batch_size", batch_size, lo=1, hi=n)
-    e = V.integer("epochs", epochs, lo=1, hi=MAX_EPOCHS)
+    e = V.integer("epochs", epochs, lo=1, hi=MAX_SHUFFLE_EPOCHS)
     if sampling not in SCHEMES:
         raise InvalidParameter("sampling", f"sampling={sampling!r} is not a shuffling scheme "
                                            f"(allowed: {', '.join(SCHEMES)})")
