@@ -49,7 +49,7 @@ from ..certificate.prose import REALISED_LOWER, ZCDP_THEOREMS, ZCDP_WHY
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
-from ..pld.refine import decided_against, support_note
+from ..pld.refine import answer_note, decided_against
 from ..pld.dpsgd import _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
@@ -316,9 +316,9 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
     # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why; a grid
     # answer that narrowly missed its width says so (res.note, as pld.* certificates do), or verify
     # refuses it as wider than its digits
-    support = support_note(res)
-    details: dict = {**({"note": support} if support else {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}"}),
-                     **({"note": res.note} if res.note and not support else {}),
+    note = answer_note(res)
+    details: dict = {**({} if res.m == 0 else {"grid": f"2^-{res.m}", "mass_unit": f"2^-{res.K}"}),
+                     **({"note": note} if note else {}),
                      "directions": {k: [None if v is None else float(v) for v in lh]
                                     for k, lh in res.directions.items()}}
     enc = _enc(res.lo, res.hi, d, res.K)

@@ -39,7 +39,7 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_APPROX_EXP_EPS0, MAX_DATAS
 from ..verdict import Enclosure, Outcome, Verdict
 from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
-from .refine import decided_against, support_note
+from .refine import answer_note, decided_against
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
 from .tail import tv_tail, tv_upper
@@ -225,7 +225,7 @@ def _relation(rel: Union[str, Relation], events: Sequence[GaussianSteps]) -> tup
 
 def _answer(res: PldResult, rel: Relation, digits: int) -> PldAnswer:
     return PldAnswer(_enclosure(res.lo, res.hi, digits, res.K), rel, res.m, res.K,
-                     res.seconds, res.rel_width, res.directions, res.note or support_note(res), res.tail)
+                     res.seconds, res.rel_width, res.directions, answer_note(res), res.tail)
 
 
 def _digits(rel_width: Union[int, float, None], digits: Optional[int]) -> tuple[int, float]:

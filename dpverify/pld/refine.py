@@ -50,7 +50,7 @@ from .plan import FOURIER_SHARE, coarsest_grid, estimate_length, first_grid, pla
 from .queries import ComposedBounds
 from .tail import TAIL_BITS, tail_answer
 
-__all__ = ["PldResult", "Step", "compose_direction", "decided_against", "loss_bounds", "refine_query", "support_note",
+__all__ = ["PldResult", "Step", "compose_direction", "decided_against", "loss_bounds", "refine_query", "answer_note", "support_note",
            "tightened_width", "total_muls"]
 
 
@@ -149,6 +149,13 @@ def decided_against(bound: Fraction) -> Callable[[Fraction, Optional[Fraction]],
         return (hi is not None and hi <= bound) or lo > bound
 
     return decided
+
+
+def answer_note(res: PldResult) -> Optional[str]:
+    """The one sentence an answer carries, if any: a grid answer's narrow-miss note (``res.note``,
+    :func:`.certificate.comments.narrow_note`), or the support of an answer without a grid
+    (:func:`support_note`). The two never meet: a narrow miss needs a grid level."""
+    return res.note or support_note(res)
 
 
 def support_note(res: PldResult) -> Optional[str]:
