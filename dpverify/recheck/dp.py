@@ -512,7 +512,11 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
 
         enclosure_of(result["gdpt_formula"], "result.gdpt_formula", 60)  # well formed, lo <= hi
         f = result["gdpt_formula"]
-        if exact_against_decimals(delta0, (f["lo"], f["hi"])) is not True:
+        inside = exact_against_decimals(delta0, (f["lo"], f["hi"]))
+        if inside is None:
+            raise CouldNotReprove("result.gdpt_formula: an end that is infinite or too large to expand is not "
+                                  "compared with the exact delta0")
+        if inside is False:
             raise CertificateRejected(f"result.gdpt_formula does not contain its exact value delta0: it lies "
                                       f"{exact_gap(delta0, (f['lo'], f['hi']))} it (compared exactly)")
         proved.add("gdpt_formula")
@@ -531,8 +535,8 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
         proved.add("equals_gdpt_formula")
     enc_lo, enc_hi = re.enclosure()
     # the producer decides it by the same exact condition (dp/rr64.py), never 'undecided'
-    return Recheck(lo=enc_lo, hi=enc_hi, dps=re.dps, verdict=verdict, details=details, proved=frozenset(proved),
-                   verdict_of_record=True)
+    return Recheck(lo=enc_lo, hi=enc_hi, exact=re.exact, dps=re.dps, verdict=verdict, details=details,
+                   proved=frozenset(proved), verdict_of_record=True)
 
 
 @register("dp.implies")

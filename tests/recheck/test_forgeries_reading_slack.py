@@ -165,3 +165,20 @@ def test_an_exact_value_just_past_a_short_decimal_is_refused():
     assert Fraction(lo) < D < Fraction(hi)
     cert["result"]["enclosure"] = {"lo": lo, "hi": hi}
     assert outcome(reseal(reword(cert))) == 0
+
+
+def test_a_true_point_enclosure_of_an_exact_value_is_accepted(tmp_path):
+    """The other side of the exact comparison (adv46 L1): at eps >= eps0 the 64-row sup of check rr64 is
+    delta0 exactly (GDPT's 4-output mechanism), so [0.1, 0.1] for delta0 = 1/10 is true; it was exit 3
+    where the route rebuilt its result without the exact value. A [0.1, 0.1] for delta0 = 0.1 + 1e-80 is
+    refused."""
+    out = tmp_path / "c.json"
+    assert main(["check", "rr64", "--eps0", "0.5", "--delta0", "0.1", "--eps", "1", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    for key in ("enclosure", "gdpt_formula"):
+        cert["result"][key] = {"lo": "0.1", "hi": "0.1"}
+    assert outcome(reseal(cert)) == 0
+    cert["inputs"]["delta0"] = "0." + "1" + "0" * 78 + "1"  # 0.1 + 1e-80
+    from ..certs import reword
+
+    assert outcome(reseal(reword(cert))) == 1
