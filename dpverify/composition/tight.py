@@ -324,6 +324,10 @@ class ShiftDistribution:
             ws.append(w.nonnegative_part())
         return ns, ws
 
+    def delta_at_most_max_shift(self) -> arb:
+        """Ball of d_k(t) for any t at or past the largest shift (:meth:`max_shift_key`): 1 - R."""
+        return self._L()
+
     def delta(self, t: arb) -> arb:
         """Ball of d_k(t) for a ball t (any real), at the current precision."""
         table = self._table()
@@ -427,7 +431,15 @@ def compose_delta(mechs: Iterable[object], eps: object, *, k: int = 1, digits: i
     digits = V.digits(digits)
     e = parse_exact(eps, "eps")
     dist = mechs if isinstance(mechs, ShiftDistribution) else ShiftDistribution(mechs, k)
-    x, bits = refine(lambda: dist.delta(ball(e)), digits=digits + 1, what="the composed delta(eps)")
+    a, b = dist.max_shift_key()
+    if b == 1 and e >= a:
+        # every shift S <= sum eps_i k_i <= eps, so each hinge (1 - e^(eps - S))_+ is exactly 0 and
+        # delta(eps) = 1 - R (LT Thm 4.6), as verify's route reads it: the hinge at the ball of a
+        # non-dyadic eps straddled the shift eps itself, and compose --mech 0.3,0 --eps 0.3 could not
+        # reach its width around 0 (adv46 L2)
+        x, bits = refine(lambda: dist.delta_at_most_max_shift(), digits=digits + 1, what="the composed delta(eps)")
+    else:
+        x, bits = refine(lambda: dist.delta(ball(e)), digits=digits + 1, what="the composed delta(eps)")
     return Enclosure.from_ball(x, digits, bits)
 
 
