@@ -1294,14 +1294,8 @@ def rdp_delta_upper(event: Any, rel: str, eps: Fraction) -> "mpf | None":
     Directed rounding throughout; the order is a float proposal and every order proves a bound.
     Far in the tail (delta below 1e-300, where the PLD route must resolve the recorded end) it
     answers in milliseconds."""
-    return _rdp_delta_upper(_flat(event, rel), rel, eps)
-
-
-def _rdp_delta_upper(tree: _Tree, rel: str, eps: Fraction) -> "mpf | None":
-    """:func:`rdp_delta_upper` of a tree already flattened (the re-check flattens it once)."""
-    if tree.non_private or tree.has_zcdp:
-        return None
-    return leaves_delta_upper(tree.rdp, rel, eps)
+    tree = _flat(event, rel)
+    return None if tree.non_private or tree.has_zcdp else leaves_delta_upper(tree.rdp, rel, eps)
 
 
 def leaves_delta_upper(leaves: "list | None", rel: str, eps: Fraction) -> "mpf | None":
@@ -1372,21 +1366,40 @@ def _settle_delta(U: "mpf | None", kind: str, inputs: Mapping[str, Any], recorde
     return Recheck(lo=mpf(0), hi=U, dps=40, verdict=verdict)
 
 
-def tail_settled(inputs: Mapping[str, Any], key: str, recorded: Any) -> "tuple[Recheck | None, mpf | None]":
-    """The Renyi tail bound of delta at ``inputs[key]`` (:func:`rdp_delta_upper` for an event tree,
-    :func:`leaves_delta_upper` for a schedule) where the recorded upper end lies below the screen's
-    first rung, and the enclosure it settles alone (:func:`_settle_delta`, a delta curve), for a route
-    that re-proves a delta curve of its own (replace-one's add/remove and remove curves): (None, None)
-    elsewhere. The bound is also the screen's skip (:func:`screen_delta`'s ``upper``)."""
+def tail_upper(leaves: "list | None", rel: str, eps: Fraction) -> "mpf | None":
+    """An upper bound of delta(eps) of a schedule of ``leaves`` (:attr:`_Tree.rdp`'s form), or None:
+    the smaller of the Renyi tail bound (:func:`leaves_delta_upper`) and, at eps >= 0, the
+    total-variation bound of delta(0) (:func:`_tv_upper`), which bounds delta(eps) too (the curve does
+    not increase), rounded up. The Renyi bound is the tighter far in the tail, the TV bound at a tiny
+    sampling rate (a rate of 1e-400 puts delta near 1e-398, the Renyi bound at eps 0.1 near e^-409)."""
+    upper = leaves_delta_upper(leaves, rel, eps)
+    tv = _tv_upper(leaves, rel) if eps >= 0 else None
+    if tv is not None:
+        with mpmath.workprec(200):
+            t = mpmath.fdiv(tv.numerator, tv.denominator, rounding="u")
+        upper = t if upper is None or t < upper else upper
+    return upper
+
+
+def tail_settled(inputs: Mapping[str, Any], key: str, recorded: Any, kind: str = "delta",
+                 tree: "_Tree | None" = None) -> "tuple[Recheck | None, mpf | None]":
+    """The tail bound of delta at ``inputs[key]`` (:func:`tail_upper` of the event tree, ``tree`` when
+    already flattened, or of a pld.* schedule) where the recorded upper end lies below the screen's
+    first rung, and the enclosure it settles alone (:func:`_settle_delta`; ``kind`` "claim" also
+    decides the verdict): (None, None) elsewhere. The bound is also the screen's skip
+    (:func:`screen_delta`'s ``upper``). The one tail settling of every delta route: events.*,
+    pld.delta / pld.claim and replace-one's add/remove and remove curves."""
     if not isinstance(recorded, dict) or not enclosure_of(recorded, "result.enclosure", 40)[1] < _RUNG:
         return None, None
     eps, rel = exact_input(inputs, key), str(inputs.get("neighboring"))
-    if "event" in inputs:
-        upper = rdp_delta_upper(inputs["event"], rel, eps)
+    if tree is None and "event" in inputs:
+        tree = _flat(inputs["event"], rel)
+    if tree is not None:
+        leaves = None if tree.non_private or tree.has_zcdp else tree.rdp
     else:
         leaves = _pld_leaves(inputs)
-        upper = leaves_delta_upper(leaves, rel, eps) if leaves is not None else None
-    return _settle_delta(upper, "delta", inputs, recorded), upper
+    upper = tail_upper(leaves, rel, eps)
+    return _settle_delta(upper, kind, inputs, recorded), upper
 
 
 #: below this delta an epsilon certificate is first screened at it (:func:`_screen_eps`)
@@ -1470,9 +1483,7 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
         # the tail bound only where the recorded end lies below the screen's first rung (it is loose at
         # moderate delta: 0.05 against a true 5.7e-7), so other certificates do not pay for it
         enc = result.get("enclosure")
-        tail = key and isinstance(enc, dict) and enclosure_of(enc, "result.enclosure", 40)[1] < _RUNG
-        upper = _rdp_delta_upper(tree, rel, exact_input(inputs, key)) if tail else None
-        coarse = _settle_delta(upper, kind, inputs, result.get("enclosure"))
+        coarse, upper = tail_settled(inputs, key, enc, kind, tree) if key else (None, None)
         if coarse is not None:
             check_enclosure(result["enclosure"], coarse)  # inside, or refused here (disjoint)
             return Recheck(lo=coarse.lo, hi=coarse.hi, dps=coarse.dps, verdict=coarse.verdict,
@@ -1517,33 +1528,20 @@ def _pld_leaves(inputs: Mapping[str, Any]) -> "list | None":
 
 
 def _pld_tail(inner: Any, kind: str) -> Any:
-    """The pld.delta / pld.claim re-checker, first settled by the Renyi tail bound where the recorded
-    upper end lies below 1e-30 (as the events.* kinds are, :func:`_settle_delta`). A delta query at a
+    """The pld.delta / pld.claim re-checker, first settled by the tail bound where the recorded
+    upper end lies below 1e-30 (:func:`tail_settled`, as the events.* kinds are). A delta query at a
     huge noise multiplier (sigma 1e6: delta about e^-(10^11)) is answered [0, U] by the producer
-    (``dpverify.pld.tail``); the grid route cannot resolve it at any unit. The total-variation bound of
-    delta(0) (:func:`_tv_upper`) bounds delta(eps) for every eps >= 0 too, and the smaller of the two
-    is taken (a sampling rate of 1e-400: delta near 1e-398, the Renyi bound at eps 0.1 near e^-409).
-    Other certificates go to ``inner`` unchanged."""
+    (``dpverify.pld.tail``); the grid route cannot resolve it at any unit. Other certificates go to
+    ``inner`` unchanged."""
 
     def recheck(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         key = "eps" if kind == "delta" else "claimed_eps"
         _eps_input(inputs, key)  # >= 0 before either route (revfast S0)
         enc = result.get("enclosure")
-        if isinstance(enc, dict) and enclosure_of(enc, "result.enclosure", 40)[1] < _RUNG:
-            leaves = _pld_leaves(inputs)
-            rel = str(inputs.get("neighboring"))
-            upper = leaves_delta_upper(leaves, rel, exact_input(inputs, key)) if leaves is not None else None
-            tv = _tv_upper(leaves, rel)
-            if tv is not None:
-                # delta(eps) <= delta(0) <= tv for eps >= 0: the smaller of the two bounds (a rate of 1e-400
-                # puts delta near 1e-398 while the Renyi bound at eps 0.1 stays near e^-409), rounded up
-                with mpmath.workprec(200):
-                    t = mpmath.fdiv(tv.numerator, tv.denominator, rounding="u")
-                upper = t if upper is None or t < upper else upper
-            coarse = _settle_delta(upper, kind, inputs, enc)
-            if coarse is not None:
-                check_enclosure(enc, coarse)  # inside, or refused here (disjoint)
-                return coarse
+        coarse, _ = tail_settled(inputs, key, enc, kind)
+        if coarse is not None:
+            check_enclosure(enc, coarse)  # inside, or refused here (disjoint)
+            return coarse
         return inner(inputs, result)
 
     recheck.__doc__ = inner.__doc__
