@@ -100,10 +100,11 @@ class ExactPoint(tuple):
     exact: Fraction
 
 
-def exact_against_decimals(x: Fraction, texts: tuple) -> "bool | None":
-    """Does the exact ``x`` lie in the recorded decimal ends ``texts`` (True / False), decided in
-    exact rationals; None when an end is infinite or too large to expand (:func:`exact_decimal`):
-    then the readings decide, as for any enclosure."""
+def exact_against_decimals(x: Fraction, texts: tuple) -> "tuple[bool, str] | None":
+    """Does the exact ``x`` lie in the recorded decimal ends ``texts``, decided in exact rationals:
+    (True, "") inside, (False, where) outside, ``where`` the gap in words ("1.04e-77 above the upper
+    end of": to three digits, as the readings alone cannot show it); None when an end is infinite or
+    too large to expand (:func:`exact_decimal`): then the readings decide, as for any enclosure."""
     lo_t, hi_t = texts
     if lo_t in ("inf", "-inf") or hi_t in ("inf", "-inf"):
         return None
@@ -111,15 +112,10 @@ def exact_against_decimals(x: Fraction, texts: tuple) -> "bool | None":
         lo, hi = exact_decimal(lo_t, "lo"), exact_decimal(hi_t, "hi")
     except CouldNotReprove:
         return None
-    return lo <= x <= hi
-
-
-def exact_gap(x: Fraction, texts: tuple) -> str:
-    """Where the exact ``x`` lies against finite recorded ends it is outside of, in words: "1.04e-77
-    above the upper end of" (the gap to three digits, as the readings alone cannot show it)."""
-    lo, hi = exact_decimal(texts[0], "lo"), exact_decimal(texts[1], "hi")
+    if lo <= x <= hi:
+        return True, ""
     gap, side = (x - hi, "above the upper end of") if x > hi else (lo - x, "below the lower end of")
-    return f"{mpmath.nstr(mpf(gap.numerator) / gap.denominator, 3)} {side}"
+    return False, f"{mpmath.nstr(mpf(gap.numerator) / gap.denominator, 3)} {side}"
 
 
 def enclosure_of(obj: Any, where: str, dps: int = 30) -> tuple[mpf, mpf]:

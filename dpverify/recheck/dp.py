@@ -32,7 +32,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, ceil_int, exact_enclosure, floor_int, round_slots, to_fraction
+from .core import Arith, Iv, arith, ceil_int, floor_int, round_slots, to_fraction
 from ..certificate.format import MAX_COMPOSED_MECHANISMS, MAX_LATTICE_SUPPORT
 from ..certificate.ranges import exact_number
 from .limits import MAX_LAW_LATTICE_BITS, MAX_LAW_PRODUCTS
@@ -380,8 +380,7 @@ def recheck_composition_delta(inputs: Mapping[str, Any], result: Mapping[str, An
             # decimals exactly (a [0.1, 0.1] for 0.1 + 2.2e-79 was not decided: adv45's compose-delta-point)
             R = _survival_exact(types)
             if R is not None:
-                lo, hi = exact_enclosure(1 - R)
-                return Recheck(lo=lo, hi=hi, dps=60, exact=1 - R)
+                return Recheck.of_exact(1 - R)
         return at(types, needed_digits(res))
 
     if "grid" in inputs:
@@ -401,8 +400,7 @@ def _eps_recheck(types: Types, delta: Fraction, result: Mapping[str, Any]) -> Re
     if any(d == 1 for _, d, _ in types) or T == 0:  # R = 0, or d(0) = 1 - R <= delta
         return Recheck(lo=mpf(0), hi=mpf(0))
     if where == 0:
-        lo, hi = exact_enclosure(T)
-        return Recheck(lo=lo, hi=hi, dps=60, exact=T)
+        return Recheck.of_exact(T)
     if side(lambda A: _profile_iv(A, types, Fraction(0)), lambda A: A.q(delta), 15) == -1:
         return Recheck(lo=mpf(0), hi=mpf(0))
     return bracket_root_iv(lambda A, x: _profile_iv(A, types, x), delta, result, False, "composed eps(delta)")
@@ -495,10 +493,7 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
         # P_0[0] - e^eps P_1[0] = delta0 (outputs 2 and 3 give (1-delta0)(e^eps0 - e^eps)/(1+e^eps0)
         # <= 0 and its mirror, output 1 gives -e^eps delta0), so the row {0} under s = 0 attains
         # it; an exact point, rounded outward once (a recorded exact "0.25" is then re-proved)
-        from .core import exact_enclosure
-
-        lo, hi = exact_enclosure(delta0)
-        re = Recheck(lo=lo, hi=hi, dps=60, exact=delta0)
+        re = Recheck.of_exact(delta0)
     else:
         re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
     verdict = "holds" if (delta0 == 1 or eps + eps0 >= 0) else "fails"
@@ -507,18 +502,18 @@ def recheck_rr64(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rechec
     if "gdpt_formula" in result and (delta0 == 1 or eps >= eps0):
         # the formula is exactly delta0: compared with the recorded decimals in exact rationals (their
         # binary readings outward contained a delta0 just past a decimal end)
-        from .decimals import exact_against_decimals, exact_gap
+        from .decimals import exact_against_decimals
         from .verify import enclosure_of
 
         enclosure_of(result["gdpt_formula"], "result.gdpt_formula", 60)  # well formed, lo <= hi
         f = result["gdpt_formula"]
-        inside = exact_against_decimals(delta0, (f["lo"], f["hi"]))
-        if inside is None:
+        against = exact_against_decimals(delta0, (f["lo"], f["hi"]))
+        if against is None:
             raise CouldNotReprove("result.gdpt_formula: an end that is infinite or too large to expand is not "
                                   "compared with the exact delta0")
-        if inside is False:
+        if not against[0]:
             raise CertificateRejected(f"result.gdpt_formula does not contain its exact value delta0: it lies "
-                                      f"{exact_gap(delta0, (f['lo'], f['hi']))} it (compared exactly)")
+                                      f"{against[1]} it (compared exactly)")
         proved.add("gdpt_formula")
     elif "gdpt_formula" in result:
         f = enclose(lambda A: _formula_iv(A, eps0, delta0, eps), needed_digits(
@@ -555,9 +550,7 @@ def recheck_implies(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         raise MalformedCertificate("dp.implies needs eps0 >= 0 and delta0 in [0, 1]")
     digits = needed_digits(result)
     if delta0 == 1 or eps >= eps0:
-        lo, hi = exact_enclosure(delta0)
-        return Recheck(lo=lo, hi=hi, dps=60, exact=delta0, verdict="holds" if delta >= delta0 else "fails",
-                       verdict_of_record=True)
+        return Recheck.of_exact(delta0, verdict="holds" if delta >= delta0 else "fails", verdict_of_record=True)
     re = enclose(lambda A: _rows_iv(A, eps0, delta0, eps), digits)
     s = side(lambda A: _rows_iv(A, eps0, delta0, eps), lambda A: A.q(delta), digits)
     verdict = "holds" if s < 0 else "fails" if s > 0 else "undecided"

@@ -1403,8 +1403,7 @@ def recheck_tail_limit(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
         return Recheck(lo=mpmath.inf, hi=mpmath.inf, dps=40)
     if name == "gaussian":
         m = exact_input(inputs, "mu")
-        lo, hi = exact_enclosure(m)
-        return Recheck(lo=lo, hi=hi, dps=40, exact=m)
+        return Recheck.of_exact(m, dps=40)
     raise MalformedCertificate(f"no tail limit for mechanism {name!r}")
 
 
@@ -1497,5 +1496,4 @@ def recheck_clip_rectify(inputs: Mapping[str, Any], result: Mapping[str, Any]) -
     ym, yp, eh = (exact_input(inputs, k) for k in ("y_minus", "y_plus", "eps_h"))
     if not (yp > ym and eh > 0):
         raise MalformedCertificate("Thm 4.7 needs y- < y+ and eps_h > 0")
-    lo, hi = exact_enclosure((yp - ym) / eh)
-    return Recheck(lo=lo, hi=hi, dps=40, exact=(yp - ym) / eh)
+    return Recheck.of_exact((yp - ym) / eh, dps=40)

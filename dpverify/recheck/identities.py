@@ -19,7 +19,6 @@ from typing import Any, Mapping
 
 from ..errors import MalformedCertificate
 from ..certificate.format import MAX_IDENTITY_ORDER
-from .core import exact_enclosure
 from .gdp import exact_input
 from .verify import Recheck, register
 
@@ -142,5 +141,4 @@ def recheck_identity(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Re
     if len(P) != len(Q):
         raise MalformedCertificate("P and Q differ in length")
     res = _residual(inputs.get("identity"), P, Q, lambda k: exact_input(inputs, k))
-    lo, hi = exact_enclosure(res)
-    return Recheck(lo=lo, hi=hi, dps=60, exact=res, verdict="holds" if res == 0 else "fails", verdict_of_record=True)
+    return Recheck.of_exact(res, verdict="holds" if res == 0 else "fails", verdict_of_record=True)

@@ -38,7 +38,7 @@ from mpmath import mpf
 
 from ..certificate.format import MAX_SUBSAMPLED_ORDER, RDP_OPTIMAL_MIN_DELTA
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from .core import Arith, Iv, arith, exact_enclosure, to_fraction, mpfr_to_mpf, mpf_to_fraction
+from .core import Arith, Iv, arith, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import enclose, exact_input, side, start_bits
 from .verify import BudgetExceeded, Recheck, needed_digits, parse_bound, register, root_enclosure
 
@@ -841,8 +841,7 @@ def recheck_divergence(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> 
             f"inputs.alpha = {str(inputs['alpha'])[:40]} is beyond the subsampled Gaussian's cap: orders alpha <= {MAX_INT_ORDER} "
             "(sampling rate < 1; the producer refuses a larger one too)")
     if mech.exact:
-        lo, hi = exact_enclosure(mech.k * mech.c * a)
-        return Recheck(lo=lo, hi=hi, dps=60, exact=mech.k * mech.c * a)
+        return Recheck.of_exact(mech.k * mech.c * a)
     lo_rec, hi_rec = _frac_bound(result, "lo", "c"), _frac_bound(result, "hi", "f")
     for last, dg in _ladder(result):
         try:

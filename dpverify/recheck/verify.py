@@ -83,7 +83,7 @@ from ..files import TooLarge, read_regular
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
 from .core import exact_enclosure, exact_point, mpf_to_fraction
-from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, exact_against_decimals, exact_gap, parse_bound
+from .decimals import MAX_EXPONENT, _split_decimal, enclosure_of, exact_against_decimals, parse_bound
 from ..certificate.format import FORMAT_1, NARROW_FACTOR, check_schema, compute_digest
 from ..certificate.comments import check_comments, narrowly_missed
 from ..certificate.ranges import check_input_ranges
@@ -135,6 +135,15 @@ class Recheck:
     #: the quantity is this rational exactly (``lo``, ``hi`` its outward rounding): compared with the recorded
     #: decimals themselves (:class:`.decimals.ExactPoint`)
     exact: "Fraction | None" = None
+
+    @classmethod
+    def of_exact(cls, x: "Fraction | int", **kw: Any) -> "Recheck":
+        """A quantity that is the rational ``x`` exactly: ``lo`` / ``hi`` its outward rounding
+        (:func:`.core.exact_enclosure`, for routes that read the ends), ``exact`` the rational the
+        acceptance rule compares with the recorded decimals; ``kw`` the other fields (``dps`` 60
+        unless given)."""
+        lo, hi = exact_enclosure(x)
+        return cls(lo=lo, hi=hi, exact=Fraction(x), **{"dps": 60, **kw})
 
     def enclosure(self) -> "Optional[tuple[mpf, mpf]]":
         if self.exact is not None:
@@ -236,11 +245,11 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
     inner_lo, inner_hi = getattr(recorded, "inner", recorded)
     a, b = independent
     x, texts = getattr(independent, "exact", None), getattr(recorded, "texts", None)
-    inside = exact_against_decimals(x, texts) if x is not None and texts is not None else None
-    if inside is True:
-        return
-    if inside is False:
-        raise CertificateRejected(f"{what}: the value is an exact rational {exact_gap(x, texts)} the recorded "
+    against = exact_against_decimals(x, texts) if x is not None and texts is not None else None
+    if against is not None:
+        if against[0]:
+            return
+        raise CertificateRejected(f"{what}: the value is an exact rational {against[1]} the recorded "
                                   f"[{texts[0]}, {texts[1]}] (compared exactly)")
     if any(mpmath.isnan(x) for x in (a, b)) or a > b:
         raise CouldNotReprove(f"the independent route gave no enclosure of {what}")
