@@ -279,13 +279,13 @@ def _plans(template: str, inputs: Mapping[str, Any], parameter: str, name: str, 
             raise MalformedCertificate("calibrate: replace-one is not certified for Poisson sampling")
         key = json.dumps({k: v for k, v in ev.items() if k != "steps"}, sort_keys=True)
         # the third field of recheck.pld's events: a Gaussian step at sampling rate 1
-        blocks = [(key, make, T, sym) for make, T, sym in P._events(ev)]
+        blocks = [(key, make, T, g is not None) for make, T, g in P._events(ev)]
         return blocks, dirs, want, sum(b[2] for b in blocks)
     sig, b, n, t = _wor_schedule(inputs, parameter, exact)
     if name == "unsafe":  # the realised pair: Poisson add-remove at (sigma/2, B/N, T)
         ev = W.lower_inputs(sig, b, n, t)
         key = json.dumps({k: v for k, v in ev.items() if k != "steps"}, sort_keys=True)
-        return [(key, make, T, sym) for make, T, sym in P._events(ev)], P._directions(ev), want, t
+        return [(key, make, T, g is not None) for make, T, g in P._events(ev)], P._directions(ev), want, t
     # safe: upper curve of the Cor 32 pair <= D; pair_limit: its lower curve > D
     return [(("wor", sig, b, n), W.wor_make(sig, b, n), t, False)], ["wor"], want, t
 

@@ -155,6 +155,66 @@ def delta_mu_limit0(A: Arith, eps: Fraction) -> Iv:
     return (max(mpfr(0), A.dn.sub(1, e[1])), max(mpfr(0), A.up.sub(1, e[0])))
 
 
+def sqrt_bracket(x: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= sqrt(x) <= hi, hi - lo <= 2^-bits, for x >= 0: sqrt(n/d) = sqrt(n d 4^b) / (d 2^b),
+    the integer square root rounded down and up (exact integers)."""
+    n, d = x.numerator, x.denominator
+    N = (n * d) << (2 * bits)
+    s = gmpy2.isqrt(N)
+    return Fraction(int(s), d << bits), Fraction(int(s) + (s * s != N), d << bits)
+
+
+def composed_gaussian_delta_iv(A: Arith, mu2: Fraction, eps: tuple[Fraction, Fraction]) -> Iv:
+    """An enclosure of delta_mu(eps) for mu = sqrt(mu2) > 0 and any eps in [eps[0], eps[1]]: the
+    curve of T Gaussian steps at sampling rate 1 whose shifts mu_i have mu2 = sum mu_i^2 (the product
+    of the pairs N(0, 1) vs N(mu_i, 1), AFA Thm 10, is N(0, I) vs N(m, I) with |m| = mu, and a rotation
+    makes it one Gaussian pair: GDPT Sec 1, Dong et al. 2019 Cor 2). delta_mu(eps) decreases with eps
+    (sup_S P(S) - e^eps Q(S), Q(S) >= 0) and increases with mu (x -> (mu'/mu) x + N(0, 1 - (mu'/mu)^2)
+    maps the pair of mu onto the pair of mu' < mu, and post-processing does not raise a hockey-stick
+    divergence), so delta_mu_lo(eps[1]) and delta_mu_hi(eps[0]) bound it for rationals mu_lo <= mu <= mu_hi
+    (:func:`sqrt_bracket`, 64 bits past the precision)."""
+    mu_lo, mu_hi = sqrt_bracket(mu2, A.prec + 64)
+    lo = delta_mu_iv(A, mu_lo, eps[1])[0] if mu_lo > 0 else mpfr(0)
+    return lo, delta_mu_iv(A, mu_hi, eps[0])[1]
+
+
+def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fraction],
+                             max_steps: int = 600) -> "tuple[Fraction, Fraction] | None":
+    """Rationals [a, b] enclosing eps(delta) = inf{eps >= 0 : delta_mu(eps) <= delta} for mu = sqrt(mu2)
+    and any delta in [delta[0], delta[1]] (0 < delta[0]), by bisection on proofs
+    (:func:`composed_gaussian_delta_iv`, decreasing in eps): every a kept has delta_mu(a) > delta[1]
+    proved (or is 0), every b has delta_mu(b) < delta[0]. Stops when the dyadic midpoint is not
+    separated at this precision; None when no upper end is proved (an absurd delta)."""
+    def above(x: Fraction) -> bool:  # delta_mu(x) > every delta: eps(delta) > x
+        return composed_gaussian_delta_iv(A, mu2, (x, x))[0] > delta[1]
+
+    def below(x: Fraction) -> bool:  # delta_mu(x) < every delta: eps(delta) <= x
+        return composed_gaussian_delta_iv(A, mu2, (x, x))[1] < delta[0]
+
+    if below(Fraction(0)):
+        return Fraction(0), Fraction(0)
+    a, b = Fraction(0), Fraction(1)
+    for _ in range(64):  # eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): far below 2^64 in range
+        if below(b):
+            break
+        if above(b):
+            a = b
+        b *= 2
+    else:
+        return None
+    for _ in range(max_steps):
+        if b - a <= b * Fraction(1, 1 << (A.prec - 16)):
+            break
+        c = (a + b) / 2
+        if above(c):
+            a = c
+        elif below(c):
+            b = c
+        else:
+            break
+    return a, b
+
+
 def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: "Fraction | Callable[[Arith], Iv]",
                     result: Mapping[str, Any], increasing: bool, what: str) -> Recheck:
     """Prove that the root r of the monotone f(x) = target lies in the recorded

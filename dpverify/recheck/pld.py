@@ -47,7 +47,7 @@ from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUN
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
 from . import series as bs
-from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots
+from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .limits import PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
 from .verify import Recheck, parse_bound, register
@@ -1267,8 +1267,9 @@ def _item_mechanism(e: Mapping[str, Any], path: str) -> str:
 
 
 def _event(e: Mapping[str, Any], count_key: str, path: str = "inputs"):
-    """(make(direction) -> (tails, inf), count, replace_ok) of one event: the schedule's
-    options (``count_key`` "steps") or one item of ``inputs.events`` ("count")."""
+    """(make(direction) -> (tails, inf), count, shift) of one event: the schedule's options
+    (``count_key`` "steps") or one item of ``inputs.events`` ("count"); ``shift`` 1 / sigma for a
+    Gaussian step at sampling rate 1 (its pair N(0, 1) vs N(shift, 1) under add or remove), else None."""
     if count_key == "steps":
         mech = "subsampled-gaussian"  # the pld.* kinds are the Poisson-subsampled Gaussian (no key to read)
     else:
@@ -1286,12 +1287,12 @@ def _event(e: Mapping[str, Any], count_key: str, path: str = "inputs"):
         if not 0 < s <= MAX_NOISE_MULTIPLIER:  # the producer's range (limits.py), so exit 2 as there
             raise MalformedCertificate(f"{path}.noise_multiplier must be in (0, {MAX_NOISE_MULTIPLIER:.0e}], "
                                       "the producer's range")
-        return (lambda d: (gauss_tails(s, q, d), mpf(0))), T, q == 1
+        return (lambda d: (gauss_tails(s, q, d), mpf(0))), T, (1 / s if q == 1 else None)
     if mech == "laplace":
         b = exact_input(e, "scale")
         if b <= 0:
             raise MalformedCertificate("scale must be > 0")
-        return (lambda d: (laplace_tails(b, q, d), mpf(0))), T, False
+        return (lambda d: (laplace_tails(b, q, d), mpf(0))), T, None
     if mech == "approx":
         e0, d0 = exact_input(e, "exp_eps0"), exact_input(e, "delta0")
         if e0 < 1 or not 0 <= d0 < 1:
@@ -1304,7 +1305,7 @@ def _event(e: Mapping[str, Any], count_key: str, path: str = "inputs"):
                 return finite_tails(P, [(1 - q) * p + q * r for p, r in zip(P, Q)]), mpf(0)
             return finite_tails([(1 - q) * r + q * p for p, r in zip(P, Q)], Q), mpf(0)
 
-        return make, T, False
+        return make, T, None
     raise MalformedCertificate(f"unknown event mechanism {mech!r}")
 
 
@@ -1378,17 +1379,68 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
             eps_hint: mpf = mpf(0), m: int = _M, sides: str = "both",
             direction: "str | None" = None) -> tuple[mpf, mpf]:
     events = _events(inputs)
+    dirs = [direction] if direction else _directions(inputs)
+    if "replace" in dirs and any(g is None for _, _, g in events):
+        raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
+    closed = [gaussian_bounds([(g, t) for _, t, g in events], d, kind, target, exact_target(inputs, kind, target))
+              for d in dirs]
+    if all(c is not None for c in closed):
+        return max(c[0] for c in closed), max(c[1] for c in closed)
     K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
-    for d in ([direction] if direction else _directions(inputs)):
-        if d == "replace" and not all(ok for _, _, ok in events):
-            raise CertificateRejected("replace-one is only certified for Gaussian steps at sampling rate 1")
+    for d in dirs:
         lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
                                   sides)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
+
+
+#: bits of the closed form of a rate-1 Gaussian schedule (:func:`gaussian_bounds`): about 96 digits,
+#: past any enclosure the grid route could prove
+_CLOSED_BITS = 320
+#: the closed form answers only when its relative width is below 2^-this (about 1e-30: no recorded
+#: enclosure is narrower; a wider one, an underflowing delta, goes to the grid route)
+_CLOSED_NARROW = 100
+
+
+def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
+                    exact: "Fraction | None") -> "tuple[mpf, mpf] | None":
+    """[lo, hi] of eps(delta) or delta(eps) (``exact``, the exact input behind ``target``, or where
+    it is unknown the enclosure of :func:`_target`) for one direction of a schedule whose every step is a Gaussian at sampling rate
+    1, [(shift, count)], in closed form: the composed pair is one Gaussian pair of shift mu,
+    mu^2 = sum count (c shift)^2 with c = 2 under replace-one (the pair N(0, 1) vs N(2 / sigma, 1)),
+    1 under add or remove (:func:`.gdp.composed_gaussian_delta_iv`, :func:`.gdp.composed_gaussian_eps_iv`;
+    directed rounding throughout). None where a step is not such a Gaussian, or where the closed form
+    is not narrow (an underflowing delta; the grid route then answers as before). A grid cannot
+    resolve these schedules at large T (sigma 1000, T = 10^6, delta(1) to 6 digits held verify for its
+    300 s budget, exit 3); the closed form takes milliseconds."""
+    from .gdp import composed_gaussian_delta_iv, composed_gaussian_eps_iv
+
+    if not shifts or any(g is None for g, _ in shifts):
+        return None
+    c = 2 if d == "replace" else 1
+    mu2 = sum((t * (c * g) ** 2 for g, t in shifts), Fraction(0))
+    A = arith(_CLOSED_BITS)
+    if exact is None:
+        t = _target(A, target)
+        ends = (to_fraction(t[0]), to_fraction(t[1]))
+    else:
+        ends = (exact, exact)
+    if kind == "delta":
+        lo, hi = composed_gaussian_delta_iv(A, mu2, ends)
+        if not (lo > 0 and (hi - lo) * pow2(_CLOSED_NARROW) <= lo):
+            return None
+        return mpfr_to_mpf(lo), mpfr_to_mpf(hi)
+    if not ends[0] > 0:
+        return None
+    r = composed_gaussian_eps_iv(A, mu2, ends)
+    if r is None or (r[1] - r[0]) * (1 << _CLOSED_NARROW) > r[1]:
+        return None
+    with mpmath.workprec(_CLOSED_BITS):
+        return (mpmath.fdiv(r[0].numerator, r[0].denominator, rounding="f"),
+                mpmath.fdiv(r[1].numerator, r[1].denominator, rounding="c"))
 
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,

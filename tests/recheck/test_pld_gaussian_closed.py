@@ -1,0 +1,122 @@
+"""Schedules of Gaussian steps at sampling rate 1: the PLD re-check answers in closed form.
+
+T Gaussian steps of noise multiplier sigma_i compose to one Gaussian pair of shift
+mu = sqrt(sum T_i c^2 / sigma_i^2) (c = 1 under add or remove, 2 under replace-one), whose curve
+is delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2). The grid route could not resolve
+it at large T: sigma 1000, T = 10^6, delta(1) to 6 digits (mu = 1) held verify for its 300 s budget
+and answered exit 3 on a genuine certificate. The references here are mpmath at 130 digits (no
+directed rounding, a different evaluation of Phi and a root finder of its own).
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from dpverify.recheck import gdp as G
+from dpverify.recheck import pld as P
+from dpverify.recheck.core import arith
+
+from ..certs import outcome, reseal
+
+
+def _ref_delta(mu: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+CASES = [  # (shifts [(1/sigma, T)], direction, eps)
+    ([(Fraction(1, 1000), 10**6)], "add", Fraction(1)),  # mu = 1
+    ([(Fraction(1, 1000), 10**6)], "replace", Fraction(1)),  # mu = 2
+    ([(Fraction(10, 11), 3), (Fraction(1, 4), 17)], "remove", Fraction(3, 2)),  # mu^2 = 300/121 + 17/16
+    ([(Fraction(1, 7), 1)], "add", Fraction(-1, 2)),
+    ([(Fraction(1, 3), 2000)], "add", Fraction(40)),  # delta about 1e-8
+]
+
+
+@pytest.mark.parametrize("shifts,d,eps", CASES)
+def test_closed_delta_encloses_mpmath(shifts, d, eps) -> None:
+    c = 2 if d == "replace" else 1
+    mu2 = sum(t * (c * g) ** 2 for g, t in shifts)
+    with mpmath.workdps(130):
+        ref = _ref_delta(mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator),
+                         mpmath.mpf(eps.numerator) / eps.denominator)
+    with mpmath.workdps(40):
+        lo, hi = P.gaussian_bounds(shifts, d, "delta", mpmath.mpf(eps.numerator) / eps.denominator, eps)
+    with mpmath.workdps(130):
+        assert lo <= ref <= hi
+        assert hi - lo <= ref * mpmath.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("delta", [Fraction(1, 10**5), Fraction(1, 10**12), Fraction(1, 3)])
+def test_closed_eps_encloses_mpmath_root(delta: Fraction) -> None:
+    shifts = [(Fraction(1, 1000), 10**6), (Fraction(1, 2), 1)]  # mu^2 = 1 + 1/4
+    with mpmath.workdps(130):
+        mu = mpmath.sqrt(mpmath.mpf(5) / 4)
+        D = mpmath.mpf(delta.numerator) / delta.denominator
+        a, b = mpmath.mpf(0), mpmath.mpf(50)  # delta_mu decreases in eps: bisection
+        for _ in range(460):
+            c = (a + b) / 2
+            a, b = (c, b) if _ref_delta(mu, c) > D else (a, c)
+        ref = a
+    with mpmath.workdps(40):
+        lo, hi = P.gaussian_bounds(shifts, "add", "eps", D, delta)
+    with mpmath.workdps(130):
+        assert lo <= ref <= hi
+        assert hi - lo <= ref * mpmath.mpf(10) ** -30
+
+
+def test_eps_is_zero_when_delta_reaches_delta_at_zero() -> None:
+    """delta_mu(0) = 2 Phi(mu/2) - 1 (about 0.0399 at mu = 0.1): at delta 0.05 eps(delta) = 0."""
+    lo, hi = P.gaussian_bounds([(Fraction(1, 10), 1)], "add", "eps", mpmath.mpf("0.05"), Fraction(1, 20))
+    assert lo == hi == 0
+
+
+def test_sqrt_bracket_and_a_step_not_at_rate_one() -> None:
+    lo, hi = G.sqrt_bracket(Fraction(2), 100)
+    assert lo * lo <= 2 <= hi * hi and hi - lo <= Fraction(1, 2**100)
+    assert P.gaussian_bounds([(None, 10)], "add", "delta", mpmath.mpf(1), Fraction(1)) is None
+    # an underflowing enclosure is left to the grid route (not narrow)
+    A = arith(64)
+    assert G.composed_gaussian_delta_iv(A, Fraction(1), (Fraction(10**9), Fraction(10**9)))[0] == 0
+
+
+def _cert(capsys, *args):
+    from dpverify.cli import main
+
+    assert main(["audit", "dpsgd", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_rate_one_certificates_are_confirmed_and_a_moved_end_is_refused(capsys) -> None:
+    """A genuine rate-1 certificate of each query is confirmed; each end moved by 1e-12 relative
+    (past the truth) is refused, exit 1, by the closed form's 1e-30 enclosure."""
+    for args in (["--noise-multiplier", "10", "--sampling-rate", "1", "--steps", "100", "--eps", "1/2"],
+                 ["--noise-multiplier", "3", "--sampling-rate", "1", "--steps", "50", "--delta", "1e-6"],
+                 ["--noise-multiplier", "5", "--sampling-rate", "1", "--steps", "100", "--neighboring",
+                  "replace-one", "--delta", "1e-5"]):
+        cert = _cert(capsys, *args)
+        assert outcome(cert) == 0
+        enc = cert["result"]["enclosure"]
+        lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
+        above = (hi * (1 + Fraction(1, 10**12)), hi * (1 + Fraction(2, 10**12)))  # past the truth
+        below = (lo * (1 - Fraction(2, 10**12)), lo * (1 - Fraction(1, 10**12)))
+        for a, b in (above, below):
+            forged = json.loads(json.dumps(cert))
+            forged["result"]["enclosure"] = {"lo": repr(float(a)), "hi": repr(float(b))}
+            assert outcome(reseal(forged)) == 1, (args, a, b)
+
+
+def test_the_grid_route_takes_the_closed_form_for_a_rate_one_schedule() -> None:
+    """The certificate above that held verify 300 s (sigma 1000, T = 10^6, delta(1), mu = 1): one
+    call of the route's bounds answers at the 8-bit grid with a 1e-30 enclosure (a grid would give
+    about 1e-3 there)."""
+    inputs = {"noise_multiplier": "1000", "sampling_rate": "1", "steps": 10**6, "neighboring": "add-remove",
+              "eps": "1"}
+    with mpmath.workdps(40):
+        lo, hi = P._bounds(inputs, "delta", mpmath.mpf(1), mpmath.mpf(1), mpmath.mpf(1), 8)
+    with mpmath.workdps(130):
+        ref = _ref_delta(mpmath.mpf(1), mpmath.mpf(1))
+        assert lo <= ref <= hi and hi - lo <= mpmath.mpf(10) ** -30
