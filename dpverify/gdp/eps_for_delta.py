@@ -9,6 +9,9 @@ mechanism (and of T-fold composition with mu = sqrt(T)/sigma) at delta.
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import Callable
+
 from flint import arb
 
 from .. import _validate as V
@@ -30,13 +33,19 @@ def eps_for_delta(mu: ExactInput, delta: ExactInput, digits: int = 15) -> Enclos
     m = V.positive("mu", mu)
     dl = V.open_unit("delta", delta)
     d = V.digits(digits)
+    return eps_root(lambda: ball(m), dl, d, f"mu={m}")
+
+
+def eps_root(mu: Callable[[], arb], dl: Fraction, d: int, what: str) -> Enclosure:
+    """:func:`eps_for_delta` for a mu made at the working precision by ``mu()`` (an exact
+    rational, or the square root of one: a composition of Gaussians), 0 < dl < 1."""
 
     def g(eps: arb) -> arb:
         # increasing in eps: log delta - log delta_mu(eps)
-        return ball(dl).log() - delta_mu_ball(ball(m), eps).log()
+        return ball(dl).log() - delta_mu_ball(mu(), eps).log()
 
     def s(eps: arb) -> int:
-        return sign_at(g, eps, what=f"the eps_mu(delta) equation for mu={m}, delta={dl}")
+        return sign_at(g, eps, what=f"the eps_mu(delta) equation for {what}, delta={dl}")
 
     lo, hi = arb(-1), arb(1)
     k = 0
@@ -51,5 +60,5 @@ def eps_for_delta(mu: ExactInput, delta: ExactInput, digits: int = 15) -> Enclos
         k += 1
         if k > 40:
             raise PrecisionExhausted("eps above 2^80")
-    a, b, bits = isolate_increasing_root(g, lo, hi, digits=d + 1, what=f"eps_mu(delta) for mu={m}")
+    a, b, bits = isolate_increasing_root(g, lo, hi, digits=d + 1, what=f"eps_mu(delta) for {what}")
     return Enclosure(a, b, d, bits)

@@ -170,6 +170,7 @@ class PldAnswer:
     directions: Mapping[str, tuple] = field(default_factory=dict)
     note: Optional[str] = None  # set when the requested width was narrowly missed
     tail: bool = False  # [0, U] from the Renyi tail bound (pld.tail), without a grid
+    closed: bool = False  # a schedule of Gaussians at rate 1: one Gaussian pair, in closed form (no grid)
 
     def details(self) -> dict[str, Any]:
         dirs = {}
@@ -302,10 +303,59 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
             # ran to its clock); verify settles it by the same bound (recheck.events._pld_tail)
             return PldAnswer(_enclosure(Fraction(0), U, d, 0), rel, 0, 0, 0.0, None,
                              {name: (Fraction(0), U) for name in dirs}, _TV_DELTA_NOTE.format(U=_short_upper(U)), True)
+    closed = _gaussian_closed(steps, rel, dirs, kind, target, d)
+    if closed is not None:
+        return closed
     res = refine_query(steps, dirs, kind=kind, target=target, rel_width=w,
                        time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide,
                        max_work=max_work)
     return _answer(res, rel, d)
+
+
+#: digits of the closed form behind a claim's verdict (:func:`_gaussian_closed`): a claim within
+#: 10^-30 of the truth is undecided, as a grid's 10^-12 leaves one
+_CLOSED_CLAIM_DIGITS = 30
+
+
+def _gaussian_closed(steps: Sequence[Step], rel: Relation, dirs: Sequence[str], kind: str, target: Fraction,
+                     d: int) -> Optional[PldAnswer]:
+    """Where every step is the Gaussian mechanism at sampling rate 1, the composition is one Gaussian
+    pair of shift mu, mu^2 = sum_i T_i mu_i^2 (:func:`.refine.gaussian_mu2`), and the query is answered
+    in closed form at 10^-d: delta_mu(eps) (GDPT eq. 2) or its root in eps, clamped at 0 (eps(delta) is
+    the least eps >= 0 with delta(eps) <= delta). A grid only approached it (sigma 1000, T = 10^6,
+    delta(1) to 6 digits: 30 s and a width of 1.27e-6). None for any other schedule, or where the
+    precision cap is reached (the grid then answers). The re-check has the same closed form
+    (``recheck.pld.gaussian_bounds``)."""
+    from ..errors import PrecisionExhausted
+    from ..gdp.eps_for_delta import eps_root
+    from ..mechanisms.gaussian import delta_mu_ball
+    from ..ball import arb_to_fraction, refine
+    from .refine import gaussian_mu2
+
+    ends = {}
+    try:
+        for name in dirs:
+            mu2 = gaussian_mu2(steps, name)
+            if mu2 is None:
+                return None
+            if kind == "delta":
+                x, bits = refine(lambda: delta_mu_ball(ball(mu2).sqrt(), ball(target)), digits=d + 1,
+                                 what=f"delta_mu(eps) for mu^2={mu2}, eps={target}")
+                lo, hi = arb_to_fraction(x.lower()), arb_to_fraction(x.upper())
+            else:
+                root = eps_root(lambda: ball(mu2).sqrt(), target, d, f"mu^2={mu2}")
+                lo, hi = (max(Fraction(0), arb_to_fraction(v)) for v in (root.lo, root.hi))
+            ends[name] = (lo, hi)
+    except PrecisionExhausted:
+        return None
+    return _closed_answer(ends, rel, d)
+
+
+def _closed_answer(ends: Mapping[str, tuple], rel: Relation, digits: int) -> PldAnswer:
+    """The answer of :func:`_gaussian_closed`'s per-direction ends, printed to ``digits``."""
+    lo, hi = max(v[0] for v in ends.values()), max(v[1] for v in ends.values())
+    width = float((hi - lo) / hi) if hi > 0 else 0.0
+    return PldAnswer(_enclosure(lo, hi, digits, 0), rel, 0, 0, 0.0, width, dict(ends), None, closed=True)
 
 
 def delta(
@@ -352,6 +402,16 @@ def check_claim(
 
     from ..errors import PrecisionExhausted
 
+    closed = _gaussian_closed([e.step() for e in events], rel, dirs, "delta", E, _CLOSED_CLAIM_DIGITS)
+    if closed is not None:  # every step a Gaussian at rate 1: decided at 30 digits, printed at 6 as below
+        lo, hi = (max(v[i] for v in closed.directions.values()) for i in (0, 1))
+        ans = _closed_answer(closed.directions, rel, 6)
+        enc = {"delta": ans.enclosure}
+        if hi <= D:
+            return Verdict(Outcome.HOLDS, claim_reason("holds", E, ans.enclosure.hi_str(), D), enc), ans
+        if lo > D:
+            return Verdict(Outcome.FAILS, claim_reason("fails", E, ans.enclosure.lo_str(), D), enc), ans
+        return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
     try:
         res = refine_query([e.step() for e in events], dirs, kind="delta", target=E,
                            rel_width=1e-12, time_budget=time_budget, decide=decided_against(D),

@@ -681,6 +681,22 @@ def _split_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction
     return max((v for v in got if v is not None), default=None)
 
 
+def gaussian_mu2(steps: Sequence[Step], direction: str) -> Optional[Fraction]:
+    """mu^2 = sum_i T_i mu_i^2 of a schedule whose every step is the Gaussian mechanism (a
+    :class:`.pairs.SubsampledGaussianPair` with q = 1, shift mu_i = 1/sigma, or 2/sigma under
+    replace-one) in ``direction``, or None: the composed pair is then the Gaussian pair of shift mu
+    (AFA Thm 10, the product of the steps' pairs, made one pair by a rotation of N(0, I): GDPT Sec 1)."""
+    from .pairs import SubsampledGaussianPair
+
+    mu2 = Fraction(0)
+    for st in steps:
+        pair = st.make_pair(direction)
+        if not (isinstance(pair, SubsampledGaussianPair) and pair.q == 1):
+            return None
+        mu2 += st.count * pair.mu * pair.mu
+    return mu2
+
+
 def _gaussian_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:
     """A proved lower bound of delta(eps), the maximum over ``directions``, when every step is
     the Gaussian mechanism (a :class:`.pairs.SubsampledGaussianPair` with q = 1), used only to
@@ -692,16 +708,12 @@ def _gaussian_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fract
     GDPT eq. 2, Cor 3.3). The lower end of that ball at 128 bits, the largest over the
     directions; None where it is not positive or below 2^-4096 (as :func:`_product_scale`)."""
     from ..mechanisms.gaussian import delta_mu_ball
-    from .pairs import SubsampledGaussianPair
 
     best: Optional[Fraction] = None
     for d in directions:
-        mu2 = Fraction(0)
-        for st in steps:
-            pair = st.make_pair(d)
-            if not (isinstance(pair, SubsampledGaussianPair) and pair.q == 1):
-                return None
-            mu2 += st.count * pair.mu * pair.mu
+        mu2 = gaussian_mu2(steps, d)
+        if mu2 is None:
+            return None
         with working_precision(128):
             lo = delta_mu_ball(ball(mu2).sqrt(), ball(eps)).lower()
             if lo > 0 and lo.mid().man_exp()[1] > -(1 << 12) - 256:
