@@ -16,15 +16,16 @@ Kinds (``claim.relation.kind``):
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Mapping
 
 import mpmath
 from mpmath import mpf
 
-from ..errors import MalformedCertificate
-from .decimals import parse_bound
+from ..errors import CouldNotReprove, MalformedCertificate
+from .decimals import exact_decimal, parse_bound
 
-__all__ = ["interval_of_truth", "decide"]
+__all__ = ["interval_of_truth", "decide", "decide_decimals"]
 
 
 #: working bits of the relation's bounds; each is held as an interval [down, up] of two
@@ -100,3 +101,49 @@ def decide(lo: mpf, hi: mpf, relation: Mapping[str, Any], dps: int = 0) -> str:
     if out_low or out_high:
         return "fails"
     return "undecided"
+
+
+def _exact(text: Any) -> Fraction:
+    """A relation bound as an exact rational (:func:`_dec` checks its form first)."""
+    _dec(text)
+    if "/" in text:
+        n, d = (int(x) for x in text.split("/"))
+        return Fraction(n, d)
+    return exact_decimal(text, "claim.relation")
+
+
+def decide_decimals(texts: tuple, relation: Mapping[str, Any]) -> "str | None":
+    """:func:`decide` on a recorded enclosure's decimal ends themselves, against the relation's bounds,
+    all as exact rationals: the verdict the recorded enclosure decides, as the producer decided it on the
+    same decimals. The binary readings differ: a claimed eps equal to the recorded upper end "6.123876676"
+    is at most that end (holds), but the end read up and the bound read down put the second below the
+    first ('undecided'), and a genuine 'holds' was refused (adv47 M1). None where an end is infinite or
+    too large to expand (:func:`.decimals.exact_decimal`): the binary :func:`decide` then answers."""
+    if any(t in ("inf", "-inf") for t in texts):
+        return None
+    try:
+        lo, hi = (exact_decimal(t, "result.enclosure") for t in texts)
+        kind = relation.get("kind")
+        if kind == "rounds_to":
+            p, h = _exact(relation["printed"]), _exact(_half_unit(relation["printed"]))
+            a, b, a_closed, b_closed = p - h, p + h, True, True
+        elif kind == "order_of_magnitude":
+            p = _exact(relation["printed"])
+            a, b, a_closed, b_closed = p, 10 * p, True, False
+        elif kind in ("lt", "le"):
+            a, b, a_closed, b_closed = None, _exact(relation["bound"]), True, kind == "le"
+        elif kind in ("gt", "ge"):
+            a, b, a_closed, b_closed = _exact(relation["bound"]), None, kind == "ge", True
+        elif kind == "in":
+            a, b, a_closed, b_closed = _exact(relation["lo"]), _exact(relation["hi"]), True, True
+        else:
+            return None
+    except CouldNotReprove:
+        return None
+    above_a = a is None or (lo >= a if a_closed else lo > a)
+    below_b = b is None or (hi <= b if b_closed else hi < b)
+    if above_a and below_b:
+        return "holds"
+    out_low = a is not None and (hi < a if a_closed else hi <= a)
+    out_high = b is not None and (lo > b if b_closed else lo >= b)
+    return "fails" if out_low or out_high else "undecided"

@@ -643,7 +643,10 @@ def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Rech
     with mpmath.workdps(dps):
         again = relations.decide(ind[0], ind[1], relation, dps)
         if recorded is not None and recorded_verdict in VERDICTS:
-            own = relations.decide(recorded[0], recorded[1], relation, dps)
+            texts = getattr(recorded, "texts", None)
+            own = relations.decide_decimals(texts, relation) if texts is not None else None
+            if own is None:
+                own = relations.decide(recorded[0], recorded[1], relation, dps)
             if own != recorded_verdict:
                 raise CertificateRejected(
                     f"recorded verdict {recorded_verdict!r} is not what the recorded enclosure decides ({own!r})"

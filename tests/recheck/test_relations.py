@@ -91,3 +91,27 @@ def test_a_rounding_to_nearest_no_longer_decides() -> None:
     assert decide(mpmath.mpf(0), hi, {"kind": "le", "bound": "0.1"}) == "undecided"
     below = mpmath.fdiv(1, 10, prec=256, rounding="f")
     assert decide(mpmath.mpf(0), below, {"kind": "le", "bound": "0.1"}) == "holds"
+
+
+def test_a_claim_at_the_recorded_upper_end_is_the_verdict_the_decimals_decide() -> None:
+    """adv47 M1: a claimed eps equal to the recorded upper end "6.123876676" holds (eps <= hi = claim),
+    as the producer decided it on the same decimals; read in binary (hi up, the bound down) it was
+    'undecided', and a genuine shuffle / bins / replace claim certificate was refused, exit 1."""
+    from dpverify.recheck.decimals import enclosure_of
+    from dpverify.recheck.relations import decide_decimals
+    from dpverify.recheck.verify import Recheck, _claim_verdict
+
+    rel = {"kind": "le", "bound": "6.123876676"}
+    rec = enclosure_of({"lo": "2.13354", "hi": "6.123876676"}, "result.enclosure", 30)
+    assert decide_decimals(rec.texts, rel) == "holds"
+    re = Recheck(lo=mpmath.mpf("2.2"), hi=mpmath.mpf("6.12387667"))
+    assert _claim_verdict({"relation": rel}, {}, re, rec, "holds") == "holds"
+    # the mirror: a claim at the lower end, strictly below, is 'fails' only when strict
+    assert decide_decimals(rec.texts, {"kind": "lt", "bound": "2.13354"}) == "fails"
+    assert decide_decimals(rec.texts, {"kind": "le", "bound": "2.13354"}) == "undecided"
+    assert decide_decimals(rec.texts, {"kind": "in", "lo": "2.13354", "hi": "6.123876676"}) == "holds"
+    assert decide_decimals(rec.texts, {"kind": "rounds_to", "printed": "4"}) == "undecided"
+    assert decide_decimals(("3.5", "4.4999"), {"kind": "rounds_to", "printed": "4"}) == "holds"
+    assert decide_decimals(("1e-43", "9.99e-43"), {"kind": "order_of_magnitude", "printed": "1e-43"}) == "holds"
+    assert decide_decimals(("1e-43", "1e-42"), {"kind": "order_of_magnitude", "printed": "1e-43"}) == "undecided"
+    assert decide_decimals(("inf", "inf"), rel) is None
