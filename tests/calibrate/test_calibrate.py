@@ -135,3 +135,20 @@ def test_infeasible_target_is_proved_and_reported():
     assert delta_mu(1, mpmath.mpf("0.5")) > mpmath.mpf("1e-5")
     with pytest.raises(Undecided, match="proved that no steps"):
         calibrate(1, "1e-5", noise_multiplier=2, sampling_rate=1, rel_width="0.05")
+
+
+def test_safe_epochs_never_run_more_than_the_safe_steps() -> None:
+    """The epochs printed beside a safe step count, run under steps = ceil(E N / B), never exceed it
+    (exact rationals, every S to 3000 at 256 of 60000 and 10 of 100). To nearest, 2761 steps printed
+    11.7803 epochs, which is 2762 steps: proved to fail the target (adv47 H1)."""
+    import math
+    from fractions import Fraction
+
+    from dpverify.cli.calibrate import safe_epochs
+
+    assert safe_epochs(2761, 256, 60000) == "11.7802"
+    for B, N in ((256, 60000), (10, 100), (7, 1000003)):
+        for S in range(1, 3001):
+            E = Fraction(safe_epochs(S, B, N))
+            assert math.ceil(E * N / B) <= S
+            assert E >= Fraction(S * B, N) * (1 - Fraction(1, 10**5))  # and only just below
