@@ -618,6 +618,10 @@ _PLD_STEPS = [
     ("bounded losses: each step's bound searched on the grid 2^-40 (accepted only where the interval "
      "tail P(L > e) is proved 0); delta = 0 exactly at or past the composed end, eps(delta) capped by it, "
      "the product-event lower bound below it (directed rounding)", PROOF, True),
+    ("a schedule whose every step is a Gaussian at sampling rate 1: one Gaussian pair, mu^2 the sum of the "
+     "steps' mu_i^2 (AFA Thm 10, a rotation of N(0, I)), mu bracketed by exact integer square roots; "
+     "delta_mu(eps) (GDPT eq. 2) in MPFR directed rounding and eps(delta) by a bisection on proved signs "
+     "(recheck.pld.gaussian_bounds)", PROOF, True),
 ]
 #: the Renyi tail bound that settles a recorded delta enclosure far in the tail (events.* and pld.delta /
 #: pld.claim: recheck.events.leaves_delta_upper)
