@@ -449,14 +449,32 @@ def test_one_narrow_gaussian_step_refines_past_2_24(tmp_path):
     """adv37 R3: one Gaussian step at sigma 1e6 (loss N(mu^2/2, mu^2), mu = 1e-6: a window of
     about 1e-5 nats) is certified by the producer on 2^-24; the second route's looser pair needs
     a finer grid, which was refused for want of a floor (exit 3 on a genuine certificate). Its
-    loss spans about 10^4 points at 2^-28, so it is refined; a forged 1e-5-wide enclosure is refused."""
-    cert = cli_cert(["audit", "dpsgd", "--noise-multiplier", "1e6", "--sampling-rate", "1", "--steps", "1",
+    loss spans about 10^4 points at 2^-28, so it is refined; a forged 1e-5-wide enclosure is refused
+    or not re-proved. At sampling rate 1/2 (the producer's grid 2^-25): at rate 1 the step is one
+    Gaussian pair, answered in closed form on both sides (below)."""
+    cert = cli_cert(["audit", "dpsgd", "--noise-multiplier", "1e6", "--sampling-rate", "0.5", "--steps", "1",
                      "--eps", "1e-6", "--digits", "2"], tmp_path)
     assert outcome(cert) == 0
     forged = copy.deepcopy(cert)
     forged["result"]["enclosure"]["hi"] = str(float(cert["result"]["enclosure"]["lo"]) * (1 + 1e-5))
     forged["result"]["relative_width"] = "1e-05"
     assert outcome(reseal(forged)) in (1, 3)
+
+
+def test_one_narrow_gaussian_step_at_rate_one_is_decided_in_closed_form(tmp_path):
+    """The same step at rate 1: delta_mu(1e-6) at mu = 1e-6 is 8.33155122454e-8 (mpmath, 60 digits:
+    Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)). The genuine certificate is confirmed; an enclosure
+    [lo, lo (1 + 1e-8)] ending 1.1e-7 relative below that value is refused, exit 1 (the closed form's
+    enclosure is 1e-30 wide; the grid could only answer exit 3 there)."""
+    cert = cli_cert(["audit", "dpsgd", "--noise-multiplier", "1e6", "--sampling-rate", "1", "--steps", "1",
+                     "--eps", "1e-6", "--digits", "2"], tmp_path)
+    assert outcome(cert) == 0
+    lo = float(cert["result"]["enclosure"]["lo"])
+    assert lo < 8.33155122454e-8 * (1 - 1e-7)
+    forged = copy.deepcopy(cert)
+    forged["result"]["enclosure"]["hi"] = repr(lo * (1 + 1e-8))
+    forged["result"]["relative_width"] = "1e-08"
+    assert outcome(reseal(forged)) == 1
 
 
 @pytest.mark.parametrize("name,path,value", [
