@@ -117,6 +117,16 @@ def add(a: Ser, b: Ser) -> Ser:
     return Ser([(x[0] + y[0], x[1] + y[1]) for x, y in zip(a.balls(), b.balls())])
 
 
+def sub(a: Ser, b: Ser) -> Ser:
+    """Coefficient-wise difference a - b (exact: middles subtract, radii add)."""
+    return Ser([(x[0] - y[0], x[1] + y[1]) for x, y in zip(a.balls(), b.balls())])
+
+
+def product(x: Ser, y: Ser, n: int, P: int) -> Ser:
+    """The first ``n`` coefficients of x y: (xy)_j = sum_{i=0..j} x_i y_{j-i}."""
+    return Ser([_round(*_conv(x, y, 0, j, j), P) for j in range(n)])
+
+
 def neg_half(a: Ser, P: int) -> Ser:
     """-a / 2 coefficient-wise."""
     return Ser([_round(-m << P, r << P, P, 2) for m, r in a.balls()])
@@ -236,3 +246,31 @@ def values_at_integers(coeffs: Sequence[int], rho: int, k0: int, k1: int) -> lis
         out.append(d0)
     return out
 
+
+
+def k_basis(coeffs: Sequence[int], rho: int) -> list:
+    """The integer coefficients B_j = c_j 2^(rho (N - j)) of the polynomial in the knot offset k
+    whose value at every integer k is :func:`values_at_integers`'s p(k) = 2^(rho N) sum_j c_j t^j,
+    t = k / 2^rho (exact)."""
+    N = len(coeffs) - 1
+    return [int(c) << (rho * (N - j)) for j, c in enumerate(coeffs)]
+
+
+def taylor_shift(B: Sequence[int], s: int) -> list:
+    """The integer coefficients of p(k + s), s = +1 or -1, given those of p(k) (``B``, in k): the
+    Horner scheme of the Taylor shift (repeated synthetic division by k - s), additions and
+    subtractions of integers only, so exact."""
+    a = list(B)
+    N = len(a) - 1
+    for i in range(N):
+        for j in range(N - 1, i - 1, -1):
+            a[j] = a[j] + a[j + 1] if s > 0 else a[j] - a[j + 1]
+    return a
+
+
+def abs_bound(B: Sequence[int], kmax: int) -> int:
+    """sum_j |B_j| kmax^j, an upper bound of |sum_j B_j k^j| for every |k| <= kmax (exact)."""
+    acc = 0
+    for b in reversed(B):
+        acc = acc * kmax + abs(b)
+    return acc
