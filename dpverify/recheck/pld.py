@@ -343,7 +343,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         xs = bs.Ser([bs.ball_of(Es, P)] + bs.power_coeffs(B, Es, H, 1, N + 2, P)[1:])
         unit = bs.ball_of((_Z, _O), P)
         ps, qs = (bs.Ser([unit] + ser.balls()[1:]) for ser in ball)
-        top = bs.sub(bs.Ser([ps[N + 1]]), bs.Ser([bs.product(xs, qs, N + 2, P)[N + 1]]))[0]
+        top = bs.sub(bs.Ser([ps[N + 1]]), bs.Ser([bs.product_coeff(xs, qs, N + 1, P)]))[0]
         Wd = bs.remainder_ok(top, dc.balls(), 1 << (P - A.prec + _BLOCK_D_SLACK))
         if Wd is None:
             return None
@@ -399,7 +399,8 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         support; nearer the end the block is halved (down to 2^(_BLOCK_MIN_RHO + 1) knots) until
         it lies that many of its own half-widths away (a block's series converges like the ratio
         of its half-width to the distance of the end, whatever its size); a block that fails its
-        test, a grid coarser than 2^-(_BLOCK_SPAN + _BLOCK_MIN_RHO) and what is nearer the end
+        test, a grid coarser than 2^-(_BLOCK_SPAN + _BLOCK_MIN_RHO) (2^-(_BLOCK_SPAN + _BLOCK_MIN_RHO_LOW) with
+        ``K`` at up to :data:`_BLOCK_HALVE_BITS` bits) and what is nearer the end
         go knot by knot. Every value is an enclosure either way (:func:`block` proves each
         block it returns, for any rho); which route a block takes depends on the inputs only.
         At 2^-17 (sigma 1.1, q 0.01) the knots within 1 of the end, a quarter of the range and
@@ -409,10 +410,11 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         where the knots took 4.4).
 
         With ``K`` (the masses' unit 2^-K, :class:`IvTails`'s ``runs``): the same blocks, each
-        returned as :func:`block_masses` (its masses in integers) where that succeeds, as a list of
+        returned as :func:`block_masses` (its masses in integers) where that succeeds (at up to
+        :data:`_BLOCK_MASS_BITS` bits), as a list of
         enclosures otherwise; the knot-by-knot stretches as lists. The runs cover i0..n in order."""
         top = m - _BLOCK_SPAN
-        if top < _BLOCK_MIN_RHO:
+        if top < (_BLOCK_MIN_RHO_LOW if K is not None and A.prec <= _BLOCK_HALVE_BITS else _BLOCK_MIN_RHO):
             return many_knots(A, i0, n, m) if K is None else [many_knots(A, i0, n, m)]
         N = -(-A.prec // _BLOCK_BITS_PER_TERM)
         out: list = []
@@ -423,7 +425,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
                 b = min(n, a + (2 << rho) - 1)
                 mid = (a + (1 << rho)) * 2.0 ** -m  # exact: a double times a power of two
                 near = abs(mid - end) < _BLOCK_END_RATIO * 2.0 ** (rho - m)
-                if not near or rho == _BLOCK_MIN_RHO or A.prec > _BLOCK_HALVE_BITS:
+                if not near or rho <= _BLOCK_MIN_RHO or A.prec > _BLOCK_HALVE_BITS:
                     break
                 rho -= 1
             tried = b - a + 1 >= 1 << rho and not near
@@ -431,7 +433,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
                 got = block(A, a, b, m, rho, N) if tried else None
                 out += got if got is not None else many_knots(A, a, b, m)
             else:
-                run = block_masses(A, a, b, m, rho, N, K, n) if tried else None
+                run = block_masses(A, a, b, m, rho, N, K, n) if tried and A.prec <= _BLOCK_MASS_BITS else None
                 if run is None:
                     got = block(A, a, b, m, rho, N) if tried else None
                     run = got if got is not None else many_knots(A, a, b, m)
@@ -495,11 +497,19 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
 #: sigma 2, q 0.1, 2^-14: the remainder test passes from about 50 half-widths, fails at 19)
 _BLOCK_SPAN = 5
 _BLOCK_MIN_RHO = 8
+#: the smallest blocks at up to :data:`_BLOCK_HALVE_BITS` bits (the grid 2^-12), where they pay since their
+#: masses are carried in integers (``block_masses``: at 136 bits, sigma 1.1, q 0.01, 2^-12, 0.49 -> 0.36 s)
+_BLOCK_MIN_RHO_LOW = 7
 _BLOCK_GUARD = 24
 _BLOCK_BITS_PER_TERM = 4
 #: blocks near the end of the support are halved (:func:`gauss_tails`'s ``many``) only at this many
 #: bits or fewer (measured: a gain at 136 bits, a loss at 582)
 _BLOCK_HALVE_BITS = 256
+#: ``block_masses`` is taken only at this many bits or fewer: it evaluates three columns where the walk's
+#: route evaluates two, and a column costs about prec^2 per knot (measured on ``_discretise`` alone,
+#: the walk's time / the block masses', caches warm: 2.4x at 136 bits, 1.5x at 163, 1.3x at 227, 0.99x at 446,
+#: 0.94x at 575)
+_BLOCK_MASS_BITS = 256
 #: ``block_masses`` accepts the curve's series d when its error is at most 2^(_BLOCK_D_SLACK - prec)
 #: (the tails' own test allows 2^-prec; d carries e^e times Q's error): the upper masses' error is
 #: then about 2^(m + 2) times that, 2^-20 of a unit (prec = K + m + 32)

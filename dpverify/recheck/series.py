@@ -124,7 +124,12 @@ def sub(a: Ser, b: Ser) -> Ser:
 
 def product(x: Ser, y: Ser, n: int, P: int) -> Ser:
     """The first ``n`` coefficients of x y: (xy)_j = sum_{i=0..j} x_i y_{j-i}."""
-    return Ser([_round(*_conv(x, y, 0, j, j), P) for j in range(n)])
+    return Ser([product_coeff(x, y, j, P) for j in range(n)])
+
+
+def product_coeff(x: Ser, y: Ser, j: int, P: int) -> Ball:
+    """The coefficient j of x y alone."""
+    return _round(*_conv(x, y, 0, j, j), P)
 
 
 def neg_half(a: Ser, P: int) -> Ser:
