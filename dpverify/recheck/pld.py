@@ -303,7 +303,9 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         in the segment) are integers v_k with |tail(k) - v_k 2^-Z| <= W 2^-P (Z = P + rho N,
         :func:`block`), so p_k - p_{k+1} >= (v_k - v_{k+1} - 2 W 2^(rho N)) 2^-Z, and the P-mass
         floor((v_k - v_{k+1} - 2 W 2^(rho N)) / 2^(Z - K)) (an arithmetic shift floors) is at most
-        the exact cell mass in units 2^-K; the Q-mass likewise rounded up. (2) Upper masses: with
+        the exact cell mass in units 2^-K; the Q-mass likewise rounded up. v_k - v_{k+1} is the
+        exact integer polynomial p^(k) - p^(k + 1) in k (:func:`.series.taylor_shift`), read and
+        rounded at every knot by :func:`.series.at_integers`. (2) Upper masses: with
         d(e) = P(L > e) - e^e Q(L > e) + inf (the curve at e) and x_k = e^{(c+k) h}, the
         connect-the-dots mass at knot k is x_k (s_{k+1} - s_k), s_k = (d_k - d_{k-1}) /
         (x_{k-1} (r - 1)), r = e^h (:func:`_discretise_iv`), i.e. exactly
@@ -348,12 +350,13 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         if Wd is None:
             return None
         Z = P + rho * N
-        pv, qv = (bs.values_at_integers(ser.m, rho, a - c, b + 1 - c) for ser in centre)
-        # cells k = a+1..e (between k and k + 1): indices k - a and k - a + 1 of the columns
+        # p^, q^ in the knot offset k = i - c (exact integers at 2^-Z); the cell masses
+        # k = a+1..e (between k and k + 1) from the exact polynomials p^(k) - p^(k + 1)
+        Pk, Qk = (bs.k_basis(ser.m, rho) for ser in centre)
         sh = Z - K
         Wp2, Wq2 = ((2 * W) << (rho * N) for W in Ws)
-        lp = [max(0, (x - y - Wp2) >> sh) for x, y in zip(pv[1:e - a + 1], pv[2:e - a + 2])]
-        lq = [max(0, -((y - x - Wq2) >> sh)) for x, y in zip(qv[1:e - a + 1], qv[2:e - a + 2])]
+        lp = bs.at_integers([x - y for x, y in zip(Pk, bs.taylor_shift(Pk, 1))], a + 1 - c, e - c, sh, -Wp2)
+        lq = bs.at_integers([x - y for x, y in zip(Qk, bs.taylor_shift(Qk, 1))], a + 1 - c, e - c, sh, Wq2, True)
         # the upper masses: u's coefficients (see the docstring), r and r - 1 enclosed in B
         r0, r1 = B.exp(B.dyadic(1, m))
         em0, em1 = B.expm1(B.dyadic(1, m))
@@ -376,14 +379,13 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
               + Fraction(N, 1 << S))
         Eu = -((-(Eq.numerator << S)) // Eq.denominator)  # units 2^-S, rounded up
         shu = S + rho * (N - 1) - K
-        Eush = Eu << (rho * (N - 1))
-        upm = [max(0, -((-(v + Eush)) >> shu)) for v in bs.values_at_integers(u, rho, a + 1 - c, e - c)]
+        upm = bs.at_integers(bs.k_basis(u, rho), a + 1 - c, e - c, shu, Eu << (rho * (N - 1)), True)
         # the tails at the knots the walk needs (a, a + 1, e, e + 1), as :func:`block` gives them
-        need = sorted({a, a + 1, e, e + 1})
         tails_at = {}
-        for j in need:
-            i = j - a
-            tails_at[j] = tuple(_enclosures(A, [col[i]], W << (rho * N), Z)[0] for col, W in zip((pv, qv), Ws))
+        for j in {a, a + 1, e, e + 1}:
+            k = j - c
+            tails_at[j] = tuple(_enclosures(A, [sum(x * k ** i for i, x in enumerate(C))], W << (rho * N), Z)[0]
+                                for C, W in zip((Pk, Qk), Ws))
         return _BlockMasses(a, b, e, upm, lp, lq, tails_at)
 
     # the end of the loss support, log(1 - q) (remove) or -log(1 - q) (add), to 53 bits: it only

@@ -208,17 +208,26 @@ def remainder_ok(top: Ball, coeffs: Sequence[Ball], tol: int) -> "int | None":
 
 def values_at_integers(coeffs: Sequence[int], rho: int, k0: int, k1: int) -> list:
     """The exact integers p(k) = sum_j c_j k^j 2^(rho (N - j)) for k = k0..k1 (p(k) / 2^(rho N)
-    is the polynomial sum_j c_j t^j at t = k / 2^rho), by forward differences: p has degree N,
-    so its N-th difference is constant and each next value is N additions of exact integers.
-    The N + 1 differences live in one integer, D_j in bits [s j, s (j + 1)) as signed
+    is the polynomial sum_j c_j t^j at t = k / 2^rho): :func:`at_integers` of
+    :func:`k_basis`."""
+    return at_integers(k_basis(coeffs, rho), k0, k1)
+
+
+def at_integers(B: Sequence[int], k0: int, k1: int, shift: "int | None" = None, add: int = 0,
+                up: bool = False) -> list:
+    """The exact integers p(k) = sum_j B_j k^j for k = k0..k1, by forward differences: p has
+    degree N, so its N-th difference is constant and each next value is N additions of exact
+    integers. The N + 1 differences live in one integer, D_j in bits [s j, s (j + 1)) as signed
     slots (X = sum_j D_j 2^(s j)), so the N additions D_j += D_{j+1} are one shift and one
     addition: X - D_0 is divisible by 2^s and (X - D_0) / 2^s = sum_{j>=1} D_j 2^(s (j-1)).
     X is this sum as an exact integer whatever the sizes of the D_j (the slots may overlap;
     only the sum is used), so D_0 = p(k) is read back as the residue of X mod 2^s in
-    [-2^(s-1), 2^(s-1)), which it is when |p(k)| < 2^(s-1): |p(k)| <= sum |c_j| 2^(rho (N - j))
-    K^j with K the largest |k|, and s is one bit above that bound."""
-    N = len(coeffs) - 1
-    B = [c << (rho * (N - j)) for j, c in enumerate(coeffs)]
+    [-2^(s-1), 2^(s-1)), which it is when |p(k)| < 2^(s-1): |p(k)| <= sum |B_j| K^j with K the
+    largest |k| (:func:`abs_bound`), and s is one bit above that bound.
+
+    With ``shift``: max(0, floor((p(k) + add) / 2^shift)) instead (``up``: the ceiling), exact
+    integer rounding of each value as it is read (an arithmetic shift floors)."""
+    N = len(B) - 1
 
     def p(k: int) -> int:
         acc = 0
@@ -226,8 +235,7 @@ def values_at_integers(coeffs: Sequence[int], rho: int, k0: int, k1: int) -> lis
             acc = acc * k + c
         return acc
 
-    Kmax = max(abs(k0), abs(k1))
-    s = sum(abs(c) * Kmax ** j for j, c in enumerate(B)).bit_length() + 2
+    s = abs_bound(B, max(abs(k0), abs(k1))).bit_length() + 2
     vals = [p(k0 + i) for i in range(N + 1)]
     D = []
     for _ in range(N + 1):  # D_j = Delta^j p(k0)
@@ -241,16 +249,43 @@ def values_at_integers(coeffs: Sequence[int], rho: int, k0: int, k1: int) -> lis
     # are most of the time here, and GMP's are about twice as fast at these sizes
     half, full, mask = mpz(1) << (s - 1), mpz(1) << s, (mpz(1) << s) - 1
     out = []
-    for _ in range(k1 - k0 + 1):
-        d0 = X & mask
-        if d0 >= half:
-            d0 -= full
-            X += (X >> s) + 1
-        else:
-            X += X >> s
-        out.append(d0)
+    n = k1 - k0 + 1
+    if shift is None:
+        for _ in range(n):
+            d0 = X & mask
+            if d0 >= half:
+                d0 -= full
+                X += (X >> s) + 1
+            else:
+                X += X >> s
+            out.append(d0)
+        return out
+    # the rounded reading, with v = d0 - full (d0 >= half) or d0 the signed value:
+    # floor((v + add) / 2^shift) = (d0 + cn) >> shift, cn = add - full or add;
+    # ceil((v + add) / 2^shift) = -((cn - d0) >> shift), cn = full - add or -add
+    if not up:
+        neg, pos = add - full, add
+        for _ in range(n):
+            d0 = X & mask
+            if d0 >= half:
+                X += (X >> s) + 1
+                v = (d0 + neg) >> shift
+            else:
+                X += X >> s
+                v = (d0 + pos) >> shift
+            out.append(v if v > 0 else 0)
+    else:
+        neg, pos = full - add, -add
+        for _ in range(n):
+            d0 = X & mask
+            if d0 >= half:
+                X += (X >> s) + 1
+                v = -((neg - d0) >> shift)
+            else:
+                X += X >> s
+                v = -((pos - d0) >> shift)
+            out.append(v if v > 0 else 0)
     return out
-
 
 
 def k_basis(coeffs: Sequence[int], rho: int) -> list:

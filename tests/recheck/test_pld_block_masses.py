@@ -125,3 +125,19 @@ def test_taylor_shift_k_basis_and_abs_bound_are_exact(seed: int) -> None:
             assert sum(x * k ** j for j, x in enumerate(C)) == sum(b * (k + s) ** j for j, b in enumerate(B))
     bound = S.abs_bound(B, 1 << rho)
     assert all(abs(v) <= bound for v in vals)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_at_integers_reads_and_rounds_exactly(seed: int) -> None:
+    """The forward differences against Horner in Python integers, raw and rounded each way."""
+    rng = random.Random(100 + seed)
+    for _ in range(60):
+        N = rng.randint(0, 12)
+        B = [rng.randint(-(1 << 80), 1 << 80) for _ in range(N + 1)]
+        k0 = rng.randint(-300, 0)
+        k1 = k0 + rng.randint(0, 300)
+        sh, add = rng.randint(1, 90), rng.randint(-(1 << 70), 1 << 70)
+        exact = [sum(b * k ** j for j, b in enumerate(B)) for k in range(k0, k1 + 1)]
+        assert S.at_integers(B, k0, k1) == exact
+        assert S.at_integers(B, k0, k1, sh, add) == [max(0, (v + add) >> sh) for v in exact]
+        assert S.at_integers(B, k0, k1, sh, add, True) == [max(0, -((-(v + add)) >> sh)) for v in exact]
