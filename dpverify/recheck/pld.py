@@ -316,8 +316,8 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         terms of p and q there enclosed by [0, 1]: they are probabilities), so the middles'
         polynomial d^ has |d - inf - d^| <= W_d 2^-P at every |t| <= 1 (Lagrange, as in (1)). At the
         knots k = a+1..e both neighbours k -+ 1 lie in the segment, and, with rho' = R 2^-G and
-        g = Gam 2^-G' dyadics near r and 1 / (r - 1), the polynomial
-        u(t) = g [(d^(t + 2^-rho) - d^(t)) - rho' (d^(t) - d^(t - 2^-rho))]
+        g = Gam 2^-G' dyadics near r and 1 / (r - 1), the polynomial u(t) = g V(t),
+        V(t) = (d^(t + 2^-rho) - d^(t)) - rho' (d^(t) - d^(t - 2^-rho)),
         is formed exactly in integers (:func:`.series.taylor_shift`) and its coefficients rounded
         down to 2^-S, S = K + 32. Then |U(k) - u(k)| <= E with
         E = 2 (1 + r) W_d 2^-P / (r - 1)                  (d's error at three knots)
@@ -402,7 +402,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         it lies that many of its own half-widths away (a block's series converges like the ratio
         of its half-width to the distance of the end, whatever its size); a block that fails its
         test, a grid coarser than 2^-(_BLOCK_SPAN + _BLOCK_MIN_RHO) (2^-(_BLOCK_SPAN + _BLOCK_MIN_RHO_LOW) with
-        ``K`` at up to :data:`_BLOCK_HALVE_BITS` bits) and what is nearer the end
+        ``K`` at up to :data:`_BLOCK_MASS_BITS` bits) and what is nearer the end
         go knot by knot. Every value is an enclosure either way (:func:`block` proves each
         block it returns, for any rho); which route a block takes depends on the inputs only.
         At 2^-17 (sigma 1.1, q 0.01) the knots within 1 of the end, a quarter of the range and
@@ -416,7 +416,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         :data:`_BLOCK_MASS_BITS` bits), as a list of
         enclosures otherwise; the knot-by-knot stretches as lists. The runs cover i0..n in order."""
         top = m - _BLOCK_SPAN
-        if top < (_BLOCK_MIN_RHO_LOW if K is not None and A.prec <= _BLOCK_HALVE_BITS else _BLOCK_MIN_RHO):
+        if top < (_BLOCK_MIN_RHO_LOW if K is not None and A.prec <= _BLOCK_MASS_BITS else _BLOCK_MIN_RHO):
             return many_knots(A, i0, n, m) if K is None else [many_knots(A, i0, n, m)]
         N = -(-A.prec // _BLOCK_BITS_PER_TERM)
         out: list = []
@@ -499,7 +499,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
 #: sigma 2, q 0.1, 2^-14: the remainder test passes from about 50 half-widths, fails at 19)
 _BLOCK_SPAN = 5
 _BLOCK_MIN_RHO = 8
-#: the smallest blocks at up to :data:`_BLOCK_HALVE_BITS` bits (the grid 2^-12), where they pay since their
+#: the smallest blocks at up to :data:`_BLOCK_MASS_BITS` bits (the grid 2^-12), where they pay since their
 #: masses are carried in integers (``block_masses``: at 136 bits, sigma 1.1, q 0.01, 2^-12, 0.49 -> 0.36 s)
 _BLOCK_MIN_RHO_LOW = 7
 _BLOCK_GUARD = 24
@@ -719,6 +719,7 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
             jumps[run.a + 2 - i0] = run
         else:
             pts.extend(run)
+    assert len(pts) == n - i0 + 1  # the runs cover the knots i0..n, in order
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
     # with the interval operations written out on their ends (the same directed roundings
