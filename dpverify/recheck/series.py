@@ -24,6 +24,8 @@ from math import factorial
 from operator import mul as _mul
 from typing import Sequence
 
+from gmpy2 import mpz
+
 from .core import Arith
 
 Ball = tuple  # (mid: int, rad: int) at the caller's fixed point 2^-P
@@ -115,6 +117,21 @@ def add(a: Ser, b: Ser) -> Ser:
     return Ser([(x[0] + y[0], x[1] + y[1]) for x, y in zip(a.balls(), b.balls())])
 
 
+def sub(a: Ser, b: Ser) -> Ser:
+    """Coefficient-wise difference a - b (exact: middles subtract, radii add)."""
+    return Ser([(x[0] - y[0], x[1] + y[1]) for x, y in zip(a.balls(), b.balls())])
+
+
+def product(x: Ser, y: Ser, n: int, P: int) -> Ser:
+    """The first ``n`` coefficients of x y: (xy)_j = sum_{i=0..j} x_i y_{j-i}."""
+    return Ser([product_coeff(x, y, j, P) for j in range(n)])
+
+
+def product_coeff(x: Ser, y: Ser, j: int, P: int) -> Ball:
+    """The coefficient j of x y alone."""
+    return _round(*_conv(x, y, 0, j, j), P)
+
+
 def neg_half(a: Ser, P: int) -> Ser:
     """-a / 2 coefficient-wise."""
     return Ser([_round(-m << P, r << P, P, 2) for m, r in a.balls()])
@@ -191,17 +208,26 @@ def remainder_ok(top: Ball, coeffs: Sequence[Ball], tol: int) -> "int | None":
 
 def values_at_integers(coeffs: Sequence[int], rho: int, k0: int, k1: int) -> list:
     """The exact integers p(k) = sum_j c_j k^j 2^(rho (N - j)) for k = k0..k1 (p(k) / 2^(rho N)
-    is the polynomial sum_j c_j t^j at t = k / 2^rho), by forward differences: p has degree N,
-    so its N-th difference is constant and each next value is N additions of exact integers.
-    The N + 1 differences live in one integer, D_j in bits [s j, s (j + 1)) as signed
+    is the polynomial sum_j c_j t^j at t = k / 2^rho): :func:`at_integers` of
+    :func:`k_basis`."""
+    return at_integers(k_basis(coeffs, rho), k0, k1)
+
+
+def at_integers(B: Sequence[int], k0: int, k1: int, shift: "int | None" = None, add: int = 0,
+                up: bool = False) -> list:
+    """The exact integers p(k) = sum_j B_j k^j for k = k0..k1, by forward differences: p has
+    degree N, so its N-th difference is constant and each next value is N additions of exact
+    integers. The N + 1 differences live in one integer, D_j in bits [s j, s (j + 1)) as signed
     slots (X = sum_j D_j 2^(s j)), so the N additions D_j += D_{j+1} are one shift and one
     addition: X - D_0 is divisible by 2^s and (X - D_0) / 2^s = sum_{j>=1} D_j 2^(s (j-1)).
     X is this sum as an exact integer whatever the sizes of the D_j (the slots may overlap;
     only the sum is used), so D_0 = p(k) is read back as the residue of X mod 2^s in
-    [-2^(s-1), 2^(s-1)), which it is when |p(k)| < 2^(s-1): |p(k)| <= sum |c_j| 2^(rho (N - j))
-    K^j with K the largest |k|, and s is one bit above that bound."""
-    N = len(coeffs) - 1
-    B = [c << (rho * (N - j)) for j, c in enumerate(coeffs)]
+    [-2^(s-1), 2^(s-1)), which it is when |p(k)| < 2^(s-1): |p(k)| <= sum |B_j| K^j with K the
+    largest |k| (:func:`abs_bound`), and s is one bit above that bound.
+
+    With ``shift``: max(0, floor((p(k) + add) / 2^shift)) instead (``up``: the ceiling), exact
+    integer rounding of each value as it is read (an arithmetic shift floors)."""
+    N = len(B) - 1
 
     def p(k: int) -> int:
         acc = 0
@@ -209,26 +235,82 @@ def values_at_integers(coeffs: Sequence[int], rho: int, k0: int, k1: int) -> lis
             acc = acc * k + c
         return acc
 
-    Kmax = max(abs(k0), abs(k1))
-    s = sum(abs(c) * Kmax ** j for j, c in enumerate(B)).bit_length() + 2
+    s = abs_bound(B, max(abs(k0), abs(k1))).bit_length() + 2
     vals = [p(k0 + i) for i in range(N + 1)]
     D = []
     for _ in range(N + 1):  # D_j = Delta^j p(k0)
         D.append(vals[0])
         vals = [b - a for a, b in zip(vals, vals[1:])]
-    X = 0
+    X = mpz(0)
     for d in reversed(D):
         X = (X << s) + d
-    # X = D_0 + 2^s Y exactly, so X >> s (a floor) is Y - 1 when D_0 < 0 and Y otherwise
-    half, full, mask = 1 << (s - 1), 1 << s, (1 << s) - 1
+    # X = D_0 + 2^s Y exactly, so X >> s (a floor) is Y - 1 when D_0 < 0 and Y otherwise. GMP
+    # integers (gmpy2 mpz, exact like Python's): the shift and the addition of X, (N + 1) s bits,
+    # are most of the time here, and GMP's are about twice as fast at these sizes
+    half, full, mask = mpz(1) << (s - 1), mpz(1) << s, (mpz(1) << s) - 1
     out = []
-    for _ in range(k1 - k0 + 1):
-        d0 = X & mask
-        if d0 >= half:
-            d0 -= full
-            X += (X >> s) + 1
-        else:
-            X += X >> s
-        out.append(d0)
+    n = k1 - k0 + 1
+    if shift is None:
+        for _ in range(n):
+            d0 = X & mask
+            if d0 >= half:
+                d0 -= full
+                X += (X >> s) + 1
+            else:
+                X += X >> s
+            out.append(d0)
+        return out
+    # the rounded reading, with v = d0 - full (d0 >= half) or d0 the signed value:
+    # floor((v + add) / 2^shift) = (d0 + cn) >> shift, cn = add - full or add;
+    # ceil((v + add) / 2^shift) = -((cn - d0) >> shift), cn = full - add or -add
+    if not up:
+        neg, pos = add - full, add
+        for _ in range(n):
+            d0 = X & mask
+            if d0 >= half:
+                X += (X >> s) + 1
+                v = (d0 + neg) >> shift
+            else:
+                X += X >> s
+                v = (d0 + pos) >> shift
+            out.append(v if v > 0 else 0)
+    else:
+        neg, pos = full - add, -add
+        for _ in range(n):
+            d0 = X & mask
+            if d0 >= half:
+                X += (X >> s) + 1
+                v = -((neg - d0) >> shift)
+            else:
+                X += X >> s
+                v = -((pos - d0) >> shift)
+            out.append(v if v > 0 else 0)
     return out
 
+
+def k_basis(coeffs: Sequence[int], rho: int) -> list:
+    """The integer coefficients B_j = c_j 2^(rho (N - j)) of the polynomial in the knot offset k
+    whose value at every integer k is :func:`values_at_integers`'s p(k) = 2^(rho N) sum_j c_j t^j,
+    t = k / 2^rho (exact)."""
+    N = len(coeffs) - 1
+    return [int(c) << (rho * (N - j)) for j, c in enumerate(coeffs)]
+
+
+def taylor_shift(B: Sequence[int], s: int) -> list:
+    """The integer coefficients of p(k + s), s = +1 or -1, given those of p(k) (``B``, in k): the
+    Horner scheme of the Taylor shift (repeated synthetic division by k - s), additions and
+    subtractions of integers only, so exact."""
+    a = list(B)
+    N = len(a) - 1
+    for i in range(N):
+        for j in range(N - 1, i - 1, -1):
+            a[j] = a[j] + a[j + 1] if s > 0 else a[j] - a[j + 1]
+    return a
+
+
+def abs_bound(B: Sequence[int], kmax: int) -> int:
+    """sum_j |B_j| kmax^j, an upper bound of |sum_j B_j k^j| for every |k| <= kmax (exact)."""
+    acc = 0
+    for b in reversed(B):
+        acc = acc * kmax + abs(b)
+    return acc
