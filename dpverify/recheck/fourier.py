@@ -934,9 +934,9 @@ def _wrap_choice(x: np.ndarray, a: int, J: int, s: int, W: int, N: int, logm: di
             T, f = _wrap_theta(logx, idx, a, J, s, W + ends[j], N, sigma, T_max, logm)
             if (sigma, T) not in Ts:
                 Ts.append((sigma, T))
-            terms.append(f + math.log(ends[j + 1] - ends[j]))
+            terms.append(f + float(_NEAR.log(ends[j + 1] - ends[j])))
     top = max(terms)
-    v = top + math.log(math.fsum(math.exp(t - top) for t in terms)) if math.isfinite(top) else top
+    v = top + _log_sum(_exp_det(np.array(terms) - top)) if math.isfinite(top) else top
     return Ts, v
 
 
@@ -1111,6 +1111,8 @@ def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m:
     logm: dict = {}
     while True:  # the window doubles while a wrap bound (step 4) is estimated above the target
         Ts, v = _wrap_choice(x, a, J, s, W, N, logm)
+        if any(T == J for _, T in Ts):
+            raise Declined("no wrap bound within the tilt's range")
         if N >= MAX_N or (N >= n and max(v, _wrap_above(x, a, mu, W, N, full, memo)) <= log_target):
             break
         N *= 2
