@@ -861,8 +861,11 @@ def _sum_up_exact(t: np.ndarray) -> mpfr:
     the count n, each t_i 2^sh (sh = 62 - b - e; np.ldexp is exact but where its result is
     subnormal, and there it errs by less than 1) is replaced by floor(.) + 1 > it for t_i > 0
     and 0 for t_i = 0: integers at most 2^(62 - b) each, summed exactly in int64 (the sum stays
-    below n 2^(62 - b) < 2^62), then scaled by 2^-sh exactly in MPFR."""
+    below n 2^(62 - b) < 2^62), then scaled by 2^-sh exactly in MPFR. Declined for an infinite,
+    NaN or negative t_i."""
     n = t.size
+    if n and not (np.all(np.isfinite(t)) and float(t.min()) >= 0):
+        raise Declined("a sum of masses out of range")
     top = float(t.max()) if n else 0.0
     if not top > 0:
         return mpfr(0)
@@ -1061,25 +1064,30 @@ def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m:
        A_k = e^(-theta k) M^(a-1) m e^(-(theta - mu) N) / (1 - e^(-(theta - mu) N)) bounds
        sum_(j >= 1) e^(mu j N) Y_(k + j N) (a geometric series), and for theta' < mu (from below:
        damped) B_k, the same with theta', |theta' - mu|, bounds sum_(j >= 1) e^(-mu j N) Y_(k - j N);
-       R_k >= 2^K (A_k + B_k) (:func:`_wrap_in`). Mass moved or dropped elsewhere does not enter:
-       these are sums over exact masses of the exact composition.
+       each side takes, per index, the least of its bounds for several thetas (each is one), and
+       R_k >= 2^K (A_k + B_k) (:func:`_wrap_in`). The sums run over all j (indices outside the
+       composed support hold 0), over exact masses of the exact composition: no rounding, trim
+       or floor of this function enters them.
     5. **P (lower).** From 1, 2, 4: Y_k = e^(-mu (k - a c)) Y~_k >= e^(-mu (k - a c)) y~[k] =
        e^(-mu (k - a c)) (y~_c[k] - w_k) >= e^(-mu (k - a c)) (p^[k] - Err_P) - (A_k + B_k), and
        Y_k >= 0. With E_P >= 2^K Err_P, X_k = 2^K p^[k] - E_P (exact scaling), g_k <= e^(-mu (k - a c))
        rounded down: t_k = fl(X_k), p_k = fl(fl(max(t_k, 0) g_k)(1 - 8u)), d_k = fl(fl(p_k - R_k)(1 - 8u)),
        and the output is floor(d_k) where d_k >= 1, else 0. Where d_k >= 1: fl(p_k - R_k) > 0, so
-       p_k > R_k >= 2^-999 (rounding to nearest keeps the sign), so t_k > 0 and X_k > 0, and every
-       rounded value on the way is normal (p_k >= 2^-999, g_k <= e^600), each at most (1 + u) times
-       its exact operation: d_k <= (p_k - R_k)(1 + u)^2 (1 - 8u) <= p_k - R_k and
-       p_k <= X_k g_k (1 + u)^3 (1 - 8u) <= X_k g_k; so floor(d_k) <= X_k e^(-mu (k - a c)) - R_k
-       <= 2^K Y_k.
+       p_k > R_k >= 2^-999 (rounding to nearest keeps the sign), so t_k > 0 and X_k > 0; every
+       rounded value on the way is then at least about 2^-1000, so its exact operation's result is
+       normal (rounding is monotone; g_k <= e^600) and the rounded value at most (1 + u) times it
+       (a subnormal difference would be exact): d_k <= (p_k - R_k)(1 + u)^2 (1 - 8u) <= p_k - R_k
+       and p_k <= X_k g_k (1 + u)^3 (1 - 8u) <= X_k g_k; so, with X_k <= 2^K (p^[k] - Err_P),
+       floor(d_k) <= X_k e^(-mu (k - a c)) - R_k <= 2^K Y_k.
 
-    The choices (floats: mu and c by :func:`_tilt_choice` at the read floor, N as
-    :func:`fourier_upper_tilted` chooses it, the thetas of step 4 by :func:`_wrap_theta`) only
-    decide tightness; the decision charges what the read classes (k > W) lose at most: per class
-    the least of its estimated term (P - e^eps Q)+ (the computed masses, eps ~ (need + a b + 1) h)
-    and E_P g_k + R_k + 1 + e^eps (E_Q G_k + 1) (the subtracted error and wrap, the roundings), plus
-    U >= the P-mass past the window (dropped; :func:`_wrap_in`). A wrong ``need`` (a forged
+    The choices (floats by the module's deterministic primitives: mu and c by :func:`_tilt_choice`
+    at the read floor, N as :func:`fourier_upper_tilted` chooses it and doubled further while the
+    estimated wrap bound of step 4 is above the target, the thetas of step 4 by
+    :func:`_wrap_choice`) only decide tightness; the decision charges what the read classes
+    (k > W) lose at most: per class the least of its estimated term (P - e^eps Q)+ (the computed
+    masses, P also capped by a float Chernoff bound, :func:`_tail_cap`; eps ~ (need + a b + 1) h)
+    and E_P g_k + R_k + 1 + e^eps (E_Q G_k + 1) (the subtracted error and wrap, the roundings),
+    plus U >= the P-mass past the window (dropped; :func:`_wrap_in`). A wrong ``need`` (a forged
     hint) only loosens the result."""
     off, P, Q, inf = d
     _check(K, a, P)

@@ -232,3 +232,43 @@ def test_genuine_certificates_through_the_tilted_lower_power_are_confirmed(name:
     lo, hi = (Fraction(v) for v in re.search(r"enclosure \[([^,]+), ([^\]]+)\]", msg).groups())  # type: ignore[union-attr]
     rec = json.loads(path.read_text())["result"]["enclosure"]
     assert Fraction(rec["lo"]) <= lo <= hi <= Fraction(rec["hi"])
+
+
+def test_the_exact_integer_sum_is_an_upper_bound_and_close() -> None:
+    # _sum_up_exact against the exact rational sum of the same doubles: wide exponent ranges,
+    # subnormals (np.ldexp rounds them; floor + 1 must still cover), exact zeros and one-element
+    # arrays. Fails if a term is truncated without the +1, or if the shift overflows int64 (the
+    # sum then wraps to a negative number).
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n = int(rng.integers(1, 5000))
+        e = rng.integers(-1074, 300, size=n) if trial % 3 == 0 else rng.integers(-60, 10, size=n)
+        t = np.ldexp(rng.random(n), e)
+        t[rng.random(n) < 0.1] = 0.0
+        if trial % 5 == 0:
+            t[0] = 5e-324
+        exact = sum((Fraction(float(v)) for v in t.tolist()), Fraction(0))
+        got = Fraction(*F._sum_up_exact(t).as_integer_ratio())
+        assert got >= exact
+        top = Fraction(float(t.max()))
+        assert got - exact <= n * top * Fraction(1, 1 << 48) + n * Fraction(1, 1 << 1000)
+    with pytest.raises(F.Declined):
+        F._sum_up_exact(np.array([1.0, np.inf]))
+
+
+@pytest.mark.parametrize("j0,step,m,sign", [(-5000, 37, 10, 1), (123456, -64, 12, -1), (0, 61 << 7, 27, -1),
+                                            (-(61 * 12345), 61 << 7, 27, 1)])
+def test_the_exp_tables_round_each_way(j0: int, step: int, m: int, sign: int) -> None:
+    # _exp_table rounded up and down against MPFR at 300 bits, and _exp_mp: up >= e^x >= down for
+    # every entry. Fails if a direction is swapped anywhere in the chain (the factors, the
+    # product's correction, or the exponent's formation).
+    import gmpy2
+
+    count = 3000
+    up, dn = F._exp_table(j0, count, m, sign, step), F._exp_table(j0, count, m, sign, step, False)
+    ctx = gmpy2.context(precision=300)
+    for t in range(0, count, 7):
+        j = sign * (j0 + t * step)
+        x = ctx.exp(ctx.div(gmpy2.mpz(j), gmpy2.mpz(1) << m))
+        assert dn[t] <= x <= up[t], (t, dn[t], x, up[t])
+        assert F._exp_mp(j, m) >= x
