@@ -1006,6 +1006,8 @@ def _wrap_in(x: np.ndarray, a: int, K: int, J: int, s: int, W: int, N: int, Ts: 
             if not den > 0:
                 raise Declined("the wrap's geometric sum out of range")
             c = _UP.mul(_UP.div(_UP.mul(_UP.mul(_exp_mp(base - gap, s), _UP.pow(S, a - 1)), X), den), mpfr(2) ** K)
+            if not c > 0:  # no factor is 0 (each rounded up) nor NaN; inf stays a bound
+                raise Declined("a wrap bound out of range")
             if sigma == 1:  # the mass at indices >= W + N: e^(-theta (W + N)) M(theta)^a
                 u = _UP.mul(_UP.mul(_exp_mp(base - T * N, s), _UP.pow(S, a)), mpfr(2) ** K)
                 U = u if U is None or u < U else U
