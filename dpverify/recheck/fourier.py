@@ -1119,11 +1119,14 @@ def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m:
     N = min(MAX_N, max(2, 1 << (max(t_hi - W, n) - 1).bit_length()))
     memo: dict = {}
     logm: dict = {}
-    while True:  # the window doubles while a wrap bound (step 4) is estimated above the target
+    while True:  # the window doubles while a wrap (step 4) is estimated above the target
+        if N < MAX_N and _wrap_above(x, a, mu, W, N, full, memo) > log_target:
+            N *= 2  # the amplified wrap from above alone (design risk 9), the cheaper estimate
+            continue
         Ts, v = _wrap_choice(x, a, J, s, W, N, logm)
         if any(T == J for _, T in Ts):
             raise Declined("no wrap bound within the tilt's range")
-        if N >= MAX_N or (N >= n and max(v, _wrap_above(x, a, mu, W, N, full, memo)) <= log_target):
+        if N >= MAX_N or v <= log_target:
             break
         N *= 2
     j0 = J * ((W << r) - a * C)
