@@ -92,7 +92,8 @@ import gmpy2
 import numpy as np
 from gmpy2 import mpfr, mpz
 
-__all__ = ["Declined", "fourier_upper", "fourier_upper_tilted", "fourier_lower", "MAX_N", "MAX_K"]
+__all__ = ["Declined", "fourier_upper", "fourier_upper_tilted", "fourier_lower", "fourier_lower_tilted", "MAX_N",
+           "MAX_K"]
 
 #: largest transform (memory: about ten arrays of N doubles)
 MAX_N = 1 << 21
@@ -109,6 +110,7 @@ _UP = gmpy2.context(precision=_PREC, round=gmpy2.RoundUp)
 _DN = gmpy2.context(precision=_PREC, round=gmpy2.RoundDown)
 _NEAR = gmpy2.context(precision=_PREC, round=gmpy2.RoundToNearest)
 _UP53 = gmpy2.context(precision=53, round=gmpy2.RoundUp)
+_DN53 = gmpy2.context(precision=53, round=gmpy2.RoundDown)
 _U = mpfr(2) ** -53
 
 
@@ -612,27 +614,30 @@ _TILT_CAP = 600
 _TILT_IN_CAP = 200
 _TILT_MAX_K = 700
 _UP8 = 1.0 + 2.0 ** -50  # 1 + 8u, exact
+_DN8 = 1.0 - 2.0 ** -50  # 1 - 8u, exact
 
 
-def _exp_up(j: int, m: int) -> float:
-    """A double >= e^(j 2^-m): the exponent j / 2^m is formed at the precision of j's bits (so
-    exactly; rounded up were it not), its exponential rounded up to 53 bits. A conversion of j
-    at the default 53 bits would round it for |j| > 2^53 (a grid 2^-60 at losses of tens),
-    either way, and could leave the factor below the truth."""
+def _exp_up(j: int, m: int, up: bool = True) -> float:
+    """A double >= e^(j 2^-m) (``up``; else <=): the exponent j / 2^m is formed at the precision
+    of j's bits (so exactly; rounded up were it not), its exponential rounded up (down) to 53
+    bits. A conversion of j at the default 53 bits would round it for |j| > 2^53 (a grid 2^-60
+    at losses of tens), either way, and could leave the factor on the wrong side of the truth."""
     ctx = gmpy2.context(precision=max(53, abs(j).bit_length() + 1), round=gmpy2.RoundUp)
-    return float(_UP53.exp(ctx.div(mpz(j), mpz(1) << m)))
+    return float((_UP53 if up else _DN53).exp(ctx.div(mpz(j), mpz(1) << m)))
 
 
-def _exp_table(j0: int, count: int, m: int, sign: int, step: int = 1) -> np.ndarray:
-    """Doubles g_t >= e^(sign (j0 + t step) 2^-m) for t < count (module docstring 6): entry
-    t = k B + l is the product of e^(sign (j0 + k B step) 2^-m) and e^(sign l step 2^-m). The
-    rounding factor _UP8 covers the product's one rounding only for normal doubles: the callers keep
-    every exponent within +-600 (:func:`_tilt_ok`), so each factor and product lies in
-    [e^-600, e^600], far inside the normal range (ref45 L1)."""
+def _exp_table(j0: int, count: int, m: int, sign: int, step: int = 1, up: bool = True) -> np.ndarray:
+    """Doubles g_t >= e^(sign (j0 + t step) 2^-m) for t < count (module docstring 6; ``up``
+    False: g_t <= that): entry t = k B + l is the product of e^(sign (j0 + k B step) 2^-m) and
+    e^(sign l step 2^-m), each rounded the same way, and of the rounding factor _UP8 (_DN8:
+    fl(fl(a b)(1 - 8u)) <= a b (1 + u)^2 (1 - 8u) <= a b). The factor covers the product's one
+    rounding only for normal doubles: the callers keep every exponent within +-600
+    (:func:`_tilt_ok`), so each factor and product lies in [e^-600, e^600], far inside the
+    normal range (ref45 L1)."""
     B = 1 << (((max(count, 2) - 1).bit_length() + 1) // 2)
-    hi = np.array([_exp_up(sign * (j0 + k * B * step), m) for k in range((count + B - 1) // B)])
-    lo = np.array([_exp_up(sign * t * step, m) for t in range(B)])
-    return np.outer(hi, lo).ravel()[:count] * _UP8
+    hi = np.array([_exp_up(sign * (j0 + k * B * step), m, up) for k in range((count + B - 1) // B)])
+    lo = np.array([_exp_up(sign * t * step, m, up) for t in range(B)])
+    return np.outer(hi, lo).ravel()[:count] * (_UP8 if up else _DN8)
 
 
 def _tilt_ok(j0: int, count: int, m: int, cap: int, step: int = 1) -> bool:
@@ -848,3 +853,325 @@ def fourier_upper_tilted(d: tuple, a: int, K: int, allowance: int, need: int) ->
     out[0] = int(top)
     inf_out = _inf_power(inf, K, a, True) + int(_UP.ceil(_UP.mul(hi_m, mpfr(2) ** K)))
     return (a * off + W, out, inf_out)
+
+
+def _sum_up_exact(t: np.ndarray) -> mpfr:
+    """An upper bound of sum t_i for finite doubles t_i >= 0, in exact integers (the same on
+    every machine whatever numpy's summation order, and fast): with max t < 2^e and b the bits of
+    the count n, each t_i 2^sh (sh = 62 - b - e; np.ldexp is exact but where its result is
+    subnormal, and there it errs by less than 1) is replaced by floor(.) + 1 > it for t_i > 0
+    and 0 for t_i = 0: integers at most 2^(62 - b) each, summed exactly in int64 (the sum stays
+    below n 2^(62 - b) < 2^62), then scaled by 2^-sh exactly in MPFR. Declined for an infinite,
+    NaN or negative t_i."""
+    n = t.size
+    if n and not (np.all(np.isfinite(t)) and float(t.min()) >= 0):
+        raise Declined("a sum of masses out of range")
+    top = float(t.max()) if n else 0.0
+    if not top > 0:
+        return mpfr(0)
+    sh = 62 - n.bit_length() - math.frexp(top)[1]
+    ints = np.floor(np.ldexp(t, sh)).astype(np.int64) + (t > 0)
+    return _UP.mul(mpz(int(ints.sum())), _UP.exp2(-sh))
+
+
+def _exp_mp(j: int, s: int) -> mpfr:
+    """e^(j 2^-s) rounded up at :data:`_PREC` bits, its exponent formed exactly (at j's bits)."""
+    ctx = gmpy2.context(precision=max(_PREC, abs(j).bit_length() + 1), round=gmpy2.RoundUp)
+    return _UP.exp(ctx.div(mpz(j), mpz(1) << s))
+
+
+def _wrap_theta(logx: np.ndarray, idx: np.ndarray, a: int, J: int, s: int, W: int, N: int, sigma: int,
+                T_max: int, logm: dict) -> tuple[int, float]:
+    """Floats only (a choice; :func:`_wrap_in` proves whatever it gets): (T, f(T)), the integer
+    T, theta = T 2^-s, on the side ``sigma`` of mu = J 2^-s (T in [J + 1, T_max] above,
+    [-T_max, J - 1] below) least for f(T) = a log M(theta) - theta W - |theta - mu| N, the log of
+    the wrap bound at the window's first index (without its slowly varying factors; M of the
+    doubles x, ``logm`` keeps log M(theta) by T between calls). f is convex in T (log M is), so
+    the least of the integers is found by a doubling bracket and a bisection on the sign of
+    f(T + 1) - f(T) (a float slip only moves the choice); (J, inf) where the range is empty."""
+
+    def f(k: int) -> float:  # k >= 1 steps away from J
+        T = J + sigma * k
+        th = math.ldexp(T, -s)
+        if T not in logm:
+            logm[T] = _log_mgf(logx, idx, th)
+        return a * logm[T] - th * W - math.ldexp(k * N, -s)
+
+    k_max = T_max - J if sigma > 0 else T_max + J
+    if k_max < 1:
+        return J, math.inf
+    hi = 1
+    while hi < k_max and f(min(2 * hi, k_max)) < f(hi):
+        hi = min(2 * hi, k_max)
+    lo, hi = max(1, hi // 2), min(2 * hi, k_max)  # the least lies in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if f(mid + 1) < f(mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    return J + sigma * lo, f(lo)
+
+
+#: the window positions (fractions of N past W) at which :func:`_wrap_choice` fits a theta
+_WRAP_AT = (0.0, 0.125, 0.25, 0.5)
+
+
+def _wrap_choice(x: np.ndarray, a: int, J: int, s: int, W: int, N: int, logm: dict) -> tuple[list, float]:
+    """Floats only: (Ts, v), the thetas of :func:`_wrap_in` for the window [W, W + N) and v, the
+    log of an estimate of its wrap bounds summed over the window. Per side and per position
+    k = W + f N (f in :data:`_WRAP_AT`) the theta least at k (:func:`_wrap_theta` with W = k): a
+    theta fitted at the window's first index can grow along it (a negative one, below), and the
+    per-index least of several bounds is a bound. v: the log of the sum over the positions of
+    e^(f(T)) times the length to the next one (the bound there, held over the segment)."""
+    n = x.size
+    T_max = _wrap_t_max(n, s, N)
+    if "x" not in logm:
+        logm["x"] = (_logs(x), np.arange(n, dtype=np.float64))
+    logx, idx = logm["x"]
+    Ts: list = []
+    terms = []
+    ends = [int(f * N) for f in _WRAP_AT] + [N]
+    for sigma in (1, -1):
+        for j in range(len(_WRAP_AT)):
+            T, f = _wrap_theta(logx, idx, a, J, s, W + ends[j], N, sigma, T_max, logm)
+            if (sigma, T) not in Ts:
+                Ts.append((sigma, T))
+            terms.append(f + float(_NEAR.log(ends[j + 1] - ends[j])))
+    top = max(terms)
+    v = top + _log_sum(_exp_det(np.array(terms) - top)) if math.isfinite(top) else top
+    return Ts, v
+
+
+def _tail_cap(logm: dict, a: int, s: int, W: int, N: int, K: int) -> np.ndarray:
+    """Floats only (a charge): for t < N, about 2^K min over the thetas theta = T 2^-s > 0 of
+    ``logm`` (log M(theta) by T, :func:`_wrap_theta`) of e^(a log M(theta) - theta k), the
+    Chernoff bound of the P-mass at indices >= k (module 5), k = W + t taken at the start of
+    each block of 64 (the bound falls with k), at most 2^K. Where the circular power's top is
+    filled by the wrap from below, the computed masses there are no estimate of the true ones;
+    this is."""
+    B = 64
+    ks = np.arange(W, W + N, B, dtype=np.float64)
+    best = np.zeros(ks.size)
+    for T, lm in logm.items():
+        if isinstance(T, int) and T > 0:
+            best = np.minimum(best, a * lm - math.ldexp(T, -s) * ks)
+    return np.ldexp(np.repeat(_exp_det(best), B)[:N], K)
+
+
+def _wrap_t_max(n: int, s: int, N: int) -> int:
+    """The largest |T| whose theta = T 2^-s keeps the exponents of :func:`_wrap_in` within the
+    tilt's range: |T| max(i0, n - i0) <= 200 2^s (inputs, i0 = n // 2), |T| N <= 600 2^s (outputs)."""
+    return min((_TILT_IN_CAP << s) // (n - n // 2), (_TILT_CAP << s) // N)
+
+
+def _wrap_in(x: np.ndarray, a: int, K: int, J: int, s: int, W: int, N: int, Ts: list) -> tuple[np.ndarray, mpfr]:
+    """(R, U): doubles R_t >= 2^K (A_(W+t) + B_(W+t)) for t < N, the bounds of the untilted
+    P-mass wrapped into window index k = W + t (:func:`fourier_lower_tilted`, step 4), and
+    U >= 2^K times the P-mass of (P 2^-K)^{*a} at indices >= W + N (MPFR, rounded up; a charge
+    only). x: doubles with P_i 2^-K <= x_i (1 + 2^-52) (rounded down, module 1), mu = J 2^-s.
+
+    Per side several theta = T 2^-s (``Ts``: pairs (side, T), T > J above, T < J below, chosen by
+    :func:`_wrap_choice`; any such T is sound), the least bound kept per index (each is a bound,
+    so is their minimum). For one theta: the terms fl(fl(x_i g_i)(1 + 8u)) >= x_i g_i, with
+    g_i >= e^(theta (i - i0)) from :func:`_exp_table` (i0 = n // 2; every product normal, as the
+    exponents stay within +-200 and a nonzero x_i >= 2^-700), their sum (:func:`_sum_up_exact`)
+    and their largest one, each times 1 + 2^-52 rounded up, are S >= e^(-theta i0) M(theta) and
+    X >= e^(-theta i0) m(theta) (M, m of step 4). So, with gap = |theta - mu| N,
+    2^K e^(-theta k) M(theta)^(a-1) m(theta) e^(-gap) / (1 - e^(-gap)) <= c e^(-theta t),
+    c = 2^K e^(theta (a i0 - W) - gap) S^(a-1) X / (1 - e^(-gap)) in MPFR rounded up (the
+    exponent an exact dyadic; the denominator rounded down, and checked positive). c is rounded up
+    to a double (inf past the range: still an upper bound) after a max with 2^-1000, and
+    r_t = max(fl(fl(c h_t)(1 + 8u)), 2^-999) with h_t >= e^(-theta t) (:func:`_exp_table`):
+    where the exact product c h_t is normal the two roundings stay above it
+    ((1 - u)^2 (1 + 8u) >= 1), where it is below 2^-1022 so is the bound, and 2^-999 is above
+    it. R_t = fl(fl(r_t^above + r_t^below)(1 + 8u)), above their sum the same way (both terms
+    normal). U: the least Chernoff bound e^(-theta (W + N)) M(theta)^a (module 5) of the thetas
+    above."""
+    n = x.size
+    i0 = n // 2
+    sides: dict = {}
+    U = None
+    one52 = _UP.add(1, mpfr(2) ** -52)
+    with np.errstate(over="ignore"):
+        for sigma, T in Ts:
+            if sigma * (T - J) < 1 or not (_tilt_ok(-T * i0, n, s, _TILT_IN_CAP, T) and _tilt_ok(0, N, s, _TILT_CAP, T)):
+                raise Declined("no wrap bound within the tilt's range")
+            terms = (x * _exp_table(-T * i0, n, s, 1, T)) * _UP8
+            S = _UP.mul(_sum_up_exact(terms), one52)
+            X = _UP.mul(float(terms.max()), one52)
+            base = T * (a * i0 - W)
+            gap = abs(T - J) * N  # |theta - mu| N = gap 2^-s
+            den = _DN.sub(1, _exp_mp(-gap, s))
+            if not den > 0:
+                raise Declined("the wrap's geometric sum out of range")
+            c = _UP.mul(_UP.div(_UP.mul(_UP.mul(_exp_mp(base - gap, s), _UP.pow(S, a - 1)), X), den), mpfr(2) ** K)
+            if not c > 0:  # no factor is 0 (each rounded up) nor NaN; inf stays a bound
+                raise Declined("a wrap bound out of range")
+            if sigma == 1:  # the mass at indices >= W + N: e^(-theta (W + N)) M(theta)^a
+                u = _UP.mul(_UP.mul(_exp_mp(base - T * N, s), _UP.pow(S, a)), mpfr(2) ** K)
+                U = u if U is None or u < U else U
+            cd = float(_UP53.plus(max(c, mpfr(2) ** -1000)))
+            r = np.maximum((cd * _exp_table(0, N, s, -1, T)) * _UP8, 2.0 ** -999)
+            sides[sigma] = np.minimum(sides[sigma], r) if sigma in sides else r
+        if len(sides) < 2 or U is None:
+            raise Declined("no wrap bound on one side")
+        R = (sides[1] + sides[-1]) * _UP8
+    return R, U
+
+
+def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m: int, b: int = 1) -> tuple:
+    """(off, P, Q, inf)^{*a} of a lower pair (integers in units 2^-K) on the grid 2^-m that
+    composes b steps, as a lower pair of the same kind on the classes of the window
+    [W, W + N) (W = need - a off), through the TILTED transform (design pld-speed, "The
+    re-check's tilted Fourier power"), for a pair read only through classes above the absolute
+    index ``need`` (:class:`.pld._Reader`); or Declined when what it loses on the read classes
+    exceeds ``allowance`` units (a decision only, never a bound).
+
+    What is proved, whatever ``need`` is (indices k are composed indices relative to a off; Y,
+    Z the exact a-fold convolutions of P 2^-K and Q 2^-K, the exact products' masses before
+    their roundings): every returned P_k <= 2^K Y_k and every returned Q_k >= 2^K Z_k, so the
+    returned pair is a lower pair (each class a group of composed outcomes, P rounded down, Q
+    up: :func:`.pld._lower_delta`); the classes outside the window are dropped, each losing only
+    its (P - e^eps Q)+ >= 0 (the argument of :meth:`.pld._Reader.cut` and of the trims of
+    :func:`.pld._pmul_lower`, sound for any window); +inf as in :func:`fourier_lower`.
+
+    1. **Tilts.** mu = J 2^-s, c = C 2^-r, h = 2^-m (dyadics: every exponent below is an exact
+       dyadic handed to MPFR, :func:`_exp_up`). P: x_i <= P_i 2^-K (module 1, rounded down),
+       x~_i = fl(fl(x_i g_i)(1 - 8u)) <= x_i g_i <= P_i 2^-K e^(mu (i - c)) (g_i <= e^(mu (i - c))
+       from :func:`_exp_table` rounded down; (1 + u)^2 (1 - 8u) <= 1; every product normal, the
+       exponents within +-200 and K <= 700). Q: x'_i >= Q_i 2^-K e^(h (off + i + cb) + mu (i - c))
+       (module 6 with the same chain rounded up; cb = b // 2, any value is sound). Each tilt is
+       e^(alpha i + beta), a character of Z up to a constant: the a-fold convolution of the
+       tilted exact masses is e^(alpha k + a beta) times the untilted one, so
+       Y~_k = e^(mu (k - a c)) Y_k and Z~_k = e^(tau_k) Z_k, tau_k = h (a off + k + a cb) +
+       mu (k - a c); by monotonicity of convolution of nonnegative vectors, y~ = (x~)^{*a} <= Y~
+       and y' = (x')^{*a} >= Z~ termwise.
+    2. **Transforms.** The computed circular powers p^ (of x~) and q^ (of x', each padded to
+       N >= n) are within Err_P, Err_Q of the circular convolutions y~_c[k] = sum_j y~[k + j N],
+       y'_c (module 2-4, with l1 norms summed rounded up by :func:`_sum_up_exact`); the window
+       [W, W + N) holds one representative of every residue mod N, read at k = W + t.
+    3. **Q (upper).** y'_c[k] >= y'[k] >= Z~_k (every term >= 0: a wrap only adds), so
+       2^K Z_k <= e^(-tau_k) (2^K q^[k] + E_Q) with E_Q >= 2^K Err_Q; the output is
+       ceil(fl(fl(t_k G_k)(1 + 8u))), t_k = fl(2^K q^[k] + E_Q), G_k >= e^(-tau_k) rounded up
+       ((1 - u)^3 (1 + 8u) >= 1), at least 1 where t_k > 0, and 0 where t_k <= 0 (then the exact
+       sum is <= 0, so Z_k = 0), exactly as :func:`fourier_upper_tilted`.
+    4. **Wrap (P, lower).** y~_c[k] = y~[k] + w_k, w_k = sum_(j != 0) y~[k + j N]
+       <= sum_(j != 0) Y~_(k + j N), so e^(-mu (k - a c)) w_k <= sum_(j != 0) e^(mu j N) Y_(k + j N).
+       For every real theta and every index k', Y_k' <= e^(-theta k') M(theta)^(a-1) m(theta),
+       M(theta) = sum_i P_i 2^-K e^(theta i), m(theta) = max_i P_i 2^-K e^(theta i):
+       Y_k' e^(theta k') = sum_i (P_i 2^-K e^(theta i)) (Y'_(k'-i) e^(theta (k'-i))) with Y' the
+       (a-1)-fold convolution, each first factor <= m(theta), and sum_j Y'_j e^(theta j) =
+       M(theta)^(a-1). Hence, for theta > mu (j >= 1, from above: amplified, design risk 9)
+       A_k = e^(-theta k) M^(a-1) m e^(-(theta - mu) N) / (1 - e^(-(theta - mu) N)) bounds
+       sum_(j >= 1) e^(mu j N) Y_(k + j N) (a geometric series), and for theta' < mu (from below:
+       damped) B_k, the same with theta', |theta' - mu|, bounds sum_(j >= 1) e^(-mu j N) Y_(k - j N);
+       each side takes, per index, the least of its bounds for several thetas (each is one), and
+       R_k >= 2^K (A_k + B_k) (:func:`_wrap_in`). The sums run over all j (indices outside the
+       composed support hold 0), over exact masses of the exact composition: no rounding, trim
+       or floor of this function enters them.
+    5. **P (lower).** From 1, 2, 4: Y_k = e^(-mu (k - a c)) Y~_k >= e^(-mu (k - a c)) y~[k] =
+       e^(-mu (k - a c)) (y~_c[k] - w_k) >= e^(-mu (k - a c)) (p^[k] - Err_P) - (A_k + B_k), and
+       Y_k >= 0. With E_P >= 2^K Err_P, X_k = 2^K p^[k] - E_P (exact scaling), g_k <= e^(-mu (k - a c))
+       rounded down: t_k = fl(X_k), p_k = fl(fl(max(t_k, 0) g_k)(1 - 8u)), d_k = fl(fl(p_k - R_k)(1 - 8u)),
+       and the output is floor(d_k) where d_k >= 1, else 0. Where d_k >= 1: fl(p_k - R_k) > 0, so
+       p_k > R_k >= 2^-999 (rounding to nearest keeps the sign), so t_k > 0 and X_k > 0; every
+       rounded value on the way is then at least about 2^-1000, so its exact operation's result is
+       normal (rounding is monotone; g_k <= e^600) and the rounded value at most (1 + u) times it
+       (a subnormal difference would be exact): d_k <= (p_k - R_k)(1 + u)^2 (1 - 8u) <= p_k - R_k
+       and p_k <= X_k g_k (1 + u)^3 (1 - 8u) <= X_k g_k; so, with X_k <= 2^K (p^[k] - Err_P),
+       floor(d_k) <= X_k e^(-mu (k - a c)) - R_k <= 2^K Y_k.
+
+    The choices (floats by the module's deterministic primitives: mu and c by :func:`_tilt_choice`
+    at the read floor, N as :func:`fourier_upper_tilted` chooses it and doubled further while the
+    estimated wrap bound of step 4 is above the target, the thetas of step 4 by
+    :func:`_wrap_choice`) only decide tightness; the decision charges what the read classes
+    (k > W) lose at most: per class the least of its estimated term (P - e^eps Q)+ (the computed
+    masses, P also capped by a float Chernoff bound, :func:`_tail_cap`; eps ~ (need + a b + 1) h)
+    and E_P g_k + R_k + 1 + e^eps (E_Q G_k + 1) (the subtracted error and wrap, the roundings),
+    plus U >= the P-mass past the window (dropped; :func:`_wrap_in`). A wrong ``need`` (a forged
+    hint) only loosens the result."""
+    off, P, Q, inf = d
+    _check(K, a, P)
+    allowance = _cap(allowance, K)
+    if len(Q) != len(P):
+        raise Declined("P and Q of different lengths")
+    n, W = len(P), need - a * off
+    full = a * (n - 1) + 1
+    if K > _TILT_MAX_K:
+        raise Declined("mass unit below the tilt's range")
+    if not 0 < W < full - 1:
+        raise Declined("the read floor leaves no tail to tilt for")
+    if n > MAX_N:
+        raise Declined("transform longer than the memory budget")
+    x = _floats(P, K, False)
+    J, s, C, r = _tilt_choice(x, a, W + 1)
+    M, step = s + r, J << r
+    cb = b // 2
+    M2 = max(m, M)
+    stepQ = (1 << (M2 - m)) + (step << (M2 - M))
+    jQ = ((off + cb) << (M2 - m)) - ((J * C) << (M2 - M))
+    if not (_tilt_ok(-J * C, n, M, _TILT_IN_CAP, step) and _tilt_ok(jQ, n, M2, _TILT_IN_CAP, stepQ)):
+        raise Declined("a step's tilt beyond the tilt's range")
+    log_target = float(_NEAR.log(_scaled(max(allowance, 1), K + 4)))
+    t_hi, _ = _tail_point(x, a, log_target, True)
+    mu = math.ldexp(J, -s)
+    N = min(MAX_N, max(2, 1 << (max(t_hi - W, n) - 1).bit_length()))
+    memo: dict = {}
+    logm: dict = {}
+    while True:  # the window doubles while a wrap (step 4) is estimated above the target
+        if N < MAX_N and _wrap_above(x, a, mu, W, N, full, memo) > log_target:
+            N *= 2  # the amplified wrap from above alone (design risk 9), the cheaper estimate
+            continue
+        Ts, v = _wrap_choice(x, a, J, s, W, N, logm)
+        if any(T == J for _, T in Ts):
+            raise Declined("no wrap bound within the tilt's range")
+        if N >= MAX_N or v <= log_target:
+            break
+        N *= 2
+    j0 = J * ((W << r) - a * C)
+    j0Q = ((a * off + W + a * cb) << (M2 - m)) + (j0 << (M2 - M))
+    if not (_tilt_ok(j0, N, M, _TILT_CAP, step) and _tilt_ok(j0Q, N, M2, _TILT_CAP, stepQ)):
+        raise Declined("composed tilt beyond the tilt's range")
+    R, above = _wrap_in(x, a, K, J, s, W, N, Ts)
+    scale = mpfr(2) ** K
+    # P: tilted down, powered, the error and the wrap bound subtracted, untilted down
+    xt = (x * _exp_table(-J * C, n, M, 1, step, False)) * _DN8
+    yP, eP = _transform_power(xt, N, a, _sum_up_exact(xt))
+    EP = float(_UP53.plus(_UP.mul(eP, scale)))
+    g = _exp_table(j0, N, M, -1, step, False)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        tP = np.ldexp(_window_values(yP, N, W), K) - EP
+        pP = (np.maximum(tP, 0.0) * g) * _DN8
+        dP = (pP - R) * _DN8
+    if not (np.all(np.isfinite(tP)) and np.all(np.isfinite(pP)) and not np.any(np.isnan(dP))):
+        raise Declined("untilted masses out of range")
+    Pn = np.where(dP >= 1.0, np.floor(dP), 0.0)
+    # Q: tilted up by the loss and mu, powered, the error added, untilted up
+    xq = (_floats(Q, K, True) * _exp_table(jQ, n, M2, 1, stepQ)) * _UP8
+    if not np.all(np.isfinite(xq)):
+        raise Declined("tilted masses out of range")
+    yQ, eQ = _transform_power(xq, N, a, _sum_up_exact(xq))
+    EQ = float(_UP53.plus(_UP.mul(eQ, scale)))
+    gQ = _exp_table(j0Q, N, M2, -1, stepQ)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        tQ = np.ldexp(_window_values(yQ, N, W), K) + EQ
+        q = (np.maximum(tQ, 0.0) * gQ) * _UP8
+    if not (np.all(np.isfinite(tQ)) and np.all(np.isfinite(q))):
+        raise Declined("untilted masses out of range")
+    Qn = np.where(tQ > 0, np.maximum(np.ceil(q), 1.0), 0.0)
+    # the decision: what is lost on the read classes (k > W), at most the class's own term
+    # (P - e^eps Q)+ (estimated by the computed masses, P also by a Chernoff bound, eps by the
+    # read floor)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        wq = float(_NEAR.exp(_NEAR.mul(need + a * b + 1, mpfr(2) ** -m)))
+        est = np.maximum(np.minimum(np.ldexp(_window_values(yP, N, W), K) * g, _tail_cap(logm, a, s, W, N, K))
+                         - wq * np.ldexp(_window_values(yQ, N, W), K) * gQ, 0.0)
+        lost = np.minimum(est, EP * g + R + 1.0 + wq * (EQ * gQ + 1.0))[1:]
+    if not np.all(np.isfinite(lost)):
+        raise Declined("the tilted error bound is out of range")
+    spent = _UP.add(_sum_up_exact(lost), above)
+    if not spent <= allowance:
+        ratio = float(spent) / max(float(allowance), 1e-300)
+        raise Declined("the tilted error bound exceeds the allowance", ratio if math.isfinite(ratio) else None)
+    return (a * off + W, [int(v) for v in Pn.tolist()], [int(v) for v in Qn.tolist()], _inf_power(inf, K, a, False))

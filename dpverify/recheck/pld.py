@@ -941,10 +941,11 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     format-1 oracle battery). The try is a function of the inputs (floats and proven bounds,
     no clock).
 
-    With ``read`` the whole d^T is first asked of the tilted Fourier power of the upper pair
-    (:func:`.fourier.fourier_upper_tilted`, read above ``read.need``: its error is relative to
-    the mass near the read floor, where the untilted one's is relative to the whole mass); the
-    lower kernel declines that at once. A decline goes on as without it."""
+    With ``read`` the whole d^T is first asked of the tilted Fourier power
+    (:func:`.fourier.fourier_upper_tilted` for the upper pair, :func:`.fourier.fourier_lower_tilted`
+    for the lower, read above ``read.need``: its error is relative to the mass near the read floor,
+    where the untilted one's is relative to the whole mass; the lower one returns no deficit). A
+    decline goes on as without it."""
     res, base, steps = None, d, 1  # base = d^steps
     if fourier is not None and read is not None and T >= FOURIER_MIN_POWER and d[1].n >= FOURIER_MIN_LENGTH:
         F, _, _ = fourier(d, T, 1, read.need)
@@ -1001,11 +1002,12 @@ FOURIER_SHARE = 10**4
 
 def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, drop: int = 0) -> Callable:
     """base, a, steps[, need] -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs (``need``:
-    the upper pair's tilted power, read above that index), trimmed as a
+    the tilted power, read above that index), trimmed as a
     product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
-    returned apart (0 for the upper pair); (None, 0, factor) where it declines (factor None: no
-    smaller power helps). The lower pair lies on the grid 2^-m and the base composes ``steps``
-    steps (its Q is transformed tilted by the losses they reach).
+    returned apart (0 for the upper pair and for the tilted lower power, which subtracts its own
+    wrap); (None, 0, factor) where it declines (factor None: no smaller power helps). The lower
+    pair lies on the grid 2^-m and the base composes ``steps`` steps (its Q is transformed tilted
+    by the losses they reach).
     :mod:`.fourier` (and numpy) is imported here, on the first power that may use it. ``drop``: the
     lower pair's P, its +inf mass and ``budget`` are in units 2^-(K - drop) (:func:`_compose`): P is
     handed over times 2^drop (exact) and its power's P-masses and +inf mass come back rounded down to
@@ -1021,7 +1023,7 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
             return None, 0, e.factor
 
     def attempt(base, a: int, steps: int, need: "int | None"):
-        from .fourier import fourier_lower, fourier_upper, fourier_upper_tilted
+        from .fourier import fourier_lower, fourier_lower_tilted, fourier_upper, fourier_upper_tilted
 
         if upper:
             pair = (base[0], base[1].coeffs(), base[2])
@@ -1030,11 +1032,12 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
             off, v, inf = _pack_upper((off, v, inf), K)
             lo, s, hi, t = _trim(v, budget)
             return (off + lo, v.window(lo, hi, s), inf + t), 0
-        if need is not None:
-            raise Declined("the tilted power serves the upper pair only")
         P = base[1].coeffs()
-        (off, P, Q, inf), deficit = fourier_lower((base[0], [p << drop for p in P] if drop else P,
-                                                   base[2].coeffs(), base[3] << drop), a, K, allowance, m, steps)
+        pair = (base[0], [p << drop for p in P] if drop else P, base[2].coeffs(), base[3] << drop)
+        if need is None:
+            (off, P, Q, inf), deficit = fourier_lower(pair, a, K, allowance, m, steps)
+        else:
+            (off, P, Q, inf), deficit = fourier_lower_tilted(pair, a, K, allowance, need, m, steps), 0
         if drop:
             P, inf, deficit = [p >> drop for p in P], inf >> drop, -((-deficit) >> drop)
         off, P, Q, inf = _pack_lower((off, P, Q, inf), K, drop)
