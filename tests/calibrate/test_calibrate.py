@@ -135,3 +135,14 @@ def test_infeasible_target_is_proved_and_reported():
     assert delta_mu(1, mpmath.mpf("0.5")) > mpmath.mpf("1e-5")
     with pytest.raises(Undecided, match="proved that no steps"):
         calibrate(1, "1e-5", noise_multiplier=2, sampling_rate=1, rel_width="0.05")
+
+
+def test_a_target_met_by_every_batch_size_is_answered_not_an_overflow(capsys):
+    # adv47 L1b: the float extrapolation of the batch size passed e^709 and math.exp overflowed (exit 4).
+    # One step of sigma = 2 at q = 1 is 0.5-GDP: delta(20) is about 1e-87 (closed form) << 1e-5, so the
+    # whole domain [1, N] meets the target (eps nondecreasing in q), and that is the answer
+    assert delta_mu(20, mpmath.mpf("0.5")) < mpmath.mpf("1e-80")
+    code = main(["calibrate", "dpsgd", "--target-eps", "20", "--delta", "1e-5", "--dataset-size", "10",
+                 "--noise-multiplier", "2", "--steps", "1"])
+    assert code == 0
+    assert "every value up to 10 meets" in capsys.readouterr().out
