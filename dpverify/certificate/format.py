@@ -34,7 +34,8 @@ __all__ = ["MAX_BINS_EPOCHS", "NARROW_FACTOR", "MAX_IDENTITY_ORDER", "MAX_COMPOS
            "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "LEGACY_EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
-           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "BINS_ONE_EPOCH_DEGREE", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
+           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "BINS_ONE_EPOCH_DEGREE", "BINS_MAX_EPS", "BINS_ENCLOSURE_RANGE",
+           "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
            "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
@@ -363,6 +364,16 @@ BINS_MAX_WORK = 1 << 26
 #: tops more than GRID_SLACK times it (a 1.3 KB certificate with keep = top = 1,100,000 cost verify
 #: 42 CPU s and 461 MB before its refusal, adv40 B1)
 BINS_ONE_EPOCH_DEGREE = 1 << 18
+
+#: the largest eps of a balls-in-bins certificate: bins.delta's inputs.eps and the upper end of a
+#: bins.epsilon / bins.claim enclosure (one epoch's grid needs T e^eps / h degrees, so its route stops
+#: well below it; an E-epoch run of N = 100, B = 10, sigma 1.1 over 1000 epochs certifies [96.27, 113.8],
+#: of no use as a guarantee). Verify refuses a certificate beyond it (exit 2) and always has; the
+#: producer refuses --eps beyond it and a run whose certified upper end passes it (exit 2, adv47 M3:
+#: it wrote such certificates and verify refused them)
+BINS_MAX_EPS = 50
+#: verify's refusal of such an enclosure, word for word the producer's (dpverify.sampling.bins.enclose_eps)
+BINS_ENCLOSURE_RANGE = f"result.enclosure must have 0 <= lo <= hi <= {BINS_MAX_EPS}"
 
 #: the largest eps at which the replace-one bracket evaluates a delta curve (the add/remove curve at
 #: eps* = hi / 2 or eps / 2, the remove curve at eps): a delta curve's unit needs about 1.45 eps more
