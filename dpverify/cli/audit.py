@@ -341,9 +341,15 @@ def _other_sampling(args: argparse.Namespace) -> int:
     """``--sampling`` other than Poisson: shuffling answers a certified bracket
     (:mod:`dpverify.sampling.shuffle`); the rest is refused with the route that covers it."""
     if args.sampling == "without-replacement":
-        raise InvalidParameter("sampling", "fixed batches drawn independently at every step: give them as --events "
-                               "(a sampled_without_replacement event); --sampling without-replacement takes no "
-                               "schedule options here")
+        # the events file states each step's sampling itself; a flag beside it could only contradict it
+        # (it said "give them as --events" to a user who had: adv47 L3)
+        if args.events:
+            raise InvalidParameter("sampling", f"{args.events} states each step's sampling itself (a "
+                                   "sampled_without_replacement event for fixed batches): drop --sampling "
+                                   "without-replacement and give --events alone")
+        raise InvalidParameter("sampling", "fixed batches drawn independently at every step: describe them in an "
+                               "--events file (a sampled_without_replacement event) and give --events without "
+                               "--sampling; --sampling without-replacement takes no schedule options here")
     if args.sampling == "balls-in-bins":
         return _balls_in_bins(args)
     from ..certificate import shuffle_cert as C
