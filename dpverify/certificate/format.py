@@ -280,8 +280,35 @@ def _path(parts: Any) -> str:
     return out or "(top level)"
 
 
-def _schema_error(err: Any) -> str:
+def _shown(value: Any) -> str:
+    """A value as a message shows it: whole when short, else its start and its size (a 4000-digit
+    integer was cut in the middle of its digits and the reason never shown, adv47 L4)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
+        # about bit_length log10(2) digits: str() of an integer past Python's digit limit raises
+        return f"an integer of about {round(abs(value).bit_length() * 0.30103)} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+
+
+def _form(branch: Any, root: Mapping[str, Any]) -> str:
+    """One allowed form of a oneOf / anyOf, in words: a $defs entry resolved, its type and range."""
+    if isinstance(branch, Mapping) and isinstance(branch.get("$ref"), str) and branch["$ref"].startswith("#/$defs/"):
+        branch = root.get("$defs", {}).get(branch["$ref"][len("#/$defs/"):], branch)
+    if not isinstance(branch, Mapping):
+        return "?"
+    t = branch.get("type")
+    if t == "integer" and "minimum" in branch and "maximum" in branch:
+        return f"an integer in [{branch['minimum']}, {branch['maximum']:,}]"
+    if t == "string" and "pattern" in branch:
+        return "a decimal or fraction as a string" if "/" in branch["pattern"] else "a string of a stated form"
+    return f"a {t}" if isinstance(t, str) else "another form"
+
+
+def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
     where = _path(err.absolute_path)
+    if err.validator in ("oneOf", "anyOf") and isinstance(err.validator_value, list):
+        forms = sorted(set(_form(b, root or {}) for b in err.validator_value))
+        return f"{where}: {_shown(err.instance)} is not allowed (allowed: {' or '.join(forms)})"
     if err.validator == "additionalProperties":
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
@@ -328,9 +355,10 @@ def schema_errors(cert: Any) -> list[str]:
     fmt = cert.get("format")
     if fmt not in SCHEMAS:
         return [f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})"]
-    validator = _validator_class()(load_schema(fmt))
+    root = load_schema(fmt)
+    validator = _validator_class()(root)
     errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
-    return [_schema_error(e) for e in errors]
+    return [_schema_error(e, root) for e in errors]
 
 
 def check_schema(cert: Any) -> str:

@@ -148,7 +148,14 @@ def _dpsgd(args: argparse.Namespace) -> int:
         return _other_sampling(args)
     events, inputs, rel_json = _schedule(args)
     if isinstance(events, tuple) and events and events[0] == "tree":
-        return _tree(args, events[1], rel_json)
+        try:
+            return _tree(args, events[1], rel_json)
+        except InvalidParameter as exc:
+            # a refusal of the tree's contents names the file, as the reader's refusals do (the
+            # library's "the event tree repeats a mechanism ... times" did not, adv47 L4)
+            if exc.name != "events" or exc.message.startswith(f"{args.events}:"):
+                raise
+            raise InvalidParameter("events", f"{args.events}: {exc.message}") from None
     rel = _relation(args.neighboring or rel_json or "add-remove", allowed=SCHEDULE_RELATIONS)
     budget = V.seconds("time_budget", args.time_budget)
     inputs["neighboring"] = rel.value

@@ -175,3 +175,15 @@ def test_without_replacement_with_events_says_to_drop_the_flag_as_the_help_does(
     with pytest.raises(SystemExit):
         main(["audit", "dpsgd", "--help"])
     assert "without --sampling" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_refusal_of_the_event_trees_contents_names_the_file(tmp_path, capsys):
+    # adv47 L4: 60 nested self_composed x 2 were refused without naming the --events file
+    ev: dict = {"type": "gaussian", "noise_multiplier": "2"}
+    for _ in range(60):
+        ev = {"type": "self_composed", "count": 2, "event": ev}
+    f = tmp_path / "deep.json"
+    f.write_text(json.dumps({"neighboring": "add-remove", "event": ev}))
+    assert main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5"]) == 2
+    err = capsys.readouterr().err
+    assert f"--events: {f}: the event tree repeats a mechanism" in err, err
