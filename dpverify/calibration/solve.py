@@ -307,6 +307,10 @@ def calibrate_template(
     widths[M_MODEL + 1] = rw1
     v_fine = s * math.log(float(x)) - g1 / slope
     v_est = v_fine + (v_fine - v) / 3
+    # the extrapolation is a float guess: kept inside the domain (a target met everywhere sent it past
+    # e^709, math.exp overflowed: calibrate dpsgd --target-eps 20 --dataset-size 100 --noise-multiplier 2
+    # --steps 10 ended in an internal error, adv47 L1b); the certified ends below decide
+    v_est = min(max(v_est if math.isfinite(v_est) else v, vmin), vmax)
     proposal = math.exp(s * v_est)
     ratio = max(2.0, min(8.0, widths[M_MODEL] / rw1)) if rw1 > 0 else 4.0
 

@@ -34,7 +34,8 @@ __all__ = ["MAX_BINS_EPOCHS", "NARROW_FACTOR", "MAX_IDENTITY_ORDER", "MAX_COMPOS
            "COUNT_KEYS", "canonical_bytes", "compute_digest",
            "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "LEGACY_EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
-           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "BINS_ONE_EPOCH_DEGREE", "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
+           "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "BINS_ONE_EPOCH_DEGREE", "BINS_MAX_EPS", "BINS_ENCLOSURE_RANGE",
+           "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
            "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
@@ -279,8 +280,35 @@ def _path(parts: Any) -> str:
     return out or "(top level)"
 
 
-def _schema_error(err: Any) -> str:
+def _shown(value: Any) -> str:
+    """A value as a message shows it: whole when short, else its start and its size (a 4000-digit
+    integer was cut in the middle of its digits and the reason never shown, adv47 L4)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
+        # about bit_length log10(2) digits: str() of an integer past Python's digit limit raises
+        return f"an integer of about {round(abs(value).bit_length() * 0.30103)} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+
+
+def _form(branch: Any, root: Mapping[str, Any]) -> str:
+    """One allowed form of a oneOf / anyOf, in words: a $defs entry resolved, its type and range."""
+    if isinstance(branch, Mapping) and isinstance(branch.get("$ref"), str) and branch["$ref"].startswith("#/$defs/"):
+        branch = root.get("$defs", {}).get(branch["$ref"][len("#/$defs/"):], branch)
+    if not isinstance(branch, Mapping):
+        return "?"
+    t = branch.get("type")
+    if t == "integer" and "minimum" in branch and "maximum" in branch:
+        return f"an integer in [{branch['minimum']}, {branch['maximum']:,}]"
+    if t == "string" and "pattern" in branch:
+        return "a decimal or fraction as a string" if "/" in branch["pattern"] else "a string of a stated form"
+    return f"a {t}" if isinstance(t, str) else "another form"
+
+
+def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
     where = _path(err.absolute_path)
+    if err.validator in ("oneOf", "anyOf") and isinstance(err.validator_value, list):
+        forms = sorted(set(_form(b, root or {}) for b in err.validator_value))
+        return f"{where}: {_shown(err.instance)} is not allowed (allowed: {' or '.join(forms)})"
     if err.validator == "additionalProperties":
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
@@ -327,9 +355,10 @@ def schema_errors(cert: Any) -> list[str]:
     fmt = cert.get("format")
     if fmt not in SCHEMAS:
         return [f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})"]
-    validator = _validator_class()(load_schema(fmt))
+    root = load_schema(fmt)
+    validator = _validator_class()(root)
     errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
-    return [_schema_error(e) for e in errors]
+    return [_schema_error(e, root) for e in errors]
 
 
 def check_schema(cert: Any) -> str:
@@ -363,6 +392,16 @@ BINS_MAX_WORK = 1 << 26
 #: tops more than GRID_SLACK times it (a 1.3 KB certificate with keep = top = 1,100,000 cost verify
 #: 42 CPU s and 461 MB before its refusal, adv40 B1)
 BINS_ONE_EPOCH_DEGREE = 1 << 18
+
+#: the largest eps of a balls-in-bins certificate: bins.delta's inputs.eps and the upper end of a
+#: bins.epsilon / bins.claim enclosure (one epoch's grid needs T e^eps / h degrees, so its route stops
+#: well below it; an E-epoch run of N = 100, B = 10, sigma 1.1 over 1000 epochs certifies [96.27, 113.8],
+#: of no use as a guarantee). Verify refuses a certificate beyond it (exit 2) and always has; the
+#: producer refuses --eps beyond it and a run whose certified upper end passes it (exit 2, adv47 M3:
+#: it wrote such certificates and verify refused them)
+BINS_MAX_EPS = 50
+#: verify's refusal of such an enclosure, word for word the producer's (dpverify.sampling.bins.enclose_eps)
+BINS_ENCLOSURE_RANGE = f"result.enclosure must have 0 <= lo <= hi <= {BINS_MAX_EPS}"
 
 #: the largest eps at which the replace-one bracket evaluates a delta curve (the add/remove curve at
 #: eps* = hi / 2 or eps / 2, the remove curve at eps): a delta curve's unit needs about 1.45 eps more

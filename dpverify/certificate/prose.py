@@ -535,8 +535,9 @@ ZCDP_THEOREMS = {
                 "DP conversion (ABC Thm 3); an upper bound, not tight"),
 }
 ZCDP_WHY = "zCDP fixes the Renyi curve, not the privacy profile; the conversion bounds it from above"
-#: ``why_upper_only`` of a tree with steps sampled without replacement under replace-one: one entry
-#: per such step (joined by "; "), and where one concrete dataset pair attains the lower end, that
+#: ``why_upper_only`` of a tree with steps sampled without replacement under replace-one: this once
+#: (writers before adv47 L1 wrote it once per such step, joined by "; "; verify accepts both), and
+#: where one concrete dataset pair attains the lower end, that (joined by "; ")
 WOR_UPPER_ONLY = "sampling without replacement under replace-one (AFA Cor 32 pair: tight for one step only)"
 REALISED_LOWER = ("the lower end is attained by a concrete dataset pair (+-1 gradients: Poisson pairs at noise z/2, "
                   "rate m/n, remove and add)")

@@ -28,7 +28,7 @@ from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_BINS_EPOCHS,
                       MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
                       MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
-from .format import EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
+from .format import BINS_MAX_EPS, EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
 __all__ = ["Range", "TwoFieldRule", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
            "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "INPUT_PAIR_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
@@ -216,7 +216,7 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     **{k: {key: v for key, v in rows.items() if key != "noise_multiplier"}
        for k, rows in _sampled("events", eps_cap=EVENT_MAX_EPS, claim_cap=True).items()},
     **_sampled("shuffle", sizes=True, epochs=MAX_SHUFFLE_EPOCHS),
-    **_sampled("bins", sizes=True, epochs=MAX_BINS_EPOCHS),
+    **_sampled("bins", eps_cap=BINS_MAX_EPS, sizes=True, epochs=MAX_BINS_EPOCHS),
     # compose --delta D in (0, 1] (eps(delta)); --eps E any real (delta(eps))
     # (accuracy_digits: an accuracy field verify does not read, the gap is re-proved; the producer's --digits)
     "composition.eps": {"delta": (HALF_OPEN_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},

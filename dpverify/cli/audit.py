@@ -148,7 +148,14 @@ def _dpsgd(args: argparse.Namespace) -> int:
         return _other_sampling(args)
     events, inputs, rel_json = _schedule(args)
     if isinstance(events, tuple) and events and events[0] == "tree":
-        return _tree(args, events[1], rel_json)
+        try:
+            return _tree(args, events[1], rel_json)
+        except InvalidParameter as exc:
+            # a refusal of the tree's contents names the file, as the reader's refusals do (the
+            # library's "the event tree repeats a mechanism ... times" did not, adv47 L4)
+            if exc.name != "events" or exc.message.startswith(f"{args.events}:"):
+                raise
+            raise InvalidParameter("events", f"{args.events}: {exc.message}") from None
     rel = _relation(args.neighboring or rel_json or "add-remove", allowed=SCHEDULE_RELATIONS)
     budget = V.seconds("time_budget", args.time_budget)
     inputs["neighboring"] = rel.value
@@ -341,9 +348,15 @@ def _other_sampling(args: argparse.Namespace) -> int:
     """``--sampling`` other than Poisson: shuffling answers a certified bracket
     (:mod:`dpverify.sampling.shuffle`); the rest is refused with the route that covers it."""
     if args.sampling == "without-replacement":
-        raise InvalidParameter("sampling", "fixed batches drawn independently at every step: give them as --events "
-                               "(a sampled_without_replacement event); --sampling without-replacement takes no "
-                               "schedule options here")
+        # the events file states each step's sampling itself; a flag beside it could only contradict it
+        # (it said "give them as --events" to a user who had: adv47 L3)
+        if args.events:
+            raise InvalidParameter("sampling", f"{args.events} states each step's sampling itself (a "
+                                   "sampled_without_replacement event for fixed batches): drop --sampling "
+                                   "without-replacement and give --events alone")
+        raise InvalidParameter("sampling", "fixed batches drawn independently at every step: describe them in an "
+                               "--events file (a sampled_without_replacement event) and give --events without "
+                               "--sampling; --sampling without-replacement takes no schedule options here")
     if args.sampling == "balls-in-bins":
         return _balls_in_bins(args)
     from ..certificate import shuffle_cert as C

@@ -53,7 +53,8 @@ from typing import Any, Mapping, Optional
 
 import gmpy2
 
-from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE, MAX_BINS_EPOCHS
+from ..certificate.format import (BINS_ENCLOSURE_RANGE, BINS_MAX_COMPOSED, BINS_MAX_EPS, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE,
+                                  MAX_BINS_EPOCHS)
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
@@ -762,8 +763,8 @@ def _enclosure(result: Mapping[str, Any]) -> tuple[Fraction, Fraction]:
     if not isinstance(enc, Mapping):
         raise MalformedCertificate("result.enclosure is missing")
     lo, hi = _fraction(enc.get("lo"), "result.enclosure.lo"), _fraction(enc.get("hi"), "result.enclosure.hi")
-    if not 0 <= lo <= hi <= 50:
-        raise MalformedCertificate("result.enclosure must have 0 <= lo <= hi <= 50")
+    if not 0 <= lo <= hi <= BINS_MAX_EPS:
+        raise MalformedCertificate(BINS_ENCLOSURE_RANGE)
     return lo, hi
 
 
@@ -940,8 +941,8 @@ recheck_claim = register("bins.claim", explain="balls-in-bins DP-SGD (E epochs, 
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     r = _run(inputs)
     eps = exact_input(inputs, "eps")
-    if not 0 <= eps <= 50:
-        raise MalformedCertificate("inputs.eps must be in [0, 50]")
+    if not 0 <= eps <= BINS_MAX_EPS:
+        raise MalformedCertificate(f"inputs.eps must be in [0, {BINS_MAX_EPS}]")
     # the recorded ends, exact: bounds inside them are inside them as the rule reads them (a recorded
     # end rounded outward, a bound at 512 bits outward)
     try:

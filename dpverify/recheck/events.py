@@ -1037,7 +1037,7 @@ def _cited(tree: _Tree, kind: str, rel: str, zero_zcdp: bool, realised_end: bool
     (dpverify.events.api, from the table in certificate.prose): nothing cited for a non-private
     tree, a zero zCDP total or no-op steps only (a constant answer); the zCDP conversion's theorem
     for a zCDP tree; else each step's theorem once, and for steps sampled without replacement
-    under replace-one one entry each, then where one dataset pair attains the lower end and the
+    under replace-one that sentence once (:func:`_cited_legacy`: once per step before), then where one dataset pair attains the lower end and the
     certificate's lower end is that pair's (``realised_end``: no result.upper_bound_only; writers
     before the realised pair reported [0, hi], upper_bound_only, without the clause), that."""
     if tree.non_private or (tree.has_zcdp and zero_zcdp) or not (tree.has_zcdp or tree.blocks):
@@ -1047,7 +1047,17 @@ def _cited(tree: _Tree, kind: str, rel: str, zero_zcdp: bool, realised_end: bool
     if not tree.upper_only:
         return list(tree.theorems), None
     realised = realised_end and rel == "replace-one" and tree.realised is not None and len(tree.wor_sizes) <= 1
-    return list(tree.theorems), "; ".join([WOR_UPPER_ONLY] * tree.wor_upper + ([REALISED_LOWER] if realised else []))
+    return list(tree.theorems), "; ".join([WOR_UPPER_ONLY] + ([REALISED_LOWER] if realised else []))
+
+
+def _cited_legacy(tree: _Tree, why: "str | None") -> "str | None":
+    """The ``why_upper_only`` writers up to adv47 worded for ``why`` (:func:`_cited`): the sentence
+    of steps without replacement once per such step. Still accepted (a certificate an older release
+    wrote stays verifiable); the writer now names it once, as 21 such steps passed the schema's 2000
+    characters (exit 4, adv47 L1)."""
+    if why is None or not why.startswith(WOR_UPPER_ONLY) or tree.wor_upper <= 1:
+        return why
+    return "; ".join([WOR_UPPER_ONLY] * (tree.wor_upper - 1)) + "; " + why
 
 
 def _check_cited(tree: _Tree, kind: str, rel: str, zero_zcdp: bool, result: Mapping[str, Any]) -> set:
@@ -1067,7 +1077,7 @@ def _check_cited(tree: _Tree, kind: str, rel: str, zero_zcdp: bool, result: Mapp
                 + (f": {str(extra[0])[:100]!r} is none of them" if extra else f": {len(want)} entries expected"))
         out.add("theorems")
     if "why_upper_only" in result:
-        if result["why_upper_only"] != why:
+        if result["why_upper_only"] not in (why, _cited_legacy(tree, why)):
             raise CertificateRejected(f"result.why_upper_only={str(result['why_upper_only'])[:80]!r} is not what the "
                                       f"writer states for this tree ({str(why)[:120]!r})")
         out.add("why_upper_only")

@@ -73,7 +73,7 @@ from flint import arb, fmpz_poly
 
 from .. import _validate as V
 from ..ball import ball, endpoints, lower_decimal, normal_cdf, upper_decimal, working_precision
-from ..certificate.format import BINS_ONE_EPOCH_DEGREE
+from ..certificate.format import BINS_MAX_EPS, BINS_ONE_EPOCH_DEGREE
 from ..certificate.prose import BINS_SOURCE
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_BINS_EPOCHS
@@ -475,9 +475,9 @@ def enclose_delta(r: "BinsRun", eps: Any, grid: Optional[Grid] = None,
     PrecisionExhausted once ``time_budget`` seconds have passed (:func:`dpverify.progress.budget_tick`)."""
     _one_epoch(r)
     e = V.nonnegative("eps", eps)
-    if e > 50:
-        raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure (its grid needs T e^eps / h "
-                                      "degrees); give eps <= 50")
+    if e > BINS_MAX_EPS:
+        raise InvalidParameter("eps", f"eps > {BINS_MAX_EPS} is beyond the balls-in-bins enclosure (its grid needs "
+                                      f"T e^eps / h degrees); give eps <= {BINS_MAX_EPS}")
     T = r.batches
     grid = grid or choose_grid(r.sigma, T, _c_max(float(e)) * 1.001, _FINE)
     check_work(r, {d: grid for d in _directions(r.relation)})

@@ -69,7 +69,7 @@ from typing import Any, Optional
 from flint import arb, fmpz_poly
 
 from .. import _validate as V
-from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_WORK
+from ..certificate.format import BINS_MAX_COMPOSED, BINS_MAX_EPS, BINS_MAX_WORK
 from ..certificate.prose import BINS_EPOCHS_SOURCE
 from ..ball import ball, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
@@ -518,8 +518,9 @@ def enclose_delta(r: "B.BinsRun", eps: Any, grids: Optional[tuple[dict[str, "B.G
     """Certified [lo, hi] of delta(eps) of E epochs: {lo, hi, grids, loss}; PrecisionExhausted
     once ``time_budget`` seconds have passed (:func:`dpverify.progress.budget_tick`)."""
     e = V.nonnegative("eps", eps)
-    if e > 50:
-        raise InvalidParameter("eps", "eps > 50 is beyond the balls-in-bins enclosure; give eps <= 50")
+    if e > BINS_MAX_EPS:
+        raise InvalidParameter("eps", f"eps > {BINS_MAX_EPS} is beyond the balls-in-bins enclosure; give eps <= "
+                                      f"{BINS_MAX_EPS}")
     L = laws(r, *(grids or (None, None)), points=points, tick=B.budget_tick(time_budget, B.WHAT))
     lo, hi = L.delta_bounds(e)
     return {"lo": B.lower_decimal(ball(lo), 10) if lo > 0 else "0", "hi": B.upper_decimal(ball(hi), 10),

@@ -152,3 +152,14 @@ def test_safe_epochs_never_run_more_than_the_safe_steps() -> None:
             E = Fraction(safe_epochs(S, B, N))
             assert math.ceil(E * N / B) <= S
             assert E >= Fraction(S * B, N) * (1 - Fraction(1, 10**5))  # and only just below
+
+
+def test_a_target_met_by_every_batch_size_is_answered_not_an_overflow(capsys):
+    # adv47 L1b: the float extrapolation of the batch size passed e^709 and math.exp overflowed (exit 4).
+    # One step of sigma = 2 at q = 1 is 0.5-GDP: delta(20) is about 1e-87 (closed form) << 1e-5, so the
+    # whole domain [1, N] meets the target (eps nondecreasing in q), and that is the answer
+    assert delta_mu(20, mpmath.mpf("0.5")) < mpmath.mpf("1e-80")
+    code = main(["calibrate", "dpsgd", "--target-eps", "20", "--delta", "1e-5", "--dataset-size", "10",
+                 "--noise-multiplier", "2", "--steps", "1"])
+    assert code == 0
+    assert "every value up to 10 meets" in capsys.readouterr().out

@@ -188,3 +188,25 @@ def test_done_when_wor_bracket_and_audit_at_the_ends(tmp_path, capsys):
     half = c.mechanism_unsafe.value / 2
     assert main(["audit", "dpsgd", "--noise-multiplier", f"{half.numerator}/{half.denominator}",
                  "--sampling-rate", "256/60000", "--steps", "14063", *claim]) == 1  # the mechanism fails
+
+
+def test_the_whole_dataset_every_step_is_one_pair_without_a_tie_at_zero():
+    """adv47 L1b: with the batch size free, a probe at B = N built AFA Cor 32's max of two curves, which
+    at g = 1 are the same Gaussian curve: MaxCurvePair could not order two equal balls at eps = 0 and the
+    calibration ended in exit 3 ("tie at eps = 0"). At B = N the template now uses the base pair under
+    replace-one (as an event tree does); its delta against quadrature of the one-step pair at g = 1."""
+    from flint import arb
+
+    from dpverify.ball import working_precision
+    from dpverify.calibration.template import wor_template
+
+    t = wor_template(noise_multiplier=2, steps=1, dataset_size=10)
+    [st] = t.build(Fraction(10))
+    pair = st.make_pair("remove")
+    with working_precision(128):
+        pair.tails(arb(0))  # decided, no Undecided
+        for eps in (0, 1, 3):
+            p, q = pair.tails(arb(eps))
+            got = p - arb(eps).exp() * q + pair.inf_mass()
+            want = one_step_delta(2, 1, eps)
+            assert abs(float(got.mid()) - float(want)) <= 1e-12 + float(got.rad()), (eps, got, want)

@@ -223,3 +223,21 @@ def test_an_upper_only_answers_relative_width_is_not_written_and_never_confirmed
     frozen = Path(__file__).parent / "format2" / "events-epsilon-wor.json"
     code, said = verify_file(str(frozen))
     assert code == 0 and "not part of what is confirmed: result.relative_width" in said
+
+
+@pytest.mark.parametrize("value,shown", [(10**4000, "an integer of about 4000 digits"),
+                                         ("x" * 5000, "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (5002 characters)")],
+                         ids=["int4000", "str5000"])
+def test_a_huge_value_outside_every_allowed_form_is_named_with_the_forms(value, shown):
+    # adv47 L4: a 4000-digit integer as result.ends.safe.value was shown whole, cut at 200 characters in
+    # the middle of its digits, and the message never said what is allowed (jsonschema's "is not valid
+    # under any of the given schemas" came after the cut). Now: its size, then the schema's forms
+    from pathlib import Path
+
+    cert = json.loads((Path(__file__).parent / "format2" / "calibrate-steps.json").read_text())
+    cert["result"]["ends"]["safe"]["value"] = value
+    with pytest.raises(MalformedCertificate) as e:
+        verify_certificate(reseal(cert))
+    msg = str(e.value)
+    assert msg == (f"result.ends.safe.value: {shown} is not allowed (allowed: a decimal or fraction as a string or "
+                   "an integer in [0, 1,000,000,000,000])"), msg

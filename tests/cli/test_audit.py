@@ -157,3 +157,33 @@ def test_bad_input_exits_2_naming_the_option(argv, needle, capsys):
     assert code == 2, err
     assert needle in err
     assert "Traceback" not in err
+
+
+def test_without_replacement_with_events_says_to_drop_the_flag_as_the_help_does(tmp_path, capsys):
+    # adv47 L3: the help said "without-replacement (fixed batches: give --events)", and a user who gave
+    # --events was told to "give them as --events"; both now say: the events file, without --sampling
+    f = tmp_path / "ev.json"
+    f.write_text(json.dumps({"neighboring": "replace-one", "event": {
+        "type": "sampled_without_replacement", "source_dataset_size": 100, "sample_size": 10,
+        "event": {"type": "gaussian", "noise_multiplier": "2"}}}))
+    argv = ["audit", "dpsgd", "--events", str(f), "--delta", "1e-5"]
+    assert main([*argv, "--sampling", "without-replacement"]) == 2
+    err = capsys.readouterr().err
+    assert "drop --sampling without-replacement" in err and str(f) in err
+    assert main(argv) == 0  # the advice works
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["audit", "dpsgd", "--help"])
+    assert "without --sampling" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_refusal_of_the_event_trees_contents_names_the_file(tmp_path, capsys):
+    # adv47 L4: 60 nested self_composed x 2 were refused without naming the --events file
+    ev: dict = {"type": "gaussian", "noise_multiplier": "2"}
+    for _ in range(60):
+        ev = {"type": "self_composed", "count": 2, "event": ev}
+    f = tmp_path / "deep.json"
+    f.write_text(json.dumps({"neighboring": "add-remove", "event": ev}))
+    assert main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5"]) == 2
+    err = capsys.readouterr().err
+    assert f"--events: {f}: the event tree repeats a mechanism" in err, err

@@ -65,3 +65,12 @@ def test_malformed_grid_text_is_refused_naming_the_key():
         assert outcome(copy.deepcopy(cert)) == 2
         with pytest.raises(MalformedCertificate, match=r"result\.ends\.safe\.grid=.*2\^-N"):
             verify_certificate(cert)
+
+
+@pytest.mark.parametrize("end,value", [("unsafe", "1e-3000"), ("safe", "1e3000"), ("unsafe", "1e400")])
+def test_an_end_whose_width_passes_any_float_is_refused_not_a_crash(end, value):
+    # adv47 L2: |a - b| / min(a, b) of such ends has no float; the width check crashed (OverflowError,
+    # exit 3). No writer states such a width (it aims at <= 0.5): refused, exit 1
+    cert = _load()
+    cert["result"]["ends"][end]["value"] = value
+    assert outcome(reseal(cert)) == 1

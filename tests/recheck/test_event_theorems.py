@@ -6,8 +6,9 @@ and verify re-derives from inputs.event (recheck/events.py): anything else is ex
 
 Independent route: the expected lists are written out here from the trees by hand (which step is
 which theorem: AFA Thm 11 (1) for a Poisson-sampled Gaussian, LT Thm 4.5 for an (eps, delta) step,
-AFA Prop 30 + Cor 32 for sampling without replacement under replace-one, one entry per such step in
-why_upper_only), not read from the table."""
+AFA Prop 30 + Cor 32 for sampling without replacement under replace-one, named once in why_upper_only
+however many such steps; writers before adv47 named it once per step, which verify still accepts),
+not read from the table."""
 
 from __future__ import annotations
 
@@ -61,8 +62,9 @@ CASES = [
       "the subsampled Gaussian base pair with sensitivity 2C)",
       "sampling without replacement, replace-one: AFA Prop 30 + Cor 32 (pair with curve max(H_remove, H_add) of "
       "the subsampled Laplace base pair with sensitivity 2C)"],
-     # two steps sampled without replacement, then the realised pair's clause (one dataset size, 100)
-     f"{CORS}; {CORS}; the lower end is attained by a concrete dataset pair (+-1 gradients: Poisson pairs at "
+     # steps sampled without replacement (the sentence once, adv47 L1), then the realised pair's clause
+     # (one dataset size, 100)
+     f"{CORS}; the lower end is attained by a concrete dataset pair (+-1 gradients: Poisson pairs at "
      "noise z/2, rate m/n, remove and add)"),
 ]
 
@@ -94,6 +96,24 @@ def test_the_writer_cites_each_step_and_verify_rebuilds_it(tmp_path, rel, event,
         forged = json.loads(json.dumps(cert))
         forged["result"]["why_upper_only"] = why.split("; ")[0]
         assert outcome(reseal(forged)) == 1
+
+
+def test_many_steps_without_replacement_name_the_reason_once_and_an_older_wording_still_verifies(tmp_path):
+    """adv47 L1: 21 distinct steps sampled without replacement under replace-one wrote the sentence 21
+    times, past the schema's 2000 characters: exit 4 and no certificate. The sentence is now named
+    once; a certificate an older writer worded once per step (here two steps) still verifies."""
+    steps = [{"type": "sampled_without_replacement", "source_dataset_size": 1000, "sample_size": 10,
+              "event": {"type": "gaussian", "noise_multiplier": f"{k}/10"}} for k in range(11, 32)]
+    cert = _write(tmp_path, "replace-one", {"type": "composed", "events": steps}, "--delta", "1e-5")
+    assert cert["result"]["why_upper_only"].split("; ")[0] == CORS
+    assert cert["result"]["why_upper_only"].count(CORS) == 1
+    assert outcome(cert) == 0
+    old = _write(tmp_path, "replace-one", {"type": "composed", "events": steps[:2]}, "--delta", "1e-5")
+    why = old["result"]["why_upper_only"]
+    old["result"]["why_upper_only"] = f"{CORS}; {why}"  # the older writer's words for two such steps
+    assert outcome(reseal(old)) == 0
+    old["result"]["why_upper_only"] = f"{CORS}; {CORS}; {why}"  # three: not what any writer stated
+    assert outcome(reseal(old)) == 1
 
 
 def test_a_released_certificate_keeps_its_words():
