@@ -719,7 +719,8 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
             jumps[run.a + 2 - i0] = run
         else:
             pts.extend(run)
-    assert len(pts) == n - i0 + 1  # the runs cover the knots i0..n, in order
+    if len(pts) != n - i0 + 1:  # the runs cover the knots i0..n, in order (not an assert: python -O drops it)
+        raise RuntimeError(f"the discretisation's runs cover {len(pts)} knots, not {n - i0 + 1}")
     # x_t = e^{(i0 + t) h} by a chain of directed products (each end stays on its side),
     # and x_t - x_{t-1} = x_{t-1} (e^h - 1) without cancellation. One pass over the knots
     # with the interval operations written out on their ends (the same directed roundings

@@ -120,3 +120,21 @@ def test_the_grid_route_takes_the_closed_form_for_a_rate_one_schedule() -> None:
     with mpmath.workdps(130):
         ref = _ref_delta(mpmath.mpf(1), mpmath.mpf(1))
         assert lo <= ref <= hi and hi - lo <= mpmath.mpf(10) ** -30
+
+
+def test_a_calibration_at_rate_one_is_re_proved_in_closed_form(capsys) -> None:
+    """The calibrate re-check at B = N (every step a Gaussian at rate 1): the safe end's
+    delta_at_target [0, 3.34e-9] was not re-proved on any grid (exit 3 after 42 CPU s). With mu =
+    sqrt(10) / 2, delta_mu(10) = 3.3376...e-9 (mpmath below); the closed form proves it, and the upper
+    end moved below the truth is refused."""
+    from dpverify.cli import main
+
+    assert main(["calibrate", "dpsgd", "--target-eps", "10", "--delta", "1e-5", "--dataset-size", "100",
+                 "--noise-multiplier", "2", "--steps", "10", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert outcome(cert) == 0
+    with mpmath.workdps(130):
+        ref = _ref_delta(mpmath.sqrt(10) / 2, mpmath.mpf(10))
+    forged = json.loads(json.dumps(cert))
+    forged["result"]["ends"]["safe"]["delta_at_target"]["hi"] = mpmath.nstr(ref * (1 - mpmath.mpf(10) ** -9), 17)
+    assert outcome(reseal(forged)) == 1
