@@ -762,6 +762,25 @@ def _wrap_above(x: np.ndarray, a: int, mu: float, W: int, N: int, full: int, mem
     return best
 
 
+def _tilt_setup(c: list, K: int, a: int, off: int, need: int, allowance: int, up: bool) -> tuple:
+    """The start both tilted powers share (choices and declines only): the allowance capped, the
+    step's length n, the window's floor W = need - a off and the composed support's length, the step's
+    doubles (rounded up for an upper pair, down for a lower pair's P: module 1) and the tilt
+    (J, s, C, r) chosen at W + 1 (:func:`_tilt_choice`)."""
+    _check(K, a, c)
+    allowance = _cap(allowance, K)
+    n, W = len(c), need - a * off
+    full = a * (n - 1) + 1
+    if K > _TILT_MAX_K:
+        raise Declined("mass unit below the tilt's range")
+    if not 0 < W < full - 1:
+        raise Declined("the read floor leaves no tail to tilt for")
+    if n > MAX_N:
+        raise Declined("transform longer than the memory budget")
+    x = _floats(c, K, up)
+    return allowance, n, W, full, x, _tilt_choice(x, a, W + 1)
+
+
 def fourier_upper_tilted(d: tuple, a: int, K: int, allowance: int, need: int) -> tuple:
     """(off, masses, inf)^{*a} of an upper pair (integers in units 2^-K) as an upper pair of
     the same kind, through the TILTED transform (design tilt44 section 1), for a result that is
@@ -792,18 +811,7 @@ def fourier_upper_tilted(d: tuple, a: int, K: int, allowance: int, need: int) ->
     e^(mu N) e^(-nu (W + N)) M(nu)^a for nu > mu (design risk 9), from below damped, at most
     e^(-mu N) times the total. A wrong ``need`` (a forged hint) only loosens the result."""
     off, c, inf = d
-    _check(K, a, c)
-    allowance = _cap(allowance, K)
-    n, W = len(c), need - a * off
-    full = a * (n - 1) + 1
-    if K > _TILT_MAX_K:
-        raise Declined("mass unit below the tilt's range")
-    if not 0 < W < full - 1:
-        raise Declined("the read floor leaves no tail to tilt for")
-    if n > MAX_N:
-        raise Declined("transform longer than the memory budget")
-    x = _floats(c, K, True)
-    J, s, C, r = _tilt_choice(x, a, W + 1)
+    allowance, n, W, full, x, (J, s, C, r) = _tilt_setup(c, K, a, off, need, allowance, True)
     M, step = s + r, J << r
     if not _tilt_ok(-J * C, n, M, _TILT_IN_CAP, step):
         raise Declined("a step's tilt beyond the tilt's range")
@@ -1092,20 +1100,9 @@ def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m:
     plus U >= the P-mass past the window (dropped; :func:`_wrap_in`). A wrong ``need`` (a forged
     hint) only loosens the result."""
     off, P, Q, inf = d
-    _check(K, a, P)
-    allowance = _cap(allowance, K)
     if len(Q) != len(P):
         raise Declined("P and Q of different lengths")
-    n, W = len(P), need - a * off
-    full = a * (n - 1) + 1
-    if K > _TILT_MAX_K:
-        raise Declined("mass unit below the tilt's range")
-    if not 0 < W < full - 1:
-        raise Declined("the read floor leaves no tail to tilt for")
-    if n > MAX_N:
-        raise Declined("transform longer than the memory budget")
-    x = _floats(P, K, False)
-    J, s, C, r = _tilt_choice(x, a, W + 1)
+    allowance, n, W, full, x, (J, s, C, r) = _tilt_setup(P, K, a, off, need, allowance, False)
     M, step = s + r, J << r
     cb = b // 2
     M2 = max(m, M)
