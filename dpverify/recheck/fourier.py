@@ -632,12 +632,17 @@ def _exp_table(j0: int, count: int, m: int, sign: int, step: int = 1, up: bool =
     e^(sign l step 2^-m), each rounded the same way, and of the rounding factor _UP8 (_DN8:
     fl(fl(a b)(1 - 8u)) <= a b (1 + u)^2 (1 - 8u) <= a b). The factor covers the product's one
     rounding only for normal doubles: the callers keep every exponent within +-600
-    (:func:`_tilt_ok`), so each factor and product lies in [e^-600, e^600], far inside the
-    normal range (ref45 L1)."""
+    (:func:`_tilt_ok`), so each product lies in [e^-600, e^600], far inside the normal range
+    (ref45 L1); a factor need not (the second one reaches e^(2 cap (B - 1) / count)), so a table
+    with a non-finite entry is declined: an overflow to inf is no lower bound (reftilt L2)."""
     B = 1 << (((max(count, 2) - 1).bit_length() + 1) // 2)
     hi = np.array([_exp_up(sign * (j0 + k * B * step), m, up) for k in range((count + B - 1) // B)])
     lo = np.array([_exp_up(sign * t * step, m, up) for t in range(B)])
-    return np.outer(hi, lo).ravel()[:count] * (_UP8 if up else _DN8)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = np.outer(hi, lo).ravel()[:count] * (_UP8 if up else _DN8)
+    if not np.all(np.isfinite(g)):
+        raise Declined("a tilt factor past the double range")
+    return g
 
 
 def _tilt_ok(j0: int, count: int, m: int, cap: int, step: int = 1) -> bool:
@@ -1169,6 +1174,7 @@ def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m:
         raise Declined("the tilted error bound is out of range")
     spent = _UP.add(_sum_up_exact(lost), above)
     if not spent <= allowance:
-        ratio = float(spent) / max(float(allowance), 1e-300)
+        # in MPFR: an allowance past 2^1024 (``_cap`` admits 2^(K + 1000)) made float() raise (reftilt L1)
+        ratio = float(_NEAR.div(spent, max(allowance, 1)))
         raise Declined("the tilted error bound exceeds the allowance", ratio if math.isfinite(ratio) else None)
     return (a * off + W, [int(v) for v in Pn.tolist()], [int(v) for v in Qn.tolist()], _inf_power(inf, K, a, False))

@@ -272,3 +272,19 @@ def test_the_exp_tables_round_each_way(j0: int, step: int, m: int, sign: int) ->
         x = ctx.exp(ctx.div(gmpy2.mpz(j), gmpy2.mpz(1) << m))
         assert dn[t] <= x <= up[t], (t, dn[t], x, up[t])
         assert F._exp_mp(j, m) >= x
+
+
+def test_a_round_down_table_that_overflows_declines() -> None:
+    """reftilt L2: a round-down table's second factor can pass the double range (count 5, cap 600:
+    e^720) and came back inf where the exact value is e^120; inf is no lower bound, so it declines."""
+    import pytest
+
+    from dpverify.recheck import fourier as F
+
+    with pytest.raises(F.Declined):
+        F._exp_table(-600, 5, 0, 1, 240, False)
+    g = F._exp_table(-60, 5, 0, 1, 24, False)  # in range: every entry at most e^(-60 + 24 t)
+    import mpmath
+
+    for t, v in enumerate(g.tolist()):
+        assert mpmath.mpf(v) <= mpmath.exp(-60 + 24 * t)
