@@ -328,6 +328,8 @@ def _gaussian_closed(steps: Sequence[Step], rel: Relation, dirs: Sequence[str], 
     (``recheck.pld.gaussian_bounds``)."""
     from ..errors import PrecisionExhausted
     from ..gdp.eps_for_delta import eps_root
+    from ..limits import MAX_GDP_EPS_OVER_MU
+    from .tail import TAIL_FLOOR_BITS
     from ..mechanisms.gaussian import delta_mu_ball
     from ..ball import arb_to_fraction, refine
     from .refine import gaussian_mu2
@@ -339,8 +341,14 @@ def _gaussian_closed(steps: Sequence[Step], rel: Relation, dirs: Sequence[str], 
             if mu2 is None:
                 return None
             if kind == "delta":
+                if target * target > MAX_GDP_EPS_OVER_MU ** 2 * mu2:
+                    return None  # delta below 10^(-2e15) (gdp delta's range): the tail answers
                 x, bits = refine(lambda: delta_mu_ball(ball(mu2).sqrt(), ball(target)), digits=d + 1,
                                  what=f"delta_mu(eps) for mu^2={mu2}, eps={target}")
+                if x.upper() < arb(2) ** -TAIL_FLOOR_BITS:
+                    # as exact rationals such ends have denominators of 2^(7e11) bits at eps 10^6 (a hang);
+                    # the Renyi tail answer [0, U] serves them
+                    return None
                 lo, hi = arb_to_fraction(x.lower()), arb_to_fraction(x.upper())
             else:
                 root = eps_root(lambda: ball(mu2).sqrt(), target, d, f"mu^2={mu2}")

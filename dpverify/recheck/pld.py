@@ -1602,6 +1602,8 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
 #: bits of the closed form of a rate-1 Gaussian schedule (:func:`gaussian_bounds`): about 96 digits,
 #: past any enclosure the grid route could prove
 _CLOSED_BITS = 320
+#: eps / mu past which the closed form is not tried (the producer's gdp delta range, limits.py)
+_CLOSED_EPS_OVER_MU = 10**8
 #: the closed form answers only when its relative width is below 2^-this (about 1e-30: no recorded
 #: enclosure is narrower; a wider one, an underflowing delta, goes to the grid route)
 _CLOSED_NARROW = 100
@@ -1631,6 +1633,8 @@ def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
     else:
         ends = (exact, exact)
     if kind == "delta":
+        if ends[1] * ends[1] > _CLOSED_EPS_OVER_MU ** 2 * mu2:
+            return None  # delta below 10^(-2e15): the tail bound and the grid answer as before
         lo, hi = composed_gaussian_delta_iv(A, mu2, ends)
         if not (lo > 0 and (hi - lo) * pow2(_CLOSED_NARROW) <= lo):
             return None

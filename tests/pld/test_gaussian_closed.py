@@ -61,3 +61,16 @@ def test_claims_are_decided_at_thirty_digits() -> None:
     holds, _ = S.check_claim([S.GaussianSteps.of(30, 1, 100)], "1.27110", "1e-5")
     fails, _ = S.check_claim([S.GaussianSteps.of(30, 1, 100)], "1.27107", "1e-5")
     assert holds.outcome.value == "holds" and fails.outcome.value == "fails"
+
+
+def test_a_delta_past_the_tail_floor_is_left_to_the_tail_answer() -> None:
+    """delta_mu(10^6) at mu = 1 is about 10^(-2.2e11): as exact rationals its ends had denominators of
+    2^(7e11) bits (the closed form hung converting them). Below 2^-12000 the closed form steps aside
+    and the Renyi tail answer [0, U] serves the query, as before it."""
+    from dpverify.relation import Relation
+
+    steps = [S.GaussianSteps.of(1, 1, 1).step()]
+    assert S._gaussian_closed(steps, Relation.ADD_REMOVE, ("remove", "add"), "delta", Fraction(10**6), 6) is None
+    ans = S.delta([S.GaussianSteps.of(1, 1, 1)], 10**6, digits=6)
+    lo, hi = _ends(ans.enclosure)
+    assert lo == 0 and 0 < hi < Fraction(1, 10**300) and ans.tail
