@@ -40,7 +40,10 @@ def test_forged_fine_hint_is_clipped_and_the_end_decided_there():
         for name in ("safe", "unsafe"):
             x = exact_input(ends[name], "value")
             blocks, dirs, want, total = RC._plans("dpsgd", inputs, "noise_multiplier", name, ends[name]["value"], x)
-            route = RC._Route(E, D, total, exact_input(inputs, "delta"))
+            # the grid route, whose start the hint chooses: this rate-1 schedule would otherwise take the
+            # closed form (_Route.side), which no grid hint reaches
+            blocks = [b[:3] + (None,) for b in blocks]
+            route = RC._Route(E, D, total, exact_input(inputs, "delta"), exact_input(inputs, "target_eps"))
             start = RC._justified_start(route, blocks, dirs, RC._M_MAX)
             assert start <= 12  # the recorded grid is 2^-11; the hint asked for 2^-16
             # the route decides the end at the clipped start or one halving finer, never at 2^-16
