@@ -41,6 +41,7 @@ from ..ball import exact_str
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
+from ..pld.refine import gaussian_closed_ends
 from ..relation import SCHEDULE_RELATIONS, directions, relation
 from ..verdict import Outcome
 from .template import Template
@@ -49,19 +50,23 @@ __all__ = ["Calibration", "End", "calibrate_template"]
 
 M_MODEL = 10  # coarse grid of the float model
 M_MAX = 16  # finest grid tried for one end (about 2^6 = 64x the model's cost)
+#: digits of the closed form of an end at sampling rate 1: its delta_at_target is recorded to 17
+#: digits, rounded outward, and the re-check's closed form is narrower than 2^-100 relative
+_CLOSED_DIGITS = 30
 
 
 @dataclass(frozen=True)
 class End:
     """One proved end: the exact value, the verdict of (target_eps, delta)-DP
     there (HOLDS or FAILS) and the certified enclosure [delta_lo, delta_hi] of
-    delta(target_eps) that decided it, on the loss grid 2^-grid_exponent."""
+    delta(target_eps) that decided it, on the loss grid 2^-grid_exponent (None: in closed form,
+    every step a Gaussian at sampling rate 1; no grid is recorded)."""
 
     value: Fraction
     outcome: Outcome
     delta_lo: Fraction
     delta_hi: Fraction
-    grid_exponent: int
+    grid_exponent: Optional[int]
 
     def to_json(self, integer: bool, delta: Optional[Fraction] = None) -> dict[str, Any]:
         from ..ball import ball, lower_decimal, upper_decimal, working_precision
@@ -80,12 +85,14 @@ class End:
                 # verify re-proves by the same comparison as the end (a tighter recorded lower
                 # end asked it for a width its grid could not reach: exit 3 on a genuine bracket)
                 lo = exact_str(delta)
-        return {
+        out = {
             "value": int(self.value) if integer else exact_str(self.value),
             "verdict": self.outcome.value,
             "delta_at_target": {"lo": lo, "hi": hi},
-            "grid": f"2^-{self.grid_exponent}",
         }
+        if self.grid_exponent is not None:
+            out["grid"] = f"2^-{self.grid_exponent}"
+        return out
 
 
 class BracketEnds:
@@ -171,23 +178,34 @@ class _Model:
         self.tick = tick
         self.count = 0
         self.log: list = []
+        self.closed: set[Fraction] = set()  # the values answered in closed form
 
     def bounds(self, x: Fraction, m: int) -> tuple[Fraction, Fraction]:
         """Certified [lo, hi] of delta(target_eps) at the exact x on the grid 2^-m."""
         if time.monotonic() > self.deadline:
             raise PrecisionExhausted("calibrate: the time budget was spent before the bracket was proved")
         steps = [e.step() for e in self.t.build(x)]
+        closed = gaussian_closed_ends(steps, self.dirs, "delta", self.eps, _CLOSED_DIGITS)
+        if closed is not None:
+            # every step a Gaussian at sampling rate 1: one Gaussian pair, in closed form on any grid, as
+            # the re-check proves it (recheck.calibrate._Route.side); a grid took 274 CPU s for
+            # --sampling-rate 1 --steps 100000 --digits 6 and only approached it
+            lo, hi = (max(v[i] for v in closed.values()) for i in (0, 1))
+            self.closed.add(x)
+            return self._note(x, m, lo, hi)
         res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
                            m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
                            time_budget=max(1.0, self.deadline - time.monotonic()),
                            # the re-check (recheck/calibrate.py) proves each end and its
                            # delta_at_target on grids only: an exact [0, 0] would not be re-proved
                            exact_zero=False)
+        return self._note(x, m, res.lo, res.hi if res.hi is not None else Fraction(1))
+
+    def _note(self, x: Fraction, m: int, lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
         self.count += 1
         self.tick()
-        hi = res.hi if res.hi is not None else Fraction(1)
-        self.log.append({"value": float(x), "grid": m, "delta_lo": float(res.lo), "delta_hi": float(hi)})
-        return res.lo, hi
+        self.log.append({"value": float(x), "grid": m, "delta_lo": float(lo), "delta_hi": float(hi)})
+        return lo, hi
 
     def g(self, x: Fraction, m: int) -> tuple[float, float]:
         """(log of the enclosure's midpoint - log delta, relative width)."""
@@ -369,11 +387,11 @@ def calibrate_template(
                             f"(delta({exact_str(E)}) >= {float(lo):.6g} > {exact_str(D)}), and "
                             f"{t.monotonicity}")
         if hi <= D:
-            end = End(x, Outcome.HOLDS, lo, hi, m)
+            end = End(x, Outcome.HOLDS, lo, hi, None if x in model.closed else m)
             if safe is None or s * (x - safe.value) > 0:
                 safe = end
         elif lo > D:
-            end = End(x, Outcome.FAILS, lo, hi, m)
+            end = End(x, Outcome.FAILS, lo, hi, None if x in model.closed else m)
             if unsafe is None or s * (x - unsafe.value) < 0:
                 unsafe = end
         else:

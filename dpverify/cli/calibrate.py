@@ -123,8 +123,14 @@ def certificate(cal: Calibration) -> dict[str, Any]:
         claim={"quantity": "calibrate.bracket"},
         inputs=inputs, result=result, precision_bits=0,
         algorithm="float proposal (coarse PLD, Richardson), certified PLD enclosures of "
-        "delta(target_eps) at the two exact ends",
+        "delta(target_eps) at the two exact ends" + _CLOSED_NOTE * any(
+            e is not None and e.grid_exponent is None for e in (cal.safe, cal.unsafe, cal.mechanism_unsafe)),
     )
+
+
+#: the algorithm's words where an end was answered in closed form (no grid recorded)
+_CLOSED_NOTE = ("; an end without a grid in closed form (every step a Gaussian at sampling rate 1: one "
+                "Gaussian pair of shift mu, mu^2 = sum T_i mu_i^2, delta_mu(eps) by GDPT eq. 2)")
 
 
 def sampled_certificate(cal: Any) -> dict[str, Any]:

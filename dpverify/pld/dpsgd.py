@@ -39,7 +39,7 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_APPROX_EXP_EPS0, MAX_DATAS
 from ..verdict import Enclosure, Outcome, Verdict
 from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
-from .refine import answer_note, decided_against
+from .refine import answer_note, decided_against, gaussian_closed_ends
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
 from .tail import tv_tail, tv_upper
@@ -319,44 +319,13 @@ _CLOSED_CLAIM_DIGITS = 30
 
 def _gaussian_closed(steps: Sequence[Step], rel: Relation, dirs: Sequence[str], kind: str, target: Fraction,
                      d: int) -> Optional[PldAnswer]:
-    """Where every step is the Gaussian mechanism at sampling rate 1, the composition is one Gaussian
-    pair of shift mu, mu^2 = sum_i T_i mu_i^2 (:func:`.refine.gaussian_mu2`), and the query is answered
-    in closed form at 10^-d: delta_mu(eps) (GDPT eq. 2) or its root in eps, clamped at 0 (eps(delta) is
-    the least eps >= 0 with delta(eps) <= delta). A grid only approached it (sigma 1000, T = 10^6,
-    delta(1) to 6 digits: 30 s and a width of 1.27e-6). None for any other schedule, or where the
-    precision cap is reached (the grid then answers). The re-check has the same closed form
-    (``recheck.pld.gaussian_bounds``)."""
-    from ..errors import PrecisionExhausted
-    from ..gdp.eps_for_delta import eps_root
-    from ..limits import MAX_GDP_EPS_OVER_MU
-    from .tail import TAIL_FLOOR_BITS
-    from ..mechanisms.gaussian import delta_mu_ball
-    from ..ball import arb_to_fraction, refine
-    from .refine import gaussian_mu2
-
-    ends = {}
-    try:
-        for name in dirs:
-            mu2 = gaussian_mu2(steps, name)
-            if mu2 is None:
-                return None
-            if kind == "delta":
-                if target * target > MAX_GDP_EPS_OVER_MU ** 2 * mu2:
-                    return None  # delta below 10^(-2e15) (gdp delta's range): the tail answers
-                x, bits = refine(lambda: delta_mu_ball(ball(mu2).sqrt(), ball(target)), digits=d + 1,
-                                 what=f"delta_mu(eps) for mu^2={mu2}, eps={target}")
-                if x.upper() < arb(2) ** -TAIL_FLOOR_BITS:
-                    # as exact rationals such ends have denominators of 2^(7e11) bits at eps 10^6 (a hang);
-                    # the Renyi tail answer [0, U] serves them
-                    return None
-                lo, hi = arb_to_fraction(x.lower()), arb_to_fraction(x.upper())
-            else:
-                root = eps_root(lambda: ball(mu2).sqrt(), target, d, f"mu^2={mu2}")
-                lo, hi = (max(Fraction(0), arb_to_fraction(v)) for v in (root.lo, root.hi))
-            ends[name] = (lo, hi)
-    except PrecisionExhausted:
-        return None
-    return _closed_answer(ends, rel, d)
+    """Where every step is the Gaussian mechanism at sampling rate 1, the query answered in closed
+    form at 10^-d (:func:`.refine.gaussian_closed_ends`). A grid only approached it (sigma 1000,
+    T = 10^6, delta(1) to 6 digits: 30 s and a width of 1.27e-6). None for any other schedule, or
+    where the closed form steps aside (the grid then answers). The re-check has the same closed
+    form (``recheck.pld.gaussian_bounds``)."""
+    ends = gaussian_closed_ends(steps, dirs, kind, target, d)
+    return None if ends is None else _closed_answer(ends, rel, d)
 
 
 def _closed_answer(ends: Mapping[str, tuple], rel: Relation, digits: int) -> PldAnswer:

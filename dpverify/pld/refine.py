@@ -697,6 +697,47 @@ def gaussian_mu2(steps: Sequence[Step], direction: str) -> Optional[Fraction]:
     return mu2
 
 
+def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: str, target: Fraction,
+                         digits: int) -> Optional[dict[str, tuple[Fraction, Fraction]]]:
+    """Per direction, [lo, hi] of delta(target) (``kind`` "delta") or eps(target) ("eps") to
+    10^-``digits``, for a schedule whose every step is the Gaussian mechanism at sampling rate 1:
+    the composition is one Gaussian pair of shift mu, mu^2 = :func:`gaussian_mu2`, and delta_mu(eps)
+    (GDPT eq. 2) or its root in eps (clamped at 0: eps(delta) is the least eps >= 0 with
+    delta(eps) <= delta) is evaluated in arb. None for any other schedule, or where the closed form
+    steps aside: a delta below 2^-TAIL_FLOOR_BITS (as exact rationals such ends have denominators of
+    2^(7e11) bits at eps 10^6, a hang; the Renyi tail or the grid serves them), eps / mu past
+    MAX_GDP_EPS_OVER_MU (gdp delta's range), or the precision cap."""
+    from flint import arb
+
+    from ..ball import arb_to_fraction, ball, refine
+    from ..errors import PrecisionExhausted
+    from ..gdp.eps_for_delta import eps_root
+    from ..limits import MAX_GDP_EPS_OVER_MU
+    from ..mechanisms.gaussian import delta_mu_ball
+    from .tail import TAIL_FLOOR_BITS
+
+    ends: dict[str, tuple[Fraction, Fraction]] = {}
+    try:
+        for name in directions:
+            mu2 = gaussian_mu2(steps, name)
+            if mu2 is None:
+                return None
+            if kind == "delta":
+                if target * target > MAX_GDP_EPS_OVER_MU ** 2 * mu2:
+                    return None
+                x, _ = refine(lambda: delta_mu_ball(ball(mu2).sqrt(), ball(target)), digits=digits + 1,
+                              what=f"delta_mu(eps) for mu^2={mu2}, eps={target}")
+                if x.upper() < arb(2) ** -TAIL_FLOOR_BITS:
+                    return None
+                ends[name] = (arb_to_fraction(x.lower()), arb_to_fraction(x.upper()))
+            else:
+                root = eps_root(lambda: ball(mu2).sqrt(), target, digits, f"mu^2={mu2}")
+                ends[name] = (max(Fraction(0), arb_to_fraction(root.lo)), max(Fraction(0), arb_to_fraction(root.hi)))
+    except PrecisionExhausted:
+        return None
+    return ends
+
+
 def _gaussian_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:
     """A proved lower bound of delta(eps), the maximum over ``directions``, when every step is
     the Gaussian mechanism (a :class:`.pairs.SubsampledGaussianPair` with q = 1), used only to
