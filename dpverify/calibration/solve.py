@@ -185,7 +185,7 @@ class _Model:
         if time.monotonic() > self.deadline:
             raise PrecisionExhausted("calibrate: the time budget was spent before the bracket was proved")
         steps = [e.step() for e in self.t.build(x)]
-        closed = gaussian_closed_ends(steps, self.dirs, "delta", self.eps, _CLOSED_DIGITS)
+        closed = gaussian_closed_ends(steps, self.dirs, "delta", self.eps, _CLOSED_DIGITS, floor=True)
         if closed is not None:
             # every step a Gaussian at sampling rate 1: one Gaussian pair, in closed form on any grid, as
             # the re-check proves it (recheck.calibrate._Route.side); a grid took 274 CPU s for
@@ -214,6 +214,15 @@ class _Model:
         if mid <= 0:
             return -700.0, math.inf
         return _log(mid) - _log(self.D), float((hi - lo) / mid)
+
+
+def _down6(x: Fraction) -> str:
+    """x to 6 significant digits rounded down: a lower bound printed as one (0.9999999 is not
+    "1": --target-eps 100000 --noise-multiplier 1e-3 at sampling rate 1 printed delta >= 1)."""
+    from ..ball import ball, lower_decimal, working_precision
+
+    with working_precision(128):
+        return lower_decimal(ball(x), 6)
 
 
 def _log(x: Fraction) -> float:
@@ -384,7 +393,7 @@ def calibrate_template(
         if lo > D and want == "safe" and limit is not None and x == limit:
             raise Undecided(f"calibrate: proved that no {t.parameter} meets ({exact_str(E)}, "
                             f"{exact_str(D)})-DP: even {t.parameter}={exact_str(x)} fails "
-                            f"(delta({exact_str(E)}) >= {float(lo):.6g} > {exact_str(D)}), and "
+                            f"(delta({exact_str(E)}) >= {_down6(lo)} > {exact_str(D)}), and "
                             f"{t.monotonicity}")
         if hi <= D:
             end = End(x, Outcome.HOLDS, lo, hi, None if x in model.closed else m)

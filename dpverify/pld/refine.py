@@ -698,7 +698,7 @@ def gaussian_mu2(steps: Sequence[Step], direction: str) -> Optional[Fraction]:
 
 
 def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: str, target: Fraction,
-                         digits: int) -> Optional[dict[str, tuple[Fraction, Fraction]]]:
+                         digits: int, *, floor: bool = False) -> Optional[dict[str, tuple[Fraction, Fraction]]]:
     """Per direction, [lo, hi] of delta(target) (``kind`` "delta") or eps(target) ("eps") to
     10^-``digits``, for a schedule whose every step is the Gaussian mechanism at sampling rate 1:
     the composition is one Gaussian pair of shift mu, mu^2 = :func:`gaussian_mu2`, and delta_mu(eps)
@@ -706,7 +706,10 @@ def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind:
     delta(eps) <= delta) is evaluated in arb. None for any other schedule, or where the closed form
     steps aside: a delta below 2^-TAIL_FLOOR_BITS (as exact rationals such ends have denominators of
     2^(7e11) bits at eps 10^6, a hang; the Renyi tail or the grid serves them), eps / mu past
-    MAX_GDP_EPS_OVER_MU (gdp delta's range), or the precision cap."""
+    MAX_GDP_EPS_OVER_MU (gdp delta's range), or the precision cap. With ``floor`` such a delta is
+    answered [0, 2^-TAIL_FLOOR_BITS] instead (a calibration's float model and its ends): below the
+    floor by arb, or, past eps / mu = 10^8 with mu^2 <= eps, because t = eps / mu - mu / 2 >=
+    eps / (2 mu) > 5 10^7 and delta_mu(eps) <= Phi(-t) <= e^(-t^2 / 2) (GDPT eq. 2, Chernoff)."""
     from flint import arb
 
     from ..ball import arb_to_fraction, ball, refine
@@ -723,12 +726,19 @@ def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind:
             if mu2 is None:
                 return None
             if kind == "delta":
+                below = (Fraction(0), Fraction(1, 2 ** TAIL_FLOOR_BITS)) if floor else None
                 if target * target > MAX_GDP_EPS_OVER_MU ** 2 * mu2:
-                    return None
+                    if below is None or mu2 > target:
+                        return None
+                    ends[name] = below
+                    continue
                 x, _ = refine(lambda: delta_mu_ball(ball(mu2).sqrt(), ball(target)), digits=digits + 1,
                               what=f"delta_mu(eps) for mu^2={mu2}, eps={target}")
                 if x.upper() < arb(2) ** -TAIL_FLOOR_BITS:
-                    return None
+                    if below is None:
+                        return None
+                    ends[name] = below
+                    continue
                 ends[name] = (arb_to_fraction(x.lower()), arb_to_fraction(x.upper()))
             else:
                 root = eps_root(lambda: ball(mu2).sqrt(), target, digits, f"mu^2={mu2}")

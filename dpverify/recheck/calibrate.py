@@ -50,7 +50,7 @@ from . import pld as P
 from .kinds import grid_exponent
 from . import wor as W
 from .core import mpf_to_fraction
-from .gdp import exact_input, fraction_to_mpf
+from .gdp import composed_gaussian_delta_tail, exact_input, fraction_to_mpf
 from .decimals import exact_decimal
 from .verify import Recheck, register
 
@@ -173,9 +173,16 @@ class _Route:
         end's delta_at_target at B = N (calibrate dpsgd --target-eps 10 --dataset-size 100
         --noise-multiplier 2 --steps 10: exit 3 after 42 CPU s, mend47)."""
         if all(b[3] is not None for b in blocks):
-            closed = [P.gaussian_bounds([(b[3], b[2]) for b in blocks], d, "delta", self.E, self.Ex) for d in dirs]
+            shifts = [(b[3], b[2]) for b in blocks]
+            closed = [P.gaussian_bounds(shifts, d, "delta", self.E, self.Ex) for d in dirs]
             if all(c is not None for c in closed):
                 return max(c[1] if side == "upper" else c[0] for c in closed)
+            if side == "upper":
+                # a delta that underflows the closed form (a whole domain safe at sigma 10^10, T = 10^7:
+                # the grid could not re-prove its 3.5e-16, exit 3): the Chernoff tail bound, where it decides
+                tails = [composed_gaussian_delta_tail(P.gaussian_mu2(shifts, d), self.Ex) for d in dirs]
+                if all(t is not None for t in tails) and _le(max(tails), self.Dx):
+                    return max(tails)
         vals = []
         for d in dirs:
             acc = self.curve(blocks, d, m, side)
@@ -212,9 +219,19 @@ class _Route:
 
 
 def _le(v: mpf, Dx: Fraction) -> bool:
-    """v <= delta, decided exactly against the exact input (the mpf delta is rounded)."""
+    """v <= delta, decided exactly against the exact input (the mpf delta is rounded). Binary
+    magnitudes decide first: v in [2^(e-1), 2^e) against Dx = p / q in (2^(|p| - |q| - 1), 2^(|p| -
+    |q| + 1)) (|.| the bit length), so a tail bound 2^-(10^13) needs no exact rational of its size."""
     if not mpmath.isfinite(v):
         return v < 0
+    if v <= 0:
+        return True
+    sign, man, exp, bc = v._mpf_
+    e, d = int(exp) + int(bc), Dx.numerator.bit_length() - Dx.denominator.bit_length()
+    if e <= d - 1:
+        return True
+    if e - 1 >= d + 1:
+        return False
     return mpf_to_fraction(v) <= Dx
 
 

@@ -15,6 +15,7 @@ the Thm 5.1 inverse), and each proposal is then proved or refused here.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -162,6 +163,20 @@ def sqrt_bracket(x: Fraction, bits: int) -> tuple[Fraction, Fraction]:
     N = (n * d) << (2 * bits)
     s = gmpy2.isqrt(N)
     return Fraction(int(s), d << bits), Fraction(int(s) + (s * s != N), d << bits)
+
+
+def composed_gaussian_delta_tail(mu2: Fraction, eps: Fraction) -> "mpf | None":
+    """An upper bound 2^-n of delta_mu(eps) (mu = sqrt(mu2) > 0) for eps > mu2 / 2, where it underflows
+    the closed form (:func:`composed_gaussian_delta_iv` needs a delta above MPFR's least exponent, and
+    the producer's range stops at eps / mu = 10^8), else None. delta_mu(eps) = Phi(-t) - e^eps
+    Phi(-t - mu) <= Phi(-t) with t = eps / mu - mu / 2 > 0 (GDPT eq. 2), and Phi(-t) <= e^(-t^2 / 2)
+    (the Chernoff bound), t^2 / 2 = r = (eps - mu2 / 2)^2 / (2 mu2) exactly; e^(-r) = 2^(-r log2 e) <=
+    2^(-floor(1.44 r)) since log2 e > 1.44. All exact: no rounding to direct."""
+    if not (mu2 > 0 and eps > mu2 / 2):
+        return None
+    r = (eps - mu2 / 2) ** 2 / (2 * mu2)
+    n = math.floor(r * Fraction(144, 100))
+    return mpmath.ldexp(mpf(1), -n) if n > 0 else None
 
 
 def composed_gaussian_delta_iv(A: Arith, mu2: Fraction, eps: tuple[Fraction, Fraction]) -> Iv:

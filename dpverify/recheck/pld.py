@@ -1609,6 +1609,14 @@ _CLOSED_EPS_OVER_MU = 10**8
 _CLOSED_NARROW = 100
 
 
+def gaussian_mu2(shifts: list, d: str) -> Fraction:
+    """mu^2 = sum count (c shift)^2 of Gaussian steps at sampling rate 1, [(shift, count)], in
+    direction ``d``: c = 2 under replace-one (the pair N(0, 1) vs N(2 / sigma, 1)), 1 under add or
+    remove; the composition is the Gaussian pair of shift mu (AFA Thm 10, GDPT Sec 1)."""
+    c = 2 if d == "replace" else 1
+    return sum((t * (c * g) ** 2 for g, t in shifts), Fraction(0))
+
+
 def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
                     exact: "Fraction | None") -> "tuple[mpf, mpf] | None":
     """[lo, hi] of eps(delta) or delta(eps) (``exact``, the exact input behind ``target``, or where
@@ -1624,8 +1632,7 @@ def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
 
     if not shifts or any(g is None for g, _ in shifts):
         return None
-    c = 2 if d == "replace" else 1
-    mu2 = sum((t * (c * g) ** 2 for g, t in shifts), Fraction(0))
+    mu2 = gaussian_mu2(shifts, d)
     A = arith(_CLOSED_BITS)
     if exact is None:
         t = _target(A, target)

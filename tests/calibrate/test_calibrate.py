@@ -188,3 +188,30 @@ def test_a_rate_one_schedule_is_calibrated_in_closed_form(capsys):
         assert at["safe"] <= D < at["unsafe"]
         assert at["safe"] <= mpmath.mpf(ends["safe"]["delta_at_target"]["hi"])
     assert "confirmed" in verify_certificate(cert)
+
+
+@pytest.mark.parametrize("args", [
+    # sigma 10^10 at rate 1: every steps value up to 10^7 is safe, delta(2) near e^(-2e13); the grid took
+    # 31 s and verify could not re-prove its 3.5e-16 (exit 3)
+    ["--target-eps", "2", "--sampling-rate", "1", "--noise-multiplier", "1e10"],
+    # eps 10^8: the float model started where delta is e^(-5e14) and ran the grid for 10 minutes
+    ["--target-eps", "1e8", "--sampling-rate", "1", "--steps", "10"],
+])
+def test_rate_one_extremes_are_answered_and_re_proved(args, capsys):
+    """Where delta underflows the closed form, the producer's model answers [0, 2^-12000] (arb proves
+    delta below it; pld.refine.gaussian_closed_ends) and verify re-proves the recorded bound by the
+    Chernoff tail (recheck.gdp.composed_gaussian_delta_tail). The ends are checked against mpmath."""
+    import json
+
+    assert main(["calibrate", "dpsgd", "--delta", "1e-5", *args, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert "confirmed" in verify_certificate(cert)
+    ends = cert["result"]["ends"]
+    free = cert["inputs"]["parameter"]
+    eps = mpmath.mpf(cert["inputs"]["target_eps"])
+    with mpmath.workdps(60):
+        for name, end in ends.items():
+            v = mpmath.mpf(Fraction(str(end["value"])).numerator) / Fraction(str(end["value"])).denominator
+            sigma, steps = (v, 10) if free == "noise_multiplier" else (mpmath.mpf(10) ** 10, v)
+            d = delta_mu(eps, mpmath.sqrt(steps) / sigma)
+            assert (d <= mpmath.mpf(10) ** -5) == (name == "safe")

@@ -138,3 +138,34 @@ def test_a_calibration_at_rate_one_is_re_proved_in_closed_form(capsys) -> None:
     forged = json.loads(json.dumps(cert))
     forged["result"]["ends"]["safe"]["delta_at_target"]["hi"] = mpmath.nstr(ref * (1 - mpmath.mpf(10) ** -9), 17)
     assert outcome(reseal(forged)) == 1
+
+
+@pytest.mark.parametrize("mu2,eps", [(Fraction(1, 9), Fraction(3)), (Fraction(10), Fraction(40)),
+                                     (Fraction(1, 10**6), Fraction(1, 10))])
+def test_the_chernoff_tail_bounds_the_closed_form_from_above(mu2, eps) -> None:
+    """composed_gaussian_delta_tail(mu2, eps) = 2^-floor(1.44 r), r = (eps - mu2/2)^2 / (2 mu2), is an
+    upper bound of delta_mu(eps) (mpmath at 130 digits), and None where eps <= mu2 / 2."""
+    t = G.composed_gaussian_delta_tail(mu2, eps)
+    with mpmath.workdps(130):
+        ref = _ref_delta(mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator),
+                         mpmath.mpf(eps.numerator) / eps.denominator)
+        assert t is not None and ref <= t
+    assert G.composed_gaussian_delta_tail(Fraction(8), Fraction(4)) is None
+
+
+def test_le_decides_far_magnitudes_without_an_exact_rational() -> None:
+    """recheck.calibrate._le compares an mpf with an exact delta: 2^-(10^13) (a tail bound of a whole
+    domain safe at sigma 10^10) is below 1e-5 by its exponent alone (an exact rational of 10^13 bits
+    was refused as out of range: exit 3), 2^(10^7) is above it, and near delta the comparison is exact."""
+    from dpverify.recheck.calibrate import _le
+
+    D = Fraction(1, 10**5)
+    assert _le(mpmath.ldexp(mpmath.mpf(1), -10**13), D)
+    assert not _le(mpmath.ldexp(mpmath.mpf(1), 10**7), D)
+    with mpmath.workprec(200):
+        x = mpmath.mpf(1) / 10**5  # rounded: not exactly 1e-5
+        below, above = x * (1 - mpmath.mpf(2) ** -150), x * (1 + mpmath.mpf(2) ** -150)
+    sign, man, exp, _ = x._mpf_
+    assert _le(x, D) == (Fraction(int(man)) * Fraction(2) ** int(exp) <= D)
+    assert _le(below, D) and not _le(above, D)
+    assert _le(mpmath.mpf(0), D) and not _le(mpmath.inf, D) and _le(-mpmath.inf, D)
