@@ -388,14 +388,18 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         proved = set()
         for name, end in todo:
             blocks, dirs, want, _ = plans[name]
+            # a safe end far below delta (sigma 10^10 at rate 0.01 makes every steps value safe, delta near
+            # 4e-22): the Renyi tail bound proves it where no grid of the route can (exit 3)
+            tail = _tail_upper(inputs, parameter, end["value"]) if template == "dpsgd" and want == "upper" else None
             m0 = _start_grid(end, name) if template == "dpsgd" else _grid_hint(end, name)
-            m0 = _justified_start(route, blocks, dirs, m0)
-            route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, m0)
+            if tail is None or not _le(tail, Dx):
+                m0 = _justified_start(route, blocks, dirs, m0)
+                route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, m0)
             proved |= {f"ends.{name}.value", f"ends.{name}.verdict"}
             if "delta_at_target" in end:
                 if template == "dpsgd":
                     _prove_enclosure(f"result.ends.{name}.delta_at_target", end["delta_at_target"], route,
-                                     blocks, dirs, m0)
+                                     blocks, dirs, m0, tail)
                     proved.add(f"ends.{name}.delta_at_target")
                 # fixed batches: not re-proved (the Cor 32 curve at the recorded width runs past
                 # the budget), so it is not counted as proved and such a field answers exit 3
@@ -436,11 +440,22 @@ def _check_dpsgd_schedule(inputs: Mapping[str, Any], parameter: str) -> None:
                 raise CertificateRejected(f"inputs.steps is not ceil(epochs N / B) = {math.ceil(t)}")
 
 
-def _prove_enclosure(where: str, enc: Any, route: "_Route", blocks: list, dirs: list, m: int) -> None:
+def _tail_upper(inputs: Mapping[str, Any], parameter: str, value: Any) -> "mpf | None":
+    """The Renyi tail bound of delta(target_eps) of the Poisson schedule at one end
+    (:func:`.events.tail_upper`, Mironov 2017 Prop 1, 7; the second route's own), or None."""
+    from .events import _pld_leaves, tail_upper
+
+    ev = _end_inputs(inputs, parameter, value)
+    return tail_upper(_pld_leaves(ev), str(ev["neighboring"]), exact_input(inputs, "target_eps"))
+
+
+def _prove_enclosure(where: str, enc: Any, route: "_Route", blocks: list, dirs: list, m: int,
+                     tail: "mpf | None" = None) -> None:
     """Re-prove a recorded enclosure [lo, hi] of delta(E) at one end: the upper curve
     is <= hi and the lower curve is > lo (or lo = 0), by the same route as the ends
-    (a route whose unit is sized from the bound it proves). A contradiction refutes
-    the certificate; an undecided side answers exit 3."""
+    (a route whose unit is sized from the bound it proves), or the upper end by ``tail``, an upper
+    bound of delta(E), where it lies at or below it. A contradiction refutes the certificate; an
+    undecided side answers exit 3."""
     from .verify import enclosure_of
 
     lo, hi = enclosure_of(enc, where, _DPS)
@@ -449,7 +464,8 @@ def _prove_enclosure(where: str, enc: Any, route: "_Route", blocks: list, dirs: 
     # the comparisons are exact (route.Dx): against the recorded decimals themselves
     if hi < 1:
         route.D, route.Dx = hi, exact_decimal(enc["hi"], f"{where}.hi")
-        route.prove(f"{where}.hi", blocks, dirs, "upper", m)
+        if tail is None or not _le(tail, route.Dx):
+            route.prove(f"{where}.hi", blocks, dirs, "upper", m)
     if lo > 0:
         route.D, route.Dx = lo, exact_decimal(enc["lo"], f"{where}.lo")
         route.prove(f"{where}.lo", blocks, dirs, "lower", m)

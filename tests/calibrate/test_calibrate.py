@@ -215,3 +215,23 @@ def test_rate_one_extremes_are_answered_and_re_proved(args, capsys):
             sigma, steps = (v, 10) if free == "noise_multiplier" else (mpmath.mpf(10) ** 10, v)
             d = delta_mu(eps, mpmath.sqrt(steps) / sigma)
             assert (d <= mpmath.mpf(10) ** -5) == (name == "safe")
+
+
+def test_a_whole_domain_safe_far_below_delta_is_re_proved_by_the_renyi_tail(capsys):
+    """Poisson rate 0.01 at sigma 10^10: every steps value up to 10^7 is safe. The producer's grid
+    records delta(2) <= 4.3e-22 at 10^7 steps, which the re-check's grids could not re-prove (exit 3 on
+    the grid 2^-16); its Renyi tail bound (recheck.events.tail_upper, Mironov 2017 Prop 1, 7) is near
+    1.2e-3561 there (its orders are capped) and proves both the end and its delta_at_target. By hand: the RDP of one step is
+    at most about q^2 a / sigma^2 = 10^-24 a, so T = 10^7 steps give 10^-17 a, and
+    delta <= e^(10^-17 a (a - 1) - (a - 1) 2) is tiny at a = 6000."""
+    import json
+
+    assert main(["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--sampling-rate", "0.01",
+                 "--noise-multiplier", "1e10", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    safe = cert["result"]["ends"]["safe"]
+    assert safe["value"] == 10**7 and "unsafe" not in cert["result"]["ends"]
+    assert "confirmed" in verify_certificate(cert)
+    from dpverify.recheck.calibrate import _tail_upper
+
+    assert _tail_upper(cert["inputs"], "steps", 10**7) < mpmath.mpf(10) ** -3000
