@@ -41,7 +41,7 @@ from ..ball import exact_str
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
-from ..pld.refine import gaussian_closed_ends
+from ..pld.refine import gaussian_closed_ends, max_ends
 from ..relation import SCHEDULE_RELATIONS, directions, relation
 from ..verdict import Outcome
 from .template import Template
@@ -190,7 +190,7 @@ class _Model:
             # every step a Gaussian at sampling rate 1: one Gaussian pair, in closed form on any grid, as
             # the re-check proves it (recheck.calibrate._Route.side); a grid took 274 CPU s for
             # --sampling-rate 1 --steps 100000 --digits 6 and only approached it
-            lo, hi = (max(v[i] for v in closed.values()) for i in (0, 1))
+            lo, hi = max_ends(closed)
             self.closed.add(x)
             return self._note(x, m, lo, hi)
         res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,

@@ -39,7 +39,7 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_APPROX_EXP_EPS0, MAX_DATAS
 from ..verdict import Enclosure, Outcome, Verdict
 from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
-from .refine import answer_note, decided_against, gaussian_closed_ends
+from .refine import answer_note, decided_against, gaussian_closed_ends, max_ends
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
 from .tail import tv_tail, tv_upper
@@ -330,7 +330,7 @@ def _gaussian_closed(steps: Sequence[Step], rel: Relation, dirs: Sequence[str], 
 
 def _closed_answer(ends: Mapping[str, tuple], rel: Relation, digits: int) -> PldAnswer:
     """The answer of :func:`_gaussian_closed`'s per-direction ends, printed to ``digits``."""
-    lo, hi = max(v[0] for v in ends.values()), max(v[1] for v in ends.values())
+    lo, hi = max_ends(ends)
     width = float((hi - lo) / hi) if hi > 0 else 0.0
     return PldAnswer(_enclosure(lo, hi, digits, 0), rel, 0, 0, 0.0, width, dict(ends), None, closed=True)
 
@@ -379,31 +379,28 @@ def check_claim(
 
     from ..errors import PrecisionExhausted
 
-    closed = _gaussian_closed([e.step() for e in events], rel, dirs, "delta", E, _CLOSED_CLAIM_DIGITS)
-    if closed is not None:  # every step a Gaussian at rate 1: decided at 30 digits, printed at 6 as below
-        lo, hi = (max(v[i] for v in closed.directions.values()) for i in (0, 1))
-        ans = _closed_answer(closed.directions, rel, 6)
-        enc = {"delta": ans.enclosure}
-        if hi <= D:
-            return Verdict(Outcome.HOLDS, claim_reason("holds", E, ans.enclosure.hi_str(), D), enc), ans
-        if lo > D:
-            return Verdict(Outcome.FAILS, claim_reason("fails", E, ans.enclosure.lo_str(), D), enc), ans
-        return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
-    try:
-        res = refine_query([e.step() for e in events], dirs, kind="delta", target=E,
-                           rel_width=1e-12, time_budget=time_budget, decide=decided_against(D),
-                           delta_scale=D, progress=progress)
-    except PrecisionExhausted as exc:
-        if getattr(exc, "timed", False):
-            # the clock stopped it: where it stopped follows the load, so no verdict is written
-            # (a certificate's bytes may not depend on it; numerics rule 7): exit 3, no file
-            raise
-        return Verdict(Outcome.UNDECIDED, str(exc)), None  # type: ignore[return-value]
-    ans = _answer(res, rel, 6)
+    steps = [e.step() for e in events]
+    ends = gaussian_closed_ends(steps, dirs, "delta", E, _CLOSED_CLAIM_DIGITS)
+    if ends is not None:  # every step a Gaussian at rate 1: decided at 30 digits, printed at 6 as below
+        ans = _closed_answer(ends, rel, 6)
+        lo, hi = max_ends(ends)
+    else:
+        try:
+            res = refine_query(steps, dirs, kind="delta", target=E,
+                               rel_width=1e-12, time_budget=time_budget, decide=decided_against(D),
+                               delta_scale=D, progress=progress)
+        except PrecisionExhausted as exc:
+            if getattr(exc, "timed", False):
+                # the clock stopped it: where it stopped follows the load, so no verdict is written
+                # (a certificate's bytes may not depend on it; numerics rule 7): exit 3, no file
+                raise
+            return Verdict(Outcome.UNDECIDED, str(exc)), None  # type: ignore[return-value]
+        ans = _answer(res, rel, 6)
+        lo, hi = res.lo, res.hi
     enc = {"delta": ans.enclosure}
-    if res.hi is not None and res.hi <= D:
+    if hi is not None and hi <= D:
         return Verdict(Outcome.HOLDS, claim_reason("holds", E, ans.enclosure.hi_str(), D), enc), ans
-    if res.lo > D:
+    if lo > D:
         return Verdict(Outcome.FAILS, claim_reason("fails", E, ans.enclosure.lo_str(), D), enc), ans
     return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
 

@@ -36,7 +36,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ..ball import arb_to_fraction, ball, endpoints, lower_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
@@ -695,6 +695,12 @@ def gaussian_mu2(steps: Sequence[Step], direction: str) -> Optional[Fraction]:
             return None
         mu2 += st.count * pair.mu * pair.mu
     return mu2
+
+
+def max_ends(ends: Mapping[str, tuple[Fraction, Fraction]]) -> tuple[Fraction, Fraction]:
+    """[lo, hi] of the maximum over directions of per-direction enclosures (add-remove is the
+    pointwise maximum of add and remove, AFA Sec 4.1)."""
+    return max(v[0] for v in ends.values()), max(v[1] for v in ends.values())
 
 
 def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: str, target: Fraction,
