@@ -193,6 +193,16 @@ OPTIONS = {
     "calibrate-bins-epochs": ["calibrate", "dpsgd", "--sampling", "balls-in-bins", "--target-eps", "2", "--delta",
                               "1e-5", "--dataset-size", "20", "--batch-size", "10", "--noise-multiplier", "2",
                               "--digits", "2"],
+    # every step a Gaussian at sampling rate 1: answered in closed form (no grid, method.algorithm says so)
+    "pld-epsilon-closed-form": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "1", "--steps",
+                                "10", "--delta", "1e-5", "--digits", "6"],
+    "pld-delta-closed-form-replace-one": ["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "1",
+                                          "--steps", "10", "--eps", "1", "--neighboring", "replace-one"],
+    "calibrate-closed-form": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--sampling-rate", "1",
+                              "--steps", "10", "--digits", "6"],
+    # a whole domain safe below the closed form's floor: delta_at_target.hi = 2^-12000 rounded up
+    "calibrate-closed-form-floor": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5",
+                                    "--sampling-rate", "1", "--noise-multiplier", "1e10"],
     # balls-in-bins over two independently re-allocated epochs (result.bins_epochs, AFA Thm 10)
     "bins-epsilon-epochs": ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "2",
                             "--dataset-size", "4", "--batch-size", "1", "--epochs", "2", "--delta", "1e-5"],
