@@ -9,7 +9,7 @@ number by exact comparisons of rationals, by the rule of docs/reference/certific
 the other): 'unsafe' (reported < epsilon*) and 'loose' (reported > epsilon* (1 + tolerance))
 are accepted when the recorded enclosure (its printed decimals) or the independent one
 decides them; 'consistent' when the recorded enclosure does not decide the row and is no
-wider than ``inputs.digits`` allows (:func:`_too_wide`), so that a vacuous recorded
+wider than ``inputs.digits`` allows (:func:`_check_config_width`), so that a vacuous recorded
 enclosure cannot make an unsafe number consistent. ``crashed`` is accepted only for a row
 without a reported number, so it cannot hide one; format 2 records ``inputs.row_count`` and
 a row count that differs is refused. The overall verdict is fails iff a row is unsafe.
@@ -67,17 +67,16 @@ def _row_verdict(reported: Fraction, lo: Fraction, hi: "Fraction | None", tol: F
 
 
 def _check_row(i: int, row: Mapping[str, Any], reported: Fraction, recorded: "tuple[Fraction, Fraction | None]",
-               independent: "tuple[Fraction, Fraction | None]", tol: Fraction, digits: Any,
-               too_wide: "str | None") -> str:
+               independent: "tuple[Fraction, Fraction | None]", tol: Fraction, digits: Any) -> str:
     """Accept a row's verdict or raise: the rule of docs/reference/certificates.md, "Oracle rows".
 
     'unsafe' and 'loose' are statements about the true epsilon* (reported < epsilon*, reported >
     epsilon* (1 + tol)): accepted when a certified enclosure decides them, the recorded one (its
     decimals, re-proved by check_enclosure) or the independent one inside it. 'consistent' says
-    the recorded enclosure does not decide the row, at the accuracy the certificate states:
-    accepted when the recorded enclosure does not decide it and is no wider than inputs.digits
-    allows (``too_wide`` None; else the reason it is not), so that a vacuous enclosure such as
-    [0, 100] cannot make an unsafe number consistent."""
+    the recorded enclosure does not decide the row at the accuracy the certificate states:
+    accepted when the recorded enclosure does not decide it, and is bounded and, as every
+    configuration's (:func:`_check_config_width`, before the rows), no wider than inputs.digits
+    allows, so that a vacuous enclosure such as [0, 100] cannot make an unsafe number consistent."""
     verdict, who = row["verdict"], f"row {i} ({str(row.get('accountant'))[:40]})"
     own = _row_verdict(reported, *recorded, tol)
     ind = _row_verdict(reported, *independent, tol)
@@ -93,9 +92,9 @@ def _check_row(i: int, row: Mapping[str, Any], reported: Fraction, recorded: "tu
     if digits is None:
         raise MalformedCertificate(f"{who}: a 'consistent' row is judged at inputs.digits, the accuracy of its "
                                    "enclosure, which the certificate does not state (every oracle writer records it)")
-    if too_wide is not None:
-        also = f"; on the independent enclosure [{_show_ends(independent)}] it is {ind!r}" if ind != own else ""
-        raise CertificateRejected(f"{who}: 'consistent' rests on an enclosure wider than stated: {too_wide}{also}")
+    if recorded[1] is None:
+        raise CertificateRejected(f"{who}: 'consistent' on an enclosure unbounded above, which decides no row at any "
+                                  f"accuracy; on the independent enclosure [{_show_ends(independent)}] it is {ind!r}")
     return verdict
 
 
@@ -104,22 +103,18 @@ def _show_ends(ends: "tuple[Fraction, Fraction | None]") -> str:
     return f"{float(a):.10g}, {'inf' if b is None else f'{float(b):.10g}'}"
 
 
-def _too_wide(enc: Mapping[str, Any], ends: "tuple[Fraction, Fraction | None]", digits: Any) -> "str | None":
-    """None when a configuration's recorded enclosure is as narrow as ``inputs.digits`` = d
-    makes the producer's: the PLD answer at relative width 10^-d, or up to NARROW_FACTOR wider
-    where a static cap stopped the refinement (pld/refine.py; the oracle records no note), an
-    enclosure that reaches 0 measured absolutely (:func:`.verify.check_width`, the rule of
-    every PLD certificate). Else the reason, naming its width and the width allowed."""
+def _check_config_width(enc: Mapping[str, Any], digits: Any, where: str) -> None:
+    """A configuration's recorded enclosure must be as narrow as ``inputs.digits`` = d makes the
+    producer's: the PLD answer at relative width 10^-d, or up to NARROW_FACTOR wider where a
+    static cap stopped the refinement (pld/refine.py; the oracle records no note), an enclosure
+    that reaches 0 measured absolutely (:func:`.verify.check_width`, the rule of every PLD
+    enclosure; an unbounded one is judged by the rows, :func:`_check_row`). A 'consistent' row
+    says the enclosure does not decide it at that accuracy, so a vacuous [0, 100] must not pass;
+    a wider enclosure is not what the certificate states, whatever its rows (exit 1)."""
     if digits is None:
-        return None  # refused by the row that needs it (_check_row): exit 2, every oracle writer records it
-    if ends[1] is None:
-        return f"the recorded enclosure [{enc['lo']}, inf] is unbounded"
-    try:
-        check_width(enclosure_of(enc, "certified", 60), digits, enc, NARROW_FACTOR,
-                    "the PLD answer's narrowly missed width", where="the recorded enclosure")
-    except CertificateRejected as exc:
-        return str(exc)
-    return None
+        return  # a 'consistent' row needs it (_check_row: exit 2); every oracle writer records it
+    check_width(enclosure_of(enc, "certified", 60), digits, enc, NARROW_FACTOR,
+                "the PLD answer's narrowly missed width", where=f"{where}: the recorded enclosure")
 
 
 def _exact_bound(text: Any, where: str) -> "Fraction | None":
@@ -293,9 +288,8 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
     with mpmath.workdps(_DPS):
         # tolerance >= 0 (certificate.ranges): a negative one made an exact row "loose" (adv42 F1)
         tol = exact_input(inputs, "tolerance")
-        certified: dict[tuple, tuple[mpf, mpf]] = {}
+        certified: dict[tuple, tuple[Fraction, "Fraction | None"]] = {}
         independent: dict[tuple, tuple[Fraction, "Fraction | None"]] = {}
-        wide: dict[tuple, "str | None"] = {}
         for c in configs:
             if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
                 raise MalformedCertificate("a configuration lacks a field")
@@ -306,6 +300,10 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 # the plain Gaussian is the subsampled one at rate 1, and only there
                 raise MalformedCertificate("a configuration of mechanism 'gaussian' needs sampling_rate 1 "
                                           f"(got {str(c['sampling_rate'])[:40]})")
+            # the width first: it costs nothing, and a vacuous enclosure is refused before any PLD work
+            _check_config_width(c["certified"], inputs.get("digits"),
+                                f"configuration sigma={str(c['noise_multiplier'])[:20]}, q={str(c['sampling_rate'])[:20]}, "
+                                f"T={str(c['steps'])[:20]}, delta={str(c['delta'])[:20]}")
             pld_inputs = {k: c[k] for k in ("noise_multiplier", "sampling_rate", "steps", "delta")}
             pld_inputs["neighboring"] = "add-remove"
             re = recheck_epsilon(pld_inputs, {"enclosure": c["certified"]})
@@ -317,7 +315,6 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             certified[key] = (lo_x, _exact_bound(c["certified"]["hi"], "certified.hi"))
             a, b = re.enclosure()
             independent[key] = (mpf_to_fraction(a), None if mpmath.isinf(b) else mpf_to_fraction(b))
-            wide[key] = _too_wide(c["certified"], certified[key], inputs.get("digits"))
         if "row_count" in inputs and inputs["row_count"] != len(rows):
             raise CertificateRejected(
                 f"inputs.row_count = {inputs['row_count']} but result.rows has {len(rows)} rows: a row was dropped or added"
@@ -357,7 +354,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 if not same:
                     raise CertificateRejected(f"row {i}: reported {str(shown)[:40]} is not the double whose exact "
                                               f"value reported_exact records")
-            again = _check_row(i, r, reported, (lo, hi), independent[key], tol, inputs.get("digits"), wide[key])
+            again = _check_row(i, r, reported, (lo, hi), independent[key], tol, inputs.get("digits"))
             _check_excess(i, r.get("excess"), reported, (lo, hi), (r["certified"]["lo"], r["certified"]["hi"]), again)
             any_unsafe |= again == "unsafe"
         return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds", verdict_of_record=True,
