@@ -45,10 +45,10 @@ from mpmath import mpf
 from ..certificate.format import NARROW_FACTOR, ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
 from ..errors import CertificateRejected, MalformedCertificate
 from .core import mpf_to_fraction
+from .decimals import enclosure_of
 from .gdp import exact_input
 from .kinds import last_digit_unit
 from .pld import recheck_epsilon
-from .decimals import enclosure_of
 from .verify import Recheck, check_enclosure, check_width, parse_bound, register
 
 _DPS = 50
@@ -137,13 +137,14 @@ def _check_excess(i: int, text: Any, reported: Fraction, ends: "tuple[Fraction, 
     of its own last digit of the exact one (a display value, so its rounding direction is
     not what is confirmed; its value is). Writers before this release measured it from the
     unprinted binary end, which lies within one unit u of the printed end's last digit, so
-    within (1 + |excess|) u / bound of the value here more is allowed: a reported number on a
-    printed end (excess 0 here, -1.3e-17 there) was refused."""
+    their value differs from the one here by less than (1 + |excess|) u / bound; (2 + |excess|)
+    u / bound more is allowed (u / bound <= 1e-16 at the 17 digits every writer prints): a
+    reported number on a printed end (excess 0 here, -1.3e-17 there) was refused."""
     if text is None:
         return
     if not isinstance(text, str):
         raise MalformedCertificate(f"row {i}: excess must be a decimal string")
-    lo, hi = ends
+    hi = ends[1]
     side = 0 if verdict == "unsafe" else 1 if verdict == "loose" or hi is not None and reported > hi else None
     bound = None if side is None else ends[side]
     if bound == 0:
