@@ -228,3 +228,22 @@ def test_shifted_enclosures_are_refused(edges):
         for r in c["result"]["rows"]:
             r["certified"] = dict(band)
         assert outcome(reseal(c)) in code, delta
+
+
+def test_zero_epsilon_rows_verify_and_an_excess_against_zero_is_refused(tmp_path):
+    """sigma 100, q 0.001, one step, delta 1/2: delta(0) is at most (2/5) q / sigma = 4e-6 <= delta,
+    so epsilon* = 0 exactly and the enclosure is [0, 0]. A report of 0.1 is loose with no finite
+    relative excess (the producer stopped, exit 3, on (0.1 - 0) / 0); one of 0 is consistent. A
+    forged excess beside the loose row is refused (verify raised ZeroDivisionError)."""
+    from dpverify.cli import main
+
+    (tmp_path / "in.csv").write_text(HEADER + "z,subsampled-gaussian,100,0.001,1,0.5,0.1\n"
+                                     "zz,subsampled-gaussian,100,0.001,1,0.5,0\n")
+    out = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(tmp_path / "in.csv"), "--tolerance", "0", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert cert["result"]["configs"][0]["certified"] == {"lo": "0", "hi": "0"}
+    assert [(r["verdict"], r["excess"]) for r in cert["result"]["rows"]] == [("loose", None), ("consistent", "0")]
+    assert outcome(copy.deepcopy(cert)) == 0
+    cert["result"]["rows"][0]["excess"] = "5"
+    assert outcome(reseal(cert)) == 1
