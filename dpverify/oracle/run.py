@@ -4,7 +4,9 @@ every reported epsilon classified against it.
 The certified enclosure of epsilon(delta) comes from the PLD accountant
 (:func:`dpverify.pld.dpsgd_epsilon`, add-remove relation, both directions),
 so "unsafe" is a proof that the mechanism is not (reported, delta)-DP under
-that relation, and "loose" a proof that a smaller epsilon is valid.
+that relation, and "loose" a proof that a smaller epsilon is valid. Each row is
+classified on the decimals it records (:mod:`.classify`; the rule of
+docs/reference/certificates.md, "Oracle rows", which verify re-derives).
 """
 
 from __future__ import annotations
@@ -198,7 +200,8 @@ def markdown_report(result: OracleResult, title: str) -> str:
     """A Markdown report: per configuration, the certified band and every row."""
     lines = [f"# {title}", "",
              f"Certified enclosures of epsilon(delta) by dpverify's PLD accountant "
-             f"(add-remove relation, relative width <= 1e-{result.digits}); verdicts: "
+             f"(add-remove relation, relative width <= 1e-{result.digits}, or up to 10 times that where the "
+             f"memory budget stopped the refinement); verdicts, on the decimals the certificate records: "
              f"**unsafe** = reported below the certified lower bound (the guarantee is false), "
              f"**loose** = above the upper bound by more than {exact_str(100 * result.tolerance)}%, "
              f"consistent otherwise; **returned-inf** and **crashed**: no number to compare.", ""]

@@ -330,8 +330,10 @@ _ROWS: list[Kind] = [
          info=_COMMON_INFO + ("mechanism_relative_width",),
          comments=("reason", "note", "monotonicity", "pairs")),
     Kind("oracle.rows",
-         verdict=P("every configuration's enclosure re-derived by the PLD second route, every row re-classified "
-                   "from its reported number by exact comparisons against the independent enclosure, and its "
+         verdict=P("every configuration's enclosure re-derived by the PLD second route and no wider than "
+                   "inputs.digits allows, every row re-classified from its reported number by exact comparisons "
+                   "(unsafe and loose where the recorded or the independent enclosure decides them, consistent "
+                   "where the recorded one does not), and its "
                    "relative excess recomputed exactly from the reported number and the recorded enclosure; "
                    "every row re-read from the recorded input text (inputs.input_text, whose sha256 is "
                    "inputs.input_sha256) and compared exactly; a sha256 without its text is refused. Without a "
@@ -698,7 +700,8 @@ _steps(["replace.delta"], _PLD_STEPS + [
 ])
 _steps(["oracle.rows"], [
     ("certified enclosure per row by the PLD route", PROOF, True),
-    ("each accountant's reported number compared with the enclosure (exact decimals)", PROOF, True),
+    ("each configuration's recorded enclosure no wider than inputs.digits allows; each accountant's reported "
+     "number compared with its decimals and with the independent enclosure (exact rationals)", PROOF, True),
     ("each row re-read from the recorded input text (CSV or JSON) and compared exactly; the text's sha256 "
      "against inputs.input_sha256 (no text recorded: the rows are named as not confirmed)", PROOF, True),
 ])

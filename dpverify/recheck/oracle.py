@@ -4,10 +4,15 @@ Each configuration's certified enclosure is re-derived by the PLD second
 route (:mod:`.pld`: its own discretisation in directed rounding and big-integer
 convolution, grid refined until its enclosure lies inside the recorded one:
 containment, not intersection). Every row is re-classified from its reported
-number by exact comparisons of rationals (unsafe: reported < lo; loose: reported > hi (1 +
-tolerance)); ``crashed`` is accepted only for a row without a reported number,
-so it cannot hide one; format 2 records ``inputs.row_count`` and a row count
-that differs is refused. The overall verdict is fails iff a row is unsafe.
+number by exact comparisons of rationals, by the rule of docs/reference/certificates.md,
+"Oracle rows" (the producer, dpverify/oracle/classify.py, has its own copy; neither imports
+the other): 'unsafe' (reported < epsilon*) and 'loose' (reported > epsilon* (1 + tolerance))
+are accepted when the recorded enclosure (its printed decimals) or the independent one
+decides them; 'consistent' when the recorded enclosure does not decide the row and is no
+wider than ``inputs.digits`` allows (:func:`_check_config_width`), so that a vacuous recorded
+enclosure cannot make an unsafe number consistent. ``crashed`` is accepted only for a row
+without a reported number, so it cannot hide one; format 2 records ``inputs.row_count`` and
+a row count that differs is refused. The overall verdict is fails iff a row is unsafe.
 
 Rows and their input file. A certificate of ``dpverify oracle --input FILE`` written by
 this release records the file's text (``inputs.input_text``; ``inputs.input_sha256`` is
@@ -37,26 +42,79 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..certificate.format import ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
-from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..certificate.format import NARROW_FACTOR, ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
+from ..errors import CertificateRejected, MalformedCertificate
 from .core import mpf_to_fraction
+from .decimals import enclosure_of
 from .gdp import exact_input
 from .kinds import last_digit_unit
 from .pld import recheck_epsilon
-from .verify import Recheck, check_enclosure, parse_bound, register
+from .verify import Recheck, check_enclosure, check_width, parse_bound, register
 
 _DPS = 50
 _FIELDS = ("mechanism", "noise_multiplier", "sampling_rate", "steps", "delta")
 
 
 def _row_verdict(reported: Fraction, lo: Fraction, hi: "Fraction | None", tol: Fraction) -> str:
-    """Exact rationals (hi None: +inf): a rounded comparison could move a row that sits
-    on a bound into the other class."""
+    """What the enclosure [lo, hi] decides of a reported epsilon: 'unsafe' below lo, 'loose'
+    above hi (1 + tol), else 'consistent' (not decided). Exact rationals (hi None: +inf): a
+    rounded comparison could move a row that sits on a bound into the other class."""
     if reported < lo:
         return "unsafe"
     if hi is not None and reported > hi * (1 + tol):
         return "loose"
     return "consistent"
+
+
+def _check_row(i: int, row: Mapping[str, Any], reported: Fraction, recorded: "tuple[Fraction, Fraction | None]",
+               independent: "tuple[Fraction, Fraction | None]", tol: Fraction, digits: Any) -> str:
+    """Accept a row's verdict or raise: the rule of docs/reference/certificates.md, "Oracle rows".
+
+    'unsafe' and 'loose' are statements about the true epsilon* (reported < epsilon*, reported >
+    epsilon* (1 + tol)): accepted when a certified enclosure decides them, the recorded one (its
+    decimals, re-proved by check_enclosure) or the independent one inside it. 'consistent' says
+    the recorded enclosure does not decide the row at the accuracy the certificate states:
+    accepted when the recorded enclosure does not decide it, and is bounded and, as every
+    configuration's (:func:`_check_config_width`, before the rows), no wider than inputs.digits
+    allows, so that a vacuous enclosure such as [0, 100] cannot make an unsafe number consistent."""
+    verdict, who = row["verdict"], f"row {i} ({str(row.get('accountant'))[:40]})"
+    own = _row_verdict(reported, *recorded, tol)
+    ind = _row_verdict(reported, *independent, tol)
+    if verdict in ("unsafe", "loose"):
+        if verdict in (own, ind):
+            return verdict
+        raise CertificateRejected(f"{who}: recorded {verdict!r}, re-derived {own!r} on the recorded enclosure and "
+                                  f"{ind!r} on the independent one [{_show_ends(independent)}]")
+    if verdict != "consistent":
+        raise CertificateRejected(f"{who}: recorded {str(verdict)[:40]!r}, re-derived {own!r}")
+    if own != "consistent":
+        raise CertificateRejected(f"{who}: recorded 'consistent', but the recorded enclosure decides {own!r}")
+    if digits is None:
+        raise MalformedCertificate(f"{who}: a 'consistent' row is judged at inputs.digits, the accuracy of its "
+                                   "enclosure, which the certificate does not state (every oracle writer records it)")
+    if recorded[1] is None:
+        raise CertificateRejected(f"{who}: 'consistent' on an enclosure unbounded above, which decides no row at any "
+                                  f"accuracy; on the independent enclosure [{_show_ends(independent)}] it is {ind!r}")
+    return verdict
+
+
+def _show_ends(ends: "tuple[Fraction, Fraction | None]") -> str:
+    a, b = ends
+    return f"{float(a):.10g}, {'inf' if b is None else f'{float(b):.10g}'}"
+
+
+def _check_config_width(enc: Mapping[str, Any], digits: Any, where: str) -> None:
+    """A configuration's recorded enclosure must be as narrow as ``inputs.digits`` = d makes the
+    producer's: the PLD answer at relative width 10^-d, or up to NARROW_FACTOR wider where a
+    static cap stopped the refinement (pld/refine.py; the oracle records no note), an enclosure
+    that reaches 0 measured absolutely (:func:`.verify.check_width`, the rule of every PLD
+    enclosure; an unbounded one is judged by the rows, :func:`_check_row`). A 'consistent' row
+    says the enclosure does not decide it at that accuracy, so a vacuous [0, 100] must not pass;
+    a wider enclosure is not what the certificate states, whatever its rows (exit 1)."""
+    if digits is None:
+        return  # a 'consistent' row needs it (_check_row: exit 2); every oracle writer records it
+    check_width(enclosure_of(enc, "certified", 60), digits, enc, NARROW_FACTOR,
+                "the PLD answer's narrowly missed width", where=f"{where}: the recorded enclosure")
 
 
 def _exact_bound(text: Any, where: str) -> "Fraction | None":
@@ -70,26 +128,35 @@ def _exact_bound(text: Any, where: str) -> "Fraction | None":
     return exact_input({where: text}, where)
 
 
-def _check_excess(i: int, text: Any, reported: Fraction, lo: Fraction, hi: "Fraction | None", verdict: str) -> None:
+def _check_excess(i: int, text: Any, reported: Fraction, ends: "tuple[Fraction, Fraction | None]",
+                  texts: "tuple[str, str]", verdict: str) -> None:
     """A row's ``excess`` is (reported - nearest bound) / nearest bound of the recorded
     enclosure, printed to four digits rounded so that it stays a bound on the true relative
     excess: up below the lower end (unsafe), down above the upper end (the 0.1.0 writer
     rounded to nearest). Recomputed here exactly: the printed value must be within one unit
     of its own last digit of the exact one (a display value, so its rounding direction is
-    not what is confirmed; its value is)."""
+    not what is confirmed; its value is). Writers before this release measured it from the
+    unprinted binary end, which lies within one unit u of the printed end's last digit, so
+    their value differs from the one here by less than (1 + |excess|) u / bound; (2 + |excess|)
+    u / bound more is allowed (u / bound <= 1e-16 at the 17 digits every writer prints): a
+    reported number on a printed end (excess 0 here, -1.3e-17 there) was refused."""
     if text is None:
         return
     if not isinstance(text, str):
         raise MalformedCertificate(f"row {i}: excess must be a decimal string")
+    hi = ends[1]
+    side = 0 if verdict == "unsafe" else 1 if verdict == "loose" or hi is not None and reported > hi else None
+    bound = None if side is None else ends[side]
+    if bound == 0:
+        # eps* = 0 exactly ([0, 0]): no relative excess is finite, and the writer records none
+        raise CertificateRejected(f"row {i}: excess {text[:40]} is relative to a bound of 0, which no finite "
+                                  "number is")
     e = exact_input({"x": text}, "x")
-    if verdict == "unsafe":
-        x = (reported - lo) / lo
-    elif hi is not None and reported > hi:
-        x = (reported - hi) / hi
-    else:
-        x = Fraction(0)
-    ulp = last_digit_unit(text) or Fraction(0)
-    if abs(e - x) > ulp:
+    x = Fraction(0) if bound is None else (reported - bound) / bound
+    allowed = last_digit_unit(text) or Fraction(0)
+    if bound is not None and side is not None:
+        allowed += (2 + abs(x)) * (last_digit_unit(texts[side]) or Fraction(0)) / bound
+    if abs(e - x) > allowed:
         raise CertificateRejected(f"row {i}: excess {text[:40]} does not fit the reported number and the recorded "
                                   f"enclosure (exactly {float(x):.6g})")
 
@@ -222,7 +289,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
     with mpmath.workdps(_DPS):
         # tolerance >= 0 (certificate.ranges): a negative one made an exact row "loose" (adv42 F1)
         tol = exact_input(inputs, "tolerance")
-        certified: dict[tuple, tuple[mpf, mpf]] = {}
+        certified: dict[tuple, tuple[Fraction, "Fraction | None"]] = {}
         independent: dict[tuple, tuple[Fraction, "Fraction | None"]] = {}
         for c in configs:
             if not isinstance(c, dict) or any(k not in c for k in _FIELDS) or "certified" not in c:
@@ -234,6 +301,10 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 # the plain Gaussian is the subsampled one at rate 1, and only there
                 raise MalformedCertificate("a configuration of mechanism 'gaussian' needs sampling_rate 1 "
                                           f"(got {str(c['sampling_rate'])[:40]})")
+            # the width first: it costs nothing, and a vacuous enclosure is refused before any PLD work
+            _check_config_width(c["certified"], inputs.get("digits"),
+                                f"configuration sigma={str(c['noise_multiplier'])[:20]}, q={str(c['sampling_rate'])[:20]}, "
+                                f"T={str(c['steps'])[:20]}, delta={str(c['delta'])[:20]}")
             pld_inputs = {k: c[k] for k in ("noise_multiplier", "sampling_rate", "steps", "delta")}
             pld_inputs["neighboring"] = "add-remove"
             re = recheck_epsilon(pld_inputs, {"enclosure": c["certified"]})
@@ -284,24 +355,8 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                 if not same:
                     raise CertificateRejected(f"row {i}: reported {str(shown)[:40]} is not the double whose exact "
                                               f"value reported_exact records")
-            again = _row_verdict(reported, lo, hi, tol)
-            if again != r["verdict"]:
-                raise CertificateRejected(
-                    f"row {i} ({r.get('accountant')}): recorded {r['verdict']!r}, re-derived {again!r}"
-                )
-            # the verdict must also hold on the independent enclosure (inside the recorded
-            # one): a vacuous recorded enclosure such as [0, 100] cannot make an unsafe
-            # number "consistent"
-            a, b = independent[key]
-            if reported < a and again != "unsafe":
-                raise CertificateRejected(
-                    f"row {i} ({r.get('accountant')}): reported {float(reported):.10g} is below the independent "
-                    f"lower bound {float(a):.10g} of epsilon: unsafe, recorded {again!r}")
-            if _row_verdict(reported, a, b, tol) != again:
-                raise CouldNotReprove(
-                    f"row {i}: its verdict {again!r} rests on the recorded enclosure's width; on the independent "
-                    f"enclosure [{float(a):.10g}, {float(b) if b is not None else 'inf'}] it is not decided the same way")
-            _check_excess(i, r.get("excess"), reported, lo, hi, again)
+            again = _check_row(i, r, reported, (lo, hi), independent[key], tol, inputs.get("digits"))
+            _check_excess(i, r.get("excess"), reported, (lo, hi), (r["certified"]["lo"], r["certified"]["hi"]), again)
             any_unsafe |= again == "unsafe"
         return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="fails" if any_unsafe else "holds", verdict_of_record=True,
                        proved=frozenset({"configs", "rows"}), unconfirmed=unbound)

@@ -92,7 +92,7 @@ from ..certificate.prose import check_quantity, check_statement, check_theorems
 __all__ = [
     "Recheck", "register", "verify_certificate", "confirm", "Confirmed", "UNCONFIRMED", "verify_file", "RECHECKERS", "EXPLAIN",
     "needed_digits", "parse_bound", "accept_enclosure", "root_enclosure", "accept_verdict", "BUDGET_SECONDS",
-    "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of", "parse_json",
+    "MAX_DIGITS", "MAX_EXPONENT", "MAX_FILE_BYTES", "explain_text", "enclosure_of", "parse_json", "check_width",
 ]
 
 #: wall-clock budget for one certificate's re-derivation (seconds); beyond: exit 3
@@ -520,7 +520,10 @@ def _verify(cert: Any) -> Confirmed:
         raise MalformedCertificate("result has neither an enclosure nor a verdict")
     recorded = enclosure_of(enc, "result.enclosure", 60) if enc is not None else None
     if recorded is not None and digits is not None:
-        _check_width(recorded, digits, enc, narrowly_missed(quantity, result.get("note"), digits))
+        if narrowly_missed(quantity, result.get("note"), digits):
+            check_width(recorded, digits, enc, NARROW_FACTOR, "the narrowly missed width its note states")
+        else:
+            check_width(recorded, digits, enc)
     kind = kinds.require_proving_routes(quantity, recorded is not None, recorded_verdict is not None)
     kinds.require_format(kind, fmt)
     kinds.check_result_keys(kind, result)
@@ -654,23 +657,28 @@ def _claim_verdict(claim: Mapping[str, Any], result: Mapping[str, Any], re: Rech
     return again
 
 
-def _check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any], noted: bool = False) -> None:
+def check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any], factor: int = 1, why: str = "",
+                where: str = "the enclosure") -> None:
     """``inputs.digits`` can only refuse: an enclosure wider than the accuracy
-    it records is not what it says it is. One whose ``result.note`` is the writer's narrow-miss
-    sentence (``noted``: :func:`dpverify.certificate.comments.narrowly_missed`) may be up to
-    NARROW_FACTOR wider: the producer writes a narrowly missed accuracy so (ref43 P0: such a
-    genuine certificate was refused, exit 1). Width is never what makes an
+    it records is not what it says it is: hi - lo <= factor 10^-digits min(|lo|, |hi|)
+    (absolute for an enclosure that reaches 0), within 10^-6 of it. ``factor`` > 1 where the
+    producer's contract allows a wider enclosure, ``why`` says which: a ``result.note`` that is
+    the writer's narrow-miss sentence (:func:`dpverify.certificate.comments.narrowly_missed`;
+    ref43 P0: such a genuine certificate was refused, exit 1), or an oracle configuration, whose
+    PLD answer may be so without a note (recheck/oracle.py). Width is never what makes an
     enclosure true; the route re-proves that it contains the value."""
     lo, hi = recorded
     if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
         return
     with mpmath.workdps(60):
         scale = min(abs(lo), abs(hi)) if lo * hi > 0 else mpf(1)
-        allowed = mpf(10) ** (-min(digits, 10**4)) * (NARROW_FACTOR if noted else 1)
+        allowed = mpf(10) ** (-min(digits, 10**4)) * factor
         if hi - lo > allowed * scale * (1 + mpf(10) ** -6):
+            size = f"relative width {mpmath.nstr((hi - lo) / scale, 3)}" if lo * hi > 0 else \
+                f"width {mpmath.nstr(hi - lo, 3)}"
             raise CertificateRejected(
-                f"the enclosure [{enc['lo']}, {enc['hi']}] is wider than its recorded accuracy 1e-{digits}"
-                + (f" (x {NARROW_FACTOR}, the narrowly missed width its note states)" if noted else "")
+                f"{where} [{enc['lo']}, {enc['hi']}] ({size}) is wider than its recorded accuracy 1e-{digits}"
+                + (f" (x {factor}, {why})" if factor != 1 else "")
             )
 
 

@@ -87,20 +87,63 @@ def _enc(lo, hi):
         return Enclosure(arb(lo), arb(hi)) if isinstance(lo, int) else Enclosure.from_bounds(ball(lo), ball(hi))
 
 
+def _dyadic(x: Fraction, up: bool) -> Fraction:
+    """The multiple of 2^-80 next to x, on the side ``up`` says: its 17-digit decimal rounded
+    toward x is x itself (1.82824 is printed for a binary end 1e-24 above it)."""
+    n = x * 2**80
+    return Fraction(-((-n.numerator) // n.denominator) if up else n.numerator // n.denominator, 2**80)
+
+
 @pytest.mark.parametrize(
     "reported, verdict",
     [
         (Fraction(182823, 100000), "unsafe"),  # just below lo = 1.82824
         (Fraction(182824, 100000) - Fraction(1, 10**30), "unsafe"),
+        (Fraction(182824, 100000), "consistent"),  # the printed lo itself (below the binary end: 'unsafe' before)
         (Fraction(182825, 100000), "consistent"),  # inside
+        (Fraction(182826, 100000), "consistent"),  # the printed hi
         (Fraction(182830, 100000), "consistent"),  # above hi, within tolerance 1%
+        (Fraction(182826, 100000) * Fraction(101, 100), "consistent"),  # hi (1 + tolerance) exactly
+        (Fraction(182826, 100000) * Fraction(101, 100) + Fraction(1, 10**30), "loose"),
         (Fraction(21, 10), "loose"),  # far above hi
     ],
 )
 def test_classify(reported, verdict):
-    # certified [lo, hi] as exact rationals: the comparison must be exact
-    enc = _enc(Fraction(182824, 100000), Fraction(182826, 100000))
+    # certified binary ends just inside 1.82824 and 1.82826, which the row prints: the comparison
+    # is exact, against the printed decimals
+    with working_precision(200):
+        enc = Enclosure(ball(_dyadic(Fraction(182824, 100000), True)), ball(_dyadic(Fraction(182826, 100000), False)))
+    assert enc.to_json() == {"lo": "1.82824", "hi": "1.82826"} and enc.lo_fraction > Fraction(182824, 100000)
     assert classify(reported, enc, Fraction(1, 100)).verdict == verdict
+
+
+def test_classify_on_the_printed_decimals():
+    """The rule of docs/reference/certificates.md, "Oracle rows": a row is classified on the
+    decimals it records, which verify re-reads. Before, the producer used the binary ends (inside
+    the printed ones), so a reported number equal to a printed end was 'unsafe' / 'loose' here
+    and 'consistent' in verify (a genuine certificate refused at tolerance 0). Independent route:
+    the exact rationals of the printed strings, compared by hand."""
+    with working_precision(200):
+        enc = Enclosure.from_bounds(ball(Fraction(1, 3)), ball(Fraction(2, 3)))
+    lo, hi = (Fraction(t) for t in enc.to_json().values())
+    assert lo < enc.lo_fraction and hi > enc.hi_fraction  # printed outward, so strictly outside here
+    zero, tiny = Fraction(0), Fraction(1, 10**40)
+    for reported, tol, verdict in [(lo, zero, "consistent"), (lo - tiny, zero, "unsafe"),
+                                   ((lo + enc.lo_fraction) / 2, zero, "consistent"),  # inside the print only
+                                   (hi, zero, "consistent"), (hi + tiny, zero, "loose"),
+                                   ((hi + enc.hi_fraction) / 2, zero, "consistent"),
+                                   (hi * Fraction(11, 10), Fraction(1, 10), "consistent"),
+                                   (hi * Fraction(11, 10) + tiny, Fraction(1, 10), "loose")]:
+        assert classify(reported, enc, tol).verdict == verdict, (reported, tol)
+
+
+def test_zero_epsilon_loose_row_has_no_relative_excess():
+    """eps* = 0 exactly ([0, 0]): a positive report is loose and no finite relative excess states
+    by how much (it was (r - 0) / 0, which stopped the whole run, exit 3)."""
+    enc = Enclosure(arb(0), arb(0))
+    c = classify(Fraction(1, 10), enc, Fraction(0))
+    assert (c.verdict, c.excess) == ("loose", None)
+    assert classify(Fraction(0), enc, Fraction(0)).verdict == "consistent"
 
 
 def test_dpsgd_is_an_alias_of_the_subsampled_gaussian():

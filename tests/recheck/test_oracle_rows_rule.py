@@ -1,0 +1,249 @@
+"""Oracle rows on the edges of their enclosure: the rule of docs/reference/certificates.md,
+"Oracle rows" (producer and verify each implement it; neither imports the other).
+
+adv47 M2: the producer classified on its unprinted binary ends and verify on the printed
+decimals, and verify also demanded each verdict on its own narrower enclosure [a, b]; a
+genuine certificate whose reported number equals a printed end (tolerance 0), or lies
+between the printed lo and a, was refused (exit 1 / 3). Every certificate here is written by
+the real CLI; every forgery changes one thing and re-seals the digest, so only the re-check
+can catch it. Ground truth: lo <= a <= epsilon* <= b <= hi, the exact rationals of the
+printed decimals and of verify's own independent enclosure (recheck.pld), compared by hand.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+
+import pytest
+
+from dpverify.ball import exact_str
+from dpverify.recheck.verify import verify_certificate
+
+from ..certs import outcome, reseal
+
+HEADER = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+CONFIG = {"noise_multiplier": "1", "sampling_rate": "0.01", "steps": 100, "delta": "1e-5"}
+TINY = Fraction(1, 10**25)
+
+
+def _row(name: str, reported: Fraction) -> str:
+    return f"{name},subsampled-gaussian,1,0.01,100,1e-5,{exact_str(reported)}\n"
+
+
+def _decimal_between(x: Fraction, y: Fraction) -> Fraction:
+    """A short decimal strictly between x < y."""
+    n = 1
+    while True:
+        m = Fraction(round((x + y) / 2 * 10**n), 10**n)
+        if x < m < y:
+            return m
+        n += 1
+
+
+@pytest.fixture(scope="module")
+def edges(tmp_path_factory):
+    """(certificate, printed (lo, hi), independent (a, b)) of a genuine run at tolerance 0 whose
+    rows sit on and between every end."""
+    import mpmath
+
+    from dpverify.cli import main
+    from dpverify.pld import dpsgd_epsilon
+    from dpverify.recheck.core import mpf_to_fraction
+    from dpverify.recheck.pld import recheck_epsilon
+
+    printed = dpsgd_epsilon("1", "0.01", 100, "1e-5", digits=4).enclosure.to_json()
+    lo, hi = Fraction(printed["lo"]), Fraction(printed["hi"])
+    with mpmath.workdps(50):
+        re = recheck_epsilon({**CONFIG, "delta": "0.00001", "neighboring": "add-remove"}, {"enclosure": printed})
+        a, b = (mpf_to_fraction(v) for v in re.enclosure())
+    assert lo < a < b < hi  # the independent enclosure lies strictly inside: the cases below exist
+    rows = [("at-lo", lo, "consistent"), ("at-hi", hi, "consistent"),
+            ("lo-to-a", _decimal_between(lo, a), "consistent"), ("b-to-hi", _decimal_between(b, hi), "consistent"),
+            ("mid", _decimal_between(a, b), "consistent"),
+            ("below-lo", lo - TINY, "unsafe"), ("above-hi", hi + TINY, "loose")]
+    d = tmp_path_factory.mktemp("edges")
+    (d / "in.csv").write_text(HEADER + "".join(_row(n, r) for n, r, _ in rows))
+    out = d / "o.json"
+    assert main(["oracle", "--input", str(d / "in.csv"), "--tolerance", "0", "--digits", "4",
+                 "--certificate", str(out)]) == 1  # below-lo is unsafe
+    cert = json.loads(out.read_text())
+    assert cert["result"]["configs"][0]["certified"] == printed  # the producer's enclosure is the API's
+    assert [r["verdict"] for r in cert["result"]["rows"]] == [v for _, _, v in rows]
+    return cert, (lo, hi), (a, b)
+
+
+def _rows(cert: dict) -> dict:
+    return {r["accountant"]: r for r in cert["result"]["rows"]}
+
+
+def test_genuine_edge_rows_verify(edges):
+    """Reported on the printed lo and hi at tolerance 0, and between a printed end and the
+    independent one: consistent, and confirmed (exit 1 and exit 3 before)."""
+    cert, _, _ = edges
+    assert outcome(copy.deepcopy(cert)) == 0
+
+
+def test_genuine_edge_rows_at_a_large_tolerance_verify(tmp_path):
+    """Tolerance 10: hi (1 + 10) is consistent, one more 1e-25 loose; both confirmed."""
+    from dpverify.cli import main
+    from dpverify.pld import dpsgd_epsilon
+
+    hi = Fraction(dpsgd_epsilon("1", "0.01", 100, "1e-5", digits=4).enclosure.to_json()["hi"])
+    (tmp_path / "in.csv").write_text(HEADER + _row("edge", 11 * hi) + _row("past", 11 * hi + TINY))
+    out = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(tmp_path / "in.csv"), "--tolerance", "10", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert [r["verdict"] for r in cert["result"]["rows"]] == ["consistent", "loose"]
+    assert outcome(cert) == 0
+
+
+def test_an_earlier_writers_binary_end_rows_verify(edges):
+    """Writers before this release classified on the binary ends, which lie inside the printed
+    decimals: a report on the printed lo was 'unsafe' with an excess of about -1e-17, one on the
+    printed hi 'loose'. Both statements are true (lo < a, b < hi): the independent enclosure
+    decides them, and the excess measured from the binary end is allowed its last printed digit."""
+    from dpverify.pld import dpsgd_epsilon
+
+    cert, (lo, hi), _ = edges
+    enc = dpsgd_epsilon("1", "0.01", 100, "1e-5", digits=4).enclosure
+    old = copy.deepcopy(cert)
+    rows = _rows(old)
+    blo, bhi = enc.lo_fraction, enc.hi_fraction
+    assert lo < blo and bhi < hi
+    rows["at-lo"].update(verdict="unsafe", excess=f"{float((lo - blo) / blo):.4g}")
+    rows["at-hi"].update(verdict="loose", excess=f"{float((hi - bhi) / bhi):.4g}")
+    old["result"]["verdict"] = "fails"
+    assert outcome(reseal(old)) == 0
+    # an excess off by more than that is still refused
+    rows["at-lo"]["excess"] = "-0.0002"
+    assert outcome(reseal(old)) == 1
+
+
+@pytest.mark.parametrize("name, verdict, code", [
+    ("mid", "unsafe", 1),         # inside [a, b]: neither enclosure decides it
+    ("mid", "loose", 1),
+    ("below-lo", "consistent", 1),  # the recorded decimals decide it unsafe
+    ("above-hi", "consistent", 1),  # ... and loose
+    ("below-lo", "loose", 1),
+    ("lo-to-a", "unsafe", 0),     # true: reported < a <= epsilon*, which the independent enclosure proves
+    ("b-to-hi", "loose", 0),      # true at tolerance 0: reported > b >= epsilon*
+])
+def test_flipped_verdicts(edges, name, verdict, code):
+    """A relabelled row is refused unless its new verdict is proved; the two accepted ones are
+    true statements about epsilon* (the certificate then says 'fails' where a row is unsafe)."""
+    cert, (lo, hi), _ = edges
+    c = copy.deepcopy(cert)
+    row = _rows(c)[name]
+    reported = Fraction(row["reported"])
+    row["verdict"] = verdict
+    row["excess"] = None
+    any_unsafe = any(r["verdict"] == "unsafe" for r in c["result"]["rows"])
+    c["result"]["verdict"] = "fails" if any_unsafe else "holds"
+    assert outcome(reseal(c)) == code, (name, verdict, float(reported))
+
+
+def _vacuous(cert: dict, band: dict) -> dict:
+    c = copy.deepcopy(cert)
+    for cfg in c["result"]["configs"]:
+        cfg["certified"] = dict(band)
+    for r in c["result"]["rows"]:
+        r["certified"] = dict(band)
+        r["verdict"], r["excess"] = "consistent", "0"
+    c["result"]["verdict"] = "holds"
+    return reseal(c)
+
+
+def test_vacuous_enclosure_is_refused_by_its_width(edges):
+    """[0, 100] contains epsilon* and decides no row: every row would read consistent. It is far
+    wider than digits 4 allow, and the refusal names the width and the accuracy."""
+    from dpverify.errors import CertificateRejected
+
+    cert, _, _ = edges
+    with pytest.raises(CertificateRejected, match=r"\[0, 100\] \(width 100(\.0)?\) is wider than its recorded "
+                       r"accuracy 1e-4 \(x 10"):
+        verify_certificate(_vacuous(cert, {"lo": "0", "hi": "100"}))
+
+
+def test_vacuous_enclosure_is_refused_even_where_the_independent_one_agrees(tmp_path):
+    """A single row inside [a, b]: consistent on the independent enclosure too, which the old
+    guard (the verdict must hold on [a, b]) accepted under [0, 100]. A consistent row is a
+    statement at the stated accuracy, which [0, 100] is not."""
+    from dpverify.cli import main
+
+    (tmp_path / "in.csv").write_text(HEADER + "mid,subsampled-gaussian,1,0.01,100,1e-5,0.71804\n")
+    out = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(tmp_path / "in.csv"), "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert outcome(copy.deepcopy(cert)) == 0
+    for band in ({"lo": "0", "hi": "100"}, {"lo": "0.7", "hi": "0.75"}, {"lo": "0.718", "hi": "inf"}):
+        assert outcome(_vacuous(cert, band)) == 1, band
+
+
+def test_widened_within_the_stated_accuracy_is_a_consistent_statement(edges):
+    """lo lowered by 5e-4 relative (within 10 x 1e-4, the PLD answer's narrowly missed width):
+    still a true enclosure at the stated accuracy, so a row 1e-25 below the old lo reads
+    consistent there, as the contract says; lowered by 2e-3 it is refused."""
+    cert, (lo, hi), _ = edges
+    for shift, code in ((Fraction(5, 10**4), 0), (Fraction(2, 10**3), 1)):
+        c = copy.deepcopy(cert)
+        band = {"lo": exact_str(lo * (1 - shift)), "hi": c["result"]["configs"][0]["certified"]["hi"]}
+        c["result"]["configs"][0]["certified"] = dict(band)
+        for r in c["result"]["rows"]:
+            r["certified"] = dict(band)
+        below = _rows(c)["below-lo"]
+        below["verdict"], below["excess"] = "consistent", "0"
+        c["result"]["verdict"] = "holds"
+        assert outcome(reseal(c)) == code, shift
+
+
+@pytest.mark.parametrize("change, code", [
+    ({"digits": 8}, 1),     # the enclosure (5e-5 relative) is not what digits 8 promise
+    ({"digits": None}, 2),  # no accuracy to judge a consistent row at: every writer records it
+    ({"tolerance": "100"}, 1),  # above-hi is no longer loose on either enclosure
+    ({"tolerance": "-1"}, 2),
+])
+def test_forged_inputs(edges, change, code):
+    cert, _, _ = edges
+    c = copy.deepcopy(cert)
+    for k, v in change.items():
+        if v is None:
+            del c["inputs"][k]
+        else:
+            c["inputs"][k] = v
+    assert outcome(reseal(c)) == code
+
+
+def test_shifted_enclosures_are_refused(edges):
+    """Moved past epsilon*: disjoint from the independent enclosure (exit 1); moved by half its
+    width, it no longer contains [a, b]: not re-proved (exit 3, never an accept), or refused where
+    the route proves a moved end false (down: epsilon* > the new hi) or a row's verdict now
+    contradicts the moved decimals."""
+    cert, (lo, hi), _ = edges
+    for delta, code in ((hi - lo + TINY, {1}), ((hi - lo) / 2, {1, 3}), (-(hi - lo) / 2, {1, 3})):
+        c = copy.deepcopy(cert)
+        band = {"lo": exact_str(lo + delta), "hi": exact_str(hi + delta)}
+        c["result"]["configs"][0]["certified"] = dict(band)
+        for r in c["result"]["rows"]:
+            r["certified"] = dict(band)
+        assert outcome(reseal(c)) in code, delta
+
+
+def test_zero_epsilon_rows_verify_and_an_excess_against_zero_is_refused(tmp_path):
+    """sigma 100, q 0.001, one step, delta 1/2: delta(0) is at most (2/5) q / sigma = 4e-6 <= delta,
+    so epsilon* = 0 exactly and the enclosure is [0, 0]. A report of 0.1 is loose with no finite
+    relative excess (the producer stopped, exit 3, on (0.1 - 0) / 0); one of 0 is consistent. A
+    forged excess beside the loose row is refused (verify raised ZeroDivisionError)."""
+    from dpverify.cli import main
+
+    (tmp_path / "in.csv").write_text(HEADER + "z,subsampled-gaussian,100,0.001,1,0.5,0.1\n"
+                                     "zz,subsampled-gaussian,100,0.001,1,0.5,0\n")
+    out = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(tmp_path / "in.csv"), "--tolerance", "0", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert cert["result"]["configs"][0]["certified"] == {"lo": "0", "hi": "0"}
+    assert [(r["verdict"], r["excess"]) for r in cert["result"]["rows"]] == [("loose", None), ("consistent", "0")]
+    assert outcome(copy.deepcopy(cert)) == 0
+    cert["result"]["rows"][0]["excess"] = "5"
+    assert outcome(reseal(cert)) == 1
