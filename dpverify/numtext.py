@@ -14,10 +14,13 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from .errors import InvalidParameter
-from .limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
+from typing import Any, Callable
 
-__all__ = ["DECIMAL", "FRACTION", "clip", "is_digits", "read_exact_text"]
+from .errors import InvalidParameter, shown
+from .limits import (MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_TIME_BUDGET_SECONDS, MIN_TIME_BUDGET_TEXT,
+                     TIME_BUDGET_RANGE)
+
+__all__ = ["DECIMAL", "FRACTION", "clip", "is_digits", "read_exact_text", "read_seconds"]
 
 #: a decimal text; group 1 is its exponent
 DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -60,3 +63,23 @@ def read_exact_text(value: str, name: str) -> Fraction:
         raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
     raise InvalidParameter(
         name, f"{name}={clip(value)!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)")
+
+
+def read_seconds(value: Any, name: str, read: "Callable[[Any, str], Fraction]" = read_exact_text) -> float:
+    """A time budget in seconds, in :data:`~dpverify.limits.TIME_BUDGET_RANGE`, as a float (it only
+    bounds wall-clock time, never a certified number): ``value`` read exactly by ``read`` (this
+    module's grammar for verify, which loads no python-flint; ``ball.parse_exact`` on the producing
+    side, which also takes ints and Fractions). The one range check of every ``--time-budget``.
+
+    5e-324 and anything up to it that is still a double above 0 is the budget that runs out at once
+    (tests and users give a tiny budget for that); a budget below 5e-324 (1e-400) rounds to 0 s, which
+    was silently moved up to the least double (issue 22): refused, naming the option and the range,
+    as 0, a negative, nan, inf and an unreadable text are."""
+    try:
+        x = read(value, name)
+    except InvalidParameter as exc:
+        raise InvalidParameter(name, f"{exc.message} ({name} takes seconds in {TIME_BUDGET_RANGE})") from None
+    if not Fraction(MIN_TIME_BUDGET_TEXT) <= x <= MAX_TIME_BUDGET_SECONDS:
+        why = f" ({MIN_TIME_BUDGET_TEXT}, the least positive double, is the budget that runs out at once)" if x > 0 else ""
+        raise InvalidParameter(name, f"{name}={shown(value)} must be a number of seconds in {TIME_BUDGET_RANGE}{why}")
+    return float(x)
