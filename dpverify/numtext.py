@@ -20,7 +20,8 @@ from .errors import InvalidParameter, shown
 from .limits import (MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_TIME_BUDGET_SECONDS, MIN_TIME_BUDGET_TEXT,
                      TIME_BUDGET_RANGE)
 
-__all__ = ["DECIMAL", "FRACTION", "clip", "is_digits", "read_exact_text", "read_seconds"]
+__all__ = ["DECIMAL", "FRACTION", "LongInteger", "clip", "is_digits", "json_int", "long_integer", "read_exact_text",
+           "read_seconds"]
 
 #: a decimal text; group 1 is its exponent
 DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -83,3 +84,37 @@ def read_seconds(value: Any, name: str, read: "Callable[[Any, str], Fraction]" =
         why = f" ({MIN_TIME_BUDGET_TEXT}, the least positive double, is the budget that runs out at once)" if x > 0 else ""
         raise InvalidParameter(name, f"{name}={shown(value)} must be a number of seconds in {TIME_BUDGET_RANGE}{why}")
     return float(x)
+
+
+class LongInteger:
+    """A JSON integer literal longer than ``MAX_NUMBER_CHARS`` digits, left unconverted: int() of one
+    past Python's 4300-digit limit raises a ValueError whose advice ("use sys.set_int_max_str_digits()")
+    reached the user (issue 22), and no number dpverify reads is that long. Not a str and not an int,
+    so no reader takes it for a number; :func:`long_integer` finds it and names its place."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def json_int(text: str) -> "int | LongInteger":
+    """``json.loads``'s ``parse_int``: the int, or a :class:`LongInteger` past the number cap."""
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= MAX_NUMBER_CHARS else LongInteger(digits)
+
+
+def long_integer(doc: Any) -> "tuple[str, str] | None":
+    """(JSON path, reason) of the first :class:`LongInteger` in a parsed document (``inputs.steps``,
+    ``events[0].count``; ``""`` for the top level), or None."""
+    stack: list = [(doc, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, LongInteger):
+            return path, (f"an integer of {node.digits} digits is too long (a number has at most "
+                          f"{MAX_NUMBER_CHARS} characters)")
+        if isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
+    return None
