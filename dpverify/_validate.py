@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional, Union
 
 from .ball import parse_exact
 from .errors import InvalidParameter, shown
-from .numtext import is_digits, read_seconds
+from .numtext import is_digits, not_ascii, read_seconds
 from .limits import (MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_EPS0, MAX_GDP_EPS_OVER_MU, MAX_NOISE_MULTIPLIER)
 
 ExactInput = Union[str, int, Fraction, float]
@@ -113,7 +113,9 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
         # (12 characters refused hi = 10^12 itself, 13 characters)
         body = text[1:] if text[:1] in "+-" else text
         if not is_digits(body) or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
-            raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]")
+            why = not_ascii(text)
+            raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]"
+                                   + (f" ({why})" if why else ""))
         n = int(text)
     elif isinstance(value, int):
         n = value

@@ -12,6 +12,7 @@ budget with a grammar of its own until adv43 F2 found it refusing "+5" and accep
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 
 from typing import Any, Callable
@@ -20,7 +21,7 @@ from .errors import InvalidParameter, shown
 from .limits import (MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_TIME_BUDGET_SECONDS, MIN_TIME_BUDGET_TEXT,
                      TIME_BUDGET_RANGE)
 
-__all__ = ["DECIMAL", "FRACTION", "LongInteger", "clip", "is_digits", "json_int", "long_integer", "read_exact_text",
+__all__ = ["DECIMAL", "FRACTION", "LongInteger", "clip", "is_digits", "json_int", "long_integer", "not_ascii", "read_exact_text",
            "read_seconds"]
 
 #: a decimal text; group 1 is its exponent
@@ -34,6 +35,25 @@ def is_digits(text: str) -> bool:
     other scripts' digits, which int() reads ("\u0661\u0660" is 10), and superscripts, which it
     refuses with a ValueError."""
     return text.isascii() and text.isdigit()
+
+
+#: the ASCII characters a number text is written with
+_NUMBER_CHARS = frozenset("0123456789+-./eE")
+
+
+def not_ascii(text: str) -> "str | None":
+    """Why ``text`` is no number when it is written with look-alike characters: a digit of another
+    script or width ("\uff11\uff12", "\u0661"), or a full-width sign, point or slash; None
+    otherwise. The grammar's own refusal ("does not match '^(-?([0-9]+)...'", "must be an integer")
+    did not say what was wrong with a number that looks right (issue 22). One wording everywhere a
+    number is read: options, input files, certificates."""
+    for c in text:
+        if not c.isascii() and (unicodedata.digit(c, None) is not None
+                                or unicodedata.normalize("NFKC", c) in _NUMBER_CHARS):
+            name = unicodedata.name(c, "")
+            return (f"not a decimal number: {c!r} (U+{ord(c):04X}{' ' + name if name else ''}) is not ASCII; "
+                    "use ASCII digits 0-9 (and ASCII . + - e /)")
+    return None
 
 
 def clip(text: str, n: int = 60) -> str:
@@ -59,6 +79,9 @@ def read_exact_text(value: str, name: str) -> Fraction:
         if int(m.group(2)) == 0:
             raise InvalidParameter(name, f"{name}={clip(value)!r} has a zero denominator")
         return Fraction(int(m.group(1)), int(m.group(2)))
+    why = not_ascii(text)
+    if why is not None:
+        raise InvalidParameter(name, f"{name}={clip(value)!r} is {why}")
     low = text.lower().lstrip("+-")
     if low in ("inf", "infinity", "nan"):
         raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")

@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 from ..errors import MalformedCertificate
+from ..numtext import not_ascii
 # the producer's caps that verify reads too (one copy): the exact composition's mechanisms and
 # lattice, the subsampled Gaussian's largest Renyi order, a discrete event's atoms, lt-eq21's order
 from ..limits import (MAX_BINS_EPOCHS, MAX_COMPOSED_MECHANISMS, MAX_EVENT_ATOMS, MAX_IDENTITY_ORDER,
@@ -321,6 +322,14 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
         return f"{where}: {err.message}"
     if err.validator == "type" and "integer" in _types(err.validator_value) and isinstance(err.instance, float):
         return f"{where}: {_shown(err.instance)} is not an integer: {INTEGER_REQUIRED}"
+    if err.validator in ("pattern", "type") and isinstance(err.instance, str):
+        why = not_ascii(err.instance)  # "１" looks like a number: say why it is none
+        if why is not None:
+            return f"{where}: {_shown(err.instance)} is {why}"
+        if err.validator == "pattern" and "/" in err.validator_value and "[0-9]" in err.validator_value:
+            # the number grammar in words, not its regular expression
+            return (f"{where}: {_shown(err.instance)} is not a number as a certificate writes one (a decimal "
+                    "string such as \"0.1\" or \"1e-5\", or a fraction \"1/3\")")
     if err.validator in ("enum", "const"):
         allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
         return f"{where}: {str(err.instance)[:60]!r} is not allowed (allowed: {', '.join(map(str, allowed))})"
