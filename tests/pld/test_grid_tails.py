@@ -228,3 +228,38 @@ def test_max_curve_grid_tails_take_each_pairs_grid_route_and_hold_the_mpmath_tai
             ref_ball = arb(mpmath.nstr(ref, 48)) if ref != 0 else arb(0)
             assert ball_.overlaps(ref_ball + arb(0, float(abs(ref)) * 1e-46 + 1e-300)), (i, ball_, ref)
             assert ball_.rad() <= arb(2) ** (20 - 150), (i, ball_)
+
+
+@pytest.mark.parametrize("direction,lo,hi,value", [("remove", -4, -1, 1), ("add", 1, 4, 0), ("remove", -4, 2, None),
+                                                   ("add", -2, 4, None)])
+def test_gaussian_grid_tails_beyond_the_support_end_are_its_exact_constants(direction, lo, hi, value, monkeypatch):
+    """Beyond the end of the loss support (remove: eps < log(1 - q); add: eps > -log(1 - q)) the tails
+    are exactly (1, 1) or (0, 0). Such blocks had no finite Taylor series and were split down to one
+    knot at a time (half of a sampling-without-replacement grid, issue 22); they now take the constants
+    at once, without a series or a per-knot evaluation. Ranges across the end hold mpmath's tails."""
+    import dpverify.pld.pairs as pairs_mod
+
+    q, sigma, m = F(1, 2), F(1), 12
+    calls = [0]
+    real = pairs_mod.SubsampledGaussianPair._tails_with
+
+    def counting(self, eps, c, sf):
+        calls[0] += 1
+        return real(self, eps, c, sf)
+
+    monkeypatch.setattr(pairs_mod.SubsampledGaussianPair, "_tails_with", counting)
+    pair = pairs_mod.SubsampledGaussianPair(sigma, q, direction)
+    i0, n = lo * 2 ** m, hi * 2 ** m
+    with working_precision(150):
+        P, Q = pair.tails_at_grid(m, i0, n)
+    if value is not None:
+        assert calls[0] < 32, calls[0]  # a last piece under 32 knots; the old route: one per knot, after failed series
+        assert all(p == value and q_ == value and p.is_exact() for p, q_ in zip(P, Q))
+        return
+    assert calls[0] < (n - i0 + 1) / 20, calls[0]
+    mpmath.mp.dps = 50
+    for i in range(i0, n + 1, 97):
+        p, qv = _mp_gauss_tails(sigma, q, direction, mpmath.mpf(i) / 2 ** m)
+        for ball_, ref in ((P[i - i0], p), (Q[i - i0], qv)):
+            ref_ball = arb(mpmath.nstr(ref, 48)) if ref != 0 else arb(0)
+            assert ball_.overlaps(ref_ball + arb(0, float(abs(ref)) * 1e-46 + 1e-300)), (i, direction)
