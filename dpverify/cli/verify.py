@@ -83,7 +83,10 @@ def _run(args: argparse.Namespace) -> int:
             return 2
     files = _expand(args.files)
     if not files:
-        print("dpverify: error: no certificate files given", file=sys.stderr)
+        # a folder without *.json files was "no certificate files given", as if none had been named
+        empty = [n for n in args.files if Path(n).is_dir()]
+        print(f"dpverify: error: {empty[0]}: a folder with no *.json certificate files" if empty
+              else "dpverify: error: no certificate files given", file=sys.stderr)
         return 2
     from ..progress import Progress
 
