@@ -4,15 +4,13 @@ argument and the allowed range, e.g. ``mu=-1 must be > 0``."""
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
 from .ball import parse_exact
 from .errors import InvalidParameter, shown
-from .numtext import is_digits
-from .limits import (MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_EPS0, MAX_GDP_EPS_OVER_MU, MAX_NOISE_MULTIPLIER,
-                     MAX_TIME_BUDGET_SECONDS)
+from .numtext import is_digits, not_ascii, read_seconds
+from .limits import (MAX_ACCURACY_DIGITS, MAX_AFFORD_LENGTH, MAX_EPS0, MAX_GDP_EPS_OVER_MU, MAX_NOISE_MULTIPLIER)
 
 ExactInput = Union[str, int, Fraction, float]
 
@@ -115,7 +113,9 @@ def integer(name: str, value: object, *, lo: int, hi: int) -> int:
         # (12 characters refused hi = 10^12 itself, 13 characters)
         body = text[1:] if text[:1] in "+-" else text
         if not is_digits(body) or len(text) > len(str(max(abs(lo), abs(hi)))) + 1:
-            raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]")
+            why = not_ascii(text)
+            raise InvalidParameter(name, f"{name}={shown(value)} must be an integer in [{lo}, {hi}]"
+                                   + (f" ({why})" if why else ""))
         n = int(text)
     elif isinstance(value, int):
         n = value
@@ -134,14 +134,10 @@ def digits(value: object) -> int:
 
 
 def seconds(name: str, value: ExactInput) -> float:
-    """A time budget in seconds, in (0, MAX_TIME_BUDGET_SECONDS] (a float from here on:
-    it only bounds wall-clock time, never a certified number)."""
-    x = parse_exact(value, name)
-    if not 0 < x <= MAX_TIME_BUDGET_SECONDS:
-        raise InvalidParameter(name, f"{name}={shown(value)} must be in (0, {MAX_TIME_BUDGET_SECONDS}] seconds")
-    # a positive budget below the least double is that double (it runs out at once), not 0.0,
-    # which a later check refused as "time_budget=0.0" (adv41 C1)
-    return float(x) or math.ulp(0.0)
+    """A time budget in seconds, in TIME_BUDGET_RANGE (a float from here on: it only bounds
+    wall-clock time, never a certified number); :func:`dpverify.numtext.read_seconds`, the one
+    check verify shares."""
+    return read_seconds(value, name, parse_exact)
 
 
 def relative_width(value: object, lo: str, hi: str, *, hi_open: bool = False, name: str = "rel_width") -> float:

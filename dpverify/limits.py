@@ -113,6 +113,12 @@ def discrete_event_atoms(kind: str, sensitivity: int, sigma: Fraction = Fraction
 DEFAULT_TIME_BUDGET_SECONDS = 600.0
 #: the longest time budget accepted (seconds): a week. A budget is a promise to stop.
 MAX_TIME_BUDGET_SECONDS = 7 * 24 * 3600
+#: the shortest time budget accepted (seconds), as text: 5e-324 reads as the least positive double,
+#: the budget that runs out at once; a shorter one (1e-400) would round to 0 s, no budget, and is
+#: refused naming the range instead of being moved up to the least double (issue 22)
+MIN_TIME_BUDGET_TEXT = "5e-324"
+#: the range of a time budget, as every message and --help states it
+TIME_BUDGET_RANGE = f"[{MIN_TIME_BUDGET_TEXT}, {MAX_TIME_BUDGET_SECONDS}]"
 #: ``afford_length`` / ``float_points``: a grid length up to which an answer is refined past the
 #: width asked; 2^40 points (terabytes) is beyond any grid the memory budget lets a run build
 MAX_AFFORD_LENGTH = 1 << 40

@@ -12,12 +12,17 @@ budget with a grammar of its own until adv43 F2 found it refusing "+5" and accep
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 
-from .errors import InvalidParameter
-from .limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS
+from typing import Any, Callable
 
-__all__ = ["DECIMAL", "FRACTION", "clip", "is_digits", "read_exact_text"]
+from .errors import InvalidParameter, shown
+from .limits import (MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_TIME_BUDGET_SECONDS, MIN_TIME_BUDGET_TEXT,
+                     TIME_BUDGET_RANGE)
+
+__all__ = ["DECIMAL", "FRACTION", "LongInteger", "clip", "is_digits", "json_int", "long_integer", "not_ascii", "read_exact_text",
+           "read_seconds"]
 
 #: a decimal text; group 1 is its exponent
 DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -30,6 +35,25 @@ def is_digits(text: str) -> bool:
     other scripts' digits, which int() reads ("\u0661\u0660" is 10), and superscripts, which it
     refuses with a ValueError."""
     return text.isascii() and text.isdigit()
+
+
+#: the ASCII characters a number text is written with
+_NUMBER_CHARS = frozenset("0123456789+-./eE")
+
+
+def not_ascii(text: str) -> "str | None":
+    """Why ``text`` is no number when it is written with look-alike characters: a digit of another
+    script or width ("\uff11\uff12", "\u0661"), or a full-width sign, point or slash; None
+    otherwise. The grammar's own refusal ("does not match '^(-?([0-9]+)...'", "must be an integer")
+    did not say what was wrong with a number that looks right (issue 22). One wording everywhere a
+    number is read: options, input files, certificates."""
+    for c in text:
+        if not c.isascii() and (unicodedata.digit(c, None) is not None
+                                or unicodedata.normalize("NFKC", c) in _NUMBER_CHARS):
+            name = unicodedata.name(c, "")
+            return (f"not a decimal number: {c!r} (U+{ord(c):04X}{' ' + name if name else ''}) is not ASCII; "
+                    "use ASCII digits 0-9 (and ASCII . + - e /)")
+    return None
 
 
 def clip(text: str, n: int = 60) -> str:
@@ -55,8 +79,65 @@ def read_exact_text(value: str, name: str) -> Fraction:
         if int(m.group(2)) == 0:
             raise InvalidParameter(name, f"{name}={clip(value)!r} has a zero denominator")
         return Fraction(int(m.group(1)), int(m.group(2)))
+    why = not_ascii(text)
+    if why is not None:
+        raise InvalidParameter(name, f"{name}={clip(value)!r} is {why}")
     low = text.lower().lstrip("+-")
     if low in ("inf", "infinity", "nan"):
         raise InvalidParameter(name, f"{name}={value!r} must be a finite real number")
     raise InvalidParameter(
         name, f"{name}={clip(value)!r} is not a number (use a decimal like 0.1 or 1e-5, or a fraction a/b)")
+
+
+def read_seconds(value: Any, name: str, read: "Callable[[Any, str], Fraction]" = read_exact_text) -> float:
+    """A time budget in seconds, in :data:`~dpverify.limits.TIME_BUDGET_RANGE`, as a float (it only
+    bounds wall-clock time, never a certified number): ``value`` read exactly by ``read`` (this
+    module's grammar for verify, which loads no python-flint; ``ball.parse_exact`` on the producing
+    side, which also takes ints and Fractions). The one range check of every ``--time-budget``.
+
+    5e-324 and anything up to it that is still a double above 0 is the budget that runs out at once
+    (tests and users give a tiny budget for that); a budget below 5e-324 (1e-400) rounds to 0 s, which
+    was silently moved up to the least double (issue 22): refused, naming the option and the range,
+    as 0, a negative, nan, inf and an unreadable text are."""
+    try:
+        x = read(value, name)
+    except InvalidParameter as exc:
+        raise InvalidParameter(name, f"{exc.message} ({name} takes seconds in {TIME_BUDGET_RANGE})") from None
+    if not Fraction(MIN_TIME_BUDGET_TEXT) <= x <= MAX_TIME_BUDGET_SECONDS:
+        why = f" ({MIN_TIME_BUDGET_TEXT}, the least positive double, is the budget that runs out at once)" if x > 0 else ""
+        raise InvalidParameter(name, f"{name}={shown(value)} must be a number of seconds in {TIME_BUDGET_RANGE}{why}")
+    return float(x)
+
+
+class LongInteger:
+    """A JSON integer literal longer than ``MAX_NUMBER_CHARS`` digits, left unconverted: int() of one
+    past Python's 4300-digit limit raises a ValueError whose advice ("use sys.set_int_max_str_digits()")
+    reached the user (issue 22), and no number dpverify reads is that long. Not a str and not an int,
+    so no reader takes it for a number; :func:`long_integer` finds it and names its place."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def json_int(text: str) -> "int | LongInteger":
+    """``json.loads``'s ``parse_int``: the int, or a :class:`LongInteger` past the number cap."""
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= MAX_NUMBER_CHARS else LongInteger(digits)
+
+
+def long_integer(doc: Any) -> "tuple[str, str] | None":
+    """(JSON path, reason) of the first :class:`LongInteger` in a parsed document (``inputs.steps``,
+    ``events[0].count``; ``""`` for the top level), or None."""
+    stack: list = [(doc, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, LongInteger):
+            return path, (f"an integer of {node.digits} digits is too long (a number has at most "
+                          f"{MAX_NUMBER_CHARS} characters)")
+        if isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
+    return None

@@ -130,7 +130,7 @@ MARGIN = Concept(
 
 TIME_BUDGET = Concept(
     key="time_budget", flag="--time-budget", metavar="SEC",
-    range=f"seconds in (0, {L.MAX_TIME_BUDGET_SECONDS}]", default=f"{L.DEFAULT_TIME_BUDGET_SECONDS:g}",
+    range=f"seconds in {L.TIME_BUDGET_RANGE}", default=f"{L.DEFAULT_TIME_BUDGET_SECONDS:g}",
     help="give up after about SEC seconds (exit 3, stating how far it got)",
     deprecated=("--task-timeout", "--budget"),
 )

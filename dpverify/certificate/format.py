@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 from ..errors import MalformedCertificate
+from ..numtext import not_ascii
 # the producer's caps that verify reads too (one copy): the exact composition's mechanisms and
 # lattice, the subsampled Gaussian's largest Renyi order, a discrete event's atoms, lt-eq21's order
 from ..limits import (MAX_BINS_EPOCHS, MAX_COMPOSED_MECHANISMS, MAX_EVENT_ATOMS, MAX_IDENTITY_ORDER,
@@ -32,7 +33,7 @@ from ..limits import (MAX_BINS_EPOCHS, MAX_COMPOSED_MECHANISMS, MAX_EVENT_ATOMS,
 __all__ = ["MAX_BINS_EPOCHS", "NARROW_FACTOR", "MAX_IDENTITY_ORDER", "MAX_COMPOSED_MECHANISMS", "MAX_LATTICE_SUPPORT", "MAX_SUBSAMPLED_ORDER", "MAX_EVENT_ATOMS", "MAX_NOISE_MULTIPLIER",
            "discrete_event_atoms", "FORMAT", "FORMAT_1", "SCHEMAS",
            "COUNT_KEYS", "canonical_bytes", "compute_digest",
-           "load_schema", "check_schema", "schema_errors", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
+           "load_schema", "check_schema", "schema_errors", "schema_validator", "INTEGER_REQUIRED", "TF_STEPS_RULE", "SENSITIVITY_CONVENTION",
            "EVENT_FIELDS", "LEGACY_EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
            "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "BINS_ONE_EPOCH_DEGREE", "BINS_MAX_EPS", "BINS_ENCLOSURE_RANGE",
            "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
@@ -319,6 +320,16 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
         return f"{base}: unknown key{hint} (allowed: {', '.join(allowed)})"
     if err.validator == "required":
         return f"{where}: {err.message}"
+    if err.validator == "type" and "integer" in _types(err.validator_value) and isinstance(err.instance, float):
+        return f"{where}: {_shown(err.instance)} is not an integer: {INTEGER_REQUIRED}"
+    if err.validator in ("pattern", "type") and isinstance(err.instance, str):
+        why = not_ascii(err.instance)  # "１" looks like a number: say why it is none
+        if why is not None:
+            return f"{where}: {_shown(err.instance)} is {why}"
+        if err.validator == "pattern" and "/" in err.validator_value and "[0-9]" in err.validator_value:
+            # the number grammar in words, not its regular expression
+            return (f"{where}: {_shown(err.instance)} is not a number as a certificate writes one (a decimal "
+                    "string such as \"0.1\" or \"1e-5\", or a fraction \"1/3\")")
     if err.validator in ("enum", "const"):
         allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
         return f"{where}: {str(err.instance)[:60]!r} is not allowed (allowed: {', '.join(map(str, allowed))})"
@@ -340,11 +351,35 @@ def ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> An
         yield jsonschema.ValidationError(f"{instance[:60]!r} does not match {pattern!r}")
 
 
+#: why a count written as a JSON float (60000.0, 6e4) is refused, in the schema's words and the ranges'
+INTEGER_REQUIRED = "an integer is required (written without a fraction or exponent)"
+
+
+def _types(t: Any) -> list:
+    return [t] if isinstance(t, str) else list(t) if isinstance(t, list) else []
+
+
+def _is_integer(checker: Any, x: Any) -> bool:
+    """JSON Schema's ``integer`` as the writer means it: a JSON integer. Draft 2020-12 also counts
+    60000.0 as one, so a count written as a float passed the schema and was refused later, by a
+    check that did not say why (issue 22); no released certificate holds one (rule 9)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def schema_validator(schema: Mapping[str, Any]) -> Any:
+    """A Draft 2020-12 validator of ``schema`` with dpverify's two readings: ``pattern`` anchored as
+    ECMA-262 anchors it, ``integer`` a JSON integer only. Every schema dpverify checks a document
+    against (certificates, corpus records, sweep grids) is checked by it."""
+    return _validator_class()(schema)
+
+
 @lru_cache(maxsize=None)
 def _validator_class() -> Any:
     import jsonschema
 
-    return jsonschema.validators.extend(jsonschema.Draft202012Validator, validators={"pattern": ecma_pattern})
+    base = jsonschema.Draft202012Validator
+    return jsonschema.validators.extend(base, validators={"pattern": ecma_pattern},
+                                        type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
 
 
 def schema_errors(cert: Any) -> list[str]:
@@ -356,7 +391,7 @@ def schema_errors(cert: Any) -> list[str]:
     if fmt not in SCHEMAS:
         return [f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})"]
     root = load_schema(fmt)
-    validator = _validator_class()(root)
+    validator = schema_validator(root)
     errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
     return [_schema_error(e, root) for e in errors]
 

@@ -28,7 +28,7 @@ from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_BINS_EPOCHS,
                       MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
                       MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
-from .format import BINS_MAX_EPS, EVENT_FIELDS, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
+from .format import BINS_MAX_EPS, EVENT_FIELDS, INTEGER_REQUIRED, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
 
 __all__ = ["Range", "TwoFieldRule", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
            "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "INPUT_PAIR_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
@@ -301,6 +301,10 @@ def _refuse(where: str, v: Any, rng: Range, says: str) -> MalformedCertificate:
 
 
 def _check(where: str, v: Any, rng: Range, says: str, ends: "Mapping[str, Fraction]" = {}) -> None:
+    if rng.integer and isinstance(v, float):
+        # a count in an event tree (no schema types it) written as 100.0: refused here, naming its path,
+        # not by the route's reader with the tree's root only (issue 22)
+        raise MalformedCertificate(f"{where}={v!r} is not an integer: {INTEGER_REQUIRED} ({says})")
     if _infinite(v):
         raise _refuse(where, v, rng, says + "; the producer reads finite numbers only")
     if isinstance(v, str):

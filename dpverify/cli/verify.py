@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 from ..errors import InvalidParameter
-from ..limits import MAX_TIME_BUDGET_SECONDS
-from ..numtext import read_exact_text
+from ..limits import TIME_BUDGET_RANGE
+from ..numtext import read_seconds
 from ..recheck import limits as L
 from ..recheck import verify as V
 from ..vocabulary import TIME_BUDGET
@@ -48,7 +47,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--explain", action="store_true",
                    help="state what each certificate kind re-proves and by which route, then exit")
     add_concept(p, TIME_BUDGET.where("verify", default=None), dest="budget", old=("--budget",),
-                help=f"time budget per certificate in seconds, in (0, {MAX_TIME_BUDGET_SECONDS}] (default {V.BUDGET_SECONDS:g}; "
+                help=f"time budget per certificate in seconds, in {TIME_BUDGET_RANGE} (default {V.BUDGET_SECONDS:g}; "
                 "beyond it: exit 3)")
     p.set_defaults(func=_run)
 
@@ -62,15 +61,10 @@ def _expand(names: list[str]) -> list[Path]:
 
 
 def _seconds(text: str) -> float:
-    """--time-budget read as every other number option reads it (:mod:`dpverify.numtext`, the one
-    grammar; stdlib, so verify still loads no python-flint): an exact decimal or fraction in
-    (0, MAX_TIME_BUDGET_SECONDS], then a float (it only bounds wall time); a positive value below
-    the least double is that double, the budget that runs out at once. InvalidParameter otherwise."""
-    x = read_exact_text(text, "--time-budget")
-    if not 0 < x <= MAX_TIME_BUDGET_SECONDS:
-        raise InvalidParameter("--time-budget", f"--time-budget={text[:60]!r} must be a number of seconds in "
-                                                f"(0, {MAX_TIME_BUDGET_SECONDS}]")
-    return float(x) or math.ulp(0.0)
+    """--time-budget read as every other command reads it (:func:`dpverify.numtext.read_seconds`:
+    the one grammar and range; stdlib, so verify still loads no python-flint). InvalidParameter
+    naming the option and the range otherwise."""
+    return read_seconds(text, "--time-budget")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -89,7 +83,10 @@ def _run(args: argparse.Namespace) -> int:
             return 2
     files = _expand(args.files)
     if not files:
-        print("dpverify: error: no certificate files given", file=sys.stderr)
+        # a folder without *.json files was "no certificate files given", as if none had been named
+        empty = [n for n in args.files if Path(n).is_dir()]
+        print(f"dpverify: error: {empty[0]}: a folder with no *.json certificate files" if empty
+              else "dpverify: error: no certificate files given", file=sys.stderr)
         return 2
     from ..progress import Progress
 

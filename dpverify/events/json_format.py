@@ -38,6 +38,7 @@ from ..ball import exact_str, parse_exact
 from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..certificate.format import LEGACY_EVENT_FIELDS as LEGACY  # one table of legacy item keys, likewise
 from ..errors import InvalidParameter, shown
+from ..numtext import not_ascii
 from . import model as E
 from ..certificate.ranges import FIELD_RANGES
 from ..limits import MAX_EVENT_TREE_DEPTH
@@ -94,7 +95,10 @@ def _number(v: Any, path: str, where: str) -> Fraction:
     try:
         return parse_exact(str(v), path)
     except InvalidParameter as exc:
-        raise _bad(path, exc.message.split(": ", 1)[-1] if ": " in exc.message else exc.message, where) from None
+        # the value as the grammar names it, without the path _bad prefixes anyway (splitting at ": " cut a
+        # reason that holds one, the look-alike digits' "not a decimal number: ...")
+        msg = exc.message
+        raise _bad(path, msg[len(path) + 1:] if msg.startswith(f"{path}=") else msg, where) from None
 
 
 def _value(kind: str, v: Any, path: str, where: str) -> Any:
@@ -104,7 +108,8 @@ def _value(kind: str, v: Any, path: str, where: str) -> Any:
             if isinstance(v, _Num) and v.isascii() and v.lstrip("+-").isdigit() and len(v) <= 30:
                 v = int(v)
             else:
-                raise _bad(path, f"{shown(v)} must be {rng.requirement()}", where)
+                why = not_ascii(v) if isinstance(v, str) else None
+                raise _bad(path, f"{shown(v)} must be {rng.requirement()}" + (f" ({why})" if why else ""), where)
         if not rng.contains(Fraction(v)):
             raise _bad(path, f"{shown(v)} must be {rng.requirement()}", where)
         return int(v)

@@ -80,6 +80,7 @@ import mpmath
 from mpmath import mpf
 
 from ..files import TooLarge, read_regular
+from ..numtext import json_int, long_integer
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
 from .core import exact_enclosure, exact_point, mpf_to_fraction
@@ -700,14 +701,26 @@ def parse_json(raw: bytes) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MalformedCertificate(f"not UTF-8 (byte {exc.start})") from None
+    long: list = []
+
+    def integer(literal: str) -> Any:
+        v = json_int(literal)
+        if not isinstance(v, int):
+            long.append(v)
+        return v
+
     try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+        doc = json.loads(text, parse_int=integer, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise MalformedCertificate(f"not JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise MalformedCertificate("JSON nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
+    except ValueError as exc:
         raise MalformedCertificate(f"not acceptable JSON ({str(exc)[:120]})") from None
+    found = long_integer(doc) if long else None
+    if found is not None:  # a 5,000-digit integer, named with its place (issue 22)
+        raise MalformedCertificate(f"{found[0] or '(top level)'}: {found[1]}")
+    return doc
 
 
 def _no_duplicates(pairs: list) -> dict:

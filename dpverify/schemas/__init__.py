@@ -39,6 +39,7 @@ from ..certificate.format import ecma_pattern
 from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
 from ..limits import MAX_INPUT_FILE_BYTES, MAX_JSON_NESTING
+from ..numtext import not_ascii
 
 __all__ = [
     "JsonNumber",
@@ -319,6 +320,8 @@ def _message(err: jsonschema.ValidationError) -> tuple[list, str]:
     if v == "required":
         missing = [k for k in err.validator_value if k not in x]
         return path + [missing[0]], "missing required key"
+    if v in ("type", "pattern") and isinstance(x, str) and not_ascii(x) is not None:
+        return path, f"{_kind(x)} is {not_ascii(x)}"  # looks like a number: say why it is none
     if v == "type":
         want = " or ".join(_JSON_TYPE.get(t, t) for t in _types(s))
         return path, f"must be {want}, not {_kind(x)}" + _described(s)

@@ -28,6 +28,7 @@ from ..ball import exact_str, parse_exact
 from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
 from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
+from ..numtext import json_int, long_integer
 from ..schemas import _no_duplicates
 
 __all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_SWEEP_CONFIGURATIONS"]
@@ -115,10 +116,10 @@ def _path(parts: Sequence[Any]) -> str:
 
 
 def _schema_errors(data: Any, source: str) -> None:
-    import jsonschema
+    from ..certificate.format import schema_validator
 
     schema = _load_json_resource("grid.schema.json")
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = schema_validator(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
         return
@@ -296,15 +297,22 @@ def load_grid(path: "str | Path") -> Grid:
             data = tomllib.loads(text, parse_float=str)
         except tomllib.TOMLDecodeError as exc:
             raise InvalidParameter("grid", f"{source}: not TOML ({exc})") from None
+        except ValueError:  # tomllib has no parse_int: int() of a 5,000-digit literal (an internal error, issue 22)
+            raise InvalidParameter("grid", f"{source}: an integer of more than 4300 digits is too long (a number "
+                                   f"has at most {MAX_NUMBER_CHARS} characters)") from None
     elif suffix == ".json":
         try:
             # a key given twice is refused, as in every other input file (last-wins let a
             # repeated "task" pick the task: adv37 D1)
-            data = json.loads(text, parse_float=str, parse_constant=lambda c: c, object_pairs_hook=_no_duplicates)
+            data = json.loads(text, parse_float=str, parse_int=json_int, parse_constant=lambda c: c,
+                              object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as exc:
             raise InvalidParameter("grid", f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
         except ValueError as exc:
             raise InvalidParameter("grid", f"{source}: not a grid ({exc})") from None
     else:
         raise InvalidParameter("grid", f"{path}: a grid file must end in .toml or .json")
+    found = long_integer(data)
+    if found is not None:  # a 5,000-digit integer leaked Python's int/str advice (issue 22)
+        raise _err(source, found[0], found[1])
     return parse_grid(data, source)

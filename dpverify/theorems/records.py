@@ -15,6 +15,7 @@ from typing import Any, Iterator, Mapping
 
 from ..errors import DpverifyError
 from ..files import NotARegularFile, TooLarge, read_regular
+from ..numtext import json_int, long_integer
 from ..schemas import _no_duplicates
 from ..limits import MAX_INPUT_FILE_BYTES
 
@@ -44,9 +45,11 @@ def _path(err: Any) -> str:
 
 def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field path, message) of every schema violation, most specific first."""
-    import jsonschema
+    from ..certificate.format import INTEGER_REQUIRED, schema_validator
 
-    validator = jsonschema.Draft202012Validator(schema)
+    # a JSON float is no integer here: batch_size 256.0 passed Draft 2020-12's reading of
+    # "integer" and ended in an internal error (TypeError) of the accountant (issue 22)
+    validator = schema_validator(schema)
     out = []
     for err in sorted(validator.iter_errors(record), key=lambda e: (-len(e.absolute_path), str(e.message))):
         field = _path(err)
@@ -62,6 +65,8 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
             missing = str(err.message).split("'")[1] if "'" in str(err.message) else ""
             pre = f"{field}." if field else ""
             return [(f"{pre}{missing}", "missing (required)")]
+        if err.validator == "type" and err.validator_value == "integer" and isinstance(err.instance, float):
+            msg = f"{err.instance!r} is not an integer: {INTEGER_REQUIRED}"
         out.append((field or "(record)", msg))
     return out
 
@@ -96,9 +101,12 @@ def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[
         try:
             # a key given twice is refused (last-wins turned a record's claimed_eps 100 into
             # 0.1 and its verdict into "fails": adv37 D1)
-            rec = json.loads(s, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+            rec = json.loads(s, parse_int=json_int, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
         except ValueError as exc:
             raise InvalidRecord(where, "", f"not valid JSON ({exc})") from None
+        found = long_integer(rec)
+        if found is not None:  # a 5,000-digit integer leaked Python's int/str advice (issue 22)
+            raise InvalidRecord(where, *found)
         if not isinstance(rec, dict):
             raise InvalidRecord(where, "", "a record must be a JSON object")
         errs = schema_errors(rec, schema)

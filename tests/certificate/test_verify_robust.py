@@ -214,3 +214,11 @@ def test_an_input_outside_the_producers_domain_is_malformed_not_false(fixture, e
     edit(c)
     code, msg = verify_file(_write(tmp_path, "c.json", reseal(reword(c))), budget_seconds=20)
     assert code == 2, msg
+
+
+def test_an_empty_folder_is_named(tmp_path, capsys):
+    # before: "no certificate files given", as if no FILE had been named
+    assert main(["verify", str(tmp_path)]) == 2
+    assert f"{tmp_path}: a folder with no *.json certificate files" in capsys.readouterr().err
+    assert main(["verify"]) == 2
+    assert "no certificate files given" in capsys.readouterr().err

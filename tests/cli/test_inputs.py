@@ -307,7 +307,7 @@ def test_every_help_states_the_number_caps():
 def test_help_states_the_other_caps():
     helps = {" ".join(path): re.sub(r"\s+", " ", p.format_help()) for path, p in _parsers(build_parser())}
     assert "1..10000000" in helps["audit dpsgd"]  # steps
-    assert "(0, 604800]" in helps["audit dpsgd"]  # time budget
+    assert "[5e-324, 604800]" in helps["audit dpsgd"]  # time budget
     assert "500 characters and 200 parts, integer powers within +-1000" in helps["dp profile"]
     assert "1..10000000" in helps["compose"]
     assert "1..300" in helps["gdp delta"]
@@ -387,7 +387,7 @@ def test_negative_infinity_is_named_as_not_finite(text, capsys):
 @pytest.mark.parametrize("budget", ["1e3000", "604801"])
 def test_sweep_time_budget_above_the_cap_is_exit_2(budget, tmp_path, capsys):
     # before: 1e3000 passed the "> 0" check and float() overflowed: a traceback (exit 4);
-    # the shared time budget's range (0, 604800] now holds for sweep too
+    # the shared time budget's range [5e-324, 604800] now holds for sweep too
     grid = tmp_path / "g.toml"
     grid.write_text('task = "audit"\n[fixed]\nsampling_rate = "0.01"\nsteps = 10\ndelta = "1e-5"\n'
                     'digits = 1\nnoise_multiplier = "1"\n')
@@ -428,19 +428,40 @@ def test_verify_time_budget_reader_is_the_shared_one(text):
     assert got == want, (text, got, want)
 
 
-@pytest.mark.parametrize("argv", [["verify", "--time-budget", "1e-3000"], ["verify", "--time-budget", "1/3"]])
-def test_verify_time_budget_below_the_least_double_runs_out_at_once(argv, tmp_path, capsys):
-    """A positive budget is accepted however small: 1e-3000 s is the least double, not 0.0 (which
-    the producer side refused as "time_budget=0.0", naming a value nobody gave)."""
+@pytest.mark.parametrize("argv", [["verify", "--time-budget", "5e-324"], ["verify", "--time-budget", "1/3"]])
+def test_verify_time_budget_down_to_the_least_double_runs_out_at_once(argv, tmp_path, capsys):
+    """A positive budget a double can hold is accepted however small: 5e-324 s is the least double,
+    the budget that runs out at once (exit 3), not 0.0 (which the producer side refused as
+    "time_budget=0.0", naming a value nobody gave)."""
     assert run(["gdp", "delta", "--mu", "1", "--eps", "1", "--certificate", str(tmp_path / "c.json")]) == 0
     code = run(argv + [str(tmp_path / "c.json")])
     assert code in (0, 3) and (code == 0) == (argv[-1] == "1/3")
-    assert run(DPSGD + ["--delta", "1e-5", "--time-budget", "1e-3000"]) == 3
+    assert run(DPSGD + ["--delta", "1e-5", "--time-budget", "1e-320"]) == 3
     assert "0.0" not in capsys.readouterr().err
     # the shared reader (audit, calibrate, sweep, oracle): 0.0 was falsy where the sweep decides to run a
     # job under a deadline, so `sweep --time-budget 1e-400` ran with no limit at all (adv41 C2)
     from dpverify._validate import seconds
-    assert seconds("time_budget", "1e-400") > 0
+    assert seconds("time_budget", "5e-324") > 0 and seconds("time_budget", "1e-320") > 0
+
+
+@pytest.mark.parametrize("budget", ["1e-400", "1e-3000", "2e-324", "0", "-1", "nan", "inf", "abc", "5e99999",
+                                    "\uff11"])
+@pytest.mark.parametrize("command", ["verify", "audit"])
+def test_a_time_budget_outside_its_range_names_the_option_and_the_range(budget, command, tmp_path, capsys):
+    """Issue 22: a budget below 5e-324 (1e-400) rounds to 0 s; it was silently read as the least double
+    (a budget nobody gave). Now it is refused like 0, a negative, nan, inf, a word or an exponent past
+    the cap: exit 2, naming --time-budget and its range [5e-324, 604800], on verify and the producer."""
+    argv = (["verify", "--time-budget", budget, str(tmp_path / "none.json")] if command == "verify"
+            else DPSGD + ["--delta", "1e-5", "--time-budget", budget])
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert "--time-budget" in err and "[5e-324, 604800]" in err and "Traceback" not in err, err
+
+
+def test_verify_help_states_the_time_budget_default_and_range(capsys):
+    run(["verify", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "in [5e-324, 604800] (default 300;" in out
 
 
 @pytest.mark.parametrize("expr", ["9**9**9**9*eps", "exp(exp(exp(1000)))*eps", "10**10**10**10*exp(-eps)",

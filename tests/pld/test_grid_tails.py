@@ -189,3 +189,77 @@ def test_grid_finer_than_binary64_fails_closed():
     assert 2.0 ** -1002 > 2.2250738585072014e-308  # the last step searched is a normal number
     i0, n = grid_range(pair, 8, 1e-10)
     assert i0 < 0 < n
+
+
+@pytest.mark.parametrize("sigma,q,m", [(F(1), F(2, 5), 8), (F(1, 2), F(1, 10), 9)])
+def test_max_curve_grid_tails_take_each_pairs_grid_route_and_hold_the_mpmath_tails(sigma, q, m, monkeypatch):
+    """MaxCurvePair (sampling without replacement, AFA Cor 32) on the grid: its two Gaussian pairs'
+    tails come from their Taylor-block grid route, not one arb erfc pair per knot and pair (issue 22:
+    7 of 15 s of `calibrate dpsgd --sampling without-replacement` at N = 10 went there), and every
+    knot's ball holds mpmath's tails of the pair whose curve is the larger there (at eps = 0, where
+    the two curves meet, of the one with the smaller Q tail: the larger right derivative)."""
+    import dpverify.pld.pairs as pairs_mod
+    from dpverify.events.pairs import MaxCurvePair
+    from dpverify.pld.discretise import grid_range
+
+    calls = [0]
+    real = pairs_mod.SubsampledGaussianPair.tails
+
+    def counting(self, eps):
+        calls[0] += 1
+        return real(self, eps)
+
+    monkeypatch.setattr(pairs_mod.SubsampledGaussianPair, "tails", counting)
+    pair = MaxCurvePair(pairs_mod.SubsampledGaussianPair(sigma, q, "remove"),
+                        pairs_mod.SubsampledGaussianPair(sigma, q, "add"), tie_at_zero=True)
+    i0, n = grid_range(pair, m, 1e-12)
+    assert i0 <= 0 <= n
+    with working_precision(150):
+        P, Q = pair.tails_at_grid(m, i0, n)
+    assert calls[0] < (n - i0 + 1) / 4, (calls[0], n - i0 + 1)  # the old route: 2 per knot
+    mpmath.mp.dps = 50
+    for i in range(i0, n + 1):
+        eps = mpmath.mpf(i) / 2 ** m
+        (pr, qr), (pa, qa) = (_mp_gauss_tails(sigma, q, d, eps) for d in ("remove", "add"))
+        dr, da = pr - mpmath.exp(eps) * qr, pa - mpmath.exp(eps) * qa
+        want = ((pr, qr) if qr <= qa else (pa, qa)) if i == 0 else ((pr, qr) if dr > da else (pa, qa))
+        k = i - i0
+        for ball_, ref in zip((P[k], Q[k]), want):
+            ref_ball = arb(mpmath.nstr(ref, 48)) if ref != 0 else arb(0)
+            assert ball_.overlaps(ref_ball + arb(0, float(abs(ref)) * 1e-46 + 1e-300)), (i, ball_, ref)
+            assert ball_.rad() <= arb(2) ** (20 - 150), (i, ball_)
+
+
+@pytest.mark.parametrize("direction,lo,hi,value", [("remove", -4, -1, 1), ("add", 1, 4, 0), ("remove", -4, 2, None),
+                                                   ("add", -2, 4, None)])
+def test_gaussian_grid_tails_beyond_the_support_end_are_its_exact_constants(direction, lo, hi, value, monkeypatch):
+    """Beyond the end of the loss support (remove: eps < log(1 - q); add: eps > -log(1 - q)) the tails
+    are exactly (1, 1) or (0, 0). Such blocks had no finite Taylor series and were split down to one
+    knot at a time (half of a sampling-without-replacement grid, issue 22); they now take the constants
+    at once, without a series or a per-knot evaluation. Ranges across the end hold mpmath's tails."""
+    import dpverify.pld.pairs as pairs_mod
+
+    q, sigma, m = F(1, 2), F(1), 12
+    calls = [0]
+    real = pairs_mod.SubsampledGaussianPair._tails_with
+
+    def counting(self, eps, c, sf):
+        calls[0] += 1
+        return real(self, eps, c, sf)
+
+    monkeypatch.setattr(pairs_mod.SubsampledGaussianPair, "_tails_with", counting)
+    pair = pairs_mod.SubsampledGaussianPair(sigma, q, direction)
+    i0, n = lo * 2 ** m, hi * 2 ** m
+    with working_precision(150):
+        P, Q = pair.tails_at_grid(m, i0, n)
+    if value is not None:
+        assert calls[0] < 32, calls[0]  # a last piece under 32 knots; the old route: one per knot, after failed series
+        assert all(p == value and q_ == value and p.is_exact() for p, q_ in zip(P, Q))
+        return
+    assert calls[0] < (n - i0 + 1) / 20, calls[0]
+    mpmath.mp.dps = 50
+    for i in range(i0, n + 1, 97):
+        p, qv = _mp_gauss_tails(sigma, q, direction, mpmath.mpf(i) / 2 ** m)
+        for ball_, ref in ((P[i - i0], p), (Q[i - i0], qv)):
+            ref_ball = arb(mpmath.nstr(ref, 48)) if ref != 0 else arb(0)
+            assert ball_.overlaps(ref_ball + arb(0, float(abs(ref)) * 1e-46 + 1e-300)), (i, direction)
