@@ -24,7 +24,6 @@ Stdlib only (``verify`` builds its parser without loading python-flint).
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import dataclass
 from typing import Optional
 
@@ -386,5 +385,16 @@ def regenerate(path: str) -> bool:
 
 
 if __name__ == "__main__":  # pragma: no cover - the documented regeneration command
-    for target in sys.argv[1:] or ["docs/reference/inputs.md"]:
-        print(f"{target}: {'rewritten' if regenerate(target) else 'up to date'}")
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m dpverify.vocabulary",
+                                 description="Regenerate the input tables of a Markdown file from the vocabulary.",
+                                 epilog="example: python -m dpverify.vocabulary docs/reference/inputs.md")
+    ap.add_argument("files", nargs="*", default=["docs/reference/inputs.md"], metavar="FILE",
+                    help="Markdown files to rewrite (default docs/reference/inputs.md)")
+    for target in ap.parse_args().files:
+        try:
+            changed = regenerate(target)
+        except OSError as exc:
+            ap.exit(2, f"{target}: cannot read or write ({exc.strerror})\n")
+        print(f"{target}: {'rewritten' if changed else 'up to date'}")

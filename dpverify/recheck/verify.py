@@ -683,13 +683,18 @@ def check_width(recorded: tuple[mpf, mpf], digits: int, enc: Mapping[str, Any], 
             )
 
 
+class _Unreadable(MalformedCertificate):
+    """A path that is not a readable regular file (exit 2, as a malformed one): nothing was read, so
+    the message does not call it a certificate."""
+
+
 def _load(path: Path) -> Any:
     try:
         raw = read_regular(path, MAX_FILE_BYTES)
     except TooLarge:
         raise MalformedCertificate(f"file is larger than the cap of {MAX_FILE_BYTES // 2**20} MiB") from None
     except OSError as exc:  # a FIFO or a device is refused unread (it would block or never end)
-        raise MalformedCertificate(f"cannot read ({exc.strerror})") from None
+        raise _Unreadable(f"cannot read the file ({exc.strerror})") from None
     return parse_json(raw)
 
 
@@ -747,6 +752,8 @@ def verify_file(path: "str | Path", *, budget_seconds: "float | None" = None) ->
         return 3, f"{path}: could not re-prove (exit 3, never an accept): {exc}"
     except CertificateRejected as exc:
         return 1, f"{path}: REFUSED: {exc}"
+    except _Unreadable as exc:
+        return 2, f"{path}: {exc}"
     except MalformedCertificate as exc:
         return 2, f"{path}: malformed certificate: {exc}"
     except RecursionError:

@@ -222,3 +222,11 @@ def test_an_empty_folder_is_named(tmp_path, capsys):
     assert f"{tmp_path}: a folder with no *.json certificate files" in capsys.readouterr().err
     assert main(["verify"]) == 2
     assert "no certificate files given" in capsys.readouterr().err
+
+
+def test_a_missing_file_is_not_called_a_malformed_certificate(tmp_path):
+    """Nothing was read from a path that does not exist (or a folder given as a file): exit 2, and the
+    message says the file cannot be read, not that a certificate is malformed."""
+    code, message = verify_file(tmp_path / "missing.json")
+    assert code == 2 and "cannot read the file (No such file or directory)" in message
+    assert "malformed" not in message
