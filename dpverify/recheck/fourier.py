@@ -313,12 +313,60 @@ def power_bounds(r2: np.ndarray, a: int, e: mpfr, c: int) -> tuple[mpfr, mpfr]:
 
 
 def _floats(c: list, K: int, up: bool) -> np.ndarray:
-    """c_i 2^-K as doubles, c_i rounded to 53 bits by MPFR toward +inf (``up``) or -inf. The
-    rounding is a division by 1 in the directed context: ``ctx.plus`` of an mpz returns the mpz
-    itself, and float() of that rounds to nearest (revfft2 G1: 2^60 + 1 came out below itself)."""
-    ctx = gmpy2.context(precision=53, round=gmpy2.RoundUp if up else gmpy2.RoundDown)
-    f = np.array([float(ctx.div(mpz(v), 1)) if v else 0.0 for v in c], dtype=np.float64)
-    return np.ldexp(f, -K)
+    """c_i 2^-K as doubles, the masses c_i >= 0 rounded to 53 bits toward +inf (``up``) or -inf
+    (:func:`_round53`, exact integer arithmetic on all of c at once; it replaced one MPFR division per
+    mass, whose doubles it gives bit for bit); the scaling by 2^-K is exact (a normal double for
+    K <= :data:`MAX_K`)."""
+    if not c:
+        return np.zeros(0, dtype=np.float64)
+    if min(c) < 0:
+        raise ValueError("masses are nonnegative integers")
+    return np.ldexp(_round53(c, up), -K)
+
+
+def _round53(c: list, up: bool) -> np.ndarray:
+    """The integers c_i >= 0 rounded to 53 significant bits toward +inf (``up``) or -inf, as doubles
+    (exact: a 53-bit integer times a power of two below 2^1024), computed on 64-bit limbs with numpy
+    integer operations, exact throughout (2.4x faster than one MPFR division per mass at 65-128 bits:
+    0.041 -> 0.017 CPU s for the 137,153 masses of delta(0.947) at sigma 4, q 0.01, T 10^4).
+
+    c is packed into slots of 64 L bits (L limbs, c_i < 2^(64 L)), each slot read as L little-endian
+    uint64 limbs. For c_i > 0 with top nonzero limb t and that limb's bit length b (1..64), c_i has
+    64 t + b bits; w = the top 64 of them (limb t shifted up by 64 - b, filled from limb t - 1) has its
+    top bit set, so M = w >> 11 is c_i's top 53 bits and c_i = M 2^E + r with E = 64 t + b - 53 and
+    0 <= r < 2^E; r = 0 iff w's low 11 bits, the bits of limb t - 1 below the ones taken and all
+    limbs below t - 1 are zero. Rounded down: M 2^E (truncation is rounding toward -inf for c_i > 0);
+    up: (M + [r > 0]) 2^E, M + 1 <= 2^53 exact in a double. c_i = 0 gives 0. These are MPFR's
+    RoundDown / RoundUp to 53 bits (tests/recheck/test_fourier.py checks them against it)."""
+    n = len(c)
+    B = int(max(c)).bit_length()
+    if B <= 53:  # every entry is an exact double
+        return np.fromiter((float(v) for v in c), dtype=np.float64, count=n)
+    L = -(-B // 64)
+    A = np.frombuffer(gmpy2.pack(list(c), 64 * L).to_bytes(8 * L * n, "little"), dtype="<u8").reshape(n, L)
+    nz = A != 0
+    rows = np.arange(n)
+    t = L - 1 - np.argmax(nz[:, ::-1], axis=1)  # top nonzero limb (0 for a zero row)
+    hi = A[rows, t]
+    lo = np.where(t >= 1, A[rows, np.maximum(t - 1, 0)], np.uint64(0))
+    seen = np.logical_or.accumulate(nz, axis=1)  # seen[i, j]: a nonzero limb at or below j
+    below = (t >= 2) & seen[rows, np.maximum(t - 2, 0)]
+    b = np.zeros(n, dtype=np.int64)  # bit length of hi minus 1, by halving (hi > 0 in a nonzero row)
+    h = hi.copy()
+    for k in (32, 16, 8, 4, 2, 1):
+        big = h >= np.uint64(1 << k)
+        h = np.where(big, h >> np.uint64(k), h)
+        b += np.where(big, k, 0)
+    b += 1
+    full = b == 64  # then w is limb t itself and all of limb t - 1 is below it
+    sh = (64 - b) % 64  # 0..63: shifts by 64 are not defined
+    w = (hi << sh.astype(np.uint64)) | np.where(full, np.uint64(0), lo >> (b % 64).astype(np.uint64))
+    rest = np.where(full, lo, lo & ((np.uint64(1) << (b % 64).astype(np.uint64)) - np.uint64(1)))
+    M = w >> np.uint64(11)
+    if up:
+        M = M + (((w & np.uint64(0x7FF)) != 0) | (rest != 0) | below).astype(np.uint64)
+    out = np.ldexp(M.astype(np.float64), (64 * t + b - 53).astype(np.int32))  # exponents below 2^20
+    return np.where(hi != 0, out, 0.0)
 
 
 def _l1_up(c: list, K: int, up: bool) -> mpfr:

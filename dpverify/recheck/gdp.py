@@ -196,10 +196,14 @@ def composed_gaussian_delta_iv(A: Arith, mu2: Fraction, eps: tuple[Fraction, Fra
 def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fraction],
                              max_steps: int = 600) -> "tuple[Fraction, Fraction] | None":
     """Rationals [a, b] enclosing eps(delta) = inf{eps >= 0 : delta_mu(eps) <= delta} for mu = sqrt(mu2)
-    and any delta in [delta[0], delta[1]] (0 < delta[0]), by bisection on proofs
-    (:func:`composed_gaussian_delta_iv`, decreasing in eps): every a kept has delta_mu(a) > delta[1]
-    proved (or is 0), every b has delta_mu(b) < delta[0]. Stops when the dyadic midpoint is not
-    separated at this precision; None when no upper end is proved (an absurd delta)."""
+    and any delta in [delta[0], delta[1]] (0 < delta[0]), on proofs (:func:`composed_gaussian_delta_iv`,
+    decreasing in eps): every a kept has delta_mu(a) > delta[1] proved (or is 0), every b has
+    delta_mu(b) < delta[0]. Once a power of two brackets the root, a root proposed in mpmath
+    (:func:`_propose_eps`, floats only) is tried: x (1 -+ 2^-(prec - 64)) as a and b, two proofs; what
+    they do not prove is bisected (dyadic midpoints) until b - a <= b 2^-(prec - 16). The bisection
+    alone took about 300 steps at 320 bits, 0.6 CPU s of a rate-1 replace-one certificate's verify.
+    Stops when a dyadic midpoint is not separated at this precision; None when no upper end is proved
+    (an absurd delta)."""
     def above(x: Fraction) -> bool:  # delta_mu(x) > every delta: eps(delta) > x
         return composed_gaussian_delta_iv(A, mu2, (x, x))[0] > delta[1]
 
@@ -217,6 +221,13 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
         b *= 2
     else:
         return None
+    x = _propose_eps(mu2, (delta[0] + delta[1]) / 2, a, b, A.prec)
+    if x is not None:
+        lo, hi = x - x / (1 << (A.prec - 64)), x + x / (1 << (A.prec - 64))
+        if a < lo and above(lo):
+            a = lo
+        if hi < b and below(hi):
+            b = hi
     for _ in range(max_steps):
         if b - a <= b * Fraction(1, 1 << (A.prec - 16)):
             break
@@ -228,6 +239,28 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
         else:
             break
     return a, b
+
+
+def _propose_eps(mu2: Fraction, d: Fraction, a: Fraction, b: Fraction, prec: int) -> "Fraction | None":
+    """A proposal (mpmath at prec + 32 bits; it proves nothing) of the eps in (a, b) with delta_mu(eps) = d,
+    mu = sqrt(mu2), by Newton's method from a: delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
+    is decreasing and convex in eps (its derivative -e^eps Phi(-eps/mu - mu/2) rises to 0), so from a point
+    left of the root the iterates rise to it without passing it. The proposal as an exact rational, or
+    None where the iteration does not settle within 200 steps."""
+    with mpmath.workprec(prec + 32):
+        mu, target = mpmath.sqrt(mpf(mu2.numerator) / mu2.denominator), mpf(d.numerator) / d.denominator
+        x, hi = mpf(a.numerator) / a.denominator, mpf(b.numerator) / b.denominator
+        tol = mpf(2) ** -(prec - 32)
+        for _ in range(200):
+            e = mpmath.exp(x)
+            slope = e * mpmath.ncdf(-x / mu - mu / 2)  # -(d/d eps) delta_mu at x
+            if not slope > 0:
+                return None
+            step = (mpmath.ncdf(-x / mu + mu / 2) - slope - target) / slope
+            x = min(x + step, hi)
+            if abs(step) <= tol * x:
+                return mpf_to_fraction(x)
+        return None
 
 
 def bracket_root_iv(f: Callable[[Arith, Fraction], Iv], target: "Fraction | Callable[[Arith], Iv]",

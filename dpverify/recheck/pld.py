@@ -1009,15 +1009,17 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
     wrap); (None, 0, factor) where it declines (factor None: no smaller power helps). The lower
     pair lies on the grid 2^-m and the base composes ``steps`` steps (its Q is transformed tilted
     by the losses they reach).
-    :mod:`.fourier` (and numpy) is imported here, on the first power that may use it. ``drop``: the
+    :mod:`.fourier` (and numpy) is imported on the first power that tries it. ``drop``: the
     lower pair's P, its +inf mass and ``budget`` are in units 2^-(K - drop) (:func:`_compose`): P is
     handed over times 2^drop (exact) and its power's P-masses and +inf mass come back rounded down to
     that unit (a smaller lower P is as sound), the deficit rounded up (it is subtracted)."""
-    from .fourier import Declined
-
     allowance = (budget << drop) * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
     def run(base, a: int, steps: int, need: "int | None" = None):
+        # imported at the first try, not when the kernel is made: a re-check whose bases stay
+        # below FOURIER_MIN_LENGTH never loads numpy (0.1 CPU s of a small certificate's verify)
+        from .fourier import Declined
+
         try:
             return (*attempt(base, a, steps, need), None)
         except Declined as e:

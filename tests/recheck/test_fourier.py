@@ -261,6 +261,35 @@ def test_input_doubles_are_rounded_in_their_stated_direction(v):
     assert up - down <= Fraction(v, 2**51)
 
 
+def _floats_by_mpfr(c, K, up):
+    """The reference: each c_i rounded to 53 bits by MPFR's directed division by 1 (what
+    ``_floats`` did one mass at a time), then scaled by 2^-K."""
+    ctx = gmpy2.context(precision=53, round=gmpy2.RoundUp if up else gmpy2.RoundDown)
+    return np.ldexp(np.array([float(ctx.div(gmpy2.mpz(v), 1)) for v in c], dtype=np.float64), -K)
+
+
+def test_vectorised_input_doubles_are_mpfrs_directed_roundings_bit_for_bit():
+    """``_floats`` rounds on 64-bit limbs with numpy integer operations; it must give MPFR's RoundUp /
+    RoundDown to 53 bits exactly: limb boundaries (2^64 +- 1, a top limb with 64 bits), a 53-bit head
+    followed by zeros then a 1 several limbs lower (the sticky bit of the limbs below t - 1), carries
+    to the next power of two (2^53 - 1 shifted, + 1), ints and mpz, zeros among them."""
+    rng = random.Random(7)
+    head = (2**53 - 1)
+    vals = [0, 1, 2**53 - 1, 2**53, 2**53 + 1, 2**54 + 1, 2**63, 2**63 + 2**10, 2**63 + 2**11, 2**64 - 1, 2**64,
+            2**64 + 1, 2**127, 2**128 - 1, 2**128 + 1, 2**200 + 1, 2**200 - 1, 3**400, head << 11, (head << 11) + 1,
+            head << 700, (head << 700) + 1, (head << 140) + 2**3, (1 << 799) + 1]
+    for bits in range(1, 800, 7):
+        vals += [rng.getrandbits(bits), (rng.getrandbits(53) | 1 << 52) << bits,
+                 ((rng.getrandbits(53) | 1 << 52) << bits) + 1, (1 << bits) - 1]
+    for K in (0, 76, 800):
+        for up in (True, False):
+            for c in (vals, [gmpy2.mpz(v) for v in vals], [5], [2**100 + 1], [0, 0]):
+                got, ref = F._floats(c, K, up), _floats_by_mpfr(c, K, up)
+                assert np.array_equal(got, ref), [(v, x, y) for v, x, y in zip(c, got, ref) if x != y][:3]
+    with pytest.raises(ValueError):
+        F._floats([3, -1], 0, True)
+
+
 def _full_scan(x, a, log_target, above):
     """The window's tail point by the whole scan of lambda (the rule before the coarse scan)."""
     idx = np.arange(x.size, dtype=np.float64)

@@ -90,3 +90,14 @@ def test_verify_does_not_load_flint(tmp_path):
             "print('flint' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_small_pld_recheck_does_not_load_numpy():
+    # the Fourier kernel (and numpy, 0.1 CPU s to import) is loaded at its first try, not when the
+    # kernel is made: format-2 events-epsilon-wor composes enough steps to make the kernel, and no base
+    # long enough to try it (it loaded numpy before)
+    code = ("import sys\nfrom dpverify.recheck.verify import verify_file\n"
+            "print(verify_file('tests/certificate/format2/events-epsilon-wor.json')[0], 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.split() == ["0", "False"]

@@ -68,6 +68,38 @@ def test_closed_eps_encloses_mpmath_root(delta: Fraction) -> None:
         assert hi - lo <= ref * mpmath.mpf(10) ** -30
 
 
+def _ref_eps(mu2: Fraction, delta: Fraction) -> mpmath.mpf:
+    """eps(delta) by mpmath bisection at 130 digits (delta_mu decreases in eps)."""
+    with mpmath.workdps(130):
+        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
+        D = mpmath.mpf(delta.numerator) / delta.denominator
+        a, b = mpmath.mpf(0), mpmath.mpf(2000)
+        for _ in range(480):
+            c = (a + b) / 2
+            a, b = (c, b) if _ref_delta(mu, c) > D else (a, c)
+        return a
+
+
+@pytest.mark.parametrize("mu2,delta", [(Fraction(25), Fraction(1, 10**5)), (Fraction(1, 10**4), Fraction(1, 10**3)),
+                                       (Fraction(1), Fraction(1, 10**300)), (Fraction(400), Fraction(1, 10**12)),
+                                       (Fraction(5, 4), Fraction(1, 3))])
+@pytest.mark.parametrize("proposal", ["mpmath", "off", "none"])
+def test_closed_eps_takes_the_proposal_only_where_it_is_proved(mu2, delta, proposal, monkeypatch) -> None:
+    """The mpmath root is only a proposal: with it, the enclosure is as narrow as the bisection's
+    (relative 2^-254 at 320 bits) after two proofs; a wrong proposal (10^-20 off) or none leaves the
+    bisection to get there, and the enclosure holds mpmath's root whatever was proposed."""
+    right = G._propose_eps
+    if proposal == "off":
+        monkeypatch.setattr(G, "_propose_eps", lambda *a: right(*a) * (1 + Fraction(1, 10**20)))
+    elif proposal == "none":
+        monkeypatch.setattr(G, "_propose_eps", lambda *a: None)
+    a, b = G.composed_gaussian_eps_iv(arith(320), mu2, (delta, delta))
+    ref = _ref_eps(mu2, delta)
+    with mpmath.workdps(130):
+        assert mpmath.mpf(a.numerator) / a.denominator <= ref <= mpmath.mpf(b.numerator) / b.denominator
+    assert 0 < b - a <= b * Fraction(1, 1 << 254)
+
+
 def test_eps_is_zero_when_delta_reaches_delta_at_zero() -> None:
     """delta_mu(0) = 2 Phi(mu/2) - 1 (about 0.0399 at mu = 0.1): at delta 0.05 eps(delta) = 0."""
     lo, hi = P.gaussian_bounds([(Fraction(1, 10), 1)], "add", "eps", mpmath.mpf("0.05"), Fraction(1, 20))
