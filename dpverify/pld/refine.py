@@ -718,8 +718,8 @@ def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind:
     eps / (2 mu) > 5 10^7 and delta_mu(eps) <= Phi(-t) <= e^(-t^2 / 2) (GDPT eq. 2, Chernoff)."""
     from flint import arb
 
-    from ..ball import arb_to_fraction, ball, refine
-    from ..errors import PrecisionExhausted
+    from ..ball import arb_to_fraction, ball, refine, working_precision
+    from ..errors import PrecisionExhausted, shown
     from ..gdp.eps_for_delta import eps_root
     from ..limits import MAX_GDP_EPS_OVER_MU
     from ..mechanisms.gaussian import delta_mu_ball
@@ -738,16 +738,19 @@ def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind:
                         return None
                     ends[name] = below
                     continue
-                x, _ = refine(lambda: delta_mu_ball(ball(mu2).sqrt(), ball(target)), digits=digits + 1,
-                              what=f"delta_mu(eps) for mu^2={mu2}, eps={target}")
+                x, bits = refine(lambda: delta_mu_ball(ball(mu2).sqrt(), ball(target)), digits=digits + 1,
+                              what=f"delta_mu(eps) for mu^2={shown(mu2)}, eps={shown(target)}")
                 if x.upper() < arb(2) ** -TAIL_FLOOR_BITS:
                     if below is None:
                         return None
                     ends[name] = below
                     continue
-                ends[name] = (arb_to_fraction(x.lower()), arb_to_fraction(x.upper()))
+                with working_precision(bits):  # ends at the ball's precision (at 53 bits a 30-digit
+                    # claim was decided at 16: adv48 L3)
+                    ends[name] = (arb_to_fraction(x.lower()), arb_to_fraction(x.upper()))
             else:
-                root = eps_root(lambda: ball(mu2).sqrt(), target, digits, f"mu^2={mu2}")
+                # shown: str() of a Fraction past 4300 digits raises (sigma 1e-2150, adv48 L1: exit 4)
+                root = eps_root(lambda: ball(mu2).sqrt(), target, digits, f"mu^2={shown(mu2)}")
                 ends[name] = (max(Fraction(0), arb_to_fraction(root.lo)), max(Fraction(0), arb_to_fraction(root.hi)))
     except PrecisionExhausted:
         return None

@@ -312,7 +312,7 @@ def _plans(template: str, inputs: Mapping[str, Any], parameter: str, name: str, 
         key = json.dumps({k: v for k, v in ev.items() if k != "steps"}, sort_keys=True)
         return [(key, make, T, g) for make, T, g in P._events(ev)], P._directions(ev), want, t
     # safe: upper curve of the Cor 32 pair <= D; pair_limit: its lower curve > D
-    return [(("wor", sig, b, n), W.wor_make(sig, b, n), t, False)], ["wor"], want, t
+    return [(("wor", sig, b, n), W.wor_make(sig, b, n), t, None)], ["wor"], want, t
 
 
 @register("calibrate.bracket")

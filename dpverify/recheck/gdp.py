@@ -213,7 +213,9 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
     if below(Fraction(0)):
         return Fraction(0), Fraction(0)
     a, b = Fraction(0), Fraction(1)
-    for _ in range(64):  # eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): far below 2^64 in range
+    # eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): a noise multiplier of 1e-10 puts it near 5e19, past
+    # 2^64 (the producer searches to 2^81, gdp.eps_for_delta.eps_root); each doubling is one evaluation
+    for _ in range(128):
         if below(b):
             break
         if above(b):
@@ -246,7 +248,12 @@ def _propose_eps(mu2: Fraction, d: Fraction, a: Fraction, b: Fraction, prec: int
     mu = sqrt(mu2), by Newton's method from a: delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
     is decreasing and convex in eps (its derivative -e^eps Phi(-eps/mu - mu/2) rises to 0), so from a point
     left of the root the iterates rise to it without passing it. The proposal as an exact rational, or
-    None where the iteration does not settle within 200 steps."""
+    None where the iteration does not settle within 200 steps, or where the root may lie past 2^20: mpmath's
+    exp of 5e19 (a noise multiplier of 1e-10 puts eps(delta) there) aborted the process inside GMP
+    ("overflow in mpz type", adv48 M1). Below it the iterates stay in [a, root], where eps / mu is at most
+    mu / 2 + sqrt(2 log(1 / delta)) and mu <= sqrt(2 eps): every mpmath magnitude is modest."""
+    if b > 2**20:
+        return None
     with mpmath.workprec(prec + 32):
         mu, target = mpmath.sqrt(mpf(mu2.numerator) / mu2.denominator), mpf(d.numerator) / d.denominator
         x, hi = mpf(a.numerator) / a.denominator, mpf(b.numerator) / b.denominator
@@ -257,7 +264,7 @@ def _propose_eps(mu2: Fraction, d: Fraction, a: Fraction, b: Fraction, prec: int
             if not slope > 0:
                 return None
             step = (mpmath.ncdf(-x / mu + mu / 2) - slope - target) / slope
-            x = min(x + step, hi)
+            x = max(min(x + step, hi), mpf(a.numerator) / a.denominator)
             if abs(step) <= tol * x:
                 return mpf_to_fraction(x)
         return None

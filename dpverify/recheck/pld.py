@@ -1602,8 +1602,9 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
 
 
 #: bits of the closed form of a rate-1 Gaussian schedule (:func:`gaussian_bounds`): about 96 digits,
-#: past any enclosure the grid route could prove
-_CLOSED_BITS = 320
+#: past any enclosure the grid route could prove; the finer ones where cancellation leaves it wide
+#: (sigma 1e100 at eps 1e-101 cancels about 330 bits, adv48 M2)
+_CLOSED_BITS = (320, 1280, 5120)
 #: eps / mu past which the closed form is not tried (the producer's gdp delta range, limits.py)
 _CLOSED_EPS_OVER_MU = 10**8
 #: the closed form answers only when its relative width is below 2^-this (about 1e-30: no recorded
@@ -1630,12 +1631,25 @@ def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
     is not narrow (an underflowing delta; the grid route then answers as before). A grid cannot
     resolve these schedules at large T (sigma 1000, T = 10^6, delta(1) to 6 digits held verify for its
     300 s budget, exit 3); the closed form takes milliseconds."""
-    from .gdp import composed_gaussian_delta_iv, composed_gaussian_eps_iv
 
-    if not shifts or any(g is None for g, _ in shifts):
+    # a shift is a positive rational (1/sigma); None (not such a Gaussian) or a flag is no shift
+    if not shifts or any(isinstance(g, bool) or not isinstance(g, (Fraction, int)) or g <= 0 for g, _ in shifts):
         return None
     mu2 = gaussian_mu2(shifts, d)
-    A = arith(_CLOSED_BITS)
+    for bits in _CLOSED_BITS:
+        got = _gaussian_closed_at(arith(bits), mu2, kind, target, exact)
+        if got != "wider":
+            return got
+    return None
+
+
+def _gaussian_closed_at(A: Any, mu2: Fraction, kind: str, target: mpf,
+                        exact: "Fraction | None") -> "tuple[mpf, mpf] | None | str":
+    """:func:`gaussian_bounds` at the precision of ``A``: the ends, None (the closed form does not
+    answer), or "wider" (not narrow at this precision: cancellation, sigma 1e100 at eps 1e-101, adv48
+    M2; a finer precision may answer)."""
+    from .gdp import composed_gaussian_delta_iv, composed_gaussian_eps_iv
+
     if exact is None:
         t = _target(A, target)
         ends = (to_fraction(t[0]), to_fraction(t[1]))
@@ -1646,14 +1660,16 @@ def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
             return None  # delta below 10^(-2e15): the tail bound and the grid answer as before
         lo, hi = composed_gaussian_delta_iv(A, mu2, ends)
         if not (lo > 0 and (hi - lo) * pow2(_CLOSED_NARROW) <= lo):
-            return None
+            return "wider"  # cancellation (a finer precision answers) or an underflow (none does)
         return mpfr_to_mpf(lo), mpfr_to_mpf(hi)
     if not ends[0] > 0:
         return None
     r = composed_gaussian_eps_iv(A, mu2, ends)
-    if r is None or (r[1] - r[0]) * (1 << _CLOSED_NARROW) > r[1]:
+    if r is None:
         return None
-    with mpmath.workprec(_CLOSED_BITS):
+    if (r[1] - r[0]) * (1 << _CLOSED_NARROW) > r[1]:
+        return "wider"
+    with mpmath.workprec(A.prec):
         return (mpmath.fdiv(r[0].numerator, r[0].denominator, rounding="f"),
                 mpmath.fdiv(r[1].numerator, r[1].denominator, rounding="c"))
 

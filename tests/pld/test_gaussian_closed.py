@@ -74,3 +74,37 @@ def test_a_delta_past_the_tail_floor_is_left_to_the_tail_answer() -> None:
     ans = S.delta([S.GaussianSteps.of(1, 1, 1)], 10**6, digits=6)
     lo, hi = _ends(ans.enclosure)
     assert lo == 0 and 0 < hi < Fraction(1, 10**300) and ans.tail
+
+
+def test_a_claim_decided_at_thirty_digits_is_printed_so_that_its_decimals_decide_it(capsys) -> None:
+    """sigma 2, T = 100 (mu = 5): the claim 33.1037323359224652543 lies about 4e-21 (relative) below
+    eps(1e-5), so delta there is above 1e-5 by about 4e-20 relative. The closed form decides 'fails';
+    printed at 17 digits its lower end was 1e-5 itself, and verify (which decides on the decimals)
+    refused the certificate. Now it is printed with the digits that carry the decision, and verify
+    confirms it. mpmath at 60 digits is the reference."""
+    import json
+
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    eps = "33.1037323359224652543"
+    with mpmath.workdps(60):
+        assert _ref_delta(mpmath.mpf(5), mpmath.mpf(eps)) > mpmath.mpf("1e-5")
+    assert main(["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "1", "--steps", "100",
+                 "--delta", "1e-5", "--claimed-eps", eps, "--json"]) == 1
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["result"]["verdict"] == "fails" and Fraction(cert["result"]["enclosure"]["lo"]) > Fraction(1, 10**5)
+    assert "closed form" in cert["method"]["algorithm"]
+    assert "confirmed" in verify_certificate(cert)
+
+
+@pytest.mark.parametrize("args", [["--eps", "1"], ["--delta", "1e-5", "--claimed-eps", "1"]])
+def test_a_noise_multiplier_past_4300_digits_is_answered_not_a_crash(args, capsys) -> None:
+    """sigma 1e-2200 at rate 1: mu^2 = 10^4401, whose str() raises ValueError past 4300 digits; the
+    closed form's messages formatted it, an internal error (exit 4). delta(1) is 1 - tiny (the
+    pair is all but disjoint), and the claim fails."""
+    from dpverify.cli import main
+
+    code = main(["audit", "dpsgd", "--noise-multiplier", "1e-2200", "--sampling-rate", "1", "--steps", "10",
+                 *args])
+    assert code in (0, 1)

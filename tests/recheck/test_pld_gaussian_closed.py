@@ -201,3 +201,33 @@ def test_le_decides_far_magnitudes_without_an_exact_rational() -> None:
     assert _le(x, D) == (Fraction(int(man)) * Fraction(2) ** int(exp) <= D)
     assert _le(below, D) and not _le(above, D)
     assert _le(mpmath.mpf(0), D) and not _le(mpmath.inf, D) and _le(-mpmath.inf, D)
+
+
+@pytest.mark.parametrize("argv,what", [
+    # eps(1e-5) near 5e19 (mu = 1e10): past the 2^64 the root's doubling stopped at (exit 3), and mpmath's
+    # exp of 5e19 in the proposal aborted the process inside GMP
+    (["--noise-multiplier", "1e-10", "--steps", "1", "--delta", "1e-5"], "eps"),
+    # delta(1e-101) at mu = 1e-100: 320 bits cancel to nothing, 1280 answer
+    (["--noise-multiplier", "1e100", "--steps", "1", "--eps", "1e-101"], "delta"),
+])
+def test_extreme_closed_forms_are_re_proved(argv, what, capsys) -> None:
+    """Genuine certificates of the rate-1 closed form at the edges of its range (adv48 M1, M2): the
+    re-check confirms them, and the independent enclosure agrees with mpmath at 150 digits."""
+    from dpverify.cli import main
+    from dpverify.recheck.verify import verify_certificate
+
+    assert main(["audit", "dpsgd", "--sampling-rate", "1", *argv, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert "confirmed" in verify_certificate(cert)
+    lo, hi = (mpmath.mpf(cert["result"]["enclosure"][k]) for k in ("lo", "hi"))
+    with mpmath.workdps(150):
+        if what == "delta":
+            ref = _ref_delta(mpmath.mpf(10) ** -100, mpmath.mpf("1e-101"))
+        else:
+            mu = mpmath.mpf(10) ** 10
+            a, b = mu * mu / 2, mu * mu / 2 + 10 * mu
+            for _ in range(400):
+                c = (a + b) / 2
+                a, b = (c, b) if _ref_delta(mu, c) > mpmath.mpf("1e-5") else (a, c)
+            ref = a
+        assert lo <= ref <= hi
