@@ -74,6 +74,11 @@ def _cert(doc: dict, query: dict) -> dict:
     return answer_certificate(api.as_event(doc)[0], ans, **query, digits=4)
 
 
+def _grid(monkeypatch) -> None:
+    """The producer as it was before it took the closed form (the grid route's certificates)."""
+    monkeypatch.setattr(api, "gaussian_closed_ends", lambda *a, **k: None)
+
+
 def _with_ends(cert: dict, lo: mpmath.mpf, hi: mpmath.mpf) -> dict:
     """The certificate with enclosure [lo, hi] and a relative_width that fits it, re-sealed: what
     refuses it is the second route, not the width field."""
@@ -108,13 +113,22 @@ def test_the_route_answers_in_closed_form_around_mpmath(doc, query, mu2) -> None
 
 
 @pytest.mark.parametrize("doc,query,mu2", CASES)
-def test_genuine_certificates_confirm_and_ends_moved_1e_12_past_the_truth_are_refused(doc, query, mu2) -> None:
-    """The producer's certificate is confirmed; an enclosure 1e-12 (relative) wide around the truth is
-    confirmed too (the grid route could only answer exit 3 there); each end moved 1e-12 past the truth
-    is refused, exit 1."""
+@pytest.mark.parametrize("producer", ["closed", "grid"])
+def test_genuine_certificates_confirm_and_ends_moved_1e_12_past_the_truth_are_refused(doc, query, mu2, producer,
+                                                                                        monkeypatch) -> None:
+    """The producer's certificate is confirmed, in closed form (method "closed form", the
+    producer's answer now) and from the grid (its bytes before); an enclosure 1e-12 (relative) wide
+    around the truth is confirmed too (the grid route could only answer exit 3 there); each end moved
+    1e-12 past the truth is refused, exit 1."""
+    if producer == "grid":
+        _grid(monkeypatch)
     cert = _cert(doc, query)
+    assert cert["result"]["method"] == ("closed form" if producer == "closed" else "pld")
     assert outcome(cert) == 0
     ref = _truth(query, mu2)
+    with mpmath.workdps(130):
+        lo, hi = (mpmath.mpf(cert["result"]["enclosure"][k]) for k in ("lo", "hi"))
+        assert lo <= ref <= hi and hi - lo <= ref * mpmath.mpf(10) ** -4
     w = mpmath.mpf(10) ** -12
     with mpmath.workdps(40):
         assert outcome(_with_ends(cert, ref * (1 - w), ref * (1 + w))) == 0
@@ -160,3 +174,22 @@ def test_the_closed_shifts_are_read_per_relation() -> None:
     # a zCDP leaf or a non-private step is never a Gaussian pair
     assert R._flat({"type": "composed", "events": [G, {"type": "zcdp", "rho": "1", "xi": "0"}]},
                    "add-remove").closed is None
+
+
+@pytest.mark.parametrize("producer", ["closed", "grid"])
+def test_claims_at_rate_one_are_decided_and_confirmed(producer, monkeypatch) -> None:
+    """events.claim of 10^4 x gaussian sigma 100 (mu = 1) at delta 1e-5: eps(1e-5) = 4.37717809568...
+    (mpmath below); a claim 1e-4 either side of it holds / fails, and verify confirms the verdict."""
+    from dpverify.certificate.events_cert import claim_certificate
+
+    if producer == "grid":
+        _grid(monkeypatch)
+    doc = CASES[0][0]
+    ref = _ref_eps(Fraction(1), Fraction(1, 10**5))
+    for shift, want in ((mpmath.mpf("1e-4"), "holds"), (-mpmath.mpf("1e-4"), "fails")):
+        with mpmath.workdps(40):
+            claimed = mpmath.nstr(ref + shift, 12)
+        verdict, ans = api.check_claim(doc, claimed, "1e-5")
+        assert verdict.outcome.value == want
+        cert = claim_certificate(api.as_event(doc)[0], verdict, ans, "add-remove", claimed_eps=claimed, delta="1e-5")
+        assert outcome(cert) == 0
