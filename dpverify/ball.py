@@ -481,6 +481,40 @@ def round_decimal_text(text: str, digits: int, *, upward: bool) -> str:
 # --------------------------------------------------------------------------- roots
 
 
+#: probes of :func:`_positive_lower_end`: a positive root below 2^-(2^this) times the bracket's upper
+#: end keeps the absolute width (20: below 10^-315000 of it; 21 sign evaluations at most)
+_ZERO_PROBES = 20
+
+
+def _positive_lower_end(signed: Callable[[arb], tuple[int, arb]], b: arb,
+                        fb: arb) -> Optional[tuple[tuple[arb, arb], tuple[arb, arb]]]:
+    """A bracket of one sign, ((a, f(a)), (b', f(b'))) with 0 < a < b' <= b and f(a) < 0 < f(b')
+    proved (``signed`` gives a certified sign and the ball; the f values are midpoints, proposals
+    only), of the root of an increasing f whose bracket [., b] contains zero; ((0, .), (0, .)) when
+    f(0) = 0 is proved (the root is 0); None where f(0) > 0 is proved (the root is negative) or no
+    probe is proved below the root.
+
+    Proof: f(0) < 0 puts the unique root r in (0, b]. The probes x_k = b_k 2^-(2^k), k = 0, 1, ...
+    (b_0 = b, b_(k+1) = x_k whenever f(x_k) > 0 is proved, so r < x_k) are exact points; the first
+    with f(x_k) < 0 proved has r in (x_k, b_k]. At most :data:`_ZERO_PROBES` + 1 probes (down to
+    b 2^-(2^(K+1) - 1)), so a root at or within 2^-(2^K) b of zero ends it without a hang."""
+    s0, v0 = signed(arb(0))
+    if s0 == 0:
+        return (arb(0), v0.mid()), (arb(0), v0.mid())
+    if s0 > 0:
+        return None
+    for k in range(_ZERO_PROBES + 1):
+        with working_precision(max(ctx.prec, 128)):
+            x = point(b * arb(2) ** -(2 ** k))
+        s, v = signed(x)
+        if s == 0:
+            return (x, v.mid()), (x, v.mid())
+        if s < 0:
+            return (x, v.mid()), (b, fb)
+        b, fb = x, v.mid()
+    return None
+
+
 def isolate_increasing_root(
     f: Callable[[arb], arb],
     lo: arb,
@@ -501,8 +535,13 @@ def isolate_increasing_root(
     Illinois regula falsi on the ball midpoints (fast, uncertified: only the
     *choice* of point), safeguarded by bisection (geometric when the bracket
     is positive and spans more than a factor 4). Stops when
-    b - a <= 10^-digits * min(|a|, |b|) for a bracket of one sign, or
-    b - a <= 10^-digits when it contains zero.
+    b - a <= 10^-digits * min(|a|, |b|) for a bracket of one sign. A bracket
+    that still contains zero at b - a <= 10^-digits is met by the sign of f(0)
+    (:func:`_positive_lower_end`): a root proved positive gets a positive
+    lower end and is refined on to the relative width (a root of 9e-21 was
+    returned as [-5e-7, 7.6e-6], relative width 1: adv48 L2); a root at
+    zero, proved negative, or too near zero for the probes stops at the
+    absolute width 10^-digits as before.
     """
     bits = start_bits or bits_for_digits(digits)
 
@@ -530,12 +569,30 @@ def isolate_increasing_root(
     side = 0
     tol = arb(10) ** (-digits)
     stalls = 0
+    probed = False
     for _ in range(100_000):
         with working_precision(max(bits, 128)):
             same_sign = a > 0 or b < 0
             scale = min(a.abs_lower(), b.abs_lower()) if same_sign else arb(1)
-            if b - a <= tol * scale:
-                return a, b, bits
+            met = b - a <= tol * scale
+        if met and (same_sign or probed):
+            return a, b, bits
+        if met:
+            # absolute width met around zero: a positive root is refined on to the relative width
+            probed = True
+            kept = bits
+            try:
+                got = _positive_lower_end(signed, b, fb)
+            except PrecisionExhausted:
+                got = None  # f(0) or a probe undecided at max_bits: the absolute width stands
+            if got is None:
+                return a, b, kept
+            (a, fa), (b, fb) = got
+            if a == b:
+                return a, b, bits  # f proved 0 exactly at a probe
+            side, stalls = 0, 0
+            continue
+        with working_precision(max(bits, 128)):
             width = b - a
             denom = arb(fb) - arb(fa)
             if stalls >= 2 or not denom > 0:

@@ -107,6 +107,13 @@ def claim_certificate(claim: Claim, enclosure: Enclosure, verdict: Verdict) -> d
     )
 
 
+#: the algorithm of an answer whose every step is a Gaussian at sampling rate 1 (pld.* and events.*)
+CLOSED_GAUSSIAN_ALGORITHM = (
+    "every step a Gaussian at sampling rate 1: the composition is one Gaussian pair with mu^2 the sum of "
+    "the steps' mu_i^2 (AFA Thm 10, a rotation of N(0, I)), delta_mu(eps) in closed form (GDPT eq. 2), "
+    "no grid")
+
+
 def pld_answer_certificate(*, quantity: str, inputs: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     """Certificate of a DP-SGD PLD enclosure (``pld.epsilon`` or ``pld.delta``): the one
     builder behind ``audit dpsgd`` and the sweep's audit task, so both write the same bytes."""
@@ -119,9 +126,7 @@ def pld_answer_certificate(*, quantity: str, inputs: Mapping[str, Any], answer: 
         "square-and-multiply, certified suffix-sum queries" if answer.grid_exponent else
         "a Renyi tail bound (the steps' Renyi cumulants summed, Mironov 2017 Prop 1; Balle et al. 2020 Thm 21), "
         "no grid: delta lies in [0, hi]" if getattr(answer, "tail", False) else
-        "every step a Gaussian at sampling rate 1: the composition is one Gaussian pair with mu^2 the sum of "
-        "the steps' mu_i^2 (AFA Thm 10, a rotation of N(0, I)), delta_mu(eps) in closed form (GDPT eq. 2), "
-        "no grid" if getattr(answer, "closed", False) else
+        CLOSED_GAUSSIAN_ALGORITHM if getattr(answer, "closed", False) else
         "the composed privacy-loss bound (the sum over the steps of each pair's proved loss bound): "
         "delta(eps) = 0 exactly at or past it (AFA Lemma 37), no grid",
         extra_result=answer.details(),

@@ -8,14 +8,22 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..ball import exact_str, parse_exact
-from ..events.api import EventAnswer
+from ..events.api import CLOSED_METHOD, EventAnswer
 from ..events.json_format import event_to_json
 from ..events.model import SENSITIVITY_CONVENTION
 from ..verdict import Verdict
-from .build import quantity_certificate, verdict_certificate
+from .build import CLOSED_GAUSSIAN_ALGORITHM, quantity_certificate, verdict_certificate
 
 __all__ = ["answer_certificate", "claim_certificate"]
 
+
+
+def _algorithm(ans: EventAnswer) -> str:
+    """The certificate's ``method.algorithm``: the closed form of a tree of rate-1 Gaussian steps
+    (events.api._closed), else the grid route's words."""
+    if ans.method == CLOSED_METHOD:
+        return CLOSED_GAUSSIAN_ALGORITHM
+    return f"{ans.method}: certified discretisation per pair, exact convolution, suffix-sum queries"
 
 
 def _inputs(tree: Any, ans: EventAnswer, digits: Optional[int]) -> dict[str, Any]:
@@ -45,7 +53,7 @@ def answer_certificate(tree: Any, ans: EventAnswer, *, delta: Any = None, eps: A
     return quantity_certificate(
         quantity=quantity,
         inputs=inputs, enclosure=ans.enclosure,
-        algorithm=f"{ans.method}: certified discretisation per pair, exact convolution, suffix-sum queries",
+        algorithm=_algorithm(ans),
         extra_result={k: v for k, v in ans.to_json().items() if k != "enclosure"},
     )
 
@@ -65,6 +73,7 @@ def claim_certificate(tree: Any, verdict: Verdict, ans: Optional[EventAnswer], r
         quantity="events.claim",
         inputs=inputs, verdict=verdict,
         enclosure=ans.enclosure if ans is not None else None,
-        algorithm="PLD accountant on the event tree, refined until the verdict is decided",
+        algorithm=(CLOSED_GAUSSIAN_ALGORITHM if ans is not None and ans.method == CLOSED_METHOD else
+                   "PLD accountant on the event tree, refined until the verdict is decided"),
         extra_result=({k: v for k, v in ans.to_json().items() if k != "enclosure"} if ans else None),
     )

@@ -47,7 +47,7 @@ from ..numtext import is_digits
 from .core import Arith, Iv, arith, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
-                  laplace_tails,
+                  gaussian_bounds, laplace_tails,
                   register_queries)
 from .pld import _count as _pld_count, _eps_input, _events as _pld_events
 from .wor import max_curve_tails
@@ -895,8 +895,21 @@ class _Tree:
         #: encloses (plain or Poisson-sampled Gaussian, plain Laplace: :func:`rdp_delta_upper`);
         #: None once any other leaf occurs
         self.rdp: "list | None" = []
+        #: (1 / z, times) per step that is a Gaussian at sampling rate 1 (plain, Poisson-sampled at rate 1,
+        #: or without replacement of the whole dataset under replace-one: the pair N(0, 1) vs N(c / z, 1),
+        #: c = 2 under replace-one, else 1), the form of :func:`.pld.gaussian_bounds`; None once any
+        #: other step occurs (:func:`_closed_bounds`)
+        self.closed: "list | None" = []
         #: (list's name, key) -> position of that step kind's entry (:meth:`add`)
         self._at: dict = {}
+
+    def gaussian(self, z: "Fraction | None", times: int) -> None:
+        """Record a step for :attr:`closed`: a Gaussian at rate 1 of noise multiplier ``z``, or (None)
+        any other step, which ends the closed form for the tree."""
+        if self.closed is not None and z is not None:
+            self.closed.append((1 / z, times))
+        else:
+            self.closed = None
 
     def cite(self, text: str) -> None:
         if text not in self.theorems:
@@ -961,6 +974,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             return  # one bucket: the output is constant, no privacy cost
     if t == "non_private":
         out.non_private = True
+        out.gaussian(None, times)
     elif t == "self_composed":
         c = _int(ev, "count")
         if c < 0:
@@ -986,6 +1000,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         if rho < 0 or xi < 0:
             raise MalformedCertificate("zcdp needs rho, xi >= 0")
         out.has_zcdp = True
+        out.gaussian(None, times)
         out.zcdp[0] += times * rho
         out.zcdp[1] += times * xi
     elif t == "poisson_sampled":
@@ -997,6 +1012,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
             return
         if isinstance(inner, dict) and inner.get("type") == "non_private":
             out.non_private = True
+            out.gaussian(None, times)
             return
         make = _leaf(inner if isinstance(inner, dict) else {}, q, rel)
         out.add("blocks", _key(inner, q), (make, times))
@@ -1006,8 +1022,10 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
                        times, out)
         if q == 1 and inner.get("type") == "gaussian":
             out.gauss.append((_num(inner, "noise_multiplier"), times))
+            out.gaussian(_num(inner, "noise_multiplier"), times)
         else:
             out.others = True
+            out.gaussian(None, times)
     elif t == "sampled_without_replacement":
         if _int(ev, "sample_size") == 0:
             return
@@ -1016,6 +1034,10 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         out.cite(event_theorem(t, rel, inner=str(ev.get("event", {}).get("type")), whole=whole))
         out.others = True
         out.rdp = None
+        inner = ev.get("event", {})
+        # the whole dataset under replace-one: the base pair N(0, 1) vs N(2 / z, 1) (:func:`_wor`)
+        out.gaussian(_num(inner, "noise_multiplier") if whole and rel == "replace-one"
+                     and inner.get("type") == "gaussian" else None, times)
         _realise_wor(ev, rel, times, out)
         if rel == "replace-one" and not whole:
             out.upper_only = True  # AFA Cor 32: tight for one step only
@@ -1028,8 +1050,10 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         _realise_whole(t, _key(ev), make, times, out)
         if t == "gaussian":
             out.gauss.append((_num(ev, "noise_multiplier"), times))
+            out.gaussian(_num(ev, "noise_multiplier"), times)
         else:
             out.others = True
+            out.gaussian(None, times)
 
 
 def _cited(tree: _Tree, kind: str, rel: str, zero_zcdp: bool, realised_end: bool) -> "tuple[list, str | None]":
@@ -1164,6 +1188,9 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     events = tree.blocks
     if not events:
         return mpf(0), mpf(0)
+    closed = _closed_bounds(tree, inputs, kind, target, [direction] if direction else _DIRS[rel])
+    if closed is not None:
+        return closed
     if kind == "eps" and not tree.upper_only:
         # the exact input behind the target, else the target's own value (the screen's delta')
         D = _target_or_none(inputs, kind, target)
@@ -1189,6 +1216,31 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
             return (_realised_lower(tree, rel, kind, target, K, tau, budget, m, sides),
                     max(his) if his else mpmath.inf)
         return max(los), max(his)
+
+
+def _closed_bounds(tree: _Tree, inputs: Mapping[str, Any], kind: str, target: mpf,
+                   dirs: list) -> "tuple[mpf, mpf] | None":
+    """[lo, hi] of eps(delta) or delta(eps), the maximum over ``dirs``, of a tree whose every step is a
+    Gaussian at sampling rate 1 (:attr:`_Tree.closed`), in closed form; None for any other tree, or
+    where the closed form steps aside (the grid route then answers as before).
+
+    Each such step's pair is N(0, 1) vs N(mu_i, 1), mu_i = 1/z under add, remove and replace-special
+    (:func:`_leaf`), 2/z under replace-one (:func:`_leaf`, :func:`_wor` on the whole dataset); the
+    composition of the steps' pairs (AFA Thm 10) is the product of shifted N(0, I), one Gaussian pair
+    of shift mu, mu^2 = sum_i T_i mu_i^2, after a rotation (GDPT Sec 1): :func:`.pld.gaussian_bounds`,
+    the one copy of the closed form (directed rounding). Its pairs are tight (no upper-only step
+    occurs in such a tree), so both ends bound the mechanism. A grid cannot resolve these at large T
+    (10^6 steps at sigma 1000, delta(1) to 4 digits: exit 3 after 62 CPU s); this takes milliseconds."""
+    if not tree.closed or tree.upper_only:
+        return None
+    exact = _target_or_none(inputs, kind, target)
+    ends = []
+    for d in dirs:
+        e = gaussian_bounds(tree.closed, d, kind, target, exact)
+        if e is None:
+            return None  # not narrow in this direction (an underflowing delta): the grid route decides
+        ends.append(e)
+    return max(e[0] for e in ends), max(e[1] for e in ends)
 
 
 def _realised_lower(tree: "_Tree", rel: str, kind: str, target: mpf, K: int, tau: mpf, budget: int, m: int,

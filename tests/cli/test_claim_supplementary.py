@@ -47,10 +47,12 @@ def test_a_claim_the_clock_stops_writes_no_certificate_and_starts_no_eps_line(tm
     budget ran 11 s). adv43 D1: a claim the clock stopped was then written as an 'undecided' certificate
     whose reason (the enclosure reached, [1e-5, inf] on a quiet machine, [0, inf] under a CPU hog) followed
     the load. With a budget the claim spends at its first look at the clock (1e-9 s) the run is exit 3 with
-    no file, for the Poisson route and the event-tree route alike, and the line does not start."""
+    no file, for the Poisson route and the event-tree route alike, and the line does not start. (The
+    tree is Poisson-sampled: a tree of rate-1 Gaussians is decided in closed form, no grid, no clock.)"""
     ev = tmp_path / "ev.json"
-    ev.write_text(json.dumps({"event": {"type": "self_composed", "count": 10,
-                                        "event": {"type": "gaussian", "noise_multiplier": "1"}}}))
+    ev.write_text(json.dumps({"event": {"type": "self_composed", "count": 10, "event": {
+        "type": "poisson_sampled", "sampling_probability": "1/2",
+        "event": {"type": "gaussian", "noise_multiplier": "1"}}}}))
     for schedule in (["--noise-multiplier", "0.5", "--sampling-rate", "0.001", "--steps", "1000"],
                      ["--events", str(ev)]):
         p = tmp_path / "c.json"
