@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -147,6 +148,23 @@ class Outcome(str, enum.Enum):
     HOLDS = "holds"
     FAILS = "fails"
     UNDECIDED = "undecided"
+
+
+def printed_to_decide(enc: Enclosure, outcome: Outcome, bound: Any) -> tuple[Enclosure, Outcome]:
+    """``enc`` printed with the fewest significant digits (17, 27, 37 or 50) whose decimals, rounded
+    outward, decide "value <= bound" as ``outcome`` (decided on the exact ends) says: verify checks a
+    recorded verdict against the recorded decimals themselves (relations.decide_decimals), so a delta
+    4e-20 above the budget, decided at 30 digits, was printed at 17 as the budget itself and refused
+    (adv48 L3). Where even 50 digits do not carry it, UNDECIDED (which claims nothing)."""
+    if outcome is Outcome.UNDECIDED:
+        return enc, outcome
+    for shown in (17, 27, 37, 50):
+        e = enc if enc.print_digits() >= shown else dataclasses.replace(enc, digits=shown - 3)
+        lo, hi = e.decimals()
+        if (outcome is Outcome.HOLDS and hi != "inf" and Fraction(hi) <= bound) or \
+                (outcome is Outcome.FAILS and lo not in ("inf", "-inf") and Fraction(lo) > bound):
+            return e, outcome
+    return enc, Outcome.UNDECIDED
 
 
 @dataclass(frozen=True, eq=False)

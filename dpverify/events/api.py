@@ -34,6 +34,7 @@ whole epoch structure only, so it is never a leaf of a composition.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -51,7 +52,7 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
 from ..pld.refine import answer_note, decided_against, gaussian_closed_ends, max_ends
 from ..pld.dpsgd import _CLOSED_CLAIM_DIGITS, _digits as _pld_digits
-from ..verdict import Enclosure, Outcome, Verdict
+from ..verdict import Enclosure, Outcome, Verdict, printed_to_decide
 from . import model as E
 from .convert import from_dp_event, is_dp_event
 from ..relation import Relation, relation
@@ -553,10 +554,15 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     enc = ans.enclosure
     with working_precision(256):
         Db = ball(D)
-        if enc.hi <= Db:
-            return Verdict(Outcome.HOLDS, claim_reason("holds", E_, enc.hi_str(), D), {"delta": enc}), ans
-        if enc.lo > Db:
-            return Verdict(Outcome.FAILS, claim_reason("fails", E_, enc.lo_str(), D), {"delta": enc}), ans
+        outcome = Outcome.HOLDS if enc.hi <= Db else Outcome.FAILS if enc.lo > Db else Outcome.UNDECIDED
+    if outcome is not Outcome.UNDECIDED:
+        # printed with the digits that carry the decision (verify decides on the recorded decimals)
+        enc, outcome = printed_to_decide(enc, outcome, D)
+        ans = dataclasses.replace(ans, enclosure=enc)
+    if outcome is Outcome.HOLDS:
+        return Verdict(Outcome.HOLDS, claim_reason("holds", E_, enc.hi_str(), D), {"delta": enc}), ans
+    if outcome is Outcome.FAILS:
+        return Verdict(Outcome.FAILS, claim_reason("fails", E_, enc.lo_str(), D), {"delta": enc}), ans
     if p.upper_only:
         low = ans.details.get("dominating_pair_lower_end")
         if low is not None and Fraction(low) > D:

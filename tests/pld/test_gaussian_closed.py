@@ -108,3 +108,23 @@ def test_a_noise_multiplier_past_4300_digits_is_answered_not_a_crash(args, capsy
     code = main(["audit", "dpsgd", "--noise-multiplier", "1e-2200", "--sampling-rate", "1", "--steps", "10",
                  *args])
     assert code in (0, 1)
+
+
+def test_an_events_claim_is_printed_so_that_its_decimals_decide_it(tmp_path, capsys) -> None:
+    """The same claim through an --events tree (100 x gaussian sigma 2): the events producer decides
+    rate-1 trees in closed form too, and prints the enclosure with the digits that carry 'fails'
+    (dpverify.verdict.printed_to_decide); verify confirms it."""
+    import json
+
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    tree = {"neighboring": "add-remove", "event": {"type": "self_composed", "count": 100,
+                                                   "event": {"type": "gaussian", "noise_multiplier": "2"}}}
+    path = tmp_path / "tree.json"
+    path.write_text(json.dumps(tree))
+    assert main(["audit", "dpsgd", "--events", str(path), "--delta", "1e-5",
+                 "--claimed-eps", "33.1037323359224652543", "--json"]) == 1
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["result"]["verdict"] == "fails" and Fraction(cert["result"]["enclosure"]["lo"]) > Fraction(1, 10**5)
+    assert "confirmed" in verify_certificate(cert)
