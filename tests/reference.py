@@ -63,3 +63,26 @@ def golden_min(h, lo: mpf, hi: mpf, iters: int) -> tuple[mpf, mpf]:
             b = lo + g * (hi - lo)
             fb = h(b)
     return (a, fa) if fa <= fb else (b, fb)
+
+
+def _mpf_any(x: "Fraction | mpmath.mpf") -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
+
+
+def gaussian_delta(mu2: Fraction, eps: Fraction, dps: int = 130) -> mpmath.mpf:
+    """delta_mu(eps) (GDPT eq. 2) for mu = sqrt(mu2), mu irrational in general (a composition of
+    Gaussian steps at sampling rate 1), at ``dps`` digits."""
+    with mpmath.workdps(dps):
+        mu, e = mpmath.sqrt(_mpf_any(mu2)), _mpf_any(eps)
+        return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+
+def gaussian_eps(mu2: Fraction, delta: Fraction, hi: int = 2000, steps: int = 480) -> mpmath.mpf:
+    """eps(delta) for mu = sqrt(mu2) by bisection on [0, hi] at 130 digits (a lower end, within
+    hi 2^-steps of the root)."""
+    with mpmath.workdps(130):
+        D, a, b = _mpf_any(delta), mpmath.mpf(0), mpmath.mpf(hi)
+        for _ in range(steps):
+            c = (a + b) / 2
+            a, b = (c, b) if gaussian_delta(mu2, c) > D else (a, c)
+        return a

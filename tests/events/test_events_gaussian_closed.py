@@ -22,28 +22,17 @@ from dpverify.events import api
 from dpverify.recheck import events as R
 
 from ..certs import outcome, reseal
+from ..reference import gaussian_delta, gaussian_eps
 
 G = {"type": "gaussian", "noise_multiplier": "100"}
 
 
 def _ref_delta(mu2: Fraction, eps: Fraction) -> mpmath.mpf:
-    with mpmath.workdps(130):
-        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-        return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+    return gaussian_delta(mu2, eps)
 
 
 def _ref_eps(mu2: Fraction, delta: Fraction) -> mpmath.mpf:
-    """eps(delta) by bisection at 130 digits (delta_mu decreases in eps; delta < delta_mu(0) here)."""
-    with mpmath.workdps(130):
-        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
-        D = mpmath.mpf(delta.numerator) / delta.denominator
-        a, b = mpmath.mpf(0), mpmath.mpf(200)
-        for _ in range(460):
-            c = (a + b) / 2
-            f = mpmath.ncdf(-c / mu + mu / 2) - mpmath.exp(c) * mpmath.ncdf(-c / mu - mu / 2)
-            a, b = (c, b) if f > D else (a, c)
-        return a
+    return gaussian_eps(mu2, delta, hi=200, steps=460)
 
 
 # (document, query, mu^2 of the composed pair)

@@ -21,6 +21,7 @@ from dpverify.recheck import pld as P
 from dpverify.recheck.core import arith
 
 from ..certs import outcome, reseal
+from ..reference import gaussian_eps
 
 
 def _ref_delta(mu: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
@@ -69,15 +70,7 @@ def test_closed_eps_encloses_mpmath_root(delta: Fraction) -> None:
 
 
 def _ref_eps(mu2: Fraction, delta: Fraction) -> mpmath.mpf:
-    """eps(delta) by mpmath bisection at 130 digits (delta_mu decreases in eps)."""
-    with mpmath.workdps(130):
-        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
-        D = mpmath.mpf(delta.numerator) / delta.denominator
-        a, b = mpmath.mpf(0), mpmath.mpf(2000)
-        for _ in range(480):
-            c = (a + b) / 2
-            a, b = (c, b) if _ref_delta(mu, c) > D else (a, c)
-        return a
+    return gaussian_eps(mu2, delta)
 
 
 @pytest.mark.parametrize("mu2,delta", [(Fraction(25), Fraction(1, 10**5)), (Fraction(1, 10**4), Fraction(1, 10**3)),
