@@ -595,7 +595,10 @@ def isolate_increasing_root(
         with working_precision(max(bits, 128)):
             width = b - a
             denom = arb(fb) - arb(fa)
-            if stalls >= 2 or not denom > 0:
+            # after the probe near zero the bracket may span a factor 2^(2^20): regula falsi shrinks its
+            # exponent about a bit every two steps (2^-(2^18) ran out of iterations, ref48), geometric
+            # bisection halves it
+            if stalls >= 2 or not denom > 0 or (probed and a > 0 and b > 4 * a):
                 if a > 0 and b > 4 * a:
                     x = point((a * b).sqrt())
                 else:

@@ -225,7 +225,11 @@ def _le(v: mpf, Dx: Fraction) -> bool:
     if not mpmath.isfinite(v):
         return v < 0
     if v <= 0:
-        return True
+        return mpf_to_fraction(v) <= Dx
+    if Dx <= 0:
+        # v > 0: the magnitudes below hold for Dx > 0 only (a forged delta_at_target.hi = "0" was
+        # confirmed through them, ref48 HIGH-1)
+        return False
     sign, man, exp, bc = v._mpf_
     e, d = int(exp) + int(bc), Dx.numerator.bit_length() - Dx.denominator.bit_length()
     if e <= d - 1:

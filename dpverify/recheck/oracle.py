@@ -95,6 +95,14 @@ def _check_row(i: int, row: Mapping[str, Any], reported: Fraction, recorded: "tu
     if recorded[1] is None:
         raise CertificateRejected(f"{who}: 'consistent' on an enclosure unbounded above, which decides no row at any "
                                   f"accuracy; on the independent enclosure [{_show_ends(independent)}] it is {ind!r}")
+    if recorded[0] <= 0 and ind == "unsafe":
+        # an enclosure that reaches 0 is measured absolutely (10 x 10^-digits): at a small stated digits
+        # [0, 1] passed, and made rows reporting 0.6 and 0.1 against eps* = 0.718 'consistent', the
+        # certificate's verdict 'holds' (ref48 HIGH-2); such an enclosure may not hide a row that the
+        # independent enclosure proves unsafe
+        raise CertificateRejected(f"{who}: 'consistent' on a recorded enclosure that reaches 0 (its width measured "
+                                  f"absolutely), but the independent enclosure [{_show_ends(independent)}] proves the "
+                                  "reported number below epsilon*: unsafe")
     return verdict
 
 

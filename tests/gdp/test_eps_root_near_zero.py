@@ -86,3 +86,22 @@ def test_a_tiny_positive_root_of_a_line_is_enclosed_to_relative_width(c) -> None
     a, b, _ = B.isolate_increasing_root(lambda x: x - B.ball(c), arb(-1), arb(1), digits=20)
     lo, hi = _frac(a), _frac(b)
     assert 0 < lo <= c <= hi and hi - lo <= Fraction(1, 10**20) * lo
+
+
+def test_a_root_far_below_the_probe_scale_converges_geometrically() -> None:
+    """f(x) = x - 2^-(2^18): after the probe near zero the bracket spans a factor 2^(2^18); regula falsi
+    shrank its exponent about one bit every two steps and ran out of its 100,000 iterations (ref48).
+    Geometric bisection meets the relative width in tens of evaluations; the bracket holds the root."""
+    from flint import arb
+
+    from dpverify.ball import isolate_increasing_root
+
+    calls = [0]
+    root = arb(2) ** -(2**18)
+
+    def f(x):
+        calls[0] += 1
+        return x - root
+
+    a, b, _ = isolate_increasing_root(f, arb(-1), arb(1), digits=6, max_bits=4096)
+    assert a <= root <= b and calls[0] < 1000

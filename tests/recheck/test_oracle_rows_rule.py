@@ -247,3 +247,32 @@ def test_zero_epsilon_rows_verify_and_an_excess_against_zero_is_refused(tmp_path
     assert outcome(copy.deepcopy(cert)) == 0
     cert["result"]["rows"][0]["excess"] = "5"
     assert outcome(reseal(cert)) == 1
+
+
+def test_an_enclosure_reaching_zero_at_a_small_stated_digits_cannot_hide_an_unsafe_row(tmp_path):
+    """An enclosure [0, hi] is measured absolutely (hi <= 10 x 10^-digits): at digits 1, [0, 1] passed
+    the width rule, and rows below epsilon* = 0.718 read 'consistent', the verdict 'holds' (ref48
+    HIGH-2). The independent enclosure proves those rows unsafe: refused (exit 1)."""
+    from dpverify.cli import main
+
+    (tmp_path / "in.csv").write_text(HEADER + "a,subsampled-gaussian,1,0.01,100,1e-5,0.6\n"
+                                     "b,subsampled-gaussian,1,0.01,100,1e-5,0.1\n")
+    out = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(tmp_path / "in.csv"), "--certificate", str(out)]) == 1
+    cert = json.loads(out.read_text())
+    assert outcome(copy.deepcopy(cert)) == 0 and cert["result"]["verdict"] == "fails"
+    cert["inputs"]["digits"] = 1
+    assert outcome(_vacuous(cert, {"lo": "0", "hi": "1"})) == 1
+
+
+def test_le_is_exact_for_a_bound_of_zero_or_below() -> None:
+    """recheck.calibrate._le decides v <= delta by binary magnitudes for delta > 0 only: at a forged
+    delta_at_target.hi of 0 they said 2^-100 <= 0 (ref48 HIGH-1); now exact there."""
+    import mpmath
+
+    from dpverify.recheck.calibrate import _le
+
+    tiny = mpmath.ldexp(mpmath.mpf(1), -100)
+    assert not _le(tiny, Fraction(0)) and not _le(tiny, Fraction(-1, 3))
+    assert _le(mpmath.mpf(0), Fraction(0)) and not _le(mpmath.mpf(0), Fraction(-1))
+    assert _le(-tiny, Fraction(0)) and not _le(-tiny, Fraction(-1))
