@@ -103,6 +103,17 @@ def _check_row(i: int, row: Mapping[str, Any], reported: Fraction, recorded: "tu
         raise CertificateRejected(f"{who}: 'consistent' on a recorded enclosure that reaches 0 (its width measured "
                                   f"absolutely), but the independent enclosure [{_show_ends(independent)}] proves the "
                                   "reported number below epsilon*: unsafe")
+    if ind == "unsafe" and isinstance(digits, int) and not isinstance(digits, bool):
+        # the x NARROW_FACTOR allowance of _check_config_width admits a producer's narrowly missed width; it
+        # may not hide a row the independent enclosure proves unsafe: a forged enclosure 0.0099 wide at
+        # digits 3 made a row 0.4% below epsilon* 'consistent' and the verdict 'holds' (adv48b). At the stated
+        # 10^-digits itself, 'consistent' is what a genuine run at those digits could state
+        lo, hi = recorded
+        if (hi - lo) * 10 ** min(max(digits, 0), 10**4) > lo * (1 + Fraction(1, 10**6)):
+            raise CertificateRejected(
+                f"{who}: 'consistent' on a recorded enclosure wider than 1e-{digits} relative (the narrowly missed "
+                f"allowance does not extend to a row), and the independent enclosure [{_show_ends(independent)}] "
+                "proves the reported number below epsilon*: unsafe")
     return verdict
 
 

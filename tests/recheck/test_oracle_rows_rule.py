@@ -182,11 +182,14 @@ def test_vacuous_enclosure_is_refused_even_where_the_independent_one_agrees(tmp_
 
 
 def test_widened_within_the_stated_accuracy_is_a_consistent_statement(edges):
-    """lo lowered by 5e-4 relative (within 10 x 1e-4, the PLD answer's narrowly missed width):
-    still a true enclosure at the stated accuracy, so a row 1e-25 below the old lo reads
-    consistent there, as the contract says; lowered by 2e-3 it is refused."""
+    """lo lowered by 2e-5 relative (the enclosure stays within the stated 1e-4): still a true enclosure
+    at the stated accuracy, so a row 1e-25 below the old lo reads consistent, as a genuine run at
+    digits 4 could state. Lowered by 5e-4 (within the x10 narrowly missed allowance): accepted too,
+    because the independent enclosure, refined only until it fits inside the recorded one, does not
+    decide the row (where it does, the allowance may not hide it: the next test). Lowered by 2e-3
+    (past every allowance) it is refused."""
     cert, (lo, hi), _ = edges
-    for shift, code in ((Fraction(5, 10**4), 0), (Fraction(2, 10**3), 1)):
+    for shift, code in ((Fraction(2, 10**5), 0), (Fraction(5, 10**4), 0), (Fraction(2, 10**3), 1)):
         c = copy.deepcopy(cert)
         band = {"lo": exact_str(lo * (1 - shift)), "hi": c["result"]["configs"][0]["certified"]["hi"]}
         c["result"]["configs"][0]["certified"] = dict(band)
@@ -276,3 +279,21 @@ def test_le_is_exact_for_a_bound_of_zero_or_below() -> None:
     assert not _le(tiny, Fraction(0)) and not _le(tiny, Fraction(-1, 3))
     assert _le(mpmath.mpf(0), Fraction(0)) and not _le(mpmath.mpf(0), Fraction(-1))
     assert _le(-tiny, Fraction(0)) and not _le(-tiny, Fraction(-1))
+
+
+def test_a_widened_enclosure_cannot_hide_a_row_the_independent_one_proves_unsafe(tmp_path):
+    """adv48b: one row at 4.36 against epsilon* in [4.37718, 4.37752] (the Gaussian at sigma 1, delta
+    1e-5; unsafe). The enclosure widened to [4.34, 4.383] (relative width 0.0099, inside 10 x 1e-3)
+    with the row 'consistent' and the verdict 'holds' was confirmed; the independent enclosure proves
+    the row unsafe, and the x10 allowance no longer covers a row: exit 1."""
+    from dpverify.cli import main
+
+    (tmp_path / "in.csv").write_text(HEADER + "A,gaussian,1,1,1,1e-5,4.36\n")
+    out = tmp_path / "o.json"
+    assert main(["oracle", "--input", str(tmp_path / "in.csv"), "--digits", "3", "--certificate", str(out)]) == 1
+    cert = json.loads(out.read_text())
+    assert outcome(copy.deepcopy(cert)) == 0
+    c = _vacuous(cert, {"lo": "4.34", "hi": "4.383"})
+    for r in c["result"]["rows"]:
+        r.pop("excess", None)
+    assert outcome(reseal(c)) == 1
