@@ -459,6 +459,13 @@ def upper_decimal(x: arb, digits: int = 17) -> str:
     return _decimal_bound(x, digits, upward=True)
 
 
+def rational_decimal(x: Fraction, digits: int, *, upward: bool) -> str:
+    """A decimal of ``digits`` significant digits at or below the rational x (at or above with
+    ``upward``), for a printed bound: x enclosed in a ball at 128 bits, its end rounded outward."""
+    with working_precision(128):
+        return _decimal_bound(ball(x), digits, upward)
+
+
 def round_decimal_text(text: str, digits: int, *, upward: bool) -> str:
     """A decimal string (an endpoint from a certificate) shortened to ``digits``
     significant digits, rounded outward: the result is >= the value when

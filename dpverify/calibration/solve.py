@@ -37,7 +37,7 @@ from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
 from .. import _validate as V
-from ..ball import exact_str
+from ..ball import exact_str, rational_decimal
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
@@ -216,15 +216,6 @@ class _Model:
         return _log(mid) - _log(self.D), float((hi - lo) / mid)
 
 
-def _down6(x: Fraction) -> str:
-    """x to 6 significant digits rounded down: a lower bound printed as one (0.9999999 is not
-    "1": --target-eps 100000 --noise-multiplier 1e-3 at sampling rate 1 printed delta >= 1)."""
-    from ..ball import ball, lower_decimal, working_precision
-
-    with working_precision(128):
-        return lower_decimal(ball(x), 6)
-
-
 def _log(x: Fraction) -> float:
     return math.log(x.numerator) - math.log(x.denominator)
 
@@ -393,7 +384,7 @@ def calibrate_template(
         if lo > D and want == "safe" and limit is not None and x == limit:
             raise Undecided(f"calibrate: proved that no {t.parameter} meets ({exact_str(E)}, "
                             f"{exact_str(D)})-DP: even {t.parameter}={exact_str(x)} fails "
-                            f"(delta({exact_str(E)}) >= {_down6(lo)} > {exact_str(D)}), and "
+                            f"(delta({exact_str(E)}) >= {rational_decimal(lo, 6, upward=False)} > {exact_str(D)}), and "
                             f"{t.monotonicity}")
         if hi <= D:
             end = End(x, Outcome.HOLDS, lo, hi, None if x in model.closed else m)

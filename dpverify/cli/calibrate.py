@@ -38,10 +38,9 @@ def safe_epochs(steps: int, batch_size: int, dataset_size: int) -> str:
     steps and fails the target (adv47 H1)."""
     from fractions import Fraction
 
-    from ..ball import ball, lower_decimal, working_precision
+    from ..ball import rational_decimal
 
-    with working_precision(128):
-        return lower_decimal(ball(Fraction(steps * batch_size, dataset_size)), 6)
+    return rational_decimal(Fraction(steps * batch_size, dataset_size), 6, upward=False)
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

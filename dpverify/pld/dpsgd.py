@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 from flint import arb
 
 from .. import _validate as V
-from ..ball import ball, upper_decimal, working_precision
+from ..ball import ball, rational_decimal, working_precision
 from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_APPROX_EXP_EPS0, MAX_DATASET_SIZE
@@ -144,7 +144,7 @@ def approx_dp_steps(exp_eps0: ExactInput, delta0: ExactInput, count: object,
 
     e0 = V.positive("exp_eps0", exp_eps0)
     if e0 > MAX_APPROX_EXP_EPS0:  # the legacy item's range (limits.py), as the event reader and verify read it
-        raise InvalidParameter("exp_eps0", f"exp_eps0={_short_upper(e0)} must be in [1, 1e86] (eps0 at most 198)")
+        raise InvalidParameter("exp_eps0", f"exp_eps0={rational_decimal(e0, 4, upward=True)} must be in [1, 1e86] (eps0 at most 198)")
     d0 = V.closed_unit("delta0", delta0)
     q = V.half_open_unit("sampling_rate", sampling_rate)
     n = V.integer("steps", count, lo=1, hi=MAX_STEPS)
@@ -273,11 +273,6 @@ _TV_DELTA_NOTE = ("delta(eps) <= delta(0) <= {U}, without a grid: delta(0) is th
                   "2^-1000 is not resolved further, so the lower end is 0 and the relative width is unbounded")
 
 
-def _short_upper(x: Fraction) -> str:
-    with working_precision(128):
-        return upper_decimal(ball(x), 4)
-
-
 def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relation],
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
            progress: Optional[Callable[[float, str], None]], strict_width: bool = False,
@@ -295,7 +290,7 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
             # eps(delta) = 0 exactly: delta(0) <= tv <= delta (pld.tail.tv_upper), before any grid, where a
             # grid resolves only an upper end of one cell (sigma 1e100: the budget ran out, exit 3)
             return PldAnswer(_enclosure(Fraction(0), Fraction(0), d, 0), rel, 0, 0, 0.0, 0.0,
-                             {name: (Fraction(0), Fraction(0)) for name in dirs}, _TV_NOTE.format(tv=_short_upper(tv)))
+                             {name: (Fraction(0), Fraction(0)) for name in dirs}, _TV_NOTE.format(tv=rational_decimal(tv, 4, upward=True)))
     if kind == "delta" and decide is None and rel in (Relation.ADD_REMOVE, Relation.ADD, Relation.REMOVE):
         U = tv_tail(steps, dirs)
         if U is not None:
@@ -303,7 +298,7 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
             # 1e-400 puts delta near 1e-398, where the Renyi bound at eps 0.1 stays near e^-409 and the grid
             # ran to its clock); verify settles it by the same bound (recheck.events._pld_tail)
             return PldAnswer(_enclosure(Fraction(0), U, d, 0), rel, 0, 0, 0.0, None,
-                             {name: (Fraction(0), U) for name in dirs}, _TV_DELTA_NOTE.format(U=_short_upper(U)), True)
+                             {name: (Fraction(0), U) for name in dirs}, _TV_DELTA_NOTE.format(U=rational_decimal(U, 4, upward=True)), True)
     closed = _gaussian_closed(steps, rel, dirs, kind, target, d)
     if closed is not None:
         return closed

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ..ball import arb_to_fraction, ball, endpoints, lower_decimal, upper_decimal, working_precision
+from ..ball import arb_to_fraction, ball, endpoints, rational_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
 from ..certificate.comments import narrow_note
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, NARROW_FACTOR
@@ -191,9 +191,8 @@ def _budget_fail(what: str, lo: Fraction, hi: Optional[Fraction], m: Optional[in
                  timed: bool = False) -> PrecisionExhausted:
     rel = _rel(lo, hi)
     # printed for people: outward (a rounded-to-nearest end would not be a bound)
-    with working_precision(128):
-        shown = "inf" if hi is None else upper_decimal(ball(hi), 10)
-        shown_lo = lower_decimal(ball(lo), 10)
+    shown = "inf" if hi is None else rational_decimal(hi, 10, upward=True)
+    shown_lo = rational_decimal(lo, 10, upward=False)
     width = "unbounded" if rel is None else f"{rel:.3g}"
     grid = "no grid finished" if m is None else f"on the grid h = 2^-{m}"
     exc = PrecisionExhausted(
