@@ -44,15 +44,14 @@ from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, lower_decimal, working_precision
-from ..certificate.comments import claim_reason
 from ..certificate.format import EVENT_MAX_EPS
 from ..certificate.prose import REALISED_LOWER, ZCDP_THEOREMS, ZCDP_WHY
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
-from ..pld.refine import answer_note, decided_against, gaussian_closed_ends, max_ends
+from ..pld.refine import answer_note, claim_verdict, decided_against, gaussian_closed_ends, max_ends
 from ..pld.dpsgd import _CLOSED_CLAIM_DIGITS, _digits as _pld_digits
-from ..verdict import Enclosure, Outcome, Verdict, printed_to_decide
+from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
 from .convert import from_dp_event, is_dp_event
 from ..relation import Relation, relation
@@ -537,9 +536,10 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
         # an upper bound only, so a large delta is "undecided", never "fails"
         ans = _query(ev, "delta", E_, rel, 6, None, time_budget, progress)
         with working_precision(256):
-            if ans.enclosure.hi <= ball(D):
-                return Verdict(Outcome.HOLDS, claim_reason("holds", E_, ans.enclosure.hi_str(), D),
-                               {"delta": ans.enclosure}), ans
+            outcome = Outcome.HOLDS if ans.enclosure.hi <= ball(D) else Outcome.UNDECIDED
+        enc, verdict = claim_verdict(ans.enclosure, outcome, E_, D)
+        if verdict is not None:
+            return verdict, dataclasses.replace(ans, enclosure=enc)
         return Verdict(Outcome.UNDECIDED, "the zCDP conversion gives an upper bound only"), ans
 
     # lo > D settles the question either way: FAILS for a tight pair; for a pair that bounds
@@ -555,14 +555,10 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     with working_precision(256):
         Db = ball(D)
         outcome = Outcome.HOLDS if enc.hi <= Db else Outcome.FAILS if enc.lo > Db else Outcome.UNDECIDED
-    if outcome is not Outcome.UNDECIDED:
-        # printed with the digits that carry the decision (verify decides on the recorded decimals)
-        enc, outcome = printed_to_decide(enc, outcome, D)
-        ans = dataclasses.replace(ans, enclosure=enc)
-    if outcome is Outcome.HOLDS:
-        return Verdict(Outcome.HOLDS, claim_reason("holds", E_, enc.hi_str(), D), {"delta": enc}), ans
-    if outcome is Outcome.FAILS:
-        return Verdict(Outcome.FAILS, claim_reason("fails", E_, enc.lo_str(), D), {"delta": enc}), ans
+    enc, verdict = claim_verdict(enc, outcome, E_, D)
+    ans = dataclasses.replace(ans, enclosure=enc)
+    if verdict is not None:
+        return verdict, ans
     if p.upper_only:
         low = ans.details.get("dominating_pair_lower_end")
         if low is not None and Fraction(low) > D:

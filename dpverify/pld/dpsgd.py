@@ -34,13 +34,12 @@ from flint import arb
 
 from .. import _validate as V
 from ..ball import ball, rational_decimal, working_precision
-from ..certificate.comments import claim_reason
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_APPROX_EXP_EPS0, MAX_DATASET_SIZE
-from ..verdict import Enclosure, Outcome, Verdict, printed_to_decide
+from ..verdict import Enclosure, Outcome, Verdict
 from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
-from .refine import answer_note, decided_against, gaussian_closed_ends, max_ends
+from .refine import answer_note, claim_verdict, decided_against, gaussian_closed_ends, max_ends
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
 from .tail import tv_tail, tv_upper
@@ -394,14 +393,11 @@ def check_claim(
         ans = _answer(res, rel, 6)
         lo, hi = res.lo, res.hi
     outcome = Outcome.HOLDS if hi is not None and hi <= D else Outcome.FAILS if lo > D else Outcome.UNDECIDED
-    shown, outcome = printed_to_decide(ans.enclosure, outcome, D)
+    shown, verdict = claim_verdict(ans.enclosure, outcome, E, D)
     ans = dataclasses.replace(ans, enclosure=shown)
-    enc = {"delta": ans.enclosure}
-    if outcome is Outcome.HOLDS:
-        return Verdict(Outcome.HOLDS, claim_reason("holds", E, ans.enclosure.hi_str(), D), enc), ans
-    if outcome is Outcome.FAILS:
-        return Verdict(Outcome.FAILS, claim_reason("fails", E, ans.enclosure.lo_str(), D), enc), ans
-    return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", enc), ans
+    if verdict is not None:
+        return verdict, ans
+    return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", {"delta": shown}), ans
 
 
 def dpsgd_epsilon(

@@ -40,7 +40,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ..ball import arb_to_fraction, ball, endpoints, rational_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
-from ..certificate.comments import narrow_note
+from ..certificate.comments import claim_reason, narrow_note
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, NARROW_FACTOR
 from .compose import compose
 from .convolve import mul_count
@@ -149,6 +149,22 @@ def decided_against(bound: Fraction) -> Callable[[Fraction, Optional[Fraction]],
         return (hi is not None and hi <= bound) or lo > bound
 
     return decided
+
+
+def claim_verdict(enc: Any, outcome: Any, claimed_eps: Any, bound: Fraction) -> tuple[Any, Any]:
+    """The verdict on "(claimed_eps, bound)-DP" decided on delta(claimed_eps): ``outcome`` as the exact
+    ends of ``enc`` decide "delta <= bound", and ``enc`` printed with the digits that carry it
+    (:func:`dpverify.verdict.printed_to_decide`: verify decides on the recorded decimals). (enclosure,
+    Verdict) for HOLDS / FAILS, (enclosure, None) where undecided, whose reason the caller words. The
+    one decision of ``audit dpsgd`` (pld.dpsgd.check_claim) and ``--events`` (events.api.check_claim)."""
+    from ..verdict import Outcome, Verdict, printed_to_decide
+
+    enc, outcome = printed_to_decide(enc, outcome, bound)
+    if outcome is Outcome.HOLDS:
+        return enc, Verdict(Outcome.HOLDS, claim_reason("holds", claimed_eps, enc.hi_str(), bound), {"delta": enc})
+    if outcome is Outcome.FAILS:
+        return enc, Verdict(Outcome.FAILS, claim_reason("fails", claimed_eps, enc.lo_str(), bound), {"delta": enc})
+    return enc, None
 
 
 def answer_note(res: PldResult) -> Optional[str]:
