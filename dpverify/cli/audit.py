@@ -19,7 +19,7 @@ from typing import Any, Optional
 from .. import _validate as V
 from ..ball import exact_str
 from ..certificate import make_certificate
-from ..certificate.build import PLD_SOURCE, pld_answer_certificate
+from ..certificate.build import CLOSED_GAUSSIAN_ALGORITHM, PLD_SOURCE, pld_answer_certificate
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_STEPS, SUPPLEMENTARY_EPS_MAX_WORK
 from ..pld import dpsgd as S
@@ -320,8 +320,7 @@ def _claim(args, events, inputs, rel, budget, progress) -> int:
         inputs=inputs,
         result=result,
         precision_bits=ans.unit_bits if ans is not None else 0,
-        algorithm="every step a Gaussian at sampling rate 1: one Gaussian pair, delta_mu(eps) in closed form "
-        "(GDPT eq. 2) at 30 digits, no grid" if getattr(ans, "closed", False) else
+        algorithm=CLOSED_GAUSSIAN_ALGORITHM if getattr(ans, "closed", False) else
         "PLD accountant, grid refined until the verdict is decided",
     )
     line = (f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
