@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ..ball import arb_to_fraction, ball, endpoints, rational_decimal, upper_decimal, working_precision
+from ..ball import arb_to_fraction, ball, endpoints, exact_str, rational_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
 from ..certificate.comments import claim_reason, narrow_note
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS, NARROW_FACTOR
@@ -156,14 +156,20 @@ def claim_verdict(enc: Any, outcome: Any, claimed_eps: Any, bound: Fraction) -> 
     ends of ``enc`` decide "delta <= bound", and ``enc`` printed with the digits that carry it
     (:func:`dpverify.verdict.printed_to_decide`: verify decides on the recorded decimals). (enclosure,
     Verdict) for HOLDS / FAILS, (enclosure, None) where undecided, whose reason the caller words. The
-    one decision of ``audit dpsgd`` (pld.dpsgd.check_claim) and ``--events`` (events.api.check_claim)."""
+    one decision of ``audit dpsgd`` (pld.dpsgd.check_claim) and ``--events`` (events.api.check_claim).
+
+    The reason names ``claimed_eps`` and ``bound`` by :func:`dpverify.ball.exact_str`: the exact
+    decimal of the number the user gave ("1.23", not the Fraction's "123/100"; a fraction only where
+    no terminating decimal exists, "1/3"), which verify reads back exactly against inputs.claimed_eps
+    and inputs.delta (certificate.comments._check_reason)."""
     from ..verdict import Outcome, Verdict, printed_to_decide
 
     enc, outcome = printed_to_decide(enc, outcome, bound)
+    eps_text, bound_text = exact_str(Fraction(claimed_eps)), exact_str(Fraction(bound))
     if outcome is Outcome.HOLDS:
-        return enc, Verdict(Outcome.HOLDS, claim_reason("holds", claimed_eps, enc.hi_str(), bound), {"delta": enc})
+        return enc, Verdict(Outcome.HOLDS, claim_reason("holds", eps_text, enc.hi_str(), bound_text), {"delta": enc})
     if outcome is Outcome.FAILS:
-        return enc, Verdict(Outcome.FAILS, claim_reason("fails", claimed_eps, enc.lo_str(), bound), {"delta": enc})
+        return enc, Verdict(Outcome.FAILS, claim_reason("fails", eps_text, enc.lo_str(), bound_text), {"delta": enc})
     return enc, None
 
 
