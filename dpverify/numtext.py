@@ -21,8 +21,8 @@ from .errors import InvalidParameter, shown
 from .limits import (MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_TIME_BUDGET_SECONDS, MIN_TIME_BUDGET_TEXT,
                      TIME_BUDGET_RANGE)
 
-__all__ = ["DECIMAL", "FRACTION", "LongInteger", "clip", "is_digits", "json_int", "long_integer", "not_ascii", "read_exact_text",
-           "read_seconds"]
+__all__ = ["DECIMAL", "FRACTION", "LongInteger", "NUMBER_FORM", "clip", "digit_count", "is_digits", "json_int",
+           "long_integer", "not_ascii", "read_exact_text", "read_seconds", "too_long"]
 
 #: a decimal text; group 1 is its exponent
 DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -56,6 +56,29 @@ def not_ascii(text: str) -> "str | None":
     return None
 
 
+#: the allowed form of one number, as every "too long" message states it
+NUMBER_FORM = (f"a number has at most {MAX_NUMBER_CHARS} characters: a decimal like 0.1 or 1e-5, "
+               "or a fraction a/b")
+
+
+def too_long(count: int, unit: str = "characters", what: str = "a number") -> str:
+    """What is wrong with a number past the length cap, and the allowed form: "a number of 5000
+    digits is too long (a number has at most 1000 characters: ...)". The one wording of the
+    event reader, the long-integer finders and :func:`read_exact_text` (issue 22: the events
+    reader quoted its rule, "a number of more than 1000 digits", as if it were the input)."""
+    return f"{what} of {count} {unit} is too long ({NUMBER_FORM})"
+
+
+def digit_count(n: int) -> int:
+    """The number of decimal digits of ``|n|`` (1 for 0), without str(): str() of an int past
+    Python's 4,300-digit limit raises."""
+    n = abs(n)
+    d = max(0, int((n.bit_length() - 1) * 0.30102999566398120))  # floor((bits-1) log10 2) <= digits-1
+    while 10 ** (d + 1) <= n:
+        d += 1
+    return d + 1
+
+
 def clip(text: str, n: int = 60) -> str:
     """A long user text shortened for a message (the message must stay readable)."""
     return text if len(text) <= n else text[: n - 3] + "..."
@@ -66,8 +89,9 @@ def read_exact_text(value: str, name: str) -> Fraction:
     (too long, exponent beyond the cap, zero denominator, inf / nan, not a number)."""
     text = value.strip()
     if len(text) > MAX_NUMBER_CHARS:
-        raise InvalidParameter(
-            name, f"{name}: a number of {len(text)} characters is too long (at most {MAX_NUMBER_CHARS})")
+        digits = text.lstrip("+-")
+        why = too_long(len(digits), "digits") if is_digits(digits) else too_long(len(text))
+        raise InvalidParameter(name, f"{name}: {why}")
     m = DECIMAL.fullmatch(text)
     if m:
         if m.group(1) is not None and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
@@ -134,8 +158,7 @@ def long_integer(doc: Any) -> "tuple[str, str] | None":
     while stack:
         node, path = stack.pop()
         if isinstance(node, LongInteger):
-            return path, (f"an integer of {node.digits} digits is too long (a number has at most "
-                          f"{MAX_NUMBER_CHARS} characters)")
+            return path, too_long(node.digits, "digits", "an integer")
         if isinstance(node, dict):
             stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(list(node.items())))
         elif isinstance(node, list):

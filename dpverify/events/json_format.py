@@ -38,10 +38,10 @@ from ..ball import exact_str, parse_exact
 from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..certificate.format import LEGACY_EVENT_FIELDS as LEGACY  # one table of legacy item keys, likewise
 from ..errors import InvalidParameter, shown
-from ..numtext import not_ascii
+from ..numtext import LongInteger, digit_count, not_ascii, too_long
 from . import model as E
 from ..certificate.ranges import FIELD_RANGES
-from ..limits import MAX_EVENT_TREE_DEPTH
+from ..limits import MAX_EVENT_TREE_DEPTH, MAX_NUMBER_CHARS
 from ..schemas import _no_duplicates  # a key given twice is refused, never last-wins
 
 __all__ = ["parse_document", "legacy_only", "event_to_json", "check_model", "load_schema", "ApproxDpExp", "TYPES"]
@@ -98,11 +98,17 @@ def _number(v: Any, path: str, where: str) -> Fraction:
         # the value as the grammar names it, without the path _bad prefixes anyway (splitting at ": " cut a
         # reason that holds one, the look-alike digits' "not a decimal number: ...")
         msg = exc.message
-        raise _bad(path, msg[len(path) + 1:] if msg.startswith(f"{path}=") else msg, where) from None
+        for head in (f"{path}=", f"{path}: "):  # the grammar's "name=value ..." and "name: why" forms
+            if msg.startswith(head):
+                msg = msg[len(head):]
+                break
+        raise _bad(path, msg, where) from None
 
 
 def _value(kind: str, v: Any, path: str, where: str) -> Any:
     rng = FIELD_RANGES[kind]  # one table of the fields' ranges, read by verify too
+    if isinstance(v, LongInteger):
+        raise _bad(path, f"{too_long(v.digits, 'digits')}; it must be {rng.requirement()}", where)
     if rng.integer:
         if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, _Num):
             if isinstance(v, _Num) and v.isascii() and v.lstrip("+-").isdigit() and len(v) <= 30:
@@ -263,6 +269,8 @@ def parse_document(doc: Any, where: str = "") -> tuple[Any, Optional[str]]:
 
 
 def _int(text: str) -> Any:
+    if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
+        return LongInteger(len(text.lstrip("-")))  # refused by its digits at its path, not quoted
     if len(text) > 30:
         return _Num(text)  # refused later with a message, not a 5,000-digit int
     return int(text)
@@ -281,9 +289,11 @@ def _as_read(v: Any) -> Any:
     as exact text, anything else unchanged, so that the reader refuses it by name."""
     if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
         return v
-    if max(Fraction(v).numerator.bit_length(), Fraction(v).denominator.bit_length()) > 4000:
-        # beyond the 1000-character input cap, and str() of it may raise (adv38 A1: 10**5000)
-        return "a number of more than 1000 digits"
+    x = Fraction(v)
+    if max(x.numerator.bit_length(), x.denominator.bit_length()) > 4000:
+        # beyond the 1000-character input cap, and str() of it may raise (adv38 A1: 10**5000): its
+        # digits, for the reader to name at the node's path (a text here was read as the input itself)
+        return LongInteger(max(digit_count(x.numerator), digit_count(x.denominator)))
     return exact_str(v)
 
 

@@ -97,3 +97,52 @@ def test_the_library_path_is_as_strict_as_the_cli():
     with pytest.raises(InvalidParameter) as exc:
         epsilon({"events": [{"steps": 1000, "noise_multiplier": "1", "sampling_rate": "0.01"}]}, "1e-5")
     assert "events[0].steps: unknown key; did you mean count?" in str(exc.value)
+
+
+_LONG = "9" * 5000
+
+
+@pytest.mark.parametrize("node, path", [
+    ('{"type":"gaussian","noise_multiplier":"' + _LONG + '"}', "event.noise_multiplier"),
+    ('{"type":"gaussian","noise_multiplier":' + _LONG + '}', "event.noise_multiplier"),
+    ('{"type":"self_composed","count":' + _LONG + ',"event":{"type":"no_op"}}', "event.count"),
+])
+def test_a_5000_digit_number_is_named_by_its_length_at_its_path(node, path):
+    """Issue 22: the message names the file, the JSON path once, what was wrong ("a number of
+    5000 digits") and the allowed form; it repeated the path, or quoted the rule as the input."""
+    with pytest.raises(InvalidParameter) as exc:
+        parse_document('{"event":' + node + '}', where="f.json: ")
+    msg = str(exc.value)
+    assert msg.startswith(f"f.json: {path}: a number of 5000 digits is too long (a number has at most 1000 "
+                          "characters: a decimal like 0.1 or 1e-5, or a fraction a/b)"), msg
+    assert msg.count(path) == 1 and "999" not in msg, msg
+
+
+@pytest.mark.parametrize("tree, path, digits", [(E.Gaussian(10**5000), "event.noise_multiplier", 5001),
+                                                (E.Gaussian(Fraction(1, 3 * 10**4999)), "event.noise_multiplier", 5000),
+                                                (E.PoissonSampled(Fraction(1, 10**4500), E.Gaussian(1)),
+                                                 "event.sampling_probability", 4501)])
+def test_a_long_number_in_a_model_tree_is_named_by_its_digits(tree, path, digits):
+    """A model tree's number past the cap was refused as if the rule's text were the input: "'a number
+    of more than 1000 digits' is not a number (use a decimal like 0.1 ...)"."""
+    from dpverify.events.json_format import check_model
+
+    with pytest.raises(InvalidParameter) as exc:
+        check_model(tree)
+    msg = exc.value.message
+    assert msg.startswith(f"{path}: a number of {digits} digits is too long (a number has at most 1000 characters"), msg
+    assert "is not a number" not in msg
+
+
+@pytest.mark.parametrize("n", [0, 1, 9, 10, 99, 100, 10**17 - 1, 10**17, 2**64, 10**4000 - 1, 10**4000, -(10**50)])
+def test_digit_count_is_the_length_of_the_decimal_text(n):
+    import sys
+
+    from dpverify.numtext import digit_count
+
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        assert digit_count(n) == len(str(abs(n)))
+    finally:
+        sys.set_int_max_str_digits(old)
