@@ -10,7 +10,9 @@ the other): 'unsafe' (reported < epsilon*) and 'loose' (reported > epsilon* (1 +
 are accepted when the recorded enclosure (its printed decimals) or the independent one
 decides them; 'consistent' when the recorded enclosure does not decide the row and is no
 wider than ``inputs.digits`` allows (:func:`_check_config_width`), so that a vacuous recorded
-enclosure cannot make an unsafe number consistent. ``crashed`` is accepted only for a row
+enclosure cannot make an unsafe number consistent; where it is wider than 10^-digits (inside only the
+narrowly missed allowance), when the independent enclosure does not decide the row and is itself
+within 10^-digits (:func:`_check_row`). ``crashed`` is accepted only for a row
 without a reported number, so it cannot hide one; format 2 records ``inputs.row_count`` and
 a row count that differs is refused. The overall verdict is fails iff a row is unsafe.
 
@@ -43,7 +45,7 @@ import mpmath
 from mpmath import mpf
 
 from ..certificate.format import NARROW_FACTOR, ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
-from ..errors import CertificateRejected, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from .core import mpf_to_fraction
 from .decimals import enclosure_of
 from .gdp import exact_input
@@ -76,7 +78,12 @@ def _check_row(i: int, row: Mapping[str, Any], reported: Fraction, recorded: "tu
     the recorded enclosure does not decide the row at the accuracy the certificate states:
     accepted when the recorded enclosure does not decide it, and is bounded and, as every
     configuration's (:func:`_check_config_width`, before the rows), no wider than inputs.digits
-    allows, so that a vacuous enclosure such as [0, 100] cannot make an unsafe number consistent."""
+    allows, so that a vacuous enclosure such as [0, 100] cannot make an unsafe number consistent.
+    Where the recorded enclosure is wider than 10^-digits (inside only the x NARROW_FACTOR allowance
+    of a narrowly missed PLD answer), the independent enclosure [a, b] carries the statement alone:
+    exit 1 where it decides the row, accepted where it does not and is within 10^-digits, exit 3
+    otherwise. Then the row is consistent at 10^-digits on a certified enclosure: a <= reported <=
+    b (1 + tol), [a, b] an enclosure of epsilon* no wider than 10^-digits."""
     verdict, who = row["verdict"], f"row {i} ({str(row.get('accountant'))[:40]})"
     own = _row_verdict(reported, *recorded, tol)
     ind = _row_verdict(reported, *independent, tol)
@@ -103,16 +110,50 @@ def _check_row(i: int, row: Mapping[str, Any], reported: Fraction, recorded: "tu
         raise CertificateRejected(f"{who}: 'consistent' on a recorded enclosure that reaches 0 (its width measured "
                                   f"absolutely), but the independent enclosure [{_show_ends(independent)}] proves the "
                                   "reported number below epsilon*: unsafe")
-    if ind == "unsafe" and isinstance(digits, int) and not isinstance(digits, bool):
-        # the x NARROW_FACTOR allowance of _check_config_width admits a producer's narrowly missed width; it
-        # may not hide a row the independent enclosure proves unsafe: a forged enclosure 0.0099 wide at
-        # digits 3 made a row 0.4% below epsilon* 'consistent' and the verdict 'holds' (adv48b). At the stated
-        # 10^-digits itself, 'consistent' is what a genuine run at those digits could state
-        check_width(enclosure_of(row["certified"], "certified", 60), digits, row["certified"],
-                    where=f"{who}: 'consistent', though the independent enclosure [{_show_ends(independent)}] proves "
-                    "the reported number below epsilon* (the narrowly missed allowance does not extend to a row); "
-                    "the recorded enclosure")
-    return verdict
+    if _within_digits(enclosure_of(row["certified"], "certified", 60), digits, row["certified"]):
+        # at the stated 10^-digits itself, 'consistent' is what a genuine run at those digits could state
+        return verdict
+    # The recorded enclosure is wider than 10^-digits: within only the x NARROW_FACTOR allowance of
+    # _check_config_width, which admits a producer's narrowly missed width (no note says so) and does not
+    # extend to a row. Verify's own enclosure [a, b] must then carry the statement: a forged enclosure
+    # 0.0099 wide at digits 3 made a row 0.4% below epsilon* 'consistent' and the verdict 'holds' (adv48b,
+    # where [a, b] proved it unsafe), and one 9.8e-4 wide at digits 4 a row 2e-4 below epsilon*, where
+    # [a, b], refined only until it fits inside the recorded enclosure, did not decide it (issue 22).
+    show = f"[{_show_ends(independent)}]"
+    if ind != "consistent":
+        below = "below epsilon*" if ind == "unsafe" else "above epsilon* (1 + tolerance)"
+        raise CertificateRejected(f"{who}: 'consistent' on a recorded enclosure wider than its recorded accuracy "
+                                  f"1e-{digits} (the narrowly missed allowance does not extend to a row), and the "
+                                  f"independent enclosure {show} proves the reported number {below}: {ind}")
+    if _within_digits(_mpf_ends(independent), digits, {"lo": show, "hi": ""}):
+        # [a, b] contains epsilon*, is as narrow as the stated digits and does not decide the row: the row is
+        # consistent at the stated accuracy on verify's own enclosure
+        return verdict
+    raise CouldNotReprove(f"{who}: 'consistent' on a recorded enclosure wider than its recorded accuracy 1e-{digits} "
+                          "(the narrowly missed allowance does not extend to a row), and the independent enclosure "
+                          f"{show}, refined only until it fits inside it, is too wide to confirm the row at that "
+                          "accuracy")
+
+
+def _within_digits(ends: "tuple[mpf, mpf]", digits: int, enc: Mapping[str, Any]) -> bool:
+    """Whether ``ends`` are no wider than 10^-digits: verify's one width rule
+    (:func:`.verify.check_width` at factor 1) asked, not enforced; an unbounded end is never narrow."""
+    if not (mpmath.isfinite(ends[0]) and mpmath.isfinite(ends[1])):
+        return False
+    try:
+        check_width(ends, digits, enc)
+    except CertificateRejected:
+        return False
+    return True
+
+
+def _mpf_ends(ends: "tuple[Fraction, Fraction | None]") -> "tuple[mpf, mpf]":
+    """Exact rational ends as mpf at 60 digits, outward (a width measured on them is at least the true one)."""
+    a, b = ends
+    with mpmath.workdps(60):
+        lo = mpmath.fdiv(a.numerator, a.denominator, rounding="d")
+        hi = mpmath.inf if b is None else mpmath.fdiv(b.numerator, b.denominator, rounding="u")
+    return lo, hi
 
 
 def _show_ends(ends: "tuple[Fraction, Fraction | None]") -> str:

@@ -184,12 +184,12 @@ def test_vacuous_enclosure_is_refused_even_where_the_independent_one_agrees(tmp_
 def test_widened_within_the_stated_accuracy_is_a_consistent_statement(edges):
     """lo lowered by 2e-5 relative (the enclosure stays within the stated 1e-4): still a true enclosure
     at the stated accuracy, so a row 1e-25 below the old lo reads consistent, as a genuine run at
-    digits 4 could state. Lowered by 5e-4 (within the x10 narrowly missed allowance): accepted too,
-    because the independent enclosure, refined only until it fits inside the recorded one, does not
-    decide the row (where it does, the allowance may not hide it: the next test). Lowered by 2e-3
-    (past every allowance) it is refused."""
+    digits 4 could state. Lowered by 5e-4 (within only the x10 narrowly missed allowance, which does not
+    extend to a row): verify's own enclosure, refined only until it fits inside the recorded one, is too
+    wide to confirm a consistent row at 1e-4, so not confirmed (exit 3; it was accepted, and the same
+    allowance hid an unsafe row: the next tests). Lowered by 2e-3 (past every allowance) it is refused."""
     cert, (lo, hi), _ = edges
-    for shift, code in ((Fraction(2, 10**5), 0), (Fraction(5, 10**4), 0), (Fraction(2, 10**3), 1)):
+    for shift, code in ((Fraction(2, 10**5), 0), (Fraction(5, 10**4), 3), (Fraction(2, 10**3), 1)):
         c = copy.deepcopy(cert)
         band = {"lo": exact_str(lo * (1 - shift)), "hi": c["result"]["configs"][0]["certified"]["hi"]}
         c["result"]["configs"][0]["certified"] = dict(band)
@@ -297,3 +297,51 @@ def test_a_widened_enclosure_cannot_hide_a_row_the_independent_one_proves_unsafe
     for r in c["result"]["rows"]:
         r.pop("excess", None)
     assert outcome(reseal(c)) == 1
+
+
+@pytest.mark.parametrize("side", ["unsafe", "loose"])
+def test_the_narrowly_missed_allowance_cannot_hide_a_row_the_independent_enclosure_leaves_open(side, tmp_path):
+    """Issue 22 (adv48b's open end): a row 2e-4 below epsilon* (unsafe at the stated digits 4: the producer
+    says so, verdict 'fails'), under an enclosure widened to 9.8e-4 (inside only the x10 allowance) with the
+    row 'consistent' and the verdict 'holds', was confirmed: verify's own enclosure [a, b], refined only until
+    it fits inside the recorded one, has a below the row and decided nothing. Likewise a row 3e-4 above
+    epsilon* at tolerance 0 (loose) under an upper end raised to 9.8e-4. A consistent row on an enclosure
+    wider than 10^-digits now needs [a, b] itself within 10^-digits (exit 3 otherwise; exit 1 where [a, b]
+    decides the row)."""
+    cert, (lo, hi), (a, b) = _edges_at(tmp_path, side)
+    assert outcome(copy.deepcopy(cert)) == 0 and cert["result"]["rows"][0]["verdict"] == side
+    mid = (a + b) / 2
+    band = ({"lo": exact_str(_short(mid * (1 - Fraction(93, 10**5)))), "hi": exact_str(hi)} if side == "unsafe"
+            else {"lo": exact_str(lo), "hi": exact_str(_short(mid * (1 + Fraction(93, 10**5)), up=True))})
+    c = _vacuous(cert, band)
+    w = (Fraction(band["hi"]) - Fraction(band["lo"])) / Fraction(band["lo"])
+    assert Fraction(1, 10**4) < w < Fraction(10, 10**4)  # inside the allowance, past the stated accuracy
+    assert outcome(c) in (1, 3)
+
+
+def _short(x: Fraction, up: bool = False) -> Fraction:
+    import math
+
+    return Fraction((math.ceil if up else math.floor)(x * 10**9), 10**9)
+
+
+def _edges_at(tmp_path, side):
+    """A genuine certificate of one row 2e-4 below (unsafe) or 3e-4 above (loose, tolerance 0) the
+    midpoint of verify's own enclosure, with that enclosure's ends (a, b)."""
+    import mpmath
+
+    from dpverify.cli import main
+    from dpverify.pld import dpsgd_epsilon
+    from dpverify.recheck.core import mpf_to_fraction
+    from dpverify.recheck.pld import recheck_epsilon
+
+    printed = dpsgd_epsilon("1", "0.01", 100, "1e-5", digits=4).enclosure.to_json()
+    with mpmath.workdps(50):
+        re = recheck_epsilon({**CONFIG, "delta": "0.00001", "neighboring": "add-remove"}, {"enclosure": printed})
+        a, b = (mpf_to_fraction(v) for v in re.enclosure())
+    r = _short((a + b) / 2 * (1 - Fraction(2, 10**4) if side == "unsafe" else 1 + Fraction(3, 10**4)))
+    (tmp_path / "in.csv").write_text(HEADER + _row("A", r))
+    out = tmp_path / "o.json"
+    main(["oracle", "--input", str(tmp_path / "in.csv"), "--tolerance", "0", "--digits", "4",
+          "--certificate", str(out)])
+    return json.loads(out.read_text()), (Fraction(printed["lo"]), Fraction(printed["hi"])), (a, b)
