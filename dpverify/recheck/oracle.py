@@ -220,9 +220,9 @@ def _check_excess(i: int, text: Any, reported: Fraction, ends: "tuple[Fraction, 
 
 
 #: what the summary says is not confirmed when the rows are not bound to an input text
-UNBOUND_INPUT = ("result.rows' accountants and reported numbers (this format-1 certificate names its input file "
-                 "only by its name; format-2 certificates record the file's text, inputs.input_text, and have every "
-                 "row re-read from it)")
+UNBOUND_INPUT = ("result.rows' accountants and reported numbers (this certificate names its input file only by its "
+                 "name, as the format-1 writer, dpverify 0.1.0, did; the format-2 writer records the file's text, "
+                 "inputs.input_text, and verify re-reads every row from it)")
 UNBOUND_BATTERY = ("result.rows' accountants and reported numbers (what the accountants returned when the battery "
                    "ran; verify does not run accountants)")
 
@@ -342,8 +342,22 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
         raise MalformedCertificate("inputs.input_sha256 needs inputs.input_text (the text of the file it names): "
                                    "an --input certificate of format 2 records both, and verify re-reads every "
                                    "row from the text")
+    elif "battery" in inputs:
+        unbound = (UNBOUND_BATTERY,)
+    elif "input" not in inputs:
+        # neither source: read as an --input certificate, it was "named its input file only by its name"
+        raise MalformedCertificate("inputs: an oracle certificate names where its rows come from: inputs.battery "
+                                   "(oracle --battery NAME) or inputs.input (oracle --input FILE, with inputs.input_text "
+                                   "and inputs.input_sha256 in format 2); this one names neither")
+    elif "row_count" in inputs:
+        # only the format-2 writer records row_count, and it records the file's text beside it: a certificate
+        # stripped of both was read as a format-1 one, its rows bound to nothing (adv48b)
+        raise MalformedCertificate("inputs.input_text and inputs.input_sha256: missing. This --input certificate records "
+                                   "inputs.row_count, which only the format-2 writer writes, and that writer records the "
+                                   "input file's text and its sha256 beside it (verify re-reads every row from the text); "
+                                   "without them no row is bound to the file")
     else:
-        unbound = (UNBOUND_BATTERY if "battery" in inputs else UNBOUND_INPUT,)
+        unbound = (UNBOUND_INPUT,)
     with mpmath.workdps(_DPS):
         # tolerance >= 0 (certificate.ranges): a negative one made an exact row "loose" (adv42 F1)
         tol = exact_input(inputs, "tolerance")

@@ -149,6 +149,29 @@ def test_oracle_certificate_stripped_of_its_input_text_is_refused(oracle_cert):
     assert outcome(_holds(c), budget=240) == 2
 
 
+def test_oracle_certificate_stripped_of_its_text_and_hash_says_what_is_missing(oracle_cert):
+    """adv48b: stripped of both input_text and input_sha256, a format-2 --input certificate was read as a
+    format-1 one ("this format-1 certificate names its input file only by its name", rows unbound) and
+    confirmed, the unsafe row rewritten consistent included. Its inputs.row_count, which only the
+    format-2 writer writes beside the text, names it: exit 2, naming the missing keys. Without any
+    source (neither inputs.input nor inputs.battery) it was read the same way: exit 2, naming both."""
+    from dpverify.errors import MalformedCertificate
+    from dpverify.recheck.verify import verify_certificate
+
+    c = copy.deepcopy(oracle_cert)
+    del c["inputs"]["input_text"], c["inputs"]["input_sha256"]
+    with pytest.raises(MalformedCertificate, match=r"inputs\.input_text and inputs\.input_sha256: missing\. This "
+                       r"--input certificate records inputs\.row_count"):
+        verify_certificate(reseal(c), budget_seconds=240)
+    c["result"]["rows"][1].update(reported="0.5498", verdict="consistent", excess="0")
+    assert outcome(_holds(c), budget=240) == 2
+    for source in ("input", "battery"):
+        f1 = _load(F1 / ("cli-oracle-input.json" if source == "input" else "oracle-battery.json"))
+        del f1["inputs"][source]
+        with pytest.raises(MalformedCertificate, match="inputs.battery .* or inputs.input .* this one names neither"):
+            verify_certificate(reseal(f1), budget_seconds=240)
+
+
 def test_format_one_oracle_certificate_says_its_rows_are_unbound():
     """0.1.0 named the input file only by its name (no hash, no text): such a certificate
     stays verifiable, and verify says what it cannot confirm."""
@@ -158,6 +181,7 @@ def test_format_one_oracle_certificate_says_its_rows_are_unbound():
     assert "input_sha256" not in c["inputs"]
     summary = verify_certificate(c, budget_seconds=240)
     assert "not part of what is confirmed: result.rows' accountants and reported numbers" in summary
+    assert "this certificate names its input file only by its name, as the format-1 writer" in summary
 
 
 # --------------------------------------------------------------------------- brackets moved off the truth
