@@ -881,7 +881,6 @@ class _Tree:
         self.blocks: list = []
         self.zcdp = [Fraction(0), Fraction(0)]
         self.has_zcdp = False
-        self.gauss: list = []  # (noise multiplier, times) of plain Gaussian leaves (for zCDP)
         self.others = False  # any PLD leaf that is not a plain Gaussian
         self.non_private = False
         self.upper_only = False  # a pair that bounds the mechanism from above only (WOR replace-one)
@@ -895,21 +894,38 @@ class _Tree:
         #: encloses (plain or Poisson-sampled Gaussian, plain Laplace: :func:`rdp_delta_upper`);
         #: None once any other leaf occurs
         self.rdp: "list | None" = []
-        #: (1 / z, times) per step that is a Gaussian at sampling rate 1 (plain, Poisson-sampled at rate 1,
-        #: or without replacement of the whole dataset under replace-one: the pair N(0, 1) vs N(c / z, 1),
-        #: c = 2 under replace-one, else 1), the form of :func:`.pld.gaussian_bounds`; None once any
-        #: other step occurs (:func:`_closed_bounds`)
-        self.closed: "list | None" = []
+        #: (z, times, whole) per step that is a Gaussian of noise multiplier z at sampling rate 1, in walk
+        #: order: plain or Poisson-sampled at rate 1 (whole False), or without replacement of the whole
+        #: dataset under replace-one (whole True, the pair N(0, 1) vs N(2 / z, 1) of :func:`_wor`). One
+        #: record read two ways: :attr:`gauss` (the zCDP sum) and :attr:`closed` (the closed form)
+        self.rate_one: list = []
+        #: False once a step occurs that is not a Gaussian at rate 1 (the closed form does not apply)
+        self.all_rate_one = True
         #: (list's name, key) -> position of that step kind's entry (:meth:`add`)
         self._at: dict = {}
 
-    def gaussian(self, z: "Fraction | None", times: int) -> None:
-        """Record a step for :attr:`closed`: a Gaussian at rate 1 of noise multiplier ``z``, or (None)
-        any other step, which ends the closed form for the tree."""
-        if self.closed is not None and z is not None:
-            self.closed.append((1 / z, times))
+    def gaussian(self, z: "Fraction | None", times: int, whole: bool = False) -> None:
+        """Record a step: a Gaussian at rate 1 of noise multiplier ``z`` (``whole``: the whole dataset
+        without replacement under replace-one), or (None) any other step, which ends the closed form."""
+        if z is None:
+            self.all_rate_one = False
         else:
-            self.closed = None
+            self.rate_one.append((z, times, whole))
+
+    @property
+    def gauss(self) -> list:
+        """(z, times) of the plain Gaussian leaves (plain or Poisson-sampled at rate 1), each exactly
+        ((c/z)^2/2)-zCDP (Mironov 2017 Prop 7): the zCDP route's sum. The whole dataset without
+        replacement is left out: it is a sampled step (it sets :attr:`others`), which that route refuses
+        (so the two readings differ only on a tree the zCDP route never answers)."""
+        return [(z, t) for z, t, whole in self.rate_one if not whole]
+
+    @property
+    def closed(self) -> "list | None":
+        """(1 / z, times) per step that is a Gaussian at sampling rate 1, the pair N(0, 1) vs N(c / z, 1)
+        (c = 2 under replace-one, else 1), the form of :func:`.pld.gaussian_bounds`; None once any other
+        step occurs (:func:`_closed_bounds`)."""
+        return [(1 / z, t) for z, t, _ in self.rate_one] if self.all_rate_one else None
 
     def cite(self, text: str) -> None:
         if text not in self.theorems:
@@ -1021,7 +1037,6 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         _realise_whole(inner.get("type") if q == 1 and isinstance(inner, dict) else None, _key(inner, q), make,
                        times, out)
         if q == 1 and inner.get("type") == "gaussian":
-            out.gauss.append((_num(inner, "noise_multiplier"), times))
             out.gaussian(_num(inner, "noise_multiplier"), times)
         else:
             out.others = True
@@ -1037,7 +1052,7 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         inner = ev.get("event", {})
         # the whole dataset under replace-one: the base pair N(0, 1) vs N(2 / z, 1) (:func:`_wor`)
         out.gaussian(_num(inner, "noise_multiplier") if whole and rel == "replace-one"
-                     and inner.get("type") == "gaussian" else None, times)
+                     and inner.get("type") == "gaussian" else None, times, whole=True)
         _realise_wor(ev, rel, times, out)
         if rel == "replace-one" and not whole:
             out.upper_only = True  # AFA Cor 32: tight for one step only
@@ -1049,7 +1064,6 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         _note_rdp(out, ev, Fraction(1), times)
         _realise_whole(t, _key(ev), make, times, out)
         if t == "gaussian":
-            out.gauss.append((_num(ev, "noise_multiplier"), times))
             out.gaussian(_num(ev, "noise_multiplier"), times)
         else:
             out.others = True

@@ -165,6 +165,22 @@ def test_the_closed_shifts_are_read_per_relation() -> None:
                    "add-remove").closed is None
 
 
+def test_the_rate_one_gaussian_steps_are_one_record_read_two_ways() -> None:
+    """_Tree records each rate-1 Gaussian step once (rate_one); the zCDP sum (gauss) and the closed form
+    (closed) read it. They differ on the whole dataset without replacement under replace-one only, which
+    the closed form takes (shift 2 / z) and the zCDP sum leaves out (a sampled step: the zCDP route refuses
+    the tree, tree.others)."""
+    wor = {"type": "sampled_without_replacement", "source_dataset_size": 5, "sample_size": 5,
+           "event": {"type": "gaussian", "noise_multiplier": "4"}}
+    p1 = {"type": "poisson_sampled", "sampling_probability": "1", "event": {"type": "gaussian", "noise_multiplier": "2"}}
+    tree = R._flat({"type": "composed", "events": [G, wor, p1]}, "replace-one")
+    assert tree.rate_one == [(Fraction(100), 1, False), (Fraction(4), 1, True), (Fraction(2), 1, False)]
+    assert tree.gauss == [(Fraction(100), 1), (Fraction(2), 1)] and tree.others
+    assert tree.closed == [(Fraction(1, 100), 1), (Fraction(1, 4), 1), (Fraction(1, 2), 1)]
+    zc = R._flat({"type": "composed", "events": [G, {"type": "zcdp", "rho": "1", "xi": "0"}]}, "add-remove")
+    assert zc.gauss == [(Fraction(100), 1)] and zc.closed is None and not zc.others
+
+
 @pytest.mark.parametrize("producer", ["closed", "grid"])
 def test_claims_at_rate_one_are_decided_and_confirmed(producer, monkeypatch) -> None:
     """events.claim of 10^4 x gaussian sigma 100 (mu = 1) at delta 1e-5: eps(1e-5) = 4.37717809568...
