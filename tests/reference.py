@@ -86,3 +86,16 @@ def gaussian_eps(mu2: Fraction, delta: Fraction, hi: int = 2000, steps: int = 48
             c = (a + b) / 2
             a, b = (c, b) if gaussian_delta(mu2, c) > D else (a, c)
         return a
+
+
+def nested_events_file(path, sigma: str, depth: int):
+    """An ``--events`` file (add-remove) of ``depth`` nested ``self_composed`` x 2 around one Gaussian of
+    noise multiplier ``sigma``: 2^depth steps written as a deep tree, for the CLI tests of the tree's depth
+    and repetition caps. Returns ``path``."""
+    import json
+
+    ev: dict = {"type": "gaussian", "noise_multiplier": sigma}
+    for _ in range(depth):
+        ev = {"type": "self_composed", "count": 2, "event": ev}
+    path.write_text(json.dumps({"neighboring": "add-remove", "event": ev}))
+    return path

@@ -10,6 +10,8 @@ from dpverify.certificate import compute_digest, verify_certificate
 from dpverify.cli import main
 from dpverify.errors import CertificateRejected
 
+from ..reference import nested_events_file
+
 BASE = ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.05", "--steps", "50"]
 
 
@@ -179,11 +181,7 @@ def test_without_replacement_with_events_says_to_drop_the_flag_as_the_help_does(
 
 def test_a_refusal_of_the_event_trees_contents_names_the_file(tmp_path, capsys):
     # adv47 L4: 60 nested self_composed x 2 were refused without naming the --events file
-    ev: dict = {"type": "gaussian", "noise_multiplier": "2"}
-    for _ in range(60):
-        ev = {"type": "self_composed", "count": 2, "event": ev}
-    f = tmp_path / "deep.json"
-    f.write_text(json.dumps({"neighboring": "add-remove", "event": ev}))
+    f = nested_events_file(tmp_path / "deep.json", "2", 60)
     assert main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5"]) == 2
     err = capsys.readouterr().err
     assert f"--events: {f}: the event tree repeats a mechanism" in err, err

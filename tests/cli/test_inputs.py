@@ -20,6 +20,8 @@ import pytest
 
 from dpverify.cli import build_parser, main
 
+from ..reference import nested_events_file
+
 ROWS_HEADER = "accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
 ROW = "a,subsampled-gaussian,1,0.01,10,1e-5,0.5\n"
 
@@ -582,11 +584,7 @@ def test_oracle_accountant_name_that_breaks_the_table_is_refused(name, tmp_path,
 def test_event_tree_with_too_many_repetitions_names_the_events_file(tmp_path, capsys):
     # before: "--count: count: 16777216 repetitions" named an option that does not exist;
     # 2^24 = 16777216 > 10^7 repetitions from 24 nested self_composed of count 2
-    inner: dict = {"type": "gaussian", "noise_multiplier": "1"}
-    for _ in range(24):
-        inner = {"type": "self_composed", "count": 2, "event": inner}
-    ev = tmp_path / "ev.json"
-    ev.write_text(json.dumps({"neighboring": "add-remove", "event": inner}))
+    ev = nested_events_file(tmp_path / "ev.json", "1", 24)
     assert main(["audit", "dpsgd", "--events", str(ev), "--delta", "1e-5", "--digits", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("dpverify: error: --events:") and "16777216" in err and "--count" not in err, err
