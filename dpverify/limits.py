@@ -28,6 +28,10 @@ MAX_NUMBER_CHARS = 1000
 MAX_DECIMAL_EXPONENT = 3000
 #: requested relative accuracy 10^-digits: the largest digits accepted anywhere
 MAX_ACCURACY_DIGITS = 300
+#: the PLD accountant's --digits (audit dpsgd, its --events, oracle): it refines a grid, not a
+#: precision, so a few digits, each one costly. 0.1.0 took the same range, so verify holds its
+#: certificates to it too (certificate/ranges.py)
+MAX_PLD_DIGITS = 8
 #: a PLD answer whose certified width is within this factor of the requested one ("narrowly
 #: missed", when a static cap stops the refinement) is returned with ``result.note`` saying so;
 #: verify allows that width on a certificate that carries the note

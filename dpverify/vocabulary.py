@@ -103,7 +103,8 @@ DIGITS = Concept(
     deprecated=("--rel-width",),
 )
 #: the PLD accountant refines a grid, not a precision: a few digits, each one costly
-DIGITS_PLD = DIGITS.where("audit dpsgd, oracle", range="an integer in 1..8", default="4", hi=8)
+DIGITS_PLD = DIGITS.where("audit dpsgd, oracle", range=f"an integer in 1..{L.MAX_PLD_DIGITS}", default="4",
+                          hi=L.MAX_PLD_DIGITS)
 #: the infimum over all orders is proved on a cover of cells: their number grows with N
 DIGITS_RDP_EPSILON = DIGITS.where("rdp epsilon", range="an integer in 1..30", default="10", hi=30)
 #: a calibration bracket: (hi - lo) / lo <= 10^-N, N in 1..6 (a bracket narrower than

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
 from ..errors import InvalidParameter, MalformedCertificate
-from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_BINS_EPOCHS, MAX_CONVERSION_ALPHA_EPS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
+from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_PLD_DIGITS, MAX_BINS_EPOCHS, MAX_CONVERSION_ALPHA_EPS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
                       MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
                       MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
@@ -187,6 +187,8 @@ _SIGMA = (NOISE_MULTIPLIER, "audit dpsgd --noise-multiplier")
 _EPS = (NONNEGATIVE, "audit dpsgd --eps")
 _DELTA = (OPEN_UNIT, "audit dpsgd --delta")
 _ACCURACY = (Range(1, True, MAX_ACCURACY_DIGITS, True, integer=True), "compose --digits")
+#: the PLD accountant's digits (vocabulary.DIGITS_PLD), one statement for audit dpsgd, its --events and oracle
+_PLD_DIGITS = Range(1, True, MAX_PLD_DIGITS, True, integer=True)
 
 
 def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
@@ -196,6 +198,8 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
     eps: Row = _EPS if eps_cap is None else (Range(0, True, eps_cap, True), "audit dpsgd --eps")
     claimed: Row = (eps[0] if claim_cap else NONNEGATIVE, "audit dpsgd --claimed-eps")
     base: dict[str, Row] = {"noise_multiplier": _SIGMA}
+    if prefix in ("pld", "replace", "events"):  # the kinds whose producer takes --digits
+        base["digits"] = (_PLD_DIGITS, "audit dpsgd --digits")
     if rate:
         base["sampling_rate"] = (HALF_OPEN_UNIT, "audit dpsgd --sampling-rate")
     if sizes:  # the epoch schedules (shuffled batches, balls in bins): N records in batches of B <= N
@@ -235,7 +239,7 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     "rdp.divergence": {"alpha": (Range(0, False, MAX_RDP_ORDER, True), "rdp divergence --alpha")},
     # an oracle run has at least one row: --input refuses an empty list (schemas/oracle_rows minItems),
     # a --battery has at least one configuration and one accountant
-    "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance"),
+    "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance"), "digits": (_PLD_DIGITS, "oracle --digits"),
                     "row_count": (Range(1, True, integer=True), "oracle --input FILE / --battery: at least one row")},
     "gdp.certify": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin")},
     "gdp.optimal_mu": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin"),

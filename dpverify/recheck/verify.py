@@ -502,11 +502,12 @@ def _verify(cert: Any) -> Confirmed:
         )
     if cert["digest"] != compute_digest(cert):
         raise CertificateRejected("digest does not match the certificate's contents")
+    # the producer's input ranges, one table for every kind (issue 22): exit 2 before any route. First,
+    # so that a kind with a row for digits (the PLD kinds, oracle: 1..8) is refused in its producer's words
+    check_input_ranges(quantity, inputs, result)
     digits = inputs.get("digits")
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool) or not 0 < digits <= 10**4):
         raise MalformedCertificate(f"inputs.digits={str(digits)[:40]!r} must be an integer in [1, 10000]")
-    # the producer's input ranges, one table for every kind (issue 22): exit 2 before any route
-    check_input_ranges(quantity, inputs, result)
     if quantity.startswith("events.") and "enclosure" in result and "theorems" not in result:
         # every events writer (0.1.0 on) records the list beside an answer, which verify rebuilds from
         # inputs.event; without it the certificate does not say what its numbers rest on (adv43 F1: a

@@ -160,9 +160,20 @@ def test_oracle_certificate_stripped_of_its_text_and_hash_says_what_is_missing(o
 
     c = copy.deepcopy(oracle_cert)
     del c["inputs"]["input_text"], c["inputs"]["input_sha256"]
+    # format 2's schema requires the text beside inputs.input (with or without row_count: mend49's
+    # leftover, a format-2 certificate stripped of all three was read as unbound)
+    for keep_count in (True, False):
+        d = copy.deepcopy(c)
+        if not keep_count:
+            del d["inputs"]["row_count"]
+        with pytest.raises(MalformedCertificate, match=r"inputs: 'input_text' is a dependency of 'input'"):
+            verify_certificate(reseal(d), budget_seconds=240)
+    # relabelled format 1 (no such schema rule), inputs.row_count still names the format-2 writer
+    d = copy.deepcopy(c)
+    d["format"] = "dpverify-certificate/1"
     with pytest.raises(MalformedCertificate, match=r"inputs\.input_text and inputs\.input_sha256: missing\. This "
                        r"--input certificate records inputs\.row_count"):
-        verify_certificate(reseal(c), budget_seconds=240)
+        verify_certificate(reseal(d), budget_seconds=240)
     c["result"]["rows"][1].update(reported="0.5498", verdict="consistent", excess="0")
     assert outcome(_holds(c), budget=240) == 2
     for source in ("input", "battery"):

@@ -110,3 +110,24 @@ def test_pld_steps_outside_the_producers_range_are_malformed(steps, tmp_path):
     c["inputs"]["steps"] = steps
     code, msg = _restated_verify(c, tmp_path)
     assert code == 2, msg
+
+
+@pytest.mark.parametrize("name,option", [("oracle-input.json", "oracle --digits"), ("pld-epsilon.json", "audit dpsgd --digits"),
+                                         ("events-delta.json", "audit dpsgd --digits")])
+@pytest.mark.parametrize("digits", [9, 10**4])
+def test_digits_past_the_pld_producers_range_are_refused_in_its_words(name, option, digits, tmp_path):
+    """The PLD kinds and oracle take --digits in 1..8 (vocabulary.DIGITS_PLD; 0.1.0 the same): a
+    certificate past it is exit 2 with the producer's range and option, one statement (mend49 3(b):
+    verify said "[1, 10000]", the schema "minimum of 0" and nothing at 9..10000)."""
+    from dpverify.limits import MAX_PLD_DIGITS
+    from dpverify.vocabulary import DIGITS_PLD
+
+    assert DIGITS_PLD.hi == MAX_PLD_DIGITS == 8
+    c = json.loads((F2 / name).read_text())
+    c["inputs"]["digits"] = digits
+    c["digest"] = compute_digest(c)
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(c))
+    code, msg = verify_file(p)
+    assert code == 2, msg
+    assert f"inputs.digits={digits} is outside the producer's range: allowed an integer in [1, 8] ({option})" in msg, msg
