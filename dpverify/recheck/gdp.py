@@ -223,6 +223,8 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
         b *= 2
     else:
         return None
+    if a == 0:
+        a, b = _descend_to_root(above, below, b)
     x = _propose_eps(mu2, (delta[0] + delta[1]) / 2, a, b, A.prec)
     if x is not None:
         lo, hi = x - x / (1 << (A.prec - 64)), x + x / (1 << (A.prec - 64))
@@ -241,6 +243,45 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
         else:
             break
     return a, b
+
+
+#: the deepest power of two :func:`_descend_to_root` probes below 1: an input delta has a decimal exponent
+#: within +-3000 and at most 1000 characters, so TV(mu) - delta, and with it a positive root, lies far above 2^-(2^20)
+_DESCENT_EXPONENT = 1 << 20
+
+
+def _descend_to_root(above: Callable[[Fraction], bool], below: Callable[[Fraction], bool],
+                     b: Fraction) -> tuple[Fraction, Fraction]:
+    """[a, b] with a > 0 and b <= 2 a around a root in (0, b] (``below(b)`` proved), where the proofs
+    allow it; else the narrowest [0, b] proved. Arithmetic bisection from [0, b] gains one bit of b per
+    step, so a root near 2^-860 (a noise multiplier of 1e100 with delta a hair below the total variation
+    distance) ended at [0, 2^-600] after 600 steps and the certificate was refused (adv49 M1). Here the
+    exponent is probed at 2^-1, 2^-2, 2^-4, ... below b (the producer's geometric probe,
+    ball._positive_lower_end) and then bisected: O(log log (b / root)) proofs. Each step keeps the
+    invariants of :func:`composed_gaussian_eps_iv` (a kept has ``above(a)``, b has ``below(b)``); a
+    point neither proves stops the descent."""
+    j = 1
+    while True:
+        if j > _DESCENT_EXPONENT:
+            return Fraction(0), b
+        c = b / (1 << j)
+        if below(c):
+            b, j = c, 2 * j
+        elif above(c):
+            break
+        else:
+            return Fraction(0), b
+    lo_e, hi_e = 0, j  # root in (b 2^-hi_e, b 2^-lo_e]: bisect the exponent
+    while hi_e - lo_e > 1:
+        m = (lo_e + hi_e) // 2
+        c = b / (1 << m)
+        if below(c):
+            lo_e = m
+        elif above(c):
+            hi_e = m
+        else:
+            break
+    return b / (1 << hi_e), b / (1 << lo_e)
 
 
 def _propose_eps(mu2: Fraction, d: Fraction, a: Fraction, b: Fraction, prec: int) -> "Fraction | None":

@@ -224,3 +224,38 @@ def test_extreme_closed_forms_are_re_proved(argv, what, capsys) -> None:
                 a, b = (c, b) if _ref_delta(mu, c) > mpmath.mpf("1e-5") else (a, c)
             ref = a
         assert lo <= ref <= hi
+
+
+def test_a_root_near_zero_is_re_proved_and_a_moved_end_refused(capsys) -> None:
+    """eps(delta) near 8e-259: sigma 1e100 at rate 1 (mu = 1e-100, TV(mu) = 2 Phi(mu/2) - 1 about 4e-101)
+    with delta = TV (1 - 1e-158). Near 0, delta_mu(eps) = TV - eps Phi(-mu/2) + O(eps^2), so the root is
+    about 1e-158 TV / Phi(-mu/2) = 8e-259 (mpmath at 400 digits below). The re-check's arithmetic bisection
+    from [0, 1] ended at [0, 2^-600] and refused the genuine certificate (adv49 M1, exit 3 after 16-30 CPU
+    s); the geometric descent (recheck.gdp._descend_to_root) brackets it. A lower end moved up by
+    relative 1e-3 past the truth is refused."""
+    from dpverify.cli import main
+    from dpverify.recheck.verify import verify_certificate
+
+    with mpmath.workdps(400):
+        mu = mpmath.mpf(10) ** -100
+        tv = 2 * mpmath.ncdf(mu / 2) - 1
+        delta = tv * (1 - mpmath.mpf(10) ** -158)
+        text = mpmath.nstr(delta, 180, min_fixed=1, max_fixed=0)
+        d = mpmath.mpf(text)
+        a, b = mpmath.mpf(0), mpmath.mpf(10) ** -200  # the root by bisection at 400 digits
+        assert _ref_delta(mu, b) < d
+        for _ in range(1400):
+            c = (a + b) / 2
+            a, b = (c, b) if _ref_delta(mu, c) > d else (a, c)
+        ref = a
+    assert main(["audit", "dpsgd", "--sampling-rate", "1", "--steps", "1", "--noise-multiplier", "1e100",
+                 "--delta", text, "--digits", "3", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert "confirmed" in verify_certificate(cert)
+    with mpmath.workdps(400):
+        lo, hi = (mpmath.mpf(cert["result"]["enclosure"][k]) for k in ("lo", "hi"))
+        assert lo <= ref <= hi and 1e-262 < ref < 1e-256, (lo, ref, hi)
+        moved = mpmath.nstr(ref * (1 + mpmath.mpf("1e-3")), 12)
+    forged = json.loads(json.dumps(cert))
+    forged["result"]["enclosure"]["lo"] = moved
+    assert outcome(reseal(forged), budget=120) == 1
