@@ -869,9 +869,16 @@ def explain_steps(kind: str) -> str:
 
 # --------------------------------------------------------------------------- inputs that must agree
 
-#: claims decided on an epsilon bracket: verify derives the verdict from ``claim.relation``, so the
-#: relation must be exactly "eps <= inputs.claimed_eps" (the statement these kinds print)
-EPS_CLAIM_KINDS = frozenset({"replace.claim", "bins.claim", "shuffle.claim"})
+#: claims whose verdict verify derives from ``claim.relation``: the relation must be exactly "x <= inputs.KEY",
+#: the statement these kinds print: eps <= claimed_eps for those decided on an epsilon bracket, delta(claimed_eps)
+#: <= delta for pld.claim (a relation rewritten to "<= 1" beside inputs.delta 1e-5 was confirmed: adv49 L4)
+CLAIM_RELATION_BOUND = {"replace.claim": "claimed_eps", "bins.claim": "claimed_eps", "shuffle.claim": "claimed_eps",
+                        "pld.claim": "delta"}
+
+#: claims that state no ``claim.relation`` (their writers never did) but whose verdict is "x <= inputs.KEY" on
+#: the recorded enclosure all the same: verify binds the recorded verdict to what the recorded enclosure decides,
+#: as _claim_verdict does for a relation (an events.claim 'fails' relabelled 'undecided' was confirmed: adv49 L2)
+IMPLIED_CLAIM_BOUND = {"events.claim": "delta"}
 
 #: result fields that repeat an input: a result that says otherwise states something false
 MIRRORED = ("neighboring", "sensitivity_convention", "sampling")
@@ -886,7 +893,7 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                     result: Mapping[str, Any]) -> None:
     """Refuse a certificate whose parts state different things: a mirrored result field
     that differs from its input, an input key a sampled-batch kind does not read, or an
-    epsilon-bracket claim whose relation is not "eps <= inputs.claimed_eps"."""
+    claim whose relation is not the one its kind states (:data:`CLAIM_RELATION_BOUND`)."""
     for key in MIRRORED:
         if key in result and result[key] != inputs.get(key):
             raise CertificateRejected(f"result.{key}={str(result[key])[:40]!r} differs from "
@@ -900,16 +907,18 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                 ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing
                                                                       else []))
                 + f" (allowed: {', '.join(sorted(allowed))}; a key the kind does not read defines nothing)")
-    if quantity in EPS_CLAIM_KINDS:
+    if quantity in CLAIM_RELATION_BOUND:
+        key = CLAIM_RELATION_BOUND[quantity]
         rel = claim.get("relation")
-        claimed = _exact(inputs.get("claimed_eps"))
+        claimed = _exact(inputs.get(key))
         # a missing or misshapen relation is malformed (exit 2); one of the right shape that states
         # another claim is false (exit 1, adv36 W1)
         shaped = claimed is not None and isinstance(rel, dict) and set(rel) == {"kind", "bound"}
         if not shaped or rel["kind"] != "le" or _exact(rel["bound"]) != claimed:
+            said = "eps" if key == "claimed_eps" else "delta(claimed_eps)"
             raise (CertificateRejected if shaped else MalformedCertificate)(
-                f"{quantity}: claim.relation must be {{kind: le, bound: inputs.claimed_eps}} "
-                f"(the claim is eps <= {inputs.get('claimed_eps')!r}); got {str(rel)[:80]}")
+                f"{quantity}: claim.relation must be {{kind: le, bound: inputs.{key}}} "
+                f"(the claim is {said} <= {str(inputs.get(key))[:40]!r}); got {str(rel)[:80]}")
     if quantity == "calibrate.bracket":
         # the statement says what holds or fails at each end it names: an end it names must be in
         # result.ends, where it is re-proved (a deleted end would leave "fails at ..." unproved)

@@ -595,6 +595,9 @@ def _verify(cert: Any) -> Confirmed:
                                               f"the kind's own re-derivation {independent!r}: the relation is not "
                                               "the claim this certificate proves")
                 independent = by_relation
+        elif quantity in kinds.IMPLIED_CLAIM_BOUND and re.enclosure() is not None:
+            implied = {"kind": "le", "bound": inputs.get(kinds.IMPLIED_CLAIM_BOUND[quantity])}
+            _claim_verdict({"relation": implied}, result, re, recorded, recorded_verdict)
         # a claim's verdict is its relation's, bound to the recorded enclosure by _claim_verdict
         accept_verdict(recorded_verdict, independent, "result.verdict",
                        re.verdict_of_record and not isinstance(claim.get("relation"), dict))

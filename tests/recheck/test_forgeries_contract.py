@@ -411,6 +411,17 @@ def test_a_relation_rewritten_beside_the_kinds_own_verdict_is_refused(name, boun
     assert outcome(reseal(c), budget=240) == 1
 
 
+@pytest.mark.parametrize("relation", [{"kind": "le", "bound": "1"}, {"kind": "lt", "bound": "0.00001"},
+                                      {"kind": "le", "bound": "0.0000100000000001"}])
+def test_a_pld_claim_relation_other_than_its_inputs_is_refused(relation):
+    """adv49 L4: pld.claim's relation rewritten to another claim that the enclosure still decides
+    'holds' (delta(2) <= 1, or < 1e-5) was confirmed beside inputs.delta 1e-5: the certificate then
+    states two claims. The relation must be delta(claimed_eps) <= inputs.delta (kinds.CLAIM_RELATION_BOUND)."""
+    c = fixture("pld-claim")
+    c["claim"]["relation"] = relation
+    assert outcome(reseal(c), budget=240) == 1
+
+
 def test_a_relation_on_a_kind_without_an_enclosure_is_refused():
     """calibrate.bracket states ends, not a number a relation could bound: exit 2."""
     c = fixture("calibrate-bracket")
@@ -418,11 +429,13 @@ def test_a_relation_on_a_kind_without_an_enclosure_is_refused():
     assert outcome(reseal(c), budget=240) == 2
 
 
-@pytest.mark.parametrize("name", ["bins-claim", "pld-claim", "replace-claim", "shuffle-claim"])
+@pytest.mark.parametrize("name", ["bins-claim", "pld-claim", "replace-claim", "shuffle-claim", "events-claim"])
 def test_a_decided_claim_relabelled_undecided_is_refused(name):
     """adv37 V1: the recorded enclosure, once confirmed, decides the claim's relation (holds
-    for three fixtures, fails for shuffle-claim), so 'undecided' is not what the certificate
-    proves. The reason sentence is dropped so that what refuses is the relation, not the words."""
+    for four fixtures, fails for shuffle-claim), so 'undecided' is not what the certificate
+    proves. The reason sentence is dropped so that what refuses is the relation, not the words.
+    events.claim states no relation; its verdict is delta(claimed_eps) <= inputs.delta all the same
+    (kinds.IMPLIED_CLAIM_BOUND; adv49 L2: it was confirmed)."""
     cert = fixture(name)
     cert["result"]["verdict"] = "undecided"
     cert["result"].pop("reason", None)
