@@ -28,7 +28,7 @@ from ..ball import exact_str, parse_exact
 from ..files import NotARegularFile, TooLarge, read_regular
 from ..errors import InvalidParameter
 from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
-from ..numtext import json_int, long_integer
+from ..numtext import bad_json_number, json_int
 from ..schemas import _no_duplicates
 
 __all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_SWEEP_CONFIGURATIONS"]
@@ -312,7 +312,7 @@ def load_grid(path: "str | Path") -> Grid:
             raise InvalidParameter("grid", f"{source}: not a grid ({exc})") from None
     else:
         raise InvalidParameter("grid", f"{path}: a grid file must end in .toml or .json")
-    found = long_integer(data)
+    found = bad_json_number(data)
     if found is not None:  # a 5,000-digit integer leaked Python's int/str advice (issue 22)
         raise _err(source, found[0], found[1])
     return parse_grid(data, source)

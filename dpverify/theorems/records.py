@@ -15,7 +15,7 @@ from typing import Any, Iterator, Mapping
 
 from ..errors import DpverifyError
 from ..files import NotARegularFile, TooLarge, read_regular
-from ..numtext import json_int, long_integer
+from ..numtext import bad_json_number, json_float, json_int
 from ..schemas import _no_duplicates
 from ..limits import MAX_INPUT_FILE_BYTES
 
@@ -101,11 +101,12 @@ def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[
         try:
             # a key given twice is refused (last-wins turned a record's claimed_eps 100 into
             # 0.1 and its verdict into "fails": adv37 D1)
-            rec = json.loads(s, parse_int=json_int, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+            rec = json.loads(s, parse_int=json_int, parse_float=json_float, parse_constant=_refuse_constant,
+                             object_pairs_hook=_no_duplicates)
         except ValueError as exc:
             raise InvalidRecord(where, "", f"not valid JSON ({exc})") from None
-        found = long_integer(rec)
-        if found is not None:  # a 5,000-digit integer leaked Python's int/str advice (issue 22)
+        found = bad_json_number(rec)
+        if found is not None:  # a 5,000-digit integer leaked Python's int/str advice, 5e99999 was quoted as inf (issue 22)
             raise InvalidRecord(where, *found)
         if not isinstance(rec, dict):
             raise InvalidRecord(where, "", "a record must be a JSON object")

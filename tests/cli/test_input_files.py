@@ -1,0 +1,63 @@
+"""Bad input files answered by every reader alike (issue 22, mend49's findings): exit 2 and a
+message naming the file, the path inside it and the allowed values, quoting only what the user
+wrote. Each case was answered otherwise before (the old answer is stated at the case).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpverify.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CERT = ROOT / "tests" / "certificate" / "format2" / "pld-claim.json"
+#: the first shipped claim record (rdp.epsilon at sigma 20, 1000 compositions, delta 1e-5)
+CLAIM = json.loads((ROOT / "dpverify" / "theorems" / "claims" / "abc.jsonl").read_text().splitlines()[0])
+CORPUS = {"id": "t", "source": "s", "location": "https://example.org", "quote": "q", "mechanism": "dpsgd-poisson",
+          "noise_multiplier": "1.1", "batch_size": 256, "dataset_size": 60000, "epochs": "1", "steps_rule": "ceil",
+          "delta": "1e-5", "claimed_eps": "3.01", "accountant": "rdp"}
+BIG = "__BIG__"  # replaced by a JSON number literal in the file's text
+
+
+def _text(doc: dict, literal: str) -> str:
+    return json.dumps(doc).replace(f'"{BIG}"', literal)
+
+
+def _verify_file(tmp_path: Path, literal: str) -> tuple[list[str], str]:
+    cert = json.loads(CERT.read_text())
+    cert["inputs"]["delta"] = BIG
+    f = tmp_path / "cert.json"
+    f.write_text(_text(cert, literal))
+    return ["verify", str(f)], "inputs.delta"
+
+
+def _corpus_file(tmp_path: Path, literal: str) -> tuple[list[str], str]:
+    f = tmp_path / "corpus.jsonl"
+    f.write_text(_text({**CORPUS, "delta": BIG}, literal) + "\n")
+    return ["audit", "corpus", str(f)], "record 1 (line 1): delta"
+
+
+def _claims_folder(tmp_path: Path, literal: str) -> tuple[list[str], str]:
+    d = tmp_path / "claims"
+    d.mkdir()
+    (d / "x.jsonl").write_text(_text({**CLAIM, "inputs": {**CLAIM["inputs"], "delta": BIG}}, literal) + "\n")
+    return ["reproduce", "--claims", str(d)], "x.jsonl record 1 (line 1): inputs.delta"
+
+
+@pytest.mark.parametrize("make", [_verify_file, _corpus_file, _claims_folder])
+@pytest.mark.parametrize("literal, says", [
+    ("5e99999", "the number 5e99999 is out of range"),  # before: "inf is not of type 'string'"
+    ("-1e400", "the number -1e400 is out of range"),
+    ("1e-99999", "the number 1e-99999 is out of range"),  # before: read as 0.0
+    ("7" * 1500 + ".5", "a number of 1502 characters is too long"),
+])
+def test_a_json_number_beyond_a_double_is_named_as_written(make, literal, says, tmp_path, capsys):
+    argv, where = make(tmp_path, literal)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    text = out + err
+    assert f"{where}: {says}" in text, text
+    assert "inf" not in text.replace("inputs", "") and "0.0" not in text, text
