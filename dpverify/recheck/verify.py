@@ -79,7 +79,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional
 import mpmath
 from mpmath import mpf
 
-from ..files import TooLarge, read_regular
+from ..files import NotText, TooLarge, decode_text, read_regular
 from ..numtext import bad_json_number, json_float, json_int
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
@@ -704,9 +704,11 @@ def parse_json(raw: bytes) -> Any:
     Infinity), no key twice in one object, bounded nesting. MalformedCertificate otherwise.
     The one reader of certificate text (verify's files, the sweep cache's entries)."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MalformedCertificate(f"not UTF-8 (byte {exc.start})") from None
+        # the one text decoder of every input file: the byte, its line and the remedy ("not UTF-8
+        # (byte 0)" for a UTF-16 file before, issue 22); a leading byte-order mark is dropped
+        text = decode_text(raw, "certificate")
+    except NotText as exc:
+        raise MalformedCertificate(exc.strerror) from None
     bad: list = []  # number literals that no reader takes, found at their path after the parse
 
     def integer(literal: str) -> Any:

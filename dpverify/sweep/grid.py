@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
-from ..files import NotARegularFile, TooLarge, read_regular
+from ..files import NotARegularFile, NotText, TooLarge, read_text
 from ..errors import InvalidParameter
 from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
 from ..numtext import bad_json_number, json_int
@@ -278,15 +278,11 @@ def load_grid(path: "str | Path") -> Grid:
     p = Path(path)
     source = p.name
     try:
-        raw = read_regular(p, 10_000_000)
-    except (NotARegularFile, TooLarge) as exc:
+        text = read_text(p, 10_000_000)
+    except (NotARegularFile, TooLarge, NotText) as exc:
         raise InvalidParameter("grid", f"{path}: {exc.strerror}") from None
     except OSError as exc:
         raise InvalidParameter("grid", f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidParameter("grid", f"{path}: not UTF-8 text") from None
     suffix = p.suffix.lower()
     if suffix == ".toml":
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..errors import DpverifyError
-from ..files import NotARegularFile, TooLarge, read_regular
+from ..files import NotARegularFile, NotText, TooLarge, read_text
 from ..numtext import bad_json_number, json_float, json_int
 from ..schemas import _no_duplicates
 from ..limits import MAX_INPUT_FILE_BYTES
@@ -84,13 +84,14 @@ def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[
     p = Path(path)
     try:
         # the one bounded reader (a FIFO hung `audit corpus`, as it hung the other input options)
-        text = read_regular(p, MAX_INPUT_FILE_BYTES).decode("utf-8")
+        # and the one text decoder (a UTF-16 file was Python's codec text here, issue 22)
+        text = read_text(p, MAX_INPUT_FILE_BYTES)
     except FileNotFoundError:
         raise InvalidRecord(str(p), "", "no such file") from None
-    except (NotARegularFile, TooLarge) as exc:
+    except (NotARegularFile, TooLarge, NotText) as exc:
         raise InvalidRecord(str(p), "", str(exc.strerror)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidRecord(str(p), "", f"cannot read ({exc})") from None
+    except OSError as exc:
+        raise InvalidRecord(str(p), "", f"cannot read ({exc.strerror or exc})") from None
     n = 0
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.strip()

@@ -61,3 +61,41 @@ def test_a_json_number_beyond_a_double_is_named_as_written(make, literal, says, 
     text = out + err
     assert f"{where}: {says}" in text, text
     assert "inf" not in text.replace("inputs", "") and "0.0" not in text, text
+
+
+GRID = 'task = "audit"\n[fixed]\nsampling_rate = "0.01"\nsteps = 10\ndelta = "1e-5"\ndigits = 1\n' \
+       '[product]\nnoise_multiplier = ["1"]\n'
+EVENTS = {"neighboring": "add-remove", "events": [{"type": "gaussian", "noise_multiplier": "1"}]}
+
+
+def _utf16_cases(tmp_path: Path) -> list[tuple[list[str], str]]:
+    """(argv, the file named) of every command that reads a file, each given a UTF-16 one."""
+    def utf16(name: str, text: str) -> Path:
+        f = tmp_path / name
+        f.write_bytes(text.encode("utf-16"))
+        return f
+
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    utf16("claims/x.jsonl", json.dumps(CLAIM) + "\n")
+    return [
+        (["verify", str(utf16("cert.json", CERT.read_text()))], "cert.json"),
+        (["reproduce", "--claims", str(claims)], "x.jsonl"),
+        (["audit", "corpus", str(utf16("corpus.jsonl", json.dumps(CORPUS) + "\n"))], "corpus.jsonl"),
+        (["sweep", "--workers", "1", "--no-cache", "--out", str(tmp_path / "out"), str(utf16("g.toml", GRID))],
+         "g.toml"),
+        (["oracle", "--digits", "1", "--input", str(utf16("rows.csv", "accountant,mechanism,noise_multiplier,"
+                                                          "sampling_rate,steps,delta,reported_eps\n"))], "rows.csv"),
+        (["audit", "dpsgd", "--delta", "1e-5", "--events", str(utf16("ev.json", json.dumps(EVENTS)))], "ev.json"),
+    ]
+
+
+def test_a_utf16_file_is_refused_in_one_wording_by_every_reader(tmp_path, capsys):
+    # before: verify said "not UTF-8 (byte 0)", reproduce and audit corpus printed Python's codec
+    # text ("'utf-8' codec can't decode byte 0xff in position 0"), sweep "not UTF-8 text"
+    for argv, name in _utf16_cases(tmp_path):
+        assert main(argv) == 2, argv
+        out, err = capsys.readouterr()
+        text = out + err
+        assert name in text and "not UTF-8 text (byte 0xff at line 1, offset 0); save the file as UTF-8" in text, \
+            (argv, text)
