@@ -11,9 +11,10 @@ re-checkers of ``dpverify verify`` are registered under the same names in
 ``dpverify/recheck/*.py``.
 
 Each :class:`Quantity` declares its input keys (required and optional), so a
-record with a misspelled or missing key is refused before anything runs. Input
-values are the exact strings of the record; numbers are parsed exactly by the
-functions called.
+record with a misspelled or missing key is refused before anything runs
+(:func:`check_inputs`), and :func:`check_values` holds a record's values to the
+rules verify holds a certificate of the same kind to. Input values are the exact
+strings of the record; numbers are parsed exactly by the functions called.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..ball import ball, normal_cdf, refine, working_precision
 from ..errors import InvalidParameter
 from ..verdict import Enclosure
 
-__all__ = ["Quantity", "QUANTITIES", "quantity", "compute", "check_inputs", "mills_scaled"]
+__all__ = ["Quantity", "QUANTITIES", "quantity", "compute", "check_inputs", "check_values", "mills_scaled"]
 
 #: the mechanism options a MechanismSpec-based quantity may carry
 #: (the same names as the CLI's MECHANISM options, see cli/_mechanism.py)
@@ -85,6 +86,49 @@ def check_inputs(name: str, inputs: Mapping[str, Any]) -> Quantity:
             raise InvalidParameter(f"inputs.{key}", f"missing (quantity {name} needs "
                                    f"{', '.join(q.required)})")
     return q
+
+
+def _number_keys() -> frozenset:
+    """The input keys a certificate writes as a number text (the certificate schema's ``inputs``
+    properties that are ``#/$defs/number``, or lists of them)."""
+    from ..certificate.format import FORMAT, load_schema
+
+    props = load_schema(FORMAT)["properties"]["inputs"]["properties"]
+    number = {"$ref": "#/$defs/number"}
+    return frozenset(k for k, v in props.items() if v == number or v.get("items") == number)
+
+
+def check_values(name: str, inputs: Mapping[str, Any]) -> None:
+    """Refuse (InvalidParameter naming ``inputs.KEY``, or ``inputs`` for a rule on several keys) a
+    record's input value that the producer refuses, before anything runs. A claim's quantity is its
+    certificate's kind, so the rules are verify's, one copy of each: a key the certificate schema
+    types as a number is a text of the one number grammar (:func:`dpverify.numtext.read_exact_text`),
+    the kind's producer ranges (:func:`dpverify.certificate.ranges.check_input_ranges`, which also
+    refuses an infinite input), and a mechanism's option sets and ranges
+    (:func:`dpverify.recheck.kinds.check_mechanism_options`). Keys with no such rule (counts,
+    digits) are the quantity's function's to check when it runs (mend49 1: delta 0, "abc" and
+    5e99999 ran, and were named by claim id only)."""
+    import re
+
+    from ..certificate.format import MECHANISM_KINDS
+    from ..certificate.ranges import check_input_ranges
+    from ..errors import MalformedCertificate
+    from ..numtext import read_exact_text
+    from ..recheck.kinds import check_mechanism_options
+
+    numbers = _number_keys()
+    for key, v in inputs.items():
+        if key in numbers:
+            for x in (v if isinstance(v, list) else [v]):
+                if isinstance(x, str):
+                    read_exact_text(x, f"inputs.{key}")
+    try:
+        check_input_ranges(name, inputs, {})
+        if name in MECHANISM_KINDS:
+            check_mechanism_options(inputs)
+    except MalformedCertificate as exc:
+        m = re.match(r"inputs\.\w+", str(exc))
+        raise InvalidParameter(m.group(0) if m else "inputs", str(exc)) from None
 
 
 def compute(name: str, inputs: Mapping[str, Any]) -> Enclosure:

@@ -26,7 +26,9 @@ class InvalidRecord(DpverifyError):
     """A data file or one of its records is malformed (CLI exit 2)."""
 
     def __init__(self, where: str, field: str, message: str) -> None:
-        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+        # a message that begins by naming the field ("delta='0' must be in (0, 1)") is not given it twice
+        named = not field or message.startswith((f"{field}=", f"{field}: "))
+        super().__init__(f"{where}: {message}" if named else f"{where}: {field}: {message}")
         self.where = where
         self.field = field
         self.message = message

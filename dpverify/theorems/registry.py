@@ -59,8 +59,9 @@ class Claim:
 
 def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
     """The claims of the given JSON Lines files (in order), each record checked
-    against the schema, its relation parsed and its inputs checked against its
-    quantity; ids must be unique across the files."""
+    against the schema, its relation parsed and its inputs' keys and values checked
+    against its quantity (:func:`quantities.check_inputs`, :func:`quantities.check_values`);
+    ids must be unique across the files."""
     schema = load_schema(SCHEMA)
     out: list[Claim] = []
     seen: dict[str, str] = {}
@@ -72,6 +73,7 @@ def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
             try:
                 truth_interval(rec["relation"])
                 quantities.check_inputs(rec["quantity"], rec["inputs"])
+                quantities.check_values(rec["quantity"], rec["inputs"])
             except InvalidParameter as exc:
                 field = exc.name if exc.name.startswith("inputs.") or exc.name == "quantity" else "relation"
                 raise InvalidRecord(where, field, exc.message) from None

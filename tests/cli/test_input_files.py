@@ -99,3 +99,25 @@ def test_a_utf16_file_is_refused_in_one_wording_by_every_reader(tmp_path, capsys
         text = out + err
         assert name in text and "not UTF-8 text (byte 0xff at line 1, offset 0); save the file as UTF-8" in text, \
             (argv, text)
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("delta", "0", "inputs.delta='0' is outside the producer's range: allowed (0, 1)"),
+    ("delta", "5e99999", "inputs.delta='5e99999': decimal exponent must be within +-3000"),
+    ("delta", "inf", "inputs.delta='inf' must be a finite real number"),
+    ("noise_multiplier", "abc", "inputs.noise_multiplier='abc' is not a number (use a decimal like 0.1"),
+    ("noise_multiplier", "-1", "inputs.noise_multiplier=-1: mechanism 'gaussian' needs noise_multiplier in (0, inf)"),
+])
+def test_a_claim_record_with_a_value_the_producer_refuses_is_refused_when_read(key, value, says, tmp_path, capsys):
+    """reproduce --help: "exit 2 when a record is malformed or its inputs are invalid: the files are
+    read whole first, so no claim runs and the message names the file, the record and the key".
+    Before, the claim ran, was marked invalid in the table, and its message named the claim id only."""
+    d = tmp_path / "claims"
+    d.mkdir()
+    good = dict(CLAIM, id="good")
+    bad = {**CLAIM, "inputs": {**CLAIM["inputs"], key: value}}
+    (d / "x.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    assert main(["reproduce", "--claims", str(d)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "", out  # no claim ran, not even the good one before it
+    assert f"x.jsonl record 2 (line 2): {says}" in err, err
