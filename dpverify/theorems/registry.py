@@ -85,6 +85,10 @@ def claims(directory: "Optional[str | Path]" = None) -> list[Claim]:
     """Every claim of ``directory`` (default: the package's ``theorems/claims/``),
     files in name order, records in file order."""
     d = Path(directory) if directory is not None else CLAIMS_DIR
+    if d.exists() and not d.is_dir():
+        # a claims file given for the folder was "no such claims directory" (mend49 7)
+        raise InvalidRecord(str(d), "", "is a file, not a folder: --claims takes the folder holding the "
+                            "*.jsonl claim files (this file's folder, if it is one of them)")
     if not d.is_dir():
         raise InvalidRecord(str(d), "", "no such claims directory (give the directory holding the "
                             "*.jsonl claim files)")

@@ -121,3 +121,12 @@ def test_a_claim_record_with_a_value_the_producer_refuses_is_refused_when_read(k
     out, err = capsys.readouterr()
     assert out == "", out  # no claim ran, not even the good one before it
     assert f"x.jsonl record 2 (line 2): {says}" in err, err
+
+
+def test_reproduce_claims_given_a_file_says_a_folder_is_expected(tmp_path, capsys):
+    # before: "no such claims directory", of a file that exists
+    f = tmp_path / "x.jsonl"
+    f.write_text(json.dumps(CLAIM) + "\n")
+    assert main(["reproduce", "--claims", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}: is a file, not a folder: --claims takes the folder holding the *.jsonl claim files" in err, err
