@@ -130,3 +130,13 @@ def test_reproduce_claims_given_a_file_says_a_folder_is_expected(tmp_path, capsy
     assert main(["reproduce", "--claims", str(f)]) == 2
     err = capsys.readouterr().err
     assert f"{f}: is a file, not a folder: --claims takes the folder holding the *.jsonl claim files" in err, err
+
+
+def test_a_long_grid_value_is_shortened_in_the_configuration_label(tmp_path, capsys):
+    # before: configuration 0 (noise_multiplier=777...7 in full): a 5.2 kB message
+    g = tmp_path / "g.toml"
+    g.write_text(GRID.replace('noise_multiplier = ["1"]', f'noise_multiplier = ["{"7" * 5000}"]'))
+    assert main(["sweep", "--workers", "1", "--no-cache", "--out", str(tmp_path / "out"), str(g)]) == 2
+    err = capsys.readouterr().err
+    assert f"{g.name}: configuration 0 (noise_multiplier={'7' * 57}...): noise_multiplier: a number of 5000 digits " \
+           "is too long" in err and len(err) < 400, err
