@@ -305,7 +305,10 @@ def _form(branch: Any, root: Mapping[str, Any]) -> str:
     return f"a {t}" if isinstance(t, str) else "another form"
 
 
-def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
+def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str | None" = None) -> str:
+    """One schema violation in words. ``kind``: the certificate's ``claim.quantity`` when it is a kind
+    of :data:`KIND_INPUTS`, whose keys an unknown input key is offered (the schema's ``inputs`` is the
+    union over all kinds: about 100 keys were listed for a misspelled ``delta``, mend49 4)."""
     where = _path(err.absolute_path)
     if err.validator in ("oneOf", "anyOf") and isinstance(err.validator_value, list):
         forms = sorted(set(_form(b, root or {}) for b in err.validator_value))
@@ -314,10 +317,14 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
         key = extra[0] if extra else "?"
+        whose = ""
+        kind_keys = foreign_inputs(kind, {}) if kind is not None and list(err.absolute_path) == ["inputs"] else None
+        if kind_keys is not None:
+            allowed, whose = sorted(kind_keys[1]), f" keys of {kind}"
         near = difflib.get_close_matches(key, allowed, n=1)
         hint = f"; did you mean {near[0]}?" if near else ""
         base = f"{where}.{key}" if where != "(top level)" else key
-        return f"{base}: unknown key{hint} (allowed: {', '.join(allowed)})"
+        return f"{base}: unknown key{hint} (allowed{whose}: {', '.join(allowed)})"
     if err.validator == "required":
         return f"{where}: {err.message}"
     if err.validator == "type" and "integer" in _types(err.validator_value) and isinstance(err.instance, float):
@@ -393,7 +400,9 @@ def schema_errors(cert: Any) -> list[str]:
     root = load_schema(fmt)
     validator = schema_validator(root)
     errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
-    return [_schema_error(e, root) for e in errors]
+    claim = cert.get("claim")
+    kind = claim.get("quantity") if isinstance(claim, dict) else None
+    return [_schema_error(e, root, kind if isinstance(kind, str) and kind in KIND_INPUTS else None) for e in errors]
 
 
 def check_schema(cert: Any) -> str:

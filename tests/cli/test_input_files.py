@@ -140,3 +140,24 @@ def test_a_long_grid_value_is_shortened_in_the_configuration_label(tmp_path, cap
     err = capsys.readouterr().err
     assert f"{g.name}: configuration 0 (noise_multiplier={'7' * 57}...): noise_multiplier: a number of 5000 digits " \
            "is too long" in err and len(err) < 400, err
+
+
+def _cert_file(tmp_path: Path, change) -> Path:
+    cert = json.loads(CERT.read_text())
+    change(cert)
+    f = tmp_path / "cert.json"
+    f.write_text(json.dumps(cert))
+    return f
+
+
+def test_a_misspelled_input_key_lists_the_keys_of_the_certificates_kind(tmp_path, capsys):
+    # before: "allowed:" listed the schema's union over every kind, about 100 keys
+    from dpverify.certificate.format import KIND_INPUTS
+
+    f = _cert_file(tmp_path, lambda c: c["inputs"].__setitem__("delt", c["inputs"].pop("delta")))
+    assert main(["verify", str(f)]) == 2
+    out = "".join(capsys.readouterr())
+    keys = ", ".join(sorted(KIND_INPUTS["pld.claim"]))
+    assert f"inputs.delt: unknown key; did you mean delta? (allowed keys of pld.claim: {keys})\n" in out, out
+    assert "eps_h" not in out, out
+
