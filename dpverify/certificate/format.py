@@ -395,8 +395,10 @@ def schema_errors(cert: Any) -> list[str]:
     if not isinstance(cert, dict):
         return ["not a JSON object"]
     fmt = cert.get("format")
+    if "format" not in cert:  # was "format: 'None' is not allowed", a value the file does not hold (mend49 5)
+        return [f"format: missing (required; allowed: {', '.join(SCHEMAS)})"]
     if fmt not in SCHEMAS:
-        return [f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})"]
+        return [f"format: {_shown(fmt)} is not allowed (allowed: {', '.join(SCHEMAS)})"]
     root = load_schema(fmt)
     validator = schema_validator(root)
     errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))

@@ -161,3 +161,10 @@ def test_a_misspelled_input_key_lists_the_keys_of_the_certificates_kind(tmp_path
     assert f"inputs.delt: unknown key; did you mean delta? (allowed keys of pld.claim: {keys})\n" in out, out
     assert "eps_h" not in out, out
 
+
+def test_a_certificate_without_format_says_it_is_missing(tmp_path, capsys):
+    # before: "format: 'None' is not allowed", a value the file does not hold
+    f = _cert_file(tmp_path, lambda c: c.pop("format"))
+    assert main(["verify", str(f)]) == 2
+    out = "".join(capsys.readouterr())
+    assert "format: missing (required; allowed: dpverify-certificate/1, dpverify-certificate/2)" in out, out
