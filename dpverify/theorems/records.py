@@ -47,7 +47,7 @@ def _path(err: Any) -> str:
 
 def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field path, message) of every schema violation, most specific first."""
-    from ..certificate.format import INTEGER_REQUIRED, schema_validator
+    from ..certificate.format import INTEGER_REQUIRED, schema_validator, type_message
 
     # a JSON float is no integer here: batch_size 256.0 passed Draft 2020-12's reading of
     # "integer" and ended in an internal error (TypeError) of the accountant (issue 22)
@@ -69,6 +69,8 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
             return [(f"{pre}{missing}", "missing (required)")]
         if err.validator == "type" and err.validator_value == "integer" and isinstance(err.instance, float):
             msg = f"{err.instance!r} is not an integer: {INTEGER_REQUIRED}"
+        elif err.validator == "type":
+            msg = type_message(err.instance, err.schema)
         out.append((field or "(record)", msg))
     return out
 

@@ -168,3 +168,17 @@ def test_a_certificate_without_format_says_it_is_missing(tmp_path, capsys):
     assert main(["verify", str(f)]) == 2
     out = "".join(capsys.readouterr())
     assert "format: missing (required; allowed: dpverify-certificate/1, dpverify-certificate/2)" in out, out
+
+
+@pytest.mark.parametrize("value, shown", [(None, "null"), (True, "true"), ([], "a list")])
+def test_a_value_of_the_wrong_json_type_is_named_in_json_words(value, shown, tmp_path, capsys):
+    # before: "None is not of type 'string'", Python's words for a null the file holds
+    f = _cert_file(tmp_path, lambda c: c["inputs"].__setitem__("delta", value))
+    assert main(["verify", str(f)]) == 2
+    out = "".join(capsys.readouterr())
+    assert f"inputs.delta: {shown} is not a string (a decimal string such as \"0.1\" or \"1e-5\", or a fraction " \
+           "\"1/3\")" in out, out
+    argv, where = _corpus_file(tmp_path, json.dumps(value))
+    assert main(argv) == 2
+    out = "".join(capsys.readouterr())
+    assert f"{where}: {shown} is not a string (an exact decimal or fraction as a string" in out, out
