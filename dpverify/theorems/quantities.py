@@ -88,26 +88,32 @@ def check_inputs(name: str, inputs: Mapping[str, Any]) -> Quantity:
     return q
 
 
-def _number_keys() -> frozenset:
-    """The input keys a certificate writes as a number text (the certificate schema's ``inputs``
-    properties that are ``#/$defs/number``, or lists of them)."""
-    from ..certificate.format import FORMAT, load_schema
+def _schema_errors(inputs: Mapping[str, Any]) -> list[str]:
+    """The certificate schema's complaints about ``inputs`` typed as the writer types them
+    (:func:`dpverify.certificate.writer._typed_inputs`), at paths ``inputs.KEY``: what the writer
+    would refuse after the work (a JSON float 0.5 for delta was an internal error, exit 4, once the
+    claim had run)."""
+    from ..certificate.format import FORMAT, _schema_error, load_schema, schema_validator
+    from ..certificate.writer import _typed_inputs
 
-    props = load_schema(FORMAT)["properties"]["inputs"]["properties"]
-    number = {"$ref": "#/$defs/number"}
-    return frozenset(k for k, v in props.items() if v == number or v.get("items") == number)
+    root = load_schema(FORMAT)
+    schema = {"type": "object", "properties": {"inputs": root["properties"]["inputs"]}, "$defs": root["$defs"]}
+    errors = sorted(schema_validator(schema).iter_errors({"inputs": _typed_inputs(inputs)}),
+                    key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    return [_schema_error(e, schema) for e in errors]
 
 
 def check_values(name: str, inputs: Mapping[str, Any]) -> None:
     """Refuse (InvalidParameter naming ``inputs.KEY``, or ``inputs`` for a rule on several keys) a
     record's input value that the producer refuses, before anything runs. A claim's quantity is its
-    certificate's kind, so the rules are verify's, one copy of each: a key the certificate schema
-    types as a number is a text of the one number grammar (:func:`dpverify.numtext.read_exact_text`),
+    certificate's kind, so the rules are the certificate's, one copy of each: the inputs, typed as the
+    writer types them, pass the certificate schema's ``inputs`` (each key's JSON type and number form),
+    a number text is one of the one number grammar (:func:`dpverify.numtext.read_exact_text`), within
     the kind's producer ranges (:func:`dpverify.certificate.ranges.check_input_ranges`, which also
-    refuses an infinite input), and a mechanism's option sets and ranges
-    (:func:`dpverify.recheck.kinds.check_mechanism_options`). Keys with no such rule (counts,
-    digits) are the quantity's function's to check when it runs (mend49 1: delta 0, "abc" and
-    5e99999 ran, and were named by claim id only)."""
+    refuses an infinite input), and a mechanism's options are one of its option sets, within its
+    builder's ranges (:func:`dpverify.recheck.kinds.check_mechanism_options`). What no such rule
+    covers (a count's range, a mechanism or conversion name) is the quantity's function's to check
+    when it runs (mend49 1: delta 0, "abc" and 5e99999 ran, and were named by claim id only)."""
     import re
 
     from ..certificate.format import MECHANISM_KINDS
@@ -116,19 +122,31 @@ def check_values(name: str, inputs: Mapping[str, Any]) -> None:
     from ..numtext import read_exact_text
     from ..recheck.kinds import check_mechanism_options
 
-    numbers = _number_keys()
+    def refuse(message: str) -> InvalidParameter:
+        m = re.match(r"inputs\.\w+", message)
+        return InvalidParameter(m.group(0) if m else "inputs", message)
+
+    # the number grammar first: its words say what a number text is ("'abc' is not a number (use a
+    # decimal like 0.1 ...)"), where the schema's pattern says only that the text is not one
     for key, v in inputs.items():
-        if key in numbers:
-            for x in (v if isinstance(v, list) else [v]):
-                if isinstance(x, str):
-                    read_exact_text(x, f"inputs.{key}")
+        if isinstance(v, str) and _schema_number(key):
+            read_exact_text(v, f"inputs.{key}")
+    errors = _schema_errors(inputs)
+    if errors:
+        raise refuse(errors[0])
     try:
         check_input_ranges(name, inputs, {})
         if name in MECHANISM_KINDS:
             check_mechanism_options(inputs)
     except MalformedCertificate as exc:
-        m = re.match(r"inputs\.\w+", str(exc))
-        raise InvalidParameter(m.group(0) if m else "inputs", str(exc)) from None
+        raise refuse(str(exc)) from None
+
+
+def _schema_number(key: str) -> bool:
+    """Does the certificate write input ``key`` as a number text (``#/$defs/number``)?"""
+    from ..certificate.format import FORMAT, load_schema
+
+    return load_schema(FORMAT)["properties"]["inputs"]["properties"].get(key) == {"$ref": "#/$defs/number"}
 
 
 def compute(name: str, inputs: Mapping[str, Any]) -> Enclosure:

@@ -182,3 +182,20 @@ def test_a_value_of_the_wrong_json_type_is_named_in_json_words(value, shown, tmp
     assert main(argv) == 2
     out = "".join(capsys.readouterr())
     assert f"{where}: {shown} is not a string (an exact decimal or fraction as a string" in out, out
+
+
+@pytest.mark.parametrize("key, value, says", [
+    # before: the claim ran and the writer refused its certificate, an internal error (exit 4)
+    ("delta", 0.5, "inputs.delta: 0.5 is not a string (a decimal string such as \"0.1\""),
+    # before: the claim ran and was marked invalid, named by its id only
+    ("delta", None, "inputs.delta: null is not a string"),
+    ("compositions", "abc", "inputs.compositions: 'abc' is not an integer"),
+])
+def test_a_claim_record_value_of_a_type_the_certificate_refuses_is_refused_when_read(key, value, says, tmp_path,
+                                                                                     capsys):
+    d = tmp_path / "claims"
+    d.mkdir()
+    (d / "x.jsonl").write_text(json.dumps({**CLAIM, "inputs": {**CLAIM["inputs"], key: value}}) + "\n")
+    assert main(["reproduce", "--claims", str(d)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and f"x.jsonl record 1 (line 1): {says}" in err, out + err
