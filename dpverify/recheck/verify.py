@@ -700,9 +700,11 @@ def _load(path: Path) -> Any:
 
 
 def parse_json(raw: bytes) -> Any:
-    """A certificate's bytes read by verify's grammar: UTF-8, JSON without constants (NaN,
-    Infinity), no key twice in one object, bounded nesting. MalformedCertificate otherwise.
-    The one reader of certificate text (verify's files, the sweep cache's entries)."""
+    """A certificate's bytes read by verify's grammar: UTF-8 (a leading byte-order mark dropped, as
+    every input file's: files.decode_text), JSON without constants (NaN, Infinity) and with every
+    number literal one a double holds as written (numtext.json_float), no key twice in one object,
+    bounded nesting. MalformedCertificate otherwise. The one reader of certificate text (verify's
+    files, the sweep cache's entries)."""
     try:
         # the one text decoder of every input file: the byte, its line and the remedy ("not UTF-8
         # (byte 0)" for a UTF-16 file before, issue 22); a leading byte-order mark is dropped
