@@ -199,3 +199,10 @@ def test_a_claim_record_value_of_a_type_the_certificate_refuses_is_refused_when_
     assert main(["reproduce", "--claims", str(d)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and f"x.jsonl record 1 (line 1): {says}" in err, out + err
+
+
+def test_a_certificate_saved_with_a_byte_order_mark_is_read_as_every_input_file_is(tmp_path, capsys):
+    # before: "not JSON (Unexpected UTF-8 BOM ...)", where the other readers drop the mark
+    f = tmp_path / "cert.json"
+    f.write_bytes(b"\xef\xbb\xbf" + CERT.read_bytes())
+    assert main(["verify", str(f)]) == 0, capsys.readouterr()
