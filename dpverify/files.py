@@ -2,7 +2,10 @@
 and writing one without blocking in ``open``.
 
 Every reader of a user's or a certificate's file goes through :func:`read_regular` (input
-files, grid files, certificates). ``Path.read_bytes`` on a FIFO blocks until a writer
+files, grid files, claims and corpus files, certificates), and every reader of text through
+:func:`decode_text` (or :func:`read_text`, the two together), so a file that is not UTF-8 is
+refused in one wording everywhere: the byte, its line and the remedy (a UTF-16 file was
+"not UTF-8 (byte 0)" to verify and Python's codec text to reproduce and the corpus, issue 22). ``Path.read_bytes`` on a FIFO blocks until a writer
 appears, and on a character device such as ``/dev/zero`` reads until memory runs out; a
 size check by ``stat`` does not catch either (both report size 0). Imports nothing of the
 package, so the independent re-check may use it too.
@@ -25,7 +28,8 @@ import stat
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["NotARegularFile", "TooLarge", "check_writable", "open_output", "read_regular", "save_figure"]
+__all__ = ["NotARegularFile", "NotText", "TooLarge", "check_writable", "decode_text", "open_output", "read_regular",
+           "read_text", "save_figure"]
 
 
 class NotARegularFile(OSError):
@@ -34,6 +38,10 @@ class NotARegularFile(OSError):
 
 class TooLarge(OSError):
     """The file is larger than the cap its reader states."""
+
+
+class NotText(OSError):
+    """The file's bytes are not UTF-8 text."""
 
 
 def read_regular(path: "str | Path", max_bytes: int) -> bytes:
@@ -65,6 +73,24 @@ def read_regular(path: "str | Path", max_bytes: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` read as UTF-8 text (a leading byte-order mark dropped), or :class:`NotText` with
+    ``filename`` ``name`` and a ``strerror`` naming the first byte that is not UTF-8, its line and
+    offset, and the remedy."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise NotText(0, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, offset {exc.start}); "
+                      "save the file as UTF-8", name) from None
+
+
+def read_text(path: "str | Path", max_bytes: int) -> str:
+    """The text of the regular file ``path``: :func:`read_regular` then :func:`decode_text`; raises
+    what they raise."""
+    return decode_text(read_regular(path, max_bytes), str(path))
 
 
 #: descriptors of output FIFOs opened by :func:`check_writable` (a reader was there), kept for

@@ -11,6 +11,7 @@ budget with a grammar of its own until adv43 F2 found it refusing "+5" and accep
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from fractions import Fraction
@@ -21,8 +22,9 @@ from .errors import InvalidParameter, shown
 from .limits import (MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_TIME_BUDGET_SECONDS, MIN_TIME_BUDGET_TEXT,
                      TIME_BUDGET_RANGE)
 
-__all__ = ["DECIMAL", "FRACTION", "LongInteger", "NUMBER_FORM", "clip", "digit_count", "is_digits", "json_int",
-           "long_integer", "not_ascii", "read_exact_text", "read_seconds", "too_long"]
+__all__ = ["DECIMAL", "FRACTION", "FloatOutOfRange", "LongInteger", "NUMBER_FORM", "bad_json_number", "clip",
+           "digit_count", "is_digits", "json_float", "json_int", "not_ascii", "read_exact_text", "read_seconds",
+           "too_long"]
 
 #: a decimal text; group 1 is its exponent
 DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
@@ -137,7 +139,7 @@ class LongInteger:
     """A JSON integer literal longer than ``MAX_NUMBER_CHARS`` digits, left unconverted: int() of one
     past Python's 4300-digit limit raises a ValueError whose advice ("use sys.set_int_max_str_digits()")
     reached the user (issue 22), and no number dpverify reads is that long. Not a str and not an int,
-    so no reader takes it for a number; :func:`long_integer` finds it and names its place."""
+    so no reader takes it for a number; :func:`bad_json_number` finds it and names its place."""
 
     __slots__ = ("digits",)
 
@@ -151,14 +153,47 @@ def json_int(text: str) -> "int | LongInteger":
     return int(text) if digits <= MAX_NUMBER_CHARS else LongInteger(digits)
 
 
-def long_integer(doc: Any) -> "tuple[str, str] | None":
-    """(JSON path, reason) of the first :class:`LongInteger` in a parsed document (``inputs.steps``,
-    ``events[0].count``; ``""`` for the top level), or None."""
+class FloatOutOfRange:
+    """A JSON number literal with a fraction or exponent that no double holds: beyond about 1.8e308
+    (``5e99999``, which ``json`` reads as ``inf``), or nonzero and below about 5e-324 (``1e-99999``,
+    read as ``0.0``), or longer than ``MAX_NUMBER_CHARS``. Left unconverted, as :class:`LongInteger`:
+    a message quoted the ``inf`` the reader made of it, which the user never wrote (issue 22)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def reason(self) -> str:
+        if len(self.text) > MAX_NUMBER_CHARS:
+            return too_long(len(self.text))
+        return (f"the number {self.text} is out of range (a JSON number is read as a double: size from about "
+                "5e-324 to 1.8e308, or 0; write an exact number as a string, e.g. \"1e-5\")")
+
+
+def json_float(text: str) -> "float | FloatOutOfRange":
+    """``json.loads``'s ``parse_float``: the double, or a :class:`FloatOutOfRange` when the double is
+    not the number written (it overflowed to inf, or a nonzero literal underflowed to 0)."""
+    if len(text) > MAX_NUMBER_CHARS:
+        return FloatOutOfRange(text)
+    x = float(text)
+    mantissa = text.lower().partition("e")[0]
+    if math.isinf(x) or (x == 0 and any(c in "123456789" for c in mantissa)):
+        return FloatOutOfRange(text)
+    return x
+
+
+def bad_json_number(doc: Any) -> "tuple[str, str] | None":
+    """(JSON path, reason) of the first number literal of a parsed document that no reader takes (a
+    :class:`LongInteger` from :func:`json_int`, a :class:`FloatOutOfRange` from :func:`json_float`):
+    ``inputs.steps``, ``events[0].count``; ``""`` for the top level. None when there is none."""
     stack: list = [(doc, "")]
     while stack:
         node, path = stack.pop()
         if isinstance(node, LongInteger):
             return path, too_long(node.digits, "digits", "an integer")
+        if isinstance(node, FloatOutOfRange):
+            return path, node.reason()
         if isinstance(node, dict):
             stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(list(node.items())))
         elif isinstance(node, list):

@@ -284,6 +284,10 @@ def _path(parts: Any) -> str:
 def _shown(value: Any) -> str:
     """A value as a message shows it: whole when short, else its start and its size (a 4000-digit
     integer was cut in the middle of its digits and the reason never shown, adv47 L4)."""
+    if value is None or isinstance(value, bool):  # as JSON writes them: Python's None and True were quoted
+        return json.dumps(value)
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
         # about bit_length log10(2) digits: str() of an integer past Python's digit limit raises
         return f"an integer of about {round(abs(value).bit_length() * 0.30103)} digits"
@@ -305,7 +309,10 @@ def _form(branch: Any, root: Mapping[str, Any]) -> str:
     return f"a {t}" if isinstance(t, str) else "another form"
 
 
-def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
+def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str | None" = None) -> str:
+    """One schema violation in words. ``kind``: the certificate's ``claim.quantity`` when it is a kind
+    of :data:`KIND_INPUTS`, whose keys an unknown input key is offered (the schema's ``inputs`` is the
+    union over all kinds: about 100 keys were listed for a misspelled ``delta``, mend49 4)."""
     where = _path(err.absolute_path)
     if err.validator in ("oneOf", "anyOf") and isinstance(err.validator_value, list):
         forms = sorted(set(_form(b, root or {}) for b in err.validator_value))
@@ -314,10 +321,14 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
         key = extra[0] if extra else "?"
+        whose = ""
+        kind_keys = foreign_inputs(kind, {}) if kind is not None and list(err.absolute_path) == ["inputs"] else None
+        if kind_keys is not None:
+            allowed, whose = sorted(kind_keys[1]), f" keys of {kind}"
         near = difflib.get_close_matches(key, allowed, n=1)
         hint = f"; did you mean {near[0]}?" if near else ""
         base = f"{where}.{key}" if where != "(top level)" else key
-        return f"{base}: unknown key{hint} (allowed: {', '.join(allowed)})"
+        return f"{base}: unknown key{hint} (allowed{whose}: {', '.join(allowed)})"
     if err.validator == "required":
         return f"{where}: {err.message}"
     if err.validator == "type" and "integer" in _types(err.validator_value) and isinstance(err.instance, float):
@@ -328,12 +339,26 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None) -> str:
             return f"{where}: {_shown(err.instance)} is {why}"
         if err.validator == "pattern" and "/" in err.validator_value and "[0-9]" in err.validator_value:
             # the number grammar in words, not its regular expression
-            return (f"{where}: {_shown(err.instance)} is not a number as a certificate writes one (a decimal "
-                    "string such as \"0.1\" or \"1e-5\", or a fraction \"1/3\")")
+            return f"{where}: {_shown(err.instance)} is not a number as a certificate writes one ({NUMBER_TEXT})"
+    if err.validator == "type":
+        return f"{where}: {type_message(err.instance, err.schema)}"
     if err.validator in ("enum", "const"):
         allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
         return f"{where}: {str(err.instance)[:60]!r} is not allowed (allowed: {', '.join(map(str, allowed))})"
     return f"{where}: {err.message[:200]}"
+
+
+def type_message(instance: Any, schema: Any) -> str:
+    """A JSON type violation in JSON's words for the value and the type ("null is not a string"), not
+    Python's ("None is not of type 'string'", which quoted what the file does not hold); a key whose
+    schema is the number grammar says how a number is written. Every schema dpverify checks a
+    document against words it so (certificates, claim and corpus records)."""
+    want = " or ".join(_JSON_TYPE.get(t, t) for t in _types(schema.get("type") if isinstance(schema, Mapping) else None))
+    pattern = schema.get("pattern", "") if isinstance(schema, Mapping) else ""
+    described = schema.get("description") if isinstance(schema, Mapping) else None
+    how = (f" ({NUMBER_TEXT})" if isinstance(pattern, str) and "/" in pattern and "[0-9]" in pattern
+           else f" ({described})" if isinstance(described, str) else "")
+    return f"{_shown(instance)} is not {want or 'of the allowed type'}{how}"
 
 
 @lru_cache(maxsize=None)
@@ -350,6 +375,12 @@ def ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> An
     if isinstance(instance, str) and not _anchored(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance[:60]!r} does not match {pattern!r}")
 
+
+#: how a certificate writes an input number (schema-2.json, $defs/number), in words
+NUMBER_TEXT = "a decimal string such as \"0.1\" or \"1e-5\", or a fraction \"1/3\""
+#: a JSON type in words
+_JSON_TYPE = {"string": "a string", "integer": "an integer", "number": "a number", "object": "an object",
+              "array": "a list", "boolean": "true or false", "null": "null"}
 
 #: why a count written as a JSON float (60000.0, 6e4) is refused, in the schema's words and the ranges'
 INTEGER_REQUIRED = "an integer is required (written without a fraction or exponent)"
@@ -388,12 +419,16 @@ def schema_errors(cert: Any) -> list[str]:
     if not isinstance(cert, dict):
         return ["not a JSON object"]
     fmt = cert.get("format")
+    if "format" not in cert:  # was "format: 'None' is not allowed", a value the file does not hold (mend49 5)
+        return [f"format: missing (required; allowed: {', '.join(SCHEMAS)})"]
     if fmt not in SCHEMAS:
-        return [f"format: {str(fmt)[:60]!r} is not allowed (allowed: {', '.join(SCHEMAS)})"]
+        return [f"format: {_shown(fmt)} is not allowed (allowed: {', '.join(SCHEMAS)})"]
     root = load_schema(fmt)
     validator = schema_validator(root)
     errors = sorted(validator.iter_errors(cert), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
-    return [_schema_error(e, root) for e in errors]
+    claim = cert.get("claim")
+    kind = claim.get("quantity") if isinstance(claim, dict) else None
+    return [_schema_error(e, root, kind if isinstance(kind, str) and kind in KIND_INPUTS else None) for e in errors]
 
 
 def check_schema(cert: Any) -> str:

@@ -562,10 +562,14 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     if p.upper_only:
         low = ans.details.get("dominating_pair_lower_end")
         if low is not None and Fraction(low) > D:
+            from ..ball import exact_str
+
             with working_precision(256):
                 shown = lower_decimal(ball(Fraction(low)), 17)  # rounded down
             return Verdict(Outcome.UNDECIDED,
-                           f"the dominating pair's delta({E_}) >= {shown} > {D}, but the pair bounds the "
+                           # the user's numbers as decimals, as claim_verdict words them ("1/4" before, mend49 8)
+                           f"the dominating pair's delta({exact_str(Fraction(E_))}) >= {shown} > "
+                           f"{exact_str(Fraction(D))}, but the pair bounds the "
                            f"mechanism from above only ({'; '.join(dict.fromkeys(p.upper_only))}): no verdict on the "
                            f"mechanism", {"delta": enc}), ans
     return Verdict(Outcome.UNDECIDED, "the enclosure of delta straddles the budget", {"delta": enc}), ans

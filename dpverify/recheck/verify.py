@@ -79,8 +79,8 @@ from typing import Any, Callable, Iterator, Mapping, Optional
 import mpmath
 from mpmath import mpf
 
-from ..files import TooLarge, read_regular
-from ..numtext import json_int, long_integer
+from ..files import NotText, TooLarge, decode_text, read_regular
+from ..numtext import bad_json_number, json_float, json_int
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
 from .core import exact_enclosure, exact_point, mpf_to_fraction
@@ -703,31 +703,43 @@ def _load(path: Path) -> Any:
 
 
 def parse_json(raw: bytes) -> Any:
-    """A certificate's bytes read by verify's grammar: UTF-8, JSON without constants (NaN,
-    Infinity), no key twice in one object, bounded nesting. MalformedCertificate otherwise.
-    The one reader of certificate text (verify's files, the sweep cache's entries)."""
+    """A certificate's bytes read by verify's grammar: UTF-8 (a leading byte-order mark dropped, as
+    every input file's: files.decode_text), JSON without constants (NaN, Infinity) and with every
+    number literal one a double holds as written (numtext.json_float), no key twice in one object,
+    bounded nesting. MalformedCertificate otherwise. The one reader of certificate text (verify's
+    files, the sweep cache's entries)."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MalformedCertificate(f"not UTF-8 (byte {exc.start})") from None
-    long: list = []
+        # the one text decoder of every input file: the byte, its line and the remedy ("not UTF-8
+        # (byte 0)" for a UTF-16 file before, issue 22); a leading byte-order mark is dropped
+        text = decode_text(raw, "certificate")
+    except NotText as exc:
+        raise MalformedCertificate(exc.strerror) from None
+    bad: list = []  # number literals that no reader takes, found at their path after the parse
 
     def integer(literal: str) -> Any:
         v = json_int(literal)
         if not isinstance(v, int):
-            long.append(v)
+            bad.append(v)
+        return v
+
+    def double(literal: str) -> Any:
+        # 5e99999 was read as inf and quoted so ("inputs.delta: inf is not of type 'string'", issue 22)
+        v = json_float(literal)
+        if not isinstance(v, float):
+            bad.append(v)
         return v
 
     try:
-        doc = json.loads(text, parse_int=integer, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+        doc = json.loads(text, parse_int=integer, parse_float=double, parse_constant=_no_constant,
+                         object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise MalformedCertificate(f"not JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise MalformedCertificate("JSON nested too deeply") from None
     except ValueError as exc:
         raise MalformedCertificate(f"not acceptable JSON ({str(exc)[:120]})") from None
-    found = long_integer(doc) if long else None
-    if found is not None:  # a 5,000-digit integer, named with its place (issue 22)
+    found = bad_json_number(doc) if bad else None
+    if found is not None:  # a 5,000-digit integer or 5e99999, named with its place (issue 22)
         raise MalformedCertificate(f"{found[0] or '(top level)'}: {found[1]}")
     return doc
 

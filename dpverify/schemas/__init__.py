@@ -36,7 +36,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from ..certificate.format import ecma_pattern
-from ..files import NotARegularFile, TooLarge, read_regular
+from ..files import NotARegularFile, NotText, TooLarge, read_text as read_file_text
 from ..errors import InvalidParameter
 from ..limits import MAX_INPUT_FILE_BYTES, MAX_JSON_NESTING
 from ..numtext import not_ascii
@@ -109,23 +109,13 @@ def schema(kind: str) -> Mapping[str, Any]:
 def read_text(path: "str | Path", option: str) -> tuple[str, str]:
     """(text, display name) of an input file: UTF-8 (a leading byte-order mark
     is allowed), at most :data:`MAX_INPUT_FILE_BYTES`. Errors name ``option``."""
-    p = Path(path)
     name = str(path)
     try:
-        data = read_regular(p, MAX_INPUT_FILE_BYTES)
-    except (NotARegularFile, TooLarge) as exc:
+        return read_file_text(path, MAX_INPUT_FILE_BYTES), name
+    except (NotARegularFile, TooLarge, NotText) as exc:
         raise InvalidParameter(option, f"{name}: {exc.strerror}") from None
     except OSError as exc:
         raise InvalidParameter(option, f"{name}: cannot read ({exc.strerror or exc})") from None
-    try:
-        return data.decode("utf-8-sig"), name
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InvalidParameter(
-            option,
-            f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, "
-            f"offset {exc.start}); save the file as UTF-8",
-        ) from None
 
 
 def _refuse_constant(word: str) -> Any:

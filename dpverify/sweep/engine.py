@@ -24,6 +24,7 @@ from ..ball import exact_str
 from ..certificate import dumps
 from ..errors import InvalidParameter
 from ..files import open_output
+from ..numtext import clip
 from .cache import Cache, Lookup
 from .executors import Executor
 from .grid import Grid
@@ -87,7 +88,9 @@ class SweepResult:
 
 
 def _show(v: Any) -> str:
-    return v if isinstance(v, str) else (exact_str(v) if not isinstance(v, (int, bool)) else str(v))
+    """A grid value as the label of its configuration shows it, shortened as every message shortens a
+    user's text (a 5000-digit value was printed whole, a 5.2 kB message: mend49 3)."""
+    return clip(v if isinstance(v, str) else (exact_str(v) if not isinstance(v, (int, bool)) else str(v)))
 
 
 def plan_grid(grid: Grid) -> list[tuple[dict, Plan]]:

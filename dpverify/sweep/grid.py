@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
-from ..files import NotARegularFile, TooLarge, read_regular
+from ..files import NotARegularFile, NotText, TooLarge, read_text
 from ..errors import InvalidParameter
 from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
-from ..numtext import json_int, long_integer
+from ..numtext import bad_json_number, json_int
 from ..schemas import _no_duplicates
 
 __all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_SWEEP_CONFIGURATIONS"]
@@ -278,15 +278,11 @@ def load_grid(path: "str | Path") -> Grid:
     p = Path(path)
     source = p.name
     try:
-        raw = read_regular(p, 10_000_000)
-    except (NotARegularFile, TooLarge) as exc:
+        text = read_text(p, 10_000_000)
+    except (NotARegularFile, TooLarge, NotText) as exc:
         raise InvalidParameter("grid", f"{path}: {exc.strerror}") from None
     except OSError as exc:
         raise InvalidParameter("grid", f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidParameter("grid", f"{path}: not UTF-8 text") from None
     suffix = p.suffix.lower()
     if suffix == ".toml":
         try:
@@ -312,7 +308,7 @@ def load_grid(path: "str | Path") -> Grid:
             raise InvalidParameter("grid", f"{source}: not a grid ({exc})") from None
     else:
         raise InvalidParameter("grid", f"{path}: a grid file must end in .toml or .json")
-    found = long_integer(data)
+    found = bad_json_number(data)
     if found is not None:  # a 5,000-digit integer leaked Python's int/str advice (issue 22)
         raise _err(source, found[0], found[1])
     return parse_grid(data, source)

@@ -11,9 +11,10 @@ re-checkers of ``dpverify verify`` are registered under the same names in
 ``dpverify/recheck/*.py``.
 
 Each :class:`Quantity` declares its input keys (required and optional), so a
-record with a misspelled or missing key is refused before anything runs. Input
-values are the exact strings of the record; numbers are parsed exactly by the
-functions called.
+record with a misspelled or missing key is refused before anything runs
+(:func:`check_inputs`), and :func:`check_values` holds a record's values to the
+rules verify holds a certificate of the same kind to. Input values are the exact
+strings of the record; numbers are parsed exactly by the functions called.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..ball import ball, normal_cdf, refine, working_precision
 from ..errors import InvalidParameter
 from ..verdict import Enclosure
 
-__all__ = ["Quantity", "QUANTITIES", "quantity", "compute", "check_inputs", "mills_scaled"]
+__all__ = ["Quantity", "QUANTITIES", "quantity", "compute", "check_inputs", "check_values", "mills_scaled"]
 
 #: the mechanism options a MechanismSpec-based quantity may carry
 #: (the same names as the CLI's MECHANISM options, see cli/_mechanism.py)
@@ -85,6 +86,67 @@ def check_inputs(name: str, inputs: Mapping[str, Any]) -> Quantity:
             raise InvalidParameter(f"inputs.{key}", f"missing (quantity {name} needs "
                                    f"{', '.join(q.required)})")
     return q
+
+
+def _schema_errors(inputs: Mapping[str, Any]) -> list[str]:
+    """The certificate schema's complaints about ``inputs`` typed as the writer types them
+    (:func:`dpverify.certificate.writer._typed_inputs`), at paths ``inputs.KEY``: what the writer
+    would refuse after the work (a JSON float 0.5 for delta was an internal error, exit 4, once the
+    claim had run)."""
+    from ..certificate.format import FORMAT, _schema_error, load_schema, schema_validator
+    from ..certificate.writer import _typed_inputs
+
+    root = load_schema(FORMAT)
+    schema = {"type": "object", "properties": {"inputs": root["properties"]["inputs"]}, "$defs": root["$defs"]}
+    errors = sorted(schema_validator(schema).iter_errors({"inputs": _typed_inputs(inputs)}),
+                    key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    return [_schema_error(e, schema) for e in errors]
+
+
+def check_values(name: str, inputs: Mapping[str, Any]) -> None:
+    """Refuse (InvalidParameter naming ``inputs.KEY``, or ``inputs`` for a rule on several keys) a
+    record's input value that the producer refuses, before anything runs. A claim's quantity is its
+    certificate's kind, so the rules are the certificate's, one copy of each: the inputs, typed as the
+    writer types them, pass the certificate schema's ``inputs`` (each key's JSON type and number form),
+    a number text is one of the one number grammar (:func:`dpverify.numtext.read_exact_text`), within
+    the kind's producer ranges (:func:`dpverify.certificate.ranges.check_input_ranges`, which also
+    refuses an infinite input), and a mechanism's options are one of its option sets, within its
+    builder's ranges (:func:`dpverify.recheck.kinds.check_mechanism_options`). What no such rule
+    covers (a count's range, a mechanism or conversion name) is the quantity's function's to check
+    when it runs (mend49 1: delta 0, "abc" and 5e99999 ran, and were named by claim id only)."""
+    import re
+
+    from ..certificate.format import MECHANISM_KINDS
+    from ..certificate.ranges import check_input_ranges
+    from ..errors import MalformedCertificate
+    from ..numtext import read_exact_text
+    from ..recheck.kinds import check_mechanism_options
+
+    def refuse(message: str) -> InvalidParameter:
+        m = re.match(r"inputs\.\w+", message)
+        return InvalidParameter(m.group(0) if m else "inputs", message)
+
+    # the number grammar first: its words say what a number text is ("'abc' is not a number (use a
+    # decimal like 0.1 ...)"), where the schema's pattern says only that the text is not one
+    for key, v in inputs.items():
+        if isinstance(v, str) and _schema_number(key):
+            read_exact_text(v, f"inputs.{key}")
+    errors = _schema_errors(inputs)
+    if errors:
+        raise refuse(errors[0])
+    try:
+        check_input_ranges(name, inputs, {})
+        if name in MECHANISM_KINDS:
+            check_mechanism_options(inputs)
+    except MalformedCertificate as exc:
+        raise refuse(str(exc)) from None
+
+
+def _schema_number(key: str) -> bool:
+    """Does the certificate write input ``key`` as a number text (``#/$defs/number``)?"""
+    from ..certificate.format import FORMAT, load_schema
+
+    return load_schema(FORMAT)["properties"]["inputs"]["properties"].get(key) == {"$ref": "#/$defs/number"}
 
 
 def compute(name: str, inputs: Mapping[str, Any]) -> Enclosure:

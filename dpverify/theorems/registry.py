@@ -59,8 +59,9 @@ class Claim:
 
 def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
     """The claims of the given JSON Lines files (in order), each record checked
-    against the schema, its relation parsed and its inputs checked against its
-    quantity; ids must be unique across the files."""
+    against the schema, its relation parsed and its inputs' keys and values checked
+    against its quantity (:func:`quantities.check_inputs`, :func:`quantities.check_values`);
+    ids must be unique across the files."""
     schema = load_schema(SCHEMA)
     out: list[Claim] = []
     seen: dict[str, str] = {}
@@ -72,6 +73,7 @@ def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
             try:
                 truth_interval(rec["relation"])
                 quantities.check_inputs(rec["quantity"], rec["inputs"])
+                quantities.check_values(rec["quantity"], rec["inputs"])
             except InvalidParameter as exc:
                 field = exc.name if exc.name.startswith("inputs.") or exc.name == "quantity" else "relation"
                 raise InvalidRecord(where, field, exc.message) from None
@@ -83,6 +85,10 @@ def claims(directory: "Optional[str | Path]" = None) -> list[Claim]:
     """Every claim of ``directory`` (default: the package's ``theorems/claims/``),
     files in name order, records in file order."""
     d = Path(directory) if directory is not None else CLAIMS_DIR
+    if d.exists() and not d.is_dir():
+        # a claims file given for the folder was "no such claims directory" (mend49 7)
+        raise InvalidRecord(str(d), "", "is a file, not a folder: --claims takes the folder holding the "
+                            "*.jsonl claim files (this file's folder, if it is one of them)")
     if not d.is_dir():
         raise InvalidRecord(str(d), "", "no such claims directory (give the directory holding the "
                             "*.jsonl claim files)")

@@ -58,7 +58,9 @@ STEPLESS = {k: v for k, v in BASE.items() if k not in ("epochs", "steps_rule")}
 
 @pytest.mark.parametrize("record, field, text", [
     (dict(BASE, epoch="60"), "epoch", "unknown field; did you mean epochs?"),
-    (dict(BASE, sampling_rate=0.004266666666666667), "sampling_rate", "is not of type 'string'"),
+    (dict(BASE, sampling_rate=0.004266666666666667), "sampling_rate",
+     "0.004266666666666667 is not a string (an exact decimal or fraction as a string (a JSON number would be a "
+     "binary float))"),
     (dict({k: v for k, v in BASE.items() if k not in ("batch_size", "dataset_size")},
           sampling_rate="0.004266666666666667"), "sampling_rate", "looks like a printed binary float"),
     (dict(BASE, sampling_rate="256/60000"), "sampling_rate", "not both"),

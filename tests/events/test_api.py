@@ -176,3 +176,16 @@ def test_check_claim_verdicts():
     e = epsilon(ev, D).enclosure
     assert check_claim(ev, str(_f(e.hi) * 1.01), D)[0].outcome is Outcome.HOLDS
     assert check_claim(ev, str(_f(e.lo) * 0.99), D)[0].outcome is Outcome.FAILS
+
+
+def test_an_upper_only_undecided_claim_names_the_users_numbers_as_decimals():
+    """Two without-replacement steps on datasets of different sizes under replace-one: no realised
+    dataset pair (one dataset has one size), so a claim the Cor 32 pair violates is undecided,
+    its reason naming the claimed eps and delta as the other claim reasons do
+    (pld.refine.claim_verdict: ball.exact_str), not as fractions ("delta(1/4) ... > 1/100000" before)."""
+    tree = E.Composed([E.SampledWithoutReplacement(100, 10, E.Gaussian(F(1))),
+                       E.SampledWithoutReplacement(200, 10, E.Gaussian(F(1)))])
+    v, _ = check_claim(tree, "0.25", D, neighboring="replace-one")
+    assert v.outcome is Outcome.UNDECIDED
+    assert v.reason.startswith("the dominating pair's delta(0.25) >= ") and " > 0.00001, but the pair" in v.reason
+    assert "/" not in v.reason.split(", but")[0], v.reason

@@ -136,7 +136,7 @@ def test_a_new_claim_is_a_record(tmp_path):
         ({"quantity": "gdp.delt"}, "quantity", "did you mean gdp.delta?"),
         ({"relation": {"kind": "rounds", "printed": "1"}}, "relation", "is not valid"),
         ({"relation": {"kind": "lt", "bound": "abc"}}, "relation", "not a number"),
-        ({"printed": 3}, "printed", "is not of type 'string'"),
+        ({"printed": 3}, "printed", "3 is not a string (the number as the source prints it)"),
     ],
 )
 def test_bad_records_are_refused_naming_record_and_field(tmp_path, change, field, text):
