@@ -2103,6 +2103,13 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
         with mpmath.workdps(_DPS):
             E = fraction_to_mpf(_eps_input(inputs, "claimed_eps"))
             D, Dx = _delta_input(inputs)  # delta = 0 ran to the budget before it was read here (adv42 S1)
+            if result.get("verdict") == "undecided" and "enclosure" not in result and "directions" not in result:
+                # an undecided claim that records no number (the producer formed no enclosure:
+                # adv48 M6, one step's loss past its memory budget) asserts nothing to re-prove:
+                # delta(eps) lies in [0, 1] for every eps >= 0, and 'undecided' is never false
+                # (verify.accept_verdict). Refused before: the grid route stopped at its own cap
+                # (exit 3). A recorded enclosure or verdict 'holds' / 'fails' goes the grid route.
+                return _as_recheck(mpf(0), mpf(1), "undecided")
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, D)
