@@ -1997,7 +1997,15 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
                 # halvings finer first costs about a sixteenth of the target and re-predicts
                 step, capped = 4, True
-            m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
+            nxt = m_d[d] + max(1, step)
+            if hint is not None and m_d[d] < hint < nxt:
+                # the recorded grid before any finer one: a producer with the same discretisations
+                # reached its width there, and the h^2 extrapolation from a coarse grid overshoots
+                # (T = 10^6: 2^-8's gap asked for 2^-13 where 2^-11 was recorded; sigma 1.1,
+                # 256/60000, T = 14063, digits 6: 2^-18 where 2^-17 was, past the work cap). A
+                # forged hint costs one coarser round, never acceptance
+                nxt = hint
+            m_d[d] = min(nxt, _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
 
@@ -2319,3 +2327,51 @@ class Support:
         if exact is not None and exact < self.end and lo != -mpmath.inf:
             lo = max(lo, self.product_lower(exact))
         return lo, hi
+
+
+class _Priced(Exception):
+    """Raised by :func:`recorded_grid_price`'s price callback: the knots are counted, the work is not done."""
+
+
+def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mapping[str, Any]) -> "tuple[int, int] | None":
+    """(work, m): what :class:`_Meter` charges the re-check for the recorded grid 2^-m alone, in the
+    one direction that costs most, both sides (its upper pair and its lower pair: the side the
+    verdict turns on is refined there at least; the other directions and the coarser grids before
+    it are not counted, so a price above :data:`PLD_MAX_GRID_WORK` means the re-check cannot
+    reach the grid the producer needed within its cap). None where no grid is recorded or a rate-1
+    Gaussian schedule takes the closed form. Counting only: a few tail evaluations per step law (the
+    knot ranges, :func:`_discretise_iv`), no masses. For the producer (``audit``, issue 22 adv48 M5),
+    which refuses, exit 2, digits whose certificate this route could not re-prove within its cap."""
+    m = grid_hint(result)
+    if m is None or quantity not in ("pld.epsilon", "pld.delta", "pld.claim"):
+        return None
+    with mpmath.workdps(_DPS):
+        events = _events(inputs)
+        if all(g is not None for _, _, g in events):
+            return None
+        total = sum(t for _, t, _ in events)
+        if quantity == "pld.epsilon":
+            D, _ = _delta_input(inputs)
+            hint = _recorded_hi(result, mpf(0))
+            K, tau, _ = _units(D, hint if mpmath.isfinite(hint) else mpf(0), total)
+        else:
+            E = fraction_to_mpf(_eps_input(inputs, "claimed_eps" if quantity == "pld.claim" else "eps"))
+            cap = fraction_to_mpf(exact_input(inputs, "delta")) if quantity == "pld.claim" else mpf(1)
+            K, tau, _ = _units(_delta_scale(result, cap), E, total)
+        weight = total.bit_length()
+        worst = 0
+        for d in _directions(inputs):
+            work = []
+
+            def price(knots: int, bits: int) -> None:
+                work.append(knots * bits * weight)
+                raise _Priced
+
+            for make, _, _ in events:
+                tails, _ = make(d)
+                try:
+                    _discretise(tails, K, tau, m, max_knots=MAX_KNOTS, price=price)
+                except _Priced:
+                    pass
+            worst = max(worst, 3 * sum(work))  # both sides: 1 upper + 2 lower (:meth:`_Meter.charge`)
+        return worst, m
