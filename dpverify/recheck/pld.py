@@ -1997,15 +1997,7 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
                 # halvings finer first costs about a sixteenth of the target and re-predicts
                 step, capped = 4, True
-            nxt = m_d[d] + max(1, step)
-            if hint is not None and m_d[d] < hint < nxt:
-                # the recorded grid before any finer one: a producer with the same discretisations
-                # reached its width there, and the h^2 extrapolation from a coarse grid overshoots
-                # (T = 10^6: 2^-8's gap asked for 2^-13 where 2^-11 was recorded; sigma 1.1,
-                # 256/60000, T = 14063, digits 6: 2^-18 where 2^-17 was, past the work cap). A
-                # forged hint costs one coarser round, never acceptance
-                nxt = hint
-            m_d[d] = min(nxt, _M_FINE)
+            m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
 

@@ -63,8 +63,9 @@ def test_both_tilted_powers_answer_at_a_million_steps_and_the_certificate_is_con
     # a fresh process (the re-check remembers its queries); fails on the code before issue 24's fix,
     # where both declined ("the mass outside the window exceeds the allowance", "the tilted error
     # bound exceeds the allowance"), or if a pair lands below the truth or too loose (exit 1 or 3).
-    # The recorded grid (a hint) is set to 2^-13, where the search went before it tried the recorded
-    # 2^-11 first: 2^-11's bases are shorter than FOURIER_MIN_LENGTH and take the exact products
+    # The recorded grid (a hint, untrusted) is set to 2^-13, where the search's extrapolation from
+    # 2^-8 goes anyway, so that the test does not hang on it (2^-11's bases are shorter than
+    # FOURIER_MIN_LENGTH and take the exact products)
     cert = json.loads(CERT.read_text())
     cert["result"]["grid"] = "2^-13"
     path = tmp_path / "hint13.json"
