@@ -312,7 +312,7 @@ def _refuse_unverifiable(quantity: str, inputs: dict, result: dict, digits: int)
     got = recorded_grid_price(inputs, quantity, result)
     if got is not None and got[0] > PLD_MAX_GRID_WORK:
         raise InvalidParameter(
-            "digits", f"--digits {digits} needs the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove "
+            "digits", f"{digits} needs the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove "
             f"within its work cap ({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides): "
             "no certificate written; ask for fewer digits (the enclosure itself is printed without "
             "--certificate / --json)")

@@ -30,7 +30,7 @@ def test_the_unverifiable_digits_are_priced_past_the_cap_and_refused() -> None:
     work, m = _price(path)
     assert m == 18 and work > PLD_MAX_GRID_WORK
     c = json.loads(path.read_text())
-    with pytest.raises(InvalidParameter, match="digits 7 needs the grid 2\\^-18"):
+    with pytest.raises(InvalidParameter, match="7 needs the grid 2\\^-18"):
         audit._refuse_unverifiable("pld.epsilon", c["inputs"], c["result"], 7)
 
 
