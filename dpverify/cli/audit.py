@@ -203,6 +203,8 @@ def _dpsgd(args: argparse.Namespace) -> int:
         progress.close()
     inputs["digits"] = digits
     cert = pld_answer_certificate(quantity=quantity, inputs=inputs, answer=ans)
+    if getattr(args, "certificate", None) or getattr(args, "json", False):
+        _refuse_unverifiable(quantity, inputs, cert["result"], digits)
     rw = ans.details()["relative_width"]
     width = "relative width unbounded (lower end 0)" if rw is None else f"relative width {rw}"
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; {width}, {ans.seconds:.1f} s)")
@@ -295,6 +297,25 @@ def _plots(args: argparse.Namespace, events: list, rel: str, inputs: dict) -> No
         if f:
             draw(f)
             print(f"wrote {f}", file=sys.stderr)
+
+
+def _refuse_unverifiable(quantity: str, inputs: dict, result: dict, digits: int) -> None:
+    """Exit 2 instead of a certificate that `dpverify verify` could not re-prove within its work cap
+    (issue 22, adv48 M5: sigma 1.1, q 256/60000, T = 14063 at --digits 7 wrote a 2^-18 certificate that
+    verify answered exit 3 at its cap): the verifier's own price of the recorded grid alone, in the
+    direction that costs most and for both of its sides (:func:`dpverify.recheck.pld.recorded_grid_price`,
+    a few tail evaluations), past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`. A choice of what to
+    write, never of a number: the enclosure printed without a certificate is unchanged."""
+    from ..recheck.limits import PLD_MAX_GRID_WORK
+    from ..recheck.pld import recorded_grid_price
+
+    got = recorded_grid_price(inputs, quantity, result)
+    if got is not None and got[0] > PLD_MAX_GRID_WORK:
+        raise InvalidParameter(
+            "digits", f"{digits} needs the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove "
+            f"within its work cap ({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides): "
+            "no certificate written; ask for fewer digits (the enclosure itself is printed without "
+            "--certificate / --json)")
 
 
 def _statement(args: argparse.Namespace, cert: dict) -> None:
