@@ -87,6 +87,29 @@ class ComposedBounds:
             self._ps[j] = v
         return v
 
+    def _suffixes(self, js: range) -> dict[int, tuple[int, arb]]:
+        """(P_{>=j}, :meth:`_qt_eval` (j)) for every j of a range of step 1, from ONE shifted
+        polynomial each at the range's top: P_{>=j} = P_j + P_{>=j+1} (exact integers) and
+        W_j = Qt_j + e^{-h} W_{j+1} (positive terms, arb: an enclosure of the same sum, the
+        direct evaluation's bound up to a few roundings at the working precision). Each j's
+        own shift copied the whole composed polynomial (ten of them per query)."""
+        out: dict[int, tuple[int, arb]] = {}
+        if len(js) == 0:
+            return out
+        L = self.lower
+        top = js[-1]
+        p = self._p_suffix(top)
+        w = self._qt_eval(top)
+        eh = (-(arb(1) / arb(2) ** self.m)).exp()
+        nq = L.Q.length()
+        out[top] = (p, w)
+        for j in range(top - 1, js[0] - 1, -1):
+            p += int(L.P[j])
+            self._ps[j] = p
+            w = (arb(fmpz(L.Q[j])) if j < nq else arb(0)) + eh * w
+            out[j] = (p, w)
+        return out
+
     def _qt_eval(self, j: int) -> arb:
         """sum_{k >= j} Qt_k e^{-(k - j) h}: e^{s_j + tilt} times the Q-mass
         of the classes k >= j (times 2^K), an upper bound (Qt rounded up)."""
@@ -167,9 +190,9 @@ class ComposedBounds:
         best = arb(0)
         # float(eps) only proposes the window (every suffix is valid); an eps beyond any
         # float (1e3000) lies past the whole loss grid, so a clamped proposal is as good
-        for j in self._suffix_window(float(min(eps, Fraction(10) ** 300))):
-            w = self._qt_eval(j)
-            v = arb(fmpz(self._p_suffix(j))) - ball(eps - (L.offset + j) * h - L.tilt).exp() * w
+        js = self._suffix_window(float(min(eps, Fraction(10) ** 300)))
+        for j, (p, w) in sorted(self._suffixes(js).items()):
+            v = arb(fmpz(p)) - ball(eps - (L.offset + j) * h - L.tilt).exp() * w
             lo = endpoints(v)[0]
             if lo > best:
                 best = lo
@@ -271,12 +294,12 @@ class ComposedBounds:
         n = L.P.length()
         if hint is None:
             js: Sequence[int] = range(0, n, max(1, n // 64))
+            sums = {j: (self._p_suffix(j), self._qt_eval(j)) for j in js}
         else:
-            js = self._suffix_window(hint)
+            sums = self._suffixes(self._suffix_window(hint))
         best: Optional[Fraction] = None
-        for j in js:
-            num = arb(fmpz(self._p_suffix(j) + self.l_inf)) - D
-            w = self._qt_eval(j)
+        for j, (p, w) in sorted(sums.items()):
+            num = arb(fmpz(p + self.l_inf)) - D
             if num > 0 and w > 0:
                 # Q_{>=j} 2^K = e^{-s_j - tilt} w: eps < log(num / w) + s_j + tilt
                 g = arb_to_fraction(endpoints((num / w).log() + ball((L.offset + j) * h + L.tilt))[0])
