@@ -39,7 +39,7 @@ import math
 from fractions import Fraction
 from typing import Optional, Sequence
 
-from flint import arb, fmpz
+from flint import arb, ctx, fmpz
 
 from ..ball import arb_to_fraction, ball, endpoints
 from .discretise import LowerDist, UpperDist
@@ -69,6 +69,7 @@ class ComposedBounds:
         self.l_inf = 0 if lower is None else int(lower.inf) - int(lower.deficit)
         self._us: dict[int, int] = {}
         self._ps: dict[int, int] = {}
+        self._svs: dict[tuple[int, int], tuple[int, arb]] = {}
 
     # -- exact suffix sums
     def _u_suffix(self, k: int) -> int:
@@ -126,16 +127,29 @@ class ComposedBounds:
 
     def _upper_at(self, eps: Fraction, k0: int) -> arb:
         """2^K delta_U(eps) for eps in (s_{k0-1}, s_k0] (module docstring)."""
-        U = self.upper
-        if k0 >= U.poly.length():
+        if k0 >= self.upper.poly.length():
             return arb(self.u_inf)
+        S, V = self._sv(k0)
+        return arb(fmpz(S)) - ball(eps).exp() * V + self.u_inf
+
+    def _sv(self, k0: int) -> tuple[int, arb]:
+        """(S_k0, V_k0) of the module docstring (k0 < the length): the exact suffix sum and
+        e^{-s_k0} times the suffix polynomial at the ball e^{-h}, kept per (k0, precision):
+        a query reads the same k0 up to three times (its search, the crossing's root, the
+        root's check), each a copy of the composed law and two evaluations before."""
+        key = (k0, ctx.prec)
+        hit = self._svs.get(key)
+        if hit is not None:
+            return hit
+        U = self.upper
         tail = U.poly.right_shift(k0) if k0 else U.poly
         S = self._us.get(k0)
         if S is None:  # the suffix sum from the tail at hand (_u_suffix would shift again)
             S = self._us[k0] = int(tail(1))
         h = arb(1) / arb(2) ** self.m
         V = (-(h * (U.offset + k0))).exp() * tail((-h).exp())
-        return arb(fmpz(S)) - ball(eps).exp() * V + self.u_inf
+        self._svs[key] = (S, V)
+        return S, V
 
     def delta_upper_ball(self, eps: Fraction) -> arb:
         n = self.upper.poly.length()
@@ -230,11 +244,8 @@ class ComposedBounds:
         hi = self._crossing(ok_at, logs, lo, hi, math.log(float(D.mid())))
         # on (s_{hi-1}, s_hi] the curve is 2^-K (S - e^eps V + u_inf), k0 = hi
         best = (U.offset + hi) * h
-        if hi >= 1:
-            S = self._u_suffix(hi)
-            tail = U.poly.right_shift(hi)
-            hb = arb(1) / arb(2) ** self.m
-            V = (-(hb * (U.offset + hi))).exp() * tail((-hb).exp())
+        if hi >= 1 and hi < n:
+            S, V = self._sv(hi)
             num = arb(fmpz(S)) + self.u_inf - D
             if num > 0 and V > 0:
                 root = (num / V).log()
