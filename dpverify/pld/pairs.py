@@ -170,12 +170,13 @@ class SubsampledGaussianPair(PairFromTails):
         """Binary64 (P(L > eps), P(L <= eps)), each from positive terms only (no 1 - x), for
         :func:`.discretise.grid_range`'s screen, or None where their relative error is not
         clearly below 1e-6: sigma above 1000 (x = (log a - log q + mu^2 / 2) / mu divides the
-        error of log a by mu), or a = e^(+-eps) - 1 + q within 1e-4 of 0 (near the end of the
+        error of log a by mu) or below 1e-3 (mu past binary64's comfort: sigma 1e-2200 has no
+        float mu at all), or a = e^(+-eps) - 1 + q within 1e-4 of 0 (near the end of the
         loss support log a loses its digits). Elsewhere the error of a is about 1e-16 (e^eps,
         or q when e^eps - 1 cancels against -q) over a >= 1e-4, so log a errs by about 1e-12,
         x by 1e-9 and each normal tail by |x| 1e-9 relative (|x| <= 40 where a tail is above
         binary64's range). The formulas of :meth:`_tails_with`; only a proposal."""
-        if self.sigma > 1000:
+        if not Fraction(1, 1000) <= self.sigma <= 1000:
             return None
         mu, q = float(self.mu), float(self.q)
 

@@ -18,7 +18,7 @@ from dpverify.pld.pairs import SubsampledGaussianPair
 from dpverify.pld.queries import ComposedBounds
 
 PAIRS = [("4", "0.01"), ("1", "0.01"), ("0.8", "0.004"), ("3", "4096/50000"), ("2", "0.1"),
-         ("0.5", "1"), ("50", "0.5"), ("10", "0.001"), ("0.2", "0.9"), ("999", "0.3")]
+         ("0.5", "1"), ("50", "0.5"), ("10", "0.001"), ("0.2", "0.9"), ("999", "0.3"), ("0.002", "0.5")]
 
 
 class _BallsOnly:
@@ -167,3 +167,11 @@ def test_tabled_float_curves_match_the_direct_sums():
             for direct, tabled in ((w.upper(e), fu(e)), (w.lower(e), fl(e))):
                 assert abs(direct - tabled) <= 1e-9 * max(direct, 1e-300) + 1e-17, (sigma, e, direct, tabled)
     assert read >= 2
+
+
+def test_range_floats_decline_where_sigma_has_no_comfortable_float():
+    # sigma 1e-2200: mu = 10^2200 has no binary64 value (an OverflowError was an internal error);
+    # past sigma 1000 the float x loses the digits the screen's margin assumes
+    for sigma in (Fraction(1, 10 ** 2200), Fraction(1, 10 ** 4), Fraction(1001), Fraction(10) ** 90):
+        for d in ("add", "remove"):
+            assert SubsampledGaussianPair(sigma, Fraction(1, 2), d).range_floats(0.5) is None
