@@ -767,8 +767,9 @@ def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple
         # operations as one lambda at a time (a contiguous row is summed pairwise as a 1-d
         # array is), so the same t; the per-lambda Python loop over numpy calls was most of
         # a short step's window choice (sigma 4, q 0.01, T 1e4: 128 scans per power)
-        # (in row blocks of at most about 2^20 entries: a long step must not cost 48 copies)
-        rows = max(1, (1 << 20) // max(1, idx.size))
+        # (in row blocks of about 2^14 entries, 128 KB: blocks of 2^20 ran out of the cache and
+        # cost 2-3x the per-lambda passes from 1200 knots on; at 2^14 none is slower, measured)
+        rows = max(1, (1 << 14) // max(1, idx.size))
         zmax, sums = [], []
         for r0 in range(0, lams.size, rows):
             z = logx[None, :] + (sgn * lams[r0:r0 + rows])[:, None] * idx[None, :]
