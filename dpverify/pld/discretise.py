@@ -180,7 +180,34 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
                 lo = mid
         return hi
 
+    # a binary64 screen (pairs that offer one): where the float tail lies more than 1e-3 of tau
+    # from tau, the 80-bit ball decides the same way (the float errs by less than 1e-6 relative,
+    # and the ball's lower end lies within about 2^-60 relative of the truth for the upper tail
+    # and within its radius, at most 7.4e-22 absolute measured over sigma 0.2..1000, for the
+    # lower one, 1 - P: hence the floors on tau), so the ball is skipped: the same (i0, n),
+    # about 45 tail balls fewer per call (sigma 4, q 0.01: a tenth of a discretisation). Only
+    # the range depends on it, and every range is sound (module docstring)
+    screen = getattr(pair, "range_floats", None)
+    with working_precision(80):
+        tau_f = float(tau_b.mid())
+
+    def screened(e: float, which: int, floor: float) -> Optional[bool]:
+        if screen is None or not (floor <= tau_f < 1.0):
+            return None
+        got = screen(e)
+        if got is None:
+            return None
+        v = got[which]
+        if v < tau_f * (1 - 1e-3):
+            return True
+        if v > tau_f * (1 + 1e-3):
+            return False
+        return None
+
     def small_upper(e: float) -> bool:
+        s = screened(e, 0, 1e-250)
+        if s is not None:
+            return s
         try:
             return _maybe_at_most(_ptail_ball(pair, e), tau_b)
         except Undecided:
@@ -190,6 +217,9 @@ def grid_range(pair, m: int, tau) -> tuple[int, int]:
         inf = pair.inf_mass()
 
     def small_lower(e: float) -> bool:
+        s = screened(e, 1, 1e-17)
+        if s is not None:
+            return s
         try:
             with working_precision(80):
                 return _maybe_at_most(1 - inf - _ptail_ball(pair, e), tau_b)

@@ -281,7 +281,7 @@ def _stage(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, wr: n
     ai += TI
 
 
-def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
+def _fft(re: np.ndarray, im: np.ndarray, support: Optional[int] = None) -> tuple[np.ndarray, np.ndarray, arb]:
     """Forward DFT sum_i x_i e^{-2 pi i k f / N}, radix 2, in binary64
     (module docstring 3). Returns (re, im, mu).
 
@@ -296,7 +296,15 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
     transform took 0.55 CPU s before the slabs, contiguous twiddles and contiguous early
     slices, 0.26 after). Every output is the same sequence of IEEE operations on
     the same operands as the textbook in-place loop, so the doubles are bit-identical
-    to it (tests/pld/test_fourier.py checks it against that loop, signed zeros included)."""
+    to it (tests/pld/test_fourier.py checks it against that loop, signed zeros included).
+
+    ``support``: every entry at index >= support is +0.0 and none is -0.0 (a zero-padded
+    vector of masses). After the bit reversal such an input is nonzero only at positions
+    that are multiples of 2^z, z = L - bitlength(support - 1), so in each of stages 1..z
+    every butterfly has b = +0: w b is +-0 and a +- (+-0) is a exactly (+0 where a is +0:
+    round to nearest gives +0 + -0 = +0 - +0 = +0), i.e. the stage copies a into both
+    halves. Those stages (at most the transposed ones) are done as that copy: the same
+    doubles, signed zeros included."""
     N = re.size
     L = N.bit_length() - 1
     cos, sin, mu = _twiddles(N)
@@ -318,6 +326,7 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
     half_slice = max(1, min(N, 1 << _CHUNK_BITS) // 2)
     buf = np.empty((4, half_slice + 8))[:, :half_slice]
     exact2 = bool(cos[N // 4] == 0.0 and sin[N // 4] == 1.0) if L >= 2 else False
+    zero = 0 if support is None else max(0, min(p, L - max(1, support - 1).bit_length()))
     # a slice's columns are copied into a contiguous (2^p, C) block first: in place, its 2^p
     # rows lay 2^(L-p) doubles apart, and rows at one power-of-two stride share cache sets
     # (2^21: 14 ms a stage against 9); its result goes straight to its rows of the natural
@@ -330,7 +339,7 @@ def _fft(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, np.ndarray, arb]:
         if C < M:
             np.copyto(Br, Xr[:, c0:c0 + C])
             np.copyto(Bi, Xi[:, c0:c0 + C])
-        _early_stages(Br, Bi, cos, sin, N, p, exact2, buf)
+        _early_stages(Br, Bi, cos, sin, N, p, exact2, buf, zero)
         np.copyto(Rn[c0:c0 + C], Br.T)
         np.copyto(In[c0:c0 + C], Bi.T)
     q = min(L, max(p, _CHUNK_BITS))
@@ -350,11 +359,23 @@ _CHUNK_BITS = 15
 
 
 def _early_stages(Xr: np.ndarray, Xi: np.ndarray, cos: np.ndarray, sin: np.ndarray, N: int, p: int,
-                  exact2: bool, buf: np.ndarray) -> None:
+                  exact2: bool, buf: np.ndarray, zero: int = 0) -> None:
     """Stages 1..p of :func:`_fft` in place on columns of the transposed (2^p, cols)
-    layout (row k: position k within each block of 2^p)."""
+    layout (row k: position k within each block of 2^p); the first ``zero`` of them have
+    b = +0 in every butterfly (:func:`_fft`'s ``support``) and copy row k 2^zero into the
+    rows k 2^zero + 1 .. (k + 1) 2^zero - 1."""
     P, W = Xr.shape
     n2 = P * W // 2
+    if zero:
+        for X in (Xr, Xi):
+            R3 = X.reshape(P >> zero, 1 << zero, W)
+            R3[:, 1:] = R3[:, :1]
+        if zero >= 2 or (zero == 1 and not (p >= 2 and exact2)):
+            _general_stages(Xr, Xi, cos, sin, N, p, buf, zero + 1)
+            return
+        _exact_stage2(Xr, Xi, P, W, n2, buf)  # zero == 1: stage 2 next, exact
+        _general_stages(Xr, Xi, cos, sin, N, p, buf, 3)
+        return
     # stage 1: w = 1, so w b = b exactly (1 * x and x - 0 * y are exact): a +- b only
     R, I = Xr.reshape(P // 2, 2, W), Xi.reshape(P // 2, 2, W)
     ar, ai, br, bi = (row[:n2].reshape(P // 2, W) for row in buf)
@@ -368,24 +389,36 @@ def _early_stages(Xr: np.ndarray, Xi: np.ndarray, cos: np.ndarray, sin: np.ndarr
     np.subtract(ai, bi, out=I[:, 1])
     s0 = 2
     if p >= 2 and exact2:
-        # stage 2: w = 1 and w = -i exactly (the table's entry N/4 is (0, 1): checked), so
-        # w b = b and (b_i, -b_r) with no rounding; the general stage computes the same doubles
-        R, I = Xr.reshape(P // 4, 4, W), Xi.reshape(P // 4, 4, W)
-        q = n2 // 2
-        a0r, a0i, b0r, b0i = (buf[k, :q].reshape(P // 4, W) for k in range(4))
-        a1r, a1i, b1r, b1i = (buf[k, q:2 * q].reshape(P // 4, W) for k in range(4))
-        for dst, col, src in ((a0r, 0, R), (a0i, 0, I), (b0r, 2, R), (b0i, 2, I),
-                              (a1r, 1, R), (a1i, 1, I), (b1r, 3, R), (b1i, 3, I)):
-            np.copyto(dst, src[:, col])
-        np.add(a0r, b0r, out=R[:, 0])
-        np.add(a0i, b0i, out=I[:, 0])
-        np.subtract(a0r, b0r, out=R[:, 2])
-        np.subtract(a0i, b0i, out=I[:, 2])
-        np.add(a1r, b1i, out=R[:, 1])
-        np.subtract(a1i, b1r, out=I[:, 1])
-        np.subtract(a1r, b1i, out=R[:, 3])
-        np.add(a1i, b1r, out=I[:, 3])
+        _exact_stage2(Xr, Xi, P, W, n2, buf)
         s0 = 3
+    _general_stages(Xr, Xi, cos, sin, N, p, buf, s0)
+
+
+def _exact_stage2(Xr: np.ndarray, Xi: np.ndarray, P: int, W: int, n2: int, buf: np.ndarray) -> None:
+    """Stage 2 of :func:`_early_stages`: w = 1 and w = -i exactly (the table's entry N/4 is
+    (0, 1): checked by the caller), so w b = b and (b_i, -b_r) with no rounding; the general
+    stage computes the same doubles."""
+    R, I = Xr.reshape(P // 4, 4, W), Xi.reshape(P // 4, 4, W)
+    q = n2 // 2
+    a0r, a0i, b0r, b0i = (buf[k, :q].reshape(P // 4, W) for k in range(4))
+    a1r, a1i, b1r, b1i = (buf[k, q:2 * q].reshape(P // 4, W) for k in range(4))
+    for dst, col, src in ((a0r, 0, R), (a0i, 0, I), (b0r, 2, R), (b0i, 2, I),
+                          (a1r, 1, R), (a1i, 1, I), (b1r, 3, R), (b1i, 3, I)):
+        np.copyto(dst, src[:, col])
+    np.add(a0r, b0r, out=R[:, 0])
+    np.add(a0i, b0i, out=I[:, 0])
+    np.subtract(a0r, b0r, out=R[:, 2])
+    np.subtract(a0i, b0i, out=I[:, 2])
+    np.add(a1r, b1i, out=R[:, 1])
+    np.subtract(a1i, b1r, out=I[:, 1])
+    np.subtract(a1r, b1i, out=R[:, 3])
+    np.add(a1i, b1r, out=I[:, 3])
+
+
+def _general_stages(Xr: np.ndarray, Xi: np.ndarray, cos: np.ndarray, sin: np.ndarray, N: int, p: int,
+                    buf: np.ndarray, s0: int) -> None:
+    """Stages s0..p of :func:`_early_stages` by the general butterfly."""
+    P, W = Xr.shape
     for s in range(s0, p + 1):
         half = 1 << (s - 1)
         stride = N >> s
@@ -570,7 +603,7 @@ class _Transform:
         self.x, self.K = x, K
         pad = np.zeros(N)
         pad[: x.size] = x
-        self.re, self.im, mu = _fft(pad, np.zeros(N))
+        self.re, self.im, mu = _fft(pad, np.zeros(N), x.size)
         L = N.bit_length() - 1
         with working_precision(_PREC + K):
             # up: nearest (or toward zero) then one ulp up: x <= c 2^-K (1 + 4u)
@@ -676,7 +709,7 @@ class _Transform:
         im = np.zeros(N)
         re[: xP.size] = xP
         im[: xQ.size] = xQ
-        zr, zi, mu = _fft(re, im)
+        zr, zi, mu = _fft(re, im, max(xP.size, xQ.size))
         # the values at N - k (at 0 for k = 0): a reversed view, not a gather
         zr_r = np.concatenate((zr[:1], zr[:0:-1]))
         zi_r = np.concatenate((zi[:1], zi[:0:-1]))
@@ -729,20 +762,35 @@ def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple
         logx = np.where(xf > 0, np.log(np.where(xf > 0, xf, 1.0)), -np.inf)
     sgn = 1.0 if above else -1.0
 
-    def required(lam: float) -> int:
-        z = logx + sgn * lam * idx
-        zmax = float(z.max())
-        logM = zmax + math.log(float(np.exp(z - zmax).sum()))
-        if above:
-            return math.ceil((a * logM - log_target) / lam)
-        return -math.floor((log_target - a * logM) / lam)  # negated: smaller is better
+    def required(lams: np.ndarray) -> list[int]:
+        # every lambda of a scan in one (len(lams), n) array: row by row the same IEEE
+        # operations as one lambda at a time (a contiguous row is summed pairwise as a 1-d
+        # array is), so the same t; the per-lambda Python loop over numpy calls was most of
+        # a short step's window choice (sigma 4, q 0.01, T 1e4: 128 scans per power)
+        # (in row blocks of about 2^14 entries, 128 KB: blocks of 2^20 ran out of the cache and
+        # cost 2-3x the per-lambda passes from 1200 knots on; at 2^14 none is slower, measured)
+        rows = max(1, (1 << 14) // max(1, idx.size))
+        zmax, sums = [], []
+        for r0 in range(0, lams.size, rows):
+            z = logx[None, :] + (sgn * lams[r0:r0 + rows])[:, None] * idx[None, :]
+            zm = z.max(axis=1)
+            zmax += zm.tolist()
+            sums += np.exp(z - zm[:, None]).sum(axis=1).tolist()
+        out = []
+        for lam, zm, sm in zip(lams.tolist(), zmax, sums):
+            logM = zm + math.log(sm)
+            if above:
+                out.append(math.ceil((a * logM - log_target) / lam))
+            else:
+                out.append(-math.floor((log_target - a * logM) / lam))  # negated: smaller is better
+        return out
 
     # a coarse geometric scan, then a finer one around the best point
     lams = np.geomspace(1e-7, 50.0, 48)
-    ts = [required(float(v)) for v in lams]
+    ts = required(lams)
     i = int(np.argmin(ts))
     fine = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 16)
-    cand = [(t, float(v)) for t, v in zip(ts, lams)] + [(required(float(v)), float(v)) for v in fine]
+    cand = [(t, float(v)) for t, v in zip(ts, lams)] + [(t, float(v)) for t, v in zip(required(fine), fine)]
     t, lam = min(cand)
     return (t, lam) if above else (-t, lam)
 

@@ -166,6 +166,38 @@ class SubsampledGaussianPair(PairFromTails):
         pt = sf(-x)
         return pt, one_q * pt + q * sf(mu - x)
 
+    def range_floats(self, eps: float) -> Optional[tuple[float, float]]:
+        """Binary64 (P(L > eps), P(L <= eps)), each from positive terms only (no 1 - x), for
+        :func:`.discretise.grid_range`'s screen, or None where their relative error is not
+        clearly below 1e-6: sigma above 1000 (x = (log a - log q + mu^2 / 2) / mu divides the
+        error of log a by mu) or below 1e-3 (mu past binary64's comfort: sigma 1e-2200 has no
+        float mu at all), or a = e^(+-eps) - 1 + q within 1e-4 of 0 (near the end of the
+        loss support log a loses its digits). Elsewhere the error of a is about 1e-16 (e^eps,
+        or q when e^eps - 1 cancels against -q) over a >= 1e-4, so log a errs by about 1e-12,
+        x by 1e-9 and each normal tail by |x| 1e-9 relative (|x| <= 40 where a tail is above
+        binary64's range). The formulas of :meth:`_tails_with`; only a proposal."""
+        if not Fraction(1, 1000) <= self.sigma <= 1000:
+            return None
+        mu, q = float(self.mu), float(self.q)
+
+        def sf(x: float) -> float:
+            return 0.5 * math.erfc(x / math.sqrt(2.0))
+
+        if self.q == 1:
+            return sf(eps / mu - mu / 2), sf(mu / 2 - eps / mu)
+        remove = self.direction == "remove"
+        if abs(eps) > 700:  # (e^eps past binary64; the balls decide there)
+            return None
+        a = math.expm1(eps if remove else -eps) + q
+        if abs(a) < 1e-4:
+            return None
+        if a < 0:  # beyond the end of the loss support: L > eps always (remove) or never (add)
+            return (1.0, 0.0) if remove else (0.0, 1.0)
+        x = (math.log(a) - math.log(q) + mu * mu / 2) / mu
+        if remove:  # L > eps iff X > x: P = (1 - q) N(0, 1) + q N(mu, 1)
+            return (1 - q) * sf(x) + q * sf(x - mu), (1 - q) * sf(-x) + q * sf(mu - x)
+        return sf(-x), sf(x)  # add, P = N(0, 1): L > eps iff X < x
+
     def tails(self, eps: arb) -> tuple[arb, arb]:
         """Balls of (P(L > eps), Q(L > eps)) for any real ball ``eps``
         (formulas in :meth:`_tails_with`)."""

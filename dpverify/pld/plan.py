@@ -329,9 +329,55 @@ class _FloatCurves:
             v = self.P - np.exp(np.minimum(eps - self.sl - self.tilt, 700.0)) * self.Qt
         return float(np.clip(v, 0.0, None).sum()) + self.l_inf
 
+    def _tabled(self, curve: Any) -> Any:
+        """The curve :meth:`upper` or :meth:`lower` as a function of eps that costs a binary
+        search, not a pass over the law (a bisection asks for about 25 points): sums
+        regrouped, so equal up to the floats' rounding (a plan; nothing certified). The upper
+        curve is S_k - e^eps V_k + u_inf with suffix sums S_k of u_j and V_k of u_j e^-s_j
+        over s_j > eps (k the first such index); the lower one sum_(r_j > e^eps) (P_j - e^eps
+        c_j) + P_inf, c_j = e^(-s_j - tilt) Qt_j and r_j = P_j / c_j, with prefix sums in
+        decreasing r. Exponents are taken from the first knot (plus the tilt) and the law is kept only while
+        its span stays far inside binary64's range (600 nats); any other curve is returned
+        as it is."""
+        if curve == self.upper:
+            s, x = self.su, self.U
+        elif curve == self.lower:
+            s, x = self.sl, self.P
+        else:
+            return curve
+        if s.size == 0 or not float(s[-1] - s[0]) < 600.0:
+            return curve
+        ref = float(s[0])
+        if curve == self.upper:
+            S = np.concatenate((np.cumsum(x[::-1])[::-1], [0.0]))
+            V = np.concatenate((np.cumsum((x * np.exp(ref - s))[::-1])[::-1], [0.0]))
+            su, u_inf = self.su, self.u_inf
+
+            def upper(eps: float) -> float:
+                k = int(np.searchsorted(su, eps, side="right"))
+                return float(S[k] - math.exp(min(eps - ref, 700.0)) * V[k]) + u_inf
+            return upper
+        ref += self.tilt  # (the tilt is T h / 2: 977 nats at T = 1e6 on 2^-10)
+        c = np.exp(ref - self.tilt - s) * self.Qt
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(c > 0, x / np.where(c > 0, c, 1.0), np.where(x > 0, np.inf, 0.0))
+        order = np.argsort(-r, kind="stable")
+        rs = r[order]
+        Pc = np.concatenate(([0.0], np.cumsum(x[order])))
+        Cc = np.concatenate(([0.0], np.cumsum(c[order])))
+        l_inf = self.l_inf
+
+        def lower(eps: float) -> float:
+            t = math.exp(min(eps - ref, 700.0))
+            k = int(np.searchsorted(-rs, -t, side="left"))  # r_j > e^(eps - ref): the first k
+            return max(float(Pc[k] - t * Cc[k]), 0.0) + l_inf
+        return lower
+
     def eps_at(self, curve: Any, delta: float, rel: float = 0.0) -> float:
         """The eps >= 0 where a nonincreasing curve falls to ``delta`` (bisection: 60
-        halvings, or until the bracket is within ``rel`` max(1, eps))."""
+        halvings, or until the bracket is within ``rel`` max(1, eps)); the curves of this
+        class are read through :meth:`_tabled`."""
+        curve = self._tabled(curve)
         lo, hi = 0.0, max(self.top, 0.0) + 1.0
         if curve(lo) <= delta:
             return 0.0

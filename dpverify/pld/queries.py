@@ -39,7 +39,7 @@ import math
 from fractions import Fraction
 from typing import Optional, Sequence
 
-from flint import arb, fmpz
+from flint import arb, ctx, fmpz
 
 from ..ball import arb_to_fraction, ball, endpoints
 from .discretise import LowerDist, UpperDist
@@ -69,6 +69,7 @@ class ComposedBounds:
         self.l_inf = 0 if lower is None else int(lower.inf) - int(lower.deficit)
         self._us: dict[int, int] = {}
         self._ps: dict[int, int] = {}
+        self._svs: dict[tuple[int, int], tuple[int, arb]] = {}
 
     # -- exact suffix sums
     def _u_suffix(self, k: int) -> int:
@@ -87,6 +88,29 @@ class ComposedBounds:
             self._ps[j] = v
         return v
 
+    def _suffixes(self, js: range) -> dict[int, tuple[int, arb]]:
+        """(P_{>=j}, :meth:`_qt_eval` (j)) for every j of a range of step 1, from ONE shifted
+        polynomial each at the range's top: P_{>=j} = P_j + P_{>=j+1} (exact integers) and
+        W_j = Qt_j + e^{-h} W_{j+1} (positive terms, arb: an enclosure of the same sum, the
+        direct evaluation's bound up to a few roundings at the working precision). Each j's
+        own shift copied the whole composed polynomial (ten of them per query)."""
+        out: dict[int, tuple[int, arb]] = {}
+        if len(js) == 0:
+            return out
+        L = self.lower
+        top = js[-1]
+        p = self._p_suffix(top)
+        w = self._qt_eval(top)
+        eh = (-(arb(1) / arb(2) ** self.m)).exp()
+        nq = L.Q.length()
+        out[top] = (p, w)
+        for j in range(top - 1, js[0] - 1, -1):
+            p += int(L.P[j])
+            self._ps[j] = p
+            w = (arb(fmpz(L.Q[j])) if j < nq else arb(0)) + eh * w
+            out[j] = (p, w)
+        return out
+
     def _qt_eval(self, j: int) -> arb:
         """sum_{k >= j} Qt_k e^{-(k - j) h}: e^{s_j + tilt} times the Q-mass
         of the classes k >= j (times 2^K), an upper bound (Qt rounded up)."""
@@ -103,16 +127,29 @@ class ComposedBounds:
 
     def _upper_at(self, eps: Fraction, k0: int) -> arb:
         """2^K delta_U(eps) for eps in (s_{k0-1}, s_k0] (module docstring)."""
-        U = self.upper
-        if k0 >= U.poly.length():
+        if k0 >= self.upper.poly.length():
             return arb(self.u_inf)
+        S, V = self._sv(k0)
+        return arb(fmpz(S)) - ball(eps).exp() * V + self.u_inf
+
+    def _sv(self, k0: int) -> tuple[int, arb]:
+        """(S_k0, V_k0) of the module docstring (k0 < the length): the exact suffix sum and
+        e^{-s_k0} times the suffix polynomial at the ball e^{-h}, kept per (k0, precision):
+        a query reads the same k0 up to three times (its search, the crossing's root, the
+        root's check), each a copy of the composed law and two evaluations before."""
+        key = (k0, ctx.prec)
+        hit = self._svs.get(key)
+        if hit is not None:
+            return hit
+        U = self.upper
         tail = U.poly.right_shift(k0) if k0 else U.poly
         S = self._us.get(k0)
         if S is None:  # the suffix sum from the tail at hand (_u_suffix would shift again)
             S = self._us[k0] = int(tail(1))
         h = arb(1) / arb(2) ** self.m
         V = (-(h * (U.offset + k0))).exp() * tail((-h).exp())
-        return arb(fmpz(S)) - ball(eps).exp() * V + self.u_inf
+        self._svs[key] = (S, V)
+        return S, V
 
     def delta_upper_ball(self, eps: Fraction) -> arb:
         n = self.upper.poly.length()
@@ -167,9 +204,9 @@ class ComposedBounds:
         best = arb(0)
         # float(eps) only proposes the window (every suffix is valid); an eps beyond any
         # float (1e3000) lies past the whole loss grid, so a clamped proposal is as good
-        for j in self._suffix_window(float(min(eps, Fraction(10) ** 300))):
-            w = self._qt_eval(j)
-            v = arb(fmpz(self._p_suffix(j))) - ball(eps - (L.offset + j) * h - L.tilt).exp() * w
+        js = self._suffix_window(float(min(eps, Fraction(10) ** 300)))
+        for j, (p, w) in sorted(self._suffixes(js).items()):
+            v = arb(fmpz(p)) - ball(eps - (L.offset + j) * h - L.tilt).exp() * w
             lo = endpoints(v)[0]
             if lo > best:
                 best = lo
@@ -207,11 +244,8 @@ class ComposedBounds:
         hi = self._crossing(ok_at, logs, lo, hi, math.log(float(D.mid())))
         # on (s_{hi-1}, s_hi] the curve is 2^-K (S - e^eps V + u_inf), k0 = hi
         best = (U.offset + hi) * h
-        if hi >= 1:
-            S = self._u_suffix(hi)
-            tail = U.poly.right_shift(hi)
-            hb = arb(1) / arb(2) ** self.m
-            V = (-(hb * (U.offset + hi))).exp() * tail((-hb).exp())
+        if hi >= 1 and hi < n:
+            S, V = self._sv(hi)
             num = arb(fmpz(S)) + self.u_inf - D
             if num > 0 and V > 0:
                 root = (num / V).log()
@@ -271,12 +305,12 @@ class ComposedBounds:
         n = L.P.length()
         if hint is None:
             js: Sequence[int] = range(0, n, max(1, n // 64))
+            sums = {j: (self._p_suffix(j), self._qt_eval(j)) for j in js}
         else:
-            js = self._suffix_window(hint)
+            sums = self._suffixes(self._suffix_window(hint))
         best: Optional[Fraction] = None
-        for j in js:
-            num = arb(fmpz(self._p_suffix(j) + self.l_inf)) - D
-            w = self._qt_eval(j)
+        for j, (p, w) in sorted(sums.items()):
+            num = arb(fmpz(p + self.l_inf)) - D
             if num > 0 and w > 0:
                 # Q_{>=j} 2^K = e^{-s_j - tilt} w: eps < log(num / w) + s_j + tilt
                 g = arb_to_fraction(endpoints((num / w).log() + ball((L.offset + j) * h + L.tilt))[0])

@@ -106,6 +106,26 @@ def test_fft_layout_is_bit_identical_to_the_natural_loop():
             assert np.array_equal(got_i.view(np.int64), ref_i.view(np.int64)), (L, "im")
 
 
+def test_fft_of_a_zero_padded_vector_copies_its_first_stages_bit_for_bit():
+    # fourier._fft(support=n): the stages whose butterflies all have b = +0 are done as copies;
+    # every double (signed zeros included) must be the natural loop's, for supports from 1 to
+    # N, on real and complex (the packed pair's) nonnegative inputs with +0 padding and zeros
+    # inside the support
+    rng = np.random.default_rng(13)
+    for L in list(range(1, 13)) + [15, 17]:
+        N = 1 << L
+        for n in sorted({1, 2, 3, 5, N // 3 + 1, N // 2, N // 2 + 1, N - 1, N} - {0}):
+            if not 1 <= n <= N:
+                continue
+            x = np.zeros(N)
+            x[:n] = np.where(rng.random(n) < 0.2, 0.0, rng.random(n) * 2.0 ** rng.integers(-70, 0, n))
+            for im in (np.zeros(N), np.concatenate((rng.random(n), np.zeros(N - n)))):
+                got_r, got_i, _ = F._fft(x.copy(), im.copy(), n)
+                ref_r, ref_i = _natural_fft(x.copy(), im.copy())
+                assert np.array_equal(got_r.view(np.int64), ref_r.view(np.int64)), (L, n, "re")
+                assert np.array_equal(got_i.view(np.int64), ref_i.view(np.int64)), (L, n, "im")
+
+
 def test_fft_column_slabs_worked_on_as_copies_are_bit_identical():
     # from 2^7 rows of the (2^(L-15), 2^15) matrix on (L = 22), the column stages work on a
     # contiguous copy of each slab (fourier._COPY_ROWS): the copies move doubles, never round
