@@ -198,8 +198,9 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
     eps: Row = _EPS if eps_cap is None else (Range(0, True, eps_cap, True), "audit dpsgd --eps")
     claimed: Row = (eps[0] if claim_cap else NONNEGATIVE, "audit dpsgd --claimed-eps")
     base: dict[str, Row] = {"noise_multiplier": _SIGMA}
-    if prefix in ("pld", "replace", "events"):  # the kinds whose producer takes --digits
-        base["digits"] = (_PLD_DIGITS, "audit dpsgd --digits")
+    # the enclosures whose producer takes --digits (a claim's does not: its verdict sets the width)
+    digits: dict[str, Row] = {"digits": (_PLD_DIGITS, "audit dpsgd --digits")} \
+        if prefix in ("pld", "events") else {}
     if rate:
         base["sampling_rate"] = (HALF_OPEN_UNIT, "audit dpsgd --sampling-rate")
     if sizes:  # the epoch schedules (shuffled batches, balls in bins): N records in batches of B <= N
@@ -207,8 +208,8 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
         base["batch_size"] = (Range(1, True, "dataset_size", True, integer=True), "audit dpsgd --batch-size")
     if epochs is not None:  # each epoch's work is bounded by the route's own cap
         base["epochs"] = (Range(1, True, epochs, True, integer=True), "audit dpsgd --epochs")
-    return {f"{prefix}.epsilon": {**base, "delta": _DELTA},
-            f"{prefix}.delta": {**base, "eps": eps},
+    return {f"{prefix}.epsilon": {**base, "delta": _DELTA, **digits},
+            f"{prefix}.delta": {**base, "eps": eps, **digits},
             f"{prefix}.claim": {**base, "claimed_eps": claimed, "delta": _DELTA}}
 
 

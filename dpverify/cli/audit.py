@@ -26,7 +26,7 @@ from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from ..progress import Progress
 from ..vocabulary import DIGITS_PLD, EVENTS, NEIGHBORING, SAMPLING, TIME_BUDGET
-from ._common import add_concept, add_output_options, add_schedule_options, emit, refuse_inapplicable
+from ._common import add_concept, add_output_options, add_schedule_options, emit, given_options, refuse_inapplicable
 
 ORDER = 60
 SAMPLINGS = SAMPLING.choices
@@ -379,6 +379,11 @@ def _other_sampling(args: argparse.Namespace) -> int:
         raise InvalidParameter("sampling", "fixed batches drawn independently at every step: describe them in an "
                                "--events file (a sampled_without_replacement event) and give --events without "
                                "--sampling; --sampling without-replacement takes no schedule options here")
+    if "digits" in given_options(args):
+        # read nowhere on these routes: --digits 16 was accepted and ignored (the width is the route's own)
+        raise InvalidParameter("digits", f"--digits does not apply with --sampling {args.sampling}: its enclosure's "
+                               "width is the route's own (shuffling: the gap between two theorems; balls-in-bins: "
+                               "the grid of Chua et al.'s pair), not a requested accuracy")
     if args.sampling == "balls-in-bins":
         return _balls_in_bins(args)
     from ..certificate import shuffle_cert as C
@@ -509,6 +514,9 @@ def _replace_one_answer(args: argparse.Namespace, inputs: dict, eps_of: Any, del
     if args.strict_width:
         raise InvalidParameter("strict_width", "--strict-width does not apply to the replace-one bracket of "
                                                "Poisson sampling (its width is the gap between two theorems)")
+    if "digits" in given_options(args):  # read nowhere here: accepted and ignored, --digits 16 wrote a certificate
+        raise InvalidParameter("digits", "--digits does not apply to the replace-one bracket of Poisson sampling "
+                                         "(its width is the gap between two theorems, not a requested accuracy)")
     if args.claimed_eps is not None:
         if args.delta is None:
             raise InvalidParameter("claimed_eps", "--claimed-eps needs --delta D")

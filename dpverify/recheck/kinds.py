@@ -907,6 +907,11 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                 ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing
                                                                       else []))
                 + f" (allowed: {', '.join(sorted(allowed))}; a key the kind does not read defines nothing)")
+    if quantity in IMPLIED_CLAIM_BOUND and "relation" in claim:
+        # no writer states one, and verify decides a relation on its own: one added beside inputs.delta
+        # ("<= 1") replaced an undecided route verdict with its own and confirmed a false 'holds' (ref49 HIGH-1)
+        raise MalformedCertificate(f"claim.relation: {quantity} states no relation (its claim is delta(claimed_eps) "
+                                   f"<= inputs.{IMPLIED_CLAIM_BOUND[quantity]}, which verify reads from the inputs)")
     if quantity in CLAIM_RELATION_BOUND:
         key = CLAIM_RELATION_BOUND[quantity]
         rel = claim.get("relation")

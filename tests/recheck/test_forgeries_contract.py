@@ -404,11 +404,12 @@ def test_a_relation_rewritten_beside_the_kinds_own_verdict_is_refused(name, boun
     """adv34 F4: kinds that decide their own verdict (pld.claim, events.claim, gdp.certify)
     never read claim.relation, so "holds" stood beside a relation that fails on verify's
     own enclosure. The relation is the claim as stated: exit 1. The genuine pld-claim
-    relation (delta(2) <= 1e-5) still verifies."""
+    relation (delta(2) <= 1e-5) still verifies. events.claim states no relation: one added is
+    malformed (exit 2, ref49 HIGH-1)."""
     assert outcome(fixture("pld-claim"), budget=240) == 0
     c = fixture(name)
     c["claim"]["relation"] = {"kind": "le", "bound": bound}
-    assert outcome(reseal(c), budget=240) == 1
+    assert outcome(reseal(c), budget=240) == (2 if name == "events-claim" else 1)
 
 
 @pytest.mark.parametrize("relation", [{"kind": "le", "bound": "1"}, {"kind": "lt", "bound": "0.00001"},
@@ -420,6 +421,16 @@ def test_a_pld_claim_relation_other_than_its_inputs_is_refused(relation):
     c = fixture("pld-claim")
     c["claim"]["relation"] = relation
     assert outcome(reseal(c), budget=240) == 1
+
+
+@pytest.mark.parametrize("bound", ["1", "0.00001"])
+def test_an_events_claim_with_a_relation_added_is_refused(bound):
+    """ref49 HIGH-1: events.claim states no relation, and verify decided an added one on its own: with
+    inputs.delta a hair below the truth (the route undecided at its first grid), a relation '<= 1'
+    replaced the route's verdict and a false 'holds' was confirmed. Any relation on it is exit 2."""
+    c = fixture("events-claim")
+    c["claim"]["relation"] = {"kind": "le", "bound": bound}
+    assert outcome(reseal(c), budget=240) == 2
 
 
 def test_a_relation_on_a_kind_without_an_enclosure_is_refused():

@@ -327,11 +327,12 @@ _EPOCHS = ["--noise-multiplier", "{noise_multiplier}", "--dataset-size", "{datas
            "--epochs", "{epochs}"]
 _QUERY = {"epsilon": ["--delta", "{delta}"], "delta": ["--eps", "{eps}"],
           "claim": ["--delta", "{delta}", "--claimed-eps", "{claimed_eps}"]}
+_DIGITS = ["--digits", "{digits}"]  # the PLD accountant's (vocabulary.DIGITS_PLD), for an enclosure (not a claim)
 #: kind -> the producer's command line that writes it, with each row's key as a placeholder
 PRODUCER: dict[str, list[str]] = {
-    **{f"pld.{q}": ["audit", "dpsgd", *_SCHED, *a] for q, a in _QUERY.items()},
+    **{f"pld.{q}": ["audit", "dpsgd", *_SCHED, *a, *(_DIGITS if q != "claim" else [])] for q, a in _QUERY.items()},
     **{f"replace.{q}": ["audit", "dpsgd", "--neighboring", "replace-one", *_SCHED, *a] for q, a in _QUERY.items()},
-    **{f"events.{q}": ["audit", "dpsgd", "--events", "{EVENTS}", *a] for q, a in _QUERY.items()},
+    **{f"events.{q}": ["audit", "dpsgd", "--events", "{EVENTS}", *a, *(_DIGITS if q != "claim" else [])] for q, a in _QUERY.items()},
     **{f"shuffle.{q}": ["audit", "dpsgd", "--sampling", "shuffle", *_EPOCHS, *a] for q, a in _QUERY.items()},
     **{f"bins.{q}": ["audit", "dpsgd", "--sampling", "balls-in-bins", *_EPOCHS, *a] for q, a in _QUERY.items()},
     **{f"composition.{q}": ["compose", "--mech", "1,0", "--mech", "0.5,0", "--grid", "0.25", f"--{a}", "{%s}" % a,
@@ -344,14 +345,14 @@ PRODUCER: dict[str, list[str]] = {
     **{f"rdp.to_dp_{q}": ["rdp", "to-dp", "--alpha", "{alpha}", "--rdp", "{rdp}", f"--{a}", "{%s}" % a]
        for q, a in (("eps", "delta"), ("delta", "eps"))},
     "rdp.divergence": ["rdp", "divergence", "--mechanism", "laplace", "--scale", "1", "--alpha", "{alpha}"],
-    "oracle.rows": ["oracle", "--battery", "smoke", "--tolerance", "{tolerance}"],
+    "oracle.rows": ["oracle", "--battery", "smoke", "--tolerance", "{tolerance}", *_DIGITS],
     "gdp.certify": ["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "{eps_h}",
                     "--margin", "{margin}"],
     "gdp.optimal_mu": ["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "{eps_h}",
                        "--margin", "{margin}"],
 }
 #: an in-range value of every placeholder (the producer answers each of these quickly)
-GOOD = {"accuracy_digits": "6", "epochs": "2", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
+GOOD = {"accuracy_digits": "6", "digits": "2", "epochs": "2", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
 NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h"),
