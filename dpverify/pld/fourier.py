@@ -777,10 +777,15 @@ def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple
         rows = max(1, (1 << 14) // max(1, idx.size))
         zmax, sums = [], []
         for r0 in range(0, lams.size, rows):
-            z = logx[None, :] + (sgn * lams[r0:r0 + rows])[:, None] * idx[None, :]
+            # in place, the same IEEE operations as logx + lam idx, exp(z - max) (addition
+            # commutes exactly): no temporaries of the block's size
+            z = np.multiply.outer(sgn * lams[r0:r0 + rows], idx)
+            z += logx
             zm = z.max(axis=1)
             zmax += zm.tolist()
-            sums += np.exp(z - zm[:, None]).sum(axis=1).tolist()
+            z -= zm[:, None]
+            np.exp(z, out=z)
+            sums += z.sum(axis=1).tolist()
         out = []
         for lam, zm, sm in zip(lams.tolist(), zmax, sums):
             logM = zm + math.log(sm)
@@ -893,6 +898,13 @@ def _window(main: fmpz_poly, xf: np.ndarray, K: int, a: int, allowance: int,
     return N, W, lo_m, hi_m
 
 
+def _window_of(out: np.ndarray, W: int) -> np.ndarray:
+    """The composed indices [W, W + N) of a cyclic output of length N: out[(W + i) % N], as
+    one rotation (W may exceed N) instead of a gather through an index array."""
+    w = W % out.size
+    return np.concatenate((out[w:], out[:w]))
+
+
 def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], None]] = None) -> Dist:
     """D^{*a} (a >= 2) as a rigorous bound of the same kind (module docstring),
     or FourierDeclined when the proven float error plus the mass outside the
@@ -940,7 +952,7 @@ def fourier_power(D: Dist, a: int, allowance: int, tick: Optional[Callable[[], N
     def keep(out: np.ndarray, err: arb, up: bool) -> None:
         if not (np.all(np.isfinite(out)) and float(np.max(np.abs(out))) + float(err.mid()) < 6.0):
             raise FourierDeclined("transform out of range")
-        outs.append((out[np.arange(W, W + N) % N], err, up))  # window [W, W + N)
+        outs.append((_window_of(out, W), err, up))
 
     outs: list = []
     if max(main.length(), 0 if upper else D.Q.length()) > N:
