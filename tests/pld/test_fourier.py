@@ -515,3 +515,38 @@ def test_tail_point_in_place_scan_is_the_per_lambda_scan(n, a, above):
     fine = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 16)
     t, lam = min([(t, float(v)) for t, v in zip(ts, lams)] + [(req(float(v)), float(v)) for v in fine])
     assert F._tail_point(x, a, log_target, above) == ((t, lam) if above else (-t, lam))
+
+
+@pytest.mark.parametrize("K", [60, 74, 900])
+def test_power_evaluates_the_exact_input_with_double_coefficients(K):
+    """_Transform.power evaluates the input doubles as the arb coefficients of its live
+    frequencies' polynomial: each coefficient must be an exact point equal to the integer
+    of _exact_poly over 2^(K + 53) (exact rationals), and the polynomial's value at a
+    frequency must contain mpmath's sum of the same doubles at 60 digits."""
+    from flint import acb, arb, arb_poly, fmpq
+
+    from dpverify.ball import arb_to_fraction, working_precision
+
+    rng = random.Random(K)
+    n = 300
+    poly = fmpz_poly([0 if rng.random() < 0.1 else rng.randrange(1, 2**K // n) for _ in range(n)]
+                     + [rng.randrange(1, 2**20)])
+    for up in (True, False):
+        tr = F._Transform(poly, K, up, 1024)
+        ints = [int(c) for c in tr._exact_poly().coeffs()]
+        with working_precision(128):
+            P = arb_poly(tr.x.tolist())
+            assert P.length() == len(ints)
+            for i, c in enumerate(ints):
+                assert P[i].rad() == 0
+                assert arb_to_fraction(P[i].mid()) == Fraction(c, 2 ** (K + 53)), i
+            sn, cs = arb.sin_cos_pi_fmpq(fmpq(2 * 5, 1024))
+            z = P(acb(cs, -sn))
+        with mpmath.workdps(60):
+            w = mpmath.exp(-2j * mpmath.pi * 5 / 1024)
+            ref = mpmath.fsum(mpmath.mpf(float(x)) * w ** i for i, x in enumerate(tr.x.tolist()))
+            for part, r in ((z.real, ref.real), (z.imag, ref.imag)):
+                sign, man, exp, _ = r._mpf_  # mpmath's value exactly, within 1e-55 of the sum
+                rf = (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+                gap = abs(arb_to_fraction(part.mid()) - rf)
+                assert gap <= arb_to_fraction(part.rad()) + Fraction(1, 10**55)
