@@ -3,6 +3,7 @@ twiddles and transforms against mpmath at 40 digits, powers against FLINT's
 exact integer power of the same polynomial (no floats at all), and whole
 queries against the exact-product route."""
 
+import math
 import random
 from fractions import Fraction
 
@@ -474,3 +475,78 @@ def test_a_retry_that_gains_nothing_ends_the_fourier_tries(monkeypatch):
     exact = epsilon(event, Fraction(1, 10**5), neighboring="add-remove", digits=4)
     assert fast.enclosure.lo.str(30, radius=True) == exact.enclosure.lo.str(30, radius=True)
     assert max(fast.enclosure.lo, exact.enclosure.lo) <= min(fast.enclosure.hi, exact.enclosure.hi)
+
+
+@pytest.mark.parametrize("N, W", [(8, 0), (8, 3), (8, 8), (8, 21), (16, 15), (4, 4099)])
+def test_window_of_is_the_gather_through_the_cyclic_indices(N, W):
+    """fourier._window_of rotates the cyclic output instead of gathering out[(W + i) % N]
+    (W past N included: a rotation by W alone picked the wrong window and an enclosure
+    came out with lo > hi)."""
+    out = np.arange(N, dtype=np.float64) * 1.5 + 0.25
+    assert np.array_equal(F._window_of(out, W), out[np.arange(W, W + N) % N])
+
+
+@pytest.mark.parametrize("n, a, above", [(558, 10**4, True), (558, 10**4, False), (37, 50, True),
+                                         (1300, 7, False)])
+def test_tail_point_in_place_scan_is_the_per_lambda_scan(n, a, above):
+    """The Chernoff scan of fourier._tail_point, worked in place on blocks of lambdas, gives
+    the same (t, lambda) as a plain per-lambda evaluation of the same IEEE operations
+    (logx + lam idx, exp(z - max), a contiguous pairwise sum), zeros of the input included."""
+    rng = np.random.default_rng(n + a)
+    x = rng.random(n) * np.exp(-np.linspace(0, 30, n))
+    x[rng.integers(0, n, n // 10)] = 0.0
+    log_target = math.log(1e-12)
+    idx = np.arange(n, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        logx = np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), -np.inf)
+    sgn = 1.0 if above else -1.0
+
+    def req(lam: float) -> int:
+        z = logx + (sgn * lam) * idx
+        zm = float(z.max())
+        logM = zm + math.log(float(np.exp(z - zm).sum()))
+        if above:
+            return math.ceil((a * logM - log_target) / lam)
+        return -math.floor((log_target - a * logM) / lam)
+
+    lams = np.geomspace(1e-7, 50.0, 48)
+    ts = [req(float(v)) for v in lams]
+    i = int(np.argmin(ts))
+    fine = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 16)
+    t, lam = min([(t, float(v)) for t, v in zip(ts, lams)] + [(req(float(v)), float(v)) for v in fine])
+    assert F._tail_point(x, a, log_target, above) == ((t, lam) if above else (-t, lam))
+
+
+@pytest.mark.parametrize("K", [60, 74, 900])
+def test_power_evaluates_the_exact_input_with_double_coefficients(K):
+    """_Transform.power evaluates the input doubles as the arb coefficients of its live
+    frequencies' polynomial: each coefficient must be an exact point equal to the integer
+    of _exact_poly over 2^(K + 53) (exact rationals), and the polynomial's value at a
+    frequency must contain mpmath's sum of the same doubles at 60 digits."""
+    from flint import acb, arb, arb_poly, fmpq
+
+    from dpverify.ball import arb_to_fraction, working_precision
+
+    rng = random.Random(K)
+    n = 300
+    poly = fmpz_poly([0 if rng.random() < 0.1 else rng.randrange(1, 2**K // n) for _ in range(n)]
+                     + [rng.randrange(1, 2**20)])
+    for up in (True, False):
+        tr = F._Transform(poly, K, up, 1024)
+        ints = [int(c) for c in tr._exact_poly().coeffs()]
+        with working_precision(128):
+            P = arb_poly(tr.x.tolist())
+            assert P.length() == len(ints)
+            for i, c in enumerate(ints):
+                assert P[i].rad() == 0
+                assert arb_to_fraction(P[i].mid()) == Fraction(c, 2 ** (K + 53)), i
+            sn, cs = arb.sin_cos_pi_fmpq(fmpq(2 * 5, 1024))
+            z = P(acb(cs, -sn))
+        with mpmath.workdps(60):
+            w = mpmath.exp(-2j * mpmath.pi * 5 / 1024)
+            ref = mpmath.fsum(mpmath.mpf(float(x)) * w ** i for i, x in enumerate(tr.x.tolist()))
+            for part, r in ((z.real, ref.real), (z.imag, ref.imag)):
+                sign, man, exp, _ = r._mpf_  # mpmath's value exactly, within 1e-55 of the sum
+                rf = (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+                gap = abs(arb_to_fraction(part.mid()) - rf)
+                assert gap <= arb_to_fraction(part.rad()) + Fraction(1, 10**55)
