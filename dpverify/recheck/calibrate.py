@@ -222,6 +222,10 @@ def _le(v: mpf, Dx: Fraction) -> bool:
     """v <= delta, decided exactly against the exact input (the mpf delta is rounded). Binary
     magnitudes decide first: v in [2^(e-1), 2^e) against Dx = p / q in (2^(|p| - |q| - 1), 2^(|p| -
     |q| + 1)) (|.| the bit length), so a tail bound 2^-(10^13) needs no exact rational of its size."""
+    if mpmath.isnan(v):
+        # neither side is proved: False here would read as a proof of delta > D where the caller
+        # negates it (adv49, a hardening: no route is known to yield a NaN)
+        raise CouldNotReprove("an evaluation of delta gave NaN: neither side of delta <= D is proved")
     if not mpmath.isfinite(v):
         return v < 0
     if v <= 0:

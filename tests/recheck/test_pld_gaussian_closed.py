@@ -259,3 +259,13 @@ def test_a_root_near_zero_is_re_proved_and_a_moved_end_refused(capsys) -> None:
     forged = json.loads(json.dumps(cert))
     forged["result"]["enclosure"]["lo"] = moved
     assert outcome(reseal(forged), budget=120) == 1
+
+
+def test_a_nan_decides_neither_side_of_a_calibration_end() -> None:
+    """recheck.calibrate._le: a NaN is neither <= D nor > D (the caller negates _le for the lower side,
+    so a False would have read as a proof of delta > D; adv49)."""
+    from dpverify.errors import CouldNotReprove
+    from dpverify.recheck.calibrate import _le
+
+    with pytest.raises(CouldNotReprove):
+        _le(mpmath.nan, Fraction(1, 10**5))
