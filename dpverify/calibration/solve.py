@@ -37,7 +37,7 @@ from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
 from .. import _validate as V
-from ..ball import exact_str, rational_decimal
+from ..ball import brief_str, exact_str, rational_decimal
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
@@ -48,6 +48,14 @@ from .template import Template
 
 __all__ = ["Calibration", "End", "calibrate_template"]
 
+#: the float proposals' range of a real parameter: a value is proposed in [FLOAT_FLOOR, FLOAT_CEIL]
+#: (within the template's domain), where x, log x and e^(log x) are normal binary64 numbers. Past it
+#: a proposal underflowed to 0.0 (log10 of it: --sampling-rate 1 --steps 1 --target-eps 1e59) or
+#: e^v overflowed (--steps 10000000 --target-eps 1e-300 --delta 1e-300), exit 4 (adv49 #2). Only
+#: where to look is chosen here: every end is certified, and a target no value in the range meets
+#: is answered by the certified checks at the range's end (exit 3, the proof in the message)
+FLOAT_FLOOR = 1e-300
+FLOAT_CEIL = 1e300
 M_MODEL = 10  # coarse grid of the float model
 M_MAX = 16  # finest grid tried for one end (about 2^6 = 64x the model's cost)
 #: digits of the closed form of an end at sampling rate 1: its delta_at_target is recorded to 17
@@ -193,12 +201,19 @@ class _Model:
             lo, hi = max_ends(closed)
             self.closed.add(x)
             return self._note(x, m, lo, hi)
-        res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
-                           m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
-                           time_budget=max(1.0, self.deadline - time.monotonic()),
-                           # the re-check (recheck/calibrate.py) proves each end and its
-                           # delta_at_target on grids only: an exact [0, 0] would not be re-proved
-                           exact_zero=False)
+        try:
+            res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
+                               m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
+                               time_budget=max(1.0, self.deadline - time.monotonic()),
+                               # the re-check (recheck/calibrate.py) proves each end and its
+                               # delta_at_target on grids only: an exact [0, 0] would not be re-proved
+                               exact_zero=False)
+        except (PrecisionExhausted, Undecided) as exc:
+            # the value the grid could not serve, named: a far proposal (noise 2e-30 at target eps
+            # 1e59) said only "one step's privacy loss spans 5.2e5 nats", as if of the user's input
+            named = type(exc)(f"calibrate: at {self.t.parameter}={brief_str(x)}: {exc}")
+            named.__dict__.update(exc.__dict__)
+            raise named from exc
         return self._note(x, m, res.lo, res.hi if res.hi is not None else Fraction(1))
 
     def _note(self, x: Fraction, m: int, lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
@@ -220,8 +235,20 @@ def _log(x: Fraction) -> float:
     return math.log(x.numerator) - math.log(x.denominator)
 
 
+def _float_domain(t: Template) -> tuple[float, float]:
+    """The template's domain as the float proposals see it: [lower, upper] cut to
+    [FLOAT_FLOOR, FLOAT_CEIL] (an integer parameter's lower end is at least 1)."""
+    lo = max(float(t.lower), FLOAT_FLOOR)
+    hi = min(float(t.upper), FLOAT_CEIL) if t.upper is not None else FLOAT_CEIL
+    return lo, max(lo, hi)
+
+
 def _snap(t: Template, x: float, toward_up: bool, w: float) -> Fraction:
-    """An exact short value near x, rounded up (``toward_up``) or down, within the template's domain."""
+    """An exact short value near x, rounded up (``toward_up``) or down, within the template's domain.
+    A float x outside the proposals' range (0.0, inf or nan from a model step) is first brought back
+    into it (:func:`_float_domain`): it only chooses where to look."""
+    lo, hi = _float_domain(t)
+    x = min(max(x, lo), hi) if not math.isnan(x) else lo
     if t.integer:
         v = Fraction(math.ceil(x) if toward_up else math.floor(x))
         v = max(v, t.lower)
@@ -274,9 +301,8 @@ def calibrate_template(
             progress.width(width, w, note)
 
     # ---- 1. float proposal: secant in v on the coarse model ------------------
-    lo_v = math.log(float(t.lower)) * s if t.lower > 0 else -math.inf * s
-    hi_v = math.log(float(t.upper)) * s if t.upper is not None else math.inf * s
-    vmin, vmax = min(lo_v, hi_v), max(lo_v, hi_v)
+    # finite: v stays where e^(s v) is a normal float (FLOAT_FLOOR, FLOAT_CEIL)
+    vmin, vmax = sorted(s * math.log(b) for b in _float_domain(t))
 
     def at(v: float, up: bool, fine: bool = False) -> Fraction:
         x = math.exp(s * min(max(v, vmin), vmax))
@@ -382,9 +408,10 @@ def calibrate_template(
         lo, hi = model.bounds(x, m)
         limit = t.lower if s > 0 else t.upper
         if lo > D and want == "safe" and limit is not None and x == limit:
-            raise Undecided(f"calibrate: proved that no {t.parameter} meets ({exact_str(E)}, "
-                            f"{exact_str(D)})-DP: even {t.parameter}={exact_str(x)} fails "
-                            f"(delta({exact_str(E)}) >= {rational_decimal(lo, 6, upward=False)} > {exact_str(D)}), and "
+            # brief_str: the exact 1e-300 is a 300-digit decimal, unreadable in one line
+            raise Undecided(f"calibrate: proved that no {t.parameter} meets ({brief_str(E)}, "
+                            f"{brief_str(D)})-DP: even {t.parameter}={brief_str(x)} fails "
+                            f"(delta({brief_str(E)}) >= {rational_decimal(lo, 6, upward=False)} > {brief_str(D)}), and "
                             f"{t.monotonicity}")
         if hi <= D:
             end = End(x, Outcome.HOLDS, lo, hi, None if x in model.closed else m)
@@ -406,14 +433,14 @@ def calibrate_template(
                 v_est_new = max(v_est_new, s * math.log(float(safe.value)))
             if unsafe is not None:
                 v_est_new = min(v_est_new, s * math.log(float(unsafe.value)))
-            v_est = v_est_new
+            v_est = min(max(v_est_new, vmin), vmax) if math.isfinite(v_est_new) else v_est
         if (safe is None and want == "safe" and lo > D) or (unsafe is None and want == "unsafe" and hi <= D):
             offset[want] *= 2  # the proposal was off: look further out
     else:
         raise PrecisionExhausted(f"calibrate: no bracket of relative width {w:g} after 60 certified checks")
     if safe is None:
         raise Undecided(f"calibrate: no value of {t.parameter} in its domain was proved to meet "
-                        f"({exact_str(E)}, {exact_str(D)})-DP")
+                        f"({brief_str(E)}, {brief_str(D)})-DP")
     cur = width_now()
     if unsafe is not None and cur is not None and cur > w and not t.integer:
         raise PrecisionExhausted(f"calibrate: bracket of relative width {cur:.3g} > {w:g}")
