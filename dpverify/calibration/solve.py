@@ -437,7 +437,15 @@ def calibrate_template(
         if (safe is None and want == "safe" and lo > D) or (unsafe is None and want == "unsafe" and hi <= D):
             offset[want] *= 2  # the proposal was off: look further out
     else:
-        raise PrecisionExhausted(f"calibrate: no bracket of relative width {w:g} after 60 certified checks")
+        # what was proved, and the last check, so that an undecidable region says where it is (at
+        # target eps 1e59 the Gaussian's closed form steps aside past eps / mu = 1e8 and a grid
+        # cannot hold the loss: only "no bracket after 60 checks" was said)
+        got = "; ".join(f"{k} end {t.parameter}={brief_str(e.value)}" for k, e in (("safe", safe), ("failing", unsafe))
+                        if e is not None) or "no end proved"
+        raise PrecisionExhausted(f"calibrate: no bracket of relative width {w:g} after 60 certified checks ({got}; "
+                                 f"the last, at {t.parameter}={brief_str(x)}, enclosed delta({brief_str(E)}) in "
+                                 f"[{rational_decimal(lo, 3, upward=False)}, {rational_decimal(hi, 3, upward=True)}] "
+                                 f"against delta = {brief_str(D)})")
     if safe is None:
         raise Undecided(f"calibrate: no value of {t.parameter} in its domain was proved to meet "
                         f"({brief_str(E)}, {brief_str(D)})-DP")
