@@ -444,7 +444,7 @@ def calibrate_template(
                         if e is not None) or "no end proved"
         raise PrecisionExhausted(f"calibrate: no bracket of relative width {w:g} after 60 certified checks ({got}; "
                                  f"the last, at {t.parameter}={brief_str(x)}, enclosed delta({brief_str(E)}) in "
-                                 f"[{rational_decimal(lo, 3, upward=False)}, {rational_decimal(hi, 3, upward=True)}] "
+                                 f"[{rational_decimal(lo, 3, upward=False)}, {rational_decimal(min(hi, Fraction(1)), 3, upward=True)}] "
                                  f"against delta = {brief_str(D)})")
     if safe is None:
         raise Undecided(f"calibrate: no value of {t.parameter} in its domain was proved to meet "
