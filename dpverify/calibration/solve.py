@@ -265,6 +265,71 @@ def _snap(t: Template, x: float, toward_up: bool, w: float) -> Fraction:
     return v
 
 
+class _DomainSafe(Exception):
+    """Raised by the proposal's probe: the domain's unsafe end is proved safe, so is every value."""
+
+    def __init__(self, end: End) -> None:
+        super().__init__("the whole domain is safe")
+        self.end = end
+
+
+def _propose(t: Template, E: Fraction, D: Fraction, s: int, w: float, vmin: float, vmax: float,
+             at: Callable[..., Fraction], probe: Callable[[Fraction, int], tuple[float, float]],
+             show: Callable[[Optional[float], str], None]) -> tuple:
+    """Step 1 of :func:`calibrate_template` (module docstring), floats only: secant steps in
+    v = s log x on the model grid 2^-M_MODEL from the template's guess, one evaluation on the next
+    grid and Richardson's extrapolation. Returns (v, slope, rw1, widths, v_est, proposal)."""
+    x0 = t.guess(E, D) if t.guess is not None else None
+    if x0 is None or not math.isfinite(x0) or x0 <= 0:
+        x0 = {"noise_multiplier": 1.0, "steps": 1000.0, "sampling_rate": 0.01}.get(t.parameter, 1.0)
+        if t.upper is not None:
+            x0 = min(x0, float(t.upper))
+    v = s * math.log(x0)
+    show(None, "proposal")
+    pts: list[tuple[float, float]] = []  # (v, g) on the model grid
+    slope: Optional[float] = None
+    widths: dict[int, float] = {}
+    seen: set = set()
+    for _ in range(40):
+        x = at(v, True, fine=True)
+        if x in seen:
+            break  # the model cannot resolve a finer step
+        seen.add(x)
+        v = s * math.log(float(x))
+        g, rw = probe(x, M_MODEL)
+        widths[M_MODEL] = rw
+        pts.append((v, g))
+        if len(pts) >= 2:
+            (va, ga), (vb, gb) = pts[-2], pts[-1]
+            if vb != va and (gb - ga) / (vb - va) > 0:
+                slope = (gb - ga) / (vb - va)
+        if slope is None:
+            # a 1% probe gives the local slope (Newton from then on); a wrong
+            # sign (model noise) falls back to a fixed step downhill
+            step = -0.01 * math.copysign(1.0, g) if len(pts) == 1 else -math.copysign(0.5, g)
+        else:
+            step = -g / slope
+        step = max(-2.0, min(2.0, step))
+        nxt = min(max(v + step, vmin), vmax)
+        if abs(nxt - v) < w / 50 or (nxt == v):
+            break
+        v = nxt
+    if slope is None:
+        slope = 1.0
+    # bias correction: one evaluation one grid finer, then Richardson (error O(h^2))
+    x = at(v, True, fine=True)
+    g1, rw1 = probe(x, M_MODEL + 1)
+    widths[M_MODEL + 1] = rw1
+    v_fine = s * math.log(float(x)) - g1 / slope
+    v_est = v_fine + (v_fine - v) / 3
+    # the extrapolation is a float guess: kept inside the domain (a target met everywhere sent it past
+    # e^709, math.exp overflowed: calibrate dpsgd --target-eps 20 --dataset-size 100 --noise-multiplier 2
+    # --steps 10 ended in an internal error, adv47 L1b); the certified ends below decide
+    v_est = min(max(v_est if math.isfinite(v_est) else v, vmin), vmax)
+    proposal = math.exp(s * v_est)
+    return v, slope, rw1, widths, v_est, proposal
+
+
 def calibrate_template(
     t: Template,
     target_eps: Any,
@@ -308,54 +373,39 @@ def calibrate_template(
         x = math.exp(s * min(max(v, vmin), vmax))
         return _snap(t, x, up if s > 0 else not up, w / 100 if fine else w)
 
-    x0 = t.guess(E, D) if t.guess is not None else None
-    if x0 is None or not math.isfinite(x0) or x0 <= 0:
-        x0 = {"noise_multiplier": 1.0, "steps": 1000.0, "sampling_rate": 0.01}.get(t.parameter, 1.0)
-        if t.upper is not None:
-            x0 = min(x0, float(t.upper))
-    v = s * math.log(x0)
-    show(None, "proposal")
-    pts: list[tuple[float, float]] = []  # (v, g) on the model grid
-    slope: Optional[float] = None
-    widths: dict[int, float] = {}
-    seen: set = set()
-    for _ in range(40):
-        x = at(v, True, fine=True)
-        if x in seen:
-            break  # the model cannot resolve a finer step
-        seen.add(x)
-        v = s * math.log(float(x))
-        g, rw = model.g(x, M_MODEL)
-        widths[M_MODEL] = rw
-        pts.append((v, g))
-        if len(pts) >= 2:
-            (va, ga), (vb, gb) = pts[-2], pts[-1]
-            if vb != va and (gb - ga) / (vb - va) > 0:
-                slope = (gb - ga) / (vb - va)
-        if slope is None:
-            # a 1% probe gives the local slope (Newton from then on); a wrong
-            # sign (model noise) falls back to a fixed step downhill
-            step = -0.01 * math.copysign(1.0, g) if len(pts) == 1 else -math.copysign(0.5, g)
-        else:
-            step = -g / slope
-        step = max(-2.0, min(2.0, step))
-        nxt = min(max(v + step, vmin), vmax)
-        if abs(nxt - v) < w / 50 or (nxt == v):
-            break
-        v = nxt
-    if slope is None:
-        slope = 1.0
-    # bias correction: one evaluation one grid finer, then Richardson (error O(h^2))
-    x = at(v, True, fine=True)
-    g1, rw1 = model.g(x, M_MODEL + 1)
-    widths[M_MODEL + 1] = rw1
-    v_fine = s * math.log(float(x)) - g1 / slope
-    v_est = v_fine + (v_fine - v) / 3
-    # the extrapolation is a float guess: kept inside the domain (a target met everywhere sent it past
-    # e^709, math.exp overflowed: calibrate dpsgd --target-eps 20 --dataset-size 100 --noise-multiplier 2
-    # --steps 10 ended in an internal error, adv47 L1b); the certified ends below decide
-    v_est = min(max(v_est if math.isfinite(v_est) else v, vmin), vmax)
-    proposal = math.exp(s * v_est)
+    def limit_safe() -> Optional[End]:
+        """The domain's end where delta(target) is largest (``t.upper`` of a parameter eps grows
+        with), as a proved safe end, or None (not such a parameter, undecided there, or it fails).
+        Safe there, every value of the domain is safe (the template's monotonicity)."""
+        if s < 0 or t.upper is None:
+            return None
+        try:
+            lo, hi = model.bounds(t.upper, M_MODEL + 1)
+        except (PrecisionExhausted, Undecided):
+            return None
+        return End(t.upper, Outcome.HOLDS, lo, hi, None if t.upper in model.closed else M_MODEL + 1) \
+            if hi <= D else None
+
+    def probe(x: Fraction, m: int) -> tuple[float, float]:
+        """The model at x, or, where the accountant cannot serve the float proposal (a grid past its
+        memory cap, a target past the loss support: target eps 1e59 at rate 0.01), the decline of
+        the proposal: the domain's unsafe end is checked, and a target met there is met everywhere
+        (_DomainSafe); otherwise the accountant's refusal stands (exit 3)."""
+        try:
+            return model.g(x, m)
+        except (PrecisionExhausted, Undecided) as exc:
+            if getattr(exc, "timed", False):
+                raise
+            end = limit_safe()
+            if end is None:
+                raise
+            raise _DomainSafe(end) from exc
+
+    try:
+        v, slope, rw1, widths, v_est, proposal = _propose(t, E, D, s, w, vmin, vmax, at, probe, show)
+    except _DomainSafe as found:
+        show(None, "done")
+        return Calibration(t, E, D, found.end, None, w, None, time.monotonic() - t0, model.count, model.log)
     ratio = max(2.0, min(8.0, widths[M_MODEL] / rw1)) if rw1 > 0 else 4.0
 
     def grid_for(gap: float) -> int:

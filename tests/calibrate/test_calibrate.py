@@ -292,3 +292,20 @@ def test_snap_keeps_any_float_proposal_in_the_domain(free, x):
         assert v > t.lower or (t.integer and v == t.lower)
         assert t.upper is None or v <= t.upper
         t.check_value(v)
+
+
+def test_a_proposal_the_accountant_cannot_serve_is_declined_for_the_domains_end(tmp_path, capsys):
+    """Target eps 1e59: the float model's first probe (rate 0.01) is past the grid's loss support
+    and the accountant refuses it (exit 3 before). The proposal is declined and the domain's
+    unsafe end, rate 1, checked: one Gaussian step of mu = 1 in closed form, delta(1e59) far below
+    1e-300 (mpmath: delta_mu(eps) <= Phi(mu/2 - eps/mu)), so every rate meets the target; the
+    certificate verifies."""
+    from dpverify.recheck.verify import verify_file
+
+    with mpmath.workdps(50):
+        assert mpmath.ncdf(mpmath.mpf("0.5") - mpmath.mpf(10) ** 59) < mpmath.mpf(10) ** -300
+    cert = tmp_path / "c.json"
+    assert main(["calibrate", "dpsgd", "--target-eps", "1e59", "--delta", "1e-300", "--steps", "1",
+                 "--noise-multiplier", "1", "--certificate", str(cert)]) == 0
+    assert "sampling_rate: every value up to 1 meets" in capsys.readouterr().out
+    assert verify_file(cert)[0] == 0
