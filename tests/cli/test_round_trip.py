@@ -461,7 +461,7 @@ STRATEGIES = {
 
 #: the producer's refusal of a (mechanism, relation) pair it has no proved dominating pair for
 _NO_PAIR = re.compile(r"dominating pair|pair is proved|defines its pair|pair established|not for add/remove|"
-                      r"has no pair here")
+                      r"has no pair here|no theorem carries it")  # the last: a zcdp event under replace-special
 
 
 def run(argv: list) -> int:
