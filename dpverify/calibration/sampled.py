@@ -55,11 +55,11 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from .. import _validate as V
-from ..ball import ball, exact_str, working_precision
+from ..ball import ball, brief_str, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..verdict import Outcome
-from .solve import BracketEnds
+from .solve import BracketEnds, _log
 from .template import _mu_for
 from ..certificate.prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS
 
@@ -255,10 +255,10 @@ def _shuffle(sampling: str, free: str, sigma: Optional[Fraction], n: int, b: int
     if not s_ok:
         h = fails(Fraction(1))
         if h is not None:
-            raise Undecided(f"calibrate: proved that no number of epochs meets ({exact_str(E)}, {exact_str(D)})-DP: "
+            raise Undecided(f"calibrate: proved that no number of epochs meets ({brief_str(E)}, {brief_str(D)})-DP: "
                             "even one epoch fails for the concrete dataset pair (max of batch sums), and "
                             f"{SHUFFLE_MONOTONICITY['epochs']}")
-        raise Undecided(f"calibrate: even one epoch is not proved to meet ({exact_str(E)}, {exact_str(D)})-DP by "
+        raise Undecided(f"calibrate: even one epoch is not proved to meet ({brief_str(E)}, {brief_str(D)})-DP by "
                         "the no-amplification bound, and its failure is not proved either")
     safe = Fraction(k)
     pair = None
@@ -346,10 +346,10 @@ def _bins(free: str, sigma: Optional[Fraction], n: int, b: int, epochs: Optional
             safe = SampledEnd(x, Outcome.HOLDS, hints)
         if lo > D and (unsafe is None or s * (x - unsafe.value) < 0):
             unsafe = SampledEnd(x, Outcome.FAILS, hints)
-        ld = math.log(float(D))
+        # logs of the exact rationals (_log): float() of an enclosure end below 1e-308 is 0.0
+        ld = _log(D)
         if hi > 0:
-            pts.append((s * math.log(float(x)), math.log(float(hi)) - ld,
-                        math.log(float(lo)) - ld if lo > 0 else -math.inf))
+            pts.append((s * _log(x), _log(hi) - ld, _log(lo) - ld if lo > 0 else -math.inf))
 
     def roots() -> tuple[float, float]:
         """Float estimates (v_safe, v_unsafe) of where the upper and the lower enclosure cross
@@ -417,7 +417,7 @@ def _bins(free: str, sigma: Optional[Fraction], n: int, b: int, epochs: Optional
             if integer and safe is None and x == lower:
                 lo1 = unsafe is not None and unsafe.value == lower
                 raise Undecided(
-                    f"calibrate: proved that no number of epochs meets ({exact_str(E)}, {exact_str(D)})-DP: one "
+                    f"calibrate: proved that no number of epochs meets ({brief_str(E)}, {brief_str(D)})-DP: one "
                     f"epoch already fails, and {BINS_MONOTONICITY['epochs']}" if lo1 else
                     "calibrate: one epoch is not proved to meet the target on the balls-in-bins grid")
             if integer and side == "unsafe" and x == upper:

@@ -37,7 +37,7 @@ from fractions import Fraction
 from typing import Any, Callable, Optional, Union
 
 from .. import _validate as V
-from ..ball import exact_str, rational_decimal
+from ..ball import brief_str, exact_str, rational_decimal
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import refine_query
@@ -48,6 +48,14 @@ from .template import Template
 
 __all__ = ["Calibration", "End", "calibrate_template"]
 
+#: the float proposals' range of a real parameter: a value is proposed in [FLOAT_FLOOR, FLOAT_CEIL]
+#: (within the template's domain), where x, log x and e^(log x) are normal binary64 numbers. Past it
+#: a proposal underflowed to 0.0 (log10 of it: --sampling-rate 1 --steps 1 --target-eps 1e59) or
+#: e^v overflowed (--steps 10000000 --target-eps 1e-300 --delta 1e-300), exit 4 (adv49 #2). Only
+#: where to look is chosen here: every end is certified, and a target no value in the range meets
+#: is answered by the certified checks at the range's end (exit 3, the proof in the message)
+FLOAT_FLOOR = 1e-300
+FLOAT_CEIL = 1e300
 M_MODEL = 10  # coarse grid of the float model
 M_MAX = 16  # finest grid tried for one end (about 2^6 = 64x the model's cost)
 #: digits of the closed form of an end at sampling rate 1: its delta_at_target is recorded to 17
@@ -193,12 +201,19 @@ class _Model:
             lo, hi = max_ends(closed)
             self.closed.add(x)
             return self._note(x, m, lo, hi)
-        res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
-                           m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
-                           time_budget=max(1.0, self.deadline - time.monotonic()),
-                           # the re-check (recheck/calibrate.py) proves each end and its
-                           # delta_at_target on grids only: an exact [0, 0] would not be re-proved
-                           exact_zero=False)
+        try:
+            res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
+                               m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
+                               time_budget=max(1.0, self.deadline - time.monotonic()),
+                               # the re-check (recheck/calibrate.py) proves each end and its
+                               # delta_at_target on grids only: an exact [0, 0] would not be re-proved
+                               exact_zero=False)
+        except (PrecisionExhausted, Undecided) as exc:
+            # the value the grid could not serve, named: a far proposal (noise 2e-30 at target eps
+            # 1e59) said only "one step's privacy loss spans 5.2e5 nats", as if of the user's input
+            named = type(exc)(f"calibrate: at {self.t.parameter}={brief_str(x)}: {exc}")
+            named.__dict__.update(exc.__dict__)
+            raise named from exc
         return self._note(x, m, res.lo, res.hi if res.hi is not None else Fraction(1))
 
     def _note(self, x: Fraction, m: int, lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
@@ -220,8 +235,20 @@ def _log(x: Fraction) -> float:
     return math.log(x.numerator) - math.log(x.denominator)
 
 
+def _float_domain(t: Template) -> tuple[float, float]:
+    """The template's domain as the float proposals see it: [lower, upper] cut to
+    [FLOAT_FLOOR, FLOAT_CEIL] (an integer parameter's lower end is at least 1)."""
+    lo = max(float(t.lower), FLOAT_FLOOR)
+    hi = min(float(t.upper), FLOAT_CEIL) if t.upper is not None else FLOAT_CEIL
+    return lo, max(lo, hi)
+
+
 def _snap(t: Template, x: float, toward_up: bool, w: float) -> Fraction:
-    """An exact short value near x, rounded up (``toward_up``) or down, within the template's domain."""
+    """An exact short value near x, rounded up (``toward_up``) or down, within the template's domain.
+    A float x outside the proposals' range (0.0, inf or nan from a model step) is first brought back
+    into it (:func:`_float_domain`): it only chooses where to look."""
+    lo, hi = _float_domain(t)
+    x = min(max(x, lo), hi) if not math.isnan(x) else lo
     if t.integer:
         v = Fraction(math.ceil(x) if toward_up else math.floor(x))
         v = max(v, t.lower)
@@ -236,6 +263,71 @@ def _snap(t: Template, x: float, toward_up: bool, w: float) -> Fraction:
     if t.upper is not None and v > t.upper:
         v = t.upper
     return v
+
+
+class _DomainSafe(Exception):
+    """Raised by the proposal's probe: the domain's unsafe end is proved safe, so is every value."""
+
+    def __init__(self, end: End) -> None:
+        super().__init__("the whole domain is safe")
+        self.end = end
+
+
+def _propose(t: Template, E: Fraction, D: Fraction, s: int, w: float, vmin: float, vmax: float,
+             at: Callable[..., Fraction], probe: Callable[[Fraction, int], tuple[float, float]],
+             show: Callable[[Optional[float], str], None]) -> tuple:
+    """Step 1 of :func:`calibrate_template` (module docstring), floats only: secant steps in
+    v = s log x on the model grid 2^-M_MODEL from the template's guess, one evaluation on the next
+    grid and Richardson's extrapolation. Returns (v, slope, rw1, widths, v_est, proposal)."""
+    x0 = t.guess(E, D) if t.guess is not None else None
+    if x0 is None or not math.isfinite(x0) or x0 <= 0:
+        x0 = {"noise_multiplier": 1.0, "steps": 1000.0, "sampling_rate": 0.01}.get(t.parameter, 1.0)
+        if t.upper is not None:
+            x0 = min(x0, float(t.upper))
+    v = s * math.log(x0)
+    show(None, "proposal")
+    pts: list[tuple[float, float]] = []  # (v, g) on the model grid
+    slope: Optional[float] = None
+    widths: dict[int, float] = {}
+    seen: set = set()
+    for _ in range(40):
+        x = at(v, True, fine=True)
+        if x in seen:
+            break  # the model cannot resolve a finer step
+        seen.add(x)
+        v = s * math.log(float(x))
+        g, rw = probe(x, M_MODEL)
+        widths[M_MODEL] = rw
+        pts.append((v, g))
+        if len(pts) >= 2:
+            (va, ga), (vb, gb) = pts[-2], pts[-1]
+            if vb != va and (gb - ga) / (vb - va) > 0:
+                slope = (gb - ga) / (vb - va)
+        if slope is None:
+            # a 1% probe gives the local slope (Newton from then on); a wrong
+            # sign (model noise) falls back to a fixed step downhill
+            step = -0.01 * math.copysign(1.0, g) if len(pts) == 1 else -math.copysign(0.5, g)
+        else:
+            step = -g / slope
+        step = max(-2.0, min(2.0, step))
+        nxt = min(max(v + step, vmin), vmax)
+        if abs(nxt - v) < w / 50 or (nxt == v):
+            break
+        v = nxt
+    if slope is None:
+        slope = 1.0
+    # bias correction: one evaluation one grid finer, then Richardson (error O(h^2))
+    x = at(v, True, fine=True)
+    g1, rw1 = probe(x, M_MODEL + 1)
+    widths[M_MODEL + 1] = rw1
+    v_fine = s * math.log(float(x)) - g1 / slope
+    v_est = v_fine + (v_fine - v) / 3
+    # the extrapolation is a float guess: kept inside the domain (a target met everywhere sent it past
+    # e^709, math.exp overflowed: calibrate dpsgd --target-eps 20 --dataset-size 100 --noise-multiplier 2
+    # --steps 10 ended in an internal error, adv47 L1b); the certified ends below decide
+    v_est = min(max(v_est if math.isfinite(v_est) else v, vmin), vmax)
+    proposal = math.exp(s * v_est)
+    return v, slope, rw1, widths, v_est, proposal
 
 
 def calibrate_template(
@@ -274,62 +366,46 @@ def calibrate_template(
             progress.width(width, w, note)
 
     # ---- 1. float proposal: secant in v on the coarse model ------------------
-    lo_v = math.log(float(t.lower)) * s if t.lower > 0 else -math.inf * s
-    hi_v = math.log(float(t.upper)) * s if t.upper is not None else math.inf * s
-    vmin, vmax = min(lo_v, hi_v), max(lo_v, hi_v)
+    # finite: v stays where e^(s v) is a normal float (FLOAT_FLOOR, FLOAT_CEIL)
+    vmin, vmax = sorted(s * math.log(b) for b in _float_domain(t))
 
     def at(v: float, up: bool, fine: bool = False) -> Fraction:
         x = math.exp(s * min(max(v, vmin), vmax))
         return _snap(t, x, up if s > 0 else not up, w / 100 if fine else w)
 
-    x0 = t.guess(E, D) if t.guess is not None else None
-    if x0 is None or not math.isfinite(x0) or x0 <= 0:
-        x0 = {"noise_multiplier": 1.0, "steps": 1000.0, "sampling_rate": 0.01}.get(t.parameter, 1.0)
-        if t.upper is not None:
-            x0 = min(x0, float(t.upper))
-    v = s * math.log(x0)
-    show(None, "proposal")
-    pts: list[tuple[float, float]] = []  # (v, g) on the model grid
-    slope: Optional[float] = None
-    widths: dict[int, float] = {}
-    seen: set = set()
-    for _ in range(40):
-        x = at(v, True, fine=True)
-        if x in seen:
-            break  # the model cannot resolve a finer step
-        seen.add(x)
-        v = s * math.log(float(x))
-        g, rw = model.g(x, M_MODEL)
-        widths[M_MODEL] = rw
-        pts.append((v, g))
-        if len(pts) >= 2:
-            (va, ga), (vb, gb) = pts[-2], pts[-1]
-            if vb != va and (gb - ga) / (vb - va) > 0:
-                slope = (gb - ga) / (vb - va)
-        if slope is None:
-            # a 1% probe gives the local slope (Newton from then on); a wrong
-            # sign (model noise) falls back to a fixed step downhill
-            step = -0.01 * math.copysign(1.0, g) if len(pts) == 1 else -math.copysign(0.5, g)
-        else:
-            step = -g / slope
-        step = max(-2.0, min(2.0, step))
-        nxt = min(max(v + step, vmin), vmax)
-        if abs(nxt - v) < w / 50 or (nxt == v):
-            break
-        v = nxt
-    if slope is None:
-        slope = 1.0
-    # bias correction: one evaluation one grid finer, then Richardson (error O(h^2))
-    x = at(v, True, fine=True)
-    g1, rw1 = model.g(x, M_MODEL + 1)
-    widths[M_MODEL + 1] = rw1
-    v_fine = s * math.log(float(x)) - g1 / slope
-    v_est = v_fine + (v_fine - v) / 3
-    # the extrapolation is a float guess: kept inside the domain (a target met everywhere sent it past
-    # e^709, math.exp overflowed: calibrate dpsgd --target-eps 20 --dataset-size 100 --noise-multiplier 2
-    # --steps 10 ended in an internal error, adv47 L1b); the certified ends below decide
-    v_est = min(max(v_est if math.isfinite(v_est) else v, vmin), vmax)
-    proposal = math.exp(s * v_est)
+    def limit_safe() -> Optional[End]:
+        """The domain's end where delta(target) is largest (``t.upper`` of a parameter eps grows
+        with), as a proved safe end, or None (not such a parameter, undecided there, or it fails).
+        Safe there, every value of the domain is safe (the template's monotonicity)."""
+        if s < 0 or t.upper is None:
+            return None
+        try:
+            lo, hi = model.bounds(t.upper, M_MODEL + 1)
+        except (PrecisionExhausted, Undecided):
+            return None
+        return End(t.upper, Outcome.HOLDS, lo, hi, None if t.upper in model.closed else M_MODEL + 1) \
+            if hi <= D else None
+
+    def probe(x: Fraction, m: int) -> tuple[float, float]:
+        """The model at x, or, where the accountant cannot serve the float proposal (a grid past its
+        memory cap, a target past the loss support: target eps 1e59 at rate 0.01), the decline of
+        the proposal: the domain's unsafe end is checked, and a target met there is met everywhere
+        (_DomainSafe); otherwise the accountant's refusal stands (exit 3)."""
+        try:
+            return model.g(x, m)
+        except (PrecisionExhausted, Undecided) as exc:
+            if getattr(exc, "timed", False):
+                raise
+            end = limit_safe()
+            if end is None:
+                raise
+            raise _DomainSafe(end) from exc
+
+    try:
+        v, slope, rw1, widths, v_est, proposal = _propose(t, E, D, s, w, vmin, vmax, at, probe, show)
+    except _DomainSafe as found:
+        show(None, "done")
+        return Calibration(t, E, D, found.end, None, w, None, time.monotonic() - t0, model.count, model.log)
     ratio = max(2.0, min(8.0, widths[M_MODEL] / rw1)) if rw1 > 0 else 4.0
 
     def grid_for(gap: float) -> int:
@@ -382,9 +458,10 @@ def calibrate_template(
         lo, hi = model.bounds(x, m)
         limit = t.lower if s > 0 else t.upper
         if lo > D and want == "safe" and limit is not None and x == limit:
-            raise Undecided(f"calibrate: proved that no {t.parameter} meets ({exact_str(E)}, "
-                            f"{exact_str(D)})-DP: even {t.parameter}={exact_str(x)} fails "
-                            f"(delta({exact_str(E)}) >= {rational_decimal(lo, 6, upward=False)} > {exact_str(D)}), and "
+            # brief_str: the exact 1e-300 is a 300-digit decimal, unreadable in one line
+            raise Undecided(f"calibrate: proved that no {t.parameter} meets ({brief_str(E)}, "
+                            f"{brief_str(D)})-DP: even {t.parameter}={brief_str(x)} fails "
+                            f"(delta({brief_str(E)}) >= {rational_decimal(lo, 6, upward=False)} > {brief_str(D)}), and "
                             f"{t.monotonicity}")
         if hi <= D:
             end = End(x, Outcome.HOLDS, lo, hi, None if x in model.closed else m)
@@ -406,14 +483,22 @@ def calibrate_template(
                 v_est_new = max(v_est_new, s * math.log(float(safe.value)))
             if unsafe is not None:
                 v_est_new = min(v_est_new, s * math.log(float(unsafe.value)))
-            v_est = v_est_new
+            v_est = min(max(v_est_new, vmin), vmax) if math.isfinite(v_est_new) else v_est
         if (safe is None and want == "safe" and lo > D) or (unsafe is None and want == "unsafe" and hi <= D):
             offset[want] *= 2  # the proposal was off: look further out
     else:
-        raise PrecisionExhausted(f"calibrate: no bracket of relative width {w:g} after 60 certified checks")
+        # what was proved, and the last check, so that an undecidable region says where it is (at
+        # target eps 1e59 the Gaussian's closed form steps aside past eps / mu = 1e8 and a grid
+        # cannot hold the loss: only "no bracket after 60 checks" was said)
+        got = "; ".join(f"{k} end {t.parameter}={brief_str(e.value)}" for k, e in (("safe", safe), ("failing", unsafe))
+                        if e is not None) or "no end proved"
+        raise PrecisionExhausted(f"calibrate: no bracket of relative width {w:g} after 60 certified checks ({got}; "
+                                 f"the last, at {t.parameter}={brief_str(x)}, enclosed delta({brief_str(E)}) in "
+                                 f"[{rational_decimal(lo, 3, upward=False)}, {rational_decimal(min(hi, Fraction(1)), 3, upward=True)}] "
+                                 f"against delta = {brief_str(D)})")
     if safe is None:
         raise Undecided(f"calibrate: no value of {t.parameter} in its domain was proved to meet "
-                        f"({exact_str(E)}, {exact_str(D)})-DP")
+                        f"({brief_str(E)}, {brief_str(D)})-DP")
     cur = width_now()
     if unsafe is not None and cur is not None and cur > w and not t.integer:
         raise PrecisionExhausted(f"calibrate: bracket of relative width {cur:.3g} > {w:g}")

@@ -45,7 +45,7 @@ from .. import _validate as V
 from ..ball import exact_str
 from ..errors import InvalidParameter
 from ..pld import dpsgd as S
-from ..limits import MAX_DATASET_SIZE, MAX_STEPS
+from ..limits import MAX_DATASET_SIZE, MAX_NOISE_MULTIPLIER, MAX_STEPS
 from ..vocabulary import SAMPLING_CALIBRATE
 from ..certificate.prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS
 
@@ -237,8 +237,10 @@ def dpsgd_template(
     common = dict(name="dpsgd", parameter=free, monotone=True, monotonicity=MONOTONICITY[free],
                   fixed=fixed, neighboring=rel, guess=_clt_guess(free, known))
     if free == "noise_multiplier":
+        # the accountant's range (limits.MAX_NOISE_MULTIPLIER): a value past it is refused, so the
+        # domain ends there, and a target no sigma up to it meets is proved so at the end
         return Template(build=lambda x: [S.GaussianSteps.of(x, q, T)], eps_increasing=False,
-                        integer=False, lower=Fraction(0), upper=None, **common)
+                        integer=False, lower=Fraction(0), upper=Fraction(MAX_NOISE_MULTIPLIER), **common)
     if free == "steps":
         return Template(build=lambda x: [S.GaussianSteps.of(s, q, int(x))], eps_increasing=True,
                         integer=True, lower=Fraction(1), upper=Fraction(MAX_STEPS), **common)
@@ -377,7 +379,7 @@ def wor_template(
     if free == "noise_multiplier":
         assert B is not None and T is not None
         return Template(build=lambda x: upper(x, B, T), eps_increasing=False, integer=False,
-                        lower=Fraction(0), upper=None, **common)
+                        lower=Fraction(0), upper=Fraction(MAX_NOISE_MULTIPLIER), **common)
     if free == "steps":
         assert s is not None and B is not None
         return Template(build=lambda x: upper(s, B, int(x)), eps_increasing=True, integer=True,

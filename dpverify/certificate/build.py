@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..ball import exact_str, parse_exact
 from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
 from .prose import ENCLOSES, PLD_SOURCE, encloses_template
 from .writer import make_certificate
 
 __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
-           "PLD_SOURCE", "ENCLOSES", "encloses"]
+           "pld_claim_certificate", "pld_algorithm", "PLD_SOURCE", "ENCLOSES", "encloses"]
 
 
 def encloses(quantity: str, inputs: Mapping[str, Any], result: "Mapping[str, Any] | None" = None) -> str:
@@ -114,6 +115,25 @@ CLOSED_GAUSSIAN_ALGORITHM = (
     "no grid")
 
 
+def pld_algorithm(answer: Any, *, decided: bool = False) -> str:
+    """The ``method.algorithm`` of a DP-SGD PLD answer (``pld.*``): the grid and mass unit it was
+    computed on, the Renyi tail bound or the composed loss bound when no grid was needed, or the
+    closed form of rate-1 Gaussian steps. ``decided``: a claim's, whose grid was refined until the
+    verdict was decided (:func:`dpverify.pld.dpsgd.check_claim`)."""
+    if answer.grid_exponent:
+        return ("pessimistic connect-the-dots and optimistic quantised pairs on the grid "
+                f"2^-{answer.grid_exponent}, exact fmpz_poly convolution in units of 2^-{answer.unit_bits}, "
+                "square-and-multiply, certified suffix-sum queries"
+                + (", the grid refined until the verdict is decided" if decided else ""))
+    if getattr(answer, "tail", False):
+        return ("a Renyi tail bound (the steps' Renyi cumulants summed, Mironov 2017 Prop 1; Balle et al. 2020 "
+                "Thm 21), no grid: delta lies in [0, hi]")
+    if getattr(answer, "closed", False):
+        return CLOSED_GAUSSIAN_ALGORITHM
+    return ("the composed privacy-loss bound (the sum over the steps of each pair's proved loss bound): "
+            "delta(eps) = 0 exactly at or past it (AFA Lemma 37), no grid")
+
+
 def pld_answer_certificate(*, quantity: str, inputs: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     """Certificate of a DP-SGD PLD enclosure (``pld.epsilon`` or ``pld.delta``): the one
     builder behind ``audit dpsgd`` and the sweep's audit task, so both write the same bytes."""
@@ -121,13 +141,32 @@ def pld_answer_certificate(*, quantity: str, inputs: Mapping[str, Any], answer: 
         quantity=quantity,
         inputs=inputs,
         enclosure=answer.enclosure,
-        algorithm="pessimistic connect-the-dots and optimistic quantised pairs on the grid "
-        f"2^-{answer.grid_exponent}, exact fmpz_poly convolution in units of 2^-{answer.unit_bits}, "
-        "square-and-multiply, certified suffix-sum queries" if answer.grid_exponent else
-        "a Renyi tail bound (the steps' Renyi cumulants summed, Mironov 2017 Prop 1; Balle et al. 2020 Thm 21), "
-        "no grid: delta lies in [0, hi]" if getattr(answer, "tail", False) else
-        CLOSED_GAUSSIAN_ALGORITHM if getattr(answer, "closed", False) else
-        "the composed privacy-loss bound (the sum over the steps of each pair's proved loss bound): "
-        "delta(eps) = 0 exactly at or past it (AFA Lemma 37), no grid",
+        algorithm=pld_algorithm(answer),
         extra_result=answer.details(),
+    )
+
+
+#: the algorithm of a DP-SGD claim left undecided before any answer (a static cap stopped the grid)
+PLD_CLAIM_UNDECIDED_ALGORITHM = "PLD accountant, grid refined until a static cap stopped it, undecided"
+
+
+def pld_claim_certificate(*, inputs: Mapping[str, Any], verdict: Verdict, answer: Any) -> dict[str, Any]:
+    """Certificate of a DP-SGD ``(claimed_eps, delta)`` claim (``pld.claim``): the verdict, and,
+    when an enclosure of delta(claimed_eps) decided it, the enclosure with ``result.quantity``
+    beside it (``delta(eps=claimed_eps)``, the kind's text, :func:`encloses`; the schema requires
+    the two together) and the algorithm that computed it (:func:`pld_algorithm`). The one builder
+    behind ``audit dpsgd --claimed-eps`` and the sweep's audit task, so both write the same bytes
+    (docs/guide/sweep.md); ``inputs`` carries ``claimed_eps`` and ``delta``, already validated."""
+    result: dict[str, Any] = {"verdict": verdict.outcome.value, "reason": verdict.reason}
+    if answer is not None:
+        result["quantity"] = encloses("pld.claim", inputs)
+        result["enclosure"] = answer.enclosure.to_json()
+        result.update(answer.details())
+    return make_certificate(
+        claim={"quantity": "pld.claim",
+               "relation": {"kind": "le", "bound": exact_str(parse_exact(inputs["delta"], "delta"))}},
+        inputs=inputs,
+        result=result,
+        precision_bits=answer.unit_bits if answer is not None else 0,
+        algorithm=pld_algorithm(answer, decided=True) if answer is not None else PLD_CLAIM_UNDECIDED_ALGORITHM,
     )

@@ -17,9 +17,7 @@ import time
 from typing import Any, Optional
 
 from .. import _validate as V
-from ..ball import exact_str
-from ..certificate import make_certificate
-from ..certificate.build import CLOSED_GAUSSIAN_ALGORITHM, PLD_SOURCE, pld_answer_certificate
+from ..certificate.build import PLD_SOURCE, pld_answer_certificate, pld_claim_certificate
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_STEPS, SUPPLEMENTARY_EPS_MAX_WORK
 from ..pld import dpsgd as S
@@ -330,20 +328,7 @@ def _claim(args, events, inputs, rel, budget, progress) -> int:
     verdict, ans = S.check_claim(events, args.claimed_eps, args.delta, neighboring=rel,
                                  time_budget=budget, progress=progress)
     inputs.update({"claimed_eps": args.claimed_eps, "delta": args.delta})
-    result: dict[str, Any] = {"verdict": verdict.outcome.value, "reason": verdict.reason}
-    if ans is not None:
-        result["quantity"] = f"delta(eps={args.claimed_eps})"
-        result["enclosure"] = ans.enclosure.to_json()
-        result.update(ans.details())
-    cert = make_certificate(
-        claim={"quantity": "pld.claim",
-               "relation": {"kind": "le", "bound": exact_str(V.open_unit("delta", args.delta))}},
-        inputs=inputs,
-        result=result,
-        precision_bits=ans.unit_bits if ans is not None else 0,
-        algorithm=CLOSED_GAUSSIAN_ALGORITHM if getattr(ans, "closed", False) else
-        "PLD accountant, grid refined until the verdict is decided",
-    )
+    cert = pld_claim_certificate(inputs=inputs, verdict=verdict, answer=ans)
     line = (f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
             f"{verdict.outcome.value} ({verdict.reason})")
     # the one --time-budget covers the claim and this line together (it had a whole budget of its

@@ -16,9 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from .. import _validate as V
-from ..ball import exact_str
-from ..certificate import make_certificate
-from ..certificate.build import PLD_SOURCE, pld_answer_certificate
+from ..certificate.build import PLD_SOURCE, pld_answer_certificate, pld_claim_certificate
 from ..errors import InvalidParameter
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd as S
@@ -180,18 +178,7 @@ class AuditTask:
         if plan.quantity == "pld.claim":
             verdict, ans = S.check_claim([ev], inputs["claimed_eps"], inputs["delta"], neighboring=rel,
                                          time_budget=budget)
-            result: dict[str, Any] = {"verdict": verdict.outcome.value, "reason": verdict.reason}
-            if ans is not None:
-                result["enclosure"] = ans.enclosure.to_json()
-                result.update(ans.details())
-            return make_certificate(
-                claim={"quantity": "pld.claim",
-                       "relation": {"kind": "le", "bound": exact_str(V.open_unit("delta", inputs["delta"]))}},
-                inputs=inputs,
-                result=result,
-                precision_bits=ans.unit_bits if ans is not None else 0,
-                algorithm="PLD accountant, grid refined until the verdict is decided",
-            )
+            return pld_claim_certificate(inputs=inputs, verdict=verdict, answer=ans)
         digits = inputs["digits"]
         if plan.quantity == "pld.epsilon":
             ans = S.epsilon([ev], inputs["delta"], neighboring=rel, digits=digits, time_budget=budget)

@@ -6,6 +6,7 @@ closed form of GDPT eq. (2), evaluated here on mpmath at 50 digits.
 """
 
 import copy
+import math
 from fractions import Fraction
 
 import mpmath
@@ -235,3 +236,76 @@ def test_a_whole_domain_safe_far_below_delta_is_re_proved_by_the_renyi_tail(caps
     from dpverify.recheck.calibrate import _tail_upper
 
     assert _tail_upper(cert["inputs"], "steps", 10**7) < mpmath.mpf(10) ** -3000
+
+
+@pytest.mark.parametrize("args", [
+    # a float proposal of sigma underflowed to 0.0 and _snap took its log10 (adv49 #2)
+    ["--sampling-rate", "1", "--steps", "1", "--target-eps", "1e59", "--delta", "1e-5"],
+    ["--sampling-rate", "1", "--steps", "1", "--target-eps", "1e30", "--delta", "0.999"],
+    # the extrapolated proposal e^v overflowed (v past 709)
+    ["--sampling-rate", "1", "--steps", "10000000", "--target-eps", "1e-300", "--delta", "1e-300"],
+])
+def test_extreme_targets_end_in_an_answer_or_a_named_refusal_never_exit_4(args, tmp_path, capsys):
+    """Float proposals are kept where they are normal floats (solve.FLOAT_FLOOR, FLOAT_CEIL): these
+    ended in ValueError / OverflowError, exit 4. Now a certificate verify re-proves, or exit 3 with
+    the calibration's words."""
+    from dpverify.recheck.verify import verify_file
+
+    cert = tmp_path / "c.json"
+    code = main(["calibrate", "dpsgd", *args, "--time-budget", "60", "--certificate", str(cert)])
+    err = capsys.readouterr().err
+    assert code in (0, 3), err
+    if code == 0:
+        assert verify_file(cert)[0] == 0
+    else:
+        assert "calibrate" in err and "internal error" not in err and not cert.exists()
+
+
+def test_a_target_no_noise_meets_is_proved_at_the_accountants_limit(capsys):
+    """T = 10^7 Gaussian steps at rate 1 are mu-GDP with mu = sqrt(T) / sigma; at the largest sigma
+    the accountant takes (10^100, limits.MAX_NOISE_MULTIPLIER, now the template's upper end)
+    delta_mu(1e-300) is about mu / sqrt(2 pi) = 1.26e-97 > 1e-300 (mpmath below), so no sigma meets
+    (1e-300, 1e-300)-DP: exit 3 with that proof, the numbers short (the exact 1e-300 is 300 digits)."""
+    with mpmath.workdps(400):  # delta is 0.5 + 1.3e-97 minus about 0.5: 100 digits cancel
+        eps, mu = mpmath.mpf(10) ** -300, mpmath.sqrt(10**7) / mpmath.mpf(10) ** 100
+        d = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+        assert mpmath.mpf("1.26156e-97") <= d < mpmath.mpf("1.26157e-97")
+    code = main(["calibrate", "dpsgd", "--sampling-rate", "1", "--steps", "10000000", "--target-eps", "1e-300",
+                 "--delta", "1e-300"])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "proved that no noise_multiplier meets (1e-300, 1e-300)-DP: even noise_multiplier=1e100 fails" in err
+    assert "1.26156e-97" in err and "000000000" not in err
+
+
+@pytest.mark.parametrize("x", [0.0, 5e-324, 1e-310, math.inf, -math.inf, math.nan, 1e308])
+@pytest.mark.parametrize("free", ["noise_multiplier", "sampling_rate", "steps"])
+def test_snap_keeps_any_float_proposal_in_the_domain(free, x):
+    """_snap turns a float proposal into an exact value of the template's domain, whatever the float
+    (0.0 had ended in log10's math domain error)."""
+    from dpverify.calibration.solve import _snap
+
+    given = {"noise_multiplier": "1", "sampling_rate": "0.5", "steps": 10}
+    t = dpsgd_template(**{k: v for k, v in given.items() if k != free})
+    for up in (True, False):
+        v = _snap(t, x, up, 1e-3)
+        assert v > t.lower or (t.integer and v == t.lower)
+        assert t.upper is None or v <= t.upper
+        t.check_value(v)
+
+
+def test_a_proposal_the_accountant_cannot_serve_is_declined_for_the_domains_end(tmp_path, capsys):
+    """Target eps 1e59: the float model's first probe (rate 0.01) is past the grid's loss support
+    and the accountant refuses it (exit 3 before). The proposal is declined and the domain's
+    unsafe end, rate 1, checked: one Gaussian step of mu = 1 in closed form, delta(1e59) far below
+    1e-300 (mpmath: delta_mu(eps) <= Phi(mu/2 - eps/mu)), so every rate meets the target; the
+    certificate verifies."""
+    from dpverify.recheck.verify import verify_file
+
+    with mpmath.workdps(50):
+        assert mpmath.ncdf(mpmath.mpf("0.5") - mpmath.mpf(10) ** 59) < mpmath.mpf(10) ** -300
+    cert = tmp_path / "c.json"
+    assert main(["calibrate", "dpsgd", "--target-eps", "1e59", "--delta", "1e-300", "--steps", "1",
+                 "--noise-multiplier", "1", "--certificate", str(cert)]) == 0
+    assert "sampling_rate: every value up to 1 meets" in capsys.readouterr().out
+    assert verify_file(cert)[0] == 0

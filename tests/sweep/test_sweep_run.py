@@ -65,6 +65,54 @@ def test_certificate_equals_audit_dpsgd_json(sequential, capsys):
     assert capsys.readouterr().out.encode() == certs[f"{row.key}.json"]
 
 
+#: claims at sampling rate 1 (every step a Gaussian: the closed form decides) and 0.01 (the grid
+#: decides), each with a claim that holds and one that fails
+CLAIM_GRID = """
+task = "audit"
+[fixed]
+delta = "1e-5"
+noise_multiplier = "1"
+steps = 100
+[product]
+sampling_rate = ["0.01", "1"]
+claimed_eps = ["0.1", "3", "100"]
+"""
+
+
+def test_claim_certificates_equal_audit_dpsgd_json_and_verify(tmp_path, capsys):
+    """A sweep with ``claimed_eps`` writes, for every configuration, the certificate `audit dpsgd
+    --claimed-eps ... --json` prints for the same inputs, byte for byte, and verify re-proves it
+    (exit 0). The sweep kept its own copy of the claim builder, without ``result.quantity`` and
+    with the grid's words for a closed-form answer: every claim configuration was an error row
+    (its certificate failed the schema) and no file was written (adv49)."""
+    from dpverify.recheck.verify import verify_file
+
+    p = tmp_path / "g.toml"
+    p.write_text(CLAIM_GRID)
+    res = run_sweep(load_grid(p), SequentialExecutor(), tmp_path / "out", cache=None)
+    assert [r.status for r in res.rows] == ["ok"] * 6, [r.error for r in res.rows]
+    verdicts = {}
+    for row in res.rows:
+        q, claimed = row.params["sampling_rate"], row.params["claimed_eps"]
+        code = main(["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", q, "--steps", "100",
+                     "--delta", "1e-5", "--claimed-eps", claimed, "--json"])
+        printed = capsys.readouterr().out.encode()
+        path = tmp_path / "out" / "certificates" / f"{row.key}.json"
+        assert printed == path.read_bytes(), (q, claimed)
+        cert = json.loads(printed)
+        verdicts[q, claimed] = cert["result"]["verdict"]
+        assert code == (0 if verdicts[q, claimed] == "holds" else 1)
+        # the schema ties result.quantity to the enclosure; the closed form names itself
+        assert cert["result"]["quantity"] == f"delta(eps={claimed})"
+        assert ("closed form" in cert["method"]["algorithm"]) == (q == "1")
+        vcode, message = verify_file(path)
+        assert vcode == 0 and "confirmed" in message, message
+    # holds and fails at each rate (the exact closed form at rate 1: delta(0.1) and delta(3) of
+    # mu = 10 are near 1, delta(100) ~ Phi(-5) ~ 3e-7)
+    assert verdicts == {("0.01", "0.1"): "fails", ("0.01", "3"): "holds", ("0.01", "100"): "holds",
+                        ("1", "0.1"): "fails", ("1", "3"): "fails", ("1", "100"): "holds"}
+
+
 def test_pool_gives_identical_results_and_survives_a_killed_worker(tmp_path, grid, sequential):
     seq, seq_certs = sequential
     killed = []
