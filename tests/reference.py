@@ -99,3 +99,32 @@ def nested_events_file(path, sigma: str, depth: int):
         ev = {"type": "self_composed", "count": 2, "event": ev}
     path.write_text(json.dumps({"neighboring": "add-remove", "event": ev}))
     return path
+
+
+def tail_point_per_lambda(xf, a, log_target, above):
+    """fourier._tail_point's Chernoff scan as first written: one numpy pass per lambda (the tests of
+    its blocked and in-place forms compare (t, lambda) with this, bit for bit)."""
+    import math
+
+    import numpy as np
+
+    idx = np.arange(xf.size, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        logx = np.where(xf > 0, np.log(np.where(xf > 0, xf, 1.0)), -np.inf)
+    sgn = 1.0 if above else -1.0
+
+    def required(lam):
+        z = logx + sgn * lam * idx
+        zmax = float(z.max())
+        logM = zmax + math.log(float(np.exp(z - zmax).sum()))
+        if above:
+            return math.ceil((a * logM - log_target) / lam)
+        return -math.floor((log_target - a * logM) / lam)
+
+    lams = np.geomspace(1e-7, 50.0, 48)
+    ts = [required(float(v)) for v in lams]
+    i = int(np.argmin(ts))
+    fine = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 16)
+    cand = [(t, float(v)) for t, v in zip(ts, lams)] + [(required(float(v)), float(v)) for v in fine]
+    t, lam = min(cand)
+    return (t, lam) if above else (-t, lam)

@@ -16,6 +16,7 @@ from dpverify.pld import fourier as F
 from dpverify.pld.discretise import LowerDist, UpperDist, grid_range
 from dpverify.pld.pairs import SubsampledGaussianPair
 from dpverify.pld.queries import ComposedBounds
+from ..reference import tail_point_per_lambda
 
 PAIRS = [("4", "0.01"), ("1", "0.01"), ("0.8", "0.004"), ("3", "4096/50000"), ("2", "0.1"),
          ("0.5", "1"), ("50", "0.5"), ("10", "0.001"), ("0.2", "0.9"), ("999", "0.3"), ("0.002", "0.5")]
@@ -83,32 +84,6 @@ def test_range_floats_within_1e_6_of_mpmath(sigma, q):
                     assert abs(f - t) <= 1e-6 * t, (sigma, q, d, eps, f, t)
 
 
-def _tail_point_one_lambda_at_a_time(xf, a, log_target, above):
-    """fourier._tail_point as it was: one numpy pass per lambda."""
-    import math
-
-    idx = np.arange(xf.size, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        logx = np.where(xf > 0, np.log(np.where(xf > 0, xf, 1.0)), -np.inf)
-    sgn = 1.0 if above else -1.0
-
-    def required(lam):
-        z = logx + sgn * lam * idx
-        zmax = float(z.max())
-        logM = zmax + math.log(float(np.exp(z - zmax).sum()))
-        if above:
-            return math.ceil((a * logM - log_target) / lam)
-        return -math.floor((log_target - a * logM) / lam)
-
-    lams = np.geomspace(1e-7, 50.0, 48)
-    ts = [required(float(v)) for v in lams]
-    i = int(np.argmin(ts))
-    fine = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 16)
-    cand = [(t, float(v)) for t, v in zip(ts, lams)] + [(required(float(v)), float(v)) for v in fine]
-    t, lam = min(cand)
-    return (t, lam) if above else (-t, lam)
-
-
 def test_chernoff_scan_in_one_array_is_the_scan_per_lambda():
     # the window's choice (and so every certificate's bytes) rests on these exact integers
     rng = np.random.default_rng(3)
@@ -119,7 +94,7 @@ def test_chernoff_scan_in_one_array_is_the_scan_per_lambda():
         x /= x.sum() * (1 + rng.random())
         a, lt = int(rng.integers(2, 10 ** 6)), -float(rng.uniform(5, 60))
         for above in (True, False):
-            assert F._tail_point(x, a, lt, above) == _tail_point_one_lambda_at_a_time(x, a, lt, above)
+            assert F._tail_point(x, a, lt, above) == tail_point_per_lambda(x, a, lt, above)
 
 
 def test_suffix_recurrence_encloses_the_exact_sums():
