@@ -52,7 +52,7 @@ def test_a_replace_one_schedule_far_in_the_tail_verifies(tmp_path):
     (tests/pld, tests/events); the check here is that the schedule form is decided."""
     out = tmp_path / "c.json"
     assert main(["audit", "dpsgd", "--noise-multiplier", "100", "--sampling-rate", "0.5", "--steps", "1",
-                 "--eps", "200", "--neighboring", "replace-one", "--digits", "2", "--certificate", str(out)]) == 0
+                 "--eps", "200", "--neighboring", "replace-one", "--certificate", str(out)]) == 0
     cert = json.loads(out.read_text())
     assert outcome(cert, budget=120) == 0
     hi = Fraction(cert["result"]["enclosure"]["hi"])
@@ -67,7 +67,7 @@ def test_a_replace_one_epsilon_at_a_tiny_delta_verifies(tmp_path):
     (exit 0)."""
     out = tmp_path / "c.json"
     assert main(["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.1", "--steps", "10",
-                 "--delta", "1e-300", "--neighboring", "replace-one", "--digits", "2", "--certificate", str(out)]) == 0
+                 "--delta", "1e-300", "--neighboring", "replace-one", "--certificate", str(out)]) == 0
     cert = json.loads(out.read_text())
     assert outcome(cert, budget=300) == 0
 
