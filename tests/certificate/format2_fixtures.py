@@ -203,6 +203,12 @@ OPTIONS = {
     # a whole domain safe below the closed form's floor: delta_at_target.hi = 2^-12000 rounded up
     "calibrate-closed-form-floor": ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5",
                                     "--sampling-rate", "1", "--noise-multiplier", "1e10"],
+    # stop 49's writers: a claim's reason in decimals (delta(0.75) ... 0.00001, not 3/4 ... 1/100000) and the
+    # algorithm text shared with the answer builder (certificate.build.pld_claim_certificate, pld_algorithm)
+    "pld-claim-decimal-reason": ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01",
+                                 "--steps", "100", "--delta", "1e-5", "--claimed-eps", "0.75"],
+    "pld-claim-closed-form-fails": ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "1", "--steps",
+                                    "100", "--delta", "1e-5", "--claimed-eps", "3"],
     # balls-in-bins over two independently re-allocated epochs (result.bins_epochs, AFA Thm 10)
     "bins-epsilon-epochs": ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "2",
                             "--dataset-size", "4", "--batch-size", "1", "--epochs", "2", "--delta", "1e-5"],
