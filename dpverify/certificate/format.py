@@ -345,7 +345,16 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str 
     if err.validator in ("enum", "const"):
         allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
         return f"{where}: {str(err.instance)[:60]!r} is not allowed (allowed: {', '.join(map(str, allowed))})"
+    if err.validator in _BOUND_WORDS:
+        # jsonschema's message quotes the whole number first: a 900-digit digits was cut inside it (ref49 LOW-1)
+        return f"{where}: {_shown(err.instance)} is {_BOUND_WORDS[err.validator]} {err.validator_value}"
     return f"{where}: {err.message[:200]}"
+
+
+#: a schema bound's words, after the value (the schema's own bound follows)
+_BOUND_WORDS = {"minimum": "less than the minimum of", "maximum": "greater than the maximum of",
+                "exclusiveMinimum": "not above the exclusive minimum of",
+                "exclusiveMaximum": "not below the exclusive maximum of"}
 
 
 def type_message(instance: Any, schema: Any) -> str:

@@ -17,7 +17,7 @@ import argparse
 from typing import Any
 
 from .. import _validate as V
-from ..ball import exact_str
+from ..ball import brief_str, exact_str
 from ..api import calibrate
 from ..calibration import Calibration
 from ..certificate import make_certificate
@@ -155,7 +155,7 @@ def sampled_certificate(cal: Any) -> dict[str, Any]:
 
 def _sampled_line(cal: Any) -> str:
     show = (lambda x: str(int(x))) if cal.integer else exact_str
-    E, D = exact_str(cal.target_eps), exact_str(cal.delta)
+    E, D = brief_str(cal.target_eps), brief_str(cal.delta)  # a message: short exact text
     which = {"noise_multiplier": "sigma", "epochs": "epochs"}[cal.parameter]
     line = f"{cal.parameter} ({cal.sampling}, {cal.fixed['neighboring']}): {show(cal.safe.value)} is proved to give "
     line += f"eps <= {E} at delta {D} ("
@@ -211,17 +211,19 @@ def _dpsgd(args: argparse.Namespace) -> int:
     cert = certificate(cal)
     t = cal.template
     show = (lambda x: str(int(x))) if t.integer else exact_str
+    # the user's target and delta as short exact text (1e-300 was printed with its 300 zeros: fix49)
+    E_, D_ = brief_str(cal.target_eps), brief_str(cal.delta)
     if cal.unsafe is None:
         line = (f"{t.parameter}: every value up to {show(cal.safe.value)} meets "
-                f"({exact_str(cal.target_eps)}, {exact_str(cal.delta)})-DP (proved at the limit)")
+                f"({E_}, {D_})-DP (proved at the limit)")
     else:
         side = "largest" if t.eps_increasing else "smallest"
         line = (f"{t.parameter} in [{show(cal.lo)}, {show(cal.hi)}] (relative width {cal.rel_width:.3g}): "
-                f"{show(cal.safe.value)} is proved to give eps <= {exact_str(cal.target_eps)} "
-                f"(delta({exact_str(cal.target_eps)}) <= {cal.safe.to_json(t.integer)['delta_at_target']['hi']}), "
-                + (f"{show(cal.unsafe.value)} is proved to give eps > {exact_str(cal.target_eps)}; "
+                f"{show(cal.safe.value)} is proved to give eps <= {E_} "
+                f"(delta({E_}) <= {cal.safe.to_json(t.integer)['delta_at_target']['hi']}), "
+                + (f"{show(cal.unsafe.value)} is proved to give eps > {E_}; "
                    f"the {side} admissible value lies in between ({cal.seconds:.1f} s)" if cal.tight else
-                   f"at {show(cal.unsafe.value)} the pair's eps is proved > {exact_str(cal.target_eps)} "
+                   f"at {show(cal.unsafe.value)} the pair's eps is proved > {E_} "
                    f"({cal.seconds:.1f} s)"))
         if not cal.tight:
             mu = cal.mechanism_unsafe

@@ -309,3 +309,13 @@ def test_a_proposal_the_accountant_cannot_serve_is_declined_for_the_domains_end(
                  "--noise-multiplier", "1", "--certificate", str(cert)]) == 0
     assert "sampling_rate: every value up to 1 meets" in capsys.readouterr().out
     assert verify_file(cert)[0] == 0
+
+
+def test_the_result_line_names_a_tiny_target_shortly(capsys):
+    """The line restates the user's target and delta as short exact text: 1e-300 was printed with its 300
+    zeros, three times (fix49's LOW 5). At sampling rate 1 every eps this small has the same bracket
+    (delta_mu(eps) is the total variation distance near eps = 0)."""
+    assert main(["calibrate", "dpsgd", "--target-eps", "1e-300", "--delta", "1e-5", "--sampling-rate", "1",
+                 "--steps", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "is proved to give eps <= 1e-300 (delta(1e-300) <= " in out and "0.000000000000" not in out, out

@@ -230,3 +230,16 @@ def test_a_missing_file_is_not_called_a_malformed_certificate(tmp_path):
     code, message = verify_file(tmp_path / "missing.json")
     assert code == 2 and "cannot read the file (No such file or directory)" in message
     assert "malformed" not in message
+
+
+@pytest.mark.parametrize("digits,said", [(10**900, "an integer of about 900 digits is greater than the maximum of 10000"),
+                                         (0, "0 is less than the minimum of 1")])
+def test_a_schema_bound_names_the_value_shortly_and_the_bound(digits, said, tmp_path):
+    """ref49 LOW-1: jsonschema's bound message quotes the whole number first, and the message, cut at
+    200 characters, ended inside a 900-digit digits without its reason."""
+    c = json.loads((Path(__file__).parent / "format2" / "pld-epsilon.json").read_text())
+    c["inputs"]["digits"] = digits
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(reseal(c)))
+    code, msg = verify_file(p)
+    assert code == 2 and f"inputs.digits: {said}" in msg, msg
