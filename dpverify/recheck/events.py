@@ -1419,7 +1419,16 @@ def leaves_delta_upper(leaves: "list | None", rel: str, eps: Fraction) -> "mpf |
         worst = max(worst, exponent(d, a)[1])  # any order proves a bound: the proposal's is evaluated
     if not gmpy2.is_finite(worst):
         return None
-    return mpfr_to_mpf(A.up.exp(worst))
+    # A larger number is still an upper bound: one below 2^-_TAIL_FLOOR_BITS is raised to it. The
+    # bound at sigma 1e20, eps 1e16 is e^-(7e8), which MPFR rounds up to 2^-(2^30): no exact
+    # comparison can hold that (mpf_to_fraction stops at 2^-(10^6)), and the producer never records
+    # below 2^-12000 anyway.
+    return mpfr_to_mpf(max(A.up.exp(worst), _TAIL_FLOOR))
+
+
+#: the least upper bound :func:`leaves_delta_upper` answers (about 1e-157826); see there
+_TAIL_FLOOR_BITS = 2**19
+_TAIL_FLOOR = mpfr(2) ** -_TAIL_FLOOR_BITS
 
 
 def _settle_delta(U: "mpf | None", kind: str, inputs: Mapping[str, Any], recorded: Any) -> "Recheck | None":

@@ -98,6 +98,10 @@ def test_tail_answer_only_below_its_threshold_and_above_the_exact_value():
     # a delta budget far below 2^-TAIL_BITS: the recorded U is the bound itself (about 1.6e-1782), not a floor
     ["--noise-multiplier", "1e6", "--sampling-rate", "0.01", "--steps", "100", "--claimed-eps", "1",
      "--delta", "1e-1500"],
+    # verify's own bound is e^-(7e8), which MPFR rounds up to 2^-(2^30): it was exit 3 ("beyond the
+    # second route's range") until the bound was raised to verify's floor 2^-(2^19)
+    ["--noise-multiplier", "1e20", "--sampling-rate", "1", "--steps", "10", "--claimed-eps", "1e16",
+     "--delta", "1e-5"],
 ])
 def test_huge_sigma_round_trip(schedule, tmp_path, capsys):
     """Exit 0 with [0, U], U <= 2^-TAIL_BITS, and `verify` confirms (before: exit 3 after the whole
@@ -126,3 +130,15 @@ def test_an_enclosure_above_the_bound_is_refused(tmp_path):
     cert = json.loads(path.read_text())
     cert["result"]["enclosure"] = {"lo": "1e-500", "hi": "2e-500"}
     assert outcome(reseal(cert)) == 1
+
+
+def test_the_bound_is_floored_and_still_above_the_exact_delta():
+    """At sigma 1e20, rate 1, 10 steps, eps 1e16 the composition is the Gaussian of mu = sqrt(10)/1e20, whose
+    delta(eps) <= Sf(eps/mu - mu/2) (the first term of the closed form) has log below -10^70 (mpmath, which
+    has no exponent floor): verify's bound is its floor 2^-(2^19), an upper bound, and a number."""
+    U = leaves_delta_upper([("gaussian", F(10**20), F(1), 10)], "add-remove", F(10**16))
+    assert U == mpmath.mpf(2) ** -(2**19)
+    with mpmath.workdps(30):
+        mu = mpmath.sqrt(10) / mpmath.mpf(10) ** 20
+        log_exact = mpmath.log(mpmath.ncdf(-(mpmath.mpf(10) ** 16 / mu - mu / 2)))
+    assert log_exact < -mpmath.mpf(10) ** 70 < mpmath.log(U)
