@@ -199,3 +199,18 @@ def test_huge_eps_bracket_refuses_what_it_cannot_prove():
 
     M = importlib.import_module("dpverify.gdp.mu_gdp")
     assert M._large_eps_bracket(Fraction(10**6), Fraction(1, 10**5), 15) is None
+
+
+@pytest.mark.parametrize("mu", [Fraction(10**12), Fraction(10**16) * 3, Fraction(10**18)])
+def test_eps_for_delta_past_2_to_the_80(mu):
+    """eps_mu(0.999) near mu^2/2 (5e23 .. 5e35): the bracket stopped at 2^81 ("eps above 2^80"), and
+    `audit dpsgd --noise-multiplier 1e-12 --sampling-rate 1` fell to a grid that cannot hold the loss
+    (adv48 L4). delta_mu on both ends in mpmath (ncdf, 20 stable digits; its exponent range is
+    unbounded) brackets 0.999."""
+    from dpverify.gdp import eps_for_delta
+
+    enc = eps_for_delta(mu, "0.999", digits=6)
+    lo, hi = Fraction(enc.lo_str()), Fraction(enc.hi_str())
+    assert lo > mu * mu / 2 * (1 - Fraction(1, 10**5)) and hi - lo <= hi * Fraction(1, 10**6)
+    with mpmath.workdps(80):
+        assert delta_mu_ref(mu, lo, 20) >= mpmath.mpf("0.999") >= delta_mu_ref(mu, hi, 20)

@@ -128,3 +128,24 @@ def test_an_events_claim_is_printed_so_that_its_decimals_decide_it(tmp_path, cap
     cert = json.loads(capsys.readouterr().out)
     assert cert["result"]["verdict"] == "fails" and Fraction(cert["result"]["enclosure"]["lo"]) > Fraction(1, 10**5)
     assert "confirmed" in verify_certificate(cert)
+
+
+@pytest.mark.parametrize("sigma", ["1e-12", "1e-16"])
+def test_an_eps_past_2_to_the_80_is_answered_in_closed_form_and_verified(sigma, capsys) -> None:
+    """eps(0.999) at rate 1 with sigma 1e-12 (1e-16): about mu^2/2 = 5e24 (5e32), past the closed
+    form's old bracket 2^81, so the grid was asked and answered exit 3 (one step's loss spans 5e5
+    nats, adv48 L4). Now the closed form answers, the enclosure holds 10 / sigma^2 / 2 to 5 digits
+    (mu^2 = T / sigma^2, and eps - mu^2/2 is of order mu), and verify confirms it."""
+    import json
+
+    from dpverify.certificate import verify_certificate
+    from dpverify.cli import main
+
+    assert main(["audit", "dpsgd", "--noise-multiplier", sigma, "--sampling-rate", "1", "--steps", "10",
+                 "--delta", "0.999", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    half_mu2 = 10 / Fraction(sigma) ** 2 / 2
+    enc = cert["result"]["enclosure"]
+    assert Fraction(enc["lo"]) <= half_mu2 * (1 + Fraction(1, 10**5)) and Fraction(enc["hi"]) >= half_mu2 * (1 - Fraction(1, 10**5))
+    assert "closed form" in cert["method"]["algorithm"]
+    assert "confirmed" in verify_certificate(cert)
