@@ -869,16 +869,24 @@ def explain_steps(kind: str) -> str:
 
 # --------------------------------------------------------------------------- inputs that must agree
 
-#: claims whose verdict verify derives from ``claim.relation``: the relation must be exactly "x <= inputs.KEY",
-#: the statement these kinds print: eps <= claimed_eps for those decided on an epsilon bracket, delta(claimed_eps)
-#: <= delta for pld.claim (a relation rewritten to "<= 1" beside inputs.delta 1e-5 was confirmed: adv49 L4)
-CLAIM_RELATION_BOUND = {"replace.claim": "claimed_eps", "bins.claim": "claimed_eps", "shuffle.claim": "claimed_eps",
-                        "pld.claim": "delta"}
+@dataclass(frozen=True)
+class ClaimBound:
+    """A claim kind whose verdict is "x <= inputs.KEY". ``stated``: its writers state that relation in
+    ``claim.relation``, which must then be exactly {le, inputs.KEY}, the statement the kind prints (a pld.claim
+    relation rewritten to "<= 1" beside inputs.delta 1e-5 was confirmed: adv49 L4). Not stated: no relation
+    may be added (one beside inputs.delta replaced an undecided route verdict and confirmed a false 'holds':
+    ref49 HIGH-1), and verify binds the recorded verdict to what the recorded enclosure decides against
+    inputs.KEY all the same (an events.claim 'fails' relabelled 'undecided' was confirmed: adv49 L2)."""
 
-#: claims that state no ``claim.relation`` (their writers never did) but whose verdict is "x <= inputs.KEY" on
-#: the recorded enclosure all the same: verify binds the recorded verdict to what the recorded enclosure decides,
-#: as _claim_verdict does for a relation (an events.claim 'fails' relabelled 'undecided' was confirmed: adv49 L2)
-IMPLIED_CLAIM_BOUND = {"events.claim": "delta"}
+    key: str
+    stated: bool
+
+
+#: every claim kind decided against an input bound: eps <= claimed_eps for those decided on an epsilon
+#: bracket, delta(claimed_eps) <= delta for pld.claim and events.claim
+CLAIM_BOUNDS = {"replace.claim": ClaimBound("claimed_eps", True), "bins.claim": ClaimBound("claimed_eps", True),
+                "shuffle.claim": ClaimBound("claimed_eps", True), "pld.claim": ClaimBound("delta", True),
+                "events.claim": ClaimBound("delta", False)}
 
 #: result fields that repeat an input: a result that says otherwise states something false
 MIRRORED = ("neighboring", "sensitivity_convention", "sampling")
@@ -893,7 +901,7 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                     result: Mapping[str, Any]) -> None:
     """Refuse a certificate whose parts state different things: a mirrored result field
     that differs from its input, an input key a sampled-batch kind does not read, or an
-    claim whose relation is not the one its kind states (:data:`CLAIM_RELATION_BOUND`)."""
+    claim whose relation is not the one its kind states (:data:`CLAIM_BOUNDS`)."""
     for key in MIRRORED:
         if key in result and result[key] != inputs.get(key):
             raise CertificateRejected(f"result.{key}={str(result[key])[:40]!r} differs from "
@@ -907,23 +915,21 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                 ([f"unknown {', '.join(extra)}"] if extra else []) + ([f"missing {', '.join(missing)}"] if missing
                                                                       else []))
                 + f" (allowed: {', '.join(sorted(allowed))}; a key the kind does not read defines nothing)")
-    if quantity in IMPLIED_CLAIM_BOUND and "relation" in claim:
-        # no writer states one, and verify decides a relation on its own: one added beside inputs.delta
-        # ("<= 1") replaced an undecided route verdict with its own and confirmed a false 'holds' (ref49 HIGH-1)
+    bound = CLAIM_BOUNDS.get(quantity)
+    if bound is not None and not bound.stated and "relation" in claim:
         raise MalformedCertificate(f"claim.relation: {quantity} states no relation (its claim is delta(claimed_eps) "
-                                   f"<= inputs.{IMPLIED_CLAIM_BOUND[quantity]}, which verify reads from the inputs)")
-    if quantity in CLAIM_RELATION_BOUND:
-        key = CLAIM_RELATION_BOUND[quantity]
+                                   f"<= inputs.{bound.key}, which verify reads from the inputs)")
+    if bound is not None and bound.stated:
         rel = claim.get("relation")
-        claimed = _exact(inputs.get(key))
+        claimed = _exact(inputs.get(bound.key))
         # a missing or misshapen relation is malformed (exit 2); one of the right shape that states
         # another claim is false (exit 1, adv36 W1)
         shaped = claimed is not None and isinstance(rel, dict) and set(rel) == {"kind", "bound"}
         if not shaped or rel["kind"] != "le" or _exact(rel["bound"]) != claimed:
-            said = "eps" if key == "claimed_eps" else "delta(claimed_eps)"
+            said = "eps" if bound.key == "claimed_eps" else "delta(claimed_eps)"
             raise (CertificateRejected if shaped else MalformedCertificate)(
-                f"{quantity}: claim.relation must be {{kind: le, bound: inputs.{key}}} "
-                f"(the claim is {said} <= {str(inputs.get(key))[:40]!r}); got {str(rel)[:80]}")
+                f"{quantity}: claim.relation must be {{kind: le, bound: inputs.{bound.key}}} "
+                f"(the claim is {said} <= {str(inputs.get(bound.key))[:40]!r}); got {str(rel)[:80]}")
     if quantity == "calibrate.bracket":
         # the statement says what holds or fails at each end it names: an end it names must be in
         # result.ends, where it is re-proved (a deleted end would leave "fails at ..." unproved)

@@ -595,8 +595,9 @@ def _verify(cert: Any) -> Confirmed:
                                               f"the kind's own re-derivation {independent!r}: the relation is not "
                                               "the claim this certificate proves")
                 independent = by_relation
-        elif quantity in kinds.IMPLIED_CLAIM_BOUND and re.enclosure() is not None:
-            implied = {"kind": "le", "bound": inputs.get(kinds.IMPLIED_CLAIM_BOUND[quantity])}
+        elif quantity in kinds.CLAIM_BOUNDS and re.enclosure() is not None:
+            # a kind whose writers state no relation (kinds.ClaimBound): its verdict bound all the same
+            implied = {"kind": "le", "bound": inputs.get(kinds.CLAIM_BOUNDS[quantity].key)}
             _claim_verdict({"relation": implied}, result, re, recorded, recorded_verdict)
         # a claim's verdict is its relation's, bound to the recorded enclosure by _claim_verdict
         accept_verdict(recorded_verdict, independent, "result.verdict",

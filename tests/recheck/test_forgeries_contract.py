@@ -417,7 +417,7 @@ def test_a_relation_rewritten_beside_the_kinds_own_verdict_is_refused(name, boun
 def test_a_pld_claim_relation_other_than_its_inputs_is_refused(relation):
     """adv49 L4: pld.claim's relation rewritten to another claim that the enclosure still decides
     'holds' (delta(2) <= 1, or < 1e-5) was confirmed beside inputs.delta 1e-5: the certificate then
-    states two claims. The relation must be delta(claimed_eps) <= inputs.delta (kinds.CLAIM_RELATION_BOUND)."""
+    states two claims. The relation must be delta(claimed_eps) <= inputs.delta (kinds.CLAIM_BOUNDS)."""
     c = fixture("pld-claim")
     c["claim"]["relation"] = relation
     assert outcome(reseal(c), budget=240) == 1
@@ -446,11 +446,23 @@ def test_a_decided_claim_relabelled_undecided_is_refused(name):
     for four fixtures, fails for shuffle-claim), so 'undecided' is not what the certificate
     proves. The reason sentence is dropped so that what refuses is the relation, not the words.
     events.claim states no relation; its verdict is delta(claimed_eps) <= inputs.delta all the same
-    (kinds.IMPLIED_CLAIM_BOUND; adv49 L2: it was confirmed)."""
+    (kinds.CLAIM_BOUNDS, not stated; adv49 L2: it was confirmed)."""
     cert = fixture(name)
     cert["result"]["verdict"] = "undecided"
     cert["result"].pop("reason", None)
     assert outcome(reseal(cert)) == 1
+
+
+def test_every_claim_kind_is_bound_to_an_input():
+    """Every claim kind the format knows has its bound x <= inputs.KEY in kinds.CLAIM_BOUNDS, so a new
+    claim kind cannot land with a verdict that nothing binds (adv49 L2, L4 and ref49 HIGH-1 were each a
+    claim kind outside one of the two tables this one replaced)."""
+    from dpverify.certificate.format import KIND_INPUTS
+    from dpverify.recheck.kinds import CLAIM_BOUNDS
+
+    claims = {k for k in KIND_INPUTS if k.endswith(".claim")}
+    assert claims == set(CLAIM_BOUNDS)
+    assert all(b.key in KIND_INPUTS[k] for k, b in CLAIM_BOUNDS.items())
 
 
 @pytest.mark.parametrize("name,direction,lo,hi,refused", [
