@@ -23,13 +23,14 @@ written as asked.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
-__all__ = ["NotARegularFile", "NotText", "TooLarge", "check_writable", "decode_text", "open_output", "read_regular",
-           "read_text", "save_figure"]
+__all__ = ["NotARegularFile", "NotText", "TooLarge", "check_writable", "decode_text", "json_loads", "open_output",
+           "read_regular", "read_text", "save_figure"]
 
 
 class NotARegularFile(OSError):
@@ -96,6 +97,30 @@ def read_text(path: "str | Path", max_bytes: int) -> str:
 #: descriptors of output FIFOs opened by :func:`check_writable` (a reader was there), kept for
 #: :func:`open_output`: closing one before the write would hand the reader an end of file
 _HELD: dict[str, int] = {}
+
+
+def json_loads(text: str, *, parse_int: Callable[[str], Any], parse_float: Callable[[str], Any]) -> Any:
+    """The one parse of a JSON text somebody else wrote (input files, grids, records, certificates, an
+    oracle certificate's recorded input): a key given twice in one object reads differently in different
+    parsers (last-wins turned a record's claimed_eps 100 into 0.1: adv37 D1) and the constants NaN and
+    Infinity are no numbers, so both raise ValueError, as json.JSONDecodeError (a ValueError) does;
+    RecursionError past Python's nesting. Each reader keeps its own number hooks (exact text, or
+    :func:`dpverify.numtext.json_int` / ``json_float``) and its own wording of the refusal."""
+    return json.loads(text, parse_int=parse_int, parse_float=parse_float, parse_constant=_no_constant,
+                      object_pairs_hook=_no_duplicates)
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a number here (numbers must be finite)")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {str(key)[:40]!r} appears twice in one object")
+        out[key] = value
+    return out
 
 
 def _open_for_writing(name: str) -> int:

@@ -202,3 +202,16 @@ def test_an_output_fifo_without_reader_is_refused_before_the_work(argv, option, 
                        env=env, cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert option in r.stderr and str(target) in r.stderr and "FIFO with no reader" in r.stderr
+
+
+@pytest.mark.parametrize("text,needle", [('{"a": 1, "a": 2}', "appears twice"), ('{"a": NaN}', "NaN is not a number"),
+                                         ('[Infinity]', "Infinity is not a number"), ('{"a": [1, {"b": 1, "b": 1}]}',
+                                                                                      "appears twice")])
+def test_json_loads_refuses_what_parsers_read_differently(text, needle):
+    """json.loads keeps the last of a repeated key and reads NaN and Infinity as floats; the one parse of
+    a text somebody else wrote refuses both, nested or not (ValueError, as a decode error is)."""
+    from dpverify.files import json_loads
+
+    with pytest.raises(ValueError, match=needle):
+        json_loads(text, parse_int=int, parse_float=str)
+    assert json_loads('{"a": 0.1, "b": [2]}', parse_int=int, parse_float=str) == {"a": "0.1", "b": [2]}

@@ -38,11 +38,11 @@ from ..ball import exact_str, parse_exact
 from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..certificate.format import LEGACY_EVENT_FIELDS as LEGACY  # one table of legacy item keys, likewise
 from ..errors import InvalidParameter, shown
+from ..files import json_loads
 from ..numtext import LongInteger, digit_count, not_ascii, too_long
 from . import model as E
 from ..certificate.ranges import FIELD_RANGES
 from ..limits import MAX_EVENT_TREE_DEPTH, MAX_NUMBER_CHARS
-from ..schemas import _no_duplicates  # a key given twice is refused, never last-wins
 
 __all__ = ["parse_document", "legacy_only", "event_to_json", "check_model", "load_schema", "ApproxDpExp", "TYPES"]
 
@@ -239,7 +239,7 @@ def parse_document(doc: Any, where: str = "") -> tuple[Any, Optional[str]]:
             raise InvalidParameter("events", f"{where}not UTF-8 text") from None
     if isinstance(doc, str):
         try:
-            doc = json.loads(doc, parse_float=_Num, parse_int=_int, object_pairs_hook=_no_duplicates)
+            doc = json_loads(doc, parse_float=_Num, parse_int=_int)
         except (json.JSONDecodeError, RecursionError, ValueError) as exc:
             raise InvalidParameter("events", f"{where}not valid JSON ({getattr(exc, 'msg', exc)})") from None
     if not isinstance(doc, dict):

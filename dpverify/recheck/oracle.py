@@ -36,7 +36,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 from fractions import Fraction
 from pathlib import PurePath
 from typing import Any, Mapping
@@ -46,6 +45,7 @@ from mpmath import mpf
 
 from ..certificate.format import NARROW_FACTOR, ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+from ..files import json_loads
 from .core import mpf_to_fraction
 from .decimals import enclosure_of
 from .gdp import exact_input
@@ -238,7 +238,7 @@ def _source_records(inputs: Mapping[str, Any]) -> list[dict[str, Any]]:
     suffix = PurePath(name).suffix.lower()
     if suffix == ".json" or (suffix != ".csv" and text.lstrip().startswith("[")):
         try:
-            data = json.loads(text, parse_float=str, parse_int=str, parse_constant=_no_constant)
+            data = json_loads(text, parse_float=str, parse_int=str)
         except (ValueError, RecursionError):
             raise CertificateRejected("inputs.input_text is not the JSON list of rows the oracle reads") from None
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -261,10 +261,6 @@ def _source_records(inputs: Mapping[str, Any]) -> list[dict[str, Any]]:
     except csv.Error as exc:
         raise CertificateRejected(f"inputs.input_text is not CSV ({exc})") from None
     return records
-
-
-def _no_constant(word: str) -> Any:
-    raise ValueError(f"{word} is not a number")
 
 
 def _number(text: Any, where: str) -> Fraction:

@@ -79,7 +79,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional
 import mpmath
 from mpmath import mpf
 
-from ..files import NotText, TooLarge, decode_text, read_regular
+from ..files import NotText, TooLarge, decode_text, json_loads, read_regular
 from ..numtext import bad_json_number, json_float, json_int
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from . import kinds, limits, relations
@@ -731,8 +731,7 @@ def parse_json(raw: bytes) -> Any:
         return v
 
     try:
-        doc = json.loads(text, parse_int=integer, parse_float=double, parse_constant=_no_constant,
-                         object_pairs_hook=_no_duplicates)
+        doc = json_loads(text, parse_int=integer, parse_float=double)
     except json.JSONDecodeError as exc:
         raise MalformedCertificate(f"not JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
@@ -743,20 +742,6 @@ def parse_json(raw: bytes) -> Any:
     if found is not None:  # a 5,000-digit integer or 5e99999, named with its place (issue 22)
         raise MalformedCertificate(f"{found[0] or '(top level)'}: {found[1]}")
     return doc
-
-
-def _no_duplicates(pairs: list) -> dict:
-    """An object whose keys repeat reads differently in different parsers: refused."""
-    out: dict = {}
-    for k, v in pairs:
-        if k in out:
-            raise MalformedCertificate(f"key {str(k)[:40]!r} appears twice in one object")
-        out[k] = v
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise MalformedCertificate(f"JSON constant {name} is not allowed (numbers are decimal strings)")
 
 
 def verify_file(path: "str | Path", *, budget_seconds: "float | None" = None) -> tuple[int, str]:

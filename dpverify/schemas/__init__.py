@@ -36,7 +36,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from ..certificate.format import ecma_pattern
-from ..files import NotARegularFile, NotText, TooLarge, read_text as read_file_text
+from ..files import NotARegularFile, NotText, TooLarge, json_loads, read_text as read_file_text
 from ..errors import InvalidParameter
 from ..limits import MAX_INPUT_FILE_BYTES, MAX_JSON_NESTING
 from ..numtext import not_ascii
@@ -118,19 +118,6 @@ def read_text(path: "str | Path", option: str) -> tuple[str, str]:
         raise InvalidParameter(option, f"{name}: cannot read ({exc.strerror or exc})") from None
 
 
-def _refuse_constant(word: str) -> Any:
-    raise ValueError(f"{word} is not a number here (numbers must be finite)")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
 def _depth(x: Any, limit: int) -> int:
     """Nesting depth of parsed JSON, stopping once past ``limit``."""
     stack = [(x, 1)]
@@ -156,13 +143,7 @@ def load_json(text: str, kind: str, *, file: str, option: str, root: str) -> Any
     anything the schema does not allow.
     """
     try:
-        data = json.loads(
-            text,
-            parse_float=JsonNumber,
-            parse_int=JsonNumber,
-            parse_constant=_refuse_constant,
-            object_pairs_hook=_no_duplicates,
-        )
+        data = json_loads(text, parse_float=JsonNumber, parse_int=JsonNumber)
     except json.JSONDecodeError as exc:
         raise InvalidParameter(
             option, f"{file}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"

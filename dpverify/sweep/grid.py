@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
-from ..files import NotARegularFile, NotText, TooLarge, read_text
+from ..files import NotARegularFile, NotText, TooLarge, json_loads, read_text
 from ..errors import InvalidParameter
 from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
 from ..numtext import bad_json_number, json_int
-from ..schemas import _no_duplicates
 
 __all__ = ["Axis", "Grid", "load_grid", "parse_grid", "task_table", "MAX_SWEEP_CONFIGURATIONS"]
 
@@ -300,8 +299,7 @@ def load_grid(path: "str | Path") -> Grid:
         try:
             # a key given twice is refused, as in every other input file (last-wins let a
             # repeated "task" pick the task: adv37 D1)
-            data = json.loads(text, parse_float=str, parse_int=json_int, parse_constant=lambda c: c,
-                              object_pairs_hook=_no_duplicates)
+            data = json_loads(text, parse_float=str, parse_int=json_int)
         except json.JSONDecodeError as exc:
             raise InvalidParameter("grid", f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
         except ValueError as exc:

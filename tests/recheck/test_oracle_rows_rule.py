@@ -345,3 +345,20 @@ def _edges_at(tmp_path, side):
     main(["oracle", "--input", str(tmp_path / "in.csv"), "--tolerance", "0", "--digits", "4",
           "--certificate", str(out)])
     return json.loads(out.read_text()), (Fraction(printed["lo"]), Fraction(printed["hi"])), (a, b)
+
+
+def test_a_recorded_input_with_a_key_twice_is_refused():
+    """The producer reads its input file through files.json_loads, which refuses a key given twice; the
+    re-check read the recorded input_text with last-wins json.loads, so a text the producer would refuse
+    (row b's reported_eps 9, then 0.1) re-read as the certificate's rows and was accepted. One parse now
+    serves both: exit 1."""
+    import hashlib
+    from pathlib import Path
+
+    cert = json.loads((Path(__file__).resolve().parents[1] / "certificate" / "format2" / "oracle-input.json").read_text())
+    text = cert["inputs"]["input_text"]
+    forged = text.replace('"accountant": "b",', '"accountant": "b", "reported_eps": "9",')
+    assert forged != text and json.loads(forged) == json.loads(text)  # last-wins: the same rows
+    cert["inputs"]["input_text"] = forged
+    cert["inputs"]["input_sha256"] = hashlib.sha256(forged.encode("utf-8")).hexdigest()
+    assert outcome(reseal(cert)) == 1
