@@ -209,6 +209,12 @@ OPTIONS = {
                                  "--steps", "100", "--delta", "1e-5", "--claimed-eps", "0.75"],
     "pld-claim-closed-form-fails": ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "1", "--steps",
                                     "100", "--delta", "1e-5", "--claimed-eps", "3"],
+    # stop 50's: a rate-1 eps past 2^81 in closed form (eps near 5e24; the bracket ended at 2^81 and a grid
+    # answered exit 3), and a Renyi-tail claim whose verify bound e^-(7e8) is floored at 2^-(2^19)
+    "pld-epsilon-closed-form-5e24": ["audit", "dpsgd", "--noise-multiplier", "1e-12", "--sampling-rate", "1",
+                                     "--steps", "10", "--delta", "0.999"],
+    "pld-claim-renyi-tail-sigma-1e20": ["audit", "dpsgd", "--noise-multiplier", "1e20", "--sampling-rate", "1",
+                                        "--steps", "10", "--delta", "1e-5", "--claimed-eps", "1e16"],
     # balls-in-bins over two independently re-allocated epochs (result.bins_epochs, AFA Thm 10)
     "bins-epsilon-epochs": ["audit", "dpsgd", "--sampling", "balls-in-bins", "--noise-multiplier", "2",
                             "--dataset-size", "4", "--batch-size", "1", "--epochs", "2", "--delta", "1e-5"],
