@@ -214,7 +214,7 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
         return Fraction(0), Fraction(0)
     a, b = Fraction(0), Fraction(1)
     # eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): a noise multiplier of 1e-10 puts it near 5e19, past
-    # 2^64 (the producer searches to 2^81, gdp.eps_for_delta.eps_root); each doubling is one evaluation
+    # 2^64 (the producer searches to 2^127, gdp.eps_for_delta.eps_root); each doubling is one evaluation
     for _ in range(128):
         if below(b):
             break
