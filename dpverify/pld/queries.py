@@ -294,7 +294,7 @@ class ComposedBounds:
         S, V = self._sv_prefix(k0)
         return ball(eps).exp() * (arb(fmpz(S)) + self.u_inf - two_k) - V + two_k
 
-    def eps_upper_swapped(self, delta: Fraction) -> Optional[Fraction]:
+    def eps_upper_swapped(self, delta: Fraction, hint: Optional[float] = None) -> Optional[Fraction]:
         """An exact eps >= 0 with eps'(delta) <= eps (certified), where eps' is the epsilon(delta)
         of the *swapped* composition: the T-fold product of the pairs (Q_i, P_i) when this U is
         the composed pessimistic law of the pairs (P_i, Q_i) (the add direction of a subsampled
@@ -320,10 +320,13 @@ class ComposedBounds:
         log((2^K - V_k0 - 2^K delta) / (2^K - S_k0 - u_inf)): a search over the knots
         (:meth:`_crossing`, g at eps = -s_j certified at each) and that root choose eps*; the
         knot the search ends on is certified, and the root replaces it only where its own
-        check passes."""
+        check passes. ``hint``: a float estimate of eps' (only a choice: see below)."""
         U = self.upper
         n = U.poly.length()
-        if n == 0:
+        if n == 0 or (hint is not None and -hint <= U.offset * 2.0 ** -self.m):
+            # (a float estimate of eps' puts -eps' below the law's first knot: there every mass
+            # the law was rounded up by counts e^eps' times, and the whole law's sums would be
+            # paid for a bound that does not settle (T = 1e5: eps' 24.6))
             return None
         D = arb(delta.numerator) / delta.denominator * arb(2) ** self.K
         two_k = arb(2) ** self.K

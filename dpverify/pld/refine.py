@@ -490,6 +490,7 @@ def refine_query(
             tick()
             order = active
             settle = prev is None and plan is not None and bool(plan.per_direction) and m_start is None
+            key: dict = {}
             if settle:
                 # the plan's largest answer first: the others are only needed
                 # below its certified lower end (the maximum, AFA Sec 4.1)
@@ -512,7 +513,7 @@ def refine_query(
                     # the swapped pairs' curve from the top's composed upper curve at -eps
                     # (queries.ComposedBounds.eps_upper_swapped): settled without composing them
                     with working_precision(K + 96):
-                        hi_sw = kept["upper"].eps_upper_swapped(target)
+                        hi_sw = kept["upper"].eps_upper_swapped(target, key.get(d.name))
                     if hi_sw is not None and hi_sw <= below:
                         results.append((d, None, hi_sw))
                         continue

@@ -24,8 +24,8 @@ def _recorded(monkeypatch) -> list:
     got: list = []
     orig = Qm.ComposedBounds.eps_upper_swapped
 
-    def spy(self, delta):
-        r = orig(self, delta)
+    def spy(self, delta, hint=None):
+        r = orig(self, delta, hint)
         got.append(r)
         return r
 
