@@ -294,6 +294,17 @@ class ComposedBounds:
         S, V = self._sv_prefix(k0)
         return ball(eps).exp() * (arb(fmpz(S)) + self.u_inf - two_k) - V + two_k
 
+    def delta_upper_swapped(self, eps: Fraction) -> Optional[Fraction]:
+        """An exact upper bound of delta'(eps), the curve of the *swapped* composition (as
+        :meth:`eps_upper_swapped`, whose proof this is: delta'(eps) <= g(eps) =
+        e^eps delta_U(-eps) + 1 - e^eps, one evaluation); None where -eps lies below the law's
+        first knot (a choice: the bound there pays every rounded-up mass e^eps times)."""
+        U = self.upper
+        if U.poly.length() == 0 or -float(eps) <= U.offset * 2.0 ** -self.m:
+            return None
+        v = self._swapped_value(eps) / arb(2) ** self.K
+        return arb_to_fraction(endpoints(v)[1])
+
     def eps_upper_swapped(self, delta: Fraction, hint: Optional[float] = None) -> Optional[Fraction]:
         """An exact eps >= 0 with eps'(delta) <= eps (certified), where eps' is the epsilon(delta)
         of the *swapped* composition: the T-fold product of the pairs (Q_i, P_i) when this U is

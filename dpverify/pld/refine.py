@@ -508,12 +508,12 @@ def refine_query(
                 # alone: its optimistic side is composed only when that does not settle it,
                 # and never on the coarse try (the full grid then composes both)
                 below = lo_top if settle and di > 0 and lo_top is not None and lo_top > 0 else None
-                if below is not None and kind == "eps" and "upper" in kept \
-                        and _swapped_pairs(steps, order[0].name, d.name):
+                if below is not None and "upper" in kept and _swapped_pairs(steps, order[0].name, d.name):
                     # the swapped pairs' curve from the top's composed upper curve at -eps
                     # (queries.ComposedBounds.eps_upper_swapped): settled without composing them
                     with working_precision(K + 96):
-                        hi_sw = kept["upper"].eps_upper_swapped(target, key.get(d.name))
+                        hi_sw = kept["upper"].eps_upper_swapped(target, key.get(d.name)) if kind == "eps" \
+                            else kept["upper"].delta_upper_swapped(target)
                     if hi_sw is not None and hi_sw <= below:
                         results.append((d, None, hi_sw))
                         continue

@@ -101,3 +101,28 @@ def test_swapped_pairs_only_for_subsampled_gaussian_add_remove():
     assert not _swapped_pairs(steps, "remove", "remove")
     gauss = [GaussianSteps(Fraction(2), Fraction(1), 5).step()]  # q = 1: both directions the same law
     assert not _swapped_pairs(gauss, "remove", "add")
+
+
+@pytest.mark.parametrize("sigma,q,T,eps", [("4", "0.01", 10000, "0.947"), ("1", "0.01", 1000, "1.828"),
+                                           ("3", "4096/50000", 2500, "6.579")])
+def test_swapped_delta_upper_end_encloses_the_add_directions_own_lower_end(monkeypatch, sigma, q, T, eps):
+    # the delta query's form of the same identity (ComposedBounds.delta_upper_swapped): at or above
+    # the add pairs' own certified lower end of delta(eps), and close to their upper end
+    got: list = []
+    orig = Qm.ComposedBounds.delta_upper_swapped
+
+    def spy(self, e):
+        r = orig(self, e)
+        got.append(r)
+        return r
+
+    monkeypatch.setattr(Qm.ComposedBounds, "delta_upper_swapped", spy)
+    both = S.dpsgd_delta(sigma, q, T, eps, rel_width=1e-3)
+    assert len(got) == 1 and got[0] is not None
+    hi_sw = got[0]
+    assert both.directions[Direction.ADD] == (None, hi_sw)
+    monkeypatch.undo()
+    add = S.dpsgd_delta(sigma, q, T, eps, neighboring="add", rel_width=1e-4)
+    lo_add, hi_add = add.directions[Direction.ADD]
+    assert lo_add is not None and hi_sw >= lo_add, (float(hi_sw), float(lo_add))
+    assert hi_sw <= hi_add * Fraction(11, 10), (float(hi_sw), float(hi_add))
