@@ -675,7 +675,8 @@ def _swapped_pairs(steps: Sequence[Step], a: str, b: str) -> bool:
     for st in steps:
         pa, pb = st.make_pair(a), st.make_pair(b)
         if not (isinstance(pa, SubsampledGaussianPair) and isinstance(pb, SubsampledGaussianPair)
-                and pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)):
+                and pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)
+                and (str(pa.direction), str(pb.direction)) == (str(a), str(b))):
             return False
     return True
 
