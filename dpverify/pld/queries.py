@@ -70,6 +70,8 @@ class ComposedBounds:
         self._us: dict[int, int] = {}
         self._ps: dict[int, int] = {}
         self._svs: dict[tuple[int, int], tuple[int, arb]] = {}
+        self._total: Optional[tuple[int, arb]] = None  # (S_0, U(e^-h)): :meth:`_sv_prefix`
+        self._prefix: dict[int, tuple[int, arb]] = {}
 
     # -- exact suffix sums
     def _u_suffix(self, k: int) -> int:
@@ -255,6 +257,128 @@ class ComposedBounds:
                 if cand < best and self.delta_upper_ball(cand) * arb(2) ** self.K <= D:
                     best = cand
         return best
+
+    # -- epsilon(delta) of the swapped pair, from this upper curve at -eps
+    def _sv_prefix(self, k0: int) -> tuple[int, arb]:
+        """(S_k0, V_k0) as :meth:`_sv` gives them, as the whole law's sums less its first k0
+        terms: S_k0 = S_0 - A_k0 (exact integers) and V_k0 = e^{-s_0} (E - B_k0), with
+        E = U(e^{-h}) and B_k0 = sum_{k < k0} u_k e^{-k h} (balls, each an enclosure of its
+        positive-term sum; B from the nearest k below already summed, plus the slice between,
+        e^{-j h} times a short polynomial at e^{-h}). The swapped queries read k0 near the law's
+        bottom: the slices are short, and the whole law is evaluated once."""
+        U = self.upper
+        h = arb(1) / arb(2) ** self.m
+        eh = (-h).exp()
+        if self._total is None:
+            self._total = (int(U.poly(1)), U.poly(eh))
+            self._prefix = {0: (0, arb(0))}
+        S_all, E_all = self._total
+        got = self._prefix.get(k0)
+        if got is None:
+            base = max(j for j in self._prefix if j <= k0)
+            A0, B0 = self._prefix[base]
+            sl = U.poly.truncate(k0)
+            sl = sl.right_shift(base) if base else sl
+            got = self._prefix[k0] = (A0 + int(sl(1)), B0 + (-(h * base)).exp() * sl(eh))
+        A, B = got
+        return S_all - A, (-(h * U.offset)).exp() * (E_all - B)
+
+    def _swapped_value(self, eps: Fraction) -> arb:
+        """2^K (e^eps delta_U(-eps) + 1 - e^eps) (see :meth:`eps_upper_swapped`)."""
+        U = self.upper
+        n = U.poly.length()
+        k0 = self._k0(-eps, U.offset, n)
+        two_k = arb(2) ** self.K
+        if k0 >= n:  # -eps at or past the last knot: delta_U(-eps) = u_inf
+            return ball(eps).exp() * (self.u_inf - two_k) + two_k
+        S, V = self._sv_prefix(k0)
+        return ball(eps).exp() * (arb(fmpz(S)) + self.u_inf - two_k) - V + two_k
+
+    def delta_upper_swapped(self, eps: Fraction) -> Optional[Fraction]:
+        """An exact upper bound of delta'(eps), the curve of the *swapped* composition (as
+        :meth:`eps_upper_swapped`, whose proof this is: delta'(eps) <= g(eps) =
+        e^eps delta_U(-eps) + 1 - e^eps, one evaluation); None where -eps lies below the law's
+        first knot (a choice: the bound there pays every rounded-up mass e^eps times)."""
+        U = self.upper
+        if U.poly.length() == 0 or -float(eps) <= U.offset * 2.0 ** -self.m:
+            return None
+        v = self._swapped_value(eps) / arb(2) ** self.K
+        return arb_to_fraction(endpoints(v)[1])
+
+    def eps_upper_swapped(self, delta: Fraction, hint: Optional[float] = None) -> Optional[Fraction]:
+        """An exact eps >= 0 with eps'(delta) <= eps (certified), where eps' is the epsilon(delta)
+        of the *swapped* composition: the T-fold product of the pairs (Q_i, P_i) when this U is
+        the composed pessimistic law of the pairs (P_i, Q_i) (the add direction of a subsampled
+        Gaussian schedule from its remove direction: the add pair is the remove pair swapped,
+        :class:`.pairs.SubsampledGaussianPair`); None where no such eps is found here (the
+        caller then composes the swapped pairs themselves).
+
+        Proof. For probability measures P, Q (densities p, q on a common space; atoms at loss
+        +-inf included) and alpha > 0, (y)_+ - (-y)_+ = y with y = p - q / alpha gives
+        int (q - alpha p)_+ = alpha [int (p - q / alpha)_+ - int (p - q / alpha)]
+        = alpha H_{1/alpha}(P || Q) + 1 - alpha, i.e. with alpha = e^eps
+
+            delta_{(Q, P)}(eps) = e^eps delta_{(P, Q)}(-eps) + 1 - e^eps    (every real eps).
+
+        The product of the swapped pairs is the swap of the product, so this holds for the
+        composed pairs too. delta_U is an upper bound of the composed curve at every real eps,
+        negative ones included (:mod:`.discretise`, pessimistic side: D lies above the curve
+        for every x = e^eps >= 0, and the Fourier window only moves mass up or to +inf), so
+        g(eps) = e^eps delta_U(-eps) + 1 - e^eps bounds the swapped composed curve from above;
+        that curve is nonincreasing (a hockey-stick curve), so g(eps*) <= delta certifies
+        eps'(delta) <= eps*. For -eps in (s_{k0-1}, s_k0] (module docstring)
+        2^K g(eps) = e^eps (S_k0 + u_inf - 2^K) - V_k0 + 2^K, whose crossing with 2^K delta is
+        log((2^K - V_k0 - 2^K delta) / (2^K - S_k0 - u_inf)): a search over the knots
+        (:meth:`_crossing`, g at eps = -s_j certified at each) and that root choose eps*; the
+        knot the search ends on is certified, and the root replaces it only where its own
+        check passes. ``hint``: a float estimate of eps' (only a choice: see below)."""
+        U = self.upper
+        n = U.poly.length()
+        if n == 0 or (hint is not None and -hint <= U.offset * 2.0 ** -self.m):
+            # (a float estimate of eps' puts -eps' below the law's first knot: there every mass
+            # the law was rounded up by counts e^eps' times, and the whole law's sums would be
+            # paid for a bound that does not settle (T = 1e5: eps' 24.6))
+            return None
+        D = arb(delta.numerator) / delta.denominator * arb(2) ** self.K
+        two_k = arb(2) ** self.K
+        h = Fraction(1, 1 << self.m)
+
+        def knot(j: int) -> Fraction:
+            return -(U.offset + j) * h  # eps with -eps at knot j
+
+        def root(k0: int) -> Optional[Fraction]:
+            S, V = self._sv_prefix(k0)
+            num, den = two_k - V - D, two_k - arb(fmpz(S)) - self.u_inf
+            if not (num > 0 and den > 0):
+                return None
+            cand = arb_to_fraction(endpoints((num / den).log())[1])
+            return cand + abs(cand) * Fraction(1, 1 << 64) + Fraction(1, 1 << 200)
+
+        J = min(n - 1, -U.offset)  # the last knot with eps = -s_j >= 0
+        if J < 0:
+            return None
+        logs: dict[int, float] = {}
+
+        def ok(j: int) -> bool:  # g(-s_j) <= delta, certified; j = J - i
+            v = self._swapped_value(knot(j))
+            m = float(v.mid())
+            logs[J - j] = math.log(m) if m > 0 else -math.inf
+            return bool(v <= D)
+
+        if not ok(0):
+            # the crossing lies below the law's first knot (k0 = 0 there)
+            cand = root(0)
+            return cand if cand is not None and cand >= knot(0) and self._swapped_value(cand) <= D else None
+        if J == 0:
+            return max(knot(0), Fraction(0))
+        # g falls as eps grows, i.e. as j falls: in i = J - j it turns true at i* (ok at i = J,
+        # i = 0 is the search's start); the floats only choose the indices tested
+        j = J - self._crossing(lambda i: ok(J - i), logs, 0, J, math.log(float(D.mid())))
+        best = knot(j)
+        cand = root(j + 1)  # -eps in (s_j, s_j+1]: k0 = j + 1
+        if cand is not None and knot(j + 1) <= cand < best and self._swapped_value(cand) <= D:
+            best = cand
+        return max(best, Fraction(0))
 
     @staticmethod
     def _crossing(ok_at, logs: dict, lo: int, hi: int, log_d: float) -> int:

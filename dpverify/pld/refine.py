@@ -490,11 +490,13 @@ def refine_query(
             tick()
             order = active
             settle = prev is None and plan is not None and bool(plan.per_direction) and m_start is None
+            key: dict = {}
             if settle:
                 # the plan's largest answer first: the others are only needed
                 # below its certified lower end (the maximum, AFA Sec 4.1)
                 key = {name: x for name, x, _ in plan.per_direction}
                 order = sorted(active, key=lambda d: -key.get(d.name, math.inf))
+            kept: dict = {}  # the first direction's composed upper curve (ComposedBounds)
             for di, d in enumerate(order):
                 if progress:
                     progress(di / max(1, len(order)), f"grid 2^-{m}, {d.name}")
@@ -506,9 +508,21 @@ def refine_query(
                 # alone: its optimistic side is composed only when that does not settle it,
                 # and never on the coarse try (the full grid then composes both)
                 below = lo_top if settle and di > 0 and lo_top is not None and lo_top > 0 else None
+                if below is not None and "upper" in kept and _swapped_pairs(steps, order[0].name, d.name):
+                    # the swapped pairs' curve from the top's composed upper curve at -eps
+                    # (queries.ComposedBounds.eps_upper_swapped): settled without composing them.
+                    # K + 48 bits: its sums are about 2^K units and meet 2^K delta after one
+                    # cancellation, so they err by about 2^-46 units (two limbs at B's K = 70
+                    # instead of three: 1.2 -> 0.9 ms at width 1e-3, 2.4 -> 1.75 at 1e-4)
+                    with working_precision(K + 48):
+                        hi_sw = kept["upper"].eps_upper_swapped(target, key.get(d.name)) if kind == "eps" \
+                            else kept["upper"].delta_upper_swapped(target)
+                    if hi_sw is not None and hi_sw <= below:
+                        results.append((d, None, hi_sw))
+                        continue
                 lo, hi = _direction(steps, d, kind, target, md, K, tau, budget, allowance, tick,
                                     max_length if (prev is None and di == 0 and m_start is None and m > 4)
-                                    else None, below, md < m)
+                                    else None, below, md < m, kept if di == 0 else None)
                 lo_first = max((r[1] for r in results if r[1] is not None), default=None)
                 if md < m and not (hi is not None and lo_first is not None and hi <= lo_first):
                     # the coarse grid did not settle it below the maximum: the full grid
@@ -613,7 +627,7 @@ def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:
 def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: int, K: int, tau,
                budget: int, allowance: Optional[int], tick: Callable[[], None],
                max_length: Optional[int], settle_below: Optional[Fraction] = None,
-               upper_only: bool = False) -> tuple[Optional[Fraction], Optional[Fraction]]:
+               upper_only: bool = False, keep: Optional[dict] = None) -> tuple[Optional[Fraction], Optional[Fraction]]:
     """Certified (lo, hi) of one direction on the grid 2^-m; with
     ``max_length``, _Coarser when the composed length would exceed half of it
     (memory model only).
@@ -622,7 +636,8 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
     below ``settle_below`` (another direction's certified lower end) the direction cannot be
     the maximum (AFA Sec 4.1), so its lower end is not needed: the optimistic side is not
     composed and lo is None (no lower end claimed; 0 is one). ``upper_only``: never compose
-    it (a coarse try, which the full grid replaces if it does not settle)."""
+    it (a coarse try, which the full grid replaces if it does not settle). ``keep``: receives
+    the composed upper curve as ``keep["upper"]`` (a :class:`.queries.ComposedBounds` of U)."""
     ups, lows = _discretise_all(steps, d.name, m, K, tau, tick, d.floors)
     if max_length is not None:
         n_est = estimate_length(ups)
@@ -634,6 +649,8 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
     d.length = max(d.length, U.poly.length())
     with working_precision(K + 96):
         cu = ComposedBounds(U, None)  # type: ignore[arg-type]
+        if keep is not None:
+            keep["upper"] = cu
         hi = cu.eps_upper(target) if kind == "eps" else arb_to_fraction(endpoints(cu.delta_upper_ball(target))[1])
     if upper_only or (settle_below is not None and hi is not None and hi <= settle_below):
         return None, hi
@@ -646,6 +663,25 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
         else:
             lo = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
     return lo, hi
+
+
+def _swapped_pairs(steps: Sequence[Step], a: str, b: str) -> bool:
+    """Whether every step's pair in direction ``b`` is its pair in direction ``a`` swapped,
+    (P, Q) -> (Q, P): the remove and add directions of Poisson-subsampled Gaussian steps with
+    q < 1 (:class:`.pairs.SubsampledGaussianPair`: remove P = (1 - q) N(0, 1) + q N(mu, 1),
+    Q = N(0, 1); add the reverse, the same sigma and q). Then b's composed curve is read off a's
+    (:meth:`.queries.ComposedBounds.eps_upper_swapped`)."""
+    from .pairs import SubsampledGaussianPair
+
+    if {str(a), str(b)} != {"remove", "add"}:
+        return False
+    for st in steps:
+        pa, pb = st.make_pair(a), st.make_pair(b)
+        if not (isinstance(pa, SubsampledGaussianPair) and isinstance(pb, SubsampledGaussianPair)
+                and pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)
+                and (str(pa.direction), str(pb.direction)) == (str(a), str(b))):
+            return False
+    return True
 
 
 def _event_floor(steps: Sequence[Step], direction: str, margin: Fraction, cuts: Sequence[Fraction]) -> Optional[Fraction]:
