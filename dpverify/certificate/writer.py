@@ -22,7 +22,7 @@ from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonic
 from .prose import source, statement
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
-           "validate_written", "dumps", "write"]
+           "unverifiable", "validate_written", "dumps", "write"]
 
 
 def _backend() -> str:
@@ -115,6 +115,29 @@ def validate_written(cert: Mapping[str, Any]) -> None:
             f"dpverify wrote a {kind} certificate that does not validate against its schema: "
             + "; ".join(errors[:3])
         )
+
+
+def unverifiable(cert: Mapping[str, Any]) -> Optional[str]:
+    """What ``cert`` needs that ``dpverify verify`` could not re-prove within its work cap, priced
+    before any work, or None: the verifier's own price of the recorded grid 2^-m alone, in the direction that
+    costs most and for both of its sides (:func:`dpverify.recheck.pld.recorded_grid_price`, a few
+    tail evaluations), past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`. The second half of
+    the write-time contract: what dpverify writes, verify accepts; a claim refined to 2^-18 near its
+    boundary, a sweep row at 7 digits, wrote certificates verify answered exit 3 at its cap (adv50
+    M2). A choice of what to write, never of a number. Kinds without a recorded PLD grid: None."""
+    claim, inputs, result = cert.get("claim"), cert.get("inputs"), cert.get("result")
+    if not (isinstance(claim, Mapping) and isinstance(inputs, Mapping) and isinstance(result, Mapping)):
+        return None
+    if "grid" not in result:  # no recorded grid to price (and no import of the re-check for it)
+        return None
+    from ..recheck.limits import PLD_MAX_GRID_WORK
+    from ..recheck.pld import recorded_grid_price
+
+    got = recorded_grid_price(inputs, str(claim.get("quantity")), result)
+    if got is None or got[0] <= PLD_MAX_GRID_WORK:
+        return None
+    return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap ({got[0]:.2e} > "
+            f"{PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
 
 
 #: the schema's spelling of an input number (schema-2.json, $defs/number)

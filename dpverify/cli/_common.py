@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Collection, Mapping, Optional, Sequence
 
 from ..certificate import dumps, write
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, Undecided
 from ..files import NotARegularFile, check_writable
 from ..vocabulary import DIGITS, DPSGD_SCHEDULE, Concept, deprecation_message, flag_for
 
@@ -276,7 +276,15 @@ def image_file(text: str) -> str:
 
 
 def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str) -> None:
-    """Write the certificate where asked; print JSON or the human line."""
+    """Write the certificate where asked; print JSON or the human line. A certificate that
+    ``dpverify verify`` could not re-prove within its cap is not written (exit 3, the answer in the
+    message; :func:`dpverify.certificate.writer.unverifiable`)."""
+    if getattr(args, "certificate", None) or getattr(args, "json", False):
+        from ..certificate.writer import unverifiable
+
+        why = unverifiable(cert)
+        if why is not None:
+            raise Undecided(f"{line}; no certificate written: it needs {why}")
     if getattr(args, "certificate", None):
         write(cert, args.certificate)
     if getattr(args, "json", False):

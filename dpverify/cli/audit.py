@@ -298,22 +298,17 @@ def _plots(args: argparse.Namespace, events: list, rel: str, inputs: dict) -> No
 
 
 def _refuse_unverifiable(quantity: str, inputs: dict, result: dict, digits: int) -> None:
-    """Exit 2 instead of a certificate that `dpverify verify` could not re-prove within its work cap
-    (issue 22, adv48 M5: sigma 1.1, q 256/60000, T = 14063 at --digits 7 wrote a 2^-18 certificate that
-    verify answered exit 3 at its cap): the verifier's own price of the recorded grid alone, in the
-    direction that costs most and for both of its sides (:func:`dpverify.recheck.pld.recorded_grid_price`,
-    a few tail evaluations), past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`. A choice of what to
-    write, never of a number: the enclosure printed without a certificate is unchanged."""
-    from ..recheck.limits import PLD_MAX_GRID_WORK
-    from ..recheck.pld import recorded_grid_price
+    """Exit 2 naming --digits, which the user can lower, instead of a certificate that `dpverify verify`
+    could not re-prove within its work cap (:func:`dpverify.certificate.writer.unverifiable`; issue 22,
+    adv48 M5: sigma 1.1, q 256/60000, T = 14063 at --digits 7 wrote a 2^-18 certificate that verify
+    answered exit 3 at its cap). Every other writer's refusal is :func:`._common.emit`'s (exit 3). A
+    choice of what to write, never of a number: the enclosure printed without a certificate is unchanged."""
+    from ..certificate.writer import unverifiable
 
-    got = recorded_grid_price(inputs, quantity, result)
-    if got is not None and got[0] > PLD_MAX_GRID_WORK:
-        raise InvalidParameter(
-            "digits", f"{digits} needs the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove "
-            f"within its work cap ({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides): "
-            "no certificate written; ask for fewer digits (the enclosure itself is printed without "
-            "--certificate / --json)")
+    why = unverifiable({"claim": {"quantity": quantity}, "inputs": inputs, "result": result})
+    if why is not None:
+        raise InvalidParameter("digits", f"{digits} needs {why}: no certificate written; ask for fewer digits (the "
+                                         "enclosure itself is printed without --certificate / --json)")
 
 
 def _statement(args: argparse.Namespace, cert: dict) -> None:
