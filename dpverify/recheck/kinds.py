@@ -903,6 +903,9 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
     that differs from its input, an input key a sampled-batch kind does not read, or an
     claim whose relation is not the one its kind states (:data:`CLAIM_BOUNDS`)."""
     for key in MIRRORED:
+        if key in result and key not in inputs:  # missing, not different: exit 2 naming it (adv50 L3)
+            raise MalformedCertificate(f"inputs.{key} is missing (result.{key} repeats it; a certificate states "
+                                       "its inputs)")
         if key in result and result[key] != inputs.get(key):
             raise CertificateRejected(f"result.{key}={str(result[key])[:40]!r} differs from "
                                       f"inputs.{key}={str(inputs.get(key))[:40]!r}")
@@ -916,6 +919,10 @@ def check_agreement(quantity: str, claim: Mapping[str, Any], inputs: Mapping[str
                                                                       else []))
                 + f" (allowed: {', '.join(sorted(allowed))}; a key the kind does not read defines nothing)")
     bound = CLAIM_BOUNDS.get(quantity)
+    missing = [k for k in ("claimed_eps", "delta") if k not in inputs] if bound is not None else []
+    if missing:  # every claim kind states both (a deleted one was exit 1, "differs", adv50 L3)
+        raise MalformedCertificate(f"inputs of {quantity}: missing {', '.join(missing)} (a claim states "
+                                   "(claimed_eps, delta))")
     if bound is not None and not bound.stated and "relation" in claim:
         raise MalformedCertificate(f"claim.relation: {quantity} states no relation (its claim is delta(claimed_eps) "
                                    f"<= inputs.{bound.key}, which verify reads from the inputs)")

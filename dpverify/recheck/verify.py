@@ -516,6 +516,9 @@ def _verify(cert: Any) -> Confirmed:
         raise MalformedCertificate("result.theorems: missing; an events certificate records the theorems its "
                                    "steps cite beside its enclosure (certificate.prose.event_theorem)")
     _check_claim_fields(claim)
+    # the parts agree (keys the kind reads, mirrored fields, the claim's relation) before any number is
+    # weighed: a key the kind does not take was exit 1 on the width it implied, not exit 2 naming it (adv50 L2)
+    kinds.check_agreement(quantity, claim, inputs, result)
     recorded_verdict = _verdict_of(cert, fmt)
     enc = result.get("enclosure")
     if enc is None and recorded_verdict is None:
@@ -543,7 +546,6 @@ def _verify(cert: Any) -> Confirmed:
         # release no longer writes it, and one written earlier is named as not confirmed
         ignored.append("result.relative_width (the upper end's own accuracy, not the recorded bracket's)")
     limits.check_work(quantity, claim, inputs, result)
-    kinds.check_agreement(quantity, claim, inputs, result)
     # the words are the kind's template filled from these inputs (or the shipped claim's):
     # a statement saying more than what is re-proved below is refused (adv34 F2)
     ignored += check_statement(fmt, claim, inputs, result)

@@ -595,3 +595,21 @@ def test_gdp_certify_quantity_follows_the_status(tmp_path):
     assert g["result"]["status"] == "GDP"
     g["result"]["quantity"] = CERTIFY_ENCLOSES["head only"]
     assert outcome(reseal(g)) == 1
+
+
+@pytest.mark.parametrize("name,drop", [("pld-claim", "neighboring"), ("pld-claim", "claimed_eps"),
+                                       ("replace-claim", "delta"), ("events-claim", "sensitivity_convention")])
+def test_a_missing_input_is_named_exit_2(name, drop):
+    """adv50 L3: a deleted input was exit 1 through a comparison ("differs from inputs.neighboring='None'")
+    or the statement's words; a missing key is malformed (exit 2) and named."""
+    cert = fixture(name)
+    del cert["inputs"][drop]
+    assert outcome(reseal(cert)) == 2
+
+
+def test_a_key_the_kind_does_not_take_is_named_before_the_width_it_implies():
+    """adv50 L2: inputs.digits 3 added to a replace.claim (a kind that takes no digits) was exit 1, "wider
+    than its recorded accuracy 1e-3"; the parts' agreement is checked first: exit 2 naming the key."""
+    cert = fixture("replace-claim")
+    cert["inputs"]["digits"] = 3
+    assert outcome(reseal(cert)) == 2
