@@ -2078,7 +2078,8 @@ def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: st
     for a single-event composition, a lower bound of it otherwise), the meter left as it was: the
     query runs with the refusal threshold at -1, so the first charge refuses (:class:`_OverCap`)
     before any mass is computed. None without a meter, or where the query answered without a
-    charge (the closed forms: its answer is dropped, it cost no grid)."""
+    charge (the closed forms: its answer is dropped, it cost no grid); -1 where it was refused
+    before its price (a grid past 2^-24 whose knots no floor bounds, :func:`_discretise_iv`)."""
     meter = _METER.get()
     if meter is None:
         return None
@@ -2089,7 +2090,7 @@ def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: st
     except _OverCap:
         return meter.spent - saved[0] - saved[1]
     except CouldNotReprove:
-        return None  # refused before any price (a grid past 2^-24 without floors): not priced
+        return -1
     finally:
         meter.upper, meter.lower, meter.cap = saved
     return None
@@ -2097,18 +2098,17 @@ def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: st
 
 def _reach_within_cap(compute: Callable[[int, str, str, mpf], tuple], m: int, step: int, sides: str, d: str,
                       floor: mpf) -> int:
-    """``step`` where the grid 2^-(m + step) is priced within the cap (or cannot be priced), else the
-    most halvings past 2^-m, down to 5, whose grid is priced within it, else 4 (:func:`_dry_price`,
-    against what the meter has left). A choice of grid only (:func:`_grid_search`'s staging)."""
+    """The most halvings past 2^-m, from ``step`` down to 5, whose grid is priced within the cap
+    (:func:`_dry_price`, against what the meter has left; a grid refused before its price, past
+    2^-24, is passed over), else 4; ``step`` where a grid answers without a price. A choice of
+    grid only (:func:`_grid_search`'s staging)."""
     meter = _METER.get()
     left = PLD_MAX_GRID_WORK - (meter.spent if meter is not None else 0)
-    step = min(step, _M_FINE - m)
-    price = _dry_price(compute, m + step, sides, d, floor)
-    if price is None or price <= left:
-        return step
-    for j in range(step - 1, 4, -1):
+    for j in range(min(step, _M_FINE - m), 4, -1):
         price = _dry_price(compute, m + j, sides, d, floor)
-        if price is None or price <= left:
+        if price is None:
+            return step
+        if 0 <= price <= left:
             return j
     return 4
 

@@ -39,6 +39,8 @@ def _search(lo: mpf, hi: mpf, rate: int = RATE) -> tuple:
     done = []
 
     def compute(m, sides, d, floor):
+        if m > 24:  # as a Gaussian step past 2^-24: no floor bounds its knots, refused before its price
+            raise CouldNotReprove("past 2^-24 without a floor")
         P._METER.get().charge(rate << m, m, sides)  # refused here, before the "work", past the cap
         done.append((m, sides))
         a, b = _ends(m)
@@ -69,6 +71,7 @@ def test_the_model_needs_2_to_the_minus_14_and_cannot_afford_15() -> None:
     ("hi below", _ends(14)[0] - mpf("3e-3"), _ends(14)[0] * (1 - mpf("1e-12"))),
     # a narrow forged enclosure next to the truth (a probe predicts 2^-22: past the cap)
     ("narrow above", _ends(14)[1] * (1 + mpf("1e-12")), _ends(14)[1] * (1 + mpf("2e-12"))),
+    ("narrow below", _ends(14)[0] * (1 - mpf("2e-12")), _ends(14)[0] * (1 - mpf("1e-12"))),
 ])
 def test_a_far_side_forgery_is_refused_on_the_finest_grid_within_the_cap(name, lo, hi) -> None:
     got, done = _search(lo, hi)
