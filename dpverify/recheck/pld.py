@@ -1962,8 +1962,6 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}
     m_d = {d: m0 for d in dirs}
-    # the coarsest grid a round may fall back to when its chosen grid is priced past the cap
-    m_low = dict(m_d)
     todo = {d: "both" for d in dirs}
     # per direction, the upper ends each grid proved, (m, hi) in order: they close like h^2
     # (:func:`_truth_estimate`)
@@ -1974,8 +1972,7 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
         rounds += 1
         for d, sides in todo.items():
             try:
-                m_d[d], (a, b) = _finest_within_cap(compute, m_d[d], m_low[d], sides, d,
-                                                   _floor_hint(lo_d[d], rec))
+                a, b = compute(m_d[d], sides, d, _floor_hint(lo_d[d], rec))
             except CouldNotReprove as e:
                 if m_d[d] <= _M_MAX or isinstance(e, _OverCap):
                     raise
@@ -2032,7 +2029,6 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # decline there) before the 2^-14 that decides every forged end it was given)
                 reach = _reach_within_cap(compute, m_d[d], step, todo[d], d, _floor_hint(lo_d[d], rec))
                 step, capped = (reach, False) if 4 < reach < step else (4, True)
-            m_low[d] = m_d[d] + 1
             m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
@@ -2049,27 +2045,6 @@ def _truth_estimate(ups: list) -> "mpf | None":
     if m2 <= m1 or not b2 < b1:
         return None
     return b2 - (b1 - b2) / (mpf(4) ** (m2 - m1) - 1)
-
-
-def _finest_within_cap(compute: Callable[[int, str, str, mpf], tuple], m: int, m_low: int, sides: str,
-                       d: str, floor: mpf) -> tuple[int, tuple]:
-    """(m', compute(m', ...)) for the finest grid m' from ``m`` down to ``m_low`` that its price
-    keeps within :data:`PLD_MAX_GRID_WORK`: a grid priced past the cap is refused before its work
-    (:class:`_OverCap`, raised at the pricing of a step law, before its masses), its price is taken
-    back off the meter and the next coarser grid is tried; past ``m_low`` the refusal stands (exit
-    3). Only a choice of grid: whatever grid answers, its ends are bounds (ref49 MEDIUM-1: a forged
-    end one part in 10^12 past the 2^-14 ends asked for 2^-16, past the cap, and answered exit 3
-    where 2^-14 refutes it)."""
-    meter = _METER.get()
-    while True:
-        saved = None if meter is None else (meter.upper, meter.lower)
-        try:
-            return m, compute(m, sides, d, floor)
-        except _OverCap:
-            if m <= m_low or saved is None:
-                raise
-            meter.upper, meter.lower = saved
-            m -= 1
 
 
 def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: str, d: str,

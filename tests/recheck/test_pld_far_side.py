@@ -4,8 +4,9 @@ A recorded end forged to the far side of the truth (a lower end above it, an upp
 settled only by the opposite proved end: the search refined just the unconfirmed side, which cannot
 pass the forged end, grid after grid until the cap (sigma 1, q 0.01, T = 10^6: 24-100 CPU s, exit 3).
 Now (1) a probe's target grid priced past the cap goes to the finest grid priced within it instead of
-a staged grid first, (2) a grid priced past the cap falls back to the next coarser one, and (3) where
-one side is confirmed and the truth looks past the other recorded end, the far side is refined.
+a staged grid first (a target refused before its price, past 2^-24, is passed over), and (2) where one
+side is confirmed and the truth looks past the other recorded end, the far side is refined. A grid
+chosen past the cap still answers exit 3 at once, before its work.
 
 The model: a direction whose proved ends close like h^2 around x (as the two discretisations do), and a
 meter charged as :class:`~dpverify.recheck.pld._Meter` charges (2^m per side unit, the lower pair twice)
