@@ -1970,6 +1970,7 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     rounds = 0
     while rounds < tries:
         rounds += 1
+        _price_round(compute, todo, m_d, {d: _floor_hint(lo_d[d], rec) for d in todo})
         for d, sides in todo.items():
             try:
                 a, b = compute(m_d[d], sides, d, _floor_hint(lo_d[d], rec))
@@ -2045,6 +2046,31 @@ def _truth_estimate(ups: list) -> "mpf | None":
     if m2 <= m1 or not b2 < b1:
         return None
     return b2 - (b1 - b2) / (mpf(4) ** (m2 - m1) - 1)
+
+
+def _price_round(compute: Callable[[int, str, str, mpf], tuple], todo: dict, m_d: dict, floors: dict) -> None:
+    """Exit 3 (:class:`_OverCap`) before any work of a round whose grids, priced together
+    (:func:`_dry_price`: each at least its price), would take the query past the cap. The round
+    computes all of them before it looks at what they proved, so the meter would refuse one of them
+    anyway, after the work of those before it: the answer is the same, only earlier (sigma 1, q
+    0.01, T = 10^7, digits 4: the upper pair of one direction on 2^-13, at 1550-bit masses, took
+    about 160 CPU s before the other direction's lower pair was refused; the meter prices bits
+    linearly). A round with one grid is refused by the grid's own price, before its work."""
+    meter = _METER.get()
+    if meter is None or len(todo) < 2:
+        return
+    total = 0
+    for d, sides in todo.items():
+        price = _dry_price(compute, m_d[d], sides, d, floors[d])
+        if price is None or price < 0:
+            return  # not priced: each grid is still priced before its own work
+        total += price
+    if meter.spent + total > PLD_MAX_GRID_WORK:
+        finest = max(m_d[d] for d in todo)
+        raise _OverCap(f"the grids of the next round (up to 2^-{finest}, {len(todo)} directions' sides, "
+                       f"{total:.2e} together) would take the PLD re-check past its work cap "
+                       f"({PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides for one query, priced "
+                       "before each round): not re-proved within the cap")
 
 
 def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: str, d: str,

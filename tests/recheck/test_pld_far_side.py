@@ -107,3 +107,23 @@ def test_a_staged_search_refines_the_far_side() -> None:
     got, done = _search(lo, hi, rate)
     assert _refuted(got, lo, hi), (got, done)
     assert len(done) <= 4 and any(s != "lower" and m > 12 for m, s in done), done
+
+
+def test_a_round_priced_past_the_cap_together_is_refused_before_any_of_its_work() -> None:
+    # two directions, each needing 2^-14 (one both sides, one upper): each grid alone is within the
+    # cap, the two together are not. The round computes both before it reads either, so the meter
+    # refused the second after the first's work (T = 10^7: about 160 CPU s); now neither is computed
+    rate = RATE * 3 // 2
+    assert 3 * rate << 14 <= PLD_MAX_GRID_WORK < 4 * rate << 14
+    done = []
+
+    def compute(m, sides, d, floor):
+        P._METER.get().charge(rate << m, m, sides)
+        done.append((m, sides, d))
+        a, b = _ends(m)
+        return (a if sides != "upper" else -mpmath.inf), (b if sides != "lower" else mpmath.inf)
+
+    result = {"enclosure": {"lo": mpmath.nstr(X - mpf("0.01"), 30), "hi": mpmath.nstr(X + mpf("0.01"), 30)}}
+    with mpmath.workdps(40), pytest.raises(CouldNotReprove, match="next round"):
+        P._grid_for_width(compute, ["add", "remove"], result)
+    assert done == [(8, "both", "add"), (8, "both", "remove")], done
