@@ -1934,7 +1934,11 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
 
     Every grid is priced before its work (:class:`_Meter`): one that would take the query past
     :data:`PLD_MAX_GRID_WORK` answers exit 3 at once, naming the cap (a forged enclosure narrowed
-    next to the truth asks for ever finer grids, each twice the last)."""
+    next to the truth asks for ever finer grids, each twice the last), and so does a round whose
+    grids priced together would (:func:`_price_round`). A staged target priced past the cap is
+    replaced by the finest grid priced within it (:func:`_reach_within_cap`), and where one side is
+    confirmed and the truth looks past the other recorded end the far side is refined
+    (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
     token = _METER.set(_Meter())
     try:
         return _grid_search(compute, dirs, result)
