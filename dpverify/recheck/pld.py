@@ -1120,11 +1120,14 @@ class _Meter:
     depend on what was verified before it in the same process. No clock: the same certificate
     reaches the cap at the same grid on every machine."""
 
-    __slots__ = ("upper", "lower")
+    __slots__ = ("upper", "lower", "cap")
 
     def __init__(self) -> None:
         self.upper = 0
         self.lower = 0
+        #: the refusal threshold: :data:`PLD_MAX_GRID_WORK`, or -1 while a grid is only priced
+        #: (:func:`_dry_price`: the first charge refuses, before any work)
+        self.cap = PLD_MAX_GRID_WORK
 
     @property
     def spent(self) -> int:
@@ -1140,7 +1143,7 @@ class _Meter:
     def replay(self, upper: int, lower: int, m: int) -> None:
         self.upper += upper
         self.lower += lower
-        if self.spent > PLD_MAX_GRID_WORK:
+        if self.spent > self.cap:
             raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
                            "knots x bits x log2 steps x sides for one query, priced before each grid): not "
                            "re-proved within the cap")
@@ -1931,7 +1934,11 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
 
     Every grid is priced before its work (:class:`_Meter`): one that would take the query past
     :data:`PLD_MAX_GRID_WORK` answers exit 3 at once, naming the cap (a forged enclosure narrowed
-    next to the truth asks for ever finer grids, each twice the last)."""
+    next to the truth asks for ever finer grids, each twice the last), and so does a round whose
+    grids priced together would (:func:`_price_round`). A staged target priced past the cap is
+    replaced by the finest grid priced within it (:func:`_reach_within_cap`), and where one side is
+    confirmed and the truth looks past the other recorded end the far side is refined
+    (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
     token = _METER.set(_Meter())
     try:
         return _grid_search(compute, dirs, result)
@@ -1960,10 +1967,14 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     hi_d = {d: mpmath.inf for d in dirs}
     m_d = {d: m0 for d in dirs}
     todo = {d: "both" for d in dirs}
+    # per direction, the upper ends each grid proved, (m, hi) in order: they close like h^2
+    # (:func:`_truth_estimate`)
+    ups: dict = {d: [] for d in dirs}
     lo, hi = -mpmath.inf, mpmath.inf
     rounds = 0
     while rounds < tries:
         rounds += 1
+        _price_round(compute, todo, m_d, {d: _floor_hint(lo_d[d], rec) for d in todo})
         for d, sides in todo.items():
             try:
                 a, b = compute(m_d[d], sides, d, _floor_hint(lo_d[d], rec))
@@ -1974,6 +1985,8 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # refused before its work: what the coarser grids proved is the answer
                 return max(lo_d.values()), max(hi_d.values())
             lo_d[d], hi_d[d] = max(lo_d[d], a), min(hi_d[d], b)
+            if sides != "lower" and mpmath.isfinite(b):
+                ups[d].append((m_d[d], b))
         lo, hi = max(lo_d.values()), max(hi_d.values())
         if rec is None or hi < rec[0] or lo > rec[1]:
             return lo, hi
@@ -1986,20 +1999,123 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
             todo[top] = "both" if top in todo else "lower"
         if not todo:
             return lo, hi
+        # the far side: where one side is confirmed and the truth looks past the other recorded
+        # end, only the confirmed side's opposite end can settle the certificate (by refuting it):
+        # refine it too, to the grid predicted to pass that end (ref49 MEDIUM-1: a lower end forged
+        # above the truth refined only the lower side, which cannot reach it, until the cap)
+        far: dict = {}
+        if lo < rec[0] and hi <= rec[1]:
+            for d in dirs:
+                x = _truth_estimate(ups[d])
+                if hi_d[d] >= rec[0] and x is not None and x < rec[0]:
+                    far[d] = ("upper", _grid_step(hi_d[d] - x, rec[0] - x))
+        elif hi > rec[1] and lo >= rec[0]:
+            top = max(dirs, key=lambda d: lo_d[d])
+            x = _truth_estimate(ups[top])
+            if x is not None and x > rec[1] and lo_d[top] > -mpmath.inf:
+                far[top] = ("lower", _grid_step(x - lo_d[top], x - rec[1]))
+        for d, (side, _) in far.items():
+            todo[d] = side if todo.get(d, side) == side else "both"
         capped = False
         for d in todo:
             gap = hi_d[d] - lo_d[d]
             if m_d[d] >= _M_FINE or not mpmath.isfinite(gap):
                 return lo, hi
             step = _grid_step(gap, width) if gap > 0 else 1
+            if d in far:
+                step = max(step, far[d][1]) if todo[d] == "both" else far[d][1]
             if step > 6:
                 # a probe with a handful of knots extrapolates h^2 too far (the prv_accountant
                 # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
-                # halvings finer first costs about a sixteenth of the target and re-predicts
-                step, capped = 4, True
+                # halvings finer first costs about a sixteenth of the target and re-predicts.
+                # Unless the target is priced past the cap: then the finest grid within it is
+                # the most the search can do, and staging only adds a grid before it (ref49
+                # MEDIUM-1: sigma 1, q 0.01, T = 10^6 paid 2^-12 (9 CPU s, its tilted powers
+                # decline there) before the 2^-14 that decides every forged end it was given)
+                reach = _reach_within_cap(compute, m_d[d], step, todo[d], d, _floor_hint(lo_d[d], rec))
+                step, capped = (reach, False) if 4 < reach < step else (4, True)
             m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
+
+
+def _truth_estimate(ups: list) -> "mpf | None":
+    """A float estimate of a direction's value from the upper ends of its last two grids (m1, b1),
+    (m2, b2), m1 < m2: the connect-the-dots end exceeds the value by about c h^2 (a quarter per
+    halving, :func:`_grid_step`), so b2 - (b1 - b2) / (4^(m2 - m1) - 1) (Richardson). It only
+    chooses which side to refine; None before two grids, or where they did not close."""
+    if len(ups) < 2:
+        return None
+    (m1, b1), (m2, b2) = ups[-2], ups[-1]
+    if m2 <= m1 or not b2 < b1:
+        return None
+    return b2 - (b1 - b2) / (mpf(4) ** (m2 - m1) - 1)
+
+
+def _price_round(compute: Callable[[int, str, str, mpf], tuple], todo: dict, m_d: dict, floors: dict) -> None:
+    """Exit 3 (:class:`_OverCap`) before any work of a round whose grids, priced together
+    (:func:`_dry_price`: each at least its price), would take the query past the cap. The round
+    computes all of them before it looks at what they proved, so the meter would refuse one of them
+    anyway, after the work of those before it: the answer is the same, only earlier (sigma 1, q
+    0.01, T = 10^7, digits 4: the upper pair of one direction on 2^-13, at 1550-bit masses, took
+    about 160 CPU s before the other direction's lower pair was refused; the meter prices bits
+    linearly). A round with one grid is refused by the grid's own price, before its work."""
+    meter = _METER.get()
+    if meter is None or len(todo) < 2:
+        return
+    total = 0
+    for d, sides in todo.items():
+        price = _dry_price(compute, m_d[d], sides, d, floors[d])
+        if price is None or price < 0:
+            return  # not priced: each grid is still priced before its own work
+        total += price
+    if meter.spent + total > PLD_MAX_GRID_WORK:
+        finest = max(m_d[d] for d in todo)
+        raise _OverCap(f"the grids of the next round (up to 2^-{finest}, {len(todo)} directions' sides, "
+                       f"{total:.2e} together) would take the PLD re-check past its work cap "
+                       f"({PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides for one query, priced "
+                       "before each round): not re-proved within the cap")
+
+
+def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: str, d: str,
+               floor: mpf) -> "int | None":
+    """What the grid 2^-m charges the meter before its first step law's work (the whole grid's price
+    for a single-event composition, a lower bound of it otherwise), the meter left as it was: the
+    query runs with the refusal threshold at -1, so the first charge refuses (:class:`_OverCap`)
+    before any mass is computed. None without a meter, or where the query answered without a
+    charge (the closed forms: its answer is dropped, it cost no grid); -1 where it was refused
+    before its price (a grid past 2^-24 whose knots no floor bounds, :func:`_discretise_iv`)."""
+    meter = _METER.get()
+    if meter is None:
+        return None
+    saved = (meter.upper, meter.lower, meter.cap)
+    meter.cap = -1
+    try:
+        compute(m, sides, d, floor)
+    except _OverCap:
+        return meter.spent - saved[0] - saved[1]
+    except CouldNotReprove:
+        return -1
+    finally:
+        meter.upper, meter.lower, meter.cap = saved
+    return None
+
+
+def _reach_within_cap(compute: Callable[[int, str, str, mpf], tuple], m: int, step: int, sides: str, d: str,
+                      floor: mpf) -> int:
+    """The most halvings past 2^-m, from ``step`` down to 5, whose grid is priced within the cap
+    (:func:`_dry_price`, against what the meter has left; a grid refused before its price, past
+    2^-24, is passed over), else 4; ``step`` where a grid answers without a price. A choice of
+    grid only (:func:`_grid_search`'s staging)."""
+    meter = _METER.get()
+    left = PLD_MAX_GRID_WORK - (meter.spent if meter is not None else 0)
+    for j in range(min(step, _M_FINE - m), 4, -1):
+        price = _dry_price(compute, m + j, sides, d, floor)
+        if price is None:
+            return step
+        if 0 <= price <= left:
+            return j
+    return 4
 
 
 def _floor_hint(lo: mpf, rec: "tuple | None") -> mpf:

@@ -52,7 +52,11 @@ def _truth(eps: F) -> mpmath.mpf:
     def integrand(x):
         return mpmath.exp(-abs(x - 1) / b1) / (2 * b1) * _laplace_delta(b2, e - (abs(x) - abs(x - 1)) / b1)
 
-    return mpmath.quad(integrand, [-mpmath.inf, 0, 1, mpmath.inf])
+    # the kink where the second step's divergence starts, e - L_1(x) = 1/b2 with L_1 = (2x - 1)/b1 on
+    # [0, 1]: at eps = 0.55 - 1e-13 it is 1 - 1e-12, and a quadrature over [0, 1] missed the sliver
+    # past it (1.4e-17 of delta, below a re-check's lower end once its grid was fine enough, stop 50)
+    xk = (b1 * (e - 1 / b2) + 1) / 2
+    return mpmath.quad(integrand, [-mpmath.inf, 0] + ([xk] if 0 < xk < 1 else []) + [1, mpmath.inf])
 
 
 def _certificate(tmp_path, capsys, *args: str) -> dict:

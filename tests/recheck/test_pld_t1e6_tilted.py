@@ -95,3 +95,17 @@ def test_a_forged_enclosure_is_refused_with_the_floor_hint(lo: str, hi: str) -> 
     # the first two are false by less than the recorded width: the floor (the forged lo, above the
     # truth, in the first) cuts the pairs where the truth lies, and what is proved stays a bound
     assert outcome(copy.deepcopy(_with(lo, hi))) in (1, 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lo,hi", [
+    # ref49 MEDIUM-1: one end forged one part in 10^12 past the far end 2^-14 proves (139.03006717818758,
+    # 139.03068318782041), the other end at a recorded width of 6e-3 / 3e-3, where a probe's target is
+    # 2^-15, past the work cap. The search staged 2^-12 and then refined only the unconfirmed side, which
+    # cannot pass the forged end: exit 3 at the cap after 25-66 CPU s. Now the finest grid within the
+    # cap (2^-14, both sides) comes first and refutes either (tests/recheck/test_pld_far_side.py: grids)
+    ("139.03068318795944", "139.0366831879594"),
+    ("139.0270671780486", "139.03006717804855"),
+])
+def test_a_far_side_forgery_next_to_the_fine_grid_ends_is_refuted(lo: str, hi: str) -> None:
+    assert outcome(copy.deepcopy(_with(lo, hi))) == 1
