@@ -153,6 +153,21 @@ class ComposedBounds:
         self._svs[key] = (S, V)
         return S, V
 
+    def _sv_near(self, k0: int) -> tuple[int, arb]:
+        """(S_k0, V_k0) as :meth:`_sv` defines them, for eps_upper's decisions: next to a knot
+        :meth:`_sv` evaluated whole, one term more or less, S_(k-1) = S_k + u_(k-1) and
+        V_(k-1) = V_k + u_(k-1) e^(-s_(k-1)) (V_k = sum_(j >= k) u_j e^(-s_j)): exact integers and
+        an enclosure of the same sum (radius a few roundings above the neighbour's); else
+        :meth:`_sv`. Never kept in ``_svs``: the root of eps_upper reads :meth:`_sv` itself."""
+        for k1, sign in ((k0 + 1, 1), (k0 - 1, -1)):
+            got = self._svs.get((k1, ctx.prec))
+            if got is not None:
+                k = min(k0, k1)
+                u = int(self.upper.poly[k])
+                e = (-(arb(1) / arb(2) ** self.m * (self.upper.offset + k))).exp()
+                return got[0] + sign * u, got[1] + sign * (e * u)
+        return self._sv(k0)
+
     def delta_upper_ball(self, eps: Fraction) -> arb:
         n = self.upper.poly.length()
         return self._upper_at(eps, self._k0(eps, self.upper.offset, n)) / arb(2) ** self.K
@@ -241,10 +256,16 @@ class ComposedBounds:
         vals: dict[int, arb] = {}
 
         def val(j: int) -> arb:
-            # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j
+            # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j; the formula of _upper_at
             v = vals.get(j)
             if v is None:
-                v = vals[j] = self._upper_at((U.offset + j) * h, min(max(j, 0), n))
+                k0 = min(max(j, 0), n)
+                if k0 >= n:
+                    v = arb(self.u_inf)
+                else:
+                    S, V = self._sv_near(k0)
+                    v = arb(fmpz(S)) - ball((U.offset + j) * h).exp() * V + self.u_inf
+                vals[j] = v
                 m = float(v.mid())
                 logs[j] = math.log(m) if m > 0 else -math.inf
             return v

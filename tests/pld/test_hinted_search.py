@@ -12,7 +12,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from dpverify.ball import working_precision
+from dpverify.ball import arb_to_fraction, working_precision
 from dpverify.pld.dpsgd import GaussianSteps
 from dpverify.pld.refine import compose_direction
 
@@ -70,3 +70,32 @@ def test_hinted_eps_upper_is_the_unhinted_answer_and_brute_force_holds(sigma, q,
             # tight: at or below the first knot at loss >= 0 whose value is <= delta
             first = min(s for k, s in knots if s >= 0 and vals[k] <= dd)
             assert base <= first
+
+
+def test_neighbour_sums_enclose_the_exact_suffix_sums():
+    # ComposedBounds._sv_near: one term more or less than a knot _sv evaluated whole; the exact
+    # suffix sum S_k and a ball around V_k = sum_(j >= k) u_j e^(-s_j) (mpmath, 60 digits), as
+    # tight as the whole evaluation's
+    from dpverify.pld.queries import ComposedBounds
+
+    K, m = 80, 10
+    steps = [GaussianSteps(Fraction(2), Fraction(1, 10), 5).step()]
+    cb0 = compose_direction(steps, "remove", m, K, 1e-30, 0)
+    coeffs = [int(c) for c in cb0.upper.poly.coeffs()]
+    n = len(coeffs)
+    with mpmath.workdps(60):
+        h = mpmath.mpf(1) / (1 << m)
+        for k in (1, n // 3, n // 2, n - 2):
+            for k1 in (k - 1, k + 1):
+                cb = ComposedBounds(cb0.upper, None)
+                with working_precision(K + 96):
+                    cb._sv(k1)
+                    S, V = cb._sv_near(k)
+                    assert all(key[0] != k for key in cb._svs)  # not kept for the root
+                    S_d, V_d = ComposedBounds(cb0.upper, None)._sv(k)
+                assert S == sum(coeffs[k:]) == S_d
+                exact = mpmath.fsum(coeffs[j] * mpmath.exp(-(cb0.upper.offset + j) * h) for j in range(k, n))
+                lo, hi = (mpmath.mpf(f.numerator) / f.denominator for f in (arb_to_fraction(V.lower()),
+                                                                           arb_to_fraction(V.upper())))
+                assert lo <= exact <= hi, (k, k1)
+                assert float(V.rad()) <= 8 * float(V_d.rad()) + 1e-30 * float(exact)
