@@ -641,7 +641,7 @@ def _fine_delta(pairs: Sequence[tuple[Any, int, int, int]], eps: float,
 
 
 def _fine_eps(pairs: Sequence[tuple[Any, int, int, int]], delta: float, eps_guess: float,
-              width_guess: float) -> Optional[tuple[float, float, float]]:
+              width_guess: float, keep: Optional[dict] = None) -> Optional[tuple[float, float, float]]:
     """(eps, slope, width_h2) of an eps query at ``delta`` from the windowed float law, as
     :func:`_fine_delta` does for a delta query: the upper and lower curves' eps at two
     consecutive grids where the relative width is about _FINE_REL, the width per h^2 (nats)
@@ -650,7 +650,8 @@ def _fine_eps(pairs: Sequence[tuple[Any, int, int, int]], delta: float, eps_gues
     grid 2^-14 4 % above the request although that grid's certified width was 26 % below
     it, and the query paid the twice as long 2^-15. None where the law does not apply
     (delta below the float floor, no float tails, a window that does not hold the law).
-    Only a plan."""
+    ``keep`` receives the fine read as ``keep["fine"]`` = (window, upper eps, lower eps)
+    (:func:`_swapped_eps`). Only a plan."""
     if not (width_guess > 0 and eps_guess > 0 and math.isfinite(width_guess) and delta >= _FLOAT_PLD_MIN_DELTA):
         return None
     # the coarse read (m_hi - 1) no coarser than one halving below the schedule's coarsest
@@ -686,7 +687,40 @@ def _fine_eps(pairs: Sequence[tuple[Any, int, int, int]], delta: float, eps_gues
     de = 1e-3 * max(1.0, e)
     d2 = w.upper(e + de)
     slope = abs(math.log(d) - math.log(d2)) / de if d > 0 and d2 > 0 else 0.0
+    if keep is not None:
+        keep["fine"] = fine
     return e, slope, _DELTA_MARGIN * width
+
+
+#: the swapped estimate (:func:`_swapped_eps`) stands in for the add direction's own windowed
+#: law only where it lies this far (relative, as plan_query's 1e-3 "near" test) below the remove
+#: direction's: three times the near test's margin, so the swapped direction's width never
+#: chooses a grid it would have chosen
+_SWAP_PLAN_GAP = 3e-3
+
+
+def _swapped_eps(fine: tuple, delta: float) -> Optional[float]:
+    """A float estimate of the middle of the *swapped* pairs' enclosure (the add direction of a
+    subsampled Gaussian schedule) from the remove direction's fine windowed read ``fine`` =
+    (window, upper eps, lower eps) of :func:`_fine_eps`, or None where the floats cannot carry it.
+    The swap identity delta_(Q,P)(eps) = e^eps delta_(P,Q)(-eps) + 1 - e^eps
+    (:meth:`.queries.ComposedBounds.eps_upper_swapped`) on the window's upper curve gives the
+    swapped upper curve on the same grid; the middle is taken half the remove direction's width
+    at that grid below it (measured on A-D, MNIST and T = 1e4: within 1.5e-2 of the add
+    direction's own estimate, against gaps to the remove direction of 0.01-0.6 nats). None where
+    e^eps times the window's round-off (about 1e-12 of its mass) could reach 1e-3 delta (T = 1e5,
+    eps' 25.5: the read gave 19.4), or -eps lies below the window. Only a plan."""
+    w, up, lo = fine
+    curve = w._tabled(w.upper)
+
+    def g(e: float) -> float:
+        x = math.exp(min(e, 700.0))
+        return x * curve(-e) + 1.0 - x
+
+    e = w.eps_at(g, delta, 1e-7)
+    if not (0.0 < e and math.exp(min(e, 700.0)) * 1e-12 <= 1e-3 * delta and -e > float(w.su[0])):
+        return None
+    return e - 0.5 * (up - lo)
 
 
 def float_epsilon(steps: Sequence[Any], directions: Sequence[str], delta: float, m: int,
@@ -734,7 +768,17 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
     try:
         plans = []
         fine_eps: list = []  # the windowed float law's eps plan per direction (eps queries)
-        for d in directions:
+        # an eps query of the remove and add directions of swapped pairs (refine._swapped_pairs):
+        # the add direction is settled off the remove direction's composed curve, so its plan
+        # only has to say that it lies below; the remove direction is planned first and the add
+        # one's windowed float law is read off the remove one's (:func:`_swapped_eps`)
+        from .refine import _swapped_pairs
+
+        names = [str(d) for d in directions]
+        swap = kind == "eps" and sorted(names) == ["add", "remove"] and _swapped_pairs(steps, "remove", "add")
+        order = sorted(range(len(names)), key=lambda i: names[i] != "remove") if swap else list(range(len(names)))
+        rem: dict = {}  # the remove direction's fine read and (eps, width_h2)
+        for d in [directions[i] for i in order]:
             M = V = 0.0
             spread = 0.0
             T = 0
@@ -783,7 +827,19 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
             if est is None and kind == "eps":
                 # a long schedule's eps query: the width read off the windowed float law
                 # near the target grid replaces the central-limit fit
-                fe = _fine_eps(ranges, float(target), e, width_h2)
+                fe = None
+                if swap and str(d) == "add" and "fine" in rem:
+                    e_sw = _swapped_eps(rem["fine"], float(target))
+                    top = rem["fe"][0]
+                    if e_sw is not None and e_sw < top - _SWAP_PLAN_GAP * max(1.0, top):
+                        # clearly below the remove direction: its width (not near the top) chooses
+                        # nothing; the remove direction's stands in for _settling_grid
+                        fe = (e_sw, slope, rem["fe"][2])
+                if fe is None:
+                    keep: Optional[dict] = {} if swap and str(d) == "remove" else None
+                    fe = _fine_eps(ranges, float(target), e, width_h2, keep)
+                    if keep and fe is not None:
+                        rem.update(fine=keep["fine"], fe=fe)
                 fine_eps.append(None if fe is None else
                                 Plan(fe[0], ld, fe[1], 2 * z * math.sqrt(V) + spread, fe[2],
                                      ((d, fe[0], fe[2]),)))
@@ -800,6 +856,10 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
                               ((d, e if kind == "eps" else ld, width_h2),),
                               delta_hedge=2 if fine is None else 0,
                               checked=est is not None or fine is not None))
+        if swap:  # back to the order asked (per_direction's order breaks ties in refine's sort)
+            back = sorted(range(len(order)), key=lambda k: order[k])
+            plans = [plans[k] for k in back]
+            fine_eps = [fine_eps[k] for k in back] if len(fine_eps) == len(order) else fine_eps
         if kind == "eps" and fine_eps and all(p is not None for p in fine_eps):
             # only where every direction has it: the top direction is chosen by comparing
             # the directions' estimates, and the float law's (within 1 %) beside a

@@ -153,6 +153,21 @@ class ComposedBounds:
         self._svs[key] = (S, V)
         return S, V
 
+    def _sv_near(self, k0: int) -> tuple[int, arb]:
+        """(S_k0, V_k0) as :meth:`_sv` defines them, for eps_upper's decisions: next to a knot
+        :meth:`_sv` evaluated whole, one term more or less, S_(k-1) = S_k + u_(k-1) and
+        V_(k-1) = V_k + u_(k-1) e^(-s_(k-1)) (V_k = sum_(j >= k) u_j e^(-s_j)): exact integers and
+        an enclosure of the same sum (radius a few roundings above the neighbour's); else
+        :meth:`_sv`. Never kept in ``_svs``: the root of eps_upper reads :meth:`_sv` itself."""
+        for k1, sign in ((k0 + 1, 1), (k0 - 1, -1)):
+            got = self._svs.get((k1, ctx.prec))
+            if got is not None:
+                k = min(k0, k1)
+                u = int(self.upper.poly[k])
+                e = (-(arb(1) / arb(2) ** self.m * (self.upper.offset + k))).exp()
+                return got[0] + sign * u, got[1] + sign * (e * u)
+        return self._sv(k0)
+
     def delta_upper_ball(self, eps: Fraction) -> arb:
         n = self.upper.poly.length()
         return self._upper_at(eps, self._k0(eps, self.upper.offset, n)) / arb(2) ** self.K
@@ -216,9 +231,20 @@ class ComposedBounds:
         return v if v >= 0 else arb(0)  # a deficit can push the bound below 0
 
     # -- epsilon(delta)
-    def eps_upper(self, delta: Fraction) -> Optional[Fraction]:
+    def eps_upper(self, delta: Fraction, hint: Optional[float] = None) -> Optional[Fraction]:
         """An exact eps with certified upper curve <= delta, near the crossing;
-        None if none exists (mass at +inf already exceeds delta)."""
+        None if none exists (mass at +inf already exceeds delta).
+
+        ``hint``: a float estimate of the upper end (the plan's), only a choice of the knots
+        tested: the search first gallops out from the knot at ``hint`` (1, 2, 4, ... knots) to
+        a bracket, then :meth:`_crossing` runs inside it. The knot returned is the one the
+        unhinted search finds wherever the knots' decisions are monotone (each is certified on
+        its own), and the root and its check read the same (S, V) of that knot (:meth:`_sv`,
+        kept per knot), so the answer is the same to the bit. A probed knot j with s_j > 0
+        whose ball lies certainly above delta proves delta_U(0) >= delta_U(s_j) > delta (the
+        upper curve is nonincreasing: a sum of hinges (1 - e^(eps - s_k))_+), which is what the
+        check at eps = 0 would have found: that check, the longest suffix of the query (the
+        whole law above loss 0), is then skipped."""
         U = self.upper
         D = arb(delta.numerator) / delta.denominator * arb(2) ** self.K
         n = U.poly.length()
@@ -227,23 +253,71 @@ class ComposedBounds:
         h = Fraction(1, 1 << self.m)
 
         logs: dict[int, float] = {}
+        vals: dict[int, arb] = {}
+
+        def val(j: int) -> arb:
+            # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j; the formula of _upper_at
+            v = vals.get(j)
+            if v is None:
+                k0 = min(max(j, 0), n)
+                if k0 >= n:
+                    v = arb(self.u_inf)
+                else:
+                    S, V = self._sv_near(k0)
+                    v = arb(fmpz(S)) - ball((U.offset + j) * h).exp() * V + self.u_inf
+                vals[j] = v
+                m = float(v.mid())
+                logs[j] = math.log(m) if m > 0 else -math.inf
+            return v
 
         def ok_at(j: int) -> bool:
-            # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j
-            v = self._upper_at((U.offset + j) * h, min(max(j, 0), n))
-            m = float(v.mid())
-            logs[j] = math.log(m) if m > 0 else -math.inf
-            return bool(v <= D)
+            return bool(val(j) <= D)
 
+        # the search's start: the knot of loss 0 (not ok once the check at eps = 0 fails)
+        start = min(-U.offset, n - 1) if U.offset < 0 else -1
+        lo_p, hi_p, above0 = start, n, False
+        log_d = math.log(float(D.mid()))
+        if hint is not None and math.isfinite(hint) and n - start > 2:
+            # floats choose the knots probed; every knot is decided by ok_at
+            def probe(j: int) -> None:
+                nonlocal lo_p, hi_p
+                if ok_at(j):
+                    hi_p = min(hi_p, j)
+                else:
+                    lo_p = max(lo_p, j)
+
+            def clamp(j: int) -> int:
+                return min(max(j, start + 1), n - 1)
+
+            j = clamp(math.ceil(hint * (1 << self.m)) - U.offset)
+            probe(j)
+            j2 = clamp(j - 1 if hi_p == j else j + 1)
+            if j2 != j:
+                probe(j2)
+                a, b = logs[j], logs[j2]
+                if (lo_p == start or hi_p == n) and math.isfinite(a) and math.isfinite(b) and a != b:
+                    # log delta_U is nearly linear in the knot near the crossing: a secant step
+                    j = clamp(math.ceil(j + (log_d - a) * (j2 - j) / (b - a)))
+                    if lo_p < j < hi_p:
+                        probe(j)
+            # gallop (1, 2, 4, ... knots) out to the side not yet bracketed
+            step = 1
+            while lo_p < hi_p and (lo_p == start or hi_p == n):
+                j = hi_p - step if lo_p == start else lo_p + step
+                if not start < j < n:
+                    break
+                probe(j)
+                step *= 2
+            if not lo_p < hi_p:  # decisions not monotone (balls at the crossing): the whole range
+                lo_p, hi_p = start, n
+            # a knot at loss s >= 0 certainly above delta: so is eps = 0 (the docstring)
+            above0 = lo_p in vals and U.offset + lo_p >= 0 and bool(vals[lo_p] > D)
         # smallest knot index j (loss (offset + j) h) with upper curve <= delta
-        if self.delta_upper_ball(Fraction(0)) * arb(2) ** self.K <= D:
+        if not above0 and self.delta_upper_ball(Fraction(0)) * arb(2) ** self.K <= D:
             return Fraction(0)  # epsilon(delta) is taken over eps >= 0
-        lo, hi = -1, n  # ok at hi (loss beyond the last knot: only +inf mass)
-        if not ok_at(hi):
+        if not ok_at(n):  # loss beyond the last knot: only +inf mass
             return None
-        if U.offset < 0:  # search only eps >= 0; the knot of loss 0 is not ok
-            lo = min(-U.offset, n - 1)
-        hi = self._crossing(ok_at, logs, lo, hi, math.log(float(D.mid())))
+        hi = self._crossing(ok_at, logs, lo_p, hi_p, log_d)
         # on (s_{hi-1}, s_hi] the curve is 2^-K (S - e^eps V + u_inf), k0 = hi
         best = (U.offset + hi) * h
         if hi >= 1 and hi < n:

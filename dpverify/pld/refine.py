@@ -522,12 +522,13 @@ def refine_query(
                         continue
                 lo, hi = _direction(steps, d, kind, target, md, K, tau, budget, allowance, tick,
                                     max_length if (prev is None and di == 0 and m_start is None and m > 4)
-                                    else None, below, md < m, kept if di == 0 else None)
+                                    else None, below, md < m, kept if di == 0 else None,
+                                    _upper_hint(plan, kind, d.name, md))
                 lo_first = max((r[1] for r in results if r[1] is not None), default=None)
                 if md < m and not (hi is not None and lo_first is not None and hi <= lo_first):
                     # the coarse grid did not settle it below the maximum: the full grid
                     lo2, hi2 = _direction(steps, d, kind, target, m, K, tau, budget, allowance, tick, None,
-                                          below)
+                                          below, hint=_upper_hint(plan, kind, d.name, m))
                     lo = lo2 if lo is None or (lo2 is not None and lo2 > lo) else lo
                     hi = hi2 if hi is None or (hi2 is not None and hi2 < hi) else hi
                 results.append((d, lo, hi))
@@ -602,6 +603,19 @@ def tightened_width(plan: Any, kind: str, rel_width: float, afford_length: int) 
     return best
 
 
+def _upper_hint(plan: Any, kind: str, name: str, m: int) -> Optional[float]:
+    """The plan's float estimate of a direction's certified eps upper end on the grid 2^-m: its
+    estimate (the middle of the enclosure) plus half the modelled width width_h2 4^-m. Only
+    where eps_upper's knot search starts (:meth:`.queries.ComposedBounds.eps_upper`: the same
+    knot whatever the hint); None for a delta query or without a plan."""
+    if kind != "eps" or plan is None:
+        return None
+    for n, x, w in plan.per_direction:
+        if n == name and math.isfinite(x) and math.isfinite(w):
+            return x + 0.5 * w * 4.0 ** -m
+    return None
+
+
 def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:
     """A grid for a direction whose planned answer lies below the top one's:
     coarse enough to be cheap, fine enough (by the width model) that its
@@ -627,7 +641,8 @@ def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:
 def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: int, K: int, tau,
                budget: int, allowance: Optional[int], tick: Callable[[], None],
                max_length: Optional[int], settle_below: Optional[Fraction] = None,
-               upper_only: bool = False, keep: Optional[dict] = None) -> tuple[Optional[Fraction], Optional[Fraction]]:
+               upper_only: bool = False, keep: Optional[dict] = None,
+               hint: Optional[float] = None) -> tuple[Optional[Fraction], Optional[Fraction]]:
     """Certified (lo, hi) of one direction on the grid 2^-m; with
     ``max_length``, _Coarser when the composed length would exceed half of it
     (memory model only).
@@ -637,7 +652,9 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
     the maximum (AFA Sec 4.1), so its lower end is not needed: the optimistic side is not
     composed and lo is None (no lower end claimed; 0 is one). ``upper_only``: never compose
     it (a coarse try, which the full grid replaces if it does not settle). ``keep``: receives
-    the composed upper curve as ``keep["upper"]`` (a :class:`.queries.ComposedBounds` of U)."""
+    the composed upper curve as ``keep["upper"]`` (a :class:`.queries.ComposedBounds` of U).
+    ``hint``: a float estimate of the eps upper end (:func:`_upper_hint`), only where the
+    search starts (:meth:`.queries.ComposedBounds.eps_upper`)."""
     ups, lows = _discretise_all(steps, d.name, m, K, tau, tick, d.floors)
     if max_length is not None:
         n_est = estimate_length(ups)
@@ -651,7 +668,7 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
         cu = ComposedBounds(U, None)  # type: ignore[arg-type]
         if keep is not None:
             keep["upper"] = cu
-        hi = cu.eps_upper(target) if kind == "eps" else arb_to_fraction(endpoints(cu.delta_upper_ball(target))[1])
+        hi = cu.eps_upper(target, hint) if kind == "eps" else arb_to_fraction(endpoints(cu.delta_upper_ball(target))[1])
     if upper_only or (settle_below is not None and hi is not None and hi <= settle_below):
         return None, hi
     with working_precision(K + 64):
