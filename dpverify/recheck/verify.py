@@ -779,8 +779,10 @@ def _no_surrogates(obj: Any, where: str) -> None:
             raise MalformedCertificate(f"{where or '(top)'}: a lone UTF-16 surrogate is not text") from None
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            _no_surrogates(k, f"{where}.{str(k).encode('utf-8', 'backslashreplace').decode()}")
-            _no_surrogates(v, f"{where}.{str(k).encode('utf-8', 'backslashreplace').decode()}")
+            key = str(k).encode('utf-8', 'backslashreplace').decode()
+            path = f"{where}.{key}" if where else key  # "claim.source", as every other message names it
+            _no_surrogates(k, path)
+            _no_surrogates(v, path)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             _no_surrogates(v, f"{where}[{i}]")

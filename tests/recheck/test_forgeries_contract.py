@@ -305,6 +305,11 @@ def test_lone_surrogate_is_malformed():
     c["claim"]["statement"] = "delta \ud800"
     c["digest"] = "0" * 64  # no digest exists for text that is not Unicode
     assert outcome(c) == 2
+    from dpverify.errors import MalformedCertificate
+    from dpverify.recheck.verify import _no_surrogates
+
+    with pytest.raises(MalformedCertificate, match="^claim.statement: "):  # named as paths are elsewhere (adv50 L5)
+        _no_surrogates(c, "")
 
 
 def test_division_by_zero_in_a_relation_bound_is_malformed():
