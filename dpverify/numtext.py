@@ -22,7 +22,7 @@ from .errors import InvalidParameter, shown
 from .limits import (MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_TIME_BUDGET_SECONDS, MIN_TIME_BUDGET_TEXT,
                      TIME_BUDGET_RANGE)
 
-__all__ = ["DECIMAL", "FRACTION", "FloatOutOfRange", "LongInteger", "NUMBER_FORM", "bad_json_number", "clip",
+__all__ = ["DECIMAL", "FRACTION", "FloatOutOfRange", "JsonFloat", "LongInteger", "NUMBER_FORM", "bad_json_number", "clip",
            "digit_count", "is_digits", "json_float", "json_int", "not_ascii", "read_exact_text", "read_seconds",
            "too_long"]
 
@@ -171,12 +171,36 @@ class FloatOutOfRange:
                 "5e-324 to 1.8e308, or 0; write an exact number as a string, e.g. \"1e-5\")")
 
 
-def json_float(text: str) -> "float | FloatOutOfRange":
-    """``json.loads``'s ``parse_float``: the double, or a :class:`FloatOutOfRange` when the double is
-    not the number written (it overflowed to inf, or a nonzero literal underflowed to 0)."""
+class JsonFloat(float):
+    """The double of a JSON number literal with a fraction or exponent, which remembers the literal:
+    ``repr`` (what a message quotes, ``{value!r}``) is the text as the file writes it (``1e-5``), not
+    Python's spelling of the double (``1e-05``, which the file does not hold; issue 22). Everything
+    else is the float's: ``str``, ``json.dumps`` and arithmetic give Python's double, so no number a
+    route reads depends on the spelling."""
+
+    __slots__ = ("text",)
+
+    def __new__(cls, text: str) -> "JsonFloat":
+        obj = super().__new__(cls, text)
+        obj.text = text
+        return obj
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = float.__repr__
+
+    def __reduce__(self) -> Any:  # pickled (the sweep's worker processes) as the literal it was read from
+        return (JsonFloat, (self.text,))
+
+
+def json_float(text: str) -> "JsonFloat | FloatOutOfRange":
+    """``json.loads``'s ``parse_float``: the double (a :class:`JsonFloat`, quoted in messages as
+    written), or a :class:`FloatOutOfRange` when the double is not the number written (it overflowed
+    to inf, or a nonzero literal underflowed to 0)."""
     if len(text) > MAX_NUMBER_CHARS:
         return FloatOutOfRange(text)
-    x = float(text)
+    x = JsonFloat(text)
     mantissa = text.lower().partition("e")[0]
     if math.isinf(x) or (x == 0 and any(c in "123456789" for c in mantissa)):
         return FloatOutOfRange(text)

@@ -324,16 +324,22 @@ def inputs_tables() -> str:
 def _ranges() -> list[str]:
     """The producer's input ranges per certificate kind (certificate/ranges.py), which ``verify``
     applies to every certificate (exit 2 outside them)."""
-    from .certificate.ranges import (EVENT_RATIO_RANGES, FIELD_RANGES, INPUT_RANGES, INPUT_PAIR_RANGES,
+    from .certificate.ranges import (EVENT_RATIO_RANGES, FIELD_RANGES, INPUT_NAMES, INPUT_RANGES, INPUT_PAIR_RANGES,
                                      MECHANISM_OPTION_OVERRIDES, MECHANISM_OPTION_RANGES, MECHANISM_RATIO_RANGES)
 
     out = ["", "## Input ranges of certificates (dpverify/certificate/ranges.py)", "",
            "The producer refuses an input outside these ranges (exit 2), and `dpverify verify` refuses a "
-           "certificate that records one (exit 2), before any re-derivation; no input is infinite.", "",
+           "certificate that records one (exit 2), before any re-derivation; no input is infinite. A claim "
+           "record (`reproduce --claims DIR`) is held to its quantity's rows when the file is read (exit 2, "
+           "naming the file, the record and the path), before any claim runs.", "",
            "| kind | input | allowed | the producer's option |", "|---|---|---|---|"]
-    for kind in sorted(INPUT_RANGES):
-        for key, (rng, says) in sorted(INPUT_RANGES[kind].items()):
-            out.append(f"| `{kind}` | `{key}` | {_cell(rng.text())} | {_cell(says)} |")
+    for kind in sorted(set(INPUT_RANGES) | set(INPUT_NAMES)):
+        rows = {**{k: rng.text() for k, (rng, _) in INPUT_RANGES.get(kind, {}).items()},
+                **{k: "one of " + ", ".join(names) for k, (names, _) in INPUT_NAMES.get(kind, {}).items()}}
+        says_of = {**{k: v[1] for k, v in INPUT_RANGES.get(kind, {}).items()},
+                   **{k: v[1] for k, v in INPUT_NAMES.get(kind, {}).items()}}
+        for key in sorted(rows):
+            out.append(f"| `{kind}` | `{key}` | {_cell(rows[key])} | {_cell(says_of[key])} |")
         for rule, says in INPUT_PAIR_RANGES.get(kind, ()):
             out.append(f"| `{kind}` | `{rule.a}` {rule.op} `{rule.b}` | {_cell(rule.text())} | {_cell(says)} |")
     out += ["", "Event-tree fields (`inputs.event`, `inputs.events`) by their kind in `certificate/format.py`'s "

@@ -37,7 +37,8 @@ __all__ = ["MAX_BINS_EPOCHS", "NARROW_FACTOR", "MAX_IDENTITY_ORDER", "MAX_COMPOS
            "EVENT_FIELDS", "LEGACY_EVENT_FIELDS", "UNVERIFIABLE_DETAILS", "GDP_CELL_WORK_CAP", "GDP_FIRST_ORDER_PROFILES", "gdp_cell_weight",
            "BINS_MAX_COMPOSED", "BINS_MAX_WORK", "BINS_ONE_EPOCH_DEGREE", "BINS_MAX_EPS", "BINS_ENCLOSURE_RANGE",
            "REPLACE_MAX_EPS", "EVENT_MAX_LEAVES",
-           "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP"]
+           "EVENT_MAX_EPS", "LOSS_BOUND_BITS", "LOSS_BOUND_CAP", "PROFILE_MECHANISM_NAMES", "RDP_MECHANISM_NAMES",
+           "CONVERSIONS"]
 
 #: what a noise multiplier means in an event tree (``inputs.sensitivity_convention`` of
 #: events.* certificates): verify refuses any other text, since it defines the pairs
@@ -135,6 +136,12 @@ MECHANISM_OPTIONS: dict[str, tuple[frozenset, ...]] = {
     "icea-example": (frozenset(), frozenset({"refined"})),
     "expr": (frozenset({"profile"}),),
 }
+#: the mechanisms with a privacy profile (``mechanisms.registry.profile_names``: dp profile, gdp certify)
+PROFILE_MECHANISM_NAMES = tuple(sorted(set(MECHANISM_OPTIONS) - {"subsampled-gaussian"}))
+#: the mechanisms with an RDP curve (the keys of ``rdp.specs.RDP_MECHANISMS``: rdp divergence, rdp epsilon)
+RDP_MECHANISM_NAMES = ("gaussian", "laplace", "pure", "rr", "subsampled-gaussian")
+#: the RDP -> DP conversions (rdp epsilon / rdp to-dp --conversion; ``rdp.conversions`` reads this one tuple)
+CONVERSIONS = ("classic", "balle", "optimal")
 #: every option of some mechanism
 ALL_MECHANISM_OPTIONS = frozenset().union(*(s for sets in MECHANISM_OPTIONS.values() for s in sets))
 #: kinds whose inputs name a mechanism of :data:`MECHANISM_OPTIONS` (and take its options)

@@ -28,10 +28,12 @@ from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_PLD_DIGITS, 
                       MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
                       MAX_SHUFFLE_EPOCHS)
 from ..numtext import read_exact_text
-from .format import BINS_MAX_EPS, EVENT_FIELDS, INTEGER_REQUIRED, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS, REPLACE_MAX_EPS
+from ..vocabulary import DIGITS, DIGITS_RDP_EPSILON, STEPS, STEPS_COMPOSE, STEPS_RDP, Concept
+from .format import (BINS_MAX_EPS, CONVERSIONS, EVENT_FIELDS, INTEGER_REQUIRED, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS,
+                     PROFILE_MECHANISM_NAMES, RDP_MECHANISM_NAMES, REPLACE_MAX_EPS)
 
 __all__ = ["Range", "TwoFieldRule", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
-           "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "INPUT_PAIR_RANGES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
+           "MECHANISM_OPTION_OVERRIDES", "EVENT_RATIO_RANGES", "INPUT_PAIR_RANGES", "INPUT_NAMES", "RESULT_BINDINGS", "check_input_ranges", "exact_number",
            "REAL", "POSITIVE", "NONNEGATIVE", "CLOSED_UNIT", "OPEN_UNIT", "HALF_OPEN_UNIT", "NOISE_MULTIPLIER",
            "EPS_H", "MARGIN", "EPS0"]
 
@@ -191,6 +193,17 @@ _ACCURACY = (Range(1, True, MAX_ACCURACY_DIGITS, True, integer=True), "compose -
 _PLD_DIGITS = Range(1, True, MAX_PLD_DIGITS, True, integer=True)
 
 
+def _count(concept: Concept, says: str) -> Row:
+    """The row of a count or a digits input: the integers of the CLI option's declared range
+    (dpverify.vocabulary, the one statement of each option's range)."""
+    return Range(concept.lo, True, concept.hi, True, integer=True), says
+
+
+#: the digits of every enclosure whose producer takes --digits in 1..MAX_ACCURACY_DIGITS (vocabulary.DIGITS)
+def _digits(command: str) -> dict[str, Row]:
+    return {"digits": _count(DIGITS, f"{command} --digits")}
+
+
 def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
              rate: bool = False, sizes: bool = False, epochs: "int | None" = None) -> dict[str, dict[str, Row]]:
     """The rows of PREFIX.epsilon / .delta / .claim; ``eps_cap``: the largest eps at which the route
@@ -203,6 +216,7 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
         if prefix in ("pld", "events") else {}
     if rate:
         base["sampling_rate"] = (HALF_OPEN_UNIT, "audit dpsgd --sampling-rate")
+        base["steps"] = _count(STEPS, "audit dpsgd --steps")
     if sizes:  # the epoch schedules (shuffled batches, balls in bins): N records in batches of B <= N
         base["dataset_size"] = (Range(1, True, MAX_DATASET_SIZE, True, integer=True), "audit dpsgd --dataset-size")
         base["batch_size"] = (Range(1, True, "dataset_size", True, integer=True), "audit dpsgd --batch-size")
@@ -224,20 +238,29 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     **_sampled("bins", eps_cap=BINS_MAX_EPS, sizes=True, epochs=MAX_BINS_EPOCHS),
     # compose --delta D in (0, 1] (eps(delta)); --eps E any real (delta(eps))
     # (accuracy_digits: an accuracy field verify does not read, the gap is re-proved; the producer's --digits)
-    "composition.eps": {"delta": (HALF_OPEN_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY},
-    "composition.delta": {"eps": (REAL, "compose --eps"), "accuracy_digits": _ACCURACY},
-    "gdp.delta": {"mu": (POSITIVE, "gdp delta --mu"), "eps": (REAL, "gdp delta --eps")},
-    "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps")},
+    # (counts and digits: the CLI option's declared range, vocabulary.py; a claim record of the same
+    # kind is held to them when its file is read, quantities.check_values)
+    "composition.eps": {"delta": (HALF_OPEN_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY,
+                        "k": _count(STEPS_COMPOSE, "compose --steps"), **_digits("compose")},
+    "composition.delta": {"eps": (REAL, "compose --eps"), "accuracy_digits": _ACCURACY,
+                          "k": _count(STEPS_COMPOSE, "compose --steps"), **_digits("compose")},
+    "gdp.delta": {"mu": (POSITIVE, "gdp delta --mu"), "eps": (REAL, "gdp delta --eps"), **_digits("gdp delta")},
+    "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps"), **_digits("gdp mu")},
     "dp.implies": {"eps0": (NONNEGATIVE, "dp implies --from E0,D0"), "delta0": (CLOSED_UNIT, "dp implies --from E0,D0"),
-                   "eps": (REAL, "dp implies --to E,D"), "delta": (CLOSED_UNIT, "dp implies --to E,D")},
+                   "eps": (REAL, "dp implies --to E,D"), "delta": (CLOSED_UNIT, "dp implies --to E,D"),
+                   **_digits("dp implies")},
     "dp.rr64": {"eps0": (EPS0, "check rr64 --eps0"), "delta0": (CLOSED_UNIT, "check rr64 --delta0"),
-                "eps": (REAL, "check rr64 --eps")},
-    "rdp.epsilon": {"delta": (OPEN_UNIT, "rdp epsilon --delta")},
+                "eps": (REAL, "check rr64 --eps"), **_digits("check rr64")},
+    "dp.profile": _digits("dp profile"),
+    "rdp.epsilon": {"delta": (OPEN_UNIT, "rdp epsilon --delta"),
+                    "compositions": _count(STEPS_RDP, "rdp epsilon --steps"),
+                    "digits": _count(DIGITS_RDP_EPSILON, "rdp epsilon --digits")},
     "rdp.to_dp_eps": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),
-                      "delta": (OPEN_UNIT, "rdp to-dp --delta")},
+                      "delta": (OPEN_UNIT, "rdp to-dp --delta"), **_digits("rdp to-dp")},
     "rdp.to_dp_delta": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),
-                        "eps": (NONNEGATIVE, "rdp to-dp --eps")},
-    "rdp.divergence": {"alpha": (Range(0, False, MAX_RDP_ORDER, True), "rdp divergence --alpha")},
+                        "eps": (NONNEGATIVE, "rdp to-dp --eps"), **_digits("rdp to-dp")},
+    "rdp.divergence": {"alpha": (Range(0, False, MAX_RDP_ORDER, True), "rdp divergence --alpha"),
+                       "compositions": _count(STEPS_RDP, "rdp divergence --steps"), **_digits("rdp divergence")},
     # an oracle run has at least one row: --input refuses an empty list (schemas/oracle_rows minItems),
     # a --battery has at least one configuration and one accountant
     "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance"), "digits": (_PLD_DIGITS, "oracle --digits"),
@@ -246,6 +269,12 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     "gdp.optimal_mu": {"eps_h": (EPS_H, "gdp certify --eps-h"), "margin": (MARGIN, "gdp certify --margin"),
                        # a hint for the re-check: a point of the head [0, eps_h]
                        "argmax": (Range(0, True, "eps_h", True), "gdp certify (the head's argmax)")},
+    # kinds only claim records produce (reproduce; theorems.quantities): digits in the quantities' range,
+    # abc_gain keeping two guard digits inside it
+    **{k: {"digits": _count(DIGITS, "reproduce: the claim's inputs.digits")}
+       for k in ("gdp.mills_scaled", "gdp.refinement_point", "gdp.thm51", "dp.sigma_refinement")},
+    "rdp.abc_gain": {"digits": (Range(1, True, MAX_ACCURACY_DIGITS - 2, True, integer=True),
+                                "reproduce: the claim's inputs.digits, two guard digits inside the quantities' 300")},
     # theorems.identities.residual (the Python API): each source states its identity on this domain
     # only (r = e^eps > 0, lam in (0, 1], beta in [0, 1], integer Renyi orders q >= 2, up to a stated cap)
     "finite.identity": {"r": (POSITIVE, "identities.residual r = e^eps > 0"),
@@ -254,6 +283,19 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
                         "q": (Range(2, True, MAX_IDENTITY_ORDER, True, integer=True), "identities.residual lt-eq21 q")},
     # dpverify 0.1.0's clip_and_rectify_scale(y_minus, y_plus, eps_h) for a mu-GDP mechanism (mu > 0)
     "gdp.clip_rectify": {"mu": (POSITIVE, "mu-GDP (mu > 0)"), "eps_h": (POSITIVE, "clip_and_rectify_scale eps_h")},
+}
+
+#: kind -> input key -> (the names its producer reads, the option that takes them): a name outside
+#: is refused as a number outside its range is (exit 2, naming the path and the allowed names)
+INPUT_NAMES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
+    **{k: {"mechanism": (PROFILE_MECHANISM_NAMES, f"{cmd} --mechanism")}
+       for k, cmd in (("dp.profile", "dp profile"), ("gdp.certify", "gdp certify"), ("gdp.optimal_mu", "gdp certify"),
+                      ("gdp.tail_limit", "gdp certify"))},
+    "rdp.divergence": {"mechanism": (RDP_MECHANISM_NAMES, "rdp divergence --mechanism")},
+    "rdp.epsilon": {"mechanism": (RDP_MECHANISM_NAMES, "rdp epsilon --mechanism"),
+                    "conversion": (CONVERSIONS, "rdp epsilon --conversion")},
+    "rdp.to_dp_eps": {"conversion": (CONVERSIONS, "rdp to-dp --conversion")},
+    "rdp.to_dp_delta": {"conversion": (CONVERSIONS, "rdp to-dp --conversion")},
 }
 
 #: kind -> the producer's rules on two inputs together, each with the options that enforce it
@@ -362,6 +404,15 @@ def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping
         if _infinite(v):
             raise MalformedCertificate(f"inputs.{key}={v!r} is not a finite number: the producer reads exact "
                                        "finite numbers only")
+    for key, (names, says) in INPUT_NAMES.get(quantity, {}).items():
+        v = inputs.get(key)
+        if key in inputs and v not in names:
+            import difflib
+
+            close = difflib.get_close_matches(v, names, n=1) if isinstance(v, str) else []
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise MalformedCertificate(f"inputs.{key}={str(v)[:40]!r} is not a name the producer reads{hint} "
+                                       f"(allowed: {', '.join(names)}; {says})")
     rows = INPUT_RANGES.get(quantity, {})
     ends = {k: x for k in inputs if (x := exact_number(inputs[k])) is not None}
     for key, (rng, says) in rows.items():

@@ -36,7 +36,7 @@ from typing import Callable
 from flint import arb
 
 from .. import _validate as V
-from ..certificate.format import RDP_OPTIMAL_MIN_DELTA
+from ..certificate.format import CONVERSIONS, RDP_OPTIMAL_MIN_DELTA
 from ..ball import ball, bits_for_digits, brief_str, endpoints, point, refine, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import MAX_CONVERSION_ALPHA_EPS
@@ -58,8 +58,6 @@ __all__ = [
     "abc_thm4_gamma_lower",
     "abc_lemma1_eps_upper",
 ]
-
-CONVERSIONS = ("classic", "balle", "optimal")
 
 
 #: the optimal conversion's smallest delta (classic and balle have no such limit), shared with verify

@@ -111,9 +111,12 @@ def check_values(name: str, inputs: Mapping[str, Any]) -> None:
     a number text is one of the one number grammar (:func:`dpverify.numtext.read_exact_text`), within
     the kind's producer ranges (:func:`dpverify.certificate.ranges.check_input_ranges`, which also
     refuses an infinite input), and a mechanism's options are one of its option sets, within its
-    builder's ranges (:func:`dpverify.recheck.kinds.check_mechanism_options`). What no such rule
-    covers (a count's range, a mechanism or conversion name) is the quantity's function's to check
-    when it runs (mend49 1: delta 0, "abc" and 5e99999 ran, and were named by claim id only)."""
+    builder's ranges (:func:`dpverify.recheck.kinds.check_mechanism_options`); counts, digits and
+    names (a mechanism, a conversion) are in the same tables (``ranges.INPUT_RANGES`` from the CLI
+    options' declared ranges, ``ranges.INPUT_NAMES``), so a claim file is refused when it is read,
+    naming the file, the path and the allowed values, not when the claim runs, by claim id only
+    (mend49 1: delta 0, "abc" and 5e99999 ran; issue 22: a misspelled mechanism, compositions 0).
+    What no table covers is the quantity's function's to check when it runs."""
     import re
 
     from ..certificate.format import MECHANISM_KINDS
@@ -322,10 +325,11 @@ def _rdp_epsilon(i: Mapping[str, Any]) -> Enclosure:
     """The RDP curve of the mechanism composed ``compositions`` times,
     converted to eps(delta) (as `rdp epsilon`)."""
     from .. import _validate as V
+    from ..limits import MAX_RDP_COMPOSITIONS
     from ..rdp import compose, rdp_epsilon
     from ..rdp.specs import curve_from_spec
 
-    k = V.integer("compositions", i["compositions"], lo=1, hi=10**9)
+    k = V.integer("compositions", i["compositions"], lo=1, hi=MAX_RDP_COMPOSITIONS)  # rdp epsilon --steps
     curve = compose([curve_from_spec(_spec(i, ()))], [k])
     return rdp_epsilon(curve, i["delta"], str(i["conversion"]), _digits(i, 15)).enclosure
 
@@ -342,11 +346,15 @@ def _rdp_to_dp(i: Mapping[str, Any]) -> Enclosure:
           ("digits",))
 def _rdp_abc_gain(i: Mapping[str, Any]) -> Enclosure:
     from .. import _validate as V
+    from ..certificate.ranges import INPUT_RANGES
     from ..rdp.abc import abc_gain
+
+    # the range table's digits (the claim file was read against it): two guard digits inside 300
+    abc_digits = int(INPUT_RANGES["rdp.abc_gain"]["digits"][0].hi)  # type: ignore[arg-type]
 
     return abc_gain(V.positive("noise_multiplier", i["noise_multiplier"]),
                     V.integer("compositions", i["compositions"], lo=1, hi=10**9),
-                    V.open_unit("delta", i["delta"]), _digits(i, 8, hi=298))  # two guard digits inside
+                    V.open_unit("delta", i["delta"]), _digits(i, 8, hi=abc_digits))  # two guard digits inside
 
 
 @quantity("rdp.abc_extra_iterations", "T_Lemma2(eps) - T_MA(eps) (ABC Fig. 2)",

@@ -21,7 +21,7 @@ import pytest
 
 from dpverify.certificate import prose
 from dpverify.certificate.format import compute_digest
-from dpverify.certificate.ranges import INPUT_RANGES, Range
+from dpverify.certificate.ranges import INPUT_NAMES, INPUT_RANGES, Range
 from dpverify.cli import main
 from dpverify.recheck.verify import verify_file
 
@@ -322,7 +322,7 @@ def test_an_event_type_that_is_not_a_name_is_exit_2(tmp_path):
 
 # --------------------------------------------------------------------------- every row, both sides
 
-_SCHED = ["--noise-multiplier", "{noise_multiplier}", "--sampling-rate", "{sampling_rate}", "--steps", "10"]
+_SCHED = ["--noise-multiplier", "{noise_multiplier}", "--sampling-rate", "{sampling_rate}", "--steps", "{steps}"]
 _EPOCHS = ["--noise-multiplier", "{noise_multiplier}", "--dataset-size", "{dataset_size}", "--batch-size", "{batch_size}",
            "--epochs", "{epochs}"]
 _QUERY = {"epsilon": ["--delta", "{delta}"], "delta": ["--eps", "{eps}"],
@@ -336,15 +336,18 @@ PRODUCER: dict[str, list[str]] = {
     **{f"shuffle.{q}": ["audit", "dpsgd", "--sampling", "shuffle", *_EPOCHS, *a] for q, a in _QUERY.items()},
     **{f"bins.{q}": ["audit", "dpsgd", "--sampling", "balls-in-bins", *_EPOCHS, *a] for q, a in _QUERY.items()},
     **{f"composition.{q}": ["compose", "--mech", "1,0", "--mech", "0.5,0", "--grid", "0.25", f"--{a}", "{%s}" % a,
-                            "--digits", "{accuracy_digits}"] for q, a in (("eps", "delta"), ("delta", "eps"))},
-    "gdp.delta": ["gdp", "delta", "--mu", "{mu}", "--eps", "{eps}"],
-    "gdp.mu": ["gdp", "mu", "--eps", "{eps}", "--delta", "{delta}"],
-    "dp.implies": ["dp", "implies", "--from", "{eps0},{delta0}", "--to", "{eps},{delta}"],
-    "dp.rr64": ["check", "rr64", "--eps0", "{eps0}", "--delta0", "{delta0}", "--eps", "{eps}"],
-    "rdp.epsilon": ["rdp", "epsilon", "--mechanism", "laplace", "--scale", "1", "--steps", "10", "--delta", "{delta}"],
-    **{f"rdp.to_dp_{q}": ["rdp", "to-dp", "--alpha", "{alpha}", "--rdp", "{rdp}", f"--{a}", "{%s}" % a]
+                            "--digits", "{accuracy_digits}", "--steps", "{k}"] for q, a in (("eps", "delta"), ("delta", "eps"))},
+    "gdp.delta": ["gdp", "delta", "--mu", "{mu}", "--eps", "{eps}", *_DIGITS],
+    "gdp.mu": ["gdp", "mu", "--eps", "{eps}", "--delta", "{delta}", *_DIGITS],
+    "dp.implies": ["dp", "implies", "--from", "{eps0},{delta0}", "--to", "{eps},{delta}", *_DIGITS],
+    "dp.rr64": ["check", "rr64", "--eps0", "{eps0}", "--delta0", "{delta0}", "--eps", "{eps}", *_DIGITS],
+    "dp.profile": ["dp", "profile", "--mechanism", "laplace", "--scale", "1", "--eps", "1", *_DIGITS],
+    "rdp.epsilon": ["rdp", "epsilon", "--mechanism", "laplace", "--scale", "1", "--steps", "{compositions}", "--delta",
+                    "{delta}", *_DIGITS],
+    **{f"rdp.to_dp_{q}": ["rdp", "to-dp", "--alpha", "{alpha}", "--rdp", "{rdp}", f"--{a}", "{%s}" % a, *_DIGITS]
        for q, a in (("eps", "delta"), ("delta", "eps"))},
-    "rdp.divergence": ["rdp", "divergence", "--mechanism", "laplace", "--scale", "1", "--alpha", "{alpha}"],
+    "rdp.divergence": ["rdp", "divergence", "--mechanism", "laplace", "--scale", "1", "--alpha", "{alpha}",
+                       "--steps", "{compositions}", *_DIGITS],
     "oracle.rows": ["oracle", "--battery", "smoke", "--tolerance", "{tolerance}", *_DIGITS],
     "gdp.certify": ["gdp", "certify", "--mechanism", "laplace", "--scale", "1", "--eps-h", "{eps_h}",
                     "--margin", "{margin}"],
@@ -352,12 +355,19 @@ PRODUCER: dict[str, list[str]] = {
                        "--margin", "{margin}"],
 }
 #: an in-range value of every placeholder (the producer answers each of these quickly)
-GOOD = {"accuracy_digits": "6", "digits": "2", "epochs": "2", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
+GOOD = {"accuracy_digits": "6", "digits": "2", "steps": "10", "compositions": "10", "k": "3", "epochs": "2", "dataset_size": "1000", "batch_size": "100", "mu": "1", "rdp": "0.05", "noise_multiplier": "1", "sampling_rate": "0.1", "delta": "0.00001", "eps": "1", "claimed_eps": "1",
         "eps0": "1", "delta0": "0.1", "alpha": "2", "tolerance": "0.01", "eps_h": "3", "margin": "0.01"}
 #: rows no command line gives: the producer writes them itself (a hint, a 0.1.0 library call)
 NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.clip_rectify", "eps_h"),
              *(("finite.identity", k) for k in INPUT_RANGES["finite.identity"]),
-             ("oracle.rows", "row_count")}  # the length of --input's list, or of the battery's rows
+             ("oracle.rows", "row_count"),  # the length of --input's list, or of the battery's rows
+             # a composition's claim records (and format 1) spell compose --digits "digits"; format 2 writes
+             # accuracy_digits, whose row is driven through --digits above
+             *(("composition." + q, "digits") for q in ("eps", "delta")),
+             # kinds only claim records produce (reproduce): tests/theorems/test_claims_data.py reads a
+             # record past each row
+             *((k, "digits") for k in ("gdp.mills_scaled", "gdp.refinement_point", "gdp.thm51",
+                                       "dp.sigma_refinement", "rdp.abc_gain"))}
 
 
 def _outside(rng: Range) -> list[str]:
@@ -485,3 +495,49 @@ def test_an_oracle_certificate_without_rows_is_exit_2(count, tmp_path, capsys):
     c["digest"] = compute_digest(c)
     code, msg = _verify(c, tmp_path)
     assert code == 2 and "result.rows" in msg, msg
+
+
+# --------------------------------------------------------------------------- names (ranges.INPUT_NAMES)
+
+def test_the_name_tables_are_the_producers_registries():
+    """INPUT_NAMES reads format.py's name tuples (stdlib, so verify can); each is the registry the
+    producer dispatches on, so a new mechanism or conversion is named in one place."""
+    from dpverify.certificate.format import CONVERSIONS, PROFILE_MECHANISM_NAMES, RDP_MECHANISM_NAMES
+    from dpverify.mechanisms import profile_names
+    from dpverify.rdp import CONVERSIONS as PRODUCER_CONVERSIONS
+    from dpverify.rdp.specs import RDP_MECHANISMS
+
+    assert list(PROFILE_MECHANISM_NAMES) == profile_names()
+    assert set(RDP_MECHANISM_NAMES) == set(RDP_MECHANISMS)
+    assert PRODUCER_CONVERSIONS is CONVERSIONS
+
+
+NAME_ROWS = [(kind, key) for kind, rows in sorted(INPUT_NAMES.items()) for key in sorted(rows)]
+
+
+@pytest.mark.parametrize("kind,key", NAME_ROWS, ids=[f"{k}:{key}" for k, key in NAME_ROWS])
+def test_a_name_the_producer_does_not_read_is_exit_2_on_both_sides(kind, key, tmp_path, capsys):
+    """A misspelled mechanism or conversion: the producer's option refuses it (exit 2), and verify
+    refuses a genuine certificate of the kind restated with it (exit 2, the path, the allowed names
+    and the closest one; 'no RDP re-checker' was exit 1, a profile kind's route named it later)."""
+    names, says = INPUT_NAMES[kind][key]
+    f = _genuine(kind, key)
+    if f is None:
+        pytest.skip(f"no frozen {kind} certificate carries inputs.{key}")
+    c = json.loads(f.read_text())
+    wrong = c["inputs"][key][:-1] + ("y" if c["inputs"][key].endswith("x") else "x")
+    command = says.split(" --")[0].split()
+    flag = "--" + says.split(" --")[1]
+    argv = {"mechanism": [*command, "--mechanism", wrong, "--eps", "1"],
+            "conversion": ["rdp", "to-dp", "--alpha", "2", "--rdp", "1", "--delta", "1e-5", "--conversion", wrong]}[key]
+    if command[0] == "rdp" and key == "mechanism":
+        argv = [*command, "--mechanism", wrong, "--alpha", "2"] if command[1] == "divergence" else \
+            [*command, "--mechanism", wrong, "--delta", "1e-5"]
+    if command[0] == "gdp":
+        argv = [*command, "--mechanism", wrong, "--eps-h", "3"]
+    assert main(argv) == 2, argv
+    err = capsys.readouterr().err
+    assert wrong in err and "Traceback" not in err, err
+    code, msg = _verify(restated(c, (key,), wrong), tmp_path)
+    assert code == 2 and f"inputs.{key}={wrong!r}" in msg and f"did you mean {c['inputs'][key]}?" in msg, msg
+    assert ", ".join(names) in msg and flag in msg, msg
