@@ -233,6 +233,9 @@ def shuffle_mu_beyond_cap(sensitivity: int, epochs: int, sigma: Fraction) -> boo
     """mu = Delta sqrt(E) / sigma > :data:`SHUFFLE_MAX_MU`, decided exactly on the squares."""
     return Fraction(sensitivity * sensitivity * epochs) / (sigma * sigma) > SHUFFLE_MAX_MU ** 2
 
+#: the batteries ``oracle --battery`` runs (dpverify.oracle.run.BATTERIES, tied to this tuple by a test):
+#: verify refuses a battery certificate naming another (an unknown name was confirmed, adv50 L4)
+ORACLE_BATTERIES = ("readme", "smoke")
 #: the mechanisms an oracle row may name (``dpsgd`` is read as ``subsampled-gaussian``; the
 #: plain ``gaussian`` is the subsampled one at rate 1): the oracle's CSV reader and the
 #: oracle re-check read this one tuple

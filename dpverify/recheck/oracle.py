@@ -43,7 +43,8 @@ from typing import Any, Mapping
 import mpmath
 from mpmath import mpf
 
-from ..certificate.format import NARROW_FACTOR, ORACLE_ALIASES, ORACLE_FIELDS, ORACLE_INFINITY, ORACLE_MECHANISMS
+from ..certificate.format import (NARROW_FACTOR, ORACLE_ALIASES, ORACLE_BATTERIES, ORACLE_FIELDS, ORACLE_INFINITY,
+                                  ORACLE_MECHANISMS)
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..files import json_loads
 from .core import mpf_to_fraction
@@ -339,6 +340,9 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
                                    "an --input certificate of format 2 records both, and verify re-reads every "
                                    "row from the text")
     elif "battery" in inputs:
+        if inputs["battery"] not in ORACLE_BATTERIES:
+            raise MalformedCertificate(f"inputs.battery={str(inputs['battery'])[:40]!r} is no battery `oracle --battery` "
+                                       f"runs (allowed: {', '.join(ORACLE_BATTERIES)})")
         unbound = (UNBOUND_BATTERY,)
     elif "input" not in inputs:
         # neither source: read as an --input certificate, it was "named its input file only by its name"

@@ -362,3 +362,19 @@ def test_a_recorded_input_with_a_key_twice_is_refused():
     cert["inputs"]["input_text"] = forged
     cert["inputs"]["input_sha256"] = hashlib.sha256(forged.encode("utf-8")).hexdigest()
     assert outcome(reseal(cert)) == 1
+
+
+def test_a_battery_certificate_names_a_battery_the_oracle_runs():
+    """adv50 L4: a battery certificate naming a battery no `oracle --battery` runs was confirmed (its rows
+    named as not confirmed); the names verify allows are the oracle's own (one tuple, stdlib side)."""
+    from pathlib import Path
+
+    from dpverify.certificate.format import ORACLE_BATTERIES
+    from dpverify.oracle.run import BATTERIES
+
+    assert tuple(BATTERIES) == ORACLE_BATTERIES
+    cert = json.loads((Path(__file__).resolve().parents[1] / "certificate" / "format2" / "oracle-battery-smoke.json")
+                      .read_text())
+    assert outcome(cert) == 0
+    cert["inputs"]["battery"] = "smoke2"
+    assert outcome(reseal(cert)) == 2
