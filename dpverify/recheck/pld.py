@@ -1370,10 +1370,7 @@ def _lower_eps(L, delta: mpf, K: int) -> mpf:
         sp += P[k]
         sq += Q[k]
         if sp > Di:
-            try:
-                val = math.log((sp - Di) / sq) if sq else math.inf
-            except OverflowError:
-                val = math.inf
+            val = _log_quotient(sp - Di, sq)
             if val > best:
                 best, chosen = val, (sp, sq)
     if chosen is None:
@@ -1383,6 +1380,25 @@ def _lower_eps(L, delta: mpf, K: int) -> mpf:
         return mpmath.inf
     val = A.dn.log(A.q(Fraction(sp - Di, sq))[0])
     return max(mpf(0), mpfr_to_mpf(val))
+
+
+def _log_quotient(a: int, b: int) -> float:
+    """log(a / b) in doubles for integers a > 0, b >= 0 (inf for b = 0): a choice only
+    (:func:`_lower_eps`). Where a / b lies past the double range it is log(a) - log(b) (each
+    logarithm of an integer of any size is finite): the quotient's log read inf there, so at
+    eps(delta) above ln(2^1024) = 709.8 the scan kept the first prefix past that range as its
+    best (sigma 1, q 0.01, T = 10^7: 1001.45 proved where the same pair proves 1006.9 at 2^-8;
+    pld-speed.md, "The lower bound past the double range"). Quotients within the range keep
+    the log of their rounded quotient, as before."""
+    if not b:
+        return math.inf
+    try:
+        q = float(a / b)  # mpz / mpz is an mpfr (no overflow), int / int a float or OverflowError
+    except OverflowError:
+        q = math.inf
+    if q < math.inf:
+        return math.log(q) if q > 0 else -math.inf
+    return math.log(int(a)) - math.log(int(b))
 
 
 #: classes past which :func:`_ratio_order` orders them in numpy and keeps a neighbourhood of the best
@@ -1423,7 +1439,8 @@ def _ratio_order(P: list, Q: list, linf: int, Di: int) -> tuple[list, int, int]:
                 a, b = max(0, i - _RATIO_AROUND), min(idx.size, i + _RATIO_AROUND + 1)
                 before = idx[:a].tolist()
                 return idx[a:b].tolist(), linf + sum(P[k] for k in before), sum(Q[k] for k in before)
-    order = sorted((k for k in range(n) if P[k] > 0), key=lambda k: -(P[k] / Q[k]) if Q[k] else -math.inf)
+    # mpz / mpz is an mpfr, whose range holds any quotient (a Python int's float overflowed past 2^1024)
+    order = sorted((k for k in range(n) if P[k] > 0), key=lambda k: -(mpz(P[k]) / Q[k]) if Q[k] else -math.inf)
     return order, linf, 0
 
 

@@ -81,3 +81,45 @@ def test_the_lower_bound_from_the_float_order_is_the_full_scans(monkeypatch) -> 
                 sq += Qm[k]
                 ok = ok or (sp - mpmath.exp(got) * sq) / mpf(2) ** K >= delta
             assert ok
+
+
+def _far_pair(K: int, n: int) -> tuple:
+    # a lower pair whose classes lie at losses 0.75 k: P a bell at loss 1000 (width 40), Q = P e^-loss
+    # rounded up (2^100 units and more at K = 1700): the ratios P / Q pass 2^1024 from class 946 on
+    with mpmath.workdps(600):
+        P_ = [int(mpmath.floor(mpf(2) ** K * mpmath.exp(-((mpf(3) * k / 4 - 1000) / 40) ** 2 / 2) / 60)) for k in range(n)]
+        Q_ = [max(1, int(mpmath.ceil(p * mpmath.exp(-mpf(3) * k / 4)))) for k, p in enumerate(P_)]
+    return (0, [gmpy2.mpz(p) for p in P_], [gmpy2.mpz(q) for q in Q_], 0)  # as the products carry them
+
+
+def test_the_lower_bound_past_the_double_range_is_the_best_prefix() -> None:
+    """eps(delta) above ln(2^1024) = 709.8 (sigma 1, q 0.01, T = 10^7: 1014): the prefix scan read
+    the log of a quotient past the double range as inf and kept the first such prefix (1001.45 at
+    2^-8 where the same pair proves 1006.86). Against mpmath at 600 digits on the same integers: the
+    best prefix of the classes ordered by exact ratio, and some set S with P(S) - e^got Q(S) >= delta."""
+    # delta 0.2: eps(delta) about 1051, reached by a prefix far past the first one above delta (whose
+    # quotient's log read inf and was kept: 1051.277 where the best prefix gives 1051.403)
+    K, n, delta = 1700, 1470, mpf("0.2")
+    L = _far_pair(K, n)
+    with mpmath.workdps(P._DPS):
+        got = P._lower_eps(L, delta, K)
+    with mpmath.workdps(600):
+        Pm, Qm = L[1], L[2]
+        D = mpf(delta)
+        order = sorted(range(n), key=lambda k: -mpf(Pm[k]) / Qm[k])
+        sp, sq, best = mpf(0), mpf(0), -mpmath.inf
+        for k in order:
+            sp += Pm[k]
+            sq += Qm[k]
+            if sp / mpf(2) ** K > D:
+                best = max(best, mpmath.log((sp / mpf(2) ** K - D) / (sq / mpf(2) ** K)))
+        assert best > 900  # the regime the fix is about
+        assert got <= best  # a lower bound, from a prefix no better than the best
+        assert best - got < mpf(10) ** -20, (got, best)  # and the best prefix is the one kept
+        # the bound itself, independently: the chosen set's P - e^got Q reaches delta
+        sp, sq, ok = mpf(0), mpf(0), False
+        for k in order:
+            sp += Pm[k]
+            sq += Qm[k]
+            ok = ok or (sp - mpmath.exp(got) * sq) / mpf(2) ** K >= D
+        assert ok
