@@ -118,13 +118,20 @@ def validate_written(cert: Mapping[str, Any]) -> None:
 
 
 def unverifiable(cert: Mapping[str, Any]) -> Optional[str]:
-    """What ``cert`` needs that ``dpverify verify`` could not re-prove within its work cap, priced
-    before any work, or None: the verifier's own price of the recorded grid 2^-m alone, in the direction that
-    costs most and for both of its sides (:func:`dpverify.recheck.pld.recorded_grid_price`, a few
-    tail evaluations), past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`. The second half of
-    the write-time contract: what dpverify writes, verify accepts; a claim refined to 2^-18 near its
-    boundary, a sweep row at 7 digits, wrote certificates verify answered exit 3 at its cap (adv50
-    M2). A choice of what to write, never of a number. Kinds without a recorded PLD grid: None."""
+    """What ``cert`` needs that ``dpverify verify`` could not re-prove within its work cap, or None.
+    First the verifier's own price of the recorded grid 2^-m alone, in the direction that costs most
+    and for both of its sides (:func:`dpverify.recheck.pld.recorded_grid_price`, a few tail
+    evaluations): past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK` it is refused at once.
+    That price leaves out the search's coarser grids, the other direction and the finer grid the
+    re-check needs where its pair is looser than the producer's (about 4x the price in all), so a
+    certificate priced above a quarter of the cap is re-proved by the verifier itself before it is
+    written (:func:`dpverify.recheck.verify.confirm` with no time budget: its static caps alone, so
+    the choice does not depend on the clock): `--digits 6` at T = 10^5 and 10^6 and on the
+    `audit dpsgd --help` example, priced at 0.5-0.96 of the cap, were written and answered exit 3
+    (ref50 MEDIUM-1, adv48 M5). The second half of the write-time contract: what dpverify writes,
+    verify accepts (a claim refined to 2^-18 near its boundary, a sweep row at 7 digits: adv50 M2).
+    A choice of what to write, never of a number. A certificate the verifier refutes is a bug
+    (:class:`InternalError`). Kinds without a recorded PLD grid: None."""
     claim, inputs, result = cert.get("claim"), cert.get("inputs"), cert.get("result")
     if not (isinstance(claim, Mapping) and isinstance(inputs, Mapping) and isinstance(result, Mapping)):
         return None
@@ -134,10 +141,22 @@ def unverifiable(cert: Mapping[str, Any]) -> Optional[str]:
     from ..recheck.pld import recorded_grid_price
 
     got = recorded_grid_price(inputs, str(claim.get("quantity")), result)
-    if got is None or got[0] <= PLD_MAX_GRID_WORK:
+    if got is None or 4 * got[0] <= PLD_MAX_GRID_WORK:
         return None
-    return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap ({got[0]:.2e} > "
-            f"{PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
+    if got[0] > PLD_MAX_GRID_WORK:
+        return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap ({got[0]:.2e} > "
+                f"{PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
+    from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
+    from ..recheck.verify import confirm
+
+    try:
+        confirm(dict(cert), budget_seconds=0)
+    except CouldNotReprove as exc:
+        return f"the grid 2^-{got[1]}, where `dpverify verify` could not re-prove it: {exc}"
+    except (CertificateRejected, MalformedCertificate) as exc:
+        raise InternalError(f"`dpverify verify` refuses a {claim.get('quantity')} certificate dpverify wrote: "
+                            f"{exc}") from None
+    return None
 
 
 #: the schema's spelling of an input number (schema-2.json, $defs/number)

@@ -283,6 +283,11 @@ def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str) -> None:
         from ..certificate.writer import unverifiable
 
         why = unverifiable(cert)
+        digits = cert.get("inputs", {}).get("digits")
+        if why is not None and digits is not None and "grid" in cert.get("result", {}):
+            # the accuracy asked for (or its default) set the grid: fewer digits is the remedy
+            raise InvalidParameter("digits", f"{digits} needs {why}: no certificate written; ask for fewer digits "
+                                             "(the enclosure itself is printed without --certificate / --json)")
         if why is not None:
             raise Undecided(f"{line}; no certificate written: it needs {why}")
     if getattr(args, "certificate", None):

@@ -201,8 +201,6 @@ def _dpsgd(args: argparse.Namespace) -> int:
         progress.close()
     inputs["digits"] = digits
     cert = pld_answer_certificate(quantity=quantity, inputs=inputs, answer=ans)
-    if getattr(args, "certificate", None) or getattr(args, "json", False):
-        _refuse_unverifiable(quantity, inputs, cert["result"], digits)
     rw = ans.details()["relative_width"]
     width = "relative width unbounded (lower end 0)" if rw is None else f"relative width {rw}"
     emit(args, cert, f"{name} in {ans.enclosure.short(digits + 3)} ({rel.value}; {width}, {ans.seconds:.1f} s)")
@@ -295,20 +293,6 @@ def _plots(args: argparse.Namespace, events: list, rel: str, inputs: dict) -> No
         if f:
             draw(f)
             print(f"wrote {f}", file=sys.stderr)
-
-
-def _refuse_unverifiable(quantity: str, inputs: dict, result: dict, digits: int) -> None:
-    """Exit 2 naming --digits, which the user can lower, instead of a certificate that `dpverify verify`
-    could not re-prove within its work cap (:func:`dpverify.certificate.writer.unverifiable`; issue 22,
-    adv48 M5: sigma 1.1, q 256/60000, T = 14063 at --digits 7 wrote a 2^-18 certificate that verify
-    answered exit 3 at its cap). Every other writer's refusal is :func:`._common.emit`'s (exit 3). A
-    choice of what to write, never of a number: the enclosure printed without a certificate is unchanged."""
-    from ..certificate.writer import unverifiable
-
-    why = unverifiable({"claim": {"quantity": quantity}, "inputs": inputs, "result": result})
-    if why is not None:
-        raise InvalidParameter("digits", f"{digits} needs {why}: no certificate written; ask for fewer digits (the "
-                                         "enclosure itself is printed without --certificate / --json)")
 
 
 def _statement(args: argparse.Namespace, cert: dict) -> None:
