@@ -55,12 +55,13 @@ def eps_root(mu: Callable[[], arb], dl: Fraction, d: int, what: str) -> Enclosur
         if k > 40:
             raise PrecisionExhausted("eps below -2^80")
     k = 0
-    # to 2^127: the re-check's bracket doubles to 2^128 (recheck.gdp.composed_gaussian_eps_iv); 2^81 left
-    # a noise multiplier of 1e-12 at rate 1 (eps near 5e24) to a grid that cannot hold its loss (adv48 L4)
+    # the bounds tested reach 2^127, as the re-check's (recheck.gdp.composed_gaussian_eps_iv, 1 .. 2^127);
+    # 2^81 left a noise multiplier of 1e-12 at rate 1 (eps near 5e24) to a grid that cannot hold its loss
+    # (adv48 L4). k > 64: the last bound assigned, 2^127, is tested before the refusal (ref50 LOW-1)
     while s(hi) <= 0:
         hi = arb(2 ** (2 * k + 1))
         k += 1
-        if k > 63:
+        if k > 64:
             raise PrecisionExhausted("eps above 2^127")
     a, b, bits = isolate_increasing_root(g, lo, hi, digits=d + 1, what=f"eps_mu(delta) for {what}")
     return Enclosure(a, b, d, bits)

@@ -201,7 +201,8 @@ def test_huge_eps_bracket_refuses_what_it_cannot_prove():
     assert M._large_eps_bracket(Fraction(10**6), Fraction(1, 10**5), 15) is None
 
 
-@pytest.mark.parametrize("mu", [Fraction(10**12), Fraction(10**16) * 3, Fraction(10**18)])
+@pytest.mark.parametrize("mu", [Fraction(10**12), Fraction(10**16) * 3, Fraction(10**18),
+                                Fraction(94 * 10**17)])  # eps near 2^125.05: the last bound, 2^127, is tested
 def test_eps_for_delta_past_2_to_the_80(mu):
     """eps_mu(0.999) near mu^2/2 (5e23 .. 5e35): the bracket stopped at 2^81 ("eps above 2^80"), and
     `audit dpsgd --noise-multiplier 1e-12 --sampling-rate 1` fell to a grid that cannot hold the loss
