@@ -28,6 +28,8 @@ MAX_NUMBER_CHARS = 1000
 MAX_DECIMAL_EXPONENT = 3000
 #: requested relative accuracy 10^-digits: the largest digits accepted anywhere
 MAX_ACCURACY_DIGITS = 300
+#: `rdp epsilon --digits`: a narrower range (its order search and conversion)
+MAX_RDP_EPSILON_DIGITS = 30
 #: the PLD accountant's --digits (audit dpsgd, its --events, oracle): it refines a grid, not a
 #: precision, so a few digits, each one costly. 0.1.0 took the same range, so verify holds its
 #: certificates to it too (certificate/ranges.py)

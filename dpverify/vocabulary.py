@@ -106,7 +106,8 @@ DIGITS = Concept(
 DIGITS_PLD = DIGITS.where("audit dpsgd, oracle", range=f"an integer in 1..{L.MAX_PLD_DIGITS}", default="4",
                           hi=L.MAX_PLD_DIGITS)
 #: the infimum over all orders is proved on a cover of cells: their number grows with N
-DIGITS_RDP_EPSILON = DIGITS.where("rdp epsilon", range="an integer in 1..30", default="10", hi=30)
+DIGITS_RDP_EPSILON = DIGITS.where("rdp epsilon", range=f"an integer in 1..{L.MAX_RDP_EPSILON_DIGITS}", default="10",
+                                  hi=L.MAX_RDP_EPSILON_DIGITS)
 #: a calibration bracket: (hi - lo) / lo <= 10^-N, N in 1..6 (a bracket narrower than
 #: 1e-6 asks the PLD accountant for more than it certifies in a budget)
 DIGITS_CALIBRATE = DIGITS.where("calibrate dpsgd", range="an integer in 1..6", default="3", hi=6)

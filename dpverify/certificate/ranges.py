@@ -26,9 +26,9 @@ from typing import Any, Mapping, Optional, Union
 from ..errors import InvalidParameter, MalformedCertificate
 from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_PLD_DIGITS, MAX_BINS_EPOCHS, MAX_CONVERSION_ALPHA_EPS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
                       MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
-                      MAX_SHUFFLE_EPOCHS)
+                      MAX_SHUFFLE_EPOCHS, MAX_STEPS, MAX_COMPOSED_MECHANISMS, MAX_RDP_COMPOSITIONS,
+                      MAX_RDP_EPSILON_DIGITS)
 from ..numtext import read_exact_text
-from ..vocabulary import DIGITS, DIGITS_RDP_EPSILON, STEPS, STEPS_COMPOSE, STEPS_RDP, Concept
 from .format import (BINS_MAX_EPS, CONVERSIONS, EVENT_FIELDS, INTEGER_REQUIRED, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS,
                      PROFILE_MECHANISM_NAMES, RDP_MECHANISM_NAMES, REPLACE_MAX_EPS)
 
@@ -193,15 +193,16 @@ _ACCURACY = (Range(1, True, MAX_ACCURACY_DIGITS, True, integer=True), "compose -
 _PLD_DIGITS = Range(1, True, MAX_PLD_DIGITS, True, integer=True)
 
 
-def _count(concept: Concept, says: str) -> Row:
-    """The row of a count or a digits input: the integers of the CLI option's declared range
-    (dpverify.vocabulary, the one statement of each option's range)."""
-    return Range(concept.lo, True, concept.hi, True, integer=True), says
+def _count(hi: int, says: str) -> Row:
+    """The row of a count or a digits input: the integers 1..``hi``, the limit the CLI option's declared
+    range reads too (dpverify.vocabulary builds its ranges from the same limits; read from there, the
+    two modules imported each other: the vocabulary's generated tables list these rows)."""
+    return Range(1, True, hi, True, integer=True), says
 
 
 #: the digits of every enclosure whose producer takes --digits in 1..MAX_ACCURACY_DIGITS (vocabulary.DIGITS)
 def _digits(command: str) -> dict[str, Row]:
-    return {"digits": _count(DIGITS, f"{command} --digits")}
+    return {"digits": _count(MAX_ACCURACY_DIGITS, f"{command} --digits")}
 
 
 def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
@@ -216,7 +217,7 @@ def _sampled(prefix: str, eps_cap: "int | None" = None, claim_cap: bool = False,
         if prefix in ("pld", "events") else {}
     if rate:
         base["sampling_rate"] = (HALF_OPEN_UNIT, "audit dpsgd --sampling-rate")
-        base["steps"] = _count(STEPS, "audit dpsgd --steps")
+        base["steps"] = _count(MAX_STEPS, "audit dpsgd --steps")
     if sizes:  # the epoch schedules (shuffled batches, balls in bins): N records in batches of B <= N
         base["dataset_size"] = (Range(1, True, MAX_DATASET_SIZE, True, integer=True), "audit dpsgd --dataset-size")
         base["batch_size"] = (Range(1, True, "dataset_size", True, integer=True), "audit dpsgd --batch-size")
@@ -241,9 +242,9 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     # (counts and digits: the CLI option's declared range, vocabulary.py; a claim record of the same
     # kind is held to them when its file is read, quantities.check_values)
     "composition.eps": {"delta": (HALF_OPEN_UNIT, "compose --delta"), "accuracy_digits": _ACCURACY,
-                        "k": _count(STEPS_COMPOSE, "compose --steps"), **_digits("compose")},
+                        "k": _count(MAX_COMPOSED_MECHANISMS, "compose --steps"), **_digits("compose")},
     "composition.delta": {"eps": (REAL, "compose --eps"), "accuracy_digits": _ACCURACY,
-                          "k": _count(STEPS_COMPOSE, "compose --steps"), **_digits("compose")},
+                          "k": _count(MAX_COMPOSED_MECHANISMS, "compose --steps"), **_digits("compose")},
     "gdp.delta": {"mu": (POSITIVE, "gdp delta --mu"), "eps": (REAL, "gdp delta --eps"), **_digits("gdp delta")},
     "gdp.mu": {"delta": (OPEN_UNIT, "gdp mu --delta"), "eps": (REAL, "gdp mu --eps"), **_digits("gdp mu")},
     "dp.implies": {"eps0": (NONNEGATIVE, "dp implies --from E0,D0"), "delta0": (CLOSED_UNIT, "dp implies --from E0,D0"),
@@ -253,14 +254,14 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
                 "eps": (REAL, "check rr64 --eps"), **_digits("check rr64")},
     "dp.profile": _digits("dp profile"),
     "rdp.epsilon": {"delta": (OPEN_UNIT, "rdp epsilon --delta"),
-                    "compositions": _count(STEPS_RDP, "rdp epsilon --steps"),
-                    "digits": _count(DIGITS_RDP_EPSILON, "rdp epsilon --digits")},
+                    "compositions": _count(MAX_RDP_COMPOSITIONS, "rdp epsilon --steps"),
+                    "digits": _count(MAX_RDP_EPSILON_DIGITS, "rdp epsilon --digits")},
     "rdp.to_dp_eps": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),
                       "delta": (OPEN_UNIT, "rdp to-dp --delta"), **_digits("rdp to-dp")},
     "rdp.to_dp_delta": {"alpha": (Range(1), "rdp to-dp --alpha"), "rdp": (NONNEGATIVE, "rdp to-dp --rdp"),
                         "eps": (NONNEGATIVE, "rdp to-dp --eps"), **_digits("rdp to-dp")},
     "rdp.divergence": {"alpha": (Range(0, False, MAX_RDP_ORDER, True), "rdp divergence --alpha"),
-                       "compositions": _count(STEPS_RDP, "rdp divergence --steps"), **_digits("rdp divergence")},
+                       "compositions": _count(MAX_RDP_COMPOSITIONS, "rdp divergence --steps"), **_digits("rdp divergence")},
     # an oracle run has at least one row: --input refuses an empty list (schemas/oracle_rows minItems),
     # a --battery has at least one configuration and one accountant
     "oracle.rows": {"tolerance": (NONNEGATIVE, "oracle --tolerance"), "digits": (_PLD_DIGITS, "oracle --digits"),
@@ -271,7 +272,7 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
                        "argmax": (Range(0, True, "eps_h", True), "gdp certify (the head's argmax)")},
     # kinds only claim records produce (reproduce; theorems.quantities): digits in the quantities' range,
     # abc_gain keeping two guard digits inside it
-    **{k: {"digits": _count(DIGITS, "reproduce: the claim's inputs.digits")}
+    **{k: {"digits": _count(MAX_ACCURACY_DIGITS, "reproduce: the claim's inputs.digits")}
        for k in ("gdp.mills_scaled", "gdp.refinement_point", "gdp.thm51", "dp.sigma_refinement")},
     "rdp.abc_gain": {"digits": (Range(1, True, MAX_ACCURACY_DIGITS - 2, True, integer=True),
                                 "reproduce: the claim's inputs.digits, two guard digits inside the quantities' 300")},

@@ -56,7 +56,7 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from flint import arb, arb_series, ctx
 
@@ -505,3 +505,19 @@ class SubsampledLaplacePair(PairFromTails):
         f0, f1 = 1 - s0(x), 1 - s1(x)
         return f0, (1 - q) * f0 + q * f1
 
+
+def swapped_pairs(steps: Sequence[Any], a: str, b: str) -> bool:
+    """Whether every step's pair in direction ``b`` is its pair in direction ``a`` swapped,
+    (P, Q) -> (Q, P): the remove and add directions of Poisson-subsampled Gaussian steps with
+    q < 1 (:class:`SubsampledGaussianPair`: remove P = (1 - q) N(0, 1) + q N(mu, 1), Q = N(0, 1);
+    add the reverse, the same sigma and q). Then b's composed curve is read off a's
+    (:meth:`.queries.ComposedBounds.eps_upper_swapped`); ``steps`` are :class:`.refine.Step`."""
+    if {str(a), str(b)} != {"remove", "add"}:
+        return False
+    for st in steps:
+        pa, pb = st.make_pair(a), st.make_pair(b)
+        if not (isinstance(pa, SubsampledGaussianPair) and isinstance(pb, SubsampledGaussianPair)
+                and pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)
+                and (str(pa.direction), str(pb.direction)) == (str(a), str(b))):
+            return False
+    return True

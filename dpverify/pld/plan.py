@@ -768,14 +768,14 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
     try:
         plans = []
         fine_eps: list = []  # the windowed float law's eps plan per direction (eps queries)
-        # an eps query of the remove and add directions of swapped pairs (refine._swapped_pairs):
+        # an eps query of the remove and add directions of swapped pairs (pairs.swapped_pairs):
         # the add direction is settled off the remove direction's composed curve, so its plan
         # only has to say that it lies below; the remove direction is planned first and the add
         # one's windowed float law is read off the remove one's (:func:`_swapped_eps`)
-        from .refine import _swapped_pairs
+        from .pairs import swapped_pairs
 
         names = [str(d) for d in directions]
-        swap = kind == "eps" and sorted(names) == ["add", "remove"] and _swapped_pairs(steps, "remove", "add")
+        swap = kind == "eps" and sorted(names) == ["add", "remove"] and swapped_pairs(steps, "remove", "add")
         order = sorted(range(len(names)), key=lambda i: names[i] != "remove") if swap else list(range(len(names)))
         rem: dict = {}  # the remove direction's fine read and (eps, width_h2)
         for d in [directions[i] for i in order]:

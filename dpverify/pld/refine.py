@@ -46,6 +46,7 @@ from .compose import compose
 from .convolve import mul_count
 from .discretise import discretise, grid_range
 from .dominating import composed_loss_bound
+from .pairs import swapped_pairs
 from .plan import FOURIER_SHARE, coarsest_grid, estimate_length, first_grid, plan_query, planned_grid
 from .queries import ComposedBounds
 from .tail import TAIL_BITS, tail_answer
@@ -508,7 +509,7 @@ def refine_query(
                 # alone: its optimistic side is composed only when that does not settle it,
                 # and never on the coarse try (the full grid then composes both)
                 below = lo_top if settle and di > 0 and lo_top is not None and lo_top > 0 else None
-                if below is not None and "upper" in kept and _swapped_pairs(steps, order[0].name, d.name):
+                if below is not None and "upper" in kept and swapped_pairs(steps, order[0].name, d.name):
                     # the swapped pairs' curve from the top's composed upper curve at -eps
                     # (queries.ComposedBounds.eps_upper_swapped): settled without composing them.
                     # K + 48 bits: its sums are about 2^K units and meet 2^K delta after one
@@ -680,25 +681,6 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
         else:
             lo = arb_to_fraction(endpoints(cb.delta_lower_ball(target))[0])
     return lo, hi
-
-
-def _swapped_pairs(steps: Sequence[Step], a: str, b: str) -> bool:
-    """Whether every step's pair in direction ``b`` is its pair in direction ``a`` swapped,
-    (P, Q) -> (Q, P): the remove and add directions of Poisson-subsampled Gaussian steps with
-    q < 1 (:class:`.pairs.SubsampledGaussianPair`: remove P = (1 - q) N(0, 1) + q N(mu, 1),
-    Q = N(0, 1); add the reverse, the same sigma and q). Then b's composed curve is read off a's
-    (:meth:`.queries.ComposedBounds.eps_upper_swapped`)."""
-    from .pairs import SubsampledGaussianPair
-
-    if {str(a), str(b)} != {"remove", "add"}:
-        return False
-    for st in steps:
-        pa, pb = st.make_pair(a), st.make_pair(b)
-        if not (isinstance(pa, SubsampledGaussianPair) and isinstance(pb, SubsampledGaussianPair)
-                and pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)
-                and (str(pa.direction), str(pb.direction)) == (str(a), str(b))):
-            return False
-    return True
 
 
 def _event_floor(steps: Sequence[Step], direction: str, margin: Fraction, cuts: Sequence[Fraction]) -> Optional[Fraction]:

@@ -1,5 +1,5 @@
 """The add direction's upper end read off the remove direction's composed upper curve at -eps
-(queries.ComposedBounds.eps_upper_swapped, refine._swapped_pairs): the swap identity
+(queries.ComposedBounds.eps_upper_swapped, pairs.swapped_pairs): the swap identity
 delta_(Q,P)(eps) = e^eps delta_(P,Q)(-eps) + 1 - e^eps, checked against routes that do not use it:
 the add pairs composed themselves (their certified lower end) and, for one step, the add
 curve's closed form in mpmath."""
@@ -94,7 +94,7 @@ def test_swapped_upper_end_of_one_step_against_the_closed_form(sigma, q, m):
 
 def test_swapped_pairs_only_for_subsampled_gaussian_add_remove():
     from dpverify.pld.dpsgd import GaussianSteps
-    from dpverify.pld.refine import _swapped_pairs
+    from dpverify.pld.pairs import swapped_pairs as _swapped_pairs
 
     steps = [GaussianSteps(Fraction(2), Fraction(1, 10), 5).step()]
     assert _swapped_pairs(steps, "remove", "add") and _swapped_pairs(steps, "add", "remove")
