@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .._version import __version__
-from ..errors import InternalError
+from ..errors import CertificateRejected, CouldNotReprove, InternalError, MalformedCertificate
 from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonical_bytes, compute_digest,
                      foreign_inputs, schema_errors)
 from .prose import source, statement
@@ -146,7 +146,6 @@ def unverifiable(cert: Mapping[str, Any]) -> Optional[str]:
     if got[0] > PLD_MAX_GRID_WORK:
         return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap ({got[0]:.2e} > "
                 f"{PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
-    from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
     from ..recheck.verify import confirm
 
     try:

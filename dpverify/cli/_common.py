@@ -277,14 +277,15 @@ def image_file(text: str) -> str:
 
 def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str) -> None:
     """Write the certificate where asked; print JSON or the human line. A certificate that
-    ``dpverify verify`` could not re-prove within its cap is not written (exit 3, the answer in the
-    message; :func:`dpverify.certificate.writer.unverifiable`)."""
+    ``dpverify verify`` could not re-prove within its cap is not written
+    (:func:`dpverify.certificate.writer.unverifiable`): exit 2 naming ``--digits`` where a digits
+    input set its grid, else exit 3 with the answer in the message."""
     if getattr(args, "certificate", None) or getattr(args, "json", False):
         from ..certificate.writer import unverifiable
 
-        why = unverifiable(cert)
+        why = unverifiable(cert)  # not None only for a certificate that records a grid
         digits = cert.get("inputs", {}).get("digits")
-        if why is not None and digits is not None and "grid" in cert.get("result", {}):
+        if why is not None and digits is not None:
             # the accuracy asked for (or its default) set the grid: fewer digits is the remedy
             raise InvalidParameter("digits", f"{digits} needs {why}: no certificate written; ask for fewer digits "
                                              "(the enclosure itself is printed without --certificate / --json)")
