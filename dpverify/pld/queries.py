@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from flint import arb, ctx, fmpz
 
@@ -127,11 +127,12 @@ class ComposedBounds:
         k0 = math.floor(eps * (1 << self.m)) - offset + 1
         return min(max(k0, 0), length)
 
-    def _upper_at(self, eps: Fraction, k0: int) -> arb:
-        """2^K delta_U(eps) for eps in (s_{k0-1}, s_k0] (module docstring)."""
+    def _upper_at(self, eps: Fraction, k0: int, sv: Optional[Callable[[int], tuple[int, arb]]] = None) -> arb:
+        """2^K delta_U(eps) for eps in (s_{k0-1}, s_k0] (module docstring); ``sv`` gives (S_k0, V_k0)
+        (:meth:`_sv` by default; eps_upper's decisions read :meth:`_sv_near`)."""
         if k0 >= self.upper.poly.length():
             return arb(self.u_inf)
-        S, V = self._sv(k0)
+        S, V = (sv or self._sv)(k0)
         return arb(fmpz(S)) - ball(eps).exp() * V + self.u_inf
 
     def _sv(self, k0: int) -> tuple[int, arb]:
@@ -256,16 +257,10 @@ class ComposedBounds:
         vals: dict[int, arb] = {}
 
         def val(j: int) -> arb:
-            # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j; the formula of _upper_at
+            # knot s_j = (offset + j) h lies in (s_{j-1}, s_j]: k0 = j
             v = vals.get(j)
             if v is None:
-                k0 = min(max(j, 0), n)
-                if k0 >= n:
-                    v = arb(self.u_inf)
-                else:
-                    S, V = self._sv_near(k0)
-                    v = arb(fmpz(S)) - ball((U.offset + j) * h).exp() * V + self.u_inf
-                vals[j] = v
+                v = vals[j] = self._upper_at((U.offset + j) * h, min(max(j, 0), n), self._sv_near)
                 m = float(v.mid())
                 logs[j] = math.log(m) if m > 0 else -math.inf
             return v
