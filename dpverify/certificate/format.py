@@ -20,7 +20,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..errors import MalformedCertificate
 from ..numtext import not_ascii
@@ -335,8 +335,7 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str 
         kind_keys = foreign_inputs(kind, {}) if kind is not None and list(err.absolute_path) == ["inputs"] else None
         if kind_keys is not None:
             allowed, whose = sorted(kind_keys[1]), f" keys of {kind}"
-        near = difflib.get_close_matches(key, allowed, n=1)
-        hint = f"; did you mean {near[0]}?" if near else ""
+        hint = did_you_mean(key, allowed)
         base = f"{where}.{key}" if where != "(top level)" else key
         return f"{base}: unknown key{hint} (allowed{whose}: {', '.join(allowed)})"
     if err.validator == "required":
@@ -359,6 +358,13 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str 
         # jsonschema's message quotes the whole number first: a 900-digit digits was cut inside it (ref49 LOW-1)
         return f"{where}: {_shown(err.instance)} is {_BOUND_WORDS[err.validator]} {err.validator_value}"
     return f"{where}: {err.message[:200]}"
+
+
+def did_you_mean(word: Any, allowed: Sequence[str]) -> str:
+    """The hint after an unknown key or name in a certificate: '; did you mean X?' naming the allowed word
+    closest to ``word`` (difflib's default cutoff), or '' (also for a ``word`` that is not text)."""
+    near = difflib.get_close_matches(word, list(allowed), n=1) if isinstance(word, str) else []
+    return f"; did you mean {near[0]}?" if near else ""
 
 
 #: a schema bound's words, after the value (the schema's own bound follows)

@@ -29,7 +29,7 @@ from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_PLD_DIGITS, 
                       MAX_SHUFFLE_EPOCHS, MAX_STEPS, MAX_COMPOSED_MECHANISMS, MAX_RDP_COMPOSITIONS,
                       MAX_RDP_EPSILON_DIGITS)
 from ..numtext import read_exact_text
-from .format import (BINS_MAX_EPS, CONVERSIONS, EVENT_FIELDS, INTEGER_REQUIRED, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS,
+from .format import (BINS_MAX_EPS, CONVERSIONS, EVENT_FIELDS, did_you_mean, INTEGER_REQUIRED, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS,
                      PROFILE_MECHANISM_NAMES, RDP_MECHANISM_NAMES, REPLACE_MAX_EPS)
 
 __all__ = ["Range", "TwoFieldRule", "INPUT_RANGES", "FIELD_RANGES", "MECHANISM_OPTION_RANGES", "MECHANISM_RATIO_RANGES",
@@ -408,11 +408,8 @@ def check_input_ranges(quantity: str, inputs: Mapping[str, Any], result: Mapping
     for key, (names, says) in INPUT_NAMES.get(quantity, {}).items():
         v = inputs.get(key)
         if key in inputs and v not in names:
-            import difflib
-
-            close = difflib.get_close_matches(v, names, n=1) if isinstance(v, str) else []
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise MalformedCertificate(f"inputs.{key}={str(v)[:40]!r} is not a name the producer reads{hint} "
+            raise MalformedCertificate(f"inputs.{key}={str(v)[:40]!r} is not a name the producer reads"
+                                       f"{did_you_mean(v, names)} "
                                        f"(allowed: {', '.join(names)}; {says})")
     rows = INPUT_RANGES.get(quantity, {})
     ends = {k: x for k in inputs if (x := exact_number(inputs[k])) is not None}
