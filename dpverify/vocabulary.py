@@ -335,12 +335,10 @@ def _ranges() -> list[str]:
            "naming the file, the record and the path), before any claim runs.", "",
            "| kind | input | allowed | the producer's option |", "|---|---|---|---|"]
     for kind in sorted(set(INPUT_RANGES) | set(INPUT_NAMES)):
-        rows = {**{k: rng.text() for k, (rng, _) in INPUT_RANGES.get(kind, {}).items()},
-                **{k: "one of " + ", ".join(names) for k, (names, _) in INPUT_NAMES.get(kind, {}).items()}}
-        says_of = {**{k: v[1] for k, v in INPUT_RANGES.get(kind, {}).items()},
-                   **{k: v[1] for k, v in INPUT_NAMES.get(kind, {}).items()}}
-        for key in sorted(rows):
-            out.append(f"| `{kind}` | `{key}` | {_cell(rows[key])} | {_cell(says_of[key])} |")
+        rows = {**{k: (rng.text(), says) for k, (rng, says) in INPUT_RANGES.get(kind, {}).items()},
+                **{k: ("one of " + ", ".join(names), says) for k, (names, says) in INPUT_NAMES.get(kind, {}).items()}}
+        for key, (allowed, says) in sorted(rows.items()):
+            out.append(f"| `{kind}` | `{key}` | {_cell(allowed)} | {_cell(says)} |")
         for rule, says in INPUT_PAIR_RANGES.get(kind, ()):
             out.append(f"| `{kind}` | `{rule.a}` {rule.op} `{rule.b}` | {_cell(rule.text())} | {_cell(says)} |")
     out += ["", "Event-tree fields (`inputs.event`, `inputs.events`) by their kind in `certificate/format.py`'s "

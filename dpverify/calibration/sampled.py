@@ -59,7 +59,7 @@ from ..ball import ball, brief_str, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..verdict import Outcome
-from .solve import BracketEnds, _log
+from .solve import BracketEnds, log_fraction
 from .template import _mu_for
 from ..certificate.prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS
 
@@ -346,10 +346,10 @@ def _bins(free: str, sigma: Optional[Fraction], n: int, b: int, epochs: Optional
             safe = SampledEnd(x, Outcome.HOLDS, hints)
         if lo > D and (unsafe is None or s * (x - unsafe.value) < 0):
             unsafe = SampledEnd(x, Outcome.FAILS, hints)
-        # logs of the exact rationals (_log): float() of an enclosure end below 1e-308 is 0.0
-        ld = _log(D)
+        # logs of the exact rationals (log_fraction): float() of an enclosure end below 1e-308 is 0.0
+        ld = log_fraction(D)
         if hi > 0:
-            pts.append((s * _log(x), _log(hi) - ld, _log(lo) - ld if lo > 0 else -math.inf))
+            pts.append((s * log_fraction(x), log_fraction(hi) - ld, log_fraction(lo) - ld if lo > 0 else -math.inf))
 
     def roots() -> tuple[float, float]:
         """Float estimates (v_safe, v_unsafe) of where the upper and the lower enclosure cross

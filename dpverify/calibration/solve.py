@@ -228,10 +228,12 @@ class _Model:
         mid = (lo + hi) / 2
         if mid <= 0:
             return -700.0, math.inf
-        return _log(mid) - _log(self.D), float((hi - lo) / mid)
+        return log_fraction(mid) - log_fraction(self.D), float((hi - lo) / mid)
 
 
-def _log(x: Fraction) -> float:
+def log_fraction(x: Fraction) -> float:
+    """log x in binary64 for a positive rational of any size (float(x) is 0.0 below 1e-308 and
+    overflows above 1e308): a proposal only."""
     return math.log(x.numerator) - math.log(x.denominator)
 
 
@@ -478,7 +480,7 @@ def calibrate_template(
         mid = (lo + hi) / 2
         if mid > 0 and (lo > D or hi <= D or hi - lo < mid / 4):
             # a finer grid's midpoint improves the estimate of the root (Newton step)
-            v_est_new = vx - (_log(mid) - _log(D)) / slope
+            v_est_new = vx - (log_fraction(mid) - log_fraction(D)) / slope
             if safe is not None:
                 v_est_new = max(v_est_new, s * math.log(float(safe.value)))
             if unsafe is not None:
