@@ -313,7 +313,6 @@ class SubsampledGaussianPair(PairFromTails):
         return {"pair": "subsampled-gaussian", "direction": self.direction}
 
 
-
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -392,7 +391,6 @@ class FinitePair(PairFromTails):
                 pt += p
                 qt += q
         return ball(pt), ball(qt)
-
 
 
 def approx_dp_pair_exp(exp_eps0: Fraction, delta0: Fraction) -> FinitePair:

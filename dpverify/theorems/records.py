@@ -119,5 +119,3 @@ def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[
         yield where, n, rec
     if n == 0:
         raise InvalidRecord(str(p), "", "no records")
-
-
