@@ -8,7 +8,7 @@ from ..ball import exact_str, parse_exact
 from ..theorems.registry import Claim
 from ..verdict import Enclosure, Verdict
 from .prose import ENCLOSES, PLD_SOURCE, encloses_template
-from .writer import make_certificate
+from .writer import make_certificate, typed_inputs
 
 __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "pld_answer_certificate",
            "pld_claim_certificate", "pld_algorithm", "PLD_SOURCE", "ENCLOSES", "encloses"]
@@ -16,12 +16,14 @@ __all__ = ["quantity_certificate", "claim_certificate", "verdict_certificate", "
 
 def encloses(quantity: str, inputs: Mapping[str, Any], result: "Mapping[str, Any] | None" = None) -> str:
     """The ``result.quantity`` text of a kind (the kind's name when it has no entry; gdp.certify's
-    by ``result.status``), which verify re-derives (:func:`.prose.check_quantity`)."""
+    by ``result.status``), which verify re-derives (:func:`.prose.check_quantity`). Its numbers are
+    spelled as ``inputs`` records them (:func:`.writer.typed_inputs`): a claim eps typed " 1" was
+    quoted "delta(eps= 1)" next to ``inputs.claimed_eps`` "1"."""
     template = encloses_template(quantity, result or {})
     if template is None:
         raise ValueError(f"{quantity}: no result.quantity for result.status={(result or {}).get('status')!r}")
     try:
-        return template.format(**{k: v for k, v in inputs.items() if isinstance(v, (str, int))})
+        return template.format(**{k: v for k, v in typed_inputs(inputs).items() if isinstance(v, (str, int))})
     except (KeyError, IndexError, ValueError):
         return template.split("(")[0].strip() or quantity
 

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from ..ball import exact_str, parse_exact
 from ..sampling import replace as R
+from .build import encloses
 from .writer import make_certificate
 
 __all__ = ["bracket_certificate", "claim_certificate", "decide", "tree_inputs"]
@@ -37,13 +38,11 @@ def _result(b: dict[str, Any], quantity: str) -> dict[str, Any]:
     return out
 
 
-#: the given input -> (kind, what the enclosure encloses, algorithm); the statement is the
+#: the given input -> (kind, algorithm); what the enclosure encloses and the statement are the
 #: kind's template (:mod:`.prose`)
 _QUERIES = {
-    "delta": ("replace.epsilon", "epsilon(delta={})",
-              "PLD accountant (remove direction: epsilon; add/remove: delta at eps* = hi/2)"),
-    "eps": ("replace.delta", "delta(eps={})",
-            "PLD accountant (remove direction: delta at eps; add/remove: delta at eps/2)"),
+    "delta": ("replace.epsilon", "PLD accountant (remove direction: epsilon; add/remove: delta at eps* = hi/2)"),
+    "eps": ("replace.delta", "PLD accountant (remove direction: delta at eps; add/remove: delta at eps/2)"),
 }
 
 
@@ -55,9 +54,9 @@ def bracket_certificate(inputs: dict[str, Any], b: dict[str, Any], delta: Option
         raise ValueError("give exactly one of delta or eps")
     key, value = ("delta", delta) if delta is not None else ("eps", eps)
     ins = dict(inputs, neighboring="replace-one", **{key: exact_str(parse_exact(value, key))})
-    kind, name, algorithm = _QUERIES[key]
+    kind, algorithm = _QUERIES[key]
     return make_certificate(claim={"quantity": kind},
-                            inputs=ins, result=_result(b, name.format(ins[key])), precision_bits=256,
+                            inputs=ins, result=_result(b, encloses(kind, ins)), precision_bits=256,
                             algorithm=algorithm)
 
 
@@ -65,7 +64,7 @@ def claim_certificate(inputs: dict[str, Any], b: dict[str, Any], verdict: str, r
                       claimed_eps: str, delta: str) -> dict[str, Any]:
     ins = dict(inputs, neighboring="replace-one", delta=exact_str(parse_exact(delta, "delta")),
                claimed_eps=exact_str(parse_exact(claimed_eps, "claimed_eps")))
-    res = _result(b, f"epsilon(delta={ins['delta']})")
+    res = _result(b, encloses("replace.claim", ins))
     res.update({"verdict": verdict, "reason": reason})
     return make_certificate(
         claim={"quantity": "replace.claim", "relation": {"kind": "le", "bound": ins["claimed_eps"]}},

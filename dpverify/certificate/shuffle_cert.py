@@ -13,6 +13,7 @@ from ..ball import exact_str, parse_exact
 from ..sampling import shuffle as S
 from .comments import bracket_reason
 from .prose import shuffle_theorems
+from .build import encloses
 from .writer import make_certificate
 
 __all__ = ["bracket_certificate", "claim_certificate", "theorems"]
@@ -33,9 +34,13 @@ def query(inputs: dict[str, Any], prefix: str, delta: Any, eps: Any) -> tuple[st
     """Record the query (--delta or --eps) exactly in ``inputs``; the kind and the quantity's name."""
     if delta is not None:
         inputs["delta"] = exact_str(parse_exact(delta, "delta"))
-        return f"{prefix}.epsilon", f"epsilon(delta={delta})"
-    inputs["eps"] = exact_str(parse_exact(eps, "eps"))
-    return f"{prefix}.delta", f"delta(eps={eps})"
+        kind = f"{prefix}.epsilon"
+    else:
+        inputs["eps"] = exact_str(parse_exact(eps, "eps"))
+        kind = f"{prefix}.delta"
+    # the kind's template filled from the recorded number, as every writer does: the text as typed
+    # kept its spaces ("epsilon(delta= 1e-05)" next to inputs.delta "0.00001")
+    return kind, encloses(kind, inputs)
 
 
 def claim_inputs(inputs: dict[str, Any], claimed_eps: Any, delta: Any) -> dict[str, Any]:

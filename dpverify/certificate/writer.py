@@ -54,7 +54,7 @@ def make_certificate(
     for key in ("quantity",) + (("statement", "source") if "id" in claim else ()):
         if key not in claim:
             raise ValueError(f"certificate claim lacks {key!r}")
-    typed = _typed_inputs(inputs)
+    typed = typed_inputs(inputs)
     # an absent detail is left out, not written as null (the schema types every field);
     # details the second route cannot re-prove stay out of every certificate
     kept = {k: v for k, v in result.items() if v is not None and k not in UNVERIFIABLE_DETAILS}
@@ -184,7 +184,7 @@ def _schema_spelling(text: str) -> str:
     return out + (f"e{int(exp)}" if exp is not None else "")
 
 
-def _typed_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+def typed_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Inputs typed one way: counts as integers, every other number as an
     exact decimal string in the schema's spelling (a bool stays a bool, lists
     and objects are kept)."""

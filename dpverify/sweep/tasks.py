@@ -60,9 +60,9 @@ class Plan:
         # typed as the writer records them (counts as integers, other numbers as
         # decimal strings): the cache compares a stored certificate's inputs with
         # these, so "512" here and 512 in the certificate would never match
-        from ..certificate.writer import _typed_inputs
+        from ..certificate.writer import typed_inputs
 
-        object.__setattr__(self, "inputs", _typed_inputs(self.inputs))
+        object.__setattr__(self, "inputs", typed_inputs(self.inputs))
 
     @property
     def key(self) -> str:

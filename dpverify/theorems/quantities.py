@@ -90,15 +90,15 @@ def check_inputs(name: str, inputs: Mapping[str, Any]) -> Quantity:
 
 def _schema_errors(inputs: Mapping[str, Any]) -> list[str]:
     """The certificate schema's complaints about ``inputs`` typed as the writer types them
-    (:func:`dpverify.certificate.writer._typed_inputs`), at paths ``inputs.KEY``: what the writer
+    (:func:`dpverify.certificate.writer.typed_inputs`), at paths ``inputs.KEY``: what the writer
     would refuse after the work (a JSON float 0.5 for delta was an internal error, exit 4, once the
     claim had run)."""
     from ..certificate.format import FORMAT, _schema_error, load_schema, schema_validator
-    from ..certificate.writer import _typed_inputs
+    from ..certificate.writer import typed_inputs
 
     root = load_schema(FORMAT)
     schema = {"type": "object", "properties": {"inputs": root["properties"]["inputs"]}, "$defs": root["$defs"]}
-    errors = sorted(schema_validator(schema).iter_errors({"inputs": _typed_inputs(inputs)}),
+    errors = sorted(schema_validator(schema).iter_errors({"inputs": typed_inputs(inputs)}),
                     key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
     return [_schema_error(e, schema) for e in errors]
 

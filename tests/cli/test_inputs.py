@@ -699,3 +699,28 @@ def test_huge_noise_multiplier_in_an_event_tree_is_refused_naming_the_node(tmp_p
     f.write_text(json.dumps({"neighboring": "add-remove", "event": {"type": "gaussian", "noise_multiplier": "1e100"}}))
     assert main(["audit", "dpsgd", "--events", str(f), "--delta", "1e-5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["result"]["enclosure"] == {"lo": "0", "hi": "0"}
+
+
+#: (argv, the option typed with spaces, the inputs key it is recorded under)
+SPACED = [
+    (["gdp", "delta", "--mu", "1", "--eps", " .5 "], "eps"),
+    (["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
+      "--delta", " 1e-05", "--claimed-eps", " 1 "], "claimed_eps"),
+    (["audit", "dpsgd", "--noise-multiplier", "2", "--dataset-size", "1000", "--batch-size", "10", "--epochs", "1",
+      "--sampling", "shuffle", "--delta", " 1e-05 "], "delta"),
+    (["audit", "dpsgd", "--noise-multiplier", "2", "--dataset-size", "1000", "--batch-size", "10", "--epochs", "1",
+      "--sampling", "poisson", "--neighboring", "replace-one", "--eps", " 0.5"], "eps"),
+]
+
+
+@pytest.mark.parametrize("argv,key", SPACED, ids=lambda v: " ".join(v[:2]) if isinstance(v, list) else v)
+def test_a_number_typed_with_spaces_is_quoted_as_recorded(argv, key, capsys):
+    """``result.quantity`` names the number as ``inputs`` records it: the writers filled it from
+    the text as typed, so --eps " 1" was quoted "delta(eps= 1)" (verify matched it by value, so
+    only a reader saw it). Checked by value against the typed text, read by Fraction."""
+    assert main([*argv, "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    typed = argv[argv.index("--" + key.replace("_", "-")) + 1]
+    quoted = re.search(r"\(\w+=([^)]*)\)", cert["result"]["quantity"]).group(1)
+    assert quoted == cert["inputs"][key] == quoted.strip()
+    assert Fraction(quoted) == Fraction(typed.strip())
