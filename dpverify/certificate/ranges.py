@@ -275,7 +275,8 @@ INPUT_RANGES: dict[str, dict[str, Row]] = {
     **{k: {"digits": _count(MAX_ACCURACY_DIGITS, "reproduce: the claim's inputs.digits")}
        for k in ("gdp.mills_scaled", "gdp.refinement_point", "gdp.thm51", "dp.sigma_refinement")},
     "rdp.abc_gain": {"digits": (Range(1, True, MAX_ACCURACY_DIGITS - 2, True, integer=True),
-                                "reproduce: the claim's inputs.digits, two guard digits inside the quantities' 300")},
+                                "reproduce: the claim's inputs.digits, two guard digits inside the quantities' 300"),
+                     "compositions": _count(MAX_RDP_COMPOSITIONS, "reproduce: the claim's inputs.compositions")},
     # theorems.identities.residual (the Python API): each source states its identity on this domain
     # only (r = e^eps > 0, lam in (0, 1], beta in [0, 1], integer Renyi orders q >= 2, up to a stated cap)
     "finite.identity": {"r": (POSITIVE, "identities.residual r = e^eps > 0"),

@@ -349,11 +349,15 @@ def _rdp_abc_gain(i: Mapping[str, Any]) -> Enclosure:
     from ..certificate.ranges import INPUT_RANGES
     from ..rdp.abc import abc_gain
 
-    # the range table's digits (the claim file was read against it): two guard digits inside 300
-    abc_digits = int(INPUT_RANGES["rdp.abc_gain"]["digits"][0].hi)  # type: ignore[arg-type]
+    # the range table's digits and compositions (the claim file was read against it): two guard
+    # digits inside 300; as many compositions as `rdp epsilon --steps` (eps_MA and Balle's bound at
+    # one order are closed forms in T, so T costs nothing)
+    rows = INPUT_RANGES["rdp.abc_gain"]
+    abc_digits = int(rows["digits"][0].hi)  # type: ignore[arg-type]
+    max_t = int(rows["compositions"][0].hi)  # type: ignore[arg-type]
 
     return abc_gain(V.positive("noise_multiplier", i["noise_multiplier"]),
-                    V.integer("compositions", i["compositions"], lo=1, hi=10**9),
+                    V.integer("compositions", i["compositions"], lo=1, hi=max_t),
                     V.open_unit("delta", i["delta"]), _digits(i, 8, hi=abc_digits))  # two guard digits inside
 
 

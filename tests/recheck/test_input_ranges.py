@@ -367,7 +367,8 @@ NO_OPTION = {("gdp.optimal_mu", "argmax"), ("gdp.clip_rectify", "mu"), ("gdp.cli
              # kinds only claim records produce (reproduce): tests/theorems/test_claims_data.py reads a
              # record past each row
              *((k, "digits") for k in ("gdp.mills_scaled", "gdp.refinement_point", "gdp.thm51",
-                                       "dp.sigma_refinement", "rdp.abc_gain"))}
+                                       "dp.sigma_refinement", "rdp.abc_gain")),
+             ("rdp.abc_gain", "compositions")}
 
 
 def _outside(rng: Range) -> list[str]:
