@@ -6,6 +6,23 @@ Every error a user can provoke is a :class:`DpverifyError`; the CLI maps
 
 from __future__ import annotations
 
+import difflib
+from typing import Any, Iterable, Mapping, Optional
+
+
+def did_you_mean(word: Any, allowed: Iterable[str], *, synonyms: Optional[Mapping[str, str]] = None) -> str:
+    """The hint after an unknown key, name or column: '; did you mean X?' naming the allowed word
+    closest to ``word`` (difflib at cutoff 0.5), else its synonym when that is allowed (``steps`` ->
+    ``count``: words difflib cannot guess), else '' (also for a ``word`` that is not text). The one
+    copy: certificates, claim records, event files, sweep grids and input files word it alike."""
+    if not isinstance(word, str):
+        return ""
+    allowed = list(allowed)
+    near = difflib.get_close_matches(word, allowed, n=1, cutoff=0.5)
+    if not near and synonyms and synonyms.get(word) in allowed:
+        near = [synonyms[word]]
+    return f"; did you mean {near[0]}?" if near else ""
+
 
 class DpverifyError(Exception):
     """Root of all dpverify errors."""

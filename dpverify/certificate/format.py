@@ -13,16 +13,15 @@ accidents: anyone can recompute it, so ``verify`` re-derives every number.
 from __future__ import annotations
 
 import ast
-import difflib
 import hashlib
 import json
 import re
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-from ..errors import MalformedCertificate
+from ..errors import MalformedCertificate, did_you_mean
 from ..numtext import not_ascii
 # the producer's caps that verify reads too (one copy): the exact composition's mechanisms and
 # lattice, the subsampled Gaussian's largest Renyi order, a discrete event's atoms, lt-eq21's order
@@ -359,12 +358,6 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str 
         return f"{where}: {_shown(err.instance)} is {_BOUND_WORDS[err.validator]} {err.validator_value}"
     return f"{where}: {err.message[:200]}"
 
-
-def did_you_mean(word: Any, allowed: Sequence[str]) -> str:
-    """The hint after an unknown key or name in a certificate: '; did you mean X?' naming the allowed word
-    closest to ``word`` (difflib's default cutoff), or '' (also for a ``word`` that is not text)."""
-    near = difflib.get_close_matches(word, list(allowed), n=1) if isinstance(word, str) else []
-    return f"; did you mean {near[0]}?" if near else ""
 
 
 #: a schema bound's words, after the value (the schema's own bound follows)

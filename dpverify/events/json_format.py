@@ -29,7 +29,6 @@ shape ``noise_multiplier`` + ``sampling_rate`` + ``count``.
 
 from __future__ import annotations
 
-import difflib
 import json
 from fractions import Fraction
 from typing import Any, Optional
@@ -37,7 +36,7 @@ from typing import Any, Optional
 from ..ball import exact_str, parse_exact
 from ..certificate.format import EVENT_FIELDS as TYPES  # one table of node fields, read by verify too
 from ..certificate.format import LEGACY_EVENT_FIELDS as LEGACY  # one table of legacy item keys, likewise
-from ..errors import InvalidParameter, shown
+from ..errors import InvalidParameter, did_you_mean, shown
 from ..files import json_loads
 from ..numtext import LongInteger, digit_count, not_ascii, too_long
 from . import model as E
@@ -70,20 +69,15 @@ def _bad(path: str, msg: str, where: str) -> InvalidParameter:
     return InvalidParameter("events", f"{where}{path}: {msg}")
 
 
-def _hint(key: str, allowed) -> str:
-    m = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.5)
-    # common synonyms that difflib cannot guess
-    syn = {"steps": "count", "q": "sampling_probability", "sigma": "noise_multiplier",
-           "rate": "sampling_probability", "sampling_rate": "sampling_probability", "epochs": "count"}
-    if not m and syn.get(key) in allowed:
-        m = [syn[key]]
-    return f"; did you mean {m[0]}?" if m else ""
+#: words difflib cannot guess, for the hint after an unknown key
+_SYNONYMS = {"steps": "count", "q": "sampling_probability", "sigma": "noise_multiplier",
+             "rate": "sampling_probability", "sampling_rate": "sampling_probability", "epochs": "count"}
 
 
 def _check_keys(obj: dict, allowed: list, path: str, where: str) -> None:
     for k in obj:
         if k not in allowed:
-            raise _bad(f"{path}.{k}", f"unknown key{_hint(k, allowed)} (allowed keys: {', '.join(allowed)})", where)
+            raise _bad(f"{path}.{k}", f"unknown key{did_you_mean(k, allowed, synonyms=_SYNONYMS)} (allowed keys: {', '.join(allowed)})", where)
     for k in allowed:
         if k not in obj:
             raise _bad(path, f"missing key {k!r} (required keys: {', '.join(allowed)}; nothing defaults)", where)
@@ -136,9 +130,7 @@ def _event(obj: Any, path: str, where: str, depth: int) -> Any:
         raise _bad(path, f"missing key 'type' (allowed types: {', '.join(TYPES)})", where)
     t = obj["type"]
     if t not in TYPES:
-        hint = difflib.get_close_matches(str(t), list(TYPES), n=1, cutoff=0.5)
-        h = f"; did you mean {hint[0]}?" if hint else ""
-        raise _bad(f"{path}.type", f"unknown type {t!r}{h} (allowed types: {', '.join(TYPES)})", where)
+        raise _bad(f"{path}.type", f"unknown type {t!r}{did_you_mean(t, TYPES)} (allowed types: {', '.join(TYPES)})", where)
     spec = TYPES[t]
     _check_keys(obj, ["type", *spec], path, where)
     v: dict[str, Any] = {}
@@ -252,7 +244,7 @@ def parse_document(doc: Any, where: str = "") -> tuple[Any, Optional[str]]:
                                'as {"events": [...]}')
     for k in doc:
         if k not in allowed:
-            raise _bad(k, f"unknown key{_hint(k, allowed)} (allowed keys: {', '.join(allowed)})", where)
+            raise _bad(k, f"unknown key{did_you_mean(k, allowed, synonyms=_SYNONYMS)} (allowed keys: {', '.join(allowed)})", where)
     if ("events" in doc) == ("event" in doc):
         raise InvalidParameter("events", f'{where}give exactly one of "event" (one event tree) or "events" '
                                "(a list, composed in order)")

@@ -9,7 +9,7 @@ nested, or not valid against the schema, and raise
 :class:`~dpverify.errors.InvalidParameter` with messages such as::
 
     rows.json: rows[3].delta: missing required key
-    events.json: events[0].steps: unknown key; did you mean 'count'? (allowed: count, ...)
+    events.json: events[0].steps: unknown key; did you mean count? (allowed: count, ...)
 
 Numbers stay exact. A JSON number is kept as its text (:class:`JsonNumber`, a
 ``str``), so ``0.1`` means 1/10 and a 5,000-digit integer is refused by the
@@ -23,7 +23,6 @@ exactly, with the same path in the message (see :func:`at`).
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 import json
 import re
@@ -37,7 +36,7 @@ from jsonschema import Draft202012Validator
 
 from ..certificate.format import ecma_pattern
 from ..files import NotARegularFile, NotText, TooLarge, json_loads, read_text as read_file_text
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, did_you_mean
 from ..limits import MAX_INPUT_FILE_BYTES, MAX_JSON_NESTING
 from ..numtext import not_ascii
 
@@ -189,7 +188,7 @@ def load_csv(text: str, kind: str, *, file: str, option: str, root: str) -> list
                 raise InvalidParameter(option, f"{file}: header: column {h!r} appears twice")
             if h not in props:
                 raise InvalidParameter(
-                    option, f"{file}: header: unknown column {_show(h)}{_suggest(h, list(props))} "
+                    option, f"{file}: header: unknown column {_show(h)}{did_you_mean(h, list(props))} "
                     f"(allowed: {', '.join(props)})"
                 )
         missing = [k for k in item.get("required", []) if k not in names]
@@ -238,9 +237,6 @@ def at(file: str, root: str, path: "tuple | list", option: str, exc: InvalidPara
     return InvalidParameter(option, f"{file}: {path_text(root, path)}: {exc.message}")
 
 
-def _suggest(word: str, allowed: "list[str]") -> str:
-    close = difflib.get_close_matches(word, allowed, n=1, cutoff=0.5)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _show(x: Any, n: int = 40) -> str:
@@ -287,7 +283,7 @@ def _message(err: jsonschema.ValidationError) -> tuple[list, str]:
     if v == "additionalProperties":
         allowed = list(s.get("properties", {}))
         extra = [k for k in x if k not in allowed]
-        return path + [extra[0]], f"unknown key{_suggest(extra[0], allowed)} (allowed: {', '.join(allowed)})"
+        return path + [extra[0]], f"unknown key{did_you_mean(extra[0], allowed)} (allowed: {', '.join(allowed)})"
     if v == "required":
         missing = [k for k in err.validator_value if k not in x]
         return path + [missing[0]], "missing required key"
@@ -298,7 +294,7 @@ def _message(err: jsonschema.ValidationError) -> tuple[list, str]:
         return path, f"must be {want}, not {_kind(x)}" + _described(s)
     if v == "enum":
         opts = [str(o) for o in err.validator_value]
-        return path, f"{_kind(x)} is not allowed{_suggest(str(x), opts)} (allowed: {', '.join(opts)})"
+        return path, f"{_kind(x)} is not allowed{did_you_mean(str(x), opts)} (allowed: {', '.join(opts)})"
     if v == "const":
         return path, f"must be {err.validator_value!r}, not {_kind(x)}"
     if v in ("minItems", "maxItems"):

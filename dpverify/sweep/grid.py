@@ -14,7 +14,6 @@ one axis whose lists advance together), each merged with ``fixed``.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import json
 import math
@@ -26,7 +25,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
 from ..files import NotARegularFile, NotText, TooLarge, json_loads, read_text
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, did_you_mean
 from ..limits import MAX_DECIMAL_EXPONENT, MAX_NUMBER_CHARS, MAX_SWEEP_CONFIGURATIONS
 from ..numtext import bad_json_number, json_int
 
@@ -102,9 +101,6 @@ def _err(source: str, where: str, message: str) -> InvalidParameter:
     return InvalidParameter("grid", f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
-def _hint(word: str, allowed: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(allowed), n=1)
-    return f"did you mean {close[0]}? " if close else ""
 
 
 def _path(parts: Sequence[Any]) -> str:
@@ -132,7 +128,7 @@ def _schema_errors(data: Any, source: str) -> None:
         allowed = sorted(e.schema.get("properties", {}))
         unknown = [k for k in e.instance if k not in allowed]
         k = unknown[0]
-        raise _err(source, _path(where + [k]), f"unknown key; {_hint(k, allowed)}allowed: {', '.join(allowed)}")
+        raise _err(source, _path(where + [k]), f"unknown key{did_you_mean(k, allowed)} (allowed: {', '.join(allowed)})")
     if e.validator == "required":
         raise _err(source, _path(where), f"{e.message}")
     if e.validator == "oneOf" and where and isinstance(e.instance, dict):
@@ -222,14 +218,14 @@ def parse_grid(data: Any, source: str) -> Grid:
     tasks = task_table()
     task = data["task"]
     if task not in tasks:
-        raise _err(source, "task", f"unknown task {task!r}; {_hint(task, list(tasks))}allowed: {', '.join(tasks)}")
+        raise _err(source, "task", f"unknown task {task!r}{did_you_mean(task, tasks)} (allowed: {', '.join(tasks)})")
     allowed = list(tasks[task]["parameters"])
     seen: dict[str, str] = {}
 
     def claim(name: str, where: str) -> None:
         if name not in allowed:
-            raise _err(source, where, f"unknown parameter of task {task!r}; {_hint(name, allowed)}"
-                       f"allowed: {', '.join(allowed)}")
+            raise _err(source, where, f"unknown parameter of task {task!r}{did_you_mean(name, allowed)} "
+                       f"(allowed: {', '.join(allowed)})")
         if name in seen:
             raise _err(source, where, f"parameter given twice (also at {seen[name]})")
         seen[name] = where
@@ -259,8 +255,8 @@ def parse_grid(data: Any, source: str) -> Grid:
         names = [n for a in axes for n in a.names]
         for role in ("x", "y", "facet"):
             if role in heatmap and heatmap[role] not in names:
-                raise _err(source, f"heatmap.{role}", f"{heatmap[role]!r} is not an axis; "
-                           f"{_hint(heatmap[role], names)}axes: {', '.join(names) or '(none)'}")
+                raise _err(source, f"heatmap.{role}", f"{heatmap[role]!r} is not an axis"
+                           f"{did_you_mean(heatmap[role], names)} (axes: {', '.join(names) or '(none)'})")
         roles = [heatmap[r] for r in ("x", "y", "facet") if r in heatmap]
         if len(set(roles)) != len(roles):
             raise _err(source, "heatmap", "x, y and facet must be different axes")

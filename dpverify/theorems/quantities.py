@@ -19,7 +19,6 @@ strings of the record; numbers are parsed exactly by the functions called.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
@@ -27,7 +26,7 @@ from typing import Any, Callable, Mapping
 from flint import acb, arb
 
 from ..ball import ball, normal_cdf, refine, working_precision
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, did_you_mean
 from ..verdict import Enclosure
 
 __all__ = ["Quantity", "QUANTITIES", "quantity", "compute", "check_inputs", "check_values", "mills_scaled"]
@@ -64,23 +63,20 @@ def quantity(name: str, encloses: str, required: tuple[str, ...], optional: tupl
     return deco
 
 
-def _suggest(word: str, allowed: "tuple[str, ...] | list[str]") -> str:
-    close = difflib.get_close_matches(word, list(allowed), n=1)
-    return f"; did you mean {close[0]}?" if close else ""
 
 
 def check_inputs(name: str, inputs: Mapping[str, Any]) -> Quantity:
     """The registered quantity ``name`` after checking that ``inputs`` has
     every required key and no unknown key (InvalidParameter naming the key)."""
     if name not in QUANTITIES:
-        raise InvalidParameter("quantity", f"quantity={name!r} is not registered{_suggest(name, sorted(QUANTITIES))} "
+        raise InvalidParameter("quantity", f"quantity={name!r} is not registered{did_you_mean(name, sorted(QUANTITIES))} "
                                f"(known: {', '.join(sorted(QUANTITIES))})")
     q = QUANTITIES[name]
     allowed = q.required + q.optional
     for key in inputs:
         if key not in allowed:
             raise InvalidParameter(f"inputs.{key}", f"unknown key for quantity {name}"
-                                   f"{_suggest(key, allowed)} (allowed: {', '.join(allowed)})")
+                                   f"{did_you_mean(key, allowed)} (allowed: {', '.join(allowed)})")
     for key in q.required:
         if key not in inputs:
             raise InvalidParameter(f"inputs.{key}", f"missing (quantity {name} needs "

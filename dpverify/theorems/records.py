@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..errors import DpverifyError
+from ..errors import DpverifyError, did_you_mean
 from ..files import NotARegularFile, NotText, TooLarge, json_loads, read_text
 from ..numtext import bad_json_number, json_float, json_int
 from ..limits import MAX_INPUT_FILE_BYTES
@@ -60,7 +60,7 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
             allowed = ", ".join(sorted(err.schema.get("properties", {})))
             pre = f"{field}." if field else ""
             return [(f"{pre}{extra[0]}" if extra else field,
-                     f"unknown field{_did_you_mean(extra[0] if extra else '', err.schema.get('properties', {}))} "
+                     f"unknown field{did_you_mean(extra[0] if extra else '', err.schema.get('properties', {}))} "
                      f"(allowed: {allowed})")]
         if err.validator == "required":
             missing = str(err.message).split("'")[1] if "'" in str(err.message) else ""
@@ -74,11 +74,6 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
     return out
 
 
-def _did_you_mean(word: str, allowed: Mapping[str, Any]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(word, list(allowed), n=1)
-    return f"; did you mean {close[0]}?" if close else ""
 
 
 def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:

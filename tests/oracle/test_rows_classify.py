@@ -64,7 +64,7 @@ def test_malformed_rows_name_the_row(line, needle):
     "text, fmt, needle",
     [
         ("accountant,mechanism\nx,y\n", "csv", "header: missing required column(s) noise_multiplier"),
-        (HEADER.replace("steps", "step") + "x\n", "csv", "unknown column 'step'; did you mean 'steps'?"),
+        (HEADER.replace("steps", "step") + "x\n", "csv", "unknown column 'step'; did you mean steps?"),
         (HEADER.strip() + ",note\n", "csv", "unknown column 'note'"),
         (HEADER.strip() + ",delta\n", "csv", "column 'delta' appears twice"),
         ("", "csv", "empty"),
