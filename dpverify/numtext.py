@@ -223,3 +223,9 @@ def bad_json_number(doc: Any) -> "tuple[str, str] | None":
         elif isinstance(node, list):
             stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
     return None
+
+
+def log_fraction(x: Fraction) -> float:
+    """log x in binary64 for a positive rational of any size, from its integers (float(x) is 0.0
+    below 1e-308, so log(1e-400) failed, and overflows above 1e308): a proposal only, never a bound."""
+    return math.log(x.numerator) - math.log(x.denominator)

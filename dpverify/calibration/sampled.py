@@ -59,7 +59,8 @@ from ..ball import ball, brief_str, exact_str, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..verdict import Outcome
-from .solve import BracketEnds, log_fraction
+from ..numtext import log_fraction
+from .solve import BracketEnds
 from .template import _mu_for
 from ..certificate.prose import CALIBRATE_MONOTONICITY, CALIBRATE_PAIRS
 

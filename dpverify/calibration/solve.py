@@ -40,6 +40,7 @@ from .. import _validate as V
 from ..ball import brief_str, exact_str, rational_decimal
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided, shown
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
+from ..numtext import log_fraction
 from ..pld.accountant import refine_query
 from ..pld.refine import gaussian_closed_ends, max_ends
 from ..relation import SCHEDULE_RELATIONS, directions, relation
@@ -229,12 +230,6 @@ class _Model:
         if mid <= 0:
             return -700.0, math.inf
         return log_fraction(mid) - log_fraction(self.D), float((hi - lo) / mid)
-
-
-def log_fraction(x: Fraction) -> float:
-    """log x in binary64 for a positive rational of any size (float(x) is 0.0 below 1e-308 and
-    overflows above 1e308): a proposal only."""
-    return math.log(x.numerator) - math.log(x.denominator)
 
 
 def _float_domain(t: Template) -> tuple[float, float]:

@@ -38,6 +38,7 @@ from flint import arb, arb_series, ctx
 from ..ball import arb_to_fraction, ball, brief_str, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
 from ..limits import MAX_EVENT_ATOMS, MAX_NOISE_MULTIPLIER, discrete_event_atoms
+from ..numtext import log_fraction
 from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
 from ..pld.taylor_blocks import grid_tails_by_blocks, taylor_block
 
@@ -441,7 +442,7 @@ class MixtureGaussianPair(PairFromTails):
     def _float_comps(self) -> list:
         """(log p_i, mu_i) in binary64 for the float proposals: log p_i from the exact rational
         (a probability 1e-400 is 0.0 as a float), mu_i = c_i / s below 1e100 (checked above)."""
-        return [(math.log(p.numerator) - math.log(p.denominator), float(c / self.sigma))
+        return [(log_fraction(p), float(c / self.sigma))
                 for c, p in zip(self.sensitivities, self.probs) if p != 0]
 
     def _float_roots(self, ys: Sequence[float]) -> list:
@@ -484,7 +485,7 @@ class MixtureGaussianPair(PairFromTails):
         # g > log p0 everywhere: no root to propose at or below it (the
         # tails there are decided without one, _tails_with)
         p0 = self._p0()
-        floor = math.log(p0.numerator) - math.log(p0.denominator) if p0 > 0 else -math.inf
+        floor = log_fraction(p0) if p0 > 0 else -math.inf
         bad = [k for k, v in enumerate(out) if not math.isfinite(v) and ys[k] > floor + 1e-12 * (1 + abs(floor))]
         if bad:
             for k, v in zip(bad, self._float_roots_scalar([ys[k] for k in bad])):

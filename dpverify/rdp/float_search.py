@@ -21,6 +21,7 @@ from flint import arb
 
 from ..ball import working_precision
 from ..limits import MAX_SUBSAMPLED_ORDER
+from ..numtext import log_fraction
 from ..progress import Tick
 from .divergences import RdpCurve
 
@@ -105,7 +106,7 @@ def float_eps_opt(alpha: float, gamma: float, delta: float) -> float:
 def _float_conversion(conversion: str, alpha: float, gamma: float, delta: Fraction) -> float:
     # log(1/delta) from the exact fraction's integers: a delta below the float range (1e-400) is 0.0
     # as a float, and -log(0.0) failed every proposal (the producer answered exit 3 where verify proves it)
-    L = math.log(delta.denominator) - math.log(delta.numerator)
+    L = -log_fraction(delta)
     if conversion == "classic":
         return gamma + L / (alpha - 1)
     if conversion == "balle":
@@ -154,8 +155,7 @@ def float_log_a(alpha: float, q: Fraction, sigma: float) -> float:
     which costs seconds per order at large orders (the search evaluates ~80 orders)."""
     # log q and log(1 - q) from the exact fraction's integers: q = 1e-400 is 0.0 as a float,
     # q = 1 - 1e-30 is 1.0
-    lq = math.log(q.numerator) - math.log(q.denominator)
-    l1q = math.log(q.denominator - q.numerator) - math.log(q.denominator)
+    lq, l1q = log_fraction(q), log_fraction(1 - q)
     z0 = sigma * sigma * (l1q - lq) + 0.5
     s0 = s1 = (-math.inf, 1)
     i = 0

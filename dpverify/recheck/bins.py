@@ -56,7 +56,7 @@ import gmpy2
 from ..certificate.format import (BINS_ENCLOSURE_RANGE, BINS_MAX_COMPOSED, BINS_MAX_EPS, BINS_MAX_WORK, BINS_ONE_EPOCH_DEGREE,
                                   MAX_BINS_EPOCHS)
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
-from ..numtext import is_digits
+from ..numtext import is_digits, log_fraction
 from .core import arith, ceil_int, exact_enclosure, floor_int, round_slots
 from .bins_plan import GRID_SLACK, keep_cap, refines
 from .gdp import exact_input
@@ -484,7 +484,7 @@ class _Epochs:
         reads through index i, so that the products can stop there. Any stopping degree is sound
         (the mass not represented goes to +inf or to the window's end, :meth:`_epoch`, or is dropped
         from a sub-measure); this one only drops degrees the route does not read."""
-        x = i / 2.0**self.m + math.log(Th.numerator) - math.log(Th.denominator)
+        x = i / 2.0**self.m + log_fraction(Th)
         if x > math.log(J + 2) + 1:
             return None
         if x < -1:
@@ -558,7 +558,7 @@ class _Epochs:
         beyond the first such (proved on its enclosure) need no exponential."""
         out: dict[int, tuple[int, int]] = {}
 
-        lg = math.log(Th.numerator) - math.log(Th.denominator)
+        lg = log_fraction(Th)
         f = 2.0 ** self.m
         top = math.log(jmax + 2)
 
