@@ -601,15 +601,12 @@ AUDIT_DRAWS = [
                      "exact 0.8292116582559108224703 (mpmath, the binomial of +-0.3 losses): sound, but "
                      "verify's PLD route proves only 0.82921165825591081 and answers exit 3 (rt50 report; "
                      "recheck/pld.py or the writer's digits of a lower end)"))),
-    pytest.param("replace-one-poisson-laplace-claim", ["--delta", "1e-5", "--claimed-eps", "1.73"],
-                 {"neighboring": "replace-one", "event": {"type": "poisson_sampled", "sampling_probability": "0.03",
-                                                          "event": {"type": "laplace", "noise_multiplier": "3.34"}}},
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "result.lower, eps(1e-5) of the remove curve, is recorded [0.010390377283828032, "
-                     "0.010397368189520555] (the exact 0.0103903785794919, mpmath quadrature: sound); verify's "
-                     "events route encloses it in [0.010390377283831063, 0.010417075896839378], wider above, "
-                     "and answers exit 3 (recheck/replace.py _lower: check_enclosure of the recorded detail; "
-                     "rt50 report)"))),
+    # result.lower (the remove curve's eps(1e-5), 0.0103903785795507..., closed form) was answered
+    # exit 3: the route's search stopped at 2^-13, one grid short of the detail's width (issue 22;
+    # recheck/replace.py _refined, tests/recheck/test_replace_lower_detail.py)
+    ("replace-one-poisson-laplace-claim", ["--delta", "1e-5", "--claimed-eps", "1.73"],
+     {"neighboring": "replace-one", "event": {"type": "poisson_sampled", "sampling_probability": "0.03",
+                                              "event": {"type": "laplace", "noise_multiplier": "3.34"}}}),
 ]
 
 
