@@ -89,11 +89,12 @@ def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable, Callab
     return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"], EV._bounds
 
 
-def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping) -> Any:
+def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping, again: bool = True) -> Any:
     """The independent enclosure of a delta curve recorded in ``recorded`` (an upper or lower
     curve of the bracket), checked to lie inside it: first screened at the route's own scales
     (:func:`.events.screen_delta`: a forged [0, 0] sized the unit to 1e-300, 33 s), then, if
-    the screen did not settle it, refined toward the recorded enclosure."""
+    the screen did not settle it, refined toward the recorded enclosure (:func:`_refined`; with
+    ``again`` False one search only: a probe of the root search, not a recorded detail)."""
     # far in the tail the Renyi bound settles it, or tells the screen where to start: walking the PLD
     # grid's rungs down to an upper curve recorded near 1e-348 held verify for its budget (adv45 S1)
     settled, upper = EV.tail_settled(inputs, "eps", recorded)
@@ -104,10 +105,10 @@ def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mappi
     if coarse is not None:
         check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
         return coarse
-    return _refined(rec, inputs, recorded)
+    return _refined(rec, inputs, recorded, again)
 
 
-def _refined(rec: Callable, inputs: dict, recorded: Mapping) -> Recheck:
+def _refined(rec: Callable, inputs: dict, recorded: Mapping, again: bool = True) -> Recheck:
     """The route's enclosure of a recorded curve detail (``lower`` or ``upper``), checked to lie
     inside it by the one rule (:func:`.verify.check_enclosure`: disjoint is refused, exit 1).
 
@@ -118,9 +119,11 @@ def _refined(rec: Callable, inputs: dict, recorded: Mapping) -> Recheck:
     :meth:`.pld.Support.tighten` is the upper end until the grid's own passes below it at 2^-14,
     where the producer's grid ends; the rounds 2^-8, -10, -11, -12, -13 stopped one short).
     Where the first search leaves the detail undecided (inside neither way), a second one starts at
-    the finest grid a hint may set (2^-:data:`.pld._HINT_START_MAX`) and refines from there,
-    priced by its own meter: a detail costs at most two work caps, and a search refused at its cap
-    is not repeated. Both answers enclose the value, so their intersection does (what is checked)."""
+    the finest grid a hint may set (2^-12, :data:`.pld._HINT_START_MAX`; 2^-11 for a tree, whose
+    hint events.py reads at most as 2^-15) and refines from there, priced by its own meter: a detail
+    costs at most two work caps, and a search refused at its cap is not repeated. Both answers
+    enclose the value, so their intersection does (what is checked). Only for a recorded detail:
+    a probe of the root search (``again`` False) that one search leaves undecided is no proof there."""
     first = rec(inputs, {"enclosure": dict(recorded)})
     try:
         check_enclosure(dict(recorded), first)
@@ -128,7 +131,9 @@ def _refined(rec: Callable, inputs: dict, recorded: Mapping) -> Recheck:
     except BudgetExceeded:
         raise
     except CouldNotReprove:
-        pass  # neither inside nor disjoint: refine further
+        if not again:
+            raise
+        # neither inside nor disjoint: refine further
     hint = f"2^-{P._HINT_START_MAX + 4}"  # a hint four halvings finer than the start it sets
     second = rec(inputs, {"enclosure": dict(recorded), "grid": hint})
     (a1, b1), (a2, b2) = first.enclosure(), second.enclosure()
@@ -187,7 +192,7 @@ def _group_at_most(rec_delta: Callable, bounds: Callable, base: dict, delta: Fra
         t = A.dn.div(A.q(delta)[0], A.up.add(A.q(1)[1], A.exp(A.q(half))[1]))
         up = {"lo": "0", "hi": mpmath.nstr(mpfr_to_mpf(t), 20, strip_zeros=False) if t > 0 else "0"}
         try:
-            up_re = _delta_detail(rec_delta, bounds, inputs, up)
+            up_re = _delta_detail(rec_delta, bounds, inputs, up, again=False)
         except BudgetExceeded:
             raise
         except CertificateRejected:  # CouldNotReprove included: no proof at x
