@@ -152,12 +152,47 @@ def decided_against(bound: Fraction) -> Callable[[Fraction, Optional[Fraction]],
     return decided
 
 
+#: a claim's recorded delta enclosure lies this fraction of its width outside the computed one at each
+#: end (:func:`claim_margin`): 2^-16 = 1.5e-5, about 50 times the unit and truncation error that the
+#: second route allows itself for a claim (recheck/pld.py ``_delta_scale``: 10^-10 of min(recorded hi,
+#: claimed delta) times min(1, 10^3 w), at most 10^-7 of the width w, docs/design/pld-speed.md)
+CLAIM_END_MARGIN = Fraction(1, 2**16)
+
+
+def claim_margin(enc: Any) -> Any:
+    """``enc`` with each end moved outward by :data:`CLAIM_END_MARGIN` of its width, kept in [0, 1]
+    where it was (delta(eps) is in [0, 1]): an enclosure of the same value, so sound. Exact binary
+    arithmetic (arb; the ends are exact points): each new end is the outer end of its ball.
+
+    Why: a claim is refined only until its verdict is decided, so one end may be far tighter than
+    the width (100 steps of a discrete Laplace of parameter 0.3, delta(0.5): the lower end
+    0.82921165825591082 lies 2.5e-18 below the exact 0.82921165825591082247 at a width of 1.9e-3),
+    and the second route, whose unit a claim's delta sizes (10^-15 here), proves only
+    0.82921165825591081 there: exit 3 on a genuine certificate (issue 22, rt50). The one rule: no
+    recorded end of a claim is closer to its computed end than the width's 2^-16, which the route,
+    priced at 10^-7 of the width, re-proves."""
+    if enc.is_infinite or not enc.hi > enc.lo:
+        return enc  # an exact point (width 0) or an unbounded end: nothing to move
+    from ..verdict import Enclosure
+
+    with working_precision(max(256, enc.precision_bits + 64)):  # any precision is sound: the outer ends
+        w = (enc.hi - enc.lo) * ball(CLAIM_END_MARGIN)
+        lo, hi = endpoints(enc.lo - w)[0], endpoints(enc.hi + w)[1]
+        if enc.lo >= 0 and lo < 0:
+            lo = ball(0)
+        if enc.hi <= 1 and hi > 1:
+            hi = ball(1)
+        return Enclosure(lo, hi, enc.digits, enc.precision_bits)
+
+
 def claim_verdict(enc: Any, outcome: Any, claimed_eps: Any, bound: Fraction) -> tuple[Any, Any]:
     """The verdict on "(claimed_eps, bound)-DP" decided on delta(claimed_eps): ``outcome`` as the exact
-    ends of ``enc`` decide "delta <= bound", and ``enc`` printed with the digits that carry it
-    (:func:`dpverify.verdict.printed_to_decide`: verify decides on the recorded decimals). (enclosure,
-    Verdict) for HOLDS / FAILS, (enclosure, None) where undecided, whose reason the caller words. The
-    one decision of ``audit dpsgd`` (pld.dpsgd.check_claim) and ``--events`` (events.api.check_claim).
+    ends of ``enc`` decide "delta <= bound", and ``enc`` widened by :func:`claim_margin` (the ends
+    :func:`claim_margin` moves out where that still decides, else as computed) and printed with the
+    digits that carry it (:func:`dpverify.verdict.printed_to_decide`: verify decides on the recorded
+    decimals). (enclosure, Verdict) for HOLDS / FAILS, (enclosure, None) where undecided, whose reason the
+    caller words. The one decision of ``audit dpsgd`` (pld.dpsgd.check_claim) and ``--events``
+    (events.api.check_claim).
 
     The reason names ``claimed_eps`` and ``bound`` by :func:`dpverify.ball.exact_str`: the exact
     decimal of the number the user gave ("1.23", not the Fraction's "123/100"; a fraction only where
@@ -165,7 +200,8 @@ def claim_verdict(enc: Any, outcome: Any, claimed_eps: Any, bound: Fraction) -> 
     and inputs.delta (certificate.comments._check_reason)."""
     from ..verdict import Outcome, Verdict, printed_to_decide
 
-    enc, outcome = printed_to_decide(enc, outcome, bound)
+    wide, decided = printed_to_decide(claim_margin(enc), outcome, bound)
+    enc, outcome = (wide, decided) if decided is outcome else printed_to_decide(enc, outcome, bound)
     eps_text, bound_text = exact_str(Fraction(claimed_eps)), exact_str(Fraction(bound))
     if outcome is Outcome.HOLDS:
         return enc, Verdict(Outcome.HOLDS, claim_reason("holds", eps_text, enc.hi_str(), bound_text), {"delta": enc})

@@ -89,11 +89,12 @@ def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable, Callab
     return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"], EV._bounds
 
 
-def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping) -> Any:
+def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping, again: bool = True) -> Any:
     """The independent enclosure of a delta curve recorded in ``recorded`` (an upper or lower
     curve of the bracket), checked to lie inside it: first screened at the route's own scales
     (:func:`.events.screen_delta`: a forged [0, 0] sized the unit to 1e-300, 33 s), then, if
-    the screen did not settle it, refined toward the recorded enclosure."""
+    the screen did not settle it, refined toward the recorded enclosure (:func:`_refined`; with
+    ``again`` False one search only: a probe of the root search, not a recorded detail)."""
     # far in the tail the Renyi bound settles it, or tells the screen where to start: walking the PLD
     # grid's rungs down to an upper curve recorded near 1e-348 held verify for its budget (adv45 S1)
     settled, upper = EV.tail_settled(inputs, "eps", recorded)
@@ -104,7 +105,39 @@ def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mappi
     if coarse is not None:
         check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
         return coarse
-    re = rec(inputs, {"enclosure": dict(recorded)})
+    return _refined(rec, inputs, recorded, again)
+
+
+def _refined(rec: Callable, inputs: dict, recorded: Mapping, again: bool = True) -> Recheck:
+    """The route's enclosure of a recorded curve detail (``lower`` or ``upper``), checked to lie
+    inside it by the one rule (:func:`.verify.check_enclosure`: disjoint is refused, exit 1).
+
+    A detail records no grid, so the route's search (:func:`.pld._grid_for_width`) starts at 2^-8
+    and stops after its rounds, each at least one halving finer, on the grid its h^2 gap model
+    predicts. An end held at a bounded loss's cap closes like h, not h^2 (the remove curve of a
+    Poisson-sampled Laplace step: an atom of mass about 1/2 at the loss supremum, whose cap
+    :meth:`.pld.Support.tighten` is the upper end until the grid's own passes below it at 2^-14,
+    where the producer's grid ends; the rounds 2^-8, -10, -11, -12, -13 stopped one short).
+    Where the first search leaves the detail undecided (inside neither way), a second one starts at
+    the finest grid a hint may set (2^-12, :data:`.pld._HINT_START_MAX`; 2^-11 for a tree, whose
+    hint events.py reads at most as 2^-15) and refines from there, priced by its own meter: a detail
+    costs at most two work caps, and a search refused at its cap is not repeated. Both answers
+    enclose the value, so their intersection does (what is checked). Only for a recorded detail:
+    a probe of the root search (``again`` False) that one search leaves undecided is no proof there."""
+    first = rec(inputs, {"enclosure": dict(recorded)})
+    try:
+        check_enclosure(dict(recorded), first)
+        return first
+    except BudgetExceeded:
+        raise
+    except CouldNotReprove:
+        if not again:
+            raise
+        # neither inside nor disjoint: refine further
+    hint = f"2^-{P._HINT_START_MAX + 4}"  # a hint four halvings finer than the start it sets
+    second = rec(inputs, {"enclosure": dict(recorded), "grid": hint})
+    (a1, b1), (a2, b2) = first.enclosure(), second.enclosure()
+    re = Recheck(lo=max(a1, a2), hi=min(b1, b2), dps=max(first.dps, second.dps))
     check_enclosure(dict(recorded), re)
     return re
 
@@ -142,8 +175,7 @@ def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: M
     if key == "eps":  # a delta curve: its unit is sized by the route, not by the recorded detail
         re = _delta_detail(rec, bounds, inputs, low)
     else:  # an epsilon curve's unit is sized by the input delta
-        re = rec(inputs, {"enclosure": dict(low)})
-        check_enclosure(dict(low), re)
+        re = _refined(rec, inputs, low)
     return max(re.enclosure()[0], mpf(0))
 
 
@@ -160,7 +192,7 @@ def _group_at_most(rec_delta: Callable, bounds: Callable, base: dict, delta: Fra
         t = A.dn.div(A.q(delta)[0], A.up.add(A.q(1)[1], A.exp(A.q(half))[1]))
         up = {"lo": "0", "hi": mpmath.nstr(mpfr_to_mpf(t), 20, strip_zeros=False) if t > 0 else "0"}
         try:
-            up_re = _delta_detail(rec_delta, bounds, inputs, up)
+            up_re = _delta_detail(rec_delta, bounds, inputs, up, again=False)
         except BudgetExceeded:
             raise
         except CertificateRejected:  # CouldNotReprove included: no proof at x

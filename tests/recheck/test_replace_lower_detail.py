@@ -1,0 +1,80 @@
+"""The replace-one bracket's lower detail (``result.lower``: the remove curve's eps(delta) or
+delta(eps), recheck/replace.py ``_refined``) re-proved to its recorded width where the route's
+first grid search stops short (issue 22: a Poisson-sampled Laplace step, whose remove curve has an
+atom at its loss supremum, so the grid's upper end closes like h, not h^2), and a detail moved past
+the truth refused (exit 1). The truth is computed here by mpmath quadrature, not by either route."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+
+import mpmath
+from mpmath import mpf
+
+from dpverify.cli import main
+from tests.certs import outcome, reseal
+
+Q, B, DELTA = "0.03", "3.34", "1e-5"
+DOC = {"neighboring": "replace-one", "event": {"type": "poisson_sampled", "sampling_probability": Q,
+                                               "event": {"type": "laplace", "noise_multiplier": B}}}
+
+
+def _remove_eps(delta: str, quadrature: bool = False) -> mpf:
+    """eps(delta) of the remove pair P = (1 - q) Lap(0, b) + q Lap(1, b) against Q = Lap(0, b):
+    delta(eps) = int (p - e^eps q)_+, the loss log(p/q) = log(1 - q + q e^((|x| - |x - 1|)/b))
+    increasing on [0, 1] and constant past it, so the integrand is positive from the root x0 of
+    loss = eps on; integrated in closed form (exponentials on [x0, 1] and [1, inf)) or by quadrature."""
+    with mpmath.workdps(40):
+        q, b = mpf(3) / 100, mpf(B)
+        lap = lambda x, c: mpmath.exp(-abs(x - c) / b) / (2 * b)  # noqa: E731
+
+        def curve(eps):
+            E = mpmath.exp(eps)
+            x0 = (b * mpmath.log((E - 1 + q) / q) + 1) / 2  # 2 x0 - 1 = b log((e^eps - 1 + q) / q)
+            if quadrature:
+                f = lambda x: (1 - q) * lap(x, 0) + q * lap(x, 1) - E * lap(x, 0)  # noqa: E731
+                return mpmath.quad(f, [x0, 1]) + mpmath.quad(f, [1, mpmath.inf])
+            return ((1 - q - E) / 2 * (mpmath.exp(-x0 / b) - mpmath.exp(-1 / b))
+                    + q / 2 * (1 - mpmath.exp(-(1 - x0) / b))
+                    + mpmath.exp(-1 / b) / 2 * (1 - q + q * mpmath.exp(1 / b) - E))
+
+        return mpmath.findroot(lambda e: curve(e) - mpf(delta), mpf("0.0103"))
+
+
+def _cert(tmp_path) -> dict:
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps(DOC))
+    out = tmp_path / "cert.json"
+    code = main(["audit", "dpsgd", "--events", str(path), "--delta", DELTA, "--claimed-eps", "1.73",
+                 "--certificate", str(out)])
+    assert code == 0
+    return json.loads(out.read_text())
+
+
+def test_the_lower_detail_is_reproved_to_its_width(tmp_path):
+    truth = _remove_eps(DELTA)  # 0.010390378579550749357...
+    assert abs(truth - _remove_eps(DELTA, quadrature=True)) < mpf("1e-25")
+    cert = _cert(tmp_path)
+    low = cert["result"]["lower"]
+    assert Fraction(low["lo"]) <= Fraction(str(truth)) <= Fraction(low["hi"])  # the producer: sound
+    # the route's first search ends at [.., 0.0104170758968], wider above than this detail: exit 3
+    # before the second search (issue 22, rt50)
+    assert Fraction(low["hi"]) < Fraction("0.0104170758968")
+    assert outcome(cert) == 0
+
+
+def test_a_lower_detail_moved_past_the_truth_is_refused(tmp_path):
+    truth = _remove_eps(DELTA)
+    cert = _cert(tmp_path)
+    # the upper end: 2e-11 below the truth is refuted by the second search (2^-16 and finer). A lower
+    # end raised less than about 1e-6 past the truth is answered exit 3 (never an accept): the
+    # search refines the lower side only, its h^2 model (pld._truth_estimate) not predicting that the
+    # upper end, which closes like h here, would pass the raised end
+    for end, value in (("lo", truth + mpf("1e-6")), ("hi", truth - mpf("2e-11"))):
+        bad = copy.deepcopy(cert)
+        bad["result"]["lower"][end] = mpmath.nstr(value, 12)
+        if end == "lo":  # the bracket's lower end stays at or below its detail
+            assert Fraction(bad["result"]["enclosure"]["lo"]) <= Fraction(bad["result"]["lower"]["lo"])
+        assert outcome(reseal(bad)) == 1, end
