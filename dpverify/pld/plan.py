@@ -889,8 +889,12 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
         return None
 
 
-#: the first grid of a delta query whose plan no float law confirmed (:func:`planned_grid`)
-UNCHECKED_DELTA_GRID = 8
+#: the first grid of a query whose plan no float law confirmed, per kind (:func:`planned_grid`).
+#: Measured on sigma 0.5, q 1e-6, T 1000, delta 1e-9 at width 1e-4: an eps query capped at 2^-8 or
+#: 2^-10 measured a width from which the h^2 law went finer than needed (15.3 / 8.6 s, and a
+#: certificate priced near verify's cap); at 2^-12 it took 2^-12 then 2^-15 (3.9 s with the
+#: write-time re-proof, verify 7.4 s)
+UNCHECKED_GRID = {"delta": 8, "eps": 12}
 
 
 def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
@@ -906,13 +910,15 @@ def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
     # labels: its losses spread about sqrt(T / 12) h around the label, and
     # beyond about half a nat the lower end collapses to 0 whatever the width
     # model says (measured: T = 1e7 at 2^-9; 2^-11 is fine)
-    if kind == "delta" and not plan.checked:
+    if not plan.checked:
         # a width no float law confirmed may be off by orders of magnitude (Plan.checked): a
         # grid it asks for can outlast any budget (2^-16 for a delta of 3e-12 that 2^-12
-        # certifies to 1e-4 in a second), so a coarse level measures the width first and the
-        # h^2 law of the levels (refine._inc_for) picks the next; it costs at most 4^-k of a
-        # grid k halvings finer
-        m = min(m, UNCHECKED_DELTA_GRID)
+        # certifies to 1e-4 in a second; an eps query of sigma 0.5, q 1e-6, T 1000, where about
+        # 1e-3 steps are sampled in expectation and the central-limit model puts eps at 0.0074
+        # against 0.058, went to 2^-19 at once: 64 CPU s and 1 GB, priced past verify's cap),
+        # so a coarse level measures the width first and the h^2 law of the levels
+        # (refine._inc_for) picks the next; it costs at most 4^-k of a grid k halvings finer
+        m = min(m, UNCHECKED_GRID[kind])
     m = max(m, coarsest_grid(plan.steps))
     return max(4, min(20, m))
 
