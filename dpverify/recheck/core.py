@@ -434,10 +434,12 @@ def _degree(prec: int, G: int, P: int) -> tuple[int, int]:
     """(n, rem): the least degree n with sqrt(n!) 2^-G (1/32)^(n+1) / (2 (n+1)!) <= 2^-(prec+2)
     (the Taylor remainder bound of :meth:`Arith._taylor_q`), and that bound in units 2^-P
     rounded up, in exact integers: bound^2 = n! / (4 (n+1)!^2 32^(2n+2) 2^(2G))."""
-    n, target = 1, 1 << (prec + 2)
-    while math.factorial(n) * target * target > (4 * math.factorial(n + 1) ** 2 * 32 ** (2 * n + 2)) << (2 * G):
+    n, t2 = 1, 1 << (2 * prec + 4)  # target^2, target = 2^(prec + 2)
+    f, f1, p = 1, 2, 1 << 20  # n!, (n + 1)!, 32^(2n + 2), kept from one n to the next
+    while f * t2 > (4 * f1 * f1 * p) << (2 * G):
         n += 1
-    rem = -((-(math.isqrt(math.factorial(n)) + 1) << P) // ((2 * math.factorial(n + 1) * 32 ** (n + 1)) << G)) + 1
+        f, f1, p = f1, f1 * (n + 1), p << 10
+    rem = -((-(math.isqrt(f) + 1) << P) // ((2 * f1 << (5 * (n + 1))) << G)) + 1
     return n, rem
 
 
