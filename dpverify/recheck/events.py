@@ -50,7 +50,7 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   gaussian_bounds, laplace_tails,
                   register_queries)
 from .pld import _count as _pld_count, _eps_input, _events as _pld_events
-from .pld import (_DPS as _PRICE_DPS, _Priced, _delta_input, _delta_scale, _discretise, _recorded_hi,
+from .pld import (_DPS as _PRICE_DPS, Support, _Priced, _delta_input, _delta_scale, _discretise, _recorded_hi,
                   grid_hint)
 from .wor import max_curve_tails
 from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
@@ -1730,14 +1730,15 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
         if tree.non_private or tree.has_zcdp or not blocks or (tree.closed and not tree.upper_only):
             return None
         total = sum(t for _, t in blocks)
+        exact = None  # a delta query's exact eps: the bounded-loss floors (:func:`.pld.direction_bounds`)
         if quantity == "events.epsilon":
             D, _ = _delta_input(inputs)
             hint = _recorded_hi(result, mpf(0))
             K, tau, _ = _units(D, hint if mpmath.isfinite(hint) else mpf(0), total)
         else:
-            E = fraction_to_mpf(_eps_input(inputs, "claimed_eps" if quantity == "events.claim" else "eps"))
+            exact = _eps_input(inputs, "claimed_eps" if quantity == "events.claim" else "eps")
             cap = fraction_to_mpf(exact_input(inputs, "delta")) if quantity == "events.claim" else mpf(1)
-            K, tau, _ = _units(_delta_scale(result, cap), E, total)
+            K, tau, _ = _units(_delta_scale(result, cap), fraction_to_mpf(exact), total)
         weight, knot_cap = total.bit_length(), _knot_cap(blocks)
         worst = 0
         for d in _DIRS[rel]:
@@ -1747,9 +1748,16 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
                 work.append(knots * bits * weight)
                 raise _Priced
 
-            for make, _t in blocks:
+            # as direction_bounds and _compose: at or past a bounded loss's end delta is 0 (no grid),
+            # below it each step's knots start at its floor (near a pure-DP eps: 2^-46, a few knots)
+            sup = Support.of(blocks, d) if exact is not None else None
+            if sup is not None and exact >= sup.end:
+                continue
+            floors = sup.floors(exact) if sup is not None else [None] * len(blocks)
+            for (make, _t), c in zip(blocks, floors):
                 try:
-                    _discretise(make(d)[0], K, tau, m, max_knots=knot_cap, price=price)
+                    _discretise(make(d)[0], K, tau, m, max_knots=knot_cap, price=price,
+                                first=None if c is None else math.floor(c * 2**m) - 1)
                 except _Priced:
                     pass
             worst = max(worst, 3 * sum(work))  # both sides: 1 upper + 2 lower (:meth:`.pld._Meter.charge`)
