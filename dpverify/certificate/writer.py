@@ -13,7 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from .._version import __version__
 from ..errors import CertificateRejected, CouldNotReprove, InternalError, MalformedCertificate
@@ -117,11 +117,12 @@ def validate_written(cert: Mapping[str, Any]) -> None:
         )
 
 
-def unverifiable(cert: Mapping[str, Any]) -> Optional[str]:
-    """What ``cert`` needs that ``dpverify verify`` could not re-prove within its work cap, or None.
-    First the verifier's own price of the recorded grid 2^-m alone, in the direction that costs most
-    and for both of its sides (:func:`dpverify.recheck.pld.recorded_grid_price`, a few tail
-    evaluations): past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK` it is refused at once.
+def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int]]]" = None) -> Optional[str]:
+    """What ``cert`` needs that ``dpverify verify`` could not re-prove within its caps, or None.
+    First the verifier's own price of its dearest PLD query on the grid 2^-m the producer needed,
+    in the direction that costs most and for both of its sides (:func:`_grid_price`, a few tail
+    evaluations per step law): past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`, or where one
+    step's loss spans more knots than the re-check discretises, it is refused at once.
     That price leaves out the search's coarser grids, the other direction and the finer grid the
     re-check needs where its pair is looser than the producer's (about 4x the price in all), so a
     certificate priced above a quarter of the cap is re-proved by the verifier itself before it is
@@ -129,18 +130,23 @@ def unverifiable(cert: Mapping[str, Any]) -> Optional[str]:
     the choice does not depend on the clock): `--digits 6` at T = 10^5 and 10^6 and on the
     `audit dpsgd --help` example, priced at 0.5-0.96 of the cap, were written and answered exit 3
     (ref50 MEDIUM-1, adv48 M5). The second half of the write-time contract: what dpverify writes,
-    verify accepts (a claim refined to 2^-18 near its boundary, a sweep row at 7 digits: adv50 M2).
-    A choice of what to write, never of a number. A certificate the verifier refutes is a bug
-    (:class:`InternalError`). Kinds without a recorded PLD grid: None."""
+    verify accepts (a claim refined to 2^-18 near its boundary, a sweep row at 7 digits: adv50 M2;
+    the same configuration as an event tree or an oracle row, issue 22). A choice of what to write,
+    never of a number. A certificate the verifier refutes is a bug (:class:`InternalError`).
+    ``grids``: the producer's grid exponent per ``result.configs`` entry of an ``oracle.rows``
+    certificate (None: no grid), which that kind does not record. Kinds without a grid: None."""
     claim, inputs, result = cert.get("claim"), cert.get("inputs"), cert.get("result")
     if not (isinstance(claim, Mapping) and isinstance(inputs, Mapping) and isinstance(result, Mapping)):
         return None
-    if "grid" not in result:  # no recorded grid to price (and no import of the re-check for it)
-        return None
+    quantity = str(claim.get("quantity"))
+    if "grid" not in result and not (quantity == "oracle.rows" and grids):
+        return None  # no grid to price (and no import of the re-check for it)
     from ..recheck.limits import PLD_MAX_GRID_WORK
-    from ..recheck.pld import recorded_grid_price
 
-    got = recorded_grid_price(inputs, str(claim.get("quantity")), result)
+    try:
+        got = _grid_price(quantity, inputs, result, grids)
+    except CouldNotReprove as exc:
+        return f"a grid `dpverify verify` cannot re-prove within its caps ({exc})"
     if got is None or 4 * got[0] <= PLD_MAX_GRID_WORK:
         return None
     if got[0] > PLD_MAX_GRID_WORK:
@@ -156,6 +162,40 @@ def unverifiable(cert: Mapping[str, Any]) -> Optional[str]:
         raise InternalError(f"`dpverify verify` refuses a {claim.get('quantity')} certificate dpverify wrote: "
                             f"{exc}") from None
     return None
+
+
+def _grid_price(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any],
+                grids: "Optional[Sequence[Optional[int]]]") -> "Optional[tuple[int, int]]":
+    """(work, m) of the dearest PLD query the re-check of ``cert`` makes, priced by the re-check's own
+    meter on the producer's grid: pld.* (:func:`dpverify.recheck.pld.recorded_grid_price`), events.*
+    (:func:`dpverify.recheck.events.recorded_grid_price`, which raises :class:`CouldNotReprove` where a
+    leaf spans more knots than that route discretises), oracle.rows per configuration, as the pld.epsilon
+    query its re-check makes (:func:`dpverify.recheck.oracle.config_query`) on the grid ``grids`` gives
+    it. None: no grid to price."""
+    if quantity.startswith("pld."):
+        from ..recheck.pld import recorded_grid_price
+
+        return recorded_grid_price(inputs, quantity, result)
+    if quantity.startswith("events."):
+        from ..recheck.events import recorded_grid_price as events_price
+
+        return events_price(inputs, quantity, result)
+    if quantity != "oracle.rows" or not grids:
+        return None
+    from ..recheck.oracle import config_query
+    from ..recheck.pld import recorded_grid_price
+
+    configs = result.get("configs")
+    if not isinstance(configs, list) or len(configs) != len(grids):
+        raise InternalError("unverifiable: one producer grid per oracle configuration")
+    prices = []
+    for c, m in zip(configs, grids):
+        if m:
+            q_inputs, q_result = config_query(c)
+            got = recorded_grid_price(q_inputs, "pld.epsilon", dict(q_result, grid=f"2^-{m}"))
+            if got is not None:
+                prices.append(got)
+    return max(prices, default=None)
 
 
 #: the schema's spelling of an input number (schema-2.json, $defs/number)

@@ -275,15 +275,16 @@ def image_file(text: str) -> str:
     return text
 
 
-def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str) -> None:
+def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Optional[Sequence[int]] = None) -> None:
     """Write the certificate where asked; print JSON or the human line. A certificate that
     ``dpverify verify`` could not re-prove within its cap is not written
-    (:func:`dpverify.certificate.writer.unverifiable`): exit 2 naming ``--digits`` where a digits
-    input set its grid, else exit 3 with the answer in the message."""
+    (:func:`dpverify.certificate.writer.unverifiable`; ``grids``: an oracle's grid per configuration,
+    which its certificate does not record): exit 2 naming ``--digits`` where a digits input set its
+    grid, else exit 3 with the answer in the message."""
     if getattr(args, "certificate", None) or getattr(args, "json", False):
         from ..certificate.writer import unverifiable
 
-        why = unverifiable(cert)  # not None only for a certificate that records a grid
+        why = unverifiable(cert, grids)  # not None only for a certificate whose re-check needs a grid
         digits = cert.get("inputs", {}).get("digits")
         if why is not None and digits is not None:
             # the accuracy asked for (or its default) set the grid: fewer digits is the remedy

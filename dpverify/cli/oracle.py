@@ -139,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
     width = max([20] + [len(r["accountant"]) for r in result.rows])
     lines = [_line(r, width) for r in result.rows]
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-    emit(args, cert, "\n".join(lines + [f"{len(result.rows)} rows: {summary}"] + result.notes))
+    emit(args, cert, "\n".join(lines + [f"{len(result.rows)} rows: {summary}"] + result.notes), result.grids())
     if result.any_unsafe:
         unsafe = [f"{r['accountant']} at {_describe(r['configuration'])} reported {r['reported']} < certified "
                   f"lower bound {r['certified']['lo']}" for r in result.rows if r["verdict"] == "unsafe"]

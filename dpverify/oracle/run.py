@@ -77,12 +77,20 @@ class OracleResult:
     certified: dict[tuple, Enclosure] = field(default_factory=dict)
     seconds: dict[tuple, float] = field(default_factory=dict)
     configs: dict[tuple, tuple[Config, str]] = field(default_factory=dict)
+    #: the grid exponent m of each configuration's PLD answer (h = 2^-m; 0: no grid), which the
+    #: certificate does not record: the writer prices verify's re-derivation on it (:meth:`grids`)
+    grid_exponents: dict[tuple, int] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
     def any_unsafe(self) -> bool:
         return any(r["verdict"] == "unsafe" for r in self.rows)
+
+    def grids(self) -> list[int]:
+        """The producer's grid exponent per configuration, in the order of :meth:`configs_json`
+        (for :func:`dpverify.certificate.writer.unverifiable`)."""
+        return [self.grid_exponents.get(key, 0) for key in self.configs]
 
     def configs_json(self) -> list[dict[str, Any]]:
         out = []
@@ -103,6 +111,7 @@ def _certify(result: OracleResult, cfg: Config, source: str, time_budget: float,
         )
         result.certified[key] = ans.enclosure
         result.seconds[key] = ans.seconds
+        result.grid_exponents[key] = ans.grid_exponent
         result.configs[key] = (cfg, source)
     return result.certified[key]
 

@@ -50,6 +50,8 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   gaussian_bounds, laplace_tails,
                   register_queries)
 from .pld import _count as _pld_count, _eps_input, _events as _pld_events
+from .pld import (_DPS as _PRICE_DPS, Support, _Priced, _delta_input, _delta_scale, _discretise, _recorded_hi,
+                  grid_hint)
 from .wor import max_curve_tails
 from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
                                    discrete_event_atoms)
@@ -1349,6 +1351,22 @@ def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded
     return None
 
 
+def _claim_scaled(kind: str, recorded: Any) -> bool:
+    """Whether :func:`screen_delta` can be skipped: a claim (the screen never accepts one: its verdict
+    needs the search) whose recorded upper end is at least the second rung's scale 1e-30. There the
+    walk computes only its first rung and stops whatever it finds, so all it could do is refuse a
+    disjoint enclosure early; the search refuses it as well (disjoint is refused by the acceptance
+    rule whichever enclosure shows it), on a unit sized from that upper end, at most about 100 bits
+    finer than the first rung's (a forged [0, 0], the screen's reason, still walks the rungs). On
+    the events-claim fixture the skipped rung was 4 grids at 2^-8, about a tenth of the first re-check."""
+    if kind != "claim" or not isinstance(recorded, dict):
+        return False
+    try:
+        return enclosure_of(recorded, "result.enclosure", 40)[1] >= _RUNG
+    except (MalformedCertificate, CertificateRejected):
+        return False  # the screen names it
+
+
 #: relations whose pairs the cumulants of :func:`rdp_delta_upper` describe (the add / remove pairs)
 _RDP_RELATIONS = ("add-remove", "add", "remove")
 
@@ -1573,7 +1591,8 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
             check_enclosure(result["enclosure"], coarse)  # inside, or refused here (disjoint)
             return Recheck(lo=coarse.lo, hi=coarse.hi, dps=coarse.dps, verdict=coarse.verdict,
                            proved=frozenset(proved))
-        coarse = screen_delta(_bounds, inputs, key, result.get("enclosure"), upper) if key else None
+        coarse = screen_delta(_bounds, inputs, key, result.get("enclosure"), upper) \
+            if key and not _claim_scaled(kind, result.get("enclosure")) else None
         if coarse is not None and kind == "claim":
             # settled at the route's own scale: disjoint is refused here by the acceptance rule; an
             # enclosure already inside still needs the search for the claim's verdict
@@ -1686,3 +1705,60 @@ def _pld_eps_zero(inner: Any) -> Any:
 RECHECKERS["pld.delta"] = _pld_tail(RECHECKERS["pld.delta"], "delta")
 RECHECKERS["pld.claim"] = _pld_tail(RECHECKERS["pld.claim"], "claim")
 RECHECKERS["pld.epsilon"] = _pld_eps_zero(RECHECKERS["pld.epsilon"])
+
+
+def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mapping[str, Any]) -> "tuple[int, int] | None":
+    """(work, m): what the PLD re-check's meter (:class:`.pld._Meter`) charges this events.* query for
+    its recorded grid 2^-m alone, in the direction that costs most, both sides, as
+    :func:`.pld.recorded_grid_price` prices a pld.* query (the same count: per step law, knots x
+    (K + m + 32) bits x the bit length of the total step count, x 3 for the upper and the two lower
+    sides; K and tau from :func:`.pld._units` as :func:`_bounds` forms them). A grid on which one leaf
+    spans :func:`_knot_cap` knots or more raises :class:`CouldNotReprove` with the re-check's own words
+    (:func:`.pld._discretise`: the events route stops there before the work, whatever the meter; adv50:
+    sigma 1.1, q 8/1875, T = 14063 at --digits 7, 2^-18). None where the re-check discretises nothing
+    (no recorded grid; a non-private, zCDP or closed-form tree). Counting only, for the producer
+    (:func:`dpverify.certificate.writer.unverifiable`): a few tail evaluations per leaf, no masses."""
+    m = grid_hint(result)
+    if m is None or quantity not in ("events.epsilon", "events.delta", "events.claim"):
+        return None
+    rel = inputs.get("neighboring")
+    if rel not in _DIRS:
+        return None
+    with mpmath.workdps(_PRICE_DPS):
+        tree = _flat(inputs.get("event"), rel)
+        blocks = tree.blocks
+        if tree.non_private or tree.has_zcdp or not blocks or (tree.closed and not tree.upper_only):
+            return None
+        total = sum(t for _, t in blocks)
+        exact = None  # a delta query's exact eps: the bounded-loss floors (:func:`.pld.direction_bounds`)
+        if quantity == "events.epsilon":
+            D, _ = _delta_input(inputs)
+            hint = _recorded_hi(result, mpf(0))
+            K, tau, _ = _units(D, hint if mpmath.isfinite(hint) else mpf(0), total)
+        else:
+            exact = _eps_input(inputs, "claimed_eps" if quantity == "events.claim" else "eps")
+            cap = fraction_to_mpf(exact_input(inputs, "delta")) if quantity == "events.claim" else mpf(1)
+            K, tau, _ = _units(_delta_scale(result, cap), fraction_to_mpf(exact), total)
+        weight, knot_cap = total.bit_length(), _knot_cap(blocks)
+        worst = 0
+        for d in _DIRS[rel]:
+            work: list = []
+
+            def price(knots: int, bits: int) -> None:
+                work.append(knots * bits * weight)
+                raise _Priced
+
+            # as direction_bounds and _compose: at or past a bounded loss's end delta is 0 (no grid),
+            # below it each step's knots start at its floor (near a pure-DP eps: 2^-46, a few knots)
+            sup = Support.of(blocks, d) if exact is not None else None
+            if sup is not None and exact >= sup.end:
+                continue
+            floors = sup.floors(exact) if sup is not None else [None] * len(blocks)
+            for (make, _t), c in zip(blocks, floors):
+                try:
+                    _discretise(make(d)[0], K, tau, m, max_knots=knot_cap, price=price,
+                                first=None if c is None else math.floor(c * 2**m) - 1)
+                except _Priced:
+                    pass
+            worst = max(worst, 3 * sum(work))  # both sides: 1 upper + 2 lower (:meth:`.pld._Meter.charge`)
+        return worst, m

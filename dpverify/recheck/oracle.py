@@ -317,6 +317,16 @@ def _show(key: tuple) -> str:
     return f"{acct!r} {mech} sigma={float(s):.6g} q={float(q):.6g} T={t} delta={float(d):.3g} reported {r}"
 
 
+def config_query(config: Mapping[str, Any]) -> "tuple[dict[str, Any], dict[str, Any]]":
+    """(inputs, result) of the pld.epsilon query that re-derives one configuration's certified
+    enclosure: its sigma, q, T and delta under add-remove (the oracle's relation), the recorded
+    enclosure as the only hint (the kind records no grid). The writer prices the same query
+    (:func:`dpverify.certificate.writer.unverifiable`)."""
+    inputs = {k: config[k] for k in ("noise_multiplier", "sampling_rate", "steps", "delta")}
+    inputs["neighboring"] = "add-remove"
+    return inputs, {"enclosure": config["certified"]}
+
+
 @register("oracle.rows")
 def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     configs, rows = result.get("configs"), result.get("rows")
@@ -377,9 +387,7 @@ def recheck_oracle(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rech
             _check_config_width(c["certified"], inputs.get("digits"),
                                 f"configuration sigma={str(c['noise_multiplier'])[:20]}, q={str(c['sampling_rate'])[:20]}, "
                                 f"T={str(c['steps'])[:20]}, delta={str(c['delta'])[:20]}")
-            pld_inputs = {k: c[k] for k in ("noise_multiplier", "sampling_rate", "steps", "delta")}
-            pld_inputs["neighboring"] = "add-remove"
-            re = recheck_epsilon(pld_inputs, {"enclosure": c["certified"]})
+            re = recheck_epsilon(*config_query(c))
             check_enclosure(c["certified"], re, None)
             key = tuple(str(c[k]) for k in _FIELDS)
             lo_x = _exact_bound(c["certified"]["lo"], "certified.lo")
