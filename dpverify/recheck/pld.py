@@ -1156,7 +1156,7 @@ _METER: ContextVar = ContextVar("pld_meter", default=None)
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
              max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
-             upper_drop: int = 0, tilt: bool = False):
+             upper_drop: int = 0, tilt: bool = False, price_bits: int = 0):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
@@ -1184,11 +1184,15 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     class's Q-mass an upper bound of e^(h k + Gamma 2^-(m + 48)) times the untilted one (k the class
     index; Gamma = sum over events of T G, the fifth entry of the lower pair); :func:`_untilt_q`
     reads it back. The tilted lower pair takes no Fourier power (its
-    kernels transform untilted Q-masses)."""
+    kernels transform untilted Q-masses). ``price_bits``: bits the meter charges a knot beyond the
+    discretisation's precision: a tilted re-derivation's K leaves out the e^eps bits
+    (:func:`_unit_hint`), and is charged them, as the untilted route was (pld-speed.md, "The tilted
+    lower pair at T = 10^7": its products' length, the composed support, grows as eps does)."""
     want_u, want_l = sides != "lower", sides != "upper"
     meter = _METER.get()
     weight = sum(T for _, T in events).bit_length()
-    price = None if meter is None else (lambda knots, bits: meter.charge(knots * bits * weight, m, sides))
+    price = None if meter is None else \
+        (lambda knots, bits: meter.charge(knots * (bits + price_bits) * weight, m, sides))
     laws = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
@@ -1816,12 +1820,15 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
               for d in dirs]
     if all(c is not None for c in closed):
         return max(c[0] for c in closed), max(c[1] for c in closed)
-    K, tau, budget = _units(scale, _unit_hint(eps_hint, sum(t for _, t, _ in events)), sum(t for _, t, _ in events))
+    total = sum(t for _, t, _ in events)
+    K, tau, budget = _units(scale, _unit_hint(eps_hint, total), total)
+    # a tilted re-derivation is priced as the untilted one was (:func:`_compose`'s ``price_bits``)
+    price_bits = _units(scale, eps_hint, total)[0] - K
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in dirs:
         lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
-                                  sides)
+                                  sides, price_bits=price_bits)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
@@ -1901,7 +1908,8 @@ def _gaussian_closed_at(A: Any, mu2: Fraction, kind: str, target: mpf,
 
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
-                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS) -> tuple[mpf, mpf]:
+                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS,
+                     price_bits: int = 0) -> tuple[mpf, mpf]:
     """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
     delta query, else None) for one direction of the composition of ``events`` [(make, T)]
     on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
@@ -1914,7 +1922,8 @@ def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fract
     floors = sup.floors(exact) if sup is not None and exact is not None else None
     total = sum(T for _, T in events)
     need, tilt = _read_above(kind, target, d, m), _tilts(total)
-    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, need, _upper_drop(K, tau, total), tilt)
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, need, _upper_drop(K, tau, total), tilt,
+                    price_bits)
     if L is not None and tilt:
         # the tilted lower pair read back in its own unit (:func:`_untilt_q`), the upper pair in K's
         L, KL = _untilt_q(L, K, m, need)
@@ -2615,11 +2624,11 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
         if quantity == "pld.epsilon":
             D, _ = _delta_input(inputs)
             hint = _recorded_hi(result, mpf(0))
-            K, tau, _ = _units(D, _unit_hint(hint if mpmath.isfinite(hint) else mpf(0), total), total)
+            K, tau, _ = _units(D, hint if mpmath.isfinite(hint) else mpf(0), total)
         else:
             E = fraction_to_mpf(_eps_input(inputs, "claimed_eps" if quantity == "pld.claim" else "eps"))
             cap = fraction_to_mpf(exact_input(inputs, "delta")) if quantity == "pld.claim" else mpf(1)
-            K, tau, _ = _units(_delta_scale(result, cap), _unit_hint(E, total), total)
+            K, tau, _ = _units(_delta_scale(result, cap), E, total)
         weight = total.bit_length()
         worst = 0
         for d in _directions(inputs):
