@@ -1213,8 +1213,13 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     total = sum(T for T, _, _ in steps)
     ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True)) \
         if want_u else None
+    # the lower pair is read through the classes whose losses can exceed need h: at most (k + T) h
+    # for class k; tilted, the classes :func:`_untilt_q` keeps (centre h k + Gamma 2^-(m + 48) at
+    # least 64 nats below need h), so the cut leaves every kept class as it was (any need is sound)
+    low_need = None if need is None else \
+        need - (_UNTILT_BELOW << m) - (gam >> _TILT_G_BITS) - 1 if tilt else need - total
     lows = _compose_side(steps, 2, partial(_pmul_lower, drop=d) if d else _pmul_lower, K, budget >> d,
-                         None if need is None else _Reader(need - total, False), None if tilt else m, d) \
+                         None if low_need is None else _Reader(low_need, False), None if tilt else m, d) \
         if want_l else None
     U, L = _unpack(ups), _unpack(lows)
     if U is not None and d:
