@@ -948,7 +948,8 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     where the untilted one's is relative to the whole mass; the lower one returns no deficit). A
     decline goes on as without it."""
     res, base, steps = None, d, 1  # base = d^steps
-    if fourier is not None and read is not None and T >= FOURIER_MIN_POWER and d[1].n >= FOURIER_MIN_LENGTH:
+    if fourier is not None and read is not None and T >= FOURIER_MIN_POWER and \
+            (d[1].n >= FOURIER_MIN_LENGTH or T >= TILT_Q_MIN_STEPS):
         F, _, _ = fourier(d, T, 1, read.need)
         if F is not None:
             return F
@@ -1155,7 +1156,7 @@ _METER: ContextVar = ContextVar("pld_meter", default=None)
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
              max_knots: int = MAX_KNOTS, floors: "list | None" = None, need: "int | None" = None,
-             upper_drop: int = 0):
+             upper_drop: int = 0, tilt: bool = False, price_bits: int = 0):
     """The T-fold upper (connect-the-dots) and lower (grouped) pairs of one direction;
     ``sides`` = "upper" or "lower" skips the other one (None in its place). ``floors``: per
     event, a loss below which one step's mass cannot reach the query (or None): its knots
@@ -1177,11 +1178,21 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     coarser unit (floor: a smaller budget trims less, which is as sound). Only Q needs the bits of
     e^eps that :func:`_units` adds (a Q-mass counts e^eps times in delta); an upper mass or a P-mass
     rounded by one unit moves delta by one unit. Each step law's grid is priced (:class:`_Meter`)
-    before its work."""
+    before its work.
+
+    ``tilt``: the lower pair's Q is composed loss-tilted (:func:`_tilt_q`) and returned so, each
+    class's Q-mass an upper bound of e^(h k + Gamma 2^-(m + 48)) times the untilted one (k the class
+    index; Gamma = sum over events of T G, the fifth entry of the lower pair); :func:`_untilt_q`
+    reads it back. The tilted lower pair takes no Fourier power (its
+    kernels transform untilted Q-masses). ``price_bits``: bits the meter charges a knot beyond the
+    discretisation's precision: a tilted re-derivation's K leaves out the e^eps bits
+    (:func:`_unit_hint`), and is charged them, as the untilted route was (pld-speed.md, "The tilted
+    lower pair at T = 10^7": its products' length, the composed support, grows as eps does)."""
     want_u, want_l = sides != "lower", sides != "upper"
     meter = _METER.get()
     weight = sum(T for _, T in events).bit_length()
-    price = None if meter is None else (lambda knots, bits: meter.charge(knots * bits * weight, m, sides))
+    price = None if meter is None else \
+        (lambda knots, bits: meter.charge(knots * (bits + price_bits) * weight, m, sides))
     laws = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
@@ -1190,8 +1201,11 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
         laws.append((T, *_discretise(tails, K, tau, m, max_knots=max_knots, first=first, price=price)))
     d = _drop_within_budget(min(upper_drop, K - 1), budget, max(len(u[1]) for _, u, _ in laws))
     Ku = K - d
-    steps = []
+    steps, gam = [], 0
     for T, u, l in laws:
+        if tilt and want_l:  # P and Q both in units 2^-K here
+            qt, G = _tilt_q(l[0], l[1], l[2], K, m)
+            l, gam = (l[0], l[1], qt, l[3]), gam + T * G
         if d:
             u = (u[0], [-((-v) >> d) for v in u[1]], -((-u[2]) >> d))
             l = (l[0], [v >> d for v in l[1]], l[2], l[3] >> d)
@@ -1199,14 +1213,133 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     total = sum(T for T, _, _ in steps)
     ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True)) \
         if want_u else None
+    # the lower pair is read through the classes whose losses can exceed need h: at most (k + T) h
+    # for class k; tilted, the classes :func:`_untilt_q` keeps (centre h k + Gamma 2^-(m + 48) at
+    # least 64 nats below need h), so the cut leaves every kept class as it was (any need is sound)
+    low_need = None if need is None else \
+        need - (_UNTILT_BELOW << m) - (gam >> _TILT_G_BITS) - 1 if tilt else need - total
     lows = _compose_side(steps, 2, partial(_pmul_lower, drop=d) if d else _pmul_lower, K, budget >> d,
-                         None if need is None else _Reader(need - total, False), m, d) if want_l else None
+                         None if low_need is None else _Reader(low_need, False), None if tilt else m, d) \
+        if want_l else None
     U, L = _unpack(ups), _unpack(lows)
     if U is not None and d:
         U = (U[0], [v << d for v in U[1]], U[2] << d)
     if L is not None and d:
         L = (L[0], [v << d for v in L[1]], L[2], L[3] << d)
+    if L is not None and tilt:
+        L = (*L, gam)
     return U, L
+
+
+#: total steps from which the lower pair is composed with its Q loss-tilted (:func:`_tilt_q`): only the
+#: T = 10^7 certificates (eps(1e-5) = 1014 at sigma 1, q 0.01), where the untilted Q needed 1544-bit
+#: units; below it every certificate keeps the untilted route it was verified by (and the Fourier
+#: lower powers, which transform untilted Q-masses). Sound at any T (pld-speed.md, "The tilted lower
+#: pair at T = 10^7")
+TILT_Q_MIN_STEPS = 1 << 22
+#: the eps hint (nats) the unit of a tilted re-derivation is sized for (:func:`_unit_hint`): the
+#: tilted Q-masses need no bits of e^eps, only those of one step's losses (e^(h i) of a step's class
+#: i, a few nats at sigma 1, q 0.01), which 16 nats (23 bits) cover with room
+TILT_Q_EPS = mpf(16)
+#: bits of the untilted Q-masses' unit beyond e^(x_top) 2^K (:func:`_untilt_q`)
+_UNTILT_BITS = 16
+#: nats below the read floor from which :func:`_untilt_q` keeps the classes (a choice: dropping
+#: classes is sound); a class's losses lie within a few sqrt(T / 12) h of its tilt's centre
+_UNTILT_BELOW = 64
+
+
+def _tilts(total: int) -> bool:
+    """Whether a re-derivation of ``total`` steps composes its lower pair tilted (:data:`TILT_Q_MIN_STEPS`)."""
+    return total >= TILT_Q_MIN_STEPS
+
+
+def _unit_hint(eps_hint: mpf, total: int) -> mpf:
+    """The eps that sizes the mass unit (:func:`_units`): ``eps_hint``, or at most :data:`TILT_Q_EPS`
+    where the lower pair is tilted (its Q-masses then carry no e^eps factor)."""
+    return min(eps_hint, TILT_Q_EPS) if _tilts(total) else eps_hint
+
+
+#: bits past the grid's 2^-m of a step's tilt offset gamma (:func:`_tilt_q`): the composed offset
+#: T gamma is then within T 2^-(m + 48) <= 2^-20 nats of the float choice at T <= 10^7 and m >= 8
+_TILT_G_BITS = 48
+
+
+def _tilt_q(i0: int, P: list, Q: list, K: int, m: int) -> tuple[list, int]:
+    """(Q~, G): one step's lower Q-masses (units 2^-K, class i = i0 + j at index j) loss-tilted,
+    Q~_j = ceil(Q_j g_j) >= Q_j e^(h i + gamma) in the same unit, h = 2^-m, gamma = G 2^-(m + 48).
+
+    gamma is a choice (any integer G is sound): log(sum P / sum_j Q_j e^(h i)) in 80-bit MPFR
+    rounded to the nearest, so that the tilted Q sums to the P-mass: a step's class i groups losses
+    in (i h, (i + 1) h] (:class:`_Reader`), but a fixed centre (i + 1/2) h missed the P-mean of the
+    losses within a cell by 5.5e-6 nats at 2^-8, which T = 10^7 steps made 55 nats (e^-55 on every
+    tilted Q-mass, all of them rounded to one unit).
+
+    Proof: g_0 = e^((i0 2^48 + G) 2^-(m + 48)) rounded up (an exact dyadic exponent), g_(j+1) =
+    g_j r rounded up with r >= e^h rounded up: every g_j >= e^(h (i0 + j) + gamma) (products of
+    upper bounds of positive numbers, each rounded up); Q_j g_j is rounded up once (MPFR's
+    product with an integer operand) and the ceiling taken. The character i -> e^(h i + gamma) is
+    multiplicative over the sum of class indices that a product forms, and every mass is >= 0, so
+    the exact products (rounded up, :func:`_pmul_lower`) of tilted upper bounds bound from above
+    the composed tilted mass: Q~_k >= e^(h k + T gamma) Q_k for the T-fold class k (the trims and
+    cuts drop classes, P and Q together: sound as for the untilted pair). Q~ stays near P, so its
+    unit need not resolve e^-eps (pld-speed.md, "The tilted lower pair at T = 10^7")."""
+    if not Q:
+        return [], 0
+    B = m + _TILT_G_BITS
+    A = arith(max(K, max(Q).bit_length()) + 64)
+    up = A.up
+    r = up.exp(A.dyadic(1, m)[1])
+    # the choice of gamma (80 bits, to nearest: deterministic, only a choice)
+    ctx = gmpy2.context(precision=80)
+    e, sq = ctx.exp(ctx.div(mpz(i0), mpz(1) << m)), mpfr(0)
+    rn = ctx.exp(ctx.div(mpz(1), mpz(1) << m))
+    for q in Q:
+        sq = ctx.add(sq, ctx.mul(q, e))
+        e = ctx.mul(e, rn)
+    sp = sum(P)
+    G = 0 if not (sp > 0 and sq > 0) else int(gmpy2.rint(ctx.mul_2exp(ctx.log(ctx.div(mpz(sp), sq)), B)))
+    g = up.exp(A.dyadic((i0 << _TILT_G_BITS) + G, B)[1])
+    out = []
+    for q in Q:
+        out.append(ceil_int(up.mul(q, g)) if q else 0)
+        g = up.mul(g, r)
+    return out, G
+
+
+def _untilt_q(L, K: int, m: int, floor: "int | None") -> tuple[tuple, int]:
+    """(L', K'): the tilted lower pair ``L`` = (off, P, Q~, inf, Gamma) (:func:`_compose` with
+    ``tilt``; all masses in units 2^-K, Q~_k >= e^(h k + Gamma 2^-(m + 48)) Q_k) as an untilted
+    lower pair in units 2^-K', K' = K + ceil(1.45 x_top) + :data:`_UNTILT_BITS`, x_top the top
+    class's tilt centre h k_top + Gamma 2^-(m + 48) (a Q-mass rounded up by one unit moves e^eps Q
+    by at most 2^-16 of a unit 2^-K for any eps up to there). Classes whose centre lies
+    :data:`_UNTILT_BELOW` nats below the read floor (index ``floor``, :class:`_Reader`) are dropped
+    (a dropped class loses only its (P - e^eps Q)+ >= 0: sound for any floor; None keeps all).
+
+    Proof: Q'_k = ceil(Q~_k 2^(K' - K) f_k), f_k >= e^-(h k + Gamma 2^-(m + 48)): f at the first
+    kept class is an MPFR exponential of an exact dyadic rounded up, then f_(k+1) = f_k s rounded
+    up with s >= e^-h rounded up (upper bounds of positive numbers); Q~_k 2^(K' - K) is exact (a
+    shift) and its product with f_k is rounded up once. So Q'_k 2^-K' >= Q~_k 2^-K
+    e^-(h k + gamma T) >= Q_k, the untilted class's Q-mass (:func:`_tilt_q`). P and the +inf mass
+    are shifted exactly."""
+    off, P, Qt, inf, Gam = L
+    n = len(P)
+    B = m + _TILT_G_BITS
+    j0 = 0
+    if floor is not None:
+        # h k + Gamma 2^-B >= floor h - 64, k = off + j: j >= floor - 64 / h - Gamma 2^-48 - off
+        j0 = min(max(0, floor - (_UNTILT_BELOW << m) - (Gam >> _TILT_G_BITS) - off), max(n - 1, 0))
+    x_top = max(0.0, ((off + n - 1) + Gam / 2.0 ** _TILT_G_BITS) / 2.0 ** m)
+    shift = math.ceil(1.45 * x_top) + _UNTILT_BITS
+    K2 = K + shift
+    A = arith(K2 + max(max(Qt, default=0).bit_length() - K, 0) + 64)
+    up = A.up
+    f = up.exp(A.dyadic(-(((off + j0) << _TILT_G_BITS) + Gam), B)[1])
+    s = up.exp(A.dyadic(-1, m)[1])
+    Q2 = []
+    for q in Qt[j0:]:
+        Q2.append(ceil_int(up.mul(q << shift, f)) if q else 0)
+        f = up.mul(f, s)
+    return (off + j0, [p << shift for p in P[j0:]], Q2, inf << shift), K2
 
 
 def _drop_within_budget(drop: int, budget: int, knots: int) -> int:
@@ -1350,21 +1483,22 @@ def _delta_bounds(U, L, eps: mpf, K: int, m: int = _M) -> tuple[mpf, mpf]:
     return lo, mpfr_to_mpf(up.mul_2exp(acc, -K))
 
 
-def _lower_eps(L, delta: mpf, K: int) -> mpf:
+def _lower_eps(L, delta: mpf, K: int, wide: bool = False) -> mpf:
     """A lower bound of eps(delta) from the lower pair: for any set S of classes,
     delta(eps) >= P(S) - e^eps Q(S) (the hockey-stick divergence is a supremum over
     events), so eps(delta) >= log((P(S) - delta) / Q(S)) whenever P(S) > delta.
     S runs over the sets {P_k / Q_k > t} (ordered by a float ratio: the order only
     chooses S); the best one is found in floats and its bound computed with the
     logarithm rounded down (MPFR) of an exact rational whose numerator uses
-    ceil(delta 2^K) from the upper end of delta's enclosure."""
+    ceil(delta 2^K) from the upper end of delta's enclosure. ``wide``: :func:`_ratio_order` may
+    choose in doubles past 2^1000 too (the untilted pairs of :func:`_untilt_q`)."""
     off, P, Q, linf = L
     A = arith(_prec_of(K))
     d_hi = A.up.mul_2exp(_target(A, delta)[1], K)
     Di = ceil_int(d_hi)
     if linf > d_hi:
         return mpmath.inf  # mass at +infinity alone exceeds delta: no finite eps
-    order, sp, sq = _ratio_order(P, Q, linf, Di)
+    order, sp, sq = _ratio_order(P, Q, linf, Di, wide)
     best, chosen = -math.inf, None
     for k in order:  # the prefix sums are exact integers; only the choice is in floats
         sp += P[k]
@@ -1407,7 +1541,7 @@ _RATIO_NUMPY_MIN = 1 << 14
 _RATIO_AROUND = 256
 
 
-def _ratio_order(P: list, Q: list, linf: int, Di: int) -> tuple[list, int, int]:
+def _ratio_order(P: list, Q: list, linf: int, Di: int, wide: bool = False) -> tuple[list, int, int]:
     """(order, sp, sq) for :func:`_lower_eps`: the classes with P > 0 by falling ratio P / Q (Q = 0
     first; ties by index), from which the prefix scan starts with the exact sums sp = linf + sum P and
     sq = sum Q of the classes before ``order``. A choice only (every prefix gives a bound).
@@ -1418,20 +1552,25 @@ def _ratio_order(P: list, Q: list, linf: int, Di: int) -> tuple[list, int, int]:
     sums only, deterministic), the prefix maximising (sp - delta 2^K) / sq located, and only the
     :data:`_RATIO_AROUND` classes on each side of it returned, with the exact sums before them; the
     exact scan then chooses among those as before. Doubles past 2^1000 (K beyond about 900) or no
-    prefix above delta in doubles: all classes, as before."""
+    prefix above delta in doubles: all classes, as before; with ``wide`` the integers past 2^1000 are
+    first shifted right, P and Q each by its own number of bits (a choice: the masses of 2000-bit
+    units at T = 10^7 are ordered in doubles; a Q-mass that the shift takes to 0 counts as Q = 0)."""
     n = len(P)
     if n >= _RATIO_NUMPY_MIN:
         import numpy as np
 
-        top = max(max(P), max(Q), Di, 1)
-        if top.bit_length() < 1000:
-            Pf = np.array([float(p) for p in P])
-            Qf = np.array([float(q) for q in Q])
+        # with ``wide``, P (with delta and linf) and Q shifted apart: the ratios and the quotients
+        # of the prefix sums all scale by 2^(qs - ps), which leaves the order and the best prefix
+        pb, qb = max(max(P), Di, linf, 1).bit_length(), max(max(Q), 1).bit_length()
+        ps, qs = (max(0, pb - 960), max(0, qb - 960)) if wide else (0, 0)
+        if max(pb - ps, qb - qs) < 1000:
+            Pf = np.array([float(p >> ps) for p in P])
+            Qf = np.array([float(q >> qs) for q in Q])
             idx = np.flatnonzero(Pf > 0)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 ratio = np.where(Qf[idx] > 0, Pf[idx] / np.where(Qf[idx] > 0, Qf[idx], 1.0), np.inf)
                 idx = idx[np.argsort(-ratio, kind="stable")]
-                cp = np.cumsum(Pf[idx]) + float(linf) - float(Di)
+                cp = np.cumsum(Pf[idx]) + float(linf >> ps) - float(Di >> ps)
                 cq = np.cumsum(Qf[idx])
                 val = np.where(cp > 0, np.where(cq > 0, cp / np.where(cq > 0, cq, 1.0), np.inf), -np.inf)
             if idx.size and float(val.max()) > -np.inf:
@@ -1686,12 +1825,15 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
               for d in dirs]
     if all(c is not None for c in closed):
         return max(c[0] for c in closed), max(c[1] for c in closed)
-    K, tau, budget = _units(scale, eps_hint, sum(t for _, t, _ in events))
+    total = sum(t for _, t, _ in events)
+    K, tau, budget = _units(scale, _unit_hint(eps_hint, total), total)
+    # a tilted re-derivation is priced as the untilted one was (:func:`_compose`'s ``price_bits``)
+    price_bits = _units(scale, eps_hint, total)[0] - K
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in dirs:
         lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
-                                  sides)
+                                  sides, price_bits=price_bits)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
@@ -1771,7 +1913,8 @@ def _gaussian_closed_at(A: Any, mu2: Fraction, kind: str, target: mpf,
 
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
-                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS) -> tuple[mpf, mpf]:
+                     budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS,
+                     price_bits: int = 0) -> tuple[mpf, mpf]:
     """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
     delta query, else None) for one direction of the composition of ``events`` [(make, T)]
     on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
@@ -1782,9 +1925,17 @@ def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fract
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
-    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, _read_above(kind, target, d, m),
-                    _upper_drop(K, tau, sum(T for _, T in events)))
-    lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
+    total = sum(T for _, T in events)
+    need, tilt = _read_above(kind, target, d, m), _tilts(total)
+    U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, need, _upper_drop(K, tau, total), tilt,
+                    price_bits)
+    if L is not None and tilt:
+        # the tilted lower pair read back in its own unit (:func:`_untilt_q`), the upper pair in K's
+        L, KL = _untilt_q(L, K, m, need)
+        lo = _lower_eps(L, target, KL, True) if kind == "eps" else _units_mpf(_lower_delta(L, target), KL)
+        hi = (_eps_bounds(U, None, target, K, m) if kind == "eps" else _delta_bounds(U, None, target, K, m))[1]
+    else:
+        lo, hi = _eps_bounds(U, L, target, K, m) if kind == "eps" else _delta_bounds(U, L, target, K, m)
     return sup.tighten(kind, target, exact, lo, hi) if sup is not None else (lo, hi)
 
 
