@@ -50,8 +50,7 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   gaussian_bounds, laplace_tails,
                   register_queries)
 from .pld import _count as _pld_count, _eps_input, _events as _pld_events
-from .pld import (_DPS as _PRICE_DPS, Support, _Priced, _delta_input, _delta_scale, _discretise, _recorded_hi,
-                  grid_hint)
+from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, grid_hint, grid_work)
 from .wor import max_curve_tails
 from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
                                    discrete_event_atoms)
@@ -1742,23 +1741,12 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
         weight, knot_cap = total.bit_length(), _knot_cap(blocks)
         worst = 0
         for d in _DIRS[rel]:
-            work: list = []
-
-            def price(knots: int, bits: int) -> None:
-                work.append(knots * bits * weight)
-                raise _Priced
-
             # as direction_bounds and _compose: at or past a bounded loss's end delta is 0 (no grid),
             # below it each step's knots start at its floor (near a pure-DP eps: 2^-46, a few knots)
             sup = Support.of(blocks, d) if exact is not None else None
             if sup is not None and exact >= sup.end:
                 continue
             floors = sup.floors(exact) if sup is not None else [None] * len(blocks)
-            for (make, _t), c in zip(blocks, floors):
-                try:
-                    _discretise(make(d)[0], K, tau, m, max_knots=knot_cap, price=price,
-                                first=None if c is None else math.floor(c * 2**m) - 1)
-                except _Priced:
-                    pass
-            worst = max(worst, 3 * sum(work))  # both sides: 1 upper + 2 lower (:meth:`.pld._Meter.charge`)
+            laws = [(make(d)[0], None if c is None else math.floor(c * 2**m) - 1) for (make, _t), c in zip(blocks, floors)]
+            worst = max(worst, grid_work(laws, K, tau, m, weight, knot_cap))
         return worst, m

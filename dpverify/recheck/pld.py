@@ -2605,6 +2605,26 @@ class Support:
         return lo, hi
 
 
+def grid_work(laws: "list[tuple[Any, Optional[int]]]", K: int, tau: mpf, m: int, weight: int,
+              max_knots: int) -> int:
+    """What :class:`_Meter` charges one direction's pairs on the grid 2^-m, both sides (1 upper and
+    2 lower, :meth:`_Meter.charge`): per step law (its tails and the first knot it reads from, None
+    for all), knots x bits x ``weight``, counted by :func:`_discretise`'s ``price`` hook before any
+    mass is computed. The one count behind :func:`recorded_grid_price` and the events route's."""
+    work: list = []
+
+    def price(knots: int, bits: int) -> None:
+        work.append(knots * bits * weight)
+        raise _Priced
+
+    for tails, first in laws:
+        try:
+            _discretise(tails, K, tau, m, max_knots=max_knots, price=price, first=first)
+        except _Priced:
+            pass
+    return 3 * sum(work)
+
+
 class _Priced(Exception):
     """Raised by :func:`recorded_grid_price`'s price callback: the knots are counted, the work is not done."""
 
@@ -2637,17 +2657,5 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
         weight = total.bit_length()
         worst = 0
         for d in _directions(inputs):
-            work = []
-
-            def price(knots: int, bits: int) -> None:
-                work.append(knots * bits * weight)
-                raise _Priced
-
-            for make, _, _ in events:
-                tails, _ = make(d)
-                try:
-                    _discretise(tails, K, tau, m, max_knots=MAX_KNOTS, price=price)
-                except _Priced:
-                    pass
-            worst = max(worst, 3 * sum(work))  # both sides: 1 upper + 2 lower (:meth:`_Meter.charge`)
+            worst = max(worst, grid_work([(make(d)[0], None) for make, _, _ in events], K, tau, m, weight, MAX_KNOTS))
         return worst, m
