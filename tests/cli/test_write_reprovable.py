@@ -163,3 +163,24 @@ def test_an_oracle_run_prices_its_configurations_on_the_producers_grids(monkeypa
     _cap(monkeypatch, work - 1)
     with pytest.raises(InvalidParameter, match=f"3 needs the grid 2\\^-{m}"):
         emit(_json_args(), cert, "", result.grids())
+
+
+def test_a_registry_pld_claim_is_re_proved_before_it_is_written() -> None:
+    """A registry claim of a PLD kind records no grid, so nothing priced it: `reproduce` wrote an MNIST
+    pld.epsilon claim at digits 7 that verify answered exit 3 (adv51 M1, 66 CPU s to produce, so not
+    re-run here). Now it is re-proved by verify's own route before it is written: a genuine one passes,
+    and one whose enclosure is moved past the truth (as a producer bug would) is an internal error,
+    never a file. The truth (verify's independent enclosure of prv-accountant-17-bracket) is about
+    0.0672138."""
+    from dpverify.errors import InternalError
+
+    root = Path(__file__).resolve().parents[2] / "certificates"
+    cert = json.loads((root / "prv-accountant-17-bracket.json").read_text())
+    assert "grid" not in cert["result"] and cert["claim"]["quantity"] == "pld.epsilon"
+    assert unverifiable(cert) is None
+    from tests.certs import reseal
+
+    moved = json.loads(json.dumps(cert))
+    moved["result"]["enclosure"] = {"lo": "0.0673", "hi": "0.0674"}
+    with pytest.raises(InternalError, match="refuses a pld.epsilon certificate dpverify wrote"):
+        unverifiable(reseal(moved))
