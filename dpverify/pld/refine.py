@@ -629,8 +629,10 @@ def tightened_width(plan: Any, kind: str, rel_width: float, afford_length: int) 
     (a float answer, such as the dp_accounting drop-in's, is then as close to the truth
     as that grid makes it). A function of the plan only, never of a clock."""
     best = rel_width
-    if kind == "delta" and not plan.checked:
-        # the planned grid of an unchecked delta plan is a coarse start, not a cost: no tightening
+    if not plan.checked:
+        # the planned grid of an unchecked plan is a coarse start (plan.UNCHECKED_GRID), not a cost:
+        # no tightening. An eps one was tightened toward width/1000 once its start was capped: the
+        # dp_accounting drop-in ran sigma 0.5, q 1e-6, T 1000 into its time budget at 2^-18 (ref51)
         return best
     for k in (1, 2, 3):
         w = rel_width / 10 ** k
