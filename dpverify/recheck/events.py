@@ -1350,9 +1350,17 @@ def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded
     return None
 
 
+#: the recorded upper end of a claim at or above which :func:`screen_delta` is skipped. Not the second
+#: rung's 1e-30: a claim forged to [1e-29, 2e-29] with the hint 2^-15 then handed the search a unit
+#: sized from 2e-29 and a start at 2^-11, 39-41 CPU s to refuse where the screen's first rung (the
+#: 2^-8 grid at scale 1) refuses it in about 1 s (ref51b MEDIUM-1); from 1e-10 such a forgery costs
+#: about 15 s, and genuine claims near delta = 1e-8 (the events-claim fixture) still skip it
+_CLAIM_SKIP_SCALE = mpf(10) ** -10
+
+
 def _claim_scaled(kind: str, recorded: Any) -> bool:
     """Whether :func:`screen_delta` can be skipped: a claim (the screen never accepts one: its verdict
-    needs the search) whose recorded upper end is at least the second rung's scale 1e-30. There the
+    needs the search) whose recorded upper end is at least :data:`_CLAIM_SKIP_SCALE`. There the
     walk computes only its first rung and stops whatever it finds, so all it could do is refuse a
     disjoint enclosure early; the search refuses it as well (disjoint is refused by the acceptance
     rule whichever enclosure shows it), on a unit sized from that upper end, at most about 100 bits
@@ -1361,7 +1369,7 @@ def _claim_scaled(kind: str, recorded: Any) -> bool:
     if kind != "claim" or not isinstance(recorded, dict):
         return False
     try:
-        return enclosure_of(recorded, "result.enclosure", 40)[1] >= _RUNG
+        return enclosure_of(recorded, "result.enclosure", 40)[1] >= _CLAIM_SKIP_SCALE
     except (MalformedCertificate, CertificateRejected):
         return False  # the screen names it
 

@@ -109,3 +109,21 @@ def test_a_claim_verdict_comes_from_the_bound_only_when_it_proves_delta():
     assert held is not None and held.verdict == "holds" and held.hi == U
     assert _settle_delta(U, "claim", {"delta": "1e-7"}, rec) is None
     assert _settle_delta(U, "delta", {}, {"lo": "1e-9", "hi": "1"}) is None  # neither inside nor below
+
+
+def test_a_claim_forged_far_below_walks_the_screen_and_is_refused() -> None:
+    """ref51b MEDIUM-1: an events.claim (T = 10^6, q 0.01, sigma 0.8, claimed eps 3, delta 1e-5; the
+    truth is about 1) forged to [1e-29, 2e-29] "holds" with the hint 2^-15 skipped the screen (its
+    upper end was above the second rung's 1e-30) and handed the search a unit sized from 2e-29 and a
+    start at 2^-11: 39 CPU s to refuse. Below _CLAIM_SKIP_SCALE it walks the screen, whose first rung
+    (2^-8 at scale 1) proves a lower end near 1 and refuses it (exit 1)."""
+    import json
+    from pathlib import Path
+
+    from dpverify.recheck.events import _claim_scaled
+    from tests.certs import outcome
+
+    cert = json.loads((Path(__file__).parent / "data" / "events-claim-forged-1e-29-hint15.json").read_text())
+    assert cert["claim"]["quantity"] == "events.claim" and cert["result"]["grid"] == "2^-15"
+    assert not _claim_scaled("claim", cert["result"]["enclosure"])
+    assert outcome(cert) == 1
