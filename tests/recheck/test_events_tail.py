@@ -117,9 +117,6 @@ def test_a_claim_forged_far_below_walks_the_screen_and_is_refused() -> None:
     upper end was above the second rung's 1e-30) and handed the search a unit sized from 2e-29 and a
     start at 2^-11: 39 CPU s to refuse. Below _CLAIM_SKIP_SCALE it walks the screen, whose first rung
     (2^-8 at scale 1) proves a lower end near 1 and refuses it (exit 1)."""
-    import json
-    from pathlib import Path
-
     from dpverify.recheck.events import _claim_scaled
     from tests.certs import outcome
 
