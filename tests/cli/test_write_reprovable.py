@@ -184,3 +184,18 @@ def test_a_registry_pld_claim_is_re_proved_before_it_is_written() -> None:
     moved["result"]["enclosure"] = {"lo": "0.0673", "hi": "0.0674"}
     with pytest.raises(InternalError, match="refuses a pld.epsilon certificate dpverify wrote"):
         unverifiable(reseal(moved))
+
+
+def test_a_claim_priced_past_the_knot_cap_that_verify_decides_coarser_is_written() -> None:
+    """A claim's re-check starts 4 halvings coarser than its recorded grid and may decide there, so
+    the price on the recorded grid is no lower bound of verify's work (ref51b MEDIUM-2): the
+    events-claim fixture with its grid moved to 2^-18 is priced past the events route's knot cap,
+    yet verify accepts it (at 2^-14). Past the cap a claim is re-proved, not refused at once."""
+    from tests.certs import outcome, reseal
+
+    f2 = Path(__file__).resolve().parents[1] / "certificate" / "format2" / "events-claim.json"
+    cert = json.loads(f2.read_text())
+    cert["result"]["grid"] = "2^-18"
+    reseal(cert)
+    assert outcome(cert) == 0  # verify's own answer
+    assert unverifiable(cert) is None
