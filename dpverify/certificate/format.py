@@ -439,7 +439,7 @@ def schema_errors(cert: Any) -> list[str]:
     fmt = cert.get("format")
     if "format" not in cert:  # was "format: 'None' is not allowed", a value the file does not hold (mend49 5)
         return [f"format: missing (required; allowed: {', '.join(SCHEMAS)})"]
-    if fmt not in SCHEMAS:
+    if not isinstance(fmt, str) or fmt not in SCHEMAS:  # [] or {} is unhashable (adv51 L1: exit 3, TypeError)
         return [f"format: {_shown(fmt)} is not allowed (allowed: {', '.join(SCHEMAS)})"]
     root = load_schema(fmt)
     validator = schema_validator(root)

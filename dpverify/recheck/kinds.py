@@ -1002,6 +1002,23 @@ def last_digit_unit(text: str) -> "Fraction | None":
     return Fraction(1, 10 ** (decimals - e)) if decimals >= e else Fraction(10 ** (e - decimals))
 
 
+
+def _g3(x: Fraction) -> str:
+    """x to 3 significant digits for a message, at any size (float() overflows past 1e308: a
+    0.1e-3000 end made the width 1e3000 and verify answered exit 3, OverflowError, adv51 L2)."""
+    if x == 0 or Fraction(1, 10**300) < abs(x) < 10**300:
+        return f"{float(x):.3g}"
+    e = len(str(abs(x.numerator))) - len(str(x.denominator))
+    m = x / Fraction(10) ** e
+    while abs(m) >= 10:
+        m, e = m / 10, e + 1
+    while abs(m) < 1:
+        m, e = m * 10, e - 1
+    text = f"{float(m):.3g}"
+    if text.lstrip("-") == "10":  # 9.996 rounds up a decade
+        text, e = text.replace("10", "1"), e + 1
+    return f"{text}e{e:+d}"
+
 def _check_relative_width(result: Mapping[str, Any]) -> None:
     """``relative_width`` states (hi - lo) / lo of the producer's exact enclosure, to three
     digits; the recorded ends are its outward roundings, so exact lo is in [lo_p, lo_p + ulp]
@@ -1024,4 +1041,4 @@ def _check_relative_width(result: Mapping[str, Any]) -> None:
     if r > most * Fraction(101, 100) or r < least * Fraction(99, 100):
         raise CertificateRejected(
             f"result.relative_width={str(stated)[:40]} does not fit the recorded enclosure, whose exact "
-            f"width is between {float(max(least, Fraction(0))):.3g} and {float(most):.3g}")
+            f"width is between {_g3(max(least, Fraction(0)))} and {_g3(most)}")

@@ -243,3 +243,20 @@ def test_a_schema_bound_names_the_value_shortly_and_the_bound(digits, said, tmp_
     p.write_text(json.dumps(reseal(c)))
     code, msg = verify_file(p)
     assert code == 2 and f"inputs.digits: {said}" in msg, msg
+
+
+@pytest.mark.parametrize("edit,code,words", [
+    # an unhashable format: was exit 3, "the verifier failed (TypeError: unhashable type)" (adv51 L1)
+    (lambda c: c.__setitem__("format", []), 2, "format: a list is not allowed"),
+    (lambda c: c.__setitem__("format", {}), 2, "is not allowed (allowed: dpverify-certificate/1"),
+    # an end inside the exponent cap but past the double range: the width message divided to 1e3000
+    # in floats, exit 3 (OverflowError, adv51 L2); the width is named at any size
+    (lambda c: c["result"]["enclosure"].__setitem__("lo", "0.1e-3000"), 1, "e+3000 and "),
+])
+def test_an_odd_value_is_answered_in_words_not_a_verifier_failure(edit, code, words, tmp_path):
+    c = json.loads((Path(__file__).parent / "format2" / "pld-epsilon.json").read_text())
+    edit(c)
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(reseal(c)))
+    got, msg = verify_file(f)
+    assert got == code and words in msg and "failed" not in msg, msg
