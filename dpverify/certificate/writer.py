@@ -17,6 +17,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from .._version import __version__
 from ..errors import CertificateRejected, CouldNotReprove, InternalError, MalformedCertificate
+from ..limits import MAX_NUMBER_CHARS
 from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonical_bytes, compute_digest,
                      foreign_inputs, schema_errors)
 from .prose import source, statement
@@ -241,10 +242,12 @@ def _schema_spelling(text: str) -> str:
 def typed_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Inputs typed one way: counts as integers, every other number as an
     exact decimal string in the schema's spelling (a bool stays a bool, lists
-    and objects are kept)."""
+    and objects are kept). A count text longer than any number text (MAX_NUMBER_CHARS) stays text, for
+    the schema to name: int() of 5,000 digits raised Python's own limit, exit 4 (adv51 L4)."""
     out: dict[str, Any] = {}
     for key, v in inputs.items():
-        if key in COUNT_KEYS and isinstance(v, str) and v.strip().isascii() and v.strip().isdigit():
+        if (key in COUNT_KEYS and isinstance(v, str) and v.strip().isascii() and v.strip().isdigit()
+                and len(v.strip()) <= MAX_NUMBER_CHARS):
             v = int(v)
         elif key not in COUNT_KEYS and isinstance(v, int) and not isinstance(v, bool):
             v = str(v)

@@ -889,12 +889,15 @@ def plan_query(steps: Sequence[Any], directions: Sequence[str], kind: str,
         return None
 
 
-#: the first grid of a query whose plan no float law confirmed, per kind (:func:`planned_grid`).
-#: Measured on sigma 0.5, q 1e-6, T 1000, delta 1e-9 at width 1e-4: an eps query capped at 2^-8 or
-#: 2^-10 measured a width from which the h^2 law went finer than needed (15.3 / 8.6 s, and a
-#: certificate priced near verify's cap); at 2^-12 it took 2^-12 then 2^-15 (3.9 s with the
-#: write-time re-proof, verify 7.4 s)
-UNCHECKED_GRID = {"delta": 8, "eps": 12}
+#: the first grid of a delta query whose plan no float law confirmed (:func:`planned_grid`)
+UNCHECKED_DELTA_GRID = 8
+#: halvings coarser than planned that an eps query whose plan no float law confirmed starts at
+#: (1/16 of the planned grid's cost). Measured: sigma 0.5, q 1e-6, T 1000, delta 1e-9 planned 2^-19
+#: (64 CPU s, 1 GB, then refused at write time as past verify's cap) and needs 2^-15: 3.8 s with
+#: the write-time re-proof; prv_accountant #17's bracket (delta 1.1e-18) planned 2^-17 and took it:
+#: 1.1 s against 0.7. A fixed start of 2^-12 served the first and took the second from 0.7 s to
+#: 4.1 s: from a level that coarse the h^2 law of the levels overshoots (to 2^-18)
+UNCHECKED_EPS_HALVINGS = 4
 
 
 def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
@@ -916,9 +919,10 @@ def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
         # certifies to 1e-4 in a second; an eps query of sigma 0.5, q 1e-6, T 1000, where about
         # 1e-3 steps are sampled in expectation and the central-limit model puts eps at 0.0074
         # against 0.058, went to 2^-19 at once: 64 CPU s and 1 GB, priced past verify's cap),
-        # so a coarse level measures the width first and the h^2 law of the levels
+        # so a coarser level (a fixed one for delta, 4 halvings for eps: UNCHECKED_EPS_HALVINGS)
+        # measures the width first and the h^2 law of the levels
         # (refine._inc_for) picks the next; it costs at most 4^-k of a grid k halvings finer
-        m = min(m, UNCHECKED_GRID[kind])
+        m = min(m, UNCHECKED_DELTA_GRID) if kind == "delta" else m - UNCHECKED_EPS_HALVINGS
     m = max(m, coarsest_grid(plan.steps))
     return max(4, min(20, m))
 

@@ -630,7 +630,7 @@ def tightened_width(plan: Any, kind: str, rel_width: float, afford_length: int) 
     as that grid makes it). A function of the plan only, never of a clock."""
     best = rel_width
     if not plan.checked:
-        # the planned grid of an unchecked plan is a coarse start (plan.UNCHECKED_GRID), not a cost:
+        # the planned grid of an unchecked plan is a coarse start (plan.UNCHECKED_DELTA_GRID, UNCHECKED_EPS_HALVINGS), not a cost:
         # no tightening. An eps one was tightened toward width/1000 once its start was capped: the
         # dp_accounting drop-in ran sigma 0.5, q 1e-6, T 1000 into its time budget at 2^-18 (ref51)
         return best

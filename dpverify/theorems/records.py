@@ -46,13 +46,19 @@ def _path(err: Any) -> str:
 
 def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field path, message) of every schema violation, most specific first."""
-    from ..certificate.format import INTEGER_REQUIRED, schema_validator, type_message
+    from ..certificate.format import INTEGER_REQUIRED, NUMBER_TEXT, schema_validator, type_message
 
     # a JSON float is no integer here: batch_size 256.0 passed Draft 2020-12's reading of
     # "integer" and ended in an internal error (TypeError) of the accountant (issue 22)
     validator = schema_validator(schema)
     out = []
     for err in sorted(validator.iter_errors(record), key=lambda e: (-len(e.absolute_path), str(e.message))):
+        if err.validator == "oneOf" and err.context:
+            # the branch the record meant (its kind is allowed there) says what is wrong, not "is not
+            # valid under any of the given schemas"
+            meant = [e for e in err.context if e.validator not in ("enum", "const", "additionalProperties", "required")]
+            if meant:
+                err = meant[0]
         field = _path(err)
         msg = err.message
         if err.validator == "additionalProperties":
@@ -70,6 +76,10 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
             msg = f"{err.instance!r} is not an integer: {INTEGER_REQUIRED}"
         elif err.validator == "type":
             msg = type_message(err.instance, err.schema)
+        elif err.validator == "pattern" and "/" in err.validator_value and "[0-9]" in err.validator_value:
+            msg = f"{str(err.instance)[:60]!r} is not a number as a certificate writes one ({NUMBER_TEXT})"
+        elif err.validator == "maxLength":
+            msg = f"{len(err.instance)} characters, more than the {err.validator_value} a certificate records"
         out.append((field or "(record)", msg))
     return out
 

@@ -18,6 +18,7 @@ undecided otherwise. A claim that fails is a finding, not an error.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -57,12 +58,32 @@ class Claim:
         return quantities.compute(self.quantity, self.inputs)
 
 
+def record_schema() -> dict[str, Any]:
+    """``claim.schema.json`` held to what a certificate may record of a claim: the lengths of its
+    words and the number spelling of its relation's ends, read from the certificate schema (one copy
+    of each bound). A record past them was read, computed, then refused by the writer as a bug, exit 4
+    (adv51 L3: a bound "+1" or " 1 ", an id of 5,000 characters)."""
+    from ..certificate.format import FORMAT, load_schema as certificate_schema
+
+    schema = copy.deepcopy(load_schema(SCHEMA))
+    cert = certificate_schema(FORMAT)
+    fields = cert["properties"]["claim"]["properties"]
+    for key, spec in schema["properties"].items():
+        if "maxLength" in fields.get(key, {}):
+            spec["maxLength"] = fields[key]["maxLength"]
+    for form in schema["properties"]["relation"]["oneOf"]:
+        for key, spec in form["properties"].items():
+            if key != "kind":
+                spec.update({k: v for k, v in cert["$defs"]["number"].items() if k in ("pattern", "maxLength")})
+    return schema
+
+
 def load_claims(paths: Sequence["str | Path"]) -> list[Claim]:
     """The claims of the given JSON Lines files (in order), each record checked
     against the schema, its relation parsed and its inputs' keys and values checked
     against its quantity (:func:`quantities.check_inputs`, :func:`quantities.check_values`);
     ids must be unique across the files."""
-    schema = load_schema(SCHEMA)
+    schema = record_schema()
     out: list[Claim] = []
     seen: dict[str, str] = {}
     for path in paths:

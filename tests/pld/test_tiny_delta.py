@@ -13,7 +13,7 @@ import pytest
 from dpverify.cli import main
 from dpverify.pld.accountant import Step, plan_query, refine_query
 from dpverify.pld.pairs import SubsampledGaussianPair
-from dpverify.pld.plan import UNCHECKED_GRID, planned_grid
+from dpverify.pld.plan import UNCHECKED_DELTA_GRID, UNCHECKED_EPS_HALVINGS, planned_grid
 from dpverify.pld.refine import UNCHECKED_UNIT_BITS, tightened_width
 from dpverify.recheck.verify import verify_file
 
@@ -69,9 +69,9 @@ def test_unchecked_plan_starts_coarse_at_a_bounded_unit():
     step = Step(lambda d: SubsampledGaussianPair(F(11, 10), F(1, 100), d), 10)
     p = plan_query([step], ("remove",), "delta", F(2))
     assert p is not None and not p.checked and p.log_delta < -1000
-    assert planned_grid(p, "delta", 1e-4) <= UNCHECKED_GRID["delta"]
+    assert planned_grid(p, "delta", 1e-4) <= UNCHECKED_DELTA_GRID
     res = refine_query([step], ("remove",), kind="delta", target=F(2), rel_width=1e-4)
-    assert res.levels[0]["m"] <= UNCHECKED_GRID["delta"] and res.levels[0]["K"] <= UNCHECKED_UNIT_BITS + 64
+    assert res.levels[0]["m"] <= UNCHECKED_DELTA_GRID and res.levels[0]["K"] <= UNCHECKED_UNIT_BITS + 64
     assert len(res.levels) <= 3 and res.lo > F(1, 10**13) and res.hi - res.lo <= F(1, 10**4) * res.lo
 
 
@@ -79,12 +79,12 @@ def test_unchecked_eps_plan_starts_coarse_and_is_reproved(tmp_path):
     """sigma 0.5, q 1e-6, T 1000, delta 1e-9 (ref50 MEDIUM-2): about 1e-3 steps are sampled in
     expectation, a rare-event mixture the central-limit model misreads (eps 0.0074 against 0.058,
     width per h^2 5e5). The eps query went to 2^-19 at once: 64 CPU s, 1 GB, and a certificate
-    priced past verify's cap (refused at write time). Unchecked, it starts at 2^-12, and the
-    answer is re-proved by verify's MPFR route (an enclosure that missed the truth is exit 1)."""
+    priced past verify's cap (refused at write time). Unchecked, it starts 4 halvings coarser, and
+    the answer is re-proved by verify's MPFR route (an enclosure that missed the truth is exit 1)."""
     step = Step(lambda d: SubsampledGaussianPair(F(1, 2), F(1, 10**6), d), 1000)
     p = plan_query([step], ("add", "remove"), "eps", F(1, 10**9))
     assert p is not None and not p.checked
-    assert planned_grid(p, "eps", 1e-4) == UNCHECKED_GRID["eps"] < 19
+    assert planned_grid(p, "eps", 1e-4) == 19 - UNCHECKED_EPS_HALVINGS
     # nor is it tightened for a caller that affords more points (the dp_accounting drop-in's 2^18):
     # toward width / 1000 it ran into its time budget at 2^-18 (ref51)
     assert tightened_width(p, "eps", 1e-4, 2**18) == 1e-4

@@ -135,7 +135,15 @@ def test_a_new_claim_is_a_record(tmp_path):
         ({"inputs": {"mu": "6"}}, "inputs.eps", "missing"),
         ({"quantity": "gdp.delt"}, "quantity", "did you mean gdp.delta?"),
         ({"relation": {"kind": "rounds", "printed": "1"}}, "relation", "is not valid"),
-        ({"relation": {"kind": "lt", "bound": "abc"}}, "relation", "not a number"),
+        ({"relation": {"kind": "lt", "bound": "abc"}}, "relation.bound", "not a number"),
+        # what a certificate may record of a claim, read from its schema (adv51 L3: these were read,
+        # computed, then refused by the writer as a bug, exit 4)
+        ({"relation": {"kind": "le", "bound": "+1"}}, "relation.bound", "'+1' is not a number as a certificate"),
+        ({"relation": {"kind": "in", "lo": " 1 ", "hi": "2"}}, "relation.lo", "not a number as a certificate"),
+        ({"id": "a" * 5000}, "id", "5000 characters, more than the 200 a certificate records"),
+        ({"printed": "1" * 2001}, "printed", "more than the 2000"),
+        # a count of 5,000 digits: int() raised Python's own limit, exit 4 (adv51 L4)
+        ({"inputs": {"mu": "6", "eps": "100", "digits": "1" * 5000}}, "inputs.digits", "is not an integer"),
         ({"printed": 3}, "printed", "3 is not a string (the number as the source prints it)"),
     ],
 )
