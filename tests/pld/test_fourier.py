@@ -454,7 +454,11 @@ def test_a_retry_that_gains_nothing_ends_the_fourier_tries(monkeypatch):
     the exact route's own, bit for bit; the upper pair's Fourier power overlaps the exact route's."""
     import dpverify.pld.compose as C
     from dpverify.events import epsilon, model as E
-    from dpverify.pld import refine as A
+    from dpverify.pld import plan as P, refine as A
+
+    # this event's plan is unchecked: it would now start 4 halvings coarser, at 2^-10, and answer
+    # there without a transform (0.12 s); the planned 2^-14 is where the transforms were declined
+    monkeypatch.setattr(P, "UNCHECKED_EPS_HALVINGS", 0)
 
     event = E.SelfComposed(E.PoissonSampled(Fraction(1, 100), E.EpsilonDelta(Fraction(1, 2), Fraction(1, 10**9))),
                            10**4)
