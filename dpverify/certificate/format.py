@@ -13,6 +13,7 @@ accidents: anyone can recompute it, so ``verify`` re-derives every number.
 from __future__ import annotations
 
 import ast
+import datetime
 import hashlib
 import json
 import re
@@ -297,6 +298,8 @@ def _shown(value: Any) -> str:
         return json.dumps(value)
     if isinstance(value, (dict, list)):
         return "an object" if isinstance(value, dict) else "a list"
+    if isinstance(value, (datetime.date, datetime.time)):  # TOML's dates, as the file writes them
+        return f"the date {value.isoformat()}" if isinstance(value, datetime.date) else f"the time {value.isoformat()}"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
         # about bit_length log10(2) digits: str() of an integer past Python's digit limit raises
         return f"an integer of about {round(abs(value).bit_length() * 0.30103)} digits"

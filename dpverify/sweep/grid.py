@@ -111,7 +111,7 @@ def _path(parts: Sequence[Any]) -> str:
 
 
 def _schema_errors(data: Any, source: str) -> None:
-    from ..certificate.format import schema_validator
+    from ..certificate.format import schema_validator, type_message
 
     schema = _load_json_resource("grid.schema.json")
     validator = schema_validator(schema)
@@ -137,7 +137,7 @@ def _schema_errors(data: Any, source: str) -> None:
         raise _err(source, _path(where), "an axis is a non-empty list of values or a range "
                    "{start, stop, step | num | factor}")
     if e.validator == "type":
-        raise _err(source, _path(where), f"{e.instance!r} has the wrong type; expected {e.validator_value}")
+        raise _err(source, _path(where), type_message(e.instance, e.schema))
     raise _err(source, _path(where), e.message)
 
 

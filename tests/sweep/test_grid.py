@@ -52,6 +52,9 @@ def test_geometric_range(tmp_path):
     ('task = "audit"\n[product]\nsteps = [1, 2]\n[heatmap]\nx = "steps"\ny = "sigma"\n', ["heatmap.y", "not an axis"]),
     ('task = "audit"\n[product]\nsteps = []\n', ["product.steps"]),
     ('task = [\n', ["not TOML"]),
+    # a TOML date, as the file writes it (was "datetime.date(1979, 5, 27) has the wrong type; expected
+    # ['string', 'integer', 'boolean']", adv51 L5)
+    ('task = "audit"\n[fixed]\ndelta = 1979-05-27\n', ["fixed.delta: the date 1979-05-27 is not a string"]),
 ])
 def test_bad_grids_are_refused_with_file_and_path(tmp_path, text, needles):
     with pytest.raises(InvalidParameter) as info:
