@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Union
+from typing import Callable, Iterable, Union
 
 import gmpy2
 import mpmath
@@ -189,9 +189,19 @@ class Arith:
         fraction is used instead (:meth:`upper_tail`)."""
         return (self._ncdf_point(a[0])[0], self._ncdf_point(a[1])[1])
 
+    def _q_neg(self, x: mpfr, q: Callable[[mpfr], Iv]) -> Iv:
+        """Q(-x) = Phi(x) from ``q``, an enclosure of Q at a point (Q decreases). -x is exact where x
+        fits this precision (every caller forms its arguments so); otherwise its two roundings bound
+        it, the lower end of Q from the one rounded up (ref51b: a 53-bit point at 40 bits gave a lower
+        end of Phi above the truth, through a negation rounded down)."""
+        a, b = self.dn.minus(x), self.up.minus(x)
+        if a == b:
+            return q(a)
+        return (q(b)[0], q(a)[1])
+
     def _ncdf_point(self, x: mpfr) -> Iv:
         if x <= -CF_FROM:
-            return self.upper_tail(self.dn.minus(x))
+            return self._q_neg(x, self.upper_tail)
         if x >= CF_FROM:
             t = self.upper_tail(x)
             return (self.dn.sub(1, t[1]), self.up.sub(1, t[0]))
@@ -228,7 +238,7 @@ class Arith:
         if x > 0:
             t = B._taylor_q(x)
             return (dn.sub(1, t[1]), up.sub(1, t[0]))
-        t = B._taylor_q(B.dn.minus(x))  # exact: negation
+        t = B._q_neg(x, B._taylor_q)
         return (dn.add(t[0], 0), up.add(t[1], 0))  # rounded outward to this precision
 
     def ncdf_abs(self, a: Iv) -> Iv:
@@ -247,7 +257,7 @@ class Arith:
         if not (-TAYLOR_TO < x < TAYLOR_TO):
             return self._far_abs(x)
         if x <= 0:
-            return self._taylor_q(self.dn.minus(x))
+            return self._q_neg(x, self._taylor_q)
         t = self._taylor_q(x)
         return (self.dn.sub(1, t[1]), self.up.sub(1, t[0]))
 
@@ -266,6 +276,9 @@ class Arith:
         gives an enclosure; the choice only sets the width and the cost. Rounded outward to this
         precision."""
         dn, up = self.dn, self.up
+        if x < 0 and dn.minus(x) != up.minus(x):  # x finer than this precision (see _q_neg)
+            a, b = dn.minus(x), up.minus(x)  # -b <= x <= -a, each exact here; Phi increases
+            return (self._far_abs(dn.minus(b))[0], self._far_abs(dn.minus(a))[1])
         t = dn.minus(x) if x < 0 else x
         s = int(dn.mul(dn.square(t), _LOG2E_HALF_DN))
         if s >= self.prec + 2:

@@ -227,3 +227,17 @@ def test_ncdf_abs_far_tail_at_reduced_precision(x: str, prec: int) -> None:
     with mpmath.workprec(HP + 20):
         assert mpfr_to_mpf(lo) <= ref <= mpfr_to_mpf(hi)
         assert mpfr_to_mpf(hi) - mpfr_to_mpf(lo) <= mpmath.mpf(2) ** -(prec - 8)
+
+
+@pytest.mark.parametrize("x", ["-27.321785991466186", "-22.667771691653599", "-33.399977604885287", "-3.1", "-0.7"])
+@pytest.mark.parametrize("which", ["ncdf", "ncdf_abs", "ncdf_rel"])
+def test_a_point_finer_than_the_precision_is_enclosed(x: str, which: str) -> None:
+    """A 53-bit negative point at 40 bits: -x was formed by a negation rounded down, and both ends of
+    Phi(x) = Q(-x) were read at that one argument, so the lower end was above the truth (ref51b: 94
+    of 3,670 checks at 40 bits, ncdf_rel and ncdf_abs). Against mpmath at 2400 bits."""
+    p = gmpy2.mpfr(float(x), 53)
+    A = arith(40)
+    lo, hi = getattr(A, which)((p, p))
+    with mpmath.workprec(2400):
+        truth = mpmath.ncdf(mpfr_to_mpf(p))
+        assert mpfr_to_mpf(lo) <= truth <= mpfr_to_mpf(hi)
