@@ -599,14 +599,14 @@ def transform_work(N: int, a: int) -> int:
     """The work of one :func:`_transform_power` of length ``N`` to the power ``a``, in the units of
     :class:`.pld._Meter` (about 1e-8 CPU s each here, as its knots x bits): N x (2 x the bit length of
     a, the squarings and products of :func:`_pow`, + log2 N, the two transforms). A count, no proof:
-    it only decides whether the work is done (issue 22: a declined 2^21-long lower power cost 3 CPU s
-    that no price covered)."""
+    it is charged to the re-check's meter when the power declines (issue 22: a declined 2^21-long
+    lower power cost 3 CPU s that no price covered)."""
     return N * (2 * a.bit_length() + N.bit_length())
 
 
 def _charge(price: "Callable[[int], None] | None", N: int, a: int) -> None:
-    """``price`` (the caller's meter: it may refuse, raising) told the work of one transform power
-    before it is done."""
+    """``price`` (the caller's count, :func:`.pld._fourier_kernel`) told the work of one transform
+    power before it is done."""
     if price is not None:
         price(transform_work(N, a))
 

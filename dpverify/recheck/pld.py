@@ -1015,8 +1015,16 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
     lower pair's P, its +inf mass and ``budget`` are in units 2^-(K - drop) (:func:`_compose`): P is
     handed over times 2^drop (exact) and its power's P-masses and +inf mass come back rounded down to
     that unit (a smaller lower P is as sound), the deficit rounded up (it is subtracted).
-    ``price``: told each transform power's work (:func:`.fourier.transform_work`) once its length is
-    chosen and before it is done (the grid's meter, :func:`_compose`: it may refuse)."""
+    ``price`` (the grid's meter, :func:`_compose`: it may refuse, :class:`_OverCap`): charged, when a
+    power declines, the work of the transforms it did in vain (:func:`.fourier.transform_work`, counted
+    once each length is chosen), on top of the exact products the grid's price covers and which then
+    go on. A power that returns replaced some of those priced products and is not charged (the 2^-17
+    genuine certificate of tests/recheck/test_pld_recorded_grid_price.py, priced 2.29e9 by its knots,
+    verifies through its powers). The charge follows the declined transforms (at most two of
+    :data:`.fourier.MAX_N`, about 3 CPU s) and refuses all the work after them: the same at every
+    load (issue 22: at 2^-16, T = 10^5, the declined powers' 8 CPU s were in no price, and the grid,
+    priced 0.97 of the cap by its knots, ran 67 CPU s; refused at its lower pair's declined power it
+    stops at 24)."""
     allowance = (budget << drop) * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
     def run(base, a: int, steps: int, need: "int | None" = None):
@@ -1024,27 +1032,30 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
         # below FOURIER_MIN_LENGTH never loads numpy (0.1 CPU s of a small certificate's verify)
         from .fourier import Declined
 
+        done: list = []
         try:
-            return (*attempt(base, a, steps, need), None)
+            return (*attempt(base, a, steps, need, done.append), None)
         except Declined as e:
+            if price is not None and done:
+                price(sum(done))
             return None, 0, e.factor
 
-    def attempt(base, a: int, steps: int, need: "int | None"):
+    def attempt(base, a: int, steps: int, need: "int | None", count: Callable[[int], None]):
         from .fourier import fourier_lower, fourier_lower_tilted, fourier_upper, fourier_upper_tilted
 
         if upper:
             pair = (base[0], base[1].coeffs(), base[2])
-            off, v, inf = fourier_upper(pair, a, K, allowance, price) if need is None else \
-                fourier_upper_tilted(pair, a, K, allowance, need, price)
+            off, v, inf = fourier_upper(pair, a, K, allowance, count) if need is None else \
+                fourier_upper_tilted(pair, a, K, allowance, need, count)
             off, v, inf = _pack_upper((off, v, inf), K)
             lo, s, hi, t = _trim(v, budget)
             return (off + lo, v.window(lo, hi, s), inf + t), 0
         P = base[1].coeffs()
         pair = (base[0], [p << drop for p in P] if drop else P, base[2].coeffs(), base[3] << drop)
         if need is None:
-            (off, P, Q, inf), deficit = fourier_lower(pair, a, K, allowance, m, steps, price)
+            (off, P, Q, inf), deficit = fourier_lower(pair, a, K, allowance, m, steps, count)
         else:
-            (off, P, Q, inf), deficit = fourier_lower_tilted(pair, a, K, allowance, need, m, steps, price), 0
+            (off, P, Q, inf), deficit = fourier_lower_tilted(pair, a, K, allowance, need, m, steps, count), 0
         if drop:
             P, inf, deficit = [p >> drop for p in P], inf >> drop, -((-deficit) >> drop)
         off, P, Q, inf = _pack_lower((off, P, Q, inf), K, drop)
@@ -1214,10 +1225,9 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
             l = (l[0], [v >> d for v in l[1]], l[2], l[3] >> d)
         steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K, d) if want_l else None))
     total = sum(T for T, _, _ in steps)
-    # the Fourier powers' transforms are charged once their length is chosen, before their work:
-    # per transform, its length x (2 log2 power + log2 length) (:func:`.fourier.transform_work`),
-    # which the knots' price does not cover (issue 22: at 2^-16, T = 10^5, four declined powers of
-    # 2^21-long transforms took 8 CPU s on top of the exact products)
+    # a declined Fourier power is charged its transforms (:func:`_fourier_kernel`): per transform,
+    # its length x (2 log2 power + log2 length) (:func:`.fourier.transform_work`), work the knots'
+    # price does not cover
     four_u = None if meter is None else (lambda units: meter.charge(units, m, "upper"))
     four_l = None if meter is None else (lambda units: meter.charge(units, m, "lower"))
     ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True),

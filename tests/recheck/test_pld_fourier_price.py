@@ -1,12 +1,12 @@
-"""The Fourier powers' transforms are charged to the grid's meter before their work (issue 22, vm51).
+"""A declined Fourier power's transforms are charged to the grid's meter (issue 22, vm51).
 
 The 1.1 KB forgery below (delta(20) at sigma 1, q 0.01, T = 10^5, the recorded grid removed and the
 lower end raised by 1e-6 of the upper one, so it lies above the truth) had its search stage from 2^-8
 to 2^-16, priced by the knots alone just within the cap; the declined Fourier powers and the exact
-products of both sides then ran 72 CPU s and 2 GB to an exit 3. Priced with the transforms
-(:func:`dpverify.recheck.fourier.transform_work`), the lower pair's tilted power is refused before
-its transforms and before any of the lower pair's long exact products: the same exit 3, about a
-third of the work. Checked by what was charged and what was multiplied, not by a clock."""
+products of both sides then ran 72 CPU s and 2 GB to an exit 3. With the declined transforms
+charged (:func:`dpverify.recheck.fourier.transform_work`), the lower pair's declined tilted power
+takes the meter past the cap before any of the lower pair's long exact products: the same exit 3,
+about a third of the work. Checked by what was charged and what was multiplied, not by a clock."""
 
 from __future__ import annotations
 
