@@ -86,7 +86,7 @@ CPUs): the same inputs take the same path, and give the same integers, on every 
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Callable, Optional
 
 import gmpy2
 import numpy as np
@@ -595,6 +595,22 @@ def _transform_power(x: np.ndarray, N: int, a: int, mass: mpfr) -> tuple[np.ndar
     return yr / N, err
 
 
+def transform_work(N: int, a: int) -> int:
+    """The work of one :func:`_transform_power` of length ``N`` to the power ``a``, in the units of
+    :class:`.pld._Meter` (about 1e-8 CPU s each here, as its knots x bits): N x (2 x the bit length of
+    a, the squarings and products of :func:`_pow`, + log2 N, the two transforms). A count, no proof:
+    it is charged to the re-check's meter when the power declines (issue 22: a declined 2^21-long
+    lower power cost 3 CPU s that no price covered)."""
+    return N * (2 * a.bit_length() + N.bit_length())
+
+
+def _charge(price: "Callable[[int], None] | None", N: int, a: int) -> None:
+    """``price`` (the caller's count, :func:`.pld._fourier_kernel`) told the work of one transform
+    power before it is done."""
+    if price is not None:
+        price(transform_work(N, a))
+
+
 def _spent(N: int, err: mpfr, outside: mpfr, K: int, allowance: int) -> None:
     """Declines (with the factor) when N Err + the outside mass exceeds allowance 2^-K."""
     spent = _UP.add(_UP.mul(N, err), outside)
@@ -633,7 +649,7 @@ def _window_values(y: np.ndarray, N: int, W: int) -> np.ndarray:
     return y[np.arange(W, W + N) % N]
 
 
-def fourier_upper(d: tuple, a: int, K: int, allowance: int) -> tuple:
+def fourier_upper(d: tuple, a: int, K: int, allowance: int, price: "Callable[[int], None] | None" = None) -> tuple:
     """(off, masses, inf)^{*a} of an upper pair (integers in units 2^-K) as an upper pair of
     the same kind (module docstring), or Declined when the proven error plus the mass outside
     the window exceeds ``allowance`` units."""
@@ -646,6 +662,7 @@ def fourier_upper(d: tuple, a: int, K: int, allowance: int) -> tuple:
     if N > MAX_N:
         raise Declined("transform longer than the memory budget")
     _floor_check(x, N, a, K, allowance)
+    _charge(price, N, a)
     y, err = _transform_power(x, N, a, _l1_up(c, K, True))
     _spent(N, err, _UP.add(lo_m, hi_m), K, allowance)
     E = int(_UP.ceil(_UP.mul(err, mpfr(2) ** K)))
@@ -707,7 +724,8 @@ def _sum_up(x: np.ndarray) -> mpfr:
     return s
 
 
-def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) -> tuple[tuple, int]:
+def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1,
+                  price: "Callable[[int], None] | None" = None) -> tuple[tuple, int]:
     """((off, P, Q, inf), deficit): (off, P, Q, inf)^{*a} of a lower pair on the grid 2^-m that
     composes b steps, as a lower pair of the same kind on the window's classes, and D >= the
     P-mass wrapped into it (module docstring), Q through its tilt (6; any b is sound, the right
@@ -734,6 +752,7 @@ def fourier_lower(d: tuple, a: int, K: int, allowance: int, m: int, b: int = 1) 
         raise Declined("composed losses beyond the tilt's range")
     _floor_check(xP, N, a, K, allowance)
     _floor_check(xQ, N, a, K, allowance)
+    _charge(price, N, a)  # P and Q: the lower meter counts two
     yP, eP = _transform_power(xP, N, a, _l1_up(P, K, False))
     outside = _UP.add(lo_m, hi_m)
     _spent(N, eP, outside, K, allowance)
@@ -834,7 +853,8 @@ def _tilt_setup(c: list, K: int, a: int, off: int, need: int, allowance: int, up
     return allowance, n, W, full, x, _tilt_choice(x, a, W + 1 + at)
 
 
-def fourier_upper_tilted(d: tuple, a: int, K: int, allowance: int, need: int) -> tuple:
+def fourier_upper_tilted(d: tuple, a: int, K: int, allowance: int, need: int,
+                         price: "Callable[[int], None] | None" = None) -> tuple:
     """(off, masses, inf)^{*a} of an upper pair (integers in units 2^-K) as an upper pair of
     the same kind, through the TILTED transform (design tilt44 section 1), for a result that is
     read only above the absolute index ``need`` (:class:`.pld._Reader`); or Declined when the
@@ -897,6 +917,7 @@ def fourier_upper_tilted(d: tuple, a: int, K: int, allowance: int, need: int) ->
     xt = (x * _exp_table(-J * C, n, M, 1, step)) * _UP8  # two roundings: (1-u)^2 (1+8u) >= 1
     if not np.all(np.isfinite(xt)):
         raise Declined("tilted masses out of range")
+    _charge(price, N, a)
     y, err = _transform_power(xt, N, a, _sum_up(xt))
     g = _exp_table(j0, N, M, -1, step)
     spent = _UP.add(_UP.mul(err, math.fsum(g[1:].tolist())), outside)
@@ -1086,7 +1107,8 @@ def _wrap_in(x: np.ndarray, a: int, K: int, J: int, s: int, W: int, N: int, Ts: 
     return R, U
 
 
-def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m: int, b: int = 1) -> tuple:
+def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m: int, b: int = 1,
+                         price: "Callable[[int], None] | None" = None) -> tuple:
     """(off, P, Q, inf)^{*a} of a lower pair (integers in units 2^-K) on the grid 2^-m that
     composes b steps, as a lower pair of the same kind on the classes of the window
     [W, W + N) (W = need - a off), through the TILTED transform (design pld-speed, "The
@@ -1192,6 +1214,7 @@ def fourier_lower_tilted(d: tuple, a: int, K: int, allowance: int, need: int, m:
     j0Q = ((a * off + W + a * cb) << (M2 - m)) + (j0 << (M2 - M))
     if not (_tilt_ok(j0, N, M, _TILT_CAP, step) and _tilt_ok(j0Q, N, M2, _TILT_CAP, stepQ)):
         raise Declined("composed tilt beyond the tilt's range")
+    _charge(price, N, a)  # P and Q: the lower meter counts two
     R, above = _wrap_in(x, a, K, J, s, W, N, Ts)
     scale = mpfr(2) ** K
     # P: tilted down, powered, the error and the wrap bound subtracted, untilted down

@@ -1002,7 +1002,8 @@ FOURIER_MIN_POWER = 8
 FOURIER_SHARE = 10**4
 
 
-def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, drop: int = 0) -> Callable:
+def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, drop: int = 0,
+                    price: "Callable[[int], None] | None" = None) -> Callable:
     """base, a, steps[, need] -> (base^a, deficit, None) by :mod:`.fourier` on packed pairs (``need``:
     the tilted power, read above that index), trimmed as a
     product (:func:`_pmul_upper`, :func:`_pmul_lower`), the lower pair's wrapped-in P-mass
@@ -1013,7 +1014,17 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
     :mod:`.fourier` (and numpy) is imported on the first power that tries it. ``drop``: the
     lower pair's P, its +inf mass and ``budget`` are in units 2^-(K - drop) (:func:`_compose`): P is
     handed over times 2^drop (exact) and its power's P-masses and +inf mass come back rounded down to
-    that unit (a smaller lower P is as sound), the deficit rounded up (it is subtracted)."""
+    that unit (a smaller lower P is as sound), the deficit rounded up (it is subtracted).
+    ``price`` (the grid's meter, :func:`_compose`: it may refuse, :class:`_OverCap`): charged, when a
+    power declines, the work of the transforms it did in vain (:func:`.fourier.transform_work`, counted
+    once each length is chosen), on top of the exact products the grid's price covers and which then
+    go on. A power that returns replaced some of those priced products and is not charged (the 2^-17
+    genuine certificate of tests/recheck/test_pld_recorded_grid_price.py, priced 2.29e9 by its knots,
+    verifies through its powers). The charge follows the declined transforms (at most two of
+    :data:`.fourier.MAX_N`, about 3 CPU s) and refuses all the work after them: the same at every
+    load (issue 22: at 2^-16, T = 10^5, the declined powers' 8 CPU s were in no price, and the grid,
+    priced 0.97 of the cap by its knots, ran 67 CPU s; refused at its lower pair's declined power it
+    stops at 24)."""
     allowance = (budget << drop) * (4 * total.bit_length() + 4) * FOURIER_SHARE
 
     def run(base, a: int, steps: int, need: "int | None" = None):
@@ -1021,27 +1032,30 @@ def _fourier_kernel(upper: bool, K: int, budget: int, total: int, m: int = 0, dr
         # below FOURIER_MIN_LENGTH never loads numpy (0.1 CPU s of a small certificate's verify)
         from .fourier import Declined
 
+        done: list = []
         try:
-            return (*attempt(base, a, steps, need), None)
+            return (*attempt(base, a, steps, need, done.append), None)
         except Declined as e:
+            if price is not None and done:
+                price(sum(done))
             return None, 0, e.factor
 
-    def attempt(base, a: int, steps: int, need: "int | None"):
+    def attempt(base, a: int, steps: int, need: "int | None", count: Callable[[int], None]):
         from .fourier import fourier_lower, fourier_lower_tilted, fourier_upper, fourier_upper_tilted
 
         if upper:
             pair = (base[0], base[1].coeffs(), base[2])
-            off, v, inf = fourier_upper(pair, a, K, allowance) if need is None else \
-                fourier_upper_tilted(pair, a, K, allowance, need)
+            off, v, inf = fourier_upper(pair, a, K, allowance, count) if need is None else \
+                fourier_upper_tilted(pair, a, K, allowance, need, count)
             off, v, inf = _pack_upper((off, v, inf), K)
             lo, s, hi, t = _trim(v, budget)
             return (off + lo, v.window(lo, hi, s), inf + t), 0
         P = base[1].coeffs()
         pair = (base[0], [p << drop for p in P] if drop else P, base[2].coeffs(), base[3] << drop)
         if need is None:
-            (off, P, Q, inf), deficit = fourier_lower(pair, a, K, allowance, m, steps)
+            (off, P, Q, inf), deficit = fourier_lower(pair, a, K, allowance, m, steps, count)
         else:
-            (off, P, Q, inf), deficit = fourier_lower_tilted(pair, a, K, allowance, need, m, steps), 0
+            (off, P, Q, inf), deficit = fourier_lower_tilted(pair, a, K, allowance, need, m, steps, count), 0
         if drop:
             P, inf, deficit = [p >> drop for p in P], inf >> drop, -((-deficit) >> drop)
         off, P, Q, inf = _pack_lower((off, P, Q, inf), K, drop)
@@ -1211,15 +1225,20 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
             l = (l[0], [v >> d for v in l[1]], l[2], l[3] >> d)
         steps.append((T, _pack_upper(u, Ku) if want_u else None, _pack_lower(l, K, d) if want_l else None))
     total = sum(T for T, _, _ in steps)
-    ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True)) \
-        if want_u else None
+    # a declined Fourier power is charged its transforms (:func:`_fourier_kernel`): per transform,
+    # its length x (2 log2 power + log2 length) (:func:`.fourier.transform_work`), work the knots'
+    # price does not cover
+    four_u = None if meter is None else (lambda units: meter.charge(units, m, "upper"))
+    four_l = None if meter is None else (lambda units: meter.charge(units, m, "lower"))
+    ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True),
+                        price=four_u) if want_u else None
     # the lower pair is read through the classes whose losses can exceed need h: at most (k + T) h
     # for class k; tilted, the classes :func:`_untilt_q` keeps (centre h k + Gamma 2^-(m + 48) at
     # least 64 nats below need h), so the cut leaves every kept class as it was (any need is sound)
     low_need = None if need is None else \
         need - (_UNTILT_BELOW << m) - (gam >> _TILT_G_BITS) - 1 if tilt else need - total
     lows = _compose_side(steps, 2, partial(_pmul_lower, drop=d) if d else _pmul_lower, K, budget >> d,
-                         None if low_need is None else _Reader(low_need, False), None if tilt else m, d) \
+                         None if low_need is None else _Reader(low_need, False), None if tilt else m, d, four_l) \
         if want_l else None
     U, L = _unpack(ups), _unpack(lows)
     if U is not None and d:
@@ -1358,14 +1377,15 @@ def _drop_within_budget(drop: int, budget: int, knots: int) -> int:
 
 
 def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader | None",
-                  m: "int | None" = None, drop: int = 0):
+                  m: "int | None" = None, drop: int = 0, price: "Callable[[int], None] | None" = None):
     """The product over events of each event's T-fold power (one side: ``at`` 1 upper, 2 lower),
     read above ``read`` (or everywhere): event i's power and the product that takes it in are
     read above need minus the tops of the other factors, the earlier ones known exactly and the
     later ones bounded by T_j times one step's top (a product's top is at most the sum of its
     factors' tops; the trims only lower it). ``m``: the grid 2^-m of the lower pair (its Fourier
     power tilts Q by it), None: the lower pair takes no Fourier power. ``drop``: the lower pair's P is
-    in units 2^-(K - drop) (``mul`` and ``budget`` in those, :func:`_compose`)."""
+    in units 2^-(K - drop) (``mul`` and ``budget`` in those, :func:`_compose`). ``price``: the meter's
+    charge for the Fourier powers' transforms (:func:`_fourier_kernel`)."""
     later = [0] * len(steps)
     total = sum(step[0] for step in steps)
     for i in range(len(steps) - 2, -1, -1):
@@ -1376,7 +1396,7 @@ def _compose_side(steps: list, at: int, mul, K: int, budget: int, read: "_Reader
         T, d = step[0], step[at]
         # the lower pair's Fourier power carries a deficit charged to the final +inf mass, so it
         # serves a side of one event only (no later product takes it in)
-        four = _fourier_kernel(at == 1, K, budget, total, m or 0, drop) \
+        four = _fourier_kernel(at == 1, K, budget, total, m or 0, drop, price) \
             if T >= FOURIER_MIN_STEPS and (at == 1 or (len(steps) == 1 and m is not None)) else None
         if read is None:
             X = _power(d, T, mul, K, budget, fourier=four)
