@@ -105,7 +105,8 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              "compositions up to 2^19 grid knots over their leaves (beyond: exit 3); PLD masses finer than "
              f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "
              f"per step (beyond: exit 3); PLD grids up to {PLD_MAX_GRID_WORK:.2g} knots x bits x log2 steps x sides "
-             "for one query, priced before each grid (beyond: exit 3)")
+             "for one query, priced before each grid, plus the transforms of a Fourier power that declines "
+             "(beyond: exit 3)")
 
 # the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)
 _NUMBER, _FRACTION = DECIMAL, FRACTION

@@ -1160,8 +1160,8 @@ class _Meter:
         self.lower += lower
         if self.spent > self.cap:
             raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
-                           "knots x bits x log2 steps x sides for one query, priced before each grid): not "
-                           "re-proved within the cap")
+                           "knots x bits x log2 steps x sides for one query, priced before each grid, plus "
+                           "the transforms of a Fourier power that declines): not re-proved within the cap")
 
 
 #: the :class:`_Meter` of the re-derivation in progress (None: nothing is priced)
