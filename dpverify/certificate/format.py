@@ -362,7 +362,6 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str 
     return f"{where}: {err.message[:200]}"
 
 
-
 #: a schema bound's words, after the value (the schema's own bound follows)
 _BOUND_WORDS = {"minimum": "less than the minimum of", "maximum": "greater than the maximum of",
                 "exclusiveMinimum": "not above the exclusive minimum of",

@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Optional, Union
 
-from ..errors import InvalidParameter, MalformedCertificate
+from ..errors import InvalidParameter, MalformedCertificate, did_you_mean
 from ..limits import (MAX_ACCURACY_DIGITS, MAX_APPROX_EXP_EPS0, MAX_PLD_DIGITS, MAX_BINS_EPOCHS, MAX_CONVERSION_ALPHA_EPS, MAX_DATASET_SIZE, MAX_EPS0, MAX_EPS_H,
                       MAX_EVENT_INTEGER, MAX_GDP_EPS_OVER_MU, MAX_IDENTITY_ORDER, MAX_NOISE_MULTIPLIER, MAX_RDP_ORDER,
                       MAX_SHUFFLE_EPOCHS, MAX_STEPS, MAX_COMPOSED_MECHANISMS, MAX_RDP_COMPOSITIONS,
                       MAX_RDP_EPSILON_DIGITS)
 from ..numtext import read_exact_text
-from ..errors import did_you_mean
 from .format import (BINS_MAX_EPS, CONVERSIONS, EVENT_FIELDS, INTEGER_REQUIRED, EVENT_MAX_EPS, LEGACY_EVENT_FIELDS,
                      PROFILE_MECHANISM_NAMES, RDP_MECHANISM_NAMES, REPLACE_MAX_EPS)
 

@@ -237,8 +237,6 @@ def at(file: str, root: str, path: "tuple | list", option: str, exc: InvalidPara
     return InvalidParameter(option, f"{file}: {path_text(root, path)}: {exc.message}")
 
 
-
-
 def _show(x: Any, n: int = 40) -> str:
     if isinstance(x, dict):
         return "an object"

@@ -101,8 +101,6 @@ def _err(source: str, where: str, message: str) -> InvalidParameter:
     return InvalidParameter("grid", f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
-
-
 def _path(parts: Sequence[Any]) -> str:
     s = ""
     for p in parts:

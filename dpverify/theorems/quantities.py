@@ -63,8 +63,6 @@ def quantity(name: str, encloses: str, required: tuple[str, ...], optional: tupl
     return deco
 
 
-
-
 def check_inputs(name: str, inputs: Mapping[str, Any]) -> Quantity:
     """The registered quantity ``name`` after checking that ``inputs`` has
     every required key and no unknown key (InvalidParameter naming the key)."""

@@ -84,8 +84,6 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
     return out
 
 
-
-
 def read_jsonl(path: "str | Path", schema: Mapping[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """(where, record number, record) for every record of a JSON Lines file that
     passes ``schema``; the first bad record raises :class:`InvalidRecord`."""
