@@ -348,9 +348,8 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str 
         why = not_ascii(err.instance)  # "１" looks like a number: say why it is none
         if why is not None:
             return f"{where}: {_shown(err.instance)} is {why}"
-        if err.validator == "pattern" and "/" in err.validator_value and "[0-9]" in err.validator_value:
-            # the number grammar in words, not its regular expression
-            return f"{where}: {_shown(err.instance)} is not a number as a certificate writes one ({NUMBER_TEXT})"
+        if err.validator == "pattern" and is_number_pattern(err.validator_value):
+            return f"{where}: {not_number_text(err.instance)}"
     if err.validator == "type":
         return f"{where}: {type_message(err.instance, err.schema)}"
     if err.validator in ("enum", "const"):
@@ -368,6 +367,17 @@ _BOUND_WORDS = {"minimum": "less than the minimum of", "maximum": "greater than 
                 "exclusiveMaximum": "not below the exclusive maximum of"}
 
 
+def is_number_pattern(pattern: Any) -> bool:
+    """Whether a schema ``pattern`` is the number grammar ($defs/number: decimals and fractions),
+    which a message says in words, not as its regular expression."""
+    return isinstance(pattern, str) and "/" in pattern and "[0-9]" in pattern
+
+
+def not_number_text(value: Any) -> str:
+    """``value`` refused by the number grammar, in words (certificates and claim records alike)."""
+    return f"{_shown(value)} is not a number as a certificate writes one ({NUMBER_TEXT})"
+
+
 def type_message(instance: Any, schema: Any) -> str:
     """A JSON type violation in JSON's words for the value and the type ("null is not a string"), not
     Python's ("None is not of type 'string'", which quoted what the file does not hold); a key whose
@@ -376,7 +386,7 @@ def type_message(instance: Any, schema: Any) -> str:
     want = " or ".join(_JSON_TYPE.get(t, t) for t in _types(schema.get("type") if isinstance(schema, Mapping) else None))
     pattern = schema.get("pattern", "") if isinstance(schema, Mapping) else ""
     described = schema.get("description") if isinstance(schema, Mapping) else None
-    how = (f" ({NUMBER_TEXT})" if isinstance(pattern, str) and "/" in pattern and "[0-9]" in pattern
+    how = (f" ({NUMBER_TEXT})" if is_number_pattern(pattern)
            else f" ({described})" if isinstance(described, str) else "")
     return f"{_shown(instance)} is not {want or 'of the allowed type'}{how}"
 

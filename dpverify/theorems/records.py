@@ -46,7 +46,7 @@ def _path(err: Any) -> str:
 
 def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field path, message) of every schema violation, most specific first."""
-    from ..certificate.format import INTEGER_REQUIRED, NUMBER_TEXT, schema_validator, type_message
+    from ..certificate.format import INTEGER_REQUIRED, is_number_pattern, not_number_text, schema_validator, type_message
 
     # a JSON float is no integer here: batch_size 256.0 passed Draft 2020-12's reading of
     # "integer" and ended in an internal error (TypeError) of the accountant (issue 22)
@@ -76,8 +76,8 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
             msg = f"{err.instance!r} is not an integer: {INTEGER_REQUIRED}"
         elif err.validator == "type":
             msg = type_message(err.instance, err.schema)
-        elif err.validator == "pattern" and "/" in err.validator_value and "[0-9]" in err.validator_value:
-            msg = f"{str(err.instance)[:60]!r} is not a number as a certificate writes one ({NUMBER_TEXT})"
+        elif err.validator == "pattern" and is_number_pattern(err.validator_value):
+            msg = not_number_text(err.instance)
         elif err.validator == "maxLength":
             msg = f"{len(err.instance)} characters, more than the {err.validator_value} a certificate records"
         out.append((field or "(record)", msg))
