@@ -155,13 +155,14 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
         except CouldNotReprove as exc:
             if not decides_coarser:
                 return f"a grid `dpverify verify` cannot re-prove within its caps ({exc})"
-            got = (PLD_MAX_GRID_WORK, result.get("grid", "?")[3:])
-        if got is None or 4 * got[0] <= PLD_MAX_GRID_WORK:
-            return None
-        if got[0] > PLD_MAX_GRID_WORK and not decides_coarser:
-            return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap "
-                    f"({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
-        needs = f"the grid 2^-{got[1]}"
+            needs = f"the grid {result.get('grid')}"  # past the knot cap there: re-proved below
+        else:
+            if got is None or 4 * got[0] <= PLD_MAX_GRID_WORK:
+                return None
+            if got[0] > PLD_MAX_GRID_WORK and not decides_coarser:
+                return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap "
+                        f"({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
+            needs = f"the grid 2^-{got[1]}"
     elif not ("id" in claim and quantity.startswith(("pld.", "events."))):
         return None  # no grid to price (and no import of the re-check for it)
     # a registry claim of a PLD kind (`dpverify reproduce`) records no grid, so nothing prices it

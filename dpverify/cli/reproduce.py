@@ -83,8 +83,8 @@ def _run(args: argparse.Namespace) -> int:
             if why is not None:
                 invalid = True
                 rows.append((claim.id, claim.source, claim.printed, enclosure.short(6), "invalid"))
-                problems.append(f"{claim.id}: inputs.digits: {claim.inputs.get('digits')} needs {why}: no certificate "
-                                "written; ask for fewer digits")
+                problems.append(f"{claim.id}: inputs.digits: {claim.inputs.get('digits', 'its default')} needs {why}: "
+                                "no certificate written; ask for fewer digits")
                 continue
         certs.append(cert)
         rows.append((claim.id, claim.source, claim.printed, enclosure.short(6), verdict.outcome.value))
