@@ -1848,7 +1848,7 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
     total = sum(t for _, t, _ in events)
     K, tau, budget = _units(scale, _unit_hint(eps_hint, total), total)
     # a tilted re-derivation is priced as the untilted one was (:func:`_compose`'s ``price_bits``)
-    price_bits = _units(scale, eps_hint, total)[0] - K
+    price_bits = _units(scale, eps_hint, total)[0] - K if _tilts(total) else 0
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in dirs:
