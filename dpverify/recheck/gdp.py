@@ -198,10 +198,12 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
     """Rationals [a, b] enclosing eps(delta) = inf{eps >= 0 : delta_mu(eps) <= delta} for mu = sqrt(mu2)
     and any delta in [delta[0], delta[1]] (0 < delta[0]), on proofs (:func:`composed_gaussian_delta_iv`,
     decreasing in eps): every a kept has delta_mu(a) > delta[1] proved (or is 0), every b has
-    delta_mu(b) < delta[0]. Once a power of two brackets the root, a root proposed in mpmath
-    (:func:`_propose_eps`, floats only) is tried: x (1 -+ 2^-(prec - 64)) as a and b, two proofs; what
-    they do not prove is bisected (dyadic midpoints) until b - a <= b 2^-(prec - 16). The bisection
-    alone took about 300 steps at 320 bits, 0.6 CPU s of a rate-1 replace-one certificate's verify.
+    delta_mu(b) < delta[0]. First a root proposed in mpmath (:func:`_propose_eps`, floats only) is tried
+    as x (1 -+ 2^-(prec - 15)): two proofs, and b - a <= b 2^-(prec - 16) when both hold. Else a power of
+    two brackets the root, the proposal is tried again at x (1 -+ 2^-(prec - 64)), and what that does not
+    prove is bisected (dyadic midpoints) until b - a <= b 2^-(prec - 16). The bisection alone took about
+    300 steps at 320 bits, 0.6 CPU s of a rate-1 replace-one certificate's verify; a root near 2^82
+    (noise multiplier 1e-12, 621 proofs) took 0.7 CPU s, where the first pair now takes 2 proofs.
     Stops when a dyadic midpoint is not separated at this precision; None when no upper end is proved
     (an absurd delta)."""
     def above(x: Fraction) -> bool:  # delta_mu(x) > every delta: eps(delta) > x
@@ -212,6 +214,11 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
 
     if below(Fraction(0)):
         return Fraction(0), Fraction(0)
+    x = _propose_eps(mu2, (delta[0] + delta[1]) / 2, A.prec)
+    if x is not None and x > 0:
+        lo, hi = x - x / (1 << (A.prec - 15)), x + x / (1 << (A.prec - 15))
+        if above(lo) and below(hi):
+            return lo, hi
     a, b = Fraction(0), Fraction(1)
     # eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): a noise multiplier of 1e-10 puts it near 5e19, past
     # 2^64 (the producer searches to 2^127, gdp.eps_for_delta.eps_root); each doubling is one evaluation
@@ -225,8 +232,7 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
         return None
     if a == 0:
         a, b = _descend_to_root(above, below, b)
-    x = _propose_eps(mu2, (delta[0] + delta[1]) / 2, a, b, A.prec)
-    if x is not None:
+    if x is not None and x > 0:
         lo, hi = x - x / (1 << (A.prec - 64)), x + x / (1 << (A.prec - 64))
         if a < lo and above(lo):
             a = lo
@@ -284,30 +290,66 @@ def _descend_to_root(above: Callable[[Fraction], bool], below: Callable[[Fractio
     return b / (1 << hi_e), b / (1 << lo_e)
 
 
-def _propose_eps(mu2: Fraction, d: Fraction, a: Fraction, b: Fraction, prec: int) -> "Fraction | None":
-    """A proposal (mpmath at prec + 32 bits; it proves nothing) of the eps in (a, b) with delta_mu(eps) = d,
-    mu = sqrt(mu2), by Newton's method from a: delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
-    is decreasing and convex in eps (its derivative -e^eps Phi(-eps/mu - mu/2) rises to 0), so from a point
-    left of the root the iterates rise to it without passing it. The proposal as an exact rational, or
-    None where the iteration does not settle within 200 steps, or where the root may lie past 2^20: mpmath's
-    exp of 5e19 (a noise multiplier of 1e-10 puts eps(delta) there) aborted the process inside GMP
-    ("overflow in mpz type", adv48 M1). Below it the iterates stay in [a, root], where eps / mu is at most
-    mu / 2 + sqrt(2 log(1 / delta)) and mu <= sqrt(2 eps): every mpmath magnitude is modest."""
-    if b > 2**20:
+def _mills_proposal(y: mpf, prec: int) -> mpf:
+    """The Mills ratio M(y) = Phi(-y) / phi(y), y > 0, in mpmath at the working precision (a proposal's
+    value; it proves nothing). Where e^(y^2 / 2) stays modest it is erfc's; beyond, mpmath's exp of a
+    huge argument can abort the process inside GMP (adv48 M1), and the asymptotic series
+    1/y - 1/y^3 + 3/y^5 - ... is used instead: its error is below its first omitted term, and at
+    y^2 >= 8 (prec + 32) the terms fall below 2^-(prec + 40) / y long before they turn to grow."""
+    if y * y < 8 * (prec + 32):
+        return mpmath.sqrt(mpmath.pi / 2) * mpmath.erfc(y / mpmath.sqrt(2)) * mpmath.exp(y * y / 2)
+    total, term, k, y2 = mpf(0), 1 / y, 0, y * y
+    tol = mpf(2) ** -(prec + 40) / y
+    while abs(term) > tol:
+        total += term
+        k += 1
+        term = -term * (2 * k - 1) / y2
+    return total
+
+
+def _propose_eps(mu2: Fraction, d: Fraction, prec: int) -> "Fraction | None":
+    """A proposal (mpmath; it proves nothing) of the eps with delta_mu(eps) = d, mu = sqrt(mu2), as an
+    exact rational, or None. It is solved for s = eps / mu >= 0, on t = s - mu/2 (GDPT eq. 2):
+    delta_mu = Phi(-t) - e^eps Phi(-t - mu) = Phi(-t) - phi(t) M(t + mu), where the identity
+    e^eps Phi(-y) = phi(t) M(y), y = t + mu (t^2 - y^2 = -2 eps), keeps every magnitude modest even at
+    eps = 5e24; d delta_mu / ds = -mu phi(t) M(t + mu). Only t in [-K, t_hi] is ever evaluated:
+    t_hi = sqrt(2 log(1 / d)) has Phi(-t_hi) <= d (the Chernoff bound), and below -K, K^2 / 2 =
+    (prec + 64) log 2, delta_mu is within 2^-(prec + 64) of 1 (None there). A 64-bit bisection of s,
+    then Newton's method at prec + 32 bits until a step is below 2^-(prec + 8) s (None where it does not
+    settle in 40 steps). The root is where the proofs look first (:func:`composed_gaussian_eps_iv`)."""
+    if not 0 < d < 1:
         return None
     with mpmath.workprec(prec + 32):
         mu, target = mpmath.sqrt(mpf(mu2.numerator) / mu2.denominator), mpf(d.numerator) / d.denominator
-        x, hi = mpf(a.numerator) / a.denominator, mpf(b.numerator) / b.denominator
-        tol = mpf(2) ** -(prec - 32)
-        for _ in range(200):
-            e = mpmath.exp(x)
-            slope = e * mpmath.ncdf(-x / mu - mu / 2)  # -(d/d eps) delta_mu at x
+        K = mpmath.sqrt(2 * (prec + 64) * mpmath.log(2))
+        t_hi = mpmath.sqrt(2 * mpmath.log(1 / target)) + 1
+        s_lo, s_hi = max(mpf(0), mu / 2 - K), mu / 2 + t_hi
+
+        def g(s: mpf) -> mpf:
+            t = s - mu / 2
+            return mpmath.ncdf(-t) - mpmath.npdf(t) * _mills_proposal(t + mu, mpmath.mp.prec)
+
+        with mpmath.workprec(64):
+            if not g(s_lo) > target:
+                return None  # the root is at 0 (the proofs' first test) or within 2^-(prec + 64) of 1
+            a, b = s_lo, s_hi
+            for _ in range(80):
+                c = (a + b) / 2
+                a, b = (c, b) if g(c) > target else (a, c)
+        s = (a + b) / 2
+        if not s > 0:
+            return None
+        for _ in range(40):
+            t = s - mu / 2
+            slope = mu * mpmath.npdf(t) * _mills_proposal(t + mu, mpmath.mp.prec)
             if not slope > 0:
                 return None
-            step = (mpmath.ncdf(-x / mu + mu / 2) - slope - target) / slope
-            x = max(min(x + step, hi), mpf(a.numerator) / a.denominator)
-            if abs(step) <= tol * x:
-                return mpf_to_fraction(x)
+            step = (g(s) - target) / slope
+            s = s + step
+            if not s > 0:
+                return None
+            if abs(step) <= s * mpf(2) ** -(prec + 8):
+                return mpf_to_fraction(mu * s)
         return None
 
 

@@ -93,6 +93,37 @@ def test_closed_eps_takes_the_proposal_only_where_it_is_proved(mu2, delta, propo
     assert 0 < b - a <= b * Fraction(1, 1 << 254)
 
 
+def _ref_delta_mills(mu2: Fraction, eps: Fraction) -> mpmath.mpf:
+    """delta_mu(eps) at 130 digits with e^eps Phi(-y) = phi(x) M(y), x = eps/mu - mu/2, y = eps/mu + mu/2,
+    and the Mills ratio from mpmath's confluent hypergeometric U: erfc(z) = e^(-z^2) U(1/2, 1/2, z^2) /
+    sqrt(pi) gives M(y) = U(1/2, 1/2, y^2 / 2) / sqrt(2) (DLMF 7.11.4 / 13.6.7); a route that forms
+    neither e^eps nor the code's series, for eps near 5e24 where mpmath's exp(eps) would abort."""
+    with mpmath.workdps(130):
+        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
+        e = mpmath.mpf(eps.numerator) / eps.denominator
+        x, y = e / mu - mu / 2, e / mu + mu / 2
+        return mpmath.ncdf(-x) - mpmath.npdf(x) * mpmath.hyperu(0.5, 0.5, y * y / 2) / mpmath.sqrt(2)
+
+
+@pytest.mark.parametrize("mu2,delta", [(Fraction(10**25), Fraction(999, 1000)), (Fraction(10**25), Fraction(1, 10**5)),
+                                       (Fraction(4 * 10**18), Fraction(1, 10**300)), (Fraction(25), Fraction(1, 10**5))])
+def test_closed_eps_is_two_proofs_when_the_proposal_is_right(mu2, delta, monkeypatch) -> None:
+    """Where the proposal is right, the first pair x (1 -+ 2^-(prec - 15)) is proved and nothing else
+    runs: two evaluations instead of the doubling to 2^83 and a 300-step bisection (621 evaluations at
+    mu^2 = 1e25, the rate-1 certificate of noise multiplier 1e-12). The enclosure holds the root by an
+    independent route (the Mills ratio from mpmath's hyperu, no exp(eps)) and is as narrow as the
+    bisection's."""
+    calls = []
+    right = G.composed_gaussian_delta_iv
+    monkeypatch.setattr(G, "composed_gaussian_delta_iv", lambda *a: calls.append(a[2]) or right(*a))
+    a, b = G.composed_gaussian_eps_iv(arith(320), mu2, (delta, delta))
+    assert len(calls) == 3  # eps = 0, then the pair
+    with mpmath.workdps(130):
+        assert _ref_delta_mills(mu2, a) > mpmath.mpf(delta.numerator) / delta.denominator
+        assert _ref_delta_mills(mu2, b) < mpmath.mpf(delta.numerator) / delta.denominator
+    assert 0 < b - a <= b * Fraction(1, 1 << 304)
+
+
 def test_eps_is_zero_when_delta_reaches_delta_at_zero() -> None:
     """delta_mu(0) = 2 Phi(mu/2) - 1 (about 0.0399 at mu = 0.1): at delta 0.05 eps(delta) = 0."""
     lo, hi = P.gaussian_bounds([(Fraction(1, 10), 1)], "add", "eps", mpmath.mpf("0.05"), Fraction(1, 20))
