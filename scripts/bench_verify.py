@@ -31,6 +31,13 @@ bracket.
 development environment sets PYTHONDONTWRITEBYTECODE=1, so that every child otherwise compiles
 dpverify's sources again (about 0.1 CPU s of a verify child, more of a compute child).
 
+``--writer-of-record`` times the compute side of a frozen certificate (format 2 and format 1) with the
+code that wrote it, not today's: the last commit that changed the file, checked out in a temporary
+``git worktree``. A frozen certificate keeps the grid its writer chose, which can be finer than
+today's writer chooses for the same command (format 2 ``pld-claim``: 2^-14 against 2^-8), so
+today's compute time is not what that certificate cost. Rows whose writer cannot run the
+command print ``-``.
+
 ``--in-process`` times the re-check alone, without interpreter start and imports (which
 dominate the closed-form kinds): each certificate in its own child with the re-check
 modules imported, the CPU milliseconds of the first ``verify_certificate`` (cold caches)
@@ -100,13 +107,16 @@ def bytecode_env(cache: Path) -> dict:
     return env
 
 
-def run(argv: list[str]) -> tuple[float, float, int]:
-    """(cpu seconds, wall seconds, exit code) of ``python -m dpverify ARGV`` in a child."""
+def run(argv: list[str], root: Path = ROOT) -> tuple[float, float, int]:
+    """(cpu seconds, wall seconds, exit code) of ``python -m dpverify ARGV`` in a child, with the
+    dpverify of ``root`` (this checkout, or a writer of record's)."""
+    env = dict(CHILD_ENV if CHILD_ENV is not None else os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     try:
-        code = subprocess.run([sys.executable, "-m", "dpverify", *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=TIMEOUT, env=CHILD_ENV).returncode
+        code = subprocess.run([sys.executable, "-m", "dpverify", *argv], cwd=root, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=TIMEOUT, env=env).returncode
     except subprocess.TimeoutExpired:
         code = -1
     wall = time.perf_counter() - t0
@@ -183,6 +193,36 @@ def committed(tmp: Path) -> list[tuple[str, Path, "list[str] | None"]]:
         argv = ["reproduce", "--only", stem, "--out", str(tmp / "repro")] if stem in claim_ids else None
         rows.append((f"format1/{f.name}", f, argv))
     return rows
+
+
+class WritersOfRecord:
+    """The code that wrote each frozen certificate: the last commit that changed the file, checked
+    out once per commit (``git worktree add --detach``) under a temporary folder and removed at
+    the end."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp, self.roots = tmp, {}  # commit -> checkout (None where it could not be made)
+
+    def root(self, cert: Path) -> "Path | None":
+        rel = cert.resolve().relative_to(ROOT)
+        if rel.parts[:2] != ("tests", "certificate"):
+            return ROOT  # the claim set and the battery: today's reproduce / oracle is their writer
+        out = subprocess.run(["git", "log", "-1", "--format=%H", "--", str(rel)], cwd=ROOT, capture_output=True,
+                             text=True)
+        commit = out.stdout.strip()
+        if out.returncode or not commit:
+            return None
+        if commit not in self.roots:
+            where = self.tmp / f"writer-{commit[:12]}"
+            made = subprocess.run(["git", "worktree", "add", "--detach", "-q", str(where), commit], cwd=ROOT,
+                                  capture_output=True)
+            self.roots[commit] = where if made.returncode == 0 else None
+        return self.roots[commit]
+
+    def close(self) -> None:
+        for where in self.roots.values():
+            if where is not None:
+                subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT, capture_output=True)
 
 
 def _kind(cert: Path) -> "str | None":
@@ -279,6 +319,9 @@ def main() -> int:
     ap.add_argument("--stall", action="store_true", help="time the forged certificates that once stalled verify")
     ap.add_argument("--quick", action="store_true",
                     help=f"only the fresh certificates {', '.join(QUICK)} (under a minute; smoke use)")
+    ap.add_argument("--writer-of-record", action="store_true",
+                    help="time a frozen certificate's compute side with the commit that last changed it (a "
+                         "temporary git worktree), not today's writer")
     ap.add_argument("--bytecode", action="store_true",
                     help="children run with dpverify's bytecode cached (PYTHONPYCACHEPREFIX), as an installed "
                          "package runs; without it, PYTHONDONTWRITEBYTECODE=1 makes every child recompile")
@@ -311,6 +354,7 @@ def main() -> int:
     print(f"{'certificate':58s} {'compute':>9s} {'verify':>9s} {'ratio':>7s} {'wall c/v':>13s}  load")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        writers = WritersOfRecord(tmp) if args.writer_of_record else None
         plan = []
         if not args.no_committed:
             plan += [(label, cert, argv, False) for label, cert, argv in committed(tmp)]
@@ -329,10 +373,15 @@ def main() -> int:
                 continue
             c_cpu = c_wall = None
             note = ""
-            if argv is not None and (fresh or not args.no_compute):
-                c_cpu, c_wall, code = run(argv)
+            root = ROOT if writers is None or fresh else writers.root(cert)
+            if root is None:
+                note += " (no writer of record)"
+            if argv is not None and root is not None and (fresh or not args.no_compute):
+                c_cpu, c_wall, code = run(argv, root)
                 if code not in (0, 1, 3):
                     note += f" compute exit {code}"
+                    if root != ROOT:  # an older writer that cannot run the command has no time to show
+                        c_cpu = c_wall = None
             if not cert.exists():
                 print(f"{label:58s} compute wrote nothing{note}")
                 continue
@@ -348,6 +397,8 @@ def main() -> int:
                   f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}{note}", flush=True)
             out.append({"certificate": label, "kind": _kind(cert), "compute_cpu": c_cpu, "compute_wall": c_wall,
                         "verify_cpu": v_cpu, "verify_wall": v_wall, "verify_exit": vcode, "load": load})
+        if writers is not None:
+            writers.close()
     slower = [r for r in out if r["compute_cpu"] and r["verify_cpu"] > r["compute_cpu"]]
     print(f"\n{len(out)} rows; verify slower than compute (CPU) on {len(slower)}"
           + (": " + ", ".join(r["certificate"] for r in slower) if slower else ""))
