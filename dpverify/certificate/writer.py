@@ -118,6 +118,12 @@ def validate_written(cert: Mapping[str, Any]) -> None:
         )
 
 
+def fewer_digits(digits: object, why: str) -> str:
+    """The refusal of a certificate :func:`unverifiable` found ``why`` for, where the digits asked for
+    (``digits``: the value, or words for a default) set its grid: one wording for every writer."""
+    return f"{digits} needs {why}: no certificate written; ask for fewer digits"
+
+
 def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int]]]" = None) -> Optional[str]:
     """What ``cert`` needs that ``dpverify verify`` could not re-prove within its caps, or None.
     First the verifier's own price of its dearest PLD query on the grid 2^-m the producer needed,
@@ -168,8 +174,12 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     # a registry claim of a PLD kind (`dpverify reproduce`) records no grid, so nothing prices it
     # (adv51 M1: MNIST at digits 7 was written and answered exit 3): it is re-proved (1-3 s each in
     # certificates/)
+    from ..progress import Progress
     from ..recheck.verify import confirm
 
+    # seconds to a minute with nothing else on the terminal (T = 10^7: about 15 CPU s); on stderr,
+    # and only where it is a terminal (the certificate's bytes never depend on it)
+    bar = Progress("re-proving before writing (dpverify verify)", total=1, unit="certificate")
     try:
         confirm(dict(cert), budget_seconds=0)
     except CouldNotReprove as exc:
@@ -177,6 +187,8 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     except (CertificateRejected, MalformedCertificate) as exc:
         raise InternalError(f"`dpverify verify` refuses a {claim.get('quantity')} certificate dpverify wrote: "
                             f"{exc}") from None
+    finally:
+        bar.close()
     return None
 
 

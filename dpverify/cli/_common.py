@@ -282,14 +282,14 @@ def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Op
     which its certificate does not record): exit 2 naming ``--digits`` where a digits input set its
     grid, else exit 3 with the answer in the message."""
     if getattr(args, "certificate", None) or getattr(args, "json", False):
-        from ..certificate.writer import unverifiable
+        from ..certificate.writer import fewer_digits, unverifiable
 
         why = unverifiable(cert, grids)  # not None only for a certificate whose re-check needs a grid
         digits = cert.get("inputs", {}).get("digits")
         if why is not None and digits is not None:
             # the accuracy asked for (or its default) set the grid: fewer digits is the remedy
-            raise InvalidParameter("digits", f"{digits} needs {why}: no certificate written; ask for fewer digits "
-                                             "(the enclosure itself is printed without --certificate / --json)")
+            raise InvalidParameter("digits", fewer_digits(digits, why) + " (the enclosure itself is printed "
+                                                                         "without --certificate / --json)")
         if why is not None:
             raise Undecided(f"{line}; no certificate written: it needs {why}")
     if getattr(args, "certificate", None):

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..certificate import claim_certificate, write
-from ..certificate.writer import unverifiable
+from ..certificate.writer import fewer_digits, unverifiable
 from ..errors import InvalidParameter, PrecisionExhausted, Undecided
 from ..theorems import check, claims
 from ._common import output_dir
@@ -83,8 +83,7 @@ def _run(args: argparse.Namespace) -> int:
             if why is not None:
                 invalid = True
                 rows.append((claim.id, claim.source, claim.printed, enclosure.short(6), "invalid"))
-                problems.append(f"{claim.id}: inputs.digits: {claim.inputs.get('digits', 'its default')} needs {why}: "
-                                "no certificate written; ask for fewer digits")
+                problems.append(f"{claim.id}: inputs.digits: {fewer_digits(claim.inputs.get('digits', 'its default'), why)}")
                 continue
         certs.append(cert)
         rows.append((claim.id, claim.source, claim.printed, enclosure.short(6), verdict.outcome.value))
