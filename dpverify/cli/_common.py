@@ -275,6 +275,48 @@ def image_file(text: str) -> str:
     return text
 
 
+def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any], digits: int) -> Any:
+    """For a pld.epsilon / pld.delta query whose certificate is asked for (``--certificate`` or
+    ``--json``): the ``check_grid`` of :func:`dpverify.pld.refine.refine_query`, which prices each grid
+    level before it is computed as the certificate it would write (the writer's own price,
+    :func:`dpverify.certificate.writer.grid_past_cap`) and refuses, exit 2 naming ``--digits``, a
+    level whose certificate :func:`emit` would refuse after the run (issue 22: the MNIST
+    ``--eps 2.38 --digits 6`` delta query ran 2^-17 and 2^-19 for minutes and was then not written).
+    None otherwise: without a certificate the enclosure is printed at any cost.
+
+    The enclosure priced is one the certificate may record, chosen so the price is at most the
+    final one (so nothing the writer would accept is refused): an eps query's unit grows with the
+    recorded upper end (the re-check's e^eps bits), and the lower end found so far (or the plan's
+    float estimate) is at most it; a delta query's unit shrinks with the recorded upper end and its
+    relative width, and the upper end so far is at least the final one, its width taken as the
+    widest an answer may have (``NARROW_FACTOR`` times the width asked). The recorded grid is the
+    last level's, at least any level's m, and the price grows with m."""
+    if not (getattr(args, "certificate", None) or getattr(args, "json", False)):
+        return None
+    from fractions import Fraction
+
+    from ..certificate.writer import grid_past_cap
+    from ..ball import rational_decimal
+    from ..limits import NARROW_FACTOR
+
+    width = min(Fraction(1, 2), NARROW_FACTOR * Fraction(1, 10 ** digits))
+
+    def check(m: int, lo: Optional[Fraction], hi: Optional[Fraction]) -> None:
+        result: dict[str, Any] = {"grid": f"2^-{m}"}
+        if quantity == "pld.epsilon" and lo is not None and lo > 0:
+            e = rational_decimal(lo, 17, upward=False)
+            result["enclosure"] = {"lo": e, "hi": e}
+        elif quantity == "pld.delta" and hi is not None and hi > 0:
+            result["enclosure"] = {"lo": rational_decimal(hi * (1 - width), 17, upward=False),
+                                   "hi": rational_decimal(hi, 17, upward=True)}
+        why = grid_past_cap(quantity, inputs, result)
+        if why is not None:
+            raise InvalidParameter("digits", f"{digits} needs {why}: refused before that grid was computed; "
+                                             "ask for fewer digits (the enclosure itself is printed without "
+                                             "--certificate / --json)")
+    return check
+
+
 def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Optional[Sequence[int]] = None) -> None:
     """Write the certificate where asked; print JSON or the human line. A certificate that
     ``dpverify verify`` could not re-prove within its cap is not written
