@@ -193,14 +193,16 @@ def _work_cap_message(got: "tuple[int, int]") -> str:
 
 
 def grid_past_cap(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Optional[str]:
-    """Why a pld.epsilon / pld.delta certificate recording ``result`` (its grid and enclosure) could not be
-    written, by the price alone, or None: its recorded grid past the re-check's knot cap or priced past
-    :data:`PLD_MAX_GRID_WORK` (the refusals of :func:`unverifiable` that need no re-proof; the same
-    messages). A count (:func:`_grid_price`), no masses: the producer asks it before a grid level is
-    computed (:func:`dpverify.cli._common.grid_check`, issue 22: work is bounded before it starts), so a
-    certificate the writer would refuse after the run is refused at once. None for any other quantity
-    (a claim past the cap is re-proved instead: verify may decide it on a coarser grid)."""
-    if quantity not in ("pld.epsilon", "pld.delta"):
+    """Why a pld.epsilon / pld.delta / pld.claim certificate recording ``result`` (its grid and
+    enclosure) is past the re-check's caps by the price alone, or None: its recorded grid past the
+    re-check's knot cap or priced past :data:`PLD_MAX_GRID_WORK` (for an enclosure, the refusals of
+    :func:`unverifiable` that need no re-proof; the same messages). A count (:func:`_grid_price`), no
+    masses: the producer asks it before a grid level is computed (:func:`dpverify.cli._common.grid_check`,
+    issue 22: work is bounded before it starts), so a certificate the writer would refuse after the run
+    is refused at once. A claim past the cap is re-proved by :func:`unverifiable` instead (verify may
+    decide it on a coarser grid); its producer does not compute such a grid (the claim's check_grid).
+    None for any other quantity."""
+    if quantity not in ("pld.epsilon", "pld.delta", "pld.claim"):
         return None
     from ..recheck.limits import PLD_MAX_GRID_WORK
 

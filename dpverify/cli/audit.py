@@ -312,9 +312,10 @@ def _statement(args: argparse.Namespace, cert: dict) -> None:
 
 def _claim(args, events, inputs, rel, budget, progress) -> int:
     t0 = time.monotonic()
-    verdict, ans = S.check_claim(events, args.claimed_eps, args.delta, neighboring=rel,
-                                 time_budget=budget, progress=progress)
     inputs.update({"claimed_eps": args.claimed_eps, "delta": args.delta})
+    verdict, ans = S.check_claim(events, args.claimed_eps, args.delta, neighboring=rel,
+                                 time_budget=budget, progress=progress,
+                                 check_grid=grid_check(args, "pld.claim", typed_inputs(inputs), None))
     cert = pld_claim_certificate(inputs=inputs, verdict=verdict, answer=ans)
     line = (f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
             f"{verdict.outcome.value} ({verdict.reason})")

@@ -248,7 +248,7 @@ def epsilon(
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
     max_work: Optional[int] = None,
-    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], None]] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> PldAnswer:
     """Certified enclosure of epsilon(delta) for the composition of ``events``
     (a list of :class:`GaussianSteps` or a dp_accounting DpEvent tree) with
@@ -279,7 +279,7 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
            progress: Optional[Callable[[float, str], None]], strict_width: bool = False,
            decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
            max_work: Optional[int] = None,
-           check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], None]] = None) -> PldAnswer:
+           check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None) -> PldAnswer:
     d, w = _digits(rel_width, digits)
     time_budget = V.seconds("time_budget", time_budget)
     progress = V.callback("progress", progress)
@@ -344,7 +344,7 @@ def delta(
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
     decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
-    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], None]] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> PldAnswer:
     """Certified enclosure of delta(eps) (the maximum over the relation's
     directions) with relative width <= 10^-digits (default 1e-4); a narrowly
@@ -364,12 +364,14 @@ def check_claim(
     neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> tuple[Verdict, PldAnswer]:
     """Verdict on "(claimed_eps, delta)-DP": HOLDS when the certified
     delta(claimed_eps) <= delta, FAILS when it is certainly > delta, else
     UNDECIDED when a static cap (memory, precision) stops the refinement first.
     A run the time budget stops raises :class:`~dpverify.errors.PrecisionExhausted`
-    instead: how far it got follows the load, so it is never a verdict."""
+    instead: how far it got follows the load, so it is never a verdict. ``check_grid``: asked before
+    each grid level (:func:`.refine.refine_query`)."""
     E = V.nonnegative("claimed_eps", claimed_eps)
     D = V.open_unit("delta", delta_budget)
     time_budget = V.seconds("time_budget", time_budget)
@@ -388,7 +390,7 @@ def check_claim(
         try:
             res = refine_query(steps, dirs, kind="delta", target=E,
                                rel_width=1e-12, time_budget=time_budget, decide=decided_against(D),
-                               delta_scale=D, progress=progress)
+                               delta_scale=D, progress=progress, check_grid=check_grid)
         except PrecisionExhausted as exc:
             if getattr(exc, "timed", False):
                 # the clock stopped it: where it stopped follows the load, so no verdict is written

@@ -360,7 +360,7 @@ def refine_query(
     exact_zero: bool = True,
     afford_length: Optional[int] = None,
     max_work: Optional[int] = None,
-    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], None]] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> PldResult:
     """Certified enclosure of epsilon(target) (kind "eps") or delta(target)
     (kind "delta"), the maximum over ``directions``, with relative width
@@ -397,7 +397,8 @@ def refine_query(
     ``check_grid(m, lo, hi)``: asked before every level on the grid 2^-m is computed, with the best
     certified enclosure so far (the first level: the plan's estimate, where a float law confirmed
     it, else None, None); it raises to refuse the level (the CLI's price of the certificate the
-    run would write, :func:`dpverify.cli._common.grid_check`: a refusal before the work, issue 22).
+    run would write, :func:`dpverify.cli._common.grid_check`: a refusal before the work, issue 22),
+    or returns a coarser m' (still finer than the last level) to compute instead, else None.
     A static count, never the clock: the same inputs refuse on every machine."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
@@ -518,7 +519,10 @@ def refine_query(
         K, tau, budget, allowance = _unit(scale, rel_width, total_steps, nm, length_est)
         if check_grid is not None:
             if prev is not None:
-                check_grid(m, lo_all, hi_all)
+                instead = check_grid(m, lo_all, hi_all)
+                if instead is not None and prev["m"] < instead < m:
+                    m = instead
+                    continue  # priced again, with its own length and unit
             elif plan is not None and plan.checked:
                 est = Fraction(plan.eps) if kind == "eps" else Fraction(math.exp(plan.log_delta))
                 check_grid(m, est, est)

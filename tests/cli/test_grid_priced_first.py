@@ -7,6 +7,7 @@ T = 10^4 ran 2^-10, 2^-11 and 2^-12 for 260 CPU s; both then refused by the writ
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import pytest
 
 from dpverify.certificate.writer import grid_past_cap, unverifiable
@@ -42,7 +43,12 @@ def test_the_refusal_is_the_writers_price_of_that_grid() -> None:
     assert unverifiable(cert) == why
     # a grid the writer re-proves or passes is not refused by the price
     assert grid_past_cap("pld.delta", INPUTS, dict(result, grid="2^-14")) is None
-    assert grid_past_cap("pld.claim", INPUTS, result) is None  # a claim may be decided coarser: re-proved
+    claim = {k: v for k, v in INPUTS.items() if k not in ("eps", "digits")}
+    claim.update(claimed_eps="2.38169", delta="1e-5")
+    # a claim is priced too (its producer does not compute such a grid); the writer re-proves it instead
+    assert grid_past_cap("pld.claim", claim, result).startswith("the grid 2^-18")
+    assert grid_past_cap("pld.claim", claim, dict(result, grid="2^-16")) is None
+    assert grid_past_cap("calibrate.bracket", claim, result) is None
 
 
 def test_every_level_is_priced_before_it_is_computed(monkeypatch) -> None:
@@ -89,3 +95,25 @@ def test_a_certificate_within_the_cap_is_written(capsys) -> None:
     assert code == 0
     cert = json.loads(capsys.readouterr().out)
     assert cert["result"]["grid"].startswith("2^-")
+
+
+def test_a_claims_level_past_the_cap_becomes_the_halving_below_it_then_undecided() -> None:
+    # the claim of the issue (MNIST, claimed eps 2.38169, decided "holds" on 2^-18 in 128 CPU s and then
+    # not written: verify's meter prices 2^-18 past its cap): 2^-18 is not computed; 2^-17, within the
+    # cap, is, once; past it the run answers undecided without computing (exit 3)
+    import argparse
+
+    from dpverify.errors import Undecided
+    from dpverify.cli._common import grid_check
+
+    claim = {"noise_multiplier": "1.1", "sampling_rate": "256/60000", "steps": 14063, "neighboring": "add-remove",
+             "claimed_eps": "2.38169", "delta": "1e-5"}
+    assert grid_check(argparse.Namespace(certificate=None, json=False), "pld.claim", claim, None) is None
+    check = grid_check(argparse.Namespace(certificate=None, json=True), "pld.claim", claim, None)
+    lo, hi = Fraction(99999, 10**10), Fraction(100001, 10**10)  # 2^-16's enclosure straddles 1e-5
+    assert check(14, Fraction(1, 10**5), Fraction(1, 10**5)) is None
+    assert check(16, lo, hi) is None
+    assert check(18, lo, hi) == 17
+    assert check(17, lo, hi) is None
+    with pytest.raises(Undecided, match="the verdict needs the grid 2\\^-19.*on 2\\^-17, which does not decide it"):
+        check(19, lo, hi)
