@@ -395,8 +395,8 @@ def refine_query(
     is bounded by ``max_length`` as every level is.
 
     ``check_grid(m, lo, hi)``: asked before every level on the grid 2^-m is computed, with the best
-    certified enclosure so far (the first level: the plan's estimate, where a float law confirmed
-    it, else None, None); it raises to refuse the level (the CLI's price of the certificate the
+    certified enclosure so far (the first level: a range about the plan's estimate, where a float
+    law confirmed it, else None, None); it raises to refuse the level (the CLI's price of the certificate the
     run would write, :func:`dpverify.cli._common.grid_check`: a refusal before the work, issue 22),
     or returns a coarser m' (still finer than the last level) to compute instead, else None.
     A static count, never the clock: the same inputs refuse on every machine."""
@@ -524,8 +524,10 @@ def refine_query(
                     m = instead
                     continue  # priced again, with its own length and unit
             elif plan is not None and plan.checked:
+                # a range about the float estimate (within about 1 %, up to 5x for a central-limit
+                # delta), so that a price read off it is not above the final one
                 est = Fraction(plan.eps) if kind == "eps" else Fraction(math.exp(plan.log_delta))
-                check_grid(m, est, est)
+                check_grid(m, est * Fraction(19, 20), est * 8)
             else:
                 check_grid(m, None, None)
         if max_work is not None and prev is not None and length_est * (2 * K + 32) > max_work:
