@@ -119,3 +119,32 @@ def test_a_claims_level_past_the_cap_becomes_the_halving_below_it_then_undecided
     assert check(17, lo, hi) is None
     with pytest.raises(Undecided, match="the verdict needs the grid 2\\^-19.*on 2\\^-17, which does not decide it"):
         check(19, lo, hi)
+
+
+def test_a_calibration_end_on_the_recheck_finest_grid_is_re_proved_before_it_is_written(monkeypatch) -> None:
+    # `calibrate dpsgd --target-eps 3 --delta 1e-5 --sampling-rate 256/60000 --steps 14063 --digits 6`
+    # (102 CPU s) wrote a safe end on 2^-16 that verify could not re-prove (exit 3, 58 CPU s): such an
+    # end is re-proved first (the re-proof is stubbed here); an end on a coarser grid is not
+    import argparse
+
+    from dpverify.cli import calibrate as C
+    from dpverify.errors import CouldNotReprove, InvalidParameter
+    from dpverify.recheck import verify as RV
+
+    calls: list = []
+
+    def confirm(cert, budget_seconds=None):
+        calls.append(cert["result"]["ends"]["safe"]["grid"])
+        raise CouldNotReprove("could not re-prove the safe end on the grid 2^-16")
+
+    monkeypatch.setattr(RV, "confirm", confirm)
+    cert = {"claim": {"quantity": "calibrate.bracket"}, "inputs": {},
+            "result": {"ends": {"safe": {"grid": "2^-16"}, "unsafe": {"grid": "2^-15"}}}}
+    args = argparse.Namespace(certificate=None, json=True, digits=6, rel_width=None)
+    with pytest.raises(InvalidParameter, match="--digits 6 needs an end on the grid 2\\^-16"):
+        C._refuse_unreprovable_ends(args, cert)
+    assert calls == ["2^-16"]
+    C._refuse_unreprovable_ends(argparse.Namespace(certificate=None, json=False, digits=6, rel_width=None), cert)
+    cert["result"]["ends"]["safe"]["grid"] = "2^-15"
+    C._refuse_unreprovable_ends(args, cert)
+    assert calls == ["2^-16"]
