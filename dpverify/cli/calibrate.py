@@ -200,7 +200,7 @@ def _refuse_unreprovable_ends(args: argparse.Namespace, cert: dict[str, Any]) ->
         confirm(dict(cert), budget_seconds=0)
     except CouldNotReprove as exc:
         digits = args.digits if getattr(args, "rel_width", None) is None else None
-        what = f"--digits {digits}" if digits is not None else f"--rel-width {args.rel_width}"
+        what = str(digits) if digits is not None else f"the width {args.rel_width} (--rel-width)"
         raise InvalidParameter("digits", f"{what} needs an end on the grid 2^-{_M_MAX}, the finest `dpverify "
                                          f"verify` tries, where it could not re-prove it: {exc}; no "
                                          "certificate written; ask for fewer digits (the bracket itself is "

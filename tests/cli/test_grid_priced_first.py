@@ -141,7 +141,7 @@ def test_a_calibration_end_on_the_recheck_finest_grid_is_re_proved_before_it_is_
     cert = {"claim": {"quantity": "calibrate.bracket"}, "inputs": {},
             "result": {"ends": {"safe": {"grid": "2^-16"}, "unsafe": {"grid": "2^-15"}}}}
     args = argparse.Namespace(certificate=None, json=True, digits=6, rel_width=None)
-    with pytest.raises(InvalidParameter, match="--digits 6 needs an end on the grid 2\\^-16"):
+    with pytest.raises(InvalidParameter, match="^6 needs an end on the grid 2\\^-16"):
         C._refuse_unreprovable_ends(args, cert)
     assert calls == ["2^-16"]
     C._refuse_unreprovable_ends(argparse.Namespace(certificate=None, json=False, digits=6, rel_width=None), cert)
