@@ -305,7 +305,7 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
     from ..limits import NARROW_FACTOR
 
     width = min(Fraction(1, 2), NARROW_FACTOR * Fraction(1, 10 ** digits)) if digits is not None else None
-    last: list = []  # the claim's grids computed so far (check_grid precedes each)
+    last: list[int] = []  # the claim's grids computed so far (check_grid precedes each)
 
     def priced(m: int, lo: Optional[Fraction], hi: Optional[Fraction], w: Optional[Fraction]) -> Optional[str]:
         result: dict[str, Any] = {"grid": f"2^-{m}"}
@@ -325,13 +325,13 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
                                                  "ask for fewer digits (the enclosure itself is printed without "
                                                  "--certificate / --json)")
             return None
-        w = (hi - lo) / hi if last and hi is not None and hi > 0 and lo is not None else None
         prev = last[-1] if last else None
-        why = priced(m, lo, hi, None if w is None else w / 4 ** (m - prev))
+        w = (hi - lo) / hi if prev is not None and hi is not None and hi > 0 and lo is not None else None
+        why = priced(m, lo, hi, None if w is None or prev is None else w / 4 ** (m - prev))
         if why is None:
             last.append(m)
             return None
-        if prev is not None and prev < m - 1 and priced(m - 1, lo, hi, w / 4 ** (m - 1 - prev)) is None:
+        if prev is not None and prev < m - 1 and priced(m - 1, lo, hi, None if w is None else w / 4 ** (m - 1 - prev)) is None:
             return m - 1  # asked again for m - 1 (refine_query), then recorded
         shown = "" if prev is None or lo is None or hi is None else (
             f"; delta(claimed eps) in [{rational_decimal(lo, 6, upward=False)}, "
