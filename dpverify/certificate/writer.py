@@ -23,7 +23,7 @@ from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonic
 from .prose import source, statement
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
-           "unverifiable", "validate_written", "dumps", "write"]
+           "unverifiable", "grid_past_cap", "validate_written", "dumps", "write"]
 
 
 def _backend() -> str:
@@ -160,14 +160,13 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
             got = _grid_price(quantity, inputs, result, grids)
         except CouldNotReprove as exc:
             if not decides_coarser:
-                return f"a grid `dpverify verify` cannot re-prove within its caps ({exc})"
+                return _knot_cap_message(exc)
             needs = f"the grid {result.get('grid')}"  # past the knot cap there: re-proved below
         else:
             if got is None or 4 * got[0] <= PLD_MAX_GRID_WORK:
                 return None
             if got[0] > PLD_MAX_GRID_WORK and not decides_coarser:
-                return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap "
-                        f"({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
+                return _work_cap_message(got)
             needs = f"the grid 2^-{got[1]}"
     elif not ("id" in claim and quantity.startswith(("pld.", "events."))):
         return None  # no grid to price (and no import of the re-check for it)
@@ -189,6 +188,42 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
                             f"{exc}") from None
     finally:
         bar.close()
+    return None
+
+
+def _knot_cap_message(exc: Exception) -> str:
+    """Why a grid past the re-check's knot cap is not written (:func:`unverifiable`, :func:`grid_past_cap`)."""
+    return f"a grid `dpverify verify` cannot re-prove within its caps ({exc})"
+
+
+def _work_cap_message(got: "tuple[int, int]") -> str:
+    """Why a grid priced past :data:`PLD_MAX_GRID_WORK` is not written (:func:`unverifiable`, :func:`grid_past_cap`)."""
+    from ..recheck.limits import PLD_MAX_GRID_WORK
+
+    return (f"the grid 2^-{got[1]}, which `dpverify verify` cannot re-prove within its work cap "
+            f"({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
+
+
+def grid_past_cap(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Optional[str]:
+    """Why a pld.epsilon / pld.delta / pld.claim certificate recording ``result`` (its grid and
+    enclosure) is past the re-check's caps by the price alone, or None: its recorded grid past the
+    re-check's knot cap or priced past :data:`PLD_MAX_GRID_WORK` (for an enclosure, the refusals of
+    :func:`unverifiable` that need no re-proof; the same messages). A count (:func:`_grid_price`), no
+    masses: the producer asks it before a grid level is computed (:func:`dpverify.cli._common.grid_check`,
+    issue 22: work is bounded before it starts), so a certificate the writer would refuse after the run
+    is refused at once. A claim past the cap is re-proved by :func:`unverifiable` instead (verify may
+    decide it on a coarser grid); its producer does not compute such a grid (the claim's check_grid).
+    None for any other quantity."""
+    if quantity not in ("pld.epsilon", "pld.delta", "pld.claim"):
+        return None
+    from ..recheck.limits import PLD_MAX_GRID_WORK
+
+    try:
+        got = _grid_price(quantity, inputs, result, None)
+    except CouldNotReprove as exc:
+        return _knot_cap_message(exc)
+    if got is not None and got[0] > PLD_MAX_GRID_WORK:
+        return _work_cap_message(got)
     return None
 
 

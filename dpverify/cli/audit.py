@@ -18,13 +18,15 @@ from typing import Any, Optional
 
 from .. import _validate as V
 from ..certificate.build import PLD_SOURCE, pld_answer_certificate, pld_claim_certificate
+from ..certificate.writer import typed_inputs
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import MAX_STEPS, SUPPLEMENTARY_EPS_MAX_WORK
 from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
 from ..progress import Progress
 from ..vocabulary import DIGITS_PLD, EVENTS, NEIGHBORING, SAMPLING, TIME_BUDGET
-from ._common import add_concept, add_output_options, add_schedule_options, emit, given_options, refuse_inapplicable
+from ._common import (add_concept, add_output_options, add_schedule_options, emit, given_options, grid_check,
+                      refuse_inapplicable)
 
 ORDER = 60
 SAMPLINGS = SAMPLING.choices
@@ -186,15 +188,21 @@ def _dpsgd(args: argparse.Namespace) -> int:
                                        "--claimed-eps verdicts")
             return _claim(args, events, inputs, rel, budget, progress)
         digits = V.integer("digits", args.digits, lo=1, hi=DIGITS_PLD.hi)
+        # the certificate as it will be written, priced before each grid level (grid_check)
+        priced = dict(inputs, digits=digits)
         if args.delta is not None:
             V.open_unit("delta", args.delta)
+            priced["delta"] = args.delta
             ans = S.epsilon(events, args.delta, neighboring=rel, digits=digits,
-                            time_budget=budget, progress=progress, strict_width=args.strict_width)
+                            time_budget=budget, progress=progress, strict_width=args.strict_width,
+                            check_grid=grid_check(args, "pld.epsilon", typed_inputs(priced), digits))
             quantity, name = "pld.epsilon", "epsilon(delta)"
             inputs["delta"] = args.delta
         else:
+            priced["eps"] = args.eps
             ans = S.delta(events, args.eps, neighboring=rel, digits=digits,
-                          time_budget=budget, progress=progress, strict_width=args.strict_width)
+                          time_budget=budget, progress=progress, strict_width=args.strict_width,
+                          check_grid=grid_check(args, "pld.delta", typed_inputs(priced), digits))
             quantity, name = "pld.delta", "delta(eps)"
             inputs["eps"] = args.eps
     finally:
@@ -304,9 +312,10 @@ def _statement(args: argparse.Namespace, cert: dict) -> None:
 
 def _claim(args, events, inputs, rel, budget, progress) -> int:
     t0 = time.monotonic()
-    verdict, ans = S.check_claim(events, args.claimed_eps, args.delta, neighboring=rel,
-                                 time_budget=budget, progress=progress)
     inputs.update({"claimed_eps": args.claimed_eps, "delta": args.delta})
+    verdict, ans = S.check_claim(events, args.claimed_eps, args.delta, neighboring=rel,
+                                 time_budget=budget, progress=progress,
+                                 check_grid=grid_check(args, "pld.claim", typed_inputs(inputs), None))
     cert = pld_claim_certificate(inputs=inputs, verdict=verdict, answer=ans)
     line = (f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
             f"{verdict.outcome.value} ({verdict.reason})")

@@ -248,6 +248,7 @@ def epsilon(
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
     max_work: Optional[int] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> PldAnswer:
     """Certified enclosure of epsilon(delta) for the composition of ``events``
     (a list of :class:`GaussianSteps` or a dp_accounting DpEvent tree) with
@@ -256,10 +257,11 @@ def epsilon(
     the request, that certified enclosure is returned with ``note`` set
     (``strict_width=True`` refuses instead); otherwise PrecisionExhausted
     states the width reached. ``max_work``: a static cap on one grid level's work
-    (:func:`.refine.refine_query`), for a line that must not cost more than a bounded effort."""
+    (:func:`.refine.refine_query`), for a line that must not cost more than a bounded effort.
+    ``check_grid``: asked before each grid level (:func:`.refine.refine_query`; it raises to refuse)."""
     D = V.open_unit("delta", delta_budget)
     return _query(events, "eps", D, neighboring, digits, rel_width, time_budget, progress, strict_width,
-                  max_work=max_work)
+                  max_work=max_work, check_grid=check_grid)
 
 
 #: the note of an eps(delta) = 0 decided by the total-variation bound (:func:`.tail.tv_upper`)
@@ -276,7 +278,8 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
            digits: Optional[int], rel_width: Optional[float], time_budget: float,
            progress: Optional[Callable[[float, str], None]], strict_width: bool = False,
            decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
-           max_work: Optional[int] = None) -> PldAnswer:
+           max_work: Optional[int] = None,
+           check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None) -> PldAnswer:
     d, w = _digits(rel_width, digits)
     time_budget = V.seconds("time_budget", time_budget)
     progress = V.callback("progress", progress)
@@ -303,7 +306,7 @@ def _query(events: Any, kind: str, target: Fraction, rel_name: Union[str, Relati
         return closed
     res = refine_query(steps, dirs, kind=kind, target=target, rel_width=w,
                        time_budget=time_budget, progress=progress, strict_width=strict_width, decide=decide,
-                       max_work=max_work)
+                       max_work=max_work, check_grid=check_grid)
     return _answer(res, rel, d)
 
 
@@ -341,14 +344,16 @@ def delta(
     progress: Optional[Callable[[float, str], None]] = None,
     strict_width: bool = False,
     decide: Optional[Callable[[Fraction, Optional[Fraction]], bool]] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> PldAnswer:
     """Certified enclosure of delta(eps) (the maximum over the relation's
     directions) with relative width <= 10^-digits (default 1e-4); a narrowly
     missed width is handled as in :func:`epsilon`. ``decide(lo, hi)``, if given,
-    also ends the refinement once it says the enclosure is enough (a claim decided)."""
+    also ends the refinement once it says the enclosure is enough (a claim decided). ``check_grid``: as
+    in :func:`epsilon`."""
     E = V.nonnegative("eps", eps)
     return _query(events, "delta", E, neighboring, digits, rel_width, time_budget, progress, strict_width,
-                  decide)
+                  decide, check_grid=check_grid)
 
 
 def check_claim(
@@ -359,12 +364,14 @@ def check_claim(
     neighboring: Union[str, Relation] = Relation.ADD_REMOVE,
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Callable[[float, str], None]] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> tuple[Verdict, PldAnswer]:
     """Verdict on "(claimed_eps, delta)-DP": HOLDS when the certified
     delta(claimed_eps) <= delta, FAILS when it is certainly > delta, else
     UNDECIDED when a static cap (memory, precision) stops the refinement first.
     A run the time budget stops raises :class:`~dpverify.errors.PrecisionExhausted`
-    instead: how far it got follows the load, so it is never a verdict."""
+    instead: how far it got follows the load, so it is never a verdict. ``check_grid``: asked before
+    each grid level (:func:`.refine.refine_query`)."""
     E = V.nonnegative("claimed_eps", claimed_eps)
     D = V.open_unit("delta", delta_budget)
     time_budget = V.seconds("time_budget", time_budget)
@@ -383,7 +390,7 @@ def check_claim(
         try:
             res = refine_query(steps, dirs, kind="delta", target=E,
                                rel_width=1e-12, time_budget=time_budget, decide=decided_against(D),
-                               delta_scale=D, progress=progress)
+                               delta_scale=D, progress=progress, check_grid=check_grid)
         except PrecisionExhausted as exc:
             if getattr(exc, "timed", False):
                 # the clock stopped it: where it stopped follows the load, so no verdict is written

@@ -360,6 +360,7 @@ def refine_query(
     exact_zero: bool = True,
     afford_length: Optional[int] = None,
     max_work: Optional[int] = None,
+    check_grid: Optional[Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]] = None,
 ) -> PldResult:
     """Certified enclosure of epsilon(target) (kind "eps") or delta(target)
     (kind "delta"), the maximum over ``directions``, with relative width
@@ -391,7 +392,14 @@ def refine_query(
     started and the run stops as at the memory cap (deterministic: no clock decides it). The
     first level is exempt: its points are the plan's estimate, which can be far above the grid
     the level then holds (sigma 1e6, delta 1e-1700: planned beyond the cap, 201 points held); it
-    is bounded by ``max_length`` as every level is."""
+    is bounded by ``max_length`` as every level is.
+
+    ``check_grid(m, lo, hi)``: asked before every level on the grid 2^-m is computed, with the best
+    certified enclosure so far (the first level: a range about the plan's estimate, where a float
+    law confirmed it, else None, None); it raises to refuse the level (the CLI's price of the certificate the
+    run would write, :func:`dpverify.cli._common.grid_check`: a refusal before the work, issue 22),
+    or returns a coarser m' (still finer than the last level) to compute instead, else None.
+    A static count, never the clock: the same inputs refuse on every machine."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
     total_steps = sum(s.count for s in steps)
@@ -509,6 +517,19 @@ def refine_query(
         length_est = prev["length"] << (m - prev["m"]) if prev else (
             int(plan.range_nats * (1 << m)) + 1 if plan is not None else 1 << 20)
         K, tau, budget, allowance = _unit(scale, rel_width, total_steps, nm, length_est)
+        if check_grid is not None:
+            if prev is not None:
+                instead = check_grid(m, lo_all, hi_all)
+                if instead is not None and prev["m"] < instead < m:
+                    m = instead
+                    continue  # priced again, with its own length and unit
+            elif plan is not None and plan.checked:
+                # a range about the float estimate (within about 1 %, up to 5x for a central-limit
+                # delta), so that a price read off it is not above the final one
+                est = Fraction(plan.eps) if kind == "eps" else Fraction(math.exp(plan.log_delta))
+                check_grid(m, est * Fraction(19, 20), est * 8)
+            else:
+                check_grid(m, None, None)
         if max_work is not None and prev is not None and length_est * (2 * K + 32) > max_work:
             return stop(f"the next grid (2^-{m}) would exceed the work cap of {max_work:,} "
                         "(points x (2K + 32) for the unit 2^-K)")
