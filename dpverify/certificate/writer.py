@@ -142,7 +142,8 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     never of a number. A certificate the verifier refutes is a bug (:class:`InternalError`).
     ``grids``: the producer's grid exponent per ``result.configs`` entry of an ``oracle.rows``
     certificate (None: no grid), which that kind does not record. Kinds without a grid: None, but a registry claim of a
-    pld.* or events.* quantity (no grid recorded, so no price) is re-proved."""
+    pld.* or events.* quantity (no grid recorded, so no price) is re-proved, and so is a calibrate.bracket
+    with an end on the re-check's finest grid."""
     claim, inputs, result = cert.get("claim"), cert.get("inputs"), cert.get("result")
     if not (isinstance(claim, Mapping) and isinstance(inputs, Mapping) and isinstance(result, Mapping)):
         return None
@@ -168,6 +169,19 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
             if got[0] > PLD_MAX_GRID_WORK and not decides_coarser:
                 return _work_cap_message(got)
             needs = f"the grid 2^-{got[1]}"
+    elif quantity == "calibrate.bracket":
+        # an end decided on the re-check's finest grid leaves verify no finer one to try, and its bounds
+        # there may be looser than the calibration's (issue 22: `calibrate dpsgd --target-eps 3 --delta
+        # 1e-5 --sampling-rate 256/60000 --steps 14063 --digits 6` wrote a safe end with delta(3) <=
+        # 9.99998e-6 on 2^-16, which verify bounds by 1.0000003e-5 there: exit 3 after 58 CPU s)
+        from ..recheck.calibrate import _M_MAX
+
+        ends = result.get("ends")
+        finest = f"2^-{_M_MAX}"
+        if not (isinstance(ends, Mapping) and any(isinstance(e, Mapping) and e.get("grid") == finest
+                                                  for e in ends.values())):
+            return None
+        needs = f"an end on the grid {finest}, the finest `dpverify verify` tries"
     elif not ("id" in claim and quantity.startswith(("pld.", "events."))):
         return None  # no grid to price (and no import of the re-check for it)
     # a registry claim of a PLD kind (`dpverify reproduce`) records no grid, so nothing prices it

@@ -351,7 +351,10 @@ def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Op
         from ..certificate.writer import fewer_digits, unverifiable
 
         why = unverifiable(cert, grids)  # not None only for a certificate whose re-check needs a grid
-        digits = cert.get("inputs", {}).get("digits")
+        # the digits that set the grid: recorded, or (calibrate: the bracket's width) as given; the
+        # deprecated --rel-width leaves args.digits at its default, which set nothing
+        given = None if getattr(args, "rel_width", None) is not None else getattr(args, "digits", None)
+        digits = cert.get("inputs", {}).get("digits", given)
         if why is not None and digits is not None:
             # the accuracy asked for (or its default) set the grid: fewer digits is the remedy
             raise InvalidParameter("digits", fewer_digits(digits, why) + " (the enclosure itself is printed "

@@ -176,39 +176,6 @@ def _sampled_line(cal: Any) -> str:
     return line + f" ({cal.evaluations} certified evaluations, {cal.seconds:.1f} s)"
 
 
-def _refuse_unreprovable_ends(args: argparse.Namespace, cert: dict[str, Any]) -> None:
-    """A Poisson calibration certificate asked for (``--certificate`` / ``--json``) with an end decided
-    on the re-check's finest grid (:data:`dpverify.recheck.calibrate._M_MAX`, 2^-16, which is also the
-    calibration's own finest) is re-proved before it is written, and refused, exit 2 naming
-    ``--digits``, where verify could not re-prove it: the re-check has no finer grid to try, and its
-    bounds on the same grid may be looser than the calibration's (issue 22: ``--target-eps 3 --delta
-    1e-5 --sampling-rate 256/60000 --steps 14063 --digits 6`` wrote a safe end with delta(3) <=
-    9.99998e-6 on 2^-16, which verify bounds by 1.0000003e-5 there: exit 3 after 58 CPU s). The
-    writer prices no grid for this kind (:func:`dpverify.certificate.writer.unverifiable`), so
-    without this the file was written. A choice of what to write, never of a number."""
-    if not (getattr(args, "certificate", None) or getattr(args, "json", False)):
-        return
-    from ..recheck.calibrate import _M_MAX
-
-    ends = cert.get("result", {}).get("ends", {})
-    if not any(isinstance(e, dict) and e.get("grid") == f"2^-{_M_MAX}" for e in ends.values()):
-        return
-    from ..errors import CertificateRejected, CouldNotReprove, InternalError, MalformedCertificate
-    from ..recheck.verify import confirm
-
-    try:
-        confirm(dict(cert), budget_seconds=0)
-    except CouldNotReprove as exc:
-        digits = args.digits if getattr(args, "rel_width", None) is None else None
-        what = str(digits) if digits is not None else f"the width {args.rel_width} (--rel-width)"
-        raise InvalidParameter("digits", f"{what} needs an end on the grid 2^-{_M_MAX}, the finest `dpverify "
-                                         f"verify` tries, where it could not re-prove it: {exc}; no "
-                                         "certificate written; ask for fewer digits (the bracket itself is "
-                                         "printed without --certificate / --json)") from None
-    except (CertificateRejected, MalformedCertificate) as exc:  # a refutation of what dpverify wrote: a bug
-        raise InternalError(f"`dpverify verify` refuses a calibrate.bracket certificate dpverify wrote: {exc}") from None
-
-
 def _dpsgd(args: argparse.Namespace) -> int:
     if args.plot:
         from ..plots import check_output
@@ -267,7 +234,6 @@ def _dpsgd(args: argparse.Namespace) -> int:
         if t.parameter == "steps" and "batch_size" in t.fixed:
             epochs = safe_epochs(int(cal.safe.value), int(t.fixed["batch_size"]), int(t.fixed["dataset_size"]))
             line += f"; in epochs: {epochs} safe ({cal.safe.value} steps, steps = ceil(epochs N / B))"
-    _refuse_unreprovable_ends(args, cert)
     if args.statement:
         from ..statement import statement
 

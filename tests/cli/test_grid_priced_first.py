@@ -124,11 +124,13 @@ def test_a_claims_level_past_the_cap_becomes_the_halving_below_it_then_undecided
 def test_a_calibration_end_on_the_recheck_finest_grid_is_re_proved_before_it_is_written(monkeypatch) -> None:
     # `calibrate dpsgd --target-eps 3 --delta 1e-5 --sampling-rate 256/60000 --steps 14063 --digits 6`
     # (102 CPU s) wrote a safe end on 2^-16 that verify could not re-prove (exit 3, 58 CPU s): such an
-    # end is re-proved first (the re-proof is stubbed here); an end on a coarser grid is not
+    # end is re-proved first by the writer (the re-proof is stubbed here), and emit refuses it naming
+    # --digits; an end on a coarser grid is not re-proved
     import argparse
 
-    from dpverify.cli import calibrate as C
-    from dpverify.errors import CouldNotReprove, InvalidParameter
+    from dpverify.certificate.writer import unverifiable
+    from dpverify.cli._common import emit
+    from dpverify.errors import CouldNotReprove, InvalidParameter, Undecided
     from dpverify.recheck import verify as RV
 
     calls: list = []
@@ -140,11 +142,12 @@ def test_a_calibration_end_on_the_recheck_finest_grid_is_re_proved_before_it_is_
     monkeypatch.setattr(RV, "confirm", confirm)
     cert = {"claim": {"quantity": "calibrate.bracket"}, "inputs": {},
             "result": {"ends": {"safe": {"grid": "2^-16"}, "unsafe": {"grid": "2^-15"}}}}
-    args = argparse.Namespace(certificate=None, json=True, digits=6, rel_width=None)
+    assert "an end on the grid 2^-16, the finest `dpverify verify` tries" in unverifiable(cert)
+    assert calls == ["2^-16"]
     with pytest.raises(InvalidParameter, match="^6 needs an end on the grid 2\\^-16"):
-        C._refuse_unreprovable_ends(args, cert)
-    assert calls == ["2^-16"]
-    C._refuse_unreprovable_ends(argparse.Namespace(certificate=None, json=False, digits=6, rel_width=None), cert)
+        emit(argparse.Namespace(certificate=None, json=True, digits=6, rel_width=None), cert, "line")
+    with pytest.raises(Undecided, match="no certificate written"):  # --rel-width: no digits to name
+        emit(argparse.Namespace(certificate=None, json=True, digits=3, rel_width="1e-6"), cert, "line")
     cert["result"]["ends"]["safe"]["grid"] = "2^-15"
-    C._refuse_unreprovable_ends(args, cert)
-    assert calls == ["2^-16"]
+    assert unverifiable(cert) is None
+    assert calls == ["2^-16"] * 3
