@@ -479,15 +479,15 @@ class _Epochs:
         return lo2, max(min(hi, lmax), lo2)
 
     def _reach(self, i: int, Th: Fraction, J: int) -> Optional[tuple[int, int]]:
-        """:meth:`_tau` of index i, (0, 1) when tau_i < 1 is clear in floats with a margin of e, None
-        when tau_i > J + 2 is (the walk of :meth:`_cuts` clips the same way): the degrees a hinge
+        """:meth:`_tau` of index i, (0, 1) when tau_i < 1 is proved, None when tau_i > J + 2 is (by
+        :meth:`_clip_indices`' thresholds, as the walk of :meth:`_cuts` clips): the degrees a hinge
         reads through index i, so that the products can stop there. Any stopping degree is sound
         (the mass not represented goes to +inf or to the window's end, :meth:`_epoch`, or is dropped
         from a sub-measure); this one only drops degrees the route does not read."""
-        x = i / 2.0**self.m + log_fraction(Th)
-        if x > math.log(J + 2) + 1:
+        over, under = self._clip_indices(Th, J)
+        if i > over:
             return None
-        if x < -1:
+        if i < under:
             return 0, 1
         return self._tau(i, Th)
 
