@@ -51,3 +51,17 @@ def test_an_enclosure_moved_above_the_upper_end_is_refused(rel):
     bad["result"]["enclosure"] = {"lo": str(float(hi * (1 + r))), "hi": str(float(hi * (1 + 2 * r)))}
     assert Fraction(bad["result"]["enclosure"]["lo"]) > hi
     assert outcome(reseal(bad)) == 1
+
+
+@pytest.mark.parametrize("rel", ["1e-12", "1e-6", "1e-3"])
+def test_an_enclosure_moved_below_the_lower_end_is_refused(rel):
+    # the product then exceeds the recorded hi (no proof of the upper end), but the remove curve's
+    # lower end, above the recorded one, shows the enclosures disjoint: exit 1 (exit 3 before, the
+    # upper end's failure raised before the lower end was read)
+    cert = _cert()
+    lo = Fraction(cert["result"]["enclosure"]["lo"])
+    bad = copy.deepcopy(cert)
+    r = Fraction(rel)
+    bad["result"]["enclosure"] = {"lo": str(float(lo * (1 - 2 * r))), "hi": str(float(lo * (1 - r)))}
+    assert Fraction(bad["result"]["enclosure"]["hi"]) < lo
+    assert outcome(reseal(bad)) == 1
