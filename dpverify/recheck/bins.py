@@ -479,15 +479,15 @@ class _Epochs:
         return lo2, max(min(hi, lmax), lo2)
 
     def _reach(self, i: int, Th: Fraction, J: int) -> Optional[tuple[int, int]]:
-        """:meth:`_tau` of index i, (0, 1) when tau_i < 1 is clear in floats with a margin of e, None
-        when tau_i > J + 2 is (the walk of :meth:`_cuts` clips the same way): the degrees a hinge
+        """:meth:`_tau` of index i, (0, 1) when tau_i < 1 is proved, None when tau_i > J + 2 is (by
+        :meth:`_clip_indices`' thresholds, as the walk of :meth:`_cuts` clips): the degrees a hinge
         reads through index i, so that the products can stop there. Any stopping degree is sound
         (the mass not represented goes to +inf or to the window's end, :meth:`_epoch`, or is dropped
         from a sub-measure); this one only drops degrees the route does not read."""
-        x = i / 2.0**self.m + log_fraction(Th)
-        if x > math.log(J + 2) + 1:
+        over, under = self._clip_indices(Th, J)
+        if i > over:
             return None
-        if x < -1:
+        if i < under:
             return 0, 1
         return self._tau(i, Th)
 
@@ -552,6 +552,27 @@ class _Epochs:
                 return a, a + 1
         return floor_int(t[0]), ceil_int(t[1])
 
+    def _clip_indices(self, Th: Fraction, jmax: int) -> tuple[int, int]:
+        """(I_over, I_under), integers with tau_i > jmax + 2 for every i > I_over and tau_i < 1 for
+        every i < I_under (tau_i = (T / h) e^(i 2^-m), :meth:`_tau`), so that the clipped cut of such
+        an i is (jmax, jmax + 1) or (0, 1) without an exponential (:meth:`_cuts`).
+
+        Proof: with log(T / h) in [l0, l1] and log(jmax + 2) <= t1 (MPFR, 128 bits, directed),
+        I_over = ceil((t1 - l0) 2^m) and I_under = floor(-l1 2^m) (the products rounded up and down).
+        For i > I_over, i 2^-m > t1 - l0 >= log(jmax + 2) - log(T / h), so log tau_i > log(jmax + 2):
+        floor(tau_i) >= jmax + 2, clipped to (jmax, jmax + 1). For i < I_under, i 2^-m < -l1 <=
+        -log(T / h), so tau_i < 1: floor(tau_i) = 0, clipped to (0, 1). Each threshold lies on the safe
+        side of the exact one, by the rounding (a few 2^-128 relative of the logarithms, times 2^m) plus
+        one: an index between them takes the walk's exponential, which decides the same cut. Exact
+        integer comparisons, where a float test (log tau_i past log(jmax + 2) + 1 or below -1) stood,
+        sound only by its 1-nat margin over the float error (ref51 LOW-2)."""
+        A = arith(128)
+        lg = A.log(A.q(Th))
+        top = A.log(A.q(jmax + 2))
+        over = ceil_int(A.up.mul_2exp(A.up.sub(top[1], lg[0]), self.m))
+        under = floor_int(A.dn.mul_2exp(A.neg(lg)[0], self.m))
+        return over, under
+
     def _cuts(self, i0: int, i1: int, Th: Fraction, jmax: int) -> dict[int, tuple[int, int]]:
         """:meth:`_tau` for i0 <= i <= i1, clipped to [0, jmax + 1]: only the j in [1, jmax] are
         mapped, so a tau_i below 1 or above jmax acts as (0, 1) or (jmax, jmax + 1) and the i
@@ -560,7 +581,7 @@ class _Epochs:
 
         lg = log_fraction(Th)
         f = 2.0 ** self.m
-        top = math.log(jmax + 2)
+        i_over, i_under = self._clip_indices(Th, jmax)
 
         # tau_(i +- 1) = tau_i e^(+-2^-m): one 128-bit enclosure carried along the walk, each step two
         # directed products (its relative width grows by about 2^-127 a step, so floor(tau) stays
@@ -572,14 +593,12 @@ class _Epochs:
         state: dict[str, Any] = {"t": None}
 
         def clip(i: int, d: int) -> tuple[int, int]:
-            # log tau_i = i 2^-m + log(T / h): more than 1 beyond log(jmax + 2) or below 0 (float error
-            # far below that margin) decides the clipped cut without an exponential (and without leaving
-            # MPFR's exponent range on a forged window)
-            x = i / f + lg
-            if x > top + 1:
+            # past the proved integer thresholds the clipped cut is decided without an exponential (and
+            # without leaving MPFR's exponent range on a forged window): :meth:`_clip_indices`
+            if i > i_over:
                 state["t"] = None
                 return jmax, jmax + 1
-            if x < -1:
+            if i < i_under:
                 state["t"] = None
                 return 0, 1
             t = state["t"]

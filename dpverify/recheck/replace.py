@@ -9,7 +9,8 @@
   delta_add(eps), Dwork and Roth 2014 Thm 2.2) gives epsilon_replace(delta) <= hi;
 * delta, upper end hi: (1 + e^(eps/2)) times the independent upper end of
   delta_add-remove(eps/2), rounded up in MPFR, must be <= hi (or hi >= 1: every
-  delta is);
+  delta is); that product is the independent upper end, so an enclosure recorded
+  wholly above it is refused (exit 1);
 * lower end lo: the independent enclosure of the remove direction's epsilon(delta)
   or delta(eps) (a zero-contribution replacement realises removal under Poisson
   sampling; the pair is tight, AFA Thm 11 Remark), refined until it lies inside the
@@ -259,9 +260,18 @@ def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Reche
                                           eps=f"{(eps / 2).numerator}/{(eps / 2).denominator}"), up)
     if hi_exact < 1:  # delta <= 1 always: a recorded hi >= 1 needs no product
         A, total = _times_factor(eps / 2, up_re.enclosure()[1])
-        if not total <= A.q(hi_exact)[0]:  # against the recorded decimal rounded down
-            raise CouldNotReprove(f"(1 + e^(eps/2)) delta_add-remove(eps/2) <= {float(total):.8g} is not "
-                                  "re-proved <= the recorded upper end")
+        # the product is itself a proved upper end (group privacy, rounded up; the mpf holds the mpfr
+        # exactly): at most the recorded decimal (compared with it rounded down), it or the decimal read
+        # inward, whichever is lower; else it, past the recorded hi, and the rule answers exit 3 unless
+        # the lower end below shows the enclosures disjoint (an enclosure moved wholly below the remove
+        # curve's lower end was exit 3 here, before its lower end was read). One below the recorded lo is
+        # refused at once (exit 1): only the recorded hi was returned before, so an enclosure moved wholly
+        # above the group-privacy bound was undecided
+        hi = min(hi, mpfr_to_mpf(total)) if total <= A.q(hi_exact)[0] else mpfr_to_mpf(total)
+        try:  # delta >= 0: refused here, before the remove curve's search, when already disjoint
+            check_enclosure(dict(enc), Recheck(lo=mpf(0), hi=hi, dps=40))
+        except CouldNotReprove:
+            pass  # not decided without the lower end
     lo = _lower(rec_delta, base, "eps", inputs["eps"], low, enc, bounds)
     proved = {"upper"} | ({"lower"} if low is not None else set())
     return Recheck(lo=lo, hi=hi, dps=40, proved=frozenset(proved))

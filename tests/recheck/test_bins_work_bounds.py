@@ -268,6 +268,49 @@ def test_cuts_give_each_degree_the_index_of_its_own_logarithm(T, g, m):
         assert cut[f][1] <= j and (f + 1 > hi or cut[f + 1][1] > j)  # f(j) = i iff b_i <= j < b_(i+1)
 
 
+@pytest.mark.parametrize("T,g,m,jmax", [(4, 9, 12, 3000), (240, 6, 11, 3000), (3, -2, 3, 50), (1000, 7, 12, 10**6),
+                                         (10**6, 30, 20, 7), (1, -40, 40, 2**40)])
+def test_clip_thresholds_are_proved_against_mpmath(T, g, m, jmax):
+    # ref51 LOW-2: the clipped cut is decided past two integer thresholds. Against mpmath at 60 digits:
+    # every i > I_over has log tau_i = i 2^-m + log(T / h) > log(jmax + 2), every i < I_under has it < 0
+    # (the thresholds lie on the safe side), and each is within 2 indices of the exact one (so the
+    # shortcut still saves the exponentials it is for)
+    from fractions import Fraction
+
+    import mpmath
+
+    E = RB._Epochs.__new__(RB._Epochs)
+    E.m = m
+    h = Fraction(1, 2**g) if g >= 0 else Fraction(2**-g)
+    Th = T / h
+    over, under = E._clip_indices(Th, jmax)
+    with mpmath.workdps(60):
+        lg = mpmath.log(mpmath.mpf(Th.numerator)) - mpmath.log(mpmath.mpf(Th.denominator))
+        exact_over = (mpmath.log(jmax + 2) - lg) * 2**m
+        exact_under = -lg * 2**m
+        assert exact_over <= over <= exact_over + 2
+        assert exact_under - 2 <= under <= exact_under
+        for i in (over + 1, over + 2):
+            assert mpmath.exp(mpmath.mpf(i) / 2**m + lg) > jmax + 2
+        for i in (under - 1, under - 2):
+            assert mpmath.exp(mpmath.mpf(i) / 2**m + lg) < 1
+
+
+def test_cuts_past_the_thresholds_are_the_clipped_exponentials():
+    # a window far wider than the degrees [1, jmax] reach: every cut the walk decides by the thresholds
+    # is the one the exponential gives (:meth:`_tau`, clipped), index by index around both thresholds
+    from fractions import Fraction
+
+    E = RB._Epochs.__new__(RB._Epochs)
+    E.m, E._th = 6, {}
+    Th, jmax = Fraction(240 * 2**6), 3000
+    over, under = E._clip_indices(Th, jmax)
+    cut = E._cuts(under - 40, over + 40, Th, jmax)
+    for i in list(range(under - 40, under + 3)) + list(range(over - 3, over + 41)):
+        a, b = E._tau(i, Th)
+        assert cut[i] == (min(max(a, 0), jmax), min(max(b, 1), jmax + 1)), i
+
+
 def test_a_forged_keep_costs_nothing_and_changes_no_bound():
     # One epoch: the hinges at the recorded ends read degrees below ceil(T e^eps / h) only, so the
     # re-check cuts its products there whatever keep the certificate records. Forged here: keep =

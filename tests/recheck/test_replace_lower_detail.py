@@ -11,9 +11,14 @@ import json
 from fractions import Fraction
 
 import mpmath
+import pytest
 from mpmath import mpf
 
 from dpverify.cli import main
+from dpverify.errors import CouldNotReprove
+from dpverify.recheck import pld as P
+from dpverify.recheck import replace as RR
+from dpverify.recheck.verify import Recheck
 from tests.certs import outcome, reseal
 
 Q, B, DELTA = "0.03", "3.34", "1e-5"
@@ -78,3 +83,29 @@ def test_a_lower_detail_moved_past_the_truth_is_refused(tmp_path):
         if end == "lo":  # the bracket's lower end stays at or below its detail
             assert Fraction(bad["result"]["enclosure"]["lo"]) <= Fraction(bad["result"]["lower"]["lo"])
         assert outcome(reseal(bad)) == 1, end
+
+
+def test_the_second_search_runs_once_and_only_after_an_undecided_first():
+    # _refined's work: the first search is one query on its own work cap (pld._grid_for_width's meter);
+    # a first search refused at its cap is not repeated (at most one cap), and one that ends undecided
+    # is followed by exactly one more, from the hint 2^-16 (start 2^-12), on its own cap (at most two)
+    recorded = {"lo": "1", "hi": "2"}
+    calls: list = []
+
+    def capped(inputs, result):
+        calls.append(result)
+        raise P._OverCap("past the cap")
+
+    with pytest.raises(CouldNotReprove):
+        RR._refined(capped, {}, recorded)
+    assert len(calls) == 1
+
+    calls.clear()
+
+    def undecided(inputs, result):
+        calls.append(result)
+        return Recheck(lo=mpf(0), hi=mpf(3), dps=40)
+
+    with pytest.raises(CouldNotReprove):
+        RR._refined(undecided, {}, recorded)
+    assert [c.get("grid") for c in calls] == [None, f"2^-{P._HINT_START_MAX + 4}"]
