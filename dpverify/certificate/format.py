@@ -20,7 +20,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from ..errors import MalformedCertificate, did_you_mean
 from ..numtext import not_ascii
@@ -349,7 +349,7 @@ def _schema_error(err: Any, root: "Mapping[str, Any] | None" = None, kind: "str 
         if why is not None:
             return f"{where}: {_shown(err.instance)} is {why}"
         if err.validator == "pattern" and is_number_pattern(err.validator_value):
-            return f"{where}: {not_number_text(err.instance)}"
+            return f"{where}: {not_number_text(err.instance, err.validator_value)}"
     if err.validator == "type":
         return f"{where}: {type_message(err.instance, err.schema)}"
     if err.validator in ("enum", "const"):
@@ -367,15 +367,24 @@ _BOUND_WORDS = {"minimum": "less than the minimum of", "maximum": "greater than 
                 "exclusiveMaximum": "not below the exclusive maximum of"}
 
 
+def number_words(pattern: Any) -> Optional[str]:
+    """How a value of a schema ``pattern`` that is one of the number grammars is written, in words (a
+    message says them, not the regular expression), or None: $defs/number (decimals and fractions,
+    the inputs) or $defs/decimal (decimals and inf, an enclosure's ends; adv52 L1: its regular
+    expression was printed)."""
+    if not (isinstance(pattern, str) and "[0-9]" in pattern):
+        return None
+    return NUMBER_TEXT if "/" in pattern else DECIMAL_TEXT if "inf" in pattern else None
+
+
 def is_number_pattern(pattern: Any) -> bool:
-    """Whether a schema ``pattern`` is the number grammar ($defs/number: decimals and fractions),
-    which a message says in words, not as its regular expression."""
-    return isinstance(pattern, str) and "/" in pattern and "[0-9]" in pattern
+    """Whether a schema ``pattern`` is one of the number grammars (:func:`number_words`)."""
+    return number_words(pattern) is not None
 
 
-def not_number_text(value: Any) -> str:
-    """``value`` refused by the number grammar, in words (certificates and claim records alike)."""
-    return f"{_shown(value)} is not a number as a certificate writes one ({NUMBER_TEXT})"
+def not_number_text(value: Any, pattern: Any) -> str:
+    """``value`` refused by the number grammar ``pattern``, in words (certificates and claim records alike)."""
+    return f"{_shown(value)} is not a number as a certificate writes one ({number_words(pattern) or NUMBER_TEXT})"
 
 
 def type_message(instance: Any, schema: Any) -> str:
@@ -386,8 +395,8 @@ def type_message(instance: Any, schema: Any) -> str:
     want = " or ".join(_JSON_TYPE.get(t, t) for t in _types(schema.get("type") if isinstance(schema, Mapping) else None))
     pattern = schema.get("pattern", "") if isinstance(schema, Mapping) else ""
     described = schema.get("description") if isinstance(schema, Mapping) else None
-    how = (f" ({NUMBER_TEXT})" if is_number_pattern(pattern)
-           else f" ({described})" if isinstance(described, str) else "")
+    words = number_words(pattern)
+    how = f" ({words})" if words else f" ({described})" if isinstance(described, str) else ""
     return f"{_shown(instance)} is not {want or 'of the allowed type'}{how}"
 
 
@@ -408,6 +417,8 @@ def ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> An
 
 #: how a certificate writes an input number (schema-2.json, $defs/number), in words
 NUMBER_TEXT = "a decimal string such as \"0.1\" or \"1e-5\", or a fraction \"1/3\""
+#: $defs/decimal (an enclosure's ends) in words
+DECIMAL_TEXT = "a decimal string such as \"0.1\", \"1e-5\" or \"inf\""
 #: a JSON type in words
 _JSON_TYPE = {"string": "a string", "integer": "an integer", "number": "a number", "object": "an object",
               "array": "a list", "boolean": "true or false", "null": "null"}

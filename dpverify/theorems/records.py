@@ -77,7 +77,7 @@ def schema_errors(record: Any, schema: Mapping[str, Any]) -> list[tuple[str, str
         elif err.validator == "type":
             msg = type_message(err.instance, err.schema)
         elif err.validator == "pattern" and is_number_pattern(err.validator_value):
-            msg = not_number_text(err.instance)
+            msg = not_number_text(err.instance, err.validator_value)
         elif err.validator == "maxLength":
             msg = f"{len(err.instance)} characters, more than the {err.validator_value} a certificate records"
         out.append((field or "(record)", msg))

@@ -71,3 +71,23 @@ def test_a_trailing_newline_is_no_decimal(where, capsys):
     cert["result"]["enclosure"][where] += "\n"
     errors = schema_errors(cert)
     assert errors and errors[0].startswith(f"result.enclosure.{where}:"), errors
+
+
+@pytest.mark.parametrize("where,grammar", [("result.enclosure.hi", '"0.1", "1e-5" or "inf"'),
+                                           ("inputs.delta", 'or a fraction "1/3"')])
+def test_a_bad_number_is_refused_in_words_not_as_a_regular_expression(where, grammar, capsys):
+    # adv52 L1: an enclosure end ($defs/decimal, no fractions) was refused with the schema's regular
+    # expression; each number grammar is said in words, the one the key takes
+    from dpverify.certificate.format import schema_errors
+
+    assert main(["audit", "dpsgd", "--noise-multiplier", "2", "--sampling-rate", "1", "--steps", "3",
+                 "--delta", "1e-5", "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    part, *path = where.split(".")
+    node = cert[part]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = "1e-5x"
+    errors = schema_errors(cert)
+    assert errors == [f"{where}: '1e-5x' is not a number as a certificate writes one (a decimal string such as "
+                      + ('"0.1", "1e-5" or "inf")' if "inf" in grammar else '"0.1" or "1e-5", or a fraction "1/3")')]
