@@ -294,7 +294,8 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
     float estimate) is at most it; a delta query's unit shrinks with the recorded upper end and its
     relative width, and the upper end so far is at least the final one, its width taken as the
     widest an answer may have (``NARROW_FACTOR`` times the width asked; a claim's as the last
-    level's width shrunk by the h^2 law, 4 per halving: a float that only chooses). The recorded
+    level's, which a finer level only narrows: ref52 LOW-1, the h^2 law's 4 per halving priced one
+    claim 1.3e-5 above its final price). The recorded
     grid is the last level's, at least any level's m, and the price grows with m."""
     if not (getattr(args, "certificate", None) or getattr(args, "json", False)):
         return None
@@ -327,11 +328,11 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
             return None
         prev = last[-1] if last else None
         w = (hi - lo) / hi if prev is not None and hi is not None and hi > 0 and lo is not None else None
-        why = priced(m, lo, hi, None if w is None or prev is None else w / 4 ** (m - prev))
+        why = priced(m, lo, hi, w)
         if why is None:
             last.append(m)
             return None
-        if prev is not None and prev < m - 1 and priced(m - 1, lo, hi, None if w is None else w / 4 ** (m - 1 - prev)) is None:
+        if prev is not None and prev < m - 1 and priced(m - 1, lo, hi, w) is None:
             return m - 1  # asked again for m - 1 (refine_query), then recorded
         shown = "" if prev is None or lo is None or hi is None else (
             f"; delta(claimed eps) in [{rational_decimal(lo, 6, upward=False)}, "
