@@ -262,9 +262,11 @@ def accept_enclosure(recorded: tuple[mpf, mpf], independent: tuple[mpf, mpf], wh
     if inner_lo <= a and b <= inner_hi:
         return
     if b < lo or a > hi:
-        # ends that part past the 17th digit (a refutation just past a recorded end) are shown
-        # to 24, so that the message shows them apart
-        n = 24 if _s(b) == _s(lo) or _s(a) == _s(hi) else 17
+        # ends that part past the 17th digit (a refutation just past a recorded end) are shown to
+        # as many digits as tell them apart, up to 120 (ref52: 1e-40 apart, 24 showed them equal)
+        n = 17
+        while n < 120 and (_s(b, n) == _s(lo, n) or _s(a, n) == _s(hi, n)):
+            n += 8
         raise CertificateRejected(
             f"{what}: the independent enclosure [{_s(a, n)}, {_s(b, n)}] is disjoint from the recorded "
             f"[{_s(lo, n)}, {_s(hi, n)}]"

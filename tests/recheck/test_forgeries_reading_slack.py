@@ -182,3 +182,24 @@ def test_a_true_point_enclosure_of_an_exact_value_is_accepted(tmp_path):
     from ..certs import reword
 
     assert outcome(reseal(reword(cert))) == 1
+
+
+def test_a_refutation_shows_its_ends_apart():
+    """ref52: an enclosure 1e-40 past a recorded end was refused with a message whose two enclosures,
+    shown to 24 digits, read the same; the ends are shown to as many digits as tell them apart."""
+    import re
+
+    import mpmath
+    import pytest
+
+    from dpverify.errors import CertificateRejected
+    from dpverify.recheck.decimals import enclosure_of
+    from dpverify.recheck.verify import accept_enclosure
+
+    with mpmath.workdps(60):
+        rec = enclosure_of({"lo": "6.5", "hi": "6.54792406686495100581928943695883616839"}, "e", 60)
+        x = mpmath.mpf("6.54792406686495100581928943695883616839") * (1 + mpmath.mpf(10) ** -40 * 2)
+        with pytest.raises(CertificateRejected) as got:
+            accept_enclosure(rec, (x, x), "result.enclosure")
+    shown = re.findall(r"\[([^,]+), ([^\]]+)\]", str(got.value))
+    assert shown[0][0] != shown[1][1], got.value  # the refuted end and the recorded hi read apart
