@@ -151,3 +151,44 @@ def test_the_t1e7_certificate_is_written_and_verified(tmp_path) -> None:
     got = subprocess.run(run + ["verify", str(cert)], capture_output=True, text=True)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "confirmed" in got.stdout
+
+
+@pytest.mark.parametrize("T", [10**7, 10**6])
+def test_an_event_tree_sizes_its_unit_as_its_pld_twin(T: int, monkeypatch) -> None:
+    """adv52 M1: the events route sized the tilted lower pair's unit for the recorded eps (1014 at
+    T = 10^7: about 1544 bits, which _untilt_q widened to 3000; verify took 130 CPU s and 4.4 GB where
+    the pld.epsilon twin takes 13 s). Both routes now hand direction_bounds the same unit and the same
+    price: the unit below TILT_Q_MIN_STEPS is the untilted one (T = 10^6), and tilted steps keep the
+    untilted price through price_bits. Stopped before any work (the sentinel)."""
+    from dpverify.recheck import events as EV
+
+    class Stop(Exception):
+        pass
+
+    seen: dict = {}
+
+    def spy(where):
+        def direction_bounds(events, d, kind, target, exact, K, tau, budget, m, sides, *a, price_bits=0, **k):
+            seen[where] = (K, price_bits)
+            raise Stop
+        return direction_bounds
+
+    monkeypatch.setattr(P, "direction_bounds", spy("pld"))
+    monkeypatch.setattr(EV, "direction_bounds", spy("events"))
+    with mpmath.workdps(40):
+        D, hint = mpf("1e-5"), mpf(1014) if T == 10**7 else mpf(161)
+        pld_inputs = {"noise_multiplier": "1", "sampling_rate": "0.01", "steps": T, "delta": "1e-5",
+                      "neighboring": "add-remove"}
+        ev_inputs = {"neighboring": "add-remove", "delta": "1e-5",
+                     "event": {"type": "self_composed", "count": T, "event": {
+                         "type": "poisson_sampled", "sampling_probability": "0.01",
+                         "event": {"type": "gaussian", "noise_multiplier": "1"}}}}
+        with pytest.raises(Stop):
+            P._bounds(pld_inputs, "eps", D, D, hint, 11, "both", "remove")
+        with pytest.raises(Stop):
+            EV._bounds(ev_inputs, "eps", D, D, hint, 11, "both", "remove")
+    assert seen["pld"] == seen["events"]
+    K, price_bits = seen["events"]
+    full = P._units(D, hint, T)[0]
+    assert K + price_bits == full  # the price is the untilted one's
+    assert (price_bits > 1000) == (T >= P.TILT_Q_MIN_STEPS)  # 1544 -> 97 bits where tilted
