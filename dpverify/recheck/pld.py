@@ -2071,6 +2071,11 @@ _M_MIN, _M_MAX, _M_START = 2, 24, 8
 #: the finest first grid a recorded grid (a hint) may propose; finer grids are reached from the
 #: width's own prediction (:func:`_grid_step`), so a forged hint costs at most this start
 _HINT_START_MAX = 12
+#: a first grid that a hint moved past 2^-8 is a probe: its round is priced at most 1 / this of the
+#: cap (:func:`_dry_price`), else it starts a halving coarser, down to 2^-8 (adv52 M3: a forged hint
+#: 2^-16 on the T = 10^7 certificate started both directions at 2^-12, priced under the cap but 76
+#: CPU s; a genuine hint starts four halvings below its own grid, about 1/16 of that grid's price)
+_HINT_START_SHARE = 16
 #: the finest grid of a refinement past :data:`_M_MAX`: such a grid is computed only where the
 #: bounded-loss floors bound every step's knots within the span cap (a query 1e-13 below a
 #: Laplace composition's pure-DP eps: a few knots per step at 2^-46); a step without a floor or
@@ -2150,6 +2155,8 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     # the hint is untrusted: past 2^-_HINT_START_MAX the recorded width, not the hint, leads there
     # (adv41 S2: a forged 2^-24 on a certificate 2^-12 settles started at 2^-20: 66 CPU s, 3 GB)
     m0 = min(max(m0, _M_MIN), _M_MAX, _HINT_START_MAX)
+    while m0 > _M_START and _start_price(compute, dirs, m0, rec) > PLD_MAX_GRID_WORK // _HINT_START_SHARE:
+        m0 -= 1
     tries = _TRIES + (m0 < _M_START)  # a grid coarser than the default start is one more cheap round
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}
@@ -2225,6 +2232,16 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
             m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
+
+
+def _start_price(compute: Callable[[int, str, str, mpf], tuple], dirs: list, m: int, rec: "tuple | None") -> int:
+    """What the first round on 2^-m (every direction, both sides) charges before its work
+    (:func:`_dry_price`; 0 where a grid is not priced: the round then prices itself as it runs)."""
+    total = 0
+    for d in dirs:
+        price = _dry_price(compute, m, "both", d, _floor_hint(-mpmath.inf, rec))
+        total += price if price is not None and price > 0 else 0
+    return total
 
 
 def _truth_estimate(ups: list) -> "mpf | None":

@@ -501,16 +501,38 @@ def test_the_recorded_grid_proposes_a_first_grid_no_finer_than_2_to_the_minus_12
     itself, up to 2^-20: a forged "2^-24" on a true certificate that 2^-12 settles cost 66 CPU s and
     3 GB before exit 3 (adv41 S2). Past 2^-12 the width's own prediction leads. Here the first grid
     settles (it returns the recorded ends), so the grids tried are exactly the first one."""
-    from dpverify.recheck.pld import _grid_for_width
+    from dpverify.recheck.pld import _METER, _grid_for_width
 
     tried = []
 
     def compute(m, sides, d, lo):
-        tried.append(m)
+        if _METER.get().cap >= 0:  # not a dry price (_start_price: this stub charges nothing)
+            tried.append(m)
         return mpmath.mpf(1), mpmath.mpf(1)
 
     result = {"enclosure": {"lo": "0.5", "hi": "1.5"}}
     if hint is not None:
         result["grid"] = hint
     assert _grid_for_width(compute, ["add"], result) == (1, 1)
+    assert tried == [first]
+
+
+@pytest.mark.parametrize("price,first", [(0, 12), (10**8, 12), (2 * 10**8, 11), (10**9, 10), (10**11, 8)])
+def test_a_hinted_first_grid_is_a_probe_priced_within_a_share_of_the_cap(price, first):
+    """adv52 M3: a forged hint 2^-16 on the T = 10^7 certificate started at 2^-12, priced under the cap
+    but 76 CPU s. A hinted first round priced past PLD_MAX_GRID_WORK / 16 (1.5e8 or more) starts a
+    halving coarser, down to 2^-8. The stub's round costs price 4^(m - 12) on 2^-m: 1e8 fits at 2^-12,
+    2e8 at 2^-11 (5e7), 1e9 at 2^-10 (6.25e7); 1e11 fits nowhere above 2^-8, where the search starts."""
+    from dpverify.recheck import pld as P
+
+    tried = []
+
+    def compute(m, sides, d, lo):
+        meter = P._METER.get()
+        meter.charge(int(price * 4.0 ** (m - 12)) // 3, m, sides)
+        if meter.cap >= 0:
+            tried.append(m)
+        return mpmath.mpf(1), mpmath.mpf(1)
+
+    assert P._grid_for_width(compute, ["add"], {"enclosure": {"lo": "0.5", "hi": "1.5"}, "grid": "2^-16"}) == (1, 1)
     assert tried == [first]
