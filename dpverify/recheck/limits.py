@@ -84,6 +84,12 @@ PLD_WIDE_UNIT_BITS = 2048
 #: at the high-K rates. The committed certificates (certificates/, the oracle battery, format 1
 #: and 2 fixtures) price at most 4.3e8.
 PLD_MAX_GRID_WORK = 25 * 10**8
+#: bits of an exact product (its packed integer, recheck.pld._product_bits) per unit of PLD_MAX_GRID_WORK,
+#: charged once a grid's price is used up on its side (recheck.pld._Meter.products). GMP multiplies
+#: 10^7 .. 2x10^8-bit integers at 1.7-2.7 ns a bit here, with the rounding and trims about 2.6 ns (the
+#: T = 10^7 digits-3 verify: 4.25e9 product bits, 11 of its 13 CPU s); a unit of the price is about
+#: 4.6e-9 CPU s where the Fourier powers answer (the 2^-17 certificate above: 2.29e9 in 10.5 s)
+PLD_PRODUCT_BITS_PER_UNIT = 3
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
@@ -106,7 +112,7 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "
              f"per step (beyond: exit 3); PLD grids up to {PLD_MAX_GRID_WORK:.2g} knots x bits x log2 steps x sides "
              "for one query, priced before each grid, plus the transforms of a Fourier power that declines "
-             "(beyond: exit 3)")
+             f"and the exact products past the grid's price, {PLD_PRODUCT_BITS_PER_UNIT} bits a unit (beyond: exit 3)")
 
 # the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)
 _NUMBER, _FRACTION = DECIMAL, FRACTION
