@@ -90,6 +90,11 @@ PLD_MAX_GRID_WORK = 25 * 10**8
 #: T = 10^7 digits-3 verify: 4.25e9 product bits, 11 of its 13 CPU s); a unit of the price is about
 #: 4.6e-9 CPU s where the Fourier powers answer (the 2^-17 certificate above: 2.29e9 in 10.5 s)
 PLD_PRODUCT_BITS_PER_UNIT = 3
+#: 1 / this of a grid's price (per side) prepays its exact products: a grid whose products are all
+#: prepaid costs its price plus that many units of product work, about 2.6e-8 CPU s a unit at
+#: 2^-16, T = 1000 (a forged 1e-12 wide enclosure of the digits-6 certificate: 24.7 CPU s at the cap
+#: with the whole price prepaid)
+PLD_PRODUCT_PREPAID = 2
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "

@@ -49,7 +49,8 @@ from ..numtext import is_digits
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
 from .gdp import exact_input, fraction_to_mpf
-from .limits import PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_WIDE_UNIT_BITS
+from .limits import (PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID,
+                     PLD_WIDE_UNIT_BITS)
 from .verify import Recheck, parse_bound, register
 
 _ZERO = mpz(0)
@@ -1150,9 +1151,9 @@ class _Meter:
     depend on what was verified before it in the same process. No clock: the same certificate
     reaches the cap at the same grid on every machine.
 
-    The grid's price prepays its exact products (:meth:`products`): each is charged, before its work,
-    its bits (:func:`_product_bits`, :data:`~.limits.PLD_PRODUCT_BITS_PER_UNIT` to a unit) once the
-    side's own price is used up. A genuine certificate's grids compose mostly by their Fourier powers
+    A share of the grid's price (1 / :data:`~.limits.PLD_PRODUCT_PREPAID` of each side's) prepays its
+    exact products (:meth:`products`): each is charged, before its work, its bits (:func:`_product_bits`,
+    :data:`~.limits.PLD_PRODUCT_BITS_PER_UNIT` to a unit) once that share is used up. A genuine certificate's grids compose mostly by their Fourier powers
     and stay within it; a forged enclosure narrower than the floats can resolve sends every grid
     through its exact products, several times the price's work, and reaches the cap that much sooner
     (pld-speed.md, "The exact products metered")."""
@@ -1179,8 +1180,8 @@ class _Meter:
 
     def products(self, bits: int, prepaid: list, side: int, m: int) -> None:
         """An exact product of ``bits`` (:func:`_product_bits`) on side ``side`` (0 upper, 1 lower) of
-        the grid 2^-m, charged before its work: from ``prepaid[side]`` (what the grid's price charged
-        that side, :func:`_compose`) while it lasts, the rest to the meter."""
+        the grid 2^-m, charged before its work: from ``prepaid[side]`` (the share of the grid's price
+        on that side that prepays its products, :func:`_compose`) while it lasts, the rest to the meter."""
         units = bits // PLD_PRODUCT_BITS_PER_UNIT
         take = min(units, prepaid[side])
         prepaid[side] -= take
@@ -1238,15 +1239,15 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     want_u, want_l = sides != "lower", sides != "upper"
     meter = _METER.get()
     weight = sum(T for _, T in events).bit_length()
-    # per side (upper, lower), what the grid's price charged: it prepays the exact products
+    # per side (upper, lower), the share of the grid's price that prepays its exact products
     # (:meth:`_Meter.products`)
     prepaid = [0, 0]
 
     def price(knots: int, bits: int) -> None:
         units = knots * (bits + price_bits) * weight
         meter.charge(units, m, sides)
-        prepaid[0] += units if want_u else 0
-        prepaid[1] += 2 * units if want_l else 0
+        prepaid[0] += units // PLD_PRODUCT_PREPAID if want_u else 0
+        prepaid[1] += 2 * units // PLD_PRODUCT_PREPAID if want_l else 0
 
     laws = []
     for i, (make, T) in enumerate(events):

@@ -2,7 +2,8 @@
 
 * ``_product_bits`` is the size of the integer ``_product`` forms: its length times its slots, checked
   against the product computed and against the exact coefficients (slots wide enough for them);
-* a grid's price prepays its exact products, per side; past it each product is charged
+* a share of a grid's price (1 / PLD_PRODUCT_PREPAID) prepays its exact products, per side; past it
+  each product is charged
   bits // PLD_PRODUCT_BITS_PER_UNIT before its work, recomputed here from the products the composition
   makes (a spy on ``_product``: the same pairs, counted independently);
 * a forged enclosure that sends a grid through its exact products reaches the cap on a product, and is
@@ -19,7 +20,7 @@ import pytest
 
 from dpverify.errors import CouldNotReprove
 from dpverify.recheck import pld as P
-from dpverify.recheck.limits import PLD_MAX_GRID_WORK, PLD_PRODUCT_BITS_PER_UNIT
+from dpverify.recheck.limits import PLD_MAX_GRID_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID
 
 T = 200
 TAILS = P.gauss_tails(Fraction(11, 10), Fraction(1, 100), "remove")
@@ -81,8 +82,9 @@ def test_products_past_the_price_are_charged_their_bits() -> None:
         # every product of this side (lower: P and Q, each its own product) in units, the price first
         units = sum(b // PLD_PRODUCT_BITS_PER_UNIT for b in seen) if sides == "upper" else \
             sum((seen[i] + seen[i + 1]) // PLD_PRODUCT_BITS_PER_UNIT for i in range(0, len(seen), 2))
-        assert units > price  # short bases, no Fourier power: the products cost more than the price
-        assert meter.spent == max(price, units), (sides, meter.spent, price, units)
+        prepaid = price // PLD_PRODUCT_PREPAID
+        assert units > prepaid  # short bases, no Fourier power: the products cost more than the share
+        assert meter.spent == price + units - prepaid, (sides, meter.spent, price, units)
 
 
 def test_a_grid_whose_products_pass_the_cap_is_refused_on_a_product() -> None:
@@ -94,6 +96,7 @@ def test_a_grid_whose_products_pass_the_cap_is_refused_on_a_product() -> None:
         K, tau, _ = P._units(mpmath.mpf("1e-3"), mpmath.mpf(1), T)
         (_, up, _), _ = P._discretise(TAILS, K, tau, 9)
     price = len(up) * (K + 9 + 32) * T.bit_length()
+    prepaid = price // PLD_PRODUCT_PREPAID
     cap = (price + full.spent) // 2
     meter, seen, err = _compose_metered(cap, "upper")
     assert err is not None and "work cap" in str(err)
@@ -102,7 +105,10 @@ def test_a_grid_whose_products_pass_the_cap_is_refused_on_a_product() -> None:
     assert 0 < n < len(seen_all)
     units = [b // PLD_PRODUCT_BITS_PER_UNIT for b in seen_all]
     # the products done stayed within the cap; the one refused is the next one, charged but not run
-    assert max(price, sum(units[:n])) <= cap < max(price, sum(units[:n + 1])) == meter.spent
+    def charged(k: int) -> int:  # the price and the first k products past its prepaid share
+        return price + max(0, sum(units[:k]) - prepaid)
+
+    assert charged(n) <= cap < charged(n + 1) == meter.spent
 
 
 @pytest.mark.parametrize("units,prepaid,spent,left", [(10, 100, 0, 90), (150, 100, 50, 0), (99, 0, 99, 0)])
