@@ -1152,11 +1152,12 @@ class _Meter:
     reaches the cap at the same grid on every machine.
 
     A share of the grid's price (1 / :data:`~.limits.PLD_PRODUCT_PREPAID` of each side's) prepays its
-    exact products (:meth:`products`): each is charged, before its work, its bits (:func:`_product_bits`,
-    :data:`~.limits.PLD_PRODUCT_BITS_PER_UNIT` to a unit) once that share is used up. A genuine certificate's grids compose mostly by their Fourier powers
-    and stay within it; a forged enclosure narrower than the floats can resolve sends every grid
-    through its exact products, several times the price's work, and reaches the cap that much sooner
-    (pld-speed.md, "The exact products metered")."""
+    exact products (:meth:`products`): each is charged, before its work, its bits
+    (:func:`_product_bits`, :data:`~.limits.PLD_PRODUCT_BITS_PER_UNIT` to a unit) once that share is
+    used up. A genuine certificate's fine grids compose mostly by their Fourier powers; a forged
+    enclosure narrower than the floats resolve makes those decline on every grid, whose exact products
+    then cost several times the price's work, and reaches the cap that much sooner (pld-speed.md,
+    "The exact products metered"). A choice of when to stop (exit 3), never of a number."""
 
     __slots__ = ("upper", "lower", "cap")
 
