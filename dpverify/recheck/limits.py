@@ -102,6 +102,13 @@ PLD_PRODUCT_BITS_PER_UNIT = 3
 #: T = 1000 digits-6 one at 2.40e9 (2.29e9 before) and the T = 10^7 digits-3 one at 2.24e9 (1.25e9
 #: before), both exit 0
 PLD_PRODUCT_PREPAID = 2
+#: what a PLD verify may charge (PLD_MAX_GRID_WORK units) at most this many times the price of the
+#: recorded grid alone (recheck.pld.recorded_grid_price): a certificate priced above 1 / this of the
+#: cap is re-proved by verify's own meter before it is written (certificate/writer.unverifiable).
+#: The coarser grids, the other direction and the finer grid took about 4x; with the exact products
+#: past half a grid's price charged, up to 7.7x was measured (sigma 1.1, q 0.01, T 1000, eps(1e-300),
+#: digits 3: priced 2.76e8 at 2^-8, verify charges 2.13e9 at K = 1041, 16.7 CPU s, exit 0)
+PLD_PRICE_SPREAD = 16
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
