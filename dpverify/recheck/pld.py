@@ -2354,17 +2354,18 @@ def _reach_within_cap(compute: Callable[[int, str, str, mpf], tuple], m: int, st
     """The most halvings past 2^-m, from ``step`` down to 5, whose grid is priced within the cap
     (:func:`_dry_price`, against what the meter has left; a grid refused before its price, past
     2^-24, is passed over), else 4; ``step`` where a grid answers without a price. A choice of
-    grid only (:func:`_grid_search`'s staging). The price is taken 1 + 1 / PLD_PRODUCT_PREPAID
-    times: a grid whose exact products cost its price charges that much (:meth:`_Meter.products`;
-    a replace-one delta certificate at T = 200 chose 2^-19, priced 0.99 of the cap by its knots,
-    and was refused on its products where 2^-18 verified)."""
+    grid only (:func:`_grid_search`'s staging). The price is taken 1.25 times: a grid's exact
+    products past half its price are charged too (:meth:`_Meter.products`; a replace-one delta
+    certificate at T = 200 chose 2^-19, priced 0.99 of the cap by its knots, and was refused on its
+    products where 2^-18 verifies; 1.5 staged a T = 10^5 forgery one grid coarser than 1.25 and ran
+    it twice as long, tests/recheck/test_pld_fourier_price.py)."""
     meter = _METER.get()
     left = PLD_MAX_GRID_WORK - (meter.spent if meter is not None else 0)
     for j in range(min(step, _M_FINE - m), 4, -1):
         price = _dry_price(compute, m + j, sides, d, floor)
         if price is None:
             return step
-        if 0 <= price and price * (PLD_PRODUCT_PREPAID + 1) <= left * PLD_PRODUCT_PREPAID:
+        if 0 <= price and 5 * price <= 4 * left:
             return j
     return 4
 
