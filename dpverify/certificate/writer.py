@@ -131,8 +131,9 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     evaluations per step law): past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`, or where one
     step's loss spans more knots than the re-check discretises, it is refused at once.
     That price leaves out the search's coarser grids, the other direction and the finer grid the
-    re-check needs where its pair is looser than the producer's (about 4x the price in all), so a
-    certificate priced above a quarter of the cap is re-proved by the verifier itself before it is
+    re-check needs where its pair is looser than the producer's, and the exact products past half a
+    grid's price (up to about 8x the price in all, :data:`dpverify.recheck.limits.PLD_PRICE_SPREAD`), so
+    a certificate priced above 1 / that of the cap is re-proved by the verifier itself before it is
     written (:func:`dpverify.recheck.verify.confirm` with no time budget: its static caps alone, so
     the choice does not depend on the clock): `--digits 6` at T = 10^5 and 10^6 and on the
     `audit dpsgd --help` example, priced at 0.5-0.96 of the cap, were written and answered exit 3
@@ -150,7 +151,7 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     quantity = str(claim.get("quantity"))
     needs = "a re-proof"
     if "grid" in result or (quantity == "oracle.rows" and grids):
-        from ..recheck.limits import PLD_MAX_GRID_WORK
+        from ..recheck.limits import PLD_MAX_GRID_WORK, PLD_PRICE_SPREAD
 
         # a claim's re-check starts 4 halvings coarser than its recorded grid and may decide there, so
         # its price on the recorded grid is no lower bound of verify's work: past the cap it is
@@ -164,7 +165,7 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
                 return _knot_cap_message(exc)
             needs = f"the grid {result.get('grid')}"  # past the knot cap there: re-proved below
         else:
-            if got is None or 4 * got[0] <= PLD_MAX_GRID_WORK:
+            if got is None or PLD_PRICE_SPREAD * got[0] <= PLD_MAX_GRID_WORK:
                 return None
             if got[0] > PLD_MAX_GRID_WORK and not decides_coarser:
                 return _work_cap_message(got)

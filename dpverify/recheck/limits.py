@@ -74,16 +74,41 @@ PLD_WIDE_UNIT_BITS = 2048
 #: the price of all the grids one PLD query (pld.*, events.*) computes, each priced before its
 #: work (recheck.pld._Meter): per step law, knots x (K + m + 32) bits x the bit length of the step
 #: count x the sides composed (1 upper, 2 lower, 3 both); beyond: exit 3 before that grid. Measured
-#: here: about 1.5e-8 .. 5e-8 CPU s a unit (more at high K). Set at 2.5e9, just above the dearest
-#: genuine certificate that verify finishes on this machine, delta(1.5) at sigma 1.1, q 0.01, T 1000,
-#: digits 6 (2.29e9, 50 CPU s, exit 0). The one dearer genuine certificate met, eps(1e-6) at sigma
+#: here (session 52): about 4.6e-9 CPU s a unit where the Fourier powers answer, 1e-8 .. 2e-8 where a
+#: grid's exact products run. Set at 3e9 (2.5e9 before the exact products were metered), above the
+#: dearest genuine certificates that verify finishes on this machine, delta(1.5) at sigma 1.1, q 0.01,
+#: digits 6: T 1000 (2.29e9 by its knots, 2.40e9 with its products, 11 CPU s) and T 1024 (2.50e9 by
+#: its knots, 2.55e9 with its products, 9.6 CPU s: past a 2.5e9 cap once its products count). The one dearer genuine certificate met, eps(1e-6) at sigma
 #: 0.8, q 0.004, T 10^4, digits 6, prices 6.9e9 and ran 161-219 CPU s and 10.7 GB to an exit 3 at
 #: the default 300 s budget; under this cap it is exit 3 at once, the same answer on every machine
 #: (ref43 W1: at 7.5e9 a forged eps enclosure 1e-12 wide next to the truth priced 7.1e9 and ran
-#: 329 CPU s and 8.4 GB to the clock). A forgery now stops within 2.5e9 units, about 60-120 CPU s
-#: at the high-K rates. The committed certificates (certificates/, the oracle battery, format 1
-#: and 2 fixtures) price at most 4.3e8.
-PLD_MAX_GRID_WORK = 25 * 10**8
+#: 329 CPU s and 8.4 GB to the clock). A forgery stops within the cap; since the exact products
+#: past half a grid's price are charged their bits (PLD_PRODUCT_BITS_PER_UNIT below), the forgeries
+#: measured near it stop in 11-24 CPU s (22-55 before at 2.5e9; pld-speed.md, "The exact products
+#: metered"). The committed certificates (certificates/, the oracle battery, format 1 and 2
+#: fixtures) price at most 4.3e8 by their knots.
+PLD_MAX_GRID_WORK = 30 * 10**8
+#: bits of an exact product (its packed integer, recheck.pld._product_bits) per unit of PLD_MAX_GRID_WORK,
+#: charged once a grid's price is used up on its side (recheck.pld._Meter.products). GMP multiplies
+#: 10^7 .. 2x10^8-bit integers at 1.7-2.7 ns a bit here, with the rounding and trims about 2.6 ns (the
+#: T = 10^7 digits-3 verify: 4.25e9 product bits, 11 of its 13 CPU s); a unit of the price is about
+#: 4.6e-9 CPU s where the Fourier powers answer (the 2^-17 certificate above: 2.29e9 in 10.5 s)
+PLD_PRODUCT_BITS_PER_UNIT = 3
+#: 1 / this of a grid's price (per side) prepays its exact products; the rest covers its discretisation
+#: and Fourier powers. With the whole price prepaid a forgery whose products fit in it still ran 1e-8
+#: CPU s a unit (a 2e-12 wide enclosure of the T = 1000 digits-6 certificate: 24.7 CPU s to the cap);
+#: with half, 12.6 at a 2.5e9 cap (22.3 at 3e9). The genuine certificates' exact products (their
+#: probes' bases are shorter than a Fourier power takes; the T = 10^7 lower pairs) then price the
+#: T = 1000 digits-6 one at 2.40e9 (2.29e9 before) and the T = 10^7 digits-3 one at 2.24e9 (1.25e9
+#: before), both exit 0
+PLD_PRODUCT_PREPAID = 2
+#: what a PLD verify may charge (PLD_MAX_GRID_WORK units) at most this many times the price of the
+#: recorded grid alone (recheck.pld.recorded_grid_price): a certificate priced above 1 / this of the
+#: cap is re-proved by verify's own meter before it is written (certificate/writer.unverifiable).
+#: The coarser grids, the other direction and the finer grid took about 4x; with the exact products
+#: past half a grid's price charged, up to 7.7x was measured (sigma 1.1, q 0.01, T 1000, eps(1e-300),
+#: digits 3: priced 2.76e8 at 2^-8, verify charges 2.13e9 at K = 1041, 16.7 CPU s, exit 0)
+PLD_PRICE_SPREAD = 16
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "
@@ -106,7 +131,7 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "
              f"per step (beyond: exit 3); PLD grids up to {PLD_MAX_GRID_WORK:.2g} knots x bits x log2 steps x sides "
              "for one query, priced before each grid, plus the transforms of a Fourier power that declines "
-             "(beyond: exit 3)")
+             f"and the exact products past the grid's price, {PLD_PRODUCT_BITS_PER_UNIT} bits a unit (beyond: exit 3)")
 
 # the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)
 _NUMBER, _FRACTION = DECIMAL, FRACTION

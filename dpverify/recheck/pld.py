@@ -49,7 +49,8 @@ from ..numtext import is_digits
 from . import series as bs
 from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
 from .gdp import exact_input, fraction_to_mpf
-from .limits import PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_WIDE_UNIT_BITS
+from .limits import (PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID,
+                     PLD_WIDE_UNIT_BITS)
 from .verify import Recheck, parse_bound, register
 
 _ZERO = mpz(0)
@@ -835,13 +836,28 @@ def _slot_bits(K: int, *tots: int) -> int:
     return 2 * t.bit_length() + 2
 
 
+def _product_slots(x: _Seq, y: _Seq, K: int) -> int:
+    """The slot width :func:`_product` multiplies ``x`` and ``y`` in: their own while tot_x tot_y + 2^K
+    fits below it, else a wider one."""
+    if x.tot * y.tot + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
+        return _slot_bits(K, x.tot, y.tot)
+    return x.s
+
+
+def _product_bits(x: _Seq, y: _Seq, K: int) -> int:
+    """The bits of the integer :func:`_product` forms (its slots times its length): what GMP's
+    multiplication of the packed pair costs, about linearly at these sizes (:class:`_Meter`)."""
+    return (x.n + y.n - 1) * _product_slots(x, y, K)
+
+
 def _product(x: _Seq, y: _Seq, K: int, up: bool) -> _Seq:
     """The exact product of two packed sequences divided by 2^K, each coefficient rounded up
     (``up``) or down, packed again in the same slots: exact while tot_x tot_y + 2^K < 2^s
     (nonnegative coefficients: every exact coefficient is at most tot_x tot_y; a wider slot is
     taken, by one unpacking, when the totals have grown past that)."""
-    if x.tot * y.tot + (1 << K) >= 1 << min(x.s, y.s) or x.s != y.s:
-        s, same = _slot_bits(K, x.tot, y.tot), x is y
+    s = _product_slots(x, y, K)
+    if s != x.s or s != y.s:
+        same = x is y
         x = x if x.s == s else _Seq.of(x.coeffs(), s)
         y = x if same else y if y.s == s else _Seq.of(y.coeffs(), s)
     n = x.n + y.n - 1
@@ -1133,7 +1149,15 @@ class _Meter:
     composed (1 upper: one product a step; 2 lower: P and Q; 3 both). It is charged again for a
     grid remembered from an earlier query (:func:`_remembered`), so a certificate's answer does not
     depend on what was verified before it in the same process. No clock: the same certificate
-    reaches the cap at the same grid on every machine."""
+    reaches the cap at the same grid on every machine.
+
+    A share of the grid's price (1 / :data:`~.limits.PLD_PRODUCT_PREPAID` of each side's) prepays its
+    exact products (:meth:`products`): each is charged, before its work, its bits
+    (:func:`_product_bits`, :data:`~.limits.PLD_PRODUCT_BITS_PER_UNIT` to a unit) once that share is
+    used up. A genuine certificate's fine grids compose mostly by their Fourier powers; a forged
+    enclosure narrower than the floats resolve makes those decline on every grid, whose exact products
+    then cost several times the price's work, and reaches the cap that much sooner (pld-speed.md,
+    "The exact products metered"). A choice of when to stop (exit 3), never of a number."""
 
     __slots__ = ("upper", "lower", "cap")
 
@@ -1155,13 +1179,24 @@ class _Meter:
         a third of the "both" total was not what either side had cost)."""
         self.replay(units if sides != "lower" else 0, 2 * units if sides != "upper" else 0, m)
 
+    def products(self, bits: int, prepaid: list, side: int, m: int) -> None:
+        """An exact product of ``bits`` (:func:`_product_bits`) on side ``side`` (0 upper, 1 lower) of
+        the grid 2^-m, charged before its work: from ``prepaid[side]`` (the share of the grid's price
+        on that side that prepays its products, :func:`_compose`) while it lasts, the rest to the meter."""
+        units = bits // PLD_PRODUCT_BITS_PER_UNIT
+        take = min(units, prepaid[side])
+        prepaid[side] -= take
+        if units > take:
+            self.replay(units - take if side == 0 else 0, units - take if side == 1 else 0, m)
+
     def replay(self, upper: int, lower: int, m: int) -> None:
         self.upper += upper
         self.lower += lower
         if self.spent > self.cap:
             raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
                            "knots x bits x log2 steps x sides for one query, priced before each grid, plus "
-                           "the transforms of a Fourier power that declines): not re-proved within the cap")
+                           "the transforms of a Fourier power that declines and the exact products past the "
+                           "grid's price): not re-proved within the cap")
 
 
 #: the :class:`_Meter` of the re-derivation in progress (None: nothing is priced)
@@ -1205,14 +1240,23 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     want_u, want_l = sides != "lower", sides != "upper"
     meter = _METER.get()
     weight = sum(T for _, T in events).bit_length()
-    price = None if meter is None else \
-        (lambda knots, bits: meter.charge(knots * (bits + price_bits) * weight, m, sides))
+    # per side (upper, lower), the share of the grid's price that prepays its exact products
+    # (:meth:`_Meter.products`)
+    prepaid = [0, 0]
+
+    def price(knots: int, bits: int) -> None:
+        units = knots * (bits + price_bits) * weight
+        meter.charge(units, m, sides)
+        prepaid[0] += units // PLD_PRODUCT_PREPAID if want_u else 0
+        prepaid[1] += 2 * units // PLD_PRODUCT_PREPAID if want_l else 0
+
     laws = []
     for i, (make, T) in enumerate(events):
         tails, _ = make(direction)
         c = floors[i] if floors is not None else None
         first = None if c is None else math.floor(c * 2**m) - 1
-        laws.append((T, *_discretise(tails, K, tau, m, max_knots=max_knots, first=first, price=price)))
+        laws.append((T, *_discretise(tails, K, tau, m, max_knots=max_knots, first=first,
+                                     price=None if meter is None else price)))
     d = _drop_within_budget(min(upper_drop, K - 1), budget, max(len(u[1]) for _, u, _ in laws))
     Ku = K - d
     steps, gam = [], 0
@@ -1230,14 +1274,17 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     # price does not cover
     four_u = None if meter is None else (lambda units: meter.charge(units, m, "upper"))
     four_l = None if meter is None else (lambda units: meter.charge(units, m, "lower"))
-    ups = _compose_side(steps, 1, _pmul_upper, Ku, budget >> d, None if need is None else _Reader(need, True),
+    mul_u, mul_l = _pmul_upper, partial(_pmul_lower, drop=d) if d else _pmul_lower
+    if meter is not None:
+        mul_u, mul_l = _metered(mul_u, meter, prepaid, m, 0, 0), _metered(mul_l, meter, prepaid, m, 1, d)
+    ups = _compose_side(steps, 1, mul_u, Ku, budget >> d, None if need is None else _Reader(need, True),
                         price=four_u) if want_u else None
     # the lower pair is read through the classes whose losses can exceed need h: at most (k + T) h
     # for class k; tilted, the classes :func:`_untilt_q` keeps (centre h k + Gamma 2^-(m + 48) at
     # least 64 nats below need h), so the cut leaves every kept class as it was (any need is sound)
     low_need = None if need is None else \
         need - (_UNTILT_BELOW << m) - (gam >> _TILT_G_BITS) - 1 if tilt else need - total
-    lows = _compose_side(steps, 2, partial(_pmul_lower, drop=d) if d else _pmul_lower, K, budget >> d,
+    lows = _compose_side(steps, 2, mul_l, K, budget >> d,
                          None if low_need is None else _Reader(low_need, False), None if tilt else m, d, four_l) \
         if want_l else None
     U, L = _unpack(ups), _unpack(lows)
@@ -1248,6 +1295,19 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     if L is not None and tilt:
         L = (*L, gam)
     return U, L
+
+
+def _metered(mul, meter: _Meter, prepaid: list, m: int, side: int, drop: int) -> Callable:
+    """``mul`` (:func:`_pmul_upper`, side 0, or :func:`_pmul_lower`, side 1, its P in units
+    2^-(K - ``drop``)) with its exact products charged to ``meter`` before their work
+    (:meth:`_Meter.products`)."""
+
+    def run(x, y, K: int, budget: int):
+        bits = _product_bits(x[1], y[1], K - drop) + (_product_bits(x[2], y[2], K) if side else 0)
+        meter.products(bits, prepaid, side, m)
+        return mul(x, y, K, budget)
+
+    return run
 
 
 #: total steps from which the lower pair is composed with its Q loss-tilted (:func:`_tilt_q`): only the
@@ -2311,14 +2371,18 @@ def _reach_within_cap(compute: Callable[[int, str, str, mpf], tuple], m: int, st
     """The most halvings past 2^-m, from ``step`` down to 5, whose grid is priced within the cap
     (:func:`_dry_price`, against what the meter has left; a grid refused before its price, past
     2^-24, is passed over), else 4; ``step`` where a grid answers without a price. A choice of
-    grid only (:func:`_grid_search`'s staging)."""
+    grid only (:func:`_grid_search`'s staging). The price is taken 1.25 times: a grid's exact
+    products past half its price are charged too (:meth:`_Meter.products`; a replace-one delta
+    certificate at T = 200 chose 2^-19, priced 0.99 of the cap by its knots, and was refused on its
+    products where 2^-18 verifies; 1.5 staged a T = 10^5 forgery one grid coarser than 1.25 and ran
+    it twice as long, tests/recheck/test_pld_fourier_price.py)."""
     meter = _METER.get()
     left = PLD_MAX_GRID_WORK - (meter.spent if meter is not None else 0)
     for j in range(min(step, _M_FINE - m), 4, -1):
         price = _dry_price(compute, m + j, sides, d, floor)
         if price is None:
             return step
-        if 0 <= price <= left:
+        if 0 <= price and 5 * price <= 4 * left:
             return j
     return 4
 

@@ -108,8 +108,10 @@ def _cap(monkeypatch, work: int) -> None:
 def test_an_event_tree_just_inside_the_cap_is_written_and_verifies(monkeypatch, tmp_path) -> None:
     """The cap moved to the fixture's own price: one unit below it the writer refuses at once (exit 2,
     naming --digits 3) and verify, under the same cap, cannot re-prove it either (the price is a lower
-    bound of verify's spend); just inside, above a quarter of it, the writer asks the verifier, which
-    accepts, and the certificate is written and verifies."""
+    bound of verify's spend); inside, above 1 / PLD_PRICE_SPREAD of it, the writer asks the verifier,
+    which accepts, and the certificate is written and verifies. Inside is 4x the price: verify's
+    search (the probe, both directions) and its exact products past half of each grid's price charge
+    2.2x the recorded grid's price here (session 52; 2x sufficed before the products were metered)."""
     from dpverify.errors import CouldNotReprove, InvalidParameter
     from dpverify.recheck import events as E
     from dpverify.recheck.verify import confirm
@@ -122,7 +124,7 @@ def test_an_event_tree_just_inside_the_cap_is_written_and_verifies(monkeypatch, 
         emit(_json_args(), cert, "")
     with pytest.raises(CouldNotReprove, match="work cap"):
         confirm(dict(cert))
-    _cap(monkeypatch, 2 * work)
+    _cap(monkeypatch, 4 * work)
     out = tmp_path / "c.json"
     emit(argparse.Namespace(certificate=str(out), json=False), cert, "delta")
     again = json.loads(out.read_text())

@@ -11,7 +11,7 @@ chosen past the cap still answers exit 3 at once, before its work.
 The model: a direction whose proved ends close like h^2 around x (as the two discretisations do), and a
 meter charged as :class:`~dpverify.recheck.pld._Meter` charges (2^m per side unit, the lower pair twice)
 at a rate where 2^-14 for both sides is within the cap and 2^-15 is not: the T = 10^6 certificate's
-prices (1.55e9 for 2^-14, 3.1e9 for 2^-15, against 2.5e9). Grids are counted, not timed. The real
+prices (1.55e9 for 2^-14, 3.1e9 for 2^-15, against the cap, 2.5e9 then, 3e9 now). Grids are counted, not timed. The real
 certificate is checked end to end in ``test_pld_t1e6_tilted.py``."""
 
 from __future__ import annotations

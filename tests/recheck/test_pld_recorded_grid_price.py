@@ -16,7 +16,7 @@ from dpverify.certificate.writer import unverifiable
 from dpverify.cli._common import emit
 from dpverify.errors import InvalidParameter
 from dpverify.recheck import pld as P
-from dpverify.recheck.limits import PLD_MAX_GRID_WORK
+from dpverify.recheck.limits import PLD_MAX_GRID_WORK, PLD_PRICE_SPREAD
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parents[2]
@@ -39,12 +39,12 @@ def test_the_unverifiable_digits_are_priced_past_the_cap_and_refused() -> None:
 def test_a_certificate_near_the_cap_is_re_proved_before_it_is_written() -> None:
     """ref50 MEDIUM-1: delta(20) at sigma 1, q 0.01, T = 10^5, --digits 5 recorded 2^-16, priced at 0.96
     of the cap (the grid alone), and verify answered exit 3 (its search needs the staged grids and both
-    directions). Priced above a quarter of the cap, the writer asks the verifier itself (no time budget:
+    directions). Priced above 1 / PLD_PRICE_SPREAD of the cap, the writer asks the verifier itself (no time budget:
     its static caps, so the answer does not depend on the clock) and writes nothing: exit 2 naming the
     digits. test_genuine_verifiable_certificates_... below are asked the same and pass."""
     path = DATA / "pld-dpsgd-t100000-delta20-digits5-near-cap.json"
     work, m = _price(path)
-    assert m == 16 and PLD_MAX_GRID_WORK / 4 < work <= PLD_MAX_GRID_WORK
+    assert m == 16 and PLD_MAX_GRID_WORK / PLD_PRICE_SPREAD < work <= PLD_MAX_GRID_WORK
     c = json.loads(path.read_text())
     assert "could not re-prove" in unverifiable(c)
     with pytest.raises(InvalidParameter, match="5 needs the grid 2\\^-16, where `dpverify verify` could not"):
