@@ -1214,7 +1214,7 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
         if any(_infinite_mass_exceeds(events, d, D) for d in ([direction] if direction else _DIRS[rel])):
             return mpmath.inf, mpmath.inf
     total = sum(t for _, t in events)
-    # as pld._bounds: where the lower pair is tilted (T >= 2^22) its Q-masses carry no e^eps, so the
+    # as pld._bounds: where the lower pair is tilted (T >= TILT_Q_MIN_STEPS) its Q-masses carry no e^eps, so the
     # unit is sized at most for TILT_Q_EPS, and the tilted re-derivation is priced as the untilted one
     # (adv52 M1: a T = 10^7 tree sized its unit for eps 1014, about 1544 bits, which _untilt_q widened
     # to 3000: 130 CPU s and 4.4 GB, where its pld.epsilon twin takes 13 s)

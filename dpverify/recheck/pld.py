@@ -1310,12 +1310,15 @@ def _metered(mul, meter: _Meter, prepaid: list, m: int, side: int, drop: int) ->
     return run
 
 
-#: total steps from which the lower pair is composed with its Q loss-tilted (:func:`_tilt_q`): only the
+#: total steps from which the lower pair is composed with its Q loss-tilted (:func:`_tilt_q`): the
 #: T = 10^7 certificates (eps(1e-5) = 1014 at sigma 1, q 0.01), where the untilted Q needed 1544-bit
-#: units; below it every certificate keeps the untilted route it was verified by (and the Fourier
-#: lower powers, which transform untilted Q-masses). Sound at any T (pld-speed.md, "The tilted lower
-#: pair at T = 10^7")
-TILT_Q_MIN_STEPS = 1 << 22
+#: units, and down to 2^20: at 2^22 the certificates of T = 1.5 .. 4.19 x 10^6 (sigma 1, q 0.01,
+#: digits 3, even digits 1) were written and the untilted lower pair could not reach their lower end
+#: below 2^-14, past the cap (adv52 M2); tilted they verify in 5-8 CPU s (1.5 and 3 x 10^6), and
+#: T = 1.1 x 10^6 at digits 4 is written either way. Below it every certificate keeps the untilted
+#: route it was verified by (and the Fourier lower powers, which transform untilted Q-masses). Sound
+#: at any T (pld-speed.md, "The tilted lower pair at T = 10^7")
+TILT_Q_MIN_STEPS = 1 << 20
 #: the eps hint (nats) the unit of a tilted re-derivation is sized for (:func:`_unit_hint`): the
 #: tilted Q-masses need no bits of e^eps, only those of one step's losses (e^(h i) of a step's class
 #: i, a few nats at sigma 1, q 0.01), which 16 nats (23 bits) cover with room

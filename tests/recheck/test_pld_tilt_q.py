@@ -153,6 +153,22 @@ def test_the_t1e7_certificate_is_written_and_verified(tmp_path) -> None:
     assert "confirmed" in got.stdout
 
 
+def test_a_t15e5_certificate_is_written_and_verified(tmp_path) -> None:
+    """adv52 M2: with the tilt from 2^22 steps, `audit dpsgd` at sigma 1, q 0.01, T = 1.5 x 10^6, delta 1e-5,
+    digits 3 was written (the writer's price, 2.5e8, skipped its re-proof) and verify answered exit 3:
+    its untilted lower pair could not reach the recorded lower end below 2^-14. Tilted from 2^20, it is
+    written and verified (6 + 5 CPU s)."""
+    assert P.TILT_Q_MIN_STEPS <= 1_500_000
+    cert = tmp_path / "t15e5.json"
+    run = [sys.executable, "-m", "dpverify"]
+    made = subprocess.run(run + ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps",
+                                 "1500000", "--delta", "1e-5", "--digits", "3", "--certificate", str(cert)],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    got = subprocess.run(run + ["verify", str(cert)], capture_output=True, text=True)
+    assert got.returncode == 0 and "confirmed" in got.stdout, got.stdout + got.stderr
+
+
 @pytest.mark.parametrize("T", [10**7, 10**6])
 def test_an_event_tree_sizes_its_unit_as_its_pld_twin(T: int, monkeypatch) -> None:
     """adv52 M1: the events route sized the tilted lower pair's unit for the recorded eps (1014 at
