@@ -137,36 +137,25 @@ def test_the_wide_ratio_order_chooses_the_full_sorts_prefix() -> None:
 
 
 @pytest.mark.slow
-def test_the_t1e7_certificate_is_written_and_verified(tmp_path) -> None:
-    """`audit dpsgd` at sigma 1, q 0.01, T = 10^7, delta 1e-5 (eps 1014.07), digits 3: refused before
+@pytest.mark.parametrize("steps,grid", [(10**7, "2^-11"), (1_500_000, None)])
+def test_a_tilted_certificate_is_written_and_verified(tmp_path, steps: int, grid: "str | None") -> None:
+    """`audit dpsgd` at sigma 1, q 0.01, delta 1e-5, digits 3. T = 10^7 (eps 1014.07): refused before
     (certificate/writer.unverifiable, exit 2: verify's re-check could not re-prove it); now written at
-    2^-11 after the writer's own re-check, and verified, exit 0."""
-    cert = tmp_path / "t1e7.json"
+    2^-11 after the writer's own re-check, and verified, exit 0. T = 1.5 x 10^6 (adv52 M2): with the
+    tilt from 2^22 steps it was written (the writer's price, 2.5e8, skipped its re-proof) and verify
+    answered exit 3, its untilted lower pair past the cap below 2^-14; tilted from 2^20 it verifies."""
+    assert steps >= P.TILT_Q_MIN_STEPS
+    cert = tmp_path / "tilted.json"
     run = [sys.executable, "-m", "dpverify"]
     made = subprocess.run(run + ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps",
-                                 "10000000", "--delta", "1e-5", "--digits", "3", "--certificate", str(cert)],
+                                 str(steps), "--delta", "1e-5", "--digits", "3", "--certificate", str(cert)],
                           capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
-    assert json.loads(cert.read_text())["result"]["grid"] == "2^-11"
+    if grid is not None:
+        assert json.loads(cert.read_text())["result"]["grid"] == grid
     got = subprocess.run(run + ["verify", str(cert)], capture_output=True, text=True)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "confirmed" in got.stdout
-
-
-def test_a_t15e5_certificate_is_written_and_verified(tmp_path) -> None:
-    """adv52 M2: with the tilt from 2^22 steps, `audit dpsgd` at sigma 1, q 0.01, T = 1.5 x 10^6, delta 1e-5,
-    digits 3 was written (the writer's price, 2.5e8, skipped its re-proof) and verify answered exit 3:
-    its untilted lower pair could not reach the recorded lower end below 2^-14. Tilted from 2^20, it is
-    written and verified (6 + 5 CPU s)."""
-    assert P.TILT_Q_MIN_STEPS <= 1_500_000
-    cert = tmp_path / "t15e5.json"
-    run = [sys.executable, "-m", "dpverify"]
-    made = subprocess.run(run + ["audit", "dpsgd", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps",
-                                 "1500000", "--delta", "1e-5", "--digits", "3", "--certificate", str(cert)],
-                          capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
-    got = subprocess.run(run + ["verify", str(cert)], capture_output=True, text=True)
-    assert got.returncode == 0 and "confirmed" in got.stdout, got.stdout + got.stderr
 
 
 @pytest.mark.parametrize("T", [10**7, 10**6])

@@ -42,26 +42,21 @@ def test_the_upper_end_is_the_group_privacy_product():
     assert outcome(cert) == 0
 
 
+@pytest.mark.parametrize("side", ["above", "below"])
 @pytest.mark.parametrize("rel", ["1e-12", "1e-6", "1e-3"])
-def test_an_enclosure_moved_above_the_upper_end_is_refused(rel):
-    cert = _cert()
-    hi = Fraction(cert["result"]["enclosure"]["hi"])
-    bad = copy.deepcopy(cert)
-    r = Fraction(rel)
-    bad["result"]["enclosure"] = {"lo": str(float(hi * (1 + r))), "hi": str(float(hi * (1 + 2 * r)))}
-    assert Fraction(bad["result"]["enclosure"]["lo"]) > hi
-    assert outcome(reseal(bad)) == 1
-
-
-@pytest.mark.parametrize("rel", ["1e-12", "1e-6", "1e-3"])
-def test_an_enclosure_moved_below_the_lower_end_is_refused(rel):
-    # the product then exceeds the recorded hi (no proof of the upper end), but the remove curve's
+def test_an_enclosure_moved_past_an_end_is_refused(rel, side):
+    # above the upper end: the group-privacy product, a proved upper end, refutes it. Below the lower
+    # end: the product then exceeds the recorded hi (no proof of the upper end), but the remove curve's
     # lower end, above the recorded one, shows the enclosures disjoint: exit 1 (exit 3 before, the
     # upper end's failure raised before the lower end was read)
     cert = _cert()
-    lo = Fraction(cert["result"]["enclosure"]["lo"])
+    end = Fraction(cert["result"]["enclosure"]["hi" if side == "above" else "lo"])
+    r = Fraction(rel) if side == "above" else -Fraction(rel)
     bad = copy.deepcopy(cert)
-    r = Fraction(rel)
-    bad["result"]["enclosure"] = {"lo": str(float(lo * (1 - 2 * r))), "hi": str(float(lo * (1 - r)))}
-    assert Fraction(bad["result"]["enclosure"]["hi"]) < lo
+    moved = sorted([end * (1 + r), end * (1 + 2 * r)])
+    bad["result"]["enclosure"] = {"lo": str(float(moved[0])), "hi": str(float(moved[1]))}
+    if side == "above":
+        assert Fraction(bad["result"]["enclosure"]["lo"]) > end
+    else:
+        assert Fraction(bad["result"]["enclosure"]["hi"]) < end
     assert outcome(reseal(bad)) == 1
