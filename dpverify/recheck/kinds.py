@@ -316,7 +316,8 @@ _ROWS: list[Kind] = [
     Kind("replace.delta", P("the remove direction's delta(eps) by the PLD second route (schedule or event tree; "
                             "a zero-contribution replacement realises removal), its lower end >= lo"),
          P("group privacy (Dwork-Roth Thm 2.2): (1 + e^(eps/2)) delta_add-remove(eps/2) <= hi by the PLD second "
-           "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta)"),
+           "route, the factor and the product rounded up in MPFR (hi >= 1 holds for every delta); the product is "
+           "the independent upper end, so an enclosure recorded wholly above it is refuted"),
          verdict=CLAIM_VERDICT, certified=("lower", "upper", "theorems"), info=_COMMON_INFO + ("neighboring",),
          since=2),
     Kind("calibrate.bracket",
