@@ -291,20 +291,15 @@ def _descend_to_root(above: Callable[[Fraction], bool], below: Callable[[Fractio
 
 
 def _mills_proposal(y: mpf, prec: int) -> mpf:
-    """The Mills ratio M(y) = Phi(-y) / phi(y), y > 0, in mpmath at the working precision (a proposal's
-    value; it proves nothing). Where e^(y^2 / 2) stays modest it is erfc's; beyond, mpmath's exp of a
-    huge argument can abort the process inside GMP (adv48 M1), and the asymptotic series
-    1/y - 1/y^3 + 3/y^5 - ... is used instead: its error is below its first omitted term, and at
-    y^2 >= 8 (prec + 32) the terms fall below 2^-(prec + 40) / y long before they turn to grow."""
+    """The Mills ratio M(y) = Phi(-y) / phi(y), y > 0, at about ``prec`` bits (a proposal's value; it
+    proves nothing). Where e^(y^2 / 2) stays modest it is erfc's, in mpmath; beyond, mpmath's exp of a
+    huge argument can abort the process inside GMP (adv48 M1), and the value is the lower end of
+    :meth:`.core.Arith.mills`, Laplace's continued fraction in MPFR (at y^2 >= 8 (prec + 32) it takes
+    a few dozen terms)."""
     if y * y < 8 * (prec + 32):
         return mpmath.sqrt(mpmath.pi / 2) * mpmath.erfc(y / mpmath.sqrt(2)) * mpmath.exp(y * y / 2)
-    total, term, k, y2 = mpf(0), 1 / y, 0, y * y
-    tol = mpf(2) ** -(prec + 40) / y
-    while abs(term) > tol:
-        total += term
-        k += 1
-        term = -term * (2 * k - 1) / y2
-    return total
+    A = arith(prec + 32)
+    return mpfr_to_mpf(A.mills(A.q(mpf_to_fraction(y))[0])[0])
 
 
 def _propose_eps(mu2: Fraction, d: Fraction, prec: int) -> "Fraction | None":
