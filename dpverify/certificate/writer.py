@@ -118,10 +118,11 @@ def validate_written(cert: Mapping[str, Any]) -> None:
         )
 
 
-def fewer_digits(digits: object, why: str) -> str:
+def fewer_digits(digits: object, why: str, done: str = "no certificate written") -> str:
     """The refusal of a certificate :func:`unverifiable` found ``why`` for, where the digits asked for
-    (``digits``: the value, or words for a default) set its grid: one wording for every writer."""
-    return f"{digits} needs {why}: no certificate written; ask for fewer digits"
+    (``digits``: the value, or words for a default) set its grid; ``done``: what became of it (a
+    producer that refuses before the grid is computed says so). One wording for every writer."""
+    return f"{digits} needs {why}: {done}; ask for fewer digits"
 
 
 def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int]]]" = None) -> Optional[str]:

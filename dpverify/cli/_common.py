@@ -275,6 +275,10 @@ def image_file(text: str) -> str:
     return text
 
 
+#: the remedy a refusal of the certificate names: the answer itself is printed
+PRINTED_WITHOUT_CERTIFICATE = " (the enclosure itself is printed without --certificate / --json)"
+
+
 def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any], digits: Optional[int]) -> Any:
     """For a pld.epsilon / pld.delta query or a pld.claim whose certificate is asked for
     (``--certificate`` or ``--json``): the ``check_grid`` of :func:`dpverify.pld.refine.refine_query`,
@@ -302,7 +306,7 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
     from fractions import Fraction
 
     from ..ball import rational_decimal
-    from ..certificate.writer import grid_past_cap
+    from ..certificate.writer import fewer_digits, grid_past_cap
     from ..limits import NARROW_FACTOR
 
     width = min(Fraction(1, 2), NARROW_FACTOR * Fraction(1, 10 ** digits)) if digits is not None else None
@@ -322,9 +326,8 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
         if quantity != "pld.claim":
             why = priced(m, lo, hi, width)
             if why is not None:
-                raise InvalidParameter("digits", f"{digits} needs {why}: refused before that grid was computed; "
-                                                 "ask for fewer digits (the enclosure itself is printed without "
-                                                 "--certificate / --json)")
+                raise InvalidParameter("digits", fewer_digits(digits, why, "refused before that grid was computed")
+                                       + PRINTED_WITHOUT_CERTIFICATE)
             return None
         prev = last[-1] if last else None
         w = (hi - lo) / hi if prev is not None and hi is not None and hi > 0 and lo is not None else None
@@ -358,8 +361,7 @@ def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Op
         digits = cert.get("inputs", {}).get("digits", given)
         if why is not None and digits is not None:
             # the accuracy asked for (or its default) set the grid: fewer digits is the remedy
-            raise InvalidParameter("digits", fewer_digits(digits, why) + " (the enclosure itself is printed "
-                                                                         "without --certificate / --json)")
+            raise InvalidParameter("digits", fewer_digits(digits, why) + PRINTED_WITHOUT_CERTIFICATE)
         if why is not None:
             raise Undecided(f"{line}; no certificate written: it needs {why}")
     if getattr(args, "certificate", None):
