@@ -13,7 +13,8 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .._version import __version__
 from ..errors import CertificateRejected, CouldNotReprove, InternalError, MalformedCertificate
@@ -23,7 +24,7 @@ from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonic
 from .prose import source, statement
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
-           "unverifiable", "grid_past_cap", "validate_written", "dumps", "write"]
+           "unverifiable", "grid_past_cap", "level_check", "PRICED_KINDS", "validate_written", "dumps", "write"]
 
 
 def _backend() -> str:
@@ -158,19 +159,13 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
         # its price on the recorded grid is no lower bound of verify's work: past the cap it is
         # re-proved rather than refused (ref51b MEDIUM-2: an events.claim priced past the knot cap at
         # 2^-18 that verify accepts at 2^-14 in 4 s)
-        decides_coarser = quantity.endswith(".claim")
-        try:
-            got = _grid_price(quantity, inputs, result, grids)
-        except CouldNotReprove as exc:
-            if not decides_coarser:
-                return _knot_cap_message(exc)
-            needs = f"the grid {result.get('grid')}"  # past the knot cap there: re-proved below
-        else:
-            if got is None or PLD_PRICE_SPREAD * got[0] <= PLD_MAX_GRID_WORK:
-                return None
-            if got[0] > PLD_MAX_GRID_WORK and not decides_coarser:
-                return _work_cap_message(got)
-            needs = f"the grid 2^-{got[1]}"
+        why, got = _past_cap(quantity, inputs, result, grids)
+        if why is not None and not quantity.endswith(".claim"):
+            return why
+        if why is None and (got is None or PLD_PRICE_SPREAD * got[0] <= PLD_MAX_GRID_WORK):
+            return None
+        # past the knot cap there (no price) or priced past 1 / PLD_PRICE_SPREAD of the cap: re-proved below
+        needs = f"the grid {result.get('grid')}" if got is None else f"the grid 2^-{got[1]}"
     elif quantity == "calibrate.bracket":
         # an end decided on the re-check's finest grid leaves verify no finer one to try, and its bounds
         # there may be looser than the calibration's (issue 22: `calibrate dpsgd --target-eps 3 --delta
@@ -220,27 +215,104 @@ def _work_cap_message(got: "tuple[int, int]") -> str:
             f"({got[0]:.2e} > {PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides)")
 
 
-def grid_past_cap(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Optional[str]:
-    """Why a pld.epsilon / pld.delta / pld.claim certificate recording ``result`` (its grid and
-    enclosure) is past the re-check's caps by the price alone, or None: its recorded grid past the
-    re-check's knot cap or priced past :data:`PLD_MAX_GRID_WORK` (for an enclosure, the refusals of
-    :func:`unverifiable` that need no re-proof; the same messages). A count (:func:`_grid_price`), no
-    masses: the producer asks it before a grid level is computed (:func:`dpverify.cli._common.grid_check`,
-    issue 22: work is bounded before it starts), so a certificate the writer would refuse after the run
-    is refused at once. A claim past the cap is re-proved by :func:`unverifiable` instead (verify may
-    decide it on a coarser grid); its producer does not compute such a grid (the claim's check_grid).
-    None for any other quantity."""
-    if quantity not in ("pld.epsilon", "pld.delta", "pld.claim"):
-        return None
+def _past_cap(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any],
+              grids: "Optional[Sequence[Optional[int]]]") -> "tuple[Optional[str], Optional[tuple[int, int]]]":
+    """(why, price): why a certificate recording ``result`` is past the re-check's caps by the price
+    alone (its grid past the knot cap, or priced past :data:`PLD_MAX_GRID_WORK`), else None; and the
+    price (:func:`_grid_price`; None past the knot cap or where no grid is priced). The one price
+    test of :func:`unverifiable` (after the run) and :func:`grid_past_cap` (before each grid level)."""
     from ..recheck.limits import PLD_MAX_GRID_WORK
 
     try:
-        got = _grid_price(quantity, inputs, result, None)
+        got = _grid_price(quantity, inputs, result, grids)
     except CouldNotReprove as exc:
-        return _knot_cap_message(exc)
+        return _knot_cap_message(exc), None
     if got is not None and got[0] > PLD_MAX_GRID_WORK:
-        return _work_cap_message(got)
-    return None
+        return _work_cap_message(got), got
+    return None, got
+
+
+#: the kinds whose certificate records its grid, priced before each level (:func:`grid_past_cap`)
+PRICED_KINDS = ("pld.epsilon", "pld.delta", "pld.claim", "events.epsilon", "events.delta", "events.claim")
+
+
+def grid_past_cap(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Optional[str]:
+    """Why a pld.* / events.* (:data:`PRICED_KINDS`) certificate recording ``result`` (its grid and
+    enclosure) is past the re-check's caps by the price alone, or None: its recorded grid past the
+    re-check's knot cap or priced past :data:`PLD_MAX_GRID_WORK` (for an enclosure, the refusals of
+    :func:`unverifiable` that need no re-proof: the same test, :func:`_past_cap`, and the same
+    messages). A count (:func:`_grid_price`), no masses: the producer asks it before a grid level is
+    computed (:func:`level_check`, issue 22: work is bounded before it starts), so a certificate the
+    writer would refuse after the run is refused at once. A claim past the cap is re-proved by
+    :func:`unverifiable` instead (verify may decide it on a coarser grid); its producer does not
+    compute such a grid (the claim's check). None for any other quantity."""
+    if quantity not in PRICED_KINDS:
+        return None
+    return _past_cap(quantity, inputs, result, None)[0]
+
+
+def level_check(quantity: str, inputs: Mapping[str, Any], digits: Optional[int],
+                refuse: "Callable[[str, str], Exception]") -> "Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]":
+    """The ``check_grid`` of :func:`dpverify.pld.refine.refine_query` for a query or claim of a kind
+    in :data:`PRICED_KINDS` whose certificate will be written (``inputs``: as the certificate records
+    them; ``digits``: the accuracy asked of an enclosure, None for a claim): it prices each grid level
+    before it is computed as the certificate it would write (:func:`grid_past_cap`, the writer's own
+    price) and declines a level past verify's caps (issue 22: work is bounded before it starts; the
+    MNIST ``--eps 2.38 --digits 6`` delta query ran 2^-17 and 2^-18 for minutes, ``--claimed-eps
+    2.38169`` decided on 2^-18 in 128 CPU s, and neither was then written). An enclosure: raises
+    ``refuse(why, "")``, as the writer refuses it after the run. A claim (verify may decide it on a
+    grid coarser than the producer's, so the writer re-proves it): a level past the cap is replaced by
+    the one halving below it where that one is within the cap and still finer than the last level,
+    else raises ``refuse(why, shown)``, ``shown`` naming the enclosure so far. ``refuse`` words the
+    refusal for its producer (:func:`dpverify.cli._common.grid_check`: exit 2 naming --digits, or
+    exit 3; a sweep row: undecided).
+
+    The enclosure priced is one the certificate may record, chosen so the price is at most the
+    final one (nothing the writer would accept is refused): an eps query's unit grows with the
+    recorded upper end (the re-check's e^eps bits), and the lower end found so far (or the plan's
+    float estimate) is at most it; a delta query's unit shrinks with the recorded upper end and its
+    relative width, and the upper end so far is at least the final one, its width taken as the
+    widest an answer may have (``NARROW_FACTOR`` times the width asked; a claim's as the last
+    level's, which a finer level only narrows: ref52 LOW-1, the h^2 law's 4 per halving priced one
+    claim 1.3e-5 above its final price). The recorded
+    grid is the last level's, at least any level's m, and the price grows with m."""
+    from ..ball import rational_decimal
+    from ..limits import NARROW_FACTOR
+
+    eps_kind = quantity.endswith(".epsilon")
+    claim = quantity.endswith(".claim")
+    width = min(Fraction(1, 2), NARROW_FACTOR * Fraction(1, 10 ** digits)) if digits is not None else None
+    last: list[int] = []  # the claim's grids computed so far (the check precedes each)
+
+    def priced(m: int, lo: Optional[Fraction], hi: Optional[Fraction], w: Optional[Fraction]) -> Optional[str]:
+        result: dict[str, Any] = {"grid": f"2^-{m}"}
+        if eps_kind and lo is not None and lo > 0:
+            e = rational_decimal(lo, 17, upward=False)
+            result["enclosure"] = {"lo": e, "hi": e}
+        elif not eps_kind and hi is not None and hi > 0 and w is not None:
+            result["enclosure"] = {"lo": rational_decimal(hi * (1 - min(w, Fraction(1, 2))), 17, upward=False),
+                                   "hi": rational_decimal(hi, 17, upward=True)}
+        return grid_past_cap(quantity, inputs, result)
+
+    def check(m: int, lo: Optional[Fraction], hi: Optional[Fraction]) -> Optional[int]:
+        if not claim:
+            why = priced(m, lo, hi, width)
+            if why is not None:
+                raise refuse(why, "")
+            return None
+        prev = last[-1] if last else None
+        w = (hi - lo) / hi if prev is not None and hi is not None and hi > 0 and lo is not None else None
+        why = priced(m, lo, hi, w)
+        if why is None:
+            last.append(m)
+            return None
+        if prev is not None and prev < m - 1 and priced(m - 1, lo, hi, w) is None:
+            return m - 1  # asked again for m - 1 (refine_query), then recorded
+        shown = "" if prev is None or lo is None or hi is None else (
+            f"; delta(claimed eps) in [{rational_decimal(lo, 6, upward=False)}, "
+            f"{rational_decimal(hi, 6, upward=True)}] on 2^-{prev}, which does not decide it")
+        raise refuse(why, shown)
+    return check
 
 
 def _grid_price(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any],

@@ -280,69 +280,24 @@ PRINTED_WITHOUT_CERTIFICATE = " (the enclosure itself is printed without --certi
 
 
 def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any], digits: Optional[int]) -> Any:
-    """For a pld.epsilon / pld.delta query or a pld.claim whose certificate is asked for
-    (``--certificate`` or ``--json``): the ``check_grid`` of :func:`dpverify.pld.refine.refine_query`,
-    which prices each grid level before it is computed as the certificate it would write (the
-    writer's own price, :func:`dpverify.certificate.writer.grid_past_cap`) and declines a level past
-    verify's caps (issue 22: work is bounded before it starts; the MNIST ``--eps 2.38 --digits 6``
-    delta query ran 2^-17 and 2^-18 for minutes, ``--claimed-eps 2.38169`` decided on 2^-18 in 128 CPU
-    s, and neither was then written). An enclosure: exit 2 naming ``--digits``, as :func:`emit`
-    refuses it after the run. A claim (no digits; verify may decide it on a grid coarser than the
-    producer's, so :func:`emit` re-proves it): a level past the cap is replaced by the one halving
-    below it where that one is within the cap and still finer than the last level, else exit 3 with
-    the enclosure so far. None without a certificate asked for: the answer is printed at any cost.
-
-    The enclosure priced is one the certificate may record, chosen so the price is at most the
-    final one (nothing the writer would accept is refused): an eps query's unit grows with the
-    recorded upper end (the re-check's e^eps bits), and the lower end found so far (or the plan's
-    float estimate) is at most it; a delta query's unit shrinks with the recorded upper end and its
-    relative width, and the upper end so far is at least the final one, its width taken as the
-    widest an answer may have (``NARROW_FACTOR`` times the width asked; a claim's as the last
-    level's, which a finer level only narrows: ref52 LOW-1, the h^2 law's 4 per halving priced one
-    claim 1.3e-5 above its final price). The recorded
-    grid is the last level's, at least any level's m, and the price grows with m."""
+    """For a pld.* / events.* query or claim whose certificate is asked for (``--certificate`` or
+    ``--json``): the ``check_grid`` of :func:`dpverify.pld.refine.refine_query` that prices each grid
+    level before it is computed, :func:`dpverify.certificate.writer.level_check` (issue 22: work is
+    bounded before it starts). An enclosure past verify's caps: exit 2 naming ``--digits``, as
+    :func:`emit` refuses it after the run; a claim: exit 3 with the enclosure so far. None without a
+    certificate asked for: the answer is printed at any cost."""
     if not (getattr(args, "certificate", None) or getattr(args, "json", False)):
         return None
-    from fractions import Fraction
+    from ..certificate.writer import fewer_digits, level_check
 
-    from ..ball import rational_decimal
-    from ..certificate.writer import fewer_digits, grid_past_cap
-    from ..limits import NARROW_FACTOR
+    def refuse(why: str, shown: str) -> Exception:
+        if quantity.endswith(".claim"):
+            return Undecided(f"the verdict needs {why}: not computed, no certificate written{shown} (the verdict "
+                             "itself is printed without --certificate / --json)")
+        return InvalidParameter("digits", fewer_digits(digits, why, "refused before that grid was computed")
+                                + PRINTED_WITHOUT_CERTIFICATE)
 
-    width = min(Fraction(1, 2), NARROW_FACTOR * Fraction(1, 10 ** digits)) if digits is not None else None
-    last: list[int] = []  # the claim's grids computed so far (check_grid precedes each)
-
-    def priced(m: int, lo: Optional[Fraction], hi: Optional[Fraction], w: Optional[Fraction]) -> Optional[str]:
-        result: dict[str, Any] = {"grid": f"2^-{m}"}
-        if quantity == "pld.epsilon" and lo is not None and lo > 0:
-            e = rational_decimal(lo, 17, upward=False)
-            result["enclosure"] = {"lo": e, "hi": e}
-        elif quantity != "pld.epsilon" and hi is not None and hi > 0 and w is not None:
-            result["enclosure"] = {"lo": rational_decimal(hi * (1 - min(w, Fraction(1, 2))), 17, upward=False),
-                                   "hi": rational_decimal(hi, 17, upward=True)}
-        return grid_past_cap(quantity, inputs, result)
-
-    def check(m: int, lo: Optional[Fraction], hi: Optional[Fraction]) -> Optional[int]:
-        if quantity != "pld.claim":
-            why = priced(m, lo, hi, width)
-            if why is not None:
-                raise InvalidParameter("digits", fewer_digits(digits, why, "refused before that grid was computed")
-                                       + PRINTED_WITHOUT_CERTIFICATE)
-            return None
-        prev = last[-1] if last else None
-        w = (hi - lo) / hi if prev is not None and hi is not None and hi > 0 and lo is not None else None
-        why = priced(m, lo, hi, w)
-        if why is None:
-            last.append(m)
-            return None
-        if prev is not None and prev < m - 1 and priced(m - 1, lo, hi, w) is None:
-            return m - 1  # asked again for m - 1 (refine_query), then recorded
-        shown = "" if prev is None or lo is None or hi is None else (
-            f"; delta(claimed eps) in [{rational_decimal(lo, 6, upward=False)}, "
-            f"{rational_decimal(hi, 6, upward=True)}] on 2^-{prev}, which does not decide it")
-        raise Undecided(f"the verdict needs {why}: not computed, no certificate written{shown} (the verdict "
-                        "itself is printed without --certificate / --json)")
-    return check
+    return level_check(quantity, inputs, digits, refuse)
 
 
 def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Optional[Sequence[int]] = None) -> None:
