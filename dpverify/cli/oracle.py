@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any, Mapping
 
 from .. import _validate as V
 from ..ball import round_decimal_text
@@ -16,7 +17,7 @@ from ..oracle.rows import MAX_ORACLE_CONFIGURATIONS, parse_rows
 from ..oracle.run import BATTERIES, VERDICTS, markdown_report, run_battery, run_rows
 from ..schemas import read_text
 from ..vocabulary import DIGITS_PLD, TIME_BUDGET
-from ._common import add_concept, add_output_options, emit, output_file, refuse_inapplicable
+from ._common import add_concept, add_output_options, emit, grid_check, output_file, refuse_inapplicable
 
 ORDER = 60
 
@@ -80,13 +81,19 @@ def _run(args: argparse.Namespace) -> int:
     tol = V.nonnegative("tolerance", args.tolerance)
     digits = V.integer("digits", args.digits, lo=1, hi=DIGITS_PLD.hi)
     budget = V.seconds("time_budget", args.time_budget)
+    # with a certificate asked for, each configuration's grid levels are priced first, as the writer
+    # prices them after the run (emit, with result.grids()): issue 22, work bounded before it starts
+    def priced(inputs: Mapping[str, Any]) -> Any:
+        return grid_check(args, "pld.epsilon", inputs, digits)
+
     if args.input:
         path = Path(args.input)
         text, name = read_text(path, "input")
         suffix = path.suffix.lower()
         fmt = "json" if suffix == ".json" or (suffix != ".csv" and text.lstrip().startswith("[")) else "csv"
         rows = parse_rows(text, fmt, file=name, option="input")
-        result = run_rows(rows, tolerance=tol, digits=digits, time_budget=budget, progress=_progress)
+        result = run_rows(rows, tolerance=tol, digits=digits, time_budget=budget, progress=_progress,
+                          check_grid=priced)
         import hashlib
 
         # the file's text travels with the rows: verify re-reads every row from it, so a row cannot
@@ -106,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
                                        f"{', '.join(unknown) or '(empty)'}; known: {', '.join(A.RUNNERS)}")
         plugins = [A.load_plugin(spec) for spec in (args.accountant or [])]
         result = run_battery(args.battery, accountants=names, plugins=plugins, tolerance=tol, digits=digits,
-                             time_budget=budget, progress=_progress)
+                             time_budget=budget, progress=_progress, check_grid=priced)
         inputs = {"battery": args.battery, "tolerance": args.tolerance, "digits": digits}
         if plugins:
             inputs["accountant"] = [p.spec for p in plugins]

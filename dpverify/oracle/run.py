@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
-from ..pld import dpsgd_epsilon
+from ..pld import dpsgd as S, dpsgd_epsilon
 from ..verdict import Enclosure
 from . import accountants as A
 from .classify import classify
@@ -99,16 +99,36 @@ class OracleResult:
         return out
 
 
+#: a producer's ``check_grid`` per configuration (:func:`dpverify.cli._common.grid_check`), given the
+#: inputs of the pld.epsilon query that re-derives it (:func:`priced_inputs`); None: nothing priced
+CheckGrid = Optional[Callable[[Mapping[str, Any]], Any]]
+
+
+def priced_inputs(cfg: Config) -> dict[str, Any]:
+    """The inputs of the pld.epsilon query whose re-derivation verify makes for ``cfg``
+    (:func:`dpverify.recheck.oracle.config_query`), on which the writer prices an oracle certificate
+    (:func:`dpverify.certificate.writer.unverifiable` with :meth:`OracleResult.grids`): the same
+    query, priced before each grid level of the configuration's run (issue 22)."""
+    from ..recheck.oracle import config_query
+
+    return config_query({**cfg.to_json(), "certified": None})[0]
+
+
 def _certify(result: OracleResult, cfg: Config, source: str, time_budget: float,
-             progress: Optional[Callable[[str], None]]) -> Enclosure:
+             progress: Optional[Callable[[str], None]], check_grid: CheckGrid = None) -> Enclosure:
     key = cfg.key()
     if key not in result.certified:
         if progress:
             progress(f"certifying {cfg.describe()}")
-        ans = dpsgd_epsilon(
-            cfg.noise_multiplier, cfg.sampling_rate, cfg.steps, cfg.delta,
-            digits=result.digits, time_budget=time_budget,
-        )
+        if check_grid is None:
+            ans = dpsgd_epsilon(
+                cfg.noise_multiplier, cfg.sampling_rate, cfg.steps, cfg.delta,
+                digits=result.digits, time_budget=time_budget,
+            )
+        else:
+            # dpsgd_epsilon's own query (one GaussianSteps block, add-remove), each level priced first
+            ans = S.epsilon([S.GaussianSteps.of(cfg.noise_multiplier, cfg.sampling_rate, cfg.steps)], cfg.delta,
+                            digits=result.digits, time_budget=time_budget, check_grid=check_grid(priced_inputs(cfg)))
         result.certified[key] = ans.enclosure
         result.seconds[key] = ans.seconds
         result.grid_exponents[key] = ans.grid_exponent
@@ -157,14 +177,16 @@ def report_row(report: "A.Report", cfg: Config, certified: Enclosure, tolerance:
 
 
 def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4,
-             time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable[[str], None]] = None) -> OracleResult:
+             time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable[[str], None]] = None,
+             check_grid: CheckGrid = None) -> OracleResult:
     """Classify input rows (CSV/JSON): one certified computation per configuration,
-    at most MAX_ORACLE_CONFIGURATIONS of them (checked before any is computed)."""
+    at most MAX_ORACLE_CONFIGURATIONS of them (checked before any is computed). ``check_grid``: a
+    configuration's grid levels priced before they are computed (:data:`CheckGrid`)."""
     rows = list(rows)
     check_configurations(rows)
     result = OracleResult(tolerance, digits)
     for row in rows:
-        cert = _certify(result, row.config, "input", time_budget, progress)
+        cert = _certify(result, row.config, "input", time_budget, progress, check_grid)
         result.rows.append(
             classify_report(row.accountant, row.config, cert, row.reported, row.reported_text, tolerance, row.error)
         )
@@ -174,11 +196,11 @@ def run_rows(rows: Iterable[Row], *, tolerance: Fraction = DEFAULT_TOLERANCE, di
 def run_battery(name: str, *, accountants: Optional[Sequence[str]] = None,
                 plugins: Sequence["A.Plugin"] = (),
                 tolerance: Fraction = DEFAULT_TOLERANCE, digits: int = 4, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-                progress: Optional[Callable[[str], None]] = None) -> OracleResult:
+                progress: Optional[Callable[[str], None]] = None, check_grid: CheckGrid = None) -> OracleResult:
     """Run accountants on a named battery and classify them: the built-in
     runners named in ``accountants`` (all when None and no plug-ins are
     given, none when only plug-ins are) and every plug-in. Missing libraries
-    are skipped with a note; crashes become 'crashed' rows."""
+    are skipped with a note; crashes become 'crashed' rows. ``check_grid``: as :func:`run_rows`."""
     battery = BATTERIES[name]
     if accountants is not None:
         names = list(accountants)
@@ -189,7 +211,7 @@ def run_battery(name: str, *, accountants: Optional[Sequence[str]] = None,
     for n in skipped:
         result.notes.append(f"{n}: skipped ({A.RUNNERS[n].module} is not installed)")
     for cfg, source in battery.configs:
-        cert = _certify(result, cfg, source, time_budget, progress)
+        cert = _certify(result, cfg, source, time_budget, progress, check_grid)
         reports: list[A.Report] = []
         for n in names:
             if n in skipped:

@@ -17,7 +17,8 @@ from typing import Any, Mapping, Optional
 
 from .. import _validate as V
 from ..certificate.build import PLD_SOURCE, pld_answer_certificate, pld_claim_certificate
-from ..errors import InvalidParameter
+from ..certificate.writer import level_check, typed_inputs
+from ..errors import InvalidParameter, Undecided
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld import dpsgd as S
 from ..relation import SCHEDULE_RELATIONS, relation as _relation
@@ -128,6 +129,13 @@ def _bins_compute(params: Mapping[str, Any], plan: Plan) -> dict:
     return C.bracket_certificate(r, BB.enclose_delta(r, _text(params, "eps")), eps=_text(params, "eps"))
 
 
+def _refused(why: str, shown: str) -> Exception:
+    """A row refused before a grid level its certificate could not be re-proved on
+    (:func:`dpverify.certificate.writer.level_check`): undecided, as the worker answers the writer's
+    refusal after the run (:func:`.worker._run`), only sooner."""
+    return Undecided(f"no certificate written: it needs {why}; refused before that grid was computed{shown}")
+
+
 class AuditTask:
     name = "audit"
     settings = ("time_budget",)
@@ -175,15 +183,19 @@ class AuditTask:
         inputs = dict(plan.inputs)
         rel = _relation(inputs["neighboring"], allowed=SCHEDULE_RELATIONS)
         budget = V.seconds("time_budget", _text(params, "time_budget")) if "time_budget" in params else DEFAULT_TIME_BUDGET_SECONDS
+        # every row's certificate is written: each grid level is priced first (issue 22)
+        check = level_check(plan.quantity, typed_inputs(inputs), inputs.get("digits"), _refused)
         if plan.quantity == "pld.claim":
             verdict, ans = S.check_claim([ev], inputs["claimed_eps"], inputs["delta"], neighboring=rel,
-                                         time_budget=budget)
+                                         time_budget=budget, check_grid=check)
             return pld_claim_certificate(inputs=inputs, verdict=verdict, answer=ans)
         digits = inputs["digits"]
         if plan.quantity == "pld.epsilon":
-            ans = S.epsilon([ev], inputs["delta"], neighboring=rel, digits=digits, time_budget=budget)
+            ans = S.epsilon([ev], inputs["delta"], neighboring=rel, digits=digits, time_budget=budget,
+                            check_grid=check)
         else:
-            ans = S.delta([ev], inputs["eps"], neighboring=rel, digits=digits, time_budget=budget)
+            ans = S.delta([ev], inputs["eps"], neighboring=rel, digits=digits, time_budget=budget,
+                          check_grid=check)
         return pld_answer_certificate(quantity=plan.quantity, inputs=inputs, answer=ans)
 
     def summarize(self, params: Mapping[str, Any], cert: Mapping[str, Any],

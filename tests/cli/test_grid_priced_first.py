@@ -151,3 +151,129 @@ def test_a_calibration_end_on_the_recheck_finest_grid_is_re_proved_before_it_is_
     cert["result"]["ends"]["safe"]["grid"] = "2^-15"
     assert unverifiable(cert) is None
     assert calls == ["2^-16"] * 3
+
+
+# ---- sweeps and oracle writes (issue 22, deliverable 4): the same price before each level ------------
+
+def _cap(monkeypatch, work: int) -> None:
+    """The work cap as the writer's price test reads it (recheck.limits, read on use by writer._past_cap)."""
+    from dpverify.recheck import limits
+
+    monkeypatch.setattr(limits, "PLD_MAX_GRID_WORK", work)
+
+
+SMALL = {"noise_multiplier": "1", "sampling_rate": "0.01", "steps": 100, "delta": "1e-5", "digits": 3}
+
+
+def _spy_levels(monkeypatch) -> list:
+    real = refine._direction
+    grids: list = []
+
+    def spy(steps, d, kind, target, m, *args, **kwargs):
+        grids.append(m)
+        return real(steps, d, kind, target, m, *args, **kwargs)
+
+    monkeypatch.setattr(refine, "_direction", spy)
+    return grids
+
+
+def test_a_sweep_row_past_the_cap_is_undecided_before_any_grid(monkeypatch) -> None:
+    # every sweep row's certificate is written: the row was computed, then refused by the writer in the
+    # worker (worker._run: unverifiable); now priced before each level, the same outcome (undecided)
+    from dpverify.sweep.task_audit import TASK
+    from dpverify.sweep.worker import Job, _run
+
+    params = dict(SMALL)
+    plan = TASK.plan(params)
+    grids = _spy_levels(monkeypatch)
+    _cap(monkeypatch, 1)
+    out = _run(Job("audit", params, plan))
+    assert out.status == "undecided" and grids == []
+    assert out.message.startswith("no certificate written: it needs the grid 2^-")
+    assert "refused before that grid was computed" in out.message
+
+
+def test_a_sweep_row_priced_at_its_own_price_is_computed_as_before(monkeypatch) -> None:
+    # the boundary: with the cap at the row's final price exactly, no level is refused (each level is
+    # priced at most at the final price), and the certificate is the one the unpriced run writes
+    from dpverify.pld import dpsgd as S
+    from dpverify.recheck.pld import recorded_grid_price
+    from dpverify.recheck.verify import confirm
+    from dpverify.sweep.task_audit import TASK
+    from dpverify.sweep.worker import Job, _run
+
+    params = dict(SMALL)
+    plan = TASK.plan(params)
+    cert = TASK.compute(params, plan)
+    work, m = recorded_grid_price(cert["inputs"], "pld.epsilon", cert["result"])
+    assert cert["result"]["grid"] == f"2^-{m}"
+    seen: list = []
+    real = S.epsilon
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("check_grid"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(S, "epsilon", spy)
+    _cap(monkeypatch, work)
+    again = TASK.compute(params, plan)
+    assert seen and seen[0] is not None  # the row's levels were priced
+    assert again == cert
+    monkeypatch.undo()
+    out = _run(Job("audit", params, plan))
+    assert out.status == "ok" and out.cert == cert
+    assert not confirm(dict(cert)).unconfirmed
+
+
+def _rows(sigma: str = "1") -> list:
+    from dpverify.oracle.rows import parse_rows
+
+    text = ("accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+            f"x,subsampled-gaussian,{sigma},0.01,100,1e-5,0.5\n")
+    return parse_rows(text, "csv", file="rows.csv", option="input")
+
+
+def test_an_oracle_configuration_past_the_cap_is_refused_before_any_grid(monkeypatch, tmp_path, capsys) -> None:
+    rows = tmp_path / "rows.csv"
+    rows.write_text("accountant,mechanism,noise_multiplier,sampling_rate,steps,delta,reported_eps\n"
+                    "x,subsampled-gaussian,1,0.01,100,1e-5,0.5\n")
+    grids = _spy_levels(monkeypatch)
+    _cap(monkeypatch, 1)
+    assert main(["oracle", "--input", str(rows), "--digits", "3", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "--digits: 3 needs the grid 2^-" in err and "refused before that grid was computed" in err
+    assert grids == []
+    # without a certificate nothing is priced: the rows are computed and printed (0.5 is below the
+    # certified lower end 0.7178: an unsafe row, exit 1)
+    assert main(["oracle", "--input", str(rows), "--digits", "3"]) == 1
+    assert grids
+
+
+def test_an_oracle_configuration_at_its_own_price_is_written_as_before(monkeypatch) -> None:
+    # the price before each level is the writer's price of the same pld.epsilon query (priced_inputs,
+    # recheck.oracle.config_query); at the cap equal to the final price nothing is refused, and the
+    # enclosure and grid are the unpriced run's
+    from dpverify.oracle.run import priced_inputs, run_rows
+    from dpverify.recheck.oracle import config_query
+    from dpverify.recheck.pld import recorded_grid_price
+    from dpverify.cli._common import grid_check
+
+    import argparse
+
+    plain = run_rows(_rows(), digits=3)
+    (m,) = plain.grids()
+    config = plain.configs_json()[0]
+    q_inputs, q_result = config_query(config)
+    cfg = _rows()[0].config
+    assert priced_inputs(cfg) == q_inputs
+    work, _ = recorded_grid_price(q_inputs, "pld.epsilon", dict(q_result, grid=f"2^-{m}"))
+    asked: list = []
+
+    def check(inputs):
+        asked.append(inputs)
+        return grid_check(argparse.Namespace(certificate=None, json=True), "pld.epsilon", inputs, 3)
+
+    _cap(monkeypatch, work)
+    priced = run_rows(_rows(), digits=3, check_grid=check)
+    assert asked == [q_inputs]
+    assert priced.configs_json() == plain.configs_json() and priced.grids() == plain.grids()
