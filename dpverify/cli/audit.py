@@ -254,6 +254,14 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
             args, RC.tree_inputs(tree),
             lambda: A.epsilon(tree, args.delta, neighboring=rel, time_budget=budget).details["bracket"],
             lambda: A.delta(tree, args.eps, neighboring=rel, time_budget=budget).details["bracket"], "the event tree")
+    from ..ball import exact_str, parse_exact
+    from ..events.json_format import event_to_json
+
+    def priced(quantity: str, digits: Optional[int], **query: str) -> Any:
+        # the inputs the certificate will record (certificate.events_cert), priced before each grid level
+        return grid_check(args, quantity, typed_inputs({"event": event_to_json(tree), "neighboring": rel.value,
+                                                        **query}), digits)
+
     progress = Progress("audit")
     try:
         if args.claimed_eps is not None:
@@ -262,7 +270,9 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
             V.open_unit("delta", args.delta)
             V.nonnegative("claimed_eps", args.claimed_eps)  # named as --claimed-eps (the library says eps)
             verdict, ans = A.check_claim(tree, args.claimed_eps, args.delta, neighboring=rel,
-                                         time_budget=budget, progress=progress)
+                                         time_budget=budget, progress=progress,
+                                         check_grid=priced("events.claim", None, claimed_eps=args.claimed_eps,
+                                                           delta=args.delta))
             cert = claim_certificate(tree, verdict, ans, rel.value, claimed_eps=args.claimed_eps, delta=args.delta)
             emit(args, cert, f"({args.claimed_eps}, {args.delta})-DP under {rel.value}: "
                              f"{verdict.outcome.value} ({verdict.reason})")
@@ -270,9 +280,11 @@ def _tree(args: argparse.Namespace, tree: Any, rel_json: Optional[str]) -> int:
         digits = V.integer("digits", args.digits, lo=1, hi=DIGITS_PLD.hi)
         if args.delta is not None:
             V.open_unit("delta", args.delta)
-            ans = A.epsilon(tree, args.delta, neighboring=rel, digits=digits, time_budget=budget, progress=progress)
+            ans = A.epsilon(tree, args.delta, neighboring=rel, digits=digits, time_budget=budget, progress=progress,
+                            check_grid=priced("events.epsilon", digits, delta=exact_str(parse_exact(args.delta, "delta"))))
         else:
-            ans = A.delta(tree, args.eps, neighboring=rel, digits=digits, time_budget=budget, progress=progress)
+            ans = A.delta(tree, args.eps, neighboring=rel, digits=digits, time_budget=budget, progress=progress,
+                          check_grid=priced("events.delta", digits, eps=exact_str(parse_exact(args.eps, "eps"))))
     finally:
         progress.close()
     cert = answer_certificate(tree, ans, delta=args.delta, eps=args.eps, digits=digits)

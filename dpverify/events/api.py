@@ -283,8 +283,11 @@ def _const(value: Any, quantity: str, r: Relation, digits: int, method: str, t0:
 def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional[int],
            rel_width: Optional[float], time_budget: float, progress: Optional[Callable] = None,
            decide: Optional[Callable] = None, delta_scale: Optional[Fraction] = None,
-           afford_length: Optional[int] = None) -> EventAnswer:
-    """epsilon(target) or delta(target) of a resolved tree by composed dominating pairs."""
+           afford_length: Optional[int] = None, check_grid: Optional[Callable] = None) -> EventAnswer:
+    """epsilon(target) or delta(target) of a resolved tree by composed dominating pairs. ``check_grid``:
+    asked before each grid level of a tight pair's query (:func:`dpverify.pld.refine.refine_query`; the
+    CLI's price of the certificate it will write, :func:`dpverify.cli._common.grid_check`); an upper-only
+    pair's certificate records a wider enclosure than its levels, so it is not priced."""
     t0 = time.monotonic()
     d, w = _digits(digits, rel_width)
     p = compile_event(ev, rel)
@@ -318,7 +321,8 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
     else:
         res = refine_query(p.steps(), p.directions, kind=kind,
                            target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
-                           decide=decide, delta_scale=delta_scale, progress=progress, afford_length=afford_length)
+                           decide=decide, delta_scale=delta_scale, progress=progress, afford_length=afford_length,
+                           check_grid=check_grid)
     # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why; a grid
     # answer that narrowly missed its width says so (res.note, as pld.* certificates do), or verify
     # refuses it as wider than its digits
@@ -457,28 +461,31 @@ class ZcdpCurve:
 
 def epsilon(event: Any, delta: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
             rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-            progress: Optional[Callable] = None, afford_length: Optional[int] = None) -> EventAnswer:
+            progress: Optional[Callable] = None, afford_length: Optional[int] = None,
+            check_grid: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of epsilon(delta) of the composed event tree
     (relative width <= rel_width, default 1e-4), else PrecisionExhausted
     stating the width reached. ``neighboring`` defaults to the document's
     relation, else add-remove. ``afford_length``: narrower than asked where a grid of at
-    most that many points reaches it (:func:`dpverify.pld.refine.tightened_width`)."""
+    most that many points reaches it (:func:`dpverify.pld.refine.tightened_width`). ``check_grid``: asked
+    before each grid level (:func:`_query`)."""
     return _answer(event, "eps", V.open_unit("delta", delta), neighboring, digits, rel_width, time_budget, progress,
-                   afford_length)
+                   afford_length, check_grid)
 
 
 def delta(event: Any, eps: ExactInput, *, neighboring: Any = None, digits: Optional[int] = None,
           rel_width: Optional[float] = None, time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
-          progress: Optional[Callable] = None, afford_length: Optional[int] = None) -> EventAnswer:
+          progress: Optional[Callable] = None, afford_length: Optional[int] = None,
+          check_grid: Optional[Callable] = None) -> EventAnswer:
     """Certified enclosure of delta(eps) (maximum over the relation's directions).
     Poisson sampling under replace-one: the certified bracket (as :func:`epsilon`)."""
     return _answer(event, "delta", V.nonnegative("eps", eps), neighboring, digits, rel_width, time_budget, progress,
-                   afford_length)
+                   afford_length, check_grid)
 
 
 def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: Optional[int],
             rel_width: Optional[float], time_budget: float, progress: Optional[Callable],
-            afford_length: Optional[int] = None) -> EventAnswer:
+            afford_length: Optional[int] = None, check_grid: Optional[Callable] = None) -> EventAnswer:
     """epsilon(target) (kind "eps") or delta(target) by the route that covers the document: a
     whole balls-in-bins run, the replace-one bracket, or composed dominating pairs."""
     time_budget = V.seconds("time_budget", time_budget)
@@ -491,7 +498,8 @@ def _answer(event: Any, kind: str, target: Fraction, neighboring: Any, digits: O
         return _bracket(ev, kind, target, digits, rel_width, time_budget, progress)
     if kind == "delta":
         _eps_capped("eps", target)
-    return _query(ev, kind, target, rel, digits, rel_width, time_budget, progress, afford_length=afford_length)
+    return _query(ev, kind, target, rel, digits, rel_width, time_budget, progress, afford_length=afford_length,
+                  check_grid=check_grid)
 
 
 def _eps_capped(name: str, e: Fraction) -> None:
@@ -503,7 +511,8 @@ def _eps_capped(name: str, e: Fraction) -> None:
 
 
 def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
-                time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
+                time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None,
+                check_grid: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
     """Verdict on "(eps, delta)-DP": HOLDS when certified delta(eps) <= delta,
     FAILS when certainly > delta, else UNDECIDED. A run the time budget stops raises
     :class:`~dpverify.errors.PrecisionExhausted` (never a verdict whose reason follows the load).
@@ -546,7 +555,8 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     # the mechanism from above only it proves nothing about the mechanism, but no finer grid
     # can bring the pair's upper end below D (refining on ran to the memory budget, about a minute)
     try:
-        ans = _query(ev, "delta", E_, rel, None, None, time_budget, progress, decided_against(D), D)
+        ans = _query(ev, "delta", E_, rel, None, None, time_budget, progress, decided_against(D), D,
+                     check_grid=check_grid)
     except PrecisionExhausted as exc:
         if getattr(exc, "timed", False):
             raise  # the clock stopped it: no verdict whose reason follows the load (as dpsgd's claim)

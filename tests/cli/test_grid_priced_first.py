@@ -277,3 +277,45 @@ def test_an_oracle_configuration_at_its_own_price_is_written_as_before(monkeypat
     priced = run_rows(_rows(), digits=3, check_grid=check)
     assert asked == [q_inputs]
     assert priced.configs_json() == plain.configs_json() and priced.grids() == plain.grids()
+
+
+EVENTS7 = {"event": {"type": "self_composed", "count": 14063, "event": {
+    "type": "poisson_sampled", "sampling_probability": "8/1875", "event": {"type": "gaussian", "noise_multiplier": "1.1"}}}}
+
+
+def test_an_event_tree_past_the_knot_cap_is_refused_before_any_grid(monkeypatch, tmp_path, capsys) -> None:
+    # adv50: the MNIST schedule as an event tree at --digits 7 ran for minutes, then the writer refused
+    # it (one leaf spans more than 2^19 knots of 2^-18, the events re-check's cap): now priced first
+    path = tmp_path / "ev.json"
+    path.write_text(json.dumps(EVENTS7))
+    grids = _spy_levels(monkeypatch)
+    assert main(["audit", "dpsgd", "--events", str(path), "--delta", "1e-5", "--digits", "7", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "--digits: 7 needs a grid `dpverify verify` cannot re-prove within its caps" in err
+    assert "refused before that grid was computed" in err and grids == []
+
+
+def test_an_event_tree_at_its_own_price_is_written_as_before(monkeypatch, tmp_path, capsys) -> None:
+    # tests/certificate/format2/events-delta.json (2^-10): with the cap at its final price no level is
+    # refused and the same certificate is written, and verify accepts it
+    from dpverify.recheck import events as E
+    from dpverify.recheck.verify import confirm
+
+    fixture = json.loads((__import__("pathlib").Path(__file__).parents[1] / "certificate" / "format2"
+                          / "events-delta.json").read_text())
+    path = tmp_path / "ev.json"
+    path.write_text(json.dumps({"event": fixture["inputs"]["event"], "neighboring": "add-remove"}))
+    argv = ["audit", "dpsgd", "--events", str(path), "--eps", "1", "--digits", "3", "--json"]
+    assert main(argv) == 0
+    cert = json.loads(capsys.readouterr().out)
+    work, m = E.recorded_grid_price(cert["inputs"], "events.delta", cert["result"])
+    assert cert["result"]["grid"] == f"2^-{m}" == "2^-10"
+    _cap(monkeypatch, work)
+    grids = _spy_levels(monkeypatch)
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == cert and grids  # computed, the same bytes
+    monkeypatch.undo()
+    assert not confirm(dict(cert)).unconfirmed
+    _cap(monkeypatch, work - 1)
+    grids.clear()
+    assert main(argv) == 2  # one unit below its price: refused (before its grid, or by the writer)
