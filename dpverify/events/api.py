@@ -286,8 +286,9 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
            afford_length: Optional[int] = None, check_grid: Optional[Callable] = None) -> EventAnswer:
     """epsilon(target) or delta(target) of a resolved tree by composed dominating pairs. ``check_grid``:
     asked before each grid level of a tight pair's query (:func:`dpverify.pld.refine.refine_query`; the
-    CLI's price of the certificate it will write, :func:`dpverify.cli._common.grid_check`); an upper-only
-    pair's certificate records a wider enclosure than its levels, so it is not priced."""
+    CLI's price of the certificate it will write, :func:`dpverify.cli._common.grid_check`). An upper-only
+    pair is not priced: its certificate records [0, hi] or [realised lower end, hi], wider than its
+    levels' enclosures, and a delta query's price falls as the recorded width grows."""
     t0 = time.monotonic()
     d, w = _digits(digits, rel_width)
     p = compile_event(ev, rel)
@@ -322,7 +323,7 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
         res = refine_query(p.steps(), p.directions, kind=kind,
                            target=target, rel_width=(1e-12 if decide else w), time_budget=time_budget,
                            decide=decide, delta_scale=delta_scale, progress=progress, afford_length=afford_length,
-                           check_grid=check_grid)
+                           check_grid=None if p.upper_only else check_grid)
     # an answer decided by the loss bounds alone (m = 0) has no grid to hint: a note says why; a grid
     # answer that narrowly missed its width says so (res.note, as pld.* certificates do), or verify
     # refuses it as wider than its digits

@@ -183,13 +183,16 @@ class AuditTask:
         inputs = dict(plan.inputs)
         rel = _relation(inputs["neighboring"], allowed=SCHEDULE_RELATIONS)
         budget = V.seconds("time_budget", _text(params, "time_budget")) if "time_budget" in params else DEFAULT_TIME_BUDGET_SECONDS
-        # every row's certificate is written: each grid level is priced first (issue 22)
-        check = level_check(plan.quantity, typed_inputs(inputs), inputs.get("digits"), _refused)
         if plan.quantity == "pld.claim":
+            # not priced: the writer re-proves a claim past the cap rather than refusing it (verify may
+            # decide it on a coarser grid), so a price before its levels could refuse a row it writes
             verdict, ans = S.check_claim([ev], inputs["claimed_eps"], inputs["delta"], neighboring=rel,
-                                         time_budget=budget, check_grid=check)
+                                         time_budget=budget)
             return pld_claim_certificate(inputs=inputs, verdict=verdict, answer=ans)
         digits = inputs["digits"]
+        # every row's certificate is written: each grid level of an enclosure is priced first, as the
+        # writer refuses it after the run (issue 22: work is bounded before it starts)
+        check = level_check(plan.quantity, typed_inputs(inputs), digits, _refused)
         if plan.quantity == "pld.epsilon":
             ans = S.epsilon([ev], inputs["delta"], neighboring=rel, digits=digits, time_budget=budget,
                             check_grid=check)
