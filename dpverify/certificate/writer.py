@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .._version import __version__
