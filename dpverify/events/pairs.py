@@ -393,6 +393,44 @@ class MixtureGaussianPair(PairFromTails):
     def inf_mass(self) -> arb:
         return arb(0)
 
+    def swap_key(self) -> tuple:
+        """The law of the remove direction's (P, Q) = (mixture, N(0, 1)); the add direction is
+        (N(0, 1), mixture), the same pair swapped (class docstring), so two pairs with equal keys
+        in the two directions are each other's swap (:func:`dpverify.pld.pairs.swapped_pairs`:
+        the add direction's curve is then read off the remove direction's composition)."""
+        return (Fraction(self.sigma), tuple(map(Fraction, self.sensitivities)), tuple(map(Fraction, self.probs)))
+
+    def float_tails(self, eps) -> tuple:
+        """Binary64 (P(L > eps), Q(L > eps)) at the points of the numpy array ``eps``: the
+        formulas of :meth:`_tails_with` with the float roots of :meth:`_float_roots`. Only a
+        plan (:func:`dpverify.pld.plan._float_tails`): nothing certified reads it."""
+        import numpy as np
+
+        remove = self.direction == "remove"
+        ys = np.asarray(eps, dtype=np.float64) * (1.0 if remove else -1.0)
+        if self._p0() == 1:  # P = Q: the loss is 0
+            v = (ys < 0).astype(np.float64)
+            return v, v.copy()
+        p0 = self._p0()
+        floor = log_fraction(p0) if p0 > 0 else -math.inf
+        inside = ys > floor
+        xs = np.array(self._float_roots(ys[inside].tolist()), dtype=np.float64)
+        fl = self._float_comps()
+        r2 = math.sqrt(2.0)
+
+        def sf(v: np.ndarray) -> np.ndarray:
+            return np.array([0.5 * math.erfc(t / r2) for t in v.tolist()])
+
+        # y at or below log p0: every x (remove) or no x (add) is in the event
+        out = 1.0 if remove else 0.0
+        base = sf(xs if remove else -xs)
+        mix = np.zeros_like(base)
+        for lp, mu in fl:
+            mix += math.exp(lp) * (base if mu == 0 else sf(xs - mu if remove else mu - xs))
+        P, Q = np.full(ys.size, out), np.full(ys.size, out)
+        P[inside], Q[inside] = (mix, base) if remove else (base, mix)
+        return P, Q
+
     def loss_bound(self) -> LossBound:
         """Add: L = -g(x) with g(x) = log(p_0 + sum_{mu_i > 0} p_i e^{mu_i x - mu_i^2/2})
         > log p_0 (the mixture's weight at sensitivity 0), so L < -log p_0 (0 when every
