@@ -29,7 +29,7 @@ for all real eps and all neighbours (AFA Def 7).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable, Optional, Sequence, Union
 
@@ -40,7 +40,7 @@ from ..errors import InvalidParameter, Undecided
 from ..limits import MAX_EVENT_ATOMS, MAX_NOISE_MULTIPLIER, discrete_event_atoms
 from ..numtext import log_fraction
 from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
-from ..pld.taylor_blocks import grid_tails_by_blocks, taylor_block
+from ..pld.taylor_blocks import TaylorExpansion, grid_tails_by_blocks, taylor_expansion
 
 __all__ = [
     "AtomPair",
@@ -722,9 +722,13 @@ class MixtureGaussianPair(PairFromTails):
             qt += p * (pt if mu == 0 else ((mu - X) * inv_s2).erfc() / 2)
         return pt, qt, r
 
-    def _block(self, m: int, a: int, b: int, order: int, tol: arb, comps, inv_s2: arb) -> Optional[tuple]:
+    def _block(self, m: int, a: int, b: int, order: int, tol: arb, comps, inv_s2: arb,
+               reach: int = 0) -> "Optional[tuple | TaylorExpansion]":
         """Enclosures of (P(L > eps), Q(L > eps)) at the knots eps = i 2^-m, i = a..b, from one
-        expansion at the centre knot, or None (the block is then split).
+        expansion at the centre knot, or None (the block is then split). With ``reach`` > 0 the
+        expansion itself (:class:`.taylor_blocks.TaylorExpansion`, valid on the knots a - reach ..
+        b + reach, the distance bound below as its ``extra``), unevaluated: the discretisation
+        forms the masses from it (:func:`dpverify.pld.discretise.block_masses`).
 
         Proof. Let x(eps) be the true crossing point (L > eps iff x > x(eps) in the remove
         orientation, x < x(eps) in the add one; g(x(eps)) = y(eps) = +-eps) and X = p(eps -
@@ -754,10 +758,10 @@ class MixtureGaussianPair(PairFromTails):
             rs.append(r)
             return pt, qt
 
-        got = taylor_block(series, h, a, b, c, order, tol)
+        got = taylor_expansion(series, h, a, b, c, order, tol, reach)
         if got is None or len(rs) != 2:
             return None
-        R = h * max(c - a, b - c)
+        R = got.radius  # h (max(c - a, b - c) + reach): every knot the expansion serves
         # |r| on the whole block: its Taylor polynomial at the centre with the Lagrange remainder
         # (coefficient N + 1 over the ball, as taylor_block's proof)
         at, over = rs[0].coeffs(), rs[1].coeffs()
@@ -770,7 +774,7 @@ class MixtureGaussianPair(PairFromTails):
         for v in reversed(poly):
             P = P * arb(0, R.mid() if R.is_exact() else R.upper()) + v
         z = arb(P.lower()) - arb(2) ** -20
-        y_min = h * a if remove else -(h * b)
+        y_min = h * (a - reach) if remove else -(h * (b + reach))
         gz, dz = self._g(z, comps)
         if not (gz < y_min and dz > 0):
             return None
@@ -779,8 +783,11 @@ class MixtureGaussianPair(PairFromTails):
         e = (r_max * (1 + sum((p for _, p in comps), arb(0))) / (2 * arb.pi()).sqrt() / dz).upper()
         if not e <= tol:
             return None  # the proposal is too far from the root here: a smaller block
+        if reach:
+            return replace(got, extra=arb(e))
         w = arb(0, e)
-        return [v + w for v in got[0]], [v + w for v in got[1]]
+        P_t, Q_t = got.tails(range(a, b + 1))
+        return [v + w for v in P_t], [v + w for v in Q_t]
 
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
         """:meth:`tails` at the exact points i 2^-m, i = i0..n: by blocks of knots that
@@ -790,6 +797,18 @@ class MixtureGaussianPair(PairFromTails):
         root runs to -inf) is split, and its smallest pieces get one proved root and one
         erfc per component per knot (float root proposals made first for the piece). Every
         value is an enclosure either way; the route is decided on arb balls and the inputs only."""
+        P_t, Q_t, _ = self._grid(m, i0, n, progress, 0)
+        return P_t, Q_t
+
+    def grid_expansions(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list, list]:
+        """As :meth:`tails_at_grid`, but the blocks' expansions are returned unevaluated (each
+        valid one knot beyond its block on either side, with the distance of the proposed
+        crossing point from the true one as its ``extra`` error) and their knots are None in the
+        tail lists: the discretisation forms its masses from the expansions directly
+        (:mod:`dpverify.pld.discretise`, as for the Poisson-subsampled Gaussian pair)."""
+        return self._grid(m, i0, n, progress, 1)
+
+    def _grid(self, m: int, i0: int, n: int, progress, reach: int) -> tuple[list, list, list]:
         sign = 1.0 if self.direction == "remove" else -1.0
         inv_s2 = 1 / arb(2).sqrt()
         comps, lp0 = self._consts()
@@ -813,14 +832,14 @@ class MixtureGaussianPair(PairFromTails):
         def block(a: int, b: int, order: int, tol: arb) -> Optional[tuple]:
             if progress is not None:  # a block that fails is split and tried again: each try is work
                 progress((a - i0) / total)
-            return self._block(m, a, b, order, tol, comps, inv_s2)
+            return self._block(m, a, b, order, tol, comps, inv_s2, reach)
 
         if self._p0() == 1:
-            return knots(i0, n)
+            P_t, Q_t = knots(i0, n)
+            return P_t, Q_t, []
         # the end of the loss range in eps (remove: log p0; add: -log p0), where x(eps) -> -inf
         end = None if lp0 is None else (lp0 if sign > 0 else -lp0)
-        P_t, Q_t, _ = grid_tails_by_blocks(m, i0, n, progress, end, block, knots)
-        return P_t, Q_t
+        return grid_tails_by_blocks(m, i0, n, progress, end, block, knots, keep=reach > 0)
 
 
 # --------------------------------------------------------------------------- pointwise maximum

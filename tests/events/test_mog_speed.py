@@ -23,6 +23,8 @@ from dpverify.pld import queries as Qm
 from dpverify.pld.pairs import SubsampledGaussianPair, swapped_pairs
 from dpverify.relation import Direction
 
+from tests.pld.test_grid_tails import _mp_tails
+
 THREE = (F(1), (F(0), F(1), F(2)), (F(98, 100), F(1, 100), F(1, 100)))
 NO_ZERO = (F(3, 2), (F(1, 2), F(3)), (F(1, 2), F(1, 2)))  # no component at 0: the add loss is unbounded
 
@@ -48,31 +50,10 @@ def test_swapped_pairs_accepts_the_mixtures_two_directions_only():
 
 
 def _mixture_curve(s, cs, ps, direction, eps):
-    """delta(eps) of the mixture pair in mpmath (40 digits): remove (mixture, N(0, s^2)), add
-    (N(0, s^2), mixture), H_{e^eps}(P || Q) = P(L > eps) - e^eps Q(L > eps) with the crossing
-    point of L found by bisection on the densities (independent of the pair's code)."""
-    with mpmath.workdps(40):
-        sig = mpmath.mpf(s.numerator) / s.denominator
-        mus = [mpmath.mpf(c.numerator) / c.denominator for c in cs]
-        ws = [mpmath.mpf(p.numerator) / p.denominator for p in ps]
-        g = lambda x: mpmath.log(sum(w * mpmath.exp((m * x - m * m / 2) / sig ** 2) for m, w in zip(mus, ws)))  # noqa: E731
-        e = mpmath.mpf(eps)
-        y = e if direction == "remove" else -e
-        floor = mpmath.log(sum(w for m, w in zip(mus, ws) if m == 0)) if any(m == 0 for m in mus) else -mpmath.inf
-        mix_sf = lambda x: sum(w * mpmath.ncdf(-(x - m) / sig) for m, w in zip(mus, ws))  # noqa: E731
-        if y <= floor:  # every x (remove) / no x (add) has L > eps
-            p_t = q_t = 1 if direction == "remove" else 0
-        else:
-            lo, hi = mpmath.mpf(-200), mpmath.mpf(200)
-            for _ in range(200):
-                mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if g(mid) < y else (lo, mid)
-            x = (lo + hi) / 2
-            if direction == "remove":  # L > eps iff x > root
-                p_t, q_t = mix_sf(x), mpmath.ncdf(-x / sig)
-            else:  # L > eps iff x < root
-                p_t, q_t = mpmath.ncdf(x / sig), 1 - mix_sf(x)
-        return p_t - mpmath.exp(e) * q_t
+    """delta(eps) = P(L > eps) - e^eps Q(L > eps) of the mixture pair from mpmath's tails
+    (bisection on g, erfc: tests/pld/test_grid_tails._mp_tails; independent of the pair's code)."""
+    p_t, q_t = _mp_tails(cs, ps, mpmath.mpf(s.numerator) / s.denominator, direction, eps)
+    return p_t - mpmath.exp(eps) * q_t
 
 
 @pytest.mark.parametrize("mix", [THREE, NO_ZERO])
@@ -88,8 +69,9 @@ def test_the_mixtures_add_curve_is_its_remove_curve_swapped(mix, eps):
         assert abs(add - swapped) < mpmath.mpf(10) ** -30
         with working_precision(160):
             ball = MixtureGaussianPair(s, cs, ps, "add").delta(arb(eps))
-        lo, hi = (mpmath.mpf(v.str(45, radius=False)) for v in (ball.lower(), ball.upper()))
-        assert lo - mpmath.mpf(10) ** -35 <= add <= hi + mpmath.mpf(10) ** -35
+            lo, hi = (mpmath.mpf(v.str(50, radius=False)) for v in (ball.lower(), ball.upper()))
+        assert ball.rad() < 1e-35
+        assert lo - mpmath.mpf(10) ** -38 <= add <= hi + mpmath.mpf(10) ** -38
 
 
 def _recorded(monkeypatch) -> list:
@@ -163,3 +145,85 @@ def test_a_mixture_equal_to_the_poisson_gaussian_runs_its_one_level():
     (a_lo, a_hi), (b_lo, b_hi) = ((arb_to_fraction(x.enclosure.lo), arb_to_fraction(x.enclosure.hi))
                                   for x in (mog, psg))
     assert a_lo <= b_hi and b_lo <= a_hi and a_hi - a_lo <= (b_hi - b_lo) * F(101, 100)
+
+
+@pytest.mark.parametrize("mix", [THREE, NO_ZERO])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_mixture_block_masses_bound_the_mpmath_masses(mix, direction):
+    # the mixture's expansions handed unevaluated (grid_expansions, reach 1, the crossing point's
+    # distance as their extra error) and turned into masses in binary64 (discretise.block_masses):
+    # every served mass of three blocks bounds mpmath's exact mass (50 digits, tails by bisection
+    # on g) in the sound direction and lies within 2 units of it
+    from dpverify.pld import discretise as D
+    from tests.pld.test_block_masses import _Exact, _violations
+
+    s, cs, ps = mix
+    pair = MixtureGaussianPair(s, cs, ps, direction)
+    m, K = 10, 70
+    i0, n = D.grid_range(pair, m, 1e-12)
+    L = n - i0 + 1
+    with working_precision(K + 2 * m + 60):
+        _, _, blocks = pair.grid_expansions(m, i0, n)
+        up, lp, lq = [None] * L, [None] * (L - 1), [None] * (L - 1)
+        D.block_masses(blocks, m, K, i0, n, up, lp, lq)
+    assert blocks and all(b.extra is not None and b.extra > 0 for b in blocks)
+    assert sum(v is not None for v in lp) >= 0.5 * L  # the blocks serve most knots
+    sig = mpmath.mpf(s.numerator) / s.denominator
+    ex = _Exact(None, None, None, m, K, tails=lambda e: _mp_tails(cs, ps, sig, direction, e))
+    picked = [blocks[0], blocks[len(blocks) // 2], blocks[-1]]
+    bad, loose = _violations(ex, i0, [t for b in picked for t in range(b.a - i0, b.b - i0 + 1)], up, lp, lq)
+    assert not bad, bad[:5]
+    assert not loose, loose[:5]
+
+
+def test_the_expansions_extra_error_is_carried_and_needed():
+    # a proposal moved by 2^-80 and a block asked for 2^-60 (answered: the moved point's distance to
+    # the true crossing point is proved, test_pairs.py): the expansion's own tails (remainder about
+    # 2^-130) miss mpmath's at some knot, the extra error puts them
+    # back inside at every knot in reach; block_masses counts it (an extra of a unit's size,
+    # 2^-K, takes the proven error past binary64's limit and the block is not served)
+    from dataclasses import replace
+
+    from dpverify.pld import discretise as D
+    from dpverify.pld.binary64 import MAX_ERROR
+
+    sens, probs = THREE[1], THREE[2]
+    shift = arb(2) ** -80
+
+    class Moved(MixtureGaussianPair):
+        def _inverse_poly(self, eps_c, length, comps):
+            poly = super()._inverse_poly(eps_c, length, comps)
+            return [poly[0] + shift] + poly[1:]
+
+    pair = Moved(F(1), sens, probs, "remove")
+    m, prec, a, b = 10, 160, 300, 331
+    with working_precision(prec):
+        comps, _ = pair._consts()
+        blk = pair._block(m, a, b, prec // 4, arb(2) ** -60, comps, 1 / arb(2).sqrt(), reach=1)
+        assert blk is not None and blk.extra is not None
+        knots = range(a - 1, b + 2)
+        with_extra = blk.tails(knots)
+        bare = replace(blk, extra=None).tails(knots)
+    missed = 0
+    # (the ends read at the balls' precision: lower() and upper() round outward to the context's)
+    with mpmath.workdps(60), working_precision(prec):
+        for k, i in enumerate(knots):
+            p, q = _mp_tails(sens, probs, 1, "remove", mpmath.mpf(i) / 2 ** m)
+            for got, ref in ((with_extra[0][k], p), (with_extra[1][k], q)):
+                lo, hi = (mpmath.mpf(v.str(60, radius=False)) for v in (got.lower(), got.upper()))
+                assert lo <= ref <= hi, (i, got, ref)
+            for got, ref in ((bare[0][k], p), (bare[1][k], q)):
+                lo, hi = (mpmath.mpf(v.str(60, radius=False)) for v in (got.lower(), got.upper()))
+                missed += not (lo <= ref <= hi)
+    assert missed, "the moved proposal's own tails held the truth: this test would not catch a lost extra"
+    K, i0, n = 64, a - 8, b + 8
+
+    def served(block) -> int:
+        L = n - i0 + 1
+        up, lp, lq = [None] * L, [None] * (L - 1), [None] * (L - 1)
+        with working_precision(prec):
+            D.block_masses([block], m, K, i0, n, up, lp, lq)
+        return sum(v is not None for v in lp)
+
+    assert served(blk) == b - a + 1
+    assert served(replace(blk, extra=arb(2) ** -K * 4 * MAX_ERROR)) == 0
