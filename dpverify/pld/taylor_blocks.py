@@ -160,7 +160,7 @@ def taylor_block(series, h: arb, a: int, b: int, c: int, order: int, tol: arb):
 def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[float], None]], end: Optional[arb],
                          block: Callable[[int, int, int, arb], Union[None, TaylorExpansion, tuple[Sequence, Sequence]]],
                          knots: Callable[[int, int], tuple[list, list]],
-                         keep: bool = False) -> tuple[list, list, list[TaylorExpansion]]:
+                         keep: bool = False, size: Optional[int] = None) -> tuple[list, list, list[TaylorExpansion]]:
     """(P tails, Q tails, kept expansions) at the knots eps = i 2^-m, i = i0..n: ``block(a, b,
     order, tol)`` encloses the knots a..b from one expansion (an enclosure or a
     :class:`TaylorExpansion`, or None when its remainder is wider than ``tol``; a block expands
@@ -173,7 +173,9 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
     comparison that is not certain says "split"). Each value comes from ``block`` or ``knots``,
     so it is an enclosure whichever route is taken. With ``keep``, an expansion is returned as
     it is and its knots are left None in the tail lists (the caller evaluates what it needs);
-    otherwise its knots are evaluated and the list of expansions is empty."""
+    otherwise its knots are evaluated and the list of expansions is empty. ``size``: the knots
+    of a first try instead of :func:`taylor_block_size` (a pair whose blocks fail wider than a
+    span in nats: a choice of route only)."""
     order = taylor_order(m)
     if order is None:
         P, Q = knots(i0, n)
@@ -214,7 +216,7 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
             got = got.tails(range(a, b + 1))
         P_t[a - i0:b - i0 + 1], Q_t[a - i0:b - i0 + 1] = got
 
-    size = taylor_block_size(m)
+    size = taylor_block_size(m) if size is None else size
     for a in range(i0, n + 1, size):
         if progress is not None:
             progress((a - i0) / total)
