@@ -393,11 +393,15 @@ class MixtureGaussianPair(PairFromTails):
     def inf_mass(self) -> arb:
         return arb(0)
 
-    def swap_key(self) -> tuple:
+    def swap_key(self) -> Optional[tuple]:
         """The law of the remove direction's (P, Q) = (mixture, N(0, 1)); the add direction is
         (N(0, 1), mixture), the same pair swapped (class docstring), so two pairs with equal keys
         in the two directions are each other's swap (:func:`dpverify.pld.pairs.swapped_pairs`:
-        the add direction's curve is then read off the remove direction's composition)."""
+        the add direction's curve is then read off the remove direction's composition). None
+        unless the weights sum to exactly 1: the swap identity is one of probability laws (the
+        event readers refuse other weights; a pair built directly is not read off the other)."""
+        if sum(map(Fraction, self.probs), Fraction(0)) != 1:
+            return None
         return (Fraction(self.sigma), tuple(map(Fraction, self.sensitivities)), tuple(map(Fraction, self.probs)))
 
     def float_tails(self, eps) -> tuple:
@@ -457,8 +461,11 @@ class MixtureGaussianPair(PairFromTails):
             s = ball(self.sigma)
             comps = [(ball(c) / s, ball(p)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
             p0 = self._p0()
+            fl = self._cache.get("fl")
             self._cache.clear()
             self._cache["p0"] = p0
+            if fl is not None:
+                self._cache["fl"] = fl
             self._cache[ctx.prec] = (comps, ball(p0).log() if 0 < p0 < 1 else None)
         return self._cache[ctx.prec]
 
@@ -479,9 +486,14 @@ class MixtureGaussianPair(PairFromTails):
 
     def _float_comps(self) -> list:
         """(log p_i, mu_i) in binary64 for the float proposals: log p_i from the exact rational
-        (a probability 1e-400 is 0.0 as a float), mu_i = c_i / s below 1e100 (checked above)."""
-        return [(log_fraction(p), float(c / self.sigma))
-                for c, p in zip(self.sensitivities, self.probs) if p != 0]
+        (a probability 1e-400 is 0.0 as a float), mu_i = c_i / s below 1e100 (checked above).
+        Kept once formed: every root proposal asks (exact rationals of the inputs, the same
+        doubles whenever formed)."""
+        got = self._cache.get("fl")
+        if got is None:
+            got = self._cache["fl"] = [(log_fraction(p), float(c / self.sigma))
+                                       for c, p in zip(self.sensitivities, self.probs) if p != 0]
+        return got
 
     def _float_roots(self, ys: Sequence[float]) -> list:
         """Doubles near the roots of g(x) = y (proposals only; NaN where the

@@ -509,7 +509,7 @@ def swapped_pairs(steps: Sequence[Any], a: str, b: str) -> bool:
     (P, Q) -> (Q, P): the remove and add directions of Poisson-subsampled Gaussian steps with
     q < 1 (:class:`SubsampledGaussianPair`: remove P = (1 - q) N(0, 1) + q N(mu, 1), Q = N(0, 1);
     add the reverse, the same sigma and q), or of any other pair class whose ``swap_key()``
-    names the law of its remove direction's (P, Q) with add = the same law swapped (the
+    (not None) names the law of its remove direction's (P, Q) with add = the same law swapped (the
     mixture of Gaussians, :class:`dpverify.events.pairs.MixtureGaussianPair`: remove P = the
     mixture, Q = N(0, 1); add the reverse), compared between two pairs of the same class. Then
     b's composed curve is read off a's (:meth:`.queries.ComposedBounds.eps_upper_swapped`);
@@ -523,6 +523,7 @@ def swapped_pairs(steps: Sequence[Any], a: str, b: str) -> bool:
         if isinstance(pa, SubsampledGaussianPair) and isinstance(pb, SubsampledGaussianPair):
             if not (pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)):
                 return False
-        elif not (type(pa) is type(pb) and hasattr(pa, "swap_key") and pa.swap_key() == pb.swap_key()):
+        elif not (type(pa) is type(pb) and hasattr(pa, "swap_key") and pa.swap_key() is not None
+                  and pa.swap_key() == pb.swap_key()):
             return False
     return True

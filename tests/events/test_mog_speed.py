@@ -47,6 +47,8 @@ def test_swapped_pairs_accepts_the_mixtures_two_directions_only():
                        else SubsampledGaussianPair(F(1), F(1, 100), d))
     assert not swapped_pairs(_steps(mixed), "remove", "add")
     assert not swapped_pairs(_steps(mog(*THREE)), "remove", "remove")
+    # nor weights that are not a law (the readers refuse them; a pair built directly is checked)
+    assert not swapped_pairs(_steps(mog(F(1), (F(0), F(1)), (F(1, 2), F(1, 100)))), "remove", "add")
 
 
 def _mixture_curve(s, cs, ps, direction, eps):
