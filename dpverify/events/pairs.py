@@ -504,10 +504,16 @@ class MixtureGaussianPair(PairFromTails):
         x_i then decreases monotonically to the root (no overshoot on a
         convex increasing function). Entries that have not converged after
         the iterations go to :meth:`_float_roots_scalar`. Floats propose,
-        :meth:`_prove_root` proves."""
+        :meth:`_prove_root` proves. One y (a block's centre, a knot of the grid range's search)
+        runs the same iteration in plain floats (:meth:`_float_root_one`): numpy's fixed cost
+        per operation was most of such a call."""
         import numpy as np
 
         fl = self._float_comps()
+        if len(ys) == 1 and any(b > 0 for _, b in fl):
+            out = [self._float_root_one(float(ys[0]), fl)]
+            if math.isfinite(out[0]):
+                return out
         y = np.asarray(ys, dtype=np.float64)
         if y.size == 0:
             return []
@@ -541,6 +547,30 @@ class MixtureGaussianPair(PairFromTails):
             for k, v in zip(bad, self._float_roots_scalar([ys[k] for k in bad])):
                 out[k] = v
         return out
+
+    @staticmethod
+    def _float_root_one(y: float, fl: list) -> float:
+        """:meth:`_float_roots`' Newton iteration for one y in plain binary64 (the start at or
+        right of the root, steps clipped to 8, at most 100), or NaN where it has not converged
+        (the caller then runs the general route). A proposal only."""
+        pos = [(a, b) for a, b in fl if b > 0]
+        x = min((y - a + b * b / 2) / b for a, b in pos)
+        for _ in range(100):
+            t = [a + b * x - b * b / 2 for a, b in fl]
+            mx = max(t)
+            w = [math.exp(v - mx) for v in t]
+            sw = sum(w)
+            d = sum(wi * b for wi, (_, b) in zip(w, fl)) / sw
+            if not (d > 0 and math.isfinite(mx)):
+                return math.nan
+            step = (mx + math.log(sw) - y) / d
+            if not math.isfinite(step):
+                return math.nan
+            step = max(-8.0, min(8.0, step))
+            x -= step
+            if abs(step) < 1e-14 * (1 + abs(x)):
+                return x if math.isfinite(x) else math.nan
+        return math.nan
 
     def _float_roots_scalar(self, ys: Sequence[float]) -> list:
         """Doubles near the roots of g(x) = y for increasing or decreasing y

@@ -248,3 +248,26 @@ def test_first_blocks_of_an_eighth_of_a_nat_on_a_coarse_grid(monkeypatch):
     monkeypatch.setattr(MixtureGaussianPair, "_block", counting)
     discretise(MixtureGaussianPair(*THREE, "remove"), 8, 70, 1e-20)
     assert len(tries) >= 100 and tries.count(False) <= 3, (len(tries), tries.count(False))
+
+
+@pytest.mark.parametrize("mix", [THREE, NO_ZERO])
+def test_one_root_proposal_is_the_vectorised_one(mix):
+    # a single y runs the Newton iteration in plain floats (_float_root_one), many run it in numpy:
+    # the same proposals to round-off, both near mpmath's root (proposals only: the proofs decide)
+    pair = MixtureGaussianPair(*mix, "remove")
+    ys = [-0.0201, -0.0199, 1e-9, 0.3, 2.5, 17.0, 60.0]
+    many = pair._float_roots(ys + [0.5])[:-1]
+    s, cs, ps = mix
+    sig = mpmath.mpf(s.numerator) / s.denominator
+    with mpmath.workdps(30):
+        mus = [mpmath.mpf(c.numerator) / c.denominator / sig for c in cs]
+        ws = [mpmath.mpf(p.numerator) / p.denominator for p in ps]
+        for y, v in zip(ys, many):
+            one = pair._float_roots([y])[0]
+            floor = mpmath.log(sum(w for m, w in zip(mus, ws) if m == 0)) if 0 in cs else -mpmath.inf
+            if y <= floor:
+                continue  # no root: g > log p0 everywhere
+            assert abs(one - v) <= 1e-13 * (1 + abs(v)), (y, one, v)
+            g = lambda x: mpmath.log(sum(w * mpmath.exp(m * x - m * m / 2) for m, w in zip(mus, ws)))  # noqa: E731
+            root = mpmath.findroot(lambda x: g(x) - y, v)
+            assert abs(one - root) <= 1e-9 * (1 + abs(root)), (y, one, root)
