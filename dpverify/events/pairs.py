@@ -29,7 +29,7 @@ for all real eps and all neighbours (AFA Def 7).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable, Optional, Sequence, Union
 
@@ -40,7 +40,7 @@ from ..errors import InvalidParameter, Undecided
 from ..limits import MAX_EVENT_ATOMS, MAX_NOISE_MULTIPLIER, discrete_event_atoms
 from ..numtext import log_fraction
 from ..pld.dominating import LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound, tails_on_grid
-from ..pld.taylor_blocks import grid_tails_by_blocks, taylor_block
+from ..pld.taylor_blocks import TAYLOR_MIN_KNOTS, TaylorExpansion, grid_tails_by_blocks, taylor_expansion
 
 __all__ = [
     "AtomPair",
@@ -393,6 +393,48 @@ class MixtureGaussianPair(PairFromTails):
     def inf_mass(self) -> arb:
         return arb(0)
 
+    def swap_key(self) -> Optional[tuple]:
+        """The law of the remove direction's (P, Q) = (mixture, N(0, 1)); the add direction is
+        (N(0, 1), mixture), the same pair swapped (class docstring), so two pairs with equal keys
+        in the two directions are each other's swap (:func:`dpverify.pld.pairs.swapped_pairs`:
+        the add direction's curve is then read off the remove direction's composition). None
+        unless the weights sum to exactly 1: the swap identity is one of probability laws (the
+        event readers refuse other weights; a pair built directly is not read off the other)."""
+        if sum(map(Fraction, self.probs), Fraction(0)) != 1:
+            return None
+        return (Fraction(self.sigma), tuple(map(Fraction, self.sensitivities)), tuple(map(Fraction, self.probs)))
+
+    def float_tails(self, eps) -> tuple:
+        """Binary64 (P(L > eps), Q(L > eps)) at the points of the numpy array ``eps``: the
+        formulas of :meth:`_tails_with` with the float roots of :meth:`_float_roots`. Only a
+        plan (:func:`dpverify.pld.plan._float_tails`): nothing certified reads it."""
+        import numpy as np
+
+        remove = self.direction == "remove"
+        ys = np.asarray(eps, dtype=np.float64) * (1.0 if remove else -1.0)
+        if self._p0() == 1:  # P = Q: the loss is 0
+            v = (ys < 0).astype(np.float64)
+            return v, v.copy()
+        p0 = self._p0()
+        floor = log_fraction(p0) if p0 > 0 else -math.inf
+        inside = ys > floor
+        xs = np.array(self._float_roots(ys[inside].tolist()), dtype=np.float64)
+        fl = self._float_comps()
+        r2 = math.sqrt(2.0)
+
+        def sf(v: np.ndarray) -> np.ndarray:
+            return np.array([0.5 * math.erfc(t / r2) for t in v.tolist()])
+
+        # y at or below log p0: every x (remove) or no x (add) is in the event
+        out = 1.0 if remove else 0.0
+        base = sf(xs if remove else -xs)
+        mix = np.zeros_like(base)
+        for lp, mu in fl:
+            mix += math.exp(lp) * (base if mu == 0 else sf(xs - mu if remove else mu - xs))
+        P, Q = np.full(ys.size, out), np.full(ys.size, out)
+        P[inside], Q[inside] = (mix, base) if remove else (base, mix)
+        return P, Q
+
     def loss_bound(self) -> LossBound:
         """Add: L = -g(x) with g(x) = log(p_0 + sum_{mu_i > 0} p_i e^{mu_i x - mu_i^2/2})
         > log p_0 (the mixture's weight at sensitivity 0), so L < -log p_0 (0 when every
@@ -419,8 +461,11 @@ class MixtureGaussianPair(PairFromTails):
             s = ball(self.sigma)
             comps = [(ball(c) / s, ball(p)) for c, p in zip(self.sensitivities, self.probs) if p != 0]
             p0 = self._p0()
+            fl = self._cache.get("fl")
             self._cache.clear()
             self._cache["p0"] = p0
+            if fl is not None:
+                self._cache["fl"] = fl
             self._cache[ctx.prec] = (comps, ball(p0).log() if 0 < p0 < 1 else None)
         return self._cache[ctx.prec]
 
@@ -441,9 +486,14 @@ class MixtureGaussianPair(PairFromTails):
 
     def _float_comps(self) -> list:
         """(log p_i, mu_i) in binary64 for the float proposals: log p_i from the exact rational
-        (a probability 1e-400 is 0.0 as a float), mu_i = c_i / s below 1e100 (checked above)."""
-        return [(log_fraction(p), float(c / self.sigma))
-                for c, p in zip(self.sensitivities, self.probs) if p != 0]
+        (a probability 1e-400 is 0.0 as a float), mu_i = c_i / s below 1e100 (checked above).
+        Kept once formed: every root proposal asks (exact rationals of the inputs, the same
+        doubles whenever formed)."""
+        got = self._cache.get("fl")
+        if got is None:
+            got = self._cache["fl"] = [(log_fraction(p), float(c / self.sigma))
+                                       for c, p in zip(self.sensitivities, self.probs) if p != 0]
+        return got
 
     def _float_roots(self, ys: Sequence[float]) -> list:
         """Doubles near the roots of g(x) = y (proposals only; NaN where the
@@ -454,10 +504,16 @@ class MixtureGaussianPair(PairFromTails):
         x_i then decreases monotonically to the root (no overshoot on a
         convex increasing function). Entries that have not converged after
         the iterations go to :meth:`_float_roots_scalar`. Floats propose,
-        :meth:`_prove_root` proves."""
+        :meth:`_prove_root` proves. One y (a block's centre, a knot of the grid range's search)
+        runs the same iteration in plain floats (:meth:`_float_root_one`): numpy's fixed cost
+        per operation was most of such a call."""
         import numpy as np
 
         fl = self._float_comps()
+        if len(ys) == 1 and any(b > 0 for _, b in fl):
+            out = [self._float_root_one(float(ys[0]), fl)]
+            if math.isfinite(out[0]):
+                return out
         y = np.asarray(ys, dtype=np.float64)
         if y.size == 0:
             return []
@@ -491,6 +547,30 @@ class MixtureGaussianPair(PairFromTails):
             for k, v in zip(bad, self._float_roots_scalar([ys[k] for k in bad])):
                 out[k] = v
         return out
+
+    @staticmethod
+    def _float_root_one(y: float, fl: list) -> float:
+        """:meth:`_float_roots`' Newton iteration for one y in plain binary64 (the start at or
+        right of the root, steps clipped to 8, at most 100), or NaN where it has not converged
+        (the caller then runs the general route). A proposal only."""
+        pos = [(a, b) for a, b in fl if b > 0]
+        x = min((y - a + b * b / 2) / b for a, b in pos)
+        for _ in range(100):
+            t = [a + b * x - b * b / 2 for a, b in fl]
+            mx = max(t)
+            w = [math.exp(v - mx) for v in t]
+            sw = sum(w)
+            d = sum(wi * b for wi, (_, b) in zip(w, fl)) / sw
+            if not (d > 0 and math.isfinite(mx)):
+                return math.nan
+            step = (mx + math.log(sw) - y) / d
+            if not math.isfinite(step):
+                return math.nan
+            step = max(-8.0, min(8.0, step))
+            x -= step
+            if abs(step) < 1e-14 * (1 + abs(x)):
+                return x if math.isfinite(x) else math.nan
+        return math.nan
 
     def _float_roots_scalar(self, ys: Sequence[float]) -> list:
         """Doubles near the roots of g(x) = y for increasing or decreasing y
@@ -684,9 +764,13 @@ class MixtureGaussianPair(PairFromTails):
             qt += p * (pt if mu == 0 else ((mu - X) * inv_s2).erfc() / 2)
         return pt, qt, r
 
-    def _block(self, m: int, a: int, b: int, order: int, tol: arb, comps, inv_s2: arb) -> Optional[tuple]:
+    def _block(self, m: int, a: int, b: int, order: int, tol: arb, comps, inv_s2: arb,
+               reach: int = 0) -> "Optional[tuple | TaylorExpansion]":
         """Enclosures of (P(L > eps), Q(L > eps)) at the knots eps = i 2^-m, i = a..b, from one
-        expansion at the centre knot, or None (the block is then split).
+        expansion at the centre knot, or None (the block is then split). With ``reach`` > 0 the
+        expansion itself (:class:`.taylor_blocks.TaylorExpansion`, valid on the knots a - reach ..
+        b + reach, the distance bound below as its ``extra``), unevaluated: the discretisation
+        forms the masses from it (:func:`dpverify.pld.discretise.block_masses`).
 
         Proof. Let x(eps) be the true crossing point (L > eps iff x > x(eps) in the remove
         orientation, x < x(eps) in the add one; g(x(eps)) = y(eps) = +-eps) and X = p(eps -
@@ -716,10 +800,10 @@ class MixtureGaussianPair(PairFromTails):
             rs.append(r)
             return pt, qt
 
-        got = taylor_block(series, h, a, b, c, order, tol)
+        got = taylor_expansion(series, h, a, b, c, order, tol, reach)
         if got is None or len(rs) != 2:
             return None
-        R = h * max(c - a, b - c)
+        R = got.radius  # h (max(c - a, b - c) + reach): every knot the expansion serves
         # |r| on the whole block: its Taylor polynomial at the centre with the Lagrange remainder
         # (coefficient N + 1 over the ball, as taylor_block's proof)
         at, over = rs[0].coeffs(), rs[1].coeffs()
@@ -732,7 +816,7 @@ class MixtureGaussianPair(PairFromTails):
         for v in reversed(poly):
             P = P * arb(0, R.mid() if R.is_exact() else R.upper()) + v
         z = arb(P.lower()) - arb(2) ** -20
-        y_min = h * a if remove else -(h * b)
+        y_min = h * (a - reach) if remove else -(h * (b + reach))
         gz, dz = self._g(z, comps)
         if not (gz < y_min and dz > 0):
             return None
@@ -741,8 +825,11 @@ class MixtureGaussianPair(PairFromTails):
         e = (r_max * (1 + sum((p for _, p in comps), arb(0))) / (2 * arb.pi()).sqrt() / dz).upper()
         if not e <= tol:
             return None  # the proposal is too far from the root here: a smaller block
+        if reach:
+            return replace(got, extra=arb(e))
         w = arb(0, e)
-        return [v + w for v in got[0]], [v + w for v in got[1]]
+        P_t, Q_t = got.tails(range(a, b + 1))
+        return [v + w for v in P_t], [v + w for v in Q_t]
 
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
         """:meth:`tails` at the exact points i 2^-m, i = i0..n: by blocks of knots that
@@ -752,6 +839,18 @@ class MixtureGaussianPair(PairFromTails):
         root runs to -inf) is split, and its smallest pieces get one proved root and one
         erfc per component per knot (float root proposals made first for the piece). Every
         value is an enclosure either way; the route is decided on arb balls and the inputs only."""
+        P_t, Q_t, _ = self._grid(m, i0, n, progress, 0)
+        return P_t, Q_t
+
+    def grid_expansions(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list, list]:
+        """As :meth:`tails_at_grid`, but the blocks' expansions are returned unevaluated (each
+        valid one knot beyond its block on either side, with the distance of the proposed
+        crossing point from the true one as its ``extra`` error) and their knots are None in the
+        tail lists: the discretisation forms its masses from the expansions directly
+        (:mod:`dpverify.pld.discretise`, as for the Poisson-subsampled Gaussian pair)."""
+        return self._grid(m, i0, n, progress, 1)
+
+    def _grid(self, m: int, i0: int, n: int, progress, reach: int) -> tuple[list, list, list]:
         sign = 1.0 if self.direction == "remove" else -1.0
         inv_s2 = 1 / arb(2).sqrt()
         comps, lp0 = self._consts()
@@ -775,14 +874,18 @@ class MixtureGaussianPair(PairFromTails):
         def block(a: int, b: int, order: int, tol: arb) -> Optional[tuple]:
             if progress is not None:  # a block that fails is split and tried again: each try is work
                 progress((a - i0) / total)
-            return self._block(m, a, b, order, tol, comps, inv_s2)
+            return self._block(m, a, b, order, tol, comps, inv_s2, reach)
 
         if self._p0() == 1:
-            return knots(i0, n)
+            P_t, Q_t = knots(i0, n)
+            return P_t, Q_t, []
         # the end of the loss range in eps (remove: log p0; add: -log p0), where x(eps) -> -inf
         end = None if lp0 is None else (lp0 if sign > 0 else -lp0)
-        P_t, Q_t, _ = grid_tails_by_blocks(m, i0, n, progress, end, block, knots)
-        return P_t, Q_t
+        # first tries of 1/8 nat on every grid (taylor_block_size's 128-knot floor is 1/2 nat at
+        # 2^-8): a wider block's residual bound over its ball fails (3 components, mu 0, 1, 2 at
+        # 2^-8: 73 of 179 blocks failed and were split to 32 knots; 0.30 -> 0.21 CPU s a direction)
+        size = max(TAYLOR_MIN_KNOTS, min(1024, 1 << max(0, m - 3)))
+        return grid_tails_by_blocks(m, i0, n, progress, end, block, knots, keep=reach > 0, size=size)
 
 
 # --------------------------------------------------------------------------- pointwise maximum

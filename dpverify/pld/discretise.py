@@ -394,7 +394,9 @@ def block_masses(blocks: list, m: int, K: int, i0: int, n: int, up: list, lp: li
     ball series (each the product's Taylor coefficient at that point, the Lagrange form as
     before). With s = u h (u = i - c, an integer) the polynomials in u are T_j(u h), and the
     shifts e +- h are u +- 1, formed exactly as polynomials in arb; the remainders add up to
-    rho_j = |top_j| R'^(N+1) per value read, so up is within 2 (rho_1 + rho_2) (1 / (e^h - 1)
+    rho_j = |top_j| R'^(N+1) per value read (plus the expansion's ``extra`` for F_1 and
+    e^(max e) ``extra`` for F_2 where the tails are those of an expanded nearby function known
+    within ``extra`` on the ball: the mixture of Gaussians), so up is within 2 (rho_1 + rho_2) (1 / (e^h - 1)
     + 1 / (1 - e^-h)) of its polynomial, lp within 2 rho_1, lq within e^(h/2) (1 + e^-h) rho_2.
     Scaled by 2^K, each coefficient is split into doubles hi + lo plus an arb bound of the
     rest (:func:`.binary64.split_double_double`), evaluated by
@@ -499,6 +501,12 @@ def _block_polys(blk, h: arb, unit: arb, eh: arb, up_scale: tuple, q_scale: arb,
         return None
     Rn = blk.radius ** (N + 1)
     rhos = [abs(P_o[N + 1]) * Rn, abs(F2_top) * Rn]
+    if blk.extra is not None:
+        # tails known within ``extra`` of the expanded function's at the knots in reach, the only
+        # points read here (TaylorExpansion): F_1 within extra more, F_2 = e^e Q within
+        # e^e extra <= e^(the ball's upper end) extra more
+        rhos[0] += blk.extra
+        rhos[1] += blk.extra * arb(blk.ball.upper()).exp()
     drop = arb(2) ** -28 / (2 * (up_scale[0] + up_scale[1]))
     W = arb(max(blk.c - blk.a, blk.b - blk.c) + 1)
     Ts = []

@@ -508,14 +508,22 @@ def swapped_pairs(steps: Sequence[Any], a: str, b: str) -> bool:
     """Whether every step's pair in direction ``b`` is its pair in direction ``a`` swapped,
     (P, Q) -> (Q, P): the remove and add directions of Poisson-subsampled Gaussian steps with
     q < 1 (:class:`SubsampledGaussianPair`: remove P = (1 - q) N(0, 1) + q N(mu, 1), Q = N(0, 1);
-    add the reverse, the same sigma and q). Then b's composed curve is read off a's
-    (:meth:`.queries.ComposedBounds.eps_upper_swapped`); ``steps`` are :class:`.refine.Step`."""
+    add the reverse, the same sigma and q), or of any other pair class whose ``swap_key()``
+    (not None) names the law of its remove direction's (P, Q) with add = the same law swapped (the
+    mixture of Gaussians, :class:`dpverify.events.pairs.MixtureGaussianPair`: remove P = the
+    mixture, Q = N(0, 1); add the reverse), compared between two pairs of the same class. Then
+    b's composed curve is read off a's (:meth:`.queries.ComposedBounds.eps_upper_swapped`);
+    ``steps`` are :class:`.refine.Step`."""
     if {str(a), str(b)} != {"remove", "add"}:
         return False
     for st in steps:
         pa, pb = st.make_pair(a), st.make_pair(b)
-        if not (isinstance(pa, SubsampledGaussianPair) and isinstance(pb, SubsampledGaussianPair)
-                and pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)
-                and (str(pa.direction), str(pb.direction)) == (str(a), str(b))):
+        if (str(getattr(pa, "direction", None)), str(getattr(pb, "direction", None))) != (str(a), str(b)):
+            return False
+        if isinstance(pa, SubsampledGaussianPair) and isinstance(pb, SubsampledGaussianPair):
+            if not (pa.q < 1 and (pa.sigma, pa.q) == (pb.sigma, pb.q)):
+                return False
+        elif not (type(pa) is type(pb) and hasattr(pa, "swap_key") and pa.swap_key() is not None
+                  and pa.swap_key() == pb.swap_key()):
             return False
     return True

@@ -445,11 +445,16 @@ _DELTA_MARGIN = 1.1
 def _float_tails(pair: Any, m: int, i0: int, n: int) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """Float (P(L > eps), Q(L > eps)) at the knots i 2^-m, i = i0..n, for the subsampled
     Gaussian pair (the formulas of :meth:`.pairs.SubsampledGaussianPair._tails_with` in
-    binary64); None for any other pair (the plan then keeps its model). Only a plan."""
+    binary64), or a pair's own ``float_tails(eps array)`` (the mixture of Gaussians,
+    :meth:`dpverify.events.pairs.MixtureGaussianPair.float_tails`); None for any other pair
+    (the plan then keeps its model). Only a plan."""
     from .pairs import SubsampledGaussianPair
 
     if not isinstance(pair, SubsampledGaussianPair):
-        return None
+        own = getattr(pair, "float_tails", None)
+        if own is None:
+            return None
+        return own(np.arange(i0, n + 1, dtype=np.float64) * 2.0 ** -m)
     r2 = math.sqrt(2.0)
 
     def sf(x: np.ndarray) -> np.ndarray:

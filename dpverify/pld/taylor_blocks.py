@@ -69,7 +69,15 @@ class TaylorExpansion:
     the exact point c h, ``over[j]`` the N + 2 coefficients over the ball ``ball`` = [c h - R',
     c h + R'], R' = ``radius`` = (max(c - a, b - c) + reach) h, whose last one bounds the
     Lagrange remainder: |g_j(c h + s) - sum_{k<=N} centre[j][k] s^k| <= |over[j][N + 1]| |s|^(N+1)
-    for |s| <= R'. Knots a - reach .. b + reach lie in reach of it."""
+    for |s| <= R'. Knots a - reach .. b + reach lie in reach of it.
+
+    ``extra``: a further absolute error of the tails, for a pair whose expansion is of a nearby
+    analytic function (the mixture of Gaussians expands the tails at a proposed crossing point
+    X(eps) and bounds how far the true tails lie from them on the whole ball,
+    :meth:`dpverify.events.pairs.MixtureGaussianPair._block`): the tails g_j lie within
+    ``extra`` of the expanded function's at every knot in reach (a - reach .. b + reach, the only
+    points read: :meth:`tails` and :func:`dpverify.pld.discretise.block_masses`). None for the
+    pairs expanded themselves."""
 
     h: arb
     a: int
@@ -81,14 +89,20 @@ class TaylorExpansion:
     ball: arb
     centre: tuple
     over: tuple
+    extra: Optional[arb] = None
 
     def tails(self, knots: Sequence[int]) -> tuple:
         """Enclosures of (g_1, g_2) at the given knots (within reach): the polynomial with the
-        ball coefficient N + 1 on top, evaluated in arb at the exact t = (i - c) h."""
+        ball coefficient N + 1 on top, evaluated in arb at the exact t = (i - c) h, widened by
+        ``extra`` where there is one."""
         N = self.order
         ts = [self.h * (i - self.c) for i in knots]
-        return tuple(arb_poly(list(ca) + [co[N + 1]]).evaluate(ts, algorithm="iter")
-                     for ca, co in zip(self.centre, self.over))
+        got = tuple(arb_poly(list(ca) + [co[N + 1]]).evaluate(ts, algorithm="iter")
+                    for ca, co in zip(self.centre, self.over))
+        if self.extra is None:
+            return got
+        w = arb(0, self.extra)
+        return tuple([v + w for v in vs] for vs in got)
 
 
 def taylor_expansion(series, h: arb, a: int, b: int, c: int, order: int, tol: arb,
@@ -146,7 +160,7 @@ def taylor_block(series, h: arb, a: int, b: int, c: int, order: int, tol: arb):
 def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[float], None]], end: Optional[arb],
                          block: Callable[[int, int, int, arb], Union[None, TaylorExpansion, tuple[Sequence, Sequence]]],
                          knots: Callable[[int, int], tuple[list, list]],
-                         keep: bool = False) -> tuple[list, list, list[TaylorExpansion]]:
+                         keep: bool = False, size: Optional[int] = None) -> tuple[list, list, list[TaylorExpansion]]:
     """(P tails, Q tails, kept expansions) at the knots eps = i 2^-m, i = i0..n: ``block(a, b,
     order, tol)`` encloses the knots a..b from one expansion (an enclosure or a
     :class:`TaylorExpansion`, or None when its remainder is wider than ``tol``; a block expands
@@ -159,7 +173,9 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
     comparison that is not certain says "split"). Each value comes from ``block`` or ``knots``,
     so it is an enclosure whichever route is taken. With ``keep``, an expansion is returned as
     it is and its knots are left None in the tail lists (the caller evaluates what it needs);
-    otherwise its knots are evaluated and the list of expansions is empty."""
+    otherwise its knots are evaluated and the list of expansions is empty. ``size``: the knots
+    of a first try instead of :func:`taylor_block_size` (a pair whose blocks fail wider than a
+    span in nats: a choice of route only)."""
     order = taylor_order(m)
     if order is None:
         P, Q = knots(i0, n)
@@ -200,7 +216,7 @@ def grid_tails_by_blocks(m: int, i0: int, n: int, progress: Optional[Callable[[f
             got = got.tails(range(a, b + 1))
         P_t[a - i0:b - i0 + 1], Q_t[a - i0:b - i0 + 1] = got
 
-    size = taylor_block_size(m)
+    size = taylor_block_size(m) if size is None else size
     for a in range(i0, n + 1, size):
         if progress is not None:
             progress((a - i0) / total)
