@@ -961,11 +961,13 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     With ``read`` the whole d^T is first asked of the tilted Fourier power
     (:func:`.fourier.fourier_upper_tilted` for the upper pair, :func:`.fourier.fourier_lower_tilted`
     for the lower, read above ``read.need``: its error is relative to the mass near the read floor,
-    where the untilted one's is relative to the whole mass; the lower one returns no deficit). A
-    decline goes on as without it."""
+    where the untilted one's is relative to the whole mass; the lower one returns no deficit), whatever
+    the base's length: one transform of the read window replaces every squaring (at T = 10^4, sigma 1,
+    q 0.01, 2^-12, a base of 18,074 knots: 0.74 -> 0.27 CPU s for both sides, where the base's
+    length had kept it to the untilted power after nine exact squarings). A decline goes on as
+    without it (its transforms charged to the meter, :func:`_fourier_kernel`)."""
     res, base, steps = None, d, 1  # base = d^steps
-    if fourier is not None and read is not None and T >= FOURIER_MIN_POWER and \
-            (d[1].n >= FOURIER_MIN_LENGTH or T >= TILT_Q_MIN_STEPS):
+    if fourier is not None and read is not None and T >= FOURIER_MIN_POWER:
         F, _, _ = fourier(d, T, 1, read.need)
         if F is not None:
             return F
