@@ -113,9 +113,12 @@ def test_a_floor_below_the_support_declines() -> None:
         F.fourier_upper_tilted((3, c, 0), 16, 50, 1 << 60, 3 * 16)
 
 
-def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above() -> None:
+@pytest.mark.parametrize("n", [1 << 15, 1 << 11])
+def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above(n: int) -> None:
     # pld._power of a 2^15-knot bell to T = 64, read above a tail index (the Reader), with the
-    # Fourier kernel: the whole d^T by the tilted power. delta read above the floor (as
+    # Fourier kernel: the whole d^T by the tilted power; also from a base shorter than
+    # pld.FOURIER_MIN_LENGTH (2^11 knots), which the untilted power never takes and the tilted one
+    # now does (before, only the exact squarings ran there). delta read above the floor (as
     # _delta_bounds does) must lie above a lower bound of the same composition's delta (the exact
     # products with every coefficient rounded DOWN: the lower pair's P product, Q empty, its
     # delta summed in binary64 and shrunk by 1e-9, far above the sum's float error), and within
@@ -124,7 +127,7 @@ def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above() -> None:
     # result's first index is the floor itself, where the exact route's cut lies below it), if
     # the tilted pair falls below the composition (by more than 1e-4 of delta: the rounding
     # slack), or if it is off by more than it charged.
-    n, K, T, m = 1 << 15, 64, 64, 12
+    K, T, m = 64, 64, 12
     budget, total = 1 << 8, T  # an allowance of 2^8 x 32 x 10^4 units: 4.4e-12, about 6e-4 of delta
     sd = n / 16
     w = [math.exp(-((i - n / 2) / sd) ** 2 / 2) for i in range(n)]
@@ -150,7 +153,7 @@ def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above() -> None:
     rounding = 8 * len(lo_p)  # units: each of the lower route's products rounds by < 1 unit a coefficient
     assert lower <= hi_t
     assert (hi_t - lower) * 2 ** K <= allowance + rounding
-    assert lower > 1e-9  # the read mass is not empty (delta about 8e-9)
+    assert lower > 1e-10  # the read mass is not empty (delta about 8e-9; 8e-10 from the short base)
 
 
 _SPY = """

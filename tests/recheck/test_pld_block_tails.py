@@ -170,3 +170,36 @@ def test_halved_blocks_near_the_end_of_the_support_enclose_mpmath(sig, q, direct
             ref = _ref_gauss_tails(_mp(sig), _mp(q), direction, mpmath.mpf(i) / 2 ** m)
             for g, r in zip(got[i - lo], ref):
                 assert mpfr_to_mpf(g[0]) <= r <= mpfr_to_mpf(g[1]), (i, g, r)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_packed_convolution_is_the_pairwise_sums(seed: int) -> None:
+    # series._conv_all (Kronecker substitution: four packed GMP products) against the sums over
+    # every pair of indices i + k = j written out on the balls (exact integers): the middles' sum
+    # and the radius bound |x_m| y_r + x_r |y_m| + x_r y_r, for signed middles of up to 400 bits,
+    # radii from 0 to 400 bits, zeros, and series shorter and longer than n. Fails on a slot one
+    # bit too narrow for the largest products (a carry between slots) or a sign lost in the split.
+    rng = random.Random(seed)
+
+    def ser(k: int) -> S.Ser:
+        out = []
+        for _ in range(k):
+            b = rng.choice([0, 8, 150, 400])
+            m = rng.randint(-(1 << b), 1 << b) if rng.random() > 0.1 else 0
+            r = rng.randrange(0, 1 << rng.choice([1, 30, 400]))
+            out.append((m, r))
+        return S.Ser(out)
+
+    for _ in range(20):
+        n = rng.randint(1, 40)
+        x, y = ser(rng.randint(0, n + 3)), ser(rng.randint(0, n + 3))
+        got = S._conv_all(x, y, n)
+        assert len(got) == n
+        for j in range(n):
+            pairs = [(x[i], y[j - i]) for i in range(j + 1) if i < len(x) and j - i < len(y)]
+            M = sum(a[0] * b[0] for a, b in pairs)
+            R = sum(abs(a[0]) * b[1] + a[1] * abs(b[0]) + a[1] * b[1] for a, b in pairs)
+            assert got[j] == (M, R), (j, n, len(x), len(y))
+    # and the same as _conv where both series reach index j (its slices need that)
+    x, y = ser(33), ser(33)
+    assert S._conv_all(x, y, 33) == [S._conv(x, y, 0, j, j) for j in range(33)]
