@@ -88,6 +88,9 @@ PLD_WIDE_UNIT_BITS = 2048
 #: metered"). The committed certificates (certificates/, the oracle battery, format 1 and 2
 #: fixtures) price at most 4.3e8 by their knots.
 PLD_MAX_GRID_WORK = 30 * 10**8
+#: the work of all the PLD grid searches of one replace-one certificate (replace.*, recheck.replace:
+#: its two curve details and the root probes, on one recheck.pld._Meter), in PLD_MAX_GRID_WORK's units
+REPLACE_MAX_WORK = 30 * 10**8
 #: bits of an exact product (its packed integer, recheck.pld._product_bits) per unit of PLD_MAX_GRID_WORK,
 #: charged once a grid's price is used up on its side (recheck.pld._Meter.products). GMP multiplies
 #: 10^7 .. 2x10^8-bit integers at 1.7-2.7 ns a bit here, with the rounding and trims about 2.6 ns (the
