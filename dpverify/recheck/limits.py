@@ -89,8 +89,13 @@ PLD_WIDE_UNIT_BITS = 2048
 #: fixtures) price at most 4.3e8 by their knots.
 PLD_MAX_GRID_WORK = 30 * 10**8
 #: the work of all the PLD grid searches of one replace-one certificate (replace.*, recheck.replace:
-#: its two curve details and the root probes, on one recheck.pld._Meter), in PLD_MAX_GRID_WORK's units
-REPLACE_MAX_WORK = 30 * 10**8
+#: its two curve details and the root probes, on one recheck.pld._Meter, each search still within
+#: PLD_MAX_GRID_WORK), in PLD_MAX_GRID_WORK's units. Two caps, one per curve detail: a genuine
+#: certificate of a tiny delta needs most of one for one detail (T = 200 epochs, sigma 2.98, q 0.01:
+#: delta(4), its remove curve at 4.6e-141 on 2^-14, 2.1e9 units after 8.3e8 for its add/remove curve,
+#: 25 CPU s; delta(5) is past the one cap of its remove curve). Before, each search had a cap of its
+#: own, a detail left undecided was searched again on another, and each root probe had its own
+REPLACE_MAX_WORK = 2 * PLD_MAX_GRID_WORK
 #: bits of an exact product (its packed integer, recheck.pld._product_bits) per unit of PLD_MAX_GRID_WORK,
 #: charged once a grid's price is used up on its side (recheck.pld._Meter.products). GMP multiplies
 #: 10^7 .. 2x10^8-bit integers at 1.7-2.7 ns a bit here, with the rounding and trims about 2.6 ns (the

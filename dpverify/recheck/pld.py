@@ -1162,15 +1162,17 @@ class _Meter:
 
     __slots__ = ("upper", "lower", "cap", "limit", "scope")
 
-    def __init__(self, limit: int = PLD_MAX_GRID_WORK, scope: str = "one query") -> None:
+    def __init__(self, limit: "int | None" = None, scope: str = "") -> None:
         self.upper = 0
         self.lower = 0
-        #: the work this meter allows: :data:`PLD_MAX_GRID_WORK` for one query, or a certificate's
-        #: (:func:`one_meter`), and what ``scope`` names in the refusal
-        self.limit, self.scope = limit, scope
+        #: the work this meter allows: :data:`PLD_MAX_GRID_WORK` for one query; on a certificate's
+        #: meter (:func:`one_meter`) the least of what the query in progress may add and what the
+        #: certificate has left (``scope``: the certificate's budget in words, for the refusal)
+        self.limit = PLD_MAX_GRID_WORK if limit is None else limit
+        self.scope = scope
         #: the refusal threshold: ``limit``, or -1 while a grid is only priced
         #: (:func:`_dry_price`: the first charge refuses, before any work)
-        self.cap = limit
+        self.cap = self.limit
 
     @property
     def spent(self) -> int:
@@ -1197,8 +1199,8 @@ class _Meter:
         self.upper += upper
         self.lower += lower
         if self.spent > self.cap:
-            raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({self.limit:.1e} "
-                           f"knots x bits x log2 steps x sides for {self.scope}, priced before each grid, plus "
+            raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
+                           f"knots x bits x log2 steps x sides for one query{self.scope}, priced before each grid, plus "
                            "the transforms of a Fourier power that declines and the exact products past the "
                            "grid's price): not re-proved within the cap")
 
@@ -1209,13 +1211,13 @@ _METER: ContextVar = ContextVar("pld_meter", default=None)
 
 @contextlib.contextmanager
 def one_meter(limit: int, scope: str) -> Iterator[_Meter]:
-    """One :class:`_Meter` of ``limit`` units (at most :data:`PLD_MAX_GRID_WORK`) for every grid
-    search run inside (:func:`_grid_for_width` takes it instead of opening its own): a re-checker
-    that runs several queries for one certificate is held to one static budget in all, not one cap
-    per query (the replace-one brackets, :mod:`.replace`: two curve details and the root probes,
-    each its own cap, let a forged detail of a genuine 24-CPU-s certificate run to 41 CPU s). A
-    count fixed by the certificate, no clock."""
-    meter = _Meter(min(limit, PLD_MAX_GRID_WORK), scope)
+    """One :class:`_Meter` of ``limit`` units for every grid search run inside: a re-checker that
+    runs several queries for one certificate is held to one static budget in all, each query still
+    to :data:`PLD_MAX_GRID_WORK` of it (:func:`_grid_for_width`), not to one cap per query however
+    many it runs (the replace-one brackets, :mod:`.replace`: two curve details, each searched twice,
+    and the root probes). ``scope``: the certificate's budget in words, for the refusal. A count
+    fixed by the certificate, no clock."""
+    meter = _Meter(limit, f" and {limit:.1e} for {scope}")
     token = _METER.set(meter)
     try:
         yield meter
@@ -2215,11 +2217,20 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     replaced by the finest grid priced within it (:func:`_reach_within_cap`), and where one side is
     confirmed and the truth looks past the other recorded end the far side is refined
     (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
-    token = _METER.set(_METER.get() or _Meter())  # a certificate's meter (:func:`one_meter`), else the query's own
+    outer = _METER.get()
+    if outer is None:
+        token = _METER.set(_Meter())
+        try:
+            return _grid_search(compute, dirs, result)
+        finally:
+            _METER.reset(token)
+    # a certificate's meter (:func:`one_meter`): this query charges it, up to one cap of its own
+    budget = outer.limit
+    outer.limit = outer.cap = min(budget, outer.spent + PLD_MAX_GRID_WORK)
     try:
         return _grid_search(compute, dirs, result)
     finally:
-        _METER.reset(token)
+        outer.limit = outer.cap = budget
 
 
 def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
@@ -2361,7 +2372,7 @@ def _price_round(compute: Callable[[int, str, str, mpf], tuple], todo: dict, m_d
         finest = max(m_d[d] for d in todo)
         raise _OverCap(f"the grids of the next round (up to 2^-{finest}, {len(todo)} directions' sides, "
                        f"{total:.2e} together) would take the PLD re-check past its work cap "
-                       f"({meter.limit:.1e} knots x bits x log2 steps x sides for {meter.scope}, priced "
+                       f"({PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides for one query{meter.scope}, priced "
                        "before each round): not re-proved within the cap")
 
 

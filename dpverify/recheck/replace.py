@@ -51,10 +51,10 @@ _DETAIL_HINT = f"2^-{P._HINT_START_MAX + 4}"
 
 def _metered(check: Callable[[Mapping[str, Any], Mapping[str, Any]], Recheck]) -> Callable:
     """``check`` with every grid search of the certificate on one meter of
-    :data:`.limits.REPLACE_MAX_WORK` units (:func:`.pld.one_meter`): the two curve details and the
-    root probes share it, so a forged detail stops where the certificate's budget ends, not after a
-    cap of its own past what the genuine searches spent (a detail narrowed to 8e-8 relative on the
-    T = 200 epochs certificate ran 41 CPU s to exit 3). A static count, no clock."""
+    :data:`.limits.REPLACE_MAX_WORK` units (:func:`.pld.one_meter`), each search still within one
+    :data:`.limits.PLD_MAX_GRID_WORK`: the two curve details and the root probes share it, so the
+    probes of a forged end and the details together stop at the budget, not at a cap per search.
+    A static count, no clock (a choice of when to stop, exit 3, never of a number)."""
 
     def run(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
         with P.one_meter(REPLACE_MAX_WORK, "one replace-one certificate"):
@@ -139,12 +139,18 @@ def _refined(rec: Callable, inputs: dict, recorded: Mapping, again: bool = True)
     gap model predicts. A producer's detail is as tight as its own grid, 2^-14 .. 2^-16 here, so
     2^-8 predicted it badly: the add/remove curve of the T = 200 epochs certificate (delta 1.9e-40)
     was extrapolated from 2^-8 past the cap and computed at 2^-18, 2.9e9 units and 20 CPU s,
-    where from 2^-12 the prediction lands on 2^-15, 4.2e8 units and 2.7 CPU s. An end held at a
+    where from 2^-12 the prediction lands on 2^-15, 4.2e8 units and 2.7 CPU s (and a remove detail
+    forged 8e-8 wide, 41 CPU s to exit 3 after that 2^-18, is refuted in 14). The start costs a
+    grid the lucky 2^-8 prediction did not: the remove curve of delta(5) there (1.2e-175) went
+    2^-8 -> 2^-14 in 2.8e9 units, 0.93 of the cap; from 2^-11 (coarsened from 2^-12 by its price,
+    :data:`.pld._HINT_START_SHARE`) it passes the cap, exit 3 (and a start at 2^-9 predicted 2^-15,
+    past it, for delta(4) too, which from 2^-11 verifies). An end held at a
     bounded loss's cap closes like h, not h^2 (the remove curve of a Poisson-sampled Laplace step:
     an atom of mass about 1/2 at the loss supremum, whose cap :meth:`.pld.Support.tighten` is the
     upper end until the grid's own passes below it at 2^-14): the rounds from 2^-8 (2^-8, -10, -11,
-    -12, -13) stopped one short, from 2^-12 they reach it. One search, so a detail costs what the
-    certificate's meter (:func:`_metered`) has left, never a cap of its own. A probe of the root
+    -12, -13) stopped one short, from 2^-12 they reach it. One search (a second, from the hint, was
+    run where the first left the detail undecided: two caps a detail), so a detail costs at most one
+    cap and what the certificate's budget (:func:`_metered`) has left. A probe of the root
     search (``again`` False) is not a recorded detail: it starts at 2^-8 (it asks for an upper end
     below a target, which a coarse grid often settles), and one it leaves undecided is no proof."""
     grid = {"grid": _DETAIL_HINT} if again else {}
