@@ -95,8 +95,8 @@ PLD_MAX_GRID_WORK = 30 * 10**8
 #: certificate stays within 30 (issue 22, deliverable 4; at 3.5e9 a refusal took 31 CPU s). The
 #: dearest genuine certificate met fits: T = 200 epochs, sigma 2.98, q 0.01, delta(4), its remove
 #: curve at 4.6e-141 on 2^-14 (2.1e9 units after 8.3e8 for its add/remove curve, 2.95e9 in all,
-#: 23 CPU s). delta(5) needs its remove curve's 2^-14 past one cap (exit 3; exit 0 in 34 CPU s
-#: before, from a first grid 2^-8), and the writer, which re-proves every replace.* bracket, does
+#: 23 CPU s). delta(5) needs its remove curve's 2^-14 past one cap (exit 3 in 24 CPU s; exit 0 in 36
+#: CPU s before, from a first grid 2^-8), and the writer, which re-proves every replace.* bracket, does
 #: not write it. Before, each search had a cap of its own, a detail left undecided was searched
 #: again on another, and each root probe had its own: a remove detail narrowed to 8e-8 on the
 #: delta(1.49) certificate ran 41 CPU s to exit 3

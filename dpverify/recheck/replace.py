@@ -140,7 +140,7 @@ def _refined(rec: Callable, inputs: dict, recorded: Mapping, again: bool = True)
     2^-8 predicted it badly: the add/remove curve of the T = 200 epochs certificate (delta 1.9e-40)
     was extrapolated from 2^-8 past the cap and computed at 2^-18, 2.9e9 units and 20 CPU s,
     where from 2^-12 the prediction lands on 2^-15, 4.2e8 units and 2.7 CPU s (and a remove detail
-    forged 8e-8 wide, 41 CPU s to exit 3 after that 2^-18, is refuted in 14). The start costs a
+    forged 8e-8 wide, 41 CPU s to exit 3 after that 2^-18, stops in 17, on the certificate's budget). The start costs a
     grid the lucky 2^-8 prediction did not: the remove curve of delta(5) there (1.2e-175) went
     2^-8 -> 2^-14 in 2.8e9 units, 0.93 of the cap; from 2^-11 (coarsened from 2^-12 by its price,
     :data:`.pld._HINT_START_SHARE`) it passes the cap, exit 3 (and a start at 2^-9 predicted 2^-15,

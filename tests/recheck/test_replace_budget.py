@@ -120,7 +120,7 @@ def test_its_remove_detail_narrowed_stops_within_the_budget(monkeypatch, t200):
     # the remove curve, which the route encloses in [8.92793e-66, 8.92817e-66] on 2^-17). Before: the
     # genuine add/remove detail's 2.9e9 units (2^-18), then a cap of its own for this one, 3.1e9, to
     # exit 3: 6.0e9 in all, 41 CPU s. Now 4.2e8 for the first (2^-15), and this one from 2^-12 to the
-    # certificate's budget (3.5e9, about 24 CPU s here)
+    # certificate's budget (3.2e9, 17 CPU s here)
     bad = copy.deepcopy(t200)
     a = mpf(t200["result"]["lower"]["lo"])
     bad["result"]["lower"] = {"lo": t200["result"]["lower"]["lo"], "hi": mpmath.nstr(a * (1 + mpf("8e-8")), 20)}
