@@ -146,7 +146,7 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     ``grids``: the producer's grid exponent per ``result.configs`` entry of an ``oracle.rows``
     certificate (None: no grid), which that kind does not record. Kinds without a grid: None, but a registry claim of a
     pld.* or events.* quantity (no grid recorded, so no price) is re-proved, and so is a calibrate.bracket
-    with an end on the re-check's finest grid."""
+    with an end on the re-check's finest grid, and every replace-one bracket (:func:`_replace_reproved`)."""
     claim, inputs, result = cert.get("claim"), cert.get("inputs"), cert.get("result")
     if not (isinstance(claim, Mapping) and isinstance(inputs, Mapping) and isinstance(result, Mapping)):
         return None
@@ -179,6 +179,8 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
                                                   for e in ends.values())):
             return None
         needs = f"an end on the grid {finest}, the finest `dpverify verify` tries"
+    elif _replace_reproved(quantity):
+        needs = "its curves' grid searches"
     elif not ("id" in claim and quantity.startswith(("pld.", "events."))):
         return None  # no grid to price (and no import of the re-check for it)
     # a registry claim of a PLD kind (`dpverify reproduce`) records no grid, so nothing prices it
@@ -200,6 +202,18 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     finally:
         bar.close()
     return None
+
+
+def _replace_reproved(quantity: str) -> bool:
+    """Whether a certificate of ``quantity`` is a replace-one bracket (``replace.*``), which
+    :func:`unverifiable` re-proves before it is written. It records no grid (its curve details are
+    searched from the start a hint sets, :func:`dpverify.recheck.replace._refined`), so nothing
+    prices it statically, and its searches share one budget
+    (:data:`dpverify.recheck.limits.REPLACE_MAX_WORK`), which a genuine certificate of a tiny delta
+    comes near (the T = 200 epochs schedule at eps 4: 2.95e9 units, 25 CPU s; the re-proof takes
+    what verify takes, 0.3 .. 25 CPU s for the brackets `audit dpsgd` writes, about what they cost
+    to produce). Issue 22, deliverable 4: what dpverify writes, verify accepts."""
+    return quantity.startswith("replace.")
 
 
 def _knot_cap_message(exc: Exception) -> str:

@@ -88,6 +88,19 @@ PLD_WIDE_UNIT_BITS = 2048
 #: metered"). The committed certificates (certificates/, the oracle battery, format 1 and 2
 #: fixtures) price at most 4.3e8 by their knots.
 PLD_MAX_GRID_WORK = 30 * 10**8
+#: the work of all the PLD grid searches of one replace-one certificate (replace.*, recheck.replace:
+#: its two curve details and the root probes, on one recheck.pld._Meter, each search still within
+#: PLD_MAX_GRID_WORK), in PLD_MAX_GRID_WORK's units. 7.5e-9 .. 8.4e-9 CPU s a unit on these searches
+#: here (8.4e-9 at 646-bit masses), so at most about 27 CPU s, and verify of a replace-one
+#: certificate stays within 30 (issue 22, deliverable 4; at 3.5e9 a refusal took 31 CPU s). The
+#: dearest genuine certificate met fits: T = 200 epochs, sigma 2.98, q 0.01, delta(4), its remove
+#: curve at 4.6e-141 on 2^-14 (2.1e9 units after 8.3e8 for its add/remove curve, 2.95e9 in all,
+#: 23 CPU s). delta(5) needs its remove curve's 2^-14 past one cap (exit 3 in 24 CPU s; exit 0 in 36
+#: CPU s before, from a first grid 2^-8), and the writer, which re-proves every replace.* bracket, does
+#: not write it. Before, each search had a cap of its own, a detail left undecided was searched
+#: again on another, and each root probe had its own: a remove detail narrowed to 8e-8 on the
+#: delta(1.49) certificate ran 41 CPU s to exit 3
+REPLACE_MAX_WORK = 32 * 10**8
 #: bits of an exact product (its packed integer, recheck.pld._product_bits) per unit of PLD_MAX_GRID_WORK,
 #: charged once a grid's price is used up on its side (recheck.pld._Meter.products). GMP multiplies
 #: 10^7 .. 2x10^8-bit integers at 1.7-2.7 ns a bit here, with the rounding and trims about 2.6 ns (the
@@ -131,7 +144,8 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "
              f"per step (beyond: exit 3); PLD grids up to {PLD_MAX_GRID_WORK:.2g} knots x bits x log2 steps x sides "
              "for one query, priced before each grid, plus the transforms of a Fourier power that declines "
-             f"and the exact products past the grid's price, {PLD_PRODUCT_BITS_PER_UNIT} bits a unit (beyond: exit 3)")
+             f"and the exact products past the grid's price, {PLD_PRODUCT_BITS_PER_UNIT} bits a unit, and "
+             f"{REPLACE_MAX_WORK:.2g} for all the queries of one replace-one bracket (beyond: exit 3)")
 
 # the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)
 _NUMBER, _FRACTION = DECIMAL, FRACTION

@@ -28,6 +28,7 @@ only the directions and sides not yet inside the recorded enclosure are refined
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from bisect import bisect_right
@@ -35,7 +36,7 @@ from itertools import accumulate
 from fractions import Fraction
 from contextvars import ContextVar
 from functools import partial
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 import mpmath
 from mpmath import mpf
@@ -1167,14 +1168,19 @@ class _Meter:
     then cost several times the price's work, and reaches the cap that much sooner (pld-speed.md,
     "The exact products metered"). A choice of when to stop (exit 3), never of a number."""
 
-    __slots__ = ("upper", "lower", "cap")
+    __slots__ = ("upper", "lower", "cap", "limit", "scope")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: "int | None" = None, scope: str = "") -> None:
         self.upper = 0
         self.lower = 0
-        #: the refusal threshold: :data:`PLD_MAX_GRID_WORK`, or -1 while a grid is only priced
+        #: the work this meter allows: :data:`PLD_MAX_GRID_WORK` for one query; on a certificate's
+        #: meter (:func:`one_meter`) the least of what the query in progress may add and what the
+        #: certificate has left (``scope``: the certificate's budget in words, for the refusal)
+        self.limit = PLD_MAX_GRID_WORK if limit is None else limit
+        self.scope = scope
+        #: the refusal threshold: ``limit``, or -1 while a grid is only priced
         #: (:func:`_dry_price`: the first charge refuses, before any work)
-        self.cap = PLD_MAX_GRID_WORK
+        self.cap = self.limit
 
     @property
     def spent(self) -> int:
@@ -1202,13 +1208,29 @@ class _Meter:
         self.lower += lower
         if self.spent > self.cap:
             raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
-                           "knots x bits x log2 steps x sides for one query, priced before each grid, plus "
+                           f"knots x bits x log2 steps x sides for one query{self.scope}, priced before each grid, plus "
                            "the transforms of a Fourier power that declines and the exact products past the "
                            "grid's price): not re-proved within the cap")
 
 
 #: the :class:`_Meter` of the re-derivation in progress (None: nothing is priced)
 _METER: ContextVar = ContextVar("pld_meter", default=None)
+
+
+@contextlib.contextmanager
+def one_meter(limit: int, scope: str) -> Iterator[_Meter]:
+    """One :class:`_Meter` of ``limit`` units for every grid search run inside: a re-checker that
+    runs several queries for one certificate is held to one static budget in all, each query still
+    to :data:`PLD_MAX_GRID_WORK` of it (:func:`_grid_for_width`), not to one cap per query however
+    many it runs (the replace-one brackets, :mod:`.replace`: two curve details, each searched twice,
+    and the root probes). ``scope``: the certificate's budget in words, for the refusal. A count
+    fixed by the certificate, no clock."""
+    meter = _Meter(limit, f" and {limit:.1e} for {scope}")
+    token = _METER.set(meter)
+    try:
+        yield meter
+    finally:
+        _METER.reset(token)
 
 
 def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M, sides: str = "both",
@@ -2204,11 +2226,20 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     replaced by the finest grid priced within it (:func:`_reach_within_cap`), and where one side is
     confirmed and the truth looks past the other recorded end the far side is refined
     (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
-    token = _METER.set(_Meter())
+    outer = _METER.get()
+    if outer is None:
+        token = _METER.set(_Meter())
+        try:
+            return _grid_search(compute, dirs, result)
+        finally:
+            _METER.reset(token)
+    # a certificate's meter (:func:`one_meter`): this query charges it, up to one cap of its own
+    budget = outer.limit
+    outer.limit = outer.cap = min(budget, outer.spent + PLD_MAX_GRID_WORK)
     try:
         return _grid_search(compute, dirs, result)
     finally:
-        _METER.reset(token)
+        outer.limit = outer.cap = budget
 
 
 def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
@@ -2346,11 +2377,11 @@ def _price_round(compute: Callable[[int, str, str, mpf], tuple], todo: dict, m_d
         if price is None or price < 0:
             return  # not priced: each grid is still priced before its own work
         total += price
-    if meter.spent + total > PLD_MAX_GRID_WORK:
+    if meter.spent + total > meter.limit:
         finest = max(m_d[d] for d in todo)
         raise _OverCap(f"the grids of the next round (up to 2^-{finest}, {len(todo)} directions' sides, "
                        f"{total:.2e} together) would take the PLD re-check past its work cap "
-                       f"({PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides for one query, priced "
+                       f"({PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides for one query{meter.scope}, priced "
                        "before each round): not re-proved within the cap")
 
 
@@ -2389,7 +2420,7 @@ def _reach_within_cap(compute: Callable[[int, str, str, mpf], tuple], m: int, st
     products where 2^-18 verifies; 1.5 staged a T = 10^5 forgery one grid coarser than 1.25 and ran
     it twice as long, tests/recheck/test_pld_fourier_price.py)."""
     meter = _METER.get()
-    left = PLD_MAX_GRID_WORK - (meter.spent if meter is not None else 0)
+    left = (meter.limit - meter.spent) if meter is not None else PLD_MAX_GRID_WORK
     for j in range(min(step, _M_FINE - m), 4, -1):
         price = _dry_price(compute, m + j, sides, d, floor)
         if price is None:

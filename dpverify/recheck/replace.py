@@ -35,6 +35,7 @@ from . import events as EV
 from . import pld as P
 from .core import arith, mpf_to_fraction, mpfr_to_mpf
 from .gdp import exact_input
+from .limits import REPLACE_MAX_WORK
 from .decimals import exact_decimal
 from .verify import RECHECKERS, BudgetExceeded, Recheck, check_enclosure, parse_bound, register, root_enclosure
 
@@ -43,6 +44,24 @@ from .verify import RECHECKERS, BudgetExceeded, Recheck, check_enclosure, parse_
 _BITS = 128
 _KEYS = ("noise_multiplier", "sampling_rate", "steps", "dataset_size", "batch_size", "epochs", "steps_rule")
 _TREE_KEYS = ("event", "sensitivity_convention")
+#: the grid hint a recorded curve detail's search is handed (:func:`_refined`): four halvings
+#: finer than the start it sets, the finest a hint may set (:data:`.pld._HINT_START_MAX`)
+_DETAIL_HINT = f"2^-{P._HINT_START_MAX + 4}"
+
+
+def _metered(check: Callable[[Mapping[str, Any], Mapping[str, Any]], Recheck]) -> Callable:
+    """``check`` with every grid search of the certificate on one meter of
+    :data:`.limits.REPLACE_MAX_WORK` units (:func:`.pld.one_meter`), each search still within one
+    :data:`.limits.PLD_MAX_GRID_WORK`: the two curve details and the root probes share it, so the
+    probes of a forged end and the details together stop at the budget, not at a cap per search.
+    A static count, no clock (a choice of when to stop, exit 3, never of a number)."""
+
+    def run(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
+        with P.one_meter(REPLACE_MAX_WORK, "one replace-one certificate"):
+            return check(inputs, result)
+
+    run.__doc__, run.__name__ = check.__doc__, check.__name__
+    return run
 
 
 def _additive(ev: Any, path: str, depth: int = 0) -> None:
@@ -113,32 +132,29 @@ def _refined(rec: Callable, inputs: dict, recorded: Mapping, again: bool = True)
     """The route's enclosure of a recorded curve detail (``lower`` or ``upper``), checked to lie
     inside it by the one rule (:func:`.verify.check_enclosure`: disjoint is refused, exit 1).
 
-    A detail records no grid, so the route's search (:func:`.pld._grid_for_width`) starts at 2^-8
-    and stops after its rounds, each at least one halving finer, on the grid its h^2 gap model
-    predicts. An end held at a bounded loss's cap closes like h, not h^2 (the remove curve of a
-    Poisson-sampled Laplace step: an atom of mass about 1/2 at the loss supremum, whose cap
-    :meth:`.pld.Support.tighten` is the upper end until the grid's own passes below it at 2^-14,
-    where the producer's grid ends; the rounds 2^-8, -10, -11, -12, -13 stopped one short).
-    Where the first search leaves the detail undecided (inside neither way), a second one starts at
-    the finest grid a hint may set (2^-12, :data:`.pld._HINT_START_MAX`; 2^-11 for a tree, whose
-    hint events.py reads at most as 2^-15) and refines from there, priced by its own meter: a detail
-    costs at most two work caps, and a search refused at its cap is not repeated. Both answers
-    enclose the value, so their intersection does (what is checked). Only for a recorded detail:
-    a probe of the root search (``again`` False) that one search leaves undecided is no proof there."""
-    first = rec(inputs, {"enclosure": dict(recorded)})
-    try:
-        check_enclosure(dict(recorded), first)
-        return first
-    except BudgetExceeded:
-        raise
-    except CouldNotReprove:
-        if not again:
-            raise
-        # neither inside nor disjoint: refine further
-    hint = f"2^-{P._HINT_START_MAX + 4}"  # a hint four halvings finer than the start it sets
-    second = rec(inputs, {"enclosure": dict(recorded), "grid": hint})
-    (a1, b1), (a2, b2) = first.enclosure(), second.enclosure()
-    re = Recheck(lo=max(a1, a2), hi=min(b1, b2), dps=max(first.dps, second.dps))
+    A detail records no grid; its search (:func:`.pld._grid_for_width`) is handed
+    :data:`_DETAIL_HINT`, so it starts at the finest grid a hint may set (2^-12,
+    :data:`.pld._HINT_START_MAX`, coarser where that grid is priced past 1/16 of the cap; 2^-11 for
+    a tree, whose hint events.py reads at most as 2^-15) and refines from there on the grid its h^2
+    gap model predicts. A producer's detail is as tight as its own grid, 2^-14 .. 2^-16 here, so
+    2^-8 predicted it badly: the add/remove curve of the T = 200 epochs certificate (delta 1.9e-40)
+    was extrapolated from 2^-8 past the cap and computed at 2^-18, 2.9e9 units and 20 CPU s,
+    where from 2^-12 the prediction lands on 2^-15, 4.2e8 units and 2.7 CPU s (and a remove detail
+    forged 8e-8 wide, 41 CPU s to exit 3 after that 2^-18, stops in 17, on the certificate's budget). The start costs a
+    grid the lucky 2^-8 prediction did not: the remove curve of delta(5) there (1.2e-175) went
+    2^-8 -> 2^-14 in 2.8e9 units, 0.93 of the cap; from 2^-11 (coarsened from 2^-12 by its price,
+    :data:`.pld._HINT_START_SHARE`) it passes the cap, exit 3 (and a start at 2^-9 predicted 2^-15,
+    past it, for delta(4) too, which from 2^-11 verifies). An end held at a
+    bounded loss's cap closes like h, not h^2 (the remove curve of a Poisson-sampled Laplace step:
+    an atom of mass about 1/2 at the loss supremum, whose cap :meth:`.pld.Support.tighten` is the
+    upper end until the grid's own passes below it at 2^-14): the rounds from 2^-8 (2^-8, -10, -11,
+    -12, -13) stopped one short, from 2^-12 they reach it. One search (a second, from the hint, was
+    run where the first left the detail undecided: two caps a detail), so a detail costs at most one
+    cap and what the certificate's budget (:func:`_metered`) has left. A probe of the root
+    search (``again`` False) is not a recorded detail: it starts at 2^-8 (it asks for an upper end
+    below a target, which a coarse grid often settles), and one it leaves undecided is no proof."""
+    grid = {"grid": _DETAIL_HINT} if again else {}
+    re = rec(inputs, {"enclosure": dict(recorded), **grid})
     check_enclosure(dict(recorded), re)
     return re
 
@@ -235,6 +251,7 @@ def _bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[mpf,
 @register("replace.epsilon", explain="Poisson sampling under replace-one (a DP-SGD schedule or an event tree of "
           "Gaussian / Laplace steps), bracket of epsilon(delta): hi by group privacy ((1 + e^(hi/2)) "
           "delta_add-remove(hi/2) <= delta, PLD re-check), lo by the remove direction's epsilon (PLD re-check)")
+@_metered
 def recheck_eps(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     lo, hi = _bracket(inputs, result)
     return Recheck(lo=lo, hi=hi, dps=40, proved=frozenset({"lower", "upper"}))
@@ -249,6 +266,7 @@ recheck_claim = register("replace.claim", explain="Poisson sampling under replac
 @register("replace.delta", explain="Poisson sampling under replace-one, bracket of delta(eps): hi >= (1 + "
           "e^(eps/2)) delta_add-remove(eps/2) (group privacy, PLD re-check), lo by the remove direction's "
           "delta(eps) (PLD re-check)")
+@_metered
 def recheck_delta(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     base, _, rec_delta, bounds = _curves(inputs)
     # in [0, REPLACE_MAX_EPS] (the remove curve is evaluated at eps): certificate.ranges, before any route

@@ -64,8 +64,8 @@ def test_the_lower_detail_is_reproved_to_its_width(tmp_path):
     cert = _cert(tmp_path)
     low = cert["result"]["lower"]
     assert Fraction(low["lo"]) <= Fraction(str(truth)) <= Fraction(low["hi"])  # the producer: sound
-    # the route's first search ends at [.., 0.0104170758968], wider above than this detail: exit 3
-    # before the second search (issue 22, rt50)
+    # a search from 2^-8 ended at [.., 0.0104170758968], wider above than this detail: exit 3 before
+    # the search started at 2^-12 (issue 22, rt50)
     assert Fraction(low["hi"]) < Fraction("0.0104170758968")
     assert outcome(cert) == 0
 
@@ -73,7 +73,7 @@ def test_the_lower_detail_is_reproved_to_its_width(tmp_path):
 def test_a_lower_detail_moved_past_the_truth_is_refused(tmp_path):
     truth = _remove_eps(DELTA)
     cert = _cert(tmp_path)
-    # the upper end: 2e-11 below the truth is refuted by the second search (2^-16 and finer). A lower
+    # the upper end: 2e-11 below the truth is refuted by the search from 2^-12 (2^-16 and finer). A lower
     # end raised less than about 1e-6 past the truth is answered exit 3 (never an accept): the
     # search refines the lower side only, its h^2 model (pld._truth_estimate) not predicting that the
     # upper end, which closes like h here, would pass the raised end
@@ -85,27 +85,23 @@ def test_a_lower_detail_moved_past_the_truth_is_refused(tmp_path):
         assert outcome(reseal(bad)) == 1, end
 
 
-def test_the_second_search_runs_once_and_only_after_an_undecided_first():
-    # _refined's work: the first search is one query on its own work cap (pld._grid_for_width's meter);
-    # a first search refused at its cap is not repeated (at most one cap), and one that ends undecided
-    # is followed by exactly one more, from the hint 2^-16 (start 2^-12), on its own cap (at most two)
+def test_a_detail_is_searched_once_from_the_hint_and_a_probe_from_2_8():
+    # _refined's work: one search, on the certificate's meter (replace._metered). A recorded detail's
+    # is handed the hint 2^-16 (start 2^-12, where the h^2 model predicts the producer's grid: the rounds
+    # from 2^-8 stopped one short of this certificate's detail); a root probe's is not (a coarse grid
+    # often settles its target). Refused or undecided, it is not repeated: a second search, on its own
+    # cap, let one detail cost two caps (issue 22, deliverable 4; tests/recheck/test_replace_budget.py)
     recorded = {"lo": "1", "hi": "2"}
-    calls: list = []
+    for again, grid in ((True, f"2^-{P._HINT_START_MAX + 4}"), (False, None)):
+        for answer in (P._OverCap("past the cap"), Recheck(lo=mpf(0), hi=mpf(3), dps=40)):
+            calls: list = []
 
-    def capped(inputs, result):
-        calls.append(result)
-        raise P._OverCap("past the cap")
+            def search(inputs, result):
+                calls.append(result)
+                if isinstance(answer, Exception):
+                    raise answer
+                return answer
 
-    with pytest.raises(CouldNotReprove):
-        RR._refined(capped, {}, recorded)
-    assert len(calls) == 1
-
-    calls.clear()
-
-    def undecided(inputs, result):
-        calls.append(result)
-        return Recheck(lo=mpf(0), hi=mpf(3), dps=40)
-
-    with pytest.raises(CouldNotReprove):
-        RR._refined(undecided, {}, recorded)
-    assert [c.get("grid") for c in calls] == [None, f"2^-{P._HINT_START_MAX + 4}"]
+            with pytest.raises(CouldNotReprove):
+                RR._refined(search, {}, recorded, again)
+            assert [c.get("grid") for c in calls] == [grid], (again, answer)
