@@ -443,10 +443,13 @@ class CertifiedPLDAccountant(privacy_accountant.PrivacyAccountant):
     def certificate(self, *, delta: Any = None, eps: Any = None) -> dict:
         """A dpverify certificate of the enclosure: ``events.epsilon`` / ``events.delta``, or
         under REPLACE_ONE with Poisson sampling ``replace.epsilon`` / ``replace.delta`` (the
-        group-privacy bracket of the tree, both ends re-proved by ``dpverify verify``)."""
+        group-privacy bracket of the tree, both ends re-proved by ``dpverify verify``). What it hands
+        out, verify accepts (the CLI's write-time contract, :func:`dpverify.certificate.writer.handed_out`):
+        PrecisionExhausted where verify could not re-prove it within its caps."""
         from ..certificate.events_cert import answer_certificate
+        from ..certificate.writer import handed_out
 
-        return answer_certificate(self._tree(), self.answer(delta=delta, eps=eps), delta=delta, eps=eps)
+        return handed_out(answer_certificate(self._tree(), self.answer(delta=delta, eps=eps), delta=delta, eps=eps))
 
     @property
     def relation(self) -> Relation:

@@ -320,13 +320,15 @@ class DpverifyOpacusAccountant(IAccountant):
         (events.epsilon of that part) and the complete passes' shuffle lower end
         (shuffle.epsilon); every certificate is re-checked by ``dpverify verify``."""
         from ..certificate.events_cert import answer_certificate
+        from ..certificate.writer import handed_out
         from ..sampling import shuffle_bracket
 
         tree, poisson, rel = self._mixed_tree()
         (z, n, B, scheme, _, steps, *_), e_hi, e_lo = self._shuffle_runs()
         up = A.epsilon(tree, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH)
         low_p = A.epsilon(poisson, delta, neighboring=rel, rel_width=_MIXED_REL_WIDTH)
-        certs = [answer_certificate(tree, up, delta=delta), answer_certificate(poisson, low_p, delta=delta)]
+        certs = [handed_out(answer_certificate(tree, up, delta=delta)),
+                 handed_out(answer_certificate(poisson, low_p, delta=delta))]
         out = {"sampling": f"poisson+{_SCHEMES[scheme]}", "neighboring": rel,
                "steps": steps + sum(int(h[2]) for h in self.history),
                "poisson_steps": sum(int(h[2]) for h in self.history), "shuffled_steps": steps,

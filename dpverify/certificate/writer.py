@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .._version import __version__
-from ..errors import CertificateRejected, CouldNotReprove, InternalError, MalformedCertificate
+from ..errors import CertificateRejected, CouldNotReprove, InternalError, MalformedCertificate, PrecisionExhausted
 from ..limits import MAX_NUMBER_CHARS
 from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonical_bytes, compute_digest,
                      foreign_inputs, schema_errors)
 from .prose import source, statement
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
-           "unverifiable", "grid_past_cap", "level_check", "PRICED_KINDS", "validate_written", "dumps", "write"]
+           "unverifiable", "handed_out", "grid_past_cap", "level_check", "PRICED_KINDS", "validate_written", "dumps", "write"]
 
 
 def _backend() -> str:
@@ -202,6 +202,20 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     finally:
         bar.close()
     return None
+
+
+def handed_out(cert: dict[str, Any]) -> dict[str, Any]:
+    """``cert``, which a library function (an accountant adapter, the pytest plugin, a sampling
+    bracket) returns instead of writing it: the same write-time contract as the CLI's (:func:`unverifiable`:
+    what dpverify hands out, ``dpverify verify`` accepts). Raises :class:`PrecisionExhausted` naming
+    what the certificate needs where verify could not re-prove it; a certificate verify refutes is
+    an :class:`InternalError` (a bug)."""
+    why = unverifiable(cert)
+    if why is not None:
+        kind = cert["claim"]["quantity"]
+        raise PrecisionExhausted(f"no {kind} certificate returned: it needs {why}; ask for a wider relative "
+                                 "width (rel_width) or fewer digits")
+    return cert
 
 
 def _replace_reproved(quantity: str) -> bool:

@@ -22,6 +22,7 @@ def shuffle_bracket(noise_multiplier: Any, dataset_size: Any, batch_size: Any, e
     re-checks. Raises InvalidParameter for bad or ambiguous input; ``time_budget`` (seconds,
     None: none) may only stop the run (PrecisionExhausted), never change its answer."""
     from ..certificate import shuffle_cert as C
+    from ..certificate.writer import handed_out
     from ..errors import InvalidParameter
     from . import shuffle as S
 
@@ -36,4 +37,4 @@ def shuffle_bracket(noise_multiplier: Any, dataset_size: Any, batch_size: Any, e
         b = S.bracket_delta(r, eps, time_budget=time_budget)
         cert = C.bracket_certificate(r, b, eps=eps)
     return {"lo": b["lo"], "hi": b["hi"], "sampling": r.sampling, "neighboring": r.relation.value,
-            "certificate": cert}
+            "certificate": handed_out(cert)}

@@ -29,11 +29,12 @@ class CertificateRecorder:
     def check(self, eps_fn: Callable[[Any, Any], float], event: Any, delta: Any, **kwargs: Any) -> dict:
         from . import deciding_answer, judge
         from ..certificate.events_cert import answer_certificate
+        from ..certificate.writer import handed_out
         from ..events.api import as_event
 
         reported = eps_fn(event, delta)
         ans = deciding_answer(reported, event, delta, **kwargs)
-        cert = answer_certificate(as_event(event)[0], ans, delta=delta)
+        cert = handed_out(answer_certificate(as_event(event)[0], ans, delta=delta))
         self.certificates.append(cert)
         if self.directory is not None:
             from ..certificate.writer import write

@@ -50,6 +50,23 @@ def test_compose_count_equals_self_composed_and_epsilon_is_rounded_up():
     assert "2C" in cert["inputs"]["sensitivity_convention"]
 
 
+def test_a_certificate_verify_could_not_re_prove_is_not_handed_out(monkeypatch):
+    # the library's certificate keeps the CLI's write-time contract (writer.handed_out): one verify
+    # accepts is returned; with verify's work cap below the price of its grid (the writer's price,
+    # recheck.pld / recheck.events recorded_grid_price), none is (before: returned all the same, and
+    # verify answered exit 3)
+    from dpverify.errors import PrecisionExhausted
+    from dpverify.recheck import limits
+    from dpverify.recheck.verify import confirm
+
+    acc = CertifiedPLDAccountant()
+    acc.compose(dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(2.0)), 10)
+    confirm(acc.certificate(delta=1e-5), budget_seconds=0)
+    monkeypatch.setattr(limits, "PLD_MAX_GRID_WORK", 1)
+    with pytest.raises(PrecisionExhausted, match="no events.epsilon certificate returned: it needs the grid 2"):
+        acc.certificate(delta=1e-5)
+
+
 def test_empty_and_non_private():
     acc = CertifiedPLDAccountant()
     assert acc.get_epsilon(1e-5) == 0
