@@ -176,3 +176,21 @@ def test_arb_to_fraction_refuses_a_ball_it_cannot_state_exactly(x):
     must refuse rather than hand back a rational the ball only approximates."""
     with pytest.raises(ValueError):
         B.arb_to_fraction(x)
+
+
+@pytest.mark.parametrize("rad_exp", [-70, -200, -5000, -10**6])
+def test_endpoints_of_a_ball_far_narrower_than_its_midpoint_keep_its_radius(rad_exp) -> None:
+    # 1 +- 2^rad_exp: the ends are exact dyadics within 1/256 of the radius of 1 -+ 2^rad_exp (up to
+    # 2^-DEFAULT_MAX_BITS), checked as exact rationals. At the midpoint's bits + 64 alone they were
+    # 1 -+ 2^-64 (adv53 M5: `gdp delta --mu 1e100 --eps 1 --digits 30` printed a width 8e-20)
+    x = arb(1) + arb(0, arb(2) ** rad_exp)
+    lo, hi = B.endpoints(x)
+    exact = [_dyadic(e) for e in (lo, hi)]
+    r = Fraction(2) ** max(rad_exp, -B.DEFAULT_MAX_BITS + 9)
+    assert exact[0] <= 1 - Fraction(2) ** rad_exp and exact[1] >= 1 + Fraction(2) ** rad_exp  # still an enclosure
+    assert 1 - exact[0] <= r * Fraction(257, 256) and exact[1] - 1 <= r * Fraction(257, 256)
+
+
+def _dyadic(e: arb) -> Fraction:
+    m, x = (int(v) for v in e.man_exp())
+    return Fraction(m) * Fraction(2) ** x
