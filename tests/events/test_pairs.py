@@ -246,3 +246,18 @@ def test_mixture_grid_tails_look_at_the_clock(direction, knots, prec):
     for i in range(i0, n + 1, 9):
         p, q = _mp_tails(sens, probs, mpmath.mpf(13) / 10, direction, mpmath.mpf(i) / 2 ** m)
         assert _contains(P[i - i0], p) and _contains(Q[i - i0], q), (i, direction)
+
+
+@pytest.mark.parametrize("bits", [100, 160, 200, 300, 500])
+def test_a_root_where_the_loss_is_flat_near_log_p0_is_proved(bits) -> None:
+    # weights 1 - 1e-7 / 1e-7, sd 1/4 (mu = 4): g(x) = log(p0 + p1 e^(4x - 8)) = 0 exactly at x = 2
+    # (p1 e^0 = 1 - p0), where g' = 4e-7, so g's value at p bits pins the root to 2^-p / 4e-7 only.
+    # Before, the sign-change radius was 2^-(p-12) .. 2^-(p-36): undecided at 200 and 300 bits from
+    # the exact root (ref53), and `audit dpsgd --events` of 10^4 such steps answered exit 3
+    q = F(1, 10**7)
+    pair = MixtureGaussianPair(F(1, 4), (F(0), F(1)), (1 - q, q), "remove")
+    with working_precision(bits):
+        comps, _ = pair._consts()
+        for x0 in (1.999999999293315, 1.99999999986841, 2.0):
+            root = pair._prove_root(arb(0), comps, x0)
+            assert root is not None and root.contains(arb(2)) and root.rad() < 2.0 ** -(bits // 2)
