@@ -101,6 +101,11 @@ PLD_MAX_GRID_WORK = 30 * 10**8
 #: again on another, and each root probe had its own: a remove detail narrowed to 8e-8 on the
 #: delta(1.49) certificate ran 41 CPU s to exit 3
 REPLACE_MAX_WORK = 32 * 10**8
+#: the work of all the curves one calibrate.bracket certificate (Poisson and fixed-batch templates,
+#: recheck.calibrate) composes, its ends, their delta_at_target bounds and the start probes, on one
+#: recheck.pld._Meter in PLD_MAX_GRID_WORK's units, each curve priced before its work and its exact
+#: products past half its price charged their bits (recheck.calibrate._Route._priced); beyond: exit 3
+CALIBRATE_MAX_WORK = 30 * 10**8
 #: bits of an exact product (its packed integer, recheck.pld._product_bits) per unit of PLD_MAX_GRID_WORK,
 #: charged once a grid's price is used up on its side (recheck.pld._Meter.products). GMP multiplies
 #: 10^7 .. 2x10^8-bit integers at 1.7-2.7 ns a bit here, with the rounding and trims about 2.6 ns (the
