@@ -48,7 +48,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
 from . import pld as P
 from .kinds import grid_exponent
-from .limits import CALIBRATE_MAX_WORK, PLD_PRODUCT_PREPAID
+from .limits import CALIBRATE_KNOT_WEIGHT, CALIBRATE_MAX_WORK, CALIBRATE_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID
 from . import wor as W
 from .core import mpf_to_fraction
 from .gdp import composed_gaussian_delta_tail, exact_input, fraction_to_mpf
@@ -187,17 +187,22 @@ class _Route:
         if meter is None:  # not metered (a caller of the route outside recheck_bracket)
             return P._pmul_upper if side == "upper" else P._pmul_lower
         weight = sum(b[2] for b in blocks).bit_length()
-        units = 0
+        units = fresh = 0
         for (key, make, _, _), (_, d_key, _) in zip(blocks, dk):
             ck = (key, d_key, m)
             if ck not in self.knots:
                 self.knots[ck] = _knots(make(d)[0], self.K, self.tau, m)
             knots, bits = self.knots[ck]
             units += knots * bits * weight
+            if ck not in self.cache:  # its masses are computed for this curve
+                fresh += knots * bits * max(0, CALIBRATE_KNOT_WEIGHT - weight)
         meter.charge(units, m, side)
+        meter.charge(fresh, m, "upper")  # once, whichever side asks first
         if side == "upper":
-            return P._metered(P._pmul_upper, meter, [units // PLD_PRODUCT_PREPAID, 0], m, 0, 0)
-        return P._metered(P._pmul_lower, meter, [0, 2 * units // PLD_PRODUCT_PREPAID], m, 1, 0)
+            return P._metered(P._pmul_upper, meter, [units // PLD_PRODUCT_PREPAID, 0], m, 0, 0,
+                              CALIBRATE_PRODUCT_BITS_PER_UNIT)
+        return P._metered(P._pmul_lower, meter, [0, 2 * units // PLD_PRODUCT_PREPAID], m, 1, 0,
+                          CALIBRATE_PRODUCT_BITS_PER_UNIT)
 
     def side(self, blocks: list, dirs: list, m: int, side: str) -> mpf:
         """Upper: max over directions of the upper bound of delta(E). Lower: a
