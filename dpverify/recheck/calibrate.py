@@ -28,7 +28,10 @@ max-of-batch-sums pair at the recorded cells for the unsafe end; :mod:`.bins`:
 the enclosure of Chua et al.'s pair at the recorded grid for both ends), see
 :func:`_recheck_sampled`.
 
-An end that cannot be decided on the finest grid is not accepted ("could
+Every curve is priced before its work on one static budget for the certificate,
+:data:`.limits.CALIBRATE_MAX_WORK` (:meth:`_Route._priced`, :class:`.pld._Meter`: its knots, the
+discretisations it computes and its exact products by their bits); past it, exit 3, the same on every
+machine (adv53 M1). An end that cannot be decided on the finest grid is not accepted ("could
 not re-prove", fail closed). The order of the ends must agree with the
 monotonicity of the bounds (for the noise multiplier the safe end is the
 larger one; for steps, sampling rate and batch size the smaller one), else

@@ -120,3 +120,19 @@ def test_a_budget_below_a_genuine_certificates_work_refuses_it(monkeypatch):
     with pytest.raises(CouldNotReprove, match="for one calibrate.bracket certificate"):
         verify_certificate(json.loads((FIX / GRID).read_text()))
     assert seen["work"] <= 10**7
+
+
+def test_the_writer_does_not_write_what_the_meter_refuses(monkeypatch):
+    # the write-time contract (certificate/writer.unverifiable): a Poisson or fixed-batch bracket is
+    # re-proved with verify's own static caps before it is written, so a genuine calibration past the
+    # budget is refused at write time (`calibrate dpsgd --target-eps 3 --delta 1e-5 --sampling-rate
+    # 256/60000 --steps 14063 --digits 5`, ends on 2^-15: written before, verify took 53 CPU s; now the
+    # meter refuses it in 11 and the writer does not write it, exit 2 naming --digits). Before, only
+    # an end on 2^-16 was re-proved, so this one was written
+    from dpverify.certificate.writer import unverifiable
+
+    cert = json.loads((FIX / GRID).read_text())
+    assert unverifiable(cert) is None
+    monkeypatch.setattr(RC, "CALIBRATE_MAX_WORK", 10**7)
+    why = unverifiable(cert)
+    assert why is not None and "1.0e+07 for one calibrate.bracket certificate" in why
