@@ -28,7 +28,10 @@ max-of-batch-sums pair at the recorded cells for the unsafe end; :mod:`.bins`:
 the enclosure of Chua et al.'s pair at the recorded grid for both ends), see
 :func:`_recheck_sampled`.
 
-An end that cannot be decided on the finest grid is not accepted ("could
+Every curve is priced before its work on one static budget for the certificate,
+:data:`.limits.CALIBRATE_MAX_WORK` (:meth:`_Route._priced`, :class:`.pld._Meter`: its knots, the
+discretisations it computes and its exact products by their bits); past it, exit 3, the same on every
+machine (adv53 M1). An end that cannot be decided on the finest grid is not accepted ("could
 not re-prove", fail closed). The order of the ends must agree with the
 monotonicity of the bounds (for the noise multiplier the safe end is the
 larger one; for steps, sampling rate and batch size the smaller one), else
@@ -39,7 +42,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import mpmath
 from mpmath import mpf
@@ -48,6 +51,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
 from . import pld as P
 from .kinds import grid_exponent
+from .limits import CALIBRATE_KNOT_WEIGHT, CALIBRATE_MAX_WORK, CALIBRATE_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID
 from . import wor as W
 from .core import mpf_to_fraction
 from .gdp import composed_gaussian_delta_tail, exact_input, fraction_to_mpf
@@ -73,6 +77,8 @@ _M_MIN, _M_MAX = 10, 16  # grids tried (the calibration itself goes up to 2^-16)
 _PROBE_FROM = 12
 _EMPTY_U = (0, [], 0)  # a zero upper curve / lower curve: stands in for the side not computed
 _EMPTY_L = (0, [0], [0], 0)
+#: the knot index range of a discretisation (recheck.pld._discretise's ``cap``: finer grids than its own)
+_KNOT_RANGE = 10**8
 
 
 def _count(v: Any) -> Any:
@@ -138,6 +144,8 @@ class _Route:
         self.budget = int(D * mpf(10) ** -8 * mpf(2) ** self.K / (4 * total.bit_length() + 4))
         self.cache: dict = {}
         self.composed: dict = {}
+        #: (pair, direction, grid) -> (knots, bits) of its discretisation (:meth:`_priced`)
+        self.knots: dict = {}
 
     def curve(self, blocks: list, d: str, m: int, side: str):
         # a Gaussian step at sampling rate 1 is one pair in both directions (remove: N(mu, 1)
@@ -149,21 +157,55 @@ class _Route:
         got = self.composed.get(whole)
         if got is not None:  # the ends and their delta_at_target bounds ask for the same curve
             return got
+        mul = self._priced(blocks, dk, d, m, side)
         acc = None
         for (key, make, T, _), (_, d_key, _) in zip(blocks, dk):
             ck = (key, d_key, m)
             if ck not in self.cache:
                 tails, _ = make(d)
-                self.cache[ck] = P._discretise(tails, self.K, self.tau, m, cap=10**8)
+                self.cache[ck] = P._discretise(tails, self.K, self.tau, m, cap=_KNOT_RANGE)
             u, l = self.cache[ck]
             if side == "upper":  # packed between products (recheck.pld)
-                X = P._power(P._pack_upper(u, self.K), T, P._pmul_upper, self.K, self.budget)
-                acc = X if acc is None else P._pmul_upper(acc, X, self.K, self.budget)
+                X = P._power(P._pack_upper(u, self.K), T, mul, self.K, self.budget)
             else:
-                X = P._power(P._pack_lower(l, self.K), T, P._pmul_lower, self.K, self.budget)
-                acc = X if acc is None else P._pmul_lower(acc, X, self.K, self.budget)
+                X = P._power(P._pack_lower(l, self.K), T, mul, self.K, self.budget)
+            acc = X if acc is None else mul(acc, X, self.K, self.budget)
         acc = self.composed[whole] = P._unpack(acc)
         return acc
+
+    def _priced(self, blocks: list, dk: list, d: str, m: int, side: str) -> Callable:
+        """Charge the curve's price to the certificate's meter (:func:`.pld.one_meter`, opened by
+        :func:`recheck_bracket`) before any of its work, and return its product, metered: the PLD
+        re-check's price (:class:`.pld._Meter`, the same units): per block, knots x (K + m + 32) bits x
+        the bit length of the composition's step count x the sides (1 upper, 2 lower: P and Q), the
+        knot ranges counted by a few tail evaluations (:func:`.pld._discretise`'s ``price`` hook, no
+        mass computed); 1 / :data:`~.limits.PLD_PRODUCT_PREPAID` of it prepays the exact products,
+        each charged its bits past that (:meth:`.pld._Meter.products`: this route has no Fourier
+        powers, so its products are most of its work; their length is the composed support, which
+        grows with T and with the unit K, about 1.45 bits a nat of target_eps). A discretisation
+        remembered from an earlier curve is charged again (it is composed again). Past the meter's
+        limit: :class:`.pld._OverCap` (exit 3) before the work; no clock (adv53 M1: a sampling-rate
+        bracket forged to T = 10^7, target_eps 1014 ran 171 CPU s and 4.2 GB to the 300 s clock)."""
+        meter = P._METER.get()
+        if meter is None:  # not metered (a caller of the route outside recheck_bracket)
+            return P._pmul_upper if side == "upper" else P._pmul_lower
+        weight = sum(b[2] for b in blocks).bit_length()
+        units = fresh = 0
+        for (key, make, _, _), (_, d_key, _) in zip(blocks, dk):
+            ck = (key, d_key, m)
+            if ck not in self.knots:
+                self.knots[ck] = _knots(make(d)[0], self.K, self.tau, m)
+            knots, bits = self.knots[ck]
+            units += knots * bits * weight
+            if ck not in self.cache:  # its masses are computed for this curve
+                fresh += knots * bits * max(0, CALIBRATE_KNOT_WEIGHT - weight)
+        meter.charge(units, m, side)
+        meter.charge(fresh, m, "upper")  # once, whichever side asks first
+        if side == "upper":
+            return P._metered(P._pmul_upper, meter, [units // PLD_PRODUCT_PREPAID, 0], m, 0, 0,
+                              CALIBRATE_PRODUCT_BITS_PER_UNIT)
+        return P._metered(P._pmul_lower, meter, [0, 2 * units // PLD_PRODUCT_PREPAID], m, 1, 0,
+                          CALIBRATE_PRODUCT_BITS_PER_UNIT)
 
     def side(self, blocks: list, dirs: list, m: int, side: str) -> mpf:
         """Upper: max over directions of the upper bound of delta(E). Lower: a
@@ -216,6 +258,27 @@ class _Route:
                 raise CouldNotReprove(f"could not re-prove {what} on the grid 2^-{_M_MAX} "
                                       f"(delta({mpmath.nstr(self.E, 8)}) bound {mpmath.nstr(v, 8)})")
             m += 1
+
+
+class _Counted(Exception):
+    """Raised by :func:`_knots`'s price hook: the knots are counted, no mass is computed."""
+
+
+def _knots(tails: Any, K: int, tau: mpf, m: int) -> tuple[int, int]:
+    """(knots, bits) of one step law's discretisation on the grid 2^-m at unit 2^-K (what
+    :func:`.pld._discretise` passes its ``price`` hook before its work: a few tail evaluations);
+    a range it refuses (too many knots, past the knot-bit cap) is refused here the same way."""
+    got: list = []
+
+    def count(knots: int, bits: int) -> None:
+        got.append((knots, bits))
+        raise _Counted
+
+    try:
+        P._discretise(tails, K, tau, m, cap=_KNOT_RANGE, price=count)
+    except _Counted:
+        pass
+    return got[0]
 
 
 def _le(v: mpf, Dx: Fraction) -> bool:
@@ -393,29 +456,40 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         Dx = exact_input(inputs, "delta")
         route = _Route(E, floor, total, Dx, exact_input(inputs, "target_eps"))
         route.D = D
-        proved = set()
-        for name, end in todo:
-            blocks, dirs, want, _ = plans[name]
-            # a safe end far below delta (sigma 10^10 at rate 0.01 makes every steps value safe, delta near
-            # 4e-22): the Renyi tail bound proves it where no grid of the route can (exit 3)
-            tail = _tail_upper(inputs, parameter, end["value"]) if template == "dpsgd" and want == "upper" else None
-            m0 = _start_grid(end, name) if template == "dpsgd" else _grid_hint(end, name)
-            if tail is None or not _le(tail, Dx):
-                m0 = _justified_start(route, blocks, dirs, m0)
-                route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, m0)
-            proved |= {f"ends.{name}.value", f"ends.{name}.verdict"}
-            if "delta_at_target" in end:
-                if template == "dpsgd":
-                    _prove_enclosure(f"result.ends.{name}.delta_at_target", end["delta_at_target"], route,
-                                     blocks, dirs, m0, tail)
-                    proved.add(f"ends.{name}.delta_at_target")
-                # fixed batches: not re-proved (the Cor 32 curve at the recorded width runs past
-                # the budget), so it is not counted as proved and such a field answers exit 3
-                route.D, route.Dx = D, Dx
+        # every curve of the certificate (its ends, their delta_at_target bounds, the start probes) on
+        # one static budget, each priced before its work (_Route._priced): past it, exit 3
+        with P.one_meter(CALIBRATE_MAX_WORK, "one calibrate.bracket certificate"):
+            proved = _prove_ends(template, inputs, parameter, todo, plans, route, D, Dx)
         # a bracket's writers record 'holds' only (both ends decided, or no certificate): a
         # relabelled 'undecided' is refused (verdict_of_record; adv41 V1)
         return Recheck(value=None, err=mpf(0), dps=_DPS, verdict="holds", proved=frozenset(proved),
                        verdict_of_record=True)
+
+
+def _prove_ends(template: str, inputs: Mapping[str, Any], parameter: str, todo: list, plans: dict,
+                route: _Route, D: mpf, Dx: Fraction) -> set:
+    """Re-prove each end of a Poisson or fixed-batch bracket and its delta_at_target on ``route``;
+    the fields proved."""
+    proved: set = set()
+    for name, end in todo:
+        blocks, dirs, want, _ = plans[name]
+        # a safe end far below delta (sigma 10^10 at rate 0.01 makes every steps value safe, delta near
+        # 4e-22): the Renyi tail bound proves it where no grid of the route can (exit 3)
+        tail = _tail_upper(inputs, parameter, end["value"]) if template == "dpsgd" and want == "upper" else None
+        m0 = _start_grid(end, name) if template == "dpsgd" else _grid_hint(end, name)
+        if tail is None or not _le(tail, Dx):
+            m0 = _justified_start(route, blocks, dirs, m0)
+            route.prove(f"the {name} end {parameter}={end['value']}", blocks, dirs, want, m0)
+        proved |= {f"ends.{name}.value", f"ends.{name}.verdict"}
+        if "delta_at_target" in end:
+            if template == "dpsgd":
+                _prove_enclosure(f"result.ends.{name}.delta_at_target", end["delta_at_target"], route,
+                                 blocks, dirs, m0, tail)
+                proved.add(f"ends.{name}.delta_at_target")
+            # fixed batches: not re-proved (the Cor 32 curve at the recorded width runs past
+            # the budget), so it is not counted as proved and such a field answers exit 3
+            route.D, route.Dx = D, Dx
+    return proved
 
 
 def _check_dpsgd_schedule(inputs: Mapping[str, Any], parameter: str) -> None:

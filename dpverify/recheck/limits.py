@@ -101,6 +101,22 @@ PLD_MAX_GRID_WORK = 30 * 10**8
 #: again on another, and each root probe had its own: a remove detail narrowed to 8e-8 on the
 #: delta(1.49) certificate ran 41 CPU s to exit 3
 REPLACE_MAX_WORK = 32 * 10**8
+#: the work of all the curves one calibrate.bracket certificate (Poisson and fixed-batch templates,
+#: recheck.calibrate) composes, its ends, their delta_at_target bounds and the start probes, on one
+#: recheck.pld._Meter in PLD_MAX_GRID_WORK's units, each curve priced before its work and its exact
+#: products past half its price charged their bits (recheck.calibrate._Route._priced); beyond: exit 3
+CALIBRATE_MAX_WORK = 35 * 10**8
+#: a calibrate.bracket discretisation is charged, once, when its masses are computed, knots x bits x
+#: (this - the bit length of T), on top of knots x bits x that bit length a side for its composition,
+#: which alone left a short schedule's discretisation nearly free (T = 1: weight 1). A knot's MPFR
+#: tails cost 20-50 us at 150 bits and 450 us at 1614 bits here, about 4e-9 .. 9e-9 CPU s a unit at
+#: this weight
+CALIBRATE_KNOT_WEIGHT = 32
+#: bits of a calibrate.bracket curve's exact product per unit, once its curve's prepaid share is used
+#: up (recheck.pld._Meter.products): that route has no Fourier powers, and its products at K ~ 1600
+#: bits (target_eps 1014) ran 3.4 ns a bit here with their allocation (adv53 M1's forgery), so 2 bits a
+#: unit keeps a unit near 7e-9 CPU s as elsewhere
+CALIBRATE_PRODUCT_BITS_PER_UNIT = 2
 #: bits of an exact product (its packed integer, recheck.pld._product_bits) per unit of PLD_MAX_GRID_WORK,
 #: charged once a grid's price is used up on its side (recheck.pld._Meter.products). GMP multiplies
 #: 10^7 .. 2x10^8-bit integers at 1.7-2.7 ns a bit here, with the rounding and trims about 2.6 ns (the

@@ -1193,11 +1193,12 @@ class _Meter:
         a third of the "both" total was not what either side had cost)."""
         self.replay(units if sides != "lower" else 0, 2 * units if sides != "upper" else 0, m)
 
-    def products(self, bits: int, prepaid: list, side: int, m: int) -> None:
+    def products(self, bits: int, prepaid: list, side: int, m: int, per_unit: int = PLD_PRODUCT_BITS_PER_UNIT) -> None:
         """An exact product of ``bits`` (:func:`_product_bits`) on side ``side`` (0 upper, 1 lower) of
         the grid 2^-m, charged before its work: from ``prepaid[side]`` (the share of the grid's price
-        on that side that prepays its products, :func:`_compose`) while it lasts, the rest to the meter."""
-        units = bits // PLD_PRODUCT_BITS_PER_UNIT
+        on that side that prepays its products, :func:`_compose`) while it lasts, the rest to the meter.
+        ``per_unit``: bits a unit (a route with its own rate, :mod:`.calibrate`)."""
+        units = bits // per_unit
         take = min(units, prepaid[side])
         prepaid[side] -= take
         if units > take:
@@ -1327,14 +1328,15 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
     return U, L
 
 
-def _metered(mul, meter: _Meter, prepaid: list, m: int, side: int, drop: int) -> Callable:
+def _metered(mul, meter: _Meter, prepaid: list, m: int, side: int, drop: int,
+             per_unit: int = PLD_PRODUCT_BITS_PER_UNIT) -> Callable:
     """``mul`` (:func:`_pmul_upper`, side 0, or :func:`_pmul_lower`, side 1, its P in units
     2^-(K - ``drop``)) with its exact products charged to ``meter`` before their work
-    (:meth:`_Meter.products`)."""
+    (:meth:`_Meter.products`, ``per_unit`` bits a unit)."""
 
     def run(x, y, K: int, budget: int):
         bits = _product_bits(x[1], y[1], K - drop) + (_product_bits(x[2], y[2], K) if side else 0)
-        meter.products(bits, prepaid, side, m)
+        meter.products(bits, prepaid, side, m, per_unit)
         return mul(x, y, K, budget)
 
     return run
