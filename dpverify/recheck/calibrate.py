@@ -458,7 +458,7 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         route.D = D
         # every curve of the certificate (its ends, their delta_at_target bounds, the start probes) on
         # one static budget, each priced before its work (_Route._priced): past it, exit 3
-        with P.one_meter(CALIBRATE_MAX_WORK, "one calibrate.bracket certificate"):
+        with P.one_meter(CALIBRATE_MAX_WORK, "one calibrate.bracket certificate", per_query=False):
             proved = _prove_ends(template, inputs, parameter, todo, plans, route, D, Dx)
         # a bracket's writers record 'holds' only (both ends decided, or no certificate): a
         # relabelled 'undecided' is refused (verdict_of_record; adv41 V1)

@@ -161,7 +161,9 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              f"per step (beyond: exit 3); PLD grids up to {PLD_MAX_GRID_WORK:.2g} knots x bits x log2 steps x sides "
              "for one query, priced before each grid, plus the transforms of a Fourier power that declines "
              f"and the exact products past the grid's price, {PLD_PRODUCT_BITS_PER_UNIT} bits a unit, and "
-             f"{REPLACE_MAX_WORK:.2g} for all the queries of one replace-one bracket (beyond: exit 3)")
+             f"{REPLACE_MAX_WORK:.2g} for all the queries of one replace-one bracket; a calibrate.bracket's "
+             f"curves up to {CALIBRATE_MAX_WORK:.2g} in all, each discretisation charged again x (32 - log2 steps), "
+             f"its products at {CALIBRATE_PRODUCT_BITS_PER_UNIT} bits a unit (beyond: exit 3)")
 
 # the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)
 _NUMBER, _FRACTION = DECIMAL, FRACTION

@@ -1148,6 +1148,15 @@ class _OverCap(CouldNotReprove):
     """The next grid's price would take one re-derivation past :data:`PLD_MAX_GRID_WORK`."""
 
 
+#: the unit of the PLD re-check's work (:class:`_Meter`), in words
+_UNITS = "knots x bits x log2 steps x sides"
+
+
+def _query_cap_words() -> str:
+    """The per-query cap in words, for a refusal (read when asked: tests lower the cap)."""
+    return f"{PLD_MAX_GRID_WORK:.1e} {_UNITS} for one query"
+
+
 class _Meter:
     """The work priced so far for one re-derivation (:func:`_grid_for_width` opens one per query).
 
@@ -1168,16 +1177,16 @@ class _Meter:
     then cost several times the price's work, and reaches the cap that much sooner (pld-speed.md,
     "The exact products metered"). A choice of when to stop (exit 3), never of a number."""
 
-    __slots__ = ("upper", "lower", "cap", "limit", "scope")
+    __slots__ = ("upper", "lower", "cap", "limit", "caps")
 
-    def __init__(self, limit: "int | None" = None, scope: str = "") -> None:
+    def __init__(self, limit: "int | None" = None, caps: "str | None" = None) -> None:
         self.upper = 0
         self.lower = 0
         #: the work this meter allows: :data:`PLD_MAX_GRID_WORK` for one query; on a certificate's
         #: meter (:func:`one_meter`) the least of what the query in progress may add and what the
-        #: certificate has left (``scope``: the certificate's budget in words, for the refusal)
+        #: certificate has left (``caps``: the caps in words, for the refusal)
         self.limit = PLD_MAX_GRID_WORK if limit is None else limit
-        self.scope = scope
+        self.caps = _query_cap_words() if caps is None else caps
         #: the refusal threshold: ``limit``, or -1 while a grid is only priced
         #: (:func:`_dry_price`: the first charge refuses, before any work)
         self.cap = self.limit
@@ -1208,8 +1217,8 @@ class _Meter:
         self.upper += upper
         self.lower += lower
         if self.spent > self.cap:
-            raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({PLD_MAX_GRID_WORK:.1e} "
-                           f"knots x bits x log2 steps x sides for one query{self.scope}, priced before each grid, plus "
+            raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({self.caps}, "
+                           "priced before each grid, plus "
                            "the transforms of a Fourier power that declines and the exact products past the "
                            "grid's price): not re-proved within the cap")
 
@@ -1219,14 +1228,17 @@ _METER: ContextVar = ContextVar("pld_meter", default=None)
 
 
 @contextlib.contextmanager
-def one_meter(limit: int, scope: str) -> Iterator[_Meter]:
+def one_meter(limit: int, scope: str, *, per_query: bool) -> Iterator[_Meter]:
     """One :class:`_Meter` of ``limit`` units for every grid search run inside: a re-checker that
     runs several queries for one certificate is held to one static budget in all, each query still
     to :data:`PLD_MAX_GRID_WORK` of it (:func:`_grid_for_width`), not to one cap per query however
     many it runs (the replace-one brackets, :mod:`.replace`: two curve details, each searched twice,
-    and the root probes). ``scope``: the certificate's budget in words, for the refusal. A count
-    fixed by the certificate, no clock."""
-    meter = _Meter(limit, f" and {limit:.1e} for {scope}")
+    and the root probes). ``scope``: what the budget is for, in words, for the refusal;
+    ``per_query``: whether its queries are each held to :data:`PLD_MAX_GRID_WORK` too (a route
+    that runs no grid search, :mod:`.calibrate`, is held to the budget alone). A count fixed by the
+    certificate, no clock."""
+    words = f"{_query_cap_words()} and {limit:.1e} for {scope}" if per_query else f"{limit:.1e} {_UNITS} for {scope}"
+    meter = _Meter(limit, words)
     token = _METER.set(meter)
     try:
         yield meter
@@ -2383,8 +2395,7 @@ def _price_round(compute: Callable[[int, str, str, mpf], tuple], todo: dict, m_d
         finest = max(m_d[d] for d in todo)
         raise _OverCap(f"the grids of the next round (up to 2^-{finest}, {len(todo)} directions' sides, "
                        f"{total:.2e} together) would take the PLD re-check past its work cap "
-                       f"({PLD_MAX_GRID_WORK:.1e} knots x bits x log2 steps x sides for one query{meter.scope}, priced "
-                       "before each round): not re-proved within the cap")
+                       f"({meter.caps}, priced before each round): not re-proved within the cap")
 
 
 def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: str, d: str,

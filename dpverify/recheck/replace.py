@@ -57,7 +57,7 @@ def _metered(check: Callable[[Mapping[str, Any], Mapping[str, Any]], Recheck]) -
     A static count, no clock (a choice of when to stop, exit 3, never of a number)."""
 
     def run(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
-        with P.one_meter(REPLACE_MAX_WORK, "one replace-one certificate"):
+        with P.one_meter(REPLACE_MAX_WORK, "one replace-one certificate", per_query=True):
             return check(inputs, result)
 
     run.__doc__, run.__name__ = check.__doc__, check.__name__

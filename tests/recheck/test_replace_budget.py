@@ -81,7 +81,7 @@ def test_one_meter_holds_a_certificates_searches_to_its_budget_and_each_to_a_cap
         P._grid_for_width(compute, ["add"], result)
     assert done[0] == 500
     done[0] = 0
-    with P.one_meter(1400, "a test") as meter:
+    with P.one_meter(1400, "a test", per_query=True) as meter:
         for _ in range(3):  # three searches on one budget of 1.4 caps: 500 each would be 1500
             with pytest.raises(P._OverCap, match="1.4e[+]03 for a test"):
                 P._grid_for_width(compute, ["add"], result)
@@ -90,7 +90,7 @@ def test_one_meter_holds_a_certificates_searches_to_its_budget_and_each_to_a_cap
         # its work; the budget is restored after each search
         assert done[0] == 500 and meter.spent == 500 + 1600 + 2 * 100 and meter.limit == 1400
     done[0] = 0
-    with P.one_meter(3000, "a test"):  # a budget of three caps: each search is still held to one
+    with P.one_meter(3000, "a test", per_query=True):  # a budget of three caps: each search is still held to one
         for _ in range(2):
             with pytest.raises(P._OverCap):
                 P._grid_for_width(compute, ["add"], result)
