@@ -1349,20 +1349,6 @@ def _metered(mul, meter: _Meter, prepaid: list, m: int, side: int, drop: int) ->
 #: route it was verified by (and the Fourier lower powers, which transform untilted Q-masses). Sound
 #: at any T (pld-speed.md, "The tilted lower pair at T = 10^7")
 TILT_Q_MIN_STEPS = 1 << 20
-#: the recorded eps (nats; the hint that sizes the unit, :func:`_units`) from which a re-derivation of at
-#: least :data:`TILT_Q_EPS_MIN_STEPS` steps is tilted too: the probe's untilted unit is sized for at
-#: most :data:`_EPS_HINT_PROBE` = 64 nats (so the same route from the probe on: a larger hint is capped
-#: there), and its lower pair cannot resolve the Q-masses much past it (e^-eps Q below one unit), so
-#: the probe's lower ends of both directions stopped near 105.8 and the grid search refined the one
-#: that happened to be higher, add (true eps about 183), which cannot reach a recorded lower end of
-#: 190.42 set by remove: sigma 0.9, q 0.01, T = 2^20 - 1, digits 2 was written and verify stepped to
-#: 2^-15, past the cap (adv53 M2, exit 3 in 12 CPU s). Tilted, the probe proves 189.64 (remove) and
-#: 2^-10 confirms it (4 CPU s). A static choice from the inputs and the recorded end; sound either way
-TILT_Q_MIN_EPS = mpf(64)
-#: steps below which the eps hint does not tilt (:data:`TILT_Q_MIN_EPS`): below it every certificate
-#: keeps the untilted route and the Fourier lower powers it was verified by (the genuine sets' eps
-#: past 64 at smaller T are closed forms); 2^17, under the 2^18 .. 2^21 checked (tlt53)
-TILT_Q_EPS_MIN_STEPS = 1 << 17
 #: the eps hint (nats) the unit of a tilted re-derivation is sized for (:func:`_unit_hint`): the
 #: tilted Q-masses need no bits of e^eps, only those of one step's losses (e^(h i) of a step's class
 #: i, a few nats at sigma 1, q 0.01), which 16 nats (23 bits) cover with room
@@ -1374,18 +1360,15 @@ _UNTILT_BITS = 16
 _UNTILT_BELOW = 64
 
 
-def _tilts(total: int, eps_hint: mpf) -> bool:
-    """Whether a re-derivation of ``total`` steps whose unit the eps ``eps_hint`` sizes (:func:`_units`)
-    composes its lower pair tilted: from :data:`TILT_Q_MIN_STEPS` steps, or from
-    :data:`TILT_Q_EPS_MIN_STEPS` where the hint is at least :data:`TILT_Q_MIN_EPS`. A choice of route
-    from the inputs and the recorded numbers (no clock); either route is proved."""
-    return total >= TILT_Q_MIN_STEPS or (total >= TILT_Q_EPS_MIN_STEPS and eps_hint >= TILT_Q_MIN_EPS)
+def _tilts(total: int) -> bool:
+    """Whether a re-derivation of ``total`` steps composes its lower pair tilted (:data:`TILT_Q_MIN_STEPS`)."""
+    return total >= TILT_Q_MIN_STEPS
 
 
 def _unit_hint(eps_hint: mpf, total: int) -> mpf:
     """The eps that sizes the mass unit (:func:`_units`): ``eps_hint``, or at most :data:`TILT_Q_EPS`
-    where the lower pair is tilted (:func:`_tilts`: its Q-masses then carry no e^eps factor)."""
-    return min(eps_hint, TILT_Q_EPS) if _tilts(total, eps_hint) else eps_hint
+    where the lower pair is tilted (its Q-masses then carry no e^eps factor)."""
+    return min(eps_hint, TILT_Q_EPS) if _tilts(total) else eps_hint
 
 
 #: bits past the grid's 2^-m of a step's tilt offset gamma (:func:`_tilt_q`): the composed offset
@@ -1959,13 +1942,12 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
     total = sum(t for _, t, _ in events)
     K, tau, budget = _units(scale, _unit_hint(eps_hint, total), total)
     # a tilted re-derivation is priced as the untilted one was (:func:`_compose`'s ``price_bits``)
-    tilt = _tilts(total, eps_hint)
-    price_bits = _units(scale, eps_hint, total)[0] - K if tilt else 0
+    price_bits = _units(scale, eps_hint, total)[0] - K if _tilts(total) else 0
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in dirs:
         lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
-                                  sides, price_bits=price_bits, tilt=tilt)
+                                  sides, price_bits=price_bits)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
@@ -2046,20 +2028,19 @@ def _gaussian_closed_at(A: Any, mu2: Fraction, kind: str, target: mpf,
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
                      budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS,
-                     price_bits: int = 0, tilt: bool = False) -> tuple[mpf, mpf]:
+                     price_bits: int = 0) -> tuple[mpf, mpf]:
     """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
     delta query, else None) for one direction of the composition of ``events`` [(make, T)]
     on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
     or past its end, which no grid reaches (the grid's top knot lies up to one cell per step
     above the end); below it each step's knots start at its floor, and the answer is
-    tightened by the support (:meth:`Support.tighten`). ``tilt``: the lower pair is composed
-    tilted (:func:`_tilts`, chosen by the caller with the unit ``K`` it sized: :func:`_unit_hint`)."""
+    tightened by the support (:meth:`Support.tighten`)."""
     sup = Support.of(events, d) if kind == "eps" or exact is not None else None
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
     total = sum(T for _, T in events)
-    need = _read_above(kind, target, d, m)
+    need, tilt = _read_above(kind, target, d, m), _tilts(total)
     U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, need, _upper_drop(K, tau, total), tilt,
                     price_bits)
     if L is not None and tilt:
