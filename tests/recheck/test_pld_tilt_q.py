@@ -167,8 +167,8 @@ def test_an_event_tree_sizes_its_unit_as_its_pld_twin(T: int, monkeypatch) -> No
     """adv52 M1: the events route sized the tilted lower pair's unit for the recorded eps (1014 at
     T = 10^7: about 1544 bits, which _untilt_q widened to 3000; verify took 130 CPU s and 4.4 GB where
     the pld.epsilon twin takes 13 s). Both routes now hand direction_bounds the same unit and the same
-    price and the same route: tilted steps (T = 10^7 by its T, T = 10^6 by its eps, :func:`pld._tilts`)
-    keep the untilted price through price_bits. Stopped before any work (the sentinel)."""
+    price: the unit below TILT_Q_MIN_STEPS is the untilted one (T = 10^6), and tilted steps keep the
+    untilted price through price_bits. Stopped before any work (the sentinel)."""
     from dpverify.recheck import events as EV
 
     class Stop(Exception):
@@ -177,9 +177,8 @@ def test_an_event_tree_sizes_its_unit_as_its_pld_twin(T: int, monkeypatch) -> No
     seen: dict = {}
 
     def spy(where):
-        def direction_bounds(events, d, kind, target, exact, K, tau, budget, m, sides, *a, price_bits=0, tilt=False,
-                             **k):
-            seen[where] = (K, price_bits, tilt)
+        def direction_bounds(events, d, kind, target, exact, K, tau, budget, m, sides, *a, price_bits=0, **k):
+            seen[where] = (K, price_bits)
             raise Stop
         return direction_bounds
 
@@ -198,25 +197,10 @@ def test_an_event_tree_sizes_its_unit_as_its_pld_twin(T: int, monkeypatch) -> No
         with pytest.raises(Stop):
             EV._bounds(ev_inputs, "eps", D, D, hint, 11, "both", "remove")
     assert seen["pld"] == seen["events"]
-    K, price_bits, tilt = seen["events"]
+    K, price_bits = seen["events"]
     full = P._units(D, hint, T)[0]
     assert K + price_bits == full  # the price is the untilted one's
-    assert tilt and tilt == P._tilts(T, hint)  # T = 10^6 at eps 161: tilted by its eps (tlt53)
     assert (price_bits > 1000) == (T >= P.TILT_Q_MIN_STEPS)  # 1544 -> 97 bits where tilted
-
-
-def test_the_tilt_follows_the_recorded_eps_from_the_probe_on() -> None:
-    """adv53 M2: the route is chosen by T and the eps hint (:func:`pld._tilts`). A hint past the probe's
-    cap (:data:`pld._EPS_HINT_PROBE`) tilts its first grid as the later ones, which get the whole
-    recorded end; below TILT_Q_EPS_MIN_STEPS, or below TILT_Q_MIN_EPS, the untilted route stays."""
-    assert P.TILT_Q_MIN_EPS <= P._EPS_HINT_PROBE
-    for T in (P.TILT_Q_EPS_MIN_STEPS, (1 << 20) - 1):
-        for h in (mpf(64), mpf("64.44"), mpf(190), mpf(1014)):
-            assert P._tilts(T, min(h, P._EPS_HINT_PROBE)) == P._tilts(T, h) is True
-        assert not P._tilts(T, mpf(50))
-        assert P._unit_hint(mpf(190), T) == P.TILT_Q_EPS
-    assert not P._tilts(P.TILT_Q_EPS_MIN_STEPS - 1, mpf(190))
-    assert P._tilts(P.TILT_Q_MIN_STEPS, mpf(0))
 
 
 @pytest.mark.slow
@@ -225,9 +209,10 @@ def test_a_large_eps_certificate_below_2_20_steps_is_written_and_verified(tmp_pa
     """adv53 M2: sigma 0.9, q 0.01, T = 2^20 - 1, delta 1e-5, digits 2 (eps 190.42 .. 190.60), as options
     and as an event tree. Written, exit 0 (the writer's price 1.46e8 is below 1/16 of the cap: no
     re-proof); verify's untilted probe, its unit sized for eps 64 at most, proved about 105.8 for both
-    directions, refined add's lower side (add's eps is about 183), which cannot reach 190.42, up to
-    2^-15, past the cap: exit 3 in 12 CPU s. Tilted by its eps (:func:`pld._tilts`) the probe proves
-    189.64 for remove and 2^-10 confirms it: exit 0, about 4 CPU s. Fails on the code before tlt53."""
+    directions, refined add's lower side (add's upper end 183.97 is below 190.42, which it cannot reach)
+    up to 2^-15, past the cap: exit 3 in 12 CPU s. The grid search now refines a direction whose upper
+    end reaches the recorded lower end (remove, 2^-13): exit 0, about 10 CPU s. Fails on the code before
+    tlt53."""
     cert = tmp_path / "large-eps.json"
     run = [sys.executable, "-m", "dpverify"]
     if events:
