@@ -2205,7 +2205,8 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     only what is unsettled is
     refined: the upper side of each direction whose upper end is above the recorded
     one (one product per step), and the lower side of the direction with the largest
-    lower end when it is below the recorded one (two products per step), each on the
+    lower end when it is below the recorded one (two products per step; among the directions
+    whose upper end reaches the recorded lower end, where any does), each on the
     grid predicted from that direction's own gap g: the gap of the two discretisations
     shrinks like h^2 (a quarter per halving), so the next grid is the coarsest one whose
     predicted gap is the recorded width (:func:`_grid_step`), at least one halving finer. Grids
