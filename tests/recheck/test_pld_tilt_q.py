@@ -201,3 +201,32 @@ def test_an_event_tree_sizes_its_unit_as_its_pld_twin(T: int, monkeypatch) -> No
     full = P._units(D, hint, T)[0]
     assert K + price_bits == full  # the price is the untilted one's
     assert (price_bits > 1000) == (T >= P.TILT_Q_MIN_STEPS)  # 1544 -> 97 bits where tilted
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("events", [False, True])
+def test_a_large_eps_certificate_below_2_20_steps_is_written_and_verified(tmp_path, events: bool) -> None:
+    """adv53 M2: sigma 0.9, q 0.01, T = 2^20 - 1, delta 1e-5, digits 2 (eps 190.42 .. 190.60), as options
+    and as an event tree. Written, exit 0 (the writer's price 1.46e8 is below 1/16 of the cap: no
+    re-proof); verify's untilted probe, its unit sized for eps 64 at most, proved about 105.8 for both
+    directions, refined add's lower side (add's upper end 183.97 is below 190.42, which it cannot reach)
+    up to 2^-15, past the cap: exit 3 in 12 CPU s. The grid search now refines a direction whose upper
+    end reaches the recorded lower end (remove, 2^-13): exit 0, about 10 CPU s. Fails on the code before
+    tlt53."""
+    cert = tmp_path / "large-eps.json"
+    run = [sys.executable, "-m", "dpverify"]
+    if events:
+        tree = {"neighboring": "add-remove", "event": {"type": "self_composed", "count": (1 << 20) - 1, "event": {
+            "type": "poisson_sampled", "sampling_probability": "0.01",
+            "event": {"type": "gaussian", "noise_multiplier": "0.9"}}}}
+        (tmp_path / "tree.json").write_text(json.dumps(tree))
+        schedule = ["--events", str(tmp_path / "tree.json")]
+    else:
+        schedule = ["--noise-multiplier", "0.9", "--sampling-rate", "0.01", "--steps", str((1 << 20) - 1)]
+    made = subprocess.run(run + ["audit", "dpsgd", *schedule, "--delta", "1e-5", "--digits", "2", "--certificate",
+                                 str(cert)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert json.loads(cert.read_text())["result"]["grid"] == "2^-10"
+    got = subprocess.run(run + ["verify", str(cert)], capture_output=True, text=True)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "confirmed" in got.stdout
