@@ -19,11 +19,11 @@ import dpverify.pld.refine as R
 from dpverify.ball import arb_to_fraction, working_precision
 from dpverify.events import epsilon, model as E
 from dpverify.events.pairs import MixtureGaussianPair
-from dpverify.pld import queries as Qm
 from dpverify.pld.pairs import SubsampledGaussianPair, swapped_pairs
 from dpverify.relation import Direction
 
 from tests.pld.test_grid_tails import _mp_tails
+from tests.pld.test_swapped_direction import _recorded
 
 THREE = (F(1), (F(0), F(1), F(2)), (F(98, 100), F(1, 100), F(1, 100)))
 NO_ZERO = (F(3, 2), (F(1, 2), F(3)), (F(1, 2), F(1, 2)))  # no component at 0: the add loss is unbounded
@@ -74,19 +74,6 @@ def test_the_mixtures_add_curve_is_its_remove_curve_swapped(mix, eps):
             lo, hi = (mpmath.mpf(v.str(50, radius=False)) for v in (ball.lower(), ball.upper()))
         assert ball.rad() < 1e-35
         assert lo - mpmath.mpf(10) ** -38 <= add <= hi + mpmath.mpf(10) ** -38
-
-
-def _recorded(monkeypatch) -> list:
-    got: list = []
-    orig = Qm.ComposedBounds.eps_upper_swapped
-
-    def spy(self, delta, hint=None):
-        r = orig(self, delta, hint)
-        got.append(r)
-        return r
-
-    monkeypatch.setattr(Qm.ComposedBounds, "eps_upper_swapped", spy)
-    return got
 
 
 @pytest.mark.parametrize("mix, T", [((F(1), (F(0), F(1)), (F(99, 100), F(1, 100))), 1000),
@@ -156,20 +143,12 @@ def test_mixture_block_masses_bound_the_mpmath_masses(mix, direction):
     # distance as their extra error) and turned into masses in binary64 (discretise.block_masses):
     # every served mass of three blocks bounds mpmath's exact mass (50 digits, tails by bisection
     # on g) in the sound direction and lies within 2 units of it
-    from dpverify.pld import discretise as D
-    from tests.pld.test_block_masses import _Exact, _violations
+    from tests.pld.test_block_masses import _Exact, _violations, block_masses_of
 
     s, cs, ps = mix
-    pair = MixtureGaussianPair(s, cs, ps, direction)
     m, K = 10, 70
-    i0, n = D.grid_range(pair, m, 1e-12)
-    L = n - i0 + 1
-    with working_precision(K + 2 * m + 60):
-        _, _, blocks = pair.grid_expansions(m, i0, n)
-        up, lp, lq = [None] * L, [None] * (L - 1), [None] * (L - 1)
-        D.block_masses(blocks, m, K, i0, n, up, lp, lq)
+    i0, blocks, up, lp, lq = block_masses_of(MixtureGaussianPair(s, cs, ps, direction), m, K)
     assert blocks and all(b.extra is not None and b.extra > 0 for b in blocks)
-    assert sum(v is not None for v in lp) >= 0.5 * L  # the blocks serve most knots
     sig = mpmath.mpf(s.numerator) / s.denominator
     ex = _Exact(None, None, None, m, K, tails=lambda e: _mp_tails(cs, ps, sig, direction, e))
     picked = [blocks[0], blocks[len(blocks) // 2], blocks[-1]]

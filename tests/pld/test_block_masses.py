@@ -84,9 +84,10 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("sigma,q,direction,m,K", CASES)
-def test_block_masses_bound_the_mpmath_masses(sigma, q, direction, m, K):
-    pair = SubsampledGaussianPair(sigma, q, direction)
+def block_masses_of(pair, m: int, K: int) -> tuple:
+    """(i0, blocks, up, lp, lq): ``pair``'s masses on the grid 2^-m at the unit 2^-K as its Taylor
+    blocks serve them (discretise.block_masses; None where a block does not serve a knot), checked to
+    serve most knots (else a test of them tests nothing)."""
     i0, n = D.grid_range(pair, m, 1e-12)
     L = n - i0 + 1
     with working_precision(K + 2 * m + 60):
@@ -94,7 +95,15 @@ def test_block_masses_bound_the_mpmath_masses(sigma, q, direction, m, K):
         up, lp, lq = [None] * L, [None] * (L - 1), [None] * (L - 1)
         D.block_masses(blocks, m, K, i0, n, up, lp, lq)
     served = sum(v is not None for v in lp)
-    assert served >= 0.5 * L, (served, L)  # the blocks serve most knots (else this tests nothing)
+    assert served >= 0.5 * L, (served, L)
+    return i0, blocks, up, lp, lq
+
+
+@pytest.mark.parametrize("sigma,q,direction,m,K", CASES)
+def test_block_masses_bound_the_mpmath_masses(sigma, q, direction, m, K):
+    pair = SubsampledGaussianPair(sigma, q, direction)
+    i0, blocks, up, lp, lq = block_masses_of(pair, m, K)
+    n = i0 + len(up) - 1
     ex = _Exact(sigma, q, direction, m, K)
     picked = [blocks[0], blocks[len(blocks) // 2], blocks[-1]]
     knots = [t for b in picked for t in range(b.a - i0, b.b - i0 + 1)]
