@@ -512,8 +512,7 @@ def _eps_capped(name: str, e: Fraction) -> None:
 
 
 def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: Any = None,
-                time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None,
-                check_grid: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
+                time_budget: float = DEFAULT_TIME_BUDGET_SECONDS, progress: Optional[Callable] = None) -> tuple[Verdict, Optional[EventAnswer]]:
     """Verdict on "(eps, delta)-DP": HOLDS when certified delta(eps) <= delta,
     FAILS when certainly > delta, else UNDECIDED. A run the time budget stops raises
     :class:`~dpverify.errors.PrecisionExhausted` (never a verdict whose reason follows the load).
@@ -556,8 +555,7 @@ def check_claim(event: Any, eps: ExactInput, delta: ExactInput, *, neighboring: 
     # the mechanism from above only it proves nothing about the mechanism, but no finer grid
     # can bring the pair's upper end below D (refining on ran to the memory budget, about a minute)
     try:
-        ans = _query(ev, "delta", E_, rel, None, None, time_budget, progress, decided_against(D), D,
-                     check_grid=check_grid)
+        ans = _query(ev, "delta", E_, rel, None, None, time_budget, progress, decided_against(D), D)
     except PrecisionExhausted as exc:
         if getattr(exc, "timed", False):
             raise  # the clock stopped it: no verdict whose reason follows the load (as dpsgd's claim)
