@@ -778,12 +778,13 @@ class MixtureGaussianPair(PairFromTails):
         return pt, qt, r
 
     def _block(self, m: int, a: int, b: int, order: int, tol: arb, comps, inv_s2: arb,
-               reach: int = 0) -> "Optional[tuple | TaylorExpansion]":
-        """Enclosures of (P(L > eps), Q(L > eps)) at the knots eps = i 2^-m, i = a..b, from one
-        expansion at the centre knot, or None (the block is then split). With ``reach`` > 0 the
-        expansion itself (:class:`.taylor_blocks.TaylorExpansion`, valid on the knots a - reach ..
-        b + reach, the distance bound below as its ``extra``), unevaluated: the discretisation
-        forms the masses from it (:func:`dpverify.pld.discretise.block_masses`).
+               reach: int = 0) -> Optional[TaylorExpansion]:
+        """The expansion at the centre knot that encloses (P(L > eps), Q(L > eps)) at the knots
+        eps = i 2^-m, i = a - ``reach`` .. b + ``reach`` (:class:`.taylor_blocks.TaylorExpansion`, the
+        distance bound below as its ``extra``), or None (the block is then split). Unevaluated:
+        :func:`.taylor_blocks.grid_tails_by_blocks` evaluates it at the block's knots, or, with
+        ``reach`` 1, the discretisation forms the masses from it
+        (:func:`dpverify.pld.discretise.block_masses`).
 
         Proof. Let x(eps) be the true crossing point (L > eps iff x > x(eps) in the remove
         orientation, x < x(eps) in the add one; g(x(eps)) = y(eps) = +-eps) and X = p(eps -
@@ -838,11 +839,7 @@ class MixtureGaussianPair(PairFromTails):
         e = (r_max * (1 + sum((p for _, p in comps), arb(0))) / (2 * arb.pi()).sqrt() / dz).upper()
         if not e <= tol:
             return None  # the proposal is too far from the root here: a smaller block
-        if reach:
-            return replace(got, extra=arb(e))
-        w = arb(0, e)
-        P_t, Q_t = got.tails(range(a, b + 1))
-        return [v + w for v in P_t], [v + w for v in Q_t]
+        return replace(got, extra=arb(e))
 
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
         """:meth:`tails` at the exact points i 2^-m, i = i0..n: by blocks of knots that
@@ -884,7 +881,7 @@ class MixtureGaussianPair(PairFromTails):
             inner = None if progress is None else (lambda f: progress((a - i0 + f * (b - a + 1)) / total))
             return tails_on_grid(m, a, b, inner, lambda k, eps: self._tails_with(eps, guesses[k], sf))
 
-        def block(a: int, b: int, order: int, tol: arb) -> Optional[tuple]:
+        def block(a: int, b: int, order: int, tol: arb) -> Optional[TaylorExpansion]:
             if progress is not None:  # a block that fails is split and tried again: each try is work
                 progress((a - i0) / total)
             return self._block(m, a, b, order, tol, comps, inv_s2, reach)
