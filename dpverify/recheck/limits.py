@@ -162,7 +162,7 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              "for one query, priced before each grid, plus the transforms of a Fourier power that declines "
              f"and the exact products past the grid's price, {PLD_PRODUCT_BITS_PER_UNIT} bits a unit, and "
              f"{REPLACE_MAX_WORK:.2g} for all the queries of one replace-one bracket; a calibrate.bracket's "
-             f"curves up to {CALIBRATE_MAX_WORK:.2g} in all, each discretisation charged again x (32 - log2 steps), "
+             f"curves up to {CALIBRATE_MAX_WORK:.2g} in all, each discretisation charged again x ({CALIBRATE_KNOT_WEIGHT} - log2 steps), "
              f"its products at {CALIBRATE_PRODUCT_BITS_PER_UNIT} bits a unit (beyond: exit 3)")
 
 # the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)

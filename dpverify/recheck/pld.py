@@ -1232,8 +1232,7 @@ def one_meter(limit: int, scope: str, *, per_query: bool) -> Iterator[_Meter]:
     """One :class:`_Meter` of ``limit`` units for every grid search run inside: a re-checker that
     runs several queries for one certificate is held to one static budget in all, each query still
     to :data:`PLD_MAX_GRID_WORK` of it (:func:`_grid_for_width`), not to one cap per query however
-    many it runs (the replace-one brackets, :mod:`.replace`: two curve details, each searched twice,
-    and the root probes). ``scope``: what the budget is for, in words, for the refusal;
+    many it runs (the replace-one brackets, :mod:`.replace`: two curve details and the root probes). ``scope``: what the budget is for, in words, for the refusal;
     ``per_query``: whether its queries are each held to :data:`PLD_MAX_GRID_WORK` too (a route
     that runs no grid search, :mod:`.calibrate`, is held to the budget alone). A count fixed by the
     certificate, no clock."""

@@ -109,12 +109,12 @@ def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable, Callab
     return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"], EV._bounds
 
 
-def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping, again: bool = True) -> Any:
+def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping, detail: bool = True) -> Any:
     """The independent enclosure of a delta curve recorded in ``recorded`` (an upper or lower
     curve of the bracket), checked to lie inside it: first screened at the route's own scales
     (:func:`.events.screen_delta`: a forged [0, 0] sized the unit to 1e-300, 33 s), then, if
-    the screen did not settle it, refined toward the recorded enclosure (:func:`_refined`; with
-    ``again`` False one search only: a probe of the root search, not a recorded detail)."""
+    the screen did not settle it, refined toward the recorded enclosure (:func:`_refined`; ``detail``
+    False: a probe of the root search, not a recorded detail)."""
     # far in the tail the Renyi bound settles it, or tells the screen where to start: walking the PLD
     # grid's rungs down to an upper curve recorded near 1e-348 held verify for its budget (adv45 S1)
     settled, upper = EV.tail_settled(inputs, "eps", recorded)
@@ -125,10 +125,10 @@ def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mappi
     if coarse is not None:
         check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
         return coarse
-    return _refined(rec, inputs, recorded, again)
+    return _refined(rec, inputs, recorded, detail)
 
 
-def _refined(rec: Callable, inputs: dict, recorded: Mapping, again: bool = True) -> Recheck:
+def _refined(rec: Callable, inputs: dict, recorded: Mapping, detail: bool = True) -> Recheck:
     """The route's enclosure of a recorded curve detail (``lower`` or ``upper``), checked to lie
     inside it by the one rule (:func:`.verify.check_enclosure`: disjoint is refused, exit 1).
 
@@ -151,9 +151,9 @@ def _refined(rec: Callable, inputs: dict, recorded: Mapping, again: bool = True)
     -12, -13) stopped one short, from 2^-12 they reach it. One search (a second, from the hint, was
     run where the first left the detail undecided: two caps a detail), so a detail costs at most one
     cap and what the certificate's budget (:func:`_metered`) has left. A probe of the root
-    search (``again`` False) is not a recorded detail: it starts at 2^-8 (it asks for an upper end
+    search (``detail`` False) is not a recorded detail: it starts at 2^-8 (it asks for an upper end
     below a target, which a coarse grid often settles), and one it leaves undecided is no proof."""
-    grid = {"grid": _DETAIL_HINT} if again else {}
+    grid = {"grid": _DETAIL_HINT} if detail else {}
     re = rec(inputs, {"enclosure": dict(recorded), **grid})
     check_enclosure(dict(recorded), re)
     return re
@@ -209,7 +209,7 @@ def _group_at_most(rec_delta: Callable, bounds: Callable, base: dict, delta: Fra
         t = A.dn.div(A.q(delta)[0], A.up.add(A.q(1)[1], A.exp(A.q(half))[1]))
         up = {"lo": "0", "hi": mpmath.nstr(mpfr_to_mpf(t), 20, strip_zeros=False) if t > 0 else "0"}
         try:
-            up_re = _delta_detail(rec_delta, bounds, inputs, up, again=False)
+            up_re = _delta_detail(rec_delta, bounds, inputs, up, detail=False)
         except BudgetExceeded:
             raise
         except CertificateRejected:  # CouldNotReprove included: no proof at x
