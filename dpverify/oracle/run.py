@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from ..ball import exact_str, parse_exact
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
-from ..pld import dpsgd as S, dpsgd_epsilon
+from ..pld import dpsgd as S
 from ..verdict import Enclosure
 from . import accountants as A
 from .classify import classify
@@ -120,15 +120,11 @@ def _certify(result: OracleResult, cfg: Config, source: str, time_budget: float,
     if key not in result.certified:
         if progress:
             progress(f"certifying {cfg.describe()}")
-        if check_grid is None:
-            ans = dpsgd_epsilon(
-                cfg.noise_multiplier, cfg.sampling_rate, cfg.steps, cfg.delta,
-                digits=result.digits, time_budget=time_budget,
-            )
-        else:
-            # dpsgd_epsilon's own query (one GaussianSteps block, add-remove), each level priced first
-            ans = S.epsilon([S.GaussianSteps.of(cfg.noise_multiplier, cfg.sampling_rate, cfg.steps)], cfg.delta,
-                            digits=result.digits, time_budget=time_budget, check_grid=check_grid(priced_inputs(cfg)))
+        # DP-SGD's epsilon(delta) (S.dpsgd_epsilon's query: one GaussianSteps block, add-remove), each
+        # level priced first where a certificate is asked for
+        ans = S.epsilon([S.GaussianSteps.of(cfg.noise_multiplier, cfg.sampling_rate, cfg.steps)], cfg.delta,
+                        digits=result.digits, time_budget=time_budget,
+                        check_grid=None if check_grid is None else check_grid(priced_inputs(cfg)))
         result.certified[key] = ans.enclosure
         result.seconds[key] = ans.seconds
         result.grid_exponents[key] = ans.grid_exponent

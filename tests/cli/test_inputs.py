@@ -227,7 +227,7 @@ def test_output_paths_are_checked_before_the_work(files, capsys, monkeypatch):
     # before: the oracle ran its certified computation, then crashed writing --report
     import dpverify.oracle.run as oracle_run
 
-    monkeypatch.setattr(oracle_run, "dpsgd_epsilon", _must_not_run)
+    monkeypatch.setattr(oracle_run.S, "epsilon", _must_not_run)
     assert run(["oracle", "--input", files["GOOD"], "--report", files["MISSING"]]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert not Path(files["MISSING"]).parent.exists()  # nothing created either
@@ -640,7 +640,7 @@ def test_oracle_input_with_too_many_distinct_configurations_is_refused_before_th
     lines = [f"a,subsampled-gaussian,1,0.01,{t},1e-5,1\n" for t in range(1, MAX_ORACLE_CONFIGURATIONS + 2)]
     many = tmp_path / "many.csv"
     many.write_text(head + "".join(lines) + lines[0] * 5)  # repeats of a configuration are free
-    monkeypatch.setattr(oracle_run, "dpsgd_epsilon", _must_not_run)
+    monkeypatch.setattr(oracle_run.S, "epsilon", _must_not_run)
     assert run(["oracle", "--input", str(many)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"dpverify: error: --input: {many}:") and "101 distinct configurations" in err, err
