@@ -275,8 +275,9 @@ def image_file(text: str) -> str:
     return text
 
 
-#: the remedy a refusal of the certificate names: the answer itself is printed
-PRINTED_WITHOUT_CERTIFICATE = " (the enclosure itself is printed without --certificate / --json)"
+def printed_without_certificate(what: str = "enclosure") -> str:
+    """The remedy a write-time refusal names: the answer itself is still printed without a certificate."""
+    return f" (the {what} itself is printed without --certificate / --json)"
 
 
 def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any], digits: Optional[int]) -> Any:
@@ -292,10 +293,10 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
 
     def refuse(why: str, shown: str) -> Exception:
         if quantity.endswith(".claim"):
-            return Undecided(f"the verdict needs {why}: not computed, no certificate written{shown} (the verdict "
-                             "itself is printed without --certificate / --json)")
+            return Undecided(f"the verdict needs {why}: not computed, no certificate written{shown}"
+                             + printed_without_certificate("verdict"))
         return InvalidParameter("digits", fewer_digits(digits, why, "refused before that grid was computed")
-                                + PRINTED_WITHOUT_CERTIFICATE)
+                                + printed_without_certificate())
 
     return level_check(quantity, inputs, digits, refuse)
 
@@ -316,7 +317,7 @@ def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Op
         digits = cert.get("inputs", {}).get("digits", given)
         if why is not None and digits is not None:
             # the accuracy asked for (or its default) set the grid: fewer digits is the remedy
-            raise InvalidParameter("digits", fewer_digits(digits, why) + PRINTED_WITHOUT_CERTIFICATE)
+            raise InvalidParameter("digits", fewer_digits(digits, why) + printed_without_certificate())
         if why is not None:
             raise Undecided(f"{line}; no certificate written: it needs {why}")
     if getattr(args, "certificate", None):
