@@ -524,19 +524,32 @@ class MixtureGaussianPair(PairFromTails):
             return self._float_roots_scalar(ys)
         x = np.min((y[None, :] - lp[pos] + mu[pos] ** 2 / 2) / mu[pos], axis=0)
         done = np.zeros(y.size, dtype=bool)
+        # only the entries still iterating are carried (act: their indices; xa, ya: their x and y): an
+        # entry's iterates are its own elementwise operations, the same whichever others share the
+        # arrays, and a converged entry kept its x before too (its step was 0). One entry that never
+        # meets the tolerance (g' tiny next to the end of the loss range: the step is rounding noise)
+        # kept the whole batch in its 100 iterations: 3,205 knots of the 3-component mixture at 2^-8
+        # cost 5.4 ms for 2,013 entries done in 2 iterations and none after 11
+        act = np.arange(y.size)
+        xa, ya = x.copy(), y
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             for _ in range(100):
-                t = lp + mu * x[None, :] - mu * mu / 2
+                t = lp + mu * xa[None, :] - mu * mu / 2
                 mx = t.max(axis=0)
                 w = np.exp(t - mx)
                 sw = w.sum(axis=0)
                 v = mx + np.log(sw)
                 d = (w * mu).sum(axis=0) / sw
-                step = np.where(done, 0.0, np.clip((v - y) / d, -8.0, 8.0))
-                x = x - step
-                done |= np.abs(step) < 1e-14 * (1 + np.abs(x))
-                if bool(done.all()):
-                    break
+                step = np.clip((v - ya) / d, -8.0, 8.0)
+                xa = xa - step
+                new = np.abs(step) < 1e-14 * (1 + np.abs(xa))
+                if bool(new.any()):
+                    x[act[new]] = xa[new]
+                    done[act[new]] = True
+                    rest = ~new
+                    act, xa, ya = act[rest], xa[rest], ya[rest]
+                    if act.size == 0:
+                        break
         out = [float(v) if ok and math.isfinite(v) else math.nan for v, ok in zip(x.tolist(), done.tolist())]
         # g > log p0 everywhere: no root to propose at or below it (the
         # tails there are decided without one, _tails_with)
