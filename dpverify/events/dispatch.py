@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from ..errors import InvalidParameter
 from ..relation import DIRECTIONS, Relation, relation
@@ -46,7 +46,7 @@ from .pairs import (
 )
 from ..certificate.format import EVENT_MAX_LEAVES
 from ..certificate.prose import ADDITIVE_WORDS, WOR_UPPER_ONLY, event_theorem
-from ..limits import MAX_STEPS
+from ..limits import MAX_NOISE_MULTIPLIER, MAX_STEPS
 
 __all__ = ["Plan", "Block", "Unsupported", "compile_event"]
 
@@ -254,9 +254,48 @@ def _leaf_pair(ev: Any, q: Fraction, rel: Relation) -> Optional[tuple[Callable[[
             raise Unsupported("MixtureOfGaussians defines its pair for add/remove (and replace-special) "
                               "neighbours only (Choquette-Choo et al. 2023, arXiv 2310.15526, state it for "
                               "adding or removing a record, as dp_accounting does); no replace-one pair is proved")
-        s, cs, ps = ev.standard_deviation, ev.sensitivities, ev.sampling_probs
-        return (lambda d: MixtureGaussianPair(s, cs, ps, d), event_theorem("mixture_of_gaussians", rel.value))
+        return (_mixture_pair(ev.standard_deviation, ev.sensitivities, ev.sampling_probs),
+                event_theorem("mixture_of_gaussians", rel.value))
     raise Unsupported(f"{type(ev).__name__} cannot be the inner event here")
+
+
+def _mixture_pair(s: Fraction, cs: Sequence[Fraction], ps: Sequence[Fraction]) -> Callable[[str], Any]:
+    """The pair factory of a mixture-of-Gaussians event: :class:`.pairs.MixtureGaussianPair`, except
+    where the mixture is, law for law, the Poisson-subsampled Gaussian pair, which then stands in
+    for it (:class:`dpverify.pld.pairs.SubsampledGaussianPair`: a closed-form crossing point and
+    Taylor blocks without a proved root per block, about a third of the mixture's discretisation).
+
+    Proof of the identity. Scaled by s, the remove pair is P = sum_i p_i N(c_i / s, 1) against
+    Q = N(0, 1) and the add pair the same swapped (Choquette-Choo et al. 2023; the class docstring
+    of MixtureGaussianPair). Components at one mean are one component of their summed weight. When
+    the weights sum to exactly 1 and one mean mu = c / s > 0 is left beside weight 1 - q > 0 at 0
+    (or alone, q = 1), P = (1 - q) N(0, 1) + q N(mu, 1): the remove pair of the Poisson-subsampled
+    Gaussian at rate q and noise multiplier 1 / mu (AFA Thm 11 (1)), whose add pair is again the
+    swap. Same laws, so the same tails, curves and composition. The re-check reduces the same
+    mixtures the same way (:func:`dpverify.recheck.events._mog`). The mixture's pair is built
+    first all the same, so that its checks refuse what they refused (sd 1e-300 beside a sensitivity
+    1e300: a shift past 1e100). Weights not summing to 1 (a pair built directly), a noise multiplier
+    1 / mu above the Gaussian pair's cap, or a direction other than remove / add keep the mixture's
+    pair."""
+    mixture = lambda d: MixtureGaussianPair(s, cs, ps, d)  # noqa: E731
+    if not (s > 0 and all(c >= 0 for c in cs) and all(p >= 0 for p in ps) and sum(ps, Fraction(0)) == 1):
+        return mixture
+    weight: dict[Fraction, Fraction] = {}
+    for c, p in zip(cs, ps):
+        if p != 0:
+            mu = Fraction(c) / Fraction(s)
+            weight[mu] = weight.get(mu, Fraction(0)) + Fraction(p)
+    shifted = [(mu, q) for mu, q in weight.items() if mu != 0]
+    if len(shifted) != 1 or shifted[0][0] * MAX_NOISE_MULTIPLIER < 1:
+        return mixture
+    mu, q = shifted[0]
+    sigma = 1 / mu
+
+    def pair(d: str) -> Any:
+        own = mixture(d)  # the mixture's own checks first (its refusals and their words stay the event's)
+        return SubsampledGaussianPair(sigma, q, d) if str(d) in ("remove", "add") else own
+
+    return pair
 
 
 def _realised_wor(ev: E.SampledWithoutReplacement) -> Callable[[str], Any]:

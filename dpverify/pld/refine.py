@@ -691,11 +691,16 @@ def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:
         return max(m - 2, coarsest_grid(plan.steps))
     # at most 2 halvings below the top's grid: a quarter of its cost, so a
     # guess that does not settle adds at most a quarter (the model's gap is
-    # a float estimate of a difference, often off by more than itself); never
-    # coarser than the schedule's coarsest useful grid (:func:`.plan.coarsest_grid`:
-    # the lower end collapses there and the Fourier power declines, so the try
-    # could not settle and cost more than the full grid)
-    return max(4, coarsest_grid(plan.steps), min(m - 2, math.ceil(0.5 * math.log2(4 * w / gap))))
+    # a float estimate of a difference, often off by more than itself). It may be coarser
+    # than the schedule's coarsest useful grid (:func:`.plan.coarsest_grid`): what collapses
+    # there is the optimistic side (its lower end, and the tilted Q's mass that took the
+    # Fourier power past its allowance at T = 1e6, 2^-9), and the try composes the
+    # pessimistic side only (_direction's upper_only). Measured: the 3-component mixture
+    # (0, 1, 2 at .98, .01, .01, sd 1) at T = 1e4 settles add at 2^-5 (coarsest 2^-6: 29 ->
+    # 14 ms of its discretisation), T = 1e5 / 1e6 / 3e6 / 1e7 at 2^-6 / 9 / 8 / 8 (before: no
+    # try, or 2^-10), every answer's enclosure the same on A-D, MNIST, T = 1e4..1e7 and the
+    # events rows (WOR, Laplace, three kinds)
+    return max(4, min(m - 2, math.ceil(0.5 * math.log2(4 * w / gap))))
 
 
 def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: int, K: int, tau,
