@@ -48,7 +48,7 @@ from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUN
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
 from . import series as bs
-from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
+from .core import _PHI_MAX, TAYLOR_TO, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .limits import (PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID,
                      PLD_WIDE_UNIT_BITS)
@@ -466,19 +466,44 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         """:func:`fn` at the exact points i 2^-m (|i| < 2^(prec-1), so i / 2^m is exact and one
         directed division gives it), written out in one loop with the same roundings, each
         tail intersected with [0, 1] as :class:`IvTails` does. Phi on an interval [a, b] is
-        Phi(a)'s enclosure with the upper end of :func:`_phi_hi` (as :func:`fn`)."""
+        Phi(a)'s enclosure with the upper end of :func:`_phi_hi` (as :func:`fn`), both written out
+        here on the same calls: Phi at a point of this precision with |x| < TAYLOR_TO is
+        :meth:`Arith._ncdf_abs_point`'s branch, the Taylor anchors at -x (x <= 0; the negation of a
+        number of this precision is exact, so ``_q_neg`` takes its one-point branch) or 1 minus them
+        at x; other points go through ``_ncdf_abs_point`` itself. The results are the same bits as
+        :func:`fn`'s (tests/recheck/test_pld_rigorous.py compares them knot by knot)."""
         fn(A, (mpfr(0), mpfr(0)))  # fills the constants of this precision
         M, M2, Qr, Q1, H = consts[A.prec]
         dn, up = A.dn, A.up
-        point = A._ncdf_abs_point
+        point, taylor_q = A._ncdf_abs_point, A._taylor_q
+        d_minus, d_sub, u_sub, u_add, u_mul = dn.minus, dn.sub, up.sub, up.add, up.mul
+        lim = mpfr(TAYLOR_TO)
+        wide = A.up.mul_2exp(mpfr(1), 48 - A.prec)  # _phi_hi's threshold at this precision
+
+        def phi(x: mpfr) -> tuple:
+            if x <= 0:
+                if x > -lim:
+                    return taylor_q(d_minus(x))
+            elif x < lim:
+                t = taylor_q(x)
+                return (d_sub(1, t[1]), u_sub(1, t[0]))
+            return point(x)
+
+        def phi_hi(t1: mpfr, a: mpfr, b: mpfr) -> mpfr:  # _phi_hi, written out
+            if b == a:
+                return t1
+            w = u_mul(u_sub(b, a), _PHI_MAX)
+            hi = u_add(t1, w)
+            return min(hi, point(b)[1]) if w > wide else hi
+
         two_m = pow2(m)
         full = ((_O, _O), (_O, _O)) if remove else ((_Z, _Z), (_Z, _Z))
         m0, m1, h0, h1, qr0, qr1, q10, q11 = M[0], M[1], M2[0], M2[1], Qr[0], Qr[1], Q1[0], Q1[1]
         out = []
         for i in range(i0, n + 1):
             e = dn.div(i, two_m)  # exact: |i| < 2^(prec-1)
-            r = dn.expm1(e if remove else dn.minus(e))
-            a0, a1 = dn.add(r, qr0), up.add(next_above(r), qr1)
+            r = dn.expm1(e if remove else d_minus(e))
+            a0, a1 = dn.add(r, qr0), u_add(next_above(r), qr1)
             if a1 <= 0:
                 out.append(full)
                 continue
@@ -488,22 +513,24 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             b0, b1 = dn.div(a0, qr1), up.div(a1, qr0)
             l0 = dn.log(b0)
             n0 = dn.add(l0, h0)
-            n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), h1)
+            n1 = u_add(u_add(next_above(l0), up.div(u_sub(b1, b0), b0)), h1)
             x0 = dn.div(n0, m1 if n0 >= 0 else m0)
             x1 = up.div(n1, m0 if n1 >= 0 else m1)
             # Phi on [a, b]: Phi(a) enclosed, its upper end by _phi_hi
             if remove:
-                t0, t1 = point(dn.minus(x1))
-                a, b = dn.sub(m0, x1), up.sub(m1, x0)
+                lo_t = d_minus(x1)
+                t0, t1 = phi(lo_t)
+                a, b = d_sub(m0, x1), u_sub(m1, x0)
+                t1 = phi_hi(t1, lo_t, up.minus(x0))
             else:
-                t0, t1 = point(x0)
-                a, b = dn.sub(x0, m1), up.sub(x1, m0)
-            u0, u1 = point(a)
-            t1 = _phi_hi(A, t1, dn.minus(x1), up.minus(x0)) if remove else _phi_hi(A, t1, x0, x1)
-            u1 = _phi_hi(A, u1, a, b)
+                t0, t1 = phi(x0)
+                a, b = d_sub(x0, m1), u_sub(x1, m0)
+                t1 = phi_hi(t1, x0, x1)
+            u0, u1 = phi(a)
+            u1 = phi_hi(u1, a, b)
             t0, u0 = max(t0, _Z), max(u0, _Z)
             t1, u1 = min(t1, _O), min(u1, _O)
-            mix = (dn.add(dn.mul(q10, t0), dn.mul(qr0, u0)), min(up.add(up.mul(q11, t1), up.mul(qr1, u1)), _O))
+            mix = (dn.add(dn.mul(q10, t0), dn.mul(qr0, u0)), min(u_add(u_mul(q11, t1), u_mul(qr1, u1)), _O))
             out.append((mix, (t0, t1)) if remove else ((t0, t1), mix))
         return out
 
