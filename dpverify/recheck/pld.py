@@ -73,15 +73,18 @@ class IvTails:
     from the inputs by the maker (proved there); :func:`loss_sup` then uses it as is.
     ``runs(A, i0, n, m, K)``, where given, covers the knots i0..n in order by runs, each a list
     of enclosures (consecutive knots) or a :class:`_BlockMasses` (a block whose masses in units
-    2^-K are already proved): :func:`_discretise_iv` walks the lists and takes the blocks' masses."""
+    2^-K are already proved): :func:`_discretise_iv` walks the lists and takes the blocks' masses.
+    ``key``, where given, names the pair by its exact inputs (two tails with equal keys are the
+    same functions, built by the same maker): :func:`_discretise` then remembers their masses."""
 
-    __slots__ = ("fn", "inf", "many", "sup", "runs")
+    __slots__ = ("fn", "inf", "many", "sup", "runs", "key")
 
     def __init__(self, fn: Callable[[Arith, tuple], tuple], inf: Fraction = Fraction(0),
                  many: "Callable[[Arith, int, int, int], list] | None" = None,
                  sup: "Fraction | None" = None,
-                 runs: "Callable[[Arith, int, int, int, int], list] | None" = None) -> None:
-        self.fn, self.inf, self.many, self.sup, self.runs = fn, inf, many, sup, runs
+                 runs: "Callable[[Arith, int, int, int, int], list] | None" = None,
+                 key: "tuple | None" = None) -> None:
+        self.fn, self.inf, self.many, self.sup, self.runs, self.key = fn, inf, many, sup, runs, key
 
     def __call__(self, A: Arith, e: tuple) -> tuple:
         (p0, p1), (q0, q1) = self.fn(A, e)
@@ -534,7 +537,9 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             out.append((mix, (t0, t1)) if remove else ((t0, t1), mix))
         return out
 
-    return IvTails(fn, many=many if q != 1 else None, runs=many if q != 1 else None)
+    return IvTails(fn, many=many if q != 1 else None, runs=many if q != 1 else None,
+                   key=("gauss", Fraction(sig), Fraction(q), direction) if isinstance(sig, (int, Fraction))
+                   and isinstance(q, (int, Fraction)) else None)
 
 
 #: the block route of :func:`gauss_tails` (choices only; every block is proved or redone knot by
@@ -702,7 +707,42 @@ def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
     called with (knots, bits) once the knot range is known, before the work (it may refuse it)."""
     if not isinstance(tails, IvTails):  # an accept must rest on interval tails
         raise TypeError(f"the PLD re-check discretises interval tails only, not {type(tails).__name__}")
-    return _discretise_iv(tails, K, tau, m, cap, max_knots, first, price)
+    if tails.key is None or not isinstance(tau, mpf):
+        return _discretise_iv(tails, K, tau, m, cap, max_knots, first, price)
+    # the same pair discretised again with the same arguments (two leaves of one event tree that
+    # are one mechanism: a Poisson Gaussian and the without-replacement Gaussian of the same
+    # add-remove pair): the same integers, priced as the first call was, so that what is charged
+    # does not depend on what was verified before (the masses are a function of the arguments)
+    key = (tails.key, K, tau._mpf_, m, cap, max_knots, first)  # tau exactly (its binary value)
+    got = _DISC_MEMO.get(key)
+    if got is None:
+        knots: list = []
+
+        def counted(n: int, bits: int) -> None:
+            knots.append((n, bits))
+            if price is not None:
+                price(n, bits)
+
+        out = _discretise_iv(tails, K, tau, m, cap, max_knots, first, counted)
+        if knots[0][0] > _DISC_MEMO_MAX_KNOTS:  # not kept: bounded memory
+            return out
+        got = _DISC_MEMO[key] = (out, knots[0])
+        _DISC_MEMO_KNOTS[0] += knots[0][0]
+        while _DISC_MEMO_KNOTS[0] > _DISC_MEMO_MAX_KNOTS:
+            _DISC_MEMO_KNOTS[0] -= _DISC_MEMO.pop(next(iter(_DISC_MEMO)))[1][0]
+    else:
+        _DISC_MEMO[key] = _DISC_MEMO.pop(key)  # the most recent last
+        if price is not None:
+            price(*got[1])
+    (i0, up, up_inf), (j0, lp, lq, l_inf) = got[0]
+    return (i0, list(up), up_inf), (j0, list(lp), list(lq), l_inf)  # copies: a caller may edit its lists
+
+
+#: :func:`_discretise`'s remembered masses (oldest first), at most this many knots in all (about
+#: 130 bytes a knot at 2^-82 units: some 35 MB)
+_DISC_MEMO: dict = {}
+_DISC_MEMO_KNOTS = [0]
+_DISC_MEMO_MAX_KNOTS = 1 << 18
 
 
 def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int,
