@@ -727,9 +727,8 @@ def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
         if knots[0][0] > _DISC_MEMO_MAX_KNOTS:  # not kept: bounded memory
             return out
         got = _DISC_MEMO[key] = (out, knots[0])
-        _DISC_MEMO_KNOTS[0] += knots[0][0]
-        while _DISC_MEMO_KNOTS[0] > _DISC_MEMO_MAX_KNOTS:
-            _DISC_MEMO_KNOTS[0] -= _DISC_MEMO.pop(next(iter(_DISC_MEMO)))[1][0]
+        while len(_DISC_MEMO) > _DISC_MEMO_MAX or sum(v[1][0] for v in _DISC_MEMO.values()) > _DISC_MEMO_MAX_KNOTS:
+            _DISC_MEMO.pop(next(iter(_DISC_MEMO)))  # the oldest first (never the new one: it fits alone)
     else:
         _DISC_MEMO[key] = _DISC_MEMO.pop(key)  # the most recent last
         if price is not None:
@@ -738,10 +737,10 @@ def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
     return (i0, list(up), up_inf), (j0, list(lp), list(lq), l_inf)  # copies: a caller may edit its lists
 
 
-#: :func:`_discretise`'s remembered masses (oldest first), at most this many knots in all (about
-#: 130 bytes a knot at 2^-82 units: some 35 MB)
+#: :func:`_discretise`'s remembered masses (oldest first): at most _DISC_MEMO_MAX pairs and
+#: _DISC_MEMO_MAX_KNOTS knots in all (about 130 bytes a knot at 2^-82 units: some 35 MB)
 _DISC_MEMO: dict = {}
-_DISC_MEMO_KNOTS = [0]
+_DISC_MEMO_MAX = 32
 _DISC_MEMO_MAX_KNOTS = 1 << 18
 
 

@@ -35,6 +35,13 @@ CASES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_masses(monkeypatch):
+    """Every test computes its masses (``_discretise`` remembers a keyed pair's: a test that
+    changes a route's constant would otherwise be handed an earlier test's integers)."""
+    monkeypatch.setattr(Pl, "_DISC_MEMO", {})
+
+
 def _walk_only(tails: Pl.IvTails) -> Pl.IvTails:
     """The same tails without ``runs``: every knot's enclosure goes through the walk."""
     return Pl.IvTails(tails.fn, tails.inf, tails.many, tails.sup)
@@ -175,6 +182,7 @@ def test_grown_blocks_give_the_same_masses_and_bracket_mpmath(direction: str, mo
     grown = _grown(tails.knot_runs(arith(K + m + 32), i0, n, m, K), m)
     assert len(grown) >= 8, len(grown)
     monkeypatch.setattr(Pl, "_BLOCK_GROW", 0)
+    Pl._DISC_MEMO.clear()
     std = Pl.gauss_tails(sig, q, direction)
     assert Pl._discretise(std, K, mpmath.mpf(tau), m) == ((i0, up, up_inf), (i0, lp, lq, l_inf))
     assert not _grown(std.knot_runs(arith(K + m + 32), i0, n, m, K), m)
@@ -213,4 +221,5 @@ def test_a_grown_block_that_fails_is_retried_at_the_standard_size(monkeypatch) -
     assert sum(isinstance(r, Pl._BlockMasses) for r in runs) >= 40
     monkeypatch.setattr(Pl.bs, "remainder_ok", remainder_ok)
     monkeypatch.setattr(Pl, "_BLOCK_GROW", 0)
+    Pl._DISC_MEMO.clear()
     assert Pl._discretise(Pl.gauss_tails(sig, q, "remove"), K, mpmath.mpf(tau), m) == got

@@ -16,7 +16,6 @@ from dpverify.recheck import pld as Pl
 @pytest.fixture(autouse=True)
 def _empty_memo(monkeypatch):
     monkeypatch.setattr(Pl, "_DISC_MEMO", {})
-    monkeypatch.setattr(Pl, "_DISC_MEMO_KNOTS", [0])
 
 
 def _spy(monkeypatch) -> list:
@@ -74,10 +73,14 @@ def test_memory_is_bounded(monkeypatch) -> None:
     monkeypatch.setattr(Pl, "_DISC_MEMO_MAX_KNOTS", 1500)
     tau = mpmath.mpf("1e-15")
     n9 = len(Pl._discretise(Pl.gauss_tails(Fraction(2), Fraction(1, 10), "remove"), 60, tau, 9)[0][1])
-    assert 750 < n9 <= 1500 and Pl._DISC_MEMO_KNOTS[0] == n9
+    assert 750 < n9 <= 1500 and len(Pl._DISC_MEMO) == 1
     Pl._discretise(Pl.gauss_tails(Fraction(2), Fraction(1, 10), "add"), 60, tau, 9)  # the first is dropped
-    assert len(Pl._DISC_MEMO) == 1 and Pl._DISC_MEMO_KNOTS[0] <= 1500
+    assert len(Pl._DISC_MEMO) == 1 and sum(v[1][0] for v in Pl._DISC_MEMO.values()) <= 1500
     Pl._discretise(Pl.gauss_tails(Fraction(2), Fraction(1, 10), "remove"), 60, tau, 11)  # too large to keep
     assert len(Pl._DISC_MEMO) == 1
     Pl._discretise(Pl.gauss_tails(Fraction(2), Fraction(1, 10), "remove"), 60, tau, 9)
     assert len(calls) == 4
+    monkeypatch.setattr(Pl, "_DISC_MEMO_MAX", 2)  # and at most so many pairs
+    for s in range(3, 7):
+        Pl._discretise(Pl.gauss_tails(Fraction(s), Fraction(1, 10), "remove"), 40, tau, 5)
+    assert len(Pl._DISC_MEMO) == 2 and len(calls) == 8
