@@ -474,7 +474,7 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         :meth:`Arith._ncdf_abs_point`'s branch, the Taylor anchors at -x (x <= 0; the negation of a
         number of this precision is exact, so ``_q_neg`` takes its one-point branch) or 1 minus them
         at x; other points go through ``_ncdf_abs_point`` itself. The results are the same bits as
-        :func:`fn`'s (tests/recheck/test_pld_rigorous.py compares them knot by knot)."""
+        :func:`fn`'s (tests/recheck/test_pld_knot_loop.py compares them knot by knot)."""
         fn(A, (mpfr(0), mpfr(0)))  # fills the constants of this precision
         M, M2, Qr, Q1, H = consts[A.prec]
         dn, up = A.dn, A.up
