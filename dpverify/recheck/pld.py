@@ -48,7 +48,7 @@ from ..certificate.format import LEGACY_EVENT_FIELDS, LOSS_BOUND_BITS, LOSS_BOUN
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
 from . import series as bs
-from .core import _PHI_MAX, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
+from .core import _PHI_MAX, TAYLOR_TO, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .limits import (PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID,
                      PLD_WIDE_UNIT_BITS)
@@ -73,15 +73,18 @@ class IvTails:
     from the inputs by the maker (proved there); :func:`loss_sup` then uses it as is.
     ``runs(A, i0, n, m, K)``, where given, covers the knots i0..n in order by runs, each a list
     of enclosures (consecutive knots) or a :class:`_BlockMasses` (a block whose masses in units
-    2^-K are already proved): :func:`_discretise_iv` walks the lists and takes the blocks' masses."""
+    2^-K are already proved): :func:`_discretise_iv` walks the lists and takes the blocks' masses.
+    ``key``, where given, names the pair by its exact inputs (two tails with equal keys are the
+    same functions, built by the same maker): :func:`_discretise` then remembers their masses."""
 
-    __slots__ = ("fn", "inf", "many", "sup", "runs")
+    __slots__ = ("fn", "inf", "many", "sup", "runs", "key")
 
     def __init__(self, fn: Callable[[Arith, tuple], tuple], inf: Fraction = Fraction(0),
                  many: "Callable[[Arith, int, int, int], list] | None" = None,
                  sup: "Fraction | None" = None,
-                 runs: "Callable[[Arith, int, int, int, int], list] | None" = None) -> None:
-        self.fn, self.inf, self.many, self.sup, self.runs = fn, inf, many, sup, runs
+                 runs: "Callable[[Arith, int, int, int, int], list] | None" = None,
+                 key: "tuple | None" = None) -> None:
+        self.fn, self.inf, self.many, self.sup, self.runs, self.key = fn, inf, many, sup, runs, key
 
     def __call__(self, A: Arith, e: tuple) -> tuple:
         (p0, p1), (q0, q1) = self.fn(A, e)
@@ -407,6 +410,9 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         ``K`` at up to :data:`_BLOCK_MASS_BITS` bits) and what is nearer the end
         go knot by knot. Every value is an enclosure either way (:func:`block` proves each
         block it returns, for any rho); which route a block takes depends on the inputs only.
+        Far from the end (at up to :data:`_BLOCK_MASS_BITS` bits) a block may grow to 2^(rho+2)
+        knots (:data:`_BLOCK_GROW`) under the same end ratio of its own half-widths; one that fails
+        its test gives its knots to blocks of the standard size (a choice: both are proved).
         At 2^-17 (sigma 1.1, q 0.01) the knots within 1 of the end, a quarter of the range and
         most of the tails' time, went knot by knot before the blocks were halved there. Blocks are
         halved only at up to :data:`_BLOCK_HALVE_BITS` bits: a series' cost grows faster with the
@@ -423,21 +429,35 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         N = -(-A.prec // _BLOCK_BITS_PER_TERM)
         out: list = []
         a = i0
+        grow = top + (_BLOCK_GROW if A.prec <= _BLOCK_MASS_BITS else 0)
+        failed = a - 1  # the last knot of a grown block that failed its test: not grown again up to it
         while a <= n:
-            rho = top
+            # the largest rho <= grow whose block lies _BLOCK_END_RATIO of its half-widths from the
+            # end; a grown one (rho > top) only where all its knots lie before n, and only at rho
+            # <= top does a near block stop the halving (at _BLOCK_MIN_RHO, or _BLOCK_HALVE_BITS)
+            rho = grow if a > failed else top
             while True:
                 b = min(n, a + (2 << rho) - 1)
                 mid = (a + (1 << rho)) * 2.0 ** -m  # exact: a double times a power of two
                 near = abs(mid - end) < _BLOCK_END_RATIO * 2.0 ** (rho - m)
+                if rho > top and (near or b - a + 1 < 2 << rho):
+                    rho -= 1
+                    continue
                 if not near or rho <= _BLOCK_MIN_RHO or A.prec > _BLOCK_HALVE_BITS:
                     break
                 rho -= 1
             tried = b - a + 1 >= 1 << rho and not near
             if K is None:
                 got = block(A, a, b, m, rho, N) if tried else None
+                if got is None and rho > top:  # a grown block that fails: its knots at rho = top
+                    failed = b
+                    continue
                 out += got if got is not None else many_knots(A, a, b, m)
             else:
                 run = block_masses(A, a, b, m, rho, N, K, n) if tried and A.prec <= _BLOCK_MASS_BITS else None
+                if run is None and rho > top:
+                    failed = b
+                    continue
                 if run is None:
                     got = block(A, a, b, m, rho, N) if tried else None
                     run = got if got is not None else many_knots(A, a, b, m)
@@ -449,19 +469,44 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         """:func:`fn` at the exact points i 2^-m (|i| < 2^(prec-1), so i / 2^m is exact and one
         directed division gives it), written out in one loop with the same roundings, each
         tail intersected with [0, 1] as :class:`IvTails` does. Phi on an interval [a, b] is
-        Phi(a)'s enclosure with the upper end of :func:`_phi_hi` (as :func:`fn`)."""
+        Phi(a)'s enclosure with the upper end of :func:`_phi_hi` (as :func:`fn`), both written out
+        here on the same calls: Phi at a point of this precision with |x| < TAYLOR_TO is
+        :meth:`Arith._ncdf_abs_point`'s branch, the Taylor anchors at -x (x <= 0; the negation of a
+        number of this precision is exact, so ``_q_neg`` takes its one-point branch) or 1 minus them
+        at x; other points go through ``_ncdf_abs_point`` itself. The results are the same bits as
+        :func:`fn`'s (tests/recheck/test_pld_knot_loop.py compares them knot by knot)."""
         fn(A, (mpfr(0), mpfr(0)))  # fills the constants of this precision
         M, M2, Qr, Q1, H = consts[A.prec]
         dn, up = A.dn, A.up
-        point = A._ncdf_abs_point
+        point, taylor_q = A._ncdf_abs_point, A._taylor_q
+        d_minus, d_sub, u_sub, u_add, u_mul = dn.minus, dn.sub, up.sub, up.add, up.mul
+        lim = mpfr(TAYLOR_TO)
+        wide = A.up.mul_2exp(mpfr(1), 48 - A.prec)  # _phi_hi's threshold at this precision
+
+        def phi(x: mpfr) -> tuple:
+            if x <= 0:
+                if x > -lim:
+                    return taylor_q(d_minus(x))
+            elif x < lim:
+                t = taylor_q(x)
+                return (d_sub(1, t[1]), u_sub(1, t[0]))
+            return point(x)
+
+        def phi_hi(t1: mpfr, a: mpfr, b: mpfr) -> mpfr:  # _phi_hi, written out
+            if b == a:
+                return t1
+            w = u_mul(u_sub(b, a), _PHI_MAX)
+            hi = u_add(t1, w)
+            return min(hi, point(b)[1]) if w > wide else hi
+
         two_m = pow2(m)
         full = ((_O, _O), (_O, _O)) if remove else ((_Z, _Z), (_Z, _Z))
         m0, m1, h0, h1, qr0, qr1, q10, q11 = M[0], M[1], M2[0], M2[1], Qr[0], Qr[1], Q1[0], Q1[1]
         out = []
         for i in range(i0, n + 1):
             e = dn.div(i, two_m)  # exact: |i| < 2^(prec-1)
-            r = dn.expm1(e if remove else dn.minus(e))
-            a0, a1 = dn.add(r, qr0), up.add(next_above(r), qr1)
+            r = dn.expm1(e if remove else d_minus(e))
+            a0, a1 = dn.add(r, qr0), u_add(next_above(r), qr1)
             if a1 <= 0:
                 out.append(full)
                 continue
@@ -471,26 +516,30 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             b0, b1 = dn.div(a0, qr1), up.div(a1, qr0)
             l0 = dn.log(b0)
             n0 = dn.add(l0, h0)
-            n1 = up.add(up.add(next_above(l0), up.div(up.sub(b1, b0), b0)), h1)
+            n1 = u_add(u_add(next_above(l0), up.div(u_sub(b1, b0), b0)), h1)
             x0 = dn.div(n0, m1 if n0 >= 0 else m0)
             x1 = up.div(n1, m0 if n1 >= 0 else m1)
             # Phi on [a, b]: Phi(a) enclosed, its upper end by _phi_hi
             if remove:
-                t0, t1 = point(dn.minus(x1))
-                a, b = dn.sub(m0, x1), up.sub(m1, x0)
+                lo_t = d_minus(x1)
+                t0, t1 = phi(lo_t)
+                a, b = d_sub(m0, x1), u_sub(m1, x0)
+                t1 = phi_hi(t1, lo_t, up.minus(x0))
             else:
-                t0, t1 = point(x0)
-                a, b = dn.sub(x0, m1), up.sub(x1, m0)
-            u0, u1 = point(a)
-            t1 = _phi_hi(A, t1, dn.minus(x1), up.minus(x0)) if remove else _phi_hi(A, t1, x0, x1)
-            u1 = _phi_hi(A, u1, a, b)
+                t0, t1 = phi(x0)
+                a, b = d_sub(x0, m1), u_sub(x1, m0)
+                t1 = phi_hi(t1, x0, x1)
+            u0, u1 = phi(a)
+            u1 = phi_hi(u1, a, b)
             t0, u0 = max(t0, _Z), max(u0, _Z)
             t1, u1 = min(t1, _O), min(u1, _O)
-            mix = (dn.add(dn.mul(q10, t0), dn.mul(qr0, u0)), min(up.add(up.mul(q11, t1), up.mul(qr1, u1)), _O))
+            mix = (dn.add(dn.mul(q10, t0), dn.mul(qr0, u0)), min(u_add(u_mul(q11, t1), u_mul(qr1, u1)), _O))
             out.append((mix, (t0, t1)) if remove else ((t0, t1), mix))
         return out
 
-    return IvTails(fn, many=many if q != 1 else None, runs=many if q != 1 else None)
+    return IvTails(fn, many=many if q != 1 else None, runs=many if q != 1 else None,
+                   key=("gauss", Fraction(sig), Fraction(q), direction) if isinstance(sig, (int, Fraction))
+                   and isinstance(q, (int, Fraction)) else None)
 
 
 #: the block route of :func:`gauss_tails` (choices only; every block is proved or redone knot by
@@ -519,6 +568,11 @@ _BLOCK_MASS_BITS = 256
 #: then about 2^(m + 2) times that, 2^-20 of a unit (prec = K + m + 32)
 _BLOCK_D_SLACK = 10
 _BLOCK_END_RATIO = 32
+#: a block far from the end may grow to 2^_BLOCK_GROW times the size above (the same end ratio of
+#: its own half-widths); one that fails its test is retried as two of half the size (measured, CPU s of
+#: ``_discretise``: sigma 1, q 0.01, 2^-12, K = 82, remove 0.32 -> 0.27, add 0.31 -> 0.25; sigma 2,
+#: q 0.1, 2^-14 and sigma 1.1, q 0.01, 2^-15 unchanged; a growth of 2 gains nothing more there)
+_BLOCK_GROW = 1
 
 
 def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
@@ -653,7 +707,41 @@ def _discretise(tails: IvTails, K: int, tau: mpf, m: int = _M, cap: int = 10**7,
     called with (knots, bits) once the knot range is known, before the work (it may refuse it)."""
     if not isinstance(tails, IvTails):  # an accept must rest on interval tails
         raise TypeError(f"the PLD re-check discretises interval tails only, not {type(tails).__name__}")
-    return _discretise_iv(tails, K, tau, m, cap, max_knots, first, price)
+    if tails.key is None or not isinstance(tau, mpf):
+        return _discretise_iv(tails, K, tau, m, cap, max_knots, first, price)
+    # the same pair discretised again with the same arguments (two leaves of one event tree that
+    # are one mechanism: a Poisson Gaussian and the without-replacement Gaussian of the same
+    # add-remove pair): the same integers, priced as the first call was, so that what is charged
+    # does not depend on what was verified before (the masses are a function of the arguments)
+    key = (tails.key, K, tau._mpf_, m, cap, max_knots, first)  # tau exactly (its binary value)
+    got = _DISC_MEMO.get(key)
+    if got is None:
+        knots: list = []
+
+        def counted(n: int, bits: int) -> None:
+            knots.append((n, bits))
+            if price is not None:
+                price(n, bits)
+
+        out = _discretise_iv(tails, K, tau, m, cap, max_knots, first, counted)
+        if knots[0][0] > _DISC_MEMO_MAX_KNOTS:  # not kept: bounded memory
+            return out
+        got = _DISC_MEMO[key] = (out, knots[0])
+        while len(_DISC_MEMO) > _DISC_MEMO_MAX or sum(v[1][0] for v in _DISC_MEMO.values()) > _DISC_MEMO_MAX_KNOTS:
+            _DISC_MEMO.pop(next(iter(_DISC_MEMO)))  # the oldest first (never the new one: it fits alone)
+    else:
+        _DISC_MEMO[key] = _DISC_MEMO.pop(key)  # the most recent last
+        if price is not None:
+            price(*got[1])
+    (i0, up, up_inf), (j0, lp, lq, l_inf) = got[0]
+    return (i0, list(up), up_inf), (j0, list(lp), list(lq), l_inf)  # copies: a caller may edit its lists
+
+
+#: :func:`_discretise`'s remembered masses (oldest first): at most _DISC_MEMO_MAX pairs and
+#: _DISC_MEMO_MAX_KNOTS knots in all (about 130 bytes a knot at 2^-82 units: some 35 MB)
+_DISC_MEMO: dict = {}
+_DISC_MEMO_MAX = 32
+_DISC_MEMO_MAX_KNOTS = 1 << 18
 
 
 def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int,

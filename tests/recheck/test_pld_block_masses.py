@@ -35,6 +35,13 @@ CASES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_masses(monkeypatch):
+    """Every test computes its masses (``_discretise`` remembers a keyed pair's: a test that
+    changes a route's constant would otherwise be handed an earlier test's integers)."""
+    monkeypatch.setattr(Pl, "_DISC_MEMO", {})
+
+
 def _walk_only(tails: Pl.IvTails) -> Pl.IvTails:
     """The same tails without ``runs``: every knot's enclosure goes through the walk."""
     return Pl.IvTails(tails.fn, tails.inf, tails.many, tails.sup)
@@ -60,6 +67,14 @@ def test_block_masses_equal_the_walk_and_bracket_mpmath(sig, q, direction, m, K,
     picks = set(rng.sample(range(i0 + 1, n - 1), 25))
     for b in blocks[:4]:
         picks |= {b.a, b.a + 1, b.a + 2, b.e - 1, b.e, b.e + 1}
+    _bracket_mpmath(sig, q, direction, m, K, (i0, up), (lp, lq), picks)
+
+
+def _bracket_mpmath(sig, q, direction, m, K, ups, lows, picks) -> None:
+    """Each upper and Q-mass at the knots ``picks`` at least the exact one (mpmath, 600 bits) and
+    below it plus one unit (plus 2^-16), each P-mass the mirror."""
+    (i0, up), (lp, lq) = ups, lows
+    n = i0 + len(up) - 1
     picks = sorted(k for k in picks if i0 < k < n - 1)
     unit = mpmath.mpf(2) ** K
     slack = mpmath.mpf(2) ** -16
@@ -82,6 +97,8 @@ def test_block_masses_equal_the_walk_and_bracket_mpmath(sig, q, direction, m, K,
             a, c = (p0 - p1) * unit, (q0 - q1) * unit
             assert lp[k - i0] <= a and lp[k - i0] > a - 1 - slack, (k, lp[k - i0], a)
             assert lq[k - i0] >= c and lq[k - i0] < c + 1 + slack, (k, lq[k - i0], c)
+
+
 
 
 def test_series_product_sub_enclose_the_exact_rationals() -> None:
@@ -141,3 +158,68 @@ def test_at_integers_reads_and_rounds_exactly(seed: int) -> None:
         assert S.at_integers(B, k0, k1) == exact
         assert S.at_integers(B, k0, k1, sh, add) == [max(0, (v + add) >> sh) for v in exact]
         assert S.at_integers(B, k0, k1, sh, add, True) == [max(0, -((-(v + add)) >> sh)) for v in exact]
+
+
+def _grown(runs: list, m: int) -> list:
+    """The blocks of ``runs`` grown past the standard size (:data:`dpverify.recheck.pld._BLOCK_GROW`)."""
+    size = 2 << (m - Pl._BLOCK_SPAN)
+    return [r for r in runs if isinstance(r, Pl._BlockMasses) and r.b - r.a + 1 > size]
+
+
+# the baseline row of scripts/bench_events.py (sigma 1, q 0.01) on its recorded grid 2^-12, K = 82
+GROWN = (Fraction(1), Fraction(1, 100), 12, 82, "1e-19")
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_grown_blocks_give_the_same_masses_and_bracket_mpmath(direction: str, monkeypatch) -> None:
+    """Blocks twice the standard size far from the end of the support (a choice only): the masses
+    are those of the standard blocks bit for bit, and bracket the exact ones at knots of a grown
+    block (its joins and its middle)."""
+    sig, q, m, K, tau = GROWN
+    tails = Pl.gauss_tails(sig, q, direction)
+    (i0, up, up_inf), (_, lp, lq, l_inf) = Pl._discretise(tails, K, mpmath.mpf(tau), m)
+    n = i0 + len(up) - 1
+    grown = _grown(tails.knot_runs(arith(K + m + 32), i0, n, m, K), m)
+    assert len(grown) >= 8, len(grown)
+    monkeypatch.setattr(Pl, "_BLOCK_GROW", 0)
+    Pl._DISC_MEMO.clear()
+    std = Pl.gauss_tails(sig, q, direction)
+    assert Pl._discretise(std, K, mpmath.mpf(tau), m) == ((i0, up, up_inf), (i0, lp, lq, l_inf))
+    assert not _grown(std.knot_runs(arith(K + m + 32), i0, n, m, K), m)
+    picks = set()
+    for b in (grown[0], grown[-1]):
+        picks |= {b.a, b.a + 1, b.a + 2, (b.a + b.e) // 2, b.e - 1, b.e, b.e + 1}
+    _bracket_mpmath(sig, q, direction, m, K, (i0, up), (lp, lq), picks)
+
+
+def test_a_grown_block_that_fails_is_retried_at_the_standard_size(monkeypatch) -> None:
+    """A grown block whose remainder test fails (forced here: the test refuses every series
+    expanded with the grown step H = 2^(rho - m)) is not lost: its knots go as standard blocks, and
+    the masses are those of the standard route bit for bit."""
+    sig, q, m, K, tau = GROWN
+    grown_H = Fraction(1 << (m - Pl._BLOCK_SPAN + 1), 1 << m)
+    seen: dict = {"H": None, "refused": 0}
+    power_coeffs, remainder_ok = Pl.bs.power_coeffs, Pl.bs.remainder_ok
+
+    def spy_power(A, ex, H, s, n, P):
+        seen["H"] = Fraction(*H.as_integer_ratio())
+        return power_coeffs(A, ex, H, s, n, P)
+
+    def refuse_grown(top, coeffs, tol):
+        if seen["H"] == grown_H:
+            seen["refused"] += 1
+            return None
+        return remainder_ok(top, coeffs, tol)
+
+    monkeypatch.setattr(Pl.bs, "power_coeffs", spy_power)
+    monkeypatch.setattr(Pl.bs, "remainder_ok", refuse_grown)
+    tails = Pl.gauss_tails(sig, q, "remove")
+    got = Pl._discretise(tails, K, mpmath.mpf(tau), m)
+    i0, n = got[0][0], got[0][0] + len(got[0][1]) - 1
+    runs = tails.knot_runs(arith(K + m + 32), i0, n, m, K)
+    assert seen["refused"] >= 8 and not _grown(runs, m)
+    assert sum(isinstance(r, Pl._BlockMasses) for r in runs) >= 40
+    monkeypatch.setattr(Pl.bs, "remainder_ok", remainder_ok)
+    monkeypatch.setattr(Pl, "_BLOCK_GROW", 0)
+    Pl._DISC_MEMO.clear()
+    assert Pl._discretise(Pl.gauss_tails(sig, q, "remove"), K, mpmath.mpf(tau), m) == got
