@@ -188,6 +188,9 @@ class _Model:
         self.count = 0
         self.log: list = []
         self.closed: set[Fraction] = set()  # the values answered in closed form
+        #: asked before every evaluation on a grid, with (x, m): raises to refuse it before its work
+        #: (calibrate_template's verify price, :mod:`.price`), else returns
+        self.guard: Optional[Callable[[Fraction, int], None]] = None
 
     def bounds(self, x: Fraction, m: int) -> tuple[Fraction, Fraction]:
         """Certified [lo, hi] of delta(target_eps) at the exact x on the grid 2^-m."""
@@ -202,6 +205,8 @@ class _Model:
             lo, hi = max_ends(closed)
             self.closed.add(x)
             return self._note(x, m, lo, hi)
+        if self.guard is not None:
+            self.guard(x, m)
         try:
             res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
                                m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
@@ -327,6 +332,39 @@ def _propose(t: Template, E: Fraction, D: Fraction, s: int, w: float, vmin: floa
     return v, slope, rw1, widths, v_est, proposal
 
 
+def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: list, done: str) -> Optional[InvalidParameter]:
+    """The refusal of a calibration whose ``ends`` (name, value, grid exponent) ``dpverify verify``
+    could not re-prove within its budget, or None: their price (:func:`.price.verify_price`, the
+    re-check's own charge for their curves, at most what verify charges a certificate with these
+    ends on these grids) past :data:`dpverify.recheck.limits.CALIBRATE_MAX_WORK`, or a step whose
+    loss spans more knots than the re-check discretises. Naming ``digits`` (``rel_width`` where the
+    width is not a power of ten) where an end's grid is finer than the proposal's (the width asked
+    set it), else ``delta`` (the grid is the coarsest verify uses: the unit 2^-K, about
+    log2(1/delta) + 1.45 target_eps bits, and the step's loss range set the price). A count of
+    knots and bits, no clock."""
+    from ..recheck.limits import CALIBRATE_MAX_WORK
+    from .price import verify_price
+
+    price, K, why = verify_price(t, E, D, ends)
+    if not why and (price is None or price <= CALIBRATE_MAX_WORK):
+        return None
+    m = max(max(e[2] for e in ends), 10)
+    name, x = ends[0][0], ends[0][1]
+    where = (f"the grid 2^-{m}, where {why}" if why else
+             f"the grid 2^-{m}, whose re-proof `dpverify verify` prices at {price:.2e} > {CALIBRATE_MAX_WORK:.1e} "
+             f"knots x bits x log2 steps x sides (its budget for one calibrate.bracket; masses of {K} bits)")
+    what = f"the {name} end near {t.parameter}={brief_str(x)} on {where}"
+    if m > M_MODEL + 1:
+        k = round(-math.log10(w))
+        if k >= 1 and abs(w * 10.0 ** k - 1) < 1e-9:
+            from ..certificate.writer import fewer_digits
+
+            return InvalidParameter("digits", fewer_digits(k, what, done))
+        return InvalidParameter("rel_width", f"{w:g} needs {what}: {done}; ask for a wider one")
+    return InvalidParameter("delta", f"{brief_str(D)} at target eps {brief_str(E)} needs {what}, the coarsest "
+                                     f"grid verify re-proves on: {done} (no certified answer can be re-proved)")
+
+
 def calibrate_template(
     t: Template,
     target_eps: Any,
@@ -335,12 +373,19 @@ def calibrate_template(
     rel_width: Union[float, str, int, Fraction] = 1e-3,
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Any] = None,
+    priced: bool = True,
 ) -> Calibration:
     """Certified bracket for ``t``'s free parameter (module docstring).
 
     Raises InvalidParameter for bad targets, :class:`~dpverify.errors.Undecided`
     when no value of the domain meets the target (with the proof in the
     message), PrecisionExhausted when the budget ends first.
+
+    ``priced`` (the default): a bracket whose ends ``dpverify verify`` could not re-prove within its
+    budget is refused before the work (InvalidParameter naming ``digits`` or ``delta``, exit 2):
+    every evaluation on a grid is priced first, and the two ends once the proposal is known, at
+    the grid the width needs there (:func:`_refusal`; issue 22). False: the realised pair of a
+    fixed-batch calibration, one end of the certificate of another template.
     """
     t0 = time.monotonic()
     E = V.positive("target_eps", target_eps)
@@ -357,6 +402,10 @@ def calibrate_template(
                                f"{t.parameter}; calibration needs a monotone template")
     s = 1 if t.eps_increasing else -1  # v = s log x: delta(target) increases with v
     model = _Model(t, E, D, t0 + time_budget, lambda: None)
+    # what the evaluation in progress may become (the guard's ends): "proposal" (an end of a
+    # bracket about x), "limit" (the domain's end, a safe end alone), "safe" / "unsafe" (that end,
+    # beside the other end as proved so far)
+    stage = ["proposal"]
 
     def show(width: Optional[float], note: str) -> None:
         if progress is not None:
@@ -376,10 +425,13 @@ def calibrate_template(
         Safe there, every value of the domain is safe (the template's monotonicity)."""
         if s < 0 or t.upper is None:
             return None
+        stage[0] = "limit"
         try:
             lo, hi = model.bounds(t.upper, M_MODEL + 1)
         except (PrecisionExhausted, Undecided):
             return None
+        finally:
+            stage[0] = "proposal"
         return End(t.upper, Outcome.HOLDS, lo, hi, None if t.upper in model.closed else M_MODEL + 1) \
             if hi <= D else None
 
@@ -398,6 +450,30 @@ def calibrate_template(
                 raise
             raise _DomainSafe(end) from exc
 
+    def guard(x: Fraction, m: int) -> None:
+        """Refuse the evaluation of x on the grid 2^-m before its work where the ends it may become
+        are priced past verify's budget (:func:`_refusal`): in the proposal, a bracket about x (its
+        safe end on 2^-m, its failing end on the coarsest grid); in the search, the candidate end
+        beside the other end as proved (or about x on the coarsest grid)."""
+        want = stage[0]
+        if want == "limit":
+            ends = [("safe", x, m)]
+        elif want == "proposal":
+            ends = [("safe", x, m), ("unsafe", x, M_MODEL)]
+        else:
+            other = unsafe if want == "safe" else safe
+            name = "unsafe" if want == "safe" else "safe"
+            ends = [(want, x, m)] + ([(name, x, M_MODEL)] if other is None else
+                                     [] if other.grid_exponent is None else
+                                     [(name, other.value, other.grid_exponent)])
+        why = _refusal(t, E, D, w, ends, "refused before computing it")
+        if why is not None:
+            raise why
+
+    if priced:
+        model.guard = guard
+    safe: Optional[End] = None
+    unsafe: Optional[End] = None
     try:
         v, slope, rw1, widths, v_est, proposal = _propose(t, E, D, s, w, vmin, vmax, at, probe, show)
     except _DomainSafe as found:
@@ -414,8 +490,19 @@ def calibrate_template(
         return max(m, M_MODEL)
 
     # ---- 2. certified ends ------------------------------------------------------
-    safe: Optional[End] = None
-    unsafe: Optional[End] = None
+    if priced:
+        # the two ends the search will prove first, on the grids it will choose for them (the width
+        # model's grid for their distance from the root, as in the loop below), priced before the
+        # search: where verify could not re-prove such a bracket, the digits asked for are refused
+        # now, not after minutes of search (issue 22: sigma 0.8, T = 10^4, eps 2 at 1e-6, digits 5
+        # searched 2^-16 and 2^-15 for 50 CPU s, and the writer's re-proof refused it after 149)
+        planned = []
+        for name, sign in (("safe", -1), ("unsafe", 1)):
+            x = at(v_est + sign * 0.4 * w, up=(name == "unsafe"))
+            planned.append((name, x, grid_for(abs(slope * (s * math.log(float(x)) - v_est)))))
+        why = _refusal(t, E, D, w, planned, "refused before the search")
+        if why is not None:
+            raise why
     tries: dict[Fraction, int] = {}
 
     def width_now() -> Optional[float]:
@@ -452,6 +539,7 @@ def calibrate_template(
         vx = s * math.log(float(x))
         gap = abs(slope * (vx - v_est))
         m = grid_for(gap) + tries.get(x, 0)
+        stage[0] = want
         lo, hi = model.bounds(x, m)
         limit = t.lower if s > 0 else t.upper
         if lo > D and want == "safe" and limit is not None and x == limit:
@@ -508,7 +596,7 @@ def calibrate_template(
         show(cur, "proving the mechanism's failure (lower pair)")
         remaining = max(1.0, t0 + time_budget - time.monotonic())
         try:
-            low = calibrate_template(t.mechanism_lower, E, D, rel_width=w, time_budget=remaining)
+            low = calibrate_template(t.mechanism_lower, E, D, rel_width=w, time_budget=remaining, priced=False)
         except Undecided:
             low = None
         if low is not None and low.unsafe is not None:
