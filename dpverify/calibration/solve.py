@@ -332,7 +332,13 @@ def _propose(t: Template, E: Fraction, D: Fraction, s: int, w: float, vmin: floa
     return v, slope, rw1, widths, v_est, proposal
 
 
-def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: list, done: str) -> Optional[InvalidParameter]:
+class _PastBudget(InvalidParameter):
+    """A refusal by the verify price (:func:`_refusal`): exit 2, as any InvalidParameter; the proposal
+    reads it as the accountant's own refusal of a value (the domain's end is then checked)."""
+
+
+def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: list, done: str,
+             about: str) -> Optional[_PastBudget]:
     """The refusal of a calibration whose ``ends`` (name, value, grid exponent) ``dpverify verify``
     could not re-prove within its budget, or None: their price (:func:`.price.verify_price`, the
     re-check's own charge for their curves, at most what verify charges a certificate with these
@@ -349,19 +355,18 @@ def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: list, done: 
     if not why and (price is None or price <= CALIBRATE_MAX_WORK):
         return None
     m = max(max(e[2] for e in ends), 10)
-    name, x = ends[0][0], ends[0][1]
     where = (f"the grid 2^-{m}, where {why}" if why else
              f"the grid 2^-{m}, whose re-proof `dpverify verify` prices at {price:.2e} > {CALIBRATE_MAX_WORK:.1e} "
              f"knots x bits x log2 steps x sides (its budget for one calibrate.bracket; masses of {K} bits)")
-    what = f"the {name} end near {t.parameter}={brief_str(x)} on {where}"
+    what = f"{about} on {where}"
     if m > M_MODEL + 1:
         k = round(-math.log10(w))
         if k >= 1 and abs(w * 10.0 ** k - 1) < 1e-9:
             from ..certificate.writer import fewer_digits
 
-            return InvalidParameter("digits", fewer_digits(k, what, done))
-        return InvalidParameter("rel_width", f"{w:g} needs {what}: {done}; ask for a wider one")
-    return InvalidParameter("delta", f"{brief_str(D)} at target eps {brief_str(E)} needs {what}, the coarsest "
+            return _PastBudget("digits", fewer_digits(k, what, done))
+        return _PastBudget("rel_width", f"{w:g} needs {what}: {done}; ask for a wider one")
+    return _PastBudget("delta", f"{brief_str(D)} at target eps {brief_str(E)} needs {what}, the coarsest "
                                      f"grid verify re-proves on: {done} (no certified answer can be re-proved)")
 
 
@@ -428,7 +433,7 @@ def calibrate_template(
         stage[0] = "limit"
         try:
             lo, hi = model.bounds(t.upper, M_MODEL + 1)
-        except (PrecisionExhausted, Undecided):
+        except (PrecisionExhausted, Undecided, _PastBudget):
             return None
         finally:
             stage[0] = "proposal"
@@ -442,7 +447,8 @@ def calibrate_template(
         (_DomainSafe); otherwise the accountant's refusal stands (exit 3)."""
         try:
             return model.g(x, m)
-        except (PrecisionExhausted, Undecided) as exc:
+        except (PrecisionExhausted, Undecided, _PastBudget) as exc:
+            # a value priced past verify's budget is declined as the accountant declines one
             if getattr(exc, "timed", False):
                 raise
             end = limit_safe()
@@ -466,7 +472,10 @@ def calibrate_template(
             ends = [(want, x, m)] + ([(name, x, M_MODEL)] if other is None else
                                      [] if other.grid_exponent is None else
                                      [(name, other.value, other.grid_exponent)])
-        why = _refusal(t, E, D, w, ends, "refused before computing it")
+        about = (f"a bracket about {t.parameter}={brief_str(x)} (a float proposal)" if want == "proposal" else
+                 f"the domain's end {t.parameter}={brief_str(x)}" if want == "limit" else
+                 f"the {want} end {t.parameter}={brief_str(x)}")
+        why = _refusal(t, E, D, w, ends, "refused before computing it", about)
         if why is not None:
             raise why
 
@@ -500,7 +509,8 @@ def calibrate_template(
         for name, sign in (("safe", -1), ("unsafe", 1)):
             x = at(v_est + sign * 0.4 * w, up=(name == "unsafe"))
             planned.append((name, x, grid_for(abs(slope * (s * math.log(float(x)) - v_est)))))
-        why = _refusal(t, E, D, w, planned, "refused before the search")
+        why = _refusal(t, E, D, w, planned, "refused before the search",
+                       f"its ends near {t.parameter}={brief_str(planned[0][1])}")
         if why is not None:
             raise why
     tries: dict[Fraction, int] = {}
