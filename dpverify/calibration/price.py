@@ -69,9 +69,14 @@ def verify_price(template: Any, target_eps: Fraction, delta: Fraction,
         route = RC._Route(E, D, max(p[0][3] for p in plans), Fraction(delta), Fraction(target_eps))
         # a meter of its own, with no limit that could stop the count: the charges only
         with P.one_meter(1 << 200, "the calibration's price", per_query=False) as meter:
-            for (blocks, dirs, want, _), m in plans:
+            for (name, x, _), ((blocks, dirs, want, _), m) in zip(ends, plans):
                 if all(b[3] is not None for b in blocks):
                     continue  # every step a Gaussian at sampling rate 1: closed form, no grid
+                if name == "safe":
+                    # a safe end its Renyi tail bound proves needs no grid (recheck.calibrate._prove_ends)
+                    tail = RC._tail_upper(inputs, template.parameter, int(x) if template.integer else exact_str(x))
+                    if tail is not None and RC._le(tail, Fraction(delta)):
+                        continue
                 for d in dirs:
                     # the blocks' direction keys as _Route.curve forms them (a Gaussian step at
                     # rate 1 is one pair for add and remove)
