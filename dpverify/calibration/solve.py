@@ -30,11 +30,13 @@ How (no blind bisection of certified runs):
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
 from .. import _validate as V
 from ..ball import brief_str, exact_str, rational_decimal
@@ -332,6 +334,25 @@ def _propose(t: Template, E: Fraction, D: Fraction, s: int, w: float, vmin: floa
     return v, slope, rw1, widths, v_est, proposal
 
 
+#: True while the calibration in progress is to be written as a certificate (the CLI's --certificate /
+#: --json, :func:`for_certificate`): ends the width model puts on verify's finest grid are then refused
+#: before the search (:func:`calibrate_template`)
+_FOR_CERTIFICATE: ContextVar[bool] = ContextVar("calibrate_for_certificate", default=False)
+
+
+@contextlib.contextmanager
+def for_certificate(asked: bool = True) -> Iterator[None]:
+    """Within it (``asked``), a calibration is searched as one whose certificate will be written,
+    which ``dpverify verify`` must re-prove (the writer re-proves an end on its finest grid,
+    :func:`dpverify.certificate.writer.unverifiable`): ends the width model puts on that grid are
+    refused before the search, exit 2 naming --digits (issue 22). Set by ``calibrate dpsgd``."""
+    token = _FOR_CERTIFICATE.set(bool(asked))
+    try:
+        yield
+    finally:
+        _FOR_CERTIFICATE.reset(token)
+
+
 class _PastBudget(InvalidParameter):
     """A refusal by the verify price (:func:`_refusal`): exit 2, as any InvalidParameter; the proposal
     reads it as the accountant's own refusal of a value (the domain's end is then checked)."""
@@ -360,14 +381,21 @@ def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: list, done: 
              f"knots x bits x log2 steps x sides (its budget for one calibrate.bracket; masses of {K} bits)")
     what = f"{about} on {where}"
     if m > M_MODEL + 1:
-        k = round(-math.log10(w))
-        if k >= 1 and abs(w * 10.0 ** k - 1) < 1e-9:
-            from ..certificate.writer import fewer_digits
-
-            return _PastBudget("digits", fewer_digits(k, what, done))
-        return _PastBudget("rel_width", f"{w:g} needs {what}: {done}; ask for a wider one")
+        return _refusal_text(w, what, done)
     return _PastBudget("delta", f"{brief_str(D)} at target eps {brief_str(E)} needs {what}, the coarsest "
                                      f"grid verify re-proves on: {done} (no certified answer can be re-proved)")
+
+
+def _refusal_text(w: float, what: str, done: str) -> _PastBudget:
+    """The refusal of the width ``w`` asked for, which needs ``what``: naming --digits (the
+    writers' one wording, :func:`dpverify.certificate.writer.fewer_digits`), or the deprecated
+    --rel-width where ``w`` is not a power of ten."""
+    k = round(-math.log10(w))
+    if k >= 1 and abs(w * 10.0 ** k - 1) < 1e-9:
+        from ..certificate.writer import fewer_digits
+
+        return _PastBudget("digits", fewer_digits(k, what, done))
+    return _PastBudget("rel_width", f"{w:g} needs {what}: {done}; ask for a wider one")
 
 
 def calibrate_template(
@@ -513,6 +541,20 @@ def calibrate_template(
                        f"its ends near {t.parameter}={brief_str(planned[0][1])}")
         if why is not None:
             raise why
+        from ..recheck.calibrate import _M_MAX as VERIFY_FINEST
+
+        finest = max(m for _, _, m in planned)
+        if _FOR_CERTIFICATE.get() and finest >= VERIFY_FINEST and t.name == "dpsgd":
+            # an end decided on verify's finest grid leaves it no finer one, and its bounds there are
+            # looser than the search's: the writer re-proves such an end and refused the ones met (the
+            # `calibrate dpsgd --help` example at digits 6: 102 CPU s of search, then 56 of re-proof,
+            # exit 2; sigma 0.8, T = 10^4, digits 5: 149 CPU s in all). The width model's grid for the
+            # ends, from the proposal's two grids: a float that only chooses to decline
+            raise _refusal_text(w, f"its ends near {t.parameter}={brief_str(planned[0][1])} on the grid "
+                                   f"2^-{finest} (the width model of 2^-{M_MODEL} and 2^-{M_MODEL + 1}), the "
+                                   "finest `dpverify verify` tries: it would have no finer grid where its bounds, "
+                                   "looser than the search's, could re-prove them",
+                                "refused before the search (the bracket is printed without --certificate / --json)")
     tries: dict[Fraction, int] = {}
 
     def width_now() -> Optional[float]:

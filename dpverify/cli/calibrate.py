@@ -202,7 +202,10 @@ def _dpsgd(args: argparse.Namespace) -> int:
         return 0
 
     budget = V.seconds("time_budget", args.time_budget)
-    with Progress("calibrate") as bar:
+    from ..calibration.solve import for_certificate
+
+    # a certificate asked for: ends verify could not re-prove on a finer grid are refused before the search
+    with Progress("calibrate") as bar, for_certificate(bool(args.certificate or args.json)):
         cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
                         sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,
                         batch_size=args.batch_size, dataset_size=args.dataset_size,

@@ -93,3 +93,26 @@ def test_a_genuine_bracket_is_priced_within_the_budget():
     assert why == "" and 0 < price < CALIBRATE_MAX_WORK / 10
     t1 = dpsgd_template(sampling_rate=1, steps=10, neighboring="add-remove")
     assert verify_price(t1, Fraction(2), Fraction(1, 10**5), [("safe", Fraction(6), 11)])[0] == 0
+
+
+def test_ends_on_verifys_finest_grid_are_refused_before_the_search_for_a_certificate(monkeypatch, capsys):
+    # an end decided on verify's finest grid leaves it no finer one (the `calibrate dpsgd --help` example at
+    # digits 6 searched 102 CPU s and was refused by the writer's re-proof after 56 more): with a
+    # certificate asked for, ends the width model puts there are refused before the search; without, the
+    # bracket is computed and printed. Verify's finest grid is lowered to 2^-11 here, so that a cheap
+    # calibration (sigma 3, T = 10, rate free, digits 3, ends on about 2^-12) meets it
+    from dpverify.recheck import calibrate as RC
+
+    monkeypatch.setattr(RC, "_M_MAX", solve.M_MODEL + 1)
+    argv = ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--noise-multiplier", "3",
+            "--steps", "10", "--digits", "3"]
+    real = solve.refine_query
+    grids = _spy(monkeypatch, finest=solve.M_MODEL + 1)
+    assert main(argv + ["--json"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "--digits: 3 needs its ends" in out.err and "the finest `dpverify verify` tries" in out.err
+    assert "before the search" in out.err, out.err
+    assert grids and max(grids) <= solve.M_MODEL + 1
+    monkeypatch.setattr(solve, "refine_query", real)
+    assert main(argv) == 0  # no certificate: the search runs and the bracket is printed
+    assert "sampling_rate in [" in capsys.readouterr().out
