@@ -543,8 +543,13 @@ def calibrate_template(
             raise why
         from ..recheck.calibrate import _M_MAX as VERIFY_FINEST
 
+        from .price import verify_price
+
         finest = max(m for _, _, m in planned)
-        if _FOR_CERTIFICATE.get() and finest >= VERIFY_FINEST and t.name == "dpsgd":
+        # (verify re-proves an end in closed form or by the Renyi tail without a grid: price 0)
+        # (a root estimate at the domain's end: every value may be safe, no failing end to decide there)
+        if (_FOR_CERTIFICATE.get() and finest >= VERIFY_FINEST and vmin < v_est < vmax
+                and (verify_price(t, E, D, [e for e in planned if e[2] >= VERIFY_FINEST])[0] or 0) > 0):
             # an end decided on verify's finest grid leaves it no finer one, and its bounds there are
             # looser than the search's: the writer re-proves such an end and refused the ones met (the
             # `calibrate dpsgd --help` example at digits 6: 102 CPU s of search, then 56 of re-proof,
