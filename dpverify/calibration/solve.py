@@ -26,6 +26,12 @@ How (no blind bisection of certified runs):
    grids, shrinking about 4x per halving of the grid) is below the expected
    gap. A check that proves the *other* sign still narrows the bracket; an
    undecided one is repeated one grid finer, then moved outward.
+
+Work bounded before work (issue 22): a Poisson calibration is priced by what ``dpverify verify``
+would charge to re-prove its ends (:mod:`.price`, the re-check's own meter), before every certified
+evaluation and once before step 2 for the two ends and the grid the width asks there; past the
+re-check's budget it is refused (exit 2 naming --digits or --delta), and, with a certificate asked
+for (:func:`for_certificate`), so are ends the width model puts on verify's finest grid.
 """
 
 from __future__ import annotations
@@ -358,7 +364,7 @@ class _PastBudget(InvalidParameter):
     reads it as the accountant's own refusal of a value (the domain's end is then checked)."""
 
 
-def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: list, done: str,
+def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: "list[tuple[str, Fraction, int]]", done: str,
              about: str) -> Optional[_PastBudget]:
     """The refusal of a calibration whose ``ends`` (name, value, grid exponent) ``dpverify verify``
     could not re-prove within its budget, or None: their price (:func:`.price.verify_price`, the

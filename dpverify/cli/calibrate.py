@@ -7,8 +7,10 @@ Example::
     dpverify calibrate dpsgd --target-eps 3 --delta 1e-5 \\
         --sampling-rate 256/60000 --steps 14063
 
-Exit 0: bracket proved; 2: bad input; 3: budget spent or no value meets the
-target (the message says which, with its proof).
+Exit 0: bracket proved; 2: bad input, or a bracket whose ends `dpverify verify` could
+not re-prove within its budget (priced before the work; the message names --digits or
+--delta and the cap); 3: budget spent or no value meets the target (the message says
+which, with its proof).
 """
 
 from __future__ import annotations
