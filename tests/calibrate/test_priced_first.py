@@ -100,7 +100,7 @@ def test_ends_on_verifys_finest_grid_are_refused_before_the_search_for_a_certifi
     # digits 6 searched 102 CPU s and was refused by the writer's re-proof after 56 more): with a
     # certificate asked for, ends the width model puts there are refused before the search; without, the
     # bracket is computed and printed. Verify's finest grid is lowered to 2^-11 here, so that a cheap
-    # calibration (sigma 3, T = 10, rate free, digits 3, ends on about 2^-12) meets it
+    # calibration (sigma 3, T = 10, rate free, digits 3: its ends on 2^-11 or finer) meets it
     from dpverify.recheck import calibrate as RC
 
     monkeypatch.setattr(RC, "_M_MAX", solve.M_MODEL + 1)
