@@ -26,15 +26,23 @@ How (no blind bisection of certified runs):
    grids, shrinking about 4x per halving of the grid) is below the expected
    gap. A check that proves the *other* sign still narrows the bracket; an
    undecided one is repeated one grid finer, then moved outward.
+
+Work bounded before work (issue 22): a Poisson calibration is priced by what ``dpverify verify``
+would charge to re-prove its ends (:mod:`.price`, the re-check's own meter), before every certified
+evaluation and once before step 2 for the two ends and the grid the width asks there; past the
+re-check's budget it is refused (exit 2 naming --digits or --delta), and, with a certificate asked
+for (:func:`for_certificate`), so are ends the width model puts on verify's finest grid.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
 from .. import _validate as V
 from ..ball import brief_str, exact_str, rational_decimal
@@ -188,6 +196,9 @@ class _Model:
         self.count = 0
         self.log: list = []
         self.closed: set[Fraction] = set()  # the values answered in closed form
+        #: asked before every evaluation on a grid, with (x, m): raises to refuse it before its work
+        #: (calibrate_template's verify price, :mod:`.price`), else returns
+        self.guard: Optional[Callable[[Fraction, int], None]] = None
 
     def bounds(self, x: Fraction, m: int) -> tuple[Fraction, Fraction]:
         """Certified [lo, hi] of delta(target_eps) at the exact x on the grid 2^-m."""
@@ -202,6 +213,8 @@ class _Model:
             lo, hi = max_ends(closed)
             self.closed.add(x)
             return self._note(x, m, lo, hi)
+        if self.guard is not None:
+            self.guard(x, m)
         try:
             res = refine_query(steps, self.dirs, kind="delta", target=self.eps, rel_width=1e-6,
                                m_start=m, decide=lambda lo, hi: True, delta_scale=self.D,
@@ -327,6 +340,70 @@ def _propose(t: Template, E: Fraction, D: Fraction, s: int, w: float, vmin: floa
     return v, slope, rw1, widths, v_est, proposal
 
 
+#: True while the calibration in progress is to be written as a certificate (the CLI's --certificate /
+#: --json, :func:`for_certificate`): ends the width model puts on verify's finest grid are then refused
+#: before the search (:func:`calibrate_template`)
+_FOR_CERTIFICATE: ContextVar[bool] = ContextVar("calibrate_for_certificate", default=False)
+
+
+@contextlib.contextmanager
+def for_certificate(asked: bool = True) -> Iterator[None]:
+    """Within it (``asked``), a calibration is searched as one whose certificate will be written,
+    which ``dpverify verify`` must re-prove (the writer re-proves an end on its finest grid,
+    :func:`dpverify.certificate.writer.unverifiable`): ends the width model puts on that grid are
+    refused before the search, exit 2 naming --digits (issue 22). Set by ``calibrate dpsgd``."""
+    token = _FOR_CERTIFICATE.set(bool(asked))
+    try:
+        yield
+    finally:
+        _FOR_CERTIFICATE.reset(token)
+
+
+class _PastBudget(InvalidParameter):
+    """A refusal by the verify price (:func:`_refusal`): exit 2, as any InvalidParameter; the proposal
+    reads it as the accountant's own refusal of a value (the domain's end is then checked)."""
+
+
+def _refusal(t: Template, E: Fraction, D: Fraction, w: float, ends: "list[tuple[str, Fraction, int]]", done: str,
+             about: str) -> Optional[_PastBudget]:
+    """The refusal of a calibration whose ``ends`` (name, value, grid exponent) ``dpverify verify``
+    could not re-prove within its budget, or None: their price (:func:`.price.verify_price`, the
+    re-check's own charge for their curves, at most what verify charges a certificate with these
+    ends on these grids) past :data:`dpverify.recheck.limits.CALIBRATE_MAX_WORK`, or a step whose
+    loss spans more knots than the re-check discretises. Naming ``digits`` (``rel_width`` where the
+    width is not a power of ten) where an end's grid is finer than the proposal's (the width asked
+    set it), else ``delta`` (the grid is the coarsest verify uses: the unit 2^-K, about
+    log2(1/delta) + 1.45 target_eps bits, and the step's loss range set the price). A count of
+    knots and bits, no clock."""
+    from ..recheck.limits import CALIBRATE_MAX_WORK
+    from .price import verify_price
+
+    price, K, why = verify_price(t, E, D, ends)
+    if not why and (price is None or price <= CALIBRATE_MAX_WORK):
+        return None
+    m = max(max(e[2] for e in ends), 10)
+    where = (f"the grid 2^-{m}, where {why}" if why else
+             f"the grid 2^-{m}, whose re-proof `dpverify verify` prices at {price:.2e} > {CALIBRATE_MAX_WORK:.1e} "
+             f"knots x bits x log2 steps x sides (its budget for one calibrate.bracket; masses of {K} bits)")
+    what = f"{about} on {where}"
+    if m > M_MODEL + 1:
+        return _refusal_text(w, what, done)
+    return _PastBudget("delta", f"{brief_str(D)} at target eps {brief_str(E)} needs {what}, the coarsest "
+                                     f"grid verify re-proves on: {done} (no certified answer can be re-proved)")
+
+
+def _refusal_text(w: float, what: str, done: str) -> _PastBudget:
+    """The refusal of the width ``w`` asked for, which needs ``what``: naming --digits (the
+    writers' one wording, :func:`dpverify.certificate.writer.fewer_digits`), or the deprecated
+    --rel-width where ``w`` is not a power of ten."""
+    k = round(-math.log10(w))
+    if k >= 1 and abs(w * 10.0 ** k - 1) < 1e-9:
+        from ..certificate.writer import fewer_digits
+
+        return _PastBudget("digits", fewer_digits(k, what, done))
+    return _PastBudget("rel_width", f"{w:g} needs {what}: {done}; ask for a wider one")
+
+
 def calibrate_template(
     t: Template,
     target_eps: Any,
@@ -335,12 +412,19 @@ def calibrate_template(
     rel_width: Union[float, str, int, Fraction] = 1e-3,
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Any] = None,
+    priced: bool = True,
 ) -> Calibration:
     """Certified bracket for ``t``'s free parameter (module docstring).
 
     Raises InvalidParameter for bad targets, :class:`~dpverify.errors.Undecided`
     when no value of the domain meets the target (with the proof in the
     message), PrecisionExhausted when the budget ends first.
+
+    ``priced`` (the default): a bracket whose ends ``dpverify verify`` could not re-prove within its
+    budget is refused before the work (InvalidParameter naming ``digits`` or ``delta``, exit 2):
+    every evaluation on a grid is priced first, and the two ends once the proposal is known, at
+    the grid the width needs there (:func:`_refusal`; issue 22). False: the realised pair of a
+    fixed-batch calibration, one end of the certificate of another template.
     """
     t0 = time.monotonic()
     E = V.positive("target_eps", target_eps)
@@ -357,6 +441,10 @@ def calibrate_template(
                                f"{t.parameter}; calibration needs a monotone template")
     s = 1 if t.eps_increasing else -1  # v = s log x: delta(target) increases with v
     model = _Model(t, E, D, t0 + time_budget, lambda: None)
+    # what the evaluation in progress may become (the guard's ends): "proposal" (an end of a
+    # bracket about x), "limit" (the domain's end, a safe end alone), "safe" / "unsafe" (that end,
+    # beside the other end as proved so far)
+    stage = ["proposal"]
 
     def show(width: Optional[float], note: str) -> None:
         if progress is not None:
@@ -376,10 +464,13 @@ def calibrate_template(
         Safe there, every value of the domain is safe (the template's monotonicity)."""
         if s < 0 or t.upper is None:
             return None
+        stage[0] = "limit"
         try:
             lo, hi = model.bounds(t.upper, M_MODEL + 1)
-        except (PrecisionExhausted, Undecided):
+        except (PrecisionExhausted, Undecided, _PastBudget):
             return None
+        finally:
+            stage[0] = "proposal"
         return End(t.upper, Outcome.HOLDS, lo, hi, None if t.upper in model.closed else M_MODEL + 1) \
             if hi <= D else None
 
@@ -390,7 +481,8 @@ def calibrate_template(
         (_DomainSafe); otherwise the accountant's refusal stands (exit 3)."""
         try:
             return model.g(x, m)
-        except (PrecisionExhausted, Undecided) as exc:
+        except (PrecisionExhausted, Undecided, _PastBudget) as exc:
+            # a value priced past verify's budget is declined as the accountant declines one
             if getattr(exc, "timed", False):
                 raise
             end = limit_safe()
@@ -398,6 +490,33 @@ def calibrate_template(
                 raise
             raise _DomainSafe(end) from exc
 
+    def guard(x: Fraction, m: int) -> None:
+        """Refuse the evaluation of x on the grid 2^-m before its work where the ends it may become
+        are priced past verify's budget (:func:`_refusal`): in the proposal, a bracket about x (its
+        safe end on 2^-m, its failing end on the coarsest grid); in the search, the candidate end
+        beside the other end as proved (or about x on the coarsest grid)."""
+        want = stage[0]
+        if want == "limit":
+            ends = [("safe", x, m)]
+        elif want == "proposal":
+            ends = [("safe", x, m), ("unsafe", x, M_MODEL)]
+        else:
+            other = unsafe if want == "safe" else safe
+            name = "unsafe" if want == "safe" else "safe"
+            ends = [(want, x, m)] + ([(name, x, M_MODEL)] if other is None else
+                                     [] if other.grid_exponent is None else
+                                     [(name, other.value, other.grid_exponent)])
+        about = (f"a bracket about {t.parameter}={brief_str(x)} (a float proposal)" if want == "proposal" else
+                 f"the domain's end {t.parameter}={brief_str(x)}" if want == "limit" else
+                 f"the {want} end {t.parameter}={brief_str(x)}")
+        why = _refusal(t, E, D, w, ends, "refused before computing it", about)
+        if why is not None:
+            raise why
+
+    if priced:
+        model.guard = guard
+    safe: Optional[End] = None
+    unsafe: Optional[End] = None
     try:
         v, slope, rw1, widths, v_est, proposal = _propose(t, E, D, s, w, vmin, vmax, at, probe, show)
     except _DomainSafe as found:
@@ -414,8 +533,39 @@ def calibrate_template(
         return max(m, M_MODEL)
 
     # ---- 2. certified ends ------------------------------------------------------
-    safe: Optional[End] = None
-    unsafe: Optional[End] = None
+    if priced:
+        # the two ends the search will prove first, on the grids it will choose for them (the width
+        # model's grid for their distance from the root, as in the loop below), priced before the
+        # search: where verify could not re-prove such a bracket, the digits asked for are refused
+        # now, not after minutes of search (issue 22: sigma 0.8, T = 10^4, eps 2 at 1e-6, digits 5
+        # searched 2^-16 and 2^-15 for 50 CPU s, and the writer's re-proof refused it after 149)
+        planned = []
+        for name, sign in (("safe", -1), ("unsafe", 1)):
+            x = at(v_est + sign * 0.4 * w, up=(name == "unsafe"))
+            planned.append((name, x, grid_for(abs(slope * (s * math.log(float(x)) - v_est)))))
+        why = _refusal(t, E, D, w, planned, "refused before the search",
+                       f"its ends near {t.parameter}={brief_str(planned[0][1])}")
+        if why is not None:
+            raise why
+        from ..recheck.calibrate import _M_MAX as VERIFY_FINEST
+
+        from .price import verify_price
+
+        finest = max(m for _, _, m in planned)
+        # (verify re-proves an end in closed form or by the Renyi tail without a grid: price 0)
+        # (a root estimate at the domain's end: every value may be safe, no failing end to decide there)
+        if (_FOR_CERTIFICATE.get() and finest >= VERIFY_FINEST and vmin < v_est < vmax
+                and (verify_price(t, E, D, [e for e in planned if e[2] >= VERIFY_FINEST])[0] or 0) > 0):
+            # an end decided on verify's finest grid leaves it no finer one, and its bounds there are
+            # looser than the search's: the writer re-proves such an end and refused the ones met (the
+            # `calibrate dpsgd --help` example at digits 6: 102 CPU s of search, then 56 of re-proof,
+            # exit 2; sigma 0.8, T = 10^4, digits 5: 149 CPU s in all). The width model's grid for the
+            # ends, from the proposal's two grids: a float that only chooses to decline
+            raise _refusal_text(w, f"its ends near {t.parameter}={brief_str(planned[0][1])} on the grid "
+                                   f"2^-{finest} (the width model of 2^-{M_MODEL} and 2^-{M_MODEL + 1}), the "
+                                   "finest `dpverify verify` tries: it would have no finer grid where its bounds, "
+                                   "looser than the search's, could re-prove them",
+                                "refused before the search (the bracket is printed without --certificate / --json)")
     tries: dict[Fraction, int] = {}
 
     def width_now() -> Optional[float]:
@@ -452,6 +602,7 @@ def calibrate_template(
         vx = s * math.log(float(x))
         gap = abs(slope * (vx - v_est))
         m = grid_for(gap) + tries.get(x, 0)
+        stage[0] = want
         lo, hi = model.bounds(x, m)
         limit = t.lower if s > 0 else t.upper
         if lo > D and want == "safe" and limit is not None and x == limit:
@@ -508,7 +659,7 @@ def calibrate_template(
         show(cur, "proving the mechanism's failure (lower pair)")
         remaining = max(1.0, t0 + time_budget - time.monotonic())
         try:
-            low = calibrate_template(t.mechanism_lower, E, D, rel_width=w, time_budget=remaining)
+            low = calibrate_template(t.mechanism_lower, E, D, rel_width=w, time_budget=remaining, priced=False)
         except Undecided:
             low = None
         if low is not None and low.unsafe is not None:

@@ -7,8 +7,10 @@ Example::
     dpverify calibrate dpsgd --target-eps 3 --delta 1e-5 \\
         --sampling-rate 256/60000 --steps 14063
 
-Exit 0: bracket proved; 2: bad input; 3: budget spent or no value meets the
-target (the message says which, with its proof).
+Exit 0: bracket proved; 2: bad input, or a bracket whose ends `dpverify verify` could
+not re-prove within its budget (priced before the work; the message names --digits or
+--delta and the cap); 3: budget spent or no value meets the target (the message says
+which, with its proof).
 """
 
 from __future__ import annotations
@@ -202,7 +204,10 @@ def _dpsgd(args: argparse.Namespace) -> int:
         return 0
 
     budget = V.seconds("time_budget", args.time_budget)
-    with Progress("calibrate") as bar:
+    from ..calibration.solve import for_certificate
+
+    # a certificate asked for: ends verify could not re-prove on a finer grid are refused before the search
+    with Progress("calibrate") as bar, for_certificate(bool(args.certificate or args.json)):
         cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
                         sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,
                         batch_size=args.batch_size, dataset_size=args.dataset_size,
