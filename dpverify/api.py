@@ -135,6 +135,7 @@ def calibrate(
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     template: Optional[Template] = None,
     progress: Optional[Progress] = None,
+    for_certificate: bool = False,
 ) -> "Union[Calibration, SampledCalibration]":
     """Certified bracket for the one DP-SGD parameter left out meeting (target_eps, delta)-DP.
 
@@ -170,6 +171,9 @@ def calibrate(
         template: a :class:`Template` with one free parameter, instead of the
             DP-SGD parameters above.
         progress: a :class:`dpverify.progress.Progress` display, or None.
+        for_certificate: the bracket will be written as a certificate (``make_certificate``):
+            Poisson ends that ``dpverify verify`` could only try on its finest grid are
+            refused before the search (InvalidParameter naming ``digits``).
 
     Returns:
         A :class:`Calibration` (a ``SampledCalibration`` for shuffled and balls-in-bins
@@ -219,7 +223,7 @@ def calibrate(
                                   steps=steps, epochs=epochs, batch_size=batch_size,
                                   dataset_size=dataset_size, neighboring="add-remove" if neighboring is None else neighboring)
     return calibrate_template(template, target_eps, delta, rel_width=width,
-                              time_budget=time_budget, progress=progress)
+                              time_budget=time_budget, progress=progress, for_certificate=for_certificate)
 
 
 def _digits(digits: int) -> int:

@@ -10,7 +10,8 @@ knots x bits x the bit length of its step count x its sides, and a discretisatio
 computes knots x bits x (``CALIBRATE_KNOT_WEIGHT`` - that bit length) once more
 (:meth:`dpverify.recheck.calibrate._Route._priced`); its exact products are charged past that. The
 price here is that charge, by the re-check's own code (one copy of the price): the same route,
-its ``_knots`` count (a few tail evaluations per step law, no mass), on a meter of its own. It
+its ``_knots`` count (a few tail evaluations per step law, no mass), on a meter of its own
+(:func:`dpverify.recheck.calibrate.price_ends`). It
 leaves out the products, the delta_at_target bounds (the same curves, remembered) and the finer
 grids a search may add, so it is at most what verify charges a certificate with these ends on
 these grids: past the budget, verify would answer exit 3 and the writer would not write it.
@@ -38,56 +39,15 @@ def verify_price(template: Any, target_eps: Fraction, delta: Fraction,
                  ends: Sequence[tuple[str, Fraction, int]]) -> "tuple[Optional[int], int, str]":
     """(price, K, why): what ``dpverify verify`` charges at least to re-prove a ``calibrate.bracket``
     of the Poisson template ``template`` (name ``dpsgd``) whose ends are ``ends``, each (name
-    ``safe`` or ``unsafe``, exact value, grid exponent m the end is decided on): the re-check's own
-    price (:meth:`dpverify.recheck.calibrate._Route._priced`) of the safe end's upper curve and the
-    unsafe end's lower curve, each over its directions, on the grid 2^-max(m, 10) (the re-check
-    starts no coarser), in one route as verify builds it (a steps bracket's ends share their
-    discretisation on one grid). ``K``: the route's unit 2^-K (bits). An end at sampling rate 1
-    (every step a Gaussian: the closed form, no grid) costs nothing. ``why``: where one step's loss
-    spans more knots than the re-check discretises (price None: verify refuses it at any cost).
-    Price None, why "" for a template verify does not re-prove by this route (fixed batches'
-    Cor 32 pair, a user's own template): not priced."""
+    ``safe`` or ``unsafe``, exact value, grid exponent m the end is decided on):
+    :func:`dpverify.recheck.calibrate.price_ends` of the inputs and ends as the certificate would
+    record them. Price None, why "" for a template verify does not re-prove by that route (fixed
+    batches' Cor 32 pair, a user's own template): not priced."""
     if getattr(template, "name", None) != "dpsgd" or not ends:
         return None, 0, ""
-    import mpmath
-
-    from ..errors import CertificateRejected, MalformedCertificate
-    from ..recheck import calibrate as RC
-    from ..recheck import pld as P
-    from ..recheck.gdp import fraction_to_mpf
+    from ..recheck.calibrate import price_ends
 
     inputs: dict[str, Any] = {"template": template.name, "parameter": template.parameter,
                               "target_eps": exact_str(target_eps), "delta": exact_str(delta), **template.fixed}
-    with mpmath.workdps(RC._DPS):
-        E, D = fraction_to_mpf(Fraction(target_eps)), fraction_to_mpf(Fraction(delta))
-        try:
-            plans = [(RC._plans("dpsgd", inputs, template.parameter, name,
-                                int(x) if template.integer else exact_str(x), Fraction(x)), max(m, RC._M_MIN))
-                     for name, x, m in ends]
-        except (CertificateRejected, MalformedCertificate):  # not an end verify reads: not priced
-            return None, 0, ""
-        route = RC._Route(E, D, max(p[0][3] for p in plans), Fraction(delta), Fraction(target_eps))
-        # a meter of its own, with no limit that could stop the count: the charges only
-        with P.one_meter(1 << 200, "the calibration's price", per_query=False) as meter:
-            for (name, x, _), ((blocks, dirs, want, _), m) in zip(ends, plans):
-                if all(b[3] is not None for b in blocks):
-                    continue  # every step a Gaussian at sampling rate 1: closed form, no grid
-                if name == "safe":
-                    # a safe end its Renyi tail bound proves needs no grid (recheck.calibrate._prove_ends)
-                    tail = RC._tail_upper(inputs, template.parameter, int(x) if template.integer else exact_str(x))
-                    if tail is not None and RC._le(tail, Fraction(delta)):
-                        continue
-                for d in dirs:
-                    # the blocks' direction keys as _Route.curve forms them (a Gaussian step at
-                    # rate 1 is one pair for add and remove)
-                    dk = [(key, "add|remove" if g is not None and d in ("add", "remove") else d, T)
-                          for key, _, T, g in blocks]
-                    try:
-                        route._priced(blocks, dk, d, m, want)
-                    except CertificateRejected as exc:  # CouldNotReprove: a range past the knot cap
-                        return None, route.K, str(exc)
-                    # verify computes these masses next, so a later end on the same pair and grid
-                    # (a steps bracket) is not charged their discretisation again: marked as computed
-                    for (key, _, _, _), (_, d_key, _) in zip(blocks, dk):
-                        route.cache.setdefault((key, d_key, m), None)
-        return meter.spent, route.K, ""
+    return price_ends(inputs, template.parameter,
+                      [(name, int(x) if template.integer else exact_str(x), m) for name, x, m in ends])

@@ -31,18 +31,16 @@ Work bounded before work (issue 22): a Poisson calibration is priced by what ``d
 would charge to re-prove its ends (:mod:`.price`, the re-check's own meter), before every certified
 evaluation and once before step 2 for the two ends and the grid the width asks there; past the
 re-check's budget it is refused (exit 2 naming --digits or --delta), and, with a certificate asked
-for (:func:`for_certificate`), so are ends the width model puts on verify's finest grid.
+for (``for_certificate``), so are ends the width model puts on verify's finest grid.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from .. import _validate as V
 from ..ball import brief_str, exact_str, rational_decimal
@@ -340,25 +338,6 @@ def _propose(t: Template, E: Fraction, D: Fraction, s: int, w: float, vmin: floa
     return v, slope, rw1, widths, v_est, proposal
 
 
-#: True while the calibration in progress is to be written as a certificate (the CLI's --certificate /
-#: --json, :func:`for_certificate`): ends the width model puts on verify's finest grid are then refused
-#: before the search (:func:`calibrate_template`)
-_FOR_CERTIFICATE: ContextVar[bool] = ContextVar("calibrate_for_certificate", default=False)
-
-
-@contextlib.contextmanager
-def for_certificate(asked: bool = True) -> Iterator[None]:
-    """Within it (``asked``), a calibration is searched as one whose certificate will be written,
-    which ``dpverify verify`` must re-prove (the writer re-proves an end on its finest grid,
-    :func:`dpverify.certificate.writer.unverifiable`): ends the width model puts on that grid are
-    refused before the search, exit 2 naming --digits (issue 22). Set by ``calibrate dpsgd``."""
-    token = _FOR_CERTIFICATE.set(bool(asked))
-    try:
-        yield
-    finally:
-        _FOR_CERTIFICATE.reset(token)
-
-
 class _PastBudget(InvalidParameter):
     """A refusal by the verify price (:func:`_refusal`): exit 2, as any InvalidParameter; the proposal
     reads it as the accountant's own refusal of a value (the domain's end is then checked)."""
@@ -413,6 +392,7 @@ def calibrate_template(
     time_budget: float = DEFAULT_TIME_BUDGET_SECONDS,
     progress: Optional[Any] = None,
     priced: bool = True,
+    for_certificate: bool = False,
 ) -> Calibration:
     """Certified bracket for ``t``'s free parameter (module docstring).
 
@@ -425,6 +405,11 @@ def calibrate_template(
     every evaluation on a grid is priced first, and the two ends once the proposal is known, at
     the grid the width needs there (:func:`_refusal`; issue 22). False: the realised pair of a
     fixed-batch calibration, one end of the certificate of another template.
+
+    ``for_certificate``: the bracket is to be written as a certificate, which the writer re-proves as
+    ``dpverify verify`` does (:func:`dpverify.certificate.writer.unverifiable`): ends the width model
+    puts on verify's finest grid, where its looser bounds have no finer grid left, are refused before
+    the search (InvalidParameter naming ``digits``).
     """
     t0 = time.monotonic()
     E = V.positive("target_eps", target_eps)
@@ -547,14 +532,15 @@ def calibrate_template(
                        f"its ends near {t.parameter}={brief_str(planned[0][1])}")
         if why is not None:
             raise why
-        from ..recheck.calibrate import _M_MAX as VERIFY_FINEST
+        from ..certificate.writer import printed_without_certificate
+        from ..recheck.calibrate import FINEST_GRID as VERIFY_FINEST
 
         from .price import verify_price
 
         finest = max(m for _, _, m in planned)
         # (verify re-proves an end in closed form or by the Renyi tail without a grid: price 0)
         # (a root estimate at the domain's end: every value may be safe, no failing end to decide there)
-        if (_FOR_CERTIFICATE.get() and finest >= VERIFY_FINEST and vmin < v_est < vmax
+        if (for_certificate and finest >= VERIFY_FINEST and vmin < v_est < vmax
                 and (verify_price(t, E, D, [e for e in planned if e[2] >= VERIFY_FINEST])[0] or 0) > 0):
             # an end decided on verify's finest grid leaves it no finer one, and its bounds there are
             # looser than the search's: the writer re-proves such an end and refused the ones met (the
@@ -565,7 +551,7 @@ def calibrate_template(
                                    f"2^-{finest} (the width model of 2^-{M_MODEL} and 2^-{M_MODEL + 1}), the "
                                    "finest `dpverify verify` tries: it would have no finer grid where its bounds, "
                                    "looser than the search's, could re-prove them",
-                                "refused before the search (the bracket is printed without --certificate / --json)")
+                                "refused before the search" + printed_without_certificate("bracket"))
     tries: dict[Fraction, int] = {}
 
     def width_now() -> Optional[float]:

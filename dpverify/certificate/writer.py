@@ -119,6 +119,12 @@ def validate_written(cert: Mapping[str, Any]) -> None:
         )
 
 
+def printed_without_certificate(what: str = "enclosure") -> str:
+    """The remedy a write-time refusal names beside :func:`fewer_digits`: the answer itself is still
+    printed without a certificate."""
+    return f" (the {what} itself is printed without --certificate / --json)"
+
+
 def fewer_digits(digits: object, why: str, done: str = "no certificate written") -> str:
     """The refusal of a certificate :func:`unverifiable` found ``why`` for, where the digits asked for
     (``digits``: the value, or words for a default) set its grid; ``done``: what became of it (a

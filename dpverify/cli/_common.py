@@ -275,11 +275,6 @@ def image_file(text: str) -> str:
     return text
 
 
-def printed_without_certificate(what: str = "enclosure") -> str:
-    """The remedy a write-time refusal names: the answer itself is still printed without a certificate."""
-    return f" (the {what} itself is printed without --certificate / --json)"
-
-
 def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any], digits: Optional[int]) -> Any:
     """For a pld.* / events.* query or claim whose certificate is asked for (``--certificate`` or
     ``--json``): the ``check_grid`` of :func:`dpverify.pld.refine.refine_query` that prices each grid
@@ -289,7 +284,7 @@ def grid_check(args: argparse.Namespace, quantity: str, inputs: Mapping[str, Any
     certificate asked for: the answer is printed at any cost."""
     if not (getattr(args, "certificate", None) or getattr(args, "json", False)):
         return None
-    from ..certificate.writer import fewer_digits, level_check
+    from ..certificate.writer import fewer_digits, level_check, printed_without_certificate
 
     def refuse(why: str, shown: str) -> Exception:
         if quantity.endswith(".claim"):
@@ -308,7 +303,7 @@ def emit(args: argparse.Namespace, cert: Mapping[str, Any], line: str, grids: Op
     which its certificate does not record): exit 2 naming ``--digits`` where a digits input set its
     grid, else exit 3 with the answer in the message."""
     if getattr(args, "certificate", None) or getattr(args, "json", False):
-        from ..certificate.writer import fewer_digits, unverifiable
+        from ..certificate.writer import fewer_digits, printed_without_certificate, unverifiable
 
         why = unverifiable(cert, grids)  # not None only for a certificate whose re-check needs a grid
         # the digits that set the grid: recorded, or (calibrate: the bracket's width) as given; the

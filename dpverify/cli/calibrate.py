@@ -204,15 +204,13 @@ def _dpsgd(args: argparse.Namespace) -> int:
         return 0
 
     budget = V.seconds("time_budget", args.time_budget)
-    from ..calibration.solve import for_certificate
-
-    # a certificate asked for: ends verify could not re-prove on a finer grid are refused before the search
-    with Progress("calibrate") as bar, for_certificate(bool(args.certificate or args.json)):
+    with Progress("calibrate") as bar:
+        # a certificate asked for: ends verify could not re-prove on a finer grid are refused before the search
         cal = calibrate(args.target_eps, args.delta, noise_multiplier=args.noise_multiplier,
                         sampling_rate=args.sampling_rate, steps=args.steps, epochs=args.epochs,
                         batch_size=args.batch_size, dataset_size=args.dataset_size,
                         neighboring=args.neighboring, sampling=args.sampling, rel_width=_rel_width(args),
-                        time_budget=budget, progress=bar)
+                        time_budget=budget, progress=bar, for_certificate=bool(args.certificate or args.json))
     cert = certificate(cal)
     t = cal.template
     show = (lambda x: str(int(x))) if t.integer else exact_str

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Optional
 
 import mpmath
 from mpmath import mpf
@@ -260,6 +260,56 @@ class _Route:
             m += 1
 
 
+def price_ends(inputs: Mapping[str, Any], parameter: str, ends: "list[tuple[str, Any, int]]") -> tuple[Optional[int], int, str]:
+    """(price, K, why): what :func:`recheck_bracket` charges at least, before any work, to re-prove a
+    ``dpsgd`` calibrate.bracket of ``inputs`` (template, parameter, target_eps, delta and the fixed
+    parameters, as a certificate records them) whose ends are ``ends``: each (name ``safe`` or
+    ``unsafe``, the value as recorded, the grid exponent m it is decided on). The charge of
+    :meth:`_Route._priced` for the safe end's upper curve and the unsafe end's lower curve, over their
+    directions, on 2^-max(m, ``_M_MIN``) (no coarser grid is tried), in one route as
+    :func:`recheck_bracket` builds it, so a steps bracket's ends share their discretisation; it
+    leaves out the products, the delta_at_target bounds (the same curves, remembered) and finer grids,
+    so it is at most what the meter charges such a certificate (issue 22: the producer refuses before
+    its search what verify could not re-prove, :mod:`dpverify.calibration.price`). No charge for an
+    end in closed form (every step a Gaussian at rate 1) or a safe end the Renyi tail proves
+    (:func:`_prove_ends`). ``K``: the route's unit 2^-K. ``why``: a step whose loss spans more knots
+    than the re-check discretises (price None: refused at any cost). Price None, why "" for ends
+    this route does not read (not priced)."""
+    with mpmath.workdps(_DPS):
+        Dx, Ex = exact_input(inputs, "delta"), exact_input(inputs, "target_eps")
+        try:
+            plans = [(_plans("dpsgd", inputs, parameter, name, value, _end_value({"value": value})), max(m, _M_MIN))
+                     for name, value, m in ends]
+        except (CertificateRejected, MalformedCertificate):
+            return None, 0, ""
+        route = _Route(fraction_to_mpf(Ex), fraction_to_mpf(Dx), max(p[0][3] for p in plans), Dx, Ex)
+        # a meter of its own whose limit cannot stop the count: the charges only
+        with P.one_meter(1 << 200, "the calibration's price", per_query=False) as meter:
+            for (name, value, _), ((blocks, dirs, want, _), m) in zip(ends, plans):
+                if all(b[3] is not None for b in blocks):
+                    continue  # closed form (Route.side)
+                if name == "safe":
+                    tail = _tail_upper(inputs, parameter, value)
+                    if tail is not None and _le(tail, Dx):
+                        continue  # the Renyi tail proves it without a grid
+                for d in dirs:
+                    dk = [(key, "add|remove" if g is not None and d in ("add", "remove") else d, T)
+                          for key, _, T, g in blocks]
+                    try:
+                        route._priced(blocks, dk, d, m, want)  # charges the meter; its product is not used
+                    except CertificateRejected as exc:  # a range past the knot cap
+                        return None, route.K, str(exc)
+                    # verify computes these masses next: a later end on the same pair and grid (a steps
+                    # bracket) is not charged their discretisation again
+                    for (key, _, _, _), (_, d_key, _) in zip(blocks, dk):
+                        route.cache.setdefault((key, d_key, m), None)
+        return meter.spent, route.K, ""
+
+
+#: the finest grid 2^-m the re-check tries for a calibrate.bracket end
+FINEST_GRID = _M_MAX
+
+
 class _Counted(Exception):
     """Raised by :func:`_knots`'s price hook: the knots are counted, no mass is computed."""
 
@@ -386,6 +436,14 @@ def _plans(template: str, inputs: Mapping[str, Any], parameter: str, name: str, 
     return [(("wor", sig, b, n), W.wor_make(sig, b, n), t, None)], ["wor"], want, t
 
 
+def _end_value(end: Mapping[str, Any]) -> Fraction:
+    """An end's exact value: an integer as recorded, else its exact decimal or fraction text."""
+    raw = end["value"]
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return Fraction(raw)
+    return exact_input(end, "value")
+
+
 @register("calibrate.bracket")
 def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Recheck:
     unknown = sorted(set(inputs) - _ALLOWED)
@@ -424,11 +482,7 @@ def recheck_bracket(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Rec
         for name, end in todo:
             if not isinstance(end, dict) or "value" not in end:
                 raise MalformedCertificate(f"result.ends.{name}.value is missing")
-            raw = end["value"]
-            if isinstance(raw, int) and not isinstance(raw, bool):
-                values[name] = Fraction(raw)
-            else:
-                values[name] = exact_input(end, "value")
+            values[name] = _end_value(end)
             if end.get("verdict") != ("holds" if name == "safe" else "fails"):
                 raise CertificateRejected(f"result.ends.{name}.verdict must be "
                                           f"{'holds' if name == 'safe' else 'fails'}")

@@ -104,6 +104,7 @@ def test_ends_on_verifys_finest_grid_are_refused_before_the_search_for_a_certifi
     from dpverify.recheck import calibrate as RC
 
     monkeypatch.setattr(RC, "_M_MAX", solve.M_MODEL + 1)
+    monkeypatch.setattr(RC, "FINEST_GRID", solve.M_MODEL + 1)
     argv = ["calibrate", "dpsgd", "--target-eps", "2", "--delta", "1e-5", "--noise-multiplier", "3",
             "--steps", "10", "--digits", "3"]
     real = solve.refine_query
