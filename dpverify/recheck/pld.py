@@ -2245,7 +2245,9 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     :data:`PLD_MAX_GRID_WORK` answers exit 3 at once, naming the cap (a forged enclosure narrowed
     next to the truth asks for ever finer grids, each twice the last), and so does a round whose
     grids priced together would (:func:`_price_round`). A staged target priced past the cap is
-    replaced by the finest grid priced within it (:func:`_reach_within_cap`), and where one side is
+    replaced by the finest grid priced within it (:func:`_reach_within_cap`), or answers exit 3 at once
+    where its target is more than :data:`_STOP_MARGIN` halvings past that grid
+    (:func:`_refuse_far_past_cap`), and where one side is
     confirmed and the truth looks past the other recorded end the far side is refined
     (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
     outer = _METER.get()
