@@ -2381,9 +2381,11 @@ def _refuse_far_past_cap(m: int, step: int, reach: int) -> None:
     an accept), from prices and the proved ends alone: no clock."""
     meter = _METER.get()
     caps = meter.caps if meter is not None else _query_cap_words()
+    finest = (f"2^-{m + reach}, the finest grid priced within" if reach > 4 else
+              f"2^-{m + 4} (no grid past it is priced within)")
     raise _OverCap(f"the recorded width asks for about the grid 2^-{m + step} (the bounds of 2^-{m} "
-                   f"close like h^2), more than {_STOP_MARGIN} halvings past 2^-{m + reach}, the finest "
-                   f"grid priced within the PLD re-check's work cap ({caps}): not re-proved within the cap")
+                   f"close like h^2), more than {_STOP_MARGIN} halvings past {finest} the PLD re-check's "
+                   f"work cap ({caps}): not re-proved within the cap")
 
 
 def _start_price(compute: Callable[[int, str, str, mpf], tuple], dirs: list, m: int, rec: "tuple | None") -> int:

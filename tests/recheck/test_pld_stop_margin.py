@@ -62,3 +62,22 @@ def test_a_width_two_halvings_past_the_cap_is_still_tried():
     with pytest.raises(CouldNotReprove):
         P._grid_for_width(_stub(0, tried), ["add"], _enclosure(GAP14 / 16 * mpmath.mpf("1.01")))
     assert [m for m, _ in tried][:2] == [8, 14]
+
+
+def test_a_width_past_the_cap_where_no_grid_beyond_four_halvings_fits_is_refused_after_the_probe():
+    """Priced 4x higher (2^-12 already costs the whole cap, so no grid from five halvings past the
+    probe fits): a target of seven halvings or more is refused at once; before, 2^-12 was staged
+    and computed (it cannot settle the width) and the next grid refused at its price."""
+    tried: list = []
+
+    def compute(m, sides, d, lo):
+        meter = P._METER.get()
+        meter.charge(max(1, (PLD_MAX_GRID_WORK >> 5) * 2 ** (m - 8) // 3), m, sides)
+        if meter.cap >= 0:
+            tried.append(m)
+        g = mpmath.mpf(4) ** -(m - 8)
+        return 1 - g, 1 + g
+
+    with pytest.raises(CouldNotReprove, match="past 2\\^-12 \\(no grid past it is priced within\\)"):
+        P._grid_for_width(compute, ["add"], _enclosure(2 * mpmath.mpf(4) ** -7))
+    assert tried == [8]
