@@ -2373,8 +2373,8 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
 def _refuse_far_past_cap(m: int, step: int, reach: int) -> None:
     """Exit 3 (:class:`_OverCap`) before any grid past 2^-m: the recorded width asks for the grid
     2^-(m + step) (:func:`_grid_step`'s h^2 prediction), more than :data:`_STOP_MARGIN` halvings past
-    2^-(m + reach), the finest grid priced within the cap (:func:`_reach_within_cap`; 4: none past
-    four halvings). The grids between could not settle the recorded width unless the prediction
+    2^-(m + reach), the finest grid priced within 4/5 of what the cap has left
+    (:func:`_reach_within_cap`; 4: none past four halvings). The grids between could not settle the recorded width unless the prediction
     overshot by more than the margin, more than any genuine certificate measured; a forged enclosure
     narrowed far below what the producer's grid proves otherwise computed the finest grid within the
     cap (most of the 30 s) only to be refused at the next one. A choice of when to stop (exit 3, never
@@ -2382,10 +2382,10 @@ def _refuse_far_past_cap(m: int, step: int, reach: int) -> None:
     meter = _METER.get()
     caps = meter.caps if meter is not None else _query_cap_words()
     finest = (f"2^-{m + reach}, the finest grid priced within" if reach > 4 else
-              f"2^-{m + 4} (no grid past it is priced within)")
+              f"2^-{m + 4} (no finer grid is priced within)")
     raise _OverCap(f"the recorded width asks for about the grid 2^-{m + step} (the bounds of 2^-{m} "
-                   f"close like h^2), more than {_STOP_MARGIN} halvings past {finest} the PLD re-check's "
-                   f"work cap ({caps}): not re-proved within the cap")
+                   f"close like h^2), more than {_STOP_MARGIN} halvings past {finest} 4/5 of what is left "
+                   f"of the PLD re-check's work cap ({caps}): not re-proved within the cap")
 
 
 def _start_price(compute: Callable[[int, str, str, mpf], tuple], dirs: list, m: int, rec: "tuple | None") -> int:

@@ -78,6 +78,6 @@ def test_a_width_past_the_cap_where_no_grid_beyond_four_halvings_fits_is_refused
         g = mpmath.mpf(4) ** -(m - 8)
         return 1 - g, 1 + g
 
-    with pytest.raises(CouldNotReprove, match="past 2\\^-12 \\(no grid past it is priced within\\)"):
+    with pytest.raises(CouldNotReprove, match="past 2\\^-12 \\(no finer grid is priced within\\) 4/5 of what is left"):
         P._grid_for_width(compute, ["add"], _enclosure(2 * mpmath.mpf(4) ** -7))
     assert tried == [8]
