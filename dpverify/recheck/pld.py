@@ -2282,6 +2282,14 @@ _M_FINE = 64
 _FINE_KNOTS = 1 << 17
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
+#: a width whose predicted grid lies more than this many halvings past the finest grid priced within
+#: the cap is refused at once (:func:`_refuse_far_past_cap`). Measured on every committed genuine
+#: certificate that runs a grid search and on the near-cap ones of the test data and of sessions
+#: 49-53 (pld-speed.md, "Refusing a width far past the cap"): the prediction from a grid of the
+#: search overshot the grid that settled by at most 2 halvings (sigma 1, q 0.01, T = 10^6, recorded
+#: width 1e-9 relative wider than the 2^-14 ends: 2^-16 predicted from the 2^-8 probe, whose lower end
+#: 104.6 is far from its h^2 regime, 2^-14 settles it and is the finest grid within the cap)
+_STOP_MARGIN = 2
 
 
 def grid_hint(result: Mapping[str, Any]) -> "int | None":
@@ -2325,7 +2333,9 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     :data:`PLD_MAX_GRID_WORK` answers exit 3 at once, naming the cap (a forged enclosure narrowed
     next to the truth asks for ever finer grids, each twice the last), and so does a round whose
     grids priced together would (:func:`_price_round`). A staged target priced past the cap is
-    replaced by the finest grid priced within it (:func:`_reach_within_cap`), and where one side is
+    replaced by the finest grid priced within it (:func:`_reach_within_cap`), or answers exit 3 at once
+    where its target is more than :data:`_STOP_MARGIN` halvings past that grid
+    (:func:`_refuse_far_past_cap`), and where one side is
     confirmed and the truth looks past the other recorded end the far side is refined
     (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
     outer = _METER.get()
@@ -2440,10 +2450,30 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # MEDIUM-1: sigma 1, q 0.01, T = 10^6 paid 2^-12 (9 CPU s, its tilted powers
                 # decline there) before the 2^-14 that decides every forged end it was given)
                 reach = _reach_within_cap(compute, m_d[d], step, todo[d], d, _floor_hint(lo_d[d], rec))
+                if d not in far and step - reach > _STOP_MARGIN:
+                    _refuse_far_past_cap(m_d[d], step, reach)
                 step, capped = (reach, False) if 4 < reach < step else (4, True)
             m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
+
+
+def _refuse_far_past_cap(m: int, step: int, reach: int) -> None:
+    """Exit 3 (:class:`_OverCap`) before any grid past 2^-m: the recorded width asks for the grid
+    2^-(m + step) (:func:`_grid_step`'s h^2 prediction), more than :data:`_STOP_MARGIN` halvings past
+    2^-(m + reach), the finest grid priced within 4/5 of what the cap has left
+    (:func:`_reach_within_cap`; 4: none past four halvings). The grids between could not settle the recorded width unless the prediction
+    overshot by more than the margin, more than any genuine certificate measured; a forged enclosure
+    narrowed far below what the producer's grid proves otherwise computed the finest grid within the
+    cap (most of the 30 s) only to be refused at the next one. A choice of when to stop (exit 3, never
+    an accept), from prices and the proved ends alone: no clock."""
+    meter = _METER.get()
+    caps = meter.caps if meter is not None else _query_cap_words()
+    finest = (f"2^-{m + reach}, the finest grid priced within" if reach > 4 else
+              f"2^-{m + 4} (no finer grid is priced within)")
+    raise _OverCap(f"the recorded width asks for about the grid 2^-{m + step} (the bounds of 2^-{m} "
+                   f"close like h^2), more than {_STOP_MARGIN} halvings past {finest} 4/5 of what is left "
+                   f"of the PLD re-check's work cap ({caps}): not re-proved within the cap")
 
 
 def _start_price(compute: Callable[[int, str, str, mpf], tuple], dirs: list, m: int, rec: "tuple | None") -> int:

@@ -70,14 +70,23 @@ def test_the_model_needs_2_to_the_minus_14_and_cannot_afford_15() -> None:
     ("lo above", _ends(14)[1] * (1 + mpf("1e-12")), _ends(14)[1] + mpf("6e-3")),
     # an upper end one part in 10^12 below the lower end 2^-14 proves
     ("hi below", _ends(14)[0] - mpf("3e-3"), _ends(14)[0] * (1 - mpf("1e-12"))),
-    # a narrow forged enclosure next to the truth (a probe predicts 2^-22: past the cap)
-    ("narrow above", _ends(14)[1] * (1 + mpf("1e-12")), _ends(14)[1] * (1 + mpf("2e-12"))),
-    ("narrow below", _ends(14)[0] * (1 - mpf("2e-12")), _ends(14)[0] * (1 - mpf("1e-12"))),
 ])
 def test_a_far_side_forgery_is_refused_on_the_finest_grid_within_the_cap(name, lo, hi) -> None:
     got, done = _search(lo, hi)
     assert _refuted(got, lo, hi), (name, got, done)
     assert done == [(8, "both"), (14, "both")], (name, done)  # the probe, then the finest affordable grid
+
+
+@pytest.mark.parametrize("name,lo,hi", [
+    ("narrow above", _ends(14)[1] * (1 + mpf("1e-12")), _ends(14)[1] * (1 + mpf("2e-12"))),
+    ("narrow below", _ends(14)[0] * (1 - mpf("2e-12")), _ends(14)[0] * (1 - mpf("1e-12"))),
+])
+def test_a_narrow_forgery_far_past_the_cap_is_refused_after_the_probe(name, lo, hi) -> None:
+    # a narrow forged enclosure next to the truth: the probe predicts 2^-22, eight halvings past 2^-14,
+    # the finest grid within the cap (pld._STOP_MARGIN: 2). Refuted (exit 1) on 2^-14 before, at the
+    # price of that grid (11.5 CPU s at T = 10^6); now exit 3 before it (issue 22, gen54)
+    got, done = _search(lo, hi)
+    assert got == "exit 3" and done == [(8, "both")], (name, got, done)
 
 
 def test_a_genuine_narrow_certificate_is_confirmed_on_the_same_grid() -> None:
