@@ -44,7 +44,7 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
-from .core import Arith, Iv, arith, pow2, to_fraction, mpfr_to_mpf, mpf_to_fraction
+from .core import _PHI_MAX, Arith, Iv, arith, pow2, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   gaussian_bounds, laplace_tails,
@@ -327,6 +327,8 @@ def _extrapolate(c: Any, hist: list) -> mpfr:
     return c.sub(c.mul(4, c.add(hist[0], hist[2])), c.add(c.mul(6, hist[1]), hist[3]))
 
 
+_Z, _O = mpfr(0), mpfr(1)
+_RADII: dict = {}  # 2^-(prec - 12) by precision (:func:`_mog`'s first bracket)
 _CTXS: dict = {}
 
 
@@ -542,7 +544,9 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
         end by concavity) and directed divisions; None where no bracket is proved (the proposal is only a proposal)."""
         G, _, ns, a_dn, a_up, _ = const(A)[5]
         dn, up = A.dn, A.up
-        r = up.mul_2exp(mpfr(1), -(A.prec - 12))
+        r = _RADII.get(A.prec)
+        if r is None:
+            r = _RADII[A.prec] = up.mul_2exp(mpfr(1), -(A.prec - 12))  # exact: a power of two
         for _ in range(6):
             a, b = dn.mul(z, dn.sub(1, r)), up.mul(z, up.add(1, r))
             if _mog_poly_brackets(A, a_dn, a_up, ns, a, b, (c0, c1)):
@@ -609,15 +613,33 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
         return tails_at(A, iv, root(A, y))
 
     def tails_at(A: Arith, iv: list, X: Iv) -> tuple:
-        """The tails on the enclosure X of the root x_y (Phi increasing: :meth:`Arith.ncdf_abs` on
-        an interval encloses its range)."""
+        """The tails on the enclosure X of the root x_y. Phi is increasing, so on an interval
+        [a, b] it lies between Phi(a)'s lower end and Phi(a)'s upper end plus (b - a) 0.4
+        (the mean value theorem: Phi' <= 1 / sqrt(2 pi) < 0.4), as :meth:`Arith.ncdf_abs`
+        (written out here: every knot comes through), the lower end clamped at 0 and the upper
+        at 1 (a probability); then sum_i p_i Phi(.) with p_i >= 0, products of nonnegatives
+        rounded toward each end."""
+        dn, up = A.dn, A.up
+        point = A._ncdf_abs_point
+
+        def phi(a: mpfr, b: mpfr) -> tuple:
+            lo, hi = point(a)
+            if b != a:
+                hi = up.add(hi, up.mul(up.sub(b, a), _PHI_MAX))
+            return max(lo, _Z), min(hi, _O)
+
+        x0, x1 = X
         # a component at mu = 0 has the other law's tail: 0 - x and x - 0 are exact in MPFR
         # (the same numbers as -x and x), so that Phi is evaluated once
         if remove:
-            qt = A.ncdf_abs(A.neg(X))
-            return A.fsum([A.mul(P, qt if M[1] == 0 else A.ncdf_abs(A.sub(M, X))) for M, _, P in iv]), qt
-        pt = A.ncdf_abs(X)
-        return pt, A.fsum([A.mul(P, pt if M[1] == 0 else A.ncdf_abs(A.sub(X, M))) for M, _, P in iv])
+            t = phi(dn.minus(x1), up.minus(x0))
+            us = [t if M[1] == 0 else phi(dn.sub(M[0], x1), up.sub(M[1], x0)) for M, _, _ in iv]
+        else:
+            t = phi(x0, x1)
+            us = [t if M[1] == 0 else phi(dn.sub(x0, M[1]), up.sub(x1, M[0])) for M, _, _ in iv]
+        mix = (dn.fsum([dn.mul(P[0], u[0]) for (_, _, P), u in zip(iv, us)]),
+               up.fsum([up.mul(P[1], u[1]) for (_, _, P), u in zip(iv, us)]))
+        return (mix, t) if remove else (t, mix)
 
     def many(A: Arith, i0: int, n: int, m: int) -> list:
         """:func:`fn` at the grid points i 2^-m, i = i0..n (exact: |i| < 2^(prec-1)), each
@@ -663,7 +685,7 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                 z = state["z"]
             hist = [z] + hist[:3]
             (p0, p1), (q0, q1) = tails_at(A, iv, X)
-            out.append(((max(p0, zero[0]), min(p1, one[0])), (max(q0, zero[0]), min(q1, one[0]))))
+            out.append(((p0, min(p1, _O)), (q0, min(q1, _O))))  # IvTails' intersection with [0, 1]
         return out
 
     def newton_z(A: Arith, z: mpfr, c0: mpfr, bits: int) -> "mpfr | None":
@@ -683,10 +705,10 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
             f = c.sub(c.fsum(t), c0)
             d1 = c.fsum([c.mul(ti, k) for ti, k in zip(t, ns) if k])
             d2 = c.fsum([c.mul(ti, k * (k - 1)) for ti, k in zip(t, ns) if k > 1])
-            den = c.sub(c.mul_2exp(c.square(d1), 1), c.mul(f, d2))
+            den = c.sub(c.mul(c.square(d1), 2), c.mul(f, d2))
             if not (d1 > 0 and den > 0):
                 return None
-            step = c.div(c.mul(c.mul_2exp(c.mul(f, d1), 1), z), den)
+            step = c.div(c.mul(c.mul(c.mul(f, d1), 2), z), den)
             z = c.sub(z, step)
             if not z > 0:
                 return None
