@@ -720,7 +720,9 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
             bits = max(0, 3 * got - 6)
         return None
 
-    return IvTails(fn, many=many if degrees is not None else None)
+    # the pair is a function of the merged components (mu_i, p_i) and the direction alone: the same
+    # key lets :func:`.pld._discretise` reuse its masses when the same mixture is discretised again
+    return IvTails(fn, many=many if degrees is not None else None, key=("mog", tuple(comps), direction))
 
 
 # --------------------------------------------------------------------------- zCDP
