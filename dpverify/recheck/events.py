@@ -1473,7 +1473,7 @@ _RESOLVES = mpf(10) ** -10
 
 
 def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded: Any,
-                 upper: "mpf | None" = None) -> "Recheck | None":
+                 upper: "mpf | None" = None, where: str = "result.enclosure") -> "Recheck | None":
     """A coarse independent enclosure of delta at ``inputs[key]`` that settles the recorded
     enclosure (disjoint from it, or inside it), or None when the search must refine.
 
@@ -1487,10 +1487,11 @@ def screen_delta(bounds: Callable, inputs: Mapping[str, Any], key: str, recorded
     costs what a genuine certificate of the same delta costs. With ``upper``, a proved upper
     bound of delta (:func:`rdp_delta_upper`), the rungs after the first whose unit cannot resolve
     a delta that small are skipped (a genuine delta of 1.5e-201 walked six rungs, 11 s, to find
-    its scale): a skip only moves where the walk looks, every enclosure it uses is proved."""
+    its scale): a skip only moves where the walk looks, every enclosure it uses is proved. ``where``:
+    the recorded enclosure's path, named in a refusal."""
     if not isinstance(recorded, dict):
         return None
-    rec_lo, rec_hi = enclosure_of(recorded, "result.enclosure", 40)
+    rec_lo, rec_hi = enclosure_of(recorded, where, 40)
     with mpmath.workdps(40):
         E = fraction_to_mpf(exact_input(inputs, key))
         for k in range(_RUNGS):
@@ -1615,7 +1616,8 @@ _TAIL_FLOOR_BITS = 2**19
 _TAIL_FLOOR = mpfr(2) ** -_TAIL_FLOOR_BITS
 
 
-def _settle_delta(U: "mpf | None", kind: str, inputs: Mapping[str, Any], recorded: Any) -> "Recheck | None":
+def _settle_delta(U: "mpf | None", kind: str, inputs: Mapping[str, Any], recorded: Any,
+                  where: str = "result.enclosure") -> "Recheck | None":
     """The recorded delta enclosure (of an events.delta or events.claim certificate) settled by
     the Renyi tail bound ``U`` alone (:func:`rdp_delta_upper`): the independent enclosure [0, U] lies
     inside a recorded [0, hi] with U <= hi, or below a recorded lower end (refused). A claim's
@@ -1624,7 +1626,7 @@ def _settle_delta(U: "mpf | None", kind: str, inputs: Mapping[str, Any], recorde
     down to 1e-300 for more than 150 s; the true delta there is below 1e-3000."""
     if U is None or not isinstance(recorded, dict):
         return None
-    rec_lo, rec_hi = enclosure_of(recorded, "result.enclosure", 40)
+    rec_lo, rec_hi = enclosure_of(recorded, where, 40)
     if not (U < rec_lo or (rec_lo <= 0 and U <= rec_hi)):
         return None
     verdict = None
@@ -1651,14 +1653,15 @@ def tail_upper(leaves: "list | None", rel: str, eps: Fraction) -> "mpf | None":
 
 
 def tail_settled(inputs: Mapping[str, Any], key: str, recorded: Any, kind: str = "delta",
-                 tree: "_Tree | None" = None) -> "tuple[Recheck | None, mpf | None]":
+                 tree: "_Tree | None" = None, where: str = "result.enclosure") -> "tuple[Recheck | None, mpf | None]":
     """The tail bound of delta at ``inputs[key]`` (:func:`tail_upper` of the event tree, ``tree`` when
     already flattened, or of a pld.* schedule) where the recorded upper end lies below the screen's
     first rung, and the enclosure it settles alone (:func:`_settle_delta`; ``kind`` "claim" also
     decides the verdict): (None, None) elsewhere. The bound is also the screen's skip
     (:func:`screen_delta`'s ``upper``). The one tail settling of every delta route: events.*,
-    pld.delta / pld.claim and replace-one's add/remove and remove curves."""
-    if not isinstance(recorded, dict) or not enclosure_of(recorded, "result.enclosure", 40)[1] < _RUNG:
+    pld.delta / pld.claim and replace-one's add/remove and remove curves (``where``: the recorded
+    enclosure's path, ``result.lower`` / ``result.upper`` for those curves)."""
+    if not isinstance(recorded, dict) or not enclosure_of(recorded, where, 40)[1] < _RUNG:
         return None, None
     eps, rel = exact_input(inputs, key), str(inputs.get("neighboring"))
     if tree is None and "event" in inputs:
@@ -1668,7 +1671,7 @@ def tail_settled(inputs: Mapping[str, Any], key: str, recorded: Any, kind: str =
     else:
         leaves = _pld_leaves(inputs)
     upper = tail_upper(leaves, rel, eps)
-    return _settle_delta(upper, kind, inputs, recorded), upper
+    return _settle_delta(upper, kind, inputs, recorded, where), upper
 
 
 #: below this delta an epsilon certificate is first screened at it (:func:`_screen_eps`)

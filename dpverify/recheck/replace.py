@@ -37,7 +37,7 @@ from .core import arith, mpf_to_fraction, mpfr_to_mpf
 from .gdp import exact_input
 from .limits import REPLACE_MAX_WORK
 from .decimals import exact_decimal
-from .verify import RECHECKERS, BudgetExceeded, Recheck, check_enclosure, parse_bound, register, root_enclosure
+from .verify import RECHECKERS, BudgetExceeded, Recheck, check_enclosure, enclosure_of, parse_bound, register, root_enclosure
 
 #: working precision of the group-privacy product (bits): one rounding of the factor and one of
 #: the product, far below the margin a genuine bracket leaves
@@ -109,26 +109,28 @@ def _curves(inputs: Mapping[str, Any]) -> tuple[dict, Callable, Callable, Callab
     return {k: inputs[k] for k in _TREE_KEYS}, RECHECKERS["events.epsilon"], RECHECKERS["events.delta"], EV._bounds
 
 
-def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping, detail: bool = True) -> Any:
+def _delta_detail(rec: Callable, bounds: Callable, inputs: dict, recorded: Mapping, detail: bool = True,
+                  where: str = "result.upper") -> Any:
     """The independent enclosure of a delta curve recorded in ``recorded`` (an upper or lower
     curve of the bracket), checked to lie inside it: first screened at the route's own scales
     (:func:`.events.screen_delta`: a forged [0, 0] sized the unit to 1e-300, 33 s), then, if
     the screen did not settle it, refined toward the recorded enclosure (:func:`_refined`; ``detail``
-    False: a probe of the root search, not a recorded detail)."""
+    False: a probe of the root search, not a recorded detail). ``where``: the detail's path, named in
+    a refusal."""
     # far in the tail the Renyi bound settles it, or tells the screen where to start: walking the PLD
     # grid's rungs down to an upper curve recorded near 1e-348 held verify for its budget (adv45 S1)
-    settled, upper = EV.tail_settled(inputs, "eps", recorded)
+    settled, upper = EV.tail_settled(inputs, "eps", recorded, where=where)
     if settled is not None:
-        check_enclosure(dict(recorded), settled)
+        check_enclosure(dict(recorded), settled, where=where)
         return settled
-    coarse = EV.screen_delta(bounds, inputs, "eps", recorded, upper)
+    coarse = EV.screen_delta(bounds, inputs, "eps", recorded, upper, where=where)
     if coarse is not None:
-        check_enclosure(dict(recorded), coarse)  # refused (disjoint) or accepted, by the one rule
+        check_enclosure(dict(recorded), coarse, where=where)  # refused (disjoint) or accepted, by the one rule
         return coarse
-    return _refined(rec, inputs, recorded, detail)
+    return _refined(rec, inputs, recorded, detail, where)
 
 
-def _refined(rec: Callable, inputs: dict, recorded: Mapping, detail: bool = True) -> Recheck:
+def _refined(rec: Callable, inputs: dict, recorded: Mapping, detail: bool = True, where: str = "result.upper") -> Recheck:
     """The route's enclosure of a recorded curve detail (``lower`` or ``upper``), checked to lie
     inside it by the one rule (:func:`.verify.check_enclosure`: disjoint is refused, exit 1).
 
@@ -155,7 +157,7 @@ def _refined(rec: Callable, inputs: dict, recorded: Mapping, detail: bool = True
     below a target, which a coarse grid often settles), and one it leaves undecided is no proof."""
     grid = {"grid": _DETAIL_HINT} if detail else {}
     re = rec(inputs, {"enclosure": dict(recorded), **grid})
-    check_enclosure(dict(recorded), re)
+    check_enclosure(dict(recorded), re, where=where)
     return re
 
 
@@ -165,6 +167,11 @@ def _details(result: Mapping[str, Any], need_lower: bool) -> tuple[Mapping, Any,
             low is not None or need_lower) and not isinstance(low, Mapping):
         raise MalformedCertificate("result.enclosure, result.upper and (for a lower end above 0) result.lower "
                                    "are required")
+    # each detail read once under its own path, so that a malformed or reversed one is named as it is
+    # (the curves' re-checks read it as the enclosure of a pld.* / events.* result: adv54 L1)
+    for name, detail in (("lower", low), ("upper", up)):
+        if detail is not None:
+            enclosure_of(detail, f"result.{name}", 40)
     return enc, low, up
 
 
@@ -190,9 +197,9 @@ def _lower(rec: Callable, base: dict, key: str, value: Any, low: Mapping, enc: M
         return mpf(0)  # [0, hi]: nothing to re-prove below
     inputs = dict(base, neighboring="remove", **{key: value})
     if key == "eps":  # a delta curve: its unit is sized by the route, not by the recorded detail
-        re = _delta_detail(rec, bounds, inputs, low)
+        re = _delta_detail(rec, bounds, inputs, low, where="result.lower")
     else:  # an epsilon curve's unit is sized by the input delta
-        re = _refined(rec, inputs, low)
+        re = _refined(rec, inputs, low, where="result.lower")
     return max(re.enclosure()[0], mpf(0))
 
 

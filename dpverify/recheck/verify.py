@@ -791,10 +791,11 @@ def explain_text() -> str:
 
 
 # the name used before format 2
-def check_enclosure(enclosure: Any, re: Recheck, digits: "int | None" = None) -> None:
-    """Apply the acceptance rule to one recorded enclosure object."""
+def check_enclosure(enclosure: Any, re: Recheck, digits: "int | None" = None, where: str = "enclosure") -> None:
+    """Apply the acceptance rule to one recorded enclosure object, named ``where`` in a refusal
+    (a replace-one curve detail: ``result.lower`` / ``result.upper``)."""
     ind = re.enclosure()
     if ind is None:
         raise CouldNotReprove("no independent enclosure")
-    accept_enclosure(enclosure_of(enclosure, "enclosure", max(re.dps, 30)), ind, "enclosure")
+    accept_enclosure(enclosure_of(enclosure, where, max(re.dps, 30)), ind, where)
 

@@ -105,3 +105,22 @@ def test_a_detail_is_searched_once_from_the_hint_and_a_probe_from_2_8():
             with pytest.raises(CouldNotReprove):
                 RR._refined(search, {}, recorded, again)
             assert [c.get("grid") for c in calls] == [grid], (again, answer)
+
+
+def test_a_refused_detail_is_named_by_its_own_path(tmp_path):
+    # adv54 L1: a reversed result.lower was refused as "result.enclosure has lo > hi", and a detail
+    # disjoint from the truth as "enclosure: ... disjoint": the message names the field that is wrong
+    from dpverify.errors import CertificateRejected
+    from dpverify.recheck.verify import verify_certificate
+
+    cert = _cert(tmp_path)
+    for name in ("lower", "upper"):
+        bad = copy.deepcopy(cert)
+        d = bad["result"][name]
+        d["lo"], d["hi"] = d["hi"], d["lo"]
+        with pytest.raises(CertificateRejected, match=rf"result\.{name} has lo > hi"):
+            verify_certificate(reseal(bad), budget_seconds=120)
+    bad = copy.deepcopy(cert)
+    bad["result"]["lower"]["hi"] = mpmath.nstr(_remove_eps(DELTA) - mpf("2e-11"), 12)  # refuted (above)
+    with pytest.raises(CertificateRejected, match=r"result\.lower"):
+        verify_certificate(reseal(bad), budget_seconds=120)
