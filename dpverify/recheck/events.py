@@ -374,6 +374,37 @@ def _mog_poly_brackets(A: Arith, a_dn: list, a_up: list, ns: list, lo: mpfr, hi:
     return lo > 0 and _mog_poly_end(A.up, a_up, ns, lo) < c[0] and _mog_poly_end(A.dn, a_dn, ns, hi) > c[1]
 
 
+def _mog_valid(s: Fraction, cs: list, ps: list) -> bool:
+    """The mixture is a pair of probability laws: s > 0, weights >= 0 summing to exactly 1, a
+    sensitivity >= 0 wherever its weight is not 0."""
+    return s > 0 and all(p >= 0 for p in ps) and sum(ps) == 1 and all(c >= 0 for c, p in zip(cs, ps) if p != 0)
+
+
+def _mog_weights(s: Fraction, cs: list, ps: list) -> dict:
+    """mu = c / s -> summed weight, over the components of nonzero weight (components at one mean are
+    one component: sum_i p_i N(mu, 1) = (sum_i p_i) N(mu, 1))."""
+    weight: dict = {}
+    for c, p in zip(cs, ps):
+        if p != 0:
+            mu = Fraction(c) / s
+            weight[mu] = weight.get(mu, Fraction(0)) + Fraction(p)
+    return weight
+
+
+def _mog_as_gaussian(s: Fraction, cs: list, ps: list) -> "tuple[Fraction, Fraction] | None":
+    """(z, q) where a valid mixture is, law for law, the Poisson-subsampled Gaussian pair of noise
+    multiplier z = 1 / mu at rate q: one positive mean mu of weight q, the rest (1 - q) at 0 (or q = 1
+    alone); :func:`_mog`'s docstring. None otherwise."""
+    if not _mog_valid(s, cs, ps):
+        return None
+    weight = _mog_weights(s, cs, ps)
+    shifted = [(mu, q) for mu, q in weight.items() if mu != 0]
+    if len(shifted) != 1:
+        return None
+    mu, q = shifted[0]
+    return 1 / mu, q
+
+
 def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     """dp_accounting's MixtureOfGaussiansDpEvent pair in units of s
     (mu_i = c_i/s): remove: P = sum_i p_i N(mu_i, 1), Q = N(0, 1), loss
@@ -412,19 +443,16 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     :func:`.pld.gauss_tails`' (closed-form root, Taylor blocks on fine grids): the same pair,
     not an approximation of it (dp_accounting's baseline mixture, the Poisson Gaussian written
     as a mixture, costs a Poisson Gaussian here)."""
-    if s <= 0 or any(p < 0 for p in ps) or sum(ps) != 1 or any(c < 0 for c, p in zip(cs, ps) if p != 0):
+    if not _mog_valid(s, cs, ps):
         raise MalformedCertificate("mixture_of_gaussians needs standard_deviation > 0, sensitivities >= 0, "
                                   "sampling_probs >= 0 summing to 1")
-    weight: dict = {}
-    for c, p in zip(cs, ps):
-        if p != 0:
-            mu = Fraction(c) / s
-            weight[mu] = weight.get(mu, Fraction(0)) + Fraction(p)
+    weight = _mog_weights(s, cs, ps)
     comps = sorted(weight.items())
     p0 = weight.get(Fraction(0), Fraction(0))
-    if len(comps) == 2 and p0 > 0 or len(comps) == 1 and p0 == 0:
-        mu, q = comps[-1]
-        return gauss_tails(1 / mu, q, direction)
+    reduced = _mog_as_gaussian(s, cs, ps)
+    if reduced is not None:
+        z, q = reduced
+        return gauss_tails(z, q, direction)
     remove = direction == "remove"
     one, zero = (mpfr(1), mpfr(1)), (mpfr(0), mpfr(0))
     if p0 == 1:  # every component at 0: P = Q, loss identically 0
@@ -992,14 +1020,20 @@ def _leaf(ev: Mapping[str, Any], q: Fraction, rel: str):
         s = _num(ev, "sigma")
         return lambda d: (_dgauss(s, D), mpf(0))
     if t == "mixture_of_gaussians" and q == 1 and rel != "replace-one":
-        s = _num(ev, "standard_deviation")
-        cs, ps = ev.get("sensitivities"), ev.get("sampling_probs")
-        if not isinstance(cs, list) or not isinstance(ps, list) or len(cs) != len(ps) or not 0 < len(cs) <= 10**4:
-            raise MalformedCertificate("mixture_of_gaussians needs equal-length lists sensitivities, sampling_probs")
-        cf = [_num({f"event.sensitivities[{i}]": c}, f"event.sensitivities[{i}]") for i, c in enumerate(cs)]
-        pf = [_num({f"event.sampling_probs[{i}]": p}, f"event.sampling_probs[{i}]") for i, p in enumerate(ps)]
+        s, cf, pf = _mog_inputs(ev)
         return lambda d: (_mog(s, cf, pf, d), mpf(0))
     raise _cannot(f"{t} (sampling {q}) under {rel}")
+
+
+def _mog_inputs(ev: Mapping[str, Any]) -> tuple[Fraction, list, list]:
+    """(s, sensitivities, weights) of a mixture_of_gaussians node, exact; refused when malformed."""
+    s = _num(ev, "standard_deviation")
+    cs, ps = ev.get("sensitivities"), ev.get("sampling_probs")
+    if not isinstance(cs, list) or not isinstance(ps, list) or len(cs) != len(ps) or not 0 < len(cs) <= 10**4:
+        raise MalformedCertificate("mixture_of_gaussians needs equal-length lists sensitivities, sampling_probs")
+    cf = [_num({f"event.sensitivities[{i}]": c}, f"event.sensitivities[{i}]") for i, c in enumerate(cs)]
+    pf = [_num({f"event.sampling_probs[{i}]": p}, f"event.sampling_probs[{i}]") for i, p in enumerate(ps)]
+    return s, cf, pf
 
 
 def _wor(ev: Mapping[str, Any], rel: str):
@@ -1214,6 +1248,17 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         make = _leaf(ev, Fraction(1), rel)
         out.add("blocks", _key(ev), (make, times))
         out.cite(event_theorem(str(t), rel))
+        reduced = _mog_as_gaussian(*_mog_inputs(ev)) if t == "mixture_of_gaussians" else None
+        if reduced is not None:
+            # law for law the Poisson-subsampled Gaussian (_mog): the closed form (at q = 1), the Renyi
+            # tail and the zero-eps bound read it as that leaf, as the producer does since it gives such a
+            # mixture the Poisson Gaussian's pair (a closed-form certificate at q = 1 was refused, ref54)
+            z, q = reduced
+            if out.rdp is not None:
+                out.add("rdp", ("gaussian", z, q), ("gaussian", z, q, times))
+            out.gaussian(z if q == 1 else None, times)
+            out.others = out.others or q != 1
+            return
         _note_rdp(out, ev, Fraction(1), times)
         _realise_whole(t, _key(ev), make, times, out)
         if t == "gaussian":

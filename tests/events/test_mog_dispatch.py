@@ -74,3 +74,49 @@ def test_the_baseline_mixture_answers_as_the_poisson_gaussian_and_its_certificat
         [arb_to_fraction(x) for x in (b.enclosure.lo, b.enclosure.hi)]
     assert a.details["grid"] == b.details["grid"]
     assert "confirmed" in verify_certificate(answer_certificate(mog, a, delta="1e-5", digits=3))
+
+
+@pytest.mark.parametrize("sd, cs, ps, mu2", [
+    ("1", ["1"], ["1"], 10),  # the Gaussian at rate 1: closed form, mu^2 = 10 (1/1)^2
+    ("1", ["1", "1"], ["0.5", "0.5"], 10),  # the same, as two components at one mean
+])
+def test_a_rate_one_mixture_in_closed_form_verifies(tmp_path, sd, cs, ps, mu2):
+    # ref54 MEDIUM: the producer answers a mixture that is the Gaussian at rate 1 in closed form, which
+    # the re-check's tree did not read as a Gaussian (exit 3, "not inside"); it now reads it as the leaf
+    # it is. The truth: delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (GDPT eq. 2),
+    # mu = sqrt(10), in mpmath at 40 digits
+    import json
+
+    from dpverify.cli import main
+
+    doc = {"event": {"type": "self_composed", "count": 10, "event": {
+        "type": "mixture_of_gaussians", "standard_deviation": sd, "sensitivities": cs, "sampling_probs": ps}}}
+    src, out = tmp_path / "ev.json", tmp_path / "c.json"
+    src.write_text(json.dumps(doc))
+    assert main(["audit", "dpsgd", "--events", str(src), "--eps", "1", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    with mpmath.workdps(40):
+        mu = mpmath.sqrt(mu2)
+        truth = mpmath.ncdf(-1 / mu + mu / 2) - mpmath.e * mpmath.ncdf(-1 / mu - mu / 2)
+        enc = cert["result"]["enclosure"]
+        assert mpmath.mpf(enc["lo"]) <= truth <= mpmath.mpf(enc["hi"])
+    verify_certificate(cert)  # raises on a refusal (exit 3 before)
+
+
+def test_a_mixture_of_a_tiny_shift_verifies(tmp_path):
+    # ref54: sd 1e99 beside weight 1/2 at 0 is the Poisson Gaussian of noise 1e99 at rate 1/2, whose
+    # eps(1e-5) is 0 (delta(0) <= q TV(N(0,1), N(1e-99,1)) ~ 2e-100 per step); the re-check's zero-eps
+    # bound (the TV of its Renyi leaves) now reads the mixture as that leaf (exit 3 before)
+    import json
+
+    from dpverify.cli import main
+
+    doc = {"event": {"type": "self_composed", "count": 10, "event": {
+        "type": "mixture_of_gaussians", "standard_deviation": "1e99", "sensitivities": ["0", "1"],
+        "sampling_probs": ["0.5", "0.5"]}}}
+    src, out = tmp_path / "ev.json", tmp_path / "c.json"
+    src.write_text(json.dumps(doc))
+    assert main(["audit", "dpsgd", "--events", str(src), "--delta", "1e-5", "--certificate", str(out)]) == 0
+    cert = json.loads(out.read_text())
+    assert cert["result"]["enclosure"]["hi"] in ("0", 0)
+    verify_certificate(cert)
