@@ -51,9 +51,14 @@ def test_bound_lies_above_the_committed_pld_enclosure(name):
 
 
 def test_other_leaves_and_relations_have_no_bound():
-    mog = {"type": "mixture_of_gaussians", "standard_deviation": "1", "sensitivities": ["1"],
-           "sampling_probs": ["1"]}
+    # a mixture with two shifted means has no Renyi bound here; one that is, law for law, the Gaussian
+    # (one mean, all its weight) has the Gaussian leaf's own
+    mog = {"type": "mixture_of_gaussians", "standard_deviation": "1", "sensitivities": ["1", "2"],
+           "sampling_probs": ["0.5", "0.5"]}
     assert rdp_delta_upper(mog, "add-remove", F(1)) is None
+    gauss = dict(mog, sensitivities=["1"], sampling_probs=["1"])
+    assert rdp_delta_upper(gauss, "add-remove", F(1)) == rdp_delta_upper(
+        {"type": "gaussian", "noise_multiplier": "1"}, "add-remove", F(1))
     assert rdp_delta_upper({"type": "gaussian", "noise_multiplier": "1"}, "replace-one", F(1)) is None
     lap = {"type": "poisson_sampled", "sampling_probability": "0.5", "event": {"type": "laplace", "noise_multiplier": "1"}}
     assert rdp_delta_upper(lap, "add-remove", F(1)) is None
