@@ -905,7 +905,7 @@ class MixtureGaussianPair(PairFromTails):
                 progress((a - i0) / total)
             return self._block(m, a, b, order, tol, comps, inv_s2, reach)
 
-        # on grids coarser than 2^-7 the smallest block (TAYLOR_MIN_KNOTS = 32 knots) spans more than 1/8
+        # on grids of 2^-7 and coarser (2^(m-3) < 32 knots) the smallest block (TAYLOR_MIN_KNOTS = 32 knots) spans more than 1/8
         # nat, whose residual bound fails (below): no block is tried there, every knot gets its own root
         # (measured: of 1,006 tries at 2^-5..2^-7 over four mixtures, the three components 0, 1, 2 at
         # weights .98, .01, .01 with sd 1 and 2, (1/2, 3) at sd 3/2 and (0, 1, 3) at sd 1/2, both directions,
