@@ -409,7 +409,10 @@ def refine_query(
     law confirmed it, else None, None); it raises to refuse the level (the CLI's price of the certificate the
     run would write, :func:`dpverify.cli._common.grid_check`: a refusal before the work, issue 22),
     or returns a coarser m' (still finer than the last level) to compute instead, else None.
-    A static count, never the clock: the same inputs refuse on every machine."""
+    A static count, never the clock: the same inputs refuse on every machine. Where it also has
+    ``past_cap(m)`` (:class:`dpverify.certificate.writer.LevelCheck`) and the plan is one no float law
+    confirmed, a width-model grid (less :data:`PROBE_MARGIN`) priced past verify's caps makes the
+    first level a probe :data:`PROBE_HALVINGS` coarser: a choice of grid, no refusal of its own."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
     total_steps = sum(s.count for s in steps)

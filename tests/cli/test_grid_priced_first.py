@@ -2,7 +2,9 @@
 would refuse (its grid priced past verify's work cap or knot cap, `certificate.writer.grid_past_cap`) is
 refused, exit 2 naming the digits, before that grid is computed, not after the run (the MNIST delta
 query `--eps 2.38 --digits 6` computed 2^-17 and 2^-18 for minutes; `--delta 1e-300 --digits 5` at
-T = 10^4 ran 2^-10, 2^-11 and 2^-12 for 260 CPU s; both then refused by the writer)."""
+T = 10^4 ran 2^-10, 2^-11 and 2^-12 for 260 CPU s; both then refused by the writer). Where the
+width model already puts the grid past the cap, a probe level 4 halvings coarser comes first
+(refine.PROBE_HALVINGS: the same query, 2^-10 and 40 CPU s before the refusal, now 2^-6 and 2^-8, 19)."""
 
 from __future__ import annotations
 
