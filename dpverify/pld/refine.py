@@ -490,6 +490,7 @@ def refine_query(
         while m > 4 and int(plan.range_nats * (1 << m)) > max_length // 2:
             m -= 1
     past_cap = getattr(check_grid, "past_cap", None)
+    probe = False  # the first level is a probe (below)
     if past_cap is not None and plan is not None and not plan.checked and m_start is None and decide is None:
         # a plan no float law confirmed starts coarse (plan.planned_grid) and the h^2 law of the
         # levels picks the next grid, which check_grid prices before its work. Where the grid the
@@ -501,6 +502,7 @@ def refine_query(
         # clock); what is refused is still refused by check_grid's price of the level that follows
         model = model_grid(plan, kind, rel_width)
         if model is not None and past_cap(model - PROBE_MARGIN):
+            probe = m > 4
             m = min(m, max(4, coarsest_grid(plan.steps), m - PROBE_HALVINGS))
     prev: Optional[dict] = None
     lo_all: Fraction = Fraction(0)
@@ -655,6 +657,13 @@ def refine_query(
         done = (rel is not None and rel <= rel_width) or (decide is not None and decide(lo_all, hi_all))
         if done:
             return finish()
+        if probe and len(levels) == 1 and any(d.hi is not None and d.hi == hi_all and not (d.lo and d.lo > 0)
+                                              for d in dirs):
+            # the probe's maximum has no lower end of its own there (its optimistic side collapsed on a
+            # grid that coarse), so the width is another direction's lower end against it: no h^2 regime
+            # to extrapolate (sigma 1.1, q 0.01, T = 1000, eps(1e-300), digits 5: 0.93 on 2^-6 asked
+            # for 2^-12 where 2^-11 met the width); two halvings, as without a lower end
+            rel = None
         inc = 0 if (rescaled and lo_all == 0) else _inc_for(rel, rel_width, kind)
         if decide is not None:
             inc = min(inc, _DECIDE_STEP)

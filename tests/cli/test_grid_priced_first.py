@@ -335,8 +335,8 @@ def test_a_grid_the_model_puts_past_the_cap_is_refused_after_a_probe_not_the_pla
     # the class of `--steps 10000 --delta 1e-300 --digits 5` (2^-10 computed, 40 CPU s, then 2^-13 refused:
     # now 2^-6 and 2^-8, 19 CPU s), scaled down by the cap: at 4e8 the planned first level 2^-8 (2.5e8) is
     # within it and 2^-10, the model's grid less PROBE_MARGIN, past it. The old code computed 2^-8 before
-    # refusing 2^-10; now a probe 4 halvings coarser (its floor: plan.coarsest_grid) measures the width,
-    # and the level the h^2 law asks next is priced past the cap: exit 2 naming --digits, no level at
+    # refusing 2^-10; now a probe 4 halvings coarser (its floor: plan.coarsest_grid) and the level after it
+    # measure the width, and the level the h^2 law then asks is priced past the cap: exit 2 naming --digits, no level at
     # 2^-8 or finer computed. Counted by the spy, never timed.
     from dpverify.pld.plan import coarsest_grid
 
@@ -354,7 +354,11 @@ def test_a_grid_the_model_puts_past_the_cap_is_refused_after_a_probe_not_the_pla
     assert main(TINY) == 2
     err = capsys.readouterr().err
     assert "--digits: 4 needs the grid 2^-" in err and "refused before that grid was computed" in err
-    assert grids and set(grids) == {max(4, coarsest_grid(1000), 8 - refine.PROBE_HALVINGS)}
+    probe = max(4, coarsest_grid(1000), 8 - refine.PROBE_HALVINGS)
+    # the probe's maximum (remove) has no lower end on 2^-5, so the next level is two halvings finer
+    # (no h^2 extrapolation from another direction's lower end), whose width asks for 2^-10
+    assert grids[0] == probe and set(grids) == {probe, probe + 2}
+    assert "--digits: 4 needs the grid 2^-10," in err
 
 
 def test_the_probe_is_a_choice_of_the_first_grid_only() -> None:
