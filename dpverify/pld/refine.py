@@ -502,8 +502,8 @@ def refine_query(
         # clock); what is refused is still refused by check_grid's price of the level that follows
         model = model_grid(plan, kind, rel_width)
         if model is not None and past_cap(model - PROBE_MARGIN):
-            probe = m > 4
-            m = min(m, max(4, coarsest_grid(plan.steps), m - PROBE_HALVINGS))
+            first = min(m, max(4, coarsest_grid(plan.steps), m - PROBE_HALVINGS))
+            probe, m = first < m, first
     prev: Optional[dict] = None
     lo_all: Fraction = Fraction(0)
     hi_all: Optional[Fraction] = None
