@@ -24,7 +24,7 @@ from .format import (COUNT_KEYS, FORMAT, FORMAT_1, UNVERIFIABLE_DETAILS, canonic
 from .prose import source, statement
 
 __all__ = ["FORMAT", "FORMAT_1", "COUNT_KEYS", "canonical_bytes", "compute_digest", "make_certificate",
-           "unverifiable", "handed_out", "grid_past_cap", "level_check", "PRICED_KINDS", "validate_written", "dumps", "write"]
+           "unverifiable", "handed_out", "grid_past_cap", "level_check", "LevelCheck", "PRICED_KINDS", "validate_written", "dumps", "write"]
 
 
 def _backend() -> str:
@@ -295,7 +295,7 @@ def grid_past_cap(quantity: str, inputs: Mapping[str, Any], result: Mapping[str,
 
 
 def level_check(quantity: str, inputs: Mapping[str, Any], digits: Optional[int],
-                refuse: "Callable[[str, str], Exception]") -> "Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]":
+                refuse: "Callable[[str, str], Exception]") -> "LevelCheck":
     """The ``check_grid`` of :func:`dpverify.pld.refine.refine_query` for a query or claim of a kind
     in :data:`PRICED_KINDS` whose certificate will be written (``inputs``: as the certificate records
     them; ``digits``: the accuracy asked of an enclosure, None for a claim): it prices each grid level
@@ -355,7 +355,33 @@ def level_check(quantity: str, inputs: Mapping[str, Any], digits: Optional[int],
             f"; delta(claimed eps) in [{rational_decimal(lo, 6, upward=False)}, "
             f"{rational_decimal(hi, 6, upward=True)}] on 2^-{prev}, which does not decide it")
         raise refuse(why, shown)
-    return check
+
+    def predicted_past(m: int) -> bool:
+        # no enclosure recorded: the eps query's unit at its least (hint 0), the delta query's at its
+        # coarsest, so the price is at most the one of any enclosure on 2^-m
+        return not claim and priced(m, None, None, width) is not None
+    return LevelCheck(check, predicted_past)
+
+
+class LevelCheck:
+    """The ``check_grid`` :func:`level_check` returns: called as ``check(m, lo, hi)`` before each
+    level (it raises to refuse, or returns a coarser m'), and ``past_cap(m)``: whether a certificate
+    recording the grid 2^-m (any enclosure) would be priced past verify's caps, the writer's own
+    refusal (:func:`grid_past_cap`), False for a claim. :func:`dpverify.pld.refine.refine_query`
+    asks it of the grid the width model predicts before the first level, to choose a cheap probe
+    level first (a choice of grid only: the refusal stays the per-level price, issue 22)."""
+
+    __slots__ = ("_check", "_past")
+
+    def __init__(self, check: "Callable[[int, Optional[Fraction], Optional[Fraction]], Optional[int]]",
+                 past: "Callable[[int], bool]") -> None:
+        self._check, self._past = check, past
+
+    def __call__(self, m: int, lo: Optional[Fraction], hi: Optional[Fraction]) -> Optional[int]:
+        return self._check(m, lo, hi)
+
+    def past_cap(self, m: int) -> bool:
+        return self._past(m)
 
 
 def _grid_price(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any],

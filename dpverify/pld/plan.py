@@ -905,15 +905,25 @@ UNCHECKED_DELTA_GRID = 8
 UNCHECKED_EPS_HALVINGS = 4
 
 
+def model_grid(plan: Plan, kind: str, rel_width: float) -> Optional[int]:
+    """The grid exponent the width model alone asks for ``rel_width`` (the smallest m with
+    width_h2 * 2^-2m <= the width needed: rel_width * eps in nats for an eps query, at least
+    rel_width * 0.05; rel_width for a delta query), before :func:`planned_grid` clamps it; None
+    without a modelled width. A float estimate: a choice of grid, never a bound."""
+    if plan.width_h2 <= 0:
+        return None
+    need = rel_width * max(plan.eps, 0.05) if kind == "eps" else rel_width
+    return math.ceil(0.5 * math.log2(plan.width_h2 / need))
+
+
 def planned_grid(plan: Plan, kind: str, rel_width: float) -> int:
     """The one grid level the width model says meets ``rel_width``: the
     smallest m with width_h2 * 2^-2m <= the width needed (rel_width * eps in
     nats for an eps query, at least rel_width * 0.05; rel_width for a delta
     query). A model that is off costs one more level, never soundness."""
-    need = rel_width * max(plan.eps, 0.05) if kind == "eps" else rel_width
-    if plan.width_h2 <= 0:
+    m = model_grid(plan, kind, rel_width)
+    if m is None:
         return first_grid(1, rel_width)
-    m = math.ceil(0.5 * math.log2(plan.width_h2 / need))
     # the optimistic side labels a composed class by the sum of its steps'
     # labels: its losses spread about sqrt(T / 12) h around the label, and
     # beyond about half a nat the lower end collapses to 0 whatever the width

@@ -47,7 +47,7 @@ from .convolve import mul_count
 from .discretise import discretise, grid_range
 from .dominating import composed_loss_bound
 from .pairs import swapped_pairs
-from .plan import FOURIER_SHARE, coarsest_grid, estimate_length, first_grid, plan_query, planned_grid
+from .plan import FOURIER_SHARE, coarsest_grid, estimate_length, first_grid, model_grid, plan_query, planned_grid
 from .queries import ComposedBounds
 from .tail import TAIL_BITS, tail_answer
 
@@ -286,6 +286,16 @@ _TAIL_LOG_DELTA = -600.0
 UNCHECKED_UNIT_BITS = 200
 
 
+#: a first level (plan no float law confirmed) is replaced by one this many halvings coarser where
+#: the grid the width model asks for, less :data:`PROBE_MARGIN` halvings, is priced past verify's caps
+#: by the query's check_grid (:func:`refine_query`): a choice of grid only
+PROBE_HALVINGS = 4
+#: halvings the unconfirmed width model is given before its grid is believed past the cap: it
+#: overestimated the grid by 2 (sigma 1.1, q 0.01, T = 10^4, eps(1e-300), digits 5: model 2^-14,
+#: 2^-12 needed) to 5 (T = 100: 2^-14 against 2^-9)
+PROBE_MARGIN = 2
+
+
 #: After a level, the next one follows the model "relative width ~ c h^2"
 #: (the connect-the-dots and bucket errors are second order in h per step;
 #: measured ratios 3.9-4.1 per halving on A-D, MNIST, T = 1e5) with this
@@ -399,7 +409,10 @@ def refine_query(
     law confirmed it, else None, None); it raises to refuse the level (the CLI's price of the certificate the
     run would write, :func:`dpverify.cli._common.grid_check`: a refusal before the work, issue 22),
     or returns a coarser m' (still finer than the last level) to compute instead, else None.
-    A static count, never the clock: the same inputs refuse on every machine."""
+    A static count, never the clock: the same inputs refuse on every machine. Where it also has
+    ``past_cap(m)`` (:class:`dpverify.certificate.writer.LevelCheck`) and the plan is one no float law
+    confirmed, a width-model grid (less :data:`PROBE_MARGIN`) priced past verify's caps makes the
+    first level a probe :data:`PROBE_HALVINGS` coarser: a choice of grid, no refusal of its own."""
     t0 = time.monotonic()
     deadline = t0 + time_budget
     total_steps = sum(s.count for s in steps)
@@ -476,6 +489,21 @@ def refine_query(
         # a level that would outgrow memory is coarsened up front
         while m > 4 and int(plan.range_nats * (1 << m)) > max_length // 2:
             m -= 1
+    past_cap = getattr(check_grid, "past_cap", None)
+    probe = False  # the first level is a probe (below)
+    if past_cap is not None and plan is not None and not plan.checked and m_start is None and decide is None:
+        # a plan no float law confirmed starts coarse (plan.planned_grid) and the h^2 law of the
+        # levels picks the next grid, which check_grid prices before its work. Where the grid the
+        # width model asks for, PROBE_MARGIN halvings coarser, is already priced past verify's caps,
+        # that first level is the dearest work before the refusal (sigma 1.1, q 0.01, T = 10^4,
+        # eps(1e-300), digits 5: 2^-10 took 40 CPU s and 2^-13 was then refused): a probe
+        # PROBE_HALVINGS coarser (about 4^-PROBE_HALVINGS ... 2^-PROBE_HALVINGS of its cost) measures
+        # the width first. A choice of the first grid only, from the plan and static prices (no
+        # clock); what is refused is still refused by check_grid's price of the level that follows
+        model = model_grid(plan, kind, rel_width)
+        if model is not None and past_cap(model - PROBE_MARGIN):
+            first = min(m, max(4, coarsest_grid(plan.steps), m - PROBE_HALVINGS))
+            probe, m = first < m, first
     prev: Optional[dict] = None
     lo_all: Fraction = Fraction(0)
     hi_all: Optional[Fraction] = None
@@ -629,6 +657,13 @@ def refine_query(
         done = (rel is not None and rel <= rel_width) or (decide is not None and decide(lo_all, hi_all))
         if done:
             return finish()
+        if probe and len(levels) == 1 and any(d.hi is not None and d.hi == hi_all and not (d.lo and d.lo > 0)
+                                              for d in dirs):
+            # the probe's maximum has no lower end of its own there (its optimistic side collapsed on a
+            # grid that coarse), so the width is another direction's lower end against it: no h^2 regime
+            # to extrapolate (sigma 1.1, q 0.01, T = 1000, eps(1e-300), digits 5: 0.93 on 2^-6 asked
+            # for 2^-12 where 2^-11 met the width); two halvings, as without a lower end
+            rel = None
         inc = 0 if (rescaled and lo_all == 0) else _inc_for(rel, rel_width, kind)
         if decide is not None:
             inc = min(inc, _DECIDE_STEP)

@@ -2,7 +2,9 @@
 would refuse (its grid priced past verify's work cap or knot cap, `certificate.writer.grid_past_cap`) is
 refused, exit 2 naming the digits, before that grid is computed, not after the run (the MNIST delta
 query `--eps 2.38 --digits 6` computed 2^-17 and 2^-18 for minutes; `--delta 1e-300 --digits 5` at
-T = 10^4 ran 2^-10, 2^-11 and 2^-12 for 260 CPU s; both then refused by the writer)."""
+T = 10^4 ran 2^-10, 2^-11 and 2^-12 for 260 CPU s; both then refused by the writer). Where the
+width model already puts the grid past the cap, a probe level 4 halvings coarser comes first
+(refine.PROBE_HALVINGS: the same query, 2^-10 and 40 CPU s before the refusal, now 2^-6 and 2^-8, 19)."""
 
 from __future__ import annotations
 
@@ -319,3 +321,58 @@ def test_an_event_tree_at_its_own_price_is_written_as_before(monkeypatch, tmp_pa
     _cap(monkeypatch, work - 1)
     grids.clear()
     assert main(argv) == 2  # one unit below its price: refused (before its grid, or by the writer)
+
+
+# ---- the grid the digits need, predicted past the cap: a cheap probe level first (issue 22) ---------
+
+#: sigma 1.1, q 0.01, eps(1e-300): a plan no float law confirms (its central-limit eps 13.8 against 69.4),
+#: which starts 4 halvings below the width model's 2^-12, on 2^-8 (7.5 CPU s at T = 1000, K = 1047)
+TINY = ["audit", "dpsgd", "--noise-multiplier", "1.1", "--sampling-rate", "0.01", "--steps", "1000",
+        "--delta", "1e-300", "--digits", "4", "--json"]
+
+
+def test_a_grid_the_model_puts_past_the_cap_is_refused_after_a_probe_not_the_planned_level(monkeypatch, capsys) -> None:
+    # the class of `--steps 10000 --delta 1e-300 --digits 5` (2^-10 computed, 40 CPU s, then 2^-13 refused:
+    # now 2^-6 and 2^-8, 19 CPU s), scaled down by the cap: at 4e8 the planned first level 2^-8 (2.5e8) is
+    # within it and 2^-10, the model's grid less PROBE_MARGIN, past it. The old code computed 2^-8 before
+    # refusing 2^-10; now a probe 4 halvings coarser (its floor: plan.coarsest_grid) and the level after it
+    # measure the width, and the level the h^2 law then asks is priced past the cap: exit 2 naming --digits, no level at
+    # 2^-8 or finer computed. Counted by the spy, never timed.
+    from dpverify.pld.plan import coarsest_grid
+
+    grids: list = []
+    real = refine._direction
+
+    def finer(steps, d, kind, target, m, *args, **kwargs):
+        if m >= 8:
+            raise AssertionError(f"the planned level 2^-{m} was computed")
+        grids.append(m)
+        return real(steps, d, kind, target, m, *args, **kwargs)
+
+    monkeypatch.setattr(refine, "_direction", finer)
+    _cap(monkeypatch, 4 * 10**8)
+    assert main(TINY) == 2
+    err = capsys.readouterr().err
+    assert "--digits: 4 needs the grid 2^-" in err and "refused before that grid was computed" in err
+    probe = max(4, coarsest_grid(1000), 8 - refine.PROBE_HALVINGS)
+    # the probe's maximum (remove) has no lower end on 2^-5, so the next level is two halvings finer
+    # (no h^2 extrapolation from another direction's lower end), whose width asks for 2^-10
+    assert grids[0] == probe and set(grids) == {probe, probe + 2}
+    assert "--digits: 4 needs the grid 2^-10," in err
+
+
+def test_the_probe_is_a_choice_of_the_first_grid_only() -> None:
+    # LevelCheck.past_cap is the writer's price of a certificate recording that grid (any enclosure:
+    # the least price), False for a claim; without a certificate asked for there is no check at all
+    import argparse
+
+    from dpverify.cli._common import grid_check
+
+    inputs = {"noise_multiplier": "1.1", "sampling_rate": "0.01", "steps": 1000, "neighboring": "add-remove",
+              "delta": "1e-300", "digits": 4}
+    check = grid_check(argparse.Namespace(certificate=None, json=True), "pld.epsilon", inputs, 4)
+    assert not check.past_cap(10) and check.past_cap(12)  # 1.0e9 and 4.1e9 against the cap 3e9
+    assert (check.past_cap(12) is True) == (grid_past_cap("pld.epsilon", inputs, {"grid": "2^-12"}) is not None)
+    claim = {k: v for k, v in inputs.items() if k != "digits"}
+    claim["claimed_eps"] = "70"
+    assert not grid_check(argparse.Namespace(certificate=None, json=True), "pld.claim", claim, None).past_cap(20)
