@@ -2403,6 +2403,21 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
         width = rec[1] - rec[0]
         if not mpmath.isfinite(width) or width <= 0:
             return lo, hi
+        if rounds == 1 and getattr(compute, "capped", False):
+            # the first grid's unit was sized for eps _EPS_HINT_PROBE, below the recorded end
+            # (:class:`_ProbeQuery`): its gap is the unit's, not the grid's (adv54 M1: [97.9, 243.3]
+            # on 2^-7 asked for 2^-18, where the recorded eps's unit proves [160.181239724,
+            # 160.181310261] on 2^-7), so the directions it left reaching the recorded lower end are
+            # computed again on the same grid, now with a floor (:func:`_floor_hint`), hence at the
+            # recorded end's unit, before the h^2 law is read. That unit is the one the next grid
+            # would take anyway, on a coarser grid; each is priced before its work (:class:`_Meter`),
+            # so a forged end buys no unit past the cap. Not a round (a choice; keeping the best
+            # ends of both is sound): the starved end and the new one share a grid, which
+            # :func:`_truth_estimate` passes over
+            again = {d: "both" for d in dirs if hi_d[d] >= rec[0] and _floor_hint(lo_d[d], rec) > -mpmath.inf}
+            if again:
+                todo, tries = again, tries + 1
+                continue
         todo = {d: "upper" for d in dirs if hi_d[d] > rec[1]}
         if lo < rec[0]:
             # the direction with the largest lower end among those whose proved upper end still reaches
@@ -2678,9 +2693,30 @@ def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:
 
 
 #: the largest recorded eps that sizes the unit of a direction's first grid (:func:`register_queries`):
-#: 64 adds about 92 bits to it; a genuine eps above it (eps(1e-300) = 79 at sigma 1, T = 100) gets
-#: its own bits from the next grid on, and its first grid's upper end is as tight either way
+#: 64 adds about 92 bits to it; a genuine eps above it gets its own bits from the next grid on, and
+#: its first grid, where that did not settle it, is computed again at them before the search
+#: extrapolates (:class:`_ProbeQuery`): at eps(1e-300) = 79 (sigma 1, T = 100) the capped first grid
+#: is as tight, but at eps(1e-5) = 160.18 (sigma 0.1, q 0.01, T = 10, adv54 M1) its remove direction
+#: came out [97.9, 243.3] on 2^-7 (the upper scan's S - e^eps V cancels about 1.45 eps bits, past
+#: the capped unit's precision), and the h^2 law read from that 145-nat gap asked for 2^-18: exit 3;
+#: at the recorded eps's unit the same grid proves [160.181239724, 160.181310261], inside the record
 _EPS_HINT_PROBE = mpf(64)
+
+
+class _ProbeQuery:
+    """An eps(delta) query ``compute(m, sides, d, floor)`` (:func:`register_queries`) and whether its
+    first grid's unit is capped (``capped``: the recorded end, which sizes the unit, is above
+    :data:`_EPS_HINT_PROBE`; a call with floor -inf is sized for that cap, :func:`_grid_search` then
+    computes that grid again once it has a floor, before it extrapolates from its gap). The unit is a
+    choice (:func:`_units`: any K is sound), so either call proves what it returns."""
+
+    __slots__ = ("run", "capped")
+
+    def __init__(self, run: Callable[[int, str, str, mpf], tuple], capped: bool) -> None:
+        self.run, self.capped = run, capped
+
+    def __call__(self, m: int, sides: str, d: str, floor: mpf) -> tuple:
+        return self.run(m, sides, d, floor)
 
 
 def _delta_input(inputs: Mapping[str, Any]) -> tuple[mpf, Fraction]:
@@ -2721,9 +2757,11 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
                 # until a grid has proved a lower end of this direction (floor -inf), the recorded
                 # end sizes the unit only up to _EPS_HINT_PROBE: an absurd one (adv43 F3: [1e6, 1e6 + 1]
                 # for a true 1.515 asked for 3016-bit masses, exit 3 at the work cap) is refuted by the
-                # first grid, whose upper end needs no bits of e^eps (the upper pair has no Q)
-                return lambda m, sides, d, floor: bounds(
-                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor)
+                # first grid, whose upper end needs few bits of e^eps below the cap; one it does not
+                # refute is computed again at its own unit before the search extrapolates (_ProbeQuery)
+                return _ProbeQuery(lambda m, sides, d, floor: bounds(
+                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor),
+                    h > _EPS_HINT_PROBE)
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             return _as_recheck(lo, hi, details=each(make, inputs, result))
