@@ -50,8 +50,8 @@ from ..numtext import is_digits
 from . import series as bs
 from .core import _PHI_MAX, TAYLOR_TO, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
 from .gdp import exact_input, fraction_to_mpf
-from .limits import (PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID,
-                     PLD_WIDE_UNIT_BITS)
+from .limits import (PLD_KNOT_WEIGHT, PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT,
+                     PLD_PRODUCT_PREPAID, PLD_WIDE_UNIT_BITS)
 from .verify import Recheck, parse_bound, register
 
 _ZERO = mpz(0)
@@ -1240,6 +1240,18 @@ class _OverCap(CouldNotReprove):
 _UNITS = "knots x bits x log2 steps x sides"
 
 
+def knot_charge(knots: int, bits: int, covered: int) -> int:
+    """What a discretisation of ``knots`` knots at ``bits`` bits (:func:`_discretise`: its MPFR tails,
+    the same work whichever sides are composed) is charged beyond the ``covered`` units a knot x bit
+    its composition's price already charges it: the rest of :data:`~.limits.PLD_KNOT_WEIGHT`, so that
+    it costs that at least (adv54 M2: at T = 1 a grid was priced 1 + 2 units a knot x bit, its tails
+    ran 130-290 ns a knot x bit, 74 ns a unit against the cap's 5-10). ``covered``: 3 x the bit length
+    of T for a pld / events grid (:func:`_compose`, :func:`grid_work`: both sides, whichever are
+    composed, so that a remembered grid replays what a fresh one charges, :func:`_remembered`), the
+    bit length for a calibrate.bracket curve (one side, :mod:`.calibrate`). A price, never a number."""
+    return knots * bits * max(0, PLD_KNOT_WEIGHT - covered)
+
+
 def _query_cap_words() -> str:
     """The per-query cap in words, for a refusal (read when asked: tests lower the cap)."""
     return f"{PLD_MAX_GRID_WORK:.1e} {_UNITS} for one query"
@@ -1257,6 +1269,11 @@ class _Meter:
     depend on what was verified before it in the same process. No clock: the same certificate
     reaches the cap at the same grid on every machine.
 
+    Its discretisation is charged too (:func:`knot_charge`: up to :data:`~.limits.PLD_KNOT_WEIGHT` a knot
+    x bit with the price above), once: the masses of both pairs are computed whichever side is
+    composed, so a "both" grid's is kept on an account of its own (``disc``) that either side replays
+    (:meth:`charge`).
+
     A share of the grid's price (1 / :data:`~.limits.PLD_PRODUCT_PREPAID` of each side's) prepays its
     exact products (:meth:`products`): each is charged, before its work, its bits
     (:func:`_product_bits`, :data:`~.limits.PLD_PRODUCT_BITS_PER_UNIT` to a unit) once that share is
@@ -1265,11 +1282,12 @@ class _Meter:
     then cost several times the price's work, and reaches the cap that much sooner (pld-speed.md,
     "The exact products metered"). A choice of when to stop (exit 3), never of a number."""
 
-    __slots__ = ("upper", "lower", "cap", "limit", "caps")
+    __slots__ = ("upper", "lower", "disc", "cap", "limit", "caps")
 
     def __init__(self, limit: "int | None" = None, caps: "str | None" = None) -> None:
         self.upper = 0
         self.lower = 0
+        self.disc = 0
         #: the work this meter allows: :data:`PLD_MAX_GRID_WORK` for one query; on a certificate's
         #: meter (:func:`one_meter`) the least of what the query in progress may add and what the
         #: certificate has left (``caps``: the caps in words, for the refusal)
@@ -1281,14 +1299,22 @@ class _Meter:
 
     @property
     def spent(self) -> int:
-        return self.upper + self.lower
+        return self.upper + self.lower + self.disc
 
-    def charge(self, units: int, m: int, sides: str) -> None:
+    def charge(self, units: int, m: int, sides: str, disc: int = 0) -> None:
         """``units`` of work a side (upper 1; lower 2: its P and Q), kept apart per side so that a
         remembered "both" grid replays exactly what a fresh one-sided grid would charge (ref43 D1:
         an upper-only event tree composes its main pair upper and its realised lower pair lower, so
-        a third of the "both" total was not what either side had cost)."""
-        self.replay(units if sides != "lower" else 0, 2 * units if sides != "upper" else 0, m)
+        a third of the "both" total was not what either side had cost). ``disc``: its
+        discretisation's charge (:func:`knot_charge`), the same whichever sides are composed: a
+        one-sided grid's goes to its side, a "both" grid's to :attr:`disc`, which a remembered grid
+        replays with either side (:func:`_remembered`), so either side replays what it costs afresh."""
+        upper, lower = units if sides != "lower" else 0, 2 * units if sides != "upper" else 0
+        if sides == "upper":
+            upper, disc = upper + disc, 0
+        elif sides == "lower":
+            lower, disc = lower + disc, 0
+        self.replay(upper, lower, m, disc)
 
     def products(self, bits: int, prepaid: list, side: int, m: int, per_unit: int = PLD_PRODUCT_BITS_PER_UNIT) -> None:
         """An exact product of ``bits`` (:func:`_product_bits`) on side ``side`` (0 upper, 1 lower) of
@@ -1301,9 +1327,10 @@ class _Meter:
         if units > take:
             self.replay(units - take if side == 0 else 0, units - take if side == 1 else 0, m)
 
-    def replay(self, upper: int, lower: int, m: int) -> None:
+    def replay(self, upper: int, lower: int, m: int, disc: int = 0) -> None:
         self.upper += upper
         self.lower += lower
+        self.disc += disc
         if self.spent > self.cap:
             raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({self.caps}, "
                            "priced before each grid, plus "
@@ -1376,7 +1403,9 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
 
     def price(knots: int, bits: int) -> None:
         units = knots * (bits + price_bits) * weight
-        meter.charge(units, m, sides)
+        # one charge (:func:`_dry_price` reads the first): the composition's, and the discretisation's
+        # rest (at ``bits``, the precision its tails run at)
+        meter.charge(units, m, sides, knot_charge(knots, bits, 3 * weight))
         prepaid[0] += units // PLD_PRODUCT_PREPAID if want_u else 0
         prepaid[1] += 2 * units // PLD_PRODUCT_PREPAID if want_l else 0
 
@@ -2403,6 +2432,21 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
         width = rec[1] - rec[0]
         if not mpmath.isfinite(width) or width <= 0:
             return lo, hi
+        if rounds == 1 and getattr(compute, "capped", False):
+            # the first grid's unit was sized for eps _EPS_HINT_PROBE, below the recorded end
+            # (:class:`_ProbeQuery`): its gap is the unit's, not the grid's (adv54 M1: [97.9, 243.3]
+            # on 2^-7 asked for 2^-18, where the recorded eps's unit proves [160.181239724,
+            # 160.181310261] on 2^-7), so the directions it left reaching the recorded lower end are
+            # computed again on the same grid, now with a floor (:func:`_floor_hint`), hence at the
+            # recorded end's unit, before the h^2 law is read. That unit is the one the next grid
+            # would take anyway, on a coarser grid; each is priced before its work (:class:`_Meter`),
+            # so a forged end buys no unit past the cap. Not a round (a choice; keeping the best
+            # ends of both is sound): the starved end and the new one share a grid, which
+            # :func:`_truth_estimate` passes over
+            again = {d: "both" for d in dirs if hi_d[d] >= rec[0] and _floor_hint(lo_d[d], rec) > -mpmath.inf}
+            if again:
+                todo, tries = again, tries + 1
+                continue
         todo = {d: "upper" for d in dirs if hi_d[d] > rec[1]}
         if lo < rec[0]:
             # the direction with the largest lower end among those whose proved upper end still reaches
@@ -2534,16 +2578,16 @@ def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: st
     meter = _METER.get()
     if meter is None:
         return None
-    saved = (meter.upper, meter.lower, meter.cap)
+    saved = (meter.upper, meter.lower, meter.disc, meter.cap)
     meter.cap = -1
     try:
         compute(m, sides, d, floor)
     except _OverCap:
-        return meter.spent - saved[0] - saved[1]
+        return meter.spent - saved[0] - saved[1] - saved[2]
     except CouldNotReprove:
         return -1
     finally:
-        meter.upper, meter.lower, meter.cap = saved
+        meter.upper, meter.lower, meter.disc, meter.cap = saved
     return None
 
 
@@ -2630,18 +2674,18 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
         meter = _METER.get()
         for s in (sides, "both"):  # a "both" result serves either side
             if (key, s) in memo:
-                out, (up, low) = memo[(key, s)]
+                out, (up, low, disc) = memo[(key, s)]
                 if meter is not None:  # priced as if computed here (:class:`_Meter`), side by side
-                    meter.replay(up if sides != "lower" else 0, low if sides != "upper" else 0, m)
+                    meter.replay(up if sides != "lower" else 0, low if sides != "upper" else 0, m, disc)
                 return out
         token = _EPS_FLOOR.set(None if floor is None else (direction, floor))
-        before = (meter.upper, meter.lower) if meter is not None else (0, 0)
+        before = (meter.upper, meter.lower, meter.disc) if meter is not None else (0, 0, 0)
         try:
             out = bounds(inputs, kind, target, scale, hint, m, sides, direction)
         finally:
             _EPS_FLOOR.reset(token)
-        memo[(key, sides)] = (out, (meter.upper - before[0], meter.lower - before[1]) if meter is not None
-                                   else (0, 0))
+        memo[(key, sides)] = (out, (meter.upper - before[0], meter.lower - before[1], meter.disc - before[2])
+                                   if meter is not None else (0, 0, 0))
         if len(memo) > 256:
             memo.pop(next(iter(memo)))
         return out
@@ -2678,9 +2722,30 @@ def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:
 
 
 #: the largest recorded eps that sizes the unit of a direction's first grid (:func:`register_queries`):
-#: 64 adds about 92 bits to it; a genuine eps above it (eps(1e-300) = 79 at sigma 1, T = 100) gets
-#: its own bits from the next grid on, and its first grid's upper end is as tight either way
+#: 64 adds about 92 bits to it; a genuine eps above it gets its own bits from the next grid on, and
+#: its first grid, where that did not settle it, is computed again at them before the search
+#: extrapolates (:class:`_ProbeQuery`): at eps(1e-300) = 79 (sigma 1, T = 100) the capped first grid
+#: is as tight, but at eps(1e-5) = 160.18 (sigma 0.1, q 0.01, T = 10, adv54 M1) its remove direction
+#: came out [97.9, 243.3] on 2^-7 (the upper scan's S - e^eps V cancels about 1.45 eps bits, past
+#: the capped unit's precision), and the h^2 law read from that 145-nat gap asked for 2^-18: exit 3;
+#: at the recorded eps's unit the same grid proves [160.181239724, 160.181310261], inside the record
 _EPS_HINT_PROBE = mpf(64)
+
+
+class _ProbeQuery:
+    """An eps(delta) query ``compute(m, sides, d, floor)`` (:func:`register_queries`) and whether its
+    first grid's unit is capped (``capped``: the recorded end, which sizes the unit, is above
+    :data:`_EPS_HINT_PROBE`; a call with floor -inf is sized for that cap, :func:`_grid_search` then
+    computes that grid again once it has a floor, before it extrapolates from its gap). The unit is a
+    choice (:func:`_units`: any K is sound), so either call proves what it returns."""
+
+    __slots__ = ("run", "capped")
+
+    def __init__(self, run: Callable[[int, str, str, mpf], tuple], capped: bool) -> None:
+        self.run, self.capped = run, capped
+
+    def __call__(self, m: int, sides: str, d: str, floor: mpf) -> tuple:
+        return self.run(m, sides, d, floor)
 
 
 def _delta_input(inputs: Mapping[str, Any]) -> tuple[mpf, Fraction]:
@@ -2721,9 +2786,11 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
                 # until a grid has proved a lower end of this direction (floor -inf), the recorded
                 # end sizes the unit only up to _EPS_HINT_PROBE: an absurd one (adv43 F3: [1e6, 1e6 + 1]
                 # for a true 1.515 asked for 3016-bit masses, exit 3 at the work cap) is refuted by the
-                # first grid, whose upper end needs no bits of e^eps (the upper pair has no Q)
-                return lambda m, sides, d, floor: bounds(
-                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor)
+                # first grid, whose upper end needs few bits of e^eps below the cap; one it does not
+                # refute is computed again at its own unit before the search extrapolates (_ProbeQuery)
+                return _ProbeQuery(lambda m, sides, d, floor: bounds(
+                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor),
+                    h > _EPS_HINT_PROBE)
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             return _as_recheck(lo, hi, details=each(make, inputs, result))
@@ -2891,12 +2958,13 @@ def grid_work(laws: "list[tuple[Any, Optional[int]]]", K: int, tau: mpf, m: int,
               max_knots: int) -> int:
     """What :class:`_Meter` charges one direction's pairs on the grid 2^-m, both sides (1 upper and
     2 lower, :meth:`_Meter.charge`): per step law (its tails and the first knot it reads from, None
-    for all), knots x bits x ``weight``, counted by :func:`_discretise`'s ``price`` hook before any
-    mass is computed. The one count behind :func:`recorded_grid_price` and the events route's."""
+    for all), knots x bits x ``weight`` a side and its discretisation's :func:`knot_charge`, counted by
+    :func:`_discretise`'s ``price`` hook before any mass is computed. The one count behind
+    :func:`recorded_grid_price` and the events route's."""
     work: list = []
 
     def price(knots: int, bits: int) -> None:
-        work.append(knots * bits * weight)
+        work.append(3 * knots * bits * weight + knot_charge(knots, bits, 3 * weight))
         raise _Priced
 
     for tails, first in laws:
@@ -2904,7 +2972,7 @@ def grid_work(laws: "list[tuple[Any, Optional[int]]]", K: int, tau: mpf, m: int,
             _discretise(tails, K, tau, m, max_knots=max_knots, price=price, first=first)
         except _Priced:
             pass
-    return 3 * sum(work)
+    return sum(work)
 
 
 class _Priced(Exception):
