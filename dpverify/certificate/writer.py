@@ -179,10 +179,10 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
         # there may be looser than the calibration's (issue 22: `calibrate dpsgd --target-eps 3 --delta
         # 1e-5 --sampling-rate 256/60000 --steps 14063 --digits 6` wrote a safe end with delta(3) <=
         # 9.99998e-6 on 2^-16, which verify bounds by 1.0000003e-5 there: exit 3 after 58 CPU s)
-        from ..recheck.calibrate import _M_MAX
+        from ..recheck.calibrate import FINEST_GRID
 
         ends = result.get("ends")
-        finest = f"2^-{_M_MAX}"
+        finest = f"2^-{FINEST_GRID}"
         if isinstance(ends, Mapping) and any(isinstance(e, Mapping) and e.get("grid") == finest
                                              for e in ends.values()):
             needs = f"an end on the grid {finest}, the finest `dpverify verify` tries"
