@@ -7,8 +7,7 @@ end, one curve per direction on a grid 2^-m, m >= 2^-10 (``_M_MIN``), at a unit 
 delta and target_eps, and holds all of them to one static budget,
 :data:`dpverify.recheck.limits.CALIBRATE_MAX_WORK`: each curve is charged, before its work, its
 knots x bits x the bit length of its step count x its sides, and a discretisation whose masses it
-computes knots x bits x (``PLD_KNOT_WEIGHT`` - that bit length) once more
-(:func:`dpverify.recheck.pld.knot_charge`)
+computes knots x bits x (``CALIBRATE_KNOT_WEIGHT`` - that bit length) once more
 (:meth:`dpverify.recheck.calibrate._Route._priced`); its exact products are charged past that. The
 price here is that charge, by the re-check's own code (one copy of the price): the same route,
 its ``_knots`` count (a few tail evaluations per step law, no mass), on a meter of its own

@@ -161,7 +161,7 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     quantity = str(claim.get("quantity"))
     needs = "a re-proof"
     if "grid" in result or (quantity == "oracle.rows" and grids):
-        from ..recheck.limits import PLD_MAX_GRID_WORK
+        from ..recheck.limits import PLD_MAX_GRID_WORK, PLD_PRICE_SPREAD
 
         # a claim's re-check starts 4 halvings coarser than its recorded grid and may decide there, so
         # its price on the recorded grid is no lower bound of verify's work: past the cap it is
@@ -170,7 +170,7 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
         why, got = _past_cap(quantity, inputs, result, grids)
         if why is not None and not quantity.endswith(".claim"):
             return why
-        if why is None and (got is None or _price_spread(quantity, inputs, result, grids) * got[0] <= PLD_MAX_GRID_WORK):
+        if why is None and (got is None or PLD_PRICE_SPREAD * got[0] <= PLD_MAX_GRID_WORK):
             return None
         # past the knot cap there (no price) or priced past 1 / PLD_PRICE_SPREAD of the cap: re-proved below
         needs = f"the grid {result.get('grid')}" if got is None else f"the grid 2^-{got[1]}"
@@ -382,33 +382,6 @@ class LevelCheck:
 
     def past_cap(self, m: int) -> bool:
         return self._past(m)
-
-
-def _price_spread(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any],
-                  grids: "Optional[Sequence[Optional[int]]]") -> int:
-    """How many times its recorded grid's price verify may charge a certificate
-    (:data:`dpverify.recheck.limits.PLD_PRICE_SPREAD`), or, for a schedule of fewer than 2^11 steps
-    (an oracle's: its shortest configuration), whose knot charge sets its price and whose re-check
-    may need several halvings more than the producer recorded,
-    :data:`~dpverify.recheck.limits.PLD_PRICE_SPREAD_FEW_STEPS` (mtr54: a T = 1, digits-8 certificate
-    priced at 1/20 of the cap was written and refused)."""
-    from ..recheck.limits import PLD_KNOT_WEIGHT, PLD_PRICE_SPREAD, PLD_PRICE_SPREAD_FEW_STEPS
-
-    if quantity.startswith("pld."):
-        from ..recheck.pld import schedule_steps
-
-        steps = [schedule_steps(inputs)]
-    elif quantity.startswith("events."):
-        from ..recheck.events import schedule_steps as tree_steps
-
-        steps = [tree_steps(inputs)]
-    else:
-        from ..recheck.oracle import config_query
-        from ..recheck.pld import schedule_steps
-
-        steps = [schedule_steps(config_query(c)[0]) for c, m in zip(result.get("configs") or [], grids or []) if m]
-    few = any(3 * t.bit_length() < PLD_KNOT_WEIGHT for t in steps)
-    return PLD_PRICE_SPREAD_FEW_STEPS if few else PLD_PRICE_SPREAD
 
 
 def _grid_price(quantity: str, inputs: Mapping[str, Any], result: Mapping[str, Any],

@@ -51,7 +51,7 @@ from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
 from . import pld as P
 from .kinds import grid_exponent
-from .limits import CALIBRATE_MAX_WORK, CALIBRATE_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID
+from .limits import CALIBRATE_KNOT_WEIGHT, CALIBRATE_MAX_WORK, CALIBRATE_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID
 from . import wor as W
 from .core import mpf_to_fraction
 from .gdp import composed_gaussian_delta_tail, exact_input, fraction_to_mpf
@@ -198,7 +198,7 @@ class _Route:
             knots, bits = self.knots[ck]
             units += knots * bits * weight
             if ck not in self.cache:  # its masses are computed for this curve
-                fresh += P.knot_charge(knots, bits, weight)
+                fresh += knots * bits * max(0, CALIBRATE_KNOT_WEIGHT - weight)
         meter.charge(units, m, side)
         meter.charge(fresh, m, "upper")  # once, whichever side asks first
         if side == "upper":

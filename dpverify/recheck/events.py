@@ -1921,16 +1921,6 @@ RECHECKERS["pld.claim"] = _pld_tail(RECHECKERS["pld.claim"], "claim")
 RECHECKERS["pld.epsilon"] = _pld_eps_zero(RECHECKERS["pld.epsilon"])
 
 
-def schedule_steps(inputs: Mapping[str, Any]) -> int:
-    """The total step count of an events.* query's tree, as its re-check composes it (0 where the
-    relation is not one it reads)."""
-    rel = inputs.get("neighboring")
-    if rel not in _DIRS:
-        return 0
-    with mpmath.workdps(_PRICE_DPS):
-        return sum(t for _, t in _flat(inputs.get("event"), rel).blocks)
-
-
 def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mapping[str, Any]) -> "tuple[int, int] | None":
     """(work, m): what the PLD re-check's meter (:class:`.pld._Meter`) charges this events.* query for
     its recorded grid 2^-m alone, in the direction that costs most, both sides, as

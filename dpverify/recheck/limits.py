@@ -123,6 +123,8 @@ CALIBRATE_MAX_WORK = 35 * 10**8
 #: blocks (IvTails.knot_runs) make a fine grid's knots cheaper (sigma 0.5, q 0.5, T = 1: 23-71 ns a
 #: knot x bit on 2^-13 .. 2^-16), so that certificate at digits 8, 12.6 CPU s before, is now exit 3
 PLD_KNOT_WEIGHT = 32
+#: the calibrate route's name for PLD_KNOT_WEIGHT (recheck.calibrate._Route._priced)
+CALIBRATE_KNOT_WEIGHT = PLD_KNOT_WEIGHT
 #: bits of a calibrate.bracket curve's exact product per unit, once its curve's prepaid share is used
 #: up (recheck.pld._Meter.products): that route has no Fourier powers, and its products at K ~ 1600
 #: bits (target_eps 1014) ran 3.4 ns a bit here with their allocation (adv53 M1's forgery), so 2 bits a
@@ -149,12 +151,6 @@ PLD_PRODUCT_PREPAID = 2
 #: past half a grid's price charged, up to 7.7x was measured (sigma 1.1, q 0.01, T 1000, eps(1e-300),
 #: digits 3: priced 2.76e8 at 2^-8, verify charges 2.13e9 at K = 1041, 16.7 CPU s, exit 0)
 PLD_PRICE_SPREAD = 16
-#: PLD_PRICE_SPREAD for a schedule of fewer than 2^11 steps (3 x its bit length below PLD_KNOT_WEIGHT:
-#: its discretisation's knot charge, not its composition, sets the price): at T = 1 and digits 8 the
-#: re-check's lower side needs 2^-13 .. 2^-16 where the producer recorded 2^-11, over 60x the recorded
-#: price (sigma 0.5, q 0.5, delta 1e-5: priced 1.51e8, 1/20 of the cap, written, then exit 3 at verify,
-#: mtr54); such certificates priced above 1 / this of the cap are re-proved before they are written
-PLD_PRICE_SPREAD_FEW_STEPS = 64
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "
              f"+-{MAX_INPUT_EXPONENT} (as the producer); expression profiles up to {MAX_EXPR_CHARS} characters, "

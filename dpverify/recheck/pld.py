@@ -2979,12 +2979,6 @@ class _Priced(Exception):
     """Raised by :func:`recorded_grid_price`'s price callback: the knots are counted, the work is not done."""
 
 
-def schedule_steps(inputs: Mapping[str, Any]) -> int:
-    """The total step count of a pld.* query's schedule, as its re-check composes it."""
-    with mpmath.workdps(_DPS):
-        return sum(t for _, t, _ in _events(inputs))
-
-
 def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mapping[str, Any]) -> "tuple[int, int] | None":
     """(work, m): what :class:`_Meter` charges the re-check for the recorded grid 2^-m alone, in the
     one direction that costs most, both sides (its upper pair and its lower pair: the side the

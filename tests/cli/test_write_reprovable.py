@@ -201,21 +201,3 @@ def test_a_claim_priced_past_the_knot_cap_that_verify_decides_coarser_is_written
     reseal(cert)
     assert outcome(cert) == 0  # verify's own answer
     assert unverifiable(cert) is None
-
-
-def test_few_steps_at_many_digits_are_re_proved_before_they_are_written(tmp_path, capsys) -> None:
-    # mtr54: at T = 1 a grid's price is set by its discretisation's knot charge, and the re-check's lower
-    # side needs several halvings past the producer's recorded grid: sigma 0.5, q 0.5, digits 8 was priced
-    # at 1/20 of the cap, written without a re-proof, and refused by verify (exit 3). Fewer than 2^11
-    # steps take the wider spread (limits.PLD_PRICE_SPREAD_FEW_STEPS), so it is re-proved and refused here,
-    # naming --digits; at digits 6 it is written and verify confirms it
-    from dpverify.cli import main
-    from dpverify.recheck.verify import verify_certificate
-
-    base = ["audit", "dpsgd", "--noise-multiplier", "0.5", "--sampling-rate", "0.5", "--steps", "1", "--delta", "1e-5"]
-    out = tmp_path / "c.json"
-    assert main(base + ["--digits", "8", "--certificate", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "--digits: 8" in err and "could not re-prove" in err and not out.exists(), err
-    assert main(base + ["--digits", "6", "--certificate", str(out)]) == 0
-    verify_certificate(json.loads(out.read_text()))

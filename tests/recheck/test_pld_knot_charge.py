@@ -20,7 +20,7 @@ import mpmath
 import pytest
 
 from dpverify.recheck import pld as P
-from dpverify.recheck.limits import PLD_KNOT_WEIGHT, PLD_MAX_GRID_WORK
+from dpverify.recheck.limits import CALIBRATE_KNOT_WEIGHT, PLD_KNOT_WEIGHT, PLD_MAX_GRID_WORK
 
 from ..certs import outcome
 
@@ -66,7 +66,7 @@ def _knot_bits(T: int, m: int = 8) -> int:
 
 
 def test_one_knot_weight_for_both_routes() -> None:
-    assert PLD_KNOT_WEIGHT == 32
+    assert CALIBRATE_KNOT_WEIGHT == PLD_KNOT_WEIGHT == 32
     assert P.knot_charge(10, 100, 3) == 10 * 100 * 29 and P.knot_charge(10, 100, 33) == 0
 
 
