@@ -117,11 +117,7 @@ CALIBRATE_MAX_WORK = 35 * 10**8
 #: 2^-17 at T = 1000, whose composition is most of its work and priced as before). One rule for both
 #: routes: a calibrate.bracket curve (one side) counts its weight once, charged once per
 #: discretisation it computes; a pld / events grid counts both sides' 3 x its weight, on every grid
-#: (a grid remembered or with its masses remembered is charged again, as its composition is).
-#: Measured (session 54): the committed genuine sets spend at most 0.124 of a query's cap (0.118
-#: before), the T = 1000 digits-6 certificate (tests/recheck/data) 0.816 (0.765). Not a fit: the
-#: blocks (IvTails.knot_runs) make a fine grid's knots cheaper (sigma 0.5, q 0.5, T = 1: 23-71 ns a
-#: knot x bit on 2^-13 .. 2^-16), so that certificate at digits 8, 12.6 CPU s before, is now exit 3
+#: (a grid remembered or with its masses remembered is charged again, as its composition is)
 PLD_KNOT_WEIGHT = 32
 #: the calibrate route's name for PLD_KNOT_WEIGHT (recheck.calibrate._Route._priced)
 CALIBRATE_KNOT_WEIGHT = PLD_KNOT_WEIGHT
