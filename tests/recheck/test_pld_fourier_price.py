@@ -38,10 +38,10 @@ def test_a_forged_lower_end_at_t1e5_is_refused_before_the_lower_pair_s_long_work
             long_lower.append((x[1].n, y[1].n))
         return pmul_lower(x, y, K, budget, drop)
 
-    def recorded(self, upper, lower, m, disc=0):
+    def recorded(self, upper, lower, m):
         if self.cap >= 0:  # not a dry price
-            spent.append((m, self.spent, self.spent + upper + lower + disc))
-        return replay(self, upper, lower, m, disc)
+            spent.append((m, self.spent, self.spent + upper + lower))
+        return replay(self, upper, lower, m)
 
     monkeypatch.setattr(P, "_pmul_lower", counted)
     monkeypatch.setattr(P._Meter, "replay", recorded)
