@@ -1270,9 +1270,8 @@ class _Meter:
     reaches the cap at the same grid on every machine.
 
     Its discretisation is charged too (:func:`knot_charge`: up to :data:`~.limits.PLD_KNOT_WEIGHT` a knot
-    x bit with the price above), once: the masses of both pairs are computed whichever side is
-    composed, so a "both" grid's is kept on an account of its own (``disc``) that either side replays
-    (:meth:`charge`).
+    x bit with the price above) on its own account (``disc``), replayed with either side: the masses of
+    both pairs are computed whichever side is composed.
 
     A share of the grid's price (1 / :data:`~.limits.PLD_PRODUCT_PREPAID` of each side's) prepays its
     exact products (:meth:`products`): each is charged, before its work, its bits
@@ -1301,20 +1300,12 @@ class _Meter:
     def spent(self) -> int:
         return self.upper + self.lower + self.disc
 
-    def charge(self, units: int, m: int, sides: str, disc: int = 0) -> None:
+    def charge(self, units: int, m: int, sides: str) -> None:
         """``units`` of work a side (upper 1; lower 2: its P and Q), kept apart per side so that a
         remembered "both" grid replays exactly what a fresh one-sided grid would charge (ref43 D1:
         an upper-only event tree composes its main pair upper and its realised lower pair lower, so
-        a third of the "both" total was not what either side had cost). ``disc``: its
-        discretisation's charge (:func:`knot_charge`), the same whichever sides are composed: a
-        one-sided grid's goes to its side, a "both" grid's to :attr:`disc`, which a remembered grid
-        replays with either side (:func:`_remembered`), so either side replays what it costs afresh."""
-        upper, lower = units if sides != "lower" else 0, 2 * units if sides != "upper" else 0
-        if sides == "upper":
-            upper, disc = upper + disc, 0
-        elif sides == "lower":
-            lower, disc = lower + disc, 0
-        self.replay(upper, lower, m, disc)
+        a third of the "both" total was not what either side had cost)."""
+        self.replay(units if sides != "lower" else 0, 2 * units if sides != "upper" else 0, m)
 
     def products(self, bits: int, prepaid: list, side: int, m: int, per_unit: int = PLD_PRODUCT_BITS_PER_UNIT) -> None:
         """An exact product of ``bits`` (:func:`_product_bits`) on side ``side`` (0 upper, 1 lower) of
@@ -1405,7 +1396,7 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
         units = knots * (bits + price_bits) * weight
         # one charge (:func:`_dry_price` reads the first): the composition's, and the discretisation's
         # rest (at ``bits``, the precision its tails run at)
-        meter.charge(units, m, sides, knot_charge(knots, bits, 3 * weight))
+        meter.replay(units if want_u else 0, 2 * units if want_l else 0, m, knot_charge(knots, bits, 3 * weight))
         prepaid[0] += units // PLD_PRODUCT_PREPAID if want_u else 0
         prepaid[1] += 2 * units // PLD_PRODUCT_PREPAID if want_l else 0
 

@@ -20,7 +20,7 @@ import pytest
 
 from dpverify.errors import CouldNotReprove
 from dpverify.recheck import pld as P
-from dpverify.recheck.limits import PLD_KNOT_WEIGHT, PLD_MAX_GRID_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID
+from dpverify.recheck.limits import PLD_MAX_GRID_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID
 
 T = 200
 TAILS = P.gauss_tails(Fraction(11, 10), Fraction(1, 100), "remove")
@@ -79,15 +79,12 @@ def test_products_past_the_price_are_charged_their_bits() -> None:
         meter, seen, err = _compose_metered(PLD_MAX_GRID_WORK, sides)
         assert err is None
         price = len(up) * (K + 9 + 32) * T.bit_length() * mult
-        # the discretisation's rest of PLD_KNOT_WEIGHT a knot x bit (both sides' 3 x log2 T count), not
-        # a share that prepays products
-        disc = len(up) * (K + 9 + 32) * (PLD_KNOT_WEIGHT - 3 * T.bit_length())
         # every product of this side (lower: P and Q, each its own product) in units, the price first
         units = sum(b // PLD_PRODUCT_BITS_PER_UNIT for b in seen) if sides == "upper" else \
             sum((seen[i] + seen[i + 1]) // PLD_PRODUCT_BITS_PER_UNIT for i in range(0, len(seen), 2))
         prepaid = price // PLD_PRODUCT_PREPAID
         assert units > prepaid  # short bases, no Fourier power: the products cost more than the share
-        assert meter.spent == price + disc + units - prepaid, (sides, meter.spent, price, units)
+        assert meter.spent == price + units - prepaid, (sides, meter.spent, price, units)
 
 
 def test_a_grid_whose_products_pass_the_cap_is_refused_on_a_product() -> None:
@@ -99,9 +96,8 @@ def test_a_grid_whose_products_pass_the_cap_is_refused_on_a_product() -> None:
         K, tau, _ = P._units(mpmath.mpf("1e-3"), mpmath.mpf(1), T)
         (_, up, _), _ = P._discretise(TAILS, K, tau, 9)
     price = len(up) * (K + 9 + 32) * T.bit_length()
-    disc = len(up) * (K + 9 + 32) * (PLD_KNOT_WEIGHT - 3 * T.bit_length())
     prepaid = price // PLD_PRODUCT_PREPAID
-    cap = (price + disc + full.spent) // 2
+    cap = (price + full.spent) // 2
     meter, seen, err = _compose_metered(cap, "upper")
     assert err is not None and "work cap" in str(err)
     assert meter.spent > cap
@@ -110,7 +106,7 @@ def test_a_grid_whose_products_pass_the_cap_is_refused_on_a_product() -> None:
     units = [b // PLD_PRODUCT_BITS_PER_UNIT for b in seen_all]
     # the products done stayed within the cap; the one refused is the next one, charged but not run
     def charged(k: int) -> int:  # the price and the first k products past its prepaid share
-        return price + disc + max(0, sum(units[:k]) - prepaid)
+        return price + max(0, sum(units[:k]) - prepaid)
 
     assert charged(n) <= cap < charged(n + 1) == meter.spent
 

@@ -4,8 +4,7 @@
   charged exactly what computing it afresh charges, for either side (so a certificate's answer does
   not depend on what was verified before it in the same process);
 * the price is the knots of each step law's range x (K + m + 32) x bit length of the steps x sides,
-  and the discretisation's rest of PLD_KNOT_WEIGHT a knot x bit, recomputed here from the
-  discretisation's own range;
+  recomputed here from the discretisation's own range;
 * a grid that would pass the cap is refused before its work, naming the cap (exit 3).
 """
 
@@ -20,26 +19,21 @@ import pytest
 
 from dpverify.errors import CouldNotReprove
 from dpverify.recheck import pld as P
-from dpverify.recheck.limits import PLD_KNOT_WEIGHT, PLD_MAX_GRID_WORK
+from dpverify.recheck.limits import PLD_MAX_GRID_WORK
 
 FORMAT2 = Path(__file__).resolve().parents[1] / "certificate" / "format2"
 INPUTS = {"noise_multiplier": "1.1", "sampling_rate": "0.01", "steps": 50, "neighboring": "add-remove", "eps": "1"}
 
 
-def _metered(call, *args) -> "P._Meter":
-    """The fresh meter one call charged."""
+def _priced(call, *args) -> int:
+    """What one call charges to a fresh meter."""
     meter = P._Meter()
     token = P._METER.set(meter)
     try:
         call(*args)
     finally:
         P._METER.reset(token)
-    return meter
-
-
-def _priced(call, *args) -> int:
-    """What one call charges to a fresh meter."""
-    return _metered(call, *args).spent
+    return meter.spent
 
 
 def _query(sides: str):
@@ -48,16 +42,16 @@ def _query(sides: str):
 
 
 def _check_replay(bounds, query) -> None:
-    """A "both" grid costs what its two sides cost afresh, less the discretisation they share
-    (charged once, on its own account), and serves either side for exactly that side's fresh price."""
+    """A "both" grid costs what its two sides cost afresh, and serves either side for exactly
+    that side's fresh price."""
     with mpmath.workdps(40):
         fresh = {s: _priced(P._remembered(bounds), *query(s)) for s in ("upper", "lower")}
         for sides in ("upper", "lower"):
             both = P._remembered(bounds)
-            first = _metered(both, *query("both"))
+            first = _priced(both, *query("both"))
             again = _priced(both, *query(sides))  # served by the "both" result
             assert fresh[sides] > 0 and again == fresh[sides], (sides, again, fresh)
-            assert first.upper + first.disc == fresh["upper"] and first.lower + first.disc == fresh["lower"]
+            assert first == fresh["upper"] + fresh["lower"]
 
 
 def test_a_remembered_grid_is_charged_what_a_fresh_one_is() -> None:
@@ -81,9 +75,9 @@ def _grid_price(query) -> tuple[int, int]:
     charged: list = []
     real = P._Meter.charge
 
-    def spy(self, units, m, sides, disc=0):
-        charged.append(units * (sides != "lower") + 2 * units * (sides != "upper") + disc)
-        return real(self, units, m, sides, disc)
+    def spy(self, units, m, sides):
+        charged.append(units * (sides != "lower") + 2 * units * (sides != "upper"))
+        return real(self, units, m, sides)
 
     P._Meter.charge = spy  # type: ignore[method-assign]
     try:
@@ -99,9 +93,8 @@ def test_the_price_is_knots_times_bits_times_log_steps_times_sides() -> None:
     with mpmath.workdps(40):
         K, tau, _ = P._units(mpmath.mpf("1e-3"), mpmath.mpf(1), 50)
         (off, up, _), _ = P._discretise(P.gauss_tails(Fraction(11, 10), Fraction(1, 100), "remove"), K, tau, 9)
-    # the range's knots (the upper masses: one per knot), the masses' bits, 50 < 2^6, both sides (1 + 2),
-    # and the discretisation topped up to PLD_KNOT_WEIGHT a knot x bit (18 of it counted by the sides)
-    assert price == len(up) * (K + 9 + 32) * (6 * 3 + PLD_KNOT_WEIGHT - 18) <= spent
+    # the range's knots (the upper masses: one per knot), the masses' bits, 50 < 2^6, both sides (1 + 2)
+    assert price == len(up) * (K + 9 + 32) * 6 * 3 <= spent
 
 
 def test_a_grid_past_the_cap_is_refused_before_its_work() -> None:
