@@ -73,8 +73,7 @@ PLD_MAX_KNOT_BIT_WORK = 10**10
 PLD_WIDE_UNIT_BITS = 2048
 #: the price of all the grids one PLD query (pld.*, events.*) computes, each priced before its
 #: work (recheck.pld._Meter): per step law, knots x (K + m + 32) bits x the bit length of the step
-#: count x the sides composed (1 upper, 2 lower, 3 both), and its discretisation topped up to
-#: PLD_KNOT_WEIGHT a knot x bit (below); beyond: exit 3 before that grid. Measured
+#: count x the sides composed (1 upper, 2 lower, 3 both); beyond: exit 3 before that grid. Measured
 #: here (session 52): about 4.6e-9 CPU s a unit where the Fourier powers answer, 1e-8 .. 2e-8 where a
 #: grid's exact products run. Set at 3e9 (2.5e9 before the exact products were metered), above the
 #: dearest genuine certificates that verify finishes on this machine, delta(1.5) at sigma 1.1, q 0.01,
@@ -107,20 +106,12 @@ REPLACE_MAX_WORK = 32 * 10**8
 #: recheck.pld._Meter in PLD_MAX_GRID_WORK's units, each curve priced before its work and its exact
 #: products past half its price charged their bits (recheck.calibrate._Route._priced); beyond: exit 3
 CALIBRATE_MAX_WORK = 35 * 10**8
-#: units of the meter (PLD_MAX_GRID_WORK's) a knot x bit of a PLD discretisation (recheck.pld._discretise:
-#: its MPFR tails) is charged at least, with what its composition's price already charges it (the bit
-#: length of T a side composed; recheck.pld.knot_charge adds the rest): that price alone left a short
-#: schedule's discretisation nearly free (T = 1: weight 1). A knot's MPFR tails cost 20-50 us at 150
-#: bits and 450 us at 1614 bits here, about 4e-9 .. 9e-9 CPU s a unit at this weight; the pld / events
-#: grids measured 24-290 ns a knot x bit (sigma 0.15, q 0.5, T = 1, 187 bits: 287 ns on 2^-12, 193 on
-#: 2^-13, where 1 + 2 units a knot x bit made verify run 38.6 CPU s, 74 ns a unit, adv54 M2; 24 ns on
-#: 2^-17 at T = 1000, whose composition is most of its work and priced as before). One rule for both
-#: routes: a calibrate.bracket curve (one side) counts its weight once, charged once per
-#: discretisation it computes; a pld / events grid counts both sides' 3 x its weight, on every grid
-#: (a grid remembered or with its masses remembered is charged again, as its composition is)
-PLD_KNOT_WEIGHT = 32
-#: the calibrate route's name for PLD_KNOT_WEIGHT (recheck.calibrate._Route._priced)
-CALIBRATE_KNOT_WEIGHT = PLD_KNOT_WEIGHT
+#: a calibrate.bracket discretisation is charged, once, when its masses are computed, knots x bits x
+#: (this - the bit length of T), on top of knots x bits x that bit length a side for its composition,
+#: which alone left a short schedule's discretisation nearly free (T = 1: weight 1). A knot's MPFR
+#: tails cost 20-50 us at 150 bits and 450 us at 1614 bits here, about 4e-9 .. 9e-9 CPU s a unit at
+#: this weight
+CALIBRATE_KNOT_WEIGHT = 32
 #: bits of a calibrate.bracket curve's exact product per unit, once its curve's prepaid share is used
 #: up (recheck.pld._Meter.products): that route has no Fourier powers, and its products at K ~ 1600
 #: bits (target_eps 1014) ran 3.4 ns a bit here with their allocation (adv53 M1's forgery), so 2 bits a
@@ -168,10 +159,10 @@ CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal ex
              "compositions up to 2^19 grid knots over their leaves (beyond: exit 3); PLD masses finer than "
              f"2^-{PLD_WIDE_UNIT_BITS} (deltas below about 1e-550) up to {PLD_MAX_KNOT_BIT_WORK:.0e} knots x bits^2 "
              f"per step (beyond: exit 3); PLD grids up to {PLD_MAX_GRID_WORK:.2g} knots x bits x log2 steps x sides "
-             f"for one query (each discretisation at least {PLD_KNOT_WEIGHT} knots x bits), priced before each grid, plus the transforms of a Fourier power that declines "
+             "for one query, priced before each grid, plus the transforms of a Fourier power that declines "
              f"and the exact products past the grid's price, {PLD_PRODUCT_BITS_PER_UNIT} bits a unit, and "
              f"{REPLACE_MAX_WORK:.2g} for all the queries of one replace-one bracket; a calibrate.bracket's "
-             f"curves up to {CALIBRATE_MAX_WORK:.2g} in all, each discretisation charged again x ({PLD_KNOT_WEIGHT} - log2 steps), "
+             f"curves up to {CALIBRATE_MAX_WORK:.2g} in all, each discretisation charged again x ({CALIBRATE_KNOT_WEIGHT} - log2 steps), "
              f"its products at {CALIBRATE_PRODUCT_BITS_PER_UNIT} bits a unit (beyond: exit 3)")
 
 # the producer's one number grammar (ASCII digits; a fraction's denominator unsigned)

@@ -50,8 +50,8 @@ from ..numtext import is_digits
 from . import series as bs
 from .core import _PHI_MAX, TAYLOR_TO, Arith, arith, ceil_int, floor_int, pow2, mpfr_to_mpf, mpf_to_fraction, round_slots, to_fraction
 from .gdp import exact_input, fraction_to_mpf
-from .limits import (PLD_KNOT_WEIGHT, PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT,
-                     PLD_PRODUCT_PREPAID, PLD_WIDE_UNIT_BITS)
+from .limits import (PLD_MAX_GRID_WORK, PLD_MAX_KNOT_BIT_WORK, PLD_PRODUCT_BITS_PER_UNIT, PLD_PRODUCT_PREPAID,
+                     PLD_WIDE_UNIT_BITS)
 from .verify import Recheck, parse_bound, register
 
 _ZERO = mpz(0)
@@ -1240,18 +1240,6 @@ class _OverCap(CouldNotReprove):
 _UNITS = "knots x bits x log2 steps x sides"
 
 
-def knot_charge(knots: int, bits: int, covered: int) -> int:
-    """What a discretisation of ``knots`` knots at ``bits`` bits (:func:`_discretise`: its MPFR tails,
-    the same work whichever sides are composed) is charged beyond the ``covered`` units a knot x bit
-    its composition's price already charges it: the rest of :data:`~.limits.PLD_KNOT_WEIGHT`, so that
-    it costs that at least (adv54 M2: at T = 1 a grid was priced 1 + 2 units a knot x bit, its tails
-    ran 130-290 ns a knot x bit, 74 ns a unit against the cap's 5-10). ``covered``: 3 x the bit length
-    of T for a pld / events grid (:func:`_compose`, :func:`grid_work`: both sides, whichever are
-    composed, so that a remembered grid replays what a fresh one charges, :func:`_remembered`), the
-    bit length for a calibrate.bracket curve (one side, :mod:`.calibrate`). A price, never a number."""
-    return knots * bits * max(0, PLD_KNOT_WEIGHT - covered)
-
-
 def _query_cap_words() -> str:
     """The per-query cap in words, for a refusal (read when asked: tests lower the cap)."""
     return f"{PLD_MAX_GRID_WORK:.1e} {_UNITS} for one query"
@@ -1269,10 +1257,6 @@ class _Meter:
     depend on what was verified before it in the same process. No clock: the same certificate
     reaches the cap at the same grid on every machine.
 
-    Its discretisation is charged too (:func:`knot_charge`: up to :data:`~.limits.PLD_KNOT_WEIGHT` a knot
-    x bit with the price above) on its own account (``disc``), replayed with either side: the masses of
-    both pairs are computed whichever side is composed.
-
     A share of the grid's price (1 / :data:`~.limits.PLD_PRODUCT_PREPAID` of each side's) prepays its
     exact products (:meth:`products`): each is charged, before its work, its bits
     (:func:`_product_bits`, :data:`~.limits.PLD_PRODUCT_BITS_PER_UNIT` to a unit) once that share is
@@ -1281,12 +1265,11 @@ class _Meter:
     then cost several times the price's work, and reaches the cap that much sooner (pld-speed.md,
     "The exact products metered"). A choice of when to stop (exit 3), never of a number."""
 
-    __slots__ = ("upper", "lower", "disc", "cap", "limit", "caps")
+    __slots__ = ("upper", "lower", "cap", "limit", "caps")
 
     def __init__(self, limit: "int | None" = None, caps: "str | None" = None) -> None:
         self.upper = 0
         self.lower = 0
-        self.disc = 0
         #: the work this meter allows: :data:`PLD_MAX_GRID_WORK` for one query; on a certificate's
         #: meter (:func:`one_meter`) the least of what the query in progress may add and what the
         #: certificate has left (``caps``: the caps in words, for the refusal)
@@ -1298,7 +1281,7 @@ class _Meter:
 
     @property
     def spent(self) -> int:
-        return self.upper + self.lower + self.disc
+        return self.upper + self.lower
 
     def charge(self, units: int, m: int, sides: str) -> None:
         """``units`` of work a side (upper 1; lower 2: its P and Q), kept apart per side so that a
@@ -1318,10 +1301,9 @@ class _Meter:
         if units > take:
             self.replay(units - take if side == 0 else 0, units - take if side == 1 else 0, m)
 
-    def replay(self, upper: int, lower: int, m: int, disc: int = 0) -> None:
+    def replay(self, upper: int, lower: int, m: int) -> None:
         self.upper += upper
         self.lower += lower
-        self.disc += disc
         if self.spent > self.cap:
             raise _OverCap(f"the grid 2^-{m} would take the PLD re-check past its work cap ({self.caps}, "
                            "priced before each grid, plus "
@@ -1394,9 +1376,7 @@ def _compose(events, direction: str, K: int, tau: mpf, budget: int, m: int = _M,
 
     def price(knots: int, bits: int) -> None:
         units = knots * (bits + price_bits) * weight
-        # one charge (:func:`_dry_price` reads the first): the composition's, and the discretisation's
-        # rest (at ``bits``, the precision its tails run at)
-        meter.replay(units if want_u else 0, 2 * units if want_l else 0, m, knot_charge(knots, bits, 3 * weight))
+        meter.charge(units, m, sides)
         prepaid[0] += units // PLD_PRODUCT_PREPAID if want_u else 0
         prepaid[1] += 2 * units // PLD_PRODUCT_PREPAID if want_l else 0
 
@@ -2569,16 +2549,16 @@ def _dry_price(compute: Callable[[int, str, str, mpf], tuple], m: int, sides: st
     meter = _METER.get()
     if meter is None:
         return None
-    saved = (meter.upper, meter.lower, meter.disc, meter.cap)
+    saved = (meter.upper, meter.lower, meter.cap)
     meter.cap = -1
     try:
         compute(m, sides, d, floor)
     except _OverCap:
-        return meter.spent - saved[0] - saved[1] - saved[2]
+        return meter.spent - saved[0] - saved[1]
     except CouldNotReprove:
         return -1
     finally:
-        meter.upper, meter.lower, meter.disc, meter.cap = saved
+        meter.upper, meter.lower, meter.cap = saved
     return None
 
 
@@ -2665,18 +2645,18 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
         meter = _METER.get()
         for s in (sides, "both"):  # a "both" result serves either side
             if (key, s) in memo:
-                out, (up, low, disc) = memo[(key, s)]
+                out, (up, low) = memo[(key, s)]
                 if meter is not None:  # priced as if computed here (:class:`_Meter`), side by side
-                    meter.replay(up if sides != "lower" else 0, low if sides != "upper" else 0, m, disc)
+                    meter.replay(up if sides != "lower" else 0, low if sides != "upper" else 0, m)
                 return out
         token = _EPS_FLOOR.set(None if floor is None else (direction, floor))
-        before = (meter.upper, meter.lower, meter.disc) if meter is not None else (0, 0, 0)
+        before = (meter.upper, meter.lower) if meter is not None else (0, 0)
         try:
             out = bounds(inputs, kind, target, scale, hint, m, sides, direction)
         finally:
             _EPS_FLOOR.reset(token)
-        memo[(key, sides)] = (out, (meter.upper - before[0], meter.lower - before[1], meter.disc - before[2])
-                                   if meter is not None else (0, 0, 0))
+        memo[(key, sides)] = (out, (meter.upper - before[0], meter.lower - before[1]) if meter is not None
+                                   else (0, 0))
         if len(memo) > 256:
             memo.pop(next(iter(memo)))
         return out
@@ -2949,13 +2929,12 @@ def grid_work(laws: "list[tuple[Any, Optional[int]]]", K: int, tau: mpf, m: int,
               max_knots: int) -> int:
     """What :class:`_Meter` charges one direction's pairs on the grid 2^-m, both sides (1 upper and
     2 lower, :meth:`_Meter.charge`): per step law (its tails and the first knot it reads from, None
-    for all), knots x bits x ``weight`` a side and its discretisation's :func:`knot_charge`, counted by
-    :func:`_discretise`'s ``price`` hook before any mass is computed. The one count behind
-    :func:`recorded_grid_price` and the events route's."""
+    for all), knots x bits x ``weight``, counted by :func:`_discretise`'s ``price`` hook before any
+    mass is computed. The one count behind :func:`recorded_grid_price` and the events route's."""
     work: list = []
 
     def price(knots: int, bits: int) -> None:
-        work.append(3 * knots * bits * weight + knot_charge(knots, bits, 3 * weight))
+        work.append(knots * bits * weight)
         raise _Priced
 
     for tails, first in laws:
@@ -2963,7 +2942,7 @@ def grid_work(laws: "list[tuple[Any, Optional[int]]]", K: int, tau: mpf, m: int,
             _discretise(tails, K, tau, m, max_knots=max_knots, price=price, first=first)
         except _Priced:
             pass
-    return sum(work)
+    return 3 * sum(work)
 
 
 class _Priced(Exception):
