@@ -125,6 +125,12 @@ def _wor_schedule(inputs: Mapping[str, Any], parameter: str, value: Fraction) ->
     return vals["noise_multiplier"], b, n, t
 
 
+def _direction_keys(blocks: list, d: str) -> list:
+    """(pair key, direction key, count) per block in direction ``d``: a Gaussian step at sampling rate 1
+    is one pair for add and remove (:meth:`_Route.curve`), keyed "add|remove" so that both share it."""
+    return [(key, "add|remove" if g is not None and d in ("add", "remove") else d, T) for key, _, T, g in blocks]
+
+
 class _Route:
     """The PLD re-check at one (target_eps, delta): discretisations are cached
     per (pair, direction, grid), so ends that share a pair (a steps bracket)
@@ -152,7 +158,7 @@ class _Route:
         # against N(0, 1), add: the reverse; their privacy losses have one law, and
         # recheck.pld's tails for it do not read the direction): such blocks share one
         # discretisation and one composed curve for add and remove
-        dk = [(key, "add|remove" if g is not None and d in ("add", "remove") else d, T) for key, _, T, g in blocks]
+        dk = _direction_keys(blocks, d)
         whole = (tuple(dk), m, side)
         got = self.composed.get(whole)
         if got is not None:  # the ends and their delta_at_target bounds ask for the same curve
@@ -293,8 +299,7 @@ def price_ends(inputs: Mapping[str, Any], parameter: str, ends: "list[tuple[str,
                     if tail is not None and _le(tail, Dx):
                         continue  # the Renyi tail proves it without a grid
                 for d in dirs:
-                    dk = [(key, "add|remove" if g is not None and d in ("add", "remove") else d, T)
-                          for key, _, T, g in blocks]
+                    dk = _direction_keys(blocks, d)
                     try:
                         route._priced(blocks, dk, d, m, want)  # charges the meter; its product is not used
                     except CertificateRejected as exc:  # a range past the knot cap
