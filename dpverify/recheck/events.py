@@ -391,13 +391,11 @@ def _mog_weights(s: Fraction, cs: list, ps: list) -> dict:
     return weight
 
 
-def _mog_as_gaussian(s: Fraction, cs: list, ps: list) -> "tuple[Fraction, Fraction] | None":
-    """(z, q) where a valid mixture is, law for law, the Poisson-subsampled Gaussian pair of noise
-    multiplier z = 1 / mu at rate q: one positive mean mu of weight q, the rest (1 - q) at 0 (or q = 1
-    alone); :func:`_mog`'s docstring. None otherwise."""
-    if not _mog_valid(s, cs, ps):
-        return None
-    weight = _mog_weights(s, cs, ps)
+def _mog_as_gaussian(weight: dict) -> "tuple[Fraction, Fraction] | None":
+    """(z, q) where a valid mixture of merged weights ``weight`` (:func:`_mog_weights`) is, law for
+    law, the Poisson-subsampled Gaussian pair of noise multiplier z = 1 / mu at rate q: one positive
+    mean mu of weight q, the rest (1 - q) at 0 (or q = 1 alone); :func:`_mog`'s docstring. None
+    otherwise."""
     shifted = [(mu, q) for mu, q in weight.items() if mu != 0]
     if len(shifted) != 1:
         return None
@@ -449,7 +447,7 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     weight = _mog_weights(s, cs, ps)
     comps = sorted(weight.items())
     p0 = weight.get(Fraction(0), Fraction(0))
-    reduced = _mog_as_gaussian(s, cs, ps)
+    reduced = _mog_as_gaussian(weight)
     if reduced is not None:
         z, q = reduced
         return gauss_tails(z, q, direction)
@@ -1248,7 +1246,8 @@ def _flatten(ev: Any, times: int, rel: str, out: _Tree, depth: int = 0) -> None:
         make = _leaf(ev, Fraction(1), rel)
         out.add("blocks", _key(ev), (make, times))
         out.cite(event_theorem(str(t), rel))
-        reduced = _mog_as_gaussian(*_mog_inputs(ev)) if t == "mixture_of_gaussians" else None
+        mog = _mog_inputs(ev) if t == "mixture_of_gaussians" else None
+        reduced = _mog_as_gaussian(_mog_weights(*mog)) if mog is not None and _mog_valid(*mog) else None
         if reduced is not None:
             # law for law the Poisson-subsampled Gaussian (_mog): the closed form (at q = 1), the Renyi
             # tail and the zero-eps bound read it as that leaf, as the producer does since it gives such a
