@@ -716,14 +716,17 @@ def _settling_grid(plan: Any, kind: str, top: str, name: str, m: int) -> int:
     coarse enough to be cheap, fine enough (by the width model) that its
     certified upper end should fall below the top direction's lower end,
     which settles it (a guess: if it does not settle, the full grid runs).
-    Never finer than two halvings below ``m``."""
+    Never finer than ``m`` itself, nor than two halvings below it where the model says nothing."""
+    # without the model, two halvings below m, or the schedule's coarsest useful grid where that is
+    # finer; never past m, where a try would cost more than the full grid it stands in for (ref54 LOW)
+    fallback = min(m, max(m - 2, coarsest_grid(plan.steps)))
     per = {n: (x, w) for n, x, w in plan.per_direction}
     if top not in per or name not in per:
-        return max(m - 2, coarsest_grid(plan.steps))
+        return fallback
     gap = per[top][0] - per[name][0]  # nats (eps) or log delta (delta)
     w = per[name][1]
     if not (gap > 0 and w > 0):
-        return max(m - 2, coarsest_grid(plan.steps))
+        return fallback
     # at most 2 halvings below the top's grid: a quarter of its cost, so a
     # guess that does not settle adds at most a quarter (the model's gap is
     # a float estimate of a difference, often off by more than itself). It may be coarser

@@ -50,3 +50,18 @@ def test_the_add_direction_settles_on_a_try_below_the_coarsest_useful_grid(monke
         [arb_to_fraction(x) for x in (old.enclosure.lo, old.enclosure.hi)]
     # the coarser try's upper end is the wider bound of the same direction (2^-5 against 2^-6)
     assert old_calls[1][2][1] <= hi_add
+
+
+def test_the_fallback_try_is_never_finer_than_the_grid_it_stands_in_for():
+    """Without the width model's numbers for the two directions, the try is two halvings below m or the
+    coarsest useful grid; where that grid is finer than m itself (m = 5 at T = 10^4, coarsest 2^-6) the try
+    would cost more than the full level it precedes, so it is m (ref54 LOW). Brute force over m."""
+    from dpverify.pld.plan import Plan
+
+    for steps in (1, 100, T, 10**7):
+        plan = Plan(eps=1.0, log_delta=-11.5, slope=-1.0, range_nats=3.0, steps=steps)  # per_direction empty
+        for m in range(4, 24):
+            got = R._settling_grid(plan, "eps", "remove", "add", m)
+            assert got <= m
+            c = coarsest_grid(steps)
+            assert got == (m if c > m else max(m - 2, c))
