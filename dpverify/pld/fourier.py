@@ -106,6 +106,34 @@ Err (per coefficient) covers the difference.
    (S1_P + S1_Q) + SE_P + SE_Q] / N (+ underflow terms); where that exceeds the
    allowance the two inverses are done separately with their own Err (4).
 
+7. **One real vector, a half-length transform** (the pessimistic U, and a pair's inverses
+   when done separately). With N = 2M, z_k = x_{2k} + i x_{2k+1} (exact), Z = FFT_M(z) is
+   computed as in 3 with L - 1 stages: |Z^_f - Z_f| <= e_Z = ((1 + eta_M)^(L-1) - 1) ||x||_1
+   (||z||_1 <= ||x||_1 for x >= 0; eta_M from the length-M table). As x is real,
+   A_f = Z_f + conj Z_{M-f} = 2 E_f and B_f = Z_f - conj Z_{M-f} = 2i O_f (E, O the DFTs of
+   the even and odd entries), so X_f = E_f + w_f O_f = (A_f + v_f B_f) / 2 with v_f = -i w_f,
+   w_f = e^{-2 pi i f / N} (the length-N table, |v^ - v| <= mu), for f < M; X_M = Re Z_0 -
+   Im Z_0, and X_{N-f} = conj X_f (exact). The errors of Z propagate as ((1 + v^) d_f +
+   (1 - v^) conj d_{M-f}) / 2, at most sqrt2 (1 + mu) e_Z (|1 + v| + |1 - v| <= 2 sqrt(1 +
+   |v|^2)); each of the pass's sums and its complex product (Lemma 3.5) rounds once, on
+   moduli at most 2 (||x||_1 + e_Z), and the halving is exact:
+   |X^_f - X_f| <= e = sqrt2 (1 + mu) e_Z + kappa (||x||_1 + e_Z), kappa = u + nu (1 + mu)(1 + u)
+   + (1 + mu) u + mu + u (1 + u)(1 + (1 + mu)(1 + nu)), nu = sqrt2 gamma_2 (X_M's error
+   sqrt2 (e_Z + u (||x||_1 + e_Z)) is below e). The inverse reads y_{2m} + i y_{2m+1} =
+   c_m, c = IFFT_M(Y) / 2, Y_k = (p_k + p_{k+M}) + v'_k (p_k - p_{k+M}), v'_k = i e^{2 pi i k
+   / N} (an identity of the DFT for any p: y = IFFT_N(p)); c = conj(FFT_M(conj Y)) / N. The
+   pre-pass rounds as the post-pass does, on q_k = |p_k| + |p_{k+M}| (|Y_k| <= 2 q_k,
+   sum_k q_k = sum_f |p_f| <= S1): ||Y^ - Y||_1 <= kappa S1, ||Y^||_1 <= (2 + kappa) S1, and
+   each output is within [((1 + eta_M)^(L-1) - 1)(2 + kappa) S1 + kappa S1] / N of the real
+   or imaginary part of c_m. If p is exactly Hermitian (checked, :func:`_hermitian`; the power
+   keeps it so: z^ is Hermitian to the bit, the binary powering commutes with conjugation
+   in round to nearest, and the arb-recomputed set is closed under f -> N - f), y is real and
+   within SE / N of y_c; otherwise Re c_m = Re y_{2m} - Im y_{2m+1} (and Im c_m = Im y_{2m}
+   + Re y_{2m+1}), and as y_c is real each part errs by at most SE / N: 2 SE / N in all.
+   So Err = [((1 + eta_M)^(L-1) - 1)(2 + kappa) S1 + kappa S1 + h SE] / N, h = 1 or 2 (+
+   underflow terms). Against 3-4's full complex transforms this charges about sqrt2 (L - 1)
+   / L of e and 2 (L - 1) / L of the inverse's rounding term, for half the transform work.
+
 Pessimistic output: ceil(2^K (y_c + Err)) on the window, the Chernoff mass
 below the window added at its first index (moving mass to a higher loss only
 raises the curve), the Chernoff mass above and the union-bounded mass moved
@@ -496,6 +524,89 @@ def _column_stages(re: np.ndarray, im: np.ndarray, cos: np.ndarray, sin: np.ndar
 _COPY_ROWS = 1 << 7
 
 
+def _pass_error(mu: arb) -> arb:
+    """kappa of module docstring 7: the rounding error of one pre- or post-pass butterfly
+    fl(fl(a) + fl(v^ fl(b))) relative to the moduli it reads (u, sqrt2 gamma_2: Higham Lemma 3.5;
+    mu bounds |v^ - v|)."""
+    u = _u()
+    nu = arb(2).sqrt() * 2 * u / (1 - 2 * u)  # sqrt2 gamma_2
+    return _hi(u + nu * (1 + mu) * (1 + u) + (1 + mu) * u + mu + u * (1 + u) * (1 + (1 + mu) * (1 + nu)))
+
+
+def _rfft(x: np.ndarray, N: int, mass: arb) -> tuple[np.ndarray, np.ndarray, arb]:
+    """The DFT of the real vector x (zero-padded to N = 2^L, entries >= +0) from ONE complex
+    transform of length N/2 and a post-pass (module docstring 7), Hermitian-extended to all N
+    frequencies: (re, im, e), every value within e of the exact DFT; ``mass`` >= ||x||_1."""
+    N2 = N >> 1
+    zr = np.zeros(N2)
+    zi = np.zeros(N2)
+    ev, od = x[0::2], x[1::2]
+    zr[: ev.size] = ev
+    zi[: od.size] = od
+    Zr, Zi, mu_h = _fft(zr, zi, max(1, ev.size))
+    cos, sin, mu = _twiddles(N)  # e^{-2 pi i f / N} for f < N/2
+    # the values at N/2 - f (at 0 for f = 0): a reversed view, not a gather
+    Zr_j = np.concatenate((Zr[:1], Zr[:0:-1]))
+    Zi_j = np.concatenate((Zi[:1], Zi[:0:-1]))
+    Ar, Ai = Zr + Zr_j, Zi - Zi_j  # Z_f + conj Z_j = 2 E_f
+    Br, Bi = Zr - Zr_j, Zi + Zi_j  # Z_f - conj Z_j = 2 i O_f
+    # v = -i w_f = -sin - i cos (exact negations of the table's doubles); the standard product
+    Tr = (-sin) * Br - (-cos) * Bi
+    Ti = (-sin) * Bi + (-cos) * Br
+    re = np.empty(N)
+    im = np.empty(N)
+    re[:N2] = (Ar + Tr) * 0.5
+    im[:N2] = (Ai + Ti) * 0.5
+    re[N2] = Zr[0] - Zi[0]  # X_{N/2} = E_0 - O_0
+    im[N2] = 0.0
+    re[N2 + 1:] = re[1:N2][::-1]  # X_{N-f} = conj X_f (exact)
+    im[N2 + 1:] = -im[1:N2][::-1]
+    L1 = N2.bit_length() - 1
+    with working_precision(_PREC):
+        e_z = _hi((1 + mu_h + 5 * _u()) ** L1 - 1) * mass + arb(2) ** -_UF_BITS
+        e = _hi(arb(2).sqrt() * (1 + mu) * e_z + _pass_error(mu) * (mass + e_z) + 2 * arb(2) ** -_UF_BITS)
+    return re, im, e
+
+
+def _hermitian(pr: np.ndarray, pi: np.ndarray) -> bool:
+    """p_{N-f} = conj p_f for every f, exactly (p_0 and p_{N/2} real)."""
+    N2 = pr.size >> 1
+    return bool(np.array_equal(pr[1:], pr[:0:-1]) and np.array_equal(pi[1:], -pi[:0:-1])
+                and pi[0] == 0 and pi[N2] == 0)
+
+
+def _irfft(pr: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """The real part of IFFT_N(p) read as y_{2m} + i y_{2m+1} = c_m, c = IFFT_{N/2}(Y) / 2, from
+    ONE complex transform of length N/2 after a pre-pass (module docstring 7); its error is
+    :func:`_irfft_error`'s."""
+    N = pr.size
+    N2 = N >> 1
+    cos, sin, _ = _twiddles(N)
+    Gr, Gi = pr[:N2] + pr[N2:], pi[:N2] + pi[N2:]
+    Hr, Hi = pr[:N2] - pr[N2:], pi[:N2] - pi[N2:]
+    # v = i e^{+2 pi i k / N} = -sin + i cos; the standard product
+    Yr = Gr + ((-sin) * Hr - cos * Hi)
+    Yi = Gi + ((-sin) * Hi + cos * Hr)
+    Fr, Fi, _ = _fft(Yr, -Yi)
+    out = np.empty(N)
+    out[0::2] = Fr / N  # c = conj(FFT(conj Y)) / N; division by 2^L exact
+    out[1::2] = -Fi / N
+    return out
+
+
+def _irfft_error(N: int, S1: arb, SE: arb, hermitian: bool) -> arb:
+    """Err of :func:`_irfft` against the exact y_c (module docstring 7), given S1 >= sum_f |p_f|
+    and SE >= sum_f |p_f - z_f^a| over all N frequencies."""
+    _, _, mu = _twiddles(N)
+    _, _, mu_h = _twiddles(N >> 1)
+    L1 = (N >> 1).bit_length() - 1
+    with working_precision(_PREC):
+        kappa = _pass_error(mu)
+        grow = (1 + mu_h + 5 * _u()) ** L1 - 1
+        return _hi((grow * (2 + kappa) * S1 + kappa * S1 + (1 if hermitian else 2) * SE) / N
+                   + 3 * arb(2) ** -_UF_BITS)
+
+
 def _floats(p: fmpz_poly, K: int, up: bool) -> np.ndarray:
     """c_i 2^-K as doubles rounded up (``up``) or down: one nextafter from the
     converted value, which is within 1 ulp whatever the conversion's rounding
@@ -601,16 +712,11 @@ class _Transform:
         """``x``: ``_floats(poly, K, up)`` when the caller already has it."""
         x = _floats(poly, K, up) if x is None else x
         self.x, self.K = x, K
-        pad = np.zeros(N)
-        pad[: x.size] = x
-        self.re, self.im, mu = _fft(pad, np.zeros(N), x.size)
-        L = N.bit_length() - 1
         with working_precision(_PREC + K):
             # up: nearest (or toward zero) then one ulp up: x <= c 2^-K (1 + 4u)
-            mass = arb(int(poly(1))) / arb(2) ** K * (1 + 4 * _u() if up else 1)
-            eta = mu + 5 * _u()
-            self.grow = _hi((1 + eta) ** L - 1)
-            self.e = _hi(self.grow * mass + arb(2) ** -_UF_BITS)
+            mass = _hi(arb(int(poly(1))) / arb(2) ** K * (1 + 4 * _u() if up else 1))
+        # a real input: half-length transform and a post-pass (module docstring 7)
+        self.re, self.im, self.e = _rfft(x, N, mass)
 
     def _exact_poly(self) -> fmpz_poly:
         """The input doubles times 2^(K + 53), as exact integers: each nonzero
@@ -656,6 +762,10 @@ class _Transform:
         rest_sum = np.cumsum(est[::-1])[::-1]  # rest_sum[k] = sum of est[k:]
         k = int(np.searchsorted(-rest_sum, -target, side="left"))
         S = order[: min(k, MAX_EXACT_FREQUENCIES)]
+        # with its conjugate twins (z_{N-f} = conj z_f for a real input, the same r2 to the bit):
+        # p stays exactly Hermitian, y = IFFT(p) real, and the real inverse is charged SE once
+        # (module docstring 7); the twins cost no evaluation (below)
+        S = np.union1d(S, (N - S) % N)
         rest = np.zeros(N, dtype=bool)
         rest[live] = True
         rest[S] = False
@@ -703,12 +813,11 @@ class _Transform:
             #: upper bounds of sum_f |p_f| and sum_f |p_f - z_f^a| (for a shared inverse)
             self.S1 = _hi(S1 + S1_S)
             self.SE = _hi(SE + SE_S + SE_0)
-            return _hi((self.grow * self.S1 + self.SE) / N + 2 * arb(2) ** -_UF_BITS)
+        return _irfft_error(N, self.S1, self.SE, _hermitian(pr, pi))
 
     def inverse(self) -> np.ndarray:
-        N = self.re.size
-        re, _im, _ = _fft(self.pr, -self.pi)
-        return re / N  # real part of conj(FFT(conj p)) / N; division by 2^L exact
+        """y ~ IFFT(p), within the error :meth:`power` returned (module docstring 7)."""
+        return _irfft(self.pr, self.pi)
 
     @classmethod
     def pair(cls, P: fmpz_poly, xP: np.ndarray, Q: fmpz_poly, xQ: np.ndarray, K: int,

@@ -377,7 +377,7 @@ def test_units_beyond_binary64_go_to_exact_products_without_overflow():
         F.fourier_power(D, 10**4, allowance=2**(K - 20))
 
 
-@pytest.mark.parametrize("n, a, N", [(24, 120, 64), (6, 500, 128)])
+@pytest.mark.parametrize("n, a, N", [(24, 120, 64), (6, 500, 128), (30, 200, 1 << 12)])
 def test_power_error_bound_holds_where_most_frequencies_are_not_powered(n, a, N):
     """_Transform.power leaves p_f = 0 where |z^_f|^a is negligible (most of a long
     composition's spectrum) and counts (|z^_f| + e)^a for them. The bound it returns
@@ -537,3 +537,75 @@ def test_power_evaluates_the_exact_input_with_double_coefficients(K):
                 rf = (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
                 gap = abs(arb_to_fraction(part.mid()) - rf)
                 assert gap <= arb_to_fraction(part.rad()) + Fraction(1, 10**55)
+
+
+@pytest.mark.parametrize("N, n", [(2, 2), (4, 3), (8, 8), (64, 37), (1 << 11, 700), (1 << 12, 4096)])
+def test_real_transform_bound_against_mpmath(N, n):
+    """_rfft (module docstring 7): one half-length complex transform of x_even + i x_odd and a
+    post-pass. Every one of the N Hermitian-extended values lies within its e of the exact DFT
+    of the input doubles (mpmath at 40 digits, the exact inputs as mpf); N = 2^11 and 2^12 run
+    the half transform's transposed and natural stages, n = N a full support."""
+    rng = np.random.default_rng(N + n)
+    x = rng.random(n) ** 4
+    x[rng.random(n) < 0.2] = 0.0
+    from flint import arb
+    mass = arb(math.fsum(x.tolist())) * (1 + 2.0 ** -50)  # >= ||x||_1
+    re, im, e = F._rfft(x, N, mass)
+    bound = float(e.mid()) * (1 + 1e-6)
+    # not vacuous: about sqrt2 (L - 1) eta + kappa times ||x||_1 (mu: a few u)
+    assert bound < 25 * N.bit_length() * 2.0 ** -53 * float(mass.mid())
+    fs = sorted(set(list(range(0, N, max(1, N // 61))) + [1, N // 2 - 1, N // 2, N // 2 + 1, N - 1]) & set(range(N)))
+    with mpmath.workdps(40):
+        xs = [mpmath.mpf(v) for v in x]
+        for f in fs:
+            y = mpmath.fsum(xs[i] * mpmath.expjpi(mpmath.mpf(-2 * i * f) / N) for i in range(n))
+            assert abs(mpmath.mpc(re[f], im[f]) - y) <= bound, f
+
+
+@pytest.mark.parametrize("N", [2, 8, 256, 1 << 11])
+@pytest.mark.parametrize("hermitian", [True, False])
+def test_real_inverse_bound_against_exact_rationals(N, hermitian):
+    """_irfft (module docstring 7): from a spectrum p within SE of a Hermitian h (exactly
+    Hermitian or not), every output lies within _irfft_error(N, S1, SE, hermitian) of the
+    exact real IDFT of h (mpmath at 40 digits, exact inputs). The non-Hermitian case puts one
+    perturbation where it moves Re c_0 by 2 |d| / N: charged SE once, it would fail."""
+    from dpverify.ball import arb_to_fraction, endpoints
+    from flint import arb
+    rng = np.random.default_rng(N)
+    x = rng.random(N) ** 2
+    h = np.fft.fft(x) ** 3  # any doubles: made exactly Hermitian below
+    hr, hi = h.real.copy(), h.imag.copy()
+    N2 = N // 2
+    hr[N2 + 1:] = hr[1:N2][::-1]
+    hi[N2 + 1:] = -hi[1:N2][::-1]
+    hi[0] = hi[N2] = 0.0
+    pr, pi = hr.copy(), hi.copy()
+    SE = 0.0
+    if not hermitian:
+        # d at f = 3N/4: IFFT(p) - IFFT(h) = d e^{-i pi n / 2} / N, and Re c_0 = Re y_0 - Im y_1
+        # moves by d / N + d / N (N = 2: i d at f = 1, which no real p_1 could be)
+        d = 1e-3 * float(np.abs(hr).max())
+        if N > 2:
+            pr[3 * N // 4] += d
+        else:
+            pi[1] += d
+        SE = d
+        assert not F._hermitian(pr, pi)
+    else:
+        assert F._hermitian(pr, pi)
+    S1 = math.fsum(np.hypot(pr, pi).tolist()) * (1 + 1e-12)
+    err = F._irfft_error(N, arb(S1), arb(SE), F._hermitian(pr, pi))
+    out = F._irfft(pr, pi)
+    bound = arb_to_fraction(endpoints(err)[1])
+    with mpmath.workdps(40):
+        hs = [mpmath.mpc(a, b) for a, b in zip(hr, hi)]
+        worst = 0
+        for k in range(0, N, max(1, N // 97)):
+            y = mpmath.fsum(hs[g] * mpmath.expjpi(mpmath.mpf(2 * g * k) / N) for g in range(N)) / N
+            assert abs(y.imag) < 1e-30 * max(1, abs(y.real))
+            gap = abs(Fraction(mpmath.mpf(out[k]).man_exp[0]) * Fraction(2) ** mpmath.mpf(out[k]).man_exp[1]
+                      - _exact(y.real)) if out[k] != 0 else abs(_exact(y.real))
+            worst = max(worst, gap)
+            assert gap <= bound, k
+    if not hermitian:  # the factor 2 is needed: once SE would not cover the worst output
+        assert worst > Fraction(SE) / N * Fraction(1999, 1000) or N == 2
