@@ -258,3 +258,18 @@ def test_an_event_tree_of_one_step_is_answered_in_closed_form() -> None:
             got = EV._bounds(inputs, "eps", mpmath.mpf("1e-6"), mpmath.mpf("1e-6"), mpmath.mpf(0))
             assert abs(got[0] - want[0]) <= want[0] * mpmath.mpf(10) ** -90, rel
             assert abs(got[1] - want[1]) <= want[1] * mpmath.mpf(10) ** -90, rel
+
+
+def test_explain_lists_the_closed_form_as_a_proof() -> None:
+    """``verify --explain`` (recheck.kinds.STEPS) names this route, a proof on the accept path, for every
+    kind whose re-check reaches it (pld.*, events.*, replace.*), and not for calibrate.bracket (its
+    templates do not)."""
+    from dpverify.recheck.kinds import PROOF, STEPS
+
+    def has(kind: str) -> bool:
+        return any("recheck.poisson_step" in what and how == PROOF and on for what, how, on in STEPS[kind])
+
+    for k in ("pld.epsilon", "pld.delta", "pld.claim", "events.epsilon", "events.delta", "events.claim",
+              "replace.epsilon", "replace.delta", "replace.claim"):
+        assert has(k), k
+    assert not has("calibrate.bracket")
