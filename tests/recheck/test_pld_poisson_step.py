@@ -273,3 +273,18 @@ def test_explain_lists_the_closed_form_as_a_proof() -> None:
               "replace.epsilon", "replace.delta", "replace.claim"):
         assert has(k), k
     assert not has("calibrate.bracket")
+
+
+@pytest.mark.parametrize("d,eps", [("remove", Fraction(3)), ("remove", Fraction(1, 200)), ("add", Fraction(1, 200))])
+def test_the_grid_route_encloses_the_closed_form(d, eps) -> None:
+    """The grid route this closed form replaces at T = 1 (the step's interval tails discretised on
+    2^-10, recheck.pld.direction_bounds, no closed form) is a second independent enclosure: it holds
+    the closed form's (z = 0.5, q = 0.01; its width there is 1e-10 to 1e-4 relative)."""
+    inputs = {"noise_multiplier": "0.5", "sampling_rate": "0.01", "steps": 1, "neighboring": "add-remove"}
+    with mpmath.workdps(40):
+        E = _mp(eps)
+        K, tau, budget = P._units(mpmath.mpf("1e-5"), E, 1)
+        lo, hi = P.direction_bounds([(mk, t) for mk, t, _ in P._events(inputs)], d, "delta", E, eps, K, tau,
+                                    budget, 10, "both")
+        a, b = P.poisson_step_bounds([("gaussian", Fraction(1, 2), Fraction(1, 100), 1)], [d], "delta", E, eps)
+        assert lo <= a <= b <= hi and hi - lo <= hi * mpmath.mpf(10) ** -3
