@@ -47,9 +47,9 @@ from ..numtext import is_digits
 from .core import _PHI_MAX, Arith, Iv, arith, pow2, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
-                  gaussian_bounds, laplace_tails,
+                  gaussian_bounds, laplace_tails, poisson_step_bounds,
                   register_queries)
-from .pld import _count as _pld_count, _eps_input, _events as _pld_events
+from .pld import _eps_input, schedule_leaves as _pld_leaves
 from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, _tilts, _unit_hint,
                   grid_hint, grid_work)
 from .wor import max_curve_tails
@@ -1402,6 +1402,13 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
     closed = _closed_bounds(tree, inputs, kind, target, [direction] if direction else _DIRS[rel])
     if closed is not None:
         return closed
+    if not tree.upper_only and sum(t for _, t in events) == 1:
+        # one Poisson-subsampled Gaussian step (plain, or a mixture that is one, :func:`_mog_as_gaussian`),
+        # whose pair in each direction is :func:`.pld.gauss_tails`' (add, remove, replace-special: _leaf)
+        one = poisson_step_bounds(tree.rdp, [direction] if direction else _DIRS[rel], kind, target,
+                                  _target_or_none(inputs, kind, target))
+        if one is not None:
+            return one
     if kind == "eps" and not tree.upper_only:
         # the exact input behind the target, else the target's own value (the screen's delta')
         D = _target_or_none(inputs, kind, target)
@@ -1821,27 +1828,6 @@ def _with_fields(inner: Any, kind: str = "") -> Any:
 
 for _name, _fn in zip(("epsilon", "delta", "claim"), _QUERIES):
     RECHECKERS[f"events.{_name}"] = _with_fields(_fn, _name)
-
-
-def _pld_leaves(inputs: Mapping[str, Any]) -> "list | None":
-    """The leaves of :func:`leaves_delta_upper` of a pld.* schedule (the options, or the items of
-    ``inputs.events``), read after the PLD re-check's own reader has validated them; None where an
-    item has no cumulant here (a subsampled Laplace, an approx item)."""
-    _pld_events(inputs)  # the reader's refusals first (a schedule given twice, unknown keys, ranges)
-    if "events" not in inputs:
-        return [("gaussian", exact_input(inputs, "noise_multiplier"), exact_input(inputs, "sampling_rate"),
-                 _pld_count(inputs["steps"]))]
-    out = []
-    for e in inputs["events"]:
-        mech, count = e["mechanism"], _pld_count(e["count"])
-        if mech in ("subsampled-gaussian", "gaussian"):
-            q = Fraction(1) if mech == "gaussian" else exact_input(e, "sampling_rate")
-            out.append(("gaussian", exact_input(e, "noise_multiplier"), q, count))
-        elif mech == "laplace" and exact_input(e, "sampling_rate") == 1:
-            out.append(("laplace", exact_input(e, "scale"), Fraction(1), count))
-        else:
-            return None
-    return out
 
 
 def _pld_tail(inner: Any, kind: str) -> Any:

@@ -196,32 +196,42 @@ def composed_gaussian_delta_iv(A: Arith, mu2: Fraction, eps: tuple[Fraction, Fra
 def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fraction],
                              max_steps: int = 600) -> "tuple[Fraction, Fraction] | None":
     """Rationals [a, b] enclosing eps(delta) = inf{eps >= 0 : delta_mu(eps) <= delta} for mu = sqrt(mu2)
-    and any delta in [delta[0], delta[1]] (0 < delta[0]), on proofs (:func:`composed_gaussian_delta_iv`,
-    decreasing in eps): every a kept has delta_mu(a) > delta[1] proved (or is 0), every b has
-    delta_mu(b) < delta[0]. First a root proposed in mpmath (:func:`_propose_eps`, floats only) is tried
-    as x (1 -+ 2^-(prec - 15)): two proofs, and b - a <= b 2^-(prec - 16) when both hold. Else a power of
-    two brackets the root, the proposal is tried again at x (1 -+ 2^-(prec - 64)), and what that does not
-    prove is bisected (dyadic midpoints) until b - a <= b 2^-(prec - 16). The bisection alone took about
-    300 steps at 320 bits, 0.6 CPU s of a rate-1 replace-one certificate's verify; a root near 2^82
-    (noise multiplier 1e-12, 621 proofs) took 0.7 CPU s, where the first pair now takes 2 proofs.
-    Stops when a dyadic midpoint is not separated at this precision; None when no upper end is proved
-    (an absurd delta)."""
-    def above(x: Fraction) -> bool:  # delta_mu(x) > every delta: eps(delta) > x
-        return composed_gaussian_delta_iv(A, mu2, (x, x))[0] > delta[1]
+    and any delta in [delta[0], delta[1]] (0 < delta[0]): :func:`decreasing_root_iv` of
+    :func:`composed_gaussian_delta_iv` (decreasing in eps), the root proposed in mpmath
+    (:func:`_propose_eps`). The bisection alone took about 300 steps at 320 bits, 0.6 CPU s of a rate-1
+    replace-one certificate's verify; a root near 2^82 (noise multiplier 1e-12, 621 proofs) took 0.7
+    CPU s, where the first pair now takes 2 proofs."""
+    return decreasing_root_iv(lambda x: composed_gaussian_delta_iv(A, mu2, (x, x)), delta,
+                              lambda: _propose_eps(mu2, (delta[0] + delta[1]) / 2, A.prec), A.prec, max_steps)
 
-    def below(x: Fraction) -> bool:  # delta_mu(x) < every delta: eps(delta) <= x
-        return composed_gaussian_delta_iv(A, mu2, (x, x))[1] < delta[0]
+
+def decreasing_root_iv(at: Callable[[Fraction], Iv], delta: tuple[Fraction, Fraction],
+                       propose: Callable[[], "Fraction | None"], prec: int,
+                       max_steps: int = 600) -> "tuple[Fraction, Fraction] | None":
+    """Rationals [a, b] enclosing eps(delta) = inf{eps >= 0 : f(eps) <= delta} of a nonincreasing curve f
+    given by its enclosures ``at(x)`` at rationals x, for any delta in [delta[0], delta[1]] (0 < delta[0]),
+    on proofs: every a kept has f(a) > delta[1] proved (or is 0), every b has f(b) < delta[0]. First a
+    root proposed by ``propose()`` (floats only; called once f(0) >= delta[0] is not proved) is tried as
+    x (1 -+ 2^-(prec - 15)): two proofs, and b - a <= b 2^-(prec - 16) when both hold. Else a power of
+    two brackets the root, the proposal is tried again at x (1 -+ 2^-(prec - 64)), and what that does not
+    prove is bisected (dyadic midpoints) until b - a <= b 2^-(prec - 16). Stops when a dyadic midpoint is
+    not separated at this precision; None when no upper end is proved up to 2^127 (an absurd delta)."""
+    def above(x: Fraction) -> bool:  # f(x) > every delta: eps(delta) > x
+        return at(x)[0] > delta[1]
+
+    def below(x: Fraction) -> bool:  # f(x) < every delta: eps(delta) <= x
+        return at(x)[1] < delta[0]
 
     if below(Fraction(0)):
         return Fraction(0), Fraction(0)
-    x = _propose_eps(mu2, (delta[0] + delta[1]) / 2, A.prec)
+    x = propose()
     if x is not None and x > 0:
-        lo, hi = x - x / (1 << (A.prec - 15)), x + x / (1 << (A.prec - 15))
+        lo, hi = x - x / (1 << (prec - 15)), x + x / (1 << (prec - 15))
         if above(lo) and below(hi):
             return lo, hi
     a, b = Fraction(0), Fraction(1)
-    # eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): a noise multiplier of 1e-10 puts it near 5e19, past
-    # 2^64 (the producer searches to 2^127, gdp.eps_for_delta.eps_root); each doubling is one evaluation
+    # a Gaussian's eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): a noise multiplier of 1e-10 puts it near
+    # 5e19, past 2^64 (the producer searches to 2^127, gdp.eps_for_delta.eps_root); one evaluation a doubling
     for _ in range(128):
         if below(b):
             break
@@ -233,13 +243,13 @@ def composed_gaussian_eps_iv(A: Arith, mu2: Fraction, delta: tuple[Fraction, Fra
     if a == 0:
         a, b = _descend_to_root(above, below, b)
     if x is not None and x > 0:
-        lo, hi = x - x / (1 << (A.prec - 64)), x + x / (1 << (A.prec - 64))
+        lo, hi = x - x / (1 << (prec - 64)), x + x / (1 << (prec - 64))
         if a < lo and above(lo):
             a = lo
         if hi < b and below(hi):
             b = hi
     for _ in range(max_steps):
-        if b - a <= b * Fraction(1, 1 << (A.prec - 16)):
+        if b - a <= b * Fraction(1, 1 << (prec - 16)):
             break
         c = (a + b) / 2
         if above(c):
@@ -302,6 +312,13 @@ def _mills_proposal(y: mpf, prec: int) -> mpf:
     return mpfr_to_mpf(A.mills(A.q(mpf_to_fraction(y))[0])[0])
 
 
+def delta_mu_at_t(mu: mpf, t: mpf) -> mpf:
+    """delta_mu(eps) at t = eps / mu - mu / 2, in mpmath at the working precision (a proposal's value; it
+    proves nothing): Phi(-t) - phi(t) M(t + mu), where e^eps Phi(-y) = phi(t) M(y), y = t + mu
+    (t^2 - y^2 = -2 eps), keeps every magnitude modest at any eps (GDPT eq. 2)."""
+    return mpmath.ncdf(-t) - mpmath.npdf(t) * _mills_proposal(t + mu, mpmath.mp.prec)
+
+
 def _propose_eps(mu2: Fraction, d: Fraction, prec: int) -> "Fraction | None":
     """A proposal (mpmath; it proves nothing) of the eps with delta_mu(eps) = d, mu = sqrt(mu2), as an
     exact rational, or None. It is solved for s = eps / mu >= 0, on t = s - mu/2 (GDPT eq. 2):
@@ -321,8 +338,7 @@ def _propose_eps(mu2: Fraction, d: Fraction, prec: int) -> "Fraction | None":
         s_lo, s_hi = max(mpf(0), mu / 2 - K), mu / 2 + t_hi
 
         def g(s: mpf) -> mpf:
-            t = s - mu / 2
-            return mpmath.ncdf(-t) - mpmath.npdf(t) * _mills_proposal(t + mu, mpmath.mp.prec)
+            return delta_mu_at_t(mu, s - mu / 2)
 
         with mpmath.workprec(64):
             if not g(s_lo) > target:

@@ -635,9 +635,18 @@ _TAIL_STEP = ("a delta enclosure [0, hi] (or a lower end above it) with hi below
               "e^(K(a) - (a-1) eps), K the sum of the steps' Renyi cumulants (Mironov 2017 Prop 1, 7; MTZ 2019 "
               "binomial sum; the add pair's loss bound or weighted AM-GM, the smaller) and zeta_a of Balle et al. "
               "2020 Thm 21, in directed rounding; the order is a float proposal", PROOF, True)
-_steps(["pld.epsilon"], _PLD_STEPS)
-_steps(["pld.delta", "pld.claim"], _PLD_STEPS + [_TAIL_STEP])
+#: the schedules of the pld.*, events.* and replace.* routes (recheck.pld._bounds, recheck.events._bounds;
+#: calibrate.bracket's templates do not reach it)
+_ONE_STEP = ("a schedule that is one Poisson-subsampled Gaussian step (T = 1, rate q < 1, add / remove): no grid; "
+             "delta(eps) = q delta_mu(v), v = log1p(expm1(eps) / q) (remove) and (1 - (1 - q) e^eps) delta_mu(v), "
+             "v = -log(1 + expm1(-eps) / q), 0 past eps = -log(1 - q) (add), the half line {L > eps} read as the "
+             "Gaussian curve at v (GDPT eq. 2), in MPFR directed rounding; eps(delta) a root proposed in mpmath "
+             "(untrusted) and proved by two directed evaluations of the decreasing curve, else a bisection on proved "
+             "signs (recheck.poisson_step)", PROOF, True)
+_steps(["pld.epsilon"], _PLD_STEPS + [_ONE_STEP])
+_steps(["pld.delta", "pld.claim"], _PLD_STEPS + [_ONE_STEP, _TAIL_STEP])
 _steps(["events.epsilon", "events.delta", "events.claim"], _PLD_STEPS + [
+    _ONE_STEP,
     _TAIL_STEP,
     ("epsilon(delta) = inf where a direction's composed P(L = +inf) = 1 - prod_i (1 - a_i)^T_i exceeds delta "
      "(AFA Lemma 37, Thm 10): the leaves' exact rational masses at +inf, the product rounded up in MPFR, "
@@ -690,12 +699,14 @@ _steps(["bins.epsilon", "bins.delta", "bins.claim"], [
     ("grid chosen from the recorded hints (untrusted: any grid gives valid bounds)", ESTIMATE, False),
 ])
 _steps(["replace.epsilon", "replace.claim"], _PLD_STEPS + [
+    _ONE_STEP,
     ("group-privacy factor (1 + e^(hi/2)) times the PLD upper end, rounded up in MPFR against delta rounded "
      "down", PROOF, True),
     ("an event tree: its Gaussian / Laplace leaves (Poisson-sampled or not) as in events.* (interval tails in "
      "directed rounding); any other step refused", PROOF, True),
 ])
 _steps(["replace.delta"], _PLD_STEPS + [
+    _ONE_STEP,
     ("group-privacy factor (1 + e^(eps/2)) times the PLD upper end at eps/2, rounded up in MPFR against the "
      "recorded upper end rounded down", PROOF, True),
     ("an event tree: its Gaussian / Laplace leaves (Poisson-sampled or not) as in events.* (interval tails in "

@@ -491,9 +491,10 @@ def test_one_narrow_gaussian_step_refines_past_2_24(tmp_path):
     about 1e-5 nats) is certified by the producer on 2^-24; the second route's looser pair needs
     a finer grid, which was refused for want of a floor (exit 3 on a genuine certificate). Its
     loss spans about 10^4 points at 2^-28, so it is refined; a forged 1e-5-wide enclosure is refused
-    or not re-proved. At sampling rate 1/2 (the producer's grid 2^-25): at rate 1 the step is one
-    Gaussian pair, answered in closed form on both sides (below)."""
-    cert = cli_cert(["audit", "dpsgd", "--noise-multiplier", "1e6", "--sampling-rate", "0.5", "--steps", "1",
+    or not re-proved. At sampling rate 1/2 (the producer's grid 2^-25) and two steps: at rate 1 the step is
+    one Gaussian pair, answered in closed form on both sides (below), and so is one step at rate 1/2
+    (recheck.poisson_step), which would leave the grid untested here."""
+    cert = cli_cert(["audit", "dpsgd", "--noise-multiplier", "1e6", "--sampling-rate", "0.5", "--steps", "2",
                      "--eps", "1e-6", "--digits", "2"], tmp_path)
     assert outcome(cert) == 0
     forged = copy.deepcopy(cert)
