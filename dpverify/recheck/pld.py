@@ -1056,7 +1056,9 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     power of an event ``alone`` in its composition this is asked whatever the base's length: one
     transform of the read window replaces every squaring (at T = 10^4, sigma 1, q 0.01, 2^-12, a
     base of 18,074 knots: 0.74 -> 0.27 CPU s for both sides, where the base's length had kept it to
-    the untilted power after nine exact squarings). An event composed with others is read above a
+    the untilted power after nine exact squarings), from :data:`FOURIER_TILT_MIN_STEPS` steps on: below
+    them a short base's log2(T) exact products cost less than the transforms (and numpy's import). An
+    event composed with others is read above a
     floor lowered by the others' tops (:func:`_compose_side`), where the tilt mostly declines: there
     a base shorter than :data:`FOURIER_MIN_LENGTH` is not asked (below 2^20 steps), as before (three
     kinds of step at T = 3,333 each, 2^-12: a Laplace step's 165 knots declined after a 0.2 s
@@ -1064,7 +1066,7 @@ def _power(d, T: int, mul, K: int, budget: int, read: "_Reader | None" = None,
     :func:`_fourier_kernel`). Which route answers is a choice; either is proved."""
     res, base, steps = None, d, 1  # base = d^steps
     if fourier is not None and read is not None and T >= FOURIER_MIN_POWER and \
-            (alone or d[1].n >= FOURIER_MIN_LENGTH or T >= TILT_Q_MIN_STEPS):
+            ((alone and T >= FOURIER_TILT_MIN_STEPS) or d[1].n >= FOURIER_MIN_LENGTH or T >= TILT_Q_MIN_STEPS):
         F, _, _ = fourier(d, T, 1, read.need)
         if F is not None:
             return F
@@ -1111,6 +1113,13 @@ FOURIER_MIN_LENGTH = 1 << 15
 FOURIER_A_BITS = 5
 #: smallest power handed to the Fourier route (a smaller one replaces too few squarings)
 FOURIER_MIN_POWER = 8
+#: fewest steps for which the tilted whole power is asked of a base shorter than
+#: :data:`FOURIER_MIN_LENGTH` (an event alone, :func:`_power`): below, the exact products cost less
+#: (CPU s of the composition, both sides, in ``verify``, sigma 1, q 0.01: T = 100 at 2^-11, 14k-knot
+#: bases, 0.45 by the tilted powers against 0.15 by the products; T = 300 at 2^-10, 0.31 against 0.11;
+#: T = 1000 at 2^-12, 17k knots, 0.28 against 0.77, and sigma 2, q 0.1 at 2^-10, 0.24 against 0.36).
+#: A choice only: either route is proved
+FOURIER_TILT_MIN_STEPS = 512
 #: the Fourier power's proven error may take this many times the whole trimming budget: with
 #: the budget's 10^-10 of the delta scale, 10^-6 of it, which the accuracy factor of
 #: :func:`_accuracy_factor` makes 10^-3 of the recorded width at most

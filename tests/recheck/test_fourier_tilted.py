@@ -114,11 +114,12 @@ def test_a_floor_below_the_support_declines() -> None:
 
 
 @pytest.mark.parametrize("n", [1 << 15, 1 << 11])
-def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above(n: int) -> None:
+def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above(n: int, monkeypatch) -> None:
     # pld._power of a 2^15-knot bell to T = 64, read above a tail index (the Reader), with the
     # Fourier kernel: the whole d^T by the tilted power; also from a base shorter than
     # pld.FOURIER_MIN_LENGTH (2^11 knots), which the untilted power never takes and the tilted one
-    # now does (before, only the exact squarings ran there). delta read above the floor (as
+    # does from pld.FOURIER_TILT_MIN_STEPS steps on (lowered to T here: the route is a choice, its
+    # bound is what is tested; below it only the exact squarings run there). delta read above the floor (as
     # _delta_bounds does) must lie above a lower bound of the same composition's delta (the exact
     # products with every coefficient rounded DOWN: the lower pair's P product, Q empty, its
     # delta summed in binary64 and shrunk by 1e-9, far above the sum's float error), and within
@@ -128,6 +129,7 @@ def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above(n: int) -> N
     # the tilted pair falls below the composition (by more than 1e-4 of delta: the rounding
     # slack), or if it is off by more than it charged.
     K, T, m = 64, 64, 12
+    monkeypatch.setattr(P, "FOURIER_TILT_MIN_STEPS", T)
     budget, total = 1 << 8, T  # an allowance of 2^8 x 32 x 10^4 units: 4.4e-12, about 6e-4 of delta
     sd = n / 16
     w = [math.exp(-((i - n / 2) / sd) ** 2 / 2) for i in range(n)]
@@ -155,6 +157,32 @@ def test_the_power_route_takes_the_tilt_and_bounds_delta_from_above(n: int) -> N
     assert (hi_t - lower) * 2 ** K <= allowance + rounding
     assert lower > 1e-10  # the read mass is not empty (delta about 8e-9; 8e-10 from the short base)
 
+
+
+def test_a_short_base_below_the_tilt_steps_takes_the_exact_products() -> None:
+    # pld._power of a 2^11-knot bell (shorter than FOURIER_MIN_LENGTH) to T = 64, below
+    # FOURIER_TILT_MIN_STEPS, read above a tail index, with the Fourier kernel: the route is the exact
+    # squarings, bit for bit the power without a kernel (which the test above compares with the exact
+    # convolution); the kernel is never asked. Fails if the tilted power is asked below the steps.
+    K, T, n = 64, 64, 1 << 11
+    assert T < P.FOURIER_TILT_MIN_STEPS
+    sd = n / 16
+    w = [math.exp(-((i - n / 2) / sd) ** 2 / 2) for i in range(n)]
+    s = math.fsum(w)
+    c = [int(v / s * 2 ** K) for v in w]
+    off, need = -n // 2, int(5.5 * math.sqrt(T) * sd)
+    asked: list = []
+    kernel = P._fourier_kernel(True, K, 1 << 8, T)
+
+    def spy(*args):
+        asked.append(args[1:])
+        return kernel(*args)
+
+    with_kernel = P._unpack(P._power(P._pack_upper((off, c, 0), K), T, P._pmul_upper, K, 1 << 8,
+                                     P._Reader(need, True), spy))
+    exact = P._unpack(P._power(P._pack_upper((off, c, 0), K), T, P._pmul_upper, K, 1 << 8, P._Reader(need, True)))
+    assert not asked
+    assert with_kernel == exact
 
 _SPY = """
 import sys
