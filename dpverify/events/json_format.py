@@ -276,15 +276,22 @@ def event_to_json(ev: Any) -> dict[str, Any]:
     return _to_json(ev, exact_str, 0, legacy=False)
 
 
+#: bits past which a model's number is named by its digits, not written: 13,000 bits are 3,914 digits,
+#: under Python's 4,300-digit int/str limit, and above 10^3000 (the decimal exponent cap, 9,966 bits)
+_AS_READ_MAX_BITS = 13_000
+
+
 def _as_read(v: Any) -> Any:
     """A model field as the JSON reader will see it: exact numbers (int, Fraction, not bool)
     as exact text, anything else unchanged, so that the reader refuses it by name."""
     if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
         return v
     x = Fraction(v)
-    if max(x.numerator.bit_length(), x.denominator.bit_length()) > 4000:
-        # beyond the 1000-character input cap, and str() of it may raise (adv38 A1: 10**5000): its
-        # digits, for the reader to name at the node's path (a text here was read as the input itself)
+    if max(x.numerator.bit_length(), x.denominator.bit_length()) > _AS_READ_MAX_BITS:
+        # str() of it may raise (adv38 A1: 10**5000): its digits, for the reader to name at the node's
+        # path (a text here was read as the input itself). Below the cap exact_str writes it, and the
+        # reader applies the input rules to that text (1e-1500 is 7 characters within the exponent
+        # range; adv55 L1: a 4000-bit cap refused it as "a number of 1501 digits")
         return LongInteger(max(digit_count(x.numerator), digit_count(x.denominator)))
     return exact_str(v)
 

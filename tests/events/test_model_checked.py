@@ -13,7 +13,7 @@ import pytest
 import dpverify
 from dpverify.errors import InvalidParameter
 from dpverify.events import model as E
-from dpverify.events.json_format import event_to_json, parse_document
+from dpverify.events.json_format import check_model, event_to_json, parse_document
 
 G = E.Gaussian(F(1))
 P = E.PoissonSampled(F(1, 100), G)
@@ -79,3 +79,19 @@ def test_a_5000_digit_number_in_a_model_tree_is_refused_not_a_traceback(tree, pa
     with pytest.raises(InvalidParameter) as exc:
         dpverify.epsilon(tree, "1e-5")
     assert exc.value.message.startswith(path + ":")
+
+
+@pytest.mark.parametrize("k", [1001, 1500, 3000])
+def test_a_number_the_json_format_takes_is_taken_in_a_model_tree(k):
+    """adv55 L1: the model check named a number by its digits past 4,000 bits, so 1e-1500, which a
+    document may hold (7 characters, exponent within +-3000), was refused as "a number of 1501 digits".
+    The model tree is read as its document is (the independent route: parse_document of the text)."""
+    m = E.MixtureOfGaussians(F(1), (F(0), F(1, 10**k)), (F(1, 2), F(1, 2)))
+    doc = {"event": {"type": "mixture_of_gaussians", "standard_deviation": "1",
+                     "sensitivities": ["0", f"1e-{k}"], "sampling_probs": ["1/2", "1/2"]}}
+    assert check_model(m) == parse_document(doc)[0] == m
+
+
+def test_a_number_past_the_exponent_cap_in_a_model_tree_is_refused_by_the_document_rule():
+    with pytest.raises(InvalidParameter, match=r"event.noise_multiplier: '1e-3001': decimal exponent must be within \+-3000"):
+        check_model(E.Gaussian(F(1, 10**3001)))
