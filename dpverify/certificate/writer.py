@@ -136,7 +136,9 @@ def unverifiable(cert: Mapping[str, Any], grids: "Optional[Sequence[Optional[int
     """What ``cert`` needs that ``dpverify verify`` could not re-prove within its caps, or None.
     First the verifier's own price of its dearest PLD query on the grid 2^-m the producer needed,
     in the direction that costs most and for both of its sides (:func:`_grid_price`, a few tail
-    evaluations per step law): past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`, or where one
+    evaluations per step law; from 2^20 steps with the tilted lower pair's exact products, which no
+    Fourier power answers: a T = 10^7 certificate on 2^-30 priced 7.0e6 by its knots was written
+    unasked and verify charged past its cap, session 55): past :data:`dpverify.recheck.limits.PLD_MAX_GRID_WORK`, or where one
     step's loss spans more knots than the re-check discretises, it is refused at once.
     That price leaves out the search's coarser grids, the other direction and the finer grid the
     re-check needs where its pair is looser than the producer's, and the exact products past half a

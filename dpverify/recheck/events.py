@@ -51,7 +51,7 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   register_queries)
 from .pld import _eps_input, schedule_leaves as _pld_leaves
 from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, _tilts, _unit_hint,
-                  grid_hint, grid_work)
+                  grid_hint, grid_work, tilted_lower)
 from .wor import max_curve_tails
 from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
                                    discrete_event_atoms)
@@ -1911,7 +1911,8 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
     its recorded grid 2^-m alone, in the direction that costs most, both sides, as
     :func:`.pld.recorded_grid_price` prices a pld.* query (the same count: per step law, knots x
     (K + m + 32) bits x the bit length of the total step count, x 3 for the upper and the two lower
-    sides; K and tau from :func:`.pld._units` as :func:`_bounds` forms them). A grid on which one leaf
+    sides, and from 2^20 steps the tilted lower pair's exact products, :func:`.pld.grid_work`; K and tau
+    from :func:`.pld._units` as :func:`_bounds` forms them). A grid on which one leaf
     spans :func:`_knot_cap` knots or more raises :class:`CouldNotReprove` with the re-check's own words
     (:func:`.pld._discretise`: the events route stops there before the work, whatever the meter; adv50:
     sigma 1.1, q 8/1875, T = 14063 at --digits 7, 2^-18). None where the re-check discretises nothing
@@ -1931,14 +1932,17 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
         total = sum(t for _, t in blocks)
         exact = None  # a delta query's exact eps: the bounded-loss floors (:func:`.pld.direction_bounds`)
         if quantity == "events.epsilon":
-            D, _ = _delta_input(inputs)
+            scale, _ = _delta_input(inputs)
             hint = _recorded_hi(result, mpf(0))
-            K, tau, _ = _units(D, hint if mpmath.isfinite(hint) else mpf(0), total)
+            eps_hint = hint if mpmath.isfinite(hint) else mpf(0)
         else:
             exact = _eps_input(inputs, "claimed_eps" if quantity == "events.claim" else "eps")
             cap = fraction_to_mpf(exact_input(inputs, "delta")) if quantity == "events.claim" else mpf(1)
-            K, tau, _ = _units(_delta_scale(result, cap), fraction_to_mpf(exact), total)
+            scale, eps_hint = _delta_scale(result, cap), fraction_to_mpf(exact)
+        K, tau, _ = _units(scale, eps_hint, total)
         weight, knot_cap = total.bit_length(), _knot_cap(blocks)
+        # an upper-only tree composes no lower pair of its own (:func:`_bounds`)
+        tilted = None if tree.upper_only else tilted_lower(scale, eps_hint, [t for _, t in blocks])
         worst = 0
         for d in _DIRS[rel]:
             # as direction_bounds and _compose: at or past a bounded loss's end delta is 0 (no grid),
@@ -1948,5 +1952,5 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
                 continue
             floors = sup.floors(exact) if sup is not None else [None] * len(blocks)
             laws = [(make(d)[0], None if c is None else math.floor(c * 2**m) - 1) for (make, _t), c in zip(blocks, floors)]
-            worst = max(worst, grid_work(laws, K, tau, m, weight, knot_cap))
+            worst = max(worst, grid_work(laws, K, tau, m, weight, knot_cap, tilted))
         return worst, m

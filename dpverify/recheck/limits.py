@@ -136,7 +136,10 @@ PLD_PRODUCT_PREPAID = 2
 #: cap is re-proved by verify's own meter before it is written (certificate/writer.unverifiable).
 #: The coarser grids, the other direction and the finer grid took about 4x; with the exact products
 #: past half a grid's price charged, up to 7.7x was measured (sigma 1.1, q 0.01, T 1000, eps(1e-300),
-#: digits 3: priced 2.76e8 at 2^-8, verify charges 2.13e9 at K = 1041, 16.7 CPU s, exit 0)
+#: digits 3: priced 2.76e8 at 2^-8, verify charges 2.13e9 at K = 1041, 16.7 CPU s, exit 0). From 2^20
+#: steps the price counts the tilted lower pair's exact products too (recheck.pld.grid_work), which the
+#: spread did not cover: at T = 10^7, sigma 30, q 1e-6, digits 3 (2^-30) the knots priced 7.0e6 and
+#: verify charged past 3e9 (session 55; now priced 8.1e8, re-proved and refused, exit 2)
 PLD_PRICE_SPREAD = 16
 
 CAPS_TEXT = (f"input numbers up to {MAX_NUMBER_CHARS} characters with decimal exponents within "

@@ -746,6 +746,24 @@ _DISC_MEMO_MAX = 32
 _DISC_MEMO_MAX_KNOTS = 1 << 18
 
 
+def _beyond_tau(tails: IvTails, A: Arith, tau: mpf, m: int) -> "tuple[Callable[[int], bool], Callable[[int], bool]]":
+    """(above, below): whether P's mass above, and its finite mass below, the knot i 2^-m may exceed
+    the tail budget ``tau`` (the upper ends of their enclosures at ``A``'s precision): the two monotone
+    predicates :func:`_range_by` and :func:`_top_from` find a step's knot range by. A choice only."""
+    INF = A.q(tails.inf)
+    # the knot range only chooses, so 64 bits suffice; not a float: a tail budget below
+    # 1e-308 (delta = 1e-1500) became 0.0, and the range ran to the cap of knots
+    tau_f = mpfr(mpf_to_fraction(tau * (1 - mpf("1e-9"))), 64)
+
+    def above(i: int) -> bool:
+        return tails(A, A.dyadic(i, m))[0][1] > tau_f
+
+    def below(i: int) -> bool:
+        return A.sub(A.sub(A.q(1), INF), tails(A, A.dyadic(i, m))[0])[1] > tau_f
+
+    return above, below
+
+
 def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots: int,
                    first: "int | None" = None, price: "Callable[[int, int], None] | None" = None):
     """:func:`_discretise` on interval tails: every mass is an enclosure rounded outward
@@ -758,16 +776,7 @@ def _discretise_iv(tails: IvTails, K: int, tau: mpf, m: int, cap: int, max_knots
     A = arith(K + m + 32)
     inf = tails.inf
     INF = A.q(inf)
-    # the knot range only chooses, so 64 bits suffice; not a float: a tail budget below
-    # 1e-308 (delta = 1e-1500) became 0.0, and the range ran to the cap of knots
-    tau_f = mpfr(mpf_to_fraction(tau * (1 - mpf("1e-9"))), 64)
-
-    def above(i: int) -> bool:
-        return tails(A, A.dyadic(i, m))[0][1] > tau_f
-
-    def below(i: int) -> bool:
-        return A.sub(A.sub(A.q(1), INF), tails(A, A.dyadic(i, m))[0])[1] > tau_f
-
+    above, below = _beyond_tau(tails, A, tau, m)
     # a raised first knot is as sound as the range's own: the upper pair's first segment is the
     # chord of the curve from t = 0 (delta = 1) to the first knot, above the curve there by its
     # convexity in t = e^eps (all the mass below sits at the first knot, a larger loss), and the
@@ -3012,16 +3021,36 @@ class Support:
         return lo, hi
 
 
+def tilted_lower(scale: mpf, eps_hint: mpf, steps: "list[int]") -> "tuple[list[int], int, int] | None":
+    """:func:`grid_work`'s ``tilted``: (steps per law, K', budget) of a re-derivation of delta scale
+    ``scale`` and eps hint ``eps_hint`` (:func:`_units` of :func:`_unit_hint`, as :func:`_bounds` forms
+    them) where its lower pair is composed tilted (:func:`_tilts`), else None."""
+    total = sum(steps)
+    if not _tilts(total):
+        return None
+    K, _, budget = _units(scale, _unit_hint(eps_hint, total), total)
+    return steps, K, budget
+
+
 def grid_work(laws: "list[tuple[Any, Optional[int]]]", K: int, tau: mpf, m: int, weight: int,
-              max_knots: int) -> int:
+              max_knots: int, tilted: "tuple[list[int], int, int] | None" = None) -> int:
     """What :class:`_Meter` charges one direction's pairs on the grid 2^-m, both sides (1 upper and
     2 lower, :meth:`_Meter.charge`): per step law (its tails and the first knot it reads from, None
     for all), knots x bits x ``weight``, counted by :func:`_discretise`'s ``price`` hook before any
-    mass is computed. The one count behind :func:`recorded_grid_price` and the events route's."""
-    work: list = []
+    mass is computed. The one count behind :func:`recorded_grid_price` and the events route's.
 
-    def price(knots: int, bits: int) -> None:
-        work.append(knots * bits * weight)
+    ``tilted``: (steps per law, K', budget) of a re-derivation whose lower pair is composed tilted
+    (:func:`_tilts`, in units 2^-K' with the trimming budget of :func:`_units`): that pair takes no
+    Fourier power, so its exact products are certain, and what :meth:`_Meter.products` charges for
+    them past the lower side's prepaid share is counted too (:func:`_tilted_lower_bits`). Without it
+    a T = 10^7 certificate on 2^-30 (sigma 30, q 1e-6, digits 3) was priced 7.0e6 by its 712 knots a
+    step, and its lower pair's products, on windows of up to 1.8 million knots, charged 1.3e9."""
+    work: list = []
+    knots: list = []
+
+    def price(n: int, bits: int) -> None:
+        work.append(n * bits * weight)
+        knots.append(n)
         raise _Priced
 
     for tails, first in laws:
@@ -3029,7 +3058,112 @@ def grid_work(laws: "list[tuple[Any, Optional[int]]]", K: int, tau: mpf, m: int,
             _discretise(tails, K, tau, m, max_knots=max_knots, price=price, first=first)
         except _Priced:
             pass
-    return 3 * sum(work)
+    if tilted is None or len(knots) != len(laws):
+        return 3 * sum(work)
+    steps, Kt, budget = tilted
+    bits = _tilted_lower_bits([(tails, n, T) for (tails, _), n, T in zip(laws, knots, steps)], Kt, tau, m, budget)
+    prepaid = sum(2 * w // PLD_PRODUCT_PREPAID for w in work)  # the lower side's share (:func:`_compose`)
+    return 3 * sum(work) + max(0, bits // PLD_PRODUCT_BITS_PER_UNIT - prepaid)
+
+
+#: points on each side of the median at which :func:`_loss_spread` reads a step's tail
+_SPREAD_POINTS = 64
+#: :func:`_loss_spread` reads the tail on the grid 2^-(m + this): a step of a few knots is not summed
+#: at its knots alone (11 knots a step on 2^-24 were read 0.6 of their spread)
+_SPREAD_BITS = 10
+
+
+def _loss_spread(tails: IvTails, A: Arith, tau: mpf, m: int, cap: int = 10**7) -> float:
+    """An estimate of the standard deviation of one step's finite privacy loss under P, in knots of
+    the grid 2^-m: the square root of E[(L - c)^2] about the median c, by midpoint sums of
+    2 |x - c| times P's tail beyond x over :data:`_SPREAD_POINTS` cells of each side of the step's
+    knot range (:func:`_range_by`), read on the grid 2^-(m + :data:`_SPREAD_BITS`) (floats of the
+    enclosures' upper ends, the +inf mass left out). A choice only (:func:`_tilted_lower_bits`): it
+    sizes a price, never a bound."""
+    above, below = _beyond_tau(tails, A, tau, m)
+    i0, n = _range_by(above, below, cap)
+    f = m + _SPREAD_BITS
+    i0, n = i0 << _SPREAD_BITS, n << _SPREAD_BITS
+    inf = float(tails.inf)
+
+    def tail(i: int) -> float:  # P(inf > L > i 2^-f)
+        return min(max(0.0, float(tails(A, A.dyadic(i, f))[0][1]) - inf), 1.0 - inf)
+
+    a, c = i0, n  # the median: tail(a) > 1/2 >= tail(c)
+    if tail(a) <= 0.5:
+        c = a
+    while c - a > 1:
+        mid = (a + c) // 2
+        a, c = (mid, c) if tail(mid) > 0.5 else (a, mid)
+    acc = 0.0
+    for end, sign in ((n, 1), (i0, -1)):
+        cell = abs(end - c) / _SPREAD_POINTS
+        for k in range(_SPREAD_POINTS):
+            x = c + sign * round((k + 0.5) * cell)
+            t = tail(x) if sign > 0 else (1.0 - inf) - tail(x)
+            acc += 2.0 * abs(x - c) * max(t, 0.0) * cell
+    return math.sqrt(acc) / (1 << _SPREAD_BITS)
+
+
+def _trim_quantile(budget: int, K: int) -> float:
+    """The normal quantile z whose upper tail is the trimming budget's mass rho = budget 2^-K (each
+    product of :func:`_power` trims up to it at either end): about sqrt(2 ln(1/rho) - ln(2 ln(1/rho))
+    - ln(2 pi)). A choice only (:func:`_tilted_lower_bits`)."""
+    two_l = 2.0 * (K * math.log(2.0) - (math.log(budget) if budget > 0 else 0.0))
+    return math.sqrt(max(1.0, two_l - math.log(max(two_l, 1.0)) - math.log(2.0 * math.pi)))
+
+
+def _power_products(T: int, window: Callable[[int], int]) -> list:
+    """The (length, length) pairs of the exact products :func:`_power` forms for d^T by repeated
+    squaring, a base composing s steps ``window(s)`` knots long, the last squaring and the last
+    product left out (a :class:`_Reader` cuts those to what the query reads)."""
+    out: list = []
+    res, held, base, steps = None, 0, window(1), 1
+    while True:
+        if T & 1:
+            if res is None:
+                res, held = base, steps
+            elif T > 1:
+                out.append((res, base))
+                held += steps
+                res = window(held)
+        T >>= 1
+        if not T:
+            return out
+        if T > 1:
+            out.append((base, base))
+        steps *= 2
+        base = window(steps)
+
+
+def _tilted_lower_bits(laws: list, K: int, tau: mpf, m: int, budget: int) -> int:
+    """An estimate of the bits of the exact products (:func:`_product_bits`) that a tilted lower pair
+    (:func:`_compose` with ``tilt``: P in units 2^-(K - d), Q in 2^-K) forms on the grid 2^-m, per
+    step law (tails, its knots n, its steps T): each power's squarings and products before the last
+    two (:func:`_power_products`), a base of s steps :func:`_step_window` long. The products that
+    combine the laws' powers are left out. At sigma 30, q 1e-6, T = 10^7 on 2^-30 the windows measured
+    608 sqrt(s) knots from s = 2 to 2^23, against 607 sqrt(s) here. Floats and counts, a choice only
+    (:func:`grid_work`)."""
+    drop = _drop_within_budget(min(_upper_drop(K, tau, sum(T for _, _, T in laws)), K - 1), budget,
+                               max(n for _, n, _ in laws))
+    slots = (2 * (K - drop + 1) + 2) + (2 * (K + 1) + 2)  # P's and Q's (:func:`_slot_bits`)
+    z = _trim_quantile(budget >> drop, K - drop)
+    A = arith(K + m + 32)
+    return sum((a + b - 1) * slots for tails, n, T in laws
+               for a, b in _power_products(T, _step_window(tails, n, A, tau, m, z)))
+
+
+def _step_window(tails: IvTails, n: int, A: Arith, tau: mpf, m: int, z: float) -> Callable[[int], int]:
+    """s -> the knots of a base composing s steps of a law of ``n`` knots a step, trimmed at the normal
+    quantile ``z`` (:func:`_trim_quantile`): min(s (n - 1) + 1, max(n, 2 z sigma sqrt(s))), its support
+    or the central-limit window the trims keep, sigma from :func:`_loss_spread` with the quantisation's
+    variance (a class groups the losses of one cell: about 1/12 knot^2 a step). A choice only."""
+    width = 2.0 * z * math.sqrt(_loss_spread(tails, A, tau, m) ** 2 + 1 / 12)
+
+    def window(s: int) -> int:
+        return min(s * (n - 1) + 1, max(n, math.ceil(width * math.sqrt(s))))
+
+    return window
 
 
 class _Priced(Exception):
@@ -3041,9 +3175,11 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
     one direction that costs most, both sides (its upper pair and its lower pair: the side the
     verdict turns on is refined there at least; the other directions and the coarser grids before
     it are not counted, so a price above :data:`PLD_MAX_GRID_WORK` means the re-check cannot
-    reach the grid the producer needed within its cap). None where no grid is recorded or a rate-1
-    Gaussian schedule takes the closed form. Counting only: a few tail evaluations per step law (the
-    knot ranges, :func:`_discretise_iv`), no masses. For the producer (``audit``, issue 22 adv48 M5),
+    reach the grid the producer needed within its cap). From 2^20 steps the lower pair's exact products
+    are counted too (:func:`grid_work`'s ``tilted``: that pair takes no Fourier power). None where no
+    grid is recorded or a rate-1 Gaussian schedule takes the closed form. Counting only: a few tail
+    evaluations per step law (the knot ranges, :func:`_discretise_iv`; about 200 more for a tilted
+    pair's spread, :func:`_loss_spread`), no masses. For the producer (``audit``, issue 22 adv48 M5),
     which refuses, exit 2, digits whose certificate this route could not re-prove within its cap."""
     m = grid_hint(result)
     if m is None or quantity not in ("pld.epsilon", "pld.delta", "pld.claim"):
@@ -3054,15 +3190,18 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
             return None
         total = sum(t for _, t, _ in events)
         if quantity == "pld.epsilon":
-            D, _ = _delta_input(inputs)
+            scale, _ = _delta_input(inputs)
             hint = _recorded_hi(result, mpf(0))
-            K, tau, _ = _units(D, hint if mpmath.isfinite(hint) else mpf(0), total)
+            eps_hint = hint if mpmath.isfinite(hint) else mpf(0)
         else:
-            E = fraction_to_mpf(_eps_input(inputs, "claimed_eps" if quantity == "pld.claim" else "eps"))
+            eps_hint = fraction_to_mpf(_eps_input(inputs, "claimed_eps" if quantity == "pld.claim" else "eps"))
             cap = fraction_to_mpf(exact_input(inputs, "delta")) if quantity == "pld.claim" else mpf(1)
-            K, tau, _ = _units(_delta_scale(result, cap), E, total)
+            scale = _delta_scale(result, cap)
+        K, tau, _ = _units(scale, eps_hint, total)
         weight = total.bit_length()
+        tilted = tilted_lower(scale, eps_hint, [t for _, t, _ in events])
         worst = 0
         for d in _directions(inputs):
-            worst = max(worst, grid_work([(make(d)[0], None) for make, _, _ in events], K, tau, m, weight, MAX_KNOTS))
+            worst = max(worst, grid_work([(make(d)[0], None) for make, _, _ in events], K, tau, m, weight, MAX_KNOTS,
+                                         tilted))
         return worst, m
