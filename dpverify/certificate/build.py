@@ -116,6 +116,12 @@ CLOSED_GAUSSIAN_ALGORITHM = (
     "the steps' mu_i^2 (AFA Thm 10, a rotation of N(0, I)), delta_mu(eps) in closed form (GDPT eq. 2), "
     "no grid")
 
+#: the algorithm of an answer whose schedule is one Poisson-subsampled Gaussian step at 0 < q < 1
+CLOSED_POISSON_ALGORITHM = (
+    "one Poisson-subsampled Gaussian step: delta(eps) is the Gaussian curve delta_mu (GDPT eq. 2) at a "
+    "transformed eps (remove q delta_mu(log1p(expm1(eps)/q)), add (1 - (1-q) e^eps) delta_mu(-log(1 + "
+    "expm1(-eps)/q)), 0 from eps = -log(1-q) on; AFA Thm 11 (1)) in closed form, no grid")
+
 
 def pld_algorithm(answer: Any, *, decided: bool = False) -> str:
     """The ``method.algorithm`` of a DP-SGD PLD answer (``pld.*``): the grid and mass unit it was
@@ -130,6 +136,8 @@ def pld_algorithm(answer: Any, *, decided: bool = False) -> str:
     if getattr(answer, "tail", False):
         return ("a Renyi tail bound (the steps' Renyi cumulants summed, Mironov 2017 Prop 1; Balle et al. 2020 "
                 "Thm 21), no grid: delta lies in [0, hi]")
+    if getattr(answer, "closed", False) == "poisson":
+        return CLOSED_POISSON_ALGORITHM
     if getattr(answer, "closed", False):
         return CLOSED_GAUSSIAN_ALGORITHM
     return ("the composed privacy-loss bound (the sum over the steps of each pair's proved loss bound): "

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..ball import exact_str, parse_exact
-from ..events.api import CLOSED_METHOD, EventAnswer
+from ..events.api import CLOSED_METHOD, CLOSED_POISSON_METHOD, EventAnswer
 from ..events.json_format import event_to_json
 from ..events.model import SENSITIVITY_CONVENTION
 from ..verdict import Verdict
-from .build import CLOSED_GAUSSIAN_ALGORITHM, quantity_certificate, verdict_certificate
+from .build import CLOSED_GAUSSIAN_ALGORITHM, CLOSED_POISSON_ALGORITHM, quantity_certificate, verdict_certificate
 
 __all__ = ["answer_certificate", "claim_certificate"]
 
@@ -23,6 +23,8 @@ def _algorithm(ans: EventAnswer) -> str:
     (events.api._closed), else the grid route's words."""
     if ans.method == CLOSED_METHOD:
         return CLOSED_GAUSSIAN_ALGORITHM
+    if ans.method == CLOSED_POISSON_METHOD:
+        return CLOSED_POISSON_ALGORITHM
     return f"{ans.method}: certified discretisation per pair, exact convolution, suffix-sum queries"
 
 
@@ -73,7 +75,7 @@ def claim_certificate(tree: Any, verdict: Verdict, ans: Optional[EventAnswer], r
         quantity="events.claim",
         inputs=inputs, verdict=verdict,
         enclosure=ans.enclosure if ans is not None else None,
-        algorithm=(CLOSED_GAUSSIAN_ALGORITHM if ans is not None and ans.method == CLOSED_METHOD else
-                   "PLD accountant on the event tree, refined until the verdict is decided"),
+        algorithm=(_algorithm(ans) if ans is not None and ans.method in (CLOSED_METHOD, CLOSED_POISSON_METHOD)
+                   else "PLD accountant on the event tree, refined until the verdict is decided"),
         extra_result=({k: v for k, v in ans.to_json().items() if k != "enclosure"} if ans else None),
     )

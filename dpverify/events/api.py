@@ -49,7 +49,7 @@ from ..certificate.prose import REALISED_LOWER, ZCDP_THEOREMS, ZCDP_WHY
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
-from ..pld.refine import answer_note, claim_verdict, decided_against, gaussian_closed_ends, max_ends
+from ..pld.refine import answer_note, claim_verdict, closed_ends, decided_against, max_ends, poisson_step
 from ..pld.dpsgd import _CLOSED_CLAIM_DIGITS, _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
@@ -308,10 +308,15 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
         return _infinite_eps(p, quantity, d, beyond, t0)
     if not p.upper_only:
         # every step a Gaussian at sampling rate 1: one Gaussian pair, in closed form (as audit dpsgd
-        # answers such schedules); a claim is decided at 30 digits (pld.dpsgd's), printed at d
-        ends = gaussian_closed_ends(p.steps(), p.directions, kind, target, _CLOSED_CLAIM_DIGITS if decide else d)
+        # answers such schedules), or one Poisson-subsampled Gaussian step; a claim is decided at 30
+        # digits (pld.dpsgd's), printed at d. Sampling without replacement under add/remove has the
+        # Poisson pair too (AFA Thm 11 (2)), but verify's closed form reads Poisson leaves only
+        # (``recheck.events._Tree.rdp``): such a step keeps the grid, which verify re-proves
+        steps = p.steps()
+        ends = closed_ends(steps, p.directions, kind, target, _CLOSED_CLAIM_DIGITS if decide else d,
+                           poisson="SampledWithoutReplacement" not in p.rdp_only)
         if ends is not None:
-            return _closed(ends, p, quantity, d, t0)
+            return _closed(ends, p, quantity, d, t0, poisson_step(steps, p.directions) is not None)
     realised = p.realised_steps() if p.upper_only else None
     if realised is not None:
         # the upper pair's own lower end decides nothing about the mechanism: refine it to the
@@ -356,9 +361,12 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
 
 #: ``EventAnswer.method`` of :func:`_closed` (the certificate's algorithm: events_cert.answer_certificate)
 CLOSED_METHOD = "closed form"
+#: ``EventAnswer.method`` of :func:`_closed` for one Poisson-subsampled Gaussian step
+CLOSED_POISSON_METHOD = "closed form (one Poisson-subsampled Gaussian step)"
 
 
-def _closed(ends: Mapping[str, tuple[Fraction, Fraction]], p: Plan, quantity: str, d: int, t0: float) -> EventAnswer:
+def _closed(ends: Mapping[str, tuple[Fraction, Fraction]], p: Plan, quantity: str, d: int, t0: float,
+            poisson: bool = False) -> EventAnswer:
     """The answer of a tree whose every step is the Gaussian mechanism at sampling rate 1, from the
     per-direction ends of :func:`.pld.refine.gaussian_closed_ends`: the composition of the steps' pairs
     (AFA Thm 10) is one Gaussian pair of shift mu, mu^2 = sum_i T_i mu_i^2 (GDPT Sec 1), whose curve
@@ -366,10 +374,12 @@ def _closed(ends: Mapping[str, tuple[Fraction, Fraction]], p: Plan, quantity: st
     its directions (AFA Sec 4.1). A grid only approached it (10^6 steps at sigma 1000: 1.5 s for four
     digits, which verify's grid route could not re-prove: adv48 M4); verify has the same closed form
     (``recheck.events._closed_bounds``). The pairs are tight (no upper-only step): both ends bound
-    the mechanism."""
+    the mechanism. ``poisson``: the tree is one Poisson-subsampled Gaussian step, whose curve
+    :func:`.pld.refine.poisson_closed_ends` evaluates (verify: ``recheck.pld.poisson_step_bounds``)."""
     lo, hi = max_ends(ends)
     details = {"directions": {k: [float(a), float(b)] for k, (a, b) in ends.items()}}
-    return EventAnswer(_enc(lo, hi, d), quantity, p.relation, CLOSED_METHOD, time.monotonic() - t0,
+    method = CLOSED_POISSON_METHOD if poisson else CLOSED_METHOD
+    return EventAnswer(_enc(lo, hi, d), quantity, p.relation, method, time.monotonic() - t0,
                        float((hi - lo) / hi) if hi > 0 else 0.0, tuple(p.theorems()), details=details)
 
 

@@ -18,6 +18,7 @@ from .. import _validate as V
 from .._validate import ExactInput
 from ..ball import ball, isolate_increasing_root, sign_at
 from ..errors import PrecisionExhausted
+from ..limits import DEFAULT_MAX_BITS
 from ..mechanisms.gaussian import delta_mu_ball
 from ..verdict import Enclosure
 
@@ -36,18 +37,31 @@ def eps_for_delta(mu: ExactInput, delta: ExactInput, digits: int = 15) -> Enclos
     return eps_root(lambda: ball(m), dl, d, f"mu={m}")
 
 
-def eps_root(mu: Callable[[], arb], dl: Fraction, d: int, what: str) -> Enclosure:
+def eps_root(mu: Callable[[], arb], dl: Fraction, d: int, what: str, *,
+             curve: "Callable[[arb], arb] | None" = None, max_bits: int = DEFAULT_MAX_BITS) -> Enclosure:
     """:func:`eps_for_delta` for a mu made at the working precision by ``mu()`` (an exact
-    rational, or the square root of one: a composition of Gaussians), 0 < dl < 1."""
+    rational, or the square root of one: a composition of Gaussians), 0 < dl < 1.
+
+    ``curve``: instead of delta_mu, another strictly decreasing curve delta(eps) defined for eps >= 0
+    only (ball in, ball out; a ball it cannot resolve is nan, which raises the precision); the root
+    is then sought in [0, 2^127] and is [0, 0] where delta(0) <= dl is proved (the least eps >= 0
+    with delta(eps) <= dl). ``max_bits``: the precision cap of every sign decided."""
 
     def g(eps: arb) -> arb:
         # increasing in eps: log delta - log delta_mu(eps)
-        return ball(dl).log() - delta_mu_ball(mu(), eps).log()
+        y = curve(eps) if curve is not None else delta_mu_ball(mu(), eps)
+        if y.is_zero():
+            return arb("inf")  # the curve is 0 there (a bounded loss at or past its bound): below delta
+        return ball(dl).log() - y.log()
 
     def s(eps: arb) -> int:
-        return sign_at(g, eps, what=f"the eps_mu(delta) equation for {what}, delta={dl}")
+        return sign_at(g, eps, what=f"the eps_mu(delta) equation for {what}, delta={dl}", max_bits=max_bits)
 
     lo, hi = arb(-1), arb(1)
+    if curve is not None:
+        lo = arb(0)
+        if s(lo) >= 0:
+            return Enclosure(lo, lo, d, 0)
     k = 0
     while s(lo) >= 0:
         lo = arb(-(2 ** (2 * k + 1)))
@@ -63,5 +77,5 @@ def eps_root(mu: Callable[[], arb], dl: Fraction, d: int, what: str) -> Enclosur
         k += 1
         if k > 64:
             raise PrecisionExhausted("eps above 2^127")
-    a, b, bits = isolate_increasing_root(g, lo, hi, digits=d + 1, what=f"eps_mu(delta) for {what}")
+    a, b, bits = isolate_increasing_root(g, lo, hi, digits=d + 1, max_bits=max_bits, what=f"eps_mu(delta) for {what}")
     return Enclosure(a, b, d, bits)

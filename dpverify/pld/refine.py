@@ -915,6 +915,134 @@ def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind:
     return ends
 
 
+#: the precision cap (bits) of :func:`poisson_closed_ends`: below the re-check's finest closed-form
+#: precision (5120 bits, ``recheck.pld._CLOSED_BITS``), so that what this form resolves the re-check's
+#: closed form resolves too (its margin, 1024 bits, is past the 70 bits between 10^-30 and its 2^-100)
+_POISSON_MAX_BITS = 4096
+
+
+def poisson_step(steps: Sequence[Step], directions: Sequence[str]) -> Optional[tuple[Fraction, Fraction]]:
+    """(mu, q) where the schedule is exactly one Poisson-subsampled Gaussian step (a
+    :class:`.pairs.SubsampledGaussianPair`, shift mu = 1/sigma, count 1) at a rate 0 < q < 1, read in
+    directions among add and remove; None otherwise (rate 1: :func:`gaussian_closed_ends`)."""
+    from .pairs import SubsampledGaussianPair
+
+    if len(steps) != 1 or steps[0].count != 1 or not directions:
+        return None
+    pairs = [steps[0].make_pair(d) for d in directions]
+    if not all(isinstance(p, SubsampledGaussianPair) and p.direction == d and d in ("add", "remove")
+               for p, d in zip(pairs, directions)):
+        return None
+    if len({(p.sigma, p.q) for p in pairs}) != 1 or not 0 < pairs[0].q < 1:
+        return None
+    return pairs[0].mu, pairs[0].q
+
+
+def poisson_step_delta_ball(mu: Any, q: Any, direction: str, eps: Any) -> Any:
+    """Ball of delta(eps), eps >= 0, of one Poisson-subsampled Gaussian step (shift mu, rate
+    0 < q < 1; AFA Thm 11 (1): remove P = (1 - q) N(0, 1) + q N(mu, 1) against Q = N(0, 1), add the
+    two swapped), at the working precision; nan where the add direction's w straddles 0.
+
+    The loss is monotone in x, so {L > eps} is a half line and delta(eps) = sup_S (P - e^eps Q)(S)
+    is a sum of normal tails; with sup_S (a A - b B)(S) = a sup_S (A - (b/a) B)(S) for a > 0 it is
+    the Gaussian curve delta_mu (GDPT eq. 2) at a transformed eps. Remove: P - e^eps Q =
+    q N(mu, 1) - (e^eps - 1 + q) N(0, 1), so delta(eps) = q delta_mu(v), v = log1p(expm1(eps) / q).
+    Add: P - e^eps Q = (1 - (1 - q) e^eps) N(0, 1) - q e^eps N(mu, 1), <= 0 where
+    w = 1 + expm1(-eps) / q <= 0 (eps >= -log(1 - q), the add loss's bound: delta = 0), else
+    delta(eps) = c delta_mu(v), c = 1 - (1 - q) e^eps = q e^eps w, v = -log w (delta_mu is symmetric
+    in its pair). The re-check derives the same formulas in MPFR (``recheck.poisson_step``)."""
+    from flint import arb
+
+    from ..mechanisms.gaussian import delta_mu_ball
+
+    if direction == "remove":
+        return q * delta_mu_ball(mu, (eps.expm1() / q).log1p())
+    w = poisson_add_w(q, eps)
+    if w <= 0:
+        return arb(0)
+    if not w > 0:
+        return arb("nan")
+    return q * eps.exp() * w * delta_mu_ball(mu, -w.log())
+
+
+def poisson_add_w(q: Any, eps: Any) -> Any:
+    """w = 1 + expm1(-eps) / q of :func:`poisson_step_delta_ball`'s add direction (0 at its loss bound)."""
+    return 1 + (-eps).expm1() / q
+
+
+def poisson_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: str, target: Fraction,
+                        digits: int) -> Optional[dict[str, tuple[Fraction, Fraction]]]:
+    """Per direction, [lo, hi] of delta(target) or eps(target) (clamped at 0) to 10^-``digits`` of a
+    schedule that is one Poisson-subsampled Gaussian step at 0 < q < 1 (:func:`poisson_step`), from
+    the closed form of :func:`poisson_step_delta_ball` (eps(delta): :func:`.gdp.eps_for_delta.eps_root`
+    on that curve). No grid: the step's curve needs no discretisation.
+
+    None for any other schedule, and wherever the re-check's closed form (``recheck.pld.
+    poisson_step_bounds``) might step aside, since a certificate from this form records no grid and
+    verify must answer it from its own closed form: eps / mu past MAX_GDP_EPS_OVER_MU (its 10^8), a
+    delta below 2^-TAIL_FLOOR_BITS (an underflowing delta, which the re-check finds wider than its
+    2^-100), an add direction whose w lies within 2^-:data:`_POISSON_MAX_BITS` of 0 (the re-check's w
+    cancels to nothing at 5120 bits), and anything not resolved within :data:`_POISSON_MAX_BITS` bits."""
+    from flint import arb
+
+    from ..ball import refine
+    from ..errors import shown
+    from ..gdp.eps_for_delta import eps_root
+    from ..limits import MAX_GDP_EPS_OVER_MU
+    from .tail import TAIL_FLOOR_BITS
+
+    step = poisson_step(steps, directions)
+    if step is None:
+        return None
+    mu, q = step
+    if kind == "delta" and target > MAX_GDP_EPS_OVER_MU * mu:
+        return None
+    what = f"one Poisson-subsampled Gaussian step, mu={shown(mu)}, q={shown(q)}"
+
+    def near_bound(eps: Fraction) -> bool:  # the add direction's w within 2^-_POISSON_MAX_BITS of 0
+        with working_precision(_POISSON_MAX_BITS + 64):
+            w = poisson_add_w(ball(q), ball(eps))
+            return not (w > arb(2) ** -_POISSON_MAX_BITS or w < -arb(2) ** -_POISSON_MAX_BITS)
+
+    ends: dict[str, tuple[Fraction, Fraction]] = {}
+    try:
+        for name in directions:
+            def curve(eps: arb, name: str = name) -> arb:
+                return poisson_step_delta_ball(ball(mu), ball(q), name, eps)
+
+            if kind == "delta":
+                if name == "add" and near_bound(target):
+                    return None
+                x, bits = refine(lambda: curve(ball(target)), digits=digits + 1, max_bits=_POISSON_MAX_BITS,
+                                 what=f"delta({shown(target)}) of {what}")
+                if x.is_zero():
+                    ends[name] = (Fraction(0), Fraction(0))  # add at or past its loss bound: exactly 0
+                    continue
+                if x.upper() < arb(2) ** -TAIL_FLOOR_BITS:
+                    return None
+                with working_precision(bits):
+                    ends[name] = (arb_to_fraction(x.lower()), arb_to_fraction(x.upper()))
+            else:
+                root = eps_root(lambda: ball(mu), target, digits, what, curve=curve, max_bits=_POISSON_MAX_BITS)
+                lo, hi = max(Fraction(0), arb_to_fraction(root.lo)), max(Fraction(0), arb_to_fraction(root.hi))
+                if name == "add" and near_bound(hi):
+                    return None
+                ends[name] = (lo, hi)
+    except PrecisionExhausted:
+        return None
+    return ends
+
+
+def closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: str, target: Fraction, digits: int,
+                *, poisson: bool = True) -> Optional[dict[str, tuple[Fraction, Fraction]]]:
+    """:func:`gaussian_closed_ends` (every step a Gaussian at rate 1), else, with ``poisson``,
+    :func:`poisson_closed_ends` (one Poisson-subsampled Gaussian step), else None (the grid answers)."""
+    got = gaussian_closed_ends(steps, directions, kind, target, digits)
+    if got is None and poisson:
+        got = poisson_closed_ends(steps, directions, kind, target, digits)
+    return got
+
+
 def _gaussian_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:
     """A proved lower bound of delta(eps), the maximum over ``directions``, when every step is
     the Gaussian mechanism (a :class:`.pairs.SubsampledGaussianPair` with q = 1), used only to

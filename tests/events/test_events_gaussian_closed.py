@@ -65,7 +65,7 @@ def _cert(doc: dict, query: dict) -> dict:
 
 def _grid(monkeypatch) -> None:
     """The producer as it was before it took the closed form (the grid route's certificates)."""
-    monkeypatch.setattr(api, "gaussian_closed_ends", lambda *a, **k: None)
+    monkeypatch.setattr(api, "closed_ends", lambda *a, **k: None)
 
 
 def _with_ends(cert: dict, lo: mpmath.mpf, hi: mpmath.mpf) -> dict:
