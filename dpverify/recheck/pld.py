@@ -631,7 +631,91 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
         r0 = A.sub(one, s0)
         return r0, A.add(A.mul(Q1, r0), A.mul(Qr, A.sub(one, s1)))
 
-    return IvTails(fn, sup=sup if q == 1 else None)
+    remove = direction == "remove"
+    half_mp = mpfr(0.5)  # exact
+
+    def many(A: Arith, i0: int, n: int, m: int) -> list:
+        """:func:`fn` at the exact points i 2^-m (|i| < 2^(prec-1): i / 2^m is exact, one
+        directed division gives it), written out in one loop with the same roundings, each tail
+        intersected with [0, 1] as :class:`IvTails` does; the results are the same bits as
+        :func:`fn`'s (tests/recheck/test_pld_laplace_many.py compares them knot by knot).
+
+        Where :func:`fn` calls :meth:`Arith.mul` or :meth:`Arith.div` with B = [B0, B1],
+        B0 > 0 (b > 0), on an interval [y0, y1] of either sign, the end it returns is written
+        out: directed rounding is monotone, so of the four products (quotients) the least
+        rounded down is y0 B1 when y0 < 0 (y0 / B0), else y0 B0 (y0 / B1), and the greatest
+        rounded up is y1 B1 when y1 >= 0 (y1 / B0), else y1 B0 (y1 / B1); a tie among the four
+        is the same number, and a product or quotient of a nonzero y and B is not 0 (MPFR's
+        exponent range), so the bits, signs of zero included, are the ones ``min``/``max`` picks.
+        The halvings are exact. Products whose first factor's lower end could be negative
+        (Q1 and Qr times s1 or 1 - s1) go through :meth:`Arith.mul` itself off its common case."""
+        fn(A, (mpfr(0), mpfr(0)))  # fills the constants of this precision
+        (B0, B1), (qr0, qr1), (q10, q11), (lo_end, hi_end) = consts[A.prec]
+        dn, up = A.dn, A.up
+        d_add, d_sub, d_mul, d_div, d_exp = dn.add, dn.sub, dn.mul, dn.div, dn.exp
+        u_add, u_sub, u_mul, u_div, u_exp = up.add, up.sub, up.mul, up.div, up.exp
+        two_m = pow2(m)
+        if q == 1:
+            # the knot i 2^-m is at or above the end 1/b iff i >= ceil(2^m / b), below -1/b iff
+            # i < -floor(2^m / b) (i an integer): :func:`fn`'s exact comparisons of Fractions
+            top = -((-(sup.numerator << m)) // sup.denominator)  # ceil(2^m / b)
+            bot = -((sup.numerator << m) // sup.denominator)  # -floor(2^m / b)
+        zero, ones = (_Z, _Z), (_O, _O)
+        out = []
+        for i in range(i0, n + 1):
+            if q == 1:
+                above_end, below_end, straddles = i >= top, i < bot, False
+            else:
+                e = d_div(i, two_m)  # exact: |i| < 2^(prec-1)
+                above_end, below_end = e >= hi_end[1], e < lo_end[0]
+                straddles = e >= hi_end[0] or e < lo_end[1]
+            if above_end:
+                out.append((zero, zero))
+                continue
+            if below_end:
+                out.append((ones, ones))
+                continue
+            if straddles:
+                out.append(_UNIT)
+                continue
+            e = d_div(i, two_m) if remove else d_div(-i, two_m)  # exact, and so is -e
+            a0, a1 = d_add(dn.expm1(e), qr0), u_add(up.expm1(e), qr1)
+            if a0 <= 0:
+                out.append(_UNIT)
+                continue
+            b0 = d_div(a0, qr1)
+            if not b0 > 0:  # fn's A.log refuses it: the same route
+                out.append(tails(A, A.dyadic(i, m)))
+                continue
+            l0, l1 = dn.log(b0), up.log(u_div(a1, qr0))
+            # x = (B log(a / q) + 1) / 2
+            x0 = d_mul(d_add(d_mul(l0, B1 if l0 < 0 else B0), 1), half_mp)
+            x1 = u_mul(u_add(u_mul(l1, B1 if l1 >= 0 else B0), 1), half_mp)
+            # s0 = e^(-x / B) / 2
+            n0, n1 = dn.minus(x1), up.minus(x0)
+            s00 = d_mul(d_exp(d_div(n0, B0 if n0 < 0 else B1)), half_mp)
+            s01 = u_mul(u_exp(u_div(n1, B0 if n1 >= 0 else B1)), half_mp)
+            # s1 = 1 - e^((x - 1) / B) / 2
+            n0, n1 = d_sub(x0, 1), u_sub(x1, 1)
+            w0 = d_mul(d_exp(d_div(n0, B0 if n0 < 0 else B1)), half_mp)
+            w1 = u_mul(u_exp(u_div(n1, B0 if n1 >= 0 else B1)), half_mp)
+            s10, s11 = d_sub(1, w1), u_sub(1, w0)
+            if remove:
+                # s00 >= 0 (an exponential halved), q10 >= 0: Arith.mul's common case
+                m1 = (d_mul(qr0, s10), u_mul(qr1, s11)) if s10 >= 0 else A.mul((qr0, qr1), (s10, s11))
+                p0, p1 = d_add(d_mul(q10, s00), m1[0]), u_add(u_mul(q11, s01), m1[1])
+                t0, t1 = s00, s01
+            else:
+                p0, p1 = d_sub(1, s01), u_sub(1, s00)
+                r = (d_mul(q10, p0), u_mul(q11, p1)) if p0 >= 0 and q10 >= 0 else A.mul((q10, q11), (p0, p1))
+                c0, c1 = d_sub(1, s11), u_sub(1, s10)
+                m1 = (d_mul(qr0, c0), u_mul(qr1, c1)) if c0 >= 0 else A.mul((qr0, qr1), (c0, c1))
+                t0, t1 = d_add(r[0], m1[0]), u_add(r[1], m1[1])
+            out.append(((max(p0, _Z), min(p1, _O)), (max(t0, _Z), min(t1, _O))))
+        return out
+
+    tails = IvTails(fn, many=many, sup=sup if q == 1 else None)
+    return tails
 
 
 def finite_tails(P: list, Q: list) -> IvTails:
