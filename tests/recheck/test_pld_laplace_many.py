@@ -18,6 +18,8 @@ import pytest
 from dpverify.recheck import pld as Pl
 from dpverify.recheck.core import arith, to_fraction
 
+from .test_pld_rigorous import _ref_laplace_tails
+
 # (b, q, direction, m, prec, lo, hi): the index ranges run past both ends of the support
 CASES = [
     (F(20), F(1), "remove", 8, 120, -20, 20),  # the npd leaf: ends +-1/20, between knots
@@ -44,24 +46,9 @@ def _flat(tails: list) -> list:
 
 
 def _ref(b, q, direction, e):
-    """(P(L > e), Q(L > e)) by mpmath: remove P = q Lap(1, b) + (1 - q) Lap(0, b), Q = Lap(0, b);
-    inside the support L > e iff x > x_e, x_e = (b log((e^e - 1 + q) / q) + 1) / 2; add mirrors it."""
-    bb, qq = mpmath.mpf(b.numerator) / b.denominator, mpmath.mpf(q.numerator) / q.denominator
-    if q == 1:
-        lo_end, hi_end = -1 / bb, 1 / bb
-    else:
-        lmin = mpmath.log(1 - qq + qq * mpmath.exp(-1 / bb))
-        lmax = mpmath.log(1 - qq + qq * mpmath.exp(1 / bb))
-        lo_end, hi_end = (lmin, lmax) if direction == "remove" else (-lmax, -lmin)
-    if e >= hi_end:
-        return mpmath.mpf(0), mpmath.mpf(0)
-    if e < lo_end:
-        return mpmath.mpf(1), mpmath.mpf(1)
-    x = (bb * mpmath.log((mpmath.expm1(e if direction == "remove" else -e) + qq) / qq) + 1) / 2
-    s0, s1 = mpmath.exp(-x / bb) / 2, 1 - mpmath.exp((x - 1) / bb) / 2
-    if direction == "remove":
-        return (1 - qq) * s0 + qq * s1, s0
-    return 1 - s0, (1 - qq) * (1 - s0) + qq * (1 - s1)
+    """(P(L > e), Q(L > e)) by mpmath (test_pld_rigorous's reference, exact ends at q = 1)."""
+    return _ref_laplace_tails(mpmath.mpf(b.numerator) / b.denominator, mpmath.mpf(q.numerator) / q.denominator,
+                              direction, e)
 
 
 @pytest.mark.parametrize("b,q,direction,m,prec,lo,hi", CASES)

@@ -52,10 +52,16 @@ def _ref_gauss_tails(sig, q, direction: str, e):
 
 
 def _ref_laplace_tails(b, q, direction: str, e):
-    """Subsampled Laplace (scale b, sensitivity 1) on the densities' survival functions."""
-    lmin = mpmath.log(1 - q + q * mpmath.exp(-1 / b))
-    lmax = mpmath.log(1 - q + q * mpmath.exp(1 / b))
-    lo_end, hi_end = (lmin, lmax) if direction == "remove" else (-lmax, -lmin)
+    """Subsampled Laplace (scale b, sensitivity 1) on the densities' survival functions. At q = 1 the
+    loss support's ends are -1/b and 1/b themselves (not the logs of their exponentials, which may land
+    on either side of a knot on the end: there the tails are P(L > 1/b) = 0 and P(L > -1/b) =
+    1 - e^(-1/b) / 2, x_e = 0)."""
+    if q == 1:
+        lo_end, hi_end = -1 / b, 1 / b
+    else:
+        lmin = mpmath.log(1 - q + q * mpmath.exp(-1 / b))
+        lmax = mpmath.log(1 - q + q * mpmath.exp(1 / b))
+        lo_end, hi_end = (lmin, lmax) if direction == "remove" else (-lmax, -lmin)
     if e >= hi_end:
         return mpmath.mpf(0), mpmath.mpf(0)
     if e < lo_end:
