@@ -34,7 +34,7 @@ def _recorded(monkeypatch) -> list:
 
 
 @pytest.mark.parametrize("sigma,q,T", [("4", "0.01", 10000), ("1", "0.01", 1000), ("2", "0.1", 100),
-                                       ("1", "0.2", 10), ("1", "0.5", 1)])
+                                       ("1", "0.2", 10)])
 def test_swapped_upper_end_encloses_the_add_directions_own_lower_end(monkeypatch, sigma, q, T):
     # soundness against the add pairs composed themselves (no swap: one direction only): the
     # swapped upper end must lie at or above their certified lower end, and near their upper end
