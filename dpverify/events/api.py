@@ -49,7 +49,7 @@ from ..certificate.prose import REALISED_LOWER, ZCDP_THEOREMS, ZCDP_WHY
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..limits import DEFAULT_TIME_BUDGET_SECONDS
 from ..pld.accountant import Step, refine_query
-from ..pld.refine import answer_note, claim_verdict, closed_ends, decided_against, max_ends, poisson_step
+from ..pld.refine import answer_note, claim_verdict, closed_ends, decided_against, max_ends
 from ..pld.dpsgd import _CLOSED_CLAIM_DIGITS, _digits as _pld_digits
 from ..verdict import Enclosure, Outcome, Verdict
 from . import model as E
@@ -313,10 +313,10 @@ def _query(ev: Any, kind: str, target: Fraction, rel: Relation, digits: Optional
         # Poisson pair too (AFA Thm 11 (2)), but verify's closed form reads Poisson leaves only
         # (``recheck.events._Tree.rdp``): such a step keeps the grid, which verify re-proves
         steps = p.steps()
-        ends = closed_ends(steps, p.directions, kind, target, _CLOSED_CLAIM_DIGITS if decide else d,
-                           poisson="SampledWithoutReplacement" not in p.rdp_only)
-        if ends is not None:
-            return _closed(ends, p, quantity, d, t0, poisson_step(steps, p.directions) is not None)
+        got = closed_ends(steps, p.directions, kind, target, _CLOSED_CLAIM_DIGITS if decide else d,
+                          poisson="SampledWithoutReplacement" not in p.rdp_only)
+        if got is not None:
+            return _closed(got.ends, p, quantity, d, t0, got.form == "poisson")
     realised = p.realised_steps() if p.upper_only else None
     if realised is not None:
         # the upper pair's own lower end decides nothing about the mechanism: refine it to the

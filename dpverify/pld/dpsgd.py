@@ -39,7 +39,7 @@ from ..limits import DEFAULT_TIME_BUDGET_SECONDS, MAX_APPROX_EXP_EPS0, MAX_DATAS
 from ..verdict import Enclosure, Outcome, Verdict
 from ..vocabulary import DIGITS_PLD
 from .accountant import PldResult, Step, refine_query
-from .refine import answer_note, claim_verdict, closed_ends, decided_against, max_ends, poisson_step
+from .refine import ClosedEnds, answer_note, claim_verdict, closed_ends, decided_against, max_ends
 from ..relation import SCHEDULE_RELATIONS, Relation, directions, relation
 from .pairs import SubsampledGaussianPair
 from .tail import tv_tail, tv_upper
@@ -326,16 +326,16 @@ def _gaussian_closed(steps: Sequence[Step], rel: Relation, dirs: Sequence[str], 
     eps(1e-5) to 8 digits: 246 CPU s and exit 3). None for any other schedule, or where the closed
     form steps aside (the grid then answers). The re-check has the same closed forms
     (``recheck.pld.gaussian_bounds``, ``recheck.pld.poisson_step_bounds``)."""
-    ends = closed_ends(steps, dirs, kind, target, d)
-    return None if ends is None else _closed_answer(ends, rel, d, steps)
+    got = closed_ends(steps, dirs, kind, target, d)
+    return None if got is None else _closed_answer(got, rel, d)
 
 
-def _closed_answer(ends: Mapping[str, tuple], rel: Relation, digits: int, steps: Sequence[Step]) -> PldAnswer:
+def _closed_answer(got: ClosedEnds, rel: Relation, digits: int) -> PldAnswer:
     """The answer of :func:`_gaussian_closed`'s per-direction ends, printed to ``digits``."""
-    lo, hi = max_ends(ends)
+    lo, hi = max_ends(got.ends)
     width = float((hi - lo) / hi) if hi > 0 else 0.0
-    closed: Union[bool, str] = "poisson" if poisson_step(steps, list(ends)) is not None else True
-    return PldAnswer(_enclosure(lo, hi, digits, 0), rel, 0, 0, 0.0, width, dict(ends), None, closed=closed)
+    closed: Union[bool, str] = "poisson" if got.form == "poisson" else True
+    return PldAnswer(_enclosure(lo, hi, digits, 0), rel, 0, 0, 0.0, width, dict(got.ends), None, closed=closed)
 
 
 def delta(
@@ -387,10 +387,10 @@ def check_claim(
     from ..errors import PrecisionExhausted
 
     steps = [e.step() for e in events]
-    ends = closed_ends(steps, dirs, "delta", E, _CLOSED_CLAIM_DIGITS)
-    if ends is not None:  # every step a Gaussian at rate 1, or one Poisson step: decided at 30 digits
-        ans = _closed_answer(ends, rel, 6, steps)
-        lo, hi = max_ends(ends)
+    got = closed_ends(steps, dirs, "delta", E, _CLOSED_CLAIM_DIGITS)
+    if got is not None:  # every step a Gaussian at rate 1, or one Poisson step: decided at 30 digits
+        ans = _closed_answer(got, rel, 6)
+        lo, hi = max_ends(got.ends)
     else:
         try:
             res = refine_query(steps, dirs, kind="delta", target=E,

@@ -36,7 +36,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence
 
 from ..ball import arb_to_fraction, ball, endpoints, exact_str, rational_decimal, upper_decimal, working_precision
 from ..errors import PrecisionExhausted
@@ -1033,14 +1033,23 @@ def poisson_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: 
     return ends
 
 
+class ClosedEnds(NamedTuple):
+    """Per-direction [lo, hi] from a closed form, and which form answered: ``"gaussian"``
+    (:func:`gaussian_closed_ends`) or ``"poisson"`` (:func:`poisson_closed_ends`). The form is
+    recorded (``PldAnswer.closed``, the events method) since verify answers each from its own copy."""
+    form: str
+    ends: dict[str, tuple[Fraction, Fraction]]
+
+
 def closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: str, target: Fraction, digits: int,
-                *, poisson: bool = True) -> Optional[dict[str, tuple[Fraction, Fraction]]]:
+                *, poisson: bool = True) -> Optional[ClosedEnds]:
     """:func:`gaussian_closed_ends` (every step a Gaussian at rate 1), else, with ``poisson``,
     :func:`poisson_closed_ends` (one Poisson-subsampled Gaussian step), else None (the grid answers)."""
     got = gaussian_closed_ends(steps, directions, kind, target, digits)
-    if got is None and poisson:
-        got = poisson_closed_ends(steps, directions, kind, target, digits)
-    return got
+    if got is not None:
+        return ClosedEnds("gaussian", got)
+    got = poisson_closed_ends(steps, directions, kind, target, digits) if poisson else None
+    return None if got is None else ClosedEnds("poisson", got)
 
 
 def _gaussian_scale(steps: Sequence[Step], directions: Sequence[str], eps: Fraction) -> Optional[Fraction]:

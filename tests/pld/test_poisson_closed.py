@@ -138,7 +138,8 @@ def test_steps_aside_where_verify_would() -> None:
     5120 bits, 2^-4313; the margin is the producer's): None, the grid answers."""
     assert poisson_closed_ends(_steps("0.5", "0.01", 2), _BOTH, "delta", F(1), 8) is None
     assert poisson_closed_ends(_steps("0.5", "1"), _BOTH, "delta", F(1), 8) is None
-    assert closed_ends(_steps("0.5", "1"), _BOTH, "delta", F(1), 8) is not None  # gaussian_closed_ends'
+    assert closed_ends(_steps("0.5", "1"), _BOTH, "delta", F(1), 8).form == "gaussian"  # rate 1
+    assert closed_ends(_steps("0.5", "0.01"), _BOTH, "delta", F(1), 8).form == "poisson"
     assert poisson_closed_ends(_steps("0.5", "0.01"), _BOTH, "delta", F(2 * 10**8 + 1), 8) is None
     # w = 1 + expm1(-eps)/q for eps a rational 1e-1300 off -log(1 - q): |w| < 2^-4096
     with mpmath.workdps(1400):
