@@ -34,22 +34,28 @@ def eps_for_delta(mu: ExactInput, delta: ExactInput, digits: int = 15) -> Enclos
     m = V.positive("mu", mu)
     dl = V.open_unit("delta", delta)
     d = V.digits(digits)
-    return eps_root(lambda: ball(m), dl, d, f"mu={m}")
+    return eps_root(mu_curve(lambda: ball(m)), dl, d, f"mu={m}", from_zero=False)
 
 
-def eps_root(mu: Callable[[], arb], dl: Fraction, d: int, what: str, *,
-             curve: "Callable[[arb], arb] | None" = None, max_bits: int = DEFAULT_MAX_BITS) -> Enclosure:
-    """:func:`eps_for_delta` for a mu made at the working precision by ``mu()`` (an exact
-    rational, or the square root of one: a composition of Gaussians), 0 < dl < 1.
+def mu_curve(mu: Callable[[], arb]) -> Callable[[arb], arb]:
+    """The curve delta_mu(eps) (GDPT eq. 2) of a mu made at the working precision by ``mu()``
+    (an exact rational, or the square root of one: a composition of Gaussians)."""
+    return lambda eps: delta_mu_ball(mu(), eps)
 
-    ``curve``: instead of delta_mu, another strictly decreasing curve delta(eps) defined for eps >= 0
-    only (ball in, ball out; a ball it cannot resolve is nan, which raises the precision); the root
-    is then sought in [0, 2^127] and is [0, 0] where delta(0) <= dl is proved (the least eps >= 0
-    with delta(eps) <= dl). ``max_bits``: the precision cap of every sign decided."""
+
+def eps_root(curve: Callable[[arb], arb], dl: Fraction, d: int, what: str, *, from_zero: bool,
+             max_bits: int = DEFAULT_MAX_BITS) -> Enclosure:
+    """:func:`eps_for_delta` of a strictly decreasing curve delta(eps) (ball in, ball out; a ball it
+    cannot resolve is nan, which raises the precision), 0 < dl < 1: delta_mu (:func:`mu_curve`) or
+    another.
+
+    ``from_zero``: the curve is defined for eps >= 0 only; the root is then sought in [0, 2^127] and
+    is [0, 0] where delta(0) <= dl is proved (the least eps >= 0 with delta(eps) <= dl). Otherwise
+    it is sought in [-2^80, 2^127]. ``max_bits``: the precision cap of every sign decided."""
 
     def g(eps: arb) -> arb:
-        # increasing in eps: log delta - log delta_mu(eps)
-        y = curve(eps) if curve is not None else delta_mu_ball(mu(), eps)
+        # increasing in eps: log delta - log delta(eps)
+        y = curve(eps)
         if y.is_zero():
             return arb("inf")  # the curve is 0 there (a bounded loss at or past its bound): below delta
         return ball(dl).log() - y.log()
@@ -58,7 +64,7 @@ def eps_root(mu: Callable[[], arb], dl: Fraction, d: int, what: str, *,
         return sign_at(g, eps, what=f"the eps_mu(delta) equation for {what}, delta={dl}", max_bits=max_bits)
 
     lo, hi = arb(-1), arb(1)
-    if curve is not None:
+    if from_zero:
         lo = arb(0)
         if s(lo) >= 0:
             return Enclosure(lo, lo, d, 0)

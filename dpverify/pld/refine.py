@@ -878,7 +878,7 @@ def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind:
 
     from ..ball import arb_to_fraction, ball, refine, working_precision
     from ..errors import PrecisionExhausted, shown
-    from ..gdp.eps_for_delta import eps_root
+    from ..gdp.eps_for_delta import eps_root, mu_curve
     from ..limits import MAX_GDP_EPS_OVER_MU
     from ..mechanisms.gaussian import delta_mu_ball
     from .tail import TAIL_FLOOR_BITS
@@ -908,7 +908,8 @@ def gaussian_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind:
                     ends[name] = (arb_to_fraction(x.lower()), arb_to_fraction(x.upper()))
             else:
                 # shown: str() of a Fraction past 4300 digits raises (sigma 1e-2150, adv48 L1: exit 4)
-                root = eps_root(lambda: ball(mu2).sqrt(), target, digits, f"mu^2={shown(mu2)}")
+                root = eps_root(mu_curve(lambda: ball(mu2).sqrt()), target, digits, f"mu^2={shown(mu2)}",
+                                from_zero=False)
                 ends[name] = (max(Fraction(0), arb_to_fraction(root.lo)), max(Fraction(0), arb_to_fraction(root.hi)))
     except PrecisionExhausted:
         return None
@@ -1023,7 +1024,7 @@ def poisson_closed_ends(steps: Sequence[Step], directions: Sequence[str], kind: 
                 with working_precision(bits):
                     ends[name] = (arb_to_fraction(x.lower()), arb_to_fraction(x.upper()))
             else:
-                root = eps_root(lambda: ball(mu), target, digits, what, curve=curve, max_bits=_POISSON_MAX_BITS)
+                root = eps_root(curve, target, digits, what, from_zero=True, max_bits=_POISSON_MAX_BITS)
                 lo, hi = max(Fraction(0), arb_to_fraction(root.lo)), max(Fraction(0), arb_to_fraction(root.hi))
                 if name == "add" and near_bound(hi):
                     return None
