@@ -474,18 +474,26 @@ class MixtureGaussianPair(PairFromTails):
         return self._cache[ctx.prec]
 
     @staticmethod
-    def _g(x: arb, comps) -> tuple[arb, arb]:
-        """(g(x), g'(x)) as balls; a component with mu = 0 (exactly) weighs
-        p e^0 = p and adds nothing to the derivative's numerator."""
-        s = arb(0)
-        d = arb(0)
+    def _sums(x, comps, zero, slope: bool = True) -> tuple:
+        """(G(x), G'(x)) with G = sum_i p_i e^{mu_i x - mu_i^2/2} = e^{g(x)}, for an arb ball or an
+        arb power series ``x`` (``zero``: the 0 of its kind); G' is None unless ``slope``. A
+        component with mu = 0 (exactly) weighs p e^0 = p and adds nothing to G'."""
+        s = zero
+        d = zero if slope else None
         for mu, p in comps:
             if mu == 0:
                 s += p
             else:
                 w = p * (mu * (x - mu / 2)).exp()
                 s += w
-                d += w * mu
+                if d is not None:
+                    d += w * mu
+        return s, d
+
+    @classmethod
+    def _g(cls, x: arb, comps) -> tuple[arb, arb]:
+        """(g(x), g'(x)) as balls (g' = G' / G, :meth:`_sums`)."""
+        s, d = cls._sums(x, comps, arb(0))
         return s.log(), d / s
 
     def _float_comps(self) -> list:
@@ -749,10 +757,7 @@ class MixtureGaussianPair(PairFromTails):
         old = ctx.cap
         try:
             ctx.cap = length  # series are cut at ctx.cap terms whatever their own length
-            u = arb_series([0, 1], prec=length)
-            G = arb_series([0], prec=length)
-            for mu, p in comps:
-                G += p if mu == 0 else p * (mu * (x0 + u - mu / 2)).exp()
+            G, _ = self._sums(arb_series([x0, 1], prec=length), comps, arb_series([0], prec=length), slope=False)
             cs = G.log().coeffs()
             if len(cs) < 2:
                 return None
@@ -775,15 +780,7 @@ class MixtureGaussianPair(PairFromTails):
         try:
             ctx.cap = length
             X = arb_series(arb_poly(poly_p)(arb_poly([eps_c - eps_p, 1])).coeffs(), prec=length)
-            G = arb_series([0], prec=length)
-            D = arb_series([0], prec=length)
-            for mu, p in comps:
-                if mu == 0:
-                    G += p
-                else:
-                    w = p * (mu * (X - mu / 2)).exp()
-                    G += w
-                    D += mu * w
+            G, D = self._sums(X, comps, arb_series([0], prec=length))
             X = X - (G.log() - arb_series([sign * eps_c, sign], prec=length)) * G / D
         except (ValueError, ZeroDivisionError):
             return None
@@ -817,9 +814,7 @@ class MixtureGaussianPair(PairFromTails):
             # X = p(e - eps_c + t): one composition with the linear series (arb_poly_compose
             # encloses the composed coefficients at every point of the ball e - eps_c)
             X = arb_series(arb_poly(poly)(arb_poly([e - eps_c, 1])).coeffs(), prec=length)
-        G = arb_series([0], prec=length)
-        for mu, p in comps:
-            G += p if mu == 0 else p * (mu * (X - mu / 2)).exp()
+        G, _ = self._sums(X, comps, arb_series([0], prec=length), slope=False)
         eps = arb_series([e, 1], prec=length)
         r = G.log() - eps if remove else G.log() + eps
         dq = (X * X * arb(-0.5)).exp() * X.derivative() / (2 * arb.pi()).sqrt()
