@@ -835,7 +835,10 @@ class MixtureGaussianPair(PairFromTails):
         distance bound below as its ``extra``), or None (the block is then split). Unevaluated:
         :func:`.taylor_blocks.grid_tails_by_blocks` evaluates it at the block's knots, or, with
         ``reach`` 1, the discretisation forms the masses from it
-        (:func:`dpverify.pld.discretise.block_masses`).
+        (:func:`dpverify.pld.discretise.block_masses`). ``near``: a dict the caller keeps over one
+        grid, where the last block answered leaves its centre knot and proposal, from which the
+        next block's proposal is one Newton step (:meth:`_newton_poly`; a choice of route only:
+        the proof below holds for any proposal p).
 
         Proof. Let x(eps) be the true crossing point (L > eps iff x > x(eps) in the remove
         orientation, x < x(eps) in the add one; g(x(eps)) = y(eps) = +-eps) and X = p(eps -
