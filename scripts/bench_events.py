@@ -44,7 +44,8 @@ DELTA = "1e-5"
 EXAMPLES = """examples:
   PYTHONPATH=. python scripts/bench_events.py --quick      # T = 1000, five rows: about a minute
   PYTHONPATH=. python scripts/bench_events.py              # T = 10^4, every row (a few minutes)
-  PYTHONPATH=. python scripts/bench_events.py --steps 100000 --rel-width 1e-3 --no-verify"""
+  PYTHONPATH=. python scripts/bench_events.py --steps 100000 --rel-width 1e-3 --no-verify
+  PYTHONPATH=. python scripts/bench_events.py --rows "MoG 3"   # the baseline and the 3-component mixture"""
 
 #: prv_accountant's grid grows with the steps at a fixed eps_error (scripts/bench_dpsgd.py:
 #: 386 s and 3.2 GB at T = 1e5): it is not run on trees of more steps than this
@@ -169,6 +170,9 @@ def main() -> None:
     ap.add_argument("--rel-width", type=float, default=1e-4, help="relative width asked (default 1e-4)")
     ap.add_argument("--quick", action="store_true", help="T = 1000, five rows (about a minute at load 4 on 2 cores; smoke use)")
     ap.add_argument("--no-verify", action="store_true", help="do not write and re-check the certificates")
+    ap.add_argument("--rows", nargs="+", metavar="PREFIX",
+                    help="only the rows whose names start with one of these (the baseline row is always "
+                         "run: the /base column reads it)")
     a = ap.parse_args()
     warnings.filterwarnings("ignore")
     T = 1000 if a.quick else a.steps
@@ -212,6 +216,8 @@ def main() -> None:
         keep = ("poisson gaussian (baseline)", "WOR gaussian, replace-one", "MoG = the baseline", "3 kinds x",
                 "done-when mixed tree")
         rows = [r for r in rows if r[0].startswith(keep)]
+    if a.rows:
+        rows = [r for i, r in enumerate(rows) if i == 0 or r[0].startswith(tuple(a.rows))]
     start(f"bench_events: T = {T}, delta = {DELTA}, requested relative width {a.rel_width:g}"
           f"{'' if digits else ' (not a power of ten: certificates record no digits)'}")
     print("columns: dpverify CPU s (each side warmed up by one small untimed query) and its ratio to the "

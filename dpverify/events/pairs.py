@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable, Optional, Sequence, Union
 
-from flint import arb, arb_series, ctx
+from flint import arb, arb_poly, arb_series, ctx
 
 from ..ball import arb_to_fraction, ball, brief_str, endpoints, normal_sf, working_precision
 from ..errors import InvalidParameter, Undecided
@@ -346,6 +346,10 @@ def discrete_gaussian_pair(sigma: Fraction, sensitivity: int) -> AtomPair:
 # --------------------------------------------------------------------------- mixture of Gaussians
 
 
+#: the working precision of a Taylor block's series over its whole ball (:meth:`MixtureGaussianPair._block`)
+_BALL_SERIES_BITS = 64
+
+
 @dataclass(frozen=True)
 class MixtureGaussianPair(PairFromTails):
     """dp_accounting's mixture-of-Gaussians pair, in units of s (mu_i = c_i/s,
@@ -470,18 +474,26 @@ class MixtureGaussianPair(PairFromTails):
         return self._cache[ctx.prec]
 
     @staticmethod
-    def _g(x: arb, comps) -> tuple[arb, arb]:
-        """(g(x), g'(x)) as balls; a component with mu = 0 (exactly) weighs
-        p e^0 = p and adds nothing to the derivative's numerator."""
-        s = arb(0)
-        d = arb(0)
+    def _sums(x, comps, zero, slope: bool = True) -> tuple:
+        """(G(x), G'(x)) with G = sum_i p_i e^{mu_i x - mu_i^2/2} = e^{g(x)}, for an arb ball or an
+        arb power series ``x`` (``zero``: the 0 of its kind); G' is None unless ``slope``. A
+        component with mu = 0 (exactly) weighs p e^0 = p and adds nothing to G'."""
+        s = zero
+        d = zero if slope else None
         for mu, p in comps:
             if mu == 0:
                 s += p
             else:
                 w = p * (mu * (x - mu / 2)).exp()
                 s += w
-                d += w * mu
+                if d is not None:
+                    d += w * mu
+        return s, d
+
+    @classmethod
+    def _g(cls, x: arb, comps) -> tuple[arb, arb]:
+        """(g(x), g'(x)) as balls (g' = G' / G, :meth:`_sums`)."""
+        s, d = cls._sums(x, comps, arb(0))
         return s.log(), d / s
 
     def _float_comps(self) -> list:
@@ -745,10 +757,7 @@ class MixtureGaussianPair(PairFromTails):
         old = ctx.cap
         try:
             ctx.cap = length  # series are cut at ctx.cap terms whatever their own length
-            u = arb_series([0, 1], prec=length)
-            G = arb_series([0], prec=length)
-            for mu, p in comps:
-                G += p if mu == 0 else p * (mu * (x0 + u - mu / 2)).exp()
+            G, _ = self._sums(arb_series([x0, 1], prec=length), comps, arb_series([0], prec=length), slope=False)
             cs = G.log().coeffs()
             if len(cs) < 2:
                 return None
@@ -760,6 +769,26 @@ class MixtureGaussianPair(PairFromTails):
         out = [x0] + [arb(v.mid()) if (remove or k % 2 == 0) else -arb(v.mid()) for k, v in enumerate(inv) if k > 0]
         return out if all(v.is_finite() for v in out) else None
 
+    def _newton_poly(self, eps_c: arb, length: int, comps, eps_p: arb, poly_p: list) -> Optional[list]:
+        """As :meth:`_inverse_poly` (a proposal only), from ``poly_p``, the proposal at a nearby
+        centre ``eps_p``: X0(t) = poly_p(eps_c - eps_p + t) (a Taylor shift), then one Newton step
+        on power series, X1 = X0 - (g(X0) - y) / g'(X0), g' = G' / G (G = sum_i p_i e^{mu_i x -
+        mu_i^2/2}, G' = sum_i p_i mu_i e^{mu_i x - mu_i^2/2}), which squares X0's distance from
+        the root's series. None where a coefficient is not finite."""
+        sign = 1 if self.direction == "remove" else -1
+        old = ctx.cap
+        try:
+            ctx.cap = length
+            X = arb_series(arb_poly(poly_p)(arb_poly([eps_c - eps_p, 1])).coeffs(), prec=length)
+            G, D = self._sums(X, comps, arb_series([0], prec=length))
+            X = X - (G.log() - arb_series([sign * eps_c, sign], prec=length)) * G / D
+        except (ValueError, ZeroDivisionError):
+            return None
+        finally:
+            ctx.cap = old
+        out = [arb(v.mid()) for v in X.coeffs()]
+        return out if len(out) == length and all(v.is_finite() for v in out) else None
+
     def _block_series(self, e: arb, length: int, comps, poly: list, eps_c: arb, inv_s2: arb) -> tuple:
         """Taylor coefficients in t (``length`` of them) of three functions of eps = e + t, at
         every point of the ball ``e``: P(x > X), Q(x > X) in the remove orientation (their
@@ -767,43 +796,49 @@ class MixtureGaussianPair(PairFromTails):
         the fixed polynomial p of :meth:`_inverse_poly`. Each is an explicit analytic function of
         eps (erfc and log of a positive sum of exponentials of a polynomial), so arb's series at
         the ball enclose its coefficients at each point (as the Poisson Gaussian pair's
-        series); :meth:`_block` turns r into the distance from X to the true root."""
+        series); :meth:`_block` turns r into the distance from X to the true root.
+
+        The tails' series are their values at X(e) plus the integrals of their derivatives in t
+        (the fundamental theorem of calculus, coefficient by coefficient, as arb's own erfc
+        series): with phi the N(0, 1) density, d/dt Q(x > X) = -phi(X) X' and, since phi(X - mu)
+        = phi(X) e^{mu X - mu^2/2}, d/dt sum_i p_i Q(x > X - mu_i) = -phi(X) G(X) X' with G =
+        sum_i p_i e^{mu_i X - mu_i^2/2}, the sum whose log is g (the likelihood ratio: dP = e^L
+        dQ). One exp series for phi(X) and G's, already formed for r, in place of an erfc series
+        per component; the add orientation's tails are P(x < X), Q(x < X), whose derivatives
+        are the same with the sign flipped."""
         remove = self.direction == "remove"
         if e.is_exact() and e == eps_c:
             # at the centre itself t = eps - eps_c is the series variable, so X's coefficients are p's
-            # (the Horner steps below multiply by the exact t = 0 + 1 T and add the exact coefficients:
-            # the same balls, without the length's series products)
             X = arb_series(poly, prec=length)
         else:
-            t = arb_series([e - eps_c, 1], prec=length)
-            X = arb_series([poly[-1]], prec=length)
-            for c in reversed(poly[:-1]):
-                X = X * t + c
-        G = arb_series([0], prec=length)
-        for mu, p in comps:
-            G += p if mu == 0 else p * (mu * (X - mu / 2)).exp()
+            # X = p(e - eps_c + t): one composition with the linear series (arb_poly_compose
+            # encloses the composed coefficients at every point of the ball e - eps_c)
+            X = arb_series(arb_poly(poly)(arb_poly([e - eps_c, 1])).coeffs(), prec=length)
+        G, _ = self._sums(X, comps, arb_series([0], prec=length), slope=False)
         eps = arb_series([e, 1], prec=length)
         r = G.log() - eps if remove else G.log() + eps
+        dq = (X * X * arb(-0.5)).exp() * X.derivative() / (2 * arb.pi()).sqrt()
+        dp = dq * G
+        x0 = X.coeffs()[0]  # X(e): a ball over the ball e
         if remove:
-            qt = (X * inv_s2).erfc() / 2
-            pt = arb_series([0], prec=length)
-            for mu, p in comps:
-                pt += p * (qt if mu == 0 else ((X - mu) * inv_s2).erfc() / 2)
-            return pt, qt, r
-        pt = (-X * inv_s2).erfc() / 2
-        qt = arb_series([0], prec=length)
-        for mu, p in comps:
-            qt += p * (pt if mu == 0 else ((mu - X) * inv_s2).erfc() / 2)
-        return pt, qt, r
+            q0 = (x0 * inv_s2).erfc() / 2
+            p0 = sum((p * (q0 if mu == 0 else ((x0 - mu) * inv_s2).erfc() / 2) for mu, p in comps), arb(0))
+            return p0 - dp.integral(), q0 - dq.integral(), r
+        p0 = (-x0 * inv_s2).erfc() / 2
+        q0 = sum((p * (p0 if mu == 0 else ((mu - x0) * inv_s2).erfc() / 2) for mu, p in comps), arb(0))
+        return p0 + dq.integral(), q0 + dp.integral(), r
 
     def _block(self, m: int, a: int, b: int, order: int, tol: arb, comps, inv_s2: arb,
-               reach: int = 0) -> Optional[TaylorExpansion]:
+               reach: int = 0, near: Optional[dict] = None) -> Optional[TaylorExpansion]:
         """The expansion at the centre knot that encloses (P(L > eps), Q(L > eps)) at the knots
         eps = i 2^-m, i = a - ``reach`` .. b + ``reach`` (:class:`.taylor_blocks.TaylorExpansion`, the
         distance bound below as its ``extra``), or None (the block is then split). Unevaluated:
         :func:`.taylor_blocks.grid_tails_by_blocks` evaluates it at the block's knots, or, with
         ``reach`` 1, the discretisation forms the masses from it
-        (:func:`dpverify.pld.discretise.block_masses`).
+        (:func:`dpverify.pld.discretise.block_masses`). ``near``: a dict the caller keeps over one
+        grid, where the last block answered leaves its centre knot and proposal, from which the
+        next block's proposal is one Newton step (:meth:`_newton_poly`; a choice of route only:
+        the proof below holds for any proposal p).
 
         Proof. Let x(eps) be the true crossing point (L > eps iff x > x(eps) in the remove
         orientation, x < x(eps) in the add one; g(x(eps)) = y(eps) = +-eps) and X = p(eps -
@@ -819,17 +854,47 @@ class MixtureGaussianPair(PairFromTails):
         lies in F(X) +- (1 + sum p_i) / sqrt(2 pi) |r| / g'(z), |r| bounded on the whole block
         by r's Taylor polynomial at the centre and its Lagrange remainder (the coefficient N + 1
         over the block's ball, as in taylor_block)."""
-        remove = self.direction == "remove"
         h = arb(2) ** (-m)
         c = (a + b) // 2
         eps_c = h * c
-        poly = self._inverse_poly(eps_c, order + 2, comps)
+        # the proposal p: one Newton step from the last block's where it is close (a choice of
+        # route: the proof below holds for any p), else by series reversion at the centre
+        key = (ctx.prec, m, order)
+        last = None if near is None else near.get(key)
+        if last is not None and abs(c - last[0]) <= 2 * (b - a + 1):
+            got = self._block_with(m, a, b, c, order, tol, comps, inv_s2, reach,
+                                   self._newton_poly(eps_c, order + 2, comps, h * last[0], last[1]))
+            if got is not None:
+                near[key] = (c, got[1])
+                return got[0]
+        got = self._block_with(m, a, b, c, order, tol, comps, inv_s2, reach,
+                               self._inverse_poly(eps_c, order + 2, comps))
+        if got is None:
+            return None
+        if near is not None:
+            near[key] = (c, got[1])
+        return got[0]
+
+    def _block_with(self, m: int, a: int, b: int, c: int, order: int, tol: arb, comps, inv_s2: arb, reach: int,
+                    poly: Optional[list]) -> Optional[tuple[TaylorExpansion, list]]:
+        """:meth:`_block`'s expansion from the proposal ``poly`` (its proof), with ``poly``; None
+        where there is no proposal or the bound fails."""
         if poly is None:
             return None
+        remove = self.direction == "remove"
+        h = arb(2) ** (-m)
+        eps_c = h * c
         rs: list = []  # the residual's series at the centre, then over the block's ball
 
         def series(e: arb, L: int) -> tuple:
-            pt, qt, r = self._block_series(e, L, comps, poly, eps_c, inv_s2)
+            if e.is_exact():
+                pt, qt, r = self._block_series(e, L, comps, poly, eps_c, inv_s2)
+            else:
+                # the series over the block's ball serves only as remainder bounds, whose width is
+                # the ball's (radius 1/16 nat or so), not the rounding's: a lower precision rounds
+                # each coefficient by 2^-_BALL_SERIES_BITS of the terms forming it, far inside that
+                with working_precision(min(ctx.prec, _BALL_SERIES_BITS)):
+                    pt, qt, r = self._block_series(e, L, comps, poly, eps_c, inv_s2)
             rs.append(r)
             return pt, qt
 
@@ -842,13 +907,11 @@ class MixtureGaussianPair(PairFromTails):
         at, over = rs[0].coeffs(), rs[1].coeffs()
         if len(at) != order + 1 or len(over) != order + 2:
             return None
-        r_max = abs(over[order + 1]) * R ** (order + 1)
-        for k, v in enumerate(at):
-            r_max += abs(v) * R ** k
-        P = arb(0)
-        for v in reversed(poly):
-            P = P * arb(0, R.mid() if R.is_exact() else R.upper()) + v
-        z = arb(P.lower()) - arb(2) ** -20
+        # both polynomials evaluated in arb on the ball S = [-R, R] (which holds every s of the
+        # block): the result encloses the polynomial's value at each point of S
+        S = arb(0, R.mid() if R.is_exact() else R.upper())
+        r_max = abs(arb_poly(at)(S)) + abs(over[order + 1]) * R ** (order + 1)
+        z = arb(arb_poly(poly)(S).lower()) - arb(2) ** -20
         y_min = h * (a - reach) if remove else -(h * (b + reach))
         gz, dz = self._g(z, comps)
         if not (gz < y_min and dz > 0):
@@ -858,7 +921,7 @@ class MixtureGaussianPair(PairFromTails):
         e = (r_max * (1 + sum((p for _, p in comps), arb(0))) / (2 * arb.pi()).sqrt() / dz).upper()
         if not e <= tol:
             return None  # the proposal is too far from the root here: a smaller block
-        return replace(got, extra=arb(e))
+        return replace(got, extra=arb(e)), poly
 
     def tails_at_grid(self, m: int, i0: int, n: int, progress=None) -> tuple[list, list]:
         """:meth:`tails` at the exact points i 2^-m, i = i0..n: by blocks of knots that
@@ -891,6 +954,7 @@ class MixtureGaussianPair(PairFromTails):
             return (x * inv_s2).erfc() / 2
 
         total = n - i0 + 1
+        near: dict = {}  # the last block's centre and proposal (_block)
 
         def knots(a: int, b: int) -> tuple[list, list]:
             guesses = self._float_roots([sign * i * 2.0 ** -m for i in range(a, b + 1)])
@@ -903,7 +967,7 @@ class MixtureGaussianPair(PairFromTails):
         def block(a: int, b: int, order: int, tol: arb) -> Optional[TaylorExpansion]:
             if progress is not None:  # a block that fails is split and tried again: each try is work
                 progress((a - i0) / total)
-            return self._block(m, a, b, order, tol, comps, inv_s2, reach)
+            return self._block(m, a, b, order, tol, comps, inv_s2, reach, near)
 
         # on grids of 2^-7 and coarser (2^(m-3) < 32 knots) the smallest block (TAYLOR_MIN_KNOTS = 32 knots) spans more than 1/8
         # nat, whose residual bound fails (below): no block is tried there, every knot gets its own root

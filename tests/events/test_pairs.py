@@ -187,6 +187,48 @@ def test_mixture_grid_tails_across_the_end_of_the_loss_range(sens, probs, direct
             assert ball_.rad() < 2.0 ** -(prec - 40)
 
 
+@pytest.mark.parametrize("sens,probs", MIXTURE_BLOCKS)
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_mixture_block_from_its_neighbours_proposal(sens, probs, direction):
+    """A block after its left neighbour takes its proposed inverse from the neighbour's (a Taylor
+    shift and one Newton step on series, MixtureGaussianPair._newton_poly), not from a series
+    reversion: its balls hold mpmath's tails (50 digits, bisection on g) at every knot and stay
+    as narrow as the reversion's; a neighbour's proposal too far off to be corrected (its
+    constant moved by 1/2) is refused by the same residual bound and the block answered by the
+    reversion, so the route is a choice, never a trust."""
+    from tests.pld.test_grid_tails import _mp_tails
+
+    calls = []
+
+    class Counted(MixtureGaussianPair):
+        def _inverse_poly(self, eps_c, length, comps):
+            calls.append(eps_c)
+            return super()._inverse_poly(eps_c, length, comps)
+
+    pair = Counted(F(1), sens, probs, direction)
+    m, prec = 10, 160
+    first, (a, b) = ((268, 299), (300, 331)) if direction == "remove" else ((-363, -332), (-331, -300))
+    for moved in (False, True):
+        calls.clear()
+        with working_precision(prec):
+            comps, _ = pair._consts()
+            near: dict = {}
+            args = (prec // 4, arb(2) ** (20 - prec), comps, 1 / arb(2).sqrt(), 0, near)
+            assert pair._block(m, *first, *args) is not None and len(calls) == 1
+            if moved:
+                for key, (c, poly) in near.items():
+                    near[key] = (c, [poly[0] + arb(0.5)] + poly[1:])
+            blk = pair._block(m, a, b, *args)
+            got = None if blk is None else blk.tails(range(a, b + 1))
+        assert got is not None and len(calls) == (2 if moved else 1)
+        P, Q = got
+        for i in range(a, b + 1):
+            p, q = _mp_tails(sens, probs, 1, direction, mpmath.mpf(i) / 2 ** m)
+            for ball_, ref in ((P[i - a], p), (Q[i - a], q)):
+                assert _contains(ball_, ref), (i, direction, moved, ball_, ref)
+                assert ball_.rad() < 2.0 ** -(prec - 40)
+
+
 @pytest.mark.parametrize("shift,answered", [(F(1, 10**20), False), (F(1, 2**150), True)])
 def test_mixture_taylor_block_proves_its_proposal(shift, answered):
     """The block route proves its proposed inverse (the residual g(X) - eps over the block), it
