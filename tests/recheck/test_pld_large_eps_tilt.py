@@ -118,3 +118,37 @@ def test_a_forged_upper_end_below_the_truth_is_refuted_at_the_tilted_unit(cert, 
     seen = _units(monkeypatch)
     assert outcome(_forged(cert, cert["result"]["enclosure"]["lo"], "565.6133")) == 1
     assert any(t for _, t in seen) and all(K < 300 for K, _ in seen)
+
+
+def test_an_event_tree_takes_the_unit_and_route_of_its_pld_twin(monkeypatch) -> None:
+    """The events route chooses as pld._bounds does (:func:`pld._tilt_hint`): the same unit, price and
+    tilt for the same schedule as a tree, stopped before any work (a sentinel)."""
+    from dpverify.recheck import events as EV
+
+    class Stop(Exception):
+        pass
+
+    seen: dict = {}
+
+    def spy(where):
+        def direction_bounds(events, d, kind, target, exact, K, tau, budget, m, sides, *a, price_bits=0, tilt=None,
+                             **k):
+            seen[where] = (K, price_bits, tilt)
+            raise Stop
+        return direction_bounds
+
+    monkeypatch.setattr(P, "direction_bounds", spy("pld"))
+    monkeypatch.setattr(EV, "direction_bounds", spy("events"))
+    tree = {"neighboring": "add-remove", "delta": "1e-5",
+            "event": {"type": "self_composed", "count": 10, "event": {
+                "type": "poisson_sampled", "sampling_probability": "0.5",
+                "event": {"type": "gaussian", "noise_multiplier": "0.07"}}}}
+    with mpmath.workdps(40):
+        D, hint = mpf("1e-5"), mpf(1117)
+        with pytest.raises(Stop):
+            P._bounds(SCHEDULE, "eps", D, D, hint, 7, "both", "remove")
+        with pytest.raises(Stop):
+            EV._bounds(tree, "eps", D, D, hint, 7, "both", "remove")
+    assert seen["pld"] == seen["events"]
+    K, price_bits, tilt = seen["events"]
+    assert tilt is True and K < 400 and K + price_bits == P._units(D, hint, 10)[0]
