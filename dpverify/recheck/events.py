@@ -50,7 +50,7 @@ from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bou
                   gaussian_bounds, laplace_tails, poisson_step_bounds,
                   register_queries)
 from .pld import _eps_input, schedule_leaves as _pld_leaves
-from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, _tilts, _unit_hint,
+from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, _tilt_hint,
                   grid_hint, grid_work, tilted_lower)
 from .wor import max_curve_tails
 from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
@@ -1416,12 +1416,15 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
         if any(_infinite_mass_exceeds(events, d, D) for d in ([direction] if direction else _DIRS[rel])):
             return mpmath.inf, mpmath.inf
     total = sum(t for _, t in events)
-    # as pld._bounds: where the lower pair is tilted (T >= TILT_Q_MIN_STEPS) its Q-masses carry no e^eps, so the
-    # unit is sized at most for TILT_Q_EPS, and the tilted re-derivation is priced as the untilted one
-    # (adv52 M1: a T = 10^7 tree sized its unit for eps 1014, about 1544 bits, which _untilt_q widened
-    # to 3000: 130 CPU s and 4.4 GB, where its pld.epsilon twin takes 13 s)
-    K, tau, budget = _units(scale, _unit_hint(hint, total), total)
-    price_bits = _units(scale, hint, total)[0] - K if _tilts(total) else 0
+    # as pld._bounds: where the lower pair is tilted (T >= TILT_Q_MIN_STEPS, or a large eps at few steps,
+    # pld._tilt_hint) its Q-masses carry no e^eps, so the unit is sized for one step's losses, and the
+    # tilted re-derivation is priced as the untilted one (adv52 M1: a T = 10^7 tree sized its unit for
+    # eps 1014, about 1544 bits, which _untilt_q widened to 3000: 130 CPU s and 4.4 GB, where its
+    # pld.epsilon twin takes 13 s). An upper-only tree's realised lower pair is composed untilted
+    # (:func:`_realised_lower`) in this unit: below 2^20 steps it keeps the untilted one
+    tilt = _tilt_hint(events, [direction] if direction else _DIRS[rel], scale, hint, m, few=not tree.upper_only)
+    K, tau, budget = _units(scale, hint if tilt is None else tilt, total)
+    price_bits = _units(scale, hint, total)[0] - K if tilt is not None else 0
     exact = _target_or_none(inputs, kind, target) if kind == "delta" else None  # at the target's precision
     # an upper-only pair's own lower side bounds the pair, not the mechanism, and is replaced by the
     # realised one below: composing it would double the products for a number that is thrown away
@@ -1432,7 +1435,7 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint:
             # bounded losses: delta = 0 exactly past the end (direction_bounds); a loss range beyond
             # the memory budget fails closed before the work
             lo, hi = direction_bounds(events, d, kind, target, exact, K, tau, budget, m, main, _knot_cap(events),
-                                      price_bits=price_bits)
+                                      price_bits=price_bits, tilt=tilt is not None)
             los.append(lo)
             his.append(hi)
         # the mechanism's value is only bounded above by a non-tight pair (the producer reports [0, hi]

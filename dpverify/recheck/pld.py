@@ -1576,6 +1576,50 @@ def _unit_hint(eps_hint: mpf, total: int) -> mpf:
     return min(eps_hint, TILT_Q_EPS) if _tilts(total) else eps_hint
 
 
+#: bits of the mass unit that tilting the lower pair's Q must save, below :data:`FOURIER_MIN_STEPS` steps,
+#: for it to be tilted (:func:`_tilt_hint`): 1.45 (eps - one step's top loss), the e^eps bits a composed
+#: Q-mass needs and a tilted one does not; sigma 0.07, q 0.5, T = 10, eps(1e-5) = 1117 saves 1304 of
+#: 1693 bits (adv55 M2, pld-speed.md "A large eps at few steps"). Below 64 steps the lower pair is all
+#: exact products either way (no Fourier power), which the tilt only shortens in bits, so the writer's
+#: price (the untilted knots', :func:`recorded_grid_price`) still covers them; from 64 steps the
+#: untilted pair keeps its Fourier power (no committed certificate reaches 256 bits below 2^20 steps:
+#: the largest grid-route eps is 139, at T = 10^6)
+TILT_Q_SAVE_BITS = 256
+
+
+def _step_top(events: list, dirs: list, tau: mpf, m: int) -> mpf:
+    """The largest loss (nats) at which one step's P-tail may exceed ``tau``, over the step laws of
+    ``events`` [(make, T)] in the directions ``dirs``: the top of each step's knot range on the grid
+    2^-m (:func:`_range_by`, the tails at 64 bits: a few evaluations a law). A choice only."""
+    A = arith(64)
+    top = 0
+    for d in dirs:
+        for make, _ in events:
+            above, _ = _beyond_tau(make(d)[0], A, tau, m)
+            top = max(top, _top_from(above, 0, 10**7) if above(0) else 0)
+    return mpf(top) / 2**m
+
+
+def _tilt_hint(events: list, dirs: list, scale: mpf, eps_hint: mpf, m: int, few: bool = True) -> "mpf | None":
+    """The eps that sizes the unit of a re-derivation whose lower pair is composed tilted (:func:`_tilt_q`),
+    or None: untilted. From :data:`TILT_Q_MIN_STEPS` steps :func:`_unit_hint`'s; below
+    :data:`FOURIER_MIN_STEPS` steps, where tilting saves at least :data:`TILT_Q_SAVE_BITS` bits: one
+    step's top loss (:func:`_step_top`). A step's
+    Q-masses are rounded to the unit before they are tilted, so a unit rounding at a knot of loss s
+    counts e^s units once tilted, and e^(eps - h k) e^s of the scale's unit once read at class k near
+    eps: the unit resolves e^-s (1.45 s bits) where the untilted one resolves e^-eps. Any unit and
+    either route is sound (:func:`_units`, :func:`_compose`); this only sizes the integers. ``few``
+    False: the rule below 64 steps is not applied (an upper-only event tree, whose realised lower pair
+    is composed untilted in this unit)."""
+    total = sum(T for _, T in events)
+    if _tilts(total):
+        return _unit_hint(eps_hint, total)
+    if not few or total >= FOURIER_MIN_STEPS or mpf("1.45") * eps_hint < TILT_Q_SAVE_BITS:
+        return None
+    top = _step_top(events, dirs, _units(scale, mpf(0), total)[1], m)
+    return top if mpf("1.45") * (min(eps_hint, mpf(2000)) - top) >= TILT_Q_SAVE_BITS else None
+
+
 #: bits past the grid's 2^-m of a step's tilt offset gamma (:func:`_tilt_q`): the composed offset
 #: T gamma is then within T 2^-(m + 48) <= 2^-20 nats of the float choice at T <= 10^7 and m >= 8
 _TILT_G_BITS = 48
@@ -2172,14 +2216,16 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
         one = poisson_step_bounds(schedule_leaves(inputs), dirs, kind, target, exact_target(inputs, kind, target))
         if one is not None:
             return one
-    K, tau, budget = _units(scale, _unit_hint(eps_hint, total), total)
+    laws = [(mk, t) for mk, t, _ in events]
+    tilt = _tilt_hint(laws, dirs, scale, eps_hint, m)
+    K, tau, budget = _units(scale, eps_hint if tilt is None else tilt, total)
     # a tilted re-derivation is priced as the untilted one was (:func:`_compose`'s ``price_bits``)
-    price_bits = _units(scale, eps_hint, total)[0] - K if _tilts(total) else 0
+    price_bits = _units(scale, eps_hint, total)[0] - K if tilt is not None else 0
     exact = exact_target(inputs, kind, target) if kind == "delta" else None
     los, his = [], []
     for d in dirs:
-        lo, hi = direction_bounds([(mk, t) for mk, t, _ in events], d, kind, target, exact, K, tau, budget, m,
-                                  sides, price_bits=price_bits)
+        lo, hi = direction_bounds(laws, d, kind, target, exact, K, tau, budget, m,
+                                  sides, price_bits=price_bits, tilt=tilt is not None)
         los.append(lo)
         his.append(hi)
     return max(los), max(his)
@@ -2309,19 +2355,20 @@ def poisson_step_bounds(leaves: "list | None", dirs: list, kind: str, target: mp
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
                      budget: int, m: int, sides: str, max_knots: int = MAX_KNOTS,
-                     price_bits: int = 0) -> tuple[mpf, mpf]:
+                     price_bits: int = 0, tilt: "bool | None" = None) -> tuple[mpf, mpf]:
     """[lo, hi] of eps(delta) or delta(eps) (``target``; ``exact`` its exact rational for a
     delta query, else None) for one direction of the composition of ``events`` [(make, T)]
     on the grid 2^-m. A bounded composed loss (:class:`Support`) decides delta = 0 exactly at
     or past its end, which no grid reaches (the grid's top knot lies up to one cell per step
     above the end); below it each step's knots start at its floor, and the answer is
-    tightened by the support (:meth:`Support.tighten`)."""
+    tightened by the support (:meth:`Support.tighten`). ``tilt``: whether the lower pair is composed
+    tilted (:func:`_tilt_hint`, which sized K for it); None: from :data:`TILT_Q_MIN_STEPS` steps."""
     sup = Support.of(events, d) if kind == "eps" or exact is not None else None
     if sup is not None and exact is not None and exact >= sup.end:
         return mpf(0), mpf(0)
     floors = sup.floors(exact) if sup is not None and exact is not None else None
     total = sum(T for _, T in events)
-    need, tilt = _read_above(kind, target, d, m), _tilts(total)
+    need, tilt = _read_above(kind, target, d, m), _tilts(total) if tilt is None else tilt
     U, L = _compose(events, d, K, tau, budget, m, sides, max_knots, floors, need, _upper_drop(K, tau, total), tilt,
                     price_bits)
     if L is not None and tilt:
