@@ -909,12 +909,16 @@ def _tail_point(xf: np.ndarray, a: int, log_target: float, above: bool) -> tuple
                 out.append(-math.floor((log_target - a * logM) / lam))  # negated: smaller is better
         return out
 
-    # a coarse geometric scan, then a finer one around the best point
-    lams = np.geomspace(1e-7, 50.0, 48)
-    ts = required(lams)
-    i = int(np.argmin(ts))
-    fine = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 16)
-    cand = [(t, float(v)) for t, v in zip(ts, lams)] + [(t, float(v)) for t, v in zip(required(fine), fine)]
+    # a coarse geometric scan, then two finer ones, each between the neighbours of the best point
+    # so far: t(lambda) = (a log M(lambda) - log target) / lambda is unimodal (log M is convex, so
+    # lambda g' - g grows: t' changes sign once), and steps of 1.045 at the end as the single fine
+    # scan of 48 + 16 points had (1.037) in 40 evaluations (a third of a short step's window choice)
+    lams = np.geomspace(1e-7, 50.0, 16)
+    cand = [(t, float(v)) for t, v in zip(required(lams), lams)]
+    for _ in range(2):
+        i = int(np.argmin([t for t, _ in cand[-len(lams):]]))
+        lams = np.geomspace(lams[max(0, i - 1)], lams[min(len(lams) - 1, i + 1)], 12)
+        cand += [(t, float(v)) for t, v in zip(required(lams), lams)]
     t, lam = min(cand)
     return (t, lam) if above else (-t, lam)
 
