@@ -410,8 +410,10 @@ class _SfLattice:
     def __call__(self, y: arb) -> arb:
         """sf(y) for every value of the ball y (class docstring)."""
         mid = float(y.mid())
-        if abs(mid) <= self.MAX_C:
-            c, poly = self.expansion(round(2 * mid))
+        if -self.MAX_C <= mid <= self.MAX_C:
+            j = round(2 * mid)
+            got = self.polys.get(j)
+            c, poly = got if got is not None else self.expansion(j)
             t = y - c
             if t.abs_upper() <= self.r:
                 return poly(t)
