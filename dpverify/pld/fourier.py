@@ -147,6 +147,7 @@ evaluated in arb in the needed direction.
 
 from __future__ import annotations
 
+import bisect
 import math
 from fractions import Fraction
 from typing import Callable, Optional, Union
@@ -1158,11 +1159,5 @@ def _read_floor(pv: np.ndarray, qv: np.ndarray, offset: int, m: int, tilt: float
             return True
         return (offset + k) * h + tilt + math.log(p / q) > eps
 
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if above(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return max(0, min(n - 1, lo - _READ_MARGIN - (1 << max(0, m - 3))))
+    first = bisect.bisect_left(range(n), True, key=above)  # the decisions of _j_star's search
+    return max(0, min(n - 1, first - _READ_MARGIN - (1 << max(0, m - 3))))
