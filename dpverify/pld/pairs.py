@@ -58,13 +58,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
-from flint import arb, arb_series, ctx
+from flint import arb, arb_poly, arb_series, ctx
 
-from ..ball import ball, normal_sf
+from ..ball import ball, normal_sf, working_precision
 from ..errors import InvalidParameter
 from .._validate import check_noise_multiplier
+from .discretise import _FLOAT_MIN_BLOCK, _FLOAT_MIN_KNOTS
 from .dominating import _PROGRESS_EVERY, LossBound, PairFromTails, dyadic_loss_bound, exact_loss_bound
-from .taylor_blocks import TaylorExpansion, grid_tails_by_blocks, taylor_expansion
+from .taylor_blocks import _TAYLOR_END_RATIO, TaylorExpansion, grid_tails_by_blocks, taylor_expansion
 
 __all__ = ["FinitePair", "SubsampledGaussianPair", "SubsampledLaplacePair", "approx_dp_pair_exp", "subsample_finite"]
 
@@ -247,9 +248,14 @@ class SubsampledGaussianPair(PairFromTails):
         s2 = arb(2).sqrt()
         h = arb(2) ** (-m)
         total = n - i0 + 1
+        # a knot's normal tails off the lattice expansions (:class:`_SfLattice`, about a third of
+        # the cost of arb's erfc) up to _SF_MAX_PREC bits; arb's erfc beyond
+        lattice = ctx.prec <= _SF_MAX_PREC
 
-        def sf(x: arb) -> arb:
+        def erfc_sf(x: arb) -> arb:
             return (x / s2).erfc() / 2
+
+        sf = _sf_lattice(ctx.prec) if lattice else erfc_sf
 
         def per_knot(a: int, b: int) -> tuple[list, list]:
             P_t: list = []
@@ -266,6 +272,14 @@ class SubsampledGaussianPair(PairFromTails):
         def series(e: arb, L: int) -> tuple:
             return self._tails_series(e, L, c, s2)
 
+        if lattice and self.q != 1 and _far_knots(self.q, self.direction, m, i0, n) < _FLOAT_MIN_KNOTS:
+            # too few knots far enough from the support's end for the blocks' binary64 masses
+            # (discretise.block_masses): every block would be evaluated knot by knot in arb anyway,
+            # after its two series (about 30 knots' worth each), and near the end most blocks fail
+            # and split down to single knots (sigma 4, q 0.01: 314 of 558 knots at 2^-13, 320 of
+            # 1193 at 2^-14); each knot off the lattice instead. A choice of route only
+            P_t, Q_t = per_knot(i0, n)
+            return P_t, Q_t, []
         # the tails are analytic in eps except where e^{+-eps} = 1 - q (the end
         # of the loss support, and its 2 pi i translates)
         end = None if self.q == 1 else c[4].log() * (1 if self.direction == "remove" else -1)
@@ -314,6 +328,117 @@ class SubsampledGaussianPair(PairFromTails):
 
 
 _SQRT2 = math.sqrt(2.0)
+
+#: the working precision up to which :meth:`SubsampledGaussianPair._grid` reads its knots' normal
+#: tails off :class:`_SfLattice` (its order grows as prec / 4, and the polynomials' cost with it)
+_SF_MAX_PREC = 320
+#: :class:`_SfLattice` by working precision (sf is the same function for every pair)
+_SF_LATTICES: dict = {}
+
+
+class _SfLattice:
+    """Enclosures of the normal survival function sf(y) = erfc(y / sqrt 2) / 2 at the working
+    precision ``prec`` from Taylor polynomials at the lattice points c = j / 2 (|c| <= MAX_C),
+    each valid on [c - R, c + R], R = 17/64 (a quarter and a margin, so that a ball about a point
+    nearest c fits), built on first use and kept: the same inputs give the same balls. A knot's
+    two tails cost about a third of arb's erfc pair (2.5 us a polynomial of order 32 at 137 bits,
+    against 5-16 us an erfc).
+
+    Proof (Taylor's theorem with the Lagrange remainder, as :func:`.taylor_blocks.taylor_block`):
+    sf is entire, so for every real y with |y - c| <= R, sf(y) = sum_(k <= N) a_k (y - c)^k +
+    b (y - c)^(N+1) with a_k = sf^(k)(c) / k! and b = sf^(N+1)(xi) / (N+1)! for some xi between
+    c and y. The a_k are arb's series coefficients at the exact point c. As sf' = -phi and
+    phi^(n) = (-1)^n He_n phi (He the probabilists' Hermite polynomials),
+    |b| = |He_N(xi)| phi(xi) / (N+1)!, and Cramer's inequality (Abramowitz & Stegun 22.14.17:
+    |H_n(x)| <= k 2^(n/2) sqrt(n!) e^(x^2/2), k < 1.086435, with He_n(x) = 2^(-n/2) H_n(x / sqrt 2))
+    gives |He_N(xi)| <= k sqrt(N!) e^(xi^2/4), so |b| <= k sqrt(N!) e^(-xi^2/4) / (sqrt(2 pi) (N+1)!)
+    <= B with xi^2 >= d^2, d = max(0, |c| - R). The top coefficient is the ball [-B, B] (arb's
+    series over the ball [c - R, c + R] overestimates it by up to 2^20 near |c| = 4, measured:
+    8 terms more). |y - c| <= R is decided on arb balls (every value of y), so the polynomial with
+    that ball on top, evaluated in arb at the ball y - c, contains sf(y) for every y in the ball;
+    elsewhere (or past MAX_C) arb's erfc answers. Floats only pick the lattice point and the order
+    N: the least whose remainder B R^(N+1) is below 2^(16 - prec), 4 bits inside the accuracy asked
+    of a Taylor block of knots (:func:`.taylor_blocks.grid_tails_by_blocks`)."""
+
+    R = Fraction(17, 64)
+    MAX_C = 40
+    #: Cramer's constant, rounded up
+    K = Fraction(10865, 10000)
+    R_FLOAT = 17 / 64
+    LOG_R = math.log(17 / 64)
+    LOG_K_OVER_SQRT_2PI = math.log(1.0865) - 0.5 * math.log(2 * math.pi)
+
+    def __init__(self, prec: int) -> None:
+        self.prec = prec
+        self.polys: dict[int, tuple[arb, arb_poly]] = {}
+        self.r = ball(self.R)  # (exact)
+
+    def expansion(self, j: int) -> tuple[arb, arb_poly]:
+        """The polynomial at c = j / 2 of the class docstring (at the working precision, which
+        the caller keeps at ``prec``)."""
+        got = self.polys.get(j)
+        if got is not None:
+            return got
+        c = Fraction(j, 2)
+        d = max(0.0, abs(j) / 2 - self.R_FLOAT)
+        # log of the remainder bound B R^(N+1) at N = 8, then one term at a time
+        log_rem = (self.LOG_K_OVER_SQRT_2PI + 0.5 * math.lgamma(9) - math.lgamma(10) - d * d / 4
+                   + 9 * self.LOG_R)
+        goal = (16 - self.prec) * math.log(2)
+        N = 8
+        while log_rem > goal:
+            N += 1
+            # sqrt(N!) / (N+1)! gains 0.5 log N - log(N + 1) from N - 1 to N, R^(N+1) log R
+            log_rem += 0.5 * math.log(N) - math.log(N + 1) + self.LOG_R
+        centre = ball(c)
+        old = ctx.cap
+        try:
+            with working_precision(self.prec):
+                ctx.cap = N + 1
+                s2 = arb(2).sqrt()
+                # erfc(c / sqrt2 + t / sqrt2) as a series in t (halved below: exact)
+                coeffs = arb_series([centre / s2, 1 / s2], prec=N + 1).erfc().coeffs()
+                coeffs += [arb(0)] * (N + 1 - len(coeffs))  # (coeffs() drops exact zeros at the top)
+                dd = ball(max(Fraction(0), abs(c) - self.R))
+                B = ball(self.K) * arb.fac_ui(N).sqrt() * (-(dd * dd) / 4).exp() \
+                    / ((2 * arb.pi()).sqrt() * arb.fac_ui(N + 1))
+                got = self.polys[j] = (centre, arb_poly(coeffs + [2 * B * arb(0, 1)]) * arb(0.5))
+        finally:
+            ctx.cap = old
+        return got
+
+    def __call__(self, y: arb) -> arb:
+        """sf(y) for every value of the ball y (class docstring)."""
+        mid = float(y.mid())
+        if -self.MAX_C <= mid <= self.MAX_C:
+            j = round(2 * mid)
+            got = self.polys.get(j)
+            c, poly = got if got is not None else self.expansion(j)
+            t = y - c
+            if t.abs_upper() <= self.r:
+                return poly(t)
+        return (y / arb(2).sqrt()).erfc() / 2
+
+
+def _far_knots(q: Fraction, direction: str, m: int, i0: int, n: int) -> int:
+    """How many of the knots i0..n on the grid 2^-m lie far enough from the loss support's end
+    (log(1 - q) under remove, -log(1 - q) under add) for a Taylor block of _FLOAT_MIN_BLOCK knots
+    to be tried there (:func:`.taylor_blocks.grid_tails_by_blocks` tries a block whose radius is
+    at most 1/_TAYLOR_END_RATIO of its distance to the end). A float count: a choice of route."""
+    end = math.log1p(-float(q)) * (1 if direction == "remove" else -1) * (1 << m)  # in knots
+    reach = _TAYLOR_END_RATIO * (_FLOAT_MIN_BLOCK // 2)
+    if direction == "remove":
+        return max(0, n - max(i0, math.ceil(end + reach)) + 1)
+    return max(0, min(n, math.floor(end - reach)) - i0 + 1)
+
+
+def _sf_lattice(prec: int) -> _SfLattice:
+    got = _SF_LATTICES.get(prec)
+    if got is None:
+        if len(_SF_LATTICES) >= 8:
+            _SF_LATTICES.pop(next(iter(_SF_LATTICES)))
+        got = _SF_LATTICES[prec] = _SfLattice(prec)
+    return got
 
 
 def _float_sf(x: float) -> float:

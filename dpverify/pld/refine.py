@@ -774,8 +774,12 @@ def _direction(steps: Sequence[Step], d: _Dir, kind: str, target: Fraction, m: i
         hi = cu.eps_upper(target, hint) if kind == "eps" else arb_to_fraction(endpoints(cu.delta_upper_ball(target))[1])
     if upper_only or (settle_below is not None and hi is not None and hi <= settle_below):
         return None, hi
+    # the lower pair's queries read its suffixes near the first class whose effective loss passes
+    # the upper end (eps) or the eps asked (delta): the Fourier power may drop the classes well
+    # below (fourier_power's read_above; none without an upper end, where eps_lower scans them all)
+    read = (None if hi is None else float(hi)) if kind == "eps" else float(target)
     with working_precision(K + 64):
-        L = compose(lows, budget, tick, allowance)
+        L = compose(lows, budget, tick, allowance, read)
     cb = ComposedBounds(U, L)  # type: ignore[arg-type]
     with working_precision(K + 96):
         if kind == "eps":

@@ -227,6 +227,37 @@ def test_lower_power_is_below_the_exact_power(n, a):
     assert int(R.inf) * scale <= 2 ** (K * a) - (2**K - 5) ** a
 
 
+@pytest.mark.parametrize("m,a,delta", [(9, 1000, Fraction(1, 10**5)), (11, 10**4, Fraction(1, 10**5)),
+                                         (10, 3000, Fraction(1, 10**9))])
+def test_lower_power_read_floor_keeps_the_classes_the_queries_read(m, a, delta):
+    """fourier_power's ``read_above`` (the lower pair's queries read suffixes near the first
+    class whose effective loss passes it) drops classes below a float cut only: the classes kept
+    are the uncut power's to the bit, a cut was made (most of the window lies below the reads),
+    and the eps query's lower end (its suffix window at the upper end) is the same."""
+    from dpverify.ball import working_precision
+    from dpverify.pld.discretise import discretise
+    from dpverify.pld.pairs import SubsampledGaussianPair
+    from dpverify.pld.queries import ComposedBounds
+
+    pair = SubsampledGaussianPair(Fraction(4), Fraction(1, 100), "remove")
+    K = 72
+    with working_precision(K + 64):
+        u, low = discretise(pair, m, K, Fraction(1, 10**15))
+        allowance = 2 ** K // 10**9
+        U = F.fourier_power(u, a, allowance)
+        whole = F.fourier_power(low, a, allowance)
+        hi = ComposedBounds(U, None).eps_upper(delta)
+        cut = F.fourier_power(low, a, allowance, read_above=float(hi))
+    k = cut.offset - whole.offset
+    assert k > whole.P.length() // 4
+    assert _coeffs(cut.P) == _coeffs(whole.P)[k:] and _coeffs(cut.Q) == _coeffs(whole.Q)[k:]
+    assert (cut.inf, cut.deficit, cut.tilt) == (whole.inf, whole.deficit, whole.tilt)
+    with working_precision(K + 96):
+        lo_whole = ComposedBounds(U, whole).eps_lower(delta, float(hi))
+        lo_cut = ComposedBounds(U, cut).eps_lower(delta, float(hi))
+    assert lo_cut == lo_whole and 0 < lo_cut < hi
+
+
 def test_declined_when_the_allowance_is_too_small():
     D = _random_upper(random.Random(3), 40, 0)
     with pytest.raises(F.FourierDeclined):
@@ -251,7 +282,7 @@ def test_queries_agree_with_the_exact_route():
     fast = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5", rel_width=1e-3)
     orig = A.compose
     try:
-        A.compose = lambda parts, budget, tick=None, allowance=None: orig(parts, budget, tick, None)
+        A.compose = lambda parts, budget, tick=None, allowance=None, read_above=None: orig(parts, budget, tick, None)
         exact = S.dpsgd_epsilon("1", "0.01", 1000, "1e-5", rel_width=1e-3)
     finally:
         A.compose = orig
@@ -465,9 +496,9 @@ def test_a_retry_that_gains_nothing_ends_the_fourier_tries(monkeypatch):
     declined = []
     orig = C.fourier_power
 
-    def counted(base, a, allowance, tick):
+    def counted(base, a, allowance, tick, read_above=None):
         try:
-            return orig(base, a, allowance, tick)
+            return orig(base, a, allowance, tick, read_above)
         except F.FourierDeclined as e:
             declined.append(e.factor)
             raise
@@ -476,7 +507,8 @@ def test_a_retry_that_gains_nothing_ends_the_fourier_tries(monkeypatch):
     fast = epsilon(event, Fraction(1, 10**5), neighboring="add-remove", digits=4)
     assert 0 < len(declined) <= 2, declined
     compose = A.compose
-    monkeypatch.setattr(A, "compose", lambda parts, budget, tick=None, allowance=None: compose(parts, budget, tick, None))
+    monkeypatch.setattr(A, "compose", lambda parts, budget, tick=None, allowance=None, read_above=None:
+                        compose(parts, budget, tick, None))
     exact = epsilon(event, Fraction(1, 10**5), neighboring="add-remove", digits=4)
     assert fast.enclosure.lo.str(30, radius=True) == exact.enclosure.lo.str(30, radius=True)
     assert max(fast.enclosure.lo, exact.enclosure.lo) <= min(fast.enclosure.hi, exact.enclosure.hi)
