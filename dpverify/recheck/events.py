@@ -49,7 +49,7 @@ from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   gaussian_bounds, laplace_tails, poisson_step_bounds,
                   register_queries)
-from .pld import _eps_input, schedule_leaves as _pld_leaves
+from .pld import _eps_input, not_a_relation, schedule_leaves as _pld_leaves
 from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, _tilt_hint,
                   grid_hint, grid_work, tilted_lower)
 from .wor import max_curve_tails
@@ -1380,8 +1380,8 @@ def _infinite_mass_exceeds(blocks: list, d: str, delta: Fraction) -> bool:
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int = 8,
             sides: str = "both", direction: "str | None" = None) -> tuple[mpf, mpf]:
     rel = inputs.get("neighboring")
-    if rel not in _DIRS:
-        raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
+    if not isinstance(rel, str) or rel not in _DIRS:
+        raise not_a_relation(rel, _DIRS)
     tree = _flat(inputs.get("event"), rel)
     if tree.non_private:
         return (mpmath.inf, mpmath.inf) if kind == "eps" else (mpf(1), mpf(1))
@@ -1484,8 +1484,8 @@ def _realised_lower(tree: "_Tree", rel: str, kind: str, target: mpf, K: int, tau
 
 def _directions(inputs: Mapping[str, Any]) -> list:
     rel = inputs.get("neighboring")
-    if rel not in _DIRS:
-        raise MalformedCertificate(f"inputs.neighboring={str(rel)[:40]!r} is not a relation (allowed: {', '.join(_DIRS)})")
+    if not isinstance(rel, str) or rel not in _DIRS:
+        raise not_a_relation(rel, _DIRS)
     return _DIRS[rel]
 
 
@@ -1925,7 +1925,7 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
     if m is None or quantity not in ("events.epsilon", "events.delta", "events.claim"):
         return None
     rel = inputs.get("neighboring")
-    if rel not in _DIRS:
+    if not isinstance(rel, str) or rel not in _DIRS:
         return None
     with mpmath.workdps(_PRICE_DPS):
         tree = _flat(inputs.get("event"), rel)

@@ -38,7 +38,7 @@ from itertools import accumulate
 from fractions import Fraction
 from contextvars import ContextVar
 from functools import partial
-from typing import Any, Callable, Iterator, Mapping, Optional
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
 import mpmath
 from mpmath import mpf
@@ -2190,14 +2190,22 @@ def schedule_leaves(inputs: Mapping[str, Any]) -> "list | None":
     return out
 
 
+#: the relations of a pld.* certificate and the directions each is the maximum over (AFA Sec 4.1)
+_PLD_DIRECTIONS = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"], "replace-one": ["replace"]}
+
+
+def not_a_relation(rel: Any, allowed: Iterable[str]) -> MalformedCertificate:
+    """The refusal of an ``inputs.neighboring`` that is none of ``allowed`` (shown to 40 characters)."""
+    return MalformedCertificate(f"inputs.neighboring={str(rel)[:40]!r} is not a relation (allowed: {', '.join(allowed)})")
+
+
 def _directions(inputs: Mapping[str, Any]) -> list[str]:
     if "neighboring" not in inputs:
-        raise MalformedCertificate("inputs.neighboring is missing (allowed: add-remove, add, remove, replace-one)")
+        raise MalformedCertificate(f"inputs.neighboring is missing (allowed: {', '.join(_PLD_DIRECTIONS)})")
     rel = inputs["neighboring"]
-    table = {"add-remove": ["remove", "add"], "add": ["add"], "remove": ["remove"], "replace-one": ["replace"]}
-    if rel not in table:
-        raise MalformedCertificate(f"inputs.neighboring={rel!r} is not a relation")
-    return table[rel]
+    if not isinstance(rel, str) or rel not in _PLD_DIRECTIONS:
+        raise not_a_relation(rel, _PLD_DIRECTIONS)
+    return _PLD_DIRECTIONS[rel]
 
 
 def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,

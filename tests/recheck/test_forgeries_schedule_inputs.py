@@ -119,3 +119,22 @@ def test_replace_one_schedule_takes_no_sensitivity_convention():
     for text in ("noise_multiplier z = sigma / (4C): under replace-one the Gaussian pair is N(0,1) vs N(8/z,1)",
                  SENSITIVITY_CONVENTION):
         assert outcome(forged("replace-epsilon", lambda i: i.update(sensitivity_convention=text))) == 2
+
+
+def test_a_relation_that_is_not_one_is_refused_naming_the_allowed_ones():
+    """adv56 LOW: a certificate whose inputs.neighboring was rewritten (with its words) to a name
+    that is no relation was refused without the allowed values; pld.* and events.* name them, and
+    a non-string (unhashable) relation is refused the same way, not with a TypeError."""
+    import pytest
+
+    from dpverify.errors import MalformedCertificate
+    from dpverify.recheck import events as E
+    from dpverify.recheck import pld as P
+
+    for directions, allowed in ((P._directions, "add-remove, add, remove, replace-one"),
+                                (E._directions, "add-remove, add, remove, replace-one, replace-special")):
+        for rel in ("add-remov", ["add"], 1):
+            with pytest.raises(MalformedCertificate, match=f"is not a relation \\(allowed: {allowed}\\)"):
+                directions({"neighboring": rel})
+    assert E._directions({"neighboring": "replace-special"}) == ["remove", "add"]
+    assert P._directions({"neighboring": "add-remove"}) == ["remove", "add"]
