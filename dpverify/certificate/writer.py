@@ -128,7 +128,11 @@ def printed_without_certificate(what: str = "enclosure") -> str:
 def fewer_digits(digits: object, why: str, done: str = "no certificate written") -> str:
     """The refusal of a certificate :func:`unverifiable` found ``why`` for, where the digits asked for
     (``digits``: the value, or words for a default) set its grid; ``done``: what became of it (a
-    producer that refuses before the grid is computed says so). One wording for every writer."""
+    producer that refuses before the grid is computed says so). One wording for every writer. At one
+    digit, the least, fewer is no remedy: the inputs themselves (a tiny delta, a large eps: the mass
+    unit's bits) set that work (adv56 LOW: delta 1e-1000 at digits 1 was told to ask for fewer)."""
+    if str(digits) == "1":
+        return f"1 needs {why}: {done}; even one digit needs this work, which the inputs themselves set"
     return f"{digits} needs {why}: {done}; ask for fewer digits"
 
 

@@ -201,3 +201,12 @@ def test_a_claim_priced_past_the_knot_cap_that_verify_decides_coarser_is_written
     reseal(cert)
     assert outcome(cert) == 0  # verify's own answer
     assert unverifiable(cert) is None
+
+
+def test_at_one_digit_the_refusal_does_not_ask_for_fewer():
+    """adv56 LOW: at digits 1 the unit's bits (delta 1e-1000: mass units 2^-3379) set the grid, and
+    "ask for fewer digits" named a remedy that does not exist."""
+    from dpverify.certificate.writer import fewer_digits
+
+    assert fewer_digits(1, "a grid").endswith("even one digit needs this work, which the inputs themselves set")
+    assert fewer_digits(4, "a grid").endswith("ask for fewer digits")
