@@ -2556,6 +2556,15 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}
     m_d = {d: m0 for d in dirs}
+    # near a pure-DP eps a direction starts on its window grid (:func:`window_grids`), each priced
+    # within its share of a hinted start's (else a halving coarser, down to m0; a grid refused before
+    # its price counts as past it)
+    share = PLD_MAX_GRID_WORK // _HINT_START_SHARE // len(dirs)
+    for d, m in (getattr(compute, "starts", None) or {}).items():
+        while d in m_d and m > m0 and not 0 <= (_dry_price(compute, m, "both", d, -mpmath.inf) or 0) <= share:
+            m -= 1
+        if d in m_d:
+            m_d[d] = max(m0, m)
     todo = {d: "both" for d in dirs}
     # per direction, the upper ends each grid proved, (m, hi) in order: they close like h^2
     # (:func:`_truth_estimate`)
@@ -2884,16 +2893,19 @@ _EPS_HINT_PROBE = mpf(64)
 
 
 class _ProbeQuery:
-    """An eps(delta) query ``compute(m, sides, d, floor)`` (:func:`register_queries`) and whether its
-    first grid's unit is capped (``capped``: the recorded end, which sizes the unit, is above
-    :data:`_EPS_HINT_PROBE`; a call with floor -inf is sized for that cap, :func:`_grid_search` then
-    computes that grid again once it has a floor, before it extrapolates from its gap). The unit is a
-    choice (:func:`_units`: any K is sound), so either call proves what it returns."""
+    """A query ``compute(m, sides, d, floor)`` (:func:`register_queries`) with two choices of its
+    first grids. ``capped``, an eps(delta) query's: its first grid's unit is capped (the recorded end,
+    which sizes the unit, is above :data:`_EPS_HINT_PROBE`; a call with floor -inf is sized for that
+    cap, :func:`_grid_search` then computes that grid again once it has a floor, before it
+    extrapolates from its gap). ``starts``, a delta query's: per direction the finest first grid
+    (:func:`window_grids`). The unit and the grid are choices (:func:`_units`: any K is sound; any
+    grid), so every call proves what it returns."""
 
-    __slots__ = ("run", "capped")
+    __slots__ = ("run", "capped", "starts")
 
-    def __init__(self, run: Callable[[int, str, str, mpf], tuple], capped: bool) -> None:
-        self.run, self.capped = run, capped
+    def __init__(self, run: Callable[[int, str, str, mpf], tuple], capped: bool,
+                 starts: "dict | None" = None) -> None:
+        self.run, self.capped, self.starts = run, capped, starts or {}
 
     def __call__(self, m: int, sides: str, d: str, floor: mpf) -> tuple:
         return self.run(m, sides, d, floor)
@@ -2910,7 +2922,8 @@ def _delta_input(inputs: Mapping[str, Any]) -> tuple[mpf, Fraction]:
 
 
 def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Callable[[Mapping[str, Any]], list],
-                     *, per_direction: bool) -> tuple[Callable, Callable, Callable]:
+                     *, per_direction: bool, windows: "Callable[[Mapping[str, Any], Fraction], dict] | None" = None
+                     ) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
     ``bounds(inputs, kind, target, delta_scale, eps_hint, m, sides, direction) -> (lo, hi)``
     (one direction of ``directions(inputs)``, on the grid 2^-m),
@@ -2919,8 +2932,12 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     remembered for the process (certificates of one run often share a configuration:
     a claim and its estimate, an oracle battery and its claims). ``per_direction``: format
     1's ``result.directions`` are re-proved (:func:`_per_direction`; pld.*), else left to the
-    kind table (events.*: unverifiable)."""
+    kind table (events.*: unverifiable). ``windows(inputs, eps)``: a delta query's first grid per
+    direction near a pure-DP eps (:func:`window_grids`), a choice only."""
     bounds = _remembered(bounds)
+
+    def starts(inputs: Mapping[str, Any], key: str) -> dict:
+        return windows(inputs, _eps_input(inputs, key)) if windows is not None else {}
 
     def each(make: Callable[[Mapping[str, Any]], Callable], inputs: Mapping[str, Any],
              result: Mapping[str, Any]) -> dict:
@@ -2953,7 +2970,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, mpf(1))
-                return lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d)
+                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                                   False, starts(inputs, "eps"))
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             return _as_recheck(lo, hi, details=each(make, inputs, result))
@@ -2973,7 +2991,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, D)
-                return lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d)
+                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                                   False, starts(inputs, "claimed_eps"))
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             # decided against the exact delta Dx (D is rounded to nearest)
@@ -2984,7 +3003,13 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     return recheck_epsilon, recheck_delta, recheck_claim
 
 
-recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions, per_direction=True)
+def _windows(inputs: Mapping[str, Any], eps: Fraction) -> dict:
+    """:func:`window_grids` of a pld.* schedule."""
+    return window_grids([(mk, t) for mk, t, _ in _events(inputs)], _directions(inputs), eps)
+
+
+recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions, per_direction=True,
+                                                                 windows=_windows)
 
 
 # --------------------------------------------------------------------------- bounded losses
@@ -3103,6 +3128,29 @@ class Support:
         if exact is not None and exact < self.end and lo != -mpmath.inf:
             lo = max(lo, self.product_lower(exact))
         return lo, hi
+
+
+def window_grids(events: list, dirs: list, eps: Fraction) -> dict:
+    """Per direction d of ``dirs`` whose every step's loss is bounded (:class:`Support`, end B_d > eps),
+    the coarsest grid 2^-m whose cell is at most g / (4 N), g = B_d - eps and N the steps
+    (:func:`_grid_search` starts d there, or on a finer grid; at most :data:`_M_FINE`). Each step's
+    knots span its window [floor, sup], g wide (:meth:`Support.floors`), and the pairs put each step's
+    top atom on a knot up to a cell away: while N cells exceed g that moves the composed top across eps,
+    the bounds close like h there, not like h^2, and the h^2 law the search reads (:func:`_grid_step`)
+    misleads (two Laplace steps 1e-13 below 0.55: from 2^-39, a window of 0.06 cells, it predicted
+    2^-63, where 2^-44 settles the recorded width; 2^-61, 230k knots a step, took 44 CPU s). On this grid
+    each window spans at least 4 N cells. A choice of grid only."""
+    out = {}
+    steps = sum(t for _, t in events)
+    for d in dirs:
+        sup = Support.of(events, d)
+        if sup is None or not eps < sup.end:
+            continue
+        r = 4 * steps / (sup.end - eps)  # 2^m >= r
+        m = (math.ceil(r) - 1).bit_length() if r > 1 else 0
+        if m > _M_START:
+            out[d] = min(m, _M_FINE)
+    return out
 
 
 def tilted_lower(scale: mpf, eps_hint: mpf, steps: "list[int]") -> "tuple[list[int], int, int] | None":
