@@ -48,7 +48,7 @@ from .core import _PHI_MAX, Arith, Iv, arith, pow2, to_fraction, mpfr_to_mpf, mp
 from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   gaussian_bounds, laplace_tails, poisson_step_bounds,
-                  register_queries)
+                  register_queries, window_grids)
 from .pld import _eps_input, not_a_relation, schedule_leaves as _pld_leaves
 from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, _tilt_hint,
                   grid_hint, grid_work, tilted_lower)
@@ -1489,7 +1489,19 @@ def _directions(inputs: Mapping[str, Any]) -> list:
     return _DIRS[rel]
 
 
-_QUERIES = register_queries("events", _bounds, _directions, per_direction=False)
+def _windows(inputs: Mapping[str, Any], eps: Fraction) -> dict:
+    """:func:`.pld.window_grids` of an event tree whose steps go to the grid route (none for the trees
+    :func:`_bounds` answers otherwise: non-private, zCDP)."""
+    rel = inputs.get("neighboring")
+    if rel not in _DIRS:
+        return {}
+    tree = _flat(inputs.get("event"), rel)
+    if tree.non_private or tree.has_zcdp or not tree.blocks:
+        return {}
+    return window_grids(tree.blocks, _DIRS[rel], eps)
+
+
+_QUERIES = register_queries("events", _bounds, _directions, per_direction=False, windows=_windows)
 
 
 def _check_nodes(ev: Any, path: str, depth: int = 0) -> None:

@@ -69,8 +69,9 @@ class IvTails:
     each an enclosure (:mod:`.core`) for the exact point e (an interval, a grid point
     i 2^-m in practice). ``inf`` is the exact P-mass at loss +inf. The discretisation
     of such tails is a proof, and the only kind of tails :func:`_discretise` accepts.
-    ``many(A, i0, n, m)``, where given, returns the same enclosures at the grid points
-    i 2^-m, i = i0..n, in one loop (the same roundings; no per-knot call layers).
+    ``many(A, i0, n, m)``, where given, returns enclosures of the same tails at the grid points
+    i 2^-m, i = i0..n, in one loop (no per-knot call layers): the same roundings, hence the same bits,
+    except the Laplace pair at q = 1 (:func:`_pure_laplace_tails`: anchors and products).
     ``sup``, where given, is an exact rational with L <= sup P-almost surely, derived
     from the inputs by the maker (proved there); :func:`loss_sup` then uses it as is.
     ``runs(A, i0, n, m, K)``, where given, covers the knots i0..n in order by runs, each a list
@@ -583,12 +584,11 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
     rounding: L ranges over [lmin, lmax], lmin = log(1 - q + q e^{-1/b}),
     lmax = log(1 - q + q e^{1/b}) (remove; add: [-lmax, -lmin]); inside, L > e iff
     x > x_e with x_e in [0, 1], s0(x) = e^{-x/b}/2, s1(x) = 1 - e^{(x-1)/b}/2. An e whose
-    side of an end is not decided by the intervals gets [0, 1] (sound, loose)."""
+    side of an end is not decided by the intervals gets [0, 1] (sound, loose). At q = 1 the
+    same formulas reduce to exponentials of e alone: :func:`_pure_laplace_tails`."""
+    if q == 1:
+        return _pure_laplace_tails(b)
     consts: dict = {}
-    # q = 1: L(x) = (|x| - |x - 1|)/b (or its negative), and ||x| - |x - 1|| <= 1 by the
-    # triangle inequality, so |L| <= 1/b exactly, a rational from the inputs; both values are
-    # atoms (x <= 0 and x >= 1), so L ranges over [-1/b, 1/b] in both directions
-    sup = Fraction(1) / b
 
     def fn(A: Arith, e: tuple) -> tuple:
         c = consts.get(A.prec)
@@ -600,24 +600,13 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
             ends = (lmin, lmax) if direction == "remove" else (A.neg(lmax), A.neg(lmin))
             c = consts[A.prec] = (B, Qr, Q1, ends)
         B, Qr, Q1, (lo_end, hi_end) = c
-        if q == 1:
-            # the ends are the rationals -1/b and 1/b (below): compared exactly, so a knot at an
-            # end (1/2 for b = 2 lies on every grid 2^-m) gets its tails, not [0, 1], which
-            # widened the connect-the-dots masses there by 1/h (the formulas below hold on the
-            # closed range: at e = -1/b, x_e = 0)
-            e0, e1 = Fraction(*e[0].as_integer_ratio()), Fraction(*e[1].as_integer_ratio())
-            below_end, above_end = e1 < -sup, e0 >= sup
-            straddles = not above_end and not below_end and (e1 >= sup or e0 < -sup)
-        else:
-            above_end, below_end = e[0] >= hi_end[1], e[1] < lo_end[0]
-            straddles = e[1] >= hi_end[0] or e[0] < lo_end[1]
-        if above_end:
+        if e[0] >= hi_end[1]:
             z = (mpfr(0), mpfr(0))
             return z, z
-        if below_end:
+        if e[1] < lo_end[0]:
             o = (mpfr(1), mpfr(1))
             return o, o
-        if straddles:
+        if e[1] >= hi_end[0] or e[0] < lo_end[1]:
             return _UNIT
         one, half = A.q(1), A.q(Fraction(1, 2))
         a = A.add(A.expm1(e if direction == "remove" else A.neg(e)), Qr)
@@ -655,30 +644,21 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
         d_add, d_sub, d_mul, d_div, d_exp = dn.add, dn.sub, dn.mul, dn.div, dn.exp
         u_add, u_sub, u_mul, u_div, u_exp = up.add, up.sub, up.mul, up.div, up.exp
         two_m = pow2(m)
-        if q == 1:
-            # the knot i 2^-m is at or above the end 1/b iff i >= ceil(2^m / b), below -1/b iff
-            # i < -floor(2^m / b) (i an integer): :func:`fn`'s exact comparisons of Fractions
-            top = -((-(sup.numerator << m)) // sup.denominator)  # ceil(2^m / b)
-            bot = -((sup.numerator << m) // sup.denominator)  # -floor(2^m / b)
         zero, ones = (_Z, _Z), (_O, _O)
         out = []
         for i in range(i0, n + 1):
-            if q == 1:
-                above_end, below_end, straddles = i >= top, i < bot, False
-            else:
-                e = d_div(i, two_m)  # exact: |i| < 2^(prec-1)
-                above_end, below_end = e >= hi_end[1], e < lo_end[0]
-                straddles = e >= hi_end[0] or e < lo_end[1]
-            if above_end:
+            e = d_div(i, two_m)  # exact: |i| < 2^(prec-1)
+            if e >= hi_end[1]:
                 out.append((zero, zero))
                 continue
-            if below_end:
+            if e < lo_end[0]:
                 out.append((ones, ones))
                 continue
-            if straddles:
+            if e >= hi_end[0] or e < lo_end[1]:
                 out.append(_UNIT)
                 continue
-            e = d_div(i, two_m) if remove else d_div(-i, two_m)  # exact, and so is -e
+            if not remove:
+                e = d_div(-i, two_m)  # exact, and so is -e
             a0, a1 = d_add(dn.expm1(e), qr0), u_add(up.expm1(e), qr1)
             if a0 <= 0:
                 out.append(_UNIT)
@@ -714,8 +694,159 @@ def laplace_tails(b: Fraction, q: Fraction, direction: str) -> IvTails:
             out.append(((max(p0, _Z), min(p1, _O)), (max(t0, _Z), min(t1, _O))))
         return out
 
-    tails = IvTails(fn, many=many, sup=sup if q == 1 else None)
+    tails = IvTails(fn, many=many)
     return tails
+
+
+#: :func:`_pure_laplace_tails`' knot loop takes a fresh pair of exponentials at every knot index
+#: divisible by this (and at its first knot), products by e^(+-h/2) in between
+_PURE_ANCHOR = 256
+#: the fewest knots of :func:`_pure_laplace_tails`' closed-form block (fewer go through the walk)
+_PURE_BLOCK_MIN = 8
+
+
+def _pure_laplace_tails(b: Fraction) -> IvTails:
+    """The Laplace pair at q = 1 (scale ``b``, sensitivity 1): P = Lap(1, b), Q = Lap(0, b) under
+    remove; add is its mirror x -> 1 - x, whose loss has the same law, so one function serves both
+    directions (the events route hands the remove pair to both already). The loss is
+    L(x) = (|x| - |x - 1|)/b, and ||x| - |x - 1|| <= 1 (triangle inequality), so L lies in
+    [-1/b, 1/b] exactly, a rational from the inputs (``sup``); both ends are atoms (x <= 0, x >= 1).
+    For -1/b <= e < 1/b, L > e iff x > x_e = (b e + 1)/2 in [0, 1), whence, with c = e^(-1/(2b))/2,
+
+        P(L > e) = 1 - e^((x_e - 1)/b)/2 = 1 - c e^(e/2),    Q(L > e) = e^(-x_e/b)/2 = c e^(-e/2)
+
+    (the q-general formulas of :func:`laplace_tails` at q = 1, where log(e^e) = e is exact); past the
+    ends both tails are 0 (e >= 1/b) or 1 (e < -1/b). The ends are compared exactly, on integers
+    (``ends``), in both routes: a knot on an end (1/2 for b = 2 lies on every grid 2^-m) gets its
+    tails, not [0, 1], which widened the connect-the-dots masses there by 1/h.
+
+    ``fn`` takes the exponentials of e's ends in directed rounding (c's ends too). ``many`` takes them
+    at every :data:`_PURE_ANCHOR`-th knot and multiplies by e^(h/2), e^(-h/2) from there (each
+    product's ends rounded outward: every factor is positive, so the lower end of a product of lower
+    ends is below the exact one), at most _PURE_ANCHOR - 1 roundings a side: enclosures of the same
+    tails, a few hundred ulps wider than ``fn``'s at most (far below the masses' unit, 2^-(prec - m -
+    32)), not its bits. Four products a knot instead of four transcendentals (the near-pure-DP claim's
+    2^-61 grid: 230,000 knots a step)."""
+    sup = Fraction(1) / b
+    n_, d_ = sup.numerator, sup.denominator
+    consts: dict = {}
+
+    def ends(k: int) -> tuple[int, int]:
+        """(bot, top): for an integer i, i 2^-k < -1/b iff i < bot, i 2^-k >= 1/b iff i >= top."""
+        return -((n_ << k) // d_), -((-(n_ << k)) // d_)
+
+    def const(A: Arith) -> tuple:
+        c = consts.get(A.prec)
+        if c is None:
+            c = consts[A.prec] = A.scale2(A.exp(A.q(-sup / 2)), -1)  # e^(-1/(2b)) / 2
+        return c
+
+    def fn(A: Arith, e: tuple) -> tuple:
+        p0, r0 = e[0].as_integer_ratio()  # r a power of two (an mpfr is a dyadic rational)
+        p1, r1 = e[1].as_integer_ratio()
+        bot0, top0 = ends(r0.bit_length() - 1)
+        bot1, top1 = ends(r1.bit_length() - 1)
+        if p0 >= top0:
+            z = (mpfr(0), mpfr(0))
+            return z, z
+        if p1 < bot1:
+            o = (mpfr(1), mpfr(1))
+            return o, o
+        if p1 >= top1 or p0 < bot0:
+            return _UNIT
+        (c0, c1), dn, up = const(A), A.dn, A.up
+        h0, h1 = dn.mul_2exp(e[0], -1), up.mul_2exp(e[1], -1)  # e / 2, exact
+        return ((dn.sub(1, up.mul(c1, up.exp(h1))), up.sub(1, dn.mul(c0, dn.exp(h0)))),
+                (dn.mul(c0, dn.exp(dn.minus(h1))), up.mul(c1, up.exp(up.minus(h0)))))
+
+    def many(A: Arith, i0: int, n: int, m: int) -> list:
+        """:func:`fn`'s enclosures at i 2^-m, i = i0..n, by anchors and products (above)."""
+        (c0, c1), dn, up = const(A), A.dn, A.up
+        d_mul, u_mul, d_sub, u_sub = dn.mul, up.mul, dn.sub, up.sub
+        bot, top = ends(m)
+        two = pow2(m + 1)
+        g0, g1 = dn.exp(dn.div(1, two)), up.exp(up.div(1, two))  # e^(h/2); 1 / 2^(m+1) is exact
+        f0, f1 = dn.exp(dn.div(-1, two)), up.exp(up.div(-1, two))  # e^(-h/2)
+        zero, ones = (_Z, _Z), (_O, _O)
+        out: list = [(ones, ones)] * max(0, min(n + 1, bot) - i0)
+        a0 = a1 = b0 = b1 = _Z
+        first = True
+        for i in range(max(i0, bot), min(n, top - 1) + 1):
+            if first or i % _PURE_ANCHOR == 0:
+                h0, h1 = dn.div(i, two), up.div(i, two)  # i 2^-(m+1) = e / 2, exact
+                a0, a1 = d_mul(c0, dn.exp(h0)), u_mul(c1, up.exp(h1))  # c e^(e/2)
+                b0, b1 = d_mul(c0, dn.exp(dn.minus(h1))), u_mul(c1, up.exp(up.minus(h0)))  # c e^(-e/2)
+                first = False
+            else:
+                a0, a1, b0, b1 = d_mul(a0, g0), u_mul(a1, g1), d_mul(b0, f0), u_mul(b1, f1)
+            out.append(((max(d_sub(1, a1), _Z), min(u_sub(1, a0), _O)), (b0, min(b1, _O))))
+        out += [(zero, zero)] * max(0, n + 1 - max(i0, top))
+        return out
+
+    def runs(A: Arith, i0: int, n: int, m: int, K: int) -> list:
+        """The knots i0..n as :class:`IvTails`' ``runs``: the interior a..e+1 (a = max(i0, -floor(2^m / b)),
+        e = min(top - 2, n - 1), top = ceil(2^m / b): every knot a..e+1 is in [-1/b, 1/b)) as one
+        :class:`_BlockMasses` whose masses are closed forms, the knots before and after by :func:`many`.
+
+        Proof. Inside, with y = e^(e/2) and the curve d(e) = P(L > e) - e^e Q(L > e) (no mass at +inf),
+        d = 1 - c y - y^2 c / y = 1 - 2 c y. On the grid x_k = e^(k h), y_k = e^(k h / 2) = rho^k,
+        rho = e^(h/2): the slope of the connect-the-dots chord is s_k = (d_k - d_(k-1)) / (x_k - x_(k-1))
+        = -2 c (y_k - y_(k-1)) / (y_k^2 - y_(k-1)^2) = -2 c / (y_(k-1) (1 + rho)), so the mass at knot k
+        (:func:`_discretise_iv`), x_k (s_(k+1) - s_k) = y_k^2 2 c / (1 + rho) (1 / y_(k-1) - 1 / y_k), is
+
+            U_k = 2 c (rho - 1) / (rho + 1) y_k = 2 c tanh(h/4) e^(k h/2)          (k = a+1..e),
+
+        and the lower pair's cell masses between k and k + 1 are P_k - P_(k+1) = c (rho - 1) y_k and
+        Q_k - Q_(k+1) = c (1 - 1/rho) / y_k. Each is a positive constant (MPFR's correctly rounded tanh,
+        expm1 at the exact h/4, h/2, times c's end) times y_k or 1 / y_k, enclosed as :func:`many`
+        encloses them (anchors and directed products), then rounded as the walk rounds: U and the Q-mass
+        up (the upper ends), the P-mass down (the lower end). The walk joins at the tails of a, a + 1, e,
+        e + 1 (:func:`many`'s). A choice of route only: both prove the same masses' bounds."""
+        bot, top = ends(m)
+        a, e = max(i0, bot), min(top - 2, n - 1)
+        if e - a < _PURE_BLOCK_MIN:
+            return [many(A, i0, n, m)]
+        (c0, c1), dn, up = const(A), A.dn, A.up
+        # the fixed point 2^-S of the integers below (tightness only: any S is sound): c y and c / y lie in
+        # (0, 1/2] (|k h| <= 1/b), each product after an anchor adds at most one unit 2^-S (grown by at most
+        # rho^255 since), and a mass factor is below 2^(K - m) units: S = K - m + 48 keeps the masses within
+        # about 2^-30 of a unit of their exact bounds on the fine grids that need this block
+        S = max(K - m, 0) + 48
+
+        def fix(x: mpfr, upper: bool) -> int:  # x 2^S rounded outward (an exact scaling, then ceil / floor)
+            return ceil_int(up.mul_2exp(x, S)) if upper else floor_int(dn.mul_2exp(x, S))
+
+        h1, h2 = dn.div(1, pow2(m + 1)), dn.div(1, pow2(m + 2))  # h/2, h/4: exact
+        ku = fix(up.mul_2exp(up.tanh(h2), K + 1), True)  # 2 tanh(h/4) 2^K, up
+        kp = fix(dn.mul_2exp(dn.expm1(h1), K), False)  # (rho - 1) 2^K, down
+        kq = fix(up.mul_2exp(up.minus(dn.expm1(dn.minus(h1))), K), True)  # (1 - 1/rho) 2^K, up
+        g0, g1, f1 = fix(dn.exp(h1), False), fix(up.exp(h1), True), fix(up.exp(up.minus(h1)), True)  # rho, 1/rho
+        two, S2 = pow2(m + 1), 2 * S
+        um: list = []
+        lp: list = []
+        lq: list = []
+        y0 = y1 = z1 = 0
+        for k in range(a + 1, e + 1):
+            # y0 <= c y_k 2^S <= y1, c / y_k 2^S <= z1: fresh at an anchor, else the last times the factor's
+            # bound, the product rounded down (an arithmetic shift floors) or up (the negation's floor)
+            if k == a + 1 or k % _PURE_ANCHOR == 0:
+                t0, t1 = dn.div(k, two), up.div(k, two)  # k h / 2, exact
+                y0, y1 = fix(dn.mul(c0, dn.exp(t0)), False), fix(up.mul(c1, up.exp(t1)), True)
+                z1 = fix(up.mul(c1, up.exp(up.minus(t0))), True)
+            else:
+                y0, y1, z1 = (y0 * g0) >> S, -((-y1 * g1) >> S), -((-z1 * f1) >> S)
+            um.append(-((-ku * y1) >> S2))
+            lp.append((kp * y0) >> S2)
+            lq.append(-((-kq * z1) >> S2))
+        ends_at = many(A, a, a + 1, m) + many(A, e, e + 1, m)
+        block = _BlockMasses(a, e + 1, e, um, lp, lq, dict(zip((a, a + 1, e, e + 1), ends_at)))
+        out: list = [many(A, i0, a - 1, m)] if a > i0 else []
+        out.append(block)
+        if e + 2 <= n:
+            out.append(many(A, e + 2, n, m))
+        return out
+
+    return IvTails(fn, many=many, sup=sup, runs=runs, key=("laplace", sup))
 
 
 def finite_tails(P: list, Q: list) -> IvTails:
@@ -2611,6 +2742,15 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     lo_d = {d: -mpmath.inf for d in dirs}
     hi_d = {d: mpmath.inf for d in dirs}
     m_d = {d: m0 for d in dirs}
+    # near a pure-DP eps a direction starts on its window grid (:func:`window_grids`), each priced
+    # within its share of a hinted start's (else a halving coarser, down to m0; a grid refused before
+    # its price counts as past it)
+    share = PLD_MAX_GRID_WORK // _HINT_START_SHARE // len(dirs)
+    for d, m in (getattr(compute, "starts", None) or {}).items():
+        while d in m_d and m > m0 and not 0 <= (_dry_price(compute, m, "both", d, -mpmath.inf) or 0) <= share:
+            m -= 1
+        if d in m_d:
+            m_d[d] = max(m0, m)
     todo = {d: "both" for d in dirs}
     # per direction, the upper ends each grid proved, (m, hi) in order: they close like h^2
     # (:func:`_truth_estimate`)
@@ -2939,16 +3079,19 @@ _EPS_HINT_PROBE = mpf(64)
 
 
 class _ProbeQuery:
-    """An eps(delta) query ``compute(m, sides, d, floor)`` (:func:`register_queries`) and whether its
-    first grid's unit is capped (``capped``: the recorded end, which sizes the unit, is above
-    :data:`_EPS_HINT_PROBE`; a call with floor -inf is sized for that cap, :func:`_grid_search` then
-    computes that grid again once it has a floor, before it extrapolates from its gap). The unit is a
-    choice (:func:`_units`: any K is sound), so either call proves what it returns."""
+    """A query ``compute(m, sides, d, floor)`` (:func:`register_queries`) with two choices of its
+    first grids. ``capped``, an eps(delta) query's: its first grid's unit is capped (the recorded end,
+    which sizes the unit, is above :data:`_EPS_HINT_PROBE`; a call with floor -inf is sized for that
+    cap, :func:`_grid_search` then computes that grid again once it has a floor, before it
+    extrapolates from its gap). ``starts``, a delta query's: per direction the finest first grid
+    (:func:`window_grids`). The unit and the grid are choices (:func:`_units`: any K is sound; any
+    grid), so every call proves what it returns."""
 
-    __slots__ = ("run", "capped")
+    __slots__ = ("run", "capped", "starts")
 
-    def __init__(self, run: Callable[[int, str, str, mpf], tuple], capped: bool) -> None:
-        self.run, self.capped = run, capped
+    def __init__(self, run: Callable[[int, str, str, mpf], tuple], capped: bool,
+                 starts: "dict | None" = None) -> None:
+        self.run, self.capped, self.starts = run, capped, starts or {}
 
     def __call__(self, m: int, sides: str, d: str, floor: mpf) -> tuple:
         return self.run(m, sides, d, floor)
@@ -2965,7 +3108,8 @@ def _delta_input(inputs: Mapping[str, Any]) -> tuple[mpf, Fraction]:
 
 
 def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Callable[[Mapping[str, Any]], list],
-                     *, per_direction: bool) -> tuple[Callable, Callable, Callable]:
+                     *, per_direction: bool, windows: "Callable[[Mapping[str, Any], Fraction], dict] | None" = None
+                     ) -> tuple[Callable, Callable, Callable]:
     """Register ``PREFIX.epsilon``, ``PREFIX.delta`` and ``PREFIX.claim`` re-checkers around
     ``bounds(inputs, kind, target, delta_scale, eps_hint, m, sides, direction) -> (lo, hi)``
     (one direction of ``directions(inputs)``, on the grid 2^-m),
@@ -2974,8 +3118,12 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     remembered for the process (certificates of one run often share a configuration:
     a claim and its estimate, an oracle battery and its claims). ``per_direction``: format
     1's ``result.directions`` are re-proved (:func:`_per_direction`; pld.*), else left to the
-    kind table (events.*: unverifiable)."""
+    kind table (events.*: unverifiable). ``windows(inputs, eps)``: a delta query's first grid per
+    direction near a pure-DP eps (:func:`window_grids`), a choice only."""
     bounds = _remembered(bounds)
+
+    def starts(inputs: Mapping[str, Any], key: str) -> dict:
+        return windows(inputs, _eps_input(inputs, key)) if windows is not None else {}
 
     def each(make: Callable[[Mapping[str, Any]], Callable], inputs: Mapping[str, Any],
              result: Mapping[str, Any]) -> dict:
@@ -3008,7 +3156,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, mpf(1))
-                return lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d)
+                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                                   False, starts(inputs, "eps"))
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             return _as_recheck(lo, hi, details=each(make, inputs, result))
@@ -3028,7 +3177,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
 
             def make(res: Mapping[str, Any]) -> Callable:
                 scale = _delta_scale(res, D)
-                return lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d)
+                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                                   False, starts(inputs, "claimed_eps"))
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             # decided against the exact delta Dx (D is rounded to nearest)
@@ -3039,7 +3189,13 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
     return recheck_epsilon, recheck_delta, recheck_claim
 
 
-recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions, per_direction=True)
+def _windows(inputs: Mapping[str, Any], eps: Fraction) -> dict:
+    """:func:`window_grids` of a pld.* schedule."""
+    return window_grids([(mk, t) for mk, t, _ in _events(inputs)], _directions(inputs), eps)
+
+
+recheck_epsilon, recheck_delta, recheck_claim = register_queries("pld", _bounds, _directions, per_direction=True,
+                                                                 windows=_windows)
 
 
 # --------------------------------------------------------------------------- bounded losses
@@ -3158,6 +3314,29 @@ class Support:
         if exact is not None and exact < self.end and lo != -mpmath.inf:
             lo = max(lo, self.product_lower(exact))
         return lo, hi
+
+
+def window_grids(events: list, dirs: list, eps: Fraction) -> dict:
+    """Per direction d of ``dirs`` whose every step's loss is bounded (:class:`Support`, end B_d > eps),
+    the coarsest grid 2^-m whose cell is at most g / (4 N), g = B_d - eps and N the steps
+    (:func:`_grid_search` starts d there, or on a finer grid; at most :data:`_M_FINE`). Each step's
+    knots span its window [floor, sup], g wide (:meth:`Support.floors`), and the pairs put each step's
+    top atom on a knot up to a cell away: while N cells exceed g that moves the composed top across eps,
+    the bounds close like h there, not like h^2, and the h^2 law the search reads (:func:`_grid_step`)
+    misleads (two Laplace steps 1e-13 below 0.55: from 2^-39, a window of 0.06 cells, it predicted
+    2^-63, where 2^-44 settles the recorded width; 2^-61, 230k knots a step, took 44 CPU s). On this grid
+    each window spans at least 4 N cells. A choice of grid only."""
+    out = {}
+    steps = sum(t for _, t in events)
+    for d in dirs:
+        sup = Support.of(events, d)
+        if sup is None or not eps < sup.end:
+            continue
+        r = 4 * steps / (sup.end - eps)  # 2^m >= r
+        m = (math.ceil(r) - 1).bit_length() if r > 1 else 0
+        if m > _M_START:
+            out[d] = min(m, _M_FINE)
+    return out
 
 
 def tilted_lower(scale: mpf, eps_hint: mpf, steps: "list[int]") -> "tuple[list[int], int, int] | None":
