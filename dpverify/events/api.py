@@ -517,7 +517,9 @@ def _eps_capped(name: str, e: Fraction) -> None:
     """Refuse a delta query at an eps beyond :data:`EVENT_MAX_EPS` (the unit must resolve Q-masses
     about e^-eps times the P-masses: the work grows with eps on both sides; verify's cap too)."""
     if e > EVENT_MAX_EPS:
-        raise InvalidParameter(name, f"{name}={float(e):.6g} is beyond the cap of {EVENT_MAX_EPS} for event trees "
+        # float() of an eps past 1.8e308 overflows (ref56: --eps 1e400 ended in OverflowError, exit 4)
+        value = f"{float(e):.6g}" if e < 10**300 else "a number above 1e300"
+        raise InvalidParameter(name, f"{name}={value} is beyond the cap of {EVENT_MAX_EPS} for event trees "
                                      "(delta there is below e^-150 for any useful guarantee)")
 
 

@@ -107,3 +107,15 @@ def test_verify_refuses_an_event_the_producer_refuses_with_its_exit_code(tmp_pat
     assert main(["verify", "--time-budget", "20", str(cert_path)]) == 2
     out = "".join(capsys.readouterr())
     assert "inputs.event" in out and f"{MAX_EVENT_ATOMS:,}" in out and "MAX_EVENT_ATOMS" in out, out
+
+
+@pytest.mark.parametrize("eps,words", [("1e400", "eps=a number above 1e300"), ("250", "eps=250")])
+def test_an_eps_past_the_event_cap_is_refused_by_name(tmp_path, capsys, eps, words):
+    """ref56: an eps past float's range (1e400) made the cap's message overflow (OverflowError,
+    exit 4); both are refused, exit 2, naming the cap of 200."""
+    f = tmp_path / "e.json"
+    event = {"type": "poisson_sampled", "sampling_probability": "0.01", "event": {"type": "gaussian", "noise_multiplier": "1"}}
+    f.write_text(json.dumps({"event": event}))
+    code = main(["audit", "dpsgd", "--events", str(f), "--eps", eps])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and "beyond the cap of 200" in err, err
