@@ -229,8 +229,10 @@ class SubsampledGaussianPair(PairFromTails):
         (:func:`.taylor_blocks.taylor_block`, driven by
         :func:`.taylor_blocks.grid_tails_by_blocks`); a block whose remainder is
         not small enough (near an end of the loss support) is split, and its
-        smallest pieces get one arb erfc pair per knot (constants hoisted; arb's
-        own erfc is rigorous on balls). Every value is an enclosure either way;
+        smallest pieces get their tails knot by knot: from :class:`_SfLattice`'s
+        Taylor polynomials at the lattice j/2 (Cramer's bound on the remainder) up to its
+        precision cap, else one arb erfc pair (constants hoisted; arb's own erfc is
+        rigorous on balls). Every value is an enclosure either way;
         the choice between the two routes rests on arb balls and the inputs only
         (deterministic, the same on every platform)."""
         P_t, Q_t, _ = self._grid(m, i0, n, progress, 0)
