@@ -2376,9 +2376,20 @@ def _bounds(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf,
 _CLOSED_BITS = (320, 1280, 5120)
 #: eps / mu past which the closed form is not tried (the producer's gdp delta range, limits.py)
 _CLOSED_EPS_OVER_MU = 10**8
-#: the closed form answers only when its relative width is below 2^-this (about 1e-30: no recorded
-#: enclosure is narrower; a wider one, an underflowing delta, goes to the grid route)
+#: the closed form answers only when its relative width is below 2^-this (about 1e-30; a wider one, an
+#: underflowing delta, goes to the grid route)
 _CLOSED_NARROW = 100
+#: the finest of :data:`_CLOSED_BITS` that a recorded width asks for (:data:`_CLOSED_NEED`): its answers
+#: are some 2^-1200 wide, and a forged zero width costs at most this one (an eps root at 5120 bits took
+#: 46 CPU s at 1 - q = 1e-100; at 1280, 1.2)
+_CLOSED_REFINE_BITS = 1280
+#: the relative width a closed form is refined to where it is narrow but wider than this, up to
+#: :data:`_CLOSED_REFINE_BITS`: 1/:data:`_CLOSED_NEED_SHARE` of the recorded relative width, set around
+#: each query by :func:`register_queries` (through :func:`_remembered`, whose key includes it), None
+#: elsewhere. It chooses a precision only, never a bound: a writer that decides at 30 digits records
+#: about 37, which the first narrow answer (3e-32 wide at sigma 1e64, eps 1e-70) could not fit (adv56 M2)
+_CLOSED_NEED: ContextVar = ContextVar("pld_closed_need", default=None)
+_CLOSED_NEED_SHARE = 16
 
 
 def gaussian_mu2(shifts: list, d: str) -> Fraction:
@@ -2397,7 +2408,8 @@ def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
     mu^2 = sum count (c shift)^2 with c = 2 under replace-one (the pair N(0, 1) vs N(2 / sigma, 1)),
     1 under add or remove (:func:`.gdp.composed_gaussian_delta_iv`, :func:`.gdp.composed_gaussian_eps_iv`;
     directed rounding throughout). None where a step is not such a Gaussian, or where the closed form
-    is not narrow (an underflowing delta; the grid route then answers as before). A grid cannot
+    is not narrow (an underflowing delta; the grid route then answers as before); a narrow one is refined
+    toward the recorded width (:func:`_closed_refined`). A grid cannot
     resolve these schedules at large T (sigma 1000, T = 10^6, delta(1) to 6 digits held verify for its
     300 s budget, exit 3); the closed form takes milliseconds."""
 
@@ -2405,11 +2417,27 @@ def gaussian_bounds(shifts: list, d: str, kind: str, target: mpf,
     if not shifts or any(isinstance(g, bool) or not isinstance(g, (Fraction, int)) or g <= 0 for g, _ in shifts):
         return None
     mu2 = gaussian_mu2(shifts, d)
+    return _closed_refined(lambda bits: _gaussian_closed_at(arith(bits), mu2, kind, target, exact))
+
+
+def _closed_refined(at: "Callable[[int], tuple | None | str]") -> "tuple[mpf, mpf] | None":
+    """A closed form ``at(bits)`` (its ends, None where it does not answer, or "wider" where it is not
+    narrow) over :data:`_CLOSED_BITS`: the first narrow answer whose relative width is also within
+    :data:`_CLOSED_NEED` (or at :data:`_CLOSED_REFINE_BITS` or finer), else the finest narrow one
+    computed, else None. Every answer is a proof, so any of them is sound; the finer one only fits a
+    narrow recorded enclosure."""
+    best = None
+    need = _CLOSED_NEED.get()
     for bits in _CLOSED_BITS:
-        got = _gaussian_closed_at(arith(bits), mu2, kind, target, exact)
-        if got != "wider":
+        got = at(bits)
+        if got is None:
+            return best
+        if got == "wider":
+            continue
+        best = got
+        if need is None or bits >= _CLOSED_REFINE_BITS or got[1] - got[0] <= need * abs(got[1]):
             return got
-    return None
+    return best
 
 
 def _gaussian_closed_at(A: Any, mu2: Fraction, kind: str, target: mpf,
@@ -2464,7 +2492,8 @@ def poisson_step_bounds(leaves: "list | None", dirs: list, kind: str, target: mp
     unknown the enclosure of :func:`_target`), the maximum over ``dirs``, of a schedule that is one
     Poisson-subsampled Gaussian step (``leaves``, :func:`schedule_leaves`' form; :mod:`.poisson_step`:
     the curve in closed form, no discretisation), or None: any other schedule, or where the closed form
-    is not narrow at :data:`_CLOSED_BITS` (an underflowing delta). The grid route then answers as
+    is not narrow at :data:`_CLOSED_BITS` (an underflowing delta; a narrow one is refined toward the
+    recorded width, :func:`_closed_refined`). The grid route then answers as
     before. At T = 1 the grid's tails cost far more than its meter charged (adv54 M2: sigma 0.15, q 0.01,
     eps(1e-5) to 8 digits took verify 38.6 CPU s); this takes milliseconds."""
     from .poisson_step import one_poisson_step, poisson_step_at
@@ -2472,7 +2501,8 @@ def poisson_step_bounds(leaves: "list | None", dirs: list, kind: str, target: mp
     step = one_poisson_step(leaves, dirs)
     if step is None:
         return None
-    for bits in _CLOSED_BITS:
+
+    def at(bits: int) -> "tuple | None | str":
         A = arith(bits)
         ends = _closed_target(A, target, exact)
         if kind == "delta" and ends[1] * step[0] > _CLOSED_EPS_OVER_MU:
@@ -2484,12 +2514,10 @@ def poisson_step_bounds(leaves: "list | None", dirs: list, kind: str, target: mp
         if got is None:
             return None
         if kind == "delta":
-            out = (mpf(0), mpf(0)) if got[1] == 0 else _closed_delta_ends(*got)  # proved 0: add past its bound
-        else:
-            out = _closed_eps_ends(A, got)
-        if out != "wider":
-            return out
-    return None
+            return (mpf(0), mpf(0)) if got[1] == 0 else _closed_delta_ends(*got)  # proved 0: add past its bound
+        return _closed_eps_ends(A, got)
+
+    return _closed_refined(at)
 
 
 def direction_bounds(events: list, d: str, kind: str, target: mpf, exact: "Fraction | None", K: int, tau: mpf,
@@ -2993,16 +3021,31 @@ def _accuracy_factor(enc: Any) -> mpf:
     that shrinks the route's own truncation and unit error (both 10^-10 of the delta
     scale) to 10^-7 w: the producer's enclosure is as tight as its grid allows, so the
     route must not lose to truncation what the grid gains."""
+    w = _recorded_rel_width(enc)
+    return mpf(1) if w is None else min(mpf(1), max(w * mpf(10) ** 3, mpf(10) ** -30))
+
+
+def _recorded_rel_width(enc: Any) -> "mpf | None":
+    """(hi - lo) / hi of a recorded enclosure (a hint), or None where it is unreadable, infinite or
+    hi <= 0."""
     from .verify import enclosure_of
 
     try:
         lo, hi = enclosure_of(enc, "result.enclosure", _DPS)
     except (MalformedCertificate, CertificateRejected):
-        return mpf(1)
+        return None
     if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)) or hi <= 0:
-        return mpf(1)
-    w = (hi - lo) / hi
-    return min(mpf(1), max(w * mpf(10) ** 3, mpf(10) ** -30))
+        return None
+    return (hi - lo) / hi
+
+
+def _closed_need(result: Mapping[str, Any]) -> "mpf | None":
+    """:data:`_CLOSED_NEED` for a query whose recorded enclosure is ``result``'s, or None, also where every
+    narrow answer meets it (so that queries of ordinary widths share :func:`_remembered`'s entries)."""
+    w = _recorded_rel_width(result.get("enclosure", {})) if isinstance(result, Mapping) else None
+    if w is None or w >= _CLOSED_NEED_SHARE * mpmath.ldexp(1, -_CLOSED_NARROW):
+        return None
+    return w / _CLOSED_NEED_SHARE
 
 
 def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
@@ -3013,10 +3056,10 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
     memo: dict = {}
 
     def call(inputs: Mapping[str, Any], kind: str, target: mpf, scale: mpf, hint: mpf, m: int,
-             sides: str, direction: str, floor: "mpf | None" = None) -> tuple:
+             sides: str, direction: str, floor: "mpf | None" = None, need: "mpf | None" = None) -> tuple:
         floor = floor if kind == "eps" and floor is not None and mpmath.isfinite(floor) and floor > 0 else None
         key = (json.dumps(inputs, sort_keys=True, default=str), kind, repr(target), repr(scale),
-               repr(hint), m, direction, mpmath.mp.prec, repr(floor))
+               repr(hint), m, direction, mpmath.mp.prec, repr(floor), repr(need))
         meter = _METER.get()
         for s in (sides, "both"):  # a "both" result serves either side
             if (key, s) in memo:
@@ -3025,10 +3068,12 @@ def _remembered(bounds: Callable[..., tuple]) -> Callable[..., tuple]:
                     meter.replay(up if sides != "lower" else 0, low if sides != "upper" else 0, m)
                 return out
         token = _EPS_FLOOR.set(None if floor is None else (direction, floor))
+        need_token = _CLOSED_NEED.set(need)
         before = (meter.upper, meter.lower) if meter is not None else (0, 0)
         try:
             out = bounds(inputs, kind, target, scale, hint, m, sides, direction)
         finally:
+            _CLOSED_NEED.reset(need_token)
             _EPS_FLOOR.reset(token)
         memo[(key, sides)] = (out, (meter.upper - before[0], meter.lower - before[1]) if meter is not None
                                    else (0, 0))
@@ -3137,14 +3182,15 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
             def make(res: Mapping[str, Any]) -> Callable:
                 hint = _recorded_hi(res, mpf(0))
                 h = hint if mpmath.isfinite(hint) else mpf(0)
+                need = _closed_need(res)
                 # until a grid has proved a lower end of this direction (floor -inf), the recorded
                 # end sizes the unit only up to _EPS_HINT_PROBE: an absurd one (adv43 F3: [1e6, 1e6 + 1]
                 # for a true 1.515 asked for 3016-bit masses, exit 3 at the work cap) is refuted by the
                 # first grid, whose upper end needs few bits of e^eps below the cap; one it does not
                 # refute is computed again at its own unit before the search extrapolates (_ProbeQuery)
                 return _ProbeQuery(lambda m, sides, d, floor: bounds(
-                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor),
-                    h > _EPS_HINT_PROBE)
+                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor,
+                    need), h > _EPS_HINT_PROBE)
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
             return _as_recheck(lo, hi, details=each(make, inputs, result))
@@ -3155,8 +3201,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
             E = fraction_to_mpf(_eps_input(inputs, "eps"))
 
             def make(res: Mapping[str, Any]) -> Callable:
-                scale = _delta_scale(res, mpf(1))
-                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                scale, need = _delta_scale(res, mpf(1)), _closed_need(res)
+                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d, None, need),
                                    False, starts(inputs, "eps"))
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
@@ -3176,8 +3222,8 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
                 return _as_recheck(mpf(0), mpf(1), "undecided")
 
             def make(res: Mapping[str, Any]) -> Callable:
-                scale = _delta_scale(res, D)
-                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d),
+                scale, need = _delta_scale(res, D), _closed_need(res)
+                return _ProbeQuery(lambda m, sides, d, _floor: bounds(inputs, "delta", E, scale, E, m, sides, d, None, need),
                                    False, starts(inputs, "claimed_eps"))
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)

@@ -68,7 +68,12 @@ def poisson_delta_iv(A: Arith, mu: Fraction, q: Fraction, d: str, eps: Fraction)
             v = A.add(A.sub(A.q(eps), A.log(Q)), A.log1p(A.neg(A.mul(A.q(1 - q), A.exp(A.q(-eps))))))
         c = Q
     else:
-        w = A.add((_ONE, _ONE), A.div(A.expm1(A.q(-eps)), Q))
+        # w = 1 + expm1(-eps) / q = (e^-eps - (1 - q)) / q: the first cancels 1 - q against 1 where q is
+        # near 1 (adv56 M1: 1 - q = 1e-100 left w straddling 0 at every eps at 320 bits, no root proved),
+        # the second cancels e^-eps against 1 - q where q is small; both enclose w, so their meet does
+        w1 = A.add((_ONE, _ONE), A.div(A.expm1(A.q(-eps)), Q))
+        w2 = A.div(A.sub(A.exp(A.q(-eps)), A.q(1 - q)), Q)
+        w = (max(w1[0], w2[0]), min(w1[1], w2[1]))
         if not w[1] > 0:
             return _Z, _Z  # e^-eps <= 1 - q: the measure P - e^eps Q is <= 0
         w = (max(w[0], _Z), w[1])
@@ -115,7 +120,7 @@ def _propose(mu: Fraction, q: Fraction, d: str, delta: Fraction, prec: int) -> O
     ``d``, or None. Both directions are solved for v (the module's formulas; eps increases with v):
     remove delta = q delta_mu(v), v the Gaussian root of delta / q (:func:`.gdp._propose_eps`),
     eps = log1p(q expm1(v)); add delta = q delta_mu(v) e^-v / (1 - q + q e^-v), decreasing in v, by a
-    64-bit bisection and then the secant method at prec + 32 bits, eps = -log1p(q expm1(-v))."""
+    64-bit bisection and then the secant method at prec + 32 bits, eps = -log(1 - q + q e^-v) (:func:`_log_mix`)."""
     if d == "remove":
         if not delta < q:
             return None
@@ -127,19 +132,29 @@ def _propose(mu: Fraction, q: Fraction, d: str, delta: Fraction, prec: int) -> O
                                                 * mpmath.expm1(mpf(v.numerator) / v.denominator)))
     with mpmath.workprec(prec + 32):
         v = _add_root(mpf(mu.numerator) / mu.denominator, mpf(q.numerator) / q.denominator,
-                      mpf(delta.numerator) / delta.denominator, prec)
+                      mpf(delta.numerator) / delta.denominator, prec, q)
         if v is None:
             return None
-        return mpf_to_fraction(-mpmath.log1p(mpf(q.numerator) / q.denominator * mpmath.expm1(-v)))
+        return mpf_to_fraction(-_log_mix(q, v))
 
 
-def _add_root(mu: mpf, q: mpf, delta: mpf, prec: int) -> Optional[mpf]:
-    """The v > 0 with q delta_mu(v) e^-v / (1 - q + q e^-v) = delta (a proposal), or None."""
+def _log_mix(q: Fraction, v: mpf) -> mpf:
+    """log(1 - q + q e^-v) at mpmath's precision (a proposal): log1p(q expm1(-v)) for q <= 1/2, else from
+    1 - q exactly, since q expm1(-v) near -1 cancels 1 - q against 1 (1 - q = 1e-100: 332 bits)."""
+    if q <= Fraction(1, 2):
+        return mpmath.log1p(mpf(q.numerator) / q.denominator * mpmath.expm1(-v))
+    r = 1 - q
+    return mpmath.log(mpf(r.numerator) / r.denominator + mpf(q.numerator) / q.denominator * mpmath.exp(-v))
+
+
+def _add_root(mu: mpf, q: mpf, delta: mpf, prec: int, qx: Fraction) -> Optional[mpf]:
+    """The v > 0 with q delta_mu(v) e^-v / (1 - q + q e^-v) = delta (a proposal; ``qx`` is q exactly),
+    or None."""
     def h(v: mpf) -> mpf:  # log of the curve over delta: decreasing in v
         dm = delta_mu_at_t(mu, v / mu - mu / 2)
         if not dm > 0:
             return mpf("-inf")  # cancellation below the working precision: far below any delta
-        return mpmath.log(q) + mpmath.log(dm) - v - mpmath.log1p(q * mpmath.expm1(-v)) - mpmath.log(delta)
+        return mpmath.log(q) + mpmath.log(dm) - v - _log_mix(qx, v) - mpmath.log(delta)
 
     with mpmath.workprec(64):
         if not h(mpf(0)) > 0:

@@ -67,10 +67,10 @@ def _quad_delta(z: Fraction, q: Fraction, d: str, eps: Fraction) -> mpmath.mpf:
         return mpmath.quad(f, [-mpmath.inf] + [2 * x - t for t in reversed(pts)])
 
 
-def _tails_delta(z: Fraction, q: Fraction, d: str, eps: Fraction) -> mpmath.mpf:
-    """P(half line) - e^eps Q(half line) by mpmath's ncdf at 300 digits, the half line from
+def _tails_delta(z: Fraction, q: Fraction, d: str, eps: Fraction, dps: int = 300) -> mpmath.mpf:
+    """P(half line) - e^eps Q(half line) by mpmath's ncdf at ``dps`` digits, the half line from
     :func:`_crossing` (the mixture's tails term by term; no transformed eps)."""
-    with mpmath.workdps(300):
+    with mpmath.workdps(dps):
         Z, R, E = _mp(z), _mp(q), _mp(eps)
         x = _crossing(Z, R, d, E)
         if d == "remove":
@@ -288,3 +288,90 @@ def test_the_grid_route_encloses_the_closed_form(d, eps) -> None:
                                     budget, 10, "both")
         a, b = P.poisson_step_bounds([("gaussian", Fraction(1, 2), Fraction(1, 100), 1)], [d], "delta", E, eps)
         assert lo <= a <= b <= hi and hi - lo <= hi * mpmath.mpf(10) ** -3
+
+
+#: adv56 M1: q = 1 - 1e-100 (0. and 100 nines), z = 0.1, add, eps(1e-300) = 230.2585...: the add
+#: direction's w = 1 + expm1(-eps) / q cancelled 1 - q against 1 and straddled 0 at every eps at 320
+#: bits, so no root was proved and verify fell to the grid (exit 3 after 33-89 CPU s)
+_Q_NEAR_1 = 1 - Fraction(1, 10**100)
+
+
+def test_eps_of_an_add_step_at_q_near_1_is_proved_at_320_bits() -> None:
+    """The root is proved at the first precision, 2^-300 wide, and brackets the root of the half line's
+    normal tails (mpmath at 700 digits, which resolve delta 1e-300 under the 1e-98 tail masses)."""
+    from dpverify.recheck.poisson_step import poisson_step_at
+
+    z, delta = Fraction(1, 10), Fraction(1, 10**300)
+    r = poisson_step_at(arith(320), z, _Q_NEAR_1, ["add"], "eps", (delta, delta))
+    assert r is not None and 0 < r[1] - r[0] <= r[1] / 2**290
+    with mpmath.workdps(700):
+        assert _tails_delta(z, _Q_NEAR_1, "add", r[0], 700) > _mp(delta) > _tails_delta(z, _Q_NEAR_1, "add", r[1], 700)
+
+
+def _decimal(x: Fraction, digits: int = 50) -> str:
+    with mpmath.workdps(60):
+        return mpmath.nstr(_mp(x), digits)
+
+
+def _narrowed(cert: dict, lo: Fraction, hi: Fraction) -> dict:
+    forged = json.loads(json.dumps(cert))
+    forged["result"]["enclosure"] = {"lo": _decimal(lo), "hi": _decimal(hi)}
+    return reseal(forged)
+
+
+@pytest.mark.parametrize("rel", ["add", "add-remove"])
+def test_step_at_q_near_1_certificates_verify_and_forgeries_are_refused(rel, capsys) -> None:
+    """adv56 M1: eps(1e-300) to 4 digits at q = 1 - 1e-100 (add [230.2578, 230.2598], add-remove
+    [420.052, 420.054]) is confirmed (exit 3 before); either end narrowed 1e-35 relative past the
+    truth is refused, exit 1 (the closed form's enclosure is 1e-90 wide)."""
+    cert = _cert(capsys, "--noise-multiplier", "0.1", "--sampling-rate", "0." + "9" * 100, "--steps", "1", "--neighboring", rel, "--delta", "1e-300", "--digits", "4")
+    assert outcome(cert) == 0
+    enc = cert["result"]["enclosure"]
+    lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
+    with mpmath.workdps(60):
+        t_lo, _ = P.poisson_step_bounds([("gaussian", Fraction(1, 10), _Q_NEAR_1, 1)], P._directions(cert["inputs"]),
+                                        "eps", mpmath.mpf("1e-300"), Fraction(1, 10**300))
+    truth = Fraction(mpmath.nstr(t_lo, 50))
+    assert lo <= truth <= hi
+    off = truth / 10**35
+    for a, b in ((lo, truth - off), (truth + off, hi)):
+        assert outcome(_narrowed(cert, a, b)) == 1, (rel, a, b)
+
+
+@pytest.mark.parametrize("sigma,q,rel,eps", [
+    ("1e64", "0.5", "add-remove", "1e-70"),
+    ("0.01", "0.5", "add", "0.6931471805599453094172321214581765680755001343602552541206800094"),
+    ("1e64", "1", "add-remove", "1e-70"),  # rate 1: the Gaussian closed form (gaussian_bounds)
+])
+def test_claims_recorded_past_30_digits_verify_and_moved_ones_are_refused(sigma, q, rel, eps, capsys) -> None:
+    """adv56 M2: a claim decided at 30 digits records its delta to about 37 (relative width 1e-37); the
+    closed forms stopped at their first precision narrower than 2^-100 (3e-32 wide at sigma 1e64, eps
+    1e-70, where delta(eps) cancels some 200 bits), which could not fit inside: exit 3. They now refine
+    toward a sixteenth of the recorded width. A claim that holds and one that fails (delta 1e-31 relative
+    above and below the truth) are confirmed; the enclosure moved 1e-35 relative either way is refused,
+    exit 1."""
+    from dpverify.cli import main
+
+    args = ["audit", "dpsgd", "--noise-multiplier", sigma, "--sampling-rate", q, "--steps", "1",
+            "--neighboring", rel, "--claimed-eps", eps, "--json"]
+    inputs = {"noise_multiplier": sigma, "sampling_rate": q, "steps": 1, "neighboring": rel, "claimed_eps": eps}
+    token = P._CLOSED_NEED.set(mpmath.mpf(0))  # as a zero recorded width asks: refined to 1280 bits
+    try:
+        with mpmath.workdps(60):
+            E = P.fraction_to_mpf(Fraction(eps))
+            t_lo, t_hi = P._bounds(inputs, "delta", E, mpmath.mpf(1), E, 8)
+    finally:
+        P._CLOSED_NEED.reset(token)
+    with mpmath.workdps(60):
+        assert 0 < t_hi - t_lo <= t_lo / 10**45
+        truth = Fraction(mpmath.nstr(t_lo, 50))
+    for delta, verdict in ((truth * (1 + Fraction(1, 10**31)), "holds"), (truth * (1 - Fraction(1, 10**31)), "fails")):
+        assert main([*args, "--delta", _decimal(delta, 33)]) == (0 if verdict == "holds" else 1)
+        cert = json.loads(capsys.readouterr().out)
+        assert cert["result"]["verdict"] == verdict and outcome(cert) == 0, verdict
+        enc = cert["result"]["enclosure"]
+        lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
+        assert lo <= truth <= hi and hi - lo <= hi / 10**35
+        off = lo / 10**35
+        for a, b in ((lo + off, hi + off), (lo - off, hi - off)):
+            assert outcome(_narrowed(cert, a, b)) == 1, (verdict, a, b)
