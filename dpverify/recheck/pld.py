@@ -420,7 +420,9 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         most of the tails' time, went knot by knot before the blocks were halved there. Blocks are
         halved only at up to :data:`_BLOCK_HALVE_BITS` bits: a series' cost grows faster with the
         precision than a knot's (at 582 bits, sigma 5, delta 1e-143, the halved blocks took 5.7 CPU s
-        where the knots took 4.4).
+        where the knots took 4.4). On remove's walk, past e^E = 2^_BLOCK_GUARD, a route (grown
+        blocks, ``block_masses``, ``block``) that fails once is not tried further up (its radii grow
+        with E there).
 
         With ``K`` (the masses' unit 2^-K, :class:`IvTails`'s ``runs``): the same blocks, each
         returned as :func:`block_masses` (its masses in integers) where that succeeds (at up to
@@ -434,11 +436,19 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
         a = i0
         grow = top + (_BLOCK_GROW if A.prec <= _BLOCK_MASS_BITS else 0)
         failed = a - 1  # the last knot of a grown block that failed its test: not grown again up to it
+        # remove's walk runs up the loss, where u = e^E - 1 + q grows like e^E: the fixed point 2^-P
+        # carries 1 / u to E log2(e) fewer bits than u, so past e^E = 2^_BLOCK_GUARD a block's radii
+        # grow with E (sigma 0.15, q 0.01, 2^-12: W of 2^14, 2^20, 2^23 units at E = 20, 25, 28, over
+        # the 2^24 allowed from 30, as the curve's d fails its slack from E = 19). A route that fails
+        # there is not tried again further up the walk (a choice: the knots are proved either way;
+        # at that certificate 4 in 5 of the series expanded failed, most of the tails' time)
+        far = _BLOCK_GUARD / math.log2(math.e) if remove else math.inf
+        no_grow = no_mass = no_block = False
         while a <= n:
             # the largest rho <= grow whose block lies _BLOCK_END_RATIO of its half-widths from the
             # end; a grown one (rho > top) only where all its knots lie before n, and only at rho
             # <= top does a near block stop the halving (at _BLOCK_MIN_RHO, or _BLOCK_HALVE_BITS)
-            rho = grow if a > failed else top
+            rho = grow if a > failed and not no_grow else top
             while True:
                 b = min(n, a + (2 << rho) - 1)
                 mid = (a + (1 << rho)) * 2.0 ** -m  # exact: a double times a power of two
@@ -450,19 +460,24 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
                     break
                 rho -= 1
             tried = b - a + 1 >= 1 << rho and not near
+            beyond = mid > far  # past e^E = 2^_BLOCK_GUARD on remove's walk (a 53-bit choice)
             if K is None:
-                got = block(A, a, b, m, rho, N) if tried else None
+                got = block(A, a, b, m, rho, N) if tried and not no_block else None
                 if got is None and rho > top:  # a grown block that fails: its knots at rho = top
-                    failed = b
+                    failed, no_grow = b, beyond
                     continue
+                no_block = no_block or (tried and got is None and beyond)
                 out += got if got is not None else many_knots(A, a, b, m)
             else:
-                run = block_masses(A, a, b, m, rho, N, K, n) if tried and A.prec <= _BLOCK_MASS_BITS else None
+                mass = tried and A.prec <= _BLOCK_MASS_BITS and not no_mass
+                run = block_masses(A, a, b, m, rho, N, K, n) if mass else None
                 if run is None and rho > top:
-                    failed = b
+                    failed, no_grow = b, beyond
                     continue
+                no_mass = no_mass or (mass and run is None and beyond)
                 if run is None:
-                    got = block(A, a, b, m, rho, N) if tried else None
+                    got = block(A, a, b, m, rho, N) if tried and not no_block else None
+                    no_block = no_block or (tried and got is None and beyond)
                     run = got if got is not None else many_knots(A, a, b, m)
                 out.append(run)
             a = b + 1
