@@ -131,8 +131,7 @@ def _propose(mu: Fraction, q: Fraction, d: str, delta: Fraction, prec: int) -> O
             return mpf_to_fraction(mpmath.log1p(mpf(q.numerator) / q.denominator
                                                 * mpmath.expm1(mpf(v.numerator) / v.denominator)))
     with mpmath.workprec(prec + 32):
-        v = _add_root(mpf(mu.numerator) / mu.denominator, mpf(q.numerator) / q.denominator,
-                      mpf(delta.numerator) / delta.denominator, prec, q)
+        v = _add_root(mpf(mu.numerator) / mu.denominator, q, mpf(delta.numerator) / delta.denominator, prec)
         if v is None:
             return None
         return mpf_to_fraction(-_log_mix(q, v))
@@ -147,14 +146,16 @@ def _log_mix(q: Fraction, v: mpf) -> mpf:
     return mpmath.log(mpf(r.numerator) / r.denominator + mpf(q.numerator) / q.denominator * mpmath.exp(-v))
 
 
-def _add_root(mu: mpf, q: mpf, delta: mpf, prec: int, qx: Fraction) -> Optional[mpf]:
-    """The v > 0 with q delta_mu(v) e^-v / (1 - q + q e^-v) = delta (a proposal; ``qx`` is q exactly),
-    or None."""
+def _add_root(mu: mpf, q: Fraction, delta: mpf, prec: int) -> Optional[mpf]:
+    """The v > 0 with q delta_mu(v) e^-v / (1 - q + q e^-v) = delta (a proposal), or None. ``q`` is
+    exact: :func:`_log_mix` reads 1 - q from it."""
+    qf = mpf(q.numerator) / q.denominator
+
     def h(v: mpf) -> mpf:  # log of the curve over delta: decreasing in v
         dm = delta_mu_at_t(mu, v / mu - mu / 2)
         if not dm > 0:
             return mpf("-inf")  # cancellation below the working precision: far below any delta
-        return mpmath.log(q) + mpmath.log(dm) - v - _log_mix(qx, v) - mpmath.log(delta)
+        return mpmath.log(qf) + mpmath.log(dm) - v - _log_mix(q, v) - mpmath.log(delta)
 
     with mpmath.workprec(64):
         if not h(mpf(0)) > 0:
