@@ -334,8 +334,6 @@ _SQRT2 = math.sqrt(2.0)
 #: the working precision up to which :meth:`SubsampledGaussianPair._grid` reads its knots' normal
 #: tails off :class:`_SfLattice` (its order grows as prec / 4, and the polynomials' cost with it)
 _SF_MAX_PREC = 320
-#: :class:`_SfLattice` by working precision (sf is the same function for every pair)
-_SF_LATTICES: dict = {}
 
 
 class _SfLattice:
@@ -434,13 +432,10 @@ def _far_knots(q: Fraction, direction: str, m: int, i0: int, n: int) -> int:
     return max(0, min(n, math.floor(end - reach)) - i0 + 1)
 
 
+@functools.lru_cache(maxsize=8)
 def _sf_lattice(prec: int) -> _SfLattice:
-    got = _SF_LATTICES.get(prec)
-    if got is None:
-        if len(_SF_LATTICES) >= 8:
-            _SF_LATTICES.pop(next(iter(_SF_LATTICES)))
-        got = _SF_LATTICES[prec] = _SfLattice(prec)
-    return got
+    """:class:`_SfLattice` by working precision (sf is the same function for every pair)."""
+    return _SfLattice(prec)
 
 
 def _float_sf(x: float) -> float:
