@@ -1493,8 +1493,8 @@ def _windows(inputs: Mapping[str, Any], eps: Fraction) -> dict:
     """:func:`.pld.window_grids` of an event tree whose steps go to the grid route (none for the trees
     :func:`_bounds` answers otherwise: non-private, zCDP)."""
     rel = inputs.get("neighboring")
-    if rel not in _DIRS:
-        return {}
+    if not isinstance(rel, str) or rel not in _DIRS:
+        return {}  # refused by _directions, naming the allowed relations
     tree = _flat(inputs.get("event"), rel)
     if tree.non_private or tree.has_zcdp or not tree.blocks:
         return {}
