@@ -35,6 +35,7 @@ import bisect
 import json
 import math
 from fractions import Fraction
+from operator import mul as _mul
 from typing import Any, Callable, Mapping
 
 import gmpy2
@@ -44,7 +45,8 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
-from .core import _PHI_MAX, Arith, Iv, arith, pow2, to_fraction, mpfr_to_mpf, mpf_to_fraction
+from . import series as bs
+from .core import _PHI_MAX, Arith, Iv, arith, ceil_int, floor_int, pow2, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
 from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   gaussian_bounds, laplace_tails, poisson_step_bounds,
@@ -374,6 +376,70 @@ def _mog_poly_brackets(A: Arith, a_dn: list, a_up: list, ns: list, lo: mpfr, hi:
     return lo > 0 and _mog_poly_end(A.up, a_up, ns, lo) < c[0] and _mog_poly_end(A.dn, a_dn, ns, hi) > c[1]
 
 
+def _ipoly_mul(a: list, b: list) -> list:
+    """The exact product of two integer polynomials (coefficient lists, any signs), by Kronecker
+    substitution: X = sum_j a_j 2^(s j) and Y likewise are exact integers whatever the signs, and
+    X Y = sum_j c_j 2^(s j) with |c_j| <= min(len a, len b) max|a| max|b| < 2^(s - 2), so each c_j
+    is the residue of what is left in [-2^(s-1), 2^(s-1)) (unique), read from the bottom up."""
+    s = (min(len(a), len(b)) * max(map(abs, a)) * max(map(abs, b))).bit_length() + 2
+    X, Y = mpz(0), mpz(0)
+    for d in reversed(a):
+        X = (X << s) + d
+    for d in reversed(b):
+        Y = (Y << s) + d
+    Z = X * Y
+    half, full, mask = mpz(1) << (s - 1), mpz(1) << s, (mpz(1) << s) - 1
+    out = []
+    for _ in range(len(a) + len(b) - 1):
+        d = Z & mask
+        if d >= half:
+            d -= full
+        out.append(int(d))
+        Z = (Z - d) >> s
+    return out
+
+
+def _mog_u_series(b: list, ns: list, hk: list, N: int, P: int) -> "list | None":
+    """A proposal only (plain fixed-point integers at 2^-P, floors): u_1..u_N of the series u(t) with
+    sum_i b_i (1 + u)^(n_i) = e^(sgn H t), ``hk`` the integers (sgn H)^k / k! 2^P, ``b`` the weights
+    b_i 2^P. Order by order: p_i = (1 + u)^(n_i) has k p_ik = sum_(j=1..k) ((n_i + 1) j - k) u_j p_i(k-j)
+    (J. C. P. Miller's recurrence, from (1 + u) p' = n u' p), so the coefficient k of the left side is
+    beta u_k plus terms in u_1..u_(k-1), beta = sum_i n_i b_i. None where beta is not positive."""
+    comps = [(bi, n) for bi, n in zip(b, ns) if n]
+    beta = sum(bi * n for bi, n in comps)
+    if beta <= 0:
+        return None
+    u, ju = [0], [0]  # u_j and j u_j
+    ps = [[1 << P] for _ in comps]
+    rs = [[1 << P] for _ in comps]  # each p_i reversed (p_ik, ..., p_i0), so that the sums are dot products
+    for k in range(1, N + 1):
+        rest, S = [], 0
+        for (bi, n), r in zip(comps, rs):
+            # sum_(j=1..k-1) ((n + 1) j - k) u_j p_(k-j) = (n + 1) sum j u_j p_(k-j) - k sum u_j p_(k-j)
+            pr = r[:k - 1]  # p_(k-1), ..., p_1
+            v = ((n + 1) * sum(map(_mul, ju[1:k], pr)) - k * sum(map(_mul, u[1:k], pr))) // (k << P)
+            rest.append(v)
+            S += bi * v
+        uk = ((hk[k] << P) - S) // beta
+        u.append(uk)
+        ju.append(k * uk)
+        for (_, n), p, r, v in zip(comps, ps, rs, rest):
+            p.append(n * uk + v)
+            r.insert(0, p[-1])
+    return u
+
+
+#: the mixture's block route (:func:`_mog`'s ``block_roots``; choices only, every block is proved or redone
+#: knot by knot): a block spans 2^(1 - _MOG_SPAN) of loss (2^(m + 1 - _MOG_SPAN) knots, at least
+#: 2^(_MOG_MIN_RHO + 1)); the polynomial's degree is (prec + _MOG_GUARD) / _MOG_BITS_PER_TERM; blocks only
+#: where every n_i is at most _MOG_BLOCK_DEGREE (F(Z) has degree max n_i N)
+_MOG_SPAN = 2
+_MOG_MIN_RHO = 3
+_MOG_GUARD = 24
+_MOG_BITS_PER_TERM = 4
+_MOG_BLOCK_DEGREE = 8
+
+
 def _mog_valid(s: Fraction, cs: list, ps: list) -> bool:
     """The mixture is a pair of probability laws: s > 0, weights >= 0 summing to exactly 1, a
     sensitivity >= 0 wherever its weight is not 0."""
@@ -667,7 +733,137 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                up.fsum([up.mul(P[1], u[1]) for (_, _, P), u in zip(iv, us)]))
         return (mix, t) if remove else (t, mix)
 
+    def block_roots(A: Arith, a: int, b: int, m: int, rho: int, N: int) -> "list | None":
+        """Enclosures of the root x_y at the knots a..b (b - a < 2^(rho + 1)), y = +-i 2^-m, from one
+        polynomial in t = (i - c) / 2^rho about c = a + 2^rho, or None (the caller goes knot by knot).
+
+        Proof. In z = e^(g x) the root solves F(z) = e^y, F(z) = sum_i a_i z^(n_i) (a_i >= 0, some
+        n_i > 0 with a_i > 0: F and F' increase on z > 0). Let Z(t) be any polynomial with integer
+        coefficients Z_j 2^-P (a proposal: :func:`_mog_u_series`, untrusted) and z(t) the root at
+        y(t) = y_c + sgn H t, H = 2^(rho - m). The residual R(t) = F(Z(t)) - e^(y_c) e^(sgn H t) has
+        |R(t)| <= rho_R for |t| <= 1 with rho_R = sum_j max(|lo_j|, |hi_j|) + tail: F(Z) is formed
+        exactly (Z^(n_i) by :func:`_ipoly_mul`), the a_i and e^(y_c) enclosed by integer ends, so
+        the coefficient j of R lies in [lo_j, hi_j] (|sum_j r_j t^j| <= sum_j |r_j| for |t| <= 1), and
+        tail >= e^(y_c) sum_(j > D) H^j / j! (D = deg F(Z); <= 2 e^(y_c) H^(D+1) / (D+1)! as
+        H <= 1/2). Let zeta = min_t Z(t) lower bound (Z_0 - sum_(j>=1) |Z_j|), proved below z(t) by
+        F(zeta) < e^(y_low) (directed, :func:`_mog_poly_end`; y_low the least y of the segment):
+        then Z(t), z(t) >= zeta > 0, and by the mean value theorem
+        |Z(t) - z(t)| = |R(t)| / F'(xi) <= rho_R / F'(zeta) =: delta (F' nondecreasing on z > 0).
+        At each knot Z(k) is summed exactly (:func:`.series.at_integers`), z lies in
+        [Z(k) - delta, Z(k) + delta], and x_y = log(z) / g is enclosed as :func:`prove_z` does. The
+        segment must lie inside the loss support (y_low > log p_0, proved), and delta is taken only
+        while it is below zeta 2^-(prec - 10) (a choice: wider would still be an enclosure)."""
+        iv, ctx, _, lp0, _, poly = const(A)
+        G, _, ns, a_dn, a_up, a_near = poly
+        if max(ns) > _MOG_BLOCK_DEGREE:
+            return None
+        dn, up = A.dn, A.up
+        sgn = 1 if remove else -1
+        c = a + (1 << rho)
+        hb = m - rho  # H = 2^-hb
+        y_ends = [A.dn.div(sgn * (c - (1 << rho)), pow2(m)), A.dn.div(sgn * (c + (1 << rho)), pow2(m))]  # exact
+        y_low = min(y_ends)
+        if lp0 is not None and not y_low > lp0[1]:
+            return None
+        y_c = dn.div(sgn * c, pow2(m))  # exact
+        if root_in_z(A, (y_c, y_c)) is None:  # only for its proposal z_c (state["z"])
+            return None
+        zc = state["z"]
+        P = A.prec + _MOG_GUARD + max(0, -gmpy2.get_exp(zc))
+        # the proposal: b_i = a_i z_c^(n_i) / e^(y_c) to nearest, then u (z = z_c (1 + u))
+        ey = ctx.exp(y_c)
+        bi = [int(ctx.mul_2exp(ctx.div(ctx.mul(ai, ctx.pow(zc, n)), ey), P)) for ai, n in zip(a_near, ns)]
+        one = mpz(1) << P
+        hk = [one] + [(sgn ** k) * ((one >> (hb * k)) // math.factorial(k)) for k in range(1, N + 1)]
+        u = _mog_u_series(bi, ns, hk, N, P)
+        if u is None:
+            return None
+        z0 = int(ctx.mul_2exp(zc, P))
+        Z = [z0] + [(z0 * uj) >> P for uj in u[1:]]
+        # the residual's coefficients, at the scale 2^-S, S = nmax P + Pa
+        nmax = max(ns)
+        Pa = P + 16
+        S = nmax * P + Pa
+        lo = [0] * (nmax * N + 1)
+        hi = [0] * (nmax * N + 1)
+        powers = {0: [1], 1: Z}
+        for n in sorted(set(ns)):
+            if n not in powers:
+                k = max(k for k in powers if k < n)
+                w = powers[k]
+                for _ in range(n - k):
+                    w = _ipoly_mul(w, Z)
+                powers[n] = w
+        for ad, au, n in zip(a_dn, a_up, ns):
+            alo, ahi = floor_int(dn.mul_2exp(ad, Pa)), ceil_int(up.mul_2exp(au, Pa))
+            sh = (nmax - n) * P
+            for j, C in enumerate(powers[n]):
+                C <<= sh
+                if C >= 0:
+                    lo[j] += alo * C
+                    hi[j] += ahi * C
+                else:
+                    lo[j] += ahi * C
+                    hi[j] += alo * C
+        D = nmax * N
+        e_lo, e_hi = floor_int(dn.mul_2exp(dn.exp(y_c), Pa)), ceil_int(up.mul_2exp(up.exp(y_c), Pa))
+        e_lo, e_hi = e_lo << (S - Pa), e_hi << (S - Pa)
+        fact = 1
+        rho_R = 0
+        for j in range(D + 1):
+            if j:
+                fact *= j
+            den = fact << (hb * j)
+            t_lo, t_hi = e_lo // den, -((-e_hi) // den)  # e^(y_c) H^j / j!, floored and ceiled
+            if sgn < 0 and j % 2:
+                t_lo, t_hi = -t_hi, -t_lo
+            rho_R += max(abs(lo[j] - t_hi), abs(hi[j] - t_lo))
+        rho_R += -((-2 * e_hi) // ((fact * (D + 1)) << (hb * (D + 1)))) + 1
+        # zeta: a lower bound of Z over |t| <= 1, proved below every root of the segment
+        zeta = dn.mul_2exp(Z[0] - sum(abs(x) for x in Z[1:]), -P)
+        if not zeta > 0 or not _mog_poly_end(up, a_up, ns, zeta) < dn.exp(y_low):
+            return None
+        dF = dn.fsum([dn.mul(dn.mul(ad, n), dn.pow(zeta, n - 1)) for ad, n in zip(a_dn, ns) if n])
+        if not dF > 0:
+            return None
+        delta = up.div(up.mul_2exp(mpz(rho_R), -S), dF)
+        if delta > dn.mul_2exp(zeta, 10 - A.prec):
+            return None
+        Zs = rho * N + P
+        Dz = ceil_int(up.mul_2exp(delta, Zs))
+        out = []
+        for v in bs.at_integers(bs.k_basis(Z, rho), a - c, b - c):
+            z_lo, z_hi = dn.mul_2exp(v - Dz, -Zs), up.mul_2exp(v + Dz, -Zs)
+            l0 = dn.log(z_lo)
+            l1 = up.add(next_above(l0), up.div(up.sub(z_hi, z_lo), z_lo))
+            out.append((dn.div(l0, G[1] if l0 >= 0 else G[0]), up.div(l1, G[0] if l1 >= 0 else G[1])))
+        return out
+
     def many(A: Arith, i0: int, n: int, m: int) -> list:
+        """:func:`many_knots` with the roots of blocks of 2^(rho+1) knots, rho = m - :data:`_MOG_SPAN`,
+        from :func:`block_roots` (one polynomial a block), the tails at each knot from its root's
+        enclosure as at a single point (:func:`tails_at`); knot by knot where a block is not proved
+        (a choice: both are proved)."""
+        rho = m - _MOG_SPAN
+        if rho < _MOG_MIN_RHO or max(abs(i0), abs(n)) + (2 << rho) >= 1 << (A.prec - 2):
+            return many_knots(A, i0, n, m)
+        iv = const(A)[0]
+        N = -(-(A.prec + _MOG_GUARD) // _MOG_BITS_PER_TERM)
+        out: list = []
+        a = i0
+        while a <= n:
+            b = min(n, a + (2 << rho) - 1)
+            Xs = block_roots(A, a, b, m, rho, N) if b - a + 1 >= 1 << rho else None
+            if Xs is None:
+                out += many_knots(A, a, b, m)
+            else:
+                for X in Xs:
+                    (p0, p1), (q0, q1) = tails_at(A, iv, X)
+                    out.append(((p0, min(p1, _O)), (q0, min(q1, _O))))  # IvTails' intersection with [0, 1]
+            a = b + 1
+        return out
+
+    def many_knots(A: Arith, i0: int, n: int, m: int) -> list:
         """:func:`fn` at the grid points i 2^-m, i = i0..n (exact: |i| < 2^(prec-1)), each
         intersected with [0, 1] as :class:`IvTails` does, on the route in z only (``degrees``): the
         same proof at every knot (the bracket :func:`prove_z`, then :func:`tails_at`), with a
