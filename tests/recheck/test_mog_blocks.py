@@ -1,5 +1,6 @@
-"""The mixture-of-Gaussians block roots (:func:`dpverify.recheck.events._mog`'s ``block_roots``: one
-proposed polynomial Z(t) in z = e^(g x) per block of knots, proved by an exact residual bound) against
+"""The mixture-of-Gaussians blocks (:func:`dpverify.recheck.events._mog`'s ``block_roots``: one
+proposed polynomial Z(t) in z = e^(g x) per block of knots, proved by an exact residual bound; and on
+blocks of 2^(_MOG_TM_RHO + 1) knots or more ``block_tails``: the tails as Taylor models in t) against
 mpmath's 50-digit tails (the root found by bisection on S(x) itself, no polynomial, no Newton), against
 the knot-by-knot route (the same tails, each root proved by its own bracket), and with proposals
 gone astray (refused: the knots fall back to the knot loop, and every enclosure still holds)."""
@@ -38,6 +39,19 @@ def _counting(monkeypatch, wrap=None):
         return wrap(u) if wrap is not None and u is not None else u
 
     monkeypatch.setattr(R, "_mog_u_series", counted)
+    return calls
+
+
+def _counting_models(monkeypatch):
+    """Count the Taylor-model tails taken (one :func:`_tm_combine` of Q's tails per block that gets so far)."""
+    calls = {"n": 0}
+    orig = R._tm_combine
+
+    def counted(*args, **kw):
+        calls["n"] += 1
+        return orig(*args, **kw)
+
+    monkeypatch.setattr(R, "_tm_combine", counted)
     return calls
 
 
@@ -82,6 +96,21 @@ def test_block_roots_at_several_precisions_and_grids(monkeypatch, prec, m):
     _check_truth(s, cs, ps, "remove", prec, m, -40, 6 << m, 97 << (m - 6), got)
 
 
+@pytest.mark.parametrize("s, cs, ps", CASES)
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_taylor_model_tails_hold_the_50_digit_tails(monkeypatch, s, cs, ps, direction):
+    # 2^-10: blocks of 512 knots (rho = 8), whose tails are Taylor models in t where their error allows
+    m, prec = 10, 191
+    lo, hi = (-100, 6 << m) if direction == "remove" else (-(6 << m), 100)
+    models = _counting_models(monkeypatch)
+    got = R._mog(s, cs, ps, direction).at_knots(arith(prec), lo, hi, m)
+    assert models["n"] >= 6
+    _check_truth(s, cs, ps, direction, prec, m, lo, hi, 53, got)
+    # and at every knot of one block whose tails are models (the middle of the range)
+    mid = (lo + hi) // 2
+    _check_truth(s, cs, ps, direction, prec, m, mid, mid + 40, 1, got[mid - lo:])
+
+
 @pytest.mark.parametrize("direction", ["remove", "add"])
 def test_block_roots_agree_with_the_knot_loop(monkeypatch, direction):
     # the two routes prove the same roots: their enclosures overlap at every knot, and are both narrow
@@ -115,10 +144,10 @@ def test_a_proposal_gone_astray_is_refused_or_still_proved(monkeypatch, how):
 
     s, cs, ps = CASES[0]
     calls = _counting(monkeypatch, astray)
-    m, lo, hi = 8, -100, 1800
-    got = R._mog(s, cs, ps, "remove").at_knots(arith(160), lo, hi, m)
-    assert calls["n"] >= 10
-    _check_truth(s, cs, ps, "remove", 160, m, lo, hi, 11, got)
+    for m, lo, hi, every in ((8, -100, 1800, 11), (10, 1000, 6000, 41)):  # roots only; and the tails' models
+        got = R._mog(s, cs, ps, "remove").at_knots(arith(160), lo, hi, m)
+        _check_truth(s, cs, ps, "remove", 160, m, lo, hi, every, got)
+    assert calls["n"] >= 15
 
 
 def test_kronecker_product_is_the_convolution():
