@@ -35,6 +35,8 @@ import bisect
 import json
 import math
 from fractions import Fraction
+from itertools import repeat
+from operator import add as _add, mul as _mul
 from typing import Any, Callable, Mapping
 
 import gmpy2
@@ -44,9 +46,10 @@ from mpmath import mpf
 
 from ..errors import CertificateRejected, CouldNotReprove, MalformedCertificate
 from ..numtext import is_digits
-from .core import _PHI_MAX, Arith, Iv, arith, pow2, to_fraction, mpfr_to_mpf, mpf_to_fraction
+from . import series as bs
+from .core import _PHI_MAX, Arith, Iv, arith, ceil_int, floor_int, pow2, to_fraction, mpfr_to_mpf, mpf_to_fraction
 from .gdp import exact_input, fraction_to_mpf
-from .pld import (_UNIT, IvTails, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
+from .pld import (_UNIT, IvTails, _enclosures, _units, direction_bounds, _compose, _delta_bounds, _eps_bounds, finite_tails, gauss_tails,
                   gaussian_bounds, laplace_tails, poisson_step_bounds,
                   register_queries, window_grids)
 from .pld import _eps_input, not_a_relation, schedule_leaves as _pld_leaves
@@ -374,6 +377,108 @@ def _mog_poly_brackets(A: Arith, a_dn: list, a_up: list, ns: list, lo: mpfr, hi:
     return lo > 0 and _mog_poly_end(A.up, a_up, ns, lo) < c[0] and _mog_poly_end(A.dn, a_dn, ns, hi) > c[1]
 
 
+def _ipoly_mul(a: list, b: list) -> list:
+    """The exact product of two integer polynomials (coefficient lists, any signs), by Kronecker
+    substitution on their positive and negative parts (a = a+ - a-, each >= 0 coefficient-wise):
+    a b = (a+ b+ + a- b-) - (a+ b- + a- b+), each bracket a sum of two products of nonnegative
+    polynomials packed into slots of s bits (gmpy2.pack), s one bit above min(len a, len b)
+    2 max|a| max|b|, so no slot carries into the next and unpacking reads every coefficient exactly."""
+    ap, am = [x if x > 0 else 0 for x in a], [-x if x < 0 else 0 for x in a]
+    bp, bm = [x if x > 0 else 0 for x in b], [-x if x < 0 else 0 for x in b]
+    s = (2 * min(len(a), len(b)) * max(map(abs, a)) * max(map(abs, b))).bit_length() + 1
+    n = len(a) + len(b) - 1
+    Ap, Am, Bp, Bm = (gmpy2.pack(v, s) for v in (ap, am, bp, bm))
+    pos = gmpy2.unpack(Ap * Bp + Am * Bm, s)
+    neg = gmpy2.unpack(Ap * Bm + Am * Bp, s)
+    pos += [0] * (n - len(pos))
+    neg += [0] * (n - len(neg))
+    return [int(x - y) for x, y in zip(pos[:n], neg[:n])]
+
+
+def _ball_q(b: tuple, num: int, den: int) -> tuple:
+    """The ball b times the exact rational num / den (den > 0), at the same fixed point: the middle
+    floored (within one unit, added to the radius) and the radius rounded up."""
+    return ((b[0] * num) // den, -((-(b[1] * abs(num))) // den) + 1)
+
+
+def _tm_mul(a: list, ea: int, b: list, eb: int, N: int, P: int) -> tuple:
+    """The product of two Taylor models on |t| <= 1 (coefficients a_j 2^-P of degree <= N, error ea
+    units 2^-P: f(t) in sum a_j t^j 2^-P +- ea 2^-P), truncated to degree N: the exact product's
+    coefficients floored to 2^-P (each within one unit: N + 1 units in all), the dropped ones by the
+    sum of their magnitudes (|t|^j <= 1), and the errors by |pa| eb + ea |pb| + ea eb with
+    |pa| <= sum |a_j| 2^-P. Exact integers throughout, every bound rounded up."""
+    full = _ipoly_mul(a, b)
+    kept = [x >> P for x in full[:N + 1]]
+    kept += [0] * (N + 1 - len(kept))
+    drop = sum(map(abs, full[N + 1:]))
+    cross = sum(map(abs, a)) * eb + ea * sum(map(abs, b)) + ea * eb
+    return kept, -((-(drop + cross)) >> P) + N + 2
+
+
+def _tm_combine(mids: list, rads: list, models: list, P: int, balls: bool = False) -> tuple:
+    """sum_k c_k M_k for models M_k = (coefficients, error) at 2^-P and coefficients c_k in
+    [mid_k - rad_k, mid_k + rad_k] 2^-P (``rads`` ignored unless ``balls``: then rad_k; else the
+    mids are exact): the middles' products summed exactly at 2^-2P and floored once (N + 1 units),
+    the error sum_k (rad_k sum|M_k| + (|mid_k| + rad_k) err_k) rounded up."""
+    n = len(models[0][0])
+    acc = [0] * n
+    err2 = 0
+    for k, (cm, (coef, e)) in enumerate(zip(mids, models)):
+        cr = rads[k] if balls else 0
+        if cm:
+            acc = list(map(_add, acc, map(_mul, repeat(cm), coef)))
+        err2 += cr * sum(map(abs, coef)) + (abs(cm) + cr) * e
+    return [x >> P for x in acc], -((-err2) >> P) + n + 1
+
+
+def _mog_u_series(b: list, ns: list, hk: list, N: int, P: int) -> "list | None":
+    """A proposal only (plain fixed-point integers at 2^-P, floors): u_1..u_N of the series u(t) with
+    sum_i b_i (1 + u)^(n_i) = e^(sgn H t), ``hk`` the integers (sgn H)^k / k! 2^P, ``b`` the weights
+    b_i 2^P. Order by order: p_i = (1 + u)^(n_i) has k p_ik = sum_(j=1..k) ((n_i + 1) j - k) u_j p_i(k-j)
+    (J. C. P. Miller's recurrence, from (1 + u) p' = n u' p), so the coefficient k of the left side is
+    beta u_k plus terms in u_1..u_(k-1), beta = sum_i n_i b_i. None where beta is not positive."""
+    comps = [(bi, n) for bi, n in zip(b, ns) if n]
+    beta = sum(bi * n for bi, n in comps)
+    if beta <= 0:
+        return None
+    u, ju = [0], [0]  # u_j and j u_j
+    ps = [[1 << P] for _ in comps]
+    rs = [[1 << P] for _ in comps]  # each p_i reversed (p_ik, ..., p_i0), so that the sums are dot products
+    for k in range(1, N + 1):
+        rest, S = [], 0
+        for (bi, n), r in zip(comps, rs):
+            # sum_(j=1..k-1) ((n + 1) j - k) u_j p_(k-j) = (n + 1) sum j u_j p_(k-j) - k sum u_j p_(k-j)
+            pr = r[:k - 1]  # p_(k-1), ..., p_1
+            v = ((n + 1) * sum(map(_mul, ju[1:k], pr)) - k * sum(map(_mul, u[1:k], pr))) // (k << P)
+            rest.append(v)
+            S += bi * v
+        uk = ((hk[k] << P) - S) // beta
+        u.append(uk)
+        ju.append(k * uk)
+        for (_, n), p, r, v in zip(comps, ps, rs, rest):
+            p.append(n * uk + v)
+            r.insert(0, p[-1])
+    return u
+
+
+#: the mixture's block route (:func:`_mog`'s ``many``; choices only, every block is proved or redone knot
+#: by knot): a block spans 2^(1 - _MOG_SPAN) of loss (2^(m + 1 - _MOG_SPAN) knots, at least
+#: 2^(_MOG_MIN_RHO + 1)); the root polynomial's degree is (prec + _MOG_GUARD) / _MOG_BITS_PER_TERM (one bit
+#: a term fewer where the tails take Taylor models: x converges more slowly than z); blocks only where every
+#: n_i is at most _MOG_BLOCK_DEGREE (F(Z) has degree max n_i N); the tails' models of degree
+#: N + _MOG_TM_EXTRA (the powers of W have terms past N), on blocks of rho >= _MOG_TM_RHO (512 knots:
+#: smaller blocks pay the models' fixed cost, about 40 products, over too few knots). Measured on the
+#: 3-component mixture (roots by blocks, tails knot by knot), 191 bits: 1/4-nat blocks (_MOG_SPAN 2) 80 and
+#: 85 us a knot at 2^-10 and 2^-8, 1/8-nat blocks 94 and 122 (pld-speed.md, session 57)
+_MOG_SPAN = 2
+_MOG_MIN_RHO = 3
+_MOG_GUARD = 24
+_MOG_BITS_PER_TERM = 4
+_MOG_BLOCK_DEGREE = 8
+_MOG_TM_EXTRA = 12
+_MOG_TM_RHO = 8
+
+
 def _mog_valid(s: Fraction, cs: list, ps: list) -> bool:
     """The mixture is a pair of probability laws: s > 0, weights >= 0 summing to exactly 1, a
     sensitivity >= 0 wherever its weight is not 0."""
@@ -432,7 +537,10 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
     products instead of an exponential per component per step. On the grid (``many``, the
     discretisation's knots) the proposal is extrapolated from the previous knots' roots and
     refined by Halley's iteration (no float search per knot); the bracket and the tails are
-    proved exactly as at a single point (tests/recheck/test_mog_knot_loop.py).
+    proved exactly as at a single point (tests/recheck/test_mog_knot_loop.py). On grids fine enough,
+    blocks of knots take one proposed polynomial in z each, proved by an exact residual bound
+    (``block_roots``), and on the largest blocks the tails themselves are Taylor models in the knot
+    offset (``block_tails``; tests/recheck/test_mog_blocks.py).
 
     Components at the same mu are one component of their summed weight (sum_i p_i N(mu, 1) =
     (sum_i p_i) N(mu, 1)). Where one positive mu is left, with weight q (the rest at mu = 0),
@@ -667,7 +775,261 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
                up.fsum([up.mul(P[1], u[1]) for (_, _, P), u in zip(iv, us)]))
         return (mix, t) if remove else (t, mix)
 
+    def block_roots(A: Arith, a: int, b: int, m: int, rho: int, N: int) -> "list | None":
+        """Enclosures of the root x_y at the knots a..b (b - a < 2^(rho + 1)), y = +-i 2^-m, from one
+        polynomial in t = (i - c) / 2^rho about c = a + 2^rho, or None (the caller goes knot by knot).
+
+        Proof. In z = e^(g x) the root solves F(z) = e^y, F(z) = sum_i a_i z^(n_i) (a_i >= 0, some
+        n_i > 0 with a_i > 0: F and F' increase on z > 0). Let Z(t) be any polynomial with integer
+        coefficients Z_j 2^-P (a proposal: :func:`_mog_u_series`, untrusted) and z(t) the root at
+        y(t) = y_c + sgn H t, H = 2^(rho - m). The residual R(t) = F(Z(t)) - e^(y_c) e^(sgn H t) has
+        |R(t)| <= rho_R for |t| <= 1 with rho_R = sum_j max(|lo_j|, |hi_j|) + tail: F(Z) is formed
+        exactly (Z^(n_i) by :func:`_ipoly_mul`), the a_i and e^(y_c) enclosed by integer ends, so
+        the coefficient j of R lies in [lo_j, hi_j] (|sum_j r_j t^j| <= sum_j |r_j| for |t| <= 1), and
+        tail >= e^(y_c) sum_(j > D) H^j / j! (D = deg F(Z); <= 2 e^(y_c) H^(D+1) / (D+1)! as
+        H <= 1/2). Let zeta = min_t Z(t) lower bound (Z_0 - sum_(j>=1) |Z_j|), proved below z(t) by
+        F(zeta) < e^(y_low) (directed, :func:`_mog_poly_end`; y_low the least y of the segment):
+        then Z(t), z(t) >= zeta > 0, and by the mean value theorem
+        |Z(t) - z(t)| = |R(t)| / F'(xi) <= rho_R / F'(zeta) =: delta (F' nondecreasing on z > 0).
+        At each knot Z(k) is summed exactly (:func:`.series.at_integers`), z lies in
+        [Z(k) - delta, Z(k) + delta], and x_y = log(z) / g is enclosed as :func:`prove_z` does. The
+        segment must lie inside the loss support (y_low > log p_0, proved), and delta is taken only
+        while it is below zeta 2^-(prec - 10) (a choice: wider would still be an enclosure)."""
+        iv, ctx, _, lp0, _, poly = const(A)
+        G, _, ns, a_dn, a_up, a_near = poly
+        if max(ns) > _MOG_BLOCK_DEGREE:
+            return None
+        dn, up = A.dn, A.up
+        sgn = 1 if remove else -1
+        c = a + (1 << rho)
+        hb = m - rho  # H = 2^-hb
+        y_ends = [A.dn.div(sgn * (c - (1 << rho)), pow2(m)), A.dn.div(sgn * (c + (1 << rho)), pow2(m))]  # exact
+        y_low = min(y_ends)
+        if lp0 is not None and not y_low > lp0[1]:
+            return None
+        y_c = dn.div(sgn * c, pow2(m))  # exact
+        if root_in_z(A, (y_c, y_c)) is None:  # only for its proposal z_c (state["z"])
+            return None
+        zc = state["z"]
+        P = A.prec + _MOG_GUARD + max(0, -gmpy2.get_exp(zc))
+        # the proposal: b_i = a_i z_c^(n_i) / e^(y_c) to nearest, then u (z = z_c (1 + u))
+        ey = ctx.exp(y_c)
+        bi = [int(ctx.mul_2exp(ctx.div(ctx.mul(ai, ctx.pow(zc, n)), ey), P)) for ai, n in zip(a_near, ns)]
+        one = mpz(1) << P
+        hk = [one] + [(sgn ** k) * ((one >> (hb * k)) // math.factorial(k)) for k in range(1, N + 1)]
+        u = _mog_u_series(bi, ns, hk, N, P)
+        if u is None:
+            return None
+        z0 = int(ctx.mul_2exp(zc, P))
+        Z = [z0] + [(z0 * uj) >> P for uj in u[1:]]
+        # the residual's coefficients, at the scale 2^-S, S = nmax P + Pa
+        nmax = max(ns)
+        Pa = P + 16
+        S = nmax * P + Pa
+        lo = [0] * (nmax * N + 1)
+        hi = [0] * (nmax * N + 1)
+        powers = {0: [1], 1: Z}
+        for n in sorted(set(ns)):
+            if n not in powers:
+                k = max(k for k in powers if k < n)
+                w = powers[k]
+                for _ in range(n - k):
+                    w = _ipoly_mul(w, Z)
+                powers[n] = w
+        for ad, au, n in zip(a_dn, a_up, ns):
+            alo, ahi = floor_int(dn.mul_2exp(ad, Pa)), ceil_int(up.mul_2exp(au, Pa))
+            sh = (nmax - n) * P
+            for j, C in enumerate(powers[n]):
+                C <<= sh
+                if C >= 0:
+                    lo[j] += alo * C
+                    hi[j] += ahi * C
+                else:
+                    lo[j] += ahi * C
+                    hi[j] += alo * C
+        D = nmax * N
+        e_lo, e_hi = floor_int(dn.mul_2exp(dn.exp(y_c), Pa)), ceil_int(up.mul_2exp(up.exp(y_c), Pa))
+        e_lo, e_hi = e_lo << (S - Pa), e_hi << (S - Pa)
+        fact = 1
+        rho_R = 0
+        for j in range(D + 1):
+            if j:
+                fact *= j
+            den = fact << (hb * j)
+            t_lo, t_hi = e_lo // den, -((-e_hi) // den)  # e^(y_c) H^j / j!, floored and ceiled
+            if sgn < 0 and j % 2:
+                t_lo, t_hi = -t_hi, -t_lo
+            rho_R += max(abs(lo[j] - t_hi), abs(hi[j] - t_lo))
+        rho_R += -((-2 * e_hi) // ((fact * (D + 1)) << (hb * (D + 1)))) + 1
+        # zeta: a lower bound of Z over |t| <= 1, proved below every root of the segment
+        zeta = dn.mul_2exp(Z[0] - sum(abs(x) for x in Z[1:]), -P)
+        if not zeta > 0 or not _mog_poly_end(up, a_up, ns, zeta) < dn.exp(y_low):
+            return None
+        dF = dn.fsum([dn.mul(dn.mul(ad, n), dn.pow(zeta, n - 1)) for ad, n in zip(a_dn, ns) if n])
+        if not dF > 0:
+            return None
+        delta = up.div(up.mul_2exp(mpz(rho_R), -S), dF)
+        if delta > dn.mul_2exp(zeta, 10 - A.prec):
+            return None
+        tails = block_tails(A, Z, P, u, zc, delta, zeta, a, b, c, rho, N) if rho >= _MOG_TM_RHO else None
+        if tails is not None:
+            return tails
+        Zs = rho * N + P
+        Dz = ceil_int(up.mul_2exp(delta, Zs))
+        out = []
+        iv = const(A)[0]
+        for v in bs.at_integers(bs.k_basis(Z, rho), a - c, b - c):
+            z_lo, z_hi = dn.mul_2exp(v - Dz, -Zs), up.mul_2exp(v + Dz, -Zs)
+            l0 = dn.log(z_lo)
+            l1 = up.add(next_above(l0), up.div(up.sub(z_hi, z_lo), z_lo))
+            X = (dn.div(l0, G[1] if l0 >= 0 else G[0]), up.div(l1, G[0] if l1 >= 0 else G[1]))
+            (p0, p1), (q0, q1) = tails_at(A, iv, X)
+            out.append(((p0, min(p1, _O)), (q0, min(q1, _O))))  # IvTails' intersection with [0, 1]
+        return out
+
+    def block_tails(A: Arith, Z: list, P: int, u: list, zc: mpfr, delta: mpfr, zeta: mpfr,
+                    a: int, b: int, c: int, rho: int, N: int) -> "list | None":
+        """The tails at the knots a..b from two Taylor models in t (:func:`_tm_mul`), given the block's
+        proved root polynomial: z(t) in Z(t) +- delta, zeta <= z(t), Z(t) (:func:`block_roots`). None
+        where the models' error exceeds 2^-prec (the caller then takes the tails knot by knot from the
+        proved roots).
+
+        Proof. W (degree N, integers 2^-P) is the proposal log(1 + u) (untrusted) and X(t) = xt + W(t) / g,
+        xt a dyadic near log(z_c) / g: an exact polynomial. (1) X is near the root: E = e^(g X) =
+        e^(g xt) e^W, and e^W is enclosed by the model sum_(k<=K) W^k / k! plus the Lagrange remainder
+        r^(K+1) e^r / (K+1)! (r >= sup|W|); then eta >= sup|Z - E| (coefficient-wise intervals, summed in
+        absolute value, plus the models' errors), so for every t, |z - E| <= delta + eta and
+        min(z, E) >= zeta - eta > 0, and |x - X| = |log z - log E| / g <= (delta + eta) / (g (zeta - eta))
+        =: eps_x (log's slope 1 / min). (2) For each mu_i, Phi(mu_i - x) lies within eps_x 0.4 of
+        Phi(a_i - d), a_i = mu_i - xt, d = W / g (Phi' <= 1 / sqrt(2 pi) < 0.4), and Phi(a - d) =
+        Phi(a) - sum_(k=1..K') phi(a) He_(k-1)(a) d^k / k! + R with |R| <= 0.4335 sqrt(K'!) r_d^(K'+1) / (K'+1)!
+        (Cramer's inequality |He_n(x)| e^(-x^2/4) <= 1.0866 sqrt(n!) as in :meth:`.core.Arith._taylor_q`,
+        r_d >= sup|d|); its coefficients are MPFR intervals (the Hermite recurrence He_(n+1) = a He_n -
+        n He_(n-1) in directed rounding) held as balls, times the models of d^k. The P- and Q-tails are
+        the sums over the components with their weights p_i (remove: P = sum p_i Phi(mu_i - x), Q =
+        Phi(-x); add: P = 1 - Phi(-x), Q = 1 - sum p_i Phi(mu_i - x)). Each model's value at a knot is
+        summed exactly (:func:`.series.at_integers`) and widened by its error."""
+        _, ctx, _, _, _, poly = const(A)
+        G = poly[0]
+        B = arith(P + 64)
+        dn, up = B.dn, B.up
+        g = degrees[0]
+        # xt: a dyadic near log(z_c) / g; W = (log(z_c) - g xt) + log(1 + u) to nearest in integers
+        # ((1 + u) W' = u'), so that X(t) = xt + W(t) / g is near x(t)
+        lz = ctx.log(zc)
+        xt = mpfr(ctx.div(lz, ctx.div(mpz(g.numerator), mpz(g.denominator))), 64)
+        xq = Fraction(*xt.as_integer_ratio())
+        W, jW = [int(ctx.mul_2exp(ctx.sub(lz, ctx.mul(xt, ctx.div(mpz(g.numerator), mpz(g.denominator)))), P))], [0]
+        for k in range(1, N + 1):
+            wk = u[k] - sum(map(_mul, jW[1:k], u[k - 1:0:-1])) // (k << P)
+            W.append(wk)
+            jW.append(k * wk)
+        one = 1 << P
+        # powers of W as models (coefficients, error), k = 0..K
+        supW = sum(map(abs, W))  # |W(t)| <= supW 2^-P
+        if not 0 < supW < 3 * one >> 2:  # |W| < 3/4: e^W's remainder below, and x's range
+            return None
+        r = up.mul_2exp(mpz(supW), -P)  # exact: sup |W| (<= 3/4)
+        rd = up.div(r, B.q(g)[0])  # >= sup |d|, d = W / g
+        fr, frd, lim = float(r), float(rd), A.prec + 8
+        # the orders (choices; the remainders below are bounded whatever they are): K for e^W, K2 for Phi
+        K = next(k for k in range(4, 400) if (k + 1) * math.log2(fr) - math.lgamma(k + 2) / math.log(2) + 2 < -lim)
+        K2 = next((k for k in range(4, 400) if (k + 1) * math.log2(frd) + math.lgamma(k + 1) / (2 * math.log(2))
+                   - math.lgamma(k + 2) / math.log(2) < -lim), None)
+        if K2 is None:
+            return None
+        NT = N + _MOG_TM_EXTRA  # the models' degree: W^k has terms past N
+        pows = [([one] + [0] * NT, 0), (W + [0] * (NT - N), 0)]
+        for _ in range(2, max(K, K2) + 1):
+            pows.append(_tm_mul(pows[-1][0], pows[-1][1], W, 0, NT, P))
+        # (1) eta >= sup |Z - e^(g xt) e^W|: 1 / k! floored (within one unit: a ball of radius 1)
+        E_poly, E_err = _tm_combine([one // math.factorial(k) for k in range(K + 1)], [1] * (K + 1),
+                                    pows[:K + 1], P, True)
+        # e^W's Lagrange remainder r^(K+1) e^r / (K+1)! <= 3 r^(K+1) / (K+1)! (r < 3/4), in units
+        E_err += ceil_int(up.mul_2exp(up.div(up.mul(3, up.pow(r, K + 1)), mpz(math.factorial(K + 1))), P)) + 1
+        egx = B.exp(B.mul(B.q(g), B.q(xq)))
+        e0, e1 = floor_int(dn.mul_2exp(egx[0], P)), ceil_int(up.mul_2exp(egx[1], P))  # e^(g xt) 2^P
+        eta2 = 0  # units 2^-2P
+        for Zj, Ej in zip(Z + [0] * (NT - N), E_poly):
+            lo_, hi_ = (e0 * Ej, e1 * Ej) if Ej >= 0 else (e1 * Ej, e0 * Ej)
+            eta2 += max(abs((Zj << P) - lo_), abs((Zj << P) - hi_))
+        eta2 += e1 * E_err
+        eta = up.mul_2exp(mpz(eta2), -2 * P)
+        zlo = dn.sub(zeta, eta)
+        if not zlo > 0:
+            return None
+        eps_x = up.div(up.add(delta, eta), dn.mul(G[0], zlo))
+        eps_units = ceil_int(up.mul_2exp(up.mul(eps_x, _PHI_MAX), P)) + 1  # 0.4 eps_x, units 2^-P
+        # (2) Phi(a - d) for a = mu - xt, mu = 0 (Q's) and every mu_i (the mixture's, weight p_i)
+        mix = [[0, 0] for _ in range(K2 + 1)]
+        zero_c = [[0, 0] for _ in range(K2 + 1)]
+        gn, gd = g.numerator, g.denominator
+        weights = dict(comps)
+        for mu in sorted(set(weights) | {Fraction(0)}):
+            av = B.sub(B.q(mu), B.q(xq))
+            phi_a = B.div(B.exp(B.neg(B.scale2(B.mul(av, av), -1))), B._sqrt2pi)
+            ab = bs.ball_of(av, P)
+            # c_0 = Phi(a), c_1 = -phi(a) / g, c_(k+1) = a c_k / ((k+1) g) - (k-1) c_(k-1) / (k (k+1) g^2)
+            # (He_k = a He_(k-1) - (k-1) He_(k-2) in c_k = -He_(k-1)(a) phi(a) / (k! g^k)), as balls
+            bl = [bs.ball_of(B.ncdf_abs(av), P), _ball_q(bs.ball_of(phi_a, P), -gd, gn)]
+            for k in range(1, K2):
+                t1 = _ball_q(bs.mul(ab, bl[k], P), gd, (k + 1) * gn)
+                t2 = _ball_q(bl[k - 1], (k - 1) * gd * gd, k * (k + 1) * gn * gn) if k > 1 else (0, 0)
+                bl.append((t1[0] - t2[0], t1[1] + t2[1]))
+            if mu == 0:
+                zero_c = [[x, y] for x, y in bl]
+            if mu in weights:
+                pb = bs.ball_of(B.q(weights[mu]), P)
+                for k, x in enumerate(bl):
+                    t = bs.mul(x, pb, P)
+                    mix[k][0] += t[0]
+                    mix[k][1] += t[1]
+        # Phi's remainder 0.4335 sqrt(K2!) rd^(K2+1) / (K2+1)!, in units (sum p_i = 1 for the mixture)
+        rem = ceil_int(up.mul_2exp(up.div(up.mul(up.mul(up.div(mpz(4335), mpz(10000)), mpz(math.isqrt(math.factorial(K2)) + 1)),
+                                                up.pow(rd, K2 + 1)), mpz(math.factorial(K2 + 1))), P)) + 1
+        out = []
+        for cf in (mix, zero_c):
+            poly_, err = _tm_combine([x[0] for x in cf], [x[1] for x in cf], pows[:K2 + 1], P, True)
+            err += eps_units + rem
+            # the coefficients past j0 moved into the error while they sum to at most 2^-(prec + 4)
+            j0, drop = len(poly_) - 1, 0
+            while j0 > 1 and drop + abs(poly_[j0]) <= 1 << (P - A.prec - 4):
+                drop += abs(poly_[j0])
+                j0 -= 1
+            poly_, err = poly_[:j0 + 1], err + drop
+            if err > 1 << (P - A.prec + 10):
+                return None
+            out.append((poly_, err))
+        (Pm, Pe), (Qm, Qe) = out
+        if not remove:  # P = 1 - Phi(-x), Q = 1 - mix
+            Pm, Qm = [one - Qm[0]] + [-x for x in Qm[1:]], [one - Pm[0]] + [-x for x in Pm[1:]]
+            Pe, Qe = Qe, Pe
+        cols = [_enclosures(A, bs.values_at_integers(pm, rho, a - c, b - c), e << (rho * (len(pm) - 1)),
+                            P + rho * (len(pm) - 1)) for pm, e in ((Pm, Pe), (Qm, Qe))]
+        return list(zip(*cols))
+
     def many(A: Arith, i0: int, n: int, m: int) -> list:
+        """:func:`many_knots` by blocks of 2^(rho+1) knots, rho = m - :data:`_MOG_SPAN`: the roots
+        from one polynomial a block (:func:`block_roots`), the tails from two Taylor models in t on
+        blocks of rho >= :data:`_MOG_TM_RHO` (:func:`block_tails`), else at each knot from its root's
+        enclosure as at a single point (:func:`tails_at`); knot by knot where a block's roots are not
+        proved (near the end of the loss support). Every route is proved; which one a block takes
+        depends on the inputs only."""
+        rho = m - _MOG_SPAN
+        if rho < _MOG_MIN_RHO or max(abs(i0), abs(n)) + (2 << rho) >= 1 << (A.prec - 2):
+            return many_knots(A, i0, n, m)
+        # more terms where the tails take Taylor models: x converges more slowly than z (pld-speed.md)
+        N = -(-(A.prec + _MOG_GUARD) // (_MOG_BITS_PER_TERM - (rho >= _MOG_TM_RHO)))
+        out: list = []
+        a = i0
+        while a <= n:
+            b = min(n, a + (2 << rho) - 1)
+            got = block_roots(A, a, b, m, rho, N) if b - a + 1 >= 1 << rho else None
+            out += many_knots(A, a, b, m) if got is None else got
+            a = b + 1
+        return out
+
+    def many_knots(A: Arith, i0: int, n: int, m: int) -> list:
         """:func:`fn` at the grid points i 2^-m, i = i0..n (exact: |i| < 2^(prec-1)), each
         intersected with [0, 1] as :class:`IvTails` does, on the route in z only (``degrees``): the
         same proof at every knot (the bracket :func:`prove_z`, then :func:`tails_at`), with a

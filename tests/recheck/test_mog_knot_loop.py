@@ -28,6 +28,12 @@ CASES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _knot_loop_only(monkeypatch):
+    # the knot loop itself: no block roots (tests/recheck/test_mog_blocks.py)
+    monkeypatch.setattr(R, "_MOG_MIN_RHO", 99)
+
+
 def _check(s, cs, ps, direction, prec, m, lo, hi, every):
     tails = R._mog(s, cs, ps, direction)
     assert tails.many is not None
