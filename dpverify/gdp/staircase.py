@@ -470,25 +470,29 @@ def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, seed: int, record_limi
     random.Random(seed).shuffle(order)
     lo = arb(0)
     hi = arb(0)
+    # the bounds as the rationals the cell tests take, converted when they move (a few times), not per cell
+    lo_q = hi_q = Fraction(0)
     best = Fraction(0)
     with working_precision(_BITS):
         for i in order:
             a, b = xs[i], xs[i + 1]
             # lower: certified point value G_f(a)
-            if core.may_exceed(a, arb_to_fraction(lo)):
+            if core.may_exceed(a, lo_q):
                 v = core.g_lower(a)
                 if not v.is_finite():
                     return _unbounded(core, eh, m, algorithm, a)
                 if v > lo:
-                    lo, best = v, a
+                    lo, best, lo_q = v, a, arb_to_fraction(v)
             # upper: staircase value mu_GDP(b, f(a))
             if not hi.is_finite():
                 continue  # some cell is already unbounded above; only lower bounds can change
-            if not core.cell_le(a, b, arb_to_fraction(hi)):
+            if not core.cell_le(a, b, hi_q):
                 u = core.cell_upper(a, b)
-                if not u.is_finite() or u > hi:
+                if not u.is_finite():
                     hi = u
-        if core.may_exceed(eh, arb_to_fraction(lo)):
+                elif u > hi:
+                    hi, hi_q = u, arb_to_fraction(u)
+        if core.may_exceed(eh, lo_q):
             v = core.g_lower(eh)
             if v > lo:
                 lo, best = v, eh

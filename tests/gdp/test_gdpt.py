@@ -352,7 +352,7 @@ def test_naive_reports_what_isolating_every_root_from_scratch_reports(name, opts
     the naive head bound, which isolates from scratch only the cells that may hold a maximum."""
     from dpverify.gdp.staircase import _Core, grid_size
 
-    margin = Fraction(1, 20)
+    margin = Fraction(1, 8)
     p = _p(name, **opts)
     h = head_bound(p, eh, margin, "naive")
     core, eh_ = _Core(p, margin), Fraction(eh)
