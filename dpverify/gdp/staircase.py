@@ -38,7 +38,7 @@ Algorithms:
 
 * ``naive`` (Alg 2): every cell: one root isolation for the upper staircase
   value and one for the point value. Each root is proved in a bracket of relative
-  width ~2^-39 around a proposal from its neighbours' (:func:`dpverify.gdp.mu_gdp.mu_gdp_near`);
+  width below 2^-23 near a proposal from its neighbours' (:func:`dpverify.gdp.mu_gdp.mu_gdp_near`);
   the reported ends are isolated from scratch (:func:`dpverify.gdp.transform.mu_bracket`)
   only for the cells whose bracket does not prove them below another cell's end, so
   the result is the one isolating every root from scratch gives (:func:`_max_end`);
@@ -173,8 +173,8 @@ class _Root:
 
 def _proposal(roots: list[_Root]) -> Optional[arb]:
     """The next cell's root, proposed from the last three: the cells are equally spaced and G_f
-    is smooth between kinks, so the parabola through them is close (error ~ D^3 times the third derivative).
-    Only a proposal (:func:`mu_gdp_near` proves or refuses it); None when there is nothing
+    is smooth between kinks, so the parabola through them is close (error ~ D^3 G_f'''). Only a
+    proposal (:func:`mu_gdp_near` proves or refuses it); None when there is nothing
     positive to start from, fewer points nearer the start or a range end."""
     mids: list[arb] = []
     for r in reversed(roots[-3:]):
