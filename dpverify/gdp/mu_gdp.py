@@ -15,8 +15,9 @@ Alg 1 finds it by float binary search. Here the root is isolated with proof:
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Callable, Optional
 
-from flint import arb
+from flint import arb, fmpq
 
 from .. import _validate as V
 from .._validate import ExactInput
@@ -29,14 +30,15 @@ from ..ball import (
     isolate_increasing_root,
     normal_cdf,
     normal_pdf,
+    point,
     sign_at,
     working_precision,
 )
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..verdict import Enclosure, Outcome, Verdict
-from .delta_mu import delta_mu_ball
+from .delta_mu import ddelta_dmu_ball, delta_mu_ball
 
-__all__ = ["mu_gdp", "mu_gdp_exact", "dmu_deps_ball", "check_thm45"]
+__all__ = ["mu_gdp", "mu_gdp_exact", "mu_gdp_near", "dmu_deps_ball", "check_thm45"]
 
 _MAX_DOUBLINGS = 24  # mu in [2^-(2^24), 2^(2^24)]: far beyond any meaningful input
 
@@ -152,6 +154,18 @@ def _show(x: "Fraction | arb") -> str:
     return str(x)
 
 
+def _equation(e: Fraction, dl: "Fraction | arb") -> Callable[[arb], arb]:
+    """g(mu) = log delta_mu(eps) - log delta, strictly increasing in mu (module docstring)."""
+
+    q = fmpq(e.numerator, e.denominator)  # ball(e) without re-reading the Fraction at every sign
+
+    def g(mu: arb) -> arb:
+        # log keeps the equation well scaled over delta's huge range
+        return delta_mu_ball(mu, arb(q)).log() - ball(dl).log()
+
+    return g
+
+
 def mu_gdp_exact(e: Fraction, dl: "Fraction | arb", d: int) -> Enclosure:
     """:func:`mu_gdp` for already validated exact inputs (0 < dl < 1): the
     entry point of the GDP transformation (:mod:`dpverify.gdp.transform`),
@@ -166,12 +180,11 @@ def mu_gdp_exact(e: Fraction, dl: "Fraction | arb", d: int) -> Enclosure:
         if quick is not None:
             return quick
 
-    def g(mu: arb) -> arb:
-        # log keeps the equation well scaled over delta's huge range
-        return delta_mu_ball(mu, ball(e)).log() - ball(dl).log()
+    g = _equation(e, dl)
+    what = f"the mu_GDP equation for eps={_show(e)}, delta={_show(dl)}"
 
     def s(mu: arb) -> int:
-        return sign_at(g, mu, what=f"the mu_GDP equation for eps={_show(e)}, delta={_show(dl)}")
+        return sign_at(g, mu, what=what)
 
     # galloping bracket in the exponent: mu = 2^(+-2^k)
     lo, hi = arb(1), arb(1)
@@ -191,6 +204,62 @@ def mu_gdp_exact(e: Fraction, dl: "Fraction | arb", d: int) -> Enclosure:
         g, lo, hi, digits=d + 1, what=f"mu_GDP(eps={_show(e)}, delta={_show(dl)})"
     )
     return Enclosure(a, b, d, bits)
+
+
+#: a Newton step at most this (relative) leaves an error of about its square
+_SMALL_STEP = 2.0**-24
+#: Newton steps of the proposal, and the precision they run at
+_NEAR_STEPS, _NEAR_BITS = 4, 128
+
+
+def mu_gdp_near(e: Fraction, dl: arb, guess: arb) -> Optional[tuple[arb, arb]]:
+    """Exact points lo < mu_GDP(eps, delta) < hi of relative width below 2^-23, found from
+    ``guess``, a nearby root (a neighbouring cell's of a staircase), or None when that fails
+    (the caller then isolates the root from scratch: :func:`mu_gdp_exact`).
+
+    Proof: certified opposite signs at lo and hi of g = log delta_mu(eps) - log delta, the
+    equation of :func:`mu_gdp_exact`, strictly increasing in mu (GDPT App A.5), so its unique
+    root lies in (lo, hi). Floats only propose the points: Newton steps from ``guess``,
+    mu' = mu - g(mu) delta_mu(eps) / phi(-eps/mu + mu/2) (d delta / d mu:
+    :func:`dpverify.gdp.delta_mu.ddelta_dmu_ball`) on ball midpoints. Once a step h is small
+    the root is near mu', within ~h^2: the sign of g(mu), a ball at 128 bits that excludes 0,
+    makes mu one end, and mu' pushed past the root by h/256 + 2^-40 mu' the other (one more
+    sign); failing that, mu' (1 -+ 2^-40) are tried. For eps >= 0 and an exact 0 < delta < 1
+    (the domain check of :func:`mu_gdp_exact` is then void); None past :data:`_LARGE_EPS`,
+    where the bracket of :func:`_large_eps_bracket` is the cheap route."""
+    if e < 0 or e >= _LARGE_EPS or not (guess > 0 and guess.is_finite()):
+        return None
+    g = _equation(e, dl)
+    side, small = 0, False
+    with working_precision(_NEAR_BITS):
+        mu, eps, logd = point(guess), ball(e), ball(dl).log()
+        for _ in range(_NEAR_STEPS):
+            d = delta_mu_ball(mu, eps)
+            gmu = d.log() - logd  # g(mu), d kept for the step
+            step = gmu * d / ddelta_dmu_ball(mu, eps)
+            new = point(mu - step)
+            if not (step.is_finite() and new > 0):
+                return None
+            small = bool(abs(step) <= new * _SMALL_STEP)
+            if small:
+                side = 1 if gmu > 0 else -1 if gmu < 0 else 0
+                break
+            mu = new
+        tries = []
+        if small and side != 0:
+            # g(mu) has sign `side`; the root is ~step^2 from `new`, on the far side of it from mu
+            tries.append((mu, point(new - side * (abs(step) / 256 + new * arb(2) ** -40)), side))
+        w = arb(2) ** -40
+        tries.append((point(new * (1 - w)), point(new * (1 + w)), 0))
+    for a, b, sign_a in tries:
+        try:  # an undecided sign only declines: the caller isolates (and words any failure) itself
+            sign_a = sign_a or sign_at(g, a, what="mu_GDP")
+            opposite = sign_a * sign_at(g, b, what="mu_GDP") < 0
+        except PrecisionExhausted:
+            continue
+        if opposite:
+            return (a, b) if a < b else (b, a)
+    return None
 
 
 def check_thm45(eps: ExactInput, delta: ExactInput, max_bits: int = 4096) -> tuple[Verdict, Enclosure]:

@@ -37,7 +37,11 @@ always mu_GDP(x_{i+1}, f(x_i)).
 Algorithms:
 
 * ``naive`` (Alg 2): every cell: one root isolation for the upper staircase
-  value and one for the point value;
+  value and one for the point value. Each root is proved in a bracket of relative
+  width below 2^-23 near a proposal from its neighbours' (:func:`dpverify.gdp.mu_gdp.mu_gdp_near`);
+  the reported ends are isolated from scratch (:func:`dpverify.gdp.transform.mu_bracket`)
+  only for the cells whose bracket does not prove them below another cell's end, so
+  the result is the one isolating every root from scratch gives (:func:`_max_end`);
 * ``shuffled`` (Alg 3): cells in a random (seeded) order; a root is isolated
   only when the cheap test shows the cell can beat the current bound, so
   O(log n) isolations in expectation, but still n + 1 profile evaluations;
@@ -62,12 +66,13 @@ from flint import arb
 
 from .. import _validate as V
 from .._validate import ExactInput
-from ..ball import arb_to_fraction, ball, endpoints, exact_str, working_precision
+from ..ball import arb_to_fraction, ball, endpoints, exact_str, point, working_precision
 from ..errors import InvalidParameter, PrecisionExhausted
 from ..mechanisms.base import Profile
 from ..mechanisms.gaussian import delta_mu_ball
 from ..verdict import Enclosure
-from .transform import INF, mu_of
+from .mu_gdp import mu_gdp_near
+from .transform import INF, mu_bracket
 from ..certificate.ranges import EPS_H, MARGIN
 from ..limits import MAX_STAIRCASE_CELLS, MAX_STAIRCASE_DEPTH, MAX_STAIRCASE_SPLITS
 
@@ -132,6 +137,86 @@ def is_nonincreasing(profile: Profile) -> bool:
     if isinstance(profile, (GaussianProfile, ApproxDPProfile, _RRProfile)):
         return True  # RR: LT Thm 3.4's pieces are non-increasing in t
     return bool(getattr(profile, "nonincreasing", False))
+
+
+@dataclass
+class _Root:
+    """mu_GDP(eps, y) at an exact point y, proved in [lo, hi]. ``end`` is the end of
+    :func:`dpverify.gdp.transform.mu_bracket` (the upper one if ``upper``) that the staircase
+    reports, isolated from scratch on demand (:meth:`reference`); known from the start when the
+    bracket is that isolation itself, or y is at a range end (0 or +inf, lo = hi = end)."""
+
+    eps: Fraction
+    y: arb
+    upper: bool
+    lo: arb
+    hi: arb
+    end: Optional[arb] = None
+
+    @classmethod
+    def exact(cls, eps: Fraction, value: arb) -> "_Root":
+        return cls(eps, value, False, value, value, value)
+
+    def reference(self, digits: int) -> arb:
+        if self.end is None:
+            self.end = mu_bracket(self.eps, self.y, digits)[self.upper]
+            # the premise of _max_end, lo / g <= end <= hi g (g = 1 + 10^-digits), checked where it
+            # is used: never seen to fail, fatal if it did
+            grow = ball(1 + Fraction(1, 10**digits))
+            if not (self.lo <= self.end * grow and self.end <= self.hi * grow):
+                raise RuntimeError(f"mu_GDP end outside its proved bracket at eps={exact_str(self.eps)}")
+        return self.end
+
+    def mid(self) -> arb:
+        return (self.lo + self.hi) / 2
+
+
+def _proposal(roots: list[_Root]) -> Optional[arb]:
+    """The next cell's root, proposed from the last three: the cells are equally spaced and G_f
+    is smooth between kinks, so the parabola through them is close (error ~ D^3 G_f'''). Only a
+    proposal (:func:`mu_gdp_near` proves or refuses it); None when there is nothing
+    positive to start from, fewer points nearer the start or a range end."""
+    mids: list[arb] = []
+    for r in reversed(roots[-3:]):
+        if not (r.lo > 0 and r.hi.is_finite()):
+            break
+        mids.append(r.mid())
+    if not mids:
+        return None
+    if len(mids) == 1:
+        return point(mids[0])
+    if len(mids) == 2:
+        return point(2 * mids[0] - mids[1])
+    return point(3 * mids[0] - 3 * mids[1] + mids[2])
+
+
+def _max_end(roots: list[_Root], digits: int) -> tuple[arb, Fraction]:
+    """(max of the roots' ends, the eps of the first root attaining it), (0, 0) if none exceeds 0:
+    what a scan ``if end > best: best, at = end, eps`` over every end isolated from scratch gives.
+
+    mu_bracket's ends lie within a factor g = 1 + 10^-digits of the root (its relative width),
+    so an end not yet isolated lies in [lo / g, hi g], a known one in [end, end]. Let F be the
+    largest of these lower bounds, attained by root k. Only the roots whose upper bound reaches F
+    are isolated (k among them): any other has end < F <= end(k), so it is neither the maximum
+    nor tied with it. On exact points: hi < c, with c <= F / g, proves hi g < F."""
+    if not roots:
+        return arb(0), Fraction(0)
+    grow = ball(1 + Fraction(1, 10**digits))
+    top_lo = max((r.lo for r in roots if r.end is None), default=None)
+    ends = [r.end for r in roots if r.end is not None]
+    floor = endpoints(top_lo / grow)[0] if top_lo is not None else ends[0]
+    for end in ends:
+        if end > floor:
+            floor = end
+    cut = endpoints(floor / grow)[0]
+    best, at = arb(0), Fraction(0)
+    for r in roots:
+        if (r.hi < cut) if r.end is None else (r.end < floor):
+            continue
+        end = r.reference(digits)
+        if end > best:
+            best, at = end, r.eps
+    return best, at
 
 
 class _Core:
@@ -217,23 +302,36 @@ class _Core:
 
     def g_lower(self, x: Fraction) -> arb:
         """Exact point <= G_f(x) (0 if f(x) may be 0, +inf if f(x) >= 1)."""
-        fx = self.f(x)
-        if not fx.is_finite():
-            return arb(0)
-        lo, _ = endpoints(fx)
-        if lo > 0 and lo < 1:
-            self.root_isolations += 1
-        return mu_of(x, lo, self.digits, upper=False)
+        return self.lower_root(x).reference(self.digits)
 
     def cell_upper(self, a: Fraction, b: Fraction) -> arb:
         """Exact point >= mu_GDP(b, f_up(a)) (+inf when f may reach 1)."""
+        return self.upper_root(a, b).reference(self.digits)
+
+    def lower_root(self, x: Fraction, guess: Optional[arb] = None) -> _Root:
+        """The root whose lower end is :meth:`g_lower`; ``guess``: see :meth:`_root`."""
+        fx = self.f(x)
+        if not fx.is_finite():
+            return _Root.exact(x, arb(0))
+        return self._root(x, endpoints(fx)[0], False, guess)
+
+    def upper_root(self, a: Fraction, b: Fraction, guess: Optional[arb] = None) -> _Root:
+        """The root whose upper end is :meth:`cell_upper`; ``guess``: see :meth:`_root`."""
         fa = self.f_cell(a, b)
         if not fa.is_finite():
-            return INF
-        _, hi = endpoints(fa)
-        if hi > 0 and hi < 1:
+            return _Root.exact(b, INF)
+        return self._root(b, endpoints(fa)[1], True, guess)
+
+    def _root(self, eps: Fraction, y: arb, upper: bool, guess: Optional[arb]) -> _Root:
+        """mu_GDP(eps, y), proved near ``guess`` when that succeeds (its end left to
+        :meth:`_Root.reference`), else isolated from scratch."""
+        if y > 0 and y < 1:
             self.root_isolations += 1
-        return mu_of(b, hi, self.digits, upper=True)
+            near = None if guess is None else mu_gdp_near(eps, y, guess)
+            if near is not None:
+                return _Root(eps, y, upper, near[0], near[1])
+        lo, hi = mu_bracket(eps, y, self.digits)
+        return _Root(eps, y, upper, lo, hi, hi if upper else lo)
 
 
 def _validate(eps_h: ExactInput, margin: ExactInput, algorithm: str) -> tuple[Fraction, Fraction]:
@@ -297,7 +395,9 @@ def head_bound(
             f"the {algorithm} algorithm needs a grid of {n} cells for eps_h={exact_str(eh)}, "
             f"margin={exact_str(m)} (more than {max_cells}); use --algorithm adaptive or a larger margin",
         )
-    return _grid(core, eh, m, n, algorithm, seed, record_limit)
+    if algorithm == "naive":
+        return _naive(core, eh, m, n, record_limit)
+    return _grid(core, eh, m, n, seed, record_limit)
 
 
 def _unbounded(core: _Core, eh: Fraction, m: Fraction, algorithm: str, at: Fraction = Fraction(0)) -> HeadBound:
@@ -325,34 +425,74 @@ def _result(core: _Core, lo: arb, hi: arb, eh: Fraction, m: Fraction, algorithm:
                      taylor_cells=core.taylor_cells)
 
 
-def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, algorithm: str, seed: int,
-          record_limit: int) -> HeadBound:
+def _naive(core: _Core, eh: Fraction, m: Fraction, n: int, record_limit: int) -> HeadBound:
+    """GDPT App D Alg 2 on the grid x_i = i eh / n: both roots of every cell, proved near their
+    neighbours' (module docstring); the ends reported are those of a from-scratch isolation of
+    every root (:func:`_max_end`), and so are the counts (each f(x) and root in the same order)."""
+    step = eh / n
+    xs = [step * i for i in range(n + 1)]
+    lows: list[_Root] = []
+    ups: list[_Root] = []
+    up_unbounded = False
+    with working_precision(_BITS):
+        for i in range(n):
+            a, b = xs[i], xs[i + 1]
+            low = core.lower_root(a, _proposal(lows))
+            if not low.lo.is_finite():  # f(a) >= 1 proved: G_f(a) = +inf
+                return _unbounded(core, eh, m, "naive", a)
+            lows.append(low)
+            if up_unbounded:
+                continue  # some cell is already unbounded above; only lower bounds can change
+            up = core.upper_root(a, b, _proposal(ups))
+            if up.hi.is_finite():
+                ups.append(up)
+            else:
+                up_unbounded = True
+        lo, best = _max_end(lows, core.digits)
+        hi = INF if up_unbounded else _max_end(ups, core.digits)[0]
+        # may_exceed decides nothing here (naive isolates G_f(eh) regardless); it is kept for the
+        # recorded delta_mu_evaluations count, which every naive certificate carries
+        core.may_exceed(eh, arb_to_fraction(lo))
+        v = core.g_lower(eh)
+        if v > lo:
+            lo, best = v, eh
+    bps = tuple(xs) if n + 1 <= record_limit else None
+    return _result(core, lo, hi, eh, m, "naive", best, n, step, bps)
+
+
+def _grid(core: _Core, eh: Fraction, m: Fraction, n: int, seed: int, record_limit: int) -> HeadBound:
+    """GDPT App D Alg 3 (``shuffled``): cells in a seeded random order, a root isolated only where
+    the cheap test shows the cell can beat the current bound."""
+    algorithm = "shuffled"
     step = eh / n
     xs = [step * i for i in range(n + 1)]
     order = list(range(n))
-    if algorithm == "shuffled":
-        random.Random(seed).shuffle(order)
+    random.Random(seed).shuffle(order)
     lo = arb(0)
     hi = arb(0)
+    # the bounds as the rationals the cell tests take, converted when they move (a few times), not per cell
+    lo_q = hi_q = Fraction(0)
     best = Fraction(0)
     with working_precision(_BITS):
         for i in order:
             a, b = xs[i], xs[i + 1]
             # lower: certified point value G_f(a)
-            if algorithm == "naive" or core.may_exceed(a, arb_to_fraction(lo)):
+            if core.may_exceed(a, lo_q):
                 v = core.g_lower(a)
                 if not v.is_finite():
                     return _unbounded(core, eh, m, algorithm, a)
                 if v > lo:
-                    lo, best = v, a
+                    lo, best, lo_q = v, a, arb_to_fraction(v)
             # upper: staircase value mu_GDP(b, f(a))
             if not hi.is_finite():
                 continue  # some cell is already unbounded above; only lower bounds can change
-            if algorithm == "naive" or not core.cell_le(a, b, arb_to_fraction(hi)):
+            if not core.cell_le(a, b, hi_q):
                 u = core.cell_upper(a, b)
-                if not u.is_finite() or u > hi:
+                if not u.is_finite():
                     hi = u
-        if core.may_exceed(eh, arb_to_fraction(lo)) or algorithm == "naive":
+                elif u > hi:
+                    hi, hi_q = u, arb_to_fraction(u)
+        if core.may_exceed(eh, lo_q):
             v = core.g_lower(eh)
             if v > lo:
                 lo, best = v, eh

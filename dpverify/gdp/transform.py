@@ -27,20 +27,27 @@ from ..mechanisms.base import Profile, profile_delta
 from ..verdict import Enclosure
 from .mu_gdp import mu_gdp_exact
 
-__all__ = ["gdpt", "gdpt_bounds", "INF"]
+__all__ = ["gdpt", "gdpt_bounds", "mu_bracket", "INF"]
 
 INF = arb("inf")
+
+
+def mu_bracket(eps: Fraction, y: arb, digits: int) -> tuple[arb, arb]:
+    """Exact points lo <= mu_GDP(eps, y) <= hi for an exact point y, of relative width
+    <= 10^-digits (:func:`dpverify.gdp.mu_gdp.mu_gdp_exact`); [0, 0] and [+inf, +inf] at the
+    range ends."""
+    if y <= 0:
+        return arb(0), arb(0)
+    if y >= 1:
+        return INF, INF
+    enc = mu_gdp_exact(eps, y, digits)  # y stays an arb point: it may be 2^-(10^9)
+    return enc.lo, enc.hi
 
 
 def mu_of(eps: Fraction, y: arb, digits: int, upper: bool) -> arb:
     """An exact point bounding mu_GDP(eps, y) from below (upper=False) or
     above (upper=True) for an exact point y; 0 and +inf at the range ends."""
-    if y <= 0:
-        return arb(0)
-    if y >= 1:
-        return INF
-    enc = mu_gdp_exact(eps, y, digits)  # y stays an arb point: it may be 2^-(10^9)
-    return enc.hi if upper else enc.lo
+    return mu_bracket(eps, y, digits)[upper]
 
 
 def gdpt_bounds(eps: Fraction, f_ball: arb, digits: int) -> tuple[arb, arb]:

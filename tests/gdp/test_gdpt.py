@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpmath import mpf
 
+from flint import arb
+
 from dpverify.ball import working_precision
 from dpverify.certificate import compute_digest, verify_certificate
 from dpverify.cli import main
@@ -336,3 +338,38 @@ def test_expr_certificate_verifies_or_its_margin_is_refused(capsys, tmp_path):
     assert main([*argv, "--margin", "1e-7", "--json"]) == 2
     err = capsys.readouterr().err
     assert "--margin" in err and "verify" in err and "cells" in err
+
+
+@pytest.mark.parametrize("name, opts, eh", [
+    ("approx", {"eps0": "0.1", "delta0": "0.01"}, "3.86"),  # G_f increasing past eps0: the max at the end
+    ("laplace", {"scale": "0.5"}, "3"),  # the max at 0, f = 0 past 2 (roots at the range end)
+    ("expr", {"profile": "Phi(1 - eps) - 0.05"}, "2"),  # not known monotone: f over each whole cell
+    ("rr", {"p": "3/4"}, "2"),
+])
+def test_naive_reports_what_isolating_every_root_from_scratch_reports(name, opts, eh):
+    """GDPT App D Alg 2 written out as a plain loop (every root isolated from scratch, the
+    running maxima of the pre-neighbour staircase) gives the same ends, argmax and counts as
+    the naive head bound, which isolates from scratch only the cells that may hold a maximum."""
+    from dpverify.gdp.staircase import _Core, grid_size
+
+    margin = Fraction(1, 8)
+    p = _p(name, **opts)
+    h = head_bound(p, eh, margin, "naive")
+    core, eh_ = _Core(p, margin), Fraction(eh)
+    n = grid_size(eh_, margin)
+    xs = [eh_ * i / n for i in range(n + 1)]
+    lo, hi, best = arb(0), arb(0), Fraction(0)
+    with working_precision(128):
+        for a, b in zip(xs, xs[1:]):
+            v = core.g_lower(a)
+            if v > lo:
+                lo, best = v, a
+            u = core.cell_upper(a, b)
+            if u > hi:
+                hi = u
+        v = core.g_lower(eh_)
+        if v > lo:
+            lo, best = v, eh_
+    assert (h.enclosure.lo, h.enclosure.hi) == (lo, max(hi, lo)), name
+    assert h.argmax == best and h.cells == n
+    assert (h.root_isolations, h.profile_evaluations) == (core.root_isolations, core.profile_evaluations)

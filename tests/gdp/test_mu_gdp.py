@@ -215,3 +215,43 @@ def test_eps_for_delta_past_2_to_the_80(mu):
     assert lo > mu * mu / 2 * (1 - Fraction(1, 10**5)) and hi - lo <= hi * Fraction(1, 10**6)
     with mpmath.workdps(80):
         assert delta_mu_ref(mu, lo, 20) >= mpmath.mpf("0.999") >= delta_mu_ref(mu, hi, 20)
+
+
+@pytest.mark.parametrize("eps, delta", [(Fraction(0), Fraction(1, 100)), (Fraction(386, 100), Fraction(1, 100)),
+                                        (Fraction(3, 7), Fraction(1, 10**40)), (Fraction(40), Fraction(1, 10**9)),
+                                        (Fraction(1, 1000), Fraction(999, 1000))])
+@pytest.mark.parametrize("offset", [Fraction(0), Fraction(1, 10**4), Fraction(-1, 10**2), Fraction(3)])
+def test_mu_gdp_near_brackets_the_mpmath_root_or_declines(eps, delta, offset):
+    """The bracket proved from a guess (a neighbouring cell's root, off by ``offset`` relative)
+    holds mu_GDP(eps, delta) found by bisection on mpmath's delta_mu (ncdf, not the arb erfc)
+    at 60 digits, and is 2^-22 narrow; a guess it cannot use gives None, never a wrong bracket."""
+    from dpverify.gdp.mu_gdp import mu_gdp_near
+
+    with mpmath.workdps(60):
+        e, d = mpf_exact(eps), mpf_exact(delta)
+        lo, hi = mpmath.mpf(2) ** -20, mpmath.mpf(2) ** 20
+        for _ in range(260):
+            m = (lo + hi) / 2
+            dm = mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+            lo, hi = (m, hi) if dm < d else (lo, m)
+        root = lo
+    with B.working_precision(128):
+        guess = B.point(B.ball(Fraction(mpmath.nstr(root, 30)) * (1 + offset)))
+        got = mu_gdp_near(eps, B.ball(delta), guess)
+    if got is None:
+        assert offset == 3, (eps, delta, offset)  # a guess 4x off may be declined
+        return
+    with mpmath.workdps(60):
+        a, b = (mpf_exact(B.arb_to_fraction(x)) for x in got)
+        assert a < root < b
+        assert b - a <= root * mpmath.mpf(2) ** -22
+
+
+def test_mu_gdp_near_declines_outside_its_domain():
+    from dpverify.gdp.mu_gdp import mu_gdp_near
+
+    with B.working_precision(128):
+        one, half = B.ball(1), B.ball(Fraction(1, 2))
+        assert mu_gdp_near(Fraction(-1), half, one) is None  # negative eps: the domain check is not void
+        assert mu_gdp_near(Fraction(2) ** 300, half, one) is None  # the large-eps bracket's range
+        assert mu_gdp_near(Fraction(1), half, B.ball(0)) is None
