@@ -37,7 +37,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from fractions import Fraction
 from contextvars import ContextVar
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
 import mpmath
@@ -78,16 +78,19 @@ class IvTails:
     of enclosures (consecutive knots) or a :class:`_BlockMasses` (a block whose masses in units
     2^-K are already proved): :func:`_discretise_iv` walks the lists and takes the blocks' masses.
     ``key``, where given, names the pair by its exact inputs (two tails with equal keys are the
-    same functions, built by the same maker): :func:`_discretise` then remembers their masses."""
+    same functions, built by the same maker): :func:`_discretise` then remembers their masses.
+    ``knots``, where given, is the knot loop alone (``many`` without blocks: :func:`gauss_tails`)."""
 
-    __slots__ = ("fn", "inf", "many", "sup", "runs", "key")
+    __slots__ = ("fn", "inf", "many", "sup", "runs", "key", "knots")
 
     def __init__(self, fn: Callable[[Arith, tuple], tuple], inf: Fraction = Fraction(0),
                  many: "Callable[[Arith, int, int, int], list] | None" = None,
                  sup: "Fraction | None" = None,
                  runs: "Callable[[Arith, int, int, int, int], list] | None" = None,
-                 key: "tuple | None" = None) -> None:
+                 key: "tuple | None" = None,
+                 knots: "Callable[[Arith, int, int, int], list] | None" = None) -> None:
         self.fn, self.inf, self.many, self.sup, self.runs, self.key = fn, inf, many, sup, runs, key
+        self.knots = knots
 
     def __call__(self, A: Arith, e: tuple) -> tuple:
         (p0, p1), (q0, q1) = self.fn(A, e)
@@ -555,9 +558,83 @@ def gauss_tails(sig: Fraction, q: Fraction, direction: str) -> IvTails:
             out.append((mix, (t0, t1)) if remove else ((t0, t1), mix))
         return out
 
-    return IvTails(fn, many=many if q != 1 else None, runs=many if q != 1 else None,
-                   key=("gauss", Fraction(sig), Fraction(q), direction) if isinstance(sig, (int, Fraction))
-                   and isinstance(q, (int, Fraction)) else None)
+    exact = isinstance(sig, (int, Fraction)) and isinstance(q, (int, Fraction))
+    point = fn  # ``fn`` itself fills the constants of the series (``expand``): not rebound
+    if exact and q != 1 and direction in ("remove", "add"):
+        if remove:
+            many_knots = partial(_knots_by_memo, many_knots, ("gauss", Fraction(sig), Fraction(q)))
+        else:
+            # add is remove mirrored (:func:`_mirror_tails`): its tails at the knots are remove's at
+            # the knots -i, which a probe of both directions on one grid has already evaluated
+            rem = _remove_pair(Fraction(sig), Fraction(q))
+            point = partial(_mirror_fn, rem.fn)
+            many_knots = partial(_mirror_knots, rem.knots)
+    return IvTails(point, many=many if q != 1 else None, runs=many if q != 1 else None,
+                   key=("gauss", Fraction(sig), Fraction(q), direction) if exact else None,
+                   knots=many_knots if q != 1 else None)
+
+
+@lru_cache(maxsize=32)
+def _remove_pair(sig: Fraction, q: Fraction) -> IvTails:
+    """:func:`gauss_tails`' remove pair (sig, q), whose knots the add pair mirrors."""
+    return gauss_tails(sig, q, "remove")
+
+
+def _mirror_tails(A: Arith, tv: tuple) -> tuple:
+    """The add pair's tails at e from the remove pair's at -e (the same Gaussian pair, P and Q
+    swapped, its loss negated): with L_a = -L_r, P_a = Q_r and Q_a = P_r, P_a(L_a > e) =
+    Q_r(L_r < -e) = 1 - Q_r(L_r > -e), as L_r has no atom (q < 1: the loss is a strictly monotone
+    function of x), and Q_a(L_a > e) = 1 - P_r(L_r > -e). Each end of 1 - [lo, hi] rounded outward."""
+    (p0, p1), (q0, q1) = tv
+    dn, up = A.dn, A.up
+    return ((dn.sub(1, q1), up.sub(1, q0)), (dn.sub(1, p1), up.sub(1, p0)))
+
+
+def _mirror_fn(fn_rem: Callable, A: Arith, e: tuple) -> tuple:
+    """The add pair's ``fn`` at the interval e: :func:`_mirror_tails` of the remove pair's at
+    -e (each end negated outward: exact where e has A's precision)."""
+    return _mirror_tails(A, fn_rem(A, (A.dn.minus(e[1]), A.up.minus(e[0]))))
+
+
+def _mirror_knots(knots_rem: Callable, A: Arith, i0: int, n: int, m: int) -> list:
+    """The add pair's knot loop at i 2^-m, i = i0..n: the remove pair's at the knots -n..-i0,
+    mirrored (:func:`_mirror_tails`) and reversed (each is in [0, 1], so is each mirror)."""
+    return [_mirror_tails(A, tv) for tv in reversed(knots_rem(A, -n, -i0, m))]
+
+
+#: the remove pairs' knot-loop enclosures by (pair, precision, grid) and knot (:func:`_knots_by_memo`),
+#: the oldest first; at most _KNOT_MEMO_MAX knots in all (about 600 bytes a knot at 150 bits: some 20 MB)
+_KNOT_MEMO: dict = {}
+_KNOT_MEMO_MAX = 1 << 15
+
+
+def _knots_by_memo(knots: Callable, key: tuple, A: Arith, i0: int, n: int, m: int) -> list:
+    """``knots(A, i0, n, m)`` (a knot loop: each knot's enclosure a function of the knot, the pair
+    and the precision alone), with the knots already evaluated for (key, A.prec, m) taken from
+    :data:`_KNOT_MEMO` and the missing runs evaluated by ``knots``: the same values either way, so
+    what is remembered only saves work (the add pair mirrors these knots, :func:`_mirror_knots`)."""
+    k = (key, A.prec, m)
+    memo = _KNOT_MEMO.pop(k, None)
+    if memo is None:
+        memo = {}
+    out = [memo.get(j) for j in range(i0, n + 1)]
+    i = 0
+    while i < len(out):
+        if out[i] is not None:
+            i += 1
+            continue
+        j = i
+        while j < len(out) and out[j] is None:
+            j += 1
+        vals = knots(A, i0 + i, i0 + j - 1, m)
+        out[i:j] = vals
+        memo.update(zip(range(i0 + i, i0 + j), vals))
+        i = j
+    if len(memo) <= _KNOT_MEMO_MAX:
+        _KNOT_MEMO[k] = memo  # the most recent last
+        while sum(len(v) for v in _KNOT_MEMO.values()) > _KNOT_MEMO_MAX:
+            _KNOT_MEMO.pop(next(iter(_KNOT_MEMO)))
+    return out
 
 
 #: the block route of :func:`gauss_tails` (choices only; every block is proved or redone knot by
