@@ -383,10 +383,12 @@ def _ipoly_mul(a: list, b: list) -> list:
     a b = (a+ b+ + a- b-) - (a+ b- + a- b+), each bracket a sum of two products of nonnegative
     polynomials packed into slots of s bits (gmpy2.pack), s one bit above min(len a, len b)
     2 max|a| max|b|, so no slot carries into the next and unpacking reads every coefficient exactly."""
+    n = len(a) + len(b) - 1
+    if not any(a) or not any(b):  # a zero slot width would not pack (a power of W floored to zeros)
+        return [0] * n
     ap, am = [x if x > 0 else 0 for x in a], [-x if x < 0 else 0 for x in a]
     bp, bm = [x if x > 0 else 0 for x in b], [-x if x < 0 else 0 for x in b]
     s = (2 * min(len(a), len(b)) * max(map(abs, a)) * max(map(abs, b))).bit_length() + 1
-    n = len(a) + len(b) - 1
     Ap, Am, Bp, Bm = (gmpy2.pack(v, s) for v in (ap, am, bp, bm))
     pos = gmpy2.unpack(Ap * Bp + Am * Bm, s)
     neg = gmpy2.unpack(Ap * Bm + Am * Bp, s)
@@ -933,10 +935,11 @@ def _mog(s: Fraction, cs: list, ps: list, direction: str) -> IvTails:
         rd = up.div(r, B.q(g)[0])  # >= sup |d|, d = W / g
         fr, frd, lim = float(r), float(rd), A.prec + 8
         # the orders (choices; the remainders below are bounded whatever they are): K for e^W, K2 for Phi
-        K = next(k for k in range(4, 400) if (k + 1) * math.log2(fr) - math.lgamma(k + 2) / math.log(2) + 2 < -lim)
+        K = next((k for k in range(4, 400) if (k + 1) * math.log2(fr) - math.lgamma(k + 2) / math.log(2) + 2
+                  < -lim), None)
         K2 = next((k for k in range(4, 400) if (k + 1) * math.log2(frd) + math.lgamma(k + 1) / (2 * math.log(2))
                    - math.lgamma(k + 2) / math.log(2) < -lim), None)
-        if K2 is None:
+        if K is None or K2 is None:  # past a few thousand bits: the knot loop answers
             return None
         NT = N + _MOG_TM_EXTRA  # the models' degree: W^k has terms past N
         pows = [([one] + [0] * NT, 0), (W + [0] * (NT - N), 0)]

@@ -92,15 +92,16 @@ def test_mog_curve_against_quadrature(eps):
 
 
 def _mog_truth(s, cs, ps, y):
-    """At 50 digits: the root x of log S(x) = y, S(x) = sum p_i e^{mu_i x - mu_i^2/2}
-    (mu_i = c_i / s), by bisection on S itself (increasing), and the remove tails
+    """At mpmath's working precision (the callers: 50 digits or more): the root x of log S(x) = y,
+    S(x) = sum p_i e^{mu_i x - mu_i^2/2} (mu_i = c_i / s), by bisection on S itself (increasing, to
+    2^-(prec + 11) of the root), and the remove tails
     sum p_i Phi(mu_i - x), Phi(-x) there."""
     mus = [mpmath.mpf(c.numerator) / c.denominator / (mpmath.mpf(s.numerator) / s.denominator) for c in cs]
     pm = [mpmath.mpf(p.numerator) / p.denominator for p in ps]
     S = lambda x: mpmath.fsum(p * mpmath.exp(mu * x - mu * mu / 2) for mu, p in zip(mus, pm))  # noqa: E731
     ey = mpmath.exp(y)
     a, b = mpmath.mpf(-200), mpmath.mpf(200)  # S(a) < e^y < S(b) for every y below
-    for _ in range(260):
+    for _ in range(max(260, mpmath.mp.prec + 20)):
         a, b = ((a + b) / 2, b) if S((a + b) / 2) < ey else (a, (a + b) / 2)
     x = (a + b) / 2
     return x, (mpmath.fsum(p * mpmath.ncdf(mu - x) for mu, p in zip(mus, pm)), mpmath.ncdf(-x))
