@@ -3032,10 +3032,13 @@ def _grid_step(gap: mpf, width: mpf) -> int:
 
 
 def _accuracy_factor(enc: Any) -> mpf:
-    """For a delta enclosure of relative width w (a hint), the factor min(1, 10^3 w)
+    """For an enclosure of relative width w (a hint), the factor min(1, 10^3 w)
     that shrinks the route's own truncation and unit error (both 10^-10 of the delta
     scale) to 10^-7 w: the producer's enclosure is as tight as its grid allows, so the
-    route must not lose to truncation what the grid gains."""
+    route must not lose to truncation what the grid gains. A delta enclosure's w is
+    delta's own; an eps(delta) enclosure's (:func:`_eps_scale`) moves eps by that error
+    over |d delta / d eps|, i.e. by 10^-7 w / |d log delta / d eps| relative to delta, against
+    a recorded width of w eps."""
     w = _recorded_rel_width(enc)
     return mpf(1) if w is None else min(mpf(1), max(w * mpf(10) ** 3, mpf(10) ** -30))
 
@@ -3115,6 +3118,16 @@ def _delta_scale(result: Mapping[str, Any], cap: mpf) -> mpf:
     rec_hi = _recorded_hi(result, cap)
     scale = min(max(min(rec_hi, cap), mpf(10) ** -300), mpf(1)) if rec_hi != mpmath.inf else cap
     return scale * _accuracy_factor(result.get("enclosure", {}))
+
+
+def _eps_scale(result: Mapping[str, Any], delta: mpf) -> mpf:
+    """The delta scale of an eps(delta) route: ``delta`` shrunk by the recorded width
+    (:func:`_accuracy_factor`, a hint: any scale is sound, :func:`_units`). Without the factor the
+    route's tail budget and unit (10^-10 of delta) lost what the producer's grid gains (adv56 M3:
+    sigma 0.15, q 0.01, T = 2, eps(1e-5) = 46.43 to digits 8, recorded 2^-12: there the route's
+    ends were 4.4e-10 and 1.2e-11 looser than the producer's, so 2^-12 did not decide and 2^-13 was
+    computed too)."""
+    return delta * _accuracy_factor(result.get("enclosure", {}))
 
 
 def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:
@@ -3203,8 +3216,9 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
                 # for a true 1.515 asked for 3016-bit masses, exit 3 at the work cap) is refuted by the
                 # first grid, whose upper end needs few bits of e^eps below the cap; one it does not
                 # refute is computed again at its own unit before the search extrapolates (_ProbeQuery)
+                scale = _eps_scale(res, D)
                 return _ProbeQuery(lambda m, sides, d, floor: bounds(
-                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor,
+                    inputs, "eps", D, scale, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor,
                     need), h > _EPS_HINT_PROBE)
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
@@ -3569,7 +3583,7 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
             return None
         total = sum(t for _, t, _ in events)
         if quantity == "pld.epsilon":
-            scale, _ = _delta_input(inputs)
+            scale = _eps_scale(result, _delta_input(inputs)[0])
             hint = _recorded_hi(result, mpf(0))
             eps_hint = hint if mpmath.isfinite(hint) else mpf(0)
         else:

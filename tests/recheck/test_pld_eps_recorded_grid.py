@@ -1,0 +1,78 @@
+"""An eps(delta) certificate is settled on its recorded grid (issue 22, adv56 M3; pld-speed.md, "An
+eps(delta) certificate on its recorded grid").
+
+adv56's genuine sigma 0.15, q 0.01, T = 2, eps(1e-5) = 46.43, digits 8 (recorded 2^-12) took `verify`
+about 51 CPU s: the eps route's delta scale was delta itself, whatever the recorded width, so its tail
+budget and units (10^-10 of delta) left its ends 4.4e-10 (lower) and 1.2e-11 (upper) looser than the
+producer's on the recorded grid, which then settled nothing, and 2^-13 (550,000 knots a step) was
+computed too. The scale now carries the recorded width (:func:`pld._eps_scale`, the factor of the delta
+route, :func:`pld._accuracy_factor`). The same shape at digits 7 (recorded 2^-11, written by the
+producer: arb, an independent route) shows the same miss at its upper end, so it stands in for it here
+at a fifth of the cost."""
+
+from __future__ import annotations
+
+import copy
+
+import mpmath
+from mpmath import mpf
+
+from dpverify.recheck import pld as P
+
+from ..certs import outcome, reseal
+
+#: `dpverify audit dpsgd --noise-multiplier 0.15 --sampling-rate 0.01 --steps 2 --delta 1e-5 --digits 7`
+CERT = {
+    "format": "dpverify-certificate/2",
+    "dpverify": "0.1.0",
+    "claim": {
+        "quantity": "pld.epsilon",
+        "statement": "epsilon(delta) of the composed (Poisson-subsampled) mechanisms under the add-remove "
+                     "relation lies in [lo, hi]",
+        "source": "AFA Def 7, Thm 10, Thm 11; Doroshenko et al. 2022 (connect-the-dots)",
+    },
+    "inputs": {"noise_multiplier": "0.15", "sampling_rate": "0.01", "steps": 2, "neighboring": "add-remove",
+               "delta": "1e-5", "digits": 7},
+    "result": {
+        "quantity": "epsilon(delta=1e-5)",
+        "enclosure": {"lo": "46.430320867554212", "hi": "46.430320937476156"},
+        "neighboring": "add-remove",
+        "grid": "2^-11",
+        "mass_unit": "2^-74",
+        "relative_width": "1.51e-09",
+    },
+    "method": {
+        "backend": "python-flint 0.9.0 arb",
+        "precision_bits": 74,
+        "algorithm": "pessimistic connect-the-dots and optimistic quantised pairs on the grid 2^-11, exact "
+                     "fmpz_poly convolution in units of 2^-74, square-and-multiply, certified suffix-sum queries",
+    },
+    "digest": "afaf6e7d34bf6e7c6554f3692767ca7d3da0f78b1f2fb03c4fb43f4576a50115",
+}
+
+
+def test_the_genuine_certificate_is_accepted_on_its_recorded_grid(monkeypatch) -> None:
+    """Accepted (exit 0), and no grid finer than the recorded 2^-11 is computed: the route's ends there lie
+    inside the producer's (before, its upper end was 2.0e-12 above the recorded one and 2^-12 ran)."""
+    assert reseal(copy.deepcopy(CERT))["digest"] == CERT["digest"]  # the producer's bytes, unedited
+    grids: list = []
+    direction_bounds = P.direction_bounds
+
+    def spy(events, d, kind, target, exact, K, tau, budget, m, *args, **kwargs):
+        grids.append(m)
+        return direction_bounds(events, d, kind, target, exact, K, tau, budget, m, *args, **kwargs)
+
+    monkeypatch.setattr(P, "direction_bounds", spy)
+    assert outcome(copy.deepcopy(CERT)) == 0
+    assert grids and max(grids) == 11
+
+
+def test_the_scale_carries_the_recorded_width() -> None:
+    """The eps route's scale is delta times min(1, 10^3 w) (w = 1.51e-9 relative here: 21 bits more
+    unit, a tail budget 1.5e-6 times delta's), the delta route's factor; without a record, delta."""
+    with mpmath.workdps(P._DPS):
+        D = mpf("1e-5")
+        w = (mpf("46.430320937476156") - mpf("46.430320867554212")) / mpf("46.430320937476156")
+        assert abs(P._eps_scale(CERT["result"], D) / (D * w * 1000) - 1) < mpf(10) ** -30
+        assert P._eps_scale({}, D) == D
+        assert P._units(D * w * 1000, mpf(46), 2)[0] - P._units(D, mpf(46), 2)[0] in (19, 20, 21)
