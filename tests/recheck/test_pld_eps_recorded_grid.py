@@ -8,7 +8,8 @@ producer's on the recorded grid, which then settled nothing, and 2^-13 (550,000 
 computed too. The scale now carries the recorded width (:func:`pld._eps_scale`, the factor of the delta
 route, :func:`pld._accuracy_factor`). The same shape at digits 7 (recorded 2^-11, written by the
 producer: arb, an independent route) shows the same miss at its upper end, so it stands in for it here
-at a fifth of the cost."""
+at a fifth of the cost. And where the h^2 law lands one halving past the recorded grid (T = 3, recorded
+2^-13: 2^-14 ran), the recorded grid is computed first (a stub whose ends close like h^2)."""
 
 from __future__ import annotations
 
@@ -76,3 +77,38 @@ def test_the_scale_carries_the_recorded_width() -> None:
         assert abs(P._eps_scale(CERT["result"], D) / (D * w * 1000) - 1) < mpf(10) ** -30
         assert P._eps_scale({}, D) == D
         assert P._units(D * w * 1000, mpf(46), 2)[0] - P._units(D, mpf(46), 2)[0] in (19, 20, 21)
+
+
+def _closing(tried: list, c: str = "0.85"):
+    """A direction whose ends close like h^2 from 2^-9, the finer grids' gaps ``c`` times the law's
+    prediction from 2^-9 (as i_3's: its 2^-13 gap is below the h^2 extrapolation of its 2^-9 one)."""
+    def compute(m, sides, d, lo):
+        meter = P._METER.get()
+        meter.charge(1000 * 2 ** m, m, sides)
+        if meter.cap >= 0:  # not a dry price
+            tried.append(m)
+        g = mpf(4) ** -(m - 9) * (1 if m <= 9 else mpf(c))
+        return 1 - g, 1 + g
+    return compute
+
+
+def _record(m: int, width: mpf, grid: "int | None") -> dict:
+    got = {"enclosure": {"lo": mpmath.nstr(1 - width / 2, 30), "hi": mpmath.nstr(1 + width / 2, 30)}}
+    return dict(got, grid=f"2^-{grid}") if grid is not None else got
+
+
+def test_the_recorded_grid_is_tried_where_the_law_lands_one_halving_past_it() -> None:
+    """i_3's search: 2^-9's gap predicts 2^-13 at 1.18 times the recorded width (the law's 7 % slack
+    passed), so 2^-14 was next; the recorded grid 2^-13 is computed first and settles it. Without a
+    recorded grid, or where it does not settle (a forged hint), the law's grid follows as before."""
+    width = 2 * mpf(4) ** -4 * mpf("0.851")  # the producer's gap on 2^-13, rounded outward
+    with mpmath.workdps(P._DPS):
+        tried: list = []
+        P._grid_for_width(_closing(tried), ["remove"], _record(13, width, 13))
+        assert tried == [9, 13]
+        tried = []
+        P._grid_for_width(_closing(tried), ["remove"], _record(13, width, None))
+        assert tried == [8, 14]  # no hint: the default start, then the law
+        tried = []
+        P._grid_for_width(_closing(tried, "0.95"), ["remove"], _record(13, width, 13))
+        assert tried == [9, 13, 14]  # 2^-13 does not settle: one more round
