@@ -3039,13 +3039,10 @@ def _grid_step(gap: mpf, width: mpf) -> int:
 
 
 def _accuracy_factor(enc: Any) -> mpf:
-    """For an enclosure of relative width w (a hint), the factor min(1, 10^3 w)
+    """For a delta enclosure of relative width w (a hint), the factor min(1, 10^3 w)
     that shrinks the route's own truncation and unit error (both 10^-10 of the delta
     scale) to 10^-7 w: the producer's enclosure is as tight as its grid allows, so the
-    route must not lose to truncation what the grid gains. A delta enclosure's w is
-    delta's own; an eps(delta) enclosure's (:func:`_eps_scale`) moves eps by that error
-    over |d delta / d eps|, i.e. by 10^-7 w / |d log delta / d eps| relative to delta, against
-    a recorded width of w eps."""
+    route must not lose to truncation what the grid gains."""
     w = _recorded_rel_width(enc)
     return mpf(1) if w is None else min(mpf(1), max(w * mpf(10) ** 3, mpf(10) ** -30))
 
@@ -3128,13 +3125,25 @@ def _delta_scale(result: Mapping[str, Any], cap: mpf) -> mpf:
 
 
 def _eps_scale(result: Mapping[str, Any], delta: mpf) -> mpf:
-    """The delta scale of an eps(delta) route: ``delta`` shrunk by the recorded width
-    (:func:`_accuracy_factor`, a hint: any scale is sound, :func:`_units`). Without the factor the
-    route's tail budget and unit (10^-10 of delta) lost what the producer's grid gains (adv56 M3:
-    sigma 0.15, q 0.01, T = 2, eps(1e-5) = 46.43 to digits 8, recorded 2^-12: there the route's
-    ends were 4.4e-10 and 1.2e-11 looser than the producer's, so 2^-12 did not decide and 2^-13 was
-    computed too)."""
-    return delta * _accuracy_factor(result.get("enclosure", {}))
+    """The delta scale of an eps(delta) route: ``delta`` times min(1, 10^5 w) for the recorded relative
+    width w > 0 (a hint: any scale is sound, :func:`_units`; delta itself where none is readable or
+    hi <= lo, which any proved end settles). The producer's eps query truncates 10^-3 rw of delta (rw
+    its asked width, at least w: pld.refine._unit's tau and budget), which moves eps by that over
+    |d delta / d eps|; the route's 10^-10 of this scale is then at most 10^-2 of the producer's.
+    Without the factor (10^-10 of delta) the route lost what the producer's grid gains (adv56 M3:
+    sigma 0.15, q 0.01, T = 2, eps(1e-5) = 46.43 to digits 8, recorded 2^-12: there the route's ends
+    were 4.4e-10 and 1.2e-11 looser than the producer's, so 2^-12 did not decide and 2^-13 was
+    computed too). The delta route's 10^3 w (:func:`_accuracy_factor`, 10^-4 of the producer's error)
+    priced a forged T = 10^6 record 3e-3 wide (factor 0.02) past the cap on the grid that refutes it
+    (tests/recheck/test_pld_t1e6_tilted.py)."""
+    w = _recorded_rel_width(result.get("enclosure", {}))
+    if w is None or w <= 0:
+        return delta
+    return delta * min(mpf(1), max(w * _EPS_PER_WIDTH, mpf(10) ** -30))
+
+
+#: :func:`_eps_scale`'s factor per unit of relative width
+_EPS_PER_WIDTH = 10**5
 
 
 def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:

@@ -5,8 +5,8 @@ adv56's genuine sigma 0.15, q 0.01, T = 2, eps(1e-5) = 46.43, digits 8 (recorded
 about 51 CPU s: the eps route's delta scale was delta itself, whatever the recorded width, so its tail
 budget and units (10^-10 of delta) left its ends 4.4e-10 (lower) and 1.2e-11 (upper) looser than the
 producer's on the recorded grid, which then settled nothing, and 2^-13 (550,000 knots a step) was
-computed too. The scale now carries the recorded width (:func:`pld._eps_scale`, the factor of the delta
-route, :func:`pld._accuracy_factor`). The same shape at digits 7 (recorded 2^-11, written by the
+computed too. The scale now carries the recorded width (:func:`pld._eps_scale`: delta times min(1, 10^5 w),
+as the delta route's carries min(1, 10^3 w)). The same shape at digits 7 (recorded 2^-11, written by the
 producer: arb, an independent route) shows the same miss at its upper end, so it stands in for it here
 at a fifth of the cost. And where the h^2 law lands one halving past the recorded grid (T = 3, recorded
 2^-13: 2^-14 ran), the recorded grid is computed first (a stub whose ends close like h^2)."""
@@ -69,14 +69,14 @@ def test_the_genuine_certificate_is_accepted_on_its_recorded_grid(monkeypatch) -
 
 
 def test_the_scale_carries_the_recorded_width() -> None:
-    """The eps route's scale is delta times min(1, 10^3 w) (w = 1.51e-9 relative here: 21 bits more
-    unit, a tail budget 1.5e-6 times delta's), the delta route's factor; without a record, delta."""
+    """The eps route's scale is delta times min(1, 10^5 w) (w = 1.51e-9 relative here: 13 bits more
+    unit, a tail budget 1.5e-4 times delta's); without a record, delta."""
     with mpmath.workdps(P._DPS):
         D = mpf("1e-5")
         w = (mpf("46.430320937476156") - mpf("46.430320867554212")) / mpf("46.430320937476156")
-        assert abs(P._eps_scale(CERT["result"], D) / (D * w * 1000) - 1) < mpf(10) ** -30
+        assert abs(P._eps_scale(CERT["result"], D) / (D * w * 10**5) - 1) < mpf(10) ** -30
         assert P._eps_scale({}, D) == D
-        assert P._units(D * w * 1000, mpf(46), 2)[0] - P._units(D, mpf(46), 2)[0] in (19, 20, 21)
+        assert P._units(D * w * 10**5, mpf(46), 2)[0] - P._units(D, mpf(46), 2)[0] in (12, 13, 14)
 
 
 def _closing(tried: list, c: str = "0.85"):
