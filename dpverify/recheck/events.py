@@ -53,7 +53,7 @@ from .pld import (_UNIT, IvTails, _enclosures, _units, direction_bounds, _compos
                   gaussian_bounds, laplace_tails, poisson_step_bounds,
                   register_queries, window_grids)
 from .pld import _eps_input, not_a_relation, schedule_leaves as _pld_leaves
-from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _recorded_hi, _tilt_hint,
+from .pld import (_DPS as _PRICE_DPS, Support, _delta_input, _delta_scale, _eps_scale, _recorded_hi, _tilt_hint,
                   grid_hint, grid_work, tilted_lower)
 from .wor import max_curve_tails
 from ..certificate.format import (EVENT_FIELDS, EVENT_MAX_LEAVES, MAX_EVENT_ATOMS, SENSITIVITY_CONVENTION,
@@ -2312,7 +2312,7 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
         total = sum(t for _, t in blocks)
         exact = None  # a delta query's exact eps: the bounded-loss floors (:func:`.pld.direction_bounds`)
         if quantity == "events.epsilon":
-            scale, _ = _delta_input(inputs)
+            scale = _eps_scale(result, _delta_input(inputs)[0])
             hint = _recorded_hi(result, mpf(0))
             eps_hint = hint if mpmath.isfinite(hint) else mpf(0)
         else:

@@ -2949,6 +2949,13 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
             if m_d[d] >= _M_FINE or not mpmath.isfinite(gap):
                 return lo, hi
             step = _grid_step(gap, width) if gap > 0 else 1
+            if hint is not None and d not in far and step > 1 and m_d[d] + step == hint + 1:
+                # the h^2 law lands one halving past the recorded grid: that grid first, where the
+                # producer proved the recorded width with the same two discretisations (adv56 M3:
+                # sigma 0.15, q 0.01, T = 3, digits 8, recorded 2^-13; 2^-9's gap predicted 2^-13 at
+                # 1.18 times the width, so 2^-14 ran, 1.1 million knots a step). A choice: a grid that
+                # does not settle costs one more round, about half the finer one's price
+                step -= 1
             if d in far:
                 step = max(step, far[d][1]) if todo[d] == "both" else far[d][1]
             if step > 6:
@@ -3194,6 +3201,28 @@ def _delta_scale(result: Mapping[str, Any], cap: mpf) -> mpf:
     return scale * _accuracy_factor(result.get("enclosure", {}))
 
 
+def _eps_scale(result: Mapping[str, Any], delta: mpf) -> mpf:
+    """The delta scale of an eps(delta) route: ``delta`` times min(1, 10^5 w) for the recorded relative
+    width w > 0 (a hint: any scale is sound, :func:`_units`; delta itself where none is readable or
+    hi <= lo, which any proved end settles). The producer's eps query truncates 10^-3 rw of delta (rw
+    its asked width, at least w: pld.refine._unit's tau and budget), which moves eps by that over
+    |d delta / d eps|; the route's 10^-10 of this scale is then at most 10^-2 of the producer's.
+    Without the factor (10^-10 of delta) the route lost what the producer's grid gains (adv56 M3:
+    sigma 0.15, q 0.01, T = 2, eps(1e-5) = 46.43 to digits 8, recorded 2^-12: there the route's ends
+    were 4.4e-10 and 1.2e-11 looser than the producer's, so 2^-12 did not decide and 2^-13 was
+    computed too). The delta route's 10^3 w (:func:`_accuracy_factor`, 10^-4 of the producer's error)
+    priced a forged T = 10^6 record 3e-3 wide (factor 0.02) past the cap on the grid that refutes it
+    (tests/recheck/test_pld_t1e6_tilted.py)."""
+    w = _recorded_rel_width(result.get("enclosure", {}))
+    if w is None or w <= 0:
+        return delta
+    return delta * min(mpf(1), max(w * _EPS_PER_WIDTH, mpf(10) ** -30))
+
+
+#: :func:`_eps_scale`'s factor per unit of relative width
+_EPS_PER_WIDTH = 10**5
+
+
 def _eps_input(inputs: Mapping[str, Any], key: str) -> Fraction:
     """``inputs[key]``, an eps the producer reads only at >= 0 (exit 2 otherwise, as there): the
     queries below take |eps|'s mantissa (:func:`_target`), so delta(-0.5) was re-derived as
@@ -3280,8 +3309,9 @@ def register_queries(prefix: str, bounds: Callable[..., tuple], directions: Call
                 # for a true 1.515 asked for 3016-bit masses, exit 3 at the work cap) is refuted by the
                 # first grid, whose upper end needs few bits of e^eps below the cap; one it does not
                 # refute is computed again at its own unit before the search extrapolates (_ProbeQuery)
+                scale = _eps_scale(res, D)
                 return _ProbeQuery(lambda m, sides, d, floor: bounds(
-                    inputs, "eps", D, D, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor,
+                    inputs, "eps", D, scale, h if floor > -mpmath.inf else min(h, _EPS_HINT_PROBE), m, sides, d, floor,
                     need), h > _EPS_HINT_PROBE)
 
             lo, hi = _grid_for_width(make(result), directions(inputs), result)
@@ -3646,7 +3676,7 @@ def recorded_grid_price(inputs: Mapping[str, Any], quantity: str, result: Mappin
             return None
         total = sum(t for _, t, _ in events)
         if quantity == "pld.epsilon":
-            scale, _ = _delta_input(inputs)
+            scale = _eps_scale(result, _delta_input(inputs)[0])
             hint = _recorded_hi(result, mpf(0))
             eps_hint = hint if mpmath.isfinite(hint) else mpf(0)
         else:
