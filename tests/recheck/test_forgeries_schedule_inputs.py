@@ -138,3 +138,17 @@ def test_a_relation_that_is_not_one_is_refused_naming_the_allowed_ones():
                 directions({"neighboring": rel})
     assert E._directions({"neighboring": "replace-special"}) == ["remove", "add"]
     assert P._directions({"neighboring": "add-remove"}) == ["remove", "add"]
+
+
+def test_a_relation_of_another_json_type_is_refused_naming_the_relations():
+    """adv57 LOW: inputs.neighboring rewritten to a number, list, object, null or true was refused by
+    the schema as "5 is not a string", without the relations a string may name."""
+    import pytest
+
+    from dpverify.errors import MalformedCertificate
+    from dpverify.recheck.verify import verify_certificate
+
+    for rel in (5, ["add"], {"a": 1}, None, True):
+        cert = forged("events-epsilon", lambda i: i.update(neighboring=rel))
+        with pytest.raises(MalformedCertificate, match="neighboring.*add-remove, add, remove, replace-one or replace-special"):
+            verify_certificate(cert)
