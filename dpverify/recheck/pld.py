@@ -2750,8 +2750,11 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     replaced by the finest grid priced within it (:func:`_reach_within_cap`), or answers exit 3 at once
     where its target is more than :data:`_STOP_MARGIN` halvings past that grid
     (:func:`_refuse_far_past_cap`), and where one side is
-    confirmed and the truth looks past the other recorded end the far side is refined
-    (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
+    confirmed and the truth looks past the other recorded end the far side alone is refined
+    (:func:`_truth_estimate`, from either side's last two grids), or, where the truth's estimate lies
+    beyond that end by less than 4^-:data:`_FAR_MARGIN` of the recorded width, the search answers exit 3
+    before that grid (:func:`_refuse_near_far_end`): choices only (pld-speed.md, "The grid search near
+    the work cap" and "A far-side end refined on its own side")."""
     outer = _METER.get()
     if outer is None:
         token = _METER.set(_Meter())
