@@ -2809,8 +2809,9 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     # and the lower ends of the grids past the first (the first round's lower pair is often far from its
     # h^2 regime: 104.6 against 139.03 at 2^-8, sigma 1, q 0.01, T = 10^6)
     lows: dict = {d: [] for d in dirs}
-    # per direction and side, the grid that proved its best end so far
+    # per direction and side, the grid that proved its best end so far; the (grid, sides) computed
     best_m: dict = {d: {} for d in dirs}
+    computed: set = set()
     lo, hi = -mpmath.inf, mpmath.inf
     rounds = 0
     while rounds < tries:
@@ -2825,6 +2826,7 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # a grid past 2^-24 whose knots are not bounded (no floor, or a wide window) is
                 # refused before its work: what the coarser grids proved is the answer
                 return max(lo_d.values()), max(hi_d.values())
+            computed.update((d, m_d[d], side) for side in ("upper", "lower") if sides in (side, "both"))
             if a > lo_d[d]:
                 best_m[d]["lower"] = m_d[d]
             if b < hi_d[d]:
@@ -2901,7 +2903,7 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # counted from the grid that proved the far side's end, not the last one computed (the
                 # near side's); the grid the near side was last refined on, where it is the target
                 step = far[d][1] - m_d[d]
-                least = 0 if best_m[d][far[d][0]] < m_d[d] else 1
+                least = 0 if (d, m_d[d], far[d][0]) not in computed else 1
             if step > 6:
                 # a probe with a handful of knots extrapolates h^2 too far (the prv_accountant
                 # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
