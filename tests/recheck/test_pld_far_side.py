@@ -35,8 +35,9 @@ def _ends(m: int) -> tuple:
     return X - (mpf("34.4") if m <= 8 else A / mpf(4) ** m), X + B / mpf(4) ** m
 
 
-def _search(lo: mpf, hi: mpf, rate: int = RATE) -> tuple:
-    """(the search's answer or 'exit 3', the grids computed (m, sides))."""
+def _search(lo: mpf, hi: mpf, rate: int = RATE, probe_upper: mpf = mpf(1)) -> tuple:
+    """(the search's answer or 'exit 3', the grids computed (m, sides)); ``probe_upper`` scales the
+    upper end's error on the probe (2^-8 and coarser)."""
     done = []
 
     def compute(m, sides, d, floor):
@@ -45,6 +46,8 @@ def _search(lo: mpf, hi: mpf, rate: int = RATE) -> tuple:
         P._METER.get().charge(rate << m, m, sides)  # refused here, before the "work", past the cap
         done.append((m, sides))
         a, b = _ends(m)
+        if m <= 8:
+            b = X + (b - X) * probe_upper
         return (a if sides != "upper" else -mpmath.inf), (b if sides != "lower" else mpmath.inf)
 
     result = {"enclosure": {"lo": mpmath.nstr(lo, 30), "hi": mpmath.nstr(hi, 30)}, "grid": "2^-12"}
@@ -143,22 +146,7 @@ def _search_misled(lo: mpf, hi: mpf) -> tuple:
     a tenth closer to the truth than its h^2 law: the Richardson estimate of the upper ends of 2^-8
     and 2^-12 then puts the truth 0.106 B / 4^12 (7.0e-4) above X, as the real probes mislead it
     (sigma 1, q 0.01, T = 1000, digits 4: 1.82823689 from 2^-8 and 2^-13, against 1.82823667)."""
-    done = []
-
-    def compute(m, sides, d, floor):
-        P._METER.get().charge((RATE // 4) << m, m, sides)
-        done.append((m, sides))
-        a, b = _ends(m)
-        if m <= 8:
-            b = X + B / mpf(4) ** m * mpf("0.9")
-        return (a if sides != "upper" else -mpmath.inf), (b if sides != "lower" else mpmath.inf)
-
-    result = {"enclosure": {"lo": mpmath.nstr(lo, 30), "hi": mpmath.nstr(hi, 30)}, "grid": "2^-12"}
-    with mpmath.workdps(40):
-        try:
-            return P._grid_for_width(compute, ["remove"], result), done
-        except CouldNotReprove:
-            return "exit 3", done
+    return _search(lo, hi, RATE // 4, mpf("0.9"))
 
 
 def test_a_lower_end_forged_above_the_truth_is_refuted_by_the_upper_side_alone() -> None:
