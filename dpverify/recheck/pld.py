@@ -2768,6 +2768,11 @@ _M_FINE = 64
 _FINE_KNOTS = 1 << 17
 #: at most this many grids are tried for one re-derivation
 _TRIES = 5
+#: a recorded end beyond the truth's estimate by less than 4^-this of the recorded width is refused
+#: before its far side is refined (:func:`_refuse_near_far_end`). sigma 1, q 0.01, T = 1000, digits 4,
+#: the lower end forged above the truth by 1e-6 / 1e-7 relative (2.3 / 3.9 halvings): refuted on
+#: 2^-15 both / 2^-16 upper; by 1e-8 (5.5): the upper end on 2^-18 did not pass it
+_FAR_MARGIN = 4
 #: a width whose predicted grid lies more than this many halvings past the finest grid priced within
 #: the cap is refused at once (:func:`_refuse_far_past_cap`). Measured on every committed genuine
 #: certificate that runs a grid search and on the near-cap ones of the test data and of sessions
@@ -2822,8 +2827,11 @@ def _grid_for_width(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     replaced by the finest grid priced within it (:func:`_reach_within_cap`), or answers exit 3 at once
     where its target is more than :data:`_STOP_MARGIN` halvings past that grid
     (:func:`_refuse_far_past_cap`), and where one side is
-    confirmed and the truth looks past the other recorded end the far side is refined
-    (:func:`_truth_estimate`): choices only (pld-speed.md, "The grid search near the work cap")."""
+    confirmed and the truth looks past the other recorded end the far side alone is refined
+    (:func:`_truth_estimate`, from either side's last two grids), or, where the truth's estimate lies
+    beyond that end by less than 4^-:data:`_FAR_MARGIN` of the recorded width, the search answers exit 3
+    before that grid (:func:`_refuse_near_far_end`): choices only (pld-speed.md, "The grid search near
+    the work cap" and "A far-side end refined on its own side")."""
     outer = _METER.get()
     if outer is None:
         token = _METER.set(_Meter())
@@ -2875,6 +2883,12 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
     # per direction, the upper ends each grid proved, (m, hi) in order: they close like h^2
     # (:func:`_truth_estimate`)
     ups: dict = {d: [] for d in dirs}
+    # and the lower ends of the grids past the first (the first round's lower pair is often far from its
+    # h^2 regime: 104.6 against 139.03 at 2^-8, sigma 1, q 0.01, T = 10^6)
+    lows: dict = {d: [] for d in dirs}
+    # per direction and side, the grid that proved its best end so far; the (grid, sides) computed
+    best_m: dict = {d: {} for d in dirs}
+    computed: set = set()
     lo, hi = -mpmath.inf, mpmath.inf
     rounds = 0
     while rounds < tries:
@@ -2889,9 +2903,16 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # a grid past 2^-24 whose knots are not bounded (no floor, or a wide window) is
                 # refused before its work: what the coarser grids proved is the answer
                 return max(lo_d.values()), max(hi_d.values())
+            computed.update((d, m_d[d], side) for side in ("upper", "lower") if sides in (side, "both"))
+            if a > lo_d[d]:
+                best_m[d]["lower"] = m_d[d]
+            if b < hi_d[d]:
+                best_m[d]["upper"] = m_d[d]
             lo_d[d], hi_d[d] = max(lo_d[d], a), min(hi_d[d], b)
             if sides != "lower" and mpmath.isfinite(b):
                 ups[d].append((m_d[d], b))
+            if sides != "upper" and mpmath.isfinite(a) and rounds > 1:
+                lows[d].append((m_d[d], -a))
         lo, hi = max(lo_d.values()), max(hi_d.values())
         if rec is None or hi < rec[0] or lo > rec[1]:
             return lo, hi
@@ -2931,18 +2952,23 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
         # refine it too, to the grid predicted to pass that end (ref49 MEDIUM-1: a lower end forged
         # above the truth refined only the lower side, which cannot reach it, until the cap)
         far: dict = {}
+        x_d: dict = {}
         if lo < rec[0] and hi <= rec[1]:
             for d in dirs:
-                x = _truth_estimate(ups[d])
+                x = x_d[d] = _truth_estimate(ups[d], lows[d])
                 if hi_d[d] >= rec[0] and x is not None and x < rec[0]:
-                    far[d] = ("upper", _grid_step(hi_d[d] - x, rec[0] - x))
+                    far[d] = ("upper", best_m[d]["upper"] + _grid_step(hi_d[d] - x, rec[0] - x))
         elif hi > rec[1] and lo >= rec[0]:
             top = max(dirs, key=lambda d: lo_d[d])
-            x = _truth_estimate(ups[top])
+            x = x_d[top] = _truth_estimate(ups[top], lows[top])
             if x is not None and x > rec[1] and lo_d[top] > -mpmath.inf:
-                far[top] = ("lower", _grid_step(x - lo_d[top], x - rec[1]))
+                far[top] = ("lower", best_m[top]["lower"] + _grid_step(x - lo_d[top], x - rec[1]))
+        # only the far side: the near one closes on the truth, which looks beyond the recorded end it
+        # would have to pass (a lower end forged 1e-7 above the truth, its upper end genuine: the lower
+        # side alone was refined, 2^-14 .. 2^-16, to exit 3 at the cap; issue 22)
         for d, (side, _) in far.items():
-            todo[d] = side if todo.get(d, side) == side else "both"
+            todo[d] = side
+            _refuse_near_far_end(x_d[d], rec, width)
         capped = False
         for d in todo:
             gap = hi_d[d] - lo_d[d]
@@ -2956,8 +2982,12 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 # 1.18 times the width, so 2^-14 ran, 1.1 million knots a step). A choice: a grid that
                 # does not settle costs one more round, about half the finer one's price
                 step -= 1
+            least = 1
             if d in far:
-                step = max(step, far[d][1]) if todo[d] == "both" else far[d][1]
+                # counted from the grid that proved the far side's end, not the last one computed (the
+                # near side's); the grid the near side was last refined on, where it is the target
+                step = far[d][1] - m_d[d]
+                least = 0 if (d, m_d[d], far[d][0]) not in computed else 1
             if step > 6:
                 # a probe with a handful of knots extrapolates h^2 too far (the prv_accountant
                 # #17 bracket: 4 knots at 2^-8 predicted 2^-16, it needed 2^-18): a grid four
@@ -2970,7 +3000,7 @@ def _grid_search(compute: Callable[[int, str, str, mpf], tuple], dirs: list,
                 if d not in far and step - reach > _STOP_MARGIN:
                     _refuse_far_past_cap(m_d[d], step, reach)
                 step, capped = (reach, False) if 4 < reach < step else (4, True)
-            m_d[d] = min(m_d[d] + max(1, step), _M_FINE)
+            m_d[d] = min(m_d[d] + max(least, step), _M_FINE)
         tries += capped  # the capped extrapolation's extra grid is not one of the rounds
     return lo, hi
 
@@ -2993,6 +3023,25 @@ def _refuse_far_past_cap(m: int, step: int, reach: int) -> None:
                    f"of the PLD re-check's work cap ({caps}): not re-proved within the cap")
 
 
+def _refuse_near_far_end(x: mpf, rec: tuple, width: mpf) -> None:
+    """Exit 3 (:class:`_OverCap`) before the far side's grid where the truth estimate ``x``
+    (:func:`_truth_estimate`) lies beyond a recorded end by less than 4^-:data:`_FAR_MARGIN` of the
+    recorded width: that side's error has to shrink below the distance, :data:`_FAR_MARGIN` halvings
+    past the grid the width asks for (:func:`_grid_step`), about the producer's own grid, at 2^_FAR_MARGIN
+    times its knots. A writer's end lies about a third of its width from the truth, on its side, so only
+    a forged end (or a hand-made one, estimated on the wrong side within 1/256 of its width) gets here:
+    a lower end forged 1e-8 relative above the truth (sigma 1, q 0.01, T = 1000, digits 4) refined its
+    upper side to 2^-18 (34 CPU s) without passing it, since the upper end closes slower than h^2 there.
+    A choice of when to stop, from the proved ends alone (exit 3, never an accept); no clock."""
+    dist = rec[0] - x if x < rec[0] else x - rec[1]
+    if dist > 0 and dist * mpf(4) ** _FAR_MARGIN < width:
+        end = "lower" if x < rec[0] else "upper"
+        raise _OverCap(f"the recorded {end} end lies beyond the truth's estimate (the proved ends' h^2 "
+                       f"extrapolation, {mpmath.nstr(x, 17)}) by less than 4^-{_FAR_MARGIN} of the recorded "
+                       f"width: settling it would take grids {_FAR_MARGIN} halvings finer than the width asks "
+                       f"for (the PLD re-check's work cap: {_query_cap_words()}): not re-proved within the cap")
+
+
 def _start_price(compute: Callable[[int, str, str, mpf], tuple], dirs: list, m: int, rec: "tuple | None") -> int:
     """What the first round on 2^-m (every direction, both sides) charges before its work
     (:func:`_dry_price`; 0 where a grid is not priced: the round then prices itself as it runs)."""
@@ -3003,17 +3052,21 @@ def _start_price(compute: Callable[[int, str, str, mpf], tuple], dirs: list, m: 
     return total
 
 
-def _truth_estimate(ups: list) -> "mpf | None":
+def _truth_estimate(ups: list, lows: "list | None" = None) -> "mpf | None":
     """A float estimate of a direction's value from the upper ends of its last two grids (m1, b1),
     (m2, b2), m1 < m2: the connect-the-dots end exceeds the value by about c h^2 (a quarter per
-    halving, :func:`_grid_step`), so b2 - (b1 - b2) / (4^(m2 - m1) - 1) (Richardson). It only
-    chooses which side to refine; None before two grids, or where they did not close."""
-    if len(ups) < 2:
-        return None
-    (m1, b1), (m2, b2) = ups[-2], ups[-1]
-    if m2 <= m1 or not b2 < b1:
-        return None
-    return b2 - (b1 - b2) / (mpf(4) ** (m2 - m1) - 1)
+    halving, :func:`_grid_step`), so b2 - (b1 - b2) / (4^(m2 - m1) - 1) (Richardson). ``lows`` holds
+    the negated lower ends (m, -a) of the grids past the first, which close on the value the same way
+    from below; of the two, the pair whose coarser grid is finer answers (the upper one where they
+    tie). It only chooses which side to refine; None before two grids, or where they did not close."""
+    best = None
+    for sign, ends in ((1, ups), (-1, lows or [])):
+        if len(ends) < 2:
+            continue
+        (m1, b1), (m2, b2) = ends[-2], ends[-1]
+        if m1 < m2 and b2 < b1 and (best is None or m1 > best[0]):
+            best = (m1, sign * (b2 - (b1 - b2) / (mpf(4) ** (m2 - m1) - 1)))
+    return None if best is None else best[1]
 
 
 def _price_round(compute: Callable[[int, str, str, mpf], tuple], todo: dict, m_d: dict, floors: dict) -> None:

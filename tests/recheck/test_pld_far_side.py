@@ -35,8 +35,9 @@ def _ends(m: int) -> tuple:
     return X - (mpf("34.4") if m <= 8 else A / mpf(4) ** m), X + B / mpf(4) ** m
 
 
-def _search(lo: mpf, hi: mpf, rate: int = RATE) -> tuple:
-    """(the search's answer or 'exit 3', the grids computed (m, sides))."""
+def _search(lo: mpf, hi: mpf, rate: int = RATE, probe_upper: mpf = mpf(1)) -> tuple:
+    """(the search's answer or 'exit 3', the grids computed (m, sides)); ``probe_upper`` scales the
+    upper end's error on the probe (2^-8 and coarser)."""
     done = []
 
     def compute(m, sides, d, floor):
@@ -45,6 +46,8 @@ def _search(lo: mpf, hi: mpf, rate: int = RATE) -> tuple:
         P._METER.get().charge(rate << m, m, sides)  # refused here, before the "work", past the cap
         done.append((m, sides))
         a, b = _ends(m)
+        if m <= 8:
+            b = X + (b - X) * probe_upper
         return (a if sides != "upper" else -mpmath.inf), (b if sides != "lower" else mpmath.inf)
 
     result = {"enclosure": {"lo": mpmath.nstr(lo, 30), "hi": mpmath.nstr(hi, 30)}, "grid": "2^-12"}
@@ -136,3 +139,42 @@ def test_a_round_priced_past_the_cap_together_is_refused_before_any_of_its_work(
     with mpmath.workdps(40), pytest.raises(CouldNotReprove, match="next round"):
         P._grid_for_width(compute, ["add", "remove"], result)
     assert done == [(8, "both", "add"), (8, "both", "remove")], done
+
+
+def _search_misled(lo: mpf, hi: mpf) -> tuple:
+    """:func:`_search` at a rate where 2^-15 is within the cap, on a model whose probe's upper end lies
+    a tenth closer to the truth than its h^2 law: the Richardson estimate of the upper ends of 2^-8
+    and 2^-12 then puts the truth 0.106 B / 4^12 (7.0e-4) above X, as the real probes mislead it
+    (sigma 1, q 0.01, T = 1000, digits 4: 1.82823689 from 2^-8 and 2^-13, against 1.82823667)."""
+    return _search(lo, hi, RATE // 4, mpf("0.9"))
+
+
+def test_a_lower_end_forged_above_the_truth_is_refuted_by_the_upper_side_alone() -> None:
+    # the upper end genuine, the lower end 3e-4 above the truth (below the misled estimate): the
+    # lower side is refined once (2^-13), its ends' extrapolation then puts the truth below the
+    # recorded lower end, and only the upper side is refined, to the grid predicted to pass it. Before,
+    # the lower side alone was refined grid after grid (it closes on the truth, below the forged end)
+    # to the cap or the last round: exit 3 (issue 22: 34 CPU s)
+    lo, hi = X + mpf("3e-4"), _ends(12)[1] + mpf("1e-4")
+    got, done = _search_misled(lo, hi)
+    assert _refuted(got, lo, hi), (got, done)
+    assert done == [(8, "both"), (12, "both"), (13, "lower"), (15, "upper")], done
+
+
+def test_a_lower_end_forged_next_to_the_truth_is_refused_before_the_far_side() -> None:
+    # 1e-5 above the truth, under 4^-4 of the recorded width (6.7e-3): the upper end would have to come
+    # within 1e-5 of the truth, four halvings and more past the grid the width asks for. Exit 3
+    # before that grid (pld._refuse_near_far_end), never an accept
+    lo, hi = X + mpf("1e-5"), _ends(12)[1] + mpf("1e-4")
+    got, done = _search_misled(lo, hi)
+    assert got == "exit 3" and done == [(8, "both"), (12, "both"), (13, "lower")], (got, done)
+
+
+def test_a_genuine_certificate_is_still_confirmed_under_the_misled_estimate() -> None:
+    # the producer's own ends at 2^-12 (a lower end below the truth): the estimate only chooses sides
+    lo, hi = _ends(12)[0] - mpf("1e-4"), _ends(12)[1] + mpf("1e-4")
+    got, done = _search_misled(lo, hi)
+    assert got != "exit 3" and lo <= got[0] and got[1] <= hi, (got, done)
+    lo = X - mpf("1e-4")  # narrowed toward the truth, still genuine: the lower side settles it
+    got, done = _search_misled(lo, hi)
+    assert got != "exit 3" and lo <= got[0] and got[1] <= hi, (got, done)
