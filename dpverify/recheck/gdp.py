@@ -212,8 +212,9 @@ def decreasing_root_iv(at: Callable[[Fraction], Iv], delta: tuple[Fraction, Frac
     given by its enclosures ``at(x)`` at rationals x, for any delta in [delta[0], delta[1]] (0 < delta[0]),
     on proofs: every a kept has f(a) > delta[1] proved (or is 0), every b has f(b) < delta[0]. First a
     root proposed by ``propose()`` (floats only; called once f(0) >= delta[0] is not proved) is tried as
-    x (1 -+ 2^-(prec - 15)): two proofs, and b - a <= b 2^-(prec - 16) when both hold. Else a power of
-    two brackets the root, the proposal is tried again at x (1 -+ 2^-(prec - 64)), and what that does not
+    x (1 -+ 2^-(prec - 15)): two proofs, and b - a <= b 2^-(prec - 16) when both hold; an end not proved
+    there is moved out to the nearest one proved (:func:`_nearest_proved`) and the pair bisected. When
+    the proposal brackets nothing within x (1 -+ 1/2), a power of two brackets the root, the proposal is tried again at x (1 -+ 2^-(prec - 64)), and what that does not
     prove is bisected (dyadic midpoints) until b - a <= b 2^-(prec - 16). Stops when a dyadic midpoint is
     not separated at this precision; None when no upper end is proved up to 2^127 (an absurd delta)."""
     def above(x: Fraction) -> bool:  # f(x) > every delta: eps(delta) > x
@@ -226,9 +227,10 @@ def decreasing_root_iv(at: Callable[[Fraction], Iv], delta: tuple[Fraction, Frac
         return Fraction(0), Fraction(0)
     x = propose()
     if x is not None and x > 0:
-        lo, hi = x - x / (1 << (prec - 15)), x + x / (1 << (prec - 15))
-        if above(lo) and below(hi):
-            return lo, hi
+        lo = _nearest_proved(above, x, -1, prec)
+        hi = _nearest_proved(below, x, 1, prec) if lo is not None else None
+        if lo is not None and hi is not None:
+            return _bisect_root(above, below, lo, hi, prec, max_steps)
     a, b = Fraction(0), Fraction(1)
     # a Gaussian's eps(delta) <= mu^2/2 + mu sqrt(2 log(1/delta)): a noise multiplier of 1e-10 puts it near
     # 5e19, past 2^64 (the producer searches to 2^127, gdp.eps_for_delta.eps_root); one evaluation a doubling
@@ -248,6 +250,13 @@ def decreasing_root_iv(at: Callable[[Fraction], Iv], delta: tuple[Fraction, Frac
             a = lo
         if hi < b and below(hi):
             b = hi
+    return _bisect_root(above, below, a, b, prec, max_steps)
+
+
+def _bisect_root(above: Callable[[Fraction], bool], below: Callable[[Fraction], bool], a: Fraction, b: Fraction,
+                 prec: int, max_steps: int) -> tuple[Fraction, Fraction]:
+    """[a, b] (``above(a)`` or a = 0, ``below(b)``) bisected at dyadic midpoints until b - a <= b 2^-(prec - 16)
+    or a midpoint is not separated: every end kept is proved."""
     for _ in range(max_steps):
         if b - a <= b * Fraction(1, 1 << (prec - 16)):
             break
@@ -259,6 +268,29 @@ def decreasing_root_iv(at: Callable[[Fraction], Iv], delta: tuple[Fraction, Frac
         else:
             break
     return a, b
+
+
+def _nearest_proved(ok: Callable[[Fraction], bool], x: Fraction, sign: int, prec: int) -> "Fraction | None":
+    """x (1 + sign 2^-e) for the largest e <= prec - 15 that ``ok`` proves, up to one bit, or None when none
+    with e >= 1 does. e falls by 32, 64, 128, ... bits and is then bisected: O(log prec) proofs. The
+    proof's own width, not the proposal, sets how near x an end is proved: delta_mu at mu = 1e-100
+    cancels about 340 bits, so at 1280 bits x (1 -+ 2^-1265) was not separated from the target and the
+    root was bisected 600 steps from 0 (adv57 M1: 40-80 CPU s); here about 15 proofs find the 2^-900."""
+    def at(e: int) -> Fraction:
+        return x + sign * x / (1 << e)
+
+    e, failed, step = prec - 15, None, 32
+    while not ok(at(e)):
+        if e <= 1:
+            return None
+        failed, e, step = e, max(1, e - step), 2 * step
+    while failed is not None and failed - e > 1:
+        m = (e + failed) // 2
+        if ok(at(m)):
+            e = m
+        else:
+            failed = m
+    return at(e)
 
 
 #: the deepest power of two :func:`_descend_to_root` probes below 1: an input delta has a decimal exponent
@@ -319,6 +351,15 @@ def delta_mu_at_t(mu: mpf, t: mpf) -> mpf:
     return mpmath.ncdf(-t) - mpmath.npdf(t) * _mills_proposal(t + mu, mpmath.mp.prec)
 
 
+def cancel_bits(mu: mpf) -> int:
+    """Bits that delta_mu's difference Phi(-t) - phi(t) M(t + mu) cancels (a proposal's working precision):
+    both terms are about phi(t) / t and their difference phi(t) (M(t) - M(t + mu)) about mu phi(t) / t^2, so
+    a small mu loses about log2(t / mu) bits, t below 2^7 for any delta the producer reads (adv57 M1: at
+    mu = 1e-100 the 64-bit bisection saw 0 everywhere, no proposal was made and the proofs bisected 600
+    steps at 1280 bits, 40-80 CPU s)."""
+    return max(0, -int(mpmath.mag(mu))) + 8
+
+
 def _propose_eps(mu2: Fraction, d: Fraction, prec: int) -> "Fraction | None":
     """A proposal (mpmath; it proves nothing) of the eps with delta_mu(eps) = d, mu = sqrt(mu2), as an
     exact rational, or None. It is solved for s = eps / mu >= 0, on t = s - mu/2 (GDPT eq. 2):
@@ -327,11 +368,13 @@ def _propose_eps(mu2: Fraction, d: Fraction, prec: int) -> "Fraction | None":
     eps = 5e24; d delta_mu / ds = -mu phi(t) M(t + mu). Only t in [-K, t_hi] is ever evaluated:
     t_hi = sqrt(2 log(1 / d)) has Phi(-t_hi) <= d (the Chernoff bound), and below -K, K^2 / 2 =
     (prec + 64) log 2, delta_mu is within 2^-(prec + 64) of 1 (None there). A 64-bit bisection of s,
-    then Newton's method at prec + 32 bits until a step is below 2^-(prec + 8) s (None where it does not
+    then Newton's method at prec + 32 bits (each plus :func:`cancel_bits`) until a step is below 2^-(prec + 8) s (None where it does not
     settle in 40 steps). The root is where the proofs look first (:func:`composed_gaussian_eps_iv`)."""
     if not 0 < d < 1:
         return None
-    with mpmath.workprec(prec + 32):
+    with mpmath.workprec(64):
+        extra = cancel_bits(mpmath.sqrt(mpf(mu2.numerator) / mu2.denominator))
+    with mpmath.workprec(prec + 32 + extra):
         mu, target = mpmath.sqrt(mpf(mu2.numerator) / mu2.denominator), mpf(d.numerator) / d.denominator
         K = mpmath.sqrt(2 * (prec + 64) * mpmath.log(2))
         t_hi = mpmath.sqrt(2 * mpmath.log(1 / target)) + 1
@@ -340,7 +383,7 @@ def _propose_eps(mu2: Fraction, d: Fraction, prec: int) -> "Fraction | None":
         def g(s: mpf) -> mpf:
             return delta_mu_at_t(mu, s - mu / 2)
 
-        with mpmath.workprec(64):
+        with mpmath.workprec(64 + extra):
             if not g(s_lo) > target:
                 return None  # the root is at 0 (the proofs' first test) or within 2^-(prec + 64) of 1
             a, b = s_lo, s_hi

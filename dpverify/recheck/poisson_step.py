@@ -34,7 +34,7 @@ from gmpy2 import mpfr
 from mpmath import mpf
 
 from .core import Arith, Iv, mpf_to_fraction, to_fraction
-from .gdp import _propose_eps, decreasing_root_iv, delta_mu_at_t, delta_mu_iv
+from .gdp import _propose_eps, cancel_bits, decreasing_root_iv, delta_mu_at_t, delta_mu_iv
 
 #: the directions whose pair is the one above (replace-one under Poisson sampling has none)
 _DIRECTIONS = ("add", "remove")
@@ -120,7 +120,7 @@ def _propose(mu: Fraction, q: Fraction, d: str, delta: Fraction, prec: int) -> O
     ``d``, or None. Both directions are solved for v (the module's formulas; eps increases with v):
     remove delta = q delta_mu(v), v the Gaussian root of delta / q (:func:`.gdp._propose_eps`),
     eps = log1p(q expm1(v)); add delta = q delta_mu(v) e^-v / (1 - q + q e^-v), decreasing in v, by a
-    64-bit bisection and then the secant method at prec + 32 bits, eps = -log(1 - q + q e^-v) (:func:`_log_mix`)."""
+    64-bit bisection and then the secant method at prec + 32 bits (each plus :func:`.gdp.cancel_bits`), eps = -log(1 - q + q e^-v) (:func:`_log_mix`)."""
     if d == "remove":
         if not delta < q:
             return None
@@ -130,8 +130,10 @@ def _propose(mu: Fraction, q: Fraction, d: str, delta: Fraction, prec: int) -> O
         with mpmath.workprec(prec + 32):
             return mpf_to_fraction(mpmath.log1p(mpf(q.numerator) / q.denominator
                                                 * mpmath.expm1(mpf(v.numerator) / v.denominator)))
-    with mpmath.workprec(prec + 32):
-        v = _add_root(mpf(mu.numerator) / mu.denominator, q, mpf(delta.numerator) / delta.denominator, prec)
+    with mpmath.workprec(64):
+        extra = cancel_bits(mpf(mu.numerator) / mu.denominator)
+    with mpmath.workprec(prec + 32 + extra):
+        v = _add_root(mpf(mu.numerator) / mu.denominator, q, mpf(delta.numerator) / delta.denominator, prec, extra)
         if v is None:
             return None
         return mpf_to_fraction(-_log_mix(q, v))
@@ -146,9 +148,10 @@ def _log_mix(q: Fraction, v: mpf) -> mpf:
     return mpmath.log(mpf(r.numerator) / r.denominator + mpf(q.numerator) / q.denominator * mpmath.exp(-v))
 
 
-def _add_root(mu: mpf, q: Fraction, delta: mpf, prec: int) -> Optional[mpf]:
+def _add_root(mu: mpf, q: Fraction, delta: mpf, prec: int, extra: int) -> Optional[mpf]:
     """The v > 0 with q delta_mu(v) e^-v / (1 - q + q e^-v) = delta (a proposal), or None. ``q`` is
-    exact: :func:`_log_mix` reads 1 - q from it."""
+    exact: :func:`_log_mix` reads 1 - q from it. The bisection works at 64 + ``extra`` bits, the bits
+    delta_mu cancels (:func:`.gdp.cancel_bits`; the caller's precision carries them too)."""
     qf = mpf(q.numerator) / q.denominator
 
     def h(v: mpf) -> mpf:  # log of the curve over delta: decreasing in v
@@ -157,7 +160,7 @@ def _add_root(mu: mpf, q: Fraction, delta: mpf, prec: int) -> Optional[mpf]:
             return mpf("-inf")  # cancellation below the working precision: far below any delta
         return mpmath.log(qf) + mpmath.log(dm) - v - _log_mix(q, v) - mpmath.log(delta)
 
-    with mpmath.workprec(64):
+    with mpmath.workprec(64 + extra):
         if not h(mpf(0)) > 0:
             return None  # eps(delta) is 0 or near it: the proofs' own search settles it
         a, b = mpf(0), mpf(1)

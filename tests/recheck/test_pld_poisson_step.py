@@ -375,3 +375,49 @@ def test_claims_recorded_past_30_digits_verify_and_moved_ones_are_refused(sigma,
         off = lo / 10**35
         for a, b in ((lo + off, hi + off), (lo - off, hi - off)):
             assert outcome(_narrowed(cert, a, b)) == 1, (verdict, a, b)
+
+
+def _tiny_mu_delta(q: mpmath.mpf, mu: mpmath.mpf, d: str, eps: mpmath.mpf) -> mpmath.mpf:
+    """delta(eps) of one step of shift mu (noise multiplier 1 / mu) at rate q, in units of the noise, from
+    the two densities directly: the remove loss log(1 - q + q e^(mu x - mu^2 / 2)) crosses eps at
+    x = (log((e^eps - 1 + q) / q) + mu^2 / 2) / mu and the set {L > eps} is x above it, the add loss (its
+    negative) at e^-eps in place of e^eps with x below it; P(set) - e^eps Q(set) by mpmath's ncdf. At
+    q = 1 this is the Gaussian mechanism's delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
+    e = mpmath.exp(eps)
+    if d == "remove":
+        x = (mpmath.log((e - 1 + q) / q) + mu * mu / 2) / mu
+        return (1 - q) * mpmath.ncdf(-x) + q * mpmath.ncdf(mu - x) - e * mpmath.ncdf(-x)
+    w = (1 / e - 1 + q) / q
+    if not w > 0:
+        return mpmath.mpf(0)
+    x = (mpmath.log(w) + mu * mu / 2) / mu
+    return mpmath.ncdf(x) - e * ((1 - q) * mpmath.ncdf(x) + q * mpmath.ncdf(x - mu))
+
+
+@pytest.mark.parametrize("q", ["0.5", "0.999", "1"])
+def test_tiny_mu_certificates_verify_and_moved_ones_are_refused(q, capsys) -> None:
+    """adv57 M1: at noise multiplier 1e100 (mu = 1e-100) delta_mu cancels about 340 bits, the proposals saw 0
+    at 64 bits and the proofs bisected 600 steps at 1280 bits (verify 40-80 CPU s, exit 3 under load). eps(1e-150)
+    to 8 digits, add-remove, is confirmed, and the enclosure moved off by its width and 1e-12 relative more either
+    way is refused;
+    the truth is the larger of the two directions' roots of :func:`_tiny_mu_delta`, bisected at 500 digits."""
+    cert = _cert(capsys, "--noise-multiplier", "1e100", "--sampling-rate", q, "--steps", "1", "--delta", "1e-150",
+                 "--digits", "8")
+    assert outcome(cert) == 0
+    enc = cert["result"]["enclosure"]
+    lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
+    with mpmath.workdps(500):
+        Q, mu, delta = mpmath.mpf(Fraction(q).numerator) / Fraction(q).denominator, mpmath.mpf(10) ** -100, mpmath.mpf(10) ** -150
+        roots = []
+        for d in ("remove", "add"):
+            a, b = mpmath.mpf(0), mpmath.mpf(10) ** -97
+            assert _tiny_mu_delta(Q, mu, d, b) < delta
+            for _ in range(120):
+                c = (a + b) / 2
+                a, b = (c, b) if _tiny_mu_delta(Q, mu, d, c) > delta else (a, c)
+            roots.append(a)
+        truth = Fraction(mpmath.nstr(max(roots), 40))
+    assert lo <= truth <= hi
+    shift = hi - lo + truth / 10**12  # its width and 1e-12 relative more: off the truth either way
+    for a, b in ((lo + shift, hi + shift), (lo - shift, hi - shift)):
+        assert outcome(_narrowed(cert, a, b)) == 1, (q, a, b)
