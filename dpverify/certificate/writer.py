@@ -319,13 +319,12 @@ def level_check(quantity: str, inputs: Mapping[str, Any], digits: Optional[int],
     The enclosure priced is one the certificate may record, chosen so the price is at most the
     final one (nothing the writer would accept is refused): an eps query's unit grows with the
     recorded upper end (the re-check's e^eps bits), and the lower end found so far (or the plan's
-    float estimate) is at most it; its delta scale grows with the recorded relative width, taken as
-    the widest an answer may have (``NARROW_FACTOR`` times the width asked); a delta query's unit shrinks with the recorded upper end and its
-    relative width, and the upper end so far is at least the final one, its width taken as the
-    widest an answer may have (``NARROW_FACTOR`` times the width asked; a claim's as the last
-    level's, which a finer level only narrows: ref52 LOW-1, the h^2 law's 4 per halving priced one
-    claim 1.3e-5 above its final price). The recorded
-    grid is the last level's, at least any level's m, and the price grows with m."""
+    float estimate) is at most it, and its delta scale grows with the recorded relative width; a
+    delta query's unit shrinks with the recorded upper end and its relative width, and the upper end
+    so far is at least the final one. Either width is taken as the widest an answer may have
+    (``NARROW_FACTOR`` times the width asked; a claim's as the last level's, which a finer level only
+    narrows: ref52 LOW-1, the h^2 law's 4 per halving priced one claim 1.3e-5 above its final price).
+    The recorded grid is the last level's, at least any level's m, and the price grows with m."""
     from ..ball import rational_decimal
     from ..limits import NARROW_FACTOR
 
@@ -336,15 +335,17 @@ def level_check(quantity: str, inputs: Mapping[str, Any], digits: Optional[int],
 
     def priced(m: int, lo: Optional[Fraction], hi: Optional[Fraction], w: Optional[Fraction]) -> Optional[str]:
         result: dict[str, Any] = {"grid": f"2^-{m}"}
+
+        def below(x: Fraction, w: Fraction) -> str:  # the lower end of a record of relative width w ending at x
+            return rational_decimal(x * (1 - min(w, Fraction(1, 2))), 17, upward=False)
+
         if eps_kind and lo is not None and lo > 0:
             # its delta scale grows with the recorded width (recheck.pld._eps_scale): the widest an
             # answer may have; a zero-width record read back at 17 digits is a width of 1e-17
             e = rational_decimal(lo, 17, upward=False)
-            lo_w = e if w is None else rational_decimal(lo * (1 - min(w, Fraction(1, 2))), 17, upward=False)
-            result["enclosure"] = {"lo": lo_w, "hi": e}
+            result["enclosure"] = {"lo": e if w is None else below(lo, w), "hi": e}
         elif not eps_kind and hi is not None and hi > 0 and w is not None:
-            result["enclosure"] = {"lo": rational_decimal(hi * (1 - min(w, Fraction(1, 2))), 17, upward=False),
-                                   "hi": rational_decimal(hi, 17, upward=True)}
+            result["enclosure"] = {"lo": below(hi, w), "hi": rational_decimal(hi, 17, upward=True)}
         return grid_past_cap(quantity, inputs, result)
 
     def check(m: int, lo: Optional[Fraction], hi: Optional[Fraction]) -> Optional[int]:
